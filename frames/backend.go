@@ -1,0 +1,45 @@
+package frames
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors every backend (runner process, sh shell, gateway kernel) wraps, so
+// the layers above branch on one vocabulary whatever executed the cell.
+var (
+	// ErrDied: the interpreter ended while a cell ran or before it could.
+	// The error is a *DeathError carrying how it ended.
+	ErrDied = errors.New("interpreter died")
+	// ErrKilled: the cell was cancelled, the interrupt did not settle within
+	// the grace window, and the backend killed the interpreter.
+	ErrKilled = errors.New("interpreter killed after interrupt did not settle")
+	// ErrClosed: the backend was closed (or killed) before the call.
+	ErrClosed = errors.New("interpreter closed")
+	// ErrBusy: Execute was called while another cell was executing.
+	ErrBusy = errors.New("interpreter busy with another cell")
+)
+
+// DeathError says how an interpreter ended. It matches ErrDied.
+type DeathError struct {
+	ExitCode   int    // exit status when it exited; -1 when signalled or unknown
+	Signal     string // e.g. "killed", "segmentation fault"; empty when it exited
+	StderrTail string // last lines it wrote to stderr outside cells, if any
+}
+
+func (e *DeathError) Error() string {
+	if e.Signal != "" {
+		return fmt.Sprintf("interpreter died: signal: %s", e.Signal)
+	}
+	return fmt.Sprintf("interpreter died: exit code %d", e.ExitCode)
+}
+
+func (e *DeathError) Unwrap() error { return ErrDied }
+
+// How describes the ending for messages like "interpreter died twice: <how>".
+func (e *DeathError) How() string {
+	if e.Signal != "" {
+		return "signal: " + e.Signal
+	}
+	return fmt.Sprintf("exit code %d", e.ExitCode)
+}

@@ -1,0 +1,85 @@
+// Package frames is the wire format between evalhost's host and the Python
+// runner, and the one vocabulary every backend speaks: the runner, the `sh`
+// shell and the Jupyter kernel gateway all produce the same [Frame] values,
+// so sessions, output sinks, `serve`, `run` and notebook execution are written
+// once.
+//
+// # Transport
+//
+// The host starts the runner with four file descriptors:
+//
+//	fd 0  requests, host → runner, NDJSON (one JSON object per line)
+//	fd 1  the cell's raw stdout bytes, runner → host
+//	fd 2  the cell's raw stderr bytes, runner → host
+//	fd 3  frames, runner → host, NDJSON
+//
+// The runner's sys.stdout and sys.stderr write to fd 1 and fd 2 exactly as a
+// subprocess, os.system or a C extension does, so everything the cell prints
+// arrives in the order it was written to each descriptor, and nothing user
+// code writes can corrupt the frame channel on fd 3. The host turns the raw
+// bytes into [Stdout] and [Stderr] frames attributed to the running cell.
+//
+// To know that a cell's output is complete, the runner ends every cell by
+// flushing its streams and writing a sync mark to fd 1 and to fd 2, then the
+// [Done] frame to fd 3. A sync mark is the bytes
+//
+//	"\x00\x1eEVH" + nonce + ":" + id + "\x1e\x00"
+//
+// where nonce is the value the host put in EVALHOST_SYNC_NONCE (random per
+// process, so user output cannot forge a mark) and id is the request's id.
+// The host delivers a cell's Done only after it has seen the mark on both
+// descriptors; bytes before a mark belong to that cell.
+//
+// # Lines
+//
+// Every line on fd 0 and fd 3 is one JSON object terminated by "\n". A line is
+// at most [DefaultMaxLine] bytes unless both ends agree otherwise; the runner
+// splits large text rather than write longer lines. A reader that meets a line
+// that is not valid JSON, has no known "type", lacks a required field or is
+// too long reports a [*ProtocolError] quoting a prefix of the line and reads
+// on; one bad line never ends the stream.
+//
+// # Host → runner
+//
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"run":RUN?}
+//	    Run CODE as one cell. "type" may be omitted (execute is the default).
+//	    cwd: os.chdir to it and put it first on sys.path before the cell.
+//	    env: set (a null value unsets) these os.environ entries before the cell.
+//	    run: an opaque run id exposed to the tool bridge helper for this cell.
+//	{"type":"exit"}
+//	    Leave: the runner returns from its loop and exits 0.
+//
+// # Runner → host (fd 3), and what every backend emits
+//
+//	{"type":"ready","runner":VERSION,"python":VERSION,"pid":PID,"executable":PATH}
+//	    Once, when the runner can take requests. The host waits for it within a
+//	    start timeout; the sh backend and the gateway synthesise it.
+//	{"type":"started","id":ID}
+//	    The cell with this id began executing.
+//	{"type":"stdout","id":ID,"data":TEXT}
+//	{"type":"stderr","id":ID,"data":TEXT}
+//	    Text the cell wrote (host-synthesised from fd 1/2 for the runner).
+//	{"type":"display","id":ID,"bundle":{MIME:VALUE},"metadata":{…}?,"displayId":DID?}
+//	    A rich display (display(), matplotlib figures, IPython display objects).
+//	    VALUE is a JSON string for text and base64 images, any JSON value for
+//	    JSON MIME types. "text/plain" is always present.
+//	{"type":"update_display","id":ID,"bundle":{…},"metadata":{…}?,"displayId":DID}
+//	    Replace every earlier display carrying DID, in this or an earlier cell.
+//	{"type":"clear_output","id":ID,"wait":BOOL}
+//	    Clear the cell's output; with wait, at the next output instead of now.
+//	{"type":"result","id":ID,"bundle":{…},"metadata":{…}?,"executionCount":N}
+//	    The value of the cell's last expression, when it is not None.
+//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…]}
+//	    The cell raised. Traceback lines are plain text, without runner frames.
+//	{"type":"input","id":ID,"prompt":TEXT}
+//	    The cell called input(); stdin is not interactive, so the runner raises
+//	    in the cell at once and the cell fails. Informational for renderers.
+//	{"type":"warning","id":ID?,"message":TEXT}
+//	    A non-fatal problem outside the cell (an extension module that raised).
+//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL}
+//	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
+//	    caused by an interrupt from the host.
+//
+// Unknown fields are ignored by readers, so either end may add fields without
+// a version bump; a new frame type is a minor version bump of [Version].
+package frames

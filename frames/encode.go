@@ -1,0 +1,174 @@
+package frames
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends f as one JSON object, without a newline. Stream frames
+// are the hot path (bulk output), so the encoder is hand-written appends;
+// invalid UTF-8 in text becomes U+FFFD, as encoding/json does.
+func AppendJSON(dst []byte, f *Frame) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, f.Type.String()...)
+	dst = append(dst, '"')
+	if f.ID != "" {
+		dst = appendField(dst, "id", f.ID)
+	}
+	switch f.Type {
+	case TypeStdout, TypeStderr:
+		dst = appendField(dst, "data", f.Data)
+	case TypeDisplay, TypeUpdateDisplay, TypeResult:
+		dst = appendBundle(dst, f)
+		if f.Type == TypeResult {
+			dst = appendInt(dst, "executionCount", f.ExecutionCount)
+		}
+	case TypeClearOutput:
+		dst = appendBool(dst, "wait", f.Wait)
+	case TypeError:
+		dst = appendField(dst, "ename", f.Ename)
+		dst = appendField(dst, "evalue", f.Evalue)
+		dst = append(dst, `,"traceback":[`...)
+		for i, line := range f.Traceback {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, line)
+		}
+		dst = append(dst, ']')
+	case TypeInput:
+		dst = appendField(dst, "prompt", f.Prompt)
+	case TypeWarning:
+		dst = appendField(dst, "message", f.Message)
+	case TypeDone:
+		dst = appendField(dst, "status", f.Status)
+		dst = appendInt(dst, "executionCount", f.ExecutionCount)
+		dst = appendBool(dst, "cancelled", f.Cancelled)
+	case TypeReady:
+		dst = appendField(dst, "runner", f.Runner)
+		dst = appendField(dst, "python", f.Python)
+		dst = appendInt(dst, "pid", f.PID)
+		dst = appendField(dst, "executable", f.Executable)
+	}
+	return append(dst, '}')
+}
+
+func appendBundle(dst []byte, f *Frame) []byte {
+	dst = append(dst, `,"bundle":`...)
+	b, err := json.Marshal(f.Bundle)
+	if err != nil || f.Bundle == nil {
+		b = []byte("{}")
+	}
+	dst = append(dst, b...)
+	if len(f.Metadata) > 0 && json.Valid(f.Metadata) {
+		dst = append(dst, `,"metadata":`...)
+		dst = append(dst, f.Metadata...)
+	}
+	if f.DisplayID != "" {
+		dst = appendField(dst, "displayId", f.DisplayID)
+	}
+	return dst
+}
+
+func appendField(dst []byte, key, value string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return AppendString(dst, value)
+}
+
+func appendInt(dst []byte, key string, v int) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+func appendBool(dst []byte, key string, v bool) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return strconv.AppendBool(dst, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// safeASCII marks the bytes that need no escaping inside a JSON string.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string. It escapes like encoding/json
+// (HTML-safe, U+2028/9 escaped) and replaces invalid UTF-8 with U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if safeASCII[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendRequest appends r as one JSON object, without a newline.
+func AppendRequest(dst []byte, r *Request) []byte {
+	if r.Exit {
+		return append(dst, `{"type":"exit"}`...)
+	}
+	dst = append(dst, `{"type":"execute"`...)
+	dst = appendField(dst, "id", r.ID)
+	dst = appendField(dst, "code", r.Code)
+	if r.Cwd != "" {
+		dst = appendField(dst, "cwd", r.Cwd)
+	}
+	if r.Run != "" {
+		dst = appendField(dst, "run", r.Run)
+	}
+	if len(r.Env) > 0 {
+		b, _ := json.Marshal(r.Env)
+		dst = append(dst, `,"env":`...)
+		dst = append(dst, b...)
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,136 @@
+package frames
+
+import "encoding/json"
+
+// Version is the protocol version the runner reports in its ready frame.
+const Version = "1.0"
+
+// DefaultMaxLine bounds one NDJSON line on fd 0 and fd 3.
+const DefaultMaxLine = 32 << 20
+
+// Type names a frame kind.
+type Type uint8
+
+// Frame types, in the order the package doc lists them.
+const (
+	TypeUnknown Type = iota
+	TypeReady
+	TypeStarted
+	TypeStdout
+	TypeStderr
+	TypeDisplay
+	TypeUpdateDisplay
+	TypeClearOutput
+	TypeResult
+	TypeError
+	TypeInput
+	TypeWarning
+	TypeDone
+	typeCount
+)
+
+var typeNames = [typeCount]string{
+	TypeUnknown:       "",
+	TypeReady:         "ready",
+	TypeStarted:       "started",
+	TypeStdout:        "stdout",
+	TypeStderr:        "stderr",
+	TypeDisplay:       "display",
+	TypeUpdateDisplay: "update_display",
+	TypeClearOutput:   "clear_output",
+	TypeResult:        "result",
+	TypeError:         "error",
+	TypeInput:         "input",
+	TypeWarning:       "warning",
+	TypeDone:          "done",
+}
+
+// String returns the wire name of t.
+func (t Type) String() string {
+	if t < typeCount {
+		return typeNames[t]
+	}
+	return ""
+}
+
+// ParseType maps a wire name to its Type; unknown names give TypeUnknown.
+func ParseType(s string) Type {
+	for i, n := range typeNames {
+		if i != 0 && n == s {
+			return Type(i)
+		}
+	}
+	return TypeUnknown
+}
+
+// Status values of a done frame.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// Bundle maps a MIME type to its value as raw JSON: a JSON string for text
+// and base64 images, any JSON value for JSON MIME types. Keeping it raw lets
+// notebooks store application/json exactly as the kernel sent it.
+type Bundle map[string]json.RawMessage
+
+// Text returns the string value of mime, and whether it was a JSON string.
+func (b Bundle) Text(mime string) (string, bool) {
+	raw, ok := b[mime]
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// SetText stores a string value for mime.
+func (b Bundle) SetText(mime, value string) {
+	raw, _ := json.Marshal(value)
+	b[mime] = raw
+}
+
+// Frame is one protocol message. Which fields are meaningful depends on Type,
+// as the package doc lists; the zero value of a field means absent.
+type Frame struct {
+	Type Type
+	ID   string // cell (request) id; empty for ready and some warnings
+
+	Data string // stdout, stderr
+
+	Bundle    Bundle          // display, update_display, result
+	Metadata  json.RawMessage // display, update_display, result; may be nil
+	DisplayID string          // display (optional), update_display
+
+	Wait bool // clear_output
+
+	Ename     string   // error
+	Evalue    string   // error
+	Traceback []string // error
+
+	Prompt  string // input
+	Message string // warning
+
+	Status         string // done: StatusOK or StatusError
+	ExecutionCount int    // done, result
+	Cancelled      bool   // done
+
+	Runner     string // ready
+	Python     string // ready
+	PID        int    // ready
+	Executable string // ready
+}
+
+// Request is a host → runner message.
+type Request struct {
+	Exit bool // {"type":"exit"}; the other fields are ignored
+
+	ID   string
+	Code string
+	Cwd  string
+	Env  map[string]*string // a nil value unsets the variable
+	Run  string
+}
