@@ -51,7 +51,11 @@ func Decode(line []byte) (Frame, error) {
 	if f.Type == TypeUnknown {
 		return Frame{}, badLine(line, fmt.Sprintf("unknown frame type %q", typ.Str))
 	}
-	f.ID = root.Get("id").String()
+	id := root.Get("id")
+	if id.Exists() && id.Type != gjson.String {
+		return Frame{}, badLine(line, `"id" is not a string`)
+	}
+	f.ID = id.Str
 	if f.ID == "" && needsID(f.Type) {
 		return Frame{}, badLine(line, fmt.Sprintf(`%s frame without "id"`, f.Type))
 	}

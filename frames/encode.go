@@ -2,6 +2,8 @@ package frames
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -55,12 +57,16 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 }
 
 func appendBundle(dst []byte, f *Frame) []byte {
-	dst = append(dst, `,"bundle":`...)
-	b, err := json.Marshal(f.Bundle)
-	if err != nil || f.Bundle == nil {
-		b = []byte("{}")
+	dst = append(dst, `,"bundle":{`...)
+	for i, mime := range slices.Sorted(maps.Keys(f.Bundle)) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, mime)
+		dst = append(dst, ':')
+		dst = appendRaw(dst, f.Bundle[mime])
 	}
-	dst = append(dst, b...)
+	dst = append(dst, '}')
 	if len(f.Metadata) > 0 && json.Valid(f.Metadata) {
 		dst = append(dst, `,"metadata":`...)
 		dst = append(dst, f.Metadata...)
@@ -69,6 +75,15 @@ func appendBundle(dst []byte, f *Frame) []byte {
 		dst = appendField(dst, "displayId", f.DisplayID)
 	}
 	return dst
+}
+
+// appendRaw keeps a raw value's text as it came (numbers, escapes), so a
+// kernel's JSON output survives byte for byte; invalid JSON becomes null.
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
 }
 
 func appendField(dst []byte, key, value string) []byte {
