@@ -1,0 +1,35 @@
+// Package streamsink bounds, sanitises and preserves the text output of one
+// executed cell.
+//
+// Every text chunk of a cell (stdout, stderr, traceback text, display text)
+// passes through one [Sink]. The sink
+//
+//   - sanitises each chunk and hands it back for live forwarding: the result
+//     is well-formed UTF-8 (invalid bytes and UTF-8-encoded surrogates become
+//     U+FFFD, also when a sequence is split across chunks), ANSI CSI, OSC
+//     (including OSC 8 hyperlinks), DCS/SOS/PM/APC and other escape sequences
+//     are removed even when split across chunks, CRLF becomes LF, and control
+//     characters other than "\n", "\t" and a lone "\r" are removed. A lone
+//     "\r" stays in the live text so terminals can redraw progress bars;
+//   - keeps a bounded tail (Options.MaxBytes, Options.MaxLines) of the
+//     sanitised text in which "\r" progress lines are collapsed to their final
+//     state, cut on a UTF-8 boundary;
+//   - counts total and kept lines and bytes;
+//   - spills: once the output no longer fits the tail (or its raw form exceeds
+//     MaxBytes), the complete raw stream from its first byte is written to an
+//     artifact "<seq>.eval.log" in a [Store], referenced as "artifact://<id>".
+//     With Options.ArtifactCap > 0 the artifact keeps only a head and a tail
+//     around a line "[ARTIFACT TRUNCATED: …]";
+//   - moves display payloads larger than Options.InlineLimit (base64 images,
+//     large HTML or JSON) out of frames into files of the store, see
+//     [Sink.Frame] and [MetadataKey].
+//
+// The sink never fails the cell: an artifact that cannot be written degrades
+// to in-memory truncation and a notice in the [Dump]. Its memory is bounded by
+// the options whatever the length of the stream.
+//
+// A Sink is safe for concurrent use. Chunks of one stream must arrive in
+// order; stdout and stderr keep separate sanitiser state (an escape sequence
+// split across two stdout chunks is not disturbed by stderr between them)
+// but share one tail, in arrival order.
+package streamsink

@@ -1,0 +1,156 @@
+package streamsink
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Dump is the state of a sink: what a cell summary carries.
+type Dump struct {
+	// Text is the kept tail, "\r" lines collapsed, long lines clamped.
+	Text string `json:"text"`
+	// Truncated is true when Text is not all of the output.
+	Truncated bool `json:"truncated"`
+	// TotalLines counts sanitised lines, an unterminated last line included.
+	TotalLines int64 `json:"totalLines"`
+	// TotalBytes counts raw bytes received (the size of a full artifact).
+	TotalBytes int64 `json:"totalBytes"`
+	// KeptLines and KeptBytes describe Text.
+	KeptLines int `json:"keptLines"`
+	KeptBytes int `json:"keptBytes"`
+	// Notices are lines for the reader: "[…N lines elided…]", where the
+	// full output is, what failed.
+	Notices []string `json:"notices,omitempty"`
+	// ArtifactID names the raw-output artifact ("7.eval.log"); refer to it
+	// as "artifact://" + ArtifactID. Empty when nothing was spilled.
+	ArtifactID   string `json:"artifactId,omitempty"`
+	ArtifactPath string `json:"artifactPath,omitempty"`
+	// Payloads lists display values moved to the store.
+	Payloads []Payload `json:"payloads,omitempty"`
+}
+
+// String renders the notices, one per line, then the text.
+func (d Dump) String() string {
+	if len(d.Notices) == 0 {
+		return d.Text
+	}
+	return strings.Join(d.Notices, "\n") + "\n" + d.Text
+}
+
+// Dump returns the sink's state. After Close it is final; before, bytes
+// held back by the sanitisers are not in it yet.
+func (s *Sink) Dump() Dump {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, clamped := clampLines(string(s.tail.visible()), s.opt.MaxColumns)
+	d := Dump{
+		Text:         text,
+		Truncated:    s.tail.truncated() || clamped > 0,
+		TotalLines:   s.tail.totalLines(),
+		TotalBytes:   s.spill.total,
+		KeptLines:    countLines(text),
+		KeptBytes:    len(text),
+		ArtifactID:   s.spill.id,
+		ArtifactPath: s.spill.path,
+		Payloads:     append([]Payload(nil), s.payloads...),
+	}
+	d.Notices = s.dumpNotices(clamped)
+	return d
+}
+
+func (s *Sink) dumpNotices(clamped int) []string {
+	var n []string
+	t := &s.tail
+	switch {
+	case t.droppedLines > 0:
+		n = append(n, fmt.Sprintf("[…%d lines elided…]", t.droppedLines))
+	case t.droppedBytes > 0:
+		n = append(n, fmt.Sprintf("[…%s of a long line elided…]", humanBytes(t.droppedBytes)))
+	}
+	if s.spill.id != "" {
+		n = append(n, fmt.Sprintf("[full output: %s%s (%s)]", Scheme, s.spill.id, humanBytes(s.spill.total)))
+	}
+	if s.spill.cut > 0 {
+		n = append(n, fmt.Sprintf("[artifact keeps head and tail only: %s elided]", humanBytes(s.spill.cut)))
+	}
+	if s.spill.err != nil {
+		n = append(n, fmt.Sprintf("[full output not saved (%v); only the tail is kept]", s.spill.err))
+	}
+	if clamped > 0 {
+		n = append(n, fmt.Sprintf("[%d lines clamped to %d columns]", clamped, s.opt.MaxColumns))
+	}
+	return append(n, s.notices...)
+}
+
+// clampLines cuts lines longer than cols characters and says how many it
+// cut.
+func clampLines(text string, cols int) (string, int) {
+	var b strings.Builder
+	clamped := 0
+	rest := text
+	for rest != "" {
+		line, after, found := strings.Cut(rest, "\n")
+		rest = after
+		if len(line) > cols {
+			if n := utf8.RuneCountInString(line); n > cols {
+				if clamped == 0 {
+					b.Grow(len(text))
+					b.WriteString(text[:len(text)-len(rest)-len(line)-boolInt(found)])
+				}
+				clamped++
+				line = fmt.Sprintf("%s…[+%d chars]", line[:runeOffset(line, cols)], n-cols)
+			}
+		}
+		if clamped > 0 {
+			b.WriteString(line)
+			if found {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	if clamped == 0 {
+		return text, 0
+	}
+	return b.String(), clamped
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runeOffset returns the byte offset of the n-th rune of s.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+func countLines(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
+// humanBytes formats a size for notices: "512 B", "1.2 KB", "3.4 MB".
+func humanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

@@ -1,0 +1,71 @@
+package streamsink
+
+import (
+	"maps"
+	"strings"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Frame passes a frame through the sink and returns the frame to forward:
+//
+//   - stdout, stderr: Data sanitised and recorded, as [Sink.Write];
+//   - error: traceback lines and evalue sanitised; the traceback (or
+//     "ename: evalue" when it is empty) recorded as lines of their own;
+//   - display, update_display, result: payloads above Options.InlineLimit
+//     moved to the store (see [MetadataKey]); text/plain and text/markdown
+//     sanitised; the text a renderer shows (text/markdown, else text/plain)
+//     recorded as lines of their own;
+//   - anything else: unchanged.
+//
+// The caller's maps and slices are never modified.
+func (s *Sink) Frame(f frames.Frame) frames.Frame {
+	switch f.Type {
+	case frames.TypeStdout, frames.TypeStderr:
+		f.Data = s.writeString(f.Type, f.Data)
+	case frames.TypeError:
+		f = s.errorFrame(f)
+	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
+		f = s.displayFrame(f)
+	}
+	return f
+}
+
+func (s *Sink) errorFrame(f frames.Frame) frames.Frame {
+	f.Evalue = Sanitize(f.Evalue)
+	f.Ename = Sanitize(f.Ename)
+	if len(f.Traceback) == 0 {
+		s.block(f.Ename + ": " + f.Evalue)
+		return f
+	}
+	tb := make([]string, len(f.Traceback))
+	for i, line := range f.Traceback {
+		tb[i] = Sanitize(line)
+	}
+	f.Traceback = tb
+	s.block(strings.Join(f.Traceback, "\n"))
+	return f
+}
+
+func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
+	f = s.moveLarge(f)
+	cloned := false
+	for _, mime := range []string{"text/plain", "text/markdown"} {
+		text, ok := f.Bundle.Text(mime)
+		if !ok {
+			continue
+		}
+		if clean := Sanitize(text); clean != text {
+			if !cloned {
+				f.Bundle, cloned = maps.Clone(f.Bundle), true
+			}
+			f.Bundle.SetText(mime, clean)
+		}
+	}
+	if text, ok := f.Bundle.Text("text/markdown"); ok {
+		s.block(text)
+	} else if text, ok := f.Bundle.Text("text/plain"); ok {
+		s.block(text)
+	}
+	return f
+}

@@ -1,0 +1,77 @@
+package streamsink
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Defaults for the zero fields of [Options].
+const (
+	DefaultMaxBytes    = 50 << 10
+	DefaultMaxLines    = 3000
+	DefaultMaxColumns  = 4000
+	DefaultInlineLimit = 256 << 10
+)
+
+// maxRingHold bounds the in-memory tail of a head+tail artifact, so that a
+// large ArtifactCap does not turn into a large buffer.
+const maxRingHold = 4 << 20
+
+// ErrBadOptions is wrapped by the error [New] returns for invalid options.
+var ErrBadOptions = errors.New("streamsink: bad options")
+
+// Options configures a [Sink]. Zero fields take the defaults above.
+type Options struct {
+	// Store receives artifacts and large display payloads. Nil keeps
+	// nothing on disk: output beyond the tail is only counted.
+	Store *Store
+	// MaxBytes bounds the kept tail, in bytes of sanitised text.
+	MaxBytes int
+	// MaxLines bounds the kept tail, in lines.
+	MaxLines int
+	// MaxColumns clamps each line of Dump().Text to this many characters.
+	MaxColumns int
+	// ArtifactCap, when positive, bounds the artifact: it keeps the first
+	// bytes and the last min(ArtifactCap/2, 4 MiB) bytes of the raw stream
+	// around an "[ARTIFACT TRUNCATED: …]" line. Zero keeps every byte.
+	ArtifactCap int64
+	// InlineLimit is the largest display payload (its JSON encoding) kept
+	// inline in a frame; larger ones go to the store. Negative keeps all
+	// payloads inline.
+	InlineLimit int
+}
+
+func (o Options) withDefaults() (Options, error) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxBytes", int64(o.MaxBytes)},
+		{"MaxLines", int64(o.MaxLines)},
+		{"MaxColumns", int64(o.MaxColumns)},
+		{"ArtifactCap", o.ArtifactCap},
+	} {
+		if f.v < 0 {
+			return o, fmt.Errorf("%w: %s is %d; use a positive value, or 0 for the default", ErrBadOptions, f.name, f.v)
+		}
+	}
+	if o.ArtifactCap > 0 && o.ArtifactCap < 64 {
+		return o, fmt.Errorf("%w: ArtifactCap %d is too small to hold a head and a tail; use at least 64 bytes, or 0 for a full artifact", ErrBadOptions, o.ArtifactCap)
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxBytes < 4 {
+		return o, fmt.Errorf("%w: MaxBytes %d cannot hold one character; use at least 4", ErrBadOptions, o.MaxBytes)
+	}
+	if o.MaxLines == 0 {
+		o.MaxLines = DefaultMaxLines
+	}
+	if o.MaxColumns == 0 {
+		o.MaxColumns = DefaultMaxColumns
+	}
+	if o.InlineLimit == 0 {
+		o.InlineLimit = DefaultInlineLimit
+	}
+	return o, nil
+}

@@ -1,0 +1,159 @@
+package streamsink
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// MetadataKey is the frame metadata key under which [Sink.Frame] records the
+// display payloads it moved to the store:
+//
+//	"metadata": {"evalhost/artifacts": {"image/png": {"mime":"image/png",
+//	    "artifact":"artifact://12.png","path":"/…/12.png","bytes":1234567}}}
+//
+// The MIME entry is removed from the bundle and text/plain gains a line
+// "[image/png 1.2 MB: artifact://12.png]". Binary types (images other than
+// SVG, PDF, audio, video) are stored decoded from base64, so the file opens
+// as what it is; text is stored as text and JSON values as JSON.
+const MetadataKey = "evalhost/artifacts"
+
+// Payload is a display value moved out of a frame into the store.
+type Payload struct {
+	MIME     string `json:"mime"`
+	Artifact string `json:"artifact"`
+	Path     string `json:"path"`
+	Bytes    int64  `json:"bytes"`
+}
+
+var mimeExt = map[string]string{
+	"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+	"image/svg+xml": "svg", "application/pdf": "pdf", "text/html": "html",
+	"text/markdown": "md", "text/latex": "tex", "application/javascript": "js",
+	"application/json": "json",
+}
+
+// moveLarge moves bundle entries above the inline limit to the store. It
+// returns the frame unchanged when nothing moved, and never mutates f's maps.
+func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
+	if s.opt.Store == nil || s.opt.InlineLimit < 0 {
+		return f
+	}
+	var moved []Payload
+	var bundle frames.Bundle
+	for _, mime := range slices.Sorted(maps.Keys(f.Bundle)) {
+		raw := f.Bundle[mime]
+		if mime == "text/plain" || len(raw) <= s.opt.InlineLimit {
+			continue
+		}
+		p, err := s.savePayload(mime, raw)
+		if err != nil {
+			s.mu.Lock()
+			s.note(fmt.Sprintf("[%s display of %s kept inline: %v]", mime, humanBytes(int64(len(raw))), err))
+			s.mu.Unlock()
+			continue
+		}
+		if bundle == nil {
+			bundle = maps.Clone(f.Bundle)
+		}
+		delete(bundle, mime)
+		moved = append(moved, p)
+	}
+	if moved == nil {
+		return f
+	}
+	s.mu.Lock()
+	s.payloads = append(s.payloads, moved...)
+	s.mu.Unlock()
+	f.Bundle = bundle
+	f.Metadata = withPayloads(f.Metadata, moved)
+	plain, _ := bundle.Text("text/plain")
+	for _, p := range moved {
+		plain = strings.TrimSuffix(plain, "\n")
+		if plain != "" {
+			plain += "\n"
+		}
+		plain += fmt.Sprintf("[%s %s: %s]", p.MIME, humanBytes(p.Bytes), p.Artifact)
+	}
+	bundle.SetText("text/plain", plain)
+	return f
+}
+
+func (s *Sink) savePayload(mime string, raw json.RawMessage) (Payload, error) {
+	data, ext := payloadFile(mime, raw)
+	id, path, err := s.opt.Store.WriteFile(ext, data)
+	if err != nil {
+		return Payload{}, err
+	}
+	return Payload{MIME: mime, Artifact: Scheme + id, Path: path, Bytes: int64(len(data))}, nil
+}
+
+// payloadFile returns the bytes to store for a bundle value and the file
+// extension.
+func payloadFile(mime string, raw json.RawMessage) ([]byte, string) {
+	ext, ok := mimeExt[mime]
+	if !ok {
+		ext = "json"
+	}
+	var text string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &text) != nil {
+		return raw, "json"
+	}
+	if !ok {
+		ext = "txt"
+	}
+	if isBinary(mime) {
+		clean := strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' || r == ' ' {
+				return -1
+			}
+			return r
+		}, text)
+		if data, err := base64.StdEncoding.DecodeString(clean); err == nil {
+			if !ok {
+				ext = "bin"
+			}
+			return data, ext
+		}
+	}
+	return []byte(text), ext
+}
+
+func isBinary(mime string) bool {
+	switch {
+	case mime == "image/svg+xml":
+		return false
+	case strings.HasPrefix(mime, "image/"), strings.HasPrefix(mime, "audio/"),
+		strings.HasPrefix(mime, "video/"), mime == "application/pdf":
+		return true
+	}
+	return false
+}
+
+// withPayloads adds the moved payloads to the metadata object under
+// MetadataKey, keeping what was there.
+func withPayloads(meta json.RawMessage, moved []Payload) json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(meta)) > 0 && json.Unmarshal(meta, &obj) != nil {
+		obj = map[string]json.RawMessage{"evalhost/original": meta}
+	}
+	if obj == nil { // the metadata was JSON null
+		obj = map[string]json.RawMessage{}
+	}
+	refs := map[string]Payload{}
+	if old, ok := obj[MetadataKey]; ok {
+		_ = json.Unmarshal(old, &refs) // a malformed old entry is replaced
+	}
+	for _, p := range moved {
+		refs[p.MIME] = p
+	}
+	obj[MetadataKey], _ = json.Marshal(refs)
+	out, _ := json.Marshal(obj)
+	return out
+}

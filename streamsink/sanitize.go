@@ -1,0 +1,246 @@
+package streamsink
+
+import (
+	"unicode/utf8"
+	"unsafe"
+)
+
+// escState is where a sanitiser is inside an escape sequence.
+type escState uint8
+
+const (
+	ground   escState = iota
+	escStart          // after ESC
+	escInter          // ESC followed by intermediate bytes (nF)
+	csi               // ESC [
+	str               // OSC, DCS, SOS, PM, APC body
+	strEsc            // ESC inside a string body: ST or a new sequence
+)
+
+// Bounds on escape sequences, so that a stray ESC cannot swallow a stream.
+const (
+	maxCSI = 256
+	maxStr = 64 << 10
+)
+
+const replacement = "\uFFFD"
+
+// sanitizer turns one stream's raw chunks into clean text. It carries state
+// across chunks: an unfinished UTF-8 sequence, an unfinished escape
+// sequence, and a "\r" that may be the first half of a CRLF.
+type sanitizer struct {
+	state  escState
+	escLen int
+	ncarry int
+	carry  [utf8.UTFMax]byte
+	cr     bool
+}
+
+// clean reports whether a chunk can pass through unchanged.
+func (z *sanitizer) clean(p []byte) bool {
+	return z.state == ground && z.ncarry == 0 && !z.cr && plainPrefix(p) == len(p)
+}
+
+// append appends the sanitised form of p to dst.
+func (z *sanitizer) append(dst, p []byte) []byte {
+	i := 0
+	if z.ncarry > 0 {
+		dst, i = z.finishCarry(dst, p)
+		if z.ncarry > 0 {
+			return dst
+		}
+	}
+	for i < len(p) {
+		if z.state != ground {
+			i = z.escape(p, i)
+			continue
+		}
+		if n := plainPrefix(p[i:]); n > 0 {
+			dst = z.resolveCR(dst, p[i])
+			dst = append(dst, p[i:i+n]...)
+			i += n
+			continue
+		}
+		dst, i = z.special(dst, p, i)
+	}
+	return dst
+}
+
+// special handles the non-plain byte at p[i] in the ground state.
+func (z *sanitizer) special(dst, p []byte, i int) ([]byte, int) {
+	b := p[i]
+	switch {
+	case b == '\r':
+		z.cr = true // consecutive CRs collapse into one
+		return dst, i + 1
+	case b == 0x1b:
+		z.state, z.escLen = escStart, 0
+		return dst, i + 1
+	case b < utf8.RuneSelf:
+		return dst, i + 1 // C0 control or DEL
+	}
+	r, size := utf8.DecodeRune(p[i:])
+	if r == utf8.RuneError && size <= 1 {
+		if !utf8.FullRune(p[i:]) {
+			z.ncarry = copy(z.carry[:], p[i:])
+			return dst, len(p)
+		}
+		return append(z.resolveCR(dst, 0), replacement...), i + 1
+	}
+	if r < 0xa0 {
+		return dst, i + size // C1 control
+	}
+	return append(z.resolveCR(dst, 0), p[i:i+size]...), i + size
+}
+
+// finishCarry completes a UTF-8 sequence split across chunks. It returns
+// how many bytes of p it consumed.
+func (z *sanitizer) finishCarry(dst, p []byte) ([]byte, int) {
+	var buf [2 * utf8.UTFMax]byte
+	n := copy(buf[:], z.carry[:z.ncarry])
+	take := copy(buf[n:utf8.UTFMax], p)
+	seq := buf[:n+take]
+	if !utf8.FullRune(seq) {
+		z.ncarry = copy(z.carry[:], seq) // still incomplete: p was tiny
+		return dst, len(p)
+	}
+	carried := z.ncarry
+	z.ncarry = 0
+	r, size := utf8.DecodeRune(seq)
+	if r == utf8.RuneError && size <= 1 {
+		// The carried bytes were a valid prefix, so each one is an error
+		// of its own, exactly as when the sequence is not split.
+		dst = z.resolveCR(dst, 0)
+		for range carried {
+			dst = append(dst, replacement...)
+		}
+		return dst, 0
+	}
+	if r >= 0xa0 {
+		dst = append(z.resolveCR(dst, 0), seq[:size]...)
+	}
+	return dst, size - carried
+}
+
+// resolveCR emits a held-back "\r" unless next makes it a CRLF.
+func (z *sanitizer) resolveCR(dst []byte, next byte) []byte {
+	if z.cr {
+		z.cr = false
+		if next != '\n' {
+			dst = append(dst, '\r')
+		}
+	}
+	return dst
+}
+
+// escape consumes bytes of an escape sequence starting at p[i]; it returns
+// the index of the first byte it did not consume.
+func (z *sanitizer) escape(p []byte, i int) int {
+	for i < len(p) && z.state != ground {
+		b := p[i]
+		z.escLen++
+		switch z.state {
+		case escStart:
+			if !z.escFirst(b) {
+				return i // not part of a sequence: reprocess as text
+			}
+		case escInter:
+			if b >= 0x30 && b <= 0x7e {
+				z.state = ground
+			} else if b < 0x20 || b > 0x2f {
+				z.state = ground
+				return i
+			}
+		case csi:
+			if !z.csiByte(b) {
+				return i
+			}
+		case str:
+			switch {
+			case b == 0x07 || b == 0x18 || b == 0x1a:
+				z.state = ground
+			case b == 0x1b:
+				z.state = strEsc
+			case z.escLen > maxStr:
+				z.state = ground
+			}
+		case strEsc:
+			z.state = ground
+			if b != '\\' {
+				z.state, z.escLen = escStart, 0
+				continue // ESC began a new sequence: reread b
+			}
+		}
+		i++
+	}
+	return i
+}
+
+// escFirst handles the byte after ESC; false means b is not consumed.
+func (z *sanitizer) escFirst(b byte) bool {
+	switch {
+	case b == '[':
+		z.state = csi
+	case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':
+		z.state = str
+	case b == 0x1b:
+		z.escLen = 0
+	case b >= 0x20 && b <= 0x2f:
+		z.state = escInter
+	case b >= 0x30 && b <= 0x7e:
+		z.state = ground
+	default:
+		z.state = ground
+		return false
+	}
+	return true
+}
+
+// csiByte handles one byte inside a CSI; false means b is not consumed.
+func (z *sanitizer) csiByte(b byte) bool {
+	switch {
+	case b >= 0x40 && b <= 0x7e:
+		z.state = ground // final byte
+	case b >= 0x20 && b <= 0x3f:
+		if z.escLen > maxCSI {
+			z.state = ground
+		}
+	case b == 0x1b:
+		z.state, z.escLen = escStart, 0
+	case b == 0x18 || b == 0x1a:
+		z.state = ground // CAN, SUB cancel the sequence
+	default:
+		// Another control or a non-ASCII byte: the sequence is broken;
+		// keep the byte as text (a newline must not vanish).
+		z.state = ground
+		return false
+	}
+	return true
+}
+
+// flush ends the stream: an unfinished UTF-8 sequence becomes U+FFFD, an
+// unfinished escape sequence is dropped, a held-back "\r" is emitted.
+func (z *sanitizer) flush(dst []byte) []byte {
+	for range z.ncarry {
+		dst = append(z.resolveCR(dst, 0), replacement...)
+	}
+	dst = z.resolveCR(dst, 0)
+	*z = sanitizer{}
+	return dst
+}
+
+// Sanitize returns s as a [Sink] would forward it if s were a whole stream.
+func Sanitize(s string) string {
+	var z sanitizer
+	b := bytesOf(s)
+	if z.clean(b) {
+		return s
+	}
+	out := z.append(make([]byte, 0, len(s)), b)
+	return string(z.flush(out))
+}
+
+// bytesOf views s as bytes without copying; callers must not modify them.
+func bytesOf(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}

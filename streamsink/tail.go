@@ -1,0 +1,140 @@
+package streamsink
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// tail keeps the last maxBytes bytes and maxLines lines of sanitised text.
+// A "\r" makes the next byte other than "\n" restart the current line, so
+// progress bars keep only their final state.
+type tail struct {
+	maxBytes, maxLines int
+
+	buf   []byte // visible text is buf[off:]
+	off   int
+	lines int  // newlines in buf[off:]
+	cr    bool // a "\r" is pending
+
+	totalNL      int64 // newlines ever written
+	partial      bool  // the last byte written was not a newline
+	droppedBytes int64 // bytes cut from the head
+	droppedLines int64 // newlines cut from the head
+}
+
+// write appends sanitised text that may hold "\r".
+func (t *tail) write(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\r')
+		if i < 0 {
+			t.text(p)
+			return
+		}
+		t.text(p[:i])
+		t.cr = true
+		p = p[i+1:]
+	}
+}
+
+// text appends sanitised text without "\r".
+func (t *tail) text(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if t.cr {
+		t.cr = false
+		if p[0] != '\n' {
+			t.restartLine()
+		}
+	}
+	nl := bytes.Count(p, []byte{'\n'})
+	t.totalNL += int64(nl)
+	t.partial = p[len(p)-1] != '\n'
+	if len(p) >= t.maxBytes {
+		p, nl = t.replaceAll(p, nl)
+	}
+	if t.off > 0 && t.off >= len(t.buf)-t.off {
+		t.compact()
+	}
+	t.buf = append(t.buf, p...)
+	t.lines += nl
+	t.trimBytes()
+	t.trimLines()
+}
+
+// replaceAll drops the whole buffer and the head of p, which alone fills
+// the tail; it returns the kept part of p and its newline count.
+func (t *tail) replaceAll(p []byte, nl int) ([]byte, int) {
+	t.drop(len(t.buf)-t.off, t.lines)
+	t.buf, t.off, t.lines = t.buf[:0], 0, 0
+	k := runeStart(p, len(p)-t.maxBytes)
+	cut := bytes.Count(p[:k], []byte{'\n'})
+	t.drop(k, cut)
+	return p[k:], nl - cut
+}
+
+func (t *tail) drop(n, lines int) {
+	t.droppedBytes += int64(n)
+	t.droppedLines += int64(lines)
+}
+
+func (t *tail) compact() {
+	n := copy(t.buf, t.buf[t.off:])
+	t.buf, t.off = t.buf[:n], 0
+}
+
+func (t *tail) trimBytes() {
+	over := len(t.buf) - t.off - t.maxBytes
+	if over <= 0 {
+		return
+	}
+	k := t.off + runeStart(t.buf[t.off:], over)
+	nl := bytes.Count(t.buf[t.off:k], []byte{'\n'})
+	t.drop(k-t.off, nl)
+	t.lines -= nl
+	t.off = k
+}
+
+func (t *tail) trimLines() {
+	for t.visibleLines() > t.maxLines {
+		i := bytes.IndexByte(t.buf[t.off:], '\n')
+		t.drop(i+1, 1)
+		t.lines--
+		t.off += i + 1
+	}
+}
+
+func (t *tail) visibleLines() int {
+	n := t.lines
+	if len(t.buf) > t.off && t.buf[len(t.buf)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// restartLine erases the current (unterminated) line.
+func (t *tail) restartLine() {
+	i := bytes.LastIndexByte(t.buf[t.off:], '\n')
+	t.buf = t.buf[:t.off+i+1]
+}
+
+// truncated reports whether text was cut from the head.
+func (t *tail) truncated() bool { return t.droppedBytes > 0 }
+
+// totalLines counts lines ever written, an unterminated last line included.
+func (t *tail) totalLines() int64 {
+	if t.partial {
+		return t.totalNL + 1
+	}
+	return t.totalNL
+}
+
+func (t *tail) visible() []byte { return t.buf[t.off:] }
+
+// runeStart returns the first index >= i that starts a rune in p.
+func runeStart(p []byte, i int) int {
+	for i < len(p) && !utf8.RuneStart(p[i]) {
+		i++
+	}
+	return i
+}
