@@ -1,0 +1,398 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// ShellOptions describe how to start one persistent bash.
+type ShellOptions struct {
+	Bash string // a path, or a name looked up on Env's PATH; default "bash"
+	// Env is the complete environment, already filtered; nil means this
+	// process's. TERM=dumb, PAGER=cat and GIT_PAGER=cat are added when
+	// absent, since programs see a terminal and would otherwise start a pager
+	// that waits for keys.
+	Env          []string
+	Dir          string        // working directory; empty means this process's
+	StartTimeout time.Duration // until ready; default DefaultStartTimeout
+	Grace        time.Duration // interrupt → kill, exit → kill; default DefaultGrace
+	Cols, Rows   uint16        // terminal size; default 200×50
+}
+
+// Shell is one interactive bash under a pseudo-terminal, the backend of `sh`
+// cells. It keeps the Execute contract of Process, so sessions treat both
+// alike: cd, exported variables and functions persist between cells;
+// programs see a terminal on stdout and stderr (merged into stdout frames);
+// a cell's stdin is /dev/null, so reading it never hangs.
+//
+// Each cell is written to a file and sourced, then bash prints an end marker
+// carrying a per-shell random nonce, the cell number and the exit status, so
+// output never leaks between cells. Output a background job writes after its
+// cell ended is reported at the start of the next cell (as a terminal shows
+// it at the next prompt), or dropped at Close.
+//
+// A Shell is used by one caller at a time; Execute while a cell runs returns
+// ErrBusy. After Execute returns an error, or Alive turns false, call Close
+// or Kill to release it.
+type Shell struct {
+	opts   ShellOptions
+	cmd    *exec.Cmd
+	master *os.File
+	dir    string // temp dir holding the cell file
+	nonce  string
+	ready  frames.Frame
+
+	out    chan shellChunk // reader → Execute; closed when the reader ends
+	quit   chan struct{}   // closed by finish: the reader stops sending
+	exited chan struct{}   // closed by the waiter once bash is reaped
+	wg     sync.WaitGroup  // reader and waiter
+
+	waitErr   error // valid once exited is closed
+	busy      atomic.Bool
+	closed    atomic.Bool // Close or Kill called: Execute refuses
+	killed    atomic.Bool // the host sent SIGKILL
+	finishing sync.Once
+	finishErr error
+
+	// Owned by whoever holds busy (or StartShell before it returns).
+	scan    *shellScanner
+	outDone bool // out was closed
+	count   int
+	tail    shellTail
+}
+
+type shellChunk struct {
+	data []byte
+	err  error
+}
+
+// shellReadSize bounds one read from the pty, hence one stdout frame.
+const shellReadSize = 32 << 10
+
+// StartShell starts bash and returns once it has echoed the ready marker,
+// within StartTimeout. A failure is a *StartError carrying the output tail.
+func StartShell(ctx context.Context, o ShellOptions) (*Shell, error) {
+	o, bash, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Shell{
+		opts:   o,
+		nonce:  shellNonce(),
+		out:    make(chan shellChunk),
+		quit:   make(chan struct{}),
+		exited: make(chan struct{}),
+	}
+	s.scan = newShellScanner(s.nonce)
+	if s.dir, err = os.MkdirTemp("", "evalhost-sh-"); err != nil {
+		return nil, fmt.Errorf("start bash: cell directory: %w", err)
+	}
+	if err := s.spawn(bash); err != nil {
+		_ = os.RemoveAll(s.dir)
+		return nil, &StartError{Err: err}
+	}
+	if err := s.handshake(ctx); err != nil {
+		_ = s.Kill()
+		return nil, &StartError{Err: err, StderrTail: s.tail.String()}
+	}
+	return s, nil
+}
+
+func (o ShellOptions) withDefaults() (ShellOptions, string, error) {
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Cols == 0 {
+		o.Cols = 200
+	}
+	if o.Rows == 0 {
+		o.Rows = 50
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	o.Env = shellEnvDefaults(o.Env)
+	if o.Bash == "" {
+		o.Bash = "bash"
+	}
+	bash, err := shellLookPath(o.Bash, o.Env)
+	if err != nil {
+		return o, "", &StartError{Err: fmt.Errorf("%w: %v; install bash or set ShellOptions.Bash to its path", ErrNoInterpreter, err)}
+	}
+	if o.Dir != "" {
+		if fi, err := os.Stat(o.Dir); err != nil || !fi.IsDir() {
+			return o, "", &StartError{Err: fmt.Errorf("working directory %q is not a directory; pass an existing one in ShellOptions.Dir", o.Dir)}
+		}
+	}
+	return o, bash, nil
+}
+
+// shellLookPath resolves name on the PATH the shell will get, not ours.
+func shellLookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
+}
+
+func shellEnvDefaults(env []string) []string {
+	out := append([]string(nil), env...)
+	for _, kv := range []string{"TERM=dumb", "PAGER=cat", "GIT_PAGER=cat"} {
+		name := kv[:strings.IndexByte(kv, '=')+1]
+		found := false
+		for _, e := range env {
+			if strings.HasPrefix(e, name) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func shellNonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// spawn starts bash as the leader of a new session whose controlling
+// terminal is the pty, and starts the reader and the waiter.
+func (s *Shell) spawn(bash string) error {
+	master, slave, err := pty.Open()
+	if err != nil {
+		return fmt.Errorf("open pty: %w", err)
+	}
+	defer slave.Close()
+	if err := pty.Setsize(slave, &pty.Winsize{Cols: s.opts.Cols, Rows: s.opts.Rows}); err != nil {
+		_ = master.Close()
+		return fmt.Errorf("set pty size: %w", err)
+	}
+	if err := shellQuietTTY(slave); err != nil {
+		_ = master.Close()
+		return err
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "--noediting", "-i")
+	cmd.Env = s.opts.Env
+	cmd.Dir = s.opts.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setsid:    true,
+		Setctty:   true,
+		Ctty:      0, // the child's stdin: the slave
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if err := cmd.Start(); err != nil {
+		_ = master.Close()
+		return fmt.Errorf("run %s: %w", bash, err)
+	}
+	s.cmd, s.master = cmd, master
+	s.wg.Add(2)
+	go s.read()
+	go s.wait()
+	return nil
+}
+
+// read forwards pty output to Execute until the pty fails: EIO once every
+// process holding the slave is gone, or the master is closed by finish.
+func (s *Shell) read() {
+	defer s.wg.Done()
+	defer close(s.out)
+	buf := make([]byte, shellReadSize)
+	for {
+		n, err := s.master.Read(buf)
+		if n > 0 {
+			select {
+			case s.out <- shellChunk{data: append([]byte(nil), buf[:n]...)}:
+			case <-s.quit:
+				return
+			}
+		}
+		if err != nil {
+			select {
+			case s.out <- shellChunk{err: err}:
+			case <-s.quit:
+			}
+			return
+		}
+	}
+}
+
+func (s *Shell) wait() {
+	defer s.wg.Done()
+	s.waitErr = s.cmd.Wait()
+	close(s.exited)
+}
+
+// handshake types the init line and waits for the ready marker.
+func (s *Shell) handshake(ctx context.Context) error {
+	if _, err := s.master.WriteString(shellInitLine(s.nonce)); err != nil {
+		return fmt.Errorf("write to bash: %w", err)
+	}
+	timer := time.NewTimer(s.opts.StartTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case c, ok := <-s.out:
+			if !ok {
+				s.outDone = true
+				return errors.New("bash closed its terminal before it was ready")
+			}
+			if c.data == nil {
+				continue
+			}
+			s.scan.Write(c.data)
+			for {
+				text, payload, isMark, ok := s.scan.Next()
+				if !ok {
+					break
+				}
+				if !isMark {
+					s.tail.Write(text)
+					continue
+				}
+				if v, found := strings.CutPrefix(payload, "R:"); found {
+					s.ready = frames.Frame{Type: frames.TypeReady, Runner: "bash " + v,
+						PID: s.cmd.Process.Pid, Executable: s.cmd.Path}
+					return nil
+				}
+			}
+		case <-s.exited:
+			s.drain(nil)
+			return fmt.Errorf("bash exited before it was ready: %v", s.waitErr)
+		case <-timer.C:
+			return fmt.Errorf("bash: %w (%s)", ErrStartTimeout, s.opts.StartTimeout)
+		case <-ctx.Done():
+			return fmt.Errorf("bash: start: %w", ctx.Err())
+		}
+	}
+}
+
+// Ready returns the synthesised ready frame: Runner is "bash " + its
+// BASH_VERSION, PID and Executable are bash's.
+func (s *Shell) Ready() frames.Frame { return s.ready }
+
+// Pid returns bash's process id (also its process group and session id).
+func (s *Shell) Pid() int { return s.cmd.Process.Pid }
+
+// Done is closed once bash has exited and been reaped.
+func (s *Shell) Done() <-chan struct{} { return s.exited }
+
+// Alive reports whether bash is running and the Shell not closed.
+func (s *Shell) Alive() bool {
+	if s.closed.Load() {
+		return false
+	}
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Interrupt sends SIGINT to the terminal's foreground process group (bash's
+// group, where the cell's programs run), as ^C at a terminal would.
+func (s *Shell) Interrupt() error {
+	if !s.Alive() {
+		return fmt.Errorf("interrupt bash: %w", frames.ErrClosed)
+	}
+	pgrp, err := shellForeground(s.master)
+	if err != nil || pgrp <= 0 {
+		pgrp = s.Pid()
+	}
+	if err := syscall.Kill(-pgrp, syscall.SIGINT); err != nil {
+		return fmt.Errorf("interrupt bash: %w", err)
+	}
+	return nil
+}
+
+// Close asks an idle bash to exit, waits up to Grace, then kills what is
+// left of its session and releases everything. Safe to call more than once.
+func (s *Shell) Close() error {
+	if s.closed.CompareAndSwap(false, true) && s.busy.CompareAndSwap(false, true) {
+		// Idle: nobody else writes to the terminal now.
+		if _, err := s.master.WriteString("builtin exit 0\n"); err == nil {
+			t := time.NewTimer(s.opts.Grace)
+			select {
+			case <-s.exited:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+	return s.finish()
+}
+
+// Kill sends SIGKILL to bash's whole session and releases everything; it
+// returns once bash is reaped and the goroutines are done. Safe twice.
+func (s *Shell) Kill() error {
+	s.closed.Store(true)
+	return s.finish()
+}
+
+// finish kills any leftover of the session (bash, background jobs), stops
+// the reader and waiter and removes the cell directory.
+func (s *Shell) finish() error {
+	s.finishing.Do(func() {
+		s.kill()
+		<-s.exited
+		close(s.quit)
+		err := s.master.Close()
+		s.wg.Wait()
+		s.finishErr = errors.Join(err, os.RemoveAll(s.dir))
+		if s.finishErr != nil {
+			s.finishErr = fmt.Errorf("close bash: %w", s.finishErr)
+		}
+	})
+	return s.finishErr
+}
+
+// kill sends SIGKILL to the session. After bash is reaped its pid may be
+// reused, so only its session's members are targeted then, never -pid.
+func (s *Shell) kill() {
+	select {
+	case <-s.exited:
+		for _, p := range shellSessionPids(s.Pid()) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	default:
+		s.killed.Store(true)
+		shellKillSession(s.Pid())
+	}
+}

@@ -1,0 +1,266 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// After bash exits, output still in flight is read until the pty reports EIO
+// or stays quiet this long; shellDrainMax caps it when a surviving background
+// job keeps writing.
+const (
+	shellDrainQuiet = 50 * time.Millisecond
+	shellDrainMax   = time.Second
+)
+
+// Execute runs req.Code as one cell: started, then stdout frames (the pty
+// merges stdout and stderr), all emitted from this goroutine before it
+// returns the done frame. Status is ok when the cell's last exit status is 0,
+// else error after an error frame (ename "ExitStatus", evalue "exit status
+// N"). req.Cwd and req.Env are applied (cd, export/unset) before the cell.
+//
+// When ctx ends, the foreground job is interrupted; a cell that ends within
+// Grace returns done with Cancelled set and a nil error, else bash's session
+// is killed and the error wraps frames.ErrKilled. A cell that exits the shell
+// returns done with status error and an error frame "shell exited with
+// status N", and the Shell is no longer Alive; that is not a death. When bash
+// is killed by a signal the error is a *frames.DeathError.
+func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if req.Exit {
+		return frames.Frame{}, errors.New("sh: an exit request is not a cell; call Close")
+	}
+	if s.closed.Load() {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrClosed)
+	}
+	if !s.busy.CompareAndSwap(false, true) {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrBusy)
+	}
+	defer s.busy.Store(false)
+	if s.closed.Load() {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrClosed)
+	}
+	select {
+	case <-s.exited:
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, s.deathError())
+	default:
+	}
+	file := filepath.Join(s.dir, "cell.sh")
+	line, err := shellCellLine(s.count+1, file, req)
+	if err != nil {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
+	}
+	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: write cell file: %w", req.ID, err)
+	}
+	s.count++
+	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
+	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit}
+	if err := shellQuietTTY(s.master); err == nil {
+		_, err = s.master.WriteString(line)
+	}
+	// A failed write means bash is gone; run's exit path reports how.
+	return c.run(ctx)
+}
+
+// shellCell is the state of one Execute.
+type shellCell struct {
+	s         *Shell
+	id        string
+	n         int
+	emit      func(frames.Frame)
+	cancelled bool
+}
+
+func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
+	s := c.s
+	cancel := ctx.Done()
+	var grace <-chan time.Time
+	for {
+		out := s.out
+		if s.outDone {
+			out = nil
+		}
+		select {
+		case ch, ok := <-out:
+			if !ok {
+				s.outDone = true
+				continue
+			}
+			if status, found := c.feed(ch.data); found {
+				return c.finished(status), nil
+			}
+		case <-s.exited:
+			return c.exited()
+		case <-cancel:
+			cancel = nil
+			c.cancelled = true
+			_ = s.Interrupt()
+			t := time.NewTimer(s.opts.Grace)
+			defer t.Stop()
+			grace = t.C
+		case <-grace:
+			grace = nil
+			s.kill() // exited fires next
+		}
+	}
+}
+
+// feed scans pty output, emits its text and reports this cell's marker.
+// Markers of other cells (an interrupt racing a cell's end) are dropped.
+func (c *shellCell) feed(data []byte) (status int, found bool) {
+	s := c.s
+	if data != nil {
+		s.scan.Write(data)
+	}
+	for {
+		text, payload, isMark, ok := s.scan.Next()
+		if !ok {
+			return 0, false
+		}
+		if !isMark {
+			c.text(text)
+			continue
+		}
+		n, st, ok := shellParseMark(payload)
+		if ok && n == c.n {
+			return st, true
+		}
+	}
+}
+
+func (c *shellCell) text(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c.s.tail.Write(b)
+	c.emit(frames.Frame{Type: frames.TypeStdout, ID: c.id, Data: string(b)})
+}
+
+// shellParseMark parses a cell marker payload "N:STATUS".
+func shellParseMark(p string) (n, status int, ok bool) {
+	a, b, found := strings.Cut(p, ":")
+	if !found {
+		return 0, 0, false
+	}
+	n, err1 := strconv.Atoi(a)
+	status, err2 := strconv.Atoi(b)
+	return n, status, err1 == nil && err2 == nil
+}
+
+func (c *shellCell) finished(status int) frames.Frame {
+	done := frames.Frame{Type: frames.TypeDone, ID: c.id, Status: frames.StatusOK,
+		ExecutionCount: c.n, Cancelled: c.cancelled}
+	if status != 0 {
+		c.emit(frames.Frame{Type: frames.TypeError, ID: c.id, Ename: "ExitStatus",
+			Evalue: fmt.Sprintf("exit status %d", status)})
+		done.Status = frames.StatusError
+	}
+	return done
+}
+
+// exited handles bash ending during the cell: output still in flight is
+// delivered first, then the ending is classified.
+func (c *shellCell) exited() (frames.Frame, error) {
+	s := c.s
+	if status, found := s.drain(c); found {
+		return c.finished(status), nil // the cell ended just before bash did
+	}
+	switch {
+	case s.killed.Load() && s.closed.Load():
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, frames.ErrClosed)
+	case s.killed.Load():
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, frames.ErrKilled)
+	}
+	ws, ok := shellWaitStatus(s.waitErr)
+	if !ok || ws.Signaled() {
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, s.deathError())
+	}
+	c.emit(frames.Frame{Type: frames.TypeError, ID: c.id, Ename: "ShellExited",
+		Evalue: fmt.Sprintf("shell exited with status %d", ws.ExitStatus())})
+	return frames.Frame{Type: frames.TypeDone, ID: c.id, Status: frames.StatusError,
+		ExecutionCount: c.n, Cancelled: c.cancelled}, nil
+}
+
+// drain reads what bash and its children wrote before bash was reaped. With
+// a cell it emits the text and stops at the cell's marker; without one (a
+// failed start) the text goes to the tail only.
+func (s *Shell) drain(c *shellCell) (status int, found bool) {
+	quiet := time.NewTimer(shellDrainQuiet)
+	defer quiet.Stop()
+	limit := time.NewTimer(shellDrainMax)
+	defer limit.Stop()
+	for !s.outDone {
+		select {
+		case ch, ok := <-s.out:
+			if !ok {
+				s.outDone = true
+				break
+			}
+			if c != nil {
+				if status, found := c.feed(ch.data); found {
+					return status, true
+				}
+			} else if ch.data != nil {
+				s.scan.Write(ch.data)
+				s.tail.Write(s.scan.Rest())
+			}
+			quiet.Reset(shellDrainQuiet)
+		case <-quiet.C:
+			s.flush(c)
+			return 0, false
+		case <-limit.C:
+			s.flush(c)
+			return 0, false
+		}
+	}
+	s.flush(c)
+	return 0, false
+}
+
+// flush passes on whatever the scanner still holds.
+func (s *Shell) flush(c *shellCell) {
+	rest := s.scan.Rest()
+	if c != nil {
+		c.text(rest)
+	} else {
+		s.tail.Write(rest)
+	}
+}
+
+func shellWaitStatus(err error) (syscall.WaitStatus, bool) {
+	var ee *exec.ExitError
+	if err == nil {
+		return 0, true
+	}
+	if errors.As(err, &ee) {
+		ws, ok := ee.Sys().(syscall.WaitStatus)
+		return ws, ok
+	}
+	return 0, false
+}
+
+// deathError describes how bash ended; valid once exited is closed.
+func (s *Shell) deathError() error {
+	if s.closed.Load() {
+		return frames.ErrClosed
+	}
+	ws, ok := shellWaitStatus(s.waitErr)
+	switch {
+	case !ok:
+		return &frames.DeathError{ExitCode: -1, Signal: fmt.Sprint(s.waitErr), StderrTail: s.tail.String()}
+	case ws.Signaled():
+		return &frames.DeathError{ExitCode: -1, Signal: ws.Signal().String(), StderrTail: s.tail.String()}
+	default:
+		return &frames.DeathError{ExitCode: ws.ExitStatus(), StderrTail: s.tail.String()}
+	}
+}

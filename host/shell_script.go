@@ -1,0 +1,119 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// ErrShellEnvName: a request's env has a name bash cannot export.
+var ErrShellEnvName = errors.New("invalid environment variable name")
+
+// shellInitLine is typed into the fresh interactive bash, as one line, before
+// anything else. It silences prompts, history and job control (so no "[1]
+// 1234" notices and background jobs stay in bash's process group, which Kill
+// reaches), defines the end-of-cell marker and prints the ready marker.
+//
+// __evh_end prints the marker for the cell whose number is in __evh_n with
+// the last exit status. Each cell's line calls it after `source`; it is also
+// PROMPT_COMMAND, because an interrupt aborts the rest of the line and the
+// prompt is the only thing that runs next. It clears __evh_n, so the second
+// call, and an interrupt that lands between cells, print nothing.
+//
+// exit is wrapped only to hide the "exit" that interactive bash writes to
+// stderr; the status is the builtin's.
+func shellInitLine(nonce string) string {
+	return strings.Join([]string{
+		"set +m +o history",
+		"unset HISTFILE MAIL MAILPATH MAILCHECK PROMPT_COMMAND",
+		"PS1= PS2= PS0= PS4='+ '",
+		"__evh_end() { local s=$?; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
+			nonce + " \"$__evh_n\" \"$s\"; __evh_n=; fi; }",
+		"PROMPT_COMMAND=__evh_end",
+		"exit() { builtin exit \"$@\" 2>/dev/null; }",
+		"builtin printf '\\036EVH%s:R:%s\\036\\n' " + nonce + " \"$BASH_VERSION\"",
+	}, "; ") + "\n"
+}
+
+// shellCellLine is the one line typed for cell n: apply the request's cwd and
+// env, source the cell file with stdin from /dev/null, print the marker.
+func shellCellLine(n int, file string, req frames.Request) (string, error) {
+	var b strings.Builder
+	b.WriteString("PROMPT_COMMAND=__evh_end; __evh_n=")
+	b.WriteString(strconv.Itoa(n))
+	b.WriteString("; ")
+	if req.Cwd != "" {
+		b.WriteString("builtin cd -- ")
+		b.WriteString(shellQuote(req.Cwd))
+		b.WriteString(" && ")
+	}
+	names := make([]string, 0, len(req.Env))
+	for name := range req.Env {
+		if !shellValidName(name) {
+			return "", fmt.Errorf("%w %q: use letters, digits and underscores, not starting with a digit", ErrShellEnvName, name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if v := req.Env[name]; v != nil {
+			b.WriteString("builtin export " + name + "=" + shellQuote(*v) + " && ")
+		} else {
+			b.WriteString("builtin unset -v " + name + " && ")
+		}
+	}
+	b.WriteString("builtin source ")
+	b.WriteString(shellQuote(file))
+	b.WriteString(" </dev/null; __evh_end\n")
+	return b.String(), nil
+}
+
+func shellValidName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// shellQuote quotes s as one bash word that stays on one line: '...' when s
+// has no control characters, else $'...' with escapes, because a raw newline
+// would split the typed command line.
+func shellQuote(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
