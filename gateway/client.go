@@ -1,0 +1,174 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config names a gateway. The caller fills it from PI_PYTHON_GATEWAY_URL and
+// PI_PYTHON_GATEWAY_TOKEN for an external gateway, or from an [Endpoint].
+type Config struct {
+	URL        string       // http(s)://host:port[/base]
+	Token      string       // sent as "Authorization: token <Token>" when set
+	KernelName string       // kernelspec to start; empty means the gateway's default
+	HTTPClient *http.Client // nil means a client with no overall timeout
+}
+
+// Client talks to one gateway's REST API and kernel websockets.
+type Client struct {
+	base   *url.URL
+	token  string
+	kernel string
+	http   *http.Client
+}
+
+// retryDelay is the pause before the one retry of a kernel create.
+var retryDelay = 250 * time.Millisecond
+
+// NewClient checks cfg and returns a client; it does not contact the gateway.
+func NewClient(cfg Config) (*Client, error) {
+	raw := strings.TrimSpace(cfg.URL)
+	if raw == "" {
+		return nil, errors.New("gateway url is empty: set PI_PYTHON_GATEWAY_URL to the gateway's http(s) address, e.g. http://127.0.0.1:8888")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("gateway url %q is not a url (want e.g. http://127.0.0.1:8888): %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("gateway url %q must be http:// or https:// with a host, e.g. http://127.0.0.1:8888", raw)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawQuery, u.Fragment = "", ""
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, http: hc}, nil
+}
+
+// URL is the gateway's base address.
+func (c *Client) URL() string { return c.base.String() }
+
+// Health runs the health check, GET /api/kernelspecs. A 401/403 matches
+// ErrUnauthorized; a network failure is an *UnreachableError.
+func (c *Client) Health(ctx context.Context) error {
+	_, err := c.do(ctx, http.MethodGet, "/api/kernelspecs", nil, http.StatusOK)
+	return err
+}
+
+type kernelModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// createKernel starts a kernel, retrying once when the gateway answers 5xx.
+func (c *Client) createKernel(ctx context.Context) (kernelModel, error) {
+	body := []byte("{}")
+	if c.kernel != "" {
+		body, _ = json.Marshal(map[string]string{"name": c.kernel})
+	}
+	var km kernelModel
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var raw []byte
+		raw, err = c.do(ctx, http.MethodPost, "/api/kernels", body, http.StatusCreated, http.StatusOK)
+		if err == nil {
+			if jerr := json.Unmarshal(raw, &km); jerr != nil || km.ID == "" {
+				return km, fmt.Errorf("gateway create kernel: answer has no kernel id: %.200q", raw)
+			}
+			return km, nil
+		}
+		var he *HTTPError
+		if !errors.As(err, &he) || he.Status < 500 || attempt == 1 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return km, fmt.Errorf("gateway create kernel: %w (after %v)", ctx.Err(), err)
+		case <-time.After(retryDelay):
+		}
+	}
+	return km, fmt.Errorf("gateway create kernel: %w", err)
+}
+
+func (c *Client) deleteKernel(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodDelete, "/api/kernels/"+url.PathEscape(id), nil,
+		http.StatusNoContent, http.StatusOK, http.StatusNotFound)
+	return err
+}
+
+func (c *Client) interruptKernel(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodPost, "/api/kernels/"+url.PathEscape(id)+"/interrupt", nil,
+		http.StatusNoContent, http.StatusOK)
+	return err
+}
+
+// do sends one request and returns the body when the status is one of ok.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, ok ...int) ([]byte, error) {
+	full := c.base.String() + path
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, full, rd)
+	if err != nil {
+		return nil, fmt.Errorf("gateway %s %s: %w", method, full, err)
+	}
+	c.authorize(req.Header)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("gateway %s %s: %w", method, full, ctx.Err())
+		}
+		return nil, &UnreachableError{URL: c.base.String(), Err: err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, &UnreachableError{URL: c.base.String(), Err: fmt.Errorf("reading %s %s: %w", method, path, err)}
+	}
+	for _, s := range ok {
+		if resp.StatusCode == s {
+			return raw, nil
+		}
+	}
+	return nil, &HTTPError{Method: method, URL: full, Status: resp.StatusCode, Body: bodyPrefix(raw)}
+}
+
+func (c *Client) authorize(h http.Header) {
+	if c.token != "" {
+		h.Set("Authorization", "token "+c.token)
+	}
+}
+
+func bodyPrefix(raw []byte) string {
+	s := strings.TrimSpace(string(raw))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// channelsURL is the websocket address of a kernel's channels.
+func (c *Client) channelsURL(id string) string {
+	u := *c.base
+	if u.Scheme == "https" {
+		u.Scheme = "wss"
+	} else {
+		u.Scheme = "ws"
+	}
+	u.Path += "/api/kernels/" + url.PathEscape(id) + "/channels"
+	return u.String()
+}

@@ -1,0 +1,52 @@
+// Package gateway is evalhost's Jupyter kernel-gateway backend: a client of
+// the gateway's REST API and kernel websocket, the translation of Jupyter
+// messages (protocol v5.3) into [frames.Frame] values, and the coordinator of
+// the one local gateway process that every evalhost process on a machine
+// shares.
+//
+// # Kernels
+//
+// [Client.StartKernel] creates a kernel (retrying once on a 5xx), connects
+// its channels websocket, applies the working directory, environment and
+// sys.path, runs the prelude and loads extension modules (a module that
+// raises becomes a warning frame, never a start failure). A [Kernel] keeps
+// the contract of the runner backend (package host):
+//
+//   - Execute emits started, stdout, stderr, display, update_display,
+//     clear_output, result, error and input frames for the cell, serially
+//     from the caller's goroutine and all before it returns the done frame.
+//     The cell is done when both its execute_reply and its status idle
+//     arrived.
+//   - input() never waits for a person: the input_request is answered with
+//     an empty input_reply, an input frame is emitted, and the cell fails
+//     with an EOFError naming the reason.
+//   - On ctx done it interrupts (control-channel interrupt_request, then the
+//     REST interrupt if the control channel gave no answer), waits the grace
+//     window for the cell to end (done with Cancelled), and otherwise deletes
+//     the kernel and returns an error wrapping [frames.ErrKilled].
+//   - A kernel that dies (gateway status dead or restarting) or whose socket
+//     drops mid-cell gives a [*frames.DeathError]; the kernel is then dead
+//     for good and the caller replaces it.
+//
+// Error tracebacks are passed on as ipykernel sends them, with ANSI colour
+// codes; the output sink sanitises them.
+//
+// # Gateways
+//
+// An external gateway (PI_PYTHON_GATEWAY_URL, optional PI_PYTHON_GATEWAY_TOKEN,
+// read by the caller) is used through [NewClient]; evalhost starts and stops
+// nothing for it. It may equally be a Jupyter Enterprise Gateway, which puts
+// kernels on a cluster: the REST and websocket API are the same.
+//
+// The local shared gateway lives under <home>/python-gateway/: gateway.lock
+// serialises processes that start or stop it (exclusive create, a heartbeat
+// refreshed while held, taken over when its pid is dead or its heartbeat is
+// stale), and gateway.json (mode 0600, written atomically) records its url,
+// pid, start time, interpreter and random auth token. [Acquire] reuses a
+// recorded gateway whose pid lives, whose interpreter matches and whose
+// health check passes, and otherwise starts `<python> -m kernel_gateway` on
+// 127.0.0.1 and a free port in its own session, so it outlives the evalhost
+// process that started it; [Stop] ends it and [Status] reports it.
+// [Local.StartKernel] adds the one recovery from file-descriptor exhaustion:
+// restart the shared gateway and try once more.
+package gateway

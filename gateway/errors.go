@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrUnauthorized: the gateway answered 401 or 403.
+	ErrUnauthorized = errors.New("gateway rejected the credentials: set PI_PYTHON_GATEWAY_TOKEN to the gateway's auth token")
+	// ErrUnreachable: the gateway could not be reached or is not healthy.
+	ErrUnreachable = errors.New("gateway unreachable")
+	// ErrSharedRequired is the answer to a request for a non-shared local
+	// gateway; the wording is the reference runtime's.
+	ErrSharedRequired = errors.New("Shared Python gateway required; local gateways are disabled") //nolint:staticcheck // wording fixed by the reference runtime
+	// ErrMissingPackages: the interpreter cannot import kernel_gateway or
+	// ipykernel. The error is a *MissingPackagesError.
+	ErrMissingPackages = errors.New("python gateway packages missing")
+	// ErrFDExhausted: the gateway or this process ran out of file
+	// descriptors (EMFILE); the shared gateway should be restarted.
+	ErrFDExhausted = errors.New("too many open files")
+)
+
+// HTTPError is a gateway answer with an unexpected status.
+type HTTPError struct {
+	Method, URL string
+	Status      int
+	Body        string // a bounded prefix of the response body
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("gateway %s %s: status %d", e.Method, e.URL, e.Status)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// Unwrap lets 401/403 match ErrUnauthorized and an EMFILE report match
+// ErrFDExhausted.
+func (e *HTTPError) Unwrap() []error {
+	var errs []error
+	if e.Status == 401 || e.Status == 403 {
+		errs = append(errs, ErrUnauthorized)
+	}
+	if mentionsEMFILE(e.Body) {
+		errs = append(errs, ErrFDExhausted)
+	}
+	return errs
+}
+
+// UnreachableError says which URL failed its health check and why.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("gateway unreachable at %s (check the URL, the network and the gateway's health): %v", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() []error { return []error{ErrUnreachable, e.Err} }
+
+// MissingPackagesError names the interpreter that lacks the packages.
+type MissingPackagesError struct {
+	Python string
+	Detail string // the interpreter's import error
+}
+
+func (e *MissingPackagesError) Error() string {
+	return fmt.Sprintf("python gateway packages missing in %s (%s): install them with `%s -m pip install jupyter_kernel_gateway ipykernel`",
+		e.Python, e.Detail, e.Python)
+}
+
+func (e *MissingPackagesError) Unwrap() error { return ErrMissingPackages }

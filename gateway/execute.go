@@ -1,0 +1,250 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// restFallback is how long a control-channel interrupt may go unanswered
+// before the REST interrupt is sent too. Sending both at once would deliver
+// two SIGINTs, the second landing in the first one's traceback handling.
+var restFallback = 300 * time.Millisecond
+
+// DefaultGrace is how long a cancelled cell may take to end after the
+// interrupt before the kernel is killed.
+const DefaultGrace = 2 * time.Second
+
+// cell is the state of one Execute.
+type cell struct {
+	req      frames.Request
+	emit     func(frames.Frame)
+	msgID    string
+	setupErr *errorContent
+
+	gotReply, gotIdle   bool
+	reply               executeReply
+	stdinAsked          bool
+	interrupted, killed bool
+	acked               bool // interrupt_reply seen
+}
+
+// Execute runs req as one cell; see the package doc for the contract.
+func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if !k.busy.CompareAndSwap(false, true) {
+		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, frames.ErrBusy)
+	}
+	defer k.busy.Store(false)
+	if err := k.Err(); err != nil {
+		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, err)
+	}
+	k.discardStale()
+	c := &cell{req: req, emit: emit}
+	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
+	if ok, err := k.applySetup(ctx, c); err != nil {
+		return frames.Frame{}, err
+	} else if !ok {
+		return c.doneFrame(), nil
+	}
+	if err := k.sendCell(ctx, c); err != nil {
+		return frames.Frame{}, err
+	}
+	return k.await(ctx, c)
+}
+
+// discardStale drops messages of earlier cells left in the queue.
+func (k *Kernel) discardStale() {
+	for {
+		select {
+		case <-k.in:
+		default:
+			return
+		}
+	}
+}
+
+// sendCell sends the cell's execute_request.
+func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
+	id, err := k.send(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
+		Code: c.req.Code, StoreHistory: true, AllowStdin: true, StopOnError: true,
+		UserExpressions: map[string]string{},
+	})
+	if err != nil {
+		return k.sendFailed(c, err)
+	}
+	c.msgID = id
+	return nil
+}
+
+// applySetup runs the cell's cwd/env snippet first, when it has one. It
+// reports false when the snippet raised: the error frame is out, and the
+// cell is not run.
+func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
+	code := setupCode(c.req.Cwd, c.req.Env)
+	if code == "" {
+		return true, nil
+	}
+	err := k.roundTrip(ctx, code, func(m *message) { c.handleSetup(m) })
+	if err != nil {
+		return false, fmt.Errorf("execute %s: applying cwd/env: %w", c.req.ID, err)
+	}
+	return c.setupErr == nil, nil
+}
+
+// sendFailed turns a failed write into the kernel's death.
+func (k *Kernel) sendFailed(c *cell, err error) error {
+	k.end(&frames.DeathError{ExitCode: -1, StderrTail: err.Error()})
+	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
+}
+
+// await translates the cell's messages until it is done, cancelled, killed
+// or the kernel ends.
+func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
+	var (
+		ctxDone  = ctx.Done()
+		fallback <-chan time.Time
+		grace    <-chan time.Time
+		rest     sync.WaitGroup
+	)
+	defer rest.Wait()
+	for !(c.gotReply && c.gotIdle) {
+		select {
+		case in := <-k.in:
+			k.handle(c, in)
+			continue
+		default:
+		}
+		select {
+		case in := <-k.in:
+			k.handle(c, in)
+		case <-k.done:
+			k.drain(c)
+			if c.gotReply && c.gotIdle {
+				continue
+			}
+			return frames.Frame{}, fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
+		case <-ctxDone:
+			ctxDone = nil
+			c.interrupted = true
+			if _, err := k.send(context.Background(), "control", "interrupt_request", struct{}{}); err != nil {
+				fallback = time.After(0)
+			} else {
+				fallback = time.After(restFallback)
+			}
+			grace = time.After(k.grace)
+		case <-fallback:
+			fallback = nil
+			if !c.acked {
+				rest.Add(1)
+				go func() {
+					defer rest.Done()
+					rctx, cancel := context.WithTimeout(context.Background(), k.grace)
+					defer cancel()
+					_ = k.client.interruptKernel(rctx, k.id) // the grace timer judges the outcome
+				}()
+			}
+		case <-grace:
+			_ = k.Kill()
+			k.drain(c)
+			return frames.Frame{}, fmt.Errorf("execute %s: cancelled (%v) and the kernel did not settle within %v: %w",
+				c.req.ID, context.Cause(ctx), k.grace, frames.ErrKilled)
+		}
+	}
+	return c.doneFrame(), nil
+}
+
+// drain handles what the reader queued before the kernel ended.
+func (k *Kernel) drain(c *cell) {
+	for {
+		select {
+		case in := <-k.in:
+			k.handle(c, in)
+		default:
+			return
+		}
+	}
+}
+
+func (c *cell) doneFrame() frames.Frame {
+	status := frames.StatusOK
+	if c.reply.Status != "ok" || c.stdinAsked || c.setupErr != nil {
+		status = frames.StatusError
+	}
+	return frames.Frame{Type: frames.TypeDone, ID: c.req.ID, Status: status,
+		ExecutionCount: c.reply.ExecutionCount, Cancelled: c.interrupted && status == frames.StatusError}
+}
+
+// handle routes one inbound item to the cell.
+func (k *Kernel) handle(c *cell, in inbound) {
+	if in.bad != nil {
+		c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: in.bad.Error()})
+		return
+	}
+	m := in.msg
+	switch m.ParentHeader.MsgID {
+	case c.msgID:
+		k.handleCell(c, m)
+	default:
+		if m.Header.MsgType == "interrupt_reply" {
+			c.acked = true
+		}
+	}
+}
+
+func (c *cell) handleSetup(m *message) {
+	if m.Header.MsgType != "error" {
+		return
+	}
+	var e errorContent
+	if json.Unmarshal(m.Content, &e) == nil {
+		c.setupErr = &e
+		c.emit(frames.Frame{Type: frames.TypeError, ID: c.req.ID, Ename: e.Ename,
+			Evalue: "evalhost could not apply the cell's cwd/env: " + e.Evalue, Traceback: e.Traceback})
+	}
+}
+
+// handleCell maps one message of the cell to frames.
+func (k *Kernel) handleCell(c *cell, m *message) {
+	f, ok, err := translate(c.req.ID, m)
+	if err != nil {
+		c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: err.Error()})
+		return
+	}
+	if ok {
+		c.emit(f)
+		return
+	}
+	switch m.Header.MsgType {
+	case "status":
+		var st statusContent
+		if json.Unmarshal(m.Content, &st) == nil && st.ExecutionState == "idle" {
+			c.gotIdle = true
+		}
+	case "execute_reply":
+		c.gotReply = true
+		_ = json.Unmarshal(m.Content, &c.reply)
+	case "input_request":
+		c.answerInput(k, m)
+	}
+}
+
+// answerInput reports the prompt and sends the empty reply that lets the
+// cell's input() return, where the start snippet makes it raise.
+func (c *cell) answerInput(k *Kernel, m *message) {
+	var ir inputRequest
+	_ = json.Unmarshal(m.Content, &ir)
+	c.stdinAsked = true
+	c.emit(frames.Frame{Type: frames.TypeInput, ID: c.req.ID, Prompt: ir.Prompt})
+	reply, err := newMessage(k.session, "stdin", "input_reply", map[string]string{"value": ""})
+	if err != nil {
+		return
+	}
+	reply.ParentHeader = parentHeader{MsgID: m.Header.MsgID, MsgType: m.Header.MsgType}
+	if err := k.write(context.Background(), reply); err != nil {
+		c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: "could not answer input_request: " + err.Error()})
+	}
+}

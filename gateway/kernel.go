@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/evalhost/evalhost/frames"
+)
+
+// maxMessage bounds one websocket message. A larger one (a huge image) ends
+// the connection, which the kernel reports as a death: websocket frames
+// cannot be skipped the way an NDJSON line can.
+const maxMessage = 256 << 20
+
+// inbound is what the reader hands the executing goroutine: a message, or a
+// protocol error about one that could not be read.
+type inbound struct {
+	msg *message
+	bad error
+}
+
+// Kernel is one remote kernel and its channels websocket.
+type Kernel struct {
+	client  *Client
+	id      string
+	session string
+	conn    *websocket.Conn
+	grace   time.Duration
+
+	in     chan inbound
+	cancel context.CancelFunc // stops the reader
+	wg     sync.WaitGroup     // the reader
+
+	done    chan struct{} // closed when dead or closed
+	endOnce sync.Once
+	endErr  error // *frames.DeathError or frames.ErrClosed, set before done closes
+
+	busy     atomic.Bool
+	stopOnce sync.Once
+	stopErr  error
+
+	ready    frames.Frame
+	warnings []frames.Frame
+}
+
+// ID is the gateway's kernel id.
+func (k *Kernel) ID() string { return k.id }
+
+// Ready is the synthesised ready frame (python version, pid, executable).
+func (k *Kernel) Ready() frames.Frame { return k.ready }
+
+// Warnings are the warning frames of the start (extension modules that raised).
+func (k *Kernel) Warnings() []frames.Frame { return k.warnings }
+
+// Alive reports whether the kernel can take cells.
+func (k *Kernel) Alive() bool {
+	select {
+	case <-k.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Done is closed when the kernel died or was closed.
+func (k *Kernel) Done() <-chan struct{} { return k.done }
+
+// Err is why the kernel ended: a *frames.DeathError, frames.ErrClosed, or nil
+// while it lives.
+func (k *Kernel) Err() error {
+	if k.Alive() {
+		return nil
+	}
+	return k.endErr
+}
+
+// connect opens the channels websocket of kernel id and starts the reader.
+func (c *Client) connect(ctx context.Context, id string, grace time.Duration) (*Kernel, error) {
+	h := http.Header{}
+	c.authorize(h)
+	conn, resp, err := websocket.Dial(ctx, c.channelsURL(id), &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.StatusCode >= 300 {
+			return nil, fmt.Errorf("gateway kernel %s channels: %w", id,
+				&HTTPError{Method: "GET", URL: c.channelsURL(id), Status: resp.StatusCode})
+		}
+		return nil, fmt.Errorf("gateway kernel %s channels: %w", id, err)
+	}
+	conn.SetReadLimit(maxMessage)
+	rctx, cancel := context.WithCancel(context.Background())
+	k := &Kernel{client: c, id: id, session: newID(), conn: conn, grace: grace,
+		in: make(chan inbound, 256), cancel: cancel, done: make(chan struct{})}
+	k.wg.Add(1)
+	go k.readLoop(rctx)
+	return k, nil
+}
+
+// readLoop hands messages to the executing goroutine and notices death.
+func (k *Kernel) readLoop(ctx context.Context) {
+	defer k.wg.Done()
+	for {
+		_, raw, err := k.conn.Read(ctx)
+		if err != nil {
+			k.end(&frames.DeathError{ExitCode: -1, StderrTail: "kernel websocket closed: " + err.Error()})
+			return
+		}
+		m, err := decodeMessage(raw)
+		if !k.enqueue(ctx, inbound{msg: m, bad: err}) {
+			return
+		}
+		if state := deathState(m); state != "" {
+			k.end(&frames.DeathError{ExitCode: -1,
+				StderrTail: fmt.Sprintf("gateway reported kernel status %q: the kernel process ended", state)})
+			return
+		}
+	}
+}
+
+// enqueue hands item on, blocking while a cell runs (backpressure), and
+// dropping the oldest stray message when the queue is full between cells so
+// that a death is still noticed. It reports false when the reader must stop.
+func (k *Kernel) enqueue(ctx context.Context, item inbound) bool {
+	for {
+		select {
+		case k.in <- item:
+			return true
+		case <-ctx.Done():
+			return false
+		default:
+		}
+		if !k.busy.Load() {
+			select {
+			case <-k.in:
+			default:
+			}
+			continue
+		}
+		select {
+		case k.in <- item:
+			return true
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond): // recheck whether a cell still runs
+		}
+	}
+}
+
+// deathState is "dead" or "restarting" when m announces a kernel death.
+func deathState(m *message) string {
+	if m == nil || m.Channel != "iopub" || m.Header.MsgType != "status" {
+		return ""
+	}
+	var st statusContent
+	if json.Unmarshal(m.Content, &st) != nil {
+		return ""
+	}
+	if st.ExecutionState == "dead" || st.ExecutionState == "restarting" {
+		return st.ExecutionState
+	}
+	return ""
+}
+
+// end records why the kernel ended, once.
+func (k *Kernel) end(err error) {
+	k.endOnce.Do(func() {
+		k.endErr = err
+		close(k.done)
+	})
+}
+
+// send writes one message on the websocket.
+func (k *Kernel) send(ctx context.Context, channel, msgType string, content any) (string, error) {
+	m, err := newMessage(k.session, channel, msgType, content)
+	if err != nil {
+		return "", err
+	}
+	if err := k.write(ctx, m); err != nil {
+		return "", err
+	}
+	return m.Header.MsgID, nil
+}
+
+func (k *Kernel) write(ctx context.Context, m *message) error {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", m.Header.MsgType, err)
+	}
+	if err := k.conn.Write(ctx, websocket.MessageText, raw); err != nil {
+		return fmt.Errorf("send %s to kernel %s: %w", m.Header.MsgType, k.id, err)
+	}
+	return nil
+}
+
+// Interrupt asks the kernel to interrupt the running cell through the
+// control channel, and through REST when the socket cannot take it.
+func (k *Kernel) Interrupt() error {
+	if !k.Alive() {
+		return k.endErr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := k.send(ctx, "control", "interrupt_request", struct{}{}); err == nil {
+		return nil
+	}
+	return k.client.interruptKernel(ctx, k.id)
+}
+
+// Close deletes the remote kernel, closes the socket and waits for the reader.
+func (k *Kernel) Close() error { return k.stop() }
+
+// Kill ends the kernel now; for a remote kernel that is the same DELETE as
+// Close. Safe to call twice and concurrently with Execute.
+func (k *Kernel) Kill() error { return k.stop() }
+
+func (k *Kernel) stop() error {
+	k.stopOnce.Do(func() {
+		k.end(frames.ErrClosed)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := k.client.deleteKernel(ctx, k.id)
+		k.cancel()
+		_ = k.conn.CloseNow()
+		k.wg.Wait()
+		if err != nil && !errors.Is(err, ErrUnreachable) {
+			k.stopErr = fmt.Errorf("delete kernel %s: %w", k.id, err)
+		}
+	})
+	return k.stopErr
+}

@@ -1,0 +1,118 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// protocolVersion is the Jupyter messaging version evalhost speaks.
+const protocolVersion = "5.3"
+
+// header is a Jupyter message header.
+type header struct {
+	MsgID    string `json:"msg_id"`
+	Username string `json:"username"`
+	Session  string `json:"session"`
+	Date     string `json:"date"`
+	MsgType  string `json:"msg_type"`
+	Version  string `json:"version"`
+}
+
+// message is one Jupyter message as the gateway's websocket carries it
+// (the JSON form with a "channel" field).
+type message struct {
+	Header       header          `json:"header"`
+	ParentHeader parentHeader    `json:"parent_header"`
+	Metadata     json.RawMessage `json:"metadata"`
+	Content      json.RawMessage `json:"content"`
+	Channel      string          `json:"channel"`
+	Buffers      []any           `json:"buffers"`
+}
+
+// parentHeader keeps only what routing needs; the gateway sends {} for none.
+type parentHeader struct {
+	MsgID   string `json:"msg_id,omitempty"`
+	MsgType string `json:"msg_type,omitempty"`
+}
+
+func newMessage(session, channel, msgType string, content any) (*message, error) {
+	raw, err := json.Marshal(content)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s content: %w", msgType, err)
+	}
+	return &message{
+		Header: header{MsgID: newID(), Username: "evalhost", Session: session,
+			Date: time.Now().UTC().Format(time.RFC3339Nano), MsgType: msgType, Version: protocolVersion},
+		Metadata: json.RawMessage("{}"),
+		Content:  raw,
+		Channel:  channel,
+		Buffers:  []any{},
+	}, nil
+}
+
+// decodeMessage parses one websocket message; the error quotes its start.
+func decodeMessage(raw []byte) (*message, error) {
+	var m message
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("gateway sent a message that is not Jupyter JSON (%v): %.120q", err, raw)
+	}
+	if m.Header.MsgType == "" {
+		return nil, fmt.Errorf("gateway sent a message without header.msg_type: %.120q", raw)
+	}
+	return &m, nil
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Content shapes of the messages evalhost reads.
+type (
+	executeRequest struct {
+		Code            string            `json:"code"`
+		Silent          bool              `json:"silent"`
+		StoreHistory    bool              `json:"store_history"`
+		UserExpressions map[string]string `json:"user_expressions"`
+		AllowStdin      bool              `json:"allow_stdin"`
+		StopOnError     bool              `json:"stop_on_error"`
+	}
+	executeReply struct {
+		Status         string `json:"status"`
+		ExecutionCount int    `json:"execution_count"`
+		Ename          string `json:"ename"`
+		Evalue         string `json:"evalue"`
+	}
+	statusContent struct {
+		ExecutionState string `json:"execution_state"`
+	}
+	streamContent struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+	}
+	displayContent struct {
+		Data           map[string]json.RawMessage `json:"data"`
+		Metadata       json.RawMessage            `json:"metadata"`
+		Transient      transient                  `json:"transient"`
+		ExecutionCount int                        `json:"execution_count"`
+	}
+	transient struct {
+		DisplayID string `json:"display_id"`
+	}
+	clearContent struct {
+		Wait bool `json:"wait"`
+	}
+	errorContent struct {
+		Ename     string   `json:"ename"`
+		Evalue    string   `json:"evalue"`
+		Traceback []string `json:"traceback"`
+	}
+	inputRequest struct {
+		Prompt   string `json:"prompt"`
+		Password bool   `json:"password"`
+	}
+)

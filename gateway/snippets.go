@@ -1,0 +1,107 @@
+package gateway
+
+import "encoding/json"
+
+// Python run inside the kernel by evalhost itself. Each snippet defines one
+// function, calls it and deletes it, so the user's namespace stays clean.
+
+// setupCode applies a cell's cwd (chdir, first on sys.path) and env (a nil
+// value unsets); "" when there is nothing to apply.
+func setupCode(cwd string, env map[string]*string) string {
+	if cwd == "" && len(env) == 0 {
+		return ""
+	}
+	return `def __evh_setup(cwd, env):
+    import os, sys
+    if cwd:
+        os.chdir(cwd)
+        if cwd in sys.path:
+            sys.path.remove(cwd)
+        sys.path.insert(0, cwd)
+    for k, v in env.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+__evh_setup(` + pyString(cwd) + `, ` + pyJSON(env) + `)
+del __evh_setup
+`
+}
+
+// stdinMessage is what input() raises with, as the runner does.
+const stdinMessage = "input() is not supported: stdin is not interactive in evalhost; pass the data in code, a file or an environment variable"
+
+// infoMarker starts the line the start snippet prints with kernel facts.
+const infoMarker = "\x1eEVH-INFO "
+
+// warnMarker starts a line the module loader prints per failed module.
+const warnMarker = "\x1eEVH-WARN "
+
+// startCode makes input() fail at once after the host's empty input_reply,
+// and prints the kernel's python version, pid and executable.
+func startCode() string {
+	return `def __evh_start():
+    import json, os, sys, platform
+    ip = get_ipython()
+    kernel = getattr(ip, "kernel", None)
+    if kernel is not None and hasattr(kernel, "raw_input"):
+        asked = kernel.raw_input
+        def raw_input(prompt=""):
+            asked(prompt)
+            raise EOFError(` + pyString(stdinMessage) + `)
+        kernel.raw_input = raw_input
+    try:
+        import ipykernel
+        version = ipykernel.__version__
+    except Exception:
+        version = ""
+    print(` + pyString(infoMarker) + ` + json.dumps({"python": platform.python_version(), "pid": os.getpid(),
+        "executable": sys.executable, "ipykernel": version}), flush=True)
+__evh_start()
+del __evh_start
+`
+}
+
+// modulesCode loads *.py from dirs in order, a later dir overriding a
+// same-named module of an earlier one, each executed in the user namespace;
+// a module that raises prints a warning line instead of failing the start.
+func modulesCode(dirs []string) string {
+	return `def __evh_modules(dirs):
+    import json, os, traceback
+    chosen = {}
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith(".py") and not n.startswith("."):
+                chosen[n] = os.path.join(d, n)
+    ns = get_ipython().user_ns
+    for n in sorted(chosen):
+        path = chosen[n]
+        try:
+            with open(path, encoding="utf-8") as f:
+                src = f.read()
+            exec(compile(src, path, "exec"), ns)
+        except BaseException as e:
+            msg = "extension module %s raised %s: %s" % (path, type(e).__name__, e)
+            print(` + pyString(warnMarker) + ` + json.dumps(msg), flush=True)
+__evh_modules(` + pyJSON(dirs) + `)
+del __evh_modules
+`
+}
+
+// pyString is a Python string literal: Go's JSON string escapes are all
+// valid Python escapes.
+func pyString(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
+}
+
+// pyJSON is a Python expression for a JSON-able value, decoded by json.loads
+// so that null reads as None wherever it sits.
+func pyJSON(v any) string {
+	raw, _ := json.Marshal(v)
+	return "__import__('json').loads(" + pyString(string(raw)) + ")"
+}

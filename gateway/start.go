@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// DefaultStartTimeout bounds a kernel start (create, connect, initialise).
+const DefaultStartTimeout = 60 * time.Second
+
+// KernelOptions configure a kernel start.
+type KernelOptions struct {
+	Cwd          string             // chdir and first on sys.path; empty keeps the kernel's
+	Env          map[string]*string // os.environ changes; a nil value unsets
+	Prelude      string             // Python run once after the environment (the runner's prelude)
+	ModuleDirs   []string           // extension module dirs, later overriding earlier
+	Grace        time.Duration      // interrupt grace window; 0 means DefaultGrace
+	StartTimeout time.Duration      // 0 means DefaultStartTimeout
+}
+
+// StartKernel creates a kernel, connects it and initialises it. On any
+// failure the kernel is deleted again.
+func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, error) {
+	timeout := opts.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	grace := opts.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	km, err := c.createKernel(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	k, err := c.connect(ctx, km.ID, grace)
+	if err != nil {
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer dcancel()
+		_ = c.deleteKernel(dctx, km.ID)
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	if err := k.initialise(ctx, opts); err != nil {
+		_ = k.Close()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (start timeout %v)", err, timeout)
+		}
+		return nil, fmt.Errorf("start kernel %s: %w", km.ID, err)
+	}
+	return k, nil
+}
+
+// initialise applies cwd/env, patches input, reads the kernel's facts, runs
+// the prelude and loads extension modules.
+func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
+	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, opts.Env)+startCode())
+	if err != nil {
+		return err
+	}
+	if k.ready, err = readyFrame(out); err != nil {
+		return err
+	}
+	if strings.TrimSpace(opts.Prelude) != "" {
+		if _, err := k.runInternal(ctx, "prelude", opts.Prelude); err != nil {
+			return err
+		}
+	}
+	if len(opts.ModuleDirs) > 0 {
+		out, err := k.runInternal(ctx, "extension modules", modulesCode(opts.ModuleDirs))
+		if err != nil {
+			return err
+		}
+		k.warnings = moduleWarnings(out)
+	}
+	return nil
+}
+
+func readyFrame(out string) (frames.Frame, error) {
+	var info struct {
+		Python, Executable, Ipykernel string
+		PID                           int
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, infoMarker); ok {
+			if err := json.Unmarshal([]byte(rest), &info); err != nil {
+				return frames.Frame{}, fmt.Errorf("kernel start snippet printed a bad info line %q: %w", line, err)
+			}
+			runner := "ipykernel"
+			if info.Ipykernel != "" {
+				runner += "/" + info.Ipykernel
+			}
+			return frames.Frame{Type: frames.TypeReady, Runner: runner, Python: info.Python,
+				PID: info.PID, Executable: info.Executable}, nil
+		}
+	}
+	return frames.Frame{}, fmt.Errorf("kernel start snippet printed no info line (is the kernel an IPython kernel?); output: %.200q", out)
+}
+
+func moduleWarnings(out string) []frames.Frame {
+	var ws []frames.Frame
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, warnMarker); ok {
+			var msg string
+			if json.Unmarshal([]byte(rest), &msg) != nil {
+				msg = rest
+			}
+			ws = append(ws, frames.Frame{Type: frames.TypeWarning, Message: msg})
+		}
+	}
+	return ws
+}
+
+// InternalError is evalhost's own snippet raising in the kernel.
+type InternalError struct {
+	Step          string
+	Ename, Evalue string
+	Traceback     []string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("kernel %s step raised %s: %s", e.Step, e.Ename, e.Evalue)
+}
+
+// internalRequest is a silent execute that leaves no history and no count.
+func internalRequest(code string) executeRequest {
+	return executeRequest{Code: code, Silent: true, UserExpressions: map[string]string{}}
+}
+
+// runInternal runs evalhost's own code and returns what it printed to stdout.
+func (k *Kernel) runInternal(ctx context.Context, step, code string) (string, error) {
+	k.busy.Store(true)
+	defer k.busy.Store(false)
+	var out strings.Builder
+	var raised *InternalError
+	err := k.roundTrip(ctx, code, func(m *message) {
+		switch m.Header.MsgType {
+		case "stream":
+			var s streamContent
+			if json.Unmarshal(m.Content, &s) == nil && s.Name == "stdout" {
+				out.WriteString(s.Text)
+			}
+		case "error":
+			var e errorContent
+			_ = json.Unmarshal(m.Content, &e)
+			raised = &InternalError{Step: step, Ename: e.Ename, Evalue: e.Evalue, Traceback: e.Traceback}
+		}
+	})
+	if err != nil {
+		return out.String(), fmt.Errorf("kernel %s step: %w", step, err)
+	}
+	if raised != nil {
+		return out.String(), raised
+	}
+	return out.String(), nil
+}
+
+// roundTrip sends code as a silent execute and hands each of its messages to
+// on until both its reply and its idle status arrived.
+func (k *Kernel) roundTrip(ctx context.Context, code string, on func(*message)) error {
+	id, err := k.send(ctx, "shell", "execute_request", internalRequest(code))
+	if err != nil {
+		return err
+	}
+	var gotReply, gotIdle bool
+	handle := func(in inbound) {
+		if in.msg == nil || in.msg.ParentHeader.MsgID != id {
+			return
+		}
+		switch in.msg.Header.MsgType {
+		case "execute_reply":
+			gotReply = true
+		case "status":
+			var st statusContent
+			gotIdle = gotIdle || json.Unmarshal(in.msg.Content, &st) == nil && st.ExecutionState == "idle"
+		default:
+			on(in.msg)
+		}
+	}
+	for !(gotReply && gotIdle) {
+		select {
+		case in := <-k.in:
+			handle(in)
+		case <-k.done:
+			for drained := false; !drained; {
+				select {
+				case in := <-k.in:
+					handle(in)
+				default:
+					drained = true
+				}
+			}
+			if gotReply && gotIdle {
+				return nil
+			}
+			return k.endErr
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), context.Cause(ctx))
+		}
+	}
+	return nil
+}
