@@ -1,0 +1,127 @@
+package notebook
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// Edit replaces cell i's source, keeping its type, metadata, outputs and id.
+func (nb *Notebook) Edit(i int, source string) error {
+	if i < 0 || i >= len(nb.cells) {
+		return nb.indexError("edit", i, len(nb.cells)-1)
+	}
+	nb.cells[i] = withSource(nb.cells[i], source)
+	return nil
+}
+
+// Insert adds a new cell at index i (0..Len()), as nbformat's new_*_cell
+// builds it: empty metadata, code cells with execution_count null and no
+// outputs, and an id when the notebook is nbformat 4.5 or later.
+func (nb *Notebook) Insert(i int, t CellType, source string) error {
+	if i < 0 || i > len(nb.cells) {
+		return nb.indexError("insert", i, len(nb.cells))
+	}
+	if _, err := ParseCellType(string(t)); err != nil {
+		return err
+	}
+	c := nb.newCell(t, source, nb.idSet())
+	nb.cells = append(nb.cells, nil)
+	copy(nb.cells[i+1:], nb.cells[i:])
+	nb.cells[i] = c
+	return nil
+}
+
+// Delete removes cell i and returns it.
+func (nb *Notebook) Delete(i int) (Cell, error) {
+	if i < 0 || i >= len(nb.cells) {
+		return Cell{}, nb.indexError("delete", i, len(nb.cells)-1)
+	}
+	c := nb.Cell(i)
+	nb.cells = append(nb.cells[:i:i], nb.cells[i+1:]...)
+	return c, nil
+}
+
+func (nb *Notebook) indexError(what string, i, max int) error {
+	return &IndexError{What: what, Index: i, Max: max, Cells: len(nb.cells)}
+}
+
+// withSource returns a copy of cell c with the given source, or c itself
+// when the source is unchanged (keeping its original spelling).
+func withSource(c *value, source string) *value {
+	if old, ok := joinStrings(c.get("source")); ok && old == source {
+		return c
+	}
+	c = c.shallowCopy()
+	c.set("source", linesValue(source))
+	return c
+}
+
+// withType returns a copy of cell c converted to type t: code cells get
+// execution_count and outputs when missing; markdown and raw cells lose
+// them. Code cells cannot carry attachments in nbformat, so those go too.
+func withType(c *value, t CellType) *value {
+	if old, _ := c.get("cell_type").str(); old == string(t) {
+		return c
+	}
+	c = c.shallowCopy()
+	c.set("cell_type", newString(string(t)))
+	if t == Code {
+		if c.get("execution_count") == nil {
+			c.set("execution_count", nullValue)
+		}
+		if c.get("outputs") == nil {
+			c.set("outputs", emptyArray)
+		}
+		c.del("attachments")
+		return c
+	}
+	c.del("execution_count")
+	c.del("outputs")
+	return c
+}
+
+func (nb *Notebook) newCell(t CellType, source string, ids map[string]bool) *value {
+	c := newObject()
+	c.set("cell_type", newString(string(t)))
+	if nb.wantsIDs() {
+		c.set("id", newString(newCellID(ids)))
+	}
+	c.set("metadata", newObject())
+	c.set("source", linesValue(source))
+	if t == Code {
+		c.set("execution_count", nullValue)
+		c.set("outputs", emptyArray)
+	}
+	return c
+}
+
+// wantsIDs reports whether cells must carry ids: nbformat 4.5 and later
+// require them, and earlier schemas forbid them.
+func (nb *Notebook) wantsIDs() bool {
+	major, minor := nb.Version()
+	return major > 4 || major == 4 && minor >= 5
+}
+
+func (nb *Notebook) idSet() map[string]bool {
+	ids := make(map[string]bool, len(nb.cells))
+	for _, c := range nb.cells {
+		if id, ok := c.get("id").str(); ok {
+			ids[id] = true
+		}
+	}
+	return ids
+}
+
+// newCellID returns an id like nbformat's (uuid4().hex[:8]: eight lowercase
+// hex digits) not in ids, and adds it there.
+func newCellID(ids map[string]bool) string {
+	var b [4]byte
+	for {
+		rand.Read(b[:]) // never fails since Go 1.24
+		id := hex.EncodeToString(b[:])
+		if !ids[id] {
+			ids[id] = true
+			return id
+		}
+	}
+}

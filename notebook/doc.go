@@ -1,0 +1,31 @@
+// Package notebook edits Jupyter .ipynb files losslessly and records
+// execution output into them.
+//
+// Contract:
+//   - [Parse]/[Load] validate a notebook (JSON, a "cells" array, cell objects
+//     with a valid cell_type, source a string or array of strings) and say
+//     what is wrong and where ([*SyntaxError] with line and column,
+//     [*StructureError] with cell index and field; both match [ErrInvalid]).
+//   - The model keeps the file's JSON text: key order, unknown fields, the
+//     spelling of every number and string, the indent unit and the final
+//     newline. [Notebook.Bytes] of an unedited notebook is the file it was
+//     parsed from; an edit changes only the touched cells' lines. New values
+//     are written as nbformat writes them (json.dumps indent=1, sorted keys,
+//     ensure_ascii=False, multiline text split with str.splitlines(True)).
+//   - [Notebook.Text] is the editable view: "# %% [code|markdown|raw] cell:N"
+//     markers, every line "\n"-terminated, source lines that start with
+//     "# %%" behind any backslashes escaped with one more backslash.
+//     [Notebook.ApplyText] is its inverse: text before the first marker, bad
+//     markers, unknown or reused cell:N are [*TextError]s ([ErrBadText]).
+//     Reused cells keep metadata, outputs, attachments and id; new cells get
+//     nbformat-style ids (8 hex digits) in nbformat >= 4.5 notebooks; code
+//     cells have execution_count and outputs, markdown and raw cells do not.
+//   - [Notebook.Edit], [Notebook.Insert], [Notebook.Delete] are the cell
+//     actions; a bad index is an [*IndexError] ([ErrIndex]).
+//   - [Notebook.Save] and [WriteFile] write through a temp file in the same
+//     directory, fsync and rename: on any failure the file is unchanged.
+//   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
+//     cell, as nbclient records kernel messages.
+//
+// It imports no other evalhost package except frames.
+package notebook

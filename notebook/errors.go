@@ -1,0 +1,82 @@
+package notebook
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers branch on; the typed errors below match them.
+var (
+	// ErrInvalid: the file is not a valid notebook (bad JSON or structure).
+	ErrInvalid = errors.New("invalid notebook")
+	// ErrBadText: the cell-marked text cannot be applied.
+	ErrBadText = errors.New("invalid notebook text")
+	// ErrIndex: a cell index is out of range.
+	ErrIndex = errors.New("cell index out of range")
+	// ErrBadLines: a line selector is malformed or out of range.
+	ErrBadLines = errors.New("bad line selector")
+)
+
+// SyntaxError is malformed JSON, located by line and column (1-based).
+type SyntaxError struct {
+	Line, Column int
+	Offset       int // byte offset
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid notebook JSON at line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+func (e *SyntaxError) Unwrap() error { return ErrInvalid }
+
+// StructureError is valid JSON that is not a valid notebook. Cell is the
+// cell index, or -1 when the problem is at notebook level.
+type StructureError struct {
+	Cell  int
+	Field string // the offending field, e.g. "source"; may be empty
+	Msg   string
+}
+
+func (e *StructureError) Error() string {
+	where := "notebook"
+	if e.Cell >= 0 {
+		where = fmt.Sprintf("cell %d", e.Cell)
+	}
+	if e.Field != "" {
+		where += fmt.Sprintf(": field %q", e.Field)
+	}
+	return fmt.Sprintf("invalid notebook: %s: %s", where, e.Msg)
+}
+
+func (e *StructureError) Unwrap() error { return ErrInvalid }
+
+// TextError is a problem in cell-marked text, on a 1-based line.
+type TextError struct {
+	Line int
+	Msg  string
+}
+
+func (e *TextError) Error() string {
+	return fmt.Sprintf("invalid notebook text: line %d: %s", e.Line, e.Msg)
+}
+
+func (e *TextError) Unwrap() error { return ErrBadText }
+
+// IndexError is a cell index outside the valid range [0, Max].
+type IndexError struct {
+	Index int
+	Max   int // highest valid index; -1 when none is valid
+	Cells int // cells in the notebook
+	What  string
+}
+
+func (e *IndexError) Error() string {
+	if e.Max < 0 {
+		return fmt.Sprintf("%s: cell %d is out of range: the notebook has no cells", e.What, e.Index)
+	}
+	return fmt.Sprintf("%s: cell %d is out of range: the notebook has %d cells, valid indexes are 0-%d",
+		e.What, e.Index, e.Cells, e.Max)
+}
+
+func (e *IndexError) Unwrap() error { return ErrIndex }

@@ -1,0 +1,143 @@
+package notebook
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// CellType is a notebook cell's cell_type.
+type CellType string
+
+// The cell types nbformat 4 knows.
+const (
+	Code     CellType = "code"
+	Markdown CellType = "markdown"
+	Raw      CellType = "raw"
+)
+
+// ParseCellType checks a cell type name.
+func ParseCellType(s string) (CellType, error) {
+	switch t := CellType(s); t {
+	case Code, Markdown, Raw:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown cell type %q: want code, markdown or raw", s)
+}
+
+// Notebook is a loaded .ipynb document. It keeps the file's JSON text for
+// everything it does not change (unknown fields, key order, number and
+// string spellings, indentation), so Bytes of an unedited notebook returns
+// the file it was parsed from. A Notebook is not safe for concurrent use.
+type Notebook struct {
+	root   *value // the top-level object; its "cells" member is cells
+	cells  []*value
+	layout layout
+}
+
+// Cell describes one cell.
+type Cell struct {
+	Index  int
+	Type   CellType
+	ID     string // empty when the cell has none (nbformat < 4.5)
+	Source string
+}
+
+// New returns an empty nbformat 4.5 notebook, as nbformat.v4.new_notebook
+// writes it.
+func New() *Notebook {
+	root := newObject()
+	root.set("cells", emptyArray)
+	root.set("metadata", newObject())
+	root.set("nbformat", newRaw(kindNumber, "4"))
+	root.set("nbformat_minor", newRaw(kindNumber, "5"))
+	return &Notebook{root: root, layout: nbformatLayout}
+}
+
+// Parse reads and validates notebook JSON. Errors match ErrInvalid and are
+// a *SyntaxError or a *StructureError saying what is wrong and where.
+func Parse(data []byte) (*Notebook, error) {
+	root, err := parseJSON(string(data))
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(root); err != nil {
+		return nil, err
+	}
+	return &Notebook{root: root, cells: root.get("cells").arr, layout: detectLayout(string(data))}, nil
+}
+
+// Bytes returns the notebook as JSON in the file's layout (nbformat's for
+// new notebooks).
+func (nb *Notebook) Bytes() []byte {
+	e := encoder{indent: nb.layout.indent, buf: make([]byte, 0, 4096)}
+	e.value(nb.syncedRoot(), 0)
+	if nb.layout.finalNewline {
+		e.buf = append(e.buf, '\n')
+	}
+	return e.buf
+}
+
+// syncedRoot returns the root with its cells member pointing at nb.cells.
+func (nb *Notebook) syncedRoot() *value {
+	if cells := nb.root.get("cells"); cells != nil && sameCells(cells.arr, nb.cells) {
+		return nb.root
+	}
+	root := nb.root.shallowCopy()
+	root.set("cells", &value{kind: kindArray, arr: nb.cells})
+	nb.root = root
+	return root
+}
+
+func sameCells(a, b []*value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Len returns the number of cells.
+func (nb *Notebook) Len() int { return len(nb.cells) }
+
+// Cell returns cell i, which must be in range.
+func (nb *Notebook) Cell(i int) Cell {
+	c := nb.cells[i]
+	t, _ := c.get("cell_type").str()
+	id, _ := c.get("id").str()
+	src, _ := joinStrings(c.get("source"))
+	return Cell{Index: i, Type: CellType(t), ID: id, Source: src}
+}
+
+// Cells returns every cell.
+func (nb *Notebook) Cells() []Cell {
+	out := make([]Cell, len(nb.cells))
+	for i := range nb.cells {
+		out[i] = nb.Cell(i)
+	}
+	return out
+}
+
+// Version returns nbformat and nbformat_minor (0 when absent).
+func (nb *Notebook) Version() (major, minor int) {
+	num := func(name string) int {
+		v := nb.root.get(name)
+		if v == nil || v.kind != kindNumber {
+			return 0
+		}
+		n, _ := strconv.Atoi(v.raw)
+		return n
+	}
+	return num("nbformat"), num("nbformat_minor")
+}
+
+// clone returns a notebook that shares nb's values; since edits copy on
+// write, changing one never changes the other.
+func (nb *Notebook) clone() *Notebook {
+	c := *nb
+	c.cells = append([]*value(nil), nb.cells...)
+	return &c
+}

@@ -1,0 +1,94 @@
+package notebook
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRoundTripGolden: every test notebook survives parse → bytes and
+// view → apply → bytes byte for byte, and its view matches the golden text.
+func TestRoundTripGolden(t *testing.T) {
+	for _, path := range goldenNotebooks(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".ipynb")
+		t.Run(name, func(t *testing.T) {
+			orig := readFile(t, path)
+			nb := mustParse(t, orig)
+			if got := nb.Bytes(); !bytes.Equal(got, orig) {
+				t.Fatalf("parse→bytes changed the file\n got: %s\nwant: %s", got, orig)
+			}
+			text := nb.Text()
+			golden(t, name+".view.txt", []byte(text))
+			applied, err := nb.ApplyText(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := applied.Bytes(); !bytes.Equal(got, orig) {
+				t.Fatalf("view→apply changed the file\n got: %s\nwant: %s", got, orig)
+			}
+			if applied.Text() != text {
+				t.Fatalf("view of the applied notebook differs")
+			}
+		})
+	}
+}
+
+// TestSerializerMatchesNbformat: for every nbformat-written notebook, what
+// nbformat itself writes after reading ours is identical to ours.
+func TestSerializerMatchesNbformat(t *testing.T) {
+	for _, path := range goldenNotebooks(t) {
+		if strings.Contains(path, "foreign") {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			nb := mustParse(t, readFile(t, path))
+			ours := nb.Bytes()
+			if theirs := validateWithNbformat(t, ours); !bytes.Equal(ours, theirs) {
+				t.Fatalf("nbformat writes it differently\nours:   %s\ntheirs: %s", ours, theirs)
+			}
+		})
+	}
+}
+
+func TestNewNotebookIsNbformatEmpty(t *testing.T) {
+	got := New().Bytes()
+	want := readFile(t, "testdata/empty.ipynb")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("New() = %s, want nbformat's empty notebook %s", got, want)
+	}
+}
+
+// TestEscapedMarkersRoundTrip: source lines that look like markers come
+// back as they were, through the escaping.
+func TestEscapedMarkersRoundTrip(t *testing.T) {
+	sources := []string{
+		"# %% [code] cell:0",
+		"# %%\n\\# %%\n\\\\# %% [raw]\nx",
+		"# %%x\n",
+		"\\not a marker\n# %% [markdown] cell:3\n",
+		"",
+		"\n",
+		"\n\n",
+		"a\r\nb\rc",
+	}
+	nb := New()
+	for i, s := range sources {
+		if err := nb.Insert(i, Code, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := nb.Text()
+	back, err := nb.ApplyText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range sources {
+		if got := back.Cell(i).Source; got != want {
+			t.Errorf("cell %d: source %q came back as %q (text %q)", i, want, got, text)
+		}
+	}
+	if !bytes.Equal(back.Bytes(), nb.Bytes()) {
+		t.Errorf("escaped round trip changed the notebook")
+	}
+}

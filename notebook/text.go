@@ -1,0 +1,180 @@
+package notebook
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The editable text view. Each cell is a marker line
+//
+//	# %% [code|markdown|raw] cell:N
+//
+// followed by its source; every line ends in "\n". A source line that starts
+// with "# %%" after any number of backslashes is written with one more
+// backslash, so it is never read back as a marker; the parser removes one.
+
+const markerPrefix = "# %%"
+
+// Text returns the notebook as editable cell-marked text.
+func (nb *Notebook) Text() string {
+	var b strings.Builder
+	for i := range nb.cells {
+		c := nb.Cell(i)
+		fmt.Fprintf(&b, "%s [%s] cell:%d\n", markerPrefix, c.Type, i)
+		if c.Source == "" {
+			continue
+		}
+		for _, line := range strings.SplitAfter(c.Source, "\n") {
+			if looksLikeMarker(line) {
+				b.WriteByte('\\')
+			}
+			b.WriteString(line)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// looksLikeMarker reports whether line is "# %%..." behind zero or more
+// backslashes: the lines the view escapes.
+func looksLikeMarker(line string) bool {
+	return strings.HasPrefix(strings.TrimLeft(line, `\`), markerPrefix)
+}
+
+// textCell is one cell parsed from the text view.
+type textCell struct {
+	typ    CellType
+	index  int // the original cell it reuses, or -1
+	source string
+	line   int // of its marker
+}
+
+// parseText splits cell-marked text into cells. One final "\n" is optional.
+func parseText(text string) ([]textCell, error) {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return nil, nil
+	}
+	var (
+		cells []textCell
+		src   []string
+	)
+	flush := func() {
+		if len(cells) > 0 {
+			cells[len(cells)-1].source = strings.Join(src, "\n")
+		}
+		src = src[:0]
+	}
+	for n, line := range strings.Split(text, "\n") {
+		lineNo := n + 1
+		if strings.HasPrefix(line, markerPrefix) {
+			c, err := parseMarker(line, lineNo)
+			if err != nil {
+				return nil, err
+			}
+			flush()
+			cells = append(cells, c)
+			continue
+		}
+		if len(cells) == 0 {
+			return nil, &TextError{Line: lineNo, Msg: fmt.Sprintf(
+				"text before the first cell marker: %s; the text must start with a marker such as \"# %%%% [code] cell:0\" (blank lines included)",
+				quoteLine(line))}
+		}
+		if strings.HasPrefix(line, `\`) && looksLikeMarker(line) {
+			line = line[1:]
+		}
+		src = append(src, line)
+	}
+	flush()
+	return cells, nil
+}
+
+// parseMarker reads "# %%", "# %% [TYPE]" or "# %% [TYPE] cell:N"; trailing
+// whitespace (a CRLF editor's \r included) is ignored.
+func parseMarker(line string, lineNo int) (textCell, error) {
+	bad := func(why string) (textCell, error) {
+		return textCell{}, &TextError{Line: lineNo, Msg: fmt.Sprintf(
+			"bad cell marker %s: %s; want \"# %%%% [code|markdown|raw]\" optionally followed by \" cell:N\" (escape a source line starting with \"# %%%%\" as \"\\# %%%%\")",
+			quoteLine(line), why)}
+	}
+	c := textCell{typ: Code, index: -1, line: lineNo}
+	rest := strings.TrimRight(line[len(markerPrefix):], " \t\r")
+	if rest == "" {
+		return c, nil
+	}
+	if !strings.HasPrefix(rest, " [") {
+		return bad("no [cell type] after \"# %%\"")
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return bad("unclosed '['")
+	}
+	t, err := ParseCellType(rest[2:end])
+	if err != nil {
+		return bad(err.Error())
+	}
+	c.typ = t
+	rest = rest[end+1:]
+	if rest == "" {
+		return c, nil
+	}
+	num, ok := strings.CutPrefix(rest, " cell:")
+	if !ok {
+		return bad(fmt.Sprintf("unexpected %q after the cell type", rest))
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || strings.HasPrefix(num, "+") {
+		return bad(fmt.Sprintf("cell index %q is not a non-negative integer", num))
+	}
+	c.index = n
+	return c, nil
+}
+
+func quoteLine(line string) string {
+	const max = 80
+	if len(line) > max {
+		return strconv.Quote(line[:max]) + "..."
+	}
+	return strconv.Quote(line)
+}
+
+// ApplyText returns a new notebook whose cells are those of text. A marker's
+// cell:N reuses original cell N (metadata, outputs, attachments, id and key
+// order kept; its type and source updated); each N may appear once. Cells
+// without cell:N are new. nb itself is not changed. Errors match ErrBadText.
+func (nb *Notebook) ApplyText(text string) (*Notebook, error) {
+	parsed, err := parseText(text)
+	if err != nil {
+		return nil, err
+	}
+	usedAt := make(map[int]int, len(parsed))
+	for _, p := range parsed {
+		if p.index < 0 {
+			continue
+		}
+		if p.index >= len(nb.cells) {
+			return nil, &TextError{Line: p.line, Msg: fmt.Sprintf(
+				"cell:%d does not exist: the notebook has %d cells; drop \"cell:%d\" from the marker to add a new cell",
+				p.index, len(nb.cells), p.index)}
+		}
+		if first, dup := usedAt[p.index]; dup {
+			return nil, &TextError{Line: p.line, Msg: fmt.Sprintf(
+				"cell:%d is used twice (first on line %d); each original cell can be reused once: drop \"cell:%d\" from the copy to make it a new cell",
+				p.index, first, p.index)}
+		}
+		usedAt[p.index] = p.line
+	}
+	out := nb.clone()
+	out.cells = make([]*value, len(parsed))
+	ids := nb.idSet()
+	for i, p := range parsed {
+		if p.index < 0 {
+			out.cells[i] = nb.newCell(p.typ, p.source, ids)
+			continue
+		}
+		out.cells[i] = withSource(withType(nb.cells[p.index], p.typ), p.source)
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package notebook
+
+import "fmt"
+
+// validate checks what this package relies on, and what nbformat requires of
+// every cell, so a loaded notebook can be viewed and edited safely. It is not
+// a full nbformat schema check; unknown fields are allowed and kept.
+func validate(root *value) error {
+	if root.kind != kindObject {
+		return &StructureError{Cell: -1, Msg: fmt.Sprintf("top level is a JSON %s, want an object", root.kind)}
+	}
+	cells := root.get("cells")
+	if cells == nil {
+		msg := `missing "cells" array`
+		if root.get("worksheets") != nil {
+			msg += "; this is an nbformat 3 notebook: convert it with `jupyter nbconvert --to notebook --nbformat 4`"
+		}
+		return &StructureError{Cell: -1, Field: "cells", Msg: msg}
+	}
+	if cells.kind != kindArray {
+		return &StructureError{Cell: -1, Field: "cells", Msg: fmt.Sprintf("is a %s, want an array of cells", cells.kind)}
+	}
+	if md := root.get("metadata"); md != nil && md.kind != kindObject {
+		return &StructureError{Cell: -1, Field: "metadata", Msg: fmt.Sprintf("is a %s, want an object", md.kind)}
+	}
+	for _, name := range [...]string{"nbformat", "nbformat_minor"} {
+		if v := root.get(name); v != nil && v.kind != kindNumber {
+			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is a %s, want a number", v.kind)}
+		}
+	}
+	for i, c := range cells.arr {
+		if err := validateCell(i, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateCell(i int, c *value) error {
+	if c.kind != kindObject {
+		return &StructureError{Cell: i, Msg: fmt.Sprintf("is a JSON %s, want an object", c.kind)}
+	}
+	t := c.get("cell_type")
+	if t == nil {
+		return &StructureError{Cell: i, Field: "cell_type", Msg: "missing; want code, markdown or raw"}
+	}
+	name, ok := t.str()
+	if !ok {
+		return &StructureError{Cell: i, Field: "cell_type", Msg: fmt.Sprintf("is a %s, want the string code, markdown or raw", t.kind)}
+	}
+	if _, err := ParseCellType(name); err != nil {
+		return &StructureError{Cell: i, Field: "cell_type", Msg: err.Error()}
+	}
+	if src := c.get("source"); src != nil {
+		if _, ok := joinStrings(src); !ok {
+			return &StructureError{Cell: i, Field: "source", Msg: "want a string or an array of strings"}
+		}
+	}
+	if md := c.get("metadata"); md != nil && md.kind != kindObject {
+		return &StructureError{Cell: i, Field: "metadata", Msg: fmt.Sprintf("is a %s, want an object", md.kind)}
+	}
+	if out := c.get("outputs"); out != nil && out.kind != kindArray {
+		return &StructureError{Cell: i, Field: "outputs", Msg: fmt.Sprintf("is a %s, want an array", out.kind)}
+	}
+	if id := c.get("id"); id != nil && id.kind != kindString {
+		return &StructureError{Cell: i, Field: "id", Msg: fmt.Sprintf("is a %s, want a string", id.kind)}
+	}
+	return nil
+}
