@@ -1,0 +1,21 @@
+// Package host runs one interpreter process: runner.py under a Python
+// executable, speaking the protocol in package frames.
+//
+// Start spawns the runner in its own process group, with a parent-death
+// signal, four pipes (requests on fd 0, raw stdout on fd 1, raw stderr on
+// fd 2, frames on fd 3) and a fresh sync nonce, and returns once the runner
+// is ready, or a *StartError with the child's stderr tail.
+//
+// Execute runs one cell at a time and hands its frames to the caller in
+// arrival order from the calling goroutine. Raw bytes from fd 1 and 2 become
+// stdout and stderr frames (never splitting a UTF-8 sequence); a cell's done
+// frame is delivered only after its sync mark was seen on both, so all of
+// its output comes first. Bytes written while no cell runs go to the next
+// cell (bounded), and stderr outside cells feeds the tail used in errors.
+//
+// Cancellation interrupts (SIGINT to the group), waits a grace window for
+// done, then terminates and kills the group (frames.ErrKilled). Death during
+// a cell is noticed when the process is reaped and reported as a
+// *frames.DeathError. Close and Kill return only when the child is reaped and
+// every goroutine of the Process has ended.
+package host

@@ -1,0 +1,177 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// maxIDLen bounds a request id, which travels inside the sync marks.
+const maxIDLen = 200
+
+// Execute runs req as one cell. It calls emit, serially from the calling
+// goroutine, with the cell's frames (started, stdout, stderr, display, result,
+// error, input, warning, ...) in arrival order, all before it returns, and
+// returns the done frame. An empty req.ID gets a generated one.
+//
+// Errors: frames.ErrBusy when a cell is already executing; frames.ErrClosed
+// when p was closed or had died before the call (or was closed during it); a
+// *frames.DeathError when the interpreter dies during the cell (the output it
+// produced first is still emitted). When ctx ends, Execute sends SIGINT to the
+// process group and waits Options.Grace for the done frame, which it then
+// returns (Cancelled set, nil error, interpreter alive); otherwise it
+// terminates and kills the group and returns an error wrapping
+// frames.ErrKilled. emit must not call Close or Kill.
+func (p *Process) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if req.Exit {
+		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the interpreter")
+	}
+	if p.closing.Load() || !p.Alive() {
+		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrClosed)
+	}
+	if !p.busy.CompareAndSwap(false, true) {
+		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrBusy)
+	}
+	defer p.busy.Store(false)
+	if req.ID == "" {
+		req.ID = "c" + strconv.FormatUint(p.seq.Add(1), 10)
+	} else if err := checkID(req.ID); err != nil {
+		return frames.Frame{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return frames.Frame{}, fmt.Errorf("execute: cell %q not sent: %w", req.ID, err)
+	}
+	c := &cell{id: req.ID, out: make(chan frames.Frame, 64)}
+	select {
+	case p.register <- c:
+	case <-p.pumpDone:
+		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrClosed)
+	}
+	killed := false
+	if err := p.send(ctx, &req); err != nil && !errors.Is(err, syscall.EPIPE) {
+		// A partly written request leaves the channel unusable.
+		killed = true
+		_ = p.signalGroup(syscall.SIGKILL)
+	}
+	return p.await(ctx, c, emit, killed)
+}
+
+func checkID(id string) error {
+	if len(id) > maxIDLen {
+		return fmt.Errorf("execute: request id is %d bytes long; use at most %d", len(id), maxIDLen)
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("execute: request id %q contains a control character; use printable text", id)
+		}
+	}
+	return nil
+}
+
+// send writes the request line; ctx ending interrupts a blocked write.
+func (p *Process) send(ctx context.Context, req *frames.Request) error {
+	line := frames.AppendRequest(make([]byte, 0, len(req.Code)+128), req)
+	line = append(line, '\n')
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = p.reqW.SetWriteDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+	_, err := p.reqW.Write(line)
+	if !stop() {
+		<-fired
+		_ = p.reqW.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		return fmt.Errorf("send cell %q: %w", req.ID, err)
+	}
+	return nil
+}
+
+// await relays c's frames to emit until the pump closes c.out, handling
+// cancellation (interrupt, then escalation) on the way.
+func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), killed bool) (frames.Frame, error) {
+	var (
+		done    *frames.Frame
+		ctxDone = ctx.Done()
+		esc     escalation
+	)
+	defer esc.stop()
+	for {
+		select {
+		case f, ok := <-c.out:
+			if !ok {
+				return p.outcome(c, done, killed || esc.killed)
+			}
+			if f.Type == frames.TypeDone && f.ID == c.id {
+				done = &f
+				continue
+			}
+			emit(f)
+		case <-ctxDone:
+			ctxDone = nil
+			_ = p.signalGroup(syscall.SIGINT)
+			esc.arm(p.opts.Grace)
+		case <-esc.c:
+			esc.step(p)
+		}
+	}
+}
+
+// outcome turns the end of c's stream into Execute's result.
+func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Frame, error) {
+	if done != nil && !killed {
+		return *done, nil
+	}
+	// The streams ended without done: the interpreter is exiting, or closed
+	// its output and is unusable.
+	if !p.waitExit(p.opts.Grace) {
+		_ = p.signalGroup(syscall.SIGKILL)
+		<-p.exited
+	}
+	switch {
+	case killed:
+		return frames.Frame{}, fmt.Errorf("cell %q: %w within %s; interpreter state lost", c.id, frames.ErrKilled, p.opts.Grace)
+	case p.closing.Load():
+		return frames.Frame{}, fmt.Errorf("cell %q: %w while the cell ran", c.id, frames.ErrClosed)
+	default:
+		return frames.Frame{}, fmt.Errorf("cell %q: %w", c.id, p.deathError())
+	}
+}
+
+// escalation is the timer ladder after an interrupt: grace, then SIGTERM,
+// then after termGrace SIGKILL.
+type escalation struct {
+	t      *time.Timer
+	c      <-chan time.Time
+	killed bool
+	termed bool
+}
+
+func (e *escalation) arm(d time.Duration) {
+	e.t = time.NewTimer(d)
+	e.c = e.t.C
+}
+
+func (e *escalation) step(p *Process) {
+	e.killed = true
+	if !e.termed {
+		e.termed = true
+		_ = p.signalGroup(syscall.SIGTERM)
+		e.t.Reset(termGrace)
+		return
+	}
+	e.c = nil
+	_ = p.signalGroup(syscall.SIGKILL)
+}
+
+func (e *escalation) stop() {
+	if e.t != nil {
+		e.t.Stop()
+	}
+}

@@ -1,0 +1,184 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+var testRunner = flag.String("runner", os.Getenv("HOST_TEST_RUNNER"), "runner.py path (default: the embedded runner)")
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("HOST_FAKE_RUNNER"); mode != "" {
+		os.Exit(fakeRunner(mode))
+	}
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+// fakeRunner plays a child a real interpreter can't: one that never gets ready.
+func fakeRunner(mode string) int {
+	switch mode {
+	case "noready":
+		fmt.Fprintln(os.Stderr, "fake runner: loading modules")
+		fmt.Fprintln(os.Stderr, "fake runner: stuck before ready")
+		time.Sleep(time.Minute)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "unknown fake runner mode %q\n", mode)
+		return 2
+	}
+}
+
+var (
+	pyOnce sync.Once
+	pyPath string
+	pyErr  error
+)
+
+// python resolves python3 to its real executable once (pyenv shims cost
+// tens of milliseconds per start).
+func python(tb testing.TB) string {
+	tb.Helper()
+	pyOnce.Do(func() {
+		out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+		pyPath, pyErr = strings.TrimSpace(string(out)), err
+	})
+	if pyErr != nil || pyPath == "" {
+		tb.Skipf("no python3: %v", pyErr)
+	}
+	return pyPath
+}
+
+func runnerPath(tb testing.TB) string {
+	tb.Helper()
+	if *testRunner != "" {
+		return *testRunner
+	}
+	tb.Skip("no runner: set -runner or HOST_TEST_RUNNER")
+	return ""
+}
+
+func pyOptions(tb testing.TB) Options {
+	return Options{Python: python(tb), Args: []string{"-X", "utf8"}, Runner: runnerPath(tb), Grace: 2 * time.Second}
+}
+
+// checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines
+// that outlived the test.
+func checkClean(t *testing.T, limit time.Duration) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	dog := time.AfterFunc(limit, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		fmt.Fprintf(os.Stderr, "deadlock watchdog: %s ran longer than %s\n%s\n", t.Name(), limit, buf[:n])
+		panic("deadlock watchdog fired in " + t.Name())
+	})
+	t.Cleanup(func() {
+		dog.Stop()
+		deadline := time.Now().Add(3 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<20)
+			t.Errorf("leaked goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+// startPy starts a real runner, closes it at cleanup and checks that no
+// process of its group is left.
+func startPy(t *testing.T, mod func(*Options)) *Process {
+	t.Helper()
+	o := pyOptions(t)
+	if mod != nil {
+		mod(&o)
+	}
+	p, err := Start(context.Background(), o)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		checkGone(t, p.Pid())
+	})
+	return p
+}
+
+// checkGone fails when pid or any member of its process group still exists.
+func checkGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		errP, errG := syscall.Kill(pid, 0), syscall.Kill(-pid, 0)
+		if errP == syscall.ESRCH && errG == syscall.ESRCH {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("pid %d or its group still exists (pid: %v, group: %v)", pid, errP, errG)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// run executes code and collects what Execute emitted.
+type run struct {
+	frames []frames.Frame
+	done   frames.Frame
+	err    error
+}
+
+func (r *run) stdout() string { return r.text(frames.TypeStdout) }
+func (r *run) stderr() string { return r.text(frames.TypeStderr) }
+
+func (r *run) text(t frames.Type) string {
+	var b strings.Builder
+	for _, f := range r.frames {
+		if f.Type == t {
+			b.WriteString(f.Data)
+		}
+	}
+	return b.String()
+}
+
+func (r *run) first(t frames.Type) (frames.Frame, bool) {
+	for _, f := range r.frames {
+		if f.Type == t {
+			return f, true
+		}
+	}
+	return frames.Frame{}, false
+}
+
+func execute(t *testing.T, p *Process, ctx context.Context, code string) *run {
+	t.Helper()
+	r := &run{}
+	r.done, r.err = p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
+		r.frames = append(r.frames, f)
+	})
+	return r
+}
+
+func dumpFrames(fs []frames.Frame) string {
+	var b bytes.Buffer
+	for i := range fs {
+		b.Write(frames.AppendJSON(nil, &fs[i]))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

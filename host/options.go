@@ -1,0 +1,99 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultGrace        = 2 * time.Second
+)
+
+// Options describe how to start one runner process.
+type Options struct {
+	Python string   // interpreter: a path, or a name looked up on PATH
+	Args   []string // interpreter arguments before the runner path, e.g. -X utf8
+	Runner string   // path of runner.py
+	// Env is the complete child environment, already filtered; nil means
+	// this process's environment. EVALHOST_SYNC_NONCE is always replaced.
+	Env          []string
+	Dir          string        // working directory; empty means this process's
+	StartTimeout time.Duration // until ready; default DefaultStartTimeout
+	Grace        time.Duration // interrupt → kill, exit → kill; default DefaultGrace
+	MaxLine      int           // frame line bound on fd 3; default frames.DefaultMaxLine
+}
+
+// ErrNoInterpreter: Options.Python does not name a runnable file.
+var ErrNoInterpreter = errors.New("interpreter not found")
+
+// withDefaults fills zero fields and checks that the paths exist, so a bad
+// option fails with a message naming it instead of a terse exec error.
+func (o Options) withDefaults() (Options, error) {
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = frames.DefaultMaxLine
+	}
+	if o.Python == "" {
+		return o, fmt.Errorf("%w: Options.Python is empty; pass the path of a python3 executable", ErrNoInterpreter)
+	}
+	path, err := exec.LookPath(o.Python)
+	if err != nil {
+		return o, fmt.Errorf("%w: %q: %w", ErrNoInterpreter, o.Python, unwrapExecErr(err))
+	}
+	o.Python = path
+	if o.Runner == "" {
+		return o, errors.New("Options.Runner is empty; pass the runner.py path (runner.Path gives one)")
+	}
+	if st, err := os.Stat(o.Runner); err != nil {
+		return o, fmt.Errorf("runner script: %w", err)
+	} else if st.IsDir() {
+		return o, fmt.Errorf("runner script %q is a directory, not runner.py", o.Runner)
+	}
+	if o.Dir != "" {
+		if st, err := os.Stat(o.Dir); err != nil {
+			return o, fmt.Errorf("working directory: %w", err)
+		} else if !st.IsDir() {
+			return o, fmt.Errorf("working directory %q is not a directory", o.Dir)
+		}
+	}
+	return o, nil
+}
+
+// unwrapExecErr drops exec.Error's own "exec: name:" prefix, which would
+// repeat the path already in our message.
+func unwrapExecErr(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+// childEnv returns env (or this process's) with the sync nonce set.
+func childEnv(env []string, nonce string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, nonceEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, nonceEnv+"="+nonce)
+}
+
+const nonceEnv = "EVALHOST_SYNC_NONCE"

@@ -1,0 +1,175 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// termGrace is how long a SIGTERM gets before SIGKILL, once the grace window
+// for an interrupt or an exit request has passed.
+const termGrace = 250 * time.Millisecond
+
+// drainTimeout is how long the output pipes may stay open after the child is
+// reaped (a grandchild outside the process group may hold them forever).
+const drainTimeout = 150 * time.Millisecond
+
+// Process is one running runner.py interpreter. Execute runs one cell at a
+// time; the other methods are safe to call from any goroutine.
+type Process struct {
+	opts  Options
+	cmd   *exec.Cmd
+	pid   int
+	nonce string
+	ready frames.Frame
+
+	reqW             *os.File // fd 0 of the child, write end
+	outR, errR, frR  *os.File // fds 1, 2, 3 of the child, read ends
+	events           chan event
+	register         chan *cell
+	readyCh          chan frames.Frame
+	exited, pumpDone chan struct{}
+	state            *os.ProcessState // set before exited is closed
+
+	tail      tailRing
+	busy      atomic.Bool
+	closing   atomic.Bool
+	seq       atomic.Uint64
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// Ready returns the runner's ready frame.
+func (p *Process) Ready() frames.Frame { return p.ready }
+
+// Pid returns the interpreter's process id (also its process group id).
+func (p *Process) Pid() int { return p.pid }
+
+// Done is closed once the interpreter has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.exited }
+
+// Alive reports whether the interpreter has not exited yet.
+func (p *Process) Alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Interrupt sends SIGINT to the interpreter's process group: the running cell
+// gets a KeyboardInterrupt; an idle runner ignores it.
+func (p *Process) Interrupt() error {
+	if !p.Alive() {
+		return fmt.Errorf("interrupt: %w", frames.ErrClosed)
+	}
+	if err := p.signalGroup(syscall.SIGINT); err != nil {
+		return fmt.Errorf("interrupt pid %d: %w", p.pid, err)
+	}
+	return nil
+}
+
+// Close asks the runner to exit, waits up to Options.Grace, then terminates
+// and kills the process group. It returns once the child is reaped and every
+// goroutine of p has ended. Safe to call more than once and with Kill.
+// Do not call it from an Execute emit callback: it waits for that cell.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		p.closing.Store(true)
+		p.requestExit()
+		if p.waitExit(p.opts.Grace) {
+			return
+		}
+		_ = p.signalGroup(syscall.SIGTERM)
+		if !p.waitExit(termGrace) {
+			_ = p.signalGroup(syscall.SIGKILL)
+		}
+	})
+	<-p.exited
+	p.wg.Wait()
+	return nil
+}
+
+// Kill kills the process group at once and returns once the child is reaped
+// and every goroutine of p has ended. Safe to call more than once.
+// Do not call it from an Execute emit callback: it waits for that cell.
+func (p *Process) Kill() error {
+	p.closing.Store(true)
+	if p.Alive() {
+		_ = p.signalGroup(syscall.SIGKILL)
+	}
+	<-p.exited
+	p.wg.Wait()
+	return nil
+}
+
+// requestExit writes the exit request and closes stdin, which the runner
+// also takes as a request to leave.
+func (p *Process) requestExit() {
+	line := append(frames.AppendRequest(nil, &frames.Request{Exit: true}), '\n')
+	_ = p.reqW.SetWriteDeadline(time.Now().Add(p.opts.Grace))
+	_, _ = p.reqW.Write(line)
+	_ = p.reqW.Close()
+}
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signalGroup signals the whole process group, so shell pipelines and
+// subprocesses the cell started get the same interrupt or kill.
+func (p *Process) signalGroup(sig syscall.Signal) error {
+	err := syscall.Kill(-p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// waitChild reaps the child, then kills what is left of its group (a
+// grandchild may hold the output pipes) and closes the pipes once drained.
+func (p *Process) waitChild() {
+	defer p.wg.Done()
+	_ = p.cmd.Wait()
+	p.state = p.cmd.ProcessState
+	close(p.exited)
+	_ = p.signalGroup(syscall.SIGKILL)
+	t := time.NewTimer(drainTimeout)
+	select {
+	case <-p.pumpDone:
+	case <-t.C:
+	}
+	t.Stop()
+	for _, f := range []*os.File{p.outR, p.errR, p.frR, p.reqW} {
+		_ = f.Close()
+	}
+}
+
+// deathError describes how the reaped child ended.
+func (p *Process) deathError() *frames.DeathError {
+	e := &frames.DeathError{ExitCode: -1, StderrTail: p.tail.String()}
+	if p.state == nil {
+		return e
+	}
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		e.Signal = ws.Signal().String()
+		return e
+	}
+	e.ExitCode = p.state.ExitCode()
+	return e
+}

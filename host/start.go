@@ -1,0 +1,132 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Start spawns `<Python> <Args...> <Runner>` in its own process group and
+// returns once the runner has sent ready. A failure is a *StartError carrying
+// the child's stderr tail; a timeout wraps ErrStartTimeout; a missing
+// interpreter wraps ErrNoInterpreter. Nothing is left running on failure.
+func Start(ctx context.Context, o Options) (*Process, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, &StartError{Err: err}
+	}
+	nonce, err := newNonce()
+	if err != nil {
+		return nil, &StartError{Err: err}
+	}
+	var ends pipeSet
+	if err := ends.open(); err != nil {
+		return nil, &StartError{Err: err}
+	}
+	cmd := exec.Command(o.Python, append(append([]string(nil), o.Args...), o.Runner)...)
+	cmd.Env = childEnv(o.Env, nonce)
+	cmd.Dir = o.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends.child[0], ends.child[1], ends.child[2]
+	cmd.ExtraFiles = []*os.File{ends.child[3]}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	err = cmd.Start()
+	ends.closeChild()
+	if err != nil {
+		ends.closeParent()
+		return nil, &StartError{Err: fmt.Errorf("run %s: %w", o.Python, unwrapExecErr(err))}
+	}
+	p := &Process{
+		opts: o, cmd: cmd, pid: cmd.Process.Pid, nonce: nonce,
+		reqW: ends.parent[0], outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
+		events:   make(chan event, 64),
+		register: make(chan *cell),
+		readyCh:  make(chan frames.Frame, 1),
+		exited:   make(chan struct{}),
+		pumpDone: make(chan struct{}),
+	}
+	p.wg.Add(5)
+	go p.waitChild()
+	go p.readRaw(1, p.outR)
+	go p.readRaw(2, p.errR)
+	go p.readFrames()
+	go p.pump()
+	if err := p.awaitReady(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// awaitReady is the start handshake: the ready frame within StartTimeout.
+func (p *Process) awaitReady(ctx context.Context) error {
+	t := time.NewTimer(p.opts.StartTimeout)
+	defer t.Stop()
+	var err error
+	select {
+	case p.ready = <-p.readyCh:
+		return nil
+	case <-p.pumpDone:
+		<-p.exited
+		err = fmt.Errorf("%s exited before it was ready: %w", p.opts.Python, p.deathError())
+	case <-t.C:
+		err = fmt.Errorf("%w: no ready frame from %s %s within %s", ErrStartTimeout, p.opts.Python, p.opts.Runner, p.opts.StartTimeout)
+	case <-ctx.Done():
+		err = fmt.Errorf("waiting for ready: %w", ctx.Err())
+	}
+	_ = p.Kill()
+	return &StartError{Err: err, StderrTail: p.tail.String()}
+}
+
+func newNonce() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("sync nonce: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// pipeSet holds the four pipes of the transport: index = child fd. For fd 0
+// the child holds the read end; for fds 1-3 it holds the write end. The parent
+// ends are non-blocking (os.Pipe), so closing one unblocks its reader.
+type pipeSet struct {
+	child, parent [4]*os.File
+}
+
+func (s *pipeSet) open() error {
+	for fd := range 4 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			s.closeChild()
+			s.closeParent()
+			return fmt.Errorf("create pipe for fd %d: %w", fd, err)
+		}
+		if fd == 0 {
+			s.child[fd], s.parent[fd] = r, w
+		} else {
+			s.child[fd], s.parent[fd] = w, r
+		}
+	}
+	return nil
+}
+
+func (s *pipeSet) closeChild() {
+	for _, f := range s.child {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+func (s *pipeSet) closeParent() {
+	for _, f := range s.parent {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package host
+
+import (
+	"errors"
+	"os"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// readSize is one raw read from fd 1 or fd 2 (a whole default pipe buffer).
+const readSize = 64 << 10
+
+type evKind uint8
+
+const (
+	evText  evKind = iota // raw bytes from fd 1 or 2
+	evMark                // a sync mark on fd 1 or 2; text is its id
+	evFrame               // a frame from fd 3
+	evEOF                 // the reader of fd ended
+)
+
+// event is what a reader hands the pump.
+type event struct {
+	kind  evKind
+	fd    int
+	text  string
+	frame frames.Frame
+}
+
+// readRaw turns fd 1 or fd 2 into text and mark events until the pipe ends
+// or is closed.
+func (p *Process) readRaw(fd int, f *os.File) {
+	defer p.wg.Done()
+	sc := newMarkScanner(p.nonce)
+	buf := make([]byte, readSize)
+	var segs []segment
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			segs = sc.Feed(buf[:n], segs[:0])
+			for _, s := range segs {
+				if s.isMark {
+					p.events <- event{kind: evMark, fd: fd, text: s.mark}
+				} else {
+					p.events <- event{kind: evText, fd: fd, text: string(s.text)}
+				}
+			}
+		}
+		if err != nil {
+			if rest := sc.Flush(); len(rest) > 0 {
+				p.events <- event{kind: evText, fd: fd, text: string(rest)}
+			}
+			p.events <- event{kind: evEOF, fd: fd}
+			return
+		}
+	}
+}
+
+// readFrames decodes fd 3. A bad line becomes a warning frame and reading
+// goes on; any other error ends the stream.
+func (p *Process) readFrames() {
+	defer p.wg.Done()
+	r := frames.NewReader(p.frR, p.opts.MaxLine)
+	for {
+		f, err := r.Next()
+		var pe *frames.ProtocolError
+		switch {
+		case err == nil:
+			p.events <- event{kind: evFrame, fd: 3, frame: f}
+		case errors.As(err, &pe):
+			p.events <- event{kind: evFrame, fd: 3, frame: frames.Frame{
+				Type:    frames.TypeWarning,
+				Message: "runner sent a bad frame line; skipped it: " + err.Error(),
+			}}
+		default:
+			p.events <- event{kind: evEOF, fd: 3}
+			return
+		}
+	}
+}
