@@ -1,0 +1,28 @@
+# evalhost: the two commands README.md promises, and the pieces behind them.
+GO ?= go
+BIN := bin/evalhost
+
+.PHONY: build example test test-deps bench fmt vet
+
+build:
+	$(GO) build -o $(BIN) ./cmd/evalhost
+
+# The main job on the bundled example.
+example: build
+	./$(BIN) run examples/quickstart.py || test $$? -eq 1
+
+# Everything the tests need, then the whole suite (race detector included).
+test: test-deps
+	bash scripts/test.sh
+
+test-deps:
+	bash scripts/test-deps.sh
+
+bench: test-deps
+	bash bench/run.sh
+
+fmt:
+	gofmt -l -w .
+
+vet:
+	$(GO) vet ./...

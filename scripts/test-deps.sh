@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a fresh machine with Go and Python 3:
+# the Python packages the tests drive for real (Jupyter's kernel gateway and
+# ipykernel, nbformat, matplotlib) and bash for sh cells.
+set -euo pipefail
+py=${PYTHON:-python3}
+need=()
+for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbformat:nbformat" \
+            "matplotlib:matplotlib" "jupyter_client:jupyter_client" "nbclient:nbclient"; do
+  mod=${spec%%:*} pkg=${spec##*:}
+  "$py" -c "import $mod" 2>/dev/null || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing python packages: ${need[*]}"
+  "$py" -m pip install --quiet --disable-pip-version-check "${need[@]}"
+fi
+command -v bash >/dev/null || { apt-get update -qq && apt-get install -y -qq bash; }
