@@ -1,0 +1,38 @@
+// Package runner embeds the Python end of the evalhost runner protocol and
+// puts it on disk for the host to start.
+//
+// runner.py speaks the protocol written down in package frames: the host
+// starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
+// stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
+// EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
+// later dir overriding a same-named module of an earlier one). prelude.py is
+// the set of helpers (read, write, env, tree, diff) every Python session
+// starts with; the Jupyter gateway backend runs [Prelude] in its kernels.
+//
+// Contract of the Python side, beyond frames/doc.go:
+//   - ready is sent after the prelude and extension modules are loaded; a
+//     module that raises (or prints) is a warning frame without id, never fatal.
+//   - Cells are named "<cell N>", N the execution count; the count grows by
+//     one per execute request that reaches the compiler (syntax errors
+//     included, bad requests not). The last expression's value, when not
+//     None and the source does not end in ';', is the result and is stored
+//     as _ in the user namespace.
+//   - SystemExit(0/None) in a cell ends the cell with status ok; any other
+//     SystemExit is an error; the runner keeps serving either way.
+//   - A bad request (code not a string, bad env, missing cwd) gets started,
+//     an error frame with ename "RequestError", the sync marks and done.
+//   - Ordering: everything a cell printed before a display, result, error or
+//     input frame is written to the fd 1/2 pipes before that frame is
+//     written to fd 3. Pipes are read separately, so a host that needs exact
+//     text-versus-display order must drain fd 1/2 before delivering a frame;
+//     all output of a cell precedes its sync marks, which precede done.
+//   - stdout is block-buffered and flushed: every 50 ms while a cell runs,
+//     when stderr is written, before os.write to fd 1/2, os.system,
+//     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
+//   - SIGINT raises KeyboardInterrupt from the moment started is sent until
+//     the cell's outcome is known; while idle it is ignored.
+//   - The request's "run" value is exposed to the cell as EVALHOST_RUN in
+//     os.environ (unset when absent).
+//   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
+//     the frames pipe breaks.
+package runner
