@@ -50,7 +50,7 @@ func NewClient(cfg Config) (*Client, error) {
 	u.RawQuery, u.Fragment = "", ""
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		hc = defaultHTTPClient()
 	}
 	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, http: hc}, nil
 }

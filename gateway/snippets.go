@@ -42,6 +42,7 @@ const warnMarker = "\x1eEVH-WARN "
 func startCode() string {
 	return `def __evh_start():
     import json, os, sys, platform
+    os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
     ip = get_ipython()
     kernel = getattr(ip, "kernel", None)
     if kernel is not None and hasattr(kernel, "raw_input"):

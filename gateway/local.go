@@ -1,0 +1,44 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+)
+
+// Local starts kernels on the shared local gateway.
+type Local struct {
+	Home    string         // evalhost home; the gateway lives under Home/python-gateway
+	Python  string         // interpreter that runs the gateway and its kernels
+	Options AcquireOptions
+}
+
+// StartKernel acquires the shared gateway and starts a kernel on it. When
+// the gateway (or this process) ran out of file descriptors, it restarts
+// the shared gateway once and tries again.
+func (l Local) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, *Endpoint, error) {
+	k, ep, err := l.start(ctx, opts)
+	if err == nil || !IsFDExhausted(err) {
+		return k, ep, err
+	}
+	if serr := Stop(ctx, l.Home); serr != nil {
+		return nil, nil, fmt.Errorf("%w (recovery: restarting the shared gateway failed: %v)", err, serr)
+	}
+	k, ep, rerr := l.start(ctx, opts)
+	if rerr != nil {
+		return nil, nil, fmt.Errorf("after restarting the shared gateway for %v: %w", err, rerr)
+	}
+	return k, ep, nil
+}
+
+func (l Local) start(ctx context.Context, opts KernelOptions) (*Kernel, *Endpoint, error) {
+	ep, err := AcquireWith(ctx, l.Home, l.Python, l.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := NewClient(ep.Config())
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := c.StartKernel(ctx, opts)
+	return k, ep, err
+}

@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGatewayStartTimeout bounds the start of the shared gateway.
+const DefaultGatewayStartTimeout = 60 * time.Second
+
+// spawn starts `python -m kernel_gateway` on 127.0.0.1 and a free port with
+// a fresh token, in its own session so that it outlives this process (it is
+// shared), and waits until its health check passes.
+func spawn(ctx context.Context, home, python string, env []string) (Info, error) {
+	port, err := freePort()
+	if err != nil {
+		return Info{}, err
+	}
+	token := randomToken()
+	logFile := logPath(home)
+	before := logSize(logFile)
+	log, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return Info{}, fmt.Errorf("open gateway log: %w", err)
+	}
+	defer log.Close()
+	cmd := exec.Command(python, "-m", "kernel_gateway",
+		"--KernelGatewayApp.ip=127.0.0.1",
+		"--KernelGatewayApp.port="+strconv.Itoa(port),
+		"--KernelGatewayApp.port_retries=0")
+	// The token goes in the environment, not argv, where ps would show it.
+	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Dir = dir(home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return Info{}, fmt.Errorf("start gateway with %s: %w", python, err)
+	}
+	pid := cmd.Process.Pid
+	spawned.add(pid)
+	_ = cmd.Process.Release()
+	info := Info{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: pid, StartedAt: time.Now().UTC(),
+		PythonPath: python, VenvPath: venvOf(python), Token: token}
+	if err := waitHealthy(ctx, info); err != nil {
+		terminate(pid, 2*time.Second)
+		return Info{}, fmt.Errorf("gateway %s (pid %d) did not become healthy: %w; its log (%s) ends:\n%s",
+			info.URL, pid, err, logFile, logTail(logFile, before, 2000))
+	}
+	return info, nil
+}
+
+// waitHealthy polls the health check until it passes, the pid dies or ctx ends.
+func waitHealthy(ctx context.Context, info Info) error {
+	c, err := NewClient(info.Config())
+	if err != nil {
+		return err
+	}
+	var last error
+	for delay := 20 * time.Millisecond; ; delay = min(delay*2, 250*time.Millisecond) {
+		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		last = c.Health(hctx)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		if !pidAlive(info.PID) {
+			return fmt.Errorf("the gateway process exited (last health check: %v)", last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last health check: %v)", ctx.Err(), last)
+		case <-time.After(delay):
+		}
+	}
+}
+
+// terminate sends SIGTERM to the gateway's process group, then SIGKILL when
+// it has not ended within wait.
+func terminate(pid int, wait time.Duration) {
+	if pid <= 0 {
+		return
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if !pidAlive(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port for the gateway: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomToken() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// venvOf is the virtual environment python belongs to, if any.
+func venvOf(python string) string {
+	root := filepath.Dir(filepath.Dir(python))
+	if _, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil {
+		return root
+	}
+	return ""
+}
+
+func withoutKeys(env []string, keys ...string) []string {
+	out := make([]string, 0, len(env))
+next:
+	for _, kv := range env {
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func logSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// logTail is the last max bytes the gateway logged since offset from.
+func logTail(path string, from int64, max int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil || int64(len(raw)) < from {
+		return "(no log)"
+	}
+	raw = raw[from:]
+	if len(raw) > max {
+		raw = raw[len(raw)-max:]
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// spawned are the gateways this process started: they stay its children
+// until it exits, so it reaps the ones that ended rather than keep zombies.
+var spawned pidSet
+
+type pidSet struct {
+	mu   sync.Mutex
+	pids map[int]bool
+}
+
+func (s *pidSet) add(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pids == nil {
+		s.pids = map[int]bool{}
+	}
+	s.pids[pid] = true
+}
+
+// reap collects the exit status of spawned gateways that ended.
+func (s *pidSet) reap() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid := range s.pids {
+		var ws syscall.WaitStatus
+		if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid || err != nil {
+			delete(s.pids, pid)
+		}
+	}
+}

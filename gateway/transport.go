@@ -1,0 +1,23 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// defaultHTTPClient dials with quick ACKs (see quickAckConn) and no overall
+// timeout: requests carry their own contexts.
+func defaultHTTPClient() *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return withQuickAck(c), nil
+	}
+	return &http.Client{Transport: tr}
+}
