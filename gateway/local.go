@@ -7,8 +7,8 @@ import (
 
 // Local starts kernels on the shared local gateway.
 type Local struct {
-	Home    string         // evalhost home; the gateway lives under Home/python-gateway
-	Python  string         // interpreter that runs the gateway and its kernels
+	Home    string // evalhost home; the gateway lives under Home/python-gateway
+	Python  string // interpreter that runs the gateway and its kernels
 	Options AcquireOptions
 }
 
