@@ -3,6 +3,7 @@ package notebook
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,35 +64,42 @@ func needNbformat(t testing.TB) {
 	}
 }
 
-// nbformatCheck validates data with nbformat and returns what nbformat
-// writes for it (nbformat.writes of what it read, plus the final newline
-// nbformat.write adds).
+// nbformatCheck validates each file named in argv with nbformat and prints
+// what nbformat writes for it (nbformat.writes of what it read, plus the
+// final newline nbformat.write adds), each result followed by a NUL.
 const nbformatCheck = `
 import sys, nbformat
-nb = nbformat.read(sys.argv[1], as_version=4)
-nbformat.validate(nb)
-sys.stdout.buffer.write((nbformat.writes(nb) + "\n").encode("utf-8"))
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    sys.stdout.buffer.write((nbformat.writes(nb) + "\n").encode("utf-8") + b"\0")
 `
 
-// validateWithNbformat fails the test unless nbformat accepts data; it
-// returns nbformat's own serialisation of it.
-func validateWithNbformat(t *testing.T, data []byte) []byte {
+// validateWithNbformat fails the test unless nbformat accepts every
+// notebook; it returns nbformat's own serialisation of each. One Python
+// process checks them all, as importing nbformat is the slow part.
+func validateWithNbformat(t *testing.T, notebooks ...[]byte) [][]byte {
 	t.Helper()
 	needNbformat(t)
-	path := filepath.Join(t.TempDir(), "check.ipynb")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	args := []string{"-c", nbformatCheck}
+	for i, data := range notebooks {
+		path := filepath.Join(dir, fmt.Sprintf("check%d.ipynb", i))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, path)
 	}
 	var stderr strings.Builder
-	cmd := exec.Command("python3", "-c", nbformatCheck, path)
+	cmd := exec.Command("python3", args...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("nbformat rejects the notebook: %v\n%s\nnotebook:\n%s", err, stderr.String(), data)
+		t.Fatalf("nbformat rejects a notebook: %v\n%s", err, stderr.String())
 	}
-	return out
+	parts := bytes.Split(out, []byte{0})
+	return parts[:len(notebooks)]
 }
-
 func mustParse(t testing.TB, data []byte) *Notebook {
 	t.Helper()
 	nb, err := Parse(data)

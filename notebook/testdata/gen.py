@@ -181,8 +181,8 @@ def main():
         "nbformat_minor": 5,
         "metadata": {"zeta": 1, "alpha": 2.50},
         "cells": [
-            {"source": "print('hi')\nx = 1", "cell_type": "code", "metadata": {}, "outputs": [],
-             "execution_count": None, "id": "f0f0f0f0", "x-extra": {"keep": True}},
+            {"source": "print('hi')\nx = 1", "cell_type": "code", "metadata": {"x-extra": {"keep": True}},
+             "outputs": [], "execution_count": None, "id": "f0f0f0f0"},
             {"cell_type": "markdown", "id": "e1e1e1e1", "metadata": {}, "source": ["a\n", "b"]},
         ],
     }
