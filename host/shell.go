@@ -199,6 +199,9 @@ func (s *Shell) spawn(bash string) error {
 		return fmt.Errorf("open pty: %w", err)
 	}
 	defer slave.Close()
+	if master, err = shellPollable(master); err != nil {
+		return fmt.Errorf("open pty: %w", err)
+	}
 	if err := pty.Setsize(slave, &pty.Winsize{Cols: s.opts.Cols, Rows: s.opts.Rows}); err != nil {
 		_ = master.Close()
 		return fmt.Errorf("set pty size: %w", err)

@@ -13,6 +13,32 @@ import (
 // lets Close unblock the reader. os.File.Fd would switch it back to blocking
 // mode, so every ioctl on it goes through SyscallConn instead.
 
+// shellPollable returns f's descriptor as a new File in Go's poller. pty.Open
+// leaves the master blocking (its ioctls call Fd), and a blocking Read could
+// not be interrupted by Close. f is closed.
+func shellPollable(f *os.File) (*os.File, error) {
+	defer f.Close()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var fd uintptr
+	var errno syscall.Errno
+	if err := sc.Control(func(old uintptr) {
+		fd, _, errno = syscall.Syscall(syscall.SYS_FCNTL, old, syscall.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if errno != 0 {
+		return nil, fmt.Errorf("dup pty master: %w", errno)
+	}
+	if err := syscall.SetNonblock(int(fd), true); err != nil {
+		_ = syscall.Close(int(fd))
+		return nil, fmt.Errorf("pty master non-blocking: %w", err)
+	}
+	return os.NewFile(fd, f.Name()), nil
+}
+
 // shellIoctl runs one ioctl on f without touching its blocking mode.
 func shellIoctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 	sc, err := f.SyscallConn()

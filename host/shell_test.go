@@ -1,0 +1,409 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// TestShellCells runs its steps in order in one bash: state a step leaves is
+// what the next one sees.
+func TestShellCells(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		req     frames.Request
+		want    string
+		wantErr string // evalue of the error frame; empty means status ok
+	}{
+		{"echo", frames.Request{Code: "echo hello"}, "hello\n", ""},
+		{"cd persists: set", frames.Request{Code: "cd /tmp"}, "", ""},
+		{"cd persists: seen", frames.Request{Code: "pwd"}, "/tmp\n", ""},
+		{"export persists: set", frames.Request{Code: "export EVH_X=42"}, "", ""},
+		{"export persists: a child sees it", frames.Request{Code: "sh -c 'echo $EVH_X'"}, "42\n", ""},
+		{"function persists: define", frames.Request{Code: "greet() {\n  echo \"hi $1\"\n}"}, "", ""},
+		{"function persists: call", frames.Request{Code: "greet you"}, "hi you\n", ""},
+		{"false fails", frames.Request{Code: "false"}, "", "exit status 1"},
+		{"last status counts", frames.Request{Code: "false\ntrue"}, "", ""},
+		{"status is the last one", frames.Request{Code: "echo a; (exit 7)"}, "a\n", "exit status 7"},
+		{"stdout is a terminal", frames.Request{Code: "[ -t 1 ] && echo tty; [ -t 2 ] && echo tty2"}, "tty\ntty2\n", ""},
+		{"stdin is not", frames.Request{Code: "[ -t 0 ] || echo notty"}, "notty\n", ""},
+		{"read does not hang", frames.Request{Code: "read x; echo \"read=$?\""}, "read=1\n", ""},
+		{"cat of stdin ends", frames.Request{Code: "cat; echo end"}, "end\n", ""},
+		{"stderr is merged", frames.Request{Code: "echo out; echo err >&2"}, "out\nerr\n", ""},
+		{"newlines untranslated", frames.Request{Code: "printf 'a\\nb\\r\\n'"}, "a\nb\r\n", ""},
+		{"no newline at end", frames.Request{Code: "printf abc"}, "abc", ""},
+		{"previous output does not leak", frames.Request{Code: "printf def"}, "def", ""},
+		{"bulk output stays in its cell", frames.Request{Code: "seq 1 20000 | tail -n 1"}, "20000\n", ""},
+		{"bulk output", frames.Request{Code: "seq 1 30000 >/dev/null; seq 1 3000 | wc -l"}, "3000\n", ""},
+		{"heredoc", frames.Request{Code: "cat <<EOF\nsum $((1+2))\nEOF"}, "sum 3\n", ""},
+		{"unicode", frames.Request{Code: "echo 'héllo → 世界'"}, "héllo → 世界\n", ""},
+		{"req cwd", frames.Request{Code: "pwd", Cwd: dir}, dir + "\n", ""},
+		{"req cwd persists", frames.Request{Code: "pwd"}, dir + "\n", ""},
+		{"req cwd missing", frames.Request{Code: "echo never", Cwd: filepath.Join(dir, "nope")},
+			"bash: cd: " + filepath.Join(dir, "nope") + ": No such file or directory\n", "exit status 1"},
+		{"req env set", frames.Request{Code: `printf '%s|' "$A" "$B"`,
+			Env: map[string]*string{"A": shellStr("it's \"q\" $x\nline2\t\\"), "B": shellStr("")}}, "it's \"q\" $x\nline2\t\\||", ""},
+		{"req env unset", frames.Request{Code: `echo "${A-unset}"`, Env: map[string]*string{"A": nil}}, "unset\n", ""},
+		{"return at top level ends the cell", frames.Request{Code: "echo one\nreturn 4\necho two"}, "one\n", "exit status 4"},
+		{"command not found", frames.Request{Code: "evh_no_such_command_x"},
+			"", "exit status 127"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.ID = tt.name
+			r := shellExec(context.Background(), s, tt.req)
+			if r.err != nil {
+				t.Fatalf("execute: %v", r.err)
+			}
+			got := r.stdout()
+			if tt.name == "command not found" {
+				if !strings.Contains(got, "evh_no_such_command_x: command not found") {
+					t.Errorf("stdout = %q, want a command-not-found message", got)
+				}
+			} else if got != tt.want {
+				t.Errorf("stdout = %q, want %q", got, tt.want)
+			}
+			if r.frames[0].Type != frames.TypeStarted || r.frames[0].ID != tt.name {
+				t.Errorf("first frame = %+v, want started with the cell's id", r.frames[0])
+			}
+			if r.done.Type != frames.TypeDone || r.done.ID != tt.name || r.done.ExecutionCount != i+1 || r.done.Cancelled {
+				t.Errorf("done = %+v, want done of cell %d, not cancelled", r.done, i+1)
+			}
+			ef, hasErr := r.errorFrame()
+			switch {
+			case tt.wantErr == "" && (r.done.Status != frames.StatusOK || hasErr):
+				t.Errorf("status %q, error frame %+v; want ok", r.done.Status, ef)
+			case tt.wantErr != "" && (r.done.Status != frames.StatusError || ef.Ename != "ExitStatus" || ef.Evalue != tt.wantErr):
+				t.Errorf("status %q, error frame %+v; want error %q", r.done.Status, ef, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestShellReady(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	r := s.Ready()
+	if r.Type != frames.TypeReady || !strings.HasPrefix(r.Runner, "bash ") || len(r.Runner) < 6 || r.PID != s.Pid() || r.Executable == "" {
+		t.Errorf("ready = %+v, want ready with bash version, pid %d and executable", r, s.Pid())
+	}
+	if !s.Alive() {
+		t.Error("a started shell is not Alive")
+	}
+}
+
+func TestShellExit(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	r := shellCode(s, "echo bye\nexit 3\necho never")
+	if r.err != nil {
+		t.Fatalf("execute: %v (an exit is a finished cell, not an error)", r.err)
+	}
+	ef, _ := r.errorFrame()
+	if r.stdout() != "bye\n" || r.done.Status != frames.StatusError || ef.Evalue != "shell exited with status 3" {
+		t.Errorf("stdout %q, done %+v, error %+v; want bye, status error, shell exited with status 3", r.stdout(), r.done, ef)
+	}
+	if s.Alive() {
+		t.Error("shell still Alive after exit")
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(2 * time.Second):
+		t.Error("Done not closed after exit")
+	}
+	r = shellCode(s, "echo again")
+	var de *frames.DeathError
+	if !errors.As(r.err, &de) || de.ExitCode != 3 {
+		t.Errorf("execute after exit: %v, want a DeathError with exit code 3", r.err)
+	}
+}
+
+func TestShellDeath(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	r := shellCode(s, "echo before\nkill -9 $$")
+	var de *frames.DeathError
+	if !errors.As(r.err, &de) || !errors.Is(r.err, frames.ErrDied) || de.Signal != "killed" {
+		t.Fatalf("err = %v, want a DeathError for SIGKILL", r.err)
+	}
+	if r.stdout() != "before\n" {
+		t.Errorf("stdout = %q, want the output before the death kept", r.stdout())
+	}
+	if s.Alive() {
+		t.Error("shell Alive after its death")
+	}
+}
+
+func TestShellCancel(t *testing.T) {
+	shellClean(t, time.Minute)
+	const grace = 2 * time.Second
+	s := startShell(t, ShellOptions{Grace: grace})
+	tests := []struct {
+		name string
+		code string
+		want string
+	}{
+		{"external command", "echo start; sleep 30; echo never", "start\n"},
+		{"builtin loop", "echo start; while true; do :; done", "start\n"},
+		{"pipeline", "echo start; yes | while read -r l; do :; done", "start\n"},
+		{"python catching nothing", "echo start; python3 -c 'import time; time.sleep(30)' 2>/dev/null; echo never", "start\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			r := shellExec(ctx, s, frames.Request{ID: tt.name, Code: tt.code})
+			if r.err != nil {
+				t.Fatalf("execute: %v, want a cancelled cell", r.err)
+			}
+			if !r.done.Cancelled || r.done.Status != frames.StatusError {
+				t.Errorf("done = %+v, want cancelled with status error", r.done)
+			}
+			if got := strings.TrimRight(r.stdout(), "\n") + "\n"; got != tt.want {
+				t.Errorf("stdout = %q, want %q (plus the newline bash prints on ^C)", r.stdout(), tt.want)
+			}
+			if r.took > 500*time.Millisecond+grace {
+				t.Errorf("took %s, more than the timeout plus grace", r.took)
+			}
+			// The shell survives and its state with it.
+			if r := shellCode(s, "echo alive"); r.err != nil || r.stdout() != "alive\n" {
+				t.Errorf("next cell: %q, %v", r.stdout(), r.err)
+			}
+		})
+	}
+}
+
+func TestShellKilledWhenInterruptIgnored(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{Grace: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r := shellExec(ctx, s, frames.Request{ID: "k", Code: "echo start; trap '' INT; while true; do :; done"})
+	if !errors.Is(r.err, frames.ErrKilled) {
+		t.Fatalf("err = %v, want ErrKilled", r.err)
+	}
+	if r.stdout() != "start\n" {
+		t.Errorf("stdout = %q, want the output before the kill kept", r.stdout())
+	}
+	if s.Alive() {
+		t.Error("shell Alive after the kill")
+	}
+}
+
+// An interrupt that lands while no cell runs must not end, or confuse, the
+// next cell.
+func TestShellInterruptBetweenCells(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	for i := 0; i < 3; i++ {
+		if err := s.Interrupt(); err != nil {
+			t.Fatalf("interrupt: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := shellCode(s, "sleep 0.2; echo ok")
+	if r.err != nil || r.done.Status != frames.StatusOK || strings.TrimLeft(r.stdout(), "\n") != "ok\n" {
+		t.Errorf("cell after idle interrupts: stdout %q, done %+v, err %v", r.stdout(), r.done, r.err)
+	}
+}
+
+// Output a background job writes after its cell ended is reported by the
+// cell that is running, or by the next one when none is.
+func TestShellBackgroundOutput(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	tests := []struct {
+		name, first, second string
+		idle                time.Duration
+		want1, want2        string
+	}{
+		{"while the next cell runs", "(sleep 0.2; echo late) &", "sleep 0.6; echo mine", 0, "", "late\nmine\n"},
+		{"between cells", "(sleep 0.1; echo late) &", "echo mine", 400 * time.Millisecond, "", "late\nmine\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r1 := shellCode(s, tt.first)
+			time.Sleep(tt.idle)
+			r2 := shellCode(s, tt.second)
+			if r1.err != nil || r2.err != nil {
+				t.Fatalf("execute: %v, %v", r1.err, r2.err)
+			}
+			if r1.stdout() != tt.want1 || r2.stdout() != tt.want2 {
+				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), tt.want1, tt.want2)
+			}
+		})
+	}
+}
+
+func TestShellBusy(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	started := make(chan struct{})
+	var wg sync.WaitGroup
+	var first error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, first = s.Execute(context.Background(), frames.Request{ID: "a", Code: "sleep 0.5"}, func(f frames.Frame) {
+			if f.Type == frames.TypeStarted {
+				close(started)
+			}
+		})
+	}()
+	<-started
+	r := shellCode(s, "echo b")
+	wg.Wait()
+	if !errors.Is(r.err, frames.ErrBusy) {
+		t.Errorf("second execute: %v, want ErrBusy", r.err)
+	}
+	if first != nil {
+		t.Errorf("first execute: %v", first)
+	}
+}
+
+func TestShellBadRequest(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{})
+	r := shellExec(context.Background(), s, frames.Request{ID: "e", Code: "echo x", Env: map[string]*string{"A-B": shellStr("1")}})
+	if !errors.Is(r.err, ErrShellEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
+		t.Errorf("err = %v, want ErrShellEnvName naming the variable", r.err)
+	}
+	if len(r.frames) != 0 {
+		t.Errorf("a rejected request emitted %d frames", len(r.frames))
+	}
+	if _, err := s.Execute(context.Background(), frames.Request{Exit: true}, func(frames.Frame) {}); err == nil {
+		t.Error("an exit request was accepted as a cell")
+	}
+	if r := shellCode(s, "echo ok"); r.err != nil || r.stdout() != "ok\n" || r.done.ExecutionCount != 1 {
+		t.Errorf("after rejected requests: %q, %+v, %v; want ok as cell 1", r.stdout(), r.done, r.err)
+	}
+}
+
+func TestShellCloseAndKill(t *testing.T) {
+	jobs := "sleep 100 & nohup sleep 100 >/dev/null 2>&1 & setsid sleep 100 & (trap '' HUP; sleep 100) &"
+	tests := []struct {
+		name string
+		stop func(*Shell) error
+	}{
+		{"close", (*Shell).Close},
+		{"kill", (*Shell).Kill},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shellClean(t, time.Minute)
+			s, err := StartShell(context.Background(), ShellOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := shellCode(s, jobs+" sleep 0.1"); r.err != nil {
+				t.Fatalf("execute: %v", r.err)
+			}
+			if err := tt.stop(s); err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			shellCheckGone(t, s)
+			for _, again := range []func() error{s.Close, s.Kill} {
+				if err := again(); err != nil {
+					t.Errorf("second stop: %v", err)
+				}
+			}
+			if r := shellCode(s, "echo x"); !errors.Is(r.err, frames.ErrClosed) {
+				t.Errorf("execute after %s: %v, want ErrClosed", tt.name, r.err)
+			}
+			if s.Alive() {
+				t.Errorf("Alive after %s", tt.name)
+			}
+		})
+	}
+}
+
+// Close during a running cell kills it; the cell reports ErrClosed.
+func TestShellCloseWhileBusy(t *testing.T) {
+	shellClean(t, time.Minute)
+	s, err := StartShell(context.Background(), ShellOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	res := make(chan error, 1)
+	go func() {
+		_, err := s.Execute(context.Background(), frames.Request{ID: "a", Code: "sleep 30"}, func(f frames.Frame) {
+			if f.Type == frames.TypeStarted {
+				close(started)
+			}
+		})
+		res <- err
+	}()
+	<-started
+	if err := s.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if err := <-res; !errors.Is(err, frames.ErrClosed) {
+		t.Errorf("execute: %v, want ErrClosed", err)
+	}
+	shellCheckGone(t, s)
+}
+
+func TestShellStartErrors(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in that accepts bash's arguments but never answers: it copies
+	// what it is sent back to the terminal.
+	mute := filepath.Join(t.TempDir(), "mute-bash")
+	if err := os.WriteFile(mute, []byte("#!/bin/sh\necho loading\nexec cat\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		opts     ShellOptions
+		is       error
+		wantText string // in the error, which carries the output tail
+	}{
+		{"no such bash", ShellOptions{Bash: "/nonexistent/bash"}, ErrNoInterpreter, "ShellOptions.Bash"},
+		{"bash not on PATH", ShellOptions{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, ErrNoInterpreter, "evh-no-such-bash"},
+		{"dir is a file", ShellOptions{Dir: notDir}, nil, "is not a directory"},
+		{"exits before ready", ShellOptions{Bash: "sleep"}, nil, "sleep: unrecognized option"},
+		{"never ready", ShellOptions{Bash: mute, StartTimeout: 300 * time.Millisecond}, ErrStartTimeout, "__evh_end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shellClean(t, time.Minute)
+			s, err := StartShell(context.Background(), tt.opts)
+			if err == nil {
+				s.Kill()
+				t.Fatal("started, want an error")
+			}
+			var se *StartError
+			if !errors.As(err, &se) {
+				t.Errorf("err = %T %v, want a *StartError", err, err)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v, want it to match %v", err, tt.is)
+			}
+			if !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.wantText)
+			}
+		})
+	}
+}
+
+func TestShellEnvDefaults(t *testing.T) {
+	shellClean(t, time.Minute)
+	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
+	r := shellCode(s, `echo "$TERM $PAGER $GIT_PAGER $EVH_Y ${HOME-nohome}"`)
+	if r.err != nil || r.stdout() != "dumb less cat y nohome\n" {
+		t.Errorf("stdout %q, err %v; want the given env plus defaults for what is absent", r.stdout(), r.err)
+	}
+}
