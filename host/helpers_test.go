@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,9 +16,10 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
-var testRunner = flag.String("runner", os.Getenv("HOST_TEST_RUNNER"), "runner.py path (default: the embedded runner)")
+var testRunner = flag.String("runner", os.Getenv("HOST_TEST_RUNNER"), "runner.py path (default: the embedded runner.Path)")
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("HOST_FAKE_RUNNER"); mode != "" {
@@ -66,9 +68,18 @@ func runnerPath(tb testing.TB) string {
 	if *testRunner != "" {
 		return *testRunner
 	}
-	tb.Skip("no runner: set -runner or HOST_TEST_RUNNER")
-	return ""
+	runnerOnce.Do(func() { runnerFile, runnerErr = runner.Path(filepath.Join(os.TempDir(), "evalhost-host-test")) })
+	if runnerErr != nil {
+		tb.Fatalf("runner: %v", runnerErr)
+	}
+	return runnerFile
 }
+
+var (
+	runnerOnce sync.Once
+	runnerFile string
+	runnerErr  error
+)
 
 func pyOptions(tb testing.TB) Options {
 	return Options{Python: python(tb), Args: []string{"-X", "utf8"}, Runner: runnerPath(tb), Grace: 2 * time.Second}
