@@ -1,0 +1,93 @@
+package notebook
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSaveReplacesAtomicallyAndKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "n.ipynb")
+	if err := os.WriteFile(path, readFile(t, "testdata/basic.ipynb"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Edit(0, "changed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); !bytes.Equal(got, nb.Bytes()) {
+		t.Errorf("saved bytes differ from the notebook")
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600 kept", st.Mode().Perm())
+	}
+	assertNoTempFiles(t, dir)
+}
+
+func TestSaveFailureLeavesFileUnchanged(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // returns the path to save to
+		want  string
+	}{
+		{"target is a directory", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "d.ipynb")
+			os.Mkdir(p, 0o755)
+			return p
+		}, "not a regular file"},
+		{"directory missing", func(t *testing.T, dir string) string {
+			return filepath.Join(dir, "missing", "n.ipynb")
+		}, "no such file or directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := tt.setup(t, dir)
+			err := New().Save(path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			assertNoTempFiles(t, dir)
+		})
+	}
+}
+
+func TestLoadMissingAndLoadOrNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none.ipynb")
+	if _, err := Load(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load of a missing file: %v, want fs.ErrNotExist", err)
+	}
+	nb, err := LoadOrNew(path)
+	if err != nil || nb.Len() != 0 {
+		t.Fatalf("LoadOrNew = %v, %v", nb, err)
+	}
+	if major, minor := nb.Version(); major != 4 || minor != 5 {
+		t.Errorf("new notebook version %d.%d, want 4.5", major, minor)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.ipynb")
+	os.WriteFile(bad, []byte(`{"cells": 3}`), 0o644)
+	if _, err := LoadOrNew(bad); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad) {
+		t.Errorf("LoadOrNew of an invalid file: %v, want ErrInvalid naming the file", err)
+	}
+}
+
+func assertNoTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".tmp") {
+			t.Errorf("temp file left behind: %s", p)
+		}
+		return nil
+	})
+}
