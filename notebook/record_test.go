@@ -20,7 +20,9 @@ func out(s string) frames.Frame { return frames.Frame{Type: frames.TypeStdout, D
 func errOut(s string) frames.Frame {
 	return frames.Frame{Type: frames.TypeStderr, Data: s}
 }
-func done(n int) frames.Frame { return frames.Frame{Type: frames.TypeDone, Status: "ok", ExecutionCount: n} }
+func done(n int) frames.Frame {
+	return frames.Frame{Type: frames.TypeDone, Status: "ok", ExecutionCount: n}
+}
 
 // TestRecorder runs frame sequences into cell 1 of a two-cell notebook and
 // compares the notebook with a golden file; nbformat validates them all.
