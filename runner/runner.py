@@ -58,6 +58,8 @@ _flusher_done = _thread.allocate_lock()
 
 def _send(line):
     """Write one frame line to fd 3, whole, or not at all if it is too long."""
+    if _forked:
+        return  # a fork() child of a cell: only the runner itself speaks
     data = line.encode()
     if len(data) > MAX_LINE:
         data = _warning_line(
@@ -704,6 +706,9 @@ def _cell(req):
     finally:
         _in_cell = False
         _gate.acquire()
+    if _forked:
+        _flush_std()
+        os._exit(0)  # a fork() in the cell returned into the runner: no marks, no done
     if _signal.getsignal(_SIGINT) is not _on_sigint:
         _signal.signal(_SIGINT, _on_sigint)  # the cell replaced it; idle must ignore
     _flush_std()
@@ -746,8 +751,6 @@ def _serve():
             _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
             continue
         _cell(req)
-        if _forked:
-            os._exit(0)  # a fork() in the cell returned into the runner
 
 
 # --- start-up -------------------------------------------------------------

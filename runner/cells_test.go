@@ -1,0 +1,367 @@
+package runner
+
+import (
+	"encoding/base64"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+func TestReady(t *testing.T) {
+	p := start(t, startOpts{})
+	r := p.ready
+	if Version != frames.Version {
+		t.Errorf("runner.Version %q differs from frames.Version %q", Version, frames.Version)
+	}
+	if r.Runner != Version {
+		t.Errorf("ready runner version %q, want %q", r.Runner, frames.Version)
+	}
+	if r.PID != p.cmd.Process.Pid {
+		t.Errorf("ready pid %d, want %d", r.PID, p.cmd.Process.Pid)
+	}
+	if r.Executable != python(t) {
+		t.Errorf("ready executable %q, want %q", r.Executable, python(t))
+	}
+	if !strings.HasPrefix(r.Python, "3.") {
+		t.Errorf("ready python version %q", r.Python)
+	}
+	if len(p.early) != 0 {
+		t.Errorf("frames before ready: %+v", p.early)
+	}
+}
+
+// cellCase runs in one shared runner, in order: later cases may use state.
+type cellCase struct {
+	name   string
+	code   string
+	status string
+	stdout string
+	stderr string
+	check  func(t *testing.T, c cellResult)
+}
+
+func TestCells(t *testing.T) {
+	p := start(t, startOpts{})
+	count := 0
+	for _, tc := range []cellCase{
+		{name: "print and result", code: "print('hi')\n1 + 1", stdout: "hi\n",
+			check: wantResult("2")},
+		{name: "result of last expression after statements", code: "x = 41\nx + 1",
+			check: wantResult("42")},
+		{name: "result is stored as _", code: "_ * 2", check: wantResult("84")},
+		{name: "None result sends no result frame", code: "None", check: wantNo(frames.TypeResult)},
+		{name: "trailing semicolon silences the result", code: "x;", check: wantNo(frames.TypeResult)},
+		{name: "statement only", code: "y = 1", check: wantNo(frames.TypeResult)},
+		{name: "empty cell", code: "", check: wantNo(frames.TypeResult)},
+		{name: "syntax error shows caret and no runner frames", code: "x = (1,\n", status: "error",
+			check: func(t *testing.T, c cellResult) {
+				e := wantError(t, c, "SyntaxError")
+				tb := strings.Join(e.Traceback, "\n")
+				for _, want := range []string{`File "<cell `, "x = (1,", "^", "SyntaxError: "} {
+					if !strings.Contains(tb, want) {
+						t.Errorf("traceback lacks %q:\n%s", want, tb)
+					}
+				}
+				if strings.Contains(tb, "Traceback (most recent") {
+					t.Errorf("syntax error with a call stack:\n%s", tb)
+				}
+			}},
+		{name: "name error traceback starts at the cell", code: "def f():\n    return missing\nf()", status: "error",
+			check: func(t *testing.T, c cellResult) {
+				e := wantError(t, c, "NameError")
+				tb := strings.Join(e.Traceback, "\n")
+				if !strings.Contains(tb, "return missing") || !strings.Contains(tb, ", in f") {
+					t.Errorf("traceback lacks the cell's code:\n%s", tb)
+				}
+				if e.Evalue != "name 'missing' is not defined" {
+					t.Errorf("evalue %q", e.Evalue)
+				}
+			}},
+		{name: "chained exception keeps both without runner frames", status: "error",
+			code: "try:\n    1/0\nexcept ZeroDivisionError as e:\n    raise ValueError('bad') from e",
+			check: func(t *testing.T, c cellResult) {
+				e := wantError(t, c, "ValueError")
+				tb := strings.Join(e.Traceback, "\n")
+				if !strings.Contains(tb, "ZeroDivisionError") || !strings.Contains(tb, "direct cause") {
+					t.Errorf("chain lost:\n%s", tb)
+				}
+			}},
+		{name: "top-level await", code: "import asyncio\nawait asyncio.sleep(0)\nasync def f():\n    return 7\nawait f()",
+			check: wantResult("7")},
+		{name: "tasks persist on the session loop", code: "t = asyncio.ensure_future(f())\nawait t",
+			check: wantResult("7")},
+		{name: "input fails at once with an input frame", code: "input('name? ')", status: "error",
+			check: func(t *testing.T, c cellResult) {
+				in, ok := c.first(frames.TypeInput)
+				if !ok || in.Prompt != "name? " {
+					t.Errorf("input frame %+v, found %v", in, ok)
+				}
+				e := wantError(t, c, "StdinNotImplementedError")
+				if !strings.Contains(e.Evalue, "no interactive stdin") {
+					t.Errorf("evalue %q", e.Evalue)
+				}
+			}},
+		{name: "stdin read fails at once", code: "import sys\nsys.stdin.read()", status: "error",
+			check: func(t *testing.T, c cellResult) { wantError(t, c, "StdinNotImplementedError") }},
+		{name: "fd 0 is not the request pipe", code: "import os\nos.read(0, 10)", check: wantResult("b''")},
+		{name: "display with html and png", code: "class R:\n" +
+			"    def _repr_html_(self): return '<b>r</b>'\n" +
+			"    def _repr_png_(self): return b'\\x89PNG'\n" +
+			"    def __repr__(self): return 'R()'\n" +
+			"print('before')\ndisplay(R())\nprint('after')",
+			stdout: "before\nafter\n",
+			check: func(t *testing.T, c cellResult) {
+				d, ok := c.first(frames.TypeDisplay)
+				if !ok {
+					t.Fatal("no display frame")
+				}
+				if got := text(t, d.Bundle, "text/html"); got != "<b>r</b>" {
+					t.Errorf("text/html %q", got)
+				}
+				if got := text(t, d.Bundle, "image/png"); got != base64.StdEncoding.EncodeToString([]byte("\x89PNG")) {
+					t.Errorf("image/png %q", got)
+				}
+				if got := text(t, d.Bundle, "text/plain"); got != "R()" {
+					t.Errorf("text/plain %q", got)
+				}
+			}},
+		{name: "result uses the display formatter", code: "R()",
+			check: func(t *testing.T, c cellResult) {
+				r := wantResultFrame(t, c)
+				text(t, r.Bundle, "text/html")
+				text(t, r.Bundle, "image/png")
+			}},
+		{name: "mimebundle, json and display handle update", code: "class M:\n" +
+			"    def _repr_mimebundle_(self, include=None, exclude=None):\n" +
+			"        return {'text/markdown': '# hi', 'application/json': {'a': [1, 2]}}\n" +
+			"h = display(M(), display_id=True)\nh.update(R())",
+			check: func(t *testing.T, c cellResult) {
+				d, _ := c.first(frames.TypeDisplay)
+				if got := text(t, d.Bundle, "text/markdown"); got != "# hi" {
+					t.Errorf("text/markdown %q", got)
+				}
+				if got := string(d.Bundle["application/json"]); got != `{"a":[1,2]}` {
+					t.Errorf("application/json %s", got)
+				}
+				u, ok := c.first(frames.TypeUpdateDisplay)
+				if !ok || d.DisplayID == "" || u.DisplayID != d.DisplayID {
+					t.Errorf("display id %q, update %+v", d.DisplayID, u)
+				}
+			}},
+		{name: "direct fd writes and subprocesses keep order with prints",
+			code: "import os, subprocess, sys\nprint('a')\nos.write(1, b'raw\\n')\nsubprocess.run(['echo', 'sub'])\n" +
+				"print('b')\nos.system('echo sys')\nprint('c')\nprint('e1', file=sys.stderr)\nos.write(2, b'e2\\n')",
+			stdout: "a\nraw\nsub\nb\nsys\nc\n", stderr: "e1\ne2\n"},
+		{name: "large print arrives whole", code: "print('x' * 3000000)", stdout: strings.Repeat("x", 3000000) + "\n"},
+		{name: "non-utf8 text is escaped, not fatal", code: "print('\\udcff')", stdout: "\\udcff\n"},
+		{name: "sys.exit(0) is ok and the runner stays", code: "import sys\nsys.exit(0)"},
+		{name: "sys.exit(3) is an error", code: "sys.exit(3)", status: "error",
+			check: func(t *testing.T, c cellResult) { wantError(t, c, "SystemExit") }},
+		{name: "prelude helpers", code: "import tempfile, os\nd = tempfile.mkdtemp()\nwrite(os.path.join(d, 'a', 'f.txt'), 'one\\n')\n" +
+			"print(read(os.path.join(d, 'a', 'f.txt')), end='')\ndiff('one\\n', 'two\\n')\ntree(d)",
+			check: func(t *testing.T, c cellResult) {
+				for _, want := range []string{"one\n", "-one", "+two", "└── a/", "    └── f.txt"} {
+					if !strings.Contains(c.stdout, want) {
+						t.Errorf("stdout lacks %q:\n%s", want, c.stdout)
+					}
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.run(tc.code)
+			count++
+			d := c.done()
+			want := tc.status
+			if want == "" {
+				want = frames.StatusOK
+			}
+			if c.frames[0].Type != frames.TypeStarted {
+				t.Errorf("first frame %v, want started", c.frames[0].Type)
+			}
+			if d.Status != want || d.Cancelled || d.ExecutionCount != count {
+				t.Errorf("done %+v, want status %s count %d", d, want, count)
+			}
+			if want == frames.StatusOK {
+				if e, ok := c.first(frames.TypeError); ok {
+					t.Errorf("unexpected error: %s", strings.Join(e.Traceback, "\n"))
+				}
+			}
+			for _, f := range c.frames {
+				for _, l := range f.Traceback {
+					if strings.Contains(l, "runner.py") {
+						t.Errorf("runner frame in traceback: %q", l)
+					}
+				}
+			}
+			if tc.stdout != "" && c.stdout != tc.stdout {
+				t.Errorf("stdout %.200q, want %.200q", c.stdout, tc.stdout)
+			}
+			if tc.stderr != "" && c.stderr != tc.stderr {
+				t.Errorf("stderr %q, want %q", c.stderr, tc.stderr)
+			}
+			if tc.check != nil {
+				tc.check(t, c)
+			}
+		})
+	}
+}
+
+func wantResultFrame(t *testing.T, c cellResult) frames.Frame {
+	t.Helper()
+	r, ok := c.first(frames.TypeResult)
+	if !ok {
+		t.Fatalf("no result frame in %+v", c.frames)
+	}
+	if r.ExecutionCount != c.done().ExecutionCount {
+		t.Errorf("result executionCount %d, done %d", r.ExecutionCount, c.done().ExecutionCount)
+	}
+	return r
+}
+
+func wantResult(plain string) func(*testing.T, cellResult) {
+	return func(t *testing.T, c cellResult) {
+		t.Helper()
+		if got := text(t, wantResultFrame(t, c).Bundle, "text/plain"); got != plain {
+			t.Errorf("result %q, want %q", got, plain)
+		}
+	}
+}
+
+func wantNo(typ frames.Type) func(*testing.T, cellResult) {
+	return func(t *testing.T, c cellResult) {
+		t.Helper()
+		if f, ok := c.first(typ); ok {
+			t.Errorf("unexpected %v frame: %+v", typ, f)
+		}
+	}
+}
+
+func wantError(t *testing.T, c cellResult, ename string) frames.Frame {
+	t.Helper()
+	e, ok := c.first(frames.TypeError)
+	if !ok {
+		t.Fatalf("no error frame in %+v", c.frames)
+	}
+	if e.Ename != ename {
+		t.Errorf("ename %q, want %q; traceback:\n%s", e.Ename, ename, strings.Join(e.Traceback, "\n"))
+	}
+	return e
+}
+
+func TestRequestEnvAndCwd(t *testing.T) {
+	p := start(t, startOpts{env: []string{"GONE=1"}})
+	dir := t.TempDir()
+	writeFile(t, dir, "localmod.py", "VALUE = 'local'\n")
+	for _, tc := range []struct {
+		name   string
+		req    map[string]any
+		status string
+		check  func(t *testing.T, c cellResult)
+	}{
+		{name: "env null unsets and strings set",
+			req:   map[string]any{"code": "import os\n(os.environ.get('GONE'), os.environ['NEW'])", "env": map[string]any{"GONE": nil, "NEW": "x"}},
+			check: wantResult("(None, 'x')")},
+		{name: "cwd applied and first on sys.path",
+			req:   map[string]any{"code": "import os, sys, localmod\n(os.getcwd() == sys.path[0], localmod.VALUE)", "cwd": dir},
+			check: wantResult("(True, 'local')")},
+		{name: "run id exposed", req: map[string]any{"code": "os.environ['EVALHOST_RUN']", "run": "r-1"},
+			check: wantResult("'r-1'")},
+		{name: "missing cwd is a request error", status: "error",
+			req: map[string]any{"code": "1", "cwd": filepath.Join(dir, "nope")},
+			check: func(t *testing.T, c cellResult) {
+				e := wantError(t, c, "RequestError")
+				if !strings.Contains(e.Evalue, "pass an existing directory") {
+					t.Errorf("evalue %q", e.Evalue)
+				}
+			}},
+		{name: "non-string code is a request error", status: "error", req: map[string]any{"code": 5},
+			check: func(t *testing.T, c cellResult) { wantError(t, c, "RequestError") }},
+		{name: "sync nonce is not visible to cells", req: map[string]any{"code": "'EVALHOST_SYNC_NONCE' in os.environ"},
+			check: wantResult("False")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.runReq(tc.req)
+			want := tc.status
+			if want == "" {
+				want = frames.StatusOK
+			}
+			if d := c.done(); d.Status != want {
+				t.Errorf("done %+v, want %s; frames %+v", d, want, c.frames)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+func TestExtensionModules(t *testing.T) {
+	user, project := t.TempDir(), t.TempDir()
+	writeFile(t, user, "a_broken.py", "raise ValueError('boom')\n")
+	writeFile(t, user, "shared.py", "WHO = 'user'\n")
+	writeFile(t, project, "shared.py", "WHO = 'project'\n")
+	writeFile(t, project, "helper.py", "def greet(n):\n    return 'hi ' + n\n")
+	writeFile(t, project, "chatty.py", "print('loading')\n")
+	p := start(t, startOpts{modules: []string{user, project}})
+	var broken, chatty bool
+	for _, f := range p.early {
+		if f.Type != frames.TypeWarning {
+			t.Errorf("unexpected frame before ready: %+v", f)
+			continue
+		}
+		switch {
+		case strings.Contains(f.Message, "a_broken.py") && strings.Contains(f.Message, "ValueError: boom"):
+			broken = true
+			if strings.Contains(f.Message, "runner.py") {
+				t.Errorf("runner frames in module warning: %s", f.Message)
+			}
+		case strings.Contains(f.Message, "chatty.py") && strings.Contains(f.Message, "loading"):
+			chatty = true
+		default:
+			t.Errorf("unexpected warning: %s", f.Message)
+		}
+	}
+	if !broken || !chatty {
+		t.Errorf("warnings: broken=%v chatty=%v; early frames %+v", broken, chatty, p.early)
+	}
+	c := p.run("(WHO, greet('x'))")
+	if d := c.done(); d.Status != frames.StatusOK {
+		t.Fatalf("done %+v", d)
+	}
+	wantResult("('project', 'hi x')")(t, c)
+}
+
+func TestMatplotlibFigures(t *testing.T) {
+	exe := python(t)
+	if err := execQuiet(exe, "-c", "import matplotlib"); err != nil {
+		t.Skip("matplotlib not importable by", exe)
+	}
+	p := start(t, startOpts{})
+	c := p.run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint('plotted')")
+	d, ok := c.first(frames.TypeDisplay)
+	if !ok {
+		t.Fatalf("no display frame: %+v", c.frames)
+	}
+	png, err := base64.StdEncoding.DecodeString(text(t, d.Bundle, "image/png"))
+	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Errorf("image/png is not a PNG (%v)", err)
+	}
+	if plain := text(t, d.Bundle, "text/plain"); !strings.HasPrefix(plain, "<Figure size") {
+		t.Errorf("text/plain %q", plain)
+	}
+	c = p.run("len(plt.get_fignums())")
+	wantResult("0")(t, c)
+}
+
+func execQuiet(name string, args ...string) error {
+	return exec.Command(name, args...).Run()
+}
+
+func TestFd3IsPrivate(t *testing.T) {
+	p := start(t, startOpts{})
+	c := p.run("import subprocess\nsubprocess.run(['sh', '-c', 'echo x >&3'], capture_output=True).returncode")
+	if r := wantResultFrame(t, c); text(t, r.Bundle, "text/plain") == "0" {
+		t.Errorf("a subprocess could write to fd 3")
+	}
+}

@@ -1,0 +1,410 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// watchdog bounds every wait in these tests, so a hung runner fails the test
+// instead of the whole binary.
+const watchdog = 30 * time.Second
+
+var (
+	pythonOnce sync.Once
+	pythonExe  string
+	pythonErr  error
+	runnerPath string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "runner-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	runnerPath, err = Path(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// python resolves the real interpreter once (EVALHOST_TEST_PYTHON, else
+// python3 on PATH, through any version-manager shim); it skips without one.
+func python(tb testing.TB) string {
+	tb.Helper()
+	pythonOnce.Do(func() {
+		name := os.Getenv("EVALHOST_TEST_PYTHON")
+		if name == "" {
+			name = "python3"
+		}
+		out, err := exec.Command(name, "-c", "import sys;print(sys.executable)").Output()
+		if err != nil {
+			pythonErr = fmt.Errorf("no usable %s: %w", name, err)
+			return
+		}
+		pythonExe = strings.TrimSpace(string(out))
+	})
+	if pythonErr != nil {
+		tb.Skip(pythonErr)
+	}
+	return pythonExe
+}
+
+// proc is one runner process wired like the host wires it.
+type proc struct {
+	tb     testing.TB
+	cmd    *exec.Cmd
+	req    *os.File
+	nonce  string
+	frames chan frameOrErr
+	out    *markBuf
+	errs   *markBuf
+	wg     sync.WaitGroup
+	exited chan struct{}
+	quit   chan struct{} // closed by close: frame reader stops delivering
+	waitEr error
+	ready  frames.Frame
+	early  []frames.Frame // frames before ready
+	seq    int
+}
+
+type frameOrErr struct {
+	f   frames.Frame
+	err error
+}
+
+// markBuf collects a raw output pipe and hands it out up to sync marks.
+type markBuf struct {
+	mu      sync.Mutex
+	buf     []byte
+	eof     bool
+	changed chan struct{}
+}
+
+func newMarkBuf() *markBuf { return &markBuf{changed: make(chan struct{})} }
+
+func (m *markBuf) fill(r io.Reader) {
+	b := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(b)
+		m.mu.Lock()
+		m.buf = append(m.buf, b[:n]...)
+		if err != nil {
+			m.eof = true
+		}
+		close(m.changed)
+		m.changed = make(chan struct{})
+		m.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// until returns the bytes before mark and drops them and the mark.
+func (m *markBuf) until(tb testing.TB, mark []byte, deadline <-chan time.Time) string {
+	tb.Helper()
+	for {
+		m.mu.Lock()
+		if i := bytes.Index(m.buf, mark); i >= 0 {
+			s := string(m.buf[:i])
+			m.buf = append(m.buf[:0], m.buf[i+len(mark):]...)
+			m.mu.Unlock()
+			return s
+		}
+		eof, changed := m.eof, m.changed
+		m.mu.Unlock()
+		if eof {
+			tb.Fatalf("output pipe closed before sync mark %q", mark)
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			tb.Fatalf("watchdog: no sync mark %q within %v", mark, watchdog)
+		}
+	}
+}
+
+type startOpts struct {
+	env     []string // added to a minimal environment
+	modules []string // EVALHOST_MODULES dirs
+	dir     string
+}
+
+// start spawns the runner and waits for ready.
+func start(tb testing.TB, o startOpts) *proc {
+	tb.Helper()
+	exe := python(tb)
+	baseline := runtime.NumGoroutine()
+	p := &proc{tb: tb, nonce: fmt.Sprintf("%016x", time.Now().UnixNano()),
+		frames: make(chan frameOrErr, 64), out: newMarkBuf(), errs: newMarkBuf(), exited: make(chan struct{}), quit: make(chan struct{})}
+	reqR, reqW := mustPipe(tb)
+	outR, outW := mustPipe(tb)
+	errR, errW := mustPipe(tb)
+	frR, frW := mustPipe(tb)
+	p.cmd = exec.Command(exe, runnerPath)
+	p.cmd.Dir = o.dir
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = reqR, outW, errW
+	p.cmd.ExtraFiles = []*os.File{frW}
+	p.cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
+		"EVALHOST_SYNC_NONCE=" + p.nonce,
+		"EVALHOST_MODULES=" + strings.Join(o.modules, string(os.PathListSeparator)),
+	}, o.env...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		tb.Fatalf("start runner: %v", err)
+	}
+	for _, f := range []*os.File{reqR, outW, errW, frW} {
+		f.Close()
+	}
+	p.req = reqW
+	p.wg.Add(4)
+	go func() { defer p.wg.Done(); defer outR.Close(); p.out.fill(outR) }()
+	go func() { defer p.wg.Done(); defer errR.Close(); p.errs.fill(errR) }()
+	go func() { defer p.wg.Done(); defer frR.Close(); p.readFrames(frR) }()
+	go func() { defer p.wg.Done(); p.waitEr = p.cmd.Wait(); close(p.exited) }()
+	tb.Cleanup(func() { p.close(baseline) })
+	for {
+		f := p.next()
+		if f.Type == frames.TypeReady {
+			p.ready = f
+			return p
+		}
+		p.early = append(p.early, f)
+	}
+}
+
+func mustPipe(tb testing.TB) (*os.File, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r, w
+}
+
+func (p *proc) readFrames(r io.Reader) {
+	defer close(p.frames)
+	fr := frames.NewReader(r, 0)
+	for {
+		f, err := fr.Next()
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+			return
+		}
+		var pe *frames.ProtocolError
+		if err != nil && !errors.As(err, &pe) {
+			return
+		}
+		select {
+		case p.frames <- frameOrErr{f, err}:
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// next returns the next frame; a protocol error or EOF fails the test.
+func (p *proc) next() frames.Frame {
+	p.tb.Helper()
+	select {
+	case fe, ok := <-p.frames:
+		if !ok {
+			p.tb.Fatalf("frames pipe closed; runner stderr: %q", p.errs.snapshot())
+		}
+		if fe.err != nil {
+			p.tb.Fatalf("bad frame: %v", fe.err)
+		}
+		return fe.f
+	case <-time.After(watchdog):
+		p.tb.Fatalf("watchdog: no frame within %v", watchdog)
+	}
+	return frames.Frame{}
+}
+
+// waitFor waits until the unconsumed output contains s.
+func (m *markBuf) waitFor(tb testing.TB, s string) {
+	tb.Helper()
+	deadline := time.After(watchdog)
+	for {
+		m.mu.Lock()
+		found, changed := bytes.Contains(m.buf, []byte(s)), m.changed
+		m.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			tb.Fatalf("watchdog: no %q in output within %v", s, watchdog)
+		}
+	}
+}
+
+func (m *markBuf) snapshot() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return string(m.buf)
+}
+
+// cellResult is everything one cell produced.
+type cellResult struct {
+	frames []frames.Frame // started .. done
+	stdout string
+	stderr string
+}
+
+func (c cellResult) done() frames.Frame { return c.frames[len(c.frames)-1] }
+
+func (c cellResult) first(t frames.Type) (frames.Frame, bool) {
+	for _, f := range c.frames {
+		if f.Type == t {
+			return f, true
+		}
+	}
+	return frames.Frame{}, false
+}
+
+// send writes one request line.
+func (p *proc) send(v any) {
+	p.tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		p.tb.Fatal(err)
+	}
+	if _, err := p.req.Write(append(b, '\n')); err != nil {
+		p.tb.Fatalf("write request: %v", err)
+	}
+}
+
+// run executes code as one cell and collects its frames and output.
+func (p *proc) run(code string) cellResult {
+	p.tb.Helper()
+	return p.runReq(map[string]any{"code": code})
+}
+
+func (p *proc) runReq(req map[string]any) cellResult {
+	p.tb.Helper()
+	p.seq++
+	id := fmt.Sprintf("c%d", p.seq)
+	req["id"] = id
+	p.send(req)
+	return p.collect(id, nil)
+}
+
+// collect reads frames of cell id until done (calling onFrame for each) and
+// the output up to its sync marks.
+func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
+	p.tb.Helper()
+	var res cellResult
+	for {
+		f := p.next()
+		if f.ID != id && f.Type != frames.TypeWarning {
+			p.tb.Fatalf("frame for %q while running %q: %+v", f.ID, id, f)
+		}
+		if onFrame != nil {
+			onFrame(f)
+		}
+		res.frames = append(res.frames, f)
+		if f.Type == frames.TypeDone {
+			break
+		}
+	}
+	deadline := time.After(watchdog)
+	mark := []byte("\x00\x1eEVH" + p.nonce + ":" + id + "\x1e\x00")
+	res.stdout = p.out.until(p.tb, mark, deadline)
+	res.stderr = p.errs.until(p.tb, mark, deadline)
+	return res
+}
+
+// wait waits for the runner to exit and returns its exit code.
+func (p *proc) wait() int {
+	p.tb.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(watchdog):
+		p.tb.Fatalf("watchdog: runner did not exit within %v", watchdog)
+	}
+	if p.waitEr == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitEr, &ee) {
+		return ee.ExitCode()
+	}
+	p.tb.Fatalf("wait: %v", p.waitEr)
+	return -1
+}
+
+// close ends the runner (EOF on fd 0, then SIGKILL to the group if it
+// lingers) and checks that no goroutine or process of this proc is left.
+func (p *proc) close(baseline int) {
+	p.req.Close()
+	close(p.quit)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		p.tb.Errorf("runner did not exit on EOF; killing it")
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	p.wg.Wait()
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // children a cell left behind
+	if err := syscall.Kill(p.cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+		p.tb.Errorf("runner pid %d still exists after wait: %v", p.cmd.Process.Pid, err)
+	}
+	for i := 0; runtime.NumGoroutine() > baseline; i++ {
+		if i == 200 {
+			p.tb.Errorf("goroutine leak: %d running, %d before start", runtime.NumGoroutine(), baseline)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// text returns a bundle entry as a string, failing when absent.
+func text(tb testing.TB, b frames.Bundle, mime string) string {
+	tb.Helper()
+	s, ok := b.Text(mime)
+	if !ok {
+		tb.Fatalf("bundle has no string %s: %v", mime, keys(b))
+	}
+	return s
+}
+
+func keys(b frames.Bundle) []string {
+	var ks []string
+	for k := range b {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func writeFile(tb testing.TB, dir, name, content string) string {
+	tb.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
