@@ -1,0 +1,247 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// summary renders a frame compactly for table comparison.
+func summary(f frames.Frame) string {
+	switch f.Type {
+	case frames.TypeStdout, frames.TypeStderr:
+		return f.Type.String() + ":" + f.Data
+	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
+		s, _ := f.Bundle.Text("text/plain")
+		if h, ok := f.Bundle.Text("text/html"); ok {
+			s += "|html=" + h
+		}
+		if f.DisplayID != "" {
+			s += "|id"
+		}
+		return f.Type.String() + ":" + s
+	case frames.TypeError:
+		return "error:" + f.Ename + ":" + f.Evalue
+	case frames.TypeInput:
+		return "input:" + f.Prompt
+	case frames.TypeClearOutput:
+		if f.Wait {
+			return "clear_output:wait"
+		}
+		return "clear_output"
+	case frames.TypeDone:
+		s := "done:" + f.Status
+		if f.Cancelled {
+			s += ":cancelled"
+		}
+		return s
+	}
+	return f.Type.String()
+}
+
+// run executes code and returns the summaries of the emitted frames and
+// the done frame, checking that every frame carries the cell's id.
+func run(t *testing.T, k *Kernel, ctx context.Context, req frames.Request) ([]string, frames.Frame, error) {
+	t.Helper()
+	var got []string
+	done, err := k.Execute(ctx, req, func(f frames.Frame) {
+		if f.ID != req.ID {
+			t.Errorf("frame %s has id %q, want %q", f.Type, f.ID, req.ID)
+		}
+		got = append(got, summary(f))
+	})
+	if err == nil {
+		if done.Type != frames.TypeDone || done.ID != req.ID {
+			t.Errorf("done frame = %+v, want type done id %q", done, req.ID)
+		}
+		got = append(got, summary(done))
+	}
+	return got, done, err
+}
+
+func ptr(s string) *string { return &s }
+
+func TestExecuteConformance(t *testing.T) {
+	k := shared(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		req  frames.Request
+		want []string
+	}{
+		{"print", frames.Request{Code: "print('hi')"}, []string{"started", "stdout:hi\n", "done:ok"}},
+		{"result", frames.Request{Code: "1+1"}, []string{"started", "result:2", "done:ok"}},
+		{"none result is silent", frames.Request{Code: "None"}, []string{"started", "done:ok"}},
+		{"stderr", frames.Request{Code: "import sys; sys.stderr.write('e\\n'); sys.stderr.flush()"},
+			[]string{"started", "stderr:e\n", "done:ok"}},
+		{"display and update", frames.Request{Code: "from IPython.display import display, HTML\n" +
+			"h = display(HTML('<b>x</b>'), display_id=True)\nh.update(HTML('y'))"},
+			[]string{"started", "display:<IPython.core.display.HTML object>|html=<b>x</b>|id",
+				"update_display:<IPython.core.display.HTML object>|html=y|id", "done:ok"}},
+		{"clear output", frames.Request{Code: "from IPython.display import clear_output\nprint('a', flush=True)\nclear_output(wait=True)"},
+			[]string{"started", "stdout:a\n", "clear_output:wait", "done:ok"}},
+		{"error", frames.Request{Code: "1/0"},
+			[]string{"started", "error:ZeroDivisionError:division by zero", "done:error"}},
+		{"stdin fails at once", frames.Request{Code: "x = input('name? ')\nprint('not reached')"},
+			[]string{"started", "input:name? ", "error:EOFError:" + stdinMessage, "done:error"}},
+		{"cwd and env", frames.Request{Code: "import os, sys\nprint(os.getcwd(), sys.path[0], os.environ['EVH_X'], 'EVH_GONE' in os.environ)",
+			Cwd: dir, Env: map[string]*string{"EVH_X": ptr("1"), "EVH_GONE": nil}},
+			[]string{"started", "stdout:" + dir + " " + dir + " 1 False\n", "done:ok"}},
+		{"missing cwd fails before the code", frames.Request{Code: "print('not reached')", Cwd: filepath.Join(dir, "nope")},
+			[]string{"started", "error:FileNotFoundError:evalhost could not apply the cell's cwd/env: [Errno 2] No such file or directory: '" + filepath.Join(dir, "nope") + "'", "done:error"}},
+		{"state persists", frames.Request{Code: "counter = 41"}, []string{"started", "done:ok"}},
+		{"state read back", frames.Request{Code: "counter + 1"}, []string{"started", "result:42", "done:ok"}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.req.ID = "c" + string(rune('a'+i))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			got, done, err := run(t, k, ctx, tc.req)
+			if err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("frames:\n got %q\nwant %q", got, tc.want)
+			}
+			if tc.want[len(tc.want)-1] == "done:ok" && done.ExecutionCount <= 0 {
+				t.Errorf("execution count %d, want > 0", done.ExecutionCount)
+			}
+		})
+	}
+}
+
+func TestInterruptCancelsCell(t *testing.T) {
+	k := shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	got, done, err := run(t, k, ctx, frames.Request{ID: "sleep", Code: "import time\nprint('before', flush=True)\ntime.sleep(30)"})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	want := []string{"started", "stdout:before\n", "error:KeyboardInterrupt:", "done:error:cancelled"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("frames:\n got %q\nwant %q", got, want)
+	}
+	if !done.Cancelled {
+		t.Error("done not cancelled")
+	}
+	got, _, err = run(t, k, context.Background(), frames.Request{ID: "after", Code: "'alive'"})
+	if err != nil || strings.Join(got, ",") != "started,result:'alive',done:ok" {
+		t.Errorf("kernel after interrupt: %q, %v", got, err)
+	}
+}
+
+func TestUnsettledInterruptKills(t *testing.T) {
+	k := ownKernel(t, KernelOptions{Grace: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	code := "import time\nprint('before', flush=True)\nwhile True:\n    try:\n        time.sleep(10)\n    except KeyboardInterrupt:\n        pass"
+	got, _, err := run(t, k, ctx, frames.Request{ID: "stubborn", Code: code})
+	if !errors.Is(err, frames.ErrKilled) {
+		t.Fatalf("err = %v, want ErrKilled", err)
+	}
+	if len(got) < 2 || got[1] != "stdout:before\n" {
+		t.Errorf("output before the kill lost: %q", got)
+	}
+	if k.Alive() {
+		t.Error("kernel alive after kill")
+	}
+	if err := k.Kill(); err != nil {
+		t.Errorf("second Kill: %v", err)
+	}
+	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+		t.Errorf("Execute after kill: %v, want ErrClosed", err)
+	}
+}
+
+func TestKernelDeathIsDeathError(t *testing.T) {
+	k := ownKernel(t, KernelOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, _, err := run(t, k, ctx, frames.Request{ID: "die", Code: "import os, time\nprint('last words', flush=True)\ntime.sleep(0.3)  # let ipykernel's iopub thread send it\nos._exit(3)"})
+	var de *frames.DeathError
+	if !errors.As(err, &de) || !errors.Is(err, frames.ErrDied) {
+		t.Fatalf("err = %v, want *frames.DeathError", err)
+	}
+	if len(got) < 2 || got[1] != "stdout:last words\n" {
+		t.Errorf("output before death lost: %q", got)
+	}
+	select {
+	case <-k.Done():
+	default:
+		t.Error("Done not closed after death")
+	}
+	if _, err := k.Execute(ctx, frames.Request{ID: "again", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrDied) {
+		t.Errorf("Execute on dead kernel: %v, want ErrDied", err)
+	}
+}
+
+func TestExecuteBusy(t *testing.T) {
+	k := shared(t)
+	started := make(chan struct{})
+	result := make(chan error, 1)
+	go func() {
+		_, err := k.Execute(context.Background(), frames.Request{ID: "slow", Code: "import time; time.sleep(0.5)"}, func(f frames.Frame) {
+			if f.Type == frames.TypeStarted {
+				close(started)
+			}
+		})
+		result <- err
+	}()
+	<-started
+	_, err := k.Execute(context.Background(), frames.Request{ID: "second", Code: "1"}, func(frames.Frame) {})
+	if !errors.Is(err, frames.ErrBusy) {
+		t.Errorf("concurrent Execute: %v, want ErrBusy", err)
+	}
+	if err := <-result; err != nil {
+		t.Errorf("first Execute: %v", err)
+	}
+}
+
+func TestStartRunsPreludeAndModules(t *testing.T) {
+	user, project := t.TempDir(), t.TempDir()
+	write := func(dir, name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(user, "greet.py", "def greet(): return 'user'\n")
+	write(project, "greet.py", "def greet(): return 'project'\n")
+	write(user, "extra.py", "EXTRA = 7\n")
+	write(user, "broken.py", "raise RuntimeError('boom')\n")
+	k := ownKernel(t, KernelOptions{Prelude: "PRELUDE_OK = True", ModuleDirs: []string{user, project, filepath.Join(user, "absent")}})
+	ready := k.Ready()
+	if ready.Type != frames.TypeReady || ready.PID <= 0 || !strings.HasPrefix(ready.Python, "3.") || ready.Executable == "" {
+		t.Errorf("ready frame = %+v", ready)
+	}
+	ws := k.Warnings()
+	if len(ws) != 1 || !strings.Contains(ws[0].Message, "broken.py raised RuntimeError: boom") {
+		t.Errorf("warnings = %+v, want one about broken.py", ws)
+	}
+	got, _, err := run(t, k, context.Background(), frames.Request{ID: "use",
+		Code: "import os\nprint(PRELUDE_OK, greet(), EXTRA, 'KG_AUTH_TOKEN' in os.environ)"})
+	want := []string{"started", "stdout:True project 7 False\n", "done:ok"}
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestCloseTwiceAndExecuteAfterClose(t *testing.T) {
+	k := ownKernel(t, KernelOptions{})
+	if err := k.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := k.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+		t.Errorf("Execute after Close: %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,181 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// One gateway serves the package's tests; kernels are reused where the case
+// allows. Tests that need the real thing skip with skipReason when the
+// interpreter lacks kernel_gateway or ipykernel.
+var (
+	testPython string
+	testHome   string
+	testEP     *Endpoint
+	skipReason string
+
+	sharedOnce   sync.Once
+	sharedKernel *Kernel
+	sharedErr    error
+)
+
+const helperEnv = "EVALHOST_GATEWAY_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "acquire" {
+		helperAcquire()
+		return
+	}
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	setupGateway()
+	// Deadlock watchdog: a hang prints every goroutine instead of waiting
+	// for the go test timeout.
+	watchdog := time.AfterFunc(8*time.Minute, func() {
+		buf := make([]byte, 1<<20)
+		fmt.Fprintf(os.Stderr, "gateway tests hung; goroutines:\n%s\n", buf[:runtime.Stack(buf, true)])
+		os.Exit(2)
+	})
+	code := m.Run()
+	watchdog.Stop()
+	if sharedKernel != nil {
+		_ = sharedKernel.Close()
+	}
+	if testEP != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = Stop(ctx, testHome)
+		cancel()
+	}
+	if testHome != "" {
+		_ = os.RemoveAll(testHome)
+	}
+	if code == 0 {
+		if leaked := leakedGoroutines(); leaked != "" {
+			fmt.Fprintf(os.Stderr, "goroutines leaked by package gateway:\n%s\n", leaked)
+			return 1
+		}
+	}
+	return code
+}
+
+func setupGateway() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	py, err := realPython()
+	if err != nil {
+		skipReason = err.Error()
+		return
+	}
+	testPython = py
+	if err := Check(ctx, py); err != nil {
+		skipReason = fmt.Sprintf("%v (CI installs them: pip install jupyter_kernel_gateway ipykernel)", err)
+		return
+	}
+	testHome, err = os.MkdirTemp("", "evalhost-gateway-test-")
+	if err != nil {
+		skipReason = err.Error()
+		return
+	}
+	testEP, err = Acquire(ctx, testHome, py)
+	if err != nil {
+		skipReason = "could not start the test gateway: " + err.Error()
+	}
+}
+
+// realPython resolves version-manager shims to the interpreter itself.
+func realPython() (string, error) {
+	for _, name := range []string{"python3", "python"} {
+		out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
+		if err == nil {
+			return strings.TrimSpace(string(out)), nil
+		}
+	}
+	return "", fmt.Errorf("no python3 or python on PATH")
+}
+
+func needGateway(t testing.TB) {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip("real kernel gateway unavailable: " + skipReason)
+	}
+}
+
+func testClient(t testing.TB) *Client {
+	t.Helper()
+	needGateway(t)
+	c, err := NewClient(testEP.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// shared returns the kernel that cases without lasting damage share.
+func shared(t testing.TB) *Kernel {
+	t.Helper()
+	c := testClient(t)
+	sharedOnce.Do(func() {
+		sharedKernel, sharedErr = c.StartKernel(context.Background(), KernelOptions{})
+	})
+	if sharedErr != nil {
+		t.Fatalf("start shared kernel: %v", sharedErr)
+	}
+	if !sharedKernel.Alive() {
+		t.Fatalf("shared kernel died earlier: %v", sharedKernel.Err())
+	}
+	return sharedKernel
+}
+
+// ownKernel starts a kernel for one test and closes it at the end.
+func ownKernel(t testing.TB, opts KernelOptions) *Kernel {
+	t.Helper()
+	k, err := testClient(t).StartKernel(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("start kernel: %v", err)
+	}
+	t.Cleanup(func() { _ = k.Close() })
+	return k
+}
+
+// helperAcquire is the body of a re-executed test binary: Acquire once on
+// the home in the environment and print the endpoint.
+func helperAcquire() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ep, err := Acquire(ctx, os.Getenv("EVALHOST_GATEWAY_TEST_HOME"), os.Getenv("EVALHOST_GATEWAY_TEST_PYTHON"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(ep)
+}
+
+// leakedGoroutines lists goroutines still running code of this package.
+func leakedGoroutines() string {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")
+		var leaked []string
+		for _, s := range stacks {
+			if strings.Contains(s, "evalhost/gateway.") && !strings.Contains(s, "leakedGoroutines") &&
+				!strings.Contains(s, "runTests") {
+				leaked = append(leaked, s)
+			}
+		}
+		if len(leaked) == 0 || time.Now().After(deadline) {
+			return strings.Join(leaked, "\n\n")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
