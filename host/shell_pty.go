@@ -123,7 +123,7 @@ func shellStatSession(stat []byte) (state byte, sid int, ok bool) {
 		return 0, 0, false
 	}
 	f := bytes.Fields(stat[i+1:]) // state ppid pgrp session ...
-	if len(f) < 4 || len(f[0]) != 1 {
+	if len(f) < 4 || len(f[0]) != 1 || !shellIsLetter(f[0][0]) {
 		return 0, 0, false
 	}
 	sid, err := strconv.Atoi(string(f[3]))
@@ -141,3 +141,5 @@ func shellKillSession(pid int) {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
 }
+
+func shellIsLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
