@@ -90,7 +90,29 @@ func (z *sanitizer) special(dst, p []byte, i int) ([]byte, int) {
 	if r < 0xa0 {
 		return dst, i + size // C1 control
 	}
-	return append(z.resolveCR(dst, 0), p[i:i+size]...), i + size
+	j := textRun(p, i+size)
+	return append(z.resolveCR(dst, 0), p[i:j]...), j
+}
+
+// textRun returns the end of the run of plain ASCII and well-formed
+// printable multi-byte runes starting at p[i], so text in scripts other
+// than Latin is copied in runs rather than rune by rune.
+func textRun(p []byte, i int) int {
+	for i < len(p) {
+		if c := p[i]; c < utf8.RuneSelf {
+			if !plain[c] {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r < 0xa0 || (r == utf8.RuneError && size <= 1) {
+			return i
+		}
+		i += size
+	}
+	return i
 }
 
 // finishCarry completes a UTF-8 sequence split across chunks. It returns
