@@ -34,6 +34,9 @@ func (e *HTTPError) Error() string {
 	if e.Body != "" {
 		msg += ": " + e.Body
 	}
+	if e.Status == 401 || e.Status == 403 {
+		msg += ": " + ErrUnauthorized.Error()
+	}
 	return msg
 }
 

@@ -1,0 +1,212 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// freshHome is an evalhost home whose gateway, if the test starts one, is
+// stopped at the end.
+func freshHome(t *testing.T) string {
+	t.Helper()
+	needGateway(t)
+	home := t.TempDir()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := Stop(ctx, home); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return home
+}
+
+func TestTwoProcessesShareOneGateway(t *testing.T) {
+	home := freshHome(t)
+	var cmds [2]*exec.Cmd
+	var outs [2]strings.Builder
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), helperEnv+"=acquire",
+			"EVALHOST_GATEWAY_TEST_HOME="+home, "EVALHOST_GATEWAY_TEST_PYTHON="+testPython)
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var eps [2]Endpoint
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("helper %d: %v: %s", i, err, outs[i].String())
+		}
+		if err := json.Unmarshal([]byte(outs[i].String()), &eps[i]); err != nil {
+			t.Fatalf("helper %d printed %q: %v", i, outs[i].String(), err)
+		}
+	}
+	if eps[0].PID != eps[1].PID || eps[0].URL != eps[1].URL {
+		t.Errorf("two gateways: %+v and %+v", eps[0].Info, eps[1].Info)
+	}
+	if eps[0].Reused == eps[1].Reused {
+		t.Errorf("want exactly one process to start the gateway, Reused = %v, %v", eps[0].Reused, eps[1].Reused)
+	}
+}
+
+func TestKilledGatewayRecoveredAndStatusStop(t *testing.T) {
+	home := freshHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if st, err := Status(ctx, home); err != nil || st.Recorded {
+		t.Fatalf("Status before start = %+v, %v; want nothing recorded", st, err)
+	}
+	first, err := Acquire(ctx, home, testPython)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(infoPath(home))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("gateway.json mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+	st, err := Status(ctx, home)
+	if err != nil || !st.Recorded || !st.Running || !st.Healthy || st.Info.Token != "" || st.Info.PID != first.PID {
+		t.Errorf("Status of running gateway = %+v, %v", st, err)
+	}
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitDead(t, first.PID)
+	if st, _ := Status(ctx, home); st.Healthy || st.Running {
+		t.Errorf("Status after kill = %+v, want not running", st)
+	}
+	second, err := Acquire(ctx, home, testPython)
+	if err != nil {
+		t.Fatalf("Acquire after kill: %v", err)
+	}
+	if second.Reused || second.PID == first.PID {
+		t.Errorf("Acquire after kill reused %+v", second.Info)
+	}
+	c, _ := NewClient(second.Config())
+	if err := c.Health(ctx); err != nil {
+		t.Errorf("new gateway unhealthy: %v", err)
+	}
+	if err := Stop(ctx, home); err != nil {
+		t.Fatal(err)
+	}
+	waitDead(t, second.PID)
+	if st, err := Status(ctx, home); err != nil || st.Recorded {
+		t.Errorf("Status after Stop = %+v, %v", st, err)
+	}
+}
+
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	for i := 0; i < 500 && pidAlive(pid); i++ {
+		spawned.reap()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pidAlive(pid) {
+		t.Fatalf("pid %d still alive", pid)
+	}
+}
+
+// deadPID is the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestLockTakeover(t *testing.T) {
+	needGateway(t)
+	old := time.Now().Add(-time.Hour).UnixMilli()
+	cases := []struct {
+		name     string
+		lock     lockState
+		takeOver bool
+	}{
+		{"dead pid", lockState{PID: deadPID(t), Heartbeat: time.Now().UnixMilli()}, true},
+		{"stale heartbeat", lockState{PID: os.Getpid(), Heartbeat: old}, true},
+		{"live holder", lockState{PID: os.Getpid(), Heartbeat: time.Now().UnixMilli()}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, _ := json.Marshal(tc.lock)
+			if err := os.WriteFile(lockPath(testHome), raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(lockPath(testHome))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			ep, err := Acquire(ctx, testHome, testPython)
+			if tc.takeOver {
+				if err != nil || ep.PID != testEP.PID || !ep.Reused {
+					t.Errorf("Acquire over a %s lock = %+v, %v; want the running gateway", tc.name, ep, err)
+				}
+				return
+			}
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), fmt.Sprintf("held by pid %d", os.Getpid())) {
+				t.Errorf("Acquire under a live lock: %v; want a timeout naming the holder", err)
+			}
+		})
+	}
+}
+
+func TestRequireShared(t *testing.T) {
+	if err := RequireShared(true); err != nil {
+		t.Errorf("RequireShared(true) = %v", err)
+	}
+	err := RequireShared(false)
+	if !errors.Is(err, ErrSharedRequired) || err.Error() != "Shared Python gateway required; local gateways are disabled" {
+		t.Errorf("RequireShared(false) = %v", err)
+	}
+}
+
+func TestCheckNamesPipCommand(t *testing.T) {
+	if testPython == "" {
+		t.Skip("no python: " + skipReason)
+	}
+	// An interpreter without site-packages stands in for one that lacks them.
+	bare := filepath.Join(t.TempDir(), "python-bare")
+	script := "#!/bin/sh\nexec " + testPython + " -I -S \"$@\"\n"
+	if err := os.WriteFile(bare, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := Check(context.Background(), bare)
+	var me *MissingPackagesError
+	if !errors.As(err, &me) || !errors.Is(err, ErrMissingPackages) {
+		t.Fatalf("Check(bare) = %v, want *MissingPackagesError", err)
+	}
+	if !strings.Contains(err.Error(), bare+" -m pip install jupyter_kernel_gateway ipykernel") ||
+		!strings.Contains(err.Error(), "kernel_gateway") {
+		t.Errorf("message %q lacks the pip command", err)
+	}
+	if err := Check(context.Background(), filepath.Join(t.TempDir(), "no-python")); err == nil || errors.Is(err, ErrMissingPackages) {
+		t.Errorf("Check(missing interpreter) = %v, want a plain error", err)
+	}
+	needGateway(t)
+	if err := Check(context.Background(), testPython); err != nil {
+		t.Errorf("Check(real) = %v", err)
+	}
+}
+
+func TestRealGatewayRejectsWrongToken(t *testing.T) {
+	needGateway(t)
+	c, err := NewClient(Config{URL: testEP.URL, Token: "wrong"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Health(context.Background())
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "PI_PYTHON_GATEWAY_TOKEN") {
+		t.Errorf("Health with a wrong token = %v, want ErrUnauthorized naming PI_PYTHON_GATEWAY_TOKEN", err)
+	}
+}
