@@ -1,0 +1,189 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/evalhost/evalhost/frames"
+)
+
+// These fakes cover only what the real gateway cannot be made to do.
+
+func TestFakeAuthFailureNamesToken(t *testing.T) {
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(status)
+			}))
+			defer srv.Close()
+			c, _ := NewClient(Config{URL: srv.URL})
+			err := c.Health(context.Background())
+			if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "set PI_PYTHON_GATEWAY_TOKEN") {
+				t.Errorf("Health = %v", err)
+			}
+		})
+	}
+}
+
+func TestFakeCreateRetriesOnceOn5xx(t *testing.T) {
+	cases := []struct {
+		name      string
+		failures  int32
+		wantCalls int32
+		wantErr   bool
+	}{
+		{"one 503 then created", 1, 2, false},
+		{"two 500s", 2, 2, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost || r.URL.Path != "/api/kernels" {
+					http.NotFound(w, r)
+					return
+				}
+				if calls.Add(1) <= tc.failures {
+					http.Error(w, "kernel spawn failed", http.StatusServiceUnavailable)
+					return
+				}
+				w.WriteHeader(http.StatusCreated)
+				_, _ = w.Write([]byte(`{"id":"k1","name":"python3"}`))
+			}))
+			defer srv.Close()
+			c, _ := NewClient(Config{URL: srv.URL})
+			km, err := c.createKernel(context.Background())
+			if calls.Load() != tc.wantCalls {
+				t.Errorf("calls = %d, want %d", calls.Load(), tc.wantCalls)
+			}
+			if tc.wantErr {
+				var he *HTTPError
+				if !errors.As(err, &he) || he.Status != http.StatusServiceUnavailable {
+					t.Errorf("err = %v, want the 503", err)
+				}
+			} else if err != nil || km.ID != "k1" {
+				t.Errorf("createKernel = %+v, %v", km, err)
+			}
+		})
+	}
+}
+
+func TestFakeSocketDroppedMidCell(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		_, raw, err := conn.Read(r.Context())
+		if err != nil {
+			return
+		}
+		var req message
+		if json.Unmarshal(raw, &req) != nil {
+			return
+		}
+		for _, m := range []struct{ typ, content string }{
+			{"status", `{"execution_state":"busy"}`},
+			{"stream", `{"name":"stdout","text":"partial\n"}`},
+		} {
+			out := map[string]any{"header": map[string]string{"msg_id": newID(), "msg_type": m.typ},
+				"parent_header": map[string]string{"msg_id": req.Header.MsgID}, "channel": "iopub",
+				"metadata": map[string]any{}, "content": json.RawMessage(m.content)}
+			b, _ := json.Marshal(out)
+			_ = conn.Write(r.Context(), websocket.MessageText, b)
+		}
+		// Returning drops the TCP connection without a close frame.
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Config{URL: srv.URL})
+	k, err := c.connect(context.Background(), "k1", DefaultGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []string
+	_, err = k.Execute(ctx, frames.Request{ID: "c", Code: "print('partial'); more()"}, func(f frames.Frame) { got = append(got, summary(f)) })
+	var de *frames.DeathError
+	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "websocket") {
+		t.Fatalf("err = %v, want a DeathError about the socket", err)
+	}
+	if strings.Join(got, ",") != "started,stdout:partial\n" {
+		t.Errorf("frames before the drop = %q", got)
+	}
+}
+
+func TestNewClientRejectsBadURLs(t *testing.T) {
+	cases := []struct{ name, url, want string }{
+		{"empty", "", "PI_PYTHON_GATEWAY_URL"},
+		{"no scheme", "127.0.0.1:8888", "is not a url"},
+		{"ws scheme", "ws://127.0.0.1:8888", "must be http:// or https://"},
+		{"no host", "http://", "must be http:// or https://"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewClient(Config{URL: tc.url})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewClient(%q) = %v, want an error containing %q", tc.url, err, tc.want)
+			}
+		})
+	}
+	c, err := NewClient(Config{URL: " https://gw.example:8443/base/ "})
+	if err != nil || c.URL() != "https://gw.example:8443/base" || c.channelsURL("k") != "wss://gw.example:8443/base/api/kernels/k/channels" {
+		t.Errorf("NewClient(base path) = %v, %v", c, err)
+	}
+}
+
+func TestUnreachableNamesURL(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	c, _ := NewClient(Config{URL: url})
+	err = c.Health(context.Background())
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), url) ||
+		!strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Health = %v, want an UnreachableError naming %s and the cause", err, url)
+	}
+}
+
+func TestIsFDExhausted(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"gateway 500 naming it", &HTTPError{Status: 500, Body: "OSError: [Errno 24] Too many open files"}, true},
+		{"local EMFILE", &net.OpError{Op: "dial", Err: os.NewSyscallError("socket", syscall.EMFILE)}, true},
+		{"other errno", &net.OpError{Op: "dial", Err: os.NewSyscallError("socket", syscall.ECONNREFUSED)}, false},
+		{"plain 500", &HTTPError{Status: 500, Body: "boom"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsFDExhausted(tc.err); got != tc.want {
+				t.Errorf("IsFDExhausted(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}
