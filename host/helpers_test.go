@@ -82,7 +82,7 @@ var (
 )
 
 func pyOptions(tb testing.TB) Options {
-	return Options{Python: python(tb), Args: []string{"-X", "utf8"}, Runner: runnerPath(tb), Grace: 2 * time.Second}
+	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second}
 }
 
 // checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines

@@ -1,0 +1,201 @@
+package host
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Every benchmark measures the host and its anchor in the same run and
+// reports both and their ratio, because the machine is noisy.
+
+func benchStart(b *testing.B) *Process {
+	b.Helper()
+	p, err := Start(context.Background(), pyOptions(b))
+	if err != nil {
+		b.Fatalf("start: %v", err)
+	}
+	b.Cleanup(func() { p.Close() })
+	return p
+}
+
+// bare runs python -c code with stdout and stderr on /dev/null.
+func bare(b *testing.B, code string) time.Duration {
+	b.Helper()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	cmd := exec.Command(python(b), "-c", code)
+	cmd.Stdout, cmd.Stderr = null, null
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s -c %q: %v", python(b), code, err)
+	}
+	return time.Since(start)
+}
+
+// pipedToCat runs python -c code with stdout into a pipe that cat drains to
+// /dev/null: the cost of the same bytes crossing a pipe without the host.
+func pipedToCat(b *testing.B, code string) time.Duration {
+	b.Helper()
+	cmd := exec.Command("sh", "-c", `"$0" -c "$1" | cat > /dev/null`, python(b), code)
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("pipe to cat: %v: %s", err, out)
+	}
+	return time.Since(start)
+}
+
+func hostRun(b *testing.B, p *Process, code string, emit func(frames.Frame)) time.Duration {
+	b.Helper()
+	start := time.Now()
+	done, err := p.Execute(context.Background(), frames.Request{Code: code}, emit)
+	el := time.Since(start)
+	if err != nil || done.Status != frames.StatusOK {
+		b.Fatalf("execute: %+v %v", done, err)
+	}
+	return el
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+func BenchmarkColdStart(b *testing.B) {
+	o := pyOptions(b)
+	var host, pass []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		p, err := Start(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		host = append(host, time.Since(start))
+		p.Close()
+		pass = append(pass, bare(b, "pass"))
+	}
+	h, c := median(host), median(pass)
+	b.ReportMetric(ms(h), "host-ms")
+	b.ReportMetric(ms(c), "python-c-pass-ms")
+	b.ReportMetric(float64(h)/float64(c), "ratio")
+}
+
+func BenchmarkRoundTrip(b *testing.B) {
+	p := benchStart(b)
+	var lat []time.Duration
+	for b.Loop() {
+		lat = append(lat, hostRun(b, p, "1+1", func(frames.Frame) {}))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2])/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100])/1e3, "p99-µs")
+}
+
+const bulkCode = `import sys
+b = 'x' * 65535 + '\n'
+w = sys.stdout.write
+for _ in range(%d):
+    w(b)
+sys.stdout.flush()`
+
+func BenchmarkBulkOutput(b *testing.B) {
+	const writes = 3200 // 200 MiB in 64 KiB writes
+	code := strings.Replace(bulkCode, "%d", strconv.Itoa(writes), 1)
+	p := benchStart(b)
+	var host, null, pipe time.Duration
+	for b.Loop() {
+		n := 0
+		host += hostRun(b, p, code, func(f frames.Frame) { n += len(f.Data) })
+		if n != writes<<16 {
+			b.Fatalf("got %d bytes, want %d", n, writes<<16)
+		}
+		null += bare(b, code)
+		pipe += pipedToCat(b, code)
+	}
+	mb := float64(writes<<16) / 1e6 * float64(b.N)
+	b.ReportMetric(mb/host.Seconds(), "host-MB/s")
+	b.ReportMetric(mb/null.Seconds(), "devnull-MB/s")
+	b.ReportMetric(mb/pipe.Seconds(), "pipe-cat-MB/s")
+	b.ReportMetric(float64(host)/float64(null), "ratio-devnull")
+	b.ReportMetric(float64(host)/float64(pipe), "ratio-pipe")
+	if rss, err := p.RSS(); err == nil {
+		b.ReportMetric(float64(rss)/1e6, "runner-rss-MB")
+	}
+}
+
+func BenchmarkPrintLoop(b *testing.B) {
+	const code = "for i in range(300000): print(i)"
+	p := benchStart(b)
+	var host, null time.Duration
+	for b.Loop() {
+		host += hostRun(b, p, code, func(frames.Frame) {})
+		null += bare(b, code)
+	}
+	b.ReportMetric(ms(host)/float64(b.N), "host-ms")
+	b.ReportMetric(ms(null)/float64(b.N), "devnull-ms")
+	b.ReportMetric(float64(host)/float64(null), "ratio")
+}
+
+// BenchmarkInterrupt measures Interrupt (sent once the cell has started) to
+// Execute's return with the cancelled done.
+func BenchmarkInterrupt(b *testing.B) {
+	p := benchStart(b)
+	var lat []time.Duration
+	for b.Loop() {
+		var sent time.Time
+		done, err := p.Execute(context.Background(), frames.Request{Code: "import time\ntime.sleep(30)"}, func(f frames.Frame) {
+			if f.Type == frames.TypeStarted {
+				sent = time.Now()
+				if err := p.Interrupt(); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+		lat = append(lat, time.Since(sent))
+		if err != nil || !done.Cancelled {
+			b.Fatalf("done = %+v, err = %v", done, err)
+		}
+	}
+	b.ReportMetric(ms(median(lat)), "interrupt-to-done-ms")
+}
+
+// BenchmarkDeathNoticed measures from the cell's last act before os._exit
+// (a timestamp it prints) to Execute returning the DeathError.
+func BenchmarkDeathNoticed(b *testing.B) {
+	o := pyOptions(b)
+	var lat []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		p, err := Start(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		var out strings.Builder
+		_, err = p.Execute(context.Background(), frames.Request{Code: "import os, time\nos.write(1, b'%d\\n' % time.time_ns())\nos._exit(3)"},
+			func(f frames.Frame) { out.WriteString(f.Data) })
+		end := time.Now()
+		if err == nil {
+			b.Fatal("no death reported")
+		}
+		ns, perr := strconv.ParseInt(strings.TrimSpace(out.String()), 10, 64)
+		if perr != nil {
+			b.Fatalf("timestamp %q: %v", out.String(), perr)
+		}
+		lat = append(lat, end.Sub(time.Unix(0, ns)))
+		p.Close()
+	}
+	b.ReportMetric(ms(median(lat)), "death-noticed-ms")
+}
