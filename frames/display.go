@@ -1,0 +1,48 @@
+package frames
+
+import (
+	"html"
+	"regexp"
+	"strings"
+)
+
+// Text precedence for renderers, as the reference renders displays.
+var textPrecedence = []string{"text/markdown", "text/plain"}
+
+// DisplayText is the text a renderer shows for a bundle: text/markdown, else
+// text/plain, else text/html converted to plain text.
+func (b Bundle) DisplayText() string {
+	for _, mime := range textPrecedence {
+		if s, ok := b.Text(mime); ok {
+			return s
+		}
+	}
+	if s, ok := b.Text("text/html"); ok {
+		return HTMLToText(s)
+	}
+	return ""
+}
+
+var (
+	htmlDrop  = regexp.MustCompile(`(?is)<(script|style)[^>]*>.*?</(script|style)>`)
+	htmlBreak = regexp.MustCompile(`(?i)<(br|/p|/div|/tr|/h[1-6]|/li|/table)[^>]*>`)
+	htmlCell  = regexp.MustCompile(`(?i)</t[dh]>`)
+	htmlTag   = regexp.MustCompile(`<[^>]*>`)
+	blankRuns = regexp.MustCompile(`\n{3,}`)
+)
+
+// HTMLToText turns an HTML fragment (a DataFrame table, a styled message)
+// into readable text: scripts dropped, rows and blocks on their own lines,
+// cells separated by tabs, entities decoded.
+func HTMLToText(s string) string {
+	s = htmlDrop.ReplaceAllString(s, "")
+	s = htmlBreak.ReplaceAllString(s, "\n")
+	s = htmlCell.ReplaceAllString(s, "\t")
+	s = htmlTag.ReplaceAllString(s, "")
+	s = html.UnescapeString(s)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimSpace(blankRuns.ReplaceAllString(strings.Join(lines, "\n"), "\n\n"))
+}

@@ -1,0 +1,29 @@
+// Package sessions owns evalhost's interpreter sessions: the registry that
+// keys them by (session id, absolute cwd, resolved interpreter), queues each
+// session's requests in arrival order while different sessions run in
+// parallel, and gives every cell a truthful result.
+//
+// Contract:
+//   - A request is a list of cells run in order in one session; after a cell
+//     that is not ok the rest are skipped (unless KeepGoing) and the result
+//     names the failed cell. Earlier state stays.
+//   - Mode session reuses interpreters; mode per-call starts fresh ones and
+//     always shuts them down, also on error and cancel.
+//   - A cell's reset restarts the session's interpreters before it runs; a
+//     reset while another reset of the session is in progress is rejected
+//     with ErrResetInProgress.
+//   - A dead interpreter is replaced before execution. One that dies during a
+//     cell is replaced and the cell retried once, unless the caller cancelled
+//     or the deadline passed; a second death fails the cell with
+//     "interpreter died twice: <how>".
+//   - Timeouts (default 30 s, clamped to 1..600 s) interrupt, wait the grace
+//     window, then kill; the output gains "Command timed out after N seconds".
+//   - Every CellResult says status, execution count, duration, stateLost and
+//     retried; output produced before a death or timeout is kept.
+//   - The launch environment is filtered (allow-list, LC_/XDG_/PI_ prefixes,
+//     a deny-list of secrets and names ending in _API_KEY, _SECRET,
+//     _PASSWORD, _TOKEN, except evalhost's own bridge and gateway tokens).
+//   - At most MaxSessions live sessions: the least recently used idle one is
+//     evicted on overflow, never a busy one; idle sessions shut down after
+//     IdleTimeout. Close waits for every interpreter and goroutine.
+package sessions

@@ -1,0 +1,47 @@
+package sessions
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrResetInProgress rejects a reset while another reset of the same
+	// session has not finished.
+	ErrResetInProgress = errors.New("a reset of this session is already in progress; wait for it to finish")
+	// ErrClosed is returned after the registry was closed.
+	ErrClosed = errors.New("session registry is closed")
+	// ErrNoInterpreter: no Python interpreter could be found.
+	ErrNoInterpreter = errors.New("no python interpreter found")
+	// ErrBadRequest wraps every validation failure of a request.
+	ErrBadRequest = errors.New("bad request")
+
+	errNotDir = errors.New("not a directory")
+)
+
+// CwdError says why a requested working directory cannot be used.
+type CwdError struct {
+	Dir string
+	Err error
+}
+
+func (e *CwdError) Error() string {
+	return fmt.Sprintf("working directory %s cannot be used: %v", e.Dir, e.Err)
+}
+
+func (e *CwdError) Unwrap() []error { return []error{ErrBadRequest, e.Err} }
+
+// InterpreterError lists what was tried when no interpreter was usable.
+type InterpreterError struct {
+	Tried []string // each "source: path: reason"
+}
+
+func (e *InterpreterError) Error() string {
+	msg := "no python interpreter found; tried:"
+	for _, t := range e.Tried {
+		msg += "\n  " + t
+	}
+	return msg + "\nset --python, activate a virtualenv, or install python3"
+}
+
+func (e *InterpreterError) Unwrap() error { return ErrNoInterpreter }

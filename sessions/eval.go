@@ -1,0 +1,294 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Emit receives every frame of a request, tagged with its cell index. It is
+// called from one goroutine at a time per request.
+type Emit func(cell int, f frames.Frame)
+
+var errTimedOut = errors.New("cell timed out")
+
+// Job is a request that holds its place in its session's queue.
+type Job struct {
+	reg  *Registry
+	req  Request
+	s    *session
+	turn *turn
+}
+
+// Queue validates req and takes its place in the session's queue at once,
+// without blocking: requests queued in arrival order run in that order.
+func (r *Registry) Queue(req Request) (*Job, error) {
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	if req.ID == "" {
+		req.ID = r.nextID()
+	}
+	s, err := r.lookup(&req)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.enqueue()
+	if err != nil {
+		return nil, err
+	}
+	return &Job{reg: r, req: req, s: s, turn: t}, nil
+}
+
+// Eval queues req and runs it: Queue then Run.
+func (r *Registry) Eval(ctx context.Context, req Request, emit Emit) (Result, error) {
+	job, err := r.Queue(req)
+	if err != nil {
+		return Result{}, err
+	}
+	return job.Run(ctx, emit)
+}
+
+// Run waits for the job's turn and runs its cells. Cancelling ctx while it is
+// queued gives a result whose cells are all cancelled. A per-call session is
+// shut down before Run returns, whatever happened.
+func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
+	if emit == nil {
+		emit = func(int, frames.Frame) {}
+	}
+	if j.req.Mode == ModePerCall {
+		defer j.reg.endPerCall(j.s)
+	}
+	if err := j.turn.wait(ctx); err != nil {
+		return j.allCancelled(), nil
+	}
+	defer j.turn.release()
+	res := Result{Status: StatusOK, FailedCell: -1, Cells: make([]CellResult, len(j.req.Cells))}
+	for i, cell := range j.req.Cells {
+		cr := &res.Cells[i]
+		switch {
+		case ctx.Err() != nil:
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusCancelled,
+				Message: "request cancelled before the cell started"}
+		case res.FailedCell >= 0 && !j.req.KeepGoing:
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped}
+		default:
+			*cr = j.runCell(ctx, i, cell, emit)
+		}
+		if j.req.OnCellEnd != nil {
+			j.req.OnCellEnd(*cr)
+		}
+		if cr.Status != StatusOK && cr.Status != StatusSkipped && res.FailedCell < 0 {
+			res.FailedCell, res.Status = i, cr.Status
+		}
+	}
+	return res, nil
+}
+
+func (j *Job) allCancelled() Result {
+	res := Result{Status: StatusCancelled, FailedCell: 0, Cells: make([]CellResult, len(j.req.Cells))}
+	for i, c := range j.req.Cells {
+		res.Cells[i] = CellResult{Index: i, Language: c.Language, Title: c.Title, Status: StatusCancelled,
+			Message: "cancelled before it started"}
+	}
+	return res
+}
+
+// cellRun carries one cell through its attempts.
+type cellRun struct {
+	j       *Job
+	index   int
+	cell    Cell
+	timeout time.Duration
+	res     CellResult
+	sink    *cellSink
+	emit    func(frames.Frame)
+}
+
+func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResult {
+	start := time.Now()
+	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
+		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title}}
+	c.sink = newCellSink(j.reg.cfg.Sink)
+	c.emit = func(f frames.Frame) { emit(i, c.sink.frame(f)) }
+	cctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimedOut)
+	defer cancel()
+	c.execute(cctx)
+	c.res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	c.res.Output = c.sink.dump()
+	return c.res
+}
+
+func (c *cellRun) execute(ctx context.Context) {
+	s := c.j.s
+	if c.cell.Reset {
+		if err := s.beginReset(); err != nil {
+			c.fail(StatusError, err.Error())
+			return
+		}
+		s.killAll()
+		s.endReset()
+		c.res.StateLost = true
+	}
+	for attempt := 0; ; attempt++ {
+		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
+		if replaced {
+			c.res.StateLost = true
+		}
+		if err != nil {
+			c.startFailed(ctx, err)
+			return
+		}
+		if started {
+			c.emit(ex.Ready())
+		}
+		done, err := c.attempt(ctx, ex, attempt, started)
+		if err == nil {
+			c.emit(done)
+		}
+		if c.settle(ctx, done, err, attempt) {
+			return
+		}
+		c.res.Retried, c.res.StateLost = true, true
+	}
+}
+
+// attempt runs the cell once. The session's cwd goes only to a fresh
+// interpreter: after that a cell's own chdir or cd lasts, as in Jupyter.
+func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (frames.Frame, error) {
+	run := c.j.req.ID + "-" + strconv.Itoa(c.index)
+	if attempt > 0 {
+		run += "-retry"
+	}
+	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env)}
+	if fresh {
+		req.Cwd = c.j.s.key.Cwd
+	}
+	if hook := c.j.reg.cfg.RunHook; hook != nil {
+		hook(c.j.s.key.Session, run, true)
+		defer hook(c.j.s.key.Session, run, false)
+	}
+	return ex.Execute(ctx, req, c.emit)
+}
+
+// settle records an attempt's outcome; false means retry the cell.
+func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, attempt int) bool {
+	timedOut := errors.Is(context.Cause(ctx), errTimedOut)
+	var death *frames.DeathError
+	switch {
+	case err == nil:
+		c.res.ExecutionCount = done.ExecutionCount
+		switch {
+		case done.Cancelled && timedOut:
+			c.timedOut(false)
+		case done.Cancelled:
+			c.res.Status = StatusCancelled
+		case done.Status == frames.StatusOK:
+			c.res.Status = StatusOK
+		default:
+			c.res.Status = StatusError
+		}
+		c.guardMemory()
+	case errors.As(err, &death):
+		c.j.s.drop(c.cell.Language)
+		c.res.StateLost = true
+		if ctx.Err() == nil && attempt == 0 {
+			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
+			return false
+		}
+		if attempt > 0 {
+			c.fail(StatusKilled, "interpreter died twice: "+death.How())
+		} else if timedOut {
+			c.timedOut(true)
+		} else {
+			c.fail(StatusKilled, death.Error())
+		}
+	case errors.Is(err, frames.ErrKilled):
+		c.j.s.drop(c.cell.Language)
+		c.res.StateLost = true
+		if timedOut {
+			c.timedOut(true)
+		} else {
+			c.res.Status = StatusCancelled
+			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
+		}
+	default:
+		c.j.s.drop(c.cell.Language)
+		c.fail(StatusError, err.Error())
+	}
+	return true
+}
+
+func (c *cellRun) timedOut(killed bool) {
+	c.res.Status = StatusTimeout
+	c.notice(fmt.Sprintf("Command timed out after %d seconds\n", int(c.timeout/time.Second)))
+	if killed {
+		c.res.Message = "timed out; the interpreter did not stop within the grace window and was killed"
+	}
+}
+
+func (c *cellRun) startFailed(ctx context.Context, err error) {
+	if errors.Is(context.Cause(ctx), errTimedOut) {
+		c.timedOut(false)
+		return
+	}
+	if ctx.Err() != nil {
+		c.res.Status = StatusCancelled
+		return
+	}
+	c.fail(StatusError, "cannot start the interpreter: "+err.Error())
+}
+
+func (c *cellRun) fail(status Status, msg string) {
+	c.res.Status = status
+	c.res.Message = msg
+	c.notice("[" + msg + "]\n")
+}
+
+// notice puts a line of the host's own into the cell's stderr, so every
+// consumer (live stream, tail, artifact) sees it.
+func (c *cellRun) notice(text string) {
+	c.emit(frames.Frame{Type: frames.TypeStderr, Data: text})
+}
+
+// guardMemory recycles an interpreter that grew past the limit.
+func (c *cellRun) guardMemory() {
+	limit := c.j.reg.cfg.MaxRSS
+	if limit <= 0 {
+		return
+	}
+	c.j.s.mu.Lock()
+	ex := c.j.s.execs[c.cell.Language]
+	c.j.s.mu.Unlock()
+	r, ok := ex.(rssReporter)
+	if !ok {
+		return
+	}
+	if rss, err := r.RSS(); err == nil && rss > limit {
+		c.j.s.drop(c.cell.Language)
+		c.res.Recycled, c.res.StateLost = true, true
+		c.notice(fmt.Sprintf("[interpreter used %d MB, over the %d MB limit; it was recycled and its state is gone]\n",
+			rss>>20, limit>>20))
+	}
+}
+
+func requestEnv(env map[string]string) map[string]*string {
+	if len(env) == 0 {
+		return nil
+	}
+	out := make(map[string]*string, len(env))
+	for k, v := range env {
+		out[k] = &v
+	}
+	return out
+}
+
+type unsupportedLanguageError struct{ lang string }
+
+func (e *unsupportedLanguageError) Error() string {
+	return fmt.Sprintf("no backend for language %q", e.lang)
+}

@@ -1,0 +1,42 @@
+package sessions
+
+import (
+	"context"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Executor is one live interpreter of a session: the runner process, the sh
+// shell or a gateway kernel. All of them keep the same contract (see
+// host.Process): Execute emits a cell's frames serially and returns its done
+// frame, or an error wrapping the frames sentinels.
+type Executor interface {
+	Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error)
+	Ready() frames.Frame // the ready frame it started with
+	Interrupt() error
+	Alive() bool
+	Done() <-chan struct{}
+	Close() error
+	Kill() error
+}
+
+// rssReporter is implemented by executors whose memory the guard can read.
+type rssReporter interface {
+	RSS() (int64, error)
+}
+
+// Spec is what a Starter needs to start one executor.
+type Spec struct {
+	Language     string
+	Session      string
+	Python       Interpreter // resolved; unused by sh
+	Cwd          string
+	Env          []string // complete, filtered child environment
+	ModuleDirs   []string // extension modules, later dirs override earlier ones
+	StartTimeout time.Duration
+	Grace        time.Duration
+}
+
+// Starter starts an executor for one language.
+type Starter func(ctx context.Context, spec Spec) (Executor, error)

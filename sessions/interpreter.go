@@ -1,0 +1,142 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Interpreter is a resolved Python: the real executable (version-manager
+// shims resolved once through sys.executable) and where it came from.
+type Interpreter struct {
+	Path    string // what to exec
+	Source  string // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", ".venv", "venv", "managed venv", "PATH"
+	Version string // e.g. "3.11.7"
+	BinDir  string // a venv's bin directory, put first on PATH; empty otherwise
+}
+
+type candidate struct {
+	source, path, binDir string
+}
+
+// probeCache remembers resolved executables: resolving costs one interpreter
+// start, and a pyenv shim costs tens of milliseconds more on every start.
+var probeCache sync.Map // candidate path -> probeResult
+
+type probeResult struct {
+	exe, version string
+	err          error
+}
+
+// ResolveInterpreter picks the Python for a session in DESIGN.md's order:
+// explicit, VIRTUAL_ENV, CONDA_PREFIX, <cwd>/.venv, <cwd>/venv, the managed
+// venv under home, then python3/python on PATH. getenv reads the host's
+// environment (os.Getenv in production).
+func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string) (Interpreter, error) {
+	var tried []string
+	for _, c := range candidates(explicit, cwd, home, getenv) {
+		res := probe(c.path)
+		if res.err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %s: %v", c.source, c.path, res.err))
+			if c.source == "--python" {
+				// An explicit choice that fails is an error, not a fallback.
+				return Interpreter{}, &InterpreterError{Tried: tried}
+			}
+			continue
+		}
+		return Interpreter{Path: res.exe, Source: c.source, Version: res.version, BinDir: c.binDir}, nil
+	}
+	return Interpreter{}, &InterpreterError{Tried: tried}
+}
+
+func candidates(explicit, cwd, home string, getenv func(string) string) []candidate {
+	var out []candidate
+	if explicit != "" {
+		path := explicit
+		if !strings.ContainsRune(explicit, os.PathSeparator) {
+			if p, err := exec.LookPath(explicit); err == nil {
+				path = p
+			}
+		}
+		return append(out, candidate{"--python", path, venvBin(path)})
+	}
+	venv := func(source, root string) {
+		if root != "" {
+			bin := filepath.Join(root, "bin")
+			out = append(out, candidate{source, filepath.Join(bin, "python"), bin})
+		}
+	}
+	venv("VIRTUAL_ENV", getenv("VIRTUAL_ENV"))
+	venv("CONDA_PREFIX", getenv("CONDA_PREFIX"))
+	for _, dir := range []string{".venv", "venv"} {
+		root := filepath.Join(cwd, dir)
+		if _, err := os.Stat(filepath.Join(root, "bin", "python")); err == nil {
+			venv(dir, root)
+		}
+	}
+	if home != "" {
+		root := filepath.Join(home, "python-env")
+		if _, err := os.Stat(filepath.Join(root, "bin", "python")); err == nil {
+			venv("managed venv", root)
+		}
+	}
+	for _, name := range []string{"python3", "python"} {
+		if p, err := exec.LookPath(name); err == nil {
+			out = append(out, candidate{"PATH", p, ""})
+		} else {
+			out = append(out, candidate{"PATH", name, ""})
+		}
+	}
+	return out
+}
+
+// venvBin returns the bin directory of the venv an executable lives in.
+func venvBin(exe string) string {
+	bin := filepath.Dir(exe)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), "pyvenv.cfg")); err == nil {
+		return bin
+	}
+	return ""
+}
+
+func probe(path string) probeResult {
+	if v, ok := probeCache.Load(path); ok {
+		return v.(probeResult)
+	}
+	res := runProbe(path)
+	if res.err == nil {
+		probeCache.Store(path, res)
+	}
+	return res
+}
+
+func runProbe(path string) probeResult {
+	if _, err := os.Stat(path); err != nil {
+		return probeResult{err: fmt.Errorf("not found")}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "-c",
+		"import sys;print(sys.executable);print('%d.%d.%d'%sys.version_info[:3])").Output()
+	if err != nil {
+		return probeResult{err: fmt.Errorf("does not run: %w", err)}
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || lines[0] == "" {
+		return probeResult{err: fmt.Errorf("unexpected answer %q", out)}
+	}
+	if !strings.HasPrefix(lines[1], "3.") {
+		return probeResult{err: fmt.Errorf("python %s is too old; evalhost needs python 3.8 or newer", lines[1])}
+	}
+	exe := lines[0]
+	if venvBin(path) != "" {
+		// Keep the venv's own path: resolving its symlink would leave the venv.
+		exe = path
+	}
+	return probeResult{exe: exe, version: lines[1]}
+}

@@ -1,0 +1,326 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// Config sets up a Registry. Zero values take the documented defaults.
+type Config struct {
+	Home           string              // evalhost home: runner cache, modules, managed venv
+	Python         string              // explicit interpreter (--python); "" resolves per cwd
+	MaxSessions    int                 // live sessions before LRU eviction of idle ones; default 4
+	IdleTimeout    time.Duration       // idle sessions shut down after it; default 5 min; <0 never
+	DefaultTimeout time.Duration       // per cell; default 30 s
+	Grace          time.Duration       // interrupt grace before a kill; default 2 s
+	StartTimeout   time.Duration       // ready handshake; default 10 s
+	MaxRSS         int64               // bytes; an interpreter over it after a cell is recycled; 0 off
+	Environ        []string            // the host's environment, filtered before launch; default os.Environ()
+	Getenv         func(string) string // for interpreter resolution; default os.Getenv
+	ExtraEnv       map[string]string   // set in every interpreter after filtering (bridge variables)
+	Starters       map[string]Starter  // per language; default the runner and the sh shell
+	Sink           streamsink.Options  // per-cell output bounds; its Store receives spilled output
+	// RunHook, when set, is called with active=true before a cell executes and
+	// false after, so the tool bridge accepts calls only from running cells.
+	RunHook func(session, run string, active bool)
+}
+
+func (c *Config) fill() {
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 4
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.DefaultTimeout <= 0 {
+		c.DefaultTimeout = DefaultTimeout
+	}
+	if c.Grace <= 0 {
+		c.Grace = 2 * time.Second
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 10 * time.Second
+	}
+	if c.Environ == nil {
+		c.Environ = os.Environ()
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.Starters == nil {
+		c.Starters = DefaultStarters(c.Home)
+	}
+}
+
+// Key identifies a persistent session.
+type Key struct {
+	Session string `json:"session"`
+	Cwd     string `json:"cwd"`
+	Python  string `json:"python"`
+}
+
+// Registry owns every session and the goroutines that serve them.
+type Registry struct {
+	cfg Config
+
+	mu       sync.Mutex
+	sessions map[Key]*session
+	perCall  map[*session]struct{} // live per-call sessions, for Kill and Close
+	closed   bool
+	seq      uint64
+
+	wg   sync.WaitGroup // sweeper and queue hand-offs
+	stop chan struct{}
+}
+
+// New returns a registry; Close it to shut every interpreter down.
+func New(cfg Config) *Registry {
+	cfg.fill()
+	r := &Registry{cfg: cfg, sessions: map[Key]*session{}, perCall: map[*session]struct{}{}, stop: make(chan struct{})}
+	if cfg.IdleTimeout > 0 {
+		r.wg.Add(1)
+		go r.sweep()
+	}
+	return r
+}
+
+// Info describes a live session.
+type Info struct {
+	Key
+	Languages []string  `json:"languages"` // interpreters alive now
+	Busy      bool      `json:"busy"`
+	Resetting bool      `json:"resetting,omitempty"`
+	LastUsed  time.Time `json:"lastUsed"`
+}
+
+// Sessions lists the live sessions, most recently used first.
+func (r *Registry) Sessions() []Info {
+	r.mu.Lock()
+	list := make([]*session, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		list = append(list, s)
+	}
+	r.mu.Unlock()
+	infos := make([]Info, 0, len(list))
+	for _, s := range list {
+		infos = append(infos, s.info())
+	}
+	slices.SortFunc(infos, func(a, b Info) int { return b.LastUsed.Compare(a.LastUsed) })
+	return infos
+}
+
+// lookup resolves a request's key and returns its session, creating it (and
+// evicting the least recently used idle session on overflow).
+func (r *Registry) lookup(req *Request) (*session, error) {
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = "."
+	}
+	abs, err := checkCwd(cwd)
+	if err != nil {
+		return nil, err
+	}
+	py, err := r.resolvePython(req, abs)
+	if err != nil {
+		return nil, err
+	}
+	key := Key{Session: req.Session, Cwd: abs, Python: py.Path}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if req.Mode == ModePerCall {
+		s := newSession(r, key, py)
+		r.perCall[s] = struct{}{}
+		return s, nil
+	}
+	if s := r.sessions[key]; s != nil {
+		return s, nil
+	}
+	s := newSession(r, key, py)
+	r.sessions[key] = s
+	r.evictLocked()
+	return s, nil
+}
+
+// resolvePython resolves lazily: a request of only sh cells needs none.
+func (r *Registry) resolvePython(req *Request, cwd string) (Interpreter, error) {
+	needsPython := slices.ContainsFunc(req.Cells, func(c Cell) bool { return c.Language == LangPython })
+	py, err := ResolveInterpreter(r.cfg.Python, cwd, r.cfg.Home, r.cfg.Getenv)
+	if err != nil && needsPython {
+		return Interpreter{}, err
+	}
+	return py, nil
+}
+
+func (r *Registry) evictLocked() {
+	for len(r.sessions) > r.cfg.MaxSessions {
+		var victim *session
+		for _, s := range r.sessions {
+			if !s.idle() {
+				continue
+			}
+			if victim == nil || s.lastUsedAt().Before(victim.lastUsedAt()) {
+				victim = s
+			}
+		}
+		if victim == nil {
+			return // every session is busy; never evict a busy one
+		}
+		delete(r.sessions, victim.key)
+		victim.shutdown()
+	}
+}
+
+// endPerCall shuts a per-call session down and forgets it.
+func (r *Registry) endPerCall(s *session) {
+	s.shutdown()
+	r.mu.Lock()
+	delete(r.perCall, s)
+	r.mu.Unlock()
+}
+
+// live lists every session, persistent and per-call.
+func (r *Registry) live() []*session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]*session, 0, len(r.sessions)+len(r.perCall))
+	for _, s := range r.sessions {
+		all = append(all, s)
+	}
+	for s := range r.perCall {
+		all = append(all, s)
+	}
+	return all
+}
+
+func (r *Registry) sweep() {
+	defer r.wg.Done()
+	tick := time.NewTicker(max(min(r.cfg.IdleTimeout/4, 30*time.Second), 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case now := <-tick.C:
+			r.closeIdle(now)
+		}
+	}
+}
+
+func (r *Registry) closeIdle(now time.Time) {
+	r.mu.Lock()
+	var idle []*session
+	for k, s := range r.sessions {
+		if s.idle() && now.Sub(s.lastUsedAt()) >= r.cfg.IdleTimeout {
+			idle = append(idle, s)
+			delete(r.sessions, k)
+		}
+	}
+	r.mu.Unlock()
+	for _, s := range idle {
+		s.shutdown()
+	}
+}
+
+// CloseSession shuts down every session with this id (any cwd), after the
+// requests queued on it. It reports whether one existed.
+func (r *Registry) CloseSession(id string) bool {
+	r.mu.Lock()
+	var found []*session
+	for k, s := range r.sessions {
+		if k.Session == id {
+			found = append(found, s)
+			delete(r.sessions, k)
+		}
+	}
+	r.mu.Unlock()
+	for _, s := range found {
+		s.shutdown()
+	}
+	return len(found) > 0
+}
+
+// Reset restarts the interpreters of the session (id, cwd) in queue order.
+func (r *Registry) Reset(ctx context.Context, id, cwd string) error {
+	req := Request{Session: id, Cwd: cwd, Cells: []Cell{{Language: LangShell}}}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	s, err := r.lookup(&req)
+	if err != nil {
+		return err
+	}
+	if err := s.beginReset(); err != nil {
+		return err
+	}
+	defer s.endReset()
+	turn, err := s.enqueue()
+	if err != nil {
+		return err
+	}
+	if err := turn.wait(ctx); err != nil {
+		return err
+	}
+	defer turn.release()
+	s.killAll()
+	return nil
+}
+
+// Close shuts every session down and waits for all goroutines.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	all := r.live()
+	r.mu.Lock()
+	r.sessions = map[Key]*session{}
+	r.mu.Unlock()
+	close(r.stop)
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.shutdown() }()
+	}
+	wg.Wait()
+	r.wg.Wait()
+	return nil
+}
+
+func (r *Registry) nextID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	return fmt.Sprintf("r%d", r.seq)
+}
+
+// moduleDirs are the extension module directories for a cwd: the user's,
+// then the project's, which overrides a same-named user module.
+func (r *Registry) moduleDirs(cwd string) []string {
+	var dirs []string
+	if r.cfg.Home != "" {
+		dirs = append(dirs, filepath.Join(r.cfg.Home, "modules"))
+	}
+	return append(dirs, filepath.Join(cwd, ".evalhost", "modules"))
+}
+
+// Kill kills every interpreter of every session at once, without waiting
+// for cells to settle; the sessions stay and start fresh interpreters on
+// their next request. It is the second Ctrl-C.
+func (r *Registry) Kill() {
+	for _, s := range r.live() {
+		s.killAll()
+	}
+}

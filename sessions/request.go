@@ -1,0 +1,117 @@
+package sessions
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// Languages a cell may be written in.
+const (
+	LangPython = "py"
+	LangShell  = "sh"
+)
+
+// Modes of a request.
+const (
+	ModeSession = "session"  // reuse the session's interpreters
+	ModePerCall = "per-call" // fresh interpreters, always shut down afterwards
+)
+
+// Timeout bounds, in seconds, as the reference clamps them.
+const (
+	DefaultTimeout = 30 * time.Second
+	MinTimeout     = 1 * time.Second
+	MaxTimeout     = 600 * time.Second
+)
+
+// Cell is one unit of code.
+type Cell struct {
+	Language string        `json:"language"`
+	Code     string        `json:"code"`
+	Title    string        `json:"title,omitempty"`
+	Reset    bool          `json:"reset,omitempty"`
+	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s
+}
+
+// Request is an ordered list of cells for one session.
+type Request struct {
+	ID        string            // for run ids and messages; generated when empty
+	Session   string            // session id; "" means "default"
+	Cwd       string            // working directory; "" means the host's
+	Mode      string            // ModeSession (default) or ModePerCall
+	Env       map[string]string // injected into the interpreter before each cell
+	Cells     []Cell
+	KeepGoing bool // run the remaining cells after a failed one
+	// OnCellEnd, when set, receives each cell's result as soon as it is known.
+	OnCellEnd func(CellResult)
+}
+
+// Status of a cell or a whole request.
+type Status string
+
+// Cell statuses. A request's status is that of its first cell that was not ok.
+const (
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusCancelled Status = "cancelled"
+	StatusTimeout   Status = "timeout"
+	StatusKilled    Status = "killed"  // the interpreter died, or was killed to stop the cell
+	StatusSkipped   Status = "skipped" // not run because an earlier cell failed
+)
+
+// CellResult is the truthful summary of one cell.
+type CellResult struct {
+	Index          int             `json:"cell"`
+	Language       string          `json:"language"`
+	Title          string          `json:"title,omitempty"`
+	Status         Status          `json:"status"`
+	ExecutionCount int             `json:"executionCount"`
+	DurationMs     float64         `json:"durationMs"`
+	StateLost      bool            `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
+	Retried        bool            `json:"retried"`   // the interpreter died and the cell ran again
+	Recycled       bool            `json:"recycled,omitempty"`
+	Message        string          `json:"message,omitempty"` // why it failed, when the frames don't say
+	Output         streamsink.Dump `json:"output"`
+}
+
+// Result is the summary of a request.
+type Result struct {
+	Status     Status       `json:"status"`
+	FailedCell int          `json:"failedCell"` // -1 when every cell is ok
+	Cells      []CellResult `json:"cells"`
+}
+
+func (r *Request) validate() error {
+	switch r.Mode {
+	case "":
+		r.Mode = ModeSession
+	case ModeSession, ModePerCall:
+	default:
+		return fmt.Errorf("%w: mode %q is not %q or %q", ErrBadRequest, r.Mode, ModeSession, ModePerCall)
+	}
+	if len(r.Cells) == 0 {
+		return fmt.Errorf("%w: a request needs at least one cell", ErrBadRequest)
+	}
+	for i, c := range r.Cells {
+		if c.Language != LangPython && c.Language != LangShell {
+			return fmt.Errorf("%w: cell %d: language %q is not %q or %q", ErrBadRequest, i, c.Language, LangPython, LangShell)
+		}
+		if c.Timeout < 0 {
+			return fmt.Errorf("%w: cell %d: timeout must be positive", ErrBadRequest, i)
+		}
+	}
+	if r.Session == "" {
+		r.Session = "default"
+	}
+	return nil
+}
+
+// ClampTimeout applies the default and the 1..600 s bounds.
+func ClampTimeout(d, def time.Duration) time.Duration {
+	if d == 0 {
+		d = def
+	}
+	return min(max(d, MinTimeout), MaxTimeout)
+}

@@ -1,0 +1,227 @@
+package sessions
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// session is one (id, cwd, interpreter) with an executor per language. Its
+// requests run one at a time in the order they were queued.
+type session struct {
+	reg    *Registry
+	key    Key
+	python Interpreter
+
+	mu        sync.Mutex
+	execs     map[string]Executor
+	tail      chan struct{} // closed when the last queued request releases its turn
+	queued    int           // requests queued or running
+	lastUsed  time.Time
+	resetting bool
+	closed    bool
+}
+
+func newSession(r *Registry, key Key, py Interpreter) *session {
+	done := make(chan struct{})
+	close(done)
+	return &session{reg: r, key: key, python: py, execs: map[string]Executor{}, tail: done, lastUsed: time.Now()}
+}
+
+// turn is a place in a session's queue.
+type turn struct {
+	s          *session
+	prev, mine chan struct{}
+	once       sync.Once
+}
+
+// enqueue takes the next place in the queue without blocking, so callers that
+// enqueue in arrival order run in arrival order.
+func (s *session) enqueue() (*turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	t := &turn{s: s, prev: s.tail, mine: make(chan struct{})}
+	s.tail = t.mine
+	s.queued++
+	s.lastUsed = time.Now()
+	return t, nil
+}
+
+// wait blocks until every earlier request released its turn. On ctx done the
+// place is given up, but the hand-off to later requests still waits for the
+// earlier ones, so order holds.
+func (t *turn) wait(ctx context.Context) error {
+	select {
+	case <-t.prev:
+		return nil
+	case <-ctx.Done():
+		reg := t.s.reg
+		reg.wg.Add(1)
+		go func() {
+			defer reg.wg.Done()
+			<-t.prev
+			t.release()
+		}()
+		return context.Cause(ctx)
+	}
+}
+
+func (t *turn) release() {
+	t.once.Do(func() {
+		s := t.s
+		s.mu.Lock()
+		s.queued--
+		s.lastUsed = time.Now()
+		s.mu.Unlock()
+		close(t.mine)
+	})
+}
+
+func (s *session) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queued == 0
+}
+
+func (s *session) lastUsedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
+}
+
+func (s *session) info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := Info{Key: s.key, Busy: s.queued > 0, Resetting: s.resetting, LastUsed: s.lastUsed, Languages: []string{}}
+	for lang, ex := range s.execs {
+		if ex.Alive() {
+			info.Languages = append(info.Languages, lang)
+		}
+	}
+	slices.Sort(info.Languages)
+	return info
+}
+
+func (s *session) beginReset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resetting {
+		return ErrResetInProgress
+	}
+	s.resetting = true
+	return nil
+}
+
+func (s *session) endReset() {
+	s.mu.Lock()
+	s.resetting = false
+	s.mu.Unlock()
+}
+
+// executor returns the live executor for lang, starting one when there is
+// none or the last one died. started reports a new one; replaced reports
+// that a dead one was dropped.
+func (s *session) executor(ctx context.Context, lang string) (ex Executor, started, replaced bool, err error) {
+	s.mu.Lock()
+	old, closed := s.execs[lang], s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, false, false, ErrClosed
+	}
+	if old != nil && old.Alive() {
+		return old, false, false, nil
+	}
+	if old != nil {
+		_ = old.Kill()
+		replaced = true
+	}
+	ex, err = s.start(ctx, lang)
+	s.mu.Lock()
+	if err == nil {
+		s.execs[lang] = ex
+	} else {
+		delete(s.execs, lang)
+	}
+	s.mu.Unlock()
+	return ex, err == nil, replaced, err
+}
+
+func (s *session) start(ctx context.Context, lang string) (Executor, error) {
+	cfg := &s.reg.cfg
+	starter := cfg.Starters[lang]
+	if starter == nil {
+		return nil, &unsupportedLanguageError{lang}
+	}
+	return starter(ctx, Spec{
+		Language:     lang,
+		Session:      s.key.Session,
+		Python:       s.python,
+		Cwd:          s.key.Cwd,
+		Env:          s.launchEnv(),
+		ModuleDirs:   s.reg.moduleDirs(s.key.Cwd),
+		StartTimeout: cfg.StartTimeout,
+		Grace:        cfg.Grace,
+	})
+}
+
+// launchEnv is the filtered host environment plus evalhost's own variables.
+func (s *session) launchEnv() []string {
+	cfg := &s.reg.cfg
+	env := FilterEnv(cfg.Environ)
+	if s.python.BinDir != "" {
+		env = prependPath(env, s.python.BinDir)
+		env = setEnv(env, "VIRTUAL_ENV", filepath.Dir(s.python.BinDir))
+	}
+	for k, v := range cfg.ExtraEnv {
+		env = setEnv(env, k, v)
+	}
+	if cfg.Home != "" {
+		env = setEnv(env, "EVALHOST_HOME", cfg.Home)
+	}
+	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session)
+}
+
+// drop kills and forgets the executor for lang.
+func (s *session) drop(lang string) {
+	s.mu.Lock()
+	ex := s.execs[lang]
+	delete(s.execs, lang)
+	s.mu.Unlock()
+	if ex != nil {
+		_ = ex.Kill()
+	}
+}
+
+// killAll drops every executor: the state of the whole session is gone.
+func (s *session) killAll() {
+	s.mu.Lock()
+	execs := s.execs
+	s.execs = map[string]Executor{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ex := range execs {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = ex.Kill() }()
+	}
+	wg.Wait()
+}
+
+// shutdown closes the session's executors gracefully; later requests fail.
+func (s *session) shutdown() {
+	s.mu.Lock()
+	s.closed = true
+	execs := s.execs
+	s.execs = map[string]Executor{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ex := range execs {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = ex.Close() }()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,381 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// newTestRegistry returns a registry with a private home, closed (and
+// checked for leaked goroutines) when the test ends.
+func newTestRegistry(t *testing.T, cfg Config) *Registry {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	if cfg.Home == "" {
+		cfg.Home = t.TempDir()
+	}
+	before := runtime.NumGoroutine()
+	watchdog := time.AfterFunc(2*time.Minute, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		panic("deadlock watchdog: test still running after 2 minutes\n" + string(buf[:n]))
+	})
+	r := New(cfg)
+	t.Cleanup(func() {
+		watchdog.Stop()
+		if err := r.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		checkNoLeaks(t, before)
+	})
+	return r
+}
+
+func checkNoLeaks(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// collector gathers a request's frames.
+type collector struct {
+	mu     sync.Mutex
+	frames []frames.Frame
+	pids   []int
+}
+
+func (c *collector) emit(_ int, f frames.Frame) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frames = append(c.frames, f)
+	if f.Type == frames.TypeReady {
+		c.pids = append(c.pids, f.PID)
+	}
+}
+
+func (c *collector) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, f := range c.frames {
+		switch f.Type {
+		case frames.TypeStdout, frames.TypeStderr:
+			b.WriteString(f.Data)
+		case frames.TypeResult, frames.TypeDisplay:
+			b.WriteString(f.Bundle.DisplayText() + "\n")
+		case frames.TypeError:
+			b.WriteString(f.Ename + ": " + f.Evalue + "\n")
+		}
+	}
+	return b.String()
+}
+
+func py(code string) Cell { return Cell{Language: LangPython, Code: code} }
+func sh(code string) Cell { return Cell{Language: LangShell, Code: code} }
+
+func eval(t *testing.T, r *Registry, req Request) (Result, *collector) {
+	t.Helper()
+	c := &collector{}
+	res, err := r.Eval(context.Background(), req, c.emit)
+	if err != nil {
+		t.Fatalf("Eval: %v", err)
+	}
+	return res, c
+}
+
+func TestCellsAndState(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	tests := []struct {
+		name       string
+		req        Request
+		wantStatus Status
+		wantFailed int
+		wantText   string
+		cellStatus []Status
+	}{
+		{"define", Request{Session: "a", Cwd: dir, Cells: []Cell{py("x = 41")}}, StatusOK, -1, "", []Status{StatusOK}},
+		{"state persists in session mode", Request{Session: "a", Cwd: dir, Cells: []Cell{py("x + 1")}}, StatusOK, -1, "42\n", []Status{StatusOK}},
+		{"per-call starts fresh", Request{Session: "a", Cwd: dir, Mode: ModePerCall, Cells: []Cell{py("x")}}, StatusError, 0, "NameError", []Status{StatusError}},
+		{"error skips later cells", Request{Session: "a", Cwd: dir, Cells: []Cell{py("print('one')"), py("undefined_name"), py("print('three')")}},
+			StatusError, 1, "one\nNameError", []Status{StatusOK, StatusError, StatusSkipped}},
+		{"keep going runs them", Request{Session: "a", Cwd: dir, KeepGoing: true, Cells: []Cell{py("1/0"), py("print('after')")}},
+			StatusError, 0, "after", []Status{StatusError, StatusOK}},
+		{"reset clears state", Request{Session: "a", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: "'x' in globals()", Reset: true}}},
+			StatusOK, -1, "False", []Status{StatusOK}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, c := eval(t, r, tt.req)
+			if res.Status != tt.wantStatus || res.FailedCell != tt.wantFailed {
+				t.Fatalf("status %s failed cell %d, want %s %d; output %q", res.Status, res.FailedCell, tt.wantStatus, tt.wantFailed, c.text())
+			}
+			for i, want := range tt.cellStatus {
+				if res.Cells[i].Status != want {
+					t.Errorf("cell %d status %s, want %s", i, res.Cells[i].Status, want)
+				}
+			}
+			if !strings.Contains(c.text(), tt.wantText) {
+				t.Fatalf("output %q does not contain %q", c.text(), tt.wantText)
+			}
+		})
+	}
+}
+
+func TestResetFlagsStateLost(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	res, _ := eval(t, r, Request{Cells: []Cell{py("1"), {Language: LangPython, Code: "2", Reset: true}}})
+	if res.Cells[0].StateLost || !res.Cells[1].StateLost {
+		t.Fatalf("stateLost = %v, %v; want false, true", res.Cells[0].StateLost, res.Cells[1].StateLost)
+	}
+}
+
+func TestConcurrentResetRejected(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	// Hold the session busy so the first reset waits in the queue.
+	busy := make(chan error, 1)
+	go func() {
+		_, err := r.Eval(context.Background(), Request{Session: "s", Cwd: dir, Cells: []Cell{py("import time; time.sleep(1.5)")}}, nil)
+		busy <- err
+	}()
+	waitBusy(t, r, "s")
+	first := make(chan error, 1)
+	go func() { first <- r.Reset(context.Background(), "s", dir) }()
+	waitFor(t, func() bool {
+		for _, s := range r.Sessions() {
+			if s.Session == "s" && s.Resetting {
+				return true
+			}
+		}
+		return false
+	})
+	if second := r.Reset(context.Background(), "s", dir); !errors.Is(second, ErrResetInProgress) {
+		t.Fatalf("second reset = %v, want ErrResetInProgress", second)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first reset: %v", err)
+	}
+	if err := <-busy; err != nil {
+		t.Fatalf("busy request: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not reached within 10 s")
+}
+
+func waitBusy(t *testing.T, r *Registry, id string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, s := range r.Sessions() {
+			if s.Session == id && s.Busy && len(s.Languages) > 0 {
+				return
+			}
+		}
+	}
+	t.Fatalf("session %s never became busy", id)
+}
+
+func TestEvictionAndIdleShutdown(t *testing.T) {
+	r := newTestRegistry(t, Config{MaxSessions: 2, IdleTimeout: 400 * time.Millisecond})
+	dir := t.TempDir()
+	for _, id := range []string{"a", "b", "c"} {
+		if res, c := eval(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{py("v = 1")}}); res.Status != StatusOK {
+			t.Fatalf("session %s: %s %q", id, res.Status, c.text())
+		}
+	}
+	ids := map[string]bool{}
+	for _, s := range r.Sessions() {
+		ids[s.Session] = true
+	}
+	if len(ids) != 2 || ids["a"] {
+		t.Fatalf("sessions after overflow = %v, want b and c (a was least recently used)", ids)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(r.Sessions()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(r.Sessions()); n != 0 {
+		t.Fatalf("%d sessions still live after the idle timeout", n)
+	}
+}
+
+// Intervals of the two sleeps overlap across sessions and never within one.
+func TestParallelSessionsSerialSession(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	code := "import time; _t0 = time.time(); time.sleep(1); print(_t0, time.time())"
+	run := func(sessions ...string) [][2]float64 {
+		var wg sync.WaitGroup
+		spans := make([][2]float64, len(sessions))
+		for i, id := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := &collector{}
+				if _, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir, Cells: []Cell{py(code)}}, c.emit); err != nil {
+					t.Errorf("Eval: %v", err)
+					return
+				}
+				parseSpan(t, c.text(), &spans[i])
+			}()
+		}
+		wg.Wait()
+		return spans
+	}
+	if sp := run("p1", "p2"); !overlap(sp[0], sp[1]) {
+		t.Errorf("two sessions did not run in parallel: %v", sp)
+	}
+	if sp := run("one", "one"); overlap(sp[0], sp[1]) {
+		t.Errorf("one session ran two requests at once: %v", sp)
+	}
+}
+
+func parseSpan(t *testing.T, out string, span *[2]float64) {
+	t.Helper()
+	var a, b float64
+	if _, err := fmtSscan(strings.TrimSpace(out), &a, &b); err != nil {
+		t.Errorf("cannot parse span from %q: %v", out, err)
+	}
+	*span = [2]float64{a, b}
+}
+
+func overlap(a, b [2]float64) bool { return a[0] < b[1] && b[0] < a[1] }
+
+func TestDeathRetriedOnce(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "died-once")
+	// Dies the first time only: the retry finds the marker.
+	once := "import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)\nprint('survived')"
+	res, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("x = 1"), py(once)}})
+	cell := res.Cells[1]
+	if cell.Status != StatusOK || !cell.Retried || !cell.StateLost || !strings.Contains(c.text(), "survived") {
+		t.Fatalf("cell %+v output %q; want ok, retried, stateLost, survived", cell, c.text())
+	}
+	res, c = eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import os; os.kill(os.getpid(), 9)")}})
+	cell = res.Cells[0]
+	if cell.Status != StatusKilled || !cell.Retried || !strings.Contains(cell.Message, "interpreter died twice: signal: killed") {
+		t.Fatalf("always-dying cell = %+v; want killed after retry with 'interpreter died twice'", cell)
+	}
+}
+
+func TestCancelledCellNotRetried(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 300 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+	c := &collector{}
+	res, err := r.Eval(ctx, Request{Cells: []Cell{py("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('started', flush=True)\nwhile True: pass")}}, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := res.Cells[0]
+	if cell.Status != StatusCancelled || cell.Retried || !cell.StateLost {
+		t.Fatalf("cell = %+v; want cancelled, not retried, state lost", cell)
+	}
+	if len(c.pids) != 1 {
+		t.Fatalf("interpreters started = %d, want 1 (no retry)", len(c.pids))
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('before')\nwhile True: pass", Timeout: time.Second}}})
+	cell := res.Cells[0]
+	if cell.Status != StatusTimeout || !strings.Contains(c.text(), "before") || !strings.Contains(c.text(), "Command timed out after 1 seconds") {
+		t.Fatalf("cell = %+v output %q; want timeout keeping earlier output", cell, c.text())
+	}
+	res, c = eval(t, r, Request{Cells: []Cell{py("print('next cell runs')")}})
+	if res.Status != StatusOK || !strings.Contains(c.text(), "next cell runs") {
+		t.Fatalf("after a timeout: %s %q", res.Status, c.text())
+	}
+}
+
+func TestEnvironmentFiltered(t *testing.T) {
+	environ := append(os.Environ(), "OPENAI_API_KEY=sk-secret", "MY_SERVICE_TOKEN=t", "LC_EVALHOST_TEST=kept")
+	r := newTestRegistry(t, Config{Environ: environ, ExtraEnv: map[string]string{"PI_TOOL_BRIDGE_TOKEN": "bridge"}})
+	code := "import os; print(sorted(k for k in ('OPENAI_API_KEY','MY_SERVICE_TOKEN','LC_EVALHOST_TEST','PI_TOOL_BRIDGE_TOKEN','PI_TOOL_BRIDGE_SESSION') if k in os.environ))"
+	_, c := eval(t, r, Request{Session: "envtest", Cells: []Cell{py(code)}})
+	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']"; !strings.Contains(c.text(), want) {
+		t.Fatalf("visible variables %q, want %s", c.text(), want)
+	}
+}
+
+func TestVenvPickedUp(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", filepath.Join(dir, ".venv")).CombinedOutput(); err != nil {
+		t.Skipf("cannot create a venv: %v %s", err, out)
+	}
+	r := newTestRegistry(t, Config{Getenv: func(string) string { return "" }})
+	_, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import sys, os; print(sys.prefix); print(os.environ['PATH'].split(os.pathsep)[0])")}})
+	want := filepath.Join(dir, ".venv")
+	if lines := strings.Split(strings.TrimSpace(c.text()), "\n"); len(lines) != 2 || lines[0] != want || lines[1] != filepath.Join(want, "bin") {
+		t.Fatalf("prefix and PATH head = %q, want %s and its bin", c.text(), want)
+	}
+}
+
+func TestShellCells(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not on PATH")
+	}
+	r := newTestRegistry(t, Config{})
+	res, c := eval(t, r, Request{Cells: []Cell{sh("cd /tmp"), sh("pwd")}})
+	if res.Status != StatusOK || !strings.Contains(c.text(), "/tmp") {
+		t.Fatalf("cd not kept: %s %q", res.Status, c.text())
+	}
+	res, c = eval(t, r, Request{KeepGoing: true, Cells: []Cell{sh("exit 3"), sh("echo fresh; pwd")}})
+	if res.Cells[0].Status != StatusError || !strings.Contains(c.text(), "3") {
+		t.Fatalf("exit 3 cell = %+v output %q", res.Cells[0], c.text())
+	}
+	if res.Cells[1].Status != StatusOK || !strings.Contains(c.text(), "fresh") || strings.Contains(c.text(), "/tmp") {
+		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.text())
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	tests := []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"no cells", Request{}, "at least one cell"},
+		{"bad language", Request{Cells: []Cell{{Language: "ruby"}}}, `language "ruby"`},
+		{"bad mode", Request{Mode: "forever", Cells: []Cell{py("1")}}, `mode "forever"`},
+		{"missing cwd", Request{Cwd: "/no/such/dir", Cells: []Cell{py("1")}}, "/no/such/dir"},
+		{"cwd is a file", Request{Cwd: file, Cells: []Cell{py("1")}}, "not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.Eval(context.Background(), tt.req, nil)
+			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Eval = %v, want ErrBadRequest naming %q", err, tt.want)
+			}
+		})
+	}
+}

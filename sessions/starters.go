@@ -1,0 +1,54 @@
+package sessions
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/evalhost/evalhost/host"
+	"github.com/evalhost/evalhost/runner"
+)
+
+// DefaultStarters runs Python cells in the evalhost runner and sh cells in a
+// persistent bash, both local processes.
+func DefaultStarters(home string) map[string]Starter {
+	return map[string]Starter{
+		LangPython: RunnerStarter(home),
+		LangShell:  ShellStarter(),
+	}
+}
+
+// RunnerStarter starts the embedded runner.py under the session's Python.
+func RunnerStarter(home string) Starter {
+	return func(ctx context.Context, spec Spec) (Executor, error) {
+		cache := filepath.Join(home, "runner")
+		if home == "" {
+			cache = filepath.Join(defaultCacheDir(), "evalhost")
+		}
+		path, err := runner.Path(cache)
+		if err != nil {
+			return nil, err
+		}
+		env := setEnv(spec.Env, "EVALHOST_MODULES", strings.Join(spec.ModuleDirs, string(filepath.ListSeparator)))
+		return host.Start(ctx, host.Options{
+			Python:       spec.Python.Path,
+			Runner:       path,
+			Env:          env,
+			Dir:          spec.Cwd,
+			StartTimeout: spec.StartTimeout,
+			Grace:        spec.Grace,
+		})
+	}
+}
+
+// ShellStarter starts bash under a pseudo-terminal.
+func ShellStarter() Starter {
+	return func(ctx context.Context, spec Spec) (Executor, error) {
+		return host.StartShell(ctx, host.ShellOptions{
+			Env:          spec.Env,
+			Dir:          spec.Cwd,
+			StartTimeout: spec.StartTimeout,
+			Grace:        spec.Grace,
+		})
+	}
+}
