@@ -1,6 +1,6 @@
-"""evalhost runner: the Python end of the evalhost runner protocol.
+"""evalhost runner core: the Python end of the evalhost runner protocol.
 
-Started by the host as `python runner.py` with fd 0 = requests (NDJSON),
+Loaded by runner.py (the bootstrap the host starts as `python runner.py`) with fd 0 = requests (NDJSON),
 fd 1/2 = raw stdout/stderr pipes and fd 3 = frames (NDJSON). The protocol is
 written down in the Go package frames (frames/doc.go). Stdlib only, and no
 module beyond what the interpreter already loads at start-up is imported
@@ -20,7 +20,8 @@ RUNNER_VERSION = "1.0"
 MAX_LINE = 32 << 20  # frames.DefaultMaxLine
 FLUSH_INTERVAL = 0.05
 
-_FILE = sys._getframe().f_code.co_filename  # names runner frames in tracebacks
+_FILE = sys._getframe().f_code.co_filename
+_RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PID = os.getpid()
 _AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -507,7 +508,7 @@ def _strip_runner(te, seen):
         if f.filename.startswith("<cell "):
             frames = frames[i:]
             break
-    te.stack = type(te.stack).from_list([f for f in frames if f.filename != _FILE])
+    te.stack = type(te.stack).from_list([f for f in frames if f.filename not in _RUNNER_FILES])
     _strip_runner(te.__cause__, seen)
     _strip_runner(te.__context__, seen)
     for sub in getattr(te, "exceptions", None) or ():
@@ -874,7 +875,9 @@ def _shutdown():
     _flush_std()
 
 
-def main():
+def main(boot_file=None):
+    if boot_file:
+        _RUNNER_FILES.add(boot_file)
     _setup()
     _send(
         '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s}\n'
@@ -887,4 +890,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main()  # also runnable directly: python core.py

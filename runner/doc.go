@@ -1,8 +1,10 @@
 // Package runner embeds the Python end of the evalhost runner protocol and
 // puts it on disk for the host to start.
 //
-// runner.py speaks the protocol written down in package frames: the host
-// starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
+// runner.py (a small bootstrap that loads core.py, the runner proper,
+// through a bytecode cache in __pycache__ beside it, because a script is
+// recompiled on every start) speaks the protocol written down in package
+// frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
 // EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
 // later dir overriding a same-named module of an earlier one). prelude.py is

@@ -14,6 +14,9 @@ import (
 //go:embed runner.py
 var source []byte
 
+//go:embed core.py
+var core []byte
+
 //go:embed prelude.py
 var prelude []byte
 
@@ -24,15 +27,16 @@ const Version = "1.0"
 var files = []struct {
 	name string
 	data *[]byte
-}{{"runner.py", &source}, {"prelude.py", &prelude}}
+}{{"runner.py", &source}, {"core.py", &core}, {"prelude.py", &prelude}}
 
-// Source returns runner.py.
+// Source returns runner.py, the bootstrap the host starts; it loads core.py
+// (the runner proper) from its directory through a bytecode cache.
 func Source() []byte { return bytes.Clone(source) }
 
 // Prelude returns prelude.py, the helpers every Python session starts with.
 func Prelude() string { return string(prelude) }
 
-// Hash returns the hex SHA-256 over runner.py and prelude.py; it names the
+// Hash returns the hex SHA-256 over runner.py, core.py and prelude.py; it names the
 // cache directory, so a changed runner never reuses an old copy.
 func Hash() string {
 	h := sha256.New()
@@ -43,8 +47,8 @@ func Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds runner.py and
-// prelude.py and returns the path of runner.py. The directory is written
+// Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds runner.py,
+// core.py and prelude.py and returns the path of runner.py. The directory is written
 // once, atomically (a temporary directory renamed into place), and reused
 // while its content matches; a damaged copy is replaced.
 func Path(cacheDir string) (string, error) {

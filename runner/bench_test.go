@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkColdStart alternates `python -c pass` (the anchor) with the
+// runner's start to ready, same binary, and reports both and their ratio.
+func BenchmarkColdStart(b *testing.B) {
+	exe := python(b)
+	var bare, ready time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		bareCmd := exec.Command(exe, "-c", "pass")
+		bareCmd.Env = benchEnv()
+		if err := bareCmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		bare += time.Since(t0)
+		ready += startToReady(b, exe)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(bare.Microseconds())/n/1000, "bare-ms")
+	b.ReportMetric(float64(ready.Microseconds())/n/1000, "ready-ms")
+	b.ReportMetric(float64(ready)/float64(bare), "ratio")
+}
+
+// startToReady spawns the runner, times it to its ready line, then ends it.
+func startToReady(b *testing.B, exe string) time.Duration {
+	reqR, reqW := mustPipe(b)
+	frR, frW := mustPipe(b)
+	cmd := exec.Command(exe, runnerPath)
+	cmd.Stdin = reqR
+	cmd.ExtraFiles = []*os.File{frW}
+	cmd.Env = append(benchEnv(), "EVALHOST_SYNC_NONCE=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	reqR.Close()
+	frW.Close()
+	line, err := bufio.NewReader(frR).ReadString('\n')
+	d := time.Since(t0)
+	if err != nil || !strings.Contains(line, `"ready"`) {
+		b.Fatalf("no ready: %q %v", line, err)
+	}
+	reqW.Close()
+	frR.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("runner exit: %v", err)
+	}
+	return d
+}
+
+// BenchmarkRoundTrip is a warm `1+1` cell through the test harness:
+// request, started, result, done and both sync marks.
+func BenchmarkRoundTrip(b *testing.B) {
+	p := start(b, startOpts{})
+	for i := 0; i < 200; i++ {
+		p.run("1+1")
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		c := p.run("1+1")
+		lat = append(lat, time.Since(t0))
+		if c.done().Status != "ok" {
+			b.Fatalf("done %+v", c.done())
+		}
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
+}
+
+// BenchmarkPrintLoop compares `for i in range(300000): print(i)` in a cell
+// (to the harness over a pipe) with the same loop in a plain interpreter
+// printing to /dev/null, timed inside that interpreter.
+func BenchmarkPrintLoop(b *testing.B) {
+	benchOutput(b, "for i in range(300000): print(i)")
+}
+
+// BenchmarkBulkOutput writes 200 MiB in 64 KiB writes, as issue 2 asks.
+func BenchmarkBulkOutput(b *testing.B) {
+	b.SetBytes(3200 << 16)
+	benchOutput(b, "import sys\ns = 'x' * 65535 + '\\n'\nfor _ in range(3200): sys.stdout.write(s)")
+}
+
+func benchOutput(b *testing.B, loop string) {
+	exe := python(b)
+	p := start(b, startOpts{})
+	p.out.discard = true
+	var bare, cell time.Duration
+	for i := 0; i < b.N; i++ {
+		bare += timedInPython(b, exe, loop)
+		t0 := time.Now()
+		c := p.run(loop)
+		cell += time.Since(t0)
+		if c.done().Status != "ok" {
+			b.Fatalf("done %+v", c.done())
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(bare.Microseconds())/n/1000, "devnull-ms")
+	b.ReportMetric(float64(cell.Microseconds())/n/1000, "runner-ms")
+	b.ReportMetric(float64(cell)/float64(bare), "ratio")
+}
+
+// timedInPython runs code in a plain interpreter with stdout on /dev/null
+// and returns the time the code itself took.
+func timedInPython(b *testing.B, exe, code string) time.Duration {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	script := "import sys, time\nt0 = time.perf_counter()\n" + code +
+		"\nsys.stdout.flush()\nsys.stderr.write(repr(time.perf_counter() - t0))\n"
+	cmd := exec.Command(exe, "-c", script)
+	cmd.Env = benchEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = null, &out
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(out.String()), 64)
+	if err != nil {
+		b.Fatalf("timing %q: %v", out.String(), err)
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// benchEnv is the environment of both sides of a comparison, the one start
+// gives the runner: no PYTHONUNBUFFERED or similar from the caller.
+func benchEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+}
