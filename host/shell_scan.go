@@ -29,16 +29,19 @@ func newShellScanner(nonce string) *shellScanner {
 	return &shellScanner{prefix: []byte("\x1eEVH" + nonce + ":")}
 }
 
-// Write appends pty output to the scanner.
+// Write appends pty output to the scanner. The scanner may keep p and
+// return parts of it from Next, so the caller must not reuse it.
 func (s *shellScanner) Write(p []byte) {
 	if len(s.buf) == 0 {
-		s.buf = s.buf[:0:0] // drop a large consumed backing array
+		s.buf = p // the common case: nothing held back, no copy
+		return
 	}
-	s.buf = append(s.buf, p...)
+	s.buf = append(s.buf[:len(s.buf):len(s.buf)], p...)
 }
 
 // Next returns the next complete event: text, or a marker payload with
-// isMark set. ok is false when more input is needed.
+// isMark set. ok is false when more input is needed. Text aliases what was
+// written.
 func (s *shellScanner) Next() (text []byte, payload string, isMark, ok bool) {
 	if len(s.buf) == 0 {
 		return nil, "", false, false
@@ -76,8 +79,10 @@ func (s *shellScanner) Rest() []byte {
 	return s.take(len(s.buf))
 }
 
+// take consumes n bytes. The result aliases memory the scanner no longer
+// writes to (Write never appends in place), so it stays valid.
 func (s *shellScanner) take(n int) []byte {
-	out := append([]byte(nil), s.buf[:n]...)
+	out := s.buf[:n:n]
 	s.buf = s.buf[n:]
 	return out
 }

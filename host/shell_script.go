@@ -24,7 +24,8 @@ var ErrShellEnvName = errors.New("invalid environment variable name")
 // prompt is the only thing that runs next. It clears __evh_n, so the second
 // call, and an interrupt that lands between cells, print nothing.
 //
-// exit is wrapped only to hide the "exit" that interactive bash writes to
+// Markers go to /dev/tty, so a cell that redirects the shell's stdout
+// (exec >file) still ends. exit is wrapped only to hide the "exit" that interactive bash writes to
 // stderr; the status is the builtin's.
 func shellInitLine(nonce string) string {
 	return strings.Join([]string{
@@ -32,7 +33,7 @@ func shellInitLine(nonce string) string {
 		"unset HISTFILE MAIL MAILPATH MAILCHECK PROMPT_COMMAND",
 		"PS1= PS2= PS0= PS4='+ '",
 		"__evh_end() { local s=$?; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
-			nonce + " \"$__evh_n\" \"$s\"; __evh_n=; fi; }",
+			nonce + " \"$__evh_n\" \"$s\" >/dev/tty; __evh_n=; fi; }",
 		"PROMPT_COMMAND=__evh_end",
 		"exit() { builtin exit \"$@\" 2>/dev/null; }",
 		"builtin printf '\\036EVH%s:R:%s\\036\\n' " + nonce + " \"$BASH_VERSION\"",

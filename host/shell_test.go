@@ -57,6 +57,8 @@ func TestShellCells(t *testing.T) {
 		{"return at top level ends the cell", frames.Request{Code: "echo one\nreturn 4\necho two"}, "one\n", "exit status 4"},
 		{"command not found", frames.Request{Code: "evh_no_such_command_x"},
 			"", "exit status 127"},
+		{"stdout redirected for good", frames.Request{Code: "exec 3>&1 >/dev/null; echo hidden"}, "", ""},
+		{"and restored", frames.Request{Code: "exec >&3 3>&-; echo back"}, "back\n", ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
