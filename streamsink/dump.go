@@ -68,11 +68,12 @@ func (s *Sink) dumpNotices(clamped int) []string {
 	case t.droppedBytes > 0:
 		n = append(n, fmt.Sprintf("[…%s of a long line elided…]", humanBytes(t.droppedBytes)))
 	}
-	if s.spill.id != "" {
+	switch {
+	case s.spill.id != "" && s.spill.cut > 0:
+		n = append(n, fmt.Sprintf("[head and tail of the output: %s%s (%s of %s elided)]",
+			Scheme, s.spill.id, humanBytes(s.spill.cut), humanBytes(s.spill.total)))
+	case s.spill.id != "":
 		n = append(n, fmt.Sprintf("[full output: %s%s (%s)]", Scheme, s.spill.id, humanBytes(s.spill.total)))
-	}
-	if s.spill.cut > 0 {
-		n = append(n, fmt.Sprintf("[artifact keeps head and tail only: %s elided]", humanBytes(s.spill.cut)))
 	}
 	if s.spill.err != nil {
 		n = append(n, fmt.Sprintf("[full output not saved (%v); only the tail is kept]", s.spill.err))
