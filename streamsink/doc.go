@@ -28,6 +28,12 @@
 // to in-memory truncation and a notice in the [Dump]. Its memory is bounded by
 // the options whatever the length of the stream.
 //
+// Use: one sink per cell, [New] with a [Store] on [ArtifactsDir]; pass every
+// frame of the cell through [Sink.Frame] and forward what it returns (or raw
+// chunks through [Sink.Append] / [Sink.Write]); at cell end [Sink.Close],
+// then put [Sink.Dump] into the summary. [Sanitize] cleans a whole string
+// the same way for renderers that show text which never went through a sink.
+//
 // A Sink is safe for concurrent use. Chunks of one stream must arrive in
 // order; stdout and stderr keep separate sanitiser state (an escape sequence
 // split across two stdout chunks is not disturbed by stderr between them)
