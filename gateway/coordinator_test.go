@@ -172,6 +172,7 @@ func TestRequireShared(t *testing.T) {
 }
 
 func TestCheckNamesPipCommand(t *testing.T) {
+	setupOnce.Do(setupGateway)
 	if testPython == "" {
 		t.Skip("no python: " + skipReason)
 	}

@@ -21,6 +21,7 @@ var (
 	testHome   string
 	testEP     *Endpoint
 	skipReason string
+	setupOnce  sync.Once
 
 	sharedOnce   sync.Once
 	sharedKernel *Kernel
@@ -38,7 +39,6 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	setupGateway()
 	// Deadlock watchdog: a hang prints every goroutine instead of waiting
 	// for the go test timeout.
 	watchdog := time.AfterFunc(8*time.Minute, func() {
@@ -103,8 +103,11 @@ func realPython() (string, error) {
 	return "", fmt.Errorf("no python3 or python on PATH")
 }
 
+// needGateway starts the package's gateway on first use, so that fuzz
+// workers and tests without it never pay for it.
 func needGateway(t testing.TB) {
 	t.Helper()
+	setupOnce.Do(setupGateway)
 	if skipReason != "" {
 		t.Skip("real kernel gateway unavailable: " + skipReason)
 	}

@@ -58,6 +58,9 @@ func translateDisplay(f *frames.Frame, m *message) error {
 	case "display_data":
 		f.Type = frames.TypeDisplay
 	case "update_display_data":
+		if f.DisplayID == "" {
+			return fmt.Errorf("gateway update_display_data message has no transient.display_id: %.120q", m.Content)
+		}
 		f.Type = frames.TypeUpdateDisplay
 	default:
 		f.Type, f.ExecutionCount, f.DisplayID = frames.TypeResult, d.ExecutionCount, ""
