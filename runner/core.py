@@ -522,7 +522,10 @@ def _traceback_lines(exc, only=False):
     if only:
         text = "".join(traceback.format_exception_only(type(exc), exc))
     else:
-        te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        try:
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        except TypeError:  # Python < 3.10
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
         _strip_runner(te, set())
         text = "".join(te.format())
     return text.rstrip("\n").split("\n")

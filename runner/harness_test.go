@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,7 +73,8 @@ func python(tb testing.TB) string {
 
 // proc is one runner process wired like the host wires it.
 type proc struct {
-	tb     testing.TB
+	tb     testing.TB // the test now using the proc
+	owner  testing.TB // the test that started it
 	cmd    *exec.Cmd
 	req    *os.File
 	nonce  string
@@ -161,8 +161,7 @@ type startOpts struct {
 func start(tb testing.TB, o startOpts) *proc {
 	tb.Helper()
 	exe := python(tb)
-	baseline := runtime.NumGoroutine()
-	p := &proc{tb: tb, nonce: fmt.Sprintf("%016x", time.Now().UnixNano()),
+	p := &proc{tb: tb, owner: tb, nonce: fmt.Sprintf("%016x", time.Now().UnixNano()),
 		frames: make(chan frameOrErr, 64), out: newMarkBuf(), errs: newMarkBuf(), exited: make(chan struct{}), quit: make(chan struct{})}
 	reqR, reqW := mustPipe(tb)
 	outR, outW := mustPipe(tb)
@@ -190,7 +189,7 @@ func start(tb testing.TB, o startOpts) *proc {
 	go func() { defer p.wg.Done(); defer errR.Close(); p.errs.fill(errR) }()
 	go func() { defer p.wg.Done(); defer frR.Close(); p.readFrames(frR) }()
 	go func() { defer p.wg.Done(); p.waitEr = p.cmd.Wait(); close(p.exited) }()
-	tb.Cleanup(func() { p.close(baseline) })
+	tb.Cleanup(p.close)
 	for {
 		f := p.next()
 		if f.Type == frames.TypeReady {
@@ -362,27 +361,27 @@ func (p *proc) wait() int {
 }
 
 // close ends the runner (EOF on fd 0, then SIGKILL to the group if it
-// lingers) and checks that no goroutine or process of this proc is left.
-func (p *proc) close(baseline int) {
+// lingers) and checks that none of its goroutines or processes is left.
+func (p *proc) close() {
+	tb := p.owner
 	p.req.Close()
 	close(p.quit)
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
-		p.tb.Errorf("runner did not exit on EOF; killing it")
+		tb.Errorf("runner did not exit on EOF; killing it")
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
-	p.wg.Wait()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(watchdog):
+		tb.Errorf("goroutine leak: the harness's pipe readers did not end")
+	}
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // children a cell left behind
 	if err := syscall.Kill(p.cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
-		p.tb.Errorf("runner pid %d still exists after wait: %v", p.cmd.Process.Pid, err)
-	}
-	for i := 0; runtime.NumGoroutine() > baseline; i++ {
-		if i == 200 {
-			p.tb.Errorf("goroutine leak: %d running, %d before start", runtime.NumGoroutine(), baseline)
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+		tb.Errorf("runner pid %d still exists after wait: %v", p.cmd.Process.Pid, err)
 	}
 }
 

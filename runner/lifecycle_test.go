@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -124,4 +125,34 @@ func TestForkedChildDoesNotServe(t *testing.T) {
 		t.Errorf("stdout %q", c.stdout)
 	}
 	wantResult("2")(t, p.run("1 + 1"))
+}
+
+// TestOutputStreamsWhileCellRuns: a print reaches the pipe while its cell is
+// still running (the flusher), not only at cell end. The cell waits for the
+// test to have seen the text, so it fails, not hangs, when nothing flushes.
+func TestOutputStreamsWhileCellRuns(t *testing.T) {
+	p := start(t, startOpts{})
+	flag := filepath.Join(t.TempDir(), "seen")
+	for _, tc := range []struct{ name, emit, want string }{
+		{"stdout", "print('tick')", "tick\n"},
+		{"partial line", "import sys\nsys.stdout.write('part')", "part"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(flag)
+			code := tc.emit + "\nimport os, time\nfor _ in range(500):\n    if os.path.exists(" + strconv.Quote(flag) +
+				"):\n        break\n    time.sleep(0.01)\nos.path.exists(" + strconv.Quote(flag) + ")"
+			p.seq++
+			id := "live" + strconv.Itoa(p.seq)
+			p.send(map[string]any{"id": id, "code": code})
+			c := p.collect(id, func(f frames.Frame) {
+				if f.Type == frames.TypeStarted {
+					p.out.waitFor(t, tc.want)
+					if err := os.WriteFile(flag, nil, 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+			wantResult("True")(t, c)
+		})
+	}
 }
