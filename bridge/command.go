@@ -1,0 +1,203 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Bounds on a command tool's output.
+const (
+	maxCommandStdout = 16 << 20
+	stderrTailBytes  = 2 << 10
+	commandWaitDelay = 2 * time.Second // pipes held open by stray grandchildren
+)
+
+var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ParseToolFlag splits a --tool value "NAME=COMMAND". NAME must be a Python
+// identifier, so code can call tool.NAME(...).
+func ParseToolFlag(s string) (name, command string, err error) {
+	name, command, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("--tool %q: want NAME=COMMAND, e.g. --tool search='rg --json -e \"$(jq -r .pattern)\"'", s)
+	case !toolName.MatchString(name):
+		return "", "", fmt.Errorf("--tool %q: tool name %q must be a Python identifier (letters, digits, _; not starting with a digit)", s, name)
+	case strings.TrimSpace(command) == "":
+		return "", "", fmt.Errorf("--tool %q: the command after %q= is empty", s, name)
+	}
+	return name, command, nil
+}
+
+// CommandTools runs each tool as a shell command: `sh -c COMMAND` with the
+// args JSON on stdin and EVALHOST_TOOL, EVALHOST_SESSION and EVALHOST_RUN set.
+// Its stdout is the value: JSON when it parses, otherwise the text (one
+// trailing newline dropped) as a JSON string, null when empty. A non-zero exit
+// is an error carrying the tail of stderr. The command runs in its own
+// process group, killed when the call's context ends.
+func CommandTools(specs map[string]string) Tools {
+	m := make(map[string]string, len(specs))
+	for k, v := range specs {
+		m[k] = v
+	}
+	return commandTools(m)
+}
+
+type commandTools map[string]string
+
+// UnknownToolError names a tool nobody provides.
+type UnknownToolError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownToolError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("unknown tool %q: no tools are configured (pass --tool NAME=COMMAND)", e.Name)
+	}
+	return fmt.Sprintf("unknown tool %q; known tools: %s", e.Name, strings.Join(e.Known, ", "))
+}
+
+// CommandError is a command tool that failed.
+type CommandError struct {
+	Name       string
+	ExitCode   int    // -1 when signalled or not started
+	Signal     string // set when killed by a signal
+	StderrTail string
+	Err        error // the start failure or context cause, if any
+}
+
+func (e *CommandError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tool %q ", e.Name)
+	switch {
+	case e.Err != nil:
+		fmt.Fprintf(&b, "failed: %v", e.Err)
+	case e.Signal != "":
+		fmt.Fprintf(&b, "was killed by signal: %s", e.Signal)
+	default:
+		fmt.Fprintf(&b, "exited with status %d", e.ExitCode)
+	}
+	if t := strings.TrimSpace(e.StderrTail); t != "" {
+		b.WriteString(": ")
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+func (t commandTools) Call(ctx context.Context, c Call) (json.RawMessage, error) {
+	command, ok := t[c.Name]
+	if !ok {
+		known := make([]string, 0, len(t))
+		for k := range t {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		return nil, &UnknownToolError{Name: c.Name, Known: known}
+	}
+	out, err := runCommand(ctx, c, command)
+	if err != nil {
+		return nil, err
+	}
+	return commandValue(out), nil
+}
+
+func runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stdin = bytes.NewReader(c.Args)
+	stdout := &boundedBuffer{max: maxCommandStdout}
+	stderr := &tailBuffer{max: stderrTailBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = append(os.Environ(), "EVALHOST_TOOL="+c.Name, "EVALHOST_SESSION="+c.Session, "EVALHOST_RUN="+c.Run)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = commandWaitDelay
+	err := cmd.Run()
+	if err == nil && stdout.over {
+		err = fmt.Errorf("stdout is over the %d-byte limit; write large results to a file and print its path", maxCommandStdout)
+		return nil, &CommandError{Name: c.Name, ExitCode: 0, Err: err}
+	}
+	if err == nil {
+		return stdout.b.Bytes(), nil
+	}
+	ce := &CommandError{Name: c.Name, ExitCode: -1, StderrTail: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		ce.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ce.Signal = ws.Signal().String()
+		} else {
+			ce.ExitCode = exit.ExitCode()
+		}
+	default:
+		ce.Err = err
+	}
+	return nil, ce
+}
+
+// commandValue turns a command's stdout into a JSON value.
+func commandValue(out []byte) json.RawMessage {
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 {
+		return json.RawMessage("null")
+	}
+	if json.Valid(trimmed) {
+		return json.RawMessage(trimmed)
+	}
+	text := bytes.TrimSuffix(bytes.TrimSuffix(out, []byte("\n")), []byte("\r"))
+	b, _ := json.Marshal(strings.ToValidUTF8(string(text), "\uFFFD"))
+	return b
+}
+
+// boundedBuffer keeps up to max bytes and notes that more came.
+type boundedBuffer struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	if room := w.max - w.b.Len(); len(p) > room {
+		w.over = true
+		w.b.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return w.b.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	b   []byte
+	max int
+}
+
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	if len(w.b) > 2*w.max {
+		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailBuffer) String() string {
+	b := w.b
+	if len(b) > w.max {
+		b = b[len(b)-w.max:]
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

@@ -1,0 +1,73 @@
+// Package bridge is the tool bridge: an authenticated HTTP server on loopback
+// through which Python code running in a cell calls the host's tools.
+//
+// # Contract
+//
+// [New] makes a [Server] around a [Tools]; nothing listens until the first
+// [Server.Env], which starts the server on 127.0.0.1 with an ephemeral port
+// and returns the variables every interpreter gets:
+//
+//	PI_TOOL_BRIDGE_URL    base URL, e.g. "http://127.0.0.1:41234" (no trailing slash)
+//	PI_TOOL_BRIDGE_TOKEN  64 hex digits: 256 random bits, fresh per Server
+//
+// The session registry adds PI_TOOL_BRIDGE_SESSION (the session id), and the
+// runner sets EVALHOST_RUN to the run id of the executing cell before each
+// cell (frames.Request.Run; unset when the request has none).
+//
+// A call is accepted only from a run that is active in that session now: the
+// registry calls [Server.RunHook] with active=true just before a cell executes
+// and false after. When a run ends, the calls it still has in flight are
+// abandoned: their context is cancelled and the client, if still connected, is
+// answered 409 "cell ended before tool ... returned".
+//
+// # Wire
+//
+//	POST {PI_TOOL_BRIDGE_URL}/v1/tool
+//	Authorization: Bearer {PI_TOOL_BRIDGE_TOKEN}
+//	Content-Type: application/json
+//
+//	{"session":S,"run":R,"name":TOOL,"args":{…}}
+//
+// session, run and name are non-empty strings (name at most 256 bytes); args
+// is a JSON object and may be omitted or null (meaning {}). Unknown fields are
+// ignored. Every reply, success or not, is a JSON object with Content-Type
+// application/json:
+//
+//	200 {"ok":true,"value":V}       the tool returned V (any JSON value)
+//	200 {"ok":false,"error":MSG}    the tool failed; MSG is its error's text
+//	400 {"ok":false,"error":MSG}    body is not JSON, not an object, or a field is missing or mistyped
+//	401 missing Authorization (carries WWW-Authenticate: Bearer)
+//	403 wrong token, or a token in the query string (send it in the header)
+//	404 any path other than /v1/tool
+//	405 any method other than POST (carries Allow: POST)
+//	409 the run is not executing in that session now (stale run id, another
+//	    session's run, or the cell ended while the call was in flight)
+//	413 body larger than Options.MaxBody
+//	503 the bridge is shutting down
+//
+// Checks run in that order: path, query, token, method, body, run. The token is
+// compared in constant time and never appears in a reply, an error or a log:
+// it is scrubbed from tool errors and values too. Calls run concurrently; each
+// gets a context that ends when its run ends, its client disconnects or the
+// Server closes. Slow clients are cut off by ReadHeaderTimeout and ReadTimeout;
+// once a request's body is read, the read deadline is lifted, so a tool may
+// take as long as the cell's own timeout allows.
+//
+// # Python helper
+//
+// testdata/tool_helper.py is the helper meant for the runner's prelude (and
+// tested here against the real server): tool.NAME(**args) and
+// tool("NAME", **args) return the value, raise ToolError with the host's
+// message on ok:false or any non-200 reply, and raise ToolError("tool bridge
+// is unavailable ...") when the variables are missing. It keeps one
+// keep-alive connection per thread, so it is safe from threads; from asyncio
+// code a call blocks the loop, so use await asyncio.to_thread(tool.NAME, ...).
+//
+// # Command tools
+//
+// [CommandTools] backs `evalhost run --tool NAME=COMMAND` ([ParseToolFlag]):
+// COMMAND runs under `sh -c` with the args JSON on stdin, in its own process
+// group (killed with the group when the call's context ends); its stdout is the
+// value (JSON if it parses, otherwise the text as a JSON string, null when
+// empty); a non-zero exit is an error carrying the tail of its stderr.
+package bridge
