@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// optionalModules are what some features need in the session's interpreter.
+var optionalModules = []struct{ module, feature, install string }{
+	{"matplotlib", "plots sent as images", "python -m pip install matplotlib"},
+	{"IPython", "full IPython mode (--ipython)", "python -m pip install ipython"},
+	{"kernel_gateway", "the Jupyter gateway backend", "python -m pip install jupyter_kernel_gateway ipykernel"},
+	{"ipykernel", "the Jupyter gateway backend", "python -m pip install jupyter_kernel_gateway ipykernel"},
+}
+
+func doctorMain(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	python := fs.String("python", "", "python interpreter to check")
+	cwd := fs.String("cwd", ".", "directory whose interpreter to check (its .venv counts)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	ok := true
+	home := evalhostHome()
+	fmt.Fprintf(stdout, "evalhost %s\nhome: %s\n", version, home)
+	py, err := sessions.ResolveInterpreter(*python, *cwd, home, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stdout, "python: MISSING\n  %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "python: %s (%s, from %s)\n", py.Path, py.Version, py.Source)
+	if start, err := timeRunnerStart(home, py.Path, *cwd); err != nil {
+		ok = false
+		fmt.Fprintf(stdout, "runner: FAILED: %v\n", err)
+	} else {
+		fmt.Fprintf(stdout, "runner: starts and runs a cell in %s\n", start.Round(100*time.Microsecond))
+	}
+	if bash, err := exec.LookPath("bash"); err != nil {
+		ok = false
+		fmt.Fprintln(stdout, "bash: MISSING (needed for sh cells)")
+	} else {
+		fmt.Fprintf(stdout, "bash: %s\n", bash)
+	}
+	for _, m := range optionalModules {
+		if err := exec.Command(py.Path, "-c", "import "+m.module).Run(); err != nil {
+			fmt.Fprintf(stdout, "%s: not installed (needed for %s: %s)\n", m.module, m.feature, m.install)
+		} else {
+			fmt.Fprintf(stdout, "%s: installed\n", m.module)
+		}
+	}
+	if !ok {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// timeRunnerStart measures a fresh runner from start to its first result.
+func timeRunnerStart(home, python, cwd string) (time.Duration, error) {
+	reg := sessions.New(sessions.Config{Home: home, Python: python})
+	defer reg.Close()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := reg.Eval(ctx, sessions.Request{Cwd: cwd, Mode: sessions.ModePerCall,
+		Cells: []sessions.Cell{{Language: sessions.LangPython, Code: "1+1"}}}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if res.Status != sessions.StatusOK {
+		return 0, fmt.Errorf("status %s: %s %s", res.Status, res.Cells[0].Message, strings.TrimSpace(res.Cells[0].Output.Text))
+	}
+	return time.Since(start), nil
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// renderer shows a request's frames and results, as text or NDJSON.
+type renderer interface {
+	frame(cell int, f frames.Frame)
+	cellEnd(res sessions.CellResult)
+	end(res sessions.Result)
+}
+
+// humanRenderer prints what a person wants to see: output as it arrives,
+// the text of displays, images as files, tracebacks and failed-cell lines.
+type humanRenderer struct {
+	stdout, stderr io.Writer
+	imagesDir      string
+	dirReady       bool
+	images         int
+	bounded        bool // print each cell's bounded tail at its end instead of live
+}
+
+func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) *humanRenderer {
+	return &humanRenderer{stdout: stdout, stderr: stderr, imagesDir: imagesDir, bounded: bounded}
+}
+
+func (h *humanRenderer) frame(cell int, f frames.Frame) {
+	switch f.Type {
+	case frames.TypeStdout:
+		if !h.bounded {
+			io.WriteString(h.stdout, f.Data)
+		}
+	case frames.TypeStderr:
+		if !h.bounded {
+			io.WriteString(h.stderr, f.Data)
+		}
+	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
+		h.display(cell, f.Bundle)
+	case frames.TypeError:
+		if !h.bounded {
+			fmt.Fprintln(h.stderr, strings.Join(f.Traceback, "\n"))
+		}
+	case frames.TypeWarning:
+		fmt.Fprintf(h.stderr, "[warning: %s]\n", strings.TrimRight(f.Message, "\n"))
+	}
+}
+
+// imageTypes are saved to files; a terminal can't show them inline.
+var imageTypes = []struct{ mime, ext string }{
+	{"image/png", ".png"}, {"image/jpeg", ".jpg"}, {"image/gif", ".gif"}, {"image/svg+xml", ".svg"},
+}
+
+func (h *humanRenderer) display(cell int, b frames.Bundle) {
+	for _, it := range imageTypes {
+		data, ok := b.Text(it.mime)
+		if !ok {
+			continue
+		}
+		path, err := h.saveImage(cell, it.mime, it.ext, data)
+		if err != nil {
+			fmt.Fprintf(h.stderr, "[%s image not saved: %v]\n", it.mime, err)
+		} else {
+			fmt.Fprintf(h.stdout, "[%s saved to %s]\n", it.mime, path)
+		}
+		return
+	}
+	if h.bounded {
+		return // the text is in the cell's bounded tail
+	}
+	if text := b.DisplayText(); text != "" {
+		io.WriteString(h.stdout, strings.TrimRight(text, "\n")+"\n")
+	}
+}
+
+func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, error) {
+	raw := []byte(data)
+	if mime != "image/svg+xml" {
+		var err error
+		if raw, err = base64.StdEncoding.DecodeString(strings.TrimSpace(data)); err != nil {
+			return "", fmt.Errorf("bad base64: %w", err)
+		}
+	}
+	if !h.dirReady {
+		dir, err := imagesDirFor(h.imagesDir)
+		if err != nil {
+			return "", err
+		}
+		h.imagesDir, h.dirReady = dir, true
+	}
+	h.images++
+	path := filepath.Join(h.imagesDir, fmt.Sprintf("cell%d-%d%s", cell, h.images, ext))
+	return path, os.WriteFile(path, raw, 0o644)
+}
+
+func (h *humanRenderer) cellEnd(res sessions.CellResult) {
+	if h.bounded {
+		h.printTail(res)
+	}
+	name := "cell " + strconv.Itoa(res.Index)
+	if res.Title != "" {
+		name += " (" + res.Title + ")"
+	}
+	var line string
+	switch res.Status {
+	case sessions.StatusOK, sessions.StatusSkipped:
+		return
+	case sessions.StatusError:
+		line = name + " failed"
+	case sessions.StatusTimeout:
+		line = name + " timed out"
+	case sessions.StatusCancelled:
+		line = name + " was cancelled"
+	case sessions.StatusKilled:
+		line = name + " was killed"
+	default:
+		line = name + ": " + string(res.Status)
+	}
+	if res.Message != "" {
+		line += ": " + res.Message
+	}
+	if res.StateLost {
+		line += " (interpreter state was lost)"
+	}
+	fmt.Fprintf(h.stderr, "[%s after %s]\n", line, (time.Duration(res.DurationMs) * time.Millisecond).Round(time.Millisecond))
+}
+
+func (h *humanRenderer) printTail(res sessions.CellResult) {
+	out := res.Output
+	for _, n := range out.Notices {
+		fmt.Fprintln(h.stdout, n)
+	}
+	if out.Text != "" {
+		io.WriteString(h.stdout, strings.TrimRight(out.Text, "\n")+"\n")
+	}
+	if out.ArtifactPath != "" {
+		fmt.Fprintf(h.stdout, "[full output: %s]\n", out.ArtifactPath)
+	}
+}
+
+func (h *humanRenderer) end(sessions.Result) {}
+
+// jsonRenderer writes NDJSON: each frame with its cell index, a cell_end
+// line per cell and an end line per request.
+type jsonRenderer struct {
+	w   io.Writer
+	buf []byte
+}
+
+func newJSONRenderer(w io.Writer) *jsonRenderer { return &jsonRenderer{w: w} }
+
+func (j *jsonRenderer) frame(cell int, f frames.Frame) {
+	j.buf = appendTagged(j.buf[:0], cell, &f)
+	j.buf = append(j.buf, '\n')
+	j.w.Write(j.buf)
+}
+
+// appendTagged writes a frame object with "cell" as its first field.
+func appendTagged(dst []byte, cell int, f *frames.Frame) []byte {
+	dst = append(dst, `{"cell":`...)
+	dst = strconv.AppendInt(dst, int64(cell), 10)
+	dst = append(dst, ',')
+	start := len(dst)
+	dst = frames.AppendJSON(dst, f)
+	return append(dst[:start], dst[start+1:]...) // drop the frame's own "{"
+}
+
+func (j *jsonRenderer) cellEnd(res sessions.CellResult) {
+	j.line(struct {
+		Type string `json:"type"`
+		sessions.CellResult
+	}{"cell_end", res})
+}
+
+func (j *jsonRenderer) end(res sessions.Result) {
+	j.line(struct {
+		Type       string          `json:"type"`
+		Status     sessions.Status `json:"status"`
+		FailedCell int             `json:"failedCell"`
+	}{"end", res.Status, res.FailedCell})
+}
+
+func (j *jsonRenderer) line(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"type": "render_error", "error": err.Error()})
+	}
+	j.w.Write(append(b, '\n'))
+}

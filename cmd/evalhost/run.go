@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+type runFlags struct {
+	code      []string
+	timeout   int
+	cwd       string
+	python    string
+	json      bool
+	keepGoing bool
+	maxOutput int
+	imagesDir string
+	lang      string
+	session   string
+}
+
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: evalhost run [FILE|-] [-c CODE]... [flags]\n\nRuns cells split on \"# %%%%\" lines (\"# %%%% [sh]\" for shell cells) in one session.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600")
+	fs.StringVar(&f.cwd, "cwd", "", "working directory of the session (default: the current one)")
+	fs.StringVar(&f.python, "python", "", "python interpreter to use (default: venv, then python3 on PATH)")
+	fs.BoolVar(&f.json, "json", false, "write NDJSON: every frame tagged with its cell, then a summary line per cell")
+	fs.BoolVar(&f.keepGoing, "keep-going", false, "run the remaining cells after a failed one")
+	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
+	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
+	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
+	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	cells, err := collectCells(fs.Args(), f, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	if f.lang != sessions.LangPython && f.lang != sessions.LangShell {
+		fmt.Fprintf(stderr, "evalhost run: --language must be py or sh, not %q\n", f.lang)
+		return exitUsage
+	}
+	return runCells(cells, f, stdout, stderr, logger)
+}
+
+// collectCells reads the cells from -c flags, or from FILE or stdin ("-").
+func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, error) {
+	timeout := time.Duration(f.timeout) * time.Second
+	var cells []sessions.Cell
+	for _, code := range f.code {
+		cells = append(cells, sessions.Cell{Language: f.lang, Code: code, Timeout: timeout})
+	}
+	switch {
+	case len(args) > 1:
+		return nil, fmt.Errorf("one FILE at most, got %d (%s)", len(args), strings.Join(args, " "))
+	case len(args) == 1:
+		src, err := readSource(args[0], stdin)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range splitPercent(src, f.lang) {
+			c.Timeout = timeout
+			cells = append(cells, c.Cell)
+		}
+	case len(cells) == 0:
+		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
+	}
+	return cells, nil
+}
+
+func readSource(name string, stdin io.Reader) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read cells: %w", err)
+	}
+	if strings.HasSuffix(name, ".ipynb") {
+		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
+	}
+	return string(b), nil
+}
+
+func runCells(cells []sessions.Cell, f runFlags, stdout, stderr io.Writer, logger *slog.Logger) int {
+	home := evalhostHome()
+	reg := sessions.New(sessions.Config{
+		Home:   home,
+		Python: f.python,
+		Sink: streamsink.Options{MaxBytes: f.maxOutput,
+			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
+	})
+	defer reg.Close()
+
+	var out renderer
+	if f.json {
+		out = newJSONRenderer(stdout)
+	} else {
+		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+	}
+	ctx, interrupted := interruptible(reg)
+	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
+		OnCellEnd: out.cellEnd}
+	res, err := reg.Eval(ctx, req, out.frame)
+	interrupts := interrupted.stop()
+	if err != nil {
+		logger.Debug("run failed", "err", err)
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitFailed
+	}
+	out.end(res)
+	return exitCode(res, interrupts > 0)
+}
+
+func exitCode(res sessions.Result, interrupted bool) int {
+	switch {
+	case interrupted:
+		return exitInterrupted
+	case res.Status == sessions.StatusOK:
+		return exitOK
+	case res.Status == sessions.StatusTimeout:
+		return exitTimeout
+	case res.Status == sessions.StatusCancelled:
+		return exitInterrupted
+	default:
+		return exitFailed
+	}
+}
+
+// interrupts turns Ctrl-C into cancellation: the first interrupts the
+// running cell (and cancels the rest), the second kills the interpreters.
+type interrupts struct {
+	sig    chan os.Signal
+	quit   chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	n      atomic.Int32
+}
+
+func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
+	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM)
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		for {
+			select {
+			case <-in.sig:
+				if in.n.Add(1) == 1 {
+					cancel()
+				} else {
+					reg.Kill()
+				}
+			case <-in.quit:
+				return
+			}
+		}
+	}()
+	return ctx, in
+}
+
+// stop ends signal handling and says how many interrupts arrived.
+func (in *interrupts) stop() int {
+	signal.Stop(in.sig)
+	close(in.quit)
+	in.wg.Wait()
+	in.cancel()
+	return int(in.n.Load())
+}
+
+// imagesDirFor returns where a renderer saves images, creating it lazily.
+func imagesDirFor(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "evalhost-images-")
+	}
+	return dir, os.MkdirAll(filepath.Clean(dir), 0o755)
+}
