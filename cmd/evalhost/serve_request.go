@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// requestError is a malformed or refused request line; id is "" when the
+// line had none that could be read.
+type requestError struct {
+	id, msg, line string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(root gjson.Result, format string, args ...any) *requestError {
+	return &requestError{id: root.Get("id").String(), msg: fmt.Sprintf(format, args...)}
+}
+
+// parseEval turns an eval line into a sessions request, checking every field
+// so that a client learns exactly what was wrong.
+func parseEval(root gjson.Result) (sessions.Request, *requestError) {
+	var req sessions.Request
+	if e := stringField(root, "id", true, &req.ID); e != nil {
+		return req, e
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"session", &req.Session}, {"cwd", &req.Cwd}, {"mode", &req.Mode}} {
+		if e := stringField(root, f.name, false, f.dst); e != nil {
+			return req, e
+		}
+	}
+	if kg := root.Get("keepGoing"); kg.Exists() {
+		if !kg.IsBool() {
+			return req, badRequest(root, `"keepGoing" must be true or false`)
+		}
+		req.KeepGoing = kg.Bool()
+	}
+	if env := root.Get("env"); env.Exists() {
+		if !env.IsObject() {
+			return req, badRequest(root, `"env" must be an object of strings`)
+		}
+		req.Env = map[string]string{}
+		var bad string
+		env.ForEach(func(k, v gjson.Result) bool {
+			if v.Type != gjson.String {
+				bad = k.Str
+				return false
+			}
+			req.Env[k.Str] = v.Str
+			return true
+		})
+		if bad != "" {
+			return req, badRequest(root, `"env.%s" must be a string`, bad)
+		}
+	}
+	cells := root.Get("cells")
+	if !cells.IsArray() || len(cells.Array()) == 0 {
+		return req, badRequest(root, `"cells" must be a non-empty array of {"language","code"} objects`)
+	}
+	for i, c := range cells.Array() {
+		cell, e := parseCell(root, i, c)
+		if e != nil {
+			return req, e
+		}
+		req.Cells = append(req.Cells, cell)
+	}
+	return req, nil
+}
+
+func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *requestError) {
+	var cell sessions.Cell
+	if !c.IsObject() {
+		return cell, badRequest(root, "cells[%d] must be an object", i)
+	}
+	lang := c.Get("language")
+	switch {
+	case !lang.Exists():
+		cell.Language = sessions.LangPython
+	case lang.Type != gjson.String || (lang.Str != sessions.LangPython && lang.Str != sessions.LangShell):
+		return cell, badRequest(root, `cells[%d].language must be "py" or "sh", not %s`, i, lang.Raw)
+	default:
+		cell.Language = lang.Str
+	}
+	code := c.Get("code")
+	if code.Type != gjson.String {
+		return cell, badRequest(root, "cells[%d].code must be a string", i)
+	}
+	cell.Code = code.Str
+	if t := c.Get("title"); t.Exists() {
+		if t.Type != gjson.String {
+			return cell, badRequest(root, "cells[%d].title must be a string", i)
+		}
+		cell.Title = t.Str
+	}
+	if r := c.Get("reset"); r.Exists() {
+		if !r.IsBool() {
+			return cell, badRequest(root, "cells[%d].reset must be true or false", i)
+		}
+		cell.Reset = r.Bool()
+	}
+	if t := c.Get("timeout"); t.Exists() {
+		if t.Type != gjson.Number || t.Num <= 0 || math.IsInf(t.Num, 0) {
+			return cell, badRequest(root, "cells[%d].timeout must be a positive number of seconds (clamped to 1..600)", i)
+		}
+		cell.Timeout = time.Duration(min(t.Num, 600) * float64(time.Second))
+	}
+	return cell, nil
+}
+
+// stringField reads an optional or required string field.
+func stringField(root gjson.Result, name string, required bool, dst *string) *requestError {
+	v := root.Get(name)
+	switch {
+	case !v.Exists() && required:
+		return badRequest(root, "missing %q", name)
+	case !v.Exists():
+		return nil
+	case v.Type != gjson.String:
+		return badRequest(root, "%q must be a string", name)
+	case required && v.Str == "":
+		return badRequest(root, "%q must not be empty", name)
+	}
+	*dst = v.Str
+	return nil
+}

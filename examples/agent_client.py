@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""An agent's side of `evalhost serve`, stdlib only.
+
+    python3 examples/agent_client.py [path/to/evalhost]
+
+Starts the server, runs two cells in one session, cancels a slow request,
+shows a malformed line being refused, and shuts down. See
+docs/serve-protocol.md for every request and reply.
+"""
+import json
+import subprocess
+import sys
+import threading
+
+
+class EvalHost:
+    def __init__(self, binary="bin/evalhost"):
+        self.proc = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.replies = {}  # request id -> list of reply lines
+        self.ended = {}    # request id -> threading.Event
+        self.lock = threading.Lock()
+        hello = json.loads(self.proc.stdout.readline())
+        assert hello["type"] == "hello", hello
+        self.protocol = hello["protocol"]
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            msg = json.loads(line)
+            rid = msg.get("id", "")
+            with self.lock:
+                self.replies.setdefault(rid, []).append(msg)
+                done = self.ended.get(rid)
+            if done and msg["type"] in ("end", "request_error"):
+                done.set()
+            if msg["type"] == "progress":
+                print(f"  … request {rid} cell {msg['cell']} still running ({msg['elapsedMs']} ms)")
+
+    def send(self, **request):
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+
+    def eval(self, rid, cells, wait=True, **fields):
+        with self.lock:
+            self.ended[rid] = threading.Event()
+        self.send(op="eval", id=rid, cells=cells, **fields)
+        if wait:
+            return self.wait(rid)
+
+    def wait(self, rid, timeout=60):
+        self.ended[rid].wait(timeout)
+        with self.lock:
+            return self.replies.get(rid, [])
+
+    def close(self):
+        self.send(op="shutdown")
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=30)
+
+
+def show(replies):
+    for msg in replies:
+        kind = msg["type"]
+        if kind == "stdout":
+            print("  stdout:", msg["data"].rstrip())
+        elif kind == "result":
+            print("  result:", msg["bundle"].get("text/plain"))
+        elif kind == "error":
+            print("  error:", msg["ename"], msg["evalue"])
+        elif kind == "cell_end":
+            print(f"  cell {msg['cell']}: {msg['status']} in {msg['durationMs']} ms"
+                  + (" (state lost)" if msg["stateLost"] else ""))
+        elif kind == "end":
+            print(f"  request: {msg['status']}")
+        elif kind == "request_error":
+            print("  refused:", msg["error"])
+
+
+def main():
+    host = EvalHost(sys.argv[1] if len(sys.argv) > 1 else "bin/evalhost")
+    print(f"connected (protocol {host.protocol})")
+
+    print("two cells, one session:")
+    show(host.eval("r1", [{"language": "py", "code": "x = 41\nprint('hello')"},
+                          {"language": "py", "code": "x + 1"}], session="demo"))
+
+    print("a slow cell, cancelled:")
+    host.eval("r2", [{"code": "import time; time.sleep(30)"}], wait=False, session="demo")
+    host.send(op="cancel", id="r2")
+    show(host.wait("r2"))
+
+    print("state survives the cancel:")
+    show(host.eval("r3", [{"code": "x"}], session="demo"))
+
+    print("a malformed request:")
+    host.eval("r4", [{"language": "ruby", "code": "puts 1"}])
+    show(host.replies.get("r4", []))
+
+    print("server exited with", host.close())
+
+
+if __name__ == "__main__":
+    main()

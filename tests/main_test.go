@@ -1,0 +1,42 @@
+// Package tests drives the real evalhost binary end to end.
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// binary is the evalhost built once for the whole package.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "evalhost-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "evalhost")
+	build := exec.Command("go", "build", "-o", binary, "../cmd/evalhost")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building evalhost:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// command runs evalhost with a private home so tests never share caches.
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
+	return cmd
+}

@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func runEvalhost(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := command(t, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("running evalhost: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr []string
+	}{
+		{"percent cells share state", "x = 41\n# %%\nx + 1\n", []string{"run", "-"}, 0, []string{"42\n"}, nil},
+		{"code flags", "", []string{"run", "-c", "y = 2", "-c", "print(y * 21)"}, 0, []string{"42\n"}, nil},
+		{"error stops later cells", "print('one')\n# %%\nundefined_name\n# %%\nprint('three')\n", []string{"run", "-"}, 1,
+			[]string{"one\n"}, []string{"NameError", "cell 1 failed"}},
+		{"syntax error shows the caret", "x = (1,\n", []string{"run", "-"}, 1, nil, []string{"SyntaxError", "^"}},
+		{"input fails fast", "input('name? ')\n", []string{"run", "-"}, 1, nil, []string{"input"}},
+		{"timeout exits 124", "while True: pass\n", []string{"run", "-", "--timeout", "1"}, 124, nil,
+			[]string{"Command timed out after 1 seconds", "timed out"}},
+		{"shell cells", "# %% [sh]\ncd /tmp\n# %% [sh]\npwd\n", []string{"run", "-"}, 0, []string{"/tmp"}, nil},
+		{"death is reported", "import os\nos._exit(3)\n", []string{"run", "-"}, 1, nil, []string{"interpreter died twice: exit code 3"}},
+		{"usage error", "", []string{"run"}, 2, nil, []string{"nothing to run"}},
+		{"notebook hint", "", []string{"run", "x.ipynb"}, 2, nil, []string{"cannot read cells"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			stdout, stderr, code := runEvalhost(t, tt.stdin, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, w := range tt.wantStdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout %q lacks %q", stdout, w)
+				}
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+			if strings.Contains(stdout+stderr, "runner.py") || strings.Contains(stdout+stderr, "core.py") {
+				t.Errorf("output shows runner internals:\n%s%s", stdout, stderr)
+			}
+			t.Logf("took %s", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	stdout, stderr, code := runEvalhost(t, "x = 41\nprint('hi')\n# %%\nx + 1\n", "run", "-", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var types []string
+	var lastCount float64
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+		}
+		typ := m["type"].(string)
+		types = append(types, typ)
+		if typ != "end" {
+			if _, ok := m["cell"]; !ok {
+				t.Errorf("line without a cell index: %s", sc.Text())
+			}
+		}
+		if typ == "done" {
+			lastCount = m["executionCount"].(float64)
+		}
+		if typ == "result" && m["bundle"].(map[string]any)["text/plain"] != "42" {
+			t.Errorf("result = %v, want 42", m["bundle"])
+		}
+	}
+	got := strings.Join(types, ",")
+	want := "ready,started,stdout,done,cell_end,started,result,done,cell_end,end"
+	if got != want {
+		t.Fatalf("line types\n got %s\nwant %s", got, want)
+	}
+	if lastCount != 2 {
+		t.Fatalf("second done has executionCount %v, want 2", lastCount)
+	}
+}
