@@ -102,13 +102,19 @@ func (nb *Notebook) wantsIDs() bool {
 	return major > 4 || major == 4 && minor >= 5
 }
 
+// idSet returns the ids in use, built once per Notebook so repeated inserts
+// stay linear; deleted cells' ids may linger, which only avoids more ids.
 func (nb *Notebook) idSet() map[string]bool {
+	if nb.ids != nil {
+		return nb.ids
+	}
 	ids := make(map[string]bool, len(nb.cells))
 	for _, c := range nb.cells {
 		if id, ok := c.get("id").str(); ok {
 			ids[id] = true
 		}
 	}
+	nb.ids = ids
 	return ids
 }
 

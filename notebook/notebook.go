@@ -32,6 +32,8 @@ type Notebook struct {
 	root   *value // the top-level object; its "cells" member is cells
 	cells  []*value
 	layout layout
+	ids    map[string]bool // cell ids in use, built on first need
+	size   int             // bytes last parsed or written: a capacity hint
 }
 
 // Cell describes one cell.
@@ -63,17 +65,18 @@ func Parse(data []byte) (*Notebook, error) {
 	if err := validate(root); err != nil {
 		return nil, err
 	}
-	return &Notebook{root: root, cells: root.get("cells").arr, layout: detectLayout(string(data))}, nil
+	return &Notebook{root: root, cells: root.get("cells").arr, layout: detectLayout(string(data)), size: len(data)}, nil
 }
 
 // Bytes returns the notebook as JSON in the file's layout (nbformat's for
 // new notebooks).
 func (nb *Notebook) Bytes() []byte {
-	e := encoder{indent: nb.layout.indent, buf: make([]byte, 0, 4096)}
+	e := encoder{indent: nb.layout.indent, buf: make([]byte, 0, nb.size+nb.size/8+4096)}
 	e.value(nb.syncedRoot(), 0)
 	if nb.layout.finalNewline {
 		e.buf = append(e.buf, '\n')
 	}
+	nb.size = len(e.buf)
 	return e.buf
 }
 
@@ -139,5 +142,6 @@ func (nb *Notebook) Version() (major, minor int) {
 func (nb *Notebook) clone() *Notebook {
 	c := *nb
 	c.cells = append([]*value(nil), nb.cells...)
+	c.ids = nil
 	return &c
 }

@@ -15,6 +15,17 @@ const maxDepth = 512
 type parser struct {
 	data string
 	pos  int
+	slab []value // values are carved from slabs: one allocation per 256
+}
+
+func (p *parser) alloc(k kind, raw string) *value {
+	if len(p.slab) == 0 {
+		p.slab = make([]value, 256)
+	}
+	v := &p.slab[0]
+	p.slab = p.slab[1:]
+	v.kind, v.raw = k, raw
+	return v
 }
 
 func parseJSON(data string) (*value, error) {
@@ -73,7 +84,7 @@ func (p *parser) value(depth int) (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &value{kind: kindString, raw: raw}, nil
+		return p.alloc(kindString, raw), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
@@ -83,7 +94,7 @@ func (p *parser) value(depth int) (*value, error) {
 		}{{"true", kindBool}, {"false", kindBool}, {"null", kindNull}} {
 			if strings.HasPrefix(p.data[p.pos:], lit.text) {
 				p.pos += len(lit.text)
-				return &value{kind: lit.kind, raw: lit.text}, nil
+				return p.alloc(lit.kind, lit.text), nil
 			}
 		}
 		return nil, p.errorf("unexpected %s, want a value", p.describe())
@@ -92,7 +103,7 @@ func (p *parser) value(depth int) (*value, error) {
 
 func (p *parser) object(depth int) (*value, error) {
 	p.pos++ // {
-	v := &value{kind: kindObject}
+	v := p.alloc(kindObject, "")
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -133,7 +144,7 @@ func (p *parser) object(depth int) (*value, error) {
 
 func (p *parser) array(depth int) (*value, error) {
 	p.pos++ // [
-	v := &value{kind: kindArray}
+	v := p.alloc(kindArray, "")
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
@@ -255,7 +266,7 @@ func (p *parser) number() (*value, error) {
 			return nil, p.errorf("bad number, want a digit in the exponent")
 		}
 	}
-	return &value{kind: kindNumber, raw: p.data[start:p.pos]}, nil
+	return p.alloc(kindNumber, p.data[start:p.pos]), nil
 }
 
 // decodeString decodes a valid raw string token (with quotes). A lone

@@ -74,7 +74,7 @@ func TestRecorder(t *testing.T) {
 			}
 			r.Flush()
 			got := nb.Bytes()
-			golden(t, "record_"+strings.ReplaceAll(tt.name, " ", "_")+".ipynb", got)
+			golden(t, "record/"+strings.ReplaceAll(tt.name, " ", "_")+".ipynb", got)
 			written = append(written, got)
 		})
 	}

@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -19,13 +20,15 @@ const markerPrefix = "# %%"
 // Text returns the notebook as editable cell-marked text.
 func (nb *Notebook) Text() string {
 	var b strings.Builder
-	for i := range nb.cells {
-		c := nb.Cell(i)
-		fmt.Fprintf(&b, "%s [%s] cell:%d\n", markerPrefix, c.Type, i)
-		if c.Source == "" {
+	b.Grow(nb.size / 4)
+	for i, c := range nb.cells {
+		typ, _ := c.get("cell_type").str()
+		source, _ := joinStrings(c.get("source"))
+		b.WriteString(markerPrefix + " [" + typ + "] cell:" + strconv.Itoa(i) + "\n")
+		if source == "" {
 			continue
 		}
-		for _, line := range strings.SplitAfter(c.Source, "\n") {
+		for _, line := range strings.SplitAfter(source, "\n") {
 			if looksLikeMarker(line) {
 				b.WriteByte('\\')
 			}
@@ -168,7 +171,7 @@ func (nb *Notebook) ApplyText(text string) (*Notebook, error) {
 	}
 	out := nb.clone()
 	out.cells = make([]*value, len(parsed))
-	ids := nb.idSet()
+	ids := maps.Clone(nb.idSet())
 	for i, p := range parsed {
 		if p.index < 0 {
 			out.cells[i] = nb.newCell(p.typ, p.source, ids)

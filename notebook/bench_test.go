@@ -1,0 +1,87 @@
+package notebook
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// bigNotebook builds n cells: two code cells with outputs for each markdown
+// cell, sources of a few lines.
+func bigNotebook(tb testing.TB, n int) []byte {
+	nb := New()
+	r := NewRecorder(nb)
+	for i := 0; i < n; i++ {
+		if i%3 == 2 {
+			nb.Insert(i, Markdown, fmt.Sprintf("## Section %d\n\nSome prose about step %d, with *emphasis*.\n", i, i))
+			continue
+		}
+		nb.Insert(i, Code, fmt.Sprintf("import math\nx_%d = math.sqrt(%d)\nprint(x_%d)\nx_%d * 2", i, i, i, i))
+		r.Start(i)
+		r.Add(frames.Frame{Type: frames.TypeStdout, Data: fmt.Sprintf("%d.0\n", i)})
+		r.Add(frames.Frame{Type: frames.TypeResult, ExecutionCount: i + 1, Bundle: frames.Bundle{"text/plain": []byte(`"` + strconv.Itoa(2*i) + `.0"`)}})
+		r.Add(frames.Frame{Type: frames.TypeDone, ExecutionCount: i + 1})
+	}
+	return nb.Bytes()
+}
+
+// BenchmarkViewApply5000 loads a 5,000-cell notebook, renders its text view,
+// applies the text back and serialises it: one agent edit round. It also
+// reports nbformat's own reads+writes of the same file (nbformat-ns/op) and
+// the ratio, measured in the same run; target: ours <= 100 ms.
+func BenchmarkViewApply5000(b *testing.B) {
+	data := bigNotebook(b, 5000)
+	b.SetBytes(int64(len(data)))
+	pyNs := nbformatReadWriteNs(b, data)
+	b.ResetTimer()
+	for b.Loop() {
+		nb, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := nb.ApplyText(nb.Text())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(out.Bytes()) != len(data) {
+			b.Fatal("round trip changed the size")
+		}
+	}
+	if pyNs > 0 {
+		ours := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		b.ReportMetric(pyNs, "nbformat-ns/op")
+		b.ReportMetric(pyNs/ours, "x-faster-than-nbformat")
+	}
+}
+
+// nbformatReadWriteNs times nbformat.reads + nbformat.writes of data in
+// Python (best of 3), or 0 when nbformat is missing.
+func nbformatReadWriteNs(b *testing.B, data []byte) float64 {
+	if exec.Command("python3", "-c", "import nbformat").Run() != nil {
+		return 0
+	}
+	path := filepath.Join(b.TempDir(), "big.ipynb")
+	os.WriteFile(path, data, 0o644)
+	const script = `
+import sys, time, nbformat
+s = open(sys.argv[1], encoding="utf-8").read()
+best = 1e9
+for _ in range(3):
+    t = time.perf_counter()
+    nbformat.writes(nbformat.reads(s, as_version=4))
+    best = min(best, time.perf_counter() - t)
+print(best * 1e9)
+`
+	out, err := exec.Command("python3", "-c", script, path).Output()
+	if err != nil {
+		return 0
+	}
+	ns, _ := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	return ns
+}
