@@ -42,6 +42,7 @@ type Process struct {
 	busy      atomic.Bool
 	closing   atomic.Bool
 	seq       atomic.Uint64
+	posMarks  atomic.Int64 // position marks seen (position.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }

@@ -24,11 +24,31 @@ const (
 type cell struct {
 	id     string
 	out    chan frames.Frame
-	marked [4]bool // by fd: sync mark seen (or stream ended) on fd 1, 2
+	marked [4]bool // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
 	done   *frames.Frame
+
+	// position.go: marks seen per fd, ordered frames delivered, frames
+	// waiting for their marks, text read past a mark whose frame waits.
+	posSeen   [4]int
+	posSent   int
+	queue     []frames.Frame
+	held      []heldText
+	heldBytes int
+	unordered bool // gave up exact order: too much text waited for a frame
 }
 
-func (c *cell) complete() bool { return c.done != nil && c.marked[1] && c.marked[2] }
+// maxHeld bounds text held behind a position mark whose frame is late (a
+// runner whose marks and frames disagree); past it, order is given up.
+const maxHeld = 4 << 20
+
+type heldText struct {
+	epoch int // position marks seen on its fd before it
+	frame frames.Frame
+}
+
+func (c *cell) complete() bool {
+	return c.done != nil && c.marked[1] && c.marked[2] && len(c.queue) == 0
+}
 
 // pump is the one owner of output attribution: it takes every reader event
 // in arrival order, routes it to the executing cell or keeps it for the next,
@@ -36,85 +56,183 @@ func (c *cell) complete() bool { return c.done != nil && c.marked[1] && c.marked
 func (p *Process) pump() {
 	defer p.wg.Done()
 	defer close(p.pumpDone)
-	var (
-		cur     *cell
-		pend    pending
-		eof     [4]bool
-		ended   int
-		ready   bool
-		late    = time.NewTimer(markWait)
-		lateArm <-chan time.Time
-	)
-	late.Stop()
-	defer late.Stop()
-	for ended < 3 {
+	r := router{p: p, late: time.NewTimer(markWait)}
+	r.late.Stop()
+	defer r.late.Stop()
+	for r.ended < 3 {
 		select {
 		case ev := <-p.events:
-			switch ev.kind {
-			case evText:
-				f := frames.Frame{Type: streamType(ev.fd), Data: ev.text}
-				if cur != nil && !cur.marked[ev.fd] {
-					f.ID = cur.id
-					cur.out <- f
-				} else {
-					if ev.fd == 2 {
-						p.tail.Write([]byte(ev.text))
-					}
-					pend.add(f)
-				}
-			case evMark:
-				if cur != nil && ev.text == cur.id {
-					cur.marked[ev.fd] = true
-				}
-			case evFrame:
-				f := ev.frame
-				switch {
-				case f.Type == frames.TypeReady && !ready:
-					ready = true
-					p.readyCh <- f
-				case f.Type == frames.TypeDone:
-					if cur != nil && f.ID == cur.id {
-						cur.done = &f
-						if !cur.complete() {
-							late.Reset(markWait)
-							lateArm = late.C
-						}
-					}
-				case cur != nil:
-					cur.out <- f
-				default:
-					pend.add(f)
-				}
-			case evEOF:
-				eof[ev.fd] = true
-				ended++
-				if cur != nil {
-					cur.marked[ev.fd] = true
-				}
-			}
+			r.event(ev)
 		case c := <-p.register:
-			cur = c
-			c.marked[1], c.marked[2] = eof[1], eof[2]
-			pend.flush(c)
-		case <-lateArm:
-			lateArm = nil
-			if cur != nil && cur.done != nil {
-				cur.out <- frames.Frame{Type: frames.TypeWarning, ID: cur.id,
-					Message: "cell output may be incomplete: the runner's end-of-cell mark did not arrive on stdout or stderr (was fd 1 or 2 redirected?)"}
-				cur.marked[1], cur.marked[2] = true, true
+			r.attach(c)
+		case <-r.lateC:
+			r.markTimeout()
+		}
+		r.finishIfComplete()
+	}
+	if r.cur != nil {
+		r.release()
+		close(r.cur.out)
+	}
+}
+
+// router is the pump's state.
+type router struct {
+	p     *Process
+	cur   *cell
+	pend  pending
+	eof   [4]bool
+	ended int
+	ready bool
+	late  *time.Timer
+	lateC <-chan time.Time
+}
+
+func (r *router) event(ev event) {
+	switch ev.kind {
+	case evText:
+		r.text(ev.fd, ev.text)
+	case evMark:
+		switch {
+		case r.cur == nil:
+		case ev.text == posMarkID:
+			r.p.posMarks.Add(1)
+			r.cur.posSeen[ev.fd]++
+			r.release()
+		case ev.text == r.cur.id:
+			r.cur.marked[ev.fd] = true
+			r.release()
+		}
+	case evFrame:
+		r.frame(ev.frame)
+	case evEOF:
+		r.eof[ev.fd] = true
+		r.ended++
+		if r.cur != nil {
+			r.cur.marked[ev.fd] = true
+			r.release()
+		}
+	}
+}
+
+func (r *router) text(fd int, s string) {
+	f := frames.Frame{Type: streamType(fd), Data: s}
+	c := r.cur
+	switch {
+	case c == nil || c.marked[fd]:
+		if fd == 2 {
+			r.p.tail.Write([]byte(s))
+		}
+		r.pend.add(f)
+	case c.posSeen[fd] > c.posSent && !c.unordered:
+		f.ID = c.id
+		c.held = append(c.held, heldText{epoch: c.posSeen[fd], frame: f})
+		if c.heldBytes += len(s); c.heldBytes > maxHeld {
+			c.unordered = true
+			r.releaseHeld(true)
+			r.release()
+		}
+	default:
+		f.ID = c.id
+		c.out <- f
+	}
+}
+
+func (r *router) frame(f frames.Frame) {
+	switch {
+	case f.Type == frames.TypeReady && !r.ready:
+		r.ready = true
+		r.p.readyCh <- f
+	case f.Type == frames.TypeDone && (r.cur == nil || f.ID != r.cur.id):
+		// a stale done (its cell was given up); nothing waits for it
+	case r.cur == nil:
+		r.pend.add(f)
+	default:
+		r.cur.queue = append(r.cur.queue, f)
+		r.release()
+	}
+}
+
+// release delivers queued frames whose position marks are in (or can no
+// longer come), each followed by the text held behind its marks.
+func (r *router) release() {
+	c := r.cur
+	for len(c.queue) > 0 {
+		f := c.queue[0]
+		if ordered(f.Type) {
+			k := c.posSent + 1
+			for fd := 1; fd <= 2; fd++ {
+				if c.posSeen[fd] < k && !c.marked[fd] && !c.unordered {
+					return
+				}
 			}
+			c.posSent = k
 		}
-		if cur != nil && cur.complete() {
-			late.Stop()
-			lateArm = nil
-			cur.out <- *cur.done
-			close(cur.out)
-			cur = nil
+		c.queue = c.queue[1:]
+		r.deliver(f)
+		r.releaseHeld(c.marked[1] && c.marked[2] && len(c.queue) == 0)
+	}
+}
+
+// releaseHeld emits held text whose frame is out; all of it when the
+// cell's streams are complete.
+func (r *router) releaseHeld(all bool) {
+	c := r.cur
+	kept := c.held[:0]
+	for _, h := range c.held {
+		if all || h.epoch <= c.posSent {
+			c.out <- h.frame
+		} else {
+			kept = append(kept, h)
 		}
 	}
-	if cur != nil {
-		close(cur.out)
+	c.held = kept
+	c.heldBytes = 0
+	for _, h := range kept {
+		c.heldBytes += len(h.frame.Data)
 	}
+}
+
+// deliver hands f to the cell; done is kept until the end marks are in.
+func (r *router) deliver(f frames.Frame) {
+	if f.Type != frames.TypeDone {
+		r.cur.out <- f
+		return
+	}
+	r.cur.done = &f
+	if !r.cur.complete() {
+		r.late.Reset(markWait)
+		r.lateC = r.late.C
+	}
+}
+
+func (r *router) attach(c *cell) {
+	r.cur = c
+	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
+	r.pend.flush(c)
+}
+
+func (r *router) markTimeout() {
+	r.lateC = nil
+	if r.cur != nil && r.cur.done != nil {
+		r.cur.out <- frames.Frame{Type: frames.TypeWarning, ID: r.cur.id,
+			Message: "cell output may be incomplete: the runner's end-of-cell mark did not arrive on stdout or stderr (was fd 1 or 2 redirected?)"}
+		r.cur.marked[1], r.cur.marked[2] = true, true
+		r.release()
+	}
+}
+
+func (r *router) finishIfComplete() {
+	c := r.cur
+	if c == nil || !c.complete() {
+		return
+	}
+	r.releaseHeld(true)
+	r.late.Stop()
+	r.lateC = nil
+	c.out <- *c.done
+	close(c.out)
+	r.cur = nil
 }
 
 func streamType(fd int) frames.Type {

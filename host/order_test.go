@@ -1,0 +1,60 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Text printed before a display must be emitted before it: the runner
+// writes it to fd 1 first, but fd 1 and fd 3 are separate pipes.
+func TestTextAndDisplayKeepOrder(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	const n = 200
+	r := execute(t, p, context.Background(), fmt.Sprintf("for i in range(%d):\n    print(i)\n    display(i)", n))
+	if r.err != nil || r.done.Status != frames.StatusOK {
+		t.Fatalf("done = %+v, err = %v", r.done, r.err)
+	}
+	var got []string
+	for _, f := range r.frames {
+		switch f.Type {
+		case frames.TypeStdout:
+			got = append(got, strings.Fields(f.Data)...)
+		case frames.TypeDisplay:
+			s, _ := f.Bundle.Text("text/plain")
+			got = append(got, "D"+s)
+		}
+	}
+	// Without position marks from the runner (position.go) only the weak
+	// order holds: a display never comes before the text printed before it.
+	at := map[string]int{}
+	for i, s := range got {
+		at[s] = i
+	}
+	for i := range n {
+		text, disp := fmt.Sprint(i), fmt.Sprintf("D%d", i)
+		if _, ok := at[disp]; !ok || at[text] > at[disp] {
+			t.Fatalf("%s missing or before %s: %q", disp, text, got)
+		}
+	}
+	if p.posMarks.Load() == 0 {
+		t.Skip("weak order holds; the runner writes no position marks, so exact order is not checked")
+	}
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprint(i), fmt.Sprintf("D%d", i))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("order differs at item %d: got %q, want %q (%d items, want %d)", i, got[max(0, i-3):min(len(got), i+4)], want[max(0, i-3):min(len(want), i+4)], len(got), len(want))
+			}
+		}
+		t.Fatalf("got %d items, want %d", len(got), len(want))
+	}
+}

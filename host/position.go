@@ -1,0 +1,25 @@
+package host
+
+import "github.com/evalhost/evalhost/frames"
+
+// Position marks keep text and rich frames in the order the cell wrote them.
+// fd 1, fd 2 and fd 3 are separate pipes, so the host cannot tell from
+// arrival order whether text read near a display was written before or after
+// it. The runner therefore writes a position mark — a sync mark whose id is
+// posMarkID — to fd 1 and to fd 2 right before each frame of an ordered type
+// (flushing its streams first). The k-th ordered frame of a cell is
+// delivered once the k-th position mark was seen on both descriptors, and
+// text read after the k-th mark on a descriptor waits until that frame is
+// out. A runner that writes no position marks still works: its ordered
+// frames wait for the cell's end marks, so they follow the cell's text.
+const posMarkID = "\x02"
+
+// ordered reports whether a frame of type t is paired with position marks.
+func ordered(t frames.Type) bool {
+	switch t {
+	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeClearOutput,
+		frames.TypeResult, frames.TypeError, frames.TypeInput:
+		return true
+	}
+	return false
+}

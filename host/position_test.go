@@ -1,0 +1,83 @@
+package host
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// Events as the pump may receive them: the three pipes are read by three
+// goroutines, so any interleaving that keeps each pipe's own order can
+// happen. Whatever the interleaving, the cell's output must come out in the
+// order the runner wrote it.
+func TestPositionMarksOrderOutput(t *testing.T) {
+	txt := func(fd int, s string) event { return event{kind: evText, fd: fd, text: s} }
+	pos := func(fd int) event { return event{kind: evMark, fd: fd, text: posMarkID} }
+	end := func(fd int) event { return event{kind: evMark, fd: fd, text: "c1"} }
+	disp := func(s string) event {
+		f := frames.Frame{Type: frames.TypeDisplay, ID: "c1", Bundle: frames.Bundle{}}
+		f.Bundle.SetText("text/plain", s)
+		return event{kind: evFrame, fd: 3, frame: f}
+	}
+	done := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeDone, ID: "c1", Status: "ok"}}
+	cases := []struct {
+		name   string
+		events []event
+		want   string
+	}{
+		{name: "in write order",
+			events: []event{txt(1, "a"), pos(1), pos(2), disp("D"), txt(1, "b"), end(1), end(2), done},
+			want:   "a D b done"},
+		{name: "frame pipe read first",
+			events: []event{disp("D"), done, txt(1, "a"), pos(1), txt(1, "b"), end(1), pos(2), end(2)},
+			want:   "a D b done"},
+		{name: "text after the mark read before the frame",
+			events: []event{txt(1, "a"), pos(1), txt(1, "b"), pos(2), txt(2, "e"), end(2), txt(1, "c"), end(1), disp("D"), done},
+			want:   "a D b e c done"},
+		{name: "two displays, stderr lagging",
+			events: []event{txt(1, "a"), pos(1), txt(1, "b"), pos(1), txt(1, "c"), end(1), disp("D1"), disp("D2"), pos(2), pos(2), end(2), done},
+			want:   "a D1 b D2 c done"},
+		{name: "runner without position marks: frames after the text",
+			events: []event{disp("D"), txt(1, "a"), txt(1, "b"), end(1), end(2), done},
+			want:   "a b D done"},
+		{name: "a mark without its frame stops holding text past the bound",
+			events: []event{pos(1), pos(2), txt(1, strings.Repeat("x", maxHeld)), txt(1, "y"), end(1), end(2), done},
+			want:   strings.Repeat("x", maxHeld) + " y done"},
+		{name: "text after the end mark waits for the next cell",
+			events: []event{txt(1, "a"), end(1), txt(1, "next"), end(2), done},
+			want:   "a done"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Process{readyCh: make(chan frames.Frame, 1)}
+			r := router{p: p, late: time.NewTimer(time.Hour)}
+			defer r.late.Stop()
+			c := &cell{id: "c1", out: make(chan frames.Frame, 100)}
+			r.attach(c)
+			for _, ev := range tc.events {
+				r.event(ev)
+				r.finishIfComplete()
+			}
+			if r.cur != nil {
+				t.Fatalf("cell not complete after all events; queue %d held %d", len(c.queue), len(c.held))
+			}
+			var got []string
+			for f := range c.out {
+				switch f.Type {
+				case frames.TypeStdout, frames.TypeStderr:
+					got = append(got, f.Data)
+				case frames.TypeDisplay:
+					s, _ := f.Bundle.Text("text/plain")
+					got = append(got, s)
+				case frames.TypeDone:
+					got = append(got, "done")
+				}
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("order = %q, want %q", strings.Join(got, " "), tc.want)
+			}
+		})
+	}
+}
