@@ -709,10 +709,10 @@ def _cell(req):
         _in_cell = False
     finally:
         _in_cell = False
-        _gate.acquire()
-    if _forked:
+    if _forked:  # a fork() in the cell returned into the runner: no marks, no done
         _flush_std()
-        os._exit(0)  # a fork() in the cell returned into the runner: no marks, no done
+        os._exit(0)  # before the gate: the flusher may have held it at the fork
+    _gate.acquire()
     if _signal.getsignal(_SIGINT) is not _on_sigint:
         _signal.signal(_SIGINT, _on_sigint)  # the cell replaced it; idle must ignore
     _flush_std()
