@@ -50,8 +50,8 @@
 // it is scrubbed from tool errors and values too. Calls run concurrently; each
 // gets a context that ends when its run ends, its client disconnects or the
 // Server closes. Slow clients are cut off by ReadHeaderTimeout and ReadTimeout;
-// once a request's body is read, the read deadline is lifted, so a tool may
-// take as long as the cell's own timeout allows.
+// once a request's body is read (net/http then lifts the read deadline) a tool
+// may take as long as the cell's own timeout allows.
 //
 // # Python helper
 //

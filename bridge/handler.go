@@ -11,7 +11,6 @@ import (
 	"log"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // discardLog keeps net/http from logging: a library never logs.
@@ -34,9 +33,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, http.StatusConflict, nil, notRunning(c))
 		return
 	}
-	// The body is read: lift the read deadline, or the server's background
-	// read would cancel a tool that runs longer than ReadTimeout.
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	value, callErr, abandoned := s.call(r.Context(), runCtx, c)
 	switch {
 	case abandoned != nil:

@@ -80,7 +80,7 @@ type Server struct {
 	runs  runs
 
 	base     context.Context // cancelled by Close: every call ends
-	shutdown context.CancelFunc
+	shutdown context.CancelCauseFunc
 
 	mu     sync.Mutex
 	srv    *http.Server
@@ -97,7 +97,7 @@ func New(tools Tools, o Options) *Server {
 	o.fill()
 	var b [32]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics instead)
-	base, cancel := context.WithCancel(context.Background())
+	base, cancel := context.WithCancelCause(context.Background())
 	return &Server{tools: tools, opts: o, token: hex.EncodeToString(b[:]),
 		base: base, shutdown: cancel, runs: runs{m: map[runKey]*runState{}}}
 }
@@ -166,7 +166,7 @@ func (s *Server) Close() error {
 	s.closed = true
 	srv := s.srv
 	s.mu.Unlock()
-	s.shutdown()
+	s.shutdown(ErrClosed)
 	s.runs.closeAll()
 	var err error
 	if srv != nil {

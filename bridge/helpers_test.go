@@ -1,0 +1,149 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// watchdog crashes the test binary with every goroutine's stack if a test
+// deadlocks, instead of waiting for go test's global timeout.
+func watchdog(t *testing.T, d time.Duration) {
+	t.Helper()
+	timer := time.AfterFunc(d, func() {
+		buf := make([]byte, 1<<20)
+		panic(fmt.Sprintf("%s: deadlock watchdog after %v\n%s", t.Name(), d, buf[:runtime.Stack(buf, true)]))
+	})
+	t.Cleanup(func() { timer.Stop() })
+}
+
+// checkLeaks fails the test if goroutines started during it outlive it.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(3 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<20)
+			t.Errorf("leaked goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+// echoTools returns {"name":…,"args":…} or fails when args has "fail".
+var echoTools = ToolsFunc(func(ctx context.Context, c Call) (json.RawMessage, error) {
+	var a map[string]any
+	if err := json.Unmarshal(c.Args, &a); err != nil {
+		return nil, err
+	}
+	if msg, ok := a["fail"].(string); ok {
+		return nil, fmt.Errorf("%s", msg)
+	}
+	return json.Marshal(map[string]any{"name": c.Name, "session": c.Session, "run": c.Run, "args": a})
+})
+
+type testBridge struct {
+	*Server
+	url, token string
+	client     *http.Client
+}
+
+// start runs a Server for one test; Close (checked) and the leak check run at
+// cleanup.
+func start(t *testing.T, tools Tools, o Options) *testBridge {
+	t.Helper()
+	checkLeaks(t)
+	watchdog(t, 60*time.Second)
+	s := New(tools, o)
+	env, err := s.Env()
+	if err != nil {
+		t.Fatalf("Env: %v", err)
+	}
+	tr := &http.Transport{}
+	b := &testBridge{Server: s, url: env[EnvURL], token: env[EnvToken], client: &http.Client{Transport: tr}}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return b
+}
+
+type reply struct {
+	status int
+	header http.Header
+	raw    string
+	OK     bool            `json:"ok"`
+	Value  json.RawMessage `json:"value"`
+	Error  string          `json:"error"`
+}
+
+// do sends a request and decodes the reply; every reply must be JSON.
+func (b *testBridge) do(t *testing.T, method, target string, header map[string]string, body string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, b.url+target, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, target, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read reply: %v", err)
+	}
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("reply %d is not JSON: %v: %q", resp.StatusCode, err, raw)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	if strings.Contains(string(raw), b.token) {
+		t.Errorf("reply carries the token: %s", raw)
+	}
+	return r
+}
+
+// call posts a tool call with the right token.
+func (b *testBridge) call(t *testing.T, session, run, name, args string) reply {
+	t.Helper()
+	body := fmt.Sprintf(`{"session":%q,"run":%q,"name":%q,"args":%s}`, session, run, name, args)
+	return b.do(t, "POST", Path, b.auth(), body)
+}
+
+func (b *testBridge) auth() map[string]string {
+	return map[string]string{"Authorization": "Bearer " + b.token}
+}
+
+func jsonEqual(t *testing.T, got json.RawMessage, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("value %q: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %q: %v", want, err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("value = %s, want %s", gb, wb)
+	}
+}
