@@ -187,5 +187,3 @@ func TestInvalidUTF8(t *testing.T) {
 		})
 	}
 }
-
-
