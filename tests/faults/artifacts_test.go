@@ -1,0 +1,86 @@
+package faults
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// mountTmpfs mounts a tmpfs at dir with the given options, or skips the
+// case when this process may not mount (not root, no CAP_SYS_ADMIN).
+func mountTmpfs(t *testing.T, dir, opts string) {
+	t.Helper()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, opts); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v); the parent-is-a-file case covers unwritable stores", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+}
+
+// An artifacts directory that cannot be written never fails the cell: the
+// output spills nowhere, the cell keeps its tail and says the full output
+// was not saved. (Root ignores permission bits, so the cases use places
+// even root cannot write.)
+func TestArtifactsUnwritable(t *testing.T) {
+	tests := []struct {
+		name  string
+		store func(t *testing.T) string
+	}{
+		{"parent is a regular file", func(t *testing.T) string {
+			file := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(file, "artifacts")
+		}},
+		{"full filesystem", func(t *testing.T) string {
+			dir := t.TempDir()
+			mountTmpfs(t, dir, "size=64k")
+			return dir
+		}},
+		{"read-only filesystem", func(t *testing.T) string {
+			dir := t.TempDir()
+			mountTmpfs(t, dir, "size=1m")
+			if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+				t.Skipf("cannot remount read-only: %v", err)
+			}
+			return dir
+		}},
+	}
+	// 2 MB in numbered lines: far past the tail, so the sink must spill.
+	const code = "for i in range(200000): print('line %06d' % i)"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := tc.store(t)
+			r := newRegistry(t, sessions.Config{Sink: streamsink.Options{Store: streamsink.NewStore(store)}})
+			res, c := eval(t, r, context.Background(), sessions.Request{Cells: []sessions.Cell{py(code), py("print('next')")}})
+			cell := res.Cells[0]
+			if res.Status != sessions.StatusOK {
+				t.Fatalf("result %+v", res)
+			}
+			if c.bytes < 2_000_000 {
+				t.Errorf("streamed %d bytes, want all 2 MB live", c.bytes)
+			}
+			if !strings.HasSuffix(cell.Output.Text, "line 199999\n") || !cell.Output.Truncated {
+				t.Errorf("tail does not end with the last line (truncated %v): …%q", cell.Output.Truncated,
+					cell.Output.Text[max(len(cell.Output.Text)-40, 0):])
+			}
+			notices := strings.Join(cell.Output.Notices, "\n")
+			if !strings.Contains(notices, "full output not saved") {
+				t.Errorf("notices lack the unsaved-output notice: %q", notices)
+			}
+			if cell.Output.ArtifactID != "" && strings.Contains(notices, "[full output: ") {
+				t.Errorf("claims a full artifact %s while it could not be written: %q", cell.Output.ArtifactID, notices)
+			}
+		})
+	}
+}
