@@ -23,8 +23,8 @@ func TestStartReady(t *testing.T) {
 	if r.Type != frames.TypeReady || r.PID != p.Pid() || r.Runner == "" || !strings.HasPrefix(r.Python, "3.") || r.Executable == "" {
 		t.Fatalf("ready frame = %+v (pid %d)", r, p.Pid())
 	}
-	if !p.Alive() {
-		t.Fatal("not alive after start")
+	if !p.Alive() || len(liveInGroup(p.Pid())) != 1 {
+		t.Fatalf("alive %v, group members %q; want the runner alone", p.Alive(), liveInGroup(p.Pid()))
 	}
 	if rss, err := p.RSS(); err != nil || rss < 1<<20 {
 		t.Fatalf("rss = %d, %v; want at least 1 MiB", rss, err)
@@ -373,3 +373,40 @@ func TestStartCancelledContext(t *testing.T) {
 }
 
 var _ = syscall.SIGINT
+
+func TestCloseDuringCell(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, func(o *Options) { o.Grace = 300 * time.Millisecond })
+	started := make(chan struct{})
+	var wg sync.WaitGroup
+	var err error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var once sync.Once
+		_, err = p.Execute(context.Background(), frames.Request{Code: "import time\ntime.sleep(30)"}, func(f frames.Frame) {
+			once.Do(func() { close(started) })
+		})
+	}()
+	<-started
+	if cerr := p.Close(); cerr != nil {
+		t.Errorf("close: %v", cerr)
+	}
+	wg.Wait()
+	if !errors.Is(err, frames.ErrClosed) {
+		t.Fatalf("execute during close: %v, want ErrClosed", err)
+	}
+}
+
+func TestInterruptWhileIdleIsIgnored(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	if err := p.Interrupt(); err != nil {
+		t.Fatalf("interrupt: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	r := execute(t, p, context.Background(), "1+1")
+	if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
+		t.Fatalf("cell after an idle interrupt: %+v %v\n%s", r.done, r.err, dumpFrames(r.frames))
+	}
+}
