@@ -20,8 +20,8 @@ import (
 	"github.com/evalhost/evalhost/streamsink"
 )
 
-// watchdogAfter bounds every test: a hang is the bug this package hunts, and
-// a goroutine dump says where it hangs.
+// watchdogAfter bounds every test but the soak: a hang is the bug this
+// package hunts, and a goroutine dump says where it hangs.
 const watchdogAfter = 3 * time.Minute
 
 // newRegistry returns a registry with a private home and artifacts store.
@@ -60,10 +60,14 @@ func requirePython(t testing.TB) {
 }
 
 func watchdog(t testing.TB) (stop func()) {
-	tm := time.AfterFunc(watchdogAfter, func() {
+	after := watchdogAfter
+	if *soak {
+		after = time.Duration(*soakCells) * 200 * time.Millisecond
+	}
+	tm := time.AfterFunc(after, func() {
 		buf := make([]byte, 4<<20)
 		n := runtime.Stack(buf, true)
-		panic(fmt.Sprintf("deadlock watchdog: %s still running after %v\n%s", t.Name(), watchdogAfter, buf[:n]))
+		panic(fmt.Sprintf("deadlock watchdog: %s still running after %v\n%s", t.Name(), after, buf[:n]))
 	})
 	return func() { tm.Stop() }
 }
