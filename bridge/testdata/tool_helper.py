@@ -58,14 +58,13 @@ class _ToolBridge:
 
     def _post(self, url, token, body):
         import http.client
-        import urllib.parse
 
-        u = urllib.parse.urlsplit(url)
+        host, port, path = self._target(url)
         headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
         for attempt in (0, 1):
-            conn, fresh = self._conn(u.hostname, u.port)
+            conn, fresh = self._conn(host, port)
             try:
-                conn.request("POST", u.path.rstrip("/") + "/v1/tool", body, headers)
+                conn.request("POST", path, body, headers)
                 resp = conn.getresponse()
                 return resp.status, resp.read()
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
@@ -82,6 +81,15 @@ class _ToolBridge:
                 conn.close()  # interrupted mid-request: the connection's state is unknown
                 self._local.conn = None
                 raise
+
+    def _target(self, url):
+        t = self.__dict__.get("_parsed")
+        if t is None or t[0] != url:
+            import urllib.parse
+
+            u = urllib.parse.urlsplit(url)
+            t = self._parsed = (url, u.hostname, u.port, u.path.rstrip("/") + "/v1/tool")
+        return t[1:]
 
     def _conn(self, host, port):
         import http.client
