@@ -873,7 +873,8 @@ def _setup():
 
 def _shutdown():
     _stop.release()
-    _gate.release()
+    if _gate.locked():
+        _gate.release()
     _flusher_done.acquire(True, 1.0)
     _flush_std()
 
