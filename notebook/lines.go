@@ -12,8 +12,8 @@ type Range struct{ Start, End int }
 
 // Line is one selected line of a text view.
 type Line struct {
-	N    int // 1-based
-	Text string
+	N    int    `json:"line"` // 1-based
+	Text string `json:"text"`
 }
 
 // ParseRanges reads a selector like "10-20,40-45", "7", or "30-" (to the

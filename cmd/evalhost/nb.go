@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/notebook"
+)
+
+const nbUsage = `Usage: evalhost nb COMMAND FILE [flags]
+
+Edit .ipynb notebooks as cell-marked text ("# %% [code|markdown|raw] cell:N").
+
+Commands:
+  view FILE [--lines 10-20,40-45] [-n]     print the notebook as editable text
+  apply FILE [--text-file PATH|-]          replace the cells with edited text (stdin by default);
+                                           "cell:N" markers keep cell N's outputs, metadata and id;
+                                           a missing FILE starts as an empty nbformat 4.5 notebook
+  edit FILE --cell N (--content TEXT | --content-file PATH|-)
+                                           replace cell N's source
+  insert FILE --cell N [--type code|markdown|raw] (--content TEXT | --content-file PATH|-)
+                                           insert a cell before index N (N = cell count appends)
+  delete FILE --cell N                     delete cell N
+
+Every command takes --json for machine-readable details. Writes are atomic: on
+any error the file is left exactly as it was.
+`
+
+// nbRun is "evalhost nb": exit 0 ok, 1 failure, 2 usage.
+func nbRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := stderr
+		if len(args) > 0 {
+			w = stdout
+		}
+		fmt.Fprint(w, nbUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd := &nbCommand{name: args[0], stdin: stdin, stdout: stdout, stderr: stderr}
+	switch cmd.name {
+	case "view":
+		return cmd.run(args[1:], cmd.view)
+	case "apply":
+		return cmd.run(args[1:], cmd.apply)
+	case "edit", "insert", "delete":
+		return cmd.run(args[1:], cmd.action)
+	case "run":
+		fmt.Fprintln(stderr, "evalhost nb run: not available yet (notebook execution through sessions is the next step); run cells with `evalhost run FILE.ipynb`")
+		return exitFailed
+	default:
+		fmt.Fprintf(stderr, "evalhost nb: unknown command %q\n\n%s", cmd.name, nbUsage)
+		return exitUsage
+	}
+}
+
+type nbCommand struct {
+	name           string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	fs             *pflag.FlagSet
+	path           string
+
+	json        bool
+	lines       string
+	number      bool
+	textFile    string
+	cell        int
+	content     string
+	contentFile string
+	cellType    string
+}
+
+// usageError is a bad command line: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func (c *nbCommand) run(args []string, do func() error) int {
+	c.fs = pflag.NewFlagSet("nb "+c.name, pflag.ContinueOnError)
+	c.fs.SetOutput(c.stderr)
+	c.fs.Usage = func() { fmt.Fprintf(c.stderr, "%s\nFlags of %q:\n%s", nbUsage, c.name, c.fs.FlagUsages()) }
+	c.fs.BoolVar(&c.json, "json", false, "print details as one JSON object")
+	switch c.name {
+	case "view":
+		c.fs.StringVar(&c.lines, "lines", "", "only these 1-based lines of the text, e.g. 10-20,40-45 or 30-")
+		c.fs.BoolVarP(&c.number, "number", "n", false, "prefix each line with its number and a tab")
+	case "apply":
+		c.fs.StringVar(&c.textFile, "text-file", "-", "file with the edited text; - reads stdin")
+	default:
+		c.fs.IntVar(&c.cell, "cell", -1, "cell index (0-based)")
+		if c.name != "delete" {
+			c.fs.StringVar(&c.content, "content", "", "the cell's new source")
+			c.fs.StringVar(&c.contentFile, "content-file", "", "read the source from this file; - reads stdin")
+		}
+		if c.name == "insert" {
+			c.fs.StringVar(&c.cellType, "type", "code", "cell type: code, markdown or raw")
+		}
+	}
+	if err := c.fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if c.fs.NArg() != 1 {
+		return c.fail(&usageError{fmt.Sprintf("want exactly one notebook FILE, got %d arguments", c.fs.NArg())})
+	}
+	c.path = c.fs.Arg(0)
+	return c.fail(do())
+}
+
+func (c *nbCommand) fail(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(c.stderr, "evalhost nb %s: %v\n", c.name, err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.stderr, "Run \"evalhost nb --help\" for usage.\n")
+		return exitUsage
+	}
+	return exitFailed
+}
+
+func (c *nbCommand) view() error {
+	nb, err := notebook.Load(c.path)
+	if err != nil {
+		return err
+	}
+	text := nb.Text()
+	all := notebook.SplitText(text)
+	var lines []notebook.Line
+	if c.lines != "" {
+		ranges, err := notebook.ParseRanges(c.lines)
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+		if lines, err = notebook.SelectLines(text, ranges); err != nil {
+			return err
+		}
+	}
+	if c.json {
+		out := map[string]any{"action": "view", "path": c.path, "totalCells": nb.Len(), "totalLines": len(all)}
+		if c.lines != "" {
+			out["lines"] = lines
+		} else {
+			out["text"] = text
+		}
+		return c.writeJSON(out)
+	}
+	if c.lines == "" && !c.number {
+		_, err := io.WriteString(c.stdout, text) // exactly the text, so view | apply is the identity
+		return err
+	}
+	if c.lines == "" {
+		for i, l := range all {
+			lines = append(lines, notebook.Line{N: i + 1, Text: l})
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if c.number {
+			fmt.Fprintf(&b, "%d\t", l.N)
+		}
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	_, err = io.WriteString(c.stdout, b.String())
+	return err
+}
+
+func (c *nbCommand) apply() error {
+	text, err := c.readInput(c.textFile, "--text-file")
+	if err != nil {
+		return err
+	}
+	orig, readErr := os.ReadFile(c.path)
+	created := errors.Is(readErr, fs.ErrNotExist)
+	nb, err := notebook.LoadOrNew(c.path)
+	if err != nil {
+		return err
+	}
+	out, err := nb.ApplyText(text)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.path, err)
+	}
+	data := out.Bytes()
+	changed := created || !bytes.Equal(data, orig)
+	if changed {
+		if err := out.Save(c.path); err != nil {
+			return err
+		}
+	}
+	if c.json {
+		return c.writeJSON(map[string]any{"action": "apply", "path": c.path, "totalCells": out.Len(), "created": created, "changed": changed})
+	}
+	verb := "updated"
+	switch {
+	case created:
+		verb = "created"
+	case !changed:
+		verb = "unchanged:"
+	}
+	_, err = fmt.Fprintf(c.stdout, "%s %s (%d cells)\n", verb, c.path, out.Len())
+	return err
+}
+
+// action is edit, insert and delete, with the reference notebook tool's
+// details: action, path, cellIndex, cellType, totalCells, cellSource.
+func (c *nbCommand) action() error {
+	if !c.fs.Changed("cell") {
+		return &usageError{"--cell N is required"}
+	}
+	var source string
+	if c.name != "delete" {
+		var err error
+		if source, err = c.content4action(); err != nil {
+			return err
+		}
+	}
+	load := notebook.Load
+	if c.name == "insert" {
+		load = notebook.LoadOrNew
+	}
+	nb, err := load(c.path)
+	if err != nil {
+		return err
+	}
+	var cell notebook.Cell
+	switch c.name {
+	case "edit":
+		if err = nb.Edit(c.cell, source); err == nil {
+			cell = nb.Cell(c.cell)
+		}
+	case "insert":
+		t, terr := notebook.ParseCellType(c.cellType)
+		if terr != nil {
+			return &usageError{"--type: " + terr.Error()}
+		}
+		if err = nb.Insert(c.cell, t, source); err == nil {
+			cell = nb.Cell(c.cell)
+		}
+	case "delete":
+		cell, err = nb.Delete(c.cell)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.path, err)
+	}
+	if err := nb.Save(c.path); err != nil {
+		return err
+	}
+	if c.json {
+		return c.writeJSON(map[string]any{"action": c.name, "path": c.path, "cellIndex": c.cell,
+			"cellType": cell.Type, "cellId": cell.ID, "totalCells": nb.Len(), "cellSource": cell.Source})
+	}
+	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[c.name]
+	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%d cells now)\n", past, cell.Type, c.cell, c.path, nb.Len())
+	return err
+}
+
+func (c *nbCommand) content4action() (string, error) {
+	hasText, hasFile := c.fs.Changed("content"), c.fs.Changed("content-file")
+	switch {
+	case hasText && hasFile:
+		return "", &usageError{"give --content or --content-file, not both"}
+	case hasText:
+		return c.content, nil
+	case hasFile:
+		return c.readInput(c.contentFile, "--content-file")
+	}
+	return "", &usageError{fmt.Sprintf("%s needs the cell's source: --content TEXT or --content-file PATH (- for stdin)", c.name)}
+}
+
+func (c *nbCommand) readInput(path, flag string) (string, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(c.stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", flag, err)
+	}
+	return string(data), nil
+}
+
+func (c *nbCommand) writeJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
