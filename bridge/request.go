@@ -7,8 +7,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// maxName bounds a tool name.
-const maxName = 256
+// maxName bounds a tool name; maxDepth bounds nesting, since validating a
+// megabyte of "[" recursively takes seconds.
+const (
+	maxName  = 256
+	maxDepth = 512
+)
 
 // BadRequestError says what is wrong with a request body.
 type BadRequestError struct{ Msg string }
@@ -17,6 +21,9 @@ func (e *BadRequestError) Error() string { return "bad tool call: " + e.Msg }
 
 // ParseRequest parses a POST /v1/tool body into a Call.
 func ParseRequest(body []byte) (Call, error) {
+	if depth(body) > maxDepth {
+		return Call{}, &BadRequestError{fmt.Sprintf("JSON nests deeper than %d levels; flatten the arguments", maxDepth)}
+	}
 	if !gjson.ValidBytes(body) {
 		return Call{}, &BadRequestError{`body is not valid JSON; send {"session":…,"run":…,"name":…,"args":{…}}`}
 	}
@@ -77,4 +84,29 @@ func kind(v gjson.Result) string {
 		return "a boolean"
 	}
 	return "null"
+}
+
+// depth is the deepest nesting of arrays and objects outside strings.
+func depth(b []byte) int {
+	d, most, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if d++; d > most {
+				most = d
+			}
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
 }

@@ -96,7 +96,7 @@ func TestRejectedRequests(t *testing.T) {
 		called <- c
 		return json.RawMessage(`1`), nil
 	})
-	b := start(t, tools, Options{MaxBody: 1024})
+	b := start(t, tools, Options{MaxBody: 4096})
 	b.RunHook("s1", "live", true)
 	defer b.RunHook("s1", "live", false)
 	b.RunHook("s2", "other", true)
@@ -131,7 +131,8 @@ func TestRejectedRequests(t *testing.T) {
 		{"run empty", "POST", Path, auth, `{"session":"s1","run":"","name":"t"}`, 400, `"run" must not be empty`, [2]string{}},
 		{"name number", "POST", Path, auth, `{"session":"s1","run":"live","name":3}`, 400, `"name" must be a string, got a number`, [2]string{}},
 		{"args array", "POST", Path, auth, `{"session":"s1","run":"live","name":"t","args":[1]}`, 400, `"args" must be a JSON object`, [2]string{}},
-		{"body too large", "POST", Path, auth, `{"session":"s1","run":"live","name":"t","args":{"x":"` + strings.Repeat("a", 2000) + `"}}`, 413, "over the 1024-byte limit", [2]string{}},
+		{"too deep", "POST", Path, auth, `{"session":"s1","run":"live","name":"t","args":{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}}`, 400, "nests deeper than 512 levels", [2]string{}},
+		{"body too large", "POST", Path, auth, `{"session":"s1","run":"live","name":"t","args":{"x":"` + strings.Repeat("a", 5000) + `"}}`, 413, "over the 4096-byte limit", [2]string{}},
 		{"stale run", "POST", Path, auth, `{"session":"s1","run":"old","name":"t"}`, 409, `run "old" is not executing in session "s1" now`, [2]string{}},
 		{"never-started run", "POST", Path, auth, `{"session":"s1","run":"nope","name":"t"}`, 409, "not executing", [2]string{}},
 		{"another session's run", "POST", Path, auth, `{"session":"s1","run":"other","name":"t"}`, 409, `run "other" is not executing in session "s1"`, [2]string{}},
