@@ -124,17 +124,11 @@ func repl(old, new string) func(string) string {
 
 // reorder reverses the cell sections of a view.
 func reorder(s string) string {
-	var sections []string
-	for _, part := range strings.SplitAfter(s, "\n# %%") {
-		sections = append(sections, part)
-	}
-	// Re-split cleanly on marker starts.
 	parts := regexp.MustCompile(`(?m)^# %%`).Split(s, -1)[1:]
 	var b strings.Builder
 	for i := len(parts) - 1; i >= 0; i-- {
 		b.WriteString("# %%" + parts[i])
 	}
-	_ = sections
 	return b.String()
 }
 
