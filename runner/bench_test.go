@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/frames"
 )
 
 // BenchmarkColdStart alternates `python -c pass` (the anchor) with the
@@ -146,4 +148,29 @@ func timedInPython(b *testing.B, exe, code string) time.Duration {
 // gives the runner: no PYTHONUNBUFFERED or similar from the caller.
 func benchEnv() []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+}
+
+// BenchmarkInterrupt times SIGINT to the process group during time.sleep
+// until the cell's done frame (the design target is 20 ms).
+func BenchmarkInterrupt(b *testing.B) {
+	p := start(b, startOpts{})
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		id := "int" + strconv.Itoa(i)
+		p.send(map[string]any{"id": id, "code": "import time\nprint('in', flush=True)\ntime.sleep(30)"})
+		var t0 time.Time
+		c := p.collect(id, func(f frames.Frame) {
+			if f.Type == frames.TypeStarted {
+				p.out.waitFor(b, "in\n")
+				time.Sleep(5 * time.Millisecond)
+				t0 = time.Now()
+				syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+			}
+		})
+		total += time.Since(t0)
+		if !c.done().Cancelled {
+			b.Fatalf("not cancelled: %+v", c.done())
+		}
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "sigint-to-done-ms")
 }
