@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+)
+
+// runBare runs python -c code with stdout and stderr on /dev/null and
+// returns its wall time.
+func runBare(python, code string) (time.Duration, error) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer null.Close()
+	cmd := exec.Command(python, "-c", code)
+	cmd.Stdout, cmd.Stderr = null, null
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s -c %q: %w", python, code, err)
+	}
+	return time.Since(start), nil
+}
+
+// Workloads shared by the Go API, serve and the Jupyter script.
+const (
+	printLoop = "for i in range(300000): print(i)"
+	// bulk prints n blocks of 64 KiB (65535 x's and a newline).
+	bulk = "import sys\nb = 'x' * 65535 + '\\n'\nw = sys.stdout.write\nfor _ in range(%d):\n    w(b)\nsys.stdout.flush()"
+	// deathCell prints the wall clock in ns, then dies.
+	deathCell = "import os, time\nos.write(1, b'%d\\n' % time.time_ns())\nos.kill(os.getpid(), 9)"
+)
