@@ -15,8 +15,8 @@ type measurer struct {
 	t      target
 	python string // the same resolved binary, for interleaved anchors
 	runs   int
-	out  map[string]float64
-	pre  string
+	out    map[string]float64
+	pre    string
 }
 
 func (m *measurer) set(name string, v float64) { m.out[m.pre+name] = v }
