@@ -118,7 +118,9 @@ func TestSoak(t *testing.T) {
 		t.Skip("soak test: run with -soak (and -soak.cells N)")
 	}
 	grace := 300 * time.Millisecond
-	r := newRegistry(t, sessions.Config{MaxSessions: *soakSessions, Grace: grace})
+	// A generous start timeout: hundreds of restarts on two loaded cores
+	// must not turn into start failures the soak is not about.
+	r := newRegistry(t, sessions.Config{MaxSessions: *soakSessions, Grace: grace, StartTimeout: 30 * time.Second})
 	dir := t.TempDir()
 	st := &soakStats{byFault: map[string]int{}, time: map[string]time.Duration{}, pids: map[int]bool{}}
 	faults := soakFaults()
