@@ -35,7 +35,7 @@
 //
 //	200 {"ok":true,"value":V}       the tool returned V (any JSON value)
 //	200 {"ok":false,"error":MSG}    the tool failed; MSG is its error's text
-//	400 {"ok":false,"error":MSG}    body is not JSON, not an object, or a field is missing or mistyped
+//	400 {"ok":false,"error":MSG}    body is not JSON, not an object, nests deeper than 512, or a field is missing or mistyped
 //	401 missing Authorization (carries WWW-Authenticate: Bearer)
 //	403 wrong token, or a token in the query string (send it in the header)
 //	404 any path other than /v1/tool

@@ -104,3 +104,20 @@ func TestPythonHelper(t *testing.T) {
 		})
 	}
 }
+
+// A kept-alive connection the server closed while idle is replaced, not
+// reported as a failure.
+func TestPythonHelperReconnectsAfterIdleClose(t *testing.T) {
+	b := start(t, echoTools, Options{IdleTimeout: 50 * time.Millisecond})
+	b.RunHook("s1", "r1", true)
+	defer b.RunHook("s1", "r1", false)
+	script := `import json, sys, time
+exec(open(sys.argv[1]).read())
+first = tool.echo(i=1)["args"]["i"]
+time.sleep(0.5)
+print(json.dumps({"values": [first, tool.echo(i=2)["args"]["i"]]}))`
+	got := python(t, b, "s1", "r1", "-c", script, "testdata/tool_helper.py")
+	if g := asJSON(got["values"]); g != `[1,2]` {
+		t.Errorf("values = %s, want [1,2]", g)
+	}
+}
