@@ -22,6 +22,7 @@ type Config struct {
 	Grace          time.Duration       // interrupt grace before a kill; default 2 s
 	StartTimeout   time.Duration       // ready handshake; default 10 s
 	MaxRSS         int64               // bytes; an interpreter over it after a cell is recycled; 0 off
+	IPython        bool                // every session runs Python cells through IPython (see Request.IPython)
 	Environ        []string            // the host's environment, filtered before launch; default os.Environ()
 	Getenv         func(string) string // for interpreter resolution; default os.Getenv
 	ExtraEnv       map[string]string   // set in every interpreter after filtering (bridge variables)
@@ -64,6 +65,7 @@ type Key struct {
 	Session string `json:"session"`
 	Cwd     string `json:"cwd"`
 	Python  string `json:"python"`
+	IPython bool   `json:"ipython,omitempty"`
 }
 
 // Registry owns every session and the goroutines that serve them.
@@ -131,7 +133,7 @@ func (r *Registry) lookup(req *Request) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := Key{Session: req.Session, Cwd: abs, Python: py.Path}
+	key := Key{Session: req.Session, Cwd: abs, Python: py.Path, IPython: req.IPython || r.cfg.IPython}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

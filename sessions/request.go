@@ -44,6 +44,9 @@ type Request struct {
 	Env       map[string]string // injected into the interpreter before each cell
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
+	// IPython runs the session's Python cells through IPython's own
+	// InteractiveShell (full magics); it is part of the session's key.
+	IPython bool
 	// OnCellEnd, when set, receives each cell's result as soon as it is known.
 	OnCellEnd func(CellResult)
 }

@@ -183,6 +183,9 @@ func (s *session) launchEnv() []string {
 	if cfg.Home != "" {
 		env = setEnv(env, "EVALHOST_HOME", cfg.Home)
 	}
+	if s.key.IPython {
+		env = setEnv(env, "EVALHOST_IPYTHON", "1")
+	}
 	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session)
 }
 

@@ -32,6 +32,7 @@ type runFlags struct {
 	imagesDir string
 	lang      string
 	session   string
+	ipython   bool
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -51,6 +52,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -129,7 +131,7 @@ func runCells(cells []sessions.Cell, f runFlags, stdout, stderr io.Writer, logge
 	}
 	ctx, interrupted := interruptible(reg)
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		OnCellEnd: out.cellEnd}
+		IPython: f.ipython, OnCellEnd: out.cellEnd}
 	res, err := reg.Eval(ctx, req, out.frame)
 	interrupts := interrupted.stop()
 	if err != nil {

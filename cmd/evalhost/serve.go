@@ -34,6 +34,7 @@ type serveFlags struct {
 	maxLine     int
 	maxOutput   int
 	grace       time.Duration
+	ipython     bool
 }
 
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -51,6 +52,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	fs.IntVar(&f.maxLine, "max-line", 16<<20, "longest request line accepted, in bytes")
 	fs.IntVar(&f.maxOutput, "max-output", 0, "bytes of output kept in each cell_end's tail (default 50 KiB)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
+	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -64,6 +66,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		MaxSessions: f.maxSessions,
 		IdleTimeout: f.idle,
 		Grace:       f.grace,
+		IPython:     f.ipython,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
 			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
 	}, f, logger)

@@ -37,6 +37,12 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 			return req, e
 		}
 	}
+	if ip := root.Get("ipython"); ip.Exists() {
+		if !ip.IsBool() {
+			return req, badRequest(root, `"ipython" must be true or false`)
+		}
+		req.IPython = ip.Bool()
+	}
 	if kg := root.Get("keepGoing"); kg.Exists() {
 		if !kg.IsBool() {
 			return req, badRequest(root, `"keepGoing" must be true or false`)
