@@ -58,3 +58,26 @@ func TestTextAndDisplayKeepOrder(t *testing.T) {
 		t.Fatalf("got %d items, want %d", len(got), len(want))
 	}
 }
+
+// A display streams when it is made, not at the end of the cell, whether
+// or not the runner writes position marks.
+func TestDisplayStreamsBeforeLaterText(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	r := execute(t, p, context.Background(), "import os, time\ndisplay('first')\ntime.sleep(0.3)\nos.write(1, b'later\\n')")
+	if r.err != nil || r.done.Status != frames.StatusOK {
+		t.Fatalf("done = %+v, err = %v", r.done, r.err)
+	}
+	var got []string
+	for _, f := range r.frames {
+		switch f.Type {
+		case frames.TypeStdout:
+			got = append(got, strings.TrimSpace(f.Data))
+		case frames.TypeDisplay:
+			got = append(got, "display")
+		}
+	}
+	if strings.Join(got, " ") != "display later" {
+		t.Fatalf("order = %q, want the display before the later text", got)
+	}
+}

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/evalhost/evalhost/frames"
+import (
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
 
 // Position marks keep text and rich frames in the order the cell wrote them.
 // fd 1, fd 2 and fd 3 are separate pipes, so the host cannot tell from
@@ -10,9 +14,13 @@ import "github.com/evalhost/evalhost/frames"
 // (flushing its streams first). The k-th ordered frame of a cell is
 // delivered once the k-th position mark was seen on both descriptors, and
 // text read after the k-th mark on a descriptor waits until that frame is
-// out. A runner that writes no position marks still works: its ordered
-// frames wait for the cell's end marks, so they follow the cell's text.
+// out. A runner that writes no position marks still works: until the
+// process has shown one, an ordered frame waits at most posWait (or the
+// cell's end marks), so it follows the text read by then.
 const posMarkID = "\x02"
+
+// posWait bounds the wait for position marks that may never come.
+const posWait = 5 * time.Millisecond
 
 // ordered reports whether a frame of type t is paired with position marks.
 func ordered(t frames.Type) bool {

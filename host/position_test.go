@@ -8,6 +8,9 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
+// evTimeout stands for the posWait timer firing.
+const evTimeout evKind = 99
+
 // Events as the pump may receive them: the three pipes are read by three
 // goroutines, so any interleaving that keeps each pipe's own order can
 // happen. Whatever the interleaving, the cell's output must come out in the
@@ -21,6 +24,7 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		f.Bundle.SetText("text/plain", s)
 		return event{kind: evFrame, fd: 3, frame: f}
 	}
+	started := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeStarted, ID: "c1"}}
 	done := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeDone, ID: "c1", Status: "ok"}}
 	cases := []struct {
 		name   string
@@ -36,6 +40,9 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		{name: "text after the mark read before the frame",
 			events: []event{txt(1, "a"), pos(1), txt(1, "b"), pos(2), txt(2, "e"), end(2), txt(1, "c"), end(1), disp("D"), done},
 			want:   "a D b e c done"},
+		{name: "all text and marks before any frame",
+			events: []event{pos(2), end(2), txt(1, "a"), pos(1), txt(1, "b"), end(1), started, disp("D"), done},
+			want:   "a D b done"},
 		{name: "two displays, stderr lagging",
 			events: []event{txt(1, "a"), pos(1), txt(1, "b"), pos(1), txt(1, "c"), end(1), disp("D1"), disp("D2"), pos(2), pos(2), end(2), done},
 			want:   "a D1 b D2 c done"},
@@ -45,6 +52,9 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		{name: "a mark without its frame stops holding text past the bound",
 			events: []event{pos(1), pos(2), txt(1, strings.Repeat("x", maxHeld)), txt(1, "y"), end(1), end(2), done},
 			want:   strings.Repeat("x", maxHeld) + " y done"},
+		{name: "runner without position marks: a late frame goes out after posWait",
+			events: []event{txt(1, "a"), disp("D"), {kind: evTimeout}, txt(1, "b"), end(1), end(2), done},
+			want:   "a D b done"},
 		{name: "text after the end mark waits for the next cell",
 			events: []event{txt(1, "a"), end(1), txt(1, "next"), end(2), done},
 			want:   "a done"},
@@ -52,12 +62,17 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Process{readyCh: make(chan frames.Frame, 1)}
-			r := router{p: p, late: time.NewTimer(time.Hour)}
+			r := router{p: p, late: time.NewTimer(time.Hour), order: time.NewTimer(time.Hour)}
 			defer r.late.Stop()
+			defer r.order.Stop()
 			c := &cell{id: "c1", out: make(chan frames.Frame, 100)}
 			r.attach(c)
 			for _, ev := range tc.events {
-				r.event(ev)
+				if ev.kind == evTimeout {
+					r.orderTimeout()
+				} else {
+					r.event(ev)
+				}
 				r.finishIfComplete()
 			}
 			if r.cur != nil {

@@ -56,9 +56,11 @@ func (c *cell) complete() bool {
 func (p *Process) pump() {
 	defer p.wg.Done()
 	defer close(p.pumpDone)
-	r := router{p: p, late: time.NewTimer(markWait)}
+	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait)}
 	r.late.Stop()
+	r.order.Stop()
 	defer r.late.Stop()
+	defer r.order.Stop()
 	for r.ended < 3 {
 		select {
 		case ev := <-p.events:
@@ -67,6 +69,8 @@ func (p *Process) pump() {
 			r.attach(c)
 		case <-r.lateC:
 			r.markTimeout()
+		case <-r.orderC:
+			r.orderTimeout()
 		}
 		r.finishIfComplete()
 	}
@@ -86,6 +90,12 @@ type router struct {
 	ready bool
 	late  *time.Timer
 	lateC <-chan time.Time
+
+	// A runner that has not shown position marks gets its ordered frames
+	// after posWait at most, so displays keep streaming.
+	order  *time.Timer
+	orderC <-chan time.Time
+	force  bool
 }
 
 func (r *router) event(ev event) {
@@ -162,20 +172,23 @@ func (r *router) release() {
 		if ordered(f.Type) {
 			k := c.posSent + 1
 			for fd := 1; fd <= 2; fd++ {
-				if c.posSeen[fd] < k && !c.marked[fd] && !c.unordered {
+				if c.posSeen[fd] < k && !c.marked[fd] && !c.unordered && !r.force {
+					r.armOrder()
 					return
 				}
 			}
 			c.posSent = k
+			r.force = false
+			r.orderC = nil
 		}
 		c.queue = c.queue[1:]
 		r.deliver(f)
-		r.releaseHeld(c.marked[1] && c.marked[2] && len(c.queue) == 0)
+		r.releaseHeld(false)
 	}
 }
 
-// releaseHeld emits held text whose frame is out; all of it when the
-// cell's streams are complete.
+// releaseHeld emits held text whose frame is out; all of it once the cell
+// is complete (done is the last frame, so no frame can claim the rest).
 func (r *router) releaseHeld(all bool) {
 	c := r.cur
 	kept := c.held[:0]
@@ -203,6 +216,25 @@ func (r *router) deliver(f frames.Frame) {
 	if !r.cur.complete() {
 		r.late.Reset(markWait)
 		r.lateC = r.late.C
+	}
+}
+
+// armOrder bounds the wait of a frame for position marks while the runner
+// has not shown any; once it has, the marks are known to come.
+func (r *router) armOrder() {
+	if r.orderC != nil || r.p.posMarks.Load() > 0 {
+		return
+	}
+	r.order.Reset(posWait)
+	r.orderC = r.order.C
+}
+
+func (r *router) orderTimeout() {
+	r.orderC = nil
+	if r.cur != nil {
+		r.force = true
+		r.release()
+		r.force = false
 	}
 }
 
