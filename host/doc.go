@@ -10,8 +10,11 @@
 // arrival order from the calling goroutine. Raw bytes from fd 1 and 2 become
 // stdout and stderr frames (never splitting a UTF-8 sequence); a cell's done
 // frame is delivered only after its sync mark was seen on both, so all of
-// its output comes first. Bytes written while no cell runs go to the next
-// cell (bounded), and stderr outside cells feeds the tail used in errors.
+// its output comes first. Display, result, error and input frames keep
+// their place among the text through position marks (position.go), which
+// the runner writes to fd 1 and 2 before each such frame. Bytes written
+// while no cell runs go to the next cell (bounded), and stderr outside cells
+// feeds the tail used in errors.
 //
 // Cancellation interrupts (SIGINT to the group), waits a grace window for
 // done, then terminates and kills the group (frames.ErrKilled). Death during
