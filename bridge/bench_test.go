@@ -92,11 +92,29 @@ func BenchmarkGoRoundTrip(b *testing.B) {
 }
 
 // BenchmarkPythonRoundTrip: a call from Python through the proposed prelude
-// helper (keep-alive http.client) to a trivial Tools, interleaved with a bare
+// helper (keep-alive http.client) to a trivial Tools, and to a Relay answered
+// by a goroutine (serve's path minus its stdio), each interleaved with a bare
 // http.client request to plain net/http. Latencies are taken in Python.
 func BenchmarkPythonRoundTrip(b *testing.B) {
+	b.Run("trivial", func(b *testing.B) { pythonRoundTrip(b, trivial) })
+	b.Run("relay", func(b *testing.B) {
+		calls := make(chan string, 16)
+		relay := NewRelay(func(id string, c Call) error { calls <- id; return nil }, nil)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for id := range calls {
+				relay.Resolve(id, true, json.RawMessage(`{"ok":1}`), "")
+			}
+		}()
+		defer func() { close(calls); <-done }()
+		pythonRoundTrip(b, relay)
+	})
+}
+
+func pythonRoundTrip(b *testing.B, tools Tools) {
 	py := realPython(b)
-	s := New(trivial, Options{})
+	s := New(tools, Options{})
 	defer s.Close()
 	env, err := s.Env()
 	if err != nil {

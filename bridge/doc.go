@@ -63,6 +63,14 @@
 // keep-alive connection per thread, so it is safe from threads; from asyncio
 // code a call blocks the loop, so use await asyncio.to_thread(tool.NAME, ...).
 //
+// # Relay
+//
+// [Relay] backs `serve`: each call is handed to a send function under a fresh
+// call id ("c1", "c2", …) for the client (a tool_call line), and waits until
+// [Relay.Resolve] delivers the client's tool_result or the call's context
+// ends (then an abandon callback hears of it and a late Resolve returns
+// [ErrNotPending]).
+//
 // # Command tools
 //
 // [CommandTools] backs `evalhost run --tool NAME=COMMAND` ([ParseToolFlag]):
