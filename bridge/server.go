@@ -184,3 +184,17 @@ func (s *Server) Close() error {
 	}
 	return nil
 }
+
+// String describes the server without its token, so printing a Server (even
+// with %+v) cannot leak it.
+func (s *Server) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.url == "" {
+		return "tool bridge (not started)"
+	}
+	return "tool bridge at " + s.url
+}
+
+// GoString is String, for %#v.
+func (s *Server) GoString() string { return s.String() }

@@ -389,3 +389,12 @@ func TestCloseWithoutEnv(t *testing.T) {
 		t.Errorf("Env after Close = %v", err)
 	}
 }
+
+func TestPrintingServerHidesToken(t *testing.T) {
+	b := start(t, echoTools, Options{})
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(verb, b.Server); strings.Contains(out, b.token) || !strings.Contains(out, b.url) {
+			t.Errorf("%s of a Server = %q", verb, out)
+		}
+	}
+}
