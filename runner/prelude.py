@@ -82,3 +82,130 @@ def diff(a, b, context=3):
         return
     for ln in lines:
         print(ln, end="" if ln.endswith("\n") else "\n")
+
+
+# --- tool bridge (contract: bridge/doc.go) ---------------------------------
+
+
+class ToolError(Exception):
+    """A tool call that failed: the host's message, or why the bridge could not be reached."""
+
+
+class _ToolBridge:
+    """tool.NAME(**args) or tool("NAME", **args) calls a host tool and returns its value.
+
+    Blocking and thread-safe (one keep-alive connection per thread). From
+    asyncio code use `await tool.acall("NAME", **args)` (or
+    `await asyncio.to_thread(tool.NAME, ...)`) so the event loop keeps running.
+    A tool literally named "acall" is reached as tool("acall", ...).
+    """
+
+    def __init__(self):
+        import threading
+
+        self._local = threading.local()
+
+    def __call__(self, name, /, **args):
+        return self._call(name, args)
+
+    async def acall(self, name, /, **args):
+        """Call a tool from asyncio code without blocking the event loop."""
+        import asyncio
+
+        return await asyncio.to_thread(self._call, name, args)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(**args):
+            return self._call(name, args)
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    def __repr__(self):
+        return "<tool bridge: tool.NAME(**args) or tool('NAME', **args)>"
+
+    def _call(self, name, args):
+        import json
+        import os
+
+        if not isinstance(name, str) or not name:
+            raise ToolError("tool name must be a non-empty string, got %r" % (name,))
+        env = os.environ
+        vals = [(k, env.get(k)) for k in ("PI_TOOL_BRIDGE_URL", "PI_TOOL_BRIDGE_TOKEN", "PI_TOOL_BRIDGE_SESSION", "EVALHOST_RUN")]
+        missing = [k for k, v in vals if not v]
+        if missing:
+            raise ToolError(
+                "tool bridge is unavailable: %s not set (tools work only in cells run by evalhost with a tool bridge)"
+                % ", ".join(missing)
+            )
+        url, token, session, run = (v for _, v in vals)
+        try:
+            body = json.dumps({"session": session, "run": run, "name": name, "args": args})
+        except (TypeError, ValueError) as e:
+            raise ToolError("tool %r: arguments are not JSON-serialisable: %s" % (name, e)) from None
+        status, data = self._post(url, token, body.encode())
+        try:
+            reply = json.loads(data)
+        except ValueError:
+            raise ToolError("tool %r: bridge answered HTTP %d with non-JSON %r" % (name, status, data[:200])) from None
+        if not isinstance(reply, dict):
+            raise ToolError("tool %r: bridge answered HTTP %d with %r, not an object" % (name, status, data[:200]))
+        if 200 <= status < 300 and reply.get("ok") is True:
+            return reply.get("value")
+        raise ToolError(reply.get("error") or "tool %r failed (HTTP %d)" % (name, status))
+
+    def _post(self, url, token, body):
+        import http.client
+
+        host, port, path = self._target(url)
+        headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+        for attempt in (0, 1):
+            conn, fresh = self._conn(host, port)
+            try:
+                conn.request("POST", path, body, headers)
+                resp = conn.getresponse()
+                return resp.status, resp.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+                self._drop(conn)
+                # A kept-alive connection the server closed while idle: retry once on a new one.
+                if fresh or attempt:
+                    raise ToolError("tool bridge connection failed: %s" % e) from None
+            except OSError as e:
+                self._drop(conn)
+                raise ToolError("tool bridge is unreachable at %s: %s" % (url, e)) from None
+            except BaseException:
+                self._drop(conn)  # interrupted mid-request: the connection's state is unknown
+                raise
+
+    def _drop(self, conn):
+        conn.close()
+        self._local.conn = None
+
+    def _target(self, url):
+        t = self.__dict__.get("_parsed")
+        if t is None or t[0] != url:
+            import urllib.parse
+
+            u = urllib.parse.urlsplit(url)
+            if u.scheme != "http" or not u.hostname:
+                raise ToolError("tool bridge is unavailable: PI_TOOL_BRIDGE_URL %r is not an http://host:port URL" % url)
+            t = self._parsed = (url, u.hostname, u.port, u.path.rstrip("/") + "/v1/tool")
+        return t[1:]
+
+    def _conn(self, host, port):
+        import http.client
+
+        c = getattr(self._local, "conn", None)
+        if c is not None and (c.host, c.port) == (host, port):
+            return c, False
+        if c is not None:
+            c.close()
+        c = http.client.HTTPConnection(host, port, timeout=None)
+        self._local.conn = c
+        return c, True
+
+
+tool = _ToolBridge()
