@@ -46,7 +46,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "run":
 		return runMain(rest, stdin, stdout, stderr, logger)
 	case "nb":
-		return nbMain(rest, stdin, stdout, stderr)
+		return nbRun(rest, stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "evalhost %s\n", version)
 		return exitOK

@@ -29,6 +29,8 @@ Commands:
   insert FILE --cell N [--type code|markdown|raw] (--content TEXT | --content-file PATH|-)
                                            insert a cell before index N (N = cell count appends)
   delete FILE --cell N                     delete cell N
+  run FILE [-o OUT | --inplace]            execute the code cells, writing outputs back
+                                           (see "evalhost nb run --help")
 
 Every command takes --json for machine-readable details. Writes are atomic: on
 any error the file is left exactly as it was.
@@ -56,8 +58,7 @@ func nbRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "edit", "insert", "delete":
 		return cmd.run(args[1:], cmd.action)
 	case "run":
-		fmt.Fprintln(stderr, "evalhost nb run: not available yet (notebook execution through sessions is the next step); run cells with `evalhost run FILE.ipynb`")
-		return exitFailed
+		return nbExecute(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "evalhost nb: unknown command %q\n\n%s", cmd.name, nbUsage)
 		return exitUsage

@@ -1,0 +1,135 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeNotebook makes a notebook with the real nbformat package.
+func writeNotebook(t *testing.T, path string, cells ...string) {
+	t.Helper()
+	script := `
+import json, sys, nbformat
+nb = nbformat.v4.new_notebook()
+for kind, src in json.loads(sys.argv[2]):
+    nb.cells.append(nbformat.v4.new_markdown_cell(src) if kind == "md" else nbformat.v4.new_code_cell(src))
+nbformat.write(nb, sys.argv[1])
+`
+	var pairs [][2]string
+	for _, c := range cells {
+		if md, ok := strings.CutPrefix(c, "md:"); ok {
+			pairs = append(pairs, [2]string{"md", md})
+		} else {
+			pairs = append(pairs, [2]string{"code", c})
+		}
+	}
+	arg, _ := json.Marshal(pairs)
+	if out, err := exec.Command("python3", "-c", script, path, string(arg)).CombinedOutput(); err != nil {
+		t.Skipf("nbformat not available: %v %s", err, out)
+	}
+}
+
+type nbOutput struct {
+	OutputType string          `json:"output_type"`
+	Name       string          `json:"name"`
+	Text       json.RawMessage `json:"text"`
+	Data       map[string]any  `json:"data"`
+	Ename      string          `json:"ename"`
+}
+
+type nbCell struct {
+	CellType       string     `json:"cell_type"`
+	ExecutionCount *int       `json:"execution_count"`
+	Outputs        []nbOutput `json:"outputs"`
+}
+
+func readNotebook(t *testing.T, path string) []nbCell {
+	t.Helper()
+	if out, err := exec.Command("python3", "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", path).CombinedOutput(); err != nil {
+		t.Fatalf("%s does not validate with nbformat: %v\n%s", path, err, out)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct{ Cells []nbCell }
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatal(err)
+	}
+	return nb.Cells
+}
+
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var lines []string
+	json.Unmarshal(raw, &lines)
+	return strings.Join(lines, "")
+}
+
+func TestNotebookRun(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ipynb")
+	writeNotebook(t, in,
+		"md:# Title",
+		"x = 41\nprint('hello')",
+		"x + 1",
+		"class T:\n    def _repr_html_(self): return '<b>hi</b>'\n    def __repr__(self): return 'T()'\ndisplay(T())",
+		"print('partial', flush=True)\nwhile True: pass",
+		"print('never')")
+	before, _ := os.ReadFile(in)
+	out := filepath.Join(dir, "out.ipynb")
+	cmd := command(t, "nb", "run", in, "-o", out, "--timeout", "1")
+	output, err := cmd.CombinedOutput()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 124 {
+		t.Fatalf("nb run: %v (want exit 124 for the timed-out cell)\n%s", err, output)
+	}
+	if after, _ := os.ReadFile(in); string(after) != string(before) {
+		t.Fatalf("nb run -o changed its input")
+	}
+	cells := readNotebook(t, out)
+	if len(cells[0].Outputs) != 0 || cells[0].CellType != "markdown" {
+		t.Errorf("markdown cell touched: %+v", cells[0])
+	}
+	if c := cells[1]; *c.ExecutionCount != 1 || len(c.Outputs) != 1 || c.Outputs[0].Name != "stdout" || text(c.Outputs[0].Text) != "hello\n" {
+		t.Errorf("print cell: %+v", c)
+	}
+	if c := cells[2]; *c.ExecutionCount != 2 || c.Outputs[0].OutputType != "execute_result" || dataText(c.Outputs[0].Data["text/plain"]) != "42" {
+		t.Errorf("result cell: %+v", c)
+	}
+	if c := cells[3]; c.Outputs[0].OutputType != "display_data" || dataText(c.Outputs[0].Data["text/html"]) != "<b>hi</b>" {
+		t.Errorf("display cell: %+v", c)
+	}
+	c := cells[4]
+	if len(c.Outputs) < 2 || text(c.Outputs[0].Text) != "partial\n" || c.Outputs[len(c.Outputs)-1].Ename != "CellTimeoutError" {
+		t.Errorf("timed-out cell should keep its partial output and end with an error output: %+v", c)
+	}
+	if c := cells[5]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+		t.Errorf("cell after the failure ran: %+v", c)
+	}
+}
+
+func TestNotebookRunInplaceAllowErrors(t *testing.T) {
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "nb.ipynb")
+	writeNotebook(t, nb, "1/0", "print('after')")
+	if out, err := command(t, "nb", "run", nb, "--inplace", "--allow-errors").CombinedOutput(); err == nil {
+		t.Fatalf("a failing cell should exit non-zero\n%s", out)
+	}
+	cells := readNotebook(t, nb)
+	if cells[0].Outputs[0].Ename != "ZeroDivisionError" || text(cells[1].Outputs[0].Text) != "after\n" {
+		t.Fatalf("allow-errors run: %+v", cells)
+	}
+}
+
+// dataText joins an nbformat multiline string (a string or a list of lines).
+func dataText(v any) string {
+	raw, _ := json.Marshal(v)
+	return text(raw)
+}
