@@ -94,6 +94,9 @@ func (j *Job) allCancelled() Result {
 	for i, c := range j.req.Cells {
 		res.Cells[i] = CellResult{Index: i, Language: c.Language, Title: c.Title, Status: StatusCancelled,
 			Message: "cancelled before it started"}
+		if j.req.OnCellEnd != nil {
+			j.req.OnCellEnd(res.Cells[i])
+		}
 	}
 	return res
 }

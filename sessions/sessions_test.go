@@ -379,3 +379,28 @@ func TestBadRequests(t *testing.T) {
 		})
 	}
 }
+
+// A request cancelled while it waits in the queue still reports every cell.
+func TestCancelledWhileQueued(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	busy := make(chan struct{})
+	go func() {
+		defer close(busy)
+		r.Eval(context.Background(), Request{Session: "q", Cwd: dir, Cells: []Cell{py("import time; time.sleep(1)")}}, nil)
+	}()
+	waitBusy(t, r, "q")
+	ctx, cancel := context.WithCancel(context.Background())
+	var ended []Status
+	job, err := r.Queue(Request{Session: "q", Cwd: dir, Cells: []Cell{py("1"), py("2")},
+		OnCellEnd: func(c CellResult) { ended = append(ended, c.Status) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	res, err := job.Run(ctx, nil)
+	<-busy
+	if err != nil || res.Status != StatusCancelled || len(ended) != 2 || ended[0] != StatusCancelled {
+		t.Fatalf("queued-then-cancelled: %+v %v, cell ends %v", res, err, ended)
+	}
+}
