@@ -100,6 +100,8 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 		done    *frames.Frame
 		ctxDone = ctx.Done()
 		esc     escalation
+		started bool
+		pending bool // cancelled before the runner started the cell
 	)
 	defer esc.stop()
 	for {
@@ -112,10 +114,22 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 				done = &f
 				continue
 			}
+			if f.Type == frames.TypeStarted && !started {
+				started = true
+				if pending {
+					// The runner ignores SIGINT while idle, so an interrupt
+					// sent before it started the cell would be lost.
+					_ = p.signalGroup(syscall.SIGINT)
+				}
+			}
 			emit(f)
 		case <-ctxDone:
 			ctxDone = nil
-			_ = p.signalGroup(syscall.SIGINT)
+			if started {
+				_ = p.signalGroup(syscall.SIGINT)
+			} else {
+				pending = true
+			}
 			esc.arm(p.opts.Grace)
 		case <-esc.c:
 			esc.step(p)

@@ -404,3 +404,28 @@ func TestCancelledWhileQueued(t *testing.T) {
 		t.Fatalf("queued-then-cancelled: %+v %v, cell ends %v", res, err, ended)
 	}
 }
+
+// A cancel that lands before the runner started the cell still interrupts
+// it, instead of waiting out the grace window and killing the interpreter.
+func TestCancelRightAfterSubmit(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 3 * time.Second})
+	eval(t, r, Request{Cells: []Cell{py("warm = 1")}})
+	for i := range 10 {
+		ctx, cancel := context.WithCancel(context.Background())
+		job, err := r.Queue(Request{Cells: []Cell{py("import time; time.sleep(30)")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { time.Sleep(time.Duration(i) * 100 * time.Microsecond); cancel() }()
+		res, err := job.Run(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Cells[0]; c.Status != StatusCancelled || c.StateLost {
+			t.Fatalf("attempt %d: %+v; want cancelled by interrupt with state kept", i, c)
+		}
+	}
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(warm)")}}); !strings.Contains(c.text(), "1") {
+		t.Fatalf("state lost after cancels: %q", c.text())
+	}
+}
