@@ -101,6 +101,11 @@ func (k *Kernel) sendFailed(c *cell, err error) error {
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
 }
 
+// resendEvery is how often an interrupt is repeated while the cell runs on:
+// ipykernel ignores SIGINT outside a cell's execution, so one that lands
+// just before the cell starts is lost.
+var resendEvery = 500 * time.Millisecond
+
 // await translates the cell's messages until it is done, cancelled, killed
 // or the kernel ends.
 func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
@@ -108,9 +113,21 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		ctxDone  = ctx.Done()
 		fallback <-chan time.Time
 		grace    <-chan time.Time
+		resend   *time.Ticker
 		rest     sync.WaitGroup
 	)
 	defer rest.Wait()
+	defer func() {
+		if resend != nil {
+			resend.Stop()
+		}
+	}()
+	tick := func() <-chan time.Time {
+		if resend == nil || c.gotReply {
+			return nil
+		}
+		return resend.C
+	}
 	for !(c.gotReply && c.gotIdle) {
 		select {
 		case in := <-k.in:
@@ -130,12 +147,14 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		case <-ctxDone:
 			ctxDone = nil
 			c.interrupted = true
-			if _, err := k.send(context.Background(), "control", "interrupt_request", struct{}{}); err != nil {
+			fallback = time.After(restFallback)
+			if k.sendInterrupt() != nil {
 				fallback = time.After(0)
-			} else {
-				fallback = time.After(restFallback)
 			}
+			resend = time.NewTicker(resendEvery)
 			grace = time.After(k.grace)
+		case <-tick():
+			_ = k.sendInterrupt()
 		case <-fallback:
 			fallback = nil
 			if !c.acked {
@@ -155,6 +174,11 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		}
 	}
 	return c.doneFrame(), nil
+}
+
+func (k *Kernel) sendInterrupt() error {
+	_, err := k.send(context.Background(), "control", "interrupt_request", struct{}{})
+	return err
 }
 
 // drain handles what the reader queued before the kernel ended.

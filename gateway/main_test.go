@@ -41,13 +41,26 @@ func TestMain(m *testing.M) {
 func runTests(m *testing.M) int {
 	// Deadlock watchdog: a hang prints every goroutine instead of waiting
 	// for the go test timeout.
-	watchdog := time.AfterFunc(8*time.Minute, func() {
+	watchdog := time.AfterFunc(9*time.Minute, func() {
 		buf := make([]byte, 1<<20)
 		fmt.Fprintf(os.Stderr, "gateway tests hung; goroutines:\n%s\n", buf[:runtime.Stack(buf, true)])
+		cleanup()
 		os.Exit(2)
 	})
 	code := m.Run()
 	watchdog.Stop()
+	cleanup()
+	if code == 0 {
+		if leaked := leakedGoroutines(); leaked != "" {
+			fmt.Fprintf(os.Stderr, "goroutines leaked by package gateway:\n%s\n", leaked)
+			return 1
+		}
+	}
+	return code
+}
+
+// cleanup ends the shared kernel and the package's gateway.
+func cleanup() {
 	if sharedKernel != nil {
 		_ = sharedKernel.Close()
 	}
@@ -59,13 +72,6 @@ func runTests(m *testing.M) int {
 	if testHome != "" {
 		_ = os.RemoveAll(testHome)
 	}
-	if code == 0 {
-		if leaked := leakedGoroutines(); leaked != "" {
-			fmt.Fprintf(os.Stderr, "goroutines leaked by package gateway:\n%s\n", leaked)
-			return 1
-		}
-	}
-	return code
 }
 
 func setupGateway() {
