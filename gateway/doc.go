@@ -19,7 +19,7 @@
 //     arrived.
 //   - input() never waits for a person: the input_request is answered with
 //     an empty input_reply, an input frame is emitted, and the cell fails
-//     with an EOFError naming the reason.
+//     with StdinNotImplementedError and the runner's message.
 //   - On ctx done it interrupts (control-channel interrupt_request, then the
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes

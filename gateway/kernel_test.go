@@ -89,7 +89,7 @@ func TestExecuteConformance(t *testing.T) {
 		{"error", frames.Request{Code: "1/0"},
 			[]string{"started", "error:ZeroDivisionError:division by zero", "done:error"}},
 		{"stdin fails at once", frames.Request{Code: "x = input('name? ')\nprint('not reached')"},
-			[]string{"started", "input:name? ", "error:EOFError:" + stdinMessage, "done:error"}},
+			[]string{"started", "input:name? ", "error:StdinNotImplementedError:" + stdinMessage, "done:error"}},
 		{"cwd and env", frames.Request{Code: "import os, sys\nprint(os.getcwd(), sys.path[0], os.environ['EVH_X'], 'EVH_GONE' in os.environ)",
 			Cwd: dir, Env: map[string]*string{"EVH_X": ptr("1"), "EVH_GONE": nil}},
 			[]string{"started", "stdout:" + dir + " " + dir + " 1 False\n", "done:ok"}},
@@ -227,6 +227,9 @@ func TestStartRunsPreludeAndModules(t *testing.T) {
 	}
 	got, _, err := run(t, k, context.Background(), frames.Request{ID: "use",
 		Code: "import os\nprint(PRELUDE_OK, greet(), EXTRA, 'KG_AUTH_TOKEN' in os.environ)"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"started", "stdout:True project 7 False\n", "done:ok"}
 	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got %q, %v; want %q", got, err, want)
@@ -243,5 +246,13 @@ func TestCloseTwiceAndExecuteAfterClose(t *testing.T) {
 	}
 	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
 		t.Errorf("Execute after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestDefaultPreludeIsTheRunners(t *testing.T) {
+	k := shared(t)
+	got, _, err := run(t, k, context.Background(), frames.Request{ID: "p", Code: "callable(read) and callable(write)"})
+	if err != nil || strings.Join(got, ",") != "started,result:True,done:ok" {
+		t.Errorf("runner prelude helpers missing: %q, %v", got, err)
 	}
 }

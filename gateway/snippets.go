@@ -28,8 +28,8 @@ del __evh_setup
 `
 }
 
-// stdinMessage is what input() raises with, as the runner does.
-const stdinMessage = "input() is not supported: stdin is not interactive in evalhost; pass the data in code, a file or an environment variable"
+// stdinMessage is what input() raises with: the runner's words (runner/core.py).
+const stdinMessage = "input() is not supported: evalhost cells have no interactive stdin; pass values in code or files instead"
 
 // infoMarker starts the line the start snippet prints with kernel facts.
 const infoMarker = "\x1eEVH-INFO "
@@ -47,9 +47,10 @@ func startCode() string {
     kernel = getattr(ip, "kernel", None)
     if kernel is not None and hasattr(kernel, "raw_input"):
         asked = kernel.raw_input
+        from IPython.core.error import StdinNotImplementedError
         def raw_input(prompt=""):
             asked(prompt)
-            raise EOFError(` + pyString(stdinMessage) + `)
+            raise StdinNotImplementedError(` + pyString(stdinMessage) + `)
         kernel.raw_input = raw_input
     try:
         import ipykernel

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // DefaultStartTimeout bounds a kernel start (create, connect, initialise).
@@ -18,7 +19,8 @@ const DefaultStartTimeout = 60 * time.Second
 type KernelOptions struct {
 	Cwd          string             // chdir and first on sys.path; empty keeps the kernel's
 	Env          map[string]*string // os.environ changes; a nil value unsets
-	Prelude      string             // Python run once after the environment (the runner's prelude)
+	Prelude      string             // Python run once after the environment; empty means runner.Prelude()
+	NoPrelude    bool               // run no prelude at all
 	ModuleDirs   []string           // extension module dirs, later overriding earlier
 	Grace        time.Duration      // interrupt grace window; 0 means DefaultGrace
 	StartTimeout time.Duration      // 0 means DefaultStartTimeout
@@ -68,8 +70,12 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	if k.ready, err = readyFrame(out); err != nil {
 		return err
 	}
-	if strings.TrimSpace(opts.Prelude) != "" {
-		if _, err := k.runInternal(ctx, "prelude", opts.Prelude); err != nil {
+	prelude := opts.Prelude
+	if prelude == "" {
+		prelude = runner.Prelude()
+	}
+	if !opts.NoPrelude && strings.TrimSpace(prelude) != "" {
+		if _, err := k.runInternal(ctx, "prelude", prelude); err != nil {
 			return err
 		}
 	}
