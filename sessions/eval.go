@@ -172,8 +172,9 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		req.Cwd = c.j.s.key.Cwd
 	}
 	if hook := c.j.reg.cfg.RunHook; hook != nil {
-		hook(c.j.s.key.Session, run, true)
-		defer hook(c.j.s.key.Session, run, false)
+		info := RunInfo{Session: c.j.s.key.Session, Run: run, Request: c.j.req.ID, Cell: c.index}
+		hook(info, true)
+		defer hook(info, false)
 	}
 	return ex.Execute(ctx, req, c.emit)
 }

@@ -38,5 +38,14 @@ type Spec struct {
 	Grace        time.Duration
 }
 
+// RunInfo names one execution of a cell: the run id the interpreter sees
+// (EVALHOST_RUN) and the request and cell it belongs to.
+type RunInfo struct {
+	Session string
+	Run     string
+	Request string
+	Cell    int
+}
+
 // Starter starts an executor for one language.
 type Starter func(ctx context.Context, spec Spec) (Executor, error)

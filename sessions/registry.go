@@ -25,12 +25,15 @@ type Config struct {
 	IPython        bool                // every session runs Python cells through IPython (see Request.IPython)
 	Environ        []string            // the host's environment, filtered before launch; default os.Environ()
 	Getenv         func(string) string // for interpreter resolution; default os.Getenv
-	ExtraEnv       map[string]string   // set in every interpreter after filtering (bridge variables)
-	Starters       map[string]Starter  // per language; default the runner and the sh shell
-	Sink           streamsink.Options  // per-cell output bounds; its Store receives spilled output
+	ExtraEnv       map[string]string   // set in every interpreter after filtering
+	// EnvHook, when set, adds variables at each interpreter start (the tool
+	// bridge starts its server lazily there and returns its URL and token).
+	EnvHook  func() (map[string]string, error)
+	Starters map[string]Starter // per language; default the runner and the sh shell
+	Sink     streamsink.Options // per-cell output bounds; its Store receives spilled output
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
-	RunHook func(session, run string, active bool)
+	RunHook func(run RunInfo, active bool)
 }
 
 func (c *Config) fill() {

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -157,12 +158,16 @@ func (s *session) start(ctx context.Context, lang string) (Executor, error) {
 	if starter == nil {
 		return nil, &unsupportedLanguageError{lang}
 	}
+	env, err := s.launchEnv()
+	if err != nil {
+		return nil, err
+	}
 	return starter(ctx, Spec{
 		Language:     lang,
 		Session:      s.key.Session,
 		Python:       s.python,
 		Cwd:          s.key.Cwd,
-		Env:          s.launchEnv(),
+		Env:          env,
 		ModuleDirs:   s.reg.moduleDirs(s.key.Cwd),
 		StartTimeout: cfg.StartTimeout,
 		Grace:        cfg.Grace,
@@ -170,7 +175,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, error) {
 }
 
 // launchEnv is the filtered host environment plus evalhost's own variables.
-func (s *session) launchEnv() []string {
+func (s *session) launchEnv() ([]string, error) {
 	cfg := &s.reg.cfg
 	env := FilterEnv(cfg.Environ)
 	if s.python.BinDir != "" {
@@ -180,13 +185,22 @@ func (s *session) launchEnv() []string {
 	for k, v := range cfg.ExtraEnv {
 		env = setEnv(env, k, v)
 	}
+	if cfg.EnvHook != nil {
+		extra, err := cfg.EnvHook()
+		if err != nil {
+			return nil, fmt.Errorf("interpreter environment: %w", err)
+		}
+		for k, v := range extra {
+			env = setEnv(env, k, v)
+		}
+	}
 	if cfg.Home != "" {
 		env = setEnv(env, "EVALHOST_HOME", cfg.Home)
 	}
 	if s.key.IPython {
 		env = setEnv(env, "EVALHOST_IPYTHON", "1")
 	}
-	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session)
+	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session), nil
 }
 
 // drop kills and forgets the executor for lang.

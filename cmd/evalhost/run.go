@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -33,6 +34,7 @@ type runFlags struct {
 	lang      string
 	session   string
 	ipython   bool
+	tools     []string
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -52,6 +54,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -68,7 +71,16 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: --language must be py or sh, not %q\n", f.lang)
 		return exitUsage
 	}
-	return runCells(cells, f, stdout, stderr, logger)
+	tools := map[string]string{}
+	for _, spec := range f.tools {
+		name, command, err := bridge.ParseToolFlag(spec)
+		if err != nil {
+			fmt.Fprintf(stderr, "evalhost run: --tool: %v\n", err)
+			return exitUsage
+		}
+		tools[name] = command
+	}
+	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
 }
 
 // collectCells reads the cells from -c flags, or from FILE or stdin ("-").
@@ -113,11 +125,15 @@ func readSource(name string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
-func runCells(cells []sessions.Cell, f runFlags, stdout, stderr io.Writer, logger *slog.Logger) int {
+func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
 	home := evalhostHome()
+	toolServer := bridge.New(tools, bridge.Options{})
+	defer toolServer.Close()
 	reg := sessions.New(sessions.Config{
-		Home:   home,
-		Python: f.python,
+		EnvHook: toolServer.Env,
+		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
+		Home:    home,
+		Python:  f.python,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
 			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
 	})

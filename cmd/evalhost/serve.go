@@ -77,6 +77,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 // a goroutine per eval, and one writer that keeps every line whole.
 type server struct {
 	out    *lineWriter
+	tools  *serveTools
 	reg    *sessions.Registry
 	flags  serveFlags
 	logger *slog.Logger
@@ -95,7 +96,11 @@ type inflight struct {
 }
 
 func newServer(w io.Writer, cfg sessions.Config, f serveFlags, logger *slog.Logger) *server {
-	return &server{out: &lineWriter{w: w}, reg: sessions.New(cfg), flags: f, logger: logger,
+	out := &lineWriter{w: w}
+	tools := newServeTools(out)
+	cfg.RunHook = tools.runHook
+	cfg.EnvHook = tools.server.Env
+	return &server{out: out, tools: tools, reg: sessions.New(cfg), flags: f, logger: logger,
 		inflight: map[string]*inflight{}}
 }
 
@@ -132,6 +137,7 @@ loop:
 	stopTicker()
 	s.wg.Wait()
 	s.reg.Close()
+	s.tools.server.Close()
 	return exitOK
 }
 
@@ -400,7 +406,8 @@ func (s *server) progress(now time.Time) {
 	}
 }
 
-// toolResult is answered by the tool bridge once it is wired in.
 func (s *server) toolResult(root gjson.Result) {
-	s.requestError(badRequest(root, "tool_result for an unknown call %q", root.Get("call").String()))
+	if e := s.tools.resolve(root); e != nil {
+		s.requestError(e)
+	}
 }
