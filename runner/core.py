@@ -47,6 +47,12 @@ _interrupted = False
 _forked = False
 _loop = None
 _sources = {}
+_loader = None  # set by runner.py: _loader(dir, name) -> (path, code object)
+_ipy_mod = None  # ipy.py, loaded on first use
+_capture = None  # a list while %%capture collects displays instead of sending them
+_pre_cell = []  # callables run before each cell (autoreload, get_ipython().events)
+_post_cell = []  # callables run after each cell, with its status
+_ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _send_lock = _thread.allocate_lock()
 _fork_lock = _thread.allocate_lock()
 _gate = _thread.allocate_lock()  # held by the main thread while idle
@@ -104,6 +110,9 @@ def _bundle_json(bundle):
 
 
 def _emit_display(kind, bundle, metadata, display_id):
+    if _capture is not None:
+        _capture.append((kind, bundle, metadata, display_id))
+        return
     _flush_std()
     extra = ""
     if metadata:
@@ -111,6 +120,78 @@ def _emit_display(kind, bundle, metadata, display_id):
     if display_id:
         extra += ',"displayId":' + _q(str(display_id))
     _send('{"type":"%s","id":%s,"bundle":%s%s}\n' % (kind, _qid, _bundle_json(bundle), extra))
+
+
+def _emit_clear(wait=False):
+    if _capture is not None:
+        _capture.append(("clear_output", wait, None, None))
+        return
+    _flush_std()
+    _send('{"type":"clear_output","id":%s,"wait":%s}\n' % (_qid, "true" if wait else "false"))
+
+
+def clear_output(wait=False):
+    """Clear the cell's output; with wait=True, when the next output arrives."""
+    _emit_clear(bool(wait))
+
+
+# --- IPython compatibility (ipy.py, loaded on first use) ------------------
+
+
+def _ipy():
+    """Load ipy.py once: magics, get_ipython(), the IPython.display bridge."""
+    global _ipy_mod
+    if _ipy_mod is None:
+        if _loader is not None:
+            path, code = _loader(_HERE, "ipy")
+        else:  # started as `python core.py`
+            path = os.path.join(_HERE, "ipy.py")
+            with open(path, "rb") as f:
+                code = compile(f.read(), path, "exec", 0, True)
+        mod = type(sys)("_evalhost_ipy")
+        mod.__file__ = path
+        mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
+        _RUNNER_FILES.add(path)
+        sys.modules[mod.__name__] = mod
+        exec(code, mod.__dict__)
+        _ipy_mod = mod
+    return _ipy_mod
+
+
+def get_ipython():
+    """A small stand-in for IPython's shell: magics, system, user_ns, display_pub."""
+    return _ipy().shell()
+
+
+def _maybe_magic(src):
+    """Cheap pre-check: could src hold a magic or shell escape? Then ipy tokenizes."""
+    if "%" not in src and "!" not in src:
+        return False
+    for line in src.split("\n"):
+        c = line.lstrip()[:1]
+        if c == "%" or c == "!" or "=!" in line or "= !" in line or "=%" in line or "= %" in line:
+            return True
+    return False
+
+
+class _IPythonHook:
+    """Meta-path hook: routes IPython.display into frames, or serves a shim without IPython.
+
+    It only looks at IPython's own module names, so other imports pay one
+    set lookup; the work is in ipy.py and happens when user code imports IPython.
+    """
+
+    names = frozenset(
+        ("IPython", "IPython.display", "IPython.core", "IPython.core.display",
+         "IPython.core.display_functions", "IPython.core.getipython", "IPython.utils",
+         "IPython.utils.capture")
+    )
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name not in cls.names:
+            return None
+        return _ipy().find_spec(name, path, target)
 
 
 # --- requests -------------------------------------------------------------
@@ -411,18 +492,17 @@ def _format(obj):
 class DisplayHandle:
     """Returned by display(..., display_id=...): update or re-show that output."""
 
-    def __init__(self, display_id):
-        self.display_id = display_id
+    def __init__(self, display_id=None):
+        self.display_id = display_id or os.urandom(16).hex()
 
     def __repr__(self):
         return "<DisplayHandle display_id=%s>" % self.display_id
 
-    def display(self, obj, raw=False, metadata=None):
-        display(obj, raw=raw, metadata=metadata, display_id=self.display_id)
+    def display(self, obj, **kwargs):
+        display(obj, display_id=self.display_id, **kwargs)
 
-    def update(self, obj, raw=False, metadata=None):
-        bundle, meta = _bundle_of(obj, raw, metadata)
-        _emit_display("update_display", bundle, meta, self.display_id)
+    def update(self, obj, **kwargs):
+        update_display(obj, display_id=self.display_id, **kwargs)
 
 
 def _bundle_of(obj, raw, metadata):
@@ -444,20 +524,46 @@ def _bundle_of(obj, raw, metadata):
     return bundle, meta
 
 
-def display(*objs, raw=False, metadata=None, display_id=None, **kwargs):
+def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
+            raw=False, clear=False, update=False, **kwargs):
     """Show objects as rich output (the IPython display protocol).
 
     raw=True takes MIME bundles; display_id=True (or a string) returns a
-    DisplayHandle whose update() replaces that output.
+    DisplayHandle whose update() replaces that output; update=True replaces
+    the earlier outputs with display_id; clear=True clears the output first
+    (when the new output arrives).
     """
+    if not display_id and transient:
+        display_id = transient.get("display_id")
     if display_id is True:
-        display_id = os.urandom(8).hex()
+        display_id = os.urandom(16).hex()
+    if update and not display_id:
+        raise TypeError("display(update=True) needs a display_id: the id of the output to replace")
+    if clear:
+        _emit_clear(True)
+    kind = "update_display" if update else "display"
+    if not objs and display_id:
+        _emit_display(kind, {"text/plain": ""}, None, display_id)  # a placeholder to update later
     for obj in objs:
+        if not raw:
+            m = _method(obj, "_ipython_display_")
+            if m is not None:
+                m()
+                continue
         bundle, meta = _bundle_of(obj, raw, metadata)
-        _emit_display("display", bundle, meta, display_id)
+        if include or exclude:
+            bundle = {k: v for k, v in bundle.items()
+                      if k == "text/plain" or (not include or k in include) and not (exclude and k in exclude)}
+        _emit_display(kind, bundle, meta, display_id)
     if display_id:
         return DisplayHandle(display_id)
     return None
+
+
+def update_display(obj, *, display_id, **kwargs):
+    """Replace every earlier output carrying display_id with obj."""
+    kwargs["update"] = True
+    display(obj, display_id=display_id, **kwargs)
 
 
 def _flush_figures():
@@ -544,6 +650,14 @@ def _send_error(exc, only=False):
     _send(
         '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
         % (_qid, _q(type(exc).__name__), _q(evalue), ",".join(map(_q, lines)))
+    )
+
+
+def _send_error_lines(ename, evalue, lines):
+    _flush_std()
+    _send(
+        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
+        % (_qid, _q(ename), _q(evalue), ",".join(map(_q, lines)))
     )
 
 
@@ -636,37 +750,113 @@ def _compile(src, name):
     return body, last
 
 
-def _run(src):
-    """Run one cell's source; send result or error; return the status."""
-    name = "<cell %d>" % _count
+def _record_input(src):
+    """IPython's input history: In[N], _i, _ii, _iii, _iN."""
+    ns = _ns
+    hist = ns.get("In")
+    if type(hist) is not list:
+        hist = ns["In"] = ns["_ih"] = [""]
+    while len(hist) < _count:
+        hist.append("")
+    hist[_count:] = [src]
+    ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), src
+    ns["_i%d" % _count] = src
+
+
+def _record_output(v):
+    """IPython's output history: _, __, ___, _N, Out[N]."""
+    ns = _ns
+    out = ns.get("Out")
+    if type(out) is not dict:
+        out = ns["Out"] = ns["_oh"] = {}
+    out[_count] = v
+    ns["___"], ns["__"], ns["_"] = ns.get("__", ""), ns.get("_", ""), v
+    ns["_%d" % _count] = v
+
+
+def _register_source(name, src):
     _sources[name] = src
     lc = sys.modules.get("linecache")
     if lc is not None:
         lc.cache[name] = (len(src), None, src.splitlines(True), name)
-    try:
-        body, last = _compile(src, name)
-    except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
-        _send_error(e, only=True)
-        return "error"
-    ns = _ns
+
+
+def _exec_code(body, last, ns, local=None):
+    """Run compiled cell code; return the last expression's value (or None)."""
+    if local is None:
+        local = ns
     if body is not None:
-        r = eval(body, ns)
+        r = eval(body, ns, local)
         if body.co_flags & _CO_COROUTINE:
             _await(r)
     if last is not None:
-        v = eval(last, ns)
+        v = eval(last, ns, local)
         if last.co_flags & _CO_COROUTINE:
             v = _await(v)
-        if v is not None:
-            ns["_"] = v
-            bundle, meta = _format(v)
-            _flush_std()
-            extra = ',"metadata":' + _json_value(meta) if meta else ""
-            _send(
-                '{"type":"result","id":%s,"bundle":%s%s,"executionCount":%d}\n'
-                % (_qid, _bundle_json(bundle), extra, _count)
-            )
+        return v
+    return None
+
+
+def _run_source(src, name, ns=None, local=None):
+    """Compile src (magics rewritten) under name and run it; return its last value.
+
+    src must keep its line numbers relative to the text registered for name:
+    cell magics pass their body with the magic line blanked.
+    """
+    if _maybe_magic(src):
+        src = _ipy().transform(src)
+    body, last = _compile(src, name)
+    return _exec_code(body, last, _ns if ns is None else ns, local)
+
+
+def _run(src):
+    """Run one cell's source; send result or error; return the status."""
+    if _ipython_mode:
+        return _ipy().run_full(src)
+    name = "<cell %d>" % _count
+    _record_input(src)
+    _register_source(name, src)
+    for hook in _pre_cell:
+        hook()
+    code = src
+    try:
+        if _maybe_magic(src):
+            code = _ipy().transform(src)
+        body, last = _compile(code, name)
+    except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
+        _send_error(e, only=True)
+        return "error"
+    v = _exec_code(body, last, _ns)
+    if v is not None:
+        _send_result(v)
     return "ok"
+
+
+def _send_result(v):
+    """Store v in the output history and send it as the cell's result."""
+    _record_output(v)
+    bundle, meta = _format(v)
+    _send_bundle("result", bundle, meta, _count)
+
+
+def _send_bundle(kind, bundle, meta, count):
+    if _capture is not None:
+        _capture.append((kind, bundle, meta, None))
+        return
+    _flush_std()
+    extra = ',"metadata":' + _json_value(meta) if meta else ""
+    _send(
+        '{"type":"%s","id":%s,"bundle":%s%s,"executionCount":%d}\n'
+        % (kind, _qid, _bundle_json(bundle), extra, count)
+    )
+
+
+def _after_cell(status):
+    for hook in _post_cell:
+        try:
+            hook(status)
+        except Exception as e:
+            _warn("post-cell hook %r raised %s: %s" % (hook, type(e).__name__, e), _qid)
 
 
 def _cell(req):
@@ -693,7 +883,9 @@ def _cell(req):
                 status = _run(code)
             finally:
                 _flush_figures()
+                _after_cell(status)
             _in_cell = False
+            cancelled = status == "error" and _ipython_mode and _interrupted  # IPython caught it
         except BaseException as e:
             _in_cell = False  # first: no KeyboardInterrupt may land in the handling
             status = "error"
@@ -854,21 +1046,43 @@ def _setup():
     _ns = main.__dict__
 
     builtins.display = display
+    builtins.get_ipython = get_ipython
+    _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="")
+    _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
     builtins.input = _deny_stdin
     builtins.StdinNotImplementedError = StdinNotImplementedError
     _patch_writers()
     _signal.signal(_SIGINT, _on_sigint)
     os.environ.setdefault("MPLBACKEND", "Agg")
 
+    if os.environ.get("EVALHOST_IPYTHON") == "1":
+        _start_ipython()
+    else:
+        sys.meta_path.insert(0, _IPythonHook)
+
     prelude = os.path.join(_HERE, "prelude.py")
     if os.path.exists(prelude):
         _exec_file(prelude, "prelude")
     _load_modules()
+    _hidden.update(_ns)
 
     _gate.acquire()
     _stop.acquire()
     _flusher_done.acquire()
     _thread.start_new_thread(_flusher, ())
+
+
+_hidden = set()  # names %who, %whos and %reset leave alone: start-up names
+
+
+def _start_ipython():
+    """Full IPython mode; an IPython that cannot start fails every cell clearly."""
+    global _ipython_mode
+    _ipython_mode = True
+    try:
+        _ipy().start_full()
+    except BaseException as e:
+        _ipy().full_error = "%s: %s" % (type(e).__name__, e)
 
 
 def _shutdown():

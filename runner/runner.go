@@ -17,6 +17,9 @@ var source []byte
 //go:embed core.py
 var core []byte
 
+//go:embed ipy.py
+var ipy []byte
+
 //go:embed prelude.py
 var prelude []byte
 
@@ -27,7 +30,7 @@ const Version = "1.0"
 var files = []struct {
 	name string
 	data *[]byte
-}{{"runner.py", &source}, {"core.py", &core}, {"prelude.py", &prelude}}
+}{{"runner.py", &source}, {"core.py", &core}, {"ipy.py", &ipy}, {"prelude.py", &prelude}}
 
 // Source returns runner.py, the bootstrap the host starts; it loads core.py
 // (the runner proper) from its directory through a bytecode cache.

@@ -1,8 +1,9 @@
 """evalhost runner bootstrap: `python runner.py`, started by the evalhost host.
 
-The runner itself is core.py beside this file. A script is compiled on every
+The runner itself is core.py beside this file; ipy.py (IPython
+compatibility) is loaded by core the same way, only when a cell needs it. A script is compiled on every
 start and never cached, so this bootstrap stays tiny and loads core.py
-through its own bytecode cache (__pycache__/core.<tag>.evh, written
+through its own bytecode cache (__pycache__/<name>.<tag>.evh, written
 atomically, keyed by the interpreter's magic number). The directory is named
 by a content hash, so core.py never changes under its cache.
 """
@@ -10,13 +11,13 @@ by a content hash, so core.py never changes under its cache.
 import sys
 
 
-def _load(here):
+def _load(here, name="core"):
     import marshal
     import os
     from _frozen_importlib_external import MAGIC_NUMBER
 
-    src = os.path.join(here, "core.py")
-    cache = os.path.join(here, "__pycache__", "core.%s.evh" % sys.implementation.cache_tag)
+    src = os.path.join(here, name + ".py")
+    cache = os.path.join(here, "__pycache__", "%s.%s.evh" % (name, sys.implementation.cache_tag))
     try:
         with open(cache, "rb") as f:
             data = f.read()
@@ -46,6 +47,7 @@ def _boot():
     core.__file__ = src
     sys.modules[core.__name__] = core
     exec(code, core.__dict__)
+    core._loader = _load  # core loads ipy.py (IPython compatibility) through it on first use
     core.main(sys._getframe().f_code.co_filename)
 
 
