@@ -759,7 +759,8 @@ def _record_input(src):
     while len(hist) < _count:
         hist.append("")
     hist[_count:] = [src]
-    ns["_iii"], ns["_ii"], ns["_i"] = ns.get("_ii", ""), ns.get("_i", ""), src
+    # As IPython: _i is the previous input, _i00 this one.
+    ns["_iii"], ns["_ii"], ns["_i"], ns["_i00"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", ""), src
     ns["_i%d" % _count] = src
 
 
@@ -1047,7 +1048,7 @@ def _setup():
 
     builtins.display = display
     builtins.get_ipython = get_ipython
-    _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="")
+    _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="", _i00="")
     _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
     builtins.input = _deny_stdin
     builtins.StdinNotImplementedError = StdinNotImplementedError

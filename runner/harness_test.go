@@ -155,6 +155,7 @@ type startOpts struct {
 	env     []string // added to a minimal environment
 	modules []string // EVALHOST_MODULES dirs
 	dir     string
+	pyArgs  []string // interpreter options before runner.py (-S hides site-packages)
 }
 
 // start spawns the runner and waits for ready.
@@ -167,7 +168,7 @@ func start(tb testing.TB, o startOpts) *proc {
 	outR, outW := mustPipe(tb)
 	errR, errW := mustPipe(tb)
 	frR, frW := mustPipe(tb)
-	p.cmd = exec.Command(exe, runnerPath)
+	p.cmd = exec.Command(exe, append(append([]string{}, o.pyArgs...), runnerPath)...)
 	p.cmd.Dir = o.dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = reqR, outW, errW
 	p.cmd.ExtraFiles = []*os.File{frW}

@@ -1086,7 +1086,7 @@ class EventManager:
     def _pre(self):
         self.trigger("pre_execute")
         if self.callbacks["pre_run_cell"]:
-            self.trigger("pre_run_cell", ExecutionInfo(_core._ns.get("_i", "")))
+            self.trigger("pre_run_cell", ExecutionInfo(_core._ns.get("_i00", "")))
 
     def _post(self, status):
         self.trigger("post_execute")
