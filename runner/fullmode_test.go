@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell; the
+// frames are the runner's own.
+func TestFullIPythonMode(t *testing.T) {
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
+	for _, tc := range []struct {
+		name, code, stdout, result, ename string
+		check                             func(t *testing.T, c cellResult)
+	}{
+		{name: "result with its count", code: "x = 6\nx * 7", result: "42", check: func(t *testing.T, c cellResult) {
+			if r := wantResultFrame(t, c); r.ExecutionCount != 1 {
+				t.Errorf("executionCount %d", r.ExecutionCount)
+			}
+		}},
+		{name: "it is IPython", code: "type(get_ipython()).__mro__[1].__name__", result: "'InteractiveShell'"},
+		{name: "a magic only IPython has", code: "%alias_magic -l tt time\n%tt 1+1", result: "2", check: func(t *testing.T, c cellResult) {
+			if !strings.Contains(c.stdout, "Created `%tt` as an alias for `%time`.") {
+				t.Errorf("stdout %q", c.stdout)
+			}
+		}},
+		{name: "print", code: "print('hi')", stdout: "hi\n"},
+		{name: "error frame without colours", code: "def f():\n    return 1/0\nf()", ename: "ZeroDivisionError", check: func(t *testing.T, c cellResult) {
+			e, _ := c.first(frames.TypeError)
+			tb := strings.Join(e.Traceback, "\n")
+			if strings.Contains(tb, "\x1b[") || !strings.Contains(tb, "return 1/0") {
+				t.Errorf("traceback:\n%s", tb)
+			}
+		}},
+		{name: "display with id and update", code: "from IPython.display import display, HTML\nh = display(HTML('a'), display_id='f1')\nh.update(HTML('b'))", check: func(t *testing.T, c cellResult) {
+			ds := displays(c)
+			if len(ds) != 2 || ds[0].DisplayID != "f1" || ds[1].Type != frames.TypeUpdateDisplay {
+				t.Errorf("frames %+v", ds)
+			}
+		}},
+		{name: "history", code: "Out[1]", result: "42"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.run(tc.code)
+			if tc.ename != "" {
+				wantError(t, c, tc.ename)
+			} else {
+				wantOK(t, c)
+			}
+			if tc.check == nil && c.stdout != tc.stdout {
+				t.Errorf("stdout %q, want %q", c.stdout, tc.stdout)
+			}
+			if tc.result != "" {
+				wantResult(tc.result)(t, c)
+			}
+			if tc.check != nil {
+				tc.check(t, c)
+			}
+		})
+	}
+	t.Run("interrupt is cancelled", func(t *testing.T) {
+		p.send(map[string]any{"id": "int", "code": "import time\nprint('go', flush=True)\ntime.sleep(30)"})
+		p.out.waitFor(t, "go")
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+		c := p.collect("int", nil)
+		if d := c.done(); !d.Cancelled || d.Status != "error" {
+			t.Errorf("done %+v", d)
+		}
+	})
+}
+
+func TestFullIPythonModeWithoutIPython(t *testing.T) {
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}, pyArgs: []string{"-S"}})
+	e := wantError(t, p.run("1+1"), "IPythonUnavailable")
+	for _, want := range []string{"EVALHOST_IPYTHON=1", "pip install ipython", "without --ipython"} {
+		if !strings.Contains(e.Evalue, want) {
+			t.Errorf("evalue %q lacks %q", e.Evalue, want)
+		}
+	}
+}
