@@ -38,9 +38,14 @@ func BenchmarkColdStart(b *testing.B) {
 
 // startToReady spawns the runner, times it to its ready line, then ends it.
 func startToReady(b *testing.B, exe string) time.Duration {
+	return startAt(b, exe, runnerPath)
+}
+
+// startAt times the runner at path from spawn to its ready line.
+func startAt(b *testing.B, exe, path string) time.Duration {
 	reqR, reqW := mustPipe(b)
 	frR, frW := mustPipe(b)
-	cmd := exec.Command(exe, runnerPath)
+	cmd := exec.Command(exe, path)
 	cmd.Stdin = reqR
 	cmd.ExtraFiles = []*os.File{frW}
 	cmd.Env = append(benchEnv(), "EVALHOST_SYNC_NONCE=1")
@@ -173,4 +178,76 @@ func BenchmarkInterrupt(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "sigint-to-done-ms")
+}
+
+// BenchmarkColdStartIPythonShim alternates three starts to ready: bare
+// `python -c pass` (the anchor), the runner as it was before IPython
+// compatibility (testdata/core-without-ipy.py in place of core.py) and the
+// runner now. The target is no measurable difference between the last two:
+// nothing IPython-related is imported or loaded before ready.
+func BenchmarkColdStartIPythonShim(b *testing.B) {
+	exe := python(b)
+	dir := b.TempDir()
+	old, err := os.ReadFile("testdata/core-without-ipy.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"runner.py": source, "core.py": old, "prelude.py": prelude} {
+		if err := os.WriteFile(dir+"/"+name, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	without := dir + "/runner.py"
+	startAt(b, exe, without) // writes its bytecode cache
+	var bare, before, now time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		bareCmd := exec.Command(exe, "-c", "pass")
+		bareCmd.Env = benchEnv()
+		if err := bareCmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		bare += time.Since(t0)
+		before += startAt(b, exe, without)
+		now += startAt(b, exe, runnerPath)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(bare.Microseconds())/n/1000, "bare-ms")
+	b.ReportMetric(float64(before.Microseconds())/n/1000, "noshim-ms")
+	b.ReportMetric(float64(now.Microseconds())/n/1000, "shim-ms")
+	b.ReportMetric(float64(now)/float64(before), "shim/noshim")
+	b.ReportMetric(float64(now)/float64(bare), "shim/bare")
+}
+
+// BenchmarkMagicPrecheck is the per-cell cost of looking for magics: a warm
+// round trip of a cell with '%' and '!' in plain Python (the cheap check
+// says no magic, or the tokenizer confirms none) against `1+1`.
+func BenchmarkMagicPrecheck(b *testing.B) {
+	p := start(b, startOpts{})
+	cells := map[string]string{
+		"plain":     "1+1",
+		"modulo":    "x = 7 % 3 != 1",
+		"tokenized": "s = '''\n!not a command\n'''\n1",
+	}
+	lat := map[string][]time.Duration{}
+	for i := 0; i < 100; i++ {
+		p.run(cells["tokenized"])
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for name, code := range cells {
+			t0 := time.Now()
+			c := p.run(code)
+			lat[name] = append(lat[name], time.Since(t0))
+			if c.done().Status != "ok" {
+				b.Fatalf("%s: done %+v", name, c.done())
+			}
+		}
+	}
+	b.StopTimer()
+	p50 := func(d []time.Duration) float64 { slices.Sort(d); return float64(d[len(d)/2].Nanoseconds()) / 1000 }
+	for name := range cells {
+		b.ReportMetric(p50(lat[name]), name+"-p50-µs")
+	}
+	b.ReportMetric(p50(lat["tokenized"])/p50(lat["plain"]), "tokenized/plain")
 }

@@ -1,0 +1,897 @@
+"""evalhost runner core: the Python end of the evalhost runner protocol.
+
+Loaded by runner.py (the bootstrap the host starts as `python runner.py`) with fd 0 = requests (NDJSON),
+fd 1/2 = raw stdout/stderr pipes and fd 3 = frames (NDJSON). The protocol is
+written down in the Go package frames (frames/doc.go). Stdlib only, and no
+module beyond what the interpreter already loads at start-up is imported
+before `ready`: start time is part of the contract.
+"""
+
+import _ast
+import _json
+import _signal
+import _thread
+import builtins
+import io
+import os
+import sys
+
+RUNNER_VERSION = "1.0"
+MAX_LINE = 32 << 20  # frames.DefaultMaxLine
+FLUSH_INTERVAL = 0.05
+
+_FILE = sys._getframe().f_code.co_filename
+_RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PID = os.getpid()
+_AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_CO_COROUTINE = 0x80
+_SIGINT = _signal.SIGINT
+
+_q = _json.encode_basestring_ascii
+_os_write = os.write
+
+# Per-process state, set up by _setup and the cell loop.
+_frames_fd = 3
+_req_fd = 0
+_nonce = b""
+_ns = {}
+_out = None
+_err = None
+_count = 0
+_cur_id = ""
+_qid = '""'
+_in_cell = False
+_interrupted = False
+_forked = False
+_loop = None
+_sources = {}
+_send_lock = _thread.allocate_lock()
+_fork_lock = _thread.allocate_lock()
+_gate = _thread.allocate_lock()  # held by the main thread while idle
+_stop = _thread.allocate_lock()  # held until the flusher must stop
+_flusher_done = _thread.allocate_lock()
+
+
+# --- frames ---------------------------------------------------------------
+
+
+def _send(line):
+    """Write one frame line to fd 3, whole, or not at all if it is too long."""
+    if _forked:
+        return  # a fork() child of a cell: only the runner itself speaks
+    data = line.encode()
+    if len(data) > MAX_LINE:
+        data = _warning_line(
+            "a %s frame of %d bytes exceeds the %d-byte line limit and was dropped; "
+            "write large data to a file instead" % (line[9:line.find('"', 9)], len(data), MAX_LINE)
+        ).encode()
+    big = len(data) > 4096
+    with _send_lock:
+        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big else None
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[_os_write(_frames_fd, view):]
+        except BrokenPipeError:
+            os._exit(1)  # the host is gone; nobody is left to report to
+        finally:
+            if old is not None:
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
+def _warning_line(message, qid=None):
+    if qid:
+        return '{"type":"warning","id":%s,"message":%s}\n' % (qid, _q(message))
+    return '{"type":"warning","message":%s}\n' % _q(message)
+
+
+def _warn(message, qid=None):
+    _send(_warning_line(message, qid))
+
+
+def _json_value(v):
+    if type(v) is str:
+        return _q(v)
+    import json
+
+    return json.dumps(v, default=repr, separators=(",", ":"))
+
+
+def _bundle_json(bundle):
+    return "{" + ",".join(_q(k) + ":" + _json_value(v) for k, v in bundle.items()) + "}"
+
+
+def _emit_display(kind, bundle, metadata, display_id):
+    _flush_std()
+    extra = ""
+    if metadata:
+        extra += ',"metadata":' + _json_value(metadata)
+    if display_id:
+        extra += ',"displayId":' + _q(str(display_id))
+    _send('{"type":"%s","id":%s,"bundle":%s%s}\n' % (kind, _qid, _bundle_json(bundle), extra))
+
+
+# --- requests -------------------------------------------------------------
+
+
+class _ScanContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+    memo = {}
+
+
+_scan = _json.make_scanner(_ScanContext())
+
+
+def _decode(line):
+    """Parse one request line; raise ValueError saying what is wrong."""
+    s = line.decode("utf-8")
+    start = len(s) - len(s.lstrip())
+    try:
+        obj, end = _scan(s, start)
+    except Exception:
+        obj, end = None, -1
+    if end < 0 or s[end:].strip():
+        import json
+
+        json.loads(s)  # raises with a precise message
+        raise ValueError("trailing data after the JSON object")
+    if type(obj) is not dict:
+        raise ValueError("a request must be a JSON object")
+    return obj
+
+
+# --- output streams -------------------------------------------------------
+
+
+class _Stderr(io.TextIOWrapper):
+    """stderr that flushes stdout first, so the two interleave as written."""
+
+    def write(self, s):
+        _out.flush()
+        return io.TextIOWrapper.write(self, s)
+
+
+class StdinNotImplementedError(NotImplementedError):
+    """Raised when a cell asks for interactive input."""
+
+
+StdinNotImplementedError.__module__ = "builtins"
+_NO_STDIN = (
+    "input() is not supported: evalhost cells have no interactive stdin; "
+    "pass values in code or files instead"
+)
+
+
+def _deny_stdin(prompt=""):
+    _flush_std()
+    _send('{"type":"input","id":%s,"prompt":%s}\n' % (_qid, _q(str(prompt))))
+    raise StdinNotImplementedError(_NO_STDIN)
+
+
+_deny_stdin.__name__ = _deny_stdin.__qualname__ = "input"
+
+
+class _NoStdin(io.TextIOBase):
+    """sys.stdin: reading fails at once instead of hanging."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    name = "<stdin>"
+    mode = "r"
+    newlines = None
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        return 0
+
+    def isatty(self):
+        return False
+
+    def read(self, size=-1):
+        _deny_stdin()
+
+    def readline(self, size=-1):
+        _deny_stdin()
+
+    def readlines(self, hint=-1):
+        _deny_stdin()
+
+
+def _stream(fd, name, cls):
+    raw = io.FileIO(fd, "w", closefd=False)
+    raw.name = name
+    s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
+    s.mode = "w"
+    return s
+
+
+def _flush_std():
+    """Flush every Python-level stream that may hold bytes for fd 1/2."""
+    for s in (_out, _err, sys.stdout, sys.stderr):
+        if s is not None:
+            try:
+                s.flush()
+            except Exception:
+                pass
+
+
+def _flush_ours():
+    """Flush only the runner's own streams: safe from another thread."""
+    for s in (_out, _err):
+        try:
+            s.flush()
+        except Exception:
+            pass
+
+
+def _flusher():
+    """Flush stdout/stderr every FLUSH_INTERVAL while a cell runs."""
+    try:
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
+        while True:
+            _gate.acquire()
+            _gate.release()
+            if _stop.acquire(True, FLUSH_INTERVAL):
+                return
+            with _fork_lock:
+                if _in_cell:
+                    _flush_ours()
+    finally:
+        _flusher_done.release()
+
+
+# --- flushing before other writers of fd 1/2 ------------------------------
+
+
+def _flush_first(fn):
+    def wrapper(*args, **kwargs):
+        _flush_std()
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+    wrapper.__qualname__ = wrapper.__name__
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def _write(fd, data):
+    if fd == 1 or fd == 2:
+        _flush_std()
+    return _os_write(fd, data)
+
+
+_write.__name__ = _write.__qualname__ = "write"
+_write.__doc__ = os.write.__doc__
+
+
+def _before_fork():
+    _fork_lock.acquire()
+    _flush_std()
+
+
+def _after_fork_parent():
+    _fork_lock.release()
+
+
+def _after_fork_child():
+    global _forked
+    _forked = True
+    _fork_lock.release()
+
+
+def _patch_writers():
+    os.write = _write
+    for name in ("system", "execv", "execve", "posix_spawn", "posix_spawnp"):
+        fn = getattr(os, name, None)
+        if fn is not None:
+            setattr(os, name, _flush_first(fn))
+    try:
+        import _posixsubprocess
+
+        _posixsubprocess.fork_exec = _flush_first(_posixsubprocess.fork_exec)
+        sub = sys.modules.get("subprocess")
+        if sub is not None and getattr(sub, "_fork_exec", None) is not None:
+            sub._fork_exec = _posixsubprocess.fork_exec
+    except ImportError:
+        pass
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_parent, after_in_child=_after_fork_child
+    )
+
+
+# --- signals --------------------------------------------------------------
+
+
+def _on_sigint(signum, frame):
+    """KeyboardInterrupt while a cell runs; ignored while idle."""
+    global _interrupted
+    if _in_cell:
+        _interrupted = True
+        raise KeyboardInterrupt
+
+
+# --- display --------------------------------------------------------------
+
+_REPR_METHODS = (
+    ("_repr_html_", "text/html"),
+    ("_repr_markdown_", "text/markdown"),
+    ("_repr_svg_", "image/svg+xml"),
+    ("_repr_png_", "image/png"),
+    ("_repr_jpeg_", "image/jpeg"),
+    ("_repr_json_", "application/json"),
+    ("_repr_latex_", "text/latex"),
+)
+_BINARY = ("image/png", "image/jpeg", "application/pdf")
+
+
+def _method(obj, name):
+    try:
+        m = getattr(obj, name, None)
+    except Exception:
+        return None
+    return m if callable(m) else None
+
+
+def _note_repr_failure(obj, name, exc):
+    _err.write("display: %s.%s() raised %s: %s\n" % (type(obj).__name__, name, type(exc).__name__, exc))
+
+
+def _mime_value(mime, v):
+    """Return v as it goes on the wire for mime, or None when unusable."""
+    if v is None:
+        return None
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        if mime in _BINARY or mime.startswith("image/") and mime != "image/svg+xml":
+            import binascii
+
+            return binascii.b2a_base64(bytes(v), newline=False).decode("ascii")
+        return bytes(v).decode("utf-8", "replace")
+    if isinstance(v, str):
+        return v
+    if mime == "application/json" or mime.endswith("+json"):
+        return v if isinstance(v, (dict, list, int, float, bool)) else None
+    return None
+
+
+def _split_md(v):
+    if type(v) is tuple and len(v) == 2 and isinstance(v[1], dict):
+        return v
+    return v, None
+
+
+def _format(obj):
+    """The IPython display protocol: (bundle, metadata), text/plain always."""
+    bundle, meta = {}, {}
+    if not isinstance(obj, type):
+        m = _method(obj, "_repr_mimebundle_")
+        if m is not None:
+            try:
+                r, md = _split_md(m(include=None, exclude=None))
+            except Exception as e:
+                _note_repr_failure(obj, "_repr_mimebundle_", e)
+                r, md = None, None
+            if isinstance(r, dict):
+                for mime, v in r.items():
+                    v = _mime_value(str(mime), v)
+                    if v is not None:
+                        bundle[str(mime)] = v
+            if md:
+                meta.update(md)
+        for name, mime in _REPR_METHODS:
+            if mime in bundle:
+                continue
+            m = _method(obj, name)
+            if m is None:
+                continue
+            try:
+                v, md = _split_md(m())
+            except Exception as e:
+                _note_repr_failure(obj, name, e)
+                continue
+            v = _mime_value(mime, v)
+            if v is not None:
+                bundle[mime] = v
+                if md:
+                    meta[mime] = md
+    if "text/plain" not in bundle:
+        bundle["text/plain"] = repr(obj)
+    return bundle, meta
+
+
+class DisplayHandle:
+    """Returned by display(..., display_id=...): update or re-show that output."""
+
+    def __init__(self, display_id):
+        self.display_id = display_id
+
+    def __repr__(self):
+        return "<DisplayHandle display_id=%s>" % self.display_id
+
+    def display(self, obj, raw=False, metadata=None):
+        display(obj, raw=raw, metadata=metadata, display_id=self.display_id)
+
+    def update(self, obj, raw=False, metadata=None):
+        bundle, meta = _bundle_of(obj, raw, metadata)
+        _emit_display("update_display", bundle, meta, self.display_id)
+
+
+def _bundle_of(obj, raw, metadata):
+    if raw:
+        if not isinstance(obj, dict):
+            raise TypeError("display(raw=True) takes MIME bundles (dicts), not %s" % type(obj).__name__)
+        bundle = {}
+        for mime, v in obj.items():
+            v = _mime_value(str(mime), v)
+            if v is not None:
+                bundle[str(mime)] = v
+        if "text/plain" not in bundle:
+            bundle["text/plain"] = repr(obj)
+        meta = {}
+    else:
+        bundle, meta = _format(obj)
+    if metadata:
+        meta.update(metadata)
+    return bundle, meta
+
+
+def display(*objs, raw=False, metadata=None, display_id=None, **kwargs):
+    """Show objects as rich output (the IPython display protocol).
+
+    raw=True takes MIME bundles; display_id=True (or a string) returns a
+    DisplayHandle whose update() replaces that output.
+    """
+    if display_id is True:
+        display_id = os.urandom(8).hex()
+    for obj in objs:
+        bundle, meta = _bundle_of(obj, raw, metadata)
+        _emit_display("display", bundle, meta, display_id)
+    if display_id:
+        return DisplayHandle(display_id)
+    return None
+
+
+def _flush_figures():
+    """Send matplotlib figures left open by the cell as PNG, then close them."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    try:
+        nums = plt.get_fignums()
+        if not nums:
+            return
+        import binascii
+
+        for n in nums:
+            fig = plt.figure(n)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", bbox_inches="tight")
+            png = binascii.b2a_base64(buf.getvalue(), newline=False).decode("ascii")
+            _emit_display("display", {"image/png": png, "text/plain": repr(fig)}, None, None)
+    except Exception as e:
+        _warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _qid)
+    finally:
+        try:
+            plt.close("all")
+        except Exception:
+            pass
+
+
+# --- errors ---------------------------------------------------------------
+
+
+def _seed_linecache():
+    lc = sys.modules.get("linecache")
+    if lc is None:
+        return
+    for name, src in _sources.items():
+        if name not in lc.cache:
+            lc.cache[name] = (len(src), None, src.splitlines(True), name)
+
+
+def _strip_runner(te, seen):
+    """Drop runner frames, and frames before the first cell frame, everywhere."""
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    frames = list(te.stack)
+    for i, f in enumerate(frames):
+        if f.filename.startswith("<cell "):
+            frames = frames[i:]
+            break
+    te.stack = type(te.stack).from_list([f for f in frames if f.filename not in _RUNNER_FILES])
+    _strip_runner(te.__cause__, seen)
+    _strip_runner(te.__context__, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _strip_runner(sub, seen)
+
+
+def _traceback_lines(exc, only=False):
+    import traceback
+
+    _seed_linecache()
+    if only:
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+    else:
+        try:
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        except TypeError:  # Python < 3.10
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+        _strip_runner(te, set())
+        text = "".join(te.format())
+    return text.rstrip("\n").split("\n")
+
+
+def _send_error(exc, only=False):
+    try:
+        evalue = str(exc)
+    except Exception:
+        evalue = "<unprintable %s>" % type(exc).__name__
+    try:
+        lines = _traceback_lines(exc, only)
+    except Exception as e:  # a broken __str__ or traceback must not lose the error
+        lines = ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
+    _flush_std()
+    _send(
+        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
+        % (_qid, _q(type(exc).__name__), _q(evalue), ",".join(map(_q, lines)))
+    )
+
+
+def _send_plain_error(ename, evalue):
+    _send(
+        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
+        % (_qid, _q(ename), _q(evalue), _q("%s: %s" % (ename, evalue)))
+    )
+
+
+class _RequestError(Exception):
+    """A request that cannot run; reported as an error of that cell."""
+
+
+# --- cells ----------------------------------------------------------------
+
+
+def _await(coro):
+    """Run a top-level-await cell on the session's persistent event loop."""
+    global _loop
+    import asyncio
+
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(_loop)
+    task = _loop.create_task(coro)
+    try:
+        return _loop.run_until_complete(task)
+    except BaseException:
+        if not task.done():
+            task.cancel()
+            try:
+                _loop.run_until_complete(task)
+            except BaseException:
+                pass
+        raise
+
+
+def _apply(req):
+    """Apply a request's cwd, env and run id before its cell runs."""
+    env = req.get("env")
+    if env is not None:
+        if type(env) is not dict:
+            raise _RequestError('"env" must be an object of names to strings or null')
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            elif type(v) is str:
+                try:
+                    os.environ[k] = v
+                except ValueError as e:
+                    raise _RequestError("cannot set env %r: %s" % (k, e))
+            else:
+                raise _RequestError('"env" value for %r must be a string or null' % k)
+    run = req.get("run")
+    if run:
+        os.environ["EVALHOST_RUN"] = str(run)
+    else:
+        os.environ.pop("EVALHOST_RUN", None)
+    cwd = req.get("cwd")
+    if cwd:
+        if type(cwd) is not str:
+            raise _RequestError('"cwd" must be a string')
+        try:
+            os.chdir(cwd)
+        except OSError as e:
+            raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
+        here = os.getcwd()
+        if sys.path[:1] != [here]:
+            try:
+                sys.path.remove(here)
+            except ValueError:
+                pass
+            sys.path.insert(0, here)
+
+
+def _ends_quiet(src):
+    """A trailing ';' silences the result, as in IPython."""
+    return src.rstrip().endswith(";")
+
+
+def _compile(src, name):
+    """Compile a cell to (body code, last-expression code); SyntaxError as is."""
+    tree = compile(src, name, "exec", _AST_FLAGS, True)
+    expr = None
+    if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src):
+        expr = tree.body.pop()
+    body = compile(tree, name, "exec", _RUN_FLAGS, True) if tree.body else None
+    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS, True) if expr else None
+    return body, last
+
+
+def _run(src):
+    """Run one cell's source; send result or error; return the status."""
+    name = "<cell %d>" % _count
+    _sources[name] = src
+    lc = sys.modules.get("linecache")
+    if lc is not None:
+        lc.cache[name] = (len(src), None, src.splitlines(True), name)
+    try:
+        body, last = _compile(src, name)
+    except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
+        _send_error(e, only=True)
+        return "error"
+    ns = _ns
+    if body is not None:
+        r = eval(body, ns)
+        if body.co_flags & _CO_COROUTINE:
+            _await(r)
+    if last is not None:
+        v = eval(last, ns)
+        if last.co_flags & _CO_COROUTINE:
+            v = _await(v)
+        if v is not None:
+            ns["_"] = v
+            bundle, meta = _format(v)
+            _flush_std()
+            extra = ',"metadata":' + _json_value(meta) if meta else ""
+            _send(
+                '{"type":"result","id":%s,"bundle":%s%s,"executionCount":%d}\n'
+                % (_qid, _bundle_json(bundle), extra, _count)
+            )
+    return "ok"
+
+
+def _cell(req):
+    """Run one execute request: started, the cell, sync marks, done."""
+    global _in_cell, _interrupted, _count, _cur_id, _qid
+    rid = req.get("id")
+    if type(rid) is not str or not rid:
+        _warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
+        return
+    _cur_id, _qid = rid, _q(rid)
+    _interrupted = False
+    status, cancelled = "error", False
+    _in_cell = True  # before "started": an interrupt after it must land
+    _gate.release()
+    try:
+        try:
+            _send('{"type":"started","id":%s}\n' % _qid)
+            code = req.get("code", "")
+            if type(code) is not str:
+                raise _RequestError('"code" must be a string')
+            _apply(req)
+            _count += 1
+            try:
+                status = _run(code)
+            finally:
+                _flush_figures()
+            _in_cell = False
+        except BaseException as e:
+            _in_cell = False  # first: no KeyboardInterrupt may land in the handling
+            status = "error"
+            if isinstance(e, _RequestError):
+                _send_plain_error("RequestError", str(e))
+            elif isinstance(e, SystemExit) and e.code in (None, 0):
+                status = "ok"
+            else:
+                cancelled = isinstance(e, KeyboardInterrupt) and _interrupted
+                _send_error(e)
+            del e
+    except KeyboardInterrupt:  # landed between the cell's end and the flag
+        _in_cell = False
+    finally:
+        _in_cell = False
+    if _forked:  # a fork() in the cell returned into the runner: no marks, no done
+        _flush_std()
+        os._exit(0)  # before the gate: the flusher may have held it at the fork
+    _gate.acquire()
+    if _signal.getsignal(_SIGINT) is not _on_sigint:
+        _signal.signal(_SIGINT, _on_sigint)  # the cell replaced it; idle must ignore
+    _flush_std()
+    mark = b"\x00\x1eEVH" + _nonce + b":" + rid.encode("utf-8", "surrogatepass") + b"\x1e\x00"
+    _mark(1, mark)
+    _mark(2, mark)
+    _send(
+        '{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s}\n'
+        % (_qid, status, _count, "true" if cancelled else "false")
+    )
+
+
+def _mark(fd, mark):
+    try:
+        while mark:
+            mark = mark[_os_write(fd, mark):]
+    except OSError:
+        pass  # the host closed that pipe; the done frame still tells it
+
+
+def _serve():
+    """Read requests until exit or EOF (the host is gone)."""
+    reqs = io.open(_req_fd, "rb", buffering=1 << 16, closefd=False)
+    while True:
+        line = reqs.readline()
+        if not line:
+            return
+        if not line.strip():
+            continue
+        try:
+            req = _decode(line)
+        except ValueError as e:
+            _warn("bad request line ignored (%s): %r" % (e, line[:200]))
+            continue
+        kind = req.get("type", "execute")
+        if kind == "exit":
+            return
+        if kind != "execute":
+            qid = _q(req["id"]) if type(req.get("id")) is str else None
+            _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
+            continue
+        _cell(req)
+
+
+# --- start-up -------------------------------------------------------------
+
+
+def _exec_file(path, what):
+    """Exec a helper file into the user namespace; report failures as warnings."""
+    saved = sys.stdout, sys.stderr
+    buf = io.StringIO()
+    sys.stdout = sys.stderr = buf
+    had_file = "__file__" in _ns
+    old_file = _ns.get("__file__")
+    try:
+        with open(path, "rb") as f:
+            src = f.read()
+        _ns["__file__"] = path
+        exec(compile(src, path, "exec", 0, True), _ns)
+    except BaseException as e:
+        sys.stdout, sys.stderr = saved
+        only = isinstance(e, SyntaxError) and e.filename == path
+        try:
+            text = "\n".join(_traceback_lines(e, only))
+        except Exception:
+            text = "%s: %s" % (type(e).__name__, e)
+        _warn("%s %s failed to load: %s" % (what, path, text))
+    finally:
+        sys.stdout, sys.stderr = saved
+        if had_file:
+            _ns["__file__"] = old_file
+        else:
+            _ns.pop("__file__", None)
+    printed = buf.getvalue()
+    if printed:
+        _warn("%s %s printed at load: %s" % (what, path, printed[:4000]))
+
+
+def _load_modules():
+    """Exec *.py from EVALHOST_MODULES; a later dir overrides a same-named module."""
+    chosen = {}
+    for d in os.environ.get("EVALHOST_MODULES", "").split(os.pathsep):
+        if not d:
+            continue
+        try:
+            names = os.listdir(d)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            _warn("extension module dir %s unreadable: %s" % (d, e))
+            continue
+        for n in names:
+            if n.endswith(".py") and not n.startswith("."):
+                chosen[n] = os.path.join(d, n)
+    for n in sorted(chosen):
+        _exec_file(chosen[n], "extension module")
+
+
+def _python_version():
+    v = sys.version_info
+    s = "%d.%d.%d" % v[:3]
+    if v.releaselevel != "final":
+        s += v.releaselevel[0] + str(v.serial)
+    return s
+
+
+def _setup():
+    global _frames_fd, _req_fd, _nonce, _ns, _out, _err
+    try:
+        os.set_inheritable(3, False)
+    except OSError:
+        sys.stderr.write(
+            "evalhost runner: fd 3 (the frames pipe) is not open; "
+            "runner.py is started by evalhost, not by hand\n"
+        )
+        sys.exit(2)
+    _nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
+    # The request pipe becomes private; user code sees /dev/null on fd 0.
+    _req_fd = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+
+    _out = _stream(1, "<stdout>", io.TextIOWrapper)
+    _err = _stream(2, "<stderr>", _Stderr)
+    _err.reconfigure(line_buffering=True)
+    sys.stdout = sys.__stdout__ = _out
+    sys.stderr = sys.__stderr__ = _err
+    sys.stdin = sys.__stdin__ = _NoStdin()
+
+    # The runner's own directory must not shadow user imports.
+    here = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
+    sys.path.insert(0, here)
+
+    main = type(sys)("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    _ns = main.__dict__
+
+    builtins.display = display
+    builtins.input = _deny_stdin
+    builtins.StdinNotImplementedError = StdinNotImplementedError
+    _patch_writers()
+    _signal.signal(_SIGINT, _on_sigint)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+    prelude = os.path.join(_HERE, "prelude.py")
+    if os.path.exists(prelude):
+        _exec_file(prelude, "prelude")
+    _load_modules()
+
+    _gate.acquire()
+    _stop.acquire()
+    _flusher_done.acquire()
+    _thread.start_new_thread(_flusher, ())
+
+
+def _shutdown():
+    _stop.release()
+    if _gate.locked():
+        _gate.release()
+    _flusher_done.acquire(True, 1.0)
+    _flush_std()
+
+
+def main(boot_file=None):
+    if boot_file:
+        _RUNNER_FILES.add(boot_file)
+    _setup()
+    _send(
+        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s}\n'
+        % (_q(RUNNER_VERSION), _q(_python_version()), os.getpid(), _q(sys.executable or ""))
+    )
+    try:
+        _serve()
+    finally:
+        _shutdown()
+
+
+if __name__ == "__main__":
+    main()  # also runnable directly: python core.py
