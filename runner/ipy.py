@@ -96,7 +96,8 @@ def _confirmed(lines, cands):
 
 def transform(src):
     """Rewrite magics and shell escapes in a cell into calls, one line for one line."""
-    lines = src.splitlines(True)
+    parts = src.split("\n")  # only "\n" ends a line for the tokenizer, not splitlines' other breaks
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
     for i, line in enumerate(lines):
         s = line.strip()
         if not s:
