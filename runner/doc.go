@@ -3,13 +3,16 @@
 //
 // runner.py (a small bootstrap that loads core.py, the runner proper,
 // through a bytecode cache in __pycache__ beside it, because a script is
-// recompiled on every start) speaks the protocol written down in package
+// recompiled on every start; core loads ipy.py, IPython compatibility, the
+// same way on first use) speaks the protocol written down in package
 // frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
 // EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
 // later dir overriding a same-named module of an earlier one). prelude.py is
-// the set of helpers (read, write, env, tree, diff) every Python session
-// starts with; the Jupyter gateway backend runs [Prelude] in its kernels.
+// the set of helpers (read, write, env, tree, diff, and the tool bridge's
+// tool / ToolError, see bridge/doc.go) every Python session starts with; the
+// Jupyter gateway backend runs [Prelude] in its kernels, so it defines
+// nothing IPython owns (display, get_ipython).
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
@@ -35,6 +38,36 @@
 //     the cell's outcome is known; while idle it is ignored.
 //   - The request's "run" value is exposed to the cell as EVALHOST_RUN in
 //     os.environ (unset when absent).
+//   - IPython compatibility without importing IPython: a cell whose lines may
+//     hold a magic (a cheap check for '%' or '!' at a line start or after
+//     '=') is rewritten with Python's tokenizer, one line for one line, so
+//     '%' and '!' in strings, f-strings, modulo and '!=' are untouched and
+//     error line numbers hold. Line magics: pip, cd, pwd, env, set_env, time,
+//     timeit, who, who_ls, whos, reset -f, run, load (shows the file, cannot
+//     replace the cell), matplotlib (Agg kept), load_ext/unload_ext,
+//     autoreload, aimport, sx; cell magics (first line): bash, sh, capture,
+//     time, timeit, writefile [-a], html, markdown, svg, latex, javascript,
+//     python3. !cmd, x = !cmd (an SList), !!cmd and x = %magic; {expr} and
+//     $name expand as in IPython. Shell escapes run /bin/sh in the runner's
+//     process group (the host's SIGINT reaches them; the runner reaps the
+//     child before the KeyboardInterrupt goes on) and set _exit_code. An
+//     unknown magic is a UsageError naming the supported ones.
+//   - get_ipython() (a builtin) returns a small shell: run_line_magic,
+//     run_cell_magic, system, getoutput, user_ns, display_pub.publish (with
+//     transient display_id, update), clear_output, events, kernel None.
+//   - import IPython / IPython.display: when IPython is installed its display,
+//     clear_output, publish_display_data and get_ipython are patched as their
+//     modules load (while no real InteractiveShell runs) to send display,
+//     update_display and clear_output frames; when it is not, a shim package
+//     (IPython, IPython.display, IPython.core.display[_functions],
+//     IPython.core.getipython, IPython.utils.capture) is served. Nothing is
+//     imported before user code imports it.
+//   - History as IPython: In (sources, In[N]), Out (non-None results), _, __,
+//     ___, _N, _i (previous input), _ii, _iii, _iN.
+//   - EVALHOST_IPYTHON=1 in the runner's environment: every cell runs through
+//     IPython's InteractiveShell (all of IPython's magics), its displayhook,
+//     display publisher and tracebacks (uncoloured) sending the same frames;
+//     without IPython every cell fails with ename IPythonUnavailable.
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.
 package runner
