@@ -12,6 +12,10 @@ import (
 func defaultHTTPClient() *http.Client {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// REST calls are rare (create, interrupt, delete, health) and cells run
+	// over the websocket, so pooled connections would only hold goroutines
+	// and descriptors between them; a loopback dial costs microseconds.
+	tr.DisableKeepAlives = true
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil {

@@ -39,6 +39,7 @@ type nbRunFlags struct {
 	cwd         string
 	json        bool
 	ipython     bool
+	backendFlags
 }
 
 // nbExecute is "evalhost nb run".
@@ -55,6 +56,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")
 	fs.BoolVar(&f.json, "json", false, "print a JSON summary of every executed cell")
+	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -160,9 +162,14 @@ func executeNotebook(nb *notebook.Notebook, selected []int, path string, f nbRun
 		cwd = filepath.Dir(path)
 	}
 	home := evalhostHome()
+	starters, err := f.starters(home)
+	if err != nil {
+		return sessions.Result{}, err
+	}
 	reg := sessions.New(sessions.Config{
-		Home:   home,
-		Python: f.python,
+		Home:     home,
+		Starters: starters,
+		Python:   f.python,
 		// Notebooks keep images inline, as Jupyter writes them.
 		Sink: streamsink.Options{InlineLimit: -1, Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
 	})

@@ -35,6 +35,7 @@ type runFlags struct {
 	session   string
 	ipython   bool
 	tools     []string
+	backendFlags
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -54,6 +55,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	f.backendFlags.register(fs)
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	if err := fs.Parse(args); err != nil {
@@ -127,13 +129,19 @@ func readSource(name string, stdin io.Reader) (string, error) {
 
 func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
 	home := evalhostHome()
+	starters, err := f.starters(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	toolServer := bridge.New(tools, bridge.Options{})
 	defer toolServer.Close()
 	reg := sessions.New(sessions.Config{
-		EnvHook: toolServer.Env,
-		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
-		Home:    home,
-		Python:  f.python,
+		Starters: starters,
+		EnvHook:  toolServer.Env,
+		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
+		Home:     home,
+		Python:   f.python,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
 			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
 	})

@@ -35,6 +35,7 @@ type serveFlags struct {
 	maxOutput   int
 	grace       time.Duration
 	ipython     bool
+	backendFlags
 }
 
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -52,6 +53,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	fs.IntVar(&f.maxLine, "max-line", 16<<20, "longest request line accepted, in bytes")
 	fs.IntVar(&f.maxOutput, "max-output", 0, "bytes of output kept in each cell_end's tail (default 50 KiB)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
+	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -60,8 +62,14 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		return exitUsage
 	}
 	home := evalhostHome()
+	starters, err := f.starters(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)
+		return exitUsage
+	}
 	srv := newServer(stdout, sessions.Config{
 		Home:        home,
+		Starters:    starters,
 		Python:      f.python,
 		MaxSessions: f.maxSessions,
 		IdleTimeout: f.idle,

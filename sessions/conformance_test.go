@@ -1,0 +1,154 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// backendCase is one way to run Python cells.
+type backendCase struct {
+	name    string
+	starter func(home string) Starter
+	skip    func() string
+}
+
+var backends = []backendCase{
+	{"runner", RunnerStarter, func() string { return "" }},
+	{"gateway", func(home string) Starter { return GatewayStarter(GatewayConfig{Home: home}) }, gatewayMissing},
+}
+
+func gatewayMissing() string {
+	if err := exec.Command("python3", "-c", "import kernel_gateway, ipykernel").Run(); err != nil {
+		return "jupyter_kernel_gateway and ipykernel are not installed (python3 -m pip install jupyter_kernel_gateway ipykernel)"
+	}
+	return ""
+}
+
+// conformance is the table every backend must pass: the same cells give
+// the same statuses and the same text.
+var conformance = []struct {
+	name   string
+	cells  []Cell
+	cancel time.Duration // cancel the request after this long
+	check  func(t *testing.T, res Result, c *collector, dir string)
+}{
+	{"prints", []Cell{py("print('hi')\nimport sys; print('oops', file=sys.stderr)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "hi\n")
+		wantText(t, c, frames.TypeStderr, "oops\n")
+	}},
+	{"result and state", []Cell{py("x = 20"), py("x * 2 + 2")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		if r := c.first(frames.TypeResult); r == nil || r.Bundle.DisplayText() != "42" {
+			t.Errorf("result = %+v, want 42", r)
+		}
+	}},
+	{"display", []Cell{py("class H:\n    def _repr_html_(self): return '<b>x</b>'\n    def __repr__(self): return 'H()'\ndisplay(H())")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		d := c.first(frames.TypeDisplay)
+		if html, _ := d.Bundle.Text("text/html"); d == nil || html != "<b>x</b>" {
+			t.Errorf("display = %+v", d)
+		}
+	}},
+	{"error", []Cell{py("undefined_name")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusError)
+		if e := c.first(frames.TypeError); e == nil || e.Ename != "NameError" {
+			t.Errorf("error = %+v", e)
+		}
+	}},
+	{"stdin", []Cell{py("input('name? ')")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusError)
+		if c.first(frames.TypeInput) == nil {
+			t.Errorf("no input frame")
+		}
+	}},
+	{"timeout", []Cell{{Language: LangPython, Code: "import time\nprint('before', flush=True)\ntime.sleep(30)", Timeout: time.Second}}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusTimeout)
+		wantText(t, c, frames.TypeStdout, "before\n")
+		wantText(t, c, frames.TypeStderr, "Command timed out after 1 seconds")
+	}},
+	{"interrupt", []Cell{py("import time\ntime.sleep(30)")}, 1500 * time.Millisecond, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusCancelled)
+	}},
+	{"state survives an interrupt", []Cell{py("print(x)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "20\n")
+	}},
+	{"death with retry", []Cell{py("import os\nif not os.path.exists('died'):\n    open('died', 'w').close()\n    os._exit(9)\nprint('again')")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		if !res.Cells[0].Retried || !res.Cells[0].StateLost {
+			t.Errorf("cell = %+v, want retried and stateLost", res.Cells[0])
+		}
+		wantText(t, c, frames.TypeStdout, "again\n")
+	}},
+	{"reset", []Cell{py("y = 1"), {Language: LangPython, Code: "print('y' in globals())", Reset: true}}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "False\n")
+	}},
+	{"cwd and env", []Cell{py("import os, sys\nprint(os.getcwd()); print(os.environ.get('CONF_VAR')); print(sys.path[0] == os.getcwd())")}, 0, func(t *testing.T, res Result, c *collector, dir string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, dir+"\nfrom-request\nTrue\n")
+	}},
+	{"last result as _", []Cell{py("6 * 7"), py("print(_)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "42\n")
+	}},
+}
+
+func TestConformance(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			if why := b.skip(); why != "" {
+				t.Skip(why)
+			}
+			home := t.TempDir()
+			r := newTestRegistry(t, Config{Home: home, Grace: 3 * time.Second,
+				Starters: map[string]Starter{LangPython: b.starter(home)}})
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			for _, tc := range conformance {
+				t.Run(tc.name, func(t *testing.T) {
+					ctx := context.Background()
+					if tc.cancel > 0 {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, tc.cancel)
+						defer cancel()
+					}
+					c := &collector{}
+					res, err := r.Eval(ctx, Request{Session: "conf", Cwd: dir, Env: map[string]string{"CONF_VAR": "from-request"}, Cells: tc.cells}, c.emit)
+					if err != nil {
+						t.Fatalf("Eval: %v", err)
+					}
+					tc.check(t, res, c, dir)
+				})
+			}
+		})
+	}
+	os.Remove("died")
+}
+
+func wantStatus(t *testing.T, res Result, want Status) {
+	t.Helper()
+	if res.Status != want {
+		t.Fatalf("status %s, want %s: %+v", res.Status, want, res.Cells)
+	}
+}
+
+func wantText(t *testing.T, c *collector, typ frames.Type, want string) {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range c.all() {
+		if f.Type == typ {
+			b.WriteString(f.Data)
+		}
+	}
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("%s text %q lacks %q", typ, b.String(), want)
+	}
+}

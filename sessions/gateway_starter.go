@@ -1,0 +1,93 @@
+package sessions
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/gateway"
+)
+
+// GatewayConfig runs Python cells in Jupyter kernels behind a kernel
+// gateway: an external one (URL, as PI_PYTHON_GATEWAY_URL gives it; Jupyter
+// Enterprise Gateway too) or, with no URL, the shared local gateway under
+// Home that the first user starts.
+type GatewayConfig struct {
+	URL   string
+	Token string
+	Home  string
+}
+
+// gatewayStartTimeout covers starting the shared gateway itself, which
+// takes seconds, before the kernel's own start.
+const gatewayStartTimeout = 90 * time.Second
+
+// GatewayStarter starts a kernel per Python interpreter of a session.
+func GatewayStarter(g GatewayConfig) Starter {
+	var (
+		once   sync.Once
+		client *gateway.Client
+		err    error
+	)
+	external := func() (*gateway.Client, error) {
+		once.Do(func() { client, err = gateway.NewClient(gateway.Config{URL: g.URL, Token: g.Token}) })
+		return client, err
+	}
+	return func(ctx context.Context, spec Spec) (Executor, error) {
+		opts := gateway.KernelOptions{
+			Cwd:          spec.Cwd,
+			Env:          kernelEnv(spec.Env),
+			ModuleDirs:   spec.ModuleDirs,
+			Grace:        spec.Grace,
+			StartTimeout: max(spec.StartTimeout, gatewayStartTimeout),
+		}
+		var k *gateway.Kernel
+		var err error
+		if g.URL != "" {
+			c, cerr := external()
+			if cerr != nil {
+				return nil, cerr
+			}
+			k, err = c.StartKernel(ctx, opts)
+		} else {
+			k, _, err = gateway.Local{Home: g.Home, Python: spec.Python.Path}.StartKernel(ctx, opts)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return gatewayKernel{k}, nil
+	}
+}
+
+// kernelEnv is the session's environment as os.environ changes. The kernel
+// was started by the gateway with the gateway's environment, so the
+// filtered one is applied inside it instead.
+func kernelEnv(env []string) map[string]*string {
+	out := make(map[string]*string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = &v
+		}
+	}
+	return out
+}
+
+// gatewayKernel exposes each cell's run id to the tool bridge helper, as
+// the runner does with EVALHOST_RUN.
+type gatewayKernel struct{ *gateway.Kernel }
+
+func (k gatewayKernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if req.Run != "" {
+		env := maps.Clone(req.Env)
+		if env == nil {
+			env = map[string]*string{}
+		}
+		run := req.Run
+		env["EVALHOST_RUN"] = &run
+		req.Env = env
+	}
+	return k.Kernel.Execute(ctx, req, emit)
+}
