@@ -30,6 +30,21 @@
 // The host delivers a cell's Done only after it has seen the mark on both
 // descriptors; bytes before a mark belong to that cell.
 //
+// # Order
+//
+// Text and rich frames travel on different pipes, so the runner also writes
+// a position mark, the sync mark with the id "\x02", to fd 1 and to fd 2
+// (after flushing its streams, with SIGINT blocked) right before each
+// display, update_display, clear_output, result, error and input frame of a
+// running cell. The host delivers the k-th such frame of a cell once it has
+// seen the k-th position mark on both descriptors, and holds text read after
+// a mark until that frame is out, so a cell's output keeps the order in
+// which it was written. A frame the runner drops (over the line limit) gets
+// no mark. A runner that writes none still works: the host then waits a few
+// milliseconds for each such frame and delivers it after the text read so
+// far. Between stdout and stderr, order is kept only as far as arrival shows
+// it (two pipes read concurrently).
+//
 // # Lines
 //
 // Every line on fd 0 and fd 3 is one JSON object terminated by "\n". A line is

@@ -43,6 +43,7 @@ _count = 0
 _cur_id = ""
 _qid = '""'
 _in_cell = False
+_positioning = False  # a request is being handled: its rich frames get position marks
 _interrupted = False
 _forked = False
 _loop = None
@@ -63,6 +64,9 @@ _flusher_done = _thread.allocate_lock()
 # --- frames ---------------------------------------------------------------
 
 
+_POSITIONED = tuple('{"type":"%s"' % t for t in ("display", "update_display", "clear_output", "result", "error", "input"))
+
+
 def _send(line):
     """Write one frame line to fd 3, whole, or not at all if it is too long."""
     if _forked:
@@ -73,10 +77,20 @@ def _send(line):
             "a %s frame of %d bytes exceeds the %d-byte line limit and was dropped; "
             "write large data to a file instead" % (line[9:line.find('"', 9)], len(data), MAX_LINE)
         ).encode()
+    # A frame that has a place among the cell's text is preceded by a
+    # position mark on fd 1 and fd 2 (frames doc, "Order"), so the host can
+    # put it exactly there; a dropped frame gets none.
+    positioned = _positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
+    if positioned:
+        _flush_ours()
     big = len(data) > 4096
     with _send_lock:
-        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big else None
+        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big or positioned else None
         try:
+            if positioned:
+                pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
+                _mark(1, pos)
+                _mark(2, pos)
             view = memoryview(data)
             while view:
                 view = view[_os_write(_frames_fd, view):]
@@ -862,7 +876,7 @@ def _after_cell(status):
 
 def _cell(req):
     """Run one execute request: started, the cell, sync marks, done."""
-    global _in_cell, _interrupted, _count, _cur_id, _qid
+    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid
     rid = req.get("id")
     if type(rid) is not str or not rid:
         _warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
@@ -871,6 +885,7 @@ def _cell(req):
     _interrupted = False
     status, cancelled = "error", False
     _in_cell = True  # before "started": an interrupt after it must land
+    _positioning = True
     _gate.release()
     try:
         try:
@@ -909,6 +924,7 @@ def _cell(req):
     if _signal.getsignal(_SIGINT) is not _on_sigint:
         _signal.signal(_SIGINT, _on_sigint)  # the cell replaced it; idle must ignore
     _flush_std()
+    _positioning = False
     mark = b"\x00\x1eEVH" + _nonce + b":" + rid.encode("utf-8", "surrogatepass") + b"\x1e\x00"
     _mark(1, mark)
     _mark(2, mark)

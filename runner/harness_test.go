@@ -274,9 +274,10 @@ func (m *markBuf) snapshot() string {
 
 // cellResult is everything one cell produced.
 type cellResult struct {
-	frames []frames.Frame // started .. done
-	stdout string
-	stderr string
+	frames    []frames.Frame // started .. done
+	stdout    string
+	stderr    string
+	positions int // position marks on stdout
 }
 
 func (c cellResult) done() frames.Frame { return c.frames[len(c.frames)-1] }
@@ -337,8 +338,14 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 	}
 	deadline := time.After(watchdog)
 	mark := []byte("\x00\x1eEVH" + p.nonce + ":" + id + "\x1e\x00")
+	// Position marks (frames doc, "Order") sit between text and rich
+	// frames; the text itself is what the cell wrote around them.
+	pos := "\x00\x1eEVH" + p.nonce + ":\x02\x1e\x00"
 	res.stdout = p.out.until(p.tb, mark, deadline)
 	res.stderr = p.errs.until(p.tb, mark, deadline)
+	res.positions = strings.Count(res.stdout, pos)
+	res.stdout = strings.ReplaceAll(res.stdout, pos, "")
+	res.stderr = strings.ReplaceAll(res.stderr, pos, "")
 	return res
 }
 
