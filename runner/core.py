@@ -618,6 +618,11 @@ def _seed_linecache():
             lc.cache[name] = (len(src), None, src.splitlines(True), name)
 
 
+def _is_runner_file(name):
+    """The runner's own files: core, bootstrap, prelude helpers, IPython shims."""
+    return name in _RUNNER_FILES or os.path.dirname(name) == _HERE
+
+
 def _strip_runner(te, seen):
     """Drop runner frames, and frames before the first cell frame, everywhere."""
     if te is None or id(te) in seen:
@@ -628,7 +633,7 @@ def _strip_runner(te, seen):
         if f.filename.startswith("<cell "):
             frames = frames[i:]
             break
-    te.stack = type(te.stack).from_list([f for f in frames if f.filename not in _RUNNER_FILES])
+    te.stack = type(te.stack).from_list([f for f in frames if not _is_runner_file(f.filename)])
     _strip_runner(te.__cause__, seen)
     _strip_runner(te.__context__, seen)
     for sub in getattr(te, "exceptions", None) or ():
