@@ -1,0 +1,30 @@
+"""Runs a notebook with nbclient + ipykernel and compares every cell's outputs
+and execution count with an evalhost-executed copy. Exit 0 when they match;
+otherwise prints each difference."""
+import sys
+
+import nbclient
+import nbformat
+
+source, ours_path = sys.argv[1], sys.argv[2]
+theirs = nbformat.read(source, as_version=4)
+nbclient.NotebookClient(theirs, kernel_name="python3", timeout=60).execute()
+ours = nbformat.read(ours_path, as_version=4)
+nbformat.validate(ours)
+
+# ipykernel runs !cmd under a pseudo-terminal, which turns "\n" into "\r\n";
+# evalhost passes the command's bytes as written. That is the one intended
+# difference, so stream text is compared with line endings normalised.
+for cell in theirs.cells:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            out["text"] = out["text"].replace("\r\n", "\n")
+bad = 0
+for i, (a, b) in enumerate(zip(ours.cells, theirs.cells)):
+    if a.cell_type != "code":
+        continue
+    if a.outputs != b.outputs or a.execution_count != b.execution_count:
+        bad += 1
+        print("cell %d differs:\n  evalhost: %r %r\n  ipykernel: %r %r"
+              % (i, a.execution_count, a.outputs, b.execution_count, b.outputs))
+sys.exit(1 if bad else 0)
