@@ -39,6 +39,11 @@ func newRegistry(t *testing.T, cfg sessions.Config) *sessions.Registry {
 	if cfg.Grace == 0 {
 		cfg.Grace = 500 * time.Millisecond
 	}
+	if cfg.StartTimeout == 0 {
+		// CI machines run many suites at once; a slow start is not the
+		// fault under test (the start-timeout tests set their own).
+		cfg.StartTimeout = 60 * time.Second
+	}
 	base := takeBaseline()
 	stop := watchdog(t)
 	r := sessions.New(cfg)
