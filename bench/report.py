@@ -88,23 +88,26 @@ def main():
     ]
     table, ratios = [], {}
     for name, unit, ak, sk, jk, better, target in rows:
-        av, sv, jv = g("api_" + ak), g("serve_" + sk), J.get(jk)
+        av, sv, gv, jv = g("api_" + ak), g("serve_" + sk), g("gw_" + ak), J.get(jk)
         r = ratio(jv, av) if better == "lower" else ratio(av, jv)
         ratios[ak] = r
-        table.append(f"| {name} | {fmt(av, unit)} | {fmt(sv, unit)} | {fmt(jv, unit)} | {rx(r)} | {target} |")
+        table.append(f"| {name} | {fmt(av, unit)} | {fmt(sv, unit)} | {fmt(gv, unit)} | {fmt(jv, unit)} | {rx(r)} | {target} |")
 
     anchors = [
         ("cold start vs `python -c pass` (same binary)", ratio(g("api_cold_start_ms"), g("api_python_c_pass_ms")),
-         ratio(g("serve_cold_start_ms"), g("serve_python_c_pass_ms")), ratio(J.get("cold_start_ms"), g("api_python_c_pass_ms")), "≤ 1.3×"),
+         ratio(g("serve_cold_start_ms"), g("serve_python_c_pass_ms")), ratio(g("gw_cold_start_ms"), g("gw_python_c_pass_ms")),
+         ratio(J.get("cold_start_ms"), g("api_python_c_pass_ms")), "≤ 1.3×"),
         ("print loop vs the loop to /dev/null", ratio(g("api_print_loop_ms"), g("api_print_loop_devnull_ms")),
-         ratio(g("serve_print_loop_ms"), g("serve_print_loop_devnull_ms")), ratio(J.get("print_loop_ms"), g("api_print_loop_devnull_ms")), "≤ 1.3× (ipykernel 2×)"),
+         ratio(g("serve_print_loop_ms"), g("serve_print_loop_devnull_ms")), ratio(g("gw_print_loop_ms"), g("gw_print_loop_devnull_ms")),
+         ratio(J.get("print_loop_ms"), g("api_print_loop_devnull_ms")), "≤ 1.3× (ipykernel 2×)"),
     ]
     anchor_rows = []
-    for name, ar, sr, jr, target in anchors:
-        ratios["anchor: " + name] = {"api": ar, "serve": sr, "jupyter": jr}
-        anchor_rows.append(f"| {name} | {rx(ar)} | {rx(sr)} | {rx(jr)} | {target} |")
+    for name, ar, sr, gr, jr, target in anchors:
+        ratios["anchor: " + name] = {"api": ar, "serve": sr, "gateway": gr, "jupyter": jr}
+        anchor_rows.append(f"| {name} | {rx(ar)} | {rx(sr)} | {rx(gr)} | {rx(jr)} | {target} |")
 
     flood = ev.get("floodMiB")
+    errors = "".join(f"\nNot measured: {k}: {v}\n" for k, v in sorted((ev.get("errors") or {}).items()))
     mach = machine(a.load)
     versions = {"evalhost": a.commit, "go": go_version(), "python": jp.get("pythonVersion"),
                 "jupyter_client": jp.get("jupyter_client"), "ipykernel": jp.get("ipykernel")}
@@ -117,15 +120,15 @@ ipykernel through `KernelManager`/`BlockingKernelClient`, all in one run on the
 same interpreter. Each figure is the median of {ev.get('runs')} runs (round trips: {100 * ev.get('runs', 0)} cells).
 "×" is how many times better evalhost (Go API) is than Jupyter on that row.
 
-| figure | evalhost (Go API) | evalhost (serve) | jupyter_client + ipykernel | evalhost vs Jupyter | target |
-|---|---|---|---|---|---|
+| figure | evalhost (Go API) | evalhost (serve) | evalhost gateway backend (Go API) | jupyter_client + ipykernel | evalhost vs Jupyter | target |
+|---|---|---|---|---|---|---|
 {chr(10).join(table)}
 
 Against the anchors (the same resolved interpreter binary, no evalhost), measured
 interleaved with each evalhost run:
 
-| ratio | Go API | serve | Jupyter | target |
-|---|---|---|---|---|
+| ratio | Go API | serve | gateway backend | Jupyter | target |
+|---|---|---|---|---|---|
 {chr(10).join(anchor_rows)}
 
 Anchors: `python -c pass` {fmt(g('api_python_c_pass_ms'), 'ms')}; the print loop to /dev/null
@@ -135,12 +138,13 @@ cheaper than Python's default stdout, which the anchor uses.
 
 Printing {flood} MiB (64 KiB lines; the cell's output spills to an artifact):
 
-| | Go API | serve |
-|---|---|---|
-| rate | {fmt(g('api_flood_mb_s'), 'MB/s')} | {fmt(g('serve_flood_mb_s'), 'MB/s')} |
-| host resident peak (VmHWM) | {fmt(g('api_flood_host_peak_rss_mb'), 'MB')} | {fmt(g('serve_flood_host_peak_rss_mb'), 'MB')} |
-| host resident before | {fmt(g('api_flood_host_rss_before_mb'), 'MB')} | {fmt(g('serve_flood_host_rss_before_mb'), 'MB')} |
-| host Go heap growth | {fmt(g('api_flood_host_heap_growth_mb'), 'MB')} | — |
+| | Go API | serve | gateway backend |
+|---|---|---|---|
+| rate | {fmt(g('api_flood_mb_s'), 'MB/s')} | {fmt(g('serve_flood_mb_s'), 'MB/s')} | {fmt(g('gw_flood_mb_s'), 'MB/s')} |
+| host resident peak (VmHWM) | {fmt(g('api_flood_host_peak_rss_mb'), 'MB')} | {fmt(g('serve_flood_host_peak_rss_mb'), 'MB')} | {fmt(g('gw_flood_host_peak_rss_mb'), 'MB')} |
+| host resident before | {fmt(g('api_flood_host_rss_before_mb'), 'MB')} | {fmt(g('serve_flood_host_rss_before_mb'), 'MB')} | {fmt(g('gw_flood_host_rss_before_mb'), 'MB')} |
+| host Go heap growth | {fmt(g('api_flood_host_heap_growth_mb'), 'MB')} | — | {fmt(g('gw_flood_host_heap_growth_mb'), 'MB')} |
+{errors}
 
 How each figure is taken: cold start is a `per-call` request (Jupyter: a new
 KernelManager) from sending to the `1+1` result; interrupt is from the `started`

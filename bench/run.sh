@@ -17,7 +17,7 @@ trap 'rm -rf "$out"' EXIT
 go build -o "$out/evalhost" ./cmd/evalhost
 go build -o "$out/evalbench" ./bench/cmd/evalbench
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-"$out/evalbench" -python "$py" -evalhost "$out/evalhost" -runs "$runs" -flood-mib "$flood" -out "$out/evalhost.json"
+"$out/evalbench" -python "$py" -evalhost "$out/evalhost" -gateway -runs "$runs" -flood-mib "$flood" -out "$out/evalhost.json"
 "$py" bench/jupyter_bench.py --runs "$runs" --out "$out/jupyter.json"
 "$py" bench/report.py --evalhost "$out/evalhost.json" --jupyter "$out/jupyter.json" \
   --load "$load" --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

@@ -15,9 +15,10 @@ import (
 // apiTarget drives a sessions.Registry in this process.
 type apiTarget struct{ reg *sessions.Registry }
 
-func newAPITarget(python, home string, maxSessions int) *apiTarget {
+// newAPITarget uses the default starters (the runner) when starters is nil.
+func newAPITarget(python, home string, maxSessions int, starters map[string]sessions.Starter) *apiTarget {
 	return &apiTarget{reg: sessions.New(sessions.Config{
-		Home: home, Python: python, MaxSessions: maxSessions, IdleTimeout: -1,
+		Home: home, Python: python, MaxSessions: maxSessions, IdleTimeout: -1, Starters: starters,
 		Sink: streamsink.Options{Store: streamsink.NewStore(filepath.Join(home, "artifacts"))},
 	})}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/sessions"
 )
 
 func logf(format string, a ...any) {
@@ -21,8 +25,9 @@ func main() {
 	runs := flag.Int("runs", 10, "repetitions per figure (round trips: 100x this)")
 	floodMiB := flag.Int("flood-mib", 1024, "MiB printed for the host-memory figure")
 	out := flag.String("out", "", "write the JSON here (default stdout)")
+	gw := flag.Bool("gateway", false, "also measure the gateway backend (Jupyter kernels behind a local kernel gateway)")
 	flag.Parse()
-	if err := run(*python, *evalhost, *runs, *floodMiB, *out); err != nil {
+	if err := run(*python, *evalhost, *gw, *runs, *floodMiB, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)
 		os.Exit(1)
 	}
@@ -36,9 +41,11 @@ type results struct {
 	Runs          int                `json:"runs"`
 	FloodMiB      int                `json:"floodMiB"`
 	Figures       map[string]float64 `json:"figures"`
+	// Errors of optional targets (serve, gateway) that could not be measured.
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
-func run(python, evalhost string, runs, floodMiB int, outPath string) error {
+func run(python, evalhost string, gw bool, runs, floodMiB int, outPath string) error {
 	exe, version, err := resolve(python)
 	if err != nil {
 		return err
@@ -48,9 +55,19 @@ func run(python, evalhost string, runs, floodMiB int, outPath string) error {
 	if err := measureAPI(exe, runs, floodMiB, res.Figures); err != nil {
 		return err
 	}
+	// The optional targets are reported, not fatal: the table says why a
+	// column is empty.
+	res.Errors = map[string]string{}
 	if evalhost != "" {
 		if err := measureServe(evalhost, exe, runs, floodMiB, res.Figures); err != nil {
-			return err
+			logf("serve: %v", err)
+			res.Errors["serve"] = err.Error()
+		}
+	}
+	if gw {
+		if err := measureGateway(exe, runs, floodMiB, res.Figures); err != nil {
+			logf("gateway: %v", err)
+			res.Errors["gateway"] = err.Error()
 		}
 	}
 	b, err := json.MarshalIndent(res, "", "  ")
@@ -84,9 +101,33 @@ func measureAPI(python string, runs, floodMiB int, out map[string]float64) error
 		return err
 	}
 	defer os.RemoveAll(home)
-	t := newAPITarget(python, home, 16)
+	t := newAPITarget(python, home, 16, nil)
 	defer t.reg.Close()
 	return (&measurer{t: t, python: python, runs: runs, out: out, pre: "api_"}).all(floodMiB)
+}
+
+// measureGateway runs the same figures with Python cells in Jupyter kernels
+// behind the shared local kernel gateway evalhost starts under its home.
+func measureGateway(python string, runs, floodMiB int, out map[string]float64) error {
+	home, err := os.MkdirTemp("", "evalbench-gw-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := gateway.Stop(ctx, home); err != nil {
+			logf("gateway: stop: %v", err)
+		}
+	}()
+	starters := map[string]sessions.Starter{
+		sessions.LangPython: sessions.GatewayStarter(sessions.GatewayConfig{Home: home}),
+		sessions.LangShell:  sessions.ShellStarter(),
+	}
+	t := newAPITarget(python, home, 16, starters)
+	defer t.reg.Close()
+	return (&measurer{t: t, python: python, runs: runs, out: out, pre: "gw_"}).all(floodMiB)
 }
 
 func measureServe(bin, python string, runs, floodMiB int, out map[string]float64) error {
