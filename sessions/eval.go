@@ -109,7 +109,8 @@ type cellRun struct {
 	timeout time.Duration
 	res     CellResult
 	sink    *cellSink
-	emit    func(frames.Frame)
+	emit    func(frames.Frame) // through the sink
+	out     func(frames.Frame) // straight to the caller
 }
 
 func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResult {
@@ -117,7 +118,8 @@ func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResu
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
 		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title}}
 	c.sink = newCellSink(j.reg.cfg.Sink)
-	c.emit = func(f frames.Frame) { emit(i, c.sink.frame(f)) }
+	c.out = func(f frames.Frame) { emit(i, f) }
+	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
 	cctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimedOut)
 	defer cancel()
 	c.execute(cctx)
@@ -150,6 +152,7 @@ func (c *cellRun) execute(ctx context.Context) {
 			c.emit(ex.Ready())
 		}
 		done, err := c.attempt(ctx, ex, attempt, started)
+		c.flushHeld()
 		if err == nil {
 			c.emit(done)
 		}
@@ -225,6 +228,17 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.fail(StatusError, err.Error())
 	}
 	return true
+}
+
+// flushHeld sends what the sink held back at the end of the cell's output
+// (a UTF-8 sequence the cell never finished), so live consumers see the
+// same text as the summary.
+func (c *cellRun) flushHeld() {
+	for _, t := range []frames.Type{frames.TypeStdout, frames.TypeStderr} {
+		if text := c.sink.sink.Flush(t); text != "" {
+			c.out(frames.Frame{Type: t, Data: text})
+		}
+	}
 }
 
 func (c *cellRun) timedOut(killed bool) {

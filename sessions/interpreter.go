@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -115,6 +116,16 @@ func probe(path string) probeResult {
 	return res
 }
 
+// stderrTail is the last few lines a failed interpreter wrote: where Python
+// says why it could not start ("Fatal Python error: …").
+func stderrTail(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 8 {
+		lines = lines[len(lines)-8:]
+	}
+	return strings.Join(lines, "\n    ")
+}
+
 func runProbe(path string) probeResult {
 	if _, err := os.Stat(path); err != nil {
 		return probeResult{err: fmt.Errorf("not found")}
@@ -124,6 +135,10 @@ func runProbe(path string) probeResult {
 	out, err := exec.CommandContext(ctx, path, "-c",
 		"import sys;print(sys.executable);print('%d.%d.%d'%sys.version_info[:3])").Output()
 	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && len(exit.Stderr) > 0 {
+			return probeResult{err: fmt.Errorf("does not run (%w): %s", err, stderrTail(exit.Stderr))}
+		}
 		return probeResult{err: fmt.Errorf("does not run: %w", err)}
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")

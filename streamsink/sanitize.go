@@ -85,7 +85,7 @@ func (z *sanitizer) special(dst, p []byte, i int) ([]byte, int) {
 			z.ncarry = copy(z.carry[:], p[i:])
 			return dst, len(p)
 		}
-		return append(z.resolveCR(dst, 0), replacement...), i + 1
+		return append(z.resolveCR(dst, 0), replacement...), i + maximalSubpart(p[i:])
 	}
 	if r < 0xa0 {
 		return dst, i + size // C1 control
@@ -130,13 +130,10 @@ func (z *sanitizer) finishCarry(dst, p []byte) ([]byte, int) {
 	z.ncarry = 0
 	r, size := utf8.DecodeRune(seq)
 	if r == utf8.RuneError && size <= 1 {
-		// The carried bytes were a valid prefix, so each one is an error
-		// of its own, exactly as when the sequence is not split.
-		dst = z.resolveCR(dst, 0)
-		for range carried {
-			dst = append(dst, replacement...)
-		}
-		return dst, 0
+		// One U+FFFD for the maximal subpart, exactly as when the sequence
+		// is not split; it may reach into p.
+		k := maximalSubpart(seq)
+		return append(z.resolveCR(dst, 0), replacement...), max(0, k-carried)
 	}
 	if r >= 0xa0 {
 		dst = append(z.resolveCR(dst, 0), seq[:size]...)
@@ -240,11 +237,47 @@ func (z *sanitizer) csiByte(b byte) bool {
 	return true
 }
 
+// maximalSubpart returns how many bytes at the start of p (which does not
+// start a valid rune) become one U+FFFD: a lead byte with the continuation
+// bytes that could still have completed it, else one byte. This is
+// Unicode's recommended practice, which Python's and browsers' decoders
+// follow, so "e\xe2\x82" reads as "e\uFFFD" here as it does there.
+func maximalSubpart(p []byte) int {
+	b := p[0]
+	n, lo, hi := 0, byte(0x80), byte(0xbf)
+	switch {
+	case b >= 0xc2 && b <= 0xdf:
+		n = 2
+	case b == 0xe0:
+		n, lo = 3, 0xa0
+	case b == 0xed:
+		n, hi = 3, 0x9f
+	case b >= 0xe1 && b <= 0xef:
+		n = 3
+	case b == 0xf0:
+		n, lo = 4, 0x90
+	case b >= 0xf1 && b <= 0xf3:
+		n = 4
+	case b == 0xf4:
+		n, hi = 4, 0x8f
+	default:
+		return 1
+	}
+	k := 1
+	for ; k < n && k < len(p); k++ {
+		c := p[k]
+		if k == 1 && (c < lo || c > hi) || k > 1 && (c < 0x80 || c > 0xbf) {
+			break
+		}
+	}
+	return k
+}
+
 // flush ends the stream: an unfinished UTF-8 sequence becomes U+FFFD, an
 // unfinished escape sequence is dropped, a held-back "\r" is emitted.
 func (z *sanitizer) flush(dst []byte) []byte {
-	for range z.ncarry {
-		dst = append(z.resolveCR(dst, 0), replacement...)
+	if z.ncarry > 0 {
+		dst = append(z.resolveCR(dst, 0), replacement...) // a truncated sequence is one error
 	}
 	dst = z.resolveCR(dst, 0)
 	*z = sanitizer{}
