@@ -152,6 +152,8 @@ def death(runs, out):
     path = os.path.join(tempfile.mkdtemp(prefix="jupyter-bench-"), "stamp")
     for _ in range(runs):
         k = Kernel()
+        if os.path.exists(path):
+            os.remove(path)
         k.kc.execute(DEATH.format(path=path), store_history=False)
         deadline = time.monotonic() + 60
         while k.km.is_alive():

@@ -53,7 +53,7 @@ func run(python, evalhost string, gw bool, runs, floodMiB int, outPath string) e
 	res := results{Python: exe, PythonVersion: version, Go: runtime.Version(), Runs: runs, FloodMiB: floodMiB, Figures: map[string]float64{}}
 	logf("%s (%s)", exe, version)
 	if err := measureAPI(exe, runs, floodMiB, res.Figures); err != nil {
-		return err
+		return err // the runner backend is what this benchmark is for
 	}
 	// The optional targets are reported, not fatal: the table says why a
 	// column is empty.

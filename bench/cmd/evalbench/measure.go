@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,13 +51,16 @@ func (m *measurer) all(floodMiB int) error {
 		{"16 sessions x 200 cells", m.multi},
 		{fmt.Sprintf("flood %d MiB", floodMiB), func() error { return m.flood(floodMiB) }},
 	}
+	// A failed figure is reported and the others still measured: one
+	// backend bug should not blank a whole column.
+	var errs []error
 	for _, s := range steps {
 		logf("%s%s", m.pre, s.name)
 		if err := s.fn(); err != nil {
-			return fmt.Errorf("%s%s: %w", m.pre, s.name, err)
+			errs = append(errs, fmt.Errorf("%s%s: %w", m.pre, s.name, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // coldStart: a per-call request of 1+1, from sending it to its result.
@@ -114,14 +119,20 @@ func (m *measurer) throughput() error {
 	const blocks = 320
 	var rates []float64
 	for range m.runs {
-		n := 0
+		n, other := 0, ""
 		start := time.Now()
-		if err := m.ok("warm", "", fmt.Sprintf(bulk, blocks), "ok", false, func(e event) { n += len(e.data) }); err != nil {
+		err := m.ok("warm", "", fmt.Sprintf(bulk, blocks), "ok", false, func(e event) {
+			n += len(e.data)
+			if strings.Trim(e.data, "x\n") != "" && len(other) < 300 {
+				other += e.data
+			}
+		})
+		if err != nil {
 			return err
 		}
 		el := time.Since(start)
 		if n != blocks<<16 {
-			return fmt.Errorf("streamed %d bytes, want %d", n, blocks<<16)
+			return fmt.Errorf("streamed %d bytes, want %d; other text: %q", n, blocks<<16, other)
 		}
 		rates = append(rates, float64(n)/1e6/el.Seconds())
 	}
@@ -131,13 +142,21 @@ func (m *measurer) throughput() error {
 
 // printLoop alternates with its anchor, the same loop to /dev/null.
 func (m *measurer) printLoop() error {
+	want := 0
+	for i := range 300000 {
+		want += len(strconv.Itoa(i)) + 1
+	}
 	var ds, null []time.Duration
 	for range max(m.runs/2, 3) {
+		n := 0
 		start := time.Now()
-		if err := m.ok("warm", "", printLoop, "ok", false, nil); err != nil {
+		if err := m.ok("warm", "", printLoop, "ok", false, func(e event) { n += len(e.data) }); err != nil {
 			return err
 		}
 		ds = append(ds, time.Since(start))
+		if n != want {
+			return fmt.Errorf("print loop streamed %d bytes, want %d", n, want)
+		}
 		d, err := runBare(m.python, printLoop)
 		if err != nil {
 			return err
@@ -169,29 +188,36 @@ func (m *measurer) interrupt() error {
 	return nil
 }
 
-// death: from the cell's last act before SIGKILL (a timestamp it prints) to
-// the host's notice that the interpreter died.
+// death: from the cell's last act before SIGKILL (a timestamp it writes to
+// a file) to the host's notice that the interpreter died.
 func (m *measurer) death() error {
+	dir, err := os.MkdirTemp("", "evalbench-death-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	stampFile := filepath.Join(dir, "stamp")
 	var ds []time.Duration
 	for range m.runs {
-		var stamp, noticed time.Time
-		err := m.ok("death", "", deathCell, "killed", false, func(e event) {
-			switch {
-			case e.typ == "stdout" && stamp.IsZero():
-				if ns, err := strconv.ParseInt(strings.TrimSpace(e.data), 10, 64); err == nil {
-					stamp = time.Unix(0, ns)
-				}
-			case e.typ == "stderr" && noticed.IsZero() && strings.Contains(e.data, "interpreter died"):
+		os.Remove(stampFile)
+		var noticed time.Time
+		err := m.ok("death", "", fmt.Sprintf(deathCell, stampFile), "killed", false, func(e event) {
+			if e.typ == "stderr" && noticed.IsZero() && strings.Contains(e.data, "interpreter died") {
 				noticed = e.at
 			}
 		})
 		if err != nil {
 			return err
 		}
-		if stamp.IsZero() || noticed.IsZero() {
-			return fmt.Errorf("no timestamp or no death notice")
+		b, err := os.ReadFile(stampFile)
+		if err != nil {
+			return fmt.Errorf("no timestamp: %w", err)
 		}
-		ds = append(ds, noticed.Sub(stamp))
+		ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || noticed.IsZero() {
+			return fmt.Errorf("timestamp %q (%v) or no death notice", b, err)
+		}
+		ds = append(ds, noticed.Sub(time.Unix(0, ns)))
 	}
 	m.set("death_noticed_ms", ms(median(ds)))
 	return nil
