@@ -100,6 +100,29 @@ var conformance = []struct {
 		wantStatus(t, res, StatusOK)
 		wantText(t, c, frames.TypeStdout, "42\n")
 	}},
+	// IPython's surface, which the runner emulates and ipykernel has.
+	{"shell escape into a list", []Cell{py("files = !printf 'a\\nb\\n'\nprint(list(files))")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "['a', 'b']\n")
+	}},
+	{"cell magic capture", []Cell{py("%%capture cap\nprint('hidden')"), py("print(repr(cap.stdout))")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "'hidden\\n'\n")
+	}},
+	{"display id updated from a later cell", []Cell{py("from IPython.display import display, update_display, clear_output\ndisplay('v1', display_id='conf')"), py("update_display('v2', display_id='conf')\nclear_output(wait=True)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		u := c.first(frames.TypeUpdateDisplay)
+		if u == nil || u.DisplayID != "conf" || u.Bundle.DisplayText() != "'v2'" {
+			t.Errorf("update_display = %+v", u)
+		}
+		if co := c.first(frames.TypeClearOutput); co == nil || !co.Wait {
+			t.Errorf("clear_output = %+v, want wait", co)
+		}
+	}},
+	{"history", []Cell{py("40 + 2"), py("print(Out[max(Out)], In[-1].strip() if isinstance(In, list) else '')")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "42 print(")
+	}},
 }
 
 func TestConformance(t *testing.T) {

@@ -429,3 +429,17 @@ func TestCancelRightAfterSubmit(t *testing.T) {
 		t.Fatalf("state lost after cancels: %q", c.text())
 	}
 }
+
+func TestMemoryGuardRecycles(t *testing.T) {
+	r := newTestRegistry(t, Config{MaxRSS: 64 << 20})
+	res, c := eval(t, r, Request{Cells: []Cell{py("small = 1"), py("big = bytearray(200 * 1024 * 1024)"), py("print('big' in globals(), 'small' in globals())")}})
+	if res.Status != StatusOK {
+		t.Fatalf("status %s: %q", res.Status, c.text())
+	}
+	if res.Cells[0].Recycled || !res.Cells[1].Recycled || !res.Cells[1].StateLost {
+		t.Fatalf("recycled flags %v %v; want only the cell that grew past the limit", res.Cells[0].Recycled, res.Cells[1].Recycled)
+	}
+	if !strings.Contains(c.text(), "over the 64 MB limit") || !strings.Contains(c.text(), "False False") {
+		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.text())
+	}
+}
