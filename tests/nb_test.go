@@ -10,7 +10,7 @@ import (
 )
 
 // writeNotebook makes a notebook with the real nbformat package.
-func writeNotebook(t *testing.T, path string, cells ...string) {
+func writeNotebook(t testing.TB, path string, cells ...string) {
 	t.Helper()
 	script := `
 import json, sys, nbformat
