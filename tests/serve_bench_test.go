@@ -15,11 +15,13 @@ import (
 
 // benchServe is a minimal client for benchmarks: it counts end lines per id.
 type benchServe struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	mu    sync.Mutex
-	ends  map[string]chan struct{}
-	done  chan struct{}
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	mu     sync.Mutex
+	ends   map[string]chan struct{}
+	stdout map[string][]byte
+	done   chan struct{}
+	wmu    sync.Mutex // one writer of stdin at a time
 }
 
 func startBenchServe(b *testing.B) *benchServe {
@@ -30,19 +32,29 @@ func startBenchServe(b *testing.B) *benchServe {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	s := &benchServe{cmd: cmd, stdin: stdin, ends: map[string]chan struct{}{}, done: make(chan struct{})}
+	s := &benchServe{cmd: cmd, stdin: stdin, ends: map[string]chan struct{}{}, stdout: map[string][]byte{}, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
-			var m struct{ Type, ID string }
-			if json.Unmarshal(sc.Bytes(), &m) == nil && (m.Type == "end" || m.Type == "request_error") {
+			var m struct{ Type, ID, Call, Data string }
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			switch m.Type {
+			case "end", "request_error":
 				s.mu.Lock()
 				if ch := s.ends[m.ID]; ch != nil {
 					close(ch)
 				}
 				s.mu.Unlock()
+			case "stdout":
+				s.mu.Lock()
+				s.stdout[m.ID] = append(s.stdout[m.ID], m.Data...)
+				s.mu.Unlock()
+			case "tool_call": // an agent answering at once
+				s.write(fmt.Appendf(nil, `{"op":"tool_result","call":%q,"ok":true,"value":1}`+"\n", m.Call))
 			}
 		}
 	}()
@@ -55,9 +67,40 @@ func (s *benchServe) eval(id, session, code string) {
 	s.mu.Lock()
 	s.ends[id] = ch
 	s.mu.Unlock()
-	line, _ := json.Marshal(map[string]any{"op": "eval", "id": id, "session": session, "cells": []any{map[string]any{"code": code}}})
-	s.stdin.Write(append(line, '\n'))
+	line, _ := json.Marshal(map[string]any{"op": "eval", "id": id, "session": session, "cells": []any{map[string]any{"code": code, "timeout": 600}}})
+	s.write(append(line, '\n'))
 	<-ch
+}
+
+func (s *benchServe) write(line []byte) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.stdin.Write(line)
+}
+
+// BenchmarkServeToolCall: a tool call from Python code in a cell to the
+// serve client and back (target p50 <= 1 ms on loopback), timed inside the
+// cell so only the bridge and the client's answer count.
+func BenchmarkServeToolCall(b *testing.B) {
+	s := startBenchServe(b)
+	s.eval("warm", "s", "tool.ping()")
+	code := fmt.Sprintf(`import time
+lat = []
+for _ in range(%d):
+    t = time.perf_counter()
+    tool.ping(x=1)
+    lat.append(time.perf_counter() - t)
+lat.sort()
+print(lat[len(lat)//2] * 1e3, lat[len(lat)*9//10] * 1e3)`, max(b.N, 20))
+	b.ResetTimer()
+	s.eval("calls", "s", code)
+	b.StopTimer()
+	var p50, p90 float64
+	s.mu.Lock()
+	fmt.Sscan(string(s.stdout["calls"]), &p50, &p90)
+	s.mu.Unlock()
+	b.ReportMetric(p50, "p50-ms")
+	b.ReportMetric(p90, "p90-ms")
 }
 
 // BenchmarkServeRoundTrip: request line in, end line out, for a one-cell
