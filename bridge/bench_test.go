@@ -123,7 +123,7 @@ func pythonRoundTrip(b *testing.B, tools Tools) {
 	s.RunHook("s", "r", true)
 	anchor := bareServer(b)
 	n := max(b.N, 200)
-	cmd := exec.Command(py, "testdata/bench_client.py", "testdata/tool_helper.py", itoa(n), anchor)
+	cmd := exec.Command(py, "testdata/bench_client.py", helperFile(b), itoa(n), anchor)
 	cmd.Env = append(os.Environ(), EnvURL+"="+env[EnvURL], EnvToken+"="+env[EnvToken], EnvSession+"=s", EnvRun+"=r")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

@@ -55,13 +55,14 @@
 //
 // # Python helper
 //
-// testdata/tool_helper.py is the helper meant for the runner's prelude (and
-// tested here against the real server): tool.NAME(**args) and
+// The helper lives in the runner's prelude (runner/prelude.py), and the tests
+// here run that very file against the real server: tool.NAME(**args) and
 // tool("NAME", **args) return the value, raise ToolError with the host's
 // message on ok:false or any non-200 reply, and raise ToolError("tool bridge
 // is unavailable ...") when the variables are missing. It keeps one
 // keep-alive connection per thread, so it is safe from threads; from asyncio
-// code a call blocks the loop, so use await asyncio.to_thread(tool.NAME, ...).
+// code a call blocks the loop, so use await tool.acall("NAME", ...) or
+// asyncio.to_thread.
 //
 // # Relay
 //

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/runner"
 )
 
 // python runs a script with the bridge's environment, as an interpreter that
@@ -100,7 +102,7 @@ func TestPythonHelper(t *testing.T) {
 	b := start(t, echoTools, Options{})
 	b.RunHook("s1", "r1-0", true)
 	defer b.RunHook("s1", "r1-0", false)
-	got := python(t, b, "s1", "r1-0", "testdata/e2e_helper.py", "testdata/tool_helper.py")
+	got := python(t, b, "s1", "r1-0", "testdata/e2e_helper.py", helperFile(t))
 	golden(t, "python_helper", got)
 	// Not left to the golden file alone: each thread got its own answer.
 	for i, v := range got["threads"].([]any) {
@@ -121,8 +123,19 @@ exec(open(sys.argv[1]).read())
 first = tool.echo(i=1)["args"]["i"]
 time.sleep(0.5)
 print(json.dumps({"values": [first, tool.echo(i=2)["args"]["i"]]}))`
-	got := python(t, b, "s1", "r1", "-c", script, "testdata/tool_helper.py")
+	got := python(t, b, "s1", "r1", "-c", script, helperFile(t))
 	if g := asJSON(got["values"]); g != `[1,2]` {
 		t.Errorf("values = %s, want [1,2]", g)
 	}
+}
+
+// helperFile writes the runner's prelude, which holds the tool helper that
+// cells use, so these tests exercise the shipped helper, not a copy.
+func helperFile(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "prelude.py")
+	if err := os.WriteFile(path, []byte(runner.Prelude()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }

@@ -1,4 +1,4 @@
-# Drives the proposed prelude helper (tool_helper.py) against the real bridge.
+# Drives the runner prelude's tool helper against the real bridge.
 import asyncio
 import json
 import os
