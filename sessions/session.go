@@ -215,30 +215,25 @@ func (s *session) drop(lang string) {
 }
 
 // killAll drops every executor: the state of the whole session is gone.
-func (s *session) killAll() {
-	s.mu.Lock()
-	execs := s.execs
-	s.execs = map[string]Executor{}
-	s.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, ex := range execs {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = ex.Kill() }()
-	}
-	wg.Wait()
-}
+func (s *session) killAll() { s.stopAll(false, Executor.Kill) }
 
 // shutdown closes the session's executors gracefully; later requests fail.
-func (s *session) shutdown() {
+func (s *session) shutdown() { s.stopAll(true, Executor.Close) }
+
+// stopAll takes every executor out of the session and stops them in
+// parallel, returning when all are stopped.
+func (s *session) stopAll(closeSession bool, stop func(Executor) error) {
 	s.mu.Lock()
-	s.closed = true
+	if closeSession {
+		s.closed = true
+	}
 	execs := s.execs
 	s.execs = map[string]Executor{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ex := range execs {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = ex.Close() }()
+		go func() { defer wg.Done(); _ = stop(ex) }()
 	}
 	wg.Wait()
 }
