@@ -35,6 +35,7 @@ type runFlags struct {
 	session   string
 	ipython   bool
 	tools     []string
+	grace     time.Duration
 	backendFlags
 }
 
@@ -56,6 +57,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
 	f.backendFlags.register(fs)
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	if err := fs.Parse(args); err != nil {
@@ -138,6 +140,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	defer toolServer.Close()
 	reg := sessions.New(sessions.Config{
 		Starters: starters,
+		Grace:    f.grace,
 		EnvHook:  toolServer.Env,
 		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 		Home:     home,
