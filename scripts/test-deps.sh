@@ -12,6 +12,9 @@ for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbfor
 done
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing python packages: ${need[*]}"
-  "$py" -m pip install --quiet --disable-pip-version-check "${need[@]}"
+  pip=("$py" -m pip install --quiet --disable-pip-version-check)
+  # A distribution's own Python refuses installs outside a venv (PEP 668);
+  # the tests drive that interpreter, so install into it anyway.
+  "${pip[@]}" "${need[@]}" || "${pip[@]}" --break-system-packages "${need[@]}"
 fi
 command -v bash >/dev/null || { apt-get update -qq && apt-get install -y -qq bash; }
