@@ -10,6 +10,10 @@ for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbfor
   mod=${spec%%:*} pkg=${spec##*:}
   "$py" -c "import $mod" 2>/dev/null || need+=("$pkg")
 done
+if [ ${#need[@]} -gt 0 ] && ! "$py" -m pip --version >/dev/null 2>&1; then
+  echo "installing pip for $py"
+  apt-get update -qq && apt-get install -y -qq python3-pip python3-venv
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing python packages: ${need[*]}"
   pip=("$py" -m pip install --quiet --disable-pip-version-check)
