@@ -107,7 +107,11 @@ def main():
         anchor_rows.append(f"| {name} | {rx(ar)} | {rx(sr)} | {rx(gr)} | {rx(jr)} | {target} |")
 
     flood = ev.get("floodMiB")
-    errors = "".join(f"\nNot measured: {k}: {v}\n" for k, v in sorted((ev.get("errors") or {}).items()))
+    errs = ev.get("errors") or {}
+    errors = ""
+    if errs:
+        errors = "\nNot measured (each figure checks its output, so a backend that drops output fails it):\n\n" + "".join(
+            f"- {k}: `{line[:300]}`\n" for k, v in sorted(errs.items()) for line in v.splitlines())
     mach = machine(a.load)
     versions = {"evalhost": a.commit, "go": go_version(), "python": jp.get("pythonVersion"),
                 "jupyter_client": jp.get("jupyter_client"), "ipykernel": jp.get("ipykernel")}
@@ -164,7 +168,7 @@ Python {versions['python']}, jupyter_client {versions['jupyter_client']}, ipyker
         f.write(md)
     with open(a.json, "w") as f:
         json.dump({"machine": mach, "versions": versions, "runs": ev.get("runs"), "floodMiB": flood,
-                   "evalhost": E, "jupyter": J, "ratios": ratios}, f, indent=2)
+                   "evalhost": E, "jupyter": J, "errors": errs, "ratios": ratios}, f, indent=2)
         f.write("\n")
 
 
