@@ -67,12 +67,18 @@ func (k *Kernel) discardStale() {
 	}
 }
 
-// sendCell sends the cell's execute_request.
+// sendCell sends the cell's execute_request. The run id rides in the
+// message's metadata, where the start snippet's pre_run_cell hook reads it
+// into EVALHOST_RUN for the tool bridge: no extra round trip per cell.
 func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
-	id, err := k.send(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
+	var meta json.RawMessage
+	if c.req.Run != "" {
+		meta, _ = json.Marshal(map[string]string{runMetadataKey: c.req.Run})
+	}
+	id, err := k.sendWith(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
 		Code: c.req.Code, StoreHistory: true, AllowStdin: true, StopOnError: true,
 		UserExpressions: map[string]string{},
-	})
+	}, meta)
 	if err != nil {
 		return k.sendFailed(c, err)
 	}

@@ -177,9 +177,17 @@ func (k *Kernel) end(err error) {
 
 // send writes one message on the websocket.
 func (k *Kernel) send(ctx context.Context, channel, msgType string, content any) (string, error) {
+	return k.sendWith(ctx, channel, msgType, content, nil)
+}
+
+// sendWith sends a message with message-level metadata (nil for none).
+func (k *Kernel) sendWith(ctx context.Context, channel, msgType string, content any, metadata json.RawMessage) (string, error) {
 	m, err := newMessage(k.session, channel, msgType, content)
 	if err != nil {
 		return "", err
+	}
+	if metadata != nil {
+		m.Metadata = metadata
 	}
 	if err := k.write(ctx, m); err != nil {
 		return "", err

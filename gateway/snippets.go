@@ -18,7 +18,7 @@ func setupCode(cwd string, env map[string]*string) string {
         if cwd in sys.path:
             sys.path.remove(cwd)
         sys.path.insert(0, cwd)
-    for k, v in env.items():
+    for k, v in (env or {}).items():
         if v is None:
             os.environ.pop(k, None)
         else:
@@ -37,8 +37,13 @@ const infoMarker = "\x1eEVH-INFO "
 // warnMarker starts a line the module loader prints per failed module.
 const warnMarker = "\x1eEVH-WARN "
 
+// runMetadataKey carries a cell's run id in its execute_request metadata.
+const runMetadataKey = "evalhost_run"
+
 // startCode makes input() fail at once after the host's empty input_reply,
-// and prints the kernel's python version, pid and executable.
+// exposes each cell's run id as EVALHOST_RUN (read from its request's
+// metadata before the cell runs, as the runner sets it), and prints the
+// kernel's python version, pid and executable.
 func startCode() string {
 	return `def __evh_start():
     import json, os, sys, platform
@@ -52,6 +57,20 @@ func startCode() string {
             asked(prompt)
             raise StdinNotImplementedError(` + pyString(stdinMessage) + `)
         kernel.raw_input = raw_input
+    if kernel is not None:
+        def run_id(*_):
+            try:
+                parent = kernel.get_parent("shell")
+            except TypeError:
+                parent = kernel.get_parent()
+            except AttributeError:
+                parent = getattr(kernel, "_parent_header", None) or {}
+            run = ((parent or {}).get("metadata") or {}).get(` + pyString(runMetadataKey) + `)
+            if run:
+                os.environ["EVALHOST_RUN"] = run
+            else:
+                os.environ.pop("EVALHOST_RUN", None)
+        ip.events.register("pre_run_cell", run_id)
     try:
         import ipykernel
         version = ipykernel.__version__

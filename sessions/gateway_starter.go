@@ -2,12 +2,10 @@ package sessions
 
 import (
 	"context"
-	"maps"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway"
 )
 
@@ -58,7 +56,7 @@ func GatewayStarter(g GatewayConfig) Starter {
 		if err != nil {
 			return nil, err
 		}
-		return gatewayKernel{k}, nil
+		return k, nil
 	}
 }
 
@@ -73,21 +71,4 @@ func kernelEnv(env []string) map[string]*string {
 		}
 	}
 	return out
-}
-
-// gatewayKernel exposes each cell's run id to the tool bridge helper, as
-// the runner does with EVALHOST_RUN.
-type gatewayKernel struct{ *gateway.Kernel }
-
-func (k gatewayKernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
-	if req.Run != "" {
-		env := maps.Clone(req.Env)
-		if env == nil {
-			env = map[string]*string{}
-		}
-		run := req.Run
-		env["EVALHOST_RUN"] = &run
-		req.Env = env
-	}
-	return k.Kernel.Execute(ctx, req, emit)
 }

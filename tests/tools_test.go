@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,3 +69,23 @@ func TestServeToolCall(t *testing.T) {
 }
 
 func toolCalls(lines []map[string]any) []map[string]any { return ofType(lines, "tool_call") }
+
+// Kernels behind the gateway reach the same tools: the run id travels in
+// the execute_request's metadata.
+func TestRunToolGatewayBackend(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import kernel_gateway, ipykernel").Run(); err != nil {
+		t.Skip("jupyter_kernel_gateway and ipykernel are not installed")
+	}
+	home := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() { run("gateway", "stop") })
+	out, err := run("run", "--backend", "gateway", "--tool", "echo=cat", "-c", "print(tool.echo(a=1))", "-c", "print(tool('echo', b=[2]))")
+	if err != nil || !strings.Contains(out, "{'a': 1}") || !strings.Contains(out, "{'b': [2]}") {
+		t.Fatalf("tool calls from gateway kernels: %v\n%s", err, out)
+	}
+}
