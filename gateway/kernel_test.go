@@ -256,3 +256,28 @@ func TestDefaultPreludeIsTheRunners(t *testing.T) {
 		t.Errorf("runner prelude helpers missing: %q, %v", got, err)
 	}
 }
+
+// Output faster than Jupyter's default iopub limit (1 MB/s) arrives whole:
+// the shared gateway is started without that throttle, which would replace
+// it with "IOPub data rate exceeded" and still report the cell ok.
+func TestBulkOutputNotThrottled(t *testing.T) {
+	k := shared(t)
+	const lines, width = 160, 65535 // about 10 MiB in well under a second
+	n := 0
+	done, err := k.Execute(context.Background(), frames.Request{ID: "bulk",
+		Code: "import sys\nfor _ in range(160): sys.stdout.write('x' * 65535 + '\\n')"},
+		func(f frames.Frame) {
+			if f.Type == frames.TypeStdout {
+				n += len(f.Data)
+			}
+			if f.Type == frames.TypeStderr && strings.Contains(f.Data, "rate exceeded") {
+				t.Errorf("output was throttled: %q", f.Data)
+			}
+		})
+	if err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("done %+v, err %v", done, err)
+	}
+	if want := lines * (width + 1); n != want {
+		t.Fatalf("stdout bytes %d, want %d", n, want)
+	}
+}

@@ -39,7 +39,11 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 	cmd := exec.Command(python, "-m", "kernel_gateway",
 		"--KernelGatewayApp.ip=127.0.0.1",
 		"--KernelGatewayApp.port="+strconv.Itoa(port),
-		"--KernelGatewayApp.port_retries=0")
+		"--KernelGatewayApp.port_retries=0",
+		// Jupyter's websocket throttles iopub at 1 MB/s and then replaces
+		// output with "IOPub data rate exceeded"; evalhost bounds output
+		// itself and must never lose it silently.
+		"--ZMQChannelsWebsocketConnection.limit_rate=False")
 	// The token goes in the environment, not argv, where ps would show it.
 	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = log, log
