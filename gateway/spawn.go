@@ -43,7 +43,10 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 		// Jupyter's websocket throttles iopub at 1 MB/s and then replaces
 		// output with "IOPub data rate exceeded"; evalhost bounds output
 		// itself and must never lose it silently.
-		"--ZMQChannelsWebsocketConnection.limit_rate=False")
+		"--ZMQChannelsWebsocketConnection.limit_rate=False",
+		// The restarter polls kernels this often; a dead kernel is reported
+		// (and its cell retried) only then. Jupyter waits 3 s.
+		"--KernelRestarter.time_to_dead=0.25")
 	// The token goes in the environment, not argv, where ps would show it.
 	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = log, log
