@@ -254,29 +254,33 @@ func (r *Registry) CloseSession(id string) bool {
 	return len(found) > 0
 }
 
-// Reset restarts the interpreters of the session (id, cwd) in queue order.
+// Reset restarts the interpreters of the session (id, cwd), whatever its
+// interpreter or engine, in queue order: requests queued before it finish
+// first. Resetting a session that does not exist is a no-op.
 func (r *Registry) Reset(ctx context.Context, id, cwd string) error {
-	req := Request{Session: id, Cwd: cwd, Cells: []Cell{{Language: LangShell}}}
-	if err := req.validate(); err != nil {
-		return err
+	if cwd == "" {
+		cwd = "."
 	}
-	s, err := r.lookup(&req)
+	abs, err := checkCwd(cwd)
 	if err != nil {
 		return err
 	}
-	if err := s.beginReset(); err != nil {
-		return err
+	if id == "" {
+		id = "default"
 	}
-	defer s.endReset()
-	turn, err := s.enqueue()
-	if err != nil {
-		return err
+	r.mu.Lock()
+	var targets []*session
+	for k, s := range r.sessions {
+		if k.Session == id && k.Cwd == abs {
+			targets = append(targets, s)
+		}
 	}
-	if err := turn.wait(ctx); err != nil {
-		return err
+	r.mu.Unlock()
+	for _, s := range targets {
+		if err := s.reset(ctx); err != nil {
+			return err
+		}
 	}
-	defer turn.release()
-	s.killAll()
 	return nil
 }
 

@@ -124,6 +124,25 @@ func (s *session) endReset() {
 	s.mu.Unlock()
 }
 
+// reset waits for the session's turn and kills its interpreters; a second
+// reset while one is in progress is refused.
+func (s *session) reset(ctx context.Context) error {
+	if err := s.beginReset(); err != nil {
+		return err
+	}
+	defer s.endReset()
+	turn, err := s.enqueue()
+	if err != nil {
+		return err
+	}
+	if err := turn.wait(ctx); err != nil {
+		return err
+	}
+	defer turn.release()
+	s.killAll()
+	return nil
+}
+
 // executor returns the live executor for lang, starting one when there is
 // none or the last one died. started reports a new one; replaced reports
 // that a dead one was dropped.

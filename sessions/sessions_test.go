@@ -443,3 +443,27 @@ func TestMemoryGuardRecycles(t *testing.T) {
 		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.text())
 	}
 }
+
+// A reset finds the session whatever engine it runs (here full IPython
+// mode, part of the session's key), and resetting no session is a no-op.
+func TestResetFindsSessionByIDAndCwd(t *testing.T) {
+	if exec.Command("python3", "-c", "import IPython").Run() != nil {
+		t.Skip("IPython is not installed")
+	}
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	req := Request{Session: "ip", Cwd: dir, IPython: true, Cells: []Cell{py("v = 1")}}
+	if res, c := eval(t, r, req); res.Status != StatusOK {
+		t.Fatalf("%s %q", res.Status, c.text())
+	}
+	if err := r.Reset(context.Background(), "ip", dir); err != nil {
+		t.Fatal(err)
+	}
+	req.Cells = []Cell{py("print('v' in globals())")}
+	if _, c := eval(t, r, req); !strings.Contains(c.text(), "False") {
+		t.Fatalf("state after reset: %q", c.text())
+	}
+	if err := r.Reset(context.Background(), "nobody", dir); err != nil || len(r.Sessions()) != 1 {
+		t.Fatalf("reset of a missing session: %v, %d sessions", err, len(r.Sessions()))
+	}
+}
