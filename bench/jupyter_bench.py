@@ -126,12 +126,21 @@ def warm(k, runs, out):
 
 
 def interrupt(k, runs, out):
+    """From busy to idle after interrupt_kernel(). ipykernel ignores an
+    interrupt that lands before the cell really started, so it is repeated
+    every 0.5 s until the cell ends, as evalhost's gateway client does; the
+    figure is still measured from the first one."""
     ds = []
     for _ in range(runs):
         msg_id = k.kc.execute("import time\ntime.sleep(100)", store_history=False)
         sent = None
         while True:
-            msg = k.kc.get_iopub_msg(timeout=60)
+            try:
+                msg = k.kc.get_iopub_msg(timeout=0.5)
+            except queue.Empty:
+                if sent is not None:
+                    k.km.interrupt_kernel()
+                continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             st = msg["content"].get("execution_state")
@@ -141,7 +150,8 @@ def interrupt(k, runs, out):
             elif st == "idle":
                 break
         ds.append(time.perf_counter() - sent)
-        k.kc.get_shell_msg(timeout=60)
+        while k.kc.get_shell_msg(timeout=60)["parent_header"].get("msg_id") != msg_id:
+            pass
     out["interrupt_ms"] = statistics.median(ds) * 1e3
 
 
