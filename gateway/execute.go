@@ -22,7 +22,8 @@ const DefaultGrace = 2 * time.Second
 // cell is the state of one Execute.
 type cell struct {
 	req      frames.Request
-	emit     func(frames.Frame)
+	emit     func(frames.Frame) // a frame of the cell, after started
+	out      func(frames.Frame) // the caller's emit
 	msgID    string
 	setupErr *errorContent
 
@@ -31,6 +32,9 @@ type cell struct {
 	stdinAsked          bool
 	interrupted, killed bool
 	acked               bool // interrupt_reply seen
+	executing           bool // execute_input seen: the kernel runs the cell's code
+	began               bool // the started frame is out
+	pendingInterrupt    bool // cancelled before that: interrupt once it runs
 }
 
 // Execute runs req as one cell; see the package doc for the contract.
@@ -43,8 +47,14 @@ func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(fram
 		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, err)
 	}
 	k.discardStale()
-	c := &cell{req: req, emit: emit}
-	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
+	c := &cell{req: req, out: emit}
+	// started goes out when the kernel begins the cell's code (execute_input),
+	// as the runner sends it, or before any earlier frame of the cell.
+	c.emit = func(f frames.Frame) {
+		c.begin()
+		emit(f)
+	}
+	defer c.begin()
 	if ok, err := k.applySetup(ctx, c); err != nil {
 		return frames.Frame{}, err
 	} else if !ok {
@@ -134,16 +144,32 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		}
 		return resend.C
 	}
+	interrupt := func() {
+		fallback = time.After(restFallback)
+		if k.sendInterrupt() != nil {
+			fallback = time.After(0)
+		}
+		resend = time.NewTicker(resendEvery)
+	}
+	// ipykernel ignores an interrupt that arrives before it runs the cell's
+	// code, so a cancel that early waits for execute_input.
+	handle := func(in inbound) {
+		k.handle(c, in)
+		if c.pendingInterrupt && c.executing {
+			c.pendingInterrupt = false
+			interrupt()
+		}
+	}
 	for !(c.gotReply && c.gotIdle) {
 		select {
 		case in := <-k.in:
-			k.handle(c, in)
+			handle(in)
 			continue
 		default:
 		}
 		select {
 		case in := <-k.in:
-			k.handle(c, in)
+			handle(in)
 		case <-k.done:
 			k.drain(c)
 			if c.gotReply && c.gotIdle {
@@ -153,11 +179,11 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		case <-ctxDone:
 			ctxDone = nil
 			c.interrupted = true
-			fallback = time.After(restFallback)
-			if k.sendInterrupt() != nil {
-				fallback = time.After(0)
+			if c.executing {
+				interrupt()
+			} else {
+				c.pendingInterrupt = true
 			}
-			resend = time.NewTicker(resendEvery)
 			grace = time.After(k.grace)
 		case <-tick():
 			_ = k.sendInterrupt()
@@ -196,6 +222,14 @@ func (k *Kernel) drain(c *cell) {
 		default:
 			return
 		}
+	}
+}
+
+// begin sends the started frame once.
+func (c *cell) begin() {
+	if !c.began {
+		c.began = true
+		c.out(frames.Frame{Type: frames.TypeStarted, ID: c.req.ID})
 	}
 }
 
@@ -249,6 +283,9 @@ func (k *Kernel) handleCell(c *cell, m *message) {
 		return
 	}
 	switch m.Header.MsgType {
+	case "execute_input":
+		c.executing = true
+		c.begin()
 	case "status":
 		var st statusContent
 		if json.Unmarshal(m.Content, &st) == nil && st.ExecutionState == "idle" {
