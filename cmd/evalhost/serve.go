@@ -249,7 +249,8 @@ func (s *server) eval(root gjson.Result) {
 	s.inflight[req.ID] = fl
 	s.mu.Unlock()
 	id := req.ID
-	req.OnCellEnd = func(res sessions.CellResult) { s.cellEnd(id, res) }
+	lastCell := len(req.Cells) - 1
+	req.OnCellEnd = func(res sessions.CellResult) { s.cellEnd(id, res, res.Index == lastCell) }
 	// Queue now, in the reader's order, so one session's requests run in the
 	// order they arrived; only running them happens in the background.
 	job, err := s.reg.Queue(req)
@@ -286,17 +287,18 @@ func (s *server) frame(id string, fl *inflight, cell int, f frames.Frame) {
 	s.out.frame(cell, &f)
 }
 
-func (s *server) cellEnd(id string, res sessions.CellResult) {
+func (s *server) cellEnd(id string, res sessions.CellResult, last bool) {
 	s.mu.Lock()
 	if fl := s.inflight[id]; fl != nil {
 		fl.cell = -1
 	}
 	s.mu.Unlock()
-	s.out.object(struct {
+	// The last cell's cell_end is followed at once by the request's end.
+	s.out.objectHeld(struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 		sessions.CellResult
-	}{"cell_end", id, res})
+	}{"cell_end", id, res}, last)
 }
 
 func (s *server) finish(id string) {
