@@ -350,7 +350,9 @@ func TestShellCells(t *testing.T) {
 	if res.Cells[0].Status != StatusError || !strings.Contains(c.text(), "3") {
 		t.Fatalf("exit 3 cell = %+v output %q", res.Cells[0], c.text())
 	}
-	if res.Cells[1].Status != StatusOK || !strings.Contains(c.text(), "fresh") || strings.Contains(c.text(), "/tmp") {
+	// A new shell starts in the session's cwd, not in the /tmp the old one had cd'd to.
+	wd, _ := os.Getwd()
+	if res.Cells[1].Status != StatusOK || !strings.Contains(c.text(), "fresh\n"+wd+"\n") {
 		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.text())
 	}
 }
