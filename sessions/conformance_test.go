@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/gateway"
 )
 
 // backendCase is one way to run Python cells.
@@ -132,6 +133,14 @@ func TestConformance(t *testing.T) {
 				t.Skip(why)
 			}
 			home := t.TempDir()
+			// The shared gateway outlives its users by design; the test's
+			// own one ends with the test (cleanups run last-registered first,
+			// so this runs after the registry closed its kernels).
+			t.Cleanup(func() {
+				if err := gateway.Stop(context.Background(), home); err != nil {
+					t.Errorf("stopping the test's gateway: %v", err)
+				}
+			})
 			r := newTestRegistry(t, Config{Home: home, Grace: 3 * time.Second,
 				Starters: map[string]Starter{LangPython: b.starter(home)}})
 			dir, _ := filepath.EvalSymlinks(t.TempDir())

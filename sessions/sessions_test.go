@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,8 +39,50 @@ func newTestRegistry(t *testing.T, cfg Config) *Registry {
 			t.Errorf("Close: %v", err)
 		}
 		checkNoLeaks(t, before)
+		checkNoChildren(t)
 	})
 	return r
+}
+
+// checkNoChildren fails for any live child process left after Close: every
+// interpreter and shell must be reaped. The shared kernel gateway is
+// exempt; it outlives its users by design and tests stop it themselves.
+func checkNoChildren(t *testing.T) {
+	t.Helper()
+	var left []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left = liveChildren()
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, c := range left {
+		t.Errorf("child process left after Close: %s", c)
+	}
+}
+
+func liveChildren() []string {
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	me := strconv.Itoa(os.Getpid())
+	var out []string
+	for _, p := range procs {
+		stat, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so split after ")".
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 || fields[1] != me || fields[0] == "Z" {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		line := strings.ReplaceAll(string(cmd), "\x00", " ")
+		if !strings.Contains(line, "kernel_gateway") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
 
 func checkNoLeaks(t *testing.T, before int) {
