@@ -42,8 +42,14 @@
 // which it was written. A frame the runner drops (over the line limit) gets
 // no mark. A runner that writes none still works: the host then waits a few
 // milliseconds for each such frame and delivers it after the text read so
-// far. Between stdout and stderr, order is kept only as far as arrival shows
-// it (two pipes read concurrently).
+// far.
+//
+// Between stdout and stderr the same mechanism keeps the order: when the
+// runner's sys.stdout and sys.stderr switch from one descriptor to the other,
+// the runner writes a position mark to both and a sync frame before the new
+// bytes, so text written before the switch on either pipe is delivered
+// before text written after it. Bytes that reach fd 1/2 without the runner's
+// streams (os.write, subprocesses) keep their order within their pipe.
 //
 // # Lines
 //
@@ -94,6 +100,9 @@
 //	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
 //	    caused by an interrupt from the host.
+//	{"type":"sync","id":ID}
+//	    Runner → host only: the cell's writes switched between fd 1 and fd 2
+//	    here (see Order). The host consumes it; no backend emits it.
 //
 // Unknown fields are ignored by readers, so either end may add fields without
 // a version bump; a new frame type is a minor version bump of [Version].

@@ -26,6 +26,7 @@ const (
 	TypeInput
 	TypeWarning
 	TypeDone
+	TypeSync
 	typeCount
 )
 
@@ -43,6 +44,7 @@ var typeNames = [typeCount]string{
 	TypeInput:         "input",
 	TypeWarning:       "warning",
 	TypeDone:          "done",
+	TypeSync:          "sync",
 }
 
 // String returns the wire name of t.

@@ -81,3 +81,45 @@ func TestDisplayStreamsBeforeLaterText(t *testing.T) {
 		t.Fatalf("order = %q, want the display before the later text", got)
 	}
 }
+
+// Lines written alternately to sys.stdout and sys.stderr come out in the
+// order written, though they travel on two pipes: the runner syncs the
+// streams whenever its writes switch between them.
+func TestStdoutStderrKeepOrder(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	const n = 200
+	r := execute(t, p, context.Background(), fmt.Sprintf(
+		"import sys\nfor i in range(%d):\n    print('o', i)\n    print('e', i, file=sys.stderr)\n    if i %% 7 == 0: display(i)", n))
+	if r.err != nil || r.done.Status != frames.StatusOK {
+		t.Fatalf("done = %+v, err = %v", r.done, r.err)
+	}
+	var got, want []string
+	for _, f := range r.frames {
+		switch f.Type {
+		case frames.TypeStdout, frames.TypeStderr:
+			for _, line := range strings.Split(strings.TrimSuffix(f.Data, "\n"), "\n") {
+				got = append(got, line)
+			}
+		case frames.TypeDisplay:
+			s, _ := f.Bundle.Text("text/plain")
+			got = append(got, "D"+s)
+		case frames.TypeSync:
+			t.Fatalf("a sync frame reached the caller")
+		}
+	}
+	for i := range n {
+		want = append(want, fmt.Sprint("o ", i), fmt.Sprint("e ", i))
+		if i%7 == 0 {
+			want = append(want, fmt.Sprint("D", i))
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("order differs at item %d: got %q, want %q", i, got[max(0, i-3):min(len(got), i+4)], want[max(0, i-3):min(len(want), i+4)])
+			}
+		}
+		t.Fatalf("got %d items, want %d", len(got), len(want))
+	}
+}

@@ -26,7 +26,7 @@ const posWait = 5 * time.Millisecond
 func ordered(t frames.Type) bool {
 	switch t {
 	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeClearOutput,
-		frames.TypeResult, frames.TypeError, frames.TypeInput:
+		frames.TypeResult, frames.TypeError, frames.TypeInput, frames.TypeSync:
 		return true
 	}
 	return false

@@ -206,8 +206,12 @@ func (r *router) releaseHeld(all bool) {
 	}
 }
 
-// deliver hands f to the cell; done is kept until the end marks are in.
+// deliver hands f to the cell; done is kept until the end marks are in; a
+// sync frame has done its work once its place is reached.
 func (r *router) deliver(f frames.Frame) {
+	if f.Type == frames.TypeSync {
+		return
+	}
 	if f.Type != frames.TypeDone {
 		r.cur.out <- f
 		return

@@ -301,8 +301,49 @@ class _NoStdin(io.TextIOBase):
         _deny_stdin()
 
 
+_last_fd = 0  # the output fd the runner's own streams wrote last in this cell
+
+
+class _TrackedFileIO(io.FileIO):
+    """fd 1 or 2 under sys.stdout/sys.stderr. A write that switches from one
+    to the other is preceded by a stream sync, so the host can keep the
+    order of the two pipes (frames doc, "Order"). Buffered writers call this
+    once per flush, not per print."""
+
+    def write(self, b):
+        global _last_fd
+        if _last_fd != self._evh_fd:
+            if _last_fd:
+                _sync_streams()
+            _last_fd = self._evh_fd
+        return io.FileIO.write(self, b)
+
+
+def _sync_streams():
+    """A position mark on fd 1 and fd 2 and a sync frame: text written before
+    it on either pipe reaches the host's consumer before text written after.
+    It never flushes: it runs inside a stream's flush."""
+    if not (_positioning and _nonce) or _forked:
+        return
+    pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
+    data = ('{"type":"sync","id":%s}\n' % _qid).encode()
+    with _send_lock:
+        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
+        try:
+            _mark(1, pos)
+            _mark(2, pos)
+            view = memoryview(data)
+            while view:
+                view = view[_os_write(_frames_fd, view):]
+        except BrokenPipeError:
+            os._exit(1)
+        finally:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
 def _stream(fd, name, cls):
-    raw = io.FileIO(fd, "w", closefd=False)
+    raw = _TrackedFileIO(fd, "w", closefd=False)
+    raw._evh_fd = fd
     raw.name = name
     s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
     s.mode = "w"
@@ -881,7 +922,7 @@ def _after_cell(status):
 
 def _cell(req):
     """Run one execute request: started, the cell, sync marks, done."""
-    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid
+    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid, _last_fd
     rid = req.get("id")
     if type(rid) is not str or not rid:
         _warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
@@ -891,6 +932,7 @@ def _cell(req):
     status, cancelled = "error", False
     _in_cell = True  # before "started": an interrupt after it must land
     _positioning = True
+    _last_fd = 0
     _gate.release()
     try:
         try:
