@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+func TestParseEval(t *testing.T) {
+	tests := []struct {
+		name, line, wantErr string
+	}{
+		{"minimal", `{"op":"eval","id":"r1","cells":[{"code":"1"}]}`, ""},
+		{"full", `{"op":"eval","id":"r1","session":"s","cwd":"/tmp","mode":"per-call","env":{"A":"1"},"keepGoing":true,"ipython":false,"cells":[{"language":"sh","code":"ls","title":"t","reset":true,"timeout":2.5}]}`, ""},
+		{"no id", `{"op":"eval","cells":[{"code":"1"}]}`, `missing "id"`},
+		{"empty id", `{"op":"eval","id":"","cells":[{"code":"1"}]}`, `"id" must not be empty`},
+		{"cells not array", `{"op":"eval","id":"r","cells":{}}`, `"cells" must be a non-empty array`},
+		{"no cells", `{"op":"eval","id":"r","cells":[]}`, `"cells" must be a non-empty array`},
+		{"cell not object", `{"op":"eval","id":"r","cells":["1"]}`, "cells[0] must be an object"},
+		{"bad language", `{"op":"eval","id":"r","cells":[{"language":"js","code":"1"}]}`, `cells[0].language must be "py" or "sh"`},
+		{"code not string", `{"op":"eval","id":"r","cells":[{"code":1}]}`, "cells[0].code must be a string"},
+		{"negative timeout", `{"op":"eval","id":"r","cells":[{"code":"1","timeout":-1}]}`, "cells[0].timeout must be a positive number"},
+		{"env value not string", `{"op":"eval","id":"r","env":{"A":1},"cells":[{"code":"1"}]}`, `"env.A" must be a string`},
+		{"keepGoing not bool", `{"op":"eval","id":"r","keepGoing":"yes","cells":[{"code":"1"}]}`, `"keepGoing" must be true or false`},
+		{"session not string", `{"op":"eval","id":"r","session":7,"cells":[{"code":"1"}]}`, `"session" must be a string`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseEval(gjson.Parse(tt.line))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("parseEval: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.msg, tt.wantErr)):
+				t.Fatalf("parseEval error = %v, want it to say %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func FuzzParseEval(f *testing.F) {
+	f.Add(`{"op":"eval","id":"r1","cells":[{"code":"1"}]}`)
+	f.Add(`{"op":"eval","id":"r1","env":{"A":"x"},"cells":[{"language":"sh","code":"ls","timeout":1e9}]}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		if !gjson.Valid(line) {
+			return
+		}
+		req, err := parseEval(gjson.Parse(line))
+		if err != nil {
+			if err.msg == "" {
+				t.Fatalf("an error without a message for %q", line)
+			}
+			return
+		}
+		if req.ID == "" || len(req.Cells) == 0 {
+			t.Fatalf("accepted a request without id or cells: %q", line)
+		}
+		for _, c := range req.Cells {
+			if c.Language != sessions.LangPython && c.Language != sessions.LangShell {
+				t.Fatalf("accepted language %q from %q", c.Language, line)
+			}
+			if c.Timeout < 0 || c.Timeout > sessions.MaxTimeout {
+				t.Fatalf("accepted timeout %v from %q", c.Timeout, line)
+			}
+		}
+	})
+}
