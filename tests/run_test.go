@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -109,5 +111,33 @@ func TestRunJSON(t *testing.T) {
 	}
 	if lastCount != 2 {
 		t.Fatalf("second done has executionCount %v, want 2", lastCount)
+	}
+}
+
+// --max-output shows each cell's bounded tail with a notice and points at
+// the artifact that holds every byte.
+func TestRunMaxOutput(t *testing.T) {
+	stdout, stderr, code := runEvalhost(t, "", "run", "--max-output", "2000", "-c", "for i in range(10000): print(i)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(stdout) > 4000 || !strings.Contains(stdout, "lines elided") || !strings.Contains(stdout, "9999\n") {
+		t.Fatalf("bounded view (%d bytes):\n%s", len(stdout), stdout)
+	}
+	i := strings.Index(stdout, "[artifact file: ")
+	if i < 0 {
+		t.Fatalf("no artifact path in:\n%s", stdout)
+	}
+	path := strings.TrimSuffix(strings.SplitN(stdout[i+len("[artifact file: "):], "\n", 2)[0], "]")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	if string(data) != want.String() {
+		t.Fatalf("artifact %s holds %d bytes, want all %d", path, len(data), want.Len())
 	}
 }

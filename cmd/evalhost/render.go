@@ -145,7 +145,7 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 		io.WriteString(h.stdout, strings.TrimRight(out.Text, "\n")+"\n")
 	}
 	if out.ArtifactPath != "" {
-		fmt.Fprintf(h.stdout, "[full output: %s]\n", out.ArtifactPath)
+		fmt.Fprintf(h.stdout, "[artifact file: %s]\n", out.ArtifactPath)
 	}
 }
 
