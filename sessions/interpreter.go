@@ -60,7 +60,7 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 	if explicit != "" {
 		path := explicit
 		if !strings.ContainsRune(explicit, os.PathSeparator) {
-			if p, err := exec.LookPath(explicit); err == nil {
+			if p, err := lookPath(explicit); err == nil {
 				path = p
 			}
 		}
@@ -87,7 +87,7 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 		}
 	}
 	for _, name := range []string{"python3", "python"} {
-		if p, err := exec.LookPath(name); err == nil {
+		if p, err := lookPath(name); err == nil {
 			out = append(out, candidate{"PATH", p, ""})
 		} else {
 			out = append(out, candidate{"PATH", name, ""})
@@ -103,6 +103,23 @@ func venvBin(exe string) string {
 		return bin
 	}
 	return ""
+}
+
+// lookPathCache remembers where a name was found on PATH: every request
+// resolves its interpreter, and searching PATH each time cost more than a
+// warm cell. Keyed by PATH too; only hits are kept, like probeCache.
+var lookPathCache sync.Map // name + "\x00" + PATH -> path
+
+func lookPath(name string) (string, error) {
+	key := name + "\x00" + os.Getenv("PATH")
+	if p, ok := lookPathCache.Load(key); ok {
+		return p.(string), nil
+	}
+	p, err := exec.LookPath(name)
+	if err == nil {
+		lookPathCache.Store(key, p)
+	}
+	return p, err
 }
 
 func probe(path string) probeResult {
