@@ -234,10 +234,8 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 // (a UTF-8 sequence the cell never finished), so live consumers see the
 // same text as the summary.
 func (c *cellRun) flushHeld() {
-	for _, t := range []frames.Type{frames.TypeStdout, frames.TypeStderr} {
-		if text := c.sink.sink.Flush(t); text != "" {
-			c.out(frames.Frame{Type: t, Data: text})
-		}
+	for _, f := range c.sink.held() {
+		c.out(f)
 	}
 }
 

@@ -23,6 +23,18 @@ func newCellSink(opts streamsink.Options) *cellSink {
 
 func (c *cellSink) frame(f frames.Frame) frames.Frame { return c.sink.Frame(f) }
 
+// held returns what the sink still holds of each stream (an unfinished
+// UTF-8 sequence) as frames, already sanitised.
+func (c *cellSink) held() []frames.Frame {
+	var out []frames.Frame
+	for _, t := range []frames.Type{frames.TypeStdout, frames.TypeStderr} {
+		if text := c.sink.Flush(t); text != "" {
+			out = append(out, frames.Frame{Type: t, Data: text})
+		}
+	}
+	return out
+}
+
 // dump closes the sink (finishing its artifact) and returns its summary.
 func (c *cellSink) dump() streamsink.Dump {
 	_ = c.sink.Close()
