@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,7 @@ func readLines(r *frames.Reader, out chan<- readResult) {
 
 // handle dispatches one line; it reports whether the server should stop.
 func (s *server) handle(line []byte) (stop bool) {
-	if len(trimSpace(line)) == 0 {
+	if len(bytes.TrimSpace(line)) == 0 {
 		return false
 	}
 	if !gjson.ValidBytes(line) {

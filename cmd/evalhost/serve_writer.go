@@ -65,16 +65,6 @@ func (lw *lineWriter) writeLocked(line []byte, hold bool) {
 	lw.w.Write(line)
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // quoteLine is the prefix of a bad line that an error quotes.
 func quoteLine(line []byte) string {
 	const limit = 200
