@@ -151,6 +151,12 @@ func (c *cellRun) execute(ctx context.Context) {
 		if started {
 			c.emit(ex.Ready())
 		}
+		if ctx.Err() != nil {
+			// Cancelled or timed out before the cell was sent: nothing to
+			// interrupt, and the interpreter keeps its state.
+			c.startFailed(ctx, ctx.Err())
+			return
+		}
 		done, err := c.attempt(ctx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {

@@ -512,3 +512,24 @@ func TestResetFindsSessionByIDAndCwd(t *testing.T) {
 		t.Fatalf("reset of a missing session: %v, %d sessions", err, len(r.Sessions()))
 	}
 }
+
+// A request whose context is already cancelled never disturbs the
+// interpreter: whether it stops in the queue or just after, state stays.
+func TestCancelledBeforeSend(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	eval(t, r, Request{Cells: []Cell{py("kept = 42\nran = 0")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 30 {
+		res, err := r.Eval(ctx, Request{Cells: []Cell{py("ran += 1")}}, nil)
+		if err != nil || res.Cells[0].Status != StatusCancelled || res.Cells[0].StateLost {
+			t.Fatalf("attempt %d: %+v %v; want cancelled with state kept", i, res.Cells[0], err)
+		}
+	}
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print('ran', ran)")}}); !strings.Contains(c.text(), "ran 0") {
+		t.Fatalf("a cancelled request's cell ran: %q", c.text())
+	}
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.text(), "42") {
+		t.Fatalf("state lost: %q", c.text())
+	}
+}
