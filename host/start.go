@@ -109,6 +109,7 @@ func (s *pipeSet) open() error {
 		if fd == 0 {
 			s.child[fd], s.parent[fd] = r, w
 		} else {
+			growPipe(w)
 			s.child[fd], s.parent[fd] = w, r
 		}
 	}
@@ -128,5 +129,17 @@ func (s *pipeSet) closeParent() {
 		if f != nil {
 			_ = f.Close()
 		}
+	}
+}
+
+// growPipe asks for a pipe buffer of pipeSize so a cell that prints in bulk
+// rarely waits for the host to drain the pipe. Failure is harmless: the pipe
+// keeps its default size.
+func growPipe(f *os.File) {
+	const fSetPipeSize = 1031 // F_SETPIPE_SZ, Linux
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, pipeSize)
+		})
 	}
 }

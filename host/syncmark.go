@@ -15,47 +15,38 @@ const maxMarkID = 256
 
 // segment is one piece of a raw stream: text, or a sync mark with its id.
 type segment struct {
-	text   []byte // aliases scanner or caller memory until the next Feed
+	text   []byte // aliases the data given to split
 	mark   string
 	isMark bool
 }
 
 // markScanner splits a raw output stream into text and sync marks
 // ("\x00\x1eEVH" + nonce + ":" + id + "\x1e\x00"). A mark may straddle reads,
-// so a trailing partial mark is held back until the next Feed, as is an
-// incomplete trailing UTF-8 sequence, so that text segments never split a rune
-// across two frames.
+// and so may a UTF-8 sequence; split reports how many trailing bytes must be
+// carried to the front of the next read, so that a mark is seen whole and
+// text segments never split a rune across two frames. The caller owns the
+// carrying, which lets every segment alias the caller's read buffer.
 type markScanner struct {
 	prefix []byte
-	held   []byte
-	buf    []byte
 }
 
 func newMarkScanner(nonce string) *markScanner {
 	return &markScanner{prefix: []byte("\x00\x1eEVH" + nonce + ":")}
 }
 
-// Feed scans p (after whatever was held back) and appends its segments to
-// segs. The segments alias memory that is valid until the next call.
-func (s *markScanner) Feed(p []byte, segs []segment) []segment {
-	data := p
-	if len(s.held) > 0 {
-		s.buf = append(append(s.buf[:0], s.held...), p...)
-		data = s.buf
-	}
-	s.held = s.held[:0]
+// split appends data's segments to segs and returns how many trailing bytes
+// of data it left out: the start of a mark or of a rune still missing bytes
+// (at most len(prefix)+maxMarkID+len(markTerm)). At the end of the stream
+// those bytes are text.
+func (s *markScanner) split(data []byte, segs []segment) ([]segment, int) {
 	for len(data) > 0 {
 		j := bytes.Index(data, s.prefix)
 		if j < 0 {
 			k := partialPrefix(data, s.prefix)
-			text := data[:k]
 			if k == len(data) {
-				k -= incompleteRuneTail(text)
-				text = data[:k]
+				k -= incompleteRuneTail(data)
 			}
-			segs = appendText(segs, text)
-			s.hold(data[k:])
-			return segs
+			return appendText(segs, data[:k]), len(data) - k
 		}
 		start := j + len(s.prefix)
 		t := bytes.Index(data[start:min(len(data), start+maxMarkID+len(markTerm))], []byte(markTerm))
@@ -66,28 +57,13 @@ func (s *markScanner) Feed(p []byte, segs []segment) []segment {
 				data = data[j+1:]
 				continue
 			}
-			segs = appendText(segs, data[:j])
-			s.hold(data[j:])
-			return segs
+			return appendText(segs, data[:j]), len(data) - j
 		}
 		segs = appendText(segs, data[:j])
 		segs = append(segs, segment{mark: string(data[start : start+t]), isMark: true})
 		data = data[start+t+len(markTerm):]
 	}
-	return segs
-}
-
-// Flush returns what is held back, as text, at the end of the stream.
-func (s *markScanner) Flush() []byte {
-	h := s.held
-	s.held = nil
-	return h
-}
-
-// hold keeps b for the next Feed; b may alias s.buf, so copy through a
-// separate slice.
-func (s *markScanner) hold(b []byte) {
-	s.held = append(s.held[:0], b...)
+	return segs, 0
 }
 
 func appendText(segs []segment, b []byte) []segment {

@@ -11,13 +11,18 @@ const testNonce = "0123abcd"
 
 func mark(id string) string { return "\x00\x1eEVH" + testNonce + ":" + id + "\x1e\x00" }
 
-// scanAll feeds in as the given chunks and returns the text and the marks.
+// scanAll feeds in as the given chunks, carrying what split leaves out the
+// way readRaw does, and returns the text and the marks.
 func scanAll(in []byte, cuts []int) (text []byte, marks []string, segs [][]byte) {
 	s := newMarkScanner(testNonce)
 	var buf []segment
+	var carry []byte
 	prev := 0
 	feed := func(p []byte) {
-		buf = s.Feed(p, buf[:0])
+		data := append(carry, p...)
+		var keep int
+		buf, keep = s.split(data, buf[:0])
+		carry = append([]byte(nil), data[len(data)-keep:]...)
 		for _, sg := range buf {
 			if sg.isMark {
 				marks = append(marks, sg.mark)
@@ -35,9 +40,9 @@ func scanAll(in []byte, cuts []int) (text []byte, marks []string, segs [][]byte)
 		prev = c
 	}
 	feed(in[prev:])
-	if rest := s.Flush(); len(rest) > 0 {
-		text = append(text, rest...)
-		segs = append(segs, rest)
+	if len(carry) > 0 {
+		text = append(text, carry...)
+		segs = append(segs, carry)
 	}
 	return text, marks, segs
 }
