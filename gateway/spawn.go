@@ -46,7 +46,12 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 		"--ZMQChannelsWebsocketConnection.limit_rate=False",
 		// The restarter polls kernels this often; a dead kernel is reported
 		// (and its cell retried) only then. Jupyter waits 3 s.
-		"--KernelRestarter.time_to_dead=0.25")
+		"--KernelRestarter.time_to_dead=0.25",
+		// Deleting a kernel asks it to shut down and waits this long before
+		// killing it (Jupyter: 5 s). A kernel stuck in a loop that ignores
+		// SIGINT never answers, and evalhost deletes kernels only when it
+		// kills or closes them, so waiting long only delays the caller.
+		"--KernelManager.shutdown_wait_time=0.5")
 	// The token goes in the environment, not argv, where ps would show it.
 	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = log, log

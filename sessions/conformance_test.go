@@ -124,7 +124,21 @@ var conformance = []struct {
 		wantStatus(t, res, StatusOK)
 		wantText(t, c, frames.TypeStdout, "42 print(")
 	}},
+	// Last: it kills the session's interpreter.
+	{"ignored interrupt is killed after the grace", []Cell{{Language: LangPython, Code: "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass", Timeout: time.Second}}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusTimeout)
+		wantText(t, c, frames.TypeStdout, "spinning")
+	}},
 }
+
+// conformanceGrace is the registry's grace in the conformance run; a request
+// with a timeout or a cancel must end within it plus this plus
+// conformanceSlack (a kernel that ignores SIGINT is killed at the grace, and
+// the kill must not take long: Jupyter's own shutdown wait was 5 s).
+const (
+	conformanceGrace = 3 * time.Second
+	conformanceSlack = 2 * time.Second
+)
 
 func TestConformance(t *testing.T) {
 	for _, b := range backends {
@@ -141,7 +155,7 @@ func TestConformance(t *testing.T) {
 					t.Errorf("stopping the test's gateway: %v", err)
 				}
 			})
-			r := newTestRegistry(t, Config{Home: home, Grace: 3 * time.Second,
+			r := newTestRegistry(t, Config{Home: home, Grace: conformanceGrace,
 				Starters: map[string]Starter{LangPython: b.starter(home)}})
 			dir, _ := filepath.EvalSymlinks(t.TempDir())
 			for _, tc := range conformance {
@@ -153,9 +167,13 @@ func TestConformance(t *testing.T) {
 						defer cancel()
 					}
 					c := &collector{}
+					start := time.Now()
 					res, err := r.Eval(ctx, Request{Session: "conf", Cwd: dir, Env: map[string]string{"CONF_VAR": "from-request"}, Cells: tc.cells}, c.emit)
 					if err != nil {
 						t.Fatalf("Eval: %v", err)
+					}
+					if limit := requestLimit(tc.cells, tc.cancel); limit > 0 && time.Since(start) > limit {
+						t.Errorf("request took %v, more than its limit %v (timeouts + grace + slack)", time.Since(start).Round(time.Millisecond), limit)
 					}
 					tc.check(t, res, c, dir)
 				})
@@ -163,6 +181,20 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	os.Remove("died")
+}
+
+// requestLimit is how long a request that can be stopped (a cell timeout or
+// the request's cancel) may take at most: its limits, one grace for an
+// ignored interrupt, and slack. Zero means the request has no limit.
+func requestLimit(cells []Cell, cancel time.Duration) time.Duration {
+	limit := cancel
+	for _, c := range cells {
+		limit += c.Timeout
+	}
+	if limit == 0 {
+		return 0
+	}
+	return limit + conformanceGrace + conformanceSlack
 }
 
 func wantStatus(t *testing.T, res Result, want Status) {
