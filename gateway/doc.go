@@ -27,6 +27,12 @@
 //   - A kernel that dies (gateway status dead or restarting) or whose socket
 //     drops mid-cell gives a [*frames.DeathError]; the kernel is then dead
 //     for good and the caller replaces it.
+//   - Memory stays bounded under any output: the start snippet makes the
+//     kernel flush stdout and stderr every MiB (ipykernel would send a tight
+//     print loop's whole output as one message at the end), the reader runs
+//     at most a few messages ahead of the cell, and a message over 256 MiB
+//     (a huge display) is read past and dropped with a warning frame
+//     ([*MessageTooBigError]) instead of ending the connection.
 //
 // Error tracebacks are passed on as ipykernel sends them, with ANSI colour
 // codes; the output sink sanitises them.

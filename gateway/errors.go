@@ -77,3 +77,15 @@ func (e *MissingPackagesError) Error() string {
 }
 
 func (e *MissingPackagesError) Unwrap() error { return ErrMissingPackages }
+
+// MessageTooBigError is a kernel message larger than evalhost holds in
+// memory; it was read past and dropped, and the kernel keeps running.
+type MessageTooBigError struct {
+	Size, Limit int64
+	Start       []byte // the message's first bytes, to say what it was
+}
+
+func (e *MessageTooBigError) Error() string {
+	return fmt.Sprintf("dropped a kernel message of %.1f MiB (evalhost holds at most %.1f MiB per message; it began %.120q); "+
+		"write large data to a file instead of displaying it", float64(e.Size)/(1<<20), float64(e.Limit)/(1<<20), e.Start)
+}

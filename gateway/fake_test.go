@@ -112,7 +112,7 @@ func TestFakeSocketDroppedMidCell(t *testing.T) {
 	}))
 	defer srv.Close()
 	c, _ := NewClient(Config{URL: srv.URL})
-	k, err := c.connect(context.Background(), "k1", DefaultGrace)
+	k, err := c.connect(context.Background(), "k1", DefaultGrace, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

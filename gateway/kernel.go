@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -14,10 +15,16 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
-// maxMessage bounds one websocket message. A larger one (a huge image) ends
-// the connection, which the kernel reports as a death: websocket frames
-// cannot be skipped the way an NDJSON line can.
+// maxMessage bounds one websocket message held in memory. A larger one (a
+// huge image) is read past and dropped with a warning; the kernel lives on.
+// Stream text never comes close: the start snippet has the kernel flush its
+// streams every maxStreamText.
 const maxMessage = 256 << 20
+
+// inboundQueue is how many messages the reader may run ahead of the cell
+// that consumes them: enough to ride out bursts of small messages, few
+// enough that a flood of ~1 MiB stream messages holds little memory.
+const inboundQueue = 16
 
 // inbound is what the reader hands the executing goroutine: a message, or a
 // protocol error about one that could not be read.
@@ -33,6 +40,8 @@ type Kernel struct {
 	session string
 	conn    *websocket.Conn
 	grace   time.Duration
+
+	maxMessage int64 // bytes; larger messages are read past and dropped
 
 	in     chan inbound
 	cancel context.CancelFunc // stops the reader
@@ -82,7 +91,10 @@ func (k *Kernel) Err() error {
 }
 
 // connect opens the channels websocket of kernel id and starts the reader.
-func (c *Client) connect(ctx context.Context, id string, grace time.Duration) (*Kernel, error) {
+func (c *Client) connect(ctx context.Context, id string, grace time.Duration, maxMsg int64) (*Kernel, error) {
+	if maxMsg <= 0 {
+		maxMsg = maxMessage
+	}
 	h := http.Header{}
 	c.authorize(h)
 	conn, resp, err := websocket.Dial(ctx, c.channelsURL(id), &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: h})
@@ -93,10 +105,10 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration) (*
 		}
 		return nil, fmt.Errorf("gateway kernel %s channels: %w", id, err)
 	}
-	conn.SetReadLimit(maxMessage)
+	conn.SetReadLimit(-1) // readMessage bounds messages itself, without closing the socket
 	rctx, cancel := context.WithCancel(context.Background())
-	k := &Kernel{client: c, id: id, session: newID(), conn: conn, grace: grace,
-		in: make(chan inbound, 256), cancel: cancel, done: make(chan struct{})}
+	k := &Kernel{client: c, id: id, session: newID(), conn: conn, grace: grace, maxMessage: maxMsg,
+		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
 	k.wg.Add(1)
 	go k.readLoop(rctx)
 	return k, nil
@@ -106,8 +118,15 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration) (*
 func (k *Kernel) readLoop(ctx context.Context) {
 	defer k.wg.Done()
 	for {
-		_, raw, err := k.conn.Read(ctx)
-		if err != nil {
+		raw, err := k.readMessage(ctx)
+		var tooBig *MessageTooBigError
+		switch {
+		case errors.As(err, &tooBig):
+			if !k.enqueue(ctx, inbound{bad: err}) {
+				return
+			}
+			continue
+		case err != nil:
 			k.end(&frames.DeathError{ExitCode: -1, StderrTail: "kernel websocket closed: " + err.Error()})
 			return
 		}
@@ -121,6 +140,24 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// readMessage reads the next websocket message whole, or reads past one
+// larger than maxMessage and returns a *MessageTooBigError.
+func (k *Kernel) readMessage(ctx context.Context) ([]byte, error) {
+	_, r, err := k.conn.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, k.maxMessage+1))
+	if err != nil || int64(len(raw)) <= k.maxMessage {
+		return raw, err
+	}
+	rest, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return nil, err
+	}
+	return nil, &MessageTooBigError{Size: int64(len(raw)) + rest, Limit: k.maxMessage, Start: raw[:min(len(raw), 200)]}
 }
 
 // enqueue hands item on, blocking while a cell runs (backpressure), and

@@ -3,8 +3,10 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +32,8 @@ func summary(f frames.Frame) string {
 		return "error:" + f.Ename + ":" + f.Evalue
 	case frames.TypeInput:
 		return "input:" + f.Prompt
+	case frames.TypeWarning:
+		return "warning:" + f.Message
 	case frames.TypeClearOutput:
 		if f.Wait {
 			return "clear_output:wait"
@@ -279,5 +283,52 @@ func TestBulkOutputNotThrottled(t *testing.T) {
 	}
 	if want := lines * (width + 1); n != want {
 		t.Fatalf("stdout bytes %d, want %d", n, want)
+	}
+}
+
+// A cell printing in a tight loop streams: ipykernel would otherwise send
+// all of it as one message when the cell ends (see maxStreamText).
+func TestBulkOutputStreamsInBoundedMessages(t *testing.T) {
+	k := shared(t)
+	const blocks = 256 // 16 MiB
+	var n, count, largest int
+	done, err := k.Execute(context.Background(), frames.Request{ID: "stream",
+		Code: fmt.Sprintf("import sys\nb = 'x' * 65535 + '\\n'\nfor _ in range(%d): sys.stdout.write(b)", blocks)},
+		func(f frames.Frame) {
+			if f.Type == frames.TypeStdout {
+				n += len(f.Data)
+				count++
+				largest = max(largest, len(f.Data))
+			}
+		})
+	if err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("done %+v, err %v", done, err)
+	}
+	if want := blocks << 16; n != want {
+		t.Fatalf("stdout bytes %d, want %d", n, want)
+	}
+	if largest > 2*maxStreamText || count < blocks<<16/(2*maxStreamText) {
+		t.Errorf("%d stdout frames, the largest %d bytes; want frames of about %d bytes", count, largest, maxStreamText)
+	}
+}
+
+// A message larger than the kernel's bound is dropped with a warning that
+// says so; the kernel and its state live on.
+func TestOversizedMessageDropped(t *testing.T) {
+	k := ownKernel(t, KernelOptions{maxMessage: 1 << 20})
+	var got []string
+	done, err := k.Execute(context.Background(), frames.Request{ID: "big",
+		Code: "kept = 7\ndisplay({'text/plain': 'y' * 3_000_000}, raw=True)\nprint('after')"},
+		func(f frames.Frame) { got = append(got, summary(f)) })
+	if err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("done %+v, err %v; frames %q", done, err, got)
+	}
+	text := strings.Join(got, "\n")
+	if !strings.Contains(text, "warning:dropped a kernel message of 2.9 MiB") || !strings.Contains(text, "stdout:after") {
+		t.Errorf("want a warning about the dropped message and the output after it; got:\n%.2000s", text)
+	}
+	next, _, err := run(t, k, context.Background(), frames.Request{ID: "next", Code: "kept"})
+	if err != nil || !slices.Contains(next, "result:7") {
+		t.Fatalf("kernel after the drop: %q, err %v", next, err)
 	}
 }

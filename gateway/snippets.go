@@ -1,6 +1,9 @@
 package gateway
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Python run inside the kernel by evalhost itself. Each snippet defines one
 // function, calls it and deletes it, so the user's namespace stays clean.
@@ -40,14 +43,44 @@ const warnMarker = "\x1eEVH-WARN "
 // runMetadataKey carries a cell's run id in its execute_request metadata.
 const runMetadataKey = "evalhost_run"
 
+// maxStreamText is how much text ipykernel's stdout or stderr may buffer
+// before the start snippet has it flush. ipykernel flushes on a timer, so a
+// cell printing in a tight loop otherwise sends all its output as one stream
+// message when it ends (300 MiB printed arrived as one 300 MiB message):
+// nothing streams meanwhile and every hop holds the whole of it.
+const maxStreamText = 1 << 20
+
 // startCode makes input() fail at once after the host's empty input_reply,
-// exposes each cell's run id as EVALHOST_RUN (read from its request's
-// metadata before the cell runs, as the runner sets it), and prints the
-// kernel's python version, pid and executable.
+// bounds the kernel's stream messages to about maxStreamText, exposes each
+// cell's run id as EVALHOST_RUN (read from its request's metadata before the
+// cell runs, as the runner sets it), and prints the kernel's python version,
+// pid and executable.
 func startCode() string {
 	return `def __evh_start():
     import json, os, sys, platform
     os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
+    def bound(stream, limit):
+        write, flush = stream.write, stream.flush
+        pending = 0
+        def bounded_write(s):
+            nonlocal pending
+            if isinstance(s, str) and len(s) > limit:
+                for i in range(0, len(s), limit):
+                    bounded_write(s[i:i + limit])
+                return len(s)
+            n = write(s)
+            pending += len(s)
+            if pending >= limit:
+                pending = 0
+                flush()
+            return n
+        try:
+            stream.write = bounded_write
+        except (AttributeError, TypeError):
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        if type(stream).__module__.startswith("ipykernel"):
+            bound(stream, ` + strconv.Itoa(maxStreamText) + `)
     ip = get_ipython()
     kernel = getattr(ip, "kernel", None)
     if kernel is not None and hasattr(kernel, "raw_input"):

@@ -24,6 +24,8 @@ type KernelOptions struct {
 	ModuleDirs   []string           // extension module dirs, later overriding earlier
 	Grace        time.Duration      // interrupt grace window; 0 means DefaultGrace
 	StartTimeout time.Duration      // 0 means DefaultStartTimeout
+
+	maxMessage int64 // 0 means maxMessage; tests lower it to reach the drop path
 }
 
 // StartKernel creates a kernel, connects it and initialises it. On any
@@ -43,7 +45,7 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 	if err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
-	k, err := c.connect(ctx, km.ID, grace)
+	k, err := c.connect(ctx, km.ID, grace, opts.maxMessage)
 	if err != nil {
 		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer dcancel()
