@@ -42,7 +42,7 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 			want:   "a D b e c done"},
 		{name: "all text and marks before any frame",
 			events: []event{pos(2), end(2), txt(1, "a"), pos(1), txt(1, "b"), end(1), started, disp("D"), done},
-			want:   "a D b done"},
+			want:   "started a D b done"},
 		{name: "two displays, stderr lagging",
 			events: []event{txt(1, "a"), pos(1), txt(1, "b"), pos(1), txt(1, "c"), end(1), disp("D1"), disp("D2"), pos(2), pos(2), end(2), done},
 			want:   "a D1 b D2 c done"},
@@ -55,6 +55,12 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		{name: "runner without position marks: a late frame goes out after posWait",
 			events: []event{txt(1, "a"), disp("D"), {kind: evTimeout}, txt(1, "b"), end(1), end(2), done},
 			want:   "a D b done"},
+		{name: "text read before the started frame waits for it",
+			events: []event{txt(1, "a"), txt(2, "e"), started, txt(1, "b"), end(1), end(2), done},
+			want:   "started a e b done"},
+		{name: "a runner without a started frame loses no text",
+			events: []event{txt(1, "a"), txt(2, "e"), end(1), end(2), done},
+			want:   "a e done"},
 		{name: "text after the end mark waits for the next cell",
 			events: []event{txt(1, "a"), end(1), txt(1, "next"), end(2), done},
 			want:   "a done"},
@@ -88,6 +94,8 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 					got = append(got, s)
 				case frames.TypeDone:
 					got = append(got, "done")
+				case frames.TypeStarted:
+					got = append(got, "started")
 				}
 			}
 			if strings.Join(got, " ") != tc.want {

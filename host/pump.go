@@ -27,6 +27,13 @@ type cell struct {
 	marked [4]bool // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
 	done   *frames.Frame
 
+	// Text read before the cell's started frame waits for it: the runner
+	// sends started before any user code runs, but the pipes are read by
+	// separate goroutines, so the frame can be read after the first output.
+	started    bool
+	early      []frames.Frame
+	earlyBytes int
+
 	// position.go: marks seen per fd, ordered frames delivered, frames
 	// waiting for their marks, text read past a mark whose frame waits.
 	posSeen   [4]int
@@ -76,6 +83,7 @@ func (p *Process) pump() {
 	}
 	if r.cur != nil {
 		r.release()
+		r.flushEarly()
 		close(r.cur.out)
 	}
 }
@@ -142,10 +150,35 @@ func (r *router) text(fd int, s string) {
 			r.releaseHeld(true)
 			r.release()
 		}
+	case !c.started:
+		f.ID = c.id
+		r.holdEarly(f)
 	default:
 		f.ID = c.id
 		c.out <- f
 	}
+}
+
+// holdEarly keeps f until the cell's started frame is out; past maxHeld it
+// gives up waiting.
+func (r *router) holdEarly(f frames.Frame) {
+	c := r.cur
+	c.early = append(c.early, f)
+	if c.earlyBytes += len(f.Data); c.earlyBytes > maxHeld {
+		r.flushEarly()
+	}
+}
+
+// flushEarly sends what waited for the started frame and stops waiting:
+// called when started is out, or when anything else must go out first
+// (a runner that sent no started frame).
+func (r *router) flushEarly() {
+	c := r.cur
+	c.started = true
+	for _, f := range c.early {
+		c.out <- f
+	}
+	c.early, c.earlyBytes = nil, 0
 }
 
 func (r *router) frame(f frames.Frame) {
@@ -212,6 +245,12 @@ func (r *router) deliver(f frames.Frame) {
 	if f.Type == frames.TypeSync {
 		return
 	}
+	if f.Type == frames.TypeStarted {
+		r.cur.out <- f
+		r.flushEarly()
+		return
+	}
+	r.flushEarly()
 	if f.Type != frames.TypeDone {
 		r.cur.out <- f
 		return
@@ -245,7 +284,7 @@ func (r *router) orderTimeout() {
 func (r *router) attach(c *cell) {
 	r.cur = c
 	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
-	r.pend.flush(c)
+	r.pend.flush(c.id, r.holdEarly)
 }
 
 func (r *router) markTimeout() {
@@ -263,6 +302,7 @@ func (r *router) finishIfComplete() {
 	if c == nil || !c.complete() {
 		return
 	}
+	r.flushEarly()
 	r.releaseHeld(true)
 	r.late.Stop()
 	r.lateC = nil
@@ -297,17 +337,17 @@ func (q *pending) add(f frames.Frame) {
 	}
 }
 
-// flush hands the kept output to c, stream text under c's id.
-func (q *pending) flush(c *cell) {
+// flush hands the kept output to send, stream text under the cell's id.
+func (q *pending) flush(id string, send func(frames.Frame)) {
 	if q.dropped > 0 {
-		c.out <- frames.Frame{Type: frames.TypeWarning, ID: c.id,
-			Message: fmt.Sprintf("%d earlier chunks of output written while no cell ran were dropped", q.dropped)}
+		send(frames.Frame{Type: frames.TypeWarning, ID: id,
+			Message: fmt.Sprintf("%d earlier chunks of output written while no cell ran were dropped", q.dropped)})
 	}
 	for _, f := range q.frames {
 		if f.Type == frames.TypeStdout || f.Type == frames.TypeStderr {
-			f.ID = c.id
+			f.ID = id
 		}
-		c.out <- f
+		send(f)
 	}
 	*q = pending{}
 }
