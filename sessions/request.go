@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/streamsink"
@@ -12,6 +13,20 @@ const (
 	LangPython = "py"
 	LangShell  = "sh"
 )
+
+// languageNames are the names a caller may give a cell's language: agents
+// and people write "python" or "bash" as often as the short names.
+var languageNames = map[string]string{
+	"py": LangPython, "python": LangPython, "python3": LangPython, "ipython": LangPython,
+	"sh": LangShell, "bash": LangShell, "shell": LangShell,
+}
+
+// ParseLanguage returns the language a name stands for (case-insensitive:
+// py, python, python3, ipython; sh, bash, shell), and false for any other.
+func ParseLanguage(name string) (string, bool) {
+	lang, ok := languageNames[strings.ToLower(strings.TrimSpace(name))]
+	return lang, ok
+}
 
 // Modes of a request.
 const (

@@ -73,12 +73,12 @@ func parseMarker(line, defaultLang string) (lang, title, kind string, ok bool) {
 			t = strings.TrimSpace(t[:open] + t[open+end+1:])
 		}
 	}
-	switch kind {
-	case "sh", "bash", "shell":
-		lang = sessions.LangShell
-	case "py", "python", "code":
+	switch named, isLang := sessions.ParseLanguage(kind); {
+	case isLang:
+		lang = named
+	case kind == "code":
 		lang = sessions.LangPython
-	case "markdown", "md":
+	case kind == "markdown" || kind == "md":
 		kind = "markdown"
 	}
 	return lang, t, kind, true

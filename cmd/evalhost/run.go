@@ -71,10 +71,12 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	if f.lang != sessions.LangPython && f.lang != sessions.LangShell {
-		fmt.Fprintf(stderr, "evalhost run: --language must be py or sh, not %q\n", f.lang)
+	lang, ok := sessions.ParseLanguage(f.lang)
+	if !ok {
+		fmt.Fprintf(stderr, "evalhost run: --language must be py (or python) or sh (or bash, shell), not %q\n", f.lang)
 		return exitUsage
 	}
+	f.lang = lang
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)

@@ -87,13 +87,13 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		return cell, badRequest(root, "cells[%d] must be an object", i)
 	}
 	lang := c.Get("language")
-	switch {
-	case !lang.Exists():
-		cell.Language = sessions.LangPython
-	case lang.Type != gjson.String || (lang.Str != sessions.LangPython && lang.Str != sessions.LangShell):
-		return cell, badRequest(root, `cells[%d].language must be "py" or "sh", not %s`, i, lang.Raw)
-	default:
-		cell.Language = lang.Str
+	cell.Language = sessions.LangPython
+	if lang.Exists() {
+		l, ok := sessions.ParseLanguage(lang.Str)
+		if lang.Type != gjson.String || !ok {
+			return cell, badRequest(root, `cells[%d].language must be "py" (or python) or "sh" (or bash, shell), not %s`, i, lang.Raw)
+		}
+		cell.Language = l
 	}
 	code := c.Get("code")
 	if code.Type != gjson.String {

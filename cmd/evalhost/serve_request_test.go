@@ -9,6 +9,24 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
+func TestParseEvalLanguageNames(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"py", sessions.LangPython}, {"python", sessions.LangPython}, {"Python3", sessions.LangPython}, {"ipython", sessions.LangPython},
+		{"sh", sessions.LangShell}, {"bash", sessions.LangShell}, {"SHELL", sessions.LangShell},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := parseEval(gjson.Parse(`{"op":"eval","id":"r","cells":[{"language":"` + tt.name + `","code":"1"}]}`))
+			if err != nil {
+				t.Fatalf("parseEval: %v", err)
+			}
+			if got := req.Cells[0].Language; got != tt.want {
+				t.Fatalf("language %q parsed as %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseEval(t *testing.T) {
 	tests := []struct {
 		name, line, wantErr string
@@ -20,7 +38,8 @@ func TestParseEval(t *testing.T) {
 		{"cells not array", `{"op":"eval","id":"r","cells":{}}`, `"cells" must be a non-empty array`},
 		{"no cells", `{"op":"eval","id":"r","cells":[]}`, `"cells" must be a non-empty array`},
 		{"cell not object", `{"op":"eval","id":"r","cells":["1"]}`, "cells[0] must be an object"},
-		{"bad language", `{"op":"eval","id":"r","cells":[{"language":"js","code":"1"}]}`, `cells[0].language must be "py" or "sh"`},
+		{"bad language", `{"op":"eval","id":"r","cells":[{"language":"js","code":"1"}]}`, `cells[0].language must be "py" (or python) or "sh"`},
+		{"language not string", `{"op":"eval","id":"r","cells":[{"language":1,"code":"1"}]}`, `cells[0].language must be`},
 		{"code not string", `{"op":"eval","id":"r","cells":[{"code":1}]}`, "cells[0].code must be a string"},
 		{"negative timeout", `{"op":"eval","id":"r","cells":[{"code":"1","timeout":-1}]}`, "cells[0].timeout must be a positive number"},
 		{"env value not string", `{"op":"eval","id":"r","env":{"A":1},"cells":[{"code":"1"}]}`, `"env.A" must be a string`},
