@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/runner"
 )
 
@@ -85,28 +85,13 @@ func pyOptions(tb testing.TB) Options {
 	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second}
 }
 
-// checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines
-// that outlived the test.
+// checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines,
+// file descriptors and processes that outlived the test. Call it first, so
+// it checks after the test's other cleanups closed what they started.
 func checkClean(t *testing.T, limit time.Duration) {
 	t.Helper()
-	before := runtime.NumGoroutine()
-	dog := time.AfterFunc(limit, func() {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		fmt.Fprintf(os.Stderr, "deadlock watchdog: %s ran longer than %s\n%s\n", t.Name(), limit, buf[:n])
-		panic("deadlock watchdog fired in " + t.Name())
-	})
-	t.Cleanup(func() {
-		dog.Stop()
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<20)
-			t.Errorf("leaked goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
-		}
-	})
+	t.Cleanup(leakcheck.Watchdog(t, limit))
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
 }
 
 // startPy starts a real runner, closes it at cleanup and checks that no

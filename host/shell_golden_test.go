@@ -15,7 +15,7 @@ import (
 // every frame they produced with testdata/shell_transcript.golden (-update
 // rewrites it). It pins the exact frames a session and a renderer receive.
 func TestShellTranscript(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C.UTF-8"}})
 	cells := []frames.Request{
 		{ID: "hello", Code: "echo hello; echo to stderr >&2"},

@@ -3,9 +3,6 @@ package host
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,41 +21,6 @@ func init() {
 func shellUpdate() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
-}
-
-// shellClean arms a deadlock watchdog and, at cleanup, fails when a
-// goroutine of a Shell outlived the test. It looks for Shell frames rather
-// than counting goroutines, so it holds while other tests run in parallel.
-func shellClean(t *testing.T, limit time.Duration) {
-	t.Helper()
-	dog := time.AfterFunc(limit, func() {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		fmt.Fprintf(os.Stderr, "deadlock watchdog: %s ran longer than %s\n%s\n", t.Name(), limit, buf[:n])
-		panic("deadlock watchdog fired in " + t.Name())
-	})
-	t.Cleanup(func() {
-		dog.Stop()
-		var stacks string
-		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if stacks = shellGoroutines(); stacks == "" {
-				return
-			}
-		}
-		t.Errorf("leaked Shell goroutines:\n%s", stacks)
-	})
-}
-
-func shellGoroutines() string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var leaked []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "host.(*Shell).read") || strings.Contains(g, "host.(*Shell).wait") {
-			leaked = append(leaked, g)
-		}
-	}
-	return strings.Join(leaked, "\n\n")
 }
 
 // startShell starts a real bash, closes it at cleanup and checks that no

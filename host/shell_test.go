@@ -16,7 +16,7 @@ import (
 // TestShellCells runs its steps in order in one bash: state a step leaves is
 // what the next one sees.
 func TestShellCells(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	dir := t.TempDir()
 	tests := []struct {
@@ -93,7 +93,7 @@ func TestShellCells(t *testing.T) {
 }
 
 func TestShellReady(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	r := s.Ready()
 	if r.Type != frames.TypeReady || !strings.HasPrefix(r.Runner, "bash ") || len(r.Runner) < 6 || r.PID != s.Pid() || r.Executable == "" {
@@ -105,7 +105,7 @@ func TestShellReady(t *testing.T) {
 }
 
 func TestShellExit(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	r := shellCode(s, "echo bye\nexit 3\necho never")
 	if r.err != nil {
@@ -131,7 +131,7 @@ func TestShellExit(t *testing.T) {
 }
 
 func TestShellDeath(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	r := shellCode(s, "echo before\nkill -9 $$")
 	var de *frames.DeathError
@@ -147,7 +147,7 @@ func TestShellDeath(t *testing.T) {
 }
 
 func TestShellCancel(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	const grace = 2 * time.Second
 	s := startShell(t, ShellOptions{Grace: grace})
 	tests := []struct {
@@ -186,7 +186,7 @@ func TestShellCancel(t *testing.T) {
 }
 
 func TestShellKilledWhenInterruptIgnored(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{Grace: 300 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -205,7 +205,7 @@ func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 // An interrupt that lands while no cell runs must not end, or confuse, the
 // next cell.
 func TestShellInterruptBetweenCells(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	for i := 0; i < 3; i++ {
 		if err := s.Interrupt(); err != nil {
@@ -222,7 +222,7 @@ func TestShellInterruptBetweenCells(t *testing.T) {
 // Output a background job writes after its cell ended is reported by the
 // cell that is running, or by the next one when none is.
 func TestShellBackgroundOutput(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	tests := []struct {
 		name, first, second string
@@ -248,7 +248,7 @@ func TestShellBackgroundOutput(t *testing.T) {
 }
 
 func TestShellBusy(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	started := make(chan struct{})
 	var wg sync.WaitGroup
@@ -274,7 +274,7 @@ func TestShellBusy(t *testing.T) {
 }
 
 func TestShellBadRequest(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	r := shellExec(context.Background(), s, frames.Request{ID: "e", Code: "echo x", Env: map[string]*string{"A-B": shellStr("1")}})
 	if !errors.Is(r.err, ErrShellEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
@@ -302,7 +302,7 @@ func TestShellCloseAndKill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			shellClean(t, time.Minute)
+			checkClean(t, time.Minute)
 			s, err := StartShell(context.Background(), ShellOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -331,7 +331,7 @@ func TestShellCloseAndKill(t *testing.T) {
 
 // Close during a running cell kills it; the cell reports ErrClosed.
 func TestShellCloseWhileBusy(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s, err := StartShell(context.Background(), ShellOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +381,7 @@ func TestShellStartErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			shellClean(t, time.Minute)
+			checkClean(t, time.Minute)
 			s, err := StartShell(context.Background(), tt.opts)
 			if err == nil {
 				s.Kill()
@@ -402,7 +402,7 @@ func TestShellStartErrors(t *testing.T) {
 }
 
 func TestShellEnvDefaults(t *testing.T) {
-	shellClean(t, time.Minute)
+	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
 	r := shellCode(s, `echo "$TERM $PAGER $GIT_PAGER $EVH_Y ${HOME-nohome}"`)
 	if r.err != nil || r.stdout() != "dumb less cat y nohome\n" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // BenchmarkSessions16x200 runs 200 trivial cells in each of 16 sessions at
@@ -19,6 +20,7 @@ import (
 // interpreters' resident memory.
 func BenchmarkSessions16x200(b *testing.B) {
 	const sessions, cells = 16, 200
+	leakcheck.Check(b, leaks)
 	for b.Loop() {
 		r := New(Config{Home: b.TempDir(), MaxSessions: sessions})
 		var mu sync.Mutex
@@ -87,6 +89,7 @@ func vmRSS(pid int) int64 {
 // BenchmarkWarmRoundTrip is one 1+1 cell through the registry on a warm
 // session: the cost sessions adds over host.Execute.
 func BenchmarkWarmRoundTrip(b *testing.B) {
+	leakcheck.Check(b, leaks)
 	r := New(Config{Home: b.TempDir()})
 	defer r.Close()
 	req := Request{Cells: []Cell{{Language: LangPython, Code: "1+1"}}}

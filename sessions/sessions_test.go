@@ -6,18 +6,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
-// newTestRegistry returns a registry with a private home, closed (and
-// checked for leaked goroutines) when the test ends.
+// newTestRegistry returns a registry with a private home, closed when the
+// test ends; then no goroutine, file descriptor or process of the test may
+// be left.
 func newTestRegistry(t *testing.T, cfg Config) *Registry {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -26,75 +26,23 @@ func newTestRegistry(t *testing.T, cfg Config) *Registry {
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 	}
-	before := runtime.NumGoroutine()
-	watchdog := time.AfterFunc(2*time.Minute, func() {
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		panic("deadlock watchdog: test still running after 2 minutes\n" + string(buf[:n]))
-	})
+	t.Cleanup(leakcheck.Watchdog(t, 2*time.Minute))
+	leakcheck.Check(t, leaks)
 	r := New(cfg)
 	t.Cleanup(func() {
-		watchdog.Stop()
 		if err := r.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		checkNoLeaks(t, before)
-		checkNoChildren(t)
 	})
 	return r
 }
 
-// checkNoChildren fails for any live child process left after Close: every
-// interpreter and shell must be reaped. The shared kernel gateway is
-// exempt; it outlives its users by design and tests stop it themselves.
-func checkNoChildren(t *testing.T) {
-	t.Helper()
-	var left []string
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		left = liveChildren()
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, c := range left {
-		t.Errorf("child process left after Close: %s", c)
-	}
-}
-
-func liveChildren() []string {
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	me := strconv.Itoa(os.Getpid())
-	var out []string
-	for _, p := range procs {
-		stat, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces, so split after ")".
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 || fields[1] != me || fields[0] == "Z" {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
-		line := strings.ReplaceAll(string(cmd), "\x00", " ")
-		if !strings.Contains(line, "kernel_gateway") {
-			out = append(out, strings.TrimSpace(line))
-		}
-	}
-	return out
-}
-
-func checkNoLeaks(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-	}
+// leaks is what a registry may not leave behind. Every interpreter and
+// shell must be reaped; the shared kernel gateway (and its kernels) is
+// exempt: it outlives its users by design and tests stop it themselves.
+var leaks = leakcheck.Options{
+	FDs:           true,
+	IgnoreProcess: func(cmdline string) bool { return strings.Contains(cmdline, "kernel_gateway") },
 }
 
 // collector gathers a request's frames.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -70,7 +71,7 @@ func TestDeathMidCell(t *testing.T) {
 			// Every interpreter but the one now serving the session is gone.
 			pids := c.readyPIDs()
 			for _, pid := range pids[:max(len(pids)-1, 0)] {
-				if !waitGone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, 5*time.Second) {
 					t.Errorf("dead interpreter %d still running", pid)
 				}
 			}

@@ -2,20 +2,17 @@ package faults
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -44,15 +41,13 @@ func newRegistry(t *testing.T, cfg sessions.Config) *sessions.Registry {
 		// fault under test (the start-timeout tests set their own).
 		cfg.StartTimeout = 60 * time.Second
 	}
-	base := takeBaseline()
-	stop := watchdog(t)
+	t.Cleanup(leakcheck.Watchdog(t, watchdogLimit()))
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
 	r := sessions.New(cfg)
 	t.Cleanup(func() {
-		defer stop()
 		if err := r.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		base.check(t)
 	})
 	return r
 }
@@ -64,145 +59,12 @@ func requirePython(t testing.TB) {
 	}
 }
 
-func watchdog(t testing.TB) (stop func()) {
-	after := watchdogAfter
+// watchdogLimit is watchdogAfter, or for the soak as long as its cells may take.
+func watchdogLimit() time.Duration {
 	if *soak {
-		after = time.Duration(*soakCells) * 200 * time.Millisecond
+		return time.Duration(*soakCells) * 200 * time.Millisecond
 	}
-	tm := time.AfterFunc(after, func() {
-		buf := make([]byte, 4<<20)
-		n := runtime.Stack(buf, true)
-		panic(fmt.Sprintf("deadlock watchdog: %s still running after %v\n%s", t.Name(), after, buf[:n]))
-	})
-	return func() { tm.Stop() }
-}
-
-// baseline is what this process owned before a test.
-type baseline struct {
-	goroutines int
-	fds        int
-}
-
-func takeBaseline() baseline {
-	return baseline{goroutines: runtime.NumGoroutine(), fds: countFDs()}
-}
-
-// check waits briefly for teardown to settle, then reports what leaked.
-func (b baseline) check(t testing.TB) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if runtime.NumGoroutine() <= b.goroutines && countFDs() <= b.fds && len(descendants()) == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > b.goroutines {
-		buf := make([]byte, 4<<20)
-		t.Errorf("%d goroutines leaked:\n%s", n-b.goroutines, buf[:runtime.Stack(buf, true)])
-	}
-	if n := countFDs(); n > b.fds {
-		t.Errorf("%d file descriptors leaked: %s", n-b.fds, listFDs())
-	}
-	if d := descendants(); len(d) > 0 {
-		t.Errorf("processes left behind: %v", d)
-		for _, p := range d {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
-		}
-	}
-}
-
-func countFDs() int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return 0
-	}
-	return len(ents)
-}
-
-func listFDs() string {
-	ents, _ := os.ReadDir("/proc/self/fd")
-	var out []string
-	for _, e := range ents {
-		target, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		out = append(out, e.Name()+"→"+target)
-	}
-	return strings.Join(out, " ")
-}
-
-// proc is one process found in /proc.
-type proc struct {
-	pid, ppid int
-	state     string
-	comm      string
-}
-
-func (p proc) String() string { return fmt.Sprintf("%d(%s,%s)", p.pid, p.comm, p.state) }
-
-func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return proc{}, false
-	}
-	s := string(b)
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return proc{}, false
-	}
-	f := strings.Fields(s[end+1:])
-	if len(f) < 2 {
-		return proc{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return proc{pid: pid, ppid: ppid, state: f[0], comm: s[open+1 : end]}, true
-}
-
-// descendants lists the live (non-zombie) processes below this one.
-func descendants() []proc {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]proc{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, ok := readProc(pid); ok {
-			children[p.ppid] = append(children[p.ppid], p)
-		}
-	}
-	var out []proc
-	var walk func(int)
-	walk = func(pid int) {
-		for _, c := range children[pid] {
-			if c.state != "Z" {
-				out = append(out, c)
-			}
-			walk(c.pid)
-		}
-	}
-	walk(os.Getpid())
-	return out
-}
-
-// alive reports whether pid is a running (non-zombie) process.
-func alive(pid int) bool {
-	p, ok := readProc(pid)
-	return ok && p.state != "Z"
-}
-
-// waitGone polls until pid has ended or the deadline passes.
-func waitGone(pid int, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
+	return watchdogAfter
 }
 
 // collector gathers a request's frames; emit is called from one goroutine

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -91,7 +92,7 @@ func TestHostKilled(t *testing.T) {
 				_ = cmd.Wait()
 				t.Fatalf("helper host: %v", err)
 			}
-			if !alive(pid) {
+			if leakcheck.Gone(pid, 0) {
 				t.Fatalf("interpreter %d not running before the host is killed", pid)
 			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -100,7 +101,7 @@ func TestHostKilled(t *testing.T) {
 			_ = cmd.Wait()
 			killed := time.Now()
 			defer func() { t.Logf("interpreter gone %v after its host", time.Since(killed)) }()
-			if !waitGone(pid, 10*time.Second) {
+			if !leakcheck.Gone(pid, 10*time.Second) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				t.Fatalf("interpreter %d survived its host's SIGKILL", pid)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -66,7 +67,7 @@ func TestIgnoredInterrupt(t *testing.T) {
 				t.Errorf("took %v to end, want at most %v", el, limit)
 			}
 			for _, pid := range c.readyPIDs() {
-				if !waitGone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, 5*time.Second) {
 					t.Errorf("spinning interpreter %d survived the escalation", pid)
 				}
 			}
@@ -139,7 +140,7 @@ func TestGrandchildHoldsPipes(t *testing.T) {
 				t.Fatal("CloseSession hangs while a grandchild holds the pipes")
 			}
 			for _, pid := range c.readyPIDs() {
-				if !waitGone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, 5*time.Second) {
 					t.Errorf("interpreter %d survived", pid)
 				}
 			}

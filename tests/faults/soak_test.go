@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -149,7 +150,7 @@ func TestSoak(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	for pid := range st.pids {
-		if !waitGone(pid, 5*time.Second) {
+		if !leakcheck.Gone(pid, 5*time.Second) {
 			t.Errorf("interpreter %d survived Close", pid)
 		}
 	}

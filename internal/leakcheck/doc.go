@@ -1,0 +1,15 @@
+// Package leakcheck fails a test when something it started outlives it: a
+// goroutine, an open file descriptor or a live descendant process.
+//
+// Check takes a baseline when called and compares against it after the
+// test's later cleanups have closed what the test started, giving teardown
+// up to 5 s to settle. No goroutine started since the baseline may be
+// alive, file descriptors may not outnumber it, and no live descendant
+// process may exist at all unless an option exempts it; leftover processes
+// are killed once reported, so one leak does not fail the tests after it.
+// All of this is per process, so tests that use Check must not run in
+// parallel with each other.
+//
+// Watchdog turns a hang into a panic that names the test and dumps every
+// goroutine's stack, instead of waiting for go test's own timeout.
+package leakcheck

@@ -1,0 +1,158 @@
+package leakcheck
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a testing.TB that keeps what a check reports, so a test can
+// make the check fail on purpose.
+type recorder struct {
+	testing.TB
+	mu       sync.Mutex
+	errors   []string
+	cleanups []func()
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// finish runs the cleanups as testing would and returns what was reported.
+func (r *recorder) finish() string {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	return strings.Join(r.errors, "\n")
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("LEAKCHECK_HANG") != "" {
+		Watchdog(named{name: "hung"}, 10*time.Millisecond)
+		select {}
+	}
+	settle = time.Second
+	os.Exit(m.Run())
+}
+
+// named is a testing.TB with only a name, for the watchdog's hung child.
+type named struct {
+	testing.TB
+	name string
+}
+
+func (n named) Name() string { return n.name }
+
+func TestCleanPasses(t *testing.T) {
+	r := &recorder{TB: t}
+	Check(r, Options{FDs: true})
+	done := make(chan struct{})
+	go func() { close(done) }()
+	<-done
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := exec.Command("true").Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.finish(); got != "" {
+		t.Fatalf("a clean test reported %q", got)
+	}
+}
+
+func TestLeakedGoroutine(t *testing.T) {
+	r := &recorder{TB: t}
+	Check(r, Options{})
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-release
+	}()
+	got := r.finish()
+	close(release)
+	wg.Wait()
+	if !strings.Contains(got, "1 goroutines leaked") || !strings.Contains(got, "TestLeakedGoroutine") {
+		t.Fatalf("report %q lacks the leaked goroutine and its stack", got)
+	}
+}
+
+func TestLeakedFD(t *testing.T) {
+	r := &recorder{TB: t}
+	Check(r, Options{FDs: true})
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := r.finish(); !strings.Contains(got, "1 file descriptors leaked") || !strings.Contains(got, "→/dev/null") {
+		t.Fatalf("report %q lacks the open /dev/null", got)
+	}
+}
+
+func TestLeakedGrandchildIsKilled(t *testing.T) {
+	r := &recorder{TB: t}
+	Check(r, Options{})
+	// sh waits for its sleep, so the leak is a grandchild too.
+	cmd := exec.Command("sh", "-c", "sleep 60; :")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := r.finish()
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("sh exited cleanly; want it killed by the check")
+	}
+	if !strings.Contains(got, "processes left behind") || !strings.Contains(got, "sleep 60") {
+		t.Fatalf("report %q lacks sh and its sleep", got)
+	}
+}
+
+func TestIgnoredProcessAndItsChildren(t *testing.T) {
+	r := &recorder{TB: t}
+	Check(r, Options{IgnoreProcess: func(cmd string) bool { return strings.Contains(cmd, "shared-server") }})
+	cmd := exec.Command("sh", "-c", "sleep 60; : shared-server")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	start := time.Now()
+	if got := r.finish(); got != "" {
+		t.Fatalf("an exempt server reported %q", got)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("the check waited %v for an exempt process", el)
+	}
+}
+
+func TestWatchdogFires(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "LEAKCHECK_HANG=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "deadlock watchdog: hung still running after 10ms") ||
+		!strings.Contains(string(out), "leakcheck.TestMain") {
+		t.Fatalf("exit %v, output:\n%s\nwant a panic naming the test, with the stack of the hung goroutine", err, out)
+	}
+}
+
+func TestWatchdogStops(t *testing.T) {
+	stop := Watchdog(t, 50*time.Millisecond)
+	stop()
+	time.Sleep(100 * time.Millisecond) // a stopped watchdog must not fire
+}

@@ -1,0 +1,115 @@
+package leakcheck
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// proc is a live process below this one.
+type proc struct {
+	pid     int
+	cmdline string
+}
+
+func (p proc) String() string { return strconv.Itoa(p.pid) + " " + p.cmdline }
+
+// stat is what /proc/PID/stat says of a process.
+type stat struct {
+	pid, ppid int
+	state     byte
+	comm      string
+}
+
+// live is false for zombies: reaping them is their parent's or init's job.
+func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
+
+// descendants lists the live processes below this one, leaving out those
+// ignore matches and everything below them.
+func descendants(ignore func(cmdline string) bool) []proc {
+	children := map[int][]stat{}
+	for _, s := range allStats() {
+		children[s.ppid] = append(children[s.ppid], s)
+	}
+	var out []proc
+	var walk func(pid int)
+	walk = func(pid int) {
+		for _, c := range children[pid] {
+			cmd := cmdline(c)
+			if ignore != nil && ignore(cmd) {
+				continue
+			}
+			if c.live() {
+				out = append(out, proc{pid: c.pid, cmdline: cmd})
+			}
+			walk(c.pid)
+		}
+	}
+	walk(os.Getpid())
+	return out
+}
+
+func allStats() []stat {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []stat
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if s, ok := readStat(pid); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// readStat parses pid (comm) state ppid ...; comm may hold spaces and
+// parentheses, so the fields after it are split after the last ")".
+func readStat(pid int) (stat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return stat{}, false
+	}
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return stat{}, false
+	}
+	f := bytes.Fields(b[end+1:])
+	if len(f) < 2 || len(f[0]) != 1 {
+		return stat{}, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return stat{}, false
+	}
+	return stat{pid: pid, ppid: ppid, state: f[0][0], comm: string(b[open+1 : end])}, true
+}
+
+// cmdline is a process's arguments joined by spaces, or its name in
+// parentheses when it has none (a zombie, or one exiting).
+func cmdline(s stat) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/cmdline")
+	if line := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")); line != "" {
+		return line
+	}
+	return "(" + s.comm + ")"
+}
+
+// Gone reports whether process pid has ended, waiting up to within for it
+// to. A zombie has ended: only its exit status is left to collect.
+func Gone(pid int, within time.Duration) bool {
+	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		if s, ok := readStat(pid); !ok || !s.live() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
