@@ -7,57 +7,17 @@ import (
 	"flag"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalhost/evalhost/internal/heappeak"
 	"github.com/evalhost/evalhost/sessions"
 )
 
 var floodMiB = flag.Int("flood.mib", 1024, "size of the output flood in MiB (in -short mode at most 64)")
-
-// heapPeak samples this process's heap while a cell runs: the host (sink,
-// frames, artifact writer) lives here, so its memory is what we bound.
-type heapPeak struct {
-	stop chan struct{}
-	wg   sync.WaitGroup
-	peak uint64
-	base uint64
-}
-
-func startHeapPeak() *heapPeak {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	h := &heapPeak{stop: make(chan struct{}), base: ms.HeapAlloc, peak: ms.HeapAlloc}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-h.stop:
-				return
-			case <-tick.C:
-				runtime.ReadMemStats(&ms)
-				h.peak = max(h.peak, ms.HeapAlloc)
-			}
-		}
-	}()
-	return h
-}
-
-// end returns the peak growth over the starting heap, in bytes.
-func (h *heapPeak) end() uint64 {
-	close(h.stop)
-	h.wg.Wait()
-	return h.peak - h.base
-}
 
 // fileSHA returns a file's size and SHA-256.
 func fileSHA(t *testing.T, path string) (int64, string) {
@@ -113,11 +73,11 @@ func TestOutputFlood(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCollector()
 			c.keep = false
-			hp := startHeapPeak()
+			hp := heappeak.Start()
 			start := time.Now()
 			res, err := r.Eval(context.Background(), sessions.Request{Cells: []sessions.Cell{pyT(tc.code, 10*time.Minute)}}, c.emit)
 			el := time.Since(start)
-			growth := hp.end()
+			growth := hp.Stop()
 			if err != nil {
 				t.Fatal(err)
 			}

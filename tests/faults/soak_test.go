@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/heappeak"
 	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -126,7 +127,7 @@ func TestSoak(t *testing.T) {
 	st := &soakStats{byFault: map[string]int{}, time: map[string]time.Duration{}, pids: map[int]bool{}}
 	faults := soakFaults()
 	var next atomic.Int64
-	hp := startHeapPeak()
+	hp := heappeak.Start()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range *soakSessions {
@@ -145,7 +146,7 @@ func TestSoak(t *testing.T) {
 	}
 	wg.Wait()
 	el := time.Since(start)
-	growth := hp.end()
+	growth := hp.Stop()
 	if err := r.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}

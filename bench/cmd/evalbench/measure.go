@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/heappeak"
 )
 
 // measurer runs every figure against one target, writing into out with a
@@ -282,15 +284,19 @@ func (m *measurer) flood(floodMiB int) error {
 	pid := m.t.hostPID()
 	peakOK := resetPeak(pid)
 	before, _ := procStatus(pid, "VmRSS")
-	var heap heapSampler
+	// The Go heap is only ours to sample when the host is this process.
+	var heap *heappeak.Sampler
 	if pid == os.Getpid() {
-		heap.start()
+		heap = heappeak.Start()
 	}
 	n := 0
 	start := time.Now()
 	err := m.ok("flood", "", fmt.Sprintf(bulk, floodMiB*16), "ok", false, func(e event) { n += len(e.data) })
 	el := time.Since(start)
-	growth := heap.stop()
+	var growth uint64
+	if heap != nil {
+		growth = heap.Stop()
+	}
 	if err != nil {
 		return err
 	}
@@ -302,8 +308,8 @@ func (m *measurer) flood(floodMiB int) error {
 	if hwm, err := procStatus(pid, "VmHWM"); err == nil && peakOK {
 		m.set("flood_host_peak_rss_mb", hwm)
 	}
-	if pid == os.Getpid() {
-		m.set("flood_host_heap_growth_mb", growth)
+	if heap != nil {
+		m.set("flood_host_heap_growth_mb", float64(growth)/1e6)
 	}
 	m.t.closeSession("flood")
 	return nil
