@@ -48,15 +48,35 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// The hand-written string encoder must agree with encoding/json, which every
-// client decodes with.
+// marshalNoHTML is encoding/json's encoding of s with HTML escaping off.
+func marshalNoHTML(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// The hand-written string encoder must agree with encoding/json (HTML
+// escaping off), which every client decodes with.
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", "a\"b\\c", "\x00\x01\x1f\x7f", "<>&", "é日本🙂", "\u2028\u2029", "bad\xff\xfeutf8", "\xe6\x97"} {
-		want, _ := json.Marshal(s)
+	for _, s := range []string{"", "plain", "a\"b\\c", "\x00\x01\x1f\x7f", "<>&", "é日本🙂", "\u2028\u2029", "bad\xff\xfeutf8", "\xe6\x97",
+		"exactly8", "sixteen bytes ok", "seven b\"quote at 7", "0123456\\", "0123456\x1f", "0123456é", "long run of plain text then\ta tab", "\b\f", "0123456\f89"} {
+		want := marshalNoHTML(s)
 		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("plain text\n")
+	f.Add("0123456\"89abcdef\\\x7f\x80\xff<>&\u2028")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := AppendString(nil, s), marshalNoHTML(s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json gives %s", s, got, want)
+		}
+	})
 }
 
 func TestDecodeRejects(t *testing.T) {
@@ -189,6 +209,15 @@ func FuzzReader(f *testing.F) {
 
 func BenchmarkAppendJSONStdout(b *testing.B) {
 	f := Frame{Type: TypeStdout, ID: "c1", Data: strings.Repeat("line of output 12345\n", 3000)}
+	buf := make([]byte, 0, 128<<10)
+	b.SetBytes(int64(len(f.Data)))
+	for b.Loop() {
+		buf = AppendJSON(buf[:0], &f)
+	}
+}
+
+func BenchmarkAppendJSONLongLines(b *testing.B) {
+	f := Frame{Type: TypeStdout, ID: "c1", Data: strings.Repeat("x", 65535) + "\n"}
 	buf := make([]byte, 0, 128<<10)
 	b.SetBytes(int64(len(f.Data)))
 	for b.Loop() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -192,9 +191,5 @@ func (j *jsonRenderer) end(res sessions.Result) {
 }
 
 func (j *jsonRenderer) line(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]string{"type": "render_error", "error": err.Error()})
-	}
-	j.w.Write(append(b, '\n'))
+	j.w.Write(jsonLine(v, "render_error", ""))
 }

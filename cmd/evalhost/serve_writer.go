@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"sync"
 
@@ -42,13 +41,10 @@ func (lw *lineWriter) object(v any) { lw.objectHeld(v, false) }
 
 // objectHeld writes v, holding it for the next line when hold is set.
 func (lw *lineWriter) objectHeld(v any, hold bool) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(map[string]string{"type": "request_error", "error": "cannot encode a reply: " + err.Error()})
-	}
+	line := jsonLine(v, "request_error", "cannot encode a reply: ")
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	lw.writeLocked(append(b, '\n'), hold)
+	lw.writeLocked(line, hold)
 }
 
 func (lw *lineWriter) writeLocked(line []byte, hold bool) {
