@@ -63,7 +63,9 @@ func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
 // The first Ctrl-C interrupts the running cell; the interpreter stays
 // usable, so the cell reports KeyboardInterrupt and run exits 130.
 func TestRunFirstInterrupt(t *testing.T) {
-	cmd, stderr := startRun(t, "import time\nprint('running', flush=True)\ntime.sleep(60)")
+	// A grace far past any scheduling delay: on a loaded CI machine the
+	// default 2 s once ran out before the traceback was written.
+	cmd, stderr := startRun(t, "import time\nprint('running', flush=True)\ntime.sleep(60)", "--grace", "20s")
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 130 {
 		t.Fatalf("exit %d, want 130; stderr %s", code, stderr)
