@@ -229,6 +229,11 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusCancelled
 			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
 		}
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		// The context ended between our check and the backend's, so the
+		// backend never sent the cell: it did not run and the interpreter
+		// keeps its state.
+		c.startFailed(ctx, err)
 	default:
 		c.j.s.drop(c.cell.Language)
 		c.fail(StatusError, err.Error())

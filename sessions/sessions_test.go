@@ -277,9 +277,17 @@ func TestDeathRetriedOnce(t *testing.T) {
 func TestCancelledCellNotRetried(t *testing.T) {
 	r := newTestRegistry(t, Config{Grace: 300 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+	defer cancel()
 	c := &collector{}
-	res, err := r.Eval(ctx, Request{Cells: []Cell{py("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('started', flush=True)\nwhile True: pass")}}, c.emit)
+	// Cancel once the cell ignores SIGINT, not after a fixed delay: on a
+	// loaded machine the interpreter may not even have started by then.
+	emit := func(cell int, f frames.Frame) {
+		c.emit(cell, f)
+		if f.Type == frames.TypeStdout && strings.Contains(f.Data, "spinning") {
+			cancel()
+		}
+	}
+	res, err := r.Eval(ctx, Request{Cells: []Cell{py("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass")}}, emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,5 +487,46 @@ func TestCancelledBeforeSend(t *testing.T) {
 	}
 	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.text(), "42") {
 		t.Fatalf("state lost: %q", c.text())
+	}
+}
+
+// cancelOnSend plays a cancel that lands between the registry's last check
+// and the backend's: it cancels the request just before handing it on.
+type cancelOnSend struct {
+	Executor
+	cancel *context.CancelFunc
+}
+
+func (e cancelOnSend) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if *e.cancel != nil {
+		(*e.cancel)()
+	}
+	return e.Executor.Execute(ctx, req, emit)
+}
+
+// A backend that refuses a cell because its context ended has not run it:
+// the cell is cancelled and the interpreter, with its state, is kept.
+func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
+	home := t.TempDir()
+	var cancel context.CancelFunc
+	start := RunnerStarter(home)
+	r := newTestRegistry(t, Config{Home: home, Starters: map[string]Starter{LangPython: func(ctx context.Context, spec Spec) (Executor, error) {
+		ex, err := start(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return cancelOnSend{ex, &cancel}, nil
+	}}})
+	_, c := eval(t, r, Request{Cells: []Cell{py("kept = 42\nimport os; print(os.getpid())")}})
+	pid := strings.TrimSpace(c.text())
+	ctx, cancelReq := context.WithCancel(context.Background())
+	cancel = cancelReq
+	res, err := r.Eval(ctx, Request{Cells: []Cell{py("kept = 0")}}, nil)
+	cancel = nil
+	if err != nil || res.Cells[0].Status != StatusCancelled || res.Cells[0].StateLost {
+		t.Fatalf("cancelled at send: %+v %v; want cancelled with state kept", res.Cells[0], err)
+	}
+	if _, c := eval(t, r, Request{Cells: []Cell{py("import os; print(kept, os.getpid())")}}); strings.TrimSpace(c.text()) != "42 "+pid {
+		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.text(), pid)
 	}
 }
