@@ -120,9 +120,7 @@ func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResu
 	c.sink = newCellSink(j.reg.cfg.Sink)
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
-	cctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimedOut)
-	defer cancel()
-	c.execute(cctx)
+	c.execute(ctx)
 	c.res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	c.res.Output = c.sink.dump()
 	return c.res
@@ -139,6 +137,10 @@ func (c *cellRun) execute(ctx context.Context) {
 		s.endReset()
 		c.res.StateLost = true
 	}
+	// The cell's timeout runs from when it is first sent: starting an
+	// interpreter is bounded by the start timeout, and "timed out after 1
+	// seconds" should mean the code ran for 1 s. A retry shares the deadline.
+	var cellCtx context.Context
 	for attempt := 0; ; attempt++ {
 		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
 		if replaced {
@@ -151,18 +153,23 @@ func (c *cellRun) execute(ctx context.Context) {
 		if started {
 			c.emit(ex.Ready())
 		}
-		if ctx.Err() != nil {
+		if cellCtx == nil {
+			var cancel context.CancelFunc
+			cellCtx, cancel = context.WithTimeoutCause(ctx, c.timeout, errTimedOut)
+			defer cancel()
+		}
+		if cellCtx.Err() != nil {
 			// Cancelled or timed out before the cell was sent: nothing to
 			// interrupt, and the interpreter keeps its state.
-			c.startFailed(ctx, ctx.Err())
+			c.startFailed(cellCtx, cellCtx.Err())
 			return
 		}
-		done, err := c.attempt(ctx, ex, attempt, started)
+		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
 			c.emit(done)
 		}
-		if c.settle(ctx, done, err, attempt) {
+		if c.settle(cellCtx, done, err, attempt) {
 			return
 		}
 		c.res.Retried, c.res.StateLost = true, true

@@ -530,3 +530,21 @@ func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
 		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.text(), pid)
 	}
 }
+
+// A cell's timeout counts its own run, not the interpreter's start: an
+// extension module that makes the start take 1.5 s does not time out a
+// 1 s cell that runs at once.
+func TestTimeoutExcludesInterpreterStart(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "modules", "slow.py"), []byte("import time\ntime.sleep(1.5)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newTestRegistry(t, Config{Home: home})
+	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('ran')", Timeout: time.Second}}})
+	if res.Status != StatusOK || !strings.Contains(c.text(), "ran") {
+		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.text())
+	}
+}
