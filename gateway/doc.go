@@ -33,6 +33,13 @@
 //     at most a few messages ahead of the cell, and a message over 256 MiB
 //     (a huge display) is read past and dropped with a warning frame
 //     ([*MessageTooBigError]) instead of ending the connection.
+//   - Jupyter's iopub channel is lossy: it drops messages when a kernel
+//     writes faster than the gateway forwards them. The start snippet counts
+//     the characters each cell writes to stdout and stderr, every
+//     execute_request asks for the counts back as a user expression, and a
+//     shortfall becomes a warning frame naming how much never arrived. A
+//     cell whose idle status does not follow its execute_reply within 3 s
+//     ends with a warning instead of waiting for it.
 //
 // Error tracebacks are passed on as ipykernel sends them, with ANSI colour
 // codes; the output sink sanitises them.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -31,10 +32,11 @@ type cell struct {
 	reply               executeReply
 	stdinAsked          bool
 	interrupted, killed bool
-	acked               bool // interrupt_reply seen
-	executing           bool // execute_input seen: the kernel runs the cell's code
-	began               bool // the started frame is out
-	pendingInterrupt    bool // cancelled before that: interrupt once it runs
+	acked               bool   // interrupt_reply seen
+	executing           bool   // execute_input seen: the kernel runs the cell's code
+	began               bool   // the started frame is out
+	pendingInterrupt    bool   // cancelled before that: interrupt once it runs
+	received            [2]int // characters of stdout, stderr that arrived
 }
 
 // Execute runs req as one cell; see the package doc for the contract.
@@ -87,7 +89,7 @@ func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
 	}
 	id, err := k.sendWith(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
 		Code: c.req.Code, StoreHistory: true, AllowStdin: true, StopOnError: true,
-		UserExpressions: map[string]string{},
+		UserExpressions: map[string]string{writtenKey: writtenExpr},
 	}, meta)
 	if err != nil {
 		return k.sendFailed(c, err)
@@ -160,7 +162,11 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			interrupt()
 		}
 	}
+	var idleLate <-chan time.Time
 	for !(c.gotReply && c.gotIdle) {
+		if c.gotReply && idleLate == nil {
+			idleLate = time.After(idleWait)
+		}
 		select {
 		case in := <-k.in:
 			handle(in)
@@ -170,6 +176,11 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		select {
 		case in := <-k.in:
 			handle(in)
+		case <-idleLate:
+			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
+				"the kernel answered the cell but its idle status did not follow within %v: Jupyter's iopub channel "+
+					"drops messages when a kernel writes faster than the gateway forwards them, so output may be missing", idleWait)})
+			c.gotIdle = true
 		case <-k.done:
 			k.drain(c)
 			if c.gotReply && c.gotIdle {
@@ -205,7 +216,28 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 				c.req.ID, context.Cause(ctx), k.grace, frames.ErrKilled)
 		}
 	}
+	c.reportDropped()
 	return c.doneFrame(), nil
+}
+
+// idleWait bounds the wait for a cell's idle status once its execute_reply
+// is in: iopub may have dropped it, and a cell must never hang on that.
+var idleWait = 3 * time.Second
+
+// reportDropped warns when the kernel wrote more characters than arrived.
+func (c *cell) reportDropped() {
+	written, ok := c.reply.written()
+	if !ok {
+		return
+	}
+	for i, name := range [2]string{"stdout", "stderr"} {
+		if lost := written[i] - c.received[i]; lost > 0 {
+			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
+				"%d of the %d characters the cell wrote to %s never arrived: Jupyter's iopub channel drops messages "+
+					"when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				lost, written[i], name)})
+		}
+	}
 }
 
 func (k *Kernel) sendInterrupt() error {
@@ -279,6 +311,12 @@ func (k *Kernel) handleCell(c *cell, m *message) {
 		return
 	}
 	if ok {
+		switch f.Type {
+		case frames.TypeStdout:
+			c.received[0] += utf8.RuneCountInString(f.Data)
+		case frames.TypeStderr:
+			c.received[1] += utf8.RuneCountInString(f.Data)
+		}
 		c.emit(f)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -183,6 +184,100 @@ func TestIsFDExhausted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := IsFDExhausted(tc.err); got != tc.want {
 				t.Errorf("IsFDExhausted(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+// fakeKernel answers each execute_request with msgs (iopub unless the type
+// is execute_reply), parented to the request.
+func fakeKernel(t *testing.T, msgs []struct{ typ, content string }) *Kernel {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		for {
+			_, raw, err := conn.Read(r.Context())
+			if err != nil {
+				return
+			}
+			var req message
+			if json.Unmarshal(raw, &req) != nil || req.Header.MsgType != "execute_request" {
+				continue
+			}
+			for _, m := range msgs {
+				channel := "iopub"
+				if m.typ == "execute_reply" {
+					channel = "shell"
+				}
+				out := map[string]any{"header": map[string]string{"msg_id": newID(), "msg_type": m.typ},
+					"parent_header": map[string]string{"msg_id": req.Header.MsgID}, "channel": channel,
+					"metadata": map[string]any{}, "content": json.RawMessage(m.content)}
+				b, _ := json.Marshal(out)
+				if conn.Write(r.Context(), websocket.MessageText, b) != nil {
+					return
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := NewClient(Config{URL: srv.URL})
+	k, err := c.connect(context.Background(), "k1", DefaultGrace, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close() })
+	return k
+}
+
+// Jupyter's iopub drops messages under overload (a real gateway does so
+// only under a flood, unpredictably): a lost idle status must not hang the
+// cell, and lost output is reported with its size.
+func TestFakeIopubDrops(t *testing.T) {
+	defer func(old time.Duration) { idleWait = old }(idleWait)
+	idleWait = 200 * time.Millisecond
+	reply := func(stdout, stderr int) string {
+		return fmt.Sprintf(`{"status":"ok","execution_count":1,"user_expressions":{%q:{"status":"ok","data":{"text/plain":"[%d, %d]"}}}}`,
+			writtenKey, stdout, stderr)
+	}
+	type msg = struct{ typ, content string }
+	cases := []struct {
+		name string
+		msgs []msg
+		want []string
+	}{
+		{"nothing lost",
+			[]msg{{"status", `{"execution_state":"busy"}`}, {"stream", `{"name":"stdout","text":"héllo\n"}`}, {"execute_reply", reply(6, 0)}, {"status", `{"execution_state":"idle"}`}},
+			[]string{"started", "stdout:héllo\n", "done:ok"}},
+		{"output and idle lost",
+			[]msg{{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 3)}},
+			[]string{"started", "stdout:abcd",
+				"warning:the kernel answered the cell but its idle status did not follow within 200ms: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them, so output may be missing",
+				"warning:6 of the 10 characters the cell wrote to stdout never arrived: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				"warning:3 of the 3 characters the cell wrote to stderr never arrived: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				"done:ok"}},
+		{"a reply without the counts",
+			[]msg{{"stream", `{"name":"stdout","text":"x"}`}, {"execute_reply", `{"status":"ok","execution_count":1,"user_expressions":{}}`}, {"status", `{"execution_state":"idle"}`}},
+			[]string{"started", "stdout:x", "done:ok"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := fakeKernel(t, tc.msgs)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			got, _, err := run(t, k, ctx, frames.Request{ID: "c", Code: "print('x')"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
 	}

@@ -300,6 +300,9 @@ func TestBulkOutputStreamsInBoundedMessages(t *testing.T) {
 				count++
 				largest = max(largest, len(f.Data))
 			}
+			if f.Type == frames.TypeWarning {
+				t.Errorf("warning: %s", f.Message)
+			}
 		})
 	if err != nil || done.Status != frames.StatusOK {
 		t.Fatalf("done %+v, err %v", done, err)
@@ -330,5 +333,25 @@ func TestOversizedMessageDropped(t *testing.T) {
 	next, _, err := run(t, k, context.Background(), frames.Request{ID: "next", Code: "kept"})
 	if err != nil || !slices.Contains(next, "result:7") {
 		t.Fatalf("kernel after the drop: %q, err %v", next, err)
+	}
+}
+
+// The kernel's own count of what a cell wrote comes back with its reply and
+// is checked against what arrived: here the cell inflates the count by 5, as
+// if iopub had dropped 5 characters.
+func TestWrittenCountComesBack(t *testing.T) {
+	k := shared(t)
+	got, _, err := run(t, k, context.Background(), frames.Request{ID: "count",
+		Code: "import sys\nsys.modules['_evalhost_io'].written[0] += 5\nprint('héllo')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "warning:5 of the 11 characters the cell wrote to stdout never arrived"
+	if !strings.Contains(strings.Join(got, "\n"), want) {
+		t.Errorf("frames %q; want a warning %q", got, want)
+	}
+	got, _, _ = run(t, k, context.Background(), frames.Request{ID: "next", Code: "print('fine')"})
+	if strings.Contains(strings.Join(got, "\n"), "warning") {
+		t.Errorf("the next cell's count was not reset: %q", got)
 	}
 }

@@ -82,10 +82,15 @@ type (
 		StopOnError     bool              `json:"stop_on_error"`
 	}
 	executeReply struct {
-		Status         string `json:"status"`
-		ExecutionCount int    `json:"execution_count"`
-		Ename          string `json:"ename"`
-		Evalue         string `json:"evalue"`
+		Status          string                    `json:"status"`
+		ExecutionCount  int                       `json:"execution_count"`
+		Ename           string                    `json:"ename"`
+		Evalue          string                    `json:"evalue"`
+		UserExpressions map[string]userExpression `json:"user_expressions"`
+	}
+	userExpression struct {
+		Status string                     `json:"status"`
+		Data   map[string]json.RawMessage `json:"data"`
 	}
 	statusContent struct {
 		ExecutionState string `json:"execution_state"`
@@ -116,3 +121,21 @@ type (
 		Password bool   `json:"password"`
 	}
 )
+
+// written is the start snippet's count of characters the cell wrote to
+// stdout and stderr, when the reply carries it.
+func (r *executeReply) written() ([2]int, bool) {
+	e, ok := r.UserExpressions[writtenKey]
+	if !ok || e.Status != "ok" {
+		return [2]int{}, false
+	}
+	var text string
+	if json.Unmarshal(e.Data["text/plain"], &text) != nil {
+		return [2]int{}, false
+	}
+	var n [2]int
+	if _, err := fmt.Sscanf(text, "[%d, %d]", &n[0], &n[1]); err != nil {
+		return [2]int{}, false
+	}
+	return n, true
+}

@@ -43,6 +43,16 @@ const warnMarker = "\x1eEVH-WARN "
 // runMetadataKey carries a cell's run id in its execute_request metadata.
 const runMetadataKey = "evalhost_run"
 
+// ioStateModule is the module the start snippet keeps its per-cell counts
+// of characters written to stdout and stderr in; each execute_request asks
+// for them back as a user expression (writtenExpr), so that output Jupyter's
+// iopub channel dropped under load is reported, not silently missing.
+const (
+	ioStateModule = "_evalhost_io"
+	writtenExpr   = "__import__('sys').modules['" + ioStateModule + "'].written"
+	writtenKey    = "evalhost_written"
+)
+
 // maxStreamText is how much text ipykernel's stdout or stderr may buffer
 // before the start snippet has it flush. ipykernel flushes on a timer, so a
 // cell printing in a tight loop otherwise sends all its output as one stream
@@ -59,7 +69,10 @@ func startCode() string {
 	return `def __evh_start():
     import json, os, sys, platform
     os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
-    def bound(stream, limit):
+    import types
+    io_state = sys.modules[` + pyString(ioStateModule) + `] = types.ModuleType(` + pyString(ioStateModule) + `)
+    io_state.written = [0, 0]  # characters written to stdout, stderr this cell
+    def bound(stream, limit, idx):
         write, flush = stream.write, stream.flush
         pending = 0
         def bounded_write(s):
@@ -69,6 +82,8 @@ func startCode() string {
                     bounded_write(s[i:i + limit])
                 return len(s)
             n = write(s)
+            if isinstance(s, str):
+                io_state.written[idx] += len(s)
             pending += len(s)
             if pending >= limit:
                 pending = 0
@@ -78,9 +93,9 @@ func startCode() string {
             stream.write = bounded_write
         except (AttributeError, TypeError):
             pass
-    for stream in (sys.stdout, sys.stderr):
+    for idx, stream in enumerate((sys.stdout, sys.stderr)):
         if type(stream).__module__.startswith("ipykernel"):
-            bound(stream, ` + strconv.Itoa(maxStreamText) + `)
+            bound(stream, ` + strconv.Itoa(maxStreamText) + `, idx)
     ip = get_ipython()
     kernel = getattr(ip, "kernel", None)
     if kernel is not None and hasattr(kernel, "raw_input"):
@@ -92,6 +107,7 @@ func startCode() string {
         kernel.raw_input = raw_input
     if kernel is not None:
         def run_id(*_):
+            io_state.written[:] = [0, 0]
             try:
                 parent = kernel.get_parent("shell")
             except TypeError:
