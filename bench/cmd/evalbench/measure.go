@@ -125,7 +125,9 @@ func (m *measurer) throughput() error {
 		start := time.Now()
 		err := m.ok("warm", "", fmt.Sprintf(bulk, blocks), "ok", false, func(e event) {
 			n += len(e.data)
-			if strings.Trim(e.data, "x\n") != "" && len(other) < 300 {
+			// Only the first byte is looked at: scanning every chunk cost the
+			// client as much as the host (Jupyter's side only counts).
+			if len(e.data) > 0 && e.data[0] != 'x' && e.data[0] != '\n' && len(other) < 300 {
 				other += e.data
 			}
 		})
