@@ -81,47 +81,14 @@ func TestFakeCreateRetriesOnceOn5xx(t *testing.T) {
 }
 
 func TestFakeSocketDroppedMidCell(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodDelete {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		conn, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer conn.CloseNow()
-		_, raw, err := conn.Read(r.Context())
-		if err != nil {
-			return
-		}
-		var req message
-		if json.Unmarshal(raw, &req) != nil {
-			return
-		}
-		for _, m := range []struct{ typ, content string }{
-			{"status", `{"execution_state":"busy"}`},
-			{"stream", `{"name":"stdout","text":"partial\n"}`},
-		} {
-			out := map[string]any{"header": map[string]string{"msg_id": newID(), "msg_type": m.typ},
-				"parent_header": map[string]string{"msg_id": req.Header.MsgID}, "channel": "iopub",
-				"metadata": map[string]any{}, "content": json.RawMessage(m.content)}
-			b, _ := json.Marshal(out)
-			_ = conn.Write(r.Context(), websocket.MessageText, b)
-		}
-		// Returning drops the TCP connection without a close frame.
-	}))
-	defer srv.Close()
-	c, _ := NewClient(Config{URL: srv.URL})
-	k, err := c.connect(context.Background(), "k1", DefaultGrace, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := fakeKernel(t, []struct{ typ, content string }{
+		{"status", `{"execution_state":"busy"}`},
+		{"stream", `{"name":"stdout","text":"partial\n"}`},
+	}, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var got []string
-	_, err = k.Execute(ctx, frames.Request{ID: "c", Code: "print('partial'); more()"}, func(f frames.Frame) { got = append(got, summary(f)) })
+	_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "print('partial'); more()"}, func(f frames.Frame) { got = append(got, summary(f)) })
 	var de *frames.DeathError
 	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "websocket") {
 		t.Fatalf("err = %v, want a DeathError about the socket", err)
@@ -190,8 +157,9 @@ func TestIsFDExhausted(t *testing.T) {
 }
 
 // fakeKernel answers each execute_request with msgs (iopub unless the type
-// is execute_reply), parented to the request.
-func fakeKernel(t *testing.T, msgs []struct{ typ, content string }) *Kernel {
+// is execute_reply), parented to the request; with drop it then drops the
+// TCP connection without a close frame.
+func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *Kernel {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
@@ -224,6 +192,9 @@ func fakeKernel(t *testing.T, msgs []struct{ typ, content string }) *Kernel {
 				if conn.Write(r.Context(), websocket.MessageText, b) != nil {
 					return
 				}
+			}
+			if drop {
+				return
 			}
 		}
 	}))
@@ -269,7 +240,7 @@ func TestFakeIopubDrops(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k := fakeKernel(t, tc.msgs)
+			k := fakeKernel(t, tc.msgs, false)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			got, _, err := run(t, k, ctx, frames.Request{ID: "c", Code: "print('x')"})
