@@ -37,9 +37,9 @@
 //     writes faster than the gateway forwards them. The start snippet counts
 //     the characters each cell writes to stdout and stderr, every
 //     execute_request asks for the counts back as a user expression, and a
-//     shortfall becomes a warning frame naming how much never arrived. A
-//     cell whose idle status does not follow its execute_reply within 3 s
-//     ends with a warning instead of waiting for it.
+//     shortfall becomes a warning frame naming how much had not arrived.
+//     After execute_reply, idle is awaited while messages keep coming; 3 s
+//     without any ends the cell with a warning instead of a hang.
 //
 // Error tracebacks are passed on as ipykernel sends them, with ANSI colour
 // codes; the output sink sanitises them.

@@ -162,24 +162,35 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			interrupt()
 		}
 	}
-	var idleLate <-chan time.Time
-	for !(c.gotReply && c.gotIdle) {
-		if c.gotReply && idleLate == nil {
-			idleLate = time.After(idleWait)
+	// After execute_reply, idle is awaited while messages keep coming: a
+	// backlog of output may trail the reply by seconds, but a channel that
+	// fell silent has dropped (or stalled) the rest.
+	quiet := time.NewTimer(idleWait)
+	quiet.Stop()
+	defer quiet.Stop()
+	var quietC <-chan time.Time
+	receive := func(in inbound) {
+		handle(in)
+		if c.gotReply {
+			quiet.Reset(idleWait)
+			quietC = quiet.C
 		}
+	}
+	for !(c.gotReply && c.gotIdle) {
 		select {
 		case in := <-k.in:
-			handle(in)
+			receive(in)
 			continue
 		default:
 		}
 		select {
 		case in := <-k.in:
-			handle(in)
-		case <-idleLate:
+			receive(in)
+		case <-quietC:
 			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
-				"the kernel answered the cell but its idle status did not follow within %v: Jupyter's iopub channel "+
-					"drops messages when a kernel writes faster than the gateway forwards them, so output may be missing", idleWait)})
+				"the kernel answered the cell, but its idle status had not come after %v without any message: "+
+					"Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the "+
+					"gateway forwards them, so output may be missing", idleWait)})
 			c.gotIdle = true
 		case <-k.done:
 			k.drain(c)
@@ -220,8 +231,9 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 	return c.doneFrame(), nil
 }
 
-// idleWait bounds the wait for a cell's idle status once its execute_reply
-// is in: iopub may have dropped it, and a cell must never hang on that.
+// idleWait is how long a cell whose execute_reply is in waits for its idle
+// status without any message arriving: iopub may have dropped it, and a
+// cell must never hang on that.
 var idleWait = 3 * time.Second
 
 // reportDropped warns when the kernel wrote more characters than arrived.
@@ -233,8 +245,8 @@ func (c *cell) reportDropped() {
 	for i, name := range [2]string{"stdout", "stderr"} {
 		if lost := written[i] - c.received[i]; lost > 0 {
 			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
-				"%d of the %d characters the cell wrote to %s never arrived: Jupyter's iopub channel drops messages "+
-					"when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				"%d of the %d characters the cell wrote to %s had not arrived when it ended: Jupyter's iopub channel "+
+					"drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
 				lost, written[i], name)})
 		}
 	}

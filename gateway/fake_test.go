@@ -157,7 +157,8 @@ func TestIsFDExhausted(t *testing.T) {
 }
 
 // fakeKernel answers each execute_request with msgs (iopub unless the type
-// is execute_reply), parented to the request; with drop it then drops the
+// is execute_reply; a "sleep" pauses for its content's duration), parented
+// to the request; with drop it then drops the
 // TCP connection without a close frame.
 func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *Kernel {
 	t.Helper()
@@ -181,6 +182,11 @@ func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *
 				continue
 			}
 			for _, m := range msgs {
+				if m.typ == "sleep" {
+					d, _ := time.ParseDuration(m.content)
+					time.Sleep(d)
+					continue
+				}
 				channel := "iopub"
 				if m.typ == "execute_reply" {
 					channel = "shell"
@@ -230,10 +236,14 @@ func TestFakeIopubDrops(t *testing.T) {
 		{"output and idle lost",
 			[]msg{{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 3)}},
 			[]string{"started", "stdout:abcd",
-				"warning:the kernel answered the cell but its idle status did not follow within 200ms: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them, so output may be missing",
-				"warning:6 of the 10 characters the cell wrote to stdout never arrived: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
-				"warning:3 of the 3 characters the cell wrote to stderr never arrived: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				"warning:the kernel answered the cell, but its idle status had not come after 200ms without any message: Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the gateway forwards them, so output may be missing",
+				"warning:6 of the 10 characters the cell wrote to stdout had not arrived when it ended: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+				"warning:3 of the 3 characters the cell wrote to stderr had not arrived when it ended: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
 				"done:ok"}},
+		{"a backlog trailing the reply longer than the wait, but steadily",
+			[]msg{{"execute_reply", reply(4, 0)}, {"sleep", "120ms"}, {"stream", `{"name":"stdout","text":"a"}`}, {"sleep", "120ms"},
+				{"stream", `{"name":"stdout","text":"b"}`}, {"sleep", "120ms"}, {"stream", `{"name":"stdout","text":"cd"}`}, {"status", `{"execution_state":"idle"}`}},
+			[]string{"started", "stdout:a", "stdout:b", "stdout:cd", "done:ok"}},
 		{"a reply without the counts",
 			[]msg{{"stream", `{"name":"stdout","text":"x"}`}, {"execute_reply", `{"status":"ok","execution_count":1,"user_expressions":{}}`}, {"status", `{"execution_state":"idle"}`}},
 			[]string{"started", "stdout:x", "done:ok"}},

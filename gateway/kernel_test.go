@@ -346,7 +346,7 @@ func TestWrittenCountComesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "warning:5 of the 11 characters the cell wrote to stdout never arrived"
+	want := "warning:5 of the 11 characters the cell wrote to stdout had not arrived when it ended"
 	if !strings.Contains(strings.Join(got, "\n"), want) {
 		t.Errorf("frames %q; want a warning %q", got, want)
 	}
