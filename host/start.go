@@ -136,10 +136,9 @@ func (s *pipeSet) closeParent() {
 // rarely waits for the host to drain the pipe. Failure is harmless: the pipe
 // keeps its default size.
 func growPipe(f *os.File) {
-	const fSetPipeSize = 1031 // F_SETPIPE_SZ, Linux
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) {
-			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, pipeSize)
+			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, pipeSize)
 		})
 	}
 }
