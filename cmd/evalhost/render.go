@@ -99,7 +99,7 @@ func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, err
 		h.imagesDir, h.dirReady = dir, true
 	}
 	h.images++
-	path := filepath.Join(h.imagesDir, fmt.Sprintf("cell%d-%d%s", cell, h.images, ext))
+	path := filepath.Join(h.imagesDir, fmt.Sprintf("cell%d-%d%s", cell+1, h.images, ext))
 	return path, os.WriteFile(path, raw, 0o644)
 }
 
@@ -107,7 +107,8 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if h.bounded {
 		h.printTail(res)
 	}
-	name := "cell " + strconv.Itoa(res.Index)
+	// People count cells from 1, as tracebacks (<cell N>) and editors do.
+	name := "cell " + strconv.Itoa(res.Index+1)
 	if res.Title != "" {
 		name += " (" + res.Title + ")"
 	}
