@@ -10,7 +10,7 @@ import (
 
 // cellChunk is cell i as it appears inside the file: its lines at depth 2.
 func cellChunk(nb *Notebook, i int) string {
-	e := encoder{indent: nb.layout.indent}
+	e := encoder{indent: nb.layout.indent, newline: nb.layout.newline}
 	e.value(nb.cells[i], 2)
 	return string(e.buf)
 }
@@ -32,7 +32,7 @@ func TestApplyText(t *testing.T) {
 		return func(t *testing.T, _, after *Notebook) {
 			got := "<absent>"
 			if v := after.cells[i].get(name); v != nil {
-				e := encoder{indent: ""}
+				e := encoder{indent: "", newline: "\n"}
 				e.value(v, 0)
 				got = strings.ReplaceAll(string(e.buf), "\n", "")
 			}

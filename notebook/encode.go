@@ -7,18 +7,24 @@ import (
 
 // layout is how a notebook file is indented, learnt from the file so an
 // untouched notebook is written back byte for byte. nbformat writes one space
-// per level and a final newline.
+// per level, "\n" line ends and a final newline; a notebook saved on Windows
+// (or checked out with git's autocrlf) has "\r\n" line ends.
 type layout struct {
 	indent       string
+	newline      string // "\n" or "\r\n"
 	finalNewline bool
 }
 
-var nbformatLayout = layout{indent: " ", finalNewline: true}
+var nbformatLayout = layout{indent: " ", newline: "\n", finalNewline: true}
 
 // detectLayout reads the indent unit from the whitespace before the first
-// key. Compact files get nbformat's layout.
+// key and the line end from the first line. Compact files get nbformat's
+// layout.
 func detectLayout(data string) layout {
-	l := layout{indent: " ", finalNewline: strings.HasSuffix(data, "\n")}
+	l := layout{indent: " ", newline: "\n", finalNewline: strings.HasSuffix(data, "\n")}
+	if nl := strings.IndexByte(data, '\n'); nl > 0 && data[nl-1] == '\r' {
+		l.newline = "\r\n"
+	}
 	rest := strings.TrimLeft(data, " \t\r\n")
 	if !strings.HasPrefix(rest, "{") {
 		return l
@@ -39,12 +45,13 @@ func detectLayout(data string) layout {
 // encoder writes values as Python's json.dumps(indent=N, separators=(",",
 // ": ")) lays them out; scalars are written with their stored text.
 type encoder struct {
-	buf    []byte
-	indent string
+	buf     []byte
+	indent  string
+	newline string // "\n" or "\r\n"
 }
 
-func (e *encoder) newline(depth int) {
-	e.buf = append(e.buf, '\n')
+func (e *encoder) breakLine(depth int) {
+	e.buf = append(e.buf, e.newline...)
 	for i := 0; i < depth; i++ {
 		e.buf = append(e.buf, e.indent...)
 	}
@@ -62,12 +69,12 @@ func (e *encoder) value(v *value, depth int) {
 			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			e.newline(depth + 1)
+			e.breakLine(depth + 1)
 			e.buf = append(e.buf, m.rawKey...)
 			e.buf = append(e.buf, ": "...)
 			e.value(m.val, depth+1)
 		}
-		e.newline(depth)
+		e.breakLine(depth)
 		e.buf = append(e.buf, '}')
 	case kindArray:
 		if len(v.arr) == 0 {
@@ -79,10 +86,10 @@ func (e *encoder) value(v *value, depth int) {
 			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			e.newline(depth + 1)
+			e.breakLine(depth + 1)
 			e.value(el, depth+1)
 		}
-		e.newline(depth)
+		e.breakLine(depth)
 		e.buf = append(e.buf, ']')
 	default:
 		e.buf = append(e.buf, v.raw...)

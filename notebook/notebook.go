@@ -71,10 +71,10 @@ func Parse(data []byte) (*Notebook, error) {
 // Bytes returns the notebook as JSON in the file's layout (nbformat's for
 // new notebooks).
 func (nb *Notebook) Bytes() []byte {
-	e := encoder{indent: nb.layout.indent, buf: make([]byte, 0, nb.size+nb.size/8+4096)}
+	e := encoder{indent: nb.layout.indent, newline: nb.layout.newline, buf: make([]byte, 0, nb.size+nb.size/8+4096)}
 	e.value(nb.syncedRoot(), 0)
 	if nb.layout.finalNewline {
-		e.buf = append(e.buf, '\n')
+		e.buf = append(e.buf, nb.layout.newline...)
 	}
 	nb.size = len(e.buf)
 	return e.buf

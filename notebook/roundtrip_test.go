@@ -95,3 +95,40 @@ func TestEscapedMarkersRoundTrip(t *testing.T) {
 		t.Errorf("escaped round trip changed the notebook")
 	}
 }
+
+// TestLayoutKept: files in layouts other than nbformat's own come back byte
+// for byte when unedited, and an edit changes only the edited cell's lines.
+func TestLayoutKept(t *testing.T) {
+	base := string(readFile(t, "testdata/basic.ipynb"))
+	tests := []struct {
+		name string
+		file string
+	}{
+		{"crlf line ends", strings.ReplaceAll(base, "\n", "\r\n")},
+		{"crlf without final newline", strings.TrimSuffix(strings.ReplaceAll(base, "\n", "\r\n"), "\r\n")},
+		{"no final newline", strings.TrimSuffix(base, "\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := mustParse(t, []byte(tt.file))
+			if got := string(nb.Bytes()); got != tt.file {
+				t.Fatalf("parse→bytes changed the file\n got: %q\nwant: %q", got, tt.file)
+			}
+			applied, err := nb.ApplyText(nb.Text())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(applied.Bytes()); got != tt.file {
+				t.Fatalf("view→apply changed the file\n got: %q\nwant: %q", got, tt.file)
+			}
+			before := cellChunk(nb, 1)
+			if err := nb.Edit(1, "edited\n"); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Replace(tt.file, before, cellChunk(nb, 1), 1)
+			if got := string(nb.Bytes()); got != want {
+				t.Errorf("an edit changed lines outside its cell\n got: %q\nwant: %q", got, want)
+			}
+		})
+	}
+}
