@@ -44,15 +44,23 @@ func (nb *Notebook) Save(path string) error {
 // WriteFile replaces path with data so that readers see the old file or
 // the new one, never a part: it writes a temp file in the same directory,
 // fsyncs it, renames it over path and fsyncs the directory. The file keeps
-// its permission bits (0644 for a new file). On error path is unchanged and
-// the temp file is removed.
+// its permission bits (0644 for a new file). A symlink is written through
+// (its target is replaced, the link stays) and a read-only file (no write
+// bit) is refused, as an in-place write would be. On error path is
+// unchanged and the temp file is removed.
 func WriteFile(path string, data []byte) (err error) {
+	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
+		path = target
+	}
 	perm := fs.FileMode(0o644)
 	if st, statErr := os.Stat(path); statErr == nil {
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("write notebook %s: not a regular file", path)
 		}
 		perm = st.Mode().Perm()
+		if perm&0o222 == 0 {
+			return fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
+		}
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {

@@ -49,14 +49,29 @@ func TestSaveFailureLeavesFileUnchanged(t *testing.T) {
 		{"directory missing", func(t *testing.T, dir string) string {
 			return filepath.Join(dir, "missing", "n.ipynb")
 		}, "no such file or directory"},
+		{"read-only file", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "ro.ipynb")
+			os.WriteFile(p, readFile(t, "testdata/basic.ipynb"), 0o444)
+			return p
+		}, "read-only (mode 0444); make it writable"},
+		{"symlink to a read-only file", func(t *testing.T, dir string) string {
+			os.WriteFile(filepath.Join(dir, "ro.ipynb"), readFile(t, "testdata/basic.ipynb"), 0o444)
+			p := filepath.Join(dir, "link.ipynb")
+			os.Symlink("ro.ipynb", p)
+			return p
+		}, "read-only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := tt.setup(t, dir)
+			before, _ := os.ReadFile(path)
 			err := New().Save(path)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+				t.Errorf("the file changed")
 			}
 			assertNoTempFiles(t, dir)
 		})
@@ -90,4 +105,36 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// TestSaveThroughSymlink: saving to a symlink replaces its target and keeps
+// the link, as an editor saving in place does.
+func TestSaveThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.ipynb")
+	if err := os.WriteFile(target, readFile(t, "testdata/basic.ipynb"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.ipynb")
+	if err := os.Symlink("real.ipynb", link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	nb, err := Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.Edit(0, "through the link")
+	if err := nb.Save(link); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced by a file: %v %v", st.Mode(), err)
+	}
+	if got := readFile(t, target); !bytes.Equal(got, nb.Bytes()) {
+		t.Errorf("the link's target was not updated")
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+		t.Errorf("target mode = %v, want 0600 kept", st.Mode().Perm())
+	}
+	assertNoTempFiles(t, dir)
 }
