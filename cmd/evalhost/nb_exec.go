@@ -100,6 +100,8 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 }
 
 // selectCodeCells lists the code cells to run, all of them by default.
+// Blank code cells are left as they are, as nbclient skips them: running
+// them would take execution counts nbclient does not.
 func selectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 	var code []int
 	for _, c := range nb.Cells() {
@@ -107,8 +109,9 @@ func selectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 			code = append(code, c.Index)
 		}
 	}
+	blank := func(i int) bool { return strings.TrimSpace(nb.Cell(i).Source) == "" }
 	if spec == "" {
-		return code, nil
+		return slices.DeleteFunc(code, blank), nil
 	}
 	want, err := parseCellRanges(spec, nb.Len())
 	if err != nil {
@@ -119,7 +122,9 @@ func selectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 		if !slices.Contains(code, i) {
 			return nil, fmt.Errorf("--cells: cell %d is a %s cell, not code", i, nb.Cell(i).Type)
 		}
-		out = append(out, i)
+		if !blank(i) {
+			out = append(out, i)
+		}
 	}
 	return out, nil
 }
