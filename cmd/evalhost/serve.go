@@ -368,6 +368,7 @@ func (s *server) shutdown() {
 		cancels = append(cancels, fl.cancel)
 	}
 	s.mu.Unlock()
+	s.tools.stop()
 	if !s.flags.drain {
 		for _, c := range cancels {
 			c()

@@ -18,12 +18,17 @@ type serveTools struct {
 	relay  *bridge.Relay
 	server *bridge.Server
 
-	mu   sync.Mutex
-	runs map[string]sessions.RunInfo // active run id -> where it runs
+	mu      sync.Mutex
+	runs    map[string]sessions.RunInfo // active run id -> where it runs
+	pending map[string]bool             // calls sent to the client, not yet answered
+	stopped bool                        // the server reads no more lines: no answer can come
 }
 
+// errNoAnswer fails tool calls once the server stopped reading requests.
+const errNoAnswer = "evalhost serve stopped reading requests (shutdown or end of stdin), so no tool_result can answer this call"
+
 func newServeTools(out *lineWriter) *serveTools {
-	t := &serveTools{out: out, runs: map[string]sessions.RunInfo{}}
+	t := &serveTools{out: out, runs: map[string]sessions.RunInfo{}, pending: map[string]bool{}}
 	t.relay = bridge.NewRelay(t.send, t.abandon)
 	t.server = bridge.New(t.relay, bridge.Options{})
 	return t
@@ -45,7 +50,14 @@ func (t *serveTools) runHook(run sessions.RunInfo, active bool) {
 func (t *serveTools) send(callID string, c bridge.Call) error {
 	t.mu.Lock()
 	run, ok := t.runs[c.Run]
+	stopped := t.stopped
+	if ok && !stopped {
+		t.pending[callID] = true
+	}
 	t.mu.Unlock()
+	if stopped {
+		return errors.New(errNoAnswer)
+	}
 	if !ok {
 		return errors.New("the cell that made this call is no longer running")
 	}
@@ -68,6 +80,9 @@ func (t *serveTools) send(callID string, c bridge.Call) error {
 // abandon tells the client a call's cell ended before it was answered, so it
 // can stop working on it; a later tool_result for it is refused.
 func (t *serveTools) abandon(callID string) {
+	t.mu.Lock()
+	delete(t.pending, callID)
+	t.mu.Unlock()
 	t.out.object(map[string]any{"type": "tool_call_abandoned", "call": callID})
 }
 
@@ -89,11 +104,34 @@ func (t *serveTools) resolve(root gjson.Result) *requestError {
 	if !ok.Bool() && msg == "" {
 		msg = "the tool failed without a message"
 	}
-	if err := t.relay.Resolve(call.Str, ok.Bool(), value, msg); err != nil {
+	err := t.relay.Resolve(call.Str, ok.Bool(), value, msg)
+	if err == nil {
+		t.mu.Lock()
+		delete(t.pending, call.Str)
+		t.mu.Unlock()
+	}
+	if err != nil {
 		if errors.Is(err, bridge.ErrNotPending) {
 			return badRequest(root, "tool_result for call %q, which is not pending (unknown, already answered, or abandoned when its cell ended)", call.Str)
 		}
 		return badRequest(root, "tool_result: %v", err)
 	}
 	return nil
+}
+
+// stop fails the calls waiting for the client and every later one: once the
+// server stops reading (shutdown, end of stdin, a signal) no tool_result can
+// arrive, and a draining cell would otherwise wait for it until its timeout.
+func (t *serveTools) stop() {
+	t.mu.Lock()
+	t.stopped = true
+	calls := make([]string, 0, len(t.pending))
+	for id := range t.pending {
+		calls = append(calls, id)
+	}
+	clear(t.pending)
+	t.mu.Unlock()
+	for _, id := range calls {
+		_ = t.relay.Resolve(id, false, nil, errNoAnswer)
+	}
 }
