@@ -91,6 +91,12 @@ func TestApplyText(t *testing.T) {
 			[]check{onlyCellChanged(0), field(0, "metadata", `{"x-extra": {"keep": true}}`)}},
 		{"non-ascii edit", "nonascii", repl("# 日本語コメント", "# 中文 ✓"), []check{onlyCellChanged(1)}},
 		{"crlf marker tolerated", "basic", repl("# %% [raw] cell:3\n", "# %% [raw] cell:3\r\n"), []check{onlyCellChanged(3)}},
+		{"text saved by a crlf editor is unchanged", "basic", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
+			[]check{func(t *testing.T, before, after *Notebook) {
+				if !bytes.Equal(after.Bytes(), before.Bytes()) {
+					t.Errorf("CRLF line ends changed the cells: %q", after.Text())
+				}
+			}}},
 	}
 	var written [][]byte
 	for _, tt := range tests {
@@ -148,6 +154,8 @@ func TestApplyTextErrors(t *testing.T) {
 		{"unclosed bracket", "# %% [code\n", "unclosed '['", 1},
 		{"out of range index", "# %% [code] cell:0\n# %% [code] cell:5\n", "cell:5 does not exist: the notebook has 5 cells", 2},
 		{"index reused", "# %% [code] cell:1\nx\n# %% [code] cell:1\n", "cell:1 is used twice (first on line 1)", 3},
+		{"latin-1 byte", "# %% [code] cell:0\nx = 'caf\xe9'\n", "byte 0xe9 at column 9 is not UTF-8", 2},
+		{"latin-1 byte after non-ascii", "# %% [code]\n\u00e9\xe9\n", "byte 0xe9 at column 2 is not UTF-8", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

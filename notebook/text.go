@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The editable text view. Each cell is a marker line
@@ -54,7 +55,13 @@ type textCell struct {
 }
 
 // parseText splits cell-marked text into cells. One final "\n" is optional.
+// Text whose every line ends in "\r\n" was saved by a CRLF editor (the view
+// writes markers with "\n"): its line ends are read as "\n", so the cells do
+// not gain a "\r" on every line.
 func parseText(text string) ([]textCell, error) {
+	if n := strings.Count(text, "\r\n"); n > 0 && n == strings.Count(text, "\n") {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
 	text = strings.TrimSuffix(text, "\n")
 	if text == "" {
 		return nil, nil
@@ -71,6 +78,9 @@ func parseText(text string) ([]textCell, error) {
 	}
 	for n, line := range strings.Split(text, "\n") {
 		lineNo := n + 1
+		if !utf8.ValidString(line) {
+			return nil, &TextError{Line: lineNo, Msg: invalidUTF8(line)}
+		}
 		if strings.HasPrefix(line, markerPrefix) {
 			c, err := parseMarker(line, lineNo)
 			if err != nil {
@@ -133,6 +143,20 @@ func parseMarker(line string, lineNo int) (textCell, error) {
 	}
 	c.index = n
 	return c, nil
+}
+
+// invalidUTF8 says where line stops being UTF-8, which a notebook must be.
+func invalidUTF8(line string) string {
+	col := 1
+	for i, r := range line {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(line[i:]); size == 1 {
+				return fmt.Sprintf("byte %#x at column %d is not UTF-8; notebooks are UTF-8: convert the text first (e.g. iconv -f latin1 -t utf-8)", line[i], col)
+			}
+		}
+		col++
+	}
+	return "not valid UTF-8"
 }
 
 func quoteLine(line string) string {

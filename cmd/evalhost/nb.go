@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -228,6 +229,9 @@ func (c *nbCommand) action() error {
 		var err error
 		if source, err = c.content4action(); err != nil {
 			return err
+		}
+		if !utf8.ValidString(source) {
+			return fmt.Errorf("the cell's source is not UTF-8, which notebooks are; convert it first (e.g. iconv -f latin1 -t utf-8)")
 		}
 	}
 	load := notebook.Load
