@@ -133,3 +133,37 @@ func dataText(v any) string {
 	raw, _ := json.Marshal(v)
 	return text(raw)
 }
+
+// TestNotebookRunKeepsChangesMadeWhileRunning: a notebook changed on disk
+// while its cells run (here by the cell itself, standing in for an edit or
+// another run) is not overwritten; the executed notebook goes next to it.
+func TestNotebookRunKeepsChangesMadeWhileRunning(t *testing.T) {
+	tests := []struct {
+		name string
+		args func(nb string) []string
+	}{
+		{"inplace", func(nb string) []string { return []string{"--inplace"} }},
+		{"output is the input", func(nb string) []string { return []string{"-o", nb} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			nb := filepath.Join(dir, "nb.ipynb")
+			// Appending a space keeps the JSON valid and stands for an edit.
+			writeNotebook(t, nb, "with open('nb.ipynb', 'a') as f:\n    f.write(' ')\nprint('ran')")
+			edited, _ := os.ReadFile(nb)
+			edited = append(edited, ' ')
+			output, err := command(t, append([]string{"nb", "run", nb}, tt.args(nb)...)...).CombinedOutput()
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(string(output), "changed on disk while its cells ran") {
+				t.Fatalf("nb run: %v, want exit 1 saying the notebook changed\n%s", err, output)
+			}
+			if now, _ := os.ReadFile(nb); string(now) != string(edited) {
+				t.Errorf("the change made during the run was overwritten")
+			}
+			cells := readNotebook(t, filepath.Join(dir, "nb.nbconvert.ipynb"))
+			if text(cells[0].Outputs[0].Text) != "ran\n" {
+				t.Errorf("executed notebook: %+v", cells)
+			}
+		})
+	}
+}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -69,9 +71,14 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	path := fs.Arg(0)
-	nb, err := notebook.Load(path)
+	orig, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "evalhost nb run: %v\n", err)
+		fmt.Fprintf(stderr, "evalhost nb run: read notebook: %v\n", err)
+		return exitFailed
+	}
+	nb, err := notebook.Parse(orig)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost nb run: %s: %v\n", path, err)
 		return exitFailed
 	}
 	selected, err := selectCodeCells(nb, f.cells)
@@ -80,15 +87,27 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	out := f.out
+	converted := strings.TrimSuffix(path, ".ipynb") + ".nbconvert.ipynb"
 	switch {
 	case f.inplace:
 		out = path
 	case out == "":
-		out = strings.TrimSuffix(path, ".ipynb") + ".nbconvert.ipynb"
+		out = converted
 	}
 	res, err := executeNotebook(nb, selected, path, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost nb run: %v\n", err)
+		return exitFailed
+	}
+	// Overwriting the notebook after someone changed it while the cells ran
+	// (an edit, another run) would silently undo that change.
+	if now, err := os.ReadFile(path); err == nil && !bytes.Equal(now, orig) && sameFile(path, out) {
+		msg := fmt.Sprintf("%s changed on disk while its cells ran; not overwriting it, which would undo that change", path)
+		if err := nb.Save(converted); err != nil {
+			fmt.Fprintf(stderr, "evalhost nb run: %s; the executed notebook was not written: %v\n", msg, err)
+		} else {
+			fmt.Fprintf(stderr, "evalhost nb run: %s; the executed notebook is in %s\n", msg, converted)
+		}
 		return exitFailed
 	}
 	if err := nb.Save(out); err != nil {
@@ -97,6 +116,13 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	reportNotebookRun(stdout, stderr, f.json, selected, res, out)
 	return exitCode(res, false)
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // selectCodeCells lists the code cells to run, all of them by default.
