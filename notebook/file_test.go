@@ -138,3 +138,21 @@ func TestSaveThroughSymlink(t *testing.T) {
 	}
 	assertNoTempFiles(t, dir)
 }
+
+func TestLanguage(t *testing.T) {
+	tests := []struct{ name, metadata, want string }{
+		{"none", `{}`, ""},
+		{"kernelspec", `{"kernelspec": {"language": "R", "name": "ir"}}`, "R"},
+		{"kernelspec wins", `{"kernelspec": {"language": "python"}, "language_info": {"name": "julia"}}`, "python"},
+		{"language_info", `{"language_info": {"name": "bash"}}`, "bash"},
+		{"not strings", `{"kernelspec": {"language": 3}, "language_info": []}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := mustParse(t, []byte(`{"cells": [], "metadata": `+tt.metadata+`, "nbformat": 4, "nbformat_minor": 5}`))
+			if got := nb.Language(); got != tt.want {
+				t.Errorf("Language() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

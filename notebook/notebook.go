@@ -137,6 +137,17 @@ func (nb *Notebook) Version() (major, minor int) {
 	return num("nbformat"), num("nbformat_minor")
 }
 
+// Language returns the programming language the notebook's metadata names:
+// kernelspec.language, else language_info.name; "" when it names none.
+func (nb *Notebook) Language() string {
+	md := nb.root.get("metadata")
+	if lang, ok := md.get("kernelspec").get("language").str(); ok && lang != "" {
+		return lang
+	}
+	lang, _ := md.get("language_info").get("name").str()
+	return lang
+}
+
 // clone returns a notebook that shares nb's values; since edits copy on
 // write, changing one never changes the other.
 func (nb *Notebook) clone() *Notebook {

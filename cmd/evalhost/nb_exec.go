@@ -81,6 +81,10 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evalhost nb run: %s: %v\n", path, err)
 		return exitFailed
 	}
+	if lang := nb.Language(); !isPythonLanguage(lang) {
+		fmt.Fprintf(stderr, "evalhost nb run: %s: its kernel language is %s (in its metadata); evalhost runs Python cells only, so it was left unchanged\n", path, lang)
+		return exitFailed
+	}
 	selected, err := selectCodeCells(nb, f.cells)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost nb run: %v\n", err)
@@ -116,6 +120,13 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	reportNotebookRun(stdout, stderr, f.json, selected, res, out)
 	return exitCode(res, false)
+}
+
+// isPythonLanguage accepts a notebook language nb run can execute; none
+// named counts as Python.
+func isPythonLanguage(lang string) bool {
+	lang = strings.ToLower(lang)
+	return lang == "" || strings.HasPrefix(lang, "python") || strings.HasPrefix(lang, "ipython")
 }
 
 // sameFile reports whether a and b name the same existing file.

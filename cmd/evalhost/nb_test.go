@@ -225,3 +225,28 @@ func TestSelectCodeCells(t *testing.T) {
 		})
 	}
 }
+
+// TestNBRunRefusesOtherLanguages: a notebook of another language is not run
+// as Python (which would replace its outputs with Python errors).
+func TestNBRunRefusesOtherLanguages(t *testing.T) {
+	tests := []struct{ name, metadata, want string }{
+		{"R kernelspec", `{"kernelspec": {"display_name": "R", "language": "R", "name": "ir"}}`, "kernel language is R"},
+		{"bash language_info", `{"language_info": {"name": "bash"}}`, "kernel language is bash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "nb.ipynb")
+			os.WriteFile(path, []byte(`{"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": "x <- 1"}], "metadata": `+tt.metadata+`, "nbformat": 4, "nbformat_minor": 4}`), 0o644)
+			before := fileHash(t, path)
+			var out, errb strings.Builder
+			code := nbExecute([]string{path, "--inplace"}, &out, &errb)
+			if code != exitFailed || !strings.Contains(errb.String(), tt.want) || !strings.Contains(errb.String(), "Python cells only") {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errb.String(), exitFailed, tt.want)
+			}
+			if fileHash(t, path) != before {
+				t.Error("the notebook was changed")
+			}
+		})
+	}
+}
