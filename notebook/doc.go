@@ -7,8 +7,8 @@
 //     what is wrong and where ([*SyntaxError] with line and column,
 //     [*StructureError] with cell index and field; both match [ErrInvalid]).
 //   - The model keeps the file's JSON text: key order, unknown fields, the
-//     spelling of every number and string, the indent unit and the final
-//     newline. [Notebook.Bytes] of an unedited notebook is the file it was
+//     spelling of every number and string, the indent unit, the line ends ("\n" or "\r\n")
+//     and the final newline. [Notebook.Bytes] of an unedited notebook is the file it was
 //     parsed from; an edit changes only the touched cells' lines. New values
 //     are written as nbformat writes them (json.dumps indent=1, sorted keys,
 //     ensure_ascii=False, multiline text split with str.splitlines(True)).
@@ -23,7 +23,8 @@
 //   - [Notebook.Edit], [Notebook.Insert], [Notebook.Delete] are the cell
 //     actions; a bad index is an [*IndexError] ([ErrIndex]).
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
-//     directory, fsync and rename: on any failure the file is unchanged.
+//     directory, fsync and rename: on any failure the file is unchanged. A symlink
+//     is written through; a read-only file is refused.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
 //     cell, as nbclient records kernel messages.
 //
