@@ -24,8 +24,15 @@ const (
 
 var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// pythonKeywords cannot follow "tool." (keyword.kwlist of Python 3).
+var pythonKeywords = []string{"False", "None", "True", "and", "as", "assert", "async", "await", "break",
+	"class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+	"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+	"while", "with", "yield"}
+
 // ParseToolFlag splits a --tool value "NAME=COMMAND". NAME must be a Python
-// identifier, so code can call tool.NAME(...).
+// identifier that code can reach as tool.NAME(...): not a keyword, and not
+// starting with "_" (the helper keeps those names for itself).
 func ParseToolFlag(s string) (name, command string, err error) {
 	name, command, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -34,6 +41,10 @@ func ParseToolFlag(s string) (name, command string, err error) {
 		return "", "", fmt.Errorf("--tool %q: want NAME=COMMAND, e.g. --tool search='rg --json -e \"$(jq -r .pattern)\"'", s)
 	case !toolName.MatchString(name):
 		return "", "", fmt.Errorf("--tool %q: tool name %q must be a Python identifier (letters, digits, _; not starting with a digit)", s, name)
+	case strings.HasPrefix(name, "_"):
+		return "", "", fmt.Errorf("--tool %q: tool name %q must not start with \"_\" (tool.%s is not a tool call); rename it", s, name, name)
+	case slices.Contains(pythonKeywords, name):
+		return "", "", fmt.Errorf("--tool %q: tool name %q is a Python keyword (tool.%s is a syntax error); rename it", s, name, name)
 	case strings.TrimSpace(command) == "":
 		return "", "", fmt.Errorf("--tool %q: the command after %q= is empty", s, name)
 	}
@@ -45,7 +56,9 @@ func ParseToolFlag(s string) (name, command string, err error) {
 // Its stdout is the value: JSON when it parses, otherwise the text (one
 // trailing newline dropped) as a JSON string, null when empty. A non-zero exit
 // is an error carrying the tail of stderr. The command runs in its own
-// process group, killed when the call's context ends.
+// process group, killed when the call's context ends, or when the command
+// has exited but processes it left behind keep its stdout or stderr open
+// (then the call fails and says so, rather than waiting for them).
 func CommandTools(specs map[string]string) Tools {
 	m := make(map[string]string, len(specs))
 	for k, v := range specs {
@@ -126,6 +139,15 @@ func runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = commandWaitDelay
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command exited 0, but what it left in the background still
+		// holds its stdout or stderr: end them (they are in the command's
+		// group) instead of leaving them behind, and say what happened.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = fmt.Errorf("it exited, but processes it started kept its stdout or stderr open for %s and were killed; "+
+			"redirect the output of background processes (cmd >/dev/null 2>&1 &)", commandWaitDelay)
+		return nil, &CommandError{Name: c.Name, ExitCode: 0, StderrTail: stderr.String(), Err: err}
+	}
 	if err == nil && stdout.over {
 		err = fmt.Errorf("stdout is over the %d-byte limit; write large results to a file and print its path", maxCommandStdout)
 		return nil, &CommandError{Name: c.Name, ExitCode: 0, Err: err}

@@ -15,7 +15,10 @@ import (
 func TestCommandTools(t *testing.T) {
 	checkLeaks(t)
 	watchdog(t, 60*time.Second)
+	strayPid := filepath.Join(t.TempDir(), "stray")
 	tools := CommandTools(map[string]string{
+		// exits at once, but leaves a process holding its stdout
+		"stray":  `sleep 300 & echo $! > ` + strayPid + `; echo started`,
 		"json":   `printf '{"got": '; cat; echo '}'`,
 		"text":   `printf 'hello\nworld\n'`,
 		"number": `echo 42`,
@@ -30,21 +33,38 @@ func TestCommandTools(t *testing.T) {
 		name, tool, args string
 		want             string // JSON value
 		errHas           []string
+		after            func(t *testing.T) // more checks, when set
 	}{
-		{"JSON output", "json", `{"q":"x","n":1}`, `{"got":{"q":"x","n":1}}`, nil},
-		{"text output is a string", "text", `{}`, `"hello\nworld"`, nil},
-		{"JSON scalar", "number", `{}`, `42`, nil},
-		{"empty output is null", "empty", `{}`, `null`, nil},
-		{"call in the environment", "env", `{}`, `"env s1 r1"`, nil},
-		{"args on stdin", "stdin", `{"a":[1,"b"]}`, `{"a":[1,"b"]}`, nil},
-		{"non-zero exit carries stderr", "fail", `{}`, "", []string{`tool "fail" exited with status 3`, "boom: bad path"}},
-		{"signal", "signal", `{}`, "", []string{"killed by signal: terminated"}},
-		{"stderr tail only", "noisy", `{}`, "", []string{"status 1", "last words"}},
-		{"unknown tool lists known ones", "nope", `{}`, "", []string{`unknown tool "nope"; known tools: empty, env, fail, json`}},
+		{"JSON output", "json", `{"q":"x","n":1}`, `{"got":{"q":"x","n":1}}`, nil, nil},
+		{"text output is a string", "text", `{}`, `"hello\nworld"`, nil, nil},
+		{"JSON scalar", "number", `{}`, `42`, nil, nil},
+		{"empty output is null", "empty", `{}`, `null`, nil, nil},
+		{"call in the environment", "env", `{}`, `"env s1 r1"`, nil, nil},
+		{"args on stdin", "stdin", `{"a":[1,"b"]}`, `{"a":[1,"b"]}`, nil, nil},
+		{"non-zero exit carries stderr", "fail", `{}`, "", []string{`tool "fail" exited with status 3`, "boom: bad path"}, nil},
+		{"signal", "signal", `{}`, "", []string{"killed by signal: terminated"}, nil},
+		{"stderr tail only", "noisy", `{}`, "", []string{"status 1", "last words"}, nil},
+		{"unknown tool lists known ones", "nope", `{}`, "", []string{`unknown tool "nope"; known tools: empty, env, fail, json`}, nil},
+		{"background process holding stdout is killed", "stray", `{}`, "",
+			[]string{`tool "stray" failed: it exited, but processes it started kept its stdout or stderr open`, "cmd >/dev/null 2>&1 &"},
+			func(t *testing.T) {
+				b, err := os.ReadFile(strayPid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if pid <= 0 || !gone(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("the tool's background process %d was left running", pid)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := tools.Call(context.Background(), Call{Session: "s1", Run: "r1", Name: tt.tool, Args: []byte(tt.args)})
+			if tt.after != nil {
+				defer tt.after(t)
+			}
 			if tt.errHas != nil {
 				if err == nil {
 					t.Fatalf("got value %s, want an error", v)
@@ -121,6 +141,17 @@ func TestCommandToolKilledOnCancel(t *testing.T) {
 	}
 }
 
+// gone waits a while for pid to end, as a SIGKILL takes effect.
+func gone(pid int) bool {
+	for range 500 {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
 // alive reports a process that exists and is not a zombie.
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
@@ -148,6 +179,11 @@ func TestParseToolFlag(t *testing.T) {
 		{"my-tool=echo", "", "", "must be a Python identifier"},
 		{"x=", "", "", "command after \"x\"= is empty"},
 		{"x=  ", "", "", "is empty"},
+		{"_private=echo", "", "", `must not start with "_"`},
+		{"__init__=echo", "", "", `must not start with "_"`},
+		{"class=echo", "", "", "is a Python keyword"},
+		{"None=echo", "", "", "is a Python keyword"},
+		{"match=echo", "match", "echo", ""}, // a soft keyword is a fine attribute
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
