@@ -119,6 +119,7 @@ func decodeBody(f *Frame, root gjson.Result) string {
 		f.Python = root.Get("python").String()
 		f.PID = int(root.Get("pid").Int())
 		f.Executable = root.Get("executable").String()
+		f.Marks = root.Get("marks").Bool()
 	}
 	return ""
 }

@@ -40,7 +40,9 @@
 // seen the k-th position mark on both descriptors, and holds text read after
 // a mark until that frame is out, so a cell's output keeps the order in
 // which it was written. A frame the runner drops (over the line limit) gets
-// no mark. A runner that writes none still works: the host then waits a few
+// no mark. A runner that writes them says so with "marks":true in its ready
+// frame, so the host waits for them however much text is still in the pipes.
+// A runner that writes none still works: the host then waits a few
 // milliseconds for each such frame and delivers it after the text read so
 // far.
 //
@@ -72,9 +74,10 @@
 //
 // # Runner → host (fd 3), and what every backend emits
 //
-//	{"type":"ready","runner":VERSION,"python":VERSION,"pid":PID,"executable":PATH}
+//	{"type":"ready","runner":VERSION,"python":VERSION,"pid":PID,"executable":PATH,"marks":BOOL?}
 //	    Once, when the runner can take requests. The host waits for it within a
-//	    start timeout; the sh backend and the gateway synthesise it.
+//	    start timeout; the sh backend and the gateway synthesise it. marks:
+//	    the runner writes position marks (see Order).
 //	{"type":"started","id":ID}
 //	    The cell with this id began executing.
 //	{"type":"stdout","id":ID,"data":TEXT}

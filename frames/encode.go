@@ -53,6 +53,9 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 		dst = appendField(dst, "python", f.Python)
 		dst = appendInt(dst, "pid", f.PID)
 		dst = appendField(dst, "executable", f.Executable)
+		if f.Marks {
+			dst = appendBool(dst, "marks", true)
+		}
 	}
 	return append(dst, '}')
 }

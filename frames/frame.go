@@ -124,6 +124,7 @@ type Frame struct {
 	Python     string // ready
 	PID        int    // ready
 	Executable string // ready
+	Marks      bool   // ready: the runner writes position marks (see Order)
 }
 
 // Request is a host → runner message.

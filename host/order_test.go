@@ -123,3 +123,38 @@ func TestStdoutStderrKeepOrder(t *testing.T) {
 		t.Fatalf("got %d items, want %d", len(got), len(want))
 	}
 }
+
+// A cell's result follows all the text written before it, even when the
+// caller reads slowly and the process has shown no position mark yet (a
+// fresh interpreter whose first cells displayed nothing): the runner says
+// in its ready frame that its marks will come, so the host waits for them
+// instead of assuming a runner without marks.
+func TestResultFollowsBulkTextOnAFreshInterpreter(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	var got []frames.Frame
+	done, err := p.Execute(context.Background(), frames.Request{Code: "import sys\nsys.stdout.write('y' * 5_000_000)\n1"},
+		func(f frames.Frame) {
+			if f.Type == frames.TypeStdout {
+				time.Sleep(2 * time.Millisecond) // a slow caller keeps text in the pipe
+			}
+			got = append(got, f)
+		})
+	if err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("done = %+v, err = %v", done, err)
+	}
+	n := 0
+	for i, f := range got {
+		switch f.Type {
+		case frames.TypeStdout:
+			n += len(f.Data)
+		case frames.TypeResult:
+			if n != 5_000_000 {
+				t.Fatalf("result at frame %d after %d of 5000000 bytes of stdout", i, n)
+			}
+		}
+	}
+	if n != 5_000_000 {
+		t.Fatalf("got %d bytes of stdout, want 5000000", n)
+	}
+}

@@ -14,9 +14,10 @@ import (
 // (flushing its streams first). The k-th ordered frame of a cell is
 // delivered once the k-th position mark was seen on both descriptors, and
 // text read after the k-th mark on a descriptor waits until that frame is
-// out. A runner that writes no position marks still works: until the
-// process has shown one, an ordered frame waits at most posWait (or the
-// cell's end marks), so it follows the text read by then.
+// out. Our runner announces its marks in its ready frame. A runner that
+// does not, and writes none, still works: until the process has shown one,
+// an ordered frame waits at most posWait (or the cell's end marks), so it
+// follows the text read by then.
 const posMarkID = "\x02"
 
 // posWait bounds the wait for position marks that may never come.

@@ -96,6 +96,7 @@ type router struct {
 	eof   [4]bool
 	ended int
 	ready bool
+	marks bool // the runner said its position marks will come
 	late  *time.Timer
 	lateC <-chan time.Time
 
@@ -184,7 +185,7 @@ func (r *router) flushEarly() {
 func (r *router) frame(f frames.Frame) {
 	switch {
 	case f.Type == frames.TypeReady && !r.ready:
-		r.ready = true
+		r.ready, r.marks = true, f.Marks
 		r.p.readyCh <- f
 	case f.Type == frames.TypeDone && (r.cur == nil || f.ID != r.cur.id):
 		// a stale done (its cell was given up); nothing waits for it
@@ -263,9 +264,10 @@ func (r *router) deliver(f frames.Frame) {
 }
 
 // armOrder bounds the wait of a frame for position marks while the runner
-// has not shown any; once it has, the marks are known to come.
+// has neither announced them (ready's marks) nor shown any; otherwise they
+// are known to come, however much text is still in the pipes before them.
 func (r *router) armOrder() {
-	if r.orderC != nil || r.p.posMarks.Load() > 0 {
+	if r.orderC != nil || r.marks || r.p.posMarks.Load() > 0 {
 		return
 	}
 	r.order.Reset(posWait)

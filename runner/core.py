@@ -1162,7 +1162,7 @@ def main(boot_file=None):
         _RUNNER_FILES.add(boot_file)
     _setup()
     _send(
-        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s}\n'
+        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s,"marks":true}\n'
         % (_q(RUNNER_VERSION), _q(_python_version()), os.getpid(), _q(sys.executable or ""))
     )
     try:
