@@ -3,11 +3,15 @@ package tests
 import (
 	"bufio"
 	"errors"
+	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // startRun starts `evalhost run -c CODE` and waits for its first stdout line.
@@ -85,5 +89,57 @@ func TestRunSecondInterruptKills(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 130 {
 		t.Fatalf("exit %d, want 130; stderr %s", code, stderr)
+	}
+}
+
+// Whatever ends `evalhost run` early (a signal, or its output being closed
+// as by `| head -1`), the processes the cell started end with it instead of
+// being orphaned.
+func TestRunEndsCellProcesses(t *testing.T) {
+	const cell = "import subprocess, time\n" +
+		"p = subprocess.Popen(['sleep', '300'])\n" +
+		"print(p.pid, flush=True)\n" +
+		"while True:\n    print('tick', flush=True)\n    time.sleep(0.05)\n"
+	tests := []struct {
+		name     string
+		end      func(cmd *exec.Cmd, stdout io.Closer)
+		wantCode int
+	}{
+		{"SIGINT", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGINT) }, 130},
+		{"SIGTERM", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGTERM) }, 130},
+		{"SIGHUP", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGHUP) }, 130},
+		{"output closed", func(_ *exec.Cmd, stdout io.Closer) { stdout.Close() }, 141},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := command(t, "run", "-c", cell)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			r := bufio.NewReader(stdout)
+			line, err := r.ReadString('\n')
+			pid, _ := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || pid <= 0 {
+				t.Fatalf("first line %q (%v), want the child's pid; stderr %s", line, err, &stderr)
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			if tt.name != "output closed" {
+				go io.Copy(io.Discard, r)
+			}
+			tt.end(cmd, stdout)
+			if code := exitCodeOf(t, cmd); code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr %s", code, tt.wantCode, &stderr)
+			}
+			if !leakcheck.Gone(pid, 10*time.Second) {
+				t.Errorf("the cell's child process %d outlived evalhost run", pid)
+			}
+		})
 	}
 }

@@ -51,6 +51,21 @@ func TestRun(t *testing.T) {
 		{"death is reported", "import os\nos._exit(3)\n", []string{"run", "-"}, 1, nil, []string{"interpreter died twice: exit code 3"}},
 		{"usage error", "", []string{"run"}, 2, nil, []string{"nothing to run"}},
 		{"notebook hint", "", []string{"run", "x.ipynb"}, 2, nil, []string{"cannot read cells"}},
+		{"crlf script runs its shell cells", "x = 1\r\n# %% [sh]\r\nls -d /tmp\r\n", []string{"run", "-"}, 0, []string{"/tmp\n"}, nil},
+		{"byte order mark before a marker", "\ufeff# %% [sh]\necho shell $BASH_VERSINFO\n", []string{"run", "-"}, 0, []string{"shell "}, nil},
+		{"language alias applies to the cells", "", []string{"run", "--language", "bash", "-c", "echo hi from bash"}, 0,
+			[]string{"hi from bash"}, nil},
+		{"bad flag value is reported", "", []string{"run", "--timeout", "abc", "-c", "1"}, 2, nil,
+			[]string{`invalid argument "abc" for "--timeout"`, `evalhost run --help`}},
+		{"unknown flag is reported", "", []string{"run", "--bogus", "-c", "1"}, 2, nil, []string{"unknown flag: --bogus"}},
+		{"negative timeout is a usage error", "", []string{"run", "--timeout", "-5", "-c", "1"}, 2, nil, []string{"--timeout -5: want seconds"}},
+		{"only markers run nothing", "# %%\n# %% [markdown]\n# notes\n", []string{"run", "-"}, 0, nil,
+			[]string{"stdin has no code cells; nothing ran"}},
+		{"tool given twice", "", []string{"run", "--tool", "a=cat", "--tool", "a=cat", "-c", "1"}, 2, nil, []string{"--tool a is given twice"}},
+		{"doctor reports a bad flag", "", []string{"doctor", "--bogus"}, 2, nil, []string{"evalhost doctor: unknown flag: --bogus"}},
+		{"an image that cannot be saved still shows its text",
+			"class B:\n    def _repr_mimebundle_(self, **kw):\n        return {'image/png': 'not base64!', 'text/plain': 'B as text'}\nB()\n",
+			[]string{"run", "-"}, 0, []string{"B as text"}, []string{"image/png image not saved"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,7 +27,11 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	python := fs.String("python", "", "python interpreter to check")
 	cwd := fs.String("cwd", ".", "directory whose interpreter to check (its .venv counts)")
-	if err := fs.Parse(args); err != nil {
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "evalhost doctor: takes no arguments, got %q; use --python or --cwd\n", fs.Args())
 		return exitUsage
 	}
 	ok := true

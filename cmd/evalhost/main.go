@@ -3,10 +3,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of every subcommand.
@@ -16,6 +19,9 @@ const (
 	exitUsage       = 2
 	exitTimeout     = 124
 	exitInterrupted = 130
+	// exitOutputClosed is what a shell reports for a command SIGPIPE
+	// killed (128+13): run's output was closed, e.g. by `| head -1`.
+	exitOutputClosed = 141
 )
 
 const usage = `evalhost runs code cells in persistent Python and shell sessions.
@@ -67,6 +73,22 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // extraCommands are registered by the files that implement them (serve,
 // gateway), so each command lives in its own file.
 var extraCommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int{}
+
+// parseFlags parses a subcommand's flags; ok is false when the command must
+// return code at once (after --help, or a bad flag). pflag says nothing under
+// ContinueOnError, so the error and where to read about the flags are
+// printed here.
+func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, pflag.ErrHelp):
+		return exitOK, false
+	}
+	fmt.Fprintf(stderr, "evalhost %s: %v\nRun \"evalhost %s --help\" for its flags.\n", fs.Name(), err, fs.Name())
+	return exitUsage, false
+}
 
 func logLevel() slog.Level {
 	if os.Getenv("EVALHOST_DEBUG") != "" {

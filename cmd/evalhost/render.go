@@ -69,10 +69,11 @@ func (h *humanRenderer) display(cell int, b frames.Bundle) {
 		}
 		path, err := h.saveImage(cell, it.mime, it.ext, data)
 		if err != nil {
+			// Say so, and still show the display's text below.
 			fmt.Fprintf(h.stderr, "[%s image not saved: %v]\n", it.mime, err)
-		} else {
-			fmt.Fprintf(h.stdout, "[%s saved to %s]\n", it.mime, path)
+			break
 		}
+		fmt.Fprintf(h.stdout, "[%s saved to %s]\n", it.mime, path)
 		return
 	}
 	if h.bounded {

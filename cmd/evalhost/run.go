@@ -47,7 +47,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "Usage: evalhost run [FILE|-] [-c CODE]... [flags]\n\nRuns cells split on \"# %%%%\" lines (\"# %%%% [sh]\" for shell cells) in one session.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600 (0: the default, 30)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the session (default: the current one)")
 	fs.StringVar(&f.python, "python", "", "python interpreter to use (default: venv, then python3 on PATH)")
 	fs.BoolVar(&f.json, "json", false, "write NDJSON: every frame tagged with its cell, then a summary line per cell")
@@ -60,33 +60,57 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
-	cells, err := collectCells(fs.Args(), f, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
+	// Every flag is checked before stdin is read: a mistake is reported at
+	// once, not after the user has typed (or piped) the cells.
 	lang, ok := sessions.ParseLanguage(f.lang)
 	if !ok {
 		fmt.Fprintf(stderr, "evalhost run: --language must be py (or python) or sh (or bash, shell), not %q\n", f.lang)
 		return exitUsage
 	}
 	f.lang = lang
+	if f.timeout < 0 {
+		fmt.Fprintf(stderr, "evalhost run: --timeout %d: want seconds from 1 to 600 (0 means the default, 30)\n", f.timeout)
+		return exitUsage
+	}
+	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
 		if err != nil {
-			fmt.Fprintf(stderr, "evalhost run: --tool: %v\n", err)
+			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+			return exitUsage
+		}
+		if _, dup := tools[name]; dup {
+			fmt.Fprintf(stderr, "evalhost run: --tool %s is given twice; give each tool once\n", name)
 			return exitUsage
 		}
 		tools[name] = command
 	}
+	cells, err := collectCells(fs.Args(), f, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	if len(cells) == 0 {
+		// A script of only markers, markdown or blank lines: like an empty
+		// Python file, nothing to do is not a failure, but say so.
+		fmt.Fprintf(stderr, "evalhost run: %s has no code cells; nothing ran\n", sourceName(fs.Arg(0)))
+		if f.json {
+			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
+		}
+		return exitOK
+	}
 	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
+}
+
+func sourceName(arg string) string {
+	if arg == "-" {
+		return "stdin"
+	}
+	return arg
 }
 
 // collectCells reads the cells from -c flags, or from FILE or stdin ("-").
@@ -128,7 +152,16 @@ func readSource(name string, stdin io.Reader) (string, error) {
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
 	}
-	return string(b), nil
+	return normalizeSource(string(b)), nil
+}
+
+// normalizeSource reads a script as Python reads a source file: a UTF-8 byte
+// order mark at the start is dropped and CRLF line ends become LF, so a
+// file saved on Windows runs the same in sh cells (where a "\r" would end up
+// in every command's last argument) as in Python ones.
+func normalizeSource(src string) string {
+	src = strings.TrimPrefix(src, "\uFEFF")
+	return strings.ReplaceAll(src, "\r\n", "\n")
 }
 
 func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
@@ -138,6 +171,14 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
+	// A closed output (`| head -1`) must stop the run, not kill evalhost with
+	// SIGPIPE before it has ended the cell's processes: with SIGPIPE
+	// notified, writes to a closed stdout or stderr fail with EPIPE, and the
+	// outputs below cancel the run on it. Deferred first, so it stays until
+	// the registry is closed.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	toolServer := bridge.New(tools, bridge.Options{})
 	defer toolServer.Close()
 	reg := sessions.New(sessions.Config{
@@ -152,17 +193,23 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	})
 	defer reg.Close()
 
+	ctx, interrupted := interruptible(reg)
+	stdout = guardedWriter{stdout, interrupted.outputLost}
+	stderr = guardedWriter{stderr, interrupted.outputLost}
 	var out renderer
 	if f.json {
 		out = newJSONRenderer(stdout)
 	} else {
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	}
-	ctx, interrupted := interruptible(reg)
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
 		IPython: f.ipython, OnCellEnd: out.cellEnd}
 	res, err := reg.Eval(ctx, req, out.frame)
 	interrupts := interrupted.stop()
+	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
+		fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+		return exitOutputClosed
+	}
 	if err != nil {
 		logger.Debug("run failed", "err", err)
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
@@ -170,6 +217,21 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	}
 	out.end(res)
 	return exitCode(res, interrupts > 0)
+}
+
+// guardedWriter reports its first failed write: output that can no longer
+// be shown ends the run.
+type guardedWriter struct {
+	w    io.Writer
+	lost func(error)
+}
+
+func (g guardedWriter) Write(p []byte) (int, error) {
+	n, err := g.w.Write(p)
+	if err != nil {
+		g.lost(err)
+	}
+	return n, err
 }
 
 func exitCode(res sessions.Result, interrupted bool) int {
@@ -189,18 +251,28 @@ func exitCode(res sessions.Result, interrupted bool) int {
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
+// SIGTERM and SIGHUP (the terminal went away) count as Ctrl-C, so the
+// cell's processes are ended rather than orphaned by evalhost's exit.
 type interrupts struct {
 	sig    chan os.Signal
 	quit   chan struct{}
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	n      atomic.Int32
+	lost   atomic.Pointer[error] // the first failed write of the output
+}
+
+// outputLost cancels the run on the first write that failed.
+func (in *interrupts) outputLost(err error) {
+	if in.lost.CompareAndSwap(nil, &err) {
+		in.cancel()
+	}
 }
 
 func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
-	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
