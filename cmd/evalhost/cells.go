@@ -62,6 +62,7 @@ func parseMarker(line, defaultLang string) (lang, title, kind string, ok bool) {
 	default:
 		return "", "", "", false
 	}
+	t = strings.TrimLeft(t, "%") // "# %%%" is a nested cell (Spyder), still a cell
 	if t != "" && t[0] != ' ' && t[0] != '\t' && t[0] != '[' {
 		return "", "", "", false // "# %%bash" and the like are not markers
 	}

@@ -19,6 +19,7 @@ func TestSplitPercent(t *testing.T) {
 		{"markdown skipped", "# %% [markdown]\n# Heading\n# %%\n1\n", []string{"py||1\n"}},
 		{"no space variant", "#%%\n1\n#%% [bash]\necho\n", []string{"py||1\n", "sh||echo\n"}},
 		{"not a marker", "# %%bash\n# %%time\n1\n", []string{"py||# %%bash\n# %%time\n1\n"}},
+		{"nested cell markers", "a = 1\n# %%% Part [sh]\necho\n#%%%%\n2\n", []string{"py||a = 1\n", "sh|Part|echo\n", "py||2\n"}},
 		{"empty cells dropped", "# %%\n\n# %%\n   \n# %%\n2", []string{"py||2\n"}},
 		{"crlf", "a = 1\r\n# %%\r\nb = 2\r\n", []string{"py||a = 1\r\n", "py||b = 2\r\n"}},
 	}
