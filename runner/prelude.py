@@ -176,8 +176,12 @@ class _ToolBridge:
             except OSError as e:
                 self._drop(conn)
                 raise ToolError("tool bridge is unreachable at %s: %s" % (url, e)) from None
-            except BaseException:
+            except KeyboardInterrupt as e:
                 self._drop(conn)  # interrupted mid-request: the connection's state is unknown
+                # The cell's traceback ends at its tool call, not inside http.client.
+                raise e.with_traceback(None)
+            except BaseException:
+                self._drop(conn)
                 raise
 
     def _drop(self, conn):

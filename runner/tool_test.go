@@ -6,7 +6,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
 )
 
 // fakeBridge is the wire contract of bridge/doc.go, small enough to see:
@@ -14,6 +18,7 @@ import (
 type fakeBridge struct {
 	mu    sync.Mutex
 	calls []map[string]any
+	slow  chan struct{} // if set, told when a "slow" call arrives
 }
 
 func (f *fakeBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +50,11 @@ func (f *fakeBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch body["name"] {
 	case "echo":
 		json.NewEncoder(w).Encode(map[string]any{"ok": true, "value": body["args"]})
+	case "slow": // answers when the caller goes away
+		if f.slow != nil {
+			f.slow <- struct{}{}
+		}
+		<-r.Context().Done()
 	case "fail":
 		json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "no such file: x"})
 	default:
@@ -126,6 +136,39 @@ await main()`, "r1", "[1, 2]"},
 	if first["session"] != "s1" || first["run"] != "r1" || first["name"] != "echo" {
 		t.Errorf("first call body %v", first)
 	}
+}
+
+// A cell interrupted while it waits on a tool call is cancelled with a
+// traceback that ends at the cell's call, not inside http.client.
+func TestToolCallInterrupted(t *testing.T) {
+	fb := &fakeBridge{slow: make(chan struct{}, 1)}
+	srv := httptest.NewServer(fb)
+	defer srv.Close()
+	p := start(t, startOpts{env: []string{"PI_TOOL_BRIDGE_URL=" + srv.URL, "PI_TOOL_BRIDGE_TOKEN=tok", "PI_TOOL_BRIDGE_SESSION=s1"}})
+	p.seq++
+	id := "c-tool-int"
+	p.send(map[string]any{"id": id, "run": "r1", "code": "tool.slow()"})
+	select {
+	case <-fb.slow:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tool call never reached the bridge")
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	c := p.collect(id, nil)
+	if !c.done().Cancelled {
+		t.Fatalf("done %+v, want cancelled", c.done())
+	}
+	e, ok := c.first(frames.TypeError)
+	if !ok {
+		t.Fatalf("no error frame: %+v", c.frames)
+	}
+	tb := strings.Join(e.Traceback, "\n")
+	if e.Ename != "KeyboardInterrupt" || !strings.Contains(tb, "tool.slow()") || strings.Contains(tb, "http") || strings.Contains(tb, "socket") {
+		t.Errorf("traceback:\n%s", tb)
+	}
+	wantResult("'alive'")(t, p.run("'alive'"))
 }
 
 func TestToolHelperWithoutBridge(t *testing.T) {
