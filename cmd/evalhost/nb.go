@@ -109,11 +109,8 @@ func (c *nbCommand) run(args []string, do func() error) int {
 			c.fs.StringVar(&c.cellType, "type", "code", "cell type: code, markdown or raw")
 		}
 	}
-	if err := c.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(c.fs, args, c.stderr); !ok {
+		return code
 	}
 	if c.fs.NArg() != 1 {
 		return c.fail(&usageError{fmt.Sprintf("want exactly one notebook FILE, got %d arguments", c.fs.NArg())})

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,11 +59,8 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "print a JSON summary of every executed cell")
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 || (f.inplace && f.out != "") {
 		fmt.Fprintf(stderr, "evalhost nb run: want one notebook FILE and at most one of -o and --inplace\n")

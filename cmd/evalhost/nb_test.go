@@ -122,6 +122,8 @@ func TestNBCommands(t *testing.T) {
 		{"lines past end", []string{"view", "FILE", "--lines", "500"}, "", 1, "", false},
 		{"no file", []string{"view"}, "", 2, "", false},
 		{"unknown command", []string{"frobnicate", "FILE"}, "", 2, "", false},
+		{"unknown flag", []string{"view", "FILE", "--bogus"}, "", 2, "", false},
+		{"run with a bad flag value", []string{"run", "FILE", "--timeout", "abc"}, "", 2, "", false},
 	}
 	var written []string
 	root := t.TempDir() // outlives the subtests, for the final validation
