@@ -89,6 +89,9 @@ type CommandError struct {
 	Signal     string // set when killed by a signal
 	StderrTail string
 	Err        error // the start failure or context cause, if any
+	// LeftoversKilled: processes the failed command left in its process
+	// group were killed.
+	LeftoversKilled bool
 }
 
 func (e *CommandError) Error() string {
@@ -101,6 +104,9 @@ func (e *CommandError) Error() string {
 		fmt.Fprintf(&b, "was killed by signal: %s", e.Signal)
 	default:
 		fmt.Fprintf(&b, "exited with status %d", e.ExitCode)
+	}
+	if e.LeftoversKilled {
+		b.WriteString(" (processes it left running were killed)")
 	}
 	if t := strings.TrimSpace(e.StderrTail); t != "" {
 		b.WriteString(": ")
@@ -161,6 +167,10 @@ func runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
 	case ctx.Err() != nil:
 		ce.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
 	case errors.As(err, &exit):
+		// A failed command's background processes are ended with it. Go
+		// reports a non-zero exit rather than ErrWaitDelay, so this is the
+		// only place that sees ones still holding its stdout or stderr.
+		ce.LeftoversKilled = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			ce.Signal = ws.Signal().String()
 		} else {

@@ -18,16 +18,17 @@ func TestCommandTools(t *testing.T) {
 	strayPid := filepath.Join(t.TempDir(), "stray")
 	tools := CommandTools(map[string]string{
 		// exits at once, but leaves a process holding its stdout
-		"stray":  `sleep 300 & echo $! > ` + strayPid + `; echo started`,
-		"json":   `printf '{"got": '; cat; echo '}'`,
-		"text":   `printf 'hello\nworld\n'`,
-		"number": `echo 42`,
-		"empty":  `true`,
-		"env":    `printf '%s %s %s' "$EVALHOST_TOOL" "$EVALHOST_SESSION" "$EVALHOST_RUN"`,
-		"stdin":  `cat`,
-		"fail":   `echo partial; echo "boom: bad path" >&2; exit 3`,
-		"signal": `kill -TERM $$`,
-		"noisy":  `head -c 5000 /dev/zero | tr '\0' x >&2; echo last words >&2; exit 1`,
+		"stray":     `sleep 300 & echo $! > ` + strayPid + `; echo started`,
+		"json":      `printf '{"got": '; cat; echo '}'`,
+		"text":      `printf 'hello\nworld\n'`,
+		"number":    `echo 42`,
+		"empty":     `true`,
+		"env":       `printf '%s %s %s' "$EVALHOST_TOOL" "$EVALHOST_SESSION" "$EVALHOST_RUN"`,
+		"stdin":     `cat`,
+		"fail":      `echo partial; echo "boom: bad path" >&2; exit 3`,
+		"signal":    `kill -TERM $$`,
+		"strayfail": `sleep 300 & echo $! > ` + strayPid + `fail; exit 4`,
+		"noisy":     `head -c 5000 /dev/zero | tr '\0' x >&2; echo last words >&2; exit 1`,
 	})
 	tests := []struct {
 		name, tool, args string
@@ -56,6 +57,18 @@ func TestCommandTools(t *testing.T) {
 				if pid <= 0 || !gone(pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 					t.Errorf("the tool's background process %d was left running", pid)
+				}
+			}},
+		{"failed command's background process is killed", "strayfail", `{}`, "",
+			[]string{`tool "strayfail" exited with status 4 (processes it left running were killed)`}, func(t *testing.T) {
+				b, err := os.ReadFile(strayPid + "fail")
+				if err != nil {
+					t.Fatal(err)
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if pid <= 0 || !gone(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("the failed tool's background process %d was left running", pid)
 				}
 			}},
 	}
