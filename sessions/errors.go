@@ -11,6 +11,9 @@ var (
 	ErrResetInProgress = errors.New("a reset of this session is already in progress; wait for it to finish")
 	// ErrClosed is returned after the registry was closed.
 	ErrClosed = errors.New("session registry is closed")
+	// ErrSessionClosed: the session was closed (CloseSession, eviction or
+	// the idle timeout) while a request waited for it or ran in it.
+	ErrSessionClosed = errors.New("the session was closed; a new request starts a fresh session")
 	// ErrNoInterpreter: no Python interpreter could be found.
 	ErrNoInterpreter = errors.New("no python interpreter found")
 	// ErrBadRequest wraps every validation failure of a request.

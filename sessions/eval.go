@@ -33,15 +33,22 @@ func (r *Registry) Queue(req Request) (*Job, error) {
 	if req.ID == "" {
 		req.ID = r.nextID()
 	}
-	s, err := r.lookup(&req)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		s, err := r.lookup(&req)
+		if err != nil {
+			return nil, err
+		}
+		t, err := s.enqueue()
+		if errors.Is(err, ErrSessionClosed) && attempt < 3 {
+			// Closed (idle timeout, eviction, CloseSession) after the
+			// lookup: it has left the registry, so look up a fresh one.
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Job{reg: r, req: req, s: s, turn: t}, nil
 	}
-	t, err := s.enqueue()
-	if err != nil {
-		return nil, err
-	}
-	return &Job{reg: r, req: req, s: s, turn: t}, nil
 }
 
 // Eval queues req and runs it: Queue then Run.
@@ -236,6 +243,17 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusCancelled
 			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
 		}
+	case errors.Is(err, frames.ErrClosed):
+		// The session was closed (or killed) under the cell: the
+		// interpreter and its state are gone, and a retry would only
+		// meet a closed session.
+		c.j.s.drop(c.cell.Language)
+		c.res.StateLost = true
+		status := StatusKilled
+		if ctx.Err() != nil {
+			status = StatusCancelled
+		}
+		c.fail(status, "the interpreter was stopped while the cell ran (its session was closed or killed); its state is gone")
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// The context ended between our check and the backend's, so the
 		// backend never sent the cell: it did not run and the interpreter
@@ -272,6 +290,10 @@ func (c *cellRun) startFailed(ctx context.Context, err error) {
 	}
 	if ctx.Err() != nil {
 		c.res.Status = StatusCancelled
+		return
+	}
+	if errors.Is(err, ErrSessionClosed) {
+		c.fail(StatusCancelled, "not run: "+err.Error())
 		return
 	}
 	c.fail(StatusError, "cannot start the interpreter: "+err.Error())

@@ -236,34 +236,46 @@ func (r *Registry) closeIdle(now time.Time) {
 	}
 }
 
-// CloseSession shuts down every session with this id (any cwd), after the
-// requests queued on it. It reports whether one existed.
+// CloseSession closes every session with this id (any cwd) and reports
+// whether one existed. It returns at once: a later request with this id
+// starts a fresh session, the cell running in a closed one is stopped and
+// the requests queued on it end cancelled, while its interpreters shut down
+// in the background (up to the grace window for a busy one; Close waits for
+// them).
 func (r *Registry) CloseSession(id string) bool {
 	r.mu.Lock()
-	var found []*session
+	defer r.mu.Unlock()
+	found := false
 	for k, s := range r.sessions {
 		if k.Session == id {
-			found = append(found, s)
+			found = true
 			delete(r.sessions, k)
+			s.markClosed()
+			r.wg.Add(1)
+			go func() { defer r.wg.Done(); s.shutdown() }()
 		}
 	}
-	r.mu.Unlock()
-	for _, s := range found {
-		s.shutdown()
-	}
-	return len(found) > 0
+	return found
 }
 
 // Reset restarts the interpreters of the session (id, cwd), whatever its
 // interpreter or engine, in queue order: requests queued before it finish
-// first. Resetting a session that does not exist is a no-op.
+// first. cwd "" means every cwd the id is open in (as CloseSession).
+// Resetting a session that does not exist is a no-op.
 func (r *Registry) Reset(ctx context.Context, id, cwd string) error {
-	if cwd == "" {
-		cwd = "."
-	}
-	abs, err := checkCwd(cwd)
-	if err != nil {
-		return err
+	_, err := r.ResetSession(ctx, id, cwd)
+	return err
+}
+
+// ResetSession is Reset, also reporting whether a session matched: a client
+// told "reset" for a session it named in the wrong cwd would otherwise
+// believe its state was gone.
+func (r *Registry) ResetSession(ctx context.Context, id, cwd string) (existed bool, err error) {
+	var abs string
+	if cwd != "" {
+		if abs, err = checkCwd(cwd); err != nil {
+			return false, err
+		}
 	}
 	if id == "" {
 		id = "default"
@@ -271,17 +283,17 @@ func (r *Registry) Reset(ctx context.Context, id, cwd string) error {
 	r.mu.Lock()
 	var targets []*session
 	for k, s := range r.sessions {
-		if k.Session == id && k.Cwd == abs {
+		if k.Session == id && (abs == "" || k.Cwd == abs) {
 			targets = append(targets, s)
 		}
 	}
 	r.mu.Unlock()
 	for _, s := range targets {
 		if err := s.reset(ctx); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return len(targets) > 0, nil
 }
 
 // Close shuts every session down and waits for all goroutines.

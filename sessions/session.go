@@ -44,7 +44,7 @@ func (s *session) enqueue() (*turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, ErrClosed
+		return nil, ErrSessionClosed
 	}
 	t := &turn{s: s, prev: s.tail, mine: make(chan struct{})}
 	s.tail = t.mine
@@ -151,7 +151,7 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 	old, closed := s.execs[lang], s.closed
 	s.mu.Unlock()
 	if closed {
-		return nil, false, false, ErrClosed
+		return nil, false, false, ErrSessionClosed
 	}
 	if old != nil && old.Alive() {
 		return old, false, false, nil
@@ -238,6 +238,14 @@ func (s *session) killAll() { s.stopAll(false, Executor.Kill) }
 
 // shutdown closes the session's executors gracefully; later requests fail.
 func (s *session) shutdown() { s.stopAll(true, Executor.Close) }
+
+// markClosed makes later requests fail at once, before shutdown stops the
+// executors.
+func (s *session) markClosed() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
 
 // stopAll takes every executor out of the session and stops them in
 // parallel, returning when all are stopped.

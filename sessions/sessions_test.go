@@ -548,3 +548,62 @@ func TestTimeoutExcludesInterpreterStart(t *testing.T) {
 		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.text())
 	}
 }
+
+// Closing a busy session stops its running cell, ends the requests queued on
+// it cancelled with a message saying why, and a request with its id made
+// right after starts a fresh session instead of meeting the closed one.
+func TestCloseBusySession(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 500 * time.Millisecond})
+	dir := t.TempDir()
+	eval(t, r, Request{Session: "c", Cwd: dir, Cells: []Cell{py("keep = 1")}})
+	reqs := []Request{
+		{Session: "c", Cwd: dir, Cells: []Cell{py("import time\nprint('started', flush=True)\ntime.sleep(60)")}},
+		{Session: "c", Cwd: dir, Cells: []Cell{py("print('never')")}},
+	}
+	results := make([]Result, len(reqs))
+	started := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		job, err := r.Queue(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var once sync.Once
+			results[i], _ = job.Run(context.Background(), func(_ int, f frames.Frame) {
+				if f.Type == frames.TypeStdout {
+					once.Do(func() { close(started) })
+				}
+			})
+		}()
+	}
+	<-started
+	if !r.CloseSession("c") {
+		t.Fatal("CloseSession found no session")
+	}
+	fresh, c := eval(t, r, Request{Session: "c", Cwd: dir, Cells: []Cell{py("print('keep' in globals())")}})
+	wg.Wait()
+	tests := []struct {
+		name      string
+		got       CellResult
+		status    Status
+		stateLost bool
+		message   string
+	}{
+		{"running cell is stopped and says its state is gone", results[0].Cells[0], StatusKilled, true, "its state is gone"},
+		{"queued request ends cancelled, saying the session was closed", results[1].Cells[0], StatusCancelled, false, "the session was closed"},
+		{"a request after the close starts a fresh session", fresh.Cells[0], StatusOK, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got.Status != tt.status || tt.got.StateLost != tt.stateLost || !strings.Contains(tt.got.Message, tt.message) {
+				t.Fatalf("%+v; want status %s, stateLost %v, message with %q", tt.got, tt.status, tt.stateLost, tt.message)
+			}
+		})
+	}
+	if !strings.Contains(c.text(), "False") {
+		t.Fatalf("the fresh session saw the closed one's state: %q", c.text())
+	}
+}

@@ -339,11 +339,12 @@ func (s *server) reset(root gjson.Result) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := s.reg.Reset(context.Background(), session, cwd); err != nil {
+		existed, err := s.reg.ResetSession(context.Background(), session, cwd)
+		if err != nil {
 			s.requestError(&requestError{id: id, msg: "reset failed: " + err.Error()})
 			return
 		}
-		s.out.object(map[string]any{"type": "reset", "id": id, "session": session, "ok": true})
+		s.out.object(map[string]any{"type": "reset", "id": id, "session": session, "ok": true, "existed": existed})
 	}()
 }
 
