@@ -100,10 +100,27 @@ func (c *Client) createKernel(ctx context.Context) (kernelModel, error) {
 	return km, fmt.Errorf("gateway create kernel: %w", err)
 }
 
+// deleteRetryFor bounds the retries of a kernel delete the gateway answers
+// with a 5xx: Jupyter answers 500 while its restarter is bringing a dead
+// kernel back (jupyter_client's "Exception is not set"), and a kernel left
+// then runs, restarted, until the gateway stops.
+var deleteRetryFor = 5 * time.Second
+
 func (c *Client) deleteKernel(ctx context.Context, id string) error {
-	_, err := c.do(ctx, http.MethodDelete, "/api/kernels/"+url.PathEscape(id), nil,
-		http.StatusNoContent, http.StatusOK, http.StatusNotFound)
-	return err
+	deadline := time.Now().Add(deleteRetryFor)
+	for delay := 50 * time.Millisecond; ; delay = min(delay*2, 500*time.Millisecond) {
+		_, err := c.do(ctx, http.MethodDelete, "/api/kernels/"+url.PathEscape(id), nil,
+			http.StatusNoContent, http.StatusOK, http.StatusNotFound)
+		var he *HTTPError
+		if err == nil || !errors.As(err, &he) || he.Status < 500 || time.Now().Add(delay).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
 }
 
 func (c *Client) interruptKernel(ctx context.Context, id string) error {

@@ -263,3 +263,45 @@ func TestFakeIopubDrops(t *testing.T) {
 		})
 	}
 }
+
+// Jupyter answers DELETE with 500 while its restarter brings a dead kernel
+// back; the delete must be retried, or the restarted kernel runs on until
+// the gateway stops.
+func TestFakeDeleteRetriesWhileRestarting(t *testing.T) {
+	defer func(old time.Duration) { deleteRetryFor = old }(deleteRetryFor)
+	deleteRetryFor = 2 * time.Second
+	cases := []struct {
+		name     string
+		answers  []int // status per DELETE; the last repeats
+		minCalls int32
+		maxCalls int32
+		wantErr  bool
+	}{
+		{"restarting: two 500s then deleted", []int{500, 500, 204}, 3, 3, false},
+		{"already gone", []int{404}, 1, 1, false},
+		{"unauthorized is not retried", []int{403}, 1, 1, true},
+		{"a 500 that never ends gives up", []int{500}, 2, 100, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodDelete || r.URL.Path != "/api/kernels/k1" {
+					http.NotFound(w, r)
+					return
+				}
+				n := int(calls.Add(1))
+				w.WriteHeader(tc.answers[min(n, len(tc.answers))-1])
+			}))
+			defer srv.Close()
+			c, _ := NewClient(Config{URL: srv.URL})
+			err := c.deleteKernel(context.Background(), "k1")
+			if n := calls.Load(); n < tc.minCalls || n > tc.maxCalls {
+				t.Errorf("DELETE sent %d times, want %d..%d", n, tc.minCalls, tc.maxCalls)
+			}
+			if (err != nil) != tc.wantErr {
+				t.Errorf("deleteKernel = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
