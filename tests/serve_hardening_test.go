@@ -89,6 +89,24 @@ func TestServeHardening(t *testing.T) {
 				}
 			},
 		},
+		{
+			// An over-long line cannot be parsed, but its id usually sits in
+			// the prefix read: the refusal must carry it, or a client waits
+			// forever for that request's end.
+			name: "over-long request line is refused with its id",
+			args: []string{"--max-line", "100"},
+			run: func(t *testing.T, c *serveClient) {
+				c.sendRaw(`{"op":"eval","id":"long","cells":[{"code":"s = '` + strings.Repeat("x", 500) + `'"}]}`)
+				refusal := ofType(c.result("long"), "request_error")
+				if len(refusal) != 1 || !strings.Contains(refusal[0]["error"].(string), "--max-line (100 bytes)") {
+					t.Fatalf("replies to an over-long line: %v", c.result("long"))
+				}
+				c.send(map[string]any{"op": "eval", "id": "short", "cells": []any{py("print(2)")}})
+				if out := stdoutOf(c.result("short")); out != "2\n" {
+					t.Fatalf("request after an over-long line: %q", out)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -131,7 +132,8 @@ loop:
 				break loop
 			}
 			if r.err != nil {
-				s.requestError(&requestError{msg: "line longer than --max-line; split the request or raise the limit", line: r.err.Line})
+				s.requestError(&requestError{id: idOfPrefix(r.err.Line), line: r.err.Line,
+					msg: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.flags.maxLine)})
 				continue
 			}
 			if s.handle(r.line) {
@@ -171,6 +173,17 @@ func readLines(r *frames.Reader, out chan<- readResult) {
 			out <- readResult{line: append([]byte(nil), line...)}
 		}
 	}
+}
+
+// idOfPrefix reads a request's "id" from the start of a line too long to
+// read whole, so the client learns which request was refused instead of
+// waiting for its end. An id cut off by the prefix's end is not guessed.
+func idOfPrefix(prefix string) string {
+	v := gjson.Get(prefix, "id")
+	if v.Type != gjson.String || len(v.Raw) < 2 || !strings.HasSuffix(v.Raw, `"`) || v.Index <= 0 || v.Index+len(v.Raw) >= len(prefix) {
+		return ""
+	}
+	return v.Str
 }
 
 // handle dispatches one line; it reports whether the server should stop.

@@ -86,3 +86,22 @@ func FuzzParseEval(f *testing.F) {
 		}
 	})
 }
+
+func TestIDOfPrefix(t *testing.T) {
+	tests := []struct{ name, prefix, want string }{
+		{"id before the long field", `{"op":"eval","id":"r7","cells":[{"code":"xxxxxxxx`, "r7"},
+		{"id after the cut", `{"op":"eval","cells":[{"code":"xxxxxxxx`, ""},
+		{"id cut in the middle", `{"op":"eval","id":"r7abc`, ""},
+		{"id ends the prefix", `{"op":"eval","id":"r7"`, ""},
+		{"nested id only", `{"op":"eval","cells":[{"id":"inner","code":"xxx`, ""},
+		{"id not a string", `{"op":"eval","id":7,"cells":[{"code":"xxx`, ""},
+		{"escaped id", `{"op":"eval","id":"a\"b","cells":[{"code":"xxx`, `a"b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := idOfPrefix(tt.prefix); got != tt.want {
+				t.Fatalf("idOfPrefix(%s) = %q, want %q", tt.prefix, got, tt.want)
+			}
+		})
+	}
+}
