@@ -301,6 +301,75 @@ class _NoStdin(io.TextIOBase):
         _deny_stdin()
 
 
+def _deny_getpass(prompt="Password: ", stream=None):
+    """getpass.getpass: fails at once, as input() does. The real one opens
+    /dev/tty, and a runner in a terminal's background process group stops
+    there (SIGTTIN) until the cell times out."""
+    _flush_std()
+    _send('{"type":"input","id":%s,"prompt":%s}\n' % (_qid, _q(str(prompt))))
+    raise StdinNotImplementedError(
+        "getpass() is not supported: evalhost cells have no interactive stdin; "
+        "read secrets from a file or an environment variable instead"
+    )
+
+
+_deny_getpass.__name__ = _deny_getpass.__qualname__ = "getpass"
+
+
+def _fix_linecache(lc):
+    """Cells run before linecache was imported: give it their source, so
+    inspect.getsource, pdb and traceback.print_exc show cell lines."""
+    for name, src in _sources.items():
+        lc.cache.setdefault(name, (len(src), None, src.splitlines(True), name))
+
+
+def _fix_getpass(gp):
+    gp.getpass = _deny_getpass
+
+
+class _FixingLoader:
+    """Runs a stdlib module's own loader, then adapts the module to cells."""
+
+    def __init__(self, loader, fix):
+        self._loader, self._fix = loader, fix
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._fix(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _StdlibHook:
+    """Meta-path hook for the few stdlib modules cells need adapted, imported
+    lazily so start-up imports nothing; other imports pay one dict lookup."""
+
+    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        fix = cls.fixes.get(name)
+        if fix is None:
+            return None
+        import _frozen_importlib_external
+
+        spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _FixingLoader(spec.loader, fix)
+        return spec
+
+    @classmethod
+    def install(cls):
+        for name, fix in cls.fixes.items():
+            if name in sys.modules:  # imported at start-up (site, .pth files)
+                fix(sys.modules[name])
+        sys.meta_path.insert(0, cls)
+
+
 _last_fd = 0  # the output fd the runner's own streams wrote last in this cell
 
 
@@ -471,7 +540,13 @@ _BINARY = ("image/png", "image/jpeg", "application/pdf")
 
 
 def _method(obj, name):
+    """obj's display method name, as IPython's get_real_method finds it: none
+    on classes, nor on objects that answer any attribute (mocks, proxies)."""
+    if isinstance(obj, type):
+        return None
     try:
+        if getattr(obj, "_ipython_canary_method_should_not_exist_", None) is not None:
+            return None
         m = getattr(obj, name, None)
     except Exception:
         return None
@@ -794,19 +869,36 @@ def _apply(req):
             sys.path.insert(0, here)
 
 
-def _ends_quiet(src):
-    """A trailing ';' silences the result, as in IPython."""
-    return src.rstrip().endswith(";")
+def _ends_quiet(src, node):
+    """A ';' after the last expression silences it, as in IPython: comments
+    after the ';' do not count (`x;  # note`), a ';' inside one does."""
+    if ";" not in src:
+        return False
+    lines = src.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # Only ';', blanks and comments can follow the cell's last statement.
+    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace")
+    for line in [tail] + lines[node.end_lineno:]:
+        if ";" in line.split("#", 1)[0]:
+            return True
+    return False
+
+
+# __future__ imports last for the session, as in IPython (codeop keeps them).
+_FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler flags
+_future = 0
 
 
 def _compile(src, name):
     """Compile a cell to (body code, last-expression code); SyntaxError as is."""
-    tree = compile(src, name, "exec", _AST_FLAGS, True)
+    global _future
+    tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
     expr = None
-    if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src):
+    if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):
         expr = tree.body.pop()
-    body = compile(tree, name, "exec", _RUN_FLAGS, True) if tree.body else None
-    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS, True) if expr else None
+    body = compile(tree, name, "exec", _RUN_FLAGS | _future, True) if tree.body else None
+    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS | _future, True) if expr else None
+    if body is not None:
+        _future |= body.co_flags & _FUTURE_MASK
     return body, last
 
 
@@ -896,6 +988,10 @@ def _run(src):
 def _send_result(v):
     """Store v in the output history and send it as the cell's result."""
     _record_output(v)
+    m = _method(v, "_ipython_display_")
+    if m is not None:
+        m()  # the object shows itself, as under IPython's display hook
+        return
     bundle, meta = _format(v)
     _send_bundle("result", bundle, meta, _count)
 
@@ -1103,6 +1199,10 @@ def _setup():
     here = os.getcwd()
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
     sys.path.insert(0, here)
+    # As IPython: '' (the current directory, wherever os.chdir takes it)
+    # before site-packages, so a cell can import from a directory it chdir'd to.
+    i = next((i for i, p in enumerate(sys.path) if os.path.basename(p) in ("site-packages", "dist-packages")), 1)
+    sys.path.insert(i, "")
 
     main = type(sys)("__main__")
     main.__dict__["__builtins__"] = builtins
@@ -1123,6 +1223,7 @@ def _setup():
         _start_ipython()
     else:
         sys.meta_path.insert(0, _IPythonHook)
+    _StdlibHook.install()
 
     prelude = os.path.join(_HERE, "prelude.py")
     if os.path.exists(prelude):

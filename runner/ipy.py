@@ -374,15 +374,29 @@ def _format_time(span, precision=3):
     return "%.*g %s" % (precision, span * scale[order], units[order])
 
 
+def _cpu_times():
+    """(user, system) CPU seconds of this process, in microseconds as IPython's
+    %time reads them; os.times() counts clock ticks (10 ms), so a fast
+    statement would show 0 ns."""
+    try:
+        import resource
+
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime, r.ru_stime
+    except ImportError:
+        t = os.times()
+        return t.user, t.system
+
+
 def _timed(src, frame, offset):
     import time
 
-    t0, w0 = os.times(), time.perf_counter()
+    t0, w0 = _cpu_times(), time.perf_counter()
     try:
         return _run_code(src, frame, offset)
     finally:
-        t1, w1 = os.times(), time.perf_counter()
-        user, sys_ = t1.user - t0.user, t1.system - t0.system
+        t1, w1 = _cpu_times(), time.perf_counter()
+        user, sys_ = t1[0] - t0[0], t1[1] - t0[1]
         print("CPU times: user %s, sys: %s, total: %s" % (_format_time(user), _format_time(sys_), _format_time(user + sys_)))
         print("Wall time: %s" % _format_time(w1 - w0))
 
