@@ -211,3 +211,68 @@ func TestRealGatewayRejectsWrongToken(t *testing.T) {
 		t.Errorf("Health with a wrong token = %v, want ErrUnauthorized naming PI_PYTHON_GATEWAY_TOKEN", err)
 	}
 }
+
+// A kernel whose evalhost was killed (its websocket gone, no DELETE) is
+// culled by the shared gateway, busy or idle; a connected one is kept.
+func TestOrphanedKernelsCulled(t *testing.T) {
+	defer func(after, every time.Duration) { cullOrphansAfter, cullEvery = after, every }(cullOrphansAfter, cullEvery)
+	cullOrphansAfter, cullEvery = time.Second, time.Second
+	home := freshHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ep, err := Acquire(ctx, home, testPython)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := NewClient(ep.Config())
+	start := func() *Kernel {
+		k, err := c.StartKernel(ctx, KernelOptions{NoPrelude: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	exists := func(id string) bool {
+		_, err := c.do(ctx, "GET", "/api/kernels/"+id, nil, 200)
+		var he *HTTPError
+		if errors.As(err, &he) && he.Status == 404 {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("GET kernel %s: %v", id, err)
+		}
+		return true
+	}
+	kept := start()
+	defer kept.Close()
+	cases := []struct{ name, code string }{
+		{"idle orphan", ""},
+		{"busy orphan", "import time; time.sleep(1000)"},
+	}
+	var orphans []string
+	for _, tc := range cases {
+		k := start()
+		if tc.code != "" {
+			if _, err := k.send(ctx, "shell", "execute_request", executeRequest{Code: tc.code, UserExpressions: map[string]string{}}); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+		}
+		// What a SIGKILLed evalhost leaves: the socket closes, nothing is deleted.
+		k.cancel()
+		_ = k.conn.CloseNow()
+		k.wg.Wait()
+		orphans = append(orphans, k.id)
+	}
+	for i, tc := range cases {
+		for exists(orphans[i]) {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s %s was never culled", tc.name, orphans[i])
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	if !exists(kept.id) {
+		t.Errorf("the connected kernel %s was culled too", kept.id)
+	}
+}

@@ -20,6 +20,13 @@ import (
 // DefaultGatewayStartTimeout bounds the start of the shared gateway.
 const DefaultGatewayStartTimeout = 60 * time.Second
 
+// Culling of orphaned kernels (no websocket connected, no iopub message for
+// cullOrphansAfter), checked every cullEvery; whole seconds.
+var (
+	cullOrphansAfter = 60 * time.Second
+	cullEvery        = 15 * time.Second
+)
+
 // spawn starts `python -m kernel_gateway` on 127.0.0.1 and a free port with
 // a fresh token, in its own session so that it outlives this process (it is
 // shared), and waits until its health check passes.
@@ -51,7 +58,16 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 		// killing it (Jupyter: 5 s). A kernel stuck in a loop that ignores
 		// SIGINT never answers, and evalhost deletes kernels only when it
 		// kills or closes them, so waiting long only delays the caller.
-		"--KernelManager.shutdown_wait_time=0.5")
+		"--KernelManager.shutdown_wait_time=0.5",
+		// An evalhost process that was killed (SIGKILL, OOM) never deletes
+		// its kernels, and the shared gateway outlives it: without culling
+		// they would run until `evalhost gateway stop`. evalhost keeps a
+		// kernel's websocket open for the kernel's whole life, so a kernel
+		// without a connection has no owner; cull it, busy or not.
+		"--MappingKernelManager.cull_idle_timeout="+strconv.Itoa(int(cullOrphansAfter/time.Second)),
+		"--MappingKernelManager.cull_interval="+strconv.Itoa(int(cullEvery/time.Second)),
+		"--MappingKernelManager.cull_connected=False",
+		"--MappingKernelManager.cull_busy=True")
 	// The token goes in the environment, not argv, where ps would show it.
 	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = log, log
