@@ -821,14 +821,39 @@ def _await(coro):
     task = _loop.create_task(coro)
     try:
         return _loop.run_until_complete(task)
-    except BaseException:
+    except BaseException as e:
         if not task.done():
+            if isinstance(e, KeyboardInterrupt):
+                _at_await(e, task)
             task.cancel()
             try:
                 _loop.run_until_complete(task)
             except BaseException:
                 pass
         raise
+
+
+def _at_await(exc, task):
+    """An interrupt that landed in the event loop's wait: give it the cell's
+    suspended await chain as its traceback, so it shows the cell's line, not
+    only asyncio's selector."""
+    try:
+        import types
+
+        stack, c = [], task.get_coro()
+        while c is not None:
+            f = getattr(c, "cr_frame", None) or getattr(c, "gi_frame", None)
+            if f is None:
+                break
+            stack.append(f)
+            c = getattr(c, "cr_await", None) or getattr(c, "gi_yieldfrom", None)
+        tb = None
+        for f in reversed(stack):
+            tb = types.TracebackType(tb, f, f.f_lasti, f.f_lineno)
+        if tb is not None:
+            exc.with_traceback(tb)
+    except Exception:
+        pass
 
 
 def _apply(req):

@@ -3,7 +3,9 @@ package runner
 import (
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -121,4 +123,29 @@ func TestIPythonSemantics(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An interrupt that lands while the event loop waits for a top-level await
+// shows where the cell was waiting, not only asyncio's selector.
+func TestInterruptDuringAwaitShowsTheCell(t *testing.T) {
+	p := start(t, startOpts{})
+	p.send(map[string]any{"id": "a", "code": "import asyncio\nasync def nap():\n    await asyncio.sleep(30)\n" +
+		"print('waiting', flush=True)\nawait nap()"})
+	c := p.collect("a", func(f frames.Frame) {
+		if f.Type == frames.TypeStarted {
+			p.out.waitFor(t, "waiting\n")
+			time.Sleep(20 * time.Millisecond) // let it reach the loop's wait; either place must show the cell
+			if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+				t.Errorf("sigint: %v", err)
+			}
+		}
+	})
+	if d := c.done(); d.Status != frames.StatusError || !d.Cancelled {
+		t.Errorf("done %+v, want error and cancelled", d)
+	}
+	tb := strings.Join(wantError(t, c, "KeyboardInterrupt").Traceback, "\n")
+	if !strings.Contains(tb, `File "<cell 1>", line 5, in <module>`) {
+		t.Errorf("traceback lacks the cell's await:\n%s", tb)
+	}
+	wantResult("2")(t, p.run("await asyncio.sleep(0)\n1 + 1"))
 }
