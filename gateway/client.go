@@ -170,8 +170,10 @@ func (c *Client) authorize(h http.Header) {
 	}
 }
 
+// bodyPrefix is the start of an answer's body on one line (an HTML error
+// page would otherwise spread over many).
 func bodyPrefix(raw []byte) string {
-	s := strings.TrimSpace(string(raw))
+	s := strings.Join(strings.Fields(string(raw)), " ")
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}

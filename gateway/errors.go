@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors callers branch on.
@@ -37,7 +38,21 @@ func (e *HTTPError) Error() string {
 	if e.Status == 401 || e.Status == 403 {
 		msg += ": " + ErrUnauthorized.Error()
 	}
+	if e.notAGateway() {
+		msg += ": no Jupyter kernel gateway answers at this address; set PI_PYTHON_GATEWAY_URL to the gateway's " +
+			"http(s)://host:port, with its base path if it has one (evalhost calls <url>/api/kernels)"
+	}
 	return msg
+}
+
+// notAGateway: the gateway's own REST API is missing at the URL, as when it
+// names a plain web server or lacks the gateway's base path.
+func (e *HTTPError) notAGateway() bool {
+	switch e.Status {
+	case 404, 405, 501:
+		return strings.HasSuffix(e.URL, "/api/kernels") || strings.HasSuffix(e.URL, "/api/kernelspecs")
+	}
+	return false
 }
 
 // Unwrap lets 401/403 match ErrUnauthorized and an EMFILE report match

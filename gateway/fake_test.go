@@ -305,3 +305,47 @@ func TestFakeDeleteRetriesWhileRestarting(t *testing.T) {
 		})
 	}
 }
+
+// A URL that names something other than a gateway says so and what to set,
+// on one line.
+func TestFakeNotAGatewaySaysWhatToSet(t *testing.T) {
+	const hint = "no Jupyter kernel gateway answers at this address; set PI_PYTHON_GATEWAY_URL"
+	htmlPage := "<!DOCTYPE HTML>\n<html>\n  <body>\n    <h1>Error response</h1>\n  </body>\n</html>\n"
+	cases := []struct {
+		name     string
+		status   int
+		body     string
+		wantHint bool
+	}{
+		{"plain web server: 501 page", http.StatusNotImplemented, htmlPage, true},
+		{"wrong base path: 404", http.StatusNotFound, `{"reason": "Not Found", "message": ""}`, true},
+		{"method not allowed", http.StatusMethodNotAllowed, "", true},
+		{"a gateway failing: 500", http.StatusInternalServerError, "kernel spawn failed", false},
+		{"bad token: 403", http.StatusForbidden, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			c, _ := NewClient(Config{URL: srv.URL})
+			_, err := c.createKernel(context.Background())
+			if err == nil {
+				t.Fatal("createKernel succeeded")
+			}
+			if got := strings.Contains(err.Error(), hint); got != tc.wantHint {
+				t.Errorf("error %q: hint %v, want %v", err, got, tc.wantHint)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spreads over lines: %q", err)
+			}
+		})
+	}
+	// A kernel that vanished is no reason to doubt the URL.
+	he := &HTTPError{Method: "GET", URL: "http://gw/api/kernels/k1/channels", Status: 404}
+	if strings.Contains(he.Error(), hint) {
+		t.Errorf("channels 404 = %q, want no hint about the URL", he)
+	}
+}
