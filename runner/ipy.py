@@ -336,10 +336,14 @@ def _cell_name():
     return "<cell %d>" % _core._count
 
 
-def _run_code(src, frame, offset):
-    """Run src as cell code at line offset+1 of the cell; return its last value."""
+def _run_code(src, frame, offset, name=None):
+    """Run src as cell code at line offset+1 of the cell (or as the source
+    registered under name); return its last value."""
     ns = frame.f_globals if frame is not None else _core._ns
     local = frame.f_locals if frame is not None else None
+    if name is not None:
+        _core._register_source(name, src)
+        return _core._run_source(src, name, ns, local)
     return _core._run_source("\n" * offset + src, _cell_name(), ns, local)
 
 
@@ -388,12 +392,12 @@ def _cpu_times():
         return t.user, t.system
 
 
-def _timed(src, frame, offset):
+def _timed(src, frame, offset, name=None):
     import time
 
     t0, w0 = _cpu_times(), time.perf_counter()
     try:
-        return _run_code(src, frame, offset)
+        return _run_code(src, frame, offset, name)
     finally:
         t1, w1 = _cpu_times(), time.perf_counter()
         user, sys_ = t1[0] - t0[0], t1[1] - t0[1]
@@ -405,7 +409,10 @@ def _timed(src, frame, offset):
 def _m_time(args, frame):
     if not args.strip():
         raise UsageError("%time needs a statement: %time f()")
-    return _timed(args, frame, (frame.f_lineno - 1) if frame else 0)
+    # The statement is compiled as its own source, as IPython's <timed exec>:
+    # under the cell's name its columns would not match the magic line's.
+    line = frame.f_lineno if frame else 0
+    return _timed(args, frame, 0, "<%%time, cell %d line %d>" % (_core._count, line))
 
 
 @_magic("cell", "time", expand_vars=False)

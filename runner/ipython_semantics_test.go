@@ -97,6 +97,15 @@ func TestIPythonSemantics(t *testing.T) {
 		{name: "after os.chdir, modules of the new directory import",
 			code:  "import os\nos.chdir(" + strconv.Quote(dir) + ")\nimport chdir_target_mod\nchdir_target_mod.V",
 			check: wantResult("'found after chdir'")},
+		{name: "an error in a %time statement shows the statement with its own columns", status: "error",
+			code: "%time 1/0",
+			check: func(t *testing.T, c cellResult) {
+				tb := wantError(t, c, "ZeroDivisionError").Traceback
+				joined := strings.Join(tb, "\n")
+				if strings.Count(joined, "%time 1/0") != 1 || !strings.Contains(joined, "\n    1/0\n     ~^~") {
+					t.Errorf("traceback:\n%s", joined)
+				}
+			}},
 		{name: "%time counts CPU time finer than clock ticks",
 			code: "%time sum(range(50000))",
 			check: func(t *testing.T, c cellResult) {
