@@ -65,6 +65,21 @@ func (c *Client) Health(ctx context.Context) error {
 	return err
 }
 
+// healthTimeout bounds the health check before a kernel start.
+var healthTimeout = 10 * time.Second
+
+// healthWithin is Health bounded by d; a gateway that does not answer in
+// time is an *UnreachableError.
+func (c *Client) healthWithin(ctx context.Context, d time.Duration) error {
+	hctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := c.Health(hctx)
+	if err != nil && hctx.Err() != nil && ctx.Err() == nil {
+		return &UnreachableError{URL: c.base.String(), Err: fmt.Errorf("GET /api/kernelspecs got no answer within %v", d)}
+	}
+	return err
+}
+
 type kernelModel struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`

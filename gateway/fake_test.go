@@ -349,3 +349,40 @@ func TestFakeNotAGatewaySaysWhatToSet(t *testing.T) {
 		t.Errorf("channels 404 = %q, want no hint about the URL", he)
 	}
 }
+
+// A gateway that accepts connections but never answers (hung, stopped) is
+// reported as unreachable by the health check's bound, not after the whole
+// kernel start timeout as a bare "context deadline exceeded".
+func TestFakeHungGatewayIsUnreachable(t *testing.T) {
+	defer func(old time.Duration) { healthTimeout = old }(healthTimeout)
+	healthTimeout = 200 * time.Millisecond
+	release := make(chan struct{}) // lets the hung handler return when its server closes
+	defer close(release)
+	cases := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    []string
+	}{
+		{"never answers", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}, []string{"gateway unreachable at", "GET /api/kernelspecs got no answer within 200ms"}},
+		{"kernelspecs missing", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
+			[]string{"status 404", "set PI_PYTHON_GATEWAY_URL"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.handler)
+			defer srv.Close()
+			c, _ := NewClient(Config{URL: srv.URL})
+			_, err := c.StartKernel(context.Background(), KernelOptions{StartTimeout: time.Minute})
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("StartKernel = %v, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}

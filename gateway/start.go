@@ -41,6 +41,12 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// A kernel create may legitimately take the whole start timeout (a
+	// cluster scheduling a pod), so a hung or wrong gateway is told apart
+	// first, by the health check and its shorter bound.
+	if err := c.healthWithin(ctx, healthTimeout); err != nil {
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
 	km, err := c.createKernel(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
