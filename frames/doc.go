@@ -106,6 +106,12 @@
 //	{"type":"sync","id":ID}
 //	    Runner → host only: the cell's writes switched between fd 1 and fd 2
 //	    here (see Order). The host consumes it; no backend emits it.
+//	{"type":"interrupted","id":ID}
+//	    Runner → host only (since 1.1): the runner's SIGINT handler took an
+//	    interrupt and is raising KeyboardInterrupt in the cell. A SIGINT that
+//	    lands just before a blocking call (time.sleep, a read) is only
+//	    handled when that call returns, so the host repeats its interrupt
+//	    until this frame or the cell's done arrives. The host consumes it.
 //
 // Unknown fields are ignored by readers, so either end may add fields without
 // a version bump; a new frame type is a minor version bump of [Version].

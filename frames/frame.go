@@ -3,7 +3,7 @@ package frames
 import "encoding/json"
 
 // Version is the protocol version the runner reports in its ready frame.
-const Version = "1.0"
+const Version = "1.1"
 
 // DefaultMaxLine bounds one NDJSON line on fd 0 and fd 3.
 const DefaultMaxLine = 32 << 20
@@ -27,6 +27,7 @@ const (
 	TypeWarning
 	TypeDone
 	TypeSync
+	TypeInterrupted
 	typeCount
 )
 
@@ -45,6 +46,7 @@ var typeNames = [typeCount]string{
 	TypeWarning:       "warning",
 	TypeDone:          "done",
 	TypeSync:          "sync",
+	TypeInterrupted:   "interrupted",
 }
 
 // String returns the wire name of t.

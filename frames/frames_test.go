@@ -19,6 +19,7 @@ func TestRoundTrip(t *testing.T) {
 		frame Frame
 	}{
 		{"ready", Frame{Type: TypeReady, Runner: "1.0", Python: "3.11.7", PID: 42, Executable: "/usr/bin/python3"}},
+		{"interrupted", Frame{Type: TypeInterrupted, ID: "c1"}},
 		{"ready with marks", Frame{Type: TypeReady, Runner: "1.0", Python: "3.11.7", PID: 42, Executable: "/usr/bin/python3", Marks: true}},
 		{"started", Frame{Type: TypeStarted, ID: "c1"}},
 		{"stdout", Frame{Type: TypeStdout, ID: "c1", Data: "hi\n\t\"quoted\" <tag> & é 日本\u2028"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -82,9 +83,18 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 		_ = p.reqW.SetWriteDeadline(time.Unix(1, 0))
 		close(fired)
 	})
-	_, err := p.reqW.Write(line)
+	n, err := p.reqW.Write(line)
 	if !stop() {
 		<-fired
+		_ = p.reqW.SetWriteDeadline(time.Time{})
+	}
+	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		// Cancelled before a byte went out: send the cell whole after all
+		// (await interrupts it as soon as it starts) rather than kill an
+		// interpreter whose channel is intact. A runner that does not read
+		// its requests within the grace is torn down as before.
+		_ = p.reqW.SetWriteDeadline(time.Now().Add(p.opts.Grace))
+		_, err = p.reqW.Write(line)
 		_ = p.reqW.SetWriteDeadline(time.Time{})
 	}
 	if err != nil {
@@ -100,10 +110,12 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 		done    *frames.Frame
 		ctxDone = ctx.Done()
 		esc     escalation
+		again   repeat
 		started bool
 		pending bool // cancelled before the runner started the cell
 	)
 	defer esc.stop()
+	defer again.stop()
 	for {
 		select {
 		case f, ok := <-c.out:
@@ -112,6 +124,13 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {
 				done = &f
+				again.stop()
+				continue
+			}
+			if f.Type == frames.TypeInterrupted {
+				if f.ID == c.id {
+					again.stop() // it landed
+				}
 				continue
 			}
 			if f.Type == frames.TypeStarted && !started {
@@ -119,20 +138,22 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 				if pending {
 					// The runner ignores SIGINT while idle, so an interrupt
 					// sent before it started the cell would be lost.
-					_ = p.signalGroup(syscall.SIGINT)
+					p.interruptCell(&again)
 				}
 			}
 			emit(f)
 		case <-ctxDone:
 			ctxDone = nil
 			if started {
-				_ = p.signalGroup(syscall.SIGINT)
+				p.interruptCell(&again)
 			} else {
 				pending = true
 			}
 			esc.arm(p.opts.Grace)
 		case <-esc.c:
 			esc.step(p)
+		case <-again.c:
+			p.interruptCell(&again)
 		}
 	}
 }
@@ -156,6 +177,47 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 	default:
 		return frames.Frame{}, fmt.Errorf("cell %q: %w", c.id, p.deathError())
 	}
+}
+
+// interruptCell sends SIGINT to the running cell and arms its repetition.
+// CPython runs a signal's handler between bytecodes; one that arrives just
+// before a blocking call (time.sleep, a read) waits until that call returns,
+// so the host repeats the interrupt until the runner's interrupted frame (or
+// done) says it landed: never twice into a cell that already took one.
+func (p *Process) interruptCell(r *repeat) {
+	_ = p.signalGroup(syscall.SIGINT)
+	r.next()
+}
+
+// repeat times the interrupt's repetitions: 50 ms after the first, then
+// doubling, until stopped.
+type repeat struct {
+	t     *time.Timer
+	c     <-chan time.Time
+	delay time.Duration
+}
+
+const firstRepeat = 50 * time.Millisecond
+
+func (r *repeat) next() {
+	if r.delay == 0 {
+		r.delay = firstRepeat
+	} else {
+		r.delay *= 2
+	}
+	if r.t == nil {
+		r.t = time.NewTimer(r.delay)
+	} else {
+		r.t.Reset(r.delay)
+	}
+	r.c = r.t.C
+}
+
+func (r *repeat) stop() {
+	if r.t != nil {
+		r.t.Stop()
+	}
+	r.c = nil
 }
 
 // escalation is the timer ladder after an interrupt: grace, then SIGTERM,

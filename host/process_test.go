@@ -410,3 +410,28 @@ func TestInterruptWhileIdleIsIgnored(t *testing.T) {
 		t.Fatalf("cell after an idle interrupt: %+v %v\n%s", r.done, r.err, dumpFrames(r.frames))
 	}
 }
+
+// A cancel that races the sending and the start of a cell either keeps the
+// cell from being sent or interrupts it; it never costs the interpreter.
+// (An interrupt that landed just before time.sleep waited for the sleep,
+// and a deadline that fired before any byte was written counted as a torn
+// request; either way the interpreter was killed.)
+func TestCancelRacingSendKeepsInterpreter(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, func(o *Options) { o.Grace = 5 * time.Second })
+	execute(t, p, context.Background(), "warm = 1")
+	for i := range 200 {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(time.Duration(i%40) * 5 * time.Microsecond); cancel() }()
+		r := execute(t, p, ctx, "import time; time.sleep(30)")
+		switch {
+		case r.err == nil && r.done.Cancelled:
+		case r.err != nil && errors.Is(r.err, context.Canceled) && len(r.frames) == 0:
+		default:
+			t.Fatalf("attempt %d: done = %+v, err = %v, frames %d; want cancelled or not sent", i, r.done, r.err, len(r.frames))
+		}
+	}
+	if r := execute(t, p, context.Background(), "warm"); r.err != nil || !strings.Contains(dumpFrames(r.frames), `"text/plain":"1"`) {
+		t.Fatalf("state lost after the cancels: %v %s", r.err, dumpFrames(r.frames))
+	}
+}

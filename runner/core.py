@@ -16,7 +16,7 @@ import io
 import os
 import sys
 
-RUNNER_VERSION = "1.0"
+RUNNER_VERSION = "1.1"
 MAX_LINE = 32 << 20  # frames.DefaultMaxLine
 FLUSH_INTERVAL = 0.05
 
@@ -43,6 +43,8 @@ _count = 0
 _cur_id = ""
 _qid = '""'
 _in_cell = False
+_ack = b""  # this cell's "interrupted" frame line
+_ack_owed = False  # the SIGINT handler could not write it (a send was under way)
 _positioning = False  # a request is being handled: its rich frames get position marks
 _interrupted = False
 _forked = False
@@ -84,21 +86,22 @@ def _send(line):
     if positioned:
         _flush_ours()
     big = len(data) > 4096
-    with _send_lock:
-        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big or positioned else None
-        try:
+    # SIGINT is held off around the lock, not inside it, so an interrupt
+    # that was held is handled with the lock free and acknowledged at once.
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big or positioned else None
+    try:
+        with _send_lock:
             if positioned:
                 pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
                 _mark(1, pos)
                 _mark(2, pos)
-            view = memoryview(data)
-            while view:
-                view = view[_os_write(_frames_fd, view):]
-        except BrokenPipeError:
-            os._exit(1)  # the host is gone; nobody is left to report to
-        finally:
-            if old is not None:
-                _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+            _write_frame_bytes(data)
+            _pay_ack()
+    except BrokenPipeError:
+        os._exit(1)  # the host is gone; nobody is left to report to
+    finally:
+        if old is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
 
 
 def _warning_line(message, qid=None):
@@ -396,18 +399,17 @@ def _sync_streams():
         return
     pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
     data = ('{"type":"sync","id":%s}\n' % _qid).encode()
-    with _send_lock:
-        old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
-        try:
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
+    try:
+        with _send_lock:
             _mark(1, pos)
             _mark(2, pos)
-            view = memoryview(data)
-            while view:
-                view = view[_os_write(_frames_fd, view):]
-        except BrokenPipeError:
-            os._exit(1)
-        finally:
-            _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+            _write_frame_bytes(data)
+            _pay_ack()
+    except BrokenPipeError:
+        os._exit(1)
+    finally:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
 
 
 def _stream(fd, name, cls):
@@ -522,7 +524,39 @@ def _on_sigint(signum, frame):
     global _interrupted
     if _in_cell:
         _interrupted = True
+        _ack_interrupt()
         raise KeyboardInterrupt
+
+
+def _ack_interrupt():
+    """Tell the host its interrupt landed, so it stops repeating it (frames
+    doc, "interrupted"). The handler may run inside a send, so it never waits
+    for the send lock: the frame is then owed, and the send writes it."""
+    global _ack_owed
+    if _forked or not _ack:
+        return
+    if _send_lock.acquire(False):
+        try:
+            _write_frame_bytes(_ack)
+        finally:
+            _send_lock.release()
+    else:
+        _ack_owed = True
+
+
+def _write_frame_bytes(data):
+    """Write data to fd 3 whole; the caller holds the send lock."""
+    view = memoryview(data)
+    while view:
+        view = view[_os_write(_frames_fd, view):]
+
+
+def _pay_ack():
+    """Write an interrupted frame owed by the handler; under the send lock."""
+    global _ack_owed
+    if _ack_owed:
+        _ack_owed = False
+        _write_frame_bytes(_ack)
 
 
 # --- display --------------------------------------------------------------
@@ -1043,12 +1077,13 @@ def _after_cell(status):
 
 def _cell(req):
     """Run one execute request: started, the cell, sync marks, done."""
-    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid, _last_fd
+    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid, _last_fd, _ack
     rid = req.get("id")
     if type(rid) is not str or not rid:
         _warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
         return
     _cur_id, _qid = rid, _q(rid)
+    _ack = ('{"type":"interrupted","id":%s}\n' % _qid).encode()
     _interrupted = False
     status, cancelled = "error", False
     _in_cell = True  # before "started": an interrupt after it must land

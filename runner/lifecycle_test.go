@@ -33,12 +33,28 @@ func TestInterruptDuringCell(t *testing.T) {
 	if !strings.Contains(tb, `File "<cell 1>", line`) || strings.Contains(tb, "runner.py") {
 		t.Errorf("traceback:\n%s", tb)
 	}
+	// The handler acknowledged the interrupt (so the host stops repeating
+	// it), once, before the error it raised.
+	if got := frameTypes(c); !strings.Contains(got, "started interrupted error done") {
+		t.Errorf("frames %s; want one interrupted frame before the error", got)
+	}
 	// A KeyboardInterrupt the cell raises itself is not a cancellation.
 	c = p.run("raise KeyboardInterrupt")
 	if d := c.done(); d.Cancelled || d.Status != frames.StatusError {
 		t.Errorf("self-raised KeyboardInterrupt: done %+v", d)
 	}
+	if got := frameTypes(c); strings.Contains(got, "interrupted") {
+		t.Errorf("self-raised KeyboardInterrupt: frames %s", got)
+	}
 	wantResult("2")(t, p.run("1 + 1"))
+}
+
+func frameTypes(c cellResult) string {
+	var s []string
+	for _, f := range c.frames {
+		s = append(s, f.Type.String())
+	}
+	return strings.Join(s, " ")
 }
 
 func TestInterruptWhileIdleIsIgnored(t *testing.T) {

@@ -24,7 +24,7 @@ var ipy []byte
 var prelude []byte
 
 // Version is the runner version runner.py reports in its ready frame.
-const Version = "1.0"
+const Version = "1.1"
 
 // files are what Path writes, by name.
 var files = []struct {
