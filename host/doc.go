@@ -1,8 +1,8 @@
 // Package host runs one interpreter process: runner.py under a Python
 // executable, speaking the protocol in package frames.
 //
-// Start spawns the runner in its own process group, with a parent-death
-// signal, four pipes (requests on fd 0, raw stdout on fd 1, raw stderr on
+// Start spawns the runner in its own session and process group, without a
+// controlling terminal, with a parent-death signal, four pipes (requests on fd 0, raw stdout on fd 1, raw stderr on
 // fd 2, frames on fd 3) and a fresh sync nonce, and returns once the runner
 // is ready, or a *StartError with the child's stderr tail.
 //
@@ -16,8 +16,8 @@
 // while no cell runs go to the next cell (bounded), and stderr outside cells
 // feeds the tail used in errors.
 //
-// Cancellation interrupts (SIGINT to the group), waits a grace window for
-// done, then terminates and kills the group (frames.ErrKilled). Death during
+// Cancellation interrupts (SIGINT to the group, repeated until the runner
+// says it landed), waits a grace window for done, then terminates and kills the group (frames.ErrKilled). Death during
 // a cell is noticed when the process is reaped and reported as a
 // *frames.DeathError. Close and Kill return only when the child is reaped and
 // every goroutine of the Process has ended.

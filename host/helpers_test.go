@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("HOST_FAKE_RUNNER"); mode != "" {
 		os.Exit(fakeRunner(mode))
 	}
+	if code := os.Getenv("HOST_TTY_CELL"); code != "" {
+		os.Exit(ttyHost(code))
+	}
 	flag.Parse()
 	os.Exit(m.Run())
 }

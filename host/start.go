@@ -35,7 +35,11 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	cmd.Dir = o.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends.child[0], ends.child[1], ends.child[2]
 	cmd.ExtraFiles = []*os.File{ends.child[3]}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Its own session (so its own process group) and no controlling
+	// terminal: code that opens /dev/tty (ssh, sudo, getpass in C) fails at
+	// once instead of being stopped by SIGTTIN as a background job of the
+	// user's terminal, as Jupyter starts kernels.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	ends.closeChild()
 	if err != nil {
