@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,11 +38,15 @@ type probeResult struct {
 // ResolveInterpreter picks the Python for a session in DESIGN.md's order:
 // explicit, VIRTUAL_ENV, CONDA_PREFIX, <cwd>/.venv, <cwd>/venv, the managed
 // venv under home, then python3/python on PATH. getenv reads the host's
-// environment (os.Getenv in production).
-func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string) (Interpreter, error) {
+// environment (os.Getenv in production). Each candidate must answer within
+// timeout (0: DefaultProbeTimeout).
+func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, timeout time.Duration) (Interpreter, error) {
+	if timeout <= 0 {
+		timeout = DefaultProbeTimeout
+	}
 	var tried []string
 	for _, c := range candidates(explicit, cwd, home, getenv) {
-		res := probe(c.path)
+		res := probe(c.path, timeout)
 		if res.err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %s: %v", c.source, c.path, res.err))
 			if c.source == "--python" {
@@ -122,11 +127,11 @@ func lookPath(name string) (string, error) {
 	return p, err
 }
 
-func probe(path string) probeResult {
+func probe(path string, timeout time.Duration) probeResult {
 	if v, ok := probeCache.Load(path); ok {
 		return v.(probeResult)
 	}
-	res := runProbe(path)
+	res := runProbe(path, timeout)
 	if res.err == nil {
 		probeCache.Store(path, res)
 	}
@@ -143,14 +148,30 @@ func stderrTail(b []byte) string {
 	return strings.Join(lines, "\n    ")
 }
 
-func runProbe(path string) probeResult {
+// DefaultProbeTimeout bounds the first run of a candidate interpreter: a
+// cold start, or a version manager's shim.
+const DefaultProbeTimeout = 15 * time.Second
+
+func runProbe(path string, timeout time.Duration) probeResult {
 	if _, err := os.Stat(path); err != nil {
 		return probeResult{err: fmt.Errorf("not found")}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "-c",
-		"import sys;print(sys.executable);print('%d.%d.%d'%sys.version_info[:3])").Output()
+	cmd := exec.CommandContext(ctx, path, "-c",
+		"import sys;print(sys.executable);print('%d.%d.%d'%sys.version_info[:3])")
+	// Its own session, killed whole: a shim's children must not outlive it
+	// or hold its output open, and it must not read the user's terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left behind
+	}
+	if ctx.Err() != nil {
+		return probeResult{err: fmt.Errorf("did not answer within %s (is it a Python interpreter, or a shim that waits for input or a download?)", timeout)}
+	}
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && len(exit.Stderr) > 0 {

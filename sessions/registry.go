@@ -159,7 +159,7 @@ func (r *Registry) lookup(req *Request) (*session, error) {
 // resolvePython resolves lazily: a request of only sh cells needs none.
 func (r *Registry) resolvePython(req *Request, cwd string) (Interpreter, error) {
 	needsPython := slices.ContainsFunc(req.Cells, func(c Cell) bool { return c.Language == LangPython })
-	py, err := ResolveInterpreter(r.cfg.Python, cwd, r.cfg.Home, r.cfg.Getenv)
+	py, err := ResolveInterpreter(r.cfg.Python, cwd, r.cfg.Home, r.cfg.Getenv, r.cfg.StartTimeout)
 	if err != nil && needsPython {
 		return Interpreter{}, err
 	}

@@ -27,7 +27,7 @@ func BenchmarkCellOutputSink(b *testing.B) {
 	home := b.TempDir()
 	r := New(Config{Home: home, Sink: streamsink.Options{Store: streamsink.NewStore(filepath.Join(home, "artifacts"))}})
 	defer r.Close()
-	interp, err := ResolveInterpreter(py, home, home, func(string) string { return "" })
+	interp, err := ResolveInterpreter(py, home, home, func(string) string { return "" }, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 	ok := true
 	home := evalhostHome()
 	fmt.Fprintf(stdout, "evalhost %s\nhome: %s\n", version, home)
-	py, err := sessions.ResolveInterpreter(*python, *cwd, home, os.Getenv)
+	py, err := sessions.ResolveInterpreter(*python, *cwd, home, os.Getenv, 0)
 	if err != nil {
 		fmt.Fprintf(stdout, "python: MISSING\n  %v\n", err)
 		return exitFailed

@@ -71,6 +71,12 @@ func TestBrokenInterpreter(t *testing.T) {
 	if err := os.WriteFile(crashes, []byte("#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A shim whose child holds its output and never ends: the probe must
+	// not wait for the child, and must leave nothing running.
+	hangs := filepath.Join(dir, "python-hangs")
+	if err := os.WriteFile(hangs, []byte("#!/bin/sh\nsleep 60 &\nwait\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	old := filepath.Join(dir, "python2")
 	if err := os.WriteFile(old, []byte("#!/bin/sh\necho \"$0\"; echo 2.7.18\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -84,11 +90,12 @@ func TestBrokenInterpreter(t *testing.T) {
 		// What the interpreter said is the clue the user needs.
 		{"crashes", crashes, []string{"python-crashes", "does not run", "Fatal Python error: init_fs_encoding"}},
 		{"python 2", old, []string{"2.7.18", "too old"}},
+		{"hangs", hangs, []string{"python-hangs", "did not answer within 1s", "set --python"}},
 		{"a directory", dir, []string{dir}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRegistry(t, sessions.Config{Python: tc.python})
+			r := newRegistry(t, sessions.Config{Python: tc.python, StartTimeout: time.Second})
 			_, err := r.Eval(context.Background(), sessions.Request{Cells: []sessions.Cell{py("1+1")}}, nil)
 			if !errors.Is(err, sessions.ErrNoInterpreter) {
 				t.Fatalf("err = %v, want ErrNoInterpreter", err)
