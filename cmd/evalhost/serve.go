@@ -57,10 +57,11 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "evalhost serve: unexpected argument %q; serve reads requests as NDJSON on stdin (docs/serve-protocol.md)\n", fs.Arg(0))
 		return exitUsage
 	}
 	home := evalhostHome()
