@@ -175,6 +175,11 @@ func (c *cellRun) execute(ctx context.Context) {
 		c.flushHeld()
 		if err == nil {
 			c.emit(done)
+			if !ex.Alive() {
+				// The cell ended its own interpreter (an sh cell's exit):
+				// the next cell of this language starts afresh.
+				c.res.StateLost = true
+			}
 		}
 		if c.settle(cellCtx, done, err, attempt) {
 			return

@@ -346,8 +346,8 @@ func TestShellCells(t *testing.T) {
 		t.Fatalf("cd not kept: %s %q", res.Status, c.text())
 	}
 	res, c = eval(t, r, Request{KeepGoing: true, Cells: []Cell{sh("exit 3"), sh("echo fresh; pwd")}})
-	if res.Cells[0].Status != StatusError || !strings.Contains(c.text(), "3") {
-		t.Fatalf("exit 3 cell = %+v output %q", res.Cells[0], c.text())
+	if res.Cells[0].Status != StatusError || !res.Cells[0].StateLost || !strings.Contains(c.text(), "3") {
+		t.Fatalf("exit 3 cell = %+v output %q; want an error that says the shell's state is gone", res.Cells[0], c.text())
 	}
 	// A new shell starts in the session's cwd, not in the /tmp the old one had cd'd to.
 	wd, _ := os.Getwd()
