@@ -26,7 +26,8 @@
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
-//     cell, as nbclient records kernel messages.
+//     cell, as nbclient records kernel messages; [Notebook.SetLanguageInfo]
+//     writes metadata.language_info as nbclient does after a run.
 //
 // It imports no other evalhost package except frames.
 package notebook

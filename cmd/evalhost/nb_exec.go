@@ -224,7 +224,14 @@ func executeNotebook(nb *notebook.Notebook, selected []int, path string, f nbRun
 	rec := notebook.NewRecorder(nb)
 	current := -1
 	var recErr error
+	var python string // the interpreter's version, from its ready frame
 	emit := func(cell int, fr frames.Frame) {
+		if fr.Type == frames.TypeReady {
+			if python == "" {
+				python = fr.Python
+			}
+			return
+		}
 		if cell != current {
 			current = cell
 			if err := rec.Start(selected[cell]); err != nil && recErr == nil {
@@ -247,6 +254,10 @@ func executeNotebook(nb *notebook.Notebook, selected []int, path string, f nbRun
 	}
 	res, err := reg.Eval(context.Background(), req, emit)
 	rec.Flush()
+	if python != "" {
+		// As nbclient does with the kernel's kernel_info_reply.
+		nb.SetLanguageInfo(notebook.PythonLanguageInfo(python))
+	}
 	if err == nil {
 		err = recErr
 	}

@@ -50,4 +50,9 @@ for i, (a, b) in enumerate(zip(ours.cells, theirs.cells)):
         bad += 1
         print("cell %d differs:\n  evalhost: %r %r\n  ipykernel: %r %r"
               % (i, a.execution_count, a.outputs, b.execution_count, b.outputs))
+# nbclient writes the kernel's language_info (nbconvert --to script reads it).
+if ours.metadata.get("language_info") != theirs.metadata.get("language_info"):
+    bad += 1
+    print("metadata.language_info differs:\n  evalhost: %r\n  ipykernel: %r"
+          % (ours.metadata.get("language_info"), theirs.metadata.get("language_info")))
 sys.exit(1 if bad else 0)
