@@ -65,7 +65,9 @@ func AcquireWith(ctx context.Context, home, python string, opts AcquireOptions) 
 			return &Endpoint{Info: info, Reused: true}, nil
 		}
 		// Dead, unhealthy, or of another interpreter: replace it.
-		terminate(info.PID, 5*time.Second)
+		if isGateway(info) {
+			terminate(info.PID, 5*time.Second)
+		}
 	}
 	if err := removeInfo(home); err != nil {
 		return nil, fmt.Errorf("acquire gateway: %w", err)
@@ -88,7 +90,7 @@ func AcquireWith(ctx context.Context, home, python string, opts AcquireOptions) 
 // healthy reports whether the recorded gateway's pid lives and its health
 // check passes.
 func healthy(ctx context.Context, info Info) bool {
-	if !pidAlive(info.PID) {
+	if !isGateway(info) {
 		return false
 	}
 	c, err := NewClient(info.Config())
@@ -104,7 +106,7 @@ func healthy(ctx context.Context, info Info) bool {
 type GatewayStatus struct {
 	Recorded bool  // gateway.json exists and is readable
 	Info     Info  // when Recorded; Token is cleared
-	Running  bool  // its pid lives
+	Running  bool  // its pid lives and is still the gateway
 	Healthy  bool  // its health check passes
 	Err      error // why it is not healthy, when known
 }
@@ -119,10 +121,10 @@ func Status(ctx context.Context, home string) (GatewayStatus, error) {
 	if err != nil {
 		return GatewayStatus{}, err
 	}
-	st := GatewayStatus{Recorded: true, Info: info, Running: pidAlive(info.PID)}
+	st := GatewayStatus{Recorded: true, Info: info, Running: isGateway(info)}
 	st.Info.Token = ""
 	if !st.Running {
-		st.Err = fmt.Errorf("gateway pid %d is not running", info.PID)
+		st.Err = fmt.Errorf("gateway pid %d is not running (or is now another process)", info.PID)
 		return st, nil
 	}
 	c, err := NewClient(info.Config())
@@ -145,7 +147,9 @@ func Stop(ctx context.Context, home string) error {
 	defer lock.release()
 	info, err := readInfo(home)
 	if err == nil {
-		terminate(info.PID, 5*time.Second)
+		if isGateway(info) {
+			terminate(info.PID, 5*time.Second)
+		}
 		spawned.reap()
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stop gateway: %w", err)

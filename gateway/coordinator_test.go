@@ -276,3 +276,59 @@ func TestOrphanedKernelsCulled(t *testing.T) {
 		t.Errorf("the connected kernel %s was culled too", kept.id)
 	}
 }
+
+// gateway.json outlives reboots, and its pid may then name any process:
+// Status, Stop and Acquire must not take it for the gateway, let alone
+// signal it.
+func TestRecordedPidReusedIsLeftAlone(t *testing.T) {
+	home := freshHome(t)
+	cases := []struct {
+		name string
+		op   func(ctx context.Context) error
+	}{
+		{"status", func(ctx context.Context) error {
+			st, err := Status(ctx, home)
+			if err == nil && st.Running {
+				return fmt.Errorf("Status = %+v, want not running", st)
+			}
+			return err
+		}},
+		{"stop", func(ctx context.Context) error { return Stop(ctx, home) }},
+		{"acquire", func(ctx context.Context) error {
+			ep, err := Acquire(ctx, home, testPython)
+			if err == nil && ep.Reused {
+				return fmt.Errorf("Acquire reused %+v", ep.Info)
+			}
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			other := exec.Command("sleep", "600")
+			other.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := other.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- other.Wait() }()
+			defer func() { _ = other.Process.Kill(); <-exited }()
+			if err := os.MkdirAll(dir(home), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeInfo(home, Info{URL: "http://127.0.0.1:1", PID: other.Process.Pid, PythonPath: testPython, Token: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := tc.op(ctx); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-exited:
+				exited <- err // for the deferred wait
+				t.Fatalf("the unrelated process with the recorded pid was ended: %v", err)
+			default:
+			}
+		})
+	}
+}

@@ -3,7 +3,9 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -30,4 +32,24 @@ func pidAlive(pid int) bool {
 func procMounted() bool {
 	_, err := os.Stat("/proc/self/stat")
 	return err == nil
+}
+
+// isGateway reports whether the recorded pid is still the gateway info
+// describes: alive and, where /proc tells, running kernel_gateway on the
+// recorded port. A pid recorded before a reboot or long ago may name any
+// process now, which must never be signalled.
+func isGateway(info Info) bool {
+	if !pidAlive(info.PID) {
+		return false
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", info.PID))
+	if err != nil {
+		return !procMounted()
+	}
+	u, err := url.Parse(info.URL)
+	if err != nil || u.Port() == "" {
+		return false
+	}
+	args := strings.Split(string(raw), "\x00")
+	return slices.Contains(args, "kernel_gateway") && slices.Contains(args, "--KernelGatewayApp.port="+u.Port())
 }
