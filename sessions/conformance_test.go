@@ -40,6 +40,10 @@ var conformance = []struct {
 	cancel time.Duration // cancel the request after this long
 	check  func(t *testing.T, res Result, c *collector, dir string)
 }{
+	{"secrets stay out", []Cell{py("import os\nprint(os.environ.get('EVALHOST_CONF_SECRET_TOKEN'), os.environ.get('CONF_VAR'))")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusOK)
+		wantText(t, c, frames.TypeStdout, "None from-request\n")
+	}},
 	{"prints", []Cell{py("print('hi')\nimport sys; print('oops', file=sys.stderr)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusOK)
 		wantText(t, c, frames.TypeStdout, "hi\n")
@@ -141,6 +145,9 @@ const (
 )
 
 func TestConformance(t *testing.T) {
+	// A secret in the host's environment reaches no interpreter, whoever
+	// started it (the shared gateway's kernels inherit the gateway's).
+	t.Setenv("EVALHOST_CONF_SECRET_TOKEN", "leaked")
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			if why := b.skip(); why != "" {

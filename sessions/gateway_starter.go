@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,10 @@ type GatewayConfig struct {
 	URL   string
 	Token string
 	Home  string
+	// Environ is the host environment the shared local gateway starts
+	// with, filtered as an interpreter's is (its kernels inherit it, and
+	// later evalhost processes reuse it); nil means os.Environ().
+	Environ []string
 }
 
 // gatewayStartTimeout covers starting the shared gateway itself, which
@@ -51,13 +56,22 @@ func GatewayStarter(g GatewayConfig) Starter {
 			}
 			k, err = c.StartKernel(ctx, opts)
 		} else {
-			k, _, err = gateway.Local{Home: g.Home, Python: spec.Python.Path}.StartKernel(ctx, opts)
+			k, _, err = gateway.Local{Home: g.Home, Python: spec.Python.Path,
+				Options: gateway.AcquireOptions{Env: gatewayEnv(g.Environ)}}.StartKernel(ctx, opts)
 		}
 		if err != nil {
 			return nil, err
 		}
 		return k, nil
 	}
+}
+
+// gatewayEnv is what the shared gateway may inherit: no API keys or tokens.
+func gatewayEnv(environ []string) []string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return FilterEnv(environ)
 }
 
 // kernelEnv is the session's environment as os.environ changes. The kernel
