@@ -89,8 +89,28 @@ func TestRun(t *testing.T) {
 			if strings.Contains(stdout+stderr, "runner.py") || strings.Contains(stdout+stderr, "core.py") {
 				t.Errorf("output shows runner internals:\n%s%s", stdout, stderr)
 			}
+			noticesSaidOnce(t, stderr)
 			t.Logf("took %s", time.Since(start).Round(time.Millisecond))
 		})
+	}
+}
+
+// noticesSaidOnce fails when a "[...]" line the host printed (a start
+// failure, a death) is repeated by another line, such as the cell's status.
+func noticesSaidOnce(t *testing.T, stderr string) {
+	t.Helper()
+	lines := strings.Split(stderr, "\n")
+	for i, l := range lines {
+		msg, ok := strings.CutPrefix(l, "[")
+		if msg, ok = strings.CutSuffix(msg, "]"); !ok || len(msg) < 10 {
+			continue
+		}
+		for j, o := range lines {
+			if j != i && strings.Contains(o, msg) {
+				t.Errorf("%q is said twice:\n%s", msg, stderr)
+				return
+			}
+		}
 	}
 }
 

@@ -29,6 +29,9 @@ type humanRenderer struct {
 	dirReady       bool
 	images         int
 	bounded        bool // print each cell's bounded tail at its end instead of live
+	// notices are the host's own "[...]" lines already shown for the cell,
+	// so its closing status line does not repeat one.
+	notices map[string]bool
 }
 
 func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) *humanRenderer {
@@ -44,6 +47,12 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	case frames.TypeStderr:
 		if !h.bounded {
 			io.WriteString(h.stderr, f.Data)
+			if strings.HasPrefix(f.Data, "[") && strings.HasSuffix(f.Data, "]\n") {
+				if h.notices == nil {
+					h.notices = map[string]bool{}
+				}
+				h.notices[f.Data] = true
+			}
 		}
 	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
 		h.display(cell, f.Bundle)
@@ -108,6 +117,7 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if h.bounded {
 		h.printTail(res)
 	}
+	defer clear(h.notices)
 	// People count cells from 1, as tracebacks (<cell N>) and editors do.
 	name := "cell " + strconv.Itoa(res.Index+1)
 	if res.Title != "" {
@@ -128,7 +138,7 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	default:
 		line = name + ": " + string(res.Status)
 	}
-	if res.Message != "" {
+	if res.Message != "" && !h.notices["["+res.Message+"]\n"] {
 		line += ": " + res.Message
 	}
 	if res.StateLost {
