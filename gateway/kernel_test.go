@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,27 @@ func TestExecuteConformance(t *testing.T) {
 				t.Errorf("execution count %d, want > 0", done.ExecutionCount)
 			}
 		})
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m") // IPython colours its tracebacks
+
+// input()'s traceback shows the cell's line and evalhost's frame by its
+// name, not a line of the start snippet posing as a cell.
+func TestStdinTracebackShowsTheCell(t *testing.T) {
+	k := shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var tb string
+	if _, err := k.Execute(ctx, frames.Request{ID: "stdin-tb", Code: "answer = input('x? ')"}, func(f frames.Frame) {
+		if f.Type == frames.TypeError {
+			tb = ansi.ReplaceAllString(strings.Join(f.Traceback, "\n"), "")
+		}
+	}); err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if !strings.Contains(tb, "answer = input('x? ')") || strings.Contains(tb, "__evh_start") || !strings.Contains(tb, "<evalhost>") {
+		t.Errorf("traceback:\n%s", tb)
 	}
 }
 

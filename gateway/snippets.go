@@ -64,9 +64,14 @@ const maxStreamText = 1 << 20
 // bounds the kernel's stream messages to about maxStreamText, exposes each
 // cell's run id as EVALHOST_RUN (read from its request's metadata before the
 // cell runs, as the runner sets it), and prints the kernel's python version,
-// pid and executable.
+// pid and executable. It is compiled as "<evalhost>", so a traceback through
+// it (input()) names evalhost rather than a line of a cell the user never saw.
 func startCode() string {
-	return `def __evh_start():
+	return "exec(compile(" + pyString(startSource) + `, "<evalhost>", "exec"), globals())
+`
+}
+
+var startSource = `def __evh_start():
     import json, os, sys, platform
     os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
     import types
@@ -130,7 +135,6 @@ func startCode() string {
 __evh_start()
 del __evh_start
 `
-}
 
 // modulesCode loads *.py from dirs in order, a later dir overriding a
 // same-named module of an earlier one, each executed in the user namespace;
