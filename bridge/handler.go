@@ -59,11 +59,21 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (Call, *statusErr
 		w.Header().Set("Allow", http.MethodPost)
 		return Call{}, &statusError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed; use POST %s", r.Method, Path)}
 	}
+	tooLarge := &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is over the %d-byte limit; pass large data through a file and send its path", s.opts.MaxBody)}
+	if r.ContentLength > s.opts.MaxBody {
+		// A client waiting for "100 Continue" is answered at once and
+		// never sends the body; any other is sending it already.
+		if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			discardBody(r)
+		}
+		return Call{}, tooLarge
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	var tooBig *http.MaxBytesError
 	switch {
-	case r.ContentLength > s.opts.MaxBody || errors.As(err, &tooBig):
-		return Call{}, &statusError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is over the %d-byte limit; pass large data through a file and send its path", s.opts.MaxBody)}
+	case errors.As(err, &tooBig):
+		discardBody(r)
+		return Call{}, tooLarge
 	case err != nil:
 		return Call{}, &statusError{http.StatusBadRequest, "cannot read request body: " + err.Error()}
 	}
@@ -72,6 +82,18 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (Call, *statusErr
 		return Call{}, &statusError{http.StatusBadRequest, err.Error()}
 	}
 	return c, nil
+}
+
+// maxDiscard bounds how much of an oversized body is read and thrown away.
+const maxDiscard = 1 << 30
+
+// discardBody reads the rest of an oversized body before the 413 goes out. A
+// client that writes its whole body before reading the reply (Python's
+// http.client, which the cells' helper uses) would otherwise have the
+// connection reset under it and report a broken pipe instead of the 413.
+// ReadTimeout bounds how long this takes, maxDiscard how much.
+func discardBody(r *http.Request) {
+	io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscard))
 }
 
 // tokenInQuery reports a query that names a token parameter or carries the

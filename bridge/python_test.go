@@ -139,3 +139,27 @@ func helperFile(tb testing.TB) string {
 	}
 	return path
 }
+
+// The shipped helper writes its whole body before reading: an argument over
+// the limit must raise ToolError with the bridge's 413 message, not a broken
+// pipe.
+func TestPythonHelperOversizedArgs(t *testing.T) {
+	b := start(t, echoTools, Options{MaxBody: 4096})
+	b.RunHook("s1", "r1", true)
+	defer b.RunHook("s1", "r1", false)
+	script := `import json, sys
+exec(open(sys.argv[1]).read())
+try:
+    tool.echo(x="a" * (32 << 20))
+    err = None
+except ToolError as e:
+    err = str(e)
+print(json.dumps({"error": err, "after": tool.echo(i=1)["args"]["i"]}))`
+	got := python(t, b, "s1", "r1", "-c", script, helperFile(t))
+	if e, _ := got["error"].(string); !strings.Contains(e, "over the 4096-byte limit") {
+		t.Errorf("error = %q, want the 413 message", got["error"])
+	}
+	if got["after"] != float64(1) {
+		t.Errorf("the next call got %v, want 1", got["after"])
+	}
+}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -396,5 +397,46 @@ func TestPrintingServerHidesToken(t *testing.T) {
 		if out := fmt.Sprintf(verb, b.Server); strings.Contains(out, b.token) || !strings.Contains(out, b.url) {
 			t.Errorf("%s of a Server = %q", verb, out)
 		}
+	}
+}
+
+// A client that writes its whole body before reading the reply (Python's
+// http.client, the shipped helper) must read the 413, not meet a connection
+// reset mid-write.
+func TestOversizedBodyAnsweredToClientsThatWriteFirst(t *testing.T) {
+	b := start(t, echoTools, Options{MaxBody: 4096})
+	b.RunHook("s", "r", true)
+	defer b.RunHook("s", "r", false)
+	big := `{"session":"s","run":"r","name":"t","args":{"x":"` + strings.Repeat("a", 32<<20) + `"}}`
+	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(big), big)
+	head := "POST /v1/tool HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + b.token + "\r\n"
+	tests := []struct {
+		name, send string
+	}{
+		{"content-length over the limit", head + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(big)) + big},
+		{"chunked body over the limit", head + "Transfer-Encoding: chunked\r\n\r\n" + chunked},
+		{"expect 100-continue, content-length over the limit", head + fmt.Sprintf("Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", len(big))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(b.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(30 * time.Second)) // a failure bound, not a timing claim
+			if _, err := io.WriteString(conn, tt.send); err != nil {
+				t.Fatalf("writing the request: %v (the server reset the connection instead of answering 413)", err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("reading the reply: %v", err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(raw), "over the 4096-byte limit") {
+				t.Errorf("got %d %s", resp.StatusCode, raw)
+			}
+		})
 	}
 }
