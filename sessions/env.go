@@ -21,6 +21,11 @@ var allowedEnv = map[string]bool{
 	"PIP_EXTRA_INDEX_URL": true, "PIP_CERT": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
 	"NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true,
 	"EVALHOST_HOME": true,
+	// The reference runtime's allow-list has these too: without them a Python
+	// or extension built against libraries outside the loader's default path
+	// cannot load them, and git/ssh in a cell cannot reach the user's agent.
+	"LD_LIBRARY_PATH": true, "SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true,
+	"TERM_PROGRAM": true, "TERM_PROGRAM_VERSION": true,
 }
 
 var allowedEnvPrefixes = []string{"LC_", "XDG_", "PI_"}

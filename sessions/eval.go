@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -280,9 +281,16 @@ func (c *cellRun) flushHeld() {
 	}
 }
 
+// timeoutNotice is the line a timed-out cell's output ends with. The seconds
+// are rounded as the reference runtime rounds them (at least 1), so a 1.5 s
+// timeout says 2, not the 1 that truncation gave.
+func timeoutNotice(d time.Duration) string {
+	return fmt.Sprintf("Command timed out after %d seconds\n", max(1, int64(math.Round(d.Seconds()))))
+}
+
 func (c *cellRun) timedOut(killed bool) {
 	c.res.Status = StatusTimeout
-	c.notice(fmt.Sprintf("Command timed out after %d seconds\n", int(c.timeout/time.Second)))
+	c.notice(timeoutNotice(c.timeout))
 	if killed {
 		c.res.Message = "timed out; the interpreter did not stop within the grace window and was killed"
 	}
