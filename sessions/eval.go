@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -119,6 +121,18 @@ type cellRun struct {
 	sink    *cellSink
 	emit    func(frames.Frame) // through the sink
 	out     func(frames.Frame) // straight to the caller
+
+	runNonce string
+}
+
+// nonce returns the cell's random run-id part, made once.
+func (c *cellRun) nonce() string {
+	if c.runNonce == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // never fails on Linux (Go 1.24+ crypto/rand)
+		c.runNonce = hex.EncodeToString(b[:])
+	}
+	return c.runNonce
 }
 
 func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResult {
@@ -192,7 +206,11 @@ func (c *cellRun) execute(ctx context.Context) {
 // attempt runs the cell once. The session's cwd goes only to a fresh
 // interpreter: after that a cell's own chdir or cd lasts, as in Jupyter.
 func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (frames.Frame, error) {
-	run := c.j.req.ID + "-" + strconv.Itoa(c.index)
+	// The run id is what the tool bridge accepts calls under while the cell
+	// runs. Request ids repeat (a client may reuse one once its request is
+	// done), so a random part keeps a process a cell left behind, or another
+	// session, from calling tools as a later cell.
+	run := c.j.req.ID + "-" + strconv.Itoa(c.index) + "-" + c.nonce()
 	if attempt > 0 {
 		run += "-retry"
 	}

@@ -607,3 +607,30 @@ func TestCloseBusySession(t *testing.T) {
 		t.Fatalf("the fresh session saw the closed one's state: %q", c.text())
 	}
 }
+
+// A request id a client reuses gets a new run id each time (the tool
+// bridge accepts calls under it), and the cell sees its own in EVALHOST_RUN.
+func TestRunIDsAreNotReused(t *testing.T) {
+	var mu sync.Mutex
+	var runs []string
+	r := newTestRegistry(t, Config{RunHook: func(run RunInfo, active bool) {
+		if active {
+			mu.Lock()
+			runs = append(runs, run.Run)
+			mu.Unlock()
+		}
+	}})
+	var seen []string
+	for range 2 {
+		_, c := eval(t, r, Request{ID: "same", Session: "s1", Cells: []Cell{py("import os; print(os.environ['EVALHOST_RUN'])")}})
+		seen = append(seen, strings.TrimSpace(c.text()))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(runs) != 2 || runs[0] == runs[1] || !strings.HasPrefix(runs[0], "same-0-") {
+		t.Fatalf("run ids %q; want two different ids for the reused request id", runs)
+	}
+	if seen[0] != runs[0] || seen[1] != runs[1] {
+		t.Fatalf("cells saw %q, hooks got %q", seen, runs)
+	}
+}
