@@ -152,8 +152,6 @@ func TestApplyTextErrors(t *testing.T) {
 		{"title after marker", "# %% my title\n", `no [cell type]`, 1},
 		{"junk after type", "# %% [code] tags=[]\n", `unexpected " tags=[]"`, 1},
 		{"unclosed bracket", "# %% [code\n", "unclosed '['", 1},
-		{"out of range index", "# %% [code] cell:0\n# %% [code] cell:5\n", "cell:5 does not exist: the notebook has 5 cells", 2},
-		{"index reused", "# %% [code] cell:1\nx\n# %% [code] cell:1\n", "cell:1 is used twice (first on line 1)", 3},
 		{"latin-1 byte", "# %% [code] cell:0\nx = 'caf\xe9'\n", "byte 0xe9 at column 9 is not UTF-8", 2},
 		{"latin-1 byte after non-ascii", "# %% [code]\n\u00e9\xe9\n", "byte 0xe9 at column 2 is not UTF-8", 2},
 	}
@@ -274,5 +272,39 @@ func TestCellActions(t *testing.T) {
 				t.Errorf("failed action changed the notebook")
 			}
 		})
+	}
+}
+
+// The reference runtime (004_*.txt): "If cell:N points at an unused existing
+// cell, that cell is cloned ... If no valid unused original index is present,
+// a new cell is created." A duplicated marker (an agent splitting a cell) or
+// an index past the end is a new cell, not an error.
+func TestApplyTextUnknownOrReusedIndexIsNewCell(t *testing.T) {
+	base := mustParse(t, readFile(t, "testdata/basic.ipynb"))
+	out, err := base.ApplyText("# %% [code] cell:1\nx = 1\n# %% [code] cell:1\nx = 2\n# %% [code] cell:9\ny\n")
+	if err != nil {
+		t.Fatalf("ApplyText: %v", err)
+	}
+	if out.Len() != 3 {
+		t.Fatalf("%d cells, want 3", out.Len())
+	}
+	orig := base.Cell(1).ID
+	if got := out.Cell(0); got.ID != orig || got.Source != "x = 1" {
+		t.Errorf("cell 0 = %+v, want original cell 1 (id %s) with the new source", got, orig)
+	}
+	for i, src := range []string{"x = 2", "y"} {
+		c := out.Cell(i + 1)
+		if c.ID == orig || !cellIDPattern.MatchString(c.ID) || c.Source != src || c.Type != "code" {
+			t.Errorf("cell %d = %+v, want a new code cell with a fresh id and source %q", i+1, c, src)
+		}
+		if ec := out.cells[i+1].get("execution_count"); ec == nil {
+			t.Errorf("new code cell %d has no execution_count", i+1)
+		}
+		if o := out.cells[i+1].get("outputs"); o == nil {
+			t.Errorf("new code cell %d has no outputs", i+1)
+		}
+	}
+	if base.Len() != 5 {
+		t.Errorf("ApplyText changed the original notebook")
 	}
 }

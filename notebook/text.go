@@ -169,29 +169,25 @@ func quoteLine(line string) string {
 
 // ApplyText returns a new notebook whose cells are those of text. A marker's
 // cell:N reuses original cell N (metadata, outputs, attachments, id and key
-// order kept; its type and source updated); each N may appear once. Cells
-// without cell:N are new. nb itself is not changed. Errors match ErrBadText.
+// order kept; its type and source updated) the first time N appears. Cells
+// without cell:N, and those whose N is not an original cell or was already
+// reused above, are new, as the reference runtime's notebook editing makes
+// them. nb itself is not changed. Errors match ErrBadText.
 func (nb *Notebook) ApplyText(text string) (*Notebook, error) {
 	parsed, err := parseText(text)
 	if err != nil {
 		return nil, err
 	}
-	usedAt := make(map[int]int, len(parsed))
-	for _, p := range parsed {
+	used := make(map[int]bool, len(parsed))
+	for i, p := range parsed {
 		if p.index < 0 {
 			continue
 		}
-		if p.index >= len(nb.cells) {
-			return nil, &TextError{Line: p.line, Msg: fmt.Sprintf(
-				"cell:%d does not exist: the notebook has %d cells; drop \"cell:%d\" from the marker to add a new cell",
-				p.index, len(nb.cells), p.index)}
+		if p.index >= len(nb.cells) || used[p.index] {
+			parsed[i].index = -1 // no unused original cell N: a new cell
+			continue
 		}
-		if first, dup := usedAt[p.index]; dup {
-			return nil, &TextError{Line: p.line, Msg: fmt.Sprintf(
-				"cell:%d is used twice (first on line %d); each original cell can be reused once: drop \"cell:%d\" from the copy to make it a new cell",
-				p.index, first, p.index)}
-		}
-		usedAt[p.index] = p.line
+		used[p.index] = true
 	}
 	out := nb.clone()
 	out.cells = make([]*value, len(parsed))
