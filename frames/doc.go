@@ -86,7 +86,9 @@
 //	{"type":"display","id":ID,"bundle":{MIME:VALUE},"metadata":{…}?,"displayId":DID?}
 //	    A rich display (display(), matplotlib figures, IPython display objects).
 //	    VALUE is a JSON string for text and base64 images, any JSON value for
-//	    JSON MIME types. "text/plain" is always present.
+//	    JSON MIME types and in a bundle the cell sent as given
+//	    (display(bundle, raw=True)). "text/plain" is always present (empty
+//	    when such a bundle had none).
 //	{"type":"update_display","id":ID,"bundle":{…},"metadata":{…}?,"displayId":DID}
 //	    Replace every earlier display carrying DID, in this or an earlier cell.
 //	{"type":"clear_output","id":ID,"wait":BOOL}

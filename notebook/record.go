@@ -228,6 +228,11 @@ func bundleValues(f frames.Frame) (data, md *value, err error) {
 			return nil, nil, fmt.Errorf("record outputs: %s bundle %q is not valid JSON: %w", f.Type, mime, err)
 		}
 		v = normalized(v)
+		if v.kind != kindString && !jsonMime(mime) {
+			// nbformat allows only text under a non-JSON type; a structured
+			// value (display(bundle, raw=True)) is kept as its JSON text.
+			v = newString(string(raw))
+		}
 		if s, ok := v.str(); ok && splitsMime(mime) {
 			v = linesValue(s)
 		}
@@ -246,6 +251,10 @@ func bundleValues(f frames.Frame) (data, md *value, err error) {
 		md = normalized(v)
 	}
 	return data, md, nil
+}
+
+func jsonMime(mime string) bool {
+	return mime == "application/json" || strings.HasSuffix(mime, "+json")
 }
 
 func splitsMime(mime string) bool {

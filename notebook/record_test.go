@@ -41,6 +41,10 @@ func TestRecorder(t *testing.T) {
 				"application/json", `{"z":1,"a":[1.5,1e-05,"\u00e9"]}`, "text/html", `"<b>x</b>\n<i>y</i>"`)},
 			{Type: frames.TypeError, Ename: "ValueError", Evalue: "bad \"thing\"", Traceback: []string{"Traceback:", "\x1b[31mValueError\x1b[0m: bad"}},
 			{Type: frames.TypeDone, Status: "error", ExecutionCount: 7}}},
+		{"structured value under a non-JSON type", []frames.Frame{
+			{Type: frames.TypeDisplay, Bundle: bundle("text/plain", `""`, "application/x-omp-status", `{"phase":"fit","n":3}`,
+				"application/vnd.custom+json", `{"k":[1]}`)},
+			done(4)}},
 		{"clear output now and at next output", []frames.Frame{
 			out("gone\n"), {Type: frames.TypeClearOutput}, out("kept1\n"),
 			{Type: frames.TypeClearOutput, Wait: true}, out("kept2\n"), done(2)}},

@@ -673,13 +673,17 @@ def _bundle_of(obj, raw, metadata):
     if raw:
         if not isinstance(obj, dict):
             raise TypeError("display(raw=True) takes MIME bundles (dicts), not %s" % type(obj).__name__)
+        # Sent as given, as IPython does: any JSON value under any MIME type
+        # (structured types such as application/x-omp-status carry dicts),
+        # and no text/plain made up from the dict's repr (the protocol's
+        # text/plain is then empty, as the gateway backend sends it).
         bundle = {}
         for mime, v in obj.items():
-            v = _mime_value(str(mime), v)
+            if isinstance(v, (str, bytes, bytearray, memoryview)):
+                v = _mime_value(str(mime), v)
             if v is not None:
                 bundle[str(mime)] = v
-        if "text/plain" not in bundle:
-            bundle["text/plain"] = repr(obj)
+        bundle.setdefault("text/plain", "")
         meta = {}
     else:
         bundle, meta = _format(obj)

@@ -65,6 +65,12 @@ func TestIPythonDisplay(t *testing.T) {
 					t.Errorf("metadata %s", ds[0].Metadata)
 				}
 			}},
+			{"raw bundle is sent as given", "display({'application/x-omp-status': {'phase': 'fit', 'n': 3}, 'application/json': [1]}, raw=True)", func(t *testing.T, ds []frames.Frame) {
+				b := ds[0].Bundle
+				if string(b["application/x-omp-status"]) != `{"phase":"fit","n":3}` || string(b["application/json"]) != `[1]` || text(t, b, "text/plain") != "" {
+					t.Errorf("bundle %v", b)
+				}
+			}},
 			{"json", "display(JSON({'a': [1, 2]}))", func(t *testing.T, ds []frames.Frame) {
 				if v, ok := ds[0].Bundle["application/json"]; !ok || string(v) != `{"a":[1,2]}` {
 					t.Errorf("bundle %v", ds[0].Bundle)
