@@ -13,10 +13,11 @@
 //     "\r" stays in the live text so terminals can redraw progress bars;
 //   - keeps a bounded tail (Options.MaxBytes, Options.MaxLines) of the
 //     sanitised text in which "\r" progress lines are collapsed to their final
-//     state, cut on a UTF-8 boundary;
+//     state, cut at the start of a line (a last line longer than the tail
+//     keeps its end, cut on a UTF-8 boundary);
 //   - counts total and kept lines and bytes;
 //   - spills: once the output no longer fits the tail (or its raw form exceeds
-//     MaxBytes), the complete raw stream from its first byte is written to an
+//     MaxBytes, or a line is clamped to MaxColumns), the complete raw stream from its first byte is written to an
 //     artifact "<seq>.eval.log" in a [Store], referenced as "artifact://<id>".
 //     With Options.ArtifactCap > 0 the artifact keeps only a head and a tail
 //     around a line "[ARTIFACT TRUNCATED: …]";

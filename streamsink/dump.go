@@ -1,6 +1,7 @@
 package streamsink
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -43,7 +44,7 @@ func (d Dump) String() string {
 func (s *Sink) Dump() Dump {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	text, clamped := clampLines(string(s.tail.visible()), s.opt.MaxColumns)
+	text, clamped := clampLines(string(s.tail.visible()), s.opt.MaxColumns, s.tail.headCut > 0)
 	d := Dump{
 		Text:         text,
 		Truncated:    s.tail.truncated() || clamped > 0,
@@ -63,6 +64,8 @@ func (s *Sink) dumpNotices(clamped int) []string {
 	var n []string
 	t := &s.tail
 	switch {
+	case t.droppedLines > 0 && t.headCut > 0:
+		n = append(n, fmt.Sprintf("[…%d lines and %s of a long line elided…]", t.droppedLines, humanBytes(t.headCut)))
 	case t.droppedLines > 0:
 		n = append(n, fmt.Sprintf("[…%d lines elided…]", t.droppedLines))
 	case t.droppedBytes > 0:
@@ -85,8 +88,10 @@ func (s *Sink) dumpNotices(clamped int) []string {
 }
 
 // clampLines cuts lines longer than cols characters and says how many it
-// cut.
-func clampLines(text string, cols int) (string, int) {
+// cut. A line keeps its first cols characters, except a first line whose
+// head was already cut (headCut): it keeps its last ones, so that the end
+// of a long line stays in the tail.
+func clampLines(text string, cols int, headCut bool) (string, int) {
 	var b strings.Builder
 	clamped := 0
 	rest := text
@@ -100,7 +105,11 @@ func clampLines(text string, cols int) (string, int) {
 					b.WriteString(text[:len(text)-len(rest)-len(line)-boolInt(found)])
 				}
 				clamped++
-				line = fmt.Sprintf("%s…[+%d chars]", line[:runeOffset(line, cols)], n-cols)
+				if headCut && len(rest)+len(line)+boolInt(found) == len(text) {
+					line = fmt.Sprintf("[+%d chars]…%s", n-cols, line[runeOffset(line, n-cols):])
+				} else {
+					line = fmt.Sprintf("%s…[+%d chars]", line[:runeOffset(line, cols)], n-cols)
+				}
 			}
 		}
 		if clamped > 0 {
@@ -114,6 +123,16 @@ func clampLines(text string, cols int) (string, int) {
 		return text, 0
 	}
 	return b.String(), clamped
+}
+
+// wideLine reports whether text has a line longer than cols characters.
+func wideLine(text []byte, cols int) bool {
+	for line := range bytes.Lines(text) {
+		if len(line) > cols && utf8.RuneCount(bytes.TrimSuffix(line, []byte{'\n'})) > cols {
+			return true
+		}
+	}
+	return false
 }
 
 func boolInt(b bool) int {

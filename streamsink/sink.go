@@ -154,6 +154,11 @@ func (s *Sink) Close() error {
 	for i := range s.san {
 		s.flush(i)
 	}
+	if wideLine(s.tail.visible(), s.opt.MaxColumns) {
+		// The Dump clamps this line, so the artifact must keep it whole;
+		// while nothing was cut, the spill still holds every raw byte.
+		s.spill.write(nil, true)
+	}
 	s.spill.close()
 	s.closed = true
 	s.scratch = nil

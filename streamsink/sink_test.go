@@ -48,7 +48,12 @@ func TestTail(t *testing.T) {
 		{"line limit", Options{MaxLines: 2}, []string{"1\n2\n3\n4\n"}, "3\n4\n", true, 4, "[…2 lines elided…]"},
 		{"line limit partial last", Options{MaxLines: 2}, []string{"1\n2\n3"}, "2\n3", true, 3, "[…1 lines elided…]"},
 		{"byte limit mid line", Options{MaxBytes: 4}, []string{"abcdefgh"}, "efgh", true, 1, "[…4 B of a long line elided…]"},
-		{"byte limit across chunks", Options{MaxBytes: 5}, []string{"ab\n", "cd\n", "ef\n"}, "d\nef\n", true, 3, "[…1 lines elided…]"},
+		{"byte limit across chunks", Options{MaxBytes: 5}, []string{"ab\n", "cd\n", "ef\n"}, "ef\n", true, 3, "[…2 lines elided…]"},
+		{"byte limit keeps whole lines", Options{MaxBytes: 20}, []string{"line 16\nline 17\nline 18\nline 19\n"}, "line 18\nline 19\n", true, 4, "[…2 lines elided…]"},
+		{"byte limit drops an empty remnant", Options{MaxBytes: 6}, []string{"x\nx\nx\nx\n\n"}, "x\nx\n\n", true, 5, "[…2 lines elided…]"},
+		{"long last line keeps its end", Options{MaxBytes: 10, MaxColumns: 4}, []string{"a\n", "0123456789ABCDEF"}, "[+6 chars]…CDEF", true, 2, "[…1 lines and 6 B of a long line elided…]"},
+		{"long line cut across chunks keeps its end", Options{MaxBytes: 10, MaxColumns: 4}, []string{"a\n01234", "56789ABC", "DEF"}, "[+6 chars]…CDEF", true, 2, "[…1 lines and 6 B of a long line elided…]"},
+		{"long line then short lines", Options{MaxBytes: 10}, []string{strings.Repeat("z", 30), "\nok\n"}, "ok\n", true, 2, "[…1 lines elided…]"},
 		{"rune boundary 2-byte", Options{MaxBytes: 5}, []string{"ééé"}, "éé", true, 1, ""},
 		{"rune boundary 3-byte", Options{MaxBytes: 7}, []string{"€€€"}, "€€", true, 1, ""},
 		{"rune boundary 4-byte chunked", Options{MaxBytes: 6}, []string{"𝄞", "𝄞", "𝄞"}, "𝄞", true, 1, ""},
@@ -169,6 +174,8 @@ func TestSpill(t *testing.T) {
 			[]string{strings.Repeat("h", 60), strings.Repeat("m", 200), strings.Repeat("t", 50)}, true,
 			strings.Repeat("h", 50) + "\n[ARTIFACT TRUNCATED: 210 bytes elided; kept the first 50 and the last 50 of 310 bytes]\n" + strings.Repeat("t", 50)},
 		{"head and tail under cap", Options{MaxBytes: 4, ArtifactCap: 100}, []string{strings.Repeat("x", 80)}, true, ""},
+		{"line clamped to columns spills", Options{MaxColumns: 5}, []string{"short\n", "abcdef", "gh\n"}, true, ""},
+		{"line of wide characters within columns", Options{MaxColumns: 5, MaxBytes: 100}, []string{"€€€€€\n"}, false, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -313,7 +320,7 @@ func TestWriteFailureMidStream(t *testing.T) {
 	s.Write(frames.TypeStdout, []byte("second\n"))
 	s.Write(frames.TypeStdout, []byte("x\n"))
 	d := closeDump(t, s)
-	if d.Text != "d\nx\n" || d.ArtifactID != "" {
+	if d.Text != "x\n" || d.ArtifactID != "" {
 		t.Errorf("dump %+v", d)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {

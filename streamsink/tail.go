@@ -7,7 +7,8 @@ import (
 
 // tail keeps the last maxBytes bytes and maxLines lines of sanitised text.
 // A "\r" makes the next byte other than "\n" restart the current line, so
-// progress bars keep only their final state.
+// progress bars keep only their final state. The kept text starts at the
+// start of a line unless its first line alone is longer than what is kept.
 type tail struct {
 	maxBytes, maxLines int
 
@@ -20,6 +21,7 @@ type tail struct {
 	partial      bool  // the last byte written was not a newline
 	droppedBytes int64 // bytes cut from the head
 	droppedLines int64 // newlines cut from the head
+	headCut      int64 // bytes cut from the head of the first kept line
 }
 
 // write appends sanitised text that may hold "\r".
@@ -65,12 +67,44 @@ func (t *tail) text(p []byte) {
 // replaceAll drops the whole buffer and the head of p, which alone fills
 // the tail; it returns the kept part of p and its newline count.
 func (t *tail) replaceAll(p []byte, nl int) ([]byte, int) {
-	t.drop(len(t.buf)-t.off, t.lines)
+	t.cutHead(len(t.buf))
 	t.buf, t.off, t.lines = t.buf[:0], 0, 0
 	k := runeStart(p, len(p)-t.maxBytes)
+	k = lineStart(p, k)
 	cut := bytes.Count(p[:k], []byte{'\n'})
-	t.drop(k, cut)
+	t.dropped(p[:k], cut)
 	return p[k:], nl - cut
+}
+
+// lineStart moves a cut at p[k] that falls inside a line to the start of
+// the next line, so no fragment of a line is kept, unless that line is the
+// last one (a line longer than the tail keeps its end).
+func lineStart(p []byte, k int) int {
+	if k == 0 || k >= len(p) || p[k-1] == '\n' {
+		return k
+	}
+	if j := bytes.IndexByte(p[k:], '\n'); j >= 0 && k+j+1 < len(p) {
+		return k + j + 1
+	}
+	return k
+}
+
+// cutHead drops buf[t.off:k] from the head of the kept text.
+func (t *tail) cutHead(k int) {
+	gone := t.buf[t.off:k]
+	nl := bytes.Count(gone, []byte{'\n'})
+	t.dropped(gone, nl)
+	t.lines -= nl
+	t.off = k
+}
+
+// dropped accounts for text cut from the head that holds nl newlines.
+func (t *tail) dropped(gone []byte, nl int) {
+	t.drop(len(gone), nl)
+	if nl > 0 {
+		t.headCut = 0
+	}
+	t.headCut += int64(len(gone) - (bytes.LastIndexByte(gone, '\n') + 1))
 }
 
 func (t *tail) drop(n, lines int) {
@@ -89,18 +123,18 @@ func (t *tail) trimBytes() {
 		return
 	}
 	k := t.off + runeStart(t.buf[t.off:], over)
-	nl := bytes.Count(t.buf[t.off:k], []byte{'\n'})
-	t.drop(k-t.off, nl)
-	t.lines -= nl
-	t.off = k
+	if t.lines > bytes.Count(t.buf[t.off:k], []byte{'\n'}) {
+		// A newline follows the cut (tested first, so that a long line
+		// written in small pieces is not searched at every write).
+		k = t.off + lineStart(t.buf[t.off:], k-t.off)
+	}
+	t.cutHead(k)
 }
 
 func (t *tail) trimLines() {
 	for t.visibleLines() > t.maxLines {
 		i := bytes.IndexByte(t.buf[t.off:], '\n')
-		t.drop(i+1, 1)
-		t.lines--
-		t.off += i + 1
+		t.cutHead(t.off + i + 1)
 	}
 }
 
@@ -116,6 +150,9 @@ func (t *tail) visibleLines() int {
 func (t *tail) restartLine() {
 	i := bytes.LastIndexByte(t.buf[t.off:], '\n')
 	t.buf = t.buf[:t.off+i+1]
+	if i < 0 {
+		t.headCut = 0 // the cut line is gone
+	}
 }
 
 // truncated reports whether text was cut from the head.
