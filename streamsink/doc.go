@@ -8,7 +8,8 @@
 //     is well-formed UTF-8 (invalid bytes and UTF-8-encoded surrogates become
 //     U+FFFD, also when a sequence is split across chunks), ANSI CSI, OSC
 //     (including OSC 8 hyperlinks), DCS/SOS/PM/APC and other escape sequences
-//     are removed even when split across chunks, CRLF becomes LF, and control
+//     are removed even when split across chunks (an OSC left unterminated
+//     ends at a newline), CRLF becomes LF, and control
 //     characters other than "\n", "\t" and a lone "\r" are removed. A lone
 //     "\r" stays in the live text so terminals can redraw progress bars;
 //   - keeps a bounded tail (Options.MaxBytes, Options.MaxLines) of the

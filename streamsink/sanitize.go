@@ -31,6 +31,7 @@ const replacement = "\uFFFD"
 type sanitizer struct {
 	state  escState
 	escLen int
+	osc    bool // the string is an OSC, which a newline ends
 	ncarry int
 	carry  [utf8.UTFMax]byte
 	cr     bool
@@ -180,6 +181,11 @@ func (z *sanitizer) escape(p []byte, i int) int {
 				z.state = ground
 			case b == 0x1b:
 				z.state = strEsc
+			case b == '\n' && z.osc:
+				// An OSC (title, hyperlink) never spans lines; one left
+				// unterminated must not swallow the lines after it.
+				z.state = ground
+				return i
 			case z.escLen > maxStr:
 				z.state = ground
 			}
@@ -201,7 +207,7 @@ func (z *sanitizer) escFirst(b byte) bool {
 	case b == '[':
 		z.state = csi
 	case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':
-		z.state = str
+		z.state, z.osc = str, b == ']'
 	case b == 0x1b:
 		z.escLen = 0
 	case b >= 0x20 && b <= 0x2f:

@@ -43,6 +43,9 @@ func TestSanitize(t *testing.T) {
 		{"valid multibyte", "héllo €𝄞 日本", "héllo €𝄞 日本"},
 		{"raw 8-bit csi byte", "a\x9b31mb", "a\uFFFD31mb"},
 		{"unterminated osc swallows rest", "a\x1b]0;never ends", "a"},
+		{"unterminated osc ends at newline", "start \x1b]0;my title\nresult 1\nresult 2\n", "start \nresult 1\nresult 2\n"},
+		{"osc 8 link without its end", "see \x1b]8;;http://x\x1b\\here\nnext\n", "see here\nnext\n"},
+		{"unterminated osc cut by newline then st", "a\x1b]2;t\nb\x1b\\c", "a\nbc"},
 		{"unicode separators kept", "a\u2028b", "a\u2028b"},
 	}
 	for _, tc := range tests {
@@ -67,6 +70,7 @@ func TestSanitizeSplitAnywhere(t *testing.T) {
 		"€𝄞日\xed\xa0\x80\xe2\x82x",
 		"p 10%\r\x1b[2Kp 100%\r\n",
 		"a\x1bPdata\x1b\\b\x1b(Bc",
+		"a\x1b]0;title\nb\x1b]8;;u\x07c",
 	}
 	for _, in := range inputs {
 		want := Sanitize(in)
