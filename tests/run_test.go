@@ -178,3 +178,47 @@ func TestRunMaxOutput(t *testing.T) {
 		t.Fatalf("artifact %s holds %d bytes, want all %d", path, len(data), want.Len())
 	}
 }
+
+// PI_PY, the reference's tool-exposure override, turns cell languages off;
+// serve's hello says which are on.
+func TestToolModePIPY(t *testing.T) {
+	tests := []struct {
+		name, piPy, stdin string
+		args              []string
+		wantCode          int
+		want              string // in stdout+stderr
+	}{
+		{"bash only refuses Python", "bash", "", []string{"run", "-c", "print(1)"}, 1, "Python cells are turned off by PI_PY=bash"},
+		{"bash only runs shell", "0", "# %% [sh]\necho shell-ok\n", []string{"run", "-"}, 0, "shell-ok"},
+		{"py only refuses shell", "py", "# %% [sh]\necho no\n", []string{"run", "-"}, 1, "shell cells are turned off by PI_PY=py"},
+		{"mix runs both", "mix", "print('py-ok')\n# %% [sh]\necho sh-ok\n", []string{"run", "-"}, 0, "sh-ok"},
+		{"bad value is a usage error", "sometimes", "", []string{"run", "-c", "1"}, 2, `PI_PY="sometimes": use 0 or bash`},
+		{"serve says which languages are on", "1", `{"op":"shutdown"}` + "\n", []string{"serve"}, 0, `"languages":["py"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("PI_PY", tt.piPy)
+			stdout, stderr, code := runEvalhost(t, tt.stdin, tt.args...)
+			if code != tt.wantCode || !strings.Contains(stdout+stderr, tt.want) {
+				t.Fatalf("exit %d (want %d); output lacks %q:\n%s%s", code, tt.wantCode, tt.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+// PI_PYTHON_IPC_TRACE=1 logs every frame the interpreter sends, bounded.
+func TestIPCTrace(t *testing.T) {
+	t.Setenv("PI_PYTHON_IPC_TRACE", "1")
+	stdout, stderr, code := runEvalhost(t, "", "run", "-c", "print('x' * 5000)")
+	if code != 0 || !strings.Contains(stdout, strings.Repeat("x", 5000)) {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	for _, want := range []string{`msg="ipc recv"`, `\"type\":\"started\"`, `\"type\":\"done\"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("trace lacks %s:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, strings.Repeat("x", 1000)) {
+		t.Errorf("a traced frame was not bounded:\n%.2000s", stderr)
+	}
+}

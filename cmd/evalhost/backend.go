@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -29,8 +32,50 @@ func (b *backendFlags) register(fs *pflag.FlagSet) {
 }
 
 // starters picks the Python backend: --backend, then EVALHOST_BACKEND, then
-// the gateway when PI_PYTHON_GATEWAY_URL is set, else the runner.
+// the gateway when PI_PYTHON_GATEWAY_URL is set, else the runner; PI_PY
+// turns languages off (toolMode).
 func (b *backendFlags) starters(home string) (map[string]sessions.Starter, error) {
+	langs, err := toolMode()
+	if err != nil {
+		return nil, err
+	}
+	starters, err := b.backendStarters(home)
+	if err != nil {
+		return nil, err
+	}
+	for lang := range starters {
+		if !slices.Contains(langs, lang) {
+			starters[lang] = disabledStarter(lang)
+		}
+	}
+	return starters, nil
+}
+
+// toolMode reads PI_PY, the reference's tool-exposure override, and returns
+// the cell languages that are on: 0/bash only sh, 1/py only Python,
+// mix/both (or unset) both.
+func toolMode() ([]string, error) {
+	switch v := os.Getenv("PI_PY"); strings.ToLower(strings.TrimSpace(v)) {
+	case "", "mix", "both":
+		return []string{sessions.LangPython, sessions.LangShell}, nil
+	case "0", "bash":
+		return []string{sessions.LangShell}, nil
+	case "1", "py":
+		return []string{sessions.LangPython}, nil
+	default:
+		return nil, fmt.Errorf("PI_PY=%q: use 0 or bash (shell cells only), 1 or py (Python cells only), or mix or both", v)
+	}
+}
+
+// disabledStarter fails every cell of a language PI_PY turned off.
+func disabledStarter(lang string) sessions.Starter {
+	return func(context.Context, sessions.Spec) (sessions.Executor, error) {
+		name := map[string]string{sessions.LangPython: "Python", sessions.LangShell: "shell"}[lang]
+		return nil, fmt.Errorf("%s cells are turned off by PI_PY=%s; unset PI_PY (or set it to mix) to run them", name, os.Getenv("PI_PY"))
+	}
+}
+
+func (b *backendFlags) backendStarters(home string) (map[string]sessions.Starter, error) {
 	choice := b.backend
 	if choice == "" {
 		choice = os.Getenv("EVALHOST_BACKEND")

@@ -91,8 +91,11 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 }
 
 func logLevel() slog.Level {
-	if os.Getenv("EVALHOST_DEBUG") != "" {
+	switch {
+	case os.Getenv("EVALHOST_DEBUG") != "":
 		return slog.LevelDebug
+	case ipcTraceOn():
+		return slog.LevelInfo
 	}
 	return slog.LevelWarn
 }

@@ -204,10 +204,14 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
 		IPython: f.ipython, OnCellEnd: out.cellEnd}
-	res, err := reg.Eval(ctx, req, out.frame)
+	res, err := reg.Eval(ctx, req, ipcTrace(logger, out.frame))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
-		fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+		// A reader that left (| head) is the usual end of a pipeline: quiet,
+		// as a process killed by SIGPIPE is. Any other failure is said.
+		if !errors.Is(*lost, syscall.EPIPE) {
+			fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+		}
 		return exitOutputClosed
 	}
 	if err != nil {

@@ -116,7 +116,8 @@ func newServer(w io.Writer, cfg sessions.Config, f serveFlags, logger *slog.Logg
 }
 
 func (s *server) serve(stdin io.Reader) int {
-	s.out.object(map[string]any{"type": "hello", "protocol": serveProtocol, "version": version, "pid": os.Getpid()})
+	langs, _ := toolMode() // checked when the starters were made
+	s.out.object(map[string]any{"type": "hello", "protocol": serveProtocol, "version": version, "pid": os.Getpid(), "languages": langs})
 	stopTicker := s.startProgress()
 	lines := make(chan readResult)
 	// The reader is the one goroutine not waited for: it may sit in a read
@@ -281,7 +282,7 @@ func (s *server) eval(root gjson.Result) {
 		defer cancel()
 		start := time.Now()
 		emit := func(cell int, f frames.Frame) { s.frame(id, fl, cell, f) }
-		res, err := job.Run(ctx, emit)
+		res, err := job.Run(ctx, ipcTrace(s.logger, emit))
 		s.finish(id)
 		if err != nil {
 			s.requestError(&requestError{id: id, msg: err.Error()})
