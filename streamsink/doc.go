@@ -26,6 +26,10 @@
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].
 //
+// [Store.Prune] removes a store's artifacts older than a retention (evalhost
+// prunes its own directory, [DefaultRetention]), never the newest id, so an
+// id is never handed out twice.
+//
 // The sink never fails the cell: an artifact that cannot be written degrades
 // to in-memory truncation and a notice in the [Dump]. Its memory is bounded by
 // the options whatever the length of the stream.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +221,48 @@ func TestIPCTrace(t *testing.T) {
 	}
 	if strings.Contains(stderr, strings.Repeat("x", 1000)) {
 		t.Errorf("a traced frame was not bounded:\n%.2000s", stderr)
+	}
+}
+
+// evalhost's own artifacts directory keeps a week of spilled output; a
+// PI_ARTIFACTS_DIR is the caller's and is never pruned.
+func TestArtifactsPruned(t *testing.T) {
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	for _, tt := range []struct {
+		name     string
+		callers  bool // PI_ARTIFACTS_DIR points at the directory
+		wantLeft []string
+	}{
+		{"own directory", false, []string{"3.eval.log", "4.eval.log"}},
+		{"caller's directory", true, []string{"1.eval.log", "2.png", "3.eval.log", "4.eval.log"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			dir := filepath.Join(home, "artifacts")
+			os.MkdirAll(dir, 0o755)
+			for name, isOld := range map[string]bool{"1.eval.log": true, "2.png": true, "3.eval.log": false, "4.eval.log": true} {
+				p := filepath.Join(dir, name)
+				os.WriteFile(p, []byte("x"), 0o644)
+				if isOld {
+					os.Chtimes(p, old, old)
+				}
+			}
+			cmd := command(t, "run", "-c", "1")
+			cmd.Env = append(cmd.Env, "EVALHOST_HOME="+home, "PI_ARTIFACTS_DIR=")
+			if tt.callers {
+				cmd.Env = append(cmd.Env, "PI_ARTIFACTS_DIR="+dir)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			ents, _ := os.ReadDir(dir)
+			var left []string
+			for _, e := range ents {
+				left = append(left, e.Name())
+			}
+			if strings.Join(left, " ") != strings.Join(tt.wantLeft, " ") {
+				t.Fatalf("left %q, want %q", left, tt.wantLeft)
+			}
+		})
 	}
 }

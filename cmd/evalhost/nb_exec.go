@@ -209,7 +209,7 @@ func executeNotebook(nb *notebook.Notebook, selected []int, path string, f nbRun
 		Starters: starters,
 		Python:   f.python,
 		// Notebooks keep images inline, as Jupyter writes them.
-		Sink: streamsink.Options{InlineLimit: -1, Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
+		Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)},
 	})
 	defer reg.Close()
 	req := sessions.Request{Session: "nb:" + path, Cwd: cwd, Mode: sessions.ModePerCall,

@@ -189,7 +189,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Home:     home,
 		Python:   f.python,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
-			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
+			Store: artifactStore(home)},
 	})
 	defer reg.Close()
 

@@ -79,7 +79,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		Grace:       f.grace,
 		IPython:     f.ipython,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
-			Store: streamsink.NewStore(streamsink.ArtifactsDir(home))},
+			Store: artifactStore(home)},
 	}, f, logger)
 	return srv.serve(stdin)
 }
