@@ -48,29 +48,9 @@ func TestCommandTools(t *testing.T) {
 		{"unknown tool lists known ones", "nope", `{}`, "", []string{`unknown tool "nope"; known tools: empty, env, fail, json`}, nil},
 		{"background process holding stdout is killed", "stray", `{}`, "",
 			[]string{`tool "stray" failed: it exited, but processes it started kept its stdout or stderr open`, "cmd >/dev/null 2>&1 &"},
-			func(t *testing.T) {
-				b, err := os.ReadFile(strayPid)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-				if pid <= 0 || !gone(pid) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("the tool's background process %d was left running", pid)
-				}
-			}},
+			wantGone(strayPid)},
 		{"failed command's background process is killed", "strayfail", `{}`, "",
-			[]string{`tool "strayfail" exited with status 4 (processes it left running were killed)`}, func(t *testing.T) {
-				b, err := os.ReadFile(strayPid + "fail")
-				if err != nil {
-					t.Fatal(err)
-				}
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-				if pid <= 0 || !gone(pid) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("the failed tool's background process %d was left running", pid)
-				}
-			}},
+			[]string{`tool "strayfail" exited with status 4 (processes it left running were killed)`}, wantGone(strayPid + "fail")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +77,21 @@ func TestCommandTools(t *testing.T) {
 			}
 			jsonEqual(t, v, tt.want)
 		})
+	}
+}
+
+// wantGone checks that the process whose pid a tool wrote to pidFile ended.
+func wantGone(pidFile string) func(t *testing.T) {
+	return func(t *testing.T) {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if pid <= 0 || !gone(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the tool's background process %d was left running", pid)
+		}
 	}
 }
 
