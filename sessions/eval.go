@@ -245,12 +245,15 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		}
 		c.guardMemory()
 	case errors.As(err, &death):
-		c.j.s.drop(c.cell.Language)
 		c.res.StateLost = true
 		if ctx.Err() == nil && attempt == 0 {
+			// Said before the dead one is cleaned up: a remote kernel's
+			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
+			c.j.s.drop(c.cell.Language)
 			return false
 		}
+		c.j.s.drop(c.cell.Language)
 		if attempt > 0 {
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
