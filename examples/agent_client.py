@@ -3,8 +3,9 @@
 
     python3 examples/agent_client.py [path/to/evalhost]
 
-Starts the server, runs two cells in one session, cancels a slow request,
-shows a malformed line being refused, and shuts down. See
+Starts the server, runs two cells in one session, cancels a slow request
+(the session's state survives), shows a bad request being refused, and shuts
+down. Run it from the repository after `make example` built bin/evalhost. See
 docs/serve-protocol.md for every request and reply.
 """
 import json
