@@ -44,11 +44,12 @@
 //     '%' and '!' in strings, f-strings, modulo and '!=' are untouched and
 //     error line numbers hold. Line magics: pip, cd, pwd, env, set_env, time,
 //     timeit, who, who_ls, whos, reset -f, run, load (shows the file, cannot
-//     replace the cell), matplotlib (Agg kept), load_ext/unload_ext,
-//     autoreload, aimport, sx; cell magics (first line): bash, sh, capture,
-//     time, timeit, writefile [-a], html, markdown, svg, latex, javascript,
-//     python3. !cmd, x = !cmd (an SList), !!cmd and x = %magic; {expr} and
-//     $name expand as in IPython. Shell escapes run /bin/sh in the runner's
+//     replace the cell), matplotlib (Agg kept), load_ext/unload_ext/
+//     reload_ext, autoreload, aimport, sx, system; cell magics (first
+//     line): bash, sh, capture, time, timeit, writefile [-a], html,
+//     markdown, svg, latex, javascript (js), python, python3. !cmd,
+//     x = !cmd (an SList), !!cmd and x = %magic; {expr} and $name expand as
+//     in IPython. Shell escapes run /bin/sh in the runner's
 //     process group (the host's SIGINT reaches them; the runner reaps the
 //     child before the KeyboardInterrupt goes on) and set _exit_code. An
 //     unknown magic is a UsageError naming the supported ones.
