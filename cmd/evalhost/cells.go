@@ -22,8 +22,13 @@ func splitPercent(src, defaultLang string) []scriptCell {
 	cur := scriptCell{Cell: sessions.Cell{Language: defaultLang}, Line: 1}
 	var body []string
 	skip := false
+	preamble := true // text before the first marker
 	flush := func() {
 		code := strings.Join(body, "")
+		if preamble && onlyComments(body) {
+			skip = true // a header comment, not a cell to number
+		}
+		preamble = false
 		if !skip && strings.TrimSpace(code) != "" {
 			cur.Code = strings.TrimRight(code, "\n") + "\n"
 			cells = append(cells, cur)
@@ -48,6 +53,17 @@ func splitPercent(src, defaultLang string) []scriptCell {
 	}
 	flush()
 	return cells
+}
+
+// onlyComments reports whether every line is blank or a "#" comment (in
+// Python and in sh alike).
+func onlyComments(lines []string) bool {
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
 }
 
 // parseMarker recognises "# %%" optionally followed by a title and a

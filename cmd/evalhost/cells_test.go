@@ -22,6 +22,9 @@ func TestSplitPercent(t *testing.T) {
 		{"nested cell markers", "a = 1\n# %%% Part [sh]\necho\n#%%%%\n2\n", []string{"py||a = 1\n", "sh|Part|echo\n", "py||2\n"}},
 		{"empty cells dropped", "# %%\n\n# %%\n   \n# %%\n2", []string{"py||2\n"}},
 		{"crlf", "a = 1\r\n# %%\r\nb = 2\r\n", []string{"py||a = 1\r\n", "py||b = 2\r\n"}},
+		{"comment header is not a cell", "#!/usr/bin/env python3\n# Quickstart\n\n# %%\n1\n", []string{"py||1\n"}},
+		{"header with code is a cell", "# setup\nimport os\n# %%\n1\n", []string{"py||# setup\nimport os\n", "py||1\n"}},
+		{"a marked comment-only cell is kept", "# %%\n# note\n# %%\n1\n", []string{"py||# note\n", "py||1\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
