@@ -69,13 +69,17 @@ func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
 func TestRunFirstInterrupt(t *testing.T) {
 	// A grace far past any scheduling delay: on a loaded CI machine the
 	// default 2 s once ran out before the traceback was written.
-	cmd, stderr := startRun(t, "import time\nprint('running', flush=True)\ntime.sleep(60)", "--grace", "20s")
+	cmd, stderr := startRun(t, "import time\nprint('running', flush=True)\ntime.sleep(60)", "--grace", "20s", "-c", "print('later')")
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 130 {
 		t.Fatalf("exit %d, want 130; stderr %s", code, stderr)
 	}
 	if !strings.Contains(stderr.String(), "KeyboardInterrupt") {
 		t.Fatalf("stderr %q lacks the KeyboardInterrupt", stderr)
+	}
+	// The cell that never ran says so, without a duration it never had.
+	if !strings.Contains(stderr.String(), "[cell 2 was cancelled: request cancelled before the cell started]\n") {
+		t.Errorf("stderr %q lacks the second cell's line", stderr)
 	}
 }
 
@@ -137,9 +141,10 @@ func TestRunEndsCellProcesses(t *testing.T) {
 			if code := exitCodeOf(t, cmd); code != tt.wantCode {
 				t.Errorf("exit %d, want %d; stderr %s", code, tt.wantCode, &stderr)
 			}
-			// A reader that left is a pipeline's normal end, not an error to print.
-			if tt.wantCode == 141 && strings.Contains(stderr.String(), "cannot write") {
-				t.Errorf("stderr %q; want no complaint about the closed output", &stderr)
+			// A reader that left is a pipeline's normal end: nothing more is
+			// printed, not a complaint nor the cancelled cell's traceback.
+			if tt.wantCode == 141 && stderr.Len() != 0 {
+				t.Errorf("stderr %q; want nothing after the output closed", &stderr)
 			}
 			if !leakcheck.Gone(pid, 10*time.Second) {
 				t.Errorf("the cell's child process %d outlived evalhost run", pid)

@@ -144,6 +144,10 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if res.StateLost {
 		line += " (interpreter state was lost)"
 	}
+	if res.ExecutionCount == 0 && res.DurationMs == 0 {
+		fmt.Fprintf(h.stderr, "[%s]\n", line) // it never ran: no duration to give
+		return
+	}
 	fmt.Fprintf(h.stderr, "[%s after %s]\n", line, (time.Duration(res.DurationMs) * time.Millisecond).Round(time.Millisecond))
 }
 

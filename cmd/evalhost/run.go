@@ -194,8 +194,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	defer reg.Close()
 
 	ctx, interrupted := interruptible(reg)
-	stdout = guardedWriter{stdout, interrupted.outputLost}
-	stderr = guardedWriter{stderr, interrupted.outputLost}
+	stdout = guardedWriter{stdout, interrupted}
+	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
 	if f.json {
 		out = newJSONRenderer(stdout)
@@ -224,16 +224,21 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 }
 
 // guardedWriter reports its first failed write: output that can no longer
-// be shown ends the run.
+// be shown ends the run. Once the reader has left (EPIPE, as with | head),
+// the rest of the run's output, the cancelled cells' included, is dropped
+// on both streams, as a process killed by SIGPIPE would print nothing more.
 type guardedWriter struct {
-	w    io.Writer
-	lost func(error)
+	w  io.Writer
+	in *interrupts
 }
 
 func (g guardedWriter) Write(p []byte) (int, error) {
+	if lost := g.in.lost.Load(); lost != nil && errors.Is(*lost, syscall.EPIPE) {
+		return len(p), nil
+	}
 	n, err := g.w.Write(p)
 	if err != nil {
-		g.lost(err)
+		g.in.outputLost(err)
 	}
 	return n, err
 }
