@@ -23,7 +23,7 @@ import (
 )
 
 // serveProtocol is the version of docs/serve-protocol.md this speaks.
-const serveProtocol = "1.0"
+const serveProtocol = "1.1"
 
 func init() { extraCommands["serve"] = serveMain }
 
