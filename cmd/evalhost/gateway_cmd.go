@@ -22,6 +22,10 @@ The shared local Jupyter kernel gateway (the gateway backend starts it under
 `
 
 func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+		fmt.Fprint(stdout, gatewayUsage)
+		return exitOK
+	}
 	asJSON := len(args) == 2 && args[1] == "--json"
 	if len(args) == 0 || (len(args) > 1 && !asJSON) {
 		fmt.Fprint(stderr, gatewayUsage)
