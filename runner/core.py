@@ -1294,6 +1294,8 @@ def _setup():
         _exec_file(prelude, "prelude")
     _load_modules()
     _hidden.update(_ns)
+    if _ipython_mode:
+        _ipy().hide_startup_names(_hidden)
 
     _gate.acquire()
     _stop.acquire()

@@ -28,6 +28,12 @@ func TestFullIPythonMode(t *testing.T) {
 			}
 		}},
 		{name: "print", code: "print('hi')", stdout: "hi\n"},
+		{name: "who leaves start-up names out", code: "%who_ls", check: func(t *testing.T, c cellResult) {
+			r := text(t, wantResultFrame(t, c).Bundle, "text/plain")
+			if strings.Contains(r, "'tool'") || strings.Contains(r, "'read'") || !strings.Contains(r, "'x'") {
+				t.Errorf("%%who_ls = %s", r)
+			}
+		}},
 		{name: "error frame without colours", code: "def f():\n    return 1/0\nf()", ename: "ZeroDivisionError", check: func(t *testing.T, c cellResult) {
 			e, _ := c.first(frames.TypeError)
 			tb := strings.Join(e.Traceback, "\n")

@@ -1649,6 +1649,13 @@ def start_full():
     _full.append(sh)
 
 
+def hide_startup_names(names):
+    """%who, %whos and %reset leave the prelude's and modules' names alone,
+    as they do in the runner's own mode."""
+    for sh in _full:
+        sh.user_ns_hidden.update({k: sh.user_ns[k] for k in names if k in sh.user_ns})
+
+
 def run_full(src):
     """Run one cell through InteractiveShell; its frames are the same as the runner's own."""
     if not _full:
