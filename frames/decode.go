@@ -120,6 +120,7 @@ func decodeBody(f *Frame, root gjson.Result) string {
 		f.PID = int(root.Get("pid").Int())
 		f.Executable = root.Get("executable").String()
 		f.Marks = root.Get("marks").Bool()
+		f.Wake = int(root.Get("wake").Int())
 	}
 	return ""
 }

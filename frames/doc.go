@@ -74,10 +74,11 @@
 //
 // # Runner → host (fd 3), and what every backend emits
 //
-//	{"type":"ready","runner":VERSION,"python":VERSION,"pid":PID,"executable":PATH,"marks":BOOL?}
+//	{"type":"ready","runner":VERSION,"python":VERSION,"pid":PID,"executable":PATH,"marks":BOOL?,"wake":SIGNAL?}
 //	    Once, when the runner can take requests. The host waits for it within a
 //	    start timeout; the sh backend and the gateway synthesise it. marks:
-//	    the runner writes position marks (see Order).
+//	    the runner writes position marks (see Order). wake: a signal number
+//	    whose handler does nothing (see interrupted).
 //	{"type":"started","id":ID}
 //	    The cell with this id began executing.
 //	{"type":"stdout","id":ID,"data":TEXT}
@@ -110,10 +111,16 @@
 //	    here (see Order). The host consumes it; no backend emits it.
 //	{"type":"interrupted","id":ID}
 //	    Runner → host only (since 1.1): the runner's SIGINT handler took an
-//	    interrupt and is raising KeyboardInterrupt in the cell. A SIGINT that
-//	    lands just before a blocking call (time.sleep, a read) is only
-//	    handled when that call returns, so the host repeats its interrupt
-//	    until this frame or the cell's done arrives. The host consumes it.
+//	    interrupt and is raising KeyboardInterrupt in the cell. CPython runs
+//	    a signal's handler between bytecodes in the main thread, so a SIGINT
+//	    that lands just before a blocking call (time.sleep, a read), or in
+//	    another thread, waits until that call returns. Until this frame or
+//	    the cell's done arrives, the host therefore sends ready's wake signal
+//	    to the runner's main thread (tgkill) after 50 ms, then at doubling
+//	    intervals: it ends the blocking call, and CPython then runs the
+//	    pending SIGINT handler. The wake's own handler does nothing, so it
+//	    never interrupts a cell twice, nor the cell's children, nor a SIGINT
+//	    handler of the cell's own. The host consumes this frame.
 //
 // Unknown fields are ignored by readers, so either end may add fields without
 // a version bump; a new frame type is a minor version bump of [Version].

@@ -56,6 +56,9 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 		if f.Marks {
 			dst = appendBool(dst, "marks", true)
 		}
+		if f.Wake > 0 {
+			dst = appendInt(dst, "wake", f.Wake)
+		}
 	}
 	return append(dst, '}')
 }

@@ -127,6 +127,7 @@ type Frame struct {
 	PID        int    // ready
 	Executable string // ready
 	Marks      bool   // ready: the runner writes position marks (see Order)
+	Wake       int    // ready: the signal the runner's main thread takes as a wake-up (see interrupted)
 }
 
 // Request is a host → runner message.

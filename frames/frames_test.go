@@ -20,7 +20,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"ready", Frame{Type: TypeReady, Runner: "1.0", Python: "3.11.7", PID: 42, Executable: "/usr/bin/python3"}},
 		{"interrupted", Frame{Type: TypeInterrupted, ID: "c1"}},
-		{"ready with marks", Frame{Type: TypeReady, Runner: "1.0", Python: "3.11.7", PID: 42, Executable: "/usr/bin/python3", Marks: true}},
+		{"ready with marks", Frame{Type: TypeReady, Runner: "1.0", Python: "3.11.7", PID: 42, Executable: "/usr/bin/python3", Marks: true, Wake: 40}},
 		{"started", Frame{Type: TypeStarted, ID: "c1"}},
 		{"stdout", Frame{Type: TypeStdout, ID: "c1", Data: "hi\n\t\"quoted\" <tag> & é 日本\u2028"}},
 		{"stderr control bytes", Frame{Type: TypeStderr, ID: "c1", Data: "\x00\x1b[31mred\r\n"}},

@@ -144,6 +144,9 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 			emit(f)
 		case <-ctxDone:
 			ctxDone = nil
+			if done != nil {
+				continue // it finished; only its end marks are still on the way
+			}
 			if started {
 				p.interruptCell(&again)
 			} else {
@@ -153,7 +156,7 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 		case <-esc.c:
 			esc.step(p)
 		case <-again.c:
-			p.interruptCell(&again)
+			p.wakeCell(&again)
 		}
 	}
 }
@@ -179,17 +182,30 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 	}
 }
 
-// interruptCell sends SIGINT to the running cell and arms its repetition.
-// CPython runs a signal's handler between bytecodes; one that arrives just
-// before a blocking call (time.sleep, a read) waits until that call returns,
-// so the host repeats the interrupt until the runner's interrupted frame (or
-// done) says it landed: never twice into a cell that already took one.
+// interruptCell sends SIGINT to the running cell's process group and arms
+// the wake-ups. CPython runs a signal's handler between bytecodes in the
+// main thread; a SIGINT that arrives just before a blocking call (time.sleep,
+// a read), or in another thread, waits until that call returns. So until
+// the runner's interrupted frame (or done) says it landed, the host sends the
+// runner's main thread its wake signal (ready's "wake", a no-op handler):
+// that ends the blocking call and the pending SIGINT is handled. It is not
+// a second SIGINT, so a cell that took the first, its children and its own
+// SIGINT handler never see another.
 func (p *Process) interruptCell(r *repeat) {
 	_ = p.signalGroup(syscall.SIGINT)
+	if p.ready.Wake > 0 {
+		r.next()
+	}
+}
+
+// wakeCell sends the wake signal to the runner's main thread (whose tid is
+// its pid) and arms the next one.
+func (p *Process) wakeCell(r *repeat) {
+	_ = syscall.Tgkill(p.pid, p.pid, syscall.Signal(p.ready.Wake))
 	r.next()
 }
 
-// repeat times the interrupt's repetitions: 50 ms after the first, then
+// repeat times the wake-ups after an interrupt: 50 ms after it, then
 // doubling, until stopped.
 type repeat struct {
 	t     *time.Timer

@@ -435,3 +435,53 @@ func TestCancelRacingSendKeepsInterpreter(t *testing.T) {
 		t.Fatalf("state lost after the cancels: %v %s", r.err, dumpFrames(r.frames))
 	}
 }
+
+// An interrupt reaches a cell once: the host's wake-ups after it are not
+// SIGINTs, so a cell cleaning up after KeyboardInterrupt (while its caller
+// lags), a SIGINT handler of its own, and its children each see one.
+func TestInterruptReachesCellOnce(t *testing.T) {
+	checkClean(t, 2*time.Minute)
+	trapLog := filepath.Join(t.TempDir(), "ints")
+	tests := []struct {
+		name   string
+		code   string
+		slow   bool   // the caller takes 2 ms per output frame
+		stdout string // must appear
+	}{
+		{"cleanup after KeyboardInterrupt with a slow caller", "import time\ntry:\n    while True:\n        print('x', flush=True)\n        time.sleep(0.001)\n" +
+			"except KeyboardInterrupt:\n    time.sleep(1)\n    print('cleaned', flush=True)", true, "cleaned\n"},
+		{"the cell's own SIGINT handler", "import signal, time\nn = []\nsignal.signal(signal.SIGINT, lambda s, f: n.append(1))\n" +
+			"print('ready', flush=True)\nt = time.time()\nwhile time.time() - t < 1.5:\n    time.sleep(0.01)\nprint('calls', len(n))", false, "calls 1\n"},
+		{"a child process", "import os\nprint('ready', flush=True)\nos.system(\"trap 'echo int >> " + trapLog + "' INT; i=0; while [ $i -lt 30 ]; do sleep 0.05; i=$((i+1)); done\")\n" +
+			"print('ints', open(" + strconv.Quote(trapLog) + ").read().count('int'))", false, "ints 1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace = 10 * time.Second })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var out strings.Builder
+			var frs []frames.Frame
+			done, err := p.Execute(ctx, frames.Request{Code: tt.code}, func(f frames.Frame) {
+				frs = append(frs, f)
+				if f.Type == frames.TypeStdout {
+					out.WriteString(f.Data)
+					if ctx.Err() == nil && (strings.Contains(out.String(), "ready") || strings.Count(out.String(), "x") > 100) {
+						time.AfterFunc(50*time.Millisecond, cancel)
+					}
+					if tt.slow {
+						time.Sleep(2 * time.Millisecond)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatalf("err = %v (the interpreter should have stayed)", err)
+			}
+			if strings.Contains(dumpFrames(frs), `"ename":"KeyboardInterrupt"`) || !strings.Contains(out.String(), tt.stdout) {
+				t.Fatalf("done %+v; stdout ends %q; want %q and no KeyboardInterrupt error", done, tail(out.String()), tt.stdout)
+			}
+		})
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-200):] }

@@ -189,6 +189,12 @@ func (r *router) frame(f frames.Frame) {
 		r.p.readyCh <- f
 	case f.Type == frames.TypeDone && (r.cur == nil || f.ID != r.cur.id):
 		// a stale done (its cell was given up); nothing waits for it
+	case f.Type == frames.TypeInterrupted:
+		// Only await wants it, at once: it ends the wake-ups, and behind
+		// queued frames it could wait for marks. A late one is dropped.
+		if r.cur != nil && f.ID == r.cur.id {
+			r.cur.out <- f
+		}
 	case r.cur == nil:
 		r.pend.add(f)
 	default:

@@ -95,8 +95,8 @@ def _send(line):
                 pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
                 _mark(1, pos)
                 _mark(2, pos)
+            _pay_ack()  # first: an owed ack must not follow the cell's done
             _write_frame_bytes(data)
-            _pay_ack()
     except BrokenPipeError:
         os._exit(1)  # the host is gone; nobody is left to report to
     finally:
@@ -404,8 +404,8 @@ def _sync_streams():
         with _send_lock:
             _mark(1, pos)
             _mark(2, pos)
+            _pay_ack()  # first: an owed ack must not follow the cell's done
             _write_frame_bytes(data)
-            _pay_ack()
     except BrokenPipeError:
         os._exit(1)
     finally:
@@ -526,6 +526,16 @@ def _on_sigint(signum, frame):
         _interrupted = True
         _ack_interrupt()
         raise KeyboardInterrupt
+
+
+# The host's wake-up after an interrupt (frames doc, "interrupted"): a real-time
+# signal nothing else uses, whose handler does nothing. Its delivery ends a
+# blocking call in the main thread, and CPython then runs a pending SIGINT.
+_WAKE = getattr(_signal, "SIGRTMIN", 0) and _signal.SIGRTMIN + 6
+
+
+def _on_wake(signum, frame):
+    pass
 
 
 def _ack_interrupt():
@@ -1281,6 +1291,8 @@ def _setup():
     builtins.StdinNotImplementedError = StdinNotImplementedError
     _patch_writers()
     _signal.signal(_SIGINT, _on_sigint)
+    if _WAKE:
+        _signal.signal(_WAKE, _on_wake)
     os.environ.setdefault("MPLBACKEND", "Agg")
 
     if os.environ.get("EVALHOST_IPYTHON") == "1":
@@ -1329,8 +1341,8 @@ def main(boot_file=None):
         _RUNNER_FILES.add(boot_file)
     _setup()
     _send(
-        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s,"marks":true}\n'
-        % (_q(RUNNER_VERSION), _q(_python_version()), os.getpid(), _q(sys.executable or ""))
+        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s,"marks":true,"wake":%d}\n'
+        % (_q(RUNNER_VERSION), _q(_python_version()), os.getpid(), _q(sys.executable or ""), _WAKE)
     )
     try:
         _serve()
