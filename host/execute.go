@@ -110,12 +110,12 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 		done    *frames.Frame
 		ctxDone = ctx.Done()
 		esc     escalation
-		again   repeat
+		wake    wakeups
 		started bool
 		pending bool // cancelled before the runner started the cell
 	)
 	defer esc.stop()
-	defer again.stop()
+	defer wake.stop()
 	for {
 		select {
 		case f, ok := <-c.out:
@@ -124,12 +124,12 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {
 				done = &f
-				again.stop()
+				wake.stop()
 				continue
 			}
 			if f.Type == frames.TypeInterrupted {
 				if f.ID == c.id {
-					again.stop() // it landed
+					wake.stop() // it landed
 				}
 				continue
 			}
@@ -138,7 +138,7 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 				if pending {
 					// The runner ignores SIGINT while idle, so an interrupt
 					// sent before it started the cell would be lost.
-					p.interruptCell(&again)
+					p.interruptCell(&wake)
 				}
 			}
 			emit(f)
@@ -148,15 +148,15 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 				continue // it finished; only its end marks are still on the way
 			}
 			if started {
-				p.interruptCell(&again)
+				p.interruptCell(&wake)
 			} else {
 				pending = true
 			}
 			esc.arm(p.opts.Grace)
 		case <-esc.c:
 			esc.step(p)
-		case <-again.c:
-			p.wakeCell(&again)
+		case <-wake.c:
+			p.wakeCell(&wake)
 		}
 	}
 }
@@ -191,33 +191,39 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 // that ends the blocking call and the pending SIGINT is handled. It is not
 // a second SIGINT, so a cell that took the first, its children and its own
 // SIGINT handler never see another.
-func (p *Process) interruptCell(r *repeat) {
+func (p *Process) interruptCell(w *wakeups) {
 	_ = p.signalGroup(syscall.SIGINT)
 	if p.ready.Wake > 0 {
-		r.next()
+		w.next()
 	}
 }
 
 // wakeCell sends the wake signal to the runner's main thread (whose tid is
-// its pid) and arms the next one.
-func (p *Process) wakeCell(r *repeat) {
+// its pid) and arms the next one. A runner that has exited is left alone:
+// its pid may be another process's by now, and the wake's default action
+// is to terminate.
+func (p *Process) wakeCell(w *wakeups) {
+	if !p.Alive() {
+		w.stop()
+		return
+	}
 	_ = syscall.Tgkill(p.pid, p.pid, syscall.Signal(p.ready.Wake))
-	r.next()
+	w.next()
 }
 
-// repeat times the wake-ups after an interrupt: 50 ms after it, then
+// wakeups times the wake signals after an interrupt: 50 ms after it, then
 // doubling, until stopped.
-type repeat struct {
+type wakeups struct {
 	t     *time.Timer
 	c     <-chan time.Time
 	delay time.Duration
 }
 
-const firstRepeat = 50 * time.Millisecond
+const firstWake = 50 * time.Millisecond
 
-func (r *repeat) next() {
+func (r *wakeups) next() {
 	if r.delay == 0 {
-		r.delay = firstRepeat
+		r.delay = firstWake
 	} else {
 		r.delay *= 2
 	}
@@ -229,7 +235,7 @@ func (r *repeat) next() {
 	r.c = r.t.C
 }
 
-func (r *repeat) stop() {
+func (r *wakeups) stop() {
 	if r.t != nil {
 		r.t.Stop()
 	}
