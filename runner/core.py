@@ -539,7 +539,7 @@ def _on_wake(signum, frame):
 
 
 def _ack_interrupt():
-    """Tell the host its interrupt landed, so it stops repeating it (frames
+    """Tell the host its interrupt landed, so it stops its wake-ups (frames
     doc, "interrupted"). The handler may run inside a send, so it never waits
     for the send lock: the frame is then owed, and the send writes it."""
     global _ack_owed
