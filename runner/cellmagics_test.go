@@ -114,6 +114,47 @@ func TestShellEscapeInterrupt(t *testing.T) {
 	wantResult("'alive'")(t, p.run("'alive'"))
 }
 
+// A shell escape whose shell outlives the interrupt (it ignores SIGINT, as
+// bash in effect does for a command it starts just after one) is ended with
+// the command it waits for, instead of leaving that running, orphaned, with
+// the cell's output pipes.
+func TestShellEscapeInterruptEndsWhatItStarted(t *testing.T) {
+	p := start(t, startOpts{})
+	p.seq++
+	id := "c-int2"
+	p.send(map[string]any{"id": id, "code": "!trap '' INT; echo sleeping; sleep 31.7"})
+	p.out.waitFor(t, "sleeping")
+	time.Sleep(100 * time.Millisecond) // let the shell start sleep
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.collect(id, nil); !c.done().Cancelled {
+		t.Errorf("done %+v, want cancelled", c.done())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for sleepers(t) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the escape's sleep 31.7 outlived the cancelled cell")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleepers counts processes running "sleep 31.7".
+func sleepers(t *testing.T) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	n := 0
+	for _, e := range ents {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == "sleep\x0031.7\x00" {
+			n++
+		}
+	}
+	return n
+}
+
 // %pip install of a wheel built here, offline, into a target directory.
 func TestPipInstallLocalWheel(t *testing.T) {
 	if testing.Short() {

@@ -175,6 +175,31 @@ def expand(cmd, frame):
 # --- shell escapes --------------------------------------------------------
 
 
+def _descendants(pid):
+    """The live descendants of pid, read from /proc."""
+    kids = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(name))
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), ()):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def _reap(p):
     """Stop and wait for a child after an interrupt; SIGINT held off meanwhile."""
     import _signal
@@ -183,8 +208,16 @@ def _reap(p):
     old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGINT,))
     try:
         # The child shares the runner's process group, so the host's SIGINT reached it too.
-        for action in (None, p.terminate, p.kill):
+        # One that outlives it (a shell waiting for a command started just after the
+        # SIGINT, or one that ignores it) is ended with what it started, which would
+        # otherwise run on, orphaned, holding the cell's output.
+        for action, sig in ((None, 0), (p.terminate, _signal.SIGTERM), (p.kill, _signal.SIGKILL)):
             if action is not None:
+                for d in _descendants(p.pid):
+                    try:
+                        os.kill(d, sig)
+                    except OSError:
+                        pass
                 try:
                     action()
                 except OSError:
