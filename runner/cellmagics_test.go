@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 func TestCellMagics(t *testing.T) {
@@ -92,19 +93,29 @@ func TestCellMagics(t *testing.T) {
 	}
 }
 
+// interruptEscape runs a shell escape that prints "sleeping" (and what
+// follows on its line) once it is under way, then sends SIGINT to the
+// runner's group as the host does. It returns that line.
+func interruptEscape(t *testing.T, p *proc, id, code string) string {
+	t.Helper()
+	p.seq++
+	p.send(map[string]any{"id": id, "code": code})
+	p.out.waitFor(t, "sleeping")
+	out := p.out.snapshot()
+	line, _, _ := strings.Cut(out[strings.Index(out, "sleeping"):], "\n")
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	return line
+}
+
 // A shell escape is interrupted with the cell: SIGINT to the group (as the
 // host sends it) ends the child and the cell is cancelled.
 func TestShellEscapeInterrupt(t *testing.T) {
 	p := start(t, startOpts{})
-	p.seq++
-	id := "c-int"
-	p.send(map[string]any{"id": id, "code": "!echo sleeping; sleep 30"})
-	p.out.waitFor(t, "sleeping")
-	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	interruptEscape(t, p, "c-int", "!echo sleeping; sleep 30")
 	t0 := time.Now()
-	c := p.collect(id, nil)
+	c := p.collect("c-int", nil)
 	if !c.done().Cancelled {
 		t.Errorf("done %+v, want cancelled", c.done())
 	}
@@ -120,39 +131,18 @@ func TestShellEscapeInterrupt(t *testing.T) {
 // the cell's output pipes.
 func TestShellEscapeInterruptEndsWhatItStarted(t *testing.T) {
 	p := start(t, startOpts{})
-	p.seq++
-	id := "c-int2"
-	p.send(map[string]any{"id": id, "code": "!trap '' INT; echo sleeping; sleep 31.7"})
-	p.out.waitFor(t, "sleeping")
-	time.Sleep(100 * time.Millisecond) // let the shell start sleep
-	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
+	line := interruptEscape(t, p, "c-int2", "!trap '' INT; sleep 30 & echo sleeping $!; wait")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "sleeping")))
+	if err != nil {
+		t.Fatalf("line %q: want the sleep's pid", line)
 	}
-	if c := p.collect(id, nil); !c.done().Cancelled {
+	if c := p.collect("c-int2", nil); !c.done().Cancelled {
 		t.Errorf("done %+v, want cancelled", c.done())
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for sleepers(t) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the escape's sleep 31.7 outlived the cancelled cell")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !leakcheck.Gone(pid, 10*time.Second) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the escape's sleep (pid %d) outlived the cancelled cell", pid)
 	}
-}
-
-// sleepers counts processes running "sleep 31.7".
-func sleepers(t *testing.T) int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skip("no /proc")
-	}
-	n := 0
-	for _, e := range ents {
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == "sleep\x0031.7\x00" {
-			n++
-		}
-	}
-	return n
 }
 
 // %pip install of a wheel built here, offline, into a target directory.
