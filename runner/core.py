@@ -85,10 +85,15 @@ def _send(line):
     positioned = _positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
     if positioned:
         _flush_ours()
-    big = len(data) > 4096
-    # SIGINT is held off around the lock, not inside it, so an interrupt
-    # that was held is handled with the lock free and acknowledged at once.
-    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if big or positioned else None
+    _write_frame(data, positioned, hold_sigint=positioned or len(data) > 4096)
+
+
+def _write_frame(data, positioned, hold_sigint):
+    """Write one frame line to fd 3 under the send lock, after position marks
+    on fd 1 and fd 2 when positioned. With hold_sigint, SIGINT is held off
+    around the lock, not inside it, so an interrupt that was held is handled
+    with the lock free and acknowledged at once."""
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if hold_sigint else None
     try:
         with _send_lock:
             if positioned:
@@ -397,19 +402,7 @@ def _sync_streams():
     It never flushes: it runs inside a stream's flush."""
     if not (_positioning and _nonce) or _forked:
         return
-    pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
-    data = ('{"type":"sync","id":%s}\n' % _qid).encode()
-    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
-    try:
-        with _send_lock:
-            _mark(1, pos)
-            _mark(2, pos)
-            _pay_ack()  # first: an owed ack must not follow the cell's done
-            _write_frame_bytes(data)
-    except BrokenPipeError:
-        os._exit(1)
-    finally:
-        _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+    _write_frame(('{"type":"sync","id":%s}\n' % _qid).encode(), True, hold_sigint=True)
 
 
 def _stream(fd, name, cls):
