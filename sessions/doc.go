@@ -26,7 +26,10 @@
 //   - The launch environment is filtered (allow-list, LC_/XDG_/PI_ prefixes,
 //     a deny-list of secrets and names ending in _API_KEY, _SECRET,
 //     _PASSWORD, _TOKEN, except evalhost's own bridge and gateway tokens).
-//   - At most MaxSessions live sessions: the least recently used idle one is
-//     evicted on overflow, never a busy one; idle sessions shut down after
+//   - MaxSessions bounds the sessions kept: over it, the least recently used
+//     idle sessions are evicted. A new or busy session (a request running or
+//     queued) is never evicted and no request waits for a slot: while more
+//     than MaxSessions are busy the limit is exceeded, and the sessions over
+//     it are evicted as their requests end. Idle sessions shut down after
 //     IdleTimeout. Close waits for every interpreter and goroutine.
 package sessions

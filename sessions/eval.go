@@ -36,22 +36,11 @@ func (r *Registry) Queue(req Request) (*Job, error) {
 	if req.ID == "" {
 		req.ID = r.nextID()
 	}
-	for attempt := 0; ; attempt++ {
-		s, err := r.lookup(&req)
-		if err != nil {
-			return nil, err
-		}
-		t, err := s.enqueue()
-		if errors.Is(err, ErrSessionClosed) && attempt < 3 {
-			// Closed (idle timeout, eviction, CloseSession) after the
-			// lookup: it has left the registry, so look up a fresh one.
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &Job{reg: r, req: req, s: s, turn: t}, nil
+	s, t, err := r.lookup(&req)
+	if err != nil {
+		return nil, err
 	}
+	return &Job{reg: r, req: req, s: s, turn: t}, nil
 }
 
 // Eval queues req and runs it: Queue then Run.
