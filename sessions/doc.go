@@ -21,6 +21,10 @@
 //     seconds". A timeout counts from when the cell is first sent, so an
 //     interpreter's start (bounded by StartTimeout) does not use it up; a
 //     retry shares the deadline.
+//   - A cell still running when its timeout or the caller's cancel comes
+//     ends timeout or cancelled even when it catches the interrupt and ends
+//     without an error: its done frame says cancelled, and a notice and the
+//     result's Message say the cell caught the interrupt.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
 //   - The launch environment is filtered (allow-list, LC_/XDG_/PI_ prefixes,
