@@ -112,6 +112,7 @@ type cellRun struct {
 	out     func(frames.Frame) // straight to the caller
 
 	runNonce string
+	caught   bool // the cell handled the interrupt and ended on its own
 }
 
 // nonce returns the cell's random run-id part, made once.
@@ -178,6 +179,14 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
+			if cellCtx.Err() != nil && !done.Cancelled {
+				// The timeout or the caller's cancel came while the cell
+				// ran, so the backend interrupted it, and the cell caught
+				// the KeyboardInterrupt: it must not read as if it had
+				// completed. (A cell that ended just as the context did,
+				// before the backend saw it end, is counted here too.)
+				done.Cancelled, c.caught = true, true
+			}
 			c.emit(done)
 			if !ex.Alive() {
 				// The cell ended its own interpreter (an sh cell's exit):
@@ -231,6 +240,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusOK
 		default:
 			c.res.Status = StatusError
+		}
+		if c.caught {
+			c.res.Message = caughtInterrupt
+			c.notice("[" + caughtInterrupt + "]\n")
 		}
 		c.guardMemory()
 	case errors.As(err, &death):
@@ -297,6 +310,9 @@ func (c *cellRun) flushHeld() {
 func timeoutNotice(d time.Duration) string {
 	return fmt.Sprintf("Command timed out after %d seconds\n", max(1, int64(math.Round(d.Seconds()))))
 }
+
+// caughtInterrupt says why a cell that ended without an error is not ok.
+const caughtInterrupt = "the cell caught the interrupt (KeyboardInterrupt) and ended on its own; the interrupted code did not finish"
 
 func (c *cellRun) timedOut(killed bool) {
 	c.res.Status = StatusTimeout
