@@ -27,9 +27,14 @@
 //     result's Message say the cell caught the interrupt.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
-//   - The launch environment is filtered (allow-list, LC_/XDG_/PI_ prefixes,
-//     a deny-list of secrets and names ending in _API_KEY, _SECRET,
-//     _PASSWORD, _TOKEN, except evalhost's own bridge and gateway tokens).
+//   - The launch environment is filtered: the reference's allow-list and its
+//     LC_/XDG_/PI_ prefixes, minus a deny-list of secrets, names ending in
+//     _API_KEY, _SECRET, _PASSWORD, _TOKEN, prefixed names that look like
+//     secrets (a word KEY, AUTH, PASS, COOKIE…, or one containing SECRET,
+//     TOKEN, PASSWORD, CREDENTIAL, PRIVATE…), the gateway token (evalhost's
+//     own, which no interpreter uses) and the host's PI_TOOL_BRIDGE_*
+//     (evalhost sets its own bridge's after filtering). Credentials in URLs
+//     (proxies, package indexes) are stripped from the values that pass.
 //   - MaxSessions bounds the sessions kept: over it, the least recently used
 //     idle sessions are evicted. A new or busy session (a request running or
 //     queued) is never evicted and no request waits for a slot: while more
