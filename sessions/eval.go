@@ -184,7 +184,8 @@ func (c *cellRun) execute(ctx context.Context) {
 				// ran, so the backend interrupted it, and the cell caught
 				// the KeyboardInterrupt: it must not read as if it had
 				// completed. (A cell that ended just as the context did,
-				// before the backend saw it end, is counted here too.)
+				// before the backend saw it end, is counted here too; the
+				// notice allows for it.)
 				done.Cancelled, c.caught = true, true
 			}
 			c.emit(done)
@@ -311,8 +312,10 @@ func timeoutNotice(d time.Duration) string {
 	return fmt.Sprintf("Command timed out after %d seconds\n", max(1, int64(math.Round(d.Seconds()))))
 }
 
-// caughtInterrupt says why a cell that ended without an error is not ok.
-const caughtInterrupt = "the cell caught the interrupt (KeyboardInterrupt) and ended on its own; the interrupted code did not finish"
+// caughtInterrupt says why a cell that ended without a KeyboardInterrupt
+// is not ok. It does not claim the cell's work was cut short: a cell that
+// finished just as the interrupt came reads the same to the host.
+const caughtInterrupt = "the cell caught the interrupt (KeyboardInterrupt) and ended on its own, or finished just as it came; its work may be incomplete"
 
 func (c *cellRun) timedOut(killed bool) {
 	c.res.Status = StatusTimeout

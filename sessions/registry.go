@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -320,7 +321,9 @@ func (r *Registry) ResetSession(ctx context.Context, id, cwd string) (existed bo
 	}
 	r.mu.Unlock()
 	for _, s := range targets {
-		if err := s.reset(ctx); err != nil {
+		if err := s.reset(ctx); err != nil && !errors.Is(err, ErrSessionClosed) {
+			// A session closed or evicted since the lookup has lost its
+			// interpreters anyway: that is the reset done, not a failure.
 			return true, err
 		}
 	}
