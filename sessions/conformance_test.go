@@ -86,6 +86,17 @@ var conformance = []struct {
 		wantStatus(t, res, StatusOK)
 		wantText(t, c, frames.TypeStdout, "20\n")
 	}},
+	// A cell that catches the interrupt ends without an error; its result
+	// must still say the timeout (or cancel) stopped it. It used to be ok.
+	{"timeout caught by the cell", []Cell{{Language: LangPython, Code: caughtCode, Timeout: time.Second}}, 0, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusTimeout)
+		wantCaught(t, res, c)
+		wantText(t, c, frames.TypeStderr, "Command timed out after 1 seconds")
+	}},
+	{"cancel caught by the cell", []Cell{py(caughtCode)}, 1500 * time.Millisecond, func(t *testing.T, res Result, c *collector, _ string) {
+		wantStatus(t, res, StatusCancelled)
+		wantCaught(t, res, c)
+	}},
 	{"death with retry", []Cell{py("import os\nif not os.path.exists('died'):\n    open('died', 'w').close()\n    os._exit(9)\nprint('again')")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusOK)
 		if !res.Cells[0].Retried || !res.Cells[0].StateLost {
@@ -221,5 +232,20 @@ func wantText(t *testing.T, c *collector, typ frames.Type, want string) {
 	}
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("%s text %q lacks %q", typ, b.String(), want)
+	}
+}
+
+// caughtCode sleeps and handles the interrupt that stops it.
+const caughtCode = "import time\ntry:\n    print('sleeping', flush=True)\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print('caught')"
+
+func wantCaught(t *testing.T, res Result, c *collector) {
+	t.Helper()
+	wantText(t, c, frames.TypeStdout, "sleeping\ncaught\n")
+	wantText(t, c, frames.TypeStderr, "the cell caught the interrupt")
+	if d := c.first(frames.TypeDone); d == nil || !d.Cancelled {
+		t.Errorf("done = %+v, want cancelled", d)
+	}
+	if !strings.Contains(res.Cells[0].Message, "caught the interrupt") {
+		t.Errorf("message %q does not say the cell caught the interrupt", res.Cells[0].Message)
 	}
 }

@@ -21,12 +21,24 @@
 //     seconds". A timeout counts from when the cell is first sent, so an
 //     interpreter's start (bounded by StartTimeout) does not use it up; a
 //     retry shares the deadline.
+//   - A cell still running when its timeout or the caller's cancel comes
+//     ends timeout or cancelled even when it catches the interrupt and ends
+//     without an error: its done frame says cancelled, and a notice and the
+//     result's Message say the cell caught the interrupt.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
-//   - The launch environment is filtered (allow-list, LC_/XDG_/PI_ prefixes,
-//     a deny-list of secrets and names ending in _API_KEY, _SECRET,
-//     _PASSWORD, _TOKEN, except evalhost's own bridge and gateway tokens).
-//   - At most MaxSessions live sessions: the least recently used idle one is
-//     evicted on overflow, never a busy one; idle sessions shut down after
+//   - The launch environment is filtered: the reference's allow-list and its
+//     LC_/XDG_/PI_ prefixes, minus a deny-list of secrets, names ending in
+//     _API_KEY, _SECRET, _PASSWORD, _TOKEN, prefixed names that look like
+//     secrets (a word KEY, AUTH, PASS, COOKIE…, or one containing SECRET,
+//     TOKEN, PASSWORD, CREDENTIAL, PRIVATE…), the gateway token (evalhost's
+//     own, which no interpreter uses) and the host's PI_TOOL_BRIDGE_*
+//     (evalhost sets its own bridge's after filtering). Credentials in URLs
+//     (proxies, package indexes) are stripped from the values that pass.
+//   - MaxSessions bounds the sessions kept: over it, the least recently used
+//     idle sessions are evicted. A new or busy session (a request running or
+//     queued) is never evicted and no request waits for a slot: while more
+//     than MaxSessions are busy the limit is exceeded, and the sessions over
+//     it are evicted as their requests end. Idle sessions shut down after
 //     IdleTimeout. Close waits for every interpreter and goroutine.
 package sessions

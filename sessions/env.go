@@ -28,9 +28,12 @@ var allowedEnv = map[string]bool{
 	"TERM_PROGRAM": true, "TERM_PROGRAM_VERSION": true,
 }
 
+// allowedEnvPrefixes pass whole families of variables, as the reference's
+// allow-list does; a name in them that looks like a secret is still denied
+// (secretWords), since a prefix vouches for no particular variable.
 var allowedEnvPrefixes = []string{"LC_", "XDG_", "PI_"}
 
-// deniedEnv are secrets stripped even when a prefix would allow them.
+// deniedEnv are secrets stripped whatever else would allow them.
 var deniedEnv = map[string]bool{
 	"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GEMINI_API_KEY": true,
 	"GOOGLE_API_KEY": true, "MISTRAL_API_KEY": true, "GROQ_API_KEY": true,
@@ -43,16 +46,31 @@ var deniedEnv = map[string]bool{
 
 var deniedEnvSuffixes = []string{"_API_KEY", "_SECRET", "_PASSWORD", "_TOKEN"}
 
-// bridgeEnv are evalhost's own variables that the suffix rule must let through.
-var bridgeEnv = map[string]bool{
-	"PI_TOOL_BRIDGE_TOKEN": true, "PI_PYTHON_GATEWAY_TOKEN": true,
-}
+// deniedEnvPrefixes are evalhost's own variables as an outer evalhost (or
+// the user's shell) set them: no interpreter uses the host's copy. The
+// gateway token is for evalhost's client of an external gateway, never for
+// code in a kernel; the tool bridge's variables are set per interpreter by
+// the bridge that serves it (Config.EnvHook), after filtering, and an outer
+// bridge's would let a cell call another process's tools.
+var deniedEnvPrefixes = []string{"PI_PYTHON_GATEWAY_TOKEN", "PI_TOOL_BRIDGE_"}
 
-// AllowEnv reports whether the variable name may reach an interpreter.
-func AllowEnv(name string) bool {
-	if bridgeEnv[name] {
-		return true
+// secretWords deny a prefix-allowed name when one of its _-separated words
+// is one of them; secretParts when a word contains one ("PI_SECRETKEY",
+// "PI_AUTHTOKEN"). Words, not substrings, for the short ones: KEYBOARD and
+// AUTHOR are not secrets.
+var (
+	secretWords = map[string]bool{
+		"KEY": true, "KEYS": true, "AUTH": true, "OAUTH": true, "PASS": true, "PWD": true,
+		"COOKIE": true, "COOKIES": true, "CREDS": true, "SIGNING": true, "BEARER": true,
+		"JWT": true, "SESSIONKEY": true, "PASSPHRASE": true,
 	}
+	secretParts = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY", "PRIVATE"}
+)
+
+// AllowEnv reports whether the host's variable name may reach an
+// interpreter: on the allow-list, or in an allowed prefix and not named like
+// a secret, and never a denied secret.
+func AllowEnv(name string) bool {
 	if deniedEnv[name] {
 		return false
 	}
@@ -61,24 +79,45 @@ func AllowEnv(name string) bool {
 			return false
 		}
 	}
+	for _, p := range deniedEnvPrefixes {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
 	if allowedEnv[name] {
 		return true
 	}
 	for _, p := range allowedEnvPrefixes {
 		if strings.HasPrefix(name, p) {
-			return true
+			return !secretName(name)
 		}
 	}
 	return false
 }
 
-// FilterEnv keeps the allowed entries of a KEY=VALUE list, sorted by name.
+// secretName reports whether a name looks like it holds a secret.
+func secretName(name string) bool {
+	for _, w := range strings.Split(strings.ToUpper(name), "_") {
+		if secretWords[w] {
+			return true
+		}
+		for _, p := range secretParts {
+			if strings.Contains(w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FilterEnv keeps the allowed entries of a KEY=VALUE list, sorted by name,
+// with the credentials taken out of every URL in their values.
 func FilterEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		name, _, ok := strings.Cut(kv, "=")
+		name, value, ok := strings.Cut(kv, "=")
 		if ok && AllowEnv(name) {
-			out = append(out, kv)
+			out = append(out, name+"="+StripURLCredentials(name, value))
 		}
 	}
 	sort.Strings(out)

@@ -11,8 +11,9 @@ var (
 	ErrResetInProgress = errors.New("a reset of this session is already in progress; wait for it to finish")
 	// ErrClosed is returned after the registry was closed.
 	ErrClosed = errors.New("session registry is closed")
-	// ErrSessionClosed: the session was closed (CloseSession, eviction or
-	// the idle timeout) while a request waited for it or ran in it.
+	// ErrSessionClosed: the session was closed (CloseSession or Close) while
+	// a request waited for it or ran in it. Eviction and the idle timeout
+	// close only sessions no request is queued on.
 	ErrSessionClosed = errors.New("the session was closed; a new request starts a fresh session")
 	// ErrNoInterpreter: no Python interpreter could be found.
 	ErrNoInterpreter = errors.New("no python interpreter found")

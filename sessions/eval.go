@@ -36,22 +36,11 @@ func (r *Registry) Queue(req Request) (*Job, error) {
 	if req.ID == "" {
 		req.ID = r.nextID()
 	}
-	for attempt := 0; ; attempt++ {
-		s, err := r.lookup(&req)
-		if err != nil {
-			return nil, err
-		}
-		t, err := s.enqueue()
-		if errors.Is(err, ErrSessionClosed) && attempt < 3 {
-			// Closed (idle timeout, eviction, CloseSession) after the
-			// lookup: it has left the registry, so look up a fresh one.
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &Job{reg: r, req: req, s: s, turn: t}, nil
+	s, t, err := r.lookup(&req)
+	if err != nil {
+		return nil, err
 	}
+	return &Job{reg: r, req: req, s: s, turn: t}, nil
 }
 
 // Eval queues req and runs it: Queue then Run.
@@ -123,6 +112,7 @@ type cellRun struct {
 	out     func(frames.Frame) // straight to the caller
 
 	runNonce string
+	caught   bool // the cell handled the interrupt and ended on its own
 }
 
 // nonce returns the cell's random run-id part, made once.
@@ -189,6 +179,15 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
+			if cellCtx.Err() != nil && !done.Cancelled {
+				// The timeout or the caller's cancel came while the cell
+				// ran, so the backend interrupted it, and the cell caught
+				// the KeyboardInterrupt: it must not read as if it had
+				// completed. (A cell that ended just as the context did,
+				// before the backend saw it end, is counted here too; the
+				// notice allows for it.)
+				done.Cancelled, c.caught = true, true
+			}
 			c.emit(done)
 			if !ex.Alive() {
 				// The cell ended its own interpreter (an sh cell's exit):
@@ -242,6 +241,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusOK
 		default:
 			c.res.Status = StatusError
+		}
+		if c.caught {
+			c.res.Message = caughtInterrupt
+			c.notice("[" + caughtInterrupt + "]\n")
 		}
 		c.guardMemory()
 	case errors.As(err, &death):
@@ -308,6 +311,11 @@ func (c *cellRun) flushHeld() {
 func timeoutNotice(d time.Duration) string {
 	return fmt.Sprintf("Command timed out after %d seconds\n", max(1, int64(math.Round(d.Seconds()))))
 }
+
+// caughtInterrupt says why a cell that ended without a KeyboardInterrupt
+// is not ok. It does not claim the cell's work was cut short: a cell that
+// finished just as the interrupt came reads the same to the host.
+const caughtInterrupt = "the cell caught the interrupt (KeyboardInterrupt) and ended on its own, or finished just as it came; its work may be incomplete"
 
 func (c *cellRun) timedOut(killed bool) {
 	c.res.Status = StatusTimeout

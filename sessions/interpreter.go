@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // Interpreter is a resolved Python: the real executable (version-manager
@@ -127,15 +129,26 @@ func lookPath(name string) (string, error) {
 	return p, err
 }
 
+// probeFlight runs one probe per path at a time: concurrent first requests
+// (a client opening several sessions at once) all miss probeCache, and each
+// used to start the interpreter to ask it the same question.
+var probeFlight singleflight.Group
+
 func probe(path string, timeout time.Duration) probeResult {
 	if v, ok := probeCache.Load(path); ok {
 		return v.(probeResult)
 	}
-	res := runProbe(path, timeout)
-	if res.err == nil {
-		probeCache.Store(path, res)
-	}
-	return res
+	v, _, _ := probeFlight.Do(path, func() (any, error) {
+		if v, ok := probeCache.Load(path); ok {
+			return v, nil // a flight that just ended stored it
+		}
+		res := runProbe(path, timeout)
+		if res.err == nil {
+			probeCache.Store(path, res)
+		}
+		return res, nil
+	})
+	return v.(probeResult)
 }
 
 // stderrTail is the last few lines a failed interpreter wrote: where Python

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 type Config struct {
 	Home           string              // evalhost home: runner cache, modules, managed venv
 	Python         string              // explicit interpreter (--python); "" resolves per cwd
-	MaxSessions    int                 // live sessions before LRU eviction of idle ones; default 4
+	MaxSessions    int                 // idle sessions kept beyond it are evicted, LRU first; default 4 (see trimLocked)
 	IdleTimeout    time.Duration       // idle sessions shut down after it; default 5 min; <0 never
 	DefaultTimeout time.Duration       // per cell; default 30 s
 	Grace          time.Duration       // interrupt grace before a kill; default 2 s
@@ -121,39 +122,49 @@ func (r *Registry) Sessions() []Info {
 	return infos
 }
 
-// lookup resolves a request's key and returns its session, creating it (and
-// evicting the least recently used idle session on overflow).
-func (r *Registry) lookup(req *Request) (*session, error) {
+// lookup resolves a request's key and returns its session with the
+// request's place in the session's queue already taken, creating the
+// session when there is none. Taking the place under r.mu is what keeps a
+// new session from being evicted (or idle-closed) before its first request
+// runs: a session with a queued request is never idle.
+func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	cwd := req.Cwd
 	if cwd == "" {
 		cwd = "."
 	}
 	abs, err := checkCwd(cwd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	py, err := r.resolvePython(req, abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key := Key{Session: req.Session, Cwd: abs, Python: py.Path, IPython: req.IPython || r.cfg.IPython}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
-	if req.Mode == ModePerCall {
-		s := newSession(r, key, py)
+	var s *session
+	switch {
+	case req.Mode == ModePerCall:
+		s = newSession(r, key, py)
 		r.perCall[s] = struct{}{}
-		return s, nil
+	case r.sessions[key] != nil:
+		s = r.sessions[key]
+	default:
+		s = newSession(r, key, py)
+		r.sessions[key] = s
 	}
-	if s := r.sessions[key]; s != nil {
-		return s, nil
+	t, err := s.enqueue()
+	if err != nil {
+		// Only a closed session refuses, and a closed one has left
+		// r.sessions; this is a bug guard, not a path a caller meets.
+		return nil, nil, err
 	}
-	s := newSession(r, key, py)
-	r.sessions[key] = s
-	r.evictLocked()
-	return s, nil
+	r.trimLocked()
+	return s, t, nil
 }
 
 // resolvePython resolves lazily: a request of only sh cells needs none.
@@ -166,7 +177,19 @@ func (r *Registry) resolvePython(req *Request, cwd string) (Interpreter, error) 
 	return py, nil
 }
 
-func (r *Registry) evictLocked() {
+// trimLocked shuts down the least recently used idle sessions while there
+// are more than MaxSessions. A busy session (a request running or queued,
+// which includes one just created) is never evicted: while more than
+// MaxSessions are busy the limit is exceeded, and trim runs again as each
+// request ends. Waiting for a slot instead could deadlock (a cell whose tool
+// call makes the client eval in another session) and would hold a request
+// back, silent, for as long as other sessions' cells run. The victims stop
+// in the background, so no lookup waits for an interpreter's grace window;
+// Close waits for them.
+func (r *Registry) trimLocked() {
+	if r.closed {
+		return
+	}
 	for len(r.sessions) > r.cfg.MaxSessions {
 		var victim *session
 		for _, s := range r.sessions {
@@ -178,11 +201,20 @@ func (r *Registry) evictLocked() {
 			}
 		}
 		if victim == nil {
-			return // every session is busy; never evict a busy one
+			return // every session is busy
 		}
 		delete(r.sessions, victim.key)
-		victim.shutdown()
+		victim.markClosed()
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); victim.shutdown() }()
 	}
+}
+
+// trim is trimLocked for a session that just went idle.
+func (r *Registry) trim() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trimLocked()
 }
 
 // endPerCall shuts a per-call session down and forgets it.
@@ -289,7 +321,9 @@ func (r *Registry) ResetSession(ctx context.Context, id, cwd string) (existed bo
 	}
 	r.mu.Unlock()
 	for _, s := range targets {
-		if err := s.reset(ctx); err != nil {
+		if err := s.reset(ctx); err != nil && !errors.Is(err, ErrSessionClosed) {
+			// A session closed or evicted since the lookup has lost its
+			// interpreters anyway: that is the reset done, not a failure.
 			return true, err
 		}
 	}

@@ -77,9 +77,14 @@ func (t *turn) release() {
 		s := t.s
 		s.mu.Lock()
 		s.queued--
+		idle := s.queued == 0
 		s.lastUsed = time.Now()
 		s.mu.Unlock()
 		close(t.mine)
+		if idle {
+			// Sessions over the limit wait for one to go idle.
+			s.reg.trim()
+		}
 	})
 }
 

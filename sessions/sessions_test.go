@@ -314,12 +314,13 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestEnvironmentFiltered(t *testing.T) {
-	environ := append(os.Environ(), "OPENAI_API_KEY=sk-secret", "MY_SERVICE_TOKEN=t", "LC_EVALHOST_TEST=kept")
+	environ := append(os.Environ(), "OPENAI_API_KEY=sk-secret", "MY_SERVICE_TOKEN=t", "LC_EVALHOST_TEST=kept",
+		"PI_PYTHON_GATEWAY_TOKEN=gw", "PI_SECRET_KEY=s", "HTTPS_PROXY=http://user:pw@proxy.invalid:3128")
 	r := newTestRegistry(t, Config{Environ: environ, ExtraEnv: map[string]string{"PI_TOOL_BRIDGE_TOKEN": "bridge"}})
-	code := "import os; print(sorted(k for k in ('OPENAI_API_KEY','MY_SERVICE_TOKEN','LC_EVALHOST_TEST','PI_TOOL_BRIDGE_TOKEN','PI_TOOL_BRIDGE_SESSION') if k in os.environ))"
+	code := "import os; print(sorted(k for k in ('OPENAI_API_KEY','MY_SERVICE_TOKEN','LC_EVALHOST_TEST','PI_TOOL_BRIDGE_TOKEN','PI_TOOL_BRIDGE_SESSION','PI_PYTHON_GATEWAY_TOKEN','PI_SECRET_KEY') if k in os.environ)); print(os.environ['HTTPS_PROXY'])"
 	_, c := eval(t, r, Request{Session: "envtest", Cells: []Cell{py(code)}})
-	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']"; !strings.Contains(c.text(), want) {
-		t.Fatalf("visible variables %q, want %s", c.text(), want)
+	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']\nhttp://proxy.invalid:3128\n"; c.text() != want {
+		t.Fatalf("visible variables %q, want %q", c.text(), want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -60,6 +61,56 @@ func TestServeHardening(t *testing.T) {
 				cellEnd := ofType(c.result("queued"), "cell_end")[0]
 				if cellEnd["status"] != "cancelled" || !strings.Contains(cellEnd["message"].(string), "the session was closed") {
 					t.Fatalf("request queued on the closed session: %v", cellEnd)
+				}
+			},
+		},
+		{
+			// 16 first requests at once, default --max-sessions 4: each
+			// new session used to be evicted the moment it was created, and
+			// 12 requests got request_error "the session was closed". The
+			// limit evicts idle sessions only; it is exceeded while more
+			// are busy and comes back as their requests end.
+			name: "more busy sessions than --max-sessions all run",
+			run: func(t *testing.T, c *serveClient) {
+				const n = 16
+				flag := t.TempDir() + "/release"
+				hold := "import os, time\nprint('holding', flush=True)\nwhile not os.path.exists(" + strconvQuote(flag) + "): time.sleep(0.02)\nprint('released')"
+				for i := range n {
+					id := fmt.Sprintf("m%02d", i)
+					c.send(map[string]any{"op": "eval", "id": id, "session": id, "cells": []any{map[string]any{"code": hold, "timeout": 600}}})
+				}
+				c.waitFor("every session holding, or a request ended", func() bool {
+					holding := 0
+					for i := range n {
+						lines := c.byID[fmt.Sprintf("m%02d", i)]
+						if len(ofType(lines, "end"))+len(ofType(lines, "request_error")) > 0 {
+							return true
+						}
+						if strings.Contains(stdoutOf(lines), "holding") {
+							holding++
+						}
+					}
+					return holding == n
+				})
+				if err := os.WriteFile(flag, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				for i := range n {
+					id := fmt.Sprintf("m%02d", i)
+					lines := c.result(id)
+					if errs := ofType(lines, "request_error"); len(errs) > 0 {
+						t.Errorf("%s refused: %v", id, errs[0]["error"])
+					} else if end := ofType(lines, "end"); end[0]["status"] != "ok" || stdoutOf(lines) != "holding\nreleased\n" {
+						t.Errorf("%s: %v, stdout %q", id, end[0], stdoutOf(lines))
+					}
+				}
+				c.send(map[string]any{"op": "sessions", "id": "list"})
+				c.waitFor("sessions reply", func() bool { return len(ofType(c.byID["list"], "sessions")) == 1 })
+				c.mu.Lock()
+				live := ofType(c.byID["list"], "sessions")[0]["sessions"].([]any)
+				c.mu.Unlock()
+				if len(live) != 4 {
+					t.Errorf("%d sessions live after every request ended, want --max-sessions, 4", len(live))
 				}
 			},
 		},
