@@ -66,11 +66,15 @@
 //
 // # Relay
 //
-// [Relay] backs `serve`: each call is handed to a send function under a fresh
-// call id ("c1", "c2", …) for the client (a tool_call line), and waits until
+// [Relay] backs `serve`: it is the one record of the runs a client's calls
+// may come from ([Relay.RunHook], called beside [Server.RunHook]) and of the
+// calls waiting for an answer. Each call is handed to a send function under a
+// fresh call id ("c1", "c2", …) with the run that made it, for the client (a
+// tool_call line naming the request and cell), and waits until
 // [Relay.Resolve] delivers the client's tool_result or the call's context
 // ends (then an abandon callback hears of it and a late Resolve returns
-// [ErrNotPending]).
+// [ErrNotPending]). [Relay.Close] fails the waiting calls and every later one
+// with its error, for a client that will answer nothing more.
 //
 // # Command tools
 //

@@ -12,17 +12,20 @@ import (
 
 // sent is one tool_call a fake serve client received.
 type sent struct {
-	id string
-	c  Call
+	id  string
+	c   Call
+	run Run
 }
 
 func TestRelayThroughBridge(t *testing.T) {
 	calls := make(chan sent, 10)
 	var mu sync.Mutex
 	var abandoned []string
-	relay := NewRelay(func(id string, c Call) error { calls <- sent{id, c}; return nil },
+	relay := NewRelay(func(id string, c Call, run Run) error { calls <- sent{id, c, run}; return nil },
 		func(id string) { mu.Lock(); abandoned = append(abandoned, id); mu.Unlock() })
 	b := start(t, relay, Options{})
+	run := Run{Session: "s1", ID: "r1", Request: "req7", Cell: 2}
+	relay.RunHook(run, true)
 	b.RunHook("s1", "r1", true)
 
 	// The fake client answers in the background, as serve's stdin reader would.
@@ -34,6 +37,9 @@ func TestRelayThroughBridge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for s := range calls {
+			if s.run.Request != "req7" || s.run.Cell != 2 {
+				t.Errorf("call %s came with run %+v, want the hooked one", s.id, s.run)
+			}
 			if s.c.Name == "hang" {
 				continue
 			}
@@ -75,6 +81,7 @@ func TestRelayThroughBridge(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	b.RunHook("s1", "r1", false)
+	relay.RunHook(run, false)
 	if r := <-got; r.status != 409 || !strings.Contains(r.Error, "cell ended") {
 		t.Errorf("abandoned call: %d %s", r.status, r.raw)
 	}
@@ -94,10 +101,11 @@ func TestRelayThroughBridge(t *testing.T) {
 
 func TestRelayResolveErrors(t *testing.T) {
 	ids := make(chan string, 1)
-	relay := NewRelay(func(id string, c Call) error { ids <- id; return nil }, nil)
+	relay := NewRelay(func(id string, c Call, _ Run) error { ids <- id; return nil }, nil)
+	relay.RunHook(Run{Session: "s", ID: "r"}, true)
 	done := make(chan error, 1)
 	go func() {
-		_, err := relay.Call(context.Background(), Call{Name: "x"})
+		_, err := relay.Call(context.Background(), Call{Session: "s", Run: "r", Name: "x"})
 		done <- err
 	}()
 	id := <-ids
@@ -128,9 +136,57 @@ func TestRelayResolveErrors(t *testing.T) {
 }
 
 func TestRelaySendFails(t *testing.T) {
-	relay := NewRelay(func(string, Call) error { return errors.New("stdout closed") }, nil)
-	_, err := relay.Call(context.Background(), Call{Name: "x"})
+	relay := NewRelay(func(string, Call, Run) error { return errors.New("stdout closed") }, nil)
+	relay.RunHook(Run{Session: "s", ID: "r"}, true)
+	_, err := relay.Call(context.Background(), Call{Session: "s", Run: "r", Name: "x"})
 	if err == nil || !strings.Contains(err.Error(), `cannot pass tool "x" to the client: stdout closed`) || relay.Pending() != 0 {
 		t.Errorf("err = %v, pending %d", err, relay.Pending())
+	}
+}
+
+// A call from a run the relay does not know (never hooked, or ended) is
+// refused without reaching the client.
+func TestRelayUnknownRun(t *testing.T) {
+	relay := NewRelay(func(string, Call, Run) error { t.Error("send called for an inactive run"); return nil }, nil)
+	run := Run{Session: "s", ID: "r"}
+	relay.RunHook(run, true)
+	relay.RunHook(run, true) // a duplicate activation
+	relay.RunHook(run, false)
+	relay.RunHook(run, false)
+	for _, c := range []Call{{Session: "s", Run: "r", Name: "x"}, {Session: "other", Run: "r", Name: "x"}} {
+		if _, err := relay.Call(context.Background(), c); !errors.Is(err, ErrRunEnded) {
+			t.Errorf("call from %s/%s: %v, want ErrRunEnded", c.Session, c.Run, err)
+		}
+	}
+}
+
+// Close fails the calls waiting for an answer and every later one with its
+// error, untouched, and without abandoning them to the client.
+func TestRelayClose(t *testing.T) {
+	ids := make(chan string, 1)
+	relay := NewRelay(func(id string, _ Call, _ Run) error { ids <- id; return nil },
+		func(id string) { t.Errorf("call %s abandoned by Close", id) })
+	relay.RunHook(Run{Session: "s", ID: "r"}, true)
+	stopped := errors.New("the client stopped reading")
+	call := Call{Session: "s", Run: "r", Name: "x"}
+	done := make(chan error, 1)
+	go func() {
+		_, err := relay.Call(context.Background(), call)
+		done <- err
+	}()
+	id := <-ids
+	relay.Close(stopped)
+	relay.Close(errors.New("second close"))
+	if err := <-done; err != stopped {
+		t.Errorf("pending call: %v, want %v", err, stopped)
+	}
+	if _, err := relay.Call(context.Background(), call); err != stopped {
+		t.Errorf("call after Close: %v, want %v", err, stopped)
+	}
+	if err := relay.Resolve(id, true, nil, ""); !errors.Is(err, ErrNotPending) {
+		t.Errorf("answer after Close: %v, want ErrNotPending", err)
+	}
+	if n := relay.Pending(); n != 0 {
+		t.Errorf("%d calls pending after Close", n)
 	}
 }
