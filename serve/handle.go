@@ -36,7 +36,8 @@ func (s *Server) eval(r request) {
 	if _, dup := s.inflight[id]; dup {
 		s.mu.Unlock()
 		cancel()
-		s.requestError(&requestError{id: id, op: r.op, msg: fmt.Sprintf("request id %q is already in flight; use a new id", id)})
+		s.requestError(&requestError{id: id, op: r.op, inFlight: true,
+			msg: fmt.Sprintf("request id %q is already in flight; use a new id", id)})
 		return
 	}
 	fl := &inflight{cancel: cancel, cell: -1}

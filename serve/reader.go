@@ -57,11 +57,12 @@ func readLines(r io.Reader, maxLine int) (<-chan readResult, func()) {
 	return out, func() { once.Do(func() { close(done) }) }
 }
 
-// idOfPrefix reads a request's "id" from the start of a line too long to
-// read whole, so the client learns which request was refused instead of
-// waiting for its end. An id cut off by the prefix's end is not guessed.
-func idOfPrefix(prefix string) string {
-	v := gjson.Get(prefix, "id")
+// fieldOfPrefix reads a request's string field (its "id", its "op") from
+// the start of a line too long to read whole, so the client learns which
+// request was refused instead of waiting for its end. A value cut off by the
+// prefix's end is not guessed.
+func fieldOfPrefix(prefix, name string) string {
+	v := gjson.Get(prefix, name)
 	if v.Type != gjson.String || len(v.Raw) < 2 || !strings.HasSuffix(v.Raw, `"`) || v.Index <= 0 || v.Index+len(v.Raw) >= len(prefix) {
 		return ""
 	}

@@ -63,13 +63,16 @@ type Progress struct {
 
 // RequestError refuses a request line, or ends an accepted eval that
 // failed before its end. Op names the refused request's op, so a refused
-// cancel of "r1" is not mistaken for the end of eval "r1".
+// cancel of "r1" is not mistaken for the end of eval "r1"; InFlight marks
+// the refusal of an eval whose id is taken by one still in flight, whose
+// end is still to come.
 type RequestError struct {
-	Error string `json:"error"`          // what was wrong and what to do
-	ID    string `json:"id,omitempty"`   // the request's id, when one could be read
-	Line  string `json:"line,omitempty"` // a prefix of a line that was not a JSON object
-	Op    string `json:"op,omitempty"`   // the request's op, when one could be read
-	Type  string `json:"type"`
+	Error    string `json:"error"`              // what was wrong and what to do
+	ID       string `json:"id,omitempty"`       // the request's id, when one could be read
+	InFlight bool   `json:"inFlight,omitempty"` // a request with this id is queued or running still
+	Line     string `json:"line,omitempty"`     // a prefix of a line that was not a JSON object
+	Op       string `json:"op,omitempty"`       // the request's op, when one could be read
+	Type     string `json:"type"`
 }
 
 // Reset answers a reset request.

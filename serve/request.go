@@ -21,12 +21,13 @@ type request struct {
 // when the line had none that could be read.
 type requestError struct {
 	id, op, msg, line string
+	inFlight          bool // id is taken by a request in flight
 }
 
 func (e *requestError) Error() string { return e.msg }
 
 func (e *requestError) reply() RequestError {
-	return RequestError{Error: e.msg, ID: e.id, Line: e.line, Op: e.op, Type: TypeRequestError}
+	return RequestError{Error: e.msg, ID: e.id, InFlight: e.inFlight, Line: e.line, Op: e.op, Type: TypeRequestError}
 }
 
 // badRequest refuses root's request, naming its id and op.

@@ -155,7 +155,7 @@ func (s *Server) loop(ctx context.Context, lines <-chan readResult) (readErr err
 				return l.err, false
 			case l.long != nil:
 				s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.cfg.MaxLine),
-					ID: idOfPrefix(l.long.Line), Line: l.long.Line, Type: TypeRequestError})
+					ID: fieldOfPrefix(l.long.Line, "id"), Line: l.long.Line, Op: fieldOfPrefix(l.long.Line, "op"), Type: TypeRequestError})
 			case s.dispatch(l.line):
 				return nil, false
 			}

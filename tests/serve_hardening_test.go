@@ -98,7 +98,7 @@ func TestServeHardening(t *testing.T) {
 			run: func(t *testing.T, c *serveClient) {
 				c.sendRaw(`{"op":"eval","id":"long","cells":[{"code":"s = '` + strings.Repeat("x", 500) + `'"}]}`)
 				refusal := ofType(c.result("long"), "request_error")
-				if len(refusal) != 1 || !strings.Contains(refusal[0]["error"].(string), "--max-line (100 bytes)") {
+				if len(refusal) != 1 || refusal[0]["op"] != "eval" || !strings.Contains(refusal[0]["error"].(string), "--max-line (100 bytes)") {
 					t.Fatalf("replies to an over-long line: %v", c.result("long"))
 				}
 				c.send(map[string]any{"op": "eval", "id": "short", "cells": []any{py("print(2)")}})
