@@ -106,3 +106,25 @@ func TestFieldOfPrefix(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"cancel","id":"r1"}`))
+	f.Add([]byte(`{"op":7}`))
+	f.Add([]byte(`[1]`))
+	f.Add([]byte("\xff"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, err := parseRequest(line)
+		if err != nil {
+			if err.msg == "" || len(err.line) > 200 {
+				t.Fatalf("refusal %+v of %q", err, line)
+			}
+			if r := err.reply(); r.Type != TypeRequestError {
+				t.Fatalf("reply %+v", r)
+			}
+			return
+		}
+		if !gjson.ValidBytes(line) || !req.root.IsObject() || req.root.Get("op").Str != req.op {
+			t.Fatalf("accepted %q as op %q", line, req.op)
+		}
+	})
+}
