@@ -99,8 +99,7 @@ func BenchmarkPythonRoundTrip(b *testing.B) {
 	b.Run("trivial", func(b *testing.B) { pythonRoundTrip(b, trivial) })
 	b.Run("relay", func(b *testing.B) {
 		calls := make(chan string, 16)
-		relay := NewRelay(func(id string, _ Call, _ Run) error { calls <- id; return nil }, nil)
-		relay.RunHook(Run{Session: "s", ID: "r"}, true)
+		relay := NewRelay(func(id string, c Call) error { calls <- id; return nil }, nil)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

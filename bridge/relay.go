@@ -13,68 +13,27 @@ import (
 // waiting: never sent, already answered, abandoned, or failed by Close.
 var ErrNotPending = errors.New("tool call is not pending")
 
-// ErrRunEnded fails a relayed call whose run is not active in the relay:
-// the cell that made it ended before the call could be sent.
-var ErrRunEnded = errors.New("the cell that made this call is no longer running")
-
-// Run names one execution of a cell as a relay's client knows it: the run
-// the interpreter reports (session, EVALHOST_RUN) and the client's request
-// and cell it belongs to.
-type Run struct {
-	Session string // PI_TOOL_BRIDGE_SESSION
-	ID      string // EVALHOST_RUN
-	Request string // the client's request id
-	Cell    int    // the cell's index in its request
-}
-
 // Relay is a Tools that hands each call to a client and waits for its answer:
 // `serve` writes a tool_call line from send and calls Resolve when the
-// client's tool_result arrives. It is the one record of the runs calls may
-// come from and of the calls waiting for an answer.
+// client's tool_result arrives. It is the one record of the calls waiting
+// for an answer; the Server's runs (TrackRun) name the request and cell each
+// call comes from (Call.Request, Call.Cell).
 type Relay struct {
-	send    func(callID string, c Call, run Run) error
+	send    func(callID string, c Call) error
 	abandon func(callID string)
 
 	mu      sync.Mutex
 	next    uint64
-	runs    map[runKey]*relayRun
 	pending map[string]chan result
 	closed  error // set by Close: every call fails with it
 }
 
-// relayRun is an active run; n counts overlapping activations of one key.
-type relayRun struct {
-	run Run
-	n   int
-}
-
 // NewRelay makes a Relay. send delivers a call to the client under a fresh
-// call id ("c1", "c2", …), with the run that made it, and must not block on
-// the answer; abandon, if not nil, is told of calls whose context ended
-// before an answer (a cell that ended or timed out), so the client can stop
-// working on them.
-func NewRelay(send func(callID string, c Call, run Run) error, abandon func(callID string)) *Relay {
-	return &Relay{send: send, abandon: abandon, runs: map[runKey]*relayRun{}, pending: map[string]chan result{}}
-}
-
-// RunHook marks run active (before its cell executes) or ended (after), so
-// calls name the request and cell they come from. Call it beside
-// Server.RunHook; a call from a run not active here fails with ErrRunEnded.
-func (r *Relay) RunHook(run Run, active bool) {
-	k := runKey{run.Session, run.ID}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.runs[k]
-	switch {
-	case active && st == nil:
-		r.runs[k] = &relayRun{run: run, n: 1}
-	case active:
-		st.n++
-	case st != nil:
-		if st.n--; st.n == 0 {
-			delete(r.runs, k)
-		}
-	}
+// call id ("c1", "c2", …) and must not block on the answer; abandon, if not
+// nil, is told of calls whose context ended before an answer (a cell that
+// ended or timed out), so the client can stop working on them.
+func NewRelay(send func(callID string, c Call) error, abandon func(callID string)) *Relay {
+	return &Relay{send: send, abandon: abandon, pending: map[string]chan result{}}
 }
 
 // Call sends c and waits for Resolve, Close or the end of ctx.
@@ -86,17 +45,11 @@ func (r *Relay) Call(ctx context.Context, c Call) (json.RawMessage, error) {
 		r.mu.Unlock()
 		return nil, err
 	}
-	st := r.runs[runKey{c.Session, c.Run}]
-	if st == nil {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("cannot pass tool %q to the client: %w", c.Name, ErrRunEnded)
-	}
-	run := st.run
 	r.next++
 	id := "c" + strconv.FormatUint(r.next, 10)
 	r.pending[id] = ch
 	r.mu.Unlock()
-	if err := r.send(id, c, run); err != nil {
+	if err := r.send(id, c); err != nil {
 		r.forget(id)
 		return nil, fmt.Errorf("cannot pass tool %q to the client: %w", c.Name, err)
 	}

@@ -12,21 +12,18 @@ import (
 
 // sent is one tool_call a fake serve client received.
 type sent struct {
-	id  string
-	c   Call
-	run Run
+	id string
+	c  Call
 }
 
 func TestRelayThroughBridge(t *testing.T) {
 	calls := make(chan sent, 10)
 	var mu sync.Mutex
 	var abandoned []string
-	relay := NewRelay(func(id string, c Call, run Run) error { calls <- sent{id, c, run}; return nil },
+	relay := NewRelay(func(id string, c Call) error { calls <- sent{id, c}; return nil },
 		func(id string) { mu.Lock(); abandoned = append(abandoned, id); mu.Unlock() })
 	b := start(t, relay, Options{})
-	run := Run{Session: "s1", ID: "r1", Request: "req7", Cell: 2}
-	relay.RunHook(run, true)
-	b.RunHook("s1", "r1", true)
+	b.TrackRun(Run{Session: "s1", ID: "r1", Request: "req7", Cell: 2}, true)
 
 	// The fake client answers in the background, as serve's stdin reader would.
 	answers := map[string]func(string) error{
@@ -37,8 +34,8 @@ func TestRelayThroughBridge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for s := range calls {
-			if s.run.Request != "req7" || s.run.Cell != 2 {
-				t.Errorf("call %s came with run %+v, want the hooked one", s.id, s.run)
+			if s.c.Request != "req7" || s.c.Cell != 2 {
+				t.Errorf("call %s = %+v, want request req7, cell 2 as tracked", s.id, s.c)
 			}
 			if s.c.Name == "hang" {
 				continue
@@ -81,7 +78,6 @@ func TestRelayThroughBridge(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	b.RunHook("s1", "r1", false)
-	relay.RunHook(run, false)
 	if r := <-got; r.status != 409 || !strings.Contains(r.Error, "cell ended") {
 		t.Errorf("abandoned call: %d %s", r.status, r.raw)
 	}
@@ -101,11 +97,10 @@ func TestRelayThroughBridge(t *testing.T) {
 
 func TestRelayResolveErrors(t *testing.T) {
 	ids := make(chan string, 1)
-	relay := NewRelay(func(id string, c Call, _ Run) error { ids <- id; return nil }, nil)
-	relay.RunHook(Run{Session: "s", ID: "r"}, true)
+	relay := NewRelay(func(id string, c Call) error { ids <- id; return nil }, nil)
 	done := make(chan error, 1)
 	go func() {
-		_, err := relay.Call(context.Background(), Call{Session: "s", Run: "r", Name: "x"})
+		_, err := relay.Call(context.Background(), Call{Name: "x"})
 		done <- err
 	}()
 	id := <-ids
@@ -136,27 +131,10 @@ func TestRelayResolveErrors(t *testing.T) {
 }
 
 func TestRelaySendFails(t *testing.T) {
-	relay := NewRelay(func(string, Call, Run) error { return errors.New("stdout closed") }, nil)
-	relay.RunHook(Run{Session: "s", ID: "r"}, true)
-	_, err := relay.Call(context.Background(), Call{Session: "s", Run: "r", Name: "x"})
+	relay := NewRelay(func(string, Call) error { return errors.New("stdout closed") }, nil)
+	_, err := relay.Call(context.Background(), Call{Name: "x"})
 	if err == nil || !strings.Contains(err.Error(), `cannot pass tool "x" to the client: stdout closed`) || relay.Pending() != 0 {
 		t.Errorf("err = %v, pending %d", err, relay.Pending())
-	}
-}
-
-// A call from a run the relay does not know (never hooked, or ended) is
-// refused without reaching the client.
-func TestRelayUnknownRun(t *testing.T) {
-	relay := NewRelay(func(string, Call, Run) error { t.Error("send called for an inactive run"); return nil }, nil)
-	run := Run{Session: "s", ID: "r"}
-	relay.RunHook(run, true)
-	relay.RunHook(run, true) // a duplicate activation
-	relay.RunHook(run, false)
-	relay.RunHook(run, false)
-	for _, c := range []Call{{Session: "s", Run: "r", Name: "x"}, {Session: "other", Run: "r", Name: "x"}} {
-		if _, err := relay.Call(context.Background(), c); !errors.Is(err, ErrRunEnded) {
-			t.Errorf("call from %s/%s: %v, want ErrRunEnded", c.Session, c.Run, err)
-		}
 	}
 }
 
@@ -164,9 +142,8 @@ func TestRelayUnknownRun(t *testing.T) {
 // error, untouched, and without abandoning them to the client.
 func TestRelayClose(t *testing.T) {
 	ids := make(chan string, 1)
-	relay := NewRelay(func(id string, _ Call, _ Run) error { ids <- id; return nil },
+	relay := NewRelay(func(id string, _ Call) error { ids <- id; return nil },
 		func(id string) { t.Errorf("call %s abandoned by Close", id) })
-	relay.RunHook(Run{Session: "s", ID: "r"}, true)
 	stopped := errors.New("the client stopped reading")
 	call := Call{Session: "s", Run: "r", Name: "x"}
 	done := make(chan error, 1)

@@ -10,29 +10,22 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// Tool calls from cells go to the client: the bridge's Relay holds the runs
-// calls may come from and the calls waiting for an answer; the Server only
-// writes tool_call lines and reads tool_result ones.
+// Tool calls from cells go to the client: the bridge holds the runs calls
+// may come from and the calls waiting for an answer; the Server only writes
+// tool_call lines and reads tool_result ones.
 
 // runHook lets the bridge accept calls from a run while its cell executes,
-// and the relay name the request and cell they come from.
+// naming the request and cell they come from.
 func (s *Server) runHook(info sessions.RunInfo, active bool) {
-	run := bridge.Run{Session: info.Session, ID: info.Run, Request: info.Request, Cell: info.Cell}
-	if active {
-		s.relay.RunHook(run, true)
-		s.bridge.RunHook(info.Session, info.Run, true)
-		return
-	}
-	s.bridge.RunHook(info.Session, info.Run, false) // ends the run's calls in flight
-	s.relay.RunHook(run, false)
+	s.bridge.TrackRun(bridge.Run{Session: info.Session, ID: info.Run, Request: info.Request, Cell: info.Cell}, active)
 }
 
-func (s *Server) sendToolCall(callID string, c bridge.Call, run bridge.Run) error {
+func (s *Server) sendToolCall(callID string, c bridge.Call) error {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	s.reply(ToolCall{Type: TypeToolCall, Call: callID, ID: run.Request, Cell: run.Cell, Session: c.Session, Name: c.Name, Args: args})
+	s.reply(ToolCall{Type: TypeToolCall, Call: callID, ID: c.Request, Cell: c.Cell, Session: c.Session, Name: c.Name, Args: args})
 	return nil
 }
 
