@@ -37,6 +37,9 @@ func startServer(t *testing.T, ctx context.Context, cfg serve.Config) *client {
 	if cfg.Sessions.Home == "" {
 		cfg.Sessions.Home = t.TempDir()
 	}
+	// A failed test may leave a cell holding out: end the work at once
+	// then, instead of draining it.
+	ctx, abort := context.WithCancel(ctx)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, lines: make(chan map[string]any, 1024), served: make(chan struct{})}
@@ -60,10 +63,14 @@ func startServer(t *testing.T, ctx context.Context, cfg serve.Config) *client {
 		}
 	}()
 	t.Cleanup(func() {
+		if t.Failed() {
+			abort()
+		}
 		inW.Close()
 		for range c.lines {
 		}
 		<-c.served
+		abort()
 	})
 	return c
 }
@@ -80,15 +87,25 @@ func (c *client) wait() error {
 func (c *client) send(req map[string]any) {
 	c.t.Helper()
 	b, _ := json.Marshal(req)
-	if _, err := c.in.Write(append(b, '\n')); err != nil {
-		c.t.Fatalf("send %s: %v", b, err)
+	c.sendRaw(string(b))
+}
+
+func (c *client) sendRaw(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatalf("send %s: %v", line, err)
 	}
 }
 
-// until reads lines until one satisfies match and returns it; the lines read
-// stay in c.seen. A hang is the watchdog's to report.
+// until returns the first line, read already or next, that satisfies match;
+// the lines read stay in c.seen. A hang is the watchdog's to report.
 func (c *client) until(what string, match func(m map[string]any) bool) map[string]any {
 	c.t.Helper()
+	for _, m := range c.seen {
+		if match(m) {
+			return m
+		}
+	}
 	for m := range c.lines {
 		c.seen = append(c.seen, m)
 		if match(m) {
