@@ -120,6 +120,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	stopProgress()
 	s.reg.Close()
 	s.bridge.Close()
+	s.abort()
 	s.out.Flush()
 	if aborted {
 		return context.Cause(ctx)
