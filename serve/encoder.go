@@ -42,14 +42,14 @@ func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
 func (e *Encoder) Frame(id string, cell int, f *frames.Frame) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.buf = AppendFrame(e.buf[:0], id, cell, f)
+	e.buf = appendFrame(e.buf[:0], id, cell, f)
 	e.buf = append(e.buf, '\n')
 	e.writeLocked(e.buf, endsCell(f.Type))
 }
 
-// AppendFrame appends f as one JSON object without a newline, with "cell"
+// appendFrame appends f as one JSON object without a newline, with "cell"
 // as its first field and id in place of the frame's own ("" leaves it out).
-func AppendFrame(dst []byte, id string, cell int, f *frames.Frame) []byte {
+func appendFrame(dst []byte, id string, cell int, f *frames.Frame) []byte {
 	g := *f
 	g.ID = id
 	dst = append(dst, `{"cell":`...)
