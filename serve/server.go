@@ -202,8 +202,7 @@ func (s *Server) drain(ctx context.Context) (aborted bool) {
 // endAtOnce cancels every request and kills every interpreter, without the
 // grace an interrupt gets: the requests still end, each with its end line.
 func (s *Server) endAtOnce() {
-	s.abort()
-	s.cancelAll()
+	s.abort() // every eval's and reset's context derives from s.work
 	s.reg.Kill()
 }
 
