@@ -255,3 +255,18 @@ func BenchmarkMagicPrecheck(b *testing.B) {
 	}
 	b.ReportMetric(p50(lat["tokenized"])/p50(lat["plain"]), "tokenized/plain")
 }
+
+// BenchmarkPath is what every session start pays to re-verify the cache:
+// ownership and mode of the dirs and files, and their content.
+func BenchmarkPath(b *testing.B) {
+	cache := b.TempDir()
+	if _, err := Path(cache); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Path(cache); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1179,16 +1179,24 @@ def _serve():
 # --- start-up -------------------------------------------------------------
 
 
-def _exec_file(path, what):
-    """Exec a helper file into the user namespace; report failures as warnings."""
+def _exec_file(path, what, trusted=True):
+    """Exec a helper file into the user namespace; report failures as warnings.
+
+    An untrusted file (an extension module) is opened first and checked on
+    the open file, so it cannot be swapped between the check and the read.
+    """
     saved = sys.stdout, sys.stderr
     buf = io.StringIO()
-    sys.stdout = sys.stderr = buf
     had_file = "__file__" in _ns
     old_file = _ns.get("__file__")
     try:
         with open(path, "rb") as f:
+            why = None if trusted else _unsafe(os.fstat(f.fileno()), "file")
+            if why:
+                _warn(_refusal(what, path, why, "file"))
+                return
             src = f.read()
+        sys.stdout = sys.stderr = buf
         _ns["__file__"] = path
         exec(compile(src, path, "exec", 0, True), _ns)
     except BaseException as e:
@@ -1210,24 +1218,62 @@ def _exec_file(path, what):
         _warn("%s %s printed at load: %s" % (what, path, printed[:4000]))
 
 
+def _unsafe(st, kind):
+    """Why code from a file or dir with stat st could be another user's, or None.
+
+    As ssh with ~/.ssh: it must be owned by this user (or root, who can
+    run code as anyone anyway) and writable by no one else.
+    """
+    import stat
+
+    me = os.geteuid()
+    if kind == "file" and not stat.S_ISREG(st.st_mode):
+        return "it is not a regular file"
+    if st.st_uid not in (me, 0):
+        return "it is owned by uid %d, not by you (uid %d)" % (st.st_uid, me)
+    if st.st_mode & 0o022:
+        return "it is writable by %s (mode %04o)" % (
+            "group and others" if st.st_mode & 0o022 == 0o022 else "group" if st.st_mode & 0o020 else "others",
+            stat.S_IMODE(st.st_mode),
+        )
+    return None
+
+
+def _refusal(what, path, why, kind):
+    fix = "chown $(id -u) %s && chmod go-w %s" % (path, path)
+    return (
+        "%s %s %s not loaded: %s, so another user could run code as you; "
+        "if you trust it, make it yours and not writable by others (%s)"
+        % (what, path, "was" if kind == "file" else "and its modules were", why, fix)
+    )
+
+
 def _load_modules():
-    """Exec *.py from EVALHOST_MODULES; a later dir overrides a same-named module."""
+    """Exec *.py from EVALHOST_MODULES; a later dir overrides a same-named module.
+
+    A dir or file that another user owns or may write is refused with a
+    warning that names it; the others still load.
+    """
     chosen = {}
     for d in os.environ.get("EVALHOST_MODULES", "").split(os.pathsep):
         if not d:
             continue
         try:
+            why = _unsafe(os.stat(d), "dir")
             names = os.listdir(d)
         except FileNotFoundError:
             continue
         except OSError as e:
             _warn("extension module dir %s unreadable: %s" % (d, e))
             continue
+        if why:
+            _warn(_refusal("extension module dir", d, why, "dir"))
+            continue
         for n in names:
             if n.endswith(".py") and not n.startswith("."):
                 chosen[n] = os.path.join(d, n)
     for n in sorted(chosen):
-        _exec_file(chosen[n], "extension module")
+        _exec_file(chosen[n], "extension module", trusted=False)
 
 
 def _python_version():
