@@ -65,4 +65,6 @@ func TestUntrustedModulesAreRefused(t *testing.T) {
 	}
 }
 
-func pyQuote(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+func pyQuote(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
