@@ -183,7 +183,7 @@ func BenchmarkInterrupt(b *testing.B) {
 // BenchmarkColdStartIPythonShim alternates three starts to ready: bare
 // `python -c pass` (the anchor), the runner with its IPython hooks taken out
 // (core.py with the meta-path hook and the get_ipython builtin not
-// installed; ipy.py itself is only ever loaded by a cell that needs it) and
+// installed; the ipy_*.py modules are only ever loaded by a cell that needs them) and
 // the runner as shipped. The target is no measurable difference between the
 // last two: nothing IPython-related is imported or loaded before ready.
 func BenchmarkColdStartIPythonShim(b *testing.B) {

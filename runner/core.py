@@ -51,7 +51,6 @@ _forked = False
 _loop = None
 _sources = {}
 _loader = None  # set by runner.py: _loader(dir, name) -> (path, code object)
-_ipy_mod = None  # ipy.py, loaded on first use
 _capture = None  # a list while %%capture collects displays instead of sending them
 _pre_cell = []  # callables run before each cell (autoreload, get_ipython().events)
 _post_cell = []  # callables run after each cell, with its status
@@ -157,32 +156,43 @@ def clear_output(wait=False):
     _emit_clear(bool(wait))
 
 
-# --- IPython compatibility (ipy.py, loaded on first use) ------------------
+# --- IPython compatibility (ipy_*.py, each loaded on first use) ----------
 
 
-def _ipy():
-    """Load ipy.py once: magics, get_ipython(), the IPython.display bridge."""
-    global _ipy_mod
-    if _ipy_mod is None:
-        if _loader is not None:
-            path, code = _loader(_HERE, "ipy")
-        else:  # started as `python core.py`
-            path = os.path.join(_HERE, "ipy.py")
-            with open(path, "rb") as f:
-                code = compile(f.read(), path, "exec", 0, True)
-        mod = type(sys)("_evalhost_ipy")
-        mod.__file__ = path
-        mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
-        _RUNNER_FILES.add(path)
-        sys.modules[mod.__name__] = mod
+def _module(name):
+    """Load <name>.py beside this file once, as _evalhost_<name>, with _core set.
+
+    The IPython compatibility is split by feature so a cell loads only what
+    it uses: ipy_rewrite (magic rewriter), ipy_system (shell escapes),
+    ipy_magics, ipy_capture, ipy_shell (get_ipython), ipy_display (the
+    IPython import hook's work) and ipy_full (EVALHOST_IPYTHON=1).
+    """
+    full = "_evalhost_" + name
+    mod = sys.modules.get(full)
+    if mod is not None:
+        return mod
+    if _loader is not None:
+        path, code = _loader(_HERE, name)
+    else:  # started as `python core.py`
+        path = os.path.join(_HERE, name + ".py")
+        with open(path, "rb") as f:
+            code = compile(f.read(), path, "exec", 0, True)
+    mod = type(sys)(full)
+    mod.__file__ = path
+    mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
+    _RUNNER_FILES.add(path)
+    sys.modules[full] = mod
+    try:
         exec(code, mod.__dict__)
-        _ipy_mod = mod
-    return _ipy_mod
+    except BaseException:
+        del sys.modules[full]
+        raise
+    return mod
 
 
 def get_ipython():
     """A small stand-in for IPython's shell: magics, system, user_ns, display_pub."""
-    return _ipy().shell()
+    return _module("ipy_shell").shell()
 
 
 def _maybe_magic(src):
@@ -200,7 +210,7 @@ class _IPythonHook:
     """Meta-path hook: routes IPython.display into frames, or serves a shim without IPython.
 
     It only looks at IPython's own module names, so other imports pay one
-    set lookup; the work is in ipy.py and happens when user code imports IPython.
+    set lookup; the work is in ipy_display.py and happens when user code imports IPython.
     """
 
     names = frozenset(
@@ -213,7 +223,7 @@ class _IPythonHook:
     def find_spec(cls, name, path=None, target=None):
         if name not in cls.names:
             return None
-        return _ipy().find_spec(name, path, target)
+        return _module("ipy_display").find_spec(name, path, target)
 
 
 # --- requests -------------------------------------------------------------
@@ -1023,7 +1033,7 @@ def _run_source(src, name, ns=None, local=None):
     cell magics pass their body with the magic line blanked.
     """
     if _maybe_magic(src):
-        src = _ipy().transform(src)
+        src = _module("ipy_rewrite").transform(src)
     body, last = _compile(src, name)
     return _exec_code(body, last, _ns if ns is None else ns, local)
 
@@ -1031,7 +1041,7 @@ def _run_source(src, name, ns=None, local=None):
 def _run(src):
     """Run one cell's source; send result or error; return the status."""
     if _ipython_mode:
-        return _ipy().run_full(src)
+        return _module("ipy_full").run_full(src)
     name = "<cell %d>" % _count
     _record_input(src)
     _register_source(name, src)
@@ -1040,7 +1050,7 @@ def _run(src):
     code = src
     try:
         if _maybe_magic(src):
-            code = _ipy().transform(src)
+            code = _module("ipy_rewrite").transform(src)
         body, last = _compile(code, name)
     except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
         _send_error(e, only=True)
@@ -1346,7 +1356,7 @@ def _setup():
     _load_modules()
     _hidden.update(_ns)
     if _ipython_mode:
-        _ipy().hide_startup_names(_hidden)
+        _module("ipy_full").hide_startup_names(_hidden)
 
     _gate.acquire()
     _stop.acquire()
@@ -1362,9 +1372,9 @@ def _start_ipython():
     global _ipython_mode
     _ipython_mode = True
     try:
-        _ipy().start_full()
+        _module("ipy_full").start_full()
     except BaseException as e:
-        _ipy().full_error = "%s: %s" % (type(e).__name__, e)
+        _module("ipy_full").full_error = "%s: %s" % (type(e).__name__, e)
 
 
 def _shutdown():

@@ -3,7 +3,7 @@ package runner
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed" // runner.py and prelude.py
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,35 +12,55 @@ import (
 	"path/filepath"
 )
 
-//go:embed runner.py
-var source []byte
+// pyFiles is every Python file of the runner; Path writes them all.
+//
+//go:embed *.py
+var pyFiles embed.FS
 
-//go:embed core.py
-var core []byte
-
-//go:embed ipy.py
-var ipy []byte
-
-//go:embed prelude.py
-var prelude []byte
+// The three files other code reads by name; set by init from pyFiles.
+var source, core, prelude []byte
 
 // Version is the runner version runner.py reports in its ready frame.
 const Version = "1.1"
 
-// files are what Path writes, by name.
-var files = []struct {
+// files are what Path writes, by name, in name order.
+var files []struct {
 	name string
 	data *[]byte
-}{{"runner.py", &source}, {"core.py", &core}, {"ipy.py", &ipy}, {"prelude.py", &prelude}}
+}
+
+func init() {
+	entries, err := pyFiles.ReadDir(".")
+	if err != nil {
+		panic(err)
+	}
+	named := map[string]*[]byte{"runner.py": &source, "core.py": &core, "prelude.py": &prelude}
+	for _, e := range entries {
+		b, err := pyFiles.ReadFile(e.Name())
+		if err != nil {
+			panic(err)
+		}
+		p := named[e.Name()]
+		if p == nil {
+			p = new([]byte)
+		}
+		*p = b
+		files = append(files, struct {
+			name string
+			data *[]byte
+		}{e.Name(), p})
+	}
+}
 
 // Source returns runner.py, the bootstrap the host starts; it loads core.py
-// (the runner proper) from its directory through a bytecode cache.
+// (the runner proper, which loads the ipy_*.py modules on first use) from its
+// directory through a bytecode cache.
 func Source() []byte { return bytes.Clone(source) }
 
 // Prelude returns prelude.py, the helpers every Python session starts with.
 func Prelude() string { return string(prelude) }
 
-// Hash returns the hex SHA-256 over runner.py, core.py and prelude.py; it names the
+// Hash returns the hex SHA-256 over every embedded .py file; it names the
 // cache directory, so a changed runner never reuses an old copy.
 func Hash() string {
 	h := sha256.New()

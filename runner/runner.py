@@ -64,7 +64,7 @@ def _boot():
     core.__file__ = src
     sys.modules[core.__name__] = core
     exec(code, core.__dict__)
-    core._loader = _load  # core loads ipy.py (IPython compatibility) through it on first use
+    core._loader = _load  # core loads the ipy_*.py modules (IPython compatibility) through it, each on first use
     core.main(sys._getframe().f_code.co_filename)
 
 
