@@ -20,11 +20,11 @@ class RichOutput:
 
     def display(self):
         if self._kind == "clear_output":
-            _core._emit_clear(bool(self.data))
+            _core._module("display").emit_clear(bool(self.data))
             return
         did = self.transient.get("display_id")
         kind = "update_display" if self._kind == "update_display" else "display"
-        _core._emit_display(kind, self.data, self.metadata, did)
+        _core._module("display").emit_display(kind, self.data, self.metadata, did)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.data, self.metadata

@@ -230,7 +230,7 @@ def _display_api():
     """The names IPython.display offers, bound to the runner."""
     api = {
         "display": _core.display, "update_display": _core.update_display, "clear_output": _core.clear_output,
-        "DisplayHandle": _core.DisplayHandle, "publish_display_data": publish_display_data,
+        "DisplayHandle": _core._module("display").DisplayHandle, "publish_display_data": publish_display_data,
         "DisplayObject": DisplayObject, "TextDisplayObject": TextDisplayObject, "HTML": HTML, "Markdown": Markdown,
         "Latex": Latex, "Math": Math, "SVG": SVG, "Javascript": Javascript, "JSON": JSON, "Image": Image,
         "Pretty": Pretty, "Code": Code, "IFrame": IFrame, "FileLink": FileLink,
@@ -295,7 +295,7 @@ def _patch_display_functions(mod):
     def clear_output(wait=False):
         if _shell_running():
             return orig["clear_output"](wait)
-        _core._emit_clear(bool(wait))
+        _core._module("display").emit_clear(bool(wait))
 
     def publish(data, metadata=None, source=None, *, transient=None, **kwargs):
         if _shell_running():

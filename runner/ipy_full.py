@@ -34,7 +34,7 @@ def start_full():
             pass
 
         def write_format_data(self, format_dict, md_dict=None):
-            _core._send_bundle("result", format_dict, md_dict, self.shell.execution_count)
+            _core._module("display").send_bundle("result", format_dict, md_dict, self.shell.execution_count)
 
         def finish_displayhook(self):
             pass
@@ -42,11 +42,11 @@ def start_full():
     class Pub(Publisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
             did = (transient or {}).get("display_id")
-            _core._emit_display("update_display" if update else "display",
-                                _core._bundle_of(data, True, None)[0], metadata or None, did)
+            _core._module("display").emit_display("update_display" if update else "display",
+                                _core._module("display").bundle_of(data, True, None)[0], metadata or None, did)
 
         def clear_output(self, wait=False):
-            _core._emit_clear(bool(wait))
+            _core._module("display").emit_clear(bool(wait))
 
     class Shell(InteractiveShell):
         displayhook_class = Hook
@@ -58,7 +58,7 @@ def start_full():
                 text = str(evalue)
             except Exception:
                 text = "<unprintable %s>" % etype.__name__
-            _core._send_error_lines(etype.__name__, text, lines)
+            _core._module("tracebacks").send_error_lines(etype.__name__, text, lines)
 
     c = Config()
     c.HistoryManager.hist_file = ":memory:"

@@ -79,9 +79,9 @@ def _run_code(src, frame, offset, name=None):
     ns = frame.f_globals if frame is not None else _core._ns
     local = frame.f_locals if frame is not None else None
     if name is not None:
-        _core._register_source(name, src)
-        return _core._run_source(src, name, ns, local)
-    return _core._run_source("\n" * offset + src, _cell_name(), ns, local)
+        _core._module("cells").register_source(name, src)
+        return _core._module("cells").run_source(src, name, ns, local)
+    return _core._module("cells").run_source("\n" * offset + src, _cell_name(), ns, local)
 
 
 def _split_args(args):
@@ -655,7 +655,7 @@ def _c_capture(args, body, offset, frame):
     with _core._module("ipy_capture").capture_output("--no-stdout" not in argv, "--no-stderr" not in argv, "--no-display" not in argv) as cap:
         value = _run_code(body, frame, offset)
         if value is not None:
-            _core._send_result(value)  # into the capture, as IPython's displayhook output
+            _core._module("cells").show_result(value)  # into the capture, as IPython's displayhook output
     if names:
         (frame.f_globals if frame is not None else _core._ns)[names[0]] = cap
     return None

@@ -26,11 +26,11 @@ class DisplayPublisher:
         did = (transient or {}).get("display_id")
         if update and not did:
             raise TypeError("publish(update=True) needs transient={'display_id': ...}")
-        _core._emit_display("update_display" if update else "display", _core._bundle_of(data, True, None)[0],
+        _core._module("display").emit_display("update_display" if update else "display", _core._module("display").bundle_of(data, True, None)[0],
                             metadata or None, did)
 
     def clear_output(self, wait=False):
-        _core._emit_clear(bool(wait))
+        _core._module("display").emit_clear(bool(wait))
 
 
 class EventManager:
@@ -181,7 +181,7 @@ class EvalhostShell:
     def run_cell(self, raw_cell, store_history=False, silent=False, shell_futures=True, cell_id=None):
         """Run source in the user namespace (magics allowed); errors are returned, not raised."""
         try:
-            value = _core._run_source(raw_cell, "<run_cell %d>" % _core._count)
+            value = _core._module("cells").run_source(raw_cell, "<run_cell %d>" % _core._count)
         except Exception as e:
             return ExecutionResult(False, error=e)
         if value is not None and not silent:
