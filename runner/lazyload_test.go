@@ -27,7 +27,7 @@ func TestFeaturesLoadOnlyTheirModules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, startOpts{pyArgs: []string{"-S"}}) // -S: the shim, whether or not IPython is installed
-			wantResult("1")(t, p.run("1")) // the modules every cell with a result loads
+			wantResult("1")(t, p.run("1"))                   // the modules every cell with a result loads
 			if d := p.run("import sys\n_before = set(sys.modules)").done(); d.Status != "ok" {
 				t.Fatalf("snapshot: done %+v", d)
 			}
