@@ -3,8 +3,7 @@
 //
 // runner.py (a small bootstrap that loads core.py, the runner proper,
 // through a bytecode cache in __pycache__ beside it, because a script is
-// recompiled on every start; core loads the IPython compatibility modules,
-// ipy*.py, the same way, each on first use) speaks the protocol written down in package
+// recompiled on every start) speaks the protocol written down in package
 // frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
 // EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
@@ -13,6 +12,19 @@
 // tool / ToolError, see bridge/doc.go) every Python session starts with; the
 // Jupyter gateway backend runs [Prelude] in its kernels, so it defines
 // nothing IPython owns (display, get_ipython).
+//
+// core loads its other modules the same way, each on first use and each one
+// concern: stdio (what cells get instead of a terminal; at start-up), cells
+// (an execute request as a Cell object whose steps have names: accept,
+// start, apply, run, execute, end, fail, finish; a result goes through
+// update_user_ns, compute_format_data and write_format_data, as in IPython's
+// DisplayHook), display (the IPython display protocol), tracebacks, modules
+// (EVALHOST_MODULES), and the IPython compatibility split by feature:
+// ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
+// ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
+// hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
+// ipy_rewrite and ipy_system only. Every frame line is built by core's
+// _frame. Every *.py of this directory is embedded and written by [Path].
 //
 // Nothing another user could write is run (issue 19). [Path] re-verifies
 // its copy on every call: cacheDir is this user's (made 0700 if looser; an
