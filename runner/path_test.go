@@ -68,6 +68,14 @@ func TestPath(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"removes a __pycache__ another user owns", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			pyc := filepath.Join(filepath.Dir(p), "__pycache__")
+			if err := os.Mkdir(pyc, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			chown(t, pyc, nobody)
+		}},
 		{"replaces a copy missing prelude.py", func(t *testing.T, cache string) {
 			p := mustPath(t, cache)
 			if err := os.Remove(filepath.Join(filepath.Dir(p), "prelude.py")); err != nil {
@@ -212,8 +220,8 @@ func checkPrivate(t *testing.T, dir string) {
 			t.Errorf("%s owned by uid %d, want %d", f.name, uid, me)
 		}
 	}
-	if fi, err := os.Lstat(filepath.Join(dir, "__pycache__")); err == nil && (!fi.IsDir() || fi.Mode().Perm() != 0o700) {
-		t.Errorf("__pycache__ %v, want a 0700 directory or none", fi.Mode())
+	if fi, err := os.Lstat(filepath.Join(dir, "__pycache__")); err == nil && !private(fi) {
+		t.Errorf("__pycache__ %v, want a 0700 directory of this user's, or none", fi.Mode())
 	}
 }
 

@@ -193,13 +193,21 @@ func repair(dir string) error {
 			return err
 		}
 	}
+	// Not chmod: while it was loose, anyone could have put files in it.
 	pyc := filepath.Join(dir, "__pycache__")
-	if err := ownDir(pyc, true); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if fi, err := os.Lstat(pyc); err == nil && !private(fi) {
 		if err := os.RemoveAll(pyc); err != nil {
 			return fmt.Errorf("runner: remove untrusted %s: %w", pyc, err)
 		}
 	}
 	return nil
+}
+
+// private reports whether fi is a directory of this user's that only this
+// user may use.
+func private(fi os.FileInfo) bool {
+	uid, me, ok := owner(fi)
+	return fi.IsDir() && fi.Mode().Perm() == 0o700 && (!ok || uid == me)
 }
 
 // intactFile reports whether path is a regular file of this user's, writable
