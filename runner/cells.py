@@ -253,6 +253,7 @@ class Cell(_core._Request):
         self.start()
         try:
             try:
+                self.send_started()
                 self.apply()
                 self.run()
                 self.running = False
@@ -279,11 +280,14 @@ class Cell(_core._Request):
         return True
 
     def start(self):
-        """Become the current request, let interrupts land, send started."""
+        """Become the current request and let interrupts land (from here on a
+        SIGINT raises KeyboardInterrupt, so every later step is in the try)."""
         self.running = True  # before "started": an interrupt after it must land
         self.positioning = True
         _core._cur = self
         _core._gate.release()
+
+    def send_started(self):
         _core._send(_core._frame("started", self.qid))
 
     def apply(self):
