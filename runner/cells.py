@@ -3,9 +3,12 @@
 Cell(req)() runs a request through named steps, each a method (as IPython's
 DisplayHook.__call__ runs check_for_underscore, quiet, start_displayhook,
 write_output_prompt, compute_format_data, update_user_ns, log_output,
-finish_displayhook): accept, start, apply, run, end, finish. The cell's own
-state (id, running, interrupted, ...) is on the Cell, which core reads as
-_core._cur. A result goes through show_result's steps the same way.
+finish_displayhook): accept, start, send_started, apply, run (execute,
+then end), fail when it raised, finish. The cell's own state (id, running,
+interrupted, ack, ...) is on the Cell, which core's signal handler, flusher
+and frame writers read as _core._cur. A result goes through show_result's
+steps the same way: update_user_ns, shows_itself, compute_format_data,
+write_format_data (a quiet cell, ending in ';', has no last expression).
 Loaded by core on the first execute request.
 """
 
