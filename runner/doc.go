@@ -16,7 +16,7 @@
 // core loads its other modules the same way, each on first use and each one
 // concern: stdio (what cells get instead of a terminal; at start-up), cells
 // (an execute request as a Cell object whose steps have names: accept,
-// start, apply, run, execute, end, fail, finish; a result goes through
+// start, send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
 // DisplayHook), display (the IPython display protocol), tracebacks, modules
 // (EVALHOST_MODULES), and the IPython compatibility split by feature:
