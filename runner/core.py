@@ -63,6 +63,8 @@ class _Request:
     ack = b""  # its "interrupted" frame line
     ack_owed = False  # the SIGINT handler could not write ack (a send was under way)
     last_fd = 0  # the output fd the runner's own streams wrote last in it
+    deferring = False  # a child is being started: SIGINT sets deferred instead of raising
+    deferred = False
 
 
 _cur = _Request()
@@ -420,6 +422,9 @@ def _on_sigint(signum, frame):
     if cell.running:
         cell.interrupted = True
         _ack_interrupt()
+        if cell.deferring:
+            cell.deferred = True
+            return
         raise KeyboardInterrupt
 
 

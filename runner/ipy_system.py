@@ -141,8 +141,24 @@ def run_process(argv, capture=False, stdin_data=None):
     if stdin_data is not None:
         kw["stdin"] = subprocess.PIPE
         stdin_data = stdin_data.encode()
-    p = subprocess.Popen(argv, **kw)
+    # A KeyboardInterrupt raised inside Popen, after the fork, would leave
+    # the child running with no handle to reap it: the handler defers it
+    # until p exists, and it is raised where p is reaped.
+    cell = _core._cur
+    cell.deferring = True
     try:
+        p = subprocess.Popen(argv, **kw)
+    except BaseException:
+        cell.deferring = False
+        if cell.deferred:
+            cell.deferred = False
+            raise KeyboardInterrupt  # the interrupt, which Popen's own error only followed
+        raise
+    try:
+        cell.deferring = False
+        if cell.deferred:
+            cell.deferred = False
+            raise KeyboardInterrupt
         out, _ = p.communicate(stdin_data)
     except BaseException:
         _reap(p)
