@@ -26,6 +26,16 @@
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
+//   - [Load] and [LoadOrNew] remember the file read and a [Stamp] of its
+//     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
+//     ([ErrConflict]) and nothing written, when the file no longer holds
+//     what was read or last saved: another edit is never silently undone.
+//     [WriteFileIfUnchanged] is the same check for bytes.
+//   - [Lock] serialises evalhost writers of one notebook (processes and
+//     goroutines alike, through a lock file beside it that Unlock removes);
+//     hold it from load to save. Waiting ends with the caller's context (a
+//     [*LockedError], [ErrLocked]). Locking a notebook the caller already
+//     holds waits for itself: that call is wrong.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
 //     cell, as nbclient records kernel messages; [Notebook.SetLanguageInfo]
 //     writes metadata.language_info as nbclient does after a run.

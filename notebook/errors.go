@@ -15,6 +15,12 @@ var (
 	ErrIndex = errors.New("cell index out of range")
 	// ErrBadLines: a line selector is malformed or out of range.
 	ErrBadLines = errors.New("bad line selector")
+	// ErrConflict: the file changed on disk after it was read; nothing was
+	// written (a *ConflictError).
+	ErrConflict = errors.New("notebook changed on disk")
+	// ErrLocked: another evalhost kept the notebook's lock until the
+	// caller's context ended (a *LockedError).
+	ErrLocked = errors.New("notebook is locked")
 )
 
 // SyntaxError is malformed JSON, located by line and column (1-based).

@@ -34,6 +34,8 @@ type Notebook struct {
 	layout layout
 	ids    map[string]bool // cell ids in use, built on first need
 	size   int             // bytes last parsed or written: a capacity hint
+	origin string          // canonical path of the file loaded or last saved, if any
+	stamp  Stamp           // that file's content then
 }
 
 // Cell describes one cell.
