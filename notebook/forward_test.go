@@ -14,10 +14,10 @@ import (
 // that view and apply both refuse them; every other one must survive a view
 // and apply byte for byte.
 var refusedInvalid = map[string]string{
-	"source_number":                    `field "source": want a string or an array of strings`,
-	"outputs_object":                   `field "outputs": is a object, want an array`,
-	"unreadable_cell_metadata_list":    `field "metadata": is a array, want an object`,
-	"unreadable_cell_type_number":      `field "cell_type": is a number, want the string`,
+	"source_number":                 `field "source": want a string or an array of strings`,
+	"outputs_object":                `field "outputs": is a object, want an array`,
+	"unreadable_cell_metadata_list": `field "metadata": is a array, want an object`,
+	"unreadable_cell_type_number":   `field "cell_type": is a number, want the string`,
 }
 
 // TestInvalidNotebooksViewApply (issue 17): a notebook that fails nbformat's
