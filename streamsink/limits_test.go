@@ -278,3 +278,25 @@ func TestStoreFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreFromEnvEnforcesAtStart: a directory over a (lowered) cap is
+// brought under it when the store is opened, before anything spills.
+func TestStoreFromEnvEnforcesAtStart(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "artifacts")
+	os.Mkdir(dir, 0o700)
+	for i, name := range []string{"1.eval.log", "2.png", "3.eval.log"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, make([]byte, 600), 0o600)
+		mod := time.Now().Add(time.Duration(i-10) * time.Minute)
+		os.Chtimes(p, mod, mod)
+	}
+	t.Setenv("PI_ARTIFACTS_DIR", "")
+	t.Setenv(MaxTotalEnv, "1300")
+	if _, err := StoreFromEnv(home); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"2.png", "3.eval.log"}) {
+		t.Errorf("left %v, want the two newest", got)
+	}
+}

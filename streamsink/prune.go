@@ -93,14 +93,15 @@ func (st *Store) limit(olderThan time.Duration, maxTotal int64) (int, error) {
 			continue
 		}
 		ok, err := removeIdle(filepath.Join(st.dir, f.name))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			total -= f.size // another store's limits removed it first
+		case err != nil:
 			errs = append(errs, err)
+		case ok:
+			total -= f.size
+			removed++
 		}
-		if !ok {
-			continue
-		}
-		total -= f.size
-		removed++
 	}
 	if err := errors.Join(errs...); err != nil {
 		return removed, fmt.Errorf("streamsink: prune artifacts: %w", err)

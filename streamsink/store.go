@@ -85,9 +85,9 @@ func ArtifactsDir(home string) string {
 }
 
 // StoreFromEnv returns the store evalhost uses: $PI_ARTIFACTS_DIR as a
-// UserDir when set, else home/artifacts, pruned of artifacts older than the
-// retention now (later ones are pruned as artifacts finish), with MaxTotal
-// from $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap).
+// UserDir when set, else home/artifacts, with MaxTotal from
+// $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap). An
+// own directory's limits are enforced at once, and again as artifacts finish.
 // A bad value is an error naming the variable, returned with a store that
 // uses the default cap, so the caller can warn and go on.
 func StoreFromEnv(home string) (*Store, error) {
@@ -106,7 +106,7 @@ func StoreFromEnv(home string) (*Store, error) {
 	}
 	st := NewStoreWith(dir, o)
 	if !o.UserDir {
-		_, _ = st.Prune(st.retention()) // costs only disk when it fails
+		_, _ = st.limit(st.retention(), st.maxTotal()) // costs only disk when it fails
 	}
 	return st, err
 }
