@@ -13,11 +13,12 @@ import (
 //
 //	# %% [code|markdown|raw] cell:N
 //
-// followed by its source; every line ends in "\n". A cell of a type this
-// package does not know is marked "# %% [TYPE] cell:N" + readOnlyNote (TYPE
-// Go-quoted unless it is a plain word) and must come back unchanged. A source line that starts
-// with "# %%" after any number of backslashes is written with one more
-// backslash, so it is never read back as a marker; the parser removes one.
+// followed by its source; every line ends in "\n". A source line that
+// starts with "# %%" after any number of backslashes is written with one
+// more backslash, so it is never read back as a marker; the parser removes
+// one. A cell of a type this package does not know is marked
+// "# %% [TYPE] cell:N" + readOnlyNote (TYPE Go-quoted unless it is a plain
+// word) and must come back unchanged.
 
 const markerPrefix = "# %%"
 
