@@ -81,7 +81,7 @@ func statusLine(c sessions.CellResult, cells, failed int) string {
 	if c.ExecutionCount > 0 {
 		parts = append(parts, fmt.Sprintf("execution %d", c.ExecutionCount))
 	}
-	parts = append(parts, (time.Duration(c.DurationMs*float64(time.Millisecond))).Round(time.Millisecond).String())
+	parts = append(parts, (time.Duration(c.DurationMs * float64(time.Millisecond))).Round(time.Millisecond).String())
 	if c.Retried {
 		parts = append(parts, "retried: the interpreter died and the cell ran again in a fresh one")
 	}

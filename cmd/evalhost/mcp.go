@@ -82,9 +82,9 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	store := artifactStore(home)
 	reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python, MaxSessions: f.maxSessions,
 		IdleTimeout: f.idle, Grace: f.grace, IPython: f.ipython,
-		Sink:     streamsink.Options{MaxBytes: f.maxOutput, Store: store},
-		EnvHook:  toolServer.Env,
-		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
+		Sink:    streamsink.Options{MaxBytes: f.maxOutput, Store: store},
+		EnvHook: toolServer.Env,
+		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 	})
 	defer reg.Close()
 	srv, err := mcp.New(mcp.Config{Registry: reg, Store: store, RunNotebook: f.notebookRunner(), Version: version, Logger: logger})
