@@ -65,7 +65,7 @@ Each cell's result starts with a status line:
 Output is bounded: you see its last part; when more was produced the text says so and gives an artifact:// URI with all of it (read it with resources/read). PNG/JPEG plots and images come back as images, downscaled to at most ~1568 px and a byte budget, with a resource link to the full-size file. Python code can call the server's configured tools as tool.NAME(**args).`
 
 func (s *Server) addEvalTool() {
-	sdk.AddTool(s.sdk, &sdk.Tool{
+	addTool(s, &sdk.Tool{
 		Name:        "eval",
 		Title:       "Run code cells",
 		Description: evalDescription,

@@ -53,7 +53,7 @@ type NotebookRunOutput struct {
 }
 
 func (s *Server) addNotebookRunTool() {
-	sdk.AddTool(s.sdk, &sdk.Tool{
+	addTool(s, &sdk.Tool{
 		Name:  "notebook_run",
 		Title: "Run a notebook's code cells",
 		Description: "Execute a .ipynb notebook's code cells in order in a fresh Python session (cwd: the notebook's " +

@@ -78,9 +78,9 @@ func (s *Server) addNotebookTools() {
 }
 
 func (s *Server) addNotebookTool(name, title, desc string, schema *jsonschema.Schema, ann *sdk.ToolAnnotations,
-	h sdk.ToolHandlerFor[NotebookInput, NotebookOutput]) {
+	h handlerFor[NotebookInput, NotebookOutput]) {
 	ann.Title = title
-	sdk.AddTool(s.sdk, &sdk.Tool{Name: name, Title: title, Description: desc, InputSchema: schema, Annotations: ann}, h)
+	addTool(s, &sdk.Tool{Name: name, Title: title, Description: desc, InputSchema: schema, Annotations: ann}, h)
 }
 
 // nbPath resolves a notebook path against the server's working directory.

@@ -31,7 +31,7 @@ type SessionOutput struct {
 
 func (s *Server) addSessionTools() {
 	s.addEvalTool()
-	sdk.AddTool(s.sdk, &sdk.Tool{
+	addTool(s, &sdk.Tool{
 		Name:  "sessions",
 		Title: "List sessions",
 		Description: "List the live sessions: id, cwd, interpreter, which languages have a running interpreter, " +
@@ -41,7 +41,7 @@ func (s *Server) addSessionTools() {
 		InputSchema: object(nil, map[string]*jsonschema.Schema{}),
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.listSessions)
-	sdk.AddTool(s.sdk, &sdk.Tool{
+	addTool(s, &sdk.Tool{
 		Name:  "reset",
 		Title: "Reset a session",
 		Description: "Restart a session's interpreters: all its variables and imports are gone, the session " +
@@ -53,7 +53,7 @@ func (s *Server) addSessionTools() {
 		}),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.resetSession)
-	sdk.AddTool(s.sdk, &sdk.Tool{
+	addTool(s, &sdk.Tool{
 		Name:  "close",
 		Title: "Close a session",
 		Description: "Close every session with this id (any cwd) and shut its interpreters down; a cell " +

@@ -156,9 +156,9 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f mcpFlags, stderr io.Wr
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitFailed
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(shutdown)
+	// Close, not Shutdown: a client's event stream stays open as long as
+	// its session, so a drain would wait for every client to leave. Closed
+	// connections cancel their calls, which stop their cells.
 	hs.Close()
 	<-errc
 	return exitOK
