@@ -28,22 +28,20 @@ import (
 // mcpClient is the SDK's own client driving `evalhost mcp` over stdio.
 type mcpClient struct {
 	session *sdk.ClientSession
-	home    string
 
 	mu       sync.Mutex
 	progress map[string]chan string // progress token -> messages
 }
 
-func startMCP(t *testing.T, args ...string) *mcpClient {
-	t.Helper()
-	cmd := command(t, append([]string{"mcp"}, args...)...)
-	c := &mcpClient{progress: map[string]chan string{}}
-	for _, e := range cmd.Env {
-		if h, ok := strings.CutPrefix(e, "EVALHOST_HOME="); ok {
-			c.home = h
-		}
+func startMCP(tb testing.TB, args ...string) *mcpClient {
+	tb.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		tb.Skip("python3 not on PATH")
 	}
+	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+tb.TempDir())
 	cmd.Stderr = os.Stderr
+	c := &mcpClient{progress: map[string]chan string{}}
 	client := sdk.NewClient(&sdk.Implementation{Name: "evalhost-test", Version: "1"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			c.mu.Lock()
@@ -61,10 +59,10 @@ func startMCP(t *testing.T, args ...string) *mcpClient {
 	defer cancel()
 	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		t.Fatalf("connect to evalhost mcp: %v", err)
+		tb.Fatalf("connect to evalhost mcp: %v", err)
 	}
 	c.session = session
-	t.Cleanup(func() { session.Close() })
+	tb.Cleanup(func() { session.Close() })
 	return c
 }
 
