@@ -94,7 +94,6 @@ func structured[T any](t *testing.T, res *sdk.CallToolResult) T {
 	return out
 }
 
-
 // allText joins the result's text blocks.
 func allText(res *sdk.CallToolResult) string {
 	var parts []string
