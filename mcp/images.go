@@ -133,13 +133,18 @@ func fitImage(data []byte, mime string, b ImageBudget) (fitted, error) {
 		return fitted{}, fmt.Errorf("not a readable %s: %w", mime, err)
 	}
 	scale := min(1, float64(b.MaxSide)/float64(long))
+	tryPNG := format != "jpeg" // a photo stays a JPEG
 	for {
 		w, h := max(1, int(float64(cfg.Width)*scale+0.5)), max(1, int(float64(cfg.Height)*scale+0.5))
 		small := img
 		if scale < 1 {
 			small = resize(img, w, h)
 		}
-		if out, m, ok := encodeWithin(small, b.MaxBytes); ok {
+		out, m, pngSize, ok := encodeWithin(small, b.MaxBytes, tryPNG)
+		// A PNG far over the budget will not fit at a somewhat smaller
+		// scale either; encoding it again only costs time.
+		tryPNG = tryPNG && pngSize <= 2*b.MaxBytes
+		if ok {
 			f.data, f.mime, f.width, f.height = out, m, w, h
 			f.note = describeFit(f, len(data))
 			return f, nil
@@ -157,21 +162,25 @@ func resize(src image.Image, w, h int) image.Image {
 	return dst
 }
 
-// encodeWithin tries PNG (lossless, best for plots), then JPEG at falling
-// quality over a white background (JPEG has no alpha).
-func encodeWithin(img image.Image, limit int) ([]byte, string, bool) {
+// encodeWithin tries PNG (lossless, best for plots) when asked, then JPEG
+// at falling quality over a white background (JPEG has no alpha). It
+// returns the PNG's size too.
+func encodeWithin(img image.Image, limit int, tryPNG bool) (data []byte, mime string, pngSize int, ok bool) {
 	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img); err == nil && buf.Len() <= limit {
-		return buf.Bytes(), "image/png", true
+	if tryPNG {
+		if err := png.Encode(&buf, img); err == nil && buf.Len() <= limit {
+			return buf.Bytes(), "image/png", buf.Len(), true
+		}
+		pngSize = buf.Len()
 	}
 	flat := onWhite(img)
 	for q := jpegQualityFirst; q >= jpegQualityLast; q -= 15 {
 		buf.Reset()
 		if err := jpeg.Encode(&buf, flat, &jpeg.Options{Quality: q}); err == nil && buf.Len() <= limit {
-			return buf.Bytes(), "image/jpeg", true
+			return buf.Bytes(), "image/jpeg", pngSize, true
 		}
 	}
-	return nil, "", false
+	return nil, "", pngSize, false
 }
 
 func onWhite(img image.Image) image.Image {
