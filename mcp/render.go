@@ -42,8 +42,8 @@ func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolR
 		}
 		var blocks []sdk.Content
 		for _, ref := range col.cellImages(c.Index) {
-			io, imgBlocks, line := s.renderImage(ref, &shown)
-			co.Images = append(co.Images, io)
+			summary, imgBlocks, line := s.renderImage(ref, &shown)
+			co.Images = append(co.Images, summary)
 			blocks = append(blocks, imgBlocks...)
 			text.WriteString("\n" + line)
 		}
@@ -102,7 +102,7 @@ func statusLine(c sessions.CellResult, cells, failed int) string {
 // renderImage fits one image into the budget. It returns its summary, the
 // blocks to add (image content, resource link) and a line for the text.
 func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Content, string) {
-	io := ImageOutput{Artifact: ref.artifact, MIME: ref.mime, Bytes: ref.size}
+	summary := ImageOutput{Artifact: ref.artifact, MIME: ref.mime, Bytes: ref.size}
 	var blocks []sdk.Content
 	where := ref.artifact
 	if where == "" {
@@ -118,7 +118,7 @@ func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Conte
 	}
 	switch {
 	case *shown >= s.cfg.Images.MaxCount:
-		io.Note = fmt.Sprintf("not shown: this call already shows %d images", s.cfg.Images.MaxCount)
+		summary.Note = fmt.Sprintf("not shown: this call already shows %d images", s.cfg.Images.MaxCount)
 	default:
 		data, err := ref.bytes()
 		var f fitted
@@ -126,12 +126,12 @@ func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Conte
 			f, err = fitImage(data, ref.mime, s.cfg.Images)
 		}
 		if err != nil {
-			io.Note = "not shown: " + err.Error()
+			summary.Note = "not shown: " + err.Error()
 			break
 		}
 		*shown++
-		io.Shown, io.Note = true, fmt.Sprintf("%dx%d, %s", f.width, f.height, f.note)
+		summary.Shown, summary.Note = true, fmt.Sprintf("%dx%d, %s", f.width, f.height, f.note)
 		blocks = append([]sdk.Content{&sdk.ImageContent{Data: f.data, MIMEType: f.mime}}, blocks...)
 	}
-	return io, blocks, fmt.Sprintf("[image %s %s: %s; full size: %s]", ref.mime, humanSize(int(ref.size)), io.Note, where)
+	return summary, blocks, fmt.Sprintf("[%s %s: %s; full size: %s]", ref.mime, humanSize(int(ref.size)), summary.Note, where)
 }
