@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,19 +63,32 @@ Each cell's result starts with a status line:
 - skipped: not run because an earlier cell of the call was not ok.
 "state lost" means variables from before are gone.
 
-Output is bounded: you see its last part; when more was produced the text says so and gives an artifact:// URI with all of it (read it with resources/read). PNG/JPEG plots and images come back as images, downscaled to at most ~1568 px and a byte budget, with a resource link to the full-size file. Python code can call the server's configured tools as tool.NAME(**args).`
+Output is bounded: you see its last part; when more was produced the text says so and gives an artifact:// URI with all of it (read it with resources/read). PNG/JPEG plots and images come back as images, downscaled to at most ~1568 px and a byte budget, with a resource link to the full-size file.`
 
 func (s *Server) addEvalTool() {
 	addTool(s, &sdk.Tool{
 		Name:        "eval",
 		Title:       "Run code cells",
-		Description: evalDescription,
+		Description: evalDescription + s.toolsNote(),
 		InputSchema: evalSchema(),
 		Annotations: &sdk.ToolAnnotations{Title: "Run code cells", OpenWorldHint: ptr(true), DestructiveHint: ptr(true)},
 	}, s.eval)
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// toolsNote tells the model which host tools its Python code may call.
+func (s *Server) toolsNote() string {
+	if len(s.cfg.ToolNames) == 0 {
+		return ""
+	}
+	calls := make([]string, len(s.cfg.ToolNames))
+	for i, n := range s.cfg.ToolNames {
+		calls[i] = "tool." + n + "(**args)"
+	}
+	return "\n\nPython code in a cell can call these host tools; each returns the tool's value or raises ToolError: " +
+		strings.Join(calls, ", ") + "."
+}
 
 func (s *Server) eval(ctx context.Context, req *sdk.CallToolRequest, in EvalInput) (*sdk.CallToolResult, EvalOutput, error) {
 	r, err := buildRequest(in)

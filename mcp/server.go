@@ -36,6 +36,9 @@ type Config struct {
 	Logger      *slog.Logger
 	// WorkDir resolves relative notebook paths; default the process's cwd.
 	WorkDir string
+	// ToolNames are the bridge tools cells may call (tool.NAME); the eval
+	// tool's description lists them.
+	ToolNames []string
 }
 
 // Server is evalhost's MCP server.

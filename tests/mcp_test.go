@@ -175,6 +175,15 @@ func TestMCPEval(t *testing.T) {
 		if res.IsError || !strings.Contains(allText(res), "{'a': 1}") {
 			t.Fatalf("tool.echo: %s", allText(res))
 		}
+		list, err := c.session.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.Tools {
+			if tool.Name == "eval" && !strings.Contains(tool.Description, "tool.echo(**args)") {
+				t.Fatalf("eval's description does not name tool.echo: %s", tool.Description)
+			}
+		}
 	})
 	t.Run("cancel keeps state", func(t *testing.T) { testMCPCancel(t, c) })
 	t.Run("timeout keeps partial output", func(t *testing.T) {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,7 +89,8 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 	})
 	defer reg.Close()
-	srv, err := mcp.New(mcp.Config{Registry: reg, Store: store, RunNotebook: f.notebookRunner(), Version: version, Logger: logger})
+	srv, err := mcp.New(mcp.Config{Registry: reg, Store: store, RunNotebook: f.notebookRunner(), Version: version,
+		Logger: logger, ToolNames: slices.Sorted(maps.Keys(tools))})
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitFailed
@@ -135,7 +138,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f mcpFlags, stderr io.Wr
 	}
 	handler, err := srv.HTTPHandler(token)
 	if err != nil {
-		fmt.Fprintf(stderr, "evalhost mcp: --token: %v; use a long random one, or none to have one generated\n", err)
+		fmt.Fprintf(stderr, "evalhost mcp: the token (--token or EVALHOST_MCP_TOKEN): %v; use a long random one, or none to have one generated\n", err)
 		return exitUsage
 	}
 	ln, err := mcp.ListenLoopback(f.http)
