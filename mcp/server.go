@@ -72,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 	s.addSessionTools()
 	s.addNotebookTools()
 	s.addResources()
+	s.addLineGuard()
 	return s, nil
 }
 

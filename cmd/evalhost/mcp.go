@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
@@ -40,6 +39,7 @@ type mcpFlags struct {
 	tools       []string
 	http        string
 	token       string
+	maxLine     int
 	backendFlags
 }
 
@@ -60,6 +60,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this loopback HOST:PORT instead of stdio (e.g. 127.0.0.1:8765)")
 	fs.StringVar(&f.token, "token", "", "bearer token for --http (default: $EVALHOST_MCP_TOKEN, else a random one printed to stderr)")
+	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
 	f.backendFlags.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -100,7 +101,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if f.http != "" {
 		return serveMCPHTTP(ctx, srv, f, stderr)
 	}
-	err = srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	err = srv.RunStdio(ctx, stdin, nopWriteCloser{stdout}, f.maxLine)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
 	}
