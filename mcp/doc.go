@@ -25,6 +25,12 @@
 //     window, as for every other client; state is kept unless it was killed.
 //   - notebook_run calls Config.RunNotebook; without one the tool answers
 //     that notebook execution is not available.
+//   - [Server.RunStdio] answers a request longer than its line limit with a
+//     JSON-RPC error for the request's id and reads on (the SDK's reader
+//     would end the connection); a long line whose id cannot be read is
+//     dropped and logged.
+//   - Artifact resources are read in parts of at most [MaxResourceBytes] of
+//     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a
 //     bearer token compared in constant time; a request without it, or with
 //     another, is refused with 401 before the SDK sees it. [ListenLoopback]

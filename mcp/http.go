@@ -50,7 +50,8 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 	if len(token) < 16 {
 		return nil, ErrWeakToken
 	}
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, nil)
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: DefaultMaxLine, Logger: s.cfg.Logger})
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
