@@ -62,18 +62,22 @@ type imageRef struct {
 	data     []byte
 	size     int64
 	saveErr  error
+	display  string // the display id, when the display has one
 }
 
 func (r imageRef) bytes() ([]byte, error) {
 	if r.data != nil {
 		return r.data, nil
 	}
+	if r.path == "" {
+		return nil, r.saveErr
+	}
 	return os.ReadFile(r.path)
 }
 
-// inlineImage saves a display's inline PNG or JPEG to the store, so that
-// even a small plot has a full-size resource.
-func inlineImage(store *streamsink.Store, b frames.Bundle) (imageRef, bool) {
+// inlineImage decodes a display's inline PNG or JPEG; storeImage saves it
+// once the cell ends (a display updated many times is stored once).
+func inlineImage(b frames.Bundle) (imageRef, bool) {
 	for _, mime := range []string{"image/png", "image/jpeg"} {
 		text, ok := b.Text(mime)
 		if !ok {
@@ -83,20 +87,24 @@ func inlineImage(store *streamsink.Store, b frames.Bundle) (imageRef, bool) {
 		if err != nil {
 			return imageRef{}, false // not an image we can show; its text stands
 		}
-		ref := imageRef{mime: mime, data: data, size: int64(len(data))}
-		if store == nil {
-			return ref, true
-		}
-		ext := map[string]string{"image/png": "png", "image/jpeg": "jpg"}[mime]
-		id, path, err := store.WriteFile(ext, data)
-		if err != nil {
-			ref.saveErr = err
-			return ref, true
-		}
-		ref.artifact, ref.path = streamsink.Scheme+id, path
-		return ref, true
+		return imageRef{mime: mime, data: data, size: int64(len(data))}, true
 	}
 	return imageRef{}, false
+}
+
+// storeImage saves an inline image to the store, so that even a small plot
+// has a full-size resource.
+func storeImage(store *streamsink.Store, ref *imageRef) {
+	if store == nil || ref.artifact != "" || ref.data == nil {
+		return
+	}
+	ext := map[string]string{"image/png": "png", "image/jpeg": "jpg"}[ref.mime]
+	id, path, err := store.WriteFile(ext, ref.data)
+	if err != nil {
+		ref.saveErr = err
+		return
+	}
+	ref.artifact, ref.path = streamsink.Scheme+id, path
 }
 
 // fitted is an image made to fit a budget.

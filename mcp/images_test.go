@@ -85,15 +85,19 @@ func TestInlineImageIsStored(t *testing.T) {
 	b := frames.Bundle{}
 	b.SetText("image/png", base64.StdEncoding.EncodeToString(data))
 	b.SetText("text/plain", "<Figure>")
-	ref, ok := inlineImage(store, b)
-	if !ok || !strings.HasPrefix(ref.artifact, "artifact://") || ref.size != int64(len(data)) {
+	ref, ok := inlineImage(b)
+	if !ok || ref.size != int64(len(data)) {
 		t.Fatalf("ref %+v ok=%v", ref, ok)
+	}
+	storeImage(store, &ref)
+	if !strings.HasPrefix(ref.artifact, "artifact://") {
+		t.Fatalf("stored ref %+v", ref)
 	}
 	stored, err := os.ReadFile(ref.path)
 	if err != nil || !bytes.Equal(stored, data) {
 		t.Fatalf("stored image differs (%v)", err)
 	}
-	if _, ok := inlineImage(store, frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
+	if _, ok := inlineImage(frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
 		t.Fatal("a text-only display became an image")
 	}
 }
