@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalhost/evalhost/mcp"
@@ -28,6 +29,8 @@ import (
 // mcpClient is the SDK's own client driving `evalhost mcp` over stdio.
 type mcpClient struct {
 	session *sdk.ClientSession
+	// outputSchemas check every structuredContent a call returns.
+	outputSchemas map[string]*jsonschema.Resolved
 
 	mu       sync.Mutex
 	progress map[string]chan string // progress token -> messages
@@ -63,6 +66,21 @@ func startMCP(tb testing.TB, args ...string) *mcpClient {
 	}
 	c.session = session
 	tb.Cleanup(func() { session.Close() })
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.outputSchemas = map[string]*jsonschema.Resolved{}
+	for _, tool := range tools.Tools {
+		var s jsonschema.Schema
+		raw, _ := json.Marshal(tool.OutputSchema)
+		if err := json.Unmarshal(raw, &s); err != nil {
+			tb.Fatalf("%s's output schema: %v", tool.Name, err)
+		}
+		if c.outputSchemas[tool.Name], err = s.Resolve(nil); err != nil {
+			tb.Fatalf("%s's output schema: %v", tool.Name, err)
+		}
+	}
 	return c
 }
 
@@ -74,6 +92,14 @@ func (c *mcpClient) call(t *testing.T, name string, args any) *sdk.CallToolResul
 	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		var v any
+		json.Unmarshal(raw, &v)
+		if err := c.outputSchemas[name].Validate(v); err != nil {
+			t.Fatalf("%s's structuredContent does not match its output schema: %v\n%s", name, err, raw)
+		}
 	}
 	return res
 }
