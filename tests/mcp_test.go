@@ -1,11 +1,13 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"image"
+	"io"
 	_ "image/jpeg"
 	_ "image/png"
 	"net/http"
@@ -463,4 +465,32 @@ func TestMCPHTTP(t *testing.T) {
 			t.Fatalf("eval over HTTP: %v %v", err, res)
 		}
 	})
+}
+
+// TestMCPOverlongLine sends a request longer than --max-line over raw
+// stdio: it gets an error for its id, and the next request is served.
+func TestMCPOverlongLine(t *testing.T) {
+	cmd := command(t, "mcp", "--max-line", "100000")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	lines.Scan()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"#` + strings.Repeat("x", 200000) + `"}]}}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}]}}}`)
+	for _, want := range []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"request of 200`, `{"jsonrpc":"2.0","id":3,"result":`} {
+		if !lines.Scan() {
+			t.Fatalf("server stopped before %s: %v", want, lines.Err())
+		}
+		if !strings.HasPrefix(lines.Text(), want) {
+			t.Fatalf("got %.300s, want %s…", lines.Text(), want)
+		}
+	}
 }
