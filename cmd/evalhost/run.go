@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -128,7 +129,7 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range splitPercent(src, f.lang) {
+		for _, c := range percent.Split(src, f.lang) {
 			c.Timeout = timeout
 			cells = append(cells, c.Cell)
 		}
