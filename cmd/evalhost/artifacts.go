@@ -1,19 +1,9 @@
 package main
 
 import (
-	"os"
-
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
-// artifactStore is where spilled output goes. evalhost's own directory is
-// pruned of artifacts older than streamsink.DefaultRetention as a command
-// starts; a PI_ARTIFACTS_DIR belongs to the caller and is left as it is.
-// A failed prune costs nothing but disk, so it is not reported.
-func artifactStore(home string) *streamsink.Store {
-	st := streamsink.NewStore(streamsink.ArtifactsDir(home))
-	if os.Getenv("PI_ARTIFACTS_DIR") == "" {
-		_, _ = st.Prune(streamsink.DefaultRetention)
-	}
-	return st
-}
+// artifactStore forwards to config.ArtifactStore.
+func artifactStore(home string) *streamsink.Store { return config.ArtifactStore(home) }

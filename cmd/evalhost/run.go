@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -166,8 +167,12 @@ func normalizeSource(src string) string {
 }
 
 func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
-	home := evalhostHome()
-	starters, err := f.starters(home)
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	starters, err := config.Starters(home, f.choice())
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -190,7 +195,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Home:     home,
 		Python:   f.python,
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
-			Store: artifactStore(home)},
+			Store: config.ArtifactStore(home)},
 	})
 	defer reg.Close()
 
