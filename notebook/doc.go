@@ -1,5 +1,5 @@
-// Package notebook edits Jupyter .ipynb files losslessly and records
-// execution output into them.
+// Package notebook edits Jupyter .ipynb files losslessly and builds the
+// outputs of their code cells.
 //
 // Contract:
 //   - [Parse]/[Load] validate a notebook (JSON, a "cells" array, cell objects
@@ -26,9 +26,14 @@
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
-//   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
-//     cell, as nbclient records kernel messages; [Notebook.SetLanguageInfo]
-//     writes metadata.language_info as nbclient does after a run.
+//   - [Output] values are nbformat outputs built as nbformat writes them
+//     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],
+//     [Output.WithBundle] for display updates); a MIME bundle or metadata
+//     that is not valid JSON is an error. [Notebook.SetOutputs] and
+//     [Notebook.SetExecutionCount] write them into a code cell (any other
+//     cell is an error); [Notebook.SetLanguageInfo] writes
+//     metadata.language_info as nbclient does after a run. Turning
+//     execution frames into outputs is package nbrun's.
 //
-// It imports no other evalhost package except frames.
+// It imports no other evalhost package.
 package notebook
