@@ -44,6 +44,7 @@ type nbRunFlags struct {
 	cwd         string
 	json        bool
 	ipython     bool
+	grace       time.Duration
 	backendFlags
 }
 
@@ -63,6 +64,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "print a JSON summary of every executed cell")
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -110,6 +112,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Home:     home,
 		Starters: starters,
 		Python:   f.python,
+		Grace:    f.grace,
 		// Notebooks keep images inline, as Jupyter writes them.
 		Sink: streamsink.Options{InlineLimit: -1, Store: config.ArtifactStore(home)},
 	})
@@ -163,17 +166,17 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 			"failedCell": res.FailedCell(), "interrupted": interrupted})
 		return
 	}
-	ran := 0
+	finished := 0
 	for i, c := range res.Cells {
 		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
 			fmt.Fprintf(stderr, "cell %d: %s\n", res.Notebook[i], strings.TrimSpace(string(c.Status)+" "+c.Message))
 		}
-		if c.Status != sessions.StatusSkipped && c.Status != sessions.StatusCancelled {
-			ran++
+		if c.Status == sessions.StatusOK || c.Status == sessions.StatusError {
+			finished++
 		}
 	}
 	if interrupted {
-		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs of the %d cells that ran (of %d)\n", out, ran, len(res.Cells))
+		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %d cells finished)\n", out, finished, len(res.Cells))
 		return
 	}
 	fmt.Fprintf(stdout, "ran %d code cells (%s); wrote %s\n", len(res.Cells), res.Status, out)
