@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -133,7 +132,7 @@ func (c *nbCommand) fail(err error) int {
 }
 
 func (c *nbCommand) view() error {
-	nb, err := notebook.Load(c.path)
+	nb, _, err := loadNotebook(c.path, false)
 	if err != nil {
 		return err
 	}
@@ -184,12 +183,11 @@ func (c *nbCommand) apply() error {
 	if err != nil {
 		return err
 	}
-	orig, readErr := os.ReadFile(c.path)
-	created := errors.Is(readErr, fs.ErrNotExist)
-	nb, err := notebook.LoadOrNew(c.path)
+	nb, orig, err := loadNotebook(c.path, true)
 	if err != nil {
 		return err
 	}
+	created := orig == nil
 	out, err := nb.ApplyText(text)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.path, err)
@@ -231,11 +229,7 @@ func (c *nbCommand) action() error {
 			return fmt.Errorf("the cell's source is not UTF-8, which notebooks are; convert it first (e.g. iconv -f latin1 -t utf-8)")
 		}
 	}
-	load := notebook.Load
-	if c.name == "insert" {
-		load = notebook.LoadOrNew
-	}
-	nb, err := load(c.path)
+	nb, _, err := loadNotebook(c.path, c.name == "insert")
 	if err != nil {
 		return err
 	}
@@ -285,17 +279,28 @@ func (c *nbCommand) content4action() (string, error) {
 }
 
 func (c *nbCommand) readInput(path, flag string) (string, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(c.stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
+	data, err := readBounded(path, c.stdin, maxScriptBytes)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", flag, err)
 	}
 	return string(data), nil
+}
+
+// loadNotebook is notebook.Load (orNew: LoadOrNew) with the read bounded
+// by maxNotebookBytes; it also returns the file's bytes (nil when missing).
+func loadNotebook(path string, orNew bool) (*notebook.Notebook, []byte, error) {
+	data, err := readBounded(path, nil, maxNotebookBytes)
+	if errors.Is(err, fs.ErrNotExist) && orNew {
+		return notebook.New(), nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read notebook: %w", err)
+	}
+	nb, err := notebook.Parse(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return nb, data, nil
 }
 
 func (c *nbCommand) writeJSON(v any) error {

@@ -78,6 +78,12 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
+	if f.cwd != "" {
+		if err := checkCwdFlag(f.cwd); err != nil {
+			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+			return exitUsage
+		}
+	}
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
@@ -141,18 +147,12 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 }
 
 func readSource(name string, stdin io.Reader) (string, error) {
-	var b []byte
-	var err error
-	if name == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot read cells: %w", err)
-	}
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
+	}
+	b, err := readBounded(name, stdin, maxScriptBytes)
+	if err != nil {
+		return "", fmt.Errorf("cannot read cells: %w", err)
 	}
 	return normalizeSource(string(b)), nil
 }
@@ -223,6 +223,9 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	if err != nil {
 		logger.Debug("run failed", "err", err)
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		if errors.Is(err, sessions.ErrBadRequest) {
+			return exitUsage // refused before any cell ran
+		}
 		return exitFailed
 	}
 	out.end(res)
