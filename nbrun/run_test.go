@@ -3,8 +3,12 @@ package nbrun_test
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,20 +111,34 @@ func TestRunThroughTheLibrary(t *testing.T) {
 // says it was cancelled and cells that never started are left as they were.
 func TestRunCancelled(t *testing.T) {
 	reg := newRegistry(t)
-	nb := newNotebook(t, "print('one')", "import time\nprint('two', flush=True)\ntime.sleep(60)", "print('three')")
+	cwd := t.TempDir()
+	fifo := filepath.Join(cwd, "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nb := newNotebook(t, "print('one')",
+		"import time\nprint('two', flush=True)\nopen('started', 'w').close()\ntime.sleep(60)",
+		"print('three')")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	started := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		// The second cell has started once the first has ended.
-		<-started
+		defer wg.Done()
+		// Opening the FIFO returns once the second cell opens it.
+		if f, err := os.Open(fifo); err == nil {
+			f.Close()
+		}
 		cancel()
 	}()
-	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cwd: t.TempDir(), OnCellEnd: func(cell int, _ sessions.CellResult) {
-		if cell == 0 {
-			close(started)
+	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cwd: cwd})
+	if res.Status != sessions.StatusCancelled {
+		// Unblock the goroutine if the cell never opened the FIFO.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
 		}
-	}})
+	}
+	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +148,7 @@ func TestRunCancelled(t *testing.T) {
 	if got := texts(nb, 0); len(got) != 1 || got[0] != "stream:one\n" {
 		t.Errorf("finished cell: %q", got)
 	}
-	if got := texts(nb, 1); len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "error:CellCancelledError") {
+	if got := texts(nb, 1); len(got) < 2 || got[0] != "stream:two\n" || !strings.HasPrefix(got[len(got)-1], "error:CellCancelledError") {
 		t.Errorf("cancelled cell: %q", got)
 	}
 	if got := texts(nb, 2); got != nil {
