@@ -50,39 +50,13 @@ type nbRunFlags struct {
 
 // nbExecute is "evalhost nb run".
 func nbExecute(args []string, stdout, stderr io.Writer) int {
-	var f nbRunFlags
-	fs := pflag.NewFlagSet("nb run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, "%s\nFlags:\n%s", nbRunUsage, fs.FlagUsages()) }
-	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
-	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
-	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600")
-	fs.StringVar(&f.cells, "cells", "", "only these code cells, by 0-based index: 2,5-7 (others keep their outputs)")
-	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
-	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")
-	fs.BoolVar(&f.json, "json", false, "print a JSON summary of every executed cell")
-	f.backendFlags.register(fs)
-	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
-	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
 		return code
 	}
-	if fs.NArg() != 1 || (f.inplace && f.out != "") {
-		return fail(exitUsage, "want one notebook FILE and at most one of -o and --inplace")
-	}
-	if f.timeout < 0 {
-		return fail(exitUsage, "--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
-	}
-	path := fs.Arg(0)
-	if f.cwd == "" {
-		f.cwd = filepath.Dir(path)
-	} else if err := checkCwdFlag(f.cwd); err != nil {
-		return fail(exitUsage, "%v", err)
+	f, path, code, ok := parseNbRunFlags(args, stderr)
+	if !ok {
+		return code
 	}
 	orig, err := readBounded(path, nil, maxNotebookBytes)
 	if err != nil {
@@ -137,6 +111,45 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, saver.written(), interrupts > 0)
 	return exitCode(res.Result, interrupts > 0)
+}
+
+// parseNbRunFlags reads nb run's command line; ok is false when the
+// command must exit with code at once (--help, a usage error, reported).
+func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string, code int, ok bool) {
+	fs := pflag.NewFlagSet("nb run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, "%s\nFlags:\n%s", nbRunUsage, fs.FlagUsages()) }
+	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
+	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
+	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600")
+	fs.StringVar(&f.cells, "cells", "", "only these code cells, by 0-based index: 2,5-7 (others keep their outputs)")
+	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
+	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")
+	fs.BoolVar(&f.json, "json", false, "print a JSON summary of every executed cell")
+	f.backendFlags.register(fs)
+	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return f, "", code, false
+	}
+	usage := func(format string, a ...any) (nbRunFlags, string, int, bool) {
+		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
+		return f, "", exitUsage, false
+	}
+	if fs.NArg() != 1 || (f.inplace && f.out != "") {
+		return usage("want one notebook FILE and at most one of -o and --inplace")
+	}
+	if f.timeout < 0 {
+		return usage("--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
+	}
+	path = fs.Arg(0)
+	if f.cwd == "" {
+		f.cwd = filepath.Dir(path)
+	} else if err := checkCwdFlag(f.cwd); err != nil {
+		return usage("%v", err)
+	}
+	return f, path, exitOK, true
 }
 
 // checkCwdFlag refuses a --cwd that is not a directory before anything
