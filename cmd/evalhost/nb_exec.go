@@ -94,12 +94,12 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	ctx, interrupted := interruptible(reg)
 	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
 		Timeout: time.Duration(f.timeout) * time.Second, AllowErrors: f.allowErrors, IPython: f.ipython,
-		OnCellEnd: func(int, sessions.CellResult) { saver.save(nb, false) }})
+		OnCellEnd: func(int, sessions.CellResult) { saver.progress(nb) }})
 	interrupts := interrupted.stop()
 	if err != nil && errors.Is(err, sessions.ErrBadRequest) {
 		return fail(exitUsage, "%v", err)
 	}
-	if werr := saver.save(nb, true); werr != nil {
+	if werr := saver.finish(nb); werr != nil {
 		return fail(exitFailed, "%v", werr)
 	}
 	if err != nil {
