@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/gateway"
 )
 
@@ -31,7 +32,11 @@ func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.L
 		fmt.Fprint(stderr, gatewayUsage)
 		return exitUsage
 	}
-	home := evalhostHome()
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost gateway: %v\n", err)
+		return exitUsage
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	switch args[0] {
