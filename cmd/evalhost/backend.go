@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -90,7 +90,7 @@ func (b *backendFlags) backendStarters(home string) (map[string]sessions.Starter
 		return starters, nil
 	case backendGateway:
 		if url == "" {
-			if err := gateway.RequireShared(b.shared); err != nil {
+			if err := shared.RequireShared(b.shared); err != nil {
 				return nil, err
 			}
 		}

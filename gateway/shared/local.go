@@ -1,8 +1,10 @@
-package gateway
+package shared
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/evalhost/evalhost/gateway"
 )
 
 // Local starts kernels on the shared local gateway.
@@ -15,12 +17,12 @@ type Local struct {
 // StartKernel acquires the shared gateway and starts a kernel on it. When
 // the gateway (or this process) ran out of file descriptors, it restarts
 // the shared gateway once and tries again.
-func (l Local) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, *Endpoint, error) {
+func (l Local) StartKernel(ctx context.Context, opts gateway.KernelOptions) (*gateway.Kernel, *Endpoint, error) {
 	k, ep, err := l.start(ctx, opts)
-	if err == nil || !IsFDExhausted(err) {
+	if err == nil || !gateway.IsFDExhausted(err) {
 		return k, ep, err
 	}
-	if serr := Stop(ctx, l.Home); serr != nil {
+	if serr := StopFor(ctx, l.Home, l.Python); serr != nil {
 		return nil, nil, fmt.Errorf("%w (recovery: restarting the shared gateway failed: %v)", err, serr)
 	}
 	k, ep, rerr := l.start(ctx, opts)
@@ -30,12 +32,12 @@ func (l Local) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, *E
 	return k, ep, nil
 }
 
-func (l Local) start(ctx context.Context, opts KernelOptions) (*Kernel, *Endpoint, error) {
+func (l Local) start(ctx context.Context, opts gateway.KernelOptions) (*gateway.Kernel, *Endpoint, error) {
 	ep, err := AcquireWith(ctx, l.Home, l.Python, l.Options)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := NewClient(ep.Config())
+	c, err := gateway.NewClient(ep.Config())
 	if err != nil {
 		return nil, nil, err
 	}
