@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // One gateway serves the package's tests; kernels are reused where the case
@@ -127,10 +129,21 @@ func shared(t testing.TB) *Kernel {
 	return sharedKernel
 }
 
+// checkLeaks fails t when a goroutine or process it started outlives it;
+// the package's gateway (and so the kernels below it) outlives every test.
+func checkLeaks(t testing.TB) {
+	t.Helper()
+	leakcheck.Check(t, leakcheck.Options{IgnoreProcess: func(cmdline string) bool {
+		return strings.Contains(cmdline, "kernel_gateway")
+	}})
+}
+
 // ownKernel starts a kernel for one test and closes it at the end.
 func ownKernel(t testing.TB, opts KernelOptions) *Kernel {
 	t.Helper()
-	k, err := testClient(t).StartKernel(context.Background(), opts)
+	c := testClient(t)
+	checkLeaks(t)
+	k, err := c.StartKernel(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("start kernel: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // One gateway serves the tests that only need one; tests that change or
@@ -92,6 +93,17 @@ func needGateway(t testing.TB) {
 	if skipReason != "" {
 		t.Skip("real kernel gateway unavailable: " + skipReason)
 	}
+}
+
+// checkLeaks fails t when a goroutine or process it started outlives it:
+// a gateway it started and did not stop, or a kernel below it. Only the
+// package's gateway outlives tests.
+func checkLeaks(t testing.TB) {
+	t.Helper()
+	port := "--KernelGatewayApp.port=" + testEP.URL[strings.LastIndexByte(testEP.URL, ':')+1:]
+	leakcheck.Check(t, leakcheck.Options{IgnoreProcess: func(cmdline string) bool {
+		return strings.Contains(cmdline, port+" ")
+	}})
 }
 
 // helper re-executes the test binary as another evalhost process would

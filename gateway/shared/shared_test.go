@@ -24,6 +24,7 @@ func freshHome(t *testing.T) string {
 	t.Helper()
 	needGateway(t)
 	home := t.TempDir()
+	checkLeaks(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
