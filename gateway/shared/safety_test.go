@@ -245,3 +245,39 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// Concurrent callers in one process share one acquisition: one start, whose
+// endpoint they all get, rather than one start and a queue at the lock.
+func TestConcurrentAcquiresShareOneStart(t *testing.T) {
+	home := freshHome(t)
+	const n = 4
+	type result struct {
+		ep  *Endpoint
+		err error
+	}
+	results := make(chan result, n)
+	for range n {
+		go func() {
+			ep, err := Acquire(context.Background(), home, testPython)
+			results <- result{ep, err}
+		}()
+	}
+	var pids []int
+	for range n {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		ep := r.ep
+		if ep.Reused {
+			t.Errorf("a caller waited at the lock and reused %+v instead of sharing the start", ep.Info)
+		}
+		pids = append(pids, ep.PID)
+	}
+	for _, pid := range pids[1:] {
+		if pid != pids[0] {
+			t.Errorf("concurrent callers got gateways %v, want one", pids)
+			break
+		}
+	}
+}
