@@ -30,8 +30,9 @@
 // interpreter share one acquisition. [Stop] ends every recorded gateway
 // (a gateway.json directly in python-gateway/, from an older evalhost,
 // too); [StopFor] ends one interpreter's; [Status] reports them all.
-// [Local.StartKernel] adds the one recovery from file-descriptor
-// exhaustion: restart that interpreter's gateway and try once more.
+// [Local.StartKernel] adds the one recovery from the gateway's own
+// file-descriptor exhaustion: restart that interpreter's gateway and try
+// once more (this process running out restarts nothing).
 //
 // Calling Acquire with an empty home or python is an error.
 package shared

@@ -2,6 +2,7 @@ package shared
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/evalhost/evalhost/gateway"
@@ -15,11 +16,11 @@ type Local struct {
 }
 
 // StartKernel acquires the shared gateway and starts a kernel on it. When
-// the gateway (or this process) ran out of file descriptors, it restarts
-// the shared gateway once and tries again.
+// the gateway ran out of file descriptors, it restarts the shared gateway
+// once and tries again.
 func (l Local) StartKernel(ctx context.Context, opts gateway.KernelOptions) (*gateway.Kernel, *Endpoint, error) {
 	k, ep, err := l.start(ctx, opts)
-	if err == nil || !gateway.IsFDExhausted(err) {
+	if err == nil || !restartHelps(err) {
 		return k, ep, err
 	}
 	if serr := StopFor(ctx, l.Home, l.Python); serr != nil {
@@ -43,4 +44,13 @@ func (l Local) start(ctx context.Context, opts gateway.KernelOptions) (*gateway.
 	}
 	k, err := c.StartKernel(ctx, opts)
 	return k, ep, err
+}
+
+// restartHelps: the gateway itself reported running out of file
+// descriptors, which a restart cures for everyone. This process running out
+// (a local EMFILE) is not cured by ending the kernels of every other
+// process on the gateway, so that error is returned as it is.
+func restartHelps(err error) bool {
+	var he *gateway.HTTPError
+	return errors.As(err, &he) && errors.Is(he, gateway.ErrFDExhausted)
 }

@@ -3,6 +3,8 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,5 +281,27 @@ func TestConcurrentAcquiresShareOneStart(t *testing.T) {
 			t.Errorf("concurrent callers got gateways %v, want one", pids)
 			break
 		}
+	}
+}
+
+// Only the gateway's own fd exhaustion restarts it: this process running
+// out is not cured by ending every other process's kernels.
+func TestRestartOnlyForTheGatewaysExhaustion(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"gateway 500 naming EMFILE", fmt.Errorf("start kernel: %w",
+			&gateway.HTTPError{Status: 500, Body: "OSError: [Errno 24] Too many open files"}), true},
+		{"local EMFILE", &net.OpError{Op: "dial", Err: os.NewSyscallError("socket", syscall.EMFILE)}, false},
+		{"gateway 500 otherwise", &gateway.HTTPError{Status: 500, Body: "boom"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := restartHelps(tc.err); got != tc.want {
+				t.Errorf("restartHelps(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
 	}
 }
