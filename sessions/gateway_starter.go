@@ -20,8 +20,9 @@ type GatewayConfig struct {
 	Token string
 	Home  string
 	// Environ is the host environment the shared local gateway starts
-	// with, filtered as an interpreter's is (its kernels inherit it, and
-	// later evalhost processes reuse it); nil means os.Environ().
+	// with, filtered as an interpreter's is (later evalhost processes reuse
+	// the gateway; its kernels get their own session's environment, not
+	// this); nil means os.Environ().
 	Environ []string
 }
 
