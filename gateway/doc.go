@@ -56,6 +56,6 @@
 // gateway/shared. The Client never passes the gateway's own environment on
 // to a kernel: the create request carries an empty env, so kernel_gateway
 // launches the kernel with PATH alone (and Jupyter's own variables), and
-// the start snippet applies the caller's environment, unsetting PATH when
-// the caller has none.
+// the start snippet applies the caller's environment, unsetting PATH (and
+// the LC_CTYPE Python then sets for itself) when the caller has none.
 package gateway

@@ -97,10 +97,11 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	return nil
 }
 
-// launchEnv are the variables a gateway launches a kernel with beyond
-// Jupyter's own (createKernel sends an empty env): they are the gateway's,
-// not the caller's.
-var launchEnv = []string{"PATH"}
+// launchEnv are the variables a kernel starts with that are not Jupyter's
+// own and may not be its caller's: the gateway's PATH (createKernel sends
+// an empty env), and the LC_CTYPE Python sets for itself when it starts
+// without a locale (PEP 538).
+var launchEnv = []string{"PATH", "LC_CTYPE"}
 
 // exactEnv is env plus an unset of each launch variable env lacks, so the
 // kernel's environment is exactly its caller's; nil stays nil.

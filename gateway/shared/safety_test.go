@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -195,24 +196,26 @@ func TestStalledGatewayIsRetriedNotReplaced(t *testing.T) {
 
 // A kernel's environment is its own caller's: a process that did not start
 // the shared gateway sees none of the starter's variables, and a caller
-// without PATH has none in its kernel.
+// without PATH has none in its kernel, nor the LC_CTYPE that Python, started
+// without a locale, sets for itself.
 func TestKernelEnvIsItsCallers(t *testing.T) {
 	home := freshHome(t)
-	base := withoutVars(os.Environ(), "FOO")
-	code := `import os; print(os.environ.get("FOO"), "PATH" in os.environ)`
+	base := slices.Clip(withoutVars(os.Environ(), "FOO", "LC_CTYPE")) // each case appends its own
+	code := `import os; print(os.environ.get("FOO"), "PATH" in os.environ, os.environ.get("LC_CTYPE"))`
 	cases := []struct {
 		name string
 		env  []string
 		want string
 	}{
-		{"starter with FOO", append(base, "FOO=a"), "a True\n"},
-		{"later process without FOO", base, "None True\n"},
-		{"later process without PATH", withoutVars(base, "PATH"), "None False\n"},
+		{"starter with FOO", append(base, "FOO=a"), "a True None\n"},
+		{"later process without FOO", base, "None True None\n"},
+		{"later process without PATH", withoutVars(base, "PATH"), "None False None\n"},
+		{"later process with LC_CTYPE", append(base, "LC_CTYPE=C"), "None True C\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := helper(home, testPython, "cell", "EVALHOST_SHARED_TEST_CODE="+code)
-			cmd.Env = append(withoutVars(cmd.Env, "FOO", "PATH"), tc.env...)
+			cmd.Env = append(withoutVars(cmd.Env, "FOO", "PATH", "LC_CTYPE"), tc.env...)
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("helper: %v: %s", err, stderrOf(err))
