@@ -47,15 +47,16 @@ func AcquireWith(ctx context.Context, home, python string, opts AcquireOptions) 
 	if abs, err := filepath.Abs(home); err == nil {
 		home = abs
 	}
-	for {
+	for attempt := 1; ; attempt++ {
 		v, err, _ := starting.Do(home+"\x00"+python, func() (any, error) {
 			return acquire(ctx, home, python, opts)
 		})
 		// The shared call ran under the first caller's context; a caller
 		// whose own context is still live tries again rather than take
-		// that caller's cancellation for its own.
+		// that caller's cancellation for its own (a few times: each retry
+		// that shares another's call may meet another cancellation).
 		if err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) &&
-			!errors.Is(err, errStartTimedOut) {
+			!errors.Is(err, errStartTimedOut) && attempt < 3 {
 			continue
 		}
 		if err != nil {
