@@ -6,7 +6,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -66,7 +66,7 @@ func backendStarters(home string, b Backend) (map[string]sessions.Starter, error
 		return starters, nil
 	case BackendGateway:
 		if url == "" {
-			if err := gateway.RequireShared(!b.NoSharedGateway); err != nil {
+			if err := shared.RequireShared(!b.NoSharedGateway); err != nil {
 				return nil, err
 			}
 		}

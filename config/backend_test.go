@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -55,7 +55,7 @@ func TestStarters(t *testing.T) {
 		{"unknown from flag", nil, Backend{Name: "kernel"}, ErrBackend},
 		{"unknown from env", map[string]string{"EVALHOST_BACKEND": "kernel"}, Backend{}, ErrBackend},
 		{"flag beats env", map[string]string{"EVALHOST_BACKEND": "kernel"}, Backend{Name: BackendRunner}, nil},
-		{"private local gateway", nil, Backend{Name: BackendGateway, NoSharedGateway: true}, gateway.ErrSharedRequired},
+		{"private local gateway", nil, Backend{Name: BackendGateway, NoSharedGateway: true}, shared.ErrSharedRequired},
 		{"external gateway needs no sharing", map[string]string{"PI_PYTHON_GATEWAY_URL": "http://127.0.0.1:1"}, Backend{NoSharedGateway: true}, nil},
 	}
 	for _, tt := range tests {

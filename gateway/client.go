@@ -87,10 +87,16 @@ type kernelModel struct {
 
 // createKernel starts a kernel, retrying once when the gateway answers 5xx.
 func (c *Client) createKernel(ctx context.Context) (kernelModel, error) {
-	body := []byte("{}")
+	// An env, even empty, makes kernel_gateway (and Enterprise Gateway)
+	// launch the kernel with its PATH and the variables it is configured to
+	// pass, instead of its whole environment: that of whichever evalhost
+	// process started the shared gateway. The caller's own environment is
+	// applied inside the kernel (setupCode).
+	req := map[string]any{"env": map[string]string{}}
 	if c.kernel != "" {
-		body, _ = json.Marshal(map[string]string{"name": c.kernel})
+		req["name"] = c.kernel
 	}
+	body, _ := json.Marshal(req)
 	var km kernelModel
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {

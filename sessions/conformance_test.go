@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 )
 
 // backendCase is one way to run Python cells.
@@ -169,7 +169,7 @@ func TestConformance(t *testing.T) {
 			// own one ends with the test (cleanups run last-registered first,
 			// so this runs after the registry closed its kernels).
 			t.Cleanup(func() {
-				if err := gateway.Stop(context.Background(), home); err != nil {
+				if err := shared.Stop(context.Background(), home); err != nil {
 					t.Errorf("stopping the test's gateway: %v", err)
 				}
 			})
