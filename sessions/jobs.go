@@ -35,13 +35,13 @@ const (
 
 // JobInfo describes a job: a cell that detached at its timeout.
 type JobInfo struct {
-	ID       string `json:"job"`
-	Session  string `json:"session"`
-	Cwd      string `json:"cwd"`
-	Request  string `json:"request"`
-	Cell     int    `json:"cell"`
-	Language string `json:"language"`
-	Title    string `json:"title,omitempty"`
+	ID       string   `json:"job"`
+	Session  string   `json:"session"`
+	Cwd      string   `json:"cwd"`
+	Request  string   `json:"request"`
+	Cell     int      `json:"cell"`
+	Language string   `json:"language"`
+	Title    string   `json:"title,omitempty"`
 	State    JobState `json:"state"`
 	// Status is StatusDetached while the job runs, then the cell's final
 	// status; Message says why it is not ok.
