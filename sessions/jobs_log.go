@@ -123,6 +123,11 @@ func (l *jobLog) read(offset int64, maxBytes, maxLines int) (jobPage, error) {
 			for n > 0 && !utf8.RuneStart(rest[n]) {
 				n--
 			}
+			if n == 0 {
+				// Always progress: a reader passing Next back must not
+				// stall on a character wider than the bound.
+				_, n = utf8.DecodeRune(rest)
+			}
 		}
 		p.More = true
 	}
