@@ -15,8 +15,9 @@
 // cell (frames.Request.Run; unset when the request has none).
 //
 // A call is accepted only from a run that is active in that session now: the
-// registry calls [Server.RunHook] with active=true just before a cell executes
-// and false after. When a run ends, the calls it still has in flight are
+// registry calls [Server.RunHook] (or [Server.TrackRun], which also names the
+// run's request and cell for the Tools) with active=true just before a cell
+// executes and false after. When a run ends, the calls it still has in flight are
 // abandoned: their context is cancelled and the client, if still connected, is
 // answered 409 "cell ended before tool ... returned".
 //
@@ -66,11 +67,15 @@
 //
 // # Relay
 //
-// [Relay] backs `serve`: each call is handed to a send function under a fresh
-// call id ("c1", "c2", …) for the client (a tool_call line), and waits until
-// [Relay.Resolve] delivers the client's tool_result or the call's context
-// ends (then an abandon callback hears of it and a late Resolve returns
-// [ErrNotPending]).
+// [Relay] backs `serve`: each call is handed to a send function under a
+// fresh call id ("c1", "c2", …) for the client (a tool_call line naming the
+// call's request and cell, which the registry gave [Server.TrackRun]), and
+// waits until [Relay.Resolve] delivers the client's tool_result or the
+// call's context ends (then an abandon callback hears of it and a late
+// Resolve returns [ErrNotPending]). [Relay.Close] fails the waiting calls and
+// every later one with its error, for a client that will answer nothing
+// more. The Server holds the runs and the Relay the calls waiting: neither
+// has a copy for its user to keep in step.
 //
 // # Command tools
 //

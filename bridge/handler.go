@@ -28,11 +28,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, err.status, nil, err.msg)
 		return
 	}
-	runCtx, ok := s.runs.lookup(runKey{c.Session, c.Run})
+	run, runCtx, ok := s.runs.lookup(runKey{c.Session, c.Run})
 	if !ok {
 		s.reply(w, http.StatusConflict, nil, notRunning(c))
 		return
 	}
+	c.Request, c.Cell = run.Request, run.Cell
 	value, callErr, abandoned := s.call(r.Context(), runCtx, c)
 	switch {
 	case abandoned != nil:

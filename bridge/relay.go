@@ -10,12 +10,14 @@ import (
 )
 
 // ErrNotPending is returned by Relay.Resolve for a call id that is not
-// waiting: never sent, already answered, or abandoned.
+// waiting: never sent, already answered, abandoned, or failed by Close.
 var ErrNotPending = errors.New("tool call is not pending")
 
 // Relay is a Tools that hands each call to a client and waits for its answer:
-// `serve` writes a tool_call line from Send and calls Resolve when the
-// client's tool_result arrives.
+// `serve` writes a tool_call line from send and calls Resolve when the
+// client's tool_result arrives. It is the one record of the calls waiting
+// for an answer; the Server's runs (TrackRun) name the request and cell each
+// call comes from (Call.Request, Call.Cell).
 type Relay struct {
 	send    func(callID string, c Call) error
 	abandon func(callID string)
@@ -23,6 +25,7 @@ type Relay struct {
 	mu      sync.Mutex
 	next    uint64
 	pending map[string]chan result
+	closed  error // set by Close: every call fails with it
 }
 
 // NewRelay makes a Relay. send delivers a call to the client under a fresh
@@ -33,10 +36,15 @@ func NewRelay(send func(callID string, c Call) error, abandon func(callID string
 	return &Relay{send: send, abandon: abandon, pending: map[string]chan result{}}
 }
 
-// Call sends c and waits for Resolve or the end of ctx.
+// Call sends c and waits for Resolve, Close or the end of ctx.
 func (r *Relay) Call(ctx context.Context, c Call) (json.RawMessage, error) {
 	ch := make(chan result, 1)
 	r.mu.Lock()
+	if r.closed != nil {
+		err := r.closed
+		r.mu.Unlock()
+		return nil, err
+	}
 	r.next++
 	id := "c" + strconv.FormatUint(r.next, 10)
 	r.pending[id] = ch
@@ -91,6 +99,29 @@ func (r *Relay) Resolve(id string, ok bool, value json.RawMessage, errMsg string
 	}
 	ch <- res
 	return nil
+}
+
+// Close fails every call waiting for an answer with err, and every later
+// call without sending it: for a client that can no longer answer (it stopped
+// reading), so a cell gets a clear error at once instead of waiting for its
+// timeout. The calls it fails are not abandoned (the client hears nothing
+// more). A nil err means ErrClosed. Safe to call twice; the first err stays.
+func (r *Relay) Close(err error) {
+	if err == nil {
+		err = ErrClosed
+	}
+	r.mu.Lock()
+	if r.closed != nil {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = err
+	pending := r.pending
+	r.pending = map[string]chan result{}
+	r.mu.Unlock()
+	for _, ch := range pending {
+		ch <- result{err: err}
+	}
 }
 
 // Pending is the number of calls waiting for an answer.

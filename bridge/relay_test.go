@@ -23,7 +23,7 @@ func TestRelayThroughBridge(t *testing.T) {
 	relay := NewRelay(func(id string, c Call) error { calls <- sent{id, c}; return nil },
 		func(id string) { mu.Lock(); abandoned = append(abandoned, id); mu.Unlock() })
 	b := start(t, relay, Options{})
-	b.RunHook("s1", "r1", true)
+	b.TrackRun(Run{Session: "s1", ID: "r1", Request: "req7", Cell: 2}, true)
 
 	// The fake client answers in the background, as serve's stdin reader would.
 	answers := map[string]func(string) error{
@@ -34,6 +34,9 @@ func TestRelayThroughBridge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for s := range calls {
+			if s.c.Request != "req7" || s.c.Cell != 2 {
+				t.Errorf("call %s = %+v, want request req7, cell 2 as tracked", s.id, s.c)
+			}
 			if s.c.Name == "hang" {
 				continue
 			}
@@ -132,5 +135,35 @@ func TestRelaySendFails(t *testing.T) {
 	_, err := relay.Call(context.Background(), Call{Name: "x"})
 	if err == nil || !strings.Contains(err.Error(), `cannot pass tool "x" to the client: stdout closed`) || relay.Pending() != 0 {
 		t.Errorf("err = %v, pending %d", err, relay.Pending())
+	}
+}
+
+// Close fails the calls waiting for an answer and every later one with its
+// error, untouched, and without abandoning them to the client.
+func TestRelayClose(t *testing.T) {
+	ids := make(chan string, 1)
+	relay := NewRelay(func(id string, _ Call) error { ids <- id; return nil },
+		func(id string) { t.Errorf("call %s abandoned by Close", id) })
+	stopped := errors.New("the client stopped reading")
+	call := Call{Session: "s", Run: "r", Name: "x"}
+	done := make(chan error, 1)
+	go func() {
+		_, err := relay.Call(context.Background(), call)
+		done <- err
+	}()
+	id := <-ids
+	relay.Close(stopped)
+	relay.Close(errors.New("second close"))
+	if err := <-done; err != stopped {
+		t.Errorf("pending call: %v, want %v", err, stopped)
+	}
+	if _, err := relay.Call(context.Background(), call); err != stopped {
+		t.Errorf("call after Close: %v, want %v", err, stopped)
+	}
+	if err := relay.Resolve(id, true, nil, ""); !errors.Is(err, ErrNotPending) {
+		t.Errorf("answer after Close: %v, want ErrNotPending", err)
+	}
+	if n := relay.Pending(); n != 0 {
+		t.Errorf("%d calls pending after Close", n)
 	}
 }

@@ -11,10 +11,21 @@ var errCellEnded = errors.New("cell ended")
 
 type runKey struct{ session, run string }
 
+// Run is one execution of a cell: the run the interpreter reports
+// (PI_TOOL_BRIDGE_SESSION, EVALHOST_RUN) and, for a client that names them
+// (serve's tool_call lines), the request and cell it belongs to.
+type Run struct {
+	Session string // PI_TOOL_BRIDGE_SESSION
+	ID      string // EVALHOST_RUN
+	Request string // the client's request id; may be empty
+	Cell    int    // the cell's index in its request
+}
+
 // runState is one active run. n counts overlapping activations of the same
 // key, so a duplicate hook pair cannot end the other's calls early.
 type runState struct {
 	n      int
+	run    Run
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
@@ -27,17 +38,24 @@ type runs struct {
 }
 
 // RunHook marks run active in session (true, before the cell executes) or
-// ended (false, after). It matches sessions.Config.RunHook. Ending a run
-// cancels the calls it has in flight.
+// ended (false, after): TrackRun without a request and cell.
 func (s *Server) RunHook(session, run string, active bool) {
+	s.TrackRun(Run{Session: session, ID: run}, active)
+}
+
+// TrackRun marks run active (true, before its cell executes) or ended (false,
+// after); calls from it carry its Request and Cell to the Tools. It matches
+// sessions.Config.RunHook. Ending a run cancels the calls it has in flight.
+func (s *Server) TrackRun(run Run, active bool) {
 	if active {
-		s.runs.begin(runKey{session, run})
+		s.runs.begin(run)
 	} else {
-		s.runs.end(runKey{session, run})
+		s.runs.end(runKey{run.Session, run.ID})
 	}
 }
 
-func (r *runs) begin(k runKey) {
+func (r *runs) begin(run Run) {
+	k := runKey{run.Session, run.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -46,7 +64,7 @@ func (r *runs) begin(k runKey) {
 	st := r.m[k]
 	if st == nil {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		st = &runState{ctx: ctx, cancel: cancel}
+		st = &runState{run: run, ctx: ctx, cancel: cancel}
 		r.m[k] = st
 	}
 	st.n++
@@ -65,15 +83,15 @@ func (r *runs) end(k runKey) {
 	}
 }
 
-// lookup returns the context of an active run, or false.
-func (r *runs) lookup(k runKey) (context.Context, bool) {
+// lookup returns an active run and its context, or false.
+func (r *runs) lookup(k runKey) (Run, context.Context, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.m[k]
 	if st == nil {
-		return nil, false
+		return Run{}, nil, false
 	}
-	return st.ctx, true
+	return st.run, st.ctx, true
 }
 
 // closeAll ends every run; later activations are ignored.

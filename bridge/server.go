@@ -31,6 +31,10 @@ var ErrClosed = errors.New("tool bridge is closed")
 type Call struct {
 	Session, Run, Name string
 	Args               json.RawMessage // a JSON object, "{}" when the caller sent none
+	// Request and Cell name the run's request and cell, as given to
+	// Server.TrackRun (empty and 0 after RunHook).
+	Request string
+	Cell    int
 }
 
 // Tools executes tool calls. An error's message goes back to Python as

@@ -14,6 +14,14 @@ import sys
 import threading
 
 
+def ends_eval(msg):
+    """A request_error ends the eval with its id only when it refused that
+    eval: not a late cancel's refusal (op "cancel"), nor a duplicate id's
+    while the first request with it goes on (inFlight)."""
+    return (msg["type"] == "request_error" and msg.get("op", "eval") == "eval"
+            and not msg.get("inFlight"))
+
+
 class EvalHost:
     def __init__(self, binary="bin/evalhost"):
         self.proc = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE,
@@ -34,7 +42,7 @@ class EvalHost:
             with self.lock:
                 self.replies.setdefault(rid, []).append(msg)
                 done = self.ended.get(rid)
-            if done and msg["type"] in ("end", "request_error"):
+            if done and (msg["type"] == "end" or ends_eval(msg)):
                 done.set()
             if msg["type"] == "progress":
                 print(f"  … request {rid} cell {msg['cell']} still running ({msg['elapsedMs']} ms)")

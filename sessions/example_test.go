@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// Two cells in one session: the second sees the first's state. Frames
-// stream to the emit function as the cells run; the result summarises them.
+// Eval runs a request's cells in order in one session, streaming their
+// frames to emit; state stays in the session for the next request.
 func ExampleRegistry_Eval() {
 	home, err := os.MkdirTemp("", "evalhost-example-")
 	if err != nil {
@@ -22,32 +21,23 @@ func ExampleRegistry_Eval() {
 	reg := sessions.New(sessions.Config{Home: home})
 	defer reg.Close()
 
-	var stdout strings.Builder
 	emit := func(cell int, f frames.Frame) {
 		if f.Type == frames.TypeStdout {
-			stdout.WriteString(f.Data)
+			fmt.Printf("cell %d: %s", cell, f.Data)
 		}
 	}
-	res, err := reg.Eval(context.Background(), sessions.Request{
-		Session: "example",
-		Cells: []sessions.Cell{
-			{Language: sessions.LangPython, Code: "answer = 6 * 7"},
-			{Language: sessions.LangPython, Code: "print('the answer is', answer)"},
-			{Language: sessions.LangShell, Code: "echo from bash"},
-		},
-	}, emit)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Print(stdout.String())
-	for _, c := range res.Cells {
-		fmt.Println(c.Index, c.Language, c.Status)
+	ctx := context.Background()
+	for _, code := range []string{"x = 41\nprint('set')", "print(x + 1)"} {
+		res, err := reg.Eval(ctx, sessions.Request{Session: "demo", Cells: []sessions.Cell{{Language: sessions.LangPython, Code: code}}}, emit)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("status:", res.Status, "execution count:", res.Cells[0].ExecutionCount)
 	}
 	// Output:
-	// the answer is 42
-	// from bash
-	// 0 py ok
-	// 1 py ok
-	// 2 sh ok
+	// cell 0: set
+	// status: ok execution count: 1
+	// cell 0: 42
+	// status: ok execution count: 2
 }

@@ -117,6 +117,7 @@ func noticesSaidOnce(t *testing.T, stderr string) {
 	}
 }
 
+// run --json writes serve's lines (one encoder makes both), without ids.
 func TestRunJSON(t *testing.T) {
 	stdout, stderr, code := runEvalhost(t, "x = 41\nprint('hi')\n# %%\nx + 1\n", "run", "-", "--json")
 	if code != 0 {
@@ -132,6 +133,14 @@ func TestRunJSON(t *testing.T) {
 		}
 		typ := m["type"].(string)
 		types = append(types, typ)
+		// A run has one request: no line carries an id, and the
+		// interpreter's run ids (with their nonce) never show.
+		if id, ok := m["id"]; ok {
+			t.Errorf("%s line carries id %v: %s", typ, id, sc.Text())
+		}
+		if _, ok := m["durationMs"]; !ok && (typ == "end" || typ == "cell_end") {
+			t.Errorf("%s line without durationMs: %s", typ, sc.Text())
+		}
 		if typ != "end" {
 			if _, ok := m["cell"]; !ok {
 				t.Errorf("line without a cell index: %s", sc.Text())

@@ -22,13 +22,23 @@ type serveClient struct {
 	mu      sync.Mutex
 	byID    map[string][]map[string]any
 	noID    []map[string]any
+	stderr  strings.Builder // serve's log, under mu
 	changed chan struct{}
 	readerW sync.WaitGroup
 }
 
 func startServe(t *testing.T, args ...string) *serveClient {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+// startServeEnv starts serve with env added to its environment.
+func startServeEnv(t *testing.T, env []string, args ...string) *serveClient {
+	t.Helper()
 	cmd := command(t, append([]string{"serve"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
+	c := &serveClient{t: t, cmd: cmd, byID: map[string][]map[string]any{}, changed: make(chan struct{}, 1)}
+	cmd.Stderr = lockedWriter{&c.mu, &c.stderr}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +50,7 @@ func startServe(t *testing.T, args ...string) *serveClient {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &serveClient{t: t, cmd: cmd, stdin: stdin, byID: map[string][]map[string]any{}, changed: make(chan struct{}, 1)}
+	c.stdin = stdin
 	c.readerW.Add(1)
 	go c.read(stdout)
 	t.Cleanup(func() {
@@ -82,6 +92,18 @@ func (c *serveClient) read(r io.Reader) {
 	}
 }
 
+// lockedWriter writes under mu, so a test may read what was written.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func (c *serveClient) send(v any) {
 	c.t.Helper()
 	b, _ := json.Marshal(v)
@@ -115,12 +137,15 @@ func (c *serveClient) waitFor(what string, cond func() bool) {
 	}
 }
 
-// result waits for a request's end (or request_error) and returns its lines.
+// result waits for a request's end (or the request_error that refused it)
+// and returns its lines.
 func (c *serveClient) result(id string) []map[string]any {
 	c.t.Helper()
 	c.waitFor("end of "+id, func() bool {
 		for _, m := range c.byID[id] {
-			if m["type"] == "end" || m["type"] == "request_error" {
+			// A refusal of another op (a late cancel), or of a duplicate
+			// while this eval is in flight, is not this eval's end.
+			if m["type"] == "end" || m["type"] == "request_error" && (m["op"] == "eval" || m["op"] == nil) && m["inFlight"] != true {
 				return true
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -166,46 +167,35 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 
 func (h *humanRenderer) end(sessions.Result) {}
 
-// jsonRenderer writes NDJSON: each frame with its cell index, a cell_end
-// line per cell and an end line per request.
+// jsonRenderer writes run --json's NDJSON through serve's encoder, so its
+// lines are serve's: each frame tagged with its cell, a cell_end line per
+// cell and an end line, none with an id (a run has one request).
 type jsonRenderer struct {
-	w   io.Writer
-	buf []byte
+	enc   *serve.Encoder
+	start time.Time
 }
 
-func newJSONRenderer(w io.Writer) *jsonRenderer { return &jsonRenderer{w: w} }
-
-func (j *jsonRenderer) frame(cell int, f frames.Frame) {
-	j.buf = appendTagged(j.buf[:0], cell, &f)
-	j.buf = append(j.buf, '\n')
-	j.w.Write(j.buf)
+func newJSONRenderer(w io.Writer) *jsonRenderer {
+	return &jsonRenderer{enc: serve.NewEncoder(w), start: time.Now()}
 }
 
-// appendTagged writes a frame object with "cell" as its first field.
-func appendTagged(dst []byte, cell int, f *frames.Frame) []byte {
-	dst = append(dst, `{"cell":`...)
-	dst = strconv.AppendInt(dst, int64(cell), 10)
-	dst = append(dst, ',')
-	start := len(dst)
-	dst = frames.AppendJSON(dst, f)
-	return append(dst[:start], dst[start+1:]...) // drop the frame's own "{"
-}
+func (j *jsonRenderer) frame(cell int, f frames.Frame) { j.enc.Frame("", cell, &f) }
 
-func (j *jsonRenderer) cellEnd(res sessions.CellResult) {
-	j.line(struct {
-		Type string `json:"type"`
-		sessions.CellResult
-	}{"cell_end", res})
-}
+func (j *jsonRenderer) cellEnd(res sessions.CellResult) { j.enc.CellEnd("", res, false) }
 
 func (j *jsonRenderer) end(res sessions.Result) {
-	j.line(struct {
-		Type       string          `json:"type"`
-		Status     sessions.Status `json:"status"`
-		FailedCell int             `json:"failedCell"`
-	}{"end", res.Status, res.FailedCell})
+	j.enc.End("", res, time.Since(j.start))
+	j.enc.Flush()
 }
 
+// flush writes what the encoder holds (a cell's last frames wait for its
+// cell_end), for a run that ends without its end line.
+func (j *jsonRenderer) flush() { j.enc.Flush() }
+
+// line writes v as one JSON line, or a render_error line saying why not.
 func (j *jsonRenderer) line(v any) {
-	j.w.Write(jsonLine(v, "render_error", ""))
+	if err := j.enc.Line(v); err != nil {
+		j.enc.Line(map[string]string{"type": "render_error", "error": err.Error()})
+	}
+	j.enc.Flush()
 }

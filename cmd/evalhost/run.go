@@ -198,7 +198,9 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
 	if f.json {
-		out = newJSONRenderer(stdout)
+		j := newJSONRenderer(stdout)
+		defer j.flush() // a run that ends without its end line still shows every frame
+		out = j
 	} else {
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"strings"
@@ -87,7 +87,7 @@ func FuzzParseEval(f *testing.F) {
 	})
 }
 
-func TestIDOfPrefix(t *testing.T) {
+func TestFieldOfPrefix(t *testing.T) {
 	tests := []struct{ name, prefix, want string }{
 		{"id before the long field", `{"op":"eval","id":"r7","cells":[{"code":"xxxxxxxx`, "r7"},
 		{"id after the cut", `{"op":"eval","cells":[{"code":"xxxxxxxx`, ""},
@@ -96,12 +96,35 @@ func TestIDOfPrefix(t *testing.T) {
 		{"nested id only", `{"op":"eval","cells":[{"id":"inner","code":"xxx`, ""},
 		{"id not a string", `{"op":"eval","id":7,"cells":[{"code":"xxx`, ""},
 		{"escaped id", `{"op":"eval","id":"a\"b","cells":[{"code":"xxx`, `a"b`},
+		{"id after op", `{"id":"r8","op":"eval","cells":[{"code":"xxx`, "r8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := idOfPrefix(tt.prefix); got != tt.want {
-				t.Fatalf("idOfPrefix(%s) = %q, want %q", tt.prefix, got, tt.want)
+			if got := fieldOfPrefix(tt.prefix, "id"); got != tt.want {
+				t.Fatalf("fieldOfPrefix(%s, id) = %q, want %q", tt.prefix, got, tt.want)
 			}
 		})
 	}
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"cancel","id":"r1"}`))
+	f.Add([]byte(`{"op":7}`))
+	f.Add([]byte(`[1]`))
+	f.Add([]byte("\xff"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, err := parseRequest(line)
+		if err != nil {
+			if err.msg == "" || len(err.line) > 200 {
+				t.Fatalf("refusal %+v of %q", err, line)
+			}
+			if r := err.reply(); r.Type != TypeRequestError {
+				t.Fatalf("reply %+v", r)
+			}
+			return
+		}
+		if !gjson.ValidBytes(line) || !req.root.IsObject() || req.root.Get("op").Str != req.op {
+			t.Fatalf("accepted %q as op %q", line, req.op)
+		}
+	})
 }

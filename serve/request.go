@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"fmt"
@@ -10,16 +10,62 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// requestError is a malformed or refused request line; id is "" when the
-// line had none that could be read.
+// request is one request line: its op, its id when it has one as a string
+// ("" otherwise), and the parsed line.
+type request struct {
+	op, id string
+	root   gjson.Result
+}
+
+// requestError is a malformed or refused request line; id and op are ""
+// when the line had none that could be read.
 type requestError struct {
-	id, msg, line string
+	id, op, msg, line string
+	inFlight          bool // id is taken by a request in flight
 }
 
 func (e *requestError) Error() string { return e.msg }
 
+func (e *requestError) reply() RequestError {
+	return RequestError{Error: e.msg, ID: e.id, InFlight: e.inFlight, Line: e.line, Op: e.op, Type: TypeRequestError}
+}
+
+// badRequest refuses root's request, naming its id and op.
 func badRequest(root gjson.Result, format string, args ...any) *requestError {
-	return &requestError{id: root.Get("id").String(), msg: fmt.Sprintf(format, args...)}
+	var op string
+	if v := root.Get("op"); v.Type == gjson.String {
+		op = v.Str
+	}
+	return &requestError{id: root.Get("id").String(), op: op, msg: fmt.Sprintf(format, args...)}
+}
+
+// parseRequest reads a line's op and id; a line without a string op is
+// refused.
+func parseRequest(line []byte) (request, *requestError) {
+	if !gjson.ValidBytes(line) {
+		return request{}, &requestError{msg: "not valid JSON", line: quoteLine(line)}
+	}
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return request{}, &requestError{msg: `a request must be a JSON object with an "op"`, line: quoteLine(line)}
+	}
+	op := root.Get("op")
+	if op.Type != gjson.String {
+		return request{}, badRequest(root, `missing "op"; one of %s`, opNames)
+	}
+	return request{op: op.Str, id: root.Get("id").String(), root: root}, nil
+}
+
+// opNames lists the ops for error messages.
+const opNames = "eval, cancel, reset, close, sessions, ping, shutdown, tool_result"
+
+// quoteLine is the prefix of a bad line that an error quotes.
+func quoteLine(line []byte) string {
+	const limit = 200
+	if len(line) > limit {
+		return string(line[:limit])
+	}
+	return string(line)
 }
 
 // parseEval turns an eval line into a sessions request, checking every field

@@ -1,0 +1,44 @@
+// Package serve is evalhost's agent protocol as a library: NDJSON requests
+// in, replies out, as docs/serve-protocol.md defines them. `evalhost serve`
+// is this package on stdin and stdout; a Go program does the same with
+//
+//	srv := serve.New(serve.Config{Sessions: sessions.Config{Home: home}})
+//	err := srv.Serve(ctx, r, w)
+//
+// # Contract
+//
+// [Server.Serve] writes hello, then reads one request per line and answers
+// it. It builds its own session registry from Config.Sessions and its own
+// tool bridge (a [bridge.Relay]: a cell's tool call becomes a tool_call line,
+// the client's tool_result answers it), and closes both before it returns:
+// no interpreter outlives it.
+//
+// Ops are split as golang.org/x/tools' jsonrpc2_v2 splits a Preempter from a
+// Handler. cancel, close, sessions, ping and tool_result never block: they
+// are answered as their line is read, however busy the sessions are. eval
+// and reset take their place in their session's queue in the order their
+// lines arrived and run in goroutines the Server owns; an eval's replies are
+// its frames (tagged with its id and cell), a cell_end per cell and exactly
+// one end, or a request_error instead of the end when it was refused or
+// could not run. Lines of concurrent requests interleave, each line whole.
+//
+// Serve stops reading at a shutdown request, the end of the input or
+// [Server.Shutdown]; the requests in flight then finish (or, with
+// Config.CancelOnStop, are cancelled), tool calls still waiting fail at once
+// (no tool_result can come any more), and Serve returns nil or the read
+// error that ended the input. The end of Serve's context ends the work at
+// once, also while draining: requests are cancelled and interpreters killed
+// without an interrupt's grace; each accepted eval still gets its end, and
+// Serve returns the context's cause.
+//
+// It is wrong to call Serve twice on one Server ([ErrServed]). When Serve
+// returns before its reader ended, one goroutine may stay blocked in that
+// reader's Read until it returns; it reads nothing more.
+//
+// # Output shared with run --json
+//
+// [Encoder] writes the tagged lines (frames with "cell" and the request id,
+// cell_end, end) for `serve` and `evalhost run --json` alike. A frame's own
+// id (the interpreter's run id, which carries a random nonce) never reaches
+// either output.
+package serve

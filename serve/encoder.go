@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Encoder writes evalhost's tagged NDJSON output, shared by `serve` and
+// `run --json`: a request's frames tagged with its cell and request id, a
+// cell_end per cell, an end per request, and any other reply. Its methods
+// are safe for concurrent use: each line is built first and written under
+// the lock, so lines of concurrent requests interleave but never mix.
+//
+// A frame's own ID is the interpreter's run id (it carries a random nonce);
+// it never reaches the output: Frame writes the request id given instead.
+//
+// A line that is always followed at once by another of the same request (a
+// cell's result, error and done come right before its cell_end; the last
+// cell_end right before end) is held and written together with the next
+// line: one write and one client wake-up instead of several, which is most
+// of a short request's cost on a small machine. Nothing is held past the
+// next line written, or past Flush.
+type Encoder struct {
+	mu   sync.Mutex
+	w    io.Writer
+	buf  []byte
+	held []byte
+	err  error // the first failed write
+}
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+
+// Frame writes f with "cell" first and the request id ("" leaves it out).
+func (e *Encoder) Frame(id string, cell int, f *frames.Frame) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.buf = appendFrame(e.buf[:0], id, cell, f)
+	e.buf = append(e.buf, '\n')
+	e.writeLocked(e.buf, endsCell(f.Type))
+}
+
+// appendFrame appends f as one JSON object without a newline, with "cell"
+// as its first field and id in place of the frame's own ("" leaves it out).
+func appendFrame(dst []byte, id string, cell int, f *frames.Frame) []byte {
+	g := *f
+	g.ID = id
+	dst = append(dst, `{"cell":`...)
+	dst = strconv.AppendInt(dst, int64(cell), 10)
+	dst = append(dst, ',')
+	start := len(dst)
+	dst = frames.AppendJSON(dst, &g)
+	return append(dst[:start], dst[start+1:]...) // drop the frame's own "{"
+}
+
+// endsCell reports the frames a cell ends with: its cell_end follows.
+func endsCell(t frames.Type) bool {
+	return t == frames.TypeDone || t == frames.TypeResult || t == frames.TypeError
+}
+
+// CellEnd writes a cell's result. last says the request's end follows at
+// once, so the line is held for it.
+func (e *Encoder) CellEnd(id string, res sessions.CellResult, last bool) {
+	e.line(CellEnd{Type: TypeCellEnd, ID: id, CellResult: res}, last)
+}
+
+// End writes a request's end; d is how long it took.
+func (e *Encoder) End(id string, res sessions.Result, d time.Duration) {
+	e.line(End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
+		Status: res.Status, Type: TypeEnd}, false)
+}
+
+// Line writes v as one JSON line. When v cannot be encoded it writes nothing
+// and returns why.
+func (e *Encoder) Line(v any) error {
+	b, err := encodeLine(v)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.writeLocked(b, false)
+	return nil
+}
+
+// line writes one of this package's replies. Their encoding fails only on
+// a value that is not JSON (a NaN, a bad raw message); the client then gets
+// a request_error naming the line instead of nothing.
+func (e *Encoder) line(v any, hold bool) {
+	b, err := encodeLine(v)
+	if err != nil {
+		b, _ = encodeLine(RequestError{Error: "cannot encode a reply: " + err.Error(), Type: TypeRequestError})
+		hold = false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.writeLocked(b, hold)
+}
+
+// encodeLine encodes v with its newline and without HTML escaping, as
+// frames.AppendJSON does: the lines go to programs and agents, for whom
+// "<cell 1>" reads better than "\u003ccell 1\u003e".
+func encodeLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Flush writes a held line, and returns the first write error so far.
+func (e *Encoder) Flush() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.held) > 0 {
+		e.write(e.held)
+		e.held = e.held[:0]
+	}
+	return e.err
+}
+
+func (e *Encoder) writeLocked(line []byte, hold bool) {
+	switch {
+	case hold:
+		e.held = append(e.held, line...)
+	case len(e.held) > 0:
+		e.held = append(e.held, line...)
+		e.write(e.held)
+		e.held = e.held[:0]
+	default:
+		e.write(line)
+	}
+}
+
+func (e *Encoder) write(b []byte) {
+	if _, err := e.w.Write(b); err != nil && e.err == nil {
+		e.err = err
+	}
+}

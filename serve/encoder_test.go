@@ -1,0 +1,88 @@
+package serve
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// writes records each Write, to see which lines went out together.
+type writes []string
+
+func (w *writes) Write(p []byte) (int, error) {
+	*w = append(*w, string(p))
+	return len(p), nil
+}
+
+// The encoder's lines are serve's and run --json's alike: a frame's own id
+// (the interpreter's run id) never shows; the request id, when given, does.
+func TestEncoderLines(t *testing.T) {
+	runID := "r1-0-f2ad5c09e1b2c3d4"
+	res := sessions.CellResult{Index: 1, Language: "py", Status: sessions.StatusOK, ExecutionCount: 2, DurationMs: 1.5,
+		Output: streamsink.Dump{Text: "hi\n", TotalLines: 1, TotalBytes: 3, KeptLines: 1, KeptBytes: 3}}
+	tests := []struct {
+		name  string
+		write func(e *Encoder)
+		want  string
+	}{
+		{"frame in serve", func(e *Encoder) {
+			e.Frame("req", 1, &frames.Frame{Type: frames.TypeStdout, ID: runID, Data: "<b>\n"})
+		}, `{"cell":1,"type":"stdout","id":"req","data":"<b>\n"}`},
+		{"frame in run", func(e *Encoder) {
+			e.Frame("", 0, &frames.Frame{Type: frames.TypeStarted, ID: runID})
+		}, `{"cell":0,"type":"started"}`},
+		{"cell_end in serve", func(e *Encoder) { e.CellEnd("req", res, false) },
+			`{"type":"cell_end","id":"req","cell":1,"language":"py","status":"ok","executionCount":2,"durationMs":1.5,"stateLost":false,"retried":false,"output":{"text":"hi\n","truncated":false,"totalLines":1,"totalBytes":3,"keptLines":1,"keptBytes":3}}`},
+		{"cell_end in run", func(e *Encoder) { e.CellEnd("", res, false) },
+			`{"type":"cell_end","cell":1,"language":"py","status":"ok","executionCount":2,"durationMs":1.5,"stateLost":false,"retried":false,"output":{"text":"hi\n","truncated":false,"totalLines":1,"totalBytes":3,"keptLines":1,"keptBytes":3}}`},
+		{"end in serve", func(e *Encoder) {
+			e.End("req", sessions.Result{Status: sessions.StatusError, FailedCell: 1}, 1500*time.Microsecond)
+		}, `{"durationMs":1.5,"failedCell":1,"id":"req","status":"error","type":"end"}`},
+		{"end in run", func(e *Encoder) {
+			e.End("", sessions.Result{Status: sessions.StatusOK, FailedCell: -1}, 2*time.Millisecond)
+		}, `{"durationMs":2,"failedCell":-1,"status":"ok","type":"end"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w writes
+			e := NewEncoder(&w)
+			tt.write(e)
+			if err := e.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(w, ""); got != tt.want+"\n" {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// A cell's last frames wait for its cell_end, and the last cell_end for the
+// request's end: each group goes out in one write. Flush writes what waits.
+func TestEncoderHolds(t *testing.T) {
+	var w writes
+	e := NewEncoder(&w)
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeStdout, Data: "x"})
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeResult, Bundle: frames.Bundle{}})
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeDone, Status: frames.StatusOK})
+	if len(w) != 1 {
+		t.Fatalf("%d writes after stdout, result, done; want stdout's alone: %q", len(w), w)
+	}
+	e.CellEnd("r", sessions.CellResult{}, true)
+	e.End("r", sessions.Result{FailedCell: -1, Status: sessions.StatusOK}, 0)
+	if len(w) != 2 || strings.Count(w[1], "\n") != 4 || !strings.HasSuffix(w[1], `"type":"end"}`+"\n") {
+		t.Fatalf("result, done, cell_end and end went out as %q", w[1:])
+	}
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeError, Ename: "E"})
+	if len(w) != 2 {
+		t.Fatalf("an error frame was not held: %q", w)
+	}
+	e.Flush()
+	if len(w) != 3 || !strings.Contains(w[2], `"ename":"E"`) {
+		t.Fatalf("Flush wrote %q", w[2:])
+	}
+}

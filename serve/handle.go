@@ -1,0 +1,164 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// handled are the ops that queue work (see preempted): the reader only
+// checks the line and takes the request's place in its session's queue,
+// in the order the lines arrived; the work runs in a goroutine.
+var handled = map[string]func(*Server, request){
+	"eval":  (*Server).eval,
+	"reset": (*Server).reset,
+}
+
+// inflight is an eval request that has not sent its end line yet.
+type inflight struct {
+	cancel    context.CancelFunc
+	cell      int       // the running cell, -1 while queued or between cells
+	cellStart time.Time // when it started
+}
+
+func (s *Server) eval(r request) {
+	req, perr := parseEval(r.root)
+	if perr != nil {
+		s.requestError(perr)
+		return
+	}
+	id := req.ID
+	ctx, cancel := context.WithCancel(s.work)
+	s.mu.Lock()
+	if _, dup := s.inflight[id]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.requestError(&requestError{id: id, op: r.op, inFlight: true,
+			msg: fmt.Sprintf("request id %q is already in flight; use a new id", id)})
+		return
+	}
+	fl := &inflight{cancel: cancel, cell: -1}
+	s.inflight[id] = fl
+	s.mu.Unlock()
+	lastCell := len(req.Cells) - 1
+	req.OnCellEnd = func(res sessions.CellResult) { s.cellEnd(id, res, res.Index == lastCell) }
+	// Queue now, in the reader's order, so one session's requests run in the
+	// order they arrived; only running them happens in the background.
+	job, err := s.reg.Queue(req)
+	if err != nil {
+		s.finish(id)
+		cancel()
+		s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		start := time.Now()
+		res, err := job.Run(ctx, func(cell int, f frames.Frame) { s.frame(id, fl, cell, &f) })
+		s.finish(id)
+		if err != nil {
+			s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
+			return
+		}
+		s.out.End(id, res, time.Since(start))
+	}()
+}
+
+func (s *Server) frame(id string, fl *inflight, cell int, f *frames.Frame) {
+	if s.cfg.Trace != nil {
+		s.cfg.Trace(cell, *f)
+	}
+	if f.Type == frames.TypeStarted {
+		s.mu.Lock()
+		fl.cell, fl.cellStart = cell, time.Now()
+		s.mu.Unlock()
+	}
+	s.out.Frame(id, cell, f)
+}
+
+func (s *Server) cellEnd(id string, res sessions.CellResult, last bool) {
+	s.mu.Lock()
+	if fl := s.inflight[id]; fl != nil {
+		fl.cell = -1
+	}
+	s.mu.Unlock()
+	// The last cell's cell_end is followed at once by the request's end.
+	s.out.CellEnd(id, res, last)
+}
+
+func (s *Server) finish(id string) {
+	s.mu.Lock()
+	delete(s.inflight, id)
+	s.mu.Unlock()
+}
+
+// reset restarts a session's interpreters in queue order.
+func (s *Server) reset(r request) {
+	var id, session, cwd string
+	for _, f := range []struct {
+		name     string
+		required bool
+		dst      *string
+	}{{"id", false, &id}, {"session", true, &session}, {"cwd", false, &cwd}} {
+		if e := stringField(r.root, f.name, f.required, f.dst); e != nil {
+			s.requestError(e)
+			return
+		}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		existed, err := s.reg.ResetSession(s.work, session, cwd)
+		if err != nil {
+			s.requestError(&requestError{id: id, op: r.op, msg: "reset failed: " + err.Error()})
+			return
+		}
+		s.reply(Reset{Existed: existed, ID: id, OK: true, Session: session, Type: TypeReset})
+	}()
+}
+
+// startProgress sends a progress line for every running cell each
+// Config.Progress, until stop (which waits for it).
+func (s *Server) startProgress() (stop func()) {
+	if s.cfg.Progress <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(s.cfg.Progress)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				s.progress(now)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
+func (s *Server) progress(now time.Time) {
+	var ticks []Progress
+	s.mu.Lock()
+	for id, fl := range s.inflight {
+		if fl.cell >= 0 {
+			ticks = append(ticks, Progress{Cell: fl.cell, ElapsedMs: now.Sub(fl.cellStart).Milliseconds(), ID: id, Type: TypeProgress})
+		}
+	}
+	s.mu.Unlock()
+	for _, t := range ticks {
+		s.reply(t)
+	}
+}

@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Request ops split as golang.org/x/tools' jsonrpc2_v2 splits a Preempter
+// from a Handler. Preempted ops are answered on the reader's goroutine as
+// their line is read, in order with the lines around them, and must never
+// block: a cancel, ping or tool_result is answered however busy the
+// sessions are. Handled ops (handle.go) take their place in a session's
+// queue and run in goroutines the Server waits for.
+var preempted = map[string]func(*Server, request){
+	"cancel":      (*Server).cancel,
+	"close":       (*Server).closeSession,
+	"sessions":    (*Server).sessions,
+	"ping":        (*Server).ping,
+	"tool_result": (*Server).toolResult,
+}
+
+// dispatch answers or starts one request line; it reports whether the
+// server should stop reading (shutdown).
+func (s *Server) dispatch(line []byte) (stop bool) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false
+	}
+	req, err := parseRequest(line)
+	if err != nil {
+		s.requestError(err)
+		return false
+	}
+	if req.op == "shutdown" {
+		return true
+	}
+	if p, ok := preempted[req.op]; ok {
+		p(s, req)
+		return false
+	}
+	if h, ok := handled[req.op]; ok {
+		h(s, req)
+		return false
+	}
+	s.requestError(badRequest(req.root, "unknown op %q; one of %s", req.op, opNames))
+	return false
+}
+
+// cancel ends a queued or running eval: its cells end cancelled.
+func (s *Server) cancel(req request) {
+	var id string
+	if e := stringField(req.root, "id", true, &id); e != nil {
+		s.requestError(e)
+		return
+	}
+	s.mu.Lock()
+	fl := s.inflight[id]
+	s.mu.Unlock()
+	if fl == nil {
+		s.requestError(&requestError{id: id, op: req.op, msg: fmt.Sprintf("no request %q is queued or running", id)})
+		return
+	}
+	fl.cancel()
+}
+
+// closeSession answers at once: the registry stops the session's
+// interpreters in the background.
+func (s *Server) closeSession(req request) {
+	var id, session string
+	if e := stringField(req.root, "session", true, &session); e != nil {
+		s.requestError(e)
+		return
+	}
+	_ = stringField(req.root, "id", false, &id) // a reply needs no valid id
+	existed := s.reg.CloseSession(session)
+	s.reply(Closed{Existed: existed, ID: id, Session: session, Type: TypeClosed})
+}
+
+func (s *Server) sessions(req request) {
+	s.reply(Sessions{ID: req.id, Sessions: s.reg.Sessions(), Type: TypeSessions})
+}
+
+func (s *Server) ping(req request) { s.reply(Pong{ID: req.id, Type: TypePong}) }

@@ -1,0 +1,254 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Protocol is the version of docs/serve-protocol.md this package speaks.
+const Protocol = "1.2"
+
+// DefaultMaxLine is the longest request line read when Config.MaxLine is 0.
+const DefaultMaxLine = 16 << 20
+
+// ErrServed is returned by a second call of Serve on one Server.
+var ErrServed = errors.New("serve: Serve was already called on this Server; make a new Server per stream")
+
+// Config sets up a Server. Zero values take the documented defaults.
+type Config struct {
+	// Sessions configures the session registry Serve builds. Serve adds the
+	// tool bridge's hooks: EnvHook's variables and RunHook's calls come on
+	// top of any set here, which are still called.
+	Sessions sessions.Config
+	// Version is evalhost's version, for hello.
+	Version string
+	// Languages are the cell languages that are on, for hello; default py, sh.
+	Languages []string
+	// Progress is the interval of progress lines for a running cell; 0
+	// sends none.
+	Progress time.Duration
+	// CancelOnStop cancels the requests in flight on shutdown, the end of
+	// input and Shutdown, instead of letting them finish.
+	CancelOnStop bool
+	// MaxLine bounds a request line, in bytes; default DefaultMaxLine.
+	MaxLine int
+	// Trace, when set, sees every frame as the interpreter sent it, before
+	// it is written (PI_PYTHON_IPC_TRACE). It is called from many goroutines.
+	Trace func(cell int, f frames.Frame)
+}
+
+// Server speaks the protocol on one stream. Make one with New, run it with
+// Serve; Shutdown and the end of Serve's context stop it.
+type Server struct {
+	cfg      Config
+	served   atomic.Bool
+	stopReq  chan struct{} // closed by Shutdown
+	stopOnce sync.Once
+
+	// Set up by Serve.
+	out    *Encoder
+	reg    *sessions.Registry
+	relay  *bridge.Relay
+	bridge *bridge.Server
+	work   context.Context // ends when the work must end at once
+	abort  context.CancelFunc
+
+	mu       sync.Mutex
+	inflight map[string]*inflight
+	wg       sync.WaitGroup // evals and resets
+}
+
+// New makes a Server. Nothing starts until Serve.
+func New(cfg Config) *Server {
+	if len(cfg.Languages) == 0 {
+		cfg.Languages = []string{sessions.LangPython, sessions.LangShell}
+	}
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = DefaultMaxLine
+	}
+	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}}
+}
+
+// Shutdown asks Serve to stop as a shutdown request does: it reads no more
+// requests, lets those in flight finish (or cancels them, with
+// CancelOnStop), then returns. It does not wait; safe to call at any time
+// and more than once.
+func (s *Server) Shutdown() {
+	s.stopOnce.Do(func() { close(s.stopReq) })
+}
+
+// errNoAnswer fails tool calls once the server stopped reading requests.
+var errNoAnswer = errors.New("evalhost serve stopped reading requests (shutdown or end of stdin), so no tool_result can answer this call")
+
+// Serve reads requests from r and writes replies to w until a shutdown
+// request, the end of r, Shutdown or the end of ctx, then closes every
+// session and returns. After the first three, the requests in flight finish
+// (see CancelOnStop) and Serve returns nil, or the error that ended r. When
+// ctx ends, even while draining, the work ends at once: every request is
+// cancelled, every interpreter killed, each accepted eval still gets its
+// end, and Serve returns ctx's cause.
+//
+// Serve may be called once per Server. When it returns before r ended, one
+// goroutine may still be blocked in r.Read; it reads no further and exits
+// once that Read returns (close r to end it).
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	if s.served.Swap(true) {
+		return ErrServed
+	}
+	s.start(w)
+	s.out.line(Hello{Languages: s.cfg.Languages, PID: os.Getpid(), Protocol: Protocol, Type: TypeHello, Version: s.cfg.Version}, false)
+	stopProgress := s.startProgress()
+	lines, stopReading := readLines(r, s.cfg.MaxLine)
+	readErr, aborted := s.loop(ctx, lines)
+	stopReading()
+	s.stopTaking(aborted)
+	if !aborted {
+		aborted = s.drain(ctx)
+	} else {
+		s.wg.Wait()
+	}
+	stopProgress()
+	s.reg.Close()
+	s.bridge.Close()
+	s.abort()
+	s.out.Flush()
+	if aborted {
+		return context.Cause(ctx)
+	}
+	if readErr != nil {
+		return fmt.Errorf("serve: reading requests: %w", readErr)
+	}
+	return nil
+}
+
+// start builds the registry and the tool bridge around w.
+func (s *Server) start(w io.Writer) {
+	s.out = NewEncoder(w)
+	s.work, s.abort = context.WithCancel(context.Background())
+	s.relay = bridge.NewRelay(s.sendToolCall, s.abandonToolCall)
+	s.bridge = bridge.New(s.relay, bridge.Options{})
+	cfg := s.cfg.Sessions
+	cfg.EnvHook = chainEnv(s.bridge.Env, cfg.EnvHook)
+	cfg.RunHook = chainRun(s.runHook, cfg.RunHook)
+	s.reg = sessions.New(cfg)
+}
+
+// loop dispatches request lines until the server must stop. aborted says
+// ctx ended it; readErr is why r ended, when not at EOF.
+func (s *Server) loop(ctx context.Context, lines <-chan readResult) (readErr error, aborted bool) {
+	for {
+		select {
+		case l, ok := <-lines:
+			switch {
+			case !ok:
+				return nil, false
+			case l.err != nil:
+				return l.err, false
+			case l.long != nil:
+				s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.cfg.MaxLine),
+					ID: fieldOfPrefix(l.long.Line, "id"), Line: l.long.Line, Op: fieldOfPrefix(l.long.Line, "op"), Type: TypeRequestError})
+			case s.dispatch(l.line):
+				return nil, false
+			}
+		case <-s.stopReq:
+			return nil, false
+		case <-ctx.Done():
+			return nil, true
+		}
+	}
+}
+
+// stopTaking runs once the server reads no more requests: no tool_result
+// can answer a call now, and a draining cell would otherwise wait for one
+// until its timeout. Unless draining, the requests in flight are cancelled.
+func (s *Server) stopTaking(aborted bool) {
+	s.relay.Close(errNoAnswer)
+	switch {
+	case aborted:
+		s.endAtOnce()
+	case s.cfg.CancelOnStop:
+		s.cancelAll()
+	}
+}
+
+// drain waits for the requests in flight; the end of ctx meanwhile ends
+// them at once. It reports whether ctx did.
+func (s *Server) drain(ctx context.Context) (aborted bool) {
+	drained := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+		return false
+	case <-ctx.Done():
+		s.endAtOnce()
+		<-drained
+		return true
+	}
+}
+
+// endAtOnce cancels every request and kills every interpreter, without the
+// grace an interrupt gets: the requests still end, each with its end line.
+func (s *Server) endAtOnce() {
+	s.abort() // every eval's and reset's context derives from s.work
+	s.reg.Kill()
+}
+
+func (s *Server) cancelAll() {
+	s.mu.Lock()
+	cancels := make([]context.CancelFunc, 0, len(s.inflight))
+	for _, fl := range s.inflight {
+		cancels = append(cancels, fl.cancel)
+	}
+	s.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+}
+
+// reply writes one of this package's replies.
+func (s *Server) reply(v any) { s.out.line(v, false) }
+
+func (s *Server) requestError(e *requestError) { s.reply(e.reply()) }
+
+func chainEnv(first, then func() (map[string]string, error)) func() (map[string]string, error) {
+	if then == nil {
+		return first
+	}
+	return func() (map[string]string, error) {
+		env, err := first()
+		if err != nil {
+			return nil, err
+		}
+		more, err := then()
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range more {
+			env[k] = v
+		}
+		return env, nil
+	}
+}
+
+func chainRun(first, then func(sessions.RunInfo, bool)) func(sessions.RunInfo, bool) {
+	if then == nil {
+		return first
+	}
+	return func(run sessions.RunInfo, active bool) {
+		first(run, active)
+		then(run, active)
+	}
+}
