@@ -53,22 +53,27 @@ type JobInfo struct {
 	// Artifact holds the job's complete raw output ("artifact://<id>") once
 	// it outgrew the bounded output; empty before.
 	Artifact string `json:"artifact,omitempty"`
-	// Output is the job's output from Offset on, bounded as a cell's output
-	// is (the registry's Sink MaxBytes and MaxLines) and cut after a line;
-	// only Registry.Job fills it. Offsets count bytes of the sanitised text
-	// from the cell's start; Next is the offset to read from next, Total
-	// the output's size so far. Elided counts bytes after the asked offset
-	// that are no longer held in memory (they are in the artifact); More
-	// says output after Next is there already.
-	Output string `json:"output"`
-	Offset int64  `json:"offset"`
-	Next   int64  `json:"next"`
-	Total  int64  `json:"total"`
-	Elided int64  `json:"elided,omitempty"`
-	More   bool   `json:"more,omitempty"`
+	// OutputBytes is the size of the job's output so far: bytes of the
+	// sanitised text from the cell's start, the unit of every offset.
+	OutputBytes int64 `json:"outputBytes"`
+	// Output is a page of the output; only Registry.Job fills it.
+	Output *JobOutput `json:"output,omitempty"`
 	// Result is the cell's final result once the job ended; its Output is
 	// the bounded tail of the whole run, as any cell's.
 	Result *CellResult `json:"result,omitempty"`
+}
+
+// JobOutput is the output of a job from an offset on, bounded as a cell's
+// output is (the registry's Sink MaxBytes and MaxLines) and cut after a
+// line.
+type JobOutput struct {
+	Text   string `json:"text"`
+	Offset int64  `json:"offset"` // where Text starts: the asked offset, or later by Elided
+	Next   int64  `json:"next"`   // the offset to read from next
+	// Elided counts bytes after the asked offset that are no longer held in
+	// memory; they are in the artifact.
+	Elided int64 `json:"elided,omitempty"`
+	More   bool  `json:"more"` // output after Next is there already: read again
 }
 
 // jobTable is a registry's jobs: the running ones and the last keptJobs
@@ -146,8 +151,7 @@ func (d *detachedJob) info() JobInfo {
 	d.mu.Unlock()
 	info := JobInfo{ID: d.id, Session: c.j.s.key.Session, Cwd: c.j.s.key.Cwd, Request: c.j.req.ID, Cell: c.index,
 		Language: c.cell.Language, Title: c.cell.Title, State: JobRunning, Status: StatusDetached,
-		StartedAt: d.start, MaxRuntimeMs: float64(d.maxRuntime.Milliseconds()), Total: d.log.total()}
-	info.Next = info.Total
+		StartedAt: d.start, MaxRuntimeMs: float64(d.maxRuntime.Milliseconds()), OutputBytes: d.log.total()}
 	var out streamsink.Dump
 	if res == nil {
 		info.ElapsedMs = msSince(d.start, time.Now())
@@ -185,8 +189,8 @@ func (r *Registry) Job(id string, offset int64) (JobInfo, error) {
 	if err != nil {
 		return JobInfo{}, err
 	}
-	info.Output, info.Offset, info.Next, info.Total, info.Elided, info.More =
-		page.Text, page.Offset, page.Next, page.Total, page.Elided, page.More
+	info.OutputBytes = page.Total
+	info.Output = &JobOutput{Text: page.Text, Offset: page.Offset, Next: page.Next, Elided: page.Elided, More: page.More}
 	return info, nil
 }
 

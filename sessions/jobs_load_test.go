@@ -53,13 +53,13 @@ func TestJobsUnderLoad(t *testing.T) {
 		info, err := r.Job(ids[i], offsets[i])
 		if err != nil {
 			t.Errorf("job %s at %d: %v", ids[i], offsets[i], err)
-			return info
+			return JobInfo{Output: &JobOutput{}}
 		}
-		if info.Offset != offsets[i] || info.Elided != 0 {
-			t.Errorf("job %s read from %d: offset %d, elided %d", ids[i], offsets[i], info.Offset, info.Elided)
+		if out := info.Output; out.Offset != offsets[i] || out.Elided != 0 {
+			t.Errorf("job %s read from %d: offset %d, elided %d", ids[i], offsets[i], out.Offset, out.Elided)
 		}
-		texts[i].WriteString(info.Output)
-		offsets[i] = info.Next
+		texts[i].WriteString(info.Output.Text)
+		offsets[i] = info.Output.Next
 		return info
 	}
 	for i := range sessions {
@@ -83,7 +83,7 @@ func TestJobsUnderLoad(t *testing.T) {
 			if _, err := r.WaitJob(context.Background(), ids[i]); err != nil {
 				t.Errorf("wait %s: %v", ids[i], err)
 			}
-			for info := read(i); info.Next < info.Total; info = read(i) {
+			for info := read(i); info.Output.Next < info.OutputBytes; info = read(i) {
 			}
 		}()
 	}
