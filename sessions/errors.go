@@ -48,7 +48,7 @@ func (e *SessionBusyError) Unwrap() error { return ErrSessionBusy }
 type JobError struct{ ID string }
 
 func (e *JobError) Error() string {
-	return fmt.Sprintf("no job %q: it never ran here, or it ended and was forgotten (the last %d ended jobs are kept); list jobs with Jobs", e.ID, keptJobs)
+	return fmt.Sprintf("no job %q: it never ran here, or it ended and was forgotten (the last %d ended jobs are kept); list the jobs to see which are kept", e.ID, keptJobs)
 }
 
 func (e *JobError) Unwrap() error { return ErrNoJob }

@@ -384,8 +384,12 @@ func (r *Registry) moduleDirs(cwd string) []string {
 
 // Kill kills every interpreter of every session at once, without waiting
 // for cells to settle; the sessions stay and start fresh interpreters on
-// their next request. It is the second Ctrl-C.
+// their next request. It is the second Ctrl-C. Running jobs end with it,
+// their results saying so.
 func (r *Registry) Kill() {
+	for _, d := range r.jobs.running() {
+		d.stop(reasonKilled)
+	}
 	for _, s := range r.live() {
 		s.killAll()
 	}
