@@ -107,7 +107,11 @@ func (s *Server) inBackground(req request, do func(context.Context) (sessions.Jo
 	s.jobWG.Add(1)
 	go func() {
 		defer s.jobWG.Done()
-		info, err := do(s.work)
+		// Not s.work: when the work ends at once the registry kills every
+		// job, and a wait then answers with the job's end, not a cancel.
+		// Every job ends by the registry's Close, which Serve waits for
+		// before it waits for these.
+		info, err := do(context.Background())
 		if err != nil {
 			s.requestError(&requestError{id: req.id, op: req.op, msg: err.Error()})
 			return

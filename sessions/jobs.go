@@ -22,7 +22,7 @@ const (
 	reasonStopRequest   = "stopped by request"
 	reasonSessionClosed = "stopped because its session was closed"
 	reasonShutdown      = "stopped because evalhost shut down"
-	reasonKilled        = "stopped because evalhost killed every interpreter (a second interrupt)"
+	reasonKilled        = "stopped because every interpreter was killed (evalhost ended its work at once)"
 )
 
 // JobState is whether a job still runs.
