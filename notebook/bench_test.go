@@ -85,3 +85,34 @@ print(best * 1e9)
 	ns, _ := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
 	return ns
 }
+
+// BenchmarkLockedEdit5000 is one `nb edit` of a 5,000-cell notebook on
+// disk: lock, load, edit a cell, save (with the check that the file is
+// unchanged, which reads and hashes it again), unlock.
+func BenchmarkLockedEdit5000(b *testing.B) {
+	data := bigNotebook(b, 5000)
+	path := filepath.Join(b.TempDir(), "big.ipynb")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for i := 0; b.Loop(); i++ {
+		lk, err := Lock(b.Context(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nb, err := Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := nb.Edit(0, strconv.Itoa(i)); err != nil {
+			b.Fatal(err)
+		}
+		if err := nb.Save(path); err != nil {
+			b.Fatal(err)
+		}
+		if err := lk.Unlock(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

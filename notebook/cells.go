@@ -6,9 +6,13 @@ import (
 )
 
 // Edit replaces cell i's source, keeping its type, metadata, outputs and id.
+// A cell of an unknown type is a *ReadOnlyCellError.
 func (nb *Notebook) Edit(i int, source string) error {
 	if i < 0 || i >= len(nb.cells) {
 		return nb.indexError("edit", i, len(nb.cells)-1)
+	}
+	if t := cellType(nb.cells[i]); !t.Known() {
+		return &ReadOnlyCellError{Index: i, Type: t}
 	}
 	nb.cells[i] = withSource(nb.cells[i], source)
 	return nil
@@ -46,9 +50,10 @@ func (nb *Notebook) indexError(what string, i, max int) error {
 }
 
 // withSource returns a copy of cell c with the given source, or c itself
-// when the source is unchanged (keeping its original spelling).
+// when the source is unchanged (keeping its original spelling, or its lack
+// of a source, which the view shows as an empty cell).
 func withSource(c *value, source string) *value {
-	if old, ok := joinStrings(c.get("source")); ok && old == source {
+	if viewSource(c) == source {
 		return c
 	}
 	c = c.shallowCopy()

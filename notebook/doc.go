@@ -3,7 +3,7 @@
 //
 // Contract:
 //   - [Parse]/[Load] validate a notebook (JSON, a "cells" array, cell objects
-//     with a valid cell_type, source a string or array of strings) and say
+//     with a string cell_type, source a string or array of strings) and say
 //     what is wrong and where ([*SyntaxError] with line and column,
 //     [*StructureError] with cell index and field; both match [ErrInvalid]).
 //   - The model keeps the file's JSON text: key order, unknown fields, the
@@ -21,11 +21,29 @@
 //     reference runtime. Reused cells keep metadata, outputs, attachments and id; new cells get
 //     nbformat-style ids (8 hex digits) in nbformat >= 4.5 notebooks; code
 //     cells have execution_count and outputs, markdown and raw cells do not.
+//   - A cell whose type is not code, markdown or raw (a newer nbformat 4.x
+//     may add types) is kept byte for byte and is read-only: the view marks it
+//     "# %% [TYPE] cell:N (read-only: ...)" (TYPE Go-quoted unless a plain
+//     word) and shows its source if it has one as text; ApplyText lets it
+//     be kept, moved or deleted, and any other change to it, or a new cell of
+//     an unknown type, is a [*TextError]. [Notebook.Edit] of it is a
+//     [*ReadOnlyCellError] ([ErrReadOnly]). So a notebook Parse accepts
+//     survives view → apply byte for byte.
 //   - [Notebook.Edit], [Notebook.Insert], [Notebook.Delete] are the cell
 //     actions; a bad index is an [*IndexError] ([ErrIndex]).
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
+//   - [Load] and [LoadOrNew] remember the file read and a [Stamp] of its
+//     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
+//     ([ErrConflict]) and nothing written, when the file no longer holds
+//     what was read or last saved: another edit is never silently undone.
+//     [WriteFileIfUnchanged] is the same check for bytes.
+//   - [Lock] serialises evalhost writers of one notebook (processes and
+//     goroutines alike, through a lock file beside it that Unlock removes);
+//     hold it from load to save. Waiting ends with the caller's context (a
+//     [*LockedError], [ErrLocked]). Locking a notebook the caller already
+//     holds waits for itself: that call is wrong.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
 //     cell, as nbclient records kernel messages; [Notebook.SetLanguageInfo]
 //     writes metadata.language_info as nbclient does after a run.

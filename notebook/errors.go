@@ -15,6 +15,15 @@ var (
 	ErrIndex = errors.New("cell index out of range")
 	// ErrBadLines: a line selector is malformed or out of range.
 	ErrBadLines = errors.New("bad line selector")
+	// ErrReadOnly: the cell is of a type this package does not know, so it
+	// cannot be edited (a *ReadOnlyCellError).
+	ErrReadOnly = errors.New("read-only cell")
+	// ErrConflict: the file changed on disk after it was read; nothing was
+	// written (a *ConflictError).
+	ErrConflict = errors.New("notebook changed on disk")
+	// ErrLocked: another evalhost kept the notebook's lock until the
+	// caller's context ended (a *LockedError).
+	ErrLocked = errors.New("notebook is locked")
 )
 
 // SyntaxError is malformed JSON, located by line and column (1-based).
@@ -80,3 +89,16 @@ func (e *IndexError) Error() string {
 }
 
 func (e *IndexError) Unwrap() error { return ErrIndex }
+
+// ReadOnlyCellError is an edit of a cell whose type is not code, markdown
+// or raw: a type from a newer notebook format, which is kept as it is.
+type ReadOnlyCellError struct {
+	Index int
+	Type  CellType
+}
+
+func (e *ReadOnlyCellError) Error() string {
+	return fmt.Sprintf("cell %d is a %q cell, a type evalhost does not know (from a newer notebook format), so it is read-only: edit it in Jupyter, or delete it", e.Index, e.Type)
+}
+
+func (e *ReadOnlyCellError) Unwrap() error { return ErrReadOnly }

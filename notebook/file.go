@@ -10,6 +10,8 @@ import (
 
 // Load reads and validates the notebook at path. A missing file is an error
 // matching fs.ErrNotExist; use LoadOrNew to start from an empty notebook.
+// The notebook remembers the file it was read from and a Stamp of it, which
+// Save checks.
 func Load(path string) (*Notebook, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -19,26 +21,60 @@ func Load(path string) (*Notebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	nb.origin, nb.stamp = canonical(path), StampOf(data)
 	return nb, nil
 }
 
-// LoadOrNew is Load, but a missing file gives an empty nbformat 4.5 notebook.
+// LoadOrNew is Load, but a missing file gives an empty nbformat 4.5 notebook
+// whose Save refuses to replace a file someone else created meanwhile.
 func LoadOrNew(path string) (*Notebook, error) {
 	nb, err := Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil
+		nb = New()
+		nb.origin = canonical(path)
+		return nb, nil
 	}
 	return nb, err
 }
 
 // Save validates the notebook's JSON and writes it to path atomically
 // (WriteFile). On any error the file is left exactly as it was.
+//
+// When path is the file nb was loaded from (or last saved to), Save first
+// checks that the file still holds what was read or written then: if not,
+// another edit or program changed it, and Save returns a *ConflictError
+// (ErrConflict) rather than undo that change. The check and the rename are
+// one step for other evalhost writers only while the caller holds
+// Lock(path); without it a writer may still slip in between them. A save
+// to another path writes unconditionally, and that path becomes the one
+// later saves check.
 func (nb *Notebook) Save(path string) error {
 	data := nb.Bytes()
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
 	}
-	return WriteFile(path, data)
+	dest := canonical(path)
+	var expected *Stamp
+	if nb.origin != "" && dest == nb.origin {
+		expected = &nb.stamp
+	}
+	if err := writeFile(path, data, expected); err != nil {
+		return err
+	}
+	nb.origin, nb.stamp = dest, StampOf(data)
+	return nil
+}
+
+// WriteFileIfUnchanged is WriteFile, but only while path still holds what
+// expected stamps (the zero Stamp: while path does not exist); otherwise it
+// writes nothing and returns a *ConflictError. It returns the Stamp of the
+// file written. Hold Lock(path) around it to keep other evalhost writers
+// out between the check and the rename.
+func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, error) {
+	if err := writeFile(path, data, &expected); err != nil {
+		return Stamp{}, err
+	}
+	return StampOf(data), nil
 }
 
 // WriteFile replaces path with data so that readers see the old file or
@@ -48,7 +84,13 @@ func (nb *Notebook) Save(path string) error {
 // (its target is replaced, the link stays) and a read-only file (no write
 // bit) is refused, as an in-place write would be. On error path is
 // unchanged and the temp file is removed.
-func WriteFile(path string, data []byte) (err error) {
+func WriteFile(path string, data []byte) error {
+	return writeFile(path, data, nil)
+}
+
+// writeFile is WriteFile that, given an expected Stamp, checks the file
+// against it just before the rename.
+func writeFile(path string, data []byte, expected *Stamp) (err error) {
 	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
 		path = target
 	}
@@ -87,6 +129,15 @@ func WriteFile(path string, data []byte) (err error) {
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	if expected != nil {
+		found, readErr := readStamp(path)
+		if readErr != nil {
+			return fmt.Errorf("write notebook %s: check that it is unchanged: %w", path, readErr)
+		}
+		if found != *expected {
+			return &ConflictError{Path: path, Expected: *expected, Found: found}
+		}
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)

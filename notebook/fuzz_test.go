@@ -9,7 +9,8 @@ import (
 
 func addNotebookSeeds(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.ipynb")
-	for _, p := range paths {
+	invalid, _ := filepath.Glob("testdata/invalid/*.ipynb")
+	for _, p := range append(paths, invalid...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 		}
@@ -36,6 +37,27 @@ func FuzzParse(f *testing.F) {
 		}
 		if nb.Len() != again.Len() {
 			t.Fatalf("cell count changed")
+		}
+	})
+}
+
+// FuzzViewApply (issue 17): a notebook the loader accepts, and so view
+// shows, survives apply of its unchanged view byte for byte.
+func FuzzViewApply(f *testing.F) {
+	addNotebookSeeds(f)
+	f.Add([]byte(`{"cells":[{"cell_type":"x]\"y\u2028","source":[1]},{"cell_type":""},{"cell_type":"raw"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nb, err := Parse(data)
+		if err != nil {
+			return
+		}
+		text := nb.Text()
+		out, err := nb.ApplyText(text)
+		if err != nil {
+			t.Fatalf("apply of the unchanged view: %v\n%s", err, text)
+		}
+		if !bytes.Equal(out.Bytes(), nb.Bytes()) {
+			t.Fatalf("view → apply changed the notebook\n got: %s\nwant: %s", out.Bytes(), nb.Bytes())
 		}
 	})
 }

@@ -15,7 +15,15 @@ const (
 	Raw      CellType = "raw"
 )
 
-// ParseCellType checks a cell type name.
+// Known reports whether t is one of the cell types nbformat 4 defines.
+// Other types come from newer notebook formats (nbformat lets a future
+// 4.x minor version add them): they are kept byte for byte, shown
+// read-only in the text view, and never created, edited or converted.
+func (t CellType) Known() bool {
+	return t == Code || t == Markdown || t == Raw
+}
+
+// ParseCellType checks a cell type name: code, markdown or raw.
 func ParseCellType(s string) (CellType, error) {
 	switch t := CellType(s); t {
 	case Code, Markdown, Raw:
@@ -34,6 +42,8 @@ type Notebook struct {
 	layout layout
 	ids    map[string]bool // cell ids in use, built on first need
 	size   int             // bytes last parsed or written: a capacity hint
+	origin string          // canonical path of the file loaded or last saved, if any
+	stamp  Stamp           // that file's content then
 }
 
 // Cell describes one cell.
@@ -41,7 +51,7 @@ type Cell struct {
 	Index  int
 	Type   CellType
 	ID     string // empty when the cell has none (nbformat < 4.5)
-	Source string
+	Source string // "" when a cell of an unknown type has no source text
 }
 
 // New returns an empty nbformat 4.5 notebook, as nbformat.v4.new_notebook

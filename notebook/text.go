@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -12,20 +13,25 @@ import (
 //
 //	# %% [code|markdown|raw] cell:N
 //
-// followed by its source; every line ends in "\n". A source line that starts
-// with "# %%" after any number of backslashes is written with one more
-// backslash, so it is never read back as a marker; the parser removes one.
+// followed by its source; every line ends in "\n". A source line that
+// starts with "# %%" after any number of backslashes is written with one
+// more backslash, so it is never read back as a marker; the parser removes
+// one. A cell of a type this package does not know is marked
+// "# %% [TYPE] cell:N" + readOnlyNote (TYPE Go-quoted unless it is a plain
+// word) and must come back unchanged.
 
 const markerPrefix = "# %%"
+
+// readOnlyNote ends the marker of a cell whose type is not known.
+const readOnlyNote = " (read-only: a cell type evalhost does not know)"
 
 // Text returns the notebook as editable cell-marked text.
 func (nb *Notebook) Text() string {
 	var b strings.Builder
 	b.Grow(nb.size / 4)
 	for i, c := range nb.cells {
-		typ, _ := c.get("cell_type").str()
-		source, _ := joinStrings(c.get("source"))
-		b.WriteString(markerPrefix + " [" + typ + "] cell:" + strconv.Itoa(i) + "\n")
+		writeMarker(&b, cellType(c), i)
+		source := viewSource(c)
 		if source == "" {
 			continue
 		}
@@ -38,6 +44,45 @@ func (nb *Notebook) Text() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+func writeMarker(b *strings.Builder, t CellType, i int) {
+	name := string(t)
+	if !plainTypeName(name) {
+		name = strconv.Quote(name)
+	}
+	b.WriteString(markerPrefix + " [" + name + "] cell:" + strconv.Itoa(i))
+	if !t.Known() {
+		b.WriteString(readOnlyNote)
+	}
+	b.WriteByte('\n')
+}
+
+// plainTypeName reports whether a cell type can stand in a marker as it is:
+// printable, no spaces, no ']' and not starting with a quote.
+func plainTypeName(s string) bool {
+	if s == "" || s[0] == '"' {
+		return false
+	}
+	for _, r := range s {
+		if r == ']' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// cellType is a cell's cell_type, which validate made sure is a string.
+func cellType(c *value) CellType {
+	t, _ := c.get("cell_type").str()
+	return CellType(t)
+}
+
+// viewSource is the text the view shows of a cell: its source, or nothing
+// when it has none (or, in a cell of an unknown type, not one as text).
+func viewSource(c *value) string {
+	s, _ := joinStrings(c.get("source"))
+	return s
 }
 
 // looksLikeMarker reports whether line is "# %%..." behind zero or more
@@ -117,19 +162,15 @@ func parseMarker(line string, lineNo int) (textCell, error) {
 	if rest == "" {
 		return c, nil
 	}
-	if !strings.HasPrefix(rest, " [") {
+	rest, ok := strings.CutPrefix(rest, " [")
+	if !ok {
 		return bad("no [cell type] after \"# %%\"")
 	}
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return bad("unclosed '['")
+	name, rest, why := markerType(rest)
+	if why != "" {
+		return bad(why)
 	}
-	t, err := ParseCellType(rest[2:end])
-	if err != nil {
-		return bad(err.Error())
-	}
-	c.typ = t
-	rest = rest[end+1:]
+	c.typ = CellType(name) // an unknown type is checked against the cell it names
 	if rest == "" {
 		return c, nil
 	}
@@ -137,12 +178,35 @@ func parseMarker(line string, lineNo int) (textCell, error) {
 	if !ok {
 		return bad(fmt.Sprintf("unexpected %q after the cell type", rest))
 	}
+	num = strings.TrimSuffix(num, readOnlyNote)
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 || strings.HasPrefix(num, "+") {
 		return bad(fmt.Sprintf("cell index %q is not a non-negative integer", num))
 	}
 	c.index = n
 	return c, nil
+}
+
+// markerType reads a marker's cell type up to its ']', plain or Go-quoted,
+// and returns what follows; why says what is wrong.
+func markerType(s string) (name, rest, why string) {
+	if strings.HasPrefix(s, `"`) {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return "", "", "unterminated quoted cell type"
+		}
+		name, _ = strconv.Unquote(q)
+		rest, ok := strings.CutPrefix(s[len(q):], "]")
+		if !ok {
+			return "", "", "no ']' after the quoted cell type"
+		}
+		return name, rest, ""
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return "", "", "unclosed '['"
+	}
+	return s[:end], s[end+1:], ""
 }
 
 // invalidUTF8 says where line stops being UTF-8, which a notebook must be.
@@ -194,10 +258,39 @@ func (nb *Notebook) ApplyText(text string) (*Notebook, error) {
 	ids := maps.Clone(nb.idSet())
 	for i, p := range parsed {
 		if p.index < 0 {
+			if !p.typ.Known() {
+				return nil, &TextError{Line: p.line, Msg: fmt.Sprintf(
+					"unknown cell type %q: want code, markdown or raw (a cell of another type read from the notebook keeps the \"cell:N\" its marker had)", p.typ)}
+			}
 			out.cells[i] = nb.newCell(p.typ, p.source, ids)
 			continue
 		}
-		out.cells[i] = withSource(withType(nb.cells[p.index], p.typ), p.source)
+		orig := nb.cells[p.index]
+		if was := cellType(orig); !was.Known() || !p.typ.Known() {
+			if err := checkReadOnly(p, was, orig); err != nil {
+				return nil, err
+			}
+			out.cells[i] = orig
+			continue
+		}
+		out.cells[i] = withSource(withType(orig, p.typ), p.source)
 	}
 	return out, nil
+}
+
+// checkReadOnly allows text cell p, which reuses cell orig of type was,
+// only when one of the types is unknown and nothing changed.
+func checkReadOnly(p textCell, was CellType, orig *value) error {
+	switch {
+	case was.Known():
+		return &TextError{Line: p.line, Msg: fmt.Sprintf(
+			"cell:%d is a %s cell and cannot become a %q cell, a type evalhost does not know: want code, markdown or raw", p.index, was, p.typ)}
+	case p.typ != was:
+		return &TextError{Line: p.line, Msg: fmt.Sprintf(
+			"cell:%d is a %q cell, a type evalhost does not know, so it is read-only and cannot become a %q cell: keep its marker as the view shows it, or delete the whole cell (its marker and its lines)", p.index, was, p.typ)}
+	case p.source != viewSource(orig):
+		return &TextError{Line: p.line, Msg: fmt.Sprintf(
+			"cell:%d is a %q cell, a type evalhost does not know, so it is read-only: its text must stay as the view shows it; undo the change, or delete the whole cell (its marker and its lines)", p.index, was)}
+	}
+	return nil
 }

@@ -4,7 +4,8 @@ import "fmt"
 
 // validate checks what this package relies on, and what nbformat requires of
 // every cell, so a loaded notebook can be viewed and edited safely. It is not
-// a full nbformat schema check; unknown fields are allowed and kept.
+// a full nbformat schema check; unknown fields are allowed and kept, and so
+// are cells of a type it does not know, which are read-only.
 func validate(root *value) error {
 	if root.kind != kindObject {
 		return &StructureError{Cell: -1, Msg: fmt.Sprintf("top level is a JSON %s, want an object", root.kind)}
@@ -48,16 +49,18 @@ func validateCell(i int, c *value) error {
 	if !ok {
 		return &StructureError{Cell: i, Field: "cell_type", Msg: fmt.Sprintf("is a %s, want the string code, markdown or raw", t.kind)}
 	}
-	if _, err := ParseCellType(name); err != nil {
-		return &StructureError{Cell: i, Field: "cell_type", Msg: err.Error()}
+	if md := c.get("metadata"); md != nil && md.kind != kindObject {
+		return &StructureError{Cell: i, Field: "metadata", Msg: fmt.Sprintf("is a %s, want an object", md.kind)}
+	}
+	if !CellType(name).Known() {
+		// A cell type from a newer format: nbformat asks only for a
+		// metadata object of it, and this package never looks inside.
+		return nil
 	}
 	if src := c.get("source"); src != nil {
 		if _, ok := joinStrings(src); !ok {
 			return &StructureError{Cell: i, Field: "source", Msg: "want a string or an array of strings"}
 		}
-	}
-	if md := c.get("metadata"); md != nil && md.kind != kindObject {
-		return &StructureError{Cell: i, Field: "metadata", Msg: fmt.Sprintf("is a %s, want an object", md.kind)}
 	}
 	if out := c.get("outputs"); out != nil && out.kind != kindArray {
 		return &StructureError{Cell: i, Field: "outputs", Msg: fmt.Sprintf("is a %s, want an array", out.kind)}

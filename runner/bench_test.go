@@ -49,7 +49,7 @@ func startAt(b *testing.B, exe, path string) time.Duration {
 	cmd.Stdin = reqR
 	cmd.ExtraFiles = []*os.File{frW}
 	cmd.Env = append(benchEnv(), "EVALHOST_SYNC_NONCE=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupAttr()
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -183,7 +183,7 @@ func BenchmarkInterrupt(b *testing.B) {
 // BenchmarkColdStartIPythonShim alternates three starts to ready: bare
 // `python -c pass` (the anchor), the runner with its IPython hooks taken out
 // (core.py with the meta-path hook and the get_ipython builtin not
-// installed; ipy.py itself is only ever loaded by a cell that needs it) and
+// installed; the ipy_*.py modules are only ever loaded by a cell that needs them) and
 // the runner as shipped. The target is no measurable difference between the
 // last two: nothing IPython-related is imported or loaded before ready.
 func BenchmarkColdStartIPythonShim(b *testing.B) {
@@ -254,4 +254,19 @@ func BenchmarkMagicPrecheck(b *testing.B) {
 		b.ReportMetric(p50(lat[name]), name+"-p50-µs")
 	}
 	b.ReportMetric(p50(lat["tokenized"])/p50(lat["plain"]), "tokenized/plain")
+}
+
+// BenchmarkPath is what every session start pays to re-verify the cache:
+// ownership and mode of the dirs and files, and their content.
+func BenchmarkPath(b *testing.B) {
+	cache := b.TempDir()
+	if _, err := Path(cache); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Path(cache); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

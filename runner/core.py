@@ -7,7 +7,6 @@ module beyond what the interpreter already loads at start-up is imported
 before `ready`: start time is part of the contract.
 """
 
-import _ast
 import _json
 import _signal
 import _thread
@@ -24,34 +23,22 @@ _FILE = sys._getframe().f_code.co_filename
 _RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PID = os.getpid()
-_AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_CO_COROUTINE = 0x80
 _SIGINT = _signal.SIGINT
 
 _q = _json.encode_basestring_ascii
 _os_write = os.write
 
-# Per-process state, set up by _setup and the cell loop.
+# Per-process state, set up by _setup; the cell under way is _cur.
 _frames_fd = 3
 _req_fd = 0
 _nonce = b""
 _ns = {}
 _out = None
 _err = None
-_count = 0
-_cur_id = ""
-_qid = '""'
-_in_cell = False
-_ack = b""  # this cell's "interrupted" frame line
-_ack_owed = False  # the SIGINT handler could not write it (a send was under way)
-_positioning = False  # a request is being handled: its rich frames get position marks
-_interrupted = False
+_count = 0  # the execution count: one per execute request that reaches the compiler
 _forked = False
-_loop = None
 _sources = {}
 _loader = None  # set by runner.py: _loader(dir, name) -> (path, code object)
-_ipy_mod = None  # ipy.py, loaded on first use
 _capture = None  # a list while %%capture collects displays instead of sending them
 _pre_cell = []  # callables run before each cell (autoreload, get_ipython().events)
 _post_cell = []  # callables run after each cell, with its status
@@ -63,7 +50,38 @@ _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
 
 
+class _Request:
+    """What the signal handler, the flusher and the frame writers need to know
+    of the request under way. cells.Cell is the real one; this idle one
+    stands in before the first request, so readers never check for None."""
+
+    id = ""
+    qid = '""'  # id as a JSON string, ready to put in a frame
+    running = False  # the cell's code may run: SIGINT raises KeyboardInterrupt
+    positioning = False  # its rich frames get position marks
+    interrupted = False  # a SIGINT landed in it
+    ack = b""  # its "interrupted" frame line
+    ack_owed = False  # the SIGINT handler could not write ack (a send was under way)
+    last_fd = 0  # the output fd the runner's own streams wrote last in it
+    deferring = False  # a child is being started: SIGINT sets deferred instead of raising
+    deferred = False
+
+
+_cur = _Request()
+
+
 # --- frames ---------------------------------------------------------------
+
+
+def _frame(kind, qid=None, **fields):
+    """Every frame line the runner sends is built here: kind, the request's id
+    (a JSON string) unless None, then fields, whose values are JSON text."""
+    line = '{"type":"%s"' % kind
+    if qid is not None:
+        line += ',"id":' + qid
+    for k, v in fields.items():
+        line += ',"%s":%s' % (k, v)
+    return line + "}\n"
 
 
 _POSITIONED = tuple('{"type":"%s"' % t for t in ("display", "update_display", "clear_output", "result", "error", "input"))
@@ -82,7 +100,7 @@ def _send(line):
     # A frame that has a place among the cell's text is preceded by a
     # position mark on fd 1 and fd 2 (frames doc, "Order"), so the host can
     # put it exactly there; a dropped frame gets none.
-    positioned = _positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
+    positioned = _cur.positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
     if positioned:
         _flush_ours()
     _write_frame(data, positioned, hold_sigint=positioned or len(data) > 4096)
@@ -110,79 +128,85 @@ def _write_frame(data, positioned, hold_sigint):
 
 
 def _warning_line(message, qid=None):
-    if qid:
-        return '{"type":"warning","id":%s,"message":%s}\n' % (qid, _q(message))
-    return '{"type":"warning","message":%s}\n' % _q(message)
+    return _frame("warning", qid or None, message=_q(message))
 
 
 def _warn(message, qid=None):
     _send(_warning_line(message, qid))
 
 
-def _json_value(v):
-    if type(v) is str:
-        return _q(v)
-    import json
-
-    return json.dumps(v, default=repr, separators=(",", ":"))
+def _send_plain_error(ename, evalue):
+    _send(_frame("error", _cur.qid, ename=_q(ename), evalue=_q(evalue), traceback="[%s]" % _q("%s: %s" % (ename, evalue))))
 
 
-def _bundle_json(bundle):
-    return "{" + ",".join(_q(k) + ":" + _json_value(v) for k, v in bundle.items()) + "}"
+# Rich output and errors load their module on first use: nothing at start-up.
 
 
-def _emit_display(kind, bundle, metadata, display_id):
-    if _capture is not None:
-        _capture.append((kind, bundle, metadata, display_id))
-        return
-    _flush_std()
-    extra = ""
-    if metadata:
-        extra += ',"metadata":' + _json_value(metadata)
-    if display_id:
-        extra += ',"displayId":' + _q(str(display_id))
-    _send('{"type":"%s","id":%s,"bundle":%s%s}\n' % (kind, _qid, _bundle_json(bundle), extra))
+def display(*objs, **kwargs):
+    """Show objects as rich output (the IPython display protocol)."""
+    return _module("display").display(*objs, **kwargs)
 
 
-def _emit_clear(wait=False):
-    if _capture is not None:
-        _capture.append(("clear_output", wait, None, None))
-        return
-    _flush_std()
-    _send('{"type":"clear_output","id":%s,"wait":%s}\n' % (_qid, "true" if wait else "false"))
+def update_display(obj, *, display_id, **kwargs):
+    """Replace every earlier output carrying display_id with obj."""
+    return _module("display").update_display(obj, display_id=display_id, **kwargs)
 
 
 def clear_output(wait=False):
     """Clear the cell's output; with wait=True, when the next output arrives."""
-    _emit_clear(bool(wait))
+    _module("display").emit_clear(bool(wait))
 
 
-# --- IPython compatibility (ipy.py, loaded on first use) ------------------
+def _flush_figures():
+    if "matplotlib.pyplot" in sys.modules:
+        _module("display").flush_figures()
 
 
-def _ipy():
-    """Load ipy.py once: magics, get_ipython(), the IPython.display bridge."""
-    global _ipy_mod
-    if _ipy_mod is None:
-        if _loader is not None:
-            path, code = _loader(_HERE, "ipy")
-        else:  # started as `python core.py`
-            path = os.path.join(_HERE, "ipy.py")
-            with open(path, "rb") as f:
-                code = compile(f.read(), path, "exec", 0, True)
-        mod = type(sys)("_evalhost_ipy")
-        mod.__file__ = path
-        mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
-        _RUNNER_FILES.add(path)
-        sys.modules[mod.__name__] = mod
+def _send_error(exc, only=False):
+    _module("tracebacks").send_error(exc, only)
+
+
+def _traceback_lines(exc, only=False):
+    return _module("tracebacks").traceback_lines(exc, only)
+
+
+# --- IPython compatibility (ipy_*.py, each loaded on first use) ----------
+
+
+def _module(name):
+    """Load <name>.py beside this file once, as _evalhost_<name>, with _core set.
+
+    The IPython compatibility is split by feature so a cell loads only what
+    it uses: ipy_rewrite (magic rewriter), ipy_system (shell escapes),
+    ipy_magics, ipy_capture, ipy_shell (get_ipython), ipy_display (the
+    IPython import hook's work) and ipy_full (EVALHOST_IPYTHON=1).
+    """
+    full = "_evalhost_" + name
+    mod = sys.modules.get(full)
+    if mod is not None:
+        return mod
+    if _loader is not None:
+        path, code = _loader(_HERE, name)
+    else:  # started as `python core.py`
+        path = os.path.join(_HERE, name + ".py")
+        with open(path, "rb") as f:
+            code = compile(f.read(), path, "exec", 0, True)
+    mod = type(sys)(full)
+    mod.__file__ = path
+    mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
+    _RUNNER_FILES.add(path)
+    sys.modules[full] = mod
+    try:
         exec(code, mod.__dict__)
-        _ipy_mod = mod
-    return _ipy_mod
+    except BaseException:
+        del sys.modules[full]
+        raise
+    return mod
 
 
 def get_ipython():
     """A small stand-in for IPython's shell: magics, system, user_ns, display_pub."""
-    return _ipy().shell()
+    return _module("ipy_shell").shell()
 
 
 def _maybe_magic(src):
@@ -200,7 +224,7 @@ class _IPythonHook:
     """Meta-path hook: routes IPython.display into frames, or serves a shim without IPython.
 
     It only looks at IPython's own module names, so other imports pay one
-    set lookup; the work is in ipy.py and happens when user code imports IPython.
+    set lookup; the work is in ipy_display.py and happens when user code imports IPython.
     """
 
     names = frozenset(
@@ -213,7 +237,7 @@ class _IPythonHook:
     def find_spec(cls, name, path=None, target=None):
         if name not in cls.names:
             return None
-        return _ipy().find_spec(name, path, target)
+        return _module("ipy_display").find_spec(name, path, target)
 
 
 # --- requests -------------------------------------------------------------
@@ -261,126 +285,6 @@ class _Stderr(io.TextIOWrapper):
         return io.TextIOWrapper.write(self, s)
 
 
-class StdinNotImplementedError(NotImplementedError):
-    """Raised when a cell asks for interactive input."""
-
-
-StdinNotImplementedError.__module__ = "builtins"
-_NO_STDIN = (
-    "input() is not supported: evalhost cells have no interactive stdin; "
-    "pass values in code or files instead"
-)
-
-
-def _deny_stdin(prompt=""):
-    _flush_std()
-    _send('{"type":"input","id":%s,"prompt":%s}\n' % (_qid, _q(str(prompt))))
-    raise StdinNotImplementedError(_NO_STDIN)
-
-
-_deny_stdin.__name__ = _deny_stdin.__qualname__ = "input"
-
-
-class _NoStdin(io.TextIOBase):
-    """sys.stdin: reading fails at once instead of hanging."""
-
-    encoding = "utf-8"
-    errors = "strict"
-    name = "<stdin>"
-    mode = "r"
-    newlines = None
-
-    def readable(self):
-        return True
-
-    def fileno(self):
-        return 0
-
-    def isatty(self):
-        return False
-
-    def read(self, size=-1):
-        _deny_stdin()
-
-    def readline(self, size=-1):
-        _deny_stdin()
-
-    def readlines(self, hint=-1):
-        _deny_stdin()
-
-
-def _deny_getpass(prompt="Password: ", stream=None):
-    """getpass.getpass: fails at once, as input() does. The real one opens
-    /dev/tty, and a runner in a terminal's background process group stops
-    there (SIGTTIN) until the cell times out."""
-    _flush_std()
-    _send('{"type":"input","id":%s,"prompt":%s}\n' % (_qid, _q(str(prompt))))
-    raise StdinNotImplementedError(
-        "getpass() is not supported: evalhost cells have no interactive stdin; "
-        "read secrets from a file or an environment variable instead"
-    )
-
-
-_deny_getpass.__name__ = _deny_getpass.__qualname__ = "getpass"
-
-
-def _fix_linecache(lc):
-    """Cells run before linecache was imported: give it their source, so
-    inspect.getsource, pdb and traceback.print_exc show cell lines."""
-    for name, src in _sources.items():
-        lc.cache.setdefault(name, (len(src), None, src.splitlines(True), name))
-
-
-def _fix_getpass(gp):
-    gp.getpass = _deny_getpass
-
-
-class _FixingLoader:
-    """Runs a stdlib module's own loader, then adapts the module to cells."""
-
-    def __init__(self, loader, fix):
-        self._loader, self._fix = loader, fix
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        self._loader.exec_module(module)
-        self._fix(module)
-
-    def __getattr__(self, name):
-        return getattr(self._loader, name)
-
-
-class _StdlibHook:
-    """Meta-path hook for the few stdlib modules cells need adapted, imported
-    lazily so start-up imports nothing; other imports pay one dict lookup."""
-
-    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass}
-
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        fix = cls.fixes.get(name)
-        if fix is None:
-            return None
-        import _frozen_importlib_external
-
-        spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _FixingLoader(spec.loader, fix)
-        return spec
-
-    @classmethod
-    def install(cls):
-        for name, fix in cls.fixes.items():
-            if name in sys.modules:  # imported at start-up (site, .pth files)
-                fix(sys.modules[name])
-        sys.meta_path.insert(0, cls)
-
-
-_last_fd = 0  # the output fd the runner's own streams wrote last in this cell
-
-
 class _TrackedFileIO(io.FileIO):
     """fd 1 or 2 under sys.stdout/sys.stderr. A write that switches from one
     to the other is preceded by a stream sync, so the host can keep the
@@ -388,11 +292,11 @@ class _TrackedFileIO(io.FileIO):
     once per flush, not per print."""
 
     def write(self, b):
-        global _last_fd
-        if _last_fd != self._evh_fd:
-            if _last_fd:
+        cell = _cur
+        if cell.last_fd != self._evh_fd:
+            if cell.last_fd:
                 _sync_streams()
-            _last_fd = self._evh_fd
+            cell.last_fd = self._evh_fd
         return io.FileIO.write(self, b)
 
 
@@ -400,9 +304,9 @@ def _sync_streams():
     """A position mark on fd 1 and fd 2 and a sync frame: text written before
     it on either pipe reaches the host's consumer before text written after.
     It never flushes: it runs inside a stream's flush."""
-    if not (_positioning and _nonce) or _forked:
+    if not (_cur.positioning and _nonce) or _forked:
         return
-    _write_frame(('{"type":"sync","id":%s}\n' % _qid).encode(), True, hold_sigint=True)
+    _write_frame(_frame("sync", _cur.qid).encode(), True, hold_sigint=True)
 
 
 def _stream(fd, name, cls):
@@ -443,7 +347,7 @@ def _flusher():
             if _stop.acquire(True, FLUSH_INTERVAL):
                 return
             with _fork_lock:
-                if _in_cell:
+                if _cur.running:
                     _flush_ours()
     finally:
         _flusher_done.release()
@@ -514,10 +418,13 @@ def _patch_writers():
 
 def _on_sigint(signum, frame):
     """KeyboardInterrupt while a cell runs; ignored while idle."""
-    global _interrupted
-    if _in_cell:
-        _interrupted = True
+    cell = _cur
+    if cell.running:
+        cell.interrupted = True
         _ack_interrupt()
+        if cell.deferring:
+            cell.deferred = True
+            return
         raise KeyboardInterrupt
 
 
@@ -535,16 +442,16 @@ def _ack_interrupt():
     """Tell the host its interrupt landed, so it stops its wake-ups (frames
     doc, "interrupted"). The handler may run inside a send, so it never waits
     for the send lock: the frame is then owed, and the send writes it."""
-    global _ack_owed
-    if _forked or not _ack:
+    cell = _cur
+    if _forked or not cell.ack:
         return
     if _send_lock.acquire(False):
         try:
-            _write_frame_bytes(_ack)
+            _write_frame_bytes(cell.ack)
         finally:
             _send_lock.release()
     else:
-        _ack_owed = True
+        cell.ack_owed = True
 
 
 def _write_frame_bytes(data):
@@ -556,592 +463,10 @@ def _write_frame_bytes(data):
 
 def _pay_ack():
     """Write an interrupted frame owed by the handler; under the send lock."""
-    global _ack_owed
-    if _ack_owed:
-        _ack_owed = False
-        _write_frame_bytes(_ack)
-
-
-# --- display --------------------------------------------------------------
-
-_REPR_METHODS = (
-    ("_repr_html_", "text/html"),
-    ("_repr_markdown_", "text/markdown"),
-    ("_repr_svg_", "image/svg+xml"),
-    ("_repr_png_", "image/png"),
-    ("_repr_jpeg_", "image/jpeg"),
-    ("_repr_json_", "application/json"),
-    ("_repr_latex_", "text/latex"),
-)
-_BINARY = ("image/png", "image/jpeg", "application/pdf")
-
-
-def _method(obj, name):
-    """obj's display method name, as IPython's get_real_method finds it: none
-    on classes, nor on objects that answer any attribute (mocks, proxies)."""
-    if isinstance(obj, type):
-        return None
-    try:
-        if getattr(obj, "_ipython_canary_method_should_not_exist_", None) is not None:
-            return None
-        m = getattr(obj, name, None)
-    except Exception:
-        return None
-    return m if callable(m) else None
-
-
-def _note_repr_failure(obj, name, exc):
-    _err.write("display: %s.%s() raised %s: %s\n" % (type(obj).__name__, name, type(exc).__name__, exc))
-
-
-def _mime_value(mime, v):
-    """Return v as it goes on the wire for mime, or None when unusable."""
-    if v is None:
-        return None
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        if mime in _BINARY or mime.startswith("image/") and mime != "image/svg+xml":
-            import binascii
-
-            return binascii.b2a_base64(bytes(v), newline=False).decode("ascii")
-        return bytes(v).decode("utf-8", "replace")
-    if isinstance(v, str):
-        return v
-    if mime == "application/json" or mime.endswith("+json"):
-        return v if isinstance(v, (dict, list, int, float, bool)) else None
-    return None
-
-
-def _split_md(v):
-    if type(v) is tuple and len(v) == 2 and isinstance(v[1], dict):
-        return v
-    return v, None
-
-
-def _format(obj):
-    """The IPython display protocol: (bundle, metadata), text/plain always."""
-    bundle, meta = {}, {}
-    if not isinstance(obj, type):
-        m = _method(obj, "_repr_mimebundle_")
-        if m is not None:
-            try:
-                r, md = _split_md(m(include=None, exclude=None))
-            except Exception as e:
-                _note_repr_failure(obj, "_repr_mimebundle_", e)
-                r, md = None, None
-            if isinstance(r, dict):
-                for mime, v in r.items():
-                    v = _mime_value(str(mime), v)
-                    if v is not None:
-                        bundle[str(mime)] = v
-            if md:
-                meta.update(md)
-        for name, mime in _REPR_METHODS:
-            if mime in bundle:
-                continue
-            m = _method(obj, name)
-            if m is None:
-                continue
-            try:
-                v, md = _split_md(m())
-            except Exception as e:
-                _note_repr_failure(obj, name, e)
-                continue
-            v = _mime_value(mime, v)
-            if v is not None:
-                bundle[mime] = v
-                if md:
-                    meta[mime] = md
-    if "text/plain" not in bundle:
-        bundle["text/plain"] = repr(obj)
-    return bundle, meta
-
-
-class DisplayHandle:
-    """Returned by display(..., display_id=...): update or re-show that output."""
-
-    def __init__(self, display_id=None):
-        self.display_id = display_id or os.urandom(16).hex()
-
-    def __repr__(self):
-        return "<DisplayHandle display_id=%s>" % self.display_id
-
-    def display(self, obj, **kwargs):
-        display(obj, display_id=self.display_id, **kwargs)
-
-    def update(self, obj, **kwargs):
-        update_display(obj, display_id=self.display_id, **kwargs)
-
-
-def _bundle_of(obj, raw, metadata):
-    if raw:
-        if not isinstance(obj, dict):
-            raise TypeError("display(raw=True) takes MIME bundles (dicts), not %s" % type(obj).__name__)
-        # Sent as given, as IPython does: any JSON value under any MIME type
-        # (structured types such as application/x-omp-status carry dicts),
-        # and no text/plain made up from the dict's repr (the protocol's
-        # text/plain is then empty, as the gateway backend sends it).
-        bundle = {}
-        for mime, v in obj.items():
-            if isinstance(v, (str, bytes, bytearray, memoryview)):
-                v = _mime_value(str(mime), v)
-            if v is not None:
-                bundle[str(mime)] = v
-        bundle.setdefault("text/plain", "")
-        meta = {}
-    else:
-        bundle, meta = _format(obj)
-    if metadata:
-        meta.update(metadata)
-    return bundle, meta
-
-
-def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
-            raw=False, clear=False, update=False, **kwargs):
-    """Show objects as rich output (the IPython display protocol).
-
-    raw=True takes MIME bundles; display_id=True (or a string) returns a
-    DisplayHandle whose update() replaces that output; update=True replaces
-    the earlier outputs with display_id; clear=True clears the output first
-    (when the new output arrives).
-    """
-    if not display_id and transient:
-        display_id = transient.get("display_id")
-    if display_id is True:
-        display_id = os.urandom(16).hex()
-    if update and not display_id:
-        raise TypeError("display(update=True) needs a display_id: the id of the output to replace")
-    if clear:
-        _emit_clear(True)
-    kind = "update_display" if update else "display"
-    if not objs and display_id:
-        _emit_display(kind, {"text/plain": ""}, None, display_id)  # a placeholder to update later
-    for obj in objs:
-        if not raw:
-            m = _method(obj, "_ipython_display_")
-            if m is not None:
-                m()
-                continue
-        bundle, meta = _bundle_of(obj, raw, metadata)
-        if include or exclude:
-            bundle = {k: v for k, v in bundle.items()
-                      if k == "text/plain" or (not include or k in include) and not (exclude and k in exclude)}
-        _emit_display(kind, bundle, meta, display_id)
-    if display_id:
-        return DisplayHandle(display_id)
-    return None
-
-
-def update_display(obj, *, display_id, **kwargs):
-    """Replace every earlier output carrying display_id with obj."""
-    kwargs["update"] = True
-    display(obj, display_id=display_id, **kwargs)
-
-
-def _flush_figures():
-    """Send matplotlib figures left open by the cell as PNG, then close them."""
-    plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
-        return
-    try:
-        nums = plt.get_fignums()
-        if not nums:
-            return
-        import binascii
-
-        for n in nums:
-            fig = plt.figure(n)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", bbox_inches="tight")
-            png = binascii.b2a_base64(buf.getvalue(), newline=False).decode("ascii")
-            _emit_display("display", {"image/png": png, "text/plain": repr(fig)}, None, None)
-    except Exception as e:
-        _warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _qid)
-    finally:
-        try:
-            plt.close("all")
-        except Exception:
-            pass
-
-
-# --- errors ---------------------------------------------------------------
-
-
-def _seed_linecache():
-    lc = sys.modules.get("linecache")
-    if lc is None:
-        return
-    for name, src in _sources.items():
-        if name not in lc.cache:
-            lc.cache[name] = (len(src), None, src.splitlines(True), name)
-
-
-def _is_runner_file(name):
-    """The runner's own files: core, bootstrap, prelude helpers, IPython shims."""
-    return name in _RUNNER_FILES or os.path.dirname(name) == _HERE
-
-
-def _strip_runner(te, seen):
-    """Drop runner frames, and frames before the first cell frame, everywhere."""
-    if te is None or id(te) in seen:
-        return
-    seen.add(id(te))
-    frames = list(te.stack)
-    for i, f in enumerate(frames):
-        if f.filename.startswith("<cell "):
-            frames = frames[i:]
-            break
-    te.stack = type(te.stack).from_list([f for f in frames if not _is_runner_file(f.filename)])
-    _strip_runner(te.__cause__, seen)
-    _strip_runner(te.__context__, seen)
-    for sub in getattr(te, "exceptions", None) or ():
-        _strip_runner(sub, seen)
-
-
-def _traceback_lines(exc, only=False):
-    import traceback
-
-    _seed_linecache()
-    if only:
-        text = "".join(traceback.format_exception_only(type(exc), exc))
-    else:
-        try:
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
-        except TypeError:  # Python < 3.10
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
-        _strip_runner(te, set())
-        text = "".join(te.format())
-    return text.rstrip("\n").split("\n")
-
-
-def _send_error(exc, only=False):
-    try:
-        evalue = str(exc)
-    except Exception:
-        evalue = "<unprintable %s>" % type(exc).__name__
-    try:
-        lines = _traceback_lines(exc, only)
-    except Exception as e:  # a broken __str__ or traceback must not lose the error
-        lines = ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
-    _flush_std()
-    _send(
-        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
-        % (_qid, _q(type(exc).__name__), _q(evalue), ",".join(map(_q, lines)))
-    )
-
-
-def _send_error_lines(ename, evalue, lines):
-    _flush_std()
-    _send(
-        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
-        % (_qid, _q(ename), _q(evalue), ",".join(map(_q, lines)))
-    )
-
-
-def _send_plain_error(ename, evalue):
-    _send(
-        '{"type":"error","id":%s,"ename":%s,"evalue":%s,"traceback":[%s]}\n'
-        % (_qid, _q(ename), _q(evalue), _q("%s: %s" % (ename, evalue)))
-    )
-
-
-class _RequestError(Exception):
-    """A request that cannot run; reported as an error of that cell."""
-
-
-# --- cells ----------------------------------------------------------------
-
-
-def _await(coro):
-    """Run a top-level-await cell on the session's persistent event loop."""
-    global _loop
-    import asyncio
-
-    if _loop is None or _loop.is_closed():
-        _loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(_loop)
-    task = _loop.create_task(coro)
-    try:
-        return _loop.run_until_complete(task)
-    except BaseException as e:
-        if not task.done():
-            if isinstance(e, KeyboardInterrupt):
-                _at_await(e, task)
-            task.cancel()
-            try:
-                _loop.run_until_complete(task)
-            except BaseException:
-                pass
-        raise
-
-
-def _at_await(exc, task):
-    """An interrupt that landed in the event loop's wait: give it the cell's
-    suspended await chain as its traceback, so it shows the cell's line, not
-    only asyncio's selector."""
-    try:
-        import types
-
-        stack, c = [], task.get_coro()
-        while c is not None:
-            f = getattr(c, "cr_frame", None) or getattr(c, "gi_frame", None)
-            if f is None:
-                break
-            stack.append(f)
-            c = getattr(c, "cr_await", None) or getattr(c, "gi_yieldfrom", None)
-        tb = None
-        for f in reversed(stack):
-            tb = types.TracebackType(tb, f, f.f_lasti, f.f_lineno)
-        if tb is not None:
-            exc.with_traceback(tb)
-    except Exception:
-        pass
-
-
-def _apply(req):
-    """Apply a request's cwd, env and run id before its cell runs."""
-    env = req.get("env")
-    if env is not None:
-        if type(env) is not dict:
-            raise _RequestError('"env" must be an object of names to strings or null')
-        for k, v in env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            elif type(v) is str:
-                try:
-                    os.environ[k] = v
-                except ValueError as e:
-                    raise _RequestError("cannot set env %r: %s" % (k, e))
-            else:
-                raise _RequestError('"env" value for %r must be a string or null' % k)
-    run = req.get("run")
-    if run:
-        os.environ["EVALHOST_RUN"] = str(run)
-    else:
-        os.environ.pop("EVALHOST_RUN", None)
-    cwd = req.get("cwd")
-    if cwd:
-        if type(cwd) is not str:
-            raise _RequestError('"cwd" must be a string')
-        try:
-            os.chdir(cwd)
-        except OSError as e:
-            raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
-        here = os.getcwd()
-        if sys.path[:1] != [here]:
-            try:
-                sys.path.remove(here)
-            except ValueError:
-                pass
-            sys.path.insert(0, here)
-
-
-def _ends_quiet(src, node):
-    """A ';' after the last expression silences it, as in IPython: comments
-    after the ';' do not count (`x;  # note`), a ';' inside one does."""
-    if ";" not in src:
-        return False
-    lines = src.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    # Only ';', blanks and comments can follow the cell's last statement.
-    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace")
-    for line in [tail] + lines[node.end_lineno:]:
-        if ";" in line.split("#", 1)[0]:
-            return True
-    return False
-
-
-# __future__ imports last for the session, as in IPython (codeop keeps them).
-_FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler flags
-_future = 0
-
-
-def _compile(src, name):
-    """Compile a cell to (body code, last-expression code); SyntaxError as is."""
-    global _future
-    tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
-    expr = None
-    if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):
-        expr = tree.body.pop()
-    body = compile(tree, name, "exec", _RUN_FLAGS | _future, True) if tree.body else None
-    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS | _future, True) if expr else None
-    if body is not None:
-        _future |= body.co_flags & _FUTURE_MASK
-    return body, last
-
-
-def _record_input(src):
-    """IPython's input history: In[N], _i, _ii, _iii, _iN."""
-    ns = _ns
-    hist = ns.get("In")
-    if type(hist) is not list:
-        hist = ns["In"] = ns["_ih"] = [""]
-    while len(hist) < _count:
-        hist.append("")
-    hist[_count:] = [src]
-    # As IPython: _i is the previous input, _i00 this one.
-    ns["_iii"], ns["_ii"], ns["_i"], ns["_i00"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", ""), src
-    ns["_i%d" % _count] = src
-
-
-def _record_output(v):
-    """IPython's output history: _, __, ___, _N, Out[N]."""
-    ns = _ns
-    out = ns.get("Out")
-    if type(out) is not dict:
-        out = ns["Out"] = ns["_oh"] = {}
-    out[_count] = v
-    ns["___"], ns["__"], ns["_"] = ns.get("__", ""), ns.get("_", ""), v
-    ns["_%d" % _count] = v
-
-
-def _register_source(name, src):
-    _sources[name] = src
-    lc = sys.modules.get("linecache")
-    if lc is not None:
-        lc.cache[name] = (len(src), None, src.splitlines(True), name)
-
-
-def _exec_code(body, last, ns, local=None):
-    """Run compiled cell code; return the last expression's value (or None)."""
-    if local is None:
-        local = ns
-    if body is not None:
-        r = eval(body, ns, local)
-        if body.co_flags & _CO_COROUTINE:
-            _await(r)
-    if last is not None:
-        v = eval(last, ns, local)
-        if last.co_flags & _CO_COROUTINE:
-            v = _await(v)
-        return v
-    return None
-
-
-def _run_source(src, name, ns=None, local=None):
-    """Compile src (magics rewritten) under name and run it; return its last value.
-
-    src must keep its line numbers relative to the text registered for name:
-    cell magics pass their body with the magic line blanked.
-    """
-    if _maybe_magic(src):
-        src = _ipy().transform(src)
-    body, last = _compile(src, name)
-    return _exec_code(body, last, _ns if ns is None else ns, local)
-
-
-def _run(src):
-    """Run one cell's source; send result or error; return the status."""
-    if _ipython_mode:
-        return _ipy().run_full(src)
-    name = "<cell %d>" % _count
-    _record_input(src)
-    _register_source(name, src)
-    for hook in _pre_cell:
-        hook()
-    code = src
-    try:
-        if _maybe_magic(src):
-            code = _ipy().transform(src)
-        body, last = _compile(code, name)
-    except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
-        _send_error(e, only=True)
-        return "error"
-    v = _exec_code(body, last, _ns)
-    if v is not None:
-        _send_result(v)
-    return "ok"
-
-
-def _send_result(v):
-    """Store v in the output history and send it as the cell's result."""
-    _record_output(v)
-    m = _method(v, "_ipython_display_")
-    if m is not None:
-        m()  # the object shows itself, as under IPython's display hook
-        return
-    bundle, meta = _format(v)
-    _send_bundle("result", bundle, meta, _count)
-
-
-def _send_bundle(kind, bundle, meta, count):
-    if _capture is not None:
-        _capture.append((kind, bundle, meta, None))
-        return
-    _flush_std()
-    extra = ',"metadata":' + _json_value(meta) if meta else ""
-    _send(
-        '{"type":"%s","id":%s,"bundle":%s%s,"executionCount":%d}\n'
-        % (kind, _qid, _bundle_json(bundle), extra, count)
-    )
-
-
-def _after_cell(status):
-    for hook in _post_cell:
-        try:
-            hook(status)
-        except Exception as e:
-            _warn("post-cell hook %r raised %s: %s" % (hook, type(e).__name__, e), _qid)
-
-
-def _cell(req):
-    """Run one execute request: started, the cell, sync marks, done."""
-    global _in_cell, _positioning, _interrupted, _count, _cur_id, _qid, _last_fd, _ack
-    rid = req.get("id")
-    if type(rid) is not str or not rid:
-        _warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
-        return
-    _cur_id, _qid = rid, _q(rid)
-    _ack = ('{"type":"interrupted","id":%s}\n' % _qid).encode()
-    _interrupted = False
-    status, cancelled = "error", False
-    _in_cell = True  # before "started": an interrupt after it must land
-    _positioning = True
-    _last_fd = 0
-    _gate.release()
-    try:
-        try:
-            _send('{"type":"started","id":%s}\n' % _qid)
-            code = req.get("code", "")
-            if type(code) is not str:
-                raise _RequestError('"code" must be a string')
-            _apply(req)
-            _count += 1
-            try:
-                status = _run(code)
-            finally:
-                _flush_figures()
-                _after_cell(status)
-            _in_cell = False
-            cancelled = status == "error" and _ipython_mode and _interrupted  # IPython caught it
-        except BaseException as e:
-            _in_cell = False  # first: no KeyboardInterrupt may land in the handling
-            status = "error"
-            if isinstance(e, _RequestError):
-                _send_plain_error("RequestError", str(e))
-            elif isinstance(e, SystemExit) and e.code in (None, 0):
-                status = "ok"
-            else:
-                cancelled = isinstance(e, KeyboardInterrupt) and _interrupted
-                _send_error(e)
-            del e
-    except KeyboardInterrupt:  # landed between the cell's end and the flag
-        _in_cell = False
-    finally:
-        _in_cell = False
-    if _forked:  # a fork() in the cell returned into the runner: no marks, no done
-        _flush_std()
-        os._exit(0)  # before the gate: the flusher may have held it at the fork
-    _gate.acquire()
-    if _signal.getsignal(_SIGINT) is not _on_sigint:
-        _signal.signal(_SIGINT, _on_sigint)  # the cell replaced it; idle must ignore
-    _flush_std()
-    _positioning = False
-    mark = b"\x00\x1eEVH" + _nonce + b":" + rid.encode("utf-8", "surrogatepass") + b"\x1e\x00"
-    _mark(1, mark)
-    _mark(2, mark)
-    _send(
-        '{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s}\n'
-        % (_qid, status, _count, "true" if cancelled else "false")
-    )
+    cell = _cur
+    if cell.ack_owed:
+        cell.ack_owed = False
+        _write_frame_bytes(cell.ack)
 
 
 def _mark(fd, mark):
@@ -1173,22 +498,30 @@ def _serve():
             qid = _q(req["id"]) if type(req.get("id")) is str else None
             _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
             continue
-        _cell(req)
+        _module("cells").Cell(req)()
 
 
 # --- start-up -------------------------------------------------------------
 
 
-def _exec_file(path, what):
-    """Exec a helper file into the user namespace; report failures as warnings."""
+def _exec_file(path, what, trusted=True):
+    """Exec a helper file into the user namespace; report failures as warnings.
+
+    An untrusted file (an extension module) is opened first and checked on
+    the open file, so it cannot be swapped between the check and the read.
+    """
     saved = sys.stdout, sys.stderr
     buf = io.StringIO()
-    sys.stdout = sys.stderr = buf
     had_file = "__file__" in _ns
     old_file = _ns.get("__file__")
     try:
         with open(path, "rb") as f:
+            why = None if trusted else _module("modules").unsafe(os.fstat(f.fileno()), "file")
+            if why:
+                _warn(_module("modules").refusal(what, path, why, "file"))
+                return
             src = f.read()
+        sys.stdout = sys.stderr = buf
         _ns["__file__"] = path
         exec(compile(src, path, "exec", 0, True), _ns)
     except BaseException as e:
@@ -1210,26 +543,6 @@ def _exec_file(path, what):
         _warn("%s %s printed at load: %s" % (what, path, printed[:4000]))
 
 
-def _load_modules():
-    """Exec *.py from EVALHOST_MODULES; a later dir overrides a same-named module."""
-    chosen = {}
-    for d in os.environ.get("EVALHOST_MODULES", "").split(os.pathsep):
-        if not d:
-            continue
-        try:
-            names = os.listdir(d)
-        except FileNotFoundError:
-            continue
-        except OSError as e:
-            _warn("extension module dir %s unreadable: %s" % (d, e))
-            continue
-        for n in names:
-            if n.endswith(".py") and not n.startswith("."):
-                chosen[n] = os.path.join(d, n)
-    for n in sorted(chosen):
-        _exec_file(chosen[n], "extension module")
-
-
 def _python_version():
     v = sys.version_info
     s = "%d.%d.%d" % v[:3]
@@ -1239,7 +552,7 @@ def _python_version():
 
 
 def _setup():
-    global _frames_fd, _req_fd, _nonce, _ns, _out, _err
+    global _req_fd, _nonce, _ns, _out, _err
     try:
         os.set_inheritable(3, False)
     except OSError:
@@ -1260,7 +573,8 @@ def _setup():
     _err.reconfigure(line_buffering=True)
     sys.stdout = sys.__stdout__ = _out
     sys.stderr = sys.__stderr__ = _err
-    sys.stdin = sys.__stdin__ = _NoStdin()
+    stdio = _module("stdio")
+    sys.stdin = sys.__stdin__ = stdio.NoStdin()
 
     # The runner's own directory must not shadow user imports.
     here = os.getcwd()
@@ -1280,8 +594,8 @@ def _setup():
     builtins.get_ipython = get_ipython
     _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="", _i00="")
     _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
-    builtins.input = _deny_stdin
-    builtins.StdinNotImplementedError = StdinNotImplementedError
+    builtins.input = stdio.deny_stdin
+    builtins.StdinNotImplementedError = stdio.StdinNotImplementedError
     _patch_writers()
     _signal.signal(_SIGINT, _on_sigint)
     if _WAKE:
@@ -1292,15 +606,16 @@ def _setup():
         _start_ipython()
     else:
         sys.meta_path.insert(0, _IPythonHook)
-    _StdlibHook.install()
+    stdio.StdlibHook.install()
 
     prelude = os.path.join(_HERE, "prelude.py")
     if os.path.exists(prelude):
         _exec_file(prelude, "prelude")
-    _load_modules()
+    if os.environ.get("EVALHOST_MODULES"):
+        _module("modules").load_modules()
     _hidden.update(_ns)
     if _ipython_mode:
-        _ipy().hide_startup_names(_hidden)
+        _module("ipy_full").hide_startup_names(_hidden)
 
     _gate.acquire()
     _stop.acquire()
@@ -1316,9 +631,9 @@ def _start_ipython():
     global _ipython_mode
     _ipython_mode = True
     try:
-        _ipy().start_full()
+        _module("ipy_full").start_full()
     except BaseException as e:
-        _ipy().full_error = "%s: %s" % (type(e).__name__, e)
+        _module("ipy_full").full_error = "%s: %s" % (type(e).__name__, e)
 
 
 def _shutdown():
@@ -1333,10 +648,8 @@ def main(boot_file=None):
     if boot_file:
         _RUNNER_FILES.add(boot_file)
     _setup()
-    _send(
-        '{"type":"ready","runner":%s,"python":%s,"pid":%d,"executable":%s,"marks":true,"wake":%d}\n'
-        % (_q(RUNNER_VERSION), _q(_python_version()), os.getpid(), _q(sys.executable or ""), _WAKE)
-    )
+    _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
+                 executable=_q(sys.executable or ""), marks="true", wake=_WAKE))
     try:
         _serve()
     finally:

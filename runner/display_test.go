@@ -123,7 +123,7 @@ func TestIPythonDisplay(t *testing.T) {
 			})
 		}
 		c := p.run("type(h).__module__")
-		want := map[bool]string{true: "'IPython.core.display_functions'", false: "'_evalhost_runner'"}[real]
+		want := map[bool]string{true: "'IPython.core.display_functions'", false: "'_evalhost_display'"}[real]
 		wantResult(want)(t, c)
 	})
 }

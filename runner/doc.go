@@ -3,8 +3,7 @@
 //
 // runner.py (a small bootstrap that loads core.py, the runner proper,
 // through a bytecode cache in __pycache__ beside it, because a script is
-// recompiled on every start; core loads ipy.py, IPython compatibility, the
-// same way on first use) speaks the protocol written down in package
+// recompiled on every start) speaks the protocol written down in package
 // frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
 // EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
@@ -14,9 +13,41 @@
 // Jupyter gateway backend runs [Prelude] in its kernels, so it defines
 // nothing IPython owns (display, get_ipython).
 //
+// core loads its other modules the same way, each on first use and each one
+// concern: stdio (what cells get instead of a terminal; at start-up), cells
+// (an execute request as a Cell object whose steps have names: accept,
+// start, send_started, apply, run, execute, end, fail, finish; a result goes through
+// update_user_ns, compute_format_data and write_format_data, as in IPython's
+// DisplayHook), display (the IPython display protocol), tracebacks, modules
+// (EVALHOST_MODULES), and the IPython compatibility split by feature:
+// ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
+// ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
+// hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
+// ipy_rewrite and ipy_system only. Every frame line is built by core's
+// _frame. Every *.py of this directory is embedded and written by [Path].
+//
+// Nothing another user could write is run (issue 19). [Path] re-verifies
+// its copy on every call: cacheDir is this user's (made 0700 if looser; an
+// error wrapping [ErrUnsafeCache] if another user owns it), the runner dir is
+// a real 0700 directory of this user's, and each file is a regular file of
+// this user's, writable by no one else, byte for byte the embedded one (else
+// it is rewritten atomically); a __pycache__ that is not this user's alone is
+// removed. runner.py runs cached bytecode only from a file of this user's,
+// writable by no one else, whose header holds the interpreter's magic, the
+// keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
+// the same hash of the code itself; anything else is recompiled and
+// rewritten. This costs ~0.2 ms in Path and ~0.04 ms per loaded module,
+// against ~12 ms for compiling core.py on every start.
+//
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
 //     module that raises (or prints) is a warning frame without id, never fatal.
+//   - An extension module file, or a whole EVALHOST_MODULES dir, that is not
+//     owned by the effective user (or root) or is writable by group or others
+//     is not executed: a warning frame without id before ready names it, says
+//     why, and gives the chown/chmod that fixes it (as ssh refuses a loose
+//     ~/.ssh); the other modules still load. Only the file and its dir are
+//     checked, not their parents.
 //   - Cells are named "<cell N>", N the execution count; the count grows by
 //     one per execute request that reaches the compiler (syntax errors
 //     included, bad requests not). The last expression's value, when not

@@ -13,7 +13,7 @@ import (
 
 const rewriterProbe = `import ast, json, sys, warnings
 warnings.simplefilter("ignore")
-g = {"_core": None, "__name__": "_evalhost_ipy"}
+g = {"_core": None, "__name__": "_evalhost_ipy_rewrite"}
 exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), g)
 for line in sys.stdin:
     src = json.loads(line)
@@ -29,7 +29,7 @@ for line in sys.stdin:
     print(json.dumps({"out": out, "err": err, "valid": valid}), flush=True)
 `
 
-// FuzzMagicRewriter checks ipy.transform on arbitrary cells, in one Python
+// FuzzMagicRewriter checks ipy_rewrite.transform on arbitrary cells, in one Python
 // process: it never raises; Python that compiles is returned unchanged;
 // outside cell magics, the line count is kept (so error line numbers hold).
 func FuzzMagicRewriter(f *testing.F) {
@@ -45,7 +45,7 @@ func FuzzMagicRewriter(f *testing.F) {
 	if err := os.WriteFile(script, []byte(rewriterProbe), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	cmd := exec.Command(exe, script, filepath.Join(filepath.Dir(runnerPath), "ipy.py"))
+	cmd := exec.Command(exe, script, filepath.Join(filepath.Dir(runnerPath), "ipy_rewrite.py"))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		f.Fatal(err)

@@ -156,6 +156,7 @@ type startOpts struct {
 	modules []string // EVALHOST_MODULES dirs
 	dir     string
 	pyArgs  []string // interpreter options before runner.py (-S hides site-packages)
+	runner  string   // runner.py to start; the shared copy when empty
 }
 
 // start spawns the runner and waits for ready.
@@ -168,7 +169,11 @@ func start(tb testing.TB, o startOpts) *proc {
 	outR, outW := mustPipe(tb)
 	errR, errW := mustPipe(tb)
 	frR, frW := mustPipe(tb)
-	p.cmd = exec.Command(exe, append(append([]string{}, o.pyArgs...), runnerPath)...)
+	path := runnerPath
+	if o.runner != "" {
+		path = o.runner
+	}
+	p.cmd = exec.Command(exe, append(append([]string{}, o.pyArgs...), path)...)
 	p.cmd.Dir = o.dir
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = reqR, outW, errW
 	p.cmd.ExtraFiles = []*os.File{frW}
@@ -177,7 +182,7 @@ func start(tb testing.TB, o startOpts) *proc {
 		"EVALHOST_SYNC_NONCE=" + p.nonce,
 		"EVALHOST_MODULES=" + strings.Join(o.modules, string(os.PathListSeparator)),
 	}, o.env...)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = groupAttr()
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatalf("start runner: %v", err)
 	}

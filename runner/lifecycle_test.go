@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -171,4 +172,21 @@ func TestOutputStreamsWhileCellRuns(t *testing.T) {
 			wantResult("True")(t, c)
 		})
 	}
+}
+
+// An interrupt that lands at any point of a request, down to the started
+// frame's write, cancels that cell and never kills the runner.
+func TestInterruptRightAfterSubmit(t *testing.T) {
+	p := start(t, startOpts{})
+	for i := 0; i < 50; i++ {
+		id := fmt.Sprintf("r%d", i)
+		p.send(map[string]any{"id": id, "code": "import time\ntime.sleep(0.001 * " + strconv.Itoa(i%3) + ")"})
+		if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		if d := p.collect(id, nil).done(); d.Status == frames.StatusError && !d.Cancelled {
+			t.Fatalf("request %d: done %+v, want ok or cancelled", i, d)
+		}
+	}
+	wantResult("2")(t, p.run("1 + 1"))
 }

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -21,6 +23,58 @@ func TestPath(t *testing.T) {
 			if err := os.WriteFile(p, []byte("damaged"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}},
+		{"replaces a file another user owns", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			chown(t, filepath.Join(filepath.Dir(p), "core.py"), nobody)
+		}},
+		{"replaces a file others may write", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			if err := os.Chmod(filepath.Join(filepath.Dir(p), "core.py"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaces a symlinked file", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			other := filepath.Join(t.TempDir(), "core.py")
+			if err := os.WriteFile(other, core, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(filepath.Dir(p), "core.py")
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaces a runner dir another user owns", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			chown(t, filepath.Dir(p), nobody)
+		}},
+		{"makes a loose runner dir private", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			if err := os.Chmod(filepath.Dir(p), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removes a __pycache__ others may write", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			pyc := filepath.Join(filepath.Dir(p), "__pycache__")
+			if err := os.Mkdir(pyc, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(pyc, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removes a __pycache__ another user owns", func(t *testing.T, cache string) {
+			p := mustPath(t, cache)
+			pyc := filepath.Join(filepath.Dir(p), "__pycache__")
+			if err := os.Mkdir(pyc, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			chown(t, pyc, nobody)
 		}},
 		{"replaces a copy missing prelude.py", func(t *testing.T, cache string) {
 			p := mustPath(t, cache)
@@ -40,6 +94,7 @@ func TestPath(t *testing.T) {
 				t.Errorf("path %q, want %q", p, want)
 			}
 			checkCopy(t, filepath.Dir(p))
+			checkPrivate(t, filepath.Dir(p))
 			entries, _ := os.ReadDir(cache)
 			if len(entries) != 1 {
 				t.Errorf("cache dir holds %d entries, want only the runner dir: %v", len(entries), entries)
@@ -68,6 +123,46 @@ func TestPathConcurrent(t *testing.T) {
 		}
 	}
 	checkCopy(t, filepath.Join(cache, "runner-"+Hash()[:16]))
+}
+
+// nobody is the uid the tests give files "another user" owns (tests run as
+// root in CI; elsewhere the tests that need chown skip).
+const nobody = 65534
+
+func chown(t *testing.T, path string, uid int) {
+	t.Helper()
+	if err := os.Lchown(path, uid, uid); err != nil {
+		t.Skipf("chown %s to uid %d needs root: %v", path, uid, err)
+	}
+}
+
+func TestPathRefusesAnotherUsersCacheDir(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chown(t, cache, nobody)
+	_, err := Path(cache)
+	if !errors.Is(err, ErrUnsafeCache) || !strings.Contains(err.Error(), cache) || !strings.Contains(err.Error(), "EVALHOST_HOME") {
+		t.Fatalf("Path on another user's dir: %v; want ErrUnsafeCache naming the dir and what to do", err)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("Path wrote into another user's dir: %v", entries)
+	}
+}
+
+func TestPathMakesLooseCacheDirPrivate(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.Mkdir(cache, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(cache, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	mustPath(t, cache)
+	if fi, err := os.Stat(cache); err != nil || fi.Mode().Perm()&0o022 != 0 {
+		t.Errorf("cache dir mode after Path: %v (%v), want no group/other write", fi.Mode(), err)
+	}
 }
 
 func TestPathRejectsEmptyDir(t *testing.T) {
@@ -105,6 +200,28 @@ func checkCopy(t *testing.T, dir string) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s in %s differs from the embedded copy (%v)", name, dir, err)
 		}
+	}
+}
+
+// checkPrivate fails unless dir and every file in it are this user's alone.
+func checkPrivate(t *testing.T, dir string) {
+	t.Helper()
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("runner dir %s: %v (%v), want a 0700 directory", dir, fi.Mode(), err)
+	}
+	for _, f := range files {
+		fi, err := os.Lstat(filepath.Join(dir, f.name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+			t.Errorf("%s: %v (%v), want a regular file no one else may write", f.name, fi.Mode(), err)
+			continue
+		}
+		if uid, me, ok := owner(fi); ok && uid != me {
+			t.Errorf("%s owned by uid %d, want %d", f.name, uid, me)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "__pycache__")); err == nil && !private(fi) {
+		t.Errorf("__pycache__ %v, want a 0700 directory of this user's, or none", fi.Mode())
 	}
 }
 

@@ -3,43 +3,64 @@ package runner
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed" // runner.py and prelude.py
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-//go:embed runner.py
-var source []byte
+// pyFiles is every Python file of the runner; Path writes them all.
+//
+//go:embed *.py
+var pyFiles embed.FS
 
-//go:embed core.py
-var core []byte
-
-//go:embed ipy.py
-var ipy []byte
-
-//go:embed prelude.py
-var prelude []byte
+// The three files other code reads by name; set by init from pyFiles.
+var source, core, prelude []byte
 
 // Version is the runner version runner.py reports in its ready frame.
 const Version = "1.1"
 
-// files are what Path writes, by name.
-var files = []struct {
+// files are what Path writes, by name, in name order.
+var files []struct {
 	name string
 	data *[]byte
-}{{"runner.py", &source}, {"core.py", &core}, {"ipy.py", &ipy}, {"prelude.py", &prelude}}
+}
+
+func init() {
+	entries, err := pyFiles.ReadDir(".")
+	if err != nil {
+		panic(err)
+	}
+	named := map[string]*[]byte{"runner.py": &source, "core.py": &core, "prelude.py": &prelude}
+	for _, e := range entries {
+		b, err := pyFiles.ReadFile(e.Name())
+		if err != nil {
+			panic(err)
+		}
+		p := named[e.Name()]
+		if p == nil {
+			p = new([]byte)
+		}
+		*p = b
+		files = append(files, struct {
+			name string
+			data *[]byte
+		}{e.Name(), p})
+	}
+}
 
 // Source returns runner.py, the bootstrap the host starts; it loads core.py
-// (the runner proper) from its directory through a bytecode cache.
+// (the runner proper, which loads the ipy_*.py modules on first use) from its
+// directory through a bytecode cache.
 func Source() []byte { return bytes.Clone(source) }
 
 // Prelude returns prelude.py, the helpers every Python session starts with.
 func Prelude() string { return string(prelude) }
 
-// Hash returns the hex SHA-256 over runner.py, core.py and prelude.py; it names the
+// Hash returns the hex SHA-256 over every embedded .py file; it names the
 // cache directory, so a changed runner never reuses an old copy.
 func Hash() string {
 	h := sha256.New()
@@ -50,70 +71,176 @@ func Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds runner.py,
-// core.py and prelude.py and returns the path of runner.py. The directory is written
-// once, atomically (a temporary directory renamed into place), and reused
-// while its content matches; a damaged copy is replaced.
+// Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds the embedded
+// files and returns the path of runner.py. Nothing on disk is trusted by its
+// name: on every call cacheDir must be a directory this user owns (it is made
+// 0700 if it is looser), the runner directory must be a real directory owned
+// by this user (mode 0700), and each file must be a regular file owned by this
+// user, writable by no one else, with exactly the embedded content; a file
+// that is not is rewritten atomically (written beside it, renamed over it),
+// and a __pycache__ that is not this user's alone is removed (runner.py
+// rebuilds it). The bytecode in it is checked against the sources by
+// runner.py itself. A first copy is written as a temporary directory renamed
+// into place, so concurrent callers never see half a copy.
+//
+// It is an error ([ErrUnsafeCache]) when cacheDir belongs to another user:
+// that user could swap the runner for code that runs as you.
 func Path(cacheDir string) (string, error) {
 	if cacheDir == "" {
 		return "", errors.New("runner: empty cache dir: pass a directory such as ~/.evalhost/cache")
 	}
-	dir := filepath.Join(cacheDir, "runner-"+Hash()[:16])
-	main := filepath.Join(dir, "runner.py")
-	if intact(dir) {
-		return main, nil
-	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
 		return "", fmt.Errorf("runner: create cache dir: %w", err)
 	}
-	tmp, err := os.MkdirTemp(cacheDir, ".runner-tmp-")
-	if err != nil {
-		return "", fmt.Errorf("runner: create temp dir: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(tmp, f.name), *f.data, 0o644); err != nil {
-			return "", fmt.Errorf("runner: write %s: %w", f.name, err)
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", fmt.Errorf("runner: chmod temp dir: %w", err)
-	}
-	if err := install(tmp, dir); err != nil {
+	if err := ownDir(cacheDir, false); err != nil {
 		return "", err
 	}
-	return main, nil
+	dir := filepath.Join(cacheDir, "runner-"+Hash()[:16])
+	main := filepath.Join(dir, "runner.py")
+	if err := ownDir(dir, true); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			if err := moveAside(dir); err != nil {
+				return "", err
+			}
+		}
+		tmp, err := writeCopy(cacheDir)
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(tmp)
+		if err := os.Rename(tmp, dir); err != nil && ownDir(dir, true) != nil {
+			return "", fmt.Errorf("runner: install %s: %w", dir, err)
+		}
+	}
+	return main, repair(dir)
 }
 
-// install renames tmp to dir. When dir already exists (another process won
-// the race, or an old copy was damaged) an intact copy is kept and anything
-// else is moved aside and replaced.
-func install(tmp, dir string) error {
-	err := os.Rename(tmp, dir)
-	if err == nil || intact(dir) {
-		return nil
+// ErrUnsafeCache is wrapped by Path's error when a directory it would run
+// code from belongs to another user or cannot be made private.
+var ErrUnsafeCache = errors.New("runner cache is not private")
+
+// ownDir checks that dir is a directory owned by this user and, unless it is
+// another user's, makes it 0700 when group or others may write it (or, with
+// exact, have any access). With exact a symlink is refused too.
+func ownDir(dir string, exact bool) error {
+	stat := os.Stat
+	if exact {
+		stat = os.Lstat
 	}
-	trash, terr := os.MkdirTemp(filepath.Dir(dir), ".runner-old-")
-	if terr != nil {
-		return fmt.Errorf("runner: replace damaged %s: %w", dir, terr)
+	fi, err := stat(dir)
+	if err != nil {
+		return err
 	}
-	defer os.RemoveAll(trash)
-	if err := os.Rename(dir, filepath.Join(trash, "old")); err != nil && !intact(dir) {
-		return fmt.Errorf("runner: move damaged %s aside: %w", dir, err)
+	if !fi.IsDir() {
+		return fmt.Errorf("runner: %s is not a directory: %w", dir, ErrUnsafeCache)
 	}
-	if err := os.Rename(tmp, dir); err != nil && !intact(dir) {
-		return fmt.Errorf("runner: install %s: %w", dir, err)
+	if uid, me, ok := owner(fi); ok && uid != me {
+		return fmt.Errorf("runner: cache dir %s is owned by uid %d, not you (uid %d), so its owner could run code as you; "+
+			"remove it, or set EVALHOST_HOME to a directory of your own: %w", dir, uid, me, ErrUnsafeCache)
+	}
+	loose := fi.Mode().Perm()&0o022 != 0
+	if exact {
+		loose = fi.Mode().Perm() != 0o700
+	}
+	if loose {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("runner: make cache dir %s private: %v: %w", dir, err, ErrUnsafeCache)
+		}
 	}
 	return nil
 }
 
-// intact reports whether dir holds exactly the embedded files.
-func intact(dir string) bool {
+// writeCopy writes every embedded file into a new 0700 temporary directory
+// under cacheDir and returns its path.
+func writeCopy(cacheDir string) (string, error) {
+	tmp, err := os.MkdirTemp(cacheDir, ".runner-tmp-")
+	if err != nil {
+		return "", fmt.Errorf("runner: create temp dir: %w", err)
+	}
 	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
-		if err != nil || !bytes.Equal(b, *f.data) {
-			return false
+		if err := os.WriteFile(filepath.Join(tmp, f.name), *f.data, 0o600); err != nil {
+			os.RemoveAll(tmp)
+			return "", fmt.Errorf("runner: write %s: %w", f.name, err)
 		}
 	}
-	return true
+	return tmp, nil
+}
+
+// moveAside renames a runner dir that cannot be trusted out of the way and
+// removes it.
+func moveAside(dir string) error {
+	trash, err := os.MkdirTemp(filepath.Dir(dir), ".runner-old-")
+	if err != nil {
+		return fmt.Errorf("runner: replace %s: %w", dir, err)
+	}
+	defer os.RemoveAll(trash)
+	if err := os.Rename(dir, filepath.Join(trash, "old")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("runner: move %s aside: %w", dir, err)
+	}
+	return nil
+}
+
+// repair rewrites each file of dir that is not exactly the embedded one, or
+// not this user's alone, and removes a __pycache__ that is not this user's
+// alone.
+func repair(dir string) error {
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if intactFile(path, *f.data) {
+			continue
+		}
+		if err := replaceFile(path, *f.data); err != nil {
+			return err
+		}
+	}
+	// Not chmod: while it was loose, anyone could have put files in it.
+	pyc := filepath.Join(dir, "__pycache__")
+	if fi, err := os.Lstat(pyc); err == nil && !private(fi) {
+		if err := os.RemoveAll(pyc); err != nil {
+			return fmt.Errorf("runner: remove untrusted %s: %w", pyc, err)
+		}
+	}
+	return nil
+}
+
+// private reports whether fi is a directory of this user's that only this
+// user may use.
+func private(fi os.FileInfo) bool {
+	uid, me, ok := owner(fi)
+	return fi.IsDir() && fi.Mode().Perm() == 0o700 && (!ok || uid == me)
+}
+
+// intactFile reports whether path is a regular file of this user's, writable
+// by no one else, holding exactly want.
+func intactFile(path string, want []byte) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	if uid, me, ok := owner(fi); ok && uid != me {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(b, want)
+}
+
+// replaceFile writes data beside path and renames it over path, so a reader
+// sees the old file or the new one, never a mix.
+func replaceFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	if err != nil {
+		return fmt.Errorf("runner: rewrite %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("runner: rewrite %s: %w", path, werr)
+	}
+	return nil
 }

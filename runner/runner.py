@@ -1,37 +1,54 @@
 """evalhost runner bootstrap: `python runner.py`, started by the evalhost host.
 
-The runner itself is core.py beside this file; ipy.py (IPython
-compatibility) is loaded by core the same way, only when a cell needs it. A script is compiled on every
-start and never cached, so this bootstrap stays tiny and loads core.py
-through its own bytecode cache (__pycache__/<name>.<tag>.evh, written
-atomically, keyed by the interpreter's magic number). The directory is named
-by a content hash, so core.py never changes under its cache.
+The runner itself is core.py beside this file; the IPython compatibility
+modules (ipy*.py) are loaded by core the same way, each only when a cell
+needs it. A script is compiled on every start and never cached, so this
+bootstrap stays tiny and loads the others through its own bytecode cache:
+__pycache__/<name>.<tag>.evh, written atomically (0600, in a 0700 dir).
+
+A cache file is trusted only when it is owned by this user, writable by no
+one else, and its header matches both the source beside it and its own
+code: magic number, then the interpreter's keyed source hash (the one
+CHECKED_HASH .pyc files use) of the .py file, then that hash of the
+marshalled code. A stale, damaged or swapped payload is recompiled and
+rewritten, never run. The check reads the .py file and hashes ~100 KB,
+tens of microseconds.
 """
 
 import sys
 
 
 def _load(here, name="core"):
+    import _imp
     import marshal
     import os
-    from _frozen_importlib_external import MAGIC_NUMBER
+    from _frozen_importlib_external import MAGIC_NUMBER  # loaded at every start-up
 
     src = os.path.join(here, name + ".py")
     cache = os.path.join(here, "__pycache__", "%s.%s.evh" % (name, sys.implementation.cache_tag))
+    with open(src, "rb") as f:
+        source = f.read()
+    raw = int.from_bytes(MAGIC_NUMBER, "little")  # the key CHECKED_HASH .pyc files use
+    key = _imp.source_hash(raw, source)
     try:
         with open(cache, "rb") as f:
+            st = os.fstat(f.fileno())
             data = f.read()
-        if data[:4] == MAGIC_NUMBER:
-            return src, marshal.loads(data[4:])
+        # Another user's (or a loose) file could hold anything: never run it.
+        if st.st_uid == os.geteuid() and not st.st_mode & 0o022 and data[:4] == MAGIC_NUMBER and data[4:12] == key:
+            payload = data[20:]
+            if data[12:20] == _imp.source_hash(raw, payload):
+                return src, marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         pass
-    with open(src, "rb") as f:
-        code = compile(f.read(), src, "exec", 0, True)
+    code = compile(source, src, "exec", 0, True)
     try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
+        payload = marshal.dumps(code)
         tmp = "%s.%d.tmp" % (cache, os.getpid())
-        with open(tmp, "wb") as f:
-            f.write(MAGIC_NUMBER + marshal.dumps(code))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with open(fd, "wb") as f:
+            f.write(MAGIC_NUMBER + key + _imp.source_hash(raw, payload) + payload)
         os.replace(tmp, cache)
     except OSError:
         pass  # a read-only runner dir only costs the compile on each start
@@ -47,7 +64,7 @@ def _boot():
     core.__file__ = src
     sys.modules[core.__name__] = core
     exec(code, core.__dict__)
-    core._loader = _load  # core loads ipy.py (IPython compatibility) through it on first use
+    core._loader = _load  # core loads the ipy_*.py modules (IPython compatibility) through it, each on first use
     core.main(sys._getframe().f_code.co_filename)
 
 

@@ -19,7 +19,7 @@ func TestTracebacksHideRunnerFiles(t *testing.T) {
 				t.Fatalf("no error frame: %+v", r.frames)
 			}
 			tb := strings.Join(e.Traceback, "\n")
-			for _, internal := range []string{"prelude.py", "ipy.py", "core.py", "runner.py"} {
+			for _, internal := range []string{"prelude.py", "ipy_", "core.py", "runner.py"} {
 				if strings.Contains(tb, internal) {
 					t.Fatalf("traceback shows %s:\n%s", internal, tb)
 				}

@@ -26,9 +26,19 @@
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].
 //
-// [Store.Prune] removes a store's artifacts older than a retention (evalhost
-// prunes its own directory, [DefaultRetention]), never the newest id, so an
-// id is never handed out twice.
+// A [Store] writes artifacts 0600. A directory it owns is made 0700 (an
+// existing one with looser modes is tightened, one of another user is
+// refused); a user's directory ([StoreOptions.UserDir], $PI_ARTIFACTS_DIR)
+// keeps its modes but is refused when others may write it without the
+// sticky bit. A refused directory is a notice, as an unwritable one is.
+// In a directory it owns, every finished artifact enforces the retention
+// ([DefaultRetention]) and the total size cap ([DefaultMaxTotal],
+// $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv]), oldest first; never the
+// newest id (an id is never handed out twice) nor an artifact being
+// written. [Store.Prune] applies the retention alone, as a command starts.
+// The notice of a spilled cell names the artifact and its file. A caller of
+// [Store.Create] must call [Store.Finish] with the id when the file is
+// written or given up; until then the limits leave it alone.
 //
 // The sink never fails the cell: an artifact that cannot be written degrades
 // to in-memory truncation and a notice in the [Dump]. Its memory is bounded by

@@ -32,14 +32,14 @@ func Example() {
 	}
 	sink.Close()
 	d := sink.Dump()
-	fmt.Print(strings.Replace(d.String(), d.ArtifactID, "<id>", 1))
+	fmt.Print(strings.NewReplacer(d.ArtifactPath, "<path>", d.ArtifactID, "<id>").Replace(d.String()))
 	fmt.Println(d.Truncated, d.TotalLines, d.KeptLines)
 	// Output:
 	// live "training\n"
 	// live " 10%\r 60%\r100%\n"
 	// live "epoch 1\nepoch 2\n"
 	// […1 lines elided…]
-	// [full output: artifact://<id> (48 B)]
+	// [full output: artifact://<id> (48 B) at <path>]
 	// 100%
 	// epoch 1
 	// epoch 2

@@ -1,11 +1,13 @@
 package streamsink
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,44 +20,132 @@ const DefaultRetention = 7 * 24 * time.Hour
 
 // Prune removes the store's artifacts last written before now-olderThan and
 // returns how many it removed. Only files named as the store names them
-// ("<seq>.<ext>") are touched, and the newest sequence number is always
-// kept, so a new artifact never takes an old one's id. A missing directory
-// is nothing to prune.
+// ("<seq>.<ext>") are touched, and never the newest sequence number (so a
+// new artifact never takes an old one's id) or one being written, by this
+// Store or (where files can be locked) another process.
+// A missing directory is nothing to prune; a UserDir store is never pruned.
 func (st *Store) Prune(olderThan time.Duration) (int, error) {
-	entries, err := os.ReadDir(st.dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if st.opt.UserDir {
 		return 0, nil
 	}
+	return st.limit(max(olderThan, 0), -1)
+}
+
+// Finish marks artifact id as written, or given up, and then, in a
+// directory the store owns, enforces its retention and MaxTotal. It returns
+// what stopped the clean-up, which costs only disk.
+func (st *Store) Finish(id string) error {
+	st.mu.Lock()
+	delete(st.writing, id)
+	st.mu.Unlock()
+	if st.opt.UserDir {
+		return nil
+	}
+	_, err := st.limit(st.retention(), st.maxTotal())
+	return err
+}
+
+func (st *Store) retention() time.Duration {
+	if st.opt.Retention == 0 {
+		return DefaultRetention
+	}
+	return st.opt.Retention // negative: no age limit
+}
+
+func (st *Store) maxTotal() int64 {
+	if st.opt.MaxTotal == 0 {
+		return DefaultMaxTotal
+	}
+	return st.opt.MaxTotal // negative: no cap
+}
+
+// artifactFile is one artifact the limits consider.
+type artifactFile struct {
+	name string
+	seq  int64
+	size int64
+	mod  time.Time
+	keep bool // the newest, or being written by this Store
+}
+
+// limit removes artifacts older than olderThan (none when negative), then
+// the oldest until the total size is at most maxTotal (no cap when
+// negative), and returns how many it removed.
+func (st *Store) limit(olderThan time.Duration, maxTotal int64) (int, error) {
+	files, err := st.artifacts()
 	if err != nil {
-		return 0, fmt.Errorf("streamsink: prune artifacts: %w", err)
+		return 0, err
 	}
-	newest, newestName := int64(-1), ""
-	for _, e := range entries {
-		if n, ok := artifactSeq(e.Name()); ok && n > newest {
-			newest, newestName = n, e.Name()
-		}
+	now := time.Now()
+	var total int64
+	for _, f := range files {
+		total += f.size
 	}
-	cutoff := time.Now().Add(-olderThan)
+	slices.SortFunc(files, func(a, b artifactFile) int {
+		return cmp.Or(a.mod.Compare(b.mod), cmp.Compare(a.seq, b.seq))
+	})
 	removed := 0
 	var errs []error
-	for _, e := range entries {
-		if _, ok := artifactSeq(e.Name()); !ok || e.Name() == newestName || !e.Type().IsRegular() {
+	for _, f := range files {
+		expired := olderThan >= 0 && f.mod.Before(now.Add(-olderThan))
+		over := maxTotal >= 0 && total > maxTotal
+		if f.keep || !expired && !over {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil || !info.ModTime().Before(cutoff) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(st.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		ok, err := removeIdle(filepath.Join(st.dir, f.name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			total -= f.size // another store's limits removed it first
+		case err != nil:
 			errs = append(errs, err)
-			continue
+		case ok:
+			total -= f.size
+			removed++
 		}
-		removed++
 	}
 	if err := errors.Join(errs...); err != nil {
 		return removed, fmt.Errorf("streamsink: prune artifacts: %w", err)
 	}
 	return removed, nil
+}
+
+// artifacts lists the store's files, marking those the limits must keep.
+func (st *Store) artifacts() ([]artifactFile, error) {
+	entries, err := os.ReadDir(st.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("streamsink: prune artifacts: %w", err)
+	}
+	st.mu.Lock()
+	writing := make(map[string]bool, len(st.writing))
+	for id := range st.writing {
+		writing[id] = true
+	}
+	st.mu.Unlock()
+	var files []artifactFile
+	newest := -1
+	for _, e := range entries {
+		seq, ok := artifactSeq(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		f := artifactFile{name: e.Name(), seq: seq, size: info.Size(), mod: info.ModTime()}
+		f.keep = writing[f.name]
+		if newest < 0 || seq > files[newest].seq {
+			newest = len(files)
+		}
+		files = append(files, f)
+	}
+	if newest >= 0 {
+		files[newest].keep = true
+	}
+	return files, nil
 }
 
 // artifactSeq reports the sequence number of a name the store gives

@@ -202,9 +202,9 @@ func TestSpill(t *testing.T) {
 			if string(got) != want {
 				t.Errorf("artifact = %q\nwant %q", got, want)
 			}
-			ref := "[full output: artifact://" + d.ArtifactID + " (" + humanBytes(d.TotalBytes) + ")]"
+			ref := "[full output: artifact://" + d.ArtifactID + " (" + humanBytes(d.TotalBytes) + ") at " + d.ArtifactPath + "]"
 			if tc.want != "" {
-				ref = "[head and tail of the output: artifact://" + d.ArtifactID + " (210 B of 310 B elided)]"
+				ref = "[head and tail of the output: artifact://" + d.ArtifactID + " (210 B of 310 B elided) at " + d.ArtifactPath + "]"
 			}
 			if !contains(d.Notices, ref) {
 				t.Errorf("notices %q lack the artifact reference", d.Notices)

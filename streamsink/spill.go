@@ -131,6 +131,11 @@ func (s *spill) close() {
 		s.fail(fmt.Errorf("streamsink: close artifact %s: %w", s.id, err))
 	}
 	s.f = nil
+	if s.id != "" {
+		// Enforces the store's limits now that this artifact is whole; a
+		// failed clean-up costs disk, not this cell's output.
+		_ = s.store.Finish(s.id)
+	}
 }
 
 // fail stops spilling; a partial artifact is removed, since it would
@@ -145,6 +150,7 @@ func (s *spill) fail(err error) {
 		s.f.Close()
 		os.Remove(s.path)
 		s.f = nil
+		_ = s.store.Finish(s.id)
 	}
 	s.id, s.path = "", ""
 }

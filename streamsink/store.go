@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Scheme prefixes an artifact id in references: "artifact://7.eval.log".
@@ -23,18 +24,57 @@ const maxCreateTries = 10000
 
 // Store is an artifacts directory. Ids are "<seq>.<ext>" with a sequence
 // number that grows across processes: a file is created with O_EXCL, so two
-// processes sharing the directory never get the same id. The directory is
-// created on first use, so a Store for an unwritable place costs nothing
-// until something is spilled (and then fails as a notice, not a cell).
+// processes sharing the directory never get the same id. Artifacts are mode
+// 0600. The directory is prepared on first use (see [StoreOptions] for its
+// mode), so a Store for an unwritable place costs nothing until something
+// is spilled (and then fails as a notice, not a cell).
+//
+// In a directory the store owns (not [StoreOptions.UserDir]) every finished
+// artifact triggers its limits: artifacts older than the retention go, then
+// the oldest until the total fits MaxTotal. Never removed: an artifact still
+// being written (by this Store, or by another process where files can be
+// locked) and the one with the newest id (so no id is handed out twice).
 type Store struct {
 	dir string
+	opt StoreOptions
 
-	mu   sync.Mutex
-	next int64 // 0: not yet scanned
+	mu      sync.Mutex
+	next    int64           // 0: not yet prepared
+	writing map[string]bool // ids created and not yet finished
 }
 
-// NewStore returns a store for dir.
+// StoreOptions configures a [Store]; zero fields take the defaults.
+type StoreOptions struct {
+	// MaxTotal caps the bytes of all artifacts in the directory, enforced
+	// oldest first whenever an artifact is finished. 0 means
+	// [DefaultMaxTotal]; negative means no cap.
+	MaxTotal int64
+	// Retention is how long an artifact is kept. 0 means
+	// [DefaultRetention]; negative keeps artifacts until the cap needs room.
+	Retention time.Duration
+	// UserDir marks a directory that belongs to the user ($PI_ARTIFACTS_DIR):
+	// nothing in it is ever removed (no cap, no retention, Prune does
+	// nothing), and its mode is left as it is, but a directory that others
+	// may write without the sticky bit is refused, since they could replace
+	// or plant artifacts. Without UserDir the store owns the directory: it is
+	// created 0700, an existing one the user owns is tightened to 0700, and
+	// one owned by another user is refused.
+	UserDir bool
+}
+
+// DefaultMaxTotal is the default cap on a store's artifacts: room for many
+// spilled outputs, not for a disk filled by a loop that prints.
+const DefaultMaxTotal = 1 << 30
+
+// MaxTotalEnv names the environment variable [StoreFromEnv] reads the cap from.
+const MaxTotalEnv = "EVALHOST_ARTIFACTS_MAX"
+
+// NewStore returns a store for dir, a directory it owns, with the default
+// options.
 func NewStore(dir string) *Store { return &Store{dir: dir} }
+
+// NewStoreWith returns a store for dir with the given options.
+func NewStoreWith(dir string, o StoreOptions) *Store { return &Store{dir: dir, opt: o} }
 
 // ArtifactsDir returns $PI_ARTIFACTS_DIR if set, else home/artifacts.
 func ArtifactsDir(home string) string {
@@ -44,11 +84,39 @@ func ArtifactsDir(home string) string {
 	return filepath.Join(home, "artifacts")
 }
 
+// StoreFromEnv returns the store evalhost uses: $PI_ARTIFACTS_DIR as a
+// UserDir when set, else home/artifacts, with MaxTotal from
+// $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap). An
+// own directory's limits are enforced at once, and again as artifacts finish.
+// A bad value is an error naming the variable, returned with a store that
+// uses the default cap, so the caller can warn and go on.
+func StoreFromEnv(home string) (*Store, error) {
+	var o StoreOptions
+	dir := os.Getenv("PI_ARTIFACTS_DIR")
+	if o.UserDir = dir != ""; !o.UserDir {
+		dir = filepath.Join(home, "artifacts")
+	}
+	var err error
+	if v := os.Getenv(MaxTotalEnv); v != "" {
+		if o.MaxTotal, err = parseSize(v); err != nil {
+			err = fmt.Errorf("streamsink: %s=%q: %w; using the default cap of %s", MaxTotalEnv, v, err, humanBytes(DefaultMaxTotal))
+		} else if o.MaxTotal == 0 {
+			o.MaxTotal = -1
+		}
+	}
+	st := NewStoreWith(dir, o)
+	if !o.UserDir {
+		_, _ = st.limit(st.retention(), st.maxTotal()) // costs only disk when it fails
+	}
+	return st, err
+}
+
 // Dir returns the store's directory.
 func (st *Store) Dir() string { return st.dir }
 
 // Create creates a new empty artifact with the given extension ("eval.log",
-// "png") and returns it open for writing with its id.
+// "png") and returns it open for writing with its id. Call [Store.Finish]
+// with the id once it is written (or removed).
 func (st *Store) Create(ext string) (*os.File, string, error) {
 	if ext == "" || strings.ContainsAny(ext, `/\`) || strings.HasPrefix(ext, ".") {
 		return nil, "", fmt.Errorf("streamsink: artifact extension %q: use a plain suffix such as \"eval.log\"", ext)
@@ -63,8 +131,13 @@ func (st *Store) Create(ext string) (*os.File, string, error) {
 	for range maxCreateTries {
 		id := strconv.FormatInt(st.next, 10) + "." + ext
 		st.next++
-		f, err := os.OpenFile(filepath.Join(st.dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(filepath.Join(st.dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
+			if st.writing == nil {
+				st.writing = make(map[string]bool)
+			}
+			st.writing[id] = true
+			markWriting(f)
 			return f, id, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -74,11 +147,11 @@ func (st *Store) Create(ext string) (*os.File, string, error) {
 	return nil, "", fmt.Errorf("streamsink: no free artifact id in %s after %d tries", st.dir, maxCreateTries)
 }
 
-// scan creates the directory and starts the sequence after the largest
+// scan prepares the directory and starts the sequence after the largest
 // number any file in it begins with.
 func (st *Store) scan() error {
-	if err := os.MkdirAll(st.dir, 0o755); err != nil {
-		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+	if err := prepareDir(st.dir, st.opt.UserDir); err != nil {
+		return err
 	}
 	entries, err := os.ReadDir(st.dir)
 	if err != nil {
@@ -107,8 +180,10 @@ func (st *Store) WriteFile(ext string, data []byte) (id, path string, err error)
 	}
 	if werr != nil {
 		os.Remove(path)
+		st.Finish(id)
 		return "", "", fmt.Errorf("streamsink: write artifact %s: %w", id, werr)
 	}
+	st.Finish(id)
 	return id, path, nil
 }
 

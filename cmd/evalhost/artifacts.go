@@ -1,19 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/evalhost/evalhost/streamsink"
 )
 
-// artifactStore is where spilled output goes. evalhost's own directory is
-// pruned of artifacts older than streamsink.DefaultRetention as a command
-// starts; a PI_ARTIFACTS_DIR belongs to the caller and is left as it is.
-// A failed prune costs nothing but disk, so it is not reported.
+// artifactStore is where spilled output goes: see streamsink.StoreFromEnv
+// (PI_ARTIFACTS_DIR, EVALHOST_ARTIFACTS_MAX, pruning). A bad cap is a
+// warning: the default cap applies.
 func artifactStore(home string) *streamsink.Store {
-	st := streamsink.NewStore(streamsink.ArtifactsDir(home))
-	if os.Getenv("PI_ARTIFACTS_DIR") == "" {
-		_, _ = st.Prune(streamsink.DefaultRetention)
+	st, err := streamsink.StoreFromEnv(home)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "evalhost: %v\n", err)
 	}
 	return st
 }

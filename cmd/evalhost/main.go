@@ -29,6 +29,7 @@ const usage = `evalhost runs code cells in persistent Python and shell sessions.
 Usage:
   evalhost run [FILE|-] [-c CODE]...   run cells (split on "# %%" lines)
   evalhost serve                       NDJSON API for agents on stdin/stdout
+  evalhost mcp                         Model Context Protocol server (stdio, or --http)
   evalhost nb COMMAND ...              view, edit and run .ipynb notebooks
   evalhost gateway status|stop         the local shared Jupyter kernel gateway
   evalhost doctor                      check the interpreter and what is missing

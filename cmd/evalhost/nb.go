@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
@@ -184,6 +186,11 @@ func (c *nbCommand) apply() error {
 	if err != nil {
 		return err
 	}
+	unlock, err := lockNotebook(c.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	orig, readErr := os.ReadFile(c.path)
 	created := errors.Is(readErr, fs.ErrNotExist)
 	nb, err := notebook.LoadOrNew(c.path)
@@ -231,6 +238,11 @@ func (c *nbCommand) action() error {
 			return fmt.Errorf("the cell's source is not UTF-8, which notebooks are; convert it first (e.g. iconv -f latin1 -t utf-8)")
 		}
 	}
+	unlock, err := lockNotebook(c.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	load := notebook.Load
 	if c.name == "insert" {
 		load = notebook.LoadOrNew
@@ -269,6 +281,20 @@ func (c *nbCommand) action() error {
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[c.name]
 	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%d cells now)\n", past, cell.Type, c.cell, c.path, nb.Len())
 	return err
+}
+
+// lockNotebook keeps other evalhost edits of path out from read to save, so
+// concurrent edits happen one after another; an editor that takes no lock
+// is caught by Save's check instead. A lock held longer than a minute is a
+// stuck process, and a clear error is better than waiting for it.
+func lockNotebook(path string) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lk, err := notebook.Lock(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return func() { lk.Unlock() }, nil
 }
 
 func (c *nbCommand) content4action() (string, error) {

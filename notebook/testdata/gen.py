@@ -157,6 +157,66 @@ def images():
     return ids(nb)
 
 
+def future():
+    """A notebook from a future nbformat 4.x, whose schema lets it add cell
+    types: they must survive a view and apply unchanged, shown read-only."""
+    nb = v4.new_notebook()
+    nb.cells = [
+        v4.new_markdown_cell("# Chart below"),
+        nbformat.from_dict({"cell_type": "chart", "metadata": {"height": 300},
+                            "source": ["bars(x)\n", "# %% looks like a marker\n"], "spec": {"mark": "bar", "data": [1, 2]}}),
+        v4.new_code_cell("x = 1"),
+        nbformat.from_dict({"cell_type": "widget panel", "metadata": {}, "state": {"open": True}}),
+        nbformat.from_dict({"cell_type": "odd]\"name", "metadata": {}, "source": {"not": "text"}}),
+    ]
+    return ids(nb)
+
+
+# Files nbformat reads but its validation rejects (nbformat 5.11 cannot read
+# those named unreadable_*): each one must survive a view and apply byte for
+# byte, or be refused by both (TestInvalidNotebooksViewApply).
+def invalid():
+    code = {"cell_type": "code", "execution_count": None, "id": "c0de0001", "metadata": {}, "outputs": [], "source": "x = 1"}
+    md = {"cell_type": "markdown", "id": "0d0d0001", "metadata": {}, "source": "text"}
+
+    def nb(*cells, minor=5, **top):
+        d = {"cells": list(cells), "metadata": {}, "nbformat": 4, "nbformat_minor": minor}
+        d.update(top)
+        return d
+
+    def without(cell, *keys):
+        return {k: v for k, v in cell.items() if k not in keys}
+
+    cases = {
+        "unknown_type_current_minor": nb(md, {"cell_type": "chart", "id": "c4a57001", "metadata": {}, "source": "bars()"}),
+        "heading_cell_in_v4": nb({"cell_type": "heading", "level": 2, "id": "4ead0001", "metadata": {}, "source": "Title"}),
+        "empty_cell_type": nb({"cell_type": "", "id": "e0000001", "metadata": {}}),
+        "unreadable_unknown_type_no_metadata": nb({"cell_type": "chart", "id": "c4a57002"}, minor=99),
+        "missing_source": nb(without(code, "source"), without(md, "source")),
+        "unreadable_missing_cell_metadata": nb(without(code, "metadata")),
+        "code_without_outputs": nb(without(code, "outputs", "execution_count")),
+        "markdown_with_outputs": nb(dict(md, outputs=[], execution_count=None)),
+        "extra_cell_property": nb(dict(code, colour="blue")),
+        "bad_cell_id": nb(dict(code, id="has spaces!")),
+        "duplicate_cell_ids": nb(code, dict(code, source="y = 2")),
+        "missing_id_in_4_5": nb(without(code, "id")),
+        "id_in_4_4": nb(code, minor=4),
+        "execution_count_string": nb(dict(code, execution_count="1")),
+        "unknown_output_type": nb(dict(code, outputs=[{"output_type": "hologram", "data": {}}])),
+        "stream_without_name": nb(dict(code, outputs=[{"output_type": "stream", "text": "hi\n"}])),
+        "missing_nbformat_minor": {"cells": [code], "metadata": {}, "nbformat": 4},
+        "extra_top_level_key": nb(code, extra={"k": 1}),
+        "kernelspec_without_name": nb(code, metadata={"kernelspec": {"display_name": "Python"}}),
+        "unreadable_cell_type_number": nb({"cell_type": 3, "id": "00000003", "metadata": {}, "source": "x"}),
+        "source_number": nb(dict(code, source=5)),
+        "unreadable_cell_metadata_list": nb(dict(code, metadata=[])),
+        "outputs_object": nb(dict(code, outputs={})),
+    }
+    for name, d in cases.items():
+        with open("invalid/%s.ipynb" % name, "w", encoding="utf-8") as f:
+            f.write(json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+
+
 def empty():
     return v4.new_notebook()
 
@@ -168,6 +228,8 @@ def main():
     write("nonascii.ipynb", nonascii())
     write("images.ipynb", images())
     write("empty.ipynb", empty())
+    write("future_cells.ipynb", future(), minor=99)
+    invalid()
     for minor in range(5):
         nb = basic() if minor else v4.new_notebook(cells=[v4.new_code_cell("x = 1"), v4.new_markdown_cell("hi")])
         if minor == 0:

@@ -84,3 +84,61 @@ func TestArtifactsUnwritable(t *testing.T) {
 		})
 	}
 }
+
+// TestArtifactsStayPrivateAndCapped (issue 19 item 6): a long-running
+// registry (as serve keeps one) whose cells spill again and again keeps its
+// artifacts directory under EVALHOST_ARTIFACTS_MAX, removing the oldest as
+// each spill ends; artifacts are 0600 in a 0700 directory, and each cell's
+// notice names the file its full output went to.
+func TestArtifactsStayPrivateAndCapped(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("PI_ARTIFACTS_DIR", "")
+	t.Setenv(streamsink.MaxTotalEnv, "1M")
+	store, err := streamsink.StoreFromEnv(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, "artifacts")
+	r := newRegistry(t, sessions.Config{Home: home, Sink: streamsink.Options{Store: store}})
+	// 280 kB per cell: three cells fit the 1 MiB cap, a fourth does not.
+	const code = "for i in range(20000): print('line %08d' % i)"
+	var paths []string
+	for i := range 6 {
+		res, _ := eval(t, r, context.Background(), sessions.Request{Cells: []sessions.Cell{py(code)}})
+		out := res.Cells[0].Output
+		if res.Status != sessions.StatusOK || out.ArtifactPath == "" {
+			t.Fatalf("cell %d: %+v", i, res)
+		}
+		paths = append(paths, out.ArtifactPath)
+		if notices := strings.Join(out.Notices, "\n"); !strings.Contains(notices, " at "+out.ArtifactPath+"]") {
+			t.Errorf("cell %d: the notices do not name %s: %q", i, out.ArtifactPath, notices)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, e := range entries {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += fi.Size()
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s has mode %v, want 0600", e.Name(), fi.Mode().Perm())
+			}
+		}
+		if total > 1<<20 {
+			t.Errorf("cell %d: %d bytes in %s, over the 1 MiB cap", i, total, dir)
+		}
+		for j, p := range paths {
+			_, err := os.Stat(p)
+			if kept := err == nil; kept != (j > i-3) {
+				t.Errorf("after cell %d: artifact of cell %d kept=%v; want the last three kept, older ones removed", i, j, kept)
+			}
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: mode %v (%v), want 0700", dir, fi.Mode().Perm(), err)
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/mcp"
+	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+func init() { extraCommands["mcp"] = mcpMain }
+
+type mcpFlags struct {
+	python      string
+	maxSessions int
+	idle        time.Duration
+	maxOutput   int
+	grace       time.Duration
+	ipython     bool
+	tools       []string
+	http        string
+	token       string
+	maxLine     int
+	backendFlags
+}
+
+func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f mcpFlags
+	fs := pflag.NewFlagSet("mcp", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: evalhost mcp [flags]\n\nServes the eval, session and notebook tools over the Model Context Protocol:\n"+
+			"on stdin/stdout by default, or streamable HTTP on a loopback address with --http (docs/mcp.md).\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	fs.StringVar(&f.python, "python", "", "python interpreter (default: resolved per cwd: venv, then python3 on PATH)")
+	fs.IntVar(&f.maxSessions, "max-sessions", 4, "live sessions before the least recently used idle one is closed")
+	fs.DurationVar(&f.idle, "idle-timeout", 5*time.Minute, "close sessions idle this long")
+	fs.IntVar(&f.maxOutput, "max-output", 16<<10, "bytes of each cell's output tail shown to the model (the rest is an artifact:// resource)")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
+	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython (full magics)")
+	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
+	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this loopback HOST:PORT instead of stdio (e.g. 127.0.0.1:8765)")
+	fs.StringVar(&f.token, "token", "", "bearer token for --http (default: $EVALHOST_MCP_TOKEN, else a random one printed to stderr)")
+	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
+	f.backendFlags.register(fs)
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "evalhost mcp: unexpected argument %q; see evalhost mcp --help\n", fs.Arg(0))
+		return exitUsage
+	}
+	tools, err := parseToolFlags(f.tools)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
+	home := evalhostHome()
+	starters, err := f.starters(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
+	toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
+	defer toolServer.Close()
+	store := artifactStore(home)
+	reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python, MaxSessions: f.maxSessions,
+		IdleTimeout: f.idle, Grace: f.grace, IPython: f.ipython,
+		Sink:    streamsink.Options{MaxBytes: f.maxOutput, Store: store},
+		EnvHook: toolServer.Env,
+		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
+	})
+	defer reg.Close()
+	srv, err := mcp.New(mcp.Config{Registry: reg, Store: store, RunNotebook: f.notebookRunner(), Version: version,
+		Logger: logger, ToolNames: slices.Sorted(maps.Keys(tools))})
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitFailed
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if f.http != "" {
+		return serveMCPHTTP(ctx, srv, f, stderr)
+	}
+	err = srv.RunStdio(ctx, stdin, nopWriteCloser{stdout}, f.maxLine)
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		logger.Warn("mcp session ended", "err", err)
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// parseToolFlags reads --tool NAME=COMMAND values, as run does.
+func parseToolFlags(specs []string) (map[string]string, error) {
+	tools := map[string]string{}
+	for _, spec := range specs {
+		name, command, err := bridge.ParseToolFlag(spec)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := tools[name]; dup {
+			return nil, fmt.Errorf("--tool %s is given twice; give each tool once", name)
+		}
+		tools[name] = command
+	}
+	return tools, nil
+}
+
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f mcpFlags, stderr io.Writer) int {
+	token := f.token
+	if token == "" {
+		token = os.Getenv("EVALHOST_MCP_TOKEN")
+	}
+	generated := token == ""
+	if generated {
+		token = mcp.NewToken()
+	}
+	handler, err := srv.HTTPHandler(token)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: the token (--token or EVALHOST_MCP_TOKEN): %v; use a long random one, or none to have one generated\n", err)
+		return exitUsage
+	}
+	ln, err := mcp.ListenLoopback(f.http)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "evalhost mcp: listening on http://%s/\n", ln.Addr())
+	if generated {
+		fmt.Fprintf(stderr, "evalhost mcp: token %s\n", token)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitFailed
+	}
+	// Close, not Shutdown: a client's event stream stays open as long as
+	// its session, so a drain would wait for every client to leave. Closed
+	// connections cancel their calls, which stop their cells.
+	hs.Close()
+	<-errc
+	return exitOK
+}
+
+// notebookRunner runs notebook_run's cells with nb run's code, writing the
+// notebook in place.
+func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
+	return func(_ context.Context, req mcp.NotebookRunRequest) (mcp.NotebookRunResult, error) {
+		orig, err := os.ReadFile(req.Path)
+		if err != nil {
+			return mcp.NotebookRunResult{}, fmt.Errorf("read notebook: %w", err)
+		}
+		nb, err := notebook.Parse(orig)
+		if err != nil {
+			return mcp.NotebookRunResult{}, fmt.Errorf("%s: %w", req.Path, err)
+		}
+		if lang := nb.Language(); !isPythonLanguage(lang) {
+			return mcp.NotebookRunResult{}, fmt.Errorf("%s: its kernel language is %s; evalhost runs Python cells only", req.Path, lang)
+		}
+		spec := make([]string, len(req.Cells))
+		for i, c := range req.Cells {
+			spec[i] = strconv.Itoa(c)
+		}
+		selected, err := selectCodeCells(nb, strings.Join(spec, ","))
+		if err != nil {
+			return mcp.NotebookRunResult{}, errors.New(strings.ReplaceAll(err.Error(), "--cells", `"cells"`))
+		}
+		secs := 0
+		if req.Timeout > 0 {
+			secs = max(1, int(math.Ceil(req.Timeout.Seconds())))
+		}
+		res, err := executeNotebook(nb, selected, req.Path, nbRunFlags{timeout: secs, allowErrors: req.AllowErrors,
+			python: f.python, ipython: f.ipython, backendFlags: f.backendFlags})
+		if err != nil {
+			return mcp.NotebookRunResult{}, err
+		}
+		if now, err := os.ReadFile(req.Path); err == nil && !bytes.Equal(now, orig) {
+			return mcp.NotebookRunResult{}, fmt.Errorf("%s changed on disk while its cells ran; not overwriting it, which would undo that change", req.Path)
+		}
+		if err := nb.Save(req.Path); err != nil {
+			return mcp.NotebookRunResult{}, err
+		}
+		return mcp.NotebookRunResult{Result: res, Cells: selected, Output: req.Path}, nil
+	}
+}

@@ -1,0 +1,81 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheckValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, args, want string // want "" means valid
+	}{
+		{"minimal", `{"cells":[{"code":"1"}]}`, ""},
+		{"everything", `{"cells":[{"code":"1","language":"sh","title":"t","reset":true,"timeout":2.5}],"session":"s","cwd":"/","mode":"per-call"}`, ""},
+		{"not an object", `[1]`, "arguments must be an object, not an array"},
+		{"missing cells", `{}`, "cells is required"},
+		{"cells a string", `{"cells":"x"}`, `cells must be an array, not the string "x"`},
+		{"empty cells", `{"cells":[]}`, "cells must hold at least 1 item(s)"},
+		{"cell not an object", `{"cells":[1]}`, "cells[0] must be an object, not the number 1"},
+		{"code missing", `{"cells":[{"code":"1"},{"language":"py"}]}`, "cells[1].code is required"},
+		{"code a number", `{"cells":[{"code":7}]}`, "cells[0].code must be a string, not the number 7"},
+		{"bad language", `{"cells":[{"code":"1","language":"ruby"}]}`, `cells[0].language is "ruby"; use one of "py", "sh", "python", "bash"`},
+		{"reset a string", `{"cells":[{"code":"1","reset":"yes"}]}`, "cells[0].reset must be true or false"},
+		{"zero timeout", `{"cells":[{"code":"1","timeout":0}]}`, "cells[0].timeout is 0; it must be more than 0"},
+		{"huge timeout", `{"cells":[{"code":"1","timeout":601}]}`, "cells[0].timeout is 601; it must be at most 600"},
+		{"unknown field", `{"cells":[{"code":"1"}],"sesion":"s"}`, `arguments has no field "sesion"; its fields are cells, cwd, mode, session`},
+		{"unknown cell field", `{"cells":[{"code":"1","lang":"py"}]}`, `cells[0] has no field "lang"`},
+		{"null session", `{"cells":[{"code":"1"}],"session":null}`, "session must be a string, not null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tc.args), &v); err != nil {
+				t.Fatal(err)
+			}
+			err := checkValue(evalSchema(), v, "")
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("valid arguments refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckInteger(t *testing.T) {
+	s := nbCellSchema([]string{"path", "cell"}, nil)
+	for args, want := range map[string]string{
+		`{"path":"a","cell":1.5}`: "cell must be a whole number",
+		`{"path":"a","cell":-1}`:  "cell is -1; it must be at least 0",
+		`{"path":"a","cell":3}`:   "",
+	} {
+		var v any
+		json.Unmarshal([]byte(args), &v)
+		err := checkValue(s, v, "")
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+}
+
+func FuzzCheckValue(f *testing.F) {
+	f.Add(`{"cells":[{"code":"1","timeout":3}]}`)
+	f.Add(`{"cells":[{"code":"1","language":null}],"x":[]}`)
+	f.Fuzz(func(t *testing.T, args string) {
+		var v any
+		if json.Unmarshal([]byte(args), &v) != nil {
+			return
+		}
+		if err := checkValue(evalSchema(), v, ""); err == nil {
+			// What the check accepts must decode and build a request.
+			var in EvalInput
+			if err := json.Unmarshal([]byte(args), &in); err != nil {
+				t.Fatalf("checked arguments do not decode: %v", err)
+			}
+			if _, err := buildRequest(in); err != nil {
+				t.Fatalf("checked arguments refused by buildRequest: %v", err)
+			}
+		}
+	})
+}

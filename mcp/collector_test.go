@@ -1,0 +1,97 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+func imageFrame(t *testing.T, typ frames.Type, id string, w int) frames.Frame {
+	b := frames.Bundle{}
+	b.SetText("image/png", base64.StdEncoding.EncodeToString(testPNG(t, w, 4, false)))
+	return frames.Frame{Type: typ, DisplayID: id, Bundle: b}
+}
+
+func TestCollectorImages(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		frames []frames.Frame
+		widths []int // of the images the cell shows, in order
+	}{
+		{"two displays", []frames.Frame{imageFrame(t, frames.TypeDisplay, "", 1), imageFrame(t, frames.TypeResult, "", 2)}, []int{1, 2}},
+		{"updated display shows its last state", []frames.Frame{imageFrame(t, frames.TypeDisplay, "d", 1),
+			imageFrame(t, frames.TypeDisplay, "", 2), imageFrame(t, frames.TypeUpdateDisplay, "d", 3),
+			imageFrame(t, frames.TypeUpdateDisplay, "d", 4)}, []int{4, 2}},
+		{"clear_output forgets earlier images", []frames.Frame{imageFrame(t, frames.TypeDisplay, "", 1),
+			{Type: frames.TypeClearOutput, Wait: true}, imageFrame(t, frames.TypeDisplay, "", 5)}, []int{5}},
+		{"update of an earlier cell's display", []frames.Frame{imageFrame(t, frames.TypeUpdateDisplay, "old", 6)}, []int{6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := newCollector(streamsink.NewStore(dir), 1)
+			for _, f := range tc.frames {
+				c.emit(0, f)
+			}
+			c.cellEnd(sessions.CellResult{Index: 0})
+			refs := c.cellImages(0)
+			if len(refs) != len(tc.widths) {
+				t.Fatalf("%d images, want %d", len(refs), len(tc.widths))
+			}
+			for i, r := range refs {
+				data, err := r.bytes()
+				if err != nil || r.artifact == "" {
+					t.Fatalf("image %d not stored: %+v %v", i, r, err)
+				}
+				f, err := fitImage(data, r.mime, ImageBudget{}.withDefaults())
+				if err != nil || f.width != tc.widths[i] {
+					t.Fatalf("image %d is %d wide (%v), want %d", i, f.width, err, tc.widths[i])
+				}
+			}
+			files, _ := os.ReadDir(dir)
+			if len(files) != len(tc.widths) {
+				t.Fatalf("%d files stored, want one per shown image (%d)", len(files), len(tc.widths))
+			}
+			if c.held != 0 {
+				t.Fatalf("%d bytes still counted as held", c.held)
+			}
+		})
+	}
+}
+
+func TestCollectorHoldsBoundedImages(t *testing.T) {
+	c := newCollector(streamsink.NewStore(t.TempDir()), 1)
+	big := frames.Frame{Type: frames.TypeDisplay, Bundle: frames.Bundle{}}
+	data := make([]byte, 5<<20)
+	copy(data, testPNG(t, 2, 2, false))
+	big.Bundle.SetText("image/png", base64.StdEncoding.EncodeToString(data))
+	for range 20 { // 100 MiB of displays
+		c.emit(0, big)
+		if c.held > maxHeldImageBytes {
+			t.Fatalf("%d bytes held, over %d", c.held, maxHeldImageBytes)
+		}
+	}
+}
+
+func TestCollectorNote(t *testing.T) {
+	c := newCollector(nil, 2)
+	c.emit(1, frames.Frame{Type: frames.TypeStarted})
+	c.emit(1, frames.Frame{Type: frames.TypeStdout, Data: "epoch 1\nepoch 2\n\n"})
+	c.emit(1, frames.Frame{Type: frames.TypeStdout, Data: "loss 0."})
+	c.emit(1, frames.Frame{Type: frames.TypeStdout, Data: "5"})
+	if n := c.note(c.start); !strings.Contains(n, "cell 2/2 running for") || !strings.Contains(n, ": loss 0.5") {
+		t.Fatalf("note %q", n)
+	}
+	c.emit(1, frames.Frame{Type: frames.TypeStdout, Data: "\r\n"})
+	if n := c.note(c.start); !strings.Contains(n, ": loss 0.5") {
+		t.Fatalf("after the line ended, note %q", n)
+	}
+	c.cellEnd(sessions.CellResult{Index: 1})
+	if n := c.note(c.start); !strings.Contains(n, "between cells") {
+		t.Fatalf("after the cell, note %q", n)
+	}
+}

@@ -1,0 +1,41 @@
+// Package mcp serves evalhost's cells and notebooks to any Model Context
+// Protocol client, on the official Go SDK (github.com/modelcontextprotocol/go-sdk).
+//
+// Contract:
+//   - [New] needs a sessions.Registry (owned and closed by the caller) and
+//     should get the streamsink.Store the registry's sink spills into: the
+//     artifact://{id} resource template reads from it, and images are saved
+//     to it. A Config without a Registry is an error.
+//   - Tools: eval, sessions, reset, close, and notebook_view, notebook_edit,
+//     notebook_insert, notebook_delete, notebook_apply, notebook_run. Bad
+//     arguments are a tool result with isError and a message that says what
+//     was wrong; the server keeps serving. Only a tool name the server does
+//     not have is a protocol error (the SDK's).
+//   - eval runs the cells through Registry.Eval as one request. Its result is
+//     text content per cell (a status line, the sink's bounded tail with its
+//     notices and artifact:// pointer), image content for PNG/JPEG displays
+//     within the [ImageBudget] (downscaled or re-encoded, said in the text)
+//     each followed by a resource link to the full image, and
+//     structuredContent ([EvalOutput]). isError is true when a cell was not
+//     ok. No base64 ever goes into text content.
+//   - A call that carries a progress token gets a notifications/progress per
+//     running cell every Config.Progress (elapsed, last output line), and one
+//     as each cell starts and ends. MCP cancellation of the call cancels the
+//     request: the running cell is interrupted, then killed after the grace
+//     window, as for every other client; state is kept unless it was killed.
+//   - notebook_run calls Config.RunNotebook; without one the tool answers
+//     that notebook execution is not available.
+//   - [Server.RunStdio] answers a request longer than its line limit with a
+//     JSON-RPC error for the request's id and reads on (the SDK's reader
+//     would end the connection); a long line whose id cannot be read is
+//     dropped and logged.
+//   - Artifact resources are read in parts of at most [MaxResourceBytes] of
+//     JSON; a part that does not reach the end names the next part's URI.
+//   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a
+//     bearer token compared in constant time; a request without it, or with
+//     another, is refused with 401 before the SDK sees it. [ListenLoopback]
+//     refuses any address that is not a loopback one.
+//
+// A Server holds no goroutines of its own between calls: each call's
+// progress ticker ends before the call returns.
+package mcp

@@ -1,0 +1,69 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrNotLoopback is wrapped by ListenLoopback for an address another
+// machine could reach.
+var ErrNotLoopback = errors.New("not a loopback address")
+
+// ErrWeakToken is returned by HTTPHandler for a token too short to guess
+// only with great effort.
+var ErrWeakToken = errors.New("bearer token shorter than 16 characters")
+
+// NewToken returns 32 random bytes as 64 hex digits.
+func NewToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // never fails (Go 1.24+ crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// ListenLoopback listens on addr ("127.0.0.1:8765", "[::1]:0",
+// "localhost:0") and refuses a host that is not loopback: the server runs
+// code, so only this machine may reach it.
+func ListenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %q: want HOST:PORT such as 127.0.0.1:8765: %w", addr, err)
+	}
+	if host == "localhost" {
+		addr = net.JoinHostPort("127.0.0.1", addr[strings.LastIndex(addr, ":")+1:])
+	} else if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("--http %q: %w; use 127.0.0.1, [::1] or localhost (evalhost runs code for whoever reaches it)", addr, ErrNotLoopback)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// HTTPHandler serves the streamable-HTTP transport to clients that send
+// "Authorization: Bearer <token>"; others get 401.
+func (s *Server) HTTPHandler(token string) (http.Handler, error) {
+	if len(token) < 16 {
+		return nil, ErrWeakToken
+	}
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: DefaultMaxLine, Logger: s.cfg.Logger})
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="evalhost"`)
+			msg := "missing Authorization: Bearer <token>; evalhost mcp printed the token to its stderr as it started"
+			if len(got) > 0 {
+				msg = "wrong bearer token; use the one evalhost mcp printed to its stderr (or gave with --token)"
+			}
+			http.Error(w, msg, http.StatusUnauthorized)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}), nil
+}

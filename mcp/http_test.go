@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+func TestListenLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:0", true},
+		{"localhost:0", true},
+		{"127.0.0.2:0", true},
+		{"0.0.0.0:0", false},
+		{":0", false},
+		{"[::]:0", false},
+		{"10.1.2.3:0", false},
+		{"example.com:0", false},
+		{"127.0.0.1", false}, // no port
+	} {
+		ln, err := ListenLoopback(tc.addr)
+		if tc.ok != (err == nil) {
+			t.Errorf("ListenLoopback(%q): %v, want ok=%v", tc.addr, err, tc.ok)
+		}
+		if err == nil {
+			if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+				t.Errorf("ListenLoopback(%q) listens on %v", tc.addr, ip)
+			}
+			ln.Close()
+		}
+		if !tc.ok && tc.addr != "127.0.0.1" && !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("ListenLoopback(%q): %v does not wrap ErrNotLoopback", tc.addr, err)
+		}
+	}
+}
+
+func TestHTTPHandlerToken(t *testing.T) {
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.HTTPHandler("short"); !errors.Is(err, ErrWeakToken) {
+		t.Fatalf("a 5-character token: %v, want ErrWeakToken", err)
+	}
+	token := NewToken()
+	h, err := srv.HTTPHandler(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		name, auth string
+		want       int
+	}{
+		{"none", "", http.StatusUnauthorized},
+		{"wrong", "Bearer " + NewToken(), http.StatusUnauthorized},
+		{"prefix of it", "Bearer " + token[:32], http.StatusUnauthorized},
+		{"not bearer", "Basic " + token, http.StatusUnauthorized},
+		{"in the query", "", http.StatusUnauthorized},
+		{"right", "Bearer " + token, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := "http://127.0.0.1/"
+			if tc.name == "in the query" {
+				url += "?token=" + token
+			}
+			req := httptest.NewRequest("POST", url, strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.want, rec.Body)
+			}
+			if tc.want == http.StatusUnauthorized && (rec.Header().Get("WWW-Authenticate") == "" || strings.Contains(rec.Body.String(), token)) {
+				t.Fatalf("401 without WWW-Authenticate, or echoing the token: %s", rec.Body)
+			}
+		})
+	}
+}

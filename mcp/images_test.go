@@ -1,0 +1,103 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// testPNG is a w x h image: flat (compresses well) or noise (does not).
+func testPNG(t *testing.T, w, h int, noise bool) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(1, 2))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{uint8(x), uint8(y), 128, 255}
+			if noise {
+				c = color.RGBA{uint8(r.IntN(256)), uint8(r.IntN(256)), uint8(r.IntN(256)), 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestFitImage(t *testing.T) {
+	budget := ImageBudget{}.withDefaults()
+	for _, tc := range []struct {
+		name       string
+		w, h       int
+		noise      bool
+		budget     ImageBudget
+		wantSame   bool
+		wantNote   string
+		wantMaxDim int
+	}{
+		{"small stays as is", 640, 480, false, budget, true, "shown as is", 640},
+		{"wide is downscaled", 3000, 1000, false, budget, false, "downscaled from 3000x1000", budget.MaxSide},
+		{"tall is downscaled", 500, 2000, false, budget, false, "downscaled from 500x2000", budget.MaxSide},
+		{"heavy is re-encoded", 1000, 1000, true, ImageBudget{MaxSide: 1568, MaxBytes: 200 << 10}, false, "re-encoded as jpeg", 1000},
+		{"very heavy shrinks too", 1500, 1500, true, ImageBudget{MaxSide: 1568, MaxBytes: 60 << 10}, false, "downscaled from 1500x1500", 1500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := testPNG(t, tc.w, tc.h, tc.noise)
+			f, err := fitImage(data, "image/png", tc.budget.withDefaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantSame != bytes.Equal(f.data, data) || !strings.Contains(f.note, tc.wantNote) {
+				t.Fatalf("same=%v note %q; want same=%v, note with %q", bytes.Equal(f.data, data), f.note, tc.wantSame, tc.wantNote)
+			}
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(f.data))
+			if err != nil || "image/"+format != f.mime || cfg.Width != f.width || cfg.Height != f.height {
+				t.Fatalf("result is %s %dx%d (%v), says %s %dx%d", format, cfg.Width, cfg.Height, err, f.mime, f.width, f.height)
+			}
+			if max(cfg.Width, cfg.Height) > min(tc.wantMaxDim, tc.budget.withDefaults().MaxSide) || len(f.data) > tc.budget.withDefaults().MaxBytes {
+				t.Fatalf("result %dx%d, %d bytes: over the budget", cfg.Width, cfg.Height, len(f.data))
+			}
+		})
+	}
+}
+
+func TestFitImageRefuses(t *testing.T) {
+	if _, err := fitImage([]byte("not an image"), "image/png", ImageBudget{}.withDefaults()); err == nil {
+		t.Fatal("garbage was fitted")
+	}
+}
+
+func TestInlineImageIsStored(t *testing.T) {
+	store := streamsink.NewStore(t.TempDir())
+	data := testPNG(t, 10, 10, false)
+	b := frames.Bundle{}
+	b.SetText("image/png", base64.StdEncoding.EncodeToString(data))
+	b.SetText("text/plain", "<Figure>")
+	ref, ok := inlineImage(b)
+	if !ok || ref.size != int64(len(data)) {
+		t.Fatalf("ref %+v ok=%v", ref, ok)
+	}
+	storeImage(store, &ref)
+	if !strings.HasPrefix(ref.artifact, "artifact://") {
+		t.Fatalf("stored ref %+v", ref)
+	}
+	stored, err := os.ReadFile(ref.path)
+	if err != nil || !bytes.Equal(stored, data) {
+		t.Fatalf("stored image differs (%v)", err)
+	}
+	if _, ok := inlineImage(frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
+		t.Fatal("a text-only display became an image")
+	}
+}

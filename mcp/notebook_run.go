@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// NotebookRunRequest asks to execute a notebook's code cells and write
+// their outputs back into the file.
+type NotebookRunRequest struct {
+	Path        string        // absolute
+	Cells       []int         // code cells by 0-based index; nil means every non-blank code cell
+	Timeout     time.Duration // per cell; 0 means the default
+	AllowErrors bool          // keep running after a failed cell
+}
+
+// NotebookRunResult is what a run did. Cells[i] is the notebook index of
+// Result.Cells[i].
+type NotebookRunResult struct {
+	Result sessions.Result
+	Cells  []int
+	Output string // the file written
+}
+
+// NotebookRunner executes a notebook in place. It returns an error for a
+// notebook it cannot run (missing, invalid, not Python, a bad selection,
+// changed on disk while running); a cell's failure is in the Result.
+type NotebookRunner func(ctx context.Context, req NotebookRunRequest) (NotebookRunResult, error)
+
+// NotebookRunInput is notebook_run's arguments.
+type NotebookRunInput struct {
+	Path        string  `json:"path"`
+	Cells       []int   `json:"cells,omitempty"`
+	Timeout     float64 `json:"timeout,omitempty"`
+	AllowErrors bool    `json:"allowErrors,omitempty"`
+}
+
+// NotebookRunOutput is notebook_run's structuredContent.
+type NotebookRunOutput struct {
+	Path       string          `json:"path"`
+	Status     sessions.Status `json:"status"`
+	FailedCell int             `json:"failedCell" jsonschema:"notebook index of the first cell that was not ok; -1 when all were"`
+	Cells      []CellOutput    `json:"cells" jsonschema:"one per executed cell; cell is the notebook index"`
+}
+
+func (s *Server) addNotebookRunTool() {
+	addTool(s, &sdk.Tool{
+		Name:  "notebook_run",
+		Title: "Run a notebook's code cells",
+		Description: "Execute a .ipynb notebook's code cells in order in a fresh Python session (cwd: the notebook's " +
+			"directory) and write their outputs and execution counts into the file, as nbclient does. Markdown and " +
+			"raw cells are untouched; unselected cells keep their outputs. A cell that is not ok stops the run " +
+			"unless allowErrors; the file still gets every output produced so far. The result lists each executed " +
+			"cell's status (see eval) and the tail of its output.",
+		InputSchema: object([]string{"path"}, map[string]*jsonschema.Schema{
+			"path":        str(nbPathDesc),
+			"cells":       array("Only these code cells, by 0-based index (default: all).", integer("cell index", 0), 1),
+			"timeout":     number("Seconds per cell (default 30, at most 600).", 0, 600),
+			"allowErrors": boolean("Keep running after a cell fails (its error is in its outputs)."),
+		}),
+		Annotations: &sdk.ToolAnnotations{Title: "Run a notebook's code cells", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	}, s.nbRun)
+}
+
+func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookRunInput) (*sdk.CallToolResult, NotebookRunOutput, error) {
+	if s.cfg.RunNotebook == nil {
+		return nil, NotebookRunOutput{}, errors.New("notebook execution is not available in this server")
+	}
+	path, err := s.nbPath(in.Path)
+	if err != nil {
+		return nil, NotebookRunOutput{}, err
+	}
+	run, err := s.cfg.RunNotebook(ctx, NotebookRunRequest{Path: path, Cells: in.Cells,
+		Timeout: time.Duration(min(in.Timeout, 600) * float64(time.Second)), AllowErrors: in.AllowErrors})
+	if err != nil {
+		return nil, NotebookRunOutput{}, err
+	}
+	res := run.Result
+	out := NotebookRunOutput{Path: run.Output, Status: res.Status, FailedCell: -1, Cells: []CellOutput{}}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ran %d code cells of %s (%s); wrote %s\n", len(res.Cells), path, res.Status, run.Output)
+	for i, c := range res.Cells {
+		nbIndex := run.Cells[i]
+		if i == res.FailedCell {
+			out.FailedCell = nbIndex
+		}
+		co := CellOutput{Cell: nbIndex, Language: c.Language, Status: c.Status, ExecutionCount: c.ExecutionCount,
+			DurationMs: c.DurationMs, StateLost: c.StateLost, Retried: c.Retried, Truncated: c.Output.Truncated, Message: c.Message}
+		if c.Output.ArtifactID != "" {
+			co.Artifact = streamsink.Scheme + c.Output.ArtifactID
+		}
+		out.Cells = append(out.Cells, co)
+		c.Title = fmt.Sprintf("notebook cell %d", nbIndex)
+		b.WriteString(statusLine(c, len(res.Cells), res.FailedCell))
+		if body := strings.TrimRight(c.Output.String(), "\n"); body != "" {
+			b.WriteString("\n" + body)
+		}
+		b.WriteString("\n")
+	}
+	r := text(strings.TrimRight(b.String(), "\n"))
+	r.IsError = res.Status != sessions.StatusOK
+	return r, out, nil
+}

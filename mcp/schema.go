@@ -1,0 +1,78 @@
+package mcp
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The input schemas are written by hand, not derived from the Go types: a
+// model reads them, so every field says what it does and what its limits are.
+
+func object(required []string, props map[string]*jsonschema.Schema) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+}
+
+func str(desc string, enum ...string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: desc}
+	for _, e := range enum {
+		s.Enum = append(s.Enum, e)
+	}
+	return s
+}
+
+func boolean(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "boolean", Description: desc}
+}
+
+func integer(desc string, minimum float64) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Description: desc, Minimum: &minimum}
+}
+
+func number(desc string, minimum, maximum float64) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "number", Description: desc, ExclusiveMinimum: &minimum, Maximum: &maximum}
+}
+
+func array(desc string, items *jsonschema.Schema, minItems int) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Description: desc, Items: items, MinItems: &minItems}
+}
+
+const (
+	sessionDesc = `Session id (default "default"). A session keeps one Python and one shell interpreter per ` +
+		`(session, cwd): variables, imports and the shell's cd last between calls with the same id and cwd.`
+	cwdDesc = `Working directory of a new session's interpreters (default: the server's). A different cwd ` +
+		`is a different session.`
+)
+
+func evalSchema() *jsonschema.Schema {
+	cell := object([]string{"code"}, map[string]*jsonschema.Schema{
+		"code": str("The code to run. Python cells show the value of a last expression, like Jupyter."),
+		"language": str(`"py" (Python, the default) or "sh" (bash; "python" and "bash" are accepted too).`,
+			"py", "sh", "python", "bash"),
+		"title": str("A short label for the cell, shown in its status line."),
+		"reset": boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
+		"timeout": number("Seconds the cell may run (default 30, at most 600). On timeout it is interrupted, "+
+			"then killed after a grace window; output so far is kept and ends with "+
+			"\"Command timed out after N seconds\".", 0, 600),
+	})
+	return object([]string{"cells"}, map[string]*jsonschema.Schema{
+		"cells": array("Cells to run in order in one session. After a cell that is not ok the rest are skipped.",
+			cell, 1),
+		"session": str(sessionDesc),
+		"cwd":     str(cwdDesc),
+		"mode": str(`"session" (default): reuse the session's interpreters. "per-call": fresh interpreters `+
+			`for this call only, shut down afterwards.`, "session", "per-call"),
+	})
+}
+
+const nbPathDesc = `Path of the .ipynb file, relative to the server's working directory unless absolute.`
+
+func nbCellSchema(required []string, extra map[string]*jsonschema.Schema) *jsonschema.Schema {
+	props := map[string]*jsonschema.Schema{
+		"path": str(nbPathDesc),
+		"cell": integer("0-based cell index, as in the \"cell:N\" markers of notebook_view.", 0),
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return object(required, props)
+}

@@ -1,0 +1,131 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// SessionsOutput lists the live sessions.
+type SessionsOutput struct {
+	Sessions []sessions.Info `json:"sessions"`
+}
+
+// SessionInput names a session for reset and close.
+type SessionInput struct {
+	Session string `json:"session"`
+	Cwd     string `json:"cwd,omitempty"`
+}
+
+// SessionOutput says what reset or close did.
+type SessionOutput struct {
+	Session string `json:"session"`
+	Existed bool   `json:"existed" jsonschema:"a session with this id (and cwd, when given) was open"`
+}
+
+func (s *Server) addSessionTools() {
+	s.addEvalTool()
+	addTool(s, &sdk.Tool{
+		Name:  "sessions",
+		Title: "List sessions",
+		Description: "List the live sessions: id, cwd, interpreter, which languages have a running interpreter, " +
+			"whether a cell is running, and when each was last used. Idle sessions close after a while " +
+			"(default 5 minutes) and the least recently used idle one closes when too many are open; " +
+			"a closed session's state is gone.",
+		InputSchema: object(nil, map[string]*jsonschema.Schema{}),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, s.listSessions)
+	addTool(s, &sdk.Tool{
+		Name:  "reset",
+		Title: "Reset a session",
+		Description: "Restart a session's interpreters: all its variables and imports are gone, the session " +
+			"stays. Runs after the session's queued calls. Without cwd every session with this id is reset. " +
+			"existed=false means no such session was open, so nothing was reset.",
+		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
+			"session": str("Session id to reset."),
+			"cwd":     str("Only the session in this working directory."),
+		}),
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, s.resetSession)
+	addTool(s, &sdk.Tool{
+		Name:  "close",
+		Title: "Close a session",
+		Description: "Close every session with this id (any cwd) and shut its interpreters down; a cell " +
+			"running in it is stopped. A later eval with the id starts a fresh session. existed=false " +
+			"means none was open.",
+		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
+			"session": str("Session id to close."),
+		}),
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, s.closeSession)
+}
+
+func (s *Server) listSessions(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, SessionsOutput, error) {
+	infos := s.cfg.Registry.Sessions()
+	out := SessionsOutput{Sessions: infos}
+	if out.Sessions == nil {
+		out.Sessions = []sessions.Info{}
+	}
+	if len(infos) == 0 {
+		return text("no sessions are open"), out, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d sessions, most recently used first:\n", len(infos))
+	for _, in := range infos {
+		state := "idle"
+		if in.Busy {
+			state = "running a cell"
+		}
+		langs := strings.Join(in.Languages, ",")
+		if langs == "" {
+			langs = "no interpreter running"
+		}
+		fmt.Fprintf(&b, "- %s in %s (%s; %s; last used %s ago)\n", in.Session, in.Cwd, langs, state,
+			time.Since(in.LastUsed).Round(time.Second))
+	}
+	return text(b.String()), out, nil
+}
+
+func (s *Server) resetSession(ctx context.Context, _ *sdk.CallToolRequest, in SessionInput) (*sdk.CallToolResult, SessionOutput, error) {
+	if in.Session == "" {
+		return nil, SessionOutput{}, fmt.Errorf(`"session" must name the session to reset`)
+	}
+	existed, err := s.cfg.Registry.ResetSession(ctx, in.Session, in.Cwd)
+	if err != nil {
+		return nil, SessionOutput{}, fmt.Errorf("reset %q: %w", in.Session, err)
+	}
+	out := SessionOutput{Session: in.Session, Existed: existed}
+	if !existed {
+		return text(fmt.Sprintf("no session %q is open%s; nothing was reset", in.Session, inCwd(in.Cwd))), out, nil
+	}
+	return text(fmt.Sprintf("session %q reset: its interpreters restarted and earlier state is gone", in.Session)), out, nil
+}
+
+func (s *Server) closeSession(_ context.Context, _ *sdk.CallToolRequest, in SessionInput) (*sdk.CallToolResult, SessionOutput, error) {
+	if in.Session == "" {
+		return nil, SessionOutput{}, fmt.Errorf(`"session" must name the session to close`)
+	}
+	existed := s.cfg.Registry.CloseSession(in.Session)
+	out := SessionOutput{Session: in.Session, Existed: existed}
+	if !existed {
+		return text(fmt.Sprintf("no session %q is open; nothing was closed", in.Session)), out, nil
+	}
+	return text(fmt.Sprintf("session %q closed; its state is gone", in.Session)), out, nil
+}
+
+func inCwd(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	return " in " + cwd
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}

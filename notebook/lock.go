@@ -1,0 +1,76 @@
+package notebook
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// FileLock is an exclusive lock on one notebook, held against every other
+// evalhost process and goroutine that locks the same file (by any path
+// spelling or symlink). It is advisory: editors that do not take it are
+// caught by Save's check instead.
+//
+// The lock is a file beside the notebook, ".NAME.evalhost-lock" (mode
+// 0600), removed by Unlock; a holder that dies releases it with its file
+// descriptors, so a lock file left behind by a crash never blocks anyone.
+type FileLock struct {
+	path string // the lock file
+	once sync.Once
+	err  error
+	held heldLock
+}
+
+// LockedError is a Lock that gave up because another holder kept the lock
+// until the context ended. It matches ErrLocked.
+type LockedError struct {
+	Path     string // the notebook
+	LockFile string
+	Err      error // the context's error
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is being changed by another evalhost process, which holds its lock %s (%v); try again when it is done",
+		e.Path, e.LockFile, e.Err)
+}
+
+func (e *LockedError) Unwrap() []error { return []error{ErrLocked, e.Err} }
+
+// Lock takes the notebook's lock, waiting while another process or
+// goroutine holds it, until ctx ends (a *LockedError). Take it before
+// reading the notebook and release it after saving, so that edits of one
+// notebook happen one after another and none is lost; a long job that
+// saves now and then (nb run) takes it around each Save only. Locking a
+// notebook this goroutine already holds waits for itself until ctx ends.
+func Lock(ctx context.Context, path string) (*FileLock, error) {
+	target := canonical(path)
+	dir, base := filepath.Split(target)
+	l := &FileLock{path: filepath.Join(dir, "."+base+".evalhost-lock")}
+	delay := time.Millisecond
+	for {
+		ok, err := l.held.try(l.path)
+		if err != nil {
+			return nil, fmt.Errorf("lock notebook %s: %w", path, err)
+		}
+		if ok {
+			return l, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &LockedError{Path: path, LockFile: l.path, Err: ctx.Err()}
+		case <-t.C:
+		}
+		delay = min(2*delay, 25*time.Millisecond)
+	}
+}
+
+// Unlock releases the lock and removes its file. It is safe to call twice;
+// the second call returns the first one's result.
+func (l *FileLock) Unlock() error {
+	l.once.Do(func() { l.err = l.held.release(l.path) })
+	return l.err
+}

@@ -1,0 +1,57 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package notebook
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// heldLock is an flock(2)ed lock file. flock locks belong to an open file
+// description, so two goroutines of one process exclude each other too.
+type heldLock struct{ f *os.File }
+
+// try takes the lock without waiting; false means another holder has it.
+// The lock file is removed on release, so a file locked after a wait may
+// no longer be the one at path: then try starts again on the new one.
+func (h *heldLock) try(path string) (bool, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		if err != nil {
+			return false, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+				return false, nil
+			}
+			return false, &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+		locked, err1 := f.Stat()
+		now, err2 := os.Lstat(path)
+		if err1 == nil && err2 == nil && os.SameFile(locked, now) {
+			h.f = f
+			return true, nil
+		}
+		f.Close() // a holder removed it after we opened it: lock the new one
+	}
+}
+
+// release removes the lock file while still holding it, so no one can
+// lock the removed file and believe it is the current one, then unlocks.
+func (h *heldLock) release(path string) error {
+	if h.f == nil {
+		return nil
+	}
+	err := os.Remove(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil // removed by hand: the lock was held all the same
+	}
+	if cerr := h.f.Close(); err == nil {
+		err = cerr
+	}
+	h.f = nil
+	return err
+}

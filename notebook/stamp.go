@@ -1,0 +1,82 @@
+package notebook
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Stamp identifies the content of a notebook file as it was read: whether
+// it existed, its size and its SHA-256. Two Stamps are equal (==) when the
+// file held the same bytes. The zero Stamp is "the file did not exist".
+//
+// It is the content and not the modification time or inode: two writes
+// within a file system's time granularity share an mtime, and every atomic
+// save makes a new inode even when it wrote the same bytes.
+type Stamp struct {
+	exists bool
+	size   int64
+	sum    [sha256.Size]byte
+}
+
+// StampOf returns the Stamp of a file holding data.
+func StampOf(data []byte) Stamp {
+	return Stamp{exists: true, size: int64(len(data)), sum: sha256.Sum256(data)}
+}
+
+// Exists reports whether the stamped file existed.
+func (s Stamp) Exists() bool { return s.exists }
+
+// readStamp stamps the file at path as it is now; a missing file is the
+// zero Stamp.
+func readStamp(path string) (Stamp, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Stamp{}, nil
+	}
+	if err != nil {
+		return Stamp{}, err
+	}
+	return StampOf(data), nil
+}
+
+// ConflictError is a write refused because the file is no longer the one
+// that was read: another edit or program wrote (or created, or removed) it
+// in between. Nothing was written. It matches ErrConflict.
+type ConflictError struct {
+	Path     string
+	Expected Stamp // what was read
+	Found    Stamp // what is there now
+}
+
+func (e *ConflictError) Error() string {
+	var what string
+	switch {
+	case !e.Expected.exists:
+		what = "was created by someone else after evalhost found it missing"
+	case !e.Found.exists:
+		what = "was removed after it was read"
+	default:
+		what = "changed on disk after it was read (another edit or program wrote it)"
+	}
+	return fmt.Sprintf("%s %s; nothing was written, so that change is kept: read the notebook again and redo this edit", e.Path, what)
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// canonical names the file a path refers to, so that two spellings of one
+// notebook (relative, through a symlink) compare equal.
+func canonical(path string) string {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(dir, filepath.Base(path))
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path
+}

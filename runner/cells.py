@@ -1,0 +1,367 @@
+"""evalhost cells: one execute request, from started to done.
+
+Cell(req)() runs a request through named steps, each a method (as IPython's
+DisplayHook.__call__ runs check_for_underscore, quiet, start_displayhook,
+write_output_prompt, compute_format_data, update_user_ns, log_output,
+finish_displayhook): accept, start, send_started, apply, run (execute,
+then end), fail when it raised, finish. The cell's own state (id, running,
+interrupted, ack, ...) is on the Cell, which core's signal handler, flusher
+and frame writers read as _core._cur. A result goes through show_result's
+steps the same way: update_user_ns, shows_itself, compute_format_data,
+write_format_data (a quiet cell, ending in ';', has no last expression).
+Loaded by core on the first execute request.
+"""
+
+import _ast
+import _signal
+import os
+import sys
+
+_core = globals()["_core"]
+_AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_CO_COROUTINE = 0x80
+_loop = None  # the session's event loop for top-level await
+
+
+class _RequestError(Exception):
+    """A request that cannot run; reported as an error of that cell."""
+
+
+def _await(coro):
+    """Run a top-level-await cell on the session's persistent event loop."""
+    global _loop
+    import asyncio
+
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(_loop)
+    task = _loop.create_task(coro)
+    try:
+        return _loop.run_until_complete(task)
+    except BaseException as e:
+        if not task.done():
+            if isinstance(e, KeyboardInterrupt):
+                _at_await(e, task)
+            task.cancel()
+            try:
+                _loop.run_until_complete(task)
+            except BaseException:
+                pass
+        raise
+
+
+def _at_await(exc, task):
+    """An interrupt that landed in the event loop's wait: give it the cell's
+    suspended await chain as its traceback, so it shows the cell's line, not
+    only asyncio's selector."""
+    try:
+        import types
+
+        stack, c = [], task.get_coro()
+        while c is not None:
+            f = getattr(c, "cr_frame", None) or getattr(c, "gi_frame", None)
+            if f is None:
+                break
+            stack.append(f)
+            c = getattr(c, "cr_await", None) or getattr(c, "gi_yieldfrom", None)
+        tb = None
+        for f in reversed(stack):
+            tb = types.TracebackType(tb, f, f.f_lasti, f.f_lineno)
+        if tb is not None:
+            exc.with_traceback(tb)
+    except Exception:
+        pass
+
+
+def _apply(req):
+    """Apply a request's cwd, env and run id before its cell runs."""
+    env = req.get("env")
+    if env is not None:
+        if type(env) is not dict:
+            raise _RequestError('"env" must be an object of names to strings or null')
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            elif type(v) is str:
+                try:
+                    os.environ[k] = v
+                except ValueError as e:
+                    raise _RequestError("cannot set env %r: %s" % (k, e))
+            else:
+                raise _RequestError('"env" value for %r must be a string or null' % k)
+    run = req.get("run")
+    if run:
+        os.environ["EVALHOST_RUN"] = str(run)
+    else:
+        os.environ.pop("EVALHOST_RUN", None)
+    cwd = req.get("cwd")
+    if cwd:
+        if type(cwd) is not str:
+            raise _RequestError('"cwd" must be a string')
+        try:
+            os.chdir(cwd)
+        except OSError as e:
+            raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
+        here = os.getcwd()
+        if sys.path[:1] != [here]:
+            try:
+                sys.path.remove(here)
+            except ValueError:
+                pass
+            sys.path.insert(0, here)
+
+
+def _ends_quiet(src, node):
+    """A ';' after the last expression silences it, as in IPython: comments
+    after the ';' do not count (`x;  # note`), a ';' inside one does."""
+    if ";" not in src:
+        return False
+    lines = src.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # Only ';', blanks and comments can follow the cell's last statement.
+    tail = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace")
+    for line in [tail] + lines[node.end_lineno:]:
+        if ";" in line.split("#", 1)[0]:
+            return True
+    return False
+
+
+# __future__ imports last for the session, as in IPython (codeop keeps them).
+_FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler flags
+_future = 0
+
+
+def _compile(src, name):
+    """Compile a cell to (body code, last-expression code); SyntaxError as is."""
+    global _future
+    tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
+    expr = None
+    if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):
+        expr = tree.body.pop()
+    body = compile(tree, name, "exec", _RUN_FLAGS | _future, True) if tree.body else None
+    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS | _future, True) if expr else None
+    if body is not None:
+        _future |= body.co_flags & _FUTURE_MASK
+    return body, last
+
+
+def _record_input(src, count):
+    """IPython's input history: In[N], _i, _ii, _iii, _iN."""
+    ns = _core._ns
+    hist = ns.get("In")
+    if type(hist) is not list:
+        hist = ns["In"] = ns["_ih"] = [""]
+    while len(hist) < count:
+        hist.append("")
+    hist[count:] = [src]
+    # As IPython: _i is the previous input, _i00 this one.
+    ns["_iii"], ns["_ii"], ns["_i"], ns["_i00"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", ""), src
+    ns["_i%d" % count] = src
+
+
+def register_source(name, src):
+    """Keep a cell's source for tracebacks, inspect and linecache."""
+    _core._sources[name] = src
+    lc = sys.modules.get("linecache")
+    if lc is not None:
+        lc.cache[name] = (len(src), None, src.splitlines(True), name)
+
+
+def _exec_code(body, last, ns, local=None):
+    """Run compiled cell code; return the last expression's value (or None)."""
+    if local is None:
+        local = ns
+    if body is not None:
+        r = eval(body, ns, local)
+        if body.co_flags & _CO_COROUTINE:
+            _await(r)
+    if last is not None:
+        v = eval(last, ns, local)
+        if last.co_flags & _CO_COROUTINE:
+            v = _await(v)
+        return v
+    return None
+
+
+def run_source(src, name, ns=None, local=None):
+    """Compile src (magics rewritten) under name and run it; return its last value.
+
+    src must keep its line numbers relative to the text registered for name:
+    cell magics pass their body with the magic line blanked.
+    """
+    if _core._maybe_magic(src):
+        src = _core._module("ipy_rewrite").transform(src)
+    body, last = _compile(src, name)
+    return _exec_code(body, last, _core._ns if ns is None else ns, local)
+
+
+# --- the result: IPython's displayhook, step by step ---------------------
+
+
+def show_result(v):
+    """Show a cell's last value as its result (a None value shows nothing;
+    a quiet cell, one ending in ';', never gets here: see _ends_quiet)."""
+    if v is None:
+        return
+    _update_user_ns(v)
+    if _shows_itself(v):
+        return
+    bundle, meta = _compute_format_data(v)
+    _write_format_data(bundle, meta)
+
+
+def _update_user_ns(v):
+    """IPython's output history: _, __, ___, _N, Out[N]."""
+    ns, count = _core._ns, _core._count
+    out = ns.get("Out")
+    if type(out) is not dict:
+        out = ns["Out"] = ns["_oh"] = {}
+    out[count] = v
+    ns["___"], ns["__"], ns["_"] = ns.get("__", ""), ns.get("_", ""), v
+    ns["_%d" % count] = v
+
+
+def _shows_itself(v):
+    """An object with _ipython_display_ shows itself, as under IPython's hook."""
+    m = _core._module("display").method(v, "_ipython_display_")
+    if m is None:
+        return False
+    m()
+    return True
+
+
+def _compute_format_data(v):
+    return _core._module("display").format(v)
+
+
+def _write_format_data(bundle, meta):
+    _core._module("display").send_bundle("result", bundle, meta, _core._count)
+
+
+# --- one execute request -------------------------------------------------
+
+
+class Cell(_core._Request):
+    """One execute request. Calling it runs the steps in order; core's
+    signal handler, flusher and frame writers read this object as _core._cur."""
+
+    def __init__(self, req):
+        self.req = req
+        self.status = "error"
+        self.cancelled = False
+
+    def __call__(self):
+        if not self.accept():
+            return
+        self.start()
+        try:
+            try:
+                self.send_started()
+                self.apply()
+                self.run()
+                self.running = False
+                # IPython catches the KeyboardInterrupt itself and reports an error
+                self.cancelled = self.status == "error" and _core._ipython_mode and self.interrupted
+            except BaseException as e:
+                self.running = False  # first: no KeyboardInterrupt may land in the handling
+                self.fail(e)
+                del e
+        except KeyboardInterrupt:  # landed between the cell's end and the flag
+            pass
+        finally:
+            self.running = False
+        self.finish()
+
+    def accept(self):
+        """A request without a string id cannot be answered: warn, skip it."""
+        rid = self.req.get("id")
+        if type(rid) is not str or not rid:
+            _core._warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
+            return False
+        self.id, self.qid = rid, _core._q(rid)
+        self.ack = _core._frame("interrupted", self.qid).encode()
+        return True
+
+    def start(self):
+        """Become the current request and let interrupts land (from here on a
+        SIGINT raises KeyboardInterrupt, so every later step is in the try)."""
+        self.running = True  # before "started": an interrupt after it must land
+        self.positioning = True
+        _core._cur = self
+        _core._gate.release()
+
+    def send_started(self):
+        _core._send(_core._frame("started", self.qid))
+
+    def apply(self):
+        """The request's code, env, run id and cwd; bad ones are a RequestError."""
+        code = self.req.get("code", "")
+        if type(code) is not str:
+            raise _RequestError('"code" must be a string')
+        _apply(self.req)
+        self.code = code
+
+    def run(self):
+        """Count the cell and run it; figures and post-cell hooks follow whatever it did."""
+        _core._count += 1
+        try:
+            self.status = self.execute(self.code)
+        finally:
+            _core._flush_figures()
+            self.end()
+
+    def execute(self, src):
+        """Run the source; send its result or its compile error; return the status."""
+        if _core._ipython_mode:
+            return _core._module("ipy_full").run_full(src)
+        count = _core._count
+        name = "<cell %d>" % count
+        _record_input(src, count)
+        register_source(name, src)
+        for hook in _core._pre_cell:
+            hook()
+        code = src
+        try:
+            if _core._maybe_magic(src):
+                code = _core._module("ipy_rewrite").transform(src)
+            body, last = _compile(code, name)
+        except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
+            _core._send_error(e, only=True)
+            return "error"
+        show_result(_exec_code(body, last, _core._ns))
+        return "ok"
+
+    def end(self):
+        """Post-cell hooks (get_ipython().events); one that raises is a warning."""
+        for hook in _core._post_cell:
+            try:
+                hook(self.status)
+            except Exception as e:
+                _core._warn("post-cell hook %r raised %s: %s" % (hook, type(e).__name__, e), self.qid)
+
+    def fail(self, e):
+        """What the cell raised: a request error, a clean exit, or an error frame."""
+        self.status = "error"
+        if isinstance(e, _RequestError):
+            _core._send_plain_error("RequestError", str(e))
+        elif isinstance(e, SystemExit) and e.code in (None, 0):
+            self.status = "ok"
+        else:
+            self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
+            _core._send_error(e)
+
+    def finish(self):
+        """Idle again: the SIGINT handler back, output flushed, sync marks, done."""
+        if _core._forked:  # a fork() in the cell returned into the runner: no marks, no done
+            _core._flush_std()
+            os._exit(0)  # before the gate: the flusher may have held it at the fork
+        _core._gate.acquire()
+        if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
+            _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
+        _core._flush_std()
+        self.positioning = False
+        mark = b"\x00\x1eEVH" + _core._nonce + b":" + self.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
+        _core._mark(1, mark)
+        _core._mark(2, mark)
+        _core._send(_core._frame("done", self.qid, status='"%s"' % self.status, executionCount=_core._count,
+                                 cancelled="true" if self.cancelled else "false"))

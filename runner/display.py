@@ -1,0 +1,260 @@
+"""evalhost rich output: the IPython display protocol (display(), results,
+matplotlib figures) as display, update_display and clear_output frames.
+Loaded by core on the first display or result.
+"""
+
+import io
+import os
+import sys
+
+_core = globals()["_core"]
+_q = _core._q
+
+
+def _json_value(v):
+    if type(v) is str:
+        return _q(v)
+    import json
+
+    return json.dumps(v, default=repr, separators=(",", ":"))
+
+
+def _bundle_json(bundle):
+    return "{" + ",".join(_q(k) + ":" + _json_value(v) for k, v in bundle.items()) + "}"
+
+
+def emit_display(kind, bundle, metadata, display_id):
+    """A display or update_display frame, or an entry of %%capture's list."""
+    cap = _core._capture
+    if cap is not None:
+        cap.append((kind, bundle, metadata, display_id))
+        return
+    _core._flush_std()
+    fields = {"bundle": _bundle_json(bundle)}
+    if metadata:
+        fields["metadata"] = _json_value(metadata)
+    if display_id:
+        fields["displayId"] = _q(str(display_id))
+    _core._send(_core._frame(kind, _core._cur.qid, **fields))
+
+
+def emit_clear(wait=False):
+    """A clear_output frame, or an entry of %%capture's list."""
+    cap = _core._capture
+    if cap is not None:
+        cap.append(("clear_output", wait, None, None))
+        return
+    _core._flush_std()
+    _core._send(_core._frame("clear_output", _core._cur.qid, wait="true" if wait else "false"))
+
+
+def send_bundle(kind, bundle, meta, count):
+    """A result frame (or IPython mode's), or an entry of %%capture's list."""
+    cap = _core._capture
+    if cap is not None:
+        cap.append((kind, bundle, meta, None))
+        return
+    _core._flush_std()
+    fields = {"bundle": _bundle_json(bundle)}
+    if meta:
+        fields["metadata"] = _json_value(meta)
+    fields["executionCount"] = count
+    _core._send(_core._frame(kind, _core._cur.qid, **fields))
+
+_REPR_METHODS = (
+    ("_repr_html_", "text/html"),
+    ("_repr_markdown_", "text/markdown"),
+    ("_repr_svg_", "image/svg+xml"),
+    ("_repr_png_", "image/png"),
+    ("_repr_jpeg_", "image/jpeg"),
+    ("_repr_json_", "application/json"),
+    ("_repr_latex_", "text/latex"),
+)
+_BINARY = ("image/png", "image/jpeg", "application/pdf")
+
+
+def method(obj, name):
+    """obj's display method name, as IPython's get_real_method finds it: none
+    on classes, nor on objects that answer any attribute (mocks, proxies)."""
+    if isinstance(obj, type):
+        return None
+    try:
+        if getattr(obj, "_ipython_canary_method_should_not_exist_", None) is not None:
+            return None
+        m = getattr(obj, name, None)
+    except Exception:
+        return None
+    return m if callable(m) else None
+
+
+def _note_repr_failure(obj, name, exc):
+    _core._err.write("display: %s.%s() raised %s: %s\n" % (type(obj).__name__, name, type(exc).__name__, exc))
+
+
+def _mime_value(mime, v):
+    """Return v as it goes on the wire for mime, or None when unusable."""
+    if v is None:
+        return None
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        if mime in _BINARY or mime.startswith("image/") and mime != "image/svg+xml":
+            import binascii
+
+            return binascii.b2a_base64(bytes(v), newline=False).decode("ascii")
+        return bytes(v).decode("utf-8", "replace")
+    if isinstance(v, str):
+        return v
+    if mime == "application/json" or mime.endswith("+json"):
+        return v if isinstance(v, (dict, list, int, float, bool)) else None
+    return None
+
+
+def _split_md(v):
+    if type(v) is tuple and len(v) == 2 and isinstance(v[1], dict):
+        return v
+    return v, None
+
+
+def format(obj):
+    """The IPython display protocol: (bundle, metadata), text/plain always."""
+    bundle, meta = {}, {}
+    if not isinstance(obj, type):
+        m = method(obj, "_repr_mimebundle_")
+        if m is not None:
+            try:
+                r, md = _split_md(m(include=None, exclude=None))
+            except Exception as e:
+                _note_repr_failure(obj, "_repr_mimebundle_", e)
+                r, md = None, None
+            if isinstance(r, dict):
+                for mime, v in r.items():
+                    v = _mime_value(str(mime), v)
+                    if v is not None:
+                        bundle[str(mime)] = v
+            if md:
+                meta.update(md)
+        for name, mime in _REPR_METHODS:
+            if mime in bundle:
+                continue
+            m = method(obj, name)
+            if m is None:
+                continue
+            try:
+                v, md = _split_md(m())
+            except Exception as e:
+                _note_repr_failure(obj, name, e)
+                continue
+            v = _mime_value(mime, v)
+            if v is not None:
+                bundle[mime] = v
+                if md:
+                    meta[mime] = md
+    if "text/plain" not in bundle:
+        bundle["text/plain"] = repr(obj)
+    return bundle, meta
+
+
+class DisplayHandle:
+    """Returned by display(..., display_id=...): update or re-show that output."""
+
+    def __init__(self, display_id=None):
+        self.display_id = display_id or os.urandom(16).hex()
+
+    def __repr__(self):
+        return "<DisplayHandle display_id=%s>" % self.display_id
+
+    def display(self, obj, **kwargs):
+        display(obj, display_id=self.display_id, **kwargs)
+
+    def update(self, obj, **kwargs):
+        update_display(obj, display_id=self.display_id, **kwargs)
+
+
+def bundle_of(obj, raw, metadata):
+    if raw:
+        if not isinstance(obj, dict):
+            raise TypeError("display(raw=True) takes MIME bundles (dicts), not %s" % type(obj).__name__)
+        # Sent as given, as IPython does: any JSON value under any MIME type
+        # (structured types such as application/x-omp-status carry dicts),
+        # and no text/plain made up from the dict's repr (the protocol's
+        # text/plain is then empty, as the gateway backend sends it).
+        bundle = {}
+        for mime, v in obj.items():
+            if isinstance(v, (str, bytes, bytearray, memoryview)):
+                v = _mime_value(str(mime), v)
+            if v is not None:
+                bundle[str(mime)] = v
+        bundle.setdefault("text/plain", "")
+        meta = {}
+    else:
+        bundle, meta = format(obj)
+    if metadata:
+        meta.update(metadata)
+    return bundle, meta
+
+
+def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
+            raw=False, clear=False, update=False, **kwargs):
+    """Show objects as rich output (the IPython display protocol).
+
+    raw=True takes MIME bundles; display_id=True (or a string) returns a
+    DisplayHandle whose update() replaces that output; update=True replaces
+    the earlier outputs with display_id; clear=True clears the output first
+    (when the new output arrives).
+    """
+    if not display_id and transient:
+        display_id = transient.get("display_id")
+    if display_id is True:
+        display_id = os.urandom(16).hex()
+    if update and not display_id:
+        raise TypeError("display(update=True) needs a display_id: the id of the output to replace")
+    if clear:
+        emit_clear(True)
+    kind = "update_display" if update else "display"
+    if not objs and display_id:
+        emit_display(kind, {"text/plain": ""}, None, display_id)  # a placeholder to update later
+    for obj in objs:
+        if not raw:
+            m = method(obj, "_ipython_display_")
+            if m is not None:
+                m()
+                continue
+        bundle, meta = bundle_of(obj, raw, metadata)
+        if include or exclude:
+            bundle = {k: v for k, v in bundle.items()
+                      if k == "text/plain" or (not include or k in include) and not (exclude and k in exclude)}
+        emit_display(kind, bundle, meta, display_id)
+    if display_id:
+        return DisplayHandle(display_id)
+    return None
+
+
+def update_display(obj, *, display_id, **kwargs):
+    """Replace every earlier output carrying display_id with obj."""
+    kwargs["update"] = True
+    display(obj, display_id=display_id, **kwargs)
+
+
+def flush_figures():
+    """Send matplotlib figures left open by the cell as PNG, then close them."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    try:
+        nums = plt.get_fignums()
+        if not nums:
+            return
+        import binascii
+
+        for n in nums:
+            fig = plt.figure(n)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", bbox_inches="tight")
+            png = binascii.b2a_base64(buf.getvalue(), newline=False).decode("ascii")
+            emit_display("display", {"image/png": png, "text/plain": repr(fig)}, None, None)
+    except Exception as e:
+        _core._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _core._cur.qid)
+    finally:
+        try:
+            plt.close("all")
+        except Exception:
+            pass

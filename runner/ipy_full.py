@@ -1,0 +1,91 @@
+"""evalhost full IPython mode (EVALHOST_IPYTHON=1), loaded at start-up only
+in that mode: every cell runs through IPython's InteractiveShell, whose
+displayhook, display publisher and tracebacks send the runner's frames.
+"""
+
+import re
+import sys
+
+_core = globals()["_core"]
+
+
+# --- full IPython mode (EVALHOST_IPYTHON=1) --------------------------------
+
+full_error = None
+_full = []
+
+
+def _strip_ansi(s):
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", s)
+
+
+def start_full():
+    """Create an InteractiveShell whose outputs are runner frames, on the runner's namespace."""
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.displaypub import DisplayPublisher as Publisher
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    class Hook(DisplayHook):
+        def start_displayhook(self):
+            pass
+
+        def write_output_prompt(self):
+            pass
+
+        def write_format_data(self, format_dict, md_dict=None):
+            _core._module("display").send_bundle("result", format_dict, md_dict, self.shell.execution_count)
+
+        def finish_displayhook(self):
+            pass
+
+    class Pub(Publisher):
+        def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+            did = (transient or {}).get("display_id")
+            _core._module("display").emit_display("update_display" if update else "display",
+                                _core._module("display").bundle_of(data, True, None)[0], metadata or None, did)
+
+        def clear_output(self, wait=False):
+            _core._module("display").emit_clear(bool(wait))
+
+    class Shell(InteractiveShell):
+        displayhook_class = Hook
+        display_pub_class = Pub
+
+        def _showtraceback(self, etype, evalue, stb):
+            lines = _strip_ansi("\n".join(stb)).split("\n")
+            try:
+                text = str(evalue)
+            except Exception:
+                text = "<unprintable %s>" % etype.__name__
+            _core._module("tracebacks").send_error_lines(etype.__name__, text, lines)
+
+    c = Config()
+    c.HistoryManager.hist_file = ":memory:"
+    c.InteractiveShell.colors = "NoColor"
+    c.InteractiveShell.autocall = 0
+    sh = Shell.instance(config=c, user_module=sys.modules["__main__"])
+    _full.append(sh)
+
+
+def hide_startup_names(names):
+    """%who, %whos and %reset leave the prelude's and modules' names alone,
+    as they do in the runner's own mode."""
+    for sh in _full:
+        sh.user_ns_hidden.update({k: sh.user_ns[k] for k in names if k in sh.user_ns})
+
+
+def run_full(src):
+    """Run one cell through InteractiveShell; its frames are the same as the runner's own."""
+    if not _full:
+        _core._send_plain_error(
+            "IPythonUnavailable",
+            "IPython mode was requested (EVALHOST_IPYTHON=1) but IPython could not start (%s); "
+            "install it in this interpreter (pip install ipython) or start the session without --ipython"
+            % (full_error or "unknown error"),
+        )
+        return "error"
+    sh = _full[0]
+    sh.execution_count = _core._count
+    result = sh.run_cell(src, store_history=True)
+    return "ok" if result.success else "error"

@@ -1,0 +1,139 @@
+"""evalhost magic rewriter, loaded by core when a cell may hold a magic or
+shell escape (a cheap pre-check says so).
+
+transform(src) rewrites them into calls on builtins.__evh__ (installed
+here), one line for one line: Python's tokenizer decides which lines are
+code, so '%' and '!' in strings, f-strings, modulo and '!=' are never
+touched and error line numbers hold. The calls load what they need: a shell
+escape only ipy_system, a magic ipy_magics. Nothing of _core is used at
+load, so the rewriter also runs on its own (the fuzz test does).
+"""
+
+import builtins
+import io
+import re
+import sys
+import tokenize
+
+_core = globals().get("_core")
+
+
+# --- the rewriter ---------------------------------------------------------
+
+_ESCAPE = re.compile(r"^([ \t]*)(%%|%|!!|!)(.*?)(\r?\n)?$", re.S)
+_ASSIGN = re.compile(
+    r"^([ \t]*)([A-Za-z_][\w.]*(?:\[[^=\]\n]*\])?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*(!|%)(?!=)(.*?)(\r?\n)?$",
+    re.S,
+)
+_PLACEHOLDER = "__evh_magic_%d__"
+_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
+
+
+def _candidates(lines):
+    """Lines that would be a magic if they begin a logical line: index -> replacement."""
+    found = {}
+    for i, line in enumerate(lines):
+        m = _ESCAPE.match(line)
+        if m:
+            indent, esc, rest, end = m.groups()
+            if esc.startswith("%") and rest[:1] in ("=", " ", ""):
+                continue  # '%=' or a lone '%': never a magic, leave it to the compiler
+            found[i] = indent + _call(esc, rest) + (end or "")
+            continue
+        m = _ASSIGN.match(line)
+        if m:
+            indent, lhs, esc, rest, end = m.groups()
+            call = _call("!!" if esc == "!" else esc, rest)
+            found[i] = "%s%s = %s%s" % (indent, lhs, call, end or "")
+    return found
+
+
+def _call(esc, rest):
+    if esc == "!":
+        return "__evh__.system(%r)" % rest
+    if esc == "!!":
+        return "__evh__.getoutput(%r)" % rest
+    name, _, args = rest.partition(" ")
+    if esc == "%%":
+        return "__evh__.misplaced_cell_magic(%r)" % name
+    return "__evh__.line_magic(%r, %r)" % (name, args.strip())
+
+
+def _confirmed(lines, cands):
+    """Which candidate lines the tokenizer sees as the start of a logical line."""
+    work = list(lines)
+    for i in cands:
+        line = lines[i]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        work[i] = indent + _PLACEHOLDER % i + ("\n" if line.endswith("\n") else "")
+    names = {_PLACEHOLDER % i: i for i in cands}
+    ok = set()
+    depth, prev = 0, tokenize.NEWLINE
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("".join(work)).readline):
+            t = tok.type
+            if t == tokenize.OP:
+                if tok.string in "([{":
+                    depth += 1
+                elif tok.string in ")]}":
+                    depth = max(depth - 1, 0)
+            elif t == tokenize.NAME and tok.string in names and depth == 0 and prev in _START:
+                ok.add(names[tok.string])
+            if t != tokenize.COMMENT:
+                prev = t
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the compiler reports the real error; lines seen so far are known
+    return ok
+
+
+def transform(src):
+    """Rewrite magics and shell escapes in a cell into calls, one line for one line."""
+    parts = src.split("\n")  # only "\n" ends a line for the tokenizer, not splitlines' other breaks
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("%%") and len(s) > 2 and not s[2] in " =%":
+            name, _, args = s[2:].partition(" ")
+            body = "".join(lines[i + 1:])
+            return "\n" * i + "__evh__.cell_magic(%r, %r, %r, %d)" % (name, args.strip(), body, i + 1)
+        break
+    cands = _candidates(lines)
+    if not cands:
+        return src
+    for i in _confirmed(lines, cands):
+        lines[i] = cands[i]
+    return "".join(lines)
+
+
+# --- the entry points the rewritten code calls ---------------------------
+
+
+class _Entry:
+    """builtins.__evh__: what transform() turns magics and escapes into."""
+
+    @staticmethod
+    def system(cmd):
+        s = _core._module("ipy_system")
+        return s.system(s.expand(cmd, sys._getframe(1)))
+
+    @staticmethod
+    def getoutput(cmd):
+        s = _core._module("ipy_system")
+        return s.getoutput(s.expand(cmd, sys._getframe(1)))
+
+    @staticmethod
+    def line_magic(name, args):
+        return _core._module("ipy_magics").line_magic(name, args, sys._getframe(1))
+
+    @staticmethod
+    def cell_magic(name, args, body, offset):
+        return _core._module("ipy_magics").cell_magic(name, args, body, offset, sys._getframe(1))
+
+    @staticmethod
+    def misplaced_cell_magic(name):
+        raise _core._module("ipy_magics").UsageError("cell magic %%%%%s must be on the first line of the cell" % name)
+
+
+builtins.__evh__ = _Entry

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// TestFeaturesLoadOnlyTheirModules: each IPython feature loads its own
+// runner modules and no other, so a `!ls` cell no longer pays for magics,
+// get_ipython, the IPython.display shim and full IPython mode (before the
+// split it loaded all of them: one 1.7k-line ipy.py).
+func TestFeaturesLoadOnlyTheirModules(t *testing.T) {
+	for _, tc := range []struct {
+		name, cell string
+		want       []string // the _evalhost_ modules the cell loads
+	}{
+		{"plain cell", "x = 1 % 2", nil},
+		{"shell escape", "!ls > /dev/null", []string{"ipy_rewrite", "ipy_system"}},
+		{"captured shell escape", "files = !ls", []string{"ipy_rewrite", "ipy_system"}},
+		{"line magic", "%pwd", []string{"ipy_magics", "ipy_rewrite", "ipy_system"}},
+		{"capture cell magic", "%%capture out\nprint(1)", []string{"ipy_capture", "ipy_magics", "ipy_rewrite", "ipy_system"}},
+		{"get_ipython", "shell = get_ipython()", []string{"ipy_shell"}},
+		{"IPython.display", "from IPython.display import HTML", []string{"ipy_display"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{pyArgs: []string{"-S"}}) // -S: the shim, whether or not IPython is installed
+			wantResult("1")(t, p.run("1"))                   // the modules every cell with a result loads
+			if d := p.run("import sys\n_before = set(sys.modules)").done(); d.Status != "ok" {
+				t.Fatalf("snapshot: done %+v", d)
+			}
+			if d := p.run(tc.cell).done(); d.Status != "ok" {
+				t.Fatalf("cell %q: done %+v", tc.cell, d)
+			}
+			c := p.run("sorted(set(sys.modules) - _before)")
+			r, ok := c.first(frames.TypeResult)
+			if !ok {
+				t.Fatalf("no result: %+v", c.frames)
+			}
+			loaded := strings.Trim(text(t, r.Bundle, "text/plain"), "[]")
+			var ours []string
+			for _, m := range strings.Split(loaded, ", ") {
+				if m = strings.Trim(m, "'"); strings.HasPrefix(m, "_evalhost_") {
+					ours = append(ours, strings.TrimPrefix(m, "_evalhost_"))
+				}
+			}
+			if !slices.Equal(ours, tc.want) {
+				t.Errorf("cell %q loaded runner modules %v, want %v", tc.cell, ours, tc.want)
+			}
+			t.Logf("%s loads: %s", tc.name, loaded)
+		})
+	}
+}

@@ -1,0 +1,128 @@
+"""evalhost stdin: what a cell gets instead of a terminal. input(), sys.stdin
+and getpass fail at once with StdinNotImplementedError (after an input
+frame) instead of hanging; linecache, imported late, learns the cells'
+sources. Loaded by core at start-up; it imports nothing more.
+"""
+
+import io
+import sys
+
+_core = globals()["_core"]
+_q = _core._q
+
+
+class StdinNotImplementedError(NotImplementedError):
+    """Raised when a cell asks for interactive input."""
+
+
+StdinNotImplementedError.__module__ = "builtins"
+_NO_STDIN = (
+    "input() is not supported: evalhost cells have no interactive stdin; "
+    "pass values in code or files instead"
+)
+
+
+def deny_stdin(prompt=""):
+    _core._flush_std()
+    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    raise StdinNotImplementedError(_NO_STDIN)
+
+
+deny_stdin.__name__ = deny_stdin.__qualname__ = "input"
+
+
+class NoStdin(io.TextIOBase):
+    """sys.stdin: reading fails at once instead of hanging."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    name = "<stdin>"
+    mode = "r"
+    newlines = None
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        return 0
+
+    def isatty(self):
+        return False
+
+    def read(self, size=-1):
+        deny_stdin()
+
+    def readline(self, size=-1):
+        deny_stdin()
+
+    def readlines(self, hint=-1):
+        deny_stdin()
+
+
+def deny_getpass(prompt="Password: ", stream=None):
+    """getpass.getpass: fails at once, as input() does. The real one opens
+    /dev/tty, and a runner in a terminal's background process group stops
+    there (SIGTTIN) until the cell times out."""
+    _core._flush_std()
+    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    raise StdinNotImplementedError(
+        "getpass() is not supported: evalhost cells have no interactive stdin; "
+        "read secrets from a file or an environment variable instead"
+    )
+
+
+deny_getpass.__name__ = deny_getpass.__qualname__ = "getpass"
+
+
+def _fix_linecache(lc):
+    """Cells run before linecache was imported: give it their source, so
+    inspect.getsource, pdb and traceback.print_exc show cell lines."""
+    for name, src in _core._sources.items():
+        lc.cache.setdefault(name, (len(src), None, src.splitlines(True), name))
+
+
+def _fix_getpass(gp):
+    gp.getpass = deny_getpass
+
+
+class _FixingLoader:
+    """Runs a stdlib module's own loader, then adapts the module to cells."""
+
+    def __init__(self, loader, fix):
+        self._loader, self._fix = loader, fix
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._fix(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class StdlibHook:
+    """Meta-path hook for the few stdlib modules cells need adapted, imported
+    lazily so start-up imports nothing; other imports pay one dict lookup."""
+
+    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        fix = cls.fixes.get(name)
+        if fix is None:
+            return None
+        import _frozen_importlib_external
+
+        spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _FixingLoader(spec.loader, fix)
+        return spec
+
+    @classmethod
+    def install(cls):
+        for name, fix in cls.fixes.items():
+            if name in sys.modules:  # imported at start-up (site, .pth files)
+                fix(sys.modules[name])
+        sys.meta_path.insert(0, cls)

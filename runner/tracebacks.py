@@ -1,0 +1,75 @@
+"""evalhost tracebacks: error frames whose traceback shows the cell's lines
+and never the runner's own files. Loaded by core on the first error.
+"""
+
+import os
+import sys
+
+_core = globals()["_core"]
+_q = _core._q
+
+
+def _seed_linecache():
+    lc = sys.modules.get("linecache")
+    if lc is None:
+        return
+    for name, src in _core._sources.items():
+        if name not in lc.cache:
+            lc.cache[name] = (len(src), None, src.splitlines(True), name)
+
+
+def _is_runner_file(name):
+    """The runner's own files: core, bootstrap, prelude helpers, IPython shims."""
+    return name in _core._RUNNER_FILES or os.path.dirname(name) == _core._HERE
+
+
+def _strip_runner(te, seen):
+    """Drop runner frames, and frames before the first cell frame, everywhere."""
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    frames = list(te.stack)
+    for i, f in enumerate(frames):
+        if f.filename.startswith("<cell "):
+            frames = frames[i:]
+            break
+    te.stack = type(te.stack).from_list([f for f in frames if not _is_runner_file(f.filename)])
+    _strip_runner(te.__cause__, seen)
+    _strip_runner(te.__context__, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _strip_runner(sub, seen)
+
+
+def traceback_lines(exc, only=False):
+    import traceback
+
+    _seed_linecache()
+    if only:
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+    else:
+        try:
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        except TypeError:  # Python < 3.10
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+        _strip_runner(te, set())
+        text = "".join(te.format())
+    return text.rstrip("\n").split("\n")
+
+
+def send_error(exc, only=False):
+    try:
+        evalue = str(exc)
+    except Exception:
+        evalue = "<unprintable %s>" % type(exc).__name__
+    try:
+        lines = traceback_lines(exc, only)
+    except Exception as e:  # a broken __str__ or traceback must not lose the error
+        lines = ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
+    send_error_lines(type(exc).__name__, evalue, lines)
+
+
+def send_error_lines(ename, evalue, lines):
+    """An error frame; its traceback is the lines given."""
+    _core._flush_std()
+    _core._send(_core._frame("error", _core._cur.qid, ename=_q(ename), evalue=_q(evalue),
+                             traceback="[%s]" % ",".join(map(_q, lines))))

@@ -1,0 +1,302 @@
+package streamsink
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// spillOnce runs one cell's worth of output through a sink on st that is
+// sure to spill, and returns its dump; a failed spill is in its notices.
+func spillOnce(t *testing.T, st *Store, size int) Dump {
+	t.Helper()
+	s := newSink(t, Options{Store: st, MaxBytes: 64})
+	line := strings.Repeat("x", 99) + "\n"
+	for range size / len(line) {
+		s.Write(frames.TypeStdout, []byte(line))
+	}
+	s.Close()
+	return s.Dump()
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func dirTotal(t *testing.T, dir string) int64 {
+	t.Helper()
+	var total int64
+	for _, name := range listDir(t, dir) {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+	}
+	return total
+}
+
+// TestArtifactModes (issue 19 item 6): artifacts are 0600, a directory the
+// store makes is 0700, and the notice says where the output went.
+func TestArtifactModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home", "artifacts")
+	st := NewStore(dir)
+	d := spillOnce(t, st, 1000)
+	if _, _, err := st.WriteFile("png", []byte("png")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+	for _, name := range listDir(t, dir) {
+		if fi, _ := os.Stat(filepath.Join(dir, name)); fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v, want 0600", name, fi.Mode().Perm())
+		}
+	}
+	if d.ArtifactPath != filepath.Join(dir, d.ArtifactID) || !slices.ContainsFunc(d.Notices, func(n string) bool {
+		return strings.HasPrefix(n, "[full output: artifact://"+d.ArtifactID) && strings.HasSuffix(n, " at "+d.ArtifactPath+"]")
+	}) {
+		t.Errorf("no notice names the artifact's path %s: %q", d.ArtifactPath, d.Notices)
+	}
+}
+
+// TestStoreDirectoryModes: a directory the store owns with loose modes is
+// tightened, another user's is refused; a user's own directory keeps its
+// modes but is refused when others may replace files in it.
+func TestStoreDirectoryModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		mode     fs.FileMode
+		userDir  bool
+		chown    bool // owned by another user (needs root)
+		wantMode fs.FileMode
+		refused  string
+	}{
+		{"own 0755 is tightened", 0o755, false, false, 0o700, ""},
+		{"own 0777 is tightened", 0o777, false, false, 0o700, ""},
+		{"own 0700 stays", 0o700, false, false, 0o700, ""},
+		{"own but another user's is refused", 0o700, false, true, 0o700, "belongs to another user (uid 4242)"},
+		{"user's 0755 is left as it is", 0o755, true, false, 0o755, ""},
+		{"user's sticky 1777 is left as it is", 0o777 | fs.ModeSticky, true, false, 0o777 | fs.ModeSticky, ""},
+		{"user's 0777 is refused", 0o777, true, false, 0o777, "can be written by other users (mode 0777)"},
+		{"user's 0775 is refused", 0o775, true, false, 0o775, "can be written by other users (mode 0775)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "artifacts")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if tt.chown {
+				if os.Getuid() != 0 {
+					t.Skip("needs root to give the directory to another user")
+				}
+				if err := os.Chown(dir, 4242, 4242); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := NewStoreWith(dir, StoreOptions{UserDir: tt.userDir})
+			f, _, err := st.Create("eval.log")
+			if tt.refused != "" {
+				if !errors.Is(err, ErrUnsafeDir) || !strings.Contains(err.Error(), tt.refused) || !strings.Contains(err.Error(), dir) {
+					t.Fatalf("Create = %v, want ErrUnsafeDir naming %s and saying %q", err, dir, tt.refused)
+				}
+				if names := listDir(t, dir); len(names) != 0 {
+					t.Errorf("a refused directory got files: %v", names)
+				}
+				d := spillOnce(t, st, 1000)
+				if d.ArtifactID != "" || !slices.ContainsFunc(d.Notices, func(n string) bool { return strings.Contains(n, tt.refused) }) {
+					t.Errorf("a sink on a refused directory: artifact %q, notices %q", d.ArtifactID, d.Notices)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else {
+				f.Close()
+			}
+			fi, err := os.Stat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode() & (fs.ModePerm | fs.ModeSticky); got != tt.wantMode {
+				t.Errorf("directory mode %v, want %v", got, tt.wantMode)
+			}
+		})
+	}
+}
+
+// TestMaxTotalRemovesOldestWhenASpillEnds: each finished artifact brings
+// the directory back under MaxTotal by removing the oldest, not the newest
+// and not one being written, even by another Store (another process).
+func TestMaxTotalRemovesOldestWhenASpillEnds(t *testing.T) {
+	dir := t.TempDir()
+	const limit = 5000
+	st := NewStoreWith(dir, StoreOptions{MaxTotal: limit})
+	other := NewStore(dir)
+	open, openID, err := other.Create("eval.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	if _, err := open.Write(make([]byte, 1500)); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(open.Name(), old, old) // the oldest of all, but being written
+	var ids []string
+	for i := range 8 {
+		d := spillOnce(t, st, 1500)
+		ids = append(ids, d.ArtifactID)
+		names := listDir(t, dir)
+		if !slices.Contains(names, d.ArtifactID) || !slices.Contains(names, openID) {
+			t.Fatalf("spill %d: the new artifact or the one being written was removed: %v", i, names)
+		}
+		if total := dirTotal(t, dir); total > limit {
+			t.Errorf("spill %d: %d bytes in the store, over the cap %d", i, total, limit)
+		}
+		// What is left of this store's artifacts is the newest ones.
+		var kept []string
+		for _, id := range ids {
+			if slices.Contains(names, id) {
+				kept = append(kept, id)
+			}
+		}
+		if len(kept) == 0 || !slices.Equal(kept, ids[len(ids)-len(kept):]) {
+			t.Errorf("spill %d: kept %v of %v, want the newest", i, kept, ids)
+		}
+	}
+	if got := listDir(t, dir); len(got) != 3 {
+		t.Errorf("left %v, want the open artifact and the two newest spills", got)
+	}
+}
+
+// TestRetentionWhileRunning: an artifact past the retention goes when a
+// later one is finished, not only when a command starts.
+func TestRetentionWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	st := NewStoreWith(dir, StoreOptions{Retention: time.Hour})
+	first := spillOnce(t, st, 1000)
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(first.ArtifactPath, old, old)
+	second := spillOnce(t, st, 1000)
+	if got := listDir(t, dir); !slices.Equal(got, []string{second.ArtifactID}) {
+		t.Errorf("left %v, want only %s", got, second.ArtifactID)
+	}
+}
+
+// TestUserDirIsNeverCleaned: PI_ARTIFACTS_DIR is the user's to clean.
+func TestUserDirIsNeverCleaned(t *testing.T) {
+	dir := t.TempDir()
+	st := NewStoreWith(dir, StoreOptions{UserDir: true, MaxTotal: 100, Retention: time.Millisecond})
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	os.WriteFile(filepath.Join(dir, "1.eval.log"), make([]byte, 500), 0o600)
+	os.Chtimes(filepath.Join(dir, "1.eval.log"), old, old)
+	for range 3 {
+		spillOnce(t, st, 1000)
+	}
+	if n, err := st.Prune(0); n != 0 || err != nil {
+		t.Errorf("Prune of a user's directory: %d, %v", n, err)
+	}
+	if got := listDir(t, dir); len(got) != 4 {
+		t.Errorf("left %v, want all 4 artifacts", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1073741824", 1 << 30, true},
+		{"512M", 512 << 20, true},
+		{"2G", 2 << 30, true},
+		{"2g", 2 << 30, true},
+		{"1GiB", 1 << 30, true},
+		{"1GB", 1 << 30, true},
+		{"64K", 64 << 10, true},
+		{"1T", 1 << 40, true},
+		{"0", 0, true},
+		{" 5M ", 5 << 20, true},
+		{"", 0, false},
+		{"-1", 0, false},
+		{"1.5G", 0, false},
+		{"lots", 0, false},
+		{"9999999999T", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestStoreFromEnv(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name, artifacts, max string
+		wantDir              string
+		wantOpt              StoreOptions
+		wantErr              string
+	}{
+		{"defaults", "", "", filepath.Join(home, "artifacts"), StoreOptions{}, ""},
+		{"cap", "", "2G", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: 2 << 30}, ""},
+		{"no cap", "", "0", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: -1}, ""},
+		{"bad cap", "", "big", filepath.Join(home, "artifacts"), StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": not a size`},
+		{"user's directory", "/somewhere/mine", "", "/somewhere/mine", StoreOptions{UserDir: true}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("PI_ARTIFACTS_DIR", tt.artifacts)
+			t.Setenv(MaxTotalEnv, tt.max)
+			st, err := StoreFromEnv(home)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+			if st == nil || st.Dir() != tt.wantDir || st.opt != tt.wantOpt {
+				t.Errorf("store %+v, want dir %s and options %+v", st, tt.wantDir, tt.wantOpt)
+			}
+		})
+	}
+}
+
+// TestStoreFromEnvEnforcesAtStart: a directory over a (lowered) cap is
+// brought under it when the store is opened, before anything spills.
+func TestStoreFromEnvEnforcesAtStart(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "artifacts")
+	os.Mkdir(dir, 0o700)
+	for i, name := range []string{"1.eval.log", "2.png", "3.eval.log"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, make([]byte, 600), 0o600)
+		mod := time.Now().Add(time.Duration(i-10) * time.Minute)
+		os.Chtimes(p, mod, mod)
+	}
+	t.Setenv("PI_ARTIFACTS_DIR", "")
+	t.Setenv(MaxTotalEnv, "1300")
+	if _, err := StoreFromEnv(home); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"2.png", "3.eval.log"}) {
+		t.Errorf("left %v, want the two newest", got)
+	}
+}

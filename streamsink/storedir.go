@@ -1,0 +1,67 @@
+package streamsink
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// ErrUnsafeDir is wrapped by the error a store gives (as a notice in the
+// Dump) when its directory would let other users read or replace artifacts.
+var ErrUnsafeDir = errors.New("streamsink: unsafe artifacts directory")
+
+// prepareDir creates dir 0700 or checks the one there. A directory the
+// store owns is its own business: loose modes are tightened to 0700, since
+// nobody else should read spilled output, and another user's directory is
+// refused, since its owner could read or replace it. A user's directory is
+// theirs: its modes are left as they are (artifacts are 0600 anyway), but
+// one others may write without the sticky bit is refused, since anyone who
+// can write it can swap an artifact for their own file.
+func prepareDir(dir string, userDir bool) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+	}
+	perm := fi.Mode().Perm()
+	if userDir {
+		if perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			return fmt.Errorf("%w: %s (PI_ARTIFACTS_DIR) can be written by other users (mode %04o), who could replace your artifacts: run chmod go-w on it, or use a directory of your own",
+				ErrUnsafeDir, dir, perm)
+		}
+		return nil
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%w: %s belongs to another user (uid %d), who could read or replace your output: remove it, or set PI_ARTIFACTS_DIR to a directory of your own",
+			ErrUnsafeDir, dir, uid)
+	}
+	if perm&0o077 != 0 {
+		if err := os.Chmod(dir, perm&0o700); err != nil {
+			return fmt.Errorf("%w: %s is open to other users (mode %04o) and could not be made 0700: %w", ErrUnsafeDir, dir, perm, err)
+		}
+	}
+	return nil
+}
+
+// parseSize reads a byte count with an optional binary suffix: "1073741824",
+// "512K", "512M", "1G", "1T" (also "512MiB", "1GB"; suffixes are 1024-based).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	shift := 0
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			shift, t = 10*(i+1), t[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || n < 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("not a size: want bytes such as 1073741824, 512M or 2G (0 for no cap)")
+	}
+	return n << shift, nil
+}
