@@ -30,10 +30,12 @@ print("end", n, flush=True)
 
 func release(t *testing.T, path string) {
 	t.Helper()
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
+	if err := releaseFile(path); err != nil {
 		t.Fatal(err)
 	}
 }
+
+func releaseFile(path string) error { return os.WriteFile(path, nil, 0o600) }
 
 // jobEnds counts OnJobEnd calls per job.
 type jobEnds struct {
