@@ -37,7 +37,8 @@ func (s *Server) job(req request) {
 	}
 	var offset int64
 	if o := req.root.Get("offset"); o.Exists() {
-		if o.Type != gjson.Number || o.Num < 0 || o.Num != math.Trunc(o.Num) || o.Num > math.MaxInt32*float64(1<<20) {
+		// Up to 2^53, where a JSON number stops being exact.
+		if o.Type != gjson.Number || o.Num < 0 || o.Num != math.Trunc(o.Num) || o.Num > 1<<53 {
 			s.requestError(badRequest(req.root, `"offset" must be a whole number of bytes, 0 or more: the "next" of the last job reply, or a cell_end's "jobOffset"`))
 			return
 		}
