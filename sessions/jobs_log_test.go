@@ -70,3 +70,34 @@ func TestJobLogWindow(t *testing.T) {
 		t.Fatalf("%d bytes held; want between one and two windows", held)
 	}
 }
+
+// Reading a log page by page from 0, passing each Next back, gives all of
+// its text once, whatever the chunks and the bounds.
+func FuzzJobLogPages(f *testing.F) {
+	f.Add("one\ntwo\nthree\n", "é€😀 partial", uint8(4), uint8(2))
+	f.Add("", "\n\n\n", uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, a, b string, maxBytes, maxLines uint8) {
+		// The log holds the sink's output: always valid UTF-8.
+		a, b = strings.ToValidUTF8(a, "\uFFFD"), strings.ToValidUTF8(b, "\uFFFD")
+		var l jobLog
+		l.frame(frames.Frame{Type: frames.TypeStdout, Data: a})
+		l.frame(frames.Frame{Type: frames.TypeStderr, Data: b})
+		var got strings.Builder
+		for offset := int64(0); ; {
+			p, err := l.read(offset, 4+int(maxBytes), int(maxLines))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Offset != offset || p.Next <= offset && p.Next != p.Total {
+				t.Fatalf("read(%d) = %+v: no progress", offset, p)
+			}
+			got.WriteString(p.Text)
+			if offset = p.Next; offset == p.Total {
+				break
+			}
+		}
+		if got.String() != a+b {
+			t.Fatalf("pages gave %q, want %q", got.String(), a+b)
+		}
+	})
+}
