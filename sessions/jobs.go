@@ -12,8 +12,13 @@ import (
 )
 
 // keptJobs is how many ended jobs stay readable (Job, WaitJob) after they
-// end; older ones are forgotten, first ended first.
-const keptJobs = 256
+// end; older ones are forgotten, first ended first. Only the newest
+// keptLogs of them keep their output in memory (up to 2 MiB each); the
+// others' is in their artifact and their result's tail.
+const (
+	keptJobs = 256
+	keptLogs = 8
+)
 
 var errJobStopped = errors.New("job stopped")
 
@@ -104,6 +109,9 @@ func (t *jobTable) retire(d *detachedJob) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.ended = append(t.ended, d.id)
+	if n := len(t.ended) - keptLogs - 1; n >= 0 {
+		t.byID[t.ended[n]].log.drop()
+	}
 	for len(t.ended) > keptJobs {
 		delete(t.byID, t.ended[0])
 		t.ended = t.ended[1:]

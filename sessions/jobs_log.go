@@ -67,6 +67,14 @@ func (l *jobLog) frame(f frames.Frame) {
 	}
 }
 
+// drop lets go of the held output: later reads find it all elided.
+func (l *jobLog) drop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.start += int64(len(l.buf))
+	l.buf = nil
+}
+
 func (l *jobLog) total() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()

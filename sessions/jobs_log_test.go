@@ -101,3 +101,27 @@ func FuzzJobLogPages(f *testing.F) {
 		}
 	})
 }
+
+// Ended jobs beyond the newest keptLogs let go of their output; a read of
+// one finds it elided, its size still known.
+func TestEndedJobsDropTheirOutput(t *testing.T) {
+	var table jobTable
+	var jobs []*detachedJob
+	for range keptLogs + 2 {
+		d := &detachedJob{}
+		d.log.frame(frames.Frame{Type: frames.TypeStdout, Data: "out\n"})
+		d.id = table.add(d)
+		table.retire(d)
+		jobs = append(jobs, d)
+	}
+	for i, d := range jobs {
+		p, err := d.log.read(0, 100, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropped := i < 2
+		if p.Total != 4 || (p.Elided == 4) != dropped || (p.Text == "out\n") == dropped {
+			t.Errorf("job %d: %+v; want its output dropped = %v", i, p, dropped)
+		}
+	}
+}
