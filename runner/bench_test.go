@@ -49,7 +49,7 @@ func startAt(b *testing.B, exe, path string) time.Duration {
 	cmd.Stdin = reqR
 	cmd.ExtraFiles = []*os.File{frW}
 	cmd.Env = append(benchEnv(), "EVALHOST_SYNC_NONCE=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = testProcAttr()
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -177,7 +177,7 @@ func start(tb testing.TB, o startOpts) *proc {
 		"EVALHOST_SYNC_NONCE=" + p.nonce,
 		"EVALHOST_MODULES=" + strings.Join(o.modules, string(os.PathListSeparator)),
 	}, o.env...)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = testProcAttr()
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatalf("start runner: %v", err)
 	}
