@@ -64,6 +64,14 @@ func start(t *testing.T, script string) (*reaper.Child, []int) {
 		}
 		pids = append(pids, n)
 	}
+	t.Cleanup(func() { // after a failure, so nothing outlives the test
+		if !t.Failed() {
+			return // they are gone, and their pids may be another's by now
+		}
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
 	if len(pids) != 5 {
 		t.Fatalf("want 5 pids, got line %q", line)
 	}
@@ -81,7 +89,6 @@ func allGone(t *testing.T, pids []int) {
 	t.Helper()
 	for _, p := range pids {
 		if !leakcheck.Gone(p, 0) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
 			t.Errorf("process %d outlived its reaper", p)
 		}
 	}
