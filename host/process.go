@@ -18,7 +18,8 @@ import (
 const termGrace = 250 * time.Millisecond
 
 // drainTimeout is how long the output pipes may stay open after the child is
-// reaped (a grandchild outside the process group may hold them forever).
+// reaped: where there is no subreaper (macOS), a grandchild outside the
+// process group survives the reaper and may hold them forever.
 const drainTimeout = 150 * time.Millisecond
 
 // Process is one running runner.py interpreter. Execute runs one cell at a
