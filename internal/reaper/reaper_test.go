@@ -28,8 +28,8 @@ echo $a $b $c $d $e
 `
 
 // start runs sh -c script under a reaper and returns it with the pids the
-// script printed on its first line.
-func start(t *testing.T, script string) (*reaper.Child, []int) {
+// script printed on its first line, and the write end of its stdin.
+func start(t *testing.T, script string) (*reaper.Child, []int, *os.File) {
 	t.Helper()
 	leakcheck.Check(t, leakcheck.Options{FDs: true})
 	r, w, err := os.Pipe()
@@ -37,30 +37,35 @@ func start(t *testing.T, script string) (*reaper.Child, []int) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	null, err := os.Open(os.DevNull)
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer null.Close()
+	t.Cleanup(func() { inW.Close() })
 	c, err := reaper.Start(context.Background(), reaper.Spec{
 		Path: "/bin/sh", Args: []string{"sh", "-c", script},
-		Files: []*os.File{null, w, w}, Dir: t.TempDir(),
+		Files: []*os.File{inR, w, w}, Dir: t.TempDir(),
 	})
 	w.Close()
+	inR.Close()
 	if err != nil {
 		t.Fatal(err)
+	}
+	fail := func(format string, a ...any) {
+		t.Helper()
+		c.Kill()
+		_, _ = c.Wait()
+		t.Fatalf(format, a...)
 	}
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
-		c.Kill()
-		_, _ = c.Wait()
-		t.Fatalf("read pids: %v", err)
+		fail("read pids: %v", err)
 	}
 	var pids []int
 	for _, f := range strings.Fields(line) {
 		n, err := strconv.Atoi(f)
 		if err != nil {
-			t.Fatalf("bad pid line %q", line)
+			fail("bad pid line %q", line)
 		}
 		pids = append(pids, n)
 	}
@@ -73,14 +78,14 @@ func start(t *testing.T, script string) (*reaper.Child, []int) {
 		}
 	})
 	if len(pids) != 5 {
-		t.Fatalf("want 5 pids, got line %q", line)
+		fail("want 5 pids, got line %q", line)
 	}
 	for _, p := range pids {
 		if leakcheck.Gone(p, 0) {
-			t.Fatalf("process %d ended before the test ended it", p)
+			fail("process %d ended before the test ended it", p)
 		}
 	}
-	return c, pids
+	return c, pids, inW
 }
 
 // allGone fails for every pid still alive. Wait returns only once the
@@ -102,7 +107,7 @@ func requireLinux(t *testing.T) {
 
 func TestKillEndsEverything(t *testing.T) {
 	requireLinux(t)
-	c, pids := start(t, spawnAll+"exec sleep 1005")
+	c, pids, _ := start(t, spawnAll+"exec sleep 1005")
 	c.Kill()
 	ws, err := c.Wait()
 	if err != nil {
@@ -117,7 +122,8 @@ func TestKillEndsEverything(t *testing.T) {
 
 func TestChildExitEndsEverything(t *testing.T) {
 	requireLinux(t)
-	c, pids := start(t, spawnAll+"exit 3")
+	c, pids, stdin := start(t, spawnAll+"read go; exit 3")
+	stdin.Close() // the read ends: sh exits
 	ws, err := c.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +138,7 @@ func TestTerminatingSignalEndsEverything(t *testing.T) {
 	requireLinux(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			c, pids := start(t, spawnAll+"exec sleep 1005")
+			c, pids, _ := start(t, spawnAll+"exec sleep 1005")
 			if err := syscall.Kill(c.ReaperPid(), sig); err != nil {
 				t.Fatal(err)
 			}
@@ -148,8 +154,7 @@ func TestTerminatingSignalEndsEverything(t *testing.T) {
 // parent-death signal and Wait says the status is lost.
 func TestReaperKilled(t *testing.T) {
 	requireLinux(t)
-	c, pids := start(t, "echo 1 2 3 4 5; exec sleep 1005")
-	_ = pids
+	c, _, _ := start(t, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
 	if err := syscall.Kill(c.ReaperPid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,10 @@ func serve(conf string, args []string) int {
 		fmt.Fprintf(os.Stderr, "evalhost-reaper: started with %s=%q and %d arguments; only evalhost starts it\n", envVar, conf, len(args))
 		return 2
 	}
+	// Before anything else: a terminating signal that arrives while the
+	// child starts must still end in a clean-up, not in the Go default exit.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
 	status := os.NewFile(uintptr(n+1), "status")
@@ -49,7 +53,7 @@ func serve(conf string, args []string) int {
 	}
 	fmt.Fprintf(status, "pid %d\n", pid)
 	releaseFDs(n) // so the child's pipes and terminal close when it is gone
-	ws := watch(pid, lifeline)
+	ws := watch(pid, lifeline, sigs)
 	fmt.Fprintf(status, "exit %d\n", uint32(ws))
 	return 0
 }
@@ -57,7 +61,7 @@ func serve(conf string, args []string) int {
 // watch waits for the child to exit, the lifeline to close or a terminating
 // signal; then it kills everything below the reaper and returns the child's
 // wait status once every child of the reaper is reaped.
-func watch(pid int, lifeline *os.File) syscall.WaitStatus {
+func watch(pid int, lifeline *os.File, sigs <-chan os.Signal) syscall.WaitStatus {
 	r := startReaping(pid)
 	ended := make(chan struct{})
 	go func() {
@@ -65,8 +69,6 @@ func watch(pid int, lifeline *os.File) syscall.WaitStatus {
 		_, _ = lifeline.Read(b[:]) // only EOF: nobody writes to it
 		close(ended)
 	}()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	select {
 	case <-r.childExited:
 	case <-ended:

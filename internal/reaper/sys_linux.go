@@ -26,9 +26,54 @@ func selfExe() (string, error) { return "/proc/self/exe", nil }
 func dup2(from, to int) error { return syscall.Dup3(from, to, 0) }
 
 // killTree sends SIGKILL to the child's group and to every live process
-// below the reaper, found through the parent links in /proc.
+// below the reaper. It walks the tree through /proc/PID/task/TID/children,
+// or where the kernel lacks those files, through every process's parent in
+// /proc. Either is a snapshot that can miss a process forked meanwhile; the
+// caller repeats until no child is left.
 func killTree(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	self := os.Getpid()
+	kids, ok := childrenOf(self)
+	if !ok {
+		killByParent(self)
+		return
+	}
+	for len(kids) > 0 {
+		p := kids[len(kids)-1]
+		kids = kids[:len(kids)-1]
+		_ = syscall.Kill(p, syscall.SIGKILL)
+		more, _ := childrenOf(p)
+		kids = append(kids, more...)
+	}
+}
+
+// childrenOf lists the children of every thread of process pid; ok is
+// false when the kernel has no children files.
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true // gone already
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/children")
+		if os.IsNotExist(err) {
+			if _, serr := os.Stat(dir + t.Name()); serr == nil {
+				return nil, false // the task exists, its children file does not
+			}
+		}
+		for _, f := range bytes.Fields(b) {
+			if k, err := strconv.Atoi(string(f)); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// killByParent kills every live process below root, found through the
+// parent links of every process in /proc.
+func killByParent(root int) {
 	children := map[int][]int{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -47,7 +92,7 @@ func killTree(pid int) {
 			walk(c)
 		}
 	}
-	walk(os.Getpid())
+	walk(root)
 }
 
 // parentOf reads the parent of a live (not zombie) process from
