@@ -30,11 +30,18 @@ func serve(conf string, args []string) int {
 		return 2
 	}
 	// Before anything else: a terminating signal that arrives while the
-	// child starts must still end in a clean-up, not in the Go default exit.
+	// child starts must still end in a clean-up, not in the Go default exit,
+	// and no SIGCHLD may be missed.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
+	// Non-blocking, so the lifeline is read through Go's poller and no
+	// thread sits in read(2): fewer threads make the reaper's own exit
+	// quicker.
+	_ = syscall.SetNonblock(n, true)
 	status := os.NewFile(uintptr(n+1), "status")
 	lifeline := os.NewFile(uintptr(n), "lifeline")
 	becomeSubreaper()
@@ -53,76 +60,67 @@ func serve(conf string, args []string) int {
 	}
 	fmt.Fprintf(status, "pid %d\n", pid)
 	releaseFDs(n) // so the child's pipes and terminal close when it is gone
-	ws := watch(pid, lifeline, sigs)
+	ws := watch(pid, lifeline, sigs, chld)
 	fmt.Fprintf(status, "exit %d\n", uint32(ws))
 	return 0
 }
 
 // watch waits for the child to exit, the lifeline to close or a terminating
 // signal; then it kills everything below the reaper and returns the child's
-// wait status once every child of the reaper is reaped.
-func watch(pid int, lifeline *os.File, sigs <-chan os.Signal) syscall.WaitStatus {
-	r := startReaping(pid)
+// wait status once every child of the reaper is reaped. It reaps on each
+// SIGCHLD: the child, and on Linux the orphans re-parented to the reaper.
+func watch(pid int, lifeline *os.File, sigs, chld <-chan os.Signal) syscall.WaitStatus {
 	ended := make(chan struct{})
 	go func() {
 		var b [1]byte
 		_, _ = lifeline.Read(b[:]) // only EOF: nobody writes to it
 		close(ended)
 	}()
-	select {
-	case <-r.childExited:
-	case <-ended:
-	case <-sigs:
-	}
-	// Kill until every child is reaped: a process forked while a kill was
-	// under way is re-parented to the reaper and found by the next round.
+	var status syscall.WaitStatus
+	stopping := false
+	var retry <-chan time.Time
 	for {
-		killTree(pid)
-		t := time.NewTimer(20 * time.Millisecond)
-		select {
-		case <-r.allGone:
-			t.Stop()
-			return r.status
-		case <-r.progress:
-		case <-t.C:
+		exited, none := reap(pid, &status)
+		if none {
+			return status // nothing is left below the reaper
 		}
-		t.Stop()
+		if exited || stopping {
+			// Kill until every child is reaped: a process forked while a
+			// kill was under way is re-parented to the reaper and found by
+			// the next round.
+			stopping = true
+			killTree(pid)
+			retry = time.After(20 * time.Millisecond)
+		}
+		select {
+		case <-chld:
+		case <-retry:
+		case <-ended:
+			stopping, ended = true, nil
+		case <-sigs:
+			stopping = true
+		}
 	}
 }
 
-// reaping is the one goroutine that reaps the reaper's children: the child,
-// and on Linux the orphans re-parented to it.
-type reaping struct {
-	childExited chan struct{} // closed once the child is reaped; status is set
-	progress    chan struct{} // a child was reaped
-	allGone     chan struct{} // closed when no child is left
-	status      syscall.WaitStatus
-}
-
-func startReaping(pid int) *reaping {
-	r := &reaping{childExited: make(chan struct{}), progress: make(chan struct{}, 1), allGone: make(chan struct{})}
-	go func() {
-		defer close(r.allGone)
-		for {
-			var ws syscall.WaitStatus
-			got, err := syscall.Wait4(-1, &ws, 0, nil)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil {
-				return // ECHILD: nothing is left below the reaper
-			}
-			if got == pid {
-				r.status = ws
-				close(r.childExited)
-			}
-			select {
-			case r.progress <- struct{}{}:
-			default:
-			}
+// reap collects every child that has exited, without blocking. exited says
+// the child is among them (its status is stored); none that the reaper has
+// no child left at all.
+func reap(pid int, status *syscall.WaitStatus) (exited, none bool) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return exited, true // ECHILD
+		case got <= 0:
+			return exited, false
+		case got == pid:
+			*status, exited = ws, true
 		}
-	}()
-	return r
+	}
 }
 
 // releaseFDs points fds 0-2 at /dev/null and closes 3..n-1, so that only
