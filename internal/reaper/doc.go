@@ -2,8 +2,11 @@
 // nothing the process starts outlives the program that asked for it.
 //
 // Start re-executes the running binary (which must link this package: its
-// init takes over when the binary is started as a reaper) with the child's
-// descriptors, and the reaper starts the child in its own session. The
+// init takes over when the binary is started as a reaper, before main) with
+// the child's descriptors, and the reaper starts the child in its own
+// session. On Linux the binary is re-executed through /proc/self/exe, so it
+// may have been replaced or deleted since; elsewhere its path must still
+// hold it. The
 // reaper then does nothing but wait. It ends the child and every process
 // below it, and exits, when any of these happens:
 //
