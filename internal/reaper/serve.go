@@ -12,10 +12,12 @@ import (
 )
 
 // init turns this program into a reaper when it was started as one, before
-// main and before anything else of the program runs.
+// main and before anything else of the program runs. It exits through
+// syscall.Exit, not os.Exit: a binary built with -race would otherwise sleep
+// a second at exit (GORACE atexit_sleep_ms), and the host waits for that.
 func init() {
 	if conf, ok := os.LookupEnv(envVar); ok {
-		os.Exit(serve(conf, os.Args[1:]))
+		syscall.Exit(serve(conf, os.Args[1:]))
 	}
 }
 
