@@ -33,9 +33,14 @@ func serve(conf string, args []string) int {
 	}
 	// Before anything else: a terminating signal that arrives while the
 	// child starts must still end in a clean-up, not in the Go default exit,
-	// and no SIGCHLD may be missed.
+	// and no SIGCHLD may be missed. A signal this process inherited as
+	// ignored (nohup) stays ignored, so the child inherits that too.
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(sigs, sig)
+		}
+	}
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
 	syscall.CloseOnExec(n)
@@ -73,6 +78,7 @@ func serve(conf string, args []string) int {
 // SIGCHLD: the child, and on Linux the orphans re-parented to the reaper.
 func watch(pid int, lifeline *os.File, sigs, chld <-chan os.Signal) syscall.WaitStatus {
 	ended := make(chan struct{})
+	// Ends at EOF, or with the process: the reaper exits right after watch.
 	go func() {
 		var b [1]byte
 		_, _ = lifeline.Read(b[:]) // only EOF: nobody writes to it
