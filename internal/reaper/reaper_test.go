@@ -151,10 +151,11 @@ func TestTerminatingSignalEndsEverything(t *testing.T) {
 }
 
 // A reaper that is SIGKILLed cannot clean up: its child dies by its
-// parent-death signal and Wait says the status is lost.
+// parent-death signal, Wait says the status is lost, and what is left in
+// the child's process group is the caller's to kill, as host does.
 func TestReaperKilled(t *testing.T) {
 	requireLinux(t)
-	c, _, _ := start(t, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
+	c, pids, _ := start(t, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
 	if err := syscall.Kill(c.ReaperPid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +167,13 @@ func TestReaperKilled(t *testing.T) {
 		t.Errorf("status %v, want the reaper's own SIGKILL", ws)
 	}
 	if !leakcheck.Gone(c.Pid, 5*time.Second) {
-		_ = syscall.Kill(c.Pid, syscall.SIGKILL)
 		t.Errorf("child %d outlived its killed reaper", c.Pid)
+	}
+	if err := syscall.Kill(-c.Pid, syscall.SIGKILL); err != nil {
+		t.Errorf("kill the child's group: %v", err)
+	}
+	if !leakcheck.Gone(pids[0], 5*time.Second) {
+		t.Errorf("background sleep %d outlived the kill of its group", pids[0])
 	}
 }
 
