@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -181,7 +179,7 @@ func (c *shellCell) exited() (frames.Frame, error) {
 	case s.killed.Load():
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, frames.ErrKilled)
 	}
-	ws, ok := shellWaitStatus(s.waitErr)
+	ws, ok := s.waitStatus, s.waitErr == nil
 	if !ok || ws.Signaled() {
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, s.deathError())
 	}
@@ -237,24 +235,12 @@ func (s *Shell) flush(c *shellCell) {
 	}
 }
 
-func shellWaitStatus(err error) (syscall.WaitStatus, bool) {
-	var ee *exec.ExitError
-	if err == nil {
-		return 0, true
-	}
-	if errors.As(err, &ee) {
-		ws, ok := ee.Sys().(syscall.WaitStatus)
-		return ws, ok
-	}
-	return 0, false
-}
-
 // deathError describes how bash ended; valid once exited is closed.
 func (s *Shell) deathError() error {
 	if s.closed.Load() {
 		return frames.ErrClosed
 	}
-	ws, ok := shellWaitStatus(s.waitErr)
+	ws, ok := s.waitStatus, s.waitErr == nil
 	switch {
 	case !ok:
 		return &frames.DeathError{ExitCode: -1, Signal: fmt.Sprint(s.waitErr), StderrTail: s.tail.String()}
