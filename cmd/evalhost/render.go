@@ -160,9 +160,6 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 	if out.Text != "" {
 		io.WriteString(h.stdout, strings.TrimRight(out.Text, "\n")+"\n")
 	}
-	if out.ArtifactPath != "" {
-		fmt.Fprintf(h.stdout, "[artifact file: %s]\n", out.ArtifactPath)
-	}
 }
 
 func (h *humanRenderer) end(sessions.Result) {}

@@ -1,0 +1,77 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bulkCode prints 200 MiB in 64 KiB writes (issue 16).
+const (
+	bulkCode  = "import sys\ns = 'x' * 65535 + '\\n'\nfor _ in range(3200): sys.stdout.write(s)"
+	bulkBytes = 3200 << 16
+)
+
+// BenchmarkRunBulkOutput pipes 200 MiB from a cell through `evalhost run`
+// into `wc -c`, beside the same code run by `python3 -c` (the PATH's, a
+// version-manager shim here, as a user types it) and by the interpreter
+// that evalhost resolves (the same binary, no shim), alternately in one run.
+// Whole processes, each behind the same `sh -c '… | wc -c'`; the figures are
+// medians, and the ratios are evalhost's median over each anchor's.
+// Every run must count all bytes and leave the artifacts directory empty.
+func BenchmarkRunBulkOutput(b *testing.B) {
+	exe, err := exec.LookPath("python3")
+	if err != nil {
+		b.Skip("python3 not on PATH")
+	}
+	out, err := exec.Command(exe, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	resolved := strings.TrimSpace(string(out))
+	home := b.TempDir()
+	env := append(os.Environ(), "EVALHOST_HOME="+home, "PI_ARTIFACTS_DIR=")
+	pipeline := func(args ...string) time.Duration {
+		b.Helper()
+		cmd := exec.Command("sh", append([]string{"-c", `"$@" | wc -c`, "sh"}, args...)...)
+		cmd.Env = env
+		t := time.Now()
+		got, err := cmd.Output()
+		el := time.Since(t)
+		if err != nil {
+			b.Fatalf("%s: %v", args[0], err)
+		}
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(got))); n != bulkBytes {
+			b.Fatalf("%s printed %s bytes, want %d", args[0], got, bulkBytes)
+		}
+		return el
+	}
+	var ours, shim, bare []time.Duration
+	for b.Loop() {
+		ours = append(ours, pipeline(binary, "run", "-c", bulkCode))
+		shim = append(shim, pipeline("python3", "-c", bulkCode))
+		bare = append(bare, pipeline(resolved, "-c", bulkCode))
+		if left, _ := filepath.Glob(filepath.Join(home, "artifacts", "*")); len(left) > 0 {
+			b.Fatalf("run left %v in the artifacts directory", left)
+		}
+	}
+	o, s, r := median(ours), median(shim), median(bare)
+	b.ReportMetric(ms(o), "evalhost-ms")
+	b.ReportMetric(ms(s), "python3-ms")
+	b.ReportMetric(ms(r), "resolved-ms")
+	b.ReportMetric(float64(o)/float64(s), "ratio-python3")
+	b.ReportMetric(float64(o)/float64(r), "ratio-resolved")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
