@@ -79,8 +79,11 @@ func TestOutputFlood(t *testing.T) {
 		}
 		t.Run(mode, func(t *testing.T) {
 			home := t.TempDir()
-			r := newRegistry(t, sessions.Config{Home: home, Sink: streamsink.Options{NoSpill: whole}})
 			dir := filepath.Join(home, "artifacts")
+			// No cap, so a -flood.mib above the default cap still checks
+			// every byte (the cap has tests of its own in streamsink).
+			st := streamsink.NewStoreWith(dir, streamsink.StoreOptions{MaxTotal: -1})
+			r := newRegistry(t, sessions.Config{Home: home, Sink: streamsink.Options{Store: st, NoSpill: whole}})
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
 					cell := flood(t, r, tc.code, tc.want)
@@ -178,5 +181,54 @@ func TestInvalidUTF8(t *testing.T) {
 				t.Errorf("the next cell did not run: %q", c.text())
 			}
 		})
+	}
+}
+
+// A flood larger than the artifacts cap never makes an artifact larger than
+// the cap, also while it is written: it keeps the head and the last bytes,
+// and the notice says it was capped.
+func TestOutputFloodCappedArtifact(t *testing.T) {
+	const limit = 8 << 20
+	home := t.TempDir()
+	dir := filepath.Join(home, "artifacts")
+	st := streamsink.NewStoreWith(dir, streamsink.StoreOptions{MaxTotal: limit})
+	r := newRegistry(t, sessions.Config{Home: home, Sink: streamsink.Options{Store: st}})
+	var peak int64
+	c := newCollector()
+	c.keep = false
+	c.onData = func(string) {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				peak = max(peak, fi.Size())
+			}
+		}
+	}
+	const mib = 64
+	code := "import sys\nb = 'x' * 65535 + '\\n'\nfor _ in range(" + strconv.Itoa(mib*16) + "):\n    sys.stdout.write(b)\nprint('the end')"
+	res, err := r.Eval(context.Background(), sessions.Request{Cells: []sessions.Cell{pyT(code, 5*time.Minute)}}, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Cells[0].Output
+	if res.Cells[0].Status != sessions.StatusOK || out.ArtifactPath == "" {
+		t.Fatalf("cell %+v", res.Cells[0])
+	}
+	fi, err := os.Stat(out.ArtifactPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak == 0 || peak > limit || fi.Size() > limit+200 {
+		t.Errorf("artifact peaked at %d bytes while written and ends at %d; the cap is %d", peak, fi.Size(), limit)
+	}
+	data, _ := os.ReadFile(out.ArtifactPath)
+	if !strings.HasPrefix(string(data), strings.Repeat("x", 65535)+"\n") || !strings.HasSuffix(string(data), "x\nthe end\n") ||
+		!strings.Contains(string(data), "[ARTIFACT TRUNCATED: ") {
+		t.Errorf("artifact lacks its head, its end or the truncation line")
+	}
+	if !slices.ContainsFunc(out.Notices, func(n string) bool {
+		return strings.HasPrefix(n, "[head and tail of the output (artifact capped at 8.4 MB): "+streamsink.Scheme+out.ArtifactID)
+	}) {
+		t.Errorf("notices %q do not say the artifact was capped", out.Notices)
 	}
 }
