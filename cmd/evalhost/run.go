@@ -194,7 +194,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 		Home:     home,
 		Python:   f.python,
-		Sink: streamsink.Options{MaxBytes: f.maxOutput,
+		// Only a tail the human view cuts (--max-output) spills: live and
+		// --json output is seen whole, and a copy on disk would cost most
+		// of the run's time.
+		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
 			Store: artifactStore(home)},
 	})
 	defer reg.Close()
