@@ -8,8 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/internal/timeline"
 )
 
 // Exit codes of every subcommand.
@@ -47,6 +50,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	if os.Getenv("EVALHOST_DEBUG") != "" {
+		timeline.Enable(stderr)
+		timeline.Mark("command", "args", strings.Join(args, " "))
+	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "run":

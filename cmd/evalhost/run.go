@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -205,8 +207,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		IPython: f.ipython, OnCellEnd: out.cellEnd}
-	res, err := reg.Eval(ctx, req, ipcTrace(logger, out.frame))
+		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd)}
+	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
 		// A reader that left (| head) is the usual end of a pipeline: quiet,
@@ -223,6 +225,32 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	}
 	out.end(res)
 	return exitCode(res, interrupts > 0)
+}
+
+// timedEmit marks the first output of a cell on the EVALHOST_DEBUG timeline.
+func timedEmit(emit sessions.Emit) sessions.Emit {
+	if !timeline.Enabled() {
+		return emit
+	}
+	seen := -1
+	return func(cell int, f frames.Frame) {
+		if cell != seen && f.Type != frames.TypeReady {
+			seen = cell
+			timeline.Mark("first-frame", "cell", cell+1, "type", f.Type)
+		}
+		emit(cell, f)
+	}
+}
+
+// timedCellEnd marks each cell's end on the EVALHOST_DEBUG timeline.
+func timedCellEnd(end func(sessions.CellResult)) func(sessions.CellResult) {
+	if !timeline.Enabled() {
+		return end
+	}
+	return func(res sessions.CellResult) {
+		timeline.Mark("cell-end", "cell", res.Index+1, "status", res.Status, "ms", res.DurationMs)
+		end(res)
+	}
 }
 
 // guardedWriter reports its first failed write: output that can no longer
