@@ -57,7 +57,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
-	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
@@ -104,6 +104,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
 		}
 		return exitOK
+	}
+	if fs.Changed("session") {
+		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
 	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
 }
@@ -195,7 +198,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	})
 	defer reg.Close()
 
-	ctx, interrupted := interruptible(reg)
+	ctx, interrupted := interruptible(reg.Kill)
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
@@ -308,7 +311,7 @@ func (in *interrupts) outputLost(err error) {
 	}
 }
 
-func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
+func interruptible(kill func()) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
 	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -321,7 +324,7 @@ func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
 				if in.n.Add(1) == 1 {
 					cancel()
 				} else {
-					reg.Kill()
+					kill()
 				}
 			case <-in.quit:
 				return
