@@ -32,8 +32,8 @@ type DialConfig struct {
 type Client struct {
 	sendMu sync.Mutex
 	conn   *net.UnixConn
-	r     *bufio.Reader
-	Hello serve.Hello
+	r      *bufio.Reader
+	Hello  serve.Hello
 	// Notices are what the user must be told about this connection: a
 	// process that died and took its sessions' state, or one replaced for
 	// its version.

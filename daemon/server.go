@@ -1,8 +1,8 @@
 package daemon
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"

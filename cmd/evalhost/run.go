@@ -78,6 +78,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
+	attached := fs.Changed("session")
+	if msg := attachedUnsupported(f, fs.Changed("grace")); attached && msg != "" {
+		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
+		return exitUsage
+	}
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
@@ -105,7 +110,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		}
 		return exitOK
 	}
-	if fs.Changed("session") {
+	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
 	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)

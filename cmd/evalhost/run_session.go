@@ -32,10 +32,6 @@ const attachedID = "run"
 // cancels, second kills the session's interpreters), --json and tools (a
 // cell's tool call comes back here and runs here).
 func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer) int {
-	if msg := attachedUnsupported(f); msg != "" {
-		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
-		return exitUsage
-	}
 	home := evalhostHome()
 	eval, err := attachedEval(cells, f, home)
 	if err != nil {
@@ -108,8 +104,10 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 
 // attachedUnsupported names a flag the background process cannot honour
 // per command: it is set once, for every session, when the process starts.
-func attachedUnsupported(f runFlags) string {
+func attachedUnsupported(f runFlags, graceSet bool) string {
 	switch {
+	case graceSet:
+		return "--grace is not available with --session: the background process keeps its own (2s)"
 	case f.maxOutput > 0:
 		return "--max-output is not available with --session yet; drop one of them"
 	case f.backend != "" && f.backend != backendRunner:
