@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // daemonHome is a private evalhost home whose background process is
@@ -167,12 +169,8 @@ func TestDaemonReplacedAfterSIGKILL(t *testing.T) {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d did not end", pid)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a pid that is not our child: nothing to wait on
+	if !leakcheck.Gone(pid, 10*time.Second) {
+		t.Fatalf("pid %d did not end", pid)
 	}
 }
 
