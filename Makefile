@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/evalhost
 
-.PHONY: build example test test-deps bench fmt vet
+.PHONY: build example test test-deps bench bench-start fmt vet
 
 build:
 	$(GO) build -o $(BIN) ./cmd/evalhost
@@ -20,6 +20,10 @@ test-deps:
 
 bench: test-deps
 	bash bench/run.sh
+
+# Whole-process start: evalhost run against python3 -c pass (docs/sessions.md).
+bench-start: build
+	$(GO) run ./bench/cmd/startbench -evalhost $(BIN)
 
 fmt:
 	gofmt -l -w .

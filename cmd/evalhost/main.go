@@ -34,6 +34,8 @@ Usage:
   evalhost serve                       NDJSON API for agents on stdin/stdout
   evalhost nb COMMAND ...              view, edit and run .ipynb notebooks
   evalhost gateway status|stop         the local shared Jupyter kernel gateway
+  evalhost sessions | kill NAME        sessions kept by run --session
+  evalhost daemon stop|status          their background process
   evalhost doctor                      check the interpreter and what is missing
   evalhost version                     print the version
 

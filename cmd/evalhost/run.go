@@ -201,7 +201,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Sink: streamsink.Options{MaxBytes: f.maxOutput,
 			Store: artifactStore(home)},
 	})
-	defer reg.Close()
+	defer func() {
+		reg.Close()
+		timeline.Mark("closed") // the interpreters have exited
+	}()
 
 	ctx, interrupted := interruptible(reg.Kill)
 	stdout = guardedWriter{stdout, interrupted}
