@@ -28,6 +28,10 @@ type DialConfig struct {
 	StartTimeout time.Duration
 }
 
+// lockWait bounds the wait for a process that is ending: its sessions'
+// cells get an interrupt's grace and then are killed.
+const lockWait = 30 * time.Second
+
 // Client is one connection to the background process.
 type Client struct {
 	sendMu sync.Mutex
@@ -144,7 +148,12 @@ func start(ctx context.Context, cfg DialConfig) (*Client, []string, error) {
 // makes sure none lives (one may be stopping), and a state file left with
 // it means it died without a stop, taking its sessions' state.
 func reclaim(paths Paths) ([]string, error) {
-	lk, err := lockFile(paths.Lock, true)
+	lk, err := awaitLock(paths.Lock, lockWait)
+	if errors.Is(err, errLocked) {
+		st, _ := readState(paths.State)
+		return nil, fmt.Errorf("a background process (pid %d) holds %s but does not answer on %s; end it (kill %d) and try again",
+			st.PID, paths.Lock, paths.Socket, st.PID)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +180,10 @@ func (c *Client) stopAndWait(paths Paths) error {
 		_, err = c.Next() // its lines until it closes the connection
 	}
 	c.Close()
-	lk, err := lockFile(paths.Lock, true)
+	lk, err := awaitLock(paths.Lock, lockWait)
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("the background process (pid %d) was asked to stop but still runs after %s", c.Hello.PID, lockWait)
+	}
 	if err != nil {
 		return err
 	}

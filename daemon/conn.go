@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -52,6 +53,7 @@ type conn struct {
 type flight struct {
 	cancel  context.CancelFunc
 	session string
+	running atomic.Bool // its first frame came: a cell of it runs
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
@@ -100,7 +102,9 @@ func (c *conn) dispatch(line []byte) {
 			return
 		}
 		fl.cancel()
-		if op == OpKill {
+		if op == OpKill && fl.running.Load() {
+			// Only a request that runs: a queued one would kill the cell
+			// of another client's request in its session.
 			c.srv.reg.KillSession(fl.session)
 		}
 	case "tool_result":
@@ -172,7 +176,10 @@ func (c *conn) eval(line []byte, id string) {
 		defer c.wg.Done()
 		defer done()
 		start := time.Now()
-		res, err := job.Run(ctx, func(cell int, f frames.Frame) { c.enc.Frame(id, cell, &f) })
+		res, err := job.Run(ctx, func(cell int, f frames.Frame) {
+			fl.running.Store(true)
+			c.enc.Frame(id, cell, &f)
+		})
 		if err != nil {
 			c.refuse(id, "eval", err.Error())
 			return

@@ -166,3 +166,46 @@ func TestServeRequestIDsPerConnection(t *testing.T) {
 		}
 	}
 }
+
+// readUntil reads c's lines until one of type typ, returning it.
+func readUntil(t *testing.T, c *Client, typ string) []byte {
+	t.Helper()
+	for {
+		line, err := c.Next()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		if gjson.GetBytes(line, "type").String() == typ {
+			return append([]byte(nil), line...)
+		}
+	}
+}
+
+// A kill for a request still queued behind another client's in the same
+// session cancels it alone: it must not kill the running cell it waits for.
+func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
+	paths, _ := serveHome(t, time.Hour)
+	cwd := filepath.Dir(paths.Dir)
+	dial := func() *Client {
+		c, err := Dial(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := dial(), dial()
+	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "sh", "code": "echo started; sleep 30"}}})
+	readUntil(t, a, "stdout")
+	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "sh", "code": "echo b"}}})
+	b.Send(map[string]string{"op": OpKill, "id": "run"})
+	if st := gjson.GetBytes(readUntil(t, b, "end"), "status").String(); st != "cancelled" {
+		t.Fatalf("the queued request ended %s, want cancelled", st)
+	}
+	a.Send(map[string]string{"op": "cancel", "id": "run"})
+	if st := gjson.GetBytes(readUntil(t, a, "end"), "status").String(); st != "cancelled" {
+		t.Fatalf("the running request ended %s, want cancelled (the queued one's kill must not reach it)", st)
+	}
+}

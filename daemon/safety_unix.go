@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // ensureDir creates dir with mode 0700, or checks the one there: a real
@@ -112,4 +113,22 @@ func lockFile(path string, wait bool) (*os.File, error) {
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// awaitLock waits up to within for the lock at path to be free (a process
+// that holds it for its life is ending), returning it held. No event says
+// when another process releases a flock, so it tries every few
+// milliseconds.
+func awaitLock(path string, within time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(within)
+	for {
+		f, err := lockFile(path, false)
+		if !errors.Is(err, errLocked) {
+			return f, err
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
