@@ -205,7 +205,8 @@ func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
 		t.Fatalf("the queued request ended %s, want cancelled", st)
 	}
 	a.Send(map[string]string{"op": "cancel", "id": "run"})
-	if st := gjson.GetBytes(readUntil(t, a, "end"), "status").String(); st != "cancelled" {
-		t.Fatalf("the running request ended %s, want cancelled (the queued one's kill must not reach it)", st)
+	end := readUntil(t, a, "cell_end")
+	if gjson.GetBytes(end, "status").String() != "cancelled" || gjson.GetBytes(end, "retried").Bool() || gjson.GetBytes(end, "stateLost").Bool() {
+		t.Fatalf("the running cell ended %s; want cancelled, neither killed nor retried by the queued request's kill", end)
 	}
 }
