@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -399,5 +400,19 @@ func TestHelperListener(t *testing.T) {
 			os.Exit(0)
 		}
 		c.Write([]byte(`{"type":"hello","version":"x","pid":1}` + "\n"))
+	}
+}
+
+// An attached run's --json lines are a one-shot run's, but for times,
+// pids and the frames of an interpreter start (ready, once per session).
+func TestDaemonJSONSameAsOneShot(t *testing.T) {
+	h := newDaemonHome(t)
+	norm := regexp.MustCompile(`"(durationMs|pid|executionCount)":[0-9.]+`)
+	cells := []string{"--json", "-c", "print('a')", "-c", "from IPython.display import display, HTML; display(HTML('<b>x</b>'))", "-c", "1/0"}
+	oneShot, _, code1 := h.run(append([]string{"run"}, cells...)...)
+	attached, _, code2 := h.run(append([]string{"run", "--session", "j"}, cells...)...)
+	a, b := norm.ReplaceAllString(oneShot, "$1"), norm.ReplaceAllString(attached, "$1")
+	if code1 != 1 || code2 != code1 || a != b {
+		t.Fatalf("one-shot (exit %d):\n%s\nattached (exit %d):\n%s", code1, a, code2, b)
 	}
 }
