@@ -54,12 +54,12 @@ type probeResult struct {
 // venv under home, then python3/python on PATH. getenv reads the host's
 // environment (os.Getenv in production). Each candidate must answer within
 // timeout (0: DefaultProbeTimeout).
-func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, timeout time.Duration) (Interpreter, error) {
+func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, timeout time.Duration) (py Interpreter, err error) {
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
 	}
 	var tried []string
-	defer timeline.Mark("resolve")
+	defer func() { timeline.Mark("resolve", "python", py.Path, "how", py.Resolved) }()
 	for _, c := range candidates(explicit, cwd, home, getenv) {
 		res := resolveCandidate(c, cwd, home, getenv, timeout)
 		if res.err != nil {
