@@ -4,8 +4,10 @@ BIN := bin/evalhost
 
 .PHONY: build example test test-deps bench bench-start fmt vet
 
+# Static (no cgo): no dynamic loader at every start, which is a measurable
+# part of a one-shot `evalhost run` (docs/sessions.md).
 build:
-	$(GO) build -o $(BIN) ./cmd/evalhost
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/evalhost
 
 # The main job on the bundled example.
 example: build
