@@ -416,3 +416,28 @@ func TestDaemonJSONSameAsOneShot(t *testing.T) {
 		t.Fatalf("one-shot (exit %d):\n%s\nattached (exit %d):\n%s", code1, a, code2, b)
 	}
 }
+
+// A closed output (| head -1) cancels the attached run's cell, as it
+// stops a one-shot run, and the session is left idle for the next command.
+func TestDaemonOutputClosed(t *testing.T) {
+	h := newDaemonHome(t)
+	cmd := h.cmd("run", "--session", "s", "-c", "import time\nfor i in range(3000):\n    print(i, flush=True); time.sleep(0.01)")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "0\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	stdout.Close()
+	if code := exitCodeOf(t, cmd); code != 141 {
+		t.Fatalf("exit %d, want 141", code)
+	}
+	if out, stderr, code := h.run("run", "--session", "s", "-c", "print('next')"); code != 0 || out != "next\n" {
+		t.Fatalf("the next command: exit %d %q %s", code, out, stderr)
+	}
+}
