@@ -34,7 +34,9 @@ type results struct {
 	Resolved string             `json:"resolved"`
 	Runs     int                `json:"runs"`
 	Median   map[string]float64 `json:"medianMs"`
+	CPU      map[string]float64 `json:"medianCpuMs"` // user+sys of the process and the children it waited for
 	Ratios   map[string]float64 `json:"ratios"`
+	Load     string             `json:"loadavg"`
 }
 
 func run(evalhost, python string, runs int, outPath string) error {
@@ -66,32 +68,39 @@ func run(evalhost, python string, runs int, outPath string) error {
 	}
 	// Warm-up: caches on disk, the background process started.
 	for _, t := range targets {
-		if _, err := timeOne(t, env); err != nil {
+		if _, _, err := timeOne(t, env); err != nil {
 			return err
 		}
 	}
-	samples := map[string][]float64{}
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
 	for i := range runs {
 		for j := range targets {
 			t := targets[(i+j)%len(targets)]
-			d, err := timeOne(t, env)
+			d, c, err := timeOne(t, env)
 			if err != nil {
 				return err
 			}
-			samples[t.name] = append(samples[t.name], float64(d.Microseconds())/1000)
+			wall[t.name] = append(wall[t.name], ms(d))
+			cpu[t.name] = append(cpu[t.name], ms(c))
 		}
 	}
-	res := results{Python: shim, Resolved: real, Runs: runs, Median: map[string]float64{}, Ratios: map[string]float64{}}
+	load, _ := os.ReadFile("/proc/loadavg")
+	res := results{Python: shim, Resolved: real, Runs: runs, Median: map[string]float64{}, CPU: map[string]float64{},
+		Ratios: map[string]float64{}, Load: strings.TrimSpace(string(load))}
 	for _, t := range targets {
-		res.Median[t.name] = median(samples[t.name])
+		res.Median[t.name] = median(wall[t.name])
+		res.CPU[t.name] = median(cpu[t.name])
 	}
-	m := res.Median
+	m, c := res.Median, res.CPU
 	res.Ratios["run / resolved -c pass (target <= 1.15)"] = m[targets[2].name] / m[targets[1].name]
 	res.Ratios["run / python3 -c pass via PATH (target <= 1.0)"] = m[targets[2].name] / m[targets[0].name]
 	res.Ratios["run --session warm / resolved -c pass (target <= 0.35)"] = m[targets[3].name] / m[targets[1].name]
+	res.Ratios["cpu: run / resolved -c pass"] = c[targets[2].name] / c[targets[1].name]
+	fmt.Printf("%-34s %10s %10s\n", "median of "+fmt.Sprint(runs), "wall ms", "cpu ms")
 	for _, t := range targets {
-		fmt.Printf("%-34s %8.2f ms\n", t.name, m[t.name])
+		fmt.Printf("%-34s %10.2f %10.2f\n", t.name, m[t.name], c[t.name])
 	}
+	fmt.Printf("loadavg %s\n", res.Load)
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range res.Ratios {
 			if !yield(k) {
@@ -108,18 +117,22 @@ func run(evalhost, python string, runs int, outPath string) error {
 	return nil
 }
 
-// timeOne runs a target to its end, output discarded, and says how long.
-func timeOne(t target, env []string) (time.Duration, error) {
+// timeOne runs a target to its end, output discarded, and says how long
+// it took and how much CPU it and the children it waited for used: a
+// figure the other load on a shared machine disturbs less than wall time.
+func timeOne(t target, env []string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(t.argv[0], t.argv[1:]...)
 	cmd.Env = env
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	d := time.Since(start)
+	wall = time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w: %s", t.name, err, out)
+		return 0, 0, fmt.Errorf("%s: %w: %s", t.name, err, out)
 	}
-	return d, nil
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
