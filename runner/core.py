@@ -1314,6 +1314,11 @@ def _setup():
     _stop.acquire()
     _flusher_done.acquire()
     _thread.start_new_thread(_flusher, ())
+    # What start-up made lives as long as the runner: later collections (the
+    # one at exit included) need not traverse it again.
+    import gc
+
+    gc.freeze()
 
 
 _hidden = set()  # names %who, %whos and %reset leave alone: start-up names
