@@ -28,6 +28,9 @@ type DialConfig struct {
 	StartTimeout time.Duration
 }
 
+// helloTimeout bounds the wait for a process's first line.
+const helloTimeout = 10 * time.Second
+
 // lockWait bounds the wait for a process that is ending: its sessions'
 // cells get an interrupt's grace and then are killed.
 const lockWait = 30 * time.Second
@@ -104,7 +107,9 @@ func dial(paths Paths) (*Client, error) {
 		return nil, &UnsafeError{Path: paths.Socket, Reason: fmt.Sprintf("is served by a process of uid %d, not yours (uid %d)", uid, os.Getuid())}
 	}
 	c := &Client{conn: nc, r: bufio.NewReaderSize(nc, 64<<10)}
+	nc.SetReadDeadline(time.Now().Add(helloTimeout)) // a hung process must not hang every command
 	line, err := c.Next()
+	nc.SetReadDeadline(time.Time{})
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("no hello from the background process: %w", err)
