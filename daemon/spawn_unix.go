@@ -68,19 +68,6 @@ func spawn(ctx context.Context, cfg DialConfig) error {
 	return &StartError{Err: rerr, Log: logTail(cfg.Paths.Log, logStart)}
 }
 
-// logTail is what the process wrote to its log since offset, shortened.
-func logTail(path string, offset int64) string {
-	b, err := os.ReadFile(path)
-	if err != nil || int64(len(b)) < offset {
-		return ""
-	}
-	s := strings.TrimSpace(string(b[offset:]))
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	return s
-}
-
 // SignalReady tells the client that started this process that it is
 // ready (see ReadyFDEnv); it does nothing in a process started otherwise.
 func SignalReady() {
