@@ -1362,7 +1362,8 @@ def _exit_fast():
     costs about a third of a one-shot `evalhost run -c pass` (issue 16). Non-daemon
     threads are joined and atexit handlers run, as at a normal exit; the cells'
     namespace is cleared and collected so its objects' finalizers run (an open
-    file flushes); the std streams are flushed."""
+    file flushes), files left open elsewhere are flushed, and so are the std
+    streams."""
     threading = sys.modules.get("threading")
     if threading is not None:
         try:
@@ -1374,6 +1375,16 @@ def _exit_fast():
     _ns.clear()
     import gc
     gc.collect()
+    # A file still open in a module's globals is flushed, as the teardown's
+    # clearing of modules would have; start-up's objects are frozen out of
+    # get_objects, so this walks only what the cells made.
+    for obj in gc.get_objects():
+        if isinstance(obj, io.IOBase):
+            try:
+                if not obj.closed:
+                    obj.flush()
+            except Exception:
+                pass
     _flush_std()
     os._exit(0)
 
