@@ -75,6 +75,7 @@ type Request struct {
 	ID        string            // for run ids and messages; generated when empty
 	Session   string            // session id; "" means "default"
 	Cwd       string            // working directory; "" means the host's
+	Python    string            // explicit interpreter for this request; "" means Config.Python, else resolved per cwd
 	Mode      string            // ModeSession (default) or ModePerCall
 	Env       map[string]string // injected into the interpreter before each cell
 	Cells     []Cell

@@ -91,7 +91,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)},
 	})
 	defer reg.Close()
-	ctx, interrupted := interruptible(reg)
+	ctx, interrupted := interruptible(reg.Kill)
 	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
 		Timeout: time.Duration(f.timeout) * time.Second, AllowErrors: f.allowErrors, IPython: f.ipython,
 		OnCellEnd: func(int, sessions.CellResult) { saver.progress(nb) }})

@@ -19,6 +19,8 @@ import (
 
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -57,7 +59,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
-	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
@@ -83,6 +85,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 			return exitUsage
 		}
+	}
+	attached := fs.Changed("session")
+	if msg := attachedUnsupported(f, fs.Changed("grace")); attached && msg != "" {
+		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
+		return exitUsage
 	}
 	tools := map[string]string{}
 	for _, spec := range f.tools {
@@ -110,6 +117,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
 		}
 		return exitOK
+	}
+	if attached {
+		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
 	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
 }
@@ -200,9 +210,12 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
 			Store: artifactStore(home)},
 	})
-	defer reg.Close()
+	defer func() {
+		reg.Close()
+		timeline.Mark("closed") // the interpreters have exited
+	}()
 
-	ctx, interrupted := interruptible(reg)
+	ctx, interrupted := interruptible(reg.Kill)
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
@@ -214,8 +227,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		IPython: f.ipython, OnCellEnd: out.cellEnd}
-	res, err := reg.Eval(ctx, req, ipcTrace(logger, out.frame))
+		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd)}
+	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
 		// A reader that left (| head) is the usual end of a pipeline: quiet,
@@ -235,6 +248,32 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	}
 	out.end(res)
 	return exitCode(res, interrupts > 0)
+}
+
+// timedEmit marks the first output of a cell on the EVALHOST_DEBUG timeline.
+func timedEmit(emit sessions.Emit) sessions.Emit {
+	if !timeline.Enabled() {
+		return emit
+	}
+	seen := -1
+	return func(cell int, f frames.Frame) {
+		if cell != seen && f.Type != frames.TypeReady {
+			seen = cell
+			timeline.Mark("first-frame", "cell", cell+1, "type", f.Type)
+		}
+		emit(cell, f)
+	}
+}
+
+// timedCellEnd marks each cell's end on the EVALHOST_DEBUG timeline.
+func timedCellEnd(end func(sessions.CellResult)) func(sessions.CellResult) {
+	if !timeline.Enabled() {
+		return end
+	}
+	return func(res sessions.CellResult) {
+		timeline.Mark("cell-end", "cell", res.Index+1, "status", res.Status, "ms", res.DurationMs)
+		end(res)
+	}
 }
 
 // guardedWriter reports its first failed write: output that can no longer
@@ -292,7 +331,7 @@ func (in *interrupts) outputLost(err error) {
 	}
 }
 
-func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
+func interruptible(kill func()) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
 	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -305,7 +344,7 @@ func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
 				if in.n.Add(1) == 1 {
 					cancel()
 				} else {
-					reg.Kill()
+					kill()
 				}
 			case <-in.quit:
 				return
