@@ -69,7 +69,7 @@ func (h *daemonHome) run(args ...string) (stdout, stderr string, code int) {
 // parent).
 func (h *daemonHome) pid(session string) int {
 	h.t.Helper()
-	out, stderr, code := h.run("run", "--session", session, "-c", "import os; print(os.getppid())")
+	out, stderr, code := h.run("run", "--session", session, "-c", daemonPIDCell)
 	pid, err := strconv.Atoi(strings.TrimSpace(out))
 	if code != 0 || err != nil {
 		h.t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
@@ -123,7 +123,7 @@ func TestDaemonConcurrentFirstCommandsStartOne(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := h.cmd("run", "--session", fmt.Sprint("s", i), "-c", "import os; print(os.getppid())")
+			cmd := h.cmd("run", "--session", fmt.Sprint("s", i), "-c", daemonPIDCell)
 			out, err := cmd.Output()
 			pids[i] = strings.TrimSpace(string(out))
 			if err != nil {
@@ -441,3 +441,8 @@ func TestDaemonOutputClosed(t *testing.T) {
 		t.Fatalf("the next command: exit %d %q %s", code, out, stderr)
 	}
 }
+
+// daemonPIDCell prints the pid of the process serving the session: each
+// interpreter runs under its own reaper (internal/reaper), whose parent is
+// the background process.
+const daemonPIDCell = "import os; print(open('/proc/%d/stat' % os.getppid()).read().rsplit(')', 1)[1].split()[1])"
