@@ -206,9 +206,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Python:   f.python,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
-		// of the run's time.
+		// of the run's time. Live output is the program's own bytes, as
+		// python prints them, for the pipeline or file it goes to.
 		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
-			Store: artifactStore(home)},
+			Passthrough: f.maxOutput == 0 && !f.json, Store: artifactStore(home)},
 	})
 	defer func() {
 		reg.Close()
