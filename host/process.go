@@ -46,6 +46,8 @@ type Process struct {
 	posMarks  atomic.Int64 // position marks seen (position.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+
+	chunks [3]*chunks // by fd: the raw readers' buffers (chunks.go)
 }
 
 // Ready returns the runner's ready frame.

@@ -16,6 +16,10 @@ const (
 	readSize = 64 << 10
 )
 
+// maxCarry bounds the bytes split carries from one read to the next (a
+// mark's prefix with its 32-digit nonce, an id, the terminator), with room.
+const maxCarry = 512
+
 type evKind uint8
 
 const (
@@ -38,22 +42,32 @@ type event struct {
 func (p *Process) readRaw(fd int, f *os.File) {
 	defer p.wg.Done()
 	sc := newMarkScanner(p.nonce)
-	buf := make([]byte, readSize)
+	pool := p.chunks[fd]
+	ci, buf := pool.take()
 	var segs []segment
+	var carry [maxCarry]byte
 	keep := 0 // bytes carried from the last read: a partial mark or rune
 	for {
 		n, err := f.Read(buf[keep:])
 		if n > 0 {
 			data := buf[:keep+n]
 			segs, keep = sc.split(data, segs[:0])
-			for _, s := range segs {
-				if s.isMark {
-					p.events <- event{kind: evMark, fd: fd, text: s.mark}
-				} else {
-					p.events <- event{kind: evText, fd: fd, text: string(s.text)}
+			if len(segs) == 1 && !segs[0].isMark && &segs[0].text[0] == &buf[0] && keep <= maxCarry {
+				// Text alone: lend the chunk (chunks.go), read on into another.
+				copy(carry[:], data[len(data)-keep:])
+				p.events <- event{kind: evText, fd: fd, text: pool.lend(ci, len(segs[0].text))}
+				ci, buf = pool.take()
+				copy(buf, carry[:keep])
+			} else {
+				for _, s := range segs {
+					if s.isMark {
+						p.events <- event{kind: evMark, fd: fd, text: s.mark}
+					} else {
+						p.events <- event{kind: evText, fd: fd, text: string(s.text)}
+					}
 				}
+				copy(buf, data[len(data)-keep:])
 			}
-			copy(buf, data[len(data)-keep:])
 		}
 		if err != nil {
 			if keep > 0 {

@@ -76,6 +76,15 @@ func (s *Sink) Append(dst []byte, t frames.Type, p []byte) []byte {
 	return append(dst, s.feed(t, p)...)
 }
 
+// Lend is Write without a copy: it returns p itself when p is clean (always
+// with Options.Passthrough), else a buffer of the sink's that is valid until
+// the next call. For a caller that writes the text on at once.
+func (s *Sink) Lend(t frames.Type, p []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.feed(t, p)
+}
+
 // writeString is Write for text that is already a string; clean text comes
 // back as the same string, without a copy.
 func (s *Sink) writeString(t frames.Type, text string) string {

@@ -220,15 +220,20 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
+	var streams func(int, frames.Type, []byte)
 	if f.json {
 		j := newJSONRenderer(stdout)
 		defer j.flush() // a run that ends without its end line still shows every frame
 		out = j
 	} else {
-		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+		if !h.bounded {
+			streams = h.stream // bulk output without a copy per chunk
+		}
+		out = h
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd)}
+		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {

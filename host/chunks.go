@@ -1,0 +1,99 @@
+package host
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// chunkCount is how many read buffers each raw reader may have lent at
+// once; with readSize that bounds a reader's buffers at 512 KiB, allocated
+// only as bulk output needs them.
+const chunkCount = 8
+
+// chunks are the read buffers of one raw reader (fd 1 or 2). A read that
+// is text alone, the usual case for bulk output, is handed on as a string
+// over the chunk it was read into instead of a copy: the chunk is lent.
+// Ownership, the one rule that makes this safe: a lent string is read
+// until it is given back and never after; whoever keeps the text longer
+// (output held for order, kept for the next cell, or emitted as a frame
+// the caller may keep) takes its own copy with own, which gives the chunk
+// back. The reader waits for a chunk when all are lent, as it waits when
+// the event queue is full, so lending never costs memory beyond the chunks.
+type chunks struct {
+	bufs [chunkCount]atomic.Pointer[[readSize]byte] // set once, by take
+	free chan int
+}
+
+func newChunks() *chunks {
+	c := &chunks{free: make(chan int, chunkCount)}
+	for i := range chunkCount {
+		c.free <- i
+	}
+	return c
+}
+
+// take returns a chunk that is not lent, waiting for one to come back.
+func (c *chunks) take() (int, []byte) {
+	i := <-c.free
+	b := c.bufs[i].Load()
+	if b == nil {
+		b = new([readSize]byte)
+		c.bufs[i].Store(b)
+	}
+	return i, b[:]
+}
+
+// lend returns the first n bytes of chunk i as a string that aliases it.
+func (c *chunks) lend(i, n int) string {
+	return unsafe.String(&c.bufs[i].Load()[0], n)
+}
+
+// giveBack returns the chunk s was lent from to the reader; s must not be
+// read afterwards. Any other string is left alone.
+func (c *chunks) giveBack(s string) {
+	if i := c.lentFrom(s); i >= 0 {
+		c.free <- i
+	}
+}
+
+// own returns s as a string its holder may keep: a lent string is copied
+// and its chunk given back; any other string is returned as it is.
+func (c *chunks) own(s string) string {
+	i := c.lentFrom(s)
+	if i < 0 {
+		return s
+	}
+	s = string(unsafe.Slice(unsafe.StringData(s), len(s)))
+	c.free <- i
+	return s
+}
+
+// lentFrom returns the chunk s aliases, or -1. Only the reader makes
+// strings that start at a chunk's first byte.
+func (c *chunks) lentFrom(s string) int {
+	if len(s) == 0 {
+		return -1
+	}
+	d := unsafe.StringData(s)
+	for i := range c.bufs {
+		if b := c.bufs[i].Load(); b != nil && d == &b[0] {
+			return i
+		}
+	}
+	return -1
+}
+
+// own returns text read from fd as a string its holder may keep (see chunks).
+func (p *Process) own(fd int, s string) string {
+	if c := p.chunks[fd]; c != nil {
+		return c.own(s)
+	}
+	return s
+}
+
+// giveBack ends the loan of text read from fd (see chunks).
+func (p *Process) giveBack(fd int, s string) {
+	if c := p.chunks[fd]; c != nil {
+		c.giveBack(s)
+	}
+}
