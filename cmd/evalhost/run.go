@@ -118,6 +118,8 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		}
 		return exitOK
 	}
+	growOutPipe(stdout)
+	growOutPipe(stderr)
 	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
