@@ -1,14 +1,16 @@
 package host
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
 
-// chunkCount is how many read buffers each raw reader may have lent at
-// once; with readSize that bounds a reader's buffers at 512 KiB, allocated
-// only as bulk output needs them.
-const chunkCount = 8
+// chunkCount is how many read buffers (of readSize) a raw reader may have
+// lent at once: 1 MiB, as much as the pipe holds. They are allocated only
+// as output needs them: a reader whose text is written on before its next
+// read uses one or two.
+const chunkCount = 4
 
 // chunks are the read buffers of one raw reader (fd 1 or 2). A read that
 // is text alone, the usual case for bulk output, is handed on as a string
@@ -21,26 +23,49 @@ const chunkCount = 8
 // the event queue is full, so lending never costs memory beyond the chunks.
 type chunks struct {
 	bufs [chunkCount]atomic.Pointer[[readSize]byte] // set once, by take
-	free chan int
+
+	mu   sync.Mutex
+	free []int         // a stack: the chunk given back last is reused first
+	back chan struct{} // a chunk was given back since the reader looked
 }
 
 func newChunks() *chunks {
-	c := &chunks{free: make(chan int, chunkCount)}
-	for i := range chunkCount {
-		c.free <- i
+	c := &chunks{free: make([]int, 0, chunkCount), back: make(chan struct{}, 1)}
+	for i := chunkCount - 1; i >= 0; i-- {
+		c.free = append(c.free, i)
 	}
 	return c
 }
 
-// take returns a chunk that is not lent, waiting for one to come back.
+// take returns a chunk that is not lent, waiting for one to come back. Only
+// the reader takes.
 func (c *chunks) take() (int, []byte) {
-	i := <-c.free
-	b := c.bufs[i].Load()
-	if b == nil {
-		b = new([readSize]byte)
-		c.bufs[i].Store(b)
+	for {
+		c.mu.Lock()
+		if n := len(c.free); n > 0 {
+			i := c.free[n-1]
+			c.free = c.free[:n-1]
+			c.mu.Unlock()
+			b := c.bufs[i].Load()
+			if b == nil {
+				b = new([readSize]byte)
+				c.bufs[i].Store(b)
+			}
+			return i, b[:]
+		}
+		c.mu.Unlock()
+		<-c.back
 	}
-	return i, b[:]
+}
+
+func (c *chunks) put(i int) {
+	c.mu.Lock()
+	c.free = append(c.free, i)
+	c.mu.Unlock()
+	select {
+	case c.back <- struct{}{}:
+	default:
+	}
 }
 
 // lend returns the first n bytes of chunk i as a string that aliases it.
@@ -52,7 +77,7 @@ func (c *chunks) lend(i, n int) string {
 // read afterwards. Any other string is left alone.
 func (c *chunks) giveBack(s string) {
 	if i := c.lentFrom(s); i >= 0 {
-		c.free <- i
+		c.put(i)
 	}
 }
 
@@ -64,7 +89,7 @@ func (c *chunks) own(s string) string {
 		return s
 	}
 	s = string(unsafe.Slice(unsafe.StringData(s), len(s)))
-	c.free <- i
+	c.put(i)
 	return s
 }
 
