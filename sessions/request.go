@@ -46,6 +46,7 @@ type Cell struct {
 	Language string        `json:"language"`
 	Code     string        `json:"code"`
 	Title    string        `json:"title,omitempty"`
+	Tags     []string      `json:"tags,omitempty"` // as a notebook cell's metadata.tags; reported in its result
 	Reset    bool          `json:"reset,omitempty"`
 	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s
 }
@@ -84,6 +85,7 @@ type CellResult struct {
 	Index          int             `json:"cell"`
 	Language       string          `json:"language"`
 	Title          string          `json:"title,omitempty"`
+	Tags           []string        `json:"tags,omitempty"`
 	Status         Status          `json:"status"`
 	ExecutionCount int             `json:"executionCount"`
 	DurationMs     float64         `json:"durationMs"`
