@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ const (
 	DefaultTimeout = 30 * time.Second
 	MinTimeout     = 1 * time.Second
 	MaxTimeout     = 600 * time.Second
+	// NoTimeout as a cell's Timeout lets it run until it ends or is
+	// cancelled (a batch run's choice, as nbclient's default is); it is
+	// not clamped.
+	NoTimeout = time.Duration(math.MaxInt64)
 )
 
 // Cell is one unit of code.
@@ -48,7 +53,7 @@ type Cell struct {
 	Title    string        `json:"title,omitempty"`
 	Tags     []string      `json:"tags,omitempty"` // as a notebook cell's metadata.tags; reported in its result
 	Reset    bool          `json:"reset,omitempty"`
-	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s
+	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s unless NoTimeout
 }
 
 // Request is an ordered list of cells for one session.
@@ -128,8 +133,12 @@ func (r *Request) validate() error {
 	return nil
 }
 
-// ClampTimeout applies the default and the 1..600 s bounds.
+// ClampTimeout applies the default and the 1..600 s bounds; NoTimeout
+// stays.
 func ClampTimeout(d, def time.Duration) time.Duration {
+	if d == NoTimeout {
+		return d
+	}
 	if d == 0 {
 		d = def
 	}
