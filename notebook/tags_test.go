@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,31 @@ func TestSetTags(t *testing.T) {
 	}
 	if err := nb.SetTags(3, nil); err == nil {
 		t.Fatal("SetTags out of range: no error")
+	}
+}
+
+// SaveUnsynced checks the file as Save does: a notebook changed on disk
+// since it was read is not overwritten.
+func TestSaveUnsyncedChecksTheFile(t *testing.T) {
+	path := t.TempDir() + "/nb.ipynb"
+	if err := New().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.Insert(0, Code, "1")
+	if err := nb.SaveUnsynced(path); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := Load(path)
+	other.Insert(0, Code, "2")
+	if err := other.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	nb.Insert(0, Code, "3")
+	if err := nb.SaveUnsynced(path); !errors.Is(err, ErrConflict) {
+		t.Fatalf("save over another's change: %v, want ErrConflict", err)
 	}
 }
