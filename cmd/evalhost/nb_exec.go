@@ -2,12 +2,12 @@ package main
 
 import (
 	"errors"
-	"slices"
-	"sort"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 

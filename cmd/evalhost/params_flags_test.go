@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/notebook"
 )
 
 func TestTakeParamFlags(t *testing.T) {
@@ -64,5 +66,42 @@ func TestBuildParamsOrder(t *testing.T) {
 	}
 	if p, err := buildParams(nil); p != nil || err != nil {
 		t.Fatalf("no flags: %v %v", p, err)
+	}
+}
+
+// With --cells, the selection names the notebook as given: the cells
+// after the injected one move, and the injected cell runs.
+func TestInjectParamsSelection(t *testing.T) {
+	tests := []struct {
+		name     string
+		tagged   int // the cell tagged parameters, -1 none
+		injected int // the cell tagged injected-parameters, -1 none
+		selected []int
+		want     []int
+	}{
+		{"after the parameters cell", 1, -1, []int{0, 1, 2, 3}, []int{0, 1, 2, 3, 4}},
+		{"only later cells selected", 1, -1, []int{3}, []int{2, 4}},
+		{"at the top", -1, -1, []int{1, 2}, []int{0, 2, 3}},
+		{"replacing an injected cell", -1, 2, []int{3}, []int{2, 3}},
+		{"replacing a selected injected cell", -1, 2, []int{2, 3}, []int{2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := notebook.New()
+			for i := range 4 {
+				nb.Insert(i, notebook.Code, fmt.Sprint(i))
+			}
+			if tt.tagged >= 0 {
+				nb.SetTags(tt.tagged, []string{"parameters"})
+			}
+			if tt.injected >= 0 {
+				nb.SetTags(tt.injected, []string{"injected-parameters"})
+			}
+			p, _ := buildParams([]paramFlag{{"-p", []string{"x", "1"}}})
+			got, err := injectParams(nb, p, tt.selected)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("selection %v (%v), want %v", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -55,8 +55,9 @@ into a cell tagged injected-parameters right after the cell tagged
 parameters, or first, as papermill injects them.
 `
 
-func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
-	var f runFlags
+// newRunFlagSet declares run's flags into f; the returned bool is
+// --jupytext-magics, whose default (auto) is told by fs.Changed.
+func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -76,8 +77,14 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
-	jupytextMagics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
+	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
 	registerParamFlags(fs)
+	return fs, magics
+}
+
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f runFlags
+	fs, jupytextMagics := newRunFlagSet(&f, stderr)
 	args, paramFlags, err := takeParamFlags(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
