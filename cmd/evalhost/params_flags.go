@@ -106,6 +106,9 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 			var err error
 			switch kind {
 			case "-f":
+				if f.args[0] == "-" {
+					return nil, fmt.Errorf("-f -: give a YAML file's path (for YAML text, use -y)")
+				}
 				var data []byte
 				if data, err = readBounded(f.args[0], nil, maxScriptBytes); err != nil {
 					return nil, fmt.Errorf("-f %s: %w", f.args[0], err)

@@ -64,6 +64,9 @@ func TestBuildParamsOrder(t *testing.T) {
 	if want := "# Parameters\na = \"raw\"\nb = 2\n"; p.Source() != want {
 		t.Fatalf("source %q, want %q", p.Source(), want)
 	}
+	if _, err := buildParams([]paramFlag{{"-f", []string{"-"}}}); err == nil || !strings.Contains(err.Error(), "use -y") {
+		t.Fatalf("-f -: %v", err)
+	}
 	if p, err := buildParams(nil); p != nil || err != nil {
 		t.Fatalf("no flags: %v %v", p, err)
 	}
