@@ -21,7 +21,7 @@ const (
 // at the top.
 func InjectNotebook(nb *notebook.Notebook, p *Params) (int, error) {
 	at := 0
-	injected, param := taggedCell(nb, InjectedTag), taggedCell(nb, ParametersTag)
+	injected, param := TaggedCell(nb, InjectedTag), TaggedCell(nb, ParametersTag)
 	switch {
 	case injected >= 0:
 		if _, err := nb.Delete(injected); err != nil {
@@ -40,7 +40,8 @@ func InjectNotebook(nb *notebook.Notebook, p *Params) (int, error) {
 	return at, nil
 }
 
-func taggedCell(nb *notebook.Notebook, tag string) int {
+// TaggedCell is the index of nb's first cell tagged tag, or -1.
+func TaggedCell(nb *notebook.Notebook, tag string) int {
 	for i := range nb.Len() {
 		if slices.Contains(nb.Tags(i), tag) {
 			return i

@@ -85,10 +85,8 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "--cells %v", err)
 	}
-	if f.params != nil {
-		if selected, err = injectParams(nb, f.params, selected); err != nil {
-			return fail(exitFailed, "%s: %v", path, err)
-		}
+	if selected, err = withParams(nb, f.params, path, selected, stderr); err != nil {
+		return fail(exitFailed, "%s: %v", path, err)
 	}
 	home, err := config.Home()
 	if err != nil {
@@ -228,6 +226,18 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		return
 	}
 	fmt.Fprintf(stdout, "ran %d code cells (%s); wrote %s\n", len(res.Cells), res.Status, out)
+}
+
+// withParams injects p, when given, and notes (as papermill warns) a
+// notebook with no cell tagged parameters.
+func withParams(nb *notebook.Notebook, p *params.Params, path string, selected []int, stderr io.Writer) ([]int, error) {
+	if p == nil {
+		return selected, nil
+	}
+	if params.TaggedCell(nb, params.ParametersTag) < 0 && params.TaggedCell(nb, params.InjectedTag) < 0 {
+		fmt.Fprintf(stderr, "evalhost nb run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", path)
+	}
+	return injectParams(nb, p, selected)
 }
 
 // injectParams puts the parameters' cell into nb as papermill does and
