@@ -47,7 +47,7 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 	if err := c.healthWithin(ctx, healthTimeout); err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
-	km, err := c.createKernel(ctx)
+	km, err := c.createKernelWith(ctx, c.createBody(opts, timeout))
 	if err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}

@@ -20,7 +20,9 @@ type GatewayConfig struct {
 	Home  string
 	// Environ is the host environment the shared local gateway starts
 	// with, filtered as an interpreter's is (its kernels inherit it, and
-	// later evalhost processes reuse it); nil means os.Environ().
+	// later evalhost processes reuse it); nil means os.Environ(). An
+	// external gateway's kernel requests carry its KERNEL_* values and
+	// KERNEL_USERNAME (gateway.KernelEnvFrom).
 	Environ []string
 }
 
@@ -36,7 +38,10 @@ func GatewayStarter(g GatewayConfig) Starter {
 		err    error
 	)
 	external := func() (*gateway.Client, error) {
-		once.Do(func() { client, err = gateway.NewClient(gateway.Config{URL: g.URL, Token: g.Token}) })
+		once.Do(func() {
+			client, err = gateway.NewClient(gateway.Config{URL: g.URL, Token: g.Token,
+				KernelEnv: gateway.KernelEnvFrom(gatewayEnviron(g.Environ))})
+		})
 		return client, err
 	}
 	return func(ctx context.Context, spec Spec) (Executor, error) {
@@ -68,10 +73,14 @@ func GatewayStarter(g GatewayConfig) Starter {
 
 // gatewayEnv is what the shared gateway may inherit: no API keys or tokens.
 func gatewayEnv(environ []string) []string {
+	return FilterEnv(gatewayEnviron(environ))
+}
+
+func gatewayEnviron(environ []string) []string {
 	if environ == nil {
-		environ = os.Environ()
+		return os.Environ()
 	}
-	return FilterEnv(environ)
+	return environ
 }
 
 // kernelEnv is the session's environment as os.environ changes. The kernel
