@@ -79,7 +79,7 @@ func StartGateway(t testing.TB, opts GatewayOptions) *Gateway {
 		t.Skip(why)
 	}
 	g := &Gateway{t: t, Token: randomHex(t, 16), Python: filepath.Join(Venv(), "bin", "python"),
-		Dir: t.TempDir(), KernelName: LocalKernel, exited: make(chan struct{})}
+		Dir: markedDir(t), KernelName: LocalKernel, exited: make(chan struct{})}
 	home := g.writeFiles(opts.Host)
 	port := freePort(t)
 	g.URL = "http://127.0.0.1:" + strconv.Itoa(port)
@@ -231,6 +231,28 @@ func (g *Gateway) Stop() {
 		g.t.Errorf("Enterprise Gateway: %v", err)
 	}
 	<-g.exited
+}
+
+// Marker is in the command line of every process a fixture starts, or of
+// an ancestor of it below the test process.
+const Marker = "evalhost-remotetest-"
+
+// Owns reports whether a process with this command line is a fixture's,
+// for leak checks (leakcheck.Options.IgnoreProcess), which run before the
+// fixture's own teardown.
+func Owns(cmdline string) bool {
+	return strings.Contains(cmdline, Marker) || strings.Contains(cmdline, "-m enterprise_gateway")
+}
+
+// markedDir is a temporary directory, removed at cleanup, whose path holds
+// Marker.
+func markedDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("", Marker+"*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 func freePort(t testing.TB) int {

@@ -27,6 +27,10 @@ type Host struct {
 	HostLink string // this side's interface
 	Link     string // the host's interface
 	Dir      string // keys, sshd config, logs
+	// Hidden is a directory that exists here but not there: a tmpfs is
+	// mounted over its parent on the other host. A cwd under it is one
+	// the remote host lacks.
+	Hidden string
 	// ClientKey is a private key root may log in with; KnownHosts is the
 	// known_hosts line for the host's key.
 	ClientKey, KnownHosts string
@@ -54,7 +58,7 @@ func NewHost(t testing.TB) *Host {
 	id := randomHex(t, 3)
 	h := &Host{t: t, Name: "evh-remote-" + id, NS: "evhr-" + id,
 		HostLink: "evh" + id + "h", Link: "evh" + id + "k",
-		Dir: t.TempDir()}
+		Dir: markedDir(t)}
 	// A /30 in 10.200.0.0-10.249.255.255, random so parallel runs do not meet.
 	var b [2]byte
 	_, _ = rand.Read(b[:])
@@ -159,8 +163,14 @@ func (h *Host) startSSHD() {
 		h.t.Fatal(err)
 	}
 	defer log.Close()
-	h.sshd = exec.Command("ip", "netns", "exec", h.NS, "unshare", "--uts", "--",
-		"sh", "-c", `hostname "$1" && exec /usr/sbin/sshd -D -e -f "$2"`, "sh", h.Name, cfg)
+	hide := filepath.Join(h.Dir, "hidden")
+	h.Hidden = filepath.Join(hide, "project")
+	if err := os.MkdirAll(h.Hidden, 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	h.sshd = exec.Command("ip", "netns", "exec", h.NS, "unshare", "--uts", "--mount", "--",
+		"sh", "-c", `hostname "$1" && mount -t tmpfs evh-hidden "$3" && exec /usr/sbin/sshd -D -e -f "$2"`,
+		"sh", h.Name, cfg, hide)
 	h.sshd.Stdout, h.sshd.Stderr = log, log
 	dieWithParent(h.sshd)
 	if err := h.sshd.Start(); err != nil {

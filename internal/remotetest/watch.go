@@ -26,12 +26,12 @@ type watcher struct {
 // does not take it down before it has cleaned up.
 func watch(t testing.TB, script string) *watcher {
 	t.Helper()
-	out, err := os.CreateTemp("", "remotetest-teardown-")
+	out, err := os.CreateTemp("", Marker+"teardown-")
 	if err != nil {
 		t.Fatalf("teardown watcher: %v", err)
 	}
 	defer out.Close()
-	cmd := exec.Command("sh", "-c", "cat >/dev/null\n"+script)
+	cmd := exec.Command("sh", "-c", "cat >/dev/null\n"+script, Marker+"teardown")
 	setOwnGroup(cmd)
 	cmd.Stdout, cmd.Stderr = out, out
 	pipe, err := cmd.StdinPipe()
