@@ -211,25 +211,34 @@ func (h *Host) SSH(command string) (string, error) {
 	return string(out), err
 }
 
-// SetLink takes this side of the link up or down.
-func (h *Host) SetLink(up bool) {
-	h.t.Helper()
+// SetLink takes this side of the link up or down. It may be called from
+// any goroutine; a failure is reported on t without stopping it.
+func (h *Host) SetLink(t testing.TB, up bool) {
 	state := "down"
 	if up {
 		state = "up"
 	}
-	h.run("ip", "link", "set", h.HostLink, state)
+	if out, err := exec.Command("ip", "link", "set", h.HostLink, state).CombinedOutput(); err != nil {
+		t.Errorf("ip link set %s %s: %v: %s", h.HostLink, state, err, bytes.TrimSpace(out))
+	}
 }
 
 // Delay adds d of delay to every packet leaving this host for the other
-// (netem on this side of the link); 0 removes it.
-func (h *Host) Delay(d time.Duration) {
-	h.t.Helper()
+// (netem on this side of the link); 0 removes it. It skips t when the
+// kernel has no netem (CONFIG_NET_SCH_NETEM).
+func (h *Host) Delay(t testing.TB, d time.Duration) {
+	t.Helper()
+	args := []string{"qdisc", "replace", "dev", h.HostLink, "root", "netem", "delay", fmt.Sprintf("%dms", d.Milliseconds())}
 	if d == 0 {
-		h.run("tc", "qdisc", "del", "dev", h.HostLink, "root")
-		return
+		args = []string{"qdisc", "del", "dev", h.HostLink, "root"}
 	}
-	h.run("tc", "qdisc", "replace", "dev", h.HostLink, "root", "netem", "delay", fmt.Sprintf("%dms", d.Milliseconds()))
+	out, err := exec.Command("tc", args...).CombinedOutput()
+	switch {
+	case err != nil && bytes.Contains(out, []byte("qdisc kind is unknown")):
+		t.Skipf("this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM is not set): tc %s: %s", strings.Join(args, " "), bytes.TrimSpace(out))
+	case err != nil:
+		t.Fatalf("tc %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
 }
 
 // Pids lists the processes running in the host's namespace.
