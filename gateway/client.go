@@ -21,9 +21,8 @@ type Config struct {
 	KernelName string       // kernelspec to start; empty means the gateway's default
 	HTTPClient *http.Client // nil means a client with no overall timeout
 	// KernelEnv is sent in each kernel create request (see KernelEnvFrom):
-	// the KERNEL_* values Enterprise Gateway reads. Nil sends none, as for
-	// the shared local gateway, whose kernels would otherwise start with
-	// only PATH and these.
+	// the KERNEL_* values Enterprise Gateway reads. Nil sends an empty env,
+	// as for the shared local gateway.
 	KernelEnv map[string]string
 }
 

@@ -51,15 +51,11 @@
 // nothing for it. It may equally be a Jupyter Enterprise Gateway, which puts
 // kernels on a cluster: the REST and websocket API are the same.
 //
-// The local shared gateway lives under <home>/python-gateway/: gateway.lock
-// serialises processes that start or stop it (exclusive create, a heartbeat
-// refreshed while held, taken over when its pid is dead or its heartbeat is
-// stale), and gateway.json (mode 0600, written atomically) records its url,
-// pid, start time, interpreter and random auth token. [Acquire] reuses a
-// recorded gateway whose pid lives, whose interpreter matches and whose
-// health check passes, and otherwise starts `<python> -m kernel_gateway` on
-// 127.0.0.1 and a free port in its own session, so it outlives the evalhost
-// process that started it; [Stop] ends it and [Status] reports it.
-// [Local.StartKernel] adds the one recovery from file-descriptor exhaustion:
-// restart the shared gateway and try once more.
+// The shared local gateways (one per interpreter, started by the first
+// evalhost process that needs one) are coordinated by package
+// gateway/shared. The Client never passes the gateway's own environment on
+// to a kernel: the create request carries an empty env, so kernel_gateway
+// launches the kernel with PATH alone (and Jupyter's own variables), and
+// the start snippet applies the caller's environment, unsetting PATH (and
+// the LC_CTYPE Python then sets for itself) when the caller has none.
 package gateway

@@ -12,12 +12,6 @@ var (
 	ErrUnauthorized = errors.New("gateway rejected the credentials: set PI_PYTHON_GATEWAY_TOKEN to the gateway's auth token")
 	// ErrUnreachable: the gateway could not be reached or is not healthy.
 	ErrUnreachable = errors.New("gateway unreachable")
-	// ErrSharedRequired is the answer to a request for a non-shared local
-	// gateway; the wording is the reference runtime's.
-	ErrSharedRequired = errors.New("Shared Python gateway required; local gateways are disabled") //nolint:staticcheck // wording fixed by the reference runtime
-	// ErrMissingPackages: the interpreter cannot import kernel_gateway or
-	// ipykernel. The error is a *MissingPackagesError.
-	ErrMissingPackages = errors.New("python gateway packages missing")
 	// ErrFDExhausted: the gateway or this process ran out of file
 	// descriptors (EMFILE); the shared gateway should be restarted.
 	ErrFDExhausted = errors.New("too many open files")
@@ -92,19 +86,6 @@ func (e *UnreachableError) Error() string {
 }
 
 func (e *UnreachableError) Unwrap() []error { return []error{ErrUnreachable, e.Err} }
-
-// MissingPackagesError names the interpreter that lacks the packages.
-type MissingPackagesError struct {
-	Python string
-	Detail string // the interpreter's import error
-}
-
-func (e *MissingPackagesError) Error() string {
-	return fmt.Sprintf("python gateway packages missing in %s (%s): install them with `%s -m pip install jupyter_kernel_gateway ipykernel`",
-		e.Python, e.Detail, e.Python)
-}
-
-func (e *MissingPackagesError) Unwrap() error { return ErrMissingPackages }
 
 // MessageTooBigError is a kernel message larger than evalhost holds in
 // memory; it was read past and dropped, and the kernel keeps running.

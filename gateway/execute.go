@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -118,123 +117,6 @@ func (k *Kernel) sendFailed(c *cell, err error) error {
 	k.end(&frames.DeathError{ExitCode: -1, StderrTail: err.Error()})
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
 }
-
-// resendEvery is how often an interrupt is repeated while the cell runs on:
-// ipykernel ignores SIGINT outside a cell's execution, so one that lands
-// just before the cell starts is lost.
-var resendEvery = 500 * time.Millisecond
-
-// await translates the cell's messages until it is done, cancelled, killed
-// or the kernel ends.
-func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
-	var (
-		ctxDone  = ctx.Done()
-		fallback <-chan time.Time
-		grace    <-chan time.Time
-		resend   *time.Ticker
-		rest     sync.WaitGroup
-	)
-	defer rest.Wait()
-	defer func() {
-		if resend != nil {
-			resend.Stop()
-		}
-	}()
-	tick := func() <-chan time.Time {
-		if resend == nil || c.gotReply {
-			return nil
-		}
-		return resend.C
-	}
-	interrupt := func() {
-		fallback = time.After(restFallback)
-		if k.sendInterrupt() != nil {
-			fallback = time.After(0)
-		}
-		resend = time.NewTicker(resendEvery)
-	}
-	// ipykernel ignores an interrupt that arrives before it runs the cell's
-	// code, so a cancel that early waits for execute_input.
-	handle := func(in inbound) {
-		k.handle(c, in)
-		if c.pendingInterrupt && c.executing {
-			c.pendingInterrupt = false
-			interrupt()
-		}
-	}
-	// After execute_reply, idle is awaited while messages keep coming: a
-	// backlog of output may trail the reply by seconds, but a channel that
-	// fell silent has dropped (or stalled) the rest.
-	quiet := time.NewTimer(idleWait)
-	quiet.Stop()
-	defer quiet.Stop()
-	var quietC <-chan time.Time
-	receive := func(in inbound) {
-		handle(in)
-		if c.gotReply {
-			quiet.Reset(idleWait)
-			quietC = quiet.C
-		}
-	}
-	for !(c.gotReply && c.gotIdle) {
-		select {
-		case in := <-k.in:
-			receive(in)
-			continue
-		default:
-		}
-		select {
-		case in := <-k.in:
-			receive(in)
-		case <-quietC:
-			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
-				"the kernel answered the cell, but its idle status had not come after %v without any message: "+
-					"Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the "+
-					"gateway forwards them, so output may be missing", idleWait)})
-			c.gotIdle = true
-		case <-k.done:
-			k.drain(c)
-			if c.gotReply && c.gotIdle {
-				continue
-			}
-			return frames.Frame{}, fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
-		case <-ctxDone:
-			ctxDone = nil
-			c.interrupted = true
-			if c.executing {
-				interrupt()
-			} else {
-				c.pendingInterrupt = true
-			}
-			grace = time.After(k.grace)
-		case <-tick():
-			_ = k.sendInterrupt()
-		case <-fallback:
-			fallback = nil
-			if !c.acked {
-				rest.Add(1)
-				go func() {
-					defer rest.Done()
-					rctx, cancel := context.WithTimeout(context.Background(), k.grace)
-					defer cancel()
-					_ = k.client.interruptKernel(rctx, k.id) // the grace timer judges the outcome
-				}()
-			}
-		case <-grace:
-			_ = k.Kill()
-			k.drain(c)
-			return frames.Frame{}, fmt.Errorf("execute %s: cancelled (%v) and the kernel did not settle within %v: %w",
-				c.req.ID, context.Cause(ctx), k.grace, frames.ErrKilled)
-		}
-	}
-	c.reportDropped()
-	return c.doneFrame(), nil
-}
-
-// idleWait is how long a cell whose execute_reply is in waits for its idle
-// status without any message arriving: iopub may have dropped it, and a
-// cell must never hang on that.
-var idleWait = 3 * time.Second
 
 // reportDropped warns when the kernel wrote more characters than arrived.
 func (c *cell) reportDropped() {

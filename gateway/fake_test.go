@@ -162,6 +162,7 @@ func TestIsFDExhausted(t *testing.T) {
 // TCP connection without a close frame.
 func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *Kernel {
 	t.Helper()
+	checkLeaks(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
 			w.WriteHeader(http.StatusNoContent)

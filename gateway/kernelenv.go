@@ -54,24 +54,29 @@ func loginName() string {
 }
 
 // createBody is the kernel create request: the kernelspec name when one is
-// configured, and, when the client has kernel request values, those plus
-// this start's own (the start timeout as KERNEL_LAUNCH_TIMEOUT, so the
-// gateway waits for the kernel as long as evalhost does, and the cwd as
-// KERNEL_WORKING_DIR); values the user set win.
+// configured, and an env. An env, even empty, makes kernel_gateway (and
+// Enterprise Gateway) launch the kernel with its PATH and the variables it
+// is configured to pass, instead of its whole environment: that of
+// whichever evalhost process started the shared gateway; the caller's own
+// environment is applied inside the kernel (setupCode). When the client
+// has kernel request values, the env holds those plus this start's own (the
+// start timeout as KERNEL_LAUNCH_TIMEOUT, so the gateway waits for the
+// kernel as long as evalhost does, and the cwd as KERNEL_WORKING_DIR);
+// values the user set win.
 func (c *Client) createBody(opts KernelOptions, timeout time.Duration) []byte {
-	body := map[string]any{}
-	if c.kernel != "" {
-		body["name"] = c.kernel
-	}
+	env := map[string]string{}
 	if c.kernelEnv != nil {
-		env := maps.Clone(c.kernelEnv)
+		env = maps.Clone(c.kernelEnv)
 		if _, ok := env[envLaunchTimeout]; !ok && timeout > 0 {
 			env[envLaunchTimeout] = strconv.Itoa(int(timeout.Seconds()))
 		}
 		if _, ok := env[envWorkingDir]; !ok && opts.Cwd != "" {
 			env[envWorkingDir] = opts.Cwd
 		}
-		body["env"] = env
+	}
+	body := map[string]any{"env": env}
+	if c.kernel != "" {
+		body["name"] = c.kernel
 	}
 	raw, _ := json.Marshal(body)
 	return raw

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // One gateway serves the package's tests; kernels are reused where the case
@@ -18,8 +19,7 @@ import (
 // interpreter lacks kernel_gateway or ipykernel.
 var (
 	testPython string
-	testHome   string
-	testEP     *Endpoint
+	testGW     *testGateway
 	skipReason string
 	setupOnce  sync.Once
 
@@ -28,13 +28,7 @@ var (
 	sharedErr    error
 )
 
-const helperEnv = "EVALHOST_GATEWAY_TEST_HELPER"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "acquire" {
-		helperAcquire()
-		return
-	}
 	os.Exit(runTests(m))
 }
 
@@ -64,13 +58,8 @@ func cleanup() {
 	if sharedKernel != nil {
 		_ = sharedKernel.Close()
 	}
-	if testEP != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_ = Stop(ctx, testHome)
-		cancel()
-	}
-	if testHome != "" {
-		_ = os.RemoveAll(testHome)
+	if testGW != nil {
+		testGW.stop()
 	}
 }
 
@@ -83,16 +72,11 @@ func setupGateway() {
 		return
 	}
 	testPython = py
-	if err := Check(ctx, py); err != nil {
-		skipReason = fmt.Sprintf("%v (CI installs them: pip install jupyter_kernel_gateway ipykernel)", err)
+	if out, err := exec.Command(py, "-c", "import kernel_gateway, ipykernel").CombinedOutput(); err != nil {
+		skipReason = fmt.Sprintf("%s lacks the gateway packages: %s (CI installs them: pip install jupyter_kernel_gateway ipykernel)", py, out)
 		return
 	}
-	testHome, err = os.MkdirTemp("", "evalhost-gateway-test-")
-	if err != nil {
-		skipReason = err.Error()
-		return
-	}
-	testEP, err = Acquire(ctx, testHome, py)
+	testGW, err = startTestGateway(ctx, py)
 	if err != nil {
 		skipReason = "could not start the test gateway: " + err.Error()
 	}
@@ -122,7 +106,7 @@ func needGateway(t testing.TB) {
 func testClient(t testing.TB) *Client {
 	t.Helper()
 	needGateway(t)
-	c, err := NewClient(testEP.Config())
+	c, err := NewClient(testGW.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,28 +129,26 @@ func shared(t testing.TB) *Kernel {
 	return sharedKernel
 }
 
+// checkLeaks fails t when a goroutine or process it started outlives it;
+// the package's gateway (and so the kernels below it) outlives every test.
+func checkLeaks(t testing.TB) {
+	t.Helper()
+	leakcheck.Check(t, leakcheck.Options{IgnoreProcess: func(cmdline string) bool {
+		return strings.Contains(cmdline, "kernel_gateway")
+	}})
+}
+
 // ownKernel starts a kernel for one test and closes it at the end.
 func ownKernel(t testing.TB, opts KernelOptions) *Kernel {
 	t.Helper()
-	k, err := testClient(t).StartKernel(context.Background(), opts)
+	c := testClient(t)
+	checkLeaks(t)
+	k, err := c.StartKernel(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("start kernel: %v", err)
 	}
 	t.Cleanup(func() { _ = k.Close() })
 	return k
-}
-
-// helperAcquire is the body of a re-executed test binary: Acquire once on
-// the home in the environment and print the endpoint.
-func helperAcquire() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ep, err := Acquire(ctx, os.Getenv("EVALHOST_GATEWAY_TEST_HOME"), os.Getenv("EVALHOST_GATEWAY_TEST_PYTHON"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	_ = json.NewEncoder(os.Stdout).Encode(ep)
 }
 
 // leakedGoroutines lists goroutines still running code of this package.

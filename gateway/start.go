@@ -18,7 +18,7 @@ const DefaultStartTimeout = 60 * time.Second
 // KernelOptions configure a kernel start.
 type KernelOptions struct {
 	Cwd          string             // chdir and first on sys.path; empty keeps the kernel's
-	Env          map[string]*string // os.environ changes; a nil value unsets
+	Env          map[string]*string // the kernel's environment (a nil value unsets); nil keeps the launch env
 	Prelude      string             // Python run once after the environment; empty means runner.Prelude()
 	NoPrelude    bool               // run no prelude at all
 	ModuleDirs   []string           // extension module dirs, later overriding earlier
@@ -71,7 +71,7 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 // initialise applies cwd/env, patches input, reads the kernel's facts, runs
 // the prelude and loads extension modules.
 func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
-	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, opts.Env)+startCode())
+	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, exactEnv(opts.Env))+startCode())
 	if err != nil {
 		return err
 	}
@@ -95,6 +95,30 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 		k.warnings = moduleWarnings(out)
 	}
 	return nil
+}
+
+// launchEnv are the variables a kernel starts with that are not Jupyter's
+// own and may not be its caller's: the gateway's PATH (createKernel sends
+// an empty env), and the LC_CTYPE Python sets for itself when it starts
+// without a locale (PEP 538).
+var launchEnv = []string{"PATH", "LC_CTYPE"}
+
+// exactEnv is env plus an unset of each launch variable env lacks, so the
+// kernel's environment is exactly its caller's; nil stays nil.
+func exactEnv(env map[string]*string) map[string]*string {
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]*string, len(env)+len(launchEnv))
+	for k, v := range env {
+		out[k] = v
+	}
+	for _, k := range launchEnv {
+		if _, ok := out[k]; !ok {
+			out[k] = nil
+		}
+	}
+	return out
 }
 
 func readyFrame(out string) (frames.Frame, error) {

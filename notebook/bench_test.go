@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,25 +9,24 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/evalhost/evalhost/frames"
 )
 
 // bigNotebook builds n cells: two code cells with outputs for each markdown
 // cell, sources of a few lines.
 func bigNotebook(tb testing.TB, n int) []byte {
 	nb := New()
-	r := NewRecorder(nb)
 	for i := 0; i < n; i++ {
 		if i%3 == 2 {
 			nb.Insert(i, Markdown, fmt.Sprintf("## Section %d\n\nSome prose about step %d, with *emphasis*.\n", i, i))
 			continue
 		}
 		nb.Insert(i, Code, fmt.Sprintf("import math\nx_%d = math.sqrt(%d)\nprint(x_%d)\nx_%d * 2", i, i, i, i))
-		r.Start(i)
-		r.Add(frames.Frame{Type: frames.TypeStdout, Data: fmt.Sprintf("%d.0\n", i)})
-		r.Add(frames.Frame{Type: frames.TypeResult, ExecutionCount: i + 1, Bundle: frames.Bundle{"text/plain": []byte(`"` + strconv.Itoa(2*i) + `.0"`)}})
-		r.Add(frames.Frame{Type: frames.TypeDone, ExecutionCount: i + 1})
+		result, err := ExecuteResult(map[string]json.RawMessage{"text/plain": []byte(`"` + strconv.Itoa(2*i) + `.0"`)}, nil, i+1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		nb.SetOutputs(i, []Output{StreamOutput("stdout", fmt.Sprintf("%d.0\n", i)), result})
+		nb.SetExecutionCount(i, i+1)
 	}
 	return nb.Bytes()
 }

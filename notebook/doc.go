@@ -1,5 +1,5 @@
-// Package notebook edits Jupyter .ipynb files losslessly and records
-// execution output into them.
+// Package notebook edits Jupyter .ipynb files losslessly and builds the
+// outputs of their code cells.
 //
 // Contract:
 //   - [Parse]/[Load] validate a notebook (JSON, a "cells" array, cell objects
@@ -34,7 +34,8 @@
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
-//   - [Load] and [LoadOrNew] remember the file read and a [Stamp] of its
+//   - [Load] (bounded by [MaxFileBytes], [ErrTooLarge]), [LoadOrNew] and
+//     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
 //     ([ErrConflict]) and nothing written, when the file no longer holds
 //     what was read or last saved: another edit is never silently undone.
@@ -44,9 +45,14 @@
 //     hold it from load to save. Waiting ends with the caller's context (a
 //     [*LockedError], [ErrLocked]). Locking a notebook the caller already
 //     holds waits for itself: that call is wrong.
-//   - [Recorder] turns [frames.Frame] values into nbformat outputs of a code
-//     cell, as nbclient records kernel messages; [Notebook.SetLanguageInfo]
-//     writes metadata.language_info as nbclient does after a run.
+//   - [Output] values are nbformat outputs built as nbformat writes them
+//     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],
+//     [Output.WithBundle] for display updates); a MIME bundle or metadata
+//     that is not valid JSON is an error. [Notebook.SetOutputs] and
+//     [Notebook.SetExecutionCount] write them into a code cell (any other
+//     cell is an error); [Notebook.SetLanguageInfo] writes
+//     metadata.language_info as nbclient does after a run. Turning
+//     execution frames into outputs is package nbrun's.
 //
-// It imports no other evalhost package except frames.
+// It imports no other evalhost package.
 package notebook

@@ -24,6 +24,8 @@ var (
 	// ErrLocked: another evalhost kept the notebook's lock until the
 	// caller's context ended (a *LockedError).
 	ErrLocked = errors.New("notebook is locked")
+	// ErrTooLarge: a file past MaxFileBytes, refused rather than read whole.
+	ErrTooLarge = errors.New("notebook file too large")
 )
 
 // SyntaxError is malformed JSON, located by line and column (1-based).

@@ -3,6 +3,7 @@ package notebook
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,16 +14,44 @@ import (
 // The notebook remembers the file it was read from and a Stamp of it, which
 // Save checks.
 func Load(path string) (*Notebook, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read notebook: %w", err)
 	}
+	return ParseFile(path, data)
+}
+
+// MaxFileBytes bounds what Load reads: notebooks keep their images inline,
+// yet a file past this is no notebook a person edits.
+const MaxFileBytes = 256 << 20
+
+// ParseFile is Parse of data read from path by the caller, remembering the
+// file and a Stamp of data as Load does, so that Save checks it.
+func ParseFile(path string, data []byte) (*Notebook, error) {
 	nb, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	nb.origin, nb.stamp = canonical(path), StampOf(data)
 	return nb, nil
+}
+
+// readLimited reads path whole, refusing a file larger than limit (or one
+// that never ends, such as a device) instead of running out of memory.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrTooLarge, path, limit>>20)
+	}
+	return data, nil
 }
 
 // LoadOrNew is Load, but a missing file gives an empty nbformat 4.5 notebook

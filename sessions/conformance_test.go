@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/internal/remotetest"
 )
 
@@ -182,7 +182,7 @@ func TestConformance(t *testing.T) {
 			// own one ends with the test (cleanups run last-registered first,
 			// so this runs after the registry closed its kernels).
 			t.Cleanup(func() {
-				if err := gateway.Stop(context.Background(), home); err != nil {
+				if err := shared.Stop(context.Background(), home); err != nil {
 					t.Errorf("stopping the test's gateway: %v", err)
 				}
 			})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 )
 
 // GatewayConfig runs Python cells in Jupyter kernels behind a kernel
@@ -19,10 +20,10 @@ type GatewayConfig struct {
 	Token string
 	Home  string
 	// Environ is the host environment the shared local gateway starts
-	// with, filtered as an interpreter's is (its kernels inherit it, and
-	// later evalhost processes reuse it); nil means os.Environ(). An
-	// external gateway's kernel requests carry its KERNEL_* values and
-	// KERNEL_USERNAME (gateway.KernelEnvFrom).
+	// with, filtered as an interpreter's is (later evalhost processes reuse
+	// the gateway; its kernels get their own session's environment, not
+	// this); nil means os.Environ(). An external gateway's kernel requests
+	// carry its KERNEL_* values and KERNEL_USERNAME (gateway.KernelEnvFrom).
 	Environ []string
 }
 
@@ -61,8 +62,8 @@ func GatewayStarter(g GatewayConfig) Starter {
 			}
 			k, err = c.StartKernel(ctx, opts)
 		} else {
-			k, _, err = gateway.Local{Home: g.Home, Python: spec.Python.Path,
-				Options: gateway.AcquireOptions{Env: gatewayEnv(g.Environ)}}.StartKernel(ctx, opts)
+			k, _, err = shared.Local{Home: g.Home, Python: spec.Python.Path,
+				Options: shared.AcquireOptions{Env: gatewayEnv(g.Environ)}}.StartKernel(ctx, opts)
 		}
 		if err != nil {
 			return nil, err
@@ -83,9 +84,9 @@ func gatewayEnviron(environ []string) []string {
 	return environ
 }
 
-// kernelEnv is the session's environment as os.environ changes. The kernel
-// was started by the gateway with the gateway's environment, so the
-// filtered one is applied inside it instead.
+// kernelEnv is the session's environment, which the kernel applies inside
+// (the gateway launches it with PATH alone, and unsets that too when the
+// session has none).
 func kernelEnv(env []string) map[string]*string {
 	out := make(map[string]*string, len(env))
 	for _, kv := range env {

@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 		{"shell cells", "# %% [sh]\ncd /tmp\n# %% [sh]\npwd\n", []string{"run", "-"}, 0, []string{"/tmp"}, nil},
 		{"death is reported", "import os\nos._exit(3)\n", []string{"run", "-"}, 1, nil, []string{"interpreter died twice: exit code 3"}},
 		{"usage error", "", []string{"run"}, 2, nil, []string{"nothing to run"}},
-		{"notebook hint", "", []string{"run", "x.ipynb"}, 2, nil, []string{"cannot read cells"}},
+		{"notebook hint", "", []string{"run", "x.ipynb"}, 2, nil, []string{"x.ipynb is a notebook: run it with \"evalhost nb run x.ipynb\""}},
 		{"crlf script runs its shell cells", "x = 1\r\n# %% [sh]\r\nls -d /tmp\r\n", []string{"run", "-"}, 0, []string{"/tmp\n"}, nil},
 		{"byte order mark before a marker", "\ufeff# %% [sh]\necho shell $BASH_VERSINFO\n", []string{"run", "-"}, 0, []string{"shell "}, nil},
 		{"language alias applies to the cells", "", []string{"run", "--language", "bash", "-c", "echo hi from bash"}, 0,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -38,8 +39,13 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ok := true
-	home := evalhostHome()
-	fmt.Fprintf(stdout, "evalhost %s\nhome: %s\n", version, home)
+	fmt.Fprintf(stdout, "evalhost %s\n", version)
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stdout, "home: REFUSED\n  %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "home: %s\n", home)
 	py, err := sessions.ResolveInterpreter(*python, *cwd, home, os.Getenv, 0)
 	if err != nil {
 		fmt.Fprintf(stdout, "python: MISSING\n  %v\n", err)

@@ -8,17 +8,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/gateway/shared"
 )
 
 func init() { extraCommands["gateway"] = gatewayMain }
 
 const gatewayUsage = `Usage: evalhost gateway status|stop [--json]
 
-The shared local Jupyter kernel gateway (the gateway backend starts it under
-<home>/python-gateway and every evalhost process on this machine shares it).
-  status   whether it is recorded, running and healthy
-  stop     terminate it and clear its files (its kernels end with it)
+The shared local Jupyter kernel gateways (the gateway backend starts one per
+interpreter under <home>/python-gateway, and every evalhost process on this
+machine shares them).
+  status   whether each is running and healthy (--json: one object per line)
+  stop     terminate them and clear their files (their kernels end with them)
 `
 
 func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
@@ -31,33 +33,42 @@ func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.L
 		fmt.Fprint(stderr, gatewayUsage)
 		return exitUsage
 	}
-	home := evalhostHome()
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost gateway: %v\n", err)
+		return exitUsage
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	switch args[0] {
 	case "status":
-		st, err := gateway.Status(ctx, home)
+		sts, err := shared.Status(ctx, home)
 		if err != nil {
 			fmt.Fprintf(stderr, "evalhost gateway status: %v\n", err)
 			return exitFailed
 		}
-		if asJSON {
-			reason := ""
-			if st.Err != nil {
-				reason = st.Err.Error()
+		if len(sts) == 0 && asJSON {
+			fmt.Fprintln(stdout, `{"recorded":false}`)
+		} else if len(sts) == 0 {
+			fmt.Fprintln(stdout, "no shared gateway is recorded (the gateway backend starts one on first use)")
+		}
+		code := exitOK
+		for _, st := range sts {
+			if asJSON {
+				printGatewayJSON(stdout, st)
+			} else {
+				printGatewayStatus(stdout, st)
 			}
-			b, _ := json.Marshal(map[string]any{"recorded": st.Recorded, "running": st.Running, "healthy": st.Healthy,
-				"url": st.Info.URL, "pid": st.Info.PID, "startedAt": st.Info.StartedAt, "python": st.Info.PythonPath, "error": reason})
-			fmt.Fprintln(stdout, string(b))
-		} else {
-			printGatewayStatus(stdout, st)
+			if !st.Healthy {
+				code = exitFailed
+			}
 		}
-		if !st.Healthy {
-			return exitFailed
+		if len(sts) == 0 {
+			code = exitFailed
 		}
-		return exitOK
+		return code
 	case "stop":
-		if err := gateway.Stop(ctx, home); err != nil {
+		if err := shared.Stop(ctx, home); err != nil {
 			fmt.Fprintf(stderr, "evalhost gateway stop: %v\n", err)
 			return exitFailed
 		}
@@ -69,11 +80,17 @@ func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.L
 	}
 }
 
-func printGatewayStatus(w io.Writer, st gateway.GatewayStatus) {
-	if !st.Recorded {
-		fmt.Fprintln(w, "no shared gateway is recorded (the gateway backend starts one on first use)")
-		return
+func printGatewayJSON(w io.Writer, st shared.GatewayStatus) {
+	reason := ""
+	if st.Err != nil {
+		reason = st.Err.Error()
 	}
+	b, _ := json.Marshal(map[string]any{"recorded": true, "running": st.Running, "healthy": st.Healthy,
+		"url": st.Info.URL, "pid": st.Info.PID, "startedAt": st.Info.StartedAt, "python": st.Info.PythonPath, "error": reason})
+	fmt.Fprintln(w, string(b))
+}
+
+func printGatewayStatus(w io.Writer, st shared.GatewayStatus) {
 	state := "healthy"
 	switch {
 	case !st.Running:

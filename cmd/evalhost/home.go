@@ -1,21 +1,14 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-)
+import "github.com/evalhost/evalhost/config"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-// evalhostHome is where evalhost keeps its runner cache, modules, managed
-// venv, artifacts and gateway files: EVALHOST_HOME, else ~/.evalhost.
+// evalhostHome forwards to config.Home for the commands that take the home
+// without an error (serve, gateway). When the home is refused it returns ""
+// and (*backendFlags).starters, which such commands call next, reports why.
 func evalhostHome() string {
-	if h := os.Getenv("EVALHOST_HOME"); h != "" {
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".evalhost")
-	}
-	return filepath.Join(os.TempDir(), "evalhost")
+	home, _ := config.Home()
+	return home
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,7 +19,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/mcp"
+	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -168,44 +168,51 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f mcpFlags, stderr io.Wr
 	return exitOK
 }
 
-// notebookRunner runs notebook_run's cells with nb run's code, writing the
-// notebook in place.
+// notebookRunner runs notebook_run's cells as nb run does (a registry of
+// its own, so images stay inline as Jupyter writes them), cancelled with the
+// call, and writes the notebook in place under its lock, refusing to undo
+// an edit made while the cells ran.
 func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
-	return func(_ context.Context, req mcp.NotebookRunRequest) (mcp.NotebookRunResult, error) {
-		orig, err := os.ReadFile(req.Path)
+	return func(ctx context.Context, req mcp.NotebookRunRequest) (mcp.NotebookRunResult, error) {
+		nb, err := notebook.Load(req.Path)
 		if err != nil {
-			return mcp.NotebookRunResult{}, fmt.Errorf("read notebook: %w", err)
+			return mcp.NotebookRunResult{}, err
 		}
-		nb, err := notebook.Parse(orig)
-		if err != nil {
+		if err := nbrun.CheckLanguage(nb); err != nil {
 			return mcp.NotebookRunResult{}, fmt.Errorf("%s: %w", req.Path, err)
-		}
-		if lang := nb.Language(); !isPythonLanguage(lang) {
-			return mcp.NotebookRunResult{}, fmt.Errorf("%s: its kernel language is %s; evalhost runs Python cells only", req.Path, lang)
 		}
 		spec := make([]string, len(req.Cells))
 		for i, c := range req.Cells {
 			spec[i] = strconv.Itoa(c)
 		}
-		selected, err := selectCodeCells(nb, strings.Join(spec, ","))
+		selected, err := nbrun.SelectCodeCells(nb, strings.Join(spec, ","))
 		if err != nil {
-			return mcp.NotebookRunResult{}, errors.New(strings.ReplaceAll(err.Error(), "--cells", `"cells"`))
+			return mcp.NotebookRunResult{}, errors.New(`"cells" ` + err.Error())
 		}
-		secs := 0
-		if req.Timeout > 0 {
-			secs = max(1, int(math.Ceil(req.Timeout.Seconds())))
-		}
-		res, err := executeNotebook(nb, selected, req.Path, nbRunFlags{timeout: secs, allowErrors: req.AllowErrors,
-			python: f.python, ipython: f.ipython, backendFlags: f.backendFlags})
+		home, err := config.Home()
 		if err != nil {
 			return mcp.NotebookRunResult{}, err
 		}
-		if now, err := os.ReadFile(req.Path); err == nil && !bytes.Equal(now, orig) {
-			return mcp.NotebookRunResult{}, fmt.Errorf("%s changed on disk while its cells ran; not overwriting it, which would undo that change", req.Path)
+		starters, err := config.Starters(home, f.choice())
+		if err != nil {
+			return mcp.NotebookRunResult{}, err
 		}
+		reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python,
+			Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)}})
+		defer reg.Close()
+		res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + req.Path,
+			Timeout: req.Timeout, AllowErrors: req.AllowErrors, IPython: f.ipython})
+		if err != nil {
+			return mcp.NotebookRunResult{}, err
+		}
+		lock, err := notebook.Lock(ctx, req.Path)
+		if err != nil {
+			return mcp.NotebookRunResult{}, err
+		}
+		defer lock.Unlock()
 		if err := nb.Save(req.Path); err != nil {
 			return mcp.NotebookRunResult{}, err
 		}
-		return mcp.NotebookRunResult{Result: res, Cells: selected, Output: req.Path}, nil
+		return mcp.NotebookRunResult{Result: res.Result, Cells: selected, Output: req.Path}, nil
 	}
 }

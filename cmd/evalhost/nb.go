@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -135,7 +134,7 @@ func (c *nbCommand) fail(err error) int {
 }
 
 func (c *nbCommand) view() error {
-	nb, err := notebook.Load(c.path)
+	nb, _, err := loadNotebook(c.path, false)
 	if err != nil {
 		return err
 	}
@@ -191,12 +190,11 @@ func (c *nbCommand) apply() error {
 		return err
 	}
 	defer unlock()
-	orig, readErr := os.ReadFile(c.path)
-	created := errors.Is(readErr, fs.ErrNotExist)
-	nb, err := notebook.LoadOrNew(c.path)
+	nb, orig, err := loadNotebook(c.path, true)
 	if err != nil {
 		return err
 	}
+	created := orig == nil
 	out, err := nb.ApplyText(text)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.path, err)
@@ -243,11 +241,7 @@ func (c *nbCommand) action() error {
 		return err
 	}
 	defer unlock()
-	load := notebook.Load
-	if c.name == "insert" {
-		load = notebook.LoadOrNew
-	}
-	nb, err := load(c.path)
+	nb, _, err := loadNotebook(c.path, c.name == "insert")
 	if err != nil {
 		return err
 	}
@@ -311,17 +305,28 @@ func (c *nbCommand) content4action() (string, error) {
 }
 
 func (c *nbCommand) readInput(path, flag string) (string, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(c.stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
+	data, err := readBounded(path, c.stdin, maxScriptBytes)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", flag, err)
 	}
 	return string(data), nil
+}
+
+// loadNotebook is notebook.Load (orNew: LoadOrNew) with the read bounded
+// by maxNotebookBytes; it also returns the file's bytes (nil when missing).
+func loadNotebook(path string, orNew bool) (*notebook.Notebook, []byte, error) {
+	data, err := readBounded(path, nil, maxNotebookBytes)
+	if errors.Is(err, fs.ErrNotExist) && orNew {
+		// Bound to path, so a save refuses to replace a file someone
+		// created meanwhile.
+		nb, err := notebook.LoadOrNew(path)
+		return nb, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read notebook: %w", err)
+	}
+	nb, err := notebook.ParseFile(path, data)
+	return nb, data, err
 }
 
 func (c *nbCommand) writeJSON(v any) error {

@@ -7,11 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/evalhost/evalhost/notebook"
 )
 
 const nbFixture = "../../notebook/testdata/basic.ipynb"
@@ -186,46 +183,6 @@ func TestNBApplyCreatesMissingNotebook(t *testing.T) {
 		t.Fatalf("details %q: %+v %v", out, details, err)
 	}
 	nbformatValidates(t, path)
-}
-
-// TestSelectCodeCells: which cells "nb run" executes. Blank code cells are
-// skipped as nbclient skips them, so execution counts match Jupyter's.
-func TestSelectCodeCells(t *testing.T) {
-	nb := notebook.New()
-	for i, c := range []struct {
-		t   notebook.CellType
-		src string
-	}{{notebook.Code, "1"}, {notebook.Markdown, "md"}, {notebook.Code, ""}, {notebook.Code, "  \n\t"}, {notebook.Code, "# only a comment"}, {notebook.Code, "2"}} {
-		if err := nb.Insert(i, c.t, c.src); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		name    string
-		spec    string
-		want    []int
-		wantErr string
-	}{
-		{"all code cells but the blank ones", "", []int{0, 4, 5}, ""},
-		{"a selected blank cell is skipped", "2-5", []int{4, 5}, ""},
-		{"only blank cells selected", "2,3", nil, ""},
-		{"markdown selected", "1", nil, "cell 1 is a markdown cell"},
-		{"out of range", "9", nil, "the notebook has cells 0..5"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := selectCodeCells(nb, tt.spec)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || !slices.Equal(got, tt.want) {
-				t.Fatalf("selectCodeCells(%q) = %v, %v; want %v", tt.spec, got, err, tt.want)
-			}
-		})
-	}
 }
 
 // TestNBRunRefusesOtherLanguages: a notebook of another language is not run

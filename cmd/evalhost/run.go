@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -76,6 +78,12 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
+	if f.cwd != "" {
+		if err := checkCwdFlag(f.cwd); err != nil {
+			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+			return exitUsage
+		}
+	}
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
@@ -128,7 +136,7 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range splitPercent(src, f.lang) {
+		for _, c := range percent.Split(src, f.lang) {
 			c.Timeout = timeout
 			cells = append(cells, c.Cell)
 		}
@@ -139,18 +147,12 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 }
 
 func readSource(name string, stdin io.Reader) (string, error) {
-	var b []byte
-	var err error
-	if name == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot read cells: %w", err)
-	}
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
+	}
+	b, err := readBounded(name, stdin, maxScriptBytes)
+	if err != nil {
+		return "", fmt.Errorf("cannot read cells: %w", err)
 	}
 	return normalizeSource(string(b)), nil
 }
@@ -165,8 +167,12 @@ func normalizeSource(src string) string {
 }
 
 func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
-	home := evalhostHome()
-	starters, err := f.starters(home)
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	starters, err := config.Starters(home, f.choice())
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -219,6 +225,9 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	if err != nil {
 		logger.Debug("run failed", "err", err)
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		if errors.Is(err, sessions.ErrBadRequest) {
+			return exitUsage // refused before any cell ran
+		}
 		return exitFailed
 	}
 	out.end(res)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -117,7 +117,7 @@ func measureGateway(python string, runs, floodMiB int, out map[string]float64) e
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := gateway.Stop(ctx, home); err != nil {
+		if err := shared.Stop(ctx, home); err != nil {
 			logf("gateway: stop: %v", err)
 		}
 	}()

@@ -1,4 +1,4 @@
-package main
+package percent
 
 import (
 	"strings"
@@ -29,11 +29,11 @@ func TestSplitPercent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, c := range splitPercent(tt.src, sessions.LangPython) {
+			for _, c := range Split(tt.src, sessions.LangPython) {
 				got = append(got, c.Language+"|"+c.Title+"|"+c.Code)
 			}
 			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Fatalf("splitPercent(%q)\n got %q\nwant %q", tt.src, got, tt.want)
+				t.Fatalf("Split(%q)\n got %q\nwant %q", tt.src, got, tt.want)
 			}
 		})
 	}
@@ -43,7 +43,7 @@ func FuzzSplitPercent(f *testing.F) {
 	f.Add("x = 41\n# %%\nx + 1\n")
 	f.Add("# %% [sh] t\nls\n# %% [markdown]\n# x")
 	f.Fuzz(func(t *testing.T, src string) {
-		for _, c := range splitPercent(src, sessions.LangPython) {
+		for _, c := range Split(src, sessions.LangPython) {
 			if strings.TrimSpace(c.Code) == "" {
 				t.Fatalf("empty cell kept from %q", src)
 			}

@@ -1,4 +1,4 @@
-package main
+package percent
 
 import (
 	"strings"
@@ -6,20 +6,20 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// scriptCell is one cell of a percent-format script.
-type scriptCell struct {
+// Cell is one cell of a percent-format script.
+type Cell struct {
 	sessions.Cell
 	Line int // 1-based line of the cell's first code line, for messages
 }
 
-// splitPercent splits a percent-format script (Jupytext, VS Code, Spyder) on
+// Split splits a percent-format script (Jupytext, VS Code, Spyder) on
 // "# %%" lines. "# %% [sh]" (or [bash], [shell]) starts a shell cell,
 // "# %% [markdown]" and "# %% [md]" cells are prose and are skipped, other
 // text after the marker is the cell's title. Text before the first marker
 // is a cell of its own when it holds code; empty cells are dropped.
-func splitPercent(src, defaultLang string) []scriptCell {
-	var cells []scriptCell
-	cur := scriptCell{Cell: sessions.Cell{Language: defaultLang}, Line: 1}
+func Split(src, defaultLang string) []Cell {
+	var cells []Cell
+	cur := Cell{Cell: sessions.Cell{Language: defaultLang}, Line: 1}
 	var body []string
 	skip := false
 	preamble := true // text before the first marker
@@ -45,7 +45,7 @@ func splitPercent(src, defaultLang string) []scriptCell {
 		lineNo++
 		if lang, title, kind, ok := parseMarker(line, defaultLang); ok {
 			flush()
-			cur = scriptCell{Cell: sessions.Cell{Language: lang, Title: title}, Line: lineNo + 1}
+			cur = Cell{Cell: sessions.Cell{Language: lang, Title: title}, Line: lineNo + 1}
 			skip = kind == "markdown"
 			continue
 		}

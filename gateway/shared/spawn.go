@@ -1,4 +1,4 @@
-package gateway
+package shared
 
 import (
 	"bytes"
@@ -15,10 +15,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/evalhost/evalhost/gateway"
 )
 
-// DefaultGatewayStartTimeout bounds the start of the shared gateway.
-const DefaultGatewayStartTimeout = 60 * time.Second
+// DefaultStartTimeout bounds the start of the shared gateway.
+const DefaultStartTimeout = 60 * time.Second
 
 // Culling of orphaned kernels (no websocket connected, no iopub message for
 // cullOrphansAfter), checked every cullEvery; whole seconds.
@@ -30,13 +32,13 @@ var (
 // spawn starts `python -m kernel_gateway` on 127.0.0.1 and a free port with
 // a fresh token, in its own session so that it outlives this process (it is
 // shared), and waits until its health check passes.
-func spawn(ctx context.Context, home, python string, env []string) (Info, error) {
+func spawn(ctx context.Context, dir, python string, env []string) (Info, error) {
 	port, err := freePort()
 	if err != nil {
 		return Info{}, err
 	}
 	token := randomToken()
-	logFile := logPath(home)
+	logFile := logPath(dir)
 	before := logSize(logFile)
 	log, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -71,7 +73,7 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 	// The token goes in the environment, not argv, where ps would show it.
 	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Dir = dir(home)
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return Info{}, fmt.Errorf("start gateway with %s: %w", python, err)
@@ -91,7 +93,7 @@ func spawn(ctx context.Context, home, python string, env []string) (Info, error)
 
 // waitHealthy polls the health check until it passes, the pid dies or ctx ends.
 func waitHealthy(ctx context.Context, info Info) error {
-	c, err := NewClient(info.Config())
+	c, err := gateway.NewClient(info.Config())
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
-package gateway
+package shared
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/gateway"
 )
 
 // freshHome is an evalhost home whose gateway, if the test starts one, is
@@ -20,6 +24,7 @@ func freshHome(t *testing.T) string {
 	t.Helper()
 	needGateway(t)
 	home := t.TempDir()
+	checkLeaks(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -35,9 +40,7 @@ func TestTwoProcessesShareOneGateway(t *testing.T) {
 	var cmds [2]*exec.Cmd
 	var outs [2]strings.Builder
 	for i := range cmds {
-		cmds[i] = exec.Command(os.Args[0], "-test.run=^$")
-		cmds[i].Env = append(os.Environ(), helperEnv+"=acquire",
-			"EVALHOST_GATEWAY_TEST_HOME="+home, "EVALHOST_GATEWAY_TEST_PYTHON="+testPython)
+		cmds[i] = helper(home, testPython, "acquire")
 		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
 		if err := cmds[i].Start(); err != nil {
 			t.Fatal(err)
@@ -64,27 +67,27 @@ func TestKilledGatewayRecoveredAndStatusStop(t *testing.T) {
 	home := freshHome(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if st, err := Status(ctx, home); err != nil || st.Recorded {
+	if st, err := Status(ctx, home); err != nil || len(st) != 0 {
 		t.Fatalf("Status before start = %+v, %v; want nothing recorded", st, err)
 	}
 	first, err := Acquire(ctx, home, testPython)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(infoPath(home))
+	fi, err := os.Stat(infoPath(dirFor(home, testPython)))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("gateway.json mode = %v, %v; want 0600", fi.Mode(), err)
 	}
 	st, err := Status(ctx, home)
-	if err != nil || !st.Recorded || !st.Running || !st.Healthy || st.Info.Token != "" || st.Info.PID != first.PID {
+	if err != nil || len(st) != 1 || !st[0].Running || !st[0].Healthy || st[0].Info.Token != "" || st[0].Info.PID != first.PID {
 		t.Errorf("Status of running gateway = %+v, %v", st, err)
 	}
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitDead(t, first.PID)
-	if st, _ := Status(ctx, home); st.Healthy || st.Running {
-		t.Errorf("Status after kill = %+v, want not running", st)
+	if st, _ := Status(ctx, home); len(st) != 1 || st[0].Healthy || st[0].Running {
+		t.Errorf("Status after kill = %+v, want one, not running", st)
 	}
 	second, err := Acquire(ctx, home, testPython)
 	if err != nil {
@@ -93,7 +96,7 @@ func TestKilledGatewayRecoveredAndStatusStop(t *testing.T) {
 	if second.Reused || second.PID == first.PID {
 		t.Errorf("Acquire after kill reused %+v", second.Info)
 	}
-	c, _ := NewClient(second.Config())
+	c, _ := gateway.NewClient(second.Config())
 	if err := c.Health(ctx); err != nil {
 		t.Errorf("new gateway unhealthy: %v", err)
 	}
@@ -101,7 +104,7 @@ func TestKilledGatewayRecoveredAndStatusStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDead(t, second.PID)
-	if st, err := Status(ctx, home); err != nil || st.Recorded {
+	if st, err := Status(ctx, home); err != nil || len(st) != 0 {
 		t.Errorf("Status after Stop = %+v, %v", st, err)
 	}
 }
@@ -141,10 +144,11 @@ func TestLockTakeover(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, _ := json.Marshal(tc.lock)
-			if err := os.WriteFile(lockPath(testHome), raw, 0o600); err != nil {
+			lock := lockPath(dirFor(testHome, testPython))
+			if err := os.WriteFile(lock, raw, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			defer os.Remove(lockPath(testHome))
+			defer os.Remove(lock)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			ep, err := Acquire(ctx, testHome, testPython)
@@ -202,12 +206,12 @@ func TestCheckNamesPipCommand(t *testing.T) {
 
 func TestRealGatewayRejectsWrongToken(t *testing.T) {
 	needGateway(t)
-	c, err := NewClient(Config{URL: testEP.URL, Token: "wrong"})
+	c, err := gateway.NewClient(gateway.Config{URL: testEP.URL, Token: "wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = c.Health(context.Background())
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "PI_PYTHON_GATEWAY_TOKEN") {
+	if !errors.Is(err, gateway.ErrUnauthorized) || !strings.Contains(err.Error(), "PI_PYTHON_GATEWAY_TOKEN") {
 		t.Errorf("Health with a wrong token = %v, want ErrUnauthorized naming PI_PYTHON_GATEWAY_TOKEN", err)
 	}
 }
@@ -224,44 +228,31 @@ func TestOrphanedKernelsCulled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := NewClient(ep.Config())
-	start := func() *Kernel {
-		k, err := c.StartKernel(ctx, KernelOptions{NoPrelude: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	c, _ := gateway.NewClient(ep.Config())
 	exists := func(id string) bool {
-		_, err := c.do(ctx, "GET", "/api/kernels/"+id, nil, 200)
-		var he *HTTPError
-		if errors.As(err, &he) && he.Status == 404 {
-			return false
-		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", ep.URL+"/api/kernels/"+id, nil)
+		req.Header.Set("Authorization", "token "+ep.Token)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("GET kernel %s: %v", id, err)
 		}
-		return true
+		resp.Body.Close()
+		return resp.StatusCode != http.StatusNotFound
 	}
-	kept := start()
+	kept, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer kept.Close()
 	cases := []struct{ name, code string }{
-		{"idle orphan", ""},
+		{"idle orphan", "pass"},
 		{"busy orphan", "import time; time.sleep(1000)"},
 	}
 	var orphans []string
 	for _, tc := range cases {
-		k := start()
-		if tc.code != "" {
-			if _, err := k.send(ctx, "shell", "execute_request", executeRequest{Code: tc.code, UserExpressions: map[string]string{}}); err != nil {
-				t.Fatalf("%s: %v", tc.name, err)
-			}
-		}
 		// What a SIGKILLed evalhost leaves: the socket closes, nothing is deleted.
-		k.cancel()
-		_ = k.conn.CloseNow()
-		k.wg.Wait()
-		orphans = append(orphans, k.id)
+		id := killedMidCell(t, home, tc.code)
+		orphans = append(orphans, id)
 	}
 	for i, tc := range cases {
 		for exists(orphans[i]) {
@@ -272,9 +263,34 @@ func TestOrphanedKernelsCulled(t *testing.T) {
 			}
 		}
 	}
-	if !exists(kept.id) {
-		t.Errorf("the connected kernel %s was culled too", kept.id)
+	if !exists(kept.ID()) {
+		t.Errorf("the connected kernel %s was culled too", kept.ID())
 	}
+}
+
+// killedMidCell runs code in a kernel of another process, which is
+// SIGKILLed once the cell has started (or, for a quick cell, has ended),
+// and returns the kernel's id.
+func killedMidCell(t *testing.T, home, code string) string {
+	t.Helper()
+	cmd := helper(home, testPython, "cell", "EVALHOST_SHARED_TEST_CODE="+code, "EVALHOST_SHARED_TEST_HANG=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	id, ok := strings.CutPrefix(strings.TrimSpace(line), "kernel ")
+	if !ok {
+		t.Fatalf("helper printed %q: %s", line, stderr.String())
+	}
+	return id
 }
 
 // gateway.json outlives reboots, and its pid may then name any process:
@@ -288,7 +304,7 @@ func TestRecordedPidReusedIsLeftAlone(t *testing.T) {
 	}{
 		{"status", func(ctx context.Context) error {
 			st, err := Status(ctx, home)
-			if err == nil && st.Running {
+			if err == nil && (len(st) != 1 || st[0].Running) {
 				return fmt.Errorf("Status = %+v, want not running", st)
 			}
 			return err
@@ -312,10 +328,11 @@ func TestRecordedPidReusedIsLeftAlone(t *testing.T) {
 			exited := make(chan error, 1)
 			go func() { exited <- other.Wait() }()
 			defer func() { _ = other.Process.Kill(); <-exited }()
-			if err := os.MkdirAll(dir(home), 0o700); err != nil {
+			dir := dirFor(home, testPython)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeInfo(home, Info{URL: "http://127.0.0.1:1", PID: other.Process.Pid, PythonPath: testPython, Token: "x"}); err != nil {
+			if err := writeInfo(dir, Info{URL: "http://127.0.0.1:1", PID: other.Process.Pid, PythonPath: testPython, Token: "x"}); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Limits of what evalhost reads whole into memory: a script or cell text
+// (run FILE|-, -c is bounded by the OS), nb apply and edit text, and a
+// notebook (which keeps its images inline, hence the larger bound).
+const (
+	maxScriptBytes   = 64 << 20
+	maxNotebookBytes = 256 << 20
+)
+
+// errTooLarge is matched by a read that hit its limit.
+var errTooLarge = errors.New("input too large")
+
+// readBounded reads name ("-" is stdin) whole, refusing more than limit
+// bytes with an error that names the input and the limit, so that
+// /dev/zero or `yes |` ends with a message instead of running out of memory.
+func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	var r io.Reader
+	label := name
+	if name == "-" {
+		r, label = stdin, "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB, the most evalhost reads", errTooLarge, label, limit>>20)
+	}
+	return data, nil
+}

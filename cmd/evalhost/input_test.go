@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// endless is an input that never ends, as /dev/zero or `yes |`.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'y'
+	}
+	return len(p), nil
+}
+
+// TestReadBounded: an input past its limit is refused naming the input and
+// the limit; one at the limit is read.
+func TestReadBounded(t *testing.T) {
+	dir := t.TempDir()
+	atLimit := filepath.Join(dir, "at")
+	if err := os.WriteFile(atLimit, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	over := filepath.Join(dir, "over")
+	if err := os.WriteFile(over, make([]byte, 1<<20+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		want       string // "" reads it whole
+	}{
+		{"file at the limit", atLimit, ""},
+		{"file over the limit", over, over + " is larger than 1 MiB"},
+		{"endless stdin", "-", "stdin is larger than 1 MiB"},
+		{"/dev/zero", "/dev/zero", "/dev/zero is larger than 1 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := readBounded(tt.path, endless{}, 1<<20)
+			if tt.want == "" {
+				if err != nil || len(data) != 1<<20 {
+					t.Fatalf("read %d bytes, %v", len(data), err)
+				}
+				return
+			}
+			if !errors.Is(err, errTooLarge) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

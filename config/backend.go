@@ -1,0 +1,79 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/evalhost/evalhost/gateway/shared"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Python backends.
+const (
+	BackendRunner  = "runner"  // evalhost's own runner.py (the default)
+	BackendGateway = "gateway" // Jupyter kernels behind a kernel gateway
+)
+
+// ErrBackend is matched by an unknown backend name.
+var ErrBackend = errors.New("unknown backend")
+
+// Backend chooses how Python cells run. The zero value takes the choice
+// from the environment.
+type Backend struct {
+	// Name is BackendRunner or BackendGateway; "" means $EVALHOST_BACKEND,
+	// else the gateway when $PI_PYTHON_GATEWAY_URL is set, else the runner.
+	Name string
+	// NoSharedGateway asks for a private local gateway, which evalhost does
+	// not offer (the reference runtime's sharedGateway=false): with the
+	// gateway backend and no URL it is an error.
+	NoSharedGateway bool
+}
+
+// Starters returns the starter of each cell language for a home: the
+// backend's Python, the sh shell, and for languages PI_PY turned off a
+// starter that fails with a message saying so.
+func Starters(home string, b Backend) (map[string]sessions.Starter, error) {
+	langs, err := Languages()
+	if err != nil {
+		return nil, err
+	}
+	starters, err := backendStarters(home, b)
+	if err != nil {
+		return nil, err
+	}
+	for lang := range starters {
+		if !slices.Contains(langs, lang) {
+			starters[lang] = disabledStarter(lang)
+		}
+	}
+	return starters, nil
+}
+
+func backendStarters(home string, b Backend) (map[string]sessions.Starter, error) {
+	choice := b.Name
+	if choice == "" {
+		choice = os.Getenv("EVALHOST_BACKEND")
+	}
+	url := os.Getenv("PI_PYTHON_GATEWAY_URL")
+	if choice == "" && url != "" {
+		choice = BackendGateway
+	}
+	starters := sessions.DefaultStarters(home)
+	switch choice {
+	case "", BackendRunner:
+		return starters, nil
+	case BackendGateway:
+		if url == "" {
+			if err := shared.RequireShared(!b.NoSharedGateway); err != nil {
+				return nil, err
+			}
+		}
+		starters[sessions.LangPython] = sessions.GatewayStarter(sessions.GatewayConfig{
+			URL: url, Token: os.Getenv("PI_PYTHON_GATEWAY_TOKEN"), Home: home})
+		return starters, nil
+	default:
+		return nil, fmt.Errorf("%w %q: use %q or %q", ErrBackend, choice, BackendRunner, BackendGateway)
+	}
+}

@@ -1,0 +1,115 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+)
+
+// ErrUnsafe is matched by every [*UnsafeDirError]: a directory evalhost
+// would load code from that someone else could have written into.
+var ErrUnsafe = errors.New("unsafe directory")
+
+// ErrNoHome means no home could be found for evalhost: HOME is unset, the
+// user has no home in the password database, and EVALHOST_HOME is unset.
+var ErrNoHome = errors.New("no home directory for evalhost")
+
+// UnsafeDirError is a home or modules directory that is not the user's own
+// or that others may write to. Reason says which, Fix what to do.
+type UnsafeDirError struct {
+	What   string // "evalhost home" or "modules directory"
+	Path   string
+	Reason string
+	Fix    string
+}
+
+func (e *UnsafeDirError) Error() string {
+	return fmt.Sprintf("refusing the %s %s: %s, so another user could plant code that runs as you; %s",
+		e.What, e.Path, e.Reason, e.Fix)
+}
+
+func (e *UnsafeDirError) Unwrap() error { return ErrUnsafe }
+
+// Home returns evalhost's home, where it keeps its runner cache, modules,
+// managed venv, artifacts and gateway files: $EVALHOST_HOME, else
+// ~/.evalhost, where ~ is $HOME or, when HOME is unset, the user's home in
+// the password database. The path is absolute. A missing home is created
+// 0700; an existing one, and its modules directory, must pass [CheckDir].
+// There is no fallback to a shared temporary directory: with no home at
+// all the error ([ErrNoHome]) says to set EVALHOST_HOME.
+func Home() (string, error) {
+	home, err := HomePath()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
+	}
+	if err := CheckDir(home, "evalhost home"); err != nil {
+		return "", err
+	}
+	modules := filepath.Join(home, "modules")
+	if err := CheckDir(modules, "modules directory"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return home, nil
+}
+
+// HomePath is where [Home] is, without creating or checking it.
+func HomePath() (string, error) {
+	if h := os.Getenv("EVALHOST_HOME"); h != "" {
+		abs, err := filepath.Abs(h)
+		if err != nil {
+			return "", fmt.Errorf("EVALHOST_HOME=%q: %w", h, err)
+		}
+		return abs, nil
+	}
+	base, err := userHome()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, ".evalhost"), nil
+}
+
+// userHome is $HOME, else the password database's home of the user.
+func userHome() (string, error) {
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return h, nil
+	}
+	u, err := user.Current()
+	if err != nil {
+		return "", fmt.Errorf("%w: HOME is not set and the user is not in the password database (%v); set EVALHOST_HOME to a private directory", ErrNoHome, err)
+	}
+	if u.HomeDir == "" {
+		return "", fmt.Errorf("%w: HOME is not set and user %s has no home directory in the password database; set EVALHOST_HOME to a private directory", ErrNoHome, u.Username)
+	}
+	return u.HomeDir, nil
+}
+
+// CheckDir refuses a directory evalhost would run code from when it is not
+// owned by the user evalhost runs as, or is writable by group or others,
+// as ssh refuses a loose ~/.ssh. A symlink is judged by its target. What
+// names the directory in the error. A missing directory is an error
+// matching fs.ErrNotExist.
+func CheckDir(dir, what string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	if !st.IsDir() {
+		return &UnsafeDirError{What: what, Path: dir, Reason: "it is not a directory",
+			Fix: "remove it or set EVALHOST_HOME to a directory of your own"}
+	}
+	if owner, mine := ownedByMe(st); !mine {
+		return &UnsafeDirError{What: what, Path: dir, Reason: fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", owner, os.Geteuid()),
+			Fix: "set EVALHOST_HOME to a directory of your own"}
+	}
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return &UnsafeDirError{What: what, Path: dir, Reason: fmt.Sprintf("it is writable by group or others (mode %04o)", perm),
+			Fix: fmt.Sprintf("run: chmod go-w %s", dir)}
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// nobody is a uid that is not the test's; tests that chown to it need root.
+const nobody = 65534
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("changing a file's owner needs root")
+	}
+}
+
+func TestHomeCreatedPrivate(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "new", "home")
+	t.Setenv("EVALHOST_HOME", home)
+	got, err := Home()
+	if err != nil || got != home {
+		t.Fatalf("Home() = %q, %v; want %q", got, err, home)
+	}
+	st, err := os.Stat(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := st.Mode().Perm(); perm != 0o700 {
+		t.Fatalf("new home has mode %04o, want 0700", perm)
+	}
+}
+
+func TestHomeRelativeIsMadeAbsolute(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("EVALHOST_HOME", "rel")
+	got, err := Home()
+	if err != nil || !filepath.IsAbs(got) || filepath.Base(got) != "rel" {
+		t.Fatalf("Home() = %q, %v; want an absolute path ending in rel", got, err)
+	}
+}
+
+// TestHomeRefusesUnsafe: a home or modules directory another user owns or
+// can write to is refused, naming the path, the problem and the fix.
+func TestHomeRefusesUnsafe(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, home string)
+		want  []string
+	}{
+		{"home mode 0777", func(t *testing.T, home string) { chmod(t, home, 0o777) },
+			[]string{"evalhost home", "writable by group or others (mode 0777)", "chmod go-w"}},
+		{"home group-writable", func(t *testing.T, home string) { chmod(t, home, 0o770) },
+			[]string{"evalhost home", "mode 0770"}},
+		{"home owned by another user", func(t *testing.T, home string) { needRoot(t); chown(t, home, nobody) },
+			[]string{"evalhost home", "owned by uid 65534, not by you", "set EVALHOST_HOME"}},
+		{"modules mode 0777", func(t *testing.T, home string) { chmod(t, mkdir(t, home, "modules"), 0o777) },
+			[]string{"modules directory", "modules: it is writable by group or others"}},
+		{"modules owned by another user", func(t *testing.T, home string) {
+			needRoot(t)
+			chown(t, mkdir(t, home, "modules"), nobody)
+		}, []string{"modules directory", "owned by uid 65534"}},
+		{"home is a file", func(t *testing.T, home string) {
+			os.Remove(home)
+			os.WriteFile(home, nil, 0o600)
+		}, []string{"create evalhost home"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := mkdir(t, t.TempDir(), "home")
+			tt.setup(t, home)
+			t.Setenv("EVALHOST_HOME", home)
+			_, err := Home()
+			if err == nil {
+				t.Fatal("Home() accepted an unsafe directory")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if tt.name != "home is a file" && !errors.Is(err, ErrUnsafe) {
+				t.Errorf("error %v does not match ErrUnsafe", err)
+			}
+		})
+	}
+}
+
+func TestCheckDirSymlinkJudgedByTarget(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	target := mkdir(t, dir, "theirs")
+	chown(t, target, nobody)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(link, "evalhost home"); !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("CheckDir(link to another user's dir) = %v, want ErrUnsafe", err)
+	}
+}
+
+// With HOME unset the home is under the password database's home, never a
+// shared temporary directory.
+func TestHomeWithoutHOMEUsesPasswd(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skipf("no password entry for the test's user: %v", err)
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("EVALHOST_HOME", "")
+	got, err := HomePath()
+	if want := filepath.Join(u.HomeDir, ".evalhost"); err != nil || got != want {
+		t.Fatalf("HomePath() = %q, %v; want %q", got, err, want)
+	}
+}
+
+// A user with neither HOME nor a password entry is told to set
+// EVALHOST_HOME. The check runs in a child under a uid with no entry.
+func TestHomeWithoutAnyHomeRefuses(t *testing.T) {
+	if os.Getenv("CONFIG_HELPER_NOHOME") == "1" {
+		_, err := HomePath()
+		if err == nil {
+			os.Exit(3)
+		}
+		os.Stderr.WriteString(err.Error())
+		if !errors.Is(err, ErrNoHome) {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
+	needRoot(t)
+	const uid = 54321
+	if _, err := user.LookupId("54321"); err == nil {
+		t.Skip("uid 54321 has a password entry here")
+	}
+	// The child must be able to execute a copy of the test binary.
+	dir, err := os.MkdirTemp("", "config-nohome-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	chmod(t, dir, 0o755)
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "config.test")
+	if err := os.WriteFile(exe, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestHomeWithoutAnyHomeRefuses$")
+	cmd.Env = []string{"CONFIG_HELPER_NOHOME=1", "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "set EVALHOST_HOME") {
+		t.Fatalf("error %q does not say to set EVALHOST_HOME", out)
+	}
+}
+
+func mkdir(t *testing.T, parent, name string) string {
+	t.Helper()
+	p := filepath.Join(parent, name)
+	if err := os.Mkdir(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func chmod(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func chown(t *testing.T, p string, uid int) {
+	t.Helper()
+	if err := os.Chown(p, uid, uid); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,99 @@
+package shared
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/evalhost/evalhost/gateway"
+)
+
+// GatewayStatus describes one shared local gateway for `evalhost gateway status`.
+type GatewayStatus struct {
+	Info    Info  // Token is cleared
+	Running bool  // its pid lives and is still the gateway
+	Healthy bool  // its health check passes
+	Err     error // why it is not healthy, when known
+}
+
+// Status reads every recorded gateway under home (one per interpreter)
+// and checks each without changing anything. None recorded is an empty
+// slice; an unreadable record is an error.
+func Status(ctx context.Context, home string) ([]GatewayStatus, error) {
+	spawned.reap()
+	dirs, err := recordedDirs(home)
+	if err != nil {
+		return nil, err
+	}
+	var out []GatewayStatus
+	for _, d := range dirs {
+		info, err := readInfo(d)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, statusOf(ctx, info))
+	}
+	return out, nil
+}
+
+func statusOf(ctx context.Context, info Info) GatewayStatus {
+	st := GatewayStatus{Info: info, Running: isGateway(info)}
+	st.Info.Token = ""
+	if !st.Running {
+		st.Err = fmt.Errorf("gateway pid %d is not running (or is now another process)", info.PID)
+		return st
+	}
+	c, err := gateway.NewClient(info.Config())
+	if err == nil {
+		hctx, cancel := context.WithTimeout(ctx, healthAttempts[0])
+		err = c.Health(hctx)
+		cancel()
+	}
+	st.Healthy, st.Err = err == nil, err
+	return st
+}
+
+// Stop ends every shared local gateway under home (their kernels with
+// them) and removes their records. Stopping when none runs is not an error.
+func Stop(ctx context.Context, home string) error {
+	dirs, err := recordedDirs(home)
+	if err != nil {
+		return fmt.Errorf("stop gateway: %w", err)
+	}
+	var errs []error
+	for _, d := range dirs {
+		errs = append(errs, stopIn(ctx, d))
+	}
+	return errors.Join(errs...)
+}
+
+// StopFor ends python's shared gateway only.
+func StopFor(ctx context.Context, home, python string) error {
+	return stopIn(ctx, dirFor(home, python))
+}
+
+func stopIn(ctx context.Context, dir string) error {
+	lock, err := takeLock(ctx, lockPath(dir))
+	if err != nil {
+		return fmt.Errorf("stop gateway: %w", err)
+	}
+	defer lock.release()
+	info, err := readInfo(dir)
+	if err == nil {
+		if isGateway(info) {
+			terminate(info.PID, 5*time.Second)
+		}
+		spawned.reap()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("stop gateway: %w", err)
+	}
+	if err := removeInfo(dir); err != nil {
+		return fmt.Errorf("stop gateway: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+// Package nbrun executes Jupyter notebooks through evalhost sessions and
+// records their outputs into them as nbclient does.
+//
+// Contract:
+//   - [Run] executes the selected code cells of a [notebook.Notebook] in
+//     order in one fresh per-call session of a [sessions.Registry] and
+//     writes outputs, execution counts and metadata.language_info into it.
+//     Markdown and raw cells, and code cells not selected or never started,
+//     are untouched. A failed cell stops the run unless AllowErrors; a cell
+//     stopped from outside (timeout, cancel, dead interpreter) keeps its
+//     partial output plus an error output naming why. Cancelling the
+//     context interrupts the running cell. Options.OnCellEnd sees the
+//     notebook after every cell, so a caller can save progress.
+//   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
+//     merged per name, display_data, execute_result, error; clear_output
+//     (also wait=True); a display id names every output shown under it,
+//     execute_result included, in any recorded cell, and update_display (or
+//     a new display under the same id) replaces their data and metadata.
+//     A bundle or metadata that is not valid JSON is an error and nothing
+//     of that frame is recorded.
+//   - [SelectCodeCells] picks cells by "2,5-7" specs, skipping blank code
+//     cells as nbclient does; a bad spec is a [*CellSpecError]
+//     ([ErrCellSpec]). [CheckLanguage] refuses a notebook of another kernel
+//     language with a [*LanguageError] ([ErrLanguage]).
+//
+// Calling Run with a nil registry is [ErrNoRegistry]. A notebook must not
+// be used by anything else while Run records into it.
+package nbrun

@@ -1,0 +1,193 @@
+package nbrun
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/notebook"
+)
+
+// Recorder writes execution output into a notebook's code cells as nbclient
+// does with kernel messages: stdout/stderr become "stream" outputs (one per
+// run of the same stream, merged), display → "display_data", result →
+// "execute_result" with its execution_count, error → "error"; done sets the
+// cell's execution_count. A display id applies to every output shown under
+// it, execute_result included, in any recorded cell: update_display
+// replaces their data and metadata, and so does a new display or result
+// with an id already shown (which is then added too). clear_output (now,
+// or with wait at the next output) empties the cell. Outputs reach the
+// notebook at each done frame and at Flush. A Recorder is not safe for
+// concurrent use.
+type Recorder struct {
+	nb       *notebook.Notebook
+	cell     int                       // -1 before Start
+	outputs  map[int][]notebook.Output // every recorded cell's outputs, for display updates
+	stream   strings.Builder           // text of the last output, when it is a stream
+	streamOn string                    // that stream's name, "" when the last output is not a stream
+	clearOn  bool                      // clear_output(wait=True) pending
+	displays map[string][]outputRef
+}
+
+type outputRef struct{ cell, index int }
+
+// NewRecorder returns a Recorder writing into nb.
+func NewRecorder(nb *notebook.Notebook) *Recorder {
+	return &Recorder{nb: nb, cell: -1, outputs: map[int][]notebook.Output{}, displays: map[string][]outputRef{}}
+}
+
+// Start begins recording into code cell i: its outputs are cleared and its
+// execution_count set to null, as when a notebook runs it. A cell that is
+// not a code cell, or out of range, is an error.
+func (r *Recorder) Start(i int) error {
+	r.Flush()
+	if err := r.nb.SetExecutionCount(i, 0); err != nil {
+		return fmt.Errorf("record outputs: %w", err)
+	}
+	r.cell, r.streamOn, r.clearOn = i, "", false
+	r.outputs[i] = nil
+	r.stream.Reset()
+	r.forgetDisplays(i)
+	r.Flush()
+	return nil
+}
+
+// Add records one frame for the started cell. Frames that carry no output
+// (started, input, warning, ready) are ignored. A bundle or metadata that is
+// not valid JSON is an error and nothing is recorded for that frame.
+func (r *Recorder) Add(f frames.Frame) error {
+	if r.cell < 0 {
+		return fmt.Errorf("record outputs: %s frame before Start", f.Type)
+	}
+	switch f.Type {
+	case frames.TypeStdout, frames.TypeStderr:
+		r.clearIfPending()
+		r.addStream(f.Type.String(), f.Data)
+	case frames.TypeDisplay, frames.TypeResult:
+		return r.addRich(f)
+	case frames.TypeUpdateDisplay:
+		return r.updateDisplay(f)
+	case frames.TypeClearOutput:
+		if f.Wait {
+			r.clearOn = true
+		} else {
+			r.clear()
+		}
+	case frames.TypeError:
+		r.clearIfPending()
+		r.appendOutput(notebook.ErrorOutput(f.Ename, f.Evalue, f.Traceback))
+	case frames.TypeDone:
+		_ = r.nb.SetExecutionCount(r.cell, f.ExecutionCount) // Start checked the cell
+		r.Flush()
+	}
+	return nil
+}
+
+// Flush writes the outputs recorded so far into the notebook.
+func (r *Recorder) Flush() {
+	if r.cell < 0 {
+		return
+	}
+	r.sealStream()
+	_ = r.nb.SetOutputs(r.cell, r.outputs[r.cell]) // Start checked the cell
+}
+
+func (r *Recorder) addStream(name, text string) {
+	if r.streamOn != name {
+		r.sealStream()
+		r.stream.Reset()
+		r.outputs[r.cell] = append(r.outputs[r.cell], notebook.Output{}) // filled by sealStream
+		r.streamOn = name
+	}
+	r.stream.WriteString(text)
+}
+
+// sealStream materialises the pending stream output; merging prints into
+// one builder keeps many small writes linear.
+func (r *Recorder) sealStream() {
+	if r.streamOn == "" {
+		return
+	}
+	outs := r.outputs[r.cell]
+	outs[len(outs)-1] = notebook.StreamOutput(r.streamOn, r.stream.String())
+}
+
+func (r *Recorder) appendOutput(o notebook.Output) {
+	r.sealStream()
+	r.streamOn = ""
+	r.stream.Reset()
+	r.outputs[r.cell] = append(r.outputs[r.cell], o)
+}
+
+func (r *Recorder) clearIfPending() {
+	if r.clearOn {
+		r.clear()
+	}
+}
+
+func (r *Recorder) clear() {
+	r.outputs[r.cell], r.streamOn, r.clearOn = nil, "", false
+	r.stream.Reset()
+	r.forgetDisplays(r.cell)
+}
+
+// forgetDisplays drops the display references into a cell whose outputs
+// are gone, as nbclient's clear_display_id_mapping does.
+func (r *Recorder) forgetDisplays(cell int) {
+	for id, refs := range r.displays {
+		r.displays[id] = slices.DeleteFunc(refs, func(o outputRef) bool { return o.cell == cell })
+	}
+}
+
+func (r *Recorder) addRich(f frames.Frame) error {
+	var o notebook.Output
+	var err error
+	if f.Type == frames.TypeResult {
+		o, err = notebook.ExecuteResult(f.Bundle, f.Metadata, f.ExecutionCount)
+	} else {
+		o, err = notebook.DisplayData(f.Bundle, f.Metadata)
+	}
+	if err != nil {
+		return fmt.Errorf("record outputs: %s %w", f.Type, err)
+	}
+	if f.DisplayID != "" {
+		// As nbclient: an output shown under an id already in use updates
+		// the earlier ones, then is added itself.
+		if err := r.updateDisplay(f); err != nil {
+			return err
+		}
+	}
+	r.clearIfPending()
+	r.appendOutput(o)
+	if f.DisplayID != "" {
+		r.displays[f.DisplayID] = append(r.displays[f.DisplayID], outputRef{r.cell, len(r.outputs[r.cell]) - 1})
+	}
+	return nil
+}
+
+// updateDisplay replaces data and metadata of every output shown with the
+// frame's display id, display_data and execute_result alike, in this cell
+// or an earlier one.
+func (r *Recorder) updateDisplay(f frames.Frame) error {
+	refs := r.displays[f.DisplayID]
+	if len(refs) == 0 {
+		return nil
+	}
+	touched := map[int]bool{}
+	for _, ref := range refs {
+		outs := r.outputs[ref.cell]
+		o, err := outs[ref.index].WithBundle(f.Bundle, f.Metadata)
+		if err != nil {
+			return fmt.Errorf("record outputs: %s %w", f.Type, err)
+		}
+		outs[ref.index] = o
+		touched[ref.cell] = true
+	}
+	for cell := range touched {
+		if cell != r.cell {
+			_ = r.nb.SetOutputs(cell, r.outputs[cell]) // recorded before, so a code cell
+		}
+	}
+	return nil
+}

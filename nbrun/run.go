@@ -1,0 +1,200 @@
+package nbrun
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// ErrNoRegistry is returned by Run without a registry.
+var ErrNoRegistry = errors.New("nbrun: no sessions registry")
+
+// Options says how Run executes a notebook. The zero value runs every
+// non-blank code cell with the registry's defaults.
+type Options struct {
+	// Cells are the notebook indexes of the code cells to run, in order;
+	// nil runs SelectCodeCells(nb, "").
+	Cells []int
+	// Session names the session (the tool bridge shows it); default "nb".
+	Session string
+	// Cwd is the cells' working directory; "" is the process's.
+	Cwd string
+	// Timeout per cell; 0 is the registry's default.
+	Timeout time.Duration
+	// AllowErrors runs the remaining cells after one fails.
+	AllowErrors bool
+	// IPython runs the cells through IPython's InteractiveShell.
+	IPython bool
+	// OnCellEnd, when set, is called after each selected cell has ended
+	// and its outputs are in the notebook (cell is its notebook index), and
+	// before the next one starts, e.g. to save the notebook so that an
+	// interrupted run keeps what finished. It must not keep nb.
+	OnCellEnd func(cell int, res sessions.CellResult)
+}
+
+// Result is a notebook run's outcome: sessions' result, whose Cells[i] is
+// notebook cell Notebook[i], and the interpreter's version.
+type Result struct {
+	sessions.Result
+	Notebook []int // notebook index of each entry of Result.Cells
+	Python   string
+}
+
+// FailedCell is the notebook index of the first cell that did not succeed,
+// or -1.
+func (r Result) FailedCell() int {
+	if i := r.Result.FailedCell; i >= 0 && i < len(r.Notebook) {
+		return r.Notebook[i]
+	}
+	return -1
+}
+
+// Run executes the selected code cells of nb in order in one fresh
+// (per-call) session of reg and records their outputs and execution counts
+// into nb as nbclient does; metadata.language_info is set from the
+// interpreter. A cell that fails stops the run unless AllowErrors. A cell
+// stopped from outside (timeout, cancel, a dead interpreter) keeps its
+// partial output plus an error output saying why (CellTimeoutError,
+// CellCancelledError, DeadKernelError); cells that never started are left
+// as they were. Cancelling ctx interrupts the running cell. The returned
+// error is a request the registry refused, or output that could not be
+// recorded; nb then holds what was recorded.
+func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt Options) (Result, error) {
+	if reg == nil {
+		return Result{}, ErrNoRegistry
+	}
+	cells := opt.Cells
+	if cells == nil {
+		var err error
+		if cells, err = SelectCodeCells(nb, ""); err != nil {
+			return Result{}, err
+		}
+	}
+	session := opt.Session
+	if session == "" {
+		session = "nb"
+	}
+	req := sessions.Request{Session: session, Cwd: opt.Cwd, Mode: sessions.ModePerCall,
+		KeepGoing: opt.AllowErrors, IPython: opt.IPython}
+	for _, i := range cells {
+		if i < 0 || i >= nb.Len() || nb.Cell(i).Type != notebook.Code {
+			return Result{}, specError("cell %d is not a code cell of the notebook", i)
+		}
+		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout})
+	}
+	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
+	if len(req.Cells) == 0 {
+		return res, nil
+	}
+	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd}
+	req.OnCellEnd = run.cellEnd
+	out, err := reg.Eval(ctx, req, run.emit)
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.rec.Flush()
+	res.Result, res.Python = out, run.python
+	if out.Cells == nil {
+		res.Result.FailedCell = -1
+	}
+	if err == nil {
+		err = run.err
+	}
+	return res, err
+}
+
+// runState turns one request's frames into notebook outputs. Frames and
+// cell ends are recorded under mu, so OnCellEnd sees a notebook no frame
+// is being written into.
+type runState struct {
+	mu        sync.Mutex
+	nb        *notebook.Notebook
+	rec       *Recorder
+	cells     []int
+	current   int // request index of the cell being recorded, -1 before the first
+	python    string
+	err       error // the first output that could not be recorded
+	onCellEnd func(int, sessions.CellResult)
+}
+
+func (s *runState) emit(cell int, fr frames.Frame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(cell, fr)
+}
+
+func (s *runState) record(cell int, fr frames.Frame) {
+	if fr.Type == frames.TypeReady {
+		if s.python == "" && fr.Python != "" {
+			s.python = fr.Python
+			// As nbclient does with the kernel's kernel_info_reply.
+			s.nb.SetLanguageInfo(notebook.PythonLanguageInfo(fr.Python))
+		}
+		return
+	}
+	if cell != s.current {
+		s.current = cell
+		s.keep(s.rec.Start(s.cells[cell]))
+	}
+	s.keep(s.rec.Add(fr))
+}
+
+func (s *runState) keep(err error) {
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *runState) cellEnd(res sessions.CellResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	started := s.current == res.Index
+	switch res.Status {
+	case sessions.StatusOK, sessions.StatusSkipped, sessions.StatusError:
+	case sessions.StatusCancelled:
+		if started {
+			s.stopped(res)
+		}
+	default:
+		s.stopped(res)
+	}
+	if started {
+		s.rec.Flush()
+	}
+	if s.onCellEnd != nil && res.Index >= 0 && res.Index < len(s.cells) {
+		s.onCellEnd(s.cells[res.Index], res)
+	}
+}
+
+// stopped records why a cell was stopped from outside, as nbclient records
+// a timeout: an error output after the partial output.
+func (s *runState) stopped(res sessions.CellResult) {
+	name, msg := cellEndName(res.Status), cellEndMessage(res)
+	s.record(res.Index, frames.Frame{Type: frames.TypeError, Ename: name, Evalue: msg, Traceback: []string{name + ": " + msg}})
+	s.rec.Flush()
+}
+
+func cellEndName(st sessions.Status) string {
+	switch st {
+	case sessions.StatusTimeout:
+		return "CellTimeoutError"
+	case sessions.StatusCancelled:
+		return "CellCancelledError"
+	default:
+		return "DeadKernelError"
+	}
+}
+
+func cellEndMessage(res sessions.CellResult) string {
+	if res.Message != "" {
+		return res.Message
+	}
+	if res.Status == sessions.StatusTimeout {
+		return "the cell timed out"
+	}
+	return string(res.Status)
+}

@@ -1,0 +1,182 @@
+package nbrun_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/nbrun"
+	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// newRegistry is what a Go program does to run notebooks: the library's
+// configuration under a private home, and a registry.
+func newRegistry(t *testing.T) *sessions.Registry {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	leakcheck.Check(t, leakcheck.Options{})
+	t.Setenv("EVALHOST_HOME", t.TempDir())
+	cfg, err := config.Sessions(config.Backend{Name: config.BackendRunner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := sessions.New(cfg)
+	t.Cleanup(func() { reg.Close() })
+	return reg
+}
+
+func newNotebook(t *testing.T, cells ...string) *notebook.Notebook {
+	t.Helper()
+	nb := notebook.New()
+	for i, src := range cells {
+		typ := notebook.Code
+		if md, ok := strings.CutPrefix(src, "md:"); ok {
+			typ, src = notebook.Markdown, md
+		}
+		if err := nb.Insert(i, typ, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return nb
+}
+
+func texts(nb *notebook.Notebook, i int) []string {
+	var out []string
+	for _, o := range nb.Outputs(i) {
+		out = append(out, o.Type()+":"+o.Text())
+	}
+	return out
+}
+
+// TestRunThroughTheLibrary runs a notebook with nothing of cmd/evalhost:
+// outputs, results, a display updated from a later cell, a failing cell
+// that stops the run, and OnCellEnd seeing each cell's outputs.
+func TestRunThroughTheLibrary(t *testing.T) {
+	reg := newRegistry(t)
+	nb := newNotebook(t,
+		"md:# Title",
+		"x = 41\nprint('hello')",
+		"from IPython.display import display\nh = display('working', display_id=True)\nx + 1",
+		"h.update('done')",
+		"",
+		"1/0",
+		"print('never')")
+	var ended []string
+	res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(),
+		OnCellEnd: func(cell int, r sessions.CellResult) {
+			ended = append(ended, string(r.Status)+":"+strings.Join(texts(nb, cell), ","))
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != sessions.StatusError || res.FailedCell() != 5 || len(res.Notebook) != 5 || res.Python == "" {
+		t.Fatalf("result %+v", res)
+	}
+	want := [][]string{
+		nil,
+		{"stream:hello\n"},
+		{"display_data:'done'", "execute_result:42"},
+		nil,
+		nil,
+		{"error:ZeroDivisionError: division by zero"},
+		nil,
+	}
+	for i, w := range want {
+		if got := texts(nb, i); strings.Join(got, "|") != strings.Join(w, "|") {
+			t.Errorf("cell %d outputs %q, want %q", i, got, w)
+		}
+	}
+	if got := strings.Join(ended, "|"); !strings.HasPrefix(got, "ok:stream:hello\n|ok:display_data:'working',execute_result:42|ok:|error:") ||
+		!strings.HasSuffix(got, "|skipped:") {
+		t.Errorf("OnCellEnd saw %q", got)
+	}
+	if !strings.Contains(string(nb.Bytes()), `"language_info"`) {
+		t.Error("language_info was not set")
+	}
+}
+
+// A cancelled run keeps what the finished cells wrote; the running cell
+// says it was cancelled and cells that never started are left as they were.
+func TestRunCancelled(t *testing.T) {
+	reg := newRegistry(t)
+	cwd := t.TempDir()
+	fifo := filepath.Join(cwd, "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nb := newNotebook(t, "print('one')",
+		"import time\nprint('two', flush=True)\nopen('started', 'w').close()\ntime.sleep(60)",
+		"print('three')")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Opening the FIFO returns once the second cell opens it.
+		if f, err := os.Open(fifo); err == nil {
+			f.Close()
+		}
+		cancel()
+	}()
+	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cwd: cwd})
+	if res.Status != sessions.StatusCancelled {
+		// Unblock the goroutine if the cell never opened the FIFO.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != sessions.StatusCancelled || res.FailedCell() != 1 {
+		t.Fatalf("result %+v", res.Result)
+	}
+	if got := texts(nb, 0); len(got) != 1 || got[0] != "stream:one\n" {
+		t.Errorf("finished cell: %q", got)
+	}
+	if got := texts(nb, 1); len(got) < 2 || got[0] != "stream:two\n" || !strings.HasPrefix(got[len(got)-1], "error:CellCancelledError") {
+		t.Errorf("cancelled cell: %q", got)
+	}
+	if got := texts(nb, 2); got != nil {
+		t.Errorf("a cell that never started was changed: %q", got)
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	reg := newRegistry(t)
+	nb := newNotebook(t, "print('partial', flush=True)\nwhile True: pass")
+	res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Timeout: time.Second})
+	if err != nil || res.Status != sessions.StatusTimeout {
+		t.Fatalf("Run: %+v, %v", res.Result, err)
+	}
+	got := texts(nb, 0)
+	if len(got) < 2 || got[0] != "stream:partial\n" || !strings.HasPrefix(got[len(got)-1], "error:CellTimeoutError") {
+		t.Errorf("timed-out cell: %q", got)
+	}
+}
+
+func TestRunRefusals(t *testing.T) {
+	nb := newNotebook(t, "md:x", "1")
+	if _, err := nbrun.Run(context.Background(), nil, nb, nbrun.Options{}); !errors.Is(err, nbrun.ErrNoRegistry) {
+		t.Errorf("nil registry: %v", err)
+	}
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cells: []int{0}}); !errors.Is(err, nbrun.ErrCellSpec) {
+		t.Errorf("markdown cell selected: %v", err)
+	}
+}

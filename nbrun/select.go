@@ -1,0 +1,108 @@
+package nbrun
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalhost/evalhost/notebook"
+)
+
+// ErrCellSpec is matched by a [*CellSpecError].
+var ErrCellSpec = errors.New("bad cell selection")
+
+// CellSpecError is a bad cell selection: a malformed spec, an index past
+// the notebook's end, or a cell that is not code.
+type CellSpecError struct{ Msg string }
+
+func (e *CellSpecError) Error() string { return e.Msg }
+func (e *CellSpecError) Unwrap() error { return ErrCellSpec }
+
+func specError(format string, a ...any) error { return &CellSpecError{Msg: fmt.Sprintf(format, a...)} }
+
+// ErrLanguage is matched by a [*LanguageError].
+var ErrLanguage = errors.New("not a Python notebook")
+
+// LanguageError is a notebook whose kernel language is not Python.
+type LanguageError struct{ Language string }
+
+func (e *LanguageError) Error() string {
+	return fmt.Sprintf("its kernel language is %s (in its metadata); evalhost runs Python cells only", e.Language)
+}
+
+func (e *LanguageError) Unwrap() error { return ErrLanguage }
+
+// CheckLanguage refuses a notebook of another kernel language; a notebook
+// that names none counts as Python.
+func CheckLanguage(nb *notebook.Notebook) error {
+	lang := nb.Language()
+	l := strings.ToLower(lang)
+	if l == "" || strings.HasPrefix(l, "python") || strings.HasPrefix(l, "ipython") {
+		return nil
+	}
+	return &LanguageError{Language: lang}
+}
+
+// SelectCodeCells lists the code cells to run: those spec names ("2,5-7",
+// 0-based notebook indexes), or every code cell when spec is "". Blank
+// code cells are left out, as nbclient skips them: running them would take
+// execution counts nbclient does not.
+func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
+	var code []int
+	for _, c := range nb.Cells() {
+		if c.Type == notebook.Code {
+			code = append(code, c.Index)
+		}
+	}
+	blank := func(i int) bool { return strings.TrimSpace(nb.Cell(i).Source) == "" }
+	if spec == "" {
+		return slices.DeleteFunc(code, blank), nil
+	}
+	want, err := ParseCellRanges(spec, nb.Len())
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, i := range want {
+		if !slices.Contains(code, i) {
+			return nil, specError("cell %d is a %s cell, not code", i, nb.Cell(i).Type)
+		}
+		if !blank(i) {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// ParseCellRanges reads "2,5-7" as sorted, distinct 0-based cell indexes
+// below count.
+func ParseCellRanges(spec string, count int) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b := a
+		var errB error
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a < 0 || b < a {
+			return nil, specError("%q: want 0-based indexes and ranges like 2,5-7", part)
+		}
+		if b >= count {
+			return nil, specError("%q: the notebook has cells 0..%d", part, count-1)
+		}
+		for i := a; i <= b; i++ {
+			seen[i] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out, nil
+}

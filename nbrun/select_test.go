@@ -1,0 +1,50 @@
+package nbrun
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/notebook"
+)
+
+// TestSelectCodeCells: which cells a notebook run executes. Blank code cells are
+// skipped as nbclient skips them, so execution counts match Jupyter's.
+func TestSelectCodeCells(t *testing.T) {
+	nb := notebook.New()
+	for i, c := range []struct {
+		t   notebook.CellType
+		src string
+	}{{notebook.Code, "1"}, {notebook.Markdown, "md"}, {notebook.Code, ""}, {notebook.Code, "  \n\t"}, {notebook.Code, "# only a comment"}, {notebook.Code, "2"}} {
+		if err := nb.Insert(i, c.t, c.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		spec    string
+		want    []int
+		wantErr string
+	}{
+		{"all code cells but the blank ones", "", []int{0, 4, 5}, ""},
+		{"a selected blank cell is skipped", "2-5", []int{4, 5}, ""},
+		{"only blank cells selected", "2,3", nil, ""},
+		{"markdown selected", "1", nil, "cell 1 is a markdown cell"},
+		{"out of range", "9", nil, "the notebook has cells 0..5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := SelectCodeCells(nb, tt.spec)
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrCellSpec) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("SelectCodeCells(%q) = %v, %v; want %v", tt.spec, got, err, tt.want)
+			}
+		})
+	}
+}

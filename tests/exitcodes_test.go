@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExitCodes holds every command to the README's exit-code table. The
+// signal codes (130, 141) are exercised by the interrupt tests.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "nb.ipynb")
+	writeNotebook(t, nb, "1/0")
+	okNB := filepath.Join(dir, "ok.ipynb")
+	writeNotebook(t, okNB, "x = 1")
+	file := filepath.Join(dir, "file.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	loose := filepath.Join(dir, "loose-home")
+	os.Mkdir(loose, 0o700)
+	os.Chmod(loose, 0o777) // past the umask
+	tests := []struct {
+		name   string
+		args   []string
+		env    []string
+		code   int
+		stderr string // substring
+	}{
+		{"no command", nil, nil, 2, "Usage:"},
+		{"unknown command", []string{"frob"}, nil, 2, `unknown command "frob"`},
+		{"version", []string{"version"}, nil, 0, ""},
+		{"help", []string{"help"}, nil, 0, ""},
+
+		{"run ok", []string{"run", "-c", "1"}, nil, 0, ""},
+		{"run failed cell", []string{"run", "-c", "1/0"}, nil, 1, "ZeroDivisionError"},
+		{"run timeout", []string{"run", "--timeout", "1", "-c", "while True: pass"}, nil, 124, "timed out"},
+		{"run bad flag", []string{"run", "--bogus"}, nil, 2, "unknown flag"},
+		{"run nothing to run", []string{"run"}, nil, 2, "nothing to run"},
+		{"run missing file", []string{"run", filepath.Join(dir, "missing.py")}, nil, 2, "cannot read cells"},
+		{"run cwd is a file", []string{"run", "--cwd", file, "-c", "1"}, nil, 2, "not a directory"},
+		{"run cwd missing", []string{"run", "--cwd", filepath.Join(dir, "nope"), "-c", "1"}, nil, 2, "no such file"},
+		{"run endless input", []string{"run", "/dev/zero"}, nil, 2, "/dev/zero is larger than 64 MiB"},
+		{"run bad PI_PY", []string{"run", "-c", "1"}, []string{"PI_PY=perl"}, 2, "PI_PY"},
+		{"run bad backend", []string{"run", "--backend", "kernel", "-c", "1"}, nil, 2, "unknown backend"},
+		{"run loose home", []string{"run", "-c", "1"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
+
+		{"nb no command", []string{"nb"}, nil, 2, "Usage:"},
+		{"nb view ok", []string{"nb", "view", okNB}, nil, 0, ""},
+		{"nb view missing", []string{"nb", "view", filepath.Join(dir, "missing.ipynb")}, nil, 1, "no such file"},
+		{"nb view not a notebook", []string{"nb", "view", file}, nil, 1, "invalid notebook JSON"},
+		{"nb edit without --cell", []string{"nb", "edit", okNB, "--content", "x"}, nil, 2, "--cell N is required"},
+		{"nb run ok", []string{"nb", "run", okNB, "-o", filepath.Join(dir, "out.ipynb")}, nil, 0, ""},
+		{"nb run failed cell", []string{"nb", "run", nb, "-o", filepath.Join(dir, "out2.ipynb")}, nil, 1, "cell 0: error"},
+		{"nb run bad cells", []string{"nb", "run", nb, "--cells", "7"}, nil, 2, "the notebook has cells 0..0"},
+		{"nb run cwd is a file", []string{"nb", "run", nb, "--cwd", file}, nil, 2, "not a directory"},
+		{"nb run loose home", []string{"nb", "run", okNB, "-o", filepath.Join(dir, "out3.ipynb")}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
+
+		{"serve argument", []string{"serve", "extra"}, nil, 2, "unexpected argument"},
+		{"serve loose home", []string{"serve"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
+		{"gateway no command", []string{"gateway"}, nil, 2, "Usage:"},
+		{"gateway loose home", []string{"gateway", "status"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
+		{"doctor argument", []string{"doctor", "x"}, nil, 2, "takes no arguments"},
+		{"doctor loose home", []string{"doctor"}, []string{"EVALHOST_HOME=" + loose}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := command(t, tt.args...)
+			cmd.Env = append(cmd.Env, tt.env...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdout, err := cmd.Output()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tt.code, stdout, &stderr)
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr %q lacks %q", &stderr, tt.stderr)
+			}
+		})
+	}
+}
