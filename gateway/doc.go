@@ -41,6 +41,17 @@
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
 //     without any ends the cell with a warning instead of a hang.
 //
+// # Tool calls
+//
+// When the start environment names a tool bridge (PI_TOOL_BRIDGE_URL and
+// PI_TOOL_BRIDGE_TOKEN), the kernel gets stand-ins instead and the
+// prelude's tool helper sends each call as a comm message (target
+// "evalhost.tool") on iopub; the Kernel posts it to the bridge as the cell
+// running now (its Request.Run, the start environment's
+// PI_TOOL_BRIDGE_SESSION) and answers on the control channel. A call while
+// no cell runs is refused (409); calls in flight when the cell ends are
+// abandoned, and Execute returns only after they are.
+//
 // Error tracebacks are passed on as ipykernel sends them, with ANSI colour
 // codes; the output sink sanitises them.
 //

@@ -57,6 +57,8 @@ type Kernel struct {
 
 	ready    frames.Frame
 	warnings []frames.Frame
+
+	tools *toolBridge // nil without a tool bridge
 }
 
 // ID is the gateway's kernel id.
@@ -273,6 +275,9 @@ func (k *Kernel) stop() error {
 		k.cancel()
 		_ = k.conn.CloseNow()
 		k.wg.Wait()
+		if k.tools != nil {
+			k.tools.close()
+		}
 		if err != nil && !errors.Is(err, ErrUnreachable) {
 			k.stopErr = fmt.Errorf("delete kernel %s: %w", k.id, err)
 		}
