@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/internal/remotetest"
@@ -27,10 +29,11 @@ const grace = 2 * time.Second
 // setup is one second host, an Enterprise Gateway launching kernels there,
 // and a registry using it.
 type setup struct {
-	host *remotetest.Host
-	gw   *remotetest.Gateway
-	reg  *sessions.Registry
-	dir  string // a cwd on both hosts (the filesystem is shared)
+	host  *remotetest.Host
+	gw    *remotetest.Gateway
+	reg   *sessions.Registry
+	dir   string           // a cwd on both hosts (the filesystem is shared)
+	calls chan bridge.Call // what the tool bridge's "echo" tool was called with
 }
 
 func newSetup(t *testing.T, cfg sessions.Config) *setup {
@@ -45,6 +48,16 @@ func newSetup(t *testing.T, cfg sessions.Config) *setup {
 	cfg.Sink.Store = streamsink.NewStore(filepath.Join(cfg.Home, "artifacts"))
 	cfg.Starters = map[string]sessions.Starter{sessions.LangPython: sessions.GatewayStarter(sessions.GatewayConfig{
 		URL: g.URL, Token: g.Token, Environ: append(os.Environ(), "KERNEL_USERNAME="+kernelUser)})}
+	// The tool bridge, as `evalhost run` and `serve` wire it, on this
+	// host's loopback, which the other host cannot reach.
+	calls := make(chan bridge.Call, 16)
+	tools := bridge.New(bridge.ToolsFunc(func(_ context.Context, c bridge.Call) (json.RawMessage, error) {
+		calls <- c
+		return c.Args, nil
+	}), bridge.Options{})
+	t.Cleanup(func() { tools.Close() })
+	cfg.EnvHook = tools.Env
+	cfg.RunHook = func(run sessions.RunInfo, active bool) { tools.RunHook(run.Session, run.Run, active) }
 	r := sessions.New(cfg)
 	t.Cleanup(func() {
 		if err := r.Close(); err != nil {
@@ -55,7 +68,7 @@ func newSetup(t *testing.T, cfg sessions.Config) *setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &setup{host: h, gw: g, reg: r, dir: dir}
+	return &setup{host: h, gw: g, reg: r, dir: dir, calls: calls}
 }
 
 // collector gathers a request's frames and can wait for a text.
@@ -144,6 +157,22 @@ func TestRemoteKernels(t *testing.T) {
 		}
 	})
 
+	t.Run("tool call from the other host", func(t *testing.T) {
+		res, c := s.eval(t, ctx, py("import socket\nprint(tool.echo(host=socket.gethostname()))"))
+		wantStatus(t, res, sessions.StatusOK, c)
+		if got, want := c.text(frames.TypeStdout), "{'host': '"+s.host.Name+"'}\n"; got != want {
+			t.Errorf("stdout %q, want %q", got, want)
+		}
+		select {
+		case call := <-s.calls:
+			if call.Session != "remote" || call.Name != "echo" || !strings.Contains(string(call.Args), s.host.Name) {
+				t.Errorf("the tool got %+v", call)
+			}
+		default:
+			t.Error("the tool was not called")
+		}
+	})
+
 	t.Run("a cwd the other host lacks", func(t *testing.T) {
 		c := &collector{}
 		res, err := s.reg.Eval(ctx, sessions.Request{Session: "remote", Cwd: s.host.Hidden,
@@ -192,11 +221,11 @@ func TestRemoteKernels(t *testing.T) {
 
 	t.Run("50 ms of delay on the link", func(t *testing.T) {
 		plain := roundTrips(t, s, 5)
+		t.Logf("median 1+1 round trip through Enterprise Gateway to the other host: %v", plain)
 		s.host.Delay(t, 50*time.Millisecond)
 		delayed := roundTrips(t, s, 5)
 		s.host.Delay(t, 0)
-		t.Logf("median 1+1 round trip through Enterprise Gateway to the other host: %v, with 50 ms netem delay: %v",
-			plain, delayed)
+		t.Logf("with 50 ms of netem delay: %v", delayed)
 		if delayed < 50*time.Millisecond {
 			t.Errorf("with 50 ms of delay a round trip took %v: the delay was not on the kernel's path", delayed)
 		}
