@@ -24,9 +24,12 @@
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes
 //     the kernel and returns an error wrapping [frames.ErrKilled].
-//   - A kernel that dies (gateway status dead or restarting) or whose socket
-//     drops mid-cell gives a [*frames.DeathError]; the kernel is then dead
-//     for good and the caller replaces it.
+//   - A kernel that dies (gateway status dead or restarting) gives a
+//     [*frames.DeathError]; the kernel is then dead for good and the caller
+//     replaces it. A websocket that drops is first reopened under the same
+//     session (the gateway replays what it buffered) while the gateway still
+//     has the kernel, and the running cell gets a [*ReconnectedError]
+//     warning; a gone kernel, or no reconnect within 10 s, is the death.
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight
 //     print loop's whole output as one message at the end), the reader runs
@@ -60,7 +63,11 @@
 // An external gateway (PI_PYTHON_GATEWAY_URL, optional PI_PYTHON_GATEWAY_TOKEN,
 // read by the caller) is used through [NewClient]; evalhost starts and stops
 // nothing for it. It may equally be a Jupyter Enterprise Gateway, which puts
-// kernels on a cluster: the REST and websocket API are the same.
+// kernels on a cluster: the REST and websocket API are the same, and
+// Config.KernelEnv ([KernelEnvFrom]) carries the KERNEL_* values it reads,
+// KERNEL_USERNAME above all. A 401 matches [ErrUnauthorized] (the token); a
+// 403 matches [ErrForbidden], and to a kernel create it is a
+// [*RefusedError] naming the user that was refused and what to set.
 //
 // The shared local gateways (one per interpreter, started by the first
 // evalhost process that needs one) are coordinated by package
