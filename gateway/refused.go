@@ -56,9 +56,19 @@ func (e *RefusedError) limitReached() bool {
 	return strings.Contains(r, "resource limit") || strings.Contains(r, "max_kernels") || strings.Contains(r, "maximum")
 }
 
-// explainRefusal turns a 403 to a kernel create into a *RefusedError.
+// sshLaunchAdvice follows Enterprise Gateway's report of a failed SSH
+// launch, whose wording blames authentication whatever went wrong.
+const sshLaunchAdvice = "Enterprise Gateway could not start the kernel on its host over SSH (it reports every SSH " +
+	"failure, an unreachable or stopped host too, as an authentication failure): check that the host is up and " +
+	"reachable from the gateway, and that the gateway's user has a key it accepts and its key in known_hosts"
+
+// explainRefusal turns a 403 to a kernel create into a *RefusedError, and
+// adds what Enterprise Gateway's SSH launch failure means.
 func (c *Client) explainRefusal(err error) error {
 	var he *HTTPError
+	if errors.As(err, &he) && he.Status >= 500 && strings.Contains(he.Body, "SSHClient") {
+		return fmt.Errorf("%w: %s", err, sshLaunchAdvice)
+	}
 	if !errors.As(err, &he) || he.Status != 403 {
 		return err
 	}

@@ -51,6 +51,22 @@ func TestFakeCreateRefusedExplains(t *testing.T) {
 	}
 }
 
+// Enterprise Gateway words an unreachable SSH host as an authentication
+// failure; evalhost says what it can mean (the real case: tests/remote, the
+// link taken down).
+func TestFakeSSHLaunchFailureExplained(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"reason": "Failure occurred starting kernel on '10.0.0.2'. Returned result: HTTP 403: Failed to authenticate SSHClient with password-less SSHand EG_REMOTE_GSS_SSH='False' (False)", "message": ""}`)
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Config{URL: srv.URL})
+	_, err := c.createKernel(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "reachable from the gateway") || errors.Is(err, ErrForbidden) {
+		t.Errorf("createKernel = %v, want the SSH launch failure explained", err)
+	}
+}
+
 func TestFakeHealthForbiddenIsNotUnauthorized(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)

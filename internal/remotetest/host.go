@@ -241,6 +241,16 @@ func (h *Host) Delay(t testing.TB, d time.Duration) {
 	}
 }
 
+// Die kills every process of the host at once (sshd, kernels): the host
+// died. It stays dead; its teardown still runs.
+func (h *Host) Die(t testing.TB) {
+	for _, pid := range h.Pids() {
+		if out, err := exec.Command("kill", "-KILL", pid).CombinedOutput(); err != nil && !bytes.Contains(out, []byte("No such process")) {
+			t.Errorf("kill %s: %v: %s", pid, err, bytes.TrimSpace(out))
+		}
+	}
+}
+
 // Pids lists the processes running in the host's namespace.
 func (h *Host) Pids() []string {
 	out, _ := exec.Command("ip", "netns", "pids", h.NS).Output()

@@ -266,6 +266,9 @@ func TestRemoteKernels(t *testing.T) {
 		if !strings.Contains(c.text(frames.TypeStdout), "linked") {
 			t.Errorf("output before the drop was lost: %q", c.text(frames.TypeStdout))
 		}
+		if msg := res.Cells[0].Message; strings.Contains(msg, "SSHClient") && !strings.Contains(msg, "reachable from the gateway") {
+			t.Errorf("message %q does not explain Enterprise Gateway's SSH failure", msg)
+		}
 		// With the link back, the next cell gets a new kernel there.
 		res, c = s.eval(t, ctx, py(whereCode(s.host.HostIP)))
 		wantStatus(t, res, sessions.StatusOK, c)
@@ -273,6 +276,34 @@ func TestRemoteKernels(t *testing.T) {
 			t.Errorf("after the link came back: %q", c.text(frames.TypeStdout))
 		}
 	})
+
+	t.Run("the other host dies mid-cell", func(t *testing.T) { hostDies(t, s) })
+}
+
+// hostDies ends the scenarios: the other host dies (every process of it)
+// mid-cell, and the cell ends within its bound with its state lost.
+func hostDies(t *testing.T, s *setup) {
+	const timeout = 3 * time.Second
+	c := &collector{}
+	started := c.when("alive")
+	go func() {
+		<-started
+		s.host.Die(t)
+	}()
+	begin := time.Now()
+	res, err := s.reg.Eval(context.Background(), sessions.Request{Session: "remote", Cwd: s.dir, Cells: []sessions.Cell{{
+		Language: sessions.LangPython, Timeout: timeout, Code: "import time\nprint('alive', flush=True)\ntime.sleep(60)"}}}, c.emit)
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatalf("Eval: %v", err)
+	}
+	t.Logf("ended after %v: %+v", took.Round(time.Millisecond), res.Cells[0])
+	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
+		t.Errorf("took %v, more than the bound %v", took, limit)
+	}
+	if res.Status == sessions.StatusOK || !res.Cells[0].StateLost {
+		t.Errorf("cell = %+v, want a failure with state lost", res.Cells[0])
+	}
 }
 
 // roundTrips is the median time of n `1+1` cells.
