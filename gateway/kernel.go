@@ -52,9 +52,13 @@ type Kernel struct {
 	endOnce sync.Once
 	endErr  error // *frames.DeathError or frames.ErrClosed, set before done closes
 
-	busy     atomic.Bool
-	stopOnce sync.Once
-	stopErr  error
+	busy       atomic.Bool
+	readerHeld atomic.Bool  // the reader waits for a slow cell to take a message
+	heldTimes  atomic.Int64 // how often it has been held
+	dropMu     sync.Mutex
+	dropCause  error // why keepAlive closed the socket
+	stopOnce   sync.Once
+	stopErr    error
 
 	ready    frames.Frame
 	warnings []frames.Frame
@@ -106,8 +110,9 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration, ma
 	rctx, cancel := context.WithCancel(context.Background())
 	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, maxMessage: maxMsg,
 		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
-	k.wg.Add(1)
+	k.wg.Add(2)
 	go k.readLoop(rctx)
+	go k.keepAlive(rctx)
 	return k, nil
 }
 
@@ -129,6 +134,9 @@ func (k *Kernel) readLoop(ctx context.Context) {
 		case err != nil && ctx.Err() != nil:
 			return
 		case err != nil:
+			if cause := k.takeDropCause(); cause != nil {
+				err = cause
+			}
 			if rerr := k.reconnect(ctx, err); rerr != nil {
 				k.end(rerr)
 				return
@@ -184,13 +192,18 @@ func (k *Kernel) enqueue(ctx context.Context, item inbound) bool {
 			}
 			continue
 		}
+		k.readerHeld.Store(true)
+		k.heldTimes.Add(1)
 		select {
 		case k.in <- item:
+			k.readerHeld.Store(false)
 			return true
 		case <-ctx.Done():
+			k.readerHeld.Store(false)
 			return false
 		case <-time.After(50 * time.Millisecond): // recheck whether a cell still runs
 		}
+		k.readerHeld.Store(false)
 	}
 }
 

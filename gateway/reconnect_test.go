@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -18,12 +17,15 @@ import (
 // at once (a dropped link, a proxy's idle cut) or stop accepting new ones
 // (a gateway that went away).
 type cutProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	refuse bool
-	wg     sync.WaitGroup
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	open    *sync.Cond // signalled when stalled or closed changes
+	conns   []net.Conn
+	refuse  bool
+	stalled bool // bytes are read but not passed on: a gateway that stopped answering
+	closed  bool
+	wg      sync.WaitGroup
 }
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
@@ -32,10 +34,15 @@ func newCutProxy(t *testing.T, target string) *cutProxy {
 		t.Fatal(err)
 	}
 	p := &cutProxy{ln: ln, target: target}
+	p.open = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.serve()
 	t.Cleanup(func() {
 		ln.Close()
+		p.mu.Lock()
+		p.closed = true
+		p.open.Broadcast()
+		p.mu.Unlock()
 		p.cut()
 		p.wg.Wait()
 	})
@@ -64,9 +71,39 @@ func (p *cutProxy) serve() {
 		p.conns = append(p.conns, c, up)
 		p.wg.Add(2)
 		p.mu.Unlock()
-		go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
-		go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
+		go p.pipe(up, c)
+		go p.pipe(c, up)
 	}
+}
+
+// pipe copies src to dst, holding what it read while the proxy is stalled.
+func (p *cutProxy) pipe(dst, src net.Conn) {
+	defer p.wg.Done()
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.stalled && !p.closed {
+				p.open.Wait()
+			}
+			p.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *cutProxy) setStalled(v bool) {
+	p.mu.Lock()
+	p.stalled = v
+	p.open.Broadcast()
+	p.mu.Unlock()
 }
 
 // cut closes every connection through the proxy.
@@ -172,5 +209,58 @@ func TestDroppedSocketUnreachable(t *testing.T) {
 	var de *frames.DeathError
 	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "reconnecting failed") {
 		t.Errorf("Execute = %v, want a death saying reconnecting failed", err)
+	}
+}
+
+// A gateway that stops answering with the connection left open is noticed
+// by the pings, and the kernel is declared lost once reconnecting fails.
+func TestSilentGatewayNoticed(t *testing.T) {
+	oldEvery, oldTimeout, oldFor := pingEvery, pingTimeout, reconnectFor
+	// A pong may be slow under -race on a loaded machine: a false drop
+	// during the start would be reconnected, but this test is not about that.
+	pingEvery, pingTimeout, reconnectFor = 200*time.Millisecond, 2*time.Second, 2*time.Second
+	t.Cleanup(func() { pingEvery, pingTimeout, reconnectFor = oldEvery, oldTimeout, oldFor })
+	k, p, direct := proxiedKernel(t)
+	t.Cleanup(func() { _ = direct.deleteKernel(context.Background(), k.ID()) })
+	t.Cleanup(func() { p.setStalled(false) })
+	_, err := k.Execute(context.Background(), frames.Request{ID: "s1", Code: "print('a', flush=True)\nimport time\ntime.sleep(60)"},
+		func(f frames.Frame) {
+			if f.Type == frames.TypeStdout {
+				p.setStalled(true)
+			}
+		})
+	var de *frames.DeathError
+	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "the gateway stopped answering") ||
+		!strings.Contains(de.StderrTail, "reconnecting failed") {
+		t.Errorf("Execute = %v, want a death saying the gateway stopped answering and reconnecting failed", err)
+	}
+}
+
+// Output the kernel wrote while the socket was down is replayed by the
+// gateway after the reconnect, in order.
+func TestDroppedSocketReplaysOutput(t *testing.T) {
+	k, p, _ := proxiedKernel(t)
+	reopened := make(chan struct{})
+	t.Cleanup(func() { <-reopened })
+	var got []string
+	done, err := k.Execute(context.Background(), frames.Request{ID: "p1",
+		Code: "print('a', flush=True)\nimport time\ntime.sleep(0.3)\nprint('b', flush=True)\ntime.sleep(0.3)\nprint('c', flush=True)"},
+		func(f frames.Frame) {
+			got = append(got, summary(f))
+			if f.Type == frames.TypeStdout && strings.Contains(f.Data, "a") {
+				// Down for longer than the cell has left to run.
+				p.setRefuse(true)
+				p.cut()
+				time.AfterFunc(time.Second, func() { p.setRefuse(false); close(reopened) })
+			}
+		})
+	var out strings.Builder
+	for _, g := range got {
+		if s, ok := strings.CutPrefix(g, "stdout:"); ok {
+			out.WriteString(s)
+		}
+	}
+	if err != nil || done.Status != frames.StatusOK || out.String() != "a\nb\nc\n" {
+		t.Errorf("Execute = %+v, %v; frames %q: want a, b, c and ok", done, err, got)
 	}
 }
