@@ -30,6 +30,8 @@
 //     session (the gateway replays what it buffered) while the gateway still
 //     has the kernel, and the running cell gets a [*ReconnectedError]
 //     warning; a gone kernel, or no reconnect within 10 s, is the death.
+//     The socket is pinged every 15 s, and a pong missing for 10 s counts
+//     as a drop, so a gateway that stops answering is noticed too.
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight
 //     print loop's whole output as one message at the end), the reader runs
