@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,47 @@ func TestToolCallAbandonedWhenCellEnds(t *testing.T) {
 	got, _, err = run(t, k, context.Background(), frames.Request{ID: "c3", Run: "run-3", Code: "print(tool.echo(b=2))"})
 	if err != nil || !strings.Contains(strings.Join(got, ""), "{'b': 2}") {
 		t.Errorf("after the abandoned call: %q %v", got, err)
+	}
+}
+
+// A call made while none of the kernel's cells runs (a thread a finished
+// cell left behind) is refused, not run as some later cell's.
+func TestToolCallRefusedBetweenCells(t *testing.T) {
+	srv, calls, _ := fakeBridge(t)
+	k := bridgeKernel(t, srv.URL)
+	gate := filepath.Join(t.TempDir(), "go")
+	code := `import threading, os, time
+r = []
+def later():
+    while not os.path.exists(` + pyString(gate) + `):
+        time.sleep(0.01)
+    try:
+        r.append(tool.echo(c=3))
+    except Exception as e:
+        r.append(str(e))
+th = threading.Thread(target=later)
+th.start()`
+	if _, done, err := run(t, k, context.Background(), frames.Request{ID: "b1", Run: "run-b1", Code: code}); err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("first cell: %+v %v", done, err)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The call is in once its message is queued: no cell reads it yet.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(k.in) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the thread's call never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got, _, err := run(t, k, context.Background(), frames.Request{ID: "b2", Run: "run-b2", Code: "th.join(); print(r)"})
+	if err != nil || !strings.Contains(strings.Join(got, ""), "no cell of this kernel is running") {
+		t.Errorf("second cell: %q %v, want the thread's call refused", got, err)
+	}
+	select {
+	case c := <-calls:
+		t.Errorf("the bridge got %+v, want no call", c)
+	default:
 	}
 }
