@@ -34,10 +34,14 @@ func TestGatewayStopsAnswering(t *testing.T) {
 	})
 	const timeout = 2 * time.Second
 	c := &collector{}
-	paused := c.when("running")
+	paused, ended := c.when("running"), make(chan struct{})
+	defer close(ended)
 	go func() {
-		<-paused
-		g.Pause()
+		select {
+		case <-paused:
+			g.Pause()
+		case <-ended:
+		}
 	}()
 	begin := time.Now()
 	res, err := r.Eval(context.Background(), sessions.Request{Session: "stalled", Cwd: t.TempDir(), Cells: []sessions.Cell{{

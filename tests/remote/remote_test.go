@@ -219,65 +219,79 @@ func TestRemoteKernels(t *testing.T) {
 		os.Remove(marker)
 	})
 
-	t.Run("50 ms of delay on the link", func(t *testing.T) {
-		plain := roundTrips(t, s, 5)
-		t.Logf("median 1+1 round trip through Enterprise Gateway to the other host: %v", plain)
-		s.host.Delay(t, 50*time.Millisecond)
-		delayed := roundTrips(t, s, 5)
-		s.host.Delay(t, 0)
-		t.Logf("with 50 ms of netem delay: %v", delayed)
-		if delayed < 50*time.Millisecond {
-			t.Errorf("with 50 ms of delay a round trip took %v: the delay was not on the kernel's path", delayed)
-		}
-	})
-
-	t.Run("link down mid-cell ends within its bound", func(t *testing.T) {
-		const timeout = 3 * time.Second
-		c := &collector{}
-		started := c.when("linked")
-		go func() {
-			<-started
-			s.host.SetLink(t, false)
-		}()
-		begin := time.Now()
-		res, err := s.reg.Eval(ctx, sessions.Request{Session: "remote", Cwd: s.dir, Cells: []sessions.Cell{{
-			Language: sessions.LangPython, Timeout: timeout,
-			Code: "import time\nprint('linked', flush=True)\ntime.sleep(60)\nprint('never')"}}}, c.emit)
-		took := time.Since(begin)
-		s.host.SetLink(t, true)
-		if err != nil {
-			t.Fatalf("Eval: %v", err)
-		}
-		t.Logf("ended after %v: %+v; stderr %q", took.Round(time.Millisecond), res.Cells[0], c.text(frames.TypeStderr))
-		// The bound: the cell's timeout, the grace, and the 10 s evalhost
-		// gives a kernel delete, plus slack.
-		if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
-			t.Errorf("took %v, more than the bound %v", took, limit)
-		}
-		// Which end comes first depends on the gateway: the cell's timeout
-		// (the interrupt cannot arrive), or Enterprise Gateway's poll of
-		// the kernel over ssh failing, which it reports as the kernel
-		// restarting; then evalhost retries once, and the new kernel
-		// cannot start while the link is down. Either way the cell failed
-		// and its state is gone, and the result says so.
-		if res.Status == sessions.StatusOK || !res.Cells[0].StateLost {
-			t.Errorf("cell = %+v, want a failure with state lost (the kernel could not be reached)", res.Cells[0])
-		}
-		if !strings.Contains(c.text(frames.TypeStdout), "linked") {
-			t.Errorf("output before the drop was lost: %q", c.text(frames.TypeStdout))
-		}
-		if msg := res.Cells[0].Message; strings.Contains(msg, "SSHClient") && !strings.Contains(msg, "reachable from the gateway") {
-			t.Errorf("message %q does not explain Enterprise Gateway's SSH failure", msg)
-		}
-		// With the link back, the next cell gets a new kernel there.
-		res, c = s.eval(t, ctx, py(whereCode(s.host.HostIP)))
-		wantStatus(t, res, sessions.StatusOK, c)
-		if !strings.Contains(c.text(frames.TypeStdout), s.host.Name) {
-			t.Errorf("after the link came back: %q", c.text(frames.TypeStdout))
-		}
-	})
-
+	t.Run("50 ms of delay on the link", func(t *testing.T) { delayed(t, s) })
+	t.Run("link down mid-cell ends within its bound", func(t *testing.T) { linkDown(t, s) })
 	t.Run("the other host dies mid-cell", func(t *testing.T) { hostDies(t, s) })
+}
+
+// delayed measures 1+1 round trips to the other host, then with 50 ms of
+// netem delay on the link (skipped where the kernel has no netem).
+func delayed(t *testing.T, s *setup) {
+	plain := roundTrips(t, s, 5)
+	t.Logf("median 1+1 round trip through Enterprise Gateway to the other host: %v", plain)
+	s.host.Delay(t, 50*time.Millisecond)
+	delayed := roundTrips(t, s, 5)
+	s.host.Delay(t, 0)
+	t.Logf("with 50 ms of netem delay: %v", delayed)
+	if delayed < 50*time.Millisecond {
+		t.Errorf("with 50 ms of delay a round trip took %v: the delay was not on the kernel's path", delayed)
+	}
+
+}
+
+// linkDown takes the link to the other host down mid-cell: the cell ends
+// within its bound, failed, with its state lost, and once the link is back
+// the next cell gets a new kernel there.
+func linkDown(t *testing.T, s *setup) {
+	ctx := context.Background()
+	const timeout = 3 * time.Second
+	c := &collector{}
+	started, ended := c.when("linked"), make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-started:
+			s.host.SetLink(t, false)
+		case <-ended:
+		}
+	}()
+	begin := time.Now()
+	res, err := s.reg.Eval(ctx, sessions.Request{Session: "remote", Cwd: s.dir, Cells: []sessions.Cell{{
+		Language: sessions.LangPython, Timeout: timeout,
+		Code: "import time\nprint('linked', flush=True)\ntime.sleep(60)\nprint('never')"}}}, c.emit)
+	took := time.Since(begin)
+	s.host.SetLink(t, true)
+	if err != nil {
+		t.Fatalf("Eval: %v", err)
+	}
+	t.Logf("ended after %v: %+v; stderr %q", took.Round(time.Millisecond), res.Cells[0], c.text(frames.TypeStderr))
+	// The bound: the cell's timeout, the grace, and the 10 s evalhost
+	// gives a kernel delete, plus slack.
+	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
+		t.Errorf("took %v, more than the bound %v", took, limit)
+	}
+	// Which end comes first depends on the gateway: the cell's timeout
+	// (the interrupt cannot arrive), or Enterprise Gateway's poll of
+	// the kernel over ssh failing, which it reports as the kernel
+	// restarting; then evalhost retries once, and the new kernel
+	// cannot start while the link is down. Either way the cell failed
+	// and its state is gone, and the result says so.
+	if res.Status == sessions.StatusOK || !res.Cells[0].StateLost {
+		t.Errorf("cell = %+v, want a failure with state lost (the kernel could not be reached)", res.Cells[0])
+	}
+	if !strings.Contains(c.text(frames.TypeStdout), "linked") {
+		t.Errorf("output before the drop was lost: %q", c.text(frames.TypeStdout))
+	}
+	if msg := res.Cells[0].Message; strings.Contains(msg, "SSHClient") && !strings.Contains(msg, "reachable from the gateway") {
+		t.Errorf("message %q does not explain Enterprise Gateway's SSH failure", msg)
+	}
+	// With the link back, the next cell gets a new kernel there.
+	res, c = s.eval(t, ctx, py(whereCode(s.host.HostIP)))
+	wantStatus(t, res, sessions.StatusOK, c)
+	if !strings.Contains(c.text(frames.TypeStdout), s.host.Name) {
+		t.Errorf("after the link came back: %q", c.text(frames.TypeStdout))
+	}
+
 }
 
 // hostDies ends the scenarios: the other host dies (every process of it)
@@ -285,10 +299,14 @@ func TestRemoteKernels(t *testing.T) {
 func hostDies(t *testing.T, s *setup) {
 	const timeout = 3 * time.Second
 	c := &collector{}
-	started := c.when("alive")
+	started, ended := c.when("alive"), make(chan struct{})
+	defer close(ended)
 	go func() {
-		<-started
-		s.host.Die(t)
+		select {
+		case <-started:
+			s.host.Die(t)
+		case <-ended:
+		}
 	}()
 	begin := time.Now()
 	res, err := s.reg.Eval(context.Background(), sessions.Request{Session: "remote", Cwd: s.dir, Cells: []sessions.Cell{{
