@@ -218,12 +218,15 @@ func toolCommCode() string {
     ip = get_ipython()
     kernel = getattr(ip, "kernel", None)
     helper = ip.user_ns.get("tool")
-    if kernel is None or helper is None or not hasattr(helper, "_post"):
-        return
+    if kernel is None or helper is None or not hasattr(helper, "_post") or not hasattr(kernel, "control_handlers"):
+        return  # an old ipykernel: tool calls then fail saying the bridge is unavailable
     try:
         from comm import create_comm
     except ImportError:
-        from ipykernel.comm import Comm as create_comm
+        try:
+            from ipykernel.comm import Comm as create_comm
+        except ImportError:
+            return
     pending, lock, ids = {}, threading.Lock(), itertools.count(1)
     channel = create_comm(target_name=target, data={})
     def on_answer(stream, ident, msg):
