@@ -18,7 +18,9 @@
 // $XDG_CACHE_HOME/evalhost-test/enterprise-gateway-3.3.0 (scripts/test-deps.sh
 // makes it there).
 //
-// A Host needs Linux (network namespaces); elsewhere NewHost skips.
-// Calling a Host's link methods after its teardown is wrong and fails the
-// test.
+// A Host needs Linux (network namespaces); elsewhere NewHost skips. Its
+// faults are real: SetLink takes the veth down, Delay adds netem delay (and
+// skips the test where the kernel has no netem), Die kills every process
+// of the host. Hidden is a directory this host has and the other lacks.
+// Calling a Host's methods after its teardown is wrong and fails the test.
 package remotetest
