@@ -44,6 +44,6 @@ if [ "$(id -u)" = 0 ]; then
   command -v ip >/dev/null && command -v tc >/dev/null || missing+=(iproute2)
   command -v unshare >/dev/null || missing+=(util-linux)
   if [ ${#missing[@]} -gt 0 ]; then
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
 fi
