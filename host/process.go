@@ -43,6 +43,7 @@ type Process struct {
 	closing   atomic.Bool
 	seq       atomic.Uint64
 	posMarks  atomic.Int64 // position marks seen (position.go)
+	raw       [3]rawState  // the fd 1 and fd 2 readers' progress (stream.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }

@@ -2,7 +2,10 @@ package host
 
 import (
 	"errors"
+	"io"
 	"os"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -23,6 +26,8 @@ const (
 	evMark                // a sync mark on fd 1 or 2; text is its id
 	evFrame               // a frame from fd 3
 	evEOF                 // the reader of fd ended
+	evRead                // one read of fd 1 or 2: its text and marks, in order
+	evIdle                // the read of fd under way when the pump asked has been handed on
 )
 
 // event is what a reader hands the pump.
@@ -31,27 +36,57 @@ type event struct {
 	fd    int
 	text  string
 	frame frames.Frame
+	parts []part // evRead
 }
 
-// readRaw turns fd 1 or fd 2 into text and mark events until the pipe ends
-// or is closed.
+// part is a piece of one read: text, or a sync mark's id.
+type part struct {
+	mark bool
+	text string
+}
+
+// rawState is a raw reader's progress, for the pump's check that it has
+// routed every byte written to a pipe before a frame that carries no mark
+// for it (settled, pump.go). busy is set before each read of the pipe and
+// cleared once what it read is handed on, so a byte the runner saw leave
+// the pipe is either routed or behind a busy reader.
+type rawState struct {
+	busy   atomic.Bool
+	notify atomic.Bool // the pump waits: send evIdle when the read under way is handed on
+}
+
+// handedOn ends a read: when the pump waits for it, it is told.
+func (p *Process) handedOn(fd int) {
+	st := &p.raw[fd]
+	st.busy.Store(false)
+	if st.notify.Swap(false) {
+		p.events <- event{kind: evIdle, fd: fd}
+	}
+}
+
+// readRaw turns fd 1 or fd 2 into one event per read, its text and marks,
+// until the pipe ends or is closed.
 func (p *Process) readRaw(fd int, f *os.File) {
 	defer p.wg.Done()
 	sc := newMarkScanner(p.nonce)
 	buf := make([]byte, readSize)
 	var segs []segment
 	keep := 0 // bytes carried from the last read: a partial mark or rune
+	read := p.rawReader(fd, f)
 	for {
-		n, err := f.Read(buf[keep:])
+		n, err := read(buf[keep:])
 		if n > 0 {
 			data := buf[:keep+n]
 			segs, keep = sc.split(data, segs[:0])
-			for _, s := range segs {
-				if s.isMark {
-					p.events <- event{kind: evMark, fd: fd, text: s.mark}
-				} else {
-					p.events <- event{kind: evText, fd: fd, text: string(s.text)}
+			if len(segs) > 0 {
+				parts := make([]part, len(segs))
+				for i, s := range segs {
+					parts[i] = part{mark: s.isMark, text: s.mark}
+					if !s.isMark {
+						parts[i].text = string(s.text)
+					}
 				}
+				p.events <- event{kind: evRead, fd: fd, parts: parts}
 			}
 			copy(buf, data[len(data)-keep:])
 		}
@@ -59,8 +94,55 @@ func (p *Process) readRaw(fd int, f *os.File) {
 			if keep > 0 {
 				p.events <- event{kind: evText, fd: fd, text: string(buf[:keep])}
 			}
+			p.raw[fd].busy.Store(false)
 			p.events <- event{kind: evEOF, fd: fd}
 			return
+		}
+		p.handedOn(fd)
+	}
+}
+
+// rawReader returns f's read for readRaw: it marks the reader busy before
+// each read of the pipe (see rawState), and tells a waiting pump when a
+// read finds the pipe empty. io.EOF ends the stream.
+func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
+	st := &p.raw[fd]
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return f.Read // not a pollable pipe: nothing to mark
+	}
+	return func(b []byte) (int, error) {
+		for {
+			var n int
+			var rerr error
+			idle := false
+			err := rc.Read(func(s uintptr) bool {
+				st.busy.Store(true)
+				for {
+					n, rerr = syscall.Read(int(s), b)
+					if rerr != syscall.EINTR {
+						break
+					}
+				}
+				if rerr == syscall.EAGAIN {
+					st.busy.Store(false)
+					idle = st.notify.Swap(false)
+					return idle // false: wait until the pipe is readable
+				}
+				return true
+			})
+			switch {
+			case err != nil:
+				return 0, err
+			case idle:
+				p.events <- event{kind: evIdle, fd: fd}
+			case rerr != nil:
+				return 0, rerr
+			case n == 0:
+				return 0, io.EOF
+			default:
+				return n, nil
+			}
 		}
 	}
 }

@@ -162,9 +162,10 @@ def _record_input(src, count):
 def register_source(name, src):
     """Keep a cell's source for tracebacks, inspect and linecache."""
     _core._sources[name] = src
-    lc = sys.modules.get("linecache")
-    if lc is not None:
-        lc.cache[name] = (len(src), None, src.splitlines(True), name)
+    # getattr: linecache may be half imported (core's warm-up thread)
+    cache = getattr(sys.modules.get("linecache"), "cache", None)
+    if cache is not None:
+        cache[name] = (len(src), None, src.splitlines(True), name)
 
 
 def _exec_code(body, last, ns, local=None):
@@ -360,8 +361,4 @@ class Cell(_core._Request):
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._flush_std()
         self.positioning = False
-        mark = b"\x00\x1eEVH" + _core._nonce + b":" + self.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
-        _core._mark(1, mark)
-        _core._mark(2, mark)
-        _core._send(_core._frame("done", self.qid, status='"%s"' % self.status, executionCount=_core._count,
-                                 cancelled="true" if self.cancelled else "false"))
+        _core._send_done(self, self.status, self.cancelled)

@@ -59,7 +59,8 @@ def send_bundle(kind, bundle, meta, count):
     if meta:
         fields["metadata"] = _json_value(meta)
     fields["executionCount"] = count
-    _core._send(_core._frame(kind, _core._cur.qid, **fields))
+    # The result is the cell's last frame but its done: they go out together.
+    _core._send(_core._frame(kind, _core._cur.qid, **fields), hold=kind == "result")
 
 _REPR_METHODS = (
     ("_repr_html_", "text/html"),
