@@ -127,7 +127,7 @@ func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
 				if rerr == syscall.EAGAIN {
 					st.busy.Store(false)
 					idle = st.notify.Swap(false)
-								return idle // false: wait until the pipe is readable
+					return idle // false: wait until the pipe is readable
 				}
 				return true
 			})
