@@ -137,6 +137,10 @@ func (r *router) event(ev event) {
 		r.mark(ev.fd, ev.text)
 	case evFrame:
 		r.frame(ev.frame)
+	case evFrames:
+		for _, f := range ev.frames {
+			r.frame(f)
+		}
 	case evIdle:
 		r.settleWait &^= uint8(ev.fd)
 	case evEOF:

@@ -22,21 +22,23 @@ const (
 type evKind uint8
 
 const (
-	evText  evKind = iota // raw bytes from fd 1 or 2
-	evMark                // a sync mark on fd 1 or 2; text is its id
-	evFrame               // a frame from fd 3
-	evEOF                 // the reader of fd ended
-	evRead                // one read of fd 1 or 2: its text and marks, in order
-	evIdle                // the read of fd under way when the pump asked has been handed on
+	evText   evKind = iota // raw bytes from fd 1 or 2
+	evMark                 // a sync mark on fd 1 or 2; text is its id
+	evFrame                // a frame from fd 3
+	evEOF                  // the reader of fd ended
+	evRead                 // one read of fd 1 or 2: its text and marks, in order
+	evIdle                 // the read of fd under way when the pump asked has been handed on
+	evFrames               // frames from fd 3 that arrived together
 )
 
 // event is what a reader hands the pump.
 type event struct {
-	kind  evKind
-	fd    int
-	text  string
-	frame frames.Frame
-	parts []part // evRead
+	kind   evKind
+	fd     int
+	text   string
+	frame  frames.Frame
+	parts  []part         // evRead
+	frames []frames.Frame // evFrames
 }
 
 // part is a piece of one read: text, or a sync mark's id.
@@ -152,20 +154,29 @@ func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
 func (p *Process) readFrames() {
 	defer p.wg.Done()
 	r := frames.NewReader(p.frR, p.opts.MaxLine)
+	var batch []frames.Frame // frames read together go to the pump in one event
 	for {
 		f, err := r.Next()
 		var pe *frames.ProtocolError
 		switch {
 		case err == nil:
-			p.events <- event{kind: evFrame, fd: 3, frame: f}
 		case errors.As(err, &pe):
-			p.events <- event{kind: evFrame, fd: 3, frame: frames.Frame{
-				Type:    frames.TypeWarning,
-				Message: "runner sent a bad frame line; skipped it: " + err.Error(),
-			}}
+			f = frames.Frame{Type: frames.TypeWarning, Message: "runner sent a bad frame line; skipped it: " + err.Error()}
 		default:
+			if len(batch) > 0 {
+				p.events <- event{kind: evFrames, fd: 3, frames: batch}
+			}
 			p.events <- event{kind: evEOF, fd: 3}
 			return
+		}
+		if len(batch) == 0 && !r.Buffered() {
+			p.events <- event{kind: evFrame, fd: 3, frame: f}
+			continue
+		}
+		batch = append(batch, f)
+		if !r.Buffered() {
+			p.events <- event{kind: evFrames, fd: 3, frames: batch}
+			batch = nil
 		}
 	}
 }

@@ -289,10 +289,11 @@ class Cell(_core._Request):
         self.running = True  # before "started": an interrupt after it must land
         self.positioning = True
         _core._cur = self
-        _core._gate.release()
 
     def send_started(self):
-        _core._send(_core._frame("started", self.qid))
+        # held: it goes out with the cell's next frame or text, or at the
+        # flusher's next tick, so a quick cell is one write
+        _core._send(_core._frame("started", self.qid), hold=True)
 
     def apply(self):
         """The request's code, env, run id and cwd; bad ones are a RequestError."""
@@ -355,8 +356,7 @@ class Cell(_core._Request):
         """Idle again: the SIGINT handler back, output flushed, sync marks, done."""
         if _core._forked:  # a fork() in the cell returned into the runner: no marks, no done
             _core._flush_std()
-            os._exit(0)  # before the gate: the flusher may have held it at the fork
-        _core._gate.acquire()
+            os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._flush_std()

@@ -45,7 +45,6 @@ _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _send_lock = _thread.allocate_lock()
 _fork_lock = _thread.allocate_lock()
-_gate = _thread.allocate_lock()  # held by the main thread while idle
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
 
@@ -181,6 +180,8 @@ def _pay(fd):
 
 def _touch(fd):
     """The runner's writers are about to put bytes on fd 1 or 2."""
+    if _held:
+        _send_held(False)
     if _owed[fd]:
         _pay(fd)
     _dirty[fd] = True
@@ -242,18 +243,22 @@ def _send_done(cell, status, cancelled):
         os._exit(1)
 
 
-def _send_held():
-    """The flusher's tick: a held line waits no longer than a text flush."""
+def _send_held(wait=True):
+    """Write a held line now: from the flusher, so it waits no longer than
+    a text flush, and before the cell's text (wait=False), so the host never
+    holds text for a started frame. Without wait it gives up when the lock
+    is taken: its holder is sending, and takes the held line along."""
     global _held
-    if not _held:
+    if _forked or not _held or not _send_lock.acquire(wait):
         return
     try:
-        with _send_lock:
-            data, _held = _held, b""
-            if data:
-                _write_frame_bytes(data)
+        data, _held = _held, b""
+        if data:
+            _write_frame_bytes(data)
     except BrokenPipeError:
         os._exit(1)
+    finally:
+        _send_lock.release()
 
 
 def _warning_line(message, qid=None):
@@ -427,6 +432,8 @@ class _TrackedFileIO(io.FileIO):
             if cell.last_fd:
                 _sync_streams()
             cell.last_fd = fd
+        if _held:
+            _send_held(False)
         if _owed[fd]:
             _pay(fd)
         _dirty[fd] = True
@@ -471,12 +478,13 @@ def _flush_ours():
 
 
 def _flusher():
-    """Flush stdout/stderr every FLUSH_INTERVAL while a cell runs."""
+    """Every FLUSH_INTERVAL while a cell runs, flush stdout/stderr and send
+    a held frame (the cell's started, when it has sent nothing else yet).
+    It ticks while idle too: waking it at each cell's start cost a thread
+    switch (and a GIL hand-off) on every warm round trip."""
     try:
         _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
         while True:
-            _gate.acquire()
-            _gate.release()
             if _stop.acquire(True, FLUSH_INTERVAL):
                 return
             with _fork_lock:
@@ -775,7 +783,6 @@ def _setup():
     if _ipython_mode:
         _module("ipy_full").hide_startup_names(_hidden)
 
-    _gate.acquire()
     _stop.acquire()
     _flusher_done.acquire()
     _thread.start_new_thread(_flusher, ())
@@ -796,8 +803,6 @@ def _start_ipython():
 
 def _shutdown():
     _stop.release()
-    if _gate.locked():
-        _gate.release()
     _flusher_done.acquire(True, 1.0)
     _flush_std()
 

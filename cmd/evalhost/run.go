@@ -23,6 +23,7 @@ import (
 )
 
 type runFlags struct {
+	profile   cpuProfile
 	code      []string
 	timeout   int
 	cwd       string
@@ -60,6 +61,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
+	f.profile.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -76,6 +78,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
+	stopProfile, ok := f.profile.start("run", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)

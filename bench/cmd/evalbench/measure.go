@@ -57,6 +57,9 @@ func (m *measurer) all(floodMiB int) error {
 	// backend bug should not blank a whole column.
 	var errs []error
 	for _, s := range steps {
+		if only != "" && !strings.Contains(s.name, only) {
+			continue
+		}
 		logf("%s%s", m.pre, s.name)
 		if err := s.fn(); err != nil {
 			errs = append(errs, fmt.Errorf("%s%s: %w", m.pre, s.name, err))
@@ -103,16 +106,33 @@ func (m *measurer) roundTrip() error {
 	if err := m.ok("warm", "", "0", "ok", false, nil); err != nil {
 		return err
 	}
-	var ds []time.Duration
+	fl, err := startFloor(m.python)
+	if err != nil {
+		return err
+	}
+	defer fl.close()
+	if _, err := fl.roundTrip("0"); err != nil {
+		return err
+	}
+	// Each evalhost round trip is followed by one of the floor loop, so
+	// both see the same load.
+	var ds, floor []time.Duration
 	for range m.runs * 100 {
 		start := time.Now()
 		if err := m.ok("warm", "", "1+1", "ok", false, nil); err != nil {
 			return err
 		}
 		ds = append(ds, time.Since(start))
+		d, err := fl.roundTrip("1+1")
+		if err != nil {
+			return err
+		}
+		floor = append(floor, d)
 	}
 	m.set("rtt_p50_ms", ms(quantile(ds, 0.5)))
 	m.set("rtt_p90_ms", ms(quantile(ds, 0.9)))
+	m.set("rtt_floor_p50_ms", ms(quantile(floor, 0.5)))
+	m.set("rtt_floor_p90_ms", ms(quantile(floor, 0.9)))
 	return nil
 }
 
