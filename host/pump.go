@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -64,7 +65,6 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	defer close(p.pumpDone)
 	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait)}
 	r.late.Stop()
 	r.order.Stop()
@@ -73,6 +73,7 @@ func (p *Process) pump() {
 	for r.ended < 3 {
 		select {
 		case ev := <-p.events:
+			r.adopt()
 			if r.drainLeft > 0 {
 				r.drainLeft--
 			}
@@ -80,8 +81,6 @@ func (p *Process) pump() {
 			if r.settling && r.drainLeft == 0 && r.settleWait == 0 && r.cur != nil {
 				r.release()
 			}
-		case c := <-p.register:
-			r.attach(c)
 		case <-r.lateC:
 			r.markTimeout()
 		case <-r.orderC:
@@ -89,10 +88,39 @@ func (p *Process) pump() {
 		}
 		r.finishIfComplete()
 	}
+	// Closed before the last adoption: a cell offered after it sees
+	// pumpDone and takes itself back (offer).
+	close(p.pumpDone)
+	r.adopt()
 	if r.cur != nil {
 		r.release()
 		r.flushEarly()
 		close(r.cur.out)
+	}
+}
+
+// cellSlot holds the cell Execute offers until the pump adopts it.
+type cellSlot struct{ atomic.Pointer[cell] }
+
+// offer hands c to the pump without waking it: the pump adopts it before
+// it routes its next event, and no output of c's can come before c's
+// request is written, which is after this. false: the pump has ended.
+func (p *Process) offer(c *cell) bool {
+	p.next.Store(c)
+	select {
+	case <-p.pumpDone:
+		// Taken back unless the pump's last adoption has it (it then
+		// closes c.out, and await reports the end).
+		return !p.next.CompareAndSwap(c, nil)
+	default:
+		return true
+	}
+}
+
+// adopt attaches the cell Execute offered, if any.
+func (r *router) adopt() {
+	if c := r.p.next.Swap(nil); c != nil {
+		r.attach(c)
 	}
 }
 

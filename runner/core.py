@@ -477,6 +477,20 @@ def _flush_ours():
             pass
 
 
+def _flush_tick():
+    """The flusher's flush: stdout whole; stderr's bytes, not its pending
+    text. sys.stderr is line-buffered (as CPython's) and _Stderr.write is
+    Python code, so a print to it can be interrupted between its pieces:
+    flushing the pending text there split lines ("e" then " 1\n"). A
+    partial stderr line goes out with its newline, a flush, or the cell's
+    next frame or end."""
+    for s in (_out, _err.buffer):
+        try:
+            s.flush()
+        except Exception:
+            pass
+
+
 def _flusher():
     """Every FLUSH_INTERVAL while a cell runs, flush stdout/stderr and send
     a held frame (the cell's started, when it has sent nothing else yet).
@@ -489,7 +503,7 @@ def _flusher():
                 return
             with _fork_lock:
                 if _cur.running:
-                    _flush_ours()
+                    _flush_tick()
                     _send_held()
     finally:
         _flusher_done.release()
