@@ -113,7 +113,10 @@ def _send(line, hold=False):
     positioned = _cur.positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
     if positioned:
         _flush_ours()
-    _write_frame(data, positioned, hold_sigint=positioned or len(data) > 4096, hold=hold)
+    # SIGINT is held off while marks go out with their frame; a frame of a
+    # cell that wrote no text needs no marks, and spares the two syscalls.
+    marks = positioned and (_dirty[1] or _dirty[2])
+    _write_frame(data, positioned, hold_sigint=marks or len(data) > 4096, hold=hold)
 
 
 def _write_frame(data, positioned, hold_sigint, hold=False):

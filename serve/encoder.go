@@ -83,13 +83,16 @@ func endsCell(t frames.Type) bool {
 // CellEnd writes a cell's result. last says the request's end follows at
 // once, so the line is held for it.
 func (e *Encoder) CellEnd(id string, res sessions.CellResult, last bool) {
-	e.line(CellEnd{Type: TypeCellEnd, ID: id, CellResult: res}, last)
+	c := CellEnd{Type: TypeCellEnd, ID: id, CellResult: res}
+	b, err := appendCellEnd(nil, &c)
+	e.built(b, err, last)
 }
 
 // End writes a request's end; d is how long it took.
 func (e *Encoder) End(id string, res sessions.Result, d time.Duration) {
-	e.line(End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
-		Status: res.Status, Type: TypeEnd}, false)
+	b, err := appendEnd(nil, &End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
+		Status: res.Status, Type: TypeEnd})
+	e.built(b, err, false)
 }
 
 // Line writes v as one JSON line. When v cannot be encoded it writes nothing
@@ -110,6 +113,11 @@ func (e *Encoder) Line(v any) error {
 // a request_error naming the line instead of nothing.
 func (e *Encoder) line(v any, hold bool) {
 	b, err := encodeLine(v)
+	e.built(b, err, hold)
+}
+
+// built writes a reply line built by encodeLine or by hand.
+func (e *Encoder) built(b []byte, err error, hold bool) {
 	if err != nil {
 		b, _ = encodeLine(RequestError{Error: "cannot encode a reply: " + err.Error(), Type: TypeRequestError})
 		hold = false
