@@ -68,6 +68,25 @@ func (m *measurer) all(floodMiB int) error {
 	return errors.Join(errs...)
 }
 
+// interruptAfter is how long after a cell's started frame the interrupt
+// figure cancels it: long enough for the cell to block in its sleep, which
+// is what the row measures (a started frame may come before the cell's
+// code runs, or, held by the runner, after it blocked).
+const interruptAfter = 20 * time.Millisecond
+
+// interruptSent is the event a target reports when it sends the cancel.
+const interruptSent = "interrupt_sent"
+
+// interruptLater runs cancel interruptAfter from now, reporting the moment.
+func interruptLater(cancel func(), on func(event)) {
+	time.AfterFunc(interruptAfter, func() {
+		if on != nil {
+			on(event{typ: interruptSent, at: time.Now()})
+		}
+		cancel()
+	})
+}
+
 // coldStart: a per-call request of 1+1, from sending it to its result.
 // Each run is followed by the anchor, python -c pass, so both see the same
 // load on a noisy machine.
@@ -194,20 +213,29 @@ func (m *measurer) printLoop() error {
 }
 
 // interrupt: from the started frame (when the cancel is sent) to the end.
+// interrupt: from the cancel to the cell's end, the cell blocked in
+// time.sleep (the cancel goes interruptAfter after its started frame).
 func (m *measurer) interrupt() error {
 	var ds []time.Duration
 	for range m.runs {
-		var sent time.Time
+		var (
+			mu   sync.Mutex
+			sent time.Time
+		)
 		err := m.ok("warm", "", "import time\ntime.sleep(100)", "cancelled", true, func(e event) {
-			if e.typ == "started" {
-				sent = time.Now()
+			if e.typ == interruptSent {
+				mu.Lock()
+				sent = e.at
+				mu.Unlock()
 			}
 		})
 		end := time.Now()
 		if err != nil {
 			return err
 		}
+		mu.Lock()
 		ds = append(ds, end.Sub(sent))
+		mu.Unlock()
 	}
 	m.set("interrupt_ms", ms(median(ds)))
 	return nil
