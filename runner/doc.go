@@ -61,7 +61,9 @@
 //     input frame is written to the fd 1/2 pipes before that frame is
 //     written to fd 3. Pipes are read separately, so a host that needs exact
 //     text-versus-display order must drain fd 1/2 before delivering a frame;
-//     all output of a cell precedes its sync marks, which precede done.
+//     all output of a cell precedes its sync marks, which precede done. A
+//     pipe nothing wrote to since its last mark gets none (the frame says
+//     "unmarked"; frames doc, "Order").
 //   - stdout is block-buffered and flushed: every 50 ms while a cell runs,
 //     when stderr is written, before os.write to fd 1/2, os.system,
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
