@@ -67,7 +67,12 @@
 //   - stdout is block-buffered and flushed: every 50 ms while a cell runs,
 //     when stderr is written, before os.write to fd 1/2, os.system,
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
-//   - SIGINT raises KeyboardInterrupt from the moment started is sent until
+//   - stderr is line-buffered, as CPython's: a partial line goes out with
+//     its newline, a flush, the cell's next frame or its end.
+//   - started goes out with the cell's next frame, its first text or the
+//     flusher's next tick; a result with its done: a quick cell is one write.
+//   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
+//     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored.
 //   - The request's "run" value is exposed to the cell as EVALHOST_RUN in
 //     os.environ (unset when absent).
