@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
@@ -53,5 +55,25 @@ func TestPositionMarks(t *testing.T) {
 				t.Fatalf("done of a cell without text: unmarked = %d, want 3 (no end marks)", r.done().Unmarked)
 			}
 		})
+	}
+}
+
+// A cell's started frame waits for the cell's next frame, but not for its
+// end: a cell that blocks without output still gets it (the flusher's
+// tick), so the host can interrupt it.
+func TestStartedNotHeldToTheEnd(t *testing.T) {
+	p := start(t, startOpts{})
+	gate := filepath.Join(t.TempDir(), "go")
+	p.send(map[string]any{"id": "slow", "code": fmt.Sprintf(
+		"import os, time\nwhile not os.path.exists(%q):\n    time.sleep(0.005)", gate)})
+	if f := p.next(); f.Type != frames.TypeStarted || f.ID != "slow" {
+		t.Fatalf("first frame %+v, want started while the cell waits", f)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := p.collect("slow", nil)
+	if r.done().Status != frames.StatusOK {
+		t.Fatalf("done %+v", r.done())
 	}
 }
