@@ -20,7 +20,7 @@ type keyCache struct {
 
 // keyIn is what resolution reads besides the disk.
 type keyIn struct {
-	cwd, virtualEnv, condaPrefix, path string
+	cwd, explicit, virtualEnv, condaPrefix, path string
 }
 
 type keyOut struct {
@@ -34,9 +34,10 @@ type keyOut struct {
 // maxKeyCache bounds the entries; past it the cache starts over.
 const maxKeyCache = 256
 
-func (r *Registry) keyInput(cwd string) keyIn {
+// keyInput is the cache key of a request's cwd and explicit interpreter.
+func (r *Registry) keyInput(cwd, explicit string) keyIn {
 	get := r.cfg.Getenv
-	return keyIn{cwd: cwd, virtualEnv: get("VIRTUAL_ENV"), condaPrefix: get("CONDA_PREFIX"), path: os.Getenv("PATH")}
+	return keyIn{cwd: cwd, explicit: explicit, virtualEnv: get("VIRTUAL_ENV"), condaPrefix: get("CONDA_PREFIX"), path: os.Getenv("PATH")}
 }
 
 // get returns the entry for in if it still holds.

@@ -18,7 +18,7 @@ func TestKeyCacheFollowsTheCwd(t *testing.T) {
 	if err != nil || abs != dir {
 		t.Fatalf("resolveKey = %q, %+v, %v", abs, first, err)
 	}
-	if _, ok := r.keys.get(r.keyInput(dir), r.cfg.Home); !ok {
+	if _, ok := r.keys.get(r.keyInput(dir, ""), r.cfg.Home); !ok {
 		t.Fatal("an unchanged cwd's entry does not hold")
 	}
 	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", filepath.Join(dir, ".venv")).CombinedOutput(); err != nil {

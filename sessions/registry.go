@@ -167,7 +167,7 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 // resolveKey returns cwd's absolute path and interpreter, from r.keys while
 // they hold (keycache.go).
 func (r *Registry) resolveKey(req *Request, cwd string) (string, Interpreter, error) {
-	in := r.keyInput(cwd)
+	in := r.keyInput(cwd, r.cfg.Python)
 	if e, ok := r.keys.get(in, r.cfg.Home); ok && (e.resolved || !needsPython(req)) {
 		return e.abs, e.py, nil
 	}
