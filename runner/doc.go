@@ -71,6 +71,9 @@
 //     its newline, a flush, the cell's next frame or its end.
 //   - started goes out with the cell's next frame, its first text or the
 //     flusher's next tick; a result with its done: a quick cell is one write.
+//   - After ready, a thread imports what the first error needs (traceback,
+//     linecache, tokenize, ast: ~3 ms) and the FIONREAD ioctl, so the first
+//     error costs what later ones do.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored.
