@@ -28,11 +28,17 @@ def cpu_s(pid):
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def children(pid):
+    """pid's children: each of its threads lists those it started."""
+    out = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+            out += [int(c) for c in f.read().split()]
+    return out
+
+
 def tree_cpu_s(pid):
-    total = cpu_s(pid)
-    for child in open("/proc/%d/task/%d/children" % (pid, pid)).read().split():
-        total += cpu_s(int(child))
-    return total
+    return cpu_s(pid) + sum(cpu_s(c) for c in children(pid))
 
 
 class Serve:
