@@ -28,6 +28,7 @@ import (
 )
 
 type runFlags struct {
+	profile   cpuProfile
 	code      []string
 	timeout   int
 	cwd       string
@@ -81,6 +82,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
 	registerParamFlags(fs)
+	f.profile.register(fs)
 	return fs, magics
 }
 
@@ -126,6 +128,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
 		return exitUsage
 	}
+	stopProfile, ok := f.profile.start("run", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
