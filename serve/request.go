@@ -152,7 +152,7 @@ func parseDetach(root, obj gjson.Result, where string, cell *sessions.Cell) *req
 		if m.Type != gjson.Number || m.Num <= 0 || m.Num > sessions.MaxMaxRuntime.Seconds() {
 			return badRequest(root, "%smaxRuntime must be a positive number of seconds, at most %d (24 h)", where, int(sessions.MaxMaxRuntime.Seconds()))
 		}
-		cell.MaxRuntime = time.Duration(m.Num * float64(time.Second))
+		cell.MaxRuntime = seconds(m.Num)
 	}
 	return nil
 }
@@ -192,12 +192,20 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		if t.Type != gjson.Number || t.Num <= 0 || math.IsInf(t.Num, 0) {
 			return cell, badRequest(root, "cells[%d].timeout must be a positive number of seconds (clamped to 1..600)", i)
 		}
-		cell.Timeout = time.Duration(min(t.Num, 600) * float64(time.Second))
+		cell.Timeout = seconds(min(t.Num, 600))
 	}
 	if e := parseDetach(root, c, fmt.Sprintf("cells[%d].", i), &cell); e != nil {
 		return cell, e
 	}
 	return cell, nil
+}
+
+// seconds converts a positive number of seconds to a Duration of at least
+// 1ns: a value that rounds to 0 would read as "not given" and take the
+// default (a wait with no timeout, a job's 1 h, a cell's 30 s) instead of
+// the short bound the client asked for.
+func seconds(s float64) time.Duration {
+	return max(time.Duration(s*float64(time.Second)), time.Nanosecond)
 }
 
 // stringField reads an optional or required string field.
