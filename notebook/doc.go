@@ -43,7 +43,8 @@
 //   - [Lock] serialises evalhost writers of one notebook (processes and
 //     goroutines alike, through a lock file beside it that Unlock removes);
 //     hold it from load to save. Waiting ends with the caller's context (a
-//     [*LockedError], [ErrLocked]). Locking a notebook the caller already
+//     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
+//     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
 //     holds waits for itself: that call is wrong.
 //   - [Output] values are nbformat outputs built as nbformat writes them
 //     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],

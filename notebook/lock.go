@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -22,6 +23,10 @@ type FileLock struct {
 	err  error
 	held heldLock
 }
+
+// ErrBadLockFile is wrapped by Lock's error when the lock file's place
+// holds something evalhost did not make there, such as a symbolic link.
+var ErrBadLockFile = errors.New("not a lock file")
 
 // LockedError is a Lock that gave up because another holder kept the lock
 // until the context ended. It matches ErrLocked.

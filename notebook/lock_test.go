@@ -225,9 +225,15 @@ func TestLockRefusesAPlantedLockFile(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, ".n.ipynb.evalhost-lock")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	if lk, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb")); err == nil {
+	lk, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb"))
+	if err == nil {
 		lk.Unlock()
 		t.Fatal("Lock followed a planted symlink")
+	}
+	// The error says what is there and what to do, not only ELOOP's
+	// "too many levels of symbolic links".
+	if !errors.Is(err, ErrBadLockFile) || !strings.Contains(err.Error(), "is a symbolic link") || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("Lock = %v; want ErrBadLockFile saying the lock file is a symlink to remove", err)
 	}
 	if got := string(readFile(t, victim)); got != "keep" {
 		t.Errorf("victim = %q", got)
