@@ -34,7 +34,10 @@
 //   - [Server.RunStdio] answers a request longer than its line limit with a
 //     JSON-RPC error for the request's id and reads on (the SDK's reader
 //     would end the connection); a long line whose id cannot be read is
-//     dropped and logged.
+//     dropped and logged. A line that is not one JSON-RPC message (not
+//     JSON, two values, a batch, an id that is an object) is answered with
+//     a parse or invalid-request error (id null unless one could be read)
+//     and dropped; the connection, and every session, lives on.
 //   - Artifact resources are read in parts of at most [MaxResourceBytes] of
 //     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,17 +48,41 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger}
-	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: w, MaxLineLength: maxLine + 4096})
+	lw := &lockedWriter{w: w}
+	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw}
+	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
+}
+
+// lockedWriter lets the lineGuard answer a line the SDK never sees between
+// the SDK's own messages, each of which it writes in one call.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Close()
 }
 
 // lineGuard passes lines through and replaces one longer than max by a
 // lineTooLong request with the same id (or drops it when no id can be
-// read from its start).
+// read from its start). A line that is not a JSON-RPC message (or a batch
+// of them) is answered on answer with a JSON-RPC error and dropped: the
+// SDK ends the whole connection, and with it every session's state, at
+// the first line it cannot decode.
 type lineGuard struct {
 	r      *bufio.Reader
 	max    int
 	logger *slog.Logger
+	answer io.Writer
 	line   []byte // the current line, or the first max+1 bytes of a long one
 	out    []byte // what Read hands out next
 	err    error
@@ -91,6 +118,15 @@ func (g *lineGuard) fill() {
 		break
 	}
 	if total <= int64(g.max) {
+		if reply := checkMessage(g.line); reply != nil {
+			if g.logger != nil {
+				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
+			}
+			if _, err := g.answer.Write(reply); err != nil && g.err == nil {
+				g.err = err
+			}
+			return
+		}
 		g.out = g.line
 		return
 	}
@@ -115,4 +151,44 @@ func idOfPrefix(prefix []byte) (string, bool) {
 		return "", false // a response to the server: there is nobody to answer
 	}
 	return v.Raw, true
+}
+
+// checkMessage returns the error response for a line the SDK could not
+// decode or would end the connection for (nil when it can take it): a parse error for what is not one JSON value,
+// an invalid request for JSON that is no JSON-RPC message. A blank line is
+// let through; the SDK skips it.
+func checkMessage(line []byte) []byte {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if !json.Valid(trimmed) {
+		return errorResponse("null", jsonrpc.CodeParseError, "parse error: the line is not one JSON value; "+
+			"send each JSON-RPC message as one line of JSON")
+	}
+	if trimmed[0] != '[' {
+		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
+			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		}
+		return nil
+	}
+	// The SDK ends the connection at a batch once MCP 2025-06-18, which
+	// removed batches, is in use: refuse every batch, as no current client
+	// sends one.
+	return errorResponse("null", jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported "+
+		"(MCP 2025-06-18 removed them); send each message as a line of its own")
+}
+
+// idOf is a message's id as raw JSON when it is a string or a number,
+// else null.
+func idOf(msg []byte) string {
+	if v := gjson.GetBytes(msg, "id"); v.Type == gjson.String || v.Type == gjson.Number {
+		return v.Raw
+	}
+	return "null"
+}
+
+func errorResponse(id string, code int64, msg string) []byte {
+	m, _ := json.Marshal(msg)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m)
 }
