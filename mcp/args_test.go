@@ -79,3 +79,16 @@ func FuzzCheckValue(f *testing.F) {
 		}
 	})
 }
+
+// A positive timeout or maxRuntime too small to count as a Duration is
+// the shortest, not "not given": maxRuntime 1e-12 with detach read as the
+// default hour, and timeout 1e-12 as the default 30 s.
+func TestBuildRequestTinySeconds(t *testing.T) {
+	r, err := buildRequest(EvalInput{Cells: []EvalCell{{Code: "1", Timeout: 1e-12, OnTimeout: "detach", MaxRuntime: 1e-12}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Cells[0]; c.Timeout <= 0 || c.MaxRuntime <= 0 {
+		t.Fatalf("timeout %v, maxRuntime %v; want both the shortest there is, not the defaults", c.Timeout, c.MaxRuntime)
+	}
+}

@@ -80,7 +80,7 @@ func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookR
 		return nil, NotebookRunOutput{}, err
 	}
 	run, err := s.cfg.RunNotebook(ctx, NotebookRunRequest{Path: path, Cells: in.Cells,
-		Timeout: time.Duration(min(in.Timeout, 600) * float64(time.Second)), AllowErrors: in.AllowErrors})
+		Timeout: seconds(min(in.Timeout, 600)), AllowErrors: in.AllowErrors})
 	if err != nil {
 		return nil, NotebookRunOutput{}, err
 	}
