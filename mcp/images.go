@@ -121,9 +121,15 @@ var errTooLarge = errors.New("too large to decode")
 
 // decodedBytes is the memory image.Decode takes for an image of cfg: a
 // 16-bit RGBA PNG holds 8 bytes a pixel, so a few hundred KB of zeros can
-// ask for gigabytes.
-func decodedBytes(cfg image.Config) int64 {
+// ask for gigabytes, and a progressive JPEG keeps every component's
+// coefficients as int32s besides (a 420 KB 6000x6000 one took 515 MiB).
+func decodedBytes(cfg image.Config, data []byte) int64 {
 	px := int64(cfg.Width) * int64(cfg.Height)
+	// SOF2 starts a progressive frame; entropy-coded data escapes 0xFF,
+	// so the pair is found only as that marker.
+	if bytes.HasPrefix(data, []byte{0xFF, 0xD8}) && bytes.Contains(data, []byte{0xFF, 0xC2}) {
+		return px * 16
+	}
 	switch cfg.ColorModel {
 	case color.RGBA64Model, color.NRGBA64Model:
 		return px * 8
@@ -153,8 +159,8 @@ func fitImage(data []byte, mime string, b ImageBudget) (fitted, error) {
 		f.note = "shown as is"
 		return f, nil
 	}
-	if int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels || decodedBytes(cfg) > maxDecodeBytes {
-		return fitted{}, fmt.Errorf("%dx%d, %s once decoded: %w", cfg.Width, cfg.Height, humanSize(int(decodedBytes(cfg))), errTooLarge)
+	if need := decodedBytes(cfg, data); int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels || need > maxDecodeBytes {
+		return fitted{}, fmt.Errorf("%dx%d, %s once decoded: %w", cfg.Width, cfg.Height, humanSize(int(need)), errTooLarge)
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

@@ -140,3 +140,16 @@ func TestFitImageRefusesBombs(t *testing.T) {
 		})
 	}
 }
+
+// A progressive JPEG keeps 4 bytes of coefficients per pixel and component
+// while it decodes: a flat 6000x6000 one (a few hundred KB) took 515 MiB.
+// The test needs only its header: SOI, JFIF, a progressive SOF2 frame.
+func TestFitImageRefusesProgressiveJPEGBombs(t *testing.T) {
+	jfif := []byte{0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+	sof2 := []byte{0xFF, 0xC2, 0, 17, 8, 6000 >> 8, 6000 & 0xFF, 6000 >> 8, 6000 & 0xFF, 3,
+		1, 0x11, 0, 2, 0x11, 1, 3, 0x11, 1}
+	data := append(append([]byte{0xFF, 0xD8}, jfif...), sof2...)
+	if _, err := fitImage(data, "image/jpeg", ImageBudget{}.withDefaults()); !errors.Is(err, errTooLarge) {
+		t.Fatalf("fitImage = %v; want %v", err, errTooLarge)
+	}
+}
