@@ -13,7 +13,8 @@
 //     not have is a protocol error (the SDK's).
 //   - eval runs the cells through Registry.Eval as one request. Its result is
 //     text content per cell (a status line, the sink's bounded tail with its
-//     notices and artifact:// pointer), image content for PNG/JPEG displays
+//     notices and artifact:// pointer, then the cell's warning frames, at
+//     most 8), image content for PNG/JPEG displays
 //     within the [ImageBudget] (downscaled or re-encoded, said in the text)
 //     each followed by a resource link to the full image, and
 //     structuredContent ([EvalOutput]). isError is true when a cell was not

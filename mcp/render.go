@@ -41,6 +41,9 @@ func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolR
 			text.WriteString("\n")
 			text.WriteString(body)
 		}
+		for _, w := range col.cellWarnings(c.Index) {
+			text.WriteString("\n[warning: " + w + "]")
+		}
 		var blocks []sdk.Content
 		for _, ref := range col.cellImages(c.Index) {
 			summary, imgBlocks, line := s.renderImage(ref, &shown)
