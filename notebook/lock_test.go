@@ -239,3 +239,13 @@ func TestLockRefusesAPlantedLockFile(t *testing.T) {
 		t.Errorf("victim = %q", got)
 	}
 }
+
+// A notebook whose directory is missing is named as such, not by the lock
+// file's ENOENT, which read as if evalhost had lost its own file.
+func TestLockInAMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nodir")
+	_, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb"))
+	if err == nil || !strings.Contains(err.Error(), "the directory "+dir+" does not exist") {
+		t.Fatalf("Lock = %v; want an error saying the directory does not exist", err)
+	}
+}
