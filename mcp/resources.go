@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalhost/evalhost/streamsink"
@@ -62,11 +63,12 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 	}
 	path, err := s.cfg.Store.Path(ref.id)
 	if err != nil {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, artifactNotFound(uri, "it names no artifact: ids are like 7.eval.log or 12.png, as eval results give them")
 	}
 	f, st, err := openArtifact(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, artifactNotFound(uri, "no such artifact: it never existed, or was removed (artifacts are kept 7 days, "+
+			"and the oldest go when the store passes its size cap, EVALHOST_ARTIFACTS_MAX); run the cell again to get its output")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
@@ -87,6 +89,16 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 		return nil, err
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{rc}}, nil
+}
+
+// artifactNotFound is the SDK's resource-not-found error (its code and
+// data) with a message that says why and what to do.
+func artifactNotFound(uri, why string) error {
+	err := sdk.ResourceNotFoundError(uri)
+	if je, ok := err.(*jsonrpc.Error); ok {
+		je.Message = fmt.Sprintf("resource %s not found: %s", uri, why)
+	}
+	return err
 }
 
 // openArtifact opens a regular file the store wrote. Anything else there

@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -42,6 +44,23 @@ func TestReadArtifactRefusesPlantedFiles(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("%s: %v; want an error saying it is not a regular file", id, err)
+		}
+	}
+}
+
+// A missing artifact's error keeps the SDK's code and says why it may be
+// gone and what to do; it was "Resource not found" and nothing more.
+func TestReadArtifactMissingSaysWhy(t *testing.T) {
+	session, _ := connect(t, nil)
+	for uri, want := range map[string]string{
+		"artifact://99.eval.log":            "was removed (artifacts are kept 7 days",
+		"artifact://..":                     "names no artifact",
+		"artifact://99.eval.log?offset=100": "run the cell again",
+	} {
+		_, err := session.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != sdk.CodeResourceNotFound || !strings.Contains(je.Message, want) {
+			t.Errorf("%s: %v; want resource-not-found saying %q", uri, err, want)
 		}
 	}
 }
