@@ -50,8 +50,11 @@ func parseRequest(line []byte) (request, *requestError) {
 		return request{}, &requestError{msg: `a request must be a JSON object with an "op"`, line: quoteLine(line)}
 	}
 	op := root.Get("op")
-	if op.Type != gjson.String {
+	if !op.Exists() {
 		return request{}, badRequest(root, `missing "op"; one of %s`, opNames)
+	}
+	if op.Type != gjson.String {
+		return request{}, badRequest(root, `"op" must be a string, not %s; one of %s`, op.Raw, opNames)
 	}
 	return request{op: op.Str, id: root.Get("id").String(), root: root}, nil
 }

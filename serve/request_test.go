@@ -128,3 +128,23 @@ func FuzzParseRequest(f *testing.F) {
 		}
 	})
 }
+
+// An op that is there but not a string is named as such: it was "missing".
+func TestParseRequestOp(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"id":"a"}`:          `missing "op"`,
+		`{"op":5,"id":"a"}`:   `"op" must be a string, not 5`,
+		`{"op":null}`:         `"op" must be a string, not null`,
+		`{"op":["eval"]}`:     `"op" must be a string, not ["eval"]`,
+		`{"op":"ping"}`:       "",
+		`{"op":"x","id":"b"}`: "",
+	} {
+		_, e := parseRequest([]byte(line))
+		switch {
+		case e == nil && want != "":
+			t.Errorf("%s: accepted; want %q", line, want)
+		case e != nil && (want == "" || !strings.Contains(e.msg, want)):
+			t.Errorf("%s: %q; want %q", line, e.msg, want)
+		}
+	}
+}
