@@ -4,7 +4,8 @@
 //
 // Contract:
 //   - [Home] is $EVALHOST_HOME, else ~/.evalhost (~ is $HOME, else the
-//     user's home in the password database), made absolute. A missing home
+//     user's home in the password database), made absolute (a relative
+//     HOME too, against the working directory). A missing home
 //     is created 0700. A home, or its modules directory, that is not owned
 //     by the effective user or is writable by group or others is refused
 //     with an [*UnsafeDirError] ([ErrUnsafe]) naming the path, what is

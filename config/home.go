@@ -77,7 +77,14 @@ func HomePath() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, ".evalhost"), nil
+	// A relative HOME ("." in some sandboxes) would make every path under
+	// the home relative, and an interpreter started in a cell's cwd would
+	// run the runner (or modules) found under that project instead.
+	abs, err := filepath.Abs(filepath.Join(base, ".evalhost"))
+	if err != nil {
+		return "", fmt.Errorf("HOME=%q: %w", base, err)
+	}
+	return abs, nil
 }
 
 // userHome is $HOME, else the password database's home of the user.

@@ -216,3 +216,17 @@ func chown(t *testing.T, p string, uid int) {
 		t.Fatal(err)
 	}
 }
+
+// A relative HOME gives an absolute home: a relative one made the runner's
+// path relative, and an interpreter started in a project's directory ran
+// the runner.py found there under that path.
+func TestHomeRelativeHOMEIsMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("EVALHOST_HOME", "")
+	t.Setenv("HOME", "hh")
+	got, err := HomePath()
+	if want := filepath.Join(dir, "hh", ".evalhost"); err != nil || got != want {
+		t.Fatalf("HomePath() = %q, %v; want %q", got, err, want)
+	}
+}
