@@ -128,3 +128,15 @@ func TestRenderEvalShowsWarnings(t *testing.T) {
 		t.Fatalf("%d warnings in %d bytes; want %d and a note of the rest, each bounded", n, len(text), maxWarnings)
 	}
 }
+
+// The sink's line for an image it stored is dropped from the text: the
+// image's own line says more, and the two, with two sizes, read as two
+// images. Other lines, even alike, stay.
+func TestWithoutPayloadLines(t *testing.T) {
+	images := []imageRef{{mime: "image/png", artifact: "artifact://4.png"}}
+	body := "<IPython.core.display.Image object>\n[image/png 497.7 kB: artifact://4.png]\n[image/png 1 kB: artifact://5.png]\nend"
+	want := "<IPython.core.display.Image object>\n[image/png 1 kB: artifact://5.png]\nend"
+	if got := withoutPayloadLines(body, images); got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
