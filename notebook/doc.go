@@ -34,6 +34,9 @@
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
+//   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
+//     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
+//     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
 //   - [Load] (bounded by [MaxFileBytes], [ErrTooLarge]), [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
