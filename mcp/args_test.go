@@ -26,6 +26,10 @@ func TestCheckValue(t *testing.T) {
 		{"unknown field", `{"cells":[{"code":"1"}],"sesion":"s"}`, `arguments has no field "sesion"; its fields are cells, cwd, mode, session`},
 		{"unknown cell field", `{"cells":[{"code":"1","lang":"py"}]}`, `cells[0] has no field "lang"`},
 		{"null session", `{"cells":[{"code":"1"}],"session":null}`, "session must be a string, not null"},
+		// One result message for 300,000 cells was 70 MB, past what clients read.
+		{"most cells", `{"cells":[` + strings.Repeat(`{"code":""},`, MaxEvalCells-1) + `{"code":""}]}`, ""},
+		{"too many cells", `{"cells":[` + strings.Repeat(`{"code":""},`, MaxEvalCells) + `{"code":""}]}`,
+			"cells holds 101 items, more than the 100 it may; split them across several calls"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v any
