@@ -19,8 +19,14 @@ import (
 	"github.com/evalhost/evalhost/notebook"
 )
 
-// maxViewBytes bounds notebook_view's text when no lines are asked for.
-const maxViewBytes = 64 << 10
+// maxViewBytes bounds notebook_view's text when no lines are asked for,
+// maxViewLinesBytes when they are: the result is one message, and "1-" of a
+// notebook of 200 MB would pass the 16 MiB at which clients drop the
+// connection.
+const (
+	maxViewBytes      = 64 << 10
+	maxViewLinesBytes = 1 << 20
+)
 
 // NotebookInput is the arguments of the notebook tools; each uses the
 // fields its schema names.
@@ -129,6 +135,10 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 	}
 	var b strings.Builder
 	for _, l := range lines {
+		if b.Len()+len(l.Text) > maxViewLinesBytes {
+			fmt.Fprintf(&b, "[cut at 1 MiB: ask for lines from %d on, e.g. \"%d-\"]\n", l.N, l.N)
+			break
+		}
 		fmt.Fprintf(&b, "%d\t%s\n", l.N, l.Text)
 	}
 	return textResult(b.String()), out, nil
