@@ -144,6 +144,20 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 	return textResult(b.String()), out, nil
 }
 
+// clipSource bounds a cell's source in a result, which is one message: a
+// 100 MB cell deleted came back whole, twice (text and structured), past
+// what clients read.
+func clipSource(src string) string {
+	if len(src) <= maxViewBytes {
+		return src
+	}
+	cut := maxViewBytes
+	for cut > 0 && !utf8.RuneStart(src[cut]) {
+		cut--
+	}
+	return src[:cut] + fmt.Sprintf("\n[source cut at 64 KiB of %s]", humanSize(len(src)))
+}
+
 // textResult is text content that is never empty, so a client shows it.
 func textResult(s string) *sdk.CallToolResult {
 	if s == "" {
@@ -242,11 +256,11 @@ func (s *Server) nbAction(ctx context.Context, action string, in NotebookInput, 
 		return nil, NotebookOutput{}, err
 	}
 	out := NotebookOutput{Action: action, Path: path, CellIndex: &i, CellType: string(cell.Type), CellID: cell.ID,
-		TotalCells: nb.Len(), CellSource: cell.Source}
+		TotalCells: nb.Len(), CellSource: clipSource(cell.Source)}
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[action]
 	msg := fmt.Sprintf("%s %s cell %d in %s (%d cells now)", past, cell.Type, i, path, nb.Len())
 	if action == "delete" {
-		msg += "; its source was:\n" + cell.Source
+		msg += "; its source was:\n" + out.CellSource
 	}
 	return text(msg), out, nil
 }

@@ -104,3 +104,27 @@ func TestNotebookResultsBounded(t *testing.T) {
 		}
 	})
 }
+
+// A cell's source in an edit's result is bounded: a deleted 4 MB cell came
+// back whole in the text and again in structuredContent.
+func TestNotebookEditResultClipsSource(t *testing.T) {
+	session, _ := connect(t, nil)
+	path := filepath.Join(t.TempDir(), "n.ipynb")
+	nb := notebook.New()
+	if err := nb.Insert(0, notebook.Code, strings.Repeat("y", 4<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "notebook_delete",
+		Arguments: map[string]any{"path": path, "cell": 0}})
+	if err != nil || res.IsError {
+		t.Fatalf("notebook_delete: %v %+v", err, res)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	src := res.StructuredContent.(map[string]any)["cellSource"].(string)
+	if len(text) > 70<<10 || len(src) > 70<<10 || !strings.Contains(src, "[source cut at 64 KiB of 4.0 MiB]") {
+		t.Fatalf("text of %d bytes, cellSource of %d; want each cut near 64 KiB, saying so", len(text), len(src))
+	}
+}
