@@ -122,8 +122,10 @@ func (g *lineGuard) fill() {
 			if g.logger != nil {
 				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
 			}
-			if _, err := g.answer.Write(reply); err != nil && g.err == nil {
-				g.err = err
+			if len(reply) > 0 {
+				if _, err := g.answer.Write(reply); err != nil && g.err == nil {
+					g.err = err
+				}
 			}
 			return
 		}
@@ -154,7 +156,8 @@ func idOfPrefix(prefix []byte) (string, bool) {
 }
 
 // checkMessage returns the error response for a line the SDK could not
-// decode or would end the connection for (nil when it can take it): a parse error for what is not one JSON value,
+// decode or would end the connection for (nil when it can take it; empty
+// when the line is dropped unanswered): a parse error for what is not one JSON value,
 // an invalid request for JSON that is no JSON-RPC message. A blank line is
 // let through; the SDK skips it.
 func checkMessage(line []byte) []byte {
@@ -168,6 +171,9 @@ func checkMessage(line []byte) []byte {
 	}
 	if trimmed[0] != '[' {
 		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
+			if m := gjson.ParseBytes(trimmed); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
+				return []byte{} // a bad response: JSON-RPC answers no response, lest two peers answer each other for ever
+			}
 			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		}
 		return nil

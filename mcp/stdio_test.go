@@ -60,6 +60,7 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 		{"no version", `{"id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: invalid message version tag`},
 		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `"id":null,"error":{"code":-32600`},
 		{"a number", "42", `"code":-32600`},
+		{"a bad response", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var answers strings.Builder
@@ -68,7 +69,10 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 			if err != nil || string(got) != ok+"\n" {
 				t.Fatalf("passed on %q (%v); want only the good line", got, err)
 			}
-			if !strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1 {
+			if tc.want == "" && answers.Len() > 0 {
+				t.Fatalf("answered %q; a response is never answered", answers.String())
+			}
+			if tc.want != "" && (!strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1) {
 				t.Fatalf("answered %q; want one line with %q", answers.String(), tc.want)
 			}
 		})
