@@ -96,3 +96,12 @@ func TestBuildRequestTinySeconds(t *testing.T) {
 		t.Fatalf("timeout %v, maxRuntime %v; want both the shortest there is, not the defaults", c.Timeout, c.MaxRuntime)
 	}
 }
+
+// A session id goes into the interpreter's environment: one with a NUL
+// failed the cell as "environment variable contains NUL".
+func TestBuildRequestSessionNUL(t *testing.T) {
+	_, err := buildRequest(EvalInput{Session: "a\x00b", Cells: []EvalCell{{Code: "1"}}})
+	if err == nil || !strings.Contains(err.Error(), `"session" must not contain a NUL`) {
+		t.Fatalf("buildRequest = %v; want the session refused", err)
+	}
+}

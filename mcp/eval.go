@@ -119,6 +119,10 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 	if len(in.Cells) == 0 {
 		return r, fmt.Errorf(`"cells" must hold at least one {"code": ...} object`)
 	}
+	if strings.ContainsRune(in.Session, 0) {
+		// It goes into the interpreter's environment, where a NUL cannot.
+		return r, fmt.Errorf(`"session" must not contain a NUL character`)
+	}
 	switch in.Mode {
 	case "", sessions.ModeSession, sessions.ModePerCall:
 	default:

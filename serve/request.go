@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -85,6 +86,10 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		if e := stringField(root, f.name, false, f.dst); e != nil {
 			return req, e
 		}
+	}
+	if strings.ContainsRune(req.Session, 0) {
+		// It goes into the interpreter's environment, where a NUL cannot.
+		return req, badRequest(root, `"session" must not contain a NUL character`)
 	}
 	if ip := root.Get("ipython"); ip.Exists() {
 		if !ip.IsBool() {

@@ -34,6 +34,7 @@ func TestParseEval(t *testing.T) {
 		{"minimal", `{"op":"eval","id":"r1","cells":[{"code":"1"}]}`, ""},
 		{"full", `{"op":"eval","id":"r1","session":"s","cwd":"/tmp","mode":"per-call","env":{"A":"1"},"keepGoing":true,"ipython":false,"cells":[{"language":"sh","code":"ls","title":"t","reset":true,"timeout":2.5}]}`, ""},
 		{"no id", `{"op":"eval","cells":[{"code":"1"}]}`, `missing "id"`},
+		{"NUL in session", `{"op":"eval","id":"a","session":"a\u0000b","cells":[{"code":"1"}]}`, `"session" must not contain a NUL`},
 		{"empty id", `{"op":"eval","id":"","cells":[{"code":"1"}]}`, `"id" must not be empty`},
 		{"cells not array", `{"op":"eval","id":"r","cells":{}}`, `"cells" must be a non-empty array`},
 		{"no cells", `{"op":"eval","id":"r","cells":[]}`, `"cells" must be a non-empty array`},
