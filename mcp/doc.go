@@ -38,7 +38,9 @@
 //     dropped and logged. A line that is not one JSON-RPC message (not
 //     JSON, two values, a batch, an id that is an object) is answered with
 //     a parse or invalid-request error (id null unless one could be read)
-//     and dropped; the connection, and every session, lives on.
+//     and dropped; the connection, and every session, lives on. The end of
+//     stdin ends the connection once every request read was answered, or
+//     at once when RunStdio's context ends.
 //   - Artifact resources are read in parts of at most [MaxResourceBytes] of
 //     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a

@@ -43,27 +43,35 @@ func (s *Server) addLineGuard() {
 
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
 // but a message longer than maxLine (0: DefaultMaxLine) is answered with an
-// error for its id instead of ending the connection.
+// error for its id instead of ending the connection, and the end of r ends
+// the connection only once every request read was answered (or ctx ended).
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	lw := &lockedWriter{w: w}
-	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw}
+	pending := newInflight()
+	lw := &lockedWriter{w: w, sent: pending.sent}
+	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
+		received: pending.received, drain: func() { pending.wait(ctx) }}
 	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
 }
 
 // lockedWriter lets the lineGuard answer a line the SDK never sees between
 // the SDK's own messages, each of which it writes in one call.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu   sync.Mutex
+	w    io.WriteCloser
+	sent func([]byte) // called after each message written
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.sent != nil {
+		l.sent(p)
+	}
+	return n, err
 }
 
 func (l *lockedWriter) Close() error {
@@ -83,14 +91,22 @@ type lineGuard struct {
 	max    int
 	logger *slog.Logger
 	answer io.Writer
-	line   []byte // the current line, or the first max+1 bytes of a long one
-	out    []byte // what Read hands out next
-	err    error
+	// received sees each line passed on; drain, when set, runs once at the
+	// end of r before it is reported (both nil in tests of lines alone).
+	received func([]byte)
+	drain    func()
+	line     []byte // the current line, or the first max+1 bytes of a long one
+	out      []byte // what Read hands out next
+	err      error
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
 		if g.err != nil {
+			if g.err == io.EOF && g.drain != nil {
+				g.drain()
+				g.drain = nil
+			}
 			return 0, g.err
 		}
 		g.fill()
@@ -130,6 +146,9 @@ func (g *lineGuard) fill() {
 			return
 		}
 		g.out = g.line
+		if g.received != nil {
+			g.received(g.line)
+		}
 		return
 	}
 	id, ok := idOfPrefix(g.line)
@@ -138,6 +157,9 @@ func (g *lineGuard) fill() {
 	}
 	if ok {
 		g.out = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"bytes":%d,"max":%d}}`+"\n", id, lineTooLong, total, g.max)
+		if g.received != nil {
+			g.received(g.out)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -128,3 +129,36 @@ func TestRunStdioSurvivesMalformedLines(t *testing.T) {
 	}
 	outW.Close()
 }
+
+// Requests written before stdin ends are answered before the connection
+// ends: the SDK ended it at EOF and cancelled the calls, so
+// "echo '…' | evalhost mcp" got no answer to its eval.
+func TestRunStdioAnswersBeforeEOF(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"import time; time.sleep(0.3); print(6*7)"}]}}}
+{"jsonrpc":"2.0","id":"three","method":"ping"}
+`
+	var out strings.Builder
+	if err := srv.RunStdio(context.Background(), strings.NewReader(in), nopCloser{&out}, 0); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("RunStdio = %v", err)
+	}
+	for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`, `42`, `"id":"three","result"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
