@@ -21,9 +21,17 @@ func Load(path string) (*Notebook, error) {
 	return ParseFile(path, data)
 }
 
-// MaxFileBytes bounds what Load reads: notebooks keep their images inline,
-// yet a file past this is no notebook a person edits.
+// MaxFileBytes bounds what Load reads, and what Save writes: notebooks keep
+// their images inline, yet a file past this is no notebook a person edits.
 const MaxFileBytes = 256 << 20
+
+// maxWriteBytes is MaxFileBytes; tests lower it.
+var maxWriteBytes = MaxFileBytes
+
+// MaxCells bounds the cells Insert and ApplyText make a notebook hold:
+// each costs about 1 KB in memory and 10 µs, so 10 MB of "# %%" lines
+// took 5.8 GB and half a minute, and wrote a file Load refuses.
+const MaxCells = 20000
 
 // ParseFile is Parse of data read from path by the caller, remembering the
 // file and a Stamp of data as Load does, so that Save checks it.
@@ -79,15 +87,32 @@ func LoadOrNew(path string) (*Notebook, error) {
 // later saves check.
 func (nb *Notebook) Save(path string) error {
 	data := nb.Bytes()
+	if len(data) > maxWriteBytes {
+		return fmt.Errorf("%w: refusing to write %s: it would be %d MiB, more than the %d MiB evalhost reads back",
+			ErrTooLarge, path, len(data)>>20, maxWriteBytes>>20)
+	}
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
 	}
+	return nb.save(path, data, true)
+}
+
+// SaveUnsynced is Save for a long job's progress (nb run after each
+// cell): the same check and atomic rename, but no fsync, which costs more
+// than a small cell, and no re-validation of the notebook's own encoding.
+// A crash of the machine may lose what it wrote; the job's last write
+// should be a Save.
+func (nb *Notebook) SaveUnsynced(path string) error {
+	return nb.save(path, nb.Bytes(), false)
+}
+
+func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	dest := canonical(path)
 	var expected *Stamp
 	if nb.origin != "" && dest == nb.origin {
 		expected = &nb.stamp
 	}
-	if err := writeFile(path, data, expected); err != nil {
+	if err := writeFile(path, data, expected, sync); err != nil {
 		return err
 	}
 	nb.origin, nb.stamp = dest, StampOf(data)
@@ -100,7 +125,7 @@ func (nb *Notebook) Save(path string) error {
 // file written. Hold Lock(path) around it to keep other evalhost writers
 // out between the check and the rename.
 func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, error) {
-	if err := writeFile(path, data, &expected); err != nil {
+	if err := writeFile(path, data, &expected, true); err != nil {
 		return Stamp{}, err
 	}
 	return StampOf(data), nil
@@ -114,12 +139,12 @@ func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, erro
 // bit) is refused, as an in-place write would be. On error path is
 // unchanged and the temp file is removed.
 func WriteFile(path string, data []byte) error {
-	return writeFile(path, data, nil)
+	return writeFile(path, data, nil, true)
 }
 
 // writeFile is WriteFile that, given an expected Stamp, checks the file
-// against it just before the rename.
-func writeFile(path string, data []byte, expected *Stamp) (err error) {
+// against it just before the rename; without sync it does not fsync.
+func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error) {
 	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
 		path = target
 	}
@@ -153,8 +178,10 @@ func writeFile(path string, data []byte, expected *Stamp) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write notebook %s: fsync: %w", path, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write notebook %s: fsync: %w", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
@@ -171,7 +198,9 @@ func writeFile(path string, data []byte, expected *Stamp) (err error) {
 	if err = os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return nil
 }
 

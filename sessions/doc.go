@@ -16,7 +16,7 @@
 //     cell is replaced and the cell retried once, unless the caller cancelled
 //     or the deadline passed; a second death fails the cell with
 //     "interpreter died twice: <how>".
-//   - Timeouts (default 30 s, clamped to 1..600 s) interrupt, wait the
+//   - Timeouts (default 30 s, clamped to 1..600 s; NoTimeout: none) interrupt, wait the
 //     grace window, then kill; the output gains "Command timed out after N
 //     seconds". A timeout counts from when the cell is first sent, so an
 //     interpreter's start (bounded by StartTimeout) does not use it up; a

@@ -21,12 +21,14 @@ import (
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
 type runFlags struct {
+	profile   cpuProfile
 	code      []string
 	timeout   int
 	cwd       string
@@ -40,15 +42,29 @@ type runFlags struct {
 	ipython   bool
 	tools     []string
 	grace     time.Duration
+	magics    percent.Magics
+	params    *params.Params
 	backendFlags
 }
 
-func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
-	var f runFlags
+const runUsage = `Usage: evalhost run [FILE|-] [-c CODE]... [flags]
+
+Runs cells in one session: -c cells, then FILE's, a percent-format script
+(Jupytext, VS Code, Spyder) split on "# %%" lines as Jupytext reads it:
+"# %% [sh]" is a shell cell; [markdown], [md] and [raw] cells, and cells
+tagged active-py, never run; "# %% Title tags=[\"x\"] key=value" gives a
+title and metadata (shown by --json). Parameters (-p, -r, -f, -y, -P) go
+into a cell tagged injected-parameters right after the cell tagged
+parameters, or first, as papermill injects them.
+`
+
+// newRunFlagSet declares run's flags into f; the returned bool is
+// --jupytext-magics, whose default (auto) is told by fs.Changed.
+func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost run [FILE|-] [-c CODE]... [flags]\n\nRuns cells split on \"# %%%%\" lines (\"# %%%% [sh]\" for shell cells) in one session.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
 	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600 (0: the default, 30)")
@@ -64,8 +80,29 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
+	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
+	registerParamFlags(fs)
+	f.profile.register(fs)
+	return fs, magics
+}
+
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f runFlags
+	fs, jupytextMagics := newRunFlagSet(&f, stderr)
+	args, paramFlags, err := takeParamFlags(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if fs.Changed("jupytext-magics") {
+		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
+	}
+	if f.params, err = buildParams(paramFlags); err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
 	}
 	// Every flag is checked before stdin is read: a mistake is reported at
 	// once, not after the user has typed (or piped) the cells.
@@ -91,6 +128,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
 		return exitUsage
 	}
+	stopProfile, ok := f.profile.start("run", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)
@@ -133,12 +175,12 @@ func sourceName(arg string) string {
 	return arg
 }
 
-// collectCells reads the cells from -c flags, or from FILE or stdin ("-").
+// collectCells reads the cells from -c flags, then from FILE or stdin
+// ("-"), with the parameters' cell where papermill would put it.
 func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, error) {
-	timeout := time.Duration(f.timeout) * time.Second
-	var cells []sessions.Cell
+	var cells []percent.Cell
 	for _, code := range f.code {
-		cells = append(cells, sessions.Cell{Language: f.lang, Code: code, Timeout: timeout})
+		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: f.lang, Code: code}})
 	}
 	switch {
 	case len(args) > 1:
@@ -148,14 +190,19 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range percent.Split(src, f.lang) {
-			c.Timeout = timeout
-			cells = append(cells, c.Cell)
-		}
+		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
 	case len(cells) == 0:
 		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
 	}
-	return cells, nil
+	if f.params != nil {
+		cells = params.InjectCells(cells, f.params)
+	}
+	out := make([]sessions.Cell, len(cells))
+	for i, c := range cells {
+		out[i] = c.Cell
+		out[i].Timeout = time.Duration(f.timeout) * time.Second
+	}
+	return out, nil
 }
 
 func readSource(name string, stdin io.Reader) (string, error) {

@@ -1,0 +1,26 @@
+// Package remotetest gives tests the pieces of a remote-kernel setup, real
+// ones: a second host (a network namespace with its own hostname, joined
+// to this one by a veth pair, running sshd with key-only login) and a
+// Jupyter Enterprise Gateway 3.3 from its own venv, whose kernels run
+// locally or on that host over SSH (its DistributedProcessProxy).
+//
+// # Contract
+//
+// [NewHost] and [StartGateway] take a testing.TB and either return a working
+// fixture or skip the test with the reason (not root, no network
+// namespaces, sshd or the Enterprise Gateway venv missing: run
+// scripts/test-deps.sh); they fail the test only when the machine has what
+// they need and setting up still goes wrong. Each registers its teardown with
+// t.Cleanup, and each also hands its teardown to a watcher process that runs
+// it if the test process dies first (a go test timeout, SIGKILL), so no
+// namespace, interface, sshd, gateway or kernel outlives the test either
+// way. The Enterprise Gateway venv is looked for at $EVALHOST_EG_VENV, else
+// $XDG_CACHE_HOME/evalhost-test/enterprise-gateway-3.3.0 (scripts/test-deps.sh
+// makes it there).
+//
+// A Host needs Linux (network namespaces); elsewhere NewHost skips. Its
+// faults are real: SetLink takes the veth down, Delay adds netem delay (and
+// skips the test where the kernel has no netem), Die kills every process
+// of the host. Hidden is a directory this host has and the other lacks.
+// Calling a Host's methods after its teardown is wrong and fails the test.
+package remotetest
