@@ -496,6 +496,10 @@ func TestDaemonDetachedJob(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^job-1\s+j\s+detached\s`).MatchString(out) {
 		t.Errorf("evalhost jobs:\n%s\nwant job-1 of session j, detached", out)
 	}
+	out, _, _ = h.run("sessions")
+	if !regexp.MustCompile(`(?m)^j\s.*\sjob-1\s`).MatchString(out) {
+		t.Errorf("evalhost sessions:\n%s\nwant session j busy with job-1", out)
+	}
 	if j := h.job("job-1"); j.State != "running" || j.Session != "j" {
 		t.Errorf("jobs job-1: %+v, want running in session j", j)
 	}
