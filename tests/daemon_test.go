@@ -129,6 +129,10 @@ func TestDaemonConcurrentFirstCommandsStartOne(t *testing.T) {
 			pids[i] = strings.TrimSpace(string(out))
 			if err != nil {
 				errs[i] = err.Error()
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					errs[i] += ": " + string(exit.Stderr)
+				}
 			}
 		}()
 	}
