@@ -26,7 +26,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	fs := pflag.NewFlagSet("jobs", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost jobs [JOB] [--wait | --stop] [--json]\n\n"+
+		fmt.Fprintf(stderr, "Usage: evalhost jobs [JOB [--offset N | --wait | --stop]] [--json]\n\n"+
 			"Lists the jobs of the background process: cells of \"evalhost run --session NAME --detach\"\n"+
 			"still running past their --timeout, and the last ones that ended. With JOB, shows that job\n"+
 			"and its output.\n\nFlags:\n%s", fs.FlagUsages())
@@ -34,6 +34,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	asJSON := fs.Bool("json", false, "write the reply as one JSON line (the serve protocol's jobs or job line)")
 	wait := fs.Bool("wait", false, "with JOB: wait until it ends, then show it")
 	stop := fs.Bool("stop", false, "with JOB: stop it (interrupt, then kill after the grace window; its session keeps its state), then show it")
+	offset := fs.Int64("offset", 0, "with JOB: show its output from this byte on (the offset the last page named)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -47,6 +48,12 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	case *wait && *stop:
 		fmt.Fprintln(stderr, "evalhost jobs: give --wait or --stop, not both")
 		return exitUsage
+	case fs.Changed("offset") && (fs.NArg() == 0 || *wait || *stop):
+		fmt.Fprintln(stderr, "evalhost jobs: --offset needs a JOB and goes without --wait and --stop (they show the end of its output)")
+		return exitUsage
+	case *offset < 0:
+		fmt.Fprintf(stderr, "evalhost jobs: --offset %d: want a byte offset, 0 or more\n", *offset)
+		return exitUsage
 	}
 	if fs.NArg() == 0 {
 		return listJobs(*asJSON, stdout, stderr)
@@ -59,7 +66,11 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		op = daemon.OpStop
 	}
 	var job serve.Job
-	err := askDaemon(map[string]any{"op": op, "id": "jobs", "job": fs.Arg(0)}, serve.TypeJob, &job)
+	req := map[string]any{"op": op, "id": "jobs", "job": fs.Arg(0)}
+	if op == "job" {
+		req["offset"] = *offset
+	}
+	err := askDaemon(req, serve.TypeJob, &job)
 	switch {
 	case errors.Is(err, daemon.ErrNotRunning):
 		fmt.Fprintf(stderr, "evalhost jobs: no job %q: no evalhost background process is running\n", fs.Arg(0))
@@ -106,7 +117,7 @@ func listJobs(asJSON bool, stdout, stderr io.Writer) int {
 }
 
 // showJob prints a job's state on stderr, as run prints a cell's end, and
-// its output on stdout: the page from its start for the job op, the
+// its output on stdout: the page from the asked offset for the job op, the
 // bounded tail of the whole run once it ended otherwise.
 func showJob(j sessions.JobInfo, fromStart bool, stdout, stderr io.Writer) {
 	text := ""
@@ -131,7 +142,7 @@ func showJob(j sessions.JobInfo, fromStart bool, stdout, stderr io.Writer) {
 		line += ": " + j.Message
 	}
 	if fromStart && j.Output != nil && j.Output.More {
-		line += "; more output than shown, see --json's next"
+		line += fmt.Sprintf("; more output: evalhost jobs %s --offset %d", j.ID, j.Output.Next)
 	}
 	fmt.Fprintf(stderr, "[%s]\n", line)
 }
