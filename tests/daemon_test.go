@@ -517,6 +517,9 @@ func TestDaemonDetachedJob(t *testing.T) {
 	if j.State != "done" || j.Status != "ok" || j.Result == nil || j.Result.Output.Text != "started\ndone\n" {
 		t.Fatalf("jobs --wait job-1: %+v, want done, ok, with the whole output", j)
 	}
+	if out, stderr, code := h.run("jobs", "job-1", "--offset", "8"); code != 0 || out != "done\n" {
+		t.Errorf("jobs job-1 --offset 8 (after %q): exit %d, stdout %q, stderr %s", "started\n", code, out, stderr)
+	}
 	if out, stderr, code := h.run("run", "--session", "j", "-c", "print('free')"); code != 0 || out != "free\n" {
 		t.Errorf("after the job: exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
