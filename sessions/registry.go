@@ -418,7 +418,8 @@ func (r *Registry) moduleDirs(cwd string) []string {
 // KillSession kills the interpreters of every session with this id (any
 // cwd) at once, as Kill does for all of them, and reports whether one
 // existed; the sessions stay and start fresh interpreters on their next
-// request. It is a second Ctrl-C for one session of a shared registry.
+// request. It is a second Ctrl-C for one session of a shared registry. A
+// job running in one of them ends with it, its result saying so.
 func (r *Registry) KillSession(id string) bool {
 	r.mu.Lock()
 	var targets []*session
@@ -429,6 +430,9 @@ func (r *Registry) KillSession(id string) bool {
 	}
 	r.mu.Unlock()
 	for _, s := range targets {
+		if d := s.runningJob(); d != nil {
+			d.stop(reasonSessionKilled)
+		}
 		s.killAll()
 	}
 	return len(targets) > 0
