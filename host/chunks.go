@@ -26,6 +26,7 @@ type chunks struct {
 
 	mu   sync.Mutex
 	free []int         // a stack: the chunk given back last is reused first
+	lent uint8         // bit i: chunk i is lent, so it may be given back once
 	back chan struct{} // a chunk was given back since the reader looked
 }
 
@@ -58,8 +59,14 @@ func (c *chunks) take() (int, []byte) {
 	}
 }
 
+// put makes chunk i free again; a chunk that is not lent stays as it is.
 func (c *chunks) put(i int) {
 	c.mu.Lock()
+	if c.lent&(1<<i) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.lent &^= 1 << i
 	c.free = append(c.free, i)
 	c.mu.Unlock()
 	select {
@@ -68,8 +75,12 @@ func (c *chunks) put(i int) {
 	}
 }
 
-// lend returns the first n bytes of chunk i as a string that aliases it.
+// lend returns the first n bytes of chunk i, taken, as a string that
+// aliases it.
 func (c *chunks) lend(i, n int) string {
+	c.mu.Lock()
+	c.lent |= 1 << i
+	c.mu.Unlock()
 	return unsafe.String(&c.bufs[i].Load()[0], n)
 }
 

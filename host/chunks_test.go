@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -109,5 +110,40 @@ func TestTextBetweenCellsIsKept(t *testing.T) {
 	}
 	if w, ok := r.first(frames.TypeWarning); !ok || !strings.Contains(w.Message, "dropped") {
 		t.Errorf("no warning that earlier output was dropped: %+v", w)
+	}
+}
+
+// The loan rules without a process: a chunk comes back once however often
+// its text is given back, own copies, and the reader waits while all are lent.
+func TestChunkLoans(t *testing.T) {
+	c := newChunks()
+	var lent []string
+	for range chunkCount {
+		i, b := c.take()
+		copy(b, "text")
+		lent = append(lent, c.lend(i, 4))
+	}
+	got := make(chan string)
+	go func() {
+		i, b := c.take() // waits: every chunk is lent
+		copy(b, "next")
+		got <- c.lend(i, 4)
+	}()
+	kept := c.own(lent[0])
+	if kept != "text" || unsafe.StringData(kept) == unsafe.StringData(lent[0]) {
+		t.Fatalf("own gave %q at the chunk's own address", kept)
+	}
+	next := <-got // lent[0]'s chunk came back and was reused
+	if unsafe.StringData(next) != unsafe.StringData(lent[0]) || kept != "text" {
+		t.Fatalf("the chunk given back was not the one reused, or the copy changed: %q", kept)
+	}
+	c.giveBack(next)
+	c.giveBack(next) // a second return is ignored: the chunk is free once
+	c.giveBack("not lent")
+	c.mu.Lock()
+	free := len(c.free)
+	c.mu.Unlock()
+	if free != 1 {
+		t.Fatalf("%d chunks free, want 1", free)
 	}
 }
