@@ -6,11 +6,16 @@ import (
 	"unsafe"
 )
 
-// chunkCount is how many read buffers (of readSize) a raw reader may have
-// lent at once: 1 MiB, as much as the pipe holds. They are allocated only
-// as output needs them: a reader whose text is written on before its next
-// read uses one or two.
-const chunkCount = 4
+// chunkCount is how many read buffers a raw reader may have lent at once:
+// about 1 MiB, as much as the pipe holds. They are allocated only as output
+// needs them: a reader whose text is written on before its next read keeps
+// reusing the first, which is small (firstChunk), so a quiet interpreter
+// costs what one 64 KiB buffer did; bulk output (a read of firstChunk/2 or
+// more) reads on into the others.
+const (
+	chunkCount = 4
+	firstChunk = 64 << 10
+)
 
 // chunks are the read buffers of one raw reader (fd 1 or 2). A read that
 // is text alone, the usual case for bulk output, is handed on as a string
@@ -22,7 +27,7 @@ const chunkCount = 4
 // back. The reader waits for a chunk when all are lent, as it waits when
 // the event queue is full, so lending never costs memory beyond the chunks.
 type chunks struct {
-	bufs [chunkCount]atomic.Pointer[[readSize]byte] // set once, by take
+	bufs [chunkCount]atomic.Pointer[[]byte] // set once, by take
 
 	mu   sync.Mutex
 	free []int         // a stack: the chunk given back last is reused first
@@ -38,21 +43,29 @@ func newChunks() *chunks {
 	return c
 }
 
-// take returns a chunk that is not lent, waiting for one to come back. Only
-// the reader takes.
-func (c *chunks) take() (int, []byte) {
+// take returns a chunk that is not lent, waiting for one to come back; for
+// bulk output one of the large ones if any is free. Only the reader takes.
+func (c *chunks) take(bulk bool) (int, []byte) {
 	for {
 		c.mu.Lock()
 		if n := len(c.free); n > 0 {
-			i := c.free[n-1]
-			c.free = c.free[:n-1]
+			k := n - 1
+			for bulk && c.free[k] == 0 && k > 0 {
+				k--
+			}
+			i := c.free[k]
+			c.free = append(c.free[:k], c.free[k+1:]...)
 			c.mu.Unlock()
 			b := c.bufs[i].Load()
 			if b == nil {
-				b = new([readSize]byte)
+				buf := make([]byte, readSize)
+				if i == 0 {
+					buf = make([]byte, firstChunk)
+				}
+				b = &buf
 				c.bufs[i].Store(b)
 			}
-			return i, b[:]
+			return i, *b
 		}
 		c.mu.Unlock()
 		<-c.back
@@ -81,7 +94,7 @@ func (c *chunks) lend(i, n int) string {
 	c.mu.Lock()
 	c.lent |= 1 << i
 	c.mu.Unlock()
-	return unsafe.String(&c.bufs[i].Load()[0], n)
+	return unsafe.String(&(*c.bufs[i].Load())[0], n)
 }
 
 // giveBack returns the chunk s was lent from to the reader; s must not be
@@ -112,7 +125,7 @@ func (c *chunks) lentFrom(s string) int {
 	}
 	d := unsafe.StringData(s)
 	for i := range c.bufs {
-		if b := c.bufs[i].Load(); b != nil && d == &b[0] {
+		if b := c.bufs[i].Load(); b != nil && d == &(*b)[0] {
 			return i
 		}
 	}

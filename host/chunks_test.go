@@ -119,13 +119,13 @@ func TestChunkLoans(t *testing.T) {
 	c := newChunks()
 	var lent []string
 	for range chunkCount {
-		i, b := c.take()
+		i, b := c.take(false)
 		copy(b, "text")
 		lent = append(lent, c.lend(i, 4))
 	}
 	got := make(chan string)
 	go func() {
-		i, b := c.take() // waits: every chunk is lent
+		i, b := c.take(false) // waits: every chunk is lent
 		copy(b, "next")
 		got <- c.lend(i, 4)
 	}()
@@ -145,5 +145,23 @@ func TestChunkLoans(t *testing.T) {
 	c.mu.Unlock()
 	if free != 1 {
 		t.Fatalf("%d chunks free, want 1", free)
+	}
+}
+
+// A quiet reader reuses the small first chunk; bulk output takes the large
+// ones while any is free.
+func TestChunkSizes(t *testing.T) {
+	c := newChunks()
+	i, b := c.take(false)
+	if i != 0 || len(b) != firstChunk {
+		t.Fatalf("a quiet read got chunk %d of %d bytes, want the first (%d)", i, len(b), firstChunk)
+	}
+	c.put(i) // not lent: stays taken
+	c.giveBack(c.lend(i, 1))
+	if i, b = c.take(true); i == 0 || len(b) != readSize {
+		t.Fatalf("a bulk read got chunk %d of %d bytes, want a large one (%d)", i, len(b), readSize)
+	}
+	if i, _ = c.take(false); i != 0 {
+		t.Fatalf("a quiet read got chunk %d, want the first", i)
 	}
 }

@@ -84,15 +84,17 @@ func (p *Process) readRaw(fd int, f *os.File) {
 		buf   []byte // nil once lent
 		segs  []segment
 		carry [maxCarry]byte // a lent read's kept bytes
+		bulk  bool           // the last read was large
 	)
 	keep := 0 // bytes carried from the last read: a partial mark or rune
 	read := p.rawReader(fd, f)
 	for {
 		if buf == nil {
-			ci, buf = pool.take()
+			ci, buf = pool.take(bulk)
 			copy(buf, carry[:keep])
 		}
 		n, err := read(buf[keep:])
+		bulk = n >= firstChunk/2
 		if n > 0 {
 			data := buf[:keep+n]
 			segs, keep = sc.split(data, segs[:0])
