@@ -14,12 +14,12 @@ type LinkKind string
 
 const (
 	// LinkVeth is a veth pair; Delay is netem's, on this side of it.
-	LinkVeth LinkKind = "veth pair, netem delay"
+	LinkVeth LinkKind = "veth+netem"
 	// LinkTAP is a TAP device on each side, with a forwarder in this test
 	// process copying Ethernet frames between them; Delay is the
 	// forwarder's. It is the link where the kernel has no netem
 	// (CONFIG_NET_SCH_NETEM unset, as in Firecracker's guest kernels).
-	LinkTAP LinkKind = "TAP pair, user-space forwarder delay"
+	LinkTAP LinkKind = "tap+forwarder"
 )
 
 // chooseLink is LinkVeth where the kernel has netem, else LinkTAP.
