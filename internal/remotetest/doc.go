@@ -24,7 +24,8 @@
 // devices, one in each namespace, joined by a forwarder in the test
 // process that copies every Ethernet frame across, holding each for the
 // delay asked of its direction (in order, a burst held once, not frame
-// after frame). Host.Kind says which. The forwarder's goroutines end with
+// after frame). Host.Kind says which. With neither netem nor /dev/net/tun
+// the link is a veth pair and Delay skips the test. The forwarder's goroutines end with
 // the Host's teardown; the TAP devices go with the files that process
 // holds, so even its death leaves none behind.
 //
