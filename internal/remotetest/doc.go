@@ -1,6 +1,6 @@
 // Package remotetest gives tests the pieces of a remote-kernel setup, real
 // ones: a second host (a network namespace with its own hostname, joined
-// to this one by a veth pair, running sshd with key-only login) and a
+// to this one by a link, running sshd with key-only login) and a
 // Jupyter Enterprise Gateway 3.3 from its own venv, whose kernels run
 // locally or on that host over SSH (its DistributedProcessProxy).
 //
@@ -19,8 +19,20 @@
 // makes it there).
 //
 // A Host needs Linux (network namespaces); elsewhere NewHost skips. Its
-// faults are real: SetLink takes the veth down, Delay adds netem delay (and
-// skips the test where the kernel has no netem), Die kills every process
-// of the host. Hidden is a directory this host has and the other lacks.
-// Calling a Host's methods after its teardown is wrong and fails the test.
+// link is a veth pair where the kernel has netem; where it has not (a
+// Firecracker guest's kernel has no qdiscs to speak of) it is two TAP
+// devices, one in each namespace, joined by a forwarder in the test
+// process that copies every Ethernet frame across, holding each for the
+// delay asked of its direction (in order, a burst held once, not frame
+// after frame). Host.Kind says which. With neither netem nor /dev/net/tun
+// the link is a veth pair and Delay skips the test. The forwarder's goroutines end with
+// the Host's teardown; the TAP devices go with the files that process
+// holds, so even its death leaves none behind.
+//
+// A Host's faults are real: SetLink takes this side of the link down,
+// Delay makes every frame this host sends take d longer to arrive (netem,
+// or the forwarder), so a round trip takes d longer; Die kills every
+// process of the host. Hidden is a directory this host has and the other
+// lacks. Calling a Host's methods after its teardown is wrong and fails
+// the test.
 package remotetest

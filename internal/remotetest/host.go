@@ -16,17 +16,19 @@ import (
 )
 
 // Host is a second machine made of a network namespace: its own hostname
-// (a UTS namespace around its sshd, which its sessions inherit), one veth
-// link to this host, and sshd listening on the link with key-only login
-// for root.
+// (a UTS namespace around its sshd, which its sessions inherit), one link
+// to this host (a veth pair, or where the kernel has no netem a TAP pair
+// joined by this process: see LinkKind), and sshd listening on the link
+// with key-only login for root.
 type Host struct {
-	Name     string // hostname inside; kernels started there report it
-	NS       string // network namespace
-	HostIP   string // this side of the link
-	IP       string // the host's side: sshd listens here
-	HostLink string // this side's interface
-	Link     string // the host's interface
-	Dir      string // keys, sshd config, logs
+	Name     string   // hostname inside; kernels started there report it
+	NS       string   // network namespace
+	HostIP   string   // this side of the link
+	IP       string   // the host's side: sshd listens here
+	HostLink string   // this side's interface
+	Link     string   // the host's interface
+	Kind     LinkKind // what the link is, and so what Delay delays
+	Dir      string   // keys, sshd config, logs
 	// Hidden is a directory that exists here but not there: a tmpfs is
 	// mounted over its parent on the other host. A cwd under it is one
 	// the remote host lacks.
@@ -38,10 +40,18 @@ type Host struct {
 	t       testing.TB
 	sshd    *exec.Cmd
 	watcher *watcher
+	wire    *wire // LinkTAP's forwarder
 }
 
 // NewHost makes a second host, or skips t when this machine cannot.
 func NewHost(t testing.TB) *Host {
+	t.Helper()
+	return newHost(t, "")
+}
+
+// newHost makes a second host joined by a link of kind, or by the one
+// chooseLink picks when kind is "". A veth link's Delay needs netem.
+func newHost(t testing.TB, kind LinkKind) *Host {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("remote-host tests make Linux network namespaces")
@@ -50,7 +60,7 @@ func NewHost(t testing.TB) *Host {
 		t.Skip("remote-host tests make network namespaces, which needs root")
 	}
 	sshd := "/usr/sbin/sshd"
-	for _, tool := range []string{"ip", "tc", "unshare", "ssh-keygen", sshd} {
+	for _, tool := range []string{"ip", "unshare", "ssh-keygen", sshd} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("remote-host tests need %s (scripts/test-deps.sh installs iproute2, util-linux and openssh-server): %v", tool, err)
 		}
@@ -75,6 +85,10 @@ func NewHost(t testing.TB) *Host {
 			t.Errorf("second host: %v", err)
 		}
 	})
+	h.Kind = kind
+	if kind == "" {
+		h.Kind = h.chooseLink()
+	}
 	h.link()
 	h.keys()
 	h.startSSHD()
@@ -83,14 +97,18 @@ func NewHost(t testing.TB) *Host {
 
 // teardownScript kills every process left in the namespace (kernels started
 // over ssh are nohup'd: they outlive sshd), then removes the namespace and
-// the link.
+// the link. TAP devices go when this process's files close; deleting them
+// too covers a death that the watcher sees before the kernel has closed
+// those files.
 func (h *Host) teardownScript() string {
-	ns, link := shellQuote(h.NS), shellQuote(h.HostLink)
+	ns, link, peer := shellQuote(h.NS), shellQuote(h.HostLink), shellQuote(h.Link)
 	return `pids=$(ip netns pids ` + ns + ` 2>/dev/null)
 [ -n "$pids" ] && kill -9 $pids 2>/dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ip netns pids ` + ns + ` 2>/dev/null)" ] && break; sleep 0.1; done
 ip netns del ` + ns + ` 2>/dev/null
 ip link del ` + link + ` 2>/dev/null
+ip link del ` + peer + ` 2>/dev/null
+! ip link show ` + link + ` >/dev/null 2>&1
 ! ip netns list | grep -qw ` + ns + `
 `
 }
@@ -100,15 +118,6 @@ func (h *Host) run(args ...string) {
 	if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
 		h.t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
 	}
-}
-
-func (h *Host) link() {
-	h.run("ip", "link", "add", h.HostLink, "type", "veth", "peer", "name", h.Link, "netns", h.NS)
-	h.run("ip", "addr", "add", h.HostIP+"/30", "dev", h.HostLink)
-	h.run("ip", "link", "set", h.HostLink, "up")
-	h.run("ip", "-n", h.NS, "addr", "add", h.IP+"/30", "dev", h.Link)
-	h.run("ip", "-n", h.NS, "link", "set", h.Link, "up")
-	h.run("ip", "-n", h.NS, "link", "set", "lo", "up")
 }
 
 // keys makes the host key and root's login key, and the known_hosts line.
@@ -209,36 +218,6 @@ func (h *Host) SSH(command string) (string, error) {
 		"-o", "UserKnownHostsFile="+filepath.Join(h.Dir, "known_hosts"), "-o", "StrictHostKeyChecking=yes",
 		"-o", "ConnectTimeout=5", "root@"+h.IP, command).CombinedOutput()
 	return string(out), err
-}
-
-// SetLink takes this side of the link up or down. It may be called from
-// any goroutine; a failure is reported on t without stopping it.
-func (h *Host) SetLink(t testing.TB, up bool) {
-	state := "down"
-	if up {
-		state = "up"
-	}
-	if out, err := exec.Command("ip", "link", "set", h.HostLink, state).CombinedOutput(); err != nil {
-		t.Errorf("ip link set %s %s: %v: %s", h.HostLink, state, err, bytes.TrimSpace(out))
-	}
-}
-
-// Delay adds d of delay to every packet leaving this host for the other
-// (netem on this side of the link); 0 removes it. It skips t when the
-// kernel has no netem (CONFIG_NET_SCH_NETEM).
-func (h *Host) Delay(t testing.TB, d time.Duration) {
-	t.Helper()
-	args := []string{"qdisc", "replace", "dev", h.HostLink, "root", "netem", "delay", fmt.Sprintf("%dms", d.Milliseconds())}
-	if d == 0 {
-		args = []string{"qdisc", "del", "dev", h.HostLink, "root"}
-	}
-	out, err := exec.Command("tc", args...).CombinedOutput()
-	switch {
-	case err != nil && bytes.Contains(out, []byte("qdisc kind is unknown")):
-		t.Skipf("this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM is not set): tc %s: %s", strings.Join(args, " "), bytes.TrimSpace(out))
-	case err != nil:
-		t.Fatalf("tc %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
-	}
 }
 
 // Die kills every process of the host at once (sshd, kernels): the host
