@@ -22,6 +22,11 @@
 // while no cell runs go to the next cell (bounded), and stderr outside cells
 // feeds the tail used in errors.
 //
+// ExecuteStreams hands stdout and stderr to the caller as bytes lent from
+// the readers' buffers instead of as frames, so bulk output moves without
+// a copy or an allocation per read; see chunks.go for who may read a lent
+// buffer and until when.
+//
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (frames.ErrKilled). Death during a

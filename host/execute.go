@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -29,6 +30,20 @@ const maxIDLen = 200
 // terminates and kills the group and returns an error wrapping
 // frames.ErrKilled. emit must not call Close or Kill.
 func (p *Process) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	return p.execute(ctx, req, emit, nil)
+}
+
+// ExecuteStreams is Execute for a caller that takes the cell's stdout and
+// stderr as bytes: streams gets them in place of stdout and stderr frames,
+// in order with the frames emit gets, from the same goroutine. p is lent
+// from the reader's buffer and valid only during the call, as an
+// io.Writer's p is (streams must not keep it): bulk output then moves from
+// the pipe to the caller without a copy or an allocation per read.
+func (p *Process) ExecuteStreams(ctx context.Context, req frames.Request, emit func(frames.Frame), streams func(t frames.Type, p []byte)) (frames.Frame, error) {
+	return p.execute(ctx, req, emit, streams)
+}
+
+func (p *Process) execute(ctx context.Context, req frames.Request, emit func(frames.Frame), streams func(frames.Type, []byte)) (frames.Frame, error) {
 	if req.Exit {
 		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the interpreter")
 	}
@@ -57,7 +72,37 @@ func (p *Process) Execute(ctx context.Context, req frames.Request, emit func(fra
 		killed = true
 		_ = p.signalGroup(syscall.SIGKILL)
 	}
-	return p.await(ctx, c, emit, killed)
+	return p.await(ctx, c, relay{p: p, emit: emit, streams: streams}, killed)
+}
+
+// relay hands the cell's frames to the caller. Stream text may be lent from
+// a reader's chunk (chunks.go): streams reads it, then the loan ends; emit
+// gets a copy the caller may keep.
+type relay struct {
+	p       *Process
+	emit    func(frames.Frame)
+	streams func(frames.Type, []byte)
+}
+
+func (r relay) send(f frames.Frame) {
+	fd := 1
+	switch f.Type {
+	case frames.TypeStderr:
+		fd = 2
+	case frames.TypeStdout:
+	default:
+		r.emit(f)
+		return
+	}
+	if r.streams == nil {
+		f.Data = r.p.own(fd, f.Data)
+		r.emit(f)
+		return
+	}
+	if f.Data != "" {
+		r.streams(f.Type, unsafe.Slice(unsafe.StringData(f.Data), len(f.Data)))
+	}
+	r.p.giveBack(fd, f.Data)
 }
 
 func checkID(id string) error {
@@ -103,7 +148,7 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 
 // await relays c's frames to emit until the pump closes c.out, handling
 // cancellation (interrupt, then escalation) on the way.
-func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), killed bool) (frames.Frame, error) {
+func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (frames.Frame, error) {
 	var (
 		done    *frames.Frame
 		ctxDone = ctx.Done()
@@ -139,7 +184,7 @@ func (p *Process) await(ctx context.Context, c *cell, emit func(frames.Frame), k
 					p.interruptCell(&wake)
 				}
 			}
-			emit(f)
+			out.send(f)
 		case <-ctxDone:
 			ctxDone = nil
 			if done != nil {

@@ -48,6 +48,8 @@ type Process struct {
 	next      cellSlot     // the cell Execute offers the pump (pump.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+
+	chunks [3]*chunks // by fd: the raw readers' buffers (chunks.go)
 }
 
 // Ready returns the runner's ready frame.

@@ -201,6 +201,9 @@ func (r *router) mark(fd int, id string) {
 	r.release()
 }
 
+// text routes text read from fd. Text the pump keeps is its own copy: s
+// may be lent from the reader's chunk (chunks.go), which only the cell's
+// caller may read, and only until it has written it on.
 func (r *router) text(fd int, s string) {
 	f := frames.Frame{Type: streamType(fd), Data: s}
 	c := r.cur
@@ -209,9 +212,10 @@ func (r *router) text(fd int, s string) {
 		if fd == 2 {
 			r.p.tail.Write([]byte(s))
 		}
+		f.Data = r.p.own(fd, s)
 		r.pend.add(f)
 	case c.posSeen[fd] > c.posSent && !c.unordered:
-		f.ID = c.id
+		f.ID, f.Data = c.id, r.p.own(fd, s)
 		c.held = append(c.held, heldText{epoch: c.posSeen[fd], frame: f})
 		if c.heldBytes += len(s); c.heldBytes > maxHeld {
 			c.unordered = true
@@ -219,7 +223,7 @@ func (r *router) text(fd int, s string) {
 			r.release()
 		}
 	case !c.started:
-		f.ID = c.id
+		f.ID, f.Data = c.id, r.p.own(fd, s)
 		r.holdEarly(f)
 	default:
 		f.ID = c.id

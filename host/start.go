@@ -51,6 +51,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	p := &Process{
 		opts: o, child: child, pid: child.Pid, nonce: nonce,
 		reqW: ends.parent[0], outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
+		chunks:   [3]*chunks{1: newChunks(), 2: newChunks()},
 		events:   make(chan event, 64),
 		register: make(chan *cell),
 		readyCh:  make(chan frames.Frame, 1),

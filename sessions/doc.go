@@ -43,6 +43,10 @@
 //     waits for running jobs.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
+//   - Request.Streams, when set, gets the stdout and stderr of Python cells
+//     in the runner (not of sh, gateway or detachable cells) as bytes lent
+//     for the call only, in place of stream frames, in order with them;
+//     emit's frames are always the caller's to keep.
 //   - The launch environment is filtered: the reference's allow-list and its
 //     LC_/XDG_/PI_ prefixes, minus a deny-list of secrets, names ending in
 //     _API_KEY, _SECRET, _PASSWORD, _TOKEN, prefixed names that look like

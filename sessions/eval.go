@@ -275,6 +275,15 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		hook(info, true)
 		defer hook(info, false)
 	}
+	if streams := c.j.req.Streams; streams != nil && c.dj == nil {
+		if l, ok := ex.(streamLender); ok {
+			return l.ExecuteStreams(ctx, req, c.emit, func(t frames.Type, p []byte) {
+				if out := c.sink.sink.Lend(t, p); len(out) > 0 {
+					streams(c.index, t, out)
+				}
+			})
+		}
+	}
 	return ex.Execute(ctx, req, c.emit)
 }
 

@@ -21,6 +21,12 @@ type Executor interface {
 	Kill() error
 }
 
+// streamLender is implemented by executors that can lend a cell's stdout
+// and stderr bytes to a callback in place of frames (host.Process).
+type streamLender interface {
+	ExecuteStreams(ctx context.Context, req frames.Request, emit func(frames.Frame), streams func(frames.Type, []byte)) (frames.Frame, error)
+}
+
 // rssReporter is implemented by executors whose memory the guard can read.
 type rssReporter interface {
 	RSS() (int64, error)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
@@ -91,6 +92,14 @@ type Request struct {
 	IPython bool
 	// OnCellEnd, when set, receives each cell's result as soon as it is known.
 	OnCellEnd func(CellResult)
+	// Streams, when set, takes the stdout and stderr text of cells whose
+	// interpreter can lend it (Python in evalhost's runner) in place of
+	// stdout and stderr frames: as bytes, after the sink, in order with the
+	// frames emit gets and from the same goroutine. p is valid only during
+	// the call, as an io.Writer's is: bulk output then moves without a copy
+	// or an allocation per chunk. Other interpreters' text, a detachable
+	// cell's and the sink's held-back bytes still come as frames.
+	Streams func(cell int, t frames.Type, p []byte)
 }
 
 // Status of a cell or a whole request.

@@ -26,6 +26,10 @@
 //     notice says it was capped. With Options.NoSpill nothing is spilled:
 //     the caller shows every byte whole, and a copy on disk would cost more
 //     than the rest of the sink;
+//   - with Options.Passthrough, hands stdout and stderr back as written and
+//     only counts them: for a caller whose reader expects the program's own
+//     bytes (`evalhost run` into a pipeline or a file), where sanitising
+//     would change them and cost a pass over every byte;
 //   - moves display payloads larger than Options.InlineLimit (base64 images,
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].

@@ -44,6 +44,13 @@ type Options struct {
 	// sanitised, counted and tailed, but never written to the store.
 	// Display payloads above InlineLimit still go to the store.
 	NoSpill bool
+	// Passthrough says the caller hands stdout and stderr, as the
+	// interpreter wrote them, to a reader that expects the program's own
+	// bytes (run into a shell pipeline or a file): stream text comes back
+	// from the sink unchanged (not sanitised, nothing held back) and is
+	// only counted (TotalBytes), not tailed or spilled. Display and
+	// traceback text is still sanitised and tailed.
+	Passthrough bool
 	// InlineLimit is the largest display payload (its JSON encoding) kept
 	// inline in a frame; larger ones go to the store. Negative keeps all
 	// payloads inline.

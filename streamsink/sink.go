@@ -31,7 +31,7 @@ func New(o Options) (*Sink, error) {
 		return nil, err
 	}
 	sp := spill{store: o.Store, hold: o.MaxBytes, cap: o.ArtifactCap}
-	if o.NoSpill {
+	if o.NoSpill || o.Passthrough {
 		sp.store = nil // the reader has every byte: count, keep nothing
 	} else if lim := o.Store.ArtifactLimit(); lim > 0 && (sp.cap == 0 || sp.cap > lim) {
 		sp.cap = max(lim, 64) // a head and a tail, however small the store's cap
@@ -76,6 +76,15 @@ func (s *Sink) Append(dst []byte, t frames.Type, p []byte) []byte {
 	return append(dst, s.feed(t, p)...)
 }
 
+// Lend is Write without a copy: it returns p itself when p is clean (always
+// with Options.Passthrough), else a buffer of the sink's that is valid until
+// the next call. For a caller that writes the text on at once.
+func (s *Sink) Lend(t frames.Type, p []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.feed(t, p)
+}
+
 // writeString is Write for text that is already a string; clean text comes
 // back as the same string, without a copy.
 func (s *Sink) writeString(t frames.Type, text string) string {
@@ -92,7 +101,12 @@ func (s *Sink) writeString(t frames.Type, text string) string {
 // feed sanitises p and records it. The result is p itself when p is clean,
 // else the scratch buffer, valid until the next call.
 func (s *Sink) feed(t frames.Type, p []byte) []byte {
-	z := &s.san[streamIndex(t)]
+	i := streamIndex(t)
+	if s.opt.Passthrough && i < 2 {
+		s.spill.total += int64(len(p))
+		return p
+	}
+	z := &s.san[i]
 	out := p
 	if !z.clean(p) {
 		if cap(s.scratch) > maxScratch {

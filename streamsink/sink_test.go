@@ -491,3 +491,49 @@ func TestDumpGolden(t *testing.T) {
 		t.Error("invalid UTF-8")
 	}
 }
+
+// TestPassthrough: stream text comes back as written, held back nowhere,
+// counted, neither tailed nor spilled; other text is still sanitised.
+func TestPassthrough(t *testing.T) {
+	dir := t.TempDir()
+	store := NewStore(dir)
+	s := newSink(t, Options{Passthrough: true, Store: store, MaxBytes: 8})
+	chunks := []struct {
+		typ frames.Type
+		raw string
+	}{
+		{frames.TypeStdout, "\x1b[31mred\x1b[0m\r\n"},
+		{frames.TypeStderr, "bad \xff byte, half a rune \xe2\x82"},
+		{frames.TypeStdout, "\x00\x07" + strings.Repeat("long line ", 10)},
+	}
+	var total int
+	for _, c := range chunks {
+		if got := s.Frame(frames.Frame{Type: c.typ, Data: c.raw}).Data; got != c.raw {
+			t.Errorf("%s %q came back as %q", c.typ, c.raw, got)
+		}
+		total += len(c.raw)
+	}
+	if got := string(s.Append(nil, frames.TypeStdout, []byte("\x1b]8;;x\x07"))); got != "\x1b]8;;x\x07" {
+		t.Errorf("Append gave %q", got)
+	}
+	total += len("\x1b]8;;x\x07")
+	for _, typ := range []frames.Type{frames.TypeStdout, frames.TypeStderr} {
+		if held := s.Flush(typ); held != "" {
+			t.Errorf("Flush(%s) = %q: nothing should be held back", typ, held)
+		}
+	}
+	if d := s.Dump(); d.TotalBytes != int64(total) {
+		t.Errorf("TotalBytes %d, want %d", d.TotalBytes, total)
+	}
+	e := s.Frame(frames.Frame{Type: frames.TypeError, Ename: "E", Evalue: "v\x1b[1m"})
+	if e.Evalue != "v" {
+		t.Errorf("error frame not sanitised: %q", e.Evalue)
+	}
+	d := closeDump(t, s)
+	if d.Text != "E: v\n" || d.ArtifactID != "" || strings.Contains(d.Text, "red") {
+		t.Errorf("stream text was kept: %+v", d)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("store holds %d files", len(left))
+	}
+}

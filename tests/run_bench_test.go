@@ -25,6 +25,8 @@ const (
 // medians, and the ratios are evalhost's median over each anchor's, of
 // wall time and (less disturbed by a busy machine) of the pipeline's CPU.
 // Every run must count all bytes and leave the artifacts directory empty.
+// EVALHOST_BENCH_BEFORE names another evalhost binary (an earlier build) to
+// run alternately with them: its figures are reported as before-*.
 func BenchmarkRunBulkOutput(b *testing.B) {
 	exe, err := exec.LookPath("python3")
 	if err != nil {
@@ -56,10 +58,15 @@ func BenchmarkRunBulkOutput(b *testing.B) {
 	}
 	// The last, `run -c pass`, is evalhost's start and end alone: what of
 	// its time is not moving output.
-	var wall, cpu [4][]time.Duration // evalhost, python3, resolved, evalhost's start
+	runs := [][]string{{binary, "run", "-c", bulkCode}, {"python3", "-c", bulkCode}, {resolved, "-c", bulkCode},
+		{binary, "run", "-c", "pass"}}
+	before := os.Getenv("EVALHOST_BENCH_BEFORE")
+	if before != "" {
+		runs = append(runs, []string{before, "run", "-c", bulkCode})
+	}
+	var wall, cpu [5][]time.Duration // evalhost, python3, resolved, evalhost's start, before
 	for b.Loop() {
-		for i, args := range [][]string{{binary, "run", "-c", bulkCode}, {"python3", "-c", bulkCode}, {resolved, "-c", bulkCode},
-			{binary, "run", "-c", "pass"}} {
+		for i, args := range runs {
 			want := bulkBytes
 			if i == 3 {
 				want = 0
@@ -73,7 +80,7 @@ func BenchmarkRunBulkOutput(b *testing.B) {
 	}
 	for _, m := range []struct {
 		unit string
-		d    [4][]time.Duration
+		d    [5][]time.Duration
 	}{{"", wall}, {"cpu-", cpu}} {
 		o, s, r := medianDuration(m.d[0]), medianDuration(m.d[1]), medianDuration(m.d[2])
 		b.ReportMetric(millis(o), "evalhost-"+m.unit+"ms")
@@ -82,6 +89,12 @@ func BenchmarkRunBulkOutput(b *testing.B) {
 		b.ReportMetric(millis(r), "resolved-"+m.unit+"ms")
 		b.ReportMetric(float64(o)/float64(s), m.unit+"ratio-python3")
 		b.ReportMetric(float64(o)/float64(r), m.unit+"ratio-resolved")
+		if before != "" {
+			o := medianDuration(m.d[4])
+			b.ReportMetric(millis(o), "before-"+m.unit+"ms")
+			b.ReportMetric(float64(o)/float64(s), "before-"+m.unit+"ratio-python3")
+			b.ReportMetric(float64(o)/float64(r), "before-"+m.unit+"ratio-resolved")
+		}
 	}
 }
 

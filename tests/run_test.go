@@ -281,3 +281,34 @@ func TestArtifactsPruned(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPassesBytesThrough: run's live output is the program's bytes, as
+// python prints them (a pipeline or a file expects them); --json and
+// --max-output, which are read as text, still get them sanitised.
+func TestRunPassesBytesThrough(t *testing.T) {
+	code := "import sys\n" +
+		"sys.stdout.buffer.write(bytes(range(256)) + b'\\x1b[31mred\\x1b[0m\\r\\n\\xe2\\x82')\n" +
+		"sys.stdout.flush()\n" +
+		"n = sys.stderr.buffer.write(b'err \\xff\\x1b]8;;u\\x07\\n')\n"
+	raw := make([]byte, 0, 300)
+	for i := range 256 {
+		raw = append(raw, byte(i))
+	}
+	want := string(raw) + "\x1b[31mred\x1b[0m\r\n\xe2\x82"
+	stdout, stderr, exit := runEvalhost(t, "", "run", "-c", code)
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, stderr)
+	}
+	if stdout != want {
+		t.Errorf("stdout %q\nwant   %q", stdout, want)
+	}
+	if stderr != "err \xff\x1b]8;;u\x07\n" {
+		t.Errorf("stderr %q", stderr)
+	}
+	for _, args := range [][]string{{"--json"}, {"--max-output", "10000"}} {
+		stdout, _, _ := runEvalhost(t, "", append([]string{"run", "-c", code}, args...)...)
+		if strings.Contains(stdout, "\x1b") || strings.Contains(stdout, "\xff") {
+			t.Errorf("run %s: output not sanitised: %q", args, stdout)
+		}
+	}
+}

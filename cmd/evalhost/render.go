@@ -67,6 +67,16 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	}
 }
 
+// stream writes text lent by the session (sessions.Request.Streams), the
+// bytes the cell wrote, as they come.
+func (h *humanRenderer) stream(_ int, t frames.Type, p []byte) {
+	if t == frames.TypeStderr {
+		h.stderr.Write(p)
+		return
+	}
+	h.stdout.Write(p)
+}
+
 // writeText writes live output without copying it into a new []byte, which
 // for bulk output cost an allocation, a copy and fresh pages per chunk. An
 // io.Writer must neither modify nor retain p, so it cannot tell.

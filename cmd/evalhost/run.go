@@ -166,6 +166,8 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		}
 		return exitOK
 	}
+	growOutPipe(stdout)
+	growOutPipe(stderr)
 	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
@@ -259,9 +261,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		Python:   f.python,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
-		// of the run's time.
+		// of the run's time. Live output is the program's own bytes, as
+		// python prints them, for the pipeline or file it goes to.
 		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
-			Store: artifactStore(home)},
+			Passthrough: f.maxOutput == 0 && !f.json, Store: artifactStore(home)},
 	})
 	defer func() {
 		reg.Close()
@@ -272,15 +275,20 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
+	var streams func(int, frames.Type, []byte)
 	if f.json {
 		j := newJSONRenderer(stdout)
 		defer j.flush() // a run that ends without its end line still shows every frame
 		out = j
 	} else {
-		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+		if !h.bounded {
+			streams = h.stream // bulk output without a copy per chunk
+		}
+		out = h
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd)}
+		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
