@@ -2,6 +2,7 @@ package serve
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/evalhost/evalhost/sessions"
@@ -51,5 +52,40 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 		if _, err := appendEnd(nil, &End{DurationMs: f}); err == nil {
 			t.Fatalf("durationMs %v encoded; encoding/json refuses it", f)
 		}
+	}
+}
+
+// Every field of a cell's result reaches cell_end: a field added to
+// sessions.CellResult and forgotten by appendCellEnd (tags and jobs once
+// were) fails here, since each is set to a value that is not its zero.
+func TestHandEncoderKeepsEveryField(t *testing.T) {
+	c := CellEnd{Type: TypeCellEnd, ID: "r1"}
+	v := reflect.ValueOf(&c.CellResult).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + v.Type().Field(i).Name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.5)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"a", "b"}))
+		case reflect.Struct:
+			f.Set(reflect.ValueOf(streamsink.Dump{Text: "out", TotalLines: 1}))
+		default:
+			t.Fatalf("CellResult.%s is a %s: teach this test to set it", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	want, err := encodeLine(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := appendCellEnd(nil, &c)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("cell_end with every field set:\n got %s (%v)\nwant %s", got, err, want)
 	}
 }
