@@ -23,9 +23,9 @@
 //   - On ctx done it interrupts (control-channel interrupt_request, then the
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes
-//     the kernel and returns an error wrapping [frames.ErrKilled].
+//     the kernel and returns an error wrapping [backend.ErrKilled].
 //   - A kernel that dies (gateway status dead or restarting) or whose socket
-//     drops mid-cell gives a [*frames.DeathError]; the kernel is then dead
+//     drops mid-cell gives a [*backend.DeathError]; the kernel is then dead
 //     for good and the caller replaces it.
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -41,7 +42,7 @@ type cell struct {
 // Execute runs req as one cell; see the package doc for the contract.
 func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
 	if !k.busy.CompareAndSwap(false, true) {
-		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, frames.ErrBusy)
+		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, backend.ErrBusy)
 	}
 	defer k.busy.Store(false)
 	if err := k.Err(); err != nil {
@@ -114,7 +115,7 @@ func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
 
 // sendFailed turns a failed write into the kernel's death.
 func (k *Kernel) sendFailed(c *cell, err error) error {
-	k.end(&frames.DeathError{ExitCode: -1, StderrTail: err.Error()})
+	k.end(&backend.DeathError{ExitCode: -1, StderrTail: err.Error()})
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -49,7 +50,7 @@ type Kernel struct {
 
 	done    chan struct{} // closed when dead or closed
 	endOnce sync.Once
-	endErr  error // *frames.DeathError or frames.ErrClosed, set before done closes
+	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
 	busy     atomic.Bool
 	stopOnce sync.Once
@@ -81,7 +82,7 @@ func (k *Kernel) Alive() bool {
 // Done is closed when the kernel died or was closed.
 func (k *Kernel) Done() <-chan struct{} { return k.done }
 
-// Err is why the kernel ended: a *frames.DeathError, frames.ErrClosed, or nil
+// Err is why the kernel ended: a *backend.DeathError, backend.ErrClosed, or nil
 // while it lives.
 func (k *Kernel) Err() error {
 	if k.Alive() {
@@ -127,7 +128,7 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			}
 			continue
 		case err != nil:
-			k.end(&frames.DeathError{ExitCode: -1, StderrTail: "kernel websocket closed: " + err.Error()})
+			k.end(&backend.DeathError{ExitCode: -1, StderrTail: "kernel websocket closed: " + err.Error()})
 			return
 		}
 		m, err := decodeMessage(raw)
@@ -135,7 +136,7 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			return
 		}
 		if state := deathState(m); state != "" {
-			k.end(&frames.DeathError{ExitCode: -1,
+			k.end(&backend.DeathError{ExitCode: -1,
 				StderrTail: fmt.Sprintf("gateway reported kernel status %q: the kernel process ended", state)})
 			return
 		}
@@ -266,7 +267,7 @@ func (k *Kernel) Kill() error { return k.stop() }
 
 func (k *Kernel) stop() error {
 	k.stopOnce.Do(func() {
-		k.end(frames.ErrClosed)
+		k.end(backend.ErrClosed)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		err := k.client.deleteKernel(ctx, k.id)

@@ -18,8 +18,8 @@
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
-// then terminates and kills the group (frames.ErrKilled). Death during a
+// then terminates and kills the group (backend.ErrKilled). Death during a
 // cell is noticed when the process is reaped and reported as a
-// *frames.DeathError. Close and Kill return only when the child is reaped and
+// *backend.DeathError. Close and Kill return only when the child is reaped and
 // every goroutine of the Process has ended.
 package host

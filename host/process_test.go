@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -160,7 +161,7 @@ func TestCancel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		r := execute(t, p, ctx, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('stubborn', flush=True)\nwhile True: pass")
-		if !errors.Is(r.err, frames.ErrKilled) {
+		if !errors.Is(r.err, backend.ErrKilled) {
 			t.Fatalf("err = %v, want ErrKilled", r.err)
 		}
 		if r.stdout() != "stubborn\n" {
@@ -169,7 +170,7 @@ func TestCancel(t *testing.T) {
 		if p.Alive() {
 			t.Error("alive after kill")
 		}
-		if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+		if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 			t.Errorf("execute after kill: %v, want ErrClosed", err)
 		}
 	})
@@ -193,8 +194,8 @@ func TestDeath(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			r := execute(t, p, ctx, tc.code)
-			var de *frames.DeathError
-			if !errors.As(r.err, &de) || !errors.Is(r.err, frames.ErrDied) {
+			var de *backend.DeathError
+			if !errors.As(r.err, &de) || !errors.Is(r.err, backend.ErrDied) {
 				t.Fatalf("err = %v, want a DeathError", r.err)
 			}
 			if de.ExitCode != tc.exit || de.Signal != tc.signal {
@@ -233,7 +234,7 @@ func TestBusyAndClosed(t *testing.T) {
 	<-started
 	_, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {})
 	wg.Wait()
-	if !errors.Is(err, frames.ErrBusy) {
+	if !errors.Is(err, backend.ErrBusy) {
 		t.Errorf("second Execute: %v, want ErrBusy", err)
 	}
 	if first.err != nil || first.done.Status != "ok" {
@@ -247,10 +248,10 @@ func TestBusyAndClosed(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatalf("kill after close: %v", err)
 	}
-	if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+	if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("execute after close: %v, want ErrClosed", err)
 	}
-	if err := p.Interrupt(); !errors.Is(err, frames.ErrClosed) {
+	if err := p.Interrupt(); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("interrupt after close: %v, want ErrClosed", err)
 	}
 }
@@ -393,7 +394,7 @@ func TestCloseDuringCell(t *testing.T) {
 		t.Errorf("close: %v", cerr)
 	}
 	wg.Wait()
-	if !errors.Is(err, frames.ErrClosed) {
+	if !errors.Is(err, backend.ErrClosed) {
 		t.Fatalf("execute during close: %v, want ErrClosed", err)
 	}
 }

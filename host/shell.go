@@ -17,6 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -35,7 +36,7 @@ type ShellOptions struct {
 }
 
 // Shell is one interactive bash under a pseudo-terminal, the backend of `sh`
-// cells. It keeps the Execute contract of Process, so sessions treat both
+// cells. It keeps the contract of package backend, so sessions treat both
 // alike: cd, exported variables and functions persist between cells;
 // programs see a terminal on stdout and stderr (merged into stdout frames);
 // a cell's stdin is /dev/null, so reading it never hangs.
@@ -333,7 +334,7 @@ func (s *Shell) Alive() bool {
 // group, where the cell's programs run), as ^C at a terminal would.
 func (s *Shell) Interrupt() error {
 	if !s.Alive() {
-		return fmt.Errorf("interrupt bash: %w", frames.ErrClosed)
+		return fmt.Errorf("interrupt bash: %w", backend.ErrClosed)
 	}
 	pgrp, err := shellForeground(s.master)
 	if err != nil || pgrp <= 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -124,7 +125,7 @@ func TestShellExit(t *testing.T) {
 		t.Error("Done not closed after exit")
 	}
 	r = shellCode(s, "echo again")
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(r.err, &de) || de.ExitCode != 3 {
 		t.Errorf("execute after exit: %v, want a DeathError with exit code 3", r.err)
 	}
@@ -134,8 +135,8 @@ func TestShellDeath(t *testing.T) {
 	checkClean(t, time.Minute)
 	s := startShell(t, ShellOptions{})
 	r := shellCode(s, "echo before\nkill -9 $$")
-	var de *frames.DeathError
-	if !errors.As(r.err, &de) || !errors.Is(r.err, frames.ErrDied) || de.Signal != "killed" {
+	var de *backend.DeathError
+	if !errors.As(r.err, &de) || !errors.Is(r.err, backend.ErrDied) || de.Signal != "killed" {
 		t.Fatalf("err = %v, want a DeathError for SIGKILL", r.err)
 	}
 	if r.stdout() != "before\n" {
@@ -191,7 +192,7 @@ func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	r := shellExec(ctx, s, frames.Request{ID: "k", Code: "echo start; trap '' INT; while true; do :; done"})
-	if !errors.Is(r.err, frames.ErrKilled) {
+	if !errors.Is(r.err, backend.ErrKilled) {
 		t.Fatalf("err = %v, want ErrKilled", r.err)
 	}
 	if r.stdout() != "start\n" {
@@ -265,7 +266,7 @@ func TestShellBusy(t *testing.T) {
 	<-started
 	r := shellCode(s, "echo b")
 	wg.Wait()
-	if !errors.Is(r.err, frames.ErrBusy) {
+	if !errors.Is(r.err, backend.ErrBusy) {
 		t.Errorf("second execute: %v, want ErrBusy", r.err)
 	}
 	if first != nil {
@@ -319,7 +320,7 @@ func TestShellCloseAndKill(t *testing.T) {
 					t.Errorf("second stop: %v", err)
 				}
 			}
-			if r := shellCode(s, "echo x"); !errors.Is(r.err, frames.ErrClosed) {
+			if r := shellCode(s, "echo x"); !errors.Is(r.err, backend.ErrClosed) {
 				t.Errorf("execute after %s: %v, want ErrClosed", tt.name, r.err)
 			}
 			if s.Alive() {
@@ -350,7 +351,7 @@ func TestShellCloseWhileBusy(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
-	if err := <-res; !errors.Is(err, frames.ErrClosed) {
+	if err := <-res; !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("execute: %v, want ErrClosed", err)
 	}
 	shellCheckGone(t, s)
@@ -407,5 +408,26 @@ func TestShellEnvDefaults(t *testing.T) {
 	r := shellCode(s, `echo "$TERM $PAGER $GIT_PAGER $EVH_Y ${HOME-nohome}"`)
 	if r.err != nil || r.stdout() != "dumb less cat y nohome\n" {
 		t.Errorf("stdout %q, err %v; want the given env plus defaults for what is absent", r.stdout(), r.err)
+	}
+}
+
+// A cancel right after a cell's first output lands while bash forks the
+// next command; it used to reach bash alone, and sleep ran on until the
+// grace killed the shell.
+func TestShellCancelDuringFork(t *testing.T) {
+	s := startShell(t, ShellOptions{Grace: 5 * time.Second})
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out strings.Builder
+		d, err := s.Execute(ctx, frames.Request{ID: "fork", Code: "echo sleeping\nsleep 30"}, func(f frames.Frame) {
+			out.WriteString(f.Data)
+			if strings.Contains(out.String(), "sleeping") {
+				cancel()
+			}
+		})
+		cancel()
+		if err != nil || !d.Cancelled {
+			t.Fatalf("cancel %d: done %+v, err %v; want cancelled", i, d, err)
+		}
 	}
 }

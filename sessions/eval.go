@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -228,7 +229,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 // settle records an attempt's outcome; false means retry the cell.
 func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, attempt int) bool {
 	timedOut := errors.Is(context.Cause(ctx), errTimedOut)
-	var death *frames.DeathError
+	var death *backend.DeathError
 	switch {
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
@@ -264,7 +265,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		} else {
 			c.fail(StatusKilled, death.Error())
 		}
-	case errors.Is(err, frames.ErrKilled):
+	case errors.Is(err, backend.ErrKilled):
 		c.j.s.drop(c.cell.Language)
 		c.res.StateLost = true
 		if timedOut {
@@ -273,7 +274,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusCancelled
 			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
 		}
-	case errors.Is(err, frames.ErrClosed):
+	case errors.Is(err, backend.ErrClosed):
 		// The session was closed (or killed) under the cell: the
 		// interpreter and its state are gone, and a retry would only
 		// meet a closed session.
