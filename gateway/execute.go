@@ -3,7 +3,10 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +42,17 @@ type cell struct {
 	received            [2]int // characters of stdout, stderr that arrived
 }
 
+// cellSeq numbers the cells that came without an id.
+var cellSeq atomic.Uint64
+
 // Execute runs req as one cell; see the package doc for the contract.
 func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if req.Exit {
+		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the kernel")
+	}
+	if req.ID == "" {
+		req.ID = "c" + strconv.FormatUint(cellSeq.Add(1), 10)
+	}
 	if !k.busy.CompareAndSwap(false, true) {
 		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, backend.ErrBusy)
 	}
