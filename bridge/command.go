@@ -141,7 +141,7 @@ func runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
 	stderr := &tailBuffer{max: stderrTailBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = append(os.Environ(), "EVALHOST_TOOL="+c.Name, "EVALHOST_SESSION="+c.Session, "EVALHOST_RUN="+c.Run)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = commandAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = commandWaitDelay
 	err := cmd.Run()

@@ -4,8 +4,8 @@
     python3 examples/agent_client.py [path/to/evalhost]
 
 Starts the server, runs two cells in one session, cancels a slow request
-(the session's state survives), shows a bad request being refused, and shuts
-down. Run it from the repository after `make example` built bin/evalhost. See
+(the session's state survives), shows a bad request being refused, lets a
+long cell detach at its timeout and waits for the job, and shuts down. Run it from the repository after `make example` built bin/evalhost. See
 docs/serve-protocol.md for every request and reply.
 """
 import json
@@ -28,6 +28,7 @@ class EvalHost:
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         self.replies = {}  # request id -> list of reply lines
         self.ended = {}    # request id -> threading.Event
+        self.answered = {} # id of a job/wait/stop request -> threading.Event
         self.lock = threading.Lock()
         hello = json.loads(self.proc.stdout.readline())
         assert hello["type"] == "hello", hello
@@ -42,8 +43,13 @@ class EvalHost:
             with self.lock:
                 self.replies.setdefault(rid, []).append(msg)
                 done = self.ended.get(rid)
+                answered = self.answered.get(rid)
             if done and (msg["type"] == "end" or ends_eval(msg)):
                 done.set()
+            if answered:
+                answered.set()
+            if msg["type"] == "job_end":
+                print(f"  … job {msg['job']} ended: {msg['status']}")
             if msg["type"] == "progress":
                 print(f"  … request {rid} cell {msg['cell']} still running ({msg['elapsedMs']} ms)")
 
@@ -60,6 +66,15 @@ class EvalHost:
 
     def wait(self, rid, timeout=60):
         self.ended[rid].wait(timeout)
+        with self.lock:
+            return self.replies.get(rid, [])
+
+    def ask(self, op, rid, timeout=60, **fields):
+        """Sends a job, wait or stop request and returns its one reply."""
+        with self.lock:
+            self.answered[rid] = threading.Event()
+        self.send(op=op, id=rid, **fields)
+        self.answered[rid].wait(timeout)
         with self.lock:
             return self.replies.get(rid, [])
 
@@ -80,7 +95,10 @@ def show(replies):
             print("  error:", msg["ename"], msg["evalue"])
         elif kind == "cell_end":
             print(f"  cell {msg['cell']}: {msg['status']} in {msg['durationMs']} ms"
-                  + (" (state lost)" if msg["stateLost"] else ""))
+                  + (" (state lost)" if msg["stateLost"] else "")
+                  + (f", runs on as {msg['job']}" if msg.get("job") else ""))
+        elif kind == "job":
+            print(f"  job {msg['job']}: {msg['state']}, {msg['status']}, {msg['outputBytes']} bytes of output")
         elif kind == "end":
             print(f"  request: {msg['status']}")
         elif kind == "request_error":
@@ -106,6 +124,13 @@ def main():
     print("a malformed request:")
     host.eval("r4", [{"language": "ruby", "code": "puts 1"}])
     show(host.replies.get("r4", []))
+
+    print("a long cell detaches at its timeout and runs on as a job:")
+    replies = host.eval("r5", [{"code": "import time\nfor i in range(8):\n    print('step', i, flush=True)\n    time.sleep(0.25)",
+                                "timeout": 1, "onTimeout": "detach"}], session="long")
+    show(replies)
+    job = next(m["job"] for m in replies if m["type"] == "cell_end")
+    show(host.ask("wait", "w5", job=job))
 
     print("server exited with", host.close())
 

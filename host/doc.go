@@ -2,9 +2,13 @@
 // executable, speaking the protocol in package frames.
 //
 // Start spawns the runner in its own session and process group, without a
-// controlling terminal, with a parent-death signal, four pipes (requests on fd 0, raw stdout on fd 1, raw stderr on
-// fd 2, frames on fd 3) and a fresh sync nonce, and returns once the runner
-// is ready, or a *StartError with the child's stderr tail.
+// controlling terminal, under a reaper (internal/reaper), with four pipes
+// (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3)
+// and a fresh sync nonce, and returns once the runner is ready, or a
+// *StartError with the child's stderr tail. StartShell starts bash the same
+// way, under its own reaper. The reaper ends every process a cell started,
+// double-forked and setsid ones included (on Linux), when the interpreter
+// exits or this process dies by any signal; see docs/faults.md.
 //
 // Execute runs one cell at a time and hands its frames to the caller in
 // arrival order from the calling goroutine. Raw bytes from fd 1 and 2 become
@@ -20,6 +24,7 @@
 // runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (backend.ErrKilled). Death during a
 // cell is noticed when the process is reaped and reported as a
-// *backend.DeathError. Close and Kill return only when the child is reaped and
-// every goroutine of the Process has ended.
+// *backend.DeathError. Close and Kill return only when the child and
+// everything it started are gone and every goroutine of the Process has
+// ended.
 package host

@@ -199,7 +199,7 @@ func (p *Process) wakeCell(w *wakeups) {
 		w.stop()
 		return
 	}
-	_ = syscall.Tgkill(p.pid, p.pid, syscall.Signal(p.ready.Wake))
+	wakeThread(p.pid, syscall.Signal(p.ready.Wake))
 	w.next()
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/reaper"
 )
 
 // termGrace is how long a SIGTERM gets before SIGKILL, once the grace window
@@ -19,14 +19,15 @@ import (
 const termGrace = 250 * time.Millisecond
 
 // drainTimeout is how long the output pipes may stay open after the child is
-// reaped (a grandchild outside the process group may hold them forever).
+// reaped: where there is no subreaper (macOS), a grandchild outside the
+// process group survives the reaper and may hold them forever.
 const drainTimeout = 150 * time.Millisecond
 
 // Process is one running runner.py interpreter. Execute runs one cell at a
 // time; the other methods are safe to call from any goroutine.
 type Process struct {
 	opts  Options
-	cmd   *exec.Cmd
+	child *reaper.Child
 	pid   int
 	nonce string
 	ready frames.Frame
@@ -37,7 +38,7 @@ type Process struct {
 	register         chan *cell
 	readyCh          chan frames.Frame
 	exited, pumpDone chan struct{}
-	state            *os.ProcessState // set before exited is closed
+	status           syscall.WaitStatus // the runner's; set before exited is closed
 
 	tail      tailRing
 	busy      atomic.Bool
@@ -100,14 +101,16 @@ func (p *Process) Close() error {
 	return nil
 }
 
-// Kill kills the process group at once and returns once the child is reaped
-// and every goroutine of p has ended. Safe to call more than once.
+// Kill kills the runner and everything it started at once and returns once
+// they are gone and every goroutine of p has ended. Safe to call more than
+// once.
 // Do not call it from an Execute emit callback: it waits for that cell.
 func (p *Process) Kill() error {
 	p.closing.Store(true)
 	if p.Alive() {
 		_ = p.signalGroup(syscall.SIGKILL)
 	}
+	p.child.Kill()
 	<-p.exited
 	p.wg.Wait()
 	return nil
@@ -143,14 +146,17 @@ func (p *Process) signalGroup(sig syscall.Signal) error {
 	return err
 }
 
-// waitChild reaps the child, then kills what is left of its group (a
-// grandchild may hold the output pipes) and closes the pipes once drained.
+// waitChild waits for the runner's reaper, which exits once the runner and
+// everything it started are gone, and closes the pipes once drained.
 func (p *Process) waitChild() {
 	defer p.wg.Done()
-	_ = p.cmd.Wait()
-	p.state = p.cmd.ProcessState
+	var err error
+	p.status, err = p.child.Wait()
 	close(p.exited)
-	_ = p.signalGroup(syscall.SIGKILL)
+	if err != nil {
+		// The reaper itself was killed: end the runner's group here.
+		_ = p.signalGroup(syscall.SIGKILL)
+	}
 	t := time.NewTimer(drainTimeout)
 	select {
 	case <-p.pumpDone:
@@ -165,13 +171,10 @@ func (p *Process) waitChild() {
 // deathError describes how the reaped child ended.
 func (p *Process) deathError() *backend.DeathError {
 	e := &backend.DeathError{ExitCode: -1, StderrTail: p.tail.String()}
-	if p.state == nil {
+	if p.status.Signaled() {
+		e.Signal = p.status.Signal().String()
 		return e
 	}
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		e.Signal = ws.Signal().String()
-		return e
-	}
-	e.ExitCode = p.state.ExitCode()
+	e.ExitCode = p.status.ExitStatus()
 	return e
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/reaper"
 )
 
 // ShellOptions describe how to start one persistent bash.
@@ -52,7 +53,8 @@ type ShellOptions struct {
 // or Kill to release it.
 type Shell struct {
 	opts   ShellOptions
-	cmd    *exec.Cmd
+	child  *reaper.Child
+	bash   string // its path
 	master *os.File
 	dir    string // temp dir holding the cell file
 	nonce  string
@@ -63,12 +65,13 @@ type Shell struct {
 	exited chan struct{}   // closed by the waiter once bash is reaped
 	wg     sync.WaitGroup  // reader and waiter
 
-	waitErr   error // valid once exited is closed
-	busy      atomic.Bool
-	closed    atomic.Bool // Close or Kill called: Execute refuses
-	killed    atomic.Bool // the host sent SIGKILL
-	finishing sync.Once
-	finishErr error
+	waitStatus syscall.WaitStatus // bash's; valid once exited is closed
+	waitErr    error              // its reaper died without reporting it
+	busy       atomic.Bool
+	closed     atomic.Bool // Close or Kill called: Execute refuses
+	killed     atomic.Bool // the host sent SIGKILL
+	finishing  sync.Once
+	finishErr  error
 
 	// Owned by whoever holds busy (or StartShell before it returns).
 	scan    *shellScanner
@@ -103,7 +106,7 @@ func StartShell(ctx context.Context, o ShellOptions) (*Shell, error) {
 	if s.dir, err = os.MkdirTemp("", "evalhost-sh-"); err != nil {
 		return nil, fmt.Errorf("start bash: cell directory: %w", err)
 	}
-	if err := s.spawn(bash); err != nil {
+	if err := s.spawn(ctx, bash); err != nil {
 		_ = os.RemoveAll(s.dir)
 		return nil, &StartError{Err: err}
 	}
@@ -194,7 +197,7 @@ func shellNonce() string {
 
 // spawn starts bash as the leader of a new session whose controlling
 // terminal is the pty, and starts the reader and the waiter.
-func (s *Shell) spawn(bash string) error {
+func (s *Shell) spawn(ctx context.Context, bash string) error {
 	master, slave, err := pty.Open()
 	if err != nil {
 		return fmt.Errorf("open pty: %w", err)
@@ -211,21 +214,22 @@ func (s *Shell) spawn(bash string) error {
 		_ = master.Close()
 		return err
 	}
-	cmd := exec.Command(bash, "--noprofile", "--norc", "--noediting", "-i")
-	cmd.Env = s.opts.Env
-	cmd.Dir = s.opts.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setsid:    true,
-		Setctty:   true,
-		Ctty:      0, // the child's stdin: the slave
-		Pdeathsig: syscall.SIGKILL,
-	}
-	if err := cmd.Start(); err != nil {
+	// Its reaper ends what the cells started when bash or this process dies.
+	startCtx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
+	child, err := reaper.Start(startCtx, reaper.Spec{
+		Path:     bash,
+		Args:     []string{bash, "--noprofile", "--norc", "--noediting", "-i"},
+		Env:      s.opts.Env,
+		Dir:      s.opts.Dir,
+		Files:    []*os.File{slave, slave, slave},
+		Terminal: true, // bash leads a new session whose terminal is the pty
+	})
+	cancel()
+	if err != nil {
 		_ = master.Close()
 		return fmt.Errorf("run %s: %w", bash, err)
 	}
-	s.cmd, s.master = cmd, master
+	s.child, s.bash, s.master = child, bash, master
 	s.wg.Add(2)
 	go s.read()
 	go s.wait()
@@ -259,7 +263,7 @@ func (s *Shell) read() {
 
 func (s *Shell) wait() {
 	defer s.wg.Done()
-	s.waitErr = s.cmd.Wait()
+	s.waitStatus, s.waitErr = s.child.Wait()
 	close(s.exited)
 }
 
@@ -292,13 +296,13 @@ func (s *Shell) handshake(ctx context.Context) error {
 				}
 				if v, found := strings.CutPrefix(payload, "R:"); found {
 					s.ready = frames.Frame{Type: frames.TypeReady, Runner: "bash " + v,
-						PID: s.cmd.Process.Pid, Executable: s.cmd.Path}
+						PID: s.child.Pid, Executable: s.bash}
 					return nil
 				}
 			}
 		case <-s.exited:
 			s.drain(nil)
-			return fmt.Errorf("bash exited before it was ready: %v", s.waitErr)
+			return fmt.Errorf("bash exited before it was ready: %w", s.deathError())
 		case <-timer.C:
 			return fmt.Errorf("bash: %w (%s)", ErrStartTimeout, s.opts.StartTimeout)
 		case <-ctx.Done():
@@ -312,7 +316,7 @@ func (s *Shell) handshake(ctx context.Context) error {
 func (s *Shell) Ready() frames.Frame { return s.ready }
 
 // Pid returns bash's process id (also its process group and session id).
-func (s *Shell) Pid() int { return s.cmd.Process.Pid }
+func (s *Shell) Pid() int { return s.child.Pid }
 
 // Done is closed once bash has exited and been reaped.
 func (s *Shell) Done() <-chan struct{} { return s.exited }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -233,7 +232,7 @@ func (c *shellCell) exited() (frames.Frame, error) {
 	case s.killed.Load():
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, backend.ErrKilled)
 	}
-	ws, ok := shellWaitStatus(s.waitErr)
+	ws, ok := s.waitStatus, s.waitErr == nil
 	if !ok || ws.Signaled() {
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, s.deathError())
 	}
@@ -289,24 +288,12 @@ func (s *Shell) flush(c *shellCell) {
 	}
 }
 
-func shellWaitStatus(err error) (syscall.WaitStatus, bool) {
-	var ee *exec.ExitError
-	if err == nil {
-		return 0, true
-	}
-	if errors.As(err, &ee) {
-		ws, ok := ee.Sys().(syscall.WaitStatus)
-		return ws, ok
-	}
-	return 0, false
-}
-
 // deathError describes how bash ended; valid once exited is closed.
 func (s *Shell) deathError() error {
 	if s.closed.Load() {
 		return backend.ErrClosed
 	}
-	ws, ok := shellWaitStatus(s.waitErr)
+	ws, ok := s.waitStatus, s.waitErr == nil
 	switch {
 	case !ok:
 		return &backend.DeathError{ExitCode: -1, Signal: fmt.Sprint(s.waitErr), StderrTail: s.tail.String()}

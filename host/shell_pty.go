@@ -64,7 +64,7 @@ func shellIoctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 // either end; it is reapplied before every cell in case a program changed it.
 func shellQuietTTY(f *os.File) error {
 	var t syscall.Termios
-	if err := shellIoctl(f, syscall.TCGETS, unsafe.Pointer(&t)); err != nil {
+	if err := shellIoctl(f, ioctlGetTermios, unsafe.Pointer(&t)); err != nil {
 		return fmt.Errorf("read terminal modes: %w", err)
 	}
 	const echo = syscall.ECHO | syscall.ECHOE | syscall.ECHOK | syscall.ECHONL | syscall.ECHOCTL
@@ -73,7 +73,7 @@ func shellQuietTTY(f *os.File) error {
 	}
 	t.Lflag &^= echo
 	t.Oflag &^= syscall.ONLCR
-	if err := shellIoctl(f, syscall.TCSETS, unsafe.Pointer(&t)); err != nil {
+	if err := shellIoctl(f, ioctlSetTermios, unsafe.Pointer(&t)); err != nil {
 		return fmt.Errorf("set terminal modes: %w", err)
 	}
 	return nil

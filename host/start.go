@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/reaper"
 )
 
 // Start spawns `<Python> <Args...> <Runner>` in its own process group and
@@ -30,24 +29,27 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	if err := ends.open(); err != nil {
 		return nil, &StartError{Err: err}
 	}
-	cmd := exec.Command(o.Python, append(append([]string(nil), o.Args...), o.Runner)...)
-	cmd.Env = childEnv(o.Env, nonce)
-	cmd.Dir = o.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends.child[0], ends.child[1], ends.child[2]
-	cmd.ExtraFiles = []*os.File{ends.child[3]}
-	// Its own session (so its own process group) and no controlling
-	// terminal: code that opens /dev/tty (ssh, sudo, getpass in C) fails at
-	// once instead of being stopped by SIGTTIN as a background job of the
-	// user's terminal, as Jupyter starts kernels.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	err = cmd.Start()
+	// The runner leads its own session (so its own process group) with no
+	// controlling terminal: code that opens /dev/tty (ssh, sudo, getpass in
+	// C) fails at once instead of being stopped by SIGTTIN as a background
+	// job of the user's terminal, as Jupyter starts kernels. Its reaper ends
+	// everything the runner starts when the runner or this process dies.
+	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	child, err := reaper.Start(startCtx, reaper.Spec{
+		Path:  o.Python,
+		Args:  append(append([]string{o.Python}, o.Args...), o.Runner),
+		Env:   childEnv(o.Env, nonce),
+		Dir:   o.Dir,
+		Files: ends.child[:],
+	})
+	cancel()
 	ends.closeChild()
 	if err != nil {
 		ends.closeParent()
-		return nil, &StartError{Err: fmt.Errorf("run %s: %w", o.Python, unwrapExecErr(err))}
+		return nil, &StartError{Err: fmt.Errorf("run %s: %w", o.Python, err)}
 	}
 	p := &Process{
-		opts: o, cmd: cmd, pid: cmd.Process.Pid, nonce: nonce,
+		opts: o, child: child, pid: child.Pid, nonce: nonce,
 		reqW: ends.parent[0], outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
 		events:   make(chan event, 64),
 		register: make(chan *cell),
@@ -133,16 +135,5 @@ func (s *pipeSet) closeParent() {
 		if f != nil {
 			_ = f.Close()
 		}
-	}
-}
-
-// growPipe asks for a pipe buffer of pipeSize so a cell that prints in bulk
-// rarely waits for the host to drain the pipe. Failure is harmless: the pipe
-// keeps its default size.
-func growPipe(f *os.File) {
-	if rc, err := f.SyscallConn(); err == nil {
-		_ = rc.Control(func(fd uintptr) {
-			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, pipeSize)
-		})
 	}
 }

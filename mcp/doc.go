@@ -6,7 +6,7 @@
 //     should get the streamsink.Store the registry's sink spills into: the
 //     artifact://{id} resource template reads from it, and images are saved
 //     to it. A Config without a Registry is an error.
-//   - Tools: eval, sessions, reset, close, and notebook_view, notebook_edit,
+//   - Tools: eval, sessions, reset, close, job, wait, stop, jobs, and notebook_view, notebook_edit,
 //     notebook_insert, notebook_delete, notebook_apply, notebook_run. Bad
 //     arguments are a tool result with isError and a message that says what
 //     was wrong; the server keeps serving. Only a tool name the server does
@@ -18,6 +18,12 @@
 //     each followed by a resource link to the full image, and
 //     structuredContent ([EvalOutput]). isError is true when a cell was not
 //     ok. No base64 ever goes into text content.
+//   - A cell with onTimeout "detach" still running at its timeout ends the
+//     eval with status detached (not isError) and a job id; job reads the
+//     job's status and output by offset, wait waits for it (at most 600 s
+//     a call), stop stops it (package sessions has the contract). No
+//     notification announces a job's end: MCP's logging notifications are
+//     deprecated, and a model learns it from wait or job.
 //   - A call that carries a progress token gets a notifications/progress per
 //     running cell every Config.Progress (elapsed, last output line), and one
 //     as each cell starts and ends. MCP cancellation of the call cancels the

@@ -27,6 +27,9 @@ type EvalCell struct {
 	Title    string  `json:"title,omitempty"`
 	Reset    bool    `json:"reset,omitempty"`
 	Timeout  float64 `json:"timeout,omitempty"` // seconds
+	// OnTimeout "detach" keeps the cell running as a job past its timeout.
+	OnTimeout  string  `json:"onTimeout,omitempty"`
+	MaxRuntime float64 `json:"maxRuntime,omitempty"` // seconds, for a detached cell
 }
 
 // EvalOutput is the eval tool's structuredContent.
@@ -41,7 +44,7 @@ type CellOutput struct {
 	Cell           int             `json:"cell" jsonschema:"0-based index in the call"`
 	Title          string          `json:"title,omitempty"`
 	Language       string          `json:"language"`
-	Status         sessions.Status `json:"status" jsonschema:"ok, error, timeout, cancelled, killed or skipped"`
+	Status         sessions.Status `json:"status" jsonschema:"ok, error, timeout, cancelled, killed, skipped or detached"`
 	ExecutionCount int             `json:"executionCount" jsonschema:"the interpreter's execution counter after the cell"`
 	DurationMs     float64         `json:"durationMs"`
 	StateLost      bool            `json:"stateLost" jsonschema:"the interpreter was restarted (reset, death, kill): earlier variables are gone"`
@@ -50,6 +53,8 @@ type CellOutput struct {
 	Artifact       string          `json:"artifact,omitempty" jsonschema:"artifact:// URI of the full output, readable with resources/read"`
 	Message        string          `json:"message,omitempty" jsonschema:"why the cell failed, when its output does not say"`
 	Images         []ImageOutput   `json:"images,omitempty"`
+	Job            string          `json:"job,omitempty" jsonschema:"the job a detached cell runs on as (see the job, wait and stop tools)"`
+	JobOffset      int64           `json:"jobOffset,omitempty" jsonschema:"the job tool's offset for the output after what this result shows"`
 }
 
 const evalDescription = `Run Python and shell cells in a persistent session (like Jupyter: state lasts between calls with the same session and cwd).
@@ -61,6 +66,7 @@ Each cell's result starts with a status line:
 - cancelled: the call was cancelled; the cell was interrupted, state is kept unless it had to be killed.
 - killed: the interpreter died (e.g. out of memory) or was killed; state is lost. A cell whose interpreter dies is retried once in a fresh interpreter ("retried").
 - skipped: not run because an earlier cell of the call was not ok.
+- detached: the cell set onTimeout "detach" and was still running at its timeout; it runs on as a job (read its new output with the job tool, wait for it with wait, stop it with stop). Its session is busy until the job ends; use another session meanwhile.
 "state lost" means variables from before are gone.
 
 Output is bounded: you see its last part; when more was produced the text says so and gives an artifact:// URI with all of it (read it with resources/read). PNG/JPEG plots and images come back as images, downscaled to at most ~1568 px and a byte budget, with a resource link to the full-size file.`
@@ -130,8 +136,12 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 		if c.Timeout < 0 || math.IsNaN(c.Timeout) {
 			return r, fmt.Errorf("cells[%d].timeout must be a positive number of seconds (at most 600)", i)
 		}
+		if c.MaxRuntime < 0 || math.IsNaN(c.MaxRuntime) || c.MaxRuntime > sessions.MaxMaxRuntime.Seconds() {
+			return r, fmt.Errorf("cells[%d].maxRuntime must be a positive number of seconds (at most 86400)", i)
+		}
 		r.Cells = append(r.Cells, sessions.Cell{Language: lang, Code: c.Code, Title: c.Title, Reset: c.Reset,
-			Timeout: time.Duration(min(c.Timeout, 600) * float64(time.Second))})
+			Timeout:   time.Duration(min(c.Timeout, 600) * float64(time.Second)),
+			OnTimeout: c.OnTimeout, MaxRuntime: time.Duration(c.MaxRuntime * float64(time.Second))})
 	}
 	return r, nil
 }

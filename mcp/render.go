@@ -25,12 +25,13 @@ type ImageOutput struct {
 // per cell followed by its images, and the structured summary.
 func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolResult, EvalOutput, error) {
 	out := EvalOutput{Status: res.Status, FailedCell: res.FailedCell, Cells: make([]CellOutput, 0, len(res.Cells))}
-	result := &sdk.CallToolResult{IsError: res.Status != sessions.StatusOK}
+	// A detached cell is not an error: it runs on as a job.
+	result := &sdk.CallToolResult{IsError: res.Status != sessions.StatusOK && res.Status != sessions.StatusDetached}
 	shown := 0
 	for _, c := range res.Cells {
 		co := CellOutput{Cell: c.Index, Title: c.Title, Language: c.Language, Status: c.Status,
 			ExecutionCount: c.ExecutionCount, DurationMs: c.DurationMs, StateLost: c.StateLost,
-			Retried: c.Retried, Truncated: c.Output.Truncated, Message: c.Message}
+			Retried: c.Retried, Truncated: c.Output.Truncated, Message: c.Message, Job: c.Job, JobOffset: c.JobOffset}
 		if c.Output.ArtifactID != "" {
 			co.Artifact = streamsink.Scheme + c.Output.ArtifactID
 		}
@@ -75,6 +76,9 @@ func statusLine(c sessions.CellResult, cells, failed int) string {
 		parts = append(parts, "cancelled")
 	case sessions.StatusKilled:
 		parts = append(parts, "killed: the interpreter died or was killed")
+	case sessions.StatusDetached:
+		parts = append(parts, fmt.Sprintf("detached: still running as job %s; its new output is at offset %d (job tool), "+
+			"wait or stop it; its session is busy until it ends", c.Job, c.JobOffset))
 	default:
 		parts = append(parts, string(c.Status))
 	}

@@ -53,6 +53,11 @@ func evalSchema() *jsonschema.Schema {
 		"timeout": number("Seconds the cell may run (default 30, at most 600). On timeout it is interrupted, "+
 			"then killed after a grace window; output so far is kept and ends with "+
 			"\"Command timed out after N seconds\".", 0, 600),
+		"onTimeout": str(`What the timeout does: "interrupt" (default) stops the cell; "detach" keeps it running `+
+			`as a job (for a training run, a crawl, a build) and returns at the timeout with status "detached", `+
+			`a job id and the output so far. Use the job, wait and stop tools on it.`, "interrupt", "detach"),
+		"maxRuntime": number(`Seconds a detached cell may run in all, counted like the timeout (default 3600, `+
+			`at most 86400, not less than the timeout); past it the job is stopped as a timeout stops a cell.`, 0, 86400),
 	})
 	return object([]string{"cells"}, map[string]*jsonschema.Schema{
 		"cells": array("Cells to run in order in one session. After a cell that is not ok the rest are skipped.",

@@ -70,6 +70,7 @@ func New(cfg Config) (*Server, error) {
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "evalhost", Title: "evalhost", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
 	s.addSessionTools()
+	s.addJobTools()
 	s.addNotebookTools()
 	s.addResources()
 	s.addLineGuard()
@@ -81,7 +82,8 @@ const instructions = `evalhost runs Python and shell cells in persistent session
 	`and the working directory last between eval calls of the same session. Output is bounded: a cell ` +
 	`shows the tail of its output and, when more was produced, an artifact:// link to all of it, readable ` +
 	`with resources/read. Plots come back as images. Notebooks (.ipynb) are edited as cell-marked text ` +
-	`with the notebook_* tools.`
+	`with the notebook_* tools. A cell that may run long sets onTimeout "detach": at its timeout it goes on ` +
+	`as a job you read, wait for or stop with the job, wait and stop tools.`
 
 // SDK returns the underlying SDK server, for transports this package does
 // not wrap.

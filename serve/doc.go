@@ -14,19 +14,27 @@
 // no interpreter outlives it.
 //
 // Ops are split as golang.org/x/tools' jsonrpc2_v2 splits a Preempter from a
-// Handler. cancel, close, sessions, ping and tool_result never block: they
-// are answered as their line is read, however busy the sessions are. eval
-// and reset take their place in their session's queue in the order their
-// lines arrived and run in goroutines the Server owns; an eval's replies are
+// Handler. cancel, close, sessions, ping, tool_result, job and jobs never
+// block: they are answered as their line is read, however busy the
+// sessions are; wait and stop are checked as their line is read and
+// answered from a goroutine when their job ends. eval and reset take their
+// place in their session's queue in the order their lines arrived and run
+// in goroutines the Server owns; an eval's replies are
 // its frames (tagged with its id and cell), a cell_end per cell and exactly
 // one end, or a request_error instead of the end when it was refused or
 // could not run. Lines of concurrent requests interleave, each line whole.
 //
+// A cell with onTimeout "detach" runs on as a job past its timeout (package
+// sessions). Each job's end is one job_end line, written after the end of
+// the request it detached from and before the reply to a wait or stop for
+// it.
+//
 // Serve stops reading at a shutdown request, the end of the input or
 // [Server.Shutdown]; the requests in flight then finish (or, with
-// Config.CancelOnStop, are cancelled), tool calls still waiting fail at once
-// (no tool_result can come any more), and Serve returns nil or the read
-// error that ended the input. The end of Serve's context ends the work at
+// Config.CancelOnStop, are cancelled), tool calls still waiting fail at
+// once (no tool_result can come any more), running jobs are stopped (or,
+// with Config.DrainJobs, waited for), each job_end saying so, and Serve
+// returns nil or the read error that ended the input. The end of Serve's context ends the work at
 // once, also while draining: requests are cancelled and interpreters killed
 // without an interrupt's grace; each accepted eval still gets its end, and
 // Serve returns the context's cause.

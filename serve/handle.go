@@ -20,8 +20,9 @@ var handled = map[string]func(*Server, request){
 // inflight is an eval request that has not sent its end line yet.
 type inflight struct {
 	cancel    context.CancelFunc
-	cell      int       // the running cell, -1 while queued or between cells
-	cellStart time.Time // when it started
+	cell      int           // the running cell, -1 while queued or between cells
+	cellStart time.Time     // when it started
+	ended     chan struct{} // closed once its end (or request_error) is written
 }
 
 func (s *Server) eval(r request) {
@@ -40,7 +41,7 @@ func (s *Server) eval(r request) {
 			msg: fmt.Sprintf("request id %q is already in flight; use a new id", id)})
 		return
 	}
-	fl := &inflight{cancel: cancel, cell: -1}
+	fl := &inflight{cancel: cancel, cell: -1, ended: make(chan struct{})}
 	s.inflight[id] = fl
 	s.mu.Unlock()
 	lastCell := len(req.Cells) - 1
@@ -57,6 +58,7 @@ func (s *Server) eval(r request) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer close(fl.ended)
 		defer cancel()
 		start := time.Now()
 		res, err := job.Run(ctx, func(cell int, f frames.Frame) { s.frame(id, fl, cell, &f) })
@@ -82,6 +84,7 @@ func (s *Server) frame(id string, fl *inflight, cell int, f *frames.Frame) {
 }
 
 func (s *Server) cellEnd(id string, res sessions.CellResult, last bool) {
+	s.holdJobEnd(id, res)
 	s.mu.Lock()
 	if fl := s.inflight[id]; fl != nil {
 		fl.cell = -1

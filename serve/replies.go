@@ -20,6 +20,9 @@ const (
 	TypePong              = "pong"
 	TypeToolCall          = "tool_call"
 	TypeToolCallAbandoned = "tool_call_abandoned"
+	TypeJob               = "job"
+	TypeJobs              = "jobs"
+	TypeJobEnd            = "job_end"
 )
 
 // The replies below are the lines of docs/serve-protocol.md; Type holds the
@@ -122,4 +125,26 @@ type ToolCall struct {
 type ToolCallAbandoned struct {
 	Call string `json:"call"`
 	Type string `json:"type"`
+}
+
+// Job answers job, wait and stop: a job's status, with a page of its
+// output for job (see sessions.JobInfo).
+type Job struct {
+	Type string `json:"type"`
+	ID   string `json:"id,omitempty"`
+	sessions.JobInfo
+}
+
+// Jobs answers jobs: the running jobs and the recently ended ones.
+type Jobs struct {
+	ID   string             `json:"id,omitempty"`
+	Jobs []sessions.JobInfo `json:"jobs"`
+	Type string             `json:"type"`
+}
+
+// JobEnd says a job ended, with its final status and result: one per job,
+// after the end of the request its cell detached from.
+type JobEnd struct {
+	Type string `json:"type"`
+	sessions.JobInfo
 }

@@ -57,7 +57,7 @@ func parseRequest(line []byte) (request, *requestError) {
 }
 
 // opNames lists the ops for error messages.
-const opNames = "eval, cancel, reset, close, sessions, ping, shutdown, tool_result"
+const opNames = "eval, cancel, reset, close, sessions, ping, shutdown, tool_result, job, jobs, wait, stop"
 
 // quoteLine is the prefix of a bad line that an error quotes.
 func quoteLine(line []byte) string {
@@ -117,14 +117,44 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 	if !cells.IsArray() || len(cells.Array()) == 0 {
 		return req, badRequest(root, `"cells" must be a non-empty array of {"language","code"} objects`)
 	}
+	// A request's onTimeout and maxRuntime apply to its cells that set none.
+	var dflt sessions.Cell
+	if e := parseDetach(root, root, "", &dflt); e != nil {
+		return req, e
+	}
 	for i, c := range cells.Array() {
 		cell, e := parseCell(root, i, c)
 		if e != nil {
 			return req, e
 		}
+		if cell.OnTimeout == "" {
+			cell.OnTimeout = dflt.OnTimeout
+		}
+		if cell.MaxRuntime == 0 {
+			cell.MaxRuntime = dflt.MaxRuntime
+		}
 		req.Cells = append(req.Cells, cell)
 	}
 	return req, nil
+}
+
+// parseDetach reads "onTimeout" and "maxRuntime" of a cell or a request
+// (where is "" for the request, else "cells[i]."); package sessions checks
+// their values.
+func parseDetach(root, obj gjson.Result, where string, cell *sessions.Cell) *requestError {
+	if o := obj.Get("onTimeout"); o.Exists() {
+		if o.Type != gjson.String {
+			return badRequest(root, `%sonTimeout must be "interrupt" or "detach"`, where)
+		}
+		cell.OnTimeout = o.Str
+	}
+	if m := obj.Get("maxRuntime"); m.Exists() {
+		if m.Type != gjson.Number || m.Num <= 0 || m.Num > sessions.MaxMaxRuntime.Seconds() {
+			return badRequest(root, "%smaxRuntime must be a positive number of seconds, at most %d (24 h)", where, int(sessions.MaxMaxRuntime.Seconds()))
+		}
+		cell.MaxRuntime = time.Duration(m.Num * float64(time.Second))
+	}
+	return nil
 }
 
 func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *requestError) {
@@ -163,6 +193,9 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 			return cell, badRequest(root, "cells[%d].timeout must be a positive number of seconds (clamped to 1..600)", i)
 		}
 		cell.Timeout = time.Duration(min(t.Num, 600) * float64(time.Second))
+	}
+	if e := parseDetach(root, c, fmt.Sprintf("cells[%d].", i), &cell); e != nil {
+		return cell, e
 	}
 	return cell, nil
 }

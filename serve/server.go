@@ -16,7 +16,7 @@ import (
 )
 
 // Protocol is the version of docs/serve-protocol.md this package speaks.
-const Protocol = "1.2"
+const Protocol = "1.3"
 
 // DefaultMaxLine is the longest request line read when Config.MaxLine is 0.
 const DefaultMaxLine = 16 << 20
@@ -40,6 +40,11 @@ type Config struct {
 	// CancelOnStop cancels the requests in flight on shutdown, the end of
 	// input and Shutdown, instead of letting them finish.
 	CancelOnStop bool
+	// DrainJobs lets running jobs (detached cells) end on their own on
+	// shutdown, the end of input and Shutdown, after the requests in flight;
+	// without it they are stopped, each job_end saying so. The end of
+	// Serve's context ends them at once either way.
+	DrainJobs bool
 	// MaxLine bounds a request line, in bytes; default DefaultMaxLine.
 	MaxLine int
 	// Trace, when set, sees every frame as the interpreter sent it, before
@@ -65,7 +70,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	inflight map[string]*inflight
-	wg       sync.WaitGroup // evals and resets
+	jobEnds  map[string]<-chan struct{} // job id -> its request's end written
+	wg       sync.WaitGroup             // evals and resets
+	jobWG    sync.WaitGroup             // waits and stops, ended by the registry's Close
 }
 
 // New makes a Server. Nothing starts until Serve.
@@ -76,7 +83,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = DefaultMaxLine
 	}
-	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}}
+	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}, jobEnds: map[string]<-chan struct{}{}}
 }
 
 // Shutdown asks Serve to stop as a shutdown request does: it reads no more
@@ -117,8 +124,12 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	} else {
 		s.wg.Wait()
 	}
+	if !aborted {
+		aborted = s.drainJobs(ctx)
+	}
 	stopProgress()
-	s.reg.Close()
+	s.reg.Close() // stops the jobs still running
+	s.jobWG.Wait()
 	s.bridge.Close()
 	s.abort()
 	s.out.Flush()
@@ -140,6 +151,7 @@ func (s *Server) start(w io.Writer) {
 	cfg := s.cfg.Sessions
 	cfg.EnvHook = chainEnv(s.bridge.Env, cfg.EnvHook)
 	cfg.RunHook = chainRun(s.runHook, cfg.RunHook)
+	cfg.OnJobEnd = chainJobEnd(s.jobEnded, cfg.OnJobEnd)
 	s.reg = sessions.New(cfg)
 }
 

@@ -25,6 +25,22 @@
 //     ends timeout or cancelled even when it catches the interrupt and ends
 //     without an error: its done frame says cancelled, and a notice and the
 //     result's Message say the cell caught the interrupt.
+//   - A cell with OnTimeout detach is not stopped at its timeout: its
+//     result ends StatusDetached, naming a job (CellResult.Job) and holding
+//     the output so far, and the cell runs on until it ends or its
+//     MaxRuntime (default 1 h, at most 24 h, counted as the timeout is)
+//     stops it as a timeout stops a cell. Until the job ends its session is
+//     busy: a request (or reset) to it is refused with a *SessionBusyError
+//     (ErrSessionBusy) naming the job, also one queued before the cell
+//     detached; the request's later cells are skipped. Registry.Job reads a
+//     job's status and output from a byte offset (bounded as a cell's
+//     output; the full output is in the job's artifact), WaitJob waits for
+//     it, StopJob stops it as a cancel stops a cell. Config.OnJobEnd hears
+//     of every job's end exactly once, after the request that detached it
+//     returned. An interpreter that dies under a job is not restarted to run
+//     it again (that would repeat its side effects). Closing the session or
+//     the registry stops its job, and the job's result says so; DrainJobs
+//     waits for running jobs.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
 //   - The launch environment is filtered: the reference's allow-list and its

@@ -20,8 +20,38 @@ var (
 	// ErrBadRequest wraps every validation failure of a request.
 	ErrBadRequest = errors.New("bad request")
 
+	// ErrSessionBusy: a detached cell runs in the session as a job; see
+	// SessionBusyError.
+	ErrSessionBusy = errors.New("the session is busy with a detached job")
+	// ErrNoJob: no job has that id (never started, or ended long enough
+	// ago to be forgotten).
+	ErrNoJob = errors.New("no such job")
+
 	errNotDir = errors.New("not a directory")
 )
+
+// SessionBusyError refuses a request (or reset) to a session whose detached
+// cell still runs as a job.
+type SessionBusyError struct {
+	Session string
+	Job     string
+}
+
+func (e *SessionBusyError) Error() string {
+	return fmt.Sprintf("session %q is busy: job %s (a detached cell) is still running in it; wait for the job, stop it, or use another session",
+		e.Session, e.Job)
+}
+
+func (e *SessionBusyError) Unwrap() error { return ErrSessionBusy }
+
+// JobError says which job id was not found.
+type JobError struct{ ID string }
+
+func (e *JobError) Error() string {
+	return fmt.Sprintf("no job %q: it never ran here, or it ended and was forgotten (the last %d ended jobs are kept); list the jobs to see which are kept", e.ID, keptJobs)
+}
+
+func (e *JobError) Unwrap() error { return ErrNoJob }
 
 // CwdError says why a requested working directory cannot be used.
 type CwdError struct {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/evalhost/evalhost/backend"
@@ -31,7 +32,7 @@ type Job struct {
 // Queue validates req and takes its place in the session's queue at once,
 // without blocking: requests queued in arrival order run in that order.
 func (r *Registry) Queue(req Request) (*Job, error) {
-	if err := req.validate(); err != nil {
+	if err := req.validate(r.cfg.DefaultTimeout); err != nil {
 		return nil, err
 	}
 	if req.ID == "" {
@@ -56,28 +57,50 @@ func (r *Registry) Eval(ctx context.Context, req Request, emit Emit) (Result, er
 // Run waits for the job's turn and runs its cells. Cancelling ctx while it is
 // queued gives a result whose cells are all cancelled. A per-call session is
 // shut down before Run returns, whatever happened.
+//
+// A request queued behind a cell that detaches (Cell.OnTimeout) gets no
+// result but a *SessionBusyError. A cell that detaches holds the session
+// until its job ends: the request's later cells are skipped, also with
+// KeepGoing, and a per-call session lives on until the job ends.
 func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 	if emit == nil {
 		emit = func(int, frames.Frame) {}
 	}
+	var job *detachedJob // the cell that detached, which takes the turn over
 	if j.req.Mode == ModePerCall {
-		defer j.reg.endPerCall(j.s)
+		defer func() {
+			if job == nil {
+				j.reg.endPerCall(j.s)
+			}
+		}()
 	}
 	if err := j.turn.wait(ctx); err != nil {
+		if errors.Is(err, ErrSessionBusy) {
+			return Result{}, err
+		}
 		return j.allCancelled(), nil
 	}
-	defer j.turn.release()
+	defer func() {
+		if job == nil {
+			j.turn.release()
+		} else {
+			close(job.handedOff)
+		}
+	}()
 	res := Result{Status: StatusOK, FailedCell: -1, Cells: make([]CellResult, len(j.req.Cells))}
 	for i, cell := range j.req.Cells {
 		cr := &res.Cells[i]
 		switch {
+		case job != nil:
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
+				Message: fmt.Sprintf("not run: cell %d runs on as job %s and holds the session until it ends", job.c.index, job.id)}
 		case ctx.Err() != nil:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusCancelled,
 				Message: "request cancelled before the cell started"}
 		case res.FailedCell >= 0 && !j.req.KeepGoing:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped}
 		default:
-			*cr = j.runCell(ctx, i, cell, emit)
+			*cr, job = j.runCell(ctx, i, cell, emit)
 		}
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
@@ -114,6 +137,20 @@ type cellRun struct {
 
 	runNonce string
 	caught   bool // the cell handled the interrupt and ended on its own
+
+	dj *detachedJob // set when the cell may detach (Cell.OnTimeout)
+	// mu guards res.StateLost and res.Retried, which a detaching cell's
+	// snapshot reads while its execution goes on.
+	mu sync.Mutex
+}
+
+// lose records that the interpreter's state is gone; retried that the cell
+// runs again.
+func (c *cellRun) lose(retried bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.res.StateLost = true
+	c.res.Retried = c.res.Retried || retried
 }
 
 // nonce returns the cell's random run-id part, made once.
@@ -126,17 +163,26 @@ func (c *cellRun) nonce() string {
 	return c.runNonce
 }
 
-func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) CellResult {
+// runCell runs one cell; the job is non-nil when the cell detached.
+func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) (CellResult, *detachedJob) {
 	start := time.Now()
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
 		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title}}
 	c.sink = newCellSink(j.reg.cfg.Sink)
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
+	if cell.OnTimeout == OnTimeoutDetach {
+		return c.runDetachable(ctx, start)
+	}
 	c.execute(ctx)
+	c.finish(start)
+	return c.res, nil
+}
+
+// finish completes the result once the cell's execution is over.
+func (c *cellRun) finish(start time.Time) {
 	c.res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	c.res.Output = c.sink.dump()
-	return c.res
 }
 
 func (c *cellRun) execute(ctx context.Context) {
@@ -148,7 +194,7 @@ func (c *cellRun) execute(ctx context.Context) {
 		}
 		s.killAll()
 		s.endReset()
-		c.res.StateLost = true
+		c.lose(false)
 	}
 	// The cell's timeout runs from when it is first sent: starting an
 	// interpreter is bounded by the start timeout, and "timed out after 1
@@ -157,7 +203,7 @@ func (c *cellRun) execute(ctx context.Context) {
 	for attempt := 0; ; attempt++ {
 		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
 		if replaced {
-			c.res.StateLost = true
+			c.lose(false)
 		}
 		if err != nil {
 			c.startFailed(ctx, err)
@@ -167,8 +213,15 @@ func (c *cellRun) execute(ctx context.Context) {
 			c.emit(ex.Ready())
 		}
 		if cellCtx == nil {
+			// A cell that may detach runs to its maxRuntime; its timeout
+			// only detaches it (see runDetachable).
+			limit := c.timeout
+			if c.dj != nil {
+				limit = c.dj.maxRuntime
+				c.dj.markSent()
+			}
 			var cancel context.CancelFunc
-			cellCtx, cancel = context.WithTimeoutCause(ctx, c.timeout, errTimedOut)
+			cellCtx, cancel = context.WithTimeoutCause(ctx, limit, errTimedOut)
 			defer cancel()
 		}
 		if cellCtx.Err() != nil {
@@ -193,13 +246,13 @@ func (c *cellRun) execute(ctx context.Context) {
 			if !ex.Alive() {
 				// The cell ended its own interpreter (an sh cell's exit):
 				// the next cell of this language starts afresh.
-				c.res.StateLost = true
+				c.lose(false)
 			}
 		}
 		if c.settle(cellCtx, done, err, attempt) {
 			return
 		}
-		c.res.Retried, c.res.StateLost = true, true
+		c.lose(true)
 	}
 }
 
@@ -249,8 +302,8 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		}
 		c.guardMemory()
 	case errors.As(err, &death):
-		c.res.StateLost = true
-		if ctx.Err() == nil && attempt == 0 {
+		c.lose(false)
+		if ctx.Err() == nil && attempt == 0 && !c.detached() {
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
@@ -262,12 +315,14 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
 			c.timedOut(true)
+		} else if c.detached() && ctx.Err() == nil {
+			c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")
 		} else {
 			c.fail(StatusKilled, death.Error())
 		}
 	case errors.Is(err, backend.ErrKilled):
 		c.j.s.drop(c.cell.Language)
-		c.res.StateLost = true
+		c.lose(false)
 		if timedOut {
 			c.timedOut(true)
 		} else {
@@ -279,7 +334,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		// interpreter and its state are gone, and a retry would only
 		// meet a closed session.
 		c.j.s.drop(c.cell.Language)
-		c.res.StateLost = true
+		c.lose(false)
 		status := StatusKilled
 		if ctx.Err() != nil {
 			status = StatusCancelled
@@ -301,6 +356,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 // (a UTF-8 sequence the cell never finished), so live consumers see the
 // same text as the summary.
 func (c *cellRun) flushHeld() {
+	if c.dj != nil {
+		c.dj.flushHeld()
+		return
+	}
 	for _, f := range c.sink.held() {
 		c.out(f)
 	}
@@ -320,6 +379,15 @@ const caughtInterrupt = "the cell caught the interrupt (KeyboardInterrupt) and e
 
 func (c *cellRun) timedOut(killed bool) {
 	c.res.Status = StatusTimeout
+	if c.dj != nil {
+		// A detachable cell's only deadline is its maxRuntime.
+		c.notice(timeoutNotice(c.dj.maxRuntime))
+		c.res.Message = fmt.Sprintf("the job ran past its maxRuntime (%s) and was stopped", c.dj.maxRuntime)
+		if killed {
+			c.res.Message += "; the interpreter did not stop within the grace window and was killed"
+		}
+		return
+	}
 	c.notice(timeoutNotice(c.timeout))
 	if killed {
 		c.res.Message = "timed out; the interpreter did not stop within the grace window and was killed"
@@ -369,7 +437,8 @@ func (c *cellRun) guardMemory() {
 	}
 	if rss, err := r.RSS(); err == nil && rss > limit {
 		c.j.s.drop(c.cell.Language)
-		c.res.Recycled, c.res.StateLost = true, true
+		c.res.Recycled = true
+		c.lose(false)
 		c.notice(fmt.Sprintf("[interpreter used %d MB, over the %d MB limit; it was recycled and its state is gone]\n",
 			rss>>20, limit>>20))
 	}

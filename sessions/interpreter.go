@@ -175,7 +175,7 @@ func runProbe(path string, timeout time.Duration) probeResult {
 		"import sys;print(sys.executable);print('%d.%d.%d'%sys.version_info[:3])")
 	// Its own session, killed whole: a shim's children must not outlive it
 	// or hold its output open, and it must not read the user's terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = probeAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()

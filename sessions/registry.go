@@ -35,6 +35,12 @@ type Config struct {
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
 	RunHook func(run RunInfo, active bool)
+	// OnJobEnd, when set, receives each job's info (with its Result) when
+	// it ends, whatever ended it: after its session takes requests again
+	// and before WaitJob returns, from the job's goroutine, so it must not
+	// block for long. It is never called before the request that detached
+	// the job returned.
+	OnJobEnd func(JobInfo)
 }
 
 func (c *Config) fill() {
@@ -82,8 +88,10 @@ type Registry struct {
 	closed   bool
 	seq      uint64
 
-	wg   sync.WaitGroup // sweeper and queue hand-offs
+	wg   sync.WaitGroup // sweeper, queue hand-offs, detachable cells
 	stop chan struct{}
+
+	jobs jobTable
 }
 
 // New returns a registry; Close it to shut every interpreter down.
@@ -103,6 +111,7 @@ type Info struct {
 	Languages []string  `json:"languages"` // interpreters alive now
 	Busy      bool      `json:"busy"`
 	Resetting bool      `json:"resetting,omitempty"`
+	Job       string    `json:"job,omitempty"` // the detached job running in it
 	LastUsed  time.Time `json:"lastUsed"`
 }
 
@@ -273,7 +282,7 @@ func (r *Registry) closeIdle(now time.Time) {
 // starts a fresh session, the cell running in a closed one is stopped and
 // the requests queued on it end cancelled, while its interpreters shut down
 // in the background (up to the grace window for a busy one; Close waits for
-// them).
+// them). A job running in it is stopped first, its result saying so.
 func (r *Registry) CloseSession(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -284,7 +293,7 @@ func (r *Registry) CloseSession(id string) bool {
 			delete(r.sessions, k)
 			s.markClosed()
 			r.wg.Add(1)
-			go func() { defer r.wg.Done(); s.shutdown() }()
+			go func() { defer r.wg.Done(); s.stopJob(reasonSessionClosed); s.shutdown() }()
 		}
 	}
 	return found
@@ -330,7 +339,9 @@ func (r *Registry) ResetSession(ctx context.Context, id, cwd string) (existed bo
 	return len(targets) > 0, nil
 }
 
-// Close shuts every session down and waits for all goroutines.
+// Close shuts every session down and waits for all goroutines. Running
+// jobs are stopped (interrupt, grace, kill), their results saying so; to
+// let them finish, call DrainJobs first.
 func (r *Registry) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -347,7 +358,7 @@ func (r *Registry) Close() error {
 	var wg sync.WaitGroup
 	for _, s := range all {
 		wg.Add(1)
-		go func() { defer wg.Done(); s.shutdown() }()
+		go func() { defer wg.Done(); s.stopJob(reasonShutdown); s.shutdown() }()
 	}
 	wg.Wait()
 	r.wg.Wait()
@@ -373,8 +384,12 @@ func (r *Registry) moduleDirs(cwd string) []string {
 
 // Kill kills every interpreter of every session at once, without waiting
 // for cells to settle; the sessions stay and start fresh interpreters on
-// their next request. It is the second Ctrl-C.
+// their next request. It is the second Ctrl-C. Running jobs end with it,
+// their results saying so.
 func (r *Registry) Kill() {
+	for _, d := range r.jobs.running() {
+		d.stop(reasonKilled)
+	}
 	for _, s := range r.live() {
 		s.killAll()
 	}

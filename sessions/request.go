@@ -48,7 +48,27 @@ type Cell struct {
 	Title    string        `json:"title,omitempty"`
 	Reset    bool          `json:"reset,omitempty"`
 	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s
+	// OnTimeout is what the cell's timeout does: OnTimeoutInterrupt ("" too)
+	// stops the cell; OnTimeoutDetach ends the cell's result as
+	// StatusDetached and keeps it running as a job (see Registry.Job).
+	OnTimeout string `json:"onTimeout,omitempty"`
+	// MaxRuntime bounds a detached cell, counted like Timeout from when it
+	// is first sent; past it the job is stopped as a timeout stops a cell.
+	// 0 means DefaultMaxRuntime; it must lie within Timeout..MaxMaxRuntime.
+	MaxRuntime time.Duration `json:"-"`
 }
+
+// What a cell's timeout does (Cell.OnTimeout).
+const (
+	OnTimeoutInterrupt = "interrupt"
+	OnTimeoutDetach    = "detach"
+)
+
+// Bounds of a detached cell's run (Cell.MaxRuntime).
+const (
+	DefaultMaxRuntime = time.Hour
+	MaxMaxRuntime     = 24 * time.Hour
+)
 
 // Request is an ordered list of cells for one session.
 type Request struct {
@@ -77,6 +97,10 @@ const (
 	StatusTimeout   Status = "timeout"
 	StatusKilled    Status = "killed"  // the interpreter died, or was killed to stop the cell
 	StatusSkipped   Status = "skipped" // not run because an earlier cell failed
+	// StatusDetached: the cell outlived its timeout with OnTimeoutDetach and
+	// runs on as the job CellResult.Job names; its session is busy until
+	// the job ends. A job's final status is one of the others.
+	StatusDetached Status = "detached"
 )
 
 // CellResult is the truthful summary of one cell.
@@ -92,6 +116,10 @@ type CellResult struct {
 	Recycled       bool            `json:"recycled,omitempty"`
 	Message        string          `json:"message,omitempty"` // why it failed, when the frames don't say
 	Output         streamsink.Dump `json:"output"`
+	// Job names the job a detached cell runs on as; JobOffset is the size of
+	// the job's output so far, where Registry.Job reads only what is new.
+	Job       string `json:"job,omitempty"`
+	JobOffset int64  `json:"jobOffset,omitempty"`
 }
 
 // Result is the summary of a request.
@@ -101,7 +129,7 @@ type Result struct {
 	Cells      []CellResult `json:"cells"`
 }
 
-func (r *Request) validate() error {
+func (r *Request) validate(defTimeout time.Duration) error {
 	switch r.Mode {
 	case "":
 		r.Mode = ModeSession
@@ -119,6 +147,9 @@ func (r *Request) validate() error {
 		if c.Timeout < 0 {
 			return fmt.Errorf("%w: cell %d: timeout must be positive", ErrBadRequest, i)
 		}
+		if err := r.validateDetach(i, defTimeout); err != nil {
+			return err
+		}
 	}
 	if r.Session == "" {
 		r.Session = "default"
@@ -132,4 +163,36 @@ func ClampTimeout(d, def time.Duration) time.Duration {
 		d = def
 	}
 	return min(max(d, MinTimeout), MaxTimeout)
+}
+
+// validateDetach checks cell i's OnTimeout and MaxRuntime. MaxRuntime is
+// refused, not clamped, out of range: unlike a timeout, it has no
+// reference behaviour to follow, and a job silently cut to 24 h (or run
+// longer than asked) would surprise its caller.
+func (r *Request) validateDetach(i int, defTimeout time.Duration) error {
+	c := &r.Cells[i]
+	switch c.OnTimeout {
+	case "", OnTimeoutInterrupt, OnTimeoutDetach:
+	default:
+		return fmt.Errorf("%w: cell %d: onTimeout %q is not %q or %q", ErrBadRequest, i, c.OnTimeout, OnTimeoutInterrupt, OnTimeoutDetach)
+	}
+	if c.MaxRuntime == 0 {
+		return nil
+	}
+	if c.OnTimeout != OnTimeoutDetach {
+		return fmt.Errorf("%w: cell %d: maxRuntime applies only to a cell with onTimeout %q", ErrBadRequest, i, OnTimeoutDetach)
+	}
+	if timeout := ClampTimeout(c.Timeout, defTimeout); c.MaxRuntime < timeout || c.MaxRuntime > MaxMaxRuntime {
+		return fmt.Errorf("%w: cell %d: maxRuntime %s is out of range; use %s (the cell's timeout) to %s, or 0 for %s",
+			ErrBadRequest, i, c.MaxRuntime, timeout, MaxMaxRuntime, DefaultMaxRuntime)
+	}
+	return nil
+}
+
+// maxRuntime is a detached cell's bound, defaulted.
+func (c *Cell) maxRuntime() time.Duration {
+	if c.MaxRuntime == 0 {
+		return DefaultMaxRuntime
+	}
+	return c.MaxRuntime
 }

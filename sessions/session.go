@@ -23,18 +23,25 @@ type session struct {
 	lastUsed  time.Time
 	resetting bool
 	closed    bool
+	// job is the detached cell running in the session, which holds its
+	// turn; detached is closed when one detaches, so requests queued behind
+	// it are refused instead of waiting for it (a new one per job).
+	job      *detachedJob
+	detached chan struct{}
 }
 
 func newSession(r *Registry, key Key, py Interpreter) *session {
 	done := make(chan struct{})
 	close(done)
-	return &session{reg: r, key: key, python: py, execs: map[string]Executor{}, tail: done, lastUsed: time.Now()}
+	return &session{reg: r, key: key, python: py, execs: map[string]Executor{}, tail: done, lastUsed: time.Now(),
+		detached: make(chan struct{})}
 }
 
 // turn is a place in a session's queue.
 type turn struct {
 	s          *session
 	prev, mine chan struct{}
+	detached   chan struct{} // the session's when the turn was taken
 	once       sync.Once
 }
 
@@ -46,30 +53,89 @@ func (s *session) enqueue() (*turn, error) {
 	if s.closed {
 		return nil, ErrSessionClosed
 	}
-	t := &turn{s: s, prev: s.tail, mine: make(chan struct{})}
+	if s.job != nil {
+		return nil, &SessionBusyError{Session: s.key.Session, Job: s.job.id}
+	}
+	t := &turn{s: s, prev: s.tail, mine: make(chan struct{}), detached: s.detached}
 	s.tail = t.mine
 	s.queued++
 	s.lastUsed = time.Now()
 	return t, nil
 }
 
-// wait blocks until every earlier request released its turn. On ctx done the
-// place is given up, but the hand-off to later requests still waits for the
-// earlier ones, so order holds.
+// wait blocks until every earlier request released its turn. On ctx done,
+// or when a cell ahead of it detaches (a *SessionBusyError), the place is
+// given up, but the hand-off to later requests still waits for the earlier
+// ones, so order holds.
 func (t *turn) wait(ctx context.Context) error {
 	select {
 	case <-t.prev:
 		return nil
+	case <-t.detached:
+		select {
+		case <-t.prev:
+			return nil
+		default:
+		}
+		if err := t.s.busy(); err != nil {
+			t.giveUp()
+			return err
+		}
+		// The job ended already; its turn is being released.
+		select {
+		case <-t.prev:
+			return nil
+		case <-ctx.Done():
+		}
 	case <-ctx.Done():
-		reg := t.s.reg
-		reg.wg.Add(1)
-		go func() {
-			defer reg.wg.Done()
-			<-t.prev
-			t.release()
-		}()
-		return context.Cause(ctx)
 	}
+	t.giveUp()
+	return context.Cause(ctx)
+}
+
+// giveUp releases the turn once every earlier one is released.
+func (t *turn) giveUp() {
+	reg := t.s.reg
+	reg.wg.Add(1)
+	go func() {
+		defer reg.wg.Done()
+		<-t.prev
+		t.release()
+	}()
+}
+
+// busy returns the error that refuses requests while a job runs, or nil.
+func (s *session) busy() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.job == nil {
+		return nil
+	}
+	return &SessionBusyError{Session: s.key.Session, Job: s.job.id}
+}
+
+// beginJob makes d the session's job: later requests are refused, queued
+// ones give up their places.
+func (s *session) beginJob(d *detachedJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.job = d
+	close(s.detached)
+}
+
+// endJob lets the session take requests again.
+func (s *session) endJob() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.job = nil
+	s.detached = make(chan struct{})
+}
+
+// runningJob is the session's job, or nil.
+func (s *session) runningJob() *detachedJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.job
 }
 
 func (t *turn) release() {
@@ -104,6 +170,9 @@ func (s *session) info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{Key: s.key, Busy: s.queued > 0, Resetting: s.resetting, LastUsed: s.lastUsed, Languages: []string{}}
+	if s.job != nil {
+		info.Job = s.job.id
+	}
 	for lang, ex := range s.execs {
 		if ex.Alive() {
 			info.Languages = append(info.Languages, lang)

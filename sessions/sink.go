@@ -35,6 +35,9 @@ func (c *cellSink) held() []frames.Frame {
 	return out
 }
 
+// peek is the sink's summary so far, for a cell that is still running.
+func (c *cellSink) peek() streamsink.Dump { return c.sink.Dump() }
+
 // dump closes the sink (finishing its artifact) and returns its summary.
 func (c *cellSink) dump() streamsink.Dump {
 	_ = c.sink.Close()

@@ -154,15 +154,15 @@ func TestMCPToolsList(t *testing.T) {
 			t.Errorf("tool %s has no description", tool.Name)
 		}
 	}
-	want := []string{"close", "eval", "notebook_apply", "notebook_delete", "notebook_edit", "notebook_insert",
-		"notebook_run", "notebook_view", "reset", "sessions"}
+	want := []string{"close", "eval", "job", "jobs", "notebook_apply", "notebook_delete", "notebook_edit", "notebook_insert",
+		"notebook_run", "notebook_view", "reset", "sessions", "stop", "wait"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	cells := schemas["eval"]["properties"].(map[string]any)["cells"].(map[string]any)
 	cellProps := cells["items"].(map[string]any)["properties"].(map[string]any)
-	for _, f := range []string{"code", "language", "title", "reset", "timeout"} {
+	for _, f := range []string{"code", "language", "title", "reset", "timeout", "onTimeout", "maxRuntime"} {
 		if cellProps[f].(map[string]any)["description"] == "" {
 			t.Errorf("eval cells[].%s has no description", f)
 		}

@@ -27,6 +27,7 @@ type serveFlags struct {
 	idle        time.Duration
 	progress    time.Duration
 	drain       bool
+	drainJobs   bool
 	maxLine     int
 	maxOutput   int
 	grace       time.Duration
@@ -46,6 +47,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	fs.DurationVar(&f.idle, "idle-timeout", 5*time.Minute, "close sessions idle this long")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines for a running cell (0 disables)")
 	fs.BoolVar(&f.drain, "drain", true, "on stdin EOF, shutdown, SIGTERM or SIGINT, let in-flight requests finish (false cancels them); a second signal ends them at once")
+	fs.BoolVar(&f.drainJobs, "drain-jobs", false, "on stdin EOF, shutdown or the first signal, let running jobs (detached cells) end on their own instead of stopping them")
 	fs.IntVar(&f.maxLine, "max-line", serve.DefaultMaxLine, "longest request line accepted, in bytes")
 	fs.IntVar(&f.maxOutput, "max-output", 0, "bytes of output kept in each cell_end's tail (default 50 KiB)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
@@ -81,6 +83,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		Languages:    langs,
 		Progress:     f.progress,
 		CancelOnStop: !f.drain,
+		DrainJobs:    f.drainJobs,
 		MaxLine:      f.maxLine,
 		Trace:        ipcTraceFunc(logger),
 	})

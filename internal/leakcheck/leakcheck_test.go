@@ -156,3 +156,29 @@ func TestWatchdogStops(t *testing.T) {
 	stop()
 	time.Sleep(100 * time.Millisecond) // a stopped watchdog must not fire
 }
+
+// InDir finds a process by its working directory and GoneFromDir awaits its
+// end; Parent names its parent.
+func TestInDir(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sleep", "1000")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if got := InDir(dir); len(got) != 1 || !strings.HasPrefix(got[0], fmt.Sprint(cmd.Process.Pid)+" sleep 1000") {
+		t.Fatalf("InDir = %q, want the sleep %d", got, cmd.Process.Pid)
+	}
+	if ppid, ok := Parent(cmd.Process.Pid); !ok || ppid != os.Getpid() {
+		t.Errorf("Parent = %d, %v; want %d", ppid, ok, os.Getpid())
+	}
+	if left := GoneFromDir(dir, 0); len(left) != 1 {
+		t.Errorf("GoneFromDir with the sleep running = %q", left)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if left := GoneFromDir(dir, 5*time.Second); len(left) != 0 {
+		t.Errorf("GoneFromDir after the kill = %q", left)
+	}
+}

@@ -3,6 +3,7 @@ package leakcheck
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +111,47 @@ func Gone(pid int, within time.Duration) bool {
 		}
 		if time.Now().After(deadline) {
 			return false
+		}
+	}
+}
+
+// Parent returns the parent of live process pid.
+func Parent(pid int) (int, bool) {
+	s, ok := readStat(pid)
+	if !ok || !s.live() {
+		return 0, false
+	}
+	return s.ppid, true
+}
+
+// InDir lists the live processes whose working directory is dir or below
+// it, as "PID CMDLINE": what a test's cells started, wherever they were
+// re-parented (init, a subreaper) and whatever session they moved to.
+func InDir(dir string) []string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var out []string
+	for _, s := range allStats() {
+		if !s.live() {
+			continue
+		}
+		cwd, err := os.Readlink("/proc/" + strconv.Itoa(s.pid) + "/cwd")
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+			continue
+		}
+		out = append(out, proc{pid: s.pid, cmdline: cmdline(s)}.String())
+	}
+	return out
+}
+
+// GoneFromDir waits up to within for every process InDir(dir) lists to end
+// and returns those still alive then.
+func GoneFromDir(dir string, within time.Duration) []string {
+	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		left := InDir(dir)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
 		}
 	}
 }

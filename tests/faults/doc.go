@@ -3,12 +3,17 @@
 // their hosts do wrong: deaths mid-cell (SIGKILL, os._exit, a segfault),
 // interrupts that are ignored, grandchildren that keep the interpreter's
 // pipes open, output floods, huge lines, invalid UTF-8, interpreters that
-// never become ready or cannot run at all, a host that is SIGKILLed, and an
-// artifacts directory that cannot be written.
+// never become ready or cannot run at all, a host (a registry host,
+// `evalhost serve`, `evalhost run`) that is SIGKILLed, and an artifacts
+// directory that cannot be written. docs/faults.md lists each case and what
+// it guarantees.
 //
 // Contract of every test here: the request ends (no hang) with one truthful
 // result, output produced before the fault is kept, and afterwards no
 // interpreter process, goroutine or file descriptor of this process is left
-// behind. A soak test behind -soak runs thousands of cells with random
-// faults across 8 sessions and checks the same invariants at scale.
+// behind; nor is any process a cell started, wherever it was re-parented,
+// within 2 s of its host's death (found by its working directory). Two
+// soak tests behind -soak run thousands of cells with random faults across
+// 8 sessions and check the same invariants at scale, and SIGKILL a busy
+// host at random points again and again.
 package faults

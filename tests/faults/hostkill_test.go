@@ -3,12 +3,15 @@ package faults
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,35 +21,42 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// helperEnv makes the test binary act as a host (see TestMain).
+// helperEnv makes the test binary act as a host (see TestMain); its value
+// is "LANG:busy", "LANG:idle" or "soak".
 const helperEnv = "EVALHOST_FAULTS_HOST"
+
+// orphanBound is the guarantee under test: every process a cell started
+// ends within this long after its host dies by any signal.
+const orphanBound = 2 * time.Second
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHostHelper(mode))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
-// runHostHelper is a host that starts one interpreter, prints "pid N" for
-// it, and then either keeps the cell running ("busy") or idles after it
-// ("idle") until it is killed.
+// runHostHelper is a host built on the sessions registry. With a language
+// it runs one spawning cell in EVALHOST_FAULTS_CWD, prints "idle" when an
+// idle cell ended, and waits to be killed; "soak" runs random cells.
 func runHostHelper(mode string) int {
-	lang, state, _ := strings.Cut(mode, ":")
 	r := sessions.New(sessions.Config{Home: os.Getenv("EVALHOST_FAULTS_HOME")})
-	code := map[string]string{
-		"py": "import os, time\nprint('pid', os.getpid(), flush=True)\n",
-		"sh": "echo pid $$\n",
-	}[lang]
-	if state == "busy" {
-		code += map[string]string{"py": "time.sleep(600)", "sh": "sleep 600"}[lang]
+	dir := os.Getenv("EVALHOST_FAULTS_CWD")
+	if mode == "soak" {
+		return runSoakHost(r, dir)
 	}
+	lang, state, _ := strings.Cut(mode, ":")
 	emit := func(_ int, f frames.Frame) {
 		if f.Type == frames.TypeStdout {
 			fmt.Print(f.Data)
 		}
 	}
-	res, err := r.Eval(context.Background(), sessions.Request{Cells: []sessions.Cell{{Language: lang, Code: code, Timeout: 600 * time.Second}}}, emit)
+	cell := sessions.Cell{Language: lang, Code: spawnCode(lang, state == "busy"), Timeout: 600 * time.Second}
+	res, err := r.Eval(context.Background(), sessions.Request{Cwd: dir, Cells: []sessions.Cell{cell}}, emit)
 	if err != nil || res.Status != sessions.StatusOK {
 		fmt.Fprintf(os.Stderr, "helper: %v %+v\n", err, res)
 		return 1
@@ -55,77 +65,213 @@ func runHostHelper(mode string) int {
 	select {} // wait for SIGKILL
 }
 
-// When the host is SIGKILLed, no interpreter outlives it: neither one in
-// the middle of a cell nor an idle one, for Python and for sh.
-func TestHostKilled(t *testing.T) {
-	requirePython(t)
-	tests := []struct{ name, mode string }{
-		{"python busy", "py:busy"},
-		{"python idle", "py:idle"},
-		{"sh busy", "sh:busy"},
-		{"sh idle", "sh:idle"},
+// binDir holds the evalhost binary, built once when a test needs it.
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+func evalhostBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "evalhost-faults-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "evalhost")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/evalhost").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			exe, err := os.Executable()
-			if err != nil {
-				t.Fatal(err)
+	return binPath
+}
+
+// host is one host process under test and the lines of cell output it
+// prints; a serve host's frames are decoded and its "end" reply becomes
+// the line "idle".
+type host struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string // closed once its stdout is at EOF
+}
+
+// startHost starts a host of kind "registry" (this test binary as a host),
+// "serve" or "run" (the evalhost binary), running the spawning cell of lang
+// in dir.
+func startHost(t *testing.T, kind, lang string, busy bool, dir string) *host {
+	t.Helper()
+	state := map[bool]string{true: "busy", false: "idle"}[busy]
+	var cmd *exec.Cmd
+	switch kind {
+	case "registry":
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"="+lang+":"+state, "EVALHOST_FAULTS_HOME="+t.TempDir(), "EVALHOST_FAULTS_CWD="+dir)
+	case "serve":
+		cmd = exec.Command(evalhostBinary(t), "serve")
+	case "run":
+		cmd = exec.Command(evalhostBinary(t), "run", "--cwd", dir, "--language", lang, "--timeout", "600", "-c", spawnCode(lang, busy))
+	}
+	if cmd.Env == nil {
+		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
+	}
+	cmd.Stderr = os.Stderr
+	h := &host{cmd: cmd, lines: make(chan string, 64)}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.stdin = stdin
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	go h.read(kind, r)
+	if kind == "serve" {
+		req, _ := json.Marshal(map[string]any{"op": "eval", "id": "k", "session": "s", "cwd": dir,
+			"cells": []map[string]any{{"language": lang, "code": spawnCode(lang, busy), "timeout": 600}}})
+		if _, err := stdin.Write(append(req, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// read sends stdout's lines until EOF; the host's death ends it.
+func (h *host) read(kind string, r *os.File) {
+	defer close(h.lines)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	var partial string
+	for sc.Scan() {
+		if kind != "serve" {
+			h.lines <- sc.Text()
+			continue
+		}
+		var f struct{ Type, Data string }
+		if json.Unmarshal(sc.Bytes(), &f) != nil {
+			continue
+		}
+		switch f.Type {
+		case "stdout":
+			partial += f.Data
+			for {
+				line, rest, ok := strings.Cut(partial, "\n")
+				if !ok {
+					break
+				}
+				h.lines <- line
+				partial = rest
 			}
-			cmd := exec.Command(exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), helperEnv+"="+tc.mode, "EVALHOST_FAULTS_HOME="+t.TempDir())
-			cmd.Stderr = os.Stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// A helper that never answers is killed, which ends the read.
-			stuck := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
-			began := time.Now()
-			pid, err := readPID(out, strings.HasSuffix(tc.mode, "idle"))
-			stuck.Stop()
-			t.Logf("helper reported pid after %v", time.Since(began))
-			if err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("helper host: %v", err)
-			}
-			if leakcheck.Gone(pid, 0) {
-				t.Fatalf("interpreter %d not running before the host is killed", pid)
-			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = cmd.Wait()
-			killed := time.Now()
-			defer func() { t.Logf("interpreter gone %v after its host", time.Since(killed)) }()
-			if !leakcheck.Gone(pid, 10*time.Second) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("interpreter %d survived its host's SIGKILL", pid)
-			}
-		})
+		case "end":
+			h.lines <- "idle"
+		}
 	}
 }
 
-// readPID reads the helper's "pid N" line, and with idle also waits for
-// "idle" so the kill lands after the cell ended.
-func readPID(out io.Reader, idle bool) (int, error) {
-	sc := bufio.NewScanner(out)
-	pid := 0
-	for sc.Scan() {
-		line := sc.Text()
+// awaitPIDs reads the cell's "pid" and "pids" lines, and with idle waits
+// for "idle" too, so the kill lands after the cell ended.
+func (h *host) awaitPIDs(idle bool) (interp int, spawned []int, err error) {
+	stuck := time.AfterFunc(60*time.Second, func() { _ = h.cmd.Process.Kill() })
+	defer stuck.Stop()
+	for line := range h.lines {
 		if rest, ok := strings.CutPrefix(line, "pid "); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(rest))
-			if err != nil {
-				return 0, fmt.Errorf("bad pid line %q", line)
+			if interp, err = strconv.Atoi(strings.TrimSpace(rest)); err != nil {
+				return 0, nil, fmt.Errorf("bad pid line %q", line)
 			}
-			pid = n
 		}
-		if pid != 0 && (!idle || line == "idle") {
-			return pid, nil
+		if rest, ok := strings.CutPrefix(line, "pids "); ok {
+			for _, f := range strings.Fields(rest) {
+				n, err := strconv.Atoi(f)
+				if err != nil {
+					return 0, nil, fmt.Errorf("bad pids line %q", line)
+				}
+				spawned = append(spawned, n)
+			}
+		}
+		if interp != 0 && len(spawned) == 5 && (!idle || line == "idle") {
+			return interp, spawned, nil
 		}
 	}
-	return 0, fmt.Errorf("helper ended without a pid line (scan: %v)", sc.Err())
+	return 0, nil, fmt.Errorf("host ended without pid and pids lines (got pid %d, pids %v)", interp, spawned)
+}
+
+// kill SIGKILLs the host and reaps it.
+func (h *host) kill() {
+	_ = h.cmd.Process.Signal(syscall.SIGKILL)
+	_ = h.cmd.Wait()
+	for range h.lines {
+	}
+}
+
+// When a host is SIGKILLed, in the middle of a cell or idle, its
+// interpreter, the interpreter's reaper and everything the cell started
+// (background, setsid, nohup, double-forked) end within orphanBound.
+func TestHostKilled(t *testing.T) {
+	requirePython(t)
+	t.Cleanup(leakcheck.Watchdog(t, watchdogAfter))
+	tests := []struct {
+		kind, lang string
+		busy       bool
+	}{
+		{"registry", "py", true}, {"registry", "py", false},
+		{"registry", "sh", true}, {"registry", "sh", false},
+		{"serve", "py", true}, {"serve", "py", false},
+		{"serve", "sh", true}, {"serve", "sh", false},
+		{"run", "py", true}, {"run", "sh", true},
+	}
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s %s %s", tc.kind, tc.lang, map[bool]string{true: "busy", false: "idle"}[tc.busy])
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := startHost(t, tc.kind, tc.lang, tc.busy, dir)
+			interp, spawned, err := h.awaitPIDs(!tc.busy)
+			if err != nil {
+				h.kill()
+				t.Fatalf("host: %v", err)
+			}
+			watched := append([]int{interp}, spawned...)
+			if reaper, ok := leakcheck.Parent(interp); ok {
+				watched = append(watched, reaper)
+			}
+			for _, pid := range watched {
+				if leakcheck.Gone(pid, 0) {
+					t.Fatalf("process %d not running before the host is killed", pid)
+				}
+			}
+			before := len(leakcheck.InDir(dir))
+			h.kill()
+			killed := time.Now()
+			for _, pid := range watched {
+				if !leakcheck.Gone(pid, time.Until(killed.Add(orphanBound))) {
+					t.Errorf("process %d outlived its host's SIGKILL by %s", pid, orphanBound)
+				}
+			}
+			if left := leakcheck.GoneFromDir(dir, time.Until(killed.Add(orphanBound))); len(left) > 0 {
+				t.Errorf("processes in the cell's directory outlived the host by %s: %q", orphanBound, left)
+			}
+			t.Logf("%d processes in the cell's directory before the kill; all gone %v after it", before, time.Since(killed))
+			if t.Failed() { // so one failure does not leave sleeps behind
+				for _, pid := range watched {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
 }

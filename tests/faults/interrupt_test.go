@@ -80,12 +80,13 @@ func TestIgnoredInterrupt(t *testing.T) {
 }
 
 // A grandchild in its own session inherits the interpreter's stdout and
-// stderr and outlives it, so those pipes never reach EOF. The host must
-// still notice the death, finish the cell and shut down without waiting.
+// stderr, so while it lives those pipes never reach EOF. The host must
+// still notice the death, finish the cell and shut down without waiting,
+// and the grandchild ends with its interpreter (its reaper kills it).
 func TestGrandchildHoldsPipes(t *testing.T) {
 	r := newRegistry(t, sessions.Config{})
 	// The grandchild escapes the interpreter's process group, as a daemon
-	// would, so the group kill cannot reach it: the test kills it after.
+	// would, so a group kill cannot reach it; the reaper does.
 	const spawn = "import subprocess, os\np = subprocess.Popen(['sleep', '60'], start_new_session=True)\nprint('grandchild', p.pid, flush=True)\n"
 	tests := []struct {
 		name       string
@@ -115,8 +116,10 @@ func TestGrandchildHoldsPipes(t *testing.T) {
 			res, err := r.Eval(context.Background(), sessions.Request{Session: "gc" + strconv.Itoa(i), Cells: []sessions.Cell{pyT(tc.code, tc.timeout)}}, c.emit)
 			el := time.Since(start)
 			defer func() {
-				for _, pid := range grandkids {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+				if t.Failed() { // so a failure leaves no sleep behind
+					for _, pid := range grandkids {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
 				}
 			}()
 			if err != nil {
@@ -142,6 +145,11 @@ func TestGrandchildHoldsPipes(t *testing.T) {
 			for _, pid := range c.readyPIDs() {
 				if !leakcheck.Gone(pid, 5*time.Second) {
 					t.Errorf("interpreter %d survived", pid)
+				}
+			}
+			for _, pid := range grandkids {
+				if !leakcheck.Gone(pid, orphanBound) {
+					t.Errorf("grandchild %d outlived its interpreter by %s", pid, orphanBound)
 				}
 			}
 		})

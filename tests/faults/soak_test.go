@@ -67,6 +67,12 @@ func soakFaults() []fault {
 				m := strconv.Quote(filepath.Join(dir, "m"+strconv.Itoa(n)))
 				return pyT("import os, time\nif not os.path.exists("+m+"):\n    open("+m+", 'w').close()\n    print('kill-me', os.getpid(), flush=True)\n    time.sleep(30)\nprint('retried')", 20*time.Second)
 			}},
+		{name: "spawn", weight: 2, want: sessions.StatusOK, cell: func(int, string) sessions.Cell {
+			return py(spawnCode("py", false))
+		}},
+		{name: "spawn-sh", weight: 1, want: sessions.StatusOK, cell: func(int, string) sessions.Cell {
+			return sessions.Cell{Language: sessions.LangShell, Code: spawnCode("sh", false)}
+		}},
 		{name: "cancel", weight: 8, want: sessions.StatusCancelled, cancelAfter: 30 * time.Millisecond, cell: sleep},
 		{name: "timeout", weight: 2, want: sessions.StatusTimeout, cell: func(int, string) sessions.Cell {
 			return pyT("import time\ntime.sleep(5)", time.Second)
@@ -154,6 +160,11 @@ func TestSoak(t *testing.T) {
 		if !leakcheck.Gone(pid, 5*time.Second) {
 			t.Errorf("interpreter %d survived Close", pid)
 		}
+	}
+	// What the cells started, setsid and double-forked included, is not
+	// below this process any more, so it is found by working directory.
+	if left := leakcheck.GoneFromDir(dir, 5*time.Second); len(left) > 0 {
+		t.Errorf("%d processes the cells started survived Close: %q", len(left), left)
 	}
 	t.Logf("%d cells in %v: %.0f cells/s; host heap peak +%.1f MB, VmHWM %s; interpreters started %d; by kind %v",
 		st.cells, el.Round(time.Millisecond), float64(st.cells)/el.Seconds(), float64(growth)/1e6, vmHWM(), len(st.pids), st.byFault)

@@ -75,8 +75,8 @@ def py(code, **kw):
 async def tools_list(s):
     listed = await s.list_tools()
     names = sorted(t.name for t in listed.tools)
-    want = ["close", "eval", "notebook_apply", "notebook_delete", "notebook_edit",
-            "notebook_insert", "notebook_run", "notebook_view", "reset", "sessions"]
+    want = ["close", "eval", "job", "jobs", "notebook_apply", "notebook_delete", "notebook_edit",
+            "notebook_insert", "notebook_run", "notebook_view", "reset", "sessions", "stop", "wait"]
     check(names == want, "tools %s, want %s" % (names, want))
     ev = next(t for t in listed.tools if t.name == "eval")
     cell = g(ev, "input_schema")["properties"]["cells"]["items"]

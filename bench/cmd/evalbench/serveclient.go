@@ -40,7 +40,7 @@ func startServe(bin, python, home string, maxSessions int) (*serveClient, error)
 	cmd := exec.Command(bin, "serve", "--python", python, "--max-sessions", fmt.Sprint(maxSessions), "--progress", "0")
 	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = serveAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

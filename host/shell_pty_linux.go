@@ -1,0 +1,9 @@
+package host
+
+import "syscall"
+
+// The termios ioctls, named differently on each system.
+const (
+	ioctlGetTermios = syscall.TCGETS
+	ioctlSetTermios = syscall.TCSETS
+)

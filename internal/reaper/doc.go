@@ -1,0 +1,35 @@
+// Package reaper starts a process under a small watcher, the reaper, so that
+// nothing the process starts outlives the program that asked for it.
+//
+// Start re-executes the running binary (which must link this package: its
+// init takes over when the binary is started as a reaper, before main) with
+// the child's descriptors, and the reaper starts the child in its own
+// session. On Linux the binary is re-executed through /proc/self/exe, so it
+// may have been replaced or deleted since; elsewhere its path must still
+// hold it. The
+// reaper then does nothing but wait. It ends the child and every process
+// below it, and exits, when any of these happens:
+//
+//   - the child exits: what it left running is killed;
+//   - the lifeline closes: the starting program called Kill, or died by any
+//     signal, SIGKILL included, since the kernel closes its descriptors;
+//   - the reaper gets SIGTERM, SIGINT or SIGHUP.
+//
+// On Linux the reaper is a child subreaper (PR_SET_CHILD_SUBREAPER): orphans
+// below it, double-forked or moved to another session or process group
+// (setsid, nohup, daemons), are re-parented to it instead of to init, so it
+// finds and kills them all, and a process cannot leave the tree by forking.
+// The child also gets SIGKILL as its parent-death signal. Elsewhere (macOS)
+// the reaper kills the child's process group; a process that moved to
+// another group or session there is not found.
+//
+// Not covered: a process that kills the reaper itself with SIGKILL (the
+// child then dies by its parent-death signal on Linux, but processes it
+// moved out of its group survive), and processes started outside the tree
+// (by systemd, launchd, a container runtime, at, cron).
+//
+// Child.Wait reports the child's own wait status, which the reaper passes
+// on; it returns only after the reaper has exited, so after everything below
+// it is gone. Wait must be called exactly once; Kill is safe to call at any
+// time and more than once.
+package reaper

@@ -1,0 +1,208 @@
+package reaper_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/reaper"
+)
+
+// spawnAll starts, from sh, one process of each way of leaving a parent
+// behind, prints their pids on one line, then runs tail.
+const spawnAll = `
+sleep 1000 & a=$!
+setsid sleep 1001 >/dev/null 2>&1 & b=$!
+nohup sleep 1002 >/dev/null 2>&1 & c=$!
+d=$(sh -c 'sleep 1003 >/dev/null 2>&1 & echo $!')
+e=$(setsid sh -c 'sleep 1004 >/dev/null 2>&1 & echo $!')
+echo $a $b $c $d $e
+`
+
+// start runs sh -c script under a reaper and returns it with the pids the
+// script printed on its first line, and the write end of its stdin.
+func start(t *testing.T, script string) (*reaper.Child, []int, *os.File) {
+	t.Helper()
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inW.Close() })
+	c, err := reaper.Start(context.Background(), reaper.Spec{
+		Path: "/bin/sh", Args: []string{"sh", "-c", script},
+		Files: []*os.File{inR, w, w}, Dir: t.TempDir(),
+	})
+	w.Close()
+	inR.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := func(format string, a ...any) {
+		t.Helper()
+		c.Kill()
+		_, _ = c.Wait()
+		t.Fatalf(format, a...)
+	}
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		fail("read pids: %v", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(line) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			fail("bad pid line %q", line)
+		}
+		pids = append(pids, n)
+	}
+	t.Cleanup(func() { // after a failure, so nothing outlives the test
+		if !t.Failed() {
+			return // they are gone, and their pids may be another's by now
+		}
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	if len(pids) != 5 {
+		fail("want 5 pids, got line %q", line)
+	}
+	for _, p := range pids {
+		if leakcheck.Gone(p, 0) {
+			fail("process %d ended before the test ended it", p)
+		}
+	}
+	return c, pids, inW
+}
+
+// allGone fails for every pid still alive. Wait returns only once the
+// reaper has reaped every process below it, so none may be left by then.
+func allGone(t *testing.T, pids []int) {
+	t.Helper()
+	for _, p := range pids {
+		if !leakcheck.Gone(p, 0) {
+			t.Errorf("process %d outlived its reaper", p)
+		}
+	}
+}
+
+func requireLinux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has child subreapers; elsewhere only the child's process group is ended")
+	}
+}
+
+func TestKillEndsEverything(t *testing.T) {
+	requireLinux(t)
+	c, pids, _ := start(t, spawnAll+"exec sleep 1005")
+	c.Kill()
+	ws, err := c.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("child status %v, want killed by SIGKILL", ws)
+	}
+	allGone(t, append(pids, c.Pid, c.ReaperPid()))
+	c.Kill() // twice is fine
+}
+
+func TestChildExitEndsEverything(t *testing.T) {
+	requireLinux(t)
+	c, pids, stdin := start(t, spawnAll+"read go; exit 3")
+	stdin.Close() // the read ends: sh exits
+	ws, err := c.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ws.Exited() || ws.ExitStatus() != 3 {
+		t.Errorf("child status %v, want exit 3", ws)
+	}
+	allGone(t, pids)
+}
+
+func TestTerminatingSignalEndsEverything(t *testing.T) {
+	requireLinux(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			c, pids, _ := start(t, spawnAll+"exec sleep 1005")
+			if err := syscall.Kill(c.ReaperPid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			allGone(t, append(pids, c.Pid))
+		})
+	}
+}
+
+// A reaper that is SIGKILLed cannot clean up: its child dies by its
+// parent-death signal, Wait says the status is lost, and what is left in
+// the child's process group is the caller's to kill, as host does.
+func TestReaperKilled(t *testing.T) {
+	requireLinux(t)
+	c, pids, _ := start(t, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
+	if err := syscall.Kill(c.ReaperPid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := c.Wait()
+	if !errors.Is(err, reaper.ErrReaperDied) {
+		t.Fatalf("Wait: %v, want ErrReaperDied", err)
+	}
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("status %v, want the reaper's own SIGKILL", ws)
+	}
+	if !leakcheck.Gone(c.Pid, 5*time.Second) {
+		t.Errorf("child %d outlived its killed reaper", c.Pid)
+	}
+	if err := syscall.Kill(-c.Pid, syscall.SIGKILL); err != nil {
+		t.Errorf("kill the child's group: %v", err)
+	}
+	if !leakcheck.Gone(pids[0], 5*time.Second) {
+		t.Errorf("background sleep %d outlived the kill of its group", pids[0])
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	tests := []struct {
+		name string
+		spec reaper.Spec
+		want string
+	}{
+		{"missing executable", reaper.Spec{Path: "/nonexistent/python", Args: []string{"python"}, Files: []*os.File{null, null, null}}, "run /nonexistent/python"},
+		{"too few files", reaper.Spec{Path: "/bin/true", Args: []string{"true"}, Files: []*os.File{null}}, "at least 0, 1 and 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t, leakcheck.Options{FDs: true})
+			c, err := reaper.Start(context.Background(), tc.spec)
+			if err == nil {
+				c.Kill()
+				_, _ = c.Wait()
+				t.Fatal("Start succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
+	}
+}

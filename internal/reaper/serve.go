@@ -1,0 +1,158 @@
+package reaper
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// init turns this program into a reaper when it was started as one, before
+// main and before anything else of the program runs. It exits through
+// syscall.Exit, not os.Exit: a binary built with -race would otherwise sleep
+// a second at exit (GORACE atexit_sleep_ms), and the host waits for that.
+func init() {
+	if conf, ok := os.LookupEnv(envVar); ok {
+		syscall.Exit(serve(conf, os.Args[1:]))
+	}
+}
+
+// serve is the reaper: fds 0..n-1 are the child's, fd n the lifeline, fd
+// n+1 the status pipe; args are the child's path and argv.
+func serve(conf string, args []string) int {
+	runtime.GOMAXPROCS(1) // it only waits; fewer threads, less memory
+	nStr, tty := strings.CutSuffix(conf, ",tty")
+	n, err := strconv.Atoi(nStr)
+	if err != nil || n < 3 || len(args) < 2 {
+		fmt.Fprintf(os.Stderr, "evalhost-reaper: started with %s=%q and %d arguments; only evalhost starts it\n", envVar, conf, len(args))
+		return 2
+	}
+	// Before anything else: a terminating signal that arrives while the
+	// child starts must still end in a clean-up, not in the Go default exit,
+	// and no SIGCHLD may be missed. A signal this process inherited as
+	// ignored (nohup) stays ignored, so the child inherits that too.
+	sigs := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(sigs, sig)
+		}
+	}
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	syscall.CloseOnExec(n)
+	syscall.CloseOnExec(n + 1)
+	// Non-blocking, so the lifeline is read through Go's poller and no
+	// thread sits in read(2): fewer threads make the reaper's own exit
+	// quicker.
+	_ = syscall.SetNonblock(n, true)
+	status := os.NewFile(uintptr(n+1), "status")
+	lifeline := os.NewFile(uintptr(n), "lifeline")
+	becomeSubreaper()
+	fds := make([]uintptr, n)
+	for i := range fds {
+		fds[i] = uintptr(i)
+	}
+	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
+		Env:   withoutVar(os.Environ()),
+		Files: fds,
+		Sys:   childAttr(tty),
+	})
+	if err != nil {
+		fmt.Fprintf(status, "error run %s: %v\n", args[0], err)
+		return 127
+	}
+	fmt.Fprintf(status, "pid %d\n", pid)
+	releaseFDs(n) // so the child's pipes and terminal close when it is gone
+	ws := watch(pid, lifeline, sigs, chld)
+	fmt.Fprintf(status, "exit %d\n", uint32(ws))
+	return 0
+}
+
+// watch waits for the child to exit, the lifeline to close or a terminating
+// signal; then it kills everything below the reaper and returns the child's
+// wait status once every child of the reaper is reaped. It reaps on each
+// SIGCHLD: the child, and on Linux the orphans re-parented to the reaper.
+func watch(pid int, lifeline *os.File, sigs, chld <-chan os.Signal) syscall.WaitStatus {
+	ended := make(chan struct{})
+	// Ends at EOF, or with the process: the reaper exits right after watch.
+	go func() {
+		var b [1]byte
+		_, _ = lifeline.Read(b[:]) // only EOF: nobody writes to it
+		close(ended)
+	}()
+	var status syscall.WaitStatus
+	stopping := false
+	var retry <-chan time.Time
+	for {
+		exited, none := reap(pid, &status)
+		if none {
+			return status // nothing is left below the reaper
+		}
+		if exited || stopping {
+			// Kill until every child is reaped: a process forked while a
+			// kill was under way is re-parented to the reaper and found by
+			// the next round.
+			stopping = true
+			killTree(pid)
+			retry = time.After(20 * time.Millisecond)
+		}
+		select {
+		case <-chld:
+		case <-retry:
+		case <-ended:
+			stopping, ended = true, nil
+		case <-sigs:
+			stopping = true
+		}
+	}
+}
+
+// reap collects every child that has exited, without blocking. exited says
+// the child is among them (its status is stored); none that the reaper has
+// no child left at all.
+func reap(pid int, status *syscall.WaitStatus) (exited, none bool) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return exited, true // ECHILD
+		case got <= 0:
+			return exited, false
+		case got == pid:
+			*status, exited = ws, true
+		}
+	}
+}
+
+// releaseFDs points fds 0-2 at /dev/null and closes 3..n-1, so that only
+// the child holds its pipes and terminal.
+func releaseFDs(n int) {
+	if null, err := syscall.Open(os.DevNull, syscall.O_RDWR, 0); err == nil {
+		for fd := range 3 {
+			_ = dup2(null, fd)
+		}
+		if null > 2 {
+			_ = syscall.Close(null)
+		}
+	}
+	for fd := 3; fd < n; fd++ {
+		_ = syscall.Close(fd)
+	}
+}
+
+func withoutVar(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, envVar+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package reaper
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// envVar marks a process started as a reaper; its value is the number of
+// descriptors the child gets, then ",tty" when fd 0 becomes its terminal.
+const envVar = "EVALHOST_REAPER"
+
+// Spec describes the process to start under a reaper.
+type Spec struct {
+	Path string   // executable path (not looked up on PATH)
+	Args []string // argv, Args[0] included
+	Env  []string // the child's whole environment; nil means this process's
+	Dir  string   // working directory; empty means this process's
+	// Files are the child's descriptors 0, 1, 2, ...; at least three.
+	Files []*os.File
+	// Terminal makes Files[0], a terminal, the child's controlling terminal.
+	Terminal bool
+}
+
+// killAfter is how long a reaper that failed to start its child gets to
+// answer the lifeline before it is killed outright.
+const killAfter = 2 * time.Second
+
+// ErrReaperDied: the reaper ended without reporting the child's status,
+// which happens only when something killed the reaper itself.
+var ErrReaperDied = errors.New("reaper died without reporting its child's status")
+
+// Child is a process running under a reaper.
+type Child struct {
+	Pid int // the child's pid, also its process group and session id
+
+	cmd      *exec.Cmd
+	lifeline *os.File // write end; closing it ends everything
+	status   *bufio.Reader
+	statusR  *os.File
+	killOnce sync.Once
+}
+
+// Start starts the reaper and the child under it, and returns once the
+// child is running. ctx bounds only the start.
+func Start(ctx context.Context, s Spec) (*Child, error) {
+	if len(s.Files) < 3 {
+		return nil, fmt.Errorf("reaper: Spec.Files has %d descriptors; the child needs at least 0, 1 and 2", len(s.Files))
+	}
+	exe, err := selfExe()
+	if err != nil {
+		return nil, fmt.Errorf("reaper: find this program to re-execute: %w", err)
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("reaper: lifeline pipe: %w", err)
+	}
+	statR, statW, err := os.Pipe()
+	if err != nil {
+		lifeR.Close()
+		lifeW.Close()
+		return nil, fmt.Errorf("reaper: status pipe: %w", err)
+	}
+	conf := strconv.Itoa(len(s.Files))
+	if s.Terminal {
+		conf += ",tty"
+	}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := &exec.Cmd{
+		Path: exe,
+		Args: append([]string{"evalhost-reaper", s.Path}, s.Args...),
+		Env:  append(env[:len(env):len(env)], envVar+"="+conf),
+		Dir:  s.Dir,
+		// Its own session: signals for the child's group or terminal never
+		// reach the reaper.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Files[0], s.Files[1], s.Files[2]
+	cmd.ExtraFiles = append(append([]*os.File(nil), s.Files[3:]...), lifeR, statW)
+	err = cmd.Start()
+	lifeR.Close()
+	statW.Close()
+	if err != nil {
+		lifeW.Close()
+		statR.Close()
+		return nil, fmt.Errorf("reaper: run %s: %w", exe, err)
+	}
+	c := &Child{cmd: cmd, lifeline: lifeW, statusR: statR, status: bufio.NewReader(statR)}
+	if c.Pid, err = c.readPid(ctx); err != nil {
+		// The lifeline ends a reaper that is merely slow; one that does not
+		// answer it (not this program after all) is killed.
+		c.Kill()
+		t := time.AfterFunc(killAfter, func() { _ = cmd.Process.Kill() })
+		_, _ = c.Wait()
+		t.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// readPid reads the reaper's first line: "pid N", or "error MESSAGE" when
+// the child could not be started.
+func (c *Child) readPid(ctx context.Context) (int, error) {
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.statusR.SetReadDeadline(d)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.statusR.SetReadDeadline(time.Now()) })
+	line, err := c.status.ReadString('\n')
+	stop()
+	_ = c.statusR.SetReadDeadline(time.Time{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("reaper: waiting for the child to start: %w", ctx.Err())
+		}
+		return 0, fmt.Errorf("reaper %d ended before starting the child: %w", c.cmd.Process.Pid, err)
+	}
+	line = strings.TrimSuffix(line, "\n")
+	if msg, ok := strings.CutPrefix(line, "error "); ok {
+		return 0, fmt.Errorf("reaper: %s", msg)
+	}
+	pid, err := strconv.Atoi(strings.TrimPrefix(line, "pid "))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("reaper: bad first line %q", line)
+	}
+	return pid, nil
+}
+
+// ReaperPid returns the reaper's own pid.
+func (c *Child) ReaperPid() int { return c.cmd.Process.Pid }
+
+// Kill closes the lifeline: the reaper kills the child and everything below
+// it, and exits. It does not wait; Wait does. Safe to call more than once.
+func (c *Child) Kill() {
+	c.killOnce.Do(func() { _ = c.lifeline.Close() })
+}
+
+// Wait waits for the reaper to exit, so for the child and everything below
+// it to be gone, and returns the child's wait status. If the reaper was
+// killed before it could report, the status is the reaper's own and the
+// error wraps ErrReaperDied. Call it exactly once.
+func (c *Child) Wait() (syscall.WaitStatus, error) {
+	var ws syscall.WaitStatus
+	reported := false
+	for {
+		line, err := c.status.ReadString('\n')
+		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "exit "); ok {
+			if n, perr := strconv.ParseUint(v, 10, 32); perr == nil {
+				ws, reported = syscall.WaitStatus(n), true
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	werr := c.cmd.Wait()
+	c.Kill()
+	_ = c.statusR.Close()
+	if reported {
+		return ws, nil
+	}
+	if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		ws = st
+	}
+	return ws, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.cmd.Process.Pid, werr)
+}

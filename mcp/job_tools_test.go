@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// structured decodes a result's structuredContent into v.
+func structured(t *testing.T, res *sdk.CallToolResult, v any) {
+	t.Helper()
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("structuredContent %s: %v", raw, err)
+	}
+}
+
+func call(t *testing.T, session *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// textOf joins a result's text blocks.
+func textOf(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(t.Text + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestJobTools(t *testing.T) {
+	session, _ := connect(t, nil)
+	loop := "import time\nn = 0\nwhile True:\n    print('tick', n, flush=True)\n    n += 1\n    time.sleep(0.05)"
+	res := call(t, session, "eval", map[string]any{"session": "j", "cells": []any{
+		map[string]any{"code": "kept = 1"},
+		map[string]any{"code": loop, "timeout": 1, "onTimeout": "detach", "maxRuntime": 120},
+	}})
+	var out EvalOutput
+	structured(t, res, &out)
+	cell := out.Cells[1]
+	if res.IsError || out.Status != "detached" || cell.Status != "detached" || cell.Job == "" || cell.JobOffset == 0 ||
+		!strings.Contains(textOf(res), "detached: still running as job "+cell.Job) {
+		t.Fatalf("eval: isError %v, %+v, text %q; want detached with a job, not an error", res.IsError, out, textOf(res))
+	}
+
+	var page struct {
+		State  string `json:"state"`
+		Output struct {
+			Text   string `json:"text"`
+			Offset int64  `json:"offset"`
+			Next   int64  `json:"next"`
+		} `json:"output"`
+	}
+	for page.Output.Text == "" {
+		structured(t, call(t, session, "job", map[string]any{"job": cell.Job, "offset": cell.JobOffset}), &page)
+	}
+	if page.State != "running" || page.Output.Offset != cell.JobOffset || strings.HasPrefix(page.Output.Text, "tick 0\n") {
+		t.Fatalf("job page %+v; want new output from offset %d", page, cell.JobOffset)
+	}
+
+	busy := call(t, session, "eval", map[string]any{"session": "j", "cells": []any{map[string]any{"code": "1"}}})
+	if !busy.IsError || !strings.Contains(textOf(busy), cell.Job) {
+		t.Fatalf("eval in the busy session: %q; want an error naming %s", textOf(busy), cell.Job)
+	}
+
+	var waited struct {
+		State string `json:"state"`
+	}
+	structured(t, call(t, session, "wait", map[string]any{"job": cell.Job, "timeout": 0.2}), &waited)
+	if waited.State != "running" {
+		t.Fatalf("a short wait: state %q, want running", waited.State)
+	}
+	stopped := call(t, session, "stop", map[string]any{"job": cell.Job})
+	var end struct {
+		State   string `json:"state"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+	}
+	structured(t, stopped, &end)
+	if end.State != "done" || end.Status != "cancelled" || !strings.Contains(textOf(stopped), "stopped by request") {
+		t.Fatalf("stop: %+v, text %q", end, textOf(stopped))
+	}
+	var jobs JobsOutput
+	structured(t, call(t, session, "jobs", nil), &jobs)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].ID != cell.Job {
+		t.Fatalf("jobs = %+v", jobs)
+	}
+	after := call(t, session, "eval", map[string]any{"session": "j", "cells": []any{map[string]any{"code": "kept + 1"}}})
+	if after.IsError || !strings.Contains(textOf(after), "2") {
+		t.Fatalf("session after the stopped job: %q", textOf(after))
+	}
+	if unknown := call(t, session, "job", map[string]any{"job": "job-99"}); !unknown.IsError || !strings.Contains(textOf(unknown), `no job "job-99"`) {
+		t.Fatalf("unknown job: %q", textOf(unknown))
+	}
+}
