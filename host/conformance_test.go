@@ -9,22 +9,11 @@ import (
 )
 
 func TestBackendConformance(t *testing.T) {
-	t.Run("runner", func(t *testing.T) {
-		backendtest.Run(t, backendtest.Backend{
-			Lang: backendtest.Python,
-			Start: func(t *testing.T, grace time.Duration) backend.Executor {
-				return startPy(t, func(o *Options) { o.Grace = grace })
-			},
-			Clean: func(t *testing.T) { checkClean(t, 2*time.Minute) },
-		})
-	})
-	t.Run("shell", func(t *testing.T) {
-		backendtest.Run(t, backendtest.Backend{
-			Lang: backendtest.Shell,
-			Start: func(t *testing.T, grace time.Duration) backend.Executor {
-				return startShell(t, ShellOptions{Grace: grace})
-			},
-			Clean: func(t *testing.T) { checkClean(t, 2*time.Minute) },
-		})
+	backendtest.Run(t, backendtest.Backend{
+		Lang: backendtest.Python,
+		Start: func(t *testing.T, grace time.Duration) backend.Executor {
+			return startPy(t, func(o *Options) { o.Grace = grace })
+		},
+		Clean: func(t *testing.T) { checkClean(t, 2*time.Minute) },
 	})
 }

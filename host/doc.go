@@ -5,8 +5,8 @@
 // controlling terminal, under a reaper (internal/reaper), with four pipes
 // (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3)
 // and a fresh sync nonce, and returns once the runner is ready, or a
-// *StartError with the child's stderr tail. StartShell starts bash the same
-// way, under its own reaper. The reaper ends every process a cell started,
+// *StartError with the child's stderr tail (package shell starts bash the
+// same way, under its own reaper). The reaper ends every process a cell started,
 // double-forked and setsid ones included (on Linux), when the interpreter
 // exits or this process dies by any signal; see docs/faults.md.
 //

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestShellCells runs its steps in order in one bash: state a step leaves is
 // what the next one sees.
 func TestShellCells(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	dir := t.TempDir()
 	tests := []struct {
 		name    string
@@ -94,8 +95,8 @@ func TestShellCells(t *testing.T) {
 }
 
 func TestShellReady(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := s.Ready()
 	if r.Type != frames.TypeReady || !strings.HasPrefix(r.Runner, "bash ") || len(r.Runner) < 6 || r.PID != s.Pid() || r.Executable == "" {
 		t.Errorf("ready = %+v, want ready with bash version, pid %d and executable", r, s.Pid())
@@ -106,8 +107,8 @@ func TestShellReady(t *testing.T) {
 }
 
 func TestShellExit(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellCode(s, "echo bye\nexit 3\necho never")
 	if r.err != nil {
 		t.Fatalf("execute: %v (an exit is a finished cell, not an error)", r.err)
@@ -132,8 +133,8 @@ func TestShellExit(t *testing.T) {
 }
 
 func TestShellDeath(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellCode(s, "echo before\nkill -9 $$")
 	var de *backend.DeathError
 	if !errors.As(r.err, &de) || !errors.Is(r.err, backend.ErrDied) || de.Signal != "killed" {
@@ -148,9 +149,9 @@ func TestShellDeath(t *testing.T) {
 }
 
 func TestShellCancel(t *testing.T) {
-	checkClean(t, time.Minute)
+	testkit.Clean(t, time.Minute)
 	const grace = 2 * time.Second
-	s := startShell(t, ShellOptions{Grace: grace})
+	s := startShell(t, Options{Grace: grace})
 	tests := []struct {
 		name string
 		code string
@@ -187,8 +188,8 @@ func TestShellCancel(t *testing.T) {
 }
 
 func TestShellKilledWhenInterruptIgnored(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{Grace: 300 * time.Millisecond})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Grace: 300 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	r := shellExec(ctx, s, frames.Request{ID: "k", Code: "echo start; trap '' INT; while true; do :; done"})
@@ -206,8 +207,8 @@ func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 // An interrupt that lands while no cell runs must not end, or confuse, the
 // next cell.
 func TestShellInterruptBetweenCells(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	for i := 0; i < 3; i++ {
 		if err := s.Interrupt(); err != nil {
 			t.Fatalf("interrupt: %v", err)
@@ -223,8 +224,8 @@ func TestShellInterruptBetweenCells(t *testing.T) {
 // Output a background job writes after its cell ended is reported by the
 // cell that is running, or by the next one when none is.
 func TestShellBackgroundOutput(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	tests := []struct {
 		name, first, second string
 		idle                time.Duration
@@ -249,8 +250,8 @@ func TestShellBackgroundOutput(t *testing.T) {
 }
 
 func TestShellBusy(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	started := make(chan struct{})
 	var wg sync.WaitGroup
 	var first error
@@ -275,11 +276,11 @@ func TestShellBusy(t *testing.T) {
 }
 
 func TestShellBadRequest(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellExec(context.Background(), s, frames.Request{ID: "e", Code: "echo x", Env: map[string]*string{"A-B": shellStr("1")}})
-	if !errors.Is(r.err, ErrShellEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
-		t.Errorf("err = %v, want ErrShellEnvName naming the variable", r.err)
+	if !errors.Is(r.err, ErrEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
+		t.Errorf("err = %v, want ErrEnvName naming the variable", r.err)
 	}
 	if len(r.frames) != 0 {
 		t.Errorf("a rejected request emitted %d frames", len(r.frames))
@@ -303,8 +304,8 @@ func TestShellCloseAndKill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClean(t, time.Minute)
-			s, err := StartShell(context.Background(), ShellOptions{})
+			testkit.Clean(t, time.Minute)
+			s, err := Start(context.Background(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,8 +333,8 @@ func TestShellCloseAndKill(t *testing.T) {
 
 // Close during a running cell kills it; the cell reports ErrClosed.
 func TestShellCloseWhileBusy(t *testing.T) {
-	checkClean(t, time.Minute)
-	s, err := StartShell(context.Background(), ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s, err := Start(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,27 +371,27 @@ func TestShellStartErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		opts     ShellOptions
+		opts     Options
 		is       error
 		wantText string // in the error, which carries the output tail
 	}{
-		{"no such bash", ShellOptions{Bash: "/nonexistent/bash"}, ErrNoInterpreter, "ShellOptions.Bash"},
-		{"bash not on PATH", ShellOptions{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, ErrNoInterpreter, "evh-no-such-bash"},
-		{"dir is a file", ShellOptions{Dir: notDir}, nil, "is not a directory"},
-		{"exits before ready", ShellOptions{Bash: "sleep"}, nil, "sleep: unrecognized option"},
-		{"never ready", ShellOptions{Bash: mute, StartTimeout: 300 * time.Millisecond}, ErrStartTimeout, "__evh_end"},
+		{"no such bash", Options{Bash: "/nonexistent/bash"}, backend.ErrNoInterpreter, "Options.Bash"},
+		{"bash not on PATH", Options{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, backend.ErrNoInterpreter, "evh-no-such-bash"},
+		{"dir is a file", Options{Dir: notDir}, nil, "is not a directory"},
+		{"exits before ready", Options{Bash: "sleep"}, nil, "sleep: unrecognized option"},
+		{"never ready", Options{Bash: mute, StartTimeout: 300 * time.Millisecond}, backend.ErrStartTimeout, "__evh_end"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClean(t, time.Minute)
-			s, err := StartShell(context.Background(), tt.opts)
+			testkit.Clean(t, time.Minute)
+			s, err := Start(context.Background(), tt.opts)
 			if err == nil {
 				s.Kill()
 				t.Fatal("started, want an error")
 			}
-			var se *StartError
+			var se *backend.StartError
 			if !errors.As(err, &se) {
-				t.Errorf("err = %T %v, want a *StartError", err, err)
+				t.Errorf("err = %T %v, want a *backend.StartError", err, err)
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("err = %v, want it to match %v", err, tt.is)
@@ -403,8 +404,8 @@ func TestShellStartErrors(t *testing.T) {
 }
 
 func TestShellEnvDefaults(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
 	r := shellCode(s, `echo "$TERM $PAGER $GIT_PAGER $EVH_Y ${HOME-nohome}"`)
 	if r.err != nil || r.stdout() != "dumb less cat y nohome\n" {
 		t.Errorf("stdout %q, err %v; want the given env plus defaults for what is absent", r.stdout(), r.err)
@@ -415,7 +416,7 @@ func TestShellEnvDefaults(t *testing.T) {
 // next command; it used to reach bash alone, and sleep ran on until the
 // grace killed the shell.
 func TestShellCancelDuringFork(t *testing.T) {
-	s := startShell(t, ShellOptions{Grace: 5 * time.Second})
+	s := startShell(t, Options{Grace: 5 * time.Second})
 	for i := range 20 {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out strings.Builder
