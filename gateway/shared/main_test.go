@@ -14,6 +14,7 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // One gateway serves the tests that only need one; tests that change or
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 func setupGateway() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	py, err := realPython()
+	py, err := testkit.RealPython()
 	if err != nil {
 		skipReason = err.Error()
 		return
@@ -73,17 +74,6 @@ func setupGateway() {
 	if err != nil {
 		skipReason = "could not start the test gateway: " + err.Error()
 	}
-}
-
-// realPython resolves version-manager shims to the interpreter itself.
-func realPython() (string, error) {
-	for _, name := range []string{"python3", "python"} {
-		out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
-		if err == nil {
-			return strings.TrimSpace(string(out)), nil
-		}
-	}
-	return "", fmt.Errorf("no python3 or python on PATH")
 }
 
 // needGateway starts the package's gateway on first use.

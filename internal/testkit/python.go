@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,15 +27,21 @@ func Python(tb testing.TB) string {
 	return pyPath
 }
 
-// RealPython is Python for code without a testing.TB (a TestMain).
+// RealPython is Python for code without a testing.TB (a TestMain). The
+// environment variable EVALHOST_TEST_PYTHON names another interpreter to
+// test with.
 func RealPython() (string, error) {
+	names := []string{"python3", "python"}
+	if name := os.Getenv("EVALHOST_TEST_PYTHON"); name != "" {
+		names = []string{name}
+	}
 	var last error
-	for _, name := range []string{"python3", "python"} {
+	for _, name := range names {
 		out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
 		if path := strings.TrimSpace(string(out)); err == nil && path != "" {
 			return path, nil
 		}
 		last = err
 	}
-	return "", &exec.Error{Name: "python3", Err: last}
+	return "", fmt.Errorf("no usable %s: %w", names[0], last)
 }
