@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // newTestRegistry returns a registry with a private home, closed when the
@@ -20,21 +21,10 @@ import (
 // be left.
 func newTestRegistry(t *testing.T, cfg Config) *Registry {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
-	}
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 	}
-	t.Cleanup(leakcheck.Watchdog(t, 2*time.Minute))
-	leakcheck.Check(t, leaks)
-	r := New(cfg)
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return r
+	return testkit.Registry(t, 2*time.Minute, leaks, func() *Registry { return New(cfg) })
 }
 
 // leaks is what a registry may not leave behind. Every interpreter and
@@ -46,37 +36,7 @@ var leaks = leakcheck.Options{
 }
 
 // collector gathers a request's frames.
-type collector struct {
-	mu     sync.Mutex
-	frames []frames.Frame
-	pids   []int
-}
-
-func (c *collector) emit(_ int, f frames.Frame) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.frames = append(c.frames, f)
-	if f.Type == frames.TypeReady {
-		c.pids = append(c.pids, f.PID)
-	}
-}
-
-func (c *collector) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for _, f := range c.frames {
-		switch f.Type {
-		case frames.TypeStdout, frames.TypeStderr:
-			b.WriteString(f.Data)
-		case frames.TypeResult, frames.TypeDisplay:
-			b.WriteString(f.Bundle.DisplayText() + "\n")
-		case frames.TypeError:
-			b.WriteString(f.Ename + ": " + f.Evalue + "\n")
-		}
-	}
-	return b.String()
-}
+type collector = testkit.Collector
 
 func py(code string) Cell { return Cell{Language: LangPython, Code: code} }
 func sh(code string) Cell { return Cell{Language: LangShell, Code: code} }
@@ -84,7 +44,7 @@ func sh(code string) Cell { return Cell{Language: LangShell, Code: code} }
 func eval(t *testing.T, r *Registry, req Request) (Result, *collector) {
 	t.Helper()
 	c := &collector{}
-	res, err := r.Eval(context.Background(), req, c.emit)
+	res, err := r.Eval(context.Background(), req, c.Cell)
 	if err != nil {
 		t.Fatalf("Eval: %v", err)
 	}
@@ -116,15 +76,15 @@ func TestCellsAndState(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, c := eval(t, r, tt.req)
 			if res.Status != tt.wantStatus || res.FailedCell != tt.wantFailed {
-				t.Fatalf("status %s failed cell %d, want %s %d; output %q", res.Status, res.FailedCell, tt.wantStatus, tt.wantFailed, c.text())
+				t.Fatalf("status %s failed cell %d, want %s %d; output %q", res.Status, res.FailedCell, tt.wantStatus, tt.wantFailed, c.Output())
 			}
 			for i, want := range tt.cellStatus {
 				if res.Cells[i].Status != want {
 					t.Errorf("cell %d status %s, want %s", i, res.Cells[i].Status, want)
 				}
 			}
-			if !strings.Contains(c.text(), tt.wantText) {
-				t.Fatalf("output %q does not contain %q", c.text(), tt.wantText)
+			if !strings.Contains(c.Output(), tt.wantText) {
+				t.Fatalf("output %q does not contain %q", c.Output(), tt.wantText)
 			}
 		})
 	}
@@ -196,7 +156,7 @@ func TestEvictionAndIdleShutdown(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"a", "b", "c"} {
 		if res, c := eval(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{py("v = 1")}}); res.Status != StatusOK {
-			t.Fatalf("session %s: %s %q", id, res.Status, c.text())
+			t.Fatalf("session %s: %s %q", id, res.Status, c.Output())
 		}
 	}
 	ids := map[string]bool{}
@@ -227,11 +187,11 @@ func TestParallelSessionsSerialSession(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				c := &collector{}
-				if _, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir, Cells: []Cell{py(code)}}, c.emit); err != nil {
+				if _, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir, Cells: []Cell{py(code)}}, c.Cell); err != nil {
 					t.Errorf("Eval: %v", err)
 					return
 				}
-				parseSpan(t, c.text(), &spans[i])
+				parseSpan(t, c.Output(), &spans[i])
 			}()
 		}
 		wg.Wait()
@@ -264,8 +224,8 @@ func TestDeathRetriedOnce(t *testing.T) {
 	once := "import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)\nprint('survived')"
 	res, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("x = 1"), py(once)}})
 	cell := res.Cells[1]
-	if cell.Status != StatusOK || !cell.Retried || !cell.StateLost || !strings.Contains(c.text(), "survived") {
-		t.Fatalf("cell %+v output %q; want ok, retried, stateLost, survived", cell, c.text())
+	if cell.Status != StatusOK || !cell.Retried || !cell.StateLost || !strings.Contains(c.Output(), "survived") {
+		t.Fatalf("cell %+v output %q; want ok, retried, stateLost, survived", cell, c.Output())
 	}
 	res, c = eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import os; os.kill(os.getpid(), 9)")}})
 	cell = res.Cells[0]
@@ -282,7 +242,7 @@ func TestCancelledCellNotRetried(t *testing.T) {
 	// Cancel once the cell ignores SIGINT, not after a fixed delay: on a
 	// loaded machine the interpreter may not even have started by then.
 	emit := func(cell int, f frames.Frame) {
-		c.emit(cell, f)
+		c.Cell(cell, f)
 		if f.Type == frames.TypeStdout && strings.Contains(f.Data, "spinning") {
 			cancel()
 		}
@@ -295,8 +255,8 @@ func TestCancelledCellNotRetried(t *testing.T) {
 	if cell.Status != StatusCancelled || cell.Retried || !cell.StateLost {
 		t.Fatalf("cell = %+v; want cancelled, not retried, state lost", cell)
 	}
-	if len(c.pids) != 1 {
-		t.Fatalf("interpreters started = %d, want 1 (no retry)", len(c.pids))
+	if len(c.PIDs()) != 1 {
+		t.Fatalf("interpreters started = %d, want 1 (no retry)", len(c.PIDs()))
 	}
 }
 
@@ -304,12 +264,12 @@ func TestTimeout(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('before')\nwhile True: pass", Timeout: time.Second}}})
 	cell := res.Cells[0]
-	if cell.Status != StatusTimeout || !strings.Contains(c.text(), "before") || !strings.Contains(c.text(), "Command timed out after 1 seconds") {
-		t.Fatalf("cell = %+v output %q; want timeout keeping earlier output", cell, c.text())
+	if cell.Status != StatusTimeout || !strings.Contains(c.Output(), "before") || !strings.Contains(c.Output(), "Command timed out after 1 seconds") {
+		t.Fatalf("cell = %+v output %q; want timeout keeping earlier output", cell, c.Output())
 	}
 	res, c = eval(t, r, Request{Cells: []Cell{py("print('next cell runs')")}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "next cell runs") {
-		t.Fatalf("after a timeout: %s %q", res.Status, c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "next cell runs") {
+		t.Fatalf("after a timeout: %s %q", res.Status, c.Output())
 	}
 }
 
@@ -319,8 +279,8 @@ func TestEnvironmentFiltered(t *testing.T) {
 	r := newTestRegistry(t, Config{Environ: environ, ExtraEnv: map[string]string{"PI_TOOL_BRIDGE_TOKEN": "bridge"}})
 	code := "import os; print(sorted(k for k in ('OPENAI_API_KEY','MY_SERVICE_TOKEN','LC_EVALHOST_TEST','PI_TOOL_BRIDGE_TOKEN','PI_TOOL_BRIDGE_SESSION','PI_PYTHON_GATEWAY_TOKEN','PI_SECRET_KEY') if k in os.environ)); print(os.environ['HTTPS_PROXY'])"
 	_, c := eval(t, r, Request{Session: "envtest", Cells: []Cell{py(code)}})
-	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']\nhttp://proxy.invalid:3128\n"; c.text() != want {
-		t.Fatalf("visible variables %q, want %q", c.text(), want)
+	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']\nhttp://proxy.invalid:3128\n"; c.Output() != want {
+		t.Fatalf("visible variables %q, want %q", c.Output(), want)
 	}
 }
 
@@ -332,8 +292,8 @@ func TestVenvPickedUp(t *testing.T) {
 	r := newTestRegistry(t, Config{Getenv: func(string) string { return "" }})
 	_, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import sys, os; print(sys.prefix); print(os.environ['PATH'].split(os.pathsep)[0])")}})
 	want := filepath.Join(dir, ".venv")
-	if lines := strings.Split(strings.TrimSpace(c.text()), "\n"); len(lines) != 2 || lines[0] != want || lines[1] != filepath.Join(want, "bin") {
-		t.Fatalf("prefix and PATH head = %q, want %s and its bin", c.text(), want)
+	if lines := strings.Split(strings.TrimSpace(c.Output()), "\n"); len(lines) != 2 || lines[0] != want || lines[1] != filepath.Join(want, "bin") {
+		t.Fatalf("prefix and PATH head = %q, want %s and its bin", c.Output(), want)
 	}
 }
 
@@ -343,17 +303,17 @@ func TestShellCells(t *testing.T) {
 	}
 	r := newTestRegistry(t, Config{})
 	res, c := eval(t, r, Request{Cells: []Cell{sh("cd /tmp"), sh("pwd")}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "/tmp") {
-		t.Fatalf("cd not kept: %s %q", res.Status, c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "/tmp") {
+		t.Fatalf("cd not kept: %s %q", res.Status, c.Output())
 	}
 	res, c = eval(t, r, Request{KeepGoing: true, Cells: []Cell{sh("exit 3"), sh("echo fresh; pwd")}})
-	if res.Cells[0].Status != StatusError || !res.Cells[0].StateLost || !strings.Contains(c.text(), "3") {
-		t.Fatalf("exit 3 cell = %+v output %q; want an error that says the shell's state is gone", res.Cells[0], c.text())
+	if res.Cells[0].Status != StatusError || !res.Cells[0].StateLost || !strings.Contains(c.Output(), "3") {
+		t.Fatalf("exit 3 cell = %+v output %q; want an error that says the shell's state is gone", res.Cells[0], c.Output())
 	}
 	// A new shell starts in the session's cwd, not in the /tmp the old one had cd'd to.
 	wd, _ := os.Getwd()
-	if res.Cells[1].Status != StatusOK || !strings.Contains(c.text(), "fresh\n"+wd+"\n") {
-		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.text())
+	if res.Cells[1].Status != StatusOK || !strings.Contains(c.Output(), "fresh\n"+wd+"\n") {
+		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.Output())
 	}
 }
 
@@ -427,8 +387,8 @@ func TestCancelRightAfterSubmit(t *testing.T) {
 			t.Fatalf("attempt %d: %+v; want cancelled by interrupt with state kept", i, c)
 		}
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print(warm)")}}); !strings.Contains(c.text(), "1") {
-		t.Fatalf("state lost after cancels: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(warm)")}}); !strings.Contains(c.Output(), "1") {
+		t.Fatalf("state lost after cancels: %q", c.Output())
 	}
 }
 
@@ -436,13 +396,13 @@ func TestMemoryGuardRecycles(t *testing.T) {
 	r := newTestRegistry(t, Config{MaxRSS: 64 << 20})
 	res, c := eval(t, r, Request{Cells: []Cell{py("small = 1"), py("big = bytearray(200 * 1024 * 1024)"), py("print('big' in globals(), 'small' in globals())")}})
 	if res.Status != StatusOK {
-		t.Fatalf("status %s: %q", res.Status, c.text())
+		t.Fatalf("status %s: %q", res.Status, c.Output())
 	}
 	if res.Cells[0].Recycled || !res.Cells[1].Recycled || !res.Cells[1].StateLost {
 		t.Fatalf("recycled flags %v %v; want only the cell that grew past the limit", res.Cells[0].Recycled, res.Cells[1].Recycled)
 	}
-	if !strings.Contains(c.text(), "over the 64 MB limit") || !strings.Contains(c.text(), "False False") {
-		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.text())
+	if !strings.Contains(c.Output(), "over the 64 MB limit") || !strings.Contains(c.Output(), "False False") {
+		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.Output())
 	}
 }
 
@@ -456,14 +416,14 @@ func TestResetFindsSessionByIDAndCwd(t *testing.T) {
 	dir := t.TempDir()
 	req := Request{Session: "ip", Cwd: dir, IPython: true, Cells: []Cell{py("v = 1")}}
 	if res, c := eval(t, r, req); res.Status != StatusOK {
-		t.Fatalf("%s %q", res.Status, c.text())
+		t.Fatalf("%s %q", res.Status, c.Output())
 	}
 	if err := r.Reset(context.Background(), "ip", dir); err != nil {
 		t.Fatal(err)
 	}
 	req.Cells = []Cell{py("print('v' in globals())")}
-	if _, c := eval(t, r, req); !strings.Contains(c.text(), "False") {
-		t.Fatalf("state after reset: %q", c.text())
+	if _, c := eval(t, r, req); !strings.Contains(c.Output(), "False") {
+		t.Fatalf("state after reset: %q", c.Output())
 	}
 	if err := r.Reset(context.Background(), "nobody", dir); err != nil || len(r.Sessions()) != 1 {
 		t.Fatalf("reset of a missing session: %v, %d sessions", err, len(r.Sessions()))
@@ -483,11 +443,11 @@ func TestCancelledBeforeSend(t *testing.T) {
 			t.Fatalf("attempt %d: %+v %v; want cancelled with state kept", i, res.Cells[0], err)
 		}
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print('ran', ran)")}}); !strings.Contains(c.text(), "ran 0") {
-		t.Fatalf("a cancelled request's cell ran: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print('ran', ran)")}}); !strings.Contains(c.Output(), "ran 0") {
+		t.Fatalf("a cancelled request's cell ran: %q", c.Output())
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.text(), "42") {
-		t.Fatalf("state lost: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.Output(), "42") {
+		t.Fatalf("state lost: %q", c.Output())
 	}
 }
 
@@ -519,7 +479,7 @@ func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
 		return cancelOnSend{ex, &cancel}, nil
 	}}})
 	_, c := eval(t, r, Request{Cells: []Cell{py("kept = 42\nimport os; print(os.getpid())")}})
-	pid := strings.TrimSpace(c.text())
+	pid := strings.TrimSpace(c.Output())
 	ctx, cancelReq := context.WithCancel(context.Background())
 	cancel = cancelReq
 	res, err := r.Eval(ctx, Request{Cells: []Cell{py("kept = 0")}}, nil)
@@ -527,8 +487,8 @@ func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
 	if err != nil || res.Cells[0].Status != StatusCancelled || res.Cells[0].StateLost {
 		t.Fatalf("cancelled at send: %+v %v; want cancelled with state kept", res.Cells[0], err)
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("import os; print(kept, os.getpid())")}}); strings.TrimSpace(c.text()) != "42 "+pid {
-		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.text(), pid)
+	if _, c := eval(t, r, Request{Cells: []Cell{py("import os; print(kept, os.getpid())")}}); strings.TrimSpace(c.Output()) != "42 "+pid {
+		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.Output(), pid)
 	}
 }
 
@@ -545,8 +505,8 @@ func TestTimeoutExcludesInterpreterStart(t *testing.T) {
 	}
 	r := newTestRegistry(t, Config{Home: home})
 	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('ran')", Timeout: time.Second}}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "ran") {
-		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "ran") {
+		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.Output())
 	}
 }
 
@@ -604,8 +564,8 @@ func TestCloseBusySession(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(c.text(), "False") {
-		t.Fatalf("the fresh session saw the closed one's state: %q", c.text())
+	if !strings.Contains(c.Output(), "False") {
+		t.Fatalf("the fresh session saw the closed one's state: %q", c.Output())
 	}
 }
 
@@ -624,7 +584,7 @@ func TestRunIDsAreNotReused(t *testing.T) {
 	var seen []string
 	for range 2 {
 		_, c := eval(t, r, Request{ID: "same", Session: "s1", Cells: []Cell{py("import os; print(os.environ['EVALHOST_RUN'])")}})
-		seen = append(seen, strings.TrimSpace(c.text()))
+		seen = append(seen, strings.TrimSpace(c.Output()))
 	}
 	mu.Lock()
 	defer mu.Unlock()

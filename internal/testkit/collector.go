@@ -47,3 +47,40 @@ func (c *Collector) Text(typ frames.Type) string {
 	}
 	return b.String()
 }
+
+// Cell records f; its signature is the emit function of a sessions
+// request, which also names the cell.
+func (c *Collector) Cell(_ int, f frames.Frame) { c.Emit(f) }
+
+// Output renders what a person would read of the frames recorded; see
+// [Output].
+func (c *Collector) Output() string { return Output(c.All()) }
+
+// Output renders what a person would read of fs: text, the plain text of
+// results and displays, and errors as "Ename: Evalue".
+func Output(fs []frames.Frame) string {
+	var b strings.Builder
+	for _, f := range fs {
+		switch f.Type {
+		case frames.TypeStdout, frames.TypeStderr:
+			b.WriteString(f.Data)
+		case frames.TypeResult, frames.TypeDisplay:
+			b.WriteString(f.Bundle.DisplayText() + "\n")
+		case frames.TypeError:
+			b.WriteString(f.Ename + ": " + f.Evalue + "\n")
+		}
+	}
+	return b.String()
+}
+
+// PIDs lists the process ids of the ready frames recorded: one per
+// interpreter started.
+func (c *Collector) PIDs() []int {
+	var pids []int
+	for _, f := range c.All() {
+		if f.Type == frames.TypeReady {
+			pids = append(pids, f.PID)
+		}
+	}
+	return pids
+}
