@@ -158,15 +158,7 @@ type run struct {
 func (r *run) stdout() string { return r.text(frames.TypeStdout) }
 func (r *run) stderr() string { return r.text(frames.TypeStderr) }
 
-func (r *run) text(t frames.Type) string {
-	var b strings.Builder
-	for _, f := range r.frames {
-		if f.Type == t {
-			b.WriteString(f.Data)
-		}
-	}
-	return b.String()
-}
+func (r *run) text(t frames.Type) string { return testkit.Text(r.frames, t) }
 
 func (r *run) first(t frames.Type) (frames.Frame, bool) {
 	for _, f := range r.frames {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // Backend is one backend under test.
@@ -104,15 +105,7 @@ type cell struct {
 	err    error
 }
 
-func (c *cell) text(typ frames.Type) string {
-	var b strings.Builder
-	for _, f := range c.frames {
-		if f.Type == typ {
-			b.WriteString(f.Data)
-		}
-	}
-	return b.String()
-}
+func (c *cell) text(typ frames.Type) string { return testkit.Text(c.frames, typ) }
 
 // exec runs one cell, checking what every Execute owes its caller: frames
 // emitted from the calling goroutine, before it returns, started first.

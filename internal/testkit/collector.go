@@ -37,10 +37,13 @@ func (c *Collector) First(typ frames.Type) *frames.Frame {
 	return nil
 }
 
-// Text joins the Data of the frames of type typ.
-func (c *Collector) Text(typ frames.Type) string {
+// Text joins the Data of the frames of type typ recorded so far.
+func (c *Collector) Text(typ frames.Type) string { return Text(c.All(), typ) }
+
+// Text joins the Data of the frames of type typ in fs.
+func Text(fs []frames.Frame, typ frames.Type) string {
 	var b strings.Builder
-	for _, f := range c.All() {
+	for _, f := range fs {
 		if f.Type == typ {
 			b.WriteString(f.Data)
 		}
