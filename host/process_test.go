@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -272,11 +273,31 @@ func TestKillTwice(t *testing.T) {
 func TestOutputBetweenCellsGoesToNextCell(t *testing.T) {
 	checkClean(t, time.Minute)
 	p := startPy(t, nil)
-	r := execute(t, p, context.Background(), "import threading, os\nthreading.Timer(0.2, lambda: os.write(1, b'late\\n')).start()")
+	// A thread of the first cell writes once that cell is done and the test
+	// says so through a FIFO, and says it wrote through another: no sleep
+	// stands in for "after the cell".
+	dir := t.TempDir()
+	goFIFO, wroteFIFO := filepath.Join(dir, "go"), filepath.Join(dir, "wrote")
+	for _, f := range []string{goFIFO, wroteFIFO} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := execute(t, p, context.Background(), fmt.Sprintf(`import threading, os
+def late():
+    open(%q).read()
+    os.write(1, b'late\n')
+    open(%q, 'w').close()
+threading.Thread(target=late, daemon=True).start()`, goFIFO, wroteFIFO))
 	if r.err != nil || r.stdout() != "" {
 		t.Fatalf("first cell: %+v %v stdout %q", r.done, r.err, r.stdout())
 	}
-	time.Sleep(400 * time.Millisecond)
+	if err := os.WriteFile(goFIFO, nil, 0o600); err != nil { // opens once the thread reads
+		t.Fatal(err)
+	}
+	if _, err := os.ReadFile(wroteFIFO); err != nil { // returns once the thread wrote
+		t.Fatal(err)
+	}
 	r = execute(t, p, context.Background(), "print('now')")
 	if r.err != nil || r.stdout() != "late\nnow\n" {
 		t.Fatalf("second cell stdout = %q, err %v", r.stdout(), r.err)
@@ -402,13 +423,17 @@ func TestCloseDuringCell(t *testing.T) {
 func TestInterruptWhileIdleIsIgnored(t *testing.T) {
 	checkClean(t, time.Minute)
 	p := startPy(t, nil)
-	if err := p.Interrupt(); err != nil {
-		t.Fatalf("interrupt: %v", err)
-	}
-	time.Sleep(100 * time.Millisecond)
-	r := execute(t, p, context.Background(), "1+1")
-	if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
-		t.Fatalf("cell after an idle interrupt: %+v %v\n%s", r.done, r.err, dumpFrames(r.frames))
+	// No pause between the interrupt and the cell: a SIGINT an idle runner
+	// took only once it had read the next request used to interrupt that
+	// cell.
+	for i := range 100 {
+		if err := p.Interrupt(); err != nil {
+			t.Fatalf("interrupt: %v", err)
+		}
+		r := execute(t, p, context.Background(), "1+1")
+		if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
+			t.Fatalf("cell %d after an idle interrupt: %+v %v\n%s", i, r.done, r.err, dumpFrames(r.frames))
+		}
 	}
 }
 

@@ -3,10 +3,12 @@ package shell
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,15 +211,17 @@ func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 func TestShellInterruptBetweenCells(t *testing.T) {
 	testkit.Clean(t, time.Minute)
 	s := startShell(t, Options{})
-	for i := 0; i < 3; i++ {
-		if err := s.Interrupt(); err != nil {
-			t.Fatalf("interrupt: %v", err)
+	// No pause: the cell follows the interrupts at once, as it may.
+	for i := range 20 {
+		for range 3 {
+			if err := s.Interrupt(); err != nil {
+				t.Fatalf("interrupt: %v", err)
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	r := shellCode(s, "sleep 0.2; echo ok")
-	if r.err != nil || r.done.Status != frames.StatusOK || strings.TrimLeft(r.stdout(), "\n") != "ok\n" {
-		t.Errorf("cell after idle interrupts: stdout %q, done %+v, err %v", r.stdout(), r.done, r.err)
+		r := shellCode(s, "echo ok")
+		if r.err != nil || r.done.Status != frames.StatusOK || strings.TrimLeft(r.stdout(), "\n") != "ok\n" {
+			t.Fatalf("cell %d after idle interrupts: stdout %q, done %+v, err %v", i, r.stdout(), r.done, r.err)
+		}
 	}
 }
 
@@ -226,24 +230,41 @@ func TestShellInterruptBetweenCells(t *testing.T) {
 func TestShellBackgroundOutput(t *testing.T) {
 	testkit.Clean(t, time.Minute)
 	s := startShell(t, Options{})
+	// The job writes when told through the FIFO go, and says so through
+	// the FIFO wrote; whoever tells it decides when its output comes.
+	dir := t.TempDir()
+	goFIFO, wroteFIFO := filepath.Join(dir, "go"), filepath.Join(dir, "wrote")
+	for _, f := range []string{goFIFO, wroteFIFO} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := fmt.Sprintf("(cat %[1]s >/dev/null; echo late; : > %[2]s) &", goFIFO, wroteFIFO)
+	release := func() {
+		if err := os.WriteFile(goFIFO, nil, 0o600); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.ReadFile(wroteFIFO); err != nil {
+			t.Error(err)
+		}
+	}
 	tests := []struct {
-		name, first, second string
-		idle                time.Duration
-		want1, want2        string
+		name, second string
+		between      func() // what happens between the cells
 	}{
-		{"while the next cell runs", "(sleep 0.2; echo late) &", "sleep 0.6; echo mine", 0, "", "late\nmine\n"},
-		{"between cells", "(sleep 0.1; echo late) &", "echo mine", 400 * time.Millisecond, "", "late\nmine\n"},
+		{"while the next cell runs", fmt.Sprintf(": > %s; cat %s >/dev/null; echo mine", goFIFO, wroteFIFO), func() {}},
+		{"between cells", "echo mine", release},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r1 := shellCode(s, tt.first)
-			time.Sleep(tt.idle)
+			r1 := shellCode(s, job)
+			tt.between()
 			r2 := shellCode(s, tt.second)
 			if r1.err != nil || r2.err != nil {
 				t.Fatalf("execute: %v, %v", r1.err, r2.err)
 			}
-			if r1.stdout() != tt.want1 || r2.stdout() != tt.want2 {
-				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), tt.want1, tt.want2)
+			if r1.stdout() != "" || r2.stdout() != "late\nmine\n" {
+				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), "", "late\nmine\n")
 			}
 		})
 	}
