@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,55 +167,104 @@ func TestEvictionAndIdleShutdown(t *testing.T) {
 	if len(ids) != 2 || ids["a"] {
 		t.Fatalf("sessions after overflow = %v, want b and c (a was least recently used)", ids)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(r.Sessions()) > 0 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := len(r.Sessions()); n != 0 {
-		t.Fatalf("%d sessions still live after the idle timeout", n)
-	}
+	waitFor(t, func() bool { return len(r.Sessions()) == 0 }) // the idle timeout closes them
 }
 
-// Intervals of the two sleeps overlap across sessions and never within one.
-func TestParallelSessionsSerialSession(t *testing.T) {
+// Two sessions run at once: each cell waits for the other at a FIFO, which
+// only returns once both are inside their cells (the cell timeout turns a
+// registry that serialised them into a failure, not a hang).
+func TestParallelSessions(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	dir := t.TempDir()
-	code := "import time; _t0 = time.time(); time.sleep(1); print(_t0, time.time())"
-	run := func(sessions ...string) [][2]float64 {
-		var wg sync.WaitGroup
-		spans := make([][2]float64, len(sessions))
-		for i, id := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := &collector{}
-				if _, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir, Cells: []Cell{py(code)}}, c.Cell); err != nil {
-					t.Errorf("Eval: %v", err)
-					return
-				}
-				parseSpan(t, c.Output(), &spans[i])
-			}()
-		}
-		wg.Wait()
-		return spans
+	meet := mkfifo(t, dir, "meet")
+	codes := map[string]string{
+		"p1": "open(" + quote(meet) + ", 'w').close()\nprint('met')",
+		"p2": "open(" + quote(meet) + ").read()\nprint('met')",
 	}
-	if sp := run("p1", "p2"); !overlap(sp[0], sp[1]) {
-		t.Errorf("two sessions did not run in parallel: %v", sp)
+	var wg sync.WaitGroup
+	for id, code := range codes {
+		wg.Go(func() {
+			res, c := evalIn(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{{Language: LangPython, Code: code, Timeout: time.Minute}}})
+			if res.Status != StatusOK || c.Output() != "met\n" {
+				t.Errorf("session %s: %s %q; the two sessions did not run at once", id, res.Status, c.Output())
+			}
+		})
 	}
-	if sp := run("one", "one"); overlap(sp[0], sp[1]) {
-		t.Errorf("one session ran two requests at once: %v", sp)
+	wg.Wait()
+}
+
+// Two requests to one session run one after the other: the second is seen
+// queued while the first holds its cell open, and when it runs it finds
+// what the first wrote on leaving.
+func TestSerialSession(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	in, release := mkfifo(t, dir, "in"), mkfifo(t, dir, "release")
+	left := filepath.Join(dir, "first-left")
+	first := "open(" + quote(in) + ", 'w').close()\nopen(" + quote(release) + ").read()\nopen(" + quote(left) + ", 'w').close()"
+	second := "import os\nprint(os.path.exists(" + quote(left) + "))"
+	req := func(code string) Request {
+		return Request{Session: "one", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: code, Timeout: time.Minute}}}
+	}
+	firstDone := make(chan Result, 1)
+	go func() { res, _ := evalIn(t, r, req(first)); firstDone <- res }()
+	if _, err := os.ReadFile(in); err != nil { // the first cell is running
+		t.Fatal(err)
+	}
+	type outcome struct {
+		res Result
+		out string
+	}
+	secondDone := make(chan outcome, 1)
+	go func() { res, c := evalIn(t, r, req(second)); secondDone <- outcome{res, c.Output()} }()
+	// Either the second request queues behind the first, or (wrongly) it
+	// runs beside it and ends while the first still holds its cell.
+	waitFor(t, func() bool { return queued(r, "one") == 2 || len(secondDone) == 1 })
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-firstDone; res.Status != StatusOK {
+		t.Errorf("first request: %s %+v", res.Status, res.Cells)
+	}
+	if o := <-secondDone; o.res.Status != StatusOK || o.out != "True\n" {
+		t.Errorf("second request: %s %q; want it to run after the first left (True)", o.res.Status, o.out)
 	}
 }
 
-func parseSpan(t *testing.T, out string, span *[2]float64) {
+// evalIn is eval for a goroutine of the test: an API error fails the test
+// without ending the goroutine early.
+func evalIn(t *testing.T, r *Registry, req Request) (Result, *collector) {
+	c := &collector{}
+	res, err := r.Eval(context.Background(), req, c.Cell)
+	if err != nil {
+		t.Errorf("Eval: %v", err)
+	}
+	return res, c
+}
+
+// mkfifo makes a FIFO named name in dir.
+func mkfifo(t *testing.T, dir, name string) string {
 	t.Helper()
-	var a, b float64
-	if _, err := fmtSscan(strings.TrimSpace(out), &a, &b); err != nil {
-		t.Errorf("cannot parse span from %q: %v", out, err)
+	path := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	*span = [2]float64{a, b}
+	return path
 }
 
-func overlap(a, b [2]float64) bool { return a[0] < b[1] && b[0] < a[1] }
+// queued is how many requests session id has queued or running.
+func queued(r *Registry, id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, s := range r.sessions {
+		if k.Session == id {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.queued
+		}
+	}
+	return 0
+}
 
 func TestDeathRetriedOnce(t *testing.T) {
 	r := newTestRegistry(t, Config{})
