@@ -2,10 +2,12 @@
 GO ?= go
 BIN := bin/evalhost
 
-.PHONY: build example test test-deps bench fmt vet
+.PHONY: build example test test-deps bench bench-start fmt vet
 
+# Static (no cgo): no dynamic loader at every start, which is a measurable
+# part of a one-shot `evalhost run` (docs/sessions.md).
 build:
-	$(GO) build -o $(BIN) ./cmd/evalhost
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/evalhost
 
 # The main job on the bundled example.
 example: build
@@ -20,6 +22,10 @@ test-deps:
 
 bench: test-deps
 	bash bench/run.sh
+
+# Whole-process start: evalhost run against python3 -c pass (docs/sessions.md).
+bench-start: build
+	$(GO) run ./bench/cmd/startbench -evalhost $(BIN)
 
 fmt:
 	gofmt -l -w .

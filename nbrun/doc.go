@@ -10,7 +10,9 @@
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
 //     partial output plus an error output naming why. Cancelling the
 //     context interrupts the running cell. Options.OnCellEnd sees the
-//     notebook after every cell, so a caller can save progress.
+//     notebook after every cell, so a caller can save progress;
+//     Options.OnFrame sees each frame as it is recorded (a log of outputs).
+//     Options.Timeout = sessions.NoTimeout lets cells run unbounded.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

@@ -35,6 +35,10 @@ type Options struct {
 	// before the next one starts, e.g. to save the notebook so that an
 	// interrupted run keeps what finished. It must not keep nb.
 	OnCellEnd func(cell int, res sessions.CellResult)
+	// OnFrame, when set, sees each frame of a cell (cell is its notebook
+	// index) as it is recorded, e.g. to log outputs as they come; the
+	// interpreter's ready frame is not shown. It must not block.
+	OnFrame func(cell int, fr frames.Frame)
 }
 
 // Result is a notebook run's outcome: sessions' result, whose Cells[i] is
@@ -91,7 +95,7 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	if len(req.Cells) == 0 {
 		return res, nil
 	}
-	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd}
+	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
 	req.OnCellEnd = run.cellEnd
 	out, err := reg.Eval(ctx, req, run.emit)
 	run.mu.Lock()
@@ -119,6 +123,7 @@ type runState struct {
 	python    string
 	err       error // the first output that could not be recorded
 	onCellEnd func(int, sessions.CellResult)
+	onFrame   func(int, frames.Frame)
 }
 
 func (s *runState) emit(cell int, fr frames.Frame) {
@@ -141,6 +146,9 @@ func (s *runState) record(cell int, fr frames.Frame) {
 		s.keep(s.rec.Start(s.cells[cell]))
 	}
 	s.keep(s.rec.Add(fr))
+	if s.onFrame != nil {
+		s.onFrame(s.cells[cell], fr)
+	}
 }
 
 func (s *runState) keep(err error) {

@@ -34,6 +34,8 @@
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
 //     is written through; a read-only file is refused.
+//     [Notebook.SaveUnsynced] is Save without the fsyncs, for progress
+//     writes.
 //   - [Load] (bounded by [MaxFileBytes], [ErrTooLarge]), [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]

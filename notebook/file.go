@@ -82,12 +82,25 @@ func (nb *Notebook) Save(path string) error {
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
 	}
+	return nb.save(path, data, true)
+}
+
+// SaveUnsynced is Save for a long job's progress (nb run after each
+// cell): the same check and atomic rename, but no fsync, which costs more
+// than a small cell, and no re-validation of the notebook's own encoding.
+// A crash of the machine may lose what it wrote; the job's last write
+// should be a Save.
+func (nb *Notebook) SaveUnsynced(path string) error {
+	return nb.save(path, nb.Bytes(), false)
+}
+
+func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	dest := canonical(path)
 	var expected *Stamp
 	if nb.origin != "" && dest == nb.origin {
 		expected = &nb.stamp
 	}
-	if err := writeFile(path, data, expected); err != nil {
+	if err := writeFile(path, data, expected, sync); err != nil {
 		return err
 	}
 	nb.origin, nb.stamp = dest, StampOf(data)
@@ -100,7 +113,7 @@ func (nb *Notebook) Save(path string) error {
 // file written. Hold Lock(path) around it to keep other evalhost writers
 // out between the check and the rename.
 func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, error) {
-	if err := writeFile(path, data, &expected); err != nil {
+	if err := writeFile(path, data, &expected, true); err != nil {
 		return Stamp{}, err
 	}
 	return StampOf(data), nil
@@ -114,12 +127,12 @@ func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, erro
 // bit) is refused, as an in-place write would be. On error path is
 // unchanged and the temp file is removed.
 func WriteFile(path string, data []byte) error {
-	return writeFile(path, data, nil)
+	return writeFile(path, data, nil, true)
 }
 
 // writeFile is WriteFile that, given an expected Stamp, checks the file
-// against it just before the rename.
-func writeFile(path string, data []byte, expected *Stamp) (err error) {
+// against it just before the rename; without sync it does not fsync.
+func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error) {
 	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
 		path = target
 	}
@@ -153,8 +166,10 @@ func writeFile(path string, data []byte, expected *Stamp) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write notebook %s: fsync: %w", path, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write notebook %s: fsync: %w", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
@@ -171,7 +186,9 @@ func writeFile(path string, data []byte, expected *Stamp) (err error) {
 	if err = os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return nil
 }
 

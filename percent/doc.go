@@ -1,13 +1,27 @@
 // Package percent splits percent-format scripts (Jupytext, VS Code,
-// Spyder) into cells.
+// Spyder) into the code cells a notebook of them would run, as Jupytext
+// reads them.
 //
 // Contract:
-//   - [Split] cuts a script on "# %%" lines ("#%%" and "# %%%" too). A
-//     "[sh]", "[bash]" or "[shell]" tag makes a shell cell, "[py]",
-//     "[python]" or "[code]" a Python cell, "[markdown]"/"[md]" cells are
-//     prose and are dropped; the rest of the marker line is the cell's
-//     title. "# %%bash" and the like (no space or tag after "%%") are not
-//     markers.
+//   - [SplitScript] cuts a script on cell markers: "# %%" lines ("#%%",
+//     "# %%%" sub-cells, indented ones, and Jupytext's "# In[1]:" and
+//     "# <codecell>" too); a marker inside a Python string is code. "# %%bash"
+//     and the like (no space or "[" after "%%") are not markers.
+//   - A marker's text is Jupytext's: a title, then metadata as key=value
+//     pairs (values JSON or Python literals, a bare key is null) or as a
+//     JSON object. Text Jupytext cannot read as metadata stays in the
+//     title. Cell.Tags is metadata.tags; Cell.Metadata is all of it.
+//   - "[markdown]", "[md]" and "[raw]" cells are never code. "[sh]",
+//     "[bash]" or "[shell]" make a shell cell, "[py]", "[python]" or
+//     "[code]" a Python one (evalhost's, not Jupytext's). A cell that is
+//     not active in a notebook (an "active-py" tag, active="py") is left
+//     out, as Jupytext makes it a raw cell; one active in the notebook
+//     only ("active-ipynb", active="ipynb", a frozen cell) is uncommented.
+//   - Jupytext's YAML header ("# ---" around "jupyter:") is read by
+//     [ReadHeader] and is not code. With it (unless it says
+//     comment_magics: false), or with [MagicsOn], magics Jupytext
+//     commented out ("# %matplotlib inline", "# !pip install x",
+//     "# files = !ls", "# %%time") are uncommented in Python cells.
 //   - Text before the first marker is a cell when it holds code; a preamble
 //     of only comments (a shebang, a header) is not. Blank cells are
 //     dropped. Every kept cell's code ends in exactly one "\n" and carries

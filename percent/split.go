@@ -1,58 +1,138 @@
 package percent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// Cell is one cell of a percent-format script.
+// Cell is one code cell of a percent-format script.
 type Cell struct {
-	sessions.Cell
-	Line int // 1-based line of the cell's first code line, for messages
+	sessions.Cell                // Language, Code, Title, Tags
+	Line          int            // 1-based line of the cell's first code line, for messages
+	Metadata      map[string]any // the marker's options (Jupytext's cell metadata); nil without a marker
 }
 
-// Split splits a percent-format script (Jupytext, VS Code, Spyder) on
-// "# %%" lines. "# %% [sh]" (or [bash], [shell]) starts a shell cell,
-// "# %% [markdown]" and "# %% [md]" cells are prose and are skipped, other
-// text after the marker is the cell's title. Text before the first marker
-// is a cell of its own when it holds code; empty cells are dropped.
+// Magics says whether lines Jupytext commented out because they are
+// magics ("# %matplotlib inline", "# !pip install x") run as magics.
+type Magics int
+
+const (
+	// MagicsAuto reads them back when the script has Jupytext's header
+	// (and the header does not say comment_magics: false).
+	MagicsAuto Magics = iota
+	// MagicsOn always reads them back, as Jupytext does.
+	MagicsOn
+	// MagicsOff leaves them comments, as plain Python does.
+	MagicsOff
+)
+
+// Options says how a script is read.
+type Options struct {
+	// Language of cells whose marker names none: sessions.LangPython
+	// ("" too) or sessions.LangShell.
+	Language string
+	Magics   Magics
+}
+
+var (
+	// Jupytext's start_code_re, also taking "# %%[sh]" and "#%%%%".
+	markerRe = regexp.MustCompile(`^\s*#\s*%%(%*)([ \t\f\v\[].*)?$`)
+	// Jupytext's alternative_start_code_re: bare "# <codecell>", "# In[3]:".
+	altMarkerRe = regexp.MustCompile(`^\s*#\s*(<codecell>|In\[[0-9 ]*\]:?)\s*$`)
+)
+
+// Split is SplitScript with default options but the language.
 func Split(src, defaultLang string) []Cell {
-	var cells []Cell
-	cur := Cell{Cell: sessions.Cell{Language: defaultLang}, Line: 1}
-	var body []string
-	skip := false
-	preamble := true // text before the first marker
-	flush := func() {
-		code := strings.Join(body, "")
-		if preamble && onlyComments(body) {
-			skip = true // a header comment, not a cell to number
-		}
-		preamble = false
-		if !skip && strings.TrimSpace(code) != "" {
-			cur.Code = strings.TrimRight(code, "\n") + "\n"
-			cells = append(cells, cur)
-		}
-		body = body[:0]
+	return SplitScript(src, Options{Language: defaultLang})
+}
+
+// SplitScript cuts a percent-format script into its code cells, as
+// Jupytext reads it into a notebook: markdown, md and raw cells, and cells
+// not active in a notebook (an "active-py" tag, active="py", ...) are
+// left out; a cell active in the notebook only ("active-ipynb") is
+// uncommented; with magics on, commented magics are uncommented.
+func SplitScript(src string, opt Options) []Cell {
+	lang := opt.Language
+	if lang == "" {
+		lang = sessions.LangPython
 	}
-	lineNo := 0
+	lines := splitLines(src)
+	header := ReadHeader(lines)
+	magics := opt.Magics == MagicsOn || opt.Magics == MagicsAuto && header.Jupytext &&
+		(header.CommentMagics == nil || *header.CommentMagics)
+	s := splitter{defaultLang: lang, magics: magics}
+	s.cur = chunk{lang: lang, line: header.Lines + 1, preamble: true}
+	for i := header.Lines; i < len(lines); i++ {
+		line := lines[i]
+		if !s.quotes.quoted() {
+			if c, ok := parseMarker(line, lang); ok {
+				s.flush()
+				c.line = i + 2
+				s.cur, s.quotes = c, stringParser{}
+				continue
+			}
+		}
+		if s.cur.lang == sessions.LangPython {
+			s.quotes.read(line)
+		}
+		s.cur.body = append(s.cur.body, line)
+	}
+	s.flush()
+	return s.cells
+}
+
+// chunk is a marker and the lines up to the next.
+type chunk struct {
+	lang, title string
+	skip        bool // markdown, md or raw
+	md          map[string]any
+	line        int // of the first body line
+	preamble    bool
+	body        []string
+}
+
+type splitter struct {
+	defaultLang string
+	magics      bool
+	cur         chunk
+	quotes      stringParser
+	cells       []Cell
+}
+
+func (s *splitter) flush() {
+	c := s.cur
+	switch {
+	case c.skip, c.preamble && onlyComments(c.body):
+		return // prose, or a header comment that is not a cell to number
+	case !isActive("ipynb", c.md, true):
+		return // a raw cell in the notebook
+	case !isActive("py", c.md, true):
+		uncommentLines(c.body)
+	case s.magics && c.lang == sessions.LangPython:
+		uncommentMagics(c.body)
+	}
+	code := strings.Join(c.body, "")
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	cell := Cell{Cell: sessions.Cell{Language: c.lang, Title: c.title, Tags: tagsOf(c.md),
+		Code: strings.TrimRight(code, "\n") + "\n"}, Line: c.line, Metadata: c.md}
+	s.cells = append(s.cells, cell)
+}
+
+func splitLines(src string) []string {
+	var lines []string
 	for len(src) > 0 {
 		line, rest, found := strings.Cut(src, "\n")
 		if found {
 			line += "\n"
 		}
+		lines = append(lines, line)
 		src = rest
-		lineNo++
-		if lang, title, kind, ok := parseMarker(line, defaultLang); ok {
-			flush()
-			cur = Cell{Cell: sessions.Cell{Language: lang, Title: title}, Line: lineNo + 1}
-			skip = kind == "markdown"
-			continue
-		}
-		body = append(body, line)
 	}
-	flush()
-	return cells
+	return lines
 }
 
 // onlyComments reports whether every line is blank or a "#" comment (in
@@ -66,37 +146,33 @@ func onlyComments(lines []string) bool {
 	return true
 }
 
-// parseMarker recognises "# %%" optionally followed by a title and a
-// "[kind]" tag; "# %%%" and "#%%" variants are accepted as Jupytext does.
-func parseMarker(line, defaultLang string) (lang, title, kind string, ok bool) {
+// parseMarker recognises a cell marker: "# %%" with optional title,
+// "[kind]" and Jupytext options; "# %%%" (Spyder's nested cells), "#%%"
+// and Jupytext's "# <codecell>" and "# In[1]:" too. "# %%bash" and the
+// like are not markers.
+func parseMarker(line, defaultLang string) (chunk, bool) {
 	t := strings.TrimRight(line, "\r\n")
-	switch {
-	case strings.HasPrefix(t, "# %%"):
-		t = t[len("# %%"):]
-	case strings.HasPrefix(t, "#%%"):
-		t = t[len("#%%"):]
-	default:
-		return "", "", "", false
+	c := chunk{lang: defaultLang, md: map[string]any{}}
+	m := markerRe.FindStringSubmatch(t)
+	if m == nil {
+		return c, altMarkerRe.MatchString(t)
 	}
-	t = strings.TrimLeft(t, "%") // "# %%%" is a nested cell (Spyder), still a cell
-	if t != "" && t[0] != ' ' && t[0] != '\t' && t[0] != '[' {
-		return "", "", "", false // "# %%bash" and the like are not markers
-	}
-	t = strings.TrimSpace(t)
-	lang = defaultLang
-	if open := strings.Index(t, "["); open >= 0 {
-		if end := strings.Index(t[open:], "]"); end > 0 {
-			kind = strings.ToLower(strings.TrimSpace(t[open+1 : open+end]))
-			t = strings.TrimSpace(t[:open] + t[open+end+1:])
+	title, md := markerOptions(m[2])
+	c.md = md
+	if open := strings.Index(title, "["); open >= 0 {
+		if end := strings.Index(title[open:], "]"); end > 0 {
+			kind := strings.ToLower(strings.TrimSpace(title[open+1 : open+end]))
+			title = strings.TrimSpace(title[:open] + title[open+end+1:])
+			switch named, isLang := sessions.ParseLanguage(kind); {
+			case isLang:
+				c.lang = named
+			case kind == "code":
+				c.lang = sessions.LangPython
+			case kind == "markdown" || kind == "md" || kind == "raw":
+				c.skip = true
+			}
 		}
 	}
-	switch named, isLang := sessions.ParseLanguage(kind); {
-	case isLang:
-		lang = named
-	case kind == "code":
-		lang = sessions.LangPython
-	case kind == "markdown" || kind == "md":
-		kind = "markdown"
-	}
-	return lang, t, kind, true
+	c.title = strings.TrimSpace(strings.TrimLeft(title, "%"))
+	return c, true
 }

@@ -1,6 +1,7 @@
 package percent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,12 +26,39 @@ func TestSplitPercent(t *testing.T) {
 		{"comment header is not a cell", "#!/usr/bin/env python3\n# Quickstart\n\n# %%\n1\n", []string{"py||1\n"}},
 		{"header with code is a cell", "# setup\nimport os\n# %%\n1\n", []string{"py||# setup\nimport os\n", "py||1\n"}},
 		{"a marked comment-only cell is kept", "# %%\n# note\n# %%\n1\n", []string{"py||# note\n", "py||1\n"}},
+		{"key=value metadata is not a title", "# %% tags=[\"parameters\"]\na = 1\n", []string{"py|[parameters]|a = 1\n"}},
+		{"title before metadata", "# %% Load data tags=[\"a\", \"b\"] n=1\nx\n", []string{"py|Load data[a b]|x\n"}},
+		{"json metadata", "# %% a code cell with parameters {\"tags\": [\"parameters\"]}\na = 3\n", []string{"py|a code cell with parameters[parameters]|a = 3\n"}},
+		{"attributes", "# %% .class tags=['x'] inputHidden=false outputHidden=false\nf(5)\n", []string{"py|[x]|f(5)\n"}},
+		{"raw cells never run", "# %% [raw] raw_mimetype=\"text/x-python\"\n1 + 1\n# %%\n2\n", []string{"py||2\n"}},
+		{"md cells never run", "# %% [md]\nprint(1)\n", nil},
+		{"markdown with metadata", "# %% [markdown] key=\"value\"\nprint(1)\n", nil},
+		{"active-py is raw in the notebook", "# %% tags=[\"active-py\"]\nimport sys\n# %%\n2\n", []string{"py||2\n"}},
+		{"active-ipynb is uncommented", "# %% tags=[\"active-ipynb\"]\n# # a comment\n# %matplotlib inline\n", []string{"py|[active-ipynb]|# a comment\n%matplotlib inline\n"}},
+		{"active option", "# %% active=\"ipynb\"\n# print(1)\n# %% active=\"py\"\nprint(2)\n", []string{"py||print(1)\n"}},
+		{"active in both", "# %% active=\"ipynb,py\"\nprint(3)\n", []string{"py||print(3)\n"}},
+		{"frozen cells are notebook-only", "# %% run_control={\"frozen\": true}\n# print(1)\n", []string{"py||print(1)\n"}},
+		{"unreadable options stay the title", "# %% Compute a=b+c\nx\n", []string{"py|Compute a=b+c|x\n"}},
+		{"braces that are not json", "# %% Set {x}\nx\n", []string{"py|Set {x}|x\n"}},
+		{"sub-cells", "# %%% sub-cell title\n1\n", []string{"py|sub-cell title|1\n"}},
+		{"marker in a string is code", "s = \"\"\"\n# %% not a cell\n\"\"\"\n# %%\n1\n", []string{"py||s = \"\"\"\n# %% not a cell\n\"\"\"\n", "py||1\n"}},
+		{"nbconvert markers", "# In[1]:\n1\n# <codecell>\n2\n", []string{"py||1\n", "py||2\n"}},
+		{"magics stay comments without a header", "# %%\n# %matplotlib inline\n1\n", []string{"py||# %matplotlib inline\n1\n"}},
+		{"jupytext header uncomments magics", jupytextHeader + "# %%\n# %matplotlib inline\n# !pip install x\n# files = !ls\n# ordinary comment\n# # ls escaped comment\n1\n", []string{"py||%matplotlib inline\n!pip install x\nfiles = !ls\n# ordinary comment\n# ls escaped comment\n1\n"}},
+		{"jupytext header cell magic", jupytextHeader + "# %%\n# %%time\n\nprint('asdf')\n", []string{"py||%%time\n\nprint('asdf')\n"}},
+		{"magic in a string stays", jupytextHeader + "# %%\ns = '''\n# %time\n'''\n", []string{"py||s = '''\n# %time\n'''\n"}},
+		{"header says comment_magics false", "# ---\n# jupyter:\n#   jupytext:\n#     comment_magics: false\n# ---\n# %%\n# %time x\n", []string{"py||# %time x\n"}},
+		{"header lines are not code", jupytextHeader + "x = 1\n", []string{"py||x = 1\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, c := range Split(tt.src, sessions.LangPython) {
-				got = append(got, c.Language+"|"+c.Title+"|"+c.Code)
+				tags := ""
+				if c.Tags != nil {
+					tags = "[" + strings.Join(c.Tags, " ") + "]"
+				}
+				got = append(got, c.Language+"|"+c.Title+tags+"|"+c.Code)
 			}
 			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
 				t.Fatalf("Split(%q)\n got %q\nwant %q", tt.src, got, tt.want)
@@ -39,9 +67,49 @@ func TestSplitPercent(t *testing.T) {
 	}
 }
 
+const jupytextHeader = "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n#     name: python3\n# ---\n\n"
+
+func TestMagicsOption(t *testing.T) {
+	src := "# %%\n# %time x = 1\n"
+	for _, tt := range []struct {
+		name   string
+		magics Magics
+		header bool
+		want   string
+	}{
+		{"auto without header", MagicsAuto, false, "# %time x = 1\n"},
+		{"auto with header", MagicsAuto, true, "%time x = 1\n"},
+		{"on", MagicsOn, false, "%time x = 1\n"},
+		{"off with header", MagicsOff, true, "# %time x = 1\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := src
+			if tt.header {
+				in = jupytextHeader + src
+			}
+			cells := SplitScript(in, Options{Magics: tt.magics})
+			if len(cells) != 1 || cells[0].Code != tt.want {
+				t.Fatalf("got %+v, want one cell %q", cells, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkerMetadata(t *testing.T) {
+	cells := Split("# %% Title key=\"v\" n=10 f=1.5 flag ok=true tags=['a'] d={\"x\": [1, null]}\n1\n", sessions.LangPython)
+	if len(cells) != 1 {
+		t.Fatalf("cells: %+v", cells)
+	}
+	want := map[string]any{"key": "v", "n": int64(10), "f": 1.5, "flag": nil, "ok": true, "tags": []any{"a"}, "d": map[string]any{"x": []any{int64(1), nil}}}
+	if fmt.Sprint(cells[0].Metadata) != fmt.Sprint(want) || cells[0].Title != "Title" {
+		t.Fatalf("metadata %v title %q\nwant %v", cells[0].Metadata, cells[0].Title, want)
+	}
+}
+
 func FuzzSplitPercent(f *testing.F) {
 	f.Add("x = 41\n# %%\nx + 1\n")
 	f.Add("# %% [sh] t\nls\n# %% [markdown]\n# x")
+	f.Add(jupytextHeader + "# %% T a=1 tags=['active-ipynb'] {\"x\": (1,)}\n# %time\ns='''\n# %%\n'''\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		for _, c := range Split(src, sessions.LangPython) {
 			if strings.TrimSpace(c.Code) == "" {
@@ -50,8 +118,11 @@ func FuzzSplitPercent(f *testing.F) {
 			if c.Language != sessions.LangPython && c.Language != sessions.LangShell {
 				t.Fatalf("language %q from %q", c.Language, src)
 			}
-			if !strings.Contains(src, strings.TrimRight(c.Code, "\n")) {
-				t.Fatalf("cell code %q is not from the source %q", c.Code, src)
+			// Uncommenting removes a prefix: each line is still in the source.
+			for _, line := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
+				if !strings.Contains(src, line) {
+					t.Fatalf("cell line %q is not from the source %q", line, src)
+				}
 			}
 		}
 	})

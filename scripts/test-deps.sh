@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh machine with Go and Python 3:
 # the Python packages the tests drive for real (Jupyter's kernel gateway and
-# ipykernel, nbformat, matplotlib, the mcp client SDK) and bash for sh cells.
+# ipykernel, nbformat, matplotlib, the mcp client SDK, papermill to check
+# parameters against) and bash for sh cells.
 set -euo pipefail
 py=${PYTHON:-python3}
 need=()
 for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbformat:nbformat" \
-            "matplotlib:matplotlib" "jupyter_client:jupyter_client" "nbclient:nbclient" "mcp:mcp"; do
+            "matplotlib:matplotlib" "jupyter_client:jupyter_client" "nbclient:nbclient" "mcp:mcp" \
+            "papermill:papermill"; do
   mod=${spec%%:*} pkg=${spec##*:}
   "$py" -c "import $mod" 2>/dev/null || need+=("$pkg")
 done

@@ -216,3 +216,18 @@ func stringField(root gjson.Result, name string, required bool, dst *string) *re
 	*dst = v.Str
 	return nil
 }
+
+// ParseEval reads an eval request line as Serve does, every field checked;
+// the error says what was wrong. The background session process behind
+// `evalhost run --session` (package daemon) takes the same lines.
+func ParseEval(line []byte) (sessions.Request, error) {
+	req, e := parseRequest(line)
+	if e != nil {
+		return sessions.Request{}, e
+	}
+	r, perr := parseEval(req.root)
+	if perr != nil {
+		return r, perr
+	}
+	return r, nil
+}

@@ -16,7 +16,7 @@
 //     cell is replaced and the cell retried once, unless the caller cancelled
 //     or the deadline passed; a second death fails the cell with
 //     "interpreter died twice: <how>".
-//   - Timeouts (default 30 s, clamped to 1..600 s) interrupt, wait the
+//   - Timeouts (default 30 s, clamped to 1..600 s; NoTimeout: none) interrupt, wait the
 //     grace window, then kill; the output gains "Command timed out after N
 //     seconds". A timeout counts from when the cell is first sent, so an
 //     interpreter's start (bounded by StartTimeout) does not use it up; a
@@ -57,4 +57,12 @@
 //     than MaxSessions are busy the limit is exceeded, and the sessions over
 //     it are evicted as their requests end. Idle sessions shut down after
 //     IdleTimeout. Close waits for every interpreter and goroutine.
+//   - The interpreter is Request.Python, else Config.Python, else resolved
+//     per cwd (ResolveInterpreter). A binary is started as found, with no
+//     probe; a script (a version-manager shim) is probed once in the cwd
+//     and its answer cached under Config.Home, keyed by everything the shim
+//     reads (resolve_cache.go); a start that fails or reports another
+//     executable drops the entry.
+//   - KillSession kills one session id's interpreters at once (a second
+//     Ctrl-C for a registry shared by many clients); Kill kills them all.
 package sessions

@@ -167,7 +167,7 @@ func (c *cellRun) nonce() string {
 func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) (CellResult, *detachedJob) {
 	start := time.Now()
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
-		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title}}
+		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}}
 	c.sink = newCellSink(j.reg.cfg.Sink)
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }

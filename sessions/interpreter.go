@@ -13,28 +13,40 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/evalhost/evalhost/internal/timeline"
 )
 
-// Interpreter is a resolved Python: the real executable (version-manager
-// shims resolved once through sys.executable) and where it came from.
+// Interpreter is a resolved Python: the real executable (a binary as found,
+// a version-manager shim resolved through sys.executable and cached on disk,
+// see resolve_cache.go) and where it came from.
 type Interpreter struct {
-	Path    string // what to exec
-	Source  string // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", ".venv", "venv", "managed venv", "PATH"
-	Version string // e.g. "3.11.7"
-	BinDir  string // a venv's bin directory, put first on PATH; empty otherwise
+	Path     string   // what to exec
+	Source   string   // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", ".venv", "venv", "managed venv", "PATH"
+	Version  string   // e.g. "3.11.7"; "" for a binary until its ready frame says
+	BinDir   string   // a venv's bin directory, put first on PATH; empty otherwise
+	Resolved string   // how Path was found: started directly, probed, or cached
+	Key      []string // for a shim: what its cached resolution depends on
+
+	cacheFile, probeKey string // a shim's cache entry, dropped by VerifyStart
 }
 
 type candidate struct {
 	source, path, binDir string
 }
 
-// probeCache remembers resolved executables: resolving costs one interpreter
-// start, and a pyenv shim costs tens of milliseconds more on every start.
-var probeCache sync.Map // candidate path -> probeResult
+// probeCache remembers shims' answers in this process, beside the disk
+// cache: a probe costs one interpreter start through the shim.
+var probeCache sync.Map // shimKey -> probeResult
 
 type probeResult struct {
 	exe, version string
 	err          error
+	// Set by resolveCandidate.
+	how       string
+	key       []string
+	cacheFile string
+	probeKey  string
 }
 
 // ResolveInterpreter picks the Python for a session in DESIGN.md's order:
@@ -42,13 +54,14 @@ type probeResult struct {
 // venv under home, then python3/python on PATH. getenv reads the host's
 // environment (os.Getenv in production). Each candidate must answer within
 // timeout (0: DefaultProbeTimeout).
-func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, timeout time.Duration) (Interpreter, error) {
+func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, timeout time.Duration) (py Interpreter, err error) {
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
 	}
 	var tried []string
+	defer func() { timeline.Mark("resolve", "python", py.Path, "how", py.Resolved) }()
 	for _, c := range candidates(explicit, cwd, home, getenv) {
-		res := probe(c.path, timeout)
+		res := resolveCandidate(c, cwd, home, getenv, timeout)
 		if res.err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %s: %v", c.source, c.path, res.err))
 			if c.source == "--python" {
@@ -57,7 +70,8 @@ func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, 
 			}
 			continue
 		}
-		return Interpreter{Path: res.exe, Source: c.source, Version: res.version, BinDir: c.binDir}, nil
+		return Interpreter{Path: res.exe, Source: c.source, Version: res.version, BinDir: c.binDir,
+			Resolved: res.how, Key: res.key, cacheFile: res.cacheFile, probeKey: res.probeKey}, nil
 	}
 	return Interpreter{}, &InterpreterError{Tried: tried}
 }
@@ -134,17 +148,20 @@ func lookPath(name string) (string, error) {
 // used to start the interpreter to ask it the same question.
 var probeFlight singleflight.Group
 
-func probe(path string, timeout time.Duration) probeResult {
-	if v, ok := probeCache.Load(path); ok {
+// probe asks a shim, run in dir (a shim reads the version files there),
+// what it runs; key is everything its answer depends on (shimKey).
+func probe(path, key, dir string, timeout time.Duration) probeResult {
+	if v, ok := probeCache.Load(key); ok {
 		return v.(probeResult)
 	}
-	v, _, _ := probeFlight.Do(path, func() (any, error) {
-		if v, ok := probeCache.Load(path); ok {
+	v, _, _ := probeFlight.Do(key, func() (any, error) {
+		if v, ok := probeCache.Load(key); ok {
 			return v, nil // a flight that just ended stored it
 		}
-		res := runProbe(path, timeout)
+		res := runProbe(path, dir, timeout)
+		res.probeKey = key
 		if res.err == nil {
-			probeCache.Store(path, res)
+			probeCache.Store(key, res)
 		}
 		return res, nil
 	})
@@ -165,7 +182,7 @@ func stderrTail(b []byte) string {
 // cold start, or a version manager's shim.
 const DefaultProbeTimeout = 15 * time.Second
 
-func runProbe(path string, timeout time.Duration) probeResult {
+func runProbe(path, dir string, timeout time.Duration) probeResult {
 	if _, err := os.Stat(path); err != nil {
 		return probeResult{err: fmt.Errorf("not found")}
 	}
@@ -178,6 +195,7 @@ func runProbe(path string, timeout time.Duration) probeResult {
 	cmd.SysProcAttr = probeAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left behind

@@ -341,6 +341,7 @@ func TestDetachValidation(t *testing.T) {
 		{"unknown onTimeout", Cell{Language: LangPython, Code: "1", OnTimeout: "wait"}, `onTimeout "wait"`},
 		{"maxRuntime without detach", Cell{Language: LangPython, Code: "1", MaxRuntime: time.Minute}, "only to a cell with onTimeout"},
 		{"maxRuntime over 24 h", Cell{Language: LangPython, Code: "1", OnTimeout: OnTimeoutDetach, MaxRuntime: 25 * time.Hour}, "out of range"},
+		{"detach without a timeout", Cell{Language: LangPython, Code: "1", OnTimeout: OnTimeoutDetach, Timeout: NoTimeout}, "needs a timeout to detach at"},
 		{"maxRuntime under the timeout", Cell{Language: LangPython, Code: "1", OnTimeout: OnTimeoutDetach, Timeout: time.Minute, MaxRuntime: time.Second}, "out of range"},
 	}
 	for _, tt := range tests {

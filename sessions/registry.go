@@ -179,7 +179,11 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 // resolvePython resolves lazily: a request of only sh cells needs none.
 func (r *Registry) resolvePython(req *Request, cwd string) (Interpreter, error) {
 	needsPython := slices.ContainsFunc(req.Cells, func(c Cell) bool { return c.Language == LangPython })
-	py, err := ResolveInterpreter(r.cfg.Python, cwd, r.cfg.Home, r.cfg.Getenv, r.cfg.StartTimeout)
+	explicit := r.cfg.Python
+	if req.Python != "" {
+		explicit = req.Python
+	}
+	py, err := ResolveInterpreter(explicit, cwd, r.cfg.Home, r.cfg.Getenv, r.cfg.StartTimeout)
 	if err != nil && needsPython {
 		return Interpreter{}, err
 	}
@@ -380,6 +384,25 @@ func (r *Registry) moduleDirs(cwd string) []string {
 		dirs = append(dirs, filepath.Join(r.cfg.Home, "modules"))
 	}
 	return append(dirs, filepath.Join(cwd, ".evalhost", "modules"))
+}
+
+// KillSession kills the interpreters of every session with this id (any
+// cwd) at once, as Kill does for all of them, and reports whether one
+// existed; the sessions stay and start fresh interpreters on their next
+// request. It is a second Ctrl-C for one session of a shared registry.
+func (r *Registry) KillSession(id string) bool {
+	r.mu.Lock()
+	var targets []*session
+	for k, s := range r.sessions {
+		if k.Session == id {
+			targets = append(targets, s)
+		}
+	}
+	r.mu.Unlock()
+	for _, s := range targets {
+		s.killAll()
+	}
+	return len(targets) > 0
 }
 
 // Kill kills every interpreter of every session at once, without waiting

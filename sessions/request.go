@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ const (
 	DefaultTimeout = 30 * time.Second
 	MinTimeout     = 1 * time.Second
 	MaxTimeout     = 600 * time.Second
+	// NoTimeout as a cell's Timeout lets it run until it ends or is
+	// cancelled (a batch run's choice, as nbclient's default is); it is
+	// not clamped.
+	NoTimeout = time.Duration(math.MaxInt64)
 )
 
 // Cell is one unit of code.
@@ -46,8 +51,9 @@ type Cell struct {
 	Language string        `json:"language"`
 	Code     string        `json:"code"`
 	Title    string        `json:"title,omitempty"`
+	Tags     []string      `json:"tags,omitempty"` // as a notebook cell's metadata.tags; reported in its result
 	Reset    bool          `json:"reset,omitempty"`
-	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s
+	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s unless NoTimeout
 	// OnTimeout is what the cell's timeout does: OnTimeoutInterrupt ("" too)
 	// stops the cell; OnTimeoutDetach ends the cell's result as
 	// StatusDetached and keeps it running as a job (see Registry.Job).
@@ -75,6 +81,7 @@ type Request struct {
 	ID        string            // for run ids and messages; generated when empty
 	Session   string            // session id; "" means "default"
 	Cwd       string            // working directory; "" means the host's
+	Python    string            // explicit interpreter for this request; "" means Config.Python, else resolved per cwd
 	Mode      string            // ModeSession (default) or ModePerCall
 	Env       map[string]string // injected into the interpreter before each cell
 	Cells     []Cell
@@ -108,6 +115,7 @@ type CellResult struct {
 	Index          int             `json:"cell"`
 	Language       string          `json:"language"`
 	Title          string          `json:"title,omitempty"`
+	Tags           []string        `json:"tags,omitempty"`
 	Status         Status          `json:"status"`
 	ExecutionCount int             `json:"executionCount"`
 	DurationMs     float64         `json:"durationMs"`
@@ -157,8 +165,12 @@ func (r *Request) validate(defTimeout time.Duration) error {
 	return nil
 }
 
-// ClampTimeout applies the default and the 1..600 s bounds.
+// ClampTimeout applies the default and the 1..600 s bounds; NoTimeout
+// stays.
 func ClampTimeout(d, def time.Duration) time.Duration {
+	if d == NoTimeout {
+		return d
+	}
 	if d == 0 {
 		d = def
 	}
@@ -175,6 +187,9 @@ func (r *Request) validateDetach(i int, defTimeout time.Duration) error {
 	case "", OnTimeoutInterrupt, OnTimeoutDetach:
 	default:
 		return fmt.Errorf("%w: cell %d: onTimeout %q is not %q or %q", ErrBadRequest, i, c.OnTimeout, OnTimeoutInterrupt, OnTimeoutDetach)
+	}
+	if c.OnTimeout == OnTimeoutDetach && c.Timeout == NoTimeout {
+		return fmt.Errorf("%w: cell %d: onTimeout %q needs a timeout to detach at, and this cell has none", ErrBadRequest, i, OnTimeoutDetach)
 	}
 	if c.MaxRuntime == 0 {
 		return nil

@@ -16,7 +16,7 @@ type cellSink struct {
 func newCellSink(opts streamsink.Options) *cellSink {
 	s, err := streamsink.New(opts)
 	if err != nil {
-		s, _ = streamsink.New(streamsink.Options{Store: opts.Store})
+		s, _ = streamsink.New(streamsink.Options{Store: opts.Store, NoSpill: opts.NoSpill})
 	}
 	return &cellSink{sink: s}
 }

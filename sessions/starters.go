@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/evalhost/evalhost/host"
+	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/runner"
 	"github.com/evalhost/evalhost/shell"
 )
@@ -31,7 +32,8 @@ func RunnerStarter(home string) Starter {
 			return nil, err
 		}
 		env := setEnv(spec.Env, "EVALHOST_MODULES", strings.Join(spec.ModuleDirs, string(filepath.ListSeparator)))
-		return host.Start(ctx, host.Options{
+		timeline.Mark("spawn", "python", spec.Python.Path)
+		p, err := host.Start(ctx, host.Options{
 			Python:       spec.Python.Path,
 			Runner:       path,
 			Env:          env,
@@ -39,6 +41,16 @@ func RunnerStarter(home string) Starter {
 			StartTimeout: spec.StartTimeout,
 			Grace:        spec.Grace,
 		})
+		var readyExe string
+		if err == nil {
+			readyExe = p.Ready().Executable
+			timeline.Mark("ready", "executable", readyExe, "version", p.Ready().Python)
+		}
+		spec.Python.VerifyStart(readyExe, err)
+		if err != nil {
+			return nil, err // not a typed nil Executor
+		}
+		return p, nil
 	}
 }
 

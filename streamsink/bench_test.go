@@ -45,6 +45,7 @@ func BenchmarkSink(b *testing.B) {
 		{"ascii", asciiChunk()},
 		{"utf8", utf8Chunk()},
 		{"mixed-ansi-cr", mixedChunk()},
+		{"64k-line", []byte(strings.Repeat("x", benchChunk-1) + "\n")}, // issue 16's bulk output
 	}
 	for _, in := range inputs {
 		for _, store := range []bool{false, true} {

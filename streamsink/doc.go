@@ -20,8 +20,12 @@
 //   - spills: once the output no longer fits the tail (or its raw form exceeds
 //     MaxBytes, or a line is clamped to MaxColumns), the complete raw stream from its first byte is written to an
 //     artifact "<seq>.eval.log" in a [Store], referenced as "artifact://<id>".
-//     With Options.ArtifactCap > 0 the artifact keeps only a head and a tail
-//     around a line "[ARTIFACT TRUNCATED: …]";
+//     The artifact is bounded while it is written, by Options.ArtifactCap or
+//     else the store's cap ([Store.ArtifactLimit]): past it, it keeps only a
+//     head and a tail around a line "[ARTIFACT TRUNCATED: …]", and the
+//     notice says it was capped. With Options.NoSpill nothing is spilled:
+//     the caller shows every byte whole, and a copy on disk would cost more
+//     than the rest of the sink;
 //   - moves display payloads larger than Options.InlineLimit (base64 images,
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].

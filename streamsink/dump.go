@@ -73,8 +73,8 @@ func (s *Sink) dumpNotices(clamped int) []string {
 	}
 	switch {
 	case s.spill.id != "" && s.spill.cut > 0:
-		n = append(n, fmt.Sprintf("[head and tail of the output: %s%s (%s of %s elided) at %s]",
-			Scheme, s.spill.id, humanBytes(s.spill.cut), humanBytes(s.spill.total), s.spill.path))
+		n = append(n, fmt.Sprintf("[head and tail of the output (artifact capped at %s): %s%s (%s of %s elided) at %s]",
+			humanBytes(s.spill.cap), Scheme, s.spill.id, humanBytes(s.spill.cut), humanBytes(s.spill.total), s.spill.path))
 	case s.spill.id != "":
 		n = append(n, fmt.Sprintf("[full output: %s%s (%s) at %s]", Scheme, s.spill.id, humanBytes(s.spill.total), s.spill.path))
 	}

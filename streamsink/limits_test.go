@@ -300,3 +300,105 @@ func TestStoreFromEnvEnforcesAtStart(t *testing.T) {
 		t.Errorf("left %v, want the two newest", got)
 	}
 }
+
+// TestNoSpill (issue 16): output the caller shows whole is not also written
+// to disk; its tail and counts are still kept, and large display payloads
+// still go to the store.
+func TestNoSpill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "artifacts")
+	s := newSink(t, Options{Store: NewStore(dir), MaxBytes: 64, NoSpill: true, InlineLimit: 100})
+	line := strings.Repeat("x", 99) + "\n"
+	for range 1000 {
+		s.Write(frames.TypeStdout, []byte(line))
+	}
+	s.Frame(frames.Frame{Type: frames.TypeDisplay, Bundle: frames.Bundle{
+		"text/plain": []byte(`"big"`), "text/html": []byte(`"` + strings.Repeat("h", 500) + `"`)}})
+	d := closeDump(t, s)
+	if d.ArtifactID != "" || d.ArtifactPath != "" || !d.Truncated || d.TotalBytes < 100000 {
+		t.Errorf("dump: artifact %q %q, truncated %v, total %d; want no artifact of a truncated 100 kB",
+			d.ArtifactID, d.ArtifactPath, d.Truncated, d.TotalBytes)
+	}
+	for _, n := range d.Notices {
+		if strings.Contains(n, Scheme) && !strings.Contains(n, "text/html") {
+			t.Errorf("notice names an artifact: %q", n)
+		}
+	}
+	if len(d.Payloads) != 1 {
+		t.Fatalf("payloads %+v, want the html moved to the store", d.Payloads)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{d.Payloads[0].Artifact[len(Scheme):]}) {
+		t.Errorf("store holds %v, want only the display payload", got)
+	}
+}
+
+// TestArtifactBoundWhileWriting: the store's cap bounds one artifact while
+// it is written, not only once it is finished; the artifact keeps a head
+// and a tail and the notice says it was capped. A user's directory has no
+// cap, so its artifact keeps every byte.
+func TestArtifactBoundWhileWriting(t *testing.T) {
+	const limit = 10000
+	line := strings.Repeat("x", 99) + "\n"
+	for _, tt := range []struct {
+		name  string
+		opt   StoreOptions
+		capOf int64 // 0: full artifact
+	}{
+		{"own directory", StoreOptions{MaxTotal: limit}, limit},
+		{"user's directory", StoreOptions{MaxTotal: limit, UserDir: true}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := NewStoreWith(t.TempDir(), tt.opt)
+			s := newSink(t, Options{Store: st, MaxBytes: 64})
+			var peak int64
+			for i := range 1000 {
+				s.Write(frames.TypeStdout, []byte(line))
+				if p := s.Dump().ArtifactPath; p != "" && i%50 == 0 {
+					fi, err := os.Stat(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					peak = max(peak, fi.Size())
+				}
+			}
+			if s.spill.ring != nil && tt.capOf == 0 {
+				t.Errorf("an uncapped artifact holds a ring of %d bytes", len(s.spill.ring))
+			}
+			d := closeDump(t, s)
+			fi, err := os.Stat(d.ArtifactPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.capOf == 0 {
+				if fi.Size() != 100000 || peak == 0 {
+					t.Errorf("artifact of %d bytes (peak %d while written), want all 100000", fi.Size(), peak)
+				}
+				return
+			}
+			if peak == 0 || peak > tt.capOf || fi.Size() > tt.capOf+200 {
+				t.Errorf("artifact peaked at %d bytes while written and ends at %d; cap %d", peak, fi.Size(), tt.capOf)
+			}
+			got, _ := os.ReadFile(d.ArtifactPath)
+			if !strings.HasPrefix(string(got), line) || !strings.HasSuffix(string(got), line) || !strings.Contains(string(got), "[ARTIFACT TRUNCATED: ") {
+				t.Errorf("artifact lacks its head, its tail or the truncation line: %.200q…", got)
+			}
+			want := "[head and tail of the output (artifact capped at 10.0 kB): " + Scheme + d.ArtifactID
+			if !slices.ContainsFunc(d.Notices, func(n string) bool { return strings.HasPrefix(n, want) }) {
+				t.Errorf("notices %q lack %q", d.Notices, want)
+			}
+		})
+	}
+}
+
+// TestSmallSpillHoldsNoRing: a capped artifact makes its in-memory tail
+// only once its head is full, so a small spill costs no megabytes.
+func TestSmallSpillHoldsNoRing(t *testing.T) {
+	s := newSink(t, Options{Store: NewStore(t.TempDir()), MaxBytes: 64})
+	for range 100 {
+		s.Write(frames.TypeStdout, []byte("a line of output\n"))
+	}
+	if s.spill.cap != DefaultMaxTotal || s.spill.f == nil || s.spill.ring != nil {
+		t.Errorf("cap %d, file %v, ring of %d bytes; want the default cap, an open file and no ring",
+			s.spill.cap, s.spill.f != nil, len(s.spill.ring))
+	}
+	closeDump(t, s)
+}

@@ -33,8 +33,17 @@ type Options struct {
 	MaxColumns int
 	// ArtifactCap, when positive, bounds the artifact: it keeps the first
 	// bytes and the last min(ArtifactCap/2, 4 MiB) bytes of the raw stream
-	// around an "[ARTIFACT TRUNCATED: …]" line. Zero keeps every byte.
+	// around an "[ARTIFACT TRUNCATED: …]" line, and never holds more on
+	// disk while it is written. Zero takes the store's bound
+	// ([Store.ArtifactLimit]: its MaxTotal, none in a UserDir); a
+	// positive value above that bound is lowered to it.
 	ArtifactCap int64
+	// NoSpill says the caller shows every byte of the text live to a
+	// reader who keeps it (run without --max-output, run --json), so an
+	// artifact would be a second copy of what was seen: the text is still
+	// sanitised, counted and tailed, but never written to the store.
+	// Display payloads above InlineLimit still go to the store.
+	NoSpill bool
 	// InlineLimit is the largest display payload (its JSON encoding) kept
 	// inline in a frame; larger ones go to the store. Negative keeps all
 	// payloads inline.

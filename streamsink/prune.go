@@ -59,6 +59,18 @@ func (st *Store) maxTotal() int64 {
 	return st.opt.MaxTotal // negative: no cap
 }
 
+// ArtifactLimit returns the most bytes one artifact may hold in the store,
+// which a [Sink] keeps to while writing (see [Options.ArtifactCap]): the
+// cap on the whole directory, since one artifact larger than that could
+// never be kept beside another and would grow unchecked until finished.
+// Zero means no bound: a UserDir, a store without a cap, or a nil store.
+func (st *Store) ArtifactLimit() int64 {
+	if st == nil || st.opt.UserDir {
+		return 0
+	}
+	return max(st.maxTotal(), 0)
+}
+
 // artifactFile is one artifact the limits consider.
 type artifactFile struct {
 	name string

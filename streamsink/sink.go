@@ -30,10 +30,16 @@ func New(o Options) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
+	sp := spill{store: o.Store, hold: o.MaxBytes, cap: o.ArtifactCap}
+	if o.NoSpill {
+		sp.store = nil // the reader has every byte: count, keep nothing
+	} else if lim := o.Store.ArtifactLimit(); lim > 0 && (sp.cap == 0 || sp.cap > lim) {
+		sp.cap = max(lim, 64) // a head and a tail, however small the store's cap
+	}
 	return &Sink{
 		opt:   o,
 		tail:  tail{maxBytes: o.MaxBytes, maxLines: o.MaxLines},
-		spill: spill{store: o.Store, hold: o.MaxBytes, cap: o.ArtifactCap},
+		spill: sp,
 	}, nil
 }
 

@@ -202,7 +202,7 @@ func TestSpill(t *testing.T) {
 			}
 			ref := "[full output: artifact://" + d.ArtifactID + " (" + humanBytes(d.TotalBytes) + ") at " + d.ArtifactPath + "]"
 			if tc.want != "" {
-				ref = "[head and tail of the output: artifact://" + d.ArtifactID + " (210 B of 310 B elided) at " + d.ArtifactPath + "]"
+				ref = "[head and tail of the output (artifact capped at 100 B): artifact://" + d.ArtifactID + " (210 B of 310 B elided) at " + d.ArtifactPath + "]"
 			}
 			if !contains(d.Notices, ref) {
 				t.Errorf("notices %q lack the artifact reference", d.Notices)

@@ -11,7 +11,7 @@ import (
 type spill struct {
 	store *Store
 	hold  int
-	cap   int64 // 0: full artifact
+	cap   int64 // 0: full artifact; else the head+tail bound, >= 64
 
 	raw   []byte
 	total int64 // raw bytes seen
@@ -59,20 +59,26 @@ func (s *spill) open() bool {
 		return false
 	}
 	s.f, s.id, s.path = f, id, f.Name()
-	if s.cap > 0 {
-		s.ring = make([]byte, min(s.cap/2, maxRingHold))
-	}
 	return true
 }
 
-// out writes to the file, or in head+tail mode to the head until it is
-// full and to the ring after.
+// ringSize is the tail a capped artifact keeps in memory.
+func (s *spill) ringSize() int64 { return min(s.cap/2, maxRingHold) }
+
+// out writes to the file, or with a cap to the head until it is full and
+// to the ring after, which is made only then: most spills never fill a
+// head, and a ring for each would cost every cell megabytes.
 func (s *spill) out(p []byte) {
 	if s.cap > 0 {
-		head := s.cap - int64(len(s.ring))
+		head := s.cap - s.ringSize()
 		n := int(min(int64(len(p)), max(head-s.written, 0)))
 		s.put(p[:n])
-		s.toRing(p[n:])
+		if n < len(p) {
+			if s.ring == nil {
+				s.ring = make([]byte, s.ringSize())
+			}
+			s.toRing(p[n:])
+		}
 		return
 	}
 	s.put(p)

@@ -67,7 +67,7 @@ func (t *tail) text(p []byte) {
 // replaceAll drops the whole buffer and the head of p, which alone fills
 // the tail; it returns the kept part of p and its newline count.
 func (t *tail) replaceAll(p []byte, nl int) ([]byte, int) {
-	t.cutHead(len(t.buf))
+	t.dropped(t.buf[t.off:], t.lines) // all of it: no need to count again
 	t.buf, t.off, t.lines = t.buf[:0], 0, 0
 	k := runeStart(p, len(p)-t.maxBytes)
 	k = lineStart(p, k)
@@ -101,10 +101,11 @@ func (t *tail) cutHead(k int) {
 // dropped accounts for text cut from the head that holds nl newlines.
 func (t *tail) dropped(gone []byte, nl int) {
 	t.drop(len(gone), nl)
-	if nl > 0 {
-		t.headCut = 0
+	if nl == 0 {
+		t.headCut += int64(len(gone)) // more of one long line
+		return
 	}
-	t.headCut += int64(len(gone) - (bytes.LastIndexByte(gone, '\n') + 1))
+	t.headCut = int64(len(gone) - (bytes.LastIndexByte(gone, '\n') + 1))
 }
 
 func (t *tail) drop(n, lines int) {

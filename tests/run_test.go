@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,8 +164,8 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
-// --max-output shows each cell's bounded tail with a notice and points at
-// the artifact that holds every byte.
+// --max-output shows each cell's bounded tail with a notice that points,
+// once, at the artifact that holds every byte.
 func TestRunMaxOutput(t *testing.T) {
 	stdout, stderr, code := runEvalhost(t, "", "run", "--max-output", "2000", "-c", "for i in range(10000): print(i)")
 	if code != 0 {
@@ -173,11 +174,14 @@ func TestRunMaxOutput(t *testing.T) {
 	if len(stdout) > 4000 || !strings.Contains(stdout, "lines elided") || !strings.Contains(stdout, "9999\n") {
 		t.Fatalf("bounded view (%d bytes):\n%s", len(stdout), stdout)
 	}
-	i := strings.Index(stdout, "[artifact file: ")
-	if i < 0 {
-		t.Fatalf("no artifact path in:\n%s", stdout)
+	m := regexp.MustCompile(`\[full output: artifact://\S+ \(.*?\) at (.+)\]\n`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no artifact notice in:\n%s", stdout)
 	}
-	path := strings.TrimSuffix(strings.SplitN(stdout[i+len("[artifact file: "):], "\n", 2)[0], "]")
+	path := m[1]
+	if n := strings.Count(stdout+stderr, path); n != 1 {
+		t.Errorf("the artifact path is printed %d times, want once:\n%s%s", n, stdout, stderr)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

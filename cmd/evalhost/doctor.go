@@ -51,7 +51,7 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "python: MISSING\n  %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "python: %s (%s, from %s)\n", py.Path, py.Version, py.Source)
+	printResolution(stdout, py)
 	if start, err := timeRunnerStart(home, py.Path, *cwd); err != nil {
 		ok = false
 		fmt.Fprintf(stdout, "runner: FAILED: %v\n", err)
@@ -93,4 +93,19 @@ func timeRunnerStart(home, python, cwd string) (time.Duration, error) {
 		return 0, fmt.Errorf("status %s: %s %s", res.Status, res.Cells[0].Message, strings.TrimSpace(res.Cells[0].Output.Text))
 	}
 	return time.Since(start), nil
+}
+
+// printResolution says which interpreter was chosen, how its executable
+// was found and, for a version-manager shim, what its cached answer
+// depends on: a change to any of these probes the shim again.
+func printResolution(w io.Writer, py sessions.Interpreter) {
+	ver := py.Version
+	if ver == "" {
+		ver = "version reported at start"
+	}
+	fmt.Fprintf(w, "python: %s (%s, from %s)\n", py.Path, ver, py.Source)
+	fmt.Fprintf(w, "  resolved: %s\n", py.Resolved)
+	for _, k := range py.Key {
+		fmt.Fprintf(w, "  depends on: %s\n", k)
+	}
 }

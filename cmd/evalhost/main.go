@@ -8,8 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/internal/timeline"
 )
 
 // Exit codes of every subcommand.
@@ -32,6 +35,8 @@ Usage:
   evalhost mcp                         Model Context Protocol server (stdio, or --http)
   evalhost nb COMMAND ...              view, edit and run .ipynb notebooks
   evalhost gateway status|stop         the local shared Jupyter kernel gateway
+  evalhost sessions | kill NAME        sessions kept by run --session
+  evalhost daemon stop|status          their background process
   evalhost doctor                      check the interpreter and what is missing
   evalhost version                     print the version
 
@@ -48,6 +53,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	if os.Getenv("EVALHOST_DEBUG") != "" {
+		timeline.Enable(stderr)
+		timeline.Mark("command", "args", strings.Join(args, " "))
+	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "run":

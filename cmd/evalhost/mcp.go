@@ -74,7 +74,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitUsage
 	}
-	home := evalhostHome()
+	home, err := evalhostHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
 	starters, err := f.starters(home)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)

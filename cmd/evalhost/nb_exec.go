@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -14,21 +16,29 @@ import (
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
-const nbRunUsage = `Usage: evalhost nb run FILE [-o OUT | --inplace] [flags]
+const nbRunUsage = `Usage: evalhost nb run FILE [-o OUT | --inplace] [-p NAME VALUE]... [flags]
 
 Runs the notebook's code cells in order in a fresh session (cwd: the
 notebook's directory) and writes their outputs and execution counts back as
 nbclient does. Markdown and raw cells are untouched. Without -o or --inplace
 the result goes to FILE's name with ".nbconvert.ipynb", as nbconvert names it.
-The result is written (atomically) after every cell, so whatever ends the run
-leaves a valid notebook with every cell that finished. A cell that fails
-stops the run (unless --allow-errors). Ctrl-C (or SIGTERM, SIGHUP) interrupts
-the running cell, writes the notebook and exits 130; a second one kills the
+The result is written (atomically, under the notebook's lock) after every
+cell, so whatever ends the run leaves a valid notebook with every cell that
+finished; if the target changes on disk meanwhile it is not overwritten and
+the result goes to a new file (named on stderr). A cell that fails stops the
+run (unless --allow-errors). Ctrl-C (or SIGTERM, SIGHUP) interrupts the
+running cell, writes the notebook and exits 130; a second one kills the
 interpreter.
+
+Parameters (-p, -r, -f, -y as papermill takes them, quarto's -P) go into a
+new cell tagged injected-parameters right after the cell tagged parameters
+(at the top when there is none; replacing an earlier injected cell), which
+the written notebook keeps.
 
 Exit codes: 0 every cell ok, 1 a cell failed (or the notebook could not be
 read or written), 2 usage, 124 a cell timed out, 130 interrupted.
@@ -44,7 +54,9 @@ type nbRunFlags struct {
 	cwd         string
 	json        bool
 	ipython     bool
+	logOutput   bool
 	grace       time.Duration
+	params      *params.Params
 	backendFlags
 }
 
@@ -62,9 +74,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailed, "read notebook: %v", err)
 	}
-	nb, err := notebook.Parse(orig)
+	nb, err := notebook.ParseFile(path, orig)
 	if err != nil {
-		return fail(exitFailed, "%s: %v", path, err)
+		return fail(exitFailed, "%v", err)
 	}
 	if err := nbrun.CheckLanguage(nb); err != nil {
 		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)
@@ -72,6 +84,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	selected, err := nbrun.SelectCodeCells(nb, f.cells)
 	if err != nil {
 		return fail(exitUsage, "--cells %v", err)
+	}
+	if selected, err = withParams(nb, f.params, path, selected, stderr); err != nil {
+		return fail(exitFailed, "%s: %v", path, err)
 	}
 	home, err := config.Home()
 	if err != nil {
@@ -81,7 +96,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	saver := newNotebookSaver(path, f.out, f.inplace, orig)
+	saver := newNotebookSaver(path, f.out, f.inplace)
 	reg := sessions.New(sessions.Config{
 		Home:     home,
 		Starters: starters,
@@ -91,10 +106,19 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)},
 	})
 	defer reg.Close()
-	ctx, interrupted := interruptible(reg)
-	res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
-		Timeout: time.Duration(f.timeout) * time.Second, AllowErrors: f.allowErrors, IPython: f.ipython,
-		OnCellEnd: func(int, sessions.CellResult) { saver.progress(nb) }})
+	timeout := time.Duration(f.timeout) * time.Second
+	if f.timeout == 0 {
+		timeout = sessions.NoTimeout
+	}
+	opt := nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
+		Timeout: timeout, AllowErrors: f.allowErrors, IPython: f.ipython,
+		OnCellEnd: func(int, sessions.CellResult) { saver.progress(nb) }}
+	if f.logOutput {
+		log := &outputLog{w: stderr, last: -1}
+		opt.OnFrame, opt.OnCellEnd = log.frame, log.cellEnd(opt.OnCellEnd)
+	}
+	ctx, interrupted := interruptible(reg.Kill)
+	res, err := nbrun.Run(ctx, reg, nb, opt)
 	interrupts := interrupted.stop()
 	if err != nil && errors.Is(err, sessions.ErrBadRequest) {
 		return fail(exitUsage, "%v", err)
@@ -105,9 +129,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, saver.written())
 	}
-	if saver.diverted {
+	if saver.diverted != "" {
 		return fail(exitFailed, "%s changed on disk while its cells ran; not overwriting it, which would undo that change; the executed notebook is in %s",
-			path, saver.converted)
+			saver.changed, saver.diverted)
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, saver.written(), interrupts > 0)
 	return exitCode(res.Result, interrupts > 0)
@@ -122,7 +146,7 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
 	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600; 0: no limit (nbclient's default)")
 	fs.StringVar(&f.cells, "cells", "", "only these code cells, by 0-based index: 2,5-7 (others keep their outputs)")
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")
@@ -130,18 +154,27 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return f, "", code, false
-	}
+	fs.BoolVar(&f.logOutput, "log-output", false, "stream the cells' outputs to stderr as they come, as papermill --log-output does")
+	registerParamFlags(fs)
 	usage := func(format string, a ...any) (nbRunFlags, string, int, bool) {
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
 		return f, "", exitUsage, false
+	}
+	args, paramFlags, err := takeParamFlags(fs, args)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return f, "", code, false
+	}
+	if f.params, err = buildParams(paramFlags); err != nil {
+		return usage("%v", err)
 	}
 	if fs.NArg() != 1 || (f.inplace && f.out != "") {
 		return usage("want one notebook FILE and at most one of -o and --inplace")
 	}
 	if f.timeout < 0 {
-		return usage("--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
+		return usage("--timeout %d: want seconds from 1 to 600, or 0 for no limit", f.timeout)
 	}
 	path = fs.Arg(0)
 	if f.cwd == "" {
@@ -193,4 +226,38 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		return
 	}
 	fmt.Fprintf(stdout, "ran %d code cells (%s); wrote %s\n", len(res.Cells), res.Status, out)
+}
+
+// withParams injects p, when given, and notes (as papermill warns) a
+// notebook with no cell tagged parameters.
+func withParams(nb *notebook.Notebook, p *params.Params, path string, selected []int, stderr io.Writer) ([]int, error) {
+	if p == nil {
+		return selected, nil
+	}
+	if params.TaggedCell(nb, params.ParametersTag) < 0 && params.TaggedCell(nb, params.InjectedTag) < 0 {
+		fmt.Fprintf(stderr, "evalhost nb run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", path)
+	}
+	return injectParams(nb, p, selected)
+}
+
+// injectParams puts the parameters' cell into nb as papermill does and
+// returns the selection with the cells after it moved and it selected.
+func injectParams(nb *notebook.Notebook, p *params.Params, selected []int) ([]int, error) {
+	before := nb.Len()
+	at, err := params.InjectNotebook(nb, p)
+	if err != nil {
+		return nil, err
+	}
+	shift := nb.Len() - before // 0 when an injected cell was replaced
+	out := []int{}
+	for _, i := range selected {
+		switch {
+		case i == at && shift == 0:
+		case i >= at:
+			out = append(out, i+shift)
+		default:
+			out = append(out, i)
+		}
+	}
+	return slices.Insert(out, sort.SearchInts(out, at), at), nil
 }

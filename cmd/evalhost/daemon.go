@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+func init() {
+	extraCommands["daemon"] = daemonMain
+	extraCommands["sessions"] = sessionsMain
+	extraCommands["kill"] = killMain
+}
+
+const daemonUsage = `Usage: evalhost daemon serve|stop|status
+
+The background process that holds the sessions of "evalhost run --session"
+across commands. The first such command starts it; it ends itself after
+--idle without a client (EVALHOST_DAEMON_IDLE, default 30m).
+
+  serve    run it in the foreground (what a command starts)
+  stop     end it and every session it holds
+  status   say whether one runs, its pid and version
+`
+
+func daemonMain(args []string, _ io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, daemonUsage)
+		return exitUsage
+	}
+	home, err := evalhostHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon: %v\n", err)
+		return exitUsage
+	}
+	paths := daemon.PathsFor(home)
+	switch args[0] {
+	case "serve":
+		return daemonServe(args[1:], stderr, logger)
+	case "stop":
+		pid, err := daemon.Stop(paths)
+		if errors.Is(err, daemon.ErrNotRunning) {
+			fmt.Fprintln(stdout, "no evalhost background process is running")
+			return exitOK
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "evalhost daemon stop: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "stopped the evalhost background process (pid %d)\n", pid)
+		return exitOK
+	case "status":
+		c, err := daemon.Dial(paths)
+		if err != nil {
+			fmt.Fprintf(stdout, "not running (%v)\n", err)
+			return exitFailed
+		}
+		defer c.Close()
+		fmt.Fprintf(stdout, "running: pid %d, evalhost %s, socket %s\n", c.Hello.PID, c.Hello.Version, paths.Socket)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, daemonUsage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "evalhost daemon: unknown command %q\n\n%s", args[0], daemonUsage)
+	return exitUsage
+}
+
+func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
+	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	idle := fs.Duration("idle", daemonIdleDefault(), "end after this long without a client (EVALHOST_DAEMON_IDLE)")
+	maxSessions := fs.Int("max-sessions", 16, "idle sessions kept beyond this many are ended, least recently used first")
+	var backend backendFlags
+	backend.register(fs)
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	home, err := evalhostHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
+		return exitUsage
+	}
+	starters, err := backend.starters(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE) // no terminal; clients that leave are not its end
+	err = daemon.Serve(ctx, daemon.Config{
+		Paths:   daemon.PathsFor(home),
+		Version: buildIdentity(),
+		Idle:    *idle,
+		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
+			Sink: streamsink.Options{Store: artifactStore(home)}},
+		Ready: daemon.SignalReady,
+	})
+	if err != nil {
+		logger.Error("background process ended", "err", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// daemonIdleDefault reads EVALHOST_DAEMON_IDLE (a Go duration, "30m").
+func daemonIdleDefault() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("EVALHOST_DAEMON_IDLE")); err == nil && d > 0 {
+		return d
+	}
+	return daemon.DefaultIdle
+}
+
+// buildIdentity is this binary's version and build: a client of another
+// build replaces the background process (a rebuilt dev binary keeps its
+// version string, so the executable's size and time count too).
+func buildIdentity() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return version
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return version
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano()))
+	return version + "+" + hex.EncodeToString(sum[:4])
+}
+
+// daemonCommand starts `evalhost daemon serve` for the same home.
+func daemonCommand(home string) func() *exec.Cmd {
+	return func() *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = os.Args[0]
+		}
+		cmd := exec.Command(exe, "daemon", "serve")
+		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+		cmd.Dir = "/" // hold no directory the user may want to remove
+		return cmd
+	}
+}

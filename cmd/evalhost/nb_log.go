@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// outputLog is nb run --log-output: as papermill logs a run, an
+// "Executing Cell N---" line when a cell starts (N is its 1-based
+// notebook position), its stream output and the text/plain of its
+// displays and results as they come, and "Ending Cell N---" when it ends.
+type outputLog struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last int // notebook index of the cell being logged, -1 before the first
+}
+
+func (l *outputLog) frame(cell int, fr frames.Frame) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.start(cell)
+	switch fr.Type {
+	case frames.TypeStdout, frames.TypeStderr:
+		l.line(fr.Data)
+	case frames.TypeDisplay, frames.TypeResult, frames.TypeUpdateDisplay:
+		if text, ok := fr.Bundle.Text("text/plain"); ok {
+			l.line(text)
+		}
+	}
+}
+
+func (l *outputLog) start(cell int) {
+	if cell != l.last {
+		l.last = cell
+		l.line(fmt.Sprintf("Executing Cell %s", padDashes(cell+1, 40)))
+	}
+}
+
+// cellEnd logs a cell's end, then calls next.
+func (l *outputLog) cellEnd(next func(int, sessions.CellResult)) func(int, sessions.CellResult) {
+	return func(cell int, res sessions.CellResult) {
+		l.mu.Lock()
+		if res.Status != sessions.StatusSkipped {
+			l.start(cell)
+			l.line(fmt.Sprintf("Ending Cell %s", padDashes(cell+1, 43)))
+		}
+		l.mu.Unlock()
+		if next != nil {
+			next(cell, res)
+		}
+	}
+}
+
+// line writes text as Python's logging does: one message, one newline.
+func (l *outputLog) line(text string) { io.WriteString(l.w, text+"\n") }
+
+// padDashes is Python's f"{n:-<width}".
+func padDashes(n, width int) string {
+	s := fmt.Sprint(n)
+	return s + strings.Repeat("-", max(0, width-len(s)))
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/params"
+)
+
+// paramFlag is one parameter flag as given: "-p" NAME VALUE, "-r" NAME
+// VALUE, "-f" FILE, "-y" YAML, "-P" NAME:VALUE.
+type paramFlag struct {
+	flag string
+	args []string
+}
+
+// paramFlagNames maps each spelling (papermill's and quarto's) to its
+// short form and how many arguments it takes.
+var paramFlagNames = map[string]struct {
+	short string
+	n     int
+}{
+	"-p": {"-p", 2}, "--parameters": {"-p", 2},
+	"-r": {"-r", 2}, "--parameters_raw": {"-r", 2}, "--parameters-raw": {"-r", 2},
+	"-f": {"-f", 1}, "--parameters_file": {"-f", 1}, "--parameters-file": {"-f", 1},
+	"-y": {"-y", 1}, "--parameters_yaml": {"-y", 1}, "--parameters-yaml": {"-y", 1},
+	"-P": {"-P", 1}, "--execute-param": {"-P", 1},
+}
+
+// registerParamFlags lists the parameter flags in fs's help. They are
+// taken out of the command line before fs parses it (-p and -r take two
+// arguments, which pflag cannot), so these values stay empty.
+func registerParamFlags(fs *pflag.FlagSet) {
+	fs.StringArrayP("parameters", "p", nil, "NAME VALUE: a parameter, typed as papermill types it (int, float, True/False/None, else a string); repeatable")
+	fs.StringArrayP("parameters_raw", "r", nil, "NAME VALUE: a parameter kept a string; repeatable")
+	fs.StringArrayP("parameters_file", "f", nil, "FILE: parameters from a YAML file; repeatable")
+	fs.StringArrayP("parameters_yaml", "y", nil, "YAML: parameters from a YAML mapping; repeatable")
+	fs.StringArrayP("execute-param", "P", nil, "NAME:VALUE: a parameter as quarto render -P takes it (VALUE read as YAML); repeatable")
+}
+
+// takeParamFlags removes the parameter flags from args, in order, leaving
+// the rest for fs; the value of another flag of fs (-c -p) is not one.
+func takeParamFlags(fs *pflag.FlagSet, args []string) (rest []string, flags []paramFlag, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), flags, nil
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "--") && len(a) > 2 && a[0] == '-' {
+			name, value, hasValue = a[:2], a[2:], true // -fFILE
+		}
+		spec, ok := paramFlagNames[name]
+		if !ok {
+			rest = append(rest, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
+			continue
+		}
+		var vals []string
+		if hasValue {
+			vals = append(vals, value)
+		}
+		for len(vals) < spec.n && i+1 < len(args) {
+			i++
+			vals = append(vals, args[i])
+		}
+		if len(vals) < spec.n {
+			want := map[string]string{"-p": "NAME VALUE", "-r": "NAME VALUE", "-f": "FILE", "-y": "YAML", "-P": "NAME:VALUE"}[spec.short]
+			return nil, nil, fmt.Errorf("%s needs %s", name, want)
+		}
+		flags = append(flags, paramFlag{spec.short, vals})
+	}
+	return rest, flags, nil
+}
+
+// takesValue says whether a is a flag of fs that takes the next argument.
+func takesValue(fs *pflag.FlagSet, a string) bool {
+	var f *pflag.Flag
+	switch {
+	case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+		f = fs.Lookup(a[2:])
+	case len(a) == 2 && a[0] == '-':
+		f = fs.ShorthandLookup(a[1:])
+	}
+	return f != nil && f.NoOptDefVal == ""
+}
+
+// buildParams merges the flags as papermill's CLI does: the files, then
+// the YAML texts, then quarto's -P, then -p, then -r, each in order. Nil
+// when there are none.
+func buildParams(flags []paramFlag) (*params.Params, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	var p params.Params
+	for _, kind := range []string{"-f", "-y", "-P", "-p", "-r"} {
+		for _, f := range flags {
+			if f.flag != kind {
+				continue
+			}
+			var err error
+			switch kind {
+			case "-f":
+				if f.args[0] == "-" {
+					return nil, fmt.Errorf("-f -: give a YAML file's path (for YAML text, use -y)")
+				}
+				var data []byte
+				if data, err = readBounded(f.args[0], nil, maxScriptBytes); err != nil {
+					return nil, fmt.Errorf("-f %s: %w", f.args[0], err)
+				}
+				err = p.MergeYAML(data, "-f "+f.args[0])
+			case "-y":
+				err = p.MergeYAML([]byte(f.args[0]), "-y")
+			case "-P":
+				err = p.SetQuarto(f.args[0])
+			case "-p":
+				err = p.SetTyped(f.args[0], f.args[1])
+			case "-r":
+				err = p.SetRaw(f.args[0], f.args[1])
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &p, nil
+}

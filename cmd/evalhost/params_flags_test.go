@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/notebook"
+)
+
+func TestTakeParamFlags(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantRest  string
+		wantFlags string
+		wantErr   string
+	}{
+		{"papermill forms", []string{"nb.ipynb", "-p", "a", "1", "-r", "b", "-2", "-f", "x.yaml", "-y", "c: 3", "-P", "d:4"},
+			"nb.ipynb", "-p[a 1] -r[b -2] -f[x.yaml] -y[c: 3] -P[d:4]", ""},
+		{"long and attached forms", []string{"--parameters", "a", "1", "--parameters_raw=b", "x", "-fp.yaml", "--parameters-yaml=k: v"},
+			"", "-p[a 1] -r[b x] -f[p.yaml] -y[k: v]", ""},
+		{"another flag's value is not a parameter", []string{"-c", "-p", "--cwd", "-y", "-o", "out"},
+			"-c -p --cwd -y -o out", "", ""},
+		{"after -- nothing is taken", []string{"--", "-p", "a", "1"}, "-- -p a 1", "", ""},
+		{"missing value", []string{"-p", "a"}, "", "", "-p needs NAME VALUE"},
+		{"missing file", []string{"x", "-f"}, "", "", "-f needs FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			fs.StringP("code", "c", "", "")
+			fs.String("cwd", "", "")
+			fs.StringP("output", "o", "", "")
+			fs.Bool("json", false, "")
+			registerParamFlags(fs)
+			rest, flags, err := takeParamFlags(fs, tt.args)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			var got []string
+			for _, f := range flags {
+				got = append(got, fmt.Sprintf("%s%v", f.flag, f.args))
+			}
+			if err != nil || strings.Join(rest, " ") != tt.wantRest || strings.Join(got, " ") != tt.wantFlags {
+				t.Fatalf("rest %q flags %q err %v\nwant %q %q", rest, got, err, tt.wantRest, tt.wantFlags)
+			}
+		})
+	}
+}
+
+// Papermill's merge order: files, YAML texts, then -p, then -r, whatever
+// the command line's order.
+func TestBuildParamsOrder(t *testing.T) {
+	p, err := buildParams([]paramFlag{{"-r", []string{"a", "raw"}}, {"-p", []string{"a", "1"}}, {"-y", []string{"a: 0\nb: 2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# Parameters\na = \"raw\"\nb = 2\n"; p.Source() != want {
+		t.Fatalf("source %q, want %q", p.Source(), want)
+	}
+	if _, err := buildParams([]paramFlag{{"-f", []string{"-"}}}); err == nil || !strings.Contains(err.Error(), "use -y") {
+		t.Fatalf("-f -: %v", err)
+	}
+	if p, err := buildParams(nil); p != nil || err != nil {
+		t.Fatalf("no flags: %v %v", p, err)
+	}
+}
+
+// With --cells, the selection names the notebook as given: the cells
+// after the injected one move, and the injected cell runs.
+func TestInjectParamsSelection(t *testing.T) {
+	tests := []struct {
+		name     string
+		tagged   int // the cell tagged parameters, -1 none
+		injected int // the cell tagged injected-parameters, -1 none
+		selected []int
+		want     []int
+	}{
+		{"after the parameters cell", 1, -1, []int{0, 1, 2, 3}, []int{0, 1, 2, 3, 4}},
+		{"only later cells selected", 1, -1, []int{3}, []int{2, 4}},
+		{"at the top", -1, -1, []int{1, 2}, []int{0, 2, 3}},
+		{"replacing an injected cell", -1, 2, []int{3}, []int{2, 3}},
+		{"replacing a selected injected cell", -1, 2, []int{2, 3}, []int{2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := notebook.New()
+			for i := range 4 {
+				nb.Insert(i, notebook.Code, fmt.Sprint(i))
+			}
+			if tt.tagged >= 0 {
+				nb.SetTags(tt.tagged, []string{"parameters"})
+			}
+			if tt.injected >= 0 {
+				nb.SetTags(tt.injected, []string{"injected-parameters"})
+			}
+			p, _ := buildParams([]paramFlag{{"-p", []string{"x", "1"}}})
+			got, err := injectParams(nb, p, tt.selected)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("selection %v (%v), want %v", got, err, tt.want)
+			}
+		})
+	}
+}

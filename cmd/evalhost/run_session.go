@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/evalhost/evalhost/config"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/serve"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// attachedID is the id of an attached run's one request.
+const attachedID = "run"
+
+// runAttached runs the cells in the session f.session of the background
+// process (started on first use), rendering its replies exactly as a
+// one-shot run renders its own: same output, exit codes, Ctrl-C (first
+// cancels, second kills the session's interpreters), --json and tools (a
+// cell's tool call comes back here and runs here).
+func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer) int {
+	home, err := evalhostHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	eval, err := attachedEval(cells, f, home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitFailed
+	}
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	timeline.Mark("connect")
+	c, err := daemon.Connect(context.Background(), daemon.DialConfig{Paths: daemon.PathsFor(home),
+		Version: buildIdentity(), Command: daemonCommand(home)})
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitFailed
+	}
+	defer c.Close()
+	timeline.Mark("attached", "pid", c.Hello.PID)
+	for _, n := range c.Notices {
+		fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
+	}
+	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) })
+	stdout = guardedWriter{stdout, interrupted}
+	stderr = guardedWriter{stderr, interrupted}
+	var out renderer
+	if f.json {
+		j := newJSONRenderer(stdout)
+		defer j.flush()
+		out = j
+	} else {
+		out = newHumanRenderer(stdout, stderr, f.imagesDir, false)
+	}
+	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame), cellEnd: timedCellEnd(out.cellEnd),
+		calls: map[string]context.CancelFunc{}}
+	if err := c.Send(eval); err != nil {
+		interrupted.stop()
+		fmt.Fprintf(stderr, "evalhost run: cannot send the cells to the background process: %v\n", err)
+		return exitFailed
+	}
+	finished := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() { // the first Ctrl-C (or lost output) cancels the request
+		defer watch.Done()
+		select {
+		case <-ctx.Done():
+			c.Send(map[string]string{"op": "cancel", "id": attachedID})
+		case <-finished:
+		}
+	}()
+	res, err := a.read()
+	close(finished)
+	watch.Wait()
+	a.endCalls()
+	interrupts := interrupted.stop()
+	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
+		if !errors.Is(*lost, syscall.EPIPE) {
+			fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+		}
+		return exitOutputClosed
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitFailed
+	}
+	timeline.Mark("end", "status", res.Status)
+	out.end(res)
+	return exitCode(res, interrupts > 0)
+}
+
+// attachedUnsupported names a flag the background process cannot honour
+// per command: it is set once, for every session, when the process starts.
+func attachedUnsupported(f runFlags, graceSet bool) string {
+	switch {
+	case graceSet:
+		return "--grace is not available with --session: the background process keeps its own (2s)"
+	case f.maxOutput > 0:
+		return "--max-output is not available with --session yet; drop one of them"
+	case f.backend != "" && f.backend != config.BackendRunner:
+		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
+	}
+	return ""
+}
+
+// attachedEval is the eval line for the cells. The interpreter is resolved
+// here, where the user's environment (PATH, VIRTUAL_ENV, a pyenv version)
+// is, and sent by path: the background process has the environment of the
+// command that started it.
+func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]any, error) {
+	cwd := f.cwd
+	if cwd == "" {
+		cwd = "."
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, err
+	}
+	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": cwd,
+		"keepGoing": f.keepGoing, "ipython": f.ipython}
+	if slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }) {
+		py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
+		if err != nil {
+			return nil, err
+		}
+		eval["python"] = py.Path
+	}
+	list := make([]map[string]any, len(cells))
+	for i, c := range cells {
+		cell := map[string]any{"language": c.Language, "code": c.Code}
+		if c.Title != "" {
+			cell["title"] = c.Title
+		}
+		if c.Timeout > 0 {
+			cell["timeout"] = c.Timeout.Seconds()
+		}
+		list[i] = cell
+	}
+	eval["cells"] = list
+	return eval, nil
+}
+
+// attached reads one request's replies from the background process.
+type attached struct {
+	c       *daemon.Client
+	log     string // the background process's log, named when it dies
+	tools   bridge.Tools
+	out     renderer
+	emit    sessions.Emit
+	cellEnd func(sessions.CellResult)
+
+	mu    sync.Mutex
+	calls map[string]context.CancelFunc // tool calls running here
+	wg    sync.WaitGroup
+}
+
+// read renders lines until the request's end.
+func (a *attached) read() (sessions.Result, error) {
+	for {
+		line, err := a.c.Next()
+		if err != nil {
+			return sessions.Result{}, fmt.Errorf("the background process (pid %d) ended before the run did: %v; its log is %s",
+				a.c.Hello.PID, err, a.log)
+		}
+		typ := gjson.GetBytes(line, "type").String()
+		switch typ {
+		case serve.TypeEnd:
+			var end serve.End
+			if err := json.Unmarshal(line, &end); err != nil {
+				return sessions.Result{}, fmt.Errorf("bad end line: %w", err)
+			}
+			return sessions.Result{Status: end.Status, FailedCell: end.FailedCell}, nil
+		case serve.TypeCellEnd:
+			var ce serve.CellEnd
+			if err := json.Unmarshal(line, &ce); err != nil {
+				return sessions.Result{}, fmt.Errorf("bad cell_end line: %w", err)
+			}
+			a.cellEnd(ce.CellResult)
+		case serve.TypeRequestError:
+			if gjson.GetBytes(line, "op").String() == "eval" {
+				return sessions.Result{}, errors.New(gjson.GetBytes(line, "error").String())
+			}
+			// A cancel or kill that came as the request ended: nothing to do.
+		case serve.TypeToolCall:
+			a.toolCall(line)
+		case serve.TypeToolCallAbandoned:
+			a.abandon(gjson.GetBytes(line, "call").String())
+		default:
+			fr, err := frames.Decode(line)
+			if err != nil {
+				return sessions.Result{}, fmt.Errorf("unexpected line from the background process: %w", err)
+			}
+			a.emit(int(gjson.GetBytes(line, "cell").Int()), fr)
+		}
+	}
+}
+
+// toolCall runs a cell's tool here, as a one-shot run does, and answers.
+func (a *attached) toolCall(line []byte) {
+	var tc serve.ToolCall
+	if err := json.Unmarshal(line, &tc); err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
+	a.calls[tc.Call] = cancel
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer a.abandon(tc.Call)
+		value, err := a.tools.Call(ctx, bridge.Call{Session: tc.Session, Name: tc.Name, Args: tc.Args, Request: tc.ID, Cell: tc.Cell})
+		reply := map[string]any{"op": "tool_result", "call": tc.Call, "ok": err == nil}
+		if err != nil {
+			reply["error"] = err.Error()
+		} else {
+			reply["value"] = value
+		}
+		a.c.Send(reply)
+	}()
+}
+
+func (a *attached) abandon(call string) {
+	a.mu.Lock()
+	cancel := a.calls[call]
+	delete(a.calls, call)
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// endCalls cancels the tool calls still running and waits for them.
+func (a *attached) endCalls() {
+	a.mu.Lock()
+	for _, cancel := range a.calls {
+		cancel()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}

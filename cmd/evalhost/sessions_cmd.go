@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/serve"
+)
+
+// sessionsMain lists the background process's live sessions.
+func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
+	fs := pflag.NewFlagSet("sessions", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: evalhost sessions [--json]\n\nLists the sessions \"evalhost run --session\" keeps in the background process.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	asJSON := fs.Bool("json", false, "write the list as one JSON line")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	var list serve.Sessions
+	err := askDaemon(map[string]string{"op": "sessions", "id": "ls"}, serve.TypeSessions, &list)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		if *asJSON {
+			fmt.Fprintln(stdout, `{"sessions":[],"type":"sessions"}`)
+		} else {
+			fmt.Fprintln(stdout, "no sessions (no evalhost background process is running)")
+		}
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "evalhost sessions: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		b, _ := json.Marshal(list)
+		fmt.Fprintln(stdout, string(b))
+		return exitOK
+	}
+	if len(list.Sessions) == 0 {
+		fmt.Fprintln(stdout, "no sessions")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCWD\tPYTHON\tBUSY\tIDLE")
+	for _, s := range list.Sessions {
+		idle := "-"
+		if !s.Busy {
+			idle = time.Since(s.LastUsed).Round(time.Second).String()
+		}
+		busy := "no"
+		if s.Busy {
+			busy = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Session, s.Cwd, s.Python, busy, idle)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// askDaemon sends one request to the live background process and decodes
+// its reply of type want; ErrNotRunning when there is none.
+func askDaemon(req any, want string, reply any) error {
+	home, err := evalhostHome()
+	if err != nil {
+		return err
+	}
+	c, err := daemon.Dial(daemon.PathsFor(home))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Send(req); err != nil {
+		return err
+	}
+	for {
+		line, err := c.Next()
+		if err != nil {
+			return fmt.Errorf("the background process did not answer: %w", err)
+		}
+		switch gjson.GetBytes(line, "type").String() {
+		case want:
+			return json.Unmarshal(line, reply)
+		case serve.TypeRequestError:
+			return errors.New(gjson.GetBytes(line, "error").String())
+		}
+	}
+}

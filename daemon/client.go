@@ -1,0 +1,249 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/serve"
+)
+
+// DialConfig says where the background process is and how to start one.
+type DialConfig struct {
+	Paths   Paths
+	Version string // this client's; a process of another version is replaced
+	// Command makes the command that runs a background process (evalhost
+	// daemon serve); Connect adds its session, stdio and ready pipe.
+	Command func() *exec.Cmd
+	// StartTimeout bounds a new process's start; default 15 s.
+	StartTimeout time.Duration
+}
+
+// helloTimeout bounds the wait for a process's first line.
+const helloTimeout = 10 * time.Second
+
+// lockWait bounds the wait for a process that is ending: its sessions'
+// cells get an interrupt's grace and then are killed.
+const lockWait = 30 * time.Second
+
+// Client is one connection to the background process.
+type Client struct {
+	sendMu sync.Mutex
+	conn   *net.UnixConn
+	r      *bufio.Reader
+	Hello  serve.Hello
+	// Notices are what the user must be told about this connection: a
+	// process that died and took its sessions' state, or one replaced for
+	// its version.
+	Notices []string
+}
+
+// Connect attaches to the live background process, starting one when
+// there is none (two clients racing start one: the start lock orders them),
+// replacing one that died (its sessions' state is lost, and a notice says
+// so) or that runs another version. It refuses a directory or socket that
+// is not the user's own, or a process of another user.
+func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
+	if err := ensureDir(cfg.Paths.Dir); err != nil {
+		return nil, err
+	}
+	c, err := dial(cfg.Paths)
+	if err == nil && c.Hello.Version == cfg.Version {
+		return c, nil
+	}
+	var unsafe *UnsafeError
+	if errors.As(err, &unsafe) {
+		return nil, err
+	}
+	var notices []string
+	if err == nil {
+		notices = append(notices, fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; its sessions' state is lost", c.Hello.Version, c.Hello.PID))
+		if err := c.stopAndWait(cfg.Paths); err != nil {
+			return nil, err
+		}
+	}
+	c, more, err := start(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Notices = append(notices, more...)
+	return c, nil
+}
+
+// Dial attaches to the live background process without starting one; it
+// returns ErrNotRunning when there is none.
+func Dial(paths Paths) (*Client, error) {
+	c, err := dial(paths)
+	var unsafe *UnsafeError
+	if err != nil && !errors.As(err, &unsafe) {
+		return nil, fmt.Errorf("%w (%v)", ErrNotRunning, err)
+	}
+	return c, err
+}
+
+// dial connects, checks the socket and the peer, and reads hello.
+func dial(paths Paths) (*Client, error) {
+	if err := checkSocket(paths.Socket); err != nil {
+		return nil, err
+	}
+	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: paths.Socket, Net: "unix"})
+	if err != nil {
+		return nil, err
+	}
+	if uid, err := peerUID(nc); err != nil || (uid >= 0 && uid != os.Getuid()) {
+		nc.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &UnsafeError{Path: paths.Socket, Reason: fmt.Sprintf("is served by a process of uid %d, not yours (uid %d)", uid, os.Getuid())}
+	}
+	c := &Client{conn: nc, r: bufio.NewReaderSize(nc, 64<<10)}
+	nc.SetReadDeadline(time.Now().Add(helloTimeout)) // a hung process must not hang every command
+	line, err := c.Next()
+	nc.SetReadDeadline(time.Time{})
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("no hello from the background process: %w", err)
+	}
+	if err := json.Unmarshal(line, &c.Hello); err != nil || c.Hello.Type != serve.TypeHello {
+		nc.Close()
+		return nil, fmt.Errorf("the background process's first line is not a hello: %.200s", line)
+	}
+	return c, nil
+}
+
+// start starts a process under the start lock, unless another client did
+// while this one waited for the lock.
+func start(ctx context.Context, cfg DialConfig) (*Client, []string, error) {
+	lk, err := lockFile(cfg.Paths.Start, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lk.Close()
+	if c, err := dial(cfg.Paths); err == nil {
+		if c.Hello.Version == cfg.Version {
+			return c, nil, nil
+		}
+		c.Close()
+	}
+	notices, err := reclaim(cfg.Paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := spawn(ctx, cfg); err != nil {
+		return nil, nil, err
+	}
+	c, err := dial(cfg.Paths)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the background process started but cannot be reached: %w", err)
+	}
+	return c, notices, nil
+}
+
+// reclaim clears what a dead process left behind: waiting for its lock
+// makes sure none lives (one may be stopping), and a state file left with
+// it means it died without a stop, taking its sessions' state.
+func reclaim(paths Paths) ([]string, error) {
+	lk, err := awaitLock(paths.Lock, lockWait)
+	if errors.Is(err, errLocked) {
+		st, _ := readState(paths.State)
+		return nil, fmt.Errorf("a background process (pid %d) holds %s but does not answer on %s; end it (kill %d) and try again",
+			st.PID, paths.Lock, paths.Socket, st.PID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Close()
+	var notices []string
+	if st, ok := readState(paths.State); ok {
+		lost := "it had no sessions"
+		if len(st.Sessions) > 0 {
+			lost = "the state of its sessions (" + strings.Join(st.Sessions, ", ") + ") is lost"
+		}
+		notices = append(notices, fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and %s", st.PID, lost))
+		if err := os.Remove(paths.State); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return notices, removeStale(paths.Socket)
+}
+
+// stopAndWait asks the process to stop and waits until it has (its lock
+// is free).
+func (c *Client) stopAndWait(paths Paths) error {
+	err := c.Send(map[string]string{"op": OpStop})
+	for err == nil {
+		_, err = c.Next() // its lines until it closes the connection
+	}
+	c.Close()
+	lk, err := awaitLock(paths.Lock, lockWait)
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("the background process (pid %d) was asked to stop but still runs after %s", c.Hello.PID, lockWait)
+	}
+	if err != nil {
+		return err
+	}
+	return lk.Close()
+}
+
+// Stop ends the live background process and waits for it; ErrNotRunning
+// when there is none.
+func Stop(paths Paths) (pid int, err error) {
+	c, err := Dial(paths)
+	if err != nil {
+		return 0, err
+	}
+	return c.Hello.PID, c.stopAndWait(paths)
+}
+
+// Send writes v as one JSON line; safe from many goroutines.
+func (c *Client) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	_, err = c.conn.Write(append(b, '\n'))
+	return err
+}
+
+// Next returns the next line the process wrote, without its newline; the
+// slice is valid until the next call.
+func (c *Client) Next() ([]byte, error) {
+	line, err := c.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		buf := append([]byte(nil), line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = c.r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	if err != nil {
+		return nil, err
+	}
+	return line[:len(line)-1], nil
+}
+
+// Close closes the connection; the process cancels what this client left
+// running. Safe to call twice.
+func (c *Client) Close() error {
+	err := c.conn.Close()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// CloseWrite tells the process this client sends nothing more.
+func (c *Client) CloseWrite() error { return c.conn.CloseWrite() }

@@ -1,0 +1,222 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/serve"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Ops a client may send, beside serve's eval, cancel, close, sessions,
+// ping and tool_result.
+const (
+	OpKill = "kill" // kill the interpreters of the session an eval runs in (a second Ctrl-C)
+	OpStop = "stop" // end the background process
+)
+
+// TypeStopping answers stop; the connection closes when the process ends.
+const TypeStopping = "stopping"
+
+// maxLine bounds a request line, as serve's default does.
+const maxLine = serve.DefaultMaxLine
+
+// conn is one client: its requests, its tool calls and its output.
+type conn struct {
+	srv   *Server
+	id    int
+	nc    *net.UnixConn
+	enc   *serve.Encoder
+	relay *bridge.Relay
+
+	ctx    context.Context // ends when the client leaves or the process stops
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	inflight map[string]*flight
+	wg       sync.WaitGroup // its evals
+}
+
+// flight is an eval that has not sent its end.
+type flight struct {
+	cancel  context.CancelFunc
+	session string
+	running atomic.Bool // its first frame came: a cell of it runs
+}
+
+func newConn(s *Server, id int, nc *net.UnixConn) *conn {
+	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.relay = bridge.NewRelay(c.sendToolCall, c.abandonToolCall)
+	return c
+}
+
+// serve answers the client's lines until it leaves; then its requests are
+// cancelled (a client that went away is a Ctrl-C) and awaited.
+func (c *conn) serve() {
+	defer c.nc.Close()
+	c.enc.Line(serve.Hello{Languages: []string{sessions.LangPython, sessions.LangShell}, PID: os.Getpid(),
+		Protocol: serve.Protocol, Type: serve.TypeHello, Version: c.srv.cfg.Version})
+	sc := bufio.NewScanner(c.nc)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	for sc.Scan() {
+		c.dispatch(sc.Bytes())
+	}
+	c.cancel()
+	c.relay.Close(errors.New("the command that ran this cell has ended; no one can answer the tool call"))
+	c.wg.Wait()
+	c.enc.Flush()
+}
+
+// end cancels the client's requests and closes the reading side: serve
+// then waits for their end lines (the writing side stays open) and returns.
+func (c *conn) end() {
+	c.cancel()
+	c.nc.CloseRead()
+}
+
+func (c *conn) dispatch(line []byte) {
+	op := gjson.GetBytes(line, "op").String()
+	id := gjson.GetBytes(line, "id").String()
+	switch op {
+	case "eval":
+		c.eval(line, id)
+	case "cancel", OpKill:
+		c.mu.Lock()
+		fl := c.inflight[id]
+		c.mu.Unlock()
+		if fl == nil {
+			c.refuse(id, op, fmt.Sprintf("no request %q is queued or running", id))
+			return
+		}
+		fl.cancel()
+		if op == OpKill && fl.running.Load() {
+			// Only a request that runs: a queued one would kill the cell
+			// of another client's request in its session.
+			c.srv.reg.KillSession(fl.session)
+		}
+	case "tool_result":
+		c.toolResult(line)
+	case "sessions":
+		c.enc.Line(serve.Sessions{ID: id, Sessions: c.srv.reg.Sessions(), Type: serve.TypeSessions})
+	case "close":
+		name := gjson.GetBytes(line, "session").String()
+		existed := c.srv.reg.CloseSession(name)
+		_ = c.srv.state.forget(name)
+		c.enc.Line(serve.Closed{Existed: existed, ID: id, Session: name, Type: serve.TypeClosed})
+	case "ping":
+		c.enc.Line(serve.Pong{ID: id, Type: serve.TypePong})
+	case OpStop:
+		c.enc.Line(map[string]any{"type": TypeStopping, "pid": os.Getpid()})
+		c.srv.stop()
+	default:
+		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, ping, stop", op))
+	}
+}
+
+func (c *conn) refuse(id, op, msg string) {
+	c.enc.Line(serve.RequestError{Error: msg, ID: id, Op: op, Type: serve.TypeRequestError})
+}
+
+// eval queues the request in the shared registry, under a name no other
+// client's request has, and streams its replies tagged with the client's id.
+func (c *conn) eval(line []byte, id string) {
+	req, err := serve.ParseEval(line)
+	if err != nil {
+		c.refuse(id, "eval", err.Error())
+		return
+	}
+	if py := gjson.GetBytes(line, "python"); py.Exists() {
+		req.Python = py.String()
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.mu.Lock()
+	if _, dup := c.inflight[id]; dup {
+		c.mu.Unlock()
+		cancel()
+		c.enc.Line(serve.RequestError{Error: fmt.Sprintf("request id %q is already in flight; use a new id", id), ID: id, InFlight: true, Op: "eval", Type: serve.TypeRequestError})
+		return
+	}
+	fl := &flight{cancel: cancel, session: req.Session}
+	if fl.session == "" {
+		fl.session = "default"
+	}
+	c.inflight[id] = fl
+	c.mu.Unlock()
+	done := func() {
+		c.mu.Lock()
+		delete(c.inflight, id)
+		c.mu.Unlock()
+		cancel()
+	}
+	last := len(req.Cells) - 1
+	req.ID = runID(c.id, id)
+	req.OnCellEnd = func(res sessions.CellResult) { c.enc.CellEnd(id, res, res.Index == last) }
+	job, err := c.srv.reg.Queue(req)
+	if err != nil {
+		done()
+		c.refuse(id, "eval", err.Error())
+		return
+	}
+	_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer done()
+		start := time.Now()
+		res, err := job.Run(ctx, func(cell int, f frames.Frame) {
+			fl.running.Store(true)
+			c.enc.Frame(id, cell, &f)
+		})
+		if err != nil {
+			c.refuse(id, "eval", err.Error())
+			return
+		}
+		c.enc.End(id, res, time.Since(start))
+	}()
+}
+
+func (c *conn) sendToolCall(callID string, call bridge.Call) error {
+	args := call.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return c.enc.Line(serve.ToolCall{Type: serve.TypeToolCall, Call: callID, ID: call.Request, Cell: call.Cell,
+		Session: call.Session, Name: call.Name, Args: args})
+}
+
+func (c *conn) abandonToolCall(callID string) {
+	c.enc.Line(serve.ToolCallAbandoned{Call: callID, Type: serve.TypeToolCallAbandoned})
+}
+
+func (c *conn) toolResult(line []byte) {
+	root := gjson.ParseBytes(line)
+	call, ok := root.Get("call").String(), root.Get("ok")
+	if call == "" || !ok.IsBool() {
+		c.refuse("", "tool_result", `tool_result needs the "call" id of a tool_call and "ok"`)
+		return
+	}
+	var value json.RawMessage
+	if v := root.Get("value"); v.Exists() {
+		value = json.RawMessage(v.Raw)
+	}
+	msg := root.Get("error").String()
+	if !ok.Bool() && msg == "" {
+		msg = "the tool failed without a message"
+	}
+	if err := c.relay.Resolve(call, ok.Bool(), value, msg); err != nil {
+		c.refuse("", "tool_result", fmt.Sprintf("tool_result for call %q: %v", call, err))
+	}
+}

@@ -1,0 +1,214 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// serveHome runs Serve in this process for a temporary home and returns
+// its paths and a function that waits for Serve's error.
+func serveHome(t *testing.T, idle time.Duration) (Paths, func() error) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	paths := PathsFor(t.TempDir())
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		errc <- Serve(ctx, Config{Paths: paths, Version: "test", Idle: idle,
+			Sessions: sessions.Config{Home: filepath.Dir(paths.Dir)}, Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-errc:
+		t.Fatalf("Serve: %v", err)
+	}
+	var got error
+	done := false
+	wait := func() error {
+		if !done {
+			got, done = <-errc, true
+		}
+		return got
+	}
+	t.Cleanup(func() { cancel(); wait() })
+	return paths, wait
+}
+
+// eval sends one sh cell on a fresh connection and returns its stdout.
+func eval(t *testing.T, paths Paths, session, code string) string {
+	t.Helper()
+	c, err := Dial(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := map[string]any{"op": "eval", "id": "run", "session": session, "cwd": filepath.Dir(paths.Dir),
+		"cells": []map[string]string{{"language": "sh", "code": code}}}
+	if err := c.Send(req); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for {
+		line, err := c.Next()
+		if err != nil {
+			t.Fatalf("the connection ended before the end line: %v", err)
+		}
+		switch gjson.GetBytes(line, "type").String() {
+		case "stdout":
+			out.WriteString(gjson.GetBytes(line, "data").String())
+		case "end":
+			if st := gjson.GetBytes(line, "status").String(); st != "ok" {
+				t.Fatalf("status %s: %s", st, out.String())
+			}
+			return out.String()
+		case "request_error":
+			t.Fatalf("refused: %s", line)
+		}
+	}
+}
+
+func TestServeKeepsSessionsAcrossConnections(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	paths, wait := serveHome(t, time.Hour)
+	eval(t, paths, "s", "X=from-the-first")
+	if got := eval(t, paths, "s", "echo $X"); got != "from-the-first\n" {
+		t.Fatalf("second connection saw %q", got)
+	}
+	st, ok := readState(paths.State)
+	if !ok || st.PID != os.Getpid() || fmt.Sprint(st.Sessions) != "[s]" {
+		t.Fatalf("state %+v (ok %v): want this pid and session s", st, ok)
+	}
+	if _, err := Stop(paths); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{paths.Socket, paths.State} {
+		if _, err := os.Lstat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left after a clean stop: %v", f, err)
+		}
+	}
+}
+
+func TestServeEndsWhenIdle(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{})
+	paths, wait := serveHome(t, 50*time.Millisecond)
+	eval(t, paths, "s", "true")
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Dial(paths); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Dial after the idle end: %v, want ErrNotRunning", err)
+	}
+}
+
+func TestServeRefusesSecond(t *testing.T) {
+	paths, _ := serveHome(t, time.Hour)
+	err := Serve(context.Background(), Config{Paths: paths, Version: "test"})
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("second Serve: %v, want ErrRunning", err)
+	}
+}
+
+// Two connections may both call their request "run"; each gets its own
+// replies, and ops name requests of their own connection only.
+func TestServeRequestIDsPerConnection(t *testing.T) {
+	paths, _ := serveHome(t, time.Hour)
+	c, err := Dial(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Send(map[string]any{"op": "eval", "id": "run", "session": "a", "cwd": t.TempDir(),
+		"cells": []map[string]string{{"language": "sh", "code": "echo started; sleep 30"}}})
+	for {
+		line, err := c.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gjson.GetBytes(line, "type").String() == "stdout" {
+			break
+		}
+	}
+	if got := eval(t, paths, "b", "echo other"); got != "other\n" {
+		t.Fatalf("the other connection's run printed %q", got)
+	}
+	c.Send(map[string]string{"op": "cancel", "id": "run"})
+	for {
+		line, err := c.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gjson.GetBytes(line, "type").String() == "end" {
+			var end struct{ Status string }
+			json.Unmarshal(line, &end)
+			if end.Status != "cancelled" {
+				t.Fatalf("end %s, want cancelled", line)
+			}
+			return
+		}
+	}
+}
+
+// readUntil reads c's lines until one of type typ, returning it.
+func readUntil(t *testing.T, c *Client, typ string) []byte {
+	t.Helper()
+	for {
+		line, err := c.Next()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		if gjson.GetBytes(line, "type").String() == typ {
+			return append([]byte(nil), line...)
+		}
+	}
+}
+
+// A kill for a request still queued behind another client's in the same
+// session cancels it alone: it must not kill the running cell it waits for.
+func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
+	paths, _ := serveHome(t, time.Hour)
+	cwd := filepath.Dir(paths.Dir)
+	dial := func() *Client {
+		c, err := Dial(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := dial(), dial()
+	// A's cell outlasts B's eval and kill by far; no cancel of A is needed,
+	// so only B's kill could end it early.
+	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "sh", "code": "echo started; sleep 3; echo survived"}}})
+	readUntil(t, a, "stdout")
+	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "sh", "code": "echo b"}}})
+	b.Send(map[string]string{"op": OpKill, "id": "run"})
+	if st := gjson.GetBytes(readUntil(t, b, "end"), "status").String(); st != "cancelled" {
+		t.Fatalf("the queued request ended %s, want cancelled", st)
+	}
+	end := readUntil(t, a, "cell_end")
+	out := gjson.GetBytes(end, "output.text").String()
+	if gjson.GetBytes(end, "status").String() != "ok" || gjson.GetBytes(end, "retried").Bool() || out != "started\nsurvived\n" {
+		t.Fatalf("the running cell ended %s; want ok, run once to its end: the queued request's kill must not reach it", end)
+	}
+}

@@ -1,0 +1,51 @@
+// Package daemon is evalhost's per-user background process: it holds one
+// session registry across commands, so `evalhost run --session NAME` sees
+// what the previous command with that NAME left, as a notebook does.
+//
+// # Files
+//
+// [PathsFor] puts everything in <home>/daemon, a directory of mode 0700
+// that must be a real directory owned by the user (one of the user's that
+// is too open is tightened; another user's is refused with [UnsafeError]).
+// The socket is <home>/daemon/sock, mode 0600 (or, when that path is too
+// long for a Unix socket, a file named by a hash of home in a 0700
+// evalhost-<uid> directory under the temp dir). A client refuses a socket
+// that is not a socket, not the user's or open to others, and (on Linux,
+// SO_PEERCRED) one served by another user's process; the server drops
+// connections from other users' processes.
+//
+// # Lifetime
+//
+// [Serve] holds an flock on "lock" for its whole life: a second Serve for
+// the same home returns [ErrRunning], and a lock nobody holds means no
+// process lives, so its socket is stale. It writes "state" (its pid,
+// version and the names of the sessions it ran) and removes it on a clean
+// end; a state file left behind means the process died (SIGKILL, a crash)
+// with those sessions' state. Serve ends when its context ends, a client
+// sends stop, or no client has been connected for Config.Idle (default
+// 30 min); it then cancels what runs, closes every session and removes its
+// socket and state file before it releases the lock.
+//
+// [Connect] attaches, and starts a process when none answers: under a
+// second flock ("start.lock") it tries again (another client may just have
+// started one), clears what a dead process left (returning a notice that
+// names the sessions whose state was lost), starts the process given by
+// DialConfig.Command in its own session with its stderr in "log", and waits
+// for it to write "ready" on the pipe named by [ReadyFDEnv]
+// ([SignalReady]). Two clients racing to start therefore start one. A
+// process whose hello names another version is asked to stop and replaced,
+// with a notice. [Dial] attaches without starting; [Stop] ends the process.
+//
+// # Protocol
+//
+// The wire is serve's (docs/serve-protocol.md): hello first, then eval
+// lines answered by frames tagged with their cell and request id, a
+// cell_end per cell and one end (or a request_error); tool_call lines that
+// the client answers with tool_result; cancel, sessions, close and ping.
+// An eval may name "python", the interpreter the client resolved. Two ops
+// are the background process's own: kill (the interpreters of the session
+// a request runs in are killed at once: a second Ctrl-C) and stop. Request
+// ids belong to their connection: two clients may both use "run". A client
+// that disconnects cancels its requests. Every session has the environment
+// of the command that started the process.
+package daemon

@@ -1,0 +1,41 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotRunning: no background process is running (for Stop, Dial).
+	ErrNotRunning = errors.New("no evalhost background process is running")
+	// ErrRunning: Serve found another live background process for this home.
+	ErrRunning = errors.New("an evalhost background process is already running for this home")
+
+	errLocked = errors.New("locked")
+)
+
+// UnsafeError refuses a file another user owns or could use: the
+// directory, the socket, or the process at its other end.
+type UnsafeError struct {
+	Path, Reason string
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("refusing %s: it %s; remove it, or set EVALHOST_HOME to a directory of your own", e.Path, e.Reason)
+}
+
+// StartError says why a background process did not come up.
+type StartError struct {
+	Log string // the tail of its log
+	Err error
+}
+
+func (e *StartError) Error() string {
+	msg := "the evalhost background process did not start: " + e.Err.Error()
+	if e.Log != "" {
+		msg += "\n  its log says: " + e.Log
+	}
+	return msg
+}
+
+func (e *StartError) Unwrap() error { return e.Err }

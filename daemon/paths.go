@@ -1,0 +1,38 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// maxSocketPath is below the smallest sun_path (104 bytes on macOS, 108 on
+// Linux) with room for its terminating NUL.
+const maxSocketPath = 100
+
+// Paths are the background process's files, all in one directory that only
+// its user may enter.
+type Paths struct {
+	Dir    string // mode 0700, owned by the user
+	Socket string // the Unix socket, mode 0600
+	Lock   string // held (flock) by the live process for its whole life
+	Start  string // held by a client while it starts a process
+	State  string // pid, version and sessions of the live process; left behind by a crash
+	Log    string // the process's stderr
+}
+
+// PathsFor returns the files under home/daemon. A socket path too long for
+// sun_path moves to a 0700 directory of the user's under the temp dir,
+// named by a hash of home.
+func PathsFor(home string) Paths {
+	dir := filepath.Join(home, "daemon")
+	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Lock: filepath.Join(dir, "lock"),
+		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log")}
+	if len(p.Socket) > maxSocketPath {
+		sum := sha256.Sum256([]byte(dir))
+		p.Socket = filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+	}
+	return p
+}

@@ -1,0 +1,134 @@
+//go:build unix
+
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ensureDir creates dir with mode 0700, or checks the one there: a real
+// directory (not a symlink), owned by this user, that nobody else may
+// enter. One of ours that is too open is tightened; one of another user's
+// is refused.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return &UnsafeError{Path: dir, Reason: "is not a directory (a symlink?)"}
+	}
+	if uid := ownerOf(fi); uid != os.Getuid() {
+		return &UnsafeError{Path: dir, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", uid, os.Getuid())}
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("cannot make %s private: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// checkSocket checks the socket file before a client connects: a socket,
+// owned by this user, mode 0600. It returns fs.ErrNotExist when none is
+// there.
+func checkSocket(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return &UnsafeError{Path: path, Reason: "is not a socket"}
+	}
+	if uid := ownerOf(fi); uid != os.Getuid() {
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", uid, os.Getuid())}
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("has mode %o; others could connect", fi.Mode().Perm())}
+	}
+	return nil
+}
+
+// removeStale removes a socket no process listens on, if it is ours.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode().Type() != fs.ModeSocket:
+		return &UnsafeError{Path: path, Reason: "is not a socket"}
+	case ownerOf(fi) != os.Getuid():
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", ownerOf(fi), os.Getuid())}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove the stale socket %s: %w", path, err)
+	}
+	return nil
+}
+
+func ownerOf(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// lockFile opens path and takes an exclusive flock on it; with wait false
+// it fails at once with errLocked when another holds it. Closing the file
+// releases the lock, as does the holder's death.
+func lockFile(path string, wait bool) (*os.File, error) {
+	if err := ensureDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errLocked
+		}
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// awaitLock waits up to within for the lock at path to be free (a process
+// that holds it for its life is ending), returning it held. No event says
+// when another process releases a flock, so it tries every few
+// milliseconds.
+func awaitLock(path string, within time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(within)
+	for {
+		f, err := lockFile(path, false)
+		if !errors.Is(err, errLocked) {
+			return f, err
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,218 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// DefaultIdle is how long a background process with no client and no
+// request waits before it ends itself.
+const DefaultIdle = 30 * time.Minute
+
+// Config sets up Serve.
+type Config struct {
+	Paths   Paths
+	Version string        // evalhost's version and build: a client of another replaces this process
+	Idle    time.Duration // end after this long without a client; default DefaultIdle
+	// Sessions configures the one registry every client shares. Its EnvHook
+	// and RunHook are the process's tool bridge's; IdleTimeout defaults to
+	// Idle, so a session lives as long as the process.
+	Sessions sessions.Config
+	// Ready, when set, is called once the socket accepts connections.
+	Ready func()
+}
+
+// Server is a running background process: one registry, one tool bridge,
+// any number of client connections.
+type Server struct {
+	cfg    Config
+	reg    *sessions.Registry
+	bridge *bridge.Server
+	state  *stateFile
+	ln     *net.UnixListener
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+
+	mu      sync.Mutex
+	conns   map[int]*conn
+	seq     int
+	lastUse time.Time
+	wg      sync.WaitGroup // connections
+}
+
+// Serve runs the background process until ctx ends, a client sends stop, or
+// it has been idle for Config.Idle; then it cancels what still runs, closes
+// every session and removes its socket and state file. It returns
+// ErrRunning when another process serves this home.
+func Serve(ctx context.Context, cfg Config) error {
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultIdle
+	}
+	if err := ensureDir(cfg.Paths.Dir); err != nil {
+		return err
+	}
+	lock, err := lockFile(cfg.Paths.Lock, false)
+	if errors.Is(err, errLocked) {
+		return ErrRunning
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	s := &Server{cfg: cfg, stopped: make(chan struct{}), conns: map[int]*conn{}, lastUse: time.Now(),
+		state: &stateFile{path: cfg.Paths.State, st: State{PID: os.Getpid(), Version: cfg.Version, Sessions: []string{}}}}
+	if err := s.listen(); err != nil {
+		return err
+	}
+	defer os.Remove(cfg.Paths.State) // a clean end: nothing was lost
+	if err := s.state.write(); err != nil {
+		s.ln.Close()
+		return fmt.Errorf("cannot write %s: %w", cfg.Paths.State, err)
+	}
+	s.bridge = bridge.New(bridge.ToolsFunc(s.routeTool), bridge.Options{})
+	rc := cfg.Sessions
+	if rc.IdleTimeout == 0 {
+		rc.IdleTimeout = cfg.Idle
+	}
+	rc.EnvHook = s.bridge.Env
+	rc.RunHook = func(run sessions.RunInfo, active bool) {
+		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
+	}
+	s.reg = sessions.New(rc)
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
+	var loops sync.WaitGroup
+	loops.Add(2)
+	go func() { defer loops.Done(); s.accept() }()
+	go func() { defer loops.Done(); s.watchIdle(ctx) }()
+	<-s.stopped
+	s.ln.Close()
+	loops.Wait()
+	s.endConns()
+	s.wg.Wait()
+	s.reg.Close()
+	s.bridge.Close()
+	return nil
+}
+
+// listen binds the socket after removing a stale one (the lock says no
+// process serves it) and makes it 0600; the 0700 directory keeps others
+// out meanwhile.
+func (s *Server) listen() error {
+	path := s.cfg.Paths.Socket
+	if err := ensureDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := removeStale(path); err != nil {
+		return err
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+	s.ln = ln
+	return nil
+}
+
+// Stop ends Serve; safe to call more than once.
+func (s *Server) stop() { s.stopOnce.Do(func() { close(s.stopped) }) }
+
+func (s *Server) accept() {
+	for {
+		nc, err := s.ln.AcceptUnix()
+		if err != nil {
+			s.stop() // the listener closed, or broke: either way, end
+			return
+		}
+		if uid, err := peerUID(nc); err != nil || (uid >= 0 && uid != os.Getuid()) {
+			nc.Close() // another user's process: say nothing
+			continue
+		}
+		s.mu.Lock()
+		s.seq++
+		c := newConn(s, s.seq, nc)
+		s.conns[c.id] = c
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c.id)
+			s.lastUse = time.Now()
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// watchIdle ends the process when it has had no client for Config.Idle.
+func (s *Server) watchIdle(ctx context.Context) {
+	t := time.NewTicker(max(min(s.cfg.Idle/4, 30*time.Second), 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopped:
+			return
+		case <-ctx.Done():
+			s.stop()
+			return
+		case now := <-t.C:
+			s.mu.Lock()
+			idle := len(s.conns) == 0 && now.Sub(s.lastUse) >= s.cfg.Idle
+			s.mu.Unlock()
+			if idle {
+				s.stop()
+				return
+			}
+		}
+	}
+}
+
+// endConns cancels every client's requests and ends its connection once
+// they have sent their end.
+func (s *Server) endConns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.end()
+	}
+}
+
+// runID names a client's request inside the shared registry: two clients
+// may both call theirs "run".
+func runID(conn int, id string) string { return strconv.Itoa(conn) + "/" + id }
+
+// routeTool hands a cell's tool call to the client whose request runs it.
+func (s *Server) routeTool(ctx context.Context, call bridge.Call) (json.RawMessage, error) {
+	n, id, ok := strings.Cut(call.Request, "/")
+	conn, err := strconv.Atoi(n)
+	if !ok || err != nil {
+		return nil, fmt.Errorf("tool call from an unknown request %q", call.Request)
+	}
+	s.mu.Lock()
+	c := s.conns[conn]
+	s.mu.Unlock()
+	if c == nil {
+		return nil, errors.New("the command that ran this cell has ended; no one can answer the tool call")
+	}
+	call.Request = id
+	return c.relay.Call(ctx, call)
+}

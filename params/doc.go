@@ -1,0 +1,24 @@
+// Package params passes parameters to notebooks and percent scripts as
+// papermill does.
+//
+// Contract:
+//   - [Resolve] types a command-line value as papermill's -p does: "True",
+//     "False", "None", then what Python's int() or float() accepts, else
+//     the string. [Params.SetRaw] keeps it a string (-r).
+//   - [Params.MergeYAML] reads a YAML mapping (-f FILE, -y TEXT) as
+//     papermill does with PyYAML's safe loader minus timestamps: YAML 1.1
+//     plain scalars (yes/no/on/off are booleans, 0o... is not octal but
+//     010 is, 1e5 is a string), anchors and merge keys. A document that is
+//     not a mapping, a YAML error, or a name that is not a Python
+//     identifier is a [*Error] ([ErrBadParameter]) saying what and where.
+//   - Values merge as papermill's CLI merges them: a later value of a name
+//     replaces an earlier one in its place. [Params.Source] renders them as
+//     papermill's Python translator does without black: "# Parameters\n"
+//     then "name = value\n" per name, strings escaped with
+//     unicode_escape, floats as Python's repr, nan and infinities as
+//     float('nan'), float('inf').
+//   - [InjectNotebook] puts the source into a new code cell tagged
+//     "injected-parameters": in place of an existing injected cell, else
+//     right after the first cell tagged "parameters", else at the top.
+//     [InjectCells] does the same to a percent script's cells.
+package params

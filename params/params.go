@@ -1,0 +1,141 @@
+package params
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// ErrBadParameter is matched by an [*Error].
+var ErrBadParameter = errors.New("bad parameter")
+
+// Error is a parameter that cannot be passed: a bad name, YAML that cannot
+// be read or is not a mapping. Source says where it came from ("-p x",
+// "-f params.yaml").
+type Error struct {
+	Source string
+	Msg    string
+}
+
+func (e *Error) Error() string { return e.Source + ": " + e.Msg }
+func (e *Error) Unwrap() error { return ErrBadParameter }
+
+// Params are named values in the order they were first given.
+type Params struct{ m Map }
+
+// Len says how many parameters there are.
+func (p *Params) Len() int { return len(p.m) }
+
+// Names lists the parameters' names in order.
+func (p *Params) Names() []string {
+	names := make([]string, len(p.m))
+	for i, kv := range p.m {
+		names[i] = kv.Key.(string)
+	}
+	return names
+}
+
+// Set sets a parameter; source names the flag for errors.
+func (p *Params) Set(name string, value any, source string) error {
+	if err := checkName(name); err != nil {
+		return &Error{Source: source, Msg: err.Error()}
+	}
+	p.m = p.m.set(name, value)
+	return nil
+}
+
+// SetTyped is -p NAME VALUE: the value typed by Resolve.
+func (p *Params) SetTyped(name, value string) error {
+	return p.Set(name, Resolve(value), "-p "+name)
+}
+
+// SetRaw is -r NAME VALUE: the value a string as given.
+func (p *Params) SetRaw(name, value string) error {
+	return p.Set(name, value, "-r "+name)
+}
+
+// MergeYAML adds the parameters of a YAML mapping (-y TEXT, -f FILE);
+// an empty document adds none. source names it for errors.
+func (p *Params) MergeYAML(data []byte, source string) error {
+	v, err := parseYAML(data)
+	if err != nil {
+		return &Error{Source: source, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(Map)
+	if !ok {
+		return &Error{Source: source, Msg: fmt.Sprintf("want a mapping of parameter names to values (name: value), got %s", kindOf(v))}
+	}
+	for _, kv := range m {
+		name, ok := kv.Key.(string)
+		if !ok {
+			return &Error{Source: source, Msg: fmt.Sprintf("parameter name %s is not a string", pyStr(kv.Key))}
+		}
+		if err := p.Set(name, kv.Value, source); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetQuarto is quarto's -P NAME:VALUE, the value read as YAML.
+func (p *Params) SetQuarto(spec string) error {
+	name, value, ok := strings.Cut(spec, ":")
+	if !ok {
+		return &Error{Source: "-P " + spec, Msg: "want NAME:VALUE"}
+	}
+	v, err := parseYAML([]byte(value))
+	if err != nil {
+		return &Error{Source: "-P " + spec, Msg: "the value is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	return p.Set(strings.TrimSpace(name), v, "-P "+name)
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	}
+	return "a " + pyStr(v) + " scalar"
+}
+
+// Source is the injected cell's code, as papermill's Python translator
+// writes it (without black).
+func (p *Params) Source() string {
+	var b strings.Builder
+	b.WriteString("# Parameters\n")
+	for _, kv := range p.m {
+		b.WriteString(kv.Key.(string) + " = " + pyValue(kv.Value) + "\n")
+	}
+	return b.String()
+}
+
+var pyKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true,
+	"await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true,
+	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
+	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
+// checkName refuses what cannot be assigned to in Python: the injected
+// cell would fail with a SyntaxError.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("the parameter name is empty")
+	}
+	for i, r := range name {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return fmt.Errorf("parameter name %q is not a Python identifier (letters, digits and _, not starting with a digit)", name)
+		}
+	}
+	if pyKeywords[name] {
+		return fmt.Errorf("parameter name %q is a Python keyword", name)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package percent
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Header is what a script's Jupytext YAML header says ("# ---" lines
+// around a "jupyter:" section, after an optional shebang and coding line).
+type Header struct {
+	// Jupytext is set when the script has a "jupyter:" header, which only
+	// Jupytext writes.
+	Jupytext bool
+	// CommentMagics is jupyter.jupytext.comment_magics: false when the
+	// writer left magics uncommented. Nil when the header does not say.
+	CommentMagics *bool
+	// Lines is how many lines the header (with its shebang and coding
+	// line and one blank line after it) takes.
+	Lines int
+}
+
+var (
+	codingRe     = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-_.a-zA-Z0-9]+)`)
+	yamlFenceRe  = regexp.MustCompile(`^---\s*$`)
+	jupyterKeyRe = regexp.MustCompile(`^jupyter\s*:\s*$`)
+)
+
+// ReadHeader reads the header at the top of a script, as Jupytext's
+// header_to_metadata_and_cell does. A script without one gives the zero
+// Header.
+func ReadHeader(lines []string) Header {
+	var yamlLines []string
+	started, inJupyter, jupyter := false, false, false
+	for i, line := range lines {
+		line = strings.TrimRight(line, "\r\n")
+		if i == 0 && strings.HasPrefix(line, "#!") {
+			continue
+		}
+		if (i == 0 || (i == 1 && !codingRe.MatchString(lines[0]))) && codingRe.MatchString(line) {
+			continue
+		}
+		if !strings.HasPrefix(line, "#") {
+			return Header{}
+		}
+		text := strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ")
+		if yamlFenceRe.MatchString(text) {
+			if !started {
+				started = true
+				continue
+			}
+			h := Header{Jupytext: jupyter, Lines: i + 1}
+			if h.Jupytext {
+				h.CommentMagics = commentMagics(yamlLines)
+			}
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
+				h.Lines++
+			}
+			return h
+		}
+		if !started && strings.TrimSpace(text) != "" {
+			return Header{}
+		}
+		switch {
+		case jupyterKeyRe.MatchString(text):
+			inJupyter, jupyter = true, true
+		case text != "" && text[0] != ' ' && text[0] != '\t':
+			inJupyter = false
+		}
+		if inJupyter {
+			yamlLines = append(yamlLines, text)
+		}
+	}
+	return Header{}
+}
+
+// commentMagics reads jupyter.jupytext.comment_magics from the header's
+// "jupyter:" section; a section that is not YAML says nothing.
+func commentMagics(section []string) *bool {
+	var doc struct {
+		Jupyter struct {
+			Jupytext struct {
+				CommentMagics *bool `yaml:"comment_magics"`
+			} `yaml:"jupytext"`
+		} `yaml:"jupyter"`
+	}
+	if yaml.Unmarshal([]byte(strings.Join(section, "\n")), &doc) != nil {
+		return nil
+	}
+	return doc.Jupyter.Jupytext.CommentMagics
+}

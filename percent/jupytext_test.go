@@ -1,0 +1,67 @@
+package percent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Jupytext's own percent examples split into the code cells of their
+// paired notebooks (Jupytext's tests check that pairing), the blank ones
+// aside, as nbclient skips them.
+func TestJupytextExamplesMatchTheirNotebooks(t *testing.T) {
+	scripts, err := filepath.Glob("testdata/jupytext/*.py")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, script := range scripts {
+		t.Run(filepath.Base(script), func(t *testing.T) {
+			src, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range Split(string(src), sessions.LangPython) {
+				got = append(got, strings.TrimRight(c.Code, "\n"))
+			}
+			want := notebookCode(t, strings.TrimSuffix(script, ".py")+".ipynb")
+			if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+				t.Fatalf("cells\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func notebookCode(t *testing.T, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			Type   string          `json:"cell_type"`
+			Source json.RawMessage `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, c := range nb.Cells {
+		var lines []string
+		if json.Unmarshal(c.Source, &lines) != nil {
+			var s string
+			json.Unmarshal(c.Source, &s)
+			lines = []string{s}
+		}
+		src := strings.Join(lines, "")
+		if c.Type == "code" && strings.TrimSpace(src) != "" {
+			code = append(code, strings.TrimRight(src, "\n"))
+		}
+	}
+	return code
+}

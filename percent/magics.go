@@ -1,0 +1,124 @@
+package percent
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file ports how Jupytext reads back the magics it comments out in
+// Python scripts (jupytext/magics.py: is_magic, uncomment_magic, and
+// stringparser.py), so "# %matplotlib inline" and "# !pip install x" run
+// as magics again.
+
+var (
+	magicForceEscRe = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*escape`)
+	magicNotEscRe   = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*noescape`)
+	magicRe         = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z]`)
+	helpOrShellRe   = regexp.MustCompile(`^\s*(# |#)*\s*(\?|!)\s*[A-Za-z.~$\\/{}]`)
+	magicAssignRe   = regexp.MustCompile(`^(# |#)*\s*([a-zA-Z_][a-zA-Z_$0-9]*)\s*=\s*(%|%%|%%%|!)[a-zA-Z](.*)`)
+	magicHelpRe     = regexp.MustCompile(`^\s*(# )*[^\s]*\?\s*$`)
+	magicCommandRe  = regexp.MustCompile(`^(# |#)*(cat|cd|cp|mv|rm|rmdir|mkdir|copy|ddir|echo|ls|ldir|ren)($|\s$|\s[^=,])`)
+	continuationRe  = regexp.MustCompile(`.*\\\s*$`)
+)
+
+// isMagic says whether a Python line is a (possibly commented) Jupyter
+// magic, shell escape or help request, in an explicitly marked cell.
+func isMagic(line string) bool {
+	switch {
+	case magicForceEscRe.MatchString(line):
+		return true
+	case magicNotEscRe.MatchString(line):
+		return false
+	}
+	return magicRe.MatchString(line) || helpOrShellRe.MatchString(line) ||
+		magicAssignRe.MatchString(line) || magicHelpRe.MatchString(line) || magicCommandRe.MatchString(line)
+}
+
+// uncommentMagics removes one "# " from each magic line outside a string,
+// and from the lines a magic continues onto with a backslash.
+func uncommentMagics(lines []string) {
+	var sp stringParser
+	next := false
+	for i, line := range lines {
+		if !sp.quoted() && (next || isMagic(line)) {
+			lines[i] = unescapeLine(line)
+			next = continuationRe.MatchString(line)
+		}
+		sp.read(line)
+	}
+}
+
+// unescapeLine removes one "# " (or "#") after the indent.
+func unescapeLine(line string) string {
+	body := strings.TrimLeft(line, " \t")
+	indent := line[:len(line)-len(body)]
+	if rest, ok := strings.CutPrefix(body, "# "); ok {
+		return indent + rest
+	}
+	if rest, ok := strings.CutPrefix(body, "#"); ok {
+		return indent + rest
+	}
+	return line
+}
+
+// uncommentLines removes the "# " (or "#") prefix of every line, as
+// Jupytext shows a cell that is active in the notebook only.
+func uncommentLines(lines []string) {
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "# "); ok {
+			lines[i] = rest
+		} else if rest, ok := strings.CutPrefix(l, "#"); ok {
+			lines[i] = rest
+		}
+	}
+}
+
+// stringParser tells whether the next line of Python starts inside a
+// string (Jupytext's StringParser): a "# %%" there is text, not a marker.
+type stringParser struct {
+	single, triple byte // the open quote, 0 when none
+}
+
+func (p *stringParser) quoted() bool { return p.single != 0 || p.triple != 0 }
+
+func (p *stringParser) read(line string) {
+	if !p.quoted() && strings.HasPrefix(strings.TrimLeft(line, " \t\r\n\f\v"), "#") {
+		return
+	}
+	tripleStart := -1
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if p.single == 0 && p.triple == 0 && c == '#' {
+			break
+		}
+		if c != '"' && c != '\'' {
+			continue
+		}
+		if i > 0 && line[i-1] == '\\' {
+			continue
+		}
+		if p.single == c {
+			p.single = 0
+			continue
+		}
+		if p.single != 0 {
+			continue
+		}
+		if i >= 2 && line[i-2] == c && line[i-1] == c && i >= tripleStart+3 {
+			if p.triple == c {
+				p.triple, tripleStart = 0, i
+				continue
+			}
+			if p.triple != 0 {
+				continue
+			}
+			p.triple, tripleStart = c, i
+			continue
+		}
+		if p.triple != 0 {
+			continue
+		}
+		p.single = c
+	}
+	p.single = 0 // a line ends a one-line string
+}

@@ -1,0 +1,132 @@
+package percent
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// This file ports Jupytext's reading of a "# %%" line's options
+// (jupytext/cell_metadata.py: text_to_metadata with allow_title,
+// parse_key_equal_value, relax_json_loads, is_active), so a marker means
+// here what it means to Jupytext.
+
+// badMetadataKey is where Jupytext keeps option text it cannot read.
+const badMetadataKey = "incorrectly_encoded_metadata"
+
+var (
+	identifierRe  = regexp.MustCompile(`^[a-zA-Z_.]+[a-zA-Z0-9_.]*$`)
+	metadataKeyRe = regexp.MustCompile(`^[a-zA-Z0-9_.@/-]+$`)
+)
+
+// markerOptions splits the text after "%%" into a title and metadata:
+// "Title key=value key2", or "Title {JSON}". Text that is not metadata
+// stays in the title.
+func markerOptions(text string) (string, map[string]any) {
+	text = strings.TrimSpace(text)
+	curly, eq := strings.Index(text, "{"), strings.Index(text, "=")
+	if curly >= 0 && (eq < 0 || curly < eq) {
+		title := strings.TrimSpace(text[:curly])
+		v, err := parseLiteral(text[curly:])
+		if md, ok := v.(map[string]any); err == nil && ok {
+			return title, md
+		}
+		return text, map[string]any{} // not JSON after all: a title with braces
+	}
+	var words []string
+	if eq >= 0 {
+		words = strings.Split(text[:eq], " ")
+		for len(words) > 0 && words[len(words)-1] == "" {
+			words = words[:len(words)-1]
+		}
+		if len(words) > 0 {
+			words = words[:len(words)-1] // the key before the "="
+		}
+	} else {
+		words = strings.Split(text, " ")
+	}
+	for len(words) > 0 && (strings.TrimSpace(words[len(words)-1]) == "" || strings.HasPrefix(words[len(words)-1], ".")) {
+		words = words[:len(words)-1]
+	}
+	title := strings.Join(words, " ")
+	md := parseKeyEqualValue(text[len(title):])
+	if bad, ok := md[badMetadataKey].(string); ok {
+		// Jupytext keeps it to write it back; to a reader it is title.
+		delete(md, badMetadataKey)
+		title = strings.TrimSpace(title + " " + bad)
+	}
+	return title, md
+}
+
+// parseKeyEqualValue reads "key1=value1 key2 key3=value3" from the right,
+// as Jupytext's parse_key_equal_value does.
+func parseKeyEqualValue(text string) map[string]any {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return map[string]any{}
+	}
+	lastSpace := strings.LastIndex(text, " ")
+	if !strings.HasPrefix(text, "--") && identifierRe.MatchString(text[lastSpace+1:]) {
+		md := map[string]any{}
+		if lastSpace > 0 {
+			md = parseKeyEqualValue(text[:lastSpace])
+		}
+		md[text[lastSpace+1:]] = nil
+		return md
+	}
+	eq := len(text)
+	for {
+		eq = strings.LastIndex(text[:eq], "=")
+		if eq < 0 {
+			return map[string]any{badMetadataKey: text}
+		}
+		prevSpace := strings.LastIndex(strings.TrimRight(text[:eq], " \t\r\n\f\v"), " ")
+		key := strings.TrimSpace(text[prevSpace+1 : eq])
+		if !metadataKeyRe.MatchString(key) {
+			continue
+		}
+		value, err := parseLiteral(text[eq+1:])
+		if err != nil {
+			continue // the value may hold an "=": try a longer one
+		}
+		md := map[string]any{}
+		if prevSpace > 0 {
+			md = parseKeyEqualValue(text[:prevSpace])
+		}
+		md[key] = value
+		return md
+	}
+}
+
+// isActive is Jupytext's is_active: is a cell with this metadata code in
+// the notebook (ext "ipynb") or in the script (ext "py")? A frozen cell is
+// active in the notebook only; an "active-ipynb-py" tag or an
+// active="ipynb,py" option lists where it is.
+func isActive(ext string, md map[string]any, def bool) bool {
+	if rc, ok := md["run_control"].(map[string]any); ok && rc["frozen"] == true {
+		return ext == "ipynb"
+	}
+	for _, tag := range tagsOf(md) {
+		if strings.HasPrefix(tag, "active-") {
+			return slices.Contains(strings.Split(tag, "-"), ext)
+		}
+	}
+	active, ok := md["active"]
+	if !ok {
+		return def
+	}
+	s, _ := active.(string)
+	return slices.Contains(regexp.MustCompile(`[.,]`).Split(s, -1), ext)
+}
+
+// tagsOf returns metadata's "tags" when it is a list of strings.
+func tagsOf(md map[string]any) []string {
+	list, _ := md["tags"].([]any)
+	var tags []string
+	for _, t := range list {
+		if s, ok := t.(string); ok {
+			tags = append(tags, s)
+		}
+	}
+	return tags
+}

@@ -1,0 +1,84 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `evalhost nb run` with papermill's parameter flags writes the notebook
+// papermill writes: the injected cell's source, tags and place, and every
+// cell's outputs (papermill installed by scripts/test-deps.sh).
+func TestNotebookParametersMatchPapermill(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import papermill, ipykernel").Run(); err != nil {
+		t.Skip("papermill is not installed (python3 -m pip install papermill)")
+	}
+	dir := t.TempDir()
+	yamlFile := filepath.Join(dir, "params.yaml")
+	if err := os.WriteFile(yamlFile, []byte("regions: [north, south]\nlimits: {low: 1, high: 1.5e+3}\nwhen: 2024-07-01\nenabled: on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := []string{
+		"md:# A parameterised report",
+		"print('setup')",
+		"tagged:alpha = 0.1\nname = 'default'\ncount = 1\nregions = []\nlimits = {}\nwhen = None\nenabled = False\nratio = 0",
+		"for v in (alpha, name, count, regions, limits, when, enabled, ratio):\n    print(type(v).__name__, repr(v))",
+		"alpha * count",
+	}
+	flags := []string{"-p", "alpha", "0.25", "-p", "count", "3", "-r", "name", "it's \"quoted\" é", "-f", yamlFile, "-y", "ratio: .5\ncount: 2", "-p", "ratio", "1e-7"}
+	tests := []struct {
+		name  string
+		cells []string
+	}{
+		{"after the parameters cell", body},
+		{"at the top without one", []string{"x = 1", "print(x)"}},
+		{"replacing an injected cell", append([]string{"injected:# Parameters\nalpha = 9\n"}, body...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".ipynb")
+			writeTaggedNotebook(t, in, tt.cells...)
+			ours := strings.TrimSuffix(in, ".ipynb") + ".ours.ipynb"
+			args := append([]string{"nb", "run", in, "-o", ours}, flags...)
+			if out, err := command(t, args...).CombinedOutput(); err != nil {
+				t.Fatalf("nb run: %v\n%s", err, out)
+			}
+			theirs := strings.TrimSuffix(in, ".ipynb") + ".papermill.ipynb"
+			cmp := exec.Command("python3", append([]string{"testdata/compare_papermill.py", in, ours, theirs}, flags...)...)
+			if out, err := cmp.CombinedOutput(); err != nil {
+				t.Fatalf("differs from papermill's: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// writeTaggedNotebook is writeNotebook where "tagged:" cells carry the
+// parameters tag and "injected:" ones injected-parameters.
+func writeTaggedNotebook(t *testing.T, path string, cells ...string) {
+	t.Helper()
+	script := `
+import json, sys, nbformat
+nb = nbformat.v4.new_notebook()
+nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+for src in json.loads(sys.argv[2]):
+    if src.startswith("md:"):
+        nb.cells.append(nbformat.v4.new_markdown_cell(src[3:]))
+        continue
+    tag = None
+    for prefix, t in (("tagged:", "parameters"), ("injected:", "injected-parameters")):
+        if src.startswith(prefix):
+            src, tag = src[len(prefix):], t
+    c = nbformat.v4.new_code_cell(src)
+    if tag:
+        c.metadata["tags"] = [tag]
+    nb.cells.append(c)
+nbformat.write(nb, sys.argv[1])
+`
+	list, _ := json.Marshal(cells)
+	if out, err := exec.Command("python3", "-c", script, path, string(list)).CombinedOutput(); err != nil {
+		t.Fatalf("write notebook: %v\n%s", err, out)
+	}
+}
