@@ -245,10 +245,16 @@ func (k *Kernel) write(ctx context.Context, m *message) error {
 }
 
 // Interrupt asks the kernel to interrupt the running cell through the
-// control channel, and through REST when the socket cannot take it.
+// control channel, and through REST when the socket cannot take it. With no
+// cell running it does nothing: ipykernel takes an idle interrupt late, in
+// the next cell (a KeyboardInterrupt there) or in its own loop (the next
+// cell then never got its reply).
 func (k *Kernel) Interrupt() error {
 	if !k.Alive() {
 		return k.endErr
+	}
+	if !k.busy.Load() {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

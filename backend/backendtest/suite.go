@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
@@ -61,6 +62,8 @@ func Run(t *testing.T, b Backend) {
 	parent := t
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// A hang fails the case that hung, with every goroutine's stack.
+			t.Cleanup(leakcheck.Watchdog(t, 2*time.Minute))
 			ex := shared
 			if c.fresh && shared != nil {
 				// A fresh case's leak check must not count the shared
