@@ -61,6 +61,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--evalhost", required=True)
     ap.add_argument("--jupyter", required=True)
+    ap.add_argument("--serve-py", help="bench/serve_py.py's figures")
     ap.add_argument("--load", default="")
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--json", required=True)
@@ -71,13 +72,20 @@ def main():
     with open(a.jupyter) as f:
         jp = json.load(f)
     E, J = ev["figures"], jp["figures"]
+    P = {}
+    if a.serve_py:
+        with open(a.serve_py) as f:
+            P = json.load(f)["figures"]
+        E.update(P)
     g = lambda k: E.get(k)  # noqa: E731
 
     # (figure, unit, api key, serve key, jupyter key, better, target, note)
     rows = [
         ("cold start to first result (`1+1`, fresh interpreter)", "ms", "cold_start_ms", "cold_start_ms", "cold_start_ms", "lower", "≤ 1.3× `python -c pass`"),
         ("warm `1+1` round trip p50", "ms", "rtt_p50_ms", "rtt_p50_ms", "rtt_p50_ms", "lower", "≤ 0.25 ms"),
+        ("… pipe+JSON floor p50 (same client, interleaved)", "ms", "rtt_floor_p50_ms", "rtt_floor_p50_ms", "rtt_floor_p50_ms", "", ""),
         ("warm `1+1` round trip p90", "ms", "rtt_p90_ms", "rtt_p90_ms", "rtt_p90_ms", "lower", ""),
+        ("… pipe+JSON floor p90 (same client, interleaved)", "ms", "rtt_floor_p90_ms", "rtt_floor_p90_ms", "rtt_floor_p90_ms", "", ""),
         ("printed output, 20 MiB in 64 KiB writes", "MB/s", "throughput_mb_s", "throughput_mb_s", "throughput_mb_s", "higher", "≥ 3× ipykernel"),
         ("`for i in range(300000): print(i)`", "ms", "print_loop_ms", "print_loop_ms", "print_loop_ms", "lower", "≤ 1.3× the loop to /dev/null"),
         ("interrupt of `time.sleep(100)` to done", "ms", "interrupt_ms", "interrupt_ms", "interrupt_ms", "lower", "≤ 20 ms"),
@@ -89,7 +97,7 @@ def main():
     table, ratios = [], {}
     for name, unit, ak, sk, jk, better, target in rows:
         av, sv, gv, jv = g("api_" + ak), g("serve_" + sk), g("gw_" + ak), J.get(jk)
-        r = ratio(jv, av) if better == "lower" else ratio(av, jv)
+        r = ratio(jv, av) if better == "lower" else ratio(av, jv) if better else None
         ratios[ak] = r
         table.append(f"| {name} | {fmt(av, unit)} | {fmt(sv, unit)} | {fmt(gv, unit)} | {fmt(jv, unit)} | {rx(r)} | {target} |")
 
@@ -101,6 +109,13 @@ def main():
          ratio(g("serve_print_loop_ms"), g("serve_print_loop_devnull_ms")), ratio(g("gw_print_loop_ms"), g("gw_print_loop_devnull_ms")),
          ratio(J.get("print_loop_ms"), g("api_print_loop_devnull_ms")), "≤ 1.3× (ipykernel 2×)"),
     ]
+    for pct, target in (("p50", "≤ 2×"), ("p90", "≤ 2.5×")):
+        rt, fl = "rtt_%s_ms" % pct, "rtt_floor_%s_ms" % pct
+        anchors.append(("warm round trip %s vs the pipe+JSON floor (same client)" % pct, ratio(g("api_" + rt), g("api_" + fl)),
+                        ratio(g("serve_" + rt), g("serve_" + fl)), ratio(g("gw_" + rt), g("gw_" + fl)),
+                        ratio(J.get(rt), J.get(fl)), target))
+        anchors.append(("… serve from a Python client, %s vs its floor" % pct, None,
+                        ratio(g("serve_py_" + rt), g("serve_py_" + fl)), None, None, target))
     anchor_rows = []
     for name, ar, sr, gr, jr, target in anchors:
         ratios["anchor: " + name] = {"api": ar, "serve": sr, "gateway": gr, "jupyter": jr}
@@ -135,6 +150,15 @@ interleaved with each evalhost run:
 |---|---|---|---|---|---|
 {chr(10).join(anchor_rows)}
 
+The pipe+JSON floor is a 10-line Python loop (`bench/cmd/evalbench/floor.py`) that reads a
+JSON request line, evaluates it and writes a JSON reply: the least a warm round trip over
+a pipe costs with this interpreter. Each round trip above is followed by one of the floor,
+from the same client (Go for the Go API and serve, Python for Jupyter). `serve` from a
+Python client (`bench/serve_py.py`): p50 {fmt(g('serve_py_rtt_p50_ms'), 'ms')} (floor
+{fmt(g('serve_py_rtt_floor_p50_ms'), 'ms')}), p90 {fmt(g('serve_py_rtt_p90_ms'), 'ms')} (floor
+{fmt(g('serve_py_rtt_floor_p90_ms'), 'ms')}); evalhost's CPU time (serve and its interpreter)
+per round trip {fmt(g('serve_py_cpu_us_per_rtt'), 'µs')}.
+
 Anchors: `python -c pass` {fmt(g('api_python_c_pass_ms'), 'ms')}; the print loop to /dev/null
 {fmt(g('api_print_loop_devnull_ms'), 'ms')}. A print-loop ratio below 1 is real: the runner's
 `sys.stdout` (a 64 KiB `BufferedWriter`, `newline="\\n"`) makes `print` itself about 3×
@@ -151,8 +175,9 @@ Printing {flood} MiB (64 KiB lines; the cell's output spills to an artifact):
 {errors}
 
 How each figure is taken: cold start is a `per-call` request (Jupyter: a new
-KernelManager) from sending to the `1+1` result; interrupt is from the `started`
-frame (Jupyter: `busy`) to the cell's end (`idle`); a killed interpreter is
+KernelManager) from sending to the `1+1` result; interrupt is from the cancel, sent
+20 ms after the `started` frame (Jupyter: `busy`) with the cell blocked in its sleep,
+to the cell's end (`idle`); a killed interpreter is
 timed from a timestamp the cell records just before `os.kill(os.getpid(), 9)`
 to the host's death notice (Jupyter: `KernelManager.is_alive()` polled every
 millisecond; its own restarter polls every 3 s); host RSS is the evalhost

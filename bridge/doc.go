@@ -54,6 +54,11 @@
 // once a request's body is read (net/http then lifts the read deadline) a tool
 // may take as long as the cell's own timeout allows.
 //
+// Kernels behind a Jupyter gateway may run on other machines, which cannot
+// reach this loopback server: package gateway carries their calls over the
+// kernel's own channel (Jupyter comm messages) and posts them here itself,
+// so the same wire and the same run rule apply.
+//
 // # Python helper
 //
 // The helper lives in the runner's prelude (runner/prelude.py), and the tests

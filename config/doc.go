@@ -4,11 +4,16 @@
 //
 // Contract:
 //   - [Home] is $EVALHOST_HOME, else ~/.evalhost (~ is $HOME, else the
-//     user's home in the password database), made absolute. A missing home
+//     user's home in the password database), made absolute (a relative
+//     HOME too, against the working directory). A missing home
 //     is created 0700. A home, or its modules directory, that is not owned
 //     by the effective user or is writable by group or others is refused
 //     with an [*UnsafeDirError] ([ErrUnsafe]) naming the path, what is
-//     wrong and the fix, as ssh refuses a loose ~/.ssh. With no home at all
+//     wrong and the fix, as ssh refuses a loose ~/.ssh; so is a home that
+//     another user could swap for their own: a directory above it owned by
+//     someone other than the user or root, or world-writable without the
+//     sticky bit, or a symbolic link on the way that another user owns
+//     (group-writable parents are allowed). With no home at all
 //     the error is [ErrNoHome] and says to set EVALHOST_HOME; there is
 //     never a silent fallback to a shared temporary directory. [CheckDir]
 //     is the check, for other directories code is loaded from.

@@ -37,7 +37,10 @@ func (e *UnsafeDirError) Unwrap() error { return ErrUnsafe }
 // managed venv, artifacts and gateway files: $EVALHOST_HOME, else
 // ~/.evalhost, where ~ is $HOME or, when HOME is unset, the user's home in
 // the password database. The path is absolute. A missing home is created
-// 0700; an existing one, and its modules directory, must pass [CheckDir].
+// 0700; an existing one, and its modules directory, must pass [CheckDir],
+// and no directory above it may let another user replace it (owned by
+// someone other than the user or root, or world-writable without the sticky
+// bit), nor may a symbolic link on the way belong to another user.
 // There is no fallback to a shared temporary directory: with no home at
 // all the error ([ErrNoHome]) says to set EVALHOST_HOME.
 func Home() (string, error) {
@@ -49,6 +52,9 @@ func Home() (string, error) {
 		return "", fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
 	}
 	if err := CheckDir(home, "evalhost home"); err != nil {
+		return "", err
+	}
+	if err := checkAncestors(home); err != nil {
 		return "", err
 	}
 	modules := filepath.Join(home, "modules")
@@ -71,7 +77,14 @@ func HomePath() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, ".evalhost"), nil
+	// A relative HOME ("." in some sandboxes) would make every path under
+	// the home relative, and an interpreter started in a cell's cwd would
+	// run the runner (or modules) found under that project instead.
+	abs, err := filepath.Abs(filepath.Join(base, ".evalhost"))
+	if err != nil {
+		return "", fmt.Errorf("HOME=%q: %w", base, err)
+	}
+	return abs, nil
 }
 
 // userHome is $HOME, else the password database's home of the user.

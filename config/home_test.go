@@ -66,6 +66,21 @@ func TestHomeRefusesUnsafe(t *testing.T) {
 			needRoot(t)
 			chown(t, mkdir(t, home, "modules"), nobody)
 		}, []string{"modules directory", "owned by uid 65534"}},
+		{"parent writable by everyone", func(t *testing.T, home string) { chmod(t, filepath.Dir(home), 0o777) },
+			[]string{"evalhost home", "above it is writable by everyone (mode 0777) without the sticky bit", "chmod o-w"}},
+		{"parent owned by another user", func(t *testing.T, home string) { needRoot(t); chown(t, filepath.Dir(home), nobody) },
+			[]string{"evalhost home", "above it is owned by uid 65534"}},
+		{"home a link another user owns", func(t *testing.T, home string) {
+			needRoot(t)
+			real := mkdir(t, filepath.Dir(home), "real")
+			os.Remove(home)
+			if err := os.Symlink(real, home); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(home, nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"evalhost home", "symbolic link owned by uid 65534"}},
 		{"home is a file", func(t *testing.T, home string) {
 			os.Remove(home)
 			os.WriteFile(home, nil, 0o600)
@@ -89,6 +104,18 @@ func TestHomeRefusesUnsafe(t *testing.T) {
 				t.Errorf("error %v does not match ErrUnsafe", err)
 			}
 		})
+	}
+}
+
+// A world-writable parent with the sticky bit (/tmp) lets no one else
+// rename the home: it is accepted.
+func TestHomeUnderStickyDir(t *testing.T) {
+	parent := t.TempDir()
+	chmod(t, parent, 0o777|os.ModeSticky)
+	home := filepath.Join(parent, "home")
+	t.Setenv("EVALHOST_HOME", home)
+	if got, err := Home(); err != nil || got != home {
+		t.Fatalf("Home() = %q, %v; want %q", got, err, home)
 	}
 }
 
@@ -187,5 +214,19 @@ func chown(t *testing.T, p string, uid int) {
 	t.Helper()
 	if err := os.Chown(p, uid, uid); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A relative HOME gives an absolute home: a relative one made the runner's
+// path relative, and an interpreter started in a project's directory ran
+// the runner.py found there under that path.
+func TestHomeRelativeHOMEIsMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("EVALHOST_HOME", "")
+	t.Setenv("HOME", "hh")
+	got, err := HomePath()
+	if want := filepath.Join(dir, "hh", ".evalhost"); err != nil || got != want {
+		t.Fatalf("HomePath() = %q, %v; want %q", got, err, want)
 	}
 }

@@ -21,10 +21,10 @@ import (
 )
 
 // Ops a client may send, beside serve's eval, cancel, close, sessions,
-// ping and tool_result.
+// job, jobs, wait, stop with a "job" (jobs.go), ping and tool_result.
 const (
 	OpKill = "kill" // kill the interpreters of the session an eval runs in (a second Ctrl-C)
-	OpStop = "stop" // end the background process
+	OpStop = "stop" // end the background process (with a "job" field: stop that job)
 )
 
 // TypeStopping answers stop; the connection closes when the process ends.
@@ -90,6 +90,9 @@ func (c *conn) end() {
 func (c *conn) dispatch(line []byte) {
 	op := gjson.GetBytes(line, "op").String()
 	id := gjson.GetBytes(line, "id").String()
+	if c.jobOp(op, id, line) {
+		return
+	}
 	switch op {
 	case "eval":
 		c.eval(line, id)
@@ -122,7 +125,7 @@ func (c *conn) dispatch(line []byte) {
 		c.enc.Line(map[string]any{"type": TypeStopping, "pid": os.Getpid()})
 		c.srv.stop()
 	default:
-		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, ping, stop", op))
+		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
 	}
 }
 

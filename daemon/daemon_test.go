@@ -212,3 +212,62 @@ func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
 		t.Fatalf("the running cell ended %s; want ok, run once to its end: the queued request's kill must not reach it", end)
 	}
 }
+
+// A running job keeps the process from ending when idle, and the job's end
+// starts the idle clock again. The job, wait and jobs ops answer as
+// serve's do.
+func TestServeStaysWhileAJobRuns(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{})
+	const idle = 50 * time.Millisecond
+	paths, wait := serveHome(t, idle)
+	flag := filepath.Join(t.TempDir(), "flag")
+	ask := func(c *Client, req map[string]any, want string) []byte {
+		t.Helper()
+		if err := c.Send(req); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			line, err := c.Next()
+			if err != nil {
+				t.Fatalf("the connection ended before a %s line: %v", want, err)
+			}
+			switch gjson.GetBytes(line, "type").String() {
+			case want:
+				return line
+			case "request_error":
+				t.Fatalf("refused: %s", line)
+			}
+		}
+	}
+	c, err := Dial(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := ask(c, map[string]any{"op": "eval", "id": "run", "session": "j", "cwd": filepath.Dir(paths.Dir),
+		"cells": []map[string]any{{"language": "sh", "timeout": 0.2, "onTimeout": "detach",
+			"code": "while [ ! -e " + flag + " ]; do sleep 0.02; done; echo done"}}}, "end")
+	if st := gjson.GetBytes(end, "status").String(); st != "detached" {
+		t.Fatalf("end %s, want detached", end)
+	}
+	c.Close()
+	time.Sleep(6 * idle) // longer than idle without a client: only the job keeps it
+	c, err = Dial(paths)
+	if err != nil {
+		t.Fatalf("the process ended while its job ran: %v", err)
+	}
+	defer c.Close()
+	if j := ask(c, map[string]any{"op": "jobs", "id": "l"}, "jobs"); gjson.GetBytes(j, "jobs.0.state").String() != "running" {
+		t.Fatalf("jobs: %s, want job-1 running", j)
+	}
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := ask(c, map[string]any{"op": "wait", "id": "w", "job": "job-1"}, "job")
+	if gjson.GetBytes(j, "status").String() != "ok" || gjson.GetBytes(j, "result.output.text").String() != "done\n" {
+		t.Fatalf("wait: %s, want ok with its output", j)
+	}
+	c.Close()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -22,8 +22,8 @@
 // version and the names of the sessions it ran) and removes it on a clean
 // end; a state file left behind means the process died (SIGKILL, a crash)
 // with those sessions' state. Serve ends when its context ends, a client
-// sends stop, or no client has been connected for Config.Idle (default
-// 30 min); it then cancels what runs, closes every session and removes its
+// sends stop, or no client has been connected and no job has run for
+// Config.Idle (default 30 min); it then cancels what runs, closes every session and removes its
 // socket and state file before it releases the lock.
 //
 // [Connect] attaches, and starts a process when none answers: under a
@@ -41,10 +41,15 @@
 // The wire is serve's (docs/serve-protocol.md): hello first, then eval
 // lines answered by frames tagged with their cell and request id, a
 // cell_end per cell and one end (or a request_error); tool_call lines that
-// the client answers with tool_result; cancel, sessions, close and ping.
+// the client answers with tool_result; cancel, sessions, close and ping;
+// job, jobs, wait and stop with a "job" field for the jobs that cells with
+// onTimeout "detach" go on as (they outlive the client that sent them;
+// no job_end line is sent: ask with job or wait).
 // An eval may name "python", the interpreter the client resolved. Two ops
 // are the background process's own: kill (the interpreters of the session
-// a request runs in are killed at once: a second Ctrl-C) and stop. Request
+// a request runs in are killed at once: a second Ctrl-C; a job running in
+// a session of that name is stopped first, its end saying why) and stop
+// (without "job": the process ends). Request
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
 // of the command that started the process.

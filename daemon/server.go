@@ -18,14 +18,14 @@ import (
 )
 
 // DefaultIdle is how long a background process with no client and no
-// request waits before it ends itself.
+// running job waits before it ends itself.
 const DefaultIdle = 30 * time.Minute
 
 // Config sets up Serve.
 type Config struct {
 	Paths   Paths
 	Version string        // evalhost's version and build: a client of another replaces this process
-	Idle    time.Duration // end after this long without a client; default DefaultIdle
+	Idle    time.Duration // end after this long without a client or a running job; default DefaultIdle
 	// Sessions configures the one registry every client shares. Its EnvHook
 	// and RunHook are the process's tool bridge's; IdleTimeout defaults to
 	// Idle, so a session lives as long as the process.
@@ -86,6 +86,17 @@ func Serve(ctx context.Context, cfg Config) error {
 	rc := cfg.Sessions
 	if rc.IdleTimeout == 0 {
 		rc.IdleTimeout = cfg.Idle
+	}
+	// The idle clock starts again when a job ends: a job keeps the process
+	// (so its session) alive while it runs, with or without a client.
+	onJobEnd := rc.OnJobEnd
+	rc.OnJobEnd = func(info sessions.JobInfo) {
+		s.mu.Lock()
+		s.lastUse = time.Now()
+		s.mu.Unlock()
+		if onJobEnd != nil {
+			onJobEnd(info)
+		}
 	}
 	rc.EnvHook = s.bridge.Env
 	rc.RunHook = func(run sessions.RunInfo, active bool) {
@@ -163,7 +174,8 @@ func (s *Server) accept() {
 	}
 }
 
-// watchIdle ends the process when it has had no client for Config.Idle.
+// watchIdle ends the process when it has had no client and no running job
+// for Config.Idle.
 func (s *Server) watchIdle(ctx context.Context) {
 	t := time.NewTicker(max(min(s.cfg.Idle/4, 30*time.Second), 10*time.Millisecond))
 	defer t.Stop()
@@ -178,12 +190,21 @@ func (s *Server) watchIdle(ctx context.Context) {
 			s.mu.Lock()
 			idle := len(s.conns) == 0 && now.Sub(s.lastUse) >= s.cfg.Idle
 			s.mu.Unlock()
-			if idle {
+			if idle && !s.jobRunning() {
 				s.stop()
 				return
 			}
 		}
 	}
+}
+
+func (s *Server) jobRunning() bool {
+	for _, j := range s.reg.Jobs() {
+		if j.State == sessions.JobRunning {
+			return true
+		}
+	}
+	return false
 }
 
 // endConns cancels every client's requests and ends its connection once

@@ -70,6 +70,15 @@ func needsID(t Type) bool { return t != TypeReady && t != TypeWarning }
 // decodeBody fills the type-specific fields; it returns a reason on failure.
 func decodeBody(f *Frame, root gjson.Result) string {
 	switch f.Type {
+	case TypeDisplay, TypeUpdateDisplay, TypeClearOutput, TypeResult, TypeError, TypeInput, TypeSync, TypeDone:
+		if p := root.Get("pos"); p.Exists() {
+			f.Pos = int(p.Int())
+		}
+		if u := root.Get("unmarked"); u.Exists() {
+			f.Unmarked = uint8(u.Int() & 3)
+		}
+	}
+	switch f.Type {
 	case TypeStdout, TypeStderr:
 		d := root.Get("data")
 		if d.Type != gjson.String {

@@ -20,38 +20,65 @@
 // bytes into [Stdout] and [Stderr] frames attributed to the running cell.
 //
 // To know that a cell's output is complete, the runner ends every cell by
-// flushing its streams and writing a sync mark to fd 1 and to fd 2, then the
-// [Done] frame to fd 3. A sync mark is the bytes
+// flushing its streams, writing a sync mark to each of fd 1 and fd 2 that
+// got bytes since its last mark, then the [Done] frame to fd 3. A sync mark
+// is the bytes
 //
 //	"\x00\x1eEVH" + nonce + ":" + id + "\x1e\x00"
 //
 // where nonce is the value the host put in EVALHOST_SYNC_NONCE (random per
 // process, so user output cannot forge a mark) and id is the request's id.
-// The host delivers a cell's Done only after it has seen the mark on both
-// descriptors; bytes before a mark belong to that cell.
+// The done frame names the descriptors that got no mark in "unmarked" (bit
+// 1: fd 1, bit 2: fd 2; absent: both got one). The host delivers a cell's
+// Done only after it has seen the mark on each marked descriptor, and has
+// routed everything it read from the unmarked ones (below); bytes before a
+// mark belong to that cell.
+//
+// A descriptor is unmarked when nothing the runner knows of wrote to it
+// since its last mark (its sys.stdout/sys.stderr, os.write, a child process
+// it started) and the pipe held no unread bytes (FIONREAD) when the frame
+// was sent: so every byte written to it before the frame, by C code in the
+// runner too, had left the pipe. The host's reader of that pipe is busy
+// from before each read until what it read is routed, so the host routes
+// what a busy reader holds, and what is queued, before the frame. A cell
+// that writes no text thus costs no marks at all.
 //
 // # Order
 //
-// Text and rich frames travel on different pipes, so the runner also writes
-// a position mark, the sync mark with the id "\x02", to fd 1 and to fd 2
-// (after flushing its streams, with SIGINT blocked) right before each
-// display, update_display, clear_output, result, error and input frame of a
-// running cell. The host delivers the k-th such frame of a cell once it has
-// seen the k-th position mark on both descriptors, and holds text read after
-// a mark until that frame is out, so a cell's output keeps the order in
-// which it was written. A frame the runner drops (over the line limit) gets
-// no mark. A runner that writes them says so with "marks":true in its ready
-// frame, so the host waits for them however much text is still in the pipes.
-// A runner that writes none still works: the host then waits a few
-// milliseconds for each such frame and delivers it after the text read so
-// far.
+// Text and rich frames travel on different pipes, so each display,
+// update_display, clear_output, result, error, input and sync frame of a
+// running cell (a positioned frame) carries "pos", its place among the
+// cell's positioned frames from 1, and is paired with a position mark, the
+// sync mark with the id "\x02" + pos (decimal). The runner writes the mark,
+// after flushing its streams and with SIGINT blocked, right before the
+// frame to each of fd 1 and fd 2 that got bytes since its last mark; the
+// frame's "unmarked" names the others, and such a descriptor gets the mark
+// before its next bytes instead. The host delivers a positioned frame once
+// it has seen a mark numbered pos or later on each marked descriptor (and
+// routed what it read from the unmarked ones), and holds text read after a
+// mark numbered k until the k-th frame is out, so a cell's output keeps the
+// order in which it was written. A frame the runner drops (over the line
+// limit) gets no mark and no place. A runner that writes marks says so with
+// "marks":true in its ready frame, so the host waits for them however much
+// text is still in the pipes. A runner that writes none still works: the
+// host then waits a few milliseconds for each such frame and delivers it
+// after the text read so far; one that writes the bare mark "\x02" before
+// every positioned frame, on both descriptors, and no "pos", gets its frames
+// counted.
 //
 // Between stdout and stderr the same mechanism keeps the order: when the
 // runner's sys.stdout and sys.stderr switch from one descriptor to the other,
-// the runner writes a position mark to both and a sync frame before the new
-// bytes, so text written before the switch on either pipe is delivered
-// before text written after it. Bytes that reach fd 1/2 without the runner's
-// streams (os.write, subprocesses) keep their order within their pipe.
+// the runner sends a sync frame (a positioned frame) before the new bytes,
+// so text written before the switch on either pipe is delivered before text
+// written after it. Bytes that reach fd 1/2 without the runner's streams
+// (os.write, subprocesses) keep their order within their pipe; bytes C code
+// in the runner writes right after a positioned frame to a descriptor the
+// frame left unmarked may be delivered before that frame (the runner cannot
+// see them to mark them).
+//
+// A cell's started frame, and a result (nearly always followed at once by
+// done), go out with the runner's next frame line, its next text, or its
+// flusher's next tick (50 ms): a quick cell is one write to fd 3.
 //
 // # Lines
 //
@@ -103,10 +130,10 @@
 //	    in the cell at once and the cell fails. Informational for renderers.
 //	{"type":"warning","id":ID?,"message":TEXT}
 //	    A non-fatal problem outside the cell (an extension module that raised).
-//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL}
+//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"unmarked":FDS?}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
-//	    caused by an interrupt from the host.
-//	{"type":"sync","id":ID}
+//	    caused by an interrupt from the host. unmarked: see Transport.
+//	{"type":"sync","id":ID,"pos":N}
 //	    Runner → host only: the cell's writes switched between fd 1 and fd 2
 //	    here (see Order). The host consumes it; no backend emits it.
 //	{"type":"interrupted","id":ID}
@@ -121,6 +148,9 @@
 //	    pending SIGINT handler. The wake's own handler does nothing, so it
 //	    never interrupts a cell twice, nor the cell's children, nor a SIGINT
 //	    handler of the cell's own. The host consumes this frame.
+//
+// The runner adds "pos" and "unmarked" to positioned frames (see Order);
+// the host consumes them and the frames it hands on carry neither.
 //
 // Unknown fields are ignored by readers, so either end may add fields without
 // a version bump; a new frame type is a minor version bump of [Version].

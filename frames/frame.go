@@ -128,6 +128,11 @@ type Frame struct {
 	Executable string // ready
 	Marks      bool   // ready: the runner writes position marks (see Order)
 	Wake       int    // ready: the signal the runner's main thread takes as a wake-up (see interrupted)
+
+	// Runner → host only (see Order); the host consumes them, and encoders
+	// leave them out.
+	Pos      int   // a positioned frame's place among the cell's positioned frames, from 1
+	Unmarked uint8 // positioned frames and done: the fds (bit 1: fd 1, bit 2: fd 2) that got no mark
 }
 
 // Request is a host → runner message.

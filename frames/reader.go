@@ -42,6 +42,11 @@ func (r *Reader) Next() (Frame, error) {
 // Line returns the next raw line without decoding it, with the same bounds.
 func (r *Reader) Line() ([]byte, error) { return r.line() }
 
+// Buffered reports whether a line has started to arrive: Next may then
+// return without waiting for more input. A reader hands on together the
+// frames that arrived together.
+func (r *Reader) Buffered() bool { return r.br.Buffered() > 0 }
+
 func (r *Reader) line() ([]byte, error) {
 	r.buf = r.buf[:0]
 	for {

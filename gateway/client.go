@@ -20,14 +20,19 @@ type Config struct {
 	Token      string       // sent as "Authorization: token <Token>" when set
 	KernelName string       // kernelspec to start; empty means the gateway's default
 	HTTPClient *http.Client // nil means a client with no overall timeout
+	// KernelEnv is sent in each kernel create request (see KernelEnvFrom):
+	// the KERNEL_* values Enterprise Gateway reads. Nil sends an empty env,
+	// as for the shared local gateway.
+	KernelEnv map[string]string
 }
 
 // Client talks to one gateway's REST API and kernel websockets.
 type Client struct {
-	base   *url.URL
-	token  string
-	kernel string
-	http   *http.Client
+	base      *url.URL
+	token     string
+	kernel    string
+	kernelEnv map[string]string
+	http      *http.Client
 }
 
 // retryDelay is the pause before the one retry of a kernel create.
@@ -52,7 +57,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, http: hc}, nil
+	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, kernelEnv: cfg.KernelEnv, http: hc}, nil
 }
 
 // URL is the gateway's base address.
@@ -87,16 +92,11 @@ type kernelModel struct {
 
 // createKernel starts a kernel, retrying once when the gateway answers 5xx.
 func (c *Client) createKernel(ctx context.Context) (kernelModel, error) {
-	// An env, even empty, makes kernel_gateway (and Enterprise Gateway)
-	// launch the kernel with its PATH and the variables it is configured to
-	// pass, instead of its whole environment: that of whichever evalhost
-	// process started the shared gateway. The caller's own environment is
-	// applied inside the kernel (setupCode).
-	req := map[string]any{"env": map[string]string{}}
-	if c.kernel != "" {
-		req["name"] = c.kernel
-	}
-	body, _ := json.Marshal(req)
+	return c.createKernelWith(ctx, c.createBody(KernelOptions{}, 0))
+}
+
+// createKernelWith sends body as the create request; see createKernel.
+func (c *Client) createKernelWith(ctx context.Context, body []byte) (kernelModel, error) {
 	var km kernelModel
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -118,7 +118,7 @@ func (c *Client) createKernel(ctx context.Context) (kernelModel, error) {
 		case <-time.After(retryDelay):
 		}
 	}
-	return km, fmt.Errorf("gateway create kernel: %w", err)
+	return km, fmt.Errorf("gateway create kernel: %w", c.explainRefusal(err))
 }
 
 // deleteRetryFor bounds the retries of a kernel delete the gateway answers

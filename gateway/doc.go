@@ -24,9 +24,14 @@
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes
 //     the kernel and returns an error wrapping [backend.ErrKilled].
-//   - A kernel that dies (gateway status dead or restarting) or whose socket
-//     drops mid-cell gives a [*backend.DeathError]; the kernel is then dead
-//     for good and the caller replaces it.
+//   - A kernel that dies (gateway status dead or restarting) gives a
+//     [*backend.DeathError]; the kernel is then dead for good and the caller
+//     replaces it. A websocket that drops is first reopened under the same
+//     session (the gateway replays what it buffered) while the gateway still
+//     has the kernel, and the running cell gets a [*ReconnectedError]
+//     warning; a gone kernel, or no reconnect within 10 s, is the death.
+//     The socket is pinged every 15 s, and a pong missing for 10 s counts
+//     as a drop, so a gateway that stops answering is noticed too.
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight
 //     print loop's whole output as one message at the end), the reader runs
@@ -41,6 +46,17 @@
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
 //     without any ends the cell with a warning instead of a hang.
 //
+// # Tool calls
+//
+// When the start environment names a tool bridge (PI_TOOL_BRIDGE_URL and
+// PI_TOOL_BRIDGE_TOKEN), the kernel gets stand-ins instead and the
+// prelude's tool helper sends each call as a comm message (target
+// "evalhost.tool") on iopub; the Kernel posts it to the bridge as the cell
+// running now (its Request.Run, the start environment's
+// PI_TOOL_BRIDGE_SESSION) and answers on the control channel. A call while
+// no cell runs is refused (409); calls in flight when the cell ends are
+// abandoned, and Execute returns only after they are.
+//
 // Error tracebacks are passed on as ipykernel sends them, with ANSI colour
 // codes; the output sink sanitises them.
 //
@@ -49,7 +65,11 @@
 // An external gateway (PI_PYTHON_GATEWAY_URL, optional PI_PYTHON_GATEWAY_TOKEN,
 // read by the caller) is used through [NewClient]; evalhost starts and stops
 // nothing for it. It may equally be a Jupyter Enterprise Gateway, which puts
-// kernels on a cluster: the REST and websocket API are the same.
+// kernels on a cluster: the REST and websocket API are the same, and
+// Config.KernelEnv ([KernelEnvFrom]) carries the KERNEL_* values it reads,
+// KERNEL_USERNAME above all. A 401 matches [ErrUnauthorized] (the token); a
+// 403 matches [ErrForbidden], and to a kernel create it is a
+// [*RefusedError] naming the user that was refused and what to set.
 //
 // The shared local gateways (one per interpreter, started by the first
 // evalhost process that needs one) are coordinated by package

@@ -8,7 +8,7 @@ import (
 
 // Sentinel errors callers branch on.
 var (
-	// ErrUnauthorized: the gateway answered 401 or 403.
+	// ErrUnauthorized: the gateway answered 401 (a 403 is ErrForbidden).
 	ErrUnauthorized = errors.New("gateway rejected the credentials: set PI_PYTHON_GATEWAY_TOKEN to the gateway's auth token")
 	// ErrUnreachable: the gateway could not be reached or is not healthy.
 	ErrUnreachable = errors.New("gateway unreachable")
@@ -29,8 +29,11 @@ func (e *HTTPError) Error() string {
 	if e.Body != "" {
 		msg += ": " + e.Body
 	}
-	if e.Status == 401 || e.Status == 403 {
+	switch e.Status {
+	case 401:
 		msg += ": " + ErrUnauthorized.Error()
+	case 403:
+		msg += ": " + forbiddenAdvice
 	}
 	if e.notAGateway() {
 		msg += ": no Jupyter kernel gateway answers at this address; set PI_PYTHON_GATEWAY_URL to the gateway's " +
@@ -49,12 +52,22 @@ func (e *HTTPError) notAGateway() bool {
 	return false
 }
 
-// Unwrap lets 401/403 match ErrUnauthorized and an EMFILE report match
-// ErrFDExhausted.
+// forbiddenAdvice follows a 403 that is not a kernel create's (see
+// RefusedError): a kernel gateway or Enterprise Gateway answers 401 to a
+// bad token, but a plain Jupyter server answers 403.
+const forbiddenAdvice = "the gateway refused this request; a Jupyter kernel gateway or Enterprise Gateway " +
+	"answers a wrong or missing token with 401, so the token was accepted and the request itself is not allowed " +
+	"(a Jupyter server that is not a gateway answers 403 to a bad token: then check PI_PYTHON_GATEWAY_TOKEN and PI_PYTHON_GATEWAY_URL)"
+
+// Unwrap lets a 401 match ErrUnauthorized, a 403 ErrForbidden and an
+// EMFILE report ErrFDExhausted.
 func (e *HTTPError) Unwrap() []error {
 	var errs []error
-	if e.Status == 401 || e.Status == 403 {
+	switch e.Status {
+	case 401:
 		errs = append(errs, ErrUnauthorized)
+	case 403:
+		errs = append(errs, ErrForbidden)
 	}
 	if mentionsEMFILE(e.Body) {
 		errs = append(errs, ErrFDExhausted)

@@ -61,6 +61,10 @@ func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(fram
 		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, err)
 	}
 	k.discardStale()
+	if k.tools != nil {
+		k.tools.begin(req.Run)
+		defer k.tools.end()
+	}
 	c := &cell{req: req, out: emit}
 	// started goes out when the kernel begins the cell's code (execute_input),
 	// as the runner sends it, or before any earlier frame of the cell.
@@ -84,7 +88,8 @@ func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(fram
 func (k *Kernel) discardStale() {
 	for {
 		select {
-		case <-k.in:
+		case in := <-k.in:
+			k.toolCall(in.msg) // refused: no cell runs
 		default:
 			return
 		}
@@ -188,6 +193,9 @@ func (k *Kernel) handle(c *cell, in inbound) {
 		return
 	}
 	m := in.msg
+	if k.toolCall(m) {
+		return
+	}
 	switch m.ParentHeader.MsgID {
 	case c.msgID:
 		k.handleCell(c, m)

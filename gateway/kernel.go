@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
@@ -39,7 +39,9 @@ type Kernel struct {
 	client  *Client
 	id      string
 	session string
-	conn    *websocket.Conn
+	connMu  sync.Mutex
+	conn    *websocket.Conn // replaced by reconnect; read it with socket()
+	swapped chan struct{}   // closed (and replaced) when reconnect replaces conn
 	grace   time.Duration
 
 	maxMessage int64 // bytes; larger messages are read past and dropped
@@ -52,12 +54,18 @@ type Kernel struct {
 	endOnce sync.Once
 	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
-	busy     atomic.Bool
-	stopOnce sync.Once
-	stopErr  error
+	busy       atomic.Bool
+	readerHeld atomic.Bool  // the reader waits for a slow cell to take a message
+	heldTimes  atomic.Int64 // how often it has been held
+	dropMu     sync.Mutex
+	dropCause  error // why keepAlive closed the socket
+	stopOnce   sync.Once
+	stopErr    error
 
 	ready    frames.Frame
 	warnings []frames.Frame
+
+	tools *toolBridge // nil without a tool bridge
 }
 
 // ID is the gateway's kernel id.
@@ -96,28 +104,26 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration, ma
 	if maxMsg <= 0 {
 		maxMsg = maxMessage
 	}
-	h := http.Header{}
-	c.authorize(h)
-	conn, resp, err := websocket.Dial(ctx, c.channelsURL(id), &websocket.DialOptions{HTTPClient: c.http, HTTPHeader: h})
+	session := newID()
+	conn, err := c.dialChannels(ctx, id, session)
 	if err != nil {
-		if resp != nil && resp.StatusCode >= 300 {
-			return nil, fmt.Errorf("gateway kernel %s channels: %w", id,
-				&HTTPError{Method: "GET", URL: c.channelsURL(id), Status: resp.StatusCode})
-		}
-		return nil, fmt.Errorf("gateway kernel %s channels: %w", id, err)
+		return nil, err
 	}
-	conn.SetReadLimit(-1) // readMessage bounds messages itself, without closing the socket
 	rctx, cancel := context.WithCancel(context.Background())
-	k := &Kernel{client: c, id: id, session: newID(), conn: conn, grace: grace, maxMessage: maxMsg,
+	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, maxMessage: maxMsg,
 		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
-	k.wg.Add(1)
+	k.wg.Add(2)
 	go k.readLoop(rctx)
+	go k.keepAlive(rctx)
 	return k, nil
 }
 
-// readLoop hands messages to the executing goroutine and notices death.
+// readLoop hands messages to the executing goroutine and notices death. A
+// dropped websocket is reconnected (see reconnect.go) before the kernel is
+// declared lost.
 func (k *Kernel) readLoop(ctx context.Context) {
 	defer k.wg.Done()
+	defer func() { _ = k.socket().CloseNow() }()
 	for {
 		raw, err := k.readMessage(ctx)
 		var tooBig *MessageTooBigError
@@ -127,17 +133,25 @@ func (k *Kernel) readLoop(ctx context.Context) {
 				return
 			}
 			continue
-		case err != nil:
-			k.end(&backend.DeathError{ExitCode: -1, StderrTail: "kernel websocket closed: " + err.Error()})
+		case err != nil && ctx.Err() != nil:
 			return
+		case err != nil:
+			if cause := k.takeDropCause(); cause != nil {
+				err = cause
+			}
+			if rerr := k.reconnect(ctx, err); rerr != nil {
+				k.end(rerr)
+				return
+			}
+			continue
 		}
 		m, err := decodeMessage(raw)
 		if !k.enqueue(ctx, inbound{msg: m, bad: err}) {
 			return
 		}
 		if state := deathState(m); state != "" {
-			k.end(&backend.DeathError{ExitCode: -1,
-				StderrTail: fmt.Sprintf("gateway reported kernel status %q: the kernel process ended", state)})
+			k.end(&backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+				"gateway reported kernel status %q: the kernel process ended, or the gateway lost contact with it", state)})
 			return
 		}
 	}
@@ -146,7 +160,7 @@ func (k *Kernel) readLoop(ctx context.Context) {
 // readMessage reads the next websocket message whole, or reads past one
 // larger than maxMessage and returns a *MessageTooBigError.
 func (k *Kernel) readMessage(ctx context.Context) ([]byte, error) {
-	_, r, err := k.conn.Reader(ctx)
+	_, r, err := k.socket().Reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -180,13 +194,18 @@ func (k *Kernel) enqueue(ctx context.Context, item inbound) bool {
 			}
 			continue
 		}
+		k.readerHeld.Store(true)
+		k.heldTimes.Add(1)
 		select {
 		case k.in <- item:
+			k.readerHeld.Store(false)
 			return true
 		case <-ctx.Done():
+			k.readerHeld.Store(false)
 			return false
 		case <-time.After(50 * time.Millisecond): // recheck whether a cell still runs
 		}
+		k.readerHeld.Store(false)
 	}
 }
 
@@ -238,7 +257,12 @@ func (k *Kernel) write(ctx context.Context, m *message) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", m.Header.MsgType, err)
 	}
-	if err := k.conn.Write(ctx, websocket.MessageText, raw); err != nil {
+	conn, swapped := k.socketAndSwap()
+	err = conn.Write(ctx, websocket.MessageText, raw)
+	if err != nil && k.awaitReconnect(ctx, swapped) {
+		err = k.socket().Write(ctx, websocket.MessageText, raw)
+	}
+	if err != nil {
 		return fmt.Errorf("send %s to kernel %s: %w", m.Header.MsgType, k.id, err)
 	}
 	return nil
@@ -278,8 +302,11 @@ func (k *Kernel) stop() error {
 		defer cancel()
 		err := k.client.deleteKernel(ctx, k.id)
 		k.cancel()
-		_ = k.conn.CloseNow()
-		k.wg.Wait()
+		_ = k.socket().CloseNow()
+		k.wg.Wait() // the reader closes a socket it reconnected meanwhile
+		if k.tools != nil {
+			k.tools.close()
+		}
 		if err != nil && !errors.Is(err, ErrUnreachable) {
 			k.stopErr = fmt.Errorf("delete kernel %s: %w", k.id, err)
 		}

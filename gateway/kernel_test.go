@@ -73,6 +73,12 @@ func run(t *testing.T, k *Kernel, ctx context.Context, req frames.Request) ([]st
 
 func ptr(s string) *string { return &s }
 
+// hostname is this machine's name, which a local kernel reports too.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
 func TestExecuteConformance(t *testing.T) {
 	k := shared(t)
 	dir := t.TempDir()
@@ -100,7 +106,9 @@ func TestExecuteConformance(t *testing.T) {
 			Cwd: dir, Env: map[string]*string{"EVH_X": ptr("1"), "EVH_GONE": nil}},
 			[]string{"started", "stdout:" + dir + " " + dir + " 1 False\n", "done:ok"}},
 		{"missing cwd fails before the code", frames.Request{Code: "print('not reached')", Cwd: filepath.Join(dir, "nope")},
-			[]string{"started", "error:FileNotFoundError:evalhost could not apply the cell's cwd/env: [Errno 2] No such file or directory: '" + filepath.Join(dir, "nope") + "'", "done:error"}},
+			[]string{"started", "error:FileNotFoundError:evalhost could not apply the cell's cwd/env: working directory '" + filepath.Join(dir, "nope") +
+				"' does not exist on the kernel's host " + hostname() + ": a gateway's kernel runs there, not where evalhost runs; " +
+				"create the directory there (or mount it), or run evalhost from a directory that exists on both", "done:error"}},
 		{"state persists", frames.Request{Code: "counter = 41"}, []string{"started", "done:ok"}},
 		{"state read back", frames.Request{Code: "counter + 1"}, []string{"started", "result:42", "done:ok"}},
 	}

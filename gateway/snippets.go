@@ -17,6 +17,9 @@ func setupCode(cwd string, env map[string]*string) string {
 	return `def __evh_setup(cwd, env):
     import os, sys
     if cwd:
+        if not os.path.isdir(cwd):
+            import socket
+            raise FileNotFoundError(` + pyString(cwdMissing) + ` % (cwd, socket.gethostname()))
         os.chdir(cwd)
         if cwd in sys.path:
             sys.path.remove(cwd)
@@ -30,6 +33,11 @@ __evh_setup(` + pyString(cwd) + `, ` + pyJSON(env) + `)
 del __evh_setup
 `
 }
+
+// cwdMissing is the error for a cwd the kernel's host lacks: with a remote
+// gateway that is another machine (or container) than evalhost's.
+const cwdMissing = "working directory %r does not exist on the kernel's host %s: a gateway's kernel runs there, " +
+	"not where evalhost runs; create the directory there (or mount it), or run evalhost from a directory that exists on both"
 
 // stdinMessage is what input() raises with: the runner's words (runner/core.py).
 const stdinMessage = "input() is not supported: evalhost cells have no interactive stdin; pass values in code or files instead"

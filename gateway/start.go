@@ -47,7 +47,7 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 	if err := c.healthWithin(ctx, healthTimeout); err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
-	km, err := c.createKernel(ctx)
+	km, err := c.createKernelWith(ctx, c.createBody(opts, timeout))
 	if err != nil {
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
@@ -71,7 +71,9 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 // initialise applies cwd/env, patches input, reads the kernel's facts, runs
 // the prelude and loads extension modules.
 func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
-	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, exactEnv(opts.Env))+startCode())
+	env, tools := takeBridge(opts.Env)
+	k.tools = tools
+	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, exactEnv(env))+startCode())
 	if err != nil {
 		return err
 	}
@@ -84,6 +86,11 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	}
 	if !opts.NoPrelude && strings.TrimSpace(prelude) != "" {
 		if _, err := k.runInternal(ctx, "prelude", prelude); err != nil {
+			return err
+		}
+	}
+	if k.tools != nil {
+		if _, err := k.runInternal(ctx, "tool bridge", toolCommCode()); err != nil {
 			return err
 		}
 	}
@@ -179,6 +186,10 @@ func (k *Kernel) runInternal(ctx context.Context, step, code string) (string, er
 	var out strings.Builder
 	var raised *InternalError
 	err := k.roundTrip(ctx, code, func(m *message) {
+		k.noteToolComm(m)
+		if k.toolCall(m) { // refused: evalhost's own step is no cell
+			return
+		}
 		switch m.Header.MsgType {
 		case "stream":
 			var s streamContent

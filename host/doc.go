@@ -13,10 +13,12 @@
 // Execute runs one cell at a time and hands its frames to the caller in
 // arrival order from the calling goroutine. Raw bytes from fd 1 and 2 become
 // stdout and stderr frames (never splitting a UTF-8 sequence); a cell's done
-// frame is delivered only after its sync mark was seen on both, so all of
-// its output comes first. Display, result, error and input frames keep
-// their place among the text through position marks (position.go), which
-// the runner writes to fd 1 and 2 before each such frame. Bytes written
+// frame is delivered only after its sync mark was seen on each pipe the
+// runner marked, and what was read from the others is routed, so all of its
+// output comes first. Display, result, error and input frames keep their
+// place among the text through numbered position marks (position.go),
+// which the runner writes to fd 1 and 2 around such frames; a cell that
+// writes no text gets no marks (frames doc, "Order"). Bytes written
 // while no cell runs go to the next cell (bounded), and stderr outside cells
 // feeds the tail used in errors.
 //

@@ -40,9 +40,7 @@ func (p *Process) Execute(ctx context.Context, req frames.Request, emit func(fra
 		return frames.Frame{}, fmt.Errorf("execute: cell %q not sent: %w", req.ID, err)
 	}
 	c := &cell{id: req.ID, out: make(chan frames.Frame, 64)}
-	select {
-	case p.register <- c:
-	case <-p.pumpDone:
+	if !p.offer(c) {
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	killed := false

@@ -158,3 +158,58 @@ func TestResultFollowsBulkTextOnAFreshInterpreter(t *testing.T) {
 		t.Fatalf("got %d bytes of stdout, want 5000000", n)
 	}
 }
+
+// A cell that writes no text makes the runner write no marks, and its
+// frames still come in order.
+func TestMarklessCell(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	execute(t, p, context.Background(), "print('warm')")
+	before := p.posMarks.Load()
+	for i := range 20 {
+		r := execute(t, p, context.Background(), fmt.Sprintf("display(%d)\n%d + 1", i, i))
+		if r.err != nil || r.done.Status != frames.StatusOK {
+			t.Fatalf("done = %+v, err = %v", r.done, r.err)
+		}
+		var got []string
+		for _, f := range r.frames {
+			s, _ := f.Bundle.Text("text/plain")
+			got = append(got, f.Type.String()+s)
+		}
+		if want := fmt.Sprintf("started display%d result%d", i, i+1); strings.Join(got, " ") != want {
+			t.Fatalf("frames %q, want %q", got, want)
+		}
+	}
+	if n := p.posMarks.Load() - before; n != 0 {
+		t.Fatalf("%d position marks for cells that wrote no text", n)
+	}
+}
+
+// Output that bypasses the runner's writers (C code writing to fd 1 and 2
+// itself) in a cell that writes nothing else still comes before the cell's
+// done: the runner sends no mark for it, the host checks it routed what it
+// read.
+func TestUntrackedOutputPrecedesDone(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	execute(t, p, context.Background(), "import ctypes\nlibc = ctypes.CDLL(None)")
+	for i := range 100 {
+		r := execute(t, p, context.Background(), fmt.Sprintf(
+			"libc.write(1, b'o%d\\n', %d)\nlibc.write(2, b'e%d\\n', %d)\nNone", i, len(fmt.Sprint(i))+2, i, len(fmt.Sprint(i))+2))
+		if r.err != nil || r.done.Status != frames.StatusOK {
+			t.Fatalf("done = %+v, err = %v", r.done, r.err)
+		}
+		var out, errs string
+		for _, f := range r.frames {
+			switch f.Type {
+			case frames.TypeStdout:
+				out += f.Data
+			case frames.TypeStderr:
+				errs += f.Data
+			}
+		}
+		if out != fmt.Sprintf("o%d\n", i) || errs != fmt.Sprintf("e%d\n", i) {
+			t.Fatalf("cell %d: stdout %q, stderr %q", i, out, errs)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,14 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		return event{kind: evFrame, fd: 3, frame: f}
 	}
 	started := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeStarted, ID: "c1"}}
+	npos := func(fd, k int) event { return event{kind: evMark, fd: fd, text: fmt.Sprintf("%s%d", posMarkID, k)} }
+	ndisp := func(s string, k int, unmarked uint8) event {
+		ev := disp(s)
+		ev.frame.Pos, ev.frame.Unmarked = k, unmarked
+		return ev
+	}
+	cleanDone := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeDone, ID: "c1", Status: "ok", Unmarked: 3}}
+	read := func(fd int, parts ...part) event { return event{kind: evRead, fd: fd, parts: parts} }
 	done := event{kind: evFrame, fd: 3, frame: frames.Frame{Type: frames.TypeDone, ID: "c1", Status: "ok"}}
 	cases := []struct {
 		name   string
@@ -61,6 +70,21 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		{name: "a runner without a started frame loses no text",
 			events: []event{txt(1, "a"), txt(2, "e"), end(1), end(2), done},
 			want:   "a e done"},
+		{name: "a cell without text: no marks at all",
+			events: []event{started, ndisp("D", 1, 3), cleanDone},
+			want:   "started D done"},
+		{name: "a clean pipe's owed mark holds the text after it",
+			events: []event{started, read(1, part{text: "a"}, part{mark: true, text: posMarkID + "1"}, part{text: "b"}), end(1), ndisp("D", 1, 2), txt(2, "x"), end(2), done},
+			want:   "started a D b x done"},
+		{name: "a late owed mark on the clean pipe",
+			events: []event{txt(1, "a"), npos(1, 1), ndisp("D", 1, 2), npos(2, 1), txt(2, "e"), end(1), end(2), done},
+			want:   "a D e done"},
+		{name: "numbered marks: the second frame's mark alone releases both",
+			events: []event{txt(1, "a"), npos(1, 2), txt(1, "b"), ndisp("D1", 1, 3), ndisp("D2", 2, 2), end(1), end(2), done},
+			want:   "a D1 D2 b done"},
+		{name: "done without end marks: text read after it is the next cell's",
+			events: []event{txt(1, "a"), cleanDone, txt(1, "next")},
+			want:   "a done"},
 		{name: "text after the end mark waits for the next cell",
 			events: []event{txt(1, "a"), end(1), txt(1, "next"), end(2), done},
 			want:   "a done"},

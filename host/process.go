@@ -45,6 +45,8 @@ type Process struct {
 	closing   atomic.Bool
 	seq       atomic.Uint64
 	posMarks  atomic.Int64 // position marks seen (position.go)
+	raw       [3]rawState  // the fd 1 and fd 2 readers' progress (stream.go)
+	next      cellSlot     // the cell Execute offers the pump (pump.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -34,9 +35,11 @@ type cell struct {
 	early      []frames.Frame
 	earlyBytes int
 
-	// position.go: marks seen per fd, ordered frames delivered, frames
-	// waiting for their marks, text read past a mark whose frame waits.
+	// position.go: the newest position mark seen per fd, the place of the
+	// last ordered frame queued and delivered, frames waiting for their
+	// marks, text read past a mark whose frame waits.
 	posSeen   [4]int
+	posQueued int
 	posSent   int
 	queue     []frames.Frame
 	held      []heldText
@@ -62,7 +65,6 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	defer close(p.pumpDone)
 	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait)}
 	r.late.Stop()
 	r.order.Stop()
@@ -71,9 +73,14 @@ func (p *Process) pump() {
 	for r.ended < 3 {
 		select {
 		case ev := <-p.events:
+			r.adopt()
+			if r.drainLeft > 0 {
+				r.drainLeft--
+			}
 			r.event(ev)
-		case c := <-p.register:
-			r.attach(c)
+			if r.settling && r.drainLeft == 0 && r.settleWait == 0 && r.cur != nil {
+				r.release()
+			}
 		case <-r.lateC:
 			r.markTimeout()
 		case <-r.orderC:
@@ -81,10 +88,39 @@ func (p *Process) pump() {
 		}
 		r.finishIfComplete()
 	}
+	// Closed before the last adoption: a cell offered after it sees
+	// pumpDone and takes itself back (offer).
+	close(p.pumpDone)
+	r.adopt()
 	if r.cur != nil {
 		r.release()
 		r.flushEarly()
 		close(r.cur.out)
+	}
+}
+
+// cellSlot holds the cell Execute offers until the pump adopts it.
+type cellSlot struct{ atomic.Pointer[cell] }
+
+// offer hands c to the pump without waking it: the pump adopts it before
+// it routes its next event, and no output of c's can come before c's
+// request is written, which is after this. false: the pump has ended.
+func (p *Process) offer(c *cell) bool {
+	p.next.Store(c)
+	select {
+	case <-p.pumpDone:
+		// Taken back unless the pump's last adoption has it (it then
+		// closes c.out, and await reports the end).
+		return !p.next.CompareAndSwap(c, nil)
+	default:
+		return true
+	}
+}
+
+// adopt attaches the cell Execute offered, if any.
+func (r *router) adopt() {
+	if c := r.p.next.Swap(nil); c != nil {
+		r.attach(c)
 	}
 }
 
@@ -105,33 +141,64 @@ type router struct {
 	order  *time.Timer
 	orderC <-chan time.Time
 	force  bool
+
+	// position.go: the check that everything read from the fds a frame has
+	// no mark for is routed before it.
+	settling   bool
+	settleWait uint8 // fds whose read under way the check waits for (evIdle)
+	drainLeft  int   // events queued at the check still to route
 }
 
 func (r *router) event(ev event) {
 	switch ev.kind {
+	case evRead:
+		for _, pt := range ev.parts {
+			if pt.mark {
+				r.mark(ev.fd, pt.text)
+			} else {
+				r.text(ev.fd, pt.text)
+			}
+		}
 	case evText:
 		r.text(ev.fd, ev.text)
 	case evMark:
-		switch {
-		case r.cur == nil:
-		case ev.text == posMarkID:
-			r.p.posMarks.Add(1)
-			r.cur.posSeen[ev.fd]++
-			r.release()
-		case ev.text == r.cur.id:
-			r.cur.marked[ev.fd] = true
-			r.release()
-		}
+		r.mark(ev.fd, ev.text)
 	case evFrame:
 		r.frame(ev.frame)
+	case evFrames:
+		for _, f := range ev.frames {
+			r.frame(f)
+		}
+	case evIdle:
+		r.settleWait &^= uint8(ev.fd)
 	case evEOF:
 		r.eof[ev.fd] = true
 		r.ended++
+		r.settleWait &^= uint8(ev.fd)
 		if r.cur != nil {
 			r.cur.marked[ev.fd] = true
 			r.release()
 		}
 	}
+}
+
+// mark takes a sync mark read on fd: the cell's end mark, or a position mark.
+func (r *router) mark(fd int, id string) {
+	c := r.cur
+	switch {
+	case c == nil:
+		return
+	case id == c.id:
+		c.marked[fd] = true
+	default:
+		k, ok := posMarkNumber(id, c.posSeen[fd])
+		if !ok {
+			return
+		}
+		r.p.posMarks.Add(1)
+		c.posSeen[fd] = max(c.posSeen[fd], k)
+	}
+	r.release()
 }
 
 func (r *router) text(fd int, s string) {
@@ -198,7 +265,14 @@ func (r *router) frame(f frames.Frame) {
 	case r.cur == nil:
 		r.pend.add(f)
 	default:
-		r.cur.queue = append(r.cur.queue, f)
+		c := r.cur
+		if ordered(f.Type) {
+			if f.Pos == 0 {
+				f.Pos = c.posQueued + 1 // a runner that numbers no frames: its marks count them
+			}
+			c.posQueued = f.Pos
+		}
+		c.queue = append(c.queue, f)
 		r.release()
 	}
 }
@@ -210,18 +284,29 @@ func (r *router) release() {
 	for len(c.queue) > 0 {
 		f := c.queue[0]
 		if ordered(f.Type) {
-			k := c.posSent + 1
+			k := f.Pos
 			for fd := 1; fd <= 2; fd++ {
-				if c.posSeen[fd] < k && !c.marked[fd] && !c.unordered && !r.force {
+				if f.Unmarked&uint8(fd) == 0 && c.posSeen[fd] < k && !c.marked[fd] && !c.unordered && !r.force {
 					r.armOrder()
 					return
 				}
 			}
-			c.posSent = k
+		}
+		if f.Unmarked != 0 && !r.settled(f.Unmarked) {
+			return
+		}
+		if ordered(f.Type) {
+			c.posSent = max(c.posSent, f.Pos)
 			r.force = false
 			r.orderC = nil
 		}
+		if f.Type == frames.TypeDone {
+			// no end mark comes on the fds it names: all they carried is routed
+			c.marked[1] = c.marked[1] || f.Unmarked&1 != 0
+			c.marked[2] = c.marked[2] || f.Unmarked&2 != 0
+		}
 		c.queue = c.queue[1:]
+		f.Pos, f.Unmarked = 0, 0
 		r.deliver(f)
 		r.releaseHeld(false)
 	}
@@ -291,6 +376,7 @@ func (r *router) orderTimeout() {
 
 func (r *router) attach(c *cell) {
 	r.cur = c
+	r.settling, r.settleWait, r.drainLeft = false, 0, 0
 	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
 	r.pend.flush(c.id, r.holdEarly)
 }

@@ -2,7 +2,10 @@ package host
 
 import (
 	"errors"
+	"io"
 	"os"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -19,39 +22,73 @@ const (
 type evKind uint8
 
 const (
-	evText  evKind = iota // raw bytes from fd 1 or 2
-	evMark                // a sync mark on fd 1 or 2; text is its id
-	evFrame               // a frame from fd 3
-	evEOF                 // the reader of fd ended
+	evText   evKind = iota // raw bytes from fd 1 or 2
+	evMark                 // a sync mark on fd 1 or 2; text is its id
+	evFrame                // a frame from fd 3
+	evEOF                  // the reader of fd ended
+	evRead                 // one read of fd 1 or 2: its text and marks, in order
+	evIdle                 // the read of fd under way when the pump asked has been handed on
+	evFrames               // frames from fd 3 that arrived together
 )
 
 // event is what a reader hands the pump.
 type event struct {
-	kind  evKind
-	fd    int
-	text  string
-	frame frames.Frame
+	kind   evKind
+	fd     int
+	text   string
+	frame  frames.Frame
+	parts  []part         // evRead
+	frames []frames.Frame // evFrames
 }
 
-// readRaw turns fd 1 or fd 2 into text and mark events until the pipe ends
-// or is closed.
+// part is a piece of one read: text, or a sync mark's id.
+type part struct {
+	mark bool
+	text string
+}
+
+// rawState is a raw reader's progress, for the pump's check that it has
+// routed every byte written to a pipe before a frame that carries no mark
+// for it (settled, pump.go). busy is set before each read of the pipe and
+// cleared once what it read is handed on, so a byte the runner saw leave
+// the pipe is either routed or behind a busy reader.
+type rawState struct {
+	busy   atomic.Bool
+	notify atomic.Bool // the pump waits: send evIdle when the read under way is handed on
+}
+
+// handedOn ends a read: when the pump waits for it, it is told.
+func (p *Process) handedOn(fd int) {
+	st := &p.raw[fd]
+	st.busy.Store(false)
+	if st.notify.Swap(false) {
+		p.events <- event{kind: evIdle, fd: fd}
+	}
+}
+
+// readRaw turns fd 1 or fd 2 into one event per read, its text and marks,
+// until the pipe ends or is closed.
 func (p *Process) readRaw(fd int, f *os.File) {
 	defer p.wg.Done()
 	sc := newMarkScanner(p.nonce)
 	buf := make([]byte, readSize)
 	var segs []segment
 	keep := 0 // bytes carried from the last read: a partial mark or rune
+	read := p.rawReader(fd, f)
 	for {
-		n, err := f.Read(buf[keep:])
+		n, err := read(buf[keep:])
 		if n > 0 {
 			data := buf[:keep+n]
 			segs, keep = sc.split(data, segs[:0])
-			for _, s := range segs {
-				if s.isMark {
-					p.events <- event{kind: evMark, fd: fd, text: s.mark}
-				} else {
-					p.events <- event{kind: evText, fd: fd, text: string(s.text)}
+			if len(segs) > 0 {
+				parts := make([]part, len(segs))
+				for i, s := range segs {
+					parts[i] = part{mark: s.isMark, text: s.mark}
+					if !s.isMark {
+						parts[i].text = string(s.text)
+					}
 				}
+				p.events <- event{kind: evRead, fd: fd, parts: parts}
 			}
 			copy(buf, data[len(data)-keep:])
 		}
@@ -59,8 +96,55 @@ func (p *Process) readRaw(fd int, f *os.File) {
 			if keep > 0 {
 				p.events <- event{kind: evText, fd: fd, text: string(buf[:keep])}
 			}
+			p.raw[fd].busy.Store(false)
 			p.events <- event{kind: evEOF, fd: fd}
 			return
+		}
+		p.handedOn(fd)
+	}
+}
+
+// rawReader returns f's read for readRaw: it marks the reader busy before
+// each read of the pipe (see rawState), and tells a waiting pump when a
+// read finds the pipe empty. io.EOF ends the stream.
+func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
+	st := &p.raw[fd]
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return f.Read // not a pollable pipe: nothing to mark
+	}
+	return func(b []byte) (int, error) {
+		for {
+			var n int
+			var rerr error
+			idle := false
+			err := rc.Read(func(s uintptr) bool {
+				st.busy.Store(true)
+				for {
+					n, rerr = syscall.Read(int(s), b)
+					if rerr != syscall.EINTR {
+						break
+					}
+				}
+				if rerr == syscall.EAGAIN {
+					st.busy.Store(false)
+					idle = st.notify.Swap(false)
+					return idle // false: wait until the pipe is readable
+				}
+				return true
+			})
+			switch {
+			case err != nil:
+				return 0, err
+			case idle:
+				p.events <- event{kind: evIdle, fd: fd}
+			case rerr != nil:
+				return 0, rerr
+			case n == 0:
+				return 0, io.EOF
+			default:
+				return n, nil
+			}
 		}
 	}
 }
@@ -70,20 +154,29 @@ func (p *Process) readRaw(fd int, f *os.File) {
 func (p *Process) readFrames() {
 	defer p.wg.Done()
 	r := frames.NewReader(p.frR, p.opts.MaxLine)
+	var batch []frames.Frame // frames read together go to the pump in one event
 	for {
 		f, err := r.Next()
 		var pe *frames.ProtocolError
 		switch {
 		case err == nil:
-			p.events <- event{kind: evFrame, fd: 3, frame: f}
 		case errors.As(err, &pe):
-			p.events <- event{kind: evFrame, fd: 3, frame: frames.Frame{
-				Type:    frames.TypeWarning,
-				Message: "runner sent a bad frame line; skipped it: " + err.Error(),
-			}}
+			f = frames.Frame{Type: frames.TypeWarning, Message: "runner sent a bad frame line; skipped it: " + err.Error()}
 		default:
+			if len(batch) > 0 {
+				p.events <- event{kind: evFrames, fd: 3, frames: batch}
+			}
 			p.events <- event{kind: evEOF, fd: 3}
 			return
+		}
+		if len(batch) == 0 && !r.Buffered() {
+			p.events <- event{kind: evFrame, fd: 3, frame: f}
+			continue
+		}
+		batch = append(batch, f)
+		if !r.Buffered() {
+			p.events <- event{kind: evFrames, fd: 3, frames: batch}
+			batch = nil
 		}
 	}
 }

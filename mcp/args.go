@@ -84,6 +84,9 @@ func checkValue(s *jsonschema.Schema, v any, path string) error {
 		if s.MinItems != nil && len(list) < *s.MinItems {
 			return fmt.Errorf("%s must hold at least %d item(s); it is empty", name, *s.MinItems)
 		}
+		if s.MaxItems != nil && len(list) > *s.MaxItems {
+			return fmt.Errorf("%s holds %d items, more than the %d it may; split them across several calls", name, len(list), *s.MaxItems)
+		}
 		for i, item := range list {
 			if err := checkValue(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err

@@ -26,6 +26,10 @@ func TestCheckValue(t *testing.T) {
 		{"unknown field", `{"cells":[{"code":"1"}],"sesion":"s"}`, `arguments has no field "sesion"; its fields are cells, cwd, mode, session`},
 		{"unknown cell field", `{"cells":[{"code":"1","lang":"py"}]}`, `cells[0] has no field "lang"`},
 		{"null session", `{"cells":[{"code":"1"}],"session":null}`, "session must be a string, not null"},
+		// One result message for 300,000 cells was 70 MB, past what clients read.
+		{"most cells", `{"cells":[` + strings.Repeat(`{"code":""},`, MaxEvalCells-1) + `{"code":""}]}`, ""},
+		{"too many cells", `{"cells":[` + strings.Repeat(`{"code":""},`, MaxEvalCells) + `{"code":""}]}`,
+			"cells holds 101 items, more than the 100 it may; split them across several calls"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v any
@@ -78,4 +82,26 @@ func FuzzCheckValue(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A positive timeout or maxRuntime too small to count as a Duration is
+// the shortest, not "not given": maxRuntime 1e-12 with detach read as the
+// default hour, and timeout 1e-12 as the default 30 s.
+func TestBuildRequestTinySeconds(t *testing.T) {
+	r, err := buildRequest(EvalInput{Cells: []EvalCell{{Code: "1", Timeout: 1e-12, OnTimeout: "detach", MaxRuntime: 1e-12}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Cells[0]; c.Timeout <= 0 || c.MaxRuntime <= 0 {
+		t.Fatalf("timeout %v, maxRuntime %v; want both the shortest there is, not the defaults", c.Timeout, c.MaxRuntime)
+	}
+}
+
+// A session id goes into the interpreter's environment: one with a NUL
+// failed the cell as "environment variable contains NUL".
+func TestBuildRequestSessionNUL(t *testing.T) {
+	_, err := buildRequest(EvalInput{Session: "a\x00b", Cells: []EvalCell{{Code: "1"}}})
+	if err == nil || !strings.Contains(err.Error(), `"session" must not contain a NUL`) {
+		t.Fatalf("buildRequest = %v; want the session refused", err)
+	}
 }

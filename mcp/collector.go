@@ -30,13 +30,14 @@ type collector struct {
 	lastLine string
 	partial  string // an unfinished last line
 	images   map[int][]imageRef
-	held     int64         // bytes of images in memory, not yet stored
-	changed  chan struct{} // a cell started or ended: send a progress note now
+	warnings map[int][]string // what the interpreter or host said about a cell besides its output
+	held     int64            // bytes of images in memory, not yet stored
+	changed  chan struct{}    // a cell started or ended: send a progress note now
 }
 
 func newCollector(store *streamsink.Store, cells int) *collector {
 	return &collector{store: store, cells: cells, start: time.Now(), cell: -1,
-		images: map[int][]imageRef{}, changed: make(chan struct{}, 1)}
+		images: map[int][]imageRef{}, warnings: map[int][]string{}, changed: make(chan struct{}, 1)}
 }
 
 // emit sees every frame, after the registry's sink bounded and sanitised it.
@@ -63,6 +64,12 @@ func (c *collector) emit(cell int, f frames.Frame) {
 			c.noteOutput(strings.TrimRight(text, "\n") + "\n")
 			c.mu.Unlock()
 		}
+	case frames.TypeWarning:
+		// Not in the sink's output: a dropped display, a gateway's note. A
+		// result without it would lose what happened without a word.
+		c.mu.Lock()
+		c.addWarning(cell, f.Message)
+		c.mu.Unlock()
 	case frames.TypeClearOutput:
 		// Jupyter empties the cell's output area: its images so far are gone
 		// (the sink's large ones join at the cell's end, so none is here).
@@ -73,6 +80,37 @@ func (c *collector) emit(cell int, f frames.Frame) {
 		c.images[cell] = nil
 		c.mu.Unlock()
 	}
+}
+
+// Bounds of the warnings a cell's result carries.
+const (
+	maxWarnings     = 8
+	maxWarningBytes = 1000
+)
+
+// addWarning keeps a cell's warning, bounded in number and length; c.mu
+// is held.
+func (c *collector) addWarning(cell int, msg string) {
+	ws := c.warnings[cell]
+	switch {
+	case len(ws) < maxWarnings:
+		if len(msg) > maxWarningBytes {
+			cut := maxWarningBytes
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "…"
+		}
+		c.warnings[cell] = append(ws, msg)
+	case len(ws) == maxWarnings:
+		c.warnings[cell] = append(ws, "(more warnings were left out)")
+	}
+}
+
+func (c *collector) cellWarnings(i int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.warnings[i]
 }
 
 // maxHeldImageBytes bounds the images a call keeps in memory until their

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -93,5 +95,48 @@ func TestCollectorNote(t *testing.T) {
 	c.cellEnd(sessions.CellResult{Index: 1})
 	if n := c.note(c.start); !strings.Contains(n, "between cells") {
 		t.Fatalf("after the cell, note %q", n)
+	}
+}
+
+// A warning frame (a display too large to pass, a gateway's note) is in the
+// cell's text: the sink keeps no warnings, and the result said nothing of
+// a dropped plot. Warnings are bounded in number and length.
+func TestRenderEvalShowsWarnings(t *testing.T) {
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := newCollector(nil, 1)
+	const dropped = "a display frame of 112511865 bytes exceeds the 33554432-byte line limit and was dropped"
+	col.emit(0, frames.Frame{Type: frames.TypeWarning, Message: dropped})
+	for range 20 {
+		col.emit(0, frames.Frame{Type: frames.TypeWarning, Message: strings.Repeat("w", 5000)})
+	}
+	res, _, err := srv.renderEval(sessions.Result{Status: sessions.StatusOK, FailedCell: -1,
+		Cells: []sessions.CellResult{{Index: 0, Language: sessions.LangPython, Status: sessions.StatusOK}}}, col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !strings.Contains(text, "[warning: "+dropped+"]") {
+		t.Fatalf("text %q lacks the warning", text)
+	}
+	if n := strings.Count(text, "[warning: "); n != maxWarnings+1 || len(text) > (maxWarnings+2)*(maxWarningBytes+100) ||
+		!strings.Contains(text, "more warnings were left out") {
+		t.Fatalf("%d warnings in %d bytes; want %d and a note of the rest, each bounded", n, len(text), maxWarnings)
+	}
+}
+
+// The sink's line for an image it stored is dropped from the text: the
+// image's own line says more, and the two, with two sizes, read as two
+// images. Other lines, even alike, stay.
+func TestWithoutPayloadLines(t *testing.T) {
+	images := []imageRef{{mime: "image/png", artifact: "artifact://4.png"}}
+	body := "<IPython.core.display.Image object>\n[image/png 497.7 kB: artifact://4.png]\n[image/png 1 kB: artifact://5.png]\nend"
+	want := "<IPython.core.display.Image object>\n[image/png 1 kB: artifact://5.png]\nend"
+	if got := withoutPayloadLines(body, images); got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }

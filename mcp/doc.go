@@ -13,7 +13,8 @@
 //     not have is a protocol error (the SDK's).
 //   - eval runs the cells through Registry.Eval as one request. Its result is
 //     text content per cell (a status line, the sink's bounded tail with its
-//     notices and artifact:// pointer), image content for PNG/JPEG displays
+//     notices and artifact:// pointer, then the cell's warning frames, at
+//     most 8), image content for PNG/JPEG displays
 //     within the [ImageBudget] (downscaled or re-encoded, said in the text)
 //     each followed by a resource link to the full image, and
 //     structuredContent ([EvalOutput]). isError is true when a cell was not
@@ -34,7 +35,12 @@
 //   - [Server.RunStdio] answers a request longer than its line limit with a
 //     JSON-RPC error for the request's id and reads on (the SDK's reader
 //     would end the connection); a long line whose id cannot be read is
-//     dropped and logged.
+//     dropped and logged. A line that is not one JSON-RPC message (not
+//     JSON, two values, a batch, an id that is an object) is answered with
+//     a parse or invalid-request error (id null unless one could be read)
+//     and dropped; the connection, and every session, lives on. The end of
+//     stdin ends the connection once every request read was answered, or
+//     at once when RunStdio's context ends.
 //   - Artifact resources are read in parts of at most [MaxResourceBytes] of
 //     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a

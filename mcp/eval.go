@@ -119,6 +119,10 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 	if len(in.Cells) == 0 {
 		return r, fmt.Errorf(`"cells" must hold at least one {"code": ...} object`)
 	}
+	if strings.ContainsRune(in.Session, 0) {
+		// It goes into the interpreter's environment, where a NUL cannot.
+		return r, fmt.Errorf(`"session" must not contain a NUL character`)
+	}
 	switch in.Mode {
 	case "", sessions.ModeSession, sessions.ModePerCall:
 	default:
@@ -140,8 +144,18 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 			return r, fmt.Errorf("cells[%d].maxRuntime must be a positive number of seconds (at most 86400)", i)
 		}
 		r.Cells = append(r.Cells, sessions.Cell{Language: lang, Code: c.Code, Title: c.Title, Reset: c.Reset,
-			Timeout:   time.Duration(min(c.Timeout, 600) * float64(time.Second)),
-			OnTimeout: c.OnTimeout, MaxRuntime: time.Duration(c.MaxRuntime * float64(time.Second))})
+			Timeout:   seconds(min(c.Timeout, 600)),
+			OnTimeout: c.OnTimeout, MaxRuntime: seconds(c.MaxRuntime)})
 	}
 	return r, nil
+}
+
+// seconds converts an argument in seconds to a Duration; a positive one
+// is at least 1ns, since one that rounds to 0 would read as "not given"
+// and take the default (30 s, a job's 1 h) instead of the short bound asked.
+func seconds(s float64) time.Duration {
+	if s <= 0 {
+		return 0
+	}
+	return max(time.Duration(s*float64(time.Second)), time.Nanosecond)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,7 +46,10 @@ func ListenLoopback(addr string) (net.Listener, error) {
 }
 
 // HTTPHandler serves the streamable-HTTP transport to clients that send
-// "Authorization: Bearer <token>"; others get 401.
+// "Authorization: Bearer <token>"; others get 401. A request from a web
+// page of another origin (an Origin header that is not the server's own)
+// gets 403, as the MCP spec asks of local servers; clients that are not
+// browsers send no Origin. The SDK refuses a Host that is not loopback.
 func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 	if len(token) < 16 {
 		return nil, ErrWeakToken
@@ -54,6 +58,10 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: DefaultMaxLine, Logger: s.cfg.Logger})
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin, ok := r.Header["Origin"]; ok && !sameOrigin(origin, r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: a request from the web page %q; evalhost mcp takes requests only from clients that are not browsers, or from its own origin", strings.Join(origin, ", ")), http.StatusForbidden)
+			return
+		}
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="evalhost"`)
@@ -66,4 +74,15 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 		}
 		inner.ServeHTTP(w, r)
 	}), nil
+}
+
+// sameOrigin reports whether the Origin header's values name the server
+// itself (http://HOST where HOST is the request's Host): a page of any other
+// origin, another port of this machine included, is not to drive it.
+func sameOrigin(origin []string, host string) bool {
+	if len(origin) != 1 {
+		return false
+	}
+	u, err := url.Parse(origin[0])
+	return err == nil && u.Scheme == "http" && u.Host != "" && strings.EqualFold(u.Host, host) && u.Path == ""
 }

@@ -91,3 +91,51 @@ func TestHTTPHandlerToken(t *testing.T) {
 		})
 	}
 }
+
+// A browser page of another origin is refused before anything else, even
+// with the token: the MCP spec asks local servers to check Origin against
+// DNS rebinding, and the SDK's Host check alone let any Origin through.
+func TestHTTPHandlerOrigin(t *testing.T) {
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := NewToken()
+	h, err := srv.HTTPHandler(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		name   string
+		origin []string // nil: no header
+		want   int
+	}{
+		{"no origin", nil, http.StatusOK},
+		{"its own origin", []string{"http://127.0.0.1:8765"}, http.StatusOK},
+		{"another site", []string{"http://evil.example"}, http.StatusForbidden},
+		{"a rebound name", []string{"http://evil.example:8765"}, http.StatusForbidden},
+		{"another local port", []string{"http://127.0.0.1:3000"}, http.StatusForbidden},
+		{"localhost for 127.0.0.1", []string{"http://localhost:8765"}, http.StatusForbidden},
+		{"an opaque origin", []string{"null"}, http.StatusForbidden},
+		{"https", []string{"https://127.0.0.1:8765"}, http.StatusForbidden},
+		{"two origins", []string{"http://127.0.0.1:8765", "http://evil.example"}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "http://127.0.0.1:8765/", strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+token)
+			for _, o := range tc.origin {
+				req.Header.Add("Origin", o)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.want, rec.Body)
+			}
+		})
+	}
+}

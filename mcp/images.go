@@ -24,7 +24,8 @@ const (
 	DefaultImageSide   = 1568
 	DefaultImageBytes  = 512 << 10
 	DefaultImageCount  = 8
-	maxDecodePixels    = 64 << 20 // larger images are linked, never decoded
+	maxDecodePixels    = 40 << 20  // larger images are linked, never decoded
+	maxDecodeBytes     = 160 << 20 // nor are those whose pixels take more memory
 	minDownscaleSide   = 64
 	jpegQualityFirst   = 85
 	jpegQualityLast    = 55
@@ -116,7 +117,32 @@ type fitted struct {
 	note          string // what was done, for the text
 }
 
-var errTooLarge = errors.New("too many pixels to decode")
+var errTooLarge = errors.New("too large to decode")
+
+// decodedBytes is the memory image.Decode takes for an image of cfg: a
+// 16-bit RGBA PNG holds 8 bytes a pixel, so a few hundred KB of zeros can
+// ask for gigabytes, and a progressive JPEG keeps every component's
+// coefficients as int32s besides (a 420 KB 6000x6000 one took 515 MiB).
+func decodedBytes(cfg image.Config, data []byte) int64 {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	// SOF2 starts a progressive frame; entropy-coded data escapes 0xFF,
+	// so the pair is found only as that marker.
+	if bytes.HasPrefix(data, []byte{0xFF, 0xD8}) && bytes.Contains(data, []byte{0xFF, 0xC2}) {
+		return px * 16
+	}
+	switch cfg.ColorModel {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return px * 8
+	case color.Gray16Model:
+		return px * 2
+	case color.GrayModel, color.AlphaModel:
+		return px
+	}
+	if _, ok := cfg.ColorModel.(color.Palette); ok {
+		return px
+	}
+	return px * 4 // RGBA, NRGBA, YCbCr (at most 3), CMYK
+}
 
 // fitImage returns data unchanged when it fits the budget; otherwise it
 // downscales (Catmull-Rom, golang.org/x/image/draw) to MaxSide and
@@ -133,8 +159,8 @@ func fitImage(data []byte, mime string, b ImageBudget) (fitted, error) {
 		f.note = "shown as is"
 		return f, nil
 	}
-	if int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels {
-		return fitted{}, fmt.Errorf("%dx%d: %w", cfg.Width, cfg.Height, errTooLarge)
+	if need := decodedBytes(cfg, data); int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels || need > maxDecodeBytes {
+		return fitted{}, fmt.Errorf("%dx%d, %s once decoded: %w", cfg.Width, cfg.Height, humanSize(int(need)), errTooLarge)
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

@@ -3,6 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -99,5 +102,54 @@ func TestInlineImageIsStored(t *testing.T) {
 	}
 	if _, ok := inlineImage(frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
 		t.Fatal("a text-only display became an image")
+	}
+}
+
+// pngHeader is a PNG that is only its IHDR: enough for DecodeConfig, so
+// fitImage's bounds are tested without building the pixels.
+func pngHeader(w, h uint32, depth, colorType byte) []byte {
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, depth, colorType, 0, 0, 0)
+	b := []byte("\x89PNG\r\n\x1a\n")
+	b = binary.BigEndian.AppendUint32(b, uint32(len(ihdr)))
+	chunk := append([]byte("IHDR"), ihdr...)
+	b = append(b, chunk...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(chunk))
+}
+
+// An image is decoded only when its pixels fit in memory: a 16-bit RGBA
+// PNG of 5000x5000 (200 MB decoded, ~400 KB of zeros on disk) was decoded,
+// and 8000x8000 took 900 MB and 10 s.
+func TestFitImageRefusesBombs(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		w, h             uint32
+		depth, colorType byte
+	}{
+		{"16-bit RGBA", 5000, 5000, 16, 6},
+		{"8-bit RGBA", 7000, 7000, 8, 6},
+		{"huge header", 100000, 100000, 8, 6},
+		{"many gray pixels", 8000, 6000, 8, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := fitImage(pngHeader(tc.w, tc.h, tc.depth, tc.colorType), "image/png", ImageBudget{}.withDefaults())
+			if !errors.Is(err, errTooLarge) {
+				t.Fatalf("fitImage = %v; want %v", err, errTooLarge)
+			}
+		})
+	}
+}
+
+// A progressive JPEG keeps 4 bytes of coefficients per pixel and component
+// while it decodes: a flat 6000x6000 one (a few hundred KB) took 515 MiB.
+// The test needs only its header: SOI, JFIF, a progressive SOF2 frame.
+func TestFitImageRefusesProgressiveJPEGBombs(t *testing.T) {
+	jfif := []byte{0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+	sof2 := []byte{0xFF, 0xC2, 0, 17, 8, 6000 >> 8, 6000 & 0xFF, 6000 >> 8, 6000 & 0xFF, 3,
+		1, 0x11, 0, 2, 0x11, 1, 3, 0x11, 1}
+	data := append(append([]byte{0xFF, 0xD8}, jfif...), sof2...)
+	if _, err := fitImage(data, "image/jpeg", ImageBudget{}.withDefaults()); !errors.Is(err, errTooLarge) {
+		t.Fatalf("fitImage = %v; want %v", err, errTooLarge)
 	}
 }

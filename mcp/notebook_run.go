@@ -71,6 +71,12 @@ func (s *Server) addNotebookRunTool() {
 	}, s.nbRun)
 }
 
+// maxRunOutputBytes bounds the cell outputs one notebook_run result shows
+// (the failed cell's is always shown): the result is one message, and each
+// cell's tail is up to 50 KB, so a few hundred chatty cells passed the
+// 16 MiB at which clients drop the connection. The notebook has them all.
+const maxRunOutputBytes = 1 << 20
+
 func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookRunInput) (*sdk.CallToolResult, NotebookRunOutput, error) {
 	if s.cfg.RunNotebook == nil {
 		return nil, NotebookRunOutput{}, errors.New("notebook execution is not available in this server")
@@ -80,13 +86,14 @@ func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookR
 		return nil, NotebookRunOutput{}, err
 	}
 	run, err := s.cfg.RunNotebook(ctx, NotebookRunRequest{Path: path, Cells: in.Cells,
-		Timeout: time.Duration(min(in.Timeout, 600) * float64(time.Second)), AllowErrors: in.AllowErrors})
+		Timeout: seconds(min(in.Timeout, 600)), AllowErrors: in.AllowErrors})
 	if err != nil {
 		return nil, NotebookRunOutput{}, err
 	}
 	res := run.Result
 	out := NotebookRunOutput{Path: run.Output, Status: res.Status, FailedCell: -1, Cells: []CellOutput{}}
 	var b strings.Builder
+	budget := maxRunOutputBytes
 	fmt.Fprintf(&b, "ran %d code cells of %s (%s); wrote %s\n", len(res.Cells), path, res.Status, run.Output)
 	for i, c := range res.Cells {
 		nbIndex := run.Cells[i]
@@ -102,7 +109,12 @@ func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookR
 		c.Title = fmt.Sprintf("notebook cell %d", nbIndex)
 		b.WriteString(statusLine(c, len(res.Cells), res.FailedCell))
 		if body := strings.TrimRight(c.Output.String(), "\n"); body != "" {
-			b.WriteString("\n" + body)
+			if len(body) <= budget || i == res.FailedCell {
+				b.WriteString("\n" + body)
+				budget -= len(body)
+			} else {
+				b.WriteString("\n[output not shown: this result already shows 1 MiB of output; it is in the notebook]")
+			}
 		}
 		b.WriteString("\n")
 	}

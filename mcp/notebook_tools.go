@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,8 +19,14 @@ import (
 	"github.com/evalhost/evalhost/notebook"
 )
 
-// maxViewBytes bounds notebook_view's text when no lines are asked for.
-const maxViewBytes = 64 << 10
+// maxViewBytes bounds notebook_view's text when no lines are asked for,
+// maxViewLinesBytes when they are: the result is one message, and "1-" of a
+// notebook of 200 MB would pass the 16 MiB at which clients drop the
+// connection.
+const (
+	maxViewBytes      = 64 << 10
+	maxViewLinesBytes = 1 << 20
+)
 
 // NotebookInput is the arguments of the notebook tools; each uses the
 // fields its schema names.
@@ -127,9 +135,27 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 	}
 	var b strings.Builder
 	for _, l := range lines {
+		if b.Len()+len(l.Text) > maxViewLinesBytes {
+			fmt.Fprintf(&b, "[cut at 1 MiB: ask for lines from %d on, e.g. \"%d-\"]\n", l.N, l.N)
+			break
+		}
 		fmt.Fprintf(&b, "%d\t%s\n", l.N, l.Text)
 	}
 	return textResult(b.String()), out, nil
+}
+
+// clipSource bounds a cell's source in a result, which is one message: a
+// 100 MB cell deleted came back whole, twice (text and structured), past
+// what clients read.
+func clipSource(src string) string {
+	if len(src) <= maxViewBytes {
+		return src
+	}
+	cut := maxViewBytes
+	for cut > 0 && !utf8.RuneStart(src[cut]) {
+		cut--
+	}
+	return src[:cut] + fmt.Sprintf("\n[source cut at 64 KiB of %s]", humanSize(len(src)))
 }
 
 // textResult is text content that is never empty, so a client shows it.
@@ -147,8 +173,8 @@ func needCell(in NotebookInput) (int, error) {
 	return *in.Cell, nil
 }
 
-func (s *Server) nbEdit(_ context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
-	return s.nbAction("edit", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
+func (s *Server) nbEdit(ctx context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
+	return s.nbAction(ctx, "edit", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
 		if in.Source == nil {
 			return notebook.Cell{}, errors.New(`"source" (the cell's new source) is required`)
 		}
@@ -159,8 +185,8 @@ func (s *Server) nbEdit(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 	})
 }
 
-func (s *Server) nbInsert(_ context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
-	return s.nbAction("insert", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
+func (s *Server) nbInsert(ctx context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
+	return s.nbAction(ctx, "insert", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
 		if in.Source == nil {
 			return notebook.Cell{}, errors.New(`"source" (the new cell's source) is required`)
 		}
@@ -179,15 +205,28 @@ func (s *Server) nbInsert(_ context.Context, _ *sdk.CallToolRequest, in Notebook
 	})
 }
 
-func (s *Server) nbDelete(_ context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
-	return s.nbAction("delete", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
+func (s *Server) nbDelete(ctx context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
+	return s.nbAction(ctx, "delete", in, func(nb *notebook.Notebook, i int) (notebook.Cell, error) {
 		return nb.Delete(i)
 	})
 }
 
-// nbAction is edit, insert and delete: load, change, save atomically, and
-// report as the reference notebook tool does.
-func (s *Server) nbAction(action string, in NotebookInput, change func(*notebook.Notebook, int) (notebook.Cell, error)) (*sdk.CallToolResult, NotebookOutput, error) {
+// lockWait bounds the wait for another edit of the same notebook: a lock
+// held longer is a stuck process, and an error says so.
+const lockWait = time.Minute
+
+// lockNotebook takes the notebook's lock (notebook.Lock) from load to save,
+// so edits of one notebook, parallel tool calls or other evalhost
+// processes, happen one after another instead of failing as conflicts.
+func lockNotebook(ctx context.Context, path string) (*notebook.FileLock, error) {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	return notebook.Lock(ctx, path)
+}
+
+// nbAction is edit, insert and delete: lock, load, change, save atomically,
+// and report as the reference notebook tool does.
+func (s *Server) nbAction(ctx context.Context, action string, in NotebookInput, change func(*notebook.Notebook, int) (notebook.Cell, error)) (*sdk.CallToolResult, NotebookOutput, error) {
 	path, err := s.nbPath(in.Path)
 	if err != nil {
 		return nil, NotebookOutput{}, err
@@ -196,6 +235,11 @@ func (s *Server) nbAction(action string, in NotebookInput, change func(*notebook
 	if err != nil {
 		return nil, NotebookOutput{}, err
 	}
+	lock, err := lockNotebook(ctx, path)
+	if err != nil {
+		return nil, NotebookOutput{}, err
+	}
+	defer lock.Unlock()
 	load := notebook.Load
 	if action == "insert" {
 		load = notebook.LoadOrNew
@@ -212,16 +256,40 @@ func (s *Server) nbAction(action string, in NotebookInput, change func(*notebook
 		return nil, NotebookOutput{}, err
 	}
 	out := NotebookOutput{Action: action, Path: path, CellIndex: &i, CellType: string(cell.Type), CellID: cell.ID,
-		TotalCells: nb.Len(), CellSource: cell.Source}
+		TotalCells: nb.Len(), CellSource: clipSource(cell.Source)}
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[action]
 	msg := fmt.Sprintf("%s %s cell %d in %s (%d cells now)", past, cell.Type, i, path, nb.Len())
 	if action == "delete" {
-		msg += "; its source was:\n" + cell.Source
+		msg += "; its source was:\n" + out.CellSource
 	}
 	return text(msg), out, nil
 }
 
-func (s *Server) nbApply(_ context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
+// loadWithBytes is notebook.LoadOrNew that also returns the file's bytes
+// (nil when it is missing), read within notebook.MaxFileBytes: a path such
+// as /dev/zero is an error, not a read that never ends.
+func loadWithBytes(path string) ([]byte, *notebook.Notebook, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		nb, err := notebook.LoadOrNew(path)
+		return nil, nb, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read notebook: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, notebook.MaxFileBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read notebook: %w", err)
+	}
+	if len(data) > notebook.MaxFileBytes {
+		return nil, nil, fmt.Errorf("read notebook: %w: %s is larger than %d MiB", notebook.ErrTooLarge, path, notebook.MaxFileBytes>>20)
+	}
+	nb, err := notebook.ParseFile(path, data)
+	return data, nb, err
+}
+
+func (s *Server) nbApply(ctx context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
 	path, err := s.nbPath(in.Path)
 	if err != nil {
 		return nil, NotebookOutput{}, err
@@ -229,12 +297,16 @@ func (s *Server) nbApply(_ context.Context, _ *sdk.CallToolRequest, in NotebookI
 	if in.Text == nil {
 		return nil, NotebookOutput{}, errors.New(`"text" (the notebook as cell-marked text) is required`)
 	}
-	orig, readErr := os.ReadFile(path)
-	created := errors.Is(readErr, fs.ErrNotExist)
-	nb, err := notebook.LoadOrNew(path)
+	lock, err := lockNotebook(ctx, path)
 	if err != nil {
 		return nil, NotebookOutput{}, err
 	}
+	defer lock.Unlock()
+	orig, nb, err := loadWithBytes(path)
+	if err != nil {
+		return nil, NotebookOutput{}, err
+	}
+	created := orig == nil
 	next, err := nb.ApplyText(*in.Text)
 	if err != nil {
 		return nil, NotebookOutput{}, fmt.Errorf("%s: %w", path, err)

@@ -37,12 +37,16 @@ func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolR
 		}
 		var text strings.Builder
 		text.WriteString(statusLine(c, len(res.Cells), res.FailedCell))
-		if body := strings.TrimRight(c.Output.String(), "\n"); body != "" {
+		images := col.cellImages(c.Index)
+		if body := withoutPayloadLines(strings.TrimRight(c.Output.String(), "\n"), images); body != "" {
 			text.WriteString("\n")
 			text.WriteString(body)
 		}
+		for _, w := range col.cellWarnings(c.Index) {
+			text.WriteString("\n[warning: " + w + "]")
+		}
 		var blocks []sdk.Content
-		for _, ref := range col.cellImages(c.Index) {
+		for _, ref := range images {
 			summary, imgBlocks, line := s.renderImage(ref, &shown)
 			co.Images = append(co.Images, summary)
 			blocks = append(blocks, imgBlocks...)
@@ -53,6 +57,33 @@ func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolR
 		out.Cells = append(out.Cells, co)
 	}
 	return result, out, nil
+}
+
+// withoutPayloadLines drops the lines the sink put in a display's text for
+// images it stored ("[image/png 497.7 kB: artifact://4.png]"): each image
+// gets a line of its own below, saying more, and two lines with two sizes
+// for one image read as two images.
+func withoutPayloadLines(body string, images []imageRef) string {
+	if body == "" || len(images) == 0 {
+		return body
+	}
+	lines := strings.Split(body, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !isPayloadLine(l, images) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+func isPayloadLine(l string, images []imageRef) bool {
+	for _, r := range images {
+		if r.artifact != "" && strings.HasPrefix(l, "["+r.mime+" ") && strings.HasSuffix(l, ": "+r.artifact+"]") {
+			return true
+		}
+	}
+	return false
 }
 
 // statusLine is a cell's first line: what happened, in words a model acts on.

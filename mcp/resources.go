@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalhost/evalhost/streamsink"
@@ -62,20 +63,17 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 	}
 	path, err := s.cfg.Store.Path(ref.id)
 	if err != nil {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, artifactNotFound(uri, "it names no artifact: ids are like 7.eval.log or 12.png, as eval results give them")
 	}
-	f, err := os.Open(path)
+	f, st, err := openArtifact(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return nil, artifactNotFound(uri, "no such artifact: it never existed, or was removed (artifacts are kept 7 days, "+
+			"and the oldest go when the store passes its size cap, EVALHOST_ARTIFACTS_MAX); run the cell again to get its output")
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	rc := &sdk.ResourceContents{URI: uri, MIMEType: artifactMIME(path)}
 	if !strings.HasPrefix(rc.MIMEType, "text/") && rc.MIMEType != "application/json" {
 		if ref.offset > 0 || st.Size() > MaxResourceBytes*3/4 { // base64 grows it by 4/3
@@ -91,6 +89,43 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 		return nil, err
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{rc}}, nil
+}
+
+// artifactNotFound is the SDK's resource-not-found error (its code and
+// data) with a message that says why and what to do.
+func artifactNotFound(uri, why string) error {
+	err := sdk.ResourceNotFoundError(uri)
+	if je, ok := err.(*jsonrpc.Error); ok {
+		je.Message = fmt.Sprintf("resource %s not found: %s", uri, why)
+	}
+	return err
+}
+
+// openArtifact opens a regular file the store wrote. Anything else there
+// (a symbolic link, a FIFO, a device) was put by someone else, in a shared
+// PI_ARTIFACTS_DIR: followed, it could hand a model any file of the user's,
+// or block the read for ever.
+func openArtifact(path string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s), so not an artifact evalhost wrote; it is not read", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !os.SameFile(fi, st) {
+		err = fmt.Errorf("%s was replaced while it was opened; it is not read", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // artifactRef is a parsed artifact URI: "artifact://7.eval.log?offset=N&length=M".

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -43,6 +44,12 @@ const (
 		`is a different session.`
 )
 
+// MaxEvalCells bounds the cells of one eval call: its result is one
+// message, and 300,000 empty cells made one of 70 MB, past what clients
+// read (the Go SDK drops the connection at 16 MiB); 100 cells of the
+// default output bound stay near 2 MB.
+const MaxEvalCells = 100
+
 func evalSchema() *jsonschema.Schema {
 	cell := object([]string{"code"}, map[string]*jsonschema.Schema{
 		"code": str("The code to run. Python cells show the value of a last expression, like Jupyter."),
@@ -59,9 +66,11 @@ func evalSchema() *jsonschema.Schema {
 		"maxRuntime": number(`Seconds a detached cell may run in all, counted like the timeout (default 3600, `+
 			`at most 86400, not less than the timeout); past it the job is stopped as a timeout stops a cell.`, 0, 86400),
 	})
+	cells := array(fmt.Sprintf("Cells to run in order in one session (at most %d). After a cell that is not ok the rest are skipped.",
+		MaxEvalCells), cell, 1)
+	cells.MaxItems = ptr(MaxEvalCells)
 	return object([]string{"cells"}, map[string]*jsonschema.Schema{
-		"cells": array("Cells to run in order in one session. After a cell that is not ok the rest are skipped.",
-			cell, 1),
+		"cells":   cells,
 		"session": str(sessionDesc),
 		"cwd":     str(cwdDesc),
 		"mode": str(`"session" (default): reuse the session's interpreters. "per-call": fresh interpreters `+

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,30 +43,70 @@ func (s *Server) addLineGuard() {
 
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
 // but a message longer than maxLine (0: DefaultMaxLine) is answered with an
-// error for its id instead of ending the connection.
+// error for its id instead of ending the connection, and the end of r ends
+// the connection only once every request read was answered (or ctx ended).
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger}
-	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: w, MaxLineLength: maxLine + 4096})
+	pending := newInflight()
+	lw := &lockedWriter{w: w, sent: pending.sent}
+	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
+		received: pending.received, drain: func() { pending.wait(ctx) }}
+	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
+}
+
+// lockedWriter lets the lineGuard answer a line the SDK never sees between
+// the SDK's own messages, each of which it writes in one call.
+type lockedWriter struct {
+	mu   sync.Mutex
+	w    io.WriteCloser
+	sent func([]byte) // called after each message written
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.sent != nil {
+		l.sent(p)
+	}
+	return n, err
+}
+
+func (l *lockedWriter) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Close()
 }
 
 // lineGuard passes lines through and replaces one longer than max by a
 // lineTooLong request with the same id (or drops it when no id can be
-// read from its start).
+// read from its start). A line that is not a JSON-RPC message (or a batch
+// of them) is answered on answer with a JSON-RPC error and dropped: the
+// SDK ends the whole connection, and with it every session's state, at
+// the first line it cannot decode.
 type lineGuard struct {
 	r      *bufio.Reader
 	max    int
 	logger *slog.Logger
-	line   []byte // the current line, or the first max+1 bytes of a long one
-	out    []byte // what Read hands out next
-	err    error
+	answer io.Writer
+	// received sees each line passed on; drain, when set, runs once at the
+	// end of r before it is reported (both nil in tests of lines alone).
+	received func([]byte)
+	drain    func()
+	line     []byte // the current line, or the first max+1 bytes of a long one
+	out      []byte // what Read hands out next
+	err      error
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
 		if g.err != nil {
+			if g.err == io.EOF && g.drain != nil {
+				g.drain()
+				g.drain = nil
+			}
 			return 0, g.err
 		}
 		g.fill()
@@ -91,7 +134,21 @@ func (g *lineGuard) fill() {
 		break
 	}
 	if total <= int64(g.max) {
+		if reply := checkMessage(g.line); reply != nil {
+			if g.logger != nil {
+				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
+			}
+			if len(reply) > 0 {
+				if _, err := g.answer.Write(reply); err != nil && g.err == nil {
+					g.err = err
+				}
+			}
+			return
+		}
 		g.out = g.line
+		if g.received != nil {
+			g.received(g.line)
+		}
 		return
 	}
 	id, ok := idOfPrefix(g.line)
@@ -100,6 +157,9 @@ func (g *lineGuard) fill() {
 	}
 	if ok {
 		g.out = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"bytes":%d,"max":%d}}`+"\n", id, lineTooLong, total, g.max)
+		if g.received != nil {
+			g.received(g.out)
+		}
 	}
 }
 
@@ -115,4 +175,48 @@ func idOfPrefix(prefix []byte) (string, bool) {
 		return "", false // a response to the server: there is nobody to answer
 	}
 	return v.Raw, true
+}
+
+// checkMessage returns the error response for a line the SDK could not
+// decode or would end the connection for (nil when it can take it; empty
+// when the line is dropped unanswered): a parse error for what is not one JSON value,
+// an invalid request for JSON that is no JSON-RPC message. A blank line is
+// let through; the SDK skips it.
+func checkMessage(line []byte) []byte {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if !json.Valid(trimmed) {
+		return errorResponse("null", jsonrpc.CodeParseError, "parse error: the line is not one JSON value; "+
+			"send each JSON-RPC message as one line of JSON")
+	}
+	if trimmed[0] != '[' {
+		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
+			if m := gjson.ParseBytes(trimmed); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
+				return []byte{} // a bad response: JSON-RPC answers no response, lest two peers answer each other for ever
+			}
+			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		}
+		return nil
+	}
+	// The SDK ends the connection at a batch once MCP 2025-06-18, which
+	// removed batches, is in use: refuse every batch, as no current client
+	// sends one.
+	return errorResponse("null", jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported "+
+		"(MCP 2025-06-18 removed them); send each message as a line of its own")
+}
+
+// idOf is a message's id as raw JSON when it is a string or a number,
+// else null.
+func idOf(msg []byte) string {
+	if v := gjson.GetBytes(msg, "id"); v.Type == gjson.String || v.Type == gjson.Number {
+		return v.Raw
+	}
+	return "null"
+}
+
+func errorResponse(id string, code int64, msg string) []byte {
+	m, _ := json.Marshal(msg)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m)
 }

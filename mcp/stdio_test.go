@@ -2,36 +2,79 @@ package mcp
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 func TestLineGuard(t *testing.T) {
+	const a, b, ok = `{"jsonrpc":"2.0","method":"a"}`, `{"jsonrpc":"2.0","method":"b"}`, `{"jsonrpc":"2.0","method":"ok"}`
 	long := strings.Repeat("x", 100)
 	numReq := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"` + long + `"}`
 	strReq := `{"id":"r-1","method":"x","params":"` + long + `"}`
 	for _, tc := range []struct {
 		name, in, want string
 	}{
-		{"short lines pass", "{\"a\":1}\n{\"b\":2}\n", "{\"a\":1}\n{\"b\":2}\n"},
-		{"last line without newline", "{\"a\":1}\n{\"b\":2}", "{\"a\":1}\n{\"b\":2}"},
-		{"exactly max", strings.Repeat("y", 63) + "\n", strings.Repeat("y", 63) + "\n"},
-		{"long request with a number id", numReq + "\n{\"ok\":1}\n", fmt.Sprintf(
-			`{"jsonrpc":"2.0","id":7,"method":"evalhost/line_too_long","params":{"bytes":%d,"max":64}}`+"\n{\"ok\":1}\n", len(numReq)+1)},
+		{"short lines pass", a + "\n" + b + "\n", a + "\n" + b + "\n"},
+		{"last line without newline", a + "\n" + b, a + "\n" + b},
+		{"exactly max", `{"jsonrpc":"2.0","method":"` + strings.Repeat("y", 33) + "\"}\n", `{"jsonrpc":"2.0","method":"` + strings.Repeat("y", 33) + "\"}\n"},
+		{"long request with a number id", numReq + "\n" + ok + "\n", fmt.Sprintf(
+			`{"jsonrpc":"2.0","id":7,"method":"evalhost/line_too_long","params":{"bytes":%d,"max":64}}`+"\n"+ok+"\n", len(numReq)+1)},
 		{"long request with a string id", strReq + "\n", fmt.Sprintf(
 			`{"jsonrpc":"2.0","id":"r-1","method":"evalhost/line_too_long","params":{"bytes":%d,"max":64}}`+"\n", len(strReq)+1)},
-		{"long notification is dropped", `{"method":"notifications/x","params":"` + long + "\"}\n{\"ok\":1}\n", "{\"ok\":1}\n"},
-		{"long response is dropped", `{"id":3,"result":"` + long + "\"}\n{\"ok\":1}\n", "{\"ok\":1}\n"},
+		{"long notification is dropped", `{"method":"notifications/x","params":"` + long + "\"}\n" + ok + "\n", ok + "\n"},
+		{"long response is dropped", `{"id":3,"result":"` + long + "\"}\n" + ok + "\n", ok + "\n"},
 		{"id cut off is not guessed", `{"method":"x","params":"` + long + `","id":9}` + "\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := &lineGuard{r: newSmallReader(tc.in), max: 64}
+			var answers strings.Builder
+			g := &lineGuard{r: newSmallReader(tc.in), max: 64, answer: &answers}
 			got, err := io.ReadAll(g)
-			if err != nil || string(got) != tc.want {
-				t.Fatalf("got %q (%v)\nwant %q", got, err, tc.want)
+			if err != nil || string(got) != tc.want || answers.Len() > 0 {
+				t.Fatalf("got %q (%v), answered %q\nwant %q", got, err, answers.String(), tc.want)
+			}
+		})
+	}
+}
+
+// A line that is not a JSON-RPC message is answered with an error and
+// dropped, and the lines after it go on: the SDK ended the connection, and
+// every session with it, at the first such line.
+func TestLineGuardAnswersMalformedLines(t *testing.T) {
+	const ok = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"not JSON", "not json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error`},
+		{"two values", "{}{}", `"code":-32700`},
+		{"cut short", `{"jsonrpc":"2.0","id":4,"method":`, `"code":-32700`},
+		{"empty batch", "[]", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+		{"bad batch", `[{"jsonrpc":"2.0","id":2,"method":"ping"},3]`, `"code":-32600`},
+		{"a batch", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, `"code":-32600,"message":"invalid request: JSON-RPC batches are not supported`},
+		{"no version", `{"id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: invalid message version tag`},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `"id":null,"error":{"code":-32600`},
+		{"a number", "42", `"code":-32600`},
+		{"a bad response", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var answers strings.Builder
+			g := &lineGuard{r: newSmallReader(tc.line + "\n" + ok + "\n"), max: 1 << 10, answer: &answers}
+			got, err := io.ReadAll(g)
+			if err != nil || string(got) != ok+"\n" {
+				t.Fatalf("passed on %q (%v); want only the good line", got, err)
+			}
+			if tc.want == "" && answers.Len() > 0 {
+				t.Fatalf("answered %q; a response is never answered", answers.String())
+			}
+			if tc.want != "" && (!strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1) {
+				t.Fatalf("answered %q; want one line with %q", answers.String(), tc.want)
 			}
 		})
 	}
@@ -57,3 +100,65 @@ func TestIDOfPrefix(t *testing.T) {
 func newSmallReader(s string) *bufio.Reader {
 	return bufio.NewReaderSize(iotest.HalfReader(strings.NewReader(s)), 16)
 }
+
+// Through RunStdio: after a line that is no JSON-RPC message the client
+// gets an error and the connection serves on.
+func TestRunStdioSurvivesMalformedLines(t *testing.T) {
+	srv, err := New(Config{Registry: sessions.New(sessions.Config{Home: t.TempDir()}), WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.cfg.Registry.Close()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(context.Background(), inR, outW, 0) }()
+	out := bufio.NewReader(outR)
+	go func() {
+		io.WriteString(inW, "not json\n[]\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	}()
+	for i, want := range []string{`"code":-32700`, `"code":-32600`, `"id":1,"result":{`} {
+		line, err := out.ReadString('\n')
+		if err != nil || !strings.Contains(line, want) {
+			t.Fatalf("line %d: %q (%v); want one with %s", i, line, err, want)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("RunStdio = %v", err)
+	}
+	outW.Close()
+}
+
+// Requests written before stdin ends are answered before the connection
+// ends: the SDK ended it at EOF and cancelled the calls, so
+// "echo '…' | evalhost mcp" got no answer to its eval.
+func TestRunStdioAnswersBeforeEOF(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"import time; time.sleep(0.3); print(6*7)"}]}}}
+{"jsonrpc":"2.0","id":"three","method":"ping"}
+`
+	var out strings.Builder
+	if err := srv.RunStdio(context.Background(), strings.NewReader(in), nopCloser{&out}, 0); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("RunStdio = %v", err)
+	}
+	for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`, `42`, `"id":"three","result"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -3,6 +3,9 @@ package notebook
 import (
 	"bytes"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -305,5 +308,36 @@ func TestApplyTextUnknownOrReusedIndexIsNewCell(t *testing.T) {
 	}
 	if base.Len() != 5 {
 		t.Errorf("ApplyText changed the original notebook")
+	}
+}
+
+// A notebook is grown to at most MaxCells, by text or by Insert, and Save
+// writes nothing Load would refuse: 2,000,000 "# %%" lines (10 MB) took
+// 5.8 GB and half a minute and wrote a 270 MB file Load refused.
+func TestNotebookBounds(t *testing.T) {
+	_, err := New().ApplyText(strings.Repeat("# %%\n", 2_000_000))
+	if !errors.Is(err, ErrBadText) || !strings.Contains(err.Error(), "more than 20000 cells") {
+		t.Fatalf("ApplyText of 2,000,000 cells = %v; want ErrBadText naming the limit", err)
+	}
+	nb, err := New().ApplyText(strings.Repeat("# %%\n", MaxCells))
+	if err != nil || nb.Len() != MaxCells {
+		t.Fatalf("ApplyText of MaxCells cells: %v", err)
+	}
+	if err := nb.Insert(0, Code, "x"); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Insert past MaxCells = %v; want ErrTooLarge", err)
+	}
+
+	defer func(n int) { maxWriteBytes = n }(maxWriteBytes)
+	maxWriteBytes = 1 << 10
+	path := filepath.Join(t.TempDir(), "big.ipynb")
+	small := New()
+	if err := small.Insert(0, Code, strings.Repeat("x", 2<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := small.Save(path); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Save of a notebook over the read limit = %v; want ErrTooLarge", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Save wrote %s anyway (%v)", path, err)
 	}
 }

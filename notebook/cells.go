@@ -3,6 +3,7 @@ package notebook
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 )
 
 // Edit replaces cell i's source, keeping its type, metadata, outputs and id.
@@ -27,6 +28,9 @@ func (nb *Notebook) Insert(i int, t CellType, source string) error {
 	}
 	if _, err := ParseCellType(string(t)); err != nil {
 		return err
+	}
+	if len(nb.cells) >= MaxCells {
+		return fmt.Errorf("%w: the notebook has %d cells, the most one may have; split it into several notebooks", ErrTooLarge, len(nb.cells))
 	}
 	c := nb.newCell(t, source, nb.idSet())
 	nb.cells = append(nb.cells, nil)

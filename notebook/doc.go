@@ -36,6 +36,9 @@
 //     is written through; a read-only file is refused.
 //     [Notebook.SaveUnsynced] is Save without the fsyncs, for progress
 //     writes.
+//   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
+//     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
+//     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
 //   - [Load] (bounded by [MaxFileBytes], [ErrTooLarge]), [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
@@ -45,7 +48,8 @@
 //   - [Lock] serialises evalhost writers of one notebook (processes and
 //     goroutines alike, through a lock file beside it that Unlock removes);
 //     hold it from load to save. Waiting ends with the caller's context (a
-//     [*LockedError], [ErrLocked]). Locking a notebook the caller already
+//     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
+//     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
 //     holds waits for itself: that call is wrong.
 //   - [Output] values are nbformat outputs built as nbformat writes them
 //     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],

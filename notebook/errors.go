@@ -24,7 +24,9 @@ var (
 	// ErrLocked: another evalhost kept the notebook's lock until the
 	// caller's context ended (a *LockedError).
 	ErrLocked = errors.New("notebook is locked")
-	// ErrTooLarge: a file past MaxFileBytes, refused rather than read whole.
+	// ErrTooLarge: a file past MaxFileBytes, refused rather than read whole
+	// (or written, since it could not be read back), or a notebook grown
+	// past MaxCells.
 	ErrTooLarge = errors.New("notebook file too large")
 )
 

@@ -21,9 +21,17 @@ func Load(path string) (*Notebook, error) {
 	return ParseFile(path, data)
 }
 
-// MaxFileBytes bounds what Load reads: notebooks keep their images inline,
-// yet a file past this is no notebook a person edits.
+// MaxFileBytes bounds what Load reads, and what Save writes: notebooks keep
+// their images inline, yet a file past this is no notebook a person edits.
 const MaxFileBytes = 256 << 20
+
+// maxWriteBytes is MaxFileBytes; tests lower it.
+var maxWriteBytes = MaxFileBytes
+
+// MaxCells bounds the cells Insert and ApplyText make a notebook hold:
+// each costs about 1 KB in memory and 10 µs, so 10 MB of "# %%" lines
+// took 5.8 GB and half a minute, and wrote a file Load refuses.
+const MaxCells = 20000
 
 // ParseFile is Parse of data read from path by the caller, remembering the
 // file and a Stamp of data as Load does, so that Save checks it.
@@ -79,6 +87,10 @@ func LoadOrNew(path string) (*Notebook, error) {
 // later saves check.
 func (nb *Notebook) Save(path string) error {
 	data := nb.Bytes()
+	if len(data) > maxWriteBytes {
+		return fmt.Errorf("%w: refusing to write %s: it would be %d MiB, more than the %d MiB evalhost reads back",
+			ErrTooLarge, path, len(data)>>20, maxWriteBytes>>20)
+	}
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
 	}

@@ -2,7 +2,10 @@ package notebook
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -22,6 +25,10 @@ type FileLock struct {
 	err  error
 	held heldLock
 }
+
+// ErrBadLockFile is wrapped by Lock's error when the lock file's place
+// holds something evalhost did not make there, such as a symbolic link.
+var ErrBadLockFile = errors.New("not a lock file")
 
 // LockedError is a Lock that gave up because another holder kept the lock
 // until the context ended. It matches ErrLocked.
@@ -52,7 +59,7 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 	for {
 		ok, err := l.held.try(l.path)
 		if err != nil {
-			return nil, fmt.Errorf("lock notebook %s: %w", path, err)
+			return nil, fmt.Errorf("lock notebook %s: %w%s", path, err, lockHint(err, filepath.Clean(dir), l.path))
 		}
 		if ok {
 			return l, nil
@@ -73,4 +80,23 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 func (l *FileLock) Unlock() error {
 	l.once.Do(func() { l.err = l.held.release(l.path) })
 	return l.err
+}
+
+// lockHint says what a failure to create the lock file means for the
+// notebook: the lock file is created beside it, as its new version is.
+func lockHint(err error, dir, lockFile string) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("; the directory %s does not exist: create it first", dir)
+	case errors.Is(err, fs.ErrPermission) && fileExists(lockFile):
+		return "; the lock file is there but not yours to open (another user's evalhost?): ask them, or remove it if no one edits the notebook"
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("; the directory %s is not writable by you, so the notebook cannot be written there either", dir)
+	}
+	return ""
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

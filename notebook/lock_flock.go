@@ -4,6 +4,7 @@ package notebook
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -19,6 +20,9 @@ type heldLock struct{ f *os.File }
 func (h *heldLock) try(path string) (bool, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		if err != nil && isSymlink(path) { // ELOOP on Linux and macOS, EMLINK on FreeBSD
+			return false, fmt.Errorf("%w: %s is a symbolic link, not a lock file evalhost made; it is not followed, since whoever planted it could point it anywhere: remove it", ErrBadLockFile, path)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -54,4 +58,9 @@ func (h *heldLock) release(path string) error {
 	}
 	h.f = nil
 	return err
+}
+
+func isSymlink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }

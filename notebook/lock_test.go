@@ -225,11 +225,27 @@ func TestLockRefusesAPlantedLockFile(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, ".n.ipynb.evalhost-lock")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	if lk, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb")); err == nil {
+	lk, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb"))
+	if err == nil {
 		lk.Unlock()
 		t.Fatal("Lock followed a planted symlink")
 	}
+	// The error says what is there and what to do, not only ELOOP's
+	// "too many levels of symbolic links".
+	if !errors.Is(err, ErrBadLockFile) || !strings.Contains(err.Error(), "is a symbolic link") || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("Lock = %v; want ErrBadLockFile saying the lock file is a symlink to remove", err)
+	}
 	if got := string(readFile(t, victim)); got != "keep" {
 		t.Errorf("victim = %q", got)
+	}
+}
+
+// A notebook whose directory is missing is named as such, not by the lock
+// file's ENOENT, which read as if evalhost had lost its own file.
+func TestLockInAMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nodir")
+	_, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb"))
+	if err == nil || !strings.Contains(err.Error(), "the directory "+dir+" does not exist") {
+		t.Fatalf("Lock = %v; want an error saying the directory does not exist", err)
 	}
 }

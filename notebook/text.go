@@ -127,6 +127,10 @@ func parseText(text string) ([]textCell, error) {
 			return nil, &TextError{Line: lineNo, Msg: invalidUTF8(line)}
 		}
 		if strings.HasPrefix(line, markerPrefix) {
+			if len(cells) == MaxCells {
+				return nil, &TextError{Line: lineNo, Msg: fmt.Sprintf(
+					"more than %d cells, the most a notebook may have; split it into several notebooks", MaxCells)}
+			}
 			c, err := parseMarker(line, lineNo)
 			if err != nil {
 				return nil, err

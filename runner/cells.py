@@ -162,9 +162,10 @@ def _record_input(src, count):
 def register_source(name, src):
     """Keep a cell's source for tracebacks, inspect and linecache."""
     _core._sources[name] = src
-    lc = sys.modules.get("linecache")
-    if lc is not None:
-        lc.cache[name] = (len(src), None, src.splitlines(True), name)
+    # getattr: linecache may be half imported (core's warm-up thread)
+    cache = getattr(sys.modules.get("linecache"), "cache", None)
+    if cache is not None:
+        cache[name] = (len(src), None, src.splitlines(True), name)
 
 
 def _exec_code(body, last, ns, local=None):
@@ -288,10 +289,11 @@ class Cell(_core._Request):
         self.running = True  # before "started": an interrupt after it must land
         self.positioning = True
         _core._cur = self
-        _core._gate.release()
 
     def send_started(self):
-        _core._send(_core._frame("started", self.qid))
+        # held: it goes out with the cell's next frame or text, or at the
+        # flusher's next tick, so a quick cell is one write
+        _core._send(_core._frame("started", self.qid), hold=True)
 
     def apply(self):
         """The request's code, env, run id and cwd; bad ones are a RequestError."""
@@ -354,14 +356,9 @@ class Cell(_core._Request):
         """Idle again: the SIGINT handler back, output flushed, sync marks, done."""
         if _core._forked:  # a fork() in the cell returned into the runner: no marks, no done
             _core._flush_std()
-            os._exit(0)  # before the gate: the flusher may have held it at the fork
-        _core._gate.acquire()
+            os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._flush_std()
         self.positioning = False
-        mark = b"\x00\x1eEVH" + _core._nonce + b":" + self.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
-        _core._mark(1, mark)
-        _core._mark(2, mark)
-        _core._send(_core._frame("done", self.qid, status='"%s"' % self.status, executionCount=_core._count,
-                                 cancelled="true" if self.cancelled else "false"))
+        _core._send_done(self, self.status, self.cancelled)

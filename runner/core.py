@@ -45,9 +45,16 @@ _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _send_lock = _thread.allocate_lock()
 _fork_lock = _thread.allocate_lock()
-_gate = _thread.allocate_lock()  # held by the main thread while idle
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
+
+# Marks (frames doc, "Order"), by fd: whether the runner's writers put bytes
+# on it since its last mark, and the position whose mark it owes before its
+# next bytes (a positioned frame went out while it was clean).
+_dirty = [False, True, True]
+_owed = [0, 0, 0]
+_held = b""  # a frame line that goes out with the next one (a result, with its done)
+_ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
 
 
 class _Request:
@@ -65,6 +72,7 @@ class _Request:
     last_fd = 0  # the output fd the runner's own streams wrote last in it
     deferring = False  # a child is being started: SIGINT sets deferred instead of raising
     deferred = False
+    pos = 0  # positioned frames sent in it
 
 
 _cur = _Request()
@@ -87,8 +95,10 @@ def _frame(kind, qid=None, **fields):
 _POSITIONED = tuple('{"type":"%s"' % t for t in ("display", "update_display", "clear_output", "result", "error", "input"))
 
 
-def _send(line):
-    """Write one frame line to fd 3, whole, or not at all if it is too long."""
+def _send(line, hold=False):
+    """Write one frame line to fd 3, whole, or not at all if it is too long.
+    With hold, the line goes out with the next frame (or the flusher's next
+    tick): a result is nearly always followed at once by its done."""
     if _forked:
         return  # a fork() child of a cell: only the runner itself speaks
     data = line.encode()
@@ -103,28 +113,155 @@ def _send(line):
     positioned = _cur.positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
     if positioned:
         _flush_ours()
-    _write_frame(data, positioned, hold_sigint=positioned or len(data) > 4096)
+    # SIGINT is held off while marks go out with their frame; a frame of a
+    # cell that wrote no text needs no marks, and spares the two syscalls.
+    marks = positioned and (_dirty[1] or _dirty[2])
+    _write_frame(data, positioned, hold_sigint=marks or len(data) > 4096, hold=hold)
 
 
-def _write_frame(data, positioned, hold_sigint):
-    """Write one frame line to fd 3 under the send lock, after position marks
-    on fd 1 and fd 2 when positioned. With hold_sigint, SIGINT is held off
-    around the lock, not inside it, so an interrupt that was held is handled
-    with the lock free and acknowledged at once."""
+def _write_frame(data, positioned, hold_sigint, hold=False):
+    """Write one frame line to fd 3 under the send lock, after its position
+    marks when positioned (see _place), behind a held line. With hold_sigint,
+    SIGINT is held off around the lock, not inside it, so an interrupt that
+    was held is handled with the lock free and acknowledged at once."""
+    global _held
     old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if hold_sigint else None
     try:
         with _send_lock:
             if positioned:
-                pos = b"\x00\x1eEVH" + _nonce + b":\x02\x1e\x00"
-                _mark(1, pos)
-                _mark(2, pos)
+                data = _place(data)
             _pay_ack()  # first: an owed ack must not follow the cell's done
+            if hold:
+                _held += data
+                return
+            if _held:
+                data, _held = _held + data, b""
             _write_frame_bytes(data)
     except BrokenPipeError:
         os._exit(1)  # the host is gone; nobody is left to report to
     finally:
         if old is not None:
             _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
+def _place(data):
+    """Position marks for a positioned frame line, under the send lock: a
+    mark numbered by the frame's place in the cell goes now to each of fd 1
+    and 2 that holds bytes since its last mark; a clean one owes it before
+    its next bytes instead (_pay). The line says its number and the fds that
+    got no mark, for which the host checks that it has routed all it read."""
+    cell = _cur
+    cell.pos = k = cell.pos + 1
+    unmarked = 0
+    mark = None
+    for fd in (1, 2):
+        if _dirty[fd] or _unread(fd):
+            if mark is None:
+                mark = b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k)
+            _mark(fd, mark)
+            _dirty[fd] = False
+            _owed[fd] = 0
+        else:
+            unmarked |= fd
+            _owed[fd] = k
+    if unmarked:
+        return b'%s,"pos":%d,"unmarked":%d}\n' % (data[:-2], k, unmarked)
+    return b'%s,"pos":%d}\n' % (data[:-2], k)
+
+
+def _pay(fd):
+    """Write the position mark fd owes, before bytes the runner's writers put
+    on it: the host then holds what follows until that frame is out."""
+    if _forked or not _nonce:
+        return
+    with _send_lock:
+        k = _owed[fd]
+        if k:
+            _owed[fd] = 0
+            _mark(fd, b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k))
+
+
+def _touch(fd):
+    """The runner's writers are about to put bytes on fd 1 or 2."""
+    if _held:
+        _send_held(False)
+    if _owed[fd]:
+        _pay(fd)
+    _dirty[fd] = True
+
+
+def _touch_both():
+    """A child process may write to both: mark them as written."""
+    _touch(1)
+    _touch(2)
+
+
+def _unread(fd):
+    """Bytes on fd 1 or 2 the host has not read yet: what a writer the runner
+    cannot see (C code in this process) left there. 1 when unknown."""
+    global _ioctl
+    if _ioctl is None:
+        try:
+            import fcntl
+            import termios
+
+            _ioctl = (fcntl.ioctl, termios.FIONREAD)
+        except Exception:
+            _ioctl = False
+    if not _ioctl:
+        return 1
+    try:
+        return int.from_bytes(_ioctl[0](fd, _ioctl[1], b"\0\0\0\0"), sys.byteorder)
+    except Exception:
+        return 1
+
+
+def _send_done(cell, status, cancelled):
+    """The cell's end: a sync mark on each of fd 1 and 2 that holds bytes
+    since its last mark, then done (behind a held result) in one write."""
+    global _held
+    if _forked:
+        return
+    line = _frame("done", cell.qid, status='"%s"' % status, executionCount=_count,
+                  cancelled="true" if cancelled else "false").encode()
+    try:
+        with _send_lock:
+            unmarked = 0
+            mark = None
+            for fd in (1, 2):
+                _owed[fd] = 0
+                if _nonce and (_dirty[fd] or _unread(fd)):
+                    if mark is None:
+                        mark = b"\x00\x1eEVH" + _nonce + b":" + cell.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
+                    _mark(fd, mark)
+                    _dirty[fd] = False
+                elif _nonce:
+                    unmarked |= fd
+            if unmarked:
+                line = b'%s,"unmarked":%d}\n' % (line[:-2], unmarked)
+            _pay_ack()
+            data, _held = _held + line, b""
+            _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)
+
+
+def _send_held(wait=True):
+    """Write a held line now: from the flusher, so it waits no longer than
+    a text flush, and before the cell's text (wait=False), so the host never
+    holds text for a started frame. Without wait it gives up when the lock
+    is taken: its holder is sending, and takes the held line along."""
+    global _held
+    if _forked or not _held or not _send_lock.acquire(wait):
+        return
+    try:
+        data, _held = _held, b""
+        if data:
+            _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)
+    finally:
+        _send_lock.release()
 
 
 def _warning_line(message, qid=None):
@@ -293,10 +430,16 @@ class _TrackedFileIO(io.FileIO):
 
     def write(self, b):
         cell = _cur
-        if cell.last_fd != self._evh_fd:
+        fd = self._evh_fd
+        if cell.last_fd != fd:
             if cell.last_fd:
                 _sync_streams()
-            cell.last_fd = self._evh_fd
+            cell.last_fd = fd
+        if _held:
+            _send_held(False)
+        if _owed[fd]:
+            _pay(fd)
+        _dirty[fd] = True
         return io.FileIO.write(self, b)
 
 
@@ -337,20 +480,57 @@ def _flush_ours():
             pass
 
 
+def _flush_tick():
+    """The flusher's flush: stdout whole; stderr's bytes, not its pending
+    text. sys.stderr is line-buffered (as CPython's) and _Stderr.write is
+    Python code, so a print to it can be interrupted between its pieces:
+    flushing the pending text there split lines ("e" then " 1\n"). A
+    partial stderr line goes out with its newline, a flush, or the cell's
+    next frame or end."""
+    for s in (_out, _err.buffer):
+        try:
+            s.flush()
+        except Exception:
+            pass
+
+
 def _flusher():
-    """Flush stdout/stderr every FLUSH_INTERVAL while a cell runs."""
+    """Every FLUSH_INTERVAL while a cell runs, flush stdout/stderr and send
+    a held frame (the cell's started, when it has sent nothing else yet).
+    It ticks while idle too: waking it at each cell's start cost a thread
+    switch (and a GIL hand-off) on every warm round trip."""
     try:
         _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
         while True:
-            _gate.acquire()
-            _gate.release()
             if _stop.acquire(True, FLUSH_INTERVAL):
                 return
             with _fork_lock:
                 if _cur.running:
-                    _flush_ours()
+                    _flush_tick()
+                    _send_held()
     finally:
         _flusher_done.release()
+
+
+def _warm():
+    """Import what the first error and the first clean frame need (traceback
+    formatting ~3 ms, the FIONREAD ioctl) after ready, off the first cell's
+    path. Best effort: a failure here shows up, if at all, where it is used."""
+    try:
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
+        import traceback
+        import linecache  # noqa: F401  (traceback imports it; the hook adapts it)
+
+        _unread(1)
+        try:
+            raise ValueError("warm")
+        except ValueError as e:
+            traceback.TracebackException(type(e), e, e.__traceback__).format()
+            "".join(traceback.format_exception_only(type(e), e))
+        import tokenize  # noqa: F401
+        import ast  # noqa: F401
+    except Exception:
+        pass
 
 
 # --- flushing before other writers of fd 1/2 ------------------------------
@@ -359,6 +539,7 @@ def _flusher():
 def _flush_first(fn):
     def wrapper(*args, **kwargs):
         _flush_std()
+        _touch_both()
         return fn(*args, **kwargs)
 
     wrapper.__name__ = getattr(fn, "__name__", "wrapper")
@@ -371,6 +552,7 @@ def _flush_first(fn):
 def _write(fd, data):
     if fd == 1 or fd == 2:
         _flush_std()
+        _touch(fd)
     return _os_write(fd, data)
 
 
@@ -381,6 +563,7 @@ _write.__doc__ = os.write.__doc__
 def _before_fork():
     _fork_lock.acquire()
     _flush_std()
+    _touch_both()
 
 
 def _after_fork_parent():
@@ -630,7 +813,6 @@ def _setup():
     if _ipython_mode:
         _module("ipy_full").hide_startup_names(_hidden)
 
-    _gate.acquire()
     _stop.acquire()
     _flusher_done.acquire()
     _thread.start_new_thread(_flusher, ())
@@ -656,8 +838,6 @@ def _start_ipython():
 
 def _shutdown():
     _stop.release()
-    if _gate.locked():
-        _gate.release()
     _flusher_done.acquire(True, 1.0)
     _flush_std()
 
@@ -668,6 +848,7 @@ def main(boot_file=None):
     _setup()
     _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
                  executable=_q(sys.executable or ""), marks="true", wake=_WAKE))
+    _thread.start_new_thread(_warm, ())
     try:
         _serve()
     finally:

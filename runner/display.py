@@ -59,7 +59,8 @@ def send_bundle(kind, bundle, meta, count):
     if meta:
         fields["metadata"] = _json_value(meta)
     fields["executionCount"] = count
-    _core._send(_core._frame(kind, _core._cur.qid, **fields))
+    # The result is the cell's last frame but its done: they go out together.
+    _core._send(_core._frame(kind, _core._cur.qid, **fields), hold=kind == "result")
 
 _REPR_METHODS = (
     ("_repr_html_", "text/html"),
@@ -73,10 +74,15 @@ _REPR_METHODS = (
 _BINARY = ("image/png", "image/jpeg", "application/pdf")
 
 
+# Builtin types with no display methods: the usual cell results, formatted
+# without probing for the eight _repr_*_ methods (most of a warm 1+1's work).
+_PLAIN = frozenset((int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, range, type(None)))
+
+
 def method(obj, name):
     """obj's display method name, as IPython's get_real_method finds it: none
     on classes, nor on objects that answer any attribute (mocks, proxies)."""
-    if isinstance(obj, type):
+    if type(obj) in _PLAIN or isinstance(obj, type):
         return None
     try:
         if getattr(obj, "_ipython_canary_method_should_not_exist_", None) is not None:
@@ -116,6 +122,8 @@ def _split_md(v):
 
 def format(obj):
     """The IPython display protocol: (bundle, metadata), text/plain always."""
+    if type(obj) in _PLAIN:
+        return {"text/plain": repr(obj)}, {}
     bundle, meta = {}, {}
     if not isinstance(obj, type):
         m = method(obj, "_repr_mimebundle_")

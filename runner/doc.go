@@ -61,11 +61,21 @@
 //     input frame is written to the fd 1/2 pipes before that frame is
 //     written to fd 3. Pipes are read separately, so a host that needs exact
 //     text-versus-display order must drain fd 1/2 before delivering a frame;
-//     all output of a cell precedes its sync marks, which precede done.
+//     all output of a cell precedes its sync marks, which precede done. A
+//     pipe nothing wrote to since its last mark gets none (the frame says
+//     "unmarked"; frames doc, "Order").
 //   - stdout is block-buffered and flushed: every 50 ms while a cell runs,
 //     when stderr is written, before os.write to fd 1/2, os.system,
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
-//   - SIGINT raises KeyboardInterrupt from the moment started is sent until
+//   - stderr is line-buffered, as CPython's: a partial line goes out with
+//     its newline, a flush, the cell's next frame or its end.
+//   - started goes out with the cell's next frame, its first text or the
+//     flusher's next tick; a result with its done: a quick cell is one write.
+//   - After ready, a thread imports what the first error needs (traceback,
+//     linecache, tokenize, ast: ~3 ms) and the FIONREAD ioctl, so the first
+//     error costs what later ones do.
+//   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
+//     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored.
 //   - The request's "run" value is exposed to the cell as EVALHOST_RUN in
 //     os.environ (unset when absent).

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,6 +102,15 @@ func (m *markBuf) fill(r io.Reader) {
 			return
 		}
 	}
+}
+
+// take returns the bytes read so far and drops them.
+func (m *markBuf) take() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := string(m.buf)
+	m.buf = m.buf[:0]
+	return s
 }
 
 // until returns the bytes before mark and drops them and the mark.
@@ -257,7 +268,7 @@ type cellResult struct {
 	frames    []frames.Frame // started .. done
 	stdout    string
 	stderr    string
-	positions int // position marks on stdout
+	positions [3][]int // the numbers of the position marks on fd 1 and fd 2
 }
 
 func (c cellResult) done() frames.Frame { return c.frames[len(c.frames)-1] }
@@ -319,13 +330,27 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 	deadline := time.After(watchdog)
 	mark := []byte("\x00\x1eEVH" + p.nonce + ":" + id + "\x1e\x00")
 	// Position marks (frames doc, "Order") sit between text and rich
-	// frames; the text itself is what the cell wrote around them.
-	pos := "\x00\x1eEVH" + p.nonce + ":\x02\x1e\x00"
-	res.stdout = p.out.until(p.tb, mark, deadline)
-	res.stderr = p.errs.until(p.tb, mark, deadline)
-	res.positions = strings.Count(res.stdout, pos)
-	res.stdout = strings.ReplaceAll(res.stdout, pos, "")
-	res.stderr = strings.ReplaceAll(res.stderr, pos, "")
+	// frames; the text itself is what the cell wrote around them. An fd
+	// the done frame names as unmarked had nothing more the runner knew of.
+	unmarked := res.done().Unmarked
+	if unmarked&1 != 0 {
+		res.stdout = p.out.take()
+	} else {
+		res.stdout = p.out.until(p.tb, mark, deadline)
+	}
+	if unmarked&2 != 0 {
+		res.stderr = p.errs.take()
+	} else {
+		res.stderr = p.errs.until(p.tb, mark, deadline)
+	}
+	pos := regexp.MustCompile("\x00\x1eEVH" + p.nonce + ":\x02([0-9]+)\x1e\x00")
+	for fd, s := range map[int]*string{1: &res.stdout, 2: &res.stderr} {
+		for _, m := range pos.FindAllStringSubmatch(*s, -1) {
+			k, _ := strconv.Atoi(m[1])
+			res.positions[fd] = append(res.positions[fd], k)
+		}
+		*s = pos.ReplaceAllString(*s, "")
+	}
 	return res
 }
 

@@ -1,40 +1,79 @@
 package runner
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
 )
 
-// Every frame that has a place among the cell's text is preceded by one
-// position mark on each output pipe, and no other frame is.
+// Every frame that has a place among the cell's text carries its place,
+// from 1; a pipe the runner wrote to since its last mark gets a mark with
+// that number before the frame, a clean one is named in the frame's
+// "unmarked" and gets the mark before its next bytes, if any. A cell that
+// writes no text gets no marks at all, not even at its end.
 func TestPositionMarks(t *testing.T) {
 	p := start(t, startOpts{})
+	p.run("print('warm')") // the first cell's pipes hold start-up's state
 	tests := []struct {
 		name string
 		code string
+		want [3][]int // mark numbers on fd 1 and fd 2
 	}{
-		{"text only", "print('a')"},
-		{"display between prints", "print('a')\ndisplay(1)\nprint('b')\ndisplay(2)"},
-		{"result", "print('a')\n40 + 2"},
-		{"error", "print('a')\n1/0"},
-		{"input", "input('x? ')"},
-		{"update and clear", "h = display('x', display_id=True)\nh.update('y')\nfrom IPython.display import clear_output\nclear_output()"},
+		{"text only", "print('a')", [3][]int{}},
+		{"display between prints", "print('a')\ndisplay(1)\nprint('b')\ndisplay(2)", [3][]int{1: {1, 2}}},
+		{"result", "print('a')\n40 + 2", [3][]int{1: {1}}},
+		{"no text", "40 + 2", [3][]int{}},
+		{"display then text on the other pipe", "import sys\ndisplay(1)\nprint('e', file=sys.stderr)", [3][]int{2: {1}}},
+		{"error", "print('a')\n1/0", [3][]int{1: {1}}},
+		{"input", "input('x? ')", [3][]int{}},
+		{"subprocess output before a display", "import os\nos.system('echo x')\ndisplay(1)", [3][]int{1: {1}, 2: {1}}},
+		{"update and clear", "h = display('x', display_id=True)\nh.update('y')\nfrom IPython.display import clear_output\nclear_output()", [3][]int{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := p.run(tt.code)
-			want := 0
+			k := 0
 			for _, f := range r.frames {
 				switch f.Type {
 				case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeClearOutput,
 					frames.TypeResult, frames.TypeError, frames.TypeInput:
-					want++
+					k++
+					if f.Pos != k {
+						t.Fatalf("frame %d of the cell has pos %d: %+v", k, f.Pos, r.frames)
+					}
 				}
 			}
-			if r.positions != want {
-				t.Fatalf("%d position marks for %d positioned frames: %+v", r.positions, want, r.frames)
+			for fd := 1; fd <= 2; fd++ {
+				if fmt.Sprint(r.positions[fd]) != fmt.Sprint(tt.want[fd]) {
+					t.Fatalf("fd %d: position marks %v, want %v; frames %+v", fd, r.positions[fd], tt.want[fd], r.frames)
+				}
+			}
+			if tt.name == "no text" && r.done().Unmarked != 3 {
+				t.Fatalf("done of a cell without text: unmarked = %d, want 3 (no end marks)", r.done().Unmarked)
 			}
 		})
+	}
+}
+
+// A cell's started frame waits for the cell's next frame, but not for its
+// end: a cell that blocks without output still gets it (the flusher's
+// tick), so the host can interrupt it.
+func TestStartedNotHeldToTheEnd(t *testing.T) {
+	p := start(t, startOpts{})
+	gate := filepath.Join(t.TempDir(), "go")
+	p.send(map[string]any{"id": "slow", "code": fmt.Sprintf(
+		"import os, time\nwhile not os.path.exists(%q):\n    time.sleep(0.005)", gate)})
+	if f := p.next(); f.Type != frames.TypeStarted || f.ID != "slow" {
+		t.Fatalf("first frame %+v, want started while the cell waits", f)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := p.collect("slow", nil)
+	if r.done().Status != frames.StatusOK {
+		t.Fatalf("done %+v", r.done())
 	}
 }

@@ -77,7 +77,7 @@ deny_getpass.__name__ = deny_getpass.__qualname__ = "getpass"
 def _fix_linecache(lc):
     """Cells run before linecache was imported: give it their source, so
     inspect.getsource, pdb and traceback.print_exc show cell lines."""
-    for name, src in _core._sources.items():
+    for name, src in list(_core._sources.items()):  # a copy: cells add to it meanwhile
         lc.cache.setdefault(name, (len(src), None, src.splitlines(True), name))
 
 

@@ -10,12 +10,12 @@ _q = _core._q
 
 
 def _seed_linecache():
-    lc = sys.modules.get("linecache")
-    if lc is None:
+    cache = getattr(sys.modules.get("linecache"), "cache", None)  # None: not (yet) imported
+    if cache is None:
         return
-    for name, src in _core._sources.items():
-        if name not in lc.cache:
-            lc.cache[name] = (len(src), None, src.splitlines(True), name)
+    for name, src in list(_core._sources.items()):
+        if name not in cache:
+            cache[name] = (len(src), None, src.splitlines(True), name)
 
 
 def _is_runner_file(name):

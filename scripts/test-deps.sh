@@ -24,3 +24,26 @@ if [ ${#need[@]} -gt 0 ]; then
   "${pip[@]}" "${need[@]}" || "${pip[@]}" --break-system-packages "${need[@]}"
 fi
 command -v bash >/dev/null || { apt-get update -qq && apt-get install -y -qq bash; }
+# Enterprise Gateway, for the remote-kernel tests (tests/remote): in a venv of
+# its own, because its pins (jupyter_client<7, pyzmq<25) conflict with the
+# kernel gateway's. Its kernels run the venv's python, so ipykernel goes in
+# too. The path is the one tests/remote looks in (EVALHOST_EG_VENV overrides).
+eg_venv=${EVALHOST_EG_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/enterprise-gateway-3.3.0}
+if ! "$eg_venv/bin/python" -c "import enterprise_gateway, ipykernel" 2>/dev/null; then
+  echo "installing Jupyter Enterprise Gateway 3.3.0 in $eg_venv"
+  "$py" -m venv "$eg_venv" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && "$py" -m venv "$eg_venv"; }
+  "$eg_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    'jupyter_enterprise_gateway==3.3.0' 'jupyter_client<7' 'pyzmq<25' ipykernel
+fi
+# sshd and iproute2 (ip, tc) for the second host the remote tests make in a
+# network namespace; the package's service is not started, the tests run
+# their own sshd inside the namespace.
+if [ "$(id -u)" = 0 ]; then
+  missing=()
+  command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+  command -v ip >/dev/null && command -v tc >/dev/null || missing+=(iproute2)
+  command -v unshare >/dev/null || missing+=(util-linux)
+  if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+fi

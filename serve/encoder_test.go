@@ -2,6 +2,7 @@ package serve
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,4 +86,48 @@ func TestEncoderHolds(t *testing.T) {
 	if len(w) != 3 || !strings.Contains(w[2], `"ename":"E"`) {
 		t.Fatalf("Flush wrote %q", w[2:])
 	}
+}
+
+// A started frame waits for the next line, so a quick cell's frames reach
+// the client in one write; a slow cell's started goes out on its own
+// within startedHold.
+func TestEncoderHoldsStarted(t *testing.T) {
+	w := lockedWrites{wrote: make(chan struct{}, 8)}
+	e := NewEncoder(&w)
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeStarted})
+	e.Frame("r", 0, &frames.Frame{Type: frames.TypeStdout, Data: "x"})
+	if got := w.all(); len(got) != 1 || strings.Count(got[0], "\n") != 2 {
+		t.Fatalf("started and stdout went out as %q, want one write", got)
+	}
+	e.Frame("r", 1, &frames.Frame{Type: frames.TypeStarted})
+	<-w.wrote // the first write
+	select {
+	case <-w.wrote:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a held started frame was never written: %q", w.all())
+	}
+	if got := w.all()[1]; !strings.Contains(got, `"type":"started"`) {
+		t.Fatalf("second write %q, want the started frame", got)
+	}
+}
+
+// lockedWrites is writes for an Encoder whose timer writes from its own
+// goroutine.
+type lockedWrites struct {
+	mu    sync.Mutex
+	w     writes
+	wrote chan struct{} // a token per write
+}
+
+func (l *lockedWrites) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.wrote <- struct{}{}
+	return l.w.Write(p)
+}
+
+func (l *lockedWrites) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.w...)
 }

@@ -70,7 +70,7 @@ func (s *Server) waitJob(req request) {
 			s.requestError(badRequest(req.root, `"timeout" must be a positive number of seconds, at most %d; leave it out to wait until the job ends`, maxJobWait))
 			return
 		}
-		timeout = time.Duration(t.Num * float64(time.Second))
+		timeout = seconds(t.Num)
 	}
 	s.inBackground(req, func(ctx context.Context) (sessions.JobInfo, error) {
 		if timeout > 0 {

@@ -102,6 +102,7 @@ func TestServeJobRequestErrors(t *testing.T) {
 		{"bad onTimeout", map[string]any{"op": "eval", "id": "h", "cells": []any{map[string]any{"code": "1", "onTimeout": "later"}}}, `onTimeout "later" is not`},
 		{"onTimeout not a string", map[string]any{"op": "eval", "id": "i", "onTimeout": true, "cells": []any{py("1")}}, `onTimeout must be "interrupt" or "detach"`},
 		{"maxRuntime over a day", map[string]any{"op": "eval", "id": "j", "cells": []any{map[string]any{"code": "1", "onTimeout": "detach", "maxRuntime": 100000}}}, "cells[0].maxRuntime must be a positive number"},
+		{"maxRuntime too small to count", map[string]any{"op": "eval", "id": "m", "cells": []any{map[string]any{"code": "1", "onTimeout": "detach", "maxRuntime": 1e-12}}}, "maxRuntime 1ns is out of range"},
 		{"maxRuntime without detach", map[string]any{"op": "eval", "id": "k", "maxRuntime": 60, "cells": []any{py("1")}}, `only to a cell with onTimeout "detach"`},
 	}
 	for _, tt := range tests {
@@ -116,5 +117,25 @@ func TestServeJobRequestErrors(t *testing.T) {
 	c.send(map[string]any{"op": "jobs", "id": "l"})
 	if jobs := c.reply("jobs", "l"); len(jobs["jobs"].([]any)) != 0 {
 		t.Fatalf("jobs = %v; want none", jobs)
+	}
+}
+
+// A wait's timeout too small to count as a Duration is the shortest wait,
+// not none: it was read as "no timeout" and the wait never answered while
+// the job ran.
+func TestServeWaitTinyTimeout(t *testing.T) {
+	c := startServer(t, context.Background(), serve.Config{})
+	long := map[string]any{"code": "import time\ntime.sleep(600)", "timeout": 1, "onTimeout": "detach"}
+	c.send(map[string]any{"op": "eval", "id": "e", "cells": []any{long}})
+	job := c.reply("cell_end", "e")["job"].(string)
+	c.send(map[string]any{"op": "wait", "id": "w", "job": job, "timeout": 1e-300})
+	if waited := c.reply("job", "w"); waited["state"] != "running" {
+		t.Fatalf("wait = %v; want the job still running", waited)
+	}
+	c.send(map[string]any{"op": "stop", "id": "s", "job": job})
+	c.reply("job", "s")
+	c.send(map[string]any{"op": "shutdown"})
+	if err := c.wait(); err != nil {
+		t.Fatal(err)
 	}
 }

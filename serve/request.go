@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -50,8 +51,11 @@ func parseRequest(line []byte) (request, *requestError) {
 		return request{}, &requestError{msg: `a request must be a JSON object with an "op"`, line: quoteLine(line)}
 	}
 	op := root.Get("op")
-	if op.Type != gjson.String {
+	if !op.Exists() {
 		return request{}, badRequest(root, `missing "op"; one of %s`, opNames)
+	}
+	if op.Type != gjson.String {
+		return request{}, badRequest(root, `"op" must be a string, not %s; one of %s`, op.Raw, opNames)
 	}
 	return request{op: op.Str, id: root.Get("id").String(), root: root}, nil
 }
@@ -82,6 +86,10 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		if e := stringField(root, f.name, false, f.dst); e != nil {
 			return req, e
 		}
+	}
+	if strings.ContainsRune(req.Session, 0) {
+		// It goes into the interpreter's environment, where a NUL cannot.
+		return req, badRequest(root, `"session" must not contain a NUL character`)
 	}
 	if ip := root.Get("ipython"); ip.Exists() {
 		if !ip.IsBool() {
@@ -152,7 +160,7 @@ func parseDetach(root, obj gjson.Result, where string, cell *sessions.Cell) *req
 		if m.Type != gjson.Number || m.Num <= 0 || m.Num > sessions.MaxMaxRuntime.Seconds() {
 			return badRequest(root, "%smaxRuntime must be a positive number of seconds, at most %d (24 h)", where, int(sessions.MaxMaxRuntime.Seconds()))
 		}
-		cell.MaxRuntime = time.Duration(m.Num * float64(time.Second))
+		cell.MaxRuntime = seconds(m.Num)
 	}
 	return nil
 }
@@ -192,12 +200,20 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		if t.Type != gjson.Number || t.Num <= 0 || math.IsInf(t.Num, 0) {
 			return cell, badRequest(root, "cells[%d].timeout must be a positive number of seconds (clamped to 1..600)", i)
 		}
-		cell.Timeout = time.Duration(min(t.Num, 600) * float64(time.Second))
+		cell.Timeout = seconds(min(t.Num, 600))
 	}
 	if e := parseDetach(root, c, fmt.Sprintf("cells[%d].", i), &cell); e != nil {
 		return cell, e
 	}
 	return cell, nil
+}
+
+// seconds converts a positive number of seconds to a Duration of at least
+// 1ns: a value that rounds to 0 would read as "not given" and take the
+// default (a wait with no timeout, a job's 1 h, a cell's 30 s) instead of
+// the short bound the client asked for.
+func seconds(s float64) time.Duration {
+	return max(time.Duration(s*float64(time.Second)), time.Nanosecond)
 }
 
 // stringField reads an optional or required string field.

@@ -34,6 +34,7 @@ func TestParseEval(t *testing.T) {
 		{"minimal", `{"op":"eval","id":"r1","cells":[{"code":"1"}]}`, ""},
 		{"full", `{"op":"eval","id":"r1","session":"s","cwd":"/tmp","mode":"per-call","env":{"A":"1"},"keepGoing":true,"ipython":false,"cells":[{"language":"sh","code":"ls","title":"t","reset":true,"timeout":2.5}]}`, ""},
 		{"no id", `{"op":"eval","cells":[{"code":"1"}]}`, `missing "id"`},
+		{"NUL in session", `{"op":"eval","id":"a","session":"a\u0000b","cells":[{"code":"1"}]}`, `"session" must not contain a NUL`},
 		{"empty id", `{"op":"eval","id":"","cells":[{"code":"1"}]}`, `"id" must not be empty`},
 		{"cells not array", `{"op":"eval","id":"r","cells":{}}`, `"cells" must be a non-empty array`},
 		{"no cells", `{"op":"eval","id":"r","cells":[]}`, `"cells" must be a non-empty array`},
@@ -127,4 +128,24 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("accepted %q as op %q", line, req.op)
 		}
 	})
+}
+
+// An op that is there but not a string is named as such: it was "missing".
+func TestParseRequestOp(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"id":"a"}`:          `missing "op"`,
+		`{"op":5,"id":"a"}`:   `"op" must be a string, not 5`,
+		`{"op":null}`:         `"op" must be a string, not null`,
+		`{"op":["eval"]}`:     `"op" must be a string, not ["eval"]`,
+		`{"op":"ping"}`:       "",
+		`{"op":"x","id":"b"}`: "",
+	} {
+		_, e := parseRequest([]byte(line))
+		switch {
+		case e == nil && want != "":
+			t.Errorf("%s: accepted; want %q", line, want)
+		case e != nil && (want == "" || !strings.Contains(e.msg, want)):
+			t.Errorf("%s: %q; want %q", line, e.msg, want)
+		}
+	}
 }

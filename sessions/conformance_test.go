@@ -11,18 +11,31 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway/shared"
+	"github.com/evalhost/evalhost/internal/remotetest"
 )
 
 // backendCase is one way to run Python cells.
 type backendCase struct {
 	name    string
-	starter func(home string) Starter
+	starter func(t *testing.T, home string) Starter
 	skip    func() string
 }
 
 var backends = []backendCase{
-	{"runner", RunnerStarter, func() string { return "" }},
-	{"gateway", func(home string) Starter { return GatewayStarter(GatewayConfig{Home: home}) }, gatewayMissing},
+	{"runner", func(_ *testing.T, home string) Starter { return RunnerStarter(home) }, func() string { return "" }},
+	{"gateway", func(_ *testing.T, home string) Starter { return GatewayStarter(GatewayConfig{Home: home}) }, gatewayMissing},
+	// Jupyter Enterprise Gateway 3.3 with kernels on this host; its kernels
+	// on another host are tested in tests/remote.
+	{"enterprise-gateway", enterpriseGateway, remotetest.Missing},
+}
+
+// enterpriseGateway starts a real Enterprise Gateway for the test. It runs
+// as whoever runs the tests, root in CI, which it refuses kernels for: the
+// kernels are asked for as another user (KERNEL_USERNAME).
+func enterpriseGateway(t *testing.T, _ string) Starter {
+	g := remotetest.StartGateway(t, remotetest.GatewayOptions{})
+	return GatewayStarter(GatewayConfig{URL: g.URL, Token: g.Token,
+		Environ: append(os.Environ(), "KERNEL_USERNAME=evalhost-test")})
 }
 
 func gatewayMissing() string {
@@ -174,7 +187,7 @@ func TestConformance(t *testing.T) {
 				}
 			})
 			r := newTestRegistry(t, Config{Home: home, Grace: conformanceGrace,
-				Starters: map[string]Starter{LangPython: b.starter(home)}})
+				Starters: map[string]Starter{LangPython: b.starter(t, home)}})
 			dir, _ := filepath.EvalSymlinks(t.TempDir())
 			for _, tc := range conformance {
 				t.Run(tc.name, func(t *testing.T) {

@@ -65,4 +65,5 @@
 //     executable drops the entry.
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
+//     A job in them ends too, its result's Message saying why.
 package sessions

@@ -22,7 +22,8 @@ type GatewayConfig struct {
 	// Environ is the host environment the shared local gateway starts
 	// with, filtered as an interpreter's is (later evalhost processes reuse
 	// the gateway; its kernels get their own session's environment, not
-	// this); nil means os.Environ().
+	// this); nil means os.Environ(). An external gateway's kernel requests
+	// carry its KERNEL_* values and KERNEL_USERNAME (gateway.KernelEnvFrom).
 	Environ []string
 }
 
@@ -38,7 +39,10 @@ func GatewayStarter(g GatewayConfig) Starter {
 		err    error
 	)
 	external := func() (*gateway.Client, error) {
-		once.Do(func() { client, err = gateway.NewClient(gateway.Config{URL: g.URL, Token: g.Token}) })
+		once.Do(func() {
+			client, err = gateway.NewClient(gateway.Config{URL: g.URL, Token: g.Token,
+				KernelEnv: gateway.KernelEnvFrom(gatewayEnviron(g.Environ))})
+		})
 		return client, err
 	}
 	return func(ctx context.Context, spec Spec) (Executor, error) {
@@ -70,10 +74,14 @@ func GatewayStarter(g GatewayConfig) Starter {
 
 // gatewayEnv is what the shared gateway may inherit: no API keys or tokens.
 func gatewayEnv(environ []string) []string {
+	return FilterEnv(gatewayEnviron(environ))
+}
+
+func gatewayEnviron(environ []string) []string {
 	if environ == nil {
-		environ = os.Environ()
+		return os.Environ()
 	}
-	return FilterEnv(environ)
+	return environ
 }
 
 // kernelEnv is the session's environment, which the kernel applies inside

@@ -87,6 +87,7 @@ type Registry struct {
 	perCall  map[*session]struct{} // live per-call sessions, for Kill and Close
 	closed   bool
 	seq      uint64
+	keys     keyCache // what request cwds resolved to (keycache.go)
 
 	wg   sync.WaitGroup // sweeper, queue hand-offs, detachable cells
 	stop chan struct{}
@@ -141,11 +142,7 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	if cwd == "" {
 		cwd = "."
 	}
-	abs, err := checkCwd(cwd)
-	if err != nil {
-		return nil, nil, err
-	}
-	py, err := r.resolvePython(req, abs)
+	abs, py, err := r.resolveKey(req, cwd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,18 +173,50 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	return s, t, nil
 }
 
-// resolvePython resolves lazily: a request of only sh cells needs none.
-func (r *Registry) resolvePython(req *Request, cwd string) (Interpreter, error) {
-	needsPython := slices.ContainsFunc(req.Cells, func(c Cell) bool { return c.Language == LangPython })
-	explicit := r.cfg.Python
+// resolveKey returns cwd's absolute path and interpreter, from r.keys while
+// they hold (keycache.go). The interpreter asked for is the request's, else
+// the registry's.
+func (r *Registry) resolveKey(req *Request, cwd string) (string, Interpreter, error) {
+	in := r.keyInput(cwd, r.explicitPython(req))
+	if e, ok := r.keys.get(in, r.cfg.Home); ok && (e.resolved || !needsPython(req)) {
+		return e.abs, e.py, nil
+	}
+	abs, err := checkCwd(cwd)
+	if err != nil {
+		return "", Interpreter{}, err
+	}
+	py, resolved, err := r.resolvePython(req, abs)
+	if err != nil {
+		return "", Interpreter{}, err
+	}
+	r.keys.put(in, r.cfg.Home, keyOut{abs: abs, py: py, resolved: resolved})
+	return abs, py, nil
+}
+
+// explicitPython is the interpreter a request names (Request.Python, as
+// run --session sends it), else the registry's Config.Python.
+func (r *Registry) explicitPython(req *Request) string {
 	if req.Python != "" {
-		explicit = req.Python
+		return req.Python
 	}
-	py, err := ResolveInterpreter(explicit, cwd, r.cfg.Home, r.cfg.Getenv, r.cfg.StartTimeout)
-	if err != nil && needsPython {
-		return Interpreter{}, err
+	return r.cfg.Python
+}
+
+func needsPython(req *Request) bool {
+	return slices.ContainsFunc(req.Cells, func(c Cell) bool { return c.Language == LangPython })
+}
+
+// resolvePython resolves lazily: a request of only sh cells needs none.
+// resolved is false when it found none and the request needs none.
+func (r *Registry) resolvePython(req *Request, cwd string) (py Interpreter, resolved bool, err error) {
+	py, err = ResolveInterpreter(r.explicitPython(req), cwd, r.cfg.Home, r.cfg.Getenv, r.cfg.StartTimeout)
+	if err != nil {
+		if needsPython(req) {
+			return Interpreter{}, false, err
+		}
+		return Interpreter{}, false, nil
 	}
-	return py, nil
+	return py, true, nil
 }
 
 // trimLocked shuts down the least recently used idle sessions while there
@@ -389,7 +418,8 @@ func (r *Registry) moduleDirs(cwd string) []string {
 // KillSession kills the interpreters of every session with this id (any
 // cwd) at once, as Kill does for all of them, and reports whether one
 // existed; the sessions stay and start fresh interpreters on their next
-// request. It is a second Ctrl-C for one session of a shared registry.
+// request. It is a second Ctrl-C for one session of a shared registry. A
+// job running in one of them ends with it, its result saying so.
 func (r *Registry) KillSession(id string) bool {
 	r.mu.Lock()
 	var targets []*session
@@ -400,6 +430,9 @@ func (r *Registry) KillSession(id string) bool {
 	}
 	r.mu.Unlock()
 	for _, s := range targets {
+		if d := s.runningJob(); d != nil {
+			d.stop(reasonSessionKilled)
+		}
 		s.killAll()
 	}
 	return len(targets) > 0

@@ -47,6 +47,16 @@ func resolveCandidate(c candidate, cwd, home string, getenv func(string) string,
 	if err != nil {
 		return probeResult{err: fmt.Errorf("not found")}
 	}
+	// A binary is not probed, so what a probe would have refused is
+	// refused here: only a regular, executable file can be an interpreter.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		f.Close()
+		what := "permission denied: not an executable file"
+		if err == nil && fi.IsDir() {
+			what = "is a directory, not a Python executable"
+		}
+		return probeResult{err: errors.New(what)}
+	}
 	head := make([]byte, 2)
 	_, rerr := io.ReadFull(f, head)
 	f.Close()

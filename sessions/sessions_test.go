@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"github.com/evalhost/evalhost/internal/remotetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,10 +31,14 @@ func newTestRegistry(t *testing.T, cfg Config) *Registry {
 
 // leaks is what a registry may not leave behind. Every interpreter and
 // shell must be reaped; the shared kernel gateway (and its kernels) is
-// exempt: it outlives its users by design and tests stop it themselves.
+// exempt: it outlives its users by design and tests stop it themselves, as
+// is a test's Enterprise Gateway, which its fixture's teardown ends after
+// this check.
 var leaks = leakcheck.Options{
-	FDs:           true,
-	IgnoreProcess: func(cmdline string) bool { return strings.Contains(cmdline, "kernel_gateway") },
+	FDs: true,
+	IgnoreProcess: func(cmdline string) bool {
+		return strings.Contains(cmdline, "kernel_gateway") || remotetest.Owns(cmdline)
+	},
 }
 
 // collector gathers a request's frames.

@@ -36,6 +36,7 @@ Usage:
   evalhost nb COMMAND ...              view, edit and run .ipynb notebooks
   evalhost gateway status|stop         the local shared Jupyter kernel gateway
   evalhost sessions | kill NAME        sessions kept by run --session
+  evalhost jobs [JOB]                  cells of run --session --detach past their timeout
   evalhost daemon stop|status          their background process
   evalhost doctor                      check the interpreter and what is missing
   evalhost version                     print the version

@@ -40,6 +40,7 @@ type mcpFlags struct {
 	http        string
 	token       string
 	maxLine     int
+	profile     cpuProfile
 	backendFlags
 }
 
@@ -62,6 +63,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringVar(&f.token, "token", "", "bearer token for --http (default: $EVALHOST_MCP_TOKEN, else a random one printed to stderr)")
 	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
 	f.backendFlags.register(fs)
+	f.profile.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -74,6 +76,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitUsage
 	}
+	stopProfile, ok := f.profile.start("mcp", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	home, err := evalhostHome()
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)

@@ -28,6 +28,7 @@ import (
 )
 
 type runFlags struct {
+	profile   cpuProfile
 	code      []string
 	timeout   int
 	cwd       string
@@ -38,6 +39,7 @@ type runFlags struct {
 	imagesDir string
 	lang      string
 	session   string
+	detach    bool
 	ipython   bool
 	tools     []string
 	grace     time.Duration
@@ -75,12 +77,14 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
+	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
 	registerParamFlags(fs)
+	f.profile.register(fs)
 	return fs, magics
 }
 
@@ -122,10 +126,19 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		}
 	}
 	attached := fs.Changed("session")
+	if f.detach && !attached {
+		fmt.Fprintln(stderr, "evalhost run: --detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
+		return exitUsage
+	}
 	if msg := attachedUnsupported(f, fs.Changed("grace")); attached && msg != "" {
 		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
 		return exitUsage
 	}
+	stopProfile, ok := f.profile.start("run", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	tools := map[string]string{}
 	for _, spec := range f.tools {
 		name, command, err := bridge.ParseToolFlag(spec)

@@ -69,8 +69,15 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	} else {
 		out = newHumanRenderer(stdout, stderr, f.imagesDir, false)
 	}
-	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame), cellEnd: timedCellEnd(out.cellEnd),
+	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
 		calls: map[string]context.CancelFunc{}}
+	renderEnd := timedCellEnd(out.cellEnd)
+	a.cellEnd = func(r sessions.CellResult) {
+		if r.Job != "" {
+			a.job = r.Job
+		}
+		renderEnd(r)
+	}
 	if err := c.Send(eval); err != nil {
 		interrupted.stop()
 		fmt.Fprintf(stderr, "evalhost run: cannot send the cells to the background process: %v\n", err)
@@ -104,6 +111,12 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	}
 	timeline.Mark("end", "status", res.Status)
 	out.end(res)
+	if res.Status == sessions.StatusDetached && interrupts == 0 {
+		// What --detach asked for: the cell goes on, the command is done.
+		fmt.Fprintf(stderr, "[evalhost: %s goes on in session %s: \"evalhost jobs %s\" shows its output, --wait waits for it, --stop stops it]\n",
+			a.job, f.session, a.job)
+		return exitOK
+	}
 	return exitCode(res, interrupts > 0)
 }
 
@@ -136,6 +149,9 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	}
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": cwd,
 		"keepGoing": f.keepGoing, "ipython": f.ipython}
+	if f.detach {
+		eval["onTimeout"] = "detach"
+	}
 	if slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }) {
 		py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
 		if err != nil {
@@ -166,6 +182,7 @@ type attached struct {
 	out     renderer
 	emit    sessions.Emit
 	cellEnd func(sessions.CellResult)
+	job     string // the job a cell detached as (--detach)
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // tool calls running here

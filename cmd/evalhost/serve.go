@@ -22,6 +22,7 @@ import (
 func init() { extraCommands["serve"] = serveMain }
 
 type serveFlags struct {
+	profile     cpuProfile
 	python      string
 	maxSessions int
 	idle        time.Duration
@@ -53,6 +54,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
+	f.profile.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -60,6 +62,11 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		fmt.Fprintf(stderr, "evalhost serve: unexpected argument %q; serve reads requests as NDJSON on stdin (docs/serve-protocol.md)\n", fs.Arg(0))
 		return exitUsage
 	}
+	stopProfile, ok := f.profile.start("serve", stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer stopProfile()
 	home, err := evalhostHome()
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)

@@ -58,7 +58,10 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 			idle = time.Since(s.LastUsed).Round(time.Second).String()
 		}
 		busy := "no"
-		if s.Busy {
+		switch {
+		case s.Job != "":
+			busy = s.Job // see evalhost jobs
+		case s.Busy:
 			busy = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Session, s.Cwd, s.Python, busy, idle)

@@ -1,8 +1,9 @@
 // Package reaper starts a process under a small watcher, the reaper, so that
 // nothing the process starts outlives the program that asked for it.
 //
-// Start re-executes the running binary (which must link this package: its
-// init takes over when the binary is started as a reaper, before main) with
+// Start re-executes the running binary (which must link this package: the
+// init of its sub-package reap takes over when the binary is started as a
+// reaper, before main and before most packages' init) with
 // the child's descriptors, and the reaper starts the child in its own
 // session. On Linux the binary is re-executed through /proc/self/exe, so it
 // may have been replaced or deleted since; elsewhere its path must still

@@ -206,3 +206,49 @@ func TestStartErrors(t *testing.T) {
 		})
 	}
 }
+
+// The child gets exactly the environment it was given: the reaper's own
+// variables (EVALHOST_REAPER, the GOMAXPROCS=1 it starts with) are taken
+// out, and a GOMAXPROCS the caller set is kept.
+func TestChildEnvironment(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"none set", []string{"A=1"}, "A=1|unset|unset\n"},
+		{"caller's GOMAXPROCS kept", []string{"A=1", "GOMAXPROCS=7"}, "A=1|7|unset\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			leakcheck.Check(t, leakcheck.Options{FDs: true})
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			null, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer null.Close()
+			c, err := reaper.Start(context.Background(), reaper.Spec{
+				Path:  "/bin/sh",
+				Args:  []string{"sh", "-c", `echo "A=$A|${GOMAXPROCS-unset}|${EVALHOST_REAPER-unset}"`},
+				Env:   tc.env,
+				Files: []*os.File{null, w, w},
+			})
+			w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := bufio.NewReader(r).ReadString('\n')
+			if _, err := c.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("child saw %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -12,11 +12,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// envVar marks a process started as a reaper; its value is the number of
-// descriptors the child gets, then ",tty" when fd 0 becomes its terminal.
-const envVar = "EVALHOST_REAPER"
+	"github.com/evalhost/evalhost/internal/reaper/reap"
+)
 
 // Spec describes the process to start under a reaper.
 type Spec struct {
@@ -77,10 +75,16 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	env = env[:len(env):len(env)]
+	if !hasVar(env, "GOMAXPROCS") {
+		// One P from the runtime's start: the reaper only waits.
+		env = append(env, "GOMAXPROCS=1")
+		conf += ",gomaxprocs"
+	}
 	cmd := &exec.Cmd{
 		Path: exe,
 		Args: append([]string{"evalhost-reaper", s.Path}, s.Args...),
-		Env:  append(env[:len(env):len(env)], envVar+"="+conf),
+		Env:  append(env, reap.EnvVar+"="+conf),
 		Dir:  s.Dir,
 		// Its own session: signals for the child's group or terminal never
 		// reach the reaper.
@@ -173,4 +177,13 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 		ws = st
 	}
 	return ws, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.cmd.Process.Pid, werr)
+}
+
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
 }

@@ -2,27 +2,6 @@
 
 package reaper
 
-import (
-	"os"
-	"syscall"
-)
-
-// becomeSubreaper: there is no subreaper outside Linux; orphans go to init.
-func becomeSubreaper() {}
-
-// childAttr: the child leads its own session (and process group), and with
-// tty takes fd 0 as its controlling terminal.
-func childAttr(tty bool) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0}
-}
+import "os"
 
 func selfExe() (string, error) { return os.Executable() }
-
-func dup2(from, to int) error { return syscall.Dup2(from, to) }
-
-// killTree sends SIGKILL to the child's process group, and to the child in
-// case it left it. Processes moved to other groups are not found.
-func killTree(pid int) {
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-}

@@ -33,7 +33,7 @@ func (a *apiTarget) run(session, mode, code string, interrupt bool, on func(even
 			on(event{typ: f.Type.String(), data: f.Data, pid: f.PID, at: time.Now()})
 		}
 		if interrupt && f.Type == frames.TypeStarted {
-			cancel()
+			interruptLater(cancel, on)
 		}
 	})
 	if err != nil {

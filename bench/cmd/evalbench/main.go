@@ -15,6 +15,9 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
+// only limits the steps measured (-only).
+var only string
+
 func logf(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "evalbench %s: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 }
@@ -26,6 +29,7 @@ func main() {
 	floodMiB := flag.Int("flood-mib", 1024, "MiB printed for the host-memory figure")
 	out := flag.String("out", "", "write the JSON here (default stdout)")
 	gw := flag.Bool("gateway", false, "also measure the gateway backend (Jupyter kernels behind a local kernel gateway)")
+	flag.StringVar(&only, "only", "", "measure only the figures whose step names contain this (e.g. \"round trip\"); for A/B checks")
 	flag.Parse()
 	if err := run(*python, *evalhost, *gw, *runs, *floodMiB, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "evalbench:", err)

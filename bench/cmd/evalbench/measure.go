@@ -57,12 +57,34 @@ func (m *measurer) all(floodMiB int) error {
 	// backend bug should not blank a whole column.
 	var errs []error
 	for _, s := range steps {
+		if only != "" && !strings.Contains(s.name, only) {
+			continue
+		}
 		logf("%s%s", m.pre, s.name)
 		if err := s.fn(); err != nil {
 			errs = append(errs, fmt.Errorf("%s%s: %w", m.pre, s.name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// interruptAfter is how long after a cell's started frame the interrupt
+// figure cancels it: long enough for the cell to block in its sleep, which
+// is what the row measures (a started frame may come before the cell's
+// code runs, or, held by the runner, after it blocked).
+const interruptAfter = 20 * time.Millisecond
+
+// interruptSent is the event a target reports when it sends the cancel.
+const interruptSent = "interrupt_sent"
+
+// interruptLater runs cancel interruptAfter from now, reporting the moment.
+func interruptLater(cancel func(), on func(event)) {
+	time.AfterFunc(interruptAfter, func() {
+		if on != nil {
+			on(event{typ: interruptSent, at: time.Now()})
+		}
+		cancel()
+	})
 }
 
 // coldStart: a per-call request of 1+1, from sending it to its result.
@@ -103,16 +125,33 @@ func (m *measurer) roundTrip() error {
 	if err := m.ok("warm", "", "0", "ok", false, nil); err != nil {
 		return err
 	}
-	var ds []time.Duration
+	fl, err := startFloor(m.python)
+	if err != nil {
+		return err
+	}
+	defer fl.close()
+	if _, err := fl.roundTrip("0"); err != nil {
+		return err
+	}
+	// Each evalhost round trip is followed by one of the floor loop, so
+	// both see the same load.
+	var ds, floor []time.Duration
 	for range m.runs * 100 {
 		start := time.Now()
 		if err := m.ok("warm", "", "1+1", "ok", false, nil); err != nil {
 			return err
 		}
 		ds = append(ds, time.Since(start))
+		d, err := fl.roundTrip("1+1")
+		if err != nil {
+			return err
+		}
+		floor = append(floor, d)
 	}
 	m.set("rtt_p50_ms", ms(quantile(ds, 0.5)))
 	m.set("rtt_p90_ms", ms(quantile(ds, 0.9)))
+	m.set("rtt_floor_p50_ms", ms(quantile(floor, 0.5)))
+	m.set("rtt_floor_p90_ms", ms(quantile(floor, 0.9)))
 	return nil
 }
 
@@ -174,20 +213,29 @@ func (m *measurer) printLoop() error {
 }
 
 // interrupt: from the started frame (when the cancel is sent) to the end.
+// interrupt: from the cancel to the cell's end, the cell blocked in
+// time.sleep (the cancel goes interruptAfter after its started frame).
 func (m *measurer) interrupt() error {
 	var ds []time.Duration
 	for range m.runs {
-		var sent time.Time
+		var (
+			mu   sync.Mutex
+			sent time.Time
+		)
 		err := m.ok("warm", "", "import time\ntime.sleep(100)", "cancelled", true, func(e event) {
-			if e.typ == "started" {
-				sent = time.Now()
+			if e.typ == interruptSent {
+				mu.Lock()
+				sent = e.at
+				mu.Unlock()
 			}
 		})
 		end := time.Now()
 		if err != nil {
 			return err
 		}
+		mu.Lock()
 		ds = append(ds, end.Sub(sent))
+		mu.Unlock()
 	}
 	m.set("interrupt_ms", ms(median(ds)))
 	return nil

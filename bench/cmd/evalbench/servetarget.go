@@ -18,7 +18,7 @@ func (s *serveTarget) run(session, mode, code string, interrupt bool, on func(ev
 			on(event{typ: r.Type, data: r.Data, pid: r.PID, at: r.At})
 		}
 		if interrupt && r.Type == "started" {
-			_ = s.c.send(map[string]any{"op": "cancel", "id": id})
+			interruptLater(func() { _ = s.c.send(map[string]any{"op": "cancel", "id": id}) }, on)
 		}
 	})
 	if err != nil {

@@ -16,8 +16,9 @@ func main() {
 	python := flag.String("python", "python3", "the interpreter name a user types (resolved on PATH, a shim or not)")
 	runs := flag.Int("runs", 30, "rounds; each runs every target once")
 	out := flag.String("out", "", "write the figures here as JSON")
+	baseline := flag.String("baseline", "", "another evalhost binary whose run -c pass is timed beside, for a before/after ratio")
 	flag.Parse()
-	if err := run(*evalhost, *python, *runs, *out); err != nil {
+	if err := run(*evalhost, *baseline, *python, *runs, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "startbench:", err)
 		os.Exit(1)
 	}
@@ -39,7 +40,7 @@ type results struct {
 	Load     string             `json:"loadavg"`
 }
 
-func run(evalhost, python string, runs int, outPath string) error {
+func run(evalhost, baseline, python string, runs int, outPath string) error {
 	shim, err := exec.LookPath(python)
 	if err != nil {
 		return err
@@ -65,6 +66,9 @@ func run(evalhost, python string, runs int, outPath string) error {
 		{"resolved -c pass", []string{real, "-c", "pass"}},
 		{"evalhost run -c pass", []string{evalhost, "run", "-c", "pass"}},
 		{"evalhost run --session -c 1+1", []string{evalhost, "run", "--session", "s", "-c", "1+1"}},
+	}
+	if baseline != "" {
+		targets = append(targets, target{"baseline run -c pass", []string{baseline, "run", "-c", "pass"}})
 	}
 	// Warm-up: caches on disk, the background process started.
 	for _, t := range targets {
@@ -96,6 +100,11 @@ func run(evalhost, python string, runs int, outPath string) error {
 	res.Ratios["run / python3 -c pass via PATH (target <= 1.0)"] = m[targets[2].name] / m[targets[0].name]
 	res.Ratios["run --session warm / resolved -c pass (target <= 0.35)"] = m[targets[3].name] / m[targets[1].name]
 	res.Ratios["cpu: run / resolved -c pass"] = c[targets[2].name] / c[targets[1].name]
+	if baseline != "" {
+		res.Ratios["run / baseline run -c pass"] = m[targets[2].name] / m[targets[4].name]
+		res.Ratios["cpu: run / baseline run -c pass"] = c[targets[2].name] / c[targets[4].name]
+		res.Ratios["baseline run / resolved -c pass"] = m[targets[4].name] / m[targets[1].name]
+	}
 	fmt.Printf("%-34s %10s %10s\n", "median of "+fmt.Sprint(runs), "wall ms", "cpu ms")
 	for _, t := range targets {
 		fmt.Printf("%-34s %10.2f %10.2f\n", t.name, m[t.name], c[t.name])

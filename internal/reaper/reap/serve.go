@@ -1,22 +1,27 @@
-package reaper
+package reap
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
+// EnvVar marks a process started as a reaper. Its value is the number of
+// descriptors the child gets, then ",tty" when fd 0 becomes the child's
+// terminal, then ",gomaxprocs" when the starter added GOMAXPROCS=1 to the
+// reaper's environment (the runtime then starts with one P, no stop of
+// the world to shrink to it), which the reaper takes out of the child's.
+const EnvVar = "EVALHOST_REAPER"
+
 // init turns this program into a reaper when it was started as one, before
-// main and before anything else of the program runs. It exits through
-// syscall.Exit, not os.Exit: a binary built with -race would otherwise sleep
-// a second at exit (GORACE atexit_sleep_ms), and the host waits for that.
+// main and before most packages' init. It exits through syscall.Exit, not
+// os.Exit: a binary built with -race would otherwise sleep a second at exit
+// (GORACE atexit_sleep_ms), and the host waits for that.
 func init() {
-	if conf, ok := os.LookupEnv(envVar); ok {
+	if conf, ok := os.LookupEnv(EnvVar); ok {
 		syscall.Exit(serve(conf, os.Args[1:]))
 	}
 }
@@ -24,11 +29,12 @@ func init() {
 // serve is the reaper: fds 0..n-1 are the child's, fd n the lifeline, fd
 // n+1 the status pipe; args are the child's path and argv.
 func serve(conf string, args []string) int {
-	runtime.GOMAXPROCS(1) // it only waits; fewer threads, less memory
+	conf, gomaxprocs := strings.CutSuffix(conf, ",gomaxprocs")
 	nStr, tty := strings.CutSuffix(conf, ",tty")
 	n, err := strconv.Atoi(nStr)
 	if err != nil || n < 3 || len(args) < 2 {
-		fmt.Fprintf(os.Stderr, "evalhost-reaper: started with %s=%q and %d arguments; only evalhost starts it\n", envVar, conf, len(args))
+		os.Stderr.WriteString("evalhost-reaper: started with " + EnvVar + "=" + strconv.Quote(conf) + " and " +
+			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
 	// Before anything else: a terminating signal that arrives while the
@@ -57,18 +63,18 @@ func serve(conf string, args []string) int {
 		fds[i] = uintptr(i)
 	}
 	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
-		Env:   withoutVar(os.Environ()),
+		Env:   childEnv(os.Environ(), gomaxprocs),
 		Files: fds,
 		Sys:   childAttr(tty),
 	})
 	if err != nil {
-		fmt.Fprintf(status, "error run %s: %v\n", args[0], err)
+		_, _ = status.WriteString("error run " + args[0] + ": " + err.Error() + "\n")
 		return 127
 	}
-	fmt.Fprintf(status, "pid %d\n", pid)
+	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
 	releaseFDs(n) // so the child's pipes and terminal close when it is gone
 	ws := watch(pid, lifeline, sigs, chld)
-	fmt.Fprintf(status, "exit %d\n", uint32(ws))
+	_, _ = status.WriteString("exit " + strconv.FormatUint(uint64(uint32(ws)), 10) + "\n")
 	return 0
 }
 
@@ -147,12 +153,14 @@ func releaseFDs(n int) {
 	}
 }
 
-func withoutVar(env []string) []string {
+// childEnv is the reaper's environment without what its starter added.
+func childEnv(env []string, gomaxprocs bool) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, envVar+"=") {
-			out = append(out, kv)
+		if strings.HasPrefix(kv, EnvVar+"=") || gomaxprocs && strings.HasPrefix(kv, "GOMAXPROCS=") {
+			continue
 		}
+		out = append(out, kv)
 	}
 	return out
 }

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/serve"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+func init() { extraCommands["jobs"] = jobsMain }
+
+// jobsMain lists the background process's jobs (cells of run --session
+// --detach that went on past their timeout), or shows one with its output,
+// after waiting for it or stopping it when asked.
+func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
+	fs := pflag.NewFlagSet("jobs", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: evalhost jobs [JOB [--offset N | --wait | --stop]] [--json]\n\n"+
+			"Lists the jobs of the background process: cells of \"evalhost run --session NAME --detach\"\n"+
+			"still running past their --timeout, and the last ones that ended. With JOB, shows that job\n"+
+			"and its output.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	asJSON := fs.Bool("json", false, "write the reply as one JSON line (the serve protocol's jobs or job line)")
+	wait := fs.Bool("wait", false, "with JOB: wait until it ends, then show it")
+	stop := fs.Bool("stop", false, "with JOB: stop it (interrupt, then kill after the grace window; its session keeps its state), then show it")
+	offset := fs.Int64("offset", 0, "with JOB: show its output from this byte on (the offset the last page named)")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 1:
+		fmt.Fprintf(stderr, "evalhost jobs: give at most one JOB (see evalhost jobs), got %d arguments\n", fs.NArg())
+		return exitUsage
+	case (*wait || *stop) && fs.NArg() == 0:
+		fmt.Fprintln(stderr, "evalhost jobs: --wait and --stop need a JOB (see evalhost jobs)")
+		return exitUsage
+	case *wait && *stop:
+		fmt.Fprintln(stderr, "evalhost jobs: give --wait or --stop, not both")
+		return exitUsage
+	case fs.Changed("offset") && (fs.NArg() == 0 || *wait || *stop):
+		fmt.Fprintln(stderr, "evalhost jobs: --offset needs a JOB and goes without --wait and --stop (they show the end of its output)")
+		return exitUsage
+	case *offset < 0:
+		fmt.Fprintf(stderr, "evalhost jobs: --offset %d: want a byte offset, 0 or more\n", *offset)
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		return listJobs(*asJSON, stdout, stderr)
+	}
+	op := "job"
+	switch {
+	case *wait:
+		op = "wait"
+	case *stop:
+		op = daemon.OpStop
+	}
+	var job serve.Job
+	req := map[string]any{"op": op, "id": "jobs", "job": fs.Arg(0)}
+	if op == "job" {
+		req["offset"] = *offset
+	}
+	err := askDaemon(req, serve.TypeJob, &job)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		fmt.Fprintf(stderr, "evalhost jobs: no job %q: no evalhost background process is running\n", fs.Arg(0))
+		return exitFailed
+	case err != nil:
+		fmt.Fprintf(stderr, "evalhost jobs: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		b, _ := json.Marshal(job)
+		fmt.Fprintln(stdout, string(b))
+		return exitOK
+	}
+	showJob(job.JobInfo, op == "job", stdout, stderr)
+	return exitOK
+}
+
+func listJobs(asJSON bool, stdout, stderr io.Writer) int {
+	var list serve.Jobs
+	err := askDaemon(map[string]string{"op": "jobs", "id": "jobs"}, serve.TypeJobs, &list)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		list.Jobs, list.Type = []sessions.JobInfo{}, serve.TypeJobs
+	case err != nil:
+		fmt.Fprintf(stderr, "evalhost jobs: %v\n", err)
+		return exitFailed
+	}
+	if asJSON {
+		b, _ := json.Marshal(list)
+		fmt.Fprintln(stdout, string(b))
+		return exitOK
+	}
+	if len(list.Jobs) == 0 {
+		fmt.Fprintln(stdout, "no jobs")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSESSION\tSTATUS\tELAPSED\tOUTPUT\tCWD")
+	for _, j := range list.Jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dB\t%s\n", j.ID, j.Session, j.Status, elapsed(j), j.OutputBytes, j.Cwd)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// showJob prints a job's state on stderr, as run prints a cell's end, and
+// its output on stdout: the page from the asked offset for the job op, the
+// bounded tail of the whole run once it ended otherwise.
+func showJob(j sessions.JobInfo, fromStart bool, stdout, stderr io.Writer) {
+	text := ""
+	switch {
+	case fromStart && j.Output != nil:
+		text = j.Output.Text
+		if j.Output.Elided > 0 {
+			fmt.Fprintf(stderr, "[%d bytes from the start are no longer held; the whole output is in %s]\n", j.Output.Elided, j.Artifact)
+		}
+	case j.Result != nil:
+		text = j.Result.Output.Text
+	}
+	if text != "" {
+		io.WriteString(stdout, strings.TrimRight(text, "\n")+"\n")
+	}
+	line := fmt.Sprintf("%s in session %s: %s after %s", j.ID, j.Session, j.Status, elapsed(j))
+	if j.State == sessions.JobRunning {
+		line = fmt.Sprintf("%s in session %s: still running after %s (at most %s)", j.ID, j.Session, elapsed(j),
+			time.Duration(j.MaxRuntimeMs)*time.Millisecond)
+	}
+	if j.Message != "" {
+		line += ": " + j.Message
+	}
+	if fromStart && j.Output != nil && j.Output.More {
+		line += fmt.Sprintf("; more output: evalhost jobs %s --offset %d", j.ID, j.Output.Next)
+	}
+	fmt.Fprintf(stderr, "[%s]\n", line)
+}
+
+func elapsed(j sessions.JobInfo) string {
+	return (time.Duration(j.ElapsedMs) * time.Millisecond).Round(time.Second).String()
+}

@@ -1,0 +1,17 @@
+// Package reap is the reaper process itself: the code that runs when
+// package reaper re-executes the program with EnvVar set. Its init takes
+// over (serves as the reaper and exits) before main.
+//
+// Every reaper pays the start of the whole program it is part of, so this
+// package imports only bytes, os, os/signal, strconv, strings, syscall and
+// time (TestImportsStayFew). Go initialises next the first package, in
+// import-path order, whose imports all are, so this init runs once those
+// few and the ready packages that sort before it (crypto, encoding/gob,
+// encoding/json, flag) have; the init of the rest (the MCP SDK, its JSON
+// and base64, image, the runner's embedded files) never runs in a reaper.
+// Keep it that way: an import here makes every interpreter start slower
+// (bench/cmd/startbench; GODEBUG=inittrace=1 shows what ran).
+//
+// Nothing here is to be called; package reaper is the API. A program that
+// links package reaper links this one.
+package reap

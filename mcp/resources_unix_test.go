@@ -1,0 +1,66 @@
+//go:build unix
+
+package mcp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// What another user may plant in a shared PI_ARTIFACTS_DIR is not read: a
+// symlink was followed to any file of the user's, and a FIFO blocked the
+// read for ever.
+func TestReadArtifactRefusesPlantedFiles(t *testing.T) {
+	session, srv := connect(t, nil)
+	dir := srv.cfg.Store.Dir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("private key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "5.eval.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "6.eval.log"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"5.eval.log", "6.eval.log"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "artifact://" + id})
+		cancel()
+		if err == nil {
+			t.Fatalf("%s was read: %+v", id, res.Contents[0])
+		}
+		if !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v; want an error saying it is not a regular file", id, err)
+		}
+	}
+}
+
+// A missing artifact's error keeps the SDK's code and says why it may be
+// gone and what to do; it was "Resource not found" and nothing more.
+func TestReadArtifactMissingSaysWhy(t *testing.T) {
+	session, _ := connect(t, nil)
+	for uri, want := range map[string]string{
+		"artifact://99.eval.log":            "was removed (artifacts are kept 7 days",
+		"artifact://..":                     "names no artifact",
+		"artifact://99.eval.log?offset=100": "run the cell again",
+	} {
+		_, err := session.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != sdk.CodeResourceNotFound || !strings.Contains(je.Message, want) {
+			t.Errorf("%s: %v; want resource-not-found saying %q", uri, err, want)
+		}
+	}
+}

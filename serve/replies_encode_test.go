@@ -1,0 +1,55 @@
+package serve
+
+import (
+	"math"
+	"testing"
+
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// The hand-built cell_end and end lines are byte for byte what encodeLine
+// makes of the same values.
+func TestHandEncodersMatchEncodingJSON(t *testing.T) {
+	strs := []string{"", "r1", `quo"te\back`, "ctl\x01\x1f\t\n\r", "<html>&", "é ✓ \u2028\u2029", "\xff bad utf-8"}
+	floats := []float64{0, 0.3, 1, 31.25, 1234567.891, 1e-7, 1e21, 123456789012345678901234.0, -2.5}
+	for _, s := range strs {
+		for _, f := range floats {
+			ends := []End{
+				{DurationMs: f, FailedCell: -1, ID: s, Status: sessions.StatusOK, Type: TypeEnd},
+				{DurationMs: f, FailedCell: 3, Status: sessions.Status(s), Type: TypeEnd},
+			}
+			for _, e := range ends {
+				want, err := encodeLine(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := appendEnd(nil, &e)
+				if err != nil || string(got) != string(want) {
+					t.Fatalf("end %+v:\n got %s (%v)\nwant %s", e, got, err, want)
+				}
+			}
+			cells := []CellEnd{
+				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Index: 2, Language: "py", Status: sessions.StatusOK,
+					ExecutionCount: 7, DurationMs: f, Output: streamsink.Dump{Text: s, TotalLines: 1}}},
+				{Type: TypeCellEnd, CellResult: sessions.CellResult{Title: s, Message: s, Recycled: true, StateLost: true, Retried: true,
+					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
+			}
+			for _, c := range cells {
+				want, err := encodeLine(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := appendCellEnd(nil, &c)
+				if err != nil || string(got) != string(want) {
+					t.Fatalf("cell_end %+v:\n got %s (%v)\nwant %s", c, got, err, want)
+				}
+			}
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := appendEnd(nil, &End{DurationMs: f}); err == nil {
+			t.Fatalf("durationMs %v encoded; encoding/json refuses it", f)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package remote
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/remotetest"
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// A gateway that stops answering (SIGSTOP: its connections stay open, no
+// byte comes back) mid-cell: the cell ends at its timeout, the interrupt
+// and the kernel delete unanswered, within the bound, saying the state is
+// lost. Nothing waits for the gateway to come back.
+func TestGatewayStopsAnswering(t *testing.T) {
+	g := remotetest.StartGateway(t, remotetest.GatewayOptions{})
+	leakcheck.Check(t, leakcheck.Options{IgnoreProcess: remotetest.Owns})
+	home := t.TempDir()
+	r := sessions.New(sessions.Config{Home: home, Grace: grace, StartTimeout: 60 * time.Second,
+		Sink: streamsink.Options{Store: streamsink.NewStore(filepath.Join(home, "artifacts"))},
+		Starters: map[string]sessions.Starter{sessions.LangPython: sessions.GatewayStarter(sessions.GatewayConfig{
+			URL: g.URL, Token: g.Token, Environ: append(os.Environ(), "KERNEL_USERNAME="+kernelUser)})}})
+	t.Cleanup(func() {
+		g.Resume() // before Close: the kernel delete then has an answer
+		if err := r.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	const timeout = 2 * time.Second
+	c := &collector{}
+	paused, ended := c.when("running"), make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-paused:
+			g.Pause()
+		case <-ended:
+		}
+	}()
+	begin := time.Now()
+	res, err := r.Eval(context.Background(), sessions.Request{Session: "stalled", Cwd: t.TempDir(), Cells: []sessions.Cell{{
+		Language: sessions.LangPython, Timeout: timeout, Code: "import time\nprint('running', flush=True)\ntime.sleep(60)"}}}, c.emit)
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatalf("Eval: %v", err)
+	}
+	t.Logf("ended after %v: %+v", took.Round(time.Millisecond), res.Cells[0])
+	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
+		t.Errorf("took %v, more than the bound %v", took, limit)
+	}
+	if res.Status != sessions.StatusTimeout || !res.Cells[0].StateLost {
+		t.Errorf("cell = %+v, want timed out with state lost", res.Cells[0])
+	}
+	if c.text(frames.TypeStdout) != "running\n" {
+		t.Errorf("stdout %q: output before the stall was lost", c.text(frames.TypeStdout))
+	}
+}
