@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // trivial answers every call with a constant.
@@ -113,7 +115,7 @@ func BenchmarkPythonRoundTrip(b *testing.B) {
 }
 
 func pythonRoundTrip(b *testing.B, tools Tools) {
-	py := realPython(b)
+	py := testkit.Python(b)
 	s := New(tools, Options{})
 	defer s.Close()
 	env, err := s.Env()

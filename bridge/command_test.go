@@ -10,11 +10,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 func TestCommandTools(t *testing.T) {
-	checkLeaks(t)
-	watchdog(t, 60*time.Second)
+	testkit.Clean(t, time.Minute)
 	strayPid := filepath.Join(t.TempDir(), "stray")
 	tools := CommandTools(map[string]string{
 		// exits at once, but leaves a process holding its stdout
@@ -106,8 +107,7 @@ func TestCommandToolsNoneConfigured(t *testing.T) {
 // The command and its children are killed with their process group when the
 // call's context ends.
 func TestCommandToolKilledOnCancel(t *testing.T) {
-	checkLeaks(t)
-	watchdog(t, 60*time.Second)
+	testkit.Clean(t, time.Minute)
 	pids := filepath.Join(t.TempDir(), "pids")
 	tools := CommandTools(map[string]string{
 		"hang": `sleep 300 & echo $$ $! > ` + pids + `.tmp; mv ` + pids + `.tmp ` + pids + `; wait`,

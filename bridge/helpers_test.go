@@ -7,38 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
-
-// watchdog crashes the test binary with every goroutine's stack if a test
-// deadlocks, instead of waiting for go test's global timeout.
-func watchdog(t *testing.T, d time.Duration) {
-	t.Helper()
-	timer := time.AfterFunc(d, func() {
-		buf := make([]byte, 1<<20)
-		panic(fmt.Sprintf("%s: deadlock watchdog after %v\n%s", t.Name(), d, buf[:runtime.Stack(buf, true)]))
-	})
-	t.Cleanup(func() { timer.Stop() })
-}
-
-// checkLeaks fails the test if goroutines started during it outlive it.
-func checkLeaks(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(3 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<20)
-			t.Errorf("leaked goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 // echoTools returns {"name":…,"args":…} or fails when args has "fail".
 var echoTools = ToolsFunc(func(ctx context.Context, c Call) (json.RawMessage, error) {
@@ -62,8 +36,7 @@ type testBridge struct {
 // cleanup.
 func start(t *testing.T, tools Tools, o Options) *testBridge {
 	t.Helper()
-	checkLeaks(t)
-	watchdog(t, 60*time.Second)
+	testkit.Clean(t, time.Minute)
 	s := New(tools, o)
 	env, err := s.Env()
 	if err != nil {

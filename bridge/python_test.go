@@ -3,15 +3,14 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/runner"
 )
 
@@ -19,7 +18,7 @@ import (
 // evalhost started would see it, and decodes the JSON it prints.
 func python(t *testing.T, b *testBridge, session, run string, args ...string) map[string]any {
 	t.Helper()
-	py := realPython(t)
+	py := testkit.Python(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, args...)
@@ -40,28 +39,10 @@ func python(t *testing.T, b *testBridge, session, run string, args ...string) ma
 	return m
 }
 
-var pythonPath = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	return strings.TrimSpace(string(out)), err
-})
-
-// realPython resolves python3 once, past version-manager shims that cost
-// seconds per start on a loaded machine.
-func realPython(t testing.TB) string {
-	t.Helper()
-	py, err := pythonPath()
-	if err != nil || py == "" {
-		t.Skipf("python3 not usable: %v", err)
-	}
-	return py
-}
-
 func asJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // golden compares what a Python script printed with testdata/NAME.golden.
 func golden(t *testing.T, name string, got map[string]any) {
@@ -71,20 +52,7 @@ func golden(t *testing.T, name string, got map[string]any) {
 		t.Fatal(err)
 	}
 	b = append(b, '\n')
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != string(b) {
-		t.Errorf("%s differs (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", path, b, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), b)
 }
 
 // The wire contract from Python's urllib: a call, a tool error, a wrong

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 func TestCallRoundTrip(t *testing.T) {
@@ -357,7 +359,7 @@ func TestSlowClientsCutOff(t *testing.T) {
 }
 
 func TestEnvStartsOnceAndTokenIsFresh(t *testing.T) {
-	checkLeaks(t)
+	testkit.Clean(t, time.Minute)
 	a, b := New(echoTools, Options{}), New(echoTools, Options{})
 	defer a.Close()
 	defer b.Close()
@@ -379,7 +381,7 @@ func TestEnvStartsOnceAndTokenIsFresh(t *testing.T) {
 }
 
 func TestCloseWithoutEnv(t *testing.T) {
-	checkLeaks(t)
+	testkit.Clean(t, time.Minute)
 	s := New(echoTools, Options{})
 	s.RunHook("s", "r", true)
 	if err := s.Close(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -62,7 +63,7 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			_ = k.Kill()
 			k.drain(c)
 			return frames.Frame{}, fmt.Errorf("execute %s: cancelled (%v) and the kernel did not settle within %v: %w",
-				c.req.ID, context.Cause(ctx), k.grace, frames.ErrKilled)
+				c.req.ID, context.Cause(ctx), k.grace, backend.ErrKilled)
 		}
 	}
 	c.reportDropped()

@@ -23,9 +23,9 @@
 //   - On ctx done it interrupts (control-channel interrupt_request, then the
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes
-//     the kernel and returns an error wrapping [frames.ErrKilled].
+//     the kernel and returns an error wrapping [backend.ErrKilled].
 //   - A kernel that dies (gateway status dead or restarting) gives a
-//     [*frames.DeathError]; the kernel is then dead for good and the caller
+//     [*backend.DeathError]; the kernel is then dead for good and the caller
 //     replaces it. A websocket that drops is first reopened under the same
 //     session (the gateway replays what it buffered) while the gateway still
 //     has the kernel, and the running cell gets a [*ReconnectedError]

@@ -3,10 +3,14 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -38,10 +42,19 @@ type cell struct {
 	received            [2]int // characters of stdout, stderr that arrived
 }
 
+// cellSeq numbers the cells that came without an id.
+var cellSeq atomic.Uint64
+
 // Execute runs req as one cell; see the package doc for the contract.
 func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if req.Exit {
+		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the kernel")
+	}
+	if req.ID == "" {
+		req.ID = "c" + strconv.FormatUint(cellSeq.Add(1), 10)
+	}
 	if !k.busy.CompareAndSwap(false, true) {
-		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, frames.ErrBusy)
+		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, backend.ErrBusy)
 	}
 	defer k.busy.Store(false)
 	if err := k.Err(); err != nil {
@@ -119,7 +132,7 @@ func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
 
 // sendFailed turns a failed write into the kernel's death.
 func (k *Kernel) sendFailed(c *cell, err error) error {
-	k.end(&frames.DeathError{ExitCode: -1, StderrTail: err.Error()})
+	k.end(&backend.DeathError{ExitCode: -1, StderrTail: err.Error()})
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -89,7 +90,7 @@ func TestFakeSocketDroppedMidCell(t *testing.T) {
 	defer cancel()
 	var got []string
 	_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "print('partial'); more()"}, func(f frames.Frame) { got = append(got, summary(f)) })
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "websocket") {
 		t.Fatalf("err = %v, want a DeathError about the socket", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -50,7 +52,7 @@ type Kernel struct {
 
 	done    chan struct{} // closed when dead or closed
 	endOnce sync.Once
-	endErr  error // *frames.DeathError or frames.ErrClosed, set before done closes
+	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
 	busy       atomic.Bool
 	readerHeld atomic.Bool  // the reader waits for a slow cell to take a message
@@ -88,7 +90,7 @@ func (k *Kernel) Alive() bool {
 // Done is closed when the kernel died or was closed.
 func (k *Kernel) Done() <-chan struct{} { return k.done }
 
-// Err is why the kernel ended: a *frames.DeathError, frames.ErrClosed, or nil
+// Err is why the kernel ended: a *backend.DeathError, backend.ErrClosed, or nil
 // while it lives.
 func (k *Kernel) Err() error {
 	if k.Alive() {
@@ -148,7 +150,7 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			return
 		}
 		if state := deathState(m); state != "" {
-			k.end(&frames.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+			k.end(&backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
 				"gateway reported kernel status %q: the kernel process ended, or the gateway lost contact with it", state)})
 			return
 		}
@@ -267,10 +269,16 @@ func (k *Kernel) write(ctx context.Context, m *message) error {
 }
 
 // Interrupt asks the kernel to interrupt the running cell through the
-// control channel, and through REST when the socket cannot take it.
+// control channel, and through REST when the socket cannot take it. With no
+// cell running it does nothing: ipykernel takes an idle interrupt late, in
+// the next cell (a KeyboardInterrupt there) or in its own loop (the next
+// cell then never got its reply).
 func (k *Kernel) Interrupt() error {
 	if !k.Alive() {
 		return k.endErr
+	}
+	if !k.busy.Load() {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -289,7 +297,7 @@ func (k *Kernel) Kill() error { return k.stop() }
 
 func (k *Kernel) stop() error {
 	k.stopOnce.Do(func() {
-		k.end(frames.ErrClosed)
+		k.end(backend.ErrClosed)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		err := k.client.deleteKernel(ctx, k.id)

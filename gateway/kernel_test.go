@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -178,7 +179,7 @@ func TestUnsettledInterruptKills(t *testing.T) {
 	defer cancel()
 	code := "import time\nprint('before', flush=True)\nwhile True:\n    try:\n        time.sleep(10)\n    except KeyboardInterrupt:\n        pass"
 	got, _, err := run(t, k, ctx, frames.Request{ID: "stubborn", Code: code})
-	if !errors.Is(err, frames.ErrKilled) {
+	if !errors.Is(err, backend.ErrKilled) {
 		t.Fatalf("err = %v, want ErrKilled", err)
 	}
 	if len(got) < 2 || got[1] != "stdout:before\n" {
@@ -190,7 +191,7 @@ func TestUnsettledInterruptKills(t *testing.T) {
 	if err := k.Kill(); err != nil {
 		t.Errorf("second Kill: %v", err)
 	}
-	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("Execute after kill: %v, want ErrClosed", err)
 	}
 }
@@ -200,9 +201,9 @@ func TestKernelDeathIsDeathError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got, _, err := run(t, k, ctx, frames.Request{ID: "die", Code: "import os, time\nprint('last words', flush=True)\ntime.sleep(0.3)  # let ipykernel's iopub thread send it\nos._exit(3)"})
-	var de *frames.DeathError
-	if !errors.As(err, &de) || !errors.Is(err, frames.ErrDied) {
-		t.Fatalf("err = %v, want *frames.DeathError", err)
+	var de *backend.DeathError
+	if !errors.As(err, &de) || !errors.Is(err, backend.ErrDied) {
+		t.Fatalf("err = %v, want *backend.DeathError", err)
 	}
 	if len(got) < 2 || got[1] != "stdout:last words\n" {
 		t.Errorf("output before death lost: %q", got)
@@ -212,7 +213,7 @@ func TestKernelDeathIsDeathError(t *testing.T) {
 	default:
 		t.Error("Done not closed after death")
 	}
-	if _, err := k.Execute(ctx, frames.Request{ID: "again", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrDied) {
+	if _, err := k.Execute(ctx, frames.Request{ID: "again", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrDied) {
 		t.Errorf("Execute on dead kernel: %v, want ErrDied", err)
 	}
 }
@@ -231,7 +232,7 @@ func TestExecuteBusy(t *testing.T) {
 	}()
 	<-started
 	_, err := k.Execute(context.Background(), frames.Request{ID: "second", Code: "1"}, func(frames.Frame) {})
-	if !errors.Is(err, frames.ErrBusy) {
+	if !errors.Is(err, backend.ErrBusy) {
 		t.Errorf("concurrent Execute: %v, want ErrBusy", err)
 	}
 	if err := <-result; err != nil {
@@ -278,7 +279,7 @@ func TestCloseTwiceAndExecuteAfterClose(t *testing.T) {
 	if err := k.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+	if _, err := k.Execute(context.Background(), frames.Request{ID: "x", Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("Execute after Close: %v, want ErrClosed", err)
 	}
 }

@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // One gateway serves the package's tests; kernels are reused where the case
-// allows. Tests that need the real thing skip with skipReason when the
+// allows. Tests that need the real thing skip, saying why, when the
 // interpreter lacks kernel_gateway or ipykernel.
 var (
 	testPython string
 	testGW     *testGateway
-	skipReason string
-	setupOnce  sync.Once
+	setupOnce  testkit.Once
 
 	sharedOnce   sync.Once
 	sharedKernel *Kernel
@@ -63,44 +63,29 @@ func cleanup() {
 	}
 }
 
-func setupGateway() {
+func setupGateway() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	py, err := realPython()
+	py, err := testkit.RealPython()
 	if err != nil {
-		skipReason = err.Error()
-		return
+		return err.Error()
 	}
 	testPython = py
 	if out, err := exec.Command(py, "-c", "import kernel_gateway, ipykernel").CombinedOutput(); err != nil {
-		skipReason = fmt.Sprintf("%s lacks the gateway packages: %s (CI installs them: pip install jupyter_kernel_gateway ipykernel)", py, out)
-		return
+		return fmt.Sprintf("%s lacks the gateway packages: %s (CI installs them: pip install jupyter_kernel_gateway ipykernel)", py, out)
 	}
 	testGW, err = startTestGateway(ctx, py)
 	if err != nil {
-		skipReason = "could not start the test gateway: " + err.Error()
+		return "could not start the test gateway: " + err.Error()
 	}
-}
-
-// realPython resolves version-manager shims to the interpreter itself.
-func realPython() (string, error) {
-	for _, name := range []string{"python3", "python"} {
-		out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
-		if err == nil {
-			return strings.TrimSpace(string(out)), nil
-		}
-	}
-	return "", fmt.Errorf("no python3 or python on PATH")
+	return ""
 }
 
 // needGateway starts the package's gateway on first use, so that fuzz
 // workers and tests without it never pay for it.
 func needGateway(t testing.TB) {
 	t.Helper()
-	setupOnce.Do(setupGateway)
-	if skipReason != "" {
-		t.Skip("real kernel gateway unavailable: " + skipReason)
-	}
+	setupOnce.Need(t, "real kernel gateway", setupGateway)
 }
 
 func testClient(t testing.TB) *Client {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/evalhost/evalhost/frames"
+
+	"github.com/evalhost/evalhost/backend"
 )
 
 // A kernel's websocket can drop while the kernel lives on: a proxy or load
@@ -117,21 +118,21 @@ func (k *Kernel) reconnect(ctx context.Context, cause error) error {
 			k.enqueue(ctx, inbound{bad: &ReconnectedError{Kernel: k.id, Cause: cause, After: time.Since(start)}})
 			return nil
 		case gone:
-			return &frames.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+			return &backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
 				"the websocket to kernel %s closed (%v) and the gateway no longer has that kernel: it ended "+
 					"(or the gateway restarted), and its state with it", k.id, cause)}
 		case ctx.Err() != nil:
-			return frames.ErrClosed
+			return backend.ErrClosed
 		}
 		last = err
 		if time.Now().Add(delay).After(deadline) {
-			return &frames.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+			return &backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
 				"the websocket to kernel %s closed (%v) and reconnecting failed for %v (last: %v): the kernel's state "+
 					"is lost to evalhost (it may still run on the gateway at %s)", k.id, cause, reconnectFor, last, k.client.URL())}
 		}
 		select {
 		case <-ctx.Done():
-			return frames.ErrClosed
+			return backend.ErrClosed
 		case <-time.After(delay):
 		}
 	}

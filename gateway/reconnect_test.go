@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -184,7 +185,7 @@ func TestDroppedSocketOfGoneKernel(t *testing.T) {
 	case <-time.After(reconnectFor):
 		t.Fatal("the kernel was not declared lost")
 	}
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(k.Err(), &de) || !strings.Contains(de.StderrTail, "no longer has that kernel") {
 		t.Errorf("Err = %v, want a death naming the gone kernel", k.Err())
 	}
@@ -206,7 +207,7 @@ func TestDroppedSocketUnreachable(t *testing.T) {
 				p.cut()
 			}
 		})
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "reconnecting failed") {
 		t.Errorf("Execute = %v, want a death saying reconnecting failed", err)
 	}
@@ -229,7 +230,7 @@ func TestSilentGatewayNoticed(t *testing.T) {
 				p.setStalled(true)
 			}
 		})
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "the gateway stopped answering") ||
 		!strings.Contains(de.StderrTail, "reconnecting failed") {
 		t.Errorf("Execute = %v, want a death saying the gateway stopped answering and reconnecting failed", err)

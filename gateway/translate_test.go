@@ -3,15 +3,13 @@ package gateway
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // TestTranslateGolden feeds recorded-shape Jupyter messages through the
 // decoder and translator and compares the frames (or errors) with
@@ -40,19 +38,7 @@ func TestTranslateGolden(t *testing.T) {
 			out.WriteByte('\n')
 		}
 	}
-	golden := filepath.Join("testdata", "translate.golden")
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TranslateGolden -update)", err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("translation differs from %s:\n got:\n%s\nwant:\n%s", golden, out.Bytes(), want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "translate.golden"), out.Bytes())
 }
 
 // FuzzDecodeTranslate: no message, however malformed, panics the reader's

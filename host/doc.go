@@ -5,8 +5,8 @@
 // controlling terminal, under a reaper (internal/reaper), with four pipes
 // (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3)
 // and a fresh sync nonce, and returns once the runner is ready, or a
-// *StartError with the child's stderr tail. StartShell starts bash the same
-// way, under its own reaper. The reaper ends every process a cell started,
+// *StartError with the child's stderr tail (package shell starts bash the
+// same way, under its own reaper). The reaper ends every process a cell started,
 // double-forked and setsid ones included (on Linux), when the interpreter
 // exits or this process dies by any signal; see docs/faults.md.
 //
@@ -29,9 +29,9 @@
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
-// then terminates and kills the group (frames.ErrKilled). Death during a
+// then terminates and kills the group (backend.ErrKilled). Death during a
 // cell is noticed when the process is reaped and reported as a
-// *frames.DeathError. Close and Kill return only when the child and
+// *backend.DeathError. Close and Kill return only when the child and
 // everything it started are gone and every goroutine of the Process has
 // ended.
 package host

@@ -10,25 +10,17 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
 // maxIDLen bounds a request id, which travels inside the sync marks.
 const maxIDLen = 200
 
-// Execute runs req as one cell. It calls emit, serially from the calling
-// goroutine, with the cell's frames (started, stdout, stderr, display, result,
-// error, input, warning, ...) in arrival order, all before it returns, and
-// returns the done frame. An empty req.ID gets a generated one.
-//
-// Errors: frames.ErrBusy when a cell is already executing; frames.ErrClosed
-// when p was closed or had died before the call (or was closed during it); a
-// *frames.DeathError when the interpreter dies during the cell (the output it
-// produced first is still emitted). When ctx ends, Execute sends SIGINT to the
-// process group and waits Options.Grace for the done frame, which it then
-// returns (Cancelled set, nil error, interpreter alive); otherwise it
-// terminates and kills the group and returns an error wrapping
-// frames.ErrKilled. emit must not call Close or Kill.
+// Execute runs req as one cell, keeping the contract of package backend
+// (frames emitted serially before it returns the done frame; ErrBusy,
+// ErrClosed, *DeathError, ErrKilled). Cancellation sends SIGINT to the
+// process group and waits Options.Grace before it kills the group.
 func (p *Process) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
 	return p.execute(ctx, req, emit, nil)
 }
@@ -48,10 +40,10 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the interpreter")
 	}
 	if p.closing.Load() || !p.Alive() {
-		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	if !p.busy.CompareAndSwap(false, true) {
-		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrBusy)
+		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrBusy)
 	}
 	defer p.busy.Store(false)
 	if req.ID == "" {
@@ -64,7 +56,7 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 	}
 	c := &cell{id: req.ID, out: make(chan frames.Frame, 64)}
 	if !p.offer(c) {
-		return frames.Frame{}, fmt.Errorf("execute: %w", frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	killed := false
 	if err := p.send(ctx, &req); err != nil && !errors.Is(err, syscall.EPIPE) {
@@ -217,9 +209,9 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 	}
 	switch {
 	case killed:
-		return frames.Frame{}, fmt.Errorf("cell %q: %w within %s; interpreter state lost", c.id, frames.ErrKilled, p.opts.Grace)
+		return frames.Frame{}, fmt.Errorf("cell %q: %w within %s; interpreter state lost", c.id, backend.ErrKilled, p.opts.Grace)
 	case p.closing.Load():
-		return frames.Frame{}, fmt.Errorf("cell %q: %w while the cell ran", c.id, frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("cell %q: %w while the cell ran", c.id, backend.ErrClosed)
 	default:
 		return frames.Frame{}, fmt.Errorf("cell %q: %w", c.id, p.deathError())
 	}

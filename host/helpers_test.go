@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/runner"
 )
 
@@ -46,25 +46,8 @@ func fakeRunner(mode string) int {
 	}
 }
 
-var (
-	pyOnce sync.Once
-	pyPath string
-	pyErr  error
-)
-
-// python resolves python3 to its real executable once (pyenv shims cost
-// tens of milliseconds per start).
-func python(tb testing.TB) string {
-	tb.Helper()
-	pyOnce.Do(func() {
-		out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-		pyPath, pyErr = strings.TrimSpace(string(out)), err
-	})
-	if pyErr != nil || pyPath == "" {
-		tb.Skipf("no python3: %v", pyErr)
-	}
-	return pyPath
-}
+// python is the real interpreter the tests run (see testkit.Python).
+func python(tb testing.TB) string { tb.Helper(); return testkit.Python(tb) }
 
 func runnerPath(tb testing.TB) string {
 	tb.Helper()
@@ -175,15 +158,7 @@ type run struct {
 func (r *run) stdout() string { return r.text(frames.TypeStdout) }
 func (r *run) stderr() string { return r.text(frames.TypeStderr) }
 
-func (r *run) text(t frames.Type) string {
-	var b strings.Builder
-	for _, f := range r.frames {
-		if f.Type == t {
-			b.WriteString(f.Data)
-		}
-	}
-	return b.String()
-}
+func (r *run) text(t frames.Type) string { return testkit.Text(r.frames, t) }
 
 func (r *run) first(t frames.Type) (frames.Frame, bool) {
 	for _, f := range r.frames {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -32,7 +33,7 @@ type Options struct {
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
-var ErrNoInterpreter = errors.New("interpreter not found")
+var ErrNoInterpreter = backend.ErrNoInterpreter
 
 // withDefaults fills zero fields and checks that the paths exist, so a bad
 // option fails with a message naming it instead of a terse exec error.

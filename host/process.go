@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 )
@@ -75,7 +76,7 @@ func (p *Process) Alive() bool {
 // gets a KeyboardInterrupt; an idle runner ignores it.
 func (p *Process) Interrupt() error {
 	if !p.Alive() {
-		return fmt.Errorf("interrupt: %w", frames.ErrClosed)
+		return fmt.Errorf("interrupt: %w", backend.ErrClosed)
 	}
 	if err := p.signalGroup(syscall.SIGINT); err != nil {
 		return fmt.Errorf("interrupt pid %d: %w", p.pid, err)
@@ -172,8 +173,8 @@ func (p *Process) waitChild() {
 }
 
 // deathError describes how the reaped child ended.
-func (p *Process) deathError() *frames.DeathError {
-	e := &frames.DeathError{ExitCode: -1, StderrTail: p.tail.String()}
+func (p *Process) deathError() *backend.DeathError {
+	e := &backend.DeathError{ExitCode: -1, StderrTail: p.tail.String()}
 	if p.status.Signaled() {
 		e.Signal = p.status.Signal().String()
 		return e

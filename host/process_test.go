@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -160,7 +162,7 @@ func TestCancel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		r := execute(t, p, ctx, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('stubborn', flush=True)\nwhile True: pass")
-		if !errors.Is(r.err, frames.ErrKilled) {
+		if !errors.Is(r.err, backend.ErrKilled) {
 			t.Fatalf("err = %v, want ErrKilled", r.err)
 		}
 		if r.stdout() != "stubborn\n" {
@@ -169,7 +171,7 @@ func TestCancel(t *testing.T) {
 		if p.Alive() {
 			t.Error("alive after kill")
 		}
-		if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+		if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 			t.Errorf("execute after kill: %v, want ErrClosed", err)
 		}
 	})
@@ -193,8 +195,8 @@ func TestDeath(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			r := execute(t, p, ctx, tc.code)
-			var de *frames.DeathError
-			if !errors.As(r.err, &de) || !errors.Is(r.err, frames.ErrDied) {
+			var de *backend.DeathError
+			if !errors.As(r.err, &de) || !errors.Is(r.err, backend.ErrDied) {
 				t.Fatalf("err = %v, want a DeathError", r.err)
 			}
 			if de.ExitCode != tc.exit || de.Signal != tc.signal {
@@ -233,7 +235,7 @@ func TestBusyAndClosed(t *testing.T) {
 	<-started
 	_, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {})
 	wg.Wait()
-	if !errors.Is(err, frames.ErrBusy) {
+	if !errors.Is(err, backend.ErrBusy) {
 		t.Errorf("second Execute: %v, want ErrBusy", err)
 	}
 	if first.err != nil || first.done.Status != "ok" {
@@ -247,10 +249,10 @@ func TestBusyAndClosed(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatalf("kill after close: %v", err)
 	}
-	if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, frames.ErrClosed) {
+	if _, err := p.Execute(context.Background(), frames.Request{Code: "1"}, func(frames.Frame) {}); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("execute after close: %v, want ErrClosed", err)
 	}
-	if err := p.Interrupt(); !errors.Is(err, frames.ErrClosed) {
+	if err := p.Interrupt(); !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("interrupt after close: %v, want ErrClosed", err)
 	}
 }
@@ -271,11 +273,31 @@ func TestKillTwice(t *testing.T) {
 func TestOutputBetweenCellsGoesToNextCell(t *testing.T) {
 	checkClean(t, time.Minute)
 	p := startPy(t, nil)
-	r := execute(t, p, context.Background(), "import threading, os\nthreading.Timer(0.2, lambda: os.write(1, b'late\\n')).start()")
+	// A thread of the first cell writes once that cell is done and the test
+	// says so through a FIFO, and says it wrote through another: no sleep
+	// stands in for "after the cell".
+	dir := t.TempDir()
+	goFIFO, wroteFIFO := filepath.Join(dir, "go"), filepath.Join(dir, "wrote")
+	for _, f := range []string{goFIFO, wroteFIFO} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := execute(t, p, context.Background(), fmt.Sprintf(`import threading, os
+def late():
+    open(%q).read()
+    os.write(1, b'late\n')
+    open(%q, 'w').close()
+threading.Thread(target=late, daemon=True).start()`, goFIFO, wroteFIFO))
 	if r.err != nil || r.stdout() != "" {
 		t.Fatalf("first cell: %+v %v stdout %q", r.done, r.err, r.stdout())
 	}
-	time.Sleep(400 * time.Millisecond)
+	if err := os.WriteFile(goFIFO, nil, 0o600); err != nil { // opens once the thread reads
+		t.Fatal(err)
+	}
+	if _, err := os.ReadFile(wroteFIFO); err != nil { // returns once the thread wrote
+		t.Fatal(err)
+	}
 	r = execute(t, p, context.Background(), "print('now')")
 	if r.err != nil || r.stdout() != "late\nnow\n" {
 		t.Fatalf("second cell stdout = %q, err %v", r.stdout(), r.err)
@@ -393,7 +415,7 @@ func TestCloseDuringCell(t *testing.T) {
 		t.Errorf("close: %v", cerr)
 	}
 	wg.Wait()
-	if !errors.Is(err, frames.ErrClosed) {
+	if !errors.Is(err, backend.ErrClosed) {
 		t.Fatalf("execute during close: %v, want ErrClosed", err)
 	}
 }
@@ -401,13 +423,17 @@ func TestCloseDuringCell(t *testing.T) {
 func TestInterruptWhileIdleIsIgnored(t *testing.T) {
 	checkClean(t, time.Minute)
 	p := startPy(t, nil)
-	if err := p.Interrupt(); err != nil {
-		t.Fatalf("interrupt: %v", err)
-	}
-	time.Sleep(100 * time.Millisecond)
-	r := execute(t, p, context.Background(), "1+1")
-	if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
-		t.Fatalf("cell after an idle interrupt: %+v %v\n%s", r.done, r.err, dumpFrames(r.frames))
+	// No pause between the interrupt and the cell: a SIGINT an idle runner
+	// took only once it had read the next request used to interrupt that
+	// cell.
+	for i := range 100 {
+		if err := p.Interrupt(); err != nil {
+			t.Fatalf("interrupt: %v", err)
+		}
+		r := execute(t, p, context.Background(), "1+1")
+		if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
+			t.Fatalf("cell %d after an idle interrupt: %+v %v\n%s", i, r.done, r.err, dumpFrames(r.frames))
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/sessions"
@@ -23,18 +23,14 @@ import (
 // configuration under a private home, and a registry.
 func newRegistry(t *testing.T) *sessions.Registry {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
-	}
-	leakcheck.Check(t, leakcheck.Options{})
 	t.Setenv("EVALHOST_HOME", t.TempDir())
-	cfg, err := config.Sessions(config.Backend{Name: config.BackendRunner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := sessions.New(cfg)
-	t.Cleanup(func() { reg.Close() })
-	return reg
+	return testkit.Registry(t, 2*time.Minute, leakcheck.Options{}, func() *sessions.Registry {
+		cfg, err := config.Sessions(config.Backend{Name: config.BackendRunner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sessions.New(cfg)
+	})
 }
 
 func newNotebook(t *testing.T, cells ...string) *notebook.Notebook {

@@ -19,20 +19,14 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // watchdog bounds every wait in these tests, so a hung runner fails the test
 // instead of the whole binary.
 const watchdog = 30 * time.Second
 
-var (
-	pythonOnce sync.Once
-	pythonExe  string
-	pythonErr  error
-	runnerPath string
-)
+var runnerPath string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -51,27 +45,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// python resolves the real interpreter once (EVALHOST_TEST_PYTHON, else
-// python3 on PATH, through any version-manager shim); it skips without one.
-func python(tb testing.TB) string {
-	tb.Helper()
-	pythonOnce.Do(func() {
-		name := os.Getenv("EVALHOST_TEST_PYTHON")
-		if name == "" {
-			name = "python3"
-		}
-		out, err := exec.Command(name, "-c", "import sys;print(sys.executable)").Output()
-		if err != nil {
-			pythonErr = fmt.Errorf("no usable %s: %w", name, err)
-			return
-		}
-		pythonExe = strings.TrimSpace(string(out))
-	})
-	if pythonErr != nil {
-		tb.Skip(pythonErr)
-	}
-	return pythonExe
-}
+// python is the real interpreter the tests run (see testkit.Python).
+func python(tb testing.TB) string { tb.Helper(); return testkit.Python(tb) }
 
 // proc is one runner process wired like the host wires it.
 type proc struct {

@@ -64,26 +64,26 @@ var conformance = []struct {
 	}},
 	{"result and state", []Cell{py("x = 20"), py("x * 2 + 2")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusOK)
-		if r := c.first(frames.TypeResult); r == nil || r.Bundle.DisplayText() != "42" {
+		if r := c.First(frames.TypeResult); r == nil || r.Bundle.DisplayText() != "42" {
 			t.Errorf("result = %+v, want 42", r)
 		}
 	}},
 	{"display", []Cell{py("class H:\n    def _repr_html_(self): return '<b>x</b>'\n    def __repr__(self): return 'H()'\ndisplay(H())")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusOK)
-		d := c.first(frames.TypeDisplay)
+		d := c.First(frames.TypeDisplay)
 		if html, _ := d.Bundle.Text("text/html"); d == nil || html != "<b>x</b>" {
 			t.Errorf("display = %+v", d)
 		}
 	}},
 	{"error", []Cell{py("undefined_name")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusError)
-		if e := c.first(frames.TypeError); e == nil || e.Ename != "NameError" {
+		if e := c.First(frames.TypeError); e == nil || e.Ename != "NameError" {
 			t.Errorf("error = %+v", e)
 		}
 	}},
 	{"stdin", []Cell{py("input('name? ')")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusError)
-		if c.first(frames.TypeInput) == nil {
+		if c.First(frames.TypeInput) == nil {
 			t.Errorf("no input frame")
 		}
 	}},
@@ -140,11 +140,11 @@ var conformance = []struct {
 	}},
 	{"display id updated from a later cell", []Cell{py("from IPython.display import display, update_display, clear_output\ndisplay('v1', display_id='conf')"), py("update_display('v2', display_id='conf')\nclear_output(wait=True)")}, 0, func(t *testing.T, res Result, c *collector, _ string) {
 		wantStatus(t, res, StatusOK)
-		u := c.first(frames.TypeUpdateDisplay)
+		u := c.First(frames.TypeUpdateDisplay)
 		if u == nil || u.DisplayID != "conf" || u.Bundle.DisplayText() != "'v2'" {
 			t.Errorf("update_display = %+v", u)
 		}
-		if co := c.first(frames.TypeClearOutput); co == nil || !co.Wait {
+		if co := c.First(frames.TypeClearOutput); co == nil || !co.Wait {
 			t.Errorf("clear_output = %+v, want wait", co)
 		}
 	}},
@@ -199,7 +199,7 @@ func TestConformance(t *testing.T) {
 					}
 					c := &collector{}
 					start := time.Now()
-					res, err := r.Eval(ctx, Request{Session: "conf", Cwd: dir, Env: map[string]string{"CONF_VAR": "from-request"}, Cells: tc.cells}, c.emit)
+					res, err := r.Eval(ctx, Request{Session: "conf", Cwd: dir, Env: map[string]string{"CONF_VAR": "from-request"}, Cells: tc.cells}, c.Cell)
 					if err != nil {
 						t.Fatalf("Eval: %v", err)
 					}
@@ -237,14 +237,8 @@ func wantStatus(t *testing.T, res Result, want Status) {
 
 func wantText(t *testing.T, c *collector, typ frames.Type, want string) {
 	t.Helper()
-	var b strings.Builder
-	for _, f := range c.all() {
-		if f.Type == typ {
-			b.WriteString(f.Data)
-		}
-	}
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("%s text %q lacks %q", typ, b.String(), want)
+	if got := c.Text(typ); !strings.Contains(got, want) {
+		t.Errorf("%s text %q lacks %q", typ, got, want)
 	}
 }
 
@@ -255,7 +249,7 @@ func wantCaught(t *testing.T, res Result, c *collector) {
 	t.Helper()
 	wantText(t, c, frames.TypeStdout, "sleeping\ncaught\n")
 	wantText(t, c, frames.TypeStderr, "the cell caught the interrupt")
-	if d := c.first(frames.TypeDone); d == nil || !d.Cancelled {
+	if d := c.First(frames.TypeDone); d == nil || !d.Cancelled {
 		t.Errorf("done = %+v, want cancelled", d)
 	}
 	if !strings.Contains(res.Cells[0].Message, "caught the interrupt") {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -290,7 +291,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 // settle records an attempt's outcome; false means retry the cell.
 func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, attempt int) bool {
 	timedOut := errors.Is(context.Cause(ctx), errTimedOut)
-	var death *frames.DeathError
+	var death *backend.DeathError
 	switch {
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
@@ -328,7 +329,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		} else {
 			c.fail(StatusKilled, death.Error())
 		}
-	case errors.Is(err, frames.ErrKilled):
+	case errors.Is(err, backend.ErrKilled):
 		c.j.s.drop(c.cell.Language)
 		c.lose(false)
 		if timedOut {
@@ -337,7 +338,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusCancelled
 			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
 		}
-	case errors.Is(err, frames.ErrClosed):
+	case errors.Is(err, backend.ErrClosed):
 		// The session was closed (or killed) under the cell: the
 		// interpreter and its state are gone, and a retry would only
 		// meet a closed session.

@@ -4,22 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/backend"
 )
 
 // Executor is one live interpreter of a session: the runner process, the sh
-// shell or a gateway kernel. All of them keep the same contract (see
-// host.Process): Execute emits a cell's frames serially and returns its done
-// frame, or an error wrapping the frames sentinels.
-type Executor interface {
-	Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error)
-	Ready() frames.Frame // the ready frame it started with
-	Interrupt() error
-	Alive() bool
-	Done() <-chan struct{}
-	Close() error
-	Kill() error
-}
+// shell or a gateway kernel, all keeping the contract of package backend.
+type Executor = backend.Executor
 
 // streamLender is implemented by executors that can lend a cell's stdout
 // and stderr bytes to a callback in place of frames (host.Process).

@@ -95,13 +95,13 @@ func TestDetachedJobLifecycle(t *testing.T) {
 	if res.Status != StatusDetached || res.FailedCell != 0 || cell.Status != StatusDetached || cell.Job == "" {
 		t.Fatalf("request %s (failed cell %d), cell %+v; want the cell detached with a job", res.Status, res.FailedCell, cell)
 	}
-	if !strings.HasPrefix(cell.Output.Text, "line 0\n") || !strings.Contains(c.text(), "line 0\n") || cell.JobOffset != int64(len(cell.Output.Text)) {
-		t.Fatalf("detached output %q (offset %d), streamed %q; want the lines so far, offset at their end", cell.Output.Text, cell.JobOffset, c.text())
+	if !strings.HasPrefix(cell.Output.Text, "line 0\n") || !strings.Contains(c.Output(), "line 0\n") || cell.JobOffset != int64(len(cell.Output.Text)) {
+		t.Fatalf("detached output %q (offset %d), streamed %q; want the lines so far, offset at their end", cell.Output.Text, cell.JobOffset, c.Output())
 	}
 	if res.Cells[1].Status != StatusSkipped || !strings.Contains(res.Cells[1].Message, cell.Job) {
 		t.Fatalf("cell after the detached one: %+v; want skipped naming the job", res.Cells[1])
 	}
-	streamed := len(c.all())
+	streamed := len(c.All())
 	// The detached result's output, then the job's from its offset on:
 	// together, every line once (checked at the end; a page may end
 	// within a line).
@@ -135,7 +135,7 @@ func TestDetachedJobLifecycle(t *testing.T) {
 	})
 	t.Run("another session runs meanwhile", func(t *testing.T) {
 		if res, c := eval(t, r, Request{Session: "b", Cwd: dir, Cells: []Cell{py("print('b ran')")}}); res.Status != StatusOK {
-			t.Fatalf("session b: %s %q", res.Status, c.text())
+			t.Fatalf("session b: %s %q", res.Status, c.Output())
 		}
 	})
 	t.Run("sessions lists the job", func(t *testing.T) {
@@ -157,7 +157,7 @@ func TestDetachedJobLifecycle(t *testing.T) {
 	if got := ends.of(cell.Job); len(got) != 1 || got[0].Status != StatusOK {
 		t.Fatalf("OnJobEnd calls for %s: %+v; want one, ok", cell.Job, got)
 	}
-	if len(c.all()) != streamed {
+	if len(c.All()) != streamed {
 		t.Fatalf("the request's emit was called after its cell detached")
 	}
 	// The rest of the output, to the end.
@@ -175,8 +175,8 @@ func TestDetachedJobLifecycle(t *testing.T) {
 		t.Fatalf("output ended without its last line: %q", all.String())
 	}
 	// The session takes requests again, with its state.
-	if res, c := eval(t, r, Request{Session: "a", Cwd: dir, Cells: []Cell{py("print(kept + 1)")}}); res.Status != StatusOK || !strings.Contains(c.text(), "42") {
-		t.Fatalf("after the job: %s %q", res.Status, c.text())
+	if res, c := eval(t, r, Request{Session: "a", Cwd: dir, Cells: []Cell{py("print(kept + 1)")}}); res.Status != StatusOK || !strings.Contains(c.Output(), "42") {
+		t.Fatalf("after the job: %s %q", res.Status, c.Output())
 	}
 }
 
@@ -216,7 +216,7 @@ func detachOne(t *testing.T, r *Registry, req Request) CellResult {
 	t.Helper()
 	res, c := eval(t, r, req)
 	if res.Cells[0].Status != StatusDetached {
-		t.Fatalf("cell %+v (output %q); want detached", res.Cells[0], c.text())
+		t.Fatalf("cell %+v (output %q); want detached", res.Cells[0], c.Output())
 	}
 	return res.Cells[0]
 }
@@ -271,8 +271,8 @@ func TestJobEndings(t *testing.T) {
 			if tt.stateLost {
 				want = "False"
 			}
-			if res, c := eval(t, r, Request{Session: tt.session, Cwd: dir, Cells: []Cell{py("print('kept' in globals())")}}); res.Status != StatusOK || !strings.Contains(c.text(), want) {
-				t.Fatalf("after the job: %s %q; want state kept = %s", res.Status, c.text(), want)
+			if res, c := eval(t, r, Request{Session: tt.session, Cwd: dir, Cells: []Cell{py("print('kept' in globals())")}}); res.Status != StatusOK || !strings.Contains(c.Output(), want) {
+				t.Fatalf("after the job: %s %q; want state kept = %s", res.Status, c.Output(), want)
 			}
 		})
 	}

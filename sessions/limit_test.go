@@ -35,7 +35,7 @@ func TestLimitNeverEvictsNewOrBusySessions(t *testing.T) {
 			defer wg.Done()
 			c := &collector{}
 			res, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir,
-				Env: map[string]string{"S": id}, Cells: []Cell{sh(hold)}}, c.emit)
+				Env: map[string]string{"S": id}, Cells: []Cell{sh(hold)}}, c.Cell)
 			outcomes <- outcome{id, res, c, err}
 		}()
 	}
@@ -59,8 +59,8 @@ func TestLimitNeverEvictsNewOrBusySessions(t *testing.T) {
 			t.Errorf("%s: %v", o.id, o.err)
 			continue
 		}
-		if o.res.Status != StatusOK || !strings.Contains(o.c.text(), "done "+o.id) {
-			t.Errorf("%s: %s %q", o.id, o.res.Status, o.c.text())
+		if o.res.Status != StatusOK || !strings.Contains(o.c.Output(), "done "+o.id) {
+			t.Errorf("%s: %s %q", o.id, o.res.Status, o.c.Output())
 		}
 	}
 	// As requests end, the idle sessions over the limit are shut down.

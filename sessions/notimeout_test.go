@@ -30,7 +30,7 @@ func TestClampTimeout(t *testing.T) {
 func TestNoTimeoutCell(t *testing.T) {
 	r := newTestRegistry(t, Config{DefaultTimeout: time.Second})
 	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "import time; time.sleep(1.5); print('done')", Timeout: NoTimeout}}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "done") {
-		t.Fatalf("cell without a timeout: %+v %q", res.Cells[0], c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "done") {
+		t.Fatalf("cell without a timeout: %+v %q", res.Cells[0], c.Output())
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // newTestRegistry returns a registry with a private home, closed when the
@@ -21,21 +23,10 @@ import (
 // be left.
 func newTestRegistry(t *testing.T, cfg Config) *Registry {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
-	}
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 	}
-	t.Cleanup(leakcheck.Watchdog(t, 2*time.Minute))
-	leakcheck.Check(t, leaks)
-	r := New(cfg)
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return r
+	return testkit.Registry(t, 2*time.Minute, leaks, func() *Registry { return New(cfg) })
 }
 
 // leaks is what a registry may not leave behind. Every interpreter and
@@ -51,37 +42,7 @@ var leaks = leakcheck.Options{
 }
 
 // collector gathers a request's frames.
-type collector struct {
-	mu     sync.Mutex
-	frames []frames.Frame
-	pids   []int
-}
-
-func (c *collector) emit(_ int, f frames.Frame) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.frames = append(c.frames, f)
-	if f.Type == frames.TypeReady {
-		c.pids = append(c.pids, f.PID)
-	}
-}
-
-func (c *collector) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for _, f := range c.frames {
-		switch f.Type {
-		case frames.TypeStdout, frames.TypeStderr:
-			b.WriteString(f.Data)
-		case frames.TypeResult, frames.TypeDisplay:
-			b.WriteString(f.Bundle.DisplayText() + "\n")
-		case frames.TypeError:
-			b.WriteString(f.Ename + ": " + f.Evalue + "\n")
-		}
-	}
-	return b.String()
-}
+type collector = testkit.Collector
 
 func py(code string) Cell { return Cell{Language: LangPython, Code: code} }
 func sh(code string) Cell { return Cell{Language: LangShell, Code: code} }
@@ -89,7 +50,7 @@ func sh(code string) Cell { return Cell{Language: LangShell, Code: code} }
 func eval(t *testing.T, r *Registry, req Request) (Result, *collector) {
 	t.Helper()
 	c := &collector{}
-	res, err := r.Eval(context.Background(), req, c.emit)
+	res, err := r.Eval(context.Background(), req, c.Cell)
 	if err != nil {
 		t.Fatalf("Eval: %v", err)
 	}
@@ -121,15 +82,15 @@ func TestCellsAndState(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, c := eval(t, r, tt.req)
 			if res.Status != tt.wantStatus || res.FailedCell != tt.wantFailed {
-				t.Fatalf("status %s failed cell %d, want %s %d; output %q", res.Status, res.FailedCell, tt.wantStatus, tt.wantFailed, c.text())
+				t.Fatalf("status %s failed cell %d, want %s %d; output %q", res.Status, res.FailedCell, tt.wantStatus, tt.wantFailed, c.Output())
 			}
 			for i, want := range tt.cellStatus {
 				if res.Cells[i].Status != want {
 					t.Errorf("cell %d status %s, want %s", i, res.Cells[i].Status, want)
 				}
 			}
-			if !strings.Contains(c.text(), tt.wantText) {
-				t.Fatalf("output %q does not contain %q", c.text(), tt.wantText)
+			if !strings.Contains(c.Output(), tt.wantText) {
+				t.Fatalf("output %q does not contain %q", c.Output(), tt.wantText)
 			}
 		})
 	}
@@ -201,7 +162,7 @@ func TestEvictionAndIdleShutdown(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"a", "b", "c"} {
 		if res, c := eval(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{py("v = 1")}}); res.Status != StatusOK {
-			t.Fatalf("session %s: %s %q", id, res.Status, c.text())
+			t.Fatalf("session %s: %s %q", id, res.Status, c.Output())
 		}
 	}
 	ids := map[string]bool{}
@@ -211,55 +172,104 @@ func TestEvictionAndIdleShutdown(t *testing.T) {
 	if len(ids) != 2 || ids["a"] {
 		t.Fatalf("sessions after overflow = %v, want b and c (a was least recently used)", ids)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(r.Sessions()) > 0 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := len(r.Sessions()); n != 0 {
-		t.Fatalf("%d sessions still live after the idle timeout", n)
-	}
+	waitFor(t, func() bool { return len(r.Sessions()) == 0 }) // the idle timeout closes them
 }
 
-// Intervals of the two sleeps overlap across sessions and never within one.
-func TestParallelSessionsSerialSession(t *testing.T) {
+// Two sessions run at once: each cell waits for the other at a FIFO, which
+// only returns once both are inside their cells (the cell timeout turns a
+// registry that serialised them into a failure, not a hang).
+func TestParallelSessions(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	dir := t.TempDir()
-	code := "import time; _t0 = time.time(); time.sleep(1); print(_t0, time.time())"
-	run := func(sessions ...string) [][2]float64 {
-		var wg sync.WaitGroup
-		spans := make([][2]float64, len(sessions))
-		for i, id := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := &collector{}
-				if _, err := r.Eval(context.Background(), Request{Session: id, Cwd: dir, Cells: []Cell{py(code)}}, c.emit); err != nil {
-					t.Errorf("Eval: %v", err)
-					return
-				}
-				parseSpan(t, c.text(), &spans[i])
-			}()
-		}
-		wg.Wait()
-		return spans
+	meet := mkfifo(t, dir, "meet")
+	codes := map[string]string{
+		"p1": "open(" + quote(meet) + ", 'w').close()\nprint('met')",
+		"p2": "open(" + quote(meet) + ").read()\nprint('met')",
 	}
-	if sp := run("p1", "p2"); !overlap(sp[0], sp[1]) {
-		t.Errorf("two sessions did not run in parallel: %v", sp)
+	var wg sync.WaitGroup
+	for id, code := range codes {
+		wg.Go(func() {
+			res, c := evalIn(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{{Language: LangPython, Code: code, Timeout: time.Minute}}})
+			if res.Status != StatusOK || c.Output() != "met\n" {
+				t.Errorf("session %s: %s %q; the two sessions did not run at once", id, res.Status, c.Output())
+			}
+		})
 	}
-	if sp := run("one", "one"); overlap(sp[0], sp[1]) {
-		t.Errorf("one session ran two requests at once: %v", sp)
+	wg.Wait()
+}
+
+// Two requests to one session run one after the other: the second is seen
+// queued while the first holds its cell open, and when it runs it finds
+// what the first wrote on leaving.
+func TestSerialSession(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	in, release := mkfifo(t, dir, "in"), mkfifo(t, dir, "release")
+	left := filepath.Join(dir, "first-left")
+	first := "open(" + quote(in) + ", 'w').close()\nopen(" + quote(release) + ").read()\nopen(" + quote(left) + ", 'w').close()"
+	second := "import os\nprint(os.path.exists(" + quote(left) + "))"
+	req := func(code string) Request {
+		return Request{Session: "one", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: code, Timeout: time.Minute}}}
+	}
+	firstDone := make(chan Result, 1)
+	go func() { res, _ := evalIn(t, r, req(first)); firstDone <- res }()
+	if _, err := os.ReadFile(in); err != nil { // the first cell is running
+		t.Fatal(err)
+	}
+	type outcome struct {
+		res Result
+		out string
+	}
+	secondDone := make(chan outcome, 1)
+	go func() { res, c := evalIn(t, r, req(second)); secondDone <- outcome{res, c.Output()} }()
+	// Either the second request queues behind the first, or (wrongly) it
+	// runs beside it and ends while the first still holds its cell.
+	waitFor(t, func() bool { return queued(r, "one") == 2 || len(secondDone) == 1 })
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-firstDone; res.Status != StatusOK {
+		t.Errorf("first request: %s %+v", res.Status, res.Cells)
+	}
+	if o := <-secondDone; o.res.Status != StatusOK || o.out != "True\n" {
+		t.Errorf("second request: %s %q; want it to run after the first left (True)", o.res.Status, o.out)
 	}
 }
 
-func parseSpan(t *testing.T, out string, span *[2]float64) {
+// evalIn is eval for a goroutine of the test: an API error fails the test
+// without ending the goroutine early.
+func evalIn(t *testing.T, r *Registry, req Request) (Result, *collector) {
+	c := &collector{}
+	res, err := r.Eval(context.Background(), req, c.Cell)
+	if err != nil {
+		t.Errorf("Eval: %v", err)
+	}
+	return res, c
+}
+
+// mkfifo makes a FIFO named name in dir.
+func mkfifo(t *testing.T, dir, name string) string {
 	t.Helper()
-	var a, b float64
-	if _, err := fmtSscan(strings.TrimSpace(out), &a, &b); err != nil {
-		t.Errorf("cannot parse span from %q: %v", out, err)
+	path := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	*span = [2]float64{a, b}
+	return path
 }
 
-func overlap(a, b [2]float64) bool { return a[0] < b[1] && b[0] < a[1] }
+// queued is how many requests session id has queued or running.
+func queued(r *Registry, id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, s := range r.sessions {
+		if k.Session == id {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.queued
+		}
+	}
+	return 0
+}
 
 func TestDeathRetriedOnce(t *testing.T) {
 	r := newTestRegistry(t, Config{})
@@ -269,8 +279,8 @@ func TestDeathRetriedOnce(t *testing.T) {
 	once := "import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)\nprint('survived')"
 	res, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("x = 1"), py(once)}})
 	cell := res.Cells[1]
-	if cell.Status != StatusOK || !cell.Retried || !cell.StateLost || !strings.Contains(c.text(), "survived") {
-		t.Fatalf("cell %+v output %q; want ok, retried, stateLost, survived", cell, c.text())
+	if cell.Status != StatusOK || !cell.Retried || !cell.StateLost || !strings.Contains(c.Output(), "survived") {
+		t.Fatalf("cell %+v output %q; want ok, retried, stateLost, survived", cell, c.Output())
 	}
 	res, c = eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import os; os.kill(os.getpid(), 9)")}})
 	cell = res.Cells[0]
@@ -287,7 +297,7 @@ func TestCancelledCellNotRetried(t *testing.T) {
 	// Cancel once the cell ignores SIGINT, not after a fixed delay: on a
 	// loaded machine the interpreter may not even have started by then.
 	emit := func(cell int, f frames.Frame) {
-		c.emit(cell, f)
+		c.Cell(cell, f)
 		if f.Type == frames.TypeStdout && strings.Contains(f.Data, "spinning") {
 			cancel()
 		}
@@ -300,8 +310,8 @@ func TestCancelledCellNotRetried(t *testing.T) {
 	if cell.Status != StatusCancelled || cell.Retried || !cell.StateLost {
 		t.Fatalf("cell = %+v; want cancelled, not retried, state lost", cell)
 	}
-	if len(c.pids) != 1 {
-		t.Fatalf("interpreters started = %d, want 1 (no retry)", len(c.pids))
+	if len(c.PIDs()) != 1 {
+		t.Fatalf("interpreters started = %d, want 1 (no retry)", len(c.PIDs()))
 	}
 }
 
@@ -309,12 +319,12 @@ func TestTimeout(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('before')\nwhile True: pass", Timeout: time.Second}}})
 	cell := res.Cells[0]
-	if cell.Status != StatusTimeout || !strings.Contains(c.text(), "before") || !strings.Contains(c.text(), "Command timed out after 1 seconds") {
-		t.Fatalf("cell = %+v output %q; want timeout keeping earlier output", cell, c.text())
+	if cell.Status != StatusTimeout || !strings.Contains(c.Output(), "before") || !strings.Contains(c.Output(), "Command timed out after 1 seconds") {
+		t.Fatalf("cell = %+v output %q; want timeout keeping earlier output", cell, c.Output())
 	}
 	res, c = eval(t, r, Request{Cells: []Cell{py("print('next cell runs')")}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "next cell runs") {
-		t.Fatalf("after a timeout: %s %q", res.Status, c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "next cell runs") {
+		t.Fatalf("after a timeout: %s %q", res.Status, c.Output())
 	}
 }
 
@@ -324,8 +334,8 @@ func TestEnvironmentFiltered(t *testing.T) {
 	r := newTestRegistry(t, Config{Environ: environ, ExtraEnv: map[string]string{"PI_TOOL_BRIDGE_TOKEN": "bridge"}})
 	code := "import os; print(sorted(k for k in ('OPENAI_API_KEY','MY_SERVICE_TOKEN','LC_EVALHOST_TEST','PI_TOOL_BRIDGE_TOKEN','PI_TOOL_BRIDGE_SESSION','PI_PYTHON_GATEWAY_TOKEN','PI_SECRET_KEY') if k in os.environ)); print(os.environ['HTTPS_PROXY'])"
 	_, c := eval(t, r, Request{Session: "envtest", Cells: []Cell{py(code)}})
-	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']\nhttp://proxy.invalid:3128\n"; c.text() != want {
-		t.Fatalf("visible variables %q, want %q", c.text(), want)
+	if want := "['LC_EVALHOST_TEST', 'PI_TOOL_BRIDGE_SESSION', 'PI_TOOL_BRIDGE_TOKEN']\nhttp://proxy.invalid:3128\n"; c.Output() != want {
+		t.Fatalf("visible variables %q, want %q", c.Output(), want)
 	}
 }
 
@@ -337,8 +347,8 @@ func TestVenvPickedUp(t *testing.T) {
 	r := newTestRegistry(t, Config{Getenv: func(string) string { return "" }})
 	_, c := eval(t, r, Request{Cwd: dir, Cells: []Cell{py("import sys, os; print(sys.prefix); print(os.environ['PATH'].split(os.pathsep)[0])")}})
 	want := filepath.Join(dir, ".venv")
-	if lines := strings.Split(strings.TrimSpace(c.text()), "\n"); len(lines) != 2 || lines[0] != want || lines[1] != filepath.Join(want, "bin") {
-		t.Fatalf("prefix and PATH head = %q, want %s and its bin", c.text(), want)
+	if lines := strings.Split(strings.TrimSpace(c.Output()), "\n"); len(lines) != 2 || lines[0] != want || lines[1] != filepath.Join(want, "bin") {
+		t.Fatalf("prefix and PATH head = %q, want %s and its bin", c.Output(), want)
 	}
 }
 
@@ -348,17 +358,17 @@ func TestShellCells(t *testing.T) {
 	}
 	r := newTestRegistry(t, Config{})
 	res, c := eval(t, r, Request{Cells: []Cell{sh("cd /tmp"), sh("pwd")}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "/tmp") {
-		t.Fatalf("cd not kept: %s %q", res.Status, c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "/tmp") {
+		t.Fatalf("cd not kept: %s %q", res.Status, c.Output())
 	}
 	res, c = eval(t, r, Request{KeepGoing: true, Cells: []Cell{sh("exit 3"), sh("echo fresh; pwd")}})
-	if res.Cells[0].Status != StatusError || !res.Cells[0].StateLost || !strings.Contains(c.text(), "3") {
-		t.Fatalf("exit 3 cell = %+v output %q; want an error that says the shell's state is gone", res.Cells[0], c.text())
+	if res.Cells[0].Status != StatusError || !res.Cells[0].StateLost || !strings.Contains(c.Output(), "3") {
+		t.Fatalf("exit 3 cell = %+v output %q; want an error that says the shell's state is gone", res.Cells[0], c.Output())
 	}
 	// A new shell starts in the session's cwd, not in the /tmp the old one had cd'd to.
 	wd, _ := os.Getwd()
-	if res.Cells[1].Status != StatusOK || !strings.Contains(c.text(), "fresh\n"+wd+"\n") {
-		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.text())
+	if res.Cells[1].Status != StatusOK || !strings.Contains(c.Output(), "fresh\n"+wd+"\n") {
+		t.Fatalf("next cell did not run in a new shell: %+v %q", res.Cells[1], c.Output())
 	}
 }
 
@@ -432,8 +442,8 @@ func TestCancelRightAfterSubmit(t *testing.T) {
 			t.Fatalf("attempt %d: %+v; want cancelled by interrupt with state kept", i, c)
 		}
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print(warm)")}}); !strings.Contains(c.text(), "1") {
-		t.Fatalf("state lost after cancels: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(warm)")}}); !strings.Contains(c.Output(), "1") {
+		t.Fatalf("state lost after cancels: %q", c.Output())
 	}
 }
 
@@ -441,13 +451,13 @@ func TestMemoryGuardRecycles(t *testing.T) {
 	r := newTestRegistry(t, Config{MaxRSS: 64 << 20})
 	res, c := eval(t, r, Request{Cells: []Cell{py("small = 1"), py("big = bytearray(200 * 1024 * 1024)"), py("print('big' in globals(), 'small' in globals())")}})
 	if res.Status != StatusOK {
-		t.Fatalf("status %s: %q", res.Status, c.text())
+		t.Fatalf("status %s: %q", res.Status, c.Output())
 	}
 	if res.Cells[0].Recycled || !res.Cells[1].Recycled || !res.Cells[1].StateLost {
 		t.Fatalf("recycled flags %v %v; want only the cell that grew past the limit", res.Cells[0].Recycled, res.Cells[1].Recycled)
 	}
-	if !strings.Contains(c.text(), "over the 64 MB limit") || !strings.Contains(c.text(), "False False") {
-		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.text())
+	if !strings.Contains(c.Output(), "over the 64 MB limit") || !strings.Contains(c.Output(), "False False") {
+		t.Fatalf("output %q; want the recycle notice and a fresh interpreter after it", c.Output())
 	}
 }
 
@@ -461,14 +471,14 @@ func TestResetFindsSessionByIDAndCwd(t *testing.T) {
 	dir := t.TempDir()
 	req := Request{Session: "ip", Cwd: dir, IPython: true, Cells: []Cell{py("v = 1")}}
 	if res, c := eval(t, r, req); res.Status != StatusOK {
-		t.Fatalf("%s %q", res.Status, c.text())
+		t.Fatalf("%s %q", res.Status, c.Output())
 	}
 	if err := r.Reset(context.Background(), "ip", dir); err != nil {
 		t.Fatal(err)
 	}
 	req.Cells = []Cell{py("print('v' in globals())")}
-	if _, c := eval(t, r, req); !strings.Contains(c.text(), "False") {
-		t.Fatalf("state after reset: %q", c.text())
+	if _, c := eval(t, r, req); !strings.Contains(c.Output(), "False") {
+		t.Fatalf("state after reset: %q", c.Output())
 	}
 	if err := r.Reset(context.Background(), "nobody", dir); err != nil || len(r.Sessions()) != 1 {
 		t.Fatalf("reset of a missing session: %v, %d sessions", err, len(r.Sessions()))
@@ -488,11 +498,11 @@ func TestCancelledBeforeSend(t *testing.T) {
 			t.Fatalf("attempt %d: %+v %v; want cancelled with state kept", i, res.Cells[0], err)
 		}
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print('ran', ran)")}}); !strings.Contains(c.text(), "ran 0") {
-		t.Fatalf("a cancelled request's cell ran: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print('ran', ran)")}}); !strings.Contains(c.Output(), "ran 0") {
+		t.Fatalf("a cancelled request's cell ran: %q", c.Output())
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.text(), "42") {
-		t.Fatalf("state lost: %q", c.text())
+	if _, c := eval(t, r, Request{Cells: []Cell{py("print(kept)")}}); !strings.Contains(c.Output(), "42") {
+		t.Fatalf("state lost: %q", c.Output())
 	}
 }
 
@@ -524,7 +534,7 @@ func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
 		return cancelOnSend{ex, &cancel}, nil
 	}}})
 	_, c := eval(t, r, Request{Cells: []Cell{py("kept = 42\nimport os; print(os.getpid())")}})
-	pid := strings.TrimSpace(c.text())
+	pid := strings.TrimSpace(c.Output())
 	ctx, cancelReq := context.WithCancel(context.Background())
 	cancel = cancelReq
 	res, err := r.Eval(ctx, Request{Cells: []Cell{py("kept = 0")}}, nil)
@@ -532,8 +542,8 @@ func TestCancelledAtSendKeepsInterpreter(t *testing.T) {
 	if err != nil || res.Cells[0].Status != StatusCancelled || res.Cells[0].StateLost {
 		t.Fatalf("cancelled at send: %+v %v; want cancelled with state kept", res.Cells[0], err)
 	}
-	if _, c := eval(t, r, Request{Cells: []Cell{py("import os; print(kept, os.getpid())")}}); strings.TrimSpace(c.text()) != "42 "+pid {
-		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.text(), pid)
+	if _, c := eval(t, r, Request{Cells: []Cell{py("import os; print(kept, os.getpid())")}}); strings.TrimSpace(c.Output()) != "42 "+pid {
+		t.Fatalf("after the cancelled cell: %q; want the same interpreter (pid %s) with kept = 42", c.Output(), pid)
 	}
 }
 
@@ -550,8 +560,8 @@ func TestTimeoutExcludesInterpreterStart(t *testing.T) {
 	}
 	r := newTestRegistry(t, Config{Home: home})
 	res, c := eval(t, r, Request{Cells: []Cell{{Language: LangPython, Code: "print('ran')", Timeout: time.Second}}})
-	if res.Status != StatusOK || !strings.Contains(c.text(), "ran") {
-		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.text())
+	if res.Status != StatusOK || !strings.Contains(c.Output(), "ran") {
+		t.Fatalf("cell after a slow start: %+v %q; want ok", res.Cells[0], c.Output())
 	}
 }
 
@@ -609,8 +619,8 @@ func TestCloseBusySession(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(c.text(), "False") {
-		t.Fatalf("the fresh session saw the closed one's state: %q", c.text())
+	if !strings.Contains(c.Output(), "False") {
+		t.Fatalf("the fresh session saw the closed one's state: %q", c.Output())
 	}
 }
 
@@ -629,7 +639,7 @@ func TestRunIDsAreNotReused(t *testing.T) {
 	var seen []string
 	for range 2 {
 		_, c := eval(t, r, Request{ID: "same", Session: "s1", Cells: []Cell{py("import os; print(os.environ['EVALHOST_RUN'])")}})
-		seen = append(seen, strings.TrimSpace(c.text()))
+		seen = append(seen, strings.TrimSpace(c.Output()))
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"github.com/evalhost/evalhost/host"
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/runner"
+	"github.com/evalhost/evalhost/shell"
 )
 
 // DefaultStarters runs Python cells in the evalhost runner and sh cells in a
@@ -56,7 +57,7 @@ func RunnerStarter(home string) Starter {
 // ShellStarter starts bash under a pseudo-terminal.
 func ShellStarter() Starter {
 	return func(ctx context.Context, spec Spec) (Executor, error) {
-		return host.StartShell(ctx, host.ShellOptions{
+		return shell.Start(ctx, shell.Options{
 			Env:          spec.Env,
 			Dir:          spec.Cwd,
 			StartTimeout: spec.StartTimeout,

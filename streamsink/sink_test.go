@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func newSink(t *testing.T, o Options) *Sink {
 	t.Helper()
@@ -473,20 +471,7 @@ func TestDumpGolden(t *testing.T) {
 	d := closeDump(t, s)
 	got, _ := json.MarshalIndent(d, "", "  ")
 	got = append(got, '\n')
-	golden := filepath.Join("testdata", "dump.golden.json")
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("dump differs from %s:\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "dump.golden.json"), got)
 	if !utf8.ValidString(d.String()) {
 		t.Error("invalid UTF-8")
 	}

@@ -12,18 +12,14 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // startRun starts `evalhost run -c CODE` and waits for its first stdout line.
 func startRun(t *testing.T, code string, args ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	cmd := command(t, append([]string{"run", "-c", code}, args...)...)
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr := testkit.StartPiped(t, cmd)
 	t.Cleanup(func() { cmd.Process.Kill() })
 	line := make(chan string, 1)
 	go func() {
@@ -41,7 +37,7 @@ func startRun(t *testing.T, code string, args ...string) (*exec.Cmd, *strings.Bu
 	case <-time.After(30 * time.Second):
 		t.Fatal("the cell never started")
 	}
-	return cmd, &stderr
+	return cmd, stderr
 }
 
 func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
@@ -117,21 +113,13 @@ func TestRunEndsCellProcesses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := command(t, "run", "-c", cell)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			stdout, stderr := testkit.StartPiped(t, cmd)
 			t.Cleanup(func() { cmd.Process.Kill() })
 			r := bufio.NewReader(stdout)
 			line, err := r.ReadString('\n')
 			pid, _ := strconv.Atoi(strings.TrimSpace(line))
 			if err != nil || pid <= 0 {
-				t.Fatalf("first line %q (%v), want the child's pid; stderr %s", line, err, &stderr)
+				t.Fatalf("first line %q (%v), want the child's pid; stderr %s", line, err, stderr)
 			}
 			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 			if tt.name != "output closed" {
@@ -139,12 +127,12 @@ func TestRunEndsCellProcesses(t *testing.T) {
 			}
 			tt.end(cmd, stdout)
 			if code := exitCodeOf(t, cmd); code != tt.wantCode {
-				t.Errorf("exit %d, want %d; stderr %s", code, tt.wantCode, &stderr)
+				t.Errorf("exit %d, want %d; stderr %s", code, tt.wantCode, stderr)
 			}
 			// A reader that left is a pipeline's normal end: nothing more is
 			// printed, not a complaint nor the cancelled cell's traceback.
 			if tt.wantCode == 141 && stderr.Len() != 0 {
-				t.Errorf("stderr %q; want nothing after the output closed", &stderr)
+				t.Errorf("stderr %q; want nothing after the output closed", stderr)
 			}
 			if !leakcheck.Gone(pid, 10*time.Second) {
 				t.Errorf("the cell's child process %d outlived evalhost run", pid)

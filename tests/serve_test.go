@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestServe(t *testing.T) {
@@ -126,11 +125,11 @@ func TestServe(t *testing.T) {
 	}
 
 	// Shutdown with work in flight: the default drains it.
-	c.send(map[string]any{"op": "eval", "id": "f1", "session": "F", "cwd": dir, "cells": []any{py("import time; time.sleep(0.5); print('finished')")}})
-	time.Sleep(100 * time.Millisecond)
+	c.send(map[string]any{"op": "eval", "id": "f1", "session": "F", "cwd": dir, "cells": []any{py("import time\nprint('started', flush=True)\ntime.sleep(0.5)\nprint('finished')")}})
+	c.waitFor("f1 to start", func() bool { return stdoutOf(c.byID["f1"]) != "" })
 	c.send(map[string]any{"op": "shutdown"})
 	lines = c.result("f1")
-	if end := endOf(t, lines); end["status"] != "ok" || stdoutOf(lines) != "finished\n" {
+	if end := endOf(t, lines); end["status"] != "ok" || stdoutOf(lines) != "started\nfinished\n" {
 		t.Fatalf("in-flight request at shutdown: %v %q", end, stdoutOf(lines))
 	}
 	if err := c.cmd.Wait(); err != nil {

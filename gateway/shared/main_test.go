@@ -7,25 +7,24 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // One gateway serves the tests that only need one; tests that change or
 // end a gateway start their own in a fresh home. Tests that need the real
-// thing skip with skipReason when the interpreter lacks kernel_gateway or
+// thing skip, saying why, when the interpreter lacks kernel_gateway or
 // ipykernel.
 var (
 	testPython string
 	testHome   string
 	testEP     *Endpoint
-	skipReason string
-	setupOnce  sync.Once
+	setupOnce  testkit.Once
 )
 
 const helperEnv = "EVALHOST_SHARED_TEST_HELPER"
@@ -51,48 +50,32 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func setupGateway() {
+func setupGateway() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	py, err := realPython()
+	py, err := testkit.RealPython()
 	if err != nil {
-		skipReason = err.Error()
-		return
+		return err.Error()
 	}
 	testPython = py
 	if err := Check(ctx, py); err != nil {
-		skipReason = fmt.Sprintf("%v (CI installs them: pip install jupyter_kernel_gateway ipykernel)", err)
-		return
+		return fmt.Sprintf("%v (CI installs them: pip install jupyter_kernel_gateway ipykernel)", err)
 	}
 	testHome, err = os.MkdirTemp("", "evalhost-shared-test-")
 	if err != nil {
-		skipReason = err.Error()
-		return
+		return err.Error()
 	}
 	testEP, err = Acquire(ctx, testHome, py)
 	if err != nil {
-		skipReason = "could not start the test gateway: " + err.Error()
+		return "could not start the test gateway: " + err.Error()
 	}
-}
-
-// realPython resolves version-manager shims to the interpreter itself.
-func realPython() (string, error) {
-	for _, name := range []string{"python3", "python"} {
-		out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
-		if err == nil {
-			return strings.TrimSpace(string(out)), nil
-		}
-	}
-	return "", fmt.Errorf("no python3 or python on PATH")
+	return ""
 }
 
 // needGateway starts the package's gateway on first use.
 func needGateway(t testing.TB) {
 	t.Helper()
-	setupOnce.Do(setupGateway)
-	if skipReason != "" {
-		t.Skip("real kernel gateway unavailable: " + skipReason)
-	}
+	setupOnce.Need(t, "real kernel gateway", setupGateway)
 }
 
 // checkLeaks fails t when a goroutine or process it started outlives it:

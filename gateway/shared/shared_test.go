@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/gateway"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // freshHome is an evalhost home whose gateway, if the test starts one, is
@@ -176,7 +177,7 @@ func TestRequireShared(t *testing.T) {
 }
 
 func TestCheckNamesPipCommand(t *testing.T) {
-	setupOnce.Do(setupGateway)
+	skipReason := setupOnce.Run(setupGateway)
 	if testPython == "" {
 		t.Skip("no python: " + skipReason)
 	}
@@ -274,15 +275,7 @@ func TestOrphanedKernelsCulled(t *testing.T) {
 func killedMidCell(t *testing.T, home, code string) string {
 	t.Helper()
 	cmd := helper(home, testPython, "cell", "EVALHOST_SHARED_TEST_CODE="+code, "EVALHOST_SHARED_TEST_HANG=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out, stderr := testkit.StartPiped(t, cmd)
 	line, _ := bufio.NewReader(out).ReadString('\n')
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()

@@ -3,9 +3,7 @@ package faults
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -26,7 +25,6 @@ const watchdogAfter = 3 * time.Minute
 // file descriptor may outlive it.
 func newRegistry(t *testing.T, cfg sessions.Config) *sessions.Registry {
 	t.Helper()
-	requirePython(t)
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 	}
@@ -41,22 +39,7 @@ func newRegistry(t *testing.T, cfg sessions.Config) *sessions.Registry {
 		// fault under test (the start-timeout tests set their own).
 		cfg.StartTimeout = 60 * time.Second
 	}
-	t.Cleanup(leakcheck.Watchdog(t, watchdogLimit()))
-	leakcheck.Check(t, leakcheck.Options{FDs: true})
-	r := sessions.New(cfg)
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return r
-}
-
-func requirePython(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not on PATH")
-	}
+	return testkit.Registry(t, watchdogLimit(), leakcheck.Options{FDs: true}, func() *sessions.Registry { return sessions.New(cfg) })
 }
 
 // watchdogLimit is watchdogAfter, or for the soak as long as its cells may take.
@@ -105,16 +88,7 @@ func (c *collector) emit(_ int, f frames.Frame) {
 func (c *collector) text() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var b strings.Builder
-	for _, f := range c.frames {
-		switch f.Type {
-		case frames.TypeStdout, frames.TypeStderr:
-			b.WriteString(f.Data)
-		case frames.TypeError:
-			b.WriteString(f.Ename + ": " + f.Evalue + "\n")
-		}
-	}
-	return b.String()
+	return testkit.Output(c.frames)
 }
 
 func (c *collector) readyPIDs() []int {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -224,7 +225,7 @@ func (h *host) kill() {
 // interpreter, the interpreter's reaper and everything the cell started
 // (background, setsid, nohup, double-forked) end within orphanBound.
 func TestHostKilled(t *testing.T) {
-	requirePython(t)
+	testkit.Python(t)
 	t.Cleanup(leakcheck.Watchdog(t, watchdogAfter))
 	tests := []struct {
 		kind, lang string

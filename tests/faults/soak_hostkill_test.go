@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -59,7 +60,7 @@ func TestSoakHostKill(t *testing.T) {
 	if !*soak {
 		t.Skip("soak test: run with -soak (and -soak.hostkills N)")
 	}
-	requirePython(t)
+	testkit.Python(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
-// ErrShellEnvName: a request's env has a name bash cannot export.
-var ErrShellEnvName = errors.New("invalid environment variable name")
+// ErrEnvName: a request's env has a name bash cannot export.
+var ErrEnvName = errors.New("invalid environment variable name")
 
 // shellInitLine is typed into the fresh interactive bash, as one line, before
 // anything else. It silences prompts, history and job control (so no "[1]
@@ -55,7 +55,7 @@ func shellCellLine(n int, file string, req frames.Request) (string, error) {
 	names := make([]string, 0, len(req.Env))
 	for name := range req.Env {
 		if !shellValidName(name) {
-			return "", fmt.Errorf("%w %q: use letters, digits and underscores, not starting with a digit", ErrShellEnvName, name)
+			return "", fmt.Errorf("%w %q: use letters, digits and underscores, not starting with a digit", ErrEnvName, name)
 		}
 		names = append(names, name)
 	}

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func BenchmarkShellAnchorBashC(b *testing.B) {
 
 // BenchmarkShellTrueCell is the round trip of a trivial cell.
 func BenchmarkShellTrueCell(b *testing.B) {
-	s, err := StartShell(context.Background(), ShellOptions{})
+	s, err := Start(context.Background(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func BenchmarkShellTrueCell(b *testing.B) {
 
 func BenchmarkShellStart(b *testing.B) {
 	for b.Loop() {
-		s, err := StartShell(context.Background(), ShellOptions{})
+		s, err := Start(context.Background(), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func BenchmarkShellAnchorBulk(b *testing.B) {
 
 // BenchmarkShellBulk is the same pipeline through the pty, as stdout frames.
 func BenchmarkShellBulk(b *testing.B) {
-	s, err := StartShell(context.Background(), ShellOptions{})
+	s, err := Start(context.Background(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

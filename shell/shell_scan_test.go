@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"context"
@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -29,28 +32,31 @@ const (
 //
 // When ctx ends, the foreground job is interrupted; a cell that ends within
 // Grace returns done with Cancelled set and a nil error, else bash's session
-// is killed and the error wraps frames.ErrKilled. A cell that exits the shell
+// is killed and the error wraps backend.ErrKilled. A cell that exits the shell
 // returns done with status error and an error frame "shell exited with
 // status N", and the Shell is no longer Alive; that is not a death. When bash
-// is killed by a signal the error is a *frames.DeathError.
+// is killed by a signal the error is a *backend.DeathError.
 func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
 	if req.Exit {
 		return frames.Frame{}, errors.New("sh: an exit request is not a cell; call Close")
 	}
 	if s.closed.Load() {
-		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, backend.ErrClosed)
 	}
 	if !s.busy.CompareAndSwap(false, true) {
-		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrBusy)
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, backend.ErrBusy)
 	}
 	defer s.busy.Store(false)
 	if s.closed.Load() {
-		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, backend.ErrClosed)
 	}
 	select {
 	case <-s.exited:
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, s.deathError())
 	default:
+	}
+	if req.ID == "" {
+		req.ID = "c" + strconv.Itoa(s.count+1)
 	}
 	file := filepath.Join(s.dir, "cell.sh")
 	line, err := shellCellLine(s.count+1, file, req)
@@ -77,12 +83,14 @@ type shellCell struct {
 	n         int
 	emit      func(frames.Frame)
 	cancelled bool
+	signalled map[string]bool // the session's processes at the last interrupt
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
 	s := c.s
 	cancel := ctx.Done()
-	var grace <-chan time.Time
+	var grace, recheck <-chan time.Time
+	again := shellRecheckFirst
 	for {
 		out := s.out
 		if s.outDone {
@@ -102,15 +110,60 @@ func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
 		case <-cancel:
 			cancel = nil
 			c.cancelled = true
-			_ = s.Interrupt()
+			c.interrupt()
 			t := time.NewTimer(s.opts.Grace)
 			defer t.Stop()
 			grace = t.C
+			recheck = time.After(again)
+		case <-recheck:
+			c.interrupt()
+			again *= 2
+			recheck = time.After(again)
 		case <-grace:
 			grace = nil
 			s.kill() // exited fires next
 		}
 	}
+}
+
+// shellRecheckFirst is when a cancelled cell's terminal is first looked at
+// again; the looks then double in interval until the cell ends or the grace.
+const shellRecheckFirst = 20 * time.Millisecond
+
+// interrupt sends SIGINT to the terminal's foreground process group, the
+// first time and again only when the session has a process the last one
+// could not reach: new since, or one that has exec'd since (a child forked
+// just before the signal runs bash's handlers until it execs). An interrupt
+// that lands while bash forks a job reaches bash alone, which then runs the
+// job (sleep, say) and waits for it; the job gets the next one. A cell whose
+// processes all had the interrupt is not interrupted twice.
+func (c *shellCell) interrupt() {
+	s := c.s
+	procs := shellSessionProcs(s.Pid())
+	if c.signalled != nil && !slices.ContainsFunc(procs, func(p string) bool { return !c.signalled[p] }) {
+		return
+	}
+	c.signalled = make(map[string]bool, len(procs))
+	for _, p := range procs {
+		c.signalled[p] = true
+	}
+	pgrp, err := shellForeground(s.master)
+	if err != nil || pgrp <= 0 {
+		pgrp = s.Pid()
+	}
+	_ = syscall.Kill(-pgrp, syscall.SIGINT)
+}
+
+// shellSessionProcs names the live processes of session sid by pid and
+// the program they run; empty where /proc is not.
+func shellSessionProcs(sid int) []string {
+	pids := shellSessionPids(sid)
+	out := make([]string, 0, len(pids))
+	for _, pid := range pids {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+		out = append(out, strconv.Itoa(pid)+":"+string(comm))
+	}
+	return out
 }
 
 // feed scans pty output, emits its text and reports this cell's marker.
@@ -175,9 +228,9 @@ func (c *shellCell) exited() (frames.Frame, error) {
 	}
 	switch {
 	case s.killed.Load() && s.closed.Load():
-		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, frames.ErrClosed)
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, backend.ErrClosed)
 	case s.killed.Load():
-		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, frames.ErrKilled)
+		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", c.id, backend.ErrKilled)
 	}
 	ws, ok := s.waitStatus, s.waitErr == nil
 	if !ok || ws.Signaled() {
@@ -238,15 +291,15 @@ func (s *Shell) flush(c *shellCell) {
 // deathError describes how bash ended; valid once exited is closed.
 func (s *Shell) deathError() error {
 	if s.closed.Load() {
-		return frames.ErrClosed
+		return backend.ErrClosed
 	}
 	ws, ok := s.waitStatus, s.waitErr == nil
 	switch {
 	case !ok:
-		return &frames.DeathError{ExitCode: -1, Signal: fmt.Sprint(s.waitErr), StderrTail: s.tail.String()}
+		return &backend.DeathError{ExitCode: -1, Signal: fmt.Sprint(s.waitErr), StderrTail: s.tail.String()}
 	case ws.Signaled():
-		return &frames.DeathError{ExitCode: -1, Signal: ws.Signal().String(), StderrTail: s.tail.String()}
+		return &backend.DeathError{ExitCode: -1, Signal: ws.Signal().String(), StderrTail: s.tail.String()}
 	default:
-		return &frames.DeathError{ExitCode: ws.ExitStatus(), StderrTail: s.tail.String()}
+		return &backend.DeathError{ExitCode: ws.ExitStatus(), StderrTail: s.tail.String()}
 	}
 }

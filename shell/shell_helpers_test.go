@@ -1,8 +1,7 @@
-package host
+package shell
 
 import (
 	"context"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -10,24 +9,11 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
-// The golden files take -update; registered only when no other test file of
-// the package has (they share one flag set).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func shellUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
 // startShell starts a real bash, closes it at cleanup and checks that no
 // process of its session is left.
-func startShell(t *testing.T, o ShellOptions) *Shell {
+func startShell(t *testing.T, o Options) *Shell {
 	t.Helper()
-	s, err := StartShell(context.Background(), o)
+	s, err := Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("start shell: %v", err)
 	}

@@ -1,23 +1,27 @@
-package host
+package shell
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestShellCells runs its steps in order in one bash: state a step leaves is
 // what the next one sees.
 func TestShellCells(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	dir := t.TempDir()
 	tests := []struct {
 		name    string
@@ -93,8 +97,8 @@ func TestShellCells(t *testing.T) {
 }
 
 func TestShellReady(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := s.Ready()
 	if r.Type != frames.TypeReady || !strings.HasPrefix(r.Runner, "bash ") || len(r.Runner) < 6 || r.PID != s.Pid() || r.Executable == "" {
 		t.Errorf("ready = %+v, want ready with bash version, pid %d and executable", r, s.Pid())
@@ -105,8 +109,8 @@ func TestShellReady(t *testing.T) {
 }
 
 func TestShellExit(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellCode(s, "echo bye\nexit 3\necho never")
 	if r.err != nil {
 		t.Fatalf("execute: %v (an exit is a finished cell, not an error)", r.err)
@@ -124,18 +128,18 @@ func TestShellExit(t *testing.T) {
 		t.Error("Done not closed after exit")
 	}
 	r = shellCode(s, "echo again")
-	var de *frames.DeathError
+	var de *backend.DeathError
 	if !errors.As(r.err, &de) || de.ExitCode != 3 {
 		t.Errorf("execute after exit: %v, want a DeathError with exit code 3", r.err)
 	}
 }
 
 func TestShellDeath(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellCode(s, "echo before\nkill -9 $$")
-	var de *frames.DeathError
-	if !errors.As(r.err, &de) || !errors.Is(r.err, frames.ErrDied) || de.Signal != "killed" {
+	var de *backend.DeathError
+	if !errors.As(r.err, &de) || !errors.Is(r.err, backend.ErrDied) || de.Signal != "killed" {
 		t.Fatalf("err = %v, want a DeathError for SIGKILL", r.err)
 	}
 	if r.stdout() != "before\n" {
@@ -147,9 +151,9 @@ func TestShellDeath(t *testing.T) {
 }
 
 func TestShellCancel(t *testing.T) {
-	checkClean(t, time.Minute)
+	testkit.Clean(t, time.Minute)
 	const grace = 2 * time.Second
-	s := startShell(t, ShellOptions{Grace: grace})
+	s := startShell(t, Options{Grace: grace})
 	tests := []struct {
 		name string
 		code string
@@ -186,12 +190,12 @@ func TestShellCancel(t *testing.T) {
 }
 
 func TestShellKilledWhenInterruptIgnored(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{Grace: 300 * time.Millisecond})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Grace: 300 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	r := shellExec(ctx, s, frames.Request{ID: "k", Code: "echo start; trap '' INT; while true; do :; done"})
-	if !errors.Is(r.err, frames.ErrKilled) {
+	if !errors.Is(r.err, backend.ErrKilled) {
 		t.Fatalf("err = %v, want ErrKilled", r.err)
 	}
 	if r.stdout() != "start\n" {
@@ -205,51 +209,70 @@ func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 // An interrupt that lands while no cell runs must not end, or confuse, the
 // next cell.
 func TestShellInterruptBetweenCells(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
-	for i := 0; i < 3; i++ {
-		if err := s.Interrupt(); err != nil {
-			t.Fatalf("interrupt: %v", err)
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
+	// No pause: the cell follows the interrupts at once, as it may.
+	for i := range 20 {
+		for range 3 {
+			if err := s.Interrupt(); err != nil {
+				t.Fatalf("interrupt: %v", err)
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	r := shellCode(s, "sleep 0.2; echo ok")
-	if r.err != nil || r.done.Status != frames.StatusOK || strings.TrimLeft(r.stdout(), "\n") != "ok\n" {
-		t.Errorf("cell after idle interrupts: stdout %q, done %+v, err %v", r.stdout(), r.done, r.err)
+		r := shellCode(s, "echo ok")
+		if r.err != nil || r.done.Status != frames.StatusOK || strings.TrimLeft(r.stdout(), "\n") != "ok\n" {
+			t.Fatalf("cell %d after idle interrupts: stdout %q, done %+v, err %v", i, r.stdout(), r.done, r.err)
+		}
 	}
 }
 
 // Output a background job writes after its cell ended is reported by the
 // cell that is running, or by the next one when none is.
 func TestShellBackgroundOutput(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
+	// The job writes when told through the FIFO go, and says so through
+	// the FIFO wrote; whoever tells it decides when its output comes.
+	dir := t.TempDir()
+	goFIFO, wroteFIFO := filepath.Join(dir, "go"), filepath.Join(dir, "wrote")
+	for _, f := range []string{goFIFO, wroteFIFO} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job := fmt.Sprintf("(cat %[1]s >/dev/null; echo late; : > %[2]s) &", goFIFO, wroteFIFO)
+	release := func() {
+		if err := os.WriteFile(goFIFO, nil, 0o600); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.ReadFile(wroteFIFO); err != nil {
+			t.Error(err)
+		}
+	}
 	tests := []struct {
-		name, first, second string
-		idle                time.Duration
-		want1, want2        string
+		name, second string
+		between      func() // what happens between the cells
 	}{
-		{"while the next cell runs", "(sleep 0.2; echo late) &", "sleep 0.6; echo mine", 0, "", "late\nmine\n"},
-		{"between cells", "(sleep 0.1; echo late) &", "echo mine", 400 * time.Millisecond, "", "late\nmine\n"},
+		{"while the next cell runs", fmt.Sprintf(": > %s; cat %s >/dev/null; echo mine", goFIFO, wroteFIFO), func() {}},
+		{"between cells", "echo mine", release},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r1 := shellCode(s, tt.first)
-			time.Sleep(tt.idle)
+			r1 := shellCode(s, job)
+			tt.between()
 			r2 := shellCode(s, tt.second)
 			if r1.err != nil || r2.err != nil {
 				t.Fatalf("execute: %v, %v", r1.err, r2.err)
 			}
-			if r1.stdout() != tt.want1 || r2.stdout() != tt.want2 {
-				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), tt.want1, tt.want2)
+			if r1.stdout() != "" || r2.stdout() != "late\nmine\n" {
+				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), "", "late\nmine\n")
 			}
 		})
 	}
 }
 
 func TestShellBusy(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	started := make(chan struct{})
 	var wg sync.WaitGroup
 	var first error
@@ -265,7 +288,7 @@ func TestShellBusy(t *testing.T) {
 	<-started
 	r := shellCode(s, "echo b")
 	wg.Wait()
-	if !errors.Is(r.err, frames.ErrBusy) {
+	if !errors.Is(r.err, backend.ErrBusy) {
 		t.Errorf("second execute: %v, want ErrBusy", r.err)
 	}
 	if first != nil {
@@ -274,11 +297,11 @@ func TestShellBusy(t *testing.T) {
 }
 
 func TestShellBadRequest(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
 	r := shellExec(context.Background(), s, frames.Request{ID: "e", Code: "echo x", Env: map[string]*string{"A-B": shellStr("1")}})
-	if !errors.Is(r.err, ErrShellEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
-		t.Errorf("err = %v, want ErrShellEnvName naming the variable", r.err)
+	if !errors.Is(r.err, ErrEnvName) || !strings.Contains(r.err.Error(), `"A-B"`) {
+		t.Errorf("err = %v, want ErrEnvName naming the variable", r.err)
 	}
 	if len(r.frames) != 0 {
 		t.Errorf("a rejected request emitted %d frames", len(r.frames))
@@ -302,8 +325,8 @@ func TestShellCloseAndKill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClean(t, time.Minute)
-			s, err := StartShell(context.Background(), ShellOptions{})
+			testkit.Clean(t, time.Minute)
+			s, err := Start(context.Background(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,7 +342,7 @@ func TestShellCloseAndKill(t *testing.T) {
 					t.Errorf("second stop: %v", err)
 				}
 			}
-			if r := shellCode(s, "echo x"); !errors.Is(r.err, frames.ErrClosed) {
+			if r := shellCode(s, "echo x"); !errors.Is(r.err, backend.ErrClosed) {
 				t.Errorf("execute after %s: %v, want ErrClosed", tt.name, r.err)
 			}
 			if s.Alive() {
@@ -331,8 +354,8 @@ func TestShellCloseAndKill(t *testing.T) {
 
 // Close during a running cell kills it; the cell reports ErrClosed.
 func TestShellCloseWhileBusy(t *testing.T) {
-	checkClean(t, time.Minute)
-	s, err := StartShell(context.Background(), ShellOptions{})
+	testkit.Clean(t, time.Minute)
+	s, err := Start(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +373,7 @@ func TestShellCloseWhileBusy(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
-	if err := <-res; !errors.Is(err, frames.ErrClosed) {
+	if err := <-res; !errors.Is(err, backend.ErrClosed) {
 		t.Errorf("execute: %v, want ErrClosed", err)
 	}
 	shellCheckGone(t, s)
@@ -369,27 +392,27 @@ func TestShellStartErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		opts     ShellOptions
+		opts     Options
 		is       error
 		wantText string // in the error, which carries the output tail
 	}{
-		{"no such bash", ShellOptions{Bash: "/nonexistent/bash"}, ErrNoInterpreter, "ShellOptions.Bash"},
-		{"bash not on PATH", ShellOptions{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, ErrNoInterpreter, "evh-no-such-bash"},
-		{"dir is a file", ShellOptions{Dir: notDir}, nil, "is not a directory"},
-		{"exits before ready", ShellOptions{Bash: "sleep"}, nil, "sleep: unrecognized option"},
-		{"never ready", ShellOptions{Bash: mute, StartTimeout: 300 * time.Millisecond}, ErrStartTimeout, "__evh_end"},
+		{"no such bash", Options{Bash: "/nonexistent/bash"}, backend.ErrNoInterpreter, "Options.Bash"},
+		{"bash not on PATH", Options{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, backend.ErrNoInterpreter, "evh-no-such-bash"},
+		{"dir is a file", Options{Dir: notDir}, nil, "is not a directory"},
+		{"exits before ready", Options{Bash: "sleep"}, nil, "sleep: unrecognized option"},
+		{"never ready", Options{Bash: mute, StartTimeout: 300 * time.Millisecond}, backend.ErrStartTimeout, "__evh_end"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkClean(t, time.Minute)
-			s, err := StartShell(context.Background(), tt.opts)
+			testkit.Clean(t, time.Minute)
+			s, err := Start(context.Background(), tt.opts)
 			if err == nil {
 				s.Kill()
 				t.Fatal("started, want an error")
 			}
-			var se *StartError
+			var se *backend.StartError
 			if !errors.As(err, &se) {
-				t.Errorf("err = %T %v, want a *StartError", err, err)
+				t.Errorf("err = %T %v, want a *backend.StartError", err, err)
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("err = %v, want it to match %v", err, tt.is)
@@ -402,10 +425,31 @@ func TestShellStartErrors(t *testing.T) {
 }
 
 func TestShellEnvDefaults(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Env: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "EVH_Y=y"}})
 	r := shellCode(s, `echo "$TERM $PAGER $GIT_PAGER $EVH_Y ${HOME-nohome}"`)
 	if r.err != nil || r.stdout() != "dumb less cat y nohome\n" {
 		t.Errorf("stdout %q, err %v; want the given env plus defaults for what is absent", r.stdout(), r.err)
+	}
+}
+
+// A cancel right after a cell's first output lands while bash forks the
+// next command; it used to reach bash alone, and sleep ran on until the
+// grace killed the shell.
+func TestShellCancelDuringFork(t *testing.T) {
+	s := startShell(t, Options{Grace: 5 * time.Second})
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out strings.Builder
+		d, err := s.Execute(ctx, frames.Request{ID: "fork", Code: "echo sleeping\nsleep 30"}, func(f frames.Frame) {
+			out.WriteString(f.Data)
+			if strings.Contains(out.String(), "sleeping") {
+				cancel()
+			}
+		})
+		cancel()
+		if err != nil || !d.Cancelled {
+			t.Fatalf("cancel %d: done %+v, err %v; want cancelled", i, d, err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"context"
@@ -17,12 +17,13 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 )
 
-// ShellOptions describe how to start one persistent bash.
-type ShellOptions struct {
+// Options describe how to start one persistent bash.
+type Options struct {
 	Bash string // a path, or a name looked up on Env's PATH; default "bash"
 	// Env is the complete environment, already filtered; nil means this
 	// process's. TERM=dumb, PAGER=cat and GIT_PAGER=cat are added when
@@ -35,11 +36,8 @@ type ShellOptions struct {
 	Cols, Rows   uint16        // terminal size; default 200×50
 }
 
-// Shell is one interactive bash under a pseudo-terminal, the backend of `sh`
-// cells. It keeps the Execute contract of Process, so sessions treat both
-// alike: cd, exported variables and functions persist between cells;
-// programs see a terminal on stdout and stderr (merged into stdout frames);
-// a cell's stdin is /dev/null, so reading it never hangs.
+// Shell is one interactive bash under a pseudo-terminal; see the package
+// comment.
 //
 // Each cell is written to a file and sourced, then bash prints an end marker
 // carrying a per-shell random nonce, the cell number and the exit status, so
@@ -51,7 +49,7 @@ type ShellOptions struct {
 // ErrBusy. After Execute returns an error, or Alive turns false, call Close
 // or Kill to release it.
 type Shell struct {
-	opts   ShellOptions
+	opts   Options
 	child  *reaper.Child
 	bash   string // its path
 	master *os.File
@@ -72,7 +70,7 @@ type Shell struct {
 	finishing  sync.Once
 	finishErr  error
 
-	// Owned by whoever holds busy (or StartShell before it returns).
+	// Owned by whoever holds busy (or Start before it returns).
 	scan    *shellScanner
 	outDone bool // out was closed
 	count   int
@@ -87,9 +85,9 @@ type shellChunk struct {
 // shellReadSize bounds one read from the pty, hence one stdout frame.
 const shellReadSize = 32 << 10
 
-// StartShell starts bash and returns once it has echoed the ready marker,
-// within StartTimeout. A failure is a *StartError carrying the output tail.
-func StartShell(ctx context.Context, o ShellOptions) (*Shell, error) {
+// Start starts bash and returns once it has echoed the ready marker,
+// within StartTimeout. A failure is a *backend.StartError carrying the output tail.
+func Start(ctx context.Context, o Options) (*Shell, error) {
 	o, bash, err := o.withDefaults()
 	if err != nil {
 		return nil, err
@@ -107,16 +105,16 @@ func StartShell(ctx context.Context, o ShellOptions) (*Shell, error) {
 	}
 	if err := s.spawn(ctx, bash); err != nil {
 		_ = os.RemoveAll(s.dir)
-		return nil, &StartError{Err: err}
+		return nil, &backend.StartError{Err: err}
 	}
 	if err := s.handshake(ctx); err != nil {
 		_ = s.Kill()
-		return nil, &StartError{Err: err, StderrTail: s.tail.String()}
+		return nil, &backend.StartError{Err: err, StderrTail: s.tail.String()}
 	}
 	return s, nil
 }
 
-func (o ShellOptions) withDefaults() (ShellOptions, string, error) {
+func (o Options) withDefaults() (Options, string, error) {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = DefaultStartTimeout
 	}
@@ -138,11 +136,11 @@ func (o ShellOptions) withDefaults() (ShellOptions, string, error) {
 	}
 	bash, err := shellLookPath(o.Bash, o.Env)
 	if err != nil {
-		return o, "", &StartError{Err: fmt.Errorf("%w: %v; install bash or set ShellOptions.Bash to its path", ErrNoInterpreter, err)}
+		return o, "", &backend.StartError{Err: fmt.Errorf("%w: %v; install bash or set Options.Bash to its path", backend.ErrNoInterpreter, err)}
 	}
 	if o.Dir != "" {
 		if fi, err := os.Stat(o.Dir); err != nil || !fi.IsDir() {
-			return o, "", &StartError{Err: fmt.Errorf("working directory %q is not a directory; pass an existing one in ShellOptions.Dir", o.Dir)}
+			return o, "", &backend.StartError{Err: fmt.Errorf("working directory %q is not a directory; pass an existing one in Options.Dir", o.Dir)}
 		}
 	}
 	return o, bash, nil
@@ -303,7 +301,7 @@ func (s *Shell) handshake(ctx context.Context) error {
 			s.drain(nil)
 			return fmt.Errorf("bash exited before it was ready: %w", s.deathError())
 		case <-timer.C:
-			return fmt.Errorf("bash: %w (%s)", ErrStartTimeout, s.opts.StartTimeout)
+			return fmt.Errorf("bash: %w (%s)", backend.ErrStartTimeout, s.opts.StartTimeout)
 		case <-ctx.Done():
 			return fmt.Errorf("bash: start: %w", ctx.Err())
 		}
@@ -337,7 +335,7 @@ func (s *Shell) Alive() bool {
 // group, where the cell's programs run), as ^C at a terminal would.
 func (s *Shell) Interrupt() error {
 	if !s.Alive() {
-		return fmt.Errorf("interrupt bash: %w", frames.ErrClosed)
+		return fmt.Errorf("interrupt bash: %w", backend.ErrClosed)
 	}
 	pgrp, err := shellForeground(s.master)
 	if err != nil || pgrp <= 0 {
@@ -403,3 +401,9 @@ func (s *Shell) kill() {
 		shellKillSession(s.Pid())
 	}
 }
+
+// Defaults of Options.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultGrace        = 2 * time.Second
+)

@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestShellTranscript runs a fixed sequence of cells in one bash and compares
 // every frame they produced with testdata/shell_transcript.golden (-update
 // rewrites it). It pins the exact frames a session and a renderer receive.
 func TestShellTranscript(t *testing.T) {
-	checkClean(t, time.Minute)
-	s := startShell(t, ShellOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C.UTF-8"}})
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Env: []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C.UTF-8"}})
 	cells := []frames.Request{
 		{ID: "hello", Code: "echo hello; echo to stderr >&2"},
 		{ID: "state", Code: "cd /; n=3\nsquare() { echo $(( $1 * $1 )); }"},
@@ -47,20 +48,5 @@ func TestShellTranscript(t *testing.T) {
 		got.Write(frames.AppendJSON(nil, &all[i]))
 		got.WriteByte('\n')
 	}
-	golden := filepath.Join("testdata", "shell_transcript.golden")
-	if shellUpdate() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("frames differ from %s (run with -update after checking):\n got:\n%s\nwant:\n%s", golden, got.Bytes(), want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "shell_transcript.golden"), got.Bytes())
 }

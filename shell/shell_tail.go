@@ -1,4 +1,4 @@
-package host
+package shell
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 const shellTailSize = 4 << 10
 
 // shellTail keeps the last shellTailSize bytes of the shell's output. Only
-// the goroutine that owns the cell (or StartShell) writes and reads it.
+// the goroutine that owns the cell (or Start) writes and reads it.
 type shellTail struct{ buf []byte }
 
 func (t *shellTail) Write(p []byte) {

@@ -1,0 +1,191 @@
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/evalhost/evalhost/backend"
+	"github.com/evalhost/evalhost/frames"
+)
+
+func testReady(t *testing.T, _ Backend, ex backend.Executor) {
+	if r := ex.Ready(); r.Type != frames.TypeReady {
+		t.Errorf("Ready() = %+v, want a ready frame", r)
+	}
+	if !ex.Alive() {
+		t.Errorf("not Alive after start")
+	}
+	select {
+	case <-ex.Done():
+		t.Errorf("Done closed after start")
+	default:
+	}
+}
+
+func testFrames(t *testing.T, b Backend, ex backend.Executor) {
+	c := ok(t, ex, "frames", b.Lang.Print("hello", "oops"))
+	wantContains(t, "stdout", c.text(frames.TypeStdout), "hello\n")
+	errText := c.text(frames.TypeStderr)
+	if b.Lang.Merged {
+		errText = c.text(frames.TypeStdout)
+	}
+	wantContains(t, "stderr", errText, "oops\n")
+}
+
+func testGeneratedID(t *testing.T, b Backend, ex backend.Executor) {
+	c := ok(t, ex, "", b.Lang.Print("x", "y"))
+	if c.done.ID == "" {
+		t.Errorf("done frame has no id for a request without one")
+	}
+}
+
+func testFail(t *testing.T, b Backend, ex backend.Executor) {
+	c := exec(t, ex, context.Background(), frames.Request{ID: "fail", Code: b.Lang.Fail}, nil)
+	if c.err != nil || c.done.Status != "error" {
+		t.Fatalf("failing cell: status %q, err %v; want status error and no error", c.done.Status, c.err)
+	}
+	if !ex.Alive() {
+		t.Errorf("a failed cell ended the interpreter")
+	}
+}
+
+func testState(t *testing.T, b Backend, ex backend.Executor) {
+	ok(t, ex, "set", b.Lang.Set)
+	wantContains(t, "stdout", ok(t, ex, "get", b.Lang.Get).text(frames.TypeStdout), "kept\n")
+}
+
+func testCwdEnv(t *testing.T, b Backend, ex backend.Executor) {
+	dir := tempDir(t)
+	c := exec(t, ex, context.Background(), frames.Request{ID: "where", Code: b.Lang.Where, Cwd: dir,
+		Env: map[string]*string{"BACKENDTEST_VAR": new("from-request")}}, nil)
+	if c.err != nil || c.done.Status != "ok" {
+		t.Fatalf("status %q, err %v; frames %v", c.done.Status, c.err, c.frames)
+	}
+	wantContains(t, "stdout", c.text(frames.TypeStdout), dir+"\nfrom-request\n")
+}
+
+func testExitRefused(t *testing.T, b Backend, ex backend.Executor) {
+	_, err := ex.Execute(context.Background(), frames.Request{ID: "exit", Exit: true}, func(frames.Frame) {})
+	if err == nil {
+		t.Errorf("an exit request ran as a cell; want an error")
+	}
+	if !ex.Alive() {
+		t.Fatalf("an exit request ended the interpreter")
+	}
+	ok(t, ex, "after-exit", b.Lang.Get)
+}
+
+func testIdleInterrupt(t *testing.T, b Backend, ex backend.Executor) {
+	if err := ex.Interrupt(); err != nil {
+		t.Errorf("Interrupt while idle: %v", err)
+	}
+	wantContains(t, "stdout", ok(t, ex, "after-interrupt", b.Lang.Get).text(frames.TypeStdout), "kept\n")
+}
+
+func testBusy(t *testing.T, b Backend, ex backend.Executor) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var busyErr error
+	c := exec(t, ex, ctx, frames.Request{ID: "long", Code: b.Lang.Sleep}, whenPrinted("sleeping", func() {
+		// From another goroutine, as a second caller would.
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			_, busyErr = ex.Execute(context.Background(), frames.Request{ID: "second", Code: b.Lang.Get}, func(frames.Frame) {})
+		})
+		wg.Wait()
+		cancel()
+	}))
+	if !errors.Is(busyErr, backend.ErrBusy) {
+		t.Errorf("second Execute: %v, want ErrBusy", busyErr)
+	}
+	if c.err != nil || !c.done.Cancelled {
+		t.Errorf("first cell: done %+v, err %v; want cancelled", c.done, c.err)
+	}
+}
+
+func testCancel(t *testing.T, b Backend, ex backend.Executor) {
+	ok(t, ex, "set-before-cancel", b.Lang.Set)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := exec(t, ex, ctx, frames.Request{ID: "cancelled", Code: b.Lang.Sleep}, whenPrinted("sleeping", cancel))
+	if c.err != nil {
+		t.Fatalf("cancelled cell: %v; want its done frame and no error", c.err)
+	}
+	if !c.done.Cancelled {
+		t.Errorf("done %+v, want Cancelled", c.done)
+	}
+	wantContains(t, "stdout", c.text(frames.TypeStdout), "sleeping")
+	if !ex.Alive() {
+		t.Fatalf("the interpreter ended after an interrupt it obeyed")
+	}
+	wantContains(t, "stdout", ok(t, ex, "after-cancel", b.Lang.Get).text(frames.TypeStdout), "kept\n")
+}
+
+func testIgnored(t *testing.T, b Backend, ex backend.Executor) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := exec(t, ex, ctx, frames.Request{ID: "ignores", Code: b.Lang.Ignore}, whenPrinted("spinning", cancel))
+	if !errors.Is(c.err, backend.ErrKilled) {
+		t.Errorf("cell ignoring its interrupt: done %+v, err %v; want ErrKilled", c.done, c.err)
+	}
+	wantContains(t, "stdout", c.text(frames.TypeStdout), "spinning")
+	wantEnded(t, ex)
+}
+
+func testDeath(t *testing.T, b Backend, ex backend.Executor) {
+	c := exec(t, ex, context.Background(), frames.Request{ID: "dies", Code: b.Lang.Die}, nil)
+	var death *backend.DeathError
+	if !errors.Is(c.err, backend.ErrDied) || !errors.As(c.err, &death) {
+		t.Fatalf("cell that killed its interpreter: done %+v, err %v; want a *DeathError", c.done, c.err)
+	}
+	if death.How() == "" {
+		t.Errorf("DeathError.How is empty")
+	}
+	wantContains(t, "stdout", c.text(frames.TypeStdout), "dying")
+	wantEnded(t, ex)
+}
+
+func testKillDuring(t *testing.T, b Backend, ex backend.Executor) {
+	// Kill runs beside the cell, not inside emit, which must not call it.
+	printed := make(chan struct{})
+	var killErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		<-printed
+		killErr = ex.Kill()
+	})
+	c := exec(t, ex, context.Background(), frames.Request{ID: "killed", Code: b.Lang.Sleep},
+		whenPrinted("sleeping", func() { close(printed) }))
+	select {
+	case <-printed:
+	default:
+		close(printed) // the cell ended without printing; Kill anyway
+	}
+	wg.Wait()
+	if killErr != nil {
+		t.Errorf("Kill: %v", killErr)
+	}
+	if c.err == nil {
+		t.Errorf("cell whose interpreter was killed: done %+v and no error", c.done)
+	}
+	wantEnded(t, ex)
+	if err := ex.Kill(); err != nil {
+		t.Errorf("second Kill: %v", err)
+	}
+}
+
+func testClose(t *testing.T, b Backend, ex backend.Executor) {
+	ok(t, ex, "before-close", b.Lang.Set)
+	if err := ex.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	wantEnded(t, ex)
+	if err := ex.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := ex.Kill(); err != nil {
+		t.Errorf("Kill after Close: %v", err)
+	}
+}

@@ -1,0 +1,63 @@
+package testkit
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	nbformatOnce sync.Once
+	nbformatOK   bool
+)
+
+// NeedNbformat skips tb when Python's nbformat package is missing.
+func NeedNbformat(tb testing.TB) {
+	tb.Helper()
+	py := Python(tb)
+	nbformatOnce.Do(func() { nbformatOK = exec.Command(py, "-c", "import nbformat").Run() == nil })
+	if !nbformatOK {
+		tb.Skip("python3 with the nbformat package is not available (pip install nbformat)")
+	}
+}
+
+// nbformatCheck validates each file named in argv with nbformat and prints
+// what nbformat writes for it (nbformat.writes of what it read, plus the
+// final newline nbformat.write adds), each result followed by a NUL.
+const nbformatCheck = `
+import sys, nbformat
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    sys.stdout.buffer.write((nbformat.writes(nb) + "\n").encode("utf-8") + b"\0")
+`
+
+// Nbformat fails tb unless nbformat accepts every notebook, and returns
+// nbformat's own serialisation of each; it skips without nbformat. One
+// Python process checks them all, as importing nbformat is the slow part.
+func Nbformat(tb testing.TB, notebooks ...[]byte) [][]byte {
+	tb.Helper()
+	NeedNbformat(tb)
+	dir := tb.TempDir()
+	args := []string{"-c", nbformatCheck}
+	for i, data := range notebooks {
+		path := filepath.Join(dir, fmt.Sprintf("check%d.ipynb", i))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, path)
+	}
+	var stderr strings.Builder
+	cmd := exec.Command(Python(tb), args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("nbformat rejects a notebook: %v\n%s", err, stderr.String())
+	}
+	return bytes.Split(out, []byte{0})[:len(notebooks)]
+}

@@ -1,0 +1,83 @@
+package testkit
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+func TestCollector(t *testing.T) {
+	var c Collector
+	for _, f := range []frames.Frame{
+		{Type: frames.TypeReady, PID: 7},
+		{Type: frames.TypeStdout, Data: "a"},
+		{Type: frames.TypeStderr, Data: "b\n"},
+		{Type: frames.TypeResult, Bundle: frames.Bundle{"text/plain": []byte(`"42"`)}},
+		{Type: frames.TypeError, Ename: "E", Evalue: "v"},
+		{Type: frames.TypeStdout, Data: "c\n"},
+	} {
+		c.Cell(0, f)
+	}
+	if got := c.Text(frames.TypeStdout); got != "ac\n" {
+		t.Errorf("Text = %q", got)
+	}
+	if got, want := c.Output(), "ab\n42\nE: v\nc\n"; got != want {
+		t.Errorf("Output = %q, want %q", got, want)
+	}
+	if got := c.PIDs(); len(got) != 1 || got[0] != 7 {
+		t.Errorf("PIDs = %v", got)
+	}
+	if f := c.First(frames.TypeError); f == nil || f.Ename != "E" {
+		t.Errorf("First(error) = %+v", f)
+	}
+	if f := c.First(frames.TypeDisplay); f != nil {
+		t.Errorf("First(display) = %+v, want nil", f)
+	}
+}
+
+func TestOnceRunsSetupOnce(t *testing.T) {
+	var o Once
+	runs := 0
+	for range 3 {
+		if skip := o.Run(func() string { runs++; return "missing" }); skip != "missing" {
+			t.Errorf("Run = %q", skip)
+		}
+	}
+	if runs != 1 {
+		t.Errorf("set-up ran %d times", runs)
+	}
+}
+
+func TestGoldenMatches(t *testing.T) {
+	if Updating() {
+		t.Skip("-update rewrites golden files; this test compares a fixed one")
+	}
+	path := filepath.Join(t.TempDir(), "x.golden")
+	*update = true
+	Golden(t, path, []byte("same\n"))
+	*update = false
+	Golden(t, path, []byte("same\n"))
+}
+
+func TestStartPiped(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "echo out; echo err >&2")
+	out, stderr := StartPiped(t, cmd)
+	var b strings.Builder
+	buf := make([]byte, 64)
+	for {
+		n, err := out.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "out\n" || stderr.String() != "err\n" {
+		t.Errorf("stdout %q stderr %q", b.String(), stderr.String())
+	}
+}

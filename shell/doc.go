@@ -1,0 +1,21 @@
+// Package shell is the backend of `sh` cells: one persistent, interactive
+// bash under a pseudo-terminal, started under its own reaper
+// (internal/reaper) in its own session. A [Shell] keeps the contract of
+// package backend, so sessions treat it as they treat the runner: cd,
+// exported variables and functions persist between cells; programs see a
+// terminal on stdout and stderr (merged into stdout frames); a cell's stdin
+// is /dev/null, so reading it never hangs.
+//
+// [Start] returns once bash echoed its ready marker, or a
+// *backend.StartError with the output tail (wrapping
+// backend.ErrNoInterpreter when bash is not found, backend.ErrStartTimeout
+// when it is not ready in time). A request whose Env names a variable bash
+// cannot hold fails with [ErrEnvName].
+//
+// Cancelling a cell sends SIGINT to the terminal's foreground process
+// group, and again to processes that appeared (or exec'd) since, so an
+// interrupt that lands while bash forks is not lost; a cell still running
+// after Options.Grace is killed with the shell (backend.ErrKilled). Close
+// and Kill end every process of bash's session and return once bash is
+// reaped and the reader has ended.
+package shell
