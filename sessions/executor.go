@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/backend"
+	"github.com/evalhost/evalhost/frames"
 )
 
 // Executor is one live interpreter of a session: the runner process, the sh

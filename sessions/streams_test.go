@@ -35,7 +35,7 @@ func TestRequestStreams(t *testing.T) {
 			}
 			c := &collector{}
 			res, err := r.Eval(t.Context(), req, func(cell int, f frames.Frame) {
-				c.emit(cell, f)
+				c.Cell(cell, f)
 				if f.Type == frames.TypeDisplay {
 					got = append(got, "D")
 				}
@@ -49,8 +49,8 @@ func TestRequestStreams(t *testing.T) {
 			if s := strings.Join(got, "|"); s != tt.want {
 				t.Errorf("streams and displays %q, want %q", s, tt.want)
 			}
-			if !strings.Contains(c.text(), "shell\n") {
-				t.Errorf("the sh cell's text did not come as frames: %q", c.text())
+			if !strings.Contains(c.Text(frames.TypeStdout), "shell\n") {
+				t.Errorf("the sh cell's text did not come as frames: %q", c.Text(frames.TypeStdout))
 			}
 			if n := res.Cells[0].Output.TotalBytes; n != int64(len("a\x1b[1m\n'D'\ne\nb\n")) {
 				t.Errorf("the sink counted %d bytes", n)
