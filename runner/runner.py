@@ -63,8 +63,9 @@ def _boot():
     core = type(sys)("_evalhost_runner")
     core.__file__ = src
     sys.modules[core.__name__] = core
+    # core loads its other modules (wire as it loads, the rest on first use) through _load
+    core._loader = _load
     exec(code, core.__dict__)
-    core._loader = _load  # core loads the ipy_*.py modules (IPython compatibility) through it, each on first use
     core.main(sys._getframe().f_code.co_filename)
 
 

@@ -8,6 +8,7 @@ import io
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 _q = _core._q
 
 
@@ -24,7 +25,7 @@ _NO_STDIN = (
 
 def deny_stdin(prompt=""):
     _core._flush_std()
-    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
     raise StdinNotImplementedError(_NO_STDIN)
 
 
@@ -64,7 +65,7 @@ def deny_getpass(prompt="Password: ", stream=None):
     /dev/tty, and a runner in a terminal's background process group stops
     there (SIGTTIN) until the cell times out."""
     _core._flush_std()
-    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
     raise StdinNotImplementedError(
         "getpass() is not supported: evalhost cells have no interactive stdin; "
         "read secrets from a file or an environment variable instead"
