@@ -2,7 +2,8 @@
 
 Loaded by runner.py (the bootstrap the host starts as `python runner.py`) with fd 0 = requests (NDJSON),
 fd 1/2 = raw stdout/stderr pipes and fd 3 = frames (NDJSON). The protocol is
-written down in the Go package frames (frames/doc.go). Stdlib only, and no
+written down in the Go package frames (frames/doc.go); wire.py writes
+every frame and mark, core serves requests, starts up and exits. Stdlib only, and no
 module beyond what the interpreter already loads at start-up is imported
 before `ready`: start time is part of the contract.
 """
@@ -187,6 +188,30 @@ def _decode(line):
     return obj
 
 
+def _serve():
+    """Read requests until exit or EOF (the host is gone)."""
+    reqs = io.open(_req_fd, "rb", buffering=1 << 16, closefd=False)
+    while True:
+        line = reqs.readline()
+        if not line:
+            return
+        if not line.strip():
+            continue
+        try:
+            req = _decode(line)
+        except ValueError as e:
+            _warn("bad request line ignored (%s): %r" % (e, line[:200]))
+            continue
+        kind = req.get("type", "execute")
+        if kind == "exit":
+            return
+        if kind != "execute":
+            qid = _q(req["id"]) if type(req.get("id")) is str else None
+            _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
+            continue
+        _module("cells").Cell(req)()
+
+
 # --- output streams -------------------------------------------------------
 
 
@@ -356,31 +381,6 @@ _WAKE = getattr(_signal, "SIGRTMIN", 0) and _signal.SIGRTMIN + 6
 
 def _on_wake(signum, frame):
     pass
-
-
-
-def _serve():
-    """Read requests until exit or EOF (the host is gone)."""
-    reqs = io.open(_req_fd, "rb", buffering=1 << 16, closefd=False)
-    while True:
-        line = reqs.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            req = _decode(line)
-        except ValueError as e:
-            _warn("bad request line ignored (%s): %r" % (e, line[:200]))
-            continue
-        kind = req.get("type", "execute")
-        if kind == "exit":
-            return
-        if kind != "execute":
-            qid = _q(req["id"]) if type(req.get("id")) is str else None
-            _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
-            continue
-        _module("cells").Cell(req)()
 
 
 # --- start-up -------------------------------------------------------------

@@ -25,11 +25,11 @@ _SIGINT = _signal.SIGINT
 _q = _json.encode_basestring_ascii
 _os_write = os.write  # the real one: core patches os.write at start-up
 
-# Set by core's start-up.
 _frames_fd = 3
+# Set by core: _nonce and _streams at start-up, _forked in a fork() child.
 _nonce = b""
 _streams = ()  # the runner's own sys.stdout and sys.stderr
-_forked = False  # a fork() child of a cell: it sends nothing
+_forked = False  # a fork() child of a cell sends nothing
 _send_lock = _thread.allocate_lock()
 
 # Marks (frames doc, "Order"), by fd: whether the runner's writers put bytes
@@ -260,7 +260,6 @@ def _send_plain_error(ename, evalue):
     _send(_frame("error", _cur.qid, ename=_q(ename), evalue=_q(evalue), traceback="[%s]" % _q("%s: %s" % (ename, evalue))))
 
 
-
 # --- the runner's own writers of fd 1/2 ------------------------------------
 
 
@@ -301,7 +300,6 @@ def _flush_ours():
             s.flush()
         except Exception:
             pass
-
 
 
 # --- interrupts and raw writes ---------------------------------------------
