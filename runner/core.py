@@ -446,8 +446,10 @@ def _python_version():
     return s
 
 
-def _setup():
-    global _req_fd, _ns, _out, _err
+def _take_fds():
+    """fd 3 (frames) and fd 0 (requests) become the runner's alone: neither
+    is inherited, and user code sees /dev/null on fd 0."""
+    global _req_fd
     try:
         os.set_inheritable(3, False)
     except OSError:
@@ -457,12 +459,15 @@ def _setup():
         )
         sys.exit(2)
     _wire._nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
-    # The request pipe becomes private; user code sees /dev/null on fd 0.
     _req_fd = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
 
+
+def _take_stdio():
+    """The runner's sys.stdout/stderr on fd 1/2 and stdio's stdin; returns stdio."""
+    global _out, _err
     _out = _stream(1, "<stdout>", io.TextIOWrapper)
     _err = _stream(2, "<stderr>", _Stderr)
     _err.reconfigure(line_buffering=True)
@@ -471,8 +476,11 @@ def _setup():
     sys.stderr = sys.__stderr__ = _err
     stdio = _module("stdio")
     sys.stdin = sys.__stdin__ = stdio.NoStdin()
+    return stdio
 
-    # The runner's own directory must not shadow user imports.
+
+def _user_path():
+    """The runner's own directory must not shadow user imports."""
     here = os.getcwd()
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
     sys.path.insert(0, here)
@@ -481,6 +489,10 @@ def _setup():
     i = next((i for i, p in enumerate(sys.path) if os.path.basename(p) in ("site-packages", "dist-packages")), 1)
     sys.path.insert(i, "")
 
+
+def _user_namespace(stdio):
+    """A fresh __main__ for the cells, with IPython's history names and builtins."""
+    global _ns
     main = type(sys)("__main__")
     main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main
@@ -492,6 +504,13 @@ def _setup():
     _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
     builtins.input = stdio.deny_stdin
     builtins.StdinNotImplementedError = stdio.StdinNotImplementedError
+
+
+def _setup():
+    _take_fds()
+    stdio = _take_stdio()
+    _user_path()
+    _user_namespace(stdio)
     _patch_writers()
     _signal.signal(_SIGINT, _on_sigint)
     if _WAKE:
