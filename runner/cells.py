@@ -5,8 +5,8 @@ DisplayHook.__call__ runs check_for_underscore, quiet, start_displayhook,
 write_output_prompt, compute_format_data, update_user_ns, log_output,
 finish_displayhook): accept, start, send_started, apply, run (execute,
 then end), fail when it raised, finish. The cell's own state (id, running,
-interrupted, ack, ...) is on the Cell, which core's signal handler, flusher
-and frame writers read as _wire._cur. A result goes through show_result's
+interrupted, ack, ...) is on the Cell, which core's signal handler and
+flusher and wire's frame writers read as _wire._cur. A result goes through show_result's
 steps the same way: update_user_ns, shows_itself, compute_format_data,
 write_format_data (a quiet cell, ending in ';', has no last expression).
 Loaded by core on the first execute request.
@@ -245,7 +245,8 @@ def _write_format_data(bundle, meta):
 
 class Cell(_wire._Request):
     """One execute request. Calling it runs the steps in order; core's
-    signal handler, flusher and frame writers read this object as _wire._cur."""
+    signal handler and flusher and wire's frame writers read this object as
+    _wire._cur."""
 
     def __init__(self, req):
         self.req = req
