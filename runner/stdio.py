@@ -107,7 +107,7 @@ class StdlibHook:
     """Meta-path hook for the few stdlib modules cells need adapted, imported
     lazily so start-up imports nothing; other imports pay one dict lookup."""
 
-    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass}
+    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _core._patch_fork_exec}
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
@@ -124,6 +124,8 @@ class StdlibHook:
     @classmethod
     def install(cls):
         for name, fix in cls.fixes.items():
-            if name in sys.modules:  # imported at start-up (site, .pth files)
-                fix(sys.modules[name])
+            # Imported at start-up (site, .pth files), or built in: find_spec
+            # never sees a built-in module, and loading one costs nothing.
+            if name in sys.modules or name in sys.builtin_module_names:
+                fix(sys.modules.get(name) or __import__(name))
         sys.meta_path.insert(0, cls)
