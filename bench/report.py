@@ -57,7 +57,7 @@ def rx(r):
     return "—" if r is None else f"{r:.2f}×"
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--evalhost", required=True)
     ap.add_argument("--jupyter", required=True)
@@ -66,19 +66,24 @@ def main():
     ap.add_argument("--commit", default="unknown")
     ap.add_argument("--json", required=True)
     ap.add_argument("--md", required=True)
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def load_figures(a):
+    """evalbench's and jupyter_bench's output; serve_py's figures join evalbench's."""
     with open(a.evalhost) as f:
         ev = json.load(f)
     with open(a.jupyter) as f:
         jp = json.load(f)
-    E, J = ev["figures"], jp["figures"]
-    P = {}
+    E = ev["figures"]
     if a.serve_py:
         with open(a.serve_py) as f:
-            P = json.load(f)["figures"]
-        E.update(P)
-    g = lambda k: E.get(k)  # noqa: E731
+            E.update(json.load(f)["figures"])
+    return ev, jp
 
+
+def figure_table(g, J, ratios):
+    """The main table's rows: each figure for every backend, and evalhost vs Jupyter."""
     # (figure, unit, api key, serve key, jupyter key, better, target, note)
     rows = [
         ("cold start to first result (`1+1`, fresh interpreter)", "ms", "cold_start_ms", "cold_start_ms", "cold_start_ms", "lower", "≤ 1.3× `python -c pass`"),
@@ -94,13 +99,17 @@ def main():
         ("… host RSS after them", "MB", "multi_host_rss_mb", "multi_host_rss_mb", "multi_host_rss_mb", "lower", ""),
         ("… RSS per interpreter", "MB", "multi_interpreter_rss_mb", "multi_interpreter_rss_mb", "multi_interpreter_rss_mb", "lower", ""),
     ]
-    table, ratios = [], {}
+    table = []
     for name, unit, ak, sk, jk, better, target in rows:
         av, sv, gv, jv = g("api_" + ak), g("serve_" + sk), g("gw_" + ak), J.get(jk)
         r = ratio(jv, av) if better == "lower" else ratio(av, jv) if better else None
         ratios[ak] = r
         table.append(f"| {name} | {fmt(av, unit)} | {fmt(sv, unit)} | {fmt(gv, unit)} | {fmt(jv, unit)} | {rx(r)} | {target} |")
+    return table
 
+
+def anchor_table(g, J, ratios):
+    """The anchors table's rows: each backend against the same interpreter without evalhost."""
     anchors = [
         ("cold start vs `python -c pass` (same binary)", ratio(g("api_cold_start_ms"), g("api_python_c_pass_ms")),
          ratio(g("serve_cold_start_ms"), g("serve_python_c_pass_ms")), ratio(g("gw_cold_start_ms"), g("gw_python_c_pass_ms")),
@@ -116,21 +125,25 @@ def main():
                         ratio(J.get(rt), J.get(fl)), target))
         anchors.append(("… serve from a Python client, %s vs its floor" % pct, None,
                         ratio(g("serve_py_" + rt), g("serve_py_" + fl)), None, None, target))
-    anchor_rows = []
+    rows = []
     for name, ar, sr, gr, jr, target in anchors:
         ratios["anchor: " + name] = {"api": ar, "serve": sr, "gateway": gr, "jupyter": jr}
-        anchor_rows.append(f"| {name} | {rx(ar)} | {rx(sr)} | {rx(gr)} | {rx(jr)} | {target} |")
+        rows.append(f"| {name} | {rx(ar)} | {rx(sr)} | {rx(gr)} | {rx(jr)} | {target} |")
 
-    flood = ev.get("floodMiB")
-    errs = ev.get("errors") or {}
-    errors = ""
-    if errs:
-        errors = "\nNot measured (each figure checks its output, so a backend that drops output fails it):\n\n" + "".join(
-            f"- {k}: `{line[:300]}`\n" for k, v in sorted(errs.items()) for line in v.splitlines())
-    mach = machine(a.load)
-    versions = {"evalhost": a.commit, "go": go_version(), "python": jp.get("pythonVersion"),
-                "jupyter_client": jp.get("jupyter_client"), "ipykernel": jp.get("ipykernel")}
-    md = f"""# Benchmarks
+    return rows
+
+
+def errors_note(errs):
+    """The figures evalbench could not take, one line each."""
+    if not errs:
+        return ""
+    return "\nNot measured (each figure checks its output, so a backend that drops output fails it):\n\n" + "".join(
+        f"- {k}: `{line[:300]}`\n" for k, v in sorted(errs.items()) for line in v.splitlines())
+
+
+def render_tables(ev, g, table, anchor_rows):
+    """docs/benchmarks.md up to the flood table."""
+    return f"""# Benchmarks
 
 Written by `make bench` (`bench/run.sh`) on {time.strftime('%Y-%m-%d %H:%M %Z')}; do not edit by hand.
 evalhost's runner backend is measured through the Go API (package `sessions`, in
@@ -164,7 +177,12 @@ Anchors: `python -c pass` {fmt(g('api_python_c_pass_ms'), 'ms')}; the print loop
 `sys.stdout` (a 64 KiB `BufferedWriter`, `newline="\\n"`) makes `print` itself about 3×
 cheaper than Python's default stdout, which the anchor uses.
 
-Printing {flood} MiB (64 KiB lines; the cell's output spills to an artifact):
+"""
+
+
+def render_details(g, flood, errors, mach, versions):
+    """docs/benchmarks.md from the flood table on: how figures are taken, machine, versions."""
+    return f"""Printing {flood} MiB (64 KiB lines; the cell's output spills to an artifact):
 
 | | Go API | serve | gateway backend |
 |---|---|---|---|
@@ -188,6 +206,23 @@ load average at start {mach['loadAvgAtStart'] or 'unknown'} (shared machine: fig
 are taken within one run). Versions: evalhost {versions['evalhost']}, {versions['go']},
 Python {versions['python']}, jupyter_client {versions['jupyter_client']}, ipykernel {versions['ipykernel']}.
 """
+
+
+
+def main():
+    a = parse_args()
+    ev, jp = load_figures(a)
+    E, J = ev["figures"], jp["figures"]
+    g = lambda k: E.get(k)  # noqa: E731
+    ratios = {}
+    table = figure_table(g, J, ratios)
+    anchor_rows = anchor_table(g, J, ratios)
+    flood = ev.get("floodMiB")
+    errs = ev.get("errors") or {}
+    mach = machine(a.load)
+    versions = {"evalhost": a.commit, "go": go_version(), "python": jp.get("pythonVersion"),
+                "jupyter_client": jp.get("jupyter_client"), "ipykernel": jp.get("ipykernel")}
+    md = render_tables(ev, g, table, anchor_rows) + render_details(g, flood, errors_note(errs), mach, versions)
     os.makedirs(os.path.dirname(a.md) or ".", exist_ok=True)
     with open(a.md, "w") as f:
         f.write(md)
@@ -195,7 +230,6 @@ Python {versions['python']}, jupyter_client {versions['jupyter_client']}, ipyker
         json.dump({"machine": mach, "versions": versions, "runs": ev.get("runs"), "floodMiB": flood,
                    "evalhost": E, "jupyter": J, "errors": errs, "ratios": ratios}, f, indent=2)
         f.write("\n")
-
 
 if __name__ == "__main__":
     main()

@@ -196,8 +196,12 @@ func BenchmarkColdStartIPythonShim(b *testing.B) {
 		}
 		noHooks = strings.Replace(noHooks, hook, "pass", 1)
 	}
-	for name, data := range map[string][]byte{"runner.py": source, "core.py": []byte(noHooks), "prelude.py": prelude} {
-		if err := os.WriteFile(dir+"/"+name, data, 0o644); err != nil {
+	for _, f := range files {
+		data := *f.data
+		if f.name == "core.py" {
+			data = []byte(noHooks)
+		}
+		if err := os.WriteFile(dir+"/"+f.name, data, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,8 +5,8 @@ DisplayHook.__call__ runs check_for_underscore, quiet, start_displayhook,
 write_output_prompt, compute_format_data, update_user_ns, log_output,
 finish_displayhook): accept, start, send_started, apply, run (execute,
 then end), fail when it raised, finish. The cell's own state (id, running,
-interrupted, ack, ...) is on the Cell, which core's signal handler, flusher
-and frame writers read as _core._cur. A result goes through show_result's
+interrupted, ack, ...) is on the Cell, which core's signal handler and
+flusher and wire's frame writers read as _wire._cur. A result goes through show_result's
 steps the same way: update_user_ns, shows_itself, compute_format_data,
 write_format_data (a quiet cell, ending in ';', has no last expression).
 Loaded by core on the first execute request.
@@ -18,6 +18,7 @@ import os
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 _AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _CO_COROUTINE = 0x80
@@ -242,9 +243,10 @@ def _write_format_data(bundle, meta):
 # --- one execute request -------------------------------------------------
 
 
-class Cell(_core._Request):
+class Cell(_wire._Request):
     """One execute request. Calling it runs the steps in order; core's
-    signal handler, flusher and frame writers read this object as _core._cur."""
+    signal handler and flusher and wire's frame writers read this object as
+    _wire._cur."""
 
     def __init__(self, req):
         self.req = req
@@ -277,10 +279,10 @@ class Cell(_core._Request):
         """A request without a string id cannot be answered: warn, skip it."""
         rid = self.req.get("id")
         if type(rid) is not str or not rid:
-            _core._warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
+            _wire._warn('execute request without a string "id" was ignored: send {"id":"…","code":"…"}')
             return False
         self.id, self.qid = rid, _core._q(rid)
-        self.ack = _core._frame("interrupted", self.qid).encode()
+        self.ack = _wire._frame("interrupted", self.qid).encode()
         return True
 
     def start(self):
@@ -288,12 +290,12 @@ class Cell(_core._Request):
         SIGINT raises KeyboardInterrupt, so every later step is in the try)."""
         self.running = True  # before "started": an interrupt after it must land
         self.positioning = True
-        _core._cur = self
+        _wire._cur = self
 
     def send_started(self):
         # held: it goes out with the cell's next frame or text, or at the
         # flusher's next tick, so a quick cell is one write
-        _core._send(_core._frame("started", self.qid), hold=True)
+        _wire._send(_wire._frame("started", self.qid), hold=True)
 
     def apply(self):
         """The request's code, env, run id and cwd; bad ones are a RequestError."""
@@ -339,13 +341,13 @@ class Cell(_core._Request):
             try:
                 hook(self.status)
             except Exception as e:
-                _core._warn("post-cell hook %r raised %s: %s" % (hook, type(e).__name__, e), self.qid)
+                _wire._warn("post-cell hook %r raised %s: %s" % (hook, type(e).__name__, e), self.qid)
 
     def fail(self, e):
         """What the cell raised: a request error, a clean exit, or an error frame."""
         self.status = "error"
         if isinstance(e, _RequestError):
-            _core._send_plain_error("RequestError", str(e))
+            _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit) and e.code in (None, 0):
             self.status = "ok"
         else:
@@ -354,11 +356,11 @@ class Cell(_core._Request):
 
     def finish(self):
         """Idle again: the SIGINT handler back, output flushed, sync marks, done."""
-        if _core._forked:  # a fork() in the cell returned into the runner: no marks, no done
+        if _wire._forked:  # a fork() in the cell returned into the runner: no marks, no done
             _core._flush_std()
             os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._flush_std()
         self.positioning = False
-        _core._send_done(self, self.status, self.cancelled)
+        _wire._send_done(self, self.status, self.cancelled)

@@ -159,6 +159,9 @@ func TestCells(t *testing.T) {
 			code: "import os, subprocess, sys\nprint('a')\nos.write(1, b'raw\\n')\nsubprocess.run(['echo', 'sub'])\n" +
 				"print('b')\nos.system('echo sys')\nprint('c')\nprint('e1', file=sys.stderr)\nos.write(2, b'e2\\n')",
 			stdout: "a\nraw\nsub\nb\nsys\nc\n", stderr: "e1\ne2\n"},
+		{name: "a subprocess right after a print keeps order",
+			code:   "print('a')\nimport subprocess\nsubprocess.run(['echo', 'sub'])\nprint('b')",
+			stdout: "a\nsub\nb\n"},
 		{name: "large print arrives whole", code: "print('x' * 3000000)", stdout: strings.Repeat("x", 3000000) + "\n"},
 		{name: "non-utf8 text is escaped, not fatal", code: "print('\\udcff')", stdout: "\\udcff\n"},
 		{name: "sys.exit(0) is ok and the runner stays", code: "import sys\nsys.exit(0)"},

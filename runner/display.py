@@ -8,6 +8,7 @@ import os
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 _q = _core._q
 
 
@@ -35,7 +36,7 @@ def emit_display(kind, bundle, metadata, display_id):
         fields["metadata"] = _json_value(metadata)
     if display_id:
         fields["displayId"] = _q(str(display_id))
-    _core._send(_core._frame(kind, _core._cur.qid, **fields))
+    _wire._send(_wire._frame(kind, _wire._cur.qid, **fields))
 
 
 def emit_clear(wait=False):
@@ -45,7 +46,7 @@ def emit_clear(wait=False):
         cap.append(("clear_output", wait, None, None))
         return
     _core._flush_std()
-    _core._send(_core._frame("clear_output", _core._cur.qid, wait="true" if wait else "false"))
+    _wire._send(_wire._frame("clear_output", _wire._cur.qid, wait="true" if wait else "false"))
 
 
 def send_bundle(kind, bundle, meta, count):
@@ -60,7 +61,7 @@ def send_bundle(kind, bundle, meta, count):
         fields["metadata"] = _json_value(meta)
     fields["executionCount"] = count
     # The result is the cell's last frame but its done: they go out together.
-    _core._send(_core._frame(kind, _core._cur.qid, **fields), hold=kind == "result")
+    _wire._send(_wire._frame(kind, _wire._cur.qid, **fields), hold=kind == "result")
 
 _REPR_METHODS = (
     ("_repr_html_", "text/html"),
@@ -260,7 +261,7 @@ def flush_figures():
             png = binascii.b2a_base64(buf.getvalue(), newline=False).decode("ascii")
             emit_display("display", {"image/png": png, "text/plain": repr(fig)}, None, None)
     except Exception as e:
-        _core._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _core._cur.qid)
+        _wire._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _wire._cur.qid)
     finally:
         try:
             plt.close("all")

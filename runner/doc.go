@@ -13,8 +13,11 @@
 // Jupyter gateway backend runs [Prelude] in its kernels, so it defines
 // nothing IPython owns (display, get_ipython).
 //
-// core loads its other modules the same way, each on first use and each one
-// concern: stdio (what cells get instead of a terminal; at start-up), cells
+// core loads its other modules the same way, each one concern: wire (every
+// byte written to fd 3 and the marks on fd 1/2: frame lines, the held line
+// batched with the next frame, position and sync marks, FIONREAD checks, the
+// done frame and the interrupted ack; as core loads) and stdio (what cells
+// get instead of a terminal; at start-up), and on first use cells
 // (an execute request as a Cell object whose steps have names: accept,
 // start, send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
@@ -23,7 +26,7 @@
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
 // hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
-// ipy_rewrite and ipy_system only. Every frame line is built by core's
+// ipy_rewrite and ipy_system only. Every frame line is built by wire's
 // _frame. Every *.py of this directory is embedded and written by [Path].
 //
 // Nothing another user could write is run (issue 19). [Path] re-verifies

@@ -7,6 +7,7 @@ import re
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 
 
 # --- full IPython mode (EVALHOST_IPYTHON=1) --------------------------------
@@ -78,7 +79,7 @@ def hide_startup_names(names):
 def run_full(src):
     """Run one cell through InteractiveShell; its frames are the same as the runner's own."""
     if not _full:
-        _core._send_plain_error(
+        _wire._send_plain_error(
             "IPythonUnavailable",
             "IPython mode was requested (EVALHOST_IPYTHON=1) but IPython could not start (%s); "
             "install it in this interpreter (pip install ipython) or start the session without --ipython"

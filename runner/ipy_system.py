@@ -12,6 +12,7 @@ import os
 import re
 
 _core = globals()["_core"]
+_wire = _core._wire
 
 
 # --- variable expansion ---------------------------------------------------
@@ -144,7 +145,7 @@ def run_process(argv, capture=False, stdin_data=None):
     # A KeyboardInterrupt raised inside Popen, after the fork, would leave
     # the child running with no handle to reap it: the handler defers it
     # until p exists, and it is raised where p is reaped.
-    cell = _core._cur
+    cell = _wire._cur
     cell.deferring = True
     try:
         p = subprocess.Popen(argv, **kw)

@@ -53,3 +53,15 @@ func TestFeaturesLoadOnlyTheirModules(t *testing.T) {
 		})
 	}
 }
+
+// TestSubprocessPatchedOnImport: start-up does not load the _posixsubprocess
+// extension (~0.13 ms of every start); subprocess's fork_exec is made to
+// flush first as the extension is imported.
+func TestSubprocessPatchedOnImport(t *testing.T) {
+	p := start(t, startOpts{})
+	wantResult("False")(t, p.run("import sys\n'_posixsubprocess' in sys.modules and '_posixsubprocess' not in sys.builtin_module_names"))
+	wantResult("True")(t, p.run("import subprocess\nhasattr(sys.modules['_posixsubprocess'].fork_exec, '__wrapped__')"))
+	if c := p.run("print('a')\nsubprocess.run(['echo', 'sub'])\nprint('b')"); c.stdout != "a\nsub\nb\n" {
+		t.Errorf("stdout %q, want the print before the child's output", c.stdout)
+	}
+}

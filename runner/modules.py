@@ -6,6 +6,7 @@ it. Loaded by core only when EVALHOST_MODULES names a directory.
 import os
 
 _core = globals()["_core"]
+_wire = _core._wire
 
 
 def unsafe(st, kind):
@@ -54,10 +55,10 @@ def load_modules():
         except FileNotFoundError:
             continue
         except OSError as e:
-            _core._warn("extension module dir %s unreadable: %s" % (d, e))
+            _wire._warn("extension module dir %s unreadable: %s" % (d, e))
             continue
         if why:
-            _core._warn(refusal("extension module dir", d, why, "dir"))
+            _wire._warn(refusal("extension module dir", d, why, "dir"))
             continue
         for n in names:
             if n.endswith(".py") and not n.startswith("."):

@@ -1,8 +1,9 @@
 """evalhost runner bootstrap: `python runner.py`, started by the evalhost host.
 
-The runner itself is core.py beside this file; the IPython compatibility
-modules (ipy*.py) are loaded by core the same way, each only when a cell
-needs it. A script is compiled on every start and never cached, so this
+The runner itself is core.py beside this file; its other modules are
+loaded by core the same way: wire.py (the frames pipe) as core loads, the
+rest, the IPython compatibility (ipy*.py) among them, each only when
+needed. A script is compiled on every start and never cached, so this
 bootstrap stays tiny and loads the others through its own bytecode cache:
 __pycache__/<name>.<tag>.evh, written atomically (0600, in a 0700 dir).
 
@@ -63,8 +64,9 @@ def _boot():
     core = type(sys)("_evalhost_runner")
     core.__file__ = src
     sys.modules[core.__name__] = core
+    # core loads its other modules (wire as it loads, the rest on first use) through _load
+    core._loader = _load
     exec(code, core.__dict__)
-    core._loader = _load  # core loads the ipy_*.py modules (IPython compatibility) through it, each on first use
     core.main(sys._getframe().f_code.co_filename)
 
 

@@ -8,6 +8,7 @@ import io
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 _q = _core._q
 
 
@@ -24,7 +25,7 @@ _NO_STDIN = (
 
 def deny_stdin(prompt=""):
     _core._flush_std()
-    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
     raise StdinNotImplementedError(_NO_STDIN)
 
 
@@ -64,7 +65,7 @@ def deny_getpass(prompt="Password: ", stream=None):
     /dev/tty, and a runner in a terminal's background process group stops
     there (SIGTTIN) until the cell times out."""
     _core._flush_std()
-    _core._send(_core._frame("input", _core._cur.qid, prompt=_q(str(prompt))))
+    _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
     raise StdinNotImplementedError(
         "getpass() is not supported: evalhost cells have no interactive stdin; "
         "read secrets from a file or an environment variable instead"
@@ -106,7 +107,7 @@ class StdlibHook:
     """Meta-path hook for the few stdlib modules cells need adapted, imported
     lazily so start-up imports nothing; other imports pay one dict lookup."""
 
-    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass}
+    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _core._patch_fork_exec}
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
@@ -123,6 +124,8 @@ class StdlibHook:
     @classmethod
     def install(cls):
         for name, fix in cls.fixes.items():
-            if name in sys.modules:  # imported at start-up (site, .pth files)
-                fix(sys.modules[name])
+            # Imported at start-up (site, .pth files), or built in: find_spec
+            # never sees a built-in module, and loading one costs nothing.
+            if name in sys.modules or name in sys.builtin_module_names:
+                fix(sys.modules.get(name) or __import__(name))
         sys.meta_path.insert(0, cls)

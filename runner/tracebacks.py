@@ -6,6 +6,7 @@ import os
 import sys
 
 _core = globals()["_core"]
+_wire = _core._wire
 _q = _core._q
 
 
@@ -71,5 +72,5 @@ def send_error(exc, only=False):
 def send_error_lines(ename, evalue, lines):
     """An error frame; its traceback is the lines given."""
     _core._flush_std()
-    _core._send(_core._frame("error", _core._cur.qid, ename=_q(ename), evalue=_q(evalue),
+    _wire._send(_wire._frame("error", _wire._cur.qid, ename=_q(ename), evalue=_q(evalue),
                              traceback="[%s]" % ",".join(map(_q, lines))))

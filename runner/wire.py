@@ -1,0 +1,344 @@
+"""evalhost wire: every byte the runner writes to fd 3, and the marks on fd 1/2.
+
+Frame lines (built by _frame, written whole by _send under the send lock),
+the held line that rides with the next frame (a started, a result before
+its done), position marks before positioned frames, sync marks and the
+done frame at a cell's end, stream syncs when text switches pipes, and the
+interrupted acknowledgement (frames doc, "Order" and "interrupted"). The
+request under way is _cur here: cells.Cell sets it, the signal handler and
+the flusher read it. Loaded by core as it loads, before start-up: its
+state is read on every flush and frame, so it is this module's globals,
+never another module's attributes.
+"""
+
+import _json
+import _signal
+import _thread
+import io
+import os
+import sys
+
+_core = globals()["_core"]
+
+MAX_LINE = 32 << 20  # frames.DefaultMaxLine
+_SIGINT = _signal.SIGINT
+_q = _json.encode_basestring_ascii
+_os_write = os.write  # the real one: core patches os.write at start-up
+
+_frames_fd = 3
+# Set by core: _nonce and _streams at start-up, _forked in a fork() child.
+_nonce = b""
+_streams = ()  # the runner's own sys.stdout and sys.stderr
+_forked = False  # a fork() child of a cell sends nothing
+_send_lock = _thread.allocate_lock()
+
+# Marks (frames doc, "Order"), by fd: whether the runner's writers put bytes
+# on it since its last mark, and the position whose mark it owes before its
+# next bytes (a positioned frame went out while it was clean).
+_dirty = [False, True, True]
+_owed = [0, 0, 0]
+_held = b""  # a frame line that goes out with the next one (a result, with its done)
+_ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
+
+
+class _Request:
+    """What the signal handler, the flusher and the frame writers need to know
+    of the request under way. cells.Cell is the real one; this idle one
+    stands in before the first request, so readers never check for None."""
+
+    id = ""
+    qid = '""'  # id as a JSON string, ready to put in a frame
+    running = False  # the cell's code may run: SIGINT raises KeyboardInterrupt
+    positioning = False  # its rich frames get position marks
+    interrupted = False  # a SIGINT landed in it
+    ack = b""  # its "interrupted" frame line
+    ack_owed = False  # the SIGINT handler could not write ack (a send was under way)
+    last_fd = 0  # the output fd the runner's own streams wrote last in it
+    deferring = False  # a child is being started: SIGINT sets deferred instead of raising
+    deferred = False
+    pos = 0  # positioned frames sent in it
+
+
+_cur = _Request()
+
+
+# --- frames ---------------------------------------------------------------
+
+
+def _frame(kind, qid=None, **fields):
+    """Every frame line the runner sends is built here: kind, the request's id
+    (a JSON string) unless None, then fields, whose values are JSON text."""
+    line = '{"type":"%s"' % kind
+    if qid is not None:
+        line += ',"id":' + qid
+    for k, v in fields.items():
+        line += ',"%s":%s' % (k, v)
+    return line + "}\n"
+
+
+_POSITIONED = tuple('{"type":"%s"' % t for t in ("display", "update_display", "clear_output", "result", "error", "input"))
+
+
+def _send(line, hold=False):
+    """Write one frame line to fd 3, whole, or not at all if it is too long.
+    With hold, the line goes out with the next frame (or the flusher's next
+    tick): a result is nearly always followed at once by its done."""
+    if _forked:
+        return  # a fork() child of a cell: only the runner itself speaks
+    data = line.encode()
+    if len(data) > MAX_LINE:
+        data = _warning_line(
+            "a %s frame of %d bytes exceeds the %d-byte line limit and was dropped; "
+            "write large data to a file instead" % (line[9:line.find('"', 9)], len(data), MAX_LINE)
+        ).encode()
+    # A frame that has a place among the cell's text is preceded by a
+    # position mark on fd 1 and fd 2 (frames doc, "Order"), so the host can
+    # put it exactly there; a dropped frame gets none.
+    positioned = _cur.positioning and _nonce and len(data) <= MAX_LINE and line.startswith(_POSITIONED)
+    if positioned:
+        _flush_ours()
+    # SIGINT is held off while marks go out with their frame; a frame of a
+    # cell that wrote no text needs no marks, and spares the two syscalls.
+    marks = positioned and (_dirty[1] or _dirty[2])
+    _write_frame(data, positioned, hold_sigint=marks or len(data) > 4096, hold=hold)
+
+
+def _write_frame(data, positioned, hold_sigint, hold=False):
+    """Write one frame line to fd 3 under the send lock, after its position
+    marks when positioned (see _place), behind a held line. With hold_sigint,
+    SIGINT is held off around the lock, not inside it, so an interrupt that
+    was held is handled with the lock free and acknowledged at once."""
+    global _held
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,)) if hold_sigint else None
+    try:
+        with _send_lock:
+            if positioned:
+                data = _place(data)
+            _pay_ack()  # first: an owed ack must not follow the cell's done
+            if hold:
+                _held += data
+                return
+            if _held:
+                data, _held = _held + data, b""
+            _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)  # the host is gone; nobody is left to report to
+    finally:
+        if old is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
+def _place(data):
+    """Position marks for a positioned frame line, under the send lock: a
+    mark numbered by the frame's place in the cell goes now to each of fd 1
+    and 2 that holds bytes since its last mark; a clean one owes it before
+    its next bytes instead (_pay). The line says its number and the fds that
+    got no mark, for which the host checks that it has routed all it read."""
+    cell = _cur
+    cell.pos = k = cell.pos + 1
+    unmarked = 0
+    mark = None
+    for fd in (1, 2):
+        if _dirty[fd] or _unread(fd):
+            if mark is None:
+                mark = b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k)
+            _mark(fd, mark)
+            _dirty[fd] = False
+            _owed[fd] = 0
+        else:
+            unmarked |= fd
+            _owed[fd] = k
+    if unmarked:
+        return b'%s,"pos":%d,"unmarked":%d}\n' % (data[:-2], k, unmarked)
+    return b'%s,"pos":%d}\n' % (data[:-2], k)
+
+
+def _pay(fd):
+    """Write the position mark fd owes, before bytes the runner's writers put
+    on it: the host then holds what follows until that frame is out."""
+    if _forked or not _nonce:
+        return
+    with _send_lock:
+        k = _owed[fd]
+        if k:
+            _owed[fd] = 0
+            _mark(fd, b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k))
+
+
+def _touch(fd):
+    """The runner's writers are about to put bytes on fd 1 or 2."""
+    if _held:
+        _send_held(False)
+    if _owed[fd]:
+        _pay(fd)
+    _dirty[fd] = True
+
+
+def _touch_both():
+    """A child process may write to both: mark them as written."""
+    _touch(1)
+    _touch(2)
+
+
+def _unread(fd):
+    """Bytes on fd 1 or 2 the host has not read yet: what a writer the runner
+    cannot see (C code in this process) left there. 1 when unknown."""
+    global _ioctl
+    if _ioctl is None:
+        try:
+            import fcntl
+            import termios
+
+            _ioctl = (fcntl.ioctl, termios.FIONREAD)
+        except Exception:
+            _ioctl = False
+    if not _ioctl:
+        return 1
+    try:
+        return int.from_bytes(_ioctl[0](fd, _ioctl[1], b"\0\0\0\0"), sys.byteorder)
+    except Exception:
+        return 1
+
+
+def _send_done(cell, status, cancelled):
+    """The cell's end: a sync mark on each of fd 1 and 2 that holds bytes
+    since its last mark, then done (behind a held result) in one write."""
+    global _held
+    if _forked:
+        return
+    line = _frame("done", cell.qid, status='"%s"' % status, executionCount=_core._count,
+                  cancelled="true" if cancelled else "false").encode()
+    try:
+        with _send_lock:
+            unmarked = 0
+            mark = None
+            for fd in (1, 2):
+                _owed[fd] = 0
+                if _nonce and (_dirty[fd] or _unread(fd)):
+                    if mark is None:
+                        mark = b"\x00\x1eEVH" + _nonce + b":" + cell.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
+                    _mark(fd, mark)
+                    _dirty[fd] = False
+                elif _nonce:
+                    unmarked |= fd
+            if unmarked:
+                line = b'%s,"unmarked":%d}\n' % (line[:-2], unmarked)
+            _pay_ack()
+            data, _held = _held + line, b""
+            _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)
+
+
+def _send_held(wait=True):
+    """Write a held line now: from the flusher, so it waits no longer than
+    a text flush, and before the cell's text (wait=False), so the host never
+    holds text for a started frame. Without wait it gives up when the lock
+    is taken: its holder is sending, and takes the held line along."""
+    global _held
+    if _forked or not _held or not _send_lock.acquire(wait):
+        return
+    try:
+        data, _held = _held, b""
+        if data:
+            _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)
+    finally:
+        _send_lock.release()
+
+
+def _warning_line(message, qid=None):
+    return _frame("warning", qid or None, message=_q(message))
+
+
+def _warn(message, qid=None):
+    _send(_warning_line(message, qid))
+
+
+def _send_plain_error(ename, evalue):
+    _send(_frame("error", _cur.qid, ename=_q(ename), evalue=_q(evalue), traceback="[%s]" % _q("%s: %s" % (ename, evalue))))
+
+
+# --- the runner's own writers of fd 1/2 ------------------------------------
+
+
+class _TrackedFileIO(io.FileIO):
+    """fd 1 or 2 under sys.stdout/sys.stderr. A write that switches from one
+    to the other is preceded by a stream sync, so the host can keep the
+    order of the two pipes (frames doc, "Order"). Buffered writers call this
+    once per flush, not per print."""
+
+    def write(self, b):
+        cell = _cur
+        fd = self._evh_fd
+        if cell.last_fd != fd:
+            if cell.last_fd:
+                _sync_streams()
+            cell.last_fd = fd
+        if _held:
+            _send_held(False)
+        if _owed[fd]:
+            _pay(fd)
+        _dirty[fd] = True
+        return io.FileIO.write(self, b)
+
+
+def _sync_streams():
+    """A position mark on fd 1 and fd 2 and a sync frame: text written before
+    it on either pipe reaches the host's consumer before text written after.
+    It never flushes: it runs inside a stream's flush."""
+    if not (_cur.positioning and _nonce) or _forked:
+        return
+    _write_frame(_frame("sync", _cur.qid).encode(), True, hold_sigint=True)
+
+
+def _flush_ours():
+    """Flush only the runner's own streams: safe from another thread."""
+    for s in _streams:
+        try:
+            s.flush()
+        except Exception:
+            pass
+
+
+# --- interrupts and raw writes ---------------------------------------------
+
+
+def _ack_interrupt():
+    """Tell the host its interrupt landed, so it stops its wake-ups (frames
+    doc, "interrupted"). The handler may run inside a send, so it never waits
+    for the send lock: the frame is then owed, and the send writes it."""
+    cell = _cur
+    if _forked or not cell.ack:
+        return
+    if _send_lock.acquire(False):
+        try:
+            _write_frame_bytes(cell.ack)
+        finally:
+            _send_lock.release()
+    else:
+        cell.ack_owed = True
+
+
+def _write_frame_bytes(data):
+    """Write data to fd 3 whole; the caller holds the send lock."""
+    view = memoryview(data)
+    while view:
+        view = view[_os_write(_frames_fd, view):]
+
+
+def _pay_ack():
+    """Write an interrupted frame owed by the handler; under the send lock."""
+    cell = _cur
+    if cell.ack_owed:
+        cell.ack_owed = False
+        _write_frame_bytes(cell.ack)
+
+
+def _mark(fd, mark):
+    try:
+        while mark:
+            mark = mark[_os_write(fd, mark):]
+    except OSError:
+        pass  # the host closed that pipe; the done frame still tells it
