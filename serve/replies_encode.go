@@ -53,6 +53,16 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		dst = append(dst, `,"title":`...)
 		dst = frames.AppendString(dst, r.Title)
 	}
+	if len(r.Tags) > 0 {
+		dst = append(dst, `,"tags":[`...)
+		for i, t := range r.Tags {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = frames.AppendString(dst, t)
+		}
+		dst = append(dst, ']')
+	}
 	dst = append(dst, `,"status":`...)
 	dst = frames.AppendString(dst, string(r.Status))
 	dst = append(dst, `,"executionCount":`...)
@@ -79,6 +89,14 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+	if r.Job != "" {
+		dst = append(dst, `,"job":`...)
+		dst = frames.AppendString(dst, r.Job)
+	}
+	if r.JobOffset != 0 {
+		dst = append(dst, `,"jobOffset":`...)
+		dst = strconv.AppendInt(dst, r.JobOffset, 10)
+	}
 	return append(dst, "}\n"...), nil
 }
 
