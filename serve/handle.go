@@ -13,7 +13,7 @@ import (
 // the line and takes the request's place in its session's queue, in the
 // order the lines arrived, and returns the rest of the work (nil when the
 // request was refused), which the reading goroutine then runs (reader.go).
-// The Server's wg counts the work from then on.
+// The Server's wg counts the work from then on (dispatch adds it).
 var handled = map[string]func(*Server, request) func(){
 	"eval":  (*Server).eval,
 	"reset": (*Server).reset,
@@ -57,9 +57,7 @@ func (s *Server) eval(r request) func() {
 		s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
 		return nil
 	}
-	s.wg.Add(1)
 	return func() {
-		defer s.wg.Done()
 		defer close(fl.ended)
 		defer cancel()
 		start := time.Now()
@@ -115,9 +113,7 @@ func (s *Server) reset(r request) func() {
 			return nil
 		}
 	}
-	s.wg.Add(1)
 	return func() {
-		defer s.wg.Done()
 		existed, err := s.reg.ResetSession(s.work, session, cwd)
 		if err != nil {
 			s.requestError(&requestError{id: id, op: r.op, msg: "reset failed: " + err.Error()})

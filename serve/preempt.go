@@ -45,7 +45,11 @@ func (s *Server) dispatch(line []byte) (work func(), stop bool) {
 		return nil, false
 	}
 	if h, ok := handled[req.op]; ok {
-		return h(s, req), false
+		work = h(s, req)
+		if work != nil {
+			s.wg.Add(1) // done by the goroutine that runs it (reader.go)
+		}
+		return work, false
 	}
 	s.requestError(badRequest(req.root, "unknown op %q; one of %s", req.op, opNames))
 	return nil, false

@@ -14,15 +14,43 @@ import (
 // Request lines are read by one goroutine at a time, which dispatches each
 // line itself: a preempted op is answered there, in line order. A handled op
 // (eval, reset) is run by the goroutine that read it, once it has taken the
-// request's place in its session's queue and started another goroutine to
-// read on. A warm eval thus goes from its line to its interpreter without a
-// hand-off between goroutines (each cost a thread wake-up), and a cancel,
-// ping or tool_result behind it is still read at once.
+// request's place in its session's queue and handed the reading on to a
+// goroutine parked after running an earlier request (whose stack has grown
+// already), or to a new one. A warm eval thus goes from its line to its
+// interpreter without a hand-off between goroutines (each cost a thread
+// wake-up), and a cancel, ping or tool_result behind it is still read at
+// once.
 
 // read reads and dispatches request lines until the input ends, a shutdown
 // line, or the server stops taking requests; the reader that meets the end
-// reports it on s.readEnd. The caller hands it the only right to s.in.
+// reports it on s.readEnd. The caller hands it the only right to s.in. A
+// goroutine in read is counted in s.wg from the dispatch of a handled op
+// until it reads again or exits; a reader is not (it may block in Read).
 func (s *Server) read() {
+	for {
+		work := s.readUntilWork()
+		if work == nil {
+			return
+		}
+		select {
+		case s.spare <- struct{}{}:
+		default:
+			go s.read()
+		}
+		work()
+		select {
+		case <-s.spare:
+			s.wg.Done()
+		case <-s.quit:
+			s.wg.Done()
+			return
+		}
+	}
+}
+
+// readUntilWork reads and dispatches lines until one leaves work to run,
+// which it returns, or reading ends (nil).
+func (s *Server) readUntilWork() func() {
 	for {
 		line, err := s.in.Line()
 		var pe *frames.ProtocolError
@@ -30,27 +58,25 @@ func (s *Server) read() {
 		case errors.As(err, &pe):
 			if s.tooLong(pe) {
 				s.endReading(nil)
-				return
+				return nil
 			}
 			continue
 		case errors.Is(err, io.EOF):
 			s.endReading(nil)
-			return
+			return nil
 		case err != nil:
 			s.endReading(err)
-			return
+			return nil
 		}
 		// The request may outlive the reader's buffer (its work runs while
 		// the next reader reads into it).
 		work, stop := s.dispatch(append([]byte(nil), line...))
 		if stop {
 			s.endReading(nil)
-			return
+			return nil
 		}
 		if work != nil {
-			go s.read()
-			work()
-			return
+			return work
 		}
 	}
 }
@@ -77,11 +103,12 @@ func (s *Server) tooLong(pe *frames.ProtocolError) (stopped bool) {
 }
 
 // stopDispatch makes every reader stop before its next request: none is
-// dispatched once it returns.
+// dispatched once it returns. Parked goroutines exit.
 func (s *Server) stopDispatch() {
 	s.dispatchMu.Lock()
 	s.stopped = true
 	s.dispatchMu.Unlock()
+	close(s.quit)
 }
 
 // fieldOfPrefix reads a request's string field (its "id", its "op") from

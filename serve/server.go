@@ -70,6 +70,8 @@ type Server struct {
 
 	in      *frames.Reader // request lines: read by one reader at a time (reader.go)
 	readEnd chan error     // the first reader to meet the end says why
+	spare   chan struct{}  // a goroutine parked after its request takes the reading over
+	quit    chan struct{}  // closed when no request is dispatched any more
 
 	// dispatchMu orders dispatching against stopping: no request is
 	// dispatched once stopped is set.
@@ -79,7 +81,7 @@ type Server struct {
 	mu       sync.Mutex
 	inflight map[string]*inflight
 	jobEnds  map[string]<-chan struct{} // job id -> its request's end written
-	wg       sync.WaitGroup             // evals and resets
+	wg       sync.WaitGroup             // evals and resets, and the goroutines parked after them
 	jobWG    sync.WaitGroup             // waits and stops, ended by the registry's Close
 }
 
@@ -125,6 +127,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	stopProgress := s.startProgress()
 	s.in = frames.NewReader(r, s.cfg.MaxLine)
 	s.readEnd = make(chan error, 1)
+	s.spare, s.quit = make(chan struct{}), make(chan struct{})
 	go s.read()
 	readErr, aborted := s.waitStop(ctx)
 	s.stopDispatch()
