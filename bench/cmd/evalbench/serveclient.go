@@ -136,7 +136,7 @@ func (c *serveClient) send(v any) error {
 // eval sends one eval of one py cell and passes every reply to onReply
 // until its end, which it returns with the cell's cell_end.
 func (c *serveClient) eval(id, session, mode, code string, onReply func(reply)) (cellEnd, end reply, err error) {
-	ch := make(chan reply, 4096)
+	ch := make(chan reply, 64) // small: a 4096-reply buffer was 400 KB of garbage per request, which the floor's client does not make
 	c.mu.Lock()
 	if c.readErr != nil {
 		c.mu.Unlock()
