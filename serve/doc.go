@@ -19,7 +19,9 @@
 // sessions are; wait and stop are checked as their line is read and
 // answered from a goroutine when their job ends. eval and reset take their
 // place in their session's queue in the order their lines arrived and run
-// in goroutines the Server owns; an eval's replies are
+// on the goroutine that read them, which first starts another to read on
+// (so a warm eval reaches its interpreter without a hand-off between
+// goroutines); an eval's replies are
 // its frames (tagged with its id and cell), a cell_end per cell and exactly
 // one end, or a request_error instead of the end when it was refused or
 // could not run. Lines of concurrent requests interleave, each line whole.

@@ -9,10 +9,12 @@ import (
 	"github.com/evalhost/evalhost/sessions"
 )
 
-// handled are the ops that queue work (see preempted): the reader only
-// checks the line and takes the request's place in its session's queue,
-// in the order the lines arrived; the work runs in a goroutine.
-var handled = map[string]func(*Server, request){
+// handled are the ops that queue work (see preempted): the reader checks
+// the line and takes the request's place in its session's queue, in the
+// order the lines arrived, and returns the rest of the work (nil when the
+// request was refused), which the reading goroutine then runs (reader.go).
+// The Server's wg counts the work from then on (dispatch adds it).
+var handled = map[string]func(*Server, request) func(){
 	"eval":  (*Server).eval,
 	"reset": (*Server).reset,
 }
@@ -25,11 +27,11 @@ type inflight struct {
 	ended     chan struct{} // closed once its end (or request_error) is written
 }
 
-func (s *Server) eval(r request) {
+func (s *Server) eval(r request) func() {
 	req, perr := parseEval(r.root)
 	if perr != nil {
 		s.requestError(perr)
-		return
+		return nil
 	}
 	id := req.ID
 	ctx, cancel := context.WithCancel(s.work)
@@ -39,7 +41,7 @@ func (s *Server) eval(r request) {
 		cancel()
 		s.requestError(&requestError{id: id, op: r.op, inFlight: true,
 			msg: fmt.Sprintf("request id %q is already in flight; use a new id", id)})
-		return
+		return nil
 	}
 	fl := &inflight{cancel: cancel, cell: -1, ended: make(chan struct{})}
 	s.inflight[id] = fl
@@ -47,17 +49,15 @@ func (s *Server) eval(r request) {
 	lastCell := len(req.Cells) - 1
 	req.OnCellEnd = func(res sessions.CellResult) { s.cellEnd(id, res, res.Index == lastCell) }
 	// Queue now, in the reader's order, so one session's requests run in the
-	// order they arrived; only running them happens in the background.
+	// order they arrived; running them is the work returned.
 	job, err := s.reg.Queue(req)
 	if err != nil {
 		s.finish(id)
 		cancel()
 		s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
-		return
+		return nil
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	return func() {
 		defer close(fl.ended)
 		defer cancel()
 		start := time.Now()
@@ -68,7 +68,7 @@ func (s *Server) eval(r request) {
 			return
 		}
 		s.out.End(id, res, time.Since(start))
-	}()
+	}
 }
 
 func (s *Server) frame(id string, fl *inflight, cell int, f *frames.Frame) {
@@ -101,7 +101,7 @@ func (s *Server) finish(id string) {
 }
 
 // reset restarts a session's interpreters in queue order.
-func (s *Server) reset(r request) {
+func (s *Server) reset(r request) func() {
 	var id, session, cwd string
 	for _, f := range []struct {
 		name     string
@@ -110,19 +110,17 @@ func (s *Server) reset(r request) {
 	}{{"id", false, &id}, {"session", true, &session}, {"cwd", false, &cwd}} {
 		if e := stringField(r.root, f.name, f.required, f.dst); e != nil {
 			s.requestError(e)
-			return
+			return nil
 		}
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	return func() {
 		existed, err := s.reg.ResetSession(s.work, session, cwd)
 		if err != nil {
 			s.requestError(&requestError{id: id, op: r.op, msg: "reset failed: " + err.Error()})
 			return
 		}
 		s.reply(Reset{Existed: existed, ID: id, OK: true, Session: session, Type: TypeReset})
-	}()
+	}
 }
 
 // startProgress sends a progress line for every running cell each

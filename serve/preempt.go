@@ -10,7 +10,8 @@ import (
 // their line is read, in order with the lines around them, and must never
 // block: a cancel, ping or tool_result is answered however busy the
 // sessions are. Handled ops (handle.go) take their place in a session's
-// queue and run in goroutines the Server waits for.
+// queue and run on the goroutine that read them, which hands the reading on
+// first (reader.go); the Server waits for them.
 var preempted = map[string]func(*Server, request){
 	"cancel":      (*Server).cancel,
 	"close":       (*Server).closeSession,
@@ -19,30 +20,39 @@ var preempted = map[string]func(*Server, request){
 	"tool_result": (*Server).toolResult,
 }
 
-// dispatch answers or starts one request line; it reports whether the
-// server should stop reading (shutdown).
-func (s *Server) dispatch(line []byte) (stop bool) {
+// dispatch answers one request line, or takes its place and returns the
+// work left, which the caller must run (the Server waits for it). stop says
+// the server reads no more (a shutdown line, or it stopped taking requests).
+func (s *Server) dispatch(line []byte) (work func(), stop bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return false
+		return nil, false
+	}
+	s.dispatchMu.Lock()
+	defer s.dispatchMu.Unlock()
+	if s.stopped {
+		return nil, true
 	}
 	req, err := parseRequest(line)
 	if err != nil {
 		s.requestError(err)
-		return false
+		return nil, false
 	}
 	if req.op == "shutdown" {
-		return true
+		return nil, true
 	}
 	if p, ok := preempted[req.op]; ok {
 		p(s, req)
-		return false
+		return nil, false
 	}
 	if h, ok := handled[req.op]; ok {
-		h(s, req)
-		return false
+		work = h(s, req)
+		if work != nil {
+			s.wg.Add(1) // done by the goroutine that runs it (reader.go)
+		}
+		return work, false
 	}
 	s.requestError(badRequest(req.root, "unknown op %q; one of %s", req.op, opNames))
-	return false
+	return nil, false
 }
 
 // cancel ends a queued or running eval: its cells end cancelled.

@@ -2,59 +2,113 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/frames"
 )
 
-// readResult is one request line, an over-long line's prefix, or the error
-// that ended the input (never io.EOF: the channel closes then).
-type readResult struct {
-	line []byte
-	long *frames.ProtocolError
-	err  error
+// Request lines are read by one goroutine at a time, which dispatches each
+// line itself: a preempted op is answered there, in line order. A handled op
+// (eval, reset) is run by the goroutine that read it, once it has taken the
+// request's place in its session's queue and handed the reading on to a
+// goroutine parked after running an earlier request (whose stack has grown
+// already), or to a new one. A warm eval thus goes from its line to its
+// interpreter without a hand-off between goroutines (each cost a thread
+// wake-up), and a cancel, ping or tool_result behind it is still read at
+// once.
+
+// read reads and dispatches request lines until the input ends, a shutdown
+// line, or the server stops taking requests; the reader that meets the end
+// reports it on s.readEnd. The caller hands it the only right to s.in. A
+// goroutine in read is counted in s.wg from the dispatch of a handled op
+// until it reads again or exits; a reader is not (it may block in Read).
+func (s *Server) read() {
+	for {
+		work := s.readUntilWork()
+		if work == nil {
+			return
+		}
+		select {
+		case s.spare <- struct{}{}:
+		default:
+			go s.read()
+		}
+		work()
+		select {
+		case <-s.spare:
+			s.wg.Done()
+		case <-s.quit:
+			s.wg.Done()
+			return
+		}
+	}
 }
 
-// readLines feeds r's lines to the returned channel until r ends or stop is
-// called. stop does not wait for a Read in progress: the goroutine may sit
-// in a read that never returns (a terminal's stdin); it sends nothing once
-// stopped and exits when that read returns.
-func readLines(r io.Reader, maxLine int) (<-chan readResult, func()) {
-	out := make(chan readResult)
-	done := make(chan struct{})
-	go func() {
-		defer close(out)
-		fr := frames.NewReader(r, maxLine)
-		for {
-			var res readResult
-			line, err := fr.Line()
-			var pe *frames.ProtocolError
-			switch {
-			case errors.As(err, &pe):
-				res.long = pe
-			case errors.Is(err, io.EOF):
-				return
-			case err != nil:
-				res.err = err
-			default:
-				res.line = append([]byte(nil), line...)
+// readUntilWork reads and dispatches lines until one leaves work to run,
+// which it returns, or reading ends (nil).
+func (s *Server) readUntilWork() func() {
+	for {
+		line, err := s.in.Line()
+		var pe *frames.ProtocolError
+		switch {
+		case errors.As(err, &pe):
+			if s.tooLong(pe) {
+				s.endReading(nil)
+				return nil
 			}
-			select {
-			case out <- res:
-			case <-done:
-				return
-			}
-			if res.err != nil {
-				return
-			}
+			continue
+		case errors.Is(err, io.EOF):
+			s.endReading(nil)
+			return nil
+		case err != nil:
+			s.endReading(err)
+			return nil
 		}
-	}()
-	var once sync.Once
-	return out, func() { once.Do(func() { close(done) }) }
+		// The request may outlive the reader's buffer (its work runs while
+		// the next reader reads into it).
+		work, stop := s.dispatch(append([]byte(nil), line...))
+		if stop {
+			s.endReading(nil)
+			return nil
+		}
+		if work != nil {
+			return work
+		}
+	}
+}
+
+// endReading reports why reading ended; only the first report counts.
+func (s *Server) endReading(err error) {
+	select {
+	case s.readEnd <- err:
+	default:
+	}
+}
+
+// tooLong refuses an over-long line, naming its request when its prefix
+// does; it reports whether the server stopped taking requests.
+func (s *Server) tooLong(pe *frames.ProtocolError) (stopped bool) {
+	s.dispatchMu.Lock()
+	defer s.dispatchMu.Unlock()
+	if s.stopped {
+		return true
+	}
+	s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.cfg.MaxLine),
+		ID: fieldOfPrefix(pe.Line, "id"), Line: pe.Line, Op: fieldOfPrefix(pe.Line, "op"), Type: TypeRequestError})
+	return false
+}
+
+// stopDispatch makes every reader stop before its next request: none is
+// dispatched once it returns. Parked goroutines exit.
+func (s *Server) stopDispatch() {
+	s.dispatchMu.Lock()
+	s.stopped = true
+	s.dispatchMu.Unlock()
+	close(s.quit)
 }
 
 // fieldOfPrefix reads a request's string field (its "id", its "op") from

@@ -35,6 +35,8 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 					ExecutionCount: 7, DurationMs: f, Output: streamsink.Dump{Text: s, TotalLines: 1}}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Title: s, Message: s, Recycled: true, StateLost: true, Retried: true,
 					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
+				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Tags: []string{s, "x"}, Status: sessions.StatusDetached,
+					DurationMs: f, Job: "job-" + s, JobOffset: 12}},
 			}
 			for _, c := range cells {
 				want, err := encodeLine(c)

@@ -68,10 +68,20 @@ type Server struct {
 	work   context.Context // ends when the work must end at once
 	abort  context.CancelFunc
 
+	in      *frames.Reader // request lines: read by one reader at a time (reader.go)
+	readEnd chan error     // the first reader to meet the end says why
+	spare   chan struct{}  // a goroutine parked after its request takes the reading over
+	quit    chan struct{}  // closed when no request is dispatched any more
+
+	// dispatchMu orders dispatching against stopping: no request is
+	// dispatched once stopped is set.
+	dispatchMu sync.Mutex
+	stopped    bool
+
 	mu       sync.Mutex
 	inflight map[string]*inflight
 	jobEnds  map[string]<-chan struct{} // job id -> its request's end written
-	wg       sync.WaitGroup             // evals and resets
+	wg       sync.WaitGroup             // evals and resets, and the goroutines parked after them
 	jobWG    sync.WaitGroup             // waits and stops, ended by the registry's Close
 }
 
@@ -115,9 +125,12 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.start(w)
 	s.out.line(Hello{Languages: s.cfg.Languages, PID: os.Getpid(), Protocol: Protocol, Type: TypeHello, Version: s.cfg.Version}, false)
 	stopProgress := s.startProgress()
-	lines, stopReading := readLines(r, s.cfg.MaxLine)
-	readErr, aborted := s.loop(ctx, lines)
-	stopReading()
+	s.in = frames.NewReader(r, s.cfg.MaxLine)
+	s.readEnd = make(chan error, 1)
+	s.spare, s.quit = make(chan struct{}), make(chan struct{})
+	go s.read()
+	readErr, aborted := s.waitStop(ctx)
+	s.stopDispatch()
 	s.stopTaking(aborted)
 	if !aborted {
 		aborted = s.drain(ctx)
@@ -155,28 +168,16 @@ func (s *Server) start(w io.Writer) {
 	s.reg = sessions.New(cfg)
 }
 
-// loop dispatches request lines until the server must stop. aborted says
-// ctx ended it; readErr is why r ended, when not at EOF.
-func (s *Server) loop(ctx context.Context, lines <-chan readResult) (readErr error, aborted bool) {
-	for {
-		select {
-		case l, ok := <-lines:
-			switch {
-			case !ok:
-				return nil, false
-			case l.err != nil:
-				return l.err, false
-			case l.long != nil:
-				s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.cfg.MaxLine),
-					ID: fieldOfPrefix(l.long.Line, "id"), Line: l.long.Line, Op: fieldOfPrefix(l.long.Line, "op"), Type: TypeRequestError})
-			case s.dispatch(l.line):
-				return nil, false
-			}
-		case <-s.stopReq:
-			return nil, false
-		case <-ctx.Done():
-			return nil, true
-		}
+// waitStop waits until the server must stop reading. aborted says ctx
+// ended it; readErr is why r ended, when not at EOF.
+func (s *Server) waitStop(ctx context.Context) (readErr error, aborted bool) {
+	select {
+	case err := <-s.readEnd:
+		return err, false
+	case <-s.stopReq:
+		return nil, false
+	case <-ctx.Done():
+		return nil, true
 	}
 }
 

@@ -2,8 +2,6 @@ package sessions
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -156,9 +154,7 @@ func (c *cellRun) lose(retried bool) {
 // nonce returns the cell's random run-id part, made once.
 func (c *cellRun) nonce() string {
 	if c.runNonce == "" {
-		var b [8]byte
-		_, _ = rand.Read(b[:]) // never fails on Linux (Go 1.24+ crypto/rand)
-		c.runNonce = hex.EncodeToString(b[:])
+		c.runNonce = newRunNonce()
 	}
 	return c.runNonce
 }

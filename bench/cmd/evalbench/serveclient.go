@@ -22,18 +22,24 @@ type reply struct {
 }
 
 // serveClient drives one `evalhost serve` process over its stdin/stdout.
+// It has no reader goroutine: a request waiting for its replies reads the
+// next line itself when no other request is reading, and passes lines of
+// other requests on to them. A lone request thus reads its replies
+// directly, as the floor loop's client does, and the two round trips
+// compare like for like.
 type serveClient struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	pid   int
+	br    *bufio.Reader
 
 	wmu sync.Mutex // one request line at a time
+
+	reading chan struct{} // holds a token while a request reads br
 
 	mu      sync.Mutex
 	waiters map[string]chan reply
 	readErr error
-
-	wg sync.WaitGroup // the reader
 }
 
 func startServe(bin, python, home string, maxSessions int) (*serveClient, error) {
@@ -52,46 +58,68 @@ func startServe(bin, python, home string, maxSessions int) (*serveClient, error)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
-	c := &serveClient{cmd: cmd, stdin: stdin, pid: cmd.Process.Pid, waiters: map[string]chan reply{}}
 	br := bufio.NewReaderSize(stdout, 1<<20)
+	c := &serveClient{cmd: cmd, stdin: stdin, pid: cmd.Process.Pid, br: br, reading: make(chan struct{}, 1),
+		waiters: map[string]chan reply{}}
 	hello, err := br.ReadBytes('\n')
 	if err != nil || gjson.GetBytes(hello, "type").String() != "hello" {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("serve did not say hello: %q %v", hello, err)
 	}
-	c.wg.Add(1)
-	go c.read(br)
 	return c, nil
 }
 
-// read dispatches reply lines to the request that waits for them.
-func (c *serveClient) read(br *bufio.Reader) {
-	defer c.wg.Done()
+// next returns id's next reply, read by this call or passed on by another
+// request's; false once the output ended.
+func (c *serveClient) next(id string, ch chan reply) (reply, bool) {
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			f := gjson.GetManyBytes(line, "type", "id", "data", "status", "message", "pid", "error")
-			r := reply{Type: f[0].String(), ID: f[1].String(), Data: f[2].String(), Status: f[3].String(),
-				Message: f[4].String() + f[6].String(), PID: int(f[5].Int()), At: time.Now()}
-			c.mu.Lock()
-			ch := c.waiters[r.ID]
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- r
-			}
+		select {
+		case r, ok := <-ch:
+			return r, ok
+		case c.reading <- struct{}{}:
 		}
-		if err != nil {
-			c.mu.Lock()
-			c.readErr = err
-			for _, ch := range c.waiters {
-				close(ch)
-			}
-			c.waiters = map[string]chan reply{}
-			c.mu.Unlock()
-			return
+		// A reply may have been passed on while the token was taken.
+		select {
+		case r, ok := <-ch:
+			<-c.reading
+			return r, ok
+		default:
+		}
+		r, ok := c.readLine()
+		<-c.reading
+		if !ok {
+			continue // ch is closed
+		}
+		if r.ID == id {
+			return r, true
+		}
+		c.mu.Lock()
+		other := c.waiters[r.ID]
+		c.mu.Unlock()
+		if other != nil {
+			other <- r
 		}
 	}
+}
+
+// readLine reads one reply line; at the end of the output it closes every
+// waiter's channel and returns false.
+func (c *serveClient) readLine() (reply, bool) {
+	line, err := c.br.ReadBytes('\n')
+	if err != nil {
+		c.mu.Lock()
+		c.readErr = err
+		for _, ch := range c.waiters {
+			close(ch)
+		}
+		c.waiters = map[string]chan reply{}
+		c.mu.Unlock()
+		return reply{}, false
+	}
+	f := gjson.GetManyBytes(line, "type", "id", "data", "status", "message", "pid", "error")
+	return reply{Type: f[0].String(), ID: f[1].String(), Data: f[2].String(), Status: f[3].String(),
+		Message: f[4].String() + f[6].String(), PID: int(f[5].Int()), At: time.Now()}, true
 }
 
 func (c *serveClient) send(v any) error {
@@ -108,7 +136,7 @@ func (c *serveClient) send(v any) error {
 // eval sends one eval of one py cell and passes every reply to onReply
 // until its end, which it returns with the cell's cell_end.
 func (c *serveClient) eval(id, session, mode, code string, onReply func(reply)) (cellEnd, end reply, err error) {
-	ch := make(chan reply, 4096)
+	ch := make(chan reply, 64) // small: a 4096-reply buffer was 400 KB of garbage per request, which the floor's client does not make
 	c.mu.Lock()
 	if c.readErr != nil {
 		c.mu.Unlock()
@@ -129,7 +157,11 @@ func (c *serveClient) eval(id, session, mode, code string, onReply func(reply)) 
 	if err := c.send(req); err != nil {
 		return reply{}, reply{}, err
 	}
-	for r := range ch {
+	for {
+		r, ok := c.next(id, ch)
+		if !ok {
+			break
+		}
 		if onReply != nil {
 			onReply(r)
 		}
@@ -145,7 +177,7 @@ func (c *serveClient) eval(id, session, mode, code string, onReply func(reply)) 
 	return cellEnd, end, fmt.Errorf("serve output ended before the end of %s", id)
 }
 
-// close shuts the server down and waits for it and the reader.
+// close shuts the server down and waits for it.
 func (c *serveClient) close() error {
 	_ = c.send(map[string]any{"op": "shutdown"})
 	_ = c.stdin.Close()
@@ -158,6 +190,5 @@ func (c *serveClient) close() error {
 		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
 		err = <-done
 	}
-	c.wg.Wait()
 	return err
 }
