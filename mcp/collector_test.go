@@ -134,8 +134,8 @@ func TestRenderEvalShowsWarnings(t *testing.T) {
 // images. Other lines, even alike, stay.
 func TestWithoutPayloadLines(t *testing.T) {
 	images := []imageRef{{mime: "image/png", artifact: "artifact://4.png"}}
-	body := "<IPython.core.display.Image object>\n[image/png 497.7 kB: artifact://4.png]\n[image/png 1 kB: artifact://5.png]\nend"
-	want := "<IPython.core.display.Image object>\n[image/png 1 kB: artifact://5.png]\nend"
+	body := "<IPython.core.display.Image object>\n[image/png 486.1 KiB: artifact://4.png]\n[image/png 1000 B: artifact://5.png]\nend"
+	want := "<IPython.core.display.Image object>\n[image/png 1000 B: artifact://5.png]\nend"
 	if got := withoutPayloadLines(body, images); got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

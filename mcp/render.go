@@ -60,7 +60,7 @@ func (s *Server) renderEval(res sessions.Result, col *collector) (*sdk.CallToolR
 }
 
 // withoutPayloadLines drops the lines the sink put in a display's text for
-// images it stored ("[image/png 497.7 kB: artifact://4.png]"): each image
+// images it stored ("[image/png 486.1 KiB: artifact://4.png]"): each image
 // gets a line of its own below, saying more, and two lines with two sizes
 // for one image read as two images.
 func withoutPayloadLines(body string, images []imageRef) string {

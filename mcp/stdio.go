@@ -53,7 +53,27 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	lw := &lockedWriter{w: w, sent: pending.sent}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
 		received: pending.received, drain: func() { pending.wait(ctx) }}
-	return s.sdk.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
+	return s.serve(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
+}
+
+// serve is the SDK's Server.Run without its logging: Run logs a cancelled
+// ctx, which is how a requested shutdown (SIGTERM) ends the server, as
+// level=ERROR "server run cancelled", and an ended connection twice.
+func (s *Server) serve(ctx context.Context, t sdk.Transport) error {
+	ss, err := s.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: connect: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 // lockedWriter lets the lineGuard answer a line the SDK never sees between

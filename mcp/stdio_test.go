@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -162,3 +165,54 @@ func TestRunStdioAnswersBeforeEOF(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// A cancelled ctx is how a requested shutdown (SIGTERM) ends the server:
+// RunStdio returns ctx's error and logs no error, as the SDK's Run did
+// ("server run cancelled" at level ERROR).
+func TestRunStdioCancelIsNotAnError(t *testing.T) {
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir(), Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	defer outW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, inR, outW, 0) }()
+	go io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if line, err := bufio.NewReader(outR).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result"`) {
+		t.Fatalf("initialize answered %q (%v)", line, err)
+	}
+	go io.Copy(io.Discard, outR)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunStdio = %v; want context.Canceled", err)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Fatalf("a cancelled run logged an error:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the SDK's goroutines to log into.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

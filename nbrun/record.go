@@ -11,7 +11,7 @@ import (
 
 // Recorder writes execution output into a notebook's code cells as nbclient
 // does with kernel messages: stdout/stderr become "stream" outputs (one per
-// run of the same stream, merged), display → "display_data", result →
+// run of the same stream, merged; a warning joins stderr), display → "display_data", result →
 // "execute_result" with its execution_count, error → "error"; done sets the
 // cell's execution_count. A display id applies to every output shown under
 // it, execute_result included, in any recorded cell: update_display
@@ -53,8 +53,11 @@ func (r *Recorder) Start(i int) error {
 	return nil
 }
 
-// Add records one frame for the started cell. Frames that carry no output
-// (started, input, warning, ready) are ignored. A bundle or metadata that is
+// Add records one frame for the started cell. A warning (a display dropped
+// for its size, output that may be incomplete) is recorded as stderr text,
+// "[evalhost warning: MESSAGE]", since nbformat has no place for it and a
+// notebook must not lose an output without a word. Frames that carry no
+// output (started, input, ready) are ignored. A bundle or metadata that is
 // not valid JSON is an error and nothing is recorded for that frame.
 func (r *Recorder) Add(f frames.Frame) error {
 	if r.cell < 0 {
@@ -68,6 +71,9 @@ func (r *Recorder) Add(f frames.Frame) error {
 		return r.addRich(f)
 	case frames.TypeUpdateDisplay:
 		return r.updateDisplay(f)
+	case frames.TypeWarning:
+		r.clearIfPending()
+		r.addStream(frames.TypeStderr.String(), "[evalhost warning: "+strings.TrimRight(f.Message, "\n")+"]\n")
 	case frames.TypeClearOutput:
 		if f.Wait {
 			r.clearOn = true

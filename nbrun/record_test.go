@@ -54,8 +54,11 @@ func TestRecorder(t *testing.T) {
 			out("working\n"),
 			{Type: frames.TypeUpdateDisplay, DisplayID: "d1", Bundle: bundle("text/plain", `"100%"`)},
 			{Type: frames.TypeInput, Prompt: "name?"},
-			{Type: frames.TypeWarning, Message: "ignored"},
 			done(3)}},
+		{"warning is stderr text", []frames.Frame{
+			out("plotting\n"),
+			{Type: frames.TypeWarning, Message: "display of 12.0 MiB dropped: over the 10.0 MiB limit"},
+			errOut("after\n"), done(5)}},
 		{"timeout keeps partial output plus error", []frames.Frame{
 			out("step 1\n"),
 			{Type: frames.TypeError, Ename: "TimeoutError", Evalue: "Command timed out after 2 seconds"}}},

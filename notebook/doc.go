@@ -33,7 +33,9 @@
 //     actions; a bad index is an [*IndexError] ([ErrIndex]).
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
 //     directory, fsync and rename: on any failure the file is unchanged. A symlink
-//     is written through; a read-only file is refused.
+//     is written through; a read-only file is refused. [CheckWritable]
+//     makes the same checks and a temp file, without writing, for a caller
+//     that must not do long work toward a file it cannot write.
 //     [Notebook.SaveUnsynced] is Save without the fsyncs, for progress
 //     writes.
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most

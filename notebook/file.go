@@ -145,26 +145,13 @@ func WriteFile(path string, data []byte) error {
 // writeFile is WriteFile that, given an expected Stamp, checks the file
 // against it just before the rename; without sync it does not fsync.
 func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error) {
-	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
-		path = target
-	}
-	perm := fs.FileMode(0o644)
-	if st, statErr := os.Stat(path); statErr == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("write notebook %s: not a regular file", path)
-		}
-		perm = st.Mode().Perm()
-		if perm&0o222 == 0 {
-			return fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
-		}
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	path, perm, err := writableTarget(path)
 	if err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return err
+	}
+	f, err := createTemp(path)
+	if err != nil {
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -199,9 +186,59 @@ func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error)
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
 	if sync {
-		syncDir(dir)
+		syncDir(filepath.Dir(path))
 	}
 	return nil
+}
+
+// CheckWritable reports whether WriteFile could write path now, without
+// changing it: path is a regular file with a write bit or does not exist,
+// and a temp file can be made beside it. A command that runs for long
+// before it writes (nb run) calls it first, so a target it cannot write
+// fails before the work, not after it.
+func CheckWritable(path string) error {
+	path, _, err := writableTarget(path)
+	if err != nil {
+		return err
+	}
+	f, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// writableTarget resolves a symlink to the file it names and refuses what
+// WriteFile would not replace; perm is the mode the new file gets.
+func writableTarget(path string) (string, fs.FileMode, error) {
+	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
+		path = target
+	}
+	perm := fs.FileMode(0o644)
+	if st, statErr := os.Stat(path); statErr == nil {
+		if !st.Mode().IsRegular() {
+			return "", 0, fmt.Errorf("write notebook %s: not a regular file", path)
+		}
+		perm = st.Mode().Perm()
+		if perm&0o222 == 0 {
+			return "", 0, fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
+		}
+	}
+	return path, perm, nil
+}
+
+// createTemp makes the temp file that is renamed over path.
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	return f, nil
 }
 
 // syncDir makes the rename durable; file systems that cannot fsync a

@@ -278,6 +278,29 @@ func TestJobEndings(t *testing.T) {
 	}
 }
 
+// After CloseSession returns, its job is no longer listed as running: a
+// client that saw the close answered must not see the job run on.
+func TestJobEndedWhenCloseReturns(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 2 * time.Second})
+	dir := t.TempDir()
+	// Ignores the interrupt, so only a kill ends it.
+	stubborn := Cell{Language: LangPython, Timeout: time.Second, OnTimeout: OnTimeoutDetach,
+		Code: "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('started', flush=True)\nwhile True: time.sleep(0.05)"}
+	job := detachOne(t, r, Request{Session: "c", Cwd: dir, Cells: []Cell{stubborn}})
+	if !r.CloseSession("c") {
+		t.Fatal("CloseSession found no session")
+	}
+	for _, info := range r.Jobs() {
+		if info.ID == job.Job && info.State == JobRunning {
+			t.Fatalf("job %s still listed running after CloseSession returned: %+v", job.Job, info)
+		}
+	}
+	info, err := r.Job(job.Job, 0)
+	if err != nil || info.Result == nil || info.Status != StatusCancelled || !strings.Contains(info.Message, reasonSessionClosed) {
+		t.Fatalf("job of a closed session: %+v %v; want cancelled, saying its session was closed", info, err)
+	}
+}
+
 func TestJobStoppedByClose(t *testing.T) {
 	var ends jobEnds
 	r := newTestRegistry(t, Config{Grace: 500 * time.Millisecond, OnJobEnd: ends.hook})

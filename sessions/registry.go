@@ -311,25 +311,34 @@ func (r *Registry) closeIdle(now time.Time) {
 }
 
 // CloseSession closes every session with this id (any cwd) and reports
-// whether one existed. It returns at once: a later request with this id
-// starts a fresh session, the cell running in a closed one is stopped and
-// the requests queued on it end cancelled, while its interpreters shut down
-// in the background (up to the grace window for a busy one; Close waits for
-// them). A job running in it is stopped first, its result saying so.
+// whether one existed. A later request with this id starts a fresh
+// session; the requests queued on a closed one end cancelled. A job running
+// in it is killed (the session's state is gone, so it gets no interrupt
+// and grace) and has ended, its result saying so, when CloseSession
+// returns, so that Jobs never lists it running after the close was
+// answered. Otherwise it returns at once: the interpreters shut down in the
+// background (up to the grace window for a busy one; Close waits for them).
 func (r *Registry) CloseSession(id string) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	found := false
+	var closing []*session
 	for k, s := range r.sessions {
 		if k.Session == id {
-			found = true
 			delete(r.sessions, k)
 			s.markClosed()
-			r.wg.Add(1)
-			go func() { defer r.wg.Done(); s.stopJob(reasonSessionClosed); s.shutdown() }()
+			closing = append(closing, s)
 		}
 	}
-	return found
+	r.wg.Add(len(closing))
+	r.mu.Unlock()
+	for _, s := range closing {
+		if d := s.runningJob(); d != nil {
+			d.stop(reasonSessionClosed)
+			s.killAll()
+			<-d.done
+		}
+		go func() { defer r.wg.Done(); s.shutdown() }()
+	}
+	return len(closing) > 0
 }
 
 // Reset restarts the interpreters of the session (id, cwd), whatever its

@@ -161,9 +161,11 @@ func countLines(text string) int {
 	return n
 }
 
-// humanBytes formats a size for notices: "512 B", "1.2 KB", "3.4 MB".
+// humanBytes formats a size for notices in binary units, the unit every
+// size evalhost takes is read in (parseSize: "512M" is 512 MiB): "512 B",
+// "1.5 KiB", "1.0 GiB".
 func humanBytes(n int64) string {
-	const unit = 1000
+	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
 	}
@@ -172,5 +174,5 @@ func humanBytes(n int64) string {
 		div *= unit
 		exp++
 	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -250,6 +250,22 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+// Sizes are read in binary units (TestParseSize), so notices print them in
+// binary units: a 1 GiB cap is "1.0 GiB", never "1.1 GB".
+func TestHumanBytes(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {10000, "9.8 KiB"},
+		{512 << 20, "512.0 MiB"}, {1 << 30, "1.0 GiB"}, {2 << 30, "2.0 GiB"}, {1 << 40, "1.0 TiB"},
+	} {
+		if got := humanBytes(tt.n); got != tt.want {
+			t.Errorf("humanBytes(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestStoreFromEnv(t *testing.T) {
 	home := t.TempDir()
 	tests := []struct {
@@ -261,7 +277,7 @@ func TestStoreFromEnv(t *testing.T) {
 		{"defaults", "", "", filepath.Join(home, "artifacts"), StoreOptions{}, ""},
 		{"cap", "", "2G", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: 2 << 30}, ""},
 		{"no cap", "", "0", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: -1}, ""},
-		{"bad cap", "", "big", filepath.Join(home, "artifacts"), StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": not a size`},
+		{"bad cap", "", "big", filepath.Join(home, "artifacts"), StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": not a size: want bytes such as 1073741824, 512M or 2G (0 for no cap); using the default cap of 1.0 GiB`},
 		{"user's directory", "/somewhere/mine", "", "/somewhere/mine", StoreOptions{UserDir: true}, ""},
 	}
 	for _, tt := range tests {
@@ -381,7 +397,7 @@ func TestArtifactBoundWhileWriting(t *testing.T) {
 			if !strings.HasPrefix(string(got), line) || !strings.HasSuffix(string(got), line) || !strings.Contains(string(got), "[ARTIFACT TRUNCATED: ") {
 				t.Errorf("artifact lacks its head, its tail or the truncation line: %.200q…", got)
 			}
-			want := "[head and tail of the output (artifact capped at 10.0 kB): " + Scheme + d.ArtifactID
+			want := "[head and tail of the output (artifact capped at 9.8 KiB): " + Scheme + d.ArtifactID
 			if !slices.ContainsFunc(d.Notices, func(n string) bool { return strings.HasPrefix(n, want) }) {
 				t.Errorf("notices %q lack %q", d.Notices, want)
 			}

@@ -19,7 +19,7 @@ import (
 //	    "artifact":"artifact://12.png","path":"/…/12.png","bytes":1234567}}}
 //
 // The MIME entry is removed from the bundle and text/plain gains a line
-// "[image/png 1.2 MB: artifact://12.png]". Binary types (images other than
+// "[image/png 1.2 MiB: artifact://12.png]". Binary types (images other than
 // SVG, PDF, audio, video) are stored decoded from base64, so the file opens
 // as what it is; text is stored as text and JSON values as JSON.
 const MetadataKey = "evalhost/artifacts"

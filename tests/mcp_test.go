@@ -424,6 +424,25 @@ func TestMCPNotebook(t *testing.T) {
 	}
 }
 
+// notebook_run on a notebook it cannot write back is refused before any
+// cell runs, as nb run --inplace is.
+func TestMCPNotebookRunRefusesAReadOnlyNotebook(t *testing.T) {
+	c := startMCP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nb.ipynb")
+	writeNotebook(t, path, "open('ran', 'w').close()")
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	res := c.call(t, "notebook_run", map[string]any{"path": path})
+	if !res.IsError || !strings.Contains(allText(res), "read-only") || !strings.Contains(allText(res), "no cell was run") {
+		t.Fatalf("notebook_run on a read-only notebook: %s; want an error saying it is read-only and no cell ran", allText(res))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("a cell ran although the notebook could not be written")
+	}
+}
+
 func TestMCPHTTP(t *testing.T) {
 	t.Run("refuses non-loopback", func(t *testing.T) {
 		cmd := command(t, "mcp", "--http", "0.0.0.0:0")

@@ -250,3 +250,59 @@ func TestNotebookViewApplyKeepsWhatItShows(t *testing.T) {
 		t.Errorf("a refused edit changed the file")
 	}
 }
+
+// TestNotebookRunRefusesAnUnwritableTarget: a target nb run cannot write
+// is refused before any cell runs, naming what is wrong, so no work (and
+// no output) is lost after the fact.
+func TestNotebookRunRefusesAnUnwritableTarget(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup returns the extra arguments, given the notebook's directory.
+		setup func(t *testing.T, dir, nb string) []string
+		want  string
+		root  bool // whether the case holds for root, who writes anywhere
+	}{
+		{"inplace on a read-only notebook", func(t *testing.T, dir, nb string) []string {
+			if err := os.Chmod(nb, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"--inplace"}
+		}, "read-only", true},
+		{"output into a missing directory", func(t *testing.T, dir, nb string) []string {
+			return []string{"-o", filepath.Join(dir, "missing", "out.ipynb")}
+		}, "does not exist: create it first", true},
+		{"output onto a directory", func(t *testing.T, dir, nb string) []string {
+			out := filepath.Join(dir, "out.ipynb")
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"-o", out}
+		}, "not a regular file", true},
+		{"output into a read-only directory", func(t *testing.T, dir, nb string) []string {
+			ro := filepath.Join(dir, "ro")
+			if err := os.Mkdir(ro, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"-o", filepath.Join(ro, "out.ipynb")}
+		}, "not writable by you", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !tt.root && os.Geteuid() == 0 {
+				t.Skip("root writes into a read-only directory")
+			}
+			dir := t.TempDir()
+			nb := filepath.Join(dir, "nb.ipynb")
+			writeNotebook(t, nb, "open('ran', 'w').close()")
+			args := tt.setup(t, dir, nb)
+			output, err := command(t, append([]string{"nb", "run", nb}, args...)...).CombinedOutput()
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(string(output), tt.want) ||
+				!strings.Contains(string(output), "no cell was run") {
+				t.Fatalf("nb run %q: %v, want exit 1 saying %q before any cell ran\n%s", args, err, tt.want, output)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Fatalf("the cell ran although its output could not be written")
+			}
+		})
+	}
+}

@@ -200,6 +200,11 @@ func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
 		if err != nil {
 			return mcp.NotebookRunResult{}, errors.New(`"cells" ` + err.Error())
 		}
+		// Refused before any cell runs: outputs run first and then not
+		// written would be lost.
+		if err := lockedSave(req.Path, finalLockWait, notebook.CheckWritable); err != nil {
+			return mcp.NotebookRunResult{}, fmt.Errorf("%w; no cell was run", err)
+		}
 		home, err := config.Home()
 		if err != nil {
 			return mcp.NotebookRunResult{}, err

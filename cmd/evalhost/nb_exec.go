@@ -97,6 +97,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	saver := newNotebookSaver(path, f.out, f.inplace)
+	if err := saver.check(); err != nil {
+		return fail(exitFailed, "%v; no cell was run", err)
+	}
 	reg := sessions.New(sessions.Config{
 		Home:     home,
 		Starters: starters,

@@ -54,6 +54,14 @@ func (s *notebookSaver) written() string {
 	return s.out
 }
 
+// check fails when the target cannot be written (its directory missing or
+// not writable, the file read-only, its lock not to be made), so that a run
+// is refused before its cells run, not after, when their outputs would be
+// lost.
+func (s *notebookSaver) check() error {
+	return lockedSave(s.out, finalLockWait, notebook.CheckWritable)
+}
+
 // progress writes nb after a cell, unsynced (an fsync per cell cost more
 // than the cells of a small notebook): it guards against evalhost's
 // death, and finish's write syncs. Its error is not reported: finish

@@ -161,6 +161,10 @@ func (h *host) read(kind string, r *os.File) {
 	sc.Buffer(nil, 1<<20)
 	var partial string
 	for sc.Scan() {
+		if kind == "mcp" {
+			h.readMCP(sc.Bytes())
+			continue
+		}
 		if kind != "serve" {
 			h.lines <- sc.Text()
 			continue
@@ -184,6 +188,24 @@ func (h *host) read(kind string, r *os.File) {
 			h.lines <- "idle"
 		}
 	}
+}
+
+// readMCP sends the lines of an eval tool result's text, then "idle".
+func (h *host) readMCP(line []byte) {
+	var resp struct {
+		Result struct {
+			Content []struct{ Type, Text string }
+		}
+	}
+	if json.Unmarshal(line, &resp) != nil || len(resp.Result.Content) == 0 {
+		return
+	}
+	for _, c := range resp.Result.Content {
+		for _, l := range strings.Split(c.Text, "\n") {
+			h.lines <- l
+		}
+	}
+	h.lines <- "idle"
 }
 
 // awaitPIDs reads the cell's "pid" and "pids" lines, and with idle waits

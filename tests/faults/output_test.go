@@ -227,7 +227,7 @@ func TestOutputFloodCappedArtifact(t *testing.T) {
 		t.Errorf("artifact lacks its head, its end or the truncation line")
 	}
 	if !slices.ContainsFunc(out.Notices, func(n string) bool {
-		return strings.HasPrefix(n, "[head and tail of the output (artifact capped at 8.4 MB): "+streamsink.Scheme+out.ArtifactID)
+		return strings.HasPrefix(n, "[head and tail of the output (artifact capped at 8.0 MiB): "+streamsink.Scheme+out.ArtifactID)
 	}) {
 		t.Errorf("notices %q do not say the artifact was capped", out.Notices)
 	}
