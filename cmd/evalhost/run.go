@@ -291,12 +291,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
-	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
-		// A reader that left (| head) is the usual end of a pipeline: quiet,
-		// as a process killed by SIGPIPE is. Any other failure is said.
-		if !errors.Is(*lost, syscall.EPIPE) {
-			fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
-		}
+	if interrupted.stoppedByOutput(interrupts, stderr) {
 		return exitOutputClosed
 	}
 	if err != nil {
@@ -390,6 +385,21 @@ func (in *interrupts) outputLost(err error) {
 	if in.lost.CompareAndSwap(nil, &err) {
 		in.cancel()
 	}
+}
+
+// stoppedByOutput says whether the run stopped because its output could
+// not be written (and no Ctrl-C came first). A reader that left (| head) is the
+// usual end of a pipeline: quiet, as a process killed by SIGPIPE is; any
+// other failure is said.
+func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) bool {
+	lost := in.lost.Load()
+	if lost == nil || interrupts != 0 {
+		return false
+	}
+	if !errors.Is(*lost, syscall.EPIPE) {
+		fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+	}
+	return true
 }
 
 func interruptible(kill func()) (context.Context, *interrupts) {

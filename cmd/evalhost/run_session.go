@@ -99,10 +99,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	watch.Wait()
 	a.endCalls()
 	interrupts := interrupted.stop()
-	if lost := interrupted.lost.Load(); lost != nil && interrupts == 0 {
-		if !errors.Is(*lost, syscall.EPIPE) {
-			fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
-		}
+	if interrupted.stoppedByOutput(interrupts, stderr) {
 		return exitOutputClosed
 	}
 	if err != nil {
