@@ -142,7 +142,8 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 // cancellation (interrupt, then escalation) on the way.
 func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (frames.Frame, error) {
 	var (
-		done    *frames.Frame
+		done    *frames.Frame // &final once it is in
+		final   frames.Frame  // not &f: that would move every frame to the heap
 		ctxDone = ctx.Done()
 		esc     escalation
 		wake    wakeups
@@ -158,7 +159,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 				return p.outcome(c, done, killed || esc.killed)
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {
-				done = &f
+				final = f
+				done = &final
 				wake.stop()
 				continue
 			}

@@ -28,8 +28,9 @@ const (
 type cell struct {
 	id     string
 	out    chan frames.Frame
-	marked [4]bool // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
-	done   *frames.Frame
+	marked [4]bool       // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
+	done   *frames.Frame // &final once the done frame is in
+	final  frames.Frame
 
 	// Text read before the cell's started frame waits for it: the runner
 	// sends started before any user code runs, but the pipes are read by
@@ -68,7 +69,8 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait)}
+	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait),
+		queueBuf: make([]frames.Frame, 0, 4)}
 	r.late.Stop()
 	r.order.Stop()
 	defer r.late.Stop()
@@ -140,6 +142,10 @@ type router struct {
 	ended int
 	ready bool
 	marks bool // the runner said its position marks will come
+
+	// queueBuf is the array of the queue, reused from cell to cell (frame).
+	queueBuf []frames.Frame
+
 	late  *time.Timer
 	lateC <-chan time.Time
 
@@ -283,7 +289,13 @@ func (r *router) frame(f frames.Frame) {
 			}
 			c.posQueued = f.Pos
 		}
+		if len(c.queue) == 0 {
+			c.queue = r.queueBuf[:0] // all delivered: its array is free again
+		}
 		c.queue = append(c.queue, f)
+		if len(c.queue) == 1 {
+			r.queueBuf = c.queue
+		}
 		r.release()
 	}
 }
@@ -358,7 +370,10 @@ func (r *router) deliver(f frames.Frame) {
 		r.cur.out <- f
 		return
 	}
-	r.cur.done = &f
+	// Kept in the cell: taking f's address would move every frame
+	// deliver gets to the heap.
+	r.cur.final = f
+	r.cur.done = &r.cur.final
 	if !r.cur.complete() {
 		r.late.Reset(markWait)
 		r.lateC = r.late.C
