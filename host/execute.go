@@ -54,7 +54,7 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 	if err := ctx.Err(); err != nil {
 		return frames.Frame{}, fmt.Errorf("execute: cell %q not sent: %w", req.ID, err)
 	}
-	c := &cell{id: req.ID, out: make(chan frames.Frame, 64)}
+	c := &cell{id: req.ID, out: p.out}
 	if !p.offer(c) {
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
@@ -138,11 +138,12 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 	return nil
 }
 
-// await relays c's frames to emit until the pump closes c.out, handling
+// await relays c's frames to emit until the pump ends c.out (endOfCell), handling
 // cancellation (interrupt, then escalation) on the way.
 func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (frames.Frame, error) {
 	var (
-		done    *frames.Frame
+		done    *frames.Frame // &final once it is in
+		final   frames.Frame  // not &f: that would move every frame to the heap
 		ctxDone = ctx.Done()
 		esc     escalation
 		wake    wakeups
@@ -153,12 +154,13 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 	defer wake.stop()
 	for {
 		select {
-		case f, ok := <-c.out:
-			if !ok {
+		case f := <-c.out:
+			if f.Type == endOfCell {
 				return p.outcome(c, done, killed || esc.killed)
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {
-				done = &f
+				final = f
+				done = &final
 				wake.stop()
 				continue
 			}

@@ -110,6 +110,9 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 			}
 			var got []string
 			for f := range c.out {
+				if f.Type == endOfCell {
+					break
+				}
 				switch f.Type {
 				case frames.TypeStdout, frames.TypeStderr:
 					got = append(got, f.Data)

@@ -35,6 +35,7 @@ type Process struct {
 	reqW             *os.File // fd 0 of the child, write end
 	outR, errR, frR  *os.File // fds 1, 2, 3 of the child, read ends
 	events           chan event
+	out              chan frames.Frame // the running cell's frames (pump.go, cell)
 	register         chan *cell
 	readyCh          chan frames.Frame
 	exited, pumpDone chan struct{}

@@ -20,13 +20,17 @@ const (
 )
 
 // cell is the pump's view of the executing cell. The pump sends the cell's
-// frames on out, the done frame last, then closes out; when the streams end
-// without a done frame it closes out without one.
+// frames on out, the done frame last, then endOfCell; when the streams end
+// without a done frame it sends endOfCell without one. out is the
+// Process's, shared by its cells (one runs at a time, and await takes
+// everything up to endOfCell): a channel per cell cost ~18 KB of garbage
+// per round trip.
 type cell struct {
 	id     string
 	out    chan frames.Frame
-	marked [4]bool // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
-	done   *frames.Frame
+	marked [4]bool       // by fd: end-of-cell sync mark seen (or stream ended) on fd 1, 2
+	done   *frames.Frame // &final once the done frame is in
+	final  frames.Frame
 
 	// Text read before the cell's started frame waits for it: the runner
 	// sends started before any user code runs, but the pipes are read by
@@ -65,7 +69,8 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait)}
+	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait),
+		queueBuf: make([]frames.Frame, 0, 4)}
 	r.late.Stop()
 	r.order.Stop()
 	defer r.late.Stop()
@@ -95,9 +100,13 @@ func (p *Process) pump() {
 	if r.cur != nil {
 		r.release()
 		r.flushEarly()
-		close(r.cur.out)
+		r.cur.out <- frames.Frame{Type: endOfCell}
 	}
 }
+
+// endOfCell is the pump's last word on a cell's out: nothing of the cell's
+// follows it. No frame read from the runner has this type.
+const endOfCell frames.Type = 255
 
 // cellSlot holds the cell Execute offers until the pump adopts it.
 type cellSlot struct{ atomic.Pointer[cell] }
@@ -110,7 +119,7 @@ func (p *Process) offer(c *cell) bool {
 	select {
 	case <-p.pumpDone:
 		// Taken back unless the pump's last adoption has it (it then
-		// closes c.out, and await reports the end).
+		// sends endOfCell, and await reports the end).
 		return !p.next.CompareAndSwap(c, nil)
 	default:
 		return true
@@ -133,6 +142,10 @@ type router struct {
 	ended int
 	ready bool
 	marks bool // the runner said its position marks will come
+
+	// queueBuf is the array of the queue, reused from cell to cell (frame).
+	queueBuf []frames.Frame
+
 	late  *time.Timer
 	lateC <-chan time.Time
 
@@ -276,7 +289,13 @@ func (r *router) frame(f frames.Frame) {
 			}
 			c.posQueued = f.Pos
 		}
+		if len(c.queue) == 0 {
+			c.queue = r.queueBuf[:0] // all delivered: its array is free again
+		}
 		c.queue = append(c.queue, f)
+		if len(c.queue) == 1 {
+			r.queueBuf = c.queue
+		}
 		r.release()
 	}
 }
@@ -351,7 +370,10 @@ func (r *router) deliver(f frames.Frame) {
 		r.cur.out <- f
 		return
 	}
-	r.cur.done = &f
+	// Kept in the cell: taking f's address would move every frame
+	// deliver gets to the heap.
+	r.cur.final = f
+	r.cur.done = &r.cur.final
 	if !r.cur.complete() {
 		r.late.Reset(markWait)
 		r.lateC = r.late.C
@@ -405,7 +427,7 @@ func (r *router) finishIfComplete() {
 	r.late.Stop()
 	r.lateC = nil
 	c.out <- *c.done
-	close(c.out)
+	c.out <- frames.Frame{Type: endOfCell}
 	r.cur = nil
 }
 

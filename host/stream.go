@@ -202,6 +202,9 @@ func (p *Process) readFrames() {
 			p.events <- event{kind: evFrame, fd: 3, frame: f}
 			continue
 		}
+		if batch == nil {
+			batch = make([]frames.Frame, 0, 4) // a quick cell's started, result, done
+		}
 		batch = append(batch, f)
 		if !r.Buffered() {
 			p.events <- event{kind: evFrames, fd: 3, frames: batch}
