@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -215,4 +218,69 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// plainRequest may only take what the SDK's decoder takes: a line it
+// passes and the decoder refuses would end the connection.
+var plainRequestCases = []struct {
+	name, line string
+	plain      bool
+}{
+	{"call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}]}}}`, true},
+	{"string id", `{"jsonrpc":"2.0","id":"a","method":"ping"}`, true},
+	{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, true},
+	{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, true},
+	{"spaced", `{ "method" : "ping" , "jsonrpc" : "2.0" }`, true},
+	{"huge id", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, false},
+	{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, false},
+	{"old version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, false},
+	{"numeric version", `{"jsonrpc":2,"id":1,"method":"ping"}`, false},
+	{"no version", `{"id":1,"method":"ping"}`, false},
+	{"method not a string", `{"jsonrpc":"2.0","id":1,"method":5}`, false},
+	{"duplicate key", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`, false},
+	{"escaped key", `{"jsonrpc":"2.0","i\u0064":1,"method":"ping"}`, false},
+	{"other key", `{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}`, false},
+	{"upper-case key", `{"JSONRPC":"2.0","id":1,"method":"ping"}`, false},
+	{"response", `{"jsonrpc":"2.0","id":1,"result":{}}`, false},
+	{"not an object", `"ping"`, false},
+	{"bad utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}", false},
+	{"deep", `{"jsonrpc":"2.0","id":1,"method":"ping","params":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, false},
+}
+
+func TestPlainRequest(t *testing.T) {
+	for _, tc := range plainRequestCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := plainRequest([]byte(tc.line)); got != tc.plain {
+				t.Fatalf("plainRequest(%s) = %v, want %v", tc.line, got, tc.plain)
+			}
+			if _, err := jsonrpc.DecodeMessage([]byte(tc.line)); tc.plain && err != nil {
+				t.Fatalf("plain, but the SDK refuses it: %v", err)
+			}
+		})
+	}
+}
+
+func FuzzPlainRequest(f *testing.F) {
+	for _, tc := range plainRequestCases {
+		f.Add(tc.line)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		msg := []byte(strings.TrimSpace(line))
+		if len(msg) == 0 || !json.Valid(msg) || !plainRequest(msg) {
+			return
+		}
+		if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+			t.Fatalf("plainRequest takes %q, which the SDK refuses: %v", msg, err)
+		}
+	})
+}
+
+func BenchmarkCheckMessage(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}],"session":"bench"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if checkMessage(line) != nil {
+			b.Fatal("a plain request refused")
+		}
+	}
 }
