@@ -123,7 +123,8 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// parseToolFlags reads --tool NAME=COMMAND values, as run does.
+// parseToolFlags reads --tool NAME=COMMAND flags (run, mcp), refusing a
+// malformed one or a name given twice.
 func parseToolFlags(specs []string) (map[string]string, error) {
 	tools := map[string]string{}
 	for _, spec := range specs {

@@ -139,18 +139,10 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	defer stopProfile()
-	tools := map[string]string{}
-	for _, spec := range f.tools {
-		name, command, err := bridge.ParseToolFlag(spec)
-		if err != nil {
-			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-			return exitUsage
-		}
-		if _, dup := tools[name]; dup {
-			fmt.Fprintf(stderr, "evalhost run: --tool %s is given twice; give each tool once\n", name)
-			return exitUsage
-		}
-		tools[name] = command
+	tools, err := parseToolFlags(f.tools)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
 	}
 	cells, err := collectCells(fs.Args(), f, stdin)
 	if err != nil {

@@ -61,14 +61,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) })
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
-	var out renderer
-	if f.json {
-		j := newJSONRenderer(stdout)
-		defer j.flush()
-		out = j
-	} else {
-		out = newHumanRenderer(stdout, stderr, f.imagesDir, false)
-	}
+	out, flush := attachedRenderer(f, stdout, stderr)
+	defer flush()
 	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
 		calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
@@ -115,6 +109,16 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		return exitOK
 	}
 	return exitCode(res, interrupts > 0)
+}
+
+// attachedRenderer renders the background process's lines as a one-shot
+// run renders its own (flush shows every frame even without an end line).
+func attachedRenderer(f runFlags, stdout, stderr io.Writer) (out renderer, flush func()) {
+	if f.json {
+		j := newJSONRenderer(stdout)
+		return j, j.flush
+	}
+	return newHumanRenderer(stdout, stderr, f.imagesDir, false), func() {}
 }
 
 // attachedUnsupported names a flag the background process cannot honour

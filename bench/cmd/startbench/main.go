@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -105,20 +106,7 @@ func run(evalhost, baseline, python string, runs int, outPath string) error {
 		res.Ratios["cpu: run / baseline run -c pass"] = c[targets[2].name] / c[targets[4].name]
 		res.Ratios["baseline run / resolved -c pass"] = m[targets[4].name] / m[targets[1].name]
 	}
-	fmt.Printf("%-34s %10s %10s\n", "median of "+fmt.Sprint(runs), "wall ms", "cpu ms")
-	for _, t := range targets {
-		fmt.Printf("%-34s %10.2f %10.2f\n", t.name, m[t.name], c[t.name])
-	}
-	fmt.Printf("loadavg %s\n", res.Load)
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range res.Ratios {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		fmt.Printf("%-58s %6.2f\n", k, res.Ratios[k])
-	}
+	res.print(targets)
 	if outPath != "" {
 		b, _ := json.MarshalIndent(res, "", "  ")
 		return os.WriteFile(outPath, append(b, '\n'), 0o644)
@@ -154,4 +142,16 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// print writes the medians and the ratios, sorted, for a person.
+func (res results) print(targets []target) {
+	fmt.Printf("%-34s %10s %10s\n", "median of "+fmt.Sprint(res.Runs), "wall ms", "cpu ms")
+	for _, t := range targets {
+		fmt.Printf("%-34s %10.2f %10.2f\n", t.name, res.Median[t.name], res.CPU[t.name])
+	}
+	fmt.Printf("loadavg %s\n", res.Load)
+	for _, k := range slices.Sorted(maps.Keys(res.Ratios)) {
+		fmt.Printf("%-58s %6.2f\n", k, res.Ratios[k])
+	}
 }
