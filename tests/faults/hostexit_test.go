@@ -31,25 +31,7 @@ func startExitHost(t *testing.T, kind, lang, dir string) *host {
 	}
 	cmd := exec.Command(evalhostBinary(t), args...)
 	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
-	cmd.Stderr = os.Stderr
-	h := &host{cmd: cmd, lines: make(chan string, 64)}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.stdin = stdin
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		r.Close()
-		t.Fatal(err)
-	}
-	go h.read(kind, r)
+	h := launchHost(t, cmd, kind)
 	var reqs []any
 	cell := map[string]any{"language": lang, "code": code, "timeout": 600}
 	switch kind {
@@ -67,7 +49,7 @@ func startExitHost(t *testing.T, kind, lang, dir string) *host {
 	}
 	for _, req := range reqs {
 		b, _ := json.Marshal(req)
-		if _, err := stdin.Write(append(b, '\n')); err != nil {
+		if _, err := h.stdin.Write(append(b, '\n')); err != nil {
 			t.Fatal(err)
 		}
 	}

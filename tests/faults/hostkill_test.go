@@ -124,6 +124,21 @@ func startHost(t *testing.T, kind, lang string, busy bool, dir string) *host {
 	if cmd.Env == nil {
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
 	}
+	h := launchHost(t, cmd, kind)
+	if kind == "serve" {
+		req, _ := json.Marshal(map[string]any{"op": "eval", "id": "k", "session": "s", "cwd": dir,
+			"cells": []map[string]any{{"language": lang, "code": spawnCode(lang, busy), "timeout": 600}}})
+		if _, err := h.stdin.Write(append(req, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// launchHost starts cmd, a host of kind, with its stdin held by the test
+// and its stdout read line by line into h.lines.
+func launchHost(t *testing.T, cmd *exec.Cmd, kind string) *host {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	h := &host{cmd: cmd, lines: make(chan string, 64)}
 	stdin, err := cmd.StdinPipe()
@@ -143,13 +158,6 @@ func startHost(t *testing.T, kind, lang string, busy bool, dir string) *host {
 		t.Fatal(err)
 	}
 	go h.read(kind, r)
-	if kind == "serve" {
-		req, _ := json.Marshal(map[string]any{"op": "eval", "id": "k", "session": "s", "cwd": dir,
-			"cells": []map[string]any{{"language": lang, "code": spawnCode(lang, busy), "timeout": 600}}})
-		if _, err := stdin.Write(append(req, '\n')); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return h
 }
 
