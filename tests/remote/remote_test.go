@@ -267,11 +267,7 @@ func linkDown(t *testing.T, s *setup) {
 		t.Fatalf("Eval: %v", err)
 	}
 	t.Logf("ended after %v: %+v; stderr %q", took.Round(time.Millisecond), res.Cells[0], c.text(frames.TypeStderr))
-	// The bound: the cell's timeout, the grace, and the 10 s evalhost
-	// gives a kernel delete, plus slack.
-	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
-		t.Errorf("took %v, more than the bound %v", took, limit)
-	}
+	checkFaultBound(t, took, timeout)
 	// Which end comes first depends on the gateway: the cell's timeout
 	// (the interrupt cannot arrive), or Enterprise Gateway's poll of
 	// the kernel over ssh failing, which it reports as the kernel
@@ -318,11 +314,19 @@ func hostDies(t *testing.T, s *setup) {
 		t.Fatalf("Eval: %v", err)
 	}
 	t.Logf("ended after %v: %+v", took.Round(time.Millisecond), res.Cells[0])
-	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
-		t.Errorf("took %v, more than the bound %v", took, limit)
-	}
+	checkFaultBound(t, took, timeout)
 	if res.Status == sessions.StatusOK || !res.Cells[0].StateLost {
 		t.Errorf("cell = %+v, want a failure with state lost", res.Cells[0])
+	}
+}
+
+// checkFaultBound fails t when a cell hit by a network fault took longer
+// than its timeout, the grace, and the 10 s evalhost gives a kernel
+// delete, plus slack: such a cell must end, not hang.
+func checkFaultBound(t *testing.T, took, timeout time.Duration) {
+	t.Helper()
+	if limit := timeout + grace + 10*time.Second + 5*time.Second; took > limit {
+		t.Errorf("took %v, more than the bound %v", took, limit)
 	}
 }
 
