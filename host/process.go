@@ -36,7 +36,6 @@ type Process struct {
 	outR, errR, frR  *os.File // fds 1, 2, 3 of the child, read ends
 	events           chan event
 	out              chan frames.Frame // the running cell's frames (pump.go, cell)
-	register         chan *cell
 	readyCh          chan frames.Frame
 	exited, pumpDone chan struct{}
 	status           syscall.WaitStatus // the runner's; set before exited is closed

@@ -54,7 +54,6 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		chunks:   [3]*chunks{1: newChunks(), 2: newChunks()},
 		events:   make(chan event, 64),
 		out:      make(chan frames.Frame, 64),
-		register: make(chan *cell),
 		readyCh:  make(chan frames.Frame, 1),
 		exited:   make(chan struct{}),
 		pumpDone: make(chan struct{}),
