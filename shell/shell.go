@@ -388,14 +388,13 @@ func (s *Shell) finish() error {
 	return s.finishErr
 }
 
-// kill sends SIGKILL to the session. After bash is reaped its pid may be
-// reused, so only its session's members are targeted then, never -pid.
+// kill sends SIGKILL to the session. Once bash is reaped nothing is sent:
+// its reaper ended what bash's session held when bash exited, and bash's
+// pid, the session id a scan would look for, may be another process's by
+// now.
 func (s *Shell) kill() {
 	select {
 	case <-s.exited:
-		for _, p := range shellSessionPids(s.Pid()) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
 	default:
 		s.killed.Store(true)
 		shellKillSession(s.Pid())

@@ -134,6 +134,24 @@ func TestShellExit(t *testing.T) {
 	}
 }
 
+// Jobs left running when bash exits end with it (its reaper ends them),
+// which is why Close after an exit looks for nothing by bash's old pid.
+func TestShellExitEndsItsSession(t *testing.T) {
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{})
+	r := shellCode(s, "nohup sleep 1000 >/dev/null 2>&1 &\nset -m; nohup sleep 1001 >/dev/null 2>&1 &\necho $!")
+	if r.err != nil || len(shellSessionPids(s.Pid())) < 3 {
+		t.Fatalf("start jobs: %v; session %v, want bash and two sleeps", r.err, shellSessionPids(s.Pid()))
+	}
+	if r = shellCode(s, "exit 0"); r.err != nil {
+		t.Fatalf("exit: %v", r.err)
+	}
+	<-s.Done()
+	if left := shellSessionPids(s.Pid()); len(left) != 0 {
+		t.Errorf("bash exited and was reaped, but its session still has %v", left)
+	}
+}
+
 func TestShellDeath(t *testing.T) {
 	testkit.Clean(t, time.Minute)
 	s := startShell(t, Options{})
