@@ -92,6 +92,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	close(finished)
 	watch.Wait()
 	a.endCalls()
+	if c, ok := tools.(io.Closer); ok {
+		c.Close() // what the tools left running ends with the command, as in a one-shot run
+	}
 	interrupts := interrupted.stop()
 	if interrupted.stoppedByOutput(interrupts, stderr) {
 		return exitOutputClosed
