@@ -213,7 +213,7 @@ func (c *conn) emitter(id string, fl *flight, passthrough bool) sessions.Emit {
 }
 
 func (c *conn) sendBytes(id string, cell int, t frames.Type, p []byte, frame bool) {
-	c.enc.Line(Bytes{Type: TypeBytes, ID: id, Cell: cell, Stream: streamName(t), Frame: frame, Data: p})
+	c.enc.Raw(appendBytes(nil, id, cell, t, p, frame))
 }
 
 func (c *conn) sendToolCall(callID string, call bridge.Call) error {

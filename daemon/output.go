@@ -1,7 +1,12 @@
 package daemon
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
@@ -29,6 +34,49 @@ type Bytes struct {
 	Stream string `json:"stream"` // "stdout" or "stderr"
 	Frame  bool   `json:"frame,omitempty"`
 	Data   []byte `json:"data"`
+}
+
+// appendBytes appends a TypeBytes line and its newline, built by hand:
+// bulk output is most of what these lines carry, and encoding/json would
+// scan every byte of it again.
+func appendBytes(dst []byte, id string, cell int, t frames.Type, p []byte, frame bool) []byte {
+	quoted, _ := json.Marshal(id) // a string always encodes
+	dst = slices.Grow(dst, 80+len(quoted)+base64.StdEncoding.EncodedLen(len(p)))
+	dst = append(append(append(dst, `{"type":"`+TypeBytes+`","id":`...), quoted...), `,"cell":`...)
+	dst = strconv.AppendInt(dst, int64(cell), 10)
+	dst = append(append(append(dst, `,"stream":"`...), streamName(t)...), '"')
+	if frame {
+		dst = append(dst, `,"frame":true`...)
+	}
+	dst = base64.StdEncoding.AppendEncode(append(dst, `,"data":"`...), p)
+	return append(dst, "\"}\n"...)
+}
+
+// ParseBytes reads a TypeBytes line as appendBytes writes it, "data"
+// last: it decodes the base64 into buf (grown as needed) and returns the
+// line with Data in it. Only the fields before "data" are parsed as JSON
+// (a string before it cannot hold `,"data":"`: its quote would be
+// escaped), so bulk output is scanned once, by the decoder.
+func ParseBytes(line, buf []byte) (Bytes, []byte, error) {
+	const key = `,"data":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 || !bytes.HasSuffix(line, []byte(`"}`)) || len(line) < i+len(key)+2 {
+		return Bytes{}, buf, fmt.Errorf("a bytes line without base64 \"data\" last: %.200s", line)
+	}
+	enc := line[i+len(key) : len(line)-2]
+	size := base64.StdEncoding.DecodedLen(len(enc))
+	buf = slices.Grow(buf[:0], size)[:size]
+	n, err := base64.StdEncoding.Decode(buf, enc)
+	if err != nil {
+		return Bytes{}, buf, fmt.Errorf("a bytes line's \"data\" is not base64: %w", err)
+	}
+	head := gjson.Parse(string(line[:i]) + "}")
+	b := Bytes{Type: head.Get("type").String(), ID: head.Get("id").String(), Cell: int(head.Get("cell").Int()),
+		Stream: head.Get("stream").String(), Frame: head.Get("frame").Bool(), Data: buf[:n]}
+	if b.Type != TypeBytes {
+		return Bytes{}, buf, fmt.Errorf("not a bytes line: %.200s", line)
+	}
+	return b, buf, nil
 }
 
 // Output is an eval's "output" field: how the request's cells' output is

@@ -202,6 +202,7 @@ type attached struct {
 	out     renderer
 	emit    sessions.Emit
 	streams func(int, frames.Type, []byte) // the cell's bytes, shown live
+	buf     []byte                         // decoded bytes lines, reused
 	cellEnd func(sessions.CellResult)
 	job     string // the job a cell detached as (--detach)
 
@@ -259,9 +260,10 @@ func (a *attached) read() (sessions.Result, error) {
 // them: lent bytes straight to the stream, a frame's through the renderer
 // (which remembers evalhost's notices).
 func (a *attached) bytes(line []byte) error {
-	var b daemon.Bytes
-	if err := json.Unmarshal(line, &b); err != nil {
-		return fmt.Errorf("bad bytes line from the background process: %w", err)
+	b, buf, err := daemon.ParseBytes(line, a.buf)
+	a.buf = buf
+	if err != nil {
+		return fmt.Errorf("bad line from the background process: %w", err)
 	}
 	t := frames.TypeStdout
 	if b.Stream == "stderr" {
