@@ -50,7 +50,8 @@
 // cells' output gets in place of Config.Sessions.Sink's, as a one-shot
 // `evalhost run` sets its own. With passthrough the cells' stdout and
 // stderr come as [TypeBytes] lines, their bytes unchanged (base64 in
-// "data"), where frames would carry sanitised text. Two ops
+// "data", the line's last field; [ParseBytes] reads one), where frames
+// would carry sanitised text. Two ops
 // are the background process's own: kill (the interpreters of the session
 // a request runs in are killed at once: a second Ctrl-C; a job running in
 // a session of that name is stopped first, its end saying why) and stop
