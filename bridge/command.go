@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 )
 
@@ -55,19 +53,33 @@ func ParseToolFlag(s string) (name, command string, err error) {
 // args JSON on stdin and EVALHOST_TOOL, EVALHOST_SESSION and EVALHOST_RUN set.
 // Its stdout is the value: JSON when it parses, otherwise the text (one
 // trailing newline dropped) as a JSON string, null when empty. A non-zero exit
-// is an error carrying the tail of stderr. The command runs in its own
-// process group, killed when the call's context ends, or when the command
-// has exited but processes it left behind keep its stdout or stderr open
-// (then the call fails and says so, rather than waiting for them).
+// is an error carrying the tail of stderr. The command runs under a reaper
+// (internal/reaper), so nothing it starts outlives evalhost, SIGKILL
+// included. It and everything it started are killed when the call's context
+// ends; when the command has exited but processes it left behind keep its
+// stdout or stderr open (then the call fails and says so, rather than
+// waiting for them); and when it failed. What a command that succeeded left
+// running without its output runs on (on Linux, where the reaper finds it;
+// elsewhere it is ended when the call returns) until it ends or the tools
+// are closed: the returned Tools is an io.Closer, and [Server.Close] closes
+// its tools.
 func CommandTools(specs map[string]string) Tools {
 	m := make(map[string]string, len(specs))
 	for k, v := range specs {
 		m[k] = v
 	}
-	return commandTools(m)
+	return &commandTools{specs: m}
 }
 
-type commandTools map[string]string
+// commandTools runs the commands, and owns the reapers of calls whose
+// background processes run on (lingering), until they end or Close.
+type commandTools struct {
+	specs     map[string]string
+	mu        sync.Mutex
+	lingering []*toolProc
+	closed    bool
+	ending    sync.WaitGroup // calls whose reaper is let go of in the background
+}
 
 // UnknownToolError names a tool nobody provides.
 type UnknownToolError struct {
@@ -117,69 +129,78 @@ func (e *CommandError) Error() string {
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
-func (t commandTools) Call(ctx context.Context, c Call) (json.RawMessage, error) {
-	command, ok := t[c.Name]
+func (t *commandTools) Call(ctx context.Context, c Call) (json.RawMessage, error) {
+	command, ok := t.specs[c.Name]
 	if !ok {
-		known := make([]string, 0, len(t))
-		for k := range t {
+		known := make([]string, 0, len(t.specs))
+		for k := range t.specs {
 			known = append(known, k)
 		}
 		slices.Sort(known)
 		return nil, &UnknownToolError{Name: c.Name, Known: known}
 	}
-	out, err := runCommand(ctx, c, command)
+	t.sweep()
+	out, err := t.runCommand(ctx, c, command)
 	if err != nil {
 		return nil, err
 	}
 	return commandValue(out), nil
 }
 
-func runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Stdin = bytes.NewReader(c.Args)
-	stdout := &boundedBuffer{max: maxCommandStdout}
-	stderr := &tailBuffer{max: stderrTailBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(os.Environ(), "EVALHOST_TOOL="+c.Name, "EVALHOST_SESSION="+c.Session, "EVALHOST_RUN="+c.Run)
-	cmd.SysProcAttr = commandAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = commandWaitDelay
-	err := cmd.Run()
-	if errors.Is(err, exec.ErrWaitDelay) {
-		// The command exited 0, but what it left in the background still
-		// holds its stdout or stderr: end them (they are in the command's
-		// group) instead of leaving them behind, and say what happened.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = fmt.Errorf("it exited, but processes it started kept its stdout or stderr open for %s and were killed; "+
-			"redirect the output of background processes (cmd >/dev/null 2>&1 &)", commandWaitDelay)
-		return nil, &CommandError{Name: c.Name, ExitCode: 0, StderrTail: stderr.String(), Err: err}
+func (t *commandTools) runCommand(ctx context.Context, c Call, command string) ([]byte, error) {
+	p, err := startTool(ctx, c, command)
+	if err != nil {
+		return nil, &CommandError{Name: c.Name, ExitCode: -1, Err: err}
 	}
-	if err == nil && stdout.over {
-		err = fmt.Errorf("stdout is over the %d-byte limit; write large results to a file and print its path", maxCommandStdout)
+	stopped := func() ([]byte, error) {
+		p.end(true)
+		return nil, &CommandError{Name: c.Name, ExitCode: -1, StderrTail: p.stderr.String(),
+			Err: fmt.Errorf("stopped: %w", context.Cause(ctx))}
+	}
+	var status int
+	var exited bool
+	select {
+	case status, exited = <-p.status:
+	case <-ctx.Done():
+		return stopped()
+	}
+	if !exited { // the wrapper was killed from outside before COMMAND ended
+		p.end(true)
+		return nil, &CommandError{Name: c.Name, ExitCode: -1, StderrTail: p.stderr.String(),
+			Err: errors.New("its process was killed before it could report how the command ended")}
+	}
+	// What the command left in the background may hold its stdout or
+	// stderr; it gets the wait delay to let go, as exec.Cmd.WaitDelay.
+	held := false
+	delay := time.NewTimer(commandWaitDelay)
+	defer delay.Stop()
+	select {
+	case <-p.output:
+	case <-delay.C:
+		held = true
+	case <-ctx.Done():
+		return stopped()
+	}
+	switch {
+	case status != 0:
+		// A failed command's background processes are ended with it.
+		left := p.leftovers(held)
+		p.end(true)
+		return nil, commandFailed(c.Name, status, left, p.stderr.String())
+	case held:
+		// It exited 0, but what it left in the background still holds its
+		// stdout or stderr: end them instead of leaving them behind, and
+		// say what happened.
+		p.end(true)
+		return nil, waitDelayError(c.Name, p.stderr.String())
+	}
+	// What it left running without its output runs on, under the reaper.
+	t.linger(p)
+	if p.stdout.over {
+		err := fmt.Errorf("stdout is over the %d-byte limit; write large results to a file and print its path", maxCommandStdout)
 		return nil, &CommandError{Name: c.Name, ExitCode: 0, Err: err}
 	}
-	if err == nil {
-		return stdout.b.Bytes(), nil
-	}
-	ce := &CommandError{Name: c.Name, ExitCode: -1, StderrTail: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		ce.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
-	case errors.As(err, &exit):
-		// A failed command's background processes are ended with it. Go
-		// reports a non-zero exit rather than ErrWaitDelay, so this is the
-		// only place that sees ones still holding its stdout or stderr.
-		ce.LeftoversKilled = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			ce.Signal = ws.Signal().String()
-		} else {
-			ce.ExitCode = exit.ExitCode()
-		}
-	default:
-		ce.Err = err
-	}
-	return nil, ce
+	return p.stdout.b.Bytes(), nil
 }
 
 // commandValue turns a command's stdout into a JSON value.

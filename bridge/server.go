@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -159,8 +160,9 @@ func (s *Server) connState(_ net.Conn, st http.ConnState) {
 	}
 }
 
-// Close abandons every call in flight, stops the server and returns when
-// every goroutine it started is done. Safe to call twice.
+// Close abandons every call in flight, stops the server, closes its Tools
+// when they are an io.Closer, and returns when every goroutine it started
+// is done. Safe to call twice.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -183,6 +185,9 @@ func (s *Server) Close() error {
 		s.connWG.Wait()
 	}
 	s.callWG.Wait()
+	if c, ok := s.tools.(io.Closer); ok {
+		_ = c.Close() // what the tools left running (CommandTools)
+	}
 	if err != nil {
 		return fmt.Errorf("tool bridge: close: %w", err)
 	}

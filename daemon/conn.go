@@ -144,6 +144,14 @@ func (c *conn) eval(line []byte, id string) {
 	if py := gjson.GetBytes(line, "python"); py.Exists() {
 		req.Python = py.String()
 	}
+	out, custom, err := parseOutput(line)
+	if err != nil {
+		c.refuse(id, "eval", err.Error())
+		return
+	}
+	if custom {
+		req.Sink = out.sink(c.srv.cfg.Sessions.Sink)
+	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	if _, dup := c.inflight[id]; dup {
@@ -167,6 +175,9 @@ func (c *conn) eval(line []byte, id string) {
 	last := len(req.Cells) - 1
 	req.ID = runID(c.id, id)
 	req.OnCellEnd = func(res sessions.CellResult) { c.enc.CellEnd(id, res, res.Index == last) }
+	if out.Passthrough {
+		req.Streams = func(cell int, t frames.Type, p []byte) { c.sendBytes(id, cell, t, p, false) }
+	}
 	job, err := c.srv.reg.Queue(req)
 	if err != nil {
 		done()
@@ -179,16 +190,30 @@ func (c *conn) eval(line []byte, id string) {
 		defer c.wg.Done()
 		defer done()
 		start := time.Now()
-		res, err := job.Run(ctx, func(cell int, f frames.Frame) {
-			fl.running.Store(true)
-			c.enc.Frame(id, cell, &f)
-		})
+		res, err := job.Run(ctx, c.emitter(id, fl, out.Passthrough))
 		if err != nil {
 			c.refuse(id, "eval", err.Error())
 			return
 		}
 		c.enc.End(id, res, time.Since(start))
 	}()
+}
+
+// emitter sends a request's frames; with passthrough its stdout and
+// stderr frames go as TypeBytes lines, their text unchanged.
+func (c *conn) emitter(id string, fl *flight, passthrough bool) sessions.Emit {
+	return func(cell int, f frames.Frame) {
+		fl.running.Store(true)
+		if passthrough && (f.Type == frames.TypeStdout || f.Type == frames.TypeStderr) {
+			c.sendBytes(id, cell, f.Type, []byte(f.Data), true)
+			return
+		}
+		c.enc.Frame(id, cell, &f)
+	}
+}
+
+func (c *conn) sendBytes(id string, cell int, t frames.Type, p []byte, frame bool) {
+	c.enc.Raw(appendBytes(nil, id, cell, t, p, frame))
 }
 
 func (c *conn) sendToolCall(callID string, call bridge.Call) error {

@@ -45,7 +45,13 @@
 // job, jobs, wait and stop with a "job" field for the jobs that cells with
 // onTimeout "detach" go on as (they outlive the client that sent them;
 // no job_end line is sent: ask with job or wait).
-// An eval may name "python", the interpreter the client resolved. Two ops
+// An eval may name "python", the interpreter the client resolved, and
+// "output" ([Output]: maxBytes, noSpill, passthrough), the bounds its
+// cells' output gets in place of Config.Sessions.Sink's, as a one-shot
+// `evalhost run` sets its own. With passthrough the cells' stdout and
+// stderr come as [TypeBytes] lines, their bytes unchanged (base64 in
+// "data", the line's last field; [ParseBytes] reads one), where frames
+// would carry sanitised text. Two ops
 // are the background process's own: kill (the interpreters of the session
 // a request runs in are killed at once: a second Ctrl-C; a job running in
 // a session of that name is stopped first, its end saying why) and stop

@@ -108,6 +108,14 @@ func (e *Encoder) Line(v any) error {
 	return nil
 }
 
+// Raw writes line, one JSON object and its newline that the caller built
+// (and answers for), as one write between the other lines.
+func (e *Encoder) Raw(line []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.writeLocked(line, false)
+}
+
 // line writes one of this package's replies. Their encoding fails only on
 // a value that is not JSON (a NaN, a bad raw message); the client then gets
 // a request_error naming the line instead of nothing.

@@ -164,7 +164,11 @@ func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) (CellRes
 	start := time.Now()
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
 		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}}
-	c.sink = newCellSink(j.reg.cfg.Sink)
+	opts := j.reg.cfg.Sink
+	if j.req.Sink != nil {
+		opts = *j.req.Sink
+	}
+	c.sink = newCellSink(opts)
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
 	if cell.OnTimeout == OnTimeoutDetach {

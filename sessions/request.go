@@ -100,6 +100,10 @@ type Request struct {
 	// or an allocation per chunk. Other interpreters' text, a detachable
 	// cell's and the sink's held-back bytes still come as frames.
 	Streams func(cell int, t frames.Type, p []byte)
+	// Sink, when set, replaces Config.Sink for this request's cells: a
+	// caller that shows output its own way (the background process's
+	// client, bounded or passed through) picks the bounds it shows.
+	Sink *streamsink.Options
 }
 
 // Status of a cell or a whole request.

@@ -98,7 +98,7 @@ func TestDaemonStateAcrossCommands(t *testing.T) {
 		{"kill of an unknown session", []string{"kill", "nosuch"}, 1, "", `no session "nosuch"`},
 		{"kill ends it", []string{"kill", "s"}, 0, "ended session s\n", ""},
 		{"its state is gone", []string{"run", "--session", "s", "-c", "print(x)"}, 1, "", "NameError"},
-		{"an unsupported flag is refused", []string{"run", "--session", "s", "--max-output", "10", "-c", "1"}, 2, "", "--max-output is not available with --session"},
+		{"an unsupported flag is refused", []string{"run", "--session", "s", "--grace", "5s", "-c", "1"}, 2, "", "--grace is not available with --session"},
 	}
 	for _, s := range steps {
 		out, errOut, code := h.run(s.args...)

@@ -61,10 +61,10 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) })
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
-	out, flush := attachedRenderer(f, stdout, stderr)
+	out, streams, flush := attachedRenderer(f, stdout, stderr)
 	defer flush()
 	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
-		calls: map[string]context.CancelFunc{}}
+		streams: streams, calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
 	a.cellEnd = func(r sessions.CellResult) {
 		if r.Job != "" {
@@ -92,6 +92,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	close(finished)
 	watch.Wait()
 	a.endCalls()
+	if c, ok := tools.(io.Closer); ok {
+		c.Close() // what the tools left running ends with the command, as in a one-shot run
+	}
 	interrupts := interrupted.stop()
 	if interrupted.stoppedByOutput(interrupts, stderr) {
 		return exitOutputClosed
@@ -112,13 +115,31 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 }
 
 // attachedRenderer renders the background process's lines as a one-shot
-// run renders its own (flush shows every frame even without an end line).
-func attachedRenderer(f runFlags, stdout, stderr io.Writer) (out renderer, flush func()) {
+// run renders its own (flush shows every frame even without an end line);
+// streams, when set, takes the cell's bytes (daemon.TypeBytes lines).
+func attachedRenderer(f runFlags, stdout, stderr io.Writer) (out renderer, streams func(int, frames.Type, []byte), flush func()) {
 	if f.json {
 		j := newJSONRenderer(stdout)
-		return j, j.flush
+		return j, nil, j.flush
 	}
-	return newHumanRenderer(stdout, stderr, f.imagesDir, false), func() {}
+	h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+	if !h.bounded {
+		streams = h.stream
+	}
+	return h, streams, func() {}
+}
+
+// attachedOutput asks the background process for the output bounds a
+// one-shot run gives its own sink (runCells), and, for output shown live,
+// the cell's bytes unchanged. A --detach cell's output is what its job
+// keeps and pages through (evalhost jobs): sanitised text, spilled past
+// the tail, as the process keeps every job's.
+func attachedOutput(f runFlags) map[string]any {
+	if f.detach {
+		return map[string]any{"maxBytes": f.maxOutput}
+	}
+	return map[string]any{"maxBytes": f.maxOutput, "noSpill": f.maxOutput == 0 || f.json,
+		"passthrough": f.maxOutput == 0 && !f.json}
 }
 
 // attachedUnsupported names a flag the background process cannot honour
@@ -127,8 +148,6 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 	switch {
 	case graceSet:
 		return "--grace is not available with --session: the background process keeps its own (2s)"
-	case f.maxOutput > 0:
-		return "--max-output is not available with --session yet; drop one of them"
 	case f.backend != "" && f.backend != config.BackendRunner:
 		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
 	}
@@ -149,7 +168,7 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		return nil, err
 	}
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": cwd,
-		"keepGoing": f.keepGoing, "ipython": f.ipython}
+		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f)}
 	if f.detach {
 		eval["onTimeout"] = "detach"
 	}
@@ -182,6 +201,8 @@ type attached struct {
 	tools   bridge.Tools
 	out     renderer
 	emit    sessions.Emit
+	streams func(int, frames.Type, []byte) // the cell's bytes, shown live
+	buf     []byte                         // decoded bytes lines, reused
 	cellEnd func(sessions.CellResult)
 	job     string // the job a cell detached as (--detach)
 
@@ -217,6 +238,10 @@ func (a *attached) read() (sessions.Result, error) {
 				return sessions.Result{}, errors.New(gjson.GetBytes(line, "error").String())
 			}
 			// A cancel or kill that came as the request ended: nothing to do.
+		case daemon.TypeBytes:
+			if err := a.bytes(line); err != nil {
+				return sessions.Result{}, err
+			}
 		case serve.TypeToolCall:
 			a.toolCall(line)
 		case serve.TypeToolCallAbandoned:
@@ -229,6 +254,27 @@ func (a *attached) read() (sessions.Result, error) {
 			a.emit(int(gjson.GetBytes(line, "cell").Int()), fr)
 		}
 	}
+}
+
+// bytes shows a cell's stdout or stderr bytes as a one-shot run shows
+// them: lent bytes straight to the stream, a frame's through the renderer
+// (which remembers evalhost's notices).
+func (a *attached) bytes(line []byte) error {
+	b, buf, err := daemon.ParseBytes(line, a.buf)
+	a.buf = buf
+	if err != nil {
+		return fmt.Errorf("bad line from the background process: %w", err)
+	}
+	t := frames.TypeStdout
+	if b.Stream == "stderr" {
+		t = frames.TypeStderr
+	}
+	if b.Frame || a.streams == nil {
+		a.emit(b.Cell, frames.Frame{Type: t, Data: string(b.Data)})
+		return nil
+	}
+	a.streams(b.Cell, t, b.Data)
+	return nil
 }
 
 // toolCall runs a cell's tool here, as a one-shot run does, and answers.

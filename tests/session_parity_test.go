@@ -1,0 +1,217 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// parityNorms are the only differences allowed between a one-shot run and
+// the same run attached to the background process (issue 16: "behave
+// exactly as in a one-shot run"), each named for why it differs.
+var parityNorms = []struct {
+	name string
+	re   *regexp.Regexp
+	with string
+}{
+	// How long a cell took is measured, never the same twice.
+	{"duration", regexp.MustCompile(`after [0-9.]+(ms|s|m[0-9.]+s)\]`), "after D]"},
+	{"json times", regexp.MustCompile(`"durationMs":[0-9.e+-]+`), `"durationMs":D`},
+	// The interpreter's pid is another process's.
+	{"json pid", regexp.MustCompile(`"pid":[0-9]+`), `"pid":P`},
+	// Artifacts are numbered in the home's one store: the second run's is
+	// the next.
+	{"artifact id", regexp.MustCompile(`(artifact://|artifacts/)[0-9A-Za-z._-]+`), "${1}A"},
+	// The notice of a first start that found a dead process's state.
+	{"start notice", regexp.MustCompile(`(?m)^\[evalhost: the background process .*\]\n`), ""},
+}
+
+func normalizeParity(s string) string {
+	for _, n := range parityNorms {
+		s = n.re.ReplaceAllString(s, n.with)
+	}
+	return s
+}
+
+// runningThenSleep starts a cell that says "running" from a thread once
+// the main thread sleeps, so an interrupt sent on that line lands in the
+// sleep, at the same traceback line on both sides.
+const runningThenSleep = "import threading, time\nthreading.Timer(0.1, print, ('running',), {'flush': True}).start()\n"
+
+// sigintAfter sends SIGINT each time stdout has shown one more of these
+// lines, in order: "running" starts the interrupts, "caught" is a cell's
+// own line after the first one.
+type sigintAfter []string
+
+// A run attached to the background process (--session) shows exactly what
+// a one-shot run shows: stdout byte for byte, stderr (but for parityNorms)
+// and the exit code, whatever the cell writes, how it ends, and whatever
+// the flags ask. Each case runs in a session of its own, fresh like the
+// one-shot run's interpreter.
+func TestSessionParity(t *testing.T) {
+	h := newDaemonHome(t)
+	const binary = `import sys
+sys.stdout.buffer.write(b"bad \xff\xfe utf-8, nul \x00, cr \r over, \x1b[31mred\x1b[0m, \x1b]8;;http://x\x07link\x1b]8;;\x07 ")
+sys.stdout.flush()
+sys.stderr.buffer.write(b"err \xc3 \x00\r\n")
+sys.stdout.buffer.write(b"partial")`
+	cases := []struct {
+		name    string
+		args    []string
+		signals sigintAfter
+		code    int
+	}{
+		{"print", []string{"-c", "print('hello')"}, nil, 0},
+		{"print without newline", []string{"-c", "print('no newline', end='')"}, nil, 0},
+		{"binary bytes", []string{"-c", binary}, nil, 0},
+		{"binary bytes from sh", []string{"--language", "sh", "-c", `printf 'sh \377\000\r\033[1mbold\033[0m'; printf 'e\377' >&2`}, nil, 0},
+		{"big output", []string{"-c", "import sys\nfor i in range(20000): sys.stdout.write('%06d \\xff\\r' % i + 'x' * 90 + '\\n')"}, nil, 0},
+		{"stderr", []string{"-c", "import sys; print('to stderr', file=sys.stderr); print('out')"}, nil, 0},
+		{"exception", []string{"-c", "x = 1", "-c", "def f():\n    raise ValueError('boom')\nf()", "-c", "print('skipped')"}, nil, 1},
+		{"syntax error", []string{"-c", "def (:"}, nil, 1},
+		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil, 1},
+		{"max-output", []string{"--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0},
+		{"max-output json", []string{"--json", "--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0},
+		{"json two cells", []string{"--json", "-c", "print('a'); import sys; sys.stdout.buffer.write(b'\\xff\\x1b[1mz\\n')", "-c", "1/0"}, nil, 1},
+		{"timeout", []string{"--timeout", "1", "-c", "import time; print('t', flush=True); time.sleep(30)", "-c", "print('never')"}, nil, 124},
+		{"tool", []string{"--tool", "echo=cat", "--tool", "fail=echo nope >&2; exit 4",
+			"-c", "print(tool.echo(a=1, b='\\xff'))", "-c", "tool.fail()"}, nil, 1},
+		{"first ctrl-c interrupts", []string{"-c", runningThenSleep + "time.sleep(60)", "-c", "print('later')"},
+			sigintAfter{"running"}, 130},
+		{"second ctrl-c kills", []string{"-c", runningThenSleep + "while True:\n    try: time.sleep(60)\n    except KeyboardInterrupt: print('caught', flush=True)"},
+			sigintAfter{"running", "caught"}, 130},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			one := paritySide(t, h.cmd(append([]string{"run"}, c.args...)...), c.signals)
+			att := paritySide(t, h.cmd(append([]string{"run", "--session", fmt.Sprintf("parity-%d", i)}, c.args...)...), c.signals)
+			if one.code != c.code {
+				t.Errorf("one-shot exit %d, want %d; stderr:\n%s", one.code, c.code, one.stderr)
+			}
+			if att.code != one.code {
+				t.Errorf("exit %d attached, %d one-shot; stderr:\n%s", att.code, one.code, att.stderr)
+			}
+			if !bytes.Equal(att.stdout, one.stdout) {
+				if strings.Contains(strings.Join(c.args, " "), "--json") || strings.Contains(strings.Join(c.args, " "), "--max-output") {
+					if a, o := normalizeParity(string(att.stdout)), normalizeParity(string(one.stdout)); a != o {
+						t.Errorf("stdout differs (normalised):\nattached: %q\none-shot: %q", a, o)
+					}
+				} else {
+					t.Errorf("stdout differs:\nattached: %q\none-shot: %q", clip(att.stdout), clip(one.stdout))
+				}
+			}
+			if a, o := normalizeParity(string(att.stderr)), normalizeParity(string(one.stderr)); a != o {
+				t.Errorf("stderr differs (normalised):\nattached: %q\none-shot: %q", a, o)
+			}
+			a, o := spilled(t, att.stdout), spilled(t, one.stdout)
+			if c.name == "max-output" && o == nil {
+				t.Errorf("the one-shot run spilled nothing: %q", one.stdout)
+			}
+			if !bytes.Equal(a, o) {
+				t.Errorf("spilled artifacts differ:\nattached: %s\none-shot: %s", clip(a), clip(o))
+			}
+		})
+	}
+}
+
+// artifactPath finds the file a "[full output: …]" notice names.
+var artifactPath = regexp.MustCompile(`\[full output: artifact://\S+ \([^)]*\) at (\S+)\]`)
+
+// spilled is the content of the artifact stdout names, nil without one.
+func spilled(t *testing.T, stdout []byte) []byte {
+	m := artifactPath.FindSubmatch(stdout)
+	if m == nil {
+		return nil
+	}
+	b, err := os.ReadFile(string(m[1]))
+	if err != nil {
+		t.Errorf("the spilled output's artifact: %v", err)
+	}
+	return b
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return fmt.Sprintf("%q … (%d bytes)", b[:600], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+type parityResult struct {
+	stdout, stderr []byte
+	code           int
+}
+
+// paritySide runs cmd to its end, sending a SIGINT after each awaited
+// stdout line.
+func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	chunks := make(chan []byte, 64)
+	go func() {
+		defer close(chunks)
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := pipe.Read(buf)
+			if n > 0 {
+				chunks <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var out []byte
+	deadline := time.After(60 * time.Second)
+	seen := 0 // bytes of out already matched by awaited lines
+	for _, line := range signals {
+		for !bytes.Contains(out[seen:], []byte(line+"\n")) {
+			select {
+			case c, ok := <-chunks:
+				if !ok {
+					t.Fatalf("stdout ended before %q: %q; stderr %s", line, out, &stderr)
+				}
+				out = append(out, c...)
+			case <-deadline:
+				t.Fatalf("no %q on stdout: %q; stderr %s", line, out, &stderr)
+			}
+		}
+		seen = bytes.Index(out[seen:], []byte(line+"\n")) + seen + len(line) + 1
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case c, ok := <-chunks:
+			out, drained = append(out, c...), !ok
+		case <-deadline:
+			t.Fatalf("evalhost run did not end; stdout %q, stderr %s", out, &stderr)
+		}
+	}
+	code := 0
+	var exit *exec.ExitError
+	if err := cmd.Wait(); errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	return parityResult{stdout: out, stderr: stderr.Bytes(), code: code}
+}
