@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
+)
+
+// stdioPeer drives runStdio over pipes as a client that writes request
+// lines and collects the response lines by id.
+type stdioPeer struct {
+	t    *testing.T
+	srv  *Server
+	in   *io.PipeWriter
+	done chan error
+
+	mu      sync.Mutex
+	got     map[string]string // response line by raw id
+	arrived chan struct{}     // a response came
+}
+
+func newStdioPeer(t *testing.T, fast bool) *stdioPeer {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	home := t.TempDir()
+	store := streamsink.NewStore(filepath.Join(home, "artifacts"))
+	reg := sessions.New(sessions.Config{Home: home, Sink: streamsink.Options{Store: store}})
+	t.Cleanup(func() { reg.Close() })
+	srv, err := New(Config{Registry: reg, Store: store, WorkDir: t.TempDir(), Progress: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &stdioPeer{t: t, srv: srv, in: inW, done: make(chan error, 1), got: map[string]string{}, arrived: make(chan struct{}, 1)}
+	go func() { p.done <- srv.runStdio(context.Background(), inR, outW, 0, fast); outW.Close() }()
+	go p.collect(outR)
+	t.Cleanup(func() {
+		inW.Close()
+		if err := <-p.done; err != nil && !errors.Is(err, io.EOF) {
+			t.Errorf("runStdio = %v", err)
+		}
+	})
+	return p
+}
+
+func (p *stdioPeer) collect(out io.Reader) {
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		m := gjson.Parse(sc.Text())
+		if m.Get("method").Exists() {
+			continue // a notification (progress)
+		}
+		p.mu.Lock()
+		p.got[m.Get("id").Raw] = sc.Text()
+		p.mu.Unlock()
+		select {
+		case p.arrived <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *stdioPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// await returns the response with this id (raw JSON).
+func (p *stdioPeer) await(id string) string {
+	p.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		if line, ok := p.answered(id); ok {
+			return line
+		}
+		select {
+		case <-p.arrived:
+		case <-deadline:
+			p.t.Fatalf("no response to %s", id)
+		}
+	}
+}
+
+func (p *stdioPeer) answered(id string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line, ok := p.got[id]
+	return line, ok
+}
+
+// handshake initializes the session with this protocol version: with
+// initialize, or from 2026-07-28 on with server/discover.
+func (p *stdioPeer) handshake(version string) {
+	p.t.Helper()
+	if version >= firstPerRequestProtocol {
+		p.send(`{"jsonrpc":"2.0","id":"init","method":"server/discover","params":{"_meta":` + perRequestMeta + `}}`)
+		if line := p.await(`"init"`); !strings.Contains(line, `"supportedVersions":["`+version) {
+			p.t.Fatalf("server/discover: %s", line)
+		}
+		return
+	}
+	p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if line := p.await(`"init"`); !strings.Contains(line, `"protocolVersion":"`+version+`"`) {
+		p.t.Fatalf("initialize: %s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// call sends a tools/call with this id and params and returns its response.
+func (p *stdioPeer) call(id int, params string) string {
+	p.t.Helper()
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params))
+	return p.await(fmt.Sprint(id))
+}
+
+// timings are the parts of a response that differ between two runs of
+// the same cell: durations in the status line and in structuredContent.
+var timings = regexp.MustCompile(`"durationMs":[0-9.e+-]+|\b[0-9]+(\.[0-9]+)?(ns|µs|ms|s)\]`)
+
+func normalised(line string) string { return timings.ReplaceAllString(line, "T") }
+
+const perRequestMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// The fast path answers every tool call as the SDK does: each call is sent
+// once with the fast path on and once with it off, and the responses must
+// be equal but for timings. fast says which calls the fast path must take,
+// so that the test fails if it silently leaves all of them to the SDK.
+func TestFastPathAnswersAsTheSDK(t *testing.T) {
+	eval := func(args string) string { return `{"name":"eval","arguments":` + args + `}` }
+	cases := []struct {
+		name, params string
+		fast         bool
+		want         string // in the response, so that a case tests what it says
+	}{
+		{"ok cell", eval(`{"session":"a","cells":[{"code":"print('<b> & </b>'); 1+1"}]}`), true, `\u003cb\u003e \u0026 \u003c/b\u003e\n2"`}, // HTML-escaped, as the SDK's encoder does
+		{"error cell", eval(`{"session":"a","cells":[{"code":"1/0"},{"code":"2"}]}`), true, "ZeroDivisionError"},
+		{"shell cell", eval(`{"session":"a","cells":[{"code":"echo hi","language":"sh"}]}`), true, `\nhi"`},
+		{"malformed arguments", eval(`{"session":"a","cells":"1+1"}`), true, "cells must be an array"},
+		{"arguments not an object", eval(`5`), true, "arguments must be an object"},
+		{"no arguments", `{"name":"eval"}`, true, "cells is required"},
+		{"unknown session option", eval(`{"sesion":"a","cells":[{"code":"1"}]}`), true, `has no field \"sesion\"`},
+		{"timeout", eval(`{"session":"t","cells":[{"code":"x = 41\nimport time; time.sleep(30)","timeout":0.2}]}`), true, "timeout: stopped"},
+		{"state kept after the timeout", eval(`{"session":"t","cells":[{"code":"x+1"}]}`), true, `\n42"`},
+		{"image output", eval(`{"session":"a","cells":[{"code":"import matplotlib.pyplot as plt\nplt.figure(figsize=(2, 1), dpi=50)\nplt.plot([1, 2])\nplt.show()"}]}`), true, `"type":"image"`},
+		{"reset tool", `{"name":"reset","arguments":{"session":"nope"}}`, true, "nothing was reset"},
+		{"progress token", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"import time; time.sleep(0.2); 3"}]},"_meta":{"progressToken":"p1"}}`, false, `\n3"`},
+		{"unknown tool", `{"name":"nope","arguments":{}}`, false, `unknown tool`},
+		{"escaped key", `{"n\u0061me":"eval","arguments":{"cells":[{"code":"4"}]}}`, false, `\n4"`},
+		{"per-request protocol, first", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"5"}]},"_meta":` + perRequestMeta + `}`, false, "serverInfo"},
+		{"per-request protocol, seen", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"6"}]},"_meta":` + perRequestMeta + `}`, true, "serverInfo"},
+		{"per-request protocol unknown", `{"name":"eval","arguments":{"cells":[{"code":"7"}]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`, false, "unsupported protocol version"},
+	}
+	// 2026-07-28 sessions get results marked resultType "complete".
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		answers := map[bool][]string{}
+		took := make([]bool, len(cases))
+		for _, fast := range []bool{false, true} {
+			p := newStdioPeer(t, fast)
+			p.handshake(version)
+			for i, tc := range cases {
+				before := p.srv.fastCalls.Load()
+				answers[fast] = append(answers[fast], normalised(p.call(i+1, tc.params)))
+				if fast {
+					took[i] = p.srv.fastCalls.Load() > before
+				}
+			}
+			if !fast && p.srv.fastCalls.Load() != 0 {
+				t.Fatalf("%d calls took the fast path with it off", p.srv.fastCalls.Load())
+			}
+		}
+		for i, tc := range cases {
+			t.Run(version+"/"+tc.name, func(t *testing.T) {
+				if !strings.Contains(answers[false][i], tc.want) {
+					t.Errorf("the SDK's answer lacks %s: %s", tc.want, answers[false][i])
+				}
+				if took[i] != tc.fast {
+					t.Errorf("fast path taken: %v, want %v", took[i], tc.fast)
+				}
+				if sdk, fast := answers[false][i], answers[true][i]; sdk != fast {
+					t.Errorf("responses differ\nSDK:  %s\nfast: %s", sdk, fast)
+				}
+			})
+		}
+	}
+}
