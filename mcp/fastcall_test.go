@@ -3,9 +3,11 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -27,6 +29,8 @@ type stdioPeer struct {
 	srv  *Server
 	in   *io.PipeWriter
 	done chan error
+	once sync.Once
+	err  error // runStdio's, once finish returned
 
 	mu      sync.Mutex
 	got     map[string]string // response line by raw id
@@ -52,12 +56,20 @@ func newStdioPeer(t *testing.T, fast bool) *stdioPeer {
 	go func() { p.done <- srv.runStdio(context.Background(), inR, outW, 0, fast); outW.Close() }()
 	go p.collect(outR)
 	t.Cleanup(func() {
-		inW.Close()
-		if err := <-p.done; err != nil && !errors.Is(err, io.EOF) {
+		if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
 			t.Errorf("runStdio = %v", err)
 		}
 	})
 	return p
+}
+
+// finish ends the input and returns runStdio's error once it returned.
+func (p *stdioPeer) finish() error {
+	p.once.Do(func() {
+		p.in.Close()
+		p.err = <-p.done
+	})
+	return p.err
 }
 
 func (p *stdioPeer) collect(out io.Reader) {
@@ -201,5 +213,80 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// startedCall sends a fast eval in session that writes a marker file and
+// sleeps, and returns once the cell runs.
+func (p *stdioPeer) startedCall(id int, session string) {
+	p.t.Helper()
+	marker := filepath.Join(p.t.TempDir(), "running")
+	code := fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(300)", marker)
+	args, _ := json.Marshal(map[string]any{"session": session, "cells": []any{map[string]any{"code": code}}})
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"eval","arguments":%s}}`, id, args))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("call %d's cell never started", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *stdioPeer) cancel(id int) {
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`, id))
+}
+
+// A cancel of a fast call interrupts its cell, and the session keeps its
+// state, as for a call the SDK runs.
+func TestFastPathCancelInterrupts(t *testing.T) {
+	p := newStdioPeer(t, true)
+	p.handshake("2025-11-25")
+	p.call(1, `{"name":"eval","arguments":{"session":"c","cells":[{"code":"x = 41"}]}}`)
+	p.startedCall(2, "c")
+	p.cancel(2)
+	if line := p.await("2"); !strings.Contains(line, `"status":"cancelled"`) || !strings.Contains(line, "KeyboardInterrupt") {
+		t.Fatalf("cancelled call answered %s; want status cancelled after a KeyboardInterrupt", line)
+	}
+	if line := p.call(3, `{"name":"eval","arguments":{"session":"c","cells":[{"code":"x+1"}]}}`); !strings.Contains(line, `\n42"`) {
+		t.Fatalf("after the cancel: %s; want 42 (state kept)", line)
+	}
+	if n := p.srv.fastCalls.Load(); n != 3 {
+		t.Fatalf("%d calls took the fast path; want all 3", n)
+	}
+}
+
+// While a fast call's cell runs, the next requests are read and answered:
+// one for the SDK (tools/list) and a fast eval in another session. The
+// input's end waits for the running call's answer.
+func TestFastPathReadsOnDuringACall(t *testing.T) {
+	p := newStdioPeer(t, true)
+	p.handshake("2025-11-25")
+	p.startedCall(1, "slow")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if line := p.await("2"); !strings.Contains(line, `"name":"eval"`) {
+		t.Fatalf("tools/list: %s", line)
+	}
+	if line := p.call(3, `{"name":"eval","arguments":{"session":"other","cells":[{"code":"1+1"}]}}`); !strings.Contains(line, `\n2"`) {
+		t.Fatalf("eval in another session: %s", line)
+	}
+	if line, ok := p.answered("1"); ok {
+		t.Fatalf("the sleeping call was answered: %s", line)
+	}
+	p.cancel(1)
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"session":"other","cells":[{"code":"import time; time.sleep(0.2); 6*7"}]}}}`)
+	if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("runStdio = %v", err)
+	}
+	if line := p.await("4"); !strings.Contains(line, `\n42"`) {
+		t.Fatalf("the call before the input's end: %s", line)
+	}
+	// Call 1 was cancelled: its answer may come after the end, and then
+	// not at all, as with the SDK.
+	if n := p.srv.fastCalls.Load(); n != 3 {
+		t.Fatalf("%d calls took the fast path; want 3", n)
 	}
 }
