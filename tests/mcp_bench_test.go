@@ -109,3 +109,81 @@ func (c *lineMCP) response(b *testing.B, id string) gjson.Result {
 		}
 	}
 }
+
+// BenchmarkMCPClientCost measures the SDK's Go client on its own: the
+// same tools/call round trip as BenchmarkEvalRoundTrip, against a child
+// process that answers each line at once with a canned result
+// (TestHelperInstantMCP), so that what is left is the client, the pipes
+// and the scheduler. line is lineMCP's round trip against the same
+// server, the floor.
+func BenchmarkMCPClientCost(b *testing.B) {
+	for _, v := range []struct{ name, protocol string }{{"sdk", ""}, {"sdk-2025-11-25", "2025-11-25"}} {
+		b.Run(v.name, func(b *testing.B) {
+			client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
+			session, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: instantMCP()}, &sdk.ClientSessionOptions{ProtocolVersion: v.protocol})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer session.Close()
+			params := &sdk.CallToolParams{Name: "eval", Arguments: map[string]any{"session": "bench", "cells": []any{map[string]any{"code": "1+1"}}}}
+			timeRoundTrips(b, func(int) {
+				if res, err := session.CallTool(context.Background(), params); err != nil || !strings.Contains(allText(res), "2") {
+					b.Fatalf("call: %v %v", err, res)
+				}
+			})
+		})
+	}
+	b.Run("line", func(b *testing.B) {
+		cmd := instantMCP()
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { stdin.Close(); cmd.Wait() }()
+		c := &lineMCP{stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20)}
+		timeRoundTrips(b, func(i int) { c.eval(b, i) })
+	})
+}
+
+func instantMCP() *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperInstantMCP$")
+	cmd.Env = append(os.Environ(), "EVALHOST_TEST_HELPER=instant-mcp")
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestHelperInstantMCP is instantMCP's process: it answers MCP requests on
+// stdin at once: initialize and server/discover with a tools capability,
+// tools/call with the result of a 1+1 cell (as evalhost's, less
+// structuredContent), the rest with {}.
+func TestHelperInstantMCP(t *testing.T) {
+	if os.Getenv("EVALHOST_TEST_HELPER") != "instant-mcp" {
+		t.Skip("a helper process, run by instantMCP")
+	}
+	const callResult = `{"content":[{"type":"text","text":"[cell 1/1 (py) ok; execution 2; 0s]\n2"}]}`
+	out := bufio.NewWriter(os.Stdout)
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m := gjson.Parse(sc.Text())
+		id := m.Get("id")
+		if !id.Exists() {
+			continue
+		}
+		result := `{}`
+		switch m.Get("method").Str {
+		case "initialize":
+			result = `{"protocolVersion":` + m.Get("params.protocolVersion").Raw + `,"capabilities":{"tools":{}},"serverInfo":{"name":"instant","version":"1"}}`
+		case "server/discover":
+			result = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`
+		case "tools/call":
+			result = callResult
+		}
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id.Raw, result)
+		if out.Flush() != nil {
+			os.Exit(0)
+		}
+	}
+	os.Exit(0)
+}
