@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/sessions"
@@ -288,5 +290,50 @@ func TestFastPathReadsOnDuringACall(t *testing.T) {
 	// not at all, as with the SDK.
 	if n := p.srv.fastCalls.Load(); n != 3 {
 		t.Fatalf("%d calls took the fast path; want 3", n)
+	}
+}
+
+// The SDK's own Go client's calls take the fast path, on the protocol it
+// speaks by default (2026-07-28, protocol fields in every call's _meta)
+// and on the one most clients speak (2025-11-25); only the first call
+// with new _meta goes to the SDK.
+func TestFastPathTakesTheSDKClientsCalls(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run("protocol "+cmp.Or(version, "default"), func(t *testing.T) {
+			reg := sessions.New(sessions.Config{Home: t.TempDir()})
+			defer reg.Close()
+			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr, cw := io.Pipe()
+			sr, sw := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- srv.RunStdio(context.Background(), cr, sw, 0); sw.Close() }()
+			client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+			session, err := client.Connect(context.Background(), &sdk.IOTransport{Reader: sr, Writer: cw}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "eval",
+					Arguments: map[string]any{"cells": []any{map[string]any{"code": fmt.Sprintf("%d*7", i+5)}}}})
+				if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, fmt.Sprint((i+5)*7)) {
+					t.Fatalf("call %d: %v %+v", i, err, res)
+				}
+			}
+			session.Close()
+			<-done
+			want := int64(3)
+			if version == "" {
+				want = 2
+			}
+			if n := srv.fastCalls.Load(); n != want {
+				t.Fatalf("%d of 3 calls took the fast path; want %d", n, want)
+			}
+		})
 	}
 }
