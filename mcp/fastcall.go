@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -80,7 +81,7 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 		return nil, false // the SDK answers an unknown tool, or before initialize
 	}
 	key := idKey(idv)
-	newProtocol, ok := c.metaChecked(p.meta, key)
+	meta, ok := c.metaChecked(p.meta, key)
 	if !ok {
 		return nil, false
 	}
@@ -98,17 +99,11 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	}
 	c.calls[key] = cancel
 	c.mu.Unlock()
-	params := &sdk.CallToolParamsRaw{Name: p.name, Arguments: p.args}
-	if newProtocol {
-		if err := json.Unmarshal(p.meta, &params.Meta); err != nil {
-			c.dropCall(key)
-			return nil, false
-		}
-	}
+	params := &sdk.CallToolParamsRaw{Name: p.name, Arguments: p.args, Meta: meta}
 	c.wg.Add(1)
 	c.s.fastCalls.Add(1)
 	call := fastCallRun{key: key, id: id, h: h, req: &sdk.CallToolRequest{Session: c.ss, Params: params},
-		serverInfo: newProtocol, complete: ip.ProtocolVersion >= firstPerRequestProtocol}
+		serverInfo: meta != nil, complete: ip.ProtocolVersion >= firstPerRequestProtocol}
 	return func() { c.runCall(ctx, call) }, false
 }
 
@@ -123,27 +118,36 @@ type fastCallRun struct {
 }
 
 // metaChecked reports whether a call with this _meta (raw JSON; nil when
-// absent) may take the fast path, and whether the meta makes it a request
-// of the per-request protocol. A call with protocol fields not yet seen is
-// left to the SDK, and its answer noted (noteAnswer).
-func (c *stdioConn) metaChecked(meta json.RawMessage, key string) (newProtocol, ok bool) {
-	if meta == nil {
-		return false, true
-	}
-	mv := gjson.ParseBytes(meta)
-	if !mv.IsObject() || mv.Get("progressToken").Exists() || mv.Get(gjson.Escape(sdk.MetaKeyProtocolVersion)).Str < firstPerRequestProtocol {
-		return false, false
+// absent) may take the fast path, and its meta decoded when it makes it a
+// request of the per-request protocol (nil otherwise). A call with
+// protocol fields not yet seen is left to the SDK, and its answer noted
+// (noteAnswer).
+func (c *stdioConn) metaChecked(raw json.RawMessage, key string) (meta sdk.Meta, ok bool) {
+	if raw == nil {
+		return nil, true
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.acceptedMeta[string(meta)] {
-		return true, true
+	accepted := c.acceptedMeta[string(raw)]
+	c.mu.Unlock()
+	if accepted != nil {
+		// A copy, as the SDK decodes one per call; the values are shared,
+		// and no handler changes them.
+		return maps.Clone(accepted), true
 	}
+	mv := gjson.ParseBytes(raw)
+	if !mv.IsObject() || mv.Get("progressToken").Exists() || mv.Get(protocolVersionPath).Str < firstPerRequestProtocol {
+		return nil, false
+	}
+	c.mu.Lock()
 	if len(c.acceptedMeta) < maxAcceptedMeta {
-		c.askedMeta[key] = string(meta)
+		c.askedMeta[key] = string(raw)
 	}
-	return true, false
+	c.mu.Unlock()
+	return nil, false
 }
+
+// protocolVersionPath is the gjson path of the protocol version in _meta.
+var protocolVersionPath = gjson.Escape(sdk.MetaKeyProtocolVersion)
 
 // noteAnswer notes the SDK's response to a call whose _meta the fast path
 // waits to see checked: a result means the SDK took the meta.
@@ -164,8 +168,9 @@ func (c *stdioConn) noteAnswer(resp *jsonrpc.Response) {
 		return
 	}
 	delete(c.askedMeta, key)
-	if resp.Error == nil && len(c.acceptedMeta) < maxAcceptedMeta {
-		c.acceptedMeta[meta] = true
+	var decoded sdk.Meta
+	if resp.Error == nil && len(c.acceptedMeta) < maxAcceptedMeta && json.Unmarshal([]byte(meta), &decoded) == nil {
+		c.acceptedMeta[meta] = decoded
 	}
 }
 

@@ -86,8 +86,8 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	}
 }
 
-// lockedWriter lets the lineGuard answer a line the SDK never sees between
-// the SDK's own messages, each of which it writes in one call.
+// lockedWriter lets the lineGuard and the fast path write a line the SDK
+// never sees between the SDK's own messages, each written in one call.
 type lockedWriter struct {
 	mu   sync.Mutex
 	w    io.WriteCloser

@@ -45,7 +45,7 @@ type stdioConn struct {
 	// acceptedMeta holds the _meta values (raw) of calls the SDK answered
 	// with a result; askedMeta those of calls it has not answered yet, by
 	// idKey (fastcall.go).
-	acceptedMeta map[string]bool
+	acceptedMeta map[string]sdk.Meta
 	askedMeta    map[string]string
 }
 
@@ -62,7 +62,7 @@ func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) { retur
 func newStdioConn(s *Server, g *lineGuard, w *lockedWriter, drain func(), fast bool) *stdioConn {
 	c := &stdioConn{s: s, g: g, w: w, drain: drain, fast: fast, toSDK: make(chan lineMsg),
 		closed: make(chan struct{}), spare: make(chan struct{}), calls: map[string]context.CancelFunc{},
-		acceptedMeta: map[string]bool{}, askedMeta: map[string]string{}}
+		acceptedMeta: map[string]sdk.Meta{}, askedMeta: map[string]string{}}
 	c.base, c.cancel = context.WithCancel(context.Background())
 	return c
 }
