@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -245,6 +246,7 @@ func (p *stdioPeer) cancel(id int) {
 // A cancel of a fast call interrupts its cell, and the session keeps its
 // state, as for a call the SDK runs.
 func TestFastPathCancelInterrupts(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{})
 	p := newStdioPeer(t, true)
 	p.handshake("2025-11-25")
 	p.call(1, `{"name":"eval","arguments":{"session":"c","cells":[{"code":"x = 41"}]}}`)
@@ -265,6 +267,7 @@ func TestFastPathCancelInterrupts(t *testing.T) {
 // one for the SDK (tools/list) and a fast eval in another session. The
 // input's end waits for the running call's answer.
 func TestFastPathReadsOnDuringACall(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{})
 	p := newStdioPeer(t, true)
 	p.handshake("2025-11-25")
 	p.startedCall(1, "slow")
