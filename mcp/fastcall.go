@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"strconv"
 
@@ -29,7 +28,7 @@ import (
 //     call the SDK answered with a result on this connection: whether the
 //     SDK takes those fields depends on them alone, so the SDK has checked
 //     them, and the fast path need not repeat its checks;
-//   - whose id is not that of a call running on it.
+//   - whose id is not that of a call the SDK runs.
 //
 // It calls the handler the SDK would (the one addTool registered) with the
 // request the SDK would build, marks the result as the SDK does (resultType
@@ -64,8 +63,9 @@ func (c *stdioConn) route(line []byte) (work func(), taken bool) {
 
 // fastCall returns the work of a call the fast path takes, registered as
 // running; nil for one the SDK takes. A call with the id of a running
-// fast call is refused on the spot (taken), as the SDK refuses one with
-// the id of a call it runs.
+// fast call is dropped unanswered (taken), as the SDK drops one with the
+// id of a call it runs (a client's bug; the SDK logs it, unanswered, as a
+// notification's error).
 func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	idv := m.Get("id")
 	if idv.Type != gjson.String && idv.Type != gjson.Number {
@@ -81,6 +81,9 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 		return nil, false // the SDK answers an unknown tool, or before initialize
 	}
 	key := idKey(idv)
+	if c.pending.count(key) > 1 && !c.running(key) {
+		return nil, false // another call with this id runs on the SDK, which refuses this one
+	}
 	meta, ok := c.metaChecked(p.meta, key)
 	if !ok {
 		return nil, false
@@ -94,7 +97,7 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	if c.calls[key] != nil {
 		c.mu.Unlock()
 		cancel()
-		c.writeResponse(&jsonrpc.Response{Error: fmt.Errorf("%w: request ID %v already in use", errInvalidRequest, id)})
+		c.pending.done(key) // dropped: never answered
 		return nil, true
 	}
 	c.calls[key] = cancel
@@ -174,6 +177,12 @@ func (c *stdioConn) noteAnswer(resp *jsonrpc.Response) {
 	}
 }
 
+func (c *stdioConn) running(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[key] != nil
+}
+
 func (c *stdioConn) dropCall(key string) {
 	c.mu.Lock()
 	cancel := c.calls[key]
@@ -184,8 +193,6 @@ func (c *stdioConn) dropCall(key string) {
 	}
 }
 
-// errInvalidRequest is the SDK's jsonrpc2.ErrInvalidRequest.
-var errInvalidRequest = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request"}
 
 // toolCall is a tools/call's params: the tool's name, its arguments and
 // _meta (raw JSON, copies; nil when absent).

@@ -56,10 +56,12 @@ func newStdioPeer(t *testing.T, fast bool) *stdioPeer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &stdioPeer{t: t, srv: srv, in: inW, done: make(chan error, 1), got: map[string]string{}, arrived: make(chan struct{}, 1)}
-	go func() { p.done <- srv.runStdio(context.Background(), inR, outW, 0, fast); outW.Close() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { p.done <- srv.runStdio(ctx, inR, outW, 0, fast); outW.Close() }()
 	go p.collect(outR)
 	t.Cleanup(func() {
-		if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
+		cancel() // a test may leave calls running
+		if err := p.finish(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 			t.Errorf("runStdio = %v", err)
 		}
 	})
@@ -338,5 +340,34 @@ func TestFastPathTakesTheSDKClientsCalls(t *testing.T) {
 				t.Fatalf("%d of 3 calls took the fast path; want %d", n, want)
 			}
 		})
+	}
+}
+
+// A call with the id of a fast call still running is dropped unanswered,
+// as the SDK drops one with the id of a call it runs.
+func TestFastPathDropsADuplicateID(t *testing.T) {
+	answers := map[bool][]string{}
+	for _, fast := range []bool{false, true} {
+		p := newStdioPeer(t, fast)
+		p.handshake("2025-11-25")
+		p.startedCall(1, "d")
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"session":"e","cells":[{"code":"1"}]}}}`)
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		p.await("2") // read after the duplicate, which is dealt with by now
+		if line, ok := p.answered("null"); ok {
+			t.Fatalf("fast path on: %v; the duplicate was answered: %s", fast, line)
+		}
+		p.cancel(1)
+		answers[fast] = append(answers[fast], normalised(p.await("1")))
+		if want := map[bool]int64{false: 0, true: 1}[fast]; p.srv.fastCalls.Load() != want {
+			t.Fatalf("fast path on: %v; %d calls took it, want %d", fast, p.srv.fastCalls.Load(), want)
+		}
+		// The duplicate is not waited for at the input's end.
+		if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
+			t.Fatalf("runStdio = %v", err)
+		}
+	}
+	if sdk, fast := answers[false][0], answers[true][0]; sdk != fast {
+		t.Errorf("responses differ\nSDK:  %s\nfast: %s", sdk, fast)
 	}
 }

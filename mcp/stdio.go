@@ -64,7 +64,7 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	lw := &lockedWriter{w: w, sent: pending.sent}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
 		received: pending.received}
-	c := newStdioConn(s, g, lw, func() { pending.wait(ctx) }, fast)
+	c := newStdioConn(ctx, s, g, lw, pending, fast)
 	// Run is not used: it logs a cancelled ctx, which is how a requested
 	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
 	// cancelled", and an ended connection twice.

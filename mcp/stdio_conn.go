@@ -24,8 +24,11 @@ type stdioConn struct {
 	s     *Server
 	g     *lineGuard
 	w     *lockedWriter
-	drain func() // at the end of input, waits for every request's answer
-	fast  bool   // the fast path is on
+	// pending counts the requests read and not answered; the end of input
+	// waits for them until runCtx ends.
+	pending *inflight
+	runCtx  context.Context
+	fast    bool // the fast path is on
 
 	ss       *sdk.ServerSession // set by start, before reading starts
 	toSDK    chan lineMsg
@@ -59,8 +62,8 @@ type stdioTransport struct{ c *stdioConn }
 
 func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) { return t.c, nil }
 
-func newStdioConn(s *Server, g *lineGuard, w *lockedWriter, drain func(), fast bool) *stdioConn {
-	c := &stdioConn{s: s, g: g, w: w, drain: drain, fast: fast, toSDK: make(chan lineMsg),
+func newStdioConn(ctx context.Context, s *Server, g *lineGuard, w *lockedWriter, pending *inflight, fast bool) *stdioConn {
+	c := &stdioConn{s: s, g: g, w: w, pending: pending, runCtx: ctx, fast: fast, toSDK: make(chan lineMsg),
 		closed: make(chan struct{}), spare: make(chan struct{}), calls: map[string]context.CancelFunc{},
 		acceptedMeta: map[string]sdk.Meta{}, askedMeta: map[string]string{}}
 	c.base, c.cancel = context.WithCancel(context.Background())
@@ -111,7 +114,7 @@ func (c *stdioConn) readUntilWork() func() {
 		line, plain, err := c.g.next()
 		if err != nil {
 			if err == io.EOF {
-				c.drain()
+				c.pending.wait(c.runCtx)
 			}
 			c.toSDKOrClosed(lineMsg{err: err})
 			return nil
