@@ -193,7 +193,6 @@ func (c *stdioConn) dropCall(key string) {
 	}
 }
 
-
 // toolCall is a tools/call's params: the tool's name, its arguments and
 // _meta (raw JSON, copies; nil when absent).
 type toolCall struct {

@@ -21,9 +21,9 @@ import (
 // line three times (its stream, batch and message decoders), each with a
 // fresh 64 KiB buffer.
 type stdioConn struct {
-	s     *Server
-	g     *lineGuard
-	w     *lockedWriter
+	s *Server
+	g *lineGuard
+	w *lockedWriter
 	// pending counts the requests read and not answered; the end of input
 	// waits for them until runCtx ends.
 	pending *inflight
