@@ -34,9 +34,9 @@ import (
 // request the SDK would build, marks the result as the SDK does (resultType
 // "complete" on a session initialized at 2026-07-28 or later, serverInfo in
 // _meta when the request carried the protocol fields), and encodes it as
-// the SDK does. A
-// notifications/cancelled for a call it runs cancels that call. Every other
-// line goes to the SDK; fastcall_test.go checks that both answer the same.
+// the SDK does. A notifications/cancelled for a call it runs cancels that
+// call. Every other line goes to the SDK; fastcall_test.go checks that
+// both answer the same.
 
 // firstPerRequestProtocol is the MCP version whose requests may carry
 // their protocol fields in _meta (the SDK then adds serverInfo to the
@@ -82,7 +82,7 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	}
 	key := idKey(idv)
 	if c.pending.count(key) > 1 && !c.running(key) {
-		return nil, false // another call with this id runs on the SDK, which refuses this one
+		return nil, false // another call with this id runs on the SDK, which drops this one
 	}
 	meta, ok := c.metaChecked(p.meta, key)
 	if !ok {
