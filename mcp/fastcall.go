@@ -201,7 +201,8 @@ type toolCall struct {
 }
 
 // callParams reads a tools/call's params when they hold only the tool's
-// name, its arguments and _meta, each once, keys spelled plainly.
+// name (unescaped), its arguments and _meta, each once, keys spelled
+// plainly.
 func callParams(p gjson.Result) (toolCall, bool) {
 	var tc toolCall
 	if !p.IsObject() {
@@ -213,7 +214,9 @@ func callParams(p gjson.Result) (toolCall, bool) {
 		switch {
 		case len(k.Raw) != len(k.Str)+2: // escaped
 			ok = false
-		case k.Str == "name" && !seenName && v.Type == gjson.String:
+		case k.Str == "name" && !seenName && v.Type == gjson.String && len(v.Raw) == len(v.Str)+2:
+			// Unescaped: gjson and the SDK's decoder read some escapes
+			// (a lone surrogate) differently, and no tool's name needs one.
 			seenName, tc.name = true, v.Str
 		case k.Str == "arguments" && tc.args == nil:
 			tc.args = json.RawMessage(v.Raw)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -183,6 +184,7 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 		{"progress token", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"import time; time.sleep(0.2); 3"}]},"_meta":{"progressToken":"p1"}}`, false, `\n3"`},
 		{"unknown tool", `{"name":"nope","arguments":{}}`, false, `unknown tool`},
 		{"escaped key", `{"n\u0061me":"eval","arguments":{"cells":[{"code":"4"}]}}`, false, `\n4"`},
+		{"escaped name", `{"name":"ev\u0061l","arguments":{"cells":[{"code":"8"}]}}`, false, `\n8"`},
 		{"per-request protocol, first", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"5"}]},"_meta":` + perRequestMeta + `}`, false, "serverInfo"},
 		{"per-request protocol, seen", `{"name":"eval","arguments":{"session":"a","cells":[{"code":"6"}]},"_meta":` + perRequestMeta + `}`, true, "serverInfo"},
 		{"per-request protocol unknown", `{"name":"eval","arguments":{"cells":[{"code":"7"}]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`, false, "unsupported protocol version"},
@@ -370,4 +372,31 @@ func TestFastPathDropsADuplicateID(t *testing.T) {
 	if sdk, fast := answers[false][0], answers[true][0]; sdk != fast {
 		t.Errorf("responses differ\nSDK:  %s\nfast: %s", sdk, fast)
 	}
+}
+
+// callParams may only take params the SDK reads the same: the same tool
+// name and the same arguments, byte for byte. The params come from a
+// plainRequest line, so they are valid UTF-8.
+func FuzzCallParams(f *testing.F) {
+	for _, p := range []string{`{"name":"eval","arguments":{"cells":[{"code":"1+1"}]}}`, `{"name":"e\u0076al"}`,
+		`{"arguments":5,"name":"x","_meta":{"a":1}}`, `{"name":"a","Name":"b"}`, `{"name":"a","name":"b"}`, `[]`,
+		`{"name":"\ud800"}`, `{"name":"\ud83d\ude00x"}`, `{"name":"\udc00\ud800"}`} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		if !json.Valid([]byte(params)) || !utf8.ValidString(params) {
+			return
+		}
+		tc, ok := callParams(gjson.Parse(params))
+		if !ok {
+			return
+		}
+		var sdkParams sdk.CallToolParamsRaw
+		if err := json.Unmarshal([]byte(params), &sdkParams); err != nil {
+			t.Fatalf("callParams takes %s, which the SDK refuses: %v", params, err)
+		}
+		if sdkParams.Name != tc.name || string(sdkParams.Arguments) != string(tc.args) {
+			t.Fatalf("%s: callParams reads %q %s, the SDK %q %s", params, tc.name, tc.args, sdkParams.Name, sdkParams.Arguments)
+		}
+	})
 }
