@@ -49,16 +49,13 @@ const maxAcceptedMeta = 8
 
 // route answers a plain request line itself when it can: a fast call's
 // work is returned (to run once the reading is handed on), and taken
-// reports a line dealt with on the spot (a cancel of a fast call).
+// reports a line dealt with on the spot (a call dropped).
 func (c *stdioConn) route(line []byte) (work func(), taken bool) {
 	m := gjson.ParseBytes(line)
-	switch m.Get("method").Str {
-	case "tools/call":
-		return c.fastCall(m)
-	case "notifications/cancelled":
-		return nil, c.cancelFast(idKey(m.Get("params.requestId")))
+	if m.Get("method").Str != "tools/call" {
+		return nil, false
 	}
-	return nil, false
+	return c.fastCall(m)
 }
 
 // fastCall returns the work of a call the fast path takes, registered as
@@ -80,16 +77,16 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	if h == nil || ip == nil {
 		return nil, false // the SDK answers an unknown tool, or before initialize
 	}
-	key := idKey(idv)
-	if c.pending.count(key) > 1 && !c.running(key) {
+	id, err := jsonrpc.MakeID(idv.Value())
+	if err != nil {
+		return nil, false
+	}
+	key := callKey(id)
+	if c.pending.count(idKey(idv)) > 1 && !c.running(key) {
 		return nil, false // another call with this id runs on the SDK, which drops this one
 	}
 	meta, ok := c.metaChecked(p.meta, key)
 	if !ok {
-		return nil, false
-	}
-	id, err := jsonrpc.MakeID(idv.Value())
-	if err != nil {
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(c.base)
@@ -97,7 +94,7 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	if c.calls[key] != nil {
 		c.mu.Unlock()
 		cancel()
-		c.pending.done(key) // dropped: never answered
+		c.pending.done(idKey(idv)) // dropped: never answered
 		return nil, true
 	}
 	c.calls[key] = cancel
@@ -120,8 +117,8 @@ type fastCallRun struct {
 	complete   bool // mark the result resultType "complete"
 }
 
-// metaChecked reports whether a call with this _meta (raw JSON; nil when
-// absent) may take the fast path, and its meta decoded when it makes it a
+// metaChecked reports whether a call (callKey key) with this _meta (raw
+// JSON; nil when absent) may take the fast path, and its meta decoded when it makes it a
 // request of the per-request protocol (nil otherwise). A call with
 // protocol fields not yet seen is left to the SDK, and its answer noted
 // (noteAnswer).
@@ -152,16 +149,23 @@ func (c *stdioConn) metaChecked(raw json.RawMessage, key string) (meta sdk.Meta,
 // protocolVersionPath is the gjson path of the protocol version in _meta.
 var protocolVersionPath = gjson.Escape(sdk.MetaKeyProtocolVersion)
 
+// callKey names a call's id as the SDK compares ids: decoded (jsonrpc.MakeID
+// makes a number an int64), so 1, 1.0 and 1.5 are one id. "" for none.
+func callKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return "n" + strconv.FormatInt(v, 10)
+	case string:
+		return "s" + v
+	}
+	return ""
+}
+
 // noteAnswer notes the SDK's response to a call whose _meta the fast path
 // waits to see checked: a result means the SDK took the meta.
 func (c *stdioConn) noteAnswer(resp *jsonrpc.Response) {
-	var key string
-	switch v := resp.ID.Raw().(type) {
-	case int64:
-		key = "n" + strconv.FormatInt(v, 10)
-	case string:
-		key = "s" + v
-	default:
+	key := callKey(resp.ID)
+	if key == "" {
 		return
 	}
 	c.mu.Lock()
@@ -286,15 +290,22 @@ func marshalResult(res *sdk.CallToolResult, complete bool) (json.RawMessage, err
 	return data, nil
 }
 
-// cancelFast cancels the fast call with this idKey, and reports whether
-// there was one.
-func (c *stdioConn) cancelFast(key string) bool {
-	c.mu.Lock()
-	cancel := c.calls[key]
-	c.mu.Unlock()
-	if cancel == nil {
-		return false
+// cancelFast cancels the fast call a notifications/cancelled (any line
+// the SDK gets) names, read as the SDK's canceller reads it; the SDK gets
+// the line too, and finds no call of its own to cancel.
+func (c *stdioConn) cancelFast(req *jsonrpc.Request) {
+	var p sdk.CancelledParams
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
 	}
-	cancel()
-	return true
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.calls[callKey(id)]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }

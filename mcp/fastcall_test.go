@@ -248,14 +248,16 @@ func (p *stdioPeer) cancel(id int) {
 }
 
 // A cancel of a fast call interrupts its cell, and the session keeps its
-// state, as for a call the SDK runs.
+// state, as for a call the SDK runs. The cancel is read as the SDK reads
+// it: here in a line that is not a plainRequest (an extra key, which the
+// SDK ignores), naming the id as 2.0.
 func TestFastPathCancelInterrupts(t *testing.T) {
 	leakcheck.Check(t, leakcheck.Options{})
 	p := newStdioPeer(t, true)
 	p.handshake("2025-11-25")
 	p.call(1, `{"name":"eval","arguments":{"session":"c","cells":[{"code":"x = 41"}]}}`)
 	p.startedCall(2, "c")
-	p.cancel(2)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2.0},"extra":true}`)
 	if line := p.await("2"); !strings.Contains(line, `"status":"cancelled"`) || !strings.Contains(line, "KeyboardInterrupt") {
 		t.Fatalf("cancelled call answered %s; want status cancelled after a KeyboardInterrupt", line)
 	}

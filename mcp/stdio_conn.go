@@ -44,10 +44,10 @@ type stdioConn struct {
 	// as nothing but the input's end can end that read.
 	wg    sync.WaitGroup
 	mu    sync.Mutex
-	calls map[string]context.CancelFunc // fast calls running, by idKey
-	// acceptedMeta holds the _meta values (raw) of calls the SDK answered
-	// with a result; askedMeta those of calls it has not answered yet, by
-	// idKey (fastcall.go).
+	calls map[string]context.CancelFunc // fast calls running, by callKey
+	// acceptedMeta holds the _meta values (raw, and decoded) of calls the
+	// SDK answered with a result; askedMeta those of calls it has not
+	// answered yet, by callKey (fastcall.go).
 	acceptedMeta map[string]sdk.Meta
 	askedMeta    map[string]string
 }
@@ -134,6 +134,9 @@ func (c *stdioConn) readUntilWork() func() {
 		}
 		var m lineMsg
 		m.msg, m.err = decodeLine(line, plain)
+		if req, ok := m.msg.(*jsonrpc.Request); ok && req.Method == "notifications/cancelled" && c.fast {
+			c.cancelFast(req)
+		}
 		if !c.toSDKOrClosed(m) || m.err != nil {
 			return nil
 		}
