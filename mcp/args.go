@@ -28,7 +28,7 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, h handlerFor[In, Out]) {
 		panic(fmt.Sprintf("mcp: output schema of %s: %v", t.Name, err))
 	}
 	t.OutputSchema = out
-	s.sdk.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	handler := func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := bytes.TrimSpace(req.Params.Arguments)
 		if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 			args = []byte("{}")
@@ -57,7 +57,9 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, h handlerFor[In, Out]) {
 			res.Content = []sdk.Content{&sdk.TextContent{Text: string(data)}}
 		}
 		return res, nil
-	})
+	}
+	s.sdk.AddTool(t, handler)
+	s.handlers[t.Name] = handler
 }
 
 func toolError(err error) *sdk.CallToolResult {

@@ -41,6 +41,14 @@
 //     and dropped; the connection, and every session, lives on. The end of
 //     stdin ends the connection once every request read was answered, or
 //     at once when RunStdio's context ends.
+//   - On stdio a tools/call in the plain shape (name, arguments, and no
+//     _meta or per-request protocol fields the SDK already took on the
+//     connection; no progress token) on an initialized session is answered
+//     by a fast path (fastcall.go): hand-written JSON-RPC handling of the
+//     kind the SDK does, there for speed alone, which runs the handler the
+//     SDK would and writes the response the SDK would; a cancel of such a
+//     call interrupts it. Everything else (initialize, lists, resources,
+//     notifications, progress, HTTP) goes to the SDK.
 //   - Artifact resources are read in parts of at most [MaxResourceBytes] of
 //     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a
@@ -49,5 +57,8 @@
 //     refuses any address that is not a loopback one.
 //
 // A Server holds no goroutines of its own between calls: each call's
-// progress ticker ends before the call returns.
+// progress ticker ends before the call returns. RunStdio returns once its
+// goroutines (readers, fast calls) are done, but for a read of r blocked
+// on input, which only r's end or error ends (as with the SDK's own
+// stdio transport).
 package mcp

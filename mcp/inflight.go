@@ -53,6 +53,13 @@ func (f *inflight) received(line []byte) {
 	}
 }
 
+// count is how many requests with this idKey were read and not answered.
+func (f *inflight) count(k string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ids[k]
+}
+
 // sent notes a message the server wrote: a response answers a request.
 func (f *inflight) sent(msg []byte) {
 	m := gjson.ParseBytes(msg)

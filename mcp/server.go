@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +46,11 @@ type Config struct {
 type Server struct {
 	cfg Config
 	sdk *sdk.Server
+	// handlers are the tools' handlers as registered with the SDK, for the
+	// stdio fast path (fastcall.go).
+	handlers  map[string]sdk.ToolHandler
+	impl      *sdk.Implementation
+	fastCalls atomic.Int64 // calls the fast path took, for tests
 }
 
 // New builds the server and registers its tools and resources.
@@ -66,9 +72,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "evalhost", Title: "evalhost", Version: cfg.Version},
-		&sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
+	s := &Server{cfg: cfg, handlers: map[string]sdk.ToolHandler{},
+		impl: &sdk.Implementation{Name: "evalhost", Title: "evalhost", Version: cfg.Version}}
+	s.sdk = sdk.NewServer(s.impl, &sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
 	s.addSessionTools()
 	s.addJobTools()
 	s.addNotebookTools()

@@ -47,27 +47,33 @@ func (s *Server) addLineGuard() {
 
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
 // but a message longer than maxLine (0: DefaultMaxLine) is answered with an
-// error for its id instead of ending the connection, and the end of r ends
-// the connection only once every request read was answered (or ctx ended).
+// error for its id instead of ending the connection, the end of r ends the
+// connection only once every request read was answered (or ctx ended), and
+// tools/call requests in the plain shape are answered by the fast path
+// (fastcall.go) instead of the SDK's JSON-RPC machinery.
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
+	return s.runStdio(ctx, r, w, maxLine, true)
+}
+
+// runStdio is RunStdio with the fast path on or off (tests compare them).
+func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int, fast bool) error {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	pending := newInflight()
 	lw := &lockedWriter{w: w, sent: pending.sent}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
-		received: pending.received, drain: func() { pending.wait(ctx) }}
-	return s.serve(ctx, &sdk.IOTransport{Reader: io.NopCloser(g), Writer: lw, MaxLineLength: maxLine + 4096})
-}
-
-// serve is the SDK's Server.Run without its logging: Run logs a cancelled
-// ctx, which is how a requested shutdown (SIGTERM) ends the server, as
-// level=ERROR "server run cancelled", and an ended connection twice.
-func (s *Server) serve(ctx context.Context, t sdk.Transport) error {
-	ss, err := s.sdk.Connect(ctx, t, nil)
+		received: pending.received}
+	c := newStdioConn(ctx, s, g, lw, pending, fast)
+	// Run is not used: it logs a cancelled ctx, which is how a requested
+	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
+	// cancelled", and an ended connection twice.
+	ss, err := s.sdk.Connect(ctx, stdioTransport{c}, nil)
 	if err != nil {
 		return fmt.Errorf("mcp: connect: %w", err)
 	}
+	c.start(ss)
+	defer c.wait()
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
 	select {
@@ -80,8 +86,8 @@ func (s *Server) serve(ctx context.Context, t sdk.Transport) error {
 	}
 }
 
-// lockedWriter lets the lineGuard answer a line the SDK never sees between
-// the SDK's own messages, each of which it writes in one call.
+// lockedWriter lets the lineGuard and the fast path write a line the SDK
+// never sees between the SDK's own messages, each written in one call.
 type lockedWriter struct {
 	mu   sync.Mutex
 	w    io.WriteCloser
@@ -115,22 +121,31 @@ type lineGuard struct {
 	max    int
 	logger *slog.Logger
 	answer io.Writer
-	// received sees each line passed on; drain, when set, runs once at the
-	// end of r before it is reported (both nil in tests of lines alone).
+	// received sees each line passed on (nil in tests of lines alone).
 	received func([]byte)
-	drain    func()
 	line     []byte // the current line, or the first max+1 bytes of a long one
-	out      []byte // what Read hands out next
+	out      []byte // what Read or next hands out next
+	plain    bool   // out is a plainRequest
 	err      error
+}
+
+// next returns the next line to pass on (a blank one included) and
+// whether it is a plainRequest; the line is valid until the next call.
+func (g *lineGuard) next() ([]byte, bool, error) {
+	for len(g.out) == 0 {
+		if g.err != nil {
+			return nil, false, g.err
+		}
+		g.fill()
+	}
+	line := g.out
+	g.out = nil
+	return line, g.plain, nil
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
 		if g.err != nil {
-			if g.err == io.EOF && g.drain != nil {
-				g.drain()
-				g.drain = nil
-			}
 			return 0, g.err
 		}
 		g.fill()
@@ -142,6 +157,7 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 
 func (g *lineGuard) fill() {
 	g.line = g.line[:0]
+	g.plain = false
 	var total int64
 	for {
 		chunk, err := g.r.ReadSlice('\n')
@@ -158,7 +174,8 @@ func (g *lineGuard) fill() {
 		break
 	}
 	if total <= int64(g.max) {
-		if reply := checkMessage(g.line); reply != nil {
+		reply, plain := checkMessage(g.line)
+		if reply != nil {
 			if g.logger != nil {
 				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
 			}
@@ -169,7 +186,7 @@ func (g *lineGuard) fill() {
 			}
 			return
 		}
-		g.out = g.line
+		g.out, g.plain = g.line, plain
 		if g.received != nil {
 			g.received(g.line)
 		}
@@ -205,33 +222,33 @@ func idOfPrefix(prefix []byte) (string, bool) {
 // decode or would end the connection for (nil when it can take it; empty
 // when the line is dropped unanswered): a parse error for what is not one JSON value,
 // an invalid request for JSON that is no JSON-RPC message. A blank line is
-// let through; the SDK skips it.
-func checkMessage(line []byte) []byte {
+// let through; the SDK skips it. plain reports a line that is a plainRequest.
+func checkMessage(line []byte) (reply []byte, plain bool) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
-		return nil
+		return nil, false
 	}
 	if !json.Valid(trimmed) {
 		return errorResponse("null", jsonrpc.CodeParseError, "parse error: the line is not one JSON value; "+
-			"send each JSON-RPC message as one line of JSON")
+			"send each JSON-RPC message as one line of JSON"), false
 	}
 	if trimmed[0] != '[' {
 		if plainRequest(trimmed) {
-			return nil
+			return nil, true
 		}
 		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
 			if m := gjson.ParseBytes(trimmed); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
-				return []byte{} // a bad response: JSON-RPC answers no response, lest two peers answer each other for ever
+				return []byte{}, false // a bad response: JSON-RPC answers no response, lest two peers answer each other for ever
 			}
-			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), false
 		}
-		return nil
+		return nil, false
 	}
 	// The SDK ends the connection at a batch once MCP 2025-06-18, which
 	// removed batches, is in use: refuse every batch, as no current client
 	// sends one.
 	return errorResponse("null", jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported "+
-		"(MCP 2025-06-18 removed them); send each message as a line of its own")
+		"(MCP 2025-06-18 removed them); send each message as a line of its own"), false
 }
 
 // idOf is a message's id as raw JSON when it is a string or a number,

@@ -279,7 +279,7 @@ func BenchmarkCheckMessage(b *testing.B) {
 	line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}],"session":"bench"}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if checkMessage(line) != nil {
+		if reply, plain := checkMessage(line); reply != nil || !plain {
 			b.Fatal("a plain request refused")
 		}
 	}

@@ -40,6 +40,12 @@ type mcpClient struct {
 
 func startMCP(tb testing.TB, args ...string) *mcpClient {
 	tb.Helper()
+	return startMCPClient(tb, nil, args...)
+}
+
+// startMCPClient is startMCP with the client session's options.
+func startMCPClient(tb testing.TB, opts *sdk.ClientSessionOptions, args ...string) *mcpClient {
+	tb.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		tb.Skip("python3 not on PATH")
 	}
@@ -62,7 +68,7 @@ func startMCP(tb testing.TB, args ...string) *mcpClient {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, opts)
 	if err != nil {
 		tb.Fatalf("connect to evalhost mcp: %v", err)
 	}
