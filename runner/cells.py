@@ -133,8 +133,21 @@ _future = 0
 
 
 def _compile(src, name):
-    """Compile a cell to (body code, last-expression code); SyntaxError as is."""
+    """Compile a cell to (body code, last-expression code); SyntaxError as is.
+
+    A one-line cell without ';' is first tried as one expression, compiled
+    straight from its text: building the syntax tree, which finds the last
+    expression of any other cell, was half a warm 1+1's compile time. A
+    statement fails that try at its first token that cannot go on an
+    expression (~2.5 us) and takes the tree. ';' skips the try: a quiet
+    `x;` would fail it, and `f("\\d"); y = 1` would have the parser warn
+    twice of what comes before the ';'."""
     global _future
+    if "\n" not in src.rstrip() and ";" not in src:
+        try:
+            return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
+        except SyntaxError:
+            pass
     tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
     expr = None
     if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):
