@@ -34,6 +34,101 @@ func badLine(line []byte, reason string) *ProtocolError {
 	return &ProtocolError{Line: string(line), Reason: reason}
 }
 
+// The top-level members Decode reads, by their index in members.
+const (
+	mType = iota
+	mID
+	mPos
+	mUnmarked
+	mData
+	mBundle
+	mMetadata
+	mDisplayID
+	mExecutionCount
+	mWait
+	mEname
+	mEvalue
+	mTraceback
+	mPrompt
+	mMessage
+	mStatus
+	mCancelled
+	mRunner
+	mPython
+	mPID
+	mExecutable
+	mMarks
+	mWake
+	nMembers
+)
+
+// members are a frame line's top-level members, found in one pass: a
+// gjson Get per member scanned the line from its start each time (eight
+// scans of a result frame, most of the host's decoding of a warm 1+1). The
+// first of a repeated key wins, as it does for Get.
+type members [nMembers]gjson.Result
+
+func memberIndex(key string) int {
+	switch key {
+	case "type":
+		return mType
+	case "id":
+		return mID
+	case "pos":
+		return mPos
+	case "unmarked":
+		return mUnmarked
+	case "data":
+		return mData
+	case "bundle":
+		return mBundle
+	case "metadata":
+		return mMetadata
+	case "displayId":
+		return mDisplayID
+	case "executionCount":
+		return mExecutionCount
+	case "wait":
+		return mWait
+	case "ename":
+		return mEname
+	case "evalue":
+		return mEvalue
+	case "traceback":
+		return mTraceback
+	case "prompt":
+		return mPrompt
+	case "message":
+		return mMessage
+	case "status":
+		return mStatus
+	case "cancelled":
+		return mCancelled
+	case "runner":
+		return mRunner
+	case "python":
+		return mPython
+	case "pid":
+		return mPID
+	case "executable":
+		return mExecutable
+	case "marks":
+		return mMarks
+	case "wake":
+		return mWake
+	}
+	return -1
+}
+
+func (m *members) fill(root gjson.Result) {
+	root.ForEach(func(k, v gjson.Result) bool {
+		if i := memberIndex(k.Str); i >= 0 && !m[i].Exists() {
+			m[i] = v
+		}
+		return true
+	})
+}
+
 // Decode parses one frame line (without its newline).
 func Decode(line []byte) (Frame, error) {
 	if !gjson.ValidBytes(line) {
@@ -43,7 +138,9 @@ func Decode(line []byte) (Frame, error) {
 	if !root.IsObject() {
 		return Frame{}, badLine(line, "not a JSON object")
 	}
-	typ := root.Get("type")
+	var m members
+	m.fill(root)
+	typ := m[mType]
 	if typ.Type != gjson.String {
 		return Frame{}, badLine(line, `missing "type"`)
 	}
@@ -51,7 +148,7 @@ func Decode(line []byte) (Frame, error) {
 	if f.Type == TypeUnknown {
 		return Frame{}, badLine(line, fmt.Sprintf("unknown frame type %q", typ.Str))
 	}
-	id := root.Get("id")
+	id := m[mID]
 	if id.Exists() && id.Type != gjson.String {
 		return Frame{}, badLine(line, `"id" is not a string`)
 	}
@@ -59,7 +156,7 @@ func Decode(line []byte) (Frame, error) {
 	if f.ID == "" && needsID(f.Type) {
 		return Frame{}, badLine(line, fmt.Sprintf(`%s frame without "id"`, f.Type))
 	}
-	if err := decodeBody(&f, root); err != "" {
+	if err := decodeBody(&f, &m); err != "" {
 		return Frame{}, badLine(line, err)
 	}
 	return f, nil
@@ -68,25 +165,25 @@ func Decode(line []byte) (Frame, error) {
 func needsID(t Type) bool { return t != TypeReady && t != TypeWarning }
 
 // decodeBody fills the type-specific fields; it returns a reason on failure.
-func decodeBody(f *Frame, root gjson.Result) string {
+func decodeBody(f *Frame, m *members) string {
 	switch f.Type {
 	case TypeDisplay, TypeUpdateDisplay, TypeClearOutput, TypeResult, TypeError, TypeInput, TypeSync, TypeDone:
-		if p := root.Get("pos"); p.Exists() {
+		if p := m[mPos]; p.Exists() {
 			f.Pos = int(p.Int())
 		}
-		if u := root.Get("unmarked"); u.Exists() {
+		if u := m[mUnmarked]; u.Exists() {
 			f.Unmarked = uint8(u.Int() & 3)
 		}
 	}
 	switch f.Type {
 	case TypeStdout, TypeStderr:
-		d := root.Get("data")
+		d := m[mData]
 		if d.Type != gjson.String {
 			return `missing string "data"`
 		}
 		f.Data = d.Str
 	case TypeDisplay, TypeUpdateDisplay, TypeResult:
-		b := root.Get("bundle")
+		b := m[mBundle]
 		if !b.IsObject() {
 			return `missing object "bundle"`
 		}
@@ -95,41 +192,41 @@ func decodeBody(f *Frame, root gjson.Result) string {
 			f.Bundle[k.Str] = json.RawMessage(v.Raw)
 			return true
 		})
-		if m := root.Get("metadata"); m.IsObject() {
+		if m := m[mMetadata]; m.IsObject() {
 			f.Metadata = json.RawMessage(m.Raw)
 		}
-		f.DisplayID = root.Get("displayId").String()
+		f.DisplayID = m[mDisplayID].String()
 		if f.Type == TypeUpdateDisplay && f.DisplayID == "" {
 			return `update_display without "displayId"`
 		}
-		f.ExecutionCount = int(root.Get("executionCount").Int())
+		f.ExecutionCount = int(m[mExecutionCount].Int())
 	case TypeClearOutput:
-		f.Wait = root.Get("wait").Bool()
+		f.Wait = m[mWait].Bool()
 	case TypeError:
-		f.Ename = root.Get("ename").String()
-		f.Evalue = root.Get("evalue").String()
-		root.Get("traceback").ForEach(func(_, v gjson.Result) bool {
+		f.Ename = m[mEname].String()
+		f.Evalue = m[mEvalue].String()
+		m[mTraceback].ForEach(func(_, v gjson.Result) bool {
 			f.Traceback = append(f.Traceback, v.String())
 			return true
 		})
 	case TypeInput:
-		f.Prompt = root.Get("prompt").String()
+		f.Prompt = m[mPrompt].String()
 	case TypeWarning:
-		f.Message = root.Get("message").String()
+		f.Message = m[mMessage].String()
 	case TypeDone:
-		f.Status = root.Get("status").String()
+		f.Status = m[mStatus].String()
 		if f.Status != StatusOK && f.Status != StatusError {
 			return fmt.Sprintf("done frame with status %q", f.Status)
 		}
-		f.ExecutionCount = int(root.Get("executionCount").Int())
-		f.Cancelled = root.Get("cancelled").Bool()
+		f.ExecutionCount = int(m[mExecutionCount].Int())
+		f.Cancelled = m[mCancelled].Bool()
 	case TypeReady:
-		f.Runner = root.Get("runner").String()
-		f.Python = root.Get("python").String()
-		f.PID = int(root.Get("pid").Int())
-		f.Executable = root.Get("executable").String()
-		f.Marks = root.Get("marks").Bool()
-		f.Wake = int(root.Get("wake").Int())
+		f.Runner = m[mRunner].String()
+		f.Python = m[mPython].String()
+		f.PID = int(m[mPID].Int())
+		f.Executable = m[mExecutable].String()
+		f.Marks = m[mMarks].Bool()
+		f.Wake = int(m[mWake].Int())
 	}
 	return ""
 }

@@ -239,3 +239,28 @@ func BenchmarkMarshalStdoutEncodingJSON(b *testing.B) {
 		_, _ = json.Marshal(&w)
 	}
 }
+
+// BenchmarkDecodeWarmCell decodes the three frames of a warm 1+1 cell.
+func BenchmarkDecodeWarmCell(b *testing.B) {
+	lines := [][]byte{
+		[]byte(`{"type":"started","id":"b-0-a22a1234567890abcdef"}`),
+		[]byte(`{"type":"result","id":"b-0-a22a1234567890abcdef","bundle":{"text/plain":"2"},"executionCount":2,"pos":1,"unmarked":3}`),
+		[]byte(`{"type":"done","id":"b-0-a22a1234567890abcdef","status":"ok","executionCount":2,"cancelled":false,"unmarked":3}`),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := Decode(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// A repeated member: the first one counts, as gjson's Get reads it.
+func TestDecodeFirstOfRepeatedMember(t *testing.T) {
+	f, err := Decode([]byte(`{"type":"done","id":"a","status":"ok","status":"maybe","id":"b","executionCount":3}`))
+	if err != nil || f.ID != "a" || f.Status != "ok" || f.ExecutionCount != 3 {
+		t.Fatalf("Decode = %+v, %v; want id a, status ok, executionCount 3", f, err)
+	}
+}

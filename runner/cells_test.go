@@ -57,6 +57,13 @@ func TestCells(t *testing.T) {
 		{name: "trailing semicolon silences the result", code: "x;", check: wantNo(frames.TypeResult)},
 		{name: "statement only", code: "y = 1", check: wantNo(frames.TypeResult)},
 		{name: "empty cell", code: "", check: wantNo(frames.TypeResult)},
+		// One-line cells are first compiled as an expression (cells._compile).
+		{name: "one-line expression with a comment", code: "y + 1  # note", check: wantResult("2")},
+		{name: "one-line statement after the expression try", code: "z = y + 2", check: wantNo(frames.TypeResult)},
+		{name: "one-line quiet expression", code: "z;  # still quiet", check: wantNo(frames.TypeResult)},
+		{name: "one-line top-level await", code: "await __import__('asyncio').sleep(0, result=z)", check: wantResult("3")},
+		{name: "one-line indented is an error", code: " z", status: "error",
+			check: func(t *testing.T, c cellResult) { wantError(t, c, "IndentationError") }},
 		{name: "syntax error shows caret and no runner frames", code: "x = (1,\n", status: "error",
 			check: func(t *testing.T, c cellResult) {
 				e := wantError(t, c, "SyntaxError")

@@ -235,7 +235,8 @@ def _stream(fd, name, cls):
 
 def _flush_std():
     """Flush every Python-level stream that may hold bytes for fd 1/2."""
-    for s in (_out, _err, sys.stdout, sys.stderr):
+    out, err = sys.stdout, sys.stderr
+    for s in (_out, _err, out if out is not _out else None, err if err is not _err else None):
         if s is not None:
             try:
                 s.flush()

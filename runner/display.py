@@ -21,6 +21,9 @@ def _json_value(v):
 
 
 def _bundle_json(bundle):
+    if len(bundle) == 1:  # most results: text/plain alone
+        for k, v in bundle.items():
+            return "{%s:%s}" % (_q(k), _q(v) if type(v) is str else _json_value(v))
     return "{" + ",".join(_q(k) + ":" + _json_value(v) for k, v in bundle.items()) + "}"
 
 
@@ -56,12 +59,12 @@ def send_bundle(kind, bundle, meta, count):
         cap.append((kind, bundle, meta, None))
         return
     _core._flush_std()
-    fields = {"bundle": _bundle_json(bundle)}
+    line = '{"type":"%s","id":%s,"bundle":%s' % (kind, _wire._cur.qid, _bundle_json(bundle))
     if meta:
-        fields["metadata"] = _json_value(meta)
-    fields["executionCount"] = count
+        line += ',"metadata":' + _json_value(meta)
+    line += ',"executionCount":%s}\n' % count
     # The result is the cell's last frame but its done: they go out together.
-    _wire._send(_wire._frame(kind, _wire._cur.qid, **fields), hold=kind == "result")
+    _wire._send(line, hold=kind == "result")
 
 _REPR_METHODS = (
     ("_repr_html_", "text/html"),

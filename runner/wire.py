@@ -194,10 +194,15 @@ def _unread(fd):
             _ioctl = False
     if not _ioctl:
         return 1
+    # Into a buffer of its own (the flusher and a cell may ask at once):
+    # with an immutable argument ioctl copies the result into new bytes,
+    # which cost more than the system call.
+    n = bytearray(4)
     try:
-        return int.from_bytes(_ioctl[0](fd, _ioctl[1], b"\0\0\0\0"), sys.byteorder)
+        _ioctl[0](fd, _ioctl[1], n, True)
     except Exception:
         return 1
+    return int.from_bytes(n, sys.byteorder)
 
 
 def _send_done(cell, status, cancelled):
@@ -206,8 +211,8 @@ def _send_done(cell, status, cancelled):
     global _held
     if _forked:
         return
-    line = _frame("done", cell.qid, status='"%s"' % status, executionCount=_core._count,
-                  cancelled="true" if cancelled else "false").encode()
+    line = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s}\n' % (
+        cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false")
     try:
         with _send_lock:
             unmarked = 0
@@ -226,6 +231,20 @@ def _send_done(cell, status, cancelled):
             _pay_ack()
             data, _held = _held + line, b""
             _write_frame_bytes(data)
+    except BrokenPipeError:
+        os._exit(1)
+
+
+def _hold(data):
+    """Hold a frame line (bytes) that needs no position: it goes out with
+    the next frame, the cell's text, or the flusher's next tick."""
+    global _held
+    if _forked:
+        return
+    try:
+        with _send_lock:
+            _pay_ack()
+            _held += data
     except BrokenPipeError:
         os._exit(1)
 
