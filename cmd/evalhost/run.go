@@ -20,6 +20,7 @@ import (
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
@@ -98,6 +99,13 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if !fs.Changed("session") {
+		// This run starts an interpreter under a reaper: the reaper's own
+		// start (a second Go runtime) overlaps with the checks, the reading
+		// of the cells and the interpreter's resolution below.
+		reaper.Prestart()
+		defer reaper.DropSpare()
 	}
 	if fs.Changed("jupytext-magics") {
 		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]

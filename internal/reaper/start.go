@@ -53,6 +53,12 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if len(s.Files) < 3 {
 		return nil, fmt.Errorf("reaper: Spec.Files has %d descriptors; the child needs at least 0, 1 and 2", len(s.Files))
 	}
+	if sp := takeSpare(); sp != nil {
+		c, err := sp.start(ctx, s)
+		if !errors.Is(err, errSpareGone) {
+			return c, err
+		}
+	}
 	exe, err := selfExe()
 	if err != nil {
 		return nil, fmt.Errorf("reaper: find this program to re-execute: %w", err)
@@ -101,16 +107,26 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		return nil, fmt.Errorf("reaper: run %s: %w", exe, err)
 	}
 	c := &Child{cmd: cmd, lifeline: lifeW, statusR: statR, status: bufio.NewReader(statR)}
+	if err := c.started(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// started reads the child's pid from the reaper. On failure the reaper is
+// ended and waited for.
+func (c *Child) started(ctx context.Context) error {
+	var err error
 	if c.Pid, err = c.readPid(ctx); err != nil {
 		// The lifeline ends a reaper that is merely slow; one that does not
 		// answer it (not this program after all) is killed.
 		c.Kill()
-		t := time.AfterFunc(killAfter, func() { _ = cmd.Process.Kill() })
+		t := time.AfterFunc(killAfter, func() { _ = c.cmd.Process.Kill() })
 		_, _ = c.Wait()
 		t.Stop()
-		return nil, err
+		return err
 	}
-	return c, nil
+	return nil
 }
 
 // readPid reads the reaper's first line: "pid N", or "error MESSAGE" when
