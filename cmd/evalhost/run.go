@@ -103,10 +103,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if !fs.Changed("session") {
 		// This run starts an interpreter under a reaper: the reaper's own
 		// start (a second Go runtime) overlaps with the checks, the reading
-		// of the cells and the interpreter's resolution below.
+		// of the cells and the interpreter's resolution below. Package
+		// prestart's init has usually started it already, before main.
 		reaper.Prestart()
-		defer reaper.DropSpare()
 	}
+	defer reaper.DropSpare() // also one prestart guessed wrong
 	if fs.Changed("jupytext-magics") {
 		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
 	}

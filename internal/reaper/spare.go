@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 
 	"github.com/evalhost/evalhost/internal/reaper/reap"
+	"github.com/evalhost/evalhost/internal/timeline"
 )
 
 // A spare is a reaper started before its child is known (Prestart): it
@@ -20,7 +20,7 @@ import (
 type spare struct {
 	done     chan struct{} // closed when launch has returned
 	err      error         // launch's; nothing else is set then
-	cmd      *exec.Cmd
+	proc     *os.Process
 	lifeline *os.File // write end
 	statusR  *os.File
 	sock     *os.File // this end of the socket the Spec goes through
@@ -113,20 +113,16 @@ func (sp *spare) launch() {
 			env = append(env, k+"="+v)
 		}
 	}
-	sp.cmd = &exec.Cmd{
-		Path:        exe,
-		Args:        []string{"evalhost-reaper"},
-		Env:         env,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-		ExtraFiles:  []*os.File{lifeR, statW, child}, // fds 3, 4, 5
-	}
-	if err := sp.cmd.Start(); err != nil {
+	proc, err := startReaper(exe, []string{"evalhost-reaper"}, env, "", []*os.File{nil, nil, nil, lifeR, statW, child})
+	if err != nil {
 		sp.sock.Close()
 		lifeW.Close()
 		statR.Close()
 		sp.err = err
 		return
 	}
+	sp.proc = proc
+	timeline.Mark("reaper-spare", "pid", proc.Pid)
 	sp.lifeline, sp.statusR = lifeW, statR
 }
 
@@ -149,10 +145,11 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 		sp.drop()
 		return nil, fmt.Errorf("%w: %v", errSpareGone, err)
 	}
-	c := &Child{cmd: sp.cmd, lifeline: sp.lifeline, statusR: sp.statusR, status: bufio.NewReader(sp.statusR)}
+	c := &Child{proc: sp.proc, lifeline: sp.lifeline, statusR: sp.statusR, status: bufio.NewReader(sp.statusR)}
 	if err := c.started(ctx); err != nil {
 		return nil, err
 	}
+	timeline.Mark("child-started", "pid", c.Pid, "reaper", sp.proc.Pid, "spare", true)
 	return c, nil
 }
 
@@ -162,7 +159,7 @@ var errSpareGone = errors.New("reaper: the spare reaper is gone")
 func (sp *spare) drop() {
 	_ = sp.sock.Close()
 	_ = sp.lifeline.Close()
-	_ = sp.cmd.Wait()
+	_, _ = sp.proc.Wait()
 	_ = sp.statusR.Close()
 }
 

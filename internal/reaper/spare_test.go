@@ -29,7 +29,7 @@ func spareNow(t *testing.T) int {
 	if sp.err != nil {
 		t.Fatalf("spare did not start: %v", sp.err)
 	}
-	return sp.cmd.Process.Pid
+	return sp.proc.Pid
 }
 
 func TestDropSpareEndsIt(t *testing.T) {
