@@ -117,7 +117,6 @@ func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
 	}()
 	select {
 	case g := <-ch:
-		_ = syscall.Close(sock)
 		if !g.ok {
 			for _, fd := range g.fds {
 				_ = syscall.Close(fd)

@@ -1,6 +1,7 @@
 package reap
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,21 +59,34 @@ func decodeSpec(body string) (Spec, bool) {
 const maxSpec = 4 << 20
 
 // receiveSpec reads one message and the descriptors sent with it from the
-// socket sock (blocking), and marks those close-on-exec. fds are returned
-// even when the message is bad, for the caller to close.
+// socket sock, and marks those close-on-exec. fds are returned even when
+// the message is bad, for the caller to close. The socket is read through
+// Go's poller: a thread blocked in recvmsg would be one more thread for
+// the reaper to start and, at its exit, to end.
 func receiveSpec(sock int) (s Spec, fds []int, ok bool) {
+	if syscall.SetNonblock(sock, true) != nil {
+		return Spec{}, nil, false
+	}
+	f := os.NewFile(uintptr(sock), "spec")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return Spec{}, nil, false
+	}
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, syscall.CmsgSpace(64*4))
 	var msg []byte
 	for {
-		n, oobn, _, _, err := syscall.Recvmsg(sock, buf, oob, 0)
-		if err == syscall.EINTR {
-			continue
-		}
+		var n, oobn int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), buf, oob, 0)
+			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
+		})
 		if oobn > 0 {
 			fds = append(fds, rights(oob[:oobn])...)
 		}
-		if err != nil || n == 0 {
+		if err != nil || rerr != nil || n == 0 {
 			return Spec{}, fds, false
 		}
 		msg = append(msg, buf[:n]...)
