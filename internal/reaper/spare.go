@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/evalhost/evalhost/internal/reaper/reap"
 	"github.com/evalhost/evalhost/internal/timeline"
@@ -24,6 +25,7 @@ type spare struct {
 	lifeline *os.File // write end
 	statusR  *os.File
 	sock     *os.File // this end of the socket the Spec goes through
+	started  time.Time
 }
 
 var (
@@ -113,7 +115,7 @@ func (sp *spare) launch() {
 			env = append(env, k+"="+v)
 		}
 	}
-	proc, err := startReaper(exe, []string{"evalhost-reaper"}, env, "", []*os.File{nil, nil, nil, lifeR, statW, child})
+	proc, at, err := startReaper(exe, []string{"evalhost-reaper"}, env, "", []*os.File{nil, nil, nil, lifeR, statW, child})
 	if err != nil {
 		sp.sock.Close()
 		lifeW.Close()
@@ -121,8 +123,7 @@ func (sp *spare) launch() {
 		sp.err = err
 		return
 	}
-	sp.proc = proc
-	timeline.Mark("reaper-spare", "pid", proc.Pid)
+	sp.proc, sp.started = proc, at
 	sp.lifeline, sp.statusR = lifeW, statR
 }
 
@@ -149,6 +150,7 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 	if err := c.started(ctx); err != nil {
 		return nil, err
 	}
+	timeline.MarkAt(sp.started, "reaper-spare", "pid", sp.proc.Pid) // often before the timeline was enabled
 	timeline.Mark("child-started", "pid", c.Pid, "reaper", sp.proc.Pid, "spare", true)
 	return c, nil
 }

@@ -88,7 +88,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		conf += ",gomaxprocs"
 	}
 	files := append(append([]*os.File(nil), s.Files...), lifeR, statW)
-	proc, err := startReaper(exe, append([]string{"evalhost-reaper", s.Path}, s.Args...),
+	proc, _, err := startReaper(exe, append([]string{"evalhost-reaper", s.Path}, s.Args...),
 		append(env, reap.EnvVar+"="+conf), s.Dir, files)
 	lifeR.Close()
 	statW.Close()
@@ -197,14 +197,15 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 // init then waits for fewer packages', and so does package prestart's
 // (cmd/evalhost). Not os.StartProcess either: on Linux its first call
 // forks a test child to check pidfd support (~0.3 ms) before the reaper;
-// os.FindProcess pays that once the reaper is on its way.
-func startReaper(exe string, argv, env []string, dir string, files []*os.File) (*os.Process, error) {
+// os.FindProcess pays that once the reaper is on its way. at is when the
+// reaper was running.
+func startReaper(exe string, argv, env []string, dir string, files []*os.File) (p *os.Process, at time.Time, err error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
 		if f == nil {
 			null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 			if err != nil {
-				return nil, err
+				return nil, time.Time{}, err
 			}
 			defer null.Close()
 			f = null
@@ -218,9 +219,11 @@ func startReaper(exe string, argv, env []string, dir string, files []*os.File) (
 	}
 	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: &syscall.SysProcAttr{Setsid: true}})
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return os.FindProcess(pid) // never fails on Unix
+	at = time.Now()
+	p, err = os.FindProcess(pid) // never fails on Unix
+	return p, at, err
 }
 
 func hasVar(env []string, name string) bool {
