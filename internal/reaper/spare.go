@@ -21,7 +21,7 @@ import (
 type spare struct {
 	done     chan struct{} // closed when launch has returned
 	err      error         // launch's; nothing else is set then
-	proc     *os.Process
+	proc     *process
 	lifeline *os.File // write end
 	statusR  *os.File
 	sock     *os.File // this end of the socket the Spec goes through

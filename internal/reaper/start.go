@@ -40,8 +40,8 @@ var ErrReaperDied = errors.New("reaper died without reporting its child's status
 type Child struct {
 	Pid int // the child's pid, also its process group and session id
 
-	proc     *os.Process // the reaper
-	lifeline *os.File    // write end; closing it ends everything
+	proc     *process // the reaper
+	lifeline *os.File // write end; closing it ends everything
 	status   *bufio.Reader
 	statusR  *os.File
 	killOnce sync.Once
@@ -113,7 +113,7 @@ func (c *Child) started(ctx context.Context) error {
 		// The lifeline ends a reaper that is merely slow; one that does not
 		// answer it (not this program after all) is killed.
 		c.Kill()
-		t := time.AfterFunc(killAfter, func() { _ = c.proc.Kill() })
+		t := time.AfterFunc(killAfter, c.proc.Kill)
 		_, _ = c.Wait()
 		t.Stop()
 		return err
@@ -176,30 +176,23 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 			break
 		}
 	}
-	state, werr := c.proc.Wait()
+	own, werr := c.proc.Wait()
 	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
 	c.Kill()
 	_ = c.statusR.Close()
 	if reported {
 		return ws, nil
 	}
-	if state != nil {
-		if st, ok := state.Sys().(syscall.WaitStatus); ok {
-			ws = st
-		}
-	}
-	return ws, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
+	return own, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
 }
 
 // startReaper starts exe as a reaper with files as its descriptors 0, 1, 2,
 // ... (nil: /dev/null), in its own session, so that signals for the child's
 // process group or terminal never reach it. Not os/exec: this package's
 // init then waits for fewer packages', and so does package prestart's
-// (cmd/evalhost). Not os.StartProcess either: on Linux its first call
-// forks a test child to check pidfd support (~0.3 ms) before the reaper;
-// os.FindProcess pays that once the reaper is on its way. at is when the
+// (cmd/evalhost). Not os.StartProcess either: see process. at is when the
 // reaper was running.
-func startReaper(exe string, argv, env []string, dir string, files []*os.File) (p *os.Process, at time.Time, err error) {
+func startReaper(exe string, argv, env []string, dir string, files []*os.File) (p *process, at time.Time, err error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
 		if f == nil {
@@ -221,9 +214,7 @@ func startReaper(exe string, argv, env []string, dir string, files []*os.File) (
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	at = time.Now()
-	p, err = os.FindProcess(pid) // never fails on Unix
-	return p, at, err
+	return &process{Pid: pid}, time.Now(), nil
 }
 
 func hasVar(env []string, name string) bool {
