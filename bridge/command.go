@@ -20,7 +20,8 @@ const (
 	commandWaitDelay = 2 * time.Second // pipes held open by stray grandchildren
 )
 
-var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// Compiled on first use: at init it would cost every evalhost start.
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // pythonKeywords cannot follow "tool." (keyword.kwlist of Python 3).
 var pythonKeywords = []string{"False", "None", "True", "and", "as", "assert", "async", "await", "break",
@@ -37,7 +38,7 @@ func ParseToolFlag(s string) (name, command string, err error) {
 	switch {
 	case !ok:
 		return "", "", fmt.Errorf("--tool %q: want NAME=COMMAND, e.g. --tool search='rg --json -e \"$(jq -r .pattern)\"'", s)
-	case !toolName.MatchString(name):
+	case !toolName().MatchString(name):
 		return "", "", fmt.Errorf("--tool %q: tool name %q must be a Python identifier (letters, digits, _; not starting with a digit)", s, name)
 	case strings.HasPrefix(name, "_"):
 		return "", "", fmt.Errorf("--tool %q: tool name %q must not start with \"_\" (tool.%s is not a tool call); rename it", s, name, name)

@@ -14,6 +14,10 @@
 // runner sets EVALHOST_RUN to the run id of the executing cell before each
 // cell (frames.Request.Run; unset when the request has none).
 //
+// A host with no tools at all need not start a Server: it sets
+// PI_TOOL_BRIDGE_NONE=1 (EnvNoTools) instead, and a tool call in a cell
+// fails at once saying that no tools are configured.
+//
 // A call is accepted only from a run that is active in that session now: the
 // registry calls [Server.RunHook] (or [Server.TrackRun], which also names the
 // run's request and cell for the Tools) with active=true just before a cell

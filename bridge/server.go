@@ -20,6 +20,9 @@ const (
 	EnvToken   = "PI_TOOL_BRIDGE_TOKEN"
 	EnvSession = "PI_TOOL_BRIDGE_SESSION"
 	EnvRun     = "EVALHOST_RUN" // set per cell by the runner
+	// EnvNoTools, set to "1" by a host that has no tools and so no Server:
+	// a tool call fails at once, saying so.
+	EnvNoTools = "PI_TOOL_BRIDGE_NONE"
 )
 
 // Path is the only endpoint.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -34,9 +35,12 @@ func Resolve(s string) any {
 }
 
 var (
-	pyIntRe   = regexp.MustCompile(`^[+-]?[0-9](_?[0-9])*$`)
-	pyFloatRe = regexp.MustCompile(`^[+-]?(([0-9](_?[0-9])*)(\.([0-9](_?[0-9])*)?)?|\.[0-9](_?[0-9])*)([eE][+-]?[0-9](_?[0-9])*)?$`)
-	pyInfRe   = regexp.MustCompile(`(?i)^[+-]?(inf|infinity|nan)$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	pyIntRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9](_?[0-9])*$`) })
+	pyFloatRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[+-]?(([0-9](_?[0-9])*)(\.([0-9](_?[0-9])*)?)?|\.[0-9](_?[0-9])*)([eE][+-]?[0-9](_?[0-9])*)?$`)
+	})
+	pyInfRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^[+-]?(inf|infinity|nan)$`) })
 )
 
 // pyArg is the text as Python's int() and float() read it: surrounding
@@ -62,7 +66,7 @@ func digitValue(r rune) rune {
 
 func pyInt(s string) (*big.Int, bool) {
 	s = pyArg(s)
-	if !pyIntRe.MatchString(s) {
+	if !pyIntRe().MatchString(s) {
 		return nil, false
 	}
 	return new(big.Int).SetString(strings.ReplaceAll(strings.TrimPrefix(s, "+"), "_", ""), 10)
@@ -70,14 +74,14 @@ func pyInt(s string) (*big.Int, bool) {
 
 func pyFloat(s string) (float64, bool) {
 	s = pyArg(s)
-	if pyInfRe.MatchString(s) {
+	if pyInfRe().MatchString(s) {
 		f, _ := strconv.ParseFloat(strings.TrimPrefix(strings.ToLower(s), "+"), 64)
 		if strings.Contains(strings.ToLower(s), "nan") {
 			f = math.NaN()
 		}
 		return f, true
 	}
-	if !pyFloatRe.MatchString(s) || s == "+" || s == "-" || s == "" {
+	if !pyFloatRe().MatchString(s) || s == "+" || s == "-" || s == "" {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)

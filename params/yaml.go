@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -42,10 +43,17 @@ func sameKey(a, b any) bool {
 // PyYAML's YAML 1.1 implicit resolvers (resolver.py), without timestamps
 // (papermill's NoDatesSafeLoader).
 var (
-	yamlBoolRe  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yamlFloatRe = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	yamlIntRe   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yamlNullRe  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	yamlBoolRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	})
+	yamlFloatRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	})
+	yamlIntRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	})
+	yamlNullRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:~|null|Null|NULL|)$`) })
 )
 
 // parseYAML reads a YAML document into values as PyYAML's safe loader
@@ -163,14 +171,14 @@ func yamlScalar(n *yaml.Node) (any, error) {
 	}
 	s := n.Value
 	switch {
-	case yamlBoolRe.MatchString(s):
+	case yamlBoolRe().MatchString(s):
 		l := strings.ToLower(s)
 		return l == "yes" || l == "true" || l == "on", nil
-	case yamlFloatRe.MatchString(s):
+	case yamlFloatRe().MatchString(s):
 		return yamlFloat(s), nil
-	case yamlIntRe.MatchString(s):
+	case yamlIntRe().MatchString(s):
 		return yamlInt(s), nil
-	case yamlNullRe.MatchString(s):
+	case yamlNullRe().MatchString(s):
 		return nil, nil
 	}
 	return s, nil
@@ -184,13 +192,13 @@ func taggedScalar(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
-		return yamlBoolRe.MatchString(n.Value) && strings.Contains("yes true on", strings.ToLower(n.Value)), nil
+		return yamlBoolRe().MatchString(n.Value) && strings.Contains("yes true on", strings.ToLower(n.Value)), nil
 	case "!!int":
-		if yamlIntRe.MatchString(n.Value) {
+		if yamlIntRe().MatchString(n.Value) {
 			return yamlInt(n.Value), nil
 		}
 	case "!!float":
-		if yamlFloatRe.MatchString(n.Value) || yamlIntRe.MatchString(n.Value) {
+		if yamlFloatRe().MatchString(n.Value) || yamlIntRe().MatchString(n.Value) {
 			return yamlFloat(n.Value), nil
 		}
 	}

@@ -3,6 +3,7 @@ package percent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -22,9 +23,10 @@ type Header struct {
 }
 
 var (
-	codingRe     = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-_.a-zA-Z0-9]+)`)
-	yamlFenceRe  = regexp.MustCompile(`^---\s*$`)
-	jupyterKeyRe = regexp.MustCompile(`^jupyter\s*:\s*$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	codingRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-_.a-zA-Z0-9]+)`) })
+	yamlFenceRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---\s*$`) })
+	jupyterKeyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^jupyter\s*:\s*$`) })
 )
 
 // ReadHeader reads the header at the top of a script, as Jupytext's
@@ -38,14 +40,14 @@ func ReadHeader(lines []string) Header {
 		if i == 0 && strings.HasPrefix(line, "#!") {
 			continue
 		}
-		if (i == 0 || (i == 1 && !codingRe.MatchString(lines[0]))) && codingRe.MatchString(line) {
+		if (i == 0 || (i == 1 && !codingRe().MatchString(lines[0]))) && codingRe().MatchString(line) {
 			continue
 		}
 		if !strings.HasPrefix(line, "#") {
 			return Header{}
 		}
 		text := strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ")
-		if yamlFenceRe.MatchString(text) {
+		if yamlFenceRe().MatchString(text) {
 			if !started {
 				started = true
 				continue
@@ -63,7 +65,7 @@ func ReadHeader(lines []string) Header {
 			return Header{}
 		}
 		switch {
-		case jupyterKeyRe.MatchString(text):
+		case jupyterKeyRe().MatchString(text):
 			inJupyter, jupyter = true, true
 		case text != "" && text[0] != ' ' && text[0] != '\t':
 			inJupyter = false

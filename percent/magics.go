@@ -3,6 +3,7 @@ package percent
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // This file ports how Jupytext reads back the magics it comments out in
@@ -11,27 +12,32 @@ import (
 // as magics again.
 
 var (
-	magicForceEscRe = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*escape`)
-	magicNotEscRe   = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*noescape`)
-	magicRe         = regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z]`)
-	helpOrShellRe   = regexp.MustCompile(`^\s*(# |#)*\s*(\?|!)\s*[A-Za-z.~$\\/{}]`)
-	magicAssignRe   = regexp.MustCompile(`^(# |#)*\s*([a-zA-Z_][a-zA-Z_$0-9]*)\s*=\s*(%|%%|%%%|!)[a-zA-Z](.*)`)
-	magicHelpRe     = regexp.MustCompile(`^\s*(# )*[^\s]*\?\s*$`)
-	magicCommandRe  = regexp.MustCompile(`^(# |#)*(cat|cd|cp|mv|rm|rmdir|mkdir|copy|ddir|echo|ls|ldir|ren)($|\s$|\s[^=,])`)
-	continuationRe  = regexp.MustCompile(`.*\\\s*$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	magicForceEscRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*escape`) })
+	magicNotEscRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z](.*)#\s*noescape`) })
+	magicRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(# |#)*(%|%%|%%%)[a-zA-Z]`) })
+	helpOrShellRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(# |#)*\s*(\?|!)\s*[A-Za-z.~$\\/{}]`) })
+	magicAssignRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(# |#)*\s*([a-zA-Z_][a-zA-Z_$0-9]*)\s*=\s*(%|%%|%%%|!)[a-zA-Z](.*)`)
+	})
+	magicHelpRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(# )*[^\s]*\?\s*$`) })
+	magicCommandRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(# |#)*(cat|cd|cp|mv|rm|rmdir|mkdir|copy|ddir|echo|ls|ldir|ren)($|\s$|\s[^=,])`)
+	})
+	continuationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`.*\\\s*$`) })
 )
 
 // isMagic says whether a Python line is a (possibly commented) Jupyter
 // magic, shell escape or help request, in an explicitly marked cell.
 func isMagic(line string) bool {
 	switch {
-	case magicForceEscRe.MatchString(line):
+	case magicForceEscRe().MatchString(line):
 		return true
-	case magicNotEscRe.MatchString(line):
+	case magicNotEscRe().MatchString(line):
 		return false
 	}
-	return magicRe.MatchString(line) || helpOrShellRe.MatchString(line) ||
-		magicAssignRe.MatchString(line) || magicHelpRe.MatchString(line) || magicCommandRe.MatchString(line)
+	return magicRe().MatchString(line) || helpOrShellRe().MatchString(line) ||
+		magicAssignRe().MatchString(line) || magicHelpRe().MatchString(line) || magicCommandRe().MatchString(line)
 }
 
 // uncommentMagics removes one "# " from each magic line outside a string,
@@ -42,7 +48,7 @@ func uncommentMagics(lines []string) {
 	for i, line := range lines {
 		if !sp.quoted() && (next || isMagic(line)) {
 			lines[i] = unescapeLine(line)
-			next = continuationRe.MatchString(line)
+			next = continuationRe().MatchString(line)
 		}
 		sp.read(line)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file ports Jupytext's reading of a "# %%" line's options
@@ -15,8 +16,9 @@ import (
 const badMetadataKey = "incorrectly_encoded_metadata"
 
 var (
-	identifierRe  = regexp.MustCompile(`^[a-zA-Z_.]+[a-zA-Z0-9_.]*$`)
-	metadataKeyRe = regexp.MustCompile(`^[a-zA-Z0-9_.@/-]+$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	identifierRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_.]+[a-zA-Z0-9_.]*$`) })
+	metadataKeyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.@/-]+$`) })
 )
 
 // markerOptions splits the text after "%%" into a title and metadata:
@@ -66,7 +68,7 @@ func parseKeyEqualValue(text string) map[string]any {
 		return map[string]any{}
 	}
 	lastSpace := strings.LastIndex(text, " ")
-	if !strings.HasPrefix(text, "--") && identifierRe.MatchString(text[lastSpace+1:]) {
+	if !strings.HasPrefix(text, "--") && identifierRe().MatchString(text[lastSpace+1:]) {
 		md := map[string]any{}
 		if lastSpace > 0 {
 			md = parseKeyEqualValue(text[:lastSpace])
@@ -82,7 +84,7 @@ func parseKeyEqualValue(text string) map[string]any {
 		}
 		prevSpace := strings.LastIndex(strings.TrimRight(text[:eq], " \t\r\n\f\v"), " ")
 		key := strings.TrimSpace(text[prevSpace+1 : eq])
-		if !metadataKeyRe.MatchString(key) {
+		if !metadataKeyRe().MatchString(key) {
 			continue
 		}
 		value, err := parseLiteral(text[eq+1:])

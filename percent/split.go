@@ -3,6 +3,7 @@ package percent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -38,9 +39,10 @@ type Options struct {
 
 var (
 	// Jupytext's start_code_re, also taking "# %%[sh]" and "#%%%%".
-	markerRe = regexp.MustCompile(`^\s*#\s*%%(%*)([ \t\f\v\[].*)?$`)
+	// Compiled on first use: at init they would cost every evalhost start.
+	markerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#\s*%%(%*)([ \t\f\v\[].*)?$`) })
 	// Jupytext's alternative_start_code_re: bare "# <codecell>", "# In[3]:".
-	altMarkerRe = regexp.MustCompile(`^\s*#\s*(<codecell>|In\[[0-9 ]*\]:?)\s*$`)
+	altMarkerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#\s*(<codecell>|In\[[0-9 ]*\]:?)\s*$`) })
 )
 
 // Split is SplitScript with default options but the language.
@@ -153,9 +155,9 @@ func onlyComments(lines []string) bool {
 func parseMarker(line, defaultLang string) (chunk, bool) {
 	t := strings.TrimRight(line, "\r\n")
 	c := chunk{lang: defaultLang, md: map[string]any{}}
-	m := markerRe.FindStringSubmatch(t)
+	m := markerRe().FindStringSubmatch(t)
 	if m == nil {
-		return c, altMarkerRe.MatchString(t)
+		return c, altMarkerRe().MatchString(t)
 	}
 	title, md := markerOptions(m[2])
 	c.md = md

@@ -189,15 +189,15 @@ func BenchmarkInterrupt(b *testing.B) {
 func BenchmarkColdStartIPythonShim(b *testing.B) {
 	exe := python(b)
 	dir := b.TempDir()
-	noHooks := string(core)
+	noHooks := string(embedded("core.py"))
 	for _, hook := range []string{"sys.meta_path.insert(0, _IPythonHook)", "builtins.get_ipython = get_ipython"} {
 		if !strings.Contains(noHooks, hook) {
 			b.Fatalf("core.py no longer has %q; update this benchmark", hook)
 		}
 		noHooks = strings.Replace(noHooks, hook, "pass", 1)
 	}
-	for _, f := range files {
-		data := *f.data
+	for _, f := range files() {
+		data := f.data
 		if f.name == "core.py" {
 			data = []byte(noHooks)
 		}

@@ -143,6 +143,7 @@ type startOpts struct {
 	dir     string
 	pyArgs  []string // interpreter options before runner.py (-S hides site-packages)
 	runner  string   // runner.py to start; the shared copy when empty
+	first   string   // a cell sent as id c1 before ready, as a host may pipeline it
 }
 
 // start spawns the runner and waits for ready.
@@ -176,6 +177,10 @@ func start(tb testing.TB, o startOpts) *proc {
 		f.Close()
 	}
 	p.req = reqW
+	if o.first != "" {
+		p.seq++
+		p.send(map[string]any{"id": "c1", "code": o.first})
+	}
 	p.wg.Add(4)
 	go func() { defer p.wg.Done(); defer outR.Close(); p.out.fill(outR) }()
 	go func() { defer p.wg.Done(); defer errR.Close(); p.errs.fill(errR) }()

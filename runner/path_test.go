@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,20 @@ func TestPath(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"replaces a file with other bytes of the same length", func(t *testing.T, cache string) {
+			path := filepath.Join(filepath.Dir(mustPath(t, cache)), "core.py")
+			b := bytes.Clone(embedded("core.py"))
+			b[len(b)/2] ^= 1
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaces a file that grew", func(t *testing.T, cache string) {
+			path := filepath.Join(filepath.Dir(mustPath(t, cache)), "core.py")
+			if err := os.WriteFile(path, append(bytes.Clone(embedded("core.py")), '\n'), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"replaces a file another user owns", func(t *testing.T, cache string) {
 			p := mustPath(t, cache)
 			chown(t, filepath.Join(filepath.Dir(p), "core.py"), nobody)
@@ -37,7 +52,7 @@ func TestPath(t *testing.T) {
 		{"replaces a symlinked file", func(t *testing.T, cache string) {
 			p := mustPath(t, cache)
 			other := filepath.Join(t.TempDir(), "core.py")
-			if err := os.WriteFile(other, core, 0o644); err != nil {
+			if err := os.WriteFile(other, embedded("core.py"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(filepath.Dir(p), "core.py")
@@ -176,10 +191,16 @@ func TestHashCoversBothFiles(t *testing.T) {
 	if len(h) != 64 {
 		t.Fatalf("hash %q", h)
 	}
-	saved := prelude
-	defer func() { prelude = saved }()
-	prelude = append(bytes.Clone(saved), '#')
-	if Hash() == h {
+	if hashOf(files()) != h {
+		t.Fatal("Hash is not the hash of the embedded files")
+	}
+	changed := slices.Clone(files())
+	for i, f := range changed {
+		if f.name == "prelude.py" {
+			changed[i].data = append(bytes.Clone(f.data), '#')
+		}
+	}
+	if hashOf(changed) == h {
 		t.Error("hash does not change with prelude.py")
 	}
 }
@@ -195,7 +216,7 @@ func mustPath(t *testing.T, cache string) string {
 
 func checkCopy(t *testing.T, dir string) {
 	t.Helper()
-	for name, want := range map[string][]byte{"runner.py": Source(), "core.py": core, "prelude.py": []byte(Prelude())} {
+	for name, want := range map[string][]byte{"runner.py": Source(), "core.py": embedded("core.py"), "prelude.py": []byte(Prelude())} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s in %s differs from the embedded copy (%v)", name, dir, err)
@@ -210,7 +231,7 @@ func checkPrivate(t *testing.T, dir string) {
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Errorf("runner dir %s: %v (%v), want a 0700 directory", dir, fi.Mode(), err)
 	}
-	for _, f := range files {
+	for _, f := range files() {
 		fi, err := os.Lstat(filepath.Join(dir, f.name))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
 			t.Errorf("%s: %v (%v), want a regular file no one else may write", f.name, fi.Mode(), err)

@@ -134,6 +134,8 @@ class _ToolBridge:
         if not isinstance(name, str) or not name:
             raise ToolError("tool name must be a non-empty string, got %r" % (name,))
         env = os.environ
+        if env.get("PI_TOOL_BRIDGE_NONE") == "1":
+            raise ToolError("unknown tool %r: no tools are configured (pass --tool NAME=COMMAND)" % (name,))
         vals = [(k, env.get(k)) for k in ("PI_TOOL_BRIDGE_URL", "PI_TOOL_BRIDGE_TOKEN", "PI_TOOL_BRIDGE_SESSION", "EVALHOST_RUN")]
         missing = [k for k, v in vals if not v]
         if missing:

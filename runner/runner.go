@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // pyFiles is every Python file of the runner; Path writes them all.
@@ -17,56 +18,62 @@ import (
 //go:embed *.py
 var pyFiles embed.FS
 
-// The three files other code reads by name; set by init from pyFiles.
-var source, core, prelude []byte
-
 // Version is the runner version runner.py reports in its ready frame.
 const Version = "1.1"
 
-// files are what Path writes, by name, in name order.
-var files []struct {
+// file is one embedded Python file.
+type file struct {
 	name string
-	data *[]byte
+	data []byte
 }
 
-func init() {
+// files are the embedded files, in name order: read on first use, not at
+// init, which every evalhost command (and every reaper) would pay.
+var files = sync.OnceValue(func() []file {
 	entries, err := pyFiles.ReadDir(".")
 	if err != nil {
 		panic(err)
 	}
-	named := map[string]*[]byte{"runner.py": &source, "core.py": &core, "prelude.py": &prelude}
-	for _, e := range entries {
+	out := make([]file, len(entries))
+	for i, e := range entries {
 		b, err := pyFiles.ReadFile(e.Name())
 		if err != nil {
 			panic(err)
 		}
-		p := named[e.Name()]
-		if p == nil {
-			p = new([]byte)
-		}
-		*p = b
-		files = append(files, struct {
-			name string
-			data *[]byte
-		}{e.Name(), p})
+		out[i] = file{e.Name(), b}
 	}
+	return out
+})
+
+// embedded returns the named file's content; it must exist.
+func embedded(name string) []byte {
+	for _, f := range files() {
+		if f.name == name {
+			return f.data
+		}
+	}
+	panic("runner: no embedded " + name)
 }
 
 // Source returns runner.py, the bootstrap the host starts; it loads core.py
 // (the runner proper, which loads the ipy_*.py modules on first use) from its
 // directory through a bytecode cache.
-func Source() []byte { return bytes.Clone(source) }
+func Source() []byte { return bytes.Clone(embedded("runner.py")) }
 
 // Prelude returns prelude.py, the helpers every Python session starts with.
-func Prelude() string { return string(prelude) }
+func Prelude() string { return string(embedded("prelude.py")) }
 
 // Hash returns the hex SHA-256 over every embedded .py file; it names the
 // cache directory, so a changed runner never reuses an old copy.
-func Hash() string {
+func Hash() string { return hash() }
+
+var hash = sync.OnceValue(func() string { return hashOf(files()) })
+
+func hashOf(files []file) string {
 	h := sha256.New()
 	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%d\x00", f.name, len(*f.data))
-		h.Write(*f.data)
+		fmt.Fprintf(h, "%s\x00%d\x00", f.name, len(f.data))
+		h.Write(f.data)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -157,8 +164,8 @@ func writeCopy(cacheDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("runner: create temp dir: %w", err)
 	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(tmp, f.name), *f.data, 0o600); err != nil {
+	for _, f := range files() {
+		if err := os.WriteFile(filepath.Join(tmp, f.name), f.data, 0o600); err != nil {
 			os.RemoveAll(tmp)
 			return "", fmt.Errorf("runner: write %s: %w", f.name, err)
 		}
@@ -184,12 +191,12 @@ func moveAside(dir string) error {
 // not this user's alone, and removes a __pycache__ that is not this user's
 // alone.
 func repair(dir string) error {
-	for _, f := range files {
+	for _, f := range files() {
 		path := filepath.Join(dir, f.name)
-		if intactFile(path, *f.data) {
+		if intactFile(path, f.data) {
 			continue
 		}
-		if err := replaceFile(path, *f.data); err != nil {
+		if err := replaceFile(path, f.data); err != nil {
 			return err
 		}
 	}
@@ -208,20 +215,6 @@ func repair(dir string) error {
 func private(fi os.FileInfo) bool {
 	uid, me, ok := owner(fi)
 	return fi.IsDir() && fi.Mode().Perm() == 0o700 && (!ok || uid == me)
-}
-
-// intactFile reports whether path is a regular file of this user's, writable
-// by no one else, holding exactly want.
-func intactFile(path string, want []byte) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
-		return false
-	}
-	if uid, me, ok := owner(fi); ok && uid != me {
-		return false
-	}
-	b, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(b, want)
 }
 
 // replaceFile writes data beside path and renames it over path, so a reader

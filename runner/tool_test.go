@@ -181,3 +181,14 @@ func TestToolHelperWithoutBridge(t *testing.T) {
 		}
 	}
 }
+
+// A host with no tools sets PI_TOOL_BRIDGE_NONE instead of starting a
+// bridge: a call says no tools are configured, not that a bridge is missing.
+func TestToolHelperWithNoTools(t *testing.T) {
+	p := start(t, startOpts{env: []string{"PI_TOOL_BRIDGE_NONE=1"}})
+	c := p.runReq(map[string]any{"code": "tool.read(path='x')", "run": "r1"})
+	e := wantError(t, c, "ToolError")
+	if want := `unknown tool 'read': no tools are configured (pass --tool NAME=COMMAND)`; e.Evalue != want {
+		t.Errorf("error %q, want %q", e.Evalue, want)
+	}
+}

@@ -26,6 +26,19 @@ func TestRunTool(t *testing.T) {
 	}
 }
 
+// Without --tool, run starts no bridge, and a tool call says why it fails.
+func TestRunWithoutTools(t *testing.T) {
+	stdout, stderr, code := runEvalhost(t, "", "run",
+		"-c", "try:\n    tool.echo(x=1)\nexcept ToolError as e:\n    print('ToolError:', e)\nimport os\nprint(sorted(k for k in os.environ if k.startswith('PI_TOOL_BRIDGE_')))")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	want := "ToolError: unknown tool 'echo': no tools are configured (pass --tool NAME=COMMAND)\n['PI_TOOL_BRIDGE_NONE', 'PI_TOOL_BRIDGE_SESSION']\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
+
 func TestServeToolCall(t *testing.T) {
 	c := startServe(t)
 	tokenFile := t.TempDir() + "/token"

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	// For its init: a one-shot run's reaper starts while evalhost initialises.
+	_ "github.com/evalhost/evalhost/cmd/evalhost/internal/prestart"
 	"github.com/evalhost/evalhost/internal/timeline"
 )
 

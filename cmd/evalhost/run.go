@@ -20,6 +20,7 @@ import (
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
@@ -99,6 +100,14 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	if !fs.Changed("session") {
+		// This run starts an interpreter under a reaper: the reaper's own
+		// start (a second Go runtime) overlaps with the checks, the reading
+		// of the cells and the interpreter's resolution below. Package
+		// prestart's init has usually started it already, before main.
+		reaper.Prestart()
+	}
+	defer reaper.DropSpare() // also one prestart guessed wrong
 	if fs.Changed("jupytext-magics") {
 		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
 	}
@@ -163,7 +172,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
-	return runCells(cells, f, bridge.CommandTools(tools), stdout, stderr, logger)
+	return runCells(cells, f, tools, stdout, stderr, logger)
 }
 
 func sourceName(arg string) string {
@@ -223,7 +232,7 @@ func normalizeSource(src string) string {
 	return strings.ReplaceAll(src, "\r\n", "\n")
 }
 
-func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer, logger *slog.Logger) int {
+func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout, stderr io.Writer, logger *slog.Logger) int {
 	home, err := config.Home()
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
@@ -242,13 +251,21 @@ func runCells(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, std
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	toolServer := bridge.New(tools, bridge.Options{})
-	defer toolServer.Close()
+	// No tools, no tool bridge: a server listening on loopback for calls
+	// that can only fail costs every run its start and shutdown.
+	envHook := func() (map[string]string, error) { return map[string]string{bridge.EnvNoTools: "1"}, nil }
+	runHook := func(sessions.RunInfo, bool) {}
+	if len(tools) > 0 {
+		toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
+		defer toolServer.Close()
+		envHook = toolServer.Env
+		runHook = func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) }
+	}
 	reg := sessions.New(sessions.Config{
 		Starters: starters,
 		Grace:    f.grace,
-		EnvHook:  toolServer.Env,
-		RunHook:  func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
+		EnvHook:  envHook,
+		RunHook:  runHook,
 		Home:     home,
 		Python:   f.python,
 		// Only a tail the human view cuts (--max-output) spills: live and

@@ -29,6 +29,14 @@
 // moved out of its group survive), and processes started outside the tree
 // (by systemd, launchd, a container runtime, at, cron).
 //
+// A reaper can be started ahead, before its child is known: Prestart starts
+// a spare, and the next Start hands it the child (its Spec and descriptors,
+// over a Unix socket) instead of starting a reaper of its own, so the
+// reaper's start overlaps with the caller's work. The spare holds the same
+// lifeline and so ends with its starter; DropSpare ends one nobody used. A
+// spare that died before its child came is replaced by a reaper started on
+// demand.
+//
 // Child.Wait reports the child's own wait status, which the reaper passes
 // on; it returns only after the reaper has exited, so after everything below
 // it is gone. Wait must be called exactly once; Kill is safe to call at any

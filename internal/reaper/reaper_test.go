@@ -27,9 +27,34 @@ e=$(setsid sh -c 'sleep 1004 >/dev/null 2>&1 & echo $!')
 echo $a $b $c $d $e
 `
 
+// way is one way of starting a reaper: on demand, or as a spare started
+// ahead (Prestart) that Start then hands the child.
+type way struct {
+	name  string
+	start func(t *testing.T, s reaper.Spec) (*reaper.Child, error)
+}
+
+var ways = []way{
+	{"on demand", func(t *testing.T, s reaper.Spec) (*reaper.Child, error) {
+		return reaper.Start(context.Background(), s)
+	}},
+	{"spare", func(t *testing.T, s reaper.Spec) (*reaper.Child, error) {
+		t.Cleanup(reaper.DropSpare) // before the leak check: a spare Start refused is not left
+		reaper.Prestart()
+		return reaper.Start(context.Background(), s)
+	}},
+}
+
+// eachWay runs test once for each way of starting a reaper.
+func eachWay(t *testing.T, test func(t *testing.T, w way)) {
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) { test(t, w) })
+	}
+}
+
 // start runs sh -c script under a reaper and returns it with the pids the
 // script printed on its first line, and the write end of its stdin.
-func start(t *testing.T, script string) (*reaper.Child, []int, *os.File) {
+func start(t *testing.T, wy way, script string) (*reaper.Child, []int, *os.File) {
 	t.Helper()
 	leakcheck.Check(t, leakcheck.Options{FDs: true})
 	r, w, err := os.Pipe()
@@ -42,7 +67,7 @@ func start(t *testing.T, script string) (*reaper.Child, []int, *os.File) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inW.Close() })
-	c, err := reaper.Start(context.Background(), reaper.Spec{
+	c, err := wy.start(t, reaper.Spec{
 		Path: "/bin/sh", Args: []string{"sh", "-c", script},
 		Files: []*os.File{inR, w, w}, Dir: t.TempDir(),
 	})
@@ -107,47 +132,53 @@ func requireLinux(t *testing.T) {
 
 func TestKillEndsEverything(t *testing.T) {
 	requireLinux(t)
-	c, pids, _ := start(t, spawnAll+"exec sleep 1005")
-	c.Kill()
-	ws, err := c.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Errorf("child status %v, want killed by SIGKILL", ws)
-	}
-	allGone(t, append(pids, c.Pid, c.ReaperPid()))
-	c.Kill() // twice is fine
+	eachWay(t, func(t *testing.T, w way) {
+		c, pids, _ := start(t, w, spawnAll+"exec sleep 1005")
+		c.Kill()
+		ws, err := c.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("child status %v, want killed by SIGKILL", ws)
+		}
+		allGone(t, append(pids, c.Pid, c.ReaperPid()))
+		c.Kill() // twice is fine
+	})
 }
 
 func TestChildExitEndsEverything(t *testing.T) {
 	requireLinux(t)
-	c, pids, stdin := start(t, spawnAll+"read go; exit 3")
-	stdin.Close() // the read ends: sh exits
-	ws, err := c.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ws.Exited() || ws.ExitStatus() != 3 {
-		t.Errorf("child status %v, want exit 3", ws)
-	}
-	allGone(t, pids)
+	eachWay(t, func(t *testing.T, w way) {
+		c, pids, stdin := start(t, w, spawnAll+"read go; exit 3")
+		stdin.Close() // the read ends: sh exits
+		ws, err := c.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ws.Exited() || ws.ExitStatus() != 3 {
+			t.Errorf("child status %v, want exit 3", ws)
+		}
+		allGone(t, pids)
+	})
 }
 
 func TestTerminatingSignalEndsEverything(t *testing.T) {
 	requireLinux(t)
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) {
-			c, pids, _ := start(t, spawnAll+"exec sleep 1005")
-			if err := syscall.Kill(c.ReaperPid(), sig); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			allGone(t, append(pids, c.Pid))
-		})
-	}
+	eachWay(t, func(t *testing.T, w way) {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+			t.Run(sig.String(), func(t *testing.T) {
+				c, pids, _ := start(t, w, spawnAll+"exec sleep 1005")
+				if err := syscall.Kill(c.ReaperPid(), sig); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				allGone(t, append(pids, c.Pid))
+			})
+		}
+	})
 }
 
 // A reaper that is SIGKILLed cannot clean up: its child dies by its
@@ -155,26 +186,28 @@ func TestTerminatingSignalEndsEverything(t *testing.T) {
 // the child's process group is the caller's to kill, as host does.
 func TestReaperKilled(t *testing.T) {
 	requireLinux(t)
-	c, pids, _ := start(t, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
-	if err := syscall.Kill(c.ReaperPid(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := c.Wait()
-	if !errors.Is(err, reaper.ErrReaperDied) {
-		t.Fatalf("Wait: %v, want ErrReaperDied", err)
-	}
-	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Errorf("status %v, want the reaper's own SIGKILL", ws)
-	}
-	if !leakcheck.Gone(c.Pid, 5*time.Second) {
-		t.Errorf("child %d outlived its killed reaper", c.Pid)
-	}
-	if err := syscall.Kill(-c.Pid, syscall.SIGKILL); err != nil {
-		t.Errorf("kill the child's group: %v", err)
-	}
-	if !leakcheck.Gone(pids[0], 5*time.Second) {
-		t.Errorf("background sleep %d outlived the kill of its group", pids[0])
-	}
+	eachWay(t, func(t *testing.T, w way) {
+		c, pids, _ := start(t, w, "sleep 1001 & echo $! $$ $$ $$ $$; exec sleep 1005")
+		if err := syscall.Kill(c.ReaperPid(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		ws, err := c.Wait()
+		if !errors.Is(err, reaper.ErrReaperDied) {
+			t.Fatalf("Wait: %v, want ErrReaperDied", err)
+		}
+		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("status %v, want the reaper's own SIGKILL", ws)
+		}
+		if !leakcheck.Gone(c.Pid, 5*time.Second) {
+			t.Errorf("child %d outlived its killed reaper", c.Pid)
+		}
+		if err := syscall.Kill(-c.Pid, syscall.SIGKILL); err != nil {
+			t.Errorf("kill the child's group: %v", err)
+		}
+		if !leakcheck.Gone(pids[0], 5*time.Second) {
+			t.Errorf("background sleep %d outlived the kill of its group", pids[0])
+		}
+	})
 }
 
 func TestStartErrors(t *testing.T) {
@@ -191,20 +224,22 @@ func TestStartErrors(t *testing.T) {
 		{"missing executable", reaper.Spec{Path: "/nonexistent/python", Args: []string{"python"}, Files: []*os.File{null, null, null}}, "run /nonexistent/python"},
 		{"too few files", reaper.Spec{Path: "/bin/true", Args: []string{"true"}, Files: []*os.File{null}}, "at least 0, 1 and 2"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			leakcheck.Check(t, leakcheck.Options{FDs: true})
-			c, err := reaper.Start(context.Background(), tc.spec)
-			if err == nil {
-				c.Kill()
-				_, _ = c.Wait()
-				t.Fatal("Start succeeded")
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not say %q", err, tc.want)
-			}
-		})
-	}
+	eachWay(t, func(t *testing.T, w way) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				leakcheck.Check(t, leakcheck.Options{FDs: true})
+				c, err := w.start(t, tc.spec)
+				if err == nil {
+					c.Kill()
+					_, _ = c.Wait()
+					t.Fatal("Start succeeded")
+				}
+				if !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("error %q does not say %q", err, tc.want)
+				}
+			})
+		}
+	})
 }
 
 // The child gets exactly the environment it was given: the reaper's own
@@ -219,36 +254,38 @@ func TestChildEnvironment(t *testing.T) {
 		{"none set", []string{"A=1"}, "A=1|unset|unset\n"},
 		{"caller's GOMAXPROCS kept", []string{"A=1", "GOMAXPROCS=7"}, "A=1|7|unset\n"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			leakcheck.Check(t, leakcheck.Options{FDs: true})
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			null, err := os.Open(os.DevNull)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer null.Close()
-			c, err := reaper.Start(context.Background(), reaper.Spec{
-				Path:  "/bin/sh",
-				Args:  []string{"sh", "-c", `echo "A=$A|${GOMAXPROCS-unset}|${EVALHOST_REAPER-unset}"`},
-				Env:   tc.env,
-				Files: []*os.File{null, w, w},
+	eachWay(t, func(t *testing.T, wy way) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				leakcheck.Check(t, leakcheck.Options{FDs: true})
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				null, err := os.Open(os.DevNull)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer null.Close()
+				c, err := wy.start(t, reaper.Spec{
+					Path:  "/bin/sh",
+					Args:  []string{"sh", "-c", `echo "A=$A|${GOMAXPROCS-unset}|${EVALHOST_REAPER-unset}"`},
+					Env:   tc.env,
+					Files: []*os.File{null, w, w},
+				})
+				w.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := bufio.NewReader(r).ReadString('\n')
+				if _, err := c.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				if got != tc.want {
+					t.Errorf("child saw %q, want %q", got, tc.want)
+				}
 			})
-			w.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := bufio.NewReader(r).ReadString('\n')
-			if _, err := c.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("child saw %q, want %q", got, tc.want)
-			}
-		})
-	}
+		}
+	})
 }

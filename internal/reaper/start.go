@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/internal/reaper/reap"
+	"github.com/evalhost/evalhost/internal/timeline"
 )
 
 // Spec describes the process to start under a reaper.
@@ -40,7 +40,7 @@ var ErrReaperDied = errors.New("reaper died without reporting its child's status
 type Child struct {
 	Pid int // the child's pid, also its process group and session id
 
-	cmd      *exec.Cmd
+	proc     *process // the reaper
 	lifeline *os.File // write end; closing it ends everything
 	status   *bufio.Reader
 	statusR  *os.File
@@ -52,6 +52,12 @@ type Child struct {
 func Start(ctx context.Context, s Spec) (*Child, error) {
 	if len(s.Files) < 3 {
 		return nil, fmt.Errorf("reaper: Spec.Files has %d descriptors; the child needs at least 0, 1 and 2", len(s.Files))
+	}
+	if sp := takeSpare(); sp != nil {
+		c, err := sp.start(ctx, s)
+		if !errors.Is(err, errSpareGone) {
+			return c, err
+		}
 	}
 	exe, err := selfExe()
 	if err != nil {
@@ -81,18 +87,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		env = append(env, "GOMAXPROCS=1")
 		conf += ",gomaxprocs"
 	}
-	cmd := &exec.Cmd{
-		Path: exe,
-		Args: append([]string{"evalhost-reaper", s.Path}, s.Args...),
-		Env:  append(env, reap.EnvVar+"="+conf),
-		Dir:  s.Dir,
-		// Its own session: signals for the child's group or terminal never
-		// reach the reaper.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Files[0], s.Files[1], s.Files[2]
-	cmd.ExtraFiles = append(append([]*os.File(nil), s.Files[3:]...), lifeR, statW)
-	err = cmd.Start()
+	files := append(append([]*os.File(nil), s.Files...), lifeR, statW)
+	proc, _, err := startReaper(exe, append([]string{"evalhost-reaper", s.Path}, s.Args...),
+		append(env, reap.EnvVar+"="+conf), s.Dir, files)
 	lifeR.Close()
 	statW.Close()
 	if err != nil {
@@ -100,17 +97,28 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		statR.Close()
 		return nil, fmt.Errorf("reaper: run %s: %w", exe, err)
 	}
-	c := &Child{cmd: cmd, lifeline: lifeW, statusR: statR, status: bufio.NewReader(statR)}
+	c := &Child{proc: proc, lifeline: lifeW, statusR: statR, status: bufio.NewReader(statR)}
+	if err := c.started(ctx); err != nil {
+		return nil, err
+	}
+	timeline.Mark("child-started", "pid", c.Pid, "reaper", proc.Pid, "spare", false)
+	return c, nil
+}
+
+// started reads the child's pid from the reaper. On failure the reaper is
+// ended and waited for.
+func (c *Child) started(ctx context.Context) error {
+	var err error
 	if c.Pid, err = c.readPid(ctx); err != nil {
 		// The lifeline ends a reaper that is merely slow; one that does not
 		// answer it (not this program after all) is killed.
 		c.Kill()
-		t := time.AfterFunc(killAfter, func() { _ = cmd.Process.Kill() })
+		t := time.AfterFunc(killAfter, c.proc.Kill)
 		_, _ = c.Wait()
 		t.Stop()
-		return nil, err
+		return err
 	}
-	return c, nil
+	return nil
 }
 
 // readPid reads the reaper's first line: "pid N", or "error MESSAGE" when
@@ -127,7 +135,7 @@ func (c *Child) readPid(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("reaper: waiting for the child to start: %w", ctx.Err())
 		}
-		return 0, fmt.Errorf("reaper %d ended before starting the child: %w", c.cmd.Process.Pid, err)
+		return 0, fmt.Errorf("reaper %d ended before starting the child: %w", c.proc.Pid, err)
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if msg, ok := strings.CutPrefix(line, "error "); ok {
@@ -141,7 +149,7 @@ func (c *Child) readPid(ctx context.Context) (int, error) {
 }
 
 // ReaperPid returns the reaper's own pid.
-func (c *Child) ReaperPid() int { return c.cmd.Process.Pid }
+func (c *Child) ReaperPid() int { return c.proc.Pid }
 
 // Kill closes the lifeline: the reaper kills the child and everything below
 // it, and exits. It does not wait; Wait does. Safe to call more than once.
@@ -161,22 +169,52 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "exit "); ok {
 			if n, perr := strconv.ParseUint(v, 10, 32); perr == nil {
 				ws, reported = syscall.WaitStatus(n), true
+				timeline.Mark("child-exited", "pid", c.Pid, "status", ws)
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	werr := c.cmd.Wait()
+	own, werr := c.proc.Wait()
+	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
 	c.Kill()
 	_ = c.statusR.Close()
 	if reported {
 		return ws, nil
 	}
-	if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		ws = st
+	return own, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
+}
+
+// startReaper starts exe as a reaper with files as its descriptors 0, 1, 2,
+// ... (nil: /dev/null), in its own session, so that signals for the child's
+// process group or terminal never reach it. Not os/exec: this package's
+// init then waits for fewer packages', and so does package prestart's
+// (cmd/evalhost). Not os.StartProcess either: see process. at is when the
+// reaper was running.
+func startReaper(exe string, argv, env []string, dir string, files []*os.File) (p *process, at time.Time, err error) {
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		if f == nil {
+			null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+			if err != nil {
+				return nil, time.Time{}, err
+			}
+			defer null.Close()
+			f = null
+			for j := i; j < len(files); j++ {
+				if files[j] == nil {
+					files[j] = null
+				}
+			}
+		}
+		fds[i] = f.Fd() // blocking, as a child expects: it shares the file
 	}
-	return ws, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.cmd.Process.Pid, werr)
+	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: &syscall.SysProcAttr{Setsid: true}})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return &process{Pid: pid}, time.Now(), nil
 }
 
 func hasVar(env []string, name string) bool {

@@ -35,13 +35,20 @@ func Enable(w io.Writer) {
 func Enabled() bool { return out.Load() != nil }
 
 // Mark records that phase was reached now; detail is key, value pairs.
-func Mark(phase string, detail ...any) {
+func Mark(phase string, detail ...any) { mark(time.Now(), phase, detail) }
+
+// MarkAt records that phase was reached at t, for a phase that may come
+// before Enable (work started during package initialisation): its line is
+// written when MarkAt is called, with t's time.
+func MarkAt(t time.Time, phase string, detail ...any) { mark(t, phase, detail) }
+
+func mark(t time.Time, phase string, detail []any) {
 	w := out.Load()
 	if w == nil {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "evalhost: timeline %8.3fms %s", float64(time.Since(start).Microseconds())/1000, phase)
+	fmt.Fprintf(&b, "evalhost: timeline %8.3fms %s", float64(t.Sub(start).Microseconds())/1000, phase)
 	for i := 0; i+1 < len(detail); i += 2 {
 		fmt.Fprintf(&b, " %v=%v", detail[i], detail[i+1])
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMark(t *testing.T) {
@@ -34,5 +35,16 @@ func TestMark(t *testing.T) {
 				t.Fatalf("got %q, want a timeline line ending %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// MarkAt writes the time it is given, not the time of the call.
+func TestMarkAt(t *testing.T) {
+	var buf bytes.Buffer
+	Enable(&buf)
+	defer Enable(nil)
+	MarkAt(start.Add(1500*time.Microsecond), "reaper-spare", "pid", 7)
+	if got, want := buf.String(), "evalhost: timeline    1.500ms reaper-spare pid=7\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -12,6 +12,8 @@
 // Keep it that way: an import here makes every interpreter start slower
 // (bench/cmd/startbench; GODEBUG=inittrace=1 shows what ran).
 //
-// Nothing here is to be called; package reaper is the API. A program that
-// links package reaper links this one.
+// A spare reaper (EnvVar Spare) learns its child from one message, Spec
+// with the child's descriptors, on a Unix socket; Spec.Encode is what
+// package reaper sends. Nothing else here is to be called; package reaper
+// is the API. A program that links package reaper links this one.
 package reap

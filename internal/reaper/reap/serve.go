@@ -27,12 +27,17 @@ func init() {
 }
 
 // serve is the reaper: fds 0..n-1 are the child's, fd n the lifeline, fd
-// n+1 the status pipe; args are the child's path and argv.
+// n+1 the status pipe; args are the child's path and argv. A spare (conf
+// Spare) has n = 3 and learns its child from fd 5 instead (spec.go).
 func serve(conf string, args []string) int {
 	conf, gomaxprocs := strings.CutSuffix(conf, ",gomaxprocs")
+	spare := conf == Spare
 	nStr, tty := strings.CutSuffix(conf, ",tty")
 	n, err := strconv.Atoi(nStr)
-	if err != nil || n < 3 || len(args) < 2 {
+	if spare {
+		n, err = 3, nil
+	}
+	if err != nil || n < 3 || len(args) < 2 && !spare {
 		os.Stderr.WriteString("evalhost-reaper: started with " + EnvVar + "=" + strconv.Quote(conf) + " and " +
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
@@ -58,24 +63,77 @@ func serve(conf string, args []string) int {
 	status := os.NewFile(uintptr(n+1), "status")
 	lifeline := os.NewFile(uintptr(n), "lifeline")
 	becomeSubreaper()
-	fds := make([]uintptr, n)
-	for i := range fds {
-		fds[i] = uintptr(i)
+	var child Spec
+	var fds []int
+	if spare {
+		var ok bool
+		if child, fds, ok = awaitSpec(n+2, sigs); !ok {
+			return 0 // dropped, or its starter is gone: nothing to do
+		}
+	} else {
+		child = Spec{Path: args[0], Argv: args[1:], Env: childEnv(os.Environ(), gomaxprocs), TTY: tty}
+		for fd := range n {
+			fds = append(fds, fd)
+		}
 	}
-	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
-		Env:   childEnv(os.Environ(), gomaxprocs),
-		Files: fds,
-		Sys:   childAttr(tty),
+	pid, err := syscall.ForkExec(child.Path, child.Argv, &syscall.ProcAttr{
+		Env:   child.Env,
+		Dir:   child.Dir,
+		Files: uintptrs(fds),
+		Sys:   childAttr(child.TTY),
 	})
 	if err != nil {
-		_, _ = status.WriteString("error run " + args[0] + ": " + err.Error() + "\n")
+		_, _ = status.WriteString("error run " + child.Path + ": " + err.Error() + "\n")
 		return 127
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
 	releaseFDs(n) // so the child's pipes and terminal close when it is gone
+	if spare {
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
+		}
+	}
 	ws := watch(pid, lifeline, sigs, chld)
 	_, _ = status.WriteString("exit " + strconv.FormatUint(uint64(uint32(ws)), 10) + "\n")
 	return 0
+}
+
+// awaitSpec waits for a spare's child on the socket sock, unless a
+// terminating signal comes first. ok is false, and every descriptor
+// received is closed, when the socket closed (the spare was dropped or
+// its starter died) or the message was not a child with fds 0, 1 and 2.
+func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
+	syscall.CloseOnExec(sock)
+	type got struct {
+		s   Spec
+		fds []int
+		ok  bool
+	}
+	ch := make(chan got, 1)
+	// Ends with the message or the socket's EOF, or with the process.
+	go func() {
+		s, fds, ok := receiveSpec(sock)
+		ch <- got{s, fds, ok && len(fds) >= 3}
+	}()
+	select {
+	case g := <-ch:
+		if !g.ok {
+			for _, fd := range g.fds {
+				_ = syscall.Close(fd)
+			}
+		}
+		return g.s, g.fds, g.ok
+	case <-sigs:
+		return Spec{}, nil, false
+	}
+}
+
+func uintptrs(fds []int) []uintptr {
+	out := make([]uintptr, len(fds))
+	for i, fd := range fds {
+		out[i] = uintptr(fd)
+	}
+	return out
 }
 
 // watch waits for the child to exit, the lifeline to close or a terminating

@@ -1,0 +1,129 @@
+package reap
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Spare is the value of EnvVar for a reaper started before its child is
+// known (reaper.Prestart), then ",gomaxprocs" as for any reaper. Its fds
+// 0-2 are /dev/null, 3 the lifeline, 4 the status pipe, 5 a Unix socket on
+// which it receives one Spec and the child's descriptors.
+const Spare = "spare"
+
+// Spec is the child a spare reaper starts, as package reaper sends it.
+type Spec struct {
+	Path string
+	Argv []string
+	Env  []string
+	Dir  string // empty: the reaper's own
+	TTY  bool   // fd 0 becomes the child's controlling terminal
+}
+
+// specMagic starts every message, so a stray writer's bytes are refused.
+const specMagic = "evalhost-spec-1"
+
+// Encode is the message for a spare reaper: its length in decimal and a
+// newline, then NUL-terminated fields: the magic, "tty" or "-", path, dir,
+// the number of arguments, the arguments, then every environment entry.
+// None of these can hold a NUL (execve takes C strings).
+func (s Spec) Encode() []byte {
+	tty := "-"
+	if s.TTY {
+		tty = "tty"
+	}
+	fields := append([]string{specMagic, tty, s.Path, s.Dir, strconv.Itoa(len(s.Argv))}, s.Argv...)
+	body := strings.Join(append(fields, s.Env...), "\x00") + "\x00"
+	return []byte(strconv.Itoa(len(body)) + "\n" + body)
+}
+
+// decodeSpec parses a message body (after the length line).
+func decodeSpec(body string) (Spec, bool) {
+	if !strings.HasSuffix(body, "\x00") {
+		return Spec{}, false
+	}
+	f := strings.Split(strings.TrimSuffix(body, "\x00"), "\x00")
+	if len(f) < 5 || f[0] != specMagic || f[1] != "tty" && f[1] != "-" || f[2] == "" {
+		return Spec{}, false
+	}
+	n, err := strconv.Atoi(f[4])
+	if err != nil || n < 1 || len(f) < 5+n || strconv.Itoa(n) != f[4] {
+		return Spec{}, false
+	}
+	return Spec{TTY: f[1] == "tty", Path: f[2], Dir: f[3], Argv: f[5 : 5+n], Env: f[5+n:]}, true
+}
+
+// maxSpec bounds a message: twice Linux's usual ARG_MAX.
+const maxSpec = 4 << 20
+
+// receiveSpec reads one message and the descriptors sent with it from the
+// socket sock, and marks those close-on-exec. fds are returned even when
+// the message is bad, for the caller to close. The socket is read through
+// Go's poller: a thread blocked in recvmsg would be one more thread for
+// the reaper to start and, at its exit, to end.
+func receiveSpec(sock int) (s Spec, fds []int, ok bool) {
+	if syscall.SetNonblock(sock, true) != nil {
+		return Spec{}, nil, false
+	}
+	f := os.NewFile(uintptr(sock), "spec")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return Spec{}, nil, false
+	}
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, syscall.CmsgSpace(64*4))
+	var msg []byte
+	for {
+		var n, oobn int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), buf, oob, 0)
+			return rerr != syscall.EAGAIN && rerr != syscall.EINTR
+		})
+		if oobn > 0 {
+			fds = append(fds, rights(oob[:oobn])...)
+		}
+		if err != nil || rerr != nil || n == 0 {
+			return Spec{}, fds, false
+		}
+		msg = append(msg, buf[:n]...)
+		head, body, found := strings.Cut(string(msg), "\n")
+		if !found {
+			if len(msg) > 16 {
+				return Spec{}, fds, false
+			}
+			continue
+		}
+		size, err := strconv.Atoi(head)
+		if err != nil || size < 0 || size > maxSpec {
+			return Spec{}, fds, false
+		}
+		if len(body) >= size {
+			s, ok = decodeSpec(body[:size])
+			return s, fds, ok
+		}
+	}
+}
+
+// rights returns the descriptors in a control message, close-on-exec.
+func rights(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		got, err := syscall.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range got {
+			syscall.CloseOnExec(fd)
+		}
+		fds = append(fds, got...)
+	}
+	return fds
+}

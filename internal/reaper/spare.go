@@ -1,0 +1,194 @@
+package reaper
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/reaper/reap"
+	"github.com/evalhost/evalhost/internal/timeline"
+)
+
+// A spare is a reaper started before its child is known (Prestart): it
+// waits on a Unix socket for the child's Spec and descriptors, so the
+// reaper's own start (a second Go runtime and its package inits) overlaps
+// with what its starter does meanwhile instead of preceding the child.
+type spare struct {
+	done     chan struct{} // closed when launch has returned
+	err      error         // launch's; nothing else is set then
+	proc     *process
+	lifeline *os.File // write end
+	statusR  *os.File
+	sock     *os.File // this end of the socket the Spec goes through
+	started  time.Time
+}
+
+var (
+	spareMu sync.Mutex
+	spareOf *spare // the process's one spare, until Start or DropSpare takes it
+)
+
+// Prestart starts a reaper now, before its child is known, so that the
+// next Start in this process only has it fork the child: the reaper's own
+// start then overlaps with what this process does until that Start. It
+// returns at once; the reaper starts in the background. For a program
+// that is about to start one process (evalhost run); a program that may
+// not should not call it. At most one spare exists: a call while one is
+// waiting does nothing. An unused spare ends with DropSpare, or when this
+// process exits.
+func Prestart() {
+	spareMu.Lock()
+	defer spareMu.Unlock()
+	if spareOf != nil {
+		return
+	}
+	sp := &spare{done: make(chan struct{})}
+	spareOf = sp
+	go sp.launch()
+}
+
+// DropSpare ends a spare reaper that no Start used, and waits for it.
+// Safe to call at any time and more than once.
+func DropSpare() {
+	if sp := takeSpare(); sp != nil {
+		sp.drop()
+	}
+}
+
+// takeSpare returns the spare once it is running, or nil: there is none,
+// or it failed to start.
+func takeSpare() *spare {
+	spareMu.Lock()
+	sp := spareOf
+	spareOf = nil
+	spareMu.Unlock()
+	if sp == nil {
+		return nil
+	}
+	<-sp.done
+	if sp.err != nil {
+		return nil
+	}
+	return sp
+}
+
+func (sp *spare) launch() {
+	defer close(sp.done)
+	exe, err := selfExe()
+	if err != nil {
+		sp.err = err
+		return
+	}
+	fds, err := socketpair()
+	if err != nil {
+		sp.err = err
+		return
+	}
+	sp.sock = os.NewFile(uintptr(fds[0]), "reaper-spec")
+	child := os.NewFile(uintptr(fds[1]), "reaper-spec")
+	defer child.Close()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		sp.sock.Close()
+		sp.err = err
+		return
+	}
+	defer lifeR.Close()
+	statR, statW, err := os.Pipe()
+	if err != nil {
+		sp.sock.Close()
+		lifeW.Close()
+		sp.err = err
+		return
+	}
+	defer statW.Close()
+	// Only what the Go runtime of a reaper reads: the child's environment
+	// comes with its Spec.
+	env := []string{reap.EnvVar + "=" + reap.Spare + ",gomaxprocs", "GOMAXPROCS=1"}
+	for _, k := range []string{"GODEBUG", "GOTRACEBACK", "GORACE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	proc, at, err := startReaper(exe, []string{"evalhost-reaper"}, env, "", []*os.File{nil, nil, nil, lifeR, statW, child})
+	if err != nil {
+		sp.sock.Close()
+		lifeW.Close()
+		statR.Close()
+		sp.err = err
+		return
+	}
+	sp.proc, sp.started = proc, at
+	sp.lifeline, sp.statusR = lifeW, statR
+}
+
+// start hands the spare its child. errSpareGone: the spare could not be
+// given it (it died meanwhile), and is gone; the caller starts a reaper
+// of its own.
+func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal}.Encode()
+	fds := make([]int, len(s.Files))
+	for i, f := range s.Files {
+		fds[i] = int(f.Fd()) // blocking, as the child expects: it shares the file
+	}
+	err := sendAll(int(sp.sock.Fd()), msg, syscall.UnixRights(fds...))
+	sp.sock.Close()
+	if err != nil {
+		sp.drop()
+		return nil, fmt.Errorf("%w: %v", errSpareGone, err)
+	}
+	c := &Child{proc: sp.proc, lifeline: sp.lifeline, statusR: sp.statusR, status: bufio.NewReader(sp.statusR)}
+	if err := c.started(ctx); err != nil {
+		return nil, err
+	}
+	timeline.MarkAt(sp.started, "reaper-spare", "pid", sp.proc.Pid) // often before the timeline was enabled
+	timeline.Mark("child-started", "pid", c.Pid, "reaper", sp.proc.Pid, "spare", true)
+	return c, nil
+}
+
+var errSpareGone = errors.New("reaper: the spare reaper is gone")
+
+// drop ends the spare and waits for it.
+func (sp *spare) drop() {
+	_ = sp.sock.Close()
+	_ = sp.lifeline.Close()
+	_, _ = sp.proc.Wait()
+	_ = sp.statusR.Close()
+}
+
+// sendAll writes msg with the rights in oob on the first write.
+func sendAll(fd int, msg, oob []byte) error {
+	for len(msg) > 0 {
+		n, err := syscall.SendmsgN(fd, msg, oob, nil, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		msg, oob = msg[n:], nil
+	}
+	return nil
+}
+
+// socketpair is a connected pair of Unix stream sockets, close-on-exec.
+func socketpair() ([2]int, error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return fds, fmt.Errorf("reaper: socketpair: %w", err)
+	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
+	return fds, nil
+}

@@ -1,0 +1,22 @@
+//go:build !unix
+
+package runner
+
+import (
+	"bytes"
+	"os"
+)
+
+// intactFile reports whether path is a regular file of this user's, writable
+// by no one else, holding exactly want.
+func intactFile(path string, want []byte) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	if uid, me, ok := owner(fi); ok && uid != me {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(b, want)
+}
