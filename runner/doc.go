@@ -72,6 +72,10 @@
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
 //   - stderr is line-buffered, as CPython's: a partial line goes out with
 //     its newline, a flush, the cell's next frame or its end.
+//   - Each byte a cell prints goes out once: a KeyboardInterrupt that lands
+//     in a flush leaves what write(2) took written and the rest buffered,
+//     as CPython's own streams do (no Python code runs between write(2) and
+//     the buffer's count of it; the interrupt is raised after the count).
 //   - started goes out with the cell's next frame, its first text or the
 //     flusher's next tick; a result with its done: a quick cell is one write.
 //   - After ready, a thread imports what the first error needs (traceback,

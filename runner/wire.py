@@ -285,10 +285,24 @@ def _send_plain_error(ename, evalue):
 class _TrackedFileIO(io.FileIO):
     """fd 1 or 2 under sys.stdout/sys.stderr. A write that switches from one
     to the other is preceded by a stream sync, so the host can keep the
-    order of the two pipes (frames doc, "Order"). Buffered writers call this
-    once per flush, not per print."""
+    order of the two pipes (frames doc, "Order"). Buffered writers look
+    write up once per flush, not per print.
 
-    def write(self, b):
+    write is a property: it does that work and hands the BufferedWriter
+    FileIO's own write, which the buffer calls from C. A write of Python
+    code raised a KeyboardInterrupt at the end of its call of FileIO.write,
+    after write(2) took the bytes but before the buffer counted them, so
+    the buffer wrote them again; the buffer checks for signals itself once
+    its count is right."""
+
+    def __init__(self, *args, **kwargs):
+        io.FileIO.__init__(self, *args, **kwargs)
+        # The type is passed: 3.12.1 crashes binding a C method that takes
+        # its class without one.
+        self._evh_write = io.FileIO.write.__get__(self, io.FileIO)
+
+    @property
+    def write(self):
         cell = _cur
         fd = self._evh_fd
         if cell.last_fd != fd:
@@ -300,7 +314,7 @@ class _TrackedFileIO(io.FileIO):
         if _owed[fd]:
             _pay(fd)
         _dirty[fd] = True
-        return io.FileIO.write(self, b)
+        return self._evh_write
 
 
 def _sync_streams():
