@@ -181,3 +181,16 @@ func exactID(t *testing.T, raw []byte) *big.Rat {
 }
 
 func abs(n int64) int64 { return max(n, -n) }
+
+func BenchmarkAdmit(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}],"session":"bench"}}}`)
+	id, _ := jsonrpc.MakeID(float64(12))
+	f := newInflight()
+	b.ReportAllocs()
+	for b.Loop() {
+		if f.admit(line, true) != nil {
+			b.Fatal("refused")
+		}
+		f.answered(id)
+	}
+}
