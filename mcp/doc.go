@@ -38,9 +38,18 @@
 //     dropped and logged. A line that is not one JSON-RPC message (not
 //     JSON, two values, a batch, an id that is an object) is answered with
 //     a parse or invalid-request error (id null unless one could be read)
-//     and dropped; the connection, and every session, lives on. The end of
-//     stdin ends the connection once every request read was answered, or
-//     at once when RunStdio's context ends.
+//     and dropped; the connection, and every session, lives on. A request
+//     is taken only with an id the SDK answers as sent: a string, or an
+//     integer of at most 2^53-1 in size however spelled (1, 1.0, 1e0 are
+//     id 1, and answered as 1). Any other request is answered with an
+//     invalid-request error for its id as sent, saying what to send
+//     instead: a fractional id (the SDK would answer 1.5 as 1), a larger
+//     one, id null on a method that is no notifications/… (the SDK takes
+//     it for a notification), and the id of a request not answered yet
+//     (the SDK drops it unanswered). So the end of stdin, which ends the
+//     connection once every request taken was answered (a cancelled one
+//     included), or at once when RunStdio's context ends, waits for
+//     nothing that never comes.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

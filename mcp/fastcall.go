@@ -47,56 +47,46 @@ const firstPerRequestProtocol = "2026-07-28"
 // sends one (its version, info and capabilities), or a few.
 const maxAcceptedMeta = 8
 
-// route answers a plain request line itself when it can: a fast call's
-// work is returned (to run once the reading is handed on), and taken
-// reports a line dealt with on the spot (a call dropped).
-func (c *stdioConn) route(line []byte) (work func(), taken bool) {
+// route returns the work of a plain request line the fast path answers
+// (to run once the reading is handed on); nil for one the SDK takes.
+func (c *stdioConn) route(line []byte) (work func()) {
 	m := gjson.ParseBytes(line)
 	if m.Get("method").Str != "tools/call" {
-		return nil, false
+		return nil
 	}
 	return c.fastCall(m)
 }
 
 // fastCall returns the work of a call the fast path takes, registered as
-// running; nil for one the SDK takes. A call with the id of a running
-// fast call is dropped unanswered (taken), as the SDK drops one with the
-// id of a call it runs (a client's bug; the SDK logs it, unanswered, as a
-// notification's error).
-func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
+// running; nil for one the SDK takes.
+func (c *stdioConn) fastCall(m gjson.Result) (work func()) {
 	idv := m.Get("id")
 	if idv.Type != gjson.String && idv.Type != gjson.Number {
-		return nil, false
+		return nil
 	}
 	p, ok := callParams(m.Get("params"))
 	if !ok {
-		return nil, false
+		return nil
 	}
 	h := c.s.handlers[p.name]
 	ip := c.ss.InitializeParams()
 	if h == nil || ip == nil {
-		return nil, false // the SDK answers an unknown tool, or before initialize
+		return nil // the SDK answers an unknown tool, or before initialize
 	}
 	id, err := jsonrpc.MakeID(idv.Value())
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	key := callKey(id)
-	if c.pending.count(idKey(idv)) > 1 && !c.running(key) {
-		return nil, false // another call with this id runs on the SDK, which drops this one
-	}
 	meta, ok := c.metaChecked(p.meta, key)
 	if !ok {
-		return nil, false
+		return nil
 	}
 	ctx, cancel := context.WithCancel(c.base)
 	c.mu.Lock()
-	if c.calls[key] != nil {
-		c.mu.Unlock()
-		cancel()
-		c.pending.done(idKey(idv)) // dropped: never answered
-		return nil, true
-	}
+	// The guard answered a request with the id of one not answered yet
+	// (inflight.admit), and a fast call's id is off the list before its
+	// answer is noted: no call with this id runs.
 	c.calls[key] = cancel
 	c.mu.Unlock()
 	params := &sdk.CallToolParamsRaw{Name: p.name, Arguments: p.args, Meta: meta}
@@ -104,7 +94,7 @@ func (c *stdioConn) fastCall(m gjson.Result) (work func(), taken bool) {
 	c.s.fastCalls.Add(1)
 	call := fastCallRun{key: key, id: id, h: h, req: &sdk.CallToolRequest{Session: c.ss, Params: params},
 		serverInfo: meta != nil, complete: ip.ProtocolVersion >= firstPerRequestProtocol}
-	return func() { c.runCall(ctx, call) }, false
+	return func() { c.runCall(ctx, call) }
 }
 
 // fastCallRun is what runCall needs of a call.
@@ -154,12 +144,15 @@ var protocolVersionPath = gjson.Escape(sdk.MetaKeyProtocolVersion)
 func callKey(id jsonrpc.ID) string {
 	switch v := id.Raw().(type) {
 	case int64:
-		return "n" + strconv.FormatInt(v, 10)
+		return intKey(v)
 	case string:
-		return "s" + v
+		return stringKey(v)
 	}
 	return ""
 }
+
+func intKey(n int64) string     { return "n" + strconv.FormatInt(n, 10) }
+func stringKey(s string) string { return "s" + s }
 
 // noteAnswer notes the SDK's response to a call whose _meta the fast path
 // waits to see checked: a result means the SDK took the meta.
@@ -179,12 +172,6 @@ func (c *stdioConn) noteAnswer(resp *jsonrpc.Response) {
 	if resp.Error == nil && len(c.acceptedMeta) < maxAcceptedMeta && json.Unmarshal([]byte(meta), &decoded) == nil {
 		c.acceptedMeta[meta] = decoded
 	}
-}
-
-func (c *stdioConn) running(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls[key] != nil
 }
 
 func (c *stdioConn) dropCall(key string) {
@@ -266,6 +253,7 @@ func (c *stdioConn) writeResponse(resp *jsonrpc.Response) {
 	if err != nil {
 		return // cannot be: the result is JSON already
 	}
+	c.pending.answered(resp.ID)
 	select {
 	case <-c.closed: // as the SDK writes nothing once it shut down
 	default:

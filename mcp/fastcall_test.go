@@ -119,6 +119,13 @@ func (p *stdioPeer) await(id string) string {
 	}
 }
 
+// forget drops the response with this id, so that await waits for the next.
+func (p *stdioPeer) forget(id string) {
+	p.mu.Lock()
+	delete(p.got, id)
+	p.mu.Unlock()
+}
+
 func (p *stdioPeer) answered(id string) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -347,32 +354,43 @@ func TestFastPathTakesTheSDKClientsCalls(t *testing.T) {
 	}
 }
 
-// A call with the id of a fast call still running is dropped unanswered,
-// as the SDK drops one with the id of a call it runs.
-func TestFastPathDropsADuplicateID(t *testing.T) {
+// A request with the id of a call still running, fast or on the SDK, is
+// answered with an error saying so (the SDK alone drops it unanswered),
+// alike with the fast path on and off; the running call is answered as
+// before, and the input's end waits for nothing more.
+func TestDuplicateIDIsRefused(t *testing.T) {
+	const want = `{"jsonrpc":"2.0","id":%[1]s,"error":{"code":-32600,"message":"request id %[1]s is already in use by a running request; use a new id"}}`
 	answers := map[bool][]string{}
 	for _, fast := range []bool{false, true} {
 		p := newStdioPeer(t, fast)
 		p.handshake("2025-11-25")
 		p.startedCall(1, "d")
-		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"session":"e","cells":[{"code":"1"}]}}}`)
-		p.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		p.await("2") // read after the duplicate, which is dealt with by now
-		if line, ok := p.answered("null"); ok {
-			t.Fatalf("fast path on: %v; the duplicate was answered: %s", fast, line)
+		for _, dup := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"session":"e","cells":[{"code":"1"}]}}}`,
+			`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`,
+		} {
+			p.send(dup)
+			id := gjson.Get(dup, "id").Raw
+			line := p.await(id)
+			p.forget(id)
+			if want := fmt.Sprintf(want, id); line != want {
+				t.Fatalf("fast path on: %v; the duplicate %s was answered %s, want %s", fast, dup, line, want)
+			}
+			answers[fast] = append(answers[fast], line)
 		}
 		p.cancel(1)
 		answers[fast] = append(answers[fast], normalised(p.await("1")))
 		if want := map[bool]int64{false: 0, true: 1}[fast]; p.srv.fastCalls.Load() != want {
 			t.Fatalf("fast path on: %v; %d calls took it, want %d", fast, p.srv.fastCalls.Load(), want)
 		}
-		// The duplicate is not waited for at the input's end.
 		if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
 			t.Fatalf("runStdio = %v", err)
 		}
 	}
-	if sdk, fast := answers[false][0], answers[true][0]; sdk != fast {
-		t.Errorf("responses differ\nSDK:  %s\nfast: %s", sdk, fast)
+	for i := range answers[false] {
+		if sdk, fast := answers[false][i], answers[true][i]; sdk != fast {
+			t.Errorf("responses differ\nSDK:  %s\nfast: %s", sdk, fast)
+		}
 	}
 }
 

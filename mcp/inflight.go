@@ -2,83 +2,59 @@ package mcp
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
-	"github.com/tidwall/gjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// inflight counts the client's requests the server has not answered yet,
-// so that the end of stdin waits for their answers: a client that writes
-// its requests and closes stdin (echo '…' | evalhost mcp) got none, as the
-// SDK ends the connection, and cancels every call, at EOF.
+// inflight holds the ids of the client's requests the server has not
+// answered yet, so that the end of stdin waits for their answers: a client
+// that writes its requests and closes stdin (echo '…' | evalhost mcp) got
+// none, as the SDK ends the connection, and cancels every call, at EOF.
+// It holds exactly the requests that will be answered: admit answers itself
+// every request the SDK (or the fast path) would not answer under the id
+// the client sent (requestid.go), and a cancelled request is answered too.
 type inflight struct {
 	mu      sync.Mutex
-	ids     map[string]int
-	changed chan struct{} // a request was answered
+	ids     map[string]struct{} // by callKey
+	changed chan struct{}       // a request was answered
 }
 
 func newInflight() *inflight {
-	return &inflight{ids: map[string]int{}, changed: make(chan struct{}, 1)}
+	return &inflight{ids: map[string]struct{}{}, changed: make(chan struct{}, 1)}
 }
 
-// idKey names a message's id whichever way it was spelled (1, 1.0; "a",
-// "\u0061"), as the SDK re-encodes it; "" for a missing or invalid id.
-func idKey(v gjson.Result) string {
-	switch v.Type {
-	case gjson.String:
-		return "s" + v.Str
-	case gjson.Number:
-		return "n" + strconv.FormatFloat(v.Num, 'f', -1, 64)
+// admit notes a line about to be passed on (plain: a plainRequest, which
+// decodeLine reads with gjson) and returns nil, or the reply to write
+// instead of passing it on: an error for an id the server could not
+// answer as sent, or for the id of a request not answered yet.
+func (f *inflight) admit(line []byte, plain bool) []byte {
+	r, ok := readRequestID(line, plain)
+	if !ok {
+		return nil
 	}
-	return ""
-}
-
-// received notes a line passed to the SDK: a request to answer, or the
-// cancellation of one, which gets no answer.
-func (f *inflight) received(line []byte) {
-	m := gjson.ParseBytes(line)
-	method := m.Get("method")
-	if !method.Exists() {
-		return
+	a := admitID(r)
+	if a.reply != nil || a.key == "" {
+		return a.reply
 	}
-	if method.Str == "notifications/cancelled" {
-		f.done(idKey(m.Get("params.requestId")))
-		return
-	}
-	if k := idKey(m.Get("id")); k != "" {
-		f.mu.Lock()
-		f.ids[k]++
-		f.mu.Unlock()
-	}
-}
-
-// count is how many requests with this idKey were read and not answered.
-func (f *inflight) count(k string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.ids[k]
-}
-
-// sent notes a message the server wrote: a response answers a request.
-func (f *inflight) sent(msg []byte) {
-	m := gjson.ParseBytes(msg)
-	if m.Get("method").Exists() {
-		return // the server's own request or notification
+	if _, running := f.ids[a.key]; running {
+		return duplicateReply(r.raw)
 	}
-	f.done(idKey(m.Get("id")))
+	f.ids[a.key] = struct{}{}
+	return nil
 }
 
-func (f *inflight) done(k string) {
+// answered notes the response to the request with this id, before it is
+// written: the client may reuse the id once it reads the answer.
+func (f *inflight) answered(id jsonrpc.ID) {
+	k := callKey(id)
 	if k == "" {
 		return
 	}
 	f.mu.Lock()
-	if f.ids[k] > 1 {
-		f.ids[k]--
-	} else {
-		delete(f.ids, k)
-	}
+	delete(f.ids, k)
 	f.mu.Unlock()
 	select {
 	case f.changed <- struct{}{}:
@@ -86,7 +62,7 @@ func (f *inflight) done(k string) {
 	}
 }
 
-// wait returns once every request received was answered, or ctx ended
+// wait returns once every request admitted was answered, or ctx ended
 // (a signal: the calls are then cancelled as the connection ends).
 func (f *inflight) wait(ctx context.Context) {
 	for {

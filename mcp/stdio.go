@@ -61,9 +61,9 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 		maxLine = DefaultMaxLine
 	}
 	pending := newInflight()
-	lw := &lockedWriter{w: w, sent: pending.sent}
+	lw := &lockedWriter{w: w}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
-		received: pending.received}
+		admit: pending.admit}
 	c := newStdioConn(ctx, s, g, lw, pending, fast)
 	// Run is not used: it logs a cancelled ctx, which is how a requested
 	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
@@ -89,19 +89,14 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 // lockedWriter lets the lineGuard and the fast path write a line the SDK
 // never sees between the SDK's own messages, each written in one call.
 type lockedWriter struct {
-	mu   sync.Mutex
-	w    io.WriteCloser
-	sent func([]byte) // called after each message written
+	mu sync.Mutex
+	w  io.WriteCloser
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	n, err := l.w.Write(p)
-	l.mu.Unlock()
-	if l.sent != nil {
-		l.sent(p)
-	}
-	return n, err
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func (l *lockedWriter) Close() error {
@@ -121,12 +116,14 @@ type lineGuard struct {
 	max    int
 	logger *slog.Logger
 	answer io.Writer
-	// received sees each line passed on (nil in tests of lines alone).
-	received func([]byte)
-	line     []byte // the current line, or the first max+1 bytes of a long one
-	out      []byte // what Read or next hands out next
-	plain    bool   // out is a plainRequest
-	err      error
+	// admit sees each line before it is passed on, and returns the reply
+	// to write instead, if any (inflight.admit; nil in tests of lines
+	// alone). plain: the line is a plainRequest.
+	admit func(line []byte, plain bool) []byte
+	line  []byte // the current line, or the first max+1 bytes of a long one
+	out   []byte // what Read or next hands out next
+	plain bool   // out is a plainRequest
+	err   error
 }
 
 // next returns the next line to pass on (a blank one included) and
@@ -180,16 +177,17 @@ func (g *lineGuard) fill() {
 				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
 			}
 			if len(reply) > 0 {
-				if _, err := g.answer.Write(reply); err != nil && g.err == nil {
-					g.err = err
-				}
+				g.reply(reply)
 			}
 			return
 		}
-		g.out, g.plain = g.line, plain
-		if g.received != nil {
-			g.received(g.line)
+		if g.admit != nil {
+			if reply := g.admit(g.line, plain); reply != nil {
+				g.reply(reply)
+				return
+			}
 		}
+		g.out, g.plain = g.line, plain
 		return
 	}
 	id, ok := idOfPrefix(g.line)
@@ -198,9 +196,19 @@ func (g *lineGuard) fill() {
 	}
 	if ok {
 		g.out = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"bytes":%d,"max":%d}}`+"\n", id, lineTooLong, total, g.max)
-		if g.received != nil {
-			g.received(g.out)
+		if g.admit != nil {
+			if reply := g.admit(g.out, false); reply != nil {
+				g.out = nil
+				g.reply(reply)
+			}
 		}
+	}
+}
+
+// reply writes the guard's own answer to a line it does not pass on.
+func (g *lineGuard) reply(msg []byte) {
+	if _, err := g.answer.Write(msg); err != nil && g.err == nil {
+		g.err = err
 	}
 }
 

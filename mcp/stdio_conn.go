@@ -24,7 +24,7 @@ type stdioConn struct {
 	s *Server
 	g *lineGuard
 	w *lockedWriter
-	// pending counts the requests read and not answered; the end of input
+	// pending holds the requests admitted and not answered; the end of input
 	// waits for them until runCtx ends.
 	pending *inflight
 	runCtx  context.Context
@@ -124,12 +124,8 @@ func (c *stdioConn) readUntilWork() func() {
 			continue // the SDK skips a blank line too
 		}
 		if plain && c.fast {
-			work, taken := c.route(line)
-			if work != nil {
+			if work := c.route(line); work != nil {
 				return work
-			}
-			if taken {
-				continue
 			}
 		}
 		var m lineMsg
@@ -193,8 +189,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok && c.fast {
-		c.noteAnswer(resp)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.pending.answered(resp.ID)
+		if c.fast {
+			c.noteAnswer(resp)
+		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
