@@ -8,6 +8,7 @@
 // is a median of repeated runs. Warm round trips are interleaved with two
 // floors from the same client: floor.py reached over one pipe, and the
 // relay floor, floor.py behind `evalbench relay-floor` (relay.go), a bare
-// line relay as serve is a relay, so serve's own cost shows against it. It writes one JSON object of figures;
-// bench/run.sh puts it next to jupyter_client's and writes the report.
+// line relay as serve is a relay, so serve's own cost shows against it.
+// It writes one JSON object of figures; bench/run.sh puts it next to
+// jupyter_client's and writes the report.
 package main
