@@ -89,8 +89,10 @@ def figure_table(g, J, ratios):
         ("cold start to first result (`1+1`, fresh interpreter)", "ms", "cold_start_ms", "cold_start_ms", "cold_start_ms", "lower", "≤ 1.3× `python -c pass`"),
         ("warm `1+1` round trip p50", "ms", "rtt_p50_ms", "rtt_p50_ms", "rtt_p50_ms", "lower", "≤ 0.25 ms"),
         ("… pipe+JSON floor p50 (same client, interleaved)", "ms", "rtt_floor_p50_ms", "rtt_floor_p50_ms", "rtt_floor_p50_ms", "", ""),
+        ("… pipe+JSON relay floor p50 (two hops: client ↔ relay ↔ floor loop)", "ms", "rtt_relay_floor_p50_ms", "rtt_relay_floor_p50_ms", "rtt_relay_floor_p50_ms", "", ""),
         ("warm `1+1` round trip p90", "ms", "rtt_p90_ms", "rtt_p90_ms", "rtt_p90_ms", "lower", ""),
         ("… pipe+JSON floor p90 (same client, interleaved)", "ms", "rtt_floor_p90_ms", "rtt_floor_p90_ms", "rtt_floor_p90_ms", "", ""),
+        ("… pipe+JSON relay floor p90 (two hops: client ↔ relay ↔ floor loop)", "ms", "rtt_relay_floor_p90_ms", "rtt_relay_floor_p90_ms", "rtt_relay_floor_p90_ms", "", ""),
         ("printed output, 20 MiB in 64 KiB writes", "MB/s", "throughput_mb_s", "throughput_mb_s", "throughput_mb_s", "higher", "≥ 3× ipykernel"),
         ("`for i in range(300000): print(i)`", "ms", "print_loop_ms", "print_loop_ms", "print_loop_ms", "lower", "≤ 1.3× the loop to /dev/null"),
         ("interrupt of `time.sleep(100)` to done", "ms", "interrupt_ms", "interrupt_ms", "interrupt_ms", "lower", "≤ 20 ms"),
@@ -125,6 +127,13 @@ def anchor_table(g, J, ratios):
                         ratio(J.get(rt), J.get(fl)), target))
         anchors.append(("… serve from a Python client, %s vs its floor" % pct, None,
                         ratio(g("serve_py_" + rt), g("serve_py_" + fl)), None, None, target))
+        # serve is a relay (client ↔ serve ↔ runner): against the relay
+        # floor, what is left is serve's own cost. No target is set on it.
+        rl = "rtt_relay_floor_%s_ms" % pct
+        anchors.append(("… serve %s vs the pipe+JSON relay floor (two hops, same client)" % pct, None,
+                        ratio(g("serve_" + rt), g("serve_" + rl)), None, None, ""))
+        anchors.append(("… serve from a Python client, %s vs its relay floor" % pct, None,
+                        ratio(g("serve_py_" + rt), g("serve_py_" + rl)), None, None, ""))
     rows = []
     for name, ar, sr, gr, jr, target in anchors:
         ratios["anchor: " + name] = {"api": ar, "serve": sr, "gateway": gr, "jupyter": jr}
@@ -166,10 +175,15 @@ interleaved with each evalhost run:
 The pipe+JSON floor is a 10-line Python loop (`bench/cmd/evalbench/floor.py`) that reads a
 JSON request line, evaluates it and writes a JSON reply: the least a warm round trip over
 a pipe costs with this interpreter. Each round trip above is followed by one of the floor,
-from the same client (Go for the Go API and serve, Python for Jupyter). `serve` from a
-Python client (`bench/serve_py.py`): p50 {fmt(g('serve_py_rtt_p50_ms'), 'ms')} (floor
-{fmt(g('serve_py_rtt_floor_p50_ms'), 'ms')}), p90 {fmt(g('serve_py_rtt_p90_ms'), 'ms')} (floor
-{fmt(g('serve_py_rtt_floor_p90_ms'), 'ms')}); evalhost's CPU time (serve and its interpreter)
+from the same client (Go for the Go API and serve, Python for Jupyter). `serve` is a relay
+(client ↔ serve ↔ runner, two pipe round trips), so each round trip is also followed by one
+of the relay floor: the same floor loop behind `evalbench relay-floor`, a one-goroutine Go
+loop that copies each request line to the loop and its reply line back with blocking reads
+and writes (`bench/cmd/evalbench/relay.go`). Against it, what remains is serve's own work.
+`serve` from a Python client (`bench/serve_py.py`): p50 {fmt(g('serve_py_rtt_p50_ms'), 'ms')} (floor
+{fmt(g('serve_py_rtt_floor_p50_ms'), 'ms')}, relay floor {fmt(g('serve_py_rtt_relay_floor_p50_ms'), 'ms')}),
+p90 {fmt(g('serve_py_rtt_p90_ms'), 'ms')} (floor {fmt(g('serve_py_rtt_floor_p90_ms'), 'ms')}, relay floor
+{fmt(g('serve_py_rtt_relay_floor_p90_ms'), 'ms')}); evalhost's CPU time (serve and its interpreter)
 per round trip {fmt(g('serve_py_cpu_us_per_rtt'), 'µs')}.
 
 Anchors: `python -c pass` {fmt(g('api_python_c_pass_ms'), 'ms')}; the print loop to /dev/null

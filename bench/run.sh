@@ -2,7 +2,8 @@
 # `make bench`: evalhost (runner backend via the Go API and via `serve`, the
 # latter from a Go and a Python client) and jupyter_client + ipykernel
 # measured side by side in one run on this machine, every round trip beside
-# the pipe+JSON floor (bench/cmd/evalbench/floor.py) from the same client;
+# the pipe+JSON floor (bench/cmd/evalbench/floor.py) and the relay floor
+# (floor.py behind `evalbench relay-floor`, two hops) from the same client;
 # writes bench/results.json and docs/benchmarks.md.
 #   BENCH_RUNS       repetitions per figure (default 10; round trips 100x)
 #   BENCH_FLOOD_MIB  MiB printed for the host-memory figure (default 1024)
@@ -20,7 +21,7 @@ go build -o "$out/evalhost" ./cmd/evalhost
 go build -o "$out/evalbench" ./bench/cmd/evalbench
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 "$out/evalbench" -python "$py" -evalhost "$out/evalhost" -gateway -runs "$runs" -flood-mib "$flood" -out "$out/evalhost.json"
-"$py" bench/serve_py.py --evalhost "$out/evalhost" --python "$py" --runs "$runs" --out "$out/serve_py.json"
+"$py" bench/serve_py.py --evalhost "$out/evalhost" --relay "$out/evalbench" --python "$py" --runs "$runs" --out "$out/serve_py.json"
 "$py" bench/jupyter_bench.py --runs "$runs" --out "$out/jupyter.json"
 "$py" bench/report.py --evalhost "$out/evalhost.json" --jupyter "$out/jupyter.json" --serve-py "$out/serve_py.json" \
   --load "$load" --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

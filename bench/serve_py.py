@@ -1,10 +1,13 @@
 """make bench: warm `1+1` round trips of `evalhost serve` from a Python
 client, each followed by one of the pipe+JSON floor loop (floor.py beside
-evalbench) from the same client, so both see the same load. Also the CPU
+evalbench) and, with --relay, one of the relay floor (floor.py behind
+`evalbench relay-floor`, two hops as serve is) from the same client, so all
+see the same load. Also the CPU
 time evalhost (serve and its interpreter) spends per round trip, which a
 loaded machine disturbs less than latency. Writes JSON figures:
 serve_py_rtt_p50_ms, serve_py_rtt_p90_ms, serve_py_rtt_floor_p50_ms,
-serve_py_rtt_floor_p90_ms, serve_py_cpu_us_per_rtt."""
+serve_py_rtt_floor_p90_ms, serve_py_rtt_relay_floor_p50_ms,
+serve_py_rtt_relay_floor_p90_ms (with --relay), serve_py_cpu_us_per_rtt."""
 import argparse
 import json
 import os
@@ -80,8 +83,10 @@ class Serve:
 
 
 class Floor:
-    def __init__(self, python):
-        self.p = subprocess.Popen([python, FLOOR], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    """floor.py reached directly (argv None) or through the relay argv runs."""
+
+    def __init__(self, python, argv=None):
+        self.p = subprocess.Popen(argv or [python, FLOOR], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.seq = 0
 
     def eval(self, code):
@@ -89,8 +94,8 @@ class Floor:
         self.p.stdin.write((json.dumps({"id": "f%d" % self.seq, "code": code}) + "\n").encode())
         self.p.stdin.flush()
         rep = json.loads(self.p.stdout.readline())
-        if rep.get("status") != "ok":
-            raise SystemExit("floor loop: %r" % rep)
+        if rep.get("status") != "ok" or rep.get("id") != "f%d" % self.seq:
+            raise SystemExit("floor loop answered %r to f%d" % (rep, self.seq))
 
     def close(self):
         self.p.stdin.close()
@@ -102,29 +107,39 @@ def main():
     ap.add_argument("--evalhost", required=True)
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--relay", help="evalbench binary, for the relay floor (evalbench relay-floor)")
     ap.add_argument("--out")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="evalbench-servepy-") as home:
         s, fl = Serve(a.evalhost, a.python, home), Floor(a.python)
+        floors = [fl]
+        if a.relay:
+            floors.append(Floor(a.python, [a.relay, "relay-floor", "-python", a.python]))
         try:
             s.eval("0")
-            fl.eval("0")
-            ds, fs = [], []
+            for f in floors:
+                f.eval("0")
+            ds, fs = [], [[] for _ in floors]
             cpu0 = tree_cpu_s(s.p.pid)
             for _ in range(a.runs * 100):
                 t0 = time.perf_counter()
                 s.eval("1+1")
-                t1 = time.perf_counter()
-                fl.eval("1+1")
-                ds.append(t1 - t0)
-                fs.append(time.perf_counter() - t1)
+                ds.append(time.perf_counter() - t0)
+                for f, xs in zip(floors, fs):
+                    t1 = time.perf_counter()
+                    f.eval("1+1")
+                    xs.append(time.perf_counter() - t1)
             cpu = tree_cpu_s(s.p.pid) - cpu0
         finally:
             s.close()
-            fl.close()
+            for f in floors:
+                f.close()
     out = {"serve_py_rtt_p50_ms": q(ds, 0.5) * 1e3, "serve_py_rtt_p90_ms": q(ds, 0.9) * 1e3,
-           "serve_py_rtt_floor_p50_ms": q(fs, 0.5) * 1e3, "serve_py_rtt_floor_p90_ms": q(fs, 0.9) * 1e3,
+           "serve_py_rtt_floor_p50_ms": q(fs[0], 0.5) * 1e3, "serve_py_rtt_floor_p90_ms": q(fs[0], 0.9) * 1e3,
            "serve_py_cpu_us_per_rtt": cpu / len(ds) * 1e6}
+    if a.relay:
+        out["serve_py_rtt_relay_floor_p50_ms"] = q(fs[1], 0.5) * 1e3
+        out["serve_py_rtt_relay_floor_p90_ms"] = q(fs[1], 0.9) * 1e3
     text = json.dumps({"figures": out}, indent=2)
     if a.out:
         with open(a.out, "w") as f:

@@ -5,6 +5,10 @@
 // the host's memory while printing 1 GB, interrupt to done, time to notice a
 // killed interpreter, 16 sessions × 200 cells, and the anchors (`python -c
 // pass` of the same resolved binary, a print loop to /dev/null). Each figure
-// is a median of repeated runs. It writes one JSON object of figures;
-// bench/run.sh puts it next to jupyter_client's and writes the report.
+// is a median of repeated runs. Warm round trips are interleaved with two
+// floors from the same client: floor.py reached over one pipe, and the
+// relay floor, floor.py behind `evalbench relay-floor` (relay.go), a bare
+// line relay as serve is a relay, so serve's own cost shows against it.
+// It writes one JSON object of figures; bench/run.sh puts it next to
+// jupyter_client's and writes the report.
 package main

@@ -19,16 +19,34 @@ import (
 //go:embed floor.py
 var floorCode string
 
-// floor is one running floor loop.
+// floor is one running floor loop, reached directly (one pipe round trip
+// per request) or through the relay floor (two).
 type floor struct {
-	cmd *exec.Cmd
-	w   io.WriteCloser
-	r   *bufio.Reader
-	seq int
+	name string
+	cmd  *exec.Cmd
+	w    io.WriteCloser
+	r    *bufio.Reader
+	seq  int
 }
 
+// startFloor starts the one-hop floor: floor.py, the client's child.
 func startFloor(python string) (*floor, error) {
-	cmd := exec.Command(python, "-c", floorCode)
+	return startLoop("floor loop", python, "-c", floorCode)
+}
+
+// startRelayFloor starts the two-hop floor: this program re-executed as a
+// relay (relay.go) between the client and floor.py, as serve sits between
+// its client and the runner.
+func startRelayFloor(python string) (*floor, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("relay floor: %w", err)
+	}
+	return startLoop("relay floor", self, relayArgs(python)...)
+}
+
+func startLoop(name, bin string, args ...string) (*floor, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	w, err := cmd.StdinPipe()
 	if err != nil {
@@ -39,9 +57,9 @@ func startFloor(python string) (*floor, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the floor loop: %w", err)
+		return nil, fmt.Errorf("start the %s: %w", name, err)
 	}
-	return &floor{cmd: cmd, w: w, r: bufio.NewReader(r)}, nil
+	return &floor{name: name, cmd: cmd, w: w, r: bufio.NewReader(r)}, nil
 }
 
 // roundTrip sends code and waits for its reply, as a client of serve does:
@@ -55,15 +73,15 @@ func (f *floor) roundTrip(code string) (time.Duration, error) {
 		return 0, err
 	}
 	if _, err := f.w.Write(append(line, '\n')); err != nil {
-		return 0, fmt.Errorf("floor loop: %w", err)
+		return 0, fmt.Errorf("%s: %w", f.name, err)
 	}
 	reply, err := f.r.ReadBytes('\n')
 	if err != nil {
-		return 0, fmt.Errorf("floor loop: %w", err)
+		return 0, fmt.Errorf("%s: %w", f.name, err)
 	}
 	var rep struct{ ID, Status string }
 	if err := json.Unmarshal(reply, &rep); err != nil || rep.ID != id || rep.Status != "ok" {
-		return 0, fmt.Errorf("floor loop answered %q (%v)", reply, err)
+		return 0, fmt.Errorf("%s answered %q to %s (%v)", f.name, reply, id, err)
 	}
 	return time.Since(start), nil
 }

@@ -23,6 +23,17 @@ func logf(format string, a ...any) {
 }
 
 func main() {
+	if ran, err := relayMain(os.Args[1:]); ran {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "evalbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: evalbench [flags]\n       evalbench %s [-python P]  (the two-hop floor, relay.go)\n", relayCmd)
+		flag.PrintDefaults()
+	}
 	python := flag.String("python", "python3", "interpreter; resolved to its real executable (sys.executable) first")
 	evalhost := flag.String("evalhost", "", "evalhost binary for the serve figures (empty: skip serve)")
 	runs := flag.Int("runs", 10, "repetitions per figure (round trips: 100x this)")

@@ -130,12 +130,19 @@ func (m *measurer) roundTrip() error {
 		return err
 	}
 	defer fl.close()
-	if _, err := fl.roundTrip("0"); err != nil {
+	relay, err := startRelayFloor(m.python)
+	if err != nil {
 		return err
 	}
-	// Each evalhost round trip is followed by one of the floor loop, so
-	// both see the same load.
-	var ds, floor []time.Duration
+	defer relay.close()
+	for _, f := range []*floor{fl, relay} {
+		if _, err := f.roundTrip("0"); err != nil {
+			return err
+		}
+	}
+	// Each evalhost round trip is followed by one of the floor loop and one
+	// of the relay floor, so all three see the same load.
+	var ds, floor, relayed []time.Duration
 	for range m.runs * 100 {
 		start := time.Now()
 		if err := m.ok("warm", "", "1+1", "ok", false, nil); err != nil {
@@ -147,11 +154,17 @@ func (m *measurer) roundTrip() error {
 			return err
 		}
 		floor = append(floor, d)
+		if d, err = relay.roundTrip("1+1"); err != nil {
+			return err
+		}
+		relayed = append(relayed, d)
 	}
 	m.set("rtt_p50_ms", ms(quantile(ds, 0.5)))
 	m.set("rtt_p90_ms", ms(quantile(ds, 0.9)))
 	m.set("rtt_floor_p50_ms", ms(quantile(floor, 0.5)))
 	m.set("rtt_floor_p90_ms", ms(quantile(floor, 0.9)))
+	m.set("rtt_relay_floor_p50_ms", ms(quantile(relayed, 0.5)))
+	m.set("rtt_relay_floor_p90_ms", ms(quantile(relayed, 0.9)))
 	return nil
 }
 
