@@ -27,6 +27,10 @@
 // a copy or an allocation per read; see chunks.go for who may read a lent
 // buffer and until when.
 //
+// ExitAfterNextCell makes the next cell the interpreter's last: the exit
+// request is written right behind it, so the runner leaves as soon as the
+// cell ends (a one-shot run's last cell), not after another round trip.
+//
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (backend.ErrKilled). Death during a

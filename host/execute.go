@@ -39,7 +39,7 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 	if req.Exit {
 		return frames.Frame{}, errors.New("execute: an exit request is not a cell; call Close to stop the interpreter")
 	}
-	if p.closing.Load() || !p.Alive() {
+	if p.closing.Load() || p.exitRequested() || !p.Alive() {
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	if !p.busy.CompareAndSwap(false, true) {
@@ -63,6 +63,8 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 		// A partly written request leaves the channel unusable.
 		killed = true
 		_ = p.signalGroup(syscall.SIGKILL)
+	} else if p.lastCell.Load() {
+		p.requestExit() // behind the cell in the pipe: read once it ends
 	}
 	return p.await(ctx, c, relay{p: p, emit: emit, streams: streams}, killed)
 }

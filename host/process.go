@@ -43,6 +43,8 @@ type Process struct {
 	tail      tailRing
 	busy      atomic.Bool
 	closing   atomic.Bool
+	lastCell  atomic.Bool // the next cell sent is the last (ExitAfterNextCell)
+	exitSent  atomic.Bool // the exit request is written (or being written)
 	seq       atomic.Uint64
 	posMarks  atomic.Int64 // position marks seen (position.go)
 	raw       [3]rawState  // the fd 1 and fd 2 readers' progress (stream.go)
@@ -120,14 +122,28 @@ func (p *Process) Kill() error {
 	return nil
 }
 
+// ExitAfterNextCell says the next cell Execute sends is this interpreter's
+// last: the exit request follows it at once, so the runner leaves as soon
+// as the cell ends rather than after another round trip (a one-shot run's
+// last cell). The cell itself runs, is interrupted and reports as any
+// other; Execute calls after it fail with ErrClosed; Close still waits for
+// the runner's exit, as always.
+func (p *Process) ExitAfterNextCell() { p.lastCell.Store(true) }
+
 // requestExit writes the exit request and closes stdin, which the runner
-// also takes as a request to leave.
+// also takes as a request to leave. Only the first call writes.
 func (p *Process) requestExit() {
+	if !p.exitSent.CompareAndSwap(false, true) {
+		return
+	}
 	line := append(frames.AppendRequest(nil, &frames.Request{Exit: true}), '\n')
 	_ = p.reqW.SetWriteDeadline(time.Now().Add(p.opts.Grace))
 	_, _ = p.reqW.Write(line)
 	_ = p.reqW.Close()
 }
+
+// exitRequested says the runner was asked to leave: no cell may follow.
+func (p *Process) exitRequested() bool { return p.exitSent.Load() }
 
 func (p *Process) waitExit(d time.Duration) bool {
 	t := time.NewTimer(d)

@@ -8,7 +8,12 @@
 //     that is not ok the rest are skipped (unless KeepGoing) and the result
 //     names the failed cell. Earlier state stays.
 //   - Mode session reuses interpreters; mode per-call starts fresh ones and
-//     always shuts them down, also on error and cancel.
+//     always shuts them down, also on error and cancel. A per-call request
+//     sends each interpreter's last cell (the last of its language) with the
+//     exit request right behind it where the executor can take that
+//     (host.Process.ExitAfterNextCell), so it leaves as soon as that cell
+//     ends; the cell runs, is stopped and reports as any other, and its
+//     interpreter's exit does not count as lost state.
 //   - A cell's reset restarts the session's interpreters before it runs; a
 //     reset while another reset of the session is in progress is rejected
 //     with ErrResetInProgress.

@@ -86,6 +86,7 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		}
 	}()
 	res := Result{Status: StatusOK, FailedCell: -1, Cells: make([]CellResult, len(j.req.Cells))}
+	last := j.lastCells()
 	for i, cell := range j.req.Cells {
 		cr := &res.Cells[i]
 		switch {
@@ -98,7 +99,8 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		case res.FailedCell >= 0 && !j.req.KeepGoing:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped}
 		default:
-			*cr, job = j.runCell(ctx, i, cell, emit)
+			l, ok := last[cell.Language]
+			*cr, job = j.runCell(ctx, i, cell, emit, ok && l == i)
 		}
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
@@ -108,6 +110,21 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// lastCells maps each language to the index of its last cell in a per-call
+// request: its interpreter runs nothing after that one, so it may leave as
+// soon as the cell ends. Nil for a session's request, whose interpreters
+// stay.
+func (j *Job) lastCells() map[string]int {
+	if j.req.Mode != ModePerCall {
+		return nil
+	}
+	last := map[string]int{}
+	for i, c := range j.req.Cells {
+		last[c.Language] = i
+	}
+	return last
 }
 
 func (j *Job) allCancelled() Result {
@@ -135,6 +152,9 @@ type cellRun struct {
 
 	runNonce string
 	caught   bool // the cell handled the interrupt and ended on its own
+	// last: no later cell of the request runs in this interpreter (lastCells);
+	// leaving: its interpreter was told to exit once the cell ends.
+	last, leaving bool
 
 	dj *detachedJob // set when the cell may detach (Cell.OnTimeout)
 	// mu guards res.StateLost and res.Retried, which a detaching cell's
@@ -160,10 +180,10 @@ func (c *cellRun) nonce() string {
 }
 
 // runCell runs one cell; the job is non-nil when the cell detached.
-func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit) (CellResult, *detachedJob) {
+func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit, last bool) (CellResult, *detachedJob) {
 	start := time.Now()
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
-		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}}
+		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}, last: last}
 	opts := j.reg.cfg.Sink
 	if j.req.Sink != nil {
 		opts = *j.req.Sink
@@ -243,7 +263,7 @@ func (c *cellRun) execute(ctx context.Context) {
 				done.Cancelled, c.caught = true, true
 			}
 			c.emit(done)
-			if !ex.Alive() {
+			if !ex.Alive() && !c.leaving {
 				// The cell ended its own interpreter (an sh cell's exit):
 				// the next cell of this language starts afresh.
 				c.lose(false)
@@ -275,6 +295,10 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		info := RunInfo{Session: c.j.s.key.Session, Run: run, Request: c.j.req.ID, Cell: c.index}
 		hook(info, true)
 		defer hook(info, false)
+	}
+	if l, ok := ex.(lastCellTeller); ok && c.last && c.dj == nil {
+		l.ExitAfterNextCell()
+		c.leaving = true
 	}
 	if streams := c.j.req.Streams; streams != nil && c.dj == nil {
 		if l, ok := ex.(streamLender); ok {

@@ -18,6 +18,12 @@ type streamLender interface {
 	ExecuteStreams(ctx context.Context, req frames.Request, emit func(frames.Frame), streams func(frames.Type, []byte)) (frames.Frame, error)
 }
 
+// lastCellTeller is implemented by executors that can be told the next
+// cell is their last, so they leave as soon as it ends (host.Process).
+type lastCellTeller interface {
+	ExitAfterNextCell()
+}
+
 // rssReporter is implemented by executors whose memory the guard can read.
 type rssReporter interface {
 	RSS() (int64, error)

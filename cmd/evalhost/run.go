@@ -296,7 +296,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		}
 		out = h
 	}
-	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing,
+	// Per-call: the interpreters end with the request, so each one's last
+	// cell is sent with the exit request right behind it and the runner
+	// leaves as soon as that cell ends.
+	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing, Mode: sessions.ModePerCall,
 		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()

@@ -38,7 +38,7 @@
 // demand.
 //
 // Child.Wait reports the child's own wait status, which the reaper passes
-// on; it returns only after the reaper has exited, so after everything below
-// it is gone. Wait must be called exactly once; Kill is safe to call at any
+// on once everything below it is gone; the reaper exits right after, and is
+// collected without being waited for (at once, or at a later Start or Wait). Wait must be called exactly once; Kill is safe to call at any
 // time and more than once.
 package reaper

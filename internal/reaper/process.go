@@ -40,3 +40,53 @@ func (p *process) Wait() (syscall.WaitStatus, error) {
 		}
 	}
 }
+
+// exitedReapers are reapers that reported their child's exit and were
+// about to exit themselves, not yet collected.
+var exitedReapers struct {
+	mu   sync.Mutex
+	list []*process
+}
+
+// collect reaps a reaper that has reported: now if it is gone already,
+// else later (collectExited), since it exits right after its report.
+func (p *process) collect() {
+	exitedReapers.mu.Lock()
+	exitedReapers.list = append(exitedReapers.list, p)
+	exitedReapers.mu.Unlock()
+	collectExited()
+}
+
+// collectExited reaps every reported reaper that has exited, without
+// blocking, so a long-lived program leaves no zombies behind.
+func collectExited() {
+	exitedReapers.mu.Lock()
+	defer exitedReapers.mu.Unlock()
+	left := exitedReapers.list[:0]
+	for _, p := range exitedReapers.list {
+		if !p.tryReap() {
+			left = append(left, p)
+		}
+	}
+	clear(exitedReapers.list[len(left):])
+	exitedReapers.list = left
+}
+
+// tryReap reaps p if it has exited; true once it is reaped (or not ours).
+func (p *process) tryReap() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ws syscall.WaitStatus
+	for {
+		got, err := syscall.Wait4(p.Pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil || got == p.Pid:
+			p.exited = true
+			return true
+		default:
+			return false
+		}
+	}
+}

@@ -142,7 +142,7 @@ func TestKillEndsEverything(t *testing.T) {
 		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Errorf("child status %v, want killed by SIGKILL", ws)
 		}
-		allGone(t, append(pids, c.Pid, c.ReaperPid()))
+		allGone(t, append(pids, c.Pid))
 		c.Kill() // twice is fine
 	})
 }
@@ -286,6 +286,33 @@ func TestChildEnvironment(t *testing.T) {
 					t.Errorf("child saw %q, want %q", got, tc.want)
 				}
 			})
+		}
+	})
+}
+
+// Wait returns on the reaper's report, before the reaper has exited; the
+// reaper is collected later, so a long-lived caller is left no zombie.
+func TestReportedReaperIsCollected(t *testing.T) {
+	requireLinux(t)
+	eachWay(t, func(t *testing.T, w way) {
+		c, _, stdin := start(t, w, spawnAll+"read go; exit 3")
+		stdin.Close()
+		if _, err := c.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		reaperPid := c.ReaperPid()
+		if !leakcheck.Gone(reaperPid, time.Minute) { // a zombie counts as gone
+			t.Fatalf("reaper %d still running after its report", reaperPid)
+		}
+		// The next Start collects it.
+		next, _, _ := start(t, w, spawnAll+"exec sleep 1005")
+		next.Kill()
+		if _, err := next.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		var ws syscall.WaitStatus
+		if got, err := syscall.Wait4(reaperPid, &ws, syscall.WNOHANG, nil); err != syscall.ECHILD {
+			t.Errorf("wait4(reaper %d) = %d, %v: want ECHILD, the reaper already collected", reaperPid, got, err)
 		}
 	})
 }

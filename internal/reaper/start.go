@@ -53,6 +53,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if len(s.Files) < 3 {
 		return nil, fmt.Errorf("reaper: Spec.Files has %d descriptors; the child needs at least 0, 1 and 2", len(s.Files))
 	}
+	collectExited()
 	if sp := takeSpare(); sp != nil {
 		c, err := sp.start(ctx, s)
 		if !errors.Is(err, errSpareGone) {
@@ -157,16 +158,20 @@ func (c *Child) Kill() {
 	c.killOnce.Do(func() { _ = c.lifeline.Close() })
 }
 
-// Wait waits for the reaper to exit, so for the child and everything below
-// it to be gone, and returns the child's wait status. If the reaper was
-// killed before it could report, the status is the reaper's own and the
+// Wait waits for the reaper's report of the child's exit, which it sends
+// once the child and everything below it are gone, and returns the child's
+// wait status. The reaper process itself exits right after its report and
+// is not waited for (its exit takes a Go runtime's teardown, ~0.5 ms): it is
+// collected at once when it is gone already, else at a later Start or Wait,
+// or by init when this program exits. If the reaper was killed before it
+// could report, Wait waits for it, the status is the reaper's own and the
 // error wraps ErrReaperDied. Call it exactly once.
 func (c *Child) Wait() (syscall.WaitStatus, error) {
 	var ws syscall.WaitStatus
 	reported := false
-	for {
+	for !reported {
 		line, err := c.status.ReadString('\n')
-		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "exit "); ok {
+		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "exit "); ok && strings.HasSuffix(line, "\n") {
 			if n, perr := strconv.ParseUint(v, 10, 32); perr == nil {
 				ws, reported = syscall.WaitStatus(n), true
 				timeline.Mark("child-exited", "pid", c.Pid, "status", ws)
@@ -176,13 +181,14 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 			break
 		}
 	}
-	own, werr := c.proc.Wait()
-	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
 	c.Kill()
 	_ = c.statusR.Close()
 	if reported {
+		c.proc.collect()
 		return ws, nil
 	}
+	own, werr := c.proc.Wait()
+	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
 	return own, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
 }
 
