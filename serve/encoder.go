@@ -34,15 +34,16 @@ type Encoder struct {
 	w     io.Writer
 	buf   []byte
 	held  []byte
-	err   error       // the first failed write
-	timer *time.Timer // flushes a held started frame
+	err   error         // the first failed write
+	timer *time.Timer   // flushes a held started frame
+	hold  time.Duration // startedHold (a test's may be longer)
 }
 
 // startedHold bounds how long a started frame waits for the lines after it.
 const startedHold = time.Millisecond
 
 // NewEncoder returns an Encoder writing to w.
-func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w, hold: startedHold} }
 
 // Frame writes f with "cell" first and the request id ("" leaves it out).
 func (e *Encoder) Frame(id string, cell int, f *frames.Frame) {
@@ -53,9 +54,9 @@ func (e *Encoder) Frame(id string, cell int, f *frames.Frame) {
 	if f.Type == frames.TypeStarted && len(e.held) == 0 {
 		e.held = append(e.held, e.buf...)
 		if e.timer == nil {
-			e.timer = time.AfterFunc(startedHold, func() { _ = e.Flush() })
+			e.timer = time.AfterFunc(e.hold, func() { _ = e.Flush() })
 		} else {
-			e.timer.Reset(startedHold)
+			e.timer.Reset(e.hold)
 		}
 		return
 	}
@@ -155,6 +156,7 @@ func (e *Encoder) Flush() error {
 	if len(e.held) > 0 {
 		e.write(e.held)
 		e.held = e.held[:0]
+		e.disarm()
 	}
 	return e.err
 }
@@ -167,8 +169,17 @@ func (e *Encoder) writeLocked(line []byte, hold bool) {
 		e.held = append(e.held, line...)
 		e.write(e.held)
 		e.held = e.held[:0]
+		e.disarm()
 	default:
 		e.write(line)
+	}
+}
+
+// disarm stops the started frame's timer once nothing is held: left armed,
+// it would wake the process startedHold after every quick cell for nothing.
+func (e *Encoder) disarm() {
+	if e.timer != nil {
+		e.timer.Stop()
 	}
 }
 

@@ -111,6 +111,35 @@ func TestEncoderHoldsStarted(t *testing.T) {
 	}
 }
 
+// Once a held started frame went out with the lines after it, its timer is
+// stopped: left armed, it would wake an idle server after every quick cell.
+func TestEncoderDisarmsStartedTimer(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(e *Encoder)
+	}{
+		{"next line", func(e *Encoder) {
+			e.Frame("r", 0, &frames.Frame{Type: frames.TypeStdout, Data: "x"})
+		}},
+		{"Flush", func(e *Encoder) { _ = e.Flush() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w writes
+			e := NewEncoder(&w)
+			e.hold = time.Hour // only a write can end the hold
+			e.Frame("r", 0, &frames.Frame{Type: frames.TypeStarted})
+			tt.write(e)
+			if len(w) != 1 || !strings.Contains(w[0], `"type":"started"`) {
+				t.Fatalf("wrote %q, want the started frame", w)
+			}
+			if e.timer.Stop() {
+				t.Fatal("the started frame's timer is still armed after it was written")
+			}
+		})
+	}
+}
+
 // lockedWrites is writes for an Encoder whose timer writes from its own
 // goroutine.
 type lockedWrites struct {

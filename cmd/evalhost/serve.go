@@ -99,7 +99,9 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		Trace:        ipcTraceFunc(logger),
 	})
 	ctx, stopSignals := serveSignals(srv, logger)
-	err = srv.Serve(ctx, stdin, stdout)
+	in, restoreIn := pollableInput(stdin)
+	err = srv.Serve(ctx, in, stdout)
+	restoreIn()
 	stopSignals()
 	switch {
 	case err == nil:

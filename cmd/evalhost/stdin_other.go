@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "io"
+
+// pollableInput leaves in as it is where pipes are not polled here.
+func pollableInput(in io.Reader) (io.Reader, func()) { return in, func() {} }
