@@ -87,19 +87,24 @@ func (c *serveClient) next(id string, ch chan reply) (reply, bool) {
 		default:
 		}
 		r, ok := c.readLine()
-		<-c.reading
 		if !ok {
+			<-c.reading
 			continue // ch is closed
 		}
 		if r.ID == id {
+			<-c.reading
 			return r, true
 		}
+		// Passed on before the token is given back: given back first, the
+		// other request could take it, find its channel still empty, read
+		// its own next line and so see its end before its cell_end.
 		c.mu.Lock()
 		other := c.waiters[r.ID]
 		c.mu.Unlock()
 		if other != nil {
 			other <- r
 		}
+		<-c.reading
 	}
 }
 
