@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -14,30 +15,47 @@ import (
 // exit) has no later cell to go to: it is the last cell's output. The pump
 // sends it behind the cell's done frame, and Execute relays it until the
 // streams end, so it reaches the caller before Execute returns, as the
-// cell's stdout and stderr, after everything the cell itself wrote.
+// cell's stdout and stderr, after everything the cell itself wrote. The
+// runner keeps the last cell's position marks going as it exits, so the
+// two streams keep their order there too.
 
-// exitText routes text a last cell's interpreter wrote after the cell's
-// end mark on fd: held until the cell is complete (text of the cell's own
-// may still be on its way on the other fd), then sent as read.
+// exitText keeps text a last cell's interpreter wrote after the cell's end
+// mark on fd until the cell is complete: text of the cell's own may still
+// be on its way on the other fd.
 func (r *router) exitText(fd int, f frames.Frame) {
 	c := r.cur
 	if fd == 2 {
 		r.p.tail.Write([]byte(f.Data))
 	}
-	f.ID = c.id
-	if c.exiting {
-		c.out <- f
-		return
-	}
-	f.Data = r.p.own(fd, f.Data)
-	c.after = append(c.after, f)
+	f.ID, f.Data = c.id, r.p.own(fd, f.Data)
+	c.after = append(c.after, heldText{epoch: c.posSeen[fd], frame: f})
 }
 
-// sendAfter sends the exit-time text held for the current cell.
+// beginExit starts a complete last cell's exit: from here its output is
+// routed as a running cell's, behind the position marks and sync frames
+// the runner writes as it exits (core._exit_fast), so stdout and stderr
+// keep the order they were written in. Until the streams end, the fds
+// are not marked ended.
+func (r *router) beginExit() {
+	c := r.cur
+	c.exiting = true
+	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
+	// Held in arrival order; a later epoch is text after a later mark, so
+	// a stable sort by epoch puts each fd's text after the other's before it.
+	slices.SortStableFunc(c.after, func(a, b heldText) int { return a.epoch - b.epoch })
+	c.held, c.after = c.after, nil
+	for _, h := range c.held {
+		c.heldBytes += len(h.frame.Data)
+	}
+	r.releaseHeld(false)
+}
+
+// sendAfter sends exit-time text held for a last cell that never became
+// complete (its streams ended first), as it was read.
 func (r *router) sendAfter() {
 	c := r.cur
-	for _, f := range c.after {
-		c.out <- f
+	for _, h := range c.after {
+		c.out <- h.frame
 	}
 	c.after = nil
 }

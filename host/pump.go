@@ -52,10 +52,10 @@ type cell struct {
 
 	// A last cell (ExitAfterNextCell) owns what its interpreter writes as
 	// it exits (atexit handlers, finalizers, threads' last lines; exitout.go):
-	// held in after until the cell is complete, then sent behind done as
-	// read (exiting), until the streams end.
+	// held in after until the cell is complete, then sent behind done
+	// (exiting), in order by the exit's own sync marks, until the streams end.
 	leaving, exiting bool
-	after            []frames.Frame
+	after            []heldText
 }
 
 // maxHeld bounds text held behind a position mark whose frame is late (a
@@ -108,6 +108,7 @@ func (p *Process) pump() {
 		r.release()
 		r.flushEarly()
 		r.sendAfter()
+		r.releaseHeld(true)
 		r.cur.out <- frames.Frame{Type: endOfCell}
 	}
 }
@@ -229,7 +230,7 @@ func (r *router) text(fd int, s string) {
 	f := frames.Frame{Type: streamType(fd), Data: s}
 	c := r.cur
 	switch {
-	case c != nil && c.marked[fd] && c.leaving:
+	case c != nil && c.marked[fd] && c.leaving && !c.exiting:
 		r.exitText(fd, f)
 	case c == nil || c.marked[fd]:
 		if fd == 2 {
@@ -438,8 +439,7 @@ func (r *router) finishIfComplete() {
 	r.lateC = nil
 	c.out <- *c.done
 	if c.leaving {
-		c.exiting = true
-		r.sendAfter() // the cell stays current until the streams end
+		r.beginExit() // the cell stays current until the streams end
 		return
 	}
 	c.out <- frames.Frame{Type: endOfCell}

@@ -74,13 +74,11 @@ func lastLine(s string) string {
 	return s[strings.LastIndexByte(s, '\n')+1:] + "\n"
 }
 
-// Exit-time output comes after every cell's output, on both streams (as
-// `python3 -u` shows them on one pipe). Across stdout and stderr, exit-time
-// text keeps the order it is read in (no cell's sync marks order it), so
-// the exit here writes to one stream.
+// Exit-time output comes after every cell's output, stdout and stderr in
+// the order written (as `python3 -u` shows them on one pipe).
 func TestRunAtExitOrder(t *testing.T) {
 	cells := []string{"import atexit, sys\nprint('cell 1')",
-		"@atexit.register\ndef bye():\n    print('exit out')\n    print('exit out again')",
+		"@atexit.register\ndef bye():\n    print('exit out')\n    print('exit err', file=sys.stderr)\n    print('exit out again')",
 		"print('cell 3'); print('cell 3 err', file=sys.stderr)"}
 	cmd := command(t, "run", "-c", cells[0], "-c", cells[1], "-c", cells[2])
 	var both bytes.Buffer
