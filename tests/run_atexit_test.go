@@ -142,3 +142,23 @@ func TestRunSessionAtExitRuns(t *testing.T) {
 		t.Errorf("kill: %v\n%s", err, b)
 	}
 }
+
+// A one-shot run waits for its interpreter's exit within the last cell's
+// --timeout, as `python3 -c` waits for non-daemon threads; an interpreter
+// still running then gets --grace, is stopped, and the run says so and
+// exits as a timeout.
+func TestRunAtExitTimeout(t *testing.T) {
+	out, errOut, code := runEvalhost(t, "", "run", "--timeout", "1", "--grace", "200ms", "-c",
+		"import threading, time\ndef f():\n    print('thread', flush=True)\n    time.sleep(600)\nthreading.Thread(target=f).start()")
+	if code != 124 {
+		t.Errorf("exit %d, want 124 (timeout); stderr:\n%s", code, errOut)
+	}
+	if out != "thread\n" {
+		t.Errorf("stdout %q, want the thread's line", out)
+	}
+	for _, want := range []string{"the interpreter was still running", "Command timed out after 1 seconds"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
