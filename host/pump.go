@@ -107,8 +107,8 @@ func (p *Process) pump() {
 	if r.cur != nil {
 		r.release()
 		r.flushEarly()
-		r.sendAfter()
 		r.releaseHeld(true)
+		r.sendAfter()
 		r.cur.out <- frames.Frame{Type: endOfCell}
 	}
 }
