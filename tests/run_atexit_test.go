@@ -162,3 +162,20 @@ func TestRunAtExitTimeout(t *testing.T) {
 		}
 	}
 }
+
+// An interpreter whose last cell was skipped after a failure still exits as
+// python3 does after an uncaught error: its atexit handlers' output is shown
+// (after the failed cell's; with --json, tagged with it, before the end line).
+func TestRunAtExitAfterAFailure(t *testing.T) {
+	cells := []string{"import atexit\n@atexit.register\ndef bye():\n    print('bye')", "1/0", "print('never')"}
+	out, errOut, code := runEvalhost(t, "", "run", "-c", cells[0], "-c", cells[1], "-c", cells[2])
+	pyOut, _, pyCode := python(t, false, "-c", cells[0]+"\n"+cells[1]+"\n"+cells[2])
+	if out != pyOut || code != pyCode {
+		t.Errorf("stdout %q, exit %d; python3 -c: %q, %d; stderr:\n%s", out, code, pyOut, pyCode, errOut)
+	}
+	js, _, _ := runEvalhost(t, "", "run", "--json", "-c", cells[0], "-c", cells[1], "-c", cells[2])
+	lines := strings.Split(strings.TrimSpace(js), "\n")
+	if n := len(lines); n < 2 || lines[n-2] != `{"cell":1,"type":"stdout","data":"bye\n"}` {
+		t.Errorf("--json: the line before the end is not the exit's output of cell 1:\n%s", js)
+	}
+}
