@@ -97,7 +97,11 @@
 //	    env: set (a null value unsets) these os.environ entries before the cell.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
-//	    Leave: the runner returns from its loop and exits 0.
+//	    Leave: the runner returns from its loop and exits 0. What it writes
+//	    on fd 1 and 2 as it exits (atexit handlers, finalizers, threads) goes
+//	    on under the last cell's position marks and sync frames (ids of that
+//	    cell, positions after its last), so a host that counts it as that
+//	    cell's output keeps the two streams in order.
 //
 // # Runner → host (fd 3), and what every backend emits
 //

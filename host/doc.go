@@ -30,6 +30,11 @@
 // ExitAfterNextCell makes the next cell the interpreter's last: the exit
 // request is written right behind it, so the runner leaves as soon as the
 // cell ends (a one-shot run's last cell), not after another round trip.
+// What the interpreter writes as it exits (atexit handlers, finalizers,
+// threads) is then that cell's output, in order after its own, and Execute
+// returns once the output streams end: the exit is part of the cell, bounded
+// by its context and then Options.Grace (exitout.go). Output written while
+// no cell runs otherwise goes to the next cell, and at exit to no one.
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,

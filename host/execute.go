@@ -54,7 +54,7 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 	if err := ctx.Err(); err != nil {
 		return frames.Frame{}, fmt.Errorf("execute: cell %q not sent: %w", req.ID, err)
 	}
-	c := &cell{id: req.ID, out: p.out}
+	c := &cell{id: req.ID, out: p.out, leaving: p.lastCell.Load()}
 	if !p.offer(c) {
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
@@ -149,21 +149,35 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 		ctxDone = ctx.Done()
 		esc     escalation
 		wake    wakeups
+		exit    exitWait // a last cell's wait for the exit (exitout.go)
 		started bool
 		pending bool // cancelled before the runner started the cell
 	)
 	defer esc.stop()
 	defer wake.stop()
+	defer exit.stop()
 	for {
 		select {
 		case f := <-c.out:
 			if f.Type == endOfCell {
+				if done != nil && exit.cut {
+					done.Cancelled = true // it ran on past the cell's time
+				}
 				return p.outcome(c, done, killed || esc.killed)
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {
 				final = f
 				done = &final
 				wake.stop()
+				if c.leaving {
+					// The cell ended: its interpreter's exit follows. An
+					// interrupt's ladder no longer applies; the exit's does.
+					esc.stop()
+					killed, esc = killed || esc.killed, escalation{}
+					if ctx.Err() != nil {
+						exit.arm(p.opts.Grace)
+					}
+				}
 				continue
 			}
 			if f.Type == frames.TypeInterrupted {
@@ -184,7 +198,11 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 		case <-ctxDone:
 			ctxDone = nil
 			if done != nil {
-				continue // it finished; only its end marks are still on the way
+				if c.leaving {
+					exit.cut = true
+					exit.arm(p.opts.Grace)
+				}
+				continue // it finished; only its end marks (or its exit) are still on the way
 			}
 			if started {
 				p.interruptCell(&wake)
@@ -196,6 +214,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			esc.step(p)
 		case <-wake.c:
 			p.wakeCell(&wake)
+		case <-exit.c:
+			exit.step(p, c.id, out)
 		}
 	}
 }

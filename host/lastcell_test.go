@@ -94,3 +94,76 @@ func TestRunnerStaysWithoutExitAfter(t *testing.T) {
 		t.Fatal("the runner left without being asked")
 	}
 }
+
+// What a last cell's interpreter writes as it exits (atexit, finalizers, a
+// non-daemon thread) is the cell's output: Execute relays it after all of
+// the cell's own, before it returns, stdout and stderr in the order written.
+func TestLastCellCarriesExitOutput(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	p.ExitAfterNextCell()
+	code := `import atexit, sys, threading
+class A:
+    def __del__(self):
+        print("del")
+a = A()
+def later():
+    threading.main_thread().join()  # the cell has ended: the runner is exiting
+    print("thread")
+threading.Thread(target=later).start()
+@atexit.register
+def bye():
+    print("bye")
+    print("bye err", file=sys.stderr)
+    sys.stdout.write("no newline")
+print("cell")
+print("cell err", file=sys.stderr)`
+	r := execute(t, p, context.Background(), code)
+	if r.err != nil || r.done.Status != frames.StatusOK || r.done.Cancelled {
+		t.Fatalf("done %+v, err %v; want ok", r.done, r.err)
+	}
+	if r.stdout() != "cell\nthread\nbye\nno newlinedel\n" || r.stderr() != "cell err\nbye err\n" {
+		t.Errorf("stdout %q, stderr %q; frames:\n%s", r.stdout(), r.stderr(), dumpFrames(r.frames))
+	}
+	var both strings.Builder
+	for _, f := range r.frames {
+		if f.Type == frames.TypeStdout || f.Type == frames.TypeStderr {
+			both.WriteString(f.Data)
+		}
+	}
+	if want := "cell\ncell err\nthread\nbye\nbye err\nno newlinedel\n"; both.String() != want {
+		t.Errorf("stdout and stderr together %q, want %q; frames:\n%s", both.String(), want, dumpFrames(r.frames))
+	}
+}
+
+// The wait for a last cell's interpreter to exit lasts as long as the
+// cell's context: once it ends, the interpreter has the grace to leave,
+// then it is stopped; the cell reads as cancelled, with a warning saying
+// why its output may end early.
+func TestLastCellExitOutlivesContext(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
+	p.ExitAfterNextCell()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := `import threading, time
+def forever():
+    threading.main_thread().join()
+    print("exiting", flush=True)
+    time.sleep(600)
+threading.Thread(target=forever).start()`
+	r := &run{}
+	r.done, r.err = p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
+		r.frames = append(r.frames, f)
+		if f.Type == frames.TypeStdout && strings.Contains(f.Data, "exiting") {
+			cancel()
+		}
+	})
+	if r.err != nil || !r.done.Cancelled {
+		t.Fatalf("done %+v, err %v; want a cancelled done", r.done, r.err)
+	}
+	if w, ok := r.first(frames.TypeWarning); !ok || !strings.Contains(w.Message, "was still running") {
+		t.Errorf("warning %+v; want one saying the interpreter was stopped; frames:\n%s", w, dumpFrames(r.frames))
+	}
+	<-p.Done()
+}

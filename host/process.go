@@ -126,8 +126,11 @@ func (p *Process) Kill() error {
 // last: the exit request follows it at once, so the runner leaves as soon
 // as the cell ends rather than after another round trip (a one-shot run's
 // last cell). The cell itself runs, is interrupted and reports as any
-// other; Execute calls after it fail with ErrClosed; Close still waits for
-// the runner's exit, as always.
+// other; what the interpreter writes as it exits is the cell's output, and
+// its Execute returns once the interpreter's output has ended (while ctx
+// lasts; then it has Options.Grace to exit before it is stopped, and the
+// done reads cancelled). Execute calls after it fail with ErrClosed; Close
+// still waits for the runner's exit, as always.
 func (p *Process) ExitAfterNextCell() { p.lastCell.Store(true) }
 
 // requestExit writes the exit request and closes stdin, which the runner

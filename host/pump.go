@@ -49,6 +49,13 @@ type cell struct {
 	held      []heldText
 	heldBytes int
 	unordered bool // gave up exact order: too much text waited for a frame
+
+	// A last cell (ExitAfterNextCell) owns what its interpreter writes as
+	// it exits (atexit handlers, finalizers, threads' last lines; exitout.go):
+	// held in after until the cell is complete, then sent behind done
+	// (exiting), in order by the exit's own sync marks, until the streams end.
+	leaving, exiting bool
+	after            []heldText
 }
 
 // maxHeld bounds text held behind a position mark whose frame is late (a
@@ -100,6 +107,8 @@ func (p *Process) pump() {
 	if r.cur != nil {
 		r.release()
 		r.flushEarly()
+		r.releaseHeld(true)
+		r.sendAfter()
 		r.cur.out <- frames.Frame{Type: endOfCell}
 	}
 }
@@ -221,6 +230,8 @@ func (r *router) text(fd int, s string) {
 	f := frames.Frame{Type: streamType(fd), Data: s}
 	c := r.cur
 	switch {
+	case c != nil && c.marked[fd] && c.leaving && !c.exiting:
+		r.exitText(fd, f)
 	case c == nil || c.marked[fd]:
 		if fd == 2 {
 			r.p.tail.Write([]byte(s))
@@ -419,7 +430,7 @@ func (r *router) markTimeout() {
 
 func (r *router) finishIfComplete() {
 	c := r.cur
-	if c == nil || !c.complete() {
+	if c == nil || c.exiting || !c.complete() {
 		return
 	}
 	r.flushEarly()
@@ -427,6 +438,10 @@ func (r *router) finishIfComplete() {
 	r.late.Stop()
 	r.lateC = nil
 	c.out <- *c.done
+	if c.leaving {
+		r.beginExit() // the cell stays current until the streams end
+		return
+	}
 	c.out <- frames.Frame{Type: endOfCell}
 	r.cur = nil
 }

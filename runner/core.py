@@ -598,7 +598,10 @@ def _exit_fast():
     threads are joined and atexit handlers run, as at a normal exit; the cells'
     namespace is cleared and collected so its objects' finalizers run (an open
     file flushes), files left open elsewhere are flushed, and so are the std
-    streams."""
+    streams. What all this prints is the last cell's output to the host
+    (host/exitout.go): the cell's position marks go on, so stdout and
+    stderr keep their order there as in the cell."""
+    _wire._cur.positioning = True
     threading = sys.modules.get("threading")
     if threading is not None:
         try:

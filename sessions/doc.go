@@ -13,7 +13,13 @@
 //     exit request right behind it where the executor can take that
 //     (host.Process.ExitAfterNextCell), so it leaves as soon as that cell
 //     ends; the cell runs, is stopped and reports as any other, and its
-//     interpreter's exit does not count as lost state.
+//     interpreter's exit does not count as lost state. What the interpreter
+//     prints as it exits (atexit, finalizers, threads) is that cell's output,
+//     and its timeout covers the exit (host.Process.ExitAfterNextCell); when a
+//     failure skipped that cell, an empty one leaves in its place and its exit
+//     output is emitted under the last cell of its language that ran. A
+//     cancelled request's and a session's interpreters print at exit to no
+//     one: that output is dropped.
 //   - A cell's reset restarts the session's interpreters before it runs; a
 //     reset while another reset of the session is in progress is rejected
 //     with ErrResetInProgress.

@@ -109,6 +109,9 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 			res.FailedCell, res.Status = i, cr.Status
 		}
 	}
+	if job == nil && res.FailedCell >= 0 {
+		j.exitSkipped(ctx, &res, last, emit)
+	}
 	return res, nil
 }
 

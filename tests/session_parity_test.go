@@ -17,6 +17,12 @@ import (
 // parityNorms are the only differences allowed between a one-shot run and
 // the same run attached to the background process (issue 16: "behave
 // exactly as in a one-shot run"), each named for why it differs.
+//
+// One difference no norm can name, so no case here prints at exit: what the
+// interpreter prints as it exits (atexit handlers, finalizers, a non-daemon
+// thread's last lines) is a one-shot run's last output, but an attached
+// run's interpreter lives on in its session, and prints that when the
+// session ends, to no run (TestRunPrintsAtExit, TestRunSessionAtExitRuns).
 var parityNorms = []struct {
 	name string
 	re   *regexp.Regexp

@@ -1,0 +1,104 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// A cell sent after ExitAfterNextCell is its interpreter's last, and what
+// the interpreter writes on fd 1 and 2 after the cell's end marks (atexit
+// handlers, finalizers, a non-daemon thread's last prints, text flushed at
+// exit) has no later cell to go to: it is the last cell's output. The pump
+// sends it behind the cell's done frame, and Execute relays it until the
+// streams end, so it reaches the caller before Execute returns, as the
+// cell's stdout and stderr, after everything the cell itself wrote. The
+// runner keeps the last cell's position marks going as it exits, so the
+// two streams keep their order there too.
+
+// exitText keeps text a last cell's interpreter wrote after the cell's end
+// mark on fd until the cell is complete: text of the cell's own may still
+// be on its way on the other fd.
+func (r *router) exitText(fd int, f frames.Frame) {
+	c := r.cur
+	if fd == 2 {
+		r.p.tail.Write([]byte(f.Data))
+	}
+	f.ID, f.Data = c.id, r.p.own(fd, f.Data)
+	c.after = append(c.after, heldText{epoch: c.posSeen[fd], frame: f})
+}
+
+// beginExit starts a complete last cell's exit: from here its output is
+// routed as a running cell's, behind the position marks and sync frames
+// the runner writes as it exits (core._exit_fast), so stdout and stderr
+// keep the order they were written in. Until the streams end, the fds
+// are not marked ended.
+func (r *router) beginExit() {
+	c := r.cur
+	c.exiting = true
+	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
+	// Held in arrival order; a later epoch is text after a later mark, so
+	// a stable sort by epoch puts each fd's text after the other's before it.
+	slices.SortStableFunc(c.after, func(a, b heldText) int { return a.epoch - b.epoch })
+	c.held, c.after = c.after, nil
+	for _, h := range c.held {
+		c.heldBytes += len(h.frame.Data)
+	}
+	r.releaseHeld(false)
+}
+
+// sendAfter sends exit-time text held for a last cell that never became
+// complete (its streams ended first), as it was read.
+func (r *router) sendAfter() {
+	c := r.cur
+	for _, h := range c.after {
+		c.out <- h.frame
+	}
+	c.after = nil
+}
+
+// exitWait bounds a last cell's wait for its interpreter to exit. The wait
+// is part of the cell and lasts while the cell's context does, as
+// `python3 -c` waits for non-daemon threads; once the context has ended
+// (the cell's timeout, an interrupt) the interpreter has Options.Grace to
+// exit, then it gets SIGTERM and, termGrace later, SIGKILL, as Close would
+// give it. The runner ignores SIGINT between cells, so none is sent.
+type exitWait struct {
+	t      *time.Timer
+	c      <-chan time.Time
+	termed bool
+	cut    bool // the context ended while the interpreter was exiting
+}
+
+func (w *exitWait) arm(d time.Duration) {
+	if w.t != nil {
+		return
+	}
+	w.t = time.NewTimer(d)
+	w.c = w.t.C
+}
+
+// step stops the interpreter that outlived the wait, saying so in the cell's
+// output first.
+func (w *exitWait) step(p *Process, id string, out relay) {
+	if w.termed {
+		w.c = nil
+		_ = p.signalGroup(syscall.SIGKILL)
+		return
+	}
+	w.termed = true
+	out.send(frames.Frame{Type: frames.TypeWarning, ID: id, Message: fmt.Sprintf(
+		"the interpreter was still running %s after its last cell's time ran out (a non-daemon thread or an atexit handler); it was stopped, and what it would have printed after this is lost",
+		p.opts.Grace)})
+	_ = p.signalGroup(syscall.SIGTERM)
+	w.t.Reset(termGrace)
+}
+
+func (w *exitWait) stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
