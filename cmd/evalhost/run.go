@@ -117,32 +117,11 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	// Every flag is checked before stdin is read: a mistake is reported at
 	// once, not after the user has typed (or piped) the cells.
-	lang, ok := sessions.ParseLanguage(f.lang)
-	if !ok {
-		fmt.Fprintf(stderr, "evalhost run: --language must be py (or python) or sh (or bash, shell), not %q\n", f.lang)
+	if err := checkRunFlags(&f, fs); err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
-	}
-	f.lang = lang
-	if f.timeout < 0 {
-		fmt.Fprintf(stderr, "evalhost run: --timeout %d: want seconds from 1 to 600 (0 means the default, 30)\n", f.timeout)
-		return exitUsage
-	}
-	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
-	if f.cwd != "" {
-		if err := checkCwdFlag(f.cwd); err != nil {
-			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-			return exitUsage
-		}
 	}
 	attached := fs.Changed("session")
-	if f.detach && !attached {
-		fmt.Fprintln(stderr, "evalhost run: --detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
-		return exitUsage
-	}
-	if msg := attachedUnsupported(f, fs.Changed("grace")); attached && msg != "" {
-		fmt.Fprintf(stderr, "evalhost run: %s\n", msg)
-		return exitUsage
-	}
 	stopProfile, ok := f.profile.start("run", stderr)
 	if !ok {
 		return exitUsage
@@ -173,6 +152,33 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
 	return runCells(cells, f, tools, stdout, stderr, logger)
+}
+
+// checkRunFlags checks the flags that need no input, normalising the
+// language and capping the timeout.
+func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
+	lang, ok := sessions.ParseLanguage(f.lang)
+	if !ok {
+		return fmt.Errorf("--language must be py (or python) or sh (or bash, shell), not %q", f.lang)
+	}
+	f.lang = lang
+	if f.timeout < 0 {
+		return fmt.Errorf("--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
+	}
+	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
+	if f.cwd != "" {
+		if err := checkCwdFlag(f.cwd); err != nil {
+			return err
+		}
+	}
+	attached := fs.Changed("session")
+	if f.detach && !attached {
+		return errors.New("--detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
+	}
+	if msg := attachedUnsupported(*f, fs.Changed("grace")); attached && msg != "" {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 func sourceName(arg string) string {
@@ -251,30 +257,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	// No tools, no tool bridge: a server listening on loopback for calls
-	// that can only fail costs every run its start and shutdown.
-	envHook := func() (map[string]string, error) { return map[string]string{bridge.EnvNoTools: "1"}, nil }
-	runHook := func(sessions.RunInfo, bool) {}
-	if len(tools) > 0 {
-		toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
-		defer toolServer.Close()
-		envHook = toolServer.Env
-		runHook = func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) }
-	}
-	reg := sessions.New(sessions.Config{
-		Starters: starters,
-		Grace:    f.grace,
-		EnvHook:  envHook,
-		RunHook:  runHook,
-		Home:     home,
-		Python:   f.python,
-		// Only a tail the human view cuts (--max-output) spills: live and
-		// --json output is seen whole, and a copy on disk would cost most
-		// of the run's time. Live output is the program's own bytes, as
-		// python prints them, for the pipeline or file it goes to.
-		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
-			Passthrough: f.maxOutput == 0 && !f.json, Store: artifactStore(home)},
-	})
+	reg, closeTools := newRunRegistry(f, tools, home, starters)
+	defer closeTools()
 	defer func() {
 		reg.Close()
 		timeline.Mark("closed") // the interpreters have exited
@@ -316,6 +300,36 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	}
 	out.end(res)
 	return exitCode(res, interrupts > 0)
+}
+
+// newRunRegistry is a one-shot run's registry, with its tool bridge when
+// there are tools; closeTools ends the bridge after the registry closed.
+func newRunRegistry(f runFlags, tools map[string]string, home string, starters map[string]sessions.Starter) (reg *sessions.Registry, closeTools func()) {
+	// No tools, no tool bridge: a server listening on loopback for calls
+	// that can only fail costs every run its start and shutdown.
+	envHook := func() (map[string]string, error) { return map[string]string{bridge.EnvNoTools: "1"}, nil }
+	runHook := func(sessions.RunInfo, bool) {}
+	closeTools = func() {}
+	if len(tools) > 0 {
+		toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
+		closeTools = func() { toolServer.Close() }
+		envHook = toolServer.Env
+		runHook = func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) }
+	}
+	return sessions.New(sessions.Config{
+		Starters: starters,
+		Grace:    f.grace,
+		EnvHook:  envHook,
+		RunHook:  runHook,
+		Home:     home,
+		Python:   f.python,
+		// Only a tail the human view cuts (--max-output) spills: live and
+		// --json output is seen whole, and a copy on disk would cost most
+		// of the run's time. Live output is the program's own bytes, as
+		// python prints them, for the pipeline or file it goes to.
+		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
+			Passthrough: f.maxOutput == 0 && !f.json, Store: artifactStore(home)},
+	}), closeTools
 }
 
 // timedEmit marks the first output of a cell on the EVALHOST_DEBUG timeline.
