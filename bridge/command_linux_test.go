@@ -1,9 +1,11 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,4 +68,35 @@ func TestCommandLeftoversLinger(t *testing.T) {
 		t.Errorf("process %d left by a tool outlived Close", b)
 	}
 	tools.Close() // twice is fine
+}
+
+// A process that has ended is not a leftover, though its parent has not
+// reaped it yet (the reaper reaps on SIGCHLD, after the kill): here the
+// parent never reaps, so the zombie stays listed below it.
+func TestDescendantsSkipsEnded(t *testing.T) {
+	testkit.Clean(t, time.Minute)
+	cmd := exec.Command("sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $!; exec sleep 301`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	kid, _ := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || kid <= 0 {
+		t.Fatalf("child pid: %q %v", line, err)
+	}
+	if n, ok := descendants(cmd.Process.Pid); !ok || n != 1 {
+		t.Fatalf("descendants with one child running = %d, %v; want 1, true", n, ok)
+	}
+	syscall.Kill(kid, syscall.SIGKILL)
+	if !gone(kid) {
+		t.Fatalf("process %d did not end", kid)
+	}
+	if n, ok := descendants(cmd.Process.Pid); !ok || n != 0 {
+		t.Errorf("descendants with only an ended (zombie) child = %d, %v; want 0, true", n, ok)
+	}
 }
