@@ -48,8 +48,8 @@
 //     it for a notification), and the id of a request not answered yet
 //     (the SDK drops it unanswered). So the end of stdin, which ends the
 //     connection once every request taken was answered (a cancelled one
-//     included), or at once when RunStdio's context ends, waits for
-//     nothing that never comes.
+//     included) and each answer written out, or at once when RunStdio's
+//     context ends, waits for nothing that never comes.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

@@ -253,7 +253,9 @@ func (c *stdioConn) writeResponse(resp *jsonrpc.Response) {
 	if err != nil {
 		return // cannot be: the result is JSON already
 	}
-	c.pending.answered(resp.ID)
+	// The end of input waits until written: before, it could see the
+	// answer noted, close the connection, and leave it unwritten.
+	defer c.pending.answering(resp.ID)()
 	select {
 	case <-c.closed: // as the SDK writes nothing once it shut down
 	default:

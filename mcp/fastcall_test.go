@@ -39,6 +39,7 @@ type stdioPeer struct {
 	mu      sync.Mutex
 	got     map[string]string // response line by raw id
 	arrived chan struct{}     // a response came
+	ended   chan struct{}     // closed once the output ended (runStdio returned)
 }
 
 func newStdioPeer(t *testing.T, fast bool) *stdioPeer {
@@ -56,7 +57,8 @@ func newStdioPeer(t *testing.T, fast bool) *stdioPeer {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := &stdioPeer{t: t, srv: srv, in: inW, done: make(chan error, 1), got: map[string]string{}, arrived: make(chan struct{}, 1)}
+	p := &stdioPeer{t: t, srv: srv, in: inW, done: make(chan error, 1), got: map[string]string{},
+		arrived: make(chan struct{}, 1), ended: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { p.done <- srv.runStdio(ctx, inR, outW, 0, fast); outW.Close() }()
 	go p.collect(outR)
@@ -79,6 +81,7 @@ func (p *stdioPeer) finish() error {
 }
 
 func (p *stdioPeer) collect(out io.Reader) {
+	defer close(p.ended)
 	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -117,6 +120,17 @@ func (p *stdioPeer) await(id string) string {
 			p.t.Fatalf("no response to %s", id)
 		}
 	}
+}
+
+// answeredByEnd returns the response with this id once the output ended:
+// what runStdio wrote before it returned, without waiting for more.
+func (p *stdioPeer) answeredByEnd(id string) (string, bool) {
+	p.t.Helper()
+	if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
+		p.t.Fatalf("runStdio = %v", err)
+	}
+	<-p.ended
+	return p.answered(id)
 }
 
 // forget drops the response with this id, so that await waits for the next.
@@ -278,7 +292,8 @@ func TestFastPathCancelInterrupts(t *testing.T) {
 
 // While a fast call's cell runs, the next requests are read and answered:
 // one for the SDK (tools/list) and a fast eval in another session. The
-// input's end waits for the running call's answer.
+// input's end waits for the answers of the calls running, the cancelled
+// one's included.
 func TestFastPathReadsOnDuringACall(t *testing.T) {
 	leakcheck.Check(t, leakcheck.Options{})
 	p := newStdioPeer(t, true)
@@ -296,16 +311,47 @@ func TestFastPathReadsOnDuringACall(t *testing.T) {
 	}
 	p.cancel(1)
 	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"session":"other","cells":[{"code":"import time; time.sleep(0.2); 6*7"}]}}}`)
-	if err := p.finish(); err != nil && !errors.Is(err, io.EOF) {
-		t.Fatalf("runStdio = %v", err)
+	// The input ends with call 4 running and call 1's cancel under way:
+	// both were read, so both are answered before runStdio returns.
+	if line, ok := p.answeredByEnd("4"); !ok || !strings.Contains(line, `\n42"`) {
+		t.Fatalf("the call read before the input's end: %q (answered %v); want 42", line, ok)
 	}
-	if line := p.await("4"); !strings.Contains(line, `\n42"`) {
-		t.Fatalf("the call before the input's end: %s", line)
+	if line, ok := p.answeredByEnd("1"); !ok || !strings.Contains(line, `"status":"cancelled"`) {
+		t.Fatalf("the cancelled call: %q (answered %v); want status cancelled", line, ok)
 	}
-	// Call 1 was cancelled: its answer may come after the end, and then
-	// not at all, as with the SDK.
 	if n := p.srv.fastCalls.Load(); n != 3 {
 		t.Fatalf("%d calls took the fast path; want 3", n)
+	}
+}
+
+// A client that writes its requests and closes its input at once (echo
+// '…' | evalhost mcp) gets every answer before the server ends: the end
+// of input waits until each answer is written, not only noted, for the
+// fast path's calls and the SDK's requests alike. Many quick calls end
+// together, so that the last answer races the end in every round.
+func TestStdioEndAnswersEveryRequestRead(t *testing.T) {
+	for round := range 10 {
+		p := newStdioPeer(t, true)
+		p.handshake("2025-11-25")
+		var batch strings.Builder
+		for id := range 40 {
+			if id%4 == 3 {
+				fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+				continue
+			}
+			fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sessions","arguments":{}}}`+"\n", id)
+		}
+		if _, err := io.WriteString(p.in, batch.String()); err != nil {
+			t.Fatal(err)
+		}
+		for id := range 40 {
+			if line, ok := p.answeredByEnd(fmt.Sprint(id)); !ok || strings.Contains(line, `"error"`) {
+				t.Fatalf("round %d: request %d read before the input's end: %q (answered %v)", round, id, line, ok)
+			}
+		}
+		if p.srv.fastCalls.Load() != 30 {
+			t.Fatalf("round %d: %d calls took the fast path; want 30", round, p.srv.fastCalls.Load())
+		}
 	}
 }
 

@@ -14,10 +14,16 @@ import (
 // It holds exactly the requests that will be answered: admit answers itself
 // every request the SDK (or the fast path) would not answer under the id
 // the client sent (requestid.go), and a cancelled request is answered too.
+//
+// An answer leaves the list of ids before it is written, as the client may
+// reuse the id once it reads it, but the end waits until it is written:
+// the end closes the output, and an answer noted and not yet written was
+// lost when the end overtook its write.
 type inflight struct {
 	mu      sync.Mutex
 	ids     map[string]struct{} // by callKey
-	changed chan struct{}       // a request was answered
+	writing int                 // answers noted and not yet written
+	changed chan struct{}       // an answer was written
 }
 
 func newInflight() *inflight {
@@ -46,15 +52,24 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	return nil
 }
 
-// answered notes the response to the request with this id, before it is
-// written: the client may reuse the id once it reads the answer.
-func (f *inflight) answered(id jsonrpc.ID) {
+// answering notes the response to the request with this id, before it is
+// written, and returns what to call once the write is done (or failed).
+// Every answer's write must call it: the end of input waits for it.
+func (f *inflight) answering(id jsonrpc.ID) (written func()) {
 	k := callKey(id)
-	if k == "" {
-		return
-	}
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.ids[k]; !ok || k == "" {
+		return func() {} // not a request admitted (or answered twice)
+	}
 	delete(f.ids, k)
+	f.writing++
+	return f.written
+}
+
+func (f *inflight) written() {
+	f.mu.Lock()
+	f.writing--
 	f.mu.Unlock()
 	select {
 	case f.changed <- struct{}{}:
@@ -62,12 +77,13 @@ func (f *inflight) answered(id jsonrpc.ID) {
 	}
 }
 
-// wait returns once every request admitted was answered, or ctx ended
-// (a signal: the calls are then cancelled as the connection ends).
+// wait returns once every request admitted was answered and its answer
+// written, or ctx ended (a signal: the calls are then cancelled as the
+// connection ends).
 func (f *inflight) wait(ctx context.Context) {
 	for {
 		f.mu.Lock()
-		n := len(f.ids)
+		n := len(f.ids) + f.writing
 		f.mu.Unlock()
 		if n == 0 {
 			return

@@ -88,20 +88,31 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 
 // lockedWriter lets the lineGuard and the fast path write a line the SDK
 // never sees between the SDK's own messages, each written in one call.
+// A write after Close (a cancelled call ending after a signal) fails
+// without reaching w, whose descriptor may be closed or reused by then.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu     sync.Mutex
+	w      io.WriteCloser
+	closed bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return 0, io.ErrClosedPipe
+	}
 	return l.w.Write(p)
 }
 
+// Close closes w once; later calls return nil.
 func (l *lockedWriter) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
 	return l.w.Close()
 }
 

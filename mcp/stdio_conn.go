@@ -190,7 +190,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.pending.answered(resp.ID)
+		defer c.pending.answering(resp.ID)()
 		if c.fast {
 			c.noteAnswer(resp)
 		}

@@ -284,3 +284,33 @@ func BenchmarkCheckMessage(b *testing.B) {
 		}
 	}
 }
+
+// countingCloser records what reaches it, and how often it was closed.
+type countingCloser struct {
+	bytes.Buffer
+	closes int
+}
+
+func (c *countingCloser) Close() error { c.closes++; return nil }
+
+// A write after the output was closed (a cancelled call ending after a
+// signal) fails and never reaches the closed output; Close is safe twice.
+func TestLockedWriterAfterClose(t *testing.T) {
+	out := &countingCloser{}
+	lw := &lockedWriter{w: out}
+	if _, err := lw.Write([]byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Close(); err != nil || out.closes != 1 {
+		t.Fatalf("second Close = %v, output closed %d times; want nil, once", err, out.closes)
+	}
+	if n, err := lw.Write([]byte("b\n")); n != 0 || !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("Write after Close = %d, %v; want 0, io.ErrClosedPipe", n, err)
+	}
+	if out.String() != "a\n" {
+		t.Fatalf("output %q; want only what was written before Close", out.String())
+	}
+}
