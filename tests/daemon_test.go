@@ -52,18 +52,7 @@ func (h *daemonHome) cmd(args ...string) *exec.Cmd {
 
 func (h *daemonHome) run(args ...string) (stdout, stderr string, code int) {
 	h.t.Helper()
-	cmd := h.cmd(args...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		h.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runCaptured(h.t, h.cmd(args...), false)
 }
 
 // pid is the background process's, as a cell sees it (its interpreter's

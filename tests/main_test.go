@@ -2,6 +2,8 @@
 package tests
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,4 +44,25 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
 	return cmd
+}
+
+// runCaptured runs cmd to its end and returns what it wrote and its exit
+// code; combined sends stderr into stdout (one pipe, as a terminal sees
+// both). A command that could not run at all fails the test.
+func runCaptured(t testing.TB, cmd *exec.Cmd, combined bool) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if combined {
+		cmd.Stderr = &out
+	}
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("running %s: %v", cmd.Path, err)
+	}
+	return out.String(), errb.String(), code
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,20 +15,7 @@ func python(t *testing.T, combined bool, args ...string) (stdout, stderr string,
 	t.Helper()
 	cmd := exec.Command("python3", args...)
 	cmd.Dir = t.TempDir()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if combined {
-		cmd.Stderr = &out
-	}
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("running python3: %v", err)
-	}
-	return out.String(), errb.String(), code
+	return runCaptured(t, cmd, combined)
 }
 
 // What the interpreter prints as a one-shot run ends (atexit handlers,

@@ -2,12 +2,9 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,17 +16,7 @@ func runEvalhost(t *testing.T, stdin string, args ...string) (stdout, stderr str
 	t.Helper()
 	cmd := command(t, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("running evalhost: %v", err)
-	}
-	return out.String(), errb.String(), code
+	return runCaptured(t, cmd, false)
 }
 
 func TestRun(t *testing.T) {
