@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/evalhost/evalhost/internal/handoff"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -38,7 +39,6 @@ type stdioConn struct {
 
 	base   context.Context // the fast calls' parent; cancelled by Close
 	cancel context.CancelFunc
-	spare  chan struct{} // a parked reader takes the reading on
 	// wg counts the goroutines between the dispatch of a fast call and
 	// their next read (or exit); a reader blocked in Read is not counted,
 	// as nothing but the input's end can end that read.
@@ -64,7 +64,7 @@ func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) { retur
 
 func newStdioConn(ctx context.Context, s *Server, g *lineGuard, w *lockedWriter, pending *inflight, fast bool) *stdioConn {
 	c := &stdioConn{s: s, g: g, w: w, pending: pending, runCtx: ctx, fast: fast, toSDK: make(chan lineMsg),
-		closed: make(chan struct{}), spare: make(chan struct{}), calls: map[string]context.CancelFunc{},
+		closed: make(chan struct{}), calls: map[string]context.CancelFunc{},
 		acceptedMeta: map[string]sdk.Meta{}, askedMeta: map[string]string{}}
 	c.base, c.cancel = context.WithCancel(context.Background())
 	return c
@@ -73,7 +73,9 @@ func newStdioConn(ctx context.Context, s *Server, g *lineGuard, w *lockedWriter,
 // start starts reading, for the SDK's session ss.
 func (c *stdioConn) start(ss *sdk.ServerSession) {
 	c.ss = ss
-	go c.read()
+	// The goroutine that reads a fast call runs it, having handed the
+	// reading on (internal/handoff).
+	go handoff.New(c.readUntilWork, c.closed, &c.wg).Read()
 }
 
 // wait returns once no goroutine runs a fast call; the connection is
@@ -81,30 +83,6 @@ func (c *stdioConn) start(ss *sdk.ServerSession) {
 func (c *stdioConn) wait() {
 	_ = c.Close()
 	c.wg.Wait()
-}
-
-// read reads lines until one is a fast call, hands the reading on, runs
-// the call, then parks until it is needed as a reader again.
-func (c *stdioConn) read() {
-	for {
-		work := c.readUntilWork()
-		if work == nil {
-			return
-		}
-		select {
-		case c.spare <- struct{}{}:
-		default:
-			go c.read()
-		}
-		work()
-		select {
-		case <-c.spare:
-			c.wg.Done()
-		case <-c.closed:
-			c.wg.Done()
-			return
-		}
-	}
 }
 
 // readUntilWork reads and routes lines until one is a fast call, whose

@@ -19,37 +19,13 @@ import (
 // already), or to a new one. A warm eval thus goes from its line to its
 // interpreter without a hand-off between goroutines (each cost a thread
 // wake-up), and a cancel, ping or tool_result behind it is still read at
-// once.
+// once. The loop is internal/handoff's Relay; its goroutines are counted in
+// s.wg from the dispatch of a handled op until they read again or exit.
 
-// read reads and dispatches request lines until the input ends, a shutdown
-// line, or the server stops taking requests; the reader that meets the end
-// reports it on s.readEnd. The caller hands it the only right to s.in. A
-// goroutine in read is counted in s.wg from the dispatch of a handled op
-// until it reads again or exits; a reader is not (it may block in Read).
-func (s *Server) read() {
-	for {
-		work := s.readUntilWork()
-		if work == nil {
-			return
-		}
-		select {
-		case s.spare <- struct{}{}:
-		default:
-			go s.read()
-		}
-		work()
-		select {
-		case <-s.spare:
-			s.wg.Done()
-		case <-s.quit:
-			s.wg.Done()
-			return
-		}
-	}
-}
-
-// readUntilWork reads and dispatches lines until one leaves work to run,
-// which it returns, or reading ends (nil).
+// readUntilWork reads and dispatches request lines until one leaves work to
+// run, which it returns, or until the input ends, a shutdown line, or the
+// server stops taking requests (nil); the reader that meets the end reports
+// it on s.readEnd.
 func (s *Server) readUntilWork() func() {
 	for {
 		line, err := s.in.Line()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/handoff"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -70,7 +71,6 @@ type Server struct {
 
 	in      *frames.Reader // request lines: read by one reader at a time (reader.go)
 	readEnd chan error     // the first reader to meet the end says why
-	spare   chan struct{}  // a goroutine parked after its request takes the reading over
 	quit    chan struct{}  // closed when no request is dispatched any more
 
 	// dispatchMu orders dispatching against stopping: no request is
@@ -127,8 +127,8 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	stopProgress := s.startProgress()
 	s.in = frames.NewReader(r, s.cfg.MaxLine)
 	s.readEnd = make(chan error, 1)
-	s.spare, s.quit = make(chan struct{}), make(chan struct{})
-	go s.read()
+	s.quit = make(chan struct{})
+	go handoff.New(s.readUntilWork, s.quit, &s.wg).Read()
 	readErr, aborted := s.waitStop(ctx)
 	s.stopDispatch()
 	s.stopTaking(aborted)
