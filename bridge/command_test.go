@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
@@ -150,15 +151,7 @@ func TestCommandToolKilledOnCancel(t *testing.T) {
 }
 
 // gone waits a while for pid to end, as a SIGKILL takes effect.
-func gone(pid int) bool {
-	for range 500 {
-		if !alive(pid) {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
-}
+func gone(pid int) bool { return leakcheck.Gone(pid, 5*time.Second) }
 
 // alive reports a process that exists and is not a zombie.
 func alive(pid int) bool {

@@ -4,7 +4,8 @@
 //
 // Every reaper pays the start of the whole program it is part of, so this
 // package imports only bytes, os, os/signal, strconv, strings, syscall and
-// time (TestImportsStayFew). Go initialises next the first package, in
+// time, and internal/proctree, which imports only those and has no init
+// (TestImportsStayFew). Go initialises next the first package, in
 // import-path order, whose imports all are, so this init runs once those
 // few and the ready packages that sort before it (crypto, encoding/gob,
 // encoding/json, flag) have; the init of the rest (the MCP SDK, its JSON

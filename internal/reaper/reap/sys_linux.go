@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/proctree"
 )
 
 const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
@@ -31,7 +33,7 @@ func dup2(from, to int) error { return syscall.Dup3(from, to, 0) }
 func killTree(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	self := os.Getpid()
-	kids, ok := childrenOf(self)
+	kids, ok := proctree.Children(self)
 	if !ok {
 		killByParent(self)
 		return
@@ -40,33 +42,9 @@ func killTree(pid int) {
 		p := kids[len(kids)-1]
 		kids = kids[:len(kids)-1]
 		_ = syscall.Kill(p, syscall.SIGKILL)
-		more, _ := childrenOf(p)
+		more, _ := proctree.Children(p)
 		kids = append(kids, more...)
 	}
-}
-
-// childrenOf lists the children of every thread of process pid; ok is
-// false when the kernel has no children files.
-func childrenOf(pid int) (kids []int, ok bool) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, true // gone already
-	}
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + t.Name() + "/children")
-		if os.IsNotExist(err) {
-			if _, serr := os.Stat(dir + t.Name()); serr == nil {
-				return nil, false // the task exists, its children file does not
-			}
-		}
-		for _, f := range bytes.Fields(b) {
-			if k, err := strconv.Atoi(string(f)); err == nil {
-				kids = append(kids, k)
-			}
-		}
-	}
-	return kids, true
 }
 
 // killByParent kills every live process below root, found through the
