@@ -182,16 +182,21 @@ func (c *cellRun) nonce() string {
 	return c.runNonce
 }
 
+// newSink is a cell's output sink, with the request's options where it
+// has them, else the registry's.
+func (j *Job) newSink() *cellSink {
+	if j.req.Sink != nil {
+		return newCellSink(*j.req.Sink)
+	}
+	return newCellSink(j.reg.cfg.Sink)
+}
+
 // runCell runs one cell; the job is non-nil when the cell detached.
 func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit, last bool) (CellResult, *detachedJob) {
 	start := time.Now()
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
 		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}, last: last}
-	opts := j.reg.cfg.Sink
-	if j.req.Sink != nil {
-		opts = *j.req.Sink
-	}
-	c.sink = newCellSink(opts)
+	c.sink = j.newSink()
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
 	if cell.OnTimeout == OnTimeoutDetach {

@@ -33,11 +33,7 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 		if ran < 0 || !ok || !ex.Alive() {
 			continue
 		}
-		opts := j.reg.cfg.Sink
-		if j.req.Sink != nil {
-			opts = *j.req.Sink
-		}
-		sink := newCellSink(opts)
+		sink := j.newSink()
 		exitCtx, cancel := context.WithTimeout(ctx, ClampTimeout(j.req.Cells[li].Timeout, j.reg.cfg.DefaultTimeout))
 		l.ExitAfterNextCell()
 		_, _ = ex.Execute(exitCtx, frames.Request{ID: j.req.ID + "-exit-" + newRunNonce()}, func(f frames.Frame) {
