@@ -3,7 +3,6 @@ package host
 import (
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -67,38 +66,23 @@ func (r *router) sendAfter() {
 // exit, then it gets SIGTERM and, termGrace later, SIGKILL, as Close would
 // give it. The runner ignores SIGINT between cells, so none is sent.
 type exitWait struct {
-	t      *time.Timer
-	c      <-chan time.Time
-	termed bool
-	cut    bool // the context ended while the interpreter was exiting
+	escalation      // the ladder after an interrupt, armed once here
+	cut        bool // the context ended while the interpreter was exiting
 }
 
 func (w *exitWait) arm(d time.Duration) {
-	if w.t != nil {
-		return
+	if w.t == nil {
+		w.escalation.arm(d)
 	}
-	w.t = time.NewTimer(d)
-	w.c = w.t.C
 }
 
 // step stops the interpreter that outlived the wait, saying so in the cell's
 // output first.
 func (w *exitWait) step(p *Process, id string, out relay) {
-	if w.termed {
-		w.c = nil
-		_ = p.signalGroup(syscall.SIGKILL)
-		return
+	if !w.termed {
+		out.send(frames.Frame{Type: frames.TypeWarning, ID: id, Message: fmt.Sprintf(
+			"the interpreter was still running %s after its last cell's time ran out (a non-daemon thread or an atexit handler); it was stopped, and what it would have printed after this is lost",
+			p.opts.Grace)})
 	}
-	w.termed = true
-	out.send(frames.Frame{Type: frames.TypeWarning, ID: id, Message: fmt.Sprintf(
-		"the interpreter was still running %s after its last cell's time ran out (a non-daemon thread or an atexit handler); it was stopped, and what it would have printed after this is lost",
-		p.opts.Grace)})
-	_ = p.signalGroup(syscall.SIGTERM)
-	w.t.Reset(termGrace)
-}
-
-func (w *exitWait) stop() {
-	if w.t != nil {
-		w.t.Stop()
-	}
+	w.escalation.step(p)
 }
