@@ -22,10 +22,19 @@ var (
 	pingTimeout = 10 * time.Second
 )
 
+// linkTimes are a kernel's pingEvery, pingTimeout and reconnectFor, read
+// once at connect: a kernel's goroutines never read the package's, which
+// tests set for the kernels they start next.
+type linkTimes struct{ pingEvery, pingTimeout, reconnectFor time.Duration }
+
+func currentLinkTimes() linkTimes {
+	return linkTimes{pingEvery: pingEvery, pingTimeout: pingTimeout, reconnectFor: reconnectFor}
+}
+
 // keepAlive pings until ctx ends.
 func (k *Kernel) keepAlive(ctx context.Context) {
 	defer k.wg.Done()
-	t := time.NewTicker(pingEvery)
+	t := time.NewTicker(k.links.pingEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -38,13 +47,13 @@ func (k *Kernel) keepAlive(ctx context.Context) {
 			continue
 		}
 		conn := k.socket()
-		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		pctx, cancel := context.WithTimeout(ctx, k.links.pingTimeout)
 		err := conn.Ping(pctx)
 		cancel()
 		// A reader held at any time during the ping may have left the pong
 		// unread: that failure says nothing.
 		if err != nil && ctx.Err() == nil && k.heldTimes.Load() == held && !k.readerHeld.Load() && conn == k.socket() {
-			k.setDropCause(fmt.Errorf("no pong to a ping within %v: the gateway stopped answering", pingTimeout))
+			k.setDropCause(fmt.Errorf("no pong to a ping within %v: the gateway stopped answering", k.links.pingTimeout))
 			_ = conn.CloseNow() // the reader sees the socket fail and reconnects
 		}
 	}

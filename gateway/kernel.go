@@ -43,6 +43,7 @@ type Kernel struct {
 	conn    *websocket.Conn // replaced by reconnect; read it with socket()
 	swapped chan struct{}   // closed (and replaced) when reconnect replaces conn
 	grace   time.Duration
+	links   linkTimes // the keep-alive's and reconnect's times, fixed at connect
 
 	maxMessage int64 // bytes; larger messages are read past and dropped
 
@@ -110,7 +111,7 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration, ma
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, maxMessage: maxMsg,
+	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, links: currentLinkTimes(), maxMessage: maxMsg,
 		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
 	k.wg.Add(2)
 	go k.readLoop(rctx)

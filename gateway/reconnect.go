@@ -102,7 +102,7 @@ func (k *Kernel) awaitReconnect(ctx context.Context, swapped <-chan struct{}) bo
 // tells the running cell. It returns the death to report when it cannot.
 func (k *Kernel) reconnect(ctx context.Context, cause error) error {
 	start := time.Now()
-	deadline := start.Add(reconnectFor)
+	deadline := start.Add(k.links.reconnectFor)
 	last := cause
 	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
 		conn, gone, err := k.tryReconnect(ctx, deadline)
@@ -128,7 +128,7 @@ func (k *Kernel) reconnect(ctx context.Context, cause error) error {
 		if time.Now().Add(delay).After(deadline) {
 			return &backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
 				"the websocket to kernel %s closed (%v) and reconnecting failed for %v (last: %v): the kernel's state "+
-					"is lost to evalhost (it may still run on the gateway at %s)", k.id, cause, reconnectFor, last, k.client.URL())}
+					"is lost to evalhost (it may still run on the gateway at %s)", k.id, cause, k.links.reconnectFor, last, k.client.URL())}
 		}
 		select {
 		case <-ctx.Done():
