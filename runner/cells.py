@@ -9,7 +9,7 @@ interrupted, ack, ...) is on the Cell, which core's signal handler and
 flusher and wire's frame writers read as _wire._cur. A result goes through show_result's
 steps the same way: update_user_ns, shows_itself, compute_format_data,
 write_format_data (a quiet cell, ending in ';', has no last expression).
-Loaded by core on the first execute request.
+Loaded by core right after it sends ready (the first request will need it).
 """
 
 import _ast

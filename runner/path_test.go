@@ -105,7 +105,7 @@ func TestPath(t *testing.T) {
 			}
 			tc.prepare(t, cache)
 			p := mustPath(t, cache)
-			if want := filepath.Join(cache, "runner-"+Hash()[:16], "runner.py"); p != want {
+			if want := filepath.Join(cache, "runner-"+Hash(), "runner.py"); p != want {
 				t.Errorf("path %q, want %q", p, want)
 			}
 			checkCopy(t, filepath.Dir(p))
@@ -137,7 +137,7 @@ func TestPathConcurrent(t *testing.T) {
 			t.Errorf("concurrent Path: %v", err)
 		}
 	}
-	checkCopy(t, filepath.Join(cache, "runner-"+Hash()[:16]))
+	checkCopy(t, filepath.Join(cache, "runner-"+Hash()))
 }
 
 // nobody is the uid the tests give files "another user" owns (tests run as
@@ -188,7 +188,7 @@ func TestPathRejectsEmptyDir(t *testing.T) {
 
 func TestHashCoversBothFiles(t *testing.T) {
 	h := Hash()
-	if len(h) != 64 {
+	if len(h) != 16 {
 		t.Fatalf("hash %q", h)
 	}
 	if hashOf(files()) != h {
