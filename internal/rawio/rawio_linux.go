@@ -4,12 +4,31 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-type rawConn struct{ rc syscall.RawConn }
+// rawConn holds the calls' state in the File, with the callbacks made
+// once, so that a read or write allocates nothing; the mutexes keep
+// concurrent readers (writers) off each other's state, as the poller would
+// serialise their calls anyway.
+type rawConn struct {
+	rc syscall.RawConn
+
+	rmu    sync.Mutex
+	rbuf   []byte
+	rn     int
+	rerr   error
+	readFn func(uintptr) bool
+
+	wmu     sync.Mutex
+	wbuf    []byte
+	wn      int
+	werr    syscall.Errno
+	writeFn func(uintptr) bool
+}
 
 // New returns f wrapped, or nil when f is not a non-blocking file in the
 // poller (see the package doc).
@@ -30,7 +49,9 @@ func New(f *os.File) *File {
 	if err := f.SetReadDeadline(time.Time{}); err != nil {
 		return nil
 	}
-	return &File{f: f, rawConn: rawConn{rc}}
+	r := &File{f: f, rawConn: rawConn{rc: rc}}
+	r.readFn, r.writeFn = r.readOnce, r.writeAll
+	return r
 }
 
 // Read reads up to len(p) bytes, waiting in the poller while none are there.
@@ -38,12 +59,12 @@ func (r *File) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var rerr error
-	err := r.rc.Read(func(fd uintptr) bool {
-		n, rerr = ReadFD(fd, p)
-		return rerr != syscall.EAGAIN
-	})
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	r.rbuf = p
+	err := r.rc.Read(r.readFn)
+	n, rerr := r.rn, r.rerr
+	r.rbuf, r.rerr = nil, nil
 	switch {
 	case err != nil:
 		return 0, r.wrap("read", err)
@@ -55,31 +76,20 @@ func (r *File) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readOnce is Read's callback: false asks the poller to wait.
+func (r *File) readOnce(fd uintptr) bool {
+	r.rn, r.rerr = ReadFD(fd, r.rbuf)
+	return r.rerr != syscall.EAGAIN
+}
+
 // Write writes all of p, waiting in the poller while the file is full.
 func (r *File) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := r.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			chunk := p[n:]
-			if len(chunk) > maxRW {
-				chunk = chunk[:maxRW]
-			}
-			m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(chunk))), uintptr(len(chunk)))
-			switch e {
-			case 0:
-				n += int(m)
-				continue
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			errno = e
-			return true
-		}
-		return true
-	})
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.wbuf, r.wn, r.werr = p, 0, 0
+	err := r.rc.Write(r.writeFn)
+	n, errno := r.wn, r.werr
+	r.wbuf = nil
 	switch {
 	case err != nil:
 		return n, r.wrap("write", err)
@@ -87,6 +97,30 @@ func (r *File) Write(p []byte) (int, error) {
 		return n, r.wrap("write", errno)
 	}
 	return n, nil
+}
+
+// writeAll is Write's callback: it writes until all is written, an error,
+// or EAGAIN (false: wait in the poller, then go on from r.wn).
+func (r *File) writeAll(fd uintptr) bool {
+	for r.wn < len(r.wbuf) {
+		chunk := r.wbuf[r.wn:]
+		if len(chunk) > maxRW {
+			chunk = chunk[:maxRW]
+		}
+		m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(chunk))), uintptr(len(chunk)))
+		switch e {
+		case 0:
+			r.wn += int(m)
+			continue
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		r.werr = e
+		return true
+	}
+	return true
 }
 
 // maxRW is the most a call reads or writes, as package os's poller caps it.
