@@ -120,7 +120,7 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 		_ = p.reqW.SetWriteDeadline(time.Unix(1, 0))
 		close(fired)
 	})
-	n, err := p.reqW.Write(line)
+	n, err := p.req.Write(line)
 	if !stop() {
 		<-fired
 		_ = p.reqW.SetWriteDeadline(time.Time{})
@@ -131,7 +131,7 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 		// interpreter whose channel is intact. A runner that does not read
 		// its requests within the grace is torn down as before.
 		_ = p.reqW.SetWriteDeadline(time.Now().Add(p.opts.Grace))
-		_, err = p.reqW.Write(line)
+		_, err = p.req.Write(line)
 		_ = p.reqW.SetWriteDeadline(time.Time{})
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -32,8 +33,9 @@ type Process struct {
 	nonce string
 	ready frames.Frame
 
-	reqW             *os.File // fd 0 of the child, write end
-	outR, errR, frR  *os.File // fds 1, 2, 3 of the child, read ends
+	reqW             *os.File  // fd 0 of the child, write end
+	req              io.Writer // writes reqW (raw system calls on Linux: rawio)
+	outR, errR, frR  *os.File  // fds 1, 2, 3 of the child, read ends
 	events           chan event
 	out              chan frames.Frame // the running cell's frames (pump.go, cell)
 	readyCh          chan frames.Frame
@@ -141,7 +143,7 @@ func (p *Process) requestExit() {
 	}
 	line := append(frames.AppendRequest(nil, &frames.Request{Exit: true}), '\n')
 	_ = p.reqW.SetWriteDeadline(time.Now().Add(p.opts.Grace))
-	_, _ = p.reqW.Write(line)
+	_, _ = p.req.Write(line)
 	_ = p.reqW.Close()
 }
 

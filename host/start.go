@@ -50,7 +50,8 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	}
 	p := &Process{
 		opts: o, child: child, pid: child.Pid, nonce: nonce,
-		reqW: ends.parent[0], outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
+		reqW: ends.parent[0], req: rawFile(ends.parent[0]),
+		outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
 		chunks:   [3]*chunks{1: newChunks(), 2: newChunks()},
 		events:   make(chan event, 64),
 		out:      make(chan frames.Frame, 64),

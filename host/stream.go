@@ -8,7 +8,18 @@ import (
 	"syscall"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/rawio"
 )
+
+// rawFile is f read or written with raw system calls when it is a
+// non-blocking pipe in the poller, as the runner's pipes are: they do not
+// wake the runtime's monitor thread at each cell (package rawio).
+func rawFile(f *os.File) io.ReadWriter {
+	if r := rawio.New(f); r != nil {
+		return r
+	}
+	return f
+}
 
 // pipeSize is the buffer asked for on the runner's pipes: with the default
 // 64 KiB a cell printing in bulk waits on the host at every write (1 MiB moved
@@ -150,7 +161,7 @@ func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
 			err := rc.Read(func(s uintptr) bool {
 				st.busy.Store(true)
 				for {
-					n, rerr = syscall.Read(int(s), b)
+					n, rerr = rawio.ReadFD(s, b)
 					if rerr != syscall.EINTR {
 						break
 					}
@@ -182,7 +193,7 @@ func (p *Process) rawReader(fd int, f *os.File) func([]byte) (int, error) {
 // goes on; any other error ends the stream.
 func (p *Process) readFrames() {
 	defer p.wg.Done()
-	r := frames.NewReader(p.frR, p.opts.MaxLine)
+	r := frames.NewReader(rawFile(p.frR), p.opts.MaxLine)
 	var batch []frames.Frame // frames read together go to the pump in one event
 	for {
 		f, err := r.Next()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // Every request ends with a cell_end per cell and an end: they are built
@@ -82,13 +83,10 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		dst = frames.AppendString(dst, r.Message)
 	}
 	dst = append(dst, `,"output":`...)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&r.Output); err != nil {
+	dst, err = appendDump(dst, &r.Output)
+	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 	if r.Job != "" {
 		dst = append(dst, `,"job":`...)
 		dst = frames.AppendString(dst, r.Job)
@@ -97,6 +95,43 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		dst = strconv.AppendInt(append(dst, `,"jobOffset":`...), r.JobOffset, 10)
 	}
 	return append(dst, "}\n"...), nil
+}
+
+// appendDump appends a cell's output summary as encoding/json (HTML
+// escaping off) writes it; one with payloads is left to encoding/json.
+func appendDump(dst []byte, d *streamsink.Dump) ([]byte, error) {
+	if len(d.Payloads) > 0 {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			return nil, err
+		}
+		return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
+	}
+	dst = frames.AppendString(append(dst, `{"text":`...), d.Text)
+	dst = strconv.AppendBool(append(dst, `,"truncated":`...), d.Truncated)
+	dst = strconv.AppendInt(append(dst, `,"totalLines":`...), d.TotalLines, 10)
+	dst = strconv.AppendInt(append(dst, `,"totalBytes":`...), d.TotalBytes, 10)
+	dst = strconv.AppendInt(append(dst, `,"keptLines":`...), int64(d.KeptLines), 10)
+	dst = strconv.AppendInt(append(dst, `,"keptBytes":`...), int64(d.KeptBytes), 10)
+	if len(d.Notices) > 0 {
+		dst = append(dst, `,"notices":[`...)
+		for i, n := range d.Notices {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = frames.AppendString(dst, n)
+		}
+		dst = append(dst, ']')
+	}
+	if d.ArtifactID != "" {
+		dst = frames.AppendString(append(dst, `,"artifactId":`...), d.ArtifactID)
+	}
+	if d.ArtifactPath != "" {
+		dst = frames.AppendString(append(dst, `,"artifactPath":`...), d.ArtifactPath)
+	}
+	return append(dst, '}'), nil
 }
 
 // appendFloat formats f as encoding/json does.

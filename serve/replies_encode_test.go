@@ -37,6 +37,11 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
 				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Tags: []string{s, "x"}, Status: sessions.StatusDetached,
 					DurationMs: f, Job: "job-" + s, JobOffset: 12}},
+				{Type: TypeCellEnd, CellResult: sessions.CellResult{Output: streamsink.Dump{Text: s, Truncated: true, TotalLines: -3,
+					TotalBytes: 1 << 40, KeptLines: 2, KeptBytes: 9, Notices: []string{s, "", "[…2 lines elided…]"},
+					ArtifactID: s + "7.eval.log", ArtifactPath: "/a/" + s}}},
+				{Type: TypeCellEnd, CellResult: sessions.CellResult{Output: streamsink.Dump{Text: s, Notices: []string{},
+					Payloads: []streamsink.Payload{{}}}}},
 			}
 			for _, c := range cells {
 				want, err := encodeLine(c)
@@ -62,26 +67,7 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 // were) fails here, since each is set to a value that is not its zero.
 func TestHandEncoderKeepsEveryField(t *testing.T) {
 	c := CellEnd{Type: TypeCellEnd, ID: "r1"}
-	v := reflect.ValueOf(&c.CellResult).Elem()
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString("x" + v.Type().Field(i).Name)
-		case reflect.Int, reflect.Int64:
-			f.SetInt(int64(i + 1))
-		case reflect.Float64:
-			f.SetFloat(float64(i) + 0.5)
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Slice:
-			f.Set(reflect.ValueOf([]string{"a", "b"}))
-		case reflect.Struct:
-			f.Set(reflect.ValueOf(streamsink.Dump{Text: "out", TotalLines: 1}))
-		default:
-			t.Fatalf("CellResult.%s is a %s: teach this test to set it", v.Type().Field(i).Name, f.Kind())
-		}
-	}
+	setEveryField(t, reflect.ValueOf(&c.CellResult).Elem())
 	want, err := encodeLine(c)
 	if err != nil {
 		t.Fatal(err)
@@ -89,5 +75,33 @@ func TestHandEncoderKeepsEveryField(t *testing.T) {
 	got, err := appendCellEnd(nil, &c)
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("cell_end with every field set:\n got %s (%v)\nwant %s", got, err, want)
+	}
+}
+
+// setEveryField sets each field of the struct v to a value that is not its
+// zero, a struct's (the output summary's) too, except the output's payloads,
+// which appendCellEnd leaves to encoding/json.
+func setEveryField(t *testing.T, v reflect.Value) {
+	t.Helper()
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.5)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			if name != "Payloads" {
+				f.Set(reflect.ValueOf([]string{"a", "b"}))
+			}
+		case reflect.Struct:
+			setEveryField(t, f)
+		default:
+			t.Fatalf("%s.%s is a %s: teach this test to set it", v.Type(), name, f.Kind())
+		}
 	}
 }

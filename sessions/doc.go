@@ -77,7 +77,13 @@
 //     probe; a script (a version-manager shim) is probed once in the cwd
 //     and its answer cached under Config.Home, keyed by everything the shim
 //     reads (resolve_cache.go); a start that fails or reports another
-//     executable drops the entry.
+//     executable drops the entry. What a request's cwd resolved to (its
+//     absolute path, its interpreter) is reused while the process's working
+//     directory (for a relative cwd), the directories on the cwd's and the
+//     home's paths, the cwd's entries and the home's managed venv are
+//     unchanged: the next request after such a change resolves again. On
+//     Linux inotify, the mount table's poll event and getcwd tell, with no
+//     call that can block (keycache.go, keywatch_linux.go); elsewhere stats.
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
 //     A job in them ends too, its result's Message saying why.

@@ -76,6 +76,9 @@ func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, 
 	return Interpreter{}, &InterpreterError{Tried: tried}
 }
 
+// managedVenv is the home's managed venv.
+const managedVenv = "python-env"
+
 func candidates(explicit, cwd, home string, getenv func(string) string) []candidate {
 	var out []candidate
 	if explicit != "" {
@@ -102,7 +105,7 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 		}
 	}
 	if home != "" {
-		root := filepath.Join(home, "python-env")
+		root := filepath.Join(home, managedVenv)
 		if _, err := os.Stat(filepath.Join(root, "bin", "python")); err == nil {
 			venv("managed venv", root)
 		}

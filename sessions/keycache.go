@@ -7,15 +7,28 @@ import (
 )
 
 // keyCache remembers what a request's cwd resolved to, its absolute path and
-// its interpreter, so a warm request pays a stat or two instead of Getwd's,
-// checkCwd's and interpreter resolution's six. An entry holds while the
-// process's working directory (for a relative cwd) and the cwd are the same
-// directories, the cwd is unmodified (creating a .venv in it changes its
-// mtime) and so is the home (the managed venv). The interpreter itself is
-// not checked: a session's start reports one that is gone.
+// its interpreter, so a warm request does not pay Getwd's, checkCwd's and
+// interpreter resolution's six stats. An entry holds while the process's
+// working directory (for a relative cwd) and the cwd are the same
+// directories, the cwd's entries are unchanged (creating a .venv in it) and
+// so is the home's managed venv. The interpreter itself is not checked: a
+// session's start reports one that is gone.
+//
+// On Linux this is watched (keywatch_linux.go): inotify on each directory
+// the cwd's and the home's paths go through, for the name looked up there,
+// on the cwd for any entry and on the home for its managed venv (the only
+// entry of the home resolution reads); the mount table's poll event;
+// getcwd(2) for a relative cwd. A warm request then checks with one ppoll
+// (and a getcwd), raw system calls that ask no file system anything and so
+// cannot block, and do not wake the runtime's monitor thread as the two
+// stats did (with them ~15% of serve's CPU per warm cell). Any change that
+// concerns a cached path drops every entry. Elsewhere, or when watching
+// cannot start, an entry is checked with stats: the working directory's
+// and the cwd's identity, the cwd's and the home's mtime.
 type keyCache struct {
 	mu sync.Mutex
 	m  map[keyIn]keyOut
+	w  keyWatch
 }
 
 // keyIn is what resolution reads besides the disk.
@@ -26,9 +39,18 @@ type keyIn struct {
 type keyOut struct {
 	abs      string
 	py       Interpreter
-	wd, dir  os.FileInfo // wd: the process's working directory, for a relative cwd
-	home     os.FileInfo // nil without a home
 	resolved bool        // py is set (a request of sh cells alone may resolve none)
+	keyToken             // watched: the state it holds under
+	wd, dir  os.FileInfo // not watched: wd is the process's working directory, for a relative cwd
+	home     os.FileInfo // nil without a home
+}
+
+// keyToken is what a resolution is watched under: taken before the cwd is
+// resolved, so that what changes during resolution is seen.
+type keyToken struct {
+	watched bool
+	gen     uint64 // the watches' generation
+	procWd  string // getcwd's answer, for a relative cwd
 }
 
 // maxKeyCache bounds the entries; past it the cache starts over.
@@ -44,9 +66,15 @@ func (r *Registry) keyInput(cwd, explicit string) keyIn {
 func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	c.mu.Lock()
 	e, ok := c.m[in]
+	if ok && e.watched {
+		ok = c.holdsLocked(in, e)
+	}
 	c.mu.Unlock()
 	if !ok {
 		return keyOut{}, false
+	}
+	if e.watched {
+		return e, true
 	}
 	var dir os.FileInfo
 	if !filepath.IsAbs(in.cwd) {
@@ -76,8 +104,74 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	return e, true
 }
 
-// put stores what in resolved to, with the state it was resolved in.
-func (c *keyCache) put(in keyIn, home string, out keyOut) {
+// holdsLocked checks a watched entry: no change reported since it was
+// made, and the same working directory for a relative cwd.
+func (c *keyCache) holdsLocked(in keyIn, e keyOut) bool {
+	if e.gen != c.w.gen {
+		return false
+	}
+	if c.w.changed() {
+		c.w.reset()
+		return false
+	}
+	if filepath.IsAbs(in.cwd) {
+		return true
+	}
+	wd := c.w.getwd()
+	return wd != nil && string(wd) == e.procWd
+}
+
+// begin starts a resolution of in: the working directory it is made in,
+// under the watches as they are now.
+func (c *keyCache) begin(in keyIn) keyToken {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.w.open() {
+		return keyToken{}
+	}
+	t := keyToken{watched: true, gen: c.w.gen}
+	if !filepath.IsAbs(in.cwd) {
+		wd := c.w.getwd()
+		if wd == nil {
+			return keyToken{}
+		}
+		t.procWd = string(wd)
+	}
+	return t
+}
+
+// watch watches what abs's and home's resolution reads, before the
+// interpreter is resolved in abs; t no longer counts as watched when a
+// watch could not be set or the watches were reset since begin.
+func (c *keyCache) watch(t *keyToken, abs, home string) {
+	if !t.watched {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.watched = c.w.gen == t.gen && c.w.open() && c.w.watchPath(abs, "") && (home == "" || c.w.watchPath(home, managedVenv))
+}
+
+// close stops watching; entries are checked with stats after it.
+func (c *keyCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w.close()
+	c.m = nil
+}
+
+// put stores what in resolved to, with the state it was resolved in: t
+// when it is still watched, else the stats get compares.
+func (c *keyCache) put(in keyIn, home string, out keyOut, t keyToken) {
+	if t.watched {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.w.gen == t.gen {
+			out.keyToken = t
+			c.storeLocked(in, out)
+		}
+		return
+	}
 	var err error
 	if out.dir, err = os.Stat(out.abs); err != nil {
 		return
@@ -94,6 +188,10 @@ func (c *keyCache) put(in keyIn, home string, out keyOut) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.storeLocked(in, out)
+}
+
+func (c *keyCache) storeLocked(in keyIn, out keyOut) {
 	if c.m == nil || len(c.m) >= maxKeyCache {
 		c.m = map[keyIn]keyOut{}
 	}

@@ -181,15 +181,17 @@ func (r *Registry) resolveKey(req *Request, cwd string) (string, Interpreter, er
 	if e, ok := r.keys.get(in, r.cfg.Home); ok && (e.resolved || !needsPython(req)) {
 		return e.abs, e.py, nil
 	}
+	t := r.keys.begin(in)
 	abs, err := checkCwd(cwd)
 	if err != nil {
 		return "", Interpreter{}, err
 	}
+	r.keys.watch(&t, abs, r.cfg.Home)
 	py, resolved, err := r.resolvePython(req, abs)
 	if err != nil {
 		return "", Interpreter{}, err
 	}
-	r.keys.put(in, r.cfg.Home, keyOut{abs: abs, py: py, resolved: resolved})
+	r.keys.put(in, r.cfg.Home, keyOut{abs: abs, py: py, resolved: resolved}, t)
 	return abs, py, nil
 }
 
@@ -404,6 +406,7 @@ func (r *Registry) Close() error {
 	}
 	wg.Wait()
 	r.wg.Wait()
+	r.keys.close()
 	return nil
 }
 

@@ -100,8 +100,10 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	})
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
-	err = srv.Serve(ctx, in, stdout)
+	out, restoreOut := pollableOutput(stdout)
+	err = srv.Serve(ctx, in, out)
 	restoreIn()
+	restoreOut()
 	stopSignals()
 	switch {
 	case err == nil:

@@ -1,0 +1,26 @@
+package rawio
+
+import (
+	"io"
+	"os"
+)
+
+// File is a non-blocking, polled file read and written with raw system
+// calls; see the package doc.
+type File struct {
+	f *os.File
+	rawConn
+}
+
+// Name is the file's name.
+func (r *File) Name() string { return r.f.Name() }
+
+// Close closes the file.
+func (r *File) Close() error { return r.f.Close() }
+
+// File returns the file r wraps.
+func (r *File) File() *os.File { return r.f }
+
+var (
+	_ io.ReadWriteCloser = (*File)(nil)
+)

@@ -1,0 +1,198 @@
+package sessions
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// fakeVenv makes root/bin/python, a link to the real interpreter: enough
+// for resolution to take root as a venv.
+func fakeVenv(t *testing.T, root string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(testkit.Python(t), filepath.Join(root, "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyFixture is a registry with its own home, resolving requests in cwd.
+type keyFixture struct {
+	t    *testing.T
+	r    *Registry
+	home string
+}
+
+func newKeyFixture(t *testing.T) *keyFixture {
+	home := t.TempDir()
+	return &keyFixture{t: t, home: home, r: newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})}
+}
+
+// source resolves cwd and says where its interpreter came from.
+func (f *keyFixture) source(cwd string) string {
+	f.t.Helper()
+	_, py, err := f.r.resolveKey(&Request{Cwd: cwd, Cells: []Cell{py("1")}}, cwd)
+	if err != nil {
+		f.t.Fatalf("resolveKey(%s): %v", cwd, err)
+	}
+	return py.Source
+}
+
+// holds says whether cwd's entry holds, failing when it is not watched:
+// these tests are about the watch, not the stats behind it.
+func (f *keyFixture) holds(cwd string) bool {
+	f.t.Helper()
+	in := f.r.keyInput(cwd, "")
+	f.r.keys.mu.Lock()
+	e, ok := f.r.keys.m[in]
+	f.r.keys.mu.Unlock()
+	if !ok || !e.watched {
+		f.t.Fatalf("%s: no watched entry (%v)", cwd, ok)
+	}
+	_, ok = f.r.keys.get(in, f.home)
+	return ok
+}
+
+// A .venv made in the cwd is seen by the watch on the cwd.
+func TestKeyWatchNewVenv(t *testing.T) {
+	f := newKeyFixture(t)
+	dir := t.TempDir()
+	first := f.source(dir)
+	if !f.holds(dir) {
+		t.Fatal("an unchanged cwd's entry does not hold")
+	}
+	fakeVenv(t, filepath.Join(dir, ".venv"))
+	if f.holds(dir) {
+		t.Fatal("the entry holds after a .venv was made in the cwd")
+	}
+	if got := f.source(dir); got != ".venv" {
+		t.Fatalf("after making .venv: source %q, want .venv (first was %q)", got, first)
+	}
+}
+
+// The home's managed venv appearing is seen; other entries of the home
+// (what evalhost itself writes there) do not drop the entry.
+func TestKeyWatchManagedVenv(t *testing.T) {
+	f := newKeyFixture(t)
+	dir := t.TempDir()
+	f.source(dir)
+	if err := os.MkdirAll(filepath.Join(f.home, "artifacts", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !f.holds(dir) {
+		t.Fatal("a new directory in the home beside python-env dropped the entry")
+	}
+	fakeVenv(t, filepath.Join(f.home, managedVenv))
+	if got := f.source(dir); got != "managed venv" {
+		t.Fatalf("after making the managed venv: source %q", got)
+	}
+}
+
+// A parent of the cwd moved away and made again, holding a cwd of the same
+// name with a .venv, is seen by the watch on the parent's parent; another
+// entry made there is not a change.
+func TestKeyWatchParentReplaced(t *testing.T) {
+	f := newKeyFixture(t)
+	base := t.TempDir()
+	dir := filepath.Join(base, "a", "b")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.source(dir)
+	if err := os.Mkdir(filepath.Join(base, "other"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !f.holds(dir) {
+		t.Fatal("a sibling of a parent dropped the entry")
+	}
+	if err := os.Rename(filepath.Join(base, "a"), filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	fakeVenv(t, filepath.Join(dir, ".venv"))
+	if got := f.source(dir); got != ".venv" {
+		t.Fatalf("after replacing a parent: source %q, want the new cwd's .venv", got)
+	}
+}
+
+// A symbolic link on the way to the cwd pointed elsewhere is seen, and so
+// is a change behind the link's target.
+func TestKeyWatchSymlinkRepointed(t *testing.T) {
+	f := newKeyFixture(t)
+	base := t.TempDir()
+	for _, d := range []string{"one/b", "two/b"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fakeVenv(t, filepath.Join(base, "two", "b", ".venv"))
+	link := filepath.Join(base, "link")
+	if err := os.Symlink("one", link); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(link, "b")
+	if got := f.source(dir); got == ".venv" {
+		t.Fatal("resolved the other directory's .venv")
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("two", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.source(dir); got != ".venv" {
+		t.Fatalf("after pointing the link at two: source %q, want two/b's .venv", got)
+	}
+	if err := os.Rename(filepath.Join(base, "two", "b"), filepath.Join(base, "two", "c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "two", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.source(dir); got == ".venv" {
+		t.Fatal("after replacing the cwd behind the link: still the old .venv")
+	}
+}
+
+// A relative cwd's entry holds while the working directory is the one it
+// was made in; a chdir elsewhere drops it.
+func TestKeyWatchRelativeCwd(t *testing.T) {
+	f := newKeyFixture(t)
+	a, b := t.TempDir(), t.TempDir()
+	fakeVenv(t, filepath.Join(b, ".venv"))
+	t.Chdir(a)
+	f.source(".")
+	if !f.holds(".") {
+		t.Fatal("an unchanged working directory's entry does not hold")
+	}
+	t.Chdir(b)
+	if got := f.source("."); got != ".venv" {
+		t.Fatalf("after chdir: source %q, want b's .venv", got)
+	}
+}
+
+// A directory on the way to a symbolic link's target, which the link's own
+// path does not go through, replaced is seen too.
+func TestKeyWatchSymlinkTargetParent(t *testing.T) {
+	f := newKeyFixture(t)
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "deep", "t", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(filepath.Join(base, "deep", "t"), link); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(link, "b")
+	f.source(dir)
+	if err := os.Rename(filepath.Join(base, "deep"), filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	fakeVenv(t, filepath.Join(base, "deep", "t", "b", ".venv"))
+	if got := f.source(dir); got != ".venv" {
+		t.Fatalf("after replacing the target's parent: source %q, want the new target's .venv", got)
+	}
+}
