@@ -21,7 +21,10 @@
 // (an execute request as a Cell object whose steps have names: accept,
 // start, send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
-// DisplayHook), display (the IPython display protocol), tracebacks, modules
+// DisplayHook, except a plain builtin value's, its repr alone, which the Cell
+// keeps (keep_result) to place and send with done: one look at the pipes for
+// both frames, unless a post-cell hook, figures or an error come between,
+// when it is sent at once as before), display (the IPython display protocol), tracebacks, modules
 // (EVALHOST_MODULES), and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
