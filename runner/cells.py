@@ -178,9 +178,12 @@ def _record_input(src, count):
     hist = ns.get("In")
     if type(hist) is not list:
         hist = ns["In"] = ns["_ih"] = [""]
-    while len(hist) < count:
-        hist.append("")
-    hist[count:] = [src]
+    if len(hist) == count:
+        hist.append(src)
+    else:
+        while len(hist) < count:
+            hist.append("")
+        hist[count:] = [src]
     # As IPython: _i is the previous input, _i00 this one.
     ns["_iii"], ns["_ii"], ns["_i"], ns["_i00"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", ""), src
     ns["_i%d" % count] = src
