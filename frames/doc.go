@@ -41,7 +41,9 @@
 // runner too, had left the pipe. The host's reader of that pipe is busy
 // from before each read until what it read is routed, so the host routes
 // what a busy reader holds, and what is queued, before the frame. A cell
-// that writes no text thus costs no marks at all.
+// that writes no text thus costs no marks at all. A result that goes out
+// in the same write as its done is placed right before done, under the same
+// lock: a pipe found empty for the result is not asked again for done.
 //
 // # Order
 //

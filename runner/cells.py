@@ -8,7 +8,9 @@ then end), fail when it raised, finish. The cell's own state (id, running,
 interrupted, ack, ...) is on the Cell, which core's signal handler and
 flusher and wire's frame writers read as _wire._cur. A result goes through show_result's
 steps the same way: update_user_ns, shows_itself, compute_format_data,
-write_format_data (a quiet cell, ending in ';', has no last expression).
+write_format_data (a quiet cell, ending in ';', has no last expression); a
+plain builtin value's frame is its repr alone, built at once and kept by
+the Cell (keep_result) to be placed and sent with done.
 Loaded by core right after it sends ready (the first request will need it).
 """
 
@@ -19,6 +21,7 @@ import sys
 
 _core = globals()["_core"]
 _wire = _core._wire
+_q = _core._q
 _AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _CO_COROUTINE = 0x80
@@ -175,9 +178,12 @@ def _record_input(src, count):
     hist = ns.get("In")
     if type(hist) is not list:
         hist = ns["In"] = ns["_ih"] = [""]
-    while len(hist) < count:
-        hist.append("")
-    hist[count:] = [src]
+    if len(hist) == count:
+        hist.append(src)
+    else:
+        while len(hist) < count:
+            hist.append("")
+        hist[count:] = [src]
     # As IPython: _i is the previous input, _i00 this one.
     ns["_iii"], ns["_ii"], ns["_i"], ns["_i00"] = ns.get("_ii", ""), ns.get("_i", ""), ns.get("_i00", ""), src
     ns["_i%d" % count] = src
@@ -223,12 +229,23 @@ def run_source(src, name, ns=None, local=None):
 # --- the result: IPython's displayhook, step by step ---------------------
 
 
+# Builtin types with no display methods: the usual cell results. Their
+# bundle is their repr alone (display.format's too, which reads this set).
+PLAIN = frozenset((int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, range, type(None)))
+
+
 def show_result(v):
     """Show a cell's last value as its result (a None value shows nothing;
-    a quiet cell, one ending in ';', never gets here: see _ends_quiet)."""
+    a quiet cell, one ending in ';', never gets here: see _ends_quiet).
+    A plain value's frame is built here and kept for the cell's done
+    (Cell.keep_result), without display's formatting."""
     if v is None:
         return
     _update_user_ns(v)
+    if type(v) in PLAIN and _core._capture is None:
+        _wire._cur.keep_result('{"type":"result","id":%s,"bundle":{"text/plain":%s},"executionCount":%d}\n' % (
+            _wire._cur.qid, _q(repr(v)), _core._count))
+        return
     if _shows_itself(v):
         return
     bundle, meta = _compute_format_data(v)
@@ -270,6 +287,8 @@ class Cell(_wire._Request):
     """One execute request. Calling it runs the steps in order; core's
     signal handler and flusher and wire's frame writers read this object as
     _wire._cur."""
+
+    result = None  # a result frame line kept for done (keep_result)
 
     def __init__(self, req):
         self.req = req
@@ -339,6 +358,8 @@ class Cell(_wire._Request):
         try:
             self.status = self.execute(self.code)
         finally:
+            if self.result is not None and (_core._post_cell or "matplotlib.pyplot" in sys.modules):
+                self.send_result()  # figures and post-cell hooks come after it
             _core._flush_figures()
             self.end()
 
@@ -363,6 +384,23 @@ class Cell(_wire._Request):
         show_result(_exec_code(body, last, _core._ns))
         return "ok"
 
+    def keep_result(self, line):
+        """Keep a result frame line to go out with done, placed among the
+        cell's output there (wire._send_done), when nothing can come between:
+        one look at the pipes for both frames. It is sent at once when too
+        long (wire._send drops it), and before a later frame (send_result)."""
+        if self.result is not None:
+            self.send_result()
+        self.result = line
+        if len(line) > _wire.MAX_LINE:
+            self.send_result()
+
+    def send_result(self):
+        """Send a kept result now, as display.send_bundle sends one."""
+        line, self.result = self.result, None
+        _core._flush_std()
+        _wire._send(line, hold=True)
+
     def end(self):
         """Post-cell hooks (get_ipython().events); one that raises is a warning."""
         for hook in _core._post_cell:
@@ -374,6 +412,8 @@ class Cell(_wire._Request):
     def fail(self, e):
         """What the cell raised: a request error, a clean exit, or an error frame."""
         self.status = "error"
+        if self.result is not None:
+            self.send_result()  # the interrupt landed after the result
         if isinstance(e, _RequestError):
             _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit) and e.code in (None, 0):
@@ -391,4 +431,4 @@ class Cell(_wire._Request):
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._flush_std()
         self.positioning = False
-        _wire._send_done(self, self.status, self.cancelled)
+        _wire._send_done(self, self.status, self.cancelled, self.result)

@@ -174,12 +174,12 @@ _scan = _json.make_scanner(_ScanContext())
 def _decode(line):
     """Parse one request line; raise ValueError saying what is wrong."""
     s = line.decode("utf-8")
-    start = len(s) - len(s.lstrip())
+    start = 0 if s[:1] == "{" else len(s) - len(s.lstrip())
     try:
         obj, end = _scan(s, start)
     except Exception:
         obj, end = None, -1
-    if end < 0 or s[end:].strip():
+    if end < 0 or s[end:] != "\n" and s[end:].strip():
         import json
 
         json.loads(s)  # raises with a precise message
@@ -192,6 +192,7 @@ def _decode(line):
 def _serve():
     """Read requests until exit or EOF (the host is gone)."""
     reqs = io.open(_req_fd, "rb", buffering=1 << 16, closefd=False)
+    cell = None  # cells.Cell, once the first request has loaded cells
     while True:
         line = reqs.readline()
         if not line:
@@ -210,7 +211,9 @@ def _serve():
             qid = _q(req["id"]) if type(req.get("id")) is str else None
             _warn('unknown request type %r ignored: use "execute" or "exit"' % (kind,), qid)
             continue
-        _module("cells").Cell(req)()
+        if cell is None:
+            cell = _module("cells").Cell
+        cell(req)()
 
 
 # --- output streams -------------------------------------------------------

@@ -80,7 +80,7 @@ _BINARY = ("image/png", "image/jpeg", "application/pdf")
 
 # Builtin types with no display methods: the usual cell results, formatted
 # without probing for the eight _repr_*_ methods (most of a warm 1+1's work).
-_PLAIN = frozenset((int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, range, type(None)))
+_PLAIN = _core._module("cells").PLAIN
 
 
 def method(obj, name):

@@ -20,9 +20,13 @@
 // instead of a terminal; at start-up), cells (an execute request as a Cell
 // object whose steps have names: accept, start, send_started, apply, run,
 // execute, end, fail, finish; a result goes through update_user_ns,
-// compute_format_data and write_format_data, as in IPython's DisplayHook;
-// right after ready is sent, while the host answers it), and on first use
-// display (the IPython display protocol), tracebacks, modules
+// compute_format_data and write_format_data, as in IPython's DisplayHook,
+// except a plain builtin value's, its repr alone, which the Cell keeps
+// (keep_result) to place and send with done: one look at the pipes for both
+// frames, unless a post-cell hook, figures or an error come between, when it
+// is sent at once as before; loaded right after ready is sent, while the
+// host answers it), and on first use display (the IPython display
+// protocol), tracebacks, modules
 // (EVALHOST_MODULES), and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import

@@ -273,7 +273,8 @@ type cellResult struct {
 	frames    []frames.Frame // started .. done
 	stdout    string
 	stderr    string
-	positions [3][]int // the numbers of the position marks on fd 1 and fd 2
+	positions [3][]int  // the numbers of the position marks on fd 1 and fd 2
+	raw       [3]string // stdout and stderr with their position marks as "<k>"
 }
 
 func (c cellResult) done() frames.Frame { return c.frames[len(c.frames)-1] }
@@ -350,6 +351,7 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 	}
 	pos := regexp.MustCompile("\x00\x1eEVH" + p.nonce + ":\x02([0-9]+)\x1e\x00")
 	for fd, s := range map[int]*string{1: &res.stdout, 2: &res.stderr} {
+		res.raw[fd] = pos.ReplaceAllString(*s, "<$1>")
 		for _, m := range pos.FindAllStringSubmatch(*s, -1) {
 			k, _ := strconv.Atoi(m[1])
 			res.positions[fd] = append(res.positions[fd], k)

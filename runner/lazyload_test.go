@@ -23,11 +23,13 @@ func TestFeaturesLoadOnlyTheirModules(t *testing.T) {
 		{"line magic", "%pwd", []string{"ipy_magics", "ipy_rewrite", "ipy_system"}},
 		{"capture cell magic", "%%capture out\nprint(1)", []string{"ipy_capture", "ipy_magics", "ipy_rewrite", "ipy_system"}},
 		{"get_ipython", "shell = get_ipython()", []string{"ipy_shell"}},
-		{"IPython.display", "from IPython.display import HTML", []string{"ipy_display"}},
+		// display itself: a plain value's result (the warm-up's 1) no longer loads it
+		{"IPython.display", "from IPython.display import HTML", []string{"display", "ipy_display"}},
+		{"rich result", "class R:\n    def _repr_html_(self): return '<b>r</b>'\nR()", []string{"display"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, startOpts{pyArgs: []string{"-S"}}) // -S: the shim, whether or not IPython is installed
-			wantResult("1")(t, p.run("1"))                   // the modules every cell with a result loads
+			wantResult("1")(t, p.run("1"))                   // the modules every cell with a plain result loads
 			if d := p.run("import sys\n_before = set(sys.modules)").done(); d.Status != "ok" {
 				t.Fatalf("snapshot: done %+v", d)
 			}
