@@ -105,3 +105,21 @@ func setEveryField(t *testing.T, v reflect.Value) {
 		}
 	}
 }
+
+// The hand-built cell_end is encoding/json's line byte for byte for any
+// strings in its fields, the output summary's included.
+func FuzzCellEnd(f *testing.F) {
+	f.Add("hi\n", "r1", "", "[…2 lines elided…]", int64(1), 0.5)
+	f.Add("ctl\x01\x7f\u2028\u2029</script>", `q"\`, "\xff\xfe", "\xed\xa0\x80", int64(-1), 1e21)
+	f.Fuzz(func(t *testing.T, text, id, title, notice string, n int64, dur float64) {
+		c := CellEnd{Type: TypeCellEnd, ID: id, CellResult: sessions.CellResult{Title: title, Message: notice,
+			Status: sessions.Status(title), DurationMs: dur, Job: id, Tags: []string{notice, text},
+			Output: streamsink.Dump{Text: text, TotalLines: n, TotalBytes: -n, KeptLines: int(n), Notices: []string{notice, title},
+				ArtifactID: id, ArtifactPath: title}}}
+		want, werr := encodeLine(c)
+		got, gerr := appendCellEnd(nil, &c)
+		if (werr != nil) != (gerr != nil) || string(got) != string(want) {
+			t.Fatalf("cell_end:\n got %q (%v)\nwant %q (%v)", got, gerr, want, werr)
+		}
+	})
+}

@@ -53,7 +53,8 @@ type keyToken struct {
 	procWd  string // getcwd's answer, for a relative cwd
 }
 
-// maxKeyCache bounds the entries; past it the cache starts over.
+// maxKeyCache bounds the entries; past it the cache, and its watches,
+// start over.
 const maxKeyCache = 256
 
 // keyInput is the cache key of a request's cwd and explicit interpreter.
@@ -192,7 +193,18 @@ func (c *keyCache) put(in keyIn, home string, out keyOut, t keyToken) {
 }
 
 func (c *keyCache) storeLocked(in keyIn, out keyOut) {
-	if c.m == nil || len(c.m) >= maxKeyCache {
+	if len(c.m) >= maxKeyCache {
+		// The watches start over too: they would otherwise grow with
+		// every directory any cwd went through, out of the user's
+		// inotify watches, while no event reset them. out was made under
+		// the dropped ones.
+		c.w.reset()
+		c.m = nil
+		if out.watched {
+			return
+		}
+	}
+	if c.m == nil {
 		c.m = map[keyIn]keyOut{}
 	}
 	c.m[in] = out

@@ -1,8 +1,11 @@
 package sessions
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/evalhost/evalhost/internal/testkit"
@@ -194,5 +197,34 @@ func TestKeyWatchSymlinkTargetParent(t *testing.T) {
 	fakeVenv(t, filepath.Join(base, "deep", "t", "b", ".venv"))
 	if got := f.source(dir); got != ".venv" {
 		t.Fatalf("after replacing the target's parent: source %q, want the new target's .venv", got)
+	}
+}
+
+// The watches are bounded with the entries: when the cache starts over,
+// so do they, and many cwds that never change do not use up the user's
+// inotify watches.
+func TestKeyWatchBounded(t *testing.T) {
+	f := newKeyFixture(t)
+	root := t.TempDir()
+	for i := range 3 * maxKeyCache {
+		d := filepath.Join(root, strconv.Itoa(i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f.source(d)
+	}
+	f.r.keys.mu.Lock()
+	fd := f.r.keys.w.ifd
+	f.r.keys.mu.Unlock()
+	if fd < 0 {
+		t.Fatal("not watched")
+	}
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A watch per cwd, and one per directory on the way to it or to the home.
+	if n, most := bytes.Count(b, []byte("inotify wd:")), maxKeyCache+strings.Count(root+f.home, "/"); n > most {
+		t.Fatalf("%d inotify watches after %d cwds, want at most %d", n, 3*maxKeyCache, most)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/evalhost/evalhost/internal/rawio"
 )
 
 func nonblocking(t *testing.T, f *os.File) bool {
@@ -24,9 +26,10 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return fl&unix.O_NONBLOCK != 0
 }
 
-// A pipe is read through the poller while serve runs and is blocking again
-// afterwards (its flags are shared with whoever reads it next); restore
-// ends a read under way; a file is left alone.
+// A pipe is read through the poller while serve runs, through an open of
+// its own: the open file serve was given stays blocking (its flags are
+// shared with whoever else holds it); restore ends a read under way; a file
+// is left alone.
 func TestPollableInput(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	t.Setenv("GOMAXPROCS", "")
@@ -38,8 +41,11 @@ func TestPollableInput(t *testing.T) {
 	defer pr.Close()
 	defer pw.Close()
 	in, restore := pollableInput(pr)
-	if in == io.Reader(pr) || !nonblocking(t, pr) {
-		t.Fatal("a blocking pipe was not made pollable")
+	if _, ok := in.(*rawio.File); !ok {
+		t.Fatalf("a blocking pipe was not made pollable: %T", in)
+	}
+	if nonblocking(t, pr) {
+		t.Error("the open file serve was given was made non-blocking")
 	}
 	if n := runtime.GOMAXPROCS(0); n != 1 {
 		t.Errorf("GOMAXPROCS is %d with a polled pipe, want 1", n)
@@ -60,9 +66,6 @@ func TestPollableInput(t *testing.T) {
 	if err := <-readEnded; err == nil {
 		t.Error("a read under way did not end with restore")
 	}
-	if nonblocking(t, pr) {
-		t.Error("the pipe was left non-blocking")
-	}
 
 	f, err := os.Create(filepath.Join(t.TempDir(), "requests"))
 	if err != nil {
@@ -75,8 +78,9 @@ func TestPollableInput(t *testing.T) {
 	}
 }
 
-// serve's output pipe is written through the poller while serve runs and
-// is blocking again afterwards; a write the reader's end refused is done
+// serve's output pipe is written through the poller while serve runs,
+// through an open of its own, the open file serve was given left blocking;
+// a write the reader's end refused is done
 // on the pipe itself, so its failure is the file's (EPIPE here; SIGPIPE on
 // descriptor 1); a file is left alone.
 func TestPollableOutput(t *testing.T) {
@@ -88,8 +92,11 @@ func TestPollableOutput(t *testing.T) {
 	defer pr.Close()
 	defer pw.Close()
 	out, restore := pollableOutput(pw)
-	if out == io.Writer(pw) || !nonblocking(t, pw) {
-		t.Fatal("a blocking pipe was not made pollable")
+	if _, ok := out.(epipeWriter); !ok {
+		t.Fatalf("a blocking pipe was not made pollable: %T", out)
+	}
+	if nonblocking(t, pw) {
+		t.Error("the open file serve was given was made non-blocking")
 	}
 	if _, err := out.Write([]byte("reply\n")); err != nil {
 		t.Fatal(err)
@@ -103,9 +110,6 @@ func TestPollableOutput(t *testing.T) {
 		t.Errorf("write with the reader gone: %v, want EPIPE", err)
 	}
 	restore()
-	if nonblocking(t, pw) {
-		t.Error("the pipe was left non-blocking")
-	}
 
 	f, err := os.Create(filepath.Join(t.TempDir(), "replies"))
 	if err != nil {
@@ -147,5 +151,74 @@ func TestPollableOutputSIGPIPE(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGPIPE {
 		t.Fatalf("the writer ended with %v, want SIGPIPE", err)
+	}
+}
+
+// A socket's reads are polled through a non-blocking duplicate, ordinary
+// calls (rawio's raw ones would block the P if a holder of the shared open
+// file put it back in blocking mode), blocking again after restore; its
+// writes are left alone.
+func TestPollableSocket(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, peer := os.NewFile(uintptr(fds[0]), "stdio"), os.NewFile(uintptr(fds[1]), "client")
+	defer s.Close()
+	defer peer.Close()
+	in, restore := pollableInput(s)
+	if _, ok := in.(*os.File); !ok || in == io.Reader(s) || !nonblocking(t, s) {
+		t.Fatalf("a blocking socket was not polled with ordinary calls: %T", in)
+	}
+	if _, err := peer.Write([]byte("line\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "line\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	restore()
+	if nonblocking(t, s) {
+		t.Error("the socket was left non-blocking")
+	}
+	if out, restore := pollableOutput(s); out != io.Writer(s) {
+		restore()
+		t.Error("a socket's writes were replaced")
+	}
+}
+
+// A holder of the open file serve was given (a client that kept its copy,
+// a pipeline's other command) that puts it in blocking mode does not make
+// serve's raw calls block: its polled open is its own. Had it been the
+// shared one, the read below would hold the test's only P in the kernel
+// and the write that ends it would never run.
+func TestPollableSharedFlags(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	t.Setenv("GOMAXPROCS", "")
+	var fds [2]int
+	if err := unix.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
+	defer pr.Close()
+	defer pw.Close()
+	in, restore := pollableInput(pr)
+	defer restore()
+	if err := unix.SetNonblock(fds[0], false); err != nil { // the other holder
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, _ := in.Read(buf)
+		got <- string(buf[:n])
+	}()
+	runtime.Gosched() // let the read start, on the only P
+	if _, err := pw.Write([]byte("line\n")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "line\n" {
+		t.Fatalf("read %q", s)
 	}
 }
