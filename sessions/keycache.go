@@ -22,13 +22,21 @@ import (
 // (and a getcwd), raw system calls that ask no file system anything and so
 // cannot block, and do not wake the runtime's monitor thread as the two
 // stats did (with them ~15% of serve's CPU per warm cell). Any change that
-// concerns a cached path drops every entry. Elsewhere, or when watching
-// cannot start, an entry is checked with stats: the working directory's
-// and the cwd's identity, the cwd's and the home's mtime.
+// concerns a cached path drops every entry and its watches (inotify_rm_watch;
+// the instance stays: closing one that had watches waits for an RCU grace
+// period, 8-22 ms here, which a request must not pay). Watching starts at
+// the first key used a second time: a registry that resolves once (a
+// one-shot run, nb run) never makes an inotify instance, whose setup cost
+// ~1 ms and whose close at exit ~10 ms of such a run. Until then, elsewhere,
+// or when watching cannot start, an entry is checked with stats: the working
+// directory's and the cwd's identity, the cwd's and the home's mtime; an
+// entry so checked that holds is watched from then on, its watches set
+// before its stats so a change between the two is not missed.
 type keyCache struct {
-	mu sync.Mutex
-	m  map[keyIn]keyOut
-	w  keyWatch
+	mu   sync.Mutex
+	m    map[keyIn]keyOut
+	w    keyWatch
+	want bool // a key was used twice: watch from now on
 }
 
 // keyIn is what resolution reads besides the disk.
@@ -63,12 +71,15 @@ func (r *Registry) keyInput(cwd, explicit string) keyIn {
 	return keyIn{cwd: cwd, explicit: explicit, virtualEnv: get("VIRTUAL_ENV"), condaPrefix: get("CONDA_PREFIX"), path: os.Getenv("PATH")}
 }
 
-// get returns the entry for in if it still holds.
+// get returns the entry for in if it still holds. A stat-checked entry
+// that holds is watched from then on (see keyCache).
 func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	c.mu.Lock()
 	e, ok := c.m[in]
 	if ok && e.watched {
 		ok = c.holdsLocked(in, e)
+	} else if ok {
+		c.want = true
 	}
 	c.mu.Unlock()
 	if !ok {
@@ -77,11 +88,29 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	if e.watched {
 		return e, true
 	}
+	t := c.begin(in)
+	c.watch(&t, e.abs, home)
+	if !statHolds(in, e, home) {
+		return keyOut{}, false
+	}
+	if t.watched {
+		c.mu.Lock()
+		if c.w.gen == t.gen {
+			e.keyToken = t
+			c.storeLocked(in, e)
+		}
+		c.mu.Unlock()
+	}
+	return e, true
+}
+
+// statHolds checks an entry made without watches by stats.
+func statHolds(in keyIn, e keyOut, home string) bool {
 	var dir os.FileInfo
 	if !filepath.IsAbs(in.cwd) {
 		wd, err := os.Stat(".")
 		if err != nil || !os.SameFile(wd, e.wd) {
-			return keyOut{}, false
+			return false
 		}
 		if filepath.Clean(in.cwd) == "." {
 			dir = wd
@@ -90,19 +119,19 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	if dir == nil {
 		var err error
 		if dir, err = os.Stat(e.abs); err != nil {
-			return keyOut{}, false
+			return false
 		}
 	}
 	if !sameState(dir, e.dir) {
-		return keyOut{}, false
+		return false
 	}
 	if home != "" {
 		h, err := os.Stat(home)
 		if err != nil || !sameState(h, e.home) {
-			return keyOut{}, false
+			return false
 		}
 	}
-	return e, true
+	return true
 }
 
 // holdsLocked checks a watched entry: no change reported since it was
@@ -127,7 +156,7 @@ func (c *keyCache) holdsLocked(in keyIn, e keyOut) bool {
 func (c *keyCache) begin(in keyIn) keyToken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.w.open() {
+	if !c.want || !c.w.open() {
 		return keyToken{}
 	}
 	t := keyToken{watched: true, gen: c.w.gen}

@@ -30,9 +30,55 @@ type keyFixture struct {
 	home string
 }
 
+// newKeyFixture's registry watches from its first resolution, as one does
+// once a key was used twice (TestKeyWatchStartsAtSecondUse).
 func newKeyFixture(t *testing.T) *keyFixture {
 	home := t.TempDir()
-	return &keyFixture{t: t, home: home, r: newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})}
+	f := &keyFixture{t: t, home: home, r: newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})}
+	f.r.keys.want = true
+	return f
+}
+
+// A registry that resolves once (a one-shot run) makes no inotify
+// instance; a key used a second time is watched from then on, and a reset
+// keeps the instance (closing it would wait for the kernel).
+func TestKeyWatchStartsAtSecondUse(t *testing.T) {
+	home := t.TempDir()
+	r := newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})
+	dir := t.TempDir()
+	req := &Request{Cwd: dir, Cells: []Cell{py("1")}}
+	entry := func() keyOut {
+		r.keys.mu.Lock()
+		defer r.keys.mu.Unlock()
+		return r.keys.m[r.keyInput(dir, "")]
+	}
+	if _, _, err := r.resolveKey(req, dir); err != nil {
+		t.Fatal(err)
+	}
+	if r.keys.w.opened || entry().watched {
+		t.Fatalf("one resolution opened the watch (%v) or watched its entry (%v)", r.keys.w.opened, entry().watched)
+	}
+	if _, _, err := r.resolveKey(req, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !entry().watched {
+		t.Fatal("the entry used a second time is not watched")
+	}
+	ifd := r.keys.w.ifd
+	fakeVenv(t, filepath.Join(dir, ".venv"))
+	_, py, err := r.resolveKey(req, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if py.Source != ".venv" {
+		t.Fatalf("after making .venv: source %q, want .venv", py.Source)
+	}
+	if r.keys.w.ifd != ifd || ifd < 0 {
+		t.Errorf("the change reopened the inotify instance: fd %d, then %d", ifd, r.keys.w.ifd)
+	}
+	if !entry().watched {
+		t.Error("the entry resolved again under the kept instance is not watched")
+	}
 }
 
 // source resolves cwd and says where its interpreter came from.
