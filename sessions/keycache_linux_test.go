@@ -40,8 +40,9 @@ func newKeyFixture(t *testing.T) *keyFixture {
 }
 
 // A registry that resolves once (a one-shot run) makes no inotify
-// instance; a key used a second time is watched from then on, and a reset
-// keeps the instance (closing it would wait for the kernel).
+// instance; a key used a second time is watched from then on; after a
+// change a key is watched again once used unchanged; a reset keeps the
+// instance (closing it would wait for the kernel).
 func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 	home := t.TempDir()
 	r := newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})
@@ -73,11 +74,17 @@ func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 	if py.Source != ".venv" {
 		t.Fatalf("after making .venv: source %q, want .venv", py.Source)
 	}
-	if r.keys.w.ifd != ifd || ifd < 0 {
-		t.Errorf("the change reopened the inotify instance: fd %d, then %d", ifd, r.keys.w.ifd)
+	if entry().watched {
+		t.Error("the entry resolved after a change is watched at once; cells writing into the cwd would set watches up every time")
+	}
+	if _, _, err := r.resolveKey(req, dir); err != nil {
+		t.Fatal(err)
 	}
 	if !entry().watched {
-		t.Error("the entry resolved again under the kept instance is not watched")
+		t.Error("the entry used again unchanged after a change is not watched")
+	}
+	if r.keys.w.ifd != ifd || ifd < 0 {
+		t.Errorf("the change reopened the inotify instance: fd %d, then %d", ifd, r.keys.w.ifd)
 	}
 }
 
