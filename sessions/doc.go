@@ -83,7 +83,9 @@
 //     home's paths, the cwd's entries and the home's managed venv are
 //     unchanged: the next request after such a change resolves again. On
 //     Linux inotify, the mount table's poll event and getcwd tell, with no
-//     call that can block (keycache.go, keywatch_linux.go); elsewhere stats.
+//     call that can block (keycache.go, keywatch_linux.go), once a key is
+//     used a second time unchanged (a registry that resolves once makes no
+//     inotify instance); before that, and elsewhere, stats.
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
 //     A job in them ends too, its result's Message saying why.
