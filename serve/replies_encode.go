@@ -55,14 +55,7 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		dst = frames.AppendString(dst, r.Title)
 	}
 	if len(r.Tags) > 0 {
-		dst = append(dst, `,"tags":[`...)
-		for i, tag := range r.Tags {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = frames.AppendString(dst, tag)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `,"tags":`...), r.Tags)
 	}
 	dst = append(dst, `,"status":`...)
 	dst = frames.AppendString(dst, string(r.Status))
@@ -116,14 +109,7 @@ func appendDump(dst []byte, d *streamsink.Dump) ([]byte, error) {
 	dst = strconv.AppendInt(append(dst, `,"keptLines":`...), int64(d.KeptLines), 10)
 	dst = strconv.AppendInt(append(dst, `,"keptBytes":`...), int64(d.KeptBytes), 10)
 	if len(d.Notices) > 0 {
-		dst = append(dst, `,"notices":[`...)
-		for i, n := range d.Notices {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = frames.AppendString(dst, n)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `,"notices":`...), d.Notices)
 	}
 	if d.ArtifactID != "" {
 		dst = frames.AppendString(append(dst, `,"artifactId":`...), d.ArtifactID)
@@ -145,4 +131,16 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 		return append(dst, b...), err
 	}
 	return strconv.AppendFloat(dst, f, 'f', -1, 64), nil
+}
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, x := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = frames.AppendString(dst, x)
+	}
+	return append(dst, ']')
 }
