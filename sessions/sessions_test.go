@@ -158,7 +158,9 @@ func waitBusy(t *testing.T, r *Registry, id string) {
 }
 
 func TestEvictionAndIdleShutdown(t *testing.T) {
-	r := newTestRegistry(t, Config{MaxSessions: 2, IdleTimeout: 400 * time.Millisecond})
+	// The idle timeout must outlast c's start, or b is closed as idle before
+	// the check: at 400 ms it did, under -race on a loaded 2-core machine.
+	r := newTestRegistry(t, Config{MaxSessions: 2, IdleTimeout: 2 * time.Second})
 	dir := t.TempDir()
 	for _, id := range []string{"a", "b", "c"} {
 		if res, c := eval(t, r, Request{Session: id, Cwd: dir, Cells: []Cell{py("v = 1")}}); res.Status != StatusOK {
