@@ -65,11 +65,10 @@ func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 	if polled == nil {
 		return out, restore
 	}
-	if !private {
-		restore()
-		return out, func() {}
+	var raw *rawio.File
+	if private {
+		raw = rawio.New(polled)
 	}
-	raw := rawio.New(polled)
 	if raw == nil {
 		restore()
 		return out, func() {}

@@ -18,9 +18,6 @@ func (r *File) Name() string { return r.f.Name() }
 // Close closes the file.
 func (r *File) Close() error { return r.f.Close() }
 
-// File returns the file r wraps.
-func (r *File) File() *os.File { return r.f }
-
 var (
 	_ io.ReadWriteCloser = (*File)(nil)
 )

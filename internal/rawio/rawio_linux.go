@@ -78,7 +78,7 @@ func (r *File) Read(p []byte) (int, error) {
 
 // readOnce is Read's callback: false asks the poller to wait.
 func (r *File) readOnce(fd uintptr) bool {
-	r.rn, r.rerr = ReadFD(fd, r.rbuf)
+	r.rn, r.rerr = readFD(fd, r.rbuf)
 	return r.rerr != syscall.EAGAIN
 }
 
@@ -137,9 +137,8 @@ func (r *File) wrap(op string, err error) error {
 	return &os.PathError{Op: op, Path: r.f.Name(), Err: err}
 }
 
-// ReadFD is read(2) on fd as a raw system call, for a callback of a
-// non-blocking file's syscall.RawConn.Read; EINTR is retried.
-func ReadFD(fd uintptr, p []byte) (int, error) {
+// readFD is read(2) on fd as a raw system call; EINTR is retried.
+func readFD(fd uintptr, p []byte) (int, error) {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
 		switch e {
