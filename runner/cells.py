@@ -14,7 +14,6 @@ the Cell (keep_result) to be placed and sent with done.
 Loaded by core right after it sends ready (the first request will need it).
 """
 
-import _ast
 import _signal
 import os
 import sys
@@ -22,8 +21,10 @@ import sys
 _core = globals()["_core"]
 _wire = _core._wire
 _q = _core._q
-_AST_FLAGS = _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_RUN_FLAGS = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+# ast.PyCF_ONLY_AST and ast.PyCF_ALLOW_TOP_LEVEL_AWAIT (fixed since 3.8): _ast is
+# imported only by a cell that needs its tree, see _compile.
+_RUN_FLAGS = 0x2000
+_AST_FLAGS = 0x400 | _RUN_FLAGS
 _CO_COROUTINE = 0x80
 _loop = None  # the session's event loop for top-level await
 
@@ -140,6 +141,39 @@ def _ends_quiet(src, node):
     return False
 
 
+# Words a statement can begin with and an expression cannot (hard keywords).
+_STATEMENT_WORDS = frozenset(("pass", "import", "from", "def", "class", "if", "for", "while", "with", "try",
+                              "return", "raise", "del", "global", "nonlocal", "assert", "break", "continue", "async"))
+
+
+def _statement_line(line):
+    """Whether one line is surely a statement, not an expression, judged
+    without compiling it: a try that fails costs the first failing compile
+    the syntax-tree types. Sure means one of: it begins with a statement
+    keyword or '@'; or it has an '=' outside brackets that is no comparison
+    or ':=', and no quote (an f-string's text) and no lambda (its defaults).
+    Anything else is tried as an expression first."""
+    s = line.lstrip()
+    n = 0
+    while n < len(s) and (s[n].isalnum() or s[n] == "_"):
+        n += 1
+    if s[:n] in _STATEMENT_WORDS or s[:1] == "@":
+        return True
+    if "=" not in s or "'" in s or '"' in s or "lambda" in s:
+        return False
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch == "#":
+            return False
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "=" and depth == 0 and s[i + 1 : i + 2] != "=" and (i == 0 or s[i - 1] not in "=!<>:"):
+            return True
+    return False
+
+
 # __future__ imports last for the session, as in IPython (codeop keeps them).
 _FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler flags
 _future = 0
@@ -152,15 +186,26 @@ def _compile(src, name):
     straight from its text: building the syntax tree, which finds the last
     expression of any other cell, was half a warm 1+1's compile time. A
     statement fails that try at its first token that cannot go on an
-    expression (~2.5 us) and takes the tree. ';' skips the try: a quiet
+    expression (~2.5 us) and, being the cell's only statement, is compiled
+    straight too. Other cells take the tree. ';' skips the try: a quiet
     `x;` would fail it, and `f("\\d"); y = 1` would have the parser warn
     twice of what comes before the ';'."""
     global _future
     if "\n" not in src.rstrip() and ";" not in src:
-        try:
-            return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
-        except SyntaxError:
-            pass
+        if not _statement_line(src):
+            try:
+                return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
+            except SyntaxError:
+                pass
+        # One line, no ';', not an expression: one statement, and not one whose
+        # value shows. Compiled straight, no tree: the interpreter builds its
+        # syntax-tree types on first use, and on its first SyntaxError (1.5-2.4
+        # ms here), a tenth of a one-shot `run -c pass` (issue 16).
+        body = compile(src, name, "exec", _RUN_FLAGS | _future, True)
+        _future |= body.co_flags & _FUTURE_MASK
+        return body, None
+    import _ast
+
     tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
     expr = None
     if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):

@@ -67,3 +67,40 @@ func TestSubprocessPatchedOnImport(t *testing.T) {
 		t.Errorf("stdout %q, want the print before the child's output", c.stdout)
 	}
 }
+
+// TestStartLoadsNoHeavyModules: a one-shot `run -c pass` (or `x = 1`, `import
+// os`) needs neither threading (it and what it imports were ~9 ms of a 24 ms
+// interpreter's start here: the tool bridge made its per-thread state with
+// it) nor the syntax-tree types (~2 ms, built by the first tree and by the
+// first compile that fails, as a statement tried as an expression did).
+func TestStartLoadsNoHeavyModules(t *testing.T) {
+	// The expression cell names what is loaded, plus traceback, the warm-up's
+	// first import: the warm-up runs after 50 ms idle and imports ast, so a
+	// loaded machine can make one try inconclusive, never a false pass.
+	const check = "sorted(__import__('sys').modules.keys() & {'threading', '_ast', 'functools', 'traceback'})"
+	for try := 0; try < 5; try++ {
+		// -S: this machine's site imports threading itself (a .pth loading certifi)
+		p := start(t, startOpts{first: "pass", pyArgs: []string{"-S"}})
+		if d := p.collect("c1", nil).done(); d.Status != "ok" {
+			t.Fatalf("pass: done %+v", d)
+		}
+		for _, stmt := range []string{"x = 1", "import os", "y: int = x + 1", "for i in range(2): i"} {
+			c := p.run(stmt)
+			if d := c.done(); d.Status != "ok" {
+				t.Fatalf("%q: done %+v", stmt, d)
+			}
+			wantNo(frames.TypeResult)(t, c)
+		}
+		got := text(t, wantResultFrame(t, p.run(check)).Bundle, "text/plain")
+		if strings.Contains(got, "traceback") {
+			t.Logf("try %d: the warm-up ran before the check (%s); again", try, got)
+			p.close()
+			continue
+		}
+		if got != "[]" {
+			t.Fatalf("start-up and one-line statements loaded %s, want none of them", got)
+		}
+		return
+	}
+	t.Fatal("the warm-up ran before the check in every try")
+}
