@@ -15,6 +15,8 @@ Loaded by core right after it sends ready (the first request will need it).
 """
 
 import _signal
+import _thread
+import _warnings
 import os
 import sys
 
@@ -141,39 +143,6 @@ def _ends_quiet(src, node):
     return False
 
 
-# Words a statement can begin with and an expression cannot (hard keywords).
-_STATEMENT_WORDS = frozenset(("pass", "import", "from", "def", "class", "if", "for", "while", "with", "try",
-                              "return", "raise", "del", "global", "nonlocal", "assert", "break", "continue", "async"))
-
-
-def _statement_line(line):
-    """Whether one line is surely a statement, not an expression, judged
-    without compiling it: a try that fails costs the first failing compile
-    the syntax-tree types. Sure means one of: it begins with a statement
-    keyword or '@'; or it has an '=' outside brackets that is no comparison
-    or ':=', and no quote (an f-string's text) and no lambda (its defaults).
-    Anything else is tried as an expression first."""
-    s = line.lstrip()
-    n = 0
-    while n < len(s) and (s[n].isalnum() or s[n] == "_"):
-        n += 1
-    if s[:n] in _STATEMENT_WORDS or s[:1] == "@":
-        return True
-    if "=" not in s or "'" in s or '"' in s or "lambda" in s:
-        return False
-    depth = 0
-    for i, ch in enumerate(s):
-        if ch == "#":
-            return False
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "=" and depth == 0 and s[i + 1 : i + 2] != "=" and (i == 0 or s[i - 1] not in "=!<>:"):
-            return True
-    return False
-
-
 # __future__ imports last for the session, as in IPython (codeop keeps them).
 _FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler flags
 _future = 0
@@ -182,25 +151,31 @@ _future = 0
 def _compile(src, name):
     """Compile a cell to (body code, last-expression code); SyntaxError as is.
 
-    A one-line cell without ';' is first tried as one expression, compiled
-    straight from its text: building the syntax tree, which finds the last
-    expression of any other cell, was half a warm 1+1's compile time. A
-    statement fails that try at its first token that cannot go on an
-    expression (~2.5 us) and, being the cell's only statement, is compiled
-    straight too. Other cells take the tree. ';' skips the try: a quiet
-    `x;` would fail it, and `f("\\d"); y = 1` would have the parser warn
-    twice of what comes before the ';'."""
-    global _future
+    Until the syntax-tree types exist, a cell is compiled without them
+    (_treeless_cell). Otherwise a one-line cell without ';' is first tried
+    as one expression, compiled straight from its text: building the syntax
+    tree, which finds the last expression of any other cell, was half a warm
+    1+1's compile time. A statement fails that try at its first token that
+    cannot go on an expression (~2.5 us) and, being the cell's only
+    statement, is compiled straight too. Other cells take the tree. ';'
+    skips the try: a quiet `x;` would fail it, and `f("\\d"); y = 1` would
+    have the parser warn twice of what comes before the ';'."""
+    global _future, _treeless, _treeless_cells
+    if _treeless and not _future and "_ast" not in sys.modules:
+        parts = _treeless_cell(src, name)
+        if parts is not None:
+            _treeless_cells += 1
+            if parts[0] is not None:
+                _future |= parts[0].co_flags & _FUTURE_MASK
+            return parts
+    _treeless = False  # compile() below builds the types: no gain from here on
     if "\n" not in src.rstrip() and ";" not in src:
-        if not _statement_line(src):
-            try:
-                return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
-            except SyntaxError:
-                pass
-        # One line, no ';', not an expression: one statement, and not one whose
-        # value shows. Compiled straight, no tree: the interpreter builds its
-        # syntax-tree types on first use, and on its first SyntaxError (1.5-2.4
-        # ms here), a tenth of a one-shot `run -c pass` (issue 16).
+        try:
+            return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
+        except SyntaxError:
+            pass
+        # One line, no ';', not an expression: one statement, and not one
+        # whose value shows. Compiled straight, no tree.
         body = compile(src, name, "exec", _RUN_FLAGS | _future, True)
         _future |= body.co_flags & _FUTURE_MASK
         return body, None
@@ -215,6 +190,96 @@ def _compile(src, name):
     if body is not None:
         _future |= body.co_flags & _FUTURE_MASK
     return body, last
+
+
+# --- compiling before the syntax-tree types exist ------------------------
+#
+# The builtin compile() builds the interpreter's syntax-tree types the first
+# time it is called, whatever it compiles (PyAST_Check of its argument): 1.8
+# to 2.3 ms here, a tenth of a venv's `python -c pass`, which a one-shot run
+# pays on its only cell (issue 16). exec and eval of a string compile
+# without them. So, until the warm-up imports ast (which builds them) or a
+# cell needs compile(), a cell is compiled by exec/eval under a trace
+# function that takes the new frame's code at its call event, before its
+# first instruction, and stops it there. The last statement is found
+# without a tree: it begins at the last line at column 0 that is no blank
+# or comment, when what comes before that line compiles alone (so no
+# bracket, string or backslash runs on into it), and it is an expression
+# when the rest compiles as one. Anything else (a ';' from that line on, a
+# __future__ import, top-level await, a syntax error, a compile-time
+# warning, a tracer, a thread of the cells' own) goes to compile().
+
+_treeless = True
+_treeless_cells = 0  # how many were: a test's way to see which path a cell took
+_STOP_WARNINGS = ("error", None, Warning, None, 0)
+
+
+class _Taken(Exception):
+    """Stops a frame at its call event, its code taken."""
+
+
+def _treeless_cell(src, name):
+    """(body, last) for _compile, or None when compile() must say."""
+    if "\r" in src or "__future__" in src or sys.gettrace() is not None or _thread._count() > 2:
+        return None  # 2: the flusher and the warm-up; more are the cells'
+    lines = src.split("\n")
+    j = len(lines) - 1  # the last line at column 0 that is not blank or a comment
+    while j >= 0 and lines[j][:1] in ("", " ", "\t", "\f", "#"):
+        j -= 1
+    if j < 0 or any(";" in line for line in lines[j:]):
+        return None if j >= 0 else _whole(src, name)
+    body = None
+    if j > 0:
+        body = _treeless_code("\n".join(lines[:j]) + "\n", name, "exec", 0)
+        if body is None:
+            return None
+    last = _treeless_code("\n".join(lines[j:]), name, "eval", j)
+    return (body, last) if last is not None else _whole(src, name)
+
+
+def _whole(src, name):
+    body = _treeless_code(src, name, "exec", 0)
+    return None if body is None else (body, None)
+
+
+def _treeless_code(src, name, mode, shift):
+    """compile(src, name, mode) with its lines moved down by shift, or None
+    for what compile() must report: a compile-time warning is an error here
+    (it would name "<string>"), so compile() warns of it, once."""
+    me = sys._getframe()
+    taken = []
+
+    def take(frame, event, arg):
+        # an audit hook's frame may come first; the code's own is exec's
+        if frame.f_back is me and frame.f_code.co_filename == "<string>" and frame.f_code.co_name == "<module>":
+            taken.append(frame.f_code)
+            raise _Taken
+        return None
+
+    filters = _warnings.filters
+    filters.insert(0, _STOP_WARNINGS)
+    sys.settrace(take)
+    try:
+        (exec if mode == "exec" else eval)(src, {})
+    except _Taken:
+        pass
+    except Exception:
+        return None
+    finally:
+        sys.settrace(None)
+        filters.remove(_STOP_WARNINGS)
+    return _renamed(taken[0], name, shift) if taken else None
+
+
+def _renamed(code, name, shift):
+    """code and the code objects in it under the cell's name, shift lines down."""
+    consts = code.co_consts
+    if any(type(c) is _CodeType for c in consts):
+        consts = tuple(_renamed(c, name, shift) if type(c) is _CodeType else c for c in consts)
+    return code.replace(co_filename=name, co_firstlineno=code.co_firstlineno + shift, co_consts=consts)
+
+
+_CodeType = type(_renamed.__code__)
 
 
 def _record_input(src, count):

@@ -71,8 +71,8 @@ func TestSubprocessPatchedOnImport(t *testing.T) {
 // TestStartLoadsNoHeavyModules: a one-shot `run -c pass` (or `x = 1`, `import
 // os`) needs neither threading (it and what it imports were ~9 ms of a 24 ms
 // interpreter's start here: the tool bridge made its per-thread state with
-// it) nor the syntax-tree types (~2 ms, built by the first tree and by the
-// first compile that fails, as a statement tried as an expression did).
+// it) nor _ast (the syntax tree's module; TestTreelessCompile holds that the
+// types are not even built).
 func TestStartLoadsNoHeavyModules(t *testing.T) {
 	// The expression cell names what is loaded, plus traceback, the warm-up's
 	// first import: the warm-up runs after 50 ms idle and imports ast, so a
