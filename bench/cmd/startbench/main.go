@@ -18,8 +18,9 @@ func main() {
 	runs := flag.Int("runs", 30, "rounds; each runs every target once")
 	out := flag.String("out", "", "write the figures here as JSON")
 	baseline := flag.String("baseline", "", "another evalhost binary whose run -c pass is timed beside, for a before/after ratio")
+	venv := flag.Bool("venv", true, "also time a fresh venv of the resolved interpreter, whose start no site-packages .pth slows")
 	flag.Parse()
-	if err := run(*evalhost, *baseline, *python, *runs, *out); err != nil {
+	if err := run(*evalhost, *baseline, *python, *runs, *venv, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "startbench:", err)
 		os.Exit(1)
 	}
@@ -41,7 +42,7 @@ type results struct {
 	Load     string             `json:"loadavg"`
 }
 
-func run(evalhost, baseline, python string, runs int, outPath string) error {
+func run(evalhost, baseline, python string, runs int, venv bool, outPath string) error {
 	shim, err := exec.LookPath(python)
 	if err != nil {
 		return err
@@ -70,6 +71,20 @@ func run(evalhost, baseline, python string, runs int, outPath string) error {
 	}
 	if baseline != "" {
 		targets = append(targets, target{"baseline run -c pass", []string{baseline, "run", "-c", "pass"}})
+	}
+	venvTargets := 0
+	if venv {
+		vpy, err := makeVenv(real, home)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, target{"venv -c pass", []string{vpy, "-c", "pass"}},
+			target{"evalhost run -c pass (venv)", []string{evalhost, "run", "--python", vpy, "-c", "pass"}})
+		venvTargets = 2
+		if baseline != "" {
+			targets = append(targets, target{"baseline run -c pass (venv)", []string{baseline, "run", "--python", vpy, "-c", "pass"}})
+			venvTargets++
+		}
 	}
 	// Warm-up: caches on disk, the background process started.
 	for _, t := range targets {
@@ -106,6 +121,13 @@ func run(evalhost, baseline, python string, runs int, outPath string) error {
 		res.Ratios["cpu: run / baseline run -c pass"] = c[targets[2].name] / c[targets[4].name]
 		res.Ratios["baseline run / resolved -c pass"] = m[targets[4].name] / m[targets[1].name]
 	}
+	if venvTargets > 0 {
+		res.Ratios["venv: run / venv -c pass (target <= 1.15)"] = m["evalhost run -c pass (venv)"] / m["venv -c pass"]
+		res.Ratios["cpu: venv: run / venv -c pass"] = c["evalhost run -c pass (venv)"] / c["venv -c pass"]
+		if venvTargets == 3 {
+			res.Ratios["venv: baseline run / venv -c pass"] = m["baseline run -c pass (venv)"] / m["venv -c pass"]
+		}
+	}
 	res.print(targets)
 	if outPath != "" {
 		b, _ := json.MarshalIndent(res, "", "  ")
@@ -127,6 +149,18 @@ func timeOne(t target, env []string) (wall, cpu time.Duration, err error) {
 		return 0, 0, fmt.Errorf("%s: %w: %s", t.name, err, out)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// makeVenv makes a venv of the resolved interpreter under dir and returns
+// its python: the start a user of a project venv feels, where the base
+// interpreter's site-packages (and any .pth there that imports a package at
+// every start) is not loaded, so evalhost's own part is a larger share.
+func makeVenv(python, dir string) (string, error) {
+	v := dir + "/venv"
+	if out, err := exec.Command(python, "-m", "venv", "--without-pip", v).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("make a venv with %s (or pass -venv=false): %w: %s", python, err, out)
+	}
+	return v + "/bin/python", nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
