@@ -151,7 +151,7 @@ _future = 0
 def _compile(src, name):
     """Compile a cell to (body code, last-expression code); SyntaxError as is.
 
-    Until the syntax-tree types exist, a cell is compiled without them
+    A runner's first cell is compiled without the syntax-tree types
     (_treeless_cell). Otherwise a one-line cell without ';' is first tried
     as one expression, compiled straight from its text: building the syntax
     tree, which finds the last expression of any other cell, was half a warm
@@ -161,14 +161,16 @@ def _compile(src, name):
     skips the try: a quiet `x;` would fail it, and `f("\\d"); y = 1` would
     have the parser warn twice of what comes before the ';'."""
     global _future, _treeless, _treeless_cells
-    if _treeless and not _future and "_ast" not in sys.modules:
-        parts = _treeless_cell(src, name)
+    if _treeless:
+        # The first cell only: it is ~6 us slower than compile() once the
+        # types exist, which a warm session's every 1+1 would pay.
+        _treeless = False
+        parts = _treeless_cell(src, name) if not _future and "_ast" not in sys.modules else None
         if parts is not None:
             _treeless_cells += 1
             if parts[0] is not None:
                 _future |= parts[0].co_flags & _FUTURE_MASK
             return parts
-    _treeless = False  # compile() below builds the types: no gain from here on
     if "\n" not in src.rstrip() and ";" not in src:
         try:
             return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
@@ -198,10 +200,10 @@ def _compile(src, name):
 # time it is called, whatever it compiles (PyAST_Check of its argument): 1.8
 # to 2.3 ms here, a tenth of a venv's `python -c pass`, which a one-shot run
 # pays on its only cell (issue 16). exec and eval of a string compile
-# without them. So, until the warm-up imports ast (which builds them) or a
-# cell needs compile(), a cell is compiled by exec/eval under a trace
-# function that takes the new frame's code at its call event, before its
-# first instruction, and stops it there. The last statement is found
+# without them. So the first cell (a one-shot run's usual only one) is
+# compiled by exec/eval under a trace function that takes the new frame's
+# code at its call event, before its first instruction, and stops it
+# there. The last statement is found
 # without a tree: it begins at the last line at column 0 that is no blank
 # or comment, when what comes before that line compiles alone (so no
 # bracket, string or backslash runs on into it), and it is an expression
