@@ -207,9 +207,10 @@ def _compile(src, name):
 # without a tree: it begins at the last line at column 0 that is no blank
 # or comment, when what comes before that line compiles alone (so no
 # bracket, string or backslash runs on into it), and it is an expression
-# when the rest compiles as one. Anything else (a ';' from that line on, a
-# __future__ import, top-level await, a syntax error, a compile-time
-# warning, a tracer, a thread of the cells' own) goes to compile().
+# when the rest compiles as one (or, with a starred item, in brackets).
+# Anything else (a ';' from that line on, a form feed, a __future__ import,
+# top-level await, a syntax error, a compile-time warning, a tracer, a
+# thread of the cells' own) goes to compile().
 
 _treeless = True
 _treeless_cells = 0  # how many were: a test's way to see which path a cell took
@@ -222,11 +223,11 @@ class _Taken(Exception):
 
 def _treeless_cell(src, name):
     """(body, last) for _compile, or None when compile() must say."""
-    if "\r" in src or "__future__" in src or sys.gettrace() is not None or _thread._count() > 2:
-        return None  # 2: the flusher and the warm-up; more are the cells'
+    if "\r" in src or "\f" in src or "__future__" in src or sys.gettrace() is not None or _thread._count() > 2:
+        return None  # 2: the flusher and the warm-up; more are the cells'. A form feed moves a line to column 0.
     lines = src.split("\n")
     j = len(lines) - 1  # the last line at column 0 that is not blank or a comment
-    while j >= 0 and lines[j][:1] in ("", " ", "\t", "\f", "#"):
+    while j >= 0 and lines[j][:1] in ("", " ", "\t", "#"):
         j -= 1
     if j < 0 or any(";" in line for line in lines[j:]):
         return None if j >= 0 else _whole(src, name)
@@ -235,8 +236,20 @@ def _treeless_cell(src, name):
         body = _treeless_code("\n".join(lines[:j]) + "\n", name, "exec", 0)
         if body is None:
             return None
-    last = _treeless_code("\n".join(lines[j:]), name, "eval", j)
-    return (body, last) if last is not None else _whole(src, name)
+    tail = "\n".join(lines[j:])
+    last = _treeless_code(tail, name, "eval", j)
+    if last is not None:
+        return body, last
+    whole = _whole(src, name)
+    if whole is None or "*" not in tail or "\n" not in src.rstrip():
+        return whole  # one line: compile() too tries it as an expression only as it stands
+    # A starred item (`*a, b`) makes an expression statement that is no eval
+    # input; in brackets it is one. The whole cell compiled, so the tail is one
+    # statement, and in brackets it compiles only when it is an expression.
+    if j == 0:
+        return None
+    last = _treeless_code("(\n" + tail + "\n)", name, "eval", j - 1)
+    return (body, last) if last is not None else whole
 
 
 def _whole(src, name):

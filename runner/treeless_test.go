@@ -36,6 +36,13 @@ func TestTreelessCompile(t *testing.T) {
 		{name: "compile-time warning goes to compile", code: "1 is 1", result: "True", stderr: "<cell 1>:1: SyntaxWarning"},
 		{name: "top-level await goes to compile", code: "await __import__('asyncio').sleep(0, 5)", result: "5"},
 		{name: "future import goes to compile", code: "from __future__ import annotations\nx: undefined_name = 1"},
+		// A starred item makes an expression statement that is no eval input.
+		{name: "starred last expression", code: "a = [1]\n*a, 2", treeless: true, result: "(1, 2)"},
+		{name: "starred assignment shows nothing", code: "a = [1]\n*b, c = a + [2]", treeless: true},
+		{name: "starred one line as compile() tries it", code: "*[1], 2", treeless: true},
+		// A form feed resets the column: the line is a statement at column 0.
+		{name: "form feed goes to compile", code: "x = 1\n\fx", result: "1"},
+		{name: "syntax error after a starred statement", code: "a = [1]\n*a, 2 +", ename: "SyntaxError", traceback: []string{`File "<cell 1>", line 2`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// -S: site loads nothing that calls compile() first (this machine's does)
