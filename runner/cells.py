@@ -209,12 +209,17 @@ def _compile(src, name):
 # bracket, string or backslash runs on into it), and it is an expression
 # when the rest compiles as one (or, with a starred item, in brackets).
 # Anything else (a ';' from that line on, a form feed, a __future__ import,
-# top-level await, a syntax error, a compile-time warning, a tracer, a
-# thread of the cells' own) goes to compile().
+# top-level await, a syntax error, a compile-time warning, a tracer, a call
+# from inside a tracer's or profiler's callback, where the trace sees no
+# calls, an audit hook that refuses the trace, code nested deeper than the
+# recursion limit, a thread of the cells' own) goes to compile().
 
 _treeless = True
 _treeless_cells = 0  # how many were: a test's way to see which path a cell took
-_STOP_WARNINGS = ("error", None, Warning, None, 0)
+# Only what is reported of module "<string>", exec's filename: a plain string
+# there matches exactly, so other threads' and signal handlers' warnings
+# (of their globals' __name__) are left alone.
+_STOP_WARNINGS = ("error", None, Warning, "<string>", 0)
 
 
 class _Taken(Exception):
@@ -257,33 +262,91 @@ def _whole(src, name):
     return None if body is None else (body, None)
 
 
+def _probe():
+    """Called under the trace before exec: its call event says the trace
+    sees calls, which it does not in a tracer's or profiler's own callback."""
+
+
+def _warnings_filters():
+    """The list the warnings machinery reads: warnings.filters once warnings
+    is imported (a cell may have replaced it), else _warnings' own."""
+    filters = getattr(sys.modules.get("warnings"), "filters", None)
+    return filters if isinstance(filters, list) else _warnings.filters
+
+
+def _unfilter(filters):
+    for i, f in enumerate(filters):  # by identity: a cell's own ("error", ...) is equal
+        if f is _STOP_WARNINGS:
+            del filters[i]
+            return
+
+
 def _treeless_code(src, name, mode, shift):
     """compile(src, name, mode) with its lines moved down by shift, or None
     for what compile() must report: a compile-time warning is an error here
-    (it would name "<string>"), so compile() warns of it, once."""
-    me = sys._getframe()
+    (it would name "<string>"), so compile() warns of it, once.
+
+    What Python code runs meanwhile (a signal handler, an audit hook) may
+    raise: that goes to the cell as it would from compile(), and neither the
+    trace nor the warning filter outlives this call."""
     taken = []
 
     def take(frame, event, arg):
+        code = frame.f_code
         # an audit hook's frame may come first; the code's own is exec's
-        if frame.f_back is me and frame.f_code.co_filename == "<string>" and frame.f_code.co_name == "<module>":
-            taken.append(frame.f_code)
+        # (found without sys._getframe, which an audit hook may refuse)
+        back = frame.f_back
+        if back is not None and back.f_code is _TREELESS and code.co_filename == "<string>" and code.co_name == "<module>":
+            taken.append(code)
             raise _Taken
+        if code is _PROBE:
+            taken.append(None)
         return None
 
-    filters = _warnings.filters
-    filters.insert(0, _STOP_WARNINGS)
-    sys.settrace(take)
+    filters = _warnings_filters()
+    stage = 0
     try:
+        filters.insert(0, _STOP_WARNINGS)
+        stage = 1
+        sys.settrace(take)
+        stage = 2
+        _probe()
+        if not taken:
+            return None  # no call events here: exec would run the code
+        stage = 3
         (exec if mode == "exec" else eval)(src, {})
     except _Taken:
         pass
-    except Exception:
+    except Exception as e:
+        if stage == 1 and sys.gettrace() is not take:
+            stage = 0  # an audit hook refused sys.settrace: compile() needs none
+            return None
+        if stage < 3 or len(taken) > 1:
+            raise  # a signal handler's, say: the cell's, as it would be from compile()
+        tb = e.__traceback__.tb_next
+        if tb is not None and not isinstance(e, RecursionError):
+            code = tb.tb_frame.f_code
+            if code is take.__code__ or (code.co_filename == "<string>" and code.co_name == "<module>"):
+                raise  # a signal handler's, run as the code's frame started
+        # The compiler's error, or an audit hook's that exec called:
+        # compile() says what becomes of the cell.
         return None
     finally:
-        sys.settrace(None)
-        filters.remove(_STOP_WARNINGS)
-    return _renamed(taken[0], name, shift) if taken else None
+        # No call before the filter is gone: an interrupt lands at a call's end.
+        try:
+            if filters and filters[0] is _STOP_WARNINGS:
+                del filters[0]
+            else:
+                _unfilter(filters)
+        finally:
+            if stage:
+                sys.settrace(None)
+    if len(taken) < 2:
+        return None
+    try:
+        return _renamed(taken[1], name, shift)
+    except RecursionError:  # code nested deeper than Python calls may go
+        return None
 
 
 def _renamed(code, name, shift):
@@ -295,6 +358,8 @@ def _renamed(code, name, shift):
 
 
 _CodeType = type(_renamed.__code__)
+_PROBE = _probe.__code__
+_TREELESS = _treeless_code.__code__
 
 
 def _record_input(src, count):

@@ -74,3 +74,109 @@ func TestTreelessCompile(t *testing.T) {
 		})
 	}
 }
+
+// TestTreelessCompileAfterStartup: what start-up code (here an extension
+// module; a sitecustomize alike) set up before the first cell, the one
+// compiled by cells._treeless_cell.
+func TestTreelessCompileAfterStartup(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		module string // the extension module run at start-up, "" for none
+		first  string
+		check  func(t *testing.T, p *proc, c cellResult)
+	}{
+		{
+			// Nested deeper than Python calls may go (renaming its code objects
+			// recursed), though not than compile() may (3.8's parser may not).
+			name:  "code nested deeper than the recursion limit",
+			first: "f = " + strings.Repeat("lambda: ", 950) + "0\n1",
+			check: func(t *testing.T, p *proc, c cellResult) {
+				if e, ok := c.first(frames.TypeError); ok && e.Ename == "MemoryError" {
+					t.Skip("this Python's parser cannot nest that deep")
+				}
+				wantResult("1")(t, c)
+			},
+		},
+		{
+			// An audit hook that refuses sys.settrace: compile() needs none, and
+			// the warning filter must not stay behind.
+			name:   "audit hook refuses sys.settrace",
+			module: "import sys\ndef hook(event, args):\n    if event == 'sys.settrace':\n        raise RuntimeError('no tracing')\nsys.addaudithook(hook)\n",
+			first:  "x = 1\nx + 1",
+			check: func(t *testing.T, p *proc, c cellResult) {
+				wantResult("2")(t, c)
+				c = p.run("import _warnings\nimport warnings\nwarnings.warn('after')\n(sys.gettrace(), [f for f in _warnings.filters if f[0] == 'error'])")
+				wantResult("(None, [])")(t, c)
+				if !strings.Contains(c.stderr, "UserWarning: after") {
+					t.Errorf("stderr %q lacks the warning", c.stderr)
+				}
+			},
+		},
+		{
+			// An audit hook that refuses exec of "<string>" code (code compiled
+			// from a string): compile() does without it.
+			name:   "audit hook refuses exec of strings",
+			module: "import sys\ndef hook(event, args):\n    if event == 'exec' and getattr(args[0], 'co_filename', '') == '<string>':\n        raise PermissionError('no exec of strings')\nsys.addaudithook(hook)\n",
+			first:  "x = 1\nx + 1",
+			check:  func(t *testing.T, p *proc, c cellResult) { wantResult("2")(t, c) },
+		},
+		{
+			// warnings.filters replaced: the list the warnings machinery reads
+			// is that one, not _warnings.filters.
+			name:   "warnings.filters replaced",
+			module: "import warnings\nwarnings.filters = list(warnings.filters)\n",
+			first:  "x = 1\ny = x is 1\ny",
+			check: func(t *testing.T, p *proc, c cellResult) {
+				wantResult("True")(t, c)
+				if !strings.Contains(c.stderr, "<cell 1>:2: SyntaxWarning") || strings.Contains(c.stderr, "<string>") {
+					t.Errorf("stderr %q, want the warning once, of <cell 1>", c.stderr)
+				}
+			},
+		},
+		{
+			// A signal handler that raises during the compile: the cell fails
+			// with it, as when compile() was running; it is not taken for a
+			// compile error and dropped. The alarm is set at the first compile
+			// event and lands at the first chance after the compiler's work
+			// (set again while it would land in the audit hook or in itself).
+			name: "signal handler raises during the compile",
+			module: "import signal, sys\nsent = []\n" +
+				"def hook(event, args):\n    if event == 'compile' and not sent:\n        sent.append(1)\n        signal.setitimer(signal.ITIMER_REAL, 1e-5)\n" +
+				"def on_alarm(sig, frame):\n    if frame is not None and frame.f_code in (hook.__code__, on_alarm.__code__):\n        signal.setitimer(signal.ITIMER_REAL, 1e-5)\n        return\n    raise TimeoutError('alarm')\n" +
+				"signal.signal(signal.SIGALRM, on_alarm)\nsys.addaudithook(hook)\n",
+			first: "x = 1\nx",
+			check: func(t *testing.T, p *proc, c cellResult) {
+				wantError(t, c, "TimeoutError")
+				wantNo(frames.TypeResult)(t, c)
+			},
+		},
+		{
+			// Inside a profiler's callback the trace sees no calls: exec must
+			// not be left to run the code there (the run_cell here is the
+			// runner's first compile).
+			name: "run_cell from a profile function",
+			module: "import sys\n" +
+				"def prof(frame, event, arg):\n    if event == 'call' and frame.f_code.co_name == 'marker':\n" +
+				"        get_ipython().run_cell(\"__import__('sys').ran = getattr(__import__('sys'), 'ran', 0) + 1\\n1\", silent=True)\n" +
+				"def marker():\n    pass\nsys.setprofile(prof)\nmarker()\nsys.setprofile(None)\n",
+			first: "import sys\nsys.ran",
+			check: func(t *testing.T, p *proc, c cellResult) { wantResult("1")(t, c) },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := startOpts{first: tc.first, pyArgs: []string{"-S"}}
+			if tc.module != "" {
+				dir := t.TempDir()
+				writeFile(t, dir, "setup.py", tc.module)
+				o.modules = []string{dir}
+			}
+			p := start(t, o)
+			for _, f := range p.early {
+				if f.Type == frames.TypeWarning {
+					t.Fatalf("start-up: %s", f.Message)
+				}
+			}
+			tc.check(t, p, p.collect("c1", nil))
+		})
+	}
+}
