@@ -22,12 +22,21 @@ type Run struct {
 }
 
 // runState is one active run. n counts overlapping activations of the same
-// key, so a duplicate hook pair cannot end the other's calls early.
+// key, so a duplicate hook pair cannot end the other's calls early. Its
+// context is made by the first call's lookup: most cells call no tool, and
+// a context per run was a sixth of the hook's cost.
 type runState struct {
 	n      int
 	run    Run
-	ctx    context.Context
+	ctx    context.Context // nil until a call comes
 	cancel context.CancelCauseFunc
+}
+
+// stop ends the run's calls, if it had any, with cause.
+func (st *runState) stop(cause error) {
+	if st.cancel != nil {
+		st.cancel(cause)
+	}
 }
 
 // runs is the set of runs executing now.
@@ -63,8 +72,7 @@ func (r *runs) begin(run Run) {
 	}
 	st := r.m[k]
 	if st == nil {
-		ctx, cancel := context.WithCancelCause(context.Background())
-		st = &runState{run: run, ctx: ctx, cancel: cancel}
+		st = &runState{run: run}
 		r.m[k] = st
 	}
 	st.n++
@@ -79,7 +87,7 @@ func (r *runs) end(k runKey) {
 	}
 	if st.n--; st.n == 0 {
 		delete(r.m, k)
-		st.cancel(errCellEnded)
+		st.stop(errCellEnded)
 	}
 }
 
@@ -91,6 +99,9 @@ func (r *runs) lookup(k runKey) (Run, context.Context, bool) {
 	if st == nil {
 		return Run{}, nil, false
 	}
+	if st.ctx == nil {
+		st.ctx, st.cancel = context.WithCancelCause(context.Background())
+	}
 	return st.run, st.ctx, true
 }
 
@@ -101,6 +112,6 @@ func (r *runs) closeAll() {
 	r.closed = true
 	for k, st := range r.m {
 		delete(r.m, k)
-		st.cancel(ErrClosed)
+		st.stop(ErrClosed)
 	}
 }

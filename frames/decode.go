@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/internal/jsonscan"
 )
 
 // ErrMalformed is wrapped by every ProtocolError, for callers that only need
@@ -62,10 +64,11 @@ const (
 	nMembers
 )
 
-// members are a frame line's top-level members, found in one pass: a
-// gjson Get per member scanned the line from its start each time (eight
-// scans of a result frame, most of the host's decoding of a warm 1+1). The
-// first of a repeated key wins, as it does for Get.
+// members are a frame line's top-level members, found in the one pass that
+// checks the line (jsonscan): a gjson Get per member scanned the line from
+// its start each time (eight scans of a result frame, most of the host's
+// decoding of a warm 1+1), and gjson's Valid and ForEach were two passes.
+// The first of a repeated key wins, as it does for Get.
 type members [nMembers]gjson.Result
 
 func memberIndex(key string) int {
@@ -120,26 +123,21 @@ func memberIndex(key string) int {
 	return -1
 }
 
-func (m *members) fill(root gjson.Result) {
-	root.ForEach(func(k, v gjson.Result) bool {
-		if i := memberIndex(k.Str); i >= 0 && !m[i].Exists() {
-			m[i] = v
-		}
-		return true
-	})
+func (m *members) set(key string, v gjson.Result) {
+	if i := memberIndex(key); i >= 0 && !m[i].Exists() {
+		m[i] = v
+	}
 }
 
 // Decode parses one frame line (without its newline).
 func Decode(line []byte) (Frame, error) {
-	if !gjson.ValidBytes(line) {
-		return Frame{}, badLine(line, "not valid JSON")
-	}
-	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
+	var m members
+	if !jsonscan.Object(string(line), m.set) {
+		if !gjson.ValidBytes(line) {
+			return Frame{}, badLine(line, "not valid JSON")
+		}
 		return Frame{}, badLine(line, "not a JSON object")
 	}
-	var m members
-	m.fill(root)
 	typ := m[mType]
 	if typ.Type != gjson.String {
 		return Frame{}, badLine(line, `missing "type"`)
@@ -188,10 +186,7 @@ func decodeBody(f *Frame, m *members) string {
 			return `missing object "bundle"`
 		}
 		f.Bundle = make(Bundle)
-		b.ForEach(func(k, v gjson.Result) bool {
-			f.Bundle[k.Str] = json.RawMessage(v.Raw)
-			return true
-		})
+		jsonscan.Object(b.Raw, func(k string, v gjson.Result) { f.Bundle[k] = json.RawMessage(v.Raw) })
 		if m := m[mMetadata]; m.IsObject() {
 			f.Metadata = json.RawMessage(m.Raw)
 		}

@@ -2,7 +2,6 @@ package frames
 
 import (
 	"encoding/json"
-	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -65,7 +64,13 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 
 func appendBundle(dst []byte, f *Frame) []byte {
 	dst = append(dst, `,"bundle":{`...)
-	for i, mime := range slices.Sorted(maps.Keys(f.Bundle)) {
+	var few [8]string // a bundle's few keys sort on the stack
+	keys := few[:0]
+	for mime := range f.Bundle {
+		keys = append(keys, mime)
+	}
+	slices.Sort(keys)
+	for i, mime := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -1,6 +1,9 @@
 package frames
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // Version is the protocol version the runner reports in its ready frame.
 const Version = "1.1"
@@ -84,11 +87,34 @@ func (b Bundle) Text(mime string) (string, bool) {
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
+	if s, ok := plainString(raw); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainString decodes a JSON string without escapes, as json.Unmarshal
+// would (a result's "2", most text): every byte stands for itself. Anything
+// else (an escape, a control byte, invalid UTF-8, which Unmarshal replaces)
+// is left to Unmarshal.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // SetText stores a string value for mime.

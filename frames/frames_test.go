@@ -264,3 +264,19 @@ func TestDecodeFirstOfRepeatedMember(t *testing.T) {
 		t.Fatalf("Decode = %+v, %v; want id a, status ok, executionCount 3", f, err)
 	}
 }
+
+// Bundle.Text reads any raw value as json.Unmarshal reads it into a string,
+// its shortcut for plain strings included.
+func FuzzBundleText(f *testing.F) {
+	for _, s := range []string{`"2"`, `"a\"b"`, `"\u00e9"`, `"é"`, "\"\xff\"", "\"a\tb\"", `"a"b"`, `"abc`, `"`, `""`, `3`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := Bundle{"text/plain": raw}.Text("text/plain")
+		var want string
+		wantOK := len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &want) == nil
+		if ok != wantOK || got != want {
+			t.Fatalf("Text(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, ok, want, wantOK)
+		}
+	})
+}

@@ -111,21 +111,33 @@ func checkID(id string) error {
 	return nil
 }
 
-// send writes the request line; ctx ending interrupts a blocked write.
+// send writes the request line; ctx ending interrupts a blocked write. A
+// line the pipe takes at once (a warm cell's) goes out without arming that.
 func (p *Process) send(ctx context.Context, req *frames.Request) error {
 	line := frames.AppendRequest(make([]byte, 0, len(req.Code)+128), req)
 	line = append(line, '\n')
+	sent := 0
+	if w, ok := p.req.(someWriter); ok {
+		n, err := w.WriteSome(line)
+		if err != nil {
+			return fmt.Errorf("send cell %q: %w", req.ID, err)
+		}
+		if n == len(line) {
+			return nil
+		}
+		sent = n
+	}
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		_ = p.reqW.SetWriteDeadline(time.Unix(1, 0))
 		close(fired)
 	})
-	n, err := p.req.Write(line)
+	n, err := p.req.Write(line[sent:])
 	if !stop() {
 		<-fired
 		_ = p.reqW.SetWriteDeadline(time.Time{})
 	}
-	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+	if sent+n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 		// Cancelled before a byte went out: send the cell whole after all
 		// (await interrupts it as soon as it starts) rather than kill an
 		// interpreter whose channel is intact. A runner that does not read
@@ -138,6 +150,11 @@ func (p *Process) send(ctx context.Context, req *frames.Request) error {
 		return fmt.Errorf("send cell %q: %w", req.ID, err)
 	}
 	return nil
+}
+
+// someWriter writes what a pipe takes without waiting (rawio.File).
+type someWriter interface {
+	WriteSome(p []byte) (int, error)
 }
 
 // await relays c's frames to emit until the pump ends c.out (endOfCell), handling

@@ -37,7 +37,8 @@ type Process struct {
 	req              io.Writer // writes reqW (raw system calls on Linux: rawio)
 	outR, errR, frR  *os.File  // fds 1, 2, 3 of the child, read ends
 	events           chan event
-	out              chan frames.Frame // the running cell's frames (pump.go, cell)
+	batches          chan []frames.Frame // evFrames' arrays, back from the pump for reuse
+	out              chan frames.Frame   // the running cell's frames (pump.go, cell)
 	readyCh          chan frames.Frame
 	exited, pumpDone chan struct{}
 	status           syscall.WaitStatus // the runner's; set before exited is closed

@@ -191,6 +191,7 @@ func (r *router) event(ev event) {
 		for _, f := range ev.frames {
 			r.frame(f)
 		}
+		r.p.giveBatch(ev.frames) // every frame was copied out
 	case evIdle:
 		r.settleWait &^= uint8(ev.fd)
 	case evEOF:

@@ -54,6 +54,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		outR: ends.parent[1], errR: ends.parent[2], frR: ends.parent[3],
 		chunks:   [3]*chunks{1: newChunks(), 2: newChunks()},
 		events:   make(chan event, 64),
+		batches:  make(chan []frames.Frame, 2),
 		out:      make(chan frames.Frame, 64),
 		readyCh:  make(chan frames.Frame, 1),
 		exited:   make(chan struct{}),

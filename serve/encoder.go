@@ -85,15 +85,35 @@ func endsCell(t frames.Type) bool {
 // once, so the line is held for it.
 func (e *Encoder) CellEnd(id string, res sessions.CellResult, last bool) {
 	c := CellEnd{Type: TypeCellEnd, ID: id, CellResult: res}
-	b, err := appendCellEnd(nil, &c)
-	e.built(b, err, last)
+	e.appendLine(func(dst []byte) ([]byte, error) { return appendCellEnd(dst, &c) }, last)
 }
 
 // End writes a request's end; d is how long it took.
 func (e *Encoder) End(id string, res sessions.Result, d time.Duration) {
-	b, err := appendEnd(nil, &End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
-		Status: res.Status, Type: TypeEnd})
-	e.built(b, err, false)
+	end := End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
+		Status: res.Status, Type: TypeEnd}
+	e.appendLine(func(dst []byte) ([]byte, error) { return appendEnd(dst, &end) }, false)
+}
+
+// appendLine writes a line that build appends to dst (cell_end, end), as
+// built does, building it straight into the held lines: no buffer of its
+// own per line.
+func (e *Encoder) appendLine(build func(dst []byte) ([]byte, error), hold bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := build(e.held)
+	if err != nil {
+		// e.held is as it was: build appended past its length, if at all.
+		line, _ := encodeLine(RequestError{Error: "cannot encode a reply: " + err.Error(), Type: TypeRequestError})
+		e.writeLocked(line, false)
+		return
+	}
+	e.held = b
+	if !hold {
+		e.write(e.held)
+		e.held = e.held[:0]
+		e.disarm()
+	}
 }
 
 // Line writes v as one JSON line. When v cannot be encoded it writes nothing

@@ -23,6 +23,7 @@ var preempted = map[string]func(*Server, request){
 // dispatch answers one request line, or takes its place and returns the
 // work left, which the caller must run (the Server waits for it). stop says
 // the server reads no more (a shutdown line, or it stopped taking requests).
+// line is lent: the reader's buffer, read again once dispatch returns.
 func (s *Server) dispatch(line []byte) (work func(), stop bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil, false

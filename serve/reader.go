@@ -44,9 +44,11 @@ func (s *Server) readUntilWork() func() {
 			s.endReading(err)
 			return nil
 		}
-		// The request may outlive the reader's buffer (its work runs while
-		// the next reader reads into it).
-		work, stop := s.dispatch(append([]byte(nil), line...))
+		// The request outlives the reader's buffer (its work runs while the
+		// next reader reads into it): parseRequest copies the line into the
+		// string all of a request's values are read from, and dispatch
+		// keeps nothing else of it.
+		work, stop := s.dispatch(line)
 		if stop {
 			s.endReading(nil)
 			return nil

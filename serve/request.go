@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/internal/jsonscan"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -41,23 +42,33 @@ func badRequest(root gjson.Result, format string, args ...any) *requestError {
 }
 
 // parseRequest reads a line's op and id; a line without a string op is
-// refused.
+// refused. The line is checked and its op and id read in one pass
+// (jsonscan), as gjson.Valid would check it.
 func parseRequest(line []byte) (request, *requestError) {
-	if !gjson.ValidBytes(line) {
-		return request{}, &requestError{msg: "not valid JSON", line: quoteLine(line)}
-	}
-	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
+	text := string(line) // the request's strings are views of it
+	var op, id gjson.Result
+	isObject := jsonscan.Object(text, func(key string, v gjson.Result) {
+		switch {
+		case key == "op" && !op.Exists():
+			op = v
+		case key == "id" && !id.Exists():
+			id = v
+		}
+	})
+	if !isObject {
+		if !gjson.Valid(text) {
+			return request{}, &requestError{msg: "not valid JSON", line: quoteLine(line)}
+		}
 		return request{}, &requestError{msg: `a request must be a JSON object with an "op"`, line: quoteLine(line)}
 	}
-	op := root.Get("op")
+	root := gjson.Parse(text)
 	if !op.Exists() {
 		return request{}, badRequest(root, `missing "op"; one of %s`, opNames)
 	}
 	if op.Type != gjson.String {
 		return request{}, badRequest(root, `"op" must be a string, not %s; one of %s`, op.Raw, opNames)
 	}
-	return request{op: op.Str, id: root.Get("id").String(), root: root}, nil
+	return request{op: op.Str, id: id.String(), root: root}, nil
 }
 
 // opNames lists the ops for error messages.
@@ -84,12 +95,12 @@ type cellFields struct {
 	language, code, title, reset, timeout, onTimeout, maxRuntime gjson.Result
 }
 
+// fieldsOf reads obj, an object of a request line parseRequest checked.
 func fieldsOf(obj gjson.Result, slot func(key string) *gjson.Result) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if dst := slot(k.Str); dst != nil && !dst.Exists() {
+	jsonscan.Object(obj.Raw, func(key string, v gjson.Result) {
+		if dst := slot(key); dst != nil && !dst.Exists() {
 			*dst = v
 		}
-		return true
 	})
 }
 
@@ -193,7 +204,7 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 	}
 	var cells []gjson.Result
 	if f.cells.IsArray() {
-		cells = f.cells.Array()
+		jsonscan.Array(f.cells.Raw, func(c gjson.Result) { cells = append(cells, c) })
 	}
 	if len(cells) == 0 {
 		return req, badRequest(root, `"cells" must be a non-empty array of {"language","code"} objects`)

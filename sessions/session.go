@@ -70,6 +70,13 @@ func (s *session) enqueue() (*turn, error) {
 func (t *turn) wait(ctx context.Context) error {
 	select {
 	case <-t.prev:
+		// A turn that is already its own (an idle session's) does not ask
+		// ctx for its Done channel, which a context makes on the first ask.
+		return nil
+	default:
+	}
+	select {
+	case <-t.prev:
 		return nil
 	case <-t.detached:
 		select {

@@ -42,7 +42,7 @@ var mimeExt = map[string]string{
 // moveLarge moves bundle entries above the inline limit to the store. It
 // returns the frame unchanged when nothing moved, and never mutates f's maps.
 func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
-	if s.opt.Store == nil || s.opt.InlineLimit < 0 {
+	if s.opt.Store == nil || s.opt.InlineLimit < 0 || !s.anyLarge(f.Bundle) {
 		return f
 	}
 	var moved []Payload
@@ -83,6 +83,17 @@ func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
 	}
 	bundle.SetText("text/plain", plain)
 	return f
+}
+
+// anyLarge reports whether moveLarge has something to move, before it
+// sorts the bundle's keys (two allocations for every result otherwise).
+func (s *Sink) anyLarge(b frames.Bundle) bool {
+	for mime, raw := range b {
+		if mime != "text/plain" && len(raw) > s.opt.InlineLimit {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Sink) savePayload(mime string, raw json.RawMessage) (Payload, error) {

@@ -28,6 +28,7 @@ type rawConn struct {
 	wn      int
 	werr    syscall.Errno
 	writeFn func(uintptr) bool
+	someFn  func(uintptr) bool
 }
 
 // New returns f wrapped, or nil when f is not a non-blocking file in the
@@ -50,7 +51,7 @@ func New(f *os.File) *File {
 		return nil
 	}
 	r := &File{f: f, rawConn: rawConn{rc: rc}}
-	r.readFn, r.writeFn = r.readOnce, r.writeAll
+	r.readFn, r.writeFn, r.someFn = r.readOnce, r.writeAll, r.writeSome
 	return r
 }
 
@@ -97,6 +98,31 @@ func (r *File) Write(p []byte) (int, error) {
 		return n, r.wrap("write", errno)
 	}
 	return n, nil
+}
+
+// WriteSome writes what of p the file takes now, without waiting: n <
+// len(p) with a nil error means the file is full. A caller that must bound
+// a wait (a context's end) arms that only when it would wait.
+func (r *File) WriteSome(p []byte) (int, error) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.wbuf, r.wn, r.werr = p, 0, 0
+	err := r.rc.Write(r.someFn)
+	n, errno := r.wn, r.werr
+	r.wbuf = nil
+	switch {
+	case err != nil:
+		return n, r.wrap("write", err)
+	case errno != 0:
+		return n, r.wrap("write", errno)
+	}
+	return n, nil
+}
+
+// writeSome is WriteSome's callback: writeAll, without waiting when full.
+func (r *File) writeSome(fd uintptr) bool {
+	r.writeAll(fd)
+	return true
 }
 
 // writeAll is Write's callback: it writes until all is written, an error,

@@ -90,3 +90,26 @@ func TestNewRefusesBlocking(t *testing.T) {
 		t.Fatal("New took a blocking pipe")
 	}
 }
+
+// WriteSome writes what the pipe takes and returns instead of waiting: a
+// full pipe gives a short count and no error; what went is read intact.
+func TestWriteSomeStopsWhenFull(t *testing.T) {
+	pr, pw := pipe(t)
+	r, w := New(pr), New(pw)
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: more than the pipe holds
+	n, err := w.WriteSome(want)
+	if err != nil || n <= 0 || n >= len(want) {
+		t.Fatalf("WriteSome into an empty pipe = %d, %v; want a short count, no error", n, err)
+	}
+	if m, err := w.WriteSome(want[n:]); err != nil || m != 0 {
+		t.Fatalf("WriteSome into a full pipe = %d, %v; want 0, no error", m, err)
+	}
+	got := make([]byte, n)
+	if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, want[:n]) {
+		t.Fatalf("read back %v: the bytes WriteSome counted differ", err)
+	}
+	pr.Close()
+	if _, err := w.WriteSome([]byte("x")); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("WriteSome with no reader: %v", err)
+	}
+}
