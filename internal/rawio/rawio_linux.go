@@ -84,30 +84,19 @@ func (r *File) readOnce(fd uintptr) bool {
 }
 
 // Write writes all of p, waiting in the poller while the file is full.
-func (r *File) Write(p []byte) (int, error) {
-	r.wmu.Lock()
-	defer r.wmu.Unlock()
-	r.wbuf, r.wn, r.werr = p, 0, 0
-	err := r.rc.Write(r.writeFn)
-	n, errno := r.wn, r.werr
-	r.wbuf = nil
-	switch {
-	case err != nil:
-		return n, r.wrap("write", err)
-	case errno != 0:
-		return n, r.wrap("write", errno)
-	}
-	return n, nil
-}
+func (r *File) Write(p []byte) (int, error) { return r.write(p, r.writeFn) }
 
 // WriteSome writes what of p the file takes now, without waiting: n <
 // len(p) with a nil error means the file is full. A caller that must bound
 // a wait (a context's end) arms that only when it would wait.
-func (r *File) WriteSome(p []byte) (int, error) {
+func (r *File) WriteSome(p []byte) (int, error) { return r.write(p, r.someFn) }
+
+// write runs one of the write callbacks on p through the poller.
+func (r *File) write(p []byte, fn func(uintptr) bool) (int, error) {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	r.wbuf, r.wn, r.werr = p, 0, 0
-	err := r.rc.Write(r.someFn)
+	err := r.rc.Write(fn)
 	n, errno := r.wn, r.werr
 	r.wbuf = nil
 	switch {
