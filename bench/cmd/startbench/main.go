@@ -63,28 +63,9 @@ func run(evalhost, baseline, python string, runs int, venv bool, outPath string)
 		stop.Env = env
 		stop.Run()
 	}()
-	targets := []target{
-		{"python3 -c pass (PATH)", []string{shim, "-c", "pass"}},
-		{"resolved -c pass", []string{real, "-c", "pass"}},
-		{"evalhost run -c pass", []string{evalhost, "run", "-c", "pass"}},
-		{"evalhost run --session -c 1+1", []string{evalhost, "run", "--session", "s", "-c", "1+1"}},
-	}
-	if baseline != "" {
-		targets = append(targets, target{"baseline run -c pass", []string{baseline, "run", "-c", "pass"}})
-	}
-	venvTargets := 0
-	if venv {
-		vpy, err := makeVenv(real, home)
-		if err != nil {
-			return err
-		}
-		targets = append(targets, target{"venv -c pass", []string{vpy, "-c", "pass"}},
-			target{"evalhost run -c pass (venv)", []string{evalhost, "run", "--python", vpy, "-c", "pass"}})
-		venvTargets = 2
-		if baseline != "" {
-			targets = append(targets, target{"baseline run -c pass (venv)", []string{baseline, "run", "--python", vpy, "-c", "pass"}})
-			venvTargets++
-		}
+	targets, err := makeTargets(evalhost, baseline, shim, real, home, venv)
+	if err != nil {
+		return err
 	}
 	// Warm-up: caches on disk, the background process started.
 	for _, t := range targets {
@@ -121,10 +102,10 @@ func run(evalhost, baseline, python string, runs int, venv bool, outPath string)
 		res.Ratios["cpu: run / baseline run -c pass"] = c[targets[2].name] / c[targets[4].name]
 		res.Ratios["baseline run / resolved -c pass"] = m[targets[4].name] / m[targets[1].name]
 	}
-	if venvTargets > 0 {
+	if venv {
 		res.Ratios["venv: run / venv -c pass (target <= 1.15)"] = m["evalhost run -c pass (venv)"] / m["venv -c pass"]
 		res.Ratios["cpu: venv: run / venv -c pass"] = c["evalhost run -c pass (venv)"] / c["venv -c pass"]
-		if venvTargets == 3 {
+		if baseline != "" {
 			res.Ratios["venv: baseline run / venv -c pass"] = m["baseline run -c pass (venv)"] / m["venv -c pass"]
 		}
 	}
@@ -149,6 +130,33 @@ func timeOne(t target, env []string) (wall, cpu time.Duration, err error) {
 		return 0, 0, fmt.Errorf("%s: %w: %s", t.name, err, out)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// makeTargets lists what is timed: the first four always, in this order
+// (run reads the ratios by index), then the baseline and venv ones asked for.
+func makeTargets(evalhost, baseline, shim, real, home string, venv bool) ([]target, error) {
+	targets := []target{
+		{"python3 -c pass (PATH)", []string{shim, "-c", "pass"}},
+		{"resolved -c pass", []string{real, "-c", "pass"}},
+		{"evalhost run -c pass", []string{evalhost, "run", "-c", "pass"}},
+		{"evalhost run --session -c 1+1", []string{evalhost, "run", "--session", "s", "-c", "1+1"}},
+	}
+	if baseline != "" {
+		targets = append(targets, target{"baseline run -c pass", []string{baseline, "run", "-c", "pass"}})
+	}
+	if !venv {
+		return targets, nil
+	}
+	vpy, err := makeVenv(real, home)
+	if err != nil {
+		return nil, err
+	}
+	targets = append(targets, target{"venv -c pass", []string{vpy, "-c", "pass"}},
+		target{"evalhost run -c pass (venv)", []string{evalhost, "run", "--python", vpy, "-c", "pass"}})
+	if baseline != "" {
+		targets = append(targets, target{"baseline run -c pass (venv)", []string{baseline, "run", "--python", vpy, "-c", "pass"}})
+	}
+	return targets, nil
 }
 
 // makeVenv makes a venv of the resolved interpreter under dir and returns
