@@ -101,12 +101,7 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 		if !statHolds(in, e, home) {
 			return keyOut{}, false
 		}
-		c.mu.Lock()
-		if c.w.gen == t.gen {
-			e.keyToken = t
-			c.storeLocked(in, e)
-		}
-		c.mu.Unlock()
+		c.put(in, home, e, t)
 	}
 	return e, true
 }
