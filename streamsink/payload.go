@@ -49,7 +49,7 @@ func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
 	var bundle frames.Bundle
 	for _, mime := range slices.Sorted(maps.Keys(f.Bundle)) {
 		raw := f.Bundle[mime]
-		if mime == "text/plain" || len(raw) <= s.opt.InlineLimit {
+		if !s.large(mime, raw) {
 			continue
 		}
 		p, err := s.savePayload(mime, raw)
@@ -89,11 +89,16 @@ func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
 // sorts the bundle's keys (two allocations for every result otherwise).
 func (s *Sink) anyLarge(b frames.Bundle) bool {
 	for mime, raw := range b {
-		if mime != "text/plain" && len(raw) > s.opt.InlineLimit {
+		if s.large(mime, raw) {
 			return true
 		}
 	}
 	return false
+}
+
+// large says whether a bundle entry goes to the store: text/plain never.
+func (s *Sink) large(mime string, raw json.RawMessage) bool {
+	return mime != "text/plain" && len(raw) > s.opt.InlineLimit
 }
 
 func (s *Sink) savePayload(mime string, raw json.RawMessage) (Payload, error) {
