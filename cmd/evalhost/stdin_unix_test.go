@@ -26,6 +26,22 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return fl&unix.O_NONBLOCK != 0
 }
 
+// blockingPipe is a pipe whose ends block, as a parent's pipe does
+// (os.Pipe's are in Go's poller), closed when the test ends.
+func blockingPipe(t *testing.T, rname, wname string) (r, w *os.File) {
+	t.Helper()
+	var fds [2]int
+	if err := unix.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(fds[0]), rname), os.NewFile(uintptr(fds[1]), wname)
+	t.Cleanup(func() {
+		r.Close()
+		w.Close()
+	})
+	return r, w
+}
+
 // A pipe is read through the poller while serve runs, through an open of
 // its own: the open file serve was given stays blocking (its flags are
 // shared with whoever else holds it); restore ends a read under way; a file
@@ -33,13 +49,7 @@ func nonblocking(t *testing.T, f *os.File) bool {
 func TestPollableInput(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	t.Setenv("GOMAXPROCS", "")
-	var fds [2]int
-	if err := unix.Pipe(fds[:]); err != nil { // blocking, as a parent's pipe is
-		t.Fatal(err)
-	}
-	pr, pw := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := blockingPipe(t, "stdin", "client")
 	in, restore := pollableInput(pr)
 	if _, ok := in.(*rawio.File); !ok {
 		t.Fatalf("a blocking pipe was not made pollable: %T", in)
@@ -84,13 +94,7 @@ func TestPollableInput(t *testing.T) {
 // on the pipe itself, so its failure is the file's (EPIPE here; SIGPIPE on
 // descriptor 1); a file is left alone.
 func TestPollableOutput(t *testing.T) {
-	var fds [2]int
-	if err := unix.Pipe(fds[:]); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "stdout")
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := blockingPipe(t, "client", "stdout")
 	out, restore := pollableOutput(pw)
 	if _, ok := out.(epipeWriter); !ok {
 		t.Fatalf("a blocking pipe was not made pollable: %T", out)
@@ -196,16 +200,10 @@ func TestPollableSocket(t *testing.T) {
 func TestPollableSharedFlags(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	t.Setenv("GOMAXPROCS", "")
-	var fds [2]int
-	if err := unix.Pipe(fds[:]); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := blockingPipe(t, "stdin", "client")
 	in, restore := pollableInput(pr)
 	defer restore()
-	if err := unix.SetNonblock(fds[0], false); err != nil { // the other holder
+	if err := unix.SetNonblock(int(pr.Fd()), false); err != nil { // the other holder
 		t.Fatal(err)
 	}
 	got := make(chan string, 1)
