@@ -203,11 +203,11 @@ def _compile(src, name):
 # without them. So the first cell (a one-shot run's usual only one) is
 # compiled by exec/eval under a trace function that takes the new frame's
 # code at its call event, before its first instruction, and stops it
-# there. The last statement is found
-# without a tree: it begins at the last line at column 0 that is no blank
-# or comment, when what comes before that line compiles alone (so no
-# bracket, string or backslash runs on into it), and it is an expression
-# when the rest compiles as one (or, with a starred item, in brackets).
+# there. The last statement is found without a tree: it begins at the last
+# line at column 0 that is no blank or comment, when what comes before that
+# line compiles alone (so no bracket, string or backslash runs on into it),
+# and it is an expression when the rest compiles as one (or, with a starred
+# item, in brackets).
 # Anything else (a ';' from that line on, a form feed, a __future__ import,
 # top-level await, a syntax error, a compile-time warning, a tracer, a call
 # from inside a tracer's or profiler's callback, where the trace sees no
