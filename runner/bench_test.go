@@ -189,7 +189,7 @@ func BenchmarkInterrupt(b *testing.B) {
 func BenchmarkColdStartIPythonShim(b *testing.B) {
 	exe := python(b)
 	dir := b.TempDir()
-	noHooks := string(embedded("core.py"))
+	noHooks := embedded("core.py")
 	for _, hook := range []string{"sys.meta_path.insert(0, _IPythonHook)", "builtins.get_ipython = get_ipython"} {
 		if !strings.Contains(noHooks, hook) {
 			b.Fatalf("core.py no longer has %q; update this benchmark", hook)
@@ -199,9 +199,9 @@ func BenchmarkColdStartIPythonShim(b *testing.B) {
 	for _, f := range files() {
 		data := f.data
 		if f.name == "core.py" {
-			data = []byte(noHooks)
+			data = noHooks
 		}
-		if err := os.WriteFile(dir+"/"+f.name, data, 0o644); err != nil {
+		if err := os.WriteFile(dir+"/"+f.name, []byte(data), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func TestPath(t *testing.T) {
 		}},
 		{"replaces a file with other bytes of the same length", func(t *testing.T, cache string) {
 			path := filepath.Join(filepath.Dir(mustPath(t, cache)), "core.py")
-			b := bytes.Clone(embedded("core.py"))
+			b := []byte(embedded("core.py"))
 			b[len(b)/2] ^= 1
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				t.Fatal(err)
@@ -35,7 +35,13 @@ func TestPath(t *testing.T) {
 		}},
 		{"replaces a file that grew", func(t *testing.T, cache string) {
 			path := filepath.Join(filepath.Dir(mustPath(t, cache)), "core.py")
-			if err := os.WriteFile(path, append(bytes.Clone(embedded("core.py")), '\n'), 0o600); err != nil {
+			if err := os.WriteFile(path, []byte(embedded("core.py")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaces a file that shrank", func(t *testing.T, cache string) {
+			path := filepath.Join(filepath.Dir(mustPath(t, cache)), "wire.py")
+			if err := os.WriteFile(path, []byte(embedded("wire.py")[:10]), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -52,7 +58,7 @@ func TestPath(t *testing.T) {
 		{"replaces a symlinked file", func(t *testing.T, cache string) {
 			p := mustPath(t, cache)
 			other := filepath.Join(t.TempDir(), "core.py")
-			if err := os.WriteFile(other, embedded("core.py"), 0o644); err != nil {
+			if err := os.WriteFile(other, []byte(embedded("core.py")), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(filepath.Dir(p), "core.py")
@@ -186,6 +192,33 @@ func TestPathRejectsEmptyDir(t *testing.T) {
 	}
 }
 
+// TestEmbeddedListsEveryFile holds embedded.go's list to the directory: a
+// .py file added here and not listed there would be missing from every
+// runner copy.
+func TestEmbeddedListsEveryFile(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".py") {
+			want = append(want, e.Name())
+		}
+	}
+	var got []string
+	for _, f := range files() {
+		got = append(got, f.name)
+		b, err := os.ReadFile(f.name)
+		if err != nil || string(b) != f.data {
+			t.Errorf("embedded %s differs from the file here (%v)", f.name, err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("embedded.go lists %q; the directory has %q: add the missing //go:embed lines, in name order", got, want)
+	}
+}
+
 func TestHashCoversBothFiles(t *testing.T) {
 	h := Hash()
 	if len(h) != 16 {
@@ -197,7 +230,7 @@ func TestHashCoversBothFiles(t *testing.T) {
 	changed := slices.Clone(files())
 	for i, f := range changed {
 		if f.name == "prelude.py" {
-			changed[i].data = append(bytes.Clone(f.data), '#')
+			changed[i].data = f.data + "#"
 		}
 	}
 	if hashOf(changed) == h {
@@ -216,7 +249,7 @@ func mustPath(t *testing.T, cache string) string {
 
 func checkCopy(t *testing.T, dir string) {
 	t.Helper()
-	for name, want := range map[string][]byte{"runner.py": Source(), "core.py": embedded("core.py"), "prelude.py": []byte(Prelude())} {
+	for name, want := range map[string][]byte{"runner.py": Source(), "core.py": []byte(embedded("core.py")), "prelude.py": []byte(Prelude())} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s in %s differs from the embedded copy (%v)", name, dir, err)

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"embed"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -12,12 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"unsafe"
 )
-
-// pyFiles is every Python file of the runner; Path writes them all.
-//
-//go:embed *.py
-var pyFiles embed.FS
 
 // Version is the runner version runner.py reports in its ready frame.
 const Version = "1.1"
@@ -25,30 +19,15 @@ const Version = "1.1"
 // file is one embedded Python file.
 type file struct {
 	name string
-	data []byte
+	data string
 }
 
-// files are the embedded files, in name order: read on first use, not at
-// init, which every evalhost command (and every reaper) would pay.
-var files = sync.OnceValue(func() []file {
-	entries, err := pyFiles.ReadDir(".")
-	if err != nil {
-		panic(err)
-	}
-	out := make([]file, len(entries))
-	for i, e := range entries {
-		b, err := pyFiles.ReadFile(e.Name())
-		if err != nil {
-			panic(err)
-		}
-		out[i] = file{e.Name(), b}
-	}
-	return out
-})
+// files are the embedded files, in name order (embedded.go).
+func files() []file { return embeddedFiles }
 
 // embedded returns the named file's content; it must exist.
-func embedded(name string) []byte {
-	for _, f := range files() {
+func embedded(name string) string {
+	for _, f := range embeddedFiles {
 		if f.name == name {
 			return f.data
 		}
@@ -59,10 +38,10 @@ func embedded(name string) []byte {
 // Source returns runner.py, the bootstrap the host starts; it loads core.py
 // (the runner proper, which loads the ipy_*.py modules on first use) from its
 // directory through a bytecode cache.
-func Source() []byte { return bytes.Clone(embedded("runner.py")) }
+func Source() []byte { return []byte(embedded("runner.py")) }
 
 // Prelude returns prelude.py, the helpers every Python session starts with.
-func Prelude() string { return string(embedded("prelude.py")) }
+func Prelude() string { return embedded("prelude.py") }
 
 // Hash returns 16 hex digits naming this set of embedded .py files: the
 // cache directory is runner-<Hash>, so a changed runner never reuses an old
@@ -81,7 +60,7 @@ func hashOf(files []file) string {
 	var head [8]byte
 	for _, f := range files {
 		binary.LittleEndian.PutUint64(head[:], uint64(len(f.data)))
-		for _, b := range [][]byte{[]byte(f.name), {0}, head[:], f.data} {
+		for _, b := range [][]byte{[]byte(f.name), {0}, head[:], readOnly(f.data)} {
 			ieee = crc32.Update(ieee, crc32.IEEETable, b)
 			cast = crc32.Update(cast, castagnoli, b)
 		}
@@ -91,6 +70,10 @@ func hashOf(files []file) string {
 	binary.BigEndian.PutUint32(sum[4:], cast)
 	return hex.EncodeToString(sum[:])
 }
+
+// readOnly is s's bytes in place, without a copy, for a caller that only
+// reads them (a checksum): they are the binary's read-only data.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds the embedded
 // files and returns the path of runner.py. Nothing on disk is trusted by its
@@ -179,7 +162,7 @@ func writeCopy(cacheDir string) (string, error) {
 		return "", fmt.Errorf("runner: create temp dir: %w", err)
 	}
 	for _, f := range files() {
-		if err := os.WriteFile(filepath.Join(tmp, f.name), f.data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.data), 0o600); err != nil {
 			os.RemoveAll(tmp)
 			return "", fmt.Errorf("runner: write %s: %w", f.name, err)
 		}
@@ -205,9 +188,15 @@ func moveAside(dir string) error {
 // not this user's alone, and removes a __pycache__ that is not this user's
 // alone.
 func repair(dir string) error {
+	// One buffer for every file's read: the largest file and a byte more.
+	size := 0
+	for _, f := range files() {
+		size = max(size, len(f.data)+1)
+	}
+	buf := make([]byte, size)
 	for _, f := range files() {
 		path := filepath.Join(dir, f.name)
-		if intactFile(path, f.data) {
+		if intactFile(path, f.data, buf) {
 			continue
 		}
 		if err := replaceFile(path, f.data); err != nil {
@@ -233,12 +222,12 @@ func private(fi os.FileInfo) bool {
 
 // replaceFile writes data beside path and renames it over path, so a reader
 // sees the old file or the new one, never a mix.
-func replaceFile(path string, data []byte) error {
+func replaceFile(path string, data string) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
 		return fmt.Errorf("runner: rewrite %s: %w", path, err)
 	}
-	_, werr := f.Write(data)
+	_, werr := f.WriteString(data)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

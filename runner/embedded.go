@@ -1,0 +1,63 @@
+package runner
+
+import _ "embed" // for the //go:embed strings below
+
+// Every Python file of the runner, each embedded as a string: read-only data
+// in the binary, used in place. embed.FS's ReadFile copied all ~150 KB onto
+// the heap at every start (~0.5 ms, most of it page faults on the fresh
+// heap), before a session could spawn its interpreter (issue 16).
+// TestEmbeddedListsEveryFile fails when a .py file here is not listed.
+var (
+	//go:embed cells.py
+	cellsPy string
+	//go:embed core.py
+	corePy string
+	//go:embed display.py
+	displayPy string
+	//go:embed ipy_capture.py
+	ipyCapturePy string
+	//go:embed ipy_display.py
+	ipyDisplayPy string
+	//go:embed ipy_full.py
+	ipyFullPy string
+	//go:embed ipy_magics.py
+	ipyMagicsPy string
+	//go:embed ipy_rewrite.py
+	ipyRewritePy string
+	//go:embed ipy_shell.py
+	ipyShellPy string
+	//go:embed ipy_system.py
+	ipySystemPy string
+	//go:embed modules.py
+	modulesPy string
+	//go:embed prelude.py
+	preludePy string
+	//go:embed runner.py
+	runnerPy string
+	//go:embed stdio.py
+	stdioPy string
+	//go:embed tracebacks.py
+	tracebacksPy string
+	//go:embed wire.py
+	wirePy string
+)
+
+// embeddedFiles lists them in name order, as Path writes them.
+var embeddedFiles = []file{
+	{"cells.py", cellsPy},
+	{"core.py", corePy},
+	{"display.py", displayPy},
+	{"ipy_capture.py", ipyCapturePy},
+	{"ipy_display.py", ipyDisplayPy},
+	{"ipy_full.py", ipyFullPy},
+	{"ipy_magics.py", ipyMagicsPy},
+	{"ipy_rewrite.py", ipyRewritePy},
+	{"ipy_shell.py", ipyShellPy},
+	{"ipy_system.py", ipySystemPy},
+	{"modules.py", modulesPy},
+	{"prelude.py", preludePy},
+	{"runner.py", runnerPy},
+	{"stdio.py", stdioPy},
+	{"tracebacks.py", tracebacksPy},
+	{"wire.py", wirePy},
+}
