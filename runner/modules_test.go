@@ -68,3 +68,29 @@ func TestUntrustedModulesAreRefused(t *testing.T) {
 func pyQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
+
+// TestModuleDisplaysAtLoad: no cell exists while extension modules load, so
+// what one displays (display(), get_ipython().run_cell's value) cannot be
+// a display frame, whose id names its cell; each becomes a warning without
+// id that carries its text, as what a module prints does. The session
+// then runs as usual.
+func TestModuleDisplaysAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "shows.py", "display('shown at load')\nget_ipython().run_cell('40 + 2')\nLOADED = 1\n")
+	p := start(t, startOpts{modules: []string{dir}})
+	var texts []string
+	for _, f := range p.early {
+		if f.Type != frames.TypeWarning || f.ID != "" {
+			t.Errorf("frame before ready: %+v, want only warnings without id", f)
+			continue
+		}
+		texts = append(texts, f.Message)
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{"'shown at load'", "42"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning carries %s; warnings %q", want, texts)
+		}
+	}
+	wantResult("1")(t, p.run("LOADED"))
+}
