@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -129,47 +130,28 @@ func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
 // again; the looks then double in interval until the cell ends or the grace.
 const shellRecheckFirst = 20 * time.Millisecond
 
-// interrupt sends SIGINT to the terminal's foreground process group the
-// first time; later, only to the processes of that group that the last
-// interrupt could not reach: new since, or exec'd since (a child forked
-// just before the signal runs bash's handlers until it execs). An
-// interrupt that lands while bash forks a job reaches bash alone, which
-// then runs the job (sleep, say) and waits for it; the job gets the next
-// one. bash never gets a second one: it may be back at its prompt by
-// then, with the cell's end marker not yet read, and an interrupt there
-// prints a newline into the next cell's output. A cell whose processes
-// all had the interrupt is not interrupted twice.
+// interrupt sends SIGINT to the terminal's foreground process group, the
+// first time and again only when the session has a process the last one
+// could not reach: new since, or one that has exec'd since (a child forked
+// just before the signal runs bash's handlers until it execs). An interrupt
+// that lands while bash forks a job reaches bash alone, which then runs the
+// job (sleep, say) and waits for it; the job gets the next one. A cell whose
+// processes all had the interrupt is not interrupted twice.
 func (c *shellCell) interrupt() {
 	s := c.s
 	procs := shellSessionProcs(s.Pid())
-	pgrp, err := shellForeground(s.master)
-	if err != nil || pgrp <= 0 {
-		pgrp = s.Pid()
-	}
-	first := c.signalled == nil
-	var fresh []string
-	for _, p := range procs {
-		if !c.signalled[p] {
-			fresh = append(fresh, p)
-		}
-	}
-	if !first && len(fresh) == 0 {
+	if c.signalled != nil && !slices.ContainsFunc(procs, func(p string) bool { return !c.signalled[p] }) {
 		return
 	}
 	c.signalled = make(map[string]bool, len(procs))
 	for _, p := range procs {
 		c.signalled[p] = true
 	}
-	if first {
-		_ = syscall.Kill(-pgrp, syscall.SIGINT)
-		return
+	pgrp, err := shellForeground(s.master)
+	if err != nil || pgrp <= 0 {
+		pgrp = s.Pid()
 	}
-	for _, p := range fresh {
-		pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')])
-		if err == nil && pid != s.Pid() {
-			shellSignalMember(pid, pgrp, s.Pid(), syscall.SIGINT)
-		}
-	}
+	_ = syscall.Kill(-pgrp, syscall.SIGINT)
 }
 
 // shellSessionProcs names the live processes of session sid by pid and

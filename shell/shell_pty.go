@@ -118,41 +118,19 @@ func shellSessionPids(sid int) []int {
 // shellStatSession parses the state and session fields of /proc/PID/stat,
 // whose second field (comm) may contain spaces and parentheses.
 func shellStatSession(stat []byte) (state byte, sid int, ok bool) {
-	state, _, sid, ok = shellStatFields(stat)
-	return state, sid, ok
-}
-
-// shellStatFields parses the state, process group and session fields of
-// /proc/PID/stat.
-func shellStatFields(stat []byte) (state byte, pgrp, sid int, ok bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, 0, 0, false
+		return 0, 0, false
 	}
 	f := bytes.Fields(stat[i+1:]) // state ppid pgrp session ...
 	if len(f) < 4 || len(f[0]) != 1 || !shellIsLetter(f[0][0]) {
-		return 0, 0, 0, false
+		return 0, 0, false
 	}
-	pgrp, err := strconv.Atoi(string(f[2]))
+	sid, err := strconv.Atoi(string(f[3]))
 	if err != nil {
-		return 0, 0, 0, false
+		return 0, 0, false
 	}
-	sid, err = strconv.Atoi(string(f[3]))
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	return f[0][0], pgrp, sid, true
-}
-
-// shellInGroup reports whether process pid is (still) in process group
-// pgrp of session sid.
-func shellInGroup(pid, pgrp, sid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	_, g, s, ok := shellStatFields(b)
-	return ok && g == pgrp && s == sid
+	return f[0][0], sid, true
 }
 
 // shellKillSession sends SIGKILL to bash's group and to every process left in

@@ -207,30 +207,6 @@ func TestShellCancel(t *testing.T) {
 	}
 }
 
-// A cancelled cell is interrupted again only where the first interrupt
-// could not reach: bash itself never gets a second one. Here bash traps
-// INT and goes on to start a new process, which the second interrupt
-// ends; bash's trap must run once. (A second interrupt that reaches bash
-// after the cell's end, at its prompt, prints a newline into the next
-// cell's output.)
-func TestShellReinterruptSparesBash(t *testing.T) {
-	testkit.Clean(t, time.Minute)
-	s := startShell(t, Options{Grace: 5 * time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	code := "trap 'echo bash-got-int' INT; echo start; sleep 30; sleep 31; trap - INT"
-	r := shellExec(ctx, s, frames.Request{ID: "t", Code: code})
-	if r.err != nil {
-		t.Fatalf("execute: %v, want a cell that ends", r.err)
-	}
-	if got := strings.Count(r.stdout(), "bash-got-int"); got != 1 {
-		t.Errorf("bash's INT trap ran %d times, want once: stdout %q", got, r.stdout())
-	}
-	if r := shellCode(s, "trap - INT; echo alive"); r.err != nil || r.stdout() != "alive\n" {
-		t.Errorf("next cell: %q, %v", r.stdout(), r.err)
-	}
-}
-
 func TestShellKilledWhenInterruptIgnored(t *testing.T) {
 	testkit.Clean(t, time.Minute)
 	s := startShell(t, Options{Grace: 300 * time.Millisecond})
