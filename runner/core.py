@@ -438,6 +438,7 @@ def _exec_file(path, what, trusted=True):
                 code = compile(f.read(), path, "exec", 0, True)
         sys.stdout = sys.stderr = buf
         _ns["__file__"] = path
+        _wire._loading = "%s %s" % (what, path)
         exec(code, _ns)
     except BaseException as e:
         sys.stdout, sys.stderr = saved
@@ -449,6 +450,7 @@ def _exec_file(path, what, trusted=True):
         _warn("%s %s failed to load: %s" % (what, path, text))
     finally:
         sys.stdout, sys.stderr = saved
+        _wire._loading = ""
         if had_file:
             _ns["__file__"] = old_file
         else:

@@ -27,27 +27,11 @@ def _bundle_json(bundle):
     return "{" + ",".join(_q(k) + ":" + _json_value(v) for k, v in bundle.items()) + "}"
 
 
-def _before_any_cell(kind, bundle):
-    """Before the first request (an extension module at load, a thread it
-    started) no cell exists to take a display: its frame would have no id,
-    which the host refuses. It becomes a warning without id, with its text,
-    as what a module prints at load does. True when so."""
-    if _wire._cur.id:
-        return False
-    text = bundle.get("text/plain") if kind != "clear_output" and type(bundle) is dict else None
-    if kind != "clear_output":  # nothing shown yet: nothing to clear
-        _wire._warn("a %s at start-up, before any cell, has no cell to show in (display it from a cell "
-                    "instead); %s" % (kind, "its text: " + str(text)[:4000] if text is not None else "it had no text/plain"))
-    return True
-
-
 def emit_display(kind, bundle, metadata, display_id):
     """A display or update_display frame, or an entry of %%capture's list."""
     cap = _core._capture
     if cap is not None:
         cap.append((kind, bundle, metadata, display_id))
-        return
-    if _before_any_cell(kind, bundle):
         return
     _core._flush_std()
     fields = {"bundle": _bundle_json(bundle)}
@@ -64,8 +48,6 @@ def emit_clear(wait=False):
     if cap is not None:
         cap.append(("clear_output", wait, None, None))
         return
-    if _before_any_cell("clear_output", None):
-        return
     _core._flush_std()
     _wire._send(_wire._frame("clear_output", _wire._cur.qid, wait="true" if wait else "false"))
 
@@ -75,8 +57,6 @@ def send_bundle(kind, bundle, meta, count):
     cap = _core._capture
     if cap is not None:
         cap.append((kind, bundle, meta, None))
-        return
-    if _before_any_cell(kind, bundle):
         return
     _core._flush_std()
     line = '{"type":"%s","id":%s,"bundle":%s' % (kind, _wire._cur.qid, _bundle_json(bundle))

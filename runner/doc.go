@@ -50,8 +50,10 @@
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
-//     module that raises (or prints, or displays: no cell exists yet for a
-//     display frame's id) is a warning frame without id, never fatal.
+//     module that raises (or prints, or shows anything a cell would send as
+//     a frame: a display, a result, an error, an input request, whose id
+//     would name a cell that does not exist yet) is a warning frame without
+//     id that names it, never fatal.
 //   - An extension module file, or a whole EVALHOST_MODULES dir, that is not
 //     owned by the effective user (or root) or is writable by group or others
 //     is not executed: a warning frame without id before ready names it, says

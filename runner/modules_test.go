@@ -69,28 +69,52 @@ func pyQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
 
-// TestModuleDisplaysAtLoad: no cell exists while extension modules load, so
-// what one displays (display(), get_ipython().run_cell's value) cannot be
-// a display frame, whose id names its cell; each becomes a warning without
-// id that carries its text, as what a module prints does. The session
-// then runs as usual.
-func TestModuleDisplaysAtLoad(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir, "shows.py", "display('shown at load')\nget_ipython().run_cell('40 + 2')\nLOADED = 1\n")
-	p := start(t, startOpts{modules: []string{dir}})
-	var texts []string
-	for _, f := range p.early {
-		if f.Type != frames.TypeWarning || f.ID != "" {
-			t.Errorf("frame before ready: %+v, want only warnings without id", f)
-			continue
-		}
-		texts = append(texts, f.Message)
+// TestModuleOutputAtLoad: no cell exists while extension modules load, so
+// what one shows (display(), get_ipython().run_cell's value or error,
+// input()) cannot be a frame of a cell, whose id names it; each becomes a
+// warning without id that names the module and carries its text, as what
+// a module prints does, and a clear_output is dropped. The session then
+// runs as usual, in both modes.
+func TestModuleOutputAtLoad(t *testing.T) {
+	code := "display('shown at load')\n" +
+		"from IPython.display import clear_output\nclear_output()\n" +
+		"get_ipython().run_cell('40 + 2')\n" +
+		"get_ipython().run_cell('1/0')\n" +
+		"try:\n    input('name? ')\nexcept Exception:\n    pass\n" +
+		"LOADED = 1\n"
+	for _, mode := range []struct {
+		name string
+		env  []string
+		want []string // texts the warnings carry
+	}{
+		{"runner", nil, []string{"a display came at start-up from extension module", "'shown at load'", "42", "input() fails", "'name? '"}},
+		{"full IPython", []string{"EVALHOST_IPYTHON=1"}, []string{"'shown at load'", "42", "an error came at start-up", "ZeroDivisionError", "'name? '"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "shows.py", code)
+			p := start(t, startOpts{modules: []string{dir}, env: mode.env})
+			var texts []string
+			for _, f := range p.early {
+				if f.Type != frames.TypeWarning || f.ID != "" {
+					t.Errorf("frame before ready: %+v, want only warnings without id", f)
+					continue
+				}
+				if !strings.Contains(f.Message, path) {
+					t.Errorf("warning does not name the module %s: %s", path, f.Message)
+				}
+				texts = append(texts, f.Message)
+			}
+			all := strings.Join(texts, "\n")
+			for _, want := range mode.want {
+				if !strings.Contains(all, want) {
+					t.Errorf("no warning carries %q; warnings %q", want, texts)
+				}
+			}
+			if strings.Contains(all, "clear_output") {
+				t.Errorf("a clear_output was reported: %q", texts)
+			}
+			wantResult("1")(t, p.run("LOADED"))
+		})
 	}
-	all := strings.Join(texts, "\n")
-	for _, want := range []string{"'shown at load'", "42"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no warning carries %s; warnings %q", want, texts)
-		}
-	}
-	wantResult("1")(t, p.run("LOADED"))
 }

@@ -85,6 +85,10 @@ def _send(line, hold=False):
     tick): a result is nearly always followed at once by its done."""
     if _forked:
         return  # a fork() child of a cell: only the runner itself speaks
+    if not _cur.id and not line.startswith(_NEEDS_NO_CELL):
+        line = _without_cell(line)
+        if line is None:
+            return
     data = line.encode()
     if len(data) > MAX_LINE:
         data = _warning_line(
@@ -101,6 +105,38 @@ def _send(line, hold=False):
     # cell that wrote no text needs no marks, and spares the two syscalls.
     marks = positioned and (_dirty[1] or _dirty[2])
     _write_frame(data, positioned, hold_sigint=marks or len(data) > 4096, hold=hold)
+
+
+_NEEDS_NO_CELL = ('{"type":"warning"', '{"type":"ready"')
+_loading = ""  # what core is loading at start-up ("extension module PATH"), for _without_cell
+_NOUNS = {"display": "a display", "update_display": "a display update", "result": "a result",
+          "error": "an error", "input": "a request for input"}
+
+
+def _without_cell(line):
+    """A cell's frame sent before the first request (an extension module at
+    load, a thread it started) has no cell to name in its id, which the host
+    requires: it goes out as a warning without id that carries its text, as
+    what a module prints at load does. None drops it (a clear_output: nothing
+    is shown yet)."""
+    import json
+
+    try:
+        f = json.loads(line)
+    except ValueError:
+        f = {}
+    kind = f.get("type")
+    if kind == "clear_output":
+        return None
+    if kind == "error":
+        text = "\n".join(f.get("traceback") or ["%s: %s" % (f.get("ename"), f.get("evalue"))])
+    elif kind == "input":
+        text = "input() fails in start-up code as in a cell: %r" % f.get("prompt", "")
+    else:
+        text = (f.get("bundle") or {}).get("text/plain") or ""
+    return _warning_line("%s came at start-up%s, before any cell, so no cell can show it%s" % (
+        _NOUNS.get(kind, "a %s frame" % kind), " from " + _loading if _loading else "",
+        "; it was: " + str(text)[:4000] if text else ""))
 
 
 def _write_frame(data, positioned, hold_sigint, hold=False):
