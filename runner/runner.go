@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"unsafe"
 )
 
 // Version is the runner version runner.py reports in its ready frame.
@@ -57,23 +56,29 @@ var hash = sync.OnceValue(func() string { return hashOf(files()) })
 func hashOf(files []file) string {
 	castagnoli := crc32.MakeTable(crc32.Castagnoli) // not at init: ~0.3 ms that every evalhost command paid
 	var ieee, cast uint32
+	sum := func(b []byte) {
+		ieee = crc32.Update(ieee, crc32.IEEETable, b)
+		cast = crc32.Update(cast, castagnoli, b)
+	}
+	// The files' bytes go through a buffer on the stack: a []byte(string)
+	// of each would copy all of them onto the heap again.
+	var buf [4096]byte
 	var head [8]byte
 	for _, f := range files {
 		binary.LittleEndian.PutUint64(head[:], uint64(len(f.data)))
-		for _, b := range [][]byte{[]byte(f.name), {0}, head[:], readOnly(f.data)} {
-			ieee = crc32.Update(ieee, crc32.IEEETable, b)
-			cast = crc32.Update(cast, castagnoli, b)
+		sum(append(append(buf[:0], f.name...), 0))
+		sum(head[:])
+		for rest := f.data; rest != ""; {
+			n := copy(buf[:], rest)
+			sum(buf[:n])
+			rest = rest[n:]
 		}
 	}
-	var sum [8]byte
-	binary.BigEndian.PutUint32(sum[:4], ieee)
-	binary.BigEndian.PutUint32(sum[4:], cast)
-	return hex.EncodeToString(sum[:])
+	var out [8]byte
+	binary.BigEndian.PutUint32(out[:4], ieee)
+	binary.BigEndian.PutUint32(out[4:], cast)
+	return hex.EncodeToString(out[:])
 }
-
-// readOnly is s's bytes in place, without a copy, for a caller that only
-// reads them (a checksum): they are the binary's read-only data.
-func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Path makes sure <cacheDir>/runner-<16 hex of Hash>/ holds the embedded
 // files and returns the path of runner.py. Nothing on disk is trusted by its
