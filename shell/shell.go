@@ -65,10 +65,15 @@ type Shell struct {
 	waitStatus syscall.WaitStatus // bash's; valid once exited is closed
 	waitErr    error              // its reaper died without reporting it
 	busy       atomic.Bool
-	closed     atomic.Bool // Close or Kill called: Execute refuses
-	killed     atomic.Bool // the host sent SIGKILL
-	finishing  sync.Once
-	finishErr  error
+	// stray: an interrupt was sent that may reach bash back at its prompt,
+	// where bash prints a newline (and ^C) that would open the next cell's
+	// output. That cell's line then prints a sync marker first, and such
+	// bytes before it are dropped (shellCell.feed).
+	stray     atomic.Bool
+	closed    atomic.Bool // Close or Kill called: Execute refuses
+	killed    atomic.Bool // the host sent SIGKILL
+	finishing sync.Once
+	finishErr error
 
 	// Owned by whoever holds busy (or Start before it returns).
 	scan    *shellScanner
@@ -341,6 +346,7 @@ func (s *Shell) Interrupt() error {
 	if err != nil || pgrp <= 0 {
 		pgrp = s.Pid()
 	}
+	s.stray.Store(true)
 	if err := syscall.Kill(-pgrp, syscall.SIGINT); err != nil {
 		return fmt.Errorf("interrupt bash: %w", err)
 	}

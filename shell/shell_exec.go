@@ -59,16 +59,29 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 		req.ID = "c" + strconv.Itoa(s.count+1)
 	}
 	file := filepath.Join(s.dir, "cell.sh")
-	line, err := shellCellLine(s.count+1, file, req)
+	// An interrupt that may have reached bash at its prompt: this line
+	// prints a sync marker, and what came before it is looked at (feed).
+	sync := ""
+	syncing := s.stray.Swap(false)
+	if syncing {
+		sync = shellSyncLine(s.nonce, s.count+1)
+	}
+	line, err := shellCellLine(s.count+1, file, req, sync)
 	if err != nil {
+		if syncing {
+			s.stray.Store(true) // the next cell syncs instead
+		}
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
 	}
 	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
+		if syncing {
+			s.stray.Store(true)
+		}
 		return frames.Frame{}, fmt.Errorf("sh cell %q: write cell file: %w", req.ID, err)
 	}
 	s.count++
 	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
-	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit}
+	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, syncing: syncing}
 	if err := shellQuietTTY(s.master); err == nil {
 		_, err = s.master.WriteString(line)
 	}
@@ -84,6 +97,8 @@ type shellCell struct {
 	emit      func(frames.Frame)
 	cancelled bool
 	signalled map[string]bool // the session's processes at the last interrupt
+	syncing   bool            // its sync marker is still to come (Shell.stray)
+	held      []byte          // text before the sync marker
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
@@ -151,6 +166,7 @@ func (c *shellCell) interrupt() {
 	if err != nil || pgrp <= 0 {
 		pgrp = s.Pid()
 	}
+	s.stray.Store(true) // this one may land after the cell's end
 	_ = syscall.Kill(-pgrp, syscall.SIGINT)
 }
 
@@ -179,13 +195,35 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 			return 0, false
 		}
 		if !isMark {
-			c.text(text)
+			if c.syncing {
+				c.held = append(c.held, text...)
+			} else {
+				c.text(text)
+			}
+			continue
+		}
+		if c.syncing && payload == "S:"+strconv.Itoa(c.n) {
+			c.release()
 			continue
 		}
 		n, st, ok := shellParseMark(payload)
 		if ok && n == c.n {
+			if c.syncing { // its sync marker was lost with the line's start
+				c.release()
+			}
 			return st, true
 		}
+	}
+}
+
+// release ends the wait for the sync marker: what came before it is the
+// cell's output, unless it is only what an interrupt at bash's prompt
+// prints (newlines, ^C), which belongs to no cell.
+func (c *shellCell) release() {
+	held := c.held
+	c.syncing, c.held = false, nil
+	if strings.Trim(strings.ReplaceAll(string(held), "^C", ""), "\r\n") != "" {
+		c.text(held)
 	}
 }
 
@@ -282,6 +320,10 @@ func (s *Shell) drain(c *shellCell) (status int, found bool) {
 func (s *Shell) flush(c *shellCell) {
 	rest := s.scan.Rest()
 	if c != nil {
+		if c.syncing { // bash ended before the sync marker: all of it is output
+			c.syncing = false
+			c.text(c.held)
+		}
 		c.text(rest)
 	} else {
 		s.tail.Write(rest)

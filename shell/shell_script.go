@@ -40,13 +40,26 @@ func shellInitLine(nonce string) string {
 	}, "; ") + "\n"
 }
 
+// shellSyncLine prints cell n's sync marker, early in its line after an
+// interrupt that may have reached bash at its prompt (Shell.stray): what
+// that interrupt printed comes before it.
+func shellSyncLine(nonce string, n int) string {
+	return "builtin printf '\\036EVH%s:S:%s\\036\\n' " + nonce + " " + strconv.Itoa(n) + " >/dev/tty; "
+}
+
 // shellCellLine is the one line typed for cell n: apply the request's cwd and
 // env, source the cell file with stdin from /dev/null, print the marker.
-func shellCellLine(n int, file string, req frames.Request) (string, error) {
+// sync (a shellSyncLine, or "") goes after the first two statements: an
+// interrupt that lands while readline takes the line in drops what it read
+// so far, and a few characters lost from the start of PROMPT_COMMAND's
+// assignment (already set) cost nothing, where from the sync's they would
+// cost its marker.
+func shellCellLine(n int, file string, req frames.Request, sync string) (string, error) {
 	var b strings.Builder
 	b.WriteString("PROMPT_COMMAND=__evh_end; __evh_n=")
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString("; ")
+	b.WriteString(sync)
 	if req.Cwd != "" {
 		b.WriteString("builtin cd -- ")
 		b.WriteString(shellQuote(req.Cwd))
