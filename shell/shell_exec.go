@@ -208,7 +208,7 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 		}
 		n, st, ok := shellParseMark(payload)
 		if ok && n == c.n {
-			if c.syncing { // its sync marker was lost with the line's start
+			if c.syncing { // the line was aborted after the marker number, before the sync
 				c.release()
 			}
 			return st, true
@@ -218,7 +218,8 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 
 // release ends the wait for the sync marker: what came before it is the
 // cell's output, unless it is only what an interrupt at bash's prompt
-// prints (newlines, ^C), which belongs to no cell.
+// prints (newlines; ^C where the terminal echoes it), which belongs to no
+// cell.
 func (c *shellCell) release() {
 	held := c.held
 	c.syncing, c.held = false, nil

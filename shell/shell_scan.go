@@ -21,8 +21,9 @@ const shellMarkEnd = "\x1e\n"
 // marker and an incomplete trailing UTF-8 sequence are held back until more
 // input arrives, so text never splits a rune across two frames.
 type shellScanner struct {
-	prefix []byte
-	buf    []byte
+	prefix  []byte
+	buf     []byte
+	dropped int // bytes of markers cut short, dropped
 }
 
 func newShellScanner(nonce string) *shellScanner {
@@ -52,16 +53,31 @@ func (s *shellScanner) Next() (text []byte, payload string, isMark, ok bool) {
 		return s.take(j), "", false, true
 	case j == 0:
 		rest := s.buf[len(s.prefix):]
-		if k := bytes.Index(rest[:min(len(rest), shellMarkMax+len(shellMarkEnd))], []byte(shellMarkEnd)); k >= 0 {
+		window := rest[:min(len(rest), shellMarkMax+len(shellMarkEnd))]
+		k := bytes.IndexAny(window, "\x1e\n") // a payload holds neither
+		switch {
+		case k < 0 && len(rest) < shellMarkMax+len(shellMarkEnd), k == len(rest)-1 && rest[k] == '\x1e':
+			return nil, "", false, false
+		case k < 0:
+			// Not a marker after all: pass the prefix through as text.
+			return s.take(len(s.prefix)), "", false, true
+		case bytes.HasPrefix(rest[k:], []byte(shellMarkEnd)):
 			payload = string(rest[:k])
 			s.buf = s.buf[len(s.prefix)+k+len(shellMarkEnd):]
 			return nil, payload, true, true
 		}
-		if len(rest) < shellMarkMax+len(shellMarkEnd) {
-			return nil, "", false, false
+		// A marker cut short: a SIGINT stopped bash's printf partway. Its
+		// start is dropped (it is no one's output, and holds the nonce),
+		// and what follows, often the next marker, is scanned again.
+		if rest[k] == '\x1e' && !bytes.HasPrefix(rest[k:], s.prefix) {
+			if bytes.HasPrefix(s.prefix, rest[k:]) {
+				return nil, "", false, false // a marker may begin there: wait
+			}
+			k++ // its lone terminator byte goes with it; the start of a marker does not
 		}
-		// Not a marker after all: pass the prefix through as text.
-		return s.take(len(s.prefix)), "", false, true
+		s.dropped += len(s.prefix) + k
+		s.buf = s.buf[len(s.prefix)+k:]
+		return s.Next()
 	}
 	keep := shellPartialPrefix(s.buf, s.prefix)
 	if keep == 0 {

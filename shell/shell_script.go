@@ -49,17 +49,18 @@ func shellSyncLine(nonce string, n int) string {
 
 // shellCellLine is the one line typed for cell n: apply the request's cwd and
 // env, source the cell file with stdin from /dev/null, print the marker.
-// sync (a shellSyncLine, or "") goes after the first two statements: an
-// interrupt that lands while readline takes the line in drops what it read
-// so far, and a few characters lost from the start of PROMPT_COMMAND's
-// assignment (already set) cost nothing, where from the sync's they would
-// cost its marker.
+// sync (a shellSyncLine, or "") goes after the first statement: an
+// interrupt that lands while bash reads the line costs its first character,
+// harmless in PROMPT_COMMAND's assignment (already set), where in the sync's
+// it would cost the marker; and before the marker number's assignment,
+// which leaves $_ empty for the cell, as without a sync.
 func shellCellLine(n int, file string, req frames.Request, sync string) (string, error) {
 	var b strings.Builder
-	b.WriteString("PROMPT_COMMAND=__evh_end; __evh_n=")
+	b.WriteString("PROMPT_COMMAND=__evh_end; ")
+	b.WriteString(sync)
+	b.WriteString("__evh_n=")
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString("; ")
-	b.WriteString(sync)
 	if req.Cwd != "" {
 		b.WriteString("builtin cd -- ")
 		b.WriteString(shellQuote(req.Cwd))
