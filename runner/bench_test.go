@@ -196,7 +196,7 @@ func BenchmarkColdStartIPythonShim(b *testing.B) {
 		}
 		noHooks = strings.Replace(noHooks, hook, "pass", 1)
 	}
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		data := f.data
 		if f.name == "core.py" {
 			data = noHooks

@@ -207,7 +207,7 @@ func TestEmbeddedListsEveryFile(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		got = append(got, f.name)
 		b, err := os.ReadFile(f.name)
 		if err != nil || string(b) != f.data {
@@ -224,10 +224,10 @@ func TestHashCoversBothFiles(t *testing.T) {
 	if len(h) != 16 {
 		t.Fatalf("hash %q", h)
 	}
-	if hashOf(files()) != h {
+	if hashOf(embeddedFiles) != h {
 		t.Fatal("Hash is not the hash of the embedded files")
 	}
-	changed := slices.Clone(files())
+	changed := slices.Clone(embeddedFiles)
 	for i, f := range changed {
 		if f.name == "prelude.py" {
 			changed[i].data = f.data + "#"
@@ -264,7 +264,7 @@ func checkPrivate(t *testing.T, dir string) {
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Errorf("runner dir %s: %v (%v), want a 0700 directory", dir, fi.Mode(), err)
 	}
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		fi, err := os.Lstat(filepath.Join(dir, f.name))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
 			t.Errorf("%s: %v (%v), want a regular file no one else may write", f.name, fi.Mode(), err)

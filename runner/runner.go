@@ -21,9 +21,6 @@ type file struct {
 	data string
 }
 
-// files are the embedded files, in name order (embedded.go).
-func files() []file { return embeddedFiles }
-
 // embedded returns the named file's content; it must exist.
 func embedded(name string) string {
 	for _, f := range embeddedFiles {
@@ -51,7 +48,7 @@ func Prelude() string { return embedded("prelude.py") }
 // ~0.1 ms of every start (issue 16).
 func Hash() string { return hash() }
 
-var hash = sync.OnceValue(func() string { return hashOf(files()) })
+var hash = sync.OnceValue(func() string { return hashOf(embeddedFiles) })
 
 func hashOf(files []file) string {
 	castagnoli := crc32.MakeTable(crc32.Castagnoli) // not at init: ~0.3 ms that every evalhost command paid
@@ -166,7 +163,7 @@ func writeCopy(cacheDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("runner: create temp dir: %w", err)
 	}
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.data), 0o600); err != nil {
 			os.RemoveAll(tmp)
 			return "", fmt.Errorf("runner: write %s: %w", f.name, err)
@@ -195,11 +192,11 @@ func moveAside(dir string) error {
 func repair(dir string) error {
 	// One buffer for every file's read: the largest file and a byte more.
 	size := 0
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		size = max(size, len(f.data)+1)
 	}
 	buf := make([]byte, size)
-	for _, f := range files() {
+	for _, f := range embeddedFiles {
 		path := filepath.Join(dir, f.name)
 		if intactFile(path, f.data, buf) {
 			continue
