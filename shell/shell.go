@@ -67,12 +67,11 @@ type Shell struct {
 	busy       atomic.Bool
 	// stray: an interrupt was sent that may reach bash back at its prompt,
 	// where bash prints a newline (and ^C) that would open the next cell's
-	// output. Such bytes before that cell's start marker are dropped
-	// (shellCell.feed).
+	// output. That cell's line then prints a sync marker before its code, and such
+	// bytes before it are dropped (shellCell.feed).
 	stray     atomic.Bool
-	cur       atomic.Pointer[shellCell] // the running cell, for Interrupt
-	closed    atomic.Bool               // Close or Kill called: Execute refuses
-	killed    atomic.Bool               // the host sent SIGKILL
+	closed    atomic.Bool // Close or Kill called: Execute refuses
+	killed    atomic.Bool // the host sent SIGKILL
 	finishing sync.Once
 	finishErr error
 
@@ -337,22 +336,19 @@ func (s *Shell) Alive() bool {
 	}
 }
 
-// Interrupt asks the running cell to stop as a cancel does, without the
-// kill after Grace: SIGINT to the terminal's foreground process group (bash's
-// group, where the cell's programs run), as ^C at a terminal would, and
-// again to processes that appear (or exec) while the cell runs on. It does
-// not wait. With no cell running it does nothing: a SIGINT at bash's
-// prompt stops nothing, and one that lands as the next line is typed can
-// take that line.
+// Interrupt sends SIGINT to the terminal's foreground process group (bash's
+// group, where the cell's programs run), as ^C at a terminal would.
 func (s *Shell) Interrupt() error {
 	if !s.Alive() {
 		return fmt.Errorf("interrupt bash: %w", backend.ErrClosed)
 	}
-	if c := s.cur.Load(); c != nil {
-		select {
-		case c.intr <- struct{}{}:
-		default: // one is already waiting
-		}
+	pgrp, err := shellForeground(s.master)
+	if err != nil || pgrp <= 0 {
+		pgrp = s.Pid()
+	}
+	s.stray.Store(true)
+	if err := syscall.Kill(-pgrp, syscall.SIGINT); err != nil {
+		return fmt.Errorf("interrupt bash: %w", err)
 	}
 	return nil
 }

@@ -58,40 +58,35 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	if req.ID == "" {
 		req.ID = "c" + strconv.Itoa(s.count+1)
 	}
-	file, preFile := filepath.Join(s.dir, "cell.sh"), filepath.Join(s.dir, "pre.sh")
-	// An interrupt that may have reached bash at its prompt: the line
-	// prints a start marker, and what came before it is looked at (feed).
+	file := filepath.Join(s.dir, "cell.sh")
+	// An interrupt that may have reached bash at its prompt: this line
+	// prints a sync marker, and what came before it is looked at (feed).
+	sync := ""
 	syncing := s.stray.Swap(false)
-	line, pre, err := shellCellLine(s.count+1, file, preFile, req, syncing)
-	if err == nil {
-		err = os.WriteFile(file, []byte(req.Code), 0o600)
+	if syncing {
+		sync = shellSyncLine(s.nonce, s.count+1)
 	}
-	if err == nil && pre != "" {
-		err = os.WriteFile(preFile, []byte(pre), 0o600)
-	}
+	line, err := shellCellLine(s.count+1, file, req, sync)
 	if err != nil {
 		if syncing {
 			s.stray.Store(true) // the next cell syncs instead
 		}
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
 	}
+	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
+		if syncing {
+			s.stray.Store(true)
+		}
+		return frames.Frame{}, fmt.Errorf("sh cell %q: write cell file: %w", req.ID, err)
+	}
 	s.count++
-	c := &shellCell{s: s, id: req.ID, n: s.count, line: line, emit: emit,
-		syncing: syncing, intr: make(chan struct{}, 1)}
-	s.cur.Store(c) // from its started frame on, Interrupt reaches it
-	defer s.cur.Store(nil)
 	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
-	c.typeLine(c.line)
+	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, syncing: syncing}
+	if err := shellQuietTTY(s.master); err == nil {
+		_, err = s.master.WriteString(line)
+	}
 	// A failed write means bash is gone; run's exit path reports how.
 	return c.run(ctx)
-}
-
-// typeLine types line; a failed write means bash is gone, which the exit
-// path reports.
-func (c *shellCell) typeLine(line string) {
-	if err := shellQuietTTY(c.s.master); err == nil {
-		_, _ = c.s.master.WriteString(line)
-	}
 }
 
 // shellCell is the state of one Execute.
@@ -99,15 +94,11 @@ type shellCell struct {
 	s         *Shell
 	id        string
 	n         int
-	line      string // as typed, again when bash may have lost it
 	emit      func(frames.Frame)
 	cancelled bool
-	started   bool            // its start marker came (only a syncing cell's line prints one)
-	retypes   int             // times the line was typed again
 	signalled map[string]bool // the session's processes at the last interrupt
-	syncing   bool            // a stray interrupt may precede it (Shell.stray): text before the start is held
-	held      []byte          // text before the start marker
-	intr      chan struct{}   // Interrupt's requests
+	syncing   bool            // its sync marker is still to come (Shell.stray)
+	held      []byte          // text before the sync marker
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
@@ -138,14 +129,7 @@ func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
 			t := time.NewTimer(s.opts.Grace)
 			defer t.Stop()
 			grace = t.C
-			if recheck == nil {
-				recheck = time.After(again)
-			}
-		case <-c.intr:
-			c.interrupt()
-			if recheck == nil {
-				recheck = time.After(again)
-			}
+			recheck = time.After(again)
 		case <-recheck:
 			c.interrupt()
 			again *= 2
@@ -218,63 +202,25 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 			}
 			continue
 		}
-		if v, ok := strings.CutPrefix(payload, "S:"); ok {
-			if v == strconv.Itoa(c.n) {
-				c.started = true
-				c.release()
-			}
-			continue
-		}
-		if payload == "P" {
-			c.prompt()
-			continue
-		}
-		if payload == "X:"+strconv.Itoa(c.n) { // skipped (prompt)
+		if c.syncing && payload == "S:"+strconv.Itoa(c.n) {
 			c.release()
-			return 130, true
+			continue
 		}
 		n, st, ok := shellParseMark(payload)
 		if ok && n == c.n {
-			c.release() // when syncing: the line was aborted before its start marker
+			if c.syncing { // the line was aborted after the marker number, before the sync
+				c.release()
+			}
 			return st, true
 		}
 	}
 }
 
-// prompt handles the prompt marker P: bash came back to its prompt
-// without a line that accounts for it, because a SIGINT reached it there
-// or took the line it was reading. Until this cell's line runs, that may
-// have been its line, but also may not: bash may read it next. So the line
-// is typed again, and its guard (shellCellLine) makes the copy run nothing
-// when the first was not lost. A cell already interrupted gets a line
-// that skips it instead, which ends it as interrupted (X) when no copy ran;
-// and when one did run, the interrupt went to bash's prompt, not to it, so
-// the next look (run's recheck) sends one again.
-func (c *shellCell) prompt() {
-	if c.started || c.retypes >= shellMaxRetypes {
-		return
-	}
-	c.retypes++
-	if c.signalled == nil {
-		c.typeLine(c.line)
-		return
-	}
-	c.signalled = nil
-	c.typeLine(shellSkipLine(c.n))
-}
-
-// shellMaxRetypes bounds how often one cell's line is typed again: each
-// needs a SIGINT at bash's prompt.
-const shellMaxRetypes = 8
-
-// release ends the wait for the start marker: what came before it is the
+// release ends the wait for the sync marker: what came before it is the
 // cell's output, unless it is only what an interrupt at bash's prompt
 // prints (newlines; ^C where the terminal echoes it), which belongs to no
 // cell.
 func (c *shellCell) release() {
-	if !c.syncing {
-		return
-	}
 	held := c.held
 	c.syncing, c.held = false, nil
 	if strings.Trim(strings.ReplaceAll(string(held), "^C", ""), "\r\n") != "" {
@@ -375,7 +321,7 @@ func (s *Shell) drain(c *shellCell) (status int, found bool) {
 func (s *Shell) flush(c *shellCell) {
 	rest := s.scan.Rest()
 	if c != nil {
-		if c.syncing { // bash ended before the start marker: all of it is output
+		if c.syncing { // bash ended before the sync marker: all of it is output
 			c.syncing = false
 			c.text(c.held)
 		}
