@@ -67,8 +67,8 @@ type Shell struct {
 	busy       atomic.Bool
 	// stray: an interrupt was sent that may reach bash back at its prompt,
 	// where bash prints a newline (and ^C) that would open the next cell's
-	// output. That cell's line then prints a sync marker before its code, and such
-	// bytes before it are dropped (shellCell.feed).
+	// output. That cell's line then prints a sync marker before its code,
+	// and such bytes before it are dropped (shellCell.feed).
 	stray     atomic.Bool
 	closed    atomic.Bool // Close or Kill called: Execute refuses
 	killed    atomic.Bool // the host sent SIGKILL
