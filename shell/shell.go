@@ -65,11 +65,12 @@ type Shell struct {
 	waitStatus syscall.WaitStatus // bash's; valid once exited is closed
 	waitErr    error              // its reaper died without reporting it
 	busy       atomic.Bool
-	// stray: an interrupt was sent that may reach bash back at its prompt,
-	// where bash prints a newline (and ^C) that would open the next cell's
-	// output. That cell's line then prints a sync marker before its code,
-	// and such bytes before it are dropped (shellCell.feed).
-	stray     atomic.Bool
+	// strays counts the interrupts sent since a cell last synced that may
+	// reach bash back at its prompt, where bash prints a newline (and ^C)
+	// for each that would open the next cell's output. That cell's line then
+	// prints a sync marker before its code, and up to that many such lines
+	// before it are dropped (shellCell.hold).
+	strays    atomic.Int32
 	closed    atomic.Bool // Close or Kill called: Execute refuses
 	killed    atomic.Bool // the host sent SIGKILL
 	finishing sync.Once
@@ -346,7 +347,7 @@ func (s *Shell) Interrupt() error {
 	if err != nil || pgrp <= 0 {
 		pgrp = s.Pid()
 	}
-	s.stray.Store(true)
+	s.strays.Add(1)
 	if err := syscall.Kill(-pgrp, syscall.SIGINT); err != nil {
 		return fmt.Errorf("interrupt bash: %w", err)
 	}

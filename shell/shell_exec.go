@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -62,26 +63,23 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	// An interrupt that may have reached bash at its prompt: this line
 	// prints a sync marker, and what came before it is looked at (feed).
 	sync := ""
-	syncing := s.stray.Swap(false)
+	strays := s.strays.Swap(0)
+	syncing := strays > 0
 	if syncing {
 		sync = shellSyncLine(s.nonce, s.count+1)
 	}
 	line, err := shellCellLine(s.count+1, file, req, sync)
 	if err != nil {
-		if syncing {
-			s.stray.Store(true) // the next cell syncs instead
-		}
+		s.strays.Add(strays) // the next cell syncs instead
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
 	}
 	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
-		if syncing {
-			s.stray.Store(true)
-		}
+		s.strays.Add(strays)
 		return frames.Frame{}, fmt.Errorf("sh cell %q: write cell file: %w", req.ID, err)
 	}
 	s.count++
 	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
-	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, syncing: syncing}
+	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, syncing: syncing, strays: int(strays)}
 	if err := shellQuietTTY(s.master); err == nil {
 		_, err = s.master.WriteString(line)
 	}
@@ -97,8 +95,10 @@ type shellCell struct {
 	emit      func(frames.Frame)
 	cancelled bool
 	signalled map[string]bool // the session's processes at the last interrupt
-	syncing   bool            // its sync marker is still to come (Shell.stray)
-	held      []byte          // text before the sync marker
+	syncing   bool            // its sync marker is still to come (Shell.strays)
+	strays    int             // interrupts that may have printed before it
+	held      []byte          // an empty line's start before it, that may be theirs
+	midLine   bool            // the text before it has an unfinished line
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
@@ -166,7 +166,7 @@ func (c *shellCell) interrupt() {
 	if err != nil || pgrp <= 0 {
 		pgrp = s.Pid()
 	}
-	s.stray.Store(true) // this one may land after the cell's end
+	s.strays.Add(1) // this one may land after the cell's end
 	_ = syscall.Kill(-pgrp, syscall.SIGINT)
 }
 
@@ -196,7 +196,7 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 		}
 		if !isMark {
 			if c.syncing {
-				c.held = append(c.held, text...)
+				c.hold(text)
 			} else {
 				c.text(text)
 			}
@@ -216,16 +216,71 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 	}
 }
 
-// release ends the wait for the sync marker: what came before it is the
-// cell's output, unless it is only what an interrupt at bash's prompt
-// prints (newlines; ^C where the terminal echoes it), which belongs to no
-// cell.
+// hold passes on text that came before the sync marker, less up to strays
+// empty lines (a line break at a line's start, with the ^C a terminal that
+// echoes prints before it): what an interrupt at bash's prompt prints there.
+// Which of a background job's empty lines and bash's they were cannot be
+// told; each interrupt costs at most one. Only an empty line's unfinished
+// start is held back, so what is held stays a few bytes whatever is printed.
+func (c *shellCell) hold(text []byte) {
+	b := append(c.held, text...)
+	c.held = nil
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		if c.midLine || c.strays == 0 {
+			out = append(out, b[i])
+			c.midLine = b[i] != '\n'
+			i++
+			continue
+		}
+		n, complete := shellPromptLine(b[i:])
+		switch {
+		case n > 0 && complete:
+			c.strays--
+			i += n
+		case n > 0: // an empty line's start, or text: the next bytes tell
+			c.held = append([]byte(nil), b[i:]...)
+			i = len(b)
+		default:
+			c.midLine = true
+		}
+	}
+	c.text(out)
+	if c.strays == 0 {
+		c.release()
+	}
+}
+
+// shellPromptLine measures the empty line at the start of b: n > 0 and
+// complete when b opens with one ("^C"? "\r"* "\n"), n > 0 and not complete
+// when b is all a start of one, 0 when b opens with text. A run of carriage
+// returns longer than any terminal's is text.
+func shellPromptLine(b []byte) (n int, complete bool) {
+	j := 0
+	switch {
+	case bytes.HasPrefix(b, []byte("^C")):
+		j = 2
+	case len(b) == 1 && b[0] == '^':
+		return 1, false
+	}
+	for j < len(b) && b[j] == '\r' && j < 64 {
+		j++
+	}
+	switch {
+	case j < len(b) && b[j] == '\n':
+		return j + 1, true
+	case j == len(b) && j < 64:
+		return j, false
+	}
+	return 0, false
+}
+
+// release ends the wait for the sync marker: what was held back is output
+// after all.
 func (c *shellCell) release() {
 	held := c.held
 	c.syncing, c.held = false, nil
-	if strings.Trim(strings.ReplaceAll(string(held), "^C", ""), "\r\n") != "" {
-		c.text(held)
-	}
+	c.text(held)
 }
 
 func (c *shellCell) text(b []byte) {

@@ -41,7 +41,7 @@ func shellInitLine(nonce string) string {
 }
 
 // shellSyncLine prints cell n's sync marker, early in its line after an
-// interrupt that may have reached bash at its prompt (Shell.stray): what
+// interrupt that may have reached bash at its prompt (Shell.strays): what
 // that interrupt printed comes before it.
 func shellSyncLine(nonce string, n int) string {
 	return "builtin printf '\\036EVH%s:S:%s\\036\\n' " + nonce + " " + strconv.Itoa(n) + " >/dev/tty; "

@@ -240,7 +240,7 @@ func TestShellInterruptBetweenCells(t *testing.T) {
 		}
 		r := shellCode(s, "echo ok")
 		// Exactly: what the interrupts made bash print at its prompt (a
-		// newline each) is no cell's output (Shell.stray).
+		// newline each) is no cell's output (Shell.strays).
 		if r.err != nil || r.done.Status != frames.StatusOK || r.stdout() != "ok\n" {
 			t.Fatalf("cell %d after idle interrupts: stdout %q, done %+v, err %v", i, r.stdout(), r.done, r.err)
 		}
@@ -262,7 +262,9 @@ func TestShellBackgroundOutput(t *testing.T) {
 		}
 	}
 	// It ignores SIGINT, as a job meant to outlive an interrupt would.
-	job := fmt.Sprintf("(trap '' INT; cat %[1]s >/dev/null; echo late; : > %[2]s) &", goFIFO, wroteFIFO)
+	job := func(print string) string {
+		return fmt.Sprintf("(trap '' INT; cat %[1]s >/dev/null; %[3]s; : > %[2]s) &", goFIFO, wroteFIFO, print)
+	}
 	release := func() {
 		if err := os.WriteFile(goFIFO, nil, 0o600); err != nil {
 			t.Error(err)
@@ -271,44 +273,45 @@ func TestShellBackgroundOutput(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	interrupted := func() {
+		// Once the job waits in cat it ignores SIGINT; until then (before
+		// its trap) the interrupt could end it.
+		for deadline := time.Now().Add(10 * time.Second); !slices.ContainsFunc(shellSessionProcs(s.Pid()),
+			func(p string) bool { return strings.HasSuffix(p, ":cat\n") }); {
+			if time.Now().After(deadline) {
+				t.Fatal("the background job never reached cat")
+			}
+			runtime.Gosched()
+		}
+		if err := s.Interrupt(); err != nil {
+			t.Error(err)
+		}
+		release()
+	}
 	tests := []struct {
-		name, second string
-		between      func() // what happens between the cells
+		name, print, second string
+		between             func() // what happens between the cells
+		want                string // the second cell's stdout
 	}{
-		{"while the next cell runs", fmt.Sprintf(": > %s; cat %s >/dev/null; echo mine", goFIFO, wroteFIFO), func() {}},
-		{"between cells", "echo mine", release},
-		// bash's newline for the interrupt comes with it, in either order:
-		// only output that is nothing but such newlines is dropped.
-		{"between cells, after an interrupt", "echo mine", func() {
-			// Once the job waits in cat it ignores SIGINT; until then (before
-			// its trap) the interrupt could end it.
-			for deadline := time.Now().Add(10 * time.Second); !slices.ContainsFunc(shellSessionProcs(s.Pid()),
-				func(p string) bool { return strings.HasSuffix(p, ":cat\n") }); {
-				if time.Now().After(deadline) {
-					t.Fatal("the background job never reached cat")
-				}
-				runtime.Gosched()
-			}
-			if err := s.Interrupt(); err != nil {
-				t.Error(err)
-			}
-			release()
-		}},
+		{"while the next cell runs", "echo late",
+			fmt.Sprintf(": > %s; cat %s >/dev/null; echo mine", goFIFO, wroteFIFO), func() {}, "late\nmine\n"},
+		{"between cells", "echo late", "echo mine", release, "late\nmine\n"},
+		// bash's newline for the interrupt comes with the job's output, in
+		// either order, and is no cell's.
+		{"between cells, after an interrupt", "echo late", "echo mine", interrupted, "late\nmine\n"},
+		// Blank lines are output too: the interrupt costs bash's alone.
+		{"blank lines between cells, after an interrupt", "echo; echo", "echo mine", interrupted, "\n\nmine\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r1 := shellCode(s, job)
+			r1 := shellCode(s, job(tt.print))
 			tt.between()
 			r2 := shellCode(s, tt.second)
 			if r1.err != nil || r2.err != nil {
 				t.Fatalf("execute: %v, %v", r1.err, r2.err)
 			}
-			got := r2.stdout()
-			if strings.Contains(tt.name, "interrupt") {
-				got = strings.TrimPrefix(strings.Replace(got, "\n\n", "\n", 1), "\n")
-			}
-			if r1.stdout() != "" || got != "late\nmine\n" {
-				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), "", "late\nmine\n")
+			if r1.stdout() != "" || r2.stdout() != tt.want {
+				t.Errorf("stdout = %q then %q, want %q then %q", r1.stdout(), r2.stdout(), "", tt.want)
 			}
 		})
 	}

@@ -1,0 +1,101 @@
+package shell
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// shellHoldRun feeds chunks to cell 1 of a shell whose last cell left
+// strays interrupts behind, as Execute would, and returns the text the
+// cell passed on and whether its end marker was seen.
+func shellHoldRun(strays int, chunks ...string) (text string, ended bool) {
+	s := &Shell{scan: newShellScanner(shellTestNonce)}
+	var b strings.Builder
+	c := shellCell{s: s, id: "c1", n: 1, syncing: strays > 0, strays: strays,
+		emit: func(f frames.Frame) { b.WriteString(f.Data) }}
+	for _, ch := range chunks {
+		if _, found := c.feed([]byte(ch)); found {
+			return b.String(), true
+		}
+	}
+	return b.String(), false
+}
+
+func shellMark(payload string) string { return "\x1eEVH" + shellTestNonce + ":" + payload + "\x1e\n" }
+
+// What came before a cell's sync marker loses one empty line per interrupt
+// that may have reached bash at its prompt, and nothing else.
+func TestShellHoldBeforeSync(t *testing.T) {
+	sync, end := shellMark("S:1"), shellMark("1:0")
+	tests := []struct {
+		name   string
+		strays int
+		chunks []string
+		want   string
+	}{
+		{"no interrupt keeps blank lines", 0, []string{"\r\n\r\n", end}, "\r\n\r\n"},
+		{"bash's newline", 1, []string{"\r\n", sync, "mine\r\n", end}, "mine\r\n"},
+		{"bash's ^C and newline", 1, []string{"^C\r\n", sync, "mine\r\n", end}, "mine\r\n"},
+		{"a background job's blank lines after bash's", 1,
+			[]string{"\r\n", "\r\n\r\n", sync, "mine\r\n", end}, "\r\n\r\nmine\r\n"},
+		{"three interrupts, two newlines", 3, []string{"\r\n\r\n", sync, end}, ""},
+		{"bash's newline after a job's line", 1,
+			[]string{"late\r\n", "\r\n", sync, "mine\r\n", end}, "late\r\nmine\r\n"},
+		{"bash's newline before a job's line", 1,
+			[]string{"\r\n", "late\r\n", sync, "mine\r\n", end}, "late\r\nmine\r\n"},
+		{"a line's own break is kept", 1,
+			[]string{"late", "\r\n", sync, end}, "late\r\n"},
+		{"cut in the middle of ^C and its break", 1,
+			[]string{"^", "C\r", "\n", "x\r\n", sync, end}, "x\r\n"},
+		{"a caret that is not ^C", 1, []string{"^", "x\r\n", sync, end}, "^x\r\n"},
+		{"held start released by the sync", 1, []string{"\r\r", sync, end}, "\r\r"},
+		{"held start released by the end marker", 1, []string{"^C", end}, "^C"},
+		{"after the sync nothing is dropped", 1, []string{sync, "\r\n\r\n", end}, "\r\n\r\n"},
+		{"carriage returns past any terminal's", 1,
+			[]string{strings.Repeat("\r", 100), "\n", sync, end}, strings.Repeat("\r", 100) + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ended := shellHoldRun(tt.strays, tt.chunks...)
+			if !ended || got != tt.want {
+				t.Errorf("text %q (ended %v), want %q", got, ended, tt.want)
+			}
+		})
+	}
+}
+
+// However the pty cuts its output, the same text comes out, and only
+// empty lines are lost, at most one per interrupt.
+func FuzzShellHold(f *testing.F) {
+	f.Add([]byte("\r\nlate\r\n\r\n^C\r\n"), 2, 3, 1)
+	f.Add([]byte("^C^C\r\r\n"), 1, 4, 2)
+	f.Fuzz(func(t *testing.T, in []byte, c1, c2, strays int) {
+		if bytes.IndexByte(in, 0x1e) >= 0 || strays < 0 || strays > 8 {
+			return // a marker's delimiter is the scanner's business
+		}
+		whole, _ := shellHoldRun(strays, string(in), shellMark("1:0"))
+		var chunks []string
+		prev := 0
+		for _, c := range []int{c1, c2} {
+			if c > prev && c < len(in) {
+				chunks = append(chunks, string(in[prev:c]))
+				prev = c
+			}
+		}
+		chunks = append(chunks, string(in[prev:]), shellMark("1:0"))
+		cut, _ := shellHoldRun(strays, chunks...)
+		if cut != whole {
+			t.Fatalf("cut at %d,%d: %q, whole: %q", c1, c2, cut, whole)
+		}
+		noise := strings.NewReplacer("\r", "", "\n", "", "^C", "")
+		if noise.Replace(whole) != noise.Replace(string(in)) {
+			t.Fatalf("text lost: %q from %q", whole, in)
+		}
+		if lost := bytes.Count(in, []byte("\n")) - strings.Count(whole, "\n"); lost < 0 || lost > strays {
+			t.Fatalf("%d line breaks lost from %q with %d interrupts: %q", lost, in, strays, whole)
+		}
+	})
+}
