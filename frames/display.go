@@ -24,6 +24,16 @@ func (b Bundle) DisplayText() string {
 	return ""
 }
 
+// ErrorText is the text a renderer shows for an error frame: its traceback's
+// lines, or "Ename: Evalue" when it has none (an exit status, an error the
+// host itself reports).
+func (f *Frame) ErrorText() string {
+	if len(f.Traceback) == 0 {
+		return f.Ename + ": " + f.Evalue
+	}
+	return strings.Join(f.Traceback, "\n")
+}
+
 var (
 	// Compiled on first use: at init they would cost every evalhost start.
 	htmlDrop  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<(script|style)[^>]*>.*?</(script|style)>`) })

@@ -33,7 +33,9 @@
 // What the interpreter writes as it exits (atexit handlers, finalizers,
 // threads) is then that cell's output, in order after its own, and Execute
 // returns once the output streams end: the exit is part of the cell, bounded
-// by its context and then Options.Grace (exitout.go). Output written while
+// by its context and then Options.Grace (exitout.go); an exit with a
+// non-zero status or a signal the host did not send makes the cell an error
+// named InterpreterExit. Output written while
 // no cell runs otherwise goes to the next cell, and at exit to no one.
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the

@@ -180,6 +180,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 				if done != nil && exit.cut {
 					done.Cancelled = true // it ran on past the cell's time
 				}
+				if done != nil && c.leaving && !killed && !esc.killed {
+					exit.status(p, done, out)
+				}
 				return p.outcome(c, done, killed || esc.killed)
 			}
 			if f.Type == frames.TypeDone && f.ID == c.id {

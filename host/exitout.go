@@ -86,3 +86,28 @@ func (w *exitWait) step(p *Process, id string, out relay) {
 	}
 	w.escalation.step(p)
 }
+
+// status tells how a last cell's interpreter ended when it was not
+// cleanly, making the cell an error: `python3 -c` exits with what an atexit
+// handler passed to os._exit, or dies of a signal a finalizer raised, and a
+// cell reported ok would hide that. The streams have ended, so the exit is
+// near; an interpreter that takes longer than Options.Grace is Close's to
+// stop, unreported. One the exit's ladder stopped was stopped by the host,
+// and its warning said so.
+func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
+	if w.termed || p.closing.Load() || !p.waitExit(p.opts.Grace) || p.closing.Load() {
+		return
+	}
+	var how string
+	switch st := p.status; {
+	case st.Signaled():
+		how = fmt.Sprintf("was killed by signal %d (%s)", int(st.Signal()), st.Signal())
+	case st.ExitStatus() != 0:
+		how = fmt.Sprintf("exited with status %d", st.ExitStatus())
+	default:
+		return
+	}
+	out.send(frames.Frame{Type: frames.TypeError, ID: done.ID, Ename: "InterpreterExit",
+		Evalue: "the interpreter " + how + " as it ended, after its last cell had finished (an atexit handler, finalizer or non-daemon thread)"})
+	done.Status = frames.StatusError
+}

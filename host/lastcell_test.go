@@ -49,6 +49,23 @@ func TestExitAfterNextCell(t *testing.T) {
 					t.Errorf("done %+v, err %v; want a cancelled done", r.done, r.err)
 				}
 			}},
+		{name: "os._exit in an atexit handler fails the cell, as python3 -c exits with it",
+			code: "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('ran')",
+			check: func(t *testing.T, r *run, _ string) {
+				e, ok := r.first(frames.TypeError)
+				if r.err != nil || r.done.Status != frames.StatusError || r.stdout() != "ran\n" || !ok ||
+					e.Ename != "InterpreterExit" || !strings.Contains(e.Evalue, "exited with status 7") {
+					t.Errorf("done %+v, err %v, stdout %q, error %+v; want an InterpreterExit error naming status 7", r.done, r.err, r.stdout(), e)
+				}
+			}},
+		{name: "a signal at exit fails the cell",
+			code: "import atexit, os, signal\natexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))",
+			check: func(t *testing.T, r *run, _ string) {
+				e, _ := r.first(frames.TypeError)
+				if r.err != nil || r.done.Status != frames.StatusError || !strings.Contains(e.Evalue, "killed by signal 9") {
+					t.Errorf("done %+v, err %v, error %+v; want an error naming signal 9", r.done, r.err, e)
+				}
+			}},
 		{name: "a last cell that ends its interpreter is a death, not a close", code: "import os\nos._exit(3)",
 			check: func(t *testing.T, r *run, _ string) {
 				var de *backend.DeathError

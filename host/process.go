@@ -132,7 +132,9 @@ func (p *Process) Kill() error {
 // other; what the interpreter writes as it exits is the cell's output, and
 // its Execute returns once the interpreter's output has ended (while ctx
 // lasts; then it has Options.Grace to exit before it is stopped, and the
-// done reads cancelled). Execute calls after it fail with ErrClosed; Close
+// done reads cancelled). An interpreter that then exits non-zero or by a
+// signal of its own makes the cell an error (InterpreterExit) saying how.
+// Execute calls after it fail with ErrClosed; Close
 // still waits for the runner's exit, as always.
 func (p *Process) ExitAfterNextCell() { p.lastCell.Store(true) }
 

@@ -34,11 +34,7 @@ func (l *jobLog) frame(f frames.Frame) {
 	case frames.TypeStdout, frames.TypeStderr:
 		text, block = f.Data, false
 	case frames.TypeError:
-		if len(f.Traceback) == 0 {
-			text = f.Ename + ": " + f.Evalue
-		} else {
-			text = strings.Join(f.Traceback, "\n")
-		}
+		text = f.ErrorText()
 	case frames.TypeDisplay, frames.TypeResult:
 		text = f.Bundle.DisplayText()
 	}

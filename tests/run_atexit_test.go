@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,6 +49,37 @@ func TestRunPrintsAtExit(t *testing.T) {
 			// Tracebacks name the cell, not "<string>": compare their last lines.
 			if (pyErr == "") != (errOut == "") || !strings.HasSuffix(errOut, lastLine(pyErr)) {
 				t.Errorf("stderr %q does not end as python3 -c's %q", errOut, pyErr)
+			}
+		})
+	}
+}
+
+// An interpreter that ends badly after its last cell (os._exit in an
+// atexit handler, a signal at exit) fails the run, as `python3 -c` exits
+// non-zero, and says how; a cell error without a traceback (a shell
+// cell's exit status) is shown as its name and value, not a blank line.
+func TestRunReportsHowItEnded(t *testing.T) {
+	dir := t.TempDir()
+	sh := filepath.Join(dir, "sh.py")
+	if err := os.WriteFile(sh, []byte("# %% [sh]\necho before\nfalse\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string // a line of stderr
+	}{
+		{"os._exit in atexit", []string{"-c", "import atexit, os\nprint('main')\natexit.register(lambda: os._exit(7))"},
+			"InterpreterExit: the interpreter exited with status 7 as it ended"},
+		{"a signal at exit", []string{"-c", "import atexit, os, signal\natexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))"},
+			"InterpreterExit: the interpreter was killed by signal 9 (killed) as it ended"},
+		{"a shell cell's exit status", []string{sh}, "ExitStatus: exit status 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := runEvalhost(t, "", append([]string{"run"}, c.args...)...)
+			if code != 1 || !strings.Contains(errOut, "\n"+c.want) && !strings.HasPrefix(errOut, c.want) {
+				t.Errorf("exit code %d, stderr:\n%s\nwant 1 and a line %q", code, errOut, c.want)
 			}
 		})
 	}

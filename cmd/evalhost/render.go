@@ -60,7 +60,7 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		if !h.bounded {
-			fmt.Fprintln(h.stderr, strings.Join(f.Traceback, "\n"))
+			fmt.Fprintln(h.stderr, f.ErrorText())
 		}
 	case frames.TypeWarning:
 		fmt.Fprintf(h.stderr, "[warning: %s]\n", strings.TrimRight(f.Message, "\n"))
