@@ -219,6 +219,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			ctxDone = nil
 			if done != nil {
 				if c.leaving {
+					// The runner takes SIGINT during its exit, as python3
+					// does: it ends the wait for threads and atexit handlers.
+					_ = p.signalGroup(syscall.SIGINT)
 					exit.cut = true
 					exit.arm(p.opts.Grace)
 				}

@@ -62,9 +62,10 @@ func (r *router) sendAfter() {
 // exitWait bounds a last cell's wait for its interpreter to exit. The wait
 // is part of the cell and lasts while the cell's context does, as
 // `python3 -c` waits for non-daemon threads; once the context has ended
-// (the cell's timeout, an interrupt) the interpreter has Options.Grace to
-// exit, then it gets SIGTERM and, termGrace later, SIGKILL, as Close would
-// give it. The runner ignores SIGINT between cells, so none is sent.
+// (the cell's timeout, an interrupt) the interpreter gets SIGINT, which
+// ends its wait for threads and an atexit handler as Ctrl-C ends python3's,
+// then Options.Grace to exit, then SIGTERM and, termGrace later, SIGKILL,
+// as Close would give it.
 type exitWait struct {
 	escalation      // the ladder after an interrupt, armed once here
 	cut        bool // the context ended while the interpreter was exiting

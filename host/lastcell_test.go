@@ -154,33 +154,53 @@ print("cell err", file=sys.stderr)`
 }
 
 // The wait for a last cell's interpreter to exit lasts as long as the
-// cell's context: once it ends, the interpreter has the grace to leave,
-// then it is stopped; the cell reads as cancelled, with a warning saying
-// why its output may end early.
+// cell's context: once it ends, the interpreter gets SIGINT, which ends its
+// wait for threads as Ctrl-C ends python3's; one that stays on has the
+// grace to leave, then it is stopped, with a warning saying why its output
+// may end early. The cell reads as cancelled either way.
 func TestLastCellExitOutlivesContext(t *testing.T) {
 	checkClean(t, time.Minute)
-	p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
-	p.ExitAfterNextCell()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	code := `import threading, time
+	cases := []struct {
+		name, code string
+		stopped    bool // the host had to stop it
+	}{
+		{"SIGINT ends the wait for a thread", `import threading, time
 def forever():
     threading.main_thread().join()
     print("exiting", flush=True)
     time.sleep(600)
-threading.Thread(target=forever).start()`
-	r := &run{}
-	r.done, r.err = p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
-		r.frames = append(r.frames, f)
-		if f.Type == frames.TypeStdout && strings.Contains(f.Data, "exiting") {
-			cancel()
-		}
-	})
-	if r.err != nil || !r.done.Cancelled {
-		t.Fatalf("done %+v, err %v; want a cancelled done", r.done, r.err)
+threading.Thread(target=forever).start()`, false},
+		{"an atexit handler that ignores SIGINT is stopped", `import atexit, signal, time
+@atexit.register
+def stay():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("exiting", flush=True)
+    time.sleep(600)`, true},
 	}
-	if w, ok := r.first(frames.TypeWarning); !ok || !strings.Contains(w.Message, "was still running") {
-		t.Errorf("warning %+v; want one saying the interpreter was stopped; frames:\n%s", w, dumpFrames(r.frames))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
+			p.ExitAfterNextCell()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r := &run{}
+			r.done, r.err = p.Execute(ctx, frames.Request{Code: tc.code}, func(f frames.Frame) {
+				r.frames = append(r.frames, f)
+				if f.Type == frames.TypeStdout && strings.Contains(f.Data, "exiting") {
+					cancel()
+				}
+			})
+			if r.err != nil || !r.done.Cancelled {
+				t.Fatalf("done %+v, err %v; want a cancelled done", r.done, r.err)
+			}
+			w, warned := r.first(frames.TypeWarning)
+			if warned != tc.stopped || warned && !strings.Contains(w.Message, "was still running") {
+				t.Errorf("warning %+v (%v); want one saying the interpreter was stopped: %v; frames:\n%s", w, warned, tc.stopped, dumpFrames(r.frames))
+			}
+			if !tc.stopped && !strings.Contains(r.stderr(), "Exception ignored in: <module 'threading'") {
+				t.Errorf("stderr %q; want the interrupted wait reported as python3 reports it", r.stderr())
+			}
+			<-p.Done()
+		})
 	}
-	<-p.Done()
 }

@@ -606,6 +606,28 @@ def main(boot_file=None):
     _exit_fast()
 
 
+def _join_threads():
+    """Wait for non-daemon threads; a KeyboardInterrupt ends the wait and is
+    reported as the interpreter's exit reports it."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return
+    try:
+        threading._shutdown()
+    except KeyboardInterrupt as e:
+        import traceback
+
+        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None  # not this frame
+        text = "Exception ignored in: %r\n" % threading + "".join(traceback.format_exception(type(e), e, tb))
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except Exception:
+            pass
+    except Exception:
+        pass
+
+
 def _exit_fast():
     """Leave as Python's own exit does, minus the interpreter's teardown: that
     costs about a third of a one-shot `evalhost run -c pass` (issue 16). Non-daemon
@@ -616,14 +638,19 @@ def _exit_fast():
     (host/exitout.go): the cell's position marks go on, so stdout and
     stderr keep their order there as in the cell."""
     _wire._cur.positioning = True
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        try:
-            threading._shutdown()
-        except Exception:
-            pass
-    import atexit
-    atexit._run_exitfuncs()
+    # SIGINT, which the host sends when the last cell's time ends during the
+    # exit, stops the wait for threads and an atexit handler, as Ctrl-C does
+    # at python3's exit; the rest of the exit is not to be cut.
+    _signal.signal(_SIGINT, _signal.default_int_handler)
+    try:
+        _join_threads()
+        import atexit
+
+        atexit._run_exitfuncs()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _signal.signal(_SIGINT, _signal.SIG_IGN)
     _ns.clear()
     import gc
     gc.collect()

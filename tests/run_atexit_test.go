@@ -163,22 +163,36 @@ func TestRunSessionAtExitRuns(t *testing.T) {
 }
 
 // A one-shot run waits for its interpreter's exit within the last cell's
-// --timeout, as `python3 -c` waits for non-daemon threads; an interpreter
-// still running then gets --grace, is stopped, and the run says so and
+// --timeout, as `python3 -c` waits for non-daemon threads; then the
+// interpreter gets SIGINT, which ends that wait as Ctrl-C would; one that
+// stays on gets --grace, is stopped, and the run says so. Either way the run
 // exits as a timeout.
 func TestRunAtExitTimeout(t *testing.T) {
-	out, errOut, code := runEvalhost(t, "", "run", "--timeout", "1", "--grace", "200ms", "-c",
-		"import threading, time\ndef f():\n    print('thread', flush=True)\n    time.sleep(600)\nthreading.Thread(target=f).start()")
-	if code != 124 {
-		t.Errorf("exit %d, want 124 (timeout); stderr:\n%s", code, errOut)
+	cases := []struct {
+		name, code, want string
+	}{
+		{"a thread's wait is interrupted",
+			"import threading, time\ndef f():\n    print('thread', flush=True)\n    time.sleep(600)\nthreading.Thread(target=f).start()",
+			"KeyboardInterrupt"},
+		{"an exit that ignores SIGINT is stopped",
+			"import atexit, signal, time\n@atexit.register\ndef f():\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n    print('thread', flush=True)\n    time.sleep(600)",
+			"the interpreter was still running"},
 	}
-	if out != "thread\n" {
-		t.Errorf("stdout %q, want the thread's line", out)
-	}
-	for _, want := range []string{"the interpreter was still running", "Command timed out after 1 seconds"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runEvalhost(t, "", "run", "--timeout", "1", "--grace", "200ms", "-c", c.code)
+			if code != 124 {
+				t.Errorf("exit %d, want 124 (timeout); stderr:\n%s", code, errOut)
+			}
+			if out != "thread\n" {
+				t.Errorf("stdout %q, want the thread's line", out)
+			}
+			for _, want := range []string{c.want, "Command timed out after 1 seconds"} {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut)
+				}
+			}
+		})
 	}
 }
 
