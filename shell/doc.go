@@ -18,9 +18,10 @@
 // after Options.Grace is killed with the shell (backend.ErrKilled). An
 // interrupt that reaches bash back at its prompt (the cell had just ended,
 // or Interrupt between cells) makes bash print a newline there; the next
-// cell then prints a sync marker before its code, and before it one empty
-// line (with its ^C) per interrupt sent is dropped, so it does not open that
-// cell's output; anything else before it (a background job's output, blank
-// lines beyond that count) is kept, and passed on as it comes. Close and Kill end every process of bash's session and return once
+// cell then prints a sync marker before its code, and the empty lines that
+// open what came before it (bash's, or a marker's start the interrupt cut)
+// are dropped, up to one per interrupt sent, so they do not open that cell's
+// output; from the first other text on, all of it (a background job's
+// output) is kept, and passed on as it comes. Close and Kill end every process of bash's session and return once
 // bash is reaped and the reader has ended.
 package shell

@@ -98,7 +98,6 @@ type shellCell struct {
 	syncing   bool            // its sync marker is still to come (Shell.strays)
 	strays    int             // interrupts that may have printed before it
 	held      []byte          // an empty line's start before it, that may be theirs
-	midLine   bool            // the text before it has an unfinished line
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
@@ -216,46 +215,41 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 	}
 }
 
-// hold passes on text that came before the sync marker, less up to strays
-// empty lines (a line break at a line's start, with the ^C a terminal that
-// echoes prints before it): what an interrupt at bash's prompt prints there.
-// Which of a background job's empty lines and bash's they were cannot be
-// told; each interrupt costs at most one. Only an empty line's unfinished
-// start is held back, so what is held stays a few bytes whatever is printed.
+// hold passes on text that came before the sync marker, less the empty
+// lines that open it, up to one per interrupt sent (strays): what an
+// interrupt at bash's prompt prints there is a line break, and the start of
+// a marker that interrupt cut (bash's printf checks for one between
+// characters). Which of such lines were a background job's cannot be told;
+// once anything else has come, nothing more is dropped, so a job's output is
+// kept whole. Only an empty line's unfinished start is held back.
 func (c *shellCell) hold(text []byte) {
 	b := append(c.held, text...)
 	c.held = nil
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		if c.midLine || c.strays == 0 {
-			out = append(out, b[i])
-			c.midLine = b[i] != '\n'
-			i++
-			continue
-		}
-		n, complete := shellPromptLine(b[i:])
+	for len(b) > 0 && c.strays > 0 {
+		n, complete := shellPromptLine(b, c.s.scan.prefix)
 		switch {
 		case n > 0 && complete:
 			c.strays--
-			i += n
+			b = b[n:]
 		case n > 0: // an empty line's start, or text: the next bytes tell
-			c.held = append([]byte(nil), b[i:]...)
-			i = len(b)
-		default:
-			c.midLine = true
+			c.held = append([]byte(nil), b...)
+			return
+		default: // text: what follows is output, whatever it looks like
+			c.strays = 0
 		}
 	}
-	c.text(out)
+	c.text(b)
 	if c.strays == 0 {
 		c.release()
 	}
 }
 
 // shellPromptLine measures the empty line at the start of b: n > 0 and
-// complete when b opens with one ("^C"? "\r"* "\n"), n > 0 and not complete
-// when b is all a start of one, 0 when b opens with text. A run of carriage
-// returns longer than any terminal's is text.
-func shellPromptLine(b []byte) (n int, complete bool) {
+// complete when b opens with one ("^C"? cut? "\r"* "\n", cut a strict start
+// of the marker prefix), n > 0 and not complete when b is all a start of
+// one, 0 when b opens with text. A run of carriage returns longer than any
+// terminal's is text.
+func shellPromptLine(b, prefix []byte) (n int, complete bool) {
 	j := 0
 	switch {
 	case bytes.HasPrefix(b, []byte("^C")):
@@ -263,16 +257,33 @@ func shellPromptLine(b []byte) (n int, complete bool) {
 	case len(b) == 1 && b[0] == '^':
 		return 1, false
 	}
-	for j < len(b) && b[j] == '\r' && j < 64 {
+	if k := shellCommonPrefix(b[j:], prefix); k > 0 {
+		if k == len(prefix) {
+			return 0, false // a whole prefix is the scanner's
+		}
+		j += k
+	}
+	for i := 0; j < len(b) && b[j] == '\r' && i < 64; i++ {
 		j++
 	}
 	switch {
 	case j < len(b) && b[j] == '\n':
 		return j + 1, true
-	case j == len(b) && j < 64:
+	case j == len(b):
 		return j, false
 	}
 	return 0, false
+}
+
+// shellCommonPrefix is the length of the longest common prefix of a and b.
+func shellCommonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // release ends the wait for the sync marker: what was held back is output
