@@ -221,7 +221,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 				if c.leaving {
 					// The runner takes SIGINT during its exit, as python3
 					// does: it ends the wait for threads and atexit handlers.
-					_ = p.signalGroup(syscall.SIGINT)
+					// Wake-ups follow, as for a cell: one that came just
+					// before the wait blocked would be lost without them.
+					p.interruptCell(&wake)
 					exit.cut = true
 					exit.arm(p.opts.Grace)
 				}

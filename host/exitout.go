@@ -92,11 +92,12 @@ func (w *exitWait) step(p *Process, id string, out relay) {
 // cleanly, making the cell an error: `python3 -c` exits with what an atexit
 // handler passed to os._exit, or dies of a signal a finalizer raised, and a
 // cell reported ok would hide that. The streams have ended, so the exit is
-// near; an interpreter that takes longer than Options.Grace is Close's to
-// stop, unreported. One the exit's ladder stopped was stopped by the host,
-// and its warning said so.
+// near; an interpreter that lives on past exitStatusWait (it closed its
+// output) is Close's to stop, unreported. One whose exit the host cut
+// (SIGINT, then the ladder) ended as the host made it, and the cell already
+// reads cancelled.
 func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
-	if w.termed || p.closing.Load() || !p.waitExit(p.opts.Grace) || p.closing.Load() {
+	if w.cut || w.termed || p.closing.Load() || !p.waitExit(exitStatusWait) || p.closing.Load() {
 		return
 	}
 	var how string
@@ -108,7 +109,15 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 	default:
 		return
 	}
-	out.send(frames.Frame{Type: frames.TypeError, ID: done.ID, Ename: "InterpreterExit",
-		Evalue: "the interpreter " + how + " as it ended, after its last cell had finished (an atexit handler, finalizer or non-daemon thread)"})
+	const ename = "InterpreterExit"
+	evalue := "the interpreter " + how + " as it ended, after its last cell had finished (an atexit handler, finalizer or non-daemon thread)"
+	// A one-line traceback, as a notebook shows an error by its traceback.
+	out.send(frames.Frame{Type: frames.TypeError, ID: done.ID, Ename: ename, Evalue: evalue,
+		Traceback: []string{ename + ": " + evalue}})
 	done.Status = frames.StatusError
 }
+
+// exitStatusWait bounds status's wait for an exit whose output has ended:
+// an exit takes well under it, and Close gives one that does not its own
+// grace, which this wait must not double.
+const exitStatusWait = termGrace

@@ -196,6 +196,7 @@ def _serve():
     while True:
         line = reqs.readline()
         if not line:
+            _leave()
             return
         if not line.strip():
             continue
@@ -206,6 +207,7 @@ def _serve():
             continue
         kind = req.get("type", "execute")
         if kind == "exit":
+            _leave()
             return
         if kind != "execute":
             qid = _q(req["id"]) if type(req.get("id")) is str else None
@@ -381,9 +383,26 @@ def _patch_fork_exec(ps):
 # --- signals --------------------------------------------------------------
 
 
+# _leaving: the runner is exiting, and an interrupt that comes before the
+# exit takes SIGINT itself (_exit_fast) is for the exit: kept in
+# _exit_interrupt rather than ignored, or the host's one SIGINT would be lost.
+_leaving = False
+_exit_interrupt = False
+
+
+def _leave():
+    global _leaving
+    _leaving = True
+
+
 def _on_sigint(signum, frame):
-    """KeyboardInterrupt while a cell runs; ignored while idle."""
+    """KeyboardInterrupt while a cell runs; ignored while idle, kept for the
+    exit once the runner is leaving."""
+    global _exit_interrupt
     cell = _wire._cur
+    if not cell.running and _leaving:
+        _exit_interrupt = True
+        return
     if cell.running:
         cell.interrupted = True
         _ack_interrupt()
@@ -613,6 +632,9 @@ def _join_threads():
     if threading is None:
         return
     try:
+        if _exit_interrupt and any(not t.daemon and t.is_alive() for t in threading.enumerate()
+                                   if t is not threading.main_thread()):
+            raise KeyboardInterrupt  # it came as the runner left, before the wait
         threading._shutdown()
     except KeyboardInterrupt as e:
         import traceback

@@ -92,7 +92,10 @@
 //     error costs what later ones do.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
-//     the cell's outcome is known; while idle it is ignored.
+//     the cell's outcome is known; while idle it is ignored. Once the exit
+//     request (or EOF) is read, SIGINT ends the wait for non-daemon threads
+//     and interrupts an atexit handler, as Ctrl-C does at python3's exit; one
+//     that comes before the exit takes it is kept for the threads' wait.
 //   - The request's "run" value is exposed to the cell as EVALHOST_RUN in
 //     os.environ (unset when absent).
 //   - IPython compatibility without importing IPython: a cell whose lines may

@@ -174,6 +174,10 @@ func TestRunAtExitTimeout(t *testing.T) {
 		{"a thread's wait is interrupted",
 			"import threading, time\ndef f():\n    print('thread', flush=True)\n    time.sleep(600)\nthreading.Thread(target=f).start()",
 			"KeyboardInterrupt"},
+		// The host's SIGINT ended it: no InterpreterExit (checked below).
+		{"an exit that dies of the SIGINT",
+			"import atexit, signal, time\n@atexit.register\ndef f():\n    signal.signal(signal.SIGINT, signal.SIG_DFL)\n    print('thread', flush=True)\n    time.sleep(600)",
+			"timed out"},
 		{"an exit that ignores SIGINT is stopped",
 			"import atexit, signal, time\n@atexit.register\ndef f():\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n    print('thread', flush=True)\n    time.sleep(600)",
 			"the interpreter was still running"},
@@ -191,6 +195,9 @@ func TestRunAtExitTimeout(t *testing.T) {
 				if !strings.Contains(errOut, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, errOut)
 				}
+			}
+			if strings.Contains(errOut, "InterpreterExit") {
+				t.Errorf("the host's own signal reported as the interpreter's exit:\n%s", errOut)
 			}
 		})
 	}
