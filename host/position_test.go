@@ -82,6 +82,14 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 		{name: "numbered marks: the second frame's mark alone releases both",
 			events: []event{txt(1, "a"), npos(1, 2), txt(1, "b"), ndisp("D1", 1, 3), ndisp("D2", 2, 2), end(1), end(2), done},
 			want:   "a D1 D2 b done"},
+		{name: "held text of both pipes goes out frame by frame",
+			events: []event{txt(1, "a"), npos(1, 1), txt(1, "b"), npos(1, 2), txt(1, "c"), end(1),
+				npos(2, 1), txt(2, "e"), npos(2, 2), txt(2, "f"), end(2), ndisp("D1", 1, 0), ndisp("D2", 2, 0), done},
+			want: "a D1 b e D2 c f done"},
+		{name: "a later pipe's text is held behind an earlier epoch",
+			events: []event{npos(2, 1), npos(2, 2), txt(2, "f"), txt(1, "a"), npos(1, 1), txt(1, "b"), npos(1, 2), end(1), end(2),
+				ndisp("D1", 1, 0), ndisp("D2", 2, 0), done},
+			want: "a D1 b D2 f done"},
 		{name: "done without end marks: text read after it is the next cell's",
 			events: []event{txt(1, "a"), cleanDone, txt(1, "next")},
 			want:   "a done"},
@@ -129,5 +137,33 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 				t.Errorf("order = %q, want %q", strings.Join(got, " "), tc.want)
 			}
 		})
+	}
+}
+
+// A flood of frames while much text waits for a later one: each frame's
+// pass over the held text made the pump quadratic (minutes of CPU after an
+// exit-output flood).
+func BenchmarkHeldTextFlood(b *testing.B) {
+	const texts, nFrames = 2000, 2000
+	for b.Loop() {
+		p := &Process{readyCh: make(chan frames.Frame, 1)}
+		r := router{p: p, late: time.NewTimer(time.Hour), order: time.NewTimer(time.Hour)}
+		c := &cell{id: "c1", out: make(chan frames.Frame, texts+nFrames+8)}
+		r.attach(c)
+		for fd := 1; fd <= 2; fd++ {
+			r.event(event{kind: evMark, fd: fd, text: fmt.Sprintf("%s%d", posMarkID, nFrames+1)})
+		}
+		for range texts {
+			r.event(event{kind: evText, fd: 1, text: "x"})
+		}
+		for k := 1; k <= nFrames; k++ {
+			f := frames.Frame{Type: frames.TypeDisplay, ID: "c1", Pos: k, Bundle: frames.Bundle{}}
+			r.event(event{kind: evFrame, fd: 3, frame: f})
+		}
+		if len(c.out) < nFrames {
+			b.Fatalf("%d frames delivered, want %d", len(c.out), nFrames)
+		}
+		r.late.Stop()
+		r.order.Stop()
 	}
 }
