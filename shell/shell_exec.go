@@ -64,8 +64,7 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	// prints a sync marker, and what came before it is looked at (feed).
 	sync := ""
 	strays := s.strays.Swap(0)
-	syncing := strays > 0
-	if syncing {
+	if strays > 0 {
 		sync = shellSyncLine(s.nonce, s.count+1)
 	}
 	line, err := shellCellLine(s.count+1, file, req, sync)
@@ -79,7 +78,7 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	}
 	s.count++
 	emit(frames.Frame{Type: frames.TypeStarted, ID: req.ID})
-	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, syncing: syncing, strays: int(strays)}
+	c := shellCell{s: s, id: req.ID, n: s.count, emit: emit, strays: int(strays)}
 	if err := shellQuietTTY(s.master); err == nil {
 		_, err = s.master.WriteString(line)
 	}
@@ -95,9 +94,11 @@ type shellCell struct {
 	emit      func(frames.Frame)
 	cancelled bool
 	signalled map[string]bool // the session's processes at the last interrupt
-	syncing   bool            // its sync marker is still to come (Shell.strays)
-	strays    int             // interrupts that may have printed before it
-	held      []byte          // an empty line's start before it, that may be theirs
+	// strays counts the interrupts that may have printed before the cell's
+	// sync marker (Shell.strays); while it is above 0 the marker is still to
+	// come, and the text before it is looked at (hold).
+	strays int
+	held   []byte // an empty line's start before the sync marker, that may be theirs
 }
 
 func (c *shellCell) run(ctx context.Context) (frames.Frame, error) {
@@ -194,20 +195,20 @@ func (c *shellCell) feed(data []byte) (status int, found bool) {
 			return 0, false
 		}
 		if !isMark {
-			if c.syncing {
+			if c.strays > 0 {
 				c.hold(text)
 			} else {
 				c.text(text)
 			}
 			continue
 		}
-		if c.syncing && payload == "S:"+strconv.Itoa(c.n) {
+		if c.strays > 0 && payload == "S:"+strconv.Itoa(c.n) {
 			c.release()
 			continue
 		}
 		n, st, ok := shellParseMark(payload)
 		if ok && n == c.n {
-			if c.syncing { // the line was aborted after the marker number, before the sync
+			if c.strays > 0 { // the line was aborted after the marker number, before the sync
 				c.release()
 			}
 			return st, true
@@ -290,7 +291,7 @@ func shellCommonPrefix(a, b []byte) int {
 // after all.
 func (c *shellCell) release() {
 	held := c.held
-	c.syncing, c.held = false, nil
+	c.strays, c.held = 0, nil
 	c.text(held)
 }
 
@@ -387,9 +388,8 @@ func (s *Shell) drain(c *shellCell) (status int, found bool) {
 func (s *Shell) flush(c *shellCell) {
 	rest := s.scan.Rest()
 	if c != nil {
-		if c.syncing { // bash ended before the sync marker: all of it is output
-			c.syncing = false
-			c.text(c.held)
+		if c.strays > 0 { // bash ended before the sync marker: all of it is output
+			c.release()
 		}
 		c.text(rest)
 	} else {

@@ -15,7 +15,7 @@ import (
 func shellHoldRun(strays int, chunks ...string) (text string, ended bool) {
 	s := &Shell{scan: newShellScanner(shellTestNonce)}
 	var b strings.Builder
-	c := shellCell{s: s, id: "c1", n: 1, syncing: strays > 0, strays: strays,
+	c := shellCell{s: s, id: "c1", n: 1, strays: strays,
 		emit: func(f frames.Frame) { b.WriteString(f.Data) }}
 	for _, ch := range chunks {
 		if _, found := c.feed([]byte(ch)); found {
