@@ -43,11 +43,11 @@ func (r *router) beginExit() {
 	// a stable sort by epoch puts each fd's text after the other's before it.
 	slices.SortStableFunc(c.after, func(a, b heldText) int { return a.epoch - b.epoch })
 	c.held, c.after = c.after, nil
-	for i, h := range c.held {
+	for _, h := range c.held {
 		c.heldBytes += len(h.frame.Data)
-		if i == 0 || h.epoch < c.heldMin {
-			c.heldMin = h.epoch
-		}
+	}
+	if len(c.held) > 0 {
+		c.heldMin = c.held[0].epoch // sorted
 	}
 	r.releaseHeld(false)
 }
