@@ -637,10 +637,7 @@ def _join_threads():
             raise KeyboardInterrupt  # it came as the runner left, before the wait
         threading._shutdown()
     except KeyboardInterrupt as e:
-        import traceback
-
-        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None  # not this frame
-        text = "Exception ignored in: %r\n" % threading + "".join(traceback.format_exception(type(e), e, tb))
+        text = "Exception ignored in: %r\n" % threading + "\n".join(_traceback_lines(e)) + "\n"
         try:
             sys.stderr.write(text)
             sys.stderr.flush()
@@ -664,12 +661,16 @@ def _exit_fast():
     # exit, stops the wait for threads and an atexit handler, as Ctrl-C does
     # at python3's exit; the rest of the exit is not to be cut.
     _signal.signal(_SIGINT, _signal.default_int_handler)
+    prev = sys.unraisablehook
+    sys.unraisablehook = lambda u: _module("tracebacks").exit_unraisable(u, prev)
     try:
         _join_threads()
         import atexit
 
         atexit._run_exitfuncs()
-    except KeyboardInterrupt:
+    except BaseException:
+        # Before 3.10 _run_exitfuncs raises the last handler's exception
+        # again after reporting it; the interpreter's own exit drops it.
         pass
     finally:
         _signal.signal(_SIGINT, _signal.SIG_IGN)

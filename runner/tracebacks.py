@@ -57,6 +57,36 @@ def traceback_lines(exc, only=False):
     return text.rstrip("\n").split("\n")
 
 
+def _without_runner(tb):
+    """tb's chain minus the runner's frames, or tb itself when it has none."""
+    kept, n, t = [], 0, tb
+    while t is not None:
+        n += 1
+        if not _is_runner_file(t.tb_frame.f_code.co_filename):
+            kept.append(t)
+        t = t.tb_next
+    if len(kept) == n:
+        return tb
+    new = None
+    for t in reversed(kept):
+        new = type(tb)(new, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return new
+
+
+def exit_unraisable(u, prev):
+    """Pass u on to prev (the hook in place when the exit began) without the
+    runner's frames: a KeyboardInterrupt that ends an atexit handler fires
+    where the runner's writer let SIGINT through again, so Python's own
+    report ("Exception ignored in atexit callback") would show wire.py."""
+    tb = u.exc_traceback
+    kept = _without_runner(tb) if tb is not None else None
+    if kept is not tb:
+        if u.exc_value is not None:
+            u.exc_value.__traceback__ = kept
+        u = type(u)((u.exc_type, u.exc_value, kept, u.err_msg, u.object))
+    prev(u)
+
+
 def send_error(exc, only=False):
     try:
         evalue = str(exc)

@@ -203,6 +203,27 @@ func TestRunAtExitTimeout(t *testing.T) {
 	}
 }
 
+// Python reports an error that ends an atexit handler itself ("Exception
+// ignored in atexit callback"); its traceback shows the cell's frames, not
+// the runner's, as a cell's traceback does. display with a bad argument
+// fails inside the runner's own code every time; a KeyboardInterrupt at the
+// exit lands there when the handler is writing.
+func TestRunAtExitTracebackHidesRunner(t *testing.T) {
+	code := "import atexit\n@atexit.register\ndef bye():\n    display(1, metadata=5)"
+	out, errOut, exit := runEvalhost(t, "", "run", "-c", code)
+	if exit != 0 || out != "" {
+		t.Errorf("exit %d, stdout %q; want 0 and nothing, as python3 for an atexit error", exit, out)
+	}
+	for _, want := range []string{"Exception ignored in atexit callback", "File \"<cell 1>\", line 4, in bye", "TypeError"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, ".py\"") {
+		t.Errorf("stderr shows the runner's files:\n%s", errOut)
+	}
+}
+
 // An interpreter whose last cell was skipped after a failure still exits as
 // python3 does after an uncaught error: its atexit handlers' output is shown
 // (after the failed cell's; with --json, tagged with it, before the end line).
