@@ -19,6 +19,7 @@ import sys
 RUNNER_VERSION = "1.1"
 FLUSH_INTERVAL = 0.05
 WARM_QUIET = 0.05  # seconds idle before the warm-up (_warm) runs
+WARM_SWITCH = 0.0001  # the GIL's switch interval while it runs
 
 _FILE = sys._getframe().f_code.co_filename
 _RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
@@ -287,32 +288,61 @@ def _warm():
     formatting ~3 ms, the FIONREAD ioctl) once the runner has been idle for
     WARM_QUIET: no request came in and none ran. A one-shot run's cells and
     its exit come back to back, so it never pays for this (~2.4 ms of an
-    `evalhost run -c pass`), and a cell already sent never waits behind it for
-    the GIL. Best effort: a failure here shows up, if at all, where it is used."""
+    `evalhost run -c pass`). A cell that comes during the warm-up must not
+    wait for it: the GIL is handed over within WARM_SWITCH instead of
+    Python's 5 ms switch interval, and the rest of the warm-up waits for the
+    next quiet spell. Best effort: a failure here shows up, if at all, where
+    it is used."""
     try:
         _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
         nap = _thread.allocate_lock()
         nap.acquire()
-        seen = _wire._cur
-        while True:
-            nap.acquire(True, WARM_QUIET)  # never released: a sleep without importing time
-            cur = _wire._cur
-            if cur is seen and not cur.running:
-                break
-            seen = cur
-        import traceback
-        import linecache  # noqa: F401  (traceback imports it; the hook adapts it)
-
-        _unread(1)
-        try:
-            raise ValueError("warm")
-        except ValueError as e:
-            traceback.TracebackException(type(e), e, e.__traceback__).format()
-            "".join(traceback.format_exception_only(type(e), e))
-        import tokenize  # noqa: F401
-        import ast  # noqa: F401
+        steps = _warm_steps()
+        while steps:
+            seen = _quiet(nap)
+            was = sys.getswitchinterval()
+            sys.setswitchinterval(WARM_SWITCH)
+            fast = sys.getswitchinterval()
+            try:
+                while steps and _wire._cur is seen:
+                    steps.pop(0)()
+            finally:
+                if sys.getswitchinterval() == fast:  # a cell may have set its own
+                    sys.setswitchinterval(was)
     except Exception:
         pass
+
+
+def _quiet(nap):
+    """Wait until a WARM_QUIET spell passes without a request; the current
+    cell then."""
+    seen = _wire._cur
+    while True:
+        nap.acquire(True, WARM_QUIET)  # never released: a sleep without importing time
+        cur = _wire._cur
+        if cur is seen and not cur.running:
+            return cur
+        seen = cur
+
+
+def _warm_steps():
+    """The warm-up in steps of ~0.3-2 ms (imports, leaves first), so a cell
+    that comes waits for the one under way only."""
+    imp = __import__
+    return [lambda: imp("token"), lambda: imp("tokenize"), lambda: imp("linecache"),
+            lambda: imp("textwrap"), lambda: imp("traceback"), _warm_format,
+            lambda: imp("ast")]
+
+
+def _warm_format():
+    import traceback
+
+    _unread(1)
+    try:
+        raise ValueError("warm")
+    except ValueError as e:
+        traceback.TracebackException(type(e), e, e.__traceback__).format()
+        "".join(traceback.format_exception_only(type(e), e))
 
 
 # --- flushing before other writers of fd 1/2 ------------------------------
