@@ -677,6 +677,20 @@ def _join_threads():
         pass
 
 
+def _clear_module_dict(d):
+    """Clear the cells' namespace as the interpreter's teardown clears a
+    module's (_PyModule_ClearDict): names with one leading underscore first,
+    then the rest, each set to None in order, so finalizers run in the same
+    order and see the same globals; __builtins__ stays, which a finalizer
+    defined in a cell needs before 3.10 (its print was a NameError)."""
+    for key in [k for k in d if type(k) is str and k[:1] == "_" and k[1:2] != "_"]:
+        if d.get(key) is not None:
+            d[key] = None
+    for key in [k for k in d if k != "__builtins__"]:
+        if d.get(key) is not None:
+            d[key] = None
+
+
 def _exit_fast():
     """Leave as Python's own exit does, minus the interpreter's teardown: that
     costs about a third of a one-shot `evalhost run -c pass` (issue 16). Non-daemon
@@ -704,7 +718,7 @@ def _exit_fast():
         pass
     finally:
         _signal.signal(_SIGINT, _signal.SIG_IGN)
-    _ns.clear()
+    _clear_module_dict(_ns)
     import gc
     gc.collect()
     # A file still open in a module's globals is flushed, as the teardown's

@@ -33,6 +33,9 @@ func TestRunPrintsAtExit(t *testing.T) {
 		{"atexit to stderr", "import atexit, sys\nprint('main')\n@atexit.register\ndef bye():\n    print('bye', file=sys.stderr)"},
 		{"atexit without newline or flush", "import atexit, sys\n@atexit.register\ndef bye():\n    sys.stdout.write('no newline')"},
 		{"finalizer at exit", "class A:\n    def __del__(self):\n        print('deleted')\na = A()\nprint('made')"},
+		// The namespace is cleared in the interpreter's order, name by name:
+		// helper is still there when a goes.
+		{"finalizer at exit uses a later global", "class A:\n    def __del__(self):\n        print(helper())\na = A()\ndef helper():\n    return 'helper'"},
 		{"non-daemon thread prints after the cell", "import threading, time\ndef later():\n    time.sleep(0.3)\n    print('thread done')\nthreading.Thread(target=later).start()\nprint('main done')"},
 		{"atexit calls sys.exit", "import atexit, sys\nprint('main')\n@atexit.register\ndef bye():\n    print('bye')\n    sys.exit(3)"},
 	}
