@@ -385,7 +385,7 @@ def register_source(name, src):
     # getattr: linecache may be half imported (core's warm-up thread)
     cache = getattr(sys.modules.get("linecache"), "cache", None)
     if cache is not None:
-        cache[name] = (len(src), None, src.splitlines(True), name)
+        cache[name] = _core._cache_entry(name, src)
 
 
 def _exec_code(body, last, ns, local=None):

@@ -47,6 +47,16 @@ _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
 
 
+def _cache_entry(name, src):
+    """src as linecache keeps a file: every line ends in a newline, the last
+    one too (3.11 and 3.12 put the carets under a last line without one a
+    column too far right)."""
+    lines = src.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return (len(src), None, lines, name)
+
+
 # Rich output and errors load their module on first use: nothing at start-up.
 
 

@@ -79,7 +79,7 @@ def _fix_linecache(lc):
     """Cells run before linecache was imported: give it their source, so
     inspect.getsource, pdb and traceback.print_exc show cell lines."""
     for name, src in list(_core._sources.items()):  # a copy: cells add to it meanwhile
-        lc.cache.setdefault(name, (len(src), None, src.splitlines(True), name))
+        lc.cache.setdefault(name, _core._cache_entry(name, src))
 
 
 def _fix_getpass(gp):

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -23,6 +24,40 @@ func TestTracebacksHideRunnerFiles(t *testing.T) {
 				if strings.Contains(tb, internal) {
 					t.Fatalf("traceback shows %s:\n%s", internal, tb)
 				}
+			}
+		})
+	}
+}
+
+// The carets under an error's line (3.11+) sit under its columns as they
+// do when python3 runs the same code from a file, also on a cell's last
+// line, which has no newline of its own (3.11 and 3.12 put them a column
+// to the right when linecache's copy of that line had none).
+func TestTracebackCaretsUnderTheirColumns(t *testing.T) {
+	p := start(t, startOpts{})
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, code string }{
+		{"call on the last line", "print(1/0)"},
+		{"after a line", "x = 1\nx / 0"},
+		{"subscript", "d = {}\nd['key']"},
+		{"not the last line", "[][1]\nprint('never')"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, dir, "case.py", tc.code)
+			out, _ := exec.Command(python(t), file).CombinedOutput()
+			want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+			// The failing line and what follows it: python3's last frame.
+			want = want[len(want)-3:]
+			if !strings.HasPrefix(want[0], "    ") {
+				want = want[1:] // no caret line before 3.11
+			}
+			e, ok := p.run(tc.code).first(frames.TypeError)
+			if !ok {
+				t.Fatal("no error frame")
+			}
+			got := e.Traceback[len(e.Traceback)-len(want):]
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("traceback ends\n%s\npython3 %s ends\n%s", strings.Join(got, "\n"), file, strings.Join(want, "\n"))
 			}
 		})
 	}

@@ -16,7 +16,7 @@ def _seed_linecache():
         return
     for name, src in list(_core._sources.items()):
         if name not in cache:
-            cache[name] = (len(src), None, src.splitlines(True), name)
+            cache[name] = _core._cache_entry(name, src)
 
 
 def _is_runner_file(name):

@@ -45,3 +45,28 @@ func RealPython() (string, error) {
 	}
 	return "", fmt.Errorf("no usable %s: %w", names[0], last)
 }
+
+var (
+	verOnce  sync.Once
+	verMajor int
+	verMinor int
+	verErr   error
+)
+
+// PythonAtLeast reports whether Python(tb) is major.minor or later, for a
+// check of what only newer interpreters do (3.11's column carets).
+func PythonAtLeast(tb testing.TB, major, minor int) bool {
+	tb.Helper()
+	exe := Python(tb)
+	verOnce.Do(func() {
+		var out []byte
+		out, verErr = exec.Command(exe, "-c", "import sys; print(*sys.version_info[:2])").Output()
+		if verErr == nil {
+			_, verErr = fmt.Sscan(string(out), &verMajor, &verMinor)
+		}
+	})
+	if verErr != nil {
+		tb.Fatalf("the version of %s: %v", exe, verErr)
+	}
+	return verMajor > major || verMajor == major && verMinor >= minor
+}
