@@ -55,6 +55,7 @@ def _await(coro):
                 _loop.run_until_complete(task)
             except BaseException:
                 pass
+            raise e  # a bare raise before 3.11 drops the traceback _at_await gave it
         raise
 
 

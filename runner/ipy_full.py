@@ -35,7 +35,8 @@ def start_full():
             pass
 
         def write_format_data(self, format_dict, md_dict=None):
-            _core._module("display").send_bundle("result", format_dict, md_dict, self.shell.execution_count)
+            # The cell's own count: IPython 9 counts the next cell before the result shows.
+            _core._module("display").send_bundle("result", format_dict, md_dict, _core._count)
 
         def finish_displayhook(self):
             pass

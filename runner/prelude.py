@@ -115,7 +115,10 @@ class _ToolBridge:
         """Call a tool from asyncio code without blocking the event loop."""
         import asyncio
 
-        return await asyncio.to_thread(self._call, name, args)
+        if hasattr(asyncio, "to_thread"):
+            return await asyncio.to_thread(self._call, name, args)
+        # 3.8: to_thread is 3.9's
+        return await asyncio.get_running_loop().run_in_executor(None, self._call, name, args)
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -107,11 +107,15 @@ from concurrent.futures import ThreadPoolExecutor
 with ThreadPoolExecutor(20) as ex:
     got = list(ex.map(lambda i: tool.echo(i=i)["i"], range(20)))
 got == list(range(20))`, "r1", "True"},
+		// to_thread came in 3.9; an executor thread is the same case before.
 		{"asyncio acall and to_thread", `
 import asyncio
 async def main():
     a = await tool.acall("echo", i=1)
-    b = await asyncio.to_thread(tool.echo, i=2)
+    if hasattr(asyncio, "to_thread"):
+        b = await asyncio.to_thread(tool.echo, i=2)
+    else:
+        b = await asyncio.get_running_loop().run_in_executor(None, lambda: tool.echo(i=2))
     return [a["i"], b["i"]]
 await main()`, "r1", "[1, 2]"},
 	} {
