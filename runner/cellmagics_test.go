@@ -103,9 +103,7 @@ func interruptEscape(t *testing.T, p *proc, id, code string) string {
 	p.out.waitFor(t, "sleeping")
 	out := p.out.snapshot()
 	line, _, _ := strings.Cut(out[strings.Index(out, "sleeping"):], "\n")
-	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	p.interrupt()
 	return line
 }
 

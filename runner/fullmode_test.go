@@ -2,7 +2,6 @@ package runner
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
@@ -70,7 +69,7 @@ func TestFullIPythonMode(t *testing.T) {
 	t.Run("interrupt is cancelled", func(t *testing.T) {
 		p.send(map[string]any{"id": "int", "code": "import time\nprint('go', flush=True)\ntime.sleep(30)"})
 		p.out.waitFor(t, "go")
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+		p.interrupt()
 		c := p.collect("int", nil)
 		if d := c.done(); !d.Cancelled || d.Status != "error" {
 			t.Errorf("done %+v", d)

@@ -361,6 +361,42 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 	return res
 }
 
+// interrupt sends SIGINT to the runner's process group as the host does,
+// wake-ups included (host's interruptCell): CPython handles a SIGINT that
+// lands just before a blocking call (time.sleep, a read) only when the call
+// returns, so a bare SIGINT now and then waited out a test's 30 s sleep.
+// The wake signal's handler does nothing: wake-ups after the interrupt
+// landed are harmless, and they stop after ~3 s or at close.
+func (p *proc) interrupt() {
+	p.tb.Helper()
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		p.tb.Fatalf("sigint: %v", err)
+	}
+	if p.ready.Wake <= 0 {
+		return
+	}
+	pid, sig := p.cmd.Process.Pid, syscall.Signal(p.ready.Wake)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for delay := 50 * time.Millisecond; delay < 2*time.Second; delay *= 2 {
+			select {
+			case <-p.quit:
+				return
+			case <-p.exited:
+				return
+			case <-time.After(delay):
+				select {
+				case <-p.exited: // its pid may be another process's
+					return
+				default:
+					wakeMain(pid, sig)
+				}
+			}
+		}
+	}()
+}
+
 // wait waits for the runner to exit and returns its exit code.
 func (p *proc) wait() int {
 	p.tb.Helper()

@@ -3,7 +3,6 @@ package runner
 import (
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,9 +148,7 @@ func TestInterruptDuringAwaitShowsTheCell(t *testing.T) {
 		if f.Type == frames.TypeStarted {
 			p.out.waitFor(t, "waiting\n")
 			time.Sleep(20 * time.Millisecond) // let it reach the loop's wait; either place must show the cell
-			if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-				t.Errorf("sigint: %v", err)
-			}
+			p.interrupt()
 		}
 	})
 	if d := c.done(); d.Status != frames.StatusError || !d.Cancelled {

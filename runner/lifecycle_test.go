@@ -20,9 +20,7 @@ func TestInterruptDuringCell(t *testing.T) {
 		if f.Type == frames.TypeStarted {
 			p.out.waitFor(t, "sleeping\n")    // the cell is inside its code, not before it
 			time.Sleep(20 * time.Millisecond) // let it reach time.sleep; either line is correct
-			if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-				t.Errorf("sigint: %v", err)
-			}
+			p.interrupt()
 		}
 	})
 	d := c.done()

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -157,9 +156,7 @@ func TestToolCallInterrupted(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the tool call never reached the bridge")
 	}
-	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	p.interrupt()
 	c := p.collect(id, nil)
 	if !c.done().Cancelled {
 		t.Fatalf("done %+v, want cancelled", c.done())
