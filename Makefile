@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/evalhost
 
-.PHONY: build example test test-deps bench bench-start fmt vet
+.PHONY: build example test test-deps test-pythons bench bench-start fmt vet
 
 # Static (no cgo): no dynamic loader at every start, which is a measurable
 # part of a one-shot `evalhost run` (docs/sessions.md).
@@ -19,6 +19,10 @@ test: test-deps
 
 test-deps:
 	bash scripts/test-deps.sh
+
+# The runner's and host's tests on every other Python 3.8+ found (pyenv's too).
+test-pythons:
+	bash scripts/test-pythons.sh
 
 bench: test-deps
 	bash bench/run.sh

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The runner's and the host's tests on other Python versions than the
+# machine's python3 (which `make test` uses): each interpreter given, or every
+# python3.N on PATH and under pyenv, gets a venv with IPython and matplotlib
+# under the test cache, and the two suites run against it. Not part of
+# `make test`: a clean machine has one Python, and this takes ~1 min each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test
+pythons=("$@")
+if [ ${#pythons[@]} -eq 0 ]; then
+  for p in $(compgen -c python3. | sort -u) "$HOME"/.pyenv/versions/3.*/bin/python3; do
+    [[ $p == *-config || $p == *.py ]] && continue
+    command -v "$p" >/dev/null 2>&1 || [ -x "$p" ] && pythons+=("$p")
+  done
+fi
+failed=()
+declare -A seen
+for p in "${pythons[@]}"; do
+  ver=$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2]); assert sys.version_info >= (3, 8)' 2>/dev/null) || continue
+  [ -n "${seen[$ver]:-}" ] && continue
+  seen[$ver]=1
+  venv=$cache/py$ver
+  if ! "$venv/bin/python" -c 'import IPython, matplotlib' 2>/dev/null; then
+    echo "== $ver: a venv with IPython and matplotlib in $venv"
+    "$p" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ipython matplotlib
+  fi
+  echo "== $ver ($p)"
+  EVALHOST_TEST_PYTHON=$venv/bin/python go test -count=1 ./runner ./host || failed+=("$ver")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed on: ${failed[*]}"
+  exit 1
+fi
