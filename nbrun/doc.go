@@ -8,7 +8,9 @@
 //     Markdown and raw cells, and code cells not selected or never started,
 //     are untouched. A failed cell stops the run unless AllowErrors; a cell
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
-//     partial output plus an error output naming why. Cancelling the
+//     partial output plus an error output naming why. An interpreter that
+//     dies ends the run, AllowErrors or not: its cell is not retried and no
+//     later cell runs on a fresh interpreter (sessions.Request.NoRetry). Cancelling the
 //     context interrupts the running cell. Options.OnCellEnd sees the
 //     notebook after every cell, so a caller can save progress;
 //     Options.OnFrame sees each frame as it is recorded (a log of outputs).

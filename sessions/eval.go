@@ -87,9 +87,13 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 	}()
 	res := Result{Status: StatusOK, FailedCell: -1, Cells: make([]CellResult, len(j.req.Cells))}
 	last := j.lastCells()
+	died := -1 // the cell whose interpreter died, under NoRetry
 	for i, cell := range j.req.Cells {
 		cr := &res.Cells[i]
 		switch {
+		case died >= 0:
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
+				Message: fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", died)}
 		case job != nil:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
 				Message: fmt.Sprintf("not run: cell %d runs on as job %s and holds the session until it ends", job.c.index, job.id)}
@@ -101,6 +105,9 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		default:
 			l, ok := last[cell.Language]
 			*cr, job = j.runCell(ctx, i, cell, emit, ok && l == i)
+		}
+		if j.req.NoRetry && cr.Status == StatusKilled && died < 0 {
+			died = i
 		}
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
@@ -344,7 +351,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.guardMemory()
 	case errors.As(err, &death):
 		c.lose(false)
-		if ctx.Err() == nil && attempt == 0 && !c.detached() {
+		if ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.NoRetry {
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
@@ -356,6 +363,8 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
 			c.timedOut(true)
+		} else if c.j.req.NoRetry && ctx.Err() == nil {
+			c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
 		} else if c.detached() && ctx.Err() == nil {
 			c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")
 		} else {

@@ -87,6 +87,14 @@ type Request struct {
 	Env       map[string]string // injected into the interpreter before each cell
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
+	// NoRetry: an interpreter that dies during a cell fails that cell
+	// (StatusKilled) instead of being replaced for one retry, and the
+	// request's later cells are skipped, KeepGoing or not. For a batch run
+	// (a script, a notebook), whose cells build on each other's state and
+	// may have side effects: a retry would repeat them on a fresh, empty
+	// interpreter, as papermill's DeadKernelError and python3's own death
+	// never do.
+	NoRetry bool
 	// IPython runs the session's Python cells through IPython's own
 	// InteractiveShell (full magics); it is part of the session's key.
 	IPython bool

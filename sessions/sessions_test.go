@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/evalhost/evalhost/internal/remotetest"
 	"os"
 	"os/exec"
@@ -288,6 +289,37 @@ func TestDeathRetriedOnce(t *testing.T) {
 	cell = res.Cells[0]
 	if cell.Status != StatusKilled || !cell.Retried || !strings.Contains(cell.Message, "interpreter died twice: signal: killed") {
 		t.Fatalf("always-dying cell = %+v; want killed after retry with 'interpreter died twice'", cell)
+	}
+}
+
+// A batch run's death (NoRetry) fails its cell at once and skips the rest,
+// KeepGoing or not: the cell that would have survived a retry is not run
+// again, nor is a later cell run on a fresh interpreter.
+func TestDeathNotRetriedInABatch(t *testing.T) {
+	for _, keepGoing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep going %v", keepGoing), func(t *testing.T) {
+			r := newTestRegistry(t, Config{})
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "died-once")
+			once := "import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)\nprint('survived')"
+			res, c := eval(t, r, Request{Cwd: dir, Mode: ModePerCall, NoRetry: true, KeepGoing: keepGoing,
+				Cells: []Cell{py("x = 1"), py(once), py("print('later', x)")}})
+			if cell := res.Cells[1]; cell.Status != StatusKilled || cell.Retried || !cell.StateLost || !strings.Contains(cell.Message, "not retried") {
+				t.Errorf("dying cell %+v; want killed, not retried, state lost", cell)
+			}
+			if cell := res.Cells[2]; cell.Status != StatusSkipped || !strings.Contains(cell.Message, "died in cell 1") {
+				t.Errorf("later cell %+v; want skipped after the death", cell)
+			}
+			if out := c.Output(); strings.Contains(out, "survived") || strings.Contains(out, "later 1") {
+				t.Errorf("output %q: a cell ran after the death", out)
+			}
+			if res.Status != StatusKilled || res.FailedCell != 1 {
+				t.Errorf("result %s, failed cell %d; want killed at 1", res.Status, res.FailedCell)
+			}
+			if n := len(c.PIDs()); n != 1 {
+				t.Errorf("interpreters started = %d, want 1", n)
+			}
+		})
 	}
 }
 

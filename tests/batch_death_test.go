@@ -1,0 +1,68 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A batch run (a script through run, a notebook through nb run) whose
+// interpreter dies fails there, as python3 dies and papermill stops on
+// DeadKernelError: the cell is not run again on a fresh interpreter, which
+// would repeat its side effects without the state before it, and no later
+// cell runs, --keep-going and --allow-errors included.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func TestBatchRunStopsAtADeath(t *testing.T) {
+	cells := func(dir string) []string {
+		ledger, flag := strconv.Quote(filepath.Join(dir, "ledger")), strconv.Quote(filepath.Join(dir, "flag"))
+		return []string{"total = 100",
+			"import os\nopen(" + ledger + ", 'a').write('charge\\n')\nif not os.path.exists(" + flag + "):\n    open(" + flag + ", 'w').close()\n    os._exit(3)",
+			"print('total', total)"}
+	}
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T, dir string) []string
+	}{
+		{"run", func(t *testing.T, dir string) []string {
+			c := cells(dir)
+			return []string{"run", "-c", c[0], "-c", c[1], "-c", c[2]}
+		}},
+		{"run --keep-going", func(t *testing.T, dir string) []string {
+			c := cells(dir)
+			return []string{"run", "--keep-going", "-c", c[0], "-c", c[1], "-c", c[2]}
+		}},
+		{"nb run --allow-errors", func(t *testing.T, dir string) []string {
+			nb := filepath.Join(dir, "nb.ipynb")
+			writeNotebook(t, nb, cells(dir)...)
+			return []string{"nb", "run", nb, "-o", filepath.Join(dir, "out.ipynb"), "--allow-errors"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, err := command(t, tc.args(t, dir)...).CombinedOutput()
+			if err == nil {
+				t.Errorf("exit 0 after the interpreter died:\n%s", out)
+			}
+			if ledger, _ := os.ReadFile(filepath.Join(dir, "ledger")); string(ledger) != "charge\n" {
+				t.Errorf("the dying cell ran %d times, want once:\n%s", strings.Count(string(ledger), "charge"), out)
+			}
+			if strings.Contains(string(out), "total") || strings.Contains(string(out), "retrying") {
+				t.Errorf("a cell ran again after the death:\n%s", out)
+			}
+			if nb := filepath.Join(dir, "out.ipynb"); fileExists(nb) {
+				if c := readNotebook(t, nb)[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+					t.Errorf("the notebook's last cell ran after the death: %+v", c)
+				}
+			}
+			if !strings.Contains(string(out), "exit code 3") {
+				t.Errorf("the output does not say how the interpreter died:\n%s", out)
+			}
+		})
+	}
+}
