@@ -55,6 +55,7 @@ const (
 	mMessage
 	mStatus
 	mCancelled
+	mExit
 	mRunner
 	mPython
 	mPID
@@ -107,6 +108,8 @@ func memberIndex(key string) int {
 		return mStatus
 	case "cancelled":
 		return mCancelled
+	case "exit":
+		return mExit
 	case "runner":
 		return mRunner
 	case "python":
@@ -215,6 +218,7 @@ func decodeBody(f *Frame, m *members) string {
 		}
 		f.ExecutionCount = int(m[mExecutionCount].Int())
 		f.Cancelled = m[mCancelled].Bool()
+		f.Exit = m[mExit].Bool()
 	case TypeReady:
 		f.Runner = m[mRunner].String()
 		f.Python = m[mPython].String()

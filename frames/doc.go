@@ -136,9 +136,11 @@
 //	    in the cell at once and the cell fails. Informational for renderers.
 //	{"type":"warning","id":ID?,"message":TEXT}
 //	    A non-fatal problem outside the cell (an extension module that raised).
-//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"unmarked":FDS?}
+//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"exit":true?,"unmarked":FDS?}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
-//	    caused by an interrupt from the host. unmarked: see Transport.
+//	    caused by an interrupt from the host. exit: it ended by SystemExit(0)
+//	    or SystemExit(None) (sys.exit(), exit()), status ok. unmarked: see
+//	    Transport.
 //	{"type":"sync","id":ID,"pos":N}
 //	    Runner → host only: the cell's writes switched between fd 1 and fd 2
 //	    here (see Order). The host consumes it; no backend emits it.

@@ -47,6 +47,9 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 		dst = appendField(dst, "status", f.Status)
 		dst = appendInt(dst, "executionCount", f.ExecutionCount)
 		dst = appendBool(dst, "cancelled", f.Cancelled)
+		if f.Exit {
+			dst = appendBool(dst, "exit", true)
+		}
 	case TypeReady:
 		dst = appendField(dst, "runner", f.Runner)
 		dst = appendField(dst, "python", f.Python)

@@ -147,6 +147,7 @@ type Frame struct {
 	Status         string // done: StatusOK or StatusError
 	ExecutionCount int    // done, result
 	Cancelled      bool   // done
+	Exit           bool   // done: the cell raised SystemExit(0) or (None): sys.exit(), exit()
 
 	Runner     string // ready
 	Python     string // ready

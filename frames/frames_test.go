@@ -32,6 +32,7 @@ func TestRoundTrip(t *testing.T) {
 		{"input", Frame{Type: TypeInput, ID: "c1", Prompt: "name? "}},
 		{"warning", Frame{Type: TypeWarning, Message: "module m raised"}},
 		{"done", Frame{Type: TypeDone, ID: "c1", Status: StatusError, ExecutionCount: 3, Cancelled: true}},
+		{"done by sys.exit", Frame{Type: TypeDone, ID: "c1", Status: StatusOK, ExecutionCount: 2, Exit: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,9 @@
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
 //     partial output plus an error output naming why. An interpreter that
 //     dies ends the run, AllowErrors or not: its cell is not retried and no
-//     later cell runs on a fresh interpreter (sessions.Request.NoRetry). Cancelling the
-//     context interrupts the running cell. Options.OnCellEnd sees the
+//     later cell runs on a fresh interpreter; a cell's sys.exit() ends it
+//     too, ok (sessions.Request.Batch). Cancelling the context interrupts
+//     the running cell. Options.OnCellEnd sees the
 //     notebook after every cell, so a caller can save progress;
 //     Options.OnFrame sees each frame as it is recorded (a log of outputs).
 //     Options.Timeout = sessions.NoTimeout lets cells run unbounded.

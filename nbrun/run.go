@@ -83,10 +83,11 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	if session == "" {
 		session = "nb"
 	}
-	// NoRetry: a notebook's cells build on each other's state; a death
-	// ends the run, as papermill's DeadKernelError does.
+	// Batch: a notebook's cells build on each other's state; a death
+	// ends the run, as papermill's DeadKernelError does, and so does a
+	// cell's sys.exit(), as papermill stops there.
 	req := sessions.Request{Session: session, Cwd: opt.Cwd, Mode: sessions.ModePerCall,
-		KeepGoing: opt.AllowErrors, IPython: opt.IPython, NoRetry: true}
+		KeepGoing: opt.AllowErrors, IPython: opt.IPython, Batch: true}
 	for _, i := range cells {
 		if i < 0 || i >= nb.Len() || nb.Cell(i).Type != notebook.Code {
 			return Result{}, specError("cell %d is not a code cell of the notebook", i)

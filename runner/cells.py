@@ -610,6 +610,7 @@ class Cell(_wire._Request):
             _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit) and e.code in (None, 0):
             self.status = "ok"
+            self.exited = True  # a batch run stops here, as python3 would
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
             _core._send_error(e)

@@ -65,8 +65,9 @@
 //     included, bad requests not). The last expression's value, when not
 //     None and the source does not end in ';', is the result and is stored
 //     as _ in the user namespace.
-//   - SystemExit(0/None) in a cell ends the cell with status ok; any other
-//     SystemExit is an error; the runner keeps serving either way.
+//   - SystemExit(0/None) in a cell ends the cell with status ok, and its
+//     done frame says "exit" (a batch run stops there, as python3 would);
+//     any other SystemExit is an error; the runner keeps serving either way.
 //   - A bad request (code not a string, bad env, missing cwd) gets started,
 //     an error frame with ename "RequestError", the sync marks and done.
 //   - Ordering: everything a cell printed before a display, result, error or

@@ -57,6 +57,7 @@ class _Request:
     deferring = False  # a child is being started: SIGINT sets deferred instead of raising
     deferred = False
     pos = 0  # positioned frames sent in it
+    exited = False  # it raised SystemExit(0/None): done says "exit"
 
 
 _cur = _Request()
@@ -253,8 +254,9 @@ def _send_done(cell, status, cancelled, last=None):
     global _held
     if _forked:
         return
-    line = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s}\n' % (
-        cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false")
+    line = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s%s}\n' % (
+        cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false",
+        b',"exit":true' if cell.exited else b"")
     try:
         with _send_lock:
             head, clean = _held, 0

@@ -26,9 +26,10 @@
 //   - A dead interpreter is replaced before execution. One that dies during a
 //     cell is replaced and the cell retried once, unless the caller cancelled
 //     or the deadline passed; a second death fails the cell with
-//     "interpreter died twice: <how>". With Request.NoRetry (a batch run)
+//     "interpreter died twice: <how>". With Request.Batch (a batch run)
 //     the first death fails the cell (StatusKilled) and skips the
-//     request's later cells, KeepGoing or not.
+//     request's later cells, KeepGoing or not; so does a cell's sys.exit()
+//     (its status stays ok).
 //   - Timeouts (default 30 s, clamped to 1..600 s; NoTimeout: none) interrupt, wait the
 //     grace window, then kill; the output gains "Command timed out after N
 //     seconds". A timeout counts from when the cell is first sent, so an

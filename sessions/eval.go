@@ -87,13 +87,12 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 	}()
 	res := Result{Status: StatusOK, FailedCell: -1, Cells: make([]CellResult, len(j.req.Cells))}
 	last := j.lastCells()
-	died := -1 // the cell whose interpreter died, under NoRetry
+	stop := "" // why a batch's later cells are not run
 	for i, cell := range j.req.Cells {
 		cr := &res.Cells[i]
 		switch {
-		case died >= 0:
-			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
-				Message: fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", died)}
+		case stop != "":
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped, Message: stop}
 		case job != nil:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
 				Message: fmt.Sprintf("not run: cell %d runs on as job %s and holds the session until it ends", job.c.index, job.id)}
@@ -106,8 +105,8 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 			l, ok := last[cell.Language]
 			*cr, job = j.runCell(ctx, i, cell, emit, ok && l == i)
 		}
-		if j.req.NoRetry && cr.Status == StatusKilled && died < 0 {
-			died = i
+		if j.req.Batch && stop == "" {
+			stop = batchStop(i, cr)
 		}
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
@@ -120,6 +119,18 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		j.exitSkipped(ctx, &res, last, emit)
 	}
 	return res, nil
+}
+
+// batchStop is why a batch request's cells after cell i are not run, or ""
+// when they are (Request.Batch).
+func batchStop(i int, cr *CellResult) string {
+	switch {
+	case cr.Status == StatusKilled:
+		return fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", i)
+	case cr.Exited:
+		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i)
+	}
+	return ""
 }
 
 // lastCells maps each language to the index of its last cell in a per-call
@@ -334,6 +345,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	switch {
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
+		c.res.Exited = done.Exit
 		switch {
 		case done.Cancelled && timedOut:
 			c.timedOut(false)
@@ -351,7 +363,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.guardMemory()
 	case errors.As(err, &death):
 		c.lose(false)
-		if ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.NoRetry {
+		if ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.Batch {
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
@@ -363,7 +375,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
 			c.timedOut(true)
-		} else if c.j.req.NoRetry && ctx.Err() == nil {
+		} else if c.j.req.Batch && ctx.Err() == nil {
 			c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
 		} else if c.detached() && ctx.Err() == nil {
 			c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")

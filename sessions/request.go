@@ -87,14 +87,17 @@ type Request struct {
 	Env       map[string]string // injected into the interpreter before each cell
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
-	// NoRetry: an interpreter that dies during a cell fails that cell
-	// (StatusKilled) instead of being replaced for one retry, and the
-	// request's later cells are skipped, KeepGoing or not. For a batch run
-	// (a script, a notebook), whose cells build on each other's state and
-	// may have side effects: a retry would repeat them on a fresh, empty
-	// interpreter, as papermill's DeadKernelError and python3's own death
-	// never do.
-	NoRetry bool
+	// Batch runs the cells as a script or a notebook runs, whose cells
+	// build on each other's state and may have side effects:
+	//   - an interpreter that dies during a cell fails that cell
+	//     (StatusKilled) instead of being replaced for one retry, which would
+	//     repeat its side effects on a fresh, empty interpreter (as papermill's
+	//     DeadKernelError and python3's own death never do), and the later
+	//     cells are skipped, KeepGoing or not;
+	//   - a cell that ends by sys.exit() or exit() (SystemExit with status
+	//     0, the done frame's Exit) is ok and the later cells are skipped,
+	//     as python3 stops there.
+	Batch bool
 	// IPython runs the session's Python cells through IPython's own
 	// InteractiveShell (full magics); it is part of the session's key.
 	IPython bool
@@ -142,6 +145,7 @@ type CellResult struct {
 	DurationMs     float64         `json:"durationMs"`
 	StateLost      bool            `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
 	Retried        bool            `json:"retried"`   // the interpreter died and the cell ran again
+	Exited         bool            `json:"-"`         // it ended by sys.exit() or exit() (frames.Frame.Exit)
 	Recycled       bool            `json:"recycled,omitempty"`
 	Message        string          `json:"message,omitempty"` // why it failed, when the frames don't say
 	Output         streamsink.Dump `json:"output"`

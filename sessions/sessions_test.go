@@ -292,7 +292,7 @@ func TestDeathRetriedOnce(t *testing.T) {
 	}
 }
 
-// A batch run's death (NoRetry) fails its cell at once and skips the rest,
+// A batch run's death (Batch) fails its cell at once and skips the rest,
 // KeepGoing or not: the cell that would have survived a retry is not run
 // again, nor is a later cell run on a fresh interpreter.
 func TestDeathNotRetriedInABatch(t *testing.T) {
@@ -302,7 +302,7 @@ func TestDeathNotRetriedInABatch(t *testing.T) {
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "died-once")
 			once := "import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)\nprint('survived')"
-			res, c := eval(t, r, Request{Cwd: dir, Mode: ModePerCall, NoRetry: true, KeepGoing: keepGoing,
+			res, c := eval(t, r, Request{Cwd: dir, Mode: ModePerCall, Batch: true, KeepGoing: keepGoing,
 				Cells: []Cell{py("x = 1"), py(once), py("print('later', x)")}})
 			if cell := res.Cells[1]; cell.Status != StatusKilled || cell.Retried || !cell.StateLost || !strings.Contains(cell.Message, "not retried") {
 				t.Errorf("dying cell %+v; want killed, not retried, state lost", cell)

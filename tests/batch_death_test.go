@@ -66,3 +66,46 @@ func TestBatchRunStopsAtADeath(t *testing.T) {
 		})
 	}
 }
+
+// sys.exit() or exit() in a batch run's cell ends the run there, ok, as
+// python3 stops a script and papermill a notebook; later cells never run.
+func TestBatchRunStopsAtSysExit(t *testing.T) {
+	cells := []string{"print('before')", "import sys\nsys.exit()", "print('after')"}
+	pyOut, _, pyCode := python(t, false, "-c", strings.Join(cells, "\n"))
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T, dir string) []string
+	}{
+		{"run", func(t *testing.T, dir string) []string {
+			return []string{"run", "-c", cells[0], "-c", cells[1], "-c", cells[2]}
+		}},
+		{"run --keep-going, exit()", func(t *testing.T, dir string) []string {
+			return []string{"run", "--keep-going", "-c", cells[0], "-c", "exit()", "-c", cells[2]}
+		}},
+		{"nb run", func(t *testing.T, dir string) []string {
+			nb := filepath.Join(dir, "nb.ipynb")
+			writeNotebook(t, nb, cells...)
+			return []string{"nb", "run", nb, "-o", filepath.Join(dir, "out.ipynb")}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := command(t, tc.args(t, dir)...)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Errorf("exit %v, want 0 as python3 -c's %d", err, pyCode)
+			}
+			nb := filepath.Join(dir, "out.ipynb")
+			if !fileExists(nb) {
+				if string(out) != pyOut {
+					t.Errorf("stdout %q, python3 -c printed %q", out, pyOut)
+				}
+				return
+			}
+			got := readNotebook(t, nb)
+			if text(got[0].Outputs[0].Text) != "before\n" || len(got[2].Outputs) != 0 || got[2].ExecutionCount != nil {
+				t.Errorf("notebook cells %+v; want the first run and the last untouched", got)
+			}
+		})
+	}
+}

@@ -283,9 +283,10 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	// Per-call: the interpreters end with the request, so each one's last
 	// cell is sent with the exit request right behind it and the runner
 	// leaves as soon as that cell ends.
-	// NoRetry: a script's cell is not run twice, nor its later cells on a
-	// fresh interpreter, after a death; python3 would have died too.
-	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing, Mode: sessions.ModePerCall, NoRetry: true,
+	// Batch: a script's cell is not run twice, nor its later cells on a
+	// fresh interpreter, after a death; python3 would have died too. A
+	// cell's sys.exit() ends the run there, as in python3.
+	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing, Mode: sessions.ModePerCall, Batch: true,
 		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
