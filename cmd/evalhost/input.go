@@ -25,6 +25,9 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	var r io.Reader
 	label := name
 	if name == "-" {
+		if stdin == nil {
+			return nil, errors.New("- (standard input) is not read here: give a file's path")
+		}
 		r, label = stdin, "stdin"
 	} else {
 		f, err := os.Open(name)

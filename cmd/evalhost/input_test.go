@@ -54,3 +54,27 @@ func TestReadBounded(t *testing.T) {
 		})
 	}
 }
+
+// "-" where a file is needed is an error that says so, never a nil read
+// (nb view - and nb run - panicked).
+func TestDashWhereAFileIsNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"nb view -", []string{"nb", "view", "-"}, exitFailed, "is not read here: give a file's path"},
+		{"nb run -", []string{"nb", "run", "-", "-o", "out.ipynb"}, exitUsage, "is not supported"},
+		{"nb run -o -", []string{"nb", "run", "in.ipynb", "-o", "-"}, exitUsage, "is not supported"},
+		{"nb insert into -", []string{"nb", "insert", "-", "--cell", "0", "--content", "x"}, exitFailed, "is not read here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := dispatch(tc.args, strings.NewReader("{}"), &out, &errOut)
+			if code != tc.code || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut.String(), tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -149,7 +149,7 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
 	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600; 0: no limit (nbclient's default)")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600; 0: no limit (nbclient's default)")
 	fs.StringVar(&f.cells, "cells", "", "only these code cells, by 0-based index: 2,5-7 (others keep their outputs)")
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")
@@ -176,7 +176,12 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	if fs.NArg() != 1 || (f.inplace && f.out != "") {
 		return usage("want one notebook FILE and at most one of -o and --inplace")
 	}
-	if f.timeout < 0 {
+	// papermill's "-" (stdin, stdout): the notebook is saved as cells end,
+	// so that an interrupted run keeps them, which needs a file.
+	if fs.Arg(0) == "-" || f.out == "-" {
+		return usage("- (standard input or output) is not supported: give the notebook's path and -o FILE, which is saved as each cell ends")
+	}
+	if f.timeout < 0 || f.timeout > int(sessions.MaxTimeout/time.Second) {
 		return usage("--timeout %d: want seconds from 1 to 600, or 0 for no limit", f.timeout)
 	}
 	path = fs.Arg(0)

@@ -69,7 +69,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, clamped to 1..600 (0: the default, 30)")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600 (0: the default, 30)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the session (default: the current one)")
 	fs.StringVar(&f.python, "python", "", "python interpreter to use (default: venv, then python3 on PATH)")
 	fs.BoolVar(&f.json, "json", false, "write NDJSON: every frame tagged with its cell, then a summary line per cell")
@@ -162,10 +162,10 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 		return fmt.Errorf("--language must be py (or python) or sh (or bash, shell), not %q", f.lang)
 	}
 	f.lang = lang
-	if f.timeout < 0 {
+	if f.timeout < 0 || f.timeout > int(sessions.MaxTimeout/time.Second) {
+		// Refused, not cut to 600: a long cell stopped part way is lost work.
 		return fmt.Errorf("--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
 	}
-	f.timeout = min(f.timeout, int(sessions.MaxTimeout/time.Second))
 	if f.cwd != "" {
 		if err := checkCwdFlag(f.cwd); err != nil {
 			return err
