@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -466,8 +467,20 @@ func (h *daemonHome) job(args ...string) jobJSON {
 	h.t.Helper()
 	out, stderr, code := h.run(append(append([]string{"jobs"}, args...), "--json")...)
 	var j jobJSON
-	if err := json.Unmarshal([]byte(out), &j); code != 0 || err != nil {
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		h.t.Fatalf("jobs %v: exit %d, stdout %q (%v), stderr %s", args, code, out, err, stderr)
+	}
+	// As run's: a job that ended badly fails the command (jobs --wait &&
+	// deploy); a running or stopped one does not.
+	want := map[string]int{"ok": 0, "detached": 0, "timeout": 124, "cancelled": 130}[j.Status]
+	if _, known := map[string]bool{"ok": true, "detached": true, "timeout": true, "cancelled": true}[j.Status]; !known {
+		want = 1
+	}
+	if j.State == "running" || slices.Contains(args, "--stop") {
+		want = 0
+	}
+	if code != want {
+		h.t.Fatalf("jobs %v: exit %d for a job %s %s, want %d; stderr %s", args, code, j.State, j.Status, want, stderr)
 	}
 	return j
 }

@@ -82,10 +82,22 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	if *asJSON {
 		b, _ := json.Marshal(job)
 		fmt.Fprintln(stdout, string(b))
+	} else {
+		showJob(job.JobInfo, op == "job", stdout, stderr)
+	}
+	if op == daemon.OpStop {
+		return exitOK // stopped as asked
+	}
+	return jobExitCode(job.JobInfo)
+}
+
+// jobExitCode is run's exit code for a job that ended (`jobs JOB --wait &&
+// deploy` must not go on after a failed job); 0 while it runs.
+func jobExitCode(j sessions.JobInfo) int {
+	if j.State == sessions.JobRunning {
 		return exitOK
 	}
-	showJob(job.JobInfo, op == "job", stdout, stderr)
-	return exitOK
+	return exitCode(sessions.Result{Status: j.Status}, false)
 }
 
 func listJobs(asJSON bool, stdout, stderr io.Writer) int {
