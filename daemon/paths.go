@@ -21,6 +21,7 @@ type Paths struct {
 	Start  string // held by a client while it starts a process
 	State  string // pid, version and sessions of the live process; left behind by a crash
 	Log    string // the process's stderr
+	Jobs   string // the last job number given, so that a restarted process never reuses one
 }
 
 // PathsFor returns the files under home/daemon. A socket path too long for
@@ -29,7 +30,8 @@ type Paths struct {
 func PathsFor(home string) Paths {
 	dir := filepath.Join(home, "daemon")
 	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Lock: filepath.Join(dir, "lock"),
-		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log")}
+		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log"),
+		Jobs: filepath.Join(dir, "jobs.seq")}
 	if len(p.Socket) > maxSocketPath {
 		sum := sha256.Sum256([]byte(dir))
 		p.Socket = filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")

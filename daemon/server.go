@@ -98,6 +98,8 @@ func Serve(ctx context.Context, cfg Config) error {
 			onJobEnd(info)
 		}
 	}
+	jobs := jobCounter{cfg.Paths.Jobs}
+	rc.FirstJob, rc.OnJobID = jobs.last()+1, jobs.given
 	rc.EnvHook = s.bridge.Env
 	rc.RunHook = func(run sessions.RunInfo, active bool) {
 		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)

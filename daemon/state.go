@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -76,4 +78,34 @@ func readState(path string) (State, bool) {
 		return State{}, false
 	}
 	return st, true
+}
+
+// jobCounter keeps the last job number on disk: job ids ("job-N") go on
+// counting across background processes, so that `evalhost jobs job-1` after
+// a restart (a crash, a stop, the idle exit) finds no job rather than a new
+// one of the same name.
+type jobCounter struct{ path string }
+
+// last is the number on disk, 0 when there is none (or it is unreadable:
+// the next process then starts again at 1, as before the file existed).
+func (c jobCounter) last() uint64 {
+	b, err := os.ReadFile(c.path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return n
+}
+
+// given records n, written whole (temp file, rename) before the job's id
+// is shown to anyone. Best effort: a failed write costs only uniqueness.
+func (c jobCounter) given(n uint64) {
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".jobs-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(strconv.FormatUint(n, 10) + "\n")
+	if errors.Join(werr, tmp.Close()) != nil || os.Rename(tmp.Name(), c.path) != nil {
+		os.Remove(tmp.Name())
+	}
 }

@@ -92,16 +92,23 @@ type jobTable struct {
 	seq   uint64
 }
 
-// add names a job that just detached and files it.
-func (t *jobTable) add(d *detachedJob) string {
+// add names a job that just detached and files it; its number is
+// Config.FirstJob's or the last one's next (cfg.OnJobID hears it).
+func (t *jobTable) add(d *detachedJob, cfg *Config) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID == nil {
 		t.byID = map[string]*detachedJob{}
 	}
+	if t.seq == 0 && cfg.FirstJob > 1 {
+		t.seq = cfg.FirstJob - 1
+	}
 	t.seq++
 	id := "job-" + strconv.FormatUint(t.seq, 10)
 	t.byID[id] = d
+	if cfg.OnJobID != nil {
+		cfg.OnJobID(t.seq)
+	}
 	return id
 }
 

@@ -142,7 +142,7 @@ func (d *detachedJob) detach() (CellResult, bool) {
 		return CellResult{}, false
 	}
 	d.detached = true
-	d.id = d.c.j.reg.jobs.add(d)
+	d.id = d.c.j.reg.jobs.add(d, &d.c.j.reg.cfg)
 	d.c.j.s.beginJob(d)
 	return d.snapshot(), true
 }

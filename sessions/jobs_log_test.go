@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestEndedJobsDropTheirOutput(t *testing.T) {
 	for range keptLogs + 2 {
 		d := &detachedJob{}
 		d.log.frame(frames.Frame{Type: frames.TypeStdout, Data: "out\n"})
-		d.id = table.add(d)
+		d.id = table.add(d, &Config{})
 		table.retire(d)
 		jobs = append(jobs, d)
 	}
@@ -123,5 +124,20 @@ func TestEndedJobsDropTheirOutput(t *testing.T) {
 		if p.Total != 4 || (p.Elided == 4) != dropped || (p.Text == "out\n") == dropped {
 			t.Errorf("job %d: %+v; want its output dropped = %v", i, p, dropped)
 		}
+	}
+}
+
+// Job numbers start at Config.FirstJob and OnJobID hears each one, so a
+// process that keeps them (the background process) never reuses an id.
+func TestJobNumbersFromFirstJob(t *testing.T) {
+	var heard []uint64
+	cfg := &Config{FirstJob: 7, OnJobID: func(n uint64) { heard = append(heard, n) }}
+	var table jobTable
+	var ids []string
+	for range 2 {
+		ids = append(ids, table.add(&detachedJob{}, cfg))
+	}
+	if fmt.Sprint(ids) != "[job-7 job-8]" || fmt.Sprint(heard) != "[7 8]" {
+		t.Errorf("ids %v, heard %v; want job-7, job-8 and 7, 8", ids, heard)
 	}
 }

@@ -41,6 +41,13 @@ type Config struct {
 	// block for long. It is never called before the request that detached
 	// the job returned.
 	OnJobEnd func(JobInfo)
+	// FirstJob is the number of the registry's first job ("job-N"), later
+	// ones counting on; 0 means 1. OnJobID, when set, hears each number as
+	// it is given, from the detaching cell's goroutine: a process that
+	// outlives registries (the background process, restarted) keeps the
+	// numbers unique across them, so a job id never names another job.
+	FirstJob uint64
+	OnJobID  func(n uint64)
 }
 
 func (c *Config) fill() {

@@ -592,3 +592,25 @@ func TestDaemonJobEndSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// Job ids go on counting across background processes (a stop, a crash, the
+// idle exit): after a restart, "jobs job-1" finds no job instead of the new
+// process's first one.
+func TestDaemonJobIDsOutliveTheProcess(t *testing.T) {
+	h := newDaemonHome(t)
+	detach := func(want string) {
+		t.Helper()
+		out, stderr, code := h.run("run", "--session", "j", "--timeout", "1", "--detach", "-c", waitForFlag(filepath.Join(h.home, "never")))
+		if code != 0 || out != "started\n" || !strings.Contains(stderr, `"evalhost jobs `+want+`" shows its output`) {
+			t.Fatalf("detach: exit %d, stdout %q, stderr %s; want %s", code, out, stderr, want)
+		}
+	}
+	detach("job-1")
+	if _, stderr, code := h.run("daemon", "stop"); code != 0 {
+		t.Fatalf("daemon stop: exit %d, stderr %s", code, stderr)
+	}
+	detach("job-2")
+	if _, stderr, code := h.run("jobs", "job-1"); code != 1 || !strings.Contains(stderr, `no job "job-1"`) {
+		t.Errorf("jobs job-1 after the restart: exit %d, stderr %s; want no such job", code, stderr)
+	}
+}
