@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/evalhost/evalhost/serve"
 )
 
@@ -66,7 +68,13 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 	}
 	var notices []string
 	if err == nil {
-		notices = append(notices, fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; its sessions' state is lost", c.Hello.Version, c.Hello.PID))
+		lost, err := c.replaceable()
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		notices = append(notices, fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; %s",
+			c.Hello.Version, c.Hello.PID, lostState(lost)))
 		if err := c.stopAndWait(cfg.Paths); err != nil {
 			return nil, err
 		}
@@ -165,16 +173,55 @@ func reclaim(paths Paths) ([]string, error) {
 	defer lk.Close()
 	var notices []string
 	if st, ok := readState(paths.State); ok {
-		lost := "it had no sessions"
-		if len(st.Sessions) > 0 {
-			lost = "the state of its sessions (" + strings.Join(st.Sessions, ", ") + ") is lost"
-		}
-		notices = append(notices, fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and %s", st.PID, lost))
+		notices = append(notices, fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and %s", st.PID, lostState(st.Sessions)))
 		if err := os.Remove(paths.State); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 	}
 	return notices, removeStale(paths.Socket)
+}
+
+// replaceable asks a process of another build for its sessions: one that
+// runs a cell or a job in any is not replaced (*BusyVersionError); else
+// lost names those whose state a replacement ends. A process that does not
+// answer the question is replaced, as before it was asked.
+func (c *Client) replaceable() (lost []string, err error) {
+	if c.Send(map[string]string{"op": "sessions", "id": "replace"}) != nil {
+		return nil, nil
+	}
+	c.conn.SetReadDeadline(time.Now().Add(helloTimeout))
+	defer c.conn.SetReadDeadline(time.Time{})
+	for {
+		line, err := c.Next()
+		if err != nil {
+			return nil, nil
+		}
+		if gjson.GetBytes(line, "type").String() != serve.TypeSessions {
+			continue
+		}
+		var list serve.Sessions
+		if json.Unmarshal(line, &list) != nil {
+			return nil, nil
+		}
+		var busy []string
+		for _, s := range list.Sessions {
+			lost = append(lost, s.Session)
+			if s.Busy || s.Job != "" {
+				busy = append(busy, s.Session)
+			}
+		}
+		if len(busy) > 0 {
+			return nil, &BusyVersionError{PID: c.Hello.PID, Version: c.Hello.Version, Sessions: busy}
+		}
+		return lost, nil
+	}
+}
+
+func lostState(sessions []string) string {
+	if len(sessions) == 0 {
+		return "it had no sessions"
+	}
+	return "the state of its sessions (" + strings.Join(sessions, ", ") + ") is lost"
 }
 
 // stopAndWait asks the process to stop and waits until it has (its lock

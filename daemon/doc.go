@@ -34,7 +34,8 @@
 // for it to write "ready" on the pipe named by [ReadyFDEnv]
 // ([SignalReady]). Two clients racing to start therefore start one. A
 // process whose hello names another version is asked to stop and replaced,
-// with a notice. [Dial] attaches without starting; [Stop] ends the process.
+// with a notice, unless a cell or a job runs in it ([*BusyVersionError]).
+// [Dial] attaches without starting; [Stop] ends the process.
 //
 // # Protocol
 //

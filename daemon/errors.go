@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -39,3 +40,18 @@ func (e *StartError) Error() string {
 }
 
 func (e *StartError) Unwrap() error { return e.Err }
+
+// BusyVersionError refuses to replace a background process of another
+// evalhost build while cells or jobs run in it: replacing it would kill
+// them, and their commands would read it as an interrupt.
+type BusyVersionError struct {
+	PID      int
+	Version  string   // the running process's
+	Sessions []string // the sessions running a cell or a job
+}
+
+func (e *BusyVersionError) Error() string {
+	return fmt.Sprintf("the background process (pid %d) is another evalhost build (%s) and runs cells or jobs in sessions %s, "+
+		"so it is not replaced now: wait for them (evalhost sessions, evalhost jobs), or end them with \"evalhost daemon stop\" "+
+		"run by that build or this one, then try again", e.PID, e.Version, strings.Join(e.Sessions, ", "))
+}

@@ -194,6 +194,53 @@ func TestDaemonOtherVersionReplaced(t *testing.T) {
 	}
 }
 
+// A background process of another build that runs a cell is not replaced
+// under it: the other build's command is refused, saying why and what to
+// do, and the running cell ends ok; once it is idle, it is replaced.
+func TestDaemonOtherVersionBusyNotReplaced(t *testing.T) {
+	h := newDaemonHome(t)
+	flag := filepath.Join(h.home, "flag")
+	running := h.cmd("run", "--session", "busy", "-c", waitForFlag(flag))
+	stdout, err := running.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer running.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "started" {
+		t.Fatalf("first line %q, want started", sc.Text())
+	}
+	other := filepath.Join(t.TempDir(), "evalhost")
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	otherHome := *h
+	otherHome.bin = other
+	_, stderr, code := otherHome.run("run", "--session", "s", "-c", "1")
+	if code != 1 || !strings.Contains(stderr, "runs cells or jobs in sessions busy") || !strings.Contains(stderr, "evalhost daemon stop") {
+		t.Fatalf("the other build while a cell runs: exit %d, stderr %q; want it refused, naming the session", code, stderr)
+	}
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Scan() || sc.Text() != "done" {
+		t.Errorf("the running cell's last line %q, want done", sc.Text())
+	}
+	if code := exitCodeOf(t, running); code != 0 {
+		t.Errorf("the running cell's command exited %d, want 0", code)
+	}
+	if _, stderr, code := otherHome.run("run", "--session", "s", "-c", "1"); code != 0 || !strings.Contains(stderr, "the state of its sessions (busy) is lost") {
+		t.Errorf("the other build once idle: exit %d, stderr %q; want the replacement, naming the lost session", code, stderr)
+	}
+}
+
 // Ctrl-C and a timeout behave through an attached run as in a one-shot
 // one: the first Ctrl-C interrupts (state kept), the second kills, a
 // timeout exits 124.
