@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,5 +141,36 @@ func TestNotebookRunLogOutput(t *testing.T) {
 		"Executing Cell 3---------------------------------------\n42\nEnding Cell 3------------------------------------------\n"
 	if stderr.String() != want {
 		t.Fatalf("stderr\n%q\nwant\n%q", stderr.String(), want)
+	}
+}
+
+// The log is a side channel: a reader of it that goes away (| head -1) does
+// not stop the run; every cell runs and the notebook is written, as
+// papermill's run goes on.
+func TestNotebookRunLogReaderGone(t *testing.T) {
+	dir := t.TempDir()
+	nb, out := filepath.Join(dir, "nb.ipynb"), filepath.Join(dir, "out.ipynb")
+	writeNotebook(t, nb, "print('one')", "print('two')", "print('three')")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, "nb", "run", nb, "-o", out, "--log-output")
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	first := make([]byte, 16)
+	if _, err := io.ReadFull(r, first); err != nil { // the log has begun
+		t.Fatal(err)
+	}
+	r.Close() // as head -1 does
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("nb run after its log's reader left: %v; want exit 0", err)
+	}
+	cells := readNotebook(t, out)
+	if len(cells) != 3 || text(cells[2].Outputs[0].Text) != "three\n" {
+		t.Fatalf("cells %+v; want all three run", cells)
 	}
 }

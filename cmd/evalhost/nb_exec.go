@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -120,6 +122,12 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		log := &outputLog{w: stderr, last: -1}
 		opt.OnFrame, opt.OnCellEnd = log.frame, log.cellEnd(opt.OnCellEnd)
 	}
+	// A reader of the log or the report that goes away must not kill the
+	// run with SIGPIPE: with it notified, such writes fail with EPIPE
+	// instead, and the notebook is still run and written.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	ctx, interrupted := interruptible(reg.Kill)
 	res, err := nbrun.Run(ctx, reg, nb, opt)
 	interrupts := interrupted.stop()

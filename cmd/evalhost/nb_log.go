@@ -56,8 +56,14 @@ func (l *outputLog) cellEnd(next func(int, sessions.CellResult)) func(int, sessi
 	}
 }
 
-// line writes text as Python's logging does: one message, one newline.
-func (l *outputLog) line(text string) { io.WriteString(l.w, text+"\n") }
+// line writes text as Python's logging does: one message, one newline. The
+// log is a side channel: once its reader is gone (| head, a dropped ssh),
+// it is dropped and the run goes on, as papermill's does.
+func (l *outputLog) line(text string) {
+	if _, err := io.WriteString(l.w, text+"\n"); err != nil {
+		l.w = io.Discard
+	}
+}
 
 // padDashes is Python's f"{n:-<width}".
 func padDashes(n, width int) string {
