@@ -334,10 +334,12 @@ func TestNotebookBounds(t *testing.T) {
 	if err := small.Insert(0, Code, strings.Repeat("x", 2<<10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := small.Save(path); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("Save of a notebook over the read limit = %v; want ErrTooLarge", err)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Save wrote %s anyway (%v)", path, err)
+	for name, save := range map[string]func(string) error{"Save": small.Save, "SaveUnsynced": small.SaveUnsynced} {
+		if err := save(path); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("%s of a notebook over the read limit = %v; want ErrTooLarge", name, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s wrote %s anyway (%v)", name, path, err)
+		}
 	}
 }

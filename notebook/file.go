@@ -87,9 +87,8 @@ func LoadOrNew(path string) (*Notebook, error) {
 // later saves check.
 func (nb *Notebook) Save(path string) error {
 	data := nb.Bytes()
-	if len(data) > maxWriteBytes {
-		return fmt.Errorf("%w: refusing to write %s: it would be %d MiB, more than the %d MiB evalhost reads back",
-			ErrTooLarge, path, len(data)>>20, maxWriteBytes>>20)
+	if err := checkWriteSize(path, data); err != nil {
+		return err
 	}
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
@@ -103,7 +102,19 @@ func (nb *Notebook) Save(path string) error {
 // A crash of the machine may lose what it wrote; the job's last write
 // should be a Save.
 func (nb *Notebook) SaveUnsynced(path string) error {
-	return nb.save(path, nb.Bytes(), false)
+	data := nb.Bytes()
+	if err := checkWriteSize(path, data); err != nil {
+		return err // as Save would: a file too large to read back is not written at all
+	}
+	return nb.save(path, data, false)
+}
+
+func checkWriteSize(path string, data []byte) error {
+	if len(data) > maxWriteBytes {
+		return fmt.Errorf("%w: refusing to write %s: it would be %d MiB, more than the %d MiB evalhost reads back",
+			ErrTooLarge, path, len(data)>>20, maxWriteBytes>>20)
+	}
+	return nil
 }
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {

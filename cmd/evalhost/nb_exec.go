@@ -99,6 +99,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	saver := newNotebookSaver(path, f.out, f.inplace)
+	saver.warn = func(msg string) { fmt.Fprintf(stderr, "evalhost nb run: %s\n", msg) }
 	if err := saver.check(); err != nil {
 		return fail(exitFailed, "%v; no cell was run", err)
 	}
@@ -117,7 +118,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	opt := nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
 		Timeout: timeout, AllowErrors: f.allowErrors, IPython: f.ipython,
-		OnCellEnd: func(int, sessions.CellResult) { saver.progress(nb) }}
+		OnCellEnd: func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }}
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}
 		opt.OnFrame, opt.OnCellEnd = log.frame, log.cellEnd(opt.OnCellEnd)
@@ -135,7 +136,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	if werr := saver.finish(nb); werr != nil {
-		return fail(exitFailed, "%v", werr)
+		return fail(exitFailed, "%v; %s", werr, saver.rescue(nb))
 	}
 	if err != nil {
 		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, saver.written())

@@ -33,6 +33,12 @@ type notebookSaver struct {
 	input, out, converted string
 	changed               string // the target that changed on disk, when diverted
 	diverted              string // where the notebook goes instead
+	// warn tells the user at once when a progress save fails (disk full),
+	// not only at the end; saved is the 1-based position of the last cell
+	// whose save succeeded (0: none), failing whether the last one failed.
+	warn    func(string)
+	saved   int
+	failing bool
 }
 
 func newNotebookSaver(input, out string, inplace bool) *notebookSaver {
@@ -62,12 +68,46 @@ func (s *notebookSaver) check() error {
 	return lockedSave(s.out, finalLockWait, notebook.CheckWritable)
 }
 
-// progress writes nb after a cell, unsynced (an fsync per cell cost more
-// than the cells of a small notebook): it guards against evalhost's
-// death, and finish's write syncs. Its error is not reported: finish
-// reports its own.
-func (s *notebookSaver) progress(nb *notebook.Notebook) {
-	_ = s.save(progressLockWait, nb.SaveUnsynced)
+// progress writes nb after cell (its notebook index), unsynced (an fsync
+// per cell cost more than the cells of a small notebook): it guards against
+// evalhost's death, and finish's write syncs. The first failure of a
+// series is said at once (warn); the run goes on, trying after each cell.
+func (s *notebookSaver) progress(cell int, nb *notebook.Notebook) {
+	err := s.save(progressLockWait, nb.SaveUnsynced)
+	switch {
+	case err == nil:
+		s.saved, s.failing = cell+1, false
+	case !s.failing:
+		s.failing = true
+		if s.warn != nil {
+			s.warn(fmt.Sprintf("could not save the notebook after cell %d: %v; the run goes on and tries again after each cell (%s)",
+				cell+1, err, s.holds()))
+		}
+	}
+}
+
+// holds says what the target holds of this run.
+func (s *notebookSaver) holds() string {
+	if s.saved == 0 {
+		return s.written() + " holds no cell of this run"
+	}
+	return fmt.Sprintf("%s holds the outputs up to cell %d", s.written(), s.saved)
+}
+
+// rescue writes nb to a new file in the temp directory when its target
+// could not be written (a full disk), so that the run's outputs are not
+// lost; it returns what to tell the user.
+func (s *notebookSaver) rescue(nb *notebook.Notebook) string {
+	base := strings.TrimSuffix(filepath.Base(s.written()), ".ipynb")
+	f, err := os.CreateTemp("", base+".evalhost-*.ipynb")
+	if err == nil {
+		f.Close()
+		if err = nb.Save(f.Name()); err == nil {
+			return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), f.Name())
+		}
+		os.Remove(f.Name())
+	}
+	return fmt.Sprintf("%s; writing it to the temp directory failed too (%v), so the outputs of later cells are lost", s.holds(), err)
 }
 
 // finish writes nb validated and synced (notebook.Save).

@@ -40,10 +40,16 @@ func TestSaverTakesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newNotebookSaver(path, "", true)
+	var warned []string
+	s.warn = func(msg string) { warned = append(warned, msg) }
 	nb.Edit(0, "2")
-	s.progress(nb)
+	s.progress(0, nb)
+	s.progress(1, nb) // the same failure is said once
 	if now, _ := os.ReadFile(path); string(now) != string(orig) {
 		t.Fatal("a progress save wrote the notebook while another held its lock")
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook after cell 1") || !strings.Contains(warned[0], "holds no cell of this run") {
+		t.Fatalf("warnings %q; want one, at once, saying what the file holds", warned)
 	}
 	lk.Unlock()
 	if err := s.finish(nb); err != nil {
@@ -78,14 +84,14 @@ func TestSaverDivertsFromAChangedTarget(t *testing.T) {
 				out = filepath.Join(dir, "out.ipynb")
 			}
 			s := newNotebookSaver(path, out, tt.inplace)
-			s.progress(nb) // the first write of -o OUT
+			s.progress(0, nb) // the first write of -o OUT
 			target := s.written()
 			edit := []byte(`{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
 			if err := os.WriteFile(target, edit, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			nb.Edit(0, "ran")
-			s.progress(nb)
+			s.progress(1, nb)
 			if err := s.finish(nb); err != nil {
 				t.Fatal(err)
 			}
@@ -99,5 +105,25 @@ func TestSaverDivertsFromAChangedTarget(t *testing.T) {
 				t.Fatalf("the diverted notebook lacks the run:\n%s", got)
 			}
 		})
+	}
+}
+
+// A notebook whose target cannot be written at the end (a full disk) is
+// written to the temp directory instead, and the message says where and
+// what the target holds.
+func TestSaverRescuesToTheTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	nb, _ := savedNotebook(t, filepath.Join(dir, "nb.ipynb"), "print(1)")
+	s := newNotebookSaver(filepath.Join(dir, "nb.ipynb"), filepath.Join(dir, "gone", "out.ipynb"), false)
+	s.saved = 2
+	msg := s.rescue(nb)
+	matches, _ := filepath.Glob(filepath.Join(tmp, "out.evalhost-*.ipynb"))
+	if len(matches) != 1 || !strings.Contains(msg, "written to "+matches[0]) || !strings.Contains(msg, "holds the outputs up to cell 2") {
+		t.Fatalf("rescue said %q; files %v", msg, matches)
+	}
+	if _, err := notebook.Load(matches[0]); err != nil {
+		t.Fatalf("the rescued notebook does not load: %v", err)
 	}
 }
