@@ -17,7 +17,23 @@ def _json_value(v):
         return _q(v)
     import json
 
-    return json.dumps(v, default=repr, separators=(",", ":"))
+    try:
+        return json.dumps(v, default=repr, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN or an infinity, which JSON has no word for
+        return json.dumps(_finite(v), default=repr, separators=(",", ":"), allow_nan=False)
+
+
+def _finite(v):
+    """v with its NaN and infinite floats as their repr ("nan", "inf"), as
+    jupyter_client's json_clean sends them, rather than the whole output
+    lost as invalid JSON."""
+    if isinstance(v, float):
+        return v if v - v == 0 else repr(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _bundle_json(bundle):

@@ -190,3 +190,23 @@ func TestHistory(t *testing.T) {
 		})
 	}
 }
+
+// JSON has no NaN or infinity: a bundle or metadata holding them is sent
+// with those values as their repr ("nan", "inf"), as jupyter_client's
+// json_clean sends them, instead of a frame that is not JSON, which lost
+// the whole output (its text/plain too).
+func TestDisplayNonFiniteFloats(t *testing.T) {
+	p := start(t, startOpts{})
+	c := p.run(`display({"application/json": {"n": float("nan"), "l": [1.5, float("inf"), -float("inf")]}, "text/plain": "t"}, raw=True, metadata={"w": float("nan")})`)
+	wantOK(t, c)
+	ds := displays(c)
+	if len(ds) != 1 {
+		t.Fatalf("displays %+v, want one", ds)
+	}
+	if got := string(ds[0].Bundle["application/json"]); got != `{"n":"nan","l":[1.5,"inf","-inf"]}` {
+		t.Errorf("application/json %s", got)
+	}
+	if text(t, ds[0].Bundle, "text/plain") != "t" || !strings.Contains(string(ds[0].Metadata), `"w":"nan"`) {
+		t.Errorf("display %+v: want its text and metadata kept", ds[0])
+	}
+}
