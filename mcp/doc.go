@@ -49,7 +49,10 @@
 //     (the SDK drops it unanswered). So the end of stdin, which ends the
 //     connection once every request taken was answered (a cancelled one
 //     included) and each answer written out, or at once when RunStdio's
-//     context ends, waits for nothing that never comes.
+//     context ends, waits for nothing that never comes. It does not wait
+//     when nobody can read the answers: an output pipe or socket whose
+//     reader closed (the client died) ends the connection at once, and
+//     with it the calls (poll's POLLERR/POLLHUP, on Unix).
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

@@ -78,9 +78,10 @@ func (f *inflight) written() {
 }
 
 // wait returns once every request admitted was answered and its answer
-// written, or ctx ended (a signal: the calls are then cancelled as the
-// connection ends).
-func (f *inflight) wait(ctx context.Context) {
+// written, or ctx ended (a signal), or gone closed (nobody reads the
+// answers: the client died); the calls are then cancelled as the
+// connection ends.
+func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) {
 	for {
 		f.mu.Lock()
 		n := len(f.ids) + f.writing
@@ -90,6 +91,8 @@ func (f *inflight) wait(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+			return
+		case <-gone:
 			return
 		case <-f.changed:
 		}

@@ -92,7 +92,12 @@ func (c *stdioConn) readUntilWork() func() {
 		line, plain, err := c.g.next()
 		if err != nil {
 			if err == io.EOF {
-				c.pending.wait(c.runCtx)
+				// A client that wrote its requests and closed stdin gets its
+				// answers; one that died (its end of the output closed too)
+				// has its calls cancelled now, not at their timeouts.
+				gone, stop := watchReader(c.w.w)
+				c.pending.wait(c.runCtx, gone)
+				stop()
 			}
 			c.toSDKOrClosed(lineMsg{err: err})
 			return nil

@@ -2,12 +2,19 @@ package tests
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // idAnswer is a response a case wants: its id as the server writes it and
@@ -159,4 +166,57 @@ func matchAnswer(answers []string, w idAnswer) int {
 		}
 	}
 	return -1
+}
+
+// A client that dies (both its pipes close) has its calls cancelled at
+// once, their processes with them, not left running to their timeout: the
+// end of stdin waits for answers only while someone can read them.
+func TestMCPClientGoneCancelsItsCalls(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid") // a FIFO: its read waits for the cell
+	if err := syscall.Mkfifo(pidFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, "mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	code := "import subprocess, time\np = subprocess.Popen(['sleep', '600'])\nopen(" + strconv.Quote(pidFile) + ", 'w').write(str(p.pid))\nprint('started', flush=True)\nwhile True: time.sleep(1)"
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "eval", "arguments": map[string]any{"session": "d", "cells": []any{map[string]any{"code": code, "timeout": 600}}}}})
+	lines := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + string(call) + "\n"
+	if _, err := io.WriteString(stdin, lines); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() { // the initialize's answer
+		t.Fatal("no answer to initialize")
+	}
+	b, err := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(string(b))
+	if err != nil || pid <= 0 {
+		t.Fatalf("the cell's child pid %q (%v)", b, err)
+	}
+	stdin.Close()
+	stdout.Close() // the client is gone
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second): // the cell's timeout is 600 s
+		t.Fatal("evalhost mcp still runs the dead client's call")
+	}
+	if !leakcheck.Gone(pid, 10*time.Second) {
+		t.Errorf("the cell's child %d outlived the call", pid)
+	}
 }

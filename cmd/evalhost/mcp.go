@@ -112,7 +112,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if f.http != "" {
 		return serveMCPHTTP(ctx, srv, f, stderr)
 	}
-	err = srv.RunStdio(ctx, stdin, nopWriteCloser{stdout}, f.maxLine)
+	var out io.WriteCloser = nopWriteCloser{stdout}
+	if file, ok := stdout.(*os.File); ok {
+		out = fileNoClose{file} // its descriptor tells when the client is gone
+	}
+	err = srv.RunStdio(ctx, stdin, out, f.maxLine)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
 	}
@@ -122,6 +126,12 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// fileNoClose is stdout for the MCP server: its Close leaves the file open,
+// and its SyscallConn lets the server see that the client closed its end.
+type fileNoClose struct{ *os.File }
+
+func (fileNoClose) Close() error { return nil }
 
 // parseToolFlags reads --tool NAME=COMMAND flags (run, mcp), refusing a
 // malformed one or a name given twice.
