@@ -143,6 +143,9 @@ func TestBadParameters(t *testing.T) {
 		{"yaml scalar", flagSet{{"-y", "just text"}}, "-y: want a mapping of parameter names to values (name: value), got a string"},
 		{"yaml int name", flagSet{{"-y", "1: x"}}, "-y: parameter name 1 is not a string"},
 		{"yaml bad name", flagSet{{"-y", "my-name: x"}}, `-y: parameter name "my-name" is not a Python identifier`},
+		{"yaml documents", flagSet{{"-y", "a: 1\n---\nb: 2"}}, "-y: not valid YAML: expected a single document, but found another one at line 2"},
+		{"yaml document marker first", flagSet{{"-y", "---\na: 1\n---\n"}}, "found another one"},
+		{"yaml document end then more", flagSet{{"-y", "a: 1\n...\n---\nb: 2"}}, "found another one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,10 @@
 package params
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -60,7 +63,17 @@ var (
 // does; an empty document is nil.
 func parseYAML(data []byte) (any, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	// PyYAML's safe_load, which papermill reads -y and -f with, refuses a
+	// stream of several documents; yaml.Unmarshal kept the first and
+	// dropped the rest's parameters without a word.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, fmt.Errorf("expected a single document, but found another one at line %d: give all the parameters in one mapping", next.Line)
+	} else if !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
