@@ -1,6 +1,8 @@
 package percent
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,6 +19,9 @@ type Header struct {
 	// CommentMagics is jupyter.jupytext.comment_magics: false when the
 	// writer left magics uncommented. Nil when the header does not say.
 	CommentMagics *bool
+	// FormatName is jupyter.jupytext.text_representation.format_name
+	// ("percent", "light", ...); "" when the header does not say.
+	FormatName string
 	// Lines is how many lines the header (with its shebang and coding
 	// line and one blank line after it) takes.
 	Lines int
@@ -54,7 +59,7 @@ func ReadHeader(lines []string) Header {
 			}
 			h := Header{Jupytext: jupyter, Lines: i + 1}
 			if h.Jupytext {
-				h.CommentMagics = commentMagics(yamlLines)
+				h.CommentMagics, h.FormatName = jupytextOptions(yamlLines)
 			}
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
 				h.Lines++
@@ -77,18 +82,39 @@ func ReadHeader(lines []string) Header {
 	return Header{}
 }
 
-// commentMagics reads jupyter.jupytext.comment_magics from the header's
-// "jupyter:" section; a section that is not YAML says nothing.
-func commentMagics(section []string) *bool {
+// jupytextOptions reads jupyter.jupytext.comment_magics and
+// text_representation.format_name from the header's "jupyter:" section; a
+// section that is not YAML says nothing.
+func jupytextOptions(section []string) (commentMagics *bool, formatName string) {
 	var doc struct {
 		Jupyter struct {
 			Jupytext struct {
-				CommentMagics *bool `yaml:"comment_magics"`
+				CommentMagics      *bool `yaml:"comment_magics"`
+				TextRepresentation struct {
+					FormatName string `yaml:"format_name"`
+				} `yaml:"text_representation"`
 			} `yaml:"jupytext"`
 		} `yaml:"jupyter"`
 	}
 	if yaml.Unmarshal([]byte(strings.Join(section, "\n")), &doc) != nil {
+		return nil, ""
+	}
+	j := doc.Jupyter.Jupytext
+	return j.CommentMagics, j.TextRepresentation.FormatName
+}
+
+// ErrNotPercent: a script whose Jupytext header names another format
+// (light, sphinx, hydrogen, ...), whose cells and metadata this package
+// would read wrongly.
+var ErrNotPercent = errors.New("a script of another Jupytext format")
+
+// CheckFormat returns an error wrapping ErrNotPercent when src's Jupytext
+// header names a format other than percent; nil for a percent script and
+// for one without a header (plain Python, VS Code's or Spyder's # %%).
+func CheckFormat(src string) error {
+	h := ReadHeader(splitLines(src))
+	if h.FormatName == "" || h.FormatName == "percent" {
 		return nil
 	}
-	return doc.Jupyter.Jupytext.CommentMagics
+	return fmt.Errorf("%w: its header says format_name: %s, and evalhost reads the percent format (# %%%%); convert it with \"jupytext --to py:percent\"", ErrNotPercent, h.FormatName)
 }

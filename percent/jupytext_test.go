@@ -2,6 +2,7 @@ package percent
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,4 +65,31 @@ func notebookCode(t *testing.T, path string) []string {
 		}
 	}
 	return code
+}
+
+// A script whose Jupytext header names another format is refused (its
+// "# +" cells and their metadata would be read wrongly); a percent one, a
+// header that names no format and a script without one are read.
+func TestCheckFormat(t *testing.T) {
+	header := func(format string) string {
+		return "# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n" + format + "# ---\n\nx = 1\n"
+	}
+	for _, tc := range []struct {
+		name, src string
+		bad       bool
+	}{
+		{"light", header("#       format_name: light\n"), true},
+		{"sphinx", header("#       format_name: sphinx\n"), true},
+		{"percent", header("#       format_name: percent\n"), false},
+		{"no format name", header(""), false},
+		{"no header", "# %%\nx = 1\n", false},
+		{"a YAML header that is not Jupytext's", "# ---\n# title: x\n# ---\nx = 1\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFormat(tc.src)
+			if tc.bad != errors.Is(err, ErrNotPercent) || tc.bad && !strings.Contains(err.Error(), "jupytext --to py:percent") {
+				t.Errorf("CheckFormat = %v, want refused: %v", err, tc.bad)
+			}
+		})
+	}
 }

@@ -62,9 +62,15 @@ print("r =", r)
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := command(t, "run", "--json", script, "-p", "n", "21").Output()
+	var stderr strings.Builder
+	cmd := command(t, "run", "--json", script, "-p", "n", "21")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("run: %v\n%s%s", err, out, stderrOf(err))
+		t.Fatalf("run: %v\n%s%s", err, out, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "note:") {
+		t.Errorf("a note about the parameters cell of a script that has one: %s", stderr.String())
 	}
 	ends := cellEnds(t, out)
 	var got []string
@@ -78,6 +84,23 @@ print("r =", r)
 	}
 	if !strings.Contains(string(out), `r = 42`) || strings.Contains(string(out), "script only") {
 		t.Fatalf("output:\n%s", out)
+	}
+}
+
+// Parameters for a script without a cell tagged parameters go first, and
+// the run says so, as nb run and papermill do: the script's own assignment
+// then wins.
+func TestRunParametersWithoutTheirCell(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "np.py")
+	if err := os.WriteFile(script, []byte("x = 0\n# %%\nprint('x =', x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd := command(t, "run", script, "-p", "x", "5")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != "x = 0\n" || !strings.Contains(stderr.String(), "note: no cell of "+script+" is tagged parameters") {
+		t.Fatalf("exit %v, stdout %q, stderr %q; want x = 0 and the note", err, out, stderr.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,7 +133,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	cells, err := collectCells(fs.Args(), f, stdin)
+	cells, err := collectCells(fs.Args(), f, stdin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -190,7 +191,7 @@ func sourceName(arg string) string {
 
 // collectCells reads the cells from -c flags, then from FILE or stdin
 // ("-"), with the parameters' cell where papermill would put it.
-func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, error) {
+func collectCells(args []string, f runFlags, stdin io.Reader, stderr io.Writer) ([]sessions.Cell, error) {
 	var cells []percent.Cell
 	for _, code := range f.code {
 		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: f.lang, Code: code}})
@@ -203,11 +204,21 @@ func collectCells(args []string, f runFlags, stdin io.Reader) ([]sessions.Cell, 
 		if err != nil {
 			return nil, err
 		}
+		if err := percent.CheckFormat(src); err != nil {
+			return nil, fmt.Errorf("%s is %w", sourceName(args[0]), err)
+		}
 		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
 	case len(cells) == 0:
 		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
 	}
 	if f.params != nil {
+		if len(args) == 1 && !slices.ContainsFunc(cells, func(c percent.Cell) bool {
+			return slices.Contains(c.Tags, params.ParametersTag) || slices.Contains(c.Tags, params.InjectedTag)
+		}) {
+			// As nb run and papermill say it: the script's own assignments,
+			// after the first cell, then win over the parameters.
+			fmt.Fprintf(stderr, "evalhost run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", sourceName(args[0]))
+		}
 		cells = params.InjectCells(cells, f.params)
 	}
 	out := make([]sessions.Cell, len(cells))
