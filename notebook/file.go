@@ -126,7 +126,8 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	if err := writeFile(path, data, expected, sync); err != nil {
 		return err
 	}
-	nb.origin, nb.stamp = dest, StampOf(data)
+	// Named again: a dangling symlink's target exists now.
+	nb.origin, nb.stamp = canonical(path), StampOf(data)
 	return nil
 }
 
@@ -225,6 +226,8 @@ func CheckWritable(path string) error {
 func writableTarget(path string) (string, fs.FileMode, error) {
 	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
 		path = target
+	} else if target, ok := danglingTarget(path); ok {
+		path = target // created where the link points, as "> link" does, not over the link
 	}
 	perm := fs.FileMode(0o644)
 	if st, statErr := os.Stat(path); statErr == nil {
@@ -237,6 +240,30 @@ func writableTarget(path string) (string, fs.FileMode, error) {
 		}
 	}
 	return path, perm, nil
+}
+
+// danglingTarget follows path's chain of symlinks to the missing file at its
+// end; ok is false when path is not a symlink (or the chain loops).
+func danglingTarget(path string) (string, bool) {
+	followed := false
+	for range 40 { // as the kernel's ELOOP limit
+		st, err := os.Lstat(path)
+		if err != nil {
+			return path, followed && errors.Is(err, fs.ErrNotExist)
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return "", false
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", false
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path, followed = dest, true
+	}
+	return "", false
 }
 
 // createTemp makes the temp file that is renamed over path.

@@ -139,6 +139,39 @@ func TestSaveThroughSymlink(t *testing.T) {
 	assertNoTempFiles(t, dir)
 }
 
+// A symlink whose target does not exist yet (a chain of two, here) is
+// saved through too: the target is created and the link stays, as a shell's
+// "> link" does; the link was replaced by a regular file.
+func TestSaveThroughDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link, mid := filepath.Join(dir, "link.ipynb"), filepath.Join(dir, "mid.ipynb")
+	if err := os.Symlink("mid.ipynb", link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink(filepath.Join("sub", "later.ipynb"), mid); err != nil {
+		t.Fatal(err)
+	}
+	nb := New()
+	if err := nb.Insert(0, Code, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.Save(link); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{link, mid} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			t.Fatalf("%s was replaced by a file: %v", l, err)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "sub", "later.ipynb")); !bytes.Equal(got, nb.Bytes()) {
+		t.Errorf("the link's target holds %q", got)
+	}
+	assertNoTempFiles(t, dir)
+}
+
 func TestLanguage(t *testing.T) {
 	tests := []struct{ name, metadata, want string }{
 		{"none", `{}`, ""},
