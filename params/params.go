@@ -81,12 +81,15 @@ func (p *Params) MergeYAML(data []byte, source string) error {
 	return nil
 }
 
-// SetQuarto is quarto's -P NAME:VALUE, the value read as YAML.
+// SetQuarto is quarto's -P NAME:VALUE (or NAME=VALUE, which quarto takes
+// too: its parseMetadataFlagValue splits at the first = or :), the value
+// read as YAML.
 func (p *Params) SetQuarto(spec string) error {
-	name, value, ok := strings.Cut(spec, ":")
-	if !ok {
-		return &Error{Source: "-P " + spec, Msg: "want NAME:VALUE"}
+	i := strings.IndexAny(spec, "=:")
+	if i < 0 {
+		return &Error{Source: "-P " + spec, Msg: "want NAME:VALUE (or NAME=VALUE)"}
 	}
+	name, value := spec[:i], spec[i+1:]
 	v, err := parseYAML([]byte(value))
 	if err != nil {
 		return &Error{Source: "-P " + spec, Msg: "the value is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}

@@ -195,3 +195,27 @@ func TestYAMLAliasBomb(t *testing.T) {
 		t.Fatalf("alias bomb: %v", err)
 	}
 }
+
+// quarto's -P takes NAME:VALUE and NAME=VALUE, split at the first of the two.
+func TestSetQuarto(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"a:1", "a = 1\n"},
+		{"a=1", "a = 1\n"},
+		{"url=http://x", "url = \"http://x\"\n"},
+		{"t:a=b", "t = \"a=b\"\n"},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			var p Params
+			if err := p.SetQuarto(tc.spec); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Source(); !strings.HasSuffix(got, tc.want) {
+				t.Errorf("-P %s: %q, want it to end %q", tc.spec, got, tc.want)
+			}
+		})
+	}
+	var p Params
+	if err := p.SetQuarto("nothing"); !errors.Is(err, ErrBadParameter) || !strings.Contains(err.Error(), "NAME=VALUE") {
+		t.Errorf("-P nothing: %v", err)
+	}
+}

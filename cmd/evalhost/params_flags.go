@@ -37,7 +37,7 @@ func registerParamFlags(fs *pflag.FlagSet) {
 	fs.StringArrayP("parameters_raw", "r", nil, "NAME VALUE: a parameter kept a string; repeatable")
 	fs.StringArrayP("parameters_file", "f", nil, "FILE: parameters from a YAML file; repeatable")
 	fs.StringArrayP("parameters_yaml", "y", nil, "YAML: parameters from a YAML mapping; repeatable")
-	fs.StringArrayP("execute-param", "P", nil, "NAME:VALUE: a parameter as quarto render -P takes it (VALUE read as YAML); repeatable")
+	fs.StringArrayP("execute-param", "P", nil, "NAME:VALUE or NAME=VALUE: a parameter as quarto render -P takes it (VALUE read as YAML); repeatable")
 }
 
 // takeParamFlags removes the parameter flags from args, in order, leaving
