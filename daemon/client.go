@@ -63,7 +63,8 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 		return c, nil
 	}
 	var unsafe *UnsafeError
-	if errors.As(err, &unsafe) {
+	var hung *HungError
+	if errors.As(err, &unsafe) || errors.As(err, &hung) {
 		return nil, err
 	}
 	var notices []string
@@ -92,7 +93,8 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 func Dial(paths Paths) (*Client, error) {
 	c, err := dial(paths)
 	var unsafe *UnsafeError
-	if err != nil && !errors.As(err, &unsafe) {
+	var hung *HungError
+	if err != nil && !errors.As(err, &unsafe) && !errors.As(err, &hung) {
 		return nil, fmt.Errorf("%w (%v)", ErrNotRunning, err)
 	}
 	return c, err
@@ -120,6 +122,13 @@ func dial(paths Paths) (*Client, error) {
 	nc.SetReadDeadline(time.Time{})
 	if err != nil {
 		nc.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// Accepted but silent: a stopped (SIGSTOP), hung or swapped-out
+			// process holds the socket and the lock; starting another
+			// would only wait for that lock.
+			st, _ := readState(paths.State)
+			return nil, &HungError{PID: st.PID, Wait: helloTimeout}
+		}
 		return nil, fmt.Errorf("no hello from the background process: %w", err)
 	}
 	if err := json.Unmarshal(line, &c.Hello); err != nil || c.Hello.Type != serve.TypeHello {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 var (
@@ -54,4 +55,21 @@ func (e *BusyVersionError) Error() string {
 	return fmt.Sprintf("the background process (pid %d) is another evalhost build (%s) and runs cells or jobs in sessions %s, "+
 		"so it is not replaced now: wait for them (evalhost sessions, evalhost jobs), or end them with \"evalhost daemon stop\" "+
 		"run by that build or this one, then try again", e.PID, e.Version, strings.Join(e.Sessions, ", "))
+}
+
+// HungError: the background process accepted a connection but sent no
+// hello in time (stopped, hung, swapped out). It still holds its lock, so
+// no other can start until it ends.
+type HungError struct {
+	PID  int // from its state file; 0 when unknown
+	Wait time.Duration
+}
+
+func (e *HungError) Error() string {
+	who := "the background process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("the background process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("%s accepted the connection but sent nothing within %s: it is stopped or hung; "+
+		"resume it (kill -CONT) or end it (kill), then try again", who, e.Wait)
 }

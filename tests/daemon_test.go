@@ -661,3 +661,31 @@ func TestDaemonJobIDsOutliveTheProcess(t *testing.T) {
 		t.Errorf("jobs job-1 after the restart: exit %d, stderr %s; want no such job", code, stderr)
 	}
 }
+
+// A background process that is stopped (SIGSTOP) or hung is named with what
+// to do once its hello does not come, rather than a wait for its lock and a
+// vaguer error (or "no background process is running", which sessions
+// said); resumed, it serves again with its state.
+func TestDaemonHungIsSaid(t *testing.T) {
+	h := newDaemonHome(t)
+	pid := h.pid("s")
+	if _, _, code := h.run("run", "--session", "s", "-c", "kept = 1"); code != 0 {
+		t.Fatal("a cell failed")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	for _, args := range [][]string{{"sessions"}, {"run", "--session", "s", "-c", "kept"}} {
+		want := fmt.Sprintf("the background process (pid %d) accepted the connection but sent nothing", pid)
+		if _, stderr, code := h.run(args...); code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "kill -CONT") {
+			t.Errorf("%v while it is stopped: exit %d, stderr %q; want %q", args, code, stderr, want)
+		}
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := h.run("run", "--session", "s", "-c", "kept"); code != 0 || out != "1\n" {
+		t.Errorf("after SIGCONT: exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+}
