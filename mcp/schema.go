@@ -57,7 +57,7 @@ func evalSchema() *jsonschema.Schema {
 			"py", "sh", "python", "bash"),
 		"title": str("A short label for the cell, shown in its status line."),
 		"reset": boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
-		"timeout": number("Seconds the cell may run (default 30, at most 600). On timeout it is interrupted, "+
+		"timeout": number("Seconds the cell may run (default 30, at most 600; less than 1 counts as 1). On timeout it is interrupted, "+
 			"then killed after a grace window; output so far is kept and ends with "+
 			"\"Command timed out after N seconds\".", 0, 600),
 		"onTimeout": str(`What the timeout does: "interrupt" (default) stops the cell; "detach" keeps it running `+
