@@ -115,20 +115,26 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 			res.FailedCell, res.Status = i, cr.Status
 		}
 	}
-	if job == nil && res.FailedCell >= 0 {
+	if job == nil && (res.FailedCell >= 0 || stop != "") {
+		// A batch stopped at sys.exit() skipped cells too: its exit output
+		// (atexit, finalizers, threads) is shown as after a failure.
 		j.exitSkipped(ctx, &res, last, emit)
 	}
 	return res, nil
 }
 
 // batchStop is why a batch request's cells after cell i are not run, or ""
-// when they are (Request.Batch).
+// when they are (Request.Batch); it names cells from 1, as people count.
 func batchStop(i int, cr *CellResult) string {
 	switch {
 	case cr.Status == StatusKilled:
-		return fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", i)
+		return fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", i+1)
+	case cr.StateLost:
+		// A timeout or cancel that had to kill the interpreter: later
+		// cells would start on a fresh, empty one.
+		return fmt.Sprintf("not run: the interpreter of cell %d was stopped and its state is gone", i+1)
 	case cr.Exited:
-		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i)
+		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i+1)
 	}
 	return ""
 }
@@ -250,6 +256,14 @@ func (c *cellRun) execute(ctx context.Context) {
 		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
 		if replaced {
 			c.lose(false)
+			if c.j.req.Batch && attempt == 0 {
+				// Its interpreter ended between cells (a thread's os._exit,
+				// a kill from outside): this cell would run without the
+				// state the cells before it made.
+				c.j.s.drop(c.cell.Language)
+				c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
+				return
+			}
 		}
 		if err != nil {
 			c.startFailed(ctx, err)

@@ -307,7 +307,7 @@ func TestDeathNotRetriedInABatch(t *testing.T) {
 			if cell := res.Cells[1]; cell.Status != StatusKilled || cell.Retried || !cell.StateLost || !strings.Contains(cell.Message, "not retried") {
 				t.Errorf("dying cell %+v; want killed, not retried, state lost", cell)
 			}
-			if cell := res.Cells[2]; cell.Status != StatusSkipped || !strings.Contains(cell.Message, "died in cell 1") {
+			if cell := res.Cells[2]; cell.Status != StatusSkipped || !strings.Contains(cell.Message, "died in cell 2") {
 				t.Errorf("later cell %+v; want skipped after the death", cell)
 			}
 			if out := c.Output(); strings.Contains(out, "survived") || strings.Contains(out, "later 1") {

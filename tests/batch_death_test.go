@@ -70,7 +70,8 @@ func TestBatchRunStopsAtADeath(t *testing.T) {
 // sys.exit() or exit() in a batch run's cell ends the run there, ok, as
 // python3 stops a script and papermill a notebook; later cells never run.
 func TestBatchRunStopsAtSysExit(t *testing.T) {
-	cells := []string{"print('before')", "import sys\nsys.exit()", "print('after')"}
+	// The exit's own output (an atexit handler) is still shown, as python3's.
+	cells := []string{"import atexit\natexit.register(print, 'bye')\nprint('before')", "import sys\nsys.exit()", "print('after')"}
 	pyOut, _, pyCode := python(t, false, "-c", strings.Join(cells, "\n"))
 	for _, tc := range []struct {
 		name string
@@ -105,6 +106,38 @@ func TestBatchRunStopsAtSysExit(t *testing.T) {
 			got := readNotebook(t, nb)
 			if text(got[0].Outputs[0].Text) != "before\n" || len(got[2].Outputs) != 0 || got[2].ExecutionCount != nil {
 				t.Errorf("notebook cells %+v; want the first run and the last untouched", got)
+			}
+		})
+	}
+}
+
+// A batch whose interpreter is lost some other way stops too: a timeout
+// that had to kill it (with --keep-going), or a death between two cells
+// (here while a shell cell ran); no later Python cell runs on a fresh
+// interpreter without the earlier cells' state.
+func TestBatchRunStopsWhenStateIsLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"timeout that kills, --keep-going", []string{"run", "--keep-going", "--timeout", "1", "--grace", "300ms",
+			"-c", "x = 1", "-c", "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)", "-c", "print('later', x)"},
+			124, "interpreter state was lost"},
+		// The shell cell waits until the Python interpreter is gone.
+		{"death between cells", []string{"run", "-"}, 1, "the py interpreter ended before this cell"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := "# %%\nimport os, threading\nx = 1\nprint(os.getpid(), file=open('pid', 'w'))\nthreading.Timer(0.1, os._exit, (7,)).start()\n" +
+				"# %% [sh]\nwhile kill -0 $(cat pid) 2>/dev/null; do sleep 0.02; done\n" +
+				"# %%\nprint('later', x)\n"
+			cmd := command(t, tc.args...)
+			cmd.Stdin, cmd.Dir = strings.NewReader(script), t.TempDir()
+			out, errOut, code := runCaptured(t, cmd, false)
+			// A later cell run on a fresh interpreter fails with NameError.
+			if code != tc.code || strings.Contains(out, "later") || strings.Contains(errOut, "NameError") || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, no later cell, and %q", code, out, errOut, tc.code, tc.want)
 			}
 		})
 	}
