@@ -608,7 +608,7 @@ class Cell(_wire._Request):
             self.send_result()  # the interrupt landed after the result
         if isinstance(e, _RequestError):
             _wire._send_plain_error("RequestError", str(e))
-        elif isinstance(e, SystemExit) and e.code in (None, 0):
+        elif isinstance(e, SystemExit) and (e.code is None or isinstance(e.code, int) and e.code == 0):  # 0.0 is python3's status 1
             self.status = "ok"
             self.exited = True  # a batch run stops here, as python3 would
         else:
