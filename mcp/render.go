@@ -96,6 +96,9 @@ func statusLine(c sessions.CellResult, cells, failed int) string {
 	var parts []string
 	switch c.Status {
 	case sessions.StatusSkipped:
+		if c.Message != "" { // why, when it was not an earlier cell's failure (a batch's stop, a job)
+			return fmt.Sprintf("[%s skipped: %s]", name, c.Message)
+		}
 		return fmt.Sprintf("[%s skipped: not run because cell %d was not ok]", name, failed+1)
 	case sessions.StatusOK:
 		parts = append(parts, "ok")
