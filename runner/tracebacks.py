@@ -84,7 +84,11 @@ def exit_unraisable(u, prev):
         if u.exc_value is not None:
             u.exc_value.__traceback__ = kept
         u = type(u)((u.exc_type, u.exc_value, kept, u.err_msg, u.object))
-    prev(u)
+    try:
+        prev(u)
+    except BaseException as e:  # the user's hook failed: said as python3 says it, naming that hook
+        t = _without_runner(e.__traceback__)
+        sys.__unraisablehook__(type(u)((type(e), e.with_traceback(t), t, "Exception ignored in sys.unraisablehook", prev)))
 
 
 def send_error(exc, only=False):
