@@ -32,16 +32,26 @@ func (f *stateFile) write() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".state-*")
+	return replaceFile(f.path, b)
+}
+
+// replaceFile writes data to path whole: a temp file beside it, renamed
+// over it, so a reader (or a crash) never sees a part.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(b)
+	_, werr := tmp.Write(data)
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return os.Rename(tmp.Name(), f.path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 // used records a session name; only a new one costs a write.
@@ -100,12 +110,5 @@ func (c jobCounter) last() uint64 {
 // given records n, written whole (temp file, rename) before the job's id
 // is shown to anyone. Best effort: a failed write costs only uniqueness.
 func (c jobCounter) given(n uint64) {
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".jobs-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(strconv.FormatUint(n, 10) + "\n")
-	if errors.Join(werr, tmp.Close()) != nil || os.Rename(tmp.Name(), c.path) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = replaceFile(c.path, []byte(strconv.FormatUint(n, 10)+"\n"))
 }
