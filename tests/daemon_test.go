@@ -170,11 +170,10 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-// A background process of another build is replaced, and the replacement
-// is said.
-func TestDaemonOtherVersionReplaced(t *testing.T) {
-	h := newDaemonHome(t)
-	old := h.pid("s")
+// otherBuild is a copy of the evalhost binary at another path: another
+// build identity (buildIdentity) for the background process.
+func otherBuild(t *testing.T) string {
+	t.Helper()
 	other := filepath.Join(t.TempDir(), "evalhost")
 	b, err := os.ReadFile(binary)
 	if err != nil {
@@ -183,7 +182,15 @@ func TestDaemonOtherVersionReplaced(t *testing.T) {
 	if err := os.WriteFile(other, b, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	h.bin = other // another path: another build identity
+	return other
+}
+
+// A background process of another build is replaced, and the replacement
+// is said.
+func TestDaemonOtherVersionReplaced(t *testing.T) {
+	h := newDaemonHome(t)
+	old := h.pid("s")
+	h.bin = otherBuild(t)
 	_, stderr, code := h.run("run", "--session", "s", "-c", "1")
 	if code != 0 || !strings.Contains(stderr, "replaced the background process of evalhost ") || !strings.Contains(stderr, fmt.Sprintf("(pid %d)", old)) {
 		t.Fatalf("exit %d, stderr %q; want the replacement said", code, stderr)
@@ -213,16 +220,8 @@ func TestDaemonOtherVersionBusyNotReplaced(t *testing.T) {
 	if !sc.Scan() || sc.Text() != "started" {
 		t.Fatalf("first line %q, want started", sc.Text())
 	}
-	other := filepath.Join(t.TempDir(), "evalhost")
-	b, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, b, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	otherHome := *h
-	otherHome.bin = other
+	otherHome.bin = otherBuild(t)
 	_, stderr, code := otherHome.run("run", "--session", "s", "-c", "1")
 	if code != 1 || !strings.Contains(stderr, "runs cells or jobs in sessions busy") || !strings.Contains(stderr, "evalhost daemon stop") {
 		t.Fatalf("the other build while a cell runs: exit %d, stderr %q; want it refused, naming the session", code, stderr)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -95,9 +96,13 @@ func TestMCPStdioEndsAtEOFWhateverTheIDs(t *testing.T) {
 	}
 }
 
-// runMCPToEOF initializes an `evalhost mcp`, writes lines, closes its stdin
-// and returns the responses it wrote (but the initialize's) once it exited.
-func runMCPToEOF(t *testing.T, lines []string) []string {
+// mcpInitLines open an MCP session: initialize (answered with id "init")
+// and the initialized notification.
+const mcpInitLines = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+
+// startMCPPiped starts `evalhost mcp` with pipes to its stdin and stdout.
+func startMCPPiped(t *testing.T) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	t.Helper()
 	cmd := command(t, "mcp")
 	stdin, err := cmd.StdinPipe()
@@ -111,6 +116,14 @@ func runMCPToEOF(t *testing.T, lines []string) []string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, stdin, stdout
+}
+
+// runMCPToEOF initializes an `evalhost mcp`, writes lines, closes its stdin
+// and returns the responses it wrote (but the initialize's) once it exited.
+func runMCPToEOF(t *testing.T, lines []string) []string {
+	t.Helper()
+	cmd, stdin, stdout := startMCPPiped(t)
 	got := make(chan string, 100)
 	exited := make(chan error, 1)
 	go func() {
@@ -121,9 +134,7 @@ func runMCPToEOF(t *testing.T, lines []string) []string {
 		close(got)
 		exited <- cmd.Wait()
 	}()
-	init := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-	if _, err := io.WriteString(stdin, init+strings.Join(lines, "\n")+"\n"); err != nil {
+	if _, err := io.WriteString(stdin, mcpInitLines+strings.Join(lines, "\n")+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	stdin.Close()
@@ -177,25 +188,12 @@ func TestMCPClientGoneCancelsItsCalls(t *testing.T) {
 	if err := syscall.Mkfifo(pidFile, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := command(t, "mcp")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startMCPPiped(t)
 	defer cmd.Process.Kill()
 	code := "import subprocess, time\np = subprocess.Popen(['sleep', '600'])\nopen(" + strconv.Quote(pidFile) + ", 'w').write(str(p.pid))\nprint('started', flush=True)\nwhile True: time.sleep(1)"
 	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": "eval", "arguments": map[string]any{"session": "d", "cells": []any{map[string]any{"code": code, "timeout": 600}}}}})
-	lines := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + string(call) + "\n"
-	if _, err := io.WriteString(stdin, lines); err != nil {
+	if _, err := io.WriteString(stdin, mcpInitLines+string(call)+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
