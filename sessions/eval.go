@@ -116,8 +116,8 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		}
 	}
 	if job == nil && (res.FailedCell >= 0 || stop != "") {
-		// A batch stopped at sys.exit() skipped cells too: its exit output
-		// (atexit, finalizers, threads) is shown as after a failure.
+		// A batch stopped at sys.exit() skipped cells without a failure:
+		// its exit output (atexit, finalizers, threads) is shown as after one.
 		j.exitSkipped(ctx, &res, last, emit)
 	}
 	return res, nil
@@ -253,17 +253,18 @@ func (c *cellRun) execute(ctx context.Context) {
 	// seconds" should mean the code ran for 1 s. A retry shares the deadline.
 	var cellCtx context.Context
 	for attempt := 0; ; attempt++ {
+		if attempt == 0 && c.j.req.Batch && s.dead(c.cell.Language) {
+			// Its interpreter ended between cells (a thread's os._exit, a
+			// kill from outside): this cell would run without the state the
+			// cells before it made, so none is started for it.
+			s.drop(c.cell.Language)
+			c.lose(false)
+			c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
+			return
+		}
 		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
 		if replaced {
 			c.lose(false)
-			if c.j.req.Batch && attempt == 0 {
-				// Its interpreter ended between cells (a thread's os._exit,
-				// a kill from outside): this cell would run without the
-				// state the cells before it made.
-				c.j.s.drop(c.cell.Language)
-				c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
-				return
-			}
 		}
 		if err != nil {
 			c.startFailed(ctx, err)

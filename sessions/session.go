@@ -304,6 +304,15 @@ func (s *session) launchEnv() ([]string, error) {
 }
 
 // drop kills and forgets the executor for lang.
+// dead reports whether the session's interpreter for lang has ended since
+// its last cell (the next executor call would replace it).
+func (s *session) dead(lang string) bool {
+	s.mu.Lock()
+	ex := s.execs[lang]
+	s.mu.Unlock()
+	return ex != nil && !ex.Alive()
+}
+
 func (s *session) drop(lang string) {
 	s.mu.Lock()
 	ex := s.execs[lang]
