@@ -688,11 +688,13 @@ def _join_threads():
 
 
 def _clear_module_dict(d):
-    """Clear the cells' namespace as the interpreter's teardown clears a
-    module's (_PyModule_ClearDict): names with one leading underscore first,
-    then the rest, each set to None in order, so finalizers run in the same
-    order and see the same globals; __builtins__ stays, which a finalizer
-    defined in a cell needs before 3.10 (its print was a NameError)."""
+    """Clear the cells' namespace as CPython clears a module that outlived
+    the GC (_PyModule_ClearDict): names with one leading underscore first,
+    then the rest, each set to None in order; __builtins__ stays, which a
+    finalizer defined in a cell needs before 3.10 (its print was a
+    NameError). python3 itself usually lets the GC collect __main__'s dict
+    with every global in place; not done here, as the namespace was frozen
+    with start-up's objects (gc.freeze)."""
     for key in [k for k in d if type(k) is str and k[:1] == "_" and k[1:2] != "_"]:
         if d.get(key) is not None:
             d[key] = None
