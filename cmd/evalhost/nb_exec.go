@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -126,9 +124,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	// A reader of the log or the report that goes away must not kill the
 	// run with SIGPIPE: with it notified, such writes fail with EPIPE
 	// instead, and the notebook is still run and written.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	defer catchSIGPIPE()()
 	ctx, interrupted := interruptible(reg.Kill)
 	res, err := nbrun.Run(ctx, reg, nb, opt)
 	interrupts := interrupted.stop()

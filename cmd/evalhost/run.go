@@ -265,9 +265,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	// notified, writes to a closed stdout or stderr fail with EPIPE, and the
 	// outputs below cancel the run on it. Deferred first, so it stays until
 	// the registry is closed.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	defer catchSIGPIPE()()
 	reg, closeTools := newRunRegistry(f, tools, home, starters)
 	defer closeTools()
 	defer func() {

@@ -8,11 +8,9 @@ import (
 	"github.com/evalhost/evalhost/config"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 
 	"github.com/tidwall/gjson"
 
@@ -43,9 +41,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
 	}
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	defer catchSIGPIPE()()
 	timeline.Mark("connect")
 	c, err := daemon.Connect(context.Background(), daemon.DialConfig{Paths: daemon.PathsFor(home),
 		Version: buildIdentity(), Command: daemonCommand(home)})
