@@ -57,6 +57,15 @@
 //     waits for running jobs.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
+//   - State loss is told to whoever relied on it: a request notes, when it is
+//     queued, which interpreter of each language held its session's state;
+//     its first cell that runs in another one because someone else ended
+//     that one (another request's kill, timeout, death or reset, Reset,
+//     KillSession, Kill, an interpreter that ended between cells, or the
+//     session's CloseSession, eviction or idle close, remembered for the
+//     session opened again under its key, or NoteLost by name) gets
+//     stateLost and a "[state lost: …]" stderr notice saying why. A
+//     request's own losses are not told to it again.
 //   - Request.Streams, when set, gets the stdout and stderr of Python cells
 //     in the runner (not of sh, gateway or detachable cells) as bytes lent
 //     for the call only, in place of stream frames, in order with them;

@@ -189,9 +189,15 @@ type cellRun struct {
 	mu sync.Mutex
 }
 
-// lose records that the interpreter's state is gone; retried that the cell
-// runs again.
+// lose records that the cell lost its interpreter's state; retried that
+// the cell runs again. The loss is the request's own: its later cells are
+// not told of it as news (statelost.go).
 func (c *cellRun) lose(retried bool) {
+	c.markLost(retried)
+	c.j.see(c.cell.Language, anyGen)
+}
+
+func (c *cellRun) markLost(retried bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.res.StateLost = true
@@ -244,9 +250,10 @@ func (c *cellRun) execute(ctx context.Context) {
 			c.fail(StatusError, err.Error())
 			return
 		}
-		s.killAll()
+		s.killAll(whyResetCell)
 		s.endReset()
 		c.lose(false)
+		c.j.lostAll()
 	}
 	// The cell's timeout runs from when it is first sent: starting an
 	// interpreter is bounded by the start timeout, and "timed out after 1
@@ -257,15 +264,13 @@ func (c *cellRun) execute(ctx context.Context) {
 			// Its interpreter ended between cells (a thread's os._exit, a
 			// kill from outside): this cell would run without the state the
 			// cells before it made, so none is started for it.
-			s.drop(c.cell.Language)
+			s.drop(c.cell.Language, whyEndedBetween)
 			c.lose(false)
 			c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
 			return
 		}
-		ex, started, replaced, err := s.executor(ctx, c.cell.Language)
-		if replaced {
-			c.lose(false)
-		}
+		// A dead interpreter replaced here is told as a loss (tellLoss).
+		ex, started, err := s.executor(ctx, c.cell.Language)
 		if err != nil {
 			c.startFailed(ctx, err)
 			return
@@ -273,6 +278,7 @@ func (c *cellRun) execute(ctx context.Context) {
 		if started {
 			c.emit(ex.Ready())
 		}
+		c.tellLoss()
 		if cellCtx == nil {
 			// A cell that may detach runs to its maxRuntime; its timeout
 			// only detaches it (see runDetachable).
@@ -382,10 +388,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
-			c.j.s.drop(c.cell.Language)
+			c.j.s.drop(c.cell.Language, "died ("+death.How()+")")
 			return false
 		}
-		c.j.s.drop(c.cell.Language)
+		c.j.s.drop(c.cell.Language, "died ("+death.How()+")")
 		if attempt > 0 {
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
@@ -398,7 +404,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, death.Error())
 		}
 	case errors.Is(err, backend.ErrKilled):
-		c.j.s.drop(c.cell.Language)
+		c.j.s.drop(c.cell.Language, "was killed: a cell was stopped and did not end within the grace window")
 		c.lose(false)
 		if timedOut {
 			c.timedOut(true)
@@ -410,7 +416,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		// The session was closed (or killed) under the cell: the
 		// interpreter and its state are gone, and a retry would only
 		// meet a closed session.
-		c.j.s.drop(c.cell.Language)
+		c.j.s.drop(c.cell.Language, whyClosed)
 		c.lose(false)
 		status := StatusKilled
 		if ctx.Err() != nil {
@@ -423,7 +429,8 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		// keeps its state.
 		c.startFailed(ctx, err)
 	default:
-		c.j.s.drop(c.cell.Language)
+		c.j.s.drop(c.cell.Language, "was stopped after an error: "+err.Error())
+		c.lose(false)
 		c.fail(StatusError, err.Error())
 	}
 	return true
@@ -513,7 +520,7 @@ func (c *cellRun) guardMemory() {
 		return
 	}
 	if rss, err := r.RSS(); err == nil && rss > limit {
-		c.j.s.drop(c.cell.Language)
+		c.j.s.drop(c.cell.Language, fmt.Sprintf("was recycled: it used %d MB, over the %d MB limit", rss>>20, limit>>20))
 		c.res.Recycled = true
 		c.lose(false)
 		c.notice(fmt.Sprintf("[interpreter used %d MB, over the %d MB limit; it was recycled and its state is gone]\n",

@@ -94,7 +94,8 @@ type Registry struct {
 	perCall  map[*session]struct{} // live per-call sessions, for Kill and Close
 	closed   bool
 	seq      uint64
-	keys     keyCache // what request cwds resolved to (keycache.go)
+	keys     keyCache   // what request cwds resolved to (keycache.go)
+	lost     lossMemory // why closed sessions' state went (statelost.go)
 
 	wg   sync.WaitGroup // sweeper, queue hand-offs, detachable cells
 	stop chan struct{}
@@ -168,6 +169,7 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 		s = r.sessions[key]
 	default:
 		s = newSession(r, key, py)
+		r.inheritLocked(s)
 		r.sessions[key] = s
 	}
 	t, err := s.enqueue()
@@ -255,6 +257,7 @@ func (r *Registry) trimLocked() {
 			return // every session is busy
 		}
 		delete(r.sessions, victim.key)
+		r.rememberLocked(victim, fmt.Sprintf("was closed to keep at most %d sessions open, the least recently used first", r.cfg.MaxSessions))
 		victim.markClosed()
 		r.wg.Add(1)
 		go func() { defer r.wg.Done(); victim.shutdown() }()
@@ -311,6 +314,7 @@ func (r *Registry) closeIdle(now time.Time) {
 		if s.idle() && now.Sub(s.lastUsedAt()) >= r.cfg.IdleTimeout {
 			idle = append(idle, s)
 			delete(r.sessions, k)
+			r.rememberLocked(s, "was closed after "+r.cfg.IdleTimeout.String()+" idle")
 		}
 	}
 	r.mu.Unlock()
@@ -333,6 +337,7 @@ func (r *Registry) CloseSession(id string) bool {
 	for k, s := range r.sessions {
 		if k.Session == id {
 			delete(r.sessions, k)
+			r.rememberLocked(s, whyClosed)
 			s.markClosed()
 			closing = append(closing, s)
 		}
@@ -342,7 +347,7 @@ func (r *Registry) CloseSession(id string) bool {
 	for _, s := range closing {
 		if d := s.runningJob(); d != nil {
 			d.stop(reasonSessionClosed)
-			s.killAll()
+			s.killAll(whyClosed)
 			<-d.done
 		}
 		go func() { defer r.wg.Done(); s.shutdown() }()
@@ -452,7 +457,7 @@ func (r *Registry) KillSession(id string) bool {
 		if d := s.runningJob(); d != nil {
 			d.stop(reasonSessionKilled)
 		}
-		s.killAll()
+		s.killAll(whyKilled)
 	}
 	return len(targets) > 0
 }
@@ -466,6 +471,6 @@ func (r *Registry) Kill() {
 		d.stop(reasonKilled)
 	}
 	for _, s := range r.live() {
-		s.killAll()
+		s.killAll(whyKilled)
 	}
 }

@@ -28,13 +28,17 @@ type session struct {
 	// it are refused instead of waiting for it (a new one per job).
 	job      *detachedJob
 	detached chan struct{}
+	// gens numbers each language's interpreters as they start; lostWhy
+	// says why the state of the last one went (statelost.go).
+	gens    map[string]uint64
+	lostWhy map[string]string
 }
 
 func newSession(r *Registry, key Key, py Interpreter) *session {
 	done := make(chan struct{})
 	close(done)
 	return &session{reg: r, key: key, python: py, execs: map[string]Executor{}, tail: done, lastUsed: time.Now(),
-		detached: make(chan struct{})}
+		detached: make(chan struct{}), gens: map[string]uint64{}, lostWhy: map[string]string{}}
 }
 
 // turn is a place in a session's queue.
@@ -43,6 +47,7 @@ type turn struct {
 	prev, mine chan struct{}
 	detached   chan struct{} // the session's when the turn was taken
 	once       sync.Once
+	seen       []genSeen // the interpreters whose state the request relies on
 }
 
 // enqueue takes the next place in the queue without blocking, so callers that
@@ -56,7 +61,7 @@ func (s *session) enqueue() (*turn, error) {
 	if s.job != nil {
 		return nil, &SessionBusyError{Session: s.key.Session, Job: s.job.id}
 	}
-	t := &turn{s: s, prev: s.tail, mine: make(chan struct{}), detached: s.detached}
+	t := &turn{s: s, prev: s.tail, mine: make(chan struct{}), detached: s.detached, seen: s.gensLocked()}
 	s.tail = t.mine
 	s.queued++
 	s.lastUsed = time.Now()
@@ -220,36 +225,39 @@ func (s *session) reset(ctx context.Context) error {
 		return err
 	}
 	defer turn.release()
-	s.killAll()
+	s.killAll(whyReset)
 	return nil
 }
 
 // executor returns the live executor for lang, starting one when there is
-// none or the last one died. started reports a new one; replaced reports
-// that a dead one was dropped.
-func (s *session) executor(ctx context.Context, lang string) (ex Executor, started, replaced bool, err error) {
+// none or the last one died (a loss its next cell tells, statelost.go).
+// started reports a new one.
+func (s *session) executor(ctx context.Context, lang string) (ex Executor, started bool, err error) {
 	s.mu.Lock()
 	old, closed := s.execs[lang], s.closed
 	s.mu.Unlock()
 	if closed {
-		return nil, false, false, ErrSessionClosed
+		return nil, false, ErrSessionClosed
 	}
 	if old != nil && old.Alive() {
-		return old, false, false, nil
+		return old, false, nil
 	}
 	if old != nil {
 		_ = old.Kill()
-		replaced = true
+		s.mu.Lock()
+		s.lostLocked(lang, whyEndedBetween)
+		s.mu.Unlock()
 	}
 	ex, err = s.start(ctx, lang)
 	s.mu.Lock()
 	if err == nil {
 		s.execs[lang] = ex
+		s.gens[lang]++
 	} else {
 		delete(s.execs, lang)
 	}
 	s.mu.Unlock()
-	return ex, err == nil, replaced, err
+	return ex, err == nil, err
 }
 
 func (s *session) start(ctx context.Context, lang string) (Executor, error) {
@@ -303,7 +311,6 @@ func (s *session) launchEnv() ([]string, error) {
 	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session), nil
 }
 
-// drop kills and forgets the executor for lang.
 // dead reports whether the session's interpreter for lang has ended since
 // its last cell (the next executor call would replace it).
 func (s *session) dead(lang string) bool {
@@ -313,18 +320,31 @@ func (s *session) dead(lang string) bool {
 	return ex != nil && !ex.Alive()
 }
 
-func (s *session) drop(lang string) {
+// drop kills and forgets the executor for lang, whose state went as why
+// says (statelost.go).
+func (s *session) drop(lang, why string) {
 	s.mu.Lock()
 	ex := s.execs[lang]
 	delete(s.execs, lang)
+	if ex != nil {
+		s.lostLocked(lang, why)
+	}
 	s.mu.Unlock()
 	if ex != nil {
 		_ = ex.Kill()
 	}
 }
 
-// killAll drops every executor: the state of the whole session is gone.
-func (s *session) killAll() { s.stopAll(false, Executor.Kill) }
+// killAll drops every executor: the state of the whole session is gone,
+// as why says.
+func (s *session) killAll(why string) {
+	s.mu.Lock()
+	for lang := range s.execs {
+		s.lostLocked(lang, why)
+	}
+	s.mu.Unlock()
+	s.stopAll(false, Executor.Kill)
+}
 
 // shutdown closes the session's executors gracefully; later requests fail.
 func (s *session) shutdown() { s.stopAll(true, Executor.Close) }
