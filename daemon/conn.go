@@ -123,7 +123,7 @@ func (c *conn) dispatch(line []byte) {
 		c.enc.Line(serve.Pong{ID: id, Type: serve.TypePong})
 	case OpStop:
 		c.enc.Line(map[string]any{"type": TypeStopping, "pid": os.Getpid()})
-		c.srv.stop()
+		c.srv.stop("was stopped (evalhost daemon stop, or a command of another build replacing it)")
 	default:
 		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
 	}

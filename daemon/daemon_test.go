@@ -271,3 +271,24 @@ func TestServeStaysWhileAJobRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A process that ends leaves the names of its sessions, and why their
+// state went, for the next one (lost.json), which takes them at its start.
+func TestServeEndLeavesItsSessionsLost(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{})
+	paths, wait := serveHome(t, 50*time.Millisecond)
+	eval(t, paths, "s", "true")
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := readLost(paths.Lost)
+	if len(got) != 1 || got[0].Session != "s" || !strings.Contains(got[0].Why, "which ended itself after 50ms without a client at ") {
+		t.Fatalf("lost.json after the idle end: %+v", got)
+	}
+	if taken := takeLost(paths.Lost); len(taken) != 1 {
+		t.Fatalf("takeLost = %+v", taken)
+	}
+	if _, err := os.Lstat(paths.Lost); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("lost.json is left after it was taken: %v", err)
+	}
+}

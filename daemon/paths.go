@@ -22,6 +22,7 @@ type Paths struct {
 	State  string // pid, version and sessions of the live process; left behind by a crash
 	Log    string // the process's stderr
 	Jobs   string // the last job number given, so that a restarted process never reuses one
+	Lost   string // sessions whose state an ended process took, for the next one to tell (lost.go)
 }
 
 // PathsFor returns the files under home/daemon. A socket path too long for
@@ -31,7 +32,7 @@ func PathsFor(home string) Paths {
 	dir := filepath.Join(home, "daemon")
 	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Lock: filepath.Join(dir, "lock"),
 		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log"),
-		Jobs: filepath.Join(dir, "jobs.seq")}
+		Jobs: filepath.Join(dir, "jobs.seq"), Lost: filepath.Join(dir, "lost.json")}
 	if len(p.Socket) > maxSocketPath {
 		sum := sha256.Sum256([]byte(dir))
 		p.Socket = filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")

@@ -45,6 +45,7 @@ type Server struct {
 
 	stopOnce sync.Once
 	stopped  chan struct{}
+	endHow   string // why it ended, after "which" (set once, by stop)
 
 	mu      sync.Mutex
 	conns   map[int]*conn
@@ -105,6 +106,9 @@ func Serve(ctx context.Context, cfg Config) error {
 		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
 	}
 	s.reg = sessions.New(rc)
+	for _, e := range takeLost(cfg.Paths.Lost) {
+		s.reg.NoteLost(e.Session, e.Why)
+	}
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
@@ -119,6 +123,8 @@ func Serve(ctx context.Context, cfg Config) error {
 	s.wg.Wait()
 	s.reg.Close()
 	s.bridge.Close()
+	// Best effort: a failed write costs the notices, not the end.
+	_ = addLost(cfg.Paths.Lost, s.state.names(), endedWhy(os.Getpid(), s.endHow))
 	return nil
 }
 
@@ -145,14 +151,20 @@ func (s *Server) listen() error {
 	return nil
 }
 
-// Stop ends Serve; safe to call more than once.
-func (s *Server) stop() { s.stopOnce.Do(func() { close(s.stopped) }) }
+// stop ends Serve, for the reason how gives (after "which", as "which was
+// stopped"); safe to call more than once: the first reason stands.
+func (s *Server) stop(how string) {
+	s.stopOnce.Do(func() {
+		s.endHow = how + " at " + stamp(time.Now())
+		close(s.stopped)
+	})
+}
 
 func (s *Server) accept() {
 	for {
 		nc, err := s.ln.AcceptUnix()
 		if err != nil {
-			s.stop() // the listener closed, or broke: either way, end
+			s.stop("ended when its socket failed") // the listener closed, or broke: either way, end
 			return
 		}
 		if uid, err := peerUID(nc); err != nil || (uid >= 0 && uid != os.Getuid()) {
@@ -186,14 +198,14 @@ func (s *Server) watchIdle(ctx context.Context) {
 		case <-s.stopped:
 			return
 		case <-ctx.Done():
-			s.stop()
+			s.stop("was stopped by a signal")
 			return
 		case now := <-t.C:
 			s.mu.Lock()
 			idle := len(s.conns) == 0 && now.Sub(s.lastUse) >= s.cfg.Idle
 			s.mu.Unlock()
 			if idle && !s.jobRunning() {
-				s.stop()
+				s.stop("ended itself after " + s.cfg.Idle.String() + " without a client")
 				return
 			}
 		}

@@ -65,6 +65,13 @@ func (f *stateFile) used(name string) error {
 	return f.write()
 }
 
+// names are the sessions whose state the process holds.
+func (f *stateFile) names() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.st.Sessions)
+}
+
 // forget drops a session that was closed: its state is not lost by a crash.
 func (f *stateFile) forget(name string) error {
 	f.mu.Lock()

@@ -150,9 +150,13 @@ func TestDaemonReplacedAfterSIGKILL(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "NameError") {
 		t.Fatalf("exit %d, stderr %s; want the NameError of a fresh session", code, stderr)
 	}
-	want := fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and the state of its sessions (s) is lost", pid)
-	if !strings.Contains(stderr, want) {
-		t.Fatalf("stderr %q does not say %q", stderr, want)
+	for _, want := range []string{
+		fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and the state of its sessions (s) is lost", pid),
+		fmt.Sprintf("[state lost: session s's py interpreter ended with the background process (pid %d), which ended without a stop (killed or crashed);", pid),
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Fatalf("stderr %q does not say %q", stderr, want)
+		}
 	}
 	if newPID := h.pid("s"); newPID == pid {
 		t.Fatal("the killed process is still the one serving")
@@ -160,6 +164,31 @@ func TestDaemonReplacedAfterSIGKILL(t *testing.T) {
 	// Said once: the next command finds a live process.
 	if _, stderr, _ := h.run("run", "--session", "s", "-c", "1"); strings.Contains(stderr, "had ended") {
 		t.Fatalf("the loss was said again: %s", stderr)
+	}
+}
+
+// A stopped background process takes its sessions' state: the next cell
+// of each session says so, whichever command runs it, once.
+func TestDaemonStopToldToEachSession(t *testing.T) {
+	h := newDaemonHome(t)
+	for _, s := range []string{"a", "b"} {
+		if _, stderr, code := h.run("run", "--session", s, "-c", "x = 1"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	pid := h.pid("a")
+	if _, stderr, code := h.run("daemon", "stop"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, s := range []string{"b", "a"} {
+		_, stderr, code := h.run("run", "--session", s, "-c", "print(x)")
+		want := fmt.Sprintf("[state lost: session %s's py interpreter ended with the background process (pid %d), which was stopped", s, pid)
+		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "NameError") {
+			t.Fatalf("session %s after the stop: exit %d, stderr %q; want %q and a NameError", s, code, stderr, want)
+		}
+	}
+	if _, stderr, _ := h.run("run", "--session", "a", "-c", "1"); strings.Contains(stderr, "state lost") {
+		t.Fatalf("the loss was told twice: %s", stderr)
 	}
 }
 
