@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,13 +182,28 @@ func stderrTail(b []byte) string {
 	return strings.Join(lines, "\n    ")
 }
 
+// openError says why a candidate could not be opened: "not found" only
+// when it is not there. Another error (EMFILE when the process ran out of
+// file descriptors, EACCES) is itself, or the user hunts for an interpreter
+// that is installed.
+func openError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return errors.New("not found")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // DefaultProbeTimeout bounds the first run of a candidate interpreter: a
 // cold start, or a version manager's shim.
 const DefaultProbeTimeout = 15 * time.Second
 
 func runProbe(path, dir string, timeout time.Duration) probeResult {
 	if _, err := os.Stat(path); err != nil {
-		return probeResult{err: fmt.Errorf("not found")}
+		return probeResult{err: openError(err)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -3,11 +3,13 @@ package sessions
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +61,28 @@ func TestConcurrentFirstRequestsProbeOnce(t *testing.T) {
 	}
 	if probes := strings.Count(string(data), "probe"); probes != 1 {
 		t.Errorf("the interpreter was probed %d times for %d concurrent first requests, want once", probes, n)
+	}
+}
+
+// A candidate that cannot be opened is "not found" only when it is not
+// there: out of file descriptors (a flood of connections to the tool
+// bridge) read as a missing interpreter.
+func TestOpenErrorSaysWhy(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"missing", &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, "not found"},
+		{"a file on the way", &fs.PathError{Op: "open", Path: "/x/y", Err: syscall.ENOTDIR}, "not found"},
+		{"out of descriptors", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EMFILE}, "too many open files"},
+		{"no permission", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}, "permission denied"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := openError(tc.err).Error(); got != tc.want {
+				t.Fatalf("openError = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

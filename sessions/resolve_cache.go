@@ -45,7 +45,7 @@ type cachedResolution struct {
 func resolveCandidate(c candidate, cwd, home string, getenv func(string) string, timeout time.Duration) probeResult {
 	f, err := os.Open(c.path)
 	if err != nil {
-		return probeResult{err: fmt.Errorf("not found")}
+		return probeResult{err: openError(err)}
 	}
 	// A binary is not probed, so what a probe would have refused is
 	// refused here: only a regular, executable file can be an interpreter.
