@@ -56,7 +56,12 @@
 // gets a context that ends when its run ends, its client disconnects or the
 // Server closes. Slow clients are cut off by ReadHeaderTimeout and ReadTimeout;
 // once a request's body is read (net/http then lifts the read deadline) a tool
-// may take as long as the cell's own timeout allows.
+// may take as long as the cell's own timeout allows. Any local user can
+// connect to the loopback port, so a 401, 403 or 404 answer closes its
+// connection (no keep-alive for a client without the token), and at most
+// Options.MaxConns connections are open at once (the rest wait in the
+// kernel's backlog): a flood costs the bridge its callers' patience, not the
+// process its file descriptors.
 //
 // Kernels behind a Jupyter gateway may run on other machines, which cannot
 // reach this loopback server: package gateway carries their calls over the

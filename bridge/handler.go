@@ -25,6 +25,12 @@ type statusError struct {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := s.admit(w, r)
 	if err != nil {
+		if err.status == http.StatusUnauthorized || err.status == http.StatusForbidden || err.status == http.StatusNotFound {
+			// A client without the token gets no kept-alive connection:
+			// any local user can connect, and a flood of idle ones held
+			// for IdleTimeout ran evalhost out of file descriptors.
+			w.Header().Set("Connection", "close")
+		}
 		s.reply(w, err.status, nil, err.msg)
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // Environment variable names the interpreter sees.
@@ -60,6 +62,11 @@ type Options struct {
 	ReadTimeout       time.Duration // whole request incl. body; default 30 s
 	IdleTimeout       time.Duration // keep-alive idle; default 2 min
 	ShutdownTimeout   time.Duration // Close waits this long for handlers before cutting connections; default 5 s
+	// MaxConns bounds the connections open at once (default 1024); more
+	// wait in the kernel's backlog. Any local user can connect to a
+	// loopback port: unbounded, a flood ran the whole process out of file
+	// descriptors, and interpreters could not start.
+	MaxConns int
 }
 
 func (o *Options) fill() {
@@ -77,6 +84,9 @@ func (o *Options) fill() {
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 5 * time.Second
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 1024
 	}
 }
 
@@ -132,6 +142,7 @@ func (s *Server) start() error {
 	if err != nil {
 		return fmt.Errorf("tool bridge: listen on 127.0.0.1: %w", err)
 	}
+	ln = netutil.LimitListener(ln, s.opts.MaxConns)
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,

@@ -442,3 +442,91 @@ func TestOversizedBodyAnsweredToClientsThatWriteFirst(t *testing.T) {
 		})
 	}
 }
+
+// A request refused for want of the token gets its connection closed: any
+// local user can connect, and held-open refused connections (keep-alive,
+// 2 min) ran evalhost out of file descriptors.
+func TestRefusedConnectionIsClosed(t *testing.T) {
+	b := start(t, echoTools, Options{})
+	addr := strings.TrimPrefix(b.url, "http://")
+	tests := []struct{ name, auth, path string }{
+		{"no token", "", Path},
+		{"wrong token", "Authorization: Bearer " + strings.Repeat("0", 64) + "\r\n", Path},
+		{"other path", "", "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			req := "POST " + tt.path + " HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n" + tt.auth + "Content-Length: 2\r\n\r\n{}"
+			if _, err := io.WriteString(conn, req); err != nil {
+				t.Fatal(err)
+			}
+			// A failure bound, not a timing claim: the server must end the
+			// connection after its answer, not keep it for IdleTimeout.
+			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			rest, err := io.ReadAll(conn)
+			if err != nil {
+				t.Fatalf("the refused connection was kept open: %v (read %q)", err, rest)
+			}
+			if !strings.Contains(string(rest), "Connection: close") {
+				t.Errorf("answer %q does not say Connection: close", rest)
+			}
+		})
+	}
+}
+
+// No more than MaxConns connections are served at once; the others wait
+// (in the kernel's backlog) and are served as the first ones end.
+func TestConnectionsBounded(t *testing.T) {
+	const limit, n = 2, 5
+	var mu sync.Mutex
+	inside, most := 0, 0
+	arrived := make(chan struct{}, n)
+	release := make(chan struct{})
+	tools := ToolsFunc(func(ctx context.Context, c Call) (json.RawMessage, error) {
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		mu.Unlock()
+		arrived <- struct{}{}
+		<-release
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return json.RawMessage(`1`), nil
+	})
+	b := start(t, tools, Options{MaxConns: limit})
+	b.RunHook("s", "r", true)
+	defer b.RunHook("s", "r", false)
+	// Each call on a connection of its own, closed after it, as the
+	// runner's client makes them: a kept-alive one holds its place.
+	b.client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if r := b.call(t, "s", "r", "t", `{}`); !r.OK {
+				t.Errorf("call: %d %s", r.status, r.raw)
+			}
+		})
+	}
+	for range limit {
+		<-arrived
+	}
+	// Unbounded, the other calls enter within milliseconds; this window
+	// only lets them show themselves (a pass under extreme load proves less,
+	// a failure is always real).
+	select {
+	case <-arrived:
+		t.Errorf("a call beyond the %d-connection limit was served at once", limit)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	wg.Wait()
+	if most > limit {
+		t.Errorf("%d calls were inside at once, limit %d", most, limit)
+	}
+}
