@@ -183,10 +183,13 @@ func reclaim(paths Paths) ([]string, error) {
 	var notices []string
 	if st, ok := readState(paths.State); ok {
 		notices = append(notices, fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and %s", st.PID, lostState(st.Sessions)))
-		// Each session's next cell says so too, whichever command runs it.
-		if err := addLost(paths.Lost, st.Sessions, endedWhy(st.PID, "ended without a stop (killed or crashed)")); err != nil {
-			return nil, err
+		// Each session's next cell says so too, whichever command runs
+		// it; best effort, as it costs only those notices.
+		why := endedWhy(st.PID, "ended without a stop (killed or crashed); found at "+stamp(time.Now()))
+		for i := range st.Held {
+			st.Held[i].Why = why
 		}
+		_ = addLost(paths.Lost, st.Held)
 		if err := os.Remove(paths.State); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,7 +283,9 @@ func TestServeEndLeavesItsSessionsLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readLost(paths.Lost)
-	if len(got) != 1 || got[0].Session != "s" || !strings.Contains(got[0].Why, "which ended itself after 50ms without a client at ") {
+	if len(got) != 1 || got[0].Key.Session != "s" || fmt.Sprint(got[0].Languages) != "[sh]" ||
+		!strings.Contains(got[0].Why, "50ms") {
+		// The process's idle end, or its registry's idle close just before.
 		t.Fatalf("lost.json after the idle end: %+v", got)
 	}
 	if taken := takeLost(paths.Lost); len(taken) != 1 {
@@ -290,5 +293,32 @@ func TestServeEndLeavesItsSessionsLost(t *testing.T) {
 	}
 	if _, err := os.Lstat(paths.Lost); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("lost.json is left after it was taken: %v", err)
+	}
+}
+
+// lost.json is the user's own file, but what is there must not stop a
+// process's start or its successor's notices: a FIFO is not read (it would
+// block), and the writer keeps the file under the reader's bound.
+func TestLostFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := readLost(fifo); got != nil {
+		t.Fatalf("readLost(FIFO) = %+v", got)
+	}
+	path := filepath.Join(dir, "lost.json")
+	long := strings.Repeat("n", 4200)
+	var losses []sessions.Loss
+	for i := range 300 {
+		losses = append(losses, sessions.Loss{Key: sessions.Key{Session: fmt.Sprint(long, i)}, Languages: []string{"py"}, Why: "w"})
+	}
+	if err := addLost(path, losses); err != nil {
+		t.Fatal(err)
+	}
+	got := readLost(path)
+	if len(got) == 0 || got[len(got)-1].Key.Session != fmt.Sprint(long, 299) {
+		t.Fatalf("read back %d entries; want the newest kept", len(got))
 	}
 }

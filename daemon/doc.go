@@ -21,11 +21,14 @@
 // process lives, so its socket is stale. It writes "state" (its pid,
 // version and the names of the sessions it ran) and removes it on a clean
 // end; a state file left behind means the process died (SIGKILL, a crash)
-// with those sessions' state. "lost.json" names the sessions whose state an
-// ended process took, and why: the process writes it at a clean end, the
-// client that finds a state file left by a crash adds to it, and the next
-// process takes it at its start, so each such session's next cell says so
-// (sessions.Registry.NoteLost). Serve ends when its context ends, a client
+// with those sessions' state; it also lists, by key and language, the
+// sessions whose interpreters started (sessions.Config.OnHold). "lost.json"
+// holds the sessions whose state an ended process took, and why: the
+// process writes it at a clean end (with what it had not told yet,
+// sessions.Registry.Untold), the client that finds a state file left by a
+// crash adds to it, and the next process takes it at its start, so each
+// such session's next cell says so (sessions.Registry.NoteLost). It is
+// bounded (256 entries, 1 MiB) and read only when it is a regular file. Serve ends when its context ends, a client
 // sends stop, or no client has been connected and no job has run for
 // Config.Idle (default 30 min); it then cancels what runs, closes every session and removes its
 // socket and state file before it releases the lock.

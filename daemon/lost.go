@@ -7,25 +7,28 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // A background process that ends takes its sessions' state with it. Its
 // successor tells each such session's next cell why
-// (sessions.Registry.NoteLost), whichever command runs it and however
-// long after: "lost.json" carries the names across, written by the process
-// at a clean end and by the client that finds a crashed one's state file.
+// (sessions.Registry.NoteLost), whichever command runs it and however long
+// after: "lost.json" carries the sessions (their keys and languages) across,
+// written by the process at a clean end (with what it could not tell yet,
+// sessions.Registry.Untold) and by the client that finds a crashed one's
+// state file.
 
-// lostEntry is one session whose state a process's end took.
-type lostEntry struct {
-	Session string `json:"session"`
-	Why     string `json:"why"` // follows "its py interpreter"
-}
+// maxLost and maxLostBytes bound lost.json: the newest entries are kept,
+// and the file is always small enough for readLost.
+const (
+	maxLost      = 256
+	maxLostBytes = 1 << 20
+)
 
-// maxLost bounds lost.json: the newest are kept.
-const maxLost = 256
-
-// endedWhy is a lostEntry's why for process pid, which ended as how says.
+// endedWhy is a loss's why for process pid, which ended as how says.
 func endedWhy(pid int, how string) string {
 	return "ended with the background process (pid " + strconv.Itoa(pid) + "), which " + how
 }
@@ -34,28 +37,33 @@ func endedWhy(pid int, how string) string {
 // which end it means.
 func stamp(t time.Time) string { return t.Format("2006-01-02 15:04") }
 
-// addLost appends the names to the file at path, written whole.
-func addLost(path string, names []string, why string) error {
-	if len(names) == 0 {
+// addLost appends losses to the file at path, written whole.
+func addLost(path string, losses []sessions.Loss) error {
+	if len(losses) == 0 {
 		return nil
 	}
-	entries := readLost(path)
-	for _, n := range names {
-		entries = append(entries, lostEntry{Session: n, Why: why})
-	}
+	entries := append(readLost(path), losses...)
 	if len(entries) > maxLost {
 		entries = entries[len(entries)-maxLost:]
 	}
-	b, err := json.Marshal(entries)
-	if err != nil {
-		return err
+	for {
+		b, err := json.Marshal(entries)
+		if err != nil {
+			return err
+		}
+		if len(b) <= maxLostBytes || len(entries) <= 1 {
+			if len(b) > maxLostBytes {
+				return nil // one entry too large to keep (a name of megabytes)
+			}
+			return replaceFile(path, b)
+		}
+		entries = entries[len(entries)/4+1:]
 	}
-	return replaceFile(path, b)
 }
 
-// takeLost reads and removes the file at path; an unreadable one is
-// dropped, costing only the notices.
-func takeLost(path string) []lostEntry {
+// takeLost reads and removes the file at path; a missing or unreadable one
+// costs only the notices.
+func takeLost(path string) []sessions.Loss {
 	entries := readLost(path)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil // it would be told again by the next process
@@ -63,17 +71,22 @@ func takeLost(path string) []lostEntry {
 	return entries
 }
 
-func readLost(path string) []lostEntry {
-	f, err := os.Open(path)
+// readLost reads a regular file only: the directory is the user's own, but
+// a FIFO there must not hang the process's start.
+func readLost(path string) []sessions.Loss {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
-	if err != nil {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	var entries []lostEntry
+	b, err := io.ReadAll(io.LimitReader(f, maxLostBytes+1))
+	if err != nil || len(b) > maxLostBytes {
+		return nil
+	}
+	var entries []sessions.Loss
 	if json.Unmarshal(b, &entries) != nil {
 		return nil
 	}

@@ -101,13 +101,15 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	jobs := jobCounter{cfg.Paths.Jobs}
 	rc.FirstJob, rc.OnJobID = jobs.last()+1, jobs.given
+	// Best effort, as state's other writes: only a crash report reads it.
+	rc.OnHold = func(key sessions.Key, lang string) { _ = s.state.hold(key, lang) }
 	rc.EnvHook = s.bridge.Env
 	rc.RunHook = func(run sessions.RunInfo, active bool) {
 		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
 	}
 	s.reg = sessions.New(rc)
-	for _, e := range takeLost(cfg.Paths.Lost) {
-		s.reg.NoteLost(e.Session, e.Why)
+	for _, l := range takeLost(cfg.Paths.Lost) {
+		s.reg.NoteLost(l)
 	}
 	if cfg.Ready != nil {
 		cfg.Ready()
@@ -121,10 +123,16 @@ func Serve(ctx context.Context, cfg Config) error {
 	loops.Wait()
 	s.endConns()
 	s.wg.Wait()
+	untold := s.reg.Untold()
 	s.reg.Close()
 	s.bridge.Close()
+	for i := range untold {
+		if untold[i].Why == "" {
+			untold[i].Why = endedWhy(os.Getpid(), s.endHow)
+		}
+	}
 	// Best effort: a failed write costs the notices, not the end.
-	_ = addLost(cfg.Paths.Lost, s.state.names(), endedWhy(os.Getpid(), s.endHow))
+	_ = addLost(cfg.Paths.Lost, untold)
 	return nil
 }
 

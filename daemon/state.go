@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // State is what a live background process writes about itself: a client
@@ -18,6 +20,9 @@ type State struct {
 	PID      int      `json:"pid"`
 	Version  string   `json:"version"`
 	Sessions []string `json:"sessions"` // names of sessions that ran, in order of first use
+	// Held are the sessions whose interpreters started, by key and
+	// language: what a crash takes, told to each at its next cell.
+	Held []sessions.Loss `json:"held,omitempty"`
 }
 
 // stateFile keeps State on disk, rewritten whole when a session name is new.
@@ -65,11 +70,21 @@ func (f *stateFile) used(name string) error {
 	return f.write()
 }
 
-// names are the sessions whose state the process holds.
-func (f *stateFile) names() []string {
+// hold records an interpreter of lang started in session key; only a new
+// key or language costs a write.
+func (f *stateFile) hold(key sessions.Key, lang string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.st.Sessions)
+	i := slices.IndexFunc(f.st.Held, func(l sessions.Loss) bool { return l.Key == key })
+	if i < 0 {
+		f.st.Held = append(f.st.Held, sessions.Loss{Key: key})
+		i = len(f.st.Held) - 1
+	}
+	if slices.Contains(f.st.Held[i].Languages, lang) {
+		return nil
+	}
+	f.st.Held[i].Languages = append(f.st.Held[i].Languages, lang)
+	return f.write()
 }
 
 // forget drops a session that was closed: its state is not lost by a crash.
@@ -81,6 +96,7 @@ func (f *stateFile) forget(name string) error {
 		return nil
 	}
 	f.st.Sessions = slices.Delete(f.st.Sessions, i, i+1)
+	f.st.Held = slices.DeleteFunc(f.st.Held, func(l sessions.Loss) bool { return l.Key.Session == name })
 	return f.write()
 }
 

@@ -57,15 +57,18 @@
 //     waits for running jobs.
 //   - Every CellResult says status, execution count, duration, stateLost and
 //     retried; output produced before a death or timeout is kept.
-//   - State loss is told to whoever relied on it: a request notes, when it is
-//     queued, which interpreter of each language held its session's state;
-//     its first cell that runs in another one because someone else ended
-//     that one (another request's kill, timeout, death or reset, Reset,
-//     KillSession, Kill, an interpreter that ended between cells, or the
-//     session's CloseSession, eviction or idle close, remembered for the
-//     session opened again under its key, or NoteLost by name) gets
-//     stateLost and a "[state lost: …]" stderr notice saying why. A
-//     request's own losses are not told to it again.
+//   - State loss is told to whoever relied on it, with stateLost and a
+//     "[state lost: …]" stderr notice saying why, on the request's first cell
+//     of that language. A loss tells the requests queued before it (another
+//     request's second Ctrl-C (KillSession, Kill), the death, timeout or
+//     reset in its cell, Reset), never the request whose cell caused it.
+//     A loss no request caused or saw is pending: it tells every request
+//     queued before the language's next interpreter starts (an interpreter
+//     that ended between cells; eviction and the idle close, remembered
+//     for the session opened again under its key; NoteLost, a background
+//     process's end). A session closed with CloseSession is no news when
+//     opened again: its user asked. Untold lists what a registry holds and
+//     has not told, for a successor.
 //   - Request.Streams, when set, gets the stdout and stderr of Python cells
 //     in the runner (not of sh, gateway or detachable cells) as bytes lent
 //     for the call only, in place of stream frames, in order with them;

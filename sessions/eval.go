@@ -194,7 +194,7 @@ type cellRun struct {
 // not told of it as news (statelost.go).
 func (c *cellRun) lose(retried bool) {
 	c.markLost(retried)
-	c.j.see(c.cell.Language, anyGen)
+	c.j.see(c.cell.Language, ownLoss)
 }
 
 func (c *cellRun) markLost(retried bool) {
@@ -388,10 +388,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
-			c.j.s.drop(c.cell.Language, "died ("+death.How()+")")
+			c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
 			return false
 		}
-		c.j.s.drop(c.cell.Language, "died ("+death.How()+")")
+		c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
 		if attempt > 0 {
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
@@ -404,7 +404,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, death.Error())
 		}
 	case errors.Is(err, backend.ErrKilled):
-		c.j.s.drop(c.cell.Language, "was killed: a cell was stopped and did not end within the grace window")
+		c.j.s.drop(c.cell.Language, whyStopped)
 		c.lose(false)
 		if timedOut {
 			c.timedOut(true)
@@ -429,7 +429,7 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		// keeps its state.
 		c.startFailed(ctx, err)
 	default:
-		c.j.s.drop(c.cell.Language, "was stopped after an error: "+err.Error())
+		c.j.s.drop(c.cell.Language, "was stopped after an error in another request's cell: "+err.Error())
 		c.lose(false)
 		c.fail(StatusError, err.Error())
 	}

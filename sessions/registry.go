@@ -48,6 +48,11 @@ type Config struct {
 	// numbers unique across them, so a job id never names another job.
 	FirstJob uint64
 	OnJobID  func(n uint64)
+	// OnHold, when set, hears of each interpreter started in a session
+	// (key), from the goroutine that started it: from then the session
+	// holds state a crash of the process would take (the background
+	// process writes it down for its successor; see Untold).
+	OnHold func(key Key, lang string)
 }
 
 func (c *Config) fill() {
@@ -336,8 +341,7 @@ func (r *Registry) CloseSession(id string) bool {
 	var closing []*session
 	for k, s := range r.sessions {
 		if k.Session == id {
-			delete(r.sessions, k)
-			r.rememberLocked(s, whyClosed)
+			delete(r.sessions, k) // not remembered: its user closed it
 			s.markClosed()
 			closing = append(closing, s)
 		}

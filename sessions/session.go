@@ -28,17 +28,19 @@ type session struct {
 	// it are refused instead of waiting for it (a new one per job).
 	job      *detachedJob
 	detached chan struct{}
-	// gens numbers each language's interpreters as they start; lostWhy
-	// says why the state of the last one went (statelost.go).
-	gens    map[string]uint64
-	lostWhy map[string]string
+	// epoch counts losses and starts after pending ones; losses holds
+	// each language's last; ever the languages that had an interpreter
+	// (statelost.go).
+	epoch  uint64
+	losses map[string]langLoss
+	ever   map[string]bool
 }
 
 func newSession(r *Registry, key Key, py Interpreter) *session {
 	done := make(chan struct{})
 	close(done)
 	return &session{reg: r, key: key, python: py, execs: map[string]Executor{}, tail: done, lastUsed: time.Now(),
-		detached: make(chan struct{}), gens: map[string]uint64{}, lostWhy: map[string]string{}}
+		detached: make(chan struct{}), losses: map[string]langLoss{}, ever: map[string]bool{}}
 }
 
 // turn is a place in a session's queue.
@@ -47,7 +49,10 @@ type turn struct {
 	prev, mine chan struct{}
 	detached   chan struct{} // the session's when the turn was taken
 	once       sync.Once
-	seen       []genSeen // the interpreters whose state the request relies on
+	// epoch is the session's when the turn was taken: the request is told
+	// of the losses after it; langs holds what it learnt since (statelost.go).
+	epoch uint64
+	langs []langSeen
 }
 
 // enqueue takes the next place in the queue without blocking, so callers that
@@ -61,7 +66,7 @@ func (s *session) enqueue() (*turn, error) {
 	if s.job != nil {
 		return nil, &SessionBusyError{Session: s.key.Session, Job: s.job.id}
 	}
-	t := &turn{s: s, prev: s.tail, mine: make(chan struct{}), detached: s.detached, seen: s.gensLocked()}
+	t := &turn{s: s, prev: s.tail, mine: make(chan struct{}), detached: s.detached, epoch: s.epoch}
 	s.tail = t.mine
 	s.queued++
 	s.lastUsed = time.Now()
@@ -245,18 +250,21 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 	if old != nil {
 		_ = old.Kill()
 		s.mu.Lock()
-		s.lostLocked(lang, whyEndedBetween)
+		s.lostLocked(lang, whyEndedBetween, true)
 		s.mu.Unlock()
 	}
 	ex, err = s.start(ctx, lang)
 	s.mu.Lock()
 	if err == nil {
 		s.execs[lang] = ex
-		s.gens[lang]++
+		s.startedLocked(lang)
 	} else {
 		delete(s.execs, lang)
 	}
 	s.mu.Unlock()
+	if hook := s.reg.cfg.OnHold; err == nil && hook != nil {
+		hook(s.key, lang)
+	}
 	return ex, err == nil, err
 }
 
@@ -327,7 +335,7 @@ func (s *session) drop(lang, why string) {
 	ex := s.execs[lang]
 	delete(s.execs, lang)
 	if ex != nil {
-		s.lostLocked(lang, why)
+		s.lostLocked(lang, why, false)
 	}
 	s.mu.Unlock()
 	if ex != nil {
@@ -340,7 +348,7 @@ func (s *session) drop(lang, why string) {
 func (s *session) killAll(why string) {
 	s.mu.Lock()
 	for lang := range s.execs {
-		s.lostLocked(lang, why)
+		s.lostLocked(lang, why, false)
 	}
 	s.mu.Unlock()
 	s.stopAll(false, Executor.Kill)

@@ -1,222 +1,279 @@
 package sessions
 
 import (
-	"fmt"
+	"math"
 	"slices"
 )
 
 // State loss told to whoever relied on it.
 //
-// A session numbers its interpreters per language as they start (gen). A
-// request notes, when it is queued, which interpreter held the state it may
-// rely on; a cell of it that then runs in another one (the first was
-// killed, reset, recycled, died, or its session was closed and opened
-// again) says so, with why. Another request's loss is news to a request;
-// its own (its cell's timeout, death or reset) is not told twice.
+// A session counts events (epoch): each loss of a language's state, and
+// each start of an interpreter after a loss nobody was told of. A request
+// notes the epoch when it is queued. A loss tells the requests queued
+// before it (they relied on the state it ended), not later ones, unless it
+// is pending: no request caused or saw it (an interpreter that ended
+// between cells, a session evicted or idle-closed and opened again, the
+// background process's end). A pending loss tells every request queued
+// before the next interpreter of its language starts. A request is never
+// told of a loss its own cell caused (the cell said so), and a loss someone
+// asked for (Reset, KillSession, CloseSession) tells only the requests
+// queued before it.
 
-// genSeen is what a request saw of one language's interpreters.
-type genSeen struct {
-	lang string
-	gen  uint64 // the interpreter that held its state; 0: none had started
+// langLoss is the last loss of one language's state in a session.
+type langLoss struct {
+	tellBefore uint64 // requests queued before this epoch are told; pending: all until the next start
+	why        string // follows "its py interpreter"
 }
 
-// anyGen marks a language whose state the request itself lost: the next
-// interpreter it meets is no news.
-const anyGen = ^uint64(0)
+const pending = math.MaxUint64
 
-// Why a session's state went, as the told cell says it after "its <lang>
-// interpreter"; the reasons owned by one caller are built beside it.
+// ownLoss marks a language whose state the request's own cell ended.
+const ownLoss = math.MaxUint64
+
+// langSeen is the epoch up to which a request knows one language's losses.
+type langSeen struct {
+	lang  string
+	epoch uint64
+}
+
+// Why a session's state went, after "its py interpreter". Others' losses
+// are news only to other requests, hence "another request's cell".
 const (
 	whyEndedBetween = "ended between cells (its process exited or was killed)"
 	whyKilled       = "was killed by a second interrupt (Ctrl-C)"
 	whyReset        = "was reset"
-	whyResetCell    = "was reset by a cell with reset set"
-	whyClosed       = "was closed (evalhost kill, or a client's close)"
+	whyResetCell    = "was reset by another request's cell"
+	whyClosed       = "was closed"
+	whyStopped      = "was killed: another request's cell was stopped and did not end within the grace window"
 )
 
-// gensLocked copies the session's interpreter numbers for a request being
-// queued; s.mu is held.
-func (s *session) gensLocked() []genSeen {
-	if len(s.gens) == 0 {
-		return nil
-	}
-	seen := make([]genSeen, 0, len(s.gens))
-	for lang, n := range s.gens {
-		seen = append(seen, genSeen{lang, n})
-	}
-	return seen
-}
-
-// lostLocked records that lang's state is gone and why; s.mu is held. A
+// lostLocked records that lang's state went as why says; s.mu is held. A
 // language that never had an interpreter had no state to lose.
-func (s *session) lostLocked(lang, why string) {
-	if s.gens[lang] != 0 {
-		s.lostWhy[lang] = why
+func (s *session) lostLocked(lang, why string, isPending bool) {
+	if !s.ever[lang] {
+		return
+	}
+	s.epoch++
+	l := langLoss{tellBefore: s.epoch, why: why}
+	if isPending {
+		l.tellBefore = pending
+	}
+	s.losses[lang] = l
+}
+
+// startedLocked records a new interpreter of lang; s.mu is held. A pending
+// loss stops telling the requests queued from now on.
+func (s *session) startedLocked(lang string) {
+	s.ever[lang] = true
+	if l, ok := s.losses[lang]; ok && l.tellBefore == pending {
+		s.epoch++
+		l.tellBefore = s.epoch
+		s.losses[lang] = l
 	}
 }
 
-// genOf is the number of lang's current (or last) interpreter.
-func (s *session) genOf(lang string) (uint64, string) {
+// lossFor is what a request that knows lang's losses up to seen has not
+// been told, and the session's epoch now.
+func (s *session) lossFor(lang string, seen uint64) (why string, now uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gens[lang], s.lostWhy[lang]
-}
-
-// stateLangs are the languages whose state a session holds (or held): what
-// goes with it when it is closed.
-func (s *session) stateLangs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	langs := make([]string, 0, len(s.gens))
-	for lang := range s.gens {
-		langs = append(langs, lang)
+	if l, ok := s.losses[lang]; ok && seen < l.tellBefore && seen != ownLoss {
+		why = l.why
 	}
-	return langs
+	return why, s.epoch
 }
 
-// inherit starts a session opened again where a closed one held state: its
-// first interpreter of each language is news to every request queued
-// before it starts.
-func (s *session) inherit(l loss) {
+// untold is what the session holds, by language: the live state (why "")
+// and the pending losses, which go to a session opened again under its key.
+func (s *session) untold() []Loss {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, lang := range l.langs {
-		s.gens[lang] = 1
-		s.lostWhy[lang] = l.why
-	}
-}
-
-// seenGen is the interpreter of lang that the job relied on when queued.
-func (j *Job) seenGen(lang string) uint64 {
-	for _, g := range j.turn.seen {
-		if g.lang == lang {
-			return g.gen
+	byWhy := map[string][]string{}
+	for lang := range s.ever {
+		why, held := "", false
+		switch ex := s.execs[lang]; {
+		case s.losses[lang].tellBefore == pending:
+			why, held = s.losses[lang].why, true
+		case ex != nil && ex.Alive():
+			held = true
+		case ex != nil:
+			why, held = whyEndedBetween, true
+		}
+		if held {
+			byWhy[why] = append(byWhy[why], lang)
 		}
 	}
-	return 0
+	var out []Loss
+	for why, langs := range byWhy {
+		slices.Sort(langs)
+		out = append(out, Loss{Key: s.key, Languages: langs, Why: why})
+	}
+	slices.SortFunc(out, func(a, b Loss) int { return len(a.Why) - len(b.Why) })
+	return out
 }
 
-// see records that the job now relies on interpreter gen of lang.
-func (j *Job) see(lang string, gen uint64) {
-	for i := range j.turn.seen {
-		if j.turn.seen[i].lang == lang {
-			j.turn.seen[i].gen = gen
+// inherit starts a session opened again where a closed one held state:
+// each language's first interpreter is news to the requests queued before
+// it starts.
+func (s *session) inherit(l Loss) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, lang := range l.Languages {
+		s.ever[lang] = true
+		s.losses[lang] = langLoss{tellBefore: pending, why: l.Why}
+	}
+}
+
+// seenFor is the epoch up to which the job knows lang's losses.
+func (j *Job) seenFor(lang string) uint64 {
+	for _, g := range j.turn.langs {
+		if g.lang == lang {
+			return g.epoch
+		}
+	}
+	return j.turn.epoch
+}
+
+// see records that the job knows lang's losses up to epoch.
+func (j *Job) see(lang string, epoch uint64) {
+	for i := range j.turn.langs {
+		if j.turn.langs[i].lang == lang {
+			j.turn.langs[i].epoch = epoch
 			return
 		}
 	}
-	j.turn.seen = append(j.turn.seen, genSeen{lang, gen})
+	j.turn.langs = append(j.turn.langs, langSeen{lang, epoch})
 }
 
-// lostAll records that the job itself ended every interpreter of its
-// session (a cell's reset).
+// lostAll records that the job's own cell ended every interpreter of its
+// session (a reset).
 func (j *Job) lostAll() {
-	for _, lang := range j.s.stateLangs() {
-		j.see(lang, anyGen)
+	j.s.mu.Lock()
+	langs := make([]string, 0, len(j.s.ever))
+	for lang := range j.s.ever {
+		langs = append(langs, lang)
+	}
+	j.s.mu.Unlock()
+	for _, lang := range langs {
+		j.see(lang, ownLoss)
 	}
 }
 
-// tellLoss says, once, that the cell runs in another interpreter than the
-// one that held the state its request relied on, when someone else ended
-// that one; it runs after the cell's executor is ready.
+// tellLoss says, once, that the state the cell's request relied on was
+// ended by someone else; it runs when the cell's executor is ready.
 func (c *cellRun) tellLoss() {
 	lang := c.cell.Language
-	gen, why := c.j.s.genOf(lang)
-	seen := c.j.seenGen(lang)
-	c.j.see(lang, gen)
-	if seen == 0 || seen == anyGen || seen == gen || why == "" {
+	why, now := c.j.s.lossFor(lang, c.j.seenFor(lang))
+	c.j.see(lang, now)
+	if why == "" {
 		return
 	}
 	c.markLost(false)
-	c.notice(fmt.Sprintf("[state lost: session %s's %s interpreter %s; this cell runs in a fresh one, and variables from before are gone]\n",
-		c.j.s.key.Session, lang, why))
+	c.notice("[state lost: session " + c.j.s.key.Session + "'s " + lang + " interpreter " + why +
+		"; this cell runs in a fresh one, and variables from before are gone]\n")
 }
 
-// loss is why a closed session's state went, kept by the registry for the
-// session opened again under its key.
-type loss struct {
-	why   string
-	langs []string // nil: every language (the holder's were not known)
+// Loss is a session's state by language: live (Why "") or gone for a
+// reason no request was told yet (Why follows "its py interpreter", as
+// "ended with the background process").
+type Loss struct {
+	Key       Key      `json:"key"`
+	Languages []string `json:"languages"`
+	Why       string   `json:"why,omitempty"`
 }
 
 // maxLosses bounds the closed sessions a registry remembers; the oldest is
 // forgotten first.
 const maxLosses = 256
 
-// lossMemory remembers why closed sessions' state went, by key, and by
-// name for those whose cwd and interpreter were not known (NoteLost).
+// lossMemory remembers why closed sessions' state went, for the session
+// opened again under the same key.
 type lossMemory struct {
-	byKey  map[Key]loss
-	byName map[string]loss
-	order  []any // Key or string, oldest first
+	byKey map[Key]Loss
+	order []Key // oldest first, each key once
 }
 
-func (m *lossMemory) add(k any, l loss) {
+// add keeps l; for a key already kept, the languages are joined and the
+// newer reason stands.
+func (m *lossMemory) add(l Loss) {
 	if m.byKey == nil {
-		m.byKey, m.byName = map[Key]loss{}, map[string]loss{}
+		m.byKey = map[Key]Loss{}
 	}
-	switch k := k.(type) {
-	case Key:
-		m.byKey[k] = l
-	case string:
-		m.byName[k] = l
+	if old, ok := m.byKey[l.Key]; ok {
+		m.order = slices.DeleteFunc(m.order, func(k Key) bool { return k == l.Key })
+		langs := append(slices.Clone(old.Languages), l.Languages...)
+		slices.Sort(langs)
+		l.Languages = slices.Compact(langs)
 	}
-	m.order = append(m.order, k)
-	for len(m.order) > maxLosses {
-		switch old := m.order[0].(type) {
-		case Key:
-			delete(m.byKey, old)
-		case string:
-			delete(m.byName, old)
-		}
-		m.order = m.order[1:]
+	m.byKey[l.Key] = l
+	m.order = append(m.order, l.Key)
+	if len(m.order) > maxLosses {
+		delete(m.byKey, m.order[0])
+		m.order = slices.Delete(m.order, 0, 1)
 	}
 }
 
-// take returns and forgets what is remembered for key, by key first.
-func (m *lossMemory) take(key Key) (loss, bool) {
-	if l, ok := m.byKey[key]; ok {
+// take returns and forgets what is remembered for key.
+func (m *lossMemory) take(key Key) (Loss, bool) {
+	l, ok := m.byKey[key]
+	if ok {
 		delete(m.byKey, key)
-		return l, true
+		m.order = slices.DeleteFunc(m.order, func(k Key) bool { return k == key })
 	}
-	if l, ok := m.byName[key.Session]; ok {
-		delete(m.byName, key.Session)
-		return l, true
-	}
-	return loss{}, false
+	return l, ok
 }
 
 // rememberLocked keeps why s's state went, for the session opened again
-// under its key; r.mu is held.
+// under its key; r.mu is held. Only pending losses are kept: a session its
+// user closed is no news when opened again.
 func (r *Registry) rememberLocked(s *session, why string) {
-	if langs := s.stateLangs(); len(langs) > 0 {
-		r.lost.add(s.key, loss{why: why, langs: langs})
+	held := s.untold() // the live state first: the close is the newer reason
+	for i := len(held) - 1; i >= 0; i-- {
+		if held[i].Why == "" {
+			held[i].Why = why
+		}
+		r.lost.add(held[i])
 	}
 }
 
-// NoteLost tells the registry that the state of the sessions named name,
-// in any cwd, went with something outside it (the background process that
-// held them ended): the first interpreter of each language started in such
-// a session says so, with why (worded to follow "its python interpreter",
-// as "ended with the background process"). A session of that name open now
-// is not affected.
-func (r *Registry) NoteLost(name, why string) {
+// NoteLost tells the registry that the state of session l.Key went with
+// something outside it (the background process that held it ended): the
+// first cells of l.Languages that run in that session say so, with l.Why.
+// A session of that key open now is not affected.
+func (r *Registry) NoteLost(l Loss) {
+	if l.Why == "" || len(l.Languages) == 0 {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lost.add(name, loss{why: why})
+	r.lost.add(l)
+}
+
+// Untold lists what the registry's sessions hold and what it was not yet
+// able to tell: each live session's state (Why "") and its pending losses,
+// and the remembered losses of closed ones. A background process that ends
+// hands it to the next one (NoteLost), having filled in Why.
+func (r *Registry) Untold() []Loss {
+	r.mu.Lock()
+	list := make([]*session, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		list = append(list, s)
+	}
+	out := make([]Loss, 0, len(r.lost.order))
+	for _, k := range r.lost.order {
+		out = append(out, r.lost.byKey[k])
+	}
+	r.mu.Unlock()
+	for _, s := range list {
+		out = append(out, s.untold()...)
+	}
+	return out
 }
 
 // inheritLocked gives a new session what a closed one of its key lost;
 // r.mu is held.
 func (r *Registry) inheritLocked(s *session) {
-	l, ok := r.lost.take(s.key)
-	if !ok {
-		return
+	if l, ok := r.lost.take(s.key); ok {
+		s.inherit(l)
 	}
-	if l.langs == nil {
-		for lang := range r.cfg.Starters {
-			l.langs = append(l.langs, lang)
-		}
-		slices.Sort(l.langs)
-	}
-	s.inherit(l)
 }

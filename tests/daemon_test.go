@@ -192,6 +192,45 @@ func TestDaemonStopToldToEachSession(t *testing.T) {
 	}
 }
 
+// A loss is told to each session it took, in the cwd it held state in,
+// also when the process that was to tell it ended first: a crash, then a
+// stop before session a was used again, then a run in each cwd.
+func TestDaemonLossToldAcrossProcesses(t *testing.T) {
+	h := newDaemonHome(t)
+	dirs := map[string]string{"x": t.TempDir(), "y": t.TempDir(), "fresh": t.TempDir()}
+	in := func(dir string, args ...string) (string, int) {
+		cmd := h.cmd(args...)
+		cmd.Dir = dir
+		_, stderr, code := runCaptured(t, cmd, false)
+		return stderr, code
+	}
+	for _, d := range []string{"x", "y"} {
+		if stderr, code := in(dirs[d], "run", "--session", "a", "-c", "v = 1"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	pid := h.pid("other")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	if _, stderr, code := h.run("run", "--session", "other", "-c", "1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := h.run("daemon", "stop"); code != 0 {
+		t.Fatal(stderr)
+	}
+	want := fmt.Sprintf("[state lost: session a's py interpreter ended with the background process (pid %d), which ended without a stop (killed or crashed)", pid)
+	for _, d := range []string{"y", "x"} {
+		if stderr, code := in(dirs[d], "run", "--session", "a", "-c", "print(v)"); code != 1 || !strings.Contains(stderr, want) {
+			t.Fatalf("session a in cwd %s: exit %d, stderr %q; want %q", d, code, stderr, want)
+		}
+	}
+	if stderr, _ := in(dirs["fresh"], "run", "--session", "a", "-c", "1"); strings.Contains(stderr, "state lost") {
+		t.Fatalf("a cwd that held no state was told of a loss: %s", stderr)
+	}
+}
+
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	if !leakcheck.Gone(pid, 10*time.Second) {
