@@ -67,8 +67,10 @@
 //
 // # A process that stops answering
 //
-// The connection's reader answers ping at once while requests run. A
-// Client relies on it (liveness.go): after 2 s without a line it pings,
+// An eval is queued off the connection's reader (in the order it came),
+// so the reader answers ping, cancel and kill at once whatever the
+// requests do, a slow interpreter resolution included. A Client relies on
+// it (liveness.go): after 2 s without a line it pings,
 // and a process that neither sends a line nor takes what the client
 // writes for 10 s (stopped, hung) ends Next or Send with a [*HungError]
 // (Attached), naming its pid; the pongs are not returned by Next. So no

@@ -3,8 +3,10 @@ package daemon
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -161,4 +163,26 @@ func answerPings(nc net.Conn, n int, last string) {
 	}
 	nc.Write([]byte(last + "\n"))
 	drain(nc)
+}
+
+// The background process answers a client's pings while its request is
+// queued (its interpreter resolved: a shim's probe can take seconds) and
+// while its cell runs, so a request far longer than the bound ends as it
+// would without one.
+func TestServeAnswersPingsWhileARequestRuns(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	paths, _ := serveHome(t, time.Hour)
+	// A version-manager shim is probed when a request names it; this one
+	// is slow to answer, and then fails (the request's sh cell needs none).
+	shim := filepath.Join(t.TempDir(), "slow-python")
+	if err := os.WriteFile(shim, fmt.Appendf(nil, "#!/bin/sh\nsleep %d\nexit 1\n", 2*testAnswerWait/time.Second), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := dialShort(t, paths)
+	c.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": filepath.Dir(paths.Dir), "python": shim,
+		"cells": []map[string]string{{"language": "sh", "code": "sleep 2; echo done"}}})
+	end := readUntil(t, c, "cell_end")
+	if st, out := gjson.GetBytes(end, "status").String(), gjson.GetBytes(end, "output.text").String(); st != "ok" || out != "done\n" {
+		t.Fatalf("cell_end %s; want ok and done", end)
+	}
 }
