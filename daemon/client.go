@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,7 @@ const lockWait = 30 * time.Second
 type Client struct {
 	sendMu sync.Mutex
 	conn   *net.UnixConn
+	live   *liveReader // conn, read with a bound once the hello came
 	r      *bufio.Reader
 	Hello  serve.Hello
 	// Notices are what the user must be told about this connection: a
@@ -116,10 +118,11 @@ func dial(paths Paths) (*Client, error) {
 		}
 		return nil, &UnsafeError{Path: paths.Socket, Reason: fmt.Sprintf("is served by a process of uid %d, not yours (uid %d)", uid, os.Getuid())}
 	}
-	c := &Client{conn: nc, r: bufio.NewReaderSize(nc, 64<<10)}
+	c := &Client{conn: nc}
+	c.live = &liveReader{c: c, probeAfter: probeAfter, answerWait: answerWait}
+	c.r = bufio.NewReaderSize(c.live, 64<<10)
 	nc.SetReadDeadline(time.Now().Add(helloTimeout)) // a hung process must not hang every command
 	line, err := c.Next()
-	nc.SetReadDeadline(time.Time{})
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -135,6 +138,7 @@ func dial(paths Paths) (*Client, error) {
 		nc.Close()
 		return nil, fmt.Errorf("the background process's first line is not a hello: %.200s", line)
 	}
+	c.live.watch = true // from now on a silent process is asked whether it lives
 	return c, nil
 }
 
@@ -205,9 +209,7 @@ func (c *Client) replaceable() (lost []string, err error) {
 	if c.Send(map[string]string{"op": "sessions", "id": "replace"}) != nil {
 		return nil, nil
 	}
-	c.conn.SetReadDeadline(time.Now().Add(helloTimeout))
-	defer c.conn.SetReadDeadline(time.Time{})
-	for {
+	for { // a process that stopped answering ends the loop with a HungError
 		line, err := c.Next()
 		if err != nil {
 			return nil, nil
@@ -268,21 +270,42 @@ func Stop(paths Paths) (pid int, err error) {
 	return c.Hello.PID, c.stopAndWait(paths)
 }
 
-// Send writes v as one JSON line; safe from many goroutines.
+// Send writes v as one JSON line; safe from many goroutines. A process
+// that takes none of it for a while is hung (*HungError).
 func (c *Client) Send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	return c.write(append(b, '\n'))
+}
+
+// write sends line, which ends with its newline.
+func (c *Client) write(line []byte) error {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	_, err = c.conn.Write(append(b, '\n'))
+	c.conn.SetWriteDeadline(time.Now().Add(c.live.answerWait))
+	_, err := c.conn.Write(line)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return c.hung(c.live.answerWait)
+	}
 	return err
 }
 
 // Next returns the next line the process wrote, without its newline; the
-// slice is valid until the next call.
+// slice is valid until the next call. A process that stopped answering
+// ends it with a *HungError (see liveReader); the answers to its pings are
+// not returned.
 func (c *Client) Next() ([]byte, error) {
+	for {
+		line, err := c.next()
+		if err != nil || !bytes.Equal(line, pongLine) {
+			return line, err
+		}
+	}
+}
+
+func (c *Client) next() ([]byte, error) {
 	line, err := c.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		buf := append([]byte(nil), line...)

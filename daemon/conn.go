@@ -47,6 +47,10 @@ type conn struct {
 	mu       sync.Mutex
 	inflight map[string]*flight
 	wg       sync.WaitGroup // its evals
+	// queued is closed when the last eval read has taken its place in its
+	// session's queue; the next one waits for it, so a client's evals are
+	// queued in the order it sent them.
+	queued chan struct{}
 }
 
 // flight is an eval that has not sent its end.
@@ -57,7 +61,8 @@ type flight struct {
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
-	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}}
+	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}, queued: make(chan struct{})}
+	close(c.queued)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.relay = bridge.NewRelay(c.sendToolCall, c.abandonToolCall)
 	return c
@@ -134,7 +139,8 @@ func (c *conn) refuse(id, op, msg string) {
 }
 
 // eval queues the request in the shared registry, under a name no other
-// client's request has, and streams its replies tagged with the client's id.
+// client's request has, from a goroutine of its own (after the client's
+// earlier evals), and streams its replies tagged with the client's id.
 func (c *conn) eval(line []byte, id string) {
 	req, err := serve.ParseEval(line)
 	if err != nil {
@@ -178,17 +184,24 @@ func (c *conn) eval(line []byte, id string) {
 	if out.Passthrough {
 		req.Streams = func(cell int, t frames.Type, p []byte) { c.sendBytes(id, cell, t, p, false) }
 	}
-	job, err := c.srv.reg.Queue(req)
-	if err != nil {
-		done()
-		c.refuse(id, "eval", err.Error())
-		return
-	}
-	_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
+	// Queued off the reader: Queue resolves the request's interpreter (a
+	// shim's probe can take seconds), and the reader must go on answering
+	// this client's ping and cancel meanwhile.
+	prev, queued := c.queued, make(chan struct{})
+	c.queued = queued
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		<-prev
+		job, err := c.srv.reg.Queue(req)
+		close(queued)
+		if err != nil {
+			done()
+			c.refuse(id, "eval", err.Error())
+			return
+		}
 		defer done()
+		_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
 		start := time.Now()
 		res, err := job.Run(ctx, c.emitter(id, fl, out.Passthrough))
 		if err != nil {

@@ -67,4 +67,16 @@
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
 // of the command that started the process.
+//
+// # A process that stops answering
+//
+// An eval is queued off the connection's reader (in the order it came),
+// so the reader answers ping, cancel and kill at once whatever the
+// requests do, a slow interpreter resolution included. A Client relies on
+// it (liveness.go): after 2 s without a line it pings,
+// and a process that neither sends a line nor takes what the client
+// writes for 10 s (stopped, hung) ends Next or Send with a [*HungError]
+// (Attached), naming its pid; the pongs are not returned by Next. So no
+// request, however long its cells or its wait in a queue, waits on a
+// process that cannot answer.
 package daemon

@@ -57,19 +57,29 @@ func (e *BusyVersionError) Error() string {
 		"run by that build or this one, then try again", e.PID, e.Version, strings.Join(e.Sessions, ", "))
 }
 
-// HungError: the background process accepted a connection but sent no
-// hello in time (stopped, hung, swapped out). It still holds its lock, so
-// no other can start until it ends.
+// HungError: the background process stopped answering. Before Attached,
+// it accepted a connection but sent no hello in time (stopped, hung,
+// swapped out); it still holds its lock, so no other can start until it
+// ends. Attached: it had sent its hello, then for Wait neither answered a
+// ping nor took what the client sent; resumed, it cancels what the client
+// asked, as for any client that left.
 type HungError struct {
-	PID  int // from its state file; 0 when unknown
-	Wait time.Duration
+	PID      int // from its hello, else its state file; 0 when unknown
+	Wait     time.Duration
+	Attached bool
 }
 
 func (e *HungError) Error() string {
-	who := "the background process"
+	who, cont, kill := "the background process", "kill -CONT", "kill"
 	if e.PID > 0 {
 		who = fmt.Sprintf("the background process (pid %d)", e.PID)
+		cont, kill = fmt.Sprintf("kill -CONT %d", e.PID), fmt.Sprintf("kill %d", e.PID)
+	}
+	if e.Attached {
+		return fmt.Sprintf("%s stopped answering: for %s it neither answered a ping nor took what this command sent; it is stopped or hung. "+
+			"Resume it (%s: it then cancels what this command asked, as for any command that ended) or end it (%s: its sessions' state is lost)",
+			who, e.Wait, cont, kill)
 	}
 	return fmt.Sprintf("%s accepted the connection but sent nothing within %s: it is stopped or hung; "+
-		"resume it (kill -CONT) or end it (kill), then try again", who, e.Wait)
+		"resume it (%s) or end it (%s), then try again", who, e.Wait, cont, kill)
 }

@@ -36,8 +36,9 @@
 //     JSON-RPC error for the request's id and reads on (the SDK's reader
 //     would end the connection); a long line whose id cannot be read is
 //     dropped and logged. A line that is not one JSON-RPC message (not
-//     JSON, two values, a batch, an id that is an object) is answered with
-//     a parse or invalid-request error (id null unless one could be read)
+//     JSON, JSON nested more than 10000 deep, which the parse error says,
+//     two values, a batch, an id that is an object) is answered with a
+//     parse or invalid-request error (id null unless one could be read)
 //     and dropped; the connection, and every session, lives on. A request
 //     is taken only with an id the SDK answers as sent: a string, or an
 //     integer of at most 2^53-1 in size however spelled (1, 1.0, 1e0 are

@@ -133,7 +133,7 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 		if c.Language != "" {
 			l, ok := sessions.ParseLanguage(c.Language)
 			if !ok {
-				return r, fmt.Errorf(`cells[%d].language is %q; use "py" (Python) or "sh" (bash)`, i, c.Language)
+				return r, fmt.Errorf(`cells[%d].language is %q; use "py" (or python, python3, ipython) or "sh" (or bash, shell), in any case`, i, c.Language)
 			}
 			lang = l
 		}

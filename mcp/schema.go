@@ -53,8 +53,10 @@ const MaxEvalCells = 100
 func evalSchema() *jsonschema.Schema {
 	cell := object([]string{"code"}, map[string]*jsonschema.Schema{
 		"code": str("The code to run. Python cells show the value of a last expression, like Jupyter."),
-		"language": str(`"py" (Python, the default) or "sh" (bash; "python" and "bash" are accepted too).`,
-			"py", "sh", "python", "bash"),
+		// No enum: names are taken in any case, as serve takes them
+		// (sessions.ParseLanguage), which an enum cannot say.
+		"language": str(`"py" (Python, the default) or "sh" (bash); "python", "python3", "ipython", "bash" and "shell" ` +
+			`are accepted too, in any case.`),
 		"title": str("A short label for the cell, shown in its status line."),
 		"reset": boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
 		"timeout": number("Seconds the cell may run (default 30, at most 600; less than 1 counts as 1). On timeout it is interrupted, "+

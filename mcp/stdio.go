@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -248,8 +249,7 @@ func checkMessage(line []byte) (reply []byte, plain bool) {
 		return nil, false
 	}
 	if !json.Valid(trimmed) {
-		return errorResponse("null", jsonrpc.CodeParseError, "parse error: the line is not one JSON value; "+
-			"send each JSON-RPC message as one line of JSON"), false
+		return errorResponse("null", jsonrpc.CodeParseError, parseError(trimmed)), false
 	}
 	if trimmed[0] != '[' {
 		if plainRequest(trimmed) {
@@ -268,6 +268,18 @@ func checkMessage(line []byte) (reply []byte, plain bool) {
 	// sends one.
 	return errorResponse("null", jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported "+
 		"(MCP 2025-06-18 removed them); send each message as a line of its own"), false
+}
+
+// parseError says why line, which json.Valid refused, cannot be read.
+// Nesting past encoding/json's bound is JSON still (RFC 8259 lets a parser
+// bound the depth), so it is told apart from a line that is not JSON; the
+// scanner's message is the only sign of it.
+func parseError(line []byte) string {
+	var raw json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil && strings.HasSuffix(err.Error(), "exceeded max depth") {
+		return "parse error: the line nests arrays and objects more than 10000 deep, deeper than evalhost reads"
+	}
+	return "parse error: the line is not one JSON value; send each JSON-RPC message as one line of JSON"
 }
 
 // idOf is a message's id as raw JSON when it is a string or a number,

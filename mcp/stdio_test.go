@@ -86,6 +86,34 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 	}
 }
 
+// JSON nested deeper than encoding/json reads (10000 levels) is still JSON
+// (RFC 8259 lets a parser bound the depth): its parse error says so
+// rather than that the line is not JSON. The id stays null, as JSON-RPC
+// 2.0 asks for a parse error: it was not read by a parser that gave up.
+func TestLineGuardSaysTooDeep(t *testing.T) {
+	const ok = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"deep params", `{"jsonrpc":"2.0","id":7,"method":"ping","params":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + `}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line nests arrays and objects more than 10000 deep`},
+		{"deep and cut short", strings.Repeat(`{"a":`, 20_000), `"code":-32700,"message":"parse error: the line nests arrays and objects more than 10000 deep`},
+		{"shallow and cut short", strings.Repeat(`{"a":`, 20), `"code":-32700,"message":"parse error: the line is not one JSON value`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var answers strings.Builder
+			g := &lineGuard{r: newSmallReader(tc.line + "\n" + ok + "\n"), max: 1 << 20, answer: &answers}
+			got, err := io.ReadAll(g)
+			if err != nil || string(got) != ok+"\n" {
+				t.Fatalf("passed on %.100q (%v); want only the good line", got, err)
+			}
+			if !strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1 {
+				t.Fatalf("answered %q; want one line with %q", answers.String(), tc.want)
+			}
+		})
+	}
+}
+
 func TestIDOfPrefix(t *testing.T) {
 	for prefix, want := range map[string]string{
 		`{"jsonrpc":"2.0","id":12,"method":"a","params":{`: "12",

@@ -745,7 +745,7 @@ func TestDaemonHungIsSaid(t *testing.T) {
 	defer syscall.Kill(pid, syscall.SIGCONT)
 	for _, args := range [][]string{{"sessions"}, {"run", "--session", "s", "-c", "kept"}} {
 		want := fmt.Sprintf("the background process (pid %d) accepted the connection but sent nothing", pid)
-		if _, stderr, code := h.run(args...); code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "kill -CONT") {
+		if _, stderr, code := h.run(args...); code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, fmt.Sprintf("kill -CONT %d", pid)) {
 			t.Errorf("%v while it is stopped: exit %d, stderr %q; want %q", args, code, stderr, want)
 		}
 	}

@@ -85,6 +85,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		}
 	}()
 	res, err := a.read()
+	if err != nil {
+		c.Close() // what still writes to it (a cancel, a tool's result) fails at once, not after a hung process's bound
+	}
 	close(finished)
 	watch.Wait()
 	a.endCalls()
@@ -211,6 +214,9 @@ type attached struct {
 func (a *attached) read() (sessions.Result, error) {
 	for {
 		line, err := a.c.Next()
+		if hung := (*daemon.HungError)(nil); errors.As(err, &hung) {
+			return sessions.Result{}, err // it says what to do
+		}
 		if err != nil {
 			return sessions.Result{}, fmt.Errorf("the background process (pid %d) ended before the run did: %v; its log is %s",
 				a.c.Hello.PID, err, a.log)

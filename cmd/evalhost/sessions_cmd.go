@@ -87,6 +87,9 @@ func askDaemon(req any, want string, reply any) error {
 	}
 	for {
 		line, err := c.Next()
+		if hung := (*daemon.HungError)(nil); errors.As(err, &hung) {
+			return err // it says what to do
+		}
 		if err != nil {
 			return fmt.Errorf("the background process did not answer: %w", err)
 		}
