@@ -50,6 +50,7 @@ func (r *router) beginExit() {
 		c.heldMin = c.held[0].epoch // sorted
 	}
 	r.releaseHeld(false)
+	r.release() // the exit's frames, by their own marks now
 }
 
 // sendAfter sends exit-time text held for a last cell that never became
