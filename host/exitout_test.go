@@ -23,6 +23,12 @@ var (
 		fd2: []event{endMark(2), posMark(2, 3), text(2, "exit err\n"), posMark(2, 4)},
 		fd3: []event{doneFrame(0), exitSync2, exitSync3, exitSync4},
 	}
+	// The host had read all of stdout by done, which left it unmarked.
+	exitStdoutUnmarked = exitPipes{
+		fd1: exitBothMarked.fd1[1:],
+		fd2: exitBothMarked.fd2,
+		fd3: []event{doneFrame(1), exitSync2, exitSync3, exitSync4},
+	}
 	exitSync2 = syncFrame(2, 3) // both pipes were clean and empty: each owes mark 2 (fd 1 pays it)
 	exitSync3 = syncFrame(3, 2) // fd 2 still clean: it owes mark 3, paid before "exit err"
 	exitSync4 = syncFrame(4, 1) // fd 1 clean since mark 3: it owes mark 4
@@ -115,13 +121,23 @@ func TestExitOutputOrderStdoutLate(t *testing.T) {
 	}
 }
 
+// Exit text read before done on a pipe that done leaves unmarked was held
+// as the cell's own, and went out with the cell's output, ahead of exit
+// text the other pipe had written before it.
+func TestExitOutputOrderStdoutBeforeDone(t *testing.T) {
+	e := exitStdoutUnmarked
+	if got := routeLastCell(t, newOut(), concat(e.fd1, e.fd2, e.fd3)); got != exitWant {
+		t.Errorf("order %q, want %q", got, exitWant)
+	}
+}
+
 // Every order in which the pump can get the three pipes' events (each
 // pipe's own order kept) gives the order the exit wrote.
 func TestExitOutputOrderAnyInterleaving(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		e    exitPipes
-	}{{"both marked", exitBothMarked}} {
+	}{{"both marked", exitBothMarked}, {"stdout unmarked", exitStdoutUnmarked}} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := tc.e
 			pipes := [][]event{e.fd1, e.fd2, e.fd3}

@@ -457,7 +457,8 @@ func (r *router) finishIfComplete() {
 		return
 	}
 	r.flushEarly()
-	r.releaseHeld(true)
+	// A last cell's text held past its last frame is its exit's (beginExit).
+	r.releaseHeld(!c.leaving)
 	r.late.Stop()
 	r.lateC = nil
 	c.out <- *c.done
