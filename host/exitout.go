@@ -39,10 +39,14 @@ func (r *router) beginExit() {
 	c := r.cur
 	c.exiting = true
 	c.marked[1], c.marked[2] = r.eof[1], r.eof[2]
-	// Held in arrival order; a later epoch is text after a later mark, so
-	// a stable sort by epoch puts each fd's text after the other's before it.
-	slices.SortStableFunc(c.after, func(a, b heldText) int { return a.epoch - b.epoch })
-	c.held, c.after = c.after, nil
+	// Text still held is past the cell's last frame, so the exit's: read
+	// before done on a pipe done left unmarked, so before what after holds
+	// of that pipe. Each pipe's text is thus in arrival order; a later
+	// epoch is text after a later mark, so a stable sort by epoch puts each
+	// fd's text after the other's before it.
+	exit := append(c.held, c.after...)
+	slices.SortStableFunc(exit, func(a, b heldText) int { return a.epoch - b.epoch })
+	c.held, c.after, c.heldBytes = exit, nil, 0
 	for _, h := range c.held {
 		c.heldBytes += len(h.frame.Data)
 	}
@@ -50,6 +54,7 @@ func (r *router) beginExit() {
 		c.heldMin = c.held[0].epoch // sorted
 	}
 	r.releaseHeld(false)
+	r.release() // the exit's frames, by their own marks now
 }
 
 // sendAfter sends exit-time text held for a last cell that never became

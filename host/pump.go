@@ -53,8 +53,9 @@ type cell struct {
 
 	// A last cell (ExitAfterNextCell) owns what its interpreter writes as
 	// it exits (atexit handlers, finalizers, threads' last lines; exitout.go):
-	// held in after until the cell is complete, then sent behind done
-	// (exiting), in order by the exit's own sync marks, until the streams end.
+	// held in after (its frames in queue) until the cell is complete, then
+	// sent behind done (exiting), in order by the exit's own sync marks,
+	// until the streams end.
 	leaving, exiting bool
 	after            []heldText
 }
@@ -68,8 +69,10 @@ type heldText struct {
 	frame frames.Frame
 }
 
+// complete: the cell's own output is all in. A last cell's frames queued
+// behind its done are its exit's, which beginExit routes.
 func (c *cell) complete() bool {
-	return c.done != nil && c.marked[1] && c.marked[2] && len(c.queue) == 0
+	return c.done != nil && c.marked[1] && c.marked[2] && (len(c.queue) == 0 || c.leaving)
 }
 
 // pump is the one owner of output attribution: it takes every reader event
@@ -321,6 +324,12 @@ func (r *router) frame(f frames.Frame) {
 func (r *router) release() {
 	c := r.cur
 	for len(c.queue) > 0 {
+		if c.leaving && c.done != nil && !c.exiting {
+			// The exit's frames (exitout.go) wait for beginExit: their
+			// position marks come after the end marks, which would release
+			// them here, past exit text not yet read.
+			return
+		}
 		f := c.queue[0]
 		if ordered(f.Type) {
 			k := f.Pos
@@ -448,7 +457,8 @@ func (r *router) finishIfComplete() {
 		return
 	}
 	r.flushEarly()
-	r.releaseHeld(true)
+	// A last cell's text held past its last frame is its exit's (beginExit).
+	r.releaseHeld(!c.leaving)
 	r.late.Stop()
 	r.lateC = nil
 	c.out <- *c.done
