@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // ErrUnsafeDir is wrapped by the error a store gives (as a notice in the
@@ -36,7 +38,7 @@ func prepareDir(dir string, userDir bool) error {
 		}
 		return nil
 	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+	if uid, ok := trustdir.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%w: %s belongs to another user (uid %d), who could read or replace your output: remove it, or set PI_ARTIFACTS_DIR to a directory of your own",
 			ErrUnsafeDir, dir, uid)
 	}
