@@ -29,7 +29,9 @@
 //     .evalhost/modules), and where a link among them points, must be a
 //     directory owned by the user or root and writable by no one else.
 //     [CodeFile] judges a file in such a directory the same way: a regular
-//     file, owned by the user or root, writable by no one else.
+//     file, owned by the user or root, writable by no one else. [Opened]
+//     judges such a file once opened: it must still be so, and be the file
+//     judged ([ID]), so code read from the open file is the code judged.
 //   - [WriteDir] judges a directory the user's files are created in: a
 //     directory owned by the user or root that others may write only with
 //     the sticky bit (then they can add names, which the caller's O_EXCL
@@ -42,6 +44,7 @@
 //   - A judgement holds only as long as nobody but the user and root (and
 //     the group of a group-writable directory passed through) changes the
 //     path, which is what it establishes; a caller that must be sure the
-//     thing it then opens is the one judged compares [ID]s ([IDOf]),
-//     which is what the runner does for extension modules.
+//     thing it then opens is the one judged compares [ID]s ([IDOf],
+//     [Opened]), as the runner does for extension modules and run for its
+//     images directory.
 package trustdir

@@ -32,6 +32,8 @@ const (
 	OpenToAll
 	// TooManyLinks: more symbolic links than the kernel follows.
 	TooManyLinks
+	// Replaced: the file opened is not the one judged.
+	Replaced
 )
 
 // Role is how the path found wanting stands to the path judged.
@@ -101,6 +103,8 @@ func (e *Error) Reason() string {
 		return fmt.Sprintf("%s is writable by %s (mode %04o) without the sticky bit, so they can replace what is in it", subject, writers(e.Mode), e.Mode.Perm())
 	case TooManyLinks:
 		return subject + " goes through too many symbolic links"
+	case Replaced:
+		return subject + " is not the file evalhost checked (something was put in its place since)"
 	}
 	return subject + " cannot be trusted"
 }
@@ -363,6 +367,22 @@ func CodeFile(dir, name string) (Found, error) {
 		return Found{}, err
 	}
 	return Found{Real: real, Info: fi}, nil
+}
+
+// Opened judges fi, the Stat of a file of code opened at path after
+// [CodeFile] judged it and found id (hasID false where files have none): it
+// must be that file, and still a regular file owned by the user or root
+// that no one else may write. Read from the open file, the code is then
+// the code judged.
+func Opened(path string, fi fs.FileInfo, id ID, hasID bool) error {
+	w := newWalker(path)
+	if err := w.code(path, fi, Self, false); err != nil {
+		return err
+	}
+	if got, ok := IDOf(fi); hasID && (!ok || got != id) {
+		return w.fail(path, Self, Replaced, fi)
+	}
+	return nil
 }
 
 // WriteDir judges dir, a directory the user's files are created in: the

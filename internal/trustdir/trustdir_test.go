@@ -393,3 +393,34 @@ func TestFix(t *testing.T) {
 		}
 	}
 }
+
+// TestOpened: a file of code opened after it was judged is the one judged
+// and still safe, or it is refused.
+func TestOpened(t *testing.T) {
+	needRoot(t)
+	as(t, pretend)
+	dir := t.TempDir()
+	path := file(t, filepath.Join(dir, "m.py"), 0o644, pretend)
+	judged, err := CodeFile(dir, "m.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := judged.ID()
+	stat := func() fs.FileInfo {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	check(t, dir, Opened(path, stat(), id, true), nil)
+	own(t, path, 0o664, pretend)
+	check(t, dir, Opened(path, stat(), id, true), &want{"m.py", Self, Writable, "writable by group (mode 0664)"})
+	// Another file in its place (renamed over it: a removed file's inode
+	// may be reused at once, but only by whoever may write the directory).
+	if err := os.Rename(file(t, filepath.Join(t.TempDir(), "other.py"), 0o644, pretend), path); err != nil {
+		t.Fatal(err)
+	}
+	check(t, dir, Opened(path, stat(), id, true), &want{"m.py", Self, Replaced, "it is not the file evalhost checked"})
+	check(t, dir, Opened(path, stat(), ID{}, false), nil)
+}
