@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // ErrUnsafe is matched by every [*UnsafeDirError]: a directory evalhost
@@ -116,7 +118,7 @@ func CheckDir(dir, what string) error {
 		return &UnsafeDirError{What: what, Path: dir, Reason: "it is not a directory",
 			Fix: "remove it or set EVALHOST_HOME to a directory of your own"}
 	}
-	if owner, mine := ownedByMe(st); !mine {
+	if owner, ok := trustdir.Owner(st); ok && owner != os.Geteuid() {
 		return &UnsafeDirError{What: what, Path: dir, Reason: fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", owner, os.Geteuid()),
 			Fix: "set EVALHOST_HOME to a directory of your own"}
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // ensureDir creates dir with mode 0700, or checks the one there: a real
@@ -27,7 +29,7 @@ func ensureDir(dir string) error {
 	if !fi.IsDir() {
 		return &UnsafeError{Path: dir, Reason: "is not a directory (a symlink?)"}
 	}
-	if uid := ownerOf(fi); uid != os.Getuid() {
+	if uid, _ := trustdir.Owner(fi); uid != os.Getuid() {
 		return &UnsafeError{Path: dir, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", uid, os.Getuid())}
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
@@ -49,7 +51,7 @@ func checkSocket(path string) error {
 	if fi.Mode().Type() != fs.ModeSocket {
 		return &UnsafeError{Path: path, Reason: "is not a socket"}
 	}
-	if uid := ownerOf(fi); uid != os.Getuid() {
+	if uid, _ := trustdir.Owner(fi); uid != os.Getuid() {
 		return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", uid, os.Getuid())}
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
@@ -68,8 +70,8 @@ func removeStale(path string) error {
 		return err
 	case fi.Mode().Type() != fs.ModeSocket:
 		return &UnsafeError{Path: path, Reason: "is not a socket"}
-	case ownerOf(fi) != os.Getuid():
-		return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", ownerOf(fi), os.Getuid())}
+	case owner(fi) != os.Getuid():
+		return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d)", owner(fi), os.Getuid())}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot remove the stale socket %s: %w", path, err)
@@ -77,11 +79,10 @@ func removeStale(path string) error {
 	return nil
 }
 
-func ownerOf(fi os.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
+// owner is fi's uid, -1 when unknown (never this user's).
+func owner(fi os.FileInfo) int {
+	uid, _ := trustdir.Owner(fi)
+	return uid
 }
 
 // lockFile opens path and takes an exclusive flock on it; with wait false

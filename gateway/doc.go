@@ -8,8 +8,12 @@
 //
 // [Client.StartKernel] creates a kernel (retrying once on a 5xx), connects
 // its channels websocket, applies the working directory, environment and
-// sys.path, runs the prelude and loads extension modules (a module that
-// raises becomes a warning frame, never a start failure). A [Kernel] keeps
+// sys.path, runs the prelude and the extension modules it is given
+// (KernelOptions.Modules, as runner.FindModules judged them: each read here
+// from the file judged and its code sent, so a kernel on another machine
+// runs the caller's modules; one changed since it was judged, or one that
+// raises, becomes a warning frame in [Kernel.Warnings], never a start
+// failure). A [Kernel] keeps
 // the contract of the runner backend (package host):
 //
 //   - Execute emits started, stdout, stderr, display, update_display,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // summary renders a frame compactly for table comparison.
@@ -240,32 +241,49 @@ func TestExecuteBusy(t *testing.T) {
 	}
 }
 
+// TestStartRunsPreludeAndModules: the kernel runs the prelude and the
+// modules runner.FindModules found, each read from the file judged: one
+// replaced since is not run, and is a warning, as one that raises is.
 func TestStartRunsPreludeAndModules(t *testing.T) {
 	user, project := t.TempDir(), t.TempDir()
-	write := func(dir, name, src string) {
+	write := func(dir, name, src string) string {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		return filepath.Join(dir, name)
 	}
 	write(user, "greet.py", "def greet(): return 'user'\n")
 	write(project, "greet.py", "def greet(): return 'project'\n")
 	write(user, "extra.py", "EXTRA = 7\n")
 	write(user, "broken.py", "raise RuntimeError('boom')\n")
-	k := ownKernel(t, KernelOptions{Prelude: "PRELUDE_OK = True", ModuleDirs: []string{user, project, filepath.Join(user, "absent")}})
+	swapped := write(user, "swapped.py", "SWAPPED = 'judged'\n")
+	var places []runner.ModulePlace
+	for _, d := range []string{user, project, filepath.Join(user, "absent")} {
+		places = append(places, runner.ModulePlace{Base: filepath.Dir(d), Rel: filepath.Base(d)})
+	}
+	mods, refused := runner.FindModules(places)
+	if len(refused) > 0 {
+		t.Fatal(refused)
+	}
+	if err := os.Rename(write(t.TempDir(), "other.py", "SWAPPED = 'other'\n"), swapped); err != nil {
+		t.Fatal(err)
+	}
+	k := ownKernel(t, KernelOptions{Prelude: "PRELUDE_OK = True", Modules: mods})
 	ready := k.Ready()
 	if ready.Type != frames.TypeReady || ready.PID <= 0 || !strings.HasPrefix(ready.Python, "3.") || ready.Executable == "" {
 		t.Errorf("ready frame = %+v", ready)
 	}
 	ws := k.Warnings()
-	if len(ws) != 1 || !strings.Contains(ws[0].Message, "broken.py raised RuntimeError: boom") {
-		t.Errorf("warnings = %+v, want one about broken.py", ws)
+	if len(ws) != 2 || !strings.Contains(ws[0].Message, "extension module "+swapped+" was not loaded: it is not the file evalhost checked") ||
+		!strings.Contains(ws[1].Message, "broken.py raised RuntimeError: boom") {
+		t.Errorf("warnings = %+v, want one about broken.py and one about swapped.py", ws)
 	}
 	got, _, err := run(t, k, context.Background(), frames.Request{ID: "use",
-		Code: "import os\nprint(PRELUDE_OK, greet(), EXTRA, 'KG_AUTH_TOKEN' in os.environ)"})
+		Code: "import os\nprint(PRELUDE_OK, greet(), EXTRA, 'KG_AUTH_TOKEN' in os.environ, 'SWAPPED' in dir())"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"started", "stdout:True project 7 False\n", "done:ok"}
+	want := []string{"started", "stdout:True project 7 False False\n", "done:ok"}
 	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}

@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // Python run inside the kernel by evalhost itself. Each snippet defines one
@@ -144,34 +148,38 @@ __evh_start()
 del __evh_start
 `
 
-// modulesCode loads *.py from dirs in order, a later dir overriding a
-// same-named module of an earlier one, each executed in the user namespace;
-// a module that raises prints a warning line instead of failing the start.
-func modulesCode(dirs []string) string {
-	return `def __evh_modules(dirs):
-    import json, os, traceback
-    chosen = {}
-    for d in dirs:
-        try:
-            names = sorted(os.listdir(d))
-        except OSError:
-            continue
-        for n in names:
-            if n.endswith(".py") and not n.startswith("."):
-                chosen[n] = os.path.join(d, n)
+// modulesCode runs the extension modules mods (runner.FindModules judged
+// them) in order in the user namespace. Each is read here, from the file
+// judged (runner.Module.Source), and its bytes sent: the kernel may be on
+// another machine, and what runs is what was judged. A module refused at
+// the read is a warning frame returned here; one that raises prints a
+// warning line; neither fails the start. code is "" when nothing is left
+// to run.
+func modulesCode(mods []runner.Module) (code string, refused []frames.Frame) {
+	var rows [][2]string
+	for _, m := range mods {
+		src, err := m.Source()
+		if err != nil {
+			refused = append(refused, frames.Frame{Type: frames.TypeWarning, Message: err.Error()})
+			continue
+		}
+		rows = append(rows, [2]string{m.Path, base64.StdEncoding.EncodeToString(src)})
+	}
+	if len(rows) == 0 {
+		return "", refused
+	}
+	return `def __evh_modules(mods):
+    import base64, json
     ns = get_ipython().user_ns
-    for n in sorted(chosen):
-        path = chosen[n]
+    for path, src in mods:
         try:
-            with open(path, encoding="utf-8") as f:
-                src = f.read()
-            exec(compile(src, path, "exec"), ns)
+            exec(compile(base64.b64decode(src), path, "exec"), ns)
         except BaseException as e:
             msg = "extension module %s raised %s: %s" % (path, type(e).__name__, e)
             print(` + pyString(warnMarker) + ` + json.dumps(msg), flush=True)
-__evh_modules(` + pyJSON(dirs) + `)
+__evh_modules(` + pyJSON(rows) + `)
 del __evh_modules
-`
+`, refused
 }
 
 // pyString is a Python string literal: Go's JSON string escapes are all

@@ -21,7 +21,7 @@ type KernelOptions struct {
 	Env          map[string]*string // the kernel's environment (a nil value unsets); nil keeps the launch env
 	Prelude      string             // Python run once after the environment; empty means runner.Prelude()
 	NoPrelude    bool               // run no prelude at all
-	ModuleDirs   []string           // extension module dirs, later overriding earlier
+	Modules      []runner.Module    // extension modules, in order (runner.FindModules)
 	Grace        time.Duration      // interrupt grace window; 0 means DefaultGrace
 	StartTimeout time.Duration      // 0 means DefaultStartTimeout
 
@@ -94,12 +94,15 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 			return err
 		}
 	}
-	if len(opts.ModuleDirs) > 0 {
-		out, err := k.runInternal(ctx, "extension modules", modulesCode(opts.ModuleDirs))
-		if err != nil {
-			return err
+	if code, refused := modulesCode(opts.Modules); code != "" || len(refused) > 0 {
+		k.warnings = refused
+		if code != "" {
+			out, err := k.runInternal(ctx, "extension modules", code)
+			if err != nil {
+				return err
+			}
+			k.warnings = append(k.warnings, moduleWarnings(out)...)
 		}
-		k.warnings = moduleWarnings(out)
 	}
 	return nil
 }

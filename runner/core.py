@@ -475,26 +475,21 @@ def _compiled(path):
         return compile(f.read(), path, "exec", 0, True)
 
 
-def _exec_file(path, what, trusted=True):
+def _exec_file(path, what, source=None):
     """Exec a helper file into the user namespace; report failures as warnings.
 
-    An untrusted file (an extension module) is opened first and checked on
-    the open file, so it cannot be swapped between the check and the read.
+    source, when given, is the file's content as its caller read and
+    checked it (an extension module, modules.py): path only names it.
     """
     saved = sys.stdout, sys.stderr
     buf = io.StringIO()
     had_file = "__file__" in _ns
     old_file = _ns.get("__file__")
     try:
-        if trusted:
+        if source is None:
             code = _compiled(path)
         else:
-            with open(path, "rb") as f:
-                why = _module("modules").unsafe(os.fstat(f.fileno()), "file")
-                if why:
-                    _warn(_module("modules").refusal(what, path, why, "file"))
-                    return
-                code = compile(f.read(), path, "exec", 0, True)
+            code = compile(source, path, "exec", 0, True)
         sys.stdout = sys.stderr = buf
         _ns["__file__"] = path
         _wire._loading = "%s %s" % (what, path)

@@ -6,8 +6,8 @@
 // recompiled on every start) speaks the protocol written down in package
 // frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
-// EVALHOST_MODULES (os.pathsep-separated dirs of *.py extension modules, a
-// later dir overriding a same-named module of an earlier one). prelude.py is
+// EVALHOST_MODULES ([ModulesValue]: a JSON array of [path, dev, ino] of the
+// extension module files to run, in order, as [FindModules] judged them). prelude.py is
 // the set of helpers (read, write, env, tree, diff, and the tool bridge's
 // tool / ToolError, see bridge/doc.go) every Python session starts with; the
 // Jupyter gateway backend runs [Prelude] in its kernels, so it defines
@@ -54,12 +54,25 @@
 //     a frame: a display, a result, an error, an input request, whose id
 //     would name a cell that does not exist yet) is a warning frame without
 //     id that names it, never fatal.
-//   - An extension module file, or a whole EVALHOST_MODULES dir, that is not
-//     owned by the effective user (or root) or is writable by group or others
-//     is not executed: a warning frame without id before ready names it, says
-//     why, and gives the chown/chmod that fixes it (as ssh refuses a loose
-//     ~/.ssh); the other modules still load. Only the file and its dir are
-//     checked, not their parents.
+//   - [FindModules] lists the extension modules a session runs (the *.py of
+//     <home>/modules, then of <cwd>/.evalhost/modules, a later place's
+//     overriding an earlier one's of its name) and judges each place and file
+//     with package trustdir, as git judges a repository another user owns:
+//     every directory from the place's base down (.evalhost, modules), and
+//     where a link among them points, must be the user's or root's and
+//     writable by no one else, each file too; no link on the way may be
+//     another user's, nor a directory above another user's (or writable by
+//     everyone without the sticky bit). What it refuses is a
+//     [*ModuleRefusedError] that names it, says what is wrong where and what
+//     to do, for the caller to show; a refused dir's files are not run, and
+//     a refused file does not hide an earlier place's module of its name.
+//   - runner.py opens each file EVALHOST_MODULES names once and runs its code
+//     only when fstat shows the open file is the one judged (dev, ino) and
+//     still a regular file of the user's (or root's) that no one else may
+//     write, so nothing can be swapped in between the judgement and the run;
+//     one that is not is a warning frame without id before ready that names
+//     it and says why, and the other modules still load. [Module.Source] is
+//     the same read in Go, for backends that run the code elsewhere.
 //   - Cells are named "<cell N>", N the execution count; the count grows by
 //     one per execute request that reaches the compiler (syntax errors
 //     included, bad requests not). The last expression's value, when not

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -139,7 +138,8 @@ func (m *markBuf) until(tb testing.TB, mark []byte, deadline <-chan time.Time) s
 
 type startOpts struct {
 	env     []string // added to a minimal environment
-	modules []string // EVALHOST_MODULES dirs
+	modules []string // dirs of extension modules, found as a session finds them (FindModules)
+	entries []Module // EVALHOST_MODULES as given, in place of modules' (what FindModules judged, changed since)
 	dir     string
 	pyArgs  []string // interpreter options before runner.py (-S hides site-packages)
 	runner  string   // runner.py to start; the shared copy when empty
@@ -167,8 +167,10 @@ func start(tb testing.TB, o startOpts) *proc {
 	p.cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
 		"EVALHOST_SYNC_NONCE=" + p.nonce,
-		"EVALHOST_MODULES=" + strings.Join(o.modules, string(os.PathListSeparator)),
 	}, o.env...)
+	if mods := moduleEntries(tb, o); len(mods) > 0 {
+		p.cmd.Env = append(p.cmd.Env, ModulesEnv+"="+ModulesValue(mods))
+	}
 	p.cmd.SysProcAttr = groupAttr()
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatalf("start runner: %v", err)
@@ -195,6 +197,23 @@ func start(tb testing.TB, o startOpts) *proc {
 		}
 		p.early = append(p.early, f)
 	}
+}
+
+// moduleEntries are the modules o names: its entries, else what
+// FindModules finds in its dirs, which must refuse nothing.
+func moduleEntries(tb testing.TB, o startOpts) []Module {
+	if o.entries != nil || len(o.modules) == 0 {
+		return o.entries
+	}
+	var places []ModulePlace
+	for _, d := range o.modules {
+		places = append(places, ModulePlace{Base: filepath.Dir(d), Rel: filepath.Base(d)})
+	}
+	mods, refused := FindModules(places)
+	if len(refused) > 0 {
+		tb.Fatalf("FindModules refused %v", refused)
+	}
+	return mods
 }
 
 func mustPipe(tb testing.TB) (*os.File, *os.File) {

@@ -1,16 +1,18 @@
-"""evalhost extension modules: the *.py files of EVALHOST_MODULES, each run
-into the user namespace at start-up unless another user could have written
-it. Loaded by core only when EVALHOST_MODULES names a directory.
+"""evalhost extension modules: the files EVALHOST_MODULES names, each run
+into the user namespace at start-up. evalhost judged each one, and every
+directory and link on its way, before naming it (runner.FindModules); here
+each is opened once and run only when the open file is the one judged (its
+device and inode) and still a regular file of this user's or root's that no
+one else may write, so nothing can be swapped in between (the gateway
+backend does the same in Go: runner.Module.Source). Loaded by core only when
+EVALHOST_MODULES names a module.
 """
 
 import os
 
-_core = globals()["_core"]
-_wire = _core._wire
 
-
-def unsafe(st, kind):
-    """Why code from a file or dir with stat st could be another user's, or None.
+def unsafe(st):
+    """Why the open file with stat st may not be run, or None.
 
     As ssh with ~/.ssh: it must be owned by this user (or root, who can
     run code as anyone anyway) and writable by no one else.
@@ -18,7 +20,7 @@ def unsafe(st, kind):
     import stat
 
     me = os.geteuid()
-    if kind == "file" and not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode):
         return "it is not a regular file"
     if st.st_uid not in (me, 0):
         return "it is owned by uid %d, not by you (uid %d)" % (st.st_uid, me)
@@ -30,38 +32,47 @@ def unsafe(st, kind):
     return None
 
 
-def refusal(what, path, why, kind):
-    fix = "chown $(id -u) %s && chmod go-w %s" % (path, path)
+def refusal(path, why):
     return (
-        "%s %s %s not loaded: %s, so another user could run code as you; "
-        "if you trust it, make it yours and not writable by others (%s)"
-        % (what, path, "was" if kind == "file" else "and its modules were", why, fix)
+        "extension module %s was not loaded: %s, so another user could run code as you; "
+        "if you trust it, make it yours and not writable by others (chown $(id -u) %s && chmod go-w %s)"
+        % (path, why, path, path)
     )
 
 
-def load_modules():
-    """Exec *.py from EVALHOST_MODULES; a later dir overrides a same-named module.
+def sources(entries):
+    """Yield (path, source, warning) for each [path, dev, ino] of entries, in order.
 
-    A dir or file that another user owns or may write is refused with a
-    warning that names it; the others still load.
+    The source is read from the file opened once, after its fstat showed it
+    is the file evalhost judged (dev and ino; None where there are none) and
+    still safe; otherwise source is None and warning says why it is not run.
+    O_NONBLOCK: a fifo put in its place must not hang the start.
     """
-    chosen = {}
-    for d in os.environ.get("EVALHOST_MODULES", "").split(os.pathsep):
-        if not d:
-            continue
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    for path, dev, ino in entries:
         try:
-            why = unsafe(os.stat(d), "dir")
-            names = os.listdir(d)
-        except FileNotFoundError:
-            continue
+            fd = os.open(path, flags)
         except OSError as e:
-            _wire._warn("extension module dir %s unreadable: %s" % (d, e))
+            yield path, None, "extension module %s was not loaded: it cannot be opened (%s)" % (path, e.strerror or e)
             continue
-        if why:
-            _wire._warn(refusal("extension module dir", d, why, "dir"))
+        source = None
+        with open(fd, "rb") as f:
+            st = os.fstat(fd)
+            why = unsafe(st)
+            if why is None and dev is not None and (st.st_dev % (1 << 64), st.st_ino) != (dev, ino):
+                why = "it is not the file evalhost checked (something was put in its place since)"
+            if why is None:
+                source = f.read()
+        yield path, source, why and refusal(path, why)
+
+
+def load_modules():
+    """Run each module EVALHOST_MODULES names, in order; one refused or
+    failing is a warning that names it, and the others still load."""
+    core = globals()["_core"]
+    entries = core._scan(os.environ.get("EVALHOST_MODULES", ""), 0)[0]
+    for path, source, warning in sources(entries):
+        if warning:
+            core._warn(warning)
             continue
-        for n in names:
-            if n.endswith(".py") and not n.startswith("."):
-                chosen[n] = os.path.join(d, n)
-    for n in sorted(chosen):
-        _core._exec_file(chosen[n], "extension module", trusted=False)
+        core._exec_file(path, "extension module", source)

@@ -101,6 +101,13 @@
 //     call that can block (keycache.go, keywatch_linux.go), once a key is
 //     used a second time unchanged (a registry that resolves once makes no
 //     inotify instance); before that, and elsewhere, stats.
+//   - A Python interpreter starts with the extension modules
+//     runner.FindModules finds and judges for the session (<Home>/modules,
+//     then <cwd>/.evalhost/modules): what it refuses (another user's
+//     .evalhost in /tmp, a link of theirs, a file others may write) is not
+//     run, and the cell that started the interpreter gets a warning frame
+//     per refusal right after ready, with the executor's own start warnings
+//     (a gateway kernel's module that raised).
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
 //     A job in them ends too, its result's Message saying why.

@@ -270,13 +270,16 @@ func (c *cellRun) execute(ctx context.Context) {
 			return
 		}
 		// A dead interpreter replaced here is told as a loss (tellLoss).
-		ex, started, err := s.executor(ctx, c.cell.Language)
+		ex, started, notes, err := s.executor(ctx, c.cell.Language)
 		if err != nil {
 			c.startFailed(ctx, err)
 			return
 		}
 		if started {
 			c.emit(ex.Ready())
+			for _, n := range notes {
+				c.emit(n)
+			}
 		}
 		c.tellLoss()
 		if cellCtx == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // Executor is one live interpreter of a session: the runner process, the sh
@@ -35,8 +36,8 @@ type Spec struct {
 	Session      string
 	Python       Interpreter // resolved; unused by sh
 	Cwd          string
-	Env          []string // complete, filtered child environment
-	ModuleDirs   []string // extension modules, later dirs override earlier ones
+	Env          []string        // complete, filtered child environment
+	Modules      []runner.Module // extension modules to run at start, in order, as runner.FindModules judged them
 	StartTimeout time.Duration
 	Grace        time.Duration
 }

@@ -49,7 +49,7 @@ func GatewayStarter(g GatewayConfig) Starter {
 		opts := gateway.KernelOptions{
 			Cwd:          spec.Cwd,
 			Env:          kernelEnv(spec.Env),
-			ModuleDirs:   spec.ModuleDirs,
+			Modules:      spec.Modules,
 			Grace:        spec.Grace,
 			StartTimeout: max(spec.StartTimeout, gatewayStartTimeout),
 		}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
@@ -433,14 +435,23 @@ func (r *Registry) nextID() string {
 	return fmt.Sprintf("r%d", r.seq)
 }
 
-// moduleDirs are the extension module directories for a cwd: the user's,
-// then the project's, which overrides a same-named user module.
-func (r *Registry) moduleDirs(cwd string) []string {
-	var dirs []string
+// modules are the extension modules an interpreter started in cwd runs:
+// the user's (<home>/modules), then the project's (<cwd>/.evalhost/modules),
+// which overrides a same-named user module; each directory and file judged
+// by runner.FindModules, since a project directory may be anyone's (/tmp).
+// What it refused comes back as warning frames for the first cell.
+func (r *Registry) modules(cwd string) ([]runner.Module, []frames.Frame) {
+	var places []runner.ModulePlace
 	if r.cfg.Home != "" {
-		dirs = append(dirs, filepath.Join(r.cfg.Home, "modules"))
+		places = append(places, runner.ModulePlace{Base: r.cfg.Home, Rel: "modules"})
 	}
-	return append(dirs, filepath.Join(cwd, ".evalhost", "modules"))
+	places = append(places, runner.ModulePlace{Base: cwd, Rel: filepath.Join(".evalhost", "modules")})
+	mods, refused := runner.FindModules(places)
+	var warnings []frames.Frame
+	for _, err := range refused {
+		warnings = append(warnings, frames.Frame{Type: frames.TypeWarning, Message: err.Error()})
+	}
+	return mods, warnings
 }
 
 // KillSession kills the interpreters of every session with this id (any

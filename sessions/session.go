@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // session is one (id, cwd, interpreter) with an executor per language. Its
@@ -236,16 +239,17 @@ func (s *session) reset(ctx context.Context) error {
 
 // executor returns the live executor for lang, starting one when there is
 // none or the last one died (a loss its next cell tells, statelost.go).
-// started reports a new one.
-func (s *session) executor(ctx context.Context, lang string) (ex Executor, started bool, err error) {
+// started reports a new one, and notes the warnings of its start for the
+// cell to show (extension modules refused or failing).
+func (s *session) executor(ctx context.Context, lang string) (ex Executor, started bool, notes []frames.Frame, err error) {
 	s.mu.Lock()
 	old, closed := s.execs[lang], s.closed
 	s.mu.Unlock()
 	if closed {
-		return nil, false, ErrSessionClosed
+		return nil, false, nil, ErrSessionClosed
 	}
 	if old != nil && old.Alive() {
-		return old, false, nil
+		return old, false, nil, nil
 	}
 	if old != nil {
 		_ = old.Kill()
@@ -253,7 +257,7 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 		s.lostLocked(lang, whyEndedBetween, true)
 		s.mu.Unlock()
 	}
-	ex, err = s.start(ctx, lang)
+	ex, notes, err = s.start(ctx, lang)
 	s.mu.Lock()
 	if err == nil {
 		s.execs[lang] = ex
@@ -265,29 +269,44 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 	if hook := s.reg.cfg.OnHold; err == nil && hook != nil {
 		hook(s.key, lang)
 	}
-	return ex, err == nil, err
+	return ex, err == nil, notes, err
 }
 
-func (s *session) start(ctx context.Context, lang string) (Executor, error) {
+// startWarner is implemented by executors whose start can warn (a gateway
+// kernel's extension module that raised).
+type startWarner interface {
+	Warnings() []frames.Frame
+}
+
+func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Frame, error) {
 	cfg := &s.reg.cfg
 	starter := cfg.Starters[lang]
 	if starter == nil {
-		return nil, &unsupportedLanguageError{lang}
+		return nil, nil, &unsupportedLanguageError{lang}
 	}
 	env, err := s.launchEnv()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return starter(ctx, Spec{
+	var mods []runner.Module
+	var notes []frames.Frame
+	if lang == LangPython {
+		mods, notes = s.reg.modules(s.key.Cwd)
+	}
+	ex, err := starter(ctx, Spec{
 		Language:     lang,
 		Session:      s.key.Session,
 		Python:       s.python,
 		Cwd:          s.key.Cwd,
 		Env:          env,
-		ModuleDirs:   s.reg.moduleDirs(s.key.Cwd),
+		Modules:      mods,
 		StartTimeout: cfg.StartTimeout,
 		Grace:        cfg.Grace,
 	})
+	if w, ok := ex.(startWarner); ok && err == nil {
+		notes = append(notes, w.Warnings()...)
+	}
+	return ex, notes, err
 }
 
 // launchEnv is the filtered host environment plus evalhost's own variables.

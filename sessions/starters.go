@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"path/filepath"
-	"strings"
 
 	"github.com/evalhost/evalhost/host"
 	"github.com/evalhost/evalhost/internal/timeline"
@@ -31,7 +30,11 @@ func RunnerStarter(home string) Starter {
 		if err != nil {
 			return nil, err
 		}
-		env := setEnv(spec.Env, "EVALHOST_MODULES", strings.Join(spec.ModuleDirs, string(filepath.ListSeparator)))
+		var modules string
+		if len(spec.Modules) > 0 {
+			modules = runner.ModulesValue(spec.Modules)
+		}
+		env := setEnv(spec.Env, runner.ModulesEnv, modules)
 		timeline.Mark("spawn", "python", spec.Python.Path)
 		p, err := host.Start(ctx, host.Options{
 			Python:       spec.Python.Path,

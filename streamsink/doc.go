@@ -37,8 +37,12 @@
 // A [Store] writes artifacts 0600. A directory it owns is made 0700 (an
 // existing one with looser modes is tightened, one of another user is
 // refused); a user's directory ([StoreOptions.UserDir], $PI_ARTIFACTS_DIR)
-// keeps its modes but is refused when others may write it without the
-// sticky bit. A refused directory is a notice, as an unwritable one is.
+// keeps its modes but is refused, as every directory evalhost writes the
+// user's files into, when another user could swap what is in it: owned by
+// someone other than the user or root, writable by others without the
+// sticky bit, a link of another user's or under a directory of theirs
+// (package trustdir's WriteDir). A refused directory is a notice, as an
+// unwritable one is.
 // In a directory it owns, every finished artifact enforces the retention
 // ([DefaultRetention]) and the total size cap ([DefaultMaxTotal],
 // $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv]), oldest first; never the

@@ -94,8 +94,10 @@ func TestStoreDirectoryModes(t *testing.T) {
 		{"own but another user's is refused", 0o700, false, true, 0o700, "belongs to another user (uid 4242)"},
 		{"user's 0755 is left as it is", 0o755, true, false, 0o755, ""},
 		{"user's sticky 1777 is left as it is", 0o777 | fs.ModeSticky, true, false, 0o777 | fs.ModeSticky, ""},
-		{"user's 0777 is refused", 0o777, true, false, 0o777, "can be written by other users (mode 0777)"},
-		{"user's 0775 is refused", 0o775, true, false, 0o775, "can be written by other users (mode 0775)"},
+		{"user's 0777 is refused", 0o777, true, false, 0o777, "writable by group and others (mode 0777) without the sticky bit"},
+		{"user's 0775 is refused", 0o775, true, false, 0o775, "writable by group (mode 0775) without the sticky bit"},
+		{"user's but another user's is refused", 0o755, true, true, 0o755, "it is owned by uid 4242, not by you"},
+		{"user's but another user's sticky 1777 is refused", 0o777 | fs.ModeSticky, true, true, 0o777 | fs.ModeSticky, "it is owned by uid 4242"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,6 +140,61 @@ func TestStoreDirectoryModes(t *testing.T) {
 			}
 			if got := fi.Mode() & (fs.ModePerm | fs.ModeSticky); got != tt.wantMode {
 				t.Errorf("directory mode %v, want %v", got, tt.wantMode)
+			}
+		})
+	}
+}
+
+// TestUserDirWayRefused: $PI_ARTIFACTS_DIR is refused when another user
+// can swap it: a link of theirs, or a directory of theirs above it.
+func TestUserDirWayRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give files to another user")
+	}
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, root string) string
+		refused string
+	}{
+		{"a link of another user's", func(t *testing.T, root string) string {
+			real := filepath.Join(root, "real")
+			link := filepath.Join(root, "artifacts")
+			if err := os.Mkdir(real, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(link, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}, "it is a symbolic link owned by uid 4242"},
+		{"under another user's directory", func(t *testing.T, root string) string {
+			theirs := filepath.Join(root, "theirs")
+			if err := os.Mkdir(theirs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(theirs, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(theirs, "artifacts")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, "above it is owned by uid 4242"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tt.setup(t, t.TempDir())
+			st := NewStoreWith(dir, StoreOptions{UserDir: true})
+			if _, _, err := st.Create("eval.log"); !errors.Is(err, ErrUnsafeDir) || !strings.Contains(err.Error(), tt.refused) ||
+				!strings.Contains(err.Error(), dir+" (PI_ARTIFACTS_DIR)") {
+				t.Fatalf("Create = %v, want ErrUnsafeDir naming %s and saying %q", err, dir, tt.refused)
+			}
+			if names := listDir(t, dir); len(names) != 0 {
+				t.Errorf("a refused directory got files: %v", names)
 			}
 		})
 	}

@@ -54,9 +54,11 @@ type StoreOptions struct {
 	Retention time.Duration
 	// UserDir marks a directory that belongs to the user ($PI_ARTIFACTS_DIR):
 	// nothing in it is ever removed (no cap, no retention, Prune does
-	// nothing), and its mode is left as it is, but a directory that others
-	// may write without the sticky bit is refused, since they could replace
-	// or plant artifacts. Without UserDir the store owns the directory: it is
+	// nothing), and its mode is left as it is, but a directory that another
+	// user owns (root aside), that others may write without the sticky bit,
+	// or that is a link of another user's or under a directory of theirs is
+	// refused, since they could replace or plant artifacts. Without UserDir
+	// the store owns the directory: it is
 	// created 0700, an existing one the user owns is tightened to 0700, and
 	// one owned by another user is refused.
 	UserDir bool

@@ -3,10 +3,11 @@ package streamsink
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // ErrUnsafeDir is wrapped by the error a store gives (as a notice in the
@@ -18,25 +19,24 @@ var ErrUnsafeDir = errors.New("streamsink: unsafe artifacts directory")
 // nobody else should read spilled output, and another user's directory is
 // refused, since its owner could read or replace it. A user's directory is
 // theirs: its modes are left as they are (artifacts are 0600 anyway), but
-// one others may write without the sticky bit is refused, since anyone who
-// can write it can swap an artifact for their own file.
+// it is judged as every directory evalhost writes the user's files into
+// (trustdir.WriteDir): one another user owns (root aside), one others may
+// write without the sticky bit, a link of another user's or a directory
+// under one of theirs is refused, since whoever controls it can swap an
+// artifact for their own file.
 func prepareDir(dir string, userDir bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+	}
+	if userDir {
+		return judgeUserDir(dir)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("streamsink: artifacts directory: %w", err)
 	}
 	perm := fi.Mode().Perm()
-	if userDir {
-		if perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-			return fmt.Errorf("%w: %s (PI_ARTIFACTS_DIR) can be written by other users (mode %04o), who could replace your artifacts: run chmod go-w on it, or use a directory of your own",
-				ErrUnsafeDir, dir, perm)
-		}
-		return nil
-	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+	if uid, ok := trustdir.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%w: %s belongs to another user (uid %d), who could read or replace your output: remove it, or set PI_ARTIFACTS_DIR to a directory of your own",
 			ErrUnsafeDir, dir, uid)
 	}
@@ -46,6 +46,28 @@ func prepareDir(dir string, userDir bool) error {
 		}
 	}
 	return nil
+}
+
+// judgeUserDir refuses a $PI_ARTIFACTS_DIR another user could swap
+// artifacts in, saying why and what to do.
+func judgeUserDir(dir string) error {
+	_, err := trustdir.WriteDir(dir)
+	var e *trustdir.Error
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &e):
+		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+	}
+	fix := "use a directory of your own"
+	if f := e.Fix(); f != "" {
+		fix = "run " + f + ", or " + fix
+	}
+	reason := e.Reason()
+	if e.Problem == trustdir.Owned && e.Role != trustdir.Above {
+		reason += ", who could read, replace or forge your artifacts"
+	}
+	return fmt.Errorf("%w: %s (PI_ARTIFACTS_DIR): %s: %s", ErrUnsafeDir, dir, reason, fix)
 }
 
 // parseSize reads a byte count with an optional binary suffix: "1073741824",

@@ -4,8 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -27,10 +25,11 @@ type renderer interface {
 // the text of displays, images as files, tracebacks and failed-cell lines.
 type humanRenderer struct {
 	stdout, stderr io.Writer
-	imagesDir      string
-	dirReady       bool
-	images         int
-	bounded        bool // print each cell's bounded tail at its end instead of live
+	imagesDir      string     // --images-dir; "" for a new private one
+	images         int        // saved so far
+	dir            *imagesDir // opened at the first image
+	dirErr         error      // why it could not be
+	bounded        bool       // print each cell's bounded tail at its end instead of live
 	// notices are the host's own "[...]" lines already shown for the cell,
 	// so its closing status line does not repeat one.
 	notices map[string]bool
@@ -124,16 +123,14 @@ func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, err
 			return "", fmt.Errorf("bad base64: %w", err)
 		}
 	}
-	if !h.dirReady {
-		dir, err := imagesDirFor(h.imagesDir)
-		if err != nil {
-			return "", err
-		}
-		h.imagesDir, h.dirReady = dir, true
+	if h.dir == nil && h.dirErr == nil {
+		h.dir, h.dirErr = openImagesDir(h.imagesDir)
+	}
+	if h.dirErr != nil {
+		return "", h.dirErr
 	}
 	h.images++
-	path := filepath.Join(h.imagesDir, fmt.Sprintf("cell%d-%d%s", cell+1, h.images, ext))
-	return path, os.WriteFile(path, raw, 0o644)
+	return h.dir.create(fmt.Sprintf("cell%d-%d%s", cell+1, h.images, ext), raw)
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {

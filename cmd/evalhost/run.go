@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -76,7 +75,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.BoolVar(&f.json, "json", false, "write NDJSON: every frame tagged with its cell, then a summary line per cell")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "run the remaining cells after a failed one")
 	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
-	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved (default: a new directory under the system temp dir)")
+	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved, each as a new file (default: a new private directory under the system temp dir); refused if another user could plant or replace files in it")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
 	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
@@ -169,6 +168,11 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	if f.cwd != "" {
 		if err := checkCwdFlag(f.cwd); err != nil {
+			return err
+		}
+	}
+	if f.imagesDir != "" {
+		if err := checkImagesDir(f.imagesDir); err != nil {
 			return err
 		}
 	}
@@ -470,12 +474,4 @@ func (in *interrupts) stop() int {
 	in.wg.Wait()
 	in.cancel()
 	return int(in.n.Load())
-}
-
-// imagesDirFor returns where a renderer saves images, creating it lazily.
-func imagesDirFor(dir string) (string, error) {
-	if dir == "" {
-		return os.MkdirTemp("", "evalhost-images-")
-	}
-	return dir, os.MkdirAll(filepath.Clean(dir), 0o755)
 }

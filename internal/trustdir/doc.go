@@ -1,0 +1,50 @@
+// Package trustdir judges whether the user evalhost runs as may trust a
+// path: whether anyone but that user and root could change what the path
+// names or what it holds. It owns that judgement for every directory
+// evalhost loads code from (extension modules, the home) or writes the
+// user's files into (images, artifacts), so each caller refuses the same
+// things with the same words.
+//
+// Contract:
+//   - The user is the effective uid. Root may run code as anyone, so what
+//     root owns is trusted as what the user owns is; any other owner is
+//     not. [Owner] reads a file's owner; where files carry none (the
+//     portable fallback) nothing is refused for its owner, and the mode
+//     rules still apply.
+//   - A path is judged the way the kernel resolves it, one name at a time
+//     from the root, symbolic links followed where they point, so every
+//     directory passed through and every link followed is judged, also
+//     inside a link's target (a link to another user's link is theirs to
+//     repoint). A link must be owned by the user or root. A directory passed
+//     through (one above what is judged) must be owned by the user or root
+//     and, when everyone may write it, have the sticky bit (/tmp), since
+//     whoever may rename its entries can put their own in place of the next
+//     one; a group-writable one is let through, as a shared project's group
+//     is trusted with its code anyway.
+//   - [Way] judges the way to a path and returns what it resolves to,
+//     unjudged: the caller judges the end (config judges the home so).
+//   - [CodeDir] judges base/rel, a directory code is run from: base and
+//     the way to it are passed through; each directory rel names, every
+//     one from base down (the .evalhost and the modules of
+//     .evalhost/modules), and where a link among them points, must be a
+//     directory owned by the user or root and writable by no one else.
+//     [CodeFile] judges a file in such a directory the same way: a regular
+//     file, owned by the user or root, writable by no one else. [Opened]
+//     judges such a file once opened: it must still be so, and be the file
+//     judged ([ID]), so code read from the open file is the code judged.
+//   - [WriteDir] judges a directory the user's files are created in: a
+//     directory owned by the user or root that others may write only with
+//     the sticky bit (then they can add names, which the caller's O_EXCL
+//     creates step around, but not replace the user's files).
+//   - A refusal is an [*Error] (matching [ErrUntrusted]) that names the
+//     path judged, where on the way the problem is and what it is; its
+//     Reason reads after "refusing X: ", and Fix is the command that
+//     mends it when one does. Anything missing on the way is an error
+//     matching fs.ErrNotExist, as os.Lstat gives it.
+//   - A judgement holds only as long as nobody but the user and root (and
+//     the group of a group-writable directory passed through) changes the
+//     path, which is what it establishes; a caller that must be sure the
+//     thing it then opens is the one judged compares [ID]s ([IDOf],
+//     [Opened]), as the runner does for extension modules and run for its
+//     images directory.
+package trustdir

@@ -1,0 +1,410 @@
+package trustdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrUntrusted is matched by every [*Error].
+var ErrUntrusted = errors.New("untrusted path")
+
+// Problem is what is wrong with a path.
+type Problem int
+
+const (
+	// NotDir: a directory was wanted.
+	NotDir Problem = iota + 1
+	// NotRegular: a regular file was wanted.
+	NotRegular
+	// Owned: owned by someone other than the user or root.
+	Owned
+	// LinkOwned: a symbolic link owned by someone other than the user or
+	// root, who can point it elsewhere.
+	LinkOwned
+	// Writable: writable by group or others, where code is loaded from.
+	Writable
+	// OpenToAll: writable by others without the sticky bit, so they can
+	// replace its entries.
+	OpenToAll
+	// TooManyLinks: more symbolic links than the kernel follows.
+	TooManyLinks
+	// Replaced: the file opened is not the one judged.
+	Replaced
+)
+
+// Role is how the path found wanting stands to the path judged.
+type Role int
+
+const (
+	// Self: the path judged itself (or a link it is).
+	Self Role = iota
+	// Holds: a directory of the judged part above it (the .evalhost of
+	// .evalhost/modules), held to the same rule.
+	Holds
+	// Above: a directory passed through, or a link followed, on the way.
+	Above
+)
+
+// Error is a refused path.
+type Error struct {
+	Path    string      // the path judged
+	At      string      // where the problem is: Path, or a directory or link on the way
+	Role    Role        // how At stands to Path
+	Problem Problem     // what is wrong with At
+	Owner   int         // At's owner (Owned, LinkOwned)
+	Mode    fs.FileMode // At's permission bits (Writable, OpenToAll)
+	User    int         // the user judged for
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Reason() }
+
+func (e *Error) Unwrap() error { return ErrUntrusted }
+
+// Reason says what is wrong, with At as the subject ("it" when At is Path).
+func (e *Error) Reason() string {
+	subject := "it"
+	switch e.Role {
+	case Holds:
+		subject = "the directory " + e.At + " that holds it"
+		if e.Problem == LinkOwned {
+			subject = "the symbolic link " + e.At + " that holds it"
+		}
+	case Above:
+		subject = "the directory " + e.At + " above it"
+		if e.Problem == LinkOwned {
+			subject = "the symbolic link " + e.At + " on the way to it"
+		}
+	}
+	switch e.Problem {
+	case NotDir:
+		return subject + " is not a directory"
+	case NotRegular:
+		return subject + " is not a regular file"
+	case Owned:
+		if e.Role == Above {
+			return fmt.Sprintf("%s is owned by uid %d, who can replace what is in it", subject, e.Owner)
+		}
+		return fmt.Sprintf("%s is owned by uid %d, not by you (uid %d)", subject, e.Owner, e.User)
+	case LinkOwned:
+		if e.Role == Self {
+			return fmt.Sprintf("it is a symbolic link owned by uid %d, who can point it elsewhere", e.Owner)
+		}
+		return fmt.Sprintf("%s is owned by uid %d, who can point it elsewhere", subject, e.Owner)
+	case Writable:
+		return fmt.Sprintf("%s is writable by %s (mode %04o)", subject, writers(e.Mode), e.Mode.Perm())
+	case OpenToAll:
+		if e.Role == Above {
+			return fmt.Sprintf("%s is writable by everyone (mode %04o) without the sticky bit, so anyone can replace what is in it", subject, e.Mode.Perm())
+		}
+		return fmt.Sprintf("%s is writable by %s (mode %04o) without the sticky bit, so they can replace what is in it", subject, writers(e.Mode), e.Mode.Perm())
+	case TooManyLinks:
+		return subject + " goes through too many symbolic links"
+	case Replaced:
+		return subject + " is not the file evalhost checked (something was put in its place since)"
+	}
+	return subject + " cannot be trusted"
+}
+
+// Fix is the command that mends a mode problem, or "" for any other (an
+// owner: whether taking another user's files over is right is the
+// caller's to say).
+func (e *Error) Fix() string {
+	q := shellQuote(e.At)
+	switch {
+	case e.Problem == Writable:
+		return "chmod go-w " + q
+	case e.Problem == OpenToAll && e.Role == Above:
+		return "chmod o-w " + q
+	case e.Problem == OpenToAll:
+		return "chmod go-w " + q + " (or chmod +t " + q + ")"
+	}
+	return ""
+}
+
+func writers(m fs.FileMode) string {
+	switch m.Perm() & 0o022 {
+	case 0o022:
+		return "group and others"
+	case 0o020:
+		return "group"
+	}
+	return "others"
+}
+
+// shellQuote quotes p for a shell when it needs it.
+func shellQuote(p string) string {
+	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@") == "" {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
+// ID names a file by device and inode: what a path judged now can be held
+// to when it is opened later.
+type ID struct {
+	Dev, Ino uint64
+}
+
+// Found is what a judged path resolved to.
+type Found struct {
+	Real string      // the path with every link resolved
+	Info fs.FileInfo // its Lstat, taken when it was judged
+}
+
+// ID is the identity of what was judged; ok is false where files have none.
+func (f Found) ID() (ID, bool) { return IDOf(f.Info) }
+
+// maxLinks is how many symbolic links a judgement follows, as Linux's
+// MAXSYMLINKS.
+const maxLinks = 40
+
+// walker resolves names one at a time and judges each step.
+type walker struct {
+	path  string // what is judged, for errors
+	me    int
+	links int
+}
+
+// geteuid is the user judged for; tests pretend to be someone else.
+var geteuid = os.Geteuid
+
+func newWalker(path string) *walker { return &walker{path: path, me: geteuid()} }
+
+func (w *walker) fail(at string, role Role, p Problem, fi fs.FileInfo) error {
+	e := &Error{Path: w.path, At: at, Role: role, Problem: p, User: w.me}
+	if fi != nil {
+		e.Owner, _ = Owner(fi)
+		e.Mode = fi.Mode().Perm()
+	}
+	return e
+}
+
+// trusted reports whether fi's owner is the user or root (or unknown).
+func (w *walker) trusted(fi fs.FileInfo) bool {
+	uid, ok := Owner(fi)
+	return !ok || uid == w.me || uid == 0
+}
+
+// name resolves one name in dir (a real path already passed), following a
+// link there, which must be trusted, through its target; it returns the
+// real path and the Lstat of what the name ends at. role is the name's, for
+// a link's refusal.
+func (w *walker) name(dir, name string, role Role) (string, fs.FileInfo, error) {
+	p := dir
+	switch name {
+	case "", ".":
+	case "..":
+		p = filepath.Dir(dir) // dir is real, so its parent is too
+	default:
+		p = filepath.Join(dir, name)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return p, fi, nil
+	}
+	if !w.trusted(fi) {
+		return "", nil, w.fail(p, role, LinkOwned, fi)
+	}
+	if w.links++; w.links > maxLinks {
+		return "", nil, w.fail(p, role, TooManyLinks, nil)
+	}
+	target, err := os.Readlink(p)
+	if err != nil {
+		return "", nil, err
+	}
+	from := dir
+	if filepath.IsAbs(target) {
+		from, target = rootOf(target)
+	}
+	return w.rel(from, target, role)
+}
+
+// rel resolves rel from dir: every name but the last must end at a
+// directory, judged as one passed through; the last is returned unjudged.
+func (w *walker) rel(dir, rel string, role Role) (string, fs.FileInfo, error) {
+	names := strings.Split(filepath.ToSlash(rel), "/")
+	var fi fs.FileInfo
+	var err error
+	for i, n := range names {
+		r := role
+		if i < len(names)-1 {
+			r = Above
+		}
+		if dir, fi, err = w.name(dir, n, r); err != nil {
+			return "", nil, err
+		}
+		if i < len(names)-1 {
+			if err := w.passed(dir, fi); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	return dir, fi, nil
+}
+
+// passed judges a directory the way goes through.
+func (w *walker) passed(dir string, fi fs.FileInfo) error {
+	switch {
+	case !fi.IsDir():
+		return w.fail(dir, Above, NotDir, fi)
+	case !w.trusted(fi):
+		return w.fail(dir, Above, Owned, fi)
+	case fi.Mode().Perm()&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0:
+		return w.fail(dir, Above, OpenToAll, fi)
+	}
+	return nil
+}
+
+// code judges a directory or file code is loaded from.
+func (w *walker) code(p string, fi fs.FileInfo, role Role, dir bool) error {
+	switch {
+	case dir && !fi.IsDir():
+		return w.fail(p, role, NotDir, fi)
+	case !dir && !fi.Mode().IsRegular():
+		return w.fail(p, role, NotRegular, fi)
+	case !w.trusted(fi):
+		return w.fail(p, role, Owned, fi)
+	case fi.Mode().Perm()&0o022 != 0:
+		return w.fail(p, role, Writable, fi)
+	}
+	return nil
+}
+
+// rootOf splits an absolute path into its root and the rest.
+func rootOf(abs string) (root, rest string) {
+	vol := filepath.VolumeName(abs)
+	return vol + string(filepath.Separator), strings.TrimLeft(abs[len(vol):], `/\`)
+}
+
+// start makes path absolute and walks to it, judging the way; the end is
+// returned unjudged (a link there judged as role and followed).
+func (w *walker) start(path string, role Role) (string, fs.FileInfo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, err
+	}
+	root, rest := rootOf(abs)
+	if rest == "" {
+		fi, err := os.Lstat(root)
+		return root, fi, err
+	}
+	return w.rel(root, rest, role)
+}
+
+// step resolves one name as [walker.name] does and says where a problem
+// with what it ends at is best named: the path as given, or the real one
+// when a link led elsewhere (where a chown or chmod must go).
+func (w *walker) step(dir, name, given string, role Role) (string, fs.FileInfo, string, error) {
+	before := w.links
+	real, fi, err := w.name(dir, name, role)
+	if w.links != before {
+		given = real
+	}
+	return real, fi, given, err
+}
+
+// Way judges the way to path (every directory passed through and every
+// link followed, path itself too when it is a link) and returns what path
+// resolves to, for the caller to judge.
+func Way(path string) (Found, error) {
+	w := newWalker(path)
+	real, fi, err := w.start(path, Self)
+	if err != nil {
+		return Found{}, err
+	}
+	return Found{Real: real, Info: fi}, nil
+}
+
+// CodeDir judges base/rel, a directory code is run from. The way to base
+// and base itself are passed through; every directory rel names (and the
+// real one a link among them points to) must be owned by the user or root
+// and writable by no one else.
+func CodeDir(base, rel string) (Found, error) {
+	path := filepath.Join(base, rel)
+	w := newWalker(path)
+	dir, fi, err := w.start(base, Above)
+	if err != nil {
+		return Found{}, err
+	}
+	if err := w.passed(dir, fi); err != nil {
+		return Found{}, err
+	}
+	names := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	for i, n := range names {
+		role := Holds
+		if i == len(names)-1 {
+			role = Self
+		}
+		at := filepath.Join(base, filepath.Join(names[:i+1]...))
+		if dir, fi, at, err = w.step(dir, n, at, role); err != nil {
+			return Found{}, err
+		}
+		if err := w.code(at, fi, role, true); err != nil {
+			return Found{}, err
+		}
+	}
+	return Found{Real: dir, Info: fi}, nil
+}
+
+// CodeFile judges dir/name, a file of code in dir, a directory [CodeDir]
+// judged (dir is its Real path): a regular file owned by the user or root
+// and writable by no one else, a link to it judged on its way.
+func CodeFile(dir, name string) (Found, error) {
+	path := filepath.Join(dir, name)
+	w := newWalker(path)
+	real, fi, at, err := w.step(dir, name, path, Self)
+	if err != nil {
+		return Found{}, err
+	}
+	if err := w.code(at, fi, Self, false); err != nil {
+		return Found{}, err
+	}
+	return Found{Real: real, Info: fi}, nil
+}
+
+// Opened judges fi, the Stat of a file of code opened at path after
+// [CodeFile] judged it and found id (hasID false where files have none): it
+// must be that file, and still a regular file owned by the user or root
+// that no one else may write. Read from the open file, the code is then
+// the code judged.
+func Opened(path string, fi fs.FileInfo, id ID, hasID bool) error {
+	w := newWalker(path)
+	if err := w.code(path, fi, Self, false); err != nil {
+		return err
+	}
+	if got, ok := IDOf(fi); hasID && (!ok || got != id) {
+		return w.fail(path, Self, Replaced, fi)
+	}
+	return nil
+}
+
+// WriteDir judges dir, a directory the user's files are created in: the
+// way to it, and dir itself, a directory owned by the user or root that
+// others may write only with the sticky bit.
+func WriteDir(dir string) (Found, error) {
+	w := newWalker(dir)
+	real, fi, err := w.start(dir, Self)
+	if err != nil {
+		return Found{}, err
+	}
+	at := dir
+	if w.links > 0 {
+		at = real
+	}
+	switch {
+	case !fi.IsDir():
+		return Found{}, w.fail(at, Self, NotDir, fi)
+	case !w.trusted(fi):
+		return Found{}, w.fail(at, Self, Owned, fi)
+	case fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0:
+		return Found{}, w.fail(at, Self, OpenToAll, fi)
+	}
+	return Found{Real: real, Info: fi}, nil
+}
