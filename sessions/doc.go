@@ -88,7 +88,10 @@
 //     it are evicted as their requests end. Idle sessions shut down after
 //     IdleTimeout. Close waits for every interpreter and goroutine.
 //   - The interpreter is Request.Python, else Config.Python, else resolved
-//     per cwd (ResolveInterpreter). A binary is started as found, with no
+//     per cwd (ResolveInterpreter). A .venv or venv in the cwd that another
+//     user could have put or changed (internal/trustdir's judgement of code)
+//     is refused with an *UntrustedVenvError, not passed over: in /tmp it
+//     would run as whoever starts evalhost there. A binary is started as found, with no
 //     probe; a script (a version-manager shim) is probed once in the cwd
 //     and its answer cached under Config.Home, keyed by everything the shim
 //     reads (resolve_cache.go); a start that fails or reports another

@@ -3,6 +3,8 @@ package sessions
 import (
 	"errors"
 	"fmt"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 var (
@@ -79,3 +81,22 @@ func (e *InterpreterError) Error() string {
 }
 
 func (e *InterpreterError) Unwrap() error { return ErrNoInterpreter }
+
+// UntrustedVenvError refuses a virtualenv in the cwd that another user
+// could have put or changed there: its python would run as this user.
+type UntrustedVenvError struct {
+	Source, Path string // ".venv" or "venv", and its bin/python
+	Err          error  // the trustdir refusal, which says what to fix
+}
+
+func (e *UntrustedVenvError) Error() string {
+	do := "remove it if it is not yours, or make it yours (chown) if you trust it"
+	var te *trustdir.Error
+	if errors.As(e.Err, &te) && te.Fix() != "" {
+		do = te.Fix()
+	}
+	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there: %v; %s, or name an interpreter with --python",
+		e.Source, e.Path, e.Err, do)
+}
+
+func (e *UntrustedVenvError) Unwrap() error { return e.Err }

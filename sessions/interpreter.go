@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
+
 	"github.com/evalhost/evalhost/internal/timeline"
 )
 
@@ -34,6 +36,7 @@ type Interpreter struct {
 
 type candidate struct {
 	source, path, binDir string
+	refused              error // a cwd venv another user could have put there (trustdir)
 }
 
 // probeCache remembers shims' answers in this process, beside the disk
@@ -62,6 +65,11 @@ func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, 
 	var tried []string
 	defer func() { timeline.Mark("resolve", "python", py.Path, "how", py.Resolved) }()
 	for _, c := range candidates(explicit, cwd, home, getenv) {
+		if c.refused != nil {
+			// Not a fallback: the interpreter the user meant may be an
+			// impostor, and any other would run their code unasked.
+			return Interpreter{}, &UntrustedVenvError{Source: c.source, Path: c.path, Err: c.refused}
+		}
 		res := resolveCandidate(c, cwd, home, getenv, timeout)
 		if res.err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %s: %v", c.source, c.path, res.err))
@@ -89,12 +97,12 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 				path = p
 			}
 		}
-		return append(out, candidate{"--python", path, venvBin(path)})
+		return append(out, candidate{source: "--python", path: path, binDir: venvBin(path)})
 	}
 	venv := func(source, root string) {
 		if root != "" {
 			bin := filepath.Join(root, "bin")
-			out = append(out, candidate{source, filepath.Join(bin, "python"), bin})
+			out = append(out, candidate{source: source, path: filepath.Join(bin, "python"), binDir: bin})
 		}
 	}
 	venv("VIRTUAL_ENV", getenv("VIRTUAL_ENV"))
@@ -103,6 +111,7 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 		root := filepath.Join(cwd, dir)
 		if _, err := os.Stat(filepath.Join(root, "bin", "python")); err == nil {
 			venv(dir, root)
+			out[len(out)-1].refused = judgeVenv(cwd, dir)
 		}
 	}
 	if home != "" {
@@ -113,12 +122,24 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 	}
 	for _, name := range []string{"python3", "python"} {
 		if p, err := lookPath(name); err == nil {
-			out = append(out, candidate{"PATH", p, ""})
+			out = append(out, candidate{source: "PATH", path: p})
 		} else {
-			out = append(out, candidate{"PATH", name, ""})
+			out = append(out, candidate{source: "PATH", path: name})
 		}
 	}
 	return out
+}
+
+// judgeVenv judges cwd/dir/bin/python as code is judged (trustdir): in a
+// directory others may write (/tmp), a .venv another user made would run
+// as whoever starts evalhost there.
+func judgeVenv(cwd, dir string) error {
+	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"))
+	if err != nil {
+		return err
+	}
+	_, err = trustdir.CodeFile(bin.Real, "python")
+	return err
 }
 
 // venvBin returns the bin directory of the venv an executable lives in.

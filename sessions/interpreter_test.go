@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -82,6 +83,64 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := openError(tc.err).Error(); got != tc.want {
 				t.Fatalf("openError = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A .venv in the cwd is used only when no one else could have put its
+// python there: in /tmp, another user's .venv would run as whoever starts
+// evalhost. It is refused, not passed over for another interpreter.
+func TestCwdVenvJudged(t *testing.T) {
+	real, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	if real, err = filepath.EvalSymlinks(real); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		spoil   func(t *testing.T, venv string) // "" for none
+		refused bool
+	}{
+		{"the user's own", nil, false},
+		{"a bin others may write", func(t *testing.T, venv string) {
+			if err := os.Chmod(filepath.Join(venv, "bin"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"another user's", func(t *testing.T, venv string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give the venv to another user")
+			}
+			if err := os.Lchown(venv, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cwd := t.TempDir()
+			venv := filepath.Join(cwd, ".venv")
+			if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, filepath.Join(venv, "bin", "python")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.spoil != nil {
+				tc.spoil(t, venv)
+			}
+			py, err := ResolveInterpreter("", cwd, t.TempDir(), func(string) string { return "" }, 0)
+			var untrusted *UntrustedVenvError
+			switch {
+			case tc.refused && !errors.As(err, &untrusted):
+				t.Fatalf("resolved %+v, %v; want the venv refused", py, err)
+			case tc.refused && !strings.Contains(err.Error(), "--python"):
+				t.Fatalf("error %q does not say what to do", err)
+			case !tc.refused && (err != nil || py.Source != ".venv"):
+				t.Fatalf("resolved %+v, %v; want the cwd's .venv", py, err)
 			}
 		})
 	}
