@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -119,4 +120,21 @@ func jsonEqual(t *testing.T, got json.RawMessage, want string) {
 	if !bytes.Equal(gb, wb) {
 		t.Errorf("value = %s, want %s", gb, wb)
 	}
+}
+
+// sendUntilClosed writes send on a new connection to addr and reads until
+// the server closes it. The 10 s deadline is a failure bound, not a timing
+// claim: an error means the server kept the connection open.
+func sendUntilClosed(t *testing.T, addr, send string) ([]byte, error) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, send); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	return io.ReadAll(conn)
 }

@@ -336,18 +336,8 @@ func TestSlowClientsCutOff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if _, err := io.WriteString(conn, tt.send); err != nil {
-				t.Fatal(err)
-			}
-			// A failure bound, not a timing claim: the server must close the
-			// connection on its own.
-			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-			rest, err := io.ReadAll(conn)
+			// The server must close the connection on its own.
+			rest, err := sendUntilClosed(t, addr, tt.send)
 			if err != nil {
 				t.Fatalf("server kept the slow connection open: %v", err)
 			}
@@ -456,19 +446,10 @@ func TestRefusedConnectionIsClosed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
+			// The server must end the connection after its answer, not
+			// keep it for IdleTimeout.
 			req := "POST " + tt.path + " HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n" + tt.auth + "Content-Length: 2\r\n\r\n{}"
-			if _, err := io.WriteString(conn, req); err != nil {
-				t.Fatal(err)
-			}
-			// A failure bound, not a timing claim: the server must end the
-			// connection after its answer, not keep it for IdleTimeout.
-			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-			rest, err := io.ReadAll(conn)
+			rest, err := sendUntilClosed(t, addr, req)
 			if err != nil {
 				t.Fatalf("the refused connection was kept open: %v (read %q)", err, rest)
 			}
