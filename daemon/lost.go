@@ -46,19 +46,15 @@ func addLost(path string, losses []sessions.Loss) error {
 	if len(entries) > maxLost {
 		entries = entries[len(entries)-maxLost:]
 	}
-	for {
-		b, err := json.Marshal(entries)
-		if err != nil {
-			return err
-		}
-		if len(b) <= maxLostBytes || len(entries) <= 1 {
-			if len(b) > maxLostBytes {
-				return nil // one entry too large to keep (a name of megabytes)
-			}
-			return replaceFile(path, b)
-		}
-		entries = entries[len(entries)/4+1:]
+	b, err := json.Marshal(entries)
+	for err == nil && len(b) > maxLostBytes && len(entries) > 1 {
+		entries = entries[len(entries)/4+1:] // the oldest go first
+		b, err = json.Marshal(entries)
 	}
+	if err != nil || len(b) > maxLostBytes {
+		return err // nil: one entry too large to keep (a name of megabytes)
+	}
+	return replaceFile(path, b)
 }
 
 // takeLost reads and removes the file at path; a missing or unreadable one

@@ -387,14 +387,16 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.guardMemory()
 	case errors.As(err, &death):
 		c.lose(false)
-		if ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.Batch {
+		retry := ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.Batch
+		if retry {
 			// Said before the dead one is cleaned up: a remote kernel's
 			// delete can take a while (Jupyter answers 500 mid-restart).
 			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
-			c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
-			return false
 		}
 		c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
+		if retry {
+			return false
+		}
 		if attempt > 0 {
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {

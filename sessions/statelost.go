@@ -3,6 +3,7 @@ package sessions
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // State loss told to whoever relied on it.
@@ -108,7 +109,8 @@ func (s *session) untold() []Loss {
 		slices.Sort(langs)
 		out = append(out, Loss{Key: s.key, Languages: langs, Why: why})
 	}
-	slices.SortFunc(out, func(a, b Loss) int { return len(a.Why) - len(b.Why) })
+	// The live state ("") first, then by reason: rememberLocked relies on it.
+	slices.SortFunc(out, func(a, b Loss) int { return strings.Compare(a.Why, b.Why) })
 	return out
 }
 
