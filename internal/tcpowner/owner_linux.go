@@ -1,0 +1,96 @@
+package tcpowner
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Peer is the socket at the other end of the loopback connection from
+// local to remote, e.g. what a dialled connection connected to. A server
+// using syncookies makes its end only when our ACK arrives, so a missing
+// end is looked for again twice, briefly, before ErrNoPeer.
+func Peer(local, remote netip.AddrPort) (Socket, error) {
+	local, remote = unmap(local), unmap(remote)
+	pauses := []time.Duration{time.Millisecond, 5 * time.Millisecond}
+	for try := 0; ; try++ {
+		all, err := readTables()
+		if err != nil {
+			return Socket{}, err
+		}
+		for _, s := range all {
+			if s.Local == remote && s.Remote == local && s.State != TimeWait {
+				return s, nil
+			}
+		}
+		if try == len(pauses) {
+			return Socket{}, fmt.Errorf("%v to %v: %w", local, remote, ErrNoPeer)
+		}
+		time.Sleep(pauses[try])
+	}
+}
+
+// Listening lists the listening sockets process pid holds. Another user's
+// process is an error (its descriptors cannot be read) unless the caller
+// is root.
+func Listening(pid int) ([]Socket, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list the descriptors of pid %d: %w", pid, err)
+	}
+	held := map[uint64]bool{}
+	for _, e := range ents {
+		link, err := os.Readlink(dir + "/" + e.Name())
+		if err != nil {
+			continue // closed since the listing
+		}
+		if rest, ok := strings.CutPrefix(link, "socket:["); ok {
+			if ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64); err == nil {
+				held[ino] = true
+			}
+		}
+	}
+	all, err := readTables()
+	if err != nil {
+		return nil, err
+	}
+	var out []Socket
+	for _, s := range all {
+		if s.State == Listen && held[s.Inode] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// tables are this network namespace's TCP tables; tcp6 is absent when
+// the kernel has no IPv6.
+var tables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
+
+func readTables() ([]Socket, error) {
+	var all []Socket
+	for i, path := range tables {
+		raw, err := os.ReadFile(path)
+		if i > 0 && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the TCP table: %w", err)
+		}
+		s, err := Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		all = append(all, s...)
+	}
+	return all, nil
+}
+
+func unmap(a netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
+}
