@@ -20,6 +20,9 @@ type Options struct {
 	// command line (arguments joined by spaces): for a server that outlives
 	// its users by design.
 	IgnoreProcess func(cmdline string) bool
+	// IgnorePIDs exempts these descendants, and every process below them,
+	// for such a server whose command line does not tell it from others.
+	IgnorePIDs []int
 }
 
 // Check takes a baseline now and registers a cleanup that fails tb on what
@@ -64,7 +67,7 @@ func (b baseline) check(tb testing.TB) {
 			tb.Errorf("%d file descriptors leaked; new since the test began: %s", len(now)-len(b.fds), added(b.fds, now))
 		}
 	}
-	if left := descendants(b.o.IgnoreProcess); len(left) > 0 {
+	if left := descendants(b.o); len(left) > 0 {
 		tb.Errorf("processes left behind (now killed): %v", left)
 		for _, p := range left {
 			_ = syscall.Kill(p.pid, syscall.SIGKILL)
@@ -75,5 +78,5 @@ func (b baseline) check(tb testing.TB) {
 func (b baseline) clean() bool {
 	return len(newGoroutines(b.goroutines)) == 0 &&
 		(!b.o.FDs || len(openFDs()) <= len(b.fds)) &&
-		len(descendants(b.o.IgnoreProcess)) == 0
+		len(descendants(b.o)) == 0
 }

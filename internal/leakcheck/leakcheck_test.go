@@ -122,22 +122,35 @@ func TestLeakedGrandchildIsKilled(t *testing.T) {
 }
 
 func TestIgnoredProcessAndItsChildren(t *testing.T) {
-	r := &recorder{TB: t}
-	Check(r, Options{IgnoreProcess: func(cmd string) bool { return strings.Contains(cmd, "shared-server") }})
-	cmd := exec.Command("sh", "-c", "sleep 60; : shared-server")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name string
+		opts func(pid int) Options
+	}{
+		{"by command line", func(int) Options {
+			return Options{IgnoreProcess: func(cmd string) bool { return strings.Contains(cmd, "shared-server") }}
+		}},
+		{"by pid", func(pid int) Options { return Options{IgnorePIDs: []int{pid}} }},
 	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	start := time.Now()
-	if got := r.finish(); got != "" {
-		t.Fatalf("an exempt server reported %q", got)
-	}
-	if el := time.Since(start); el > time.Second {
-		t.Errorf("the check waited %v for an exempt process", el)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", "sleep 60; : shared-server")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}()
+			r := &recorder{TB: t}
+			Check(r, tc.opts(cmd.Process.Pid))
+			start := time.Now()
+			if got := r.finish(); got != "" {
+				t.Fatalf("an exempt server reported %q", got)
+			}
+			if el := time.Since(start); el > time.Second {
+				t.Errorf("the check waited %v for an exempt process", el)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,8 +29,8 @@ type stat struct {
 func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
 
 // descendants lists the live processes below this one, leaving out those
-// ignore matches and everything below them.
-func descendants(ignore func(cmdline string) bool) []proc {
+// o exempts and everything below them.
+func descendants(o Options) []proc {
 	children := map[int][]stat{}
 	for _, s := range allStats() {
 		children[s.ppid] = append(children[s.ppid], s)
@@ -39,7 +40,7 @@ func descendants(ignore func(cmdline string) bool) []proc {
 	walk = func(pid int) {
 		for _, c := range children[pid] {
 			cmd := cmdline(c)
-			if ignore != nil && ignore(cmd) {
+			if (o.IgnoreProcess != nil && o.IgnoreProcess(cmd)) || slices.Contains(o.IgnorePIDs, c.pid) {
 				continue
 			}
 			if c.live() {
