@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -20,6 +21,13 @@ type Config struct {
 	Token      string       // sent as "Authorization: token <Token>" when set
 	KernelName string       // kernelspec to start; empty means the gateway's default
 	HTTPClient *http.Client // nil means a client with no overall timeout
+	// VerifyConn, when set, checks every connection the client opens,
+	// before anything is sent on it: a local gateway's caller makes sure
+	// the other end is its own process, so that the token never goes to
+	// whoever holds the port. An error fails the request and wraps it.
+	// It works with the default client only: NewClient refuses it with
+	// HTTPClient.
+	VerifyConn func(net.Conn) error
 	// KernelEnv is sent in each kernel create request (see KernelEnvFrom):
 	// the KERNEL_* values Enterprise Gateway reads. Nil sends an empty env,
 	// as for the shared local gateway.
@@ -54,8 +62,11 @@ func NewClient(cfg Config) (*Client, error) {
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawQuery, u.Fragment = "", ""
 	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
+	switch {
+	case hc != nil && cfg.VerifyConn != nil:
+		return nil, errors.New("gateway config: VerifyConn needs the default HTTP client (HTTPClient set)")
+	case hc == nil:
+		hc = defaultHTTPClient(cfg.VerifyConn)
 	}
 	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, kernelEnv: cfg.KernelEnv, http: hc}, nil
 }

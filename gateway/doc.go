@@ -75,6 +75,11 @@
 // 403 matches [ErrForbidden], and to a kernel create it is a
 // [*RefusedError] naming the user that was refused and what to set.
 //
+// Config.VerifyConn, when set, sees every connection the Client opens (REST
+// calls and kernel websockets, reconnects included) before anything is
+// written on it; its error fails the call, wrapped. Package gateway/shared
+// uses it to send a local gateway's token only to a process of this user's.
+//
 // The shared local gateways (one per interpreter, started by the first
 // evalhost process that needs one) are coordinated by package
 // gateway/shared. The Client never passes the gateway's own environment on

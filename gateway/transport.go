@@ -8,8 +8,9 @@ import (
 )
 
 // defaultHTTPClient dials with quick ACKs (see quickAckConn) and no overall
-// timeout: requests carry their own contexts.
-func defaultHTTPClient() *http.Client {
+// timeout: requests carry their own contexts. verify, when set, checks each
+// connection before the transport writes to it.
+func defaultHTTPClient(verify func(net.Conn) error) *http.Client {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// REST calls are rare (create, interrupt, delete, health) and cells run
@@ -20,6 +21,12 @@ func defaultHTTPClient() *http.Client {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
+		}
+		if verify != nil {
+			if err := verify(c); err != nil {
+				_ = c.Close()
+				return nil, err
+			}
 		}
 		return withQuickAck(c), nil
 	}
