@@ -12,10 +12,10 @@
 // by side and never touch each other.
 //
 // [Acquire] reuses the recorded gateway when its pid is still
-// kernel_gateway on the recorded port and its health check passes, and
-// otherwise starts `<python> -m kernel_gateway` on 127.0.0.1 and a free
-// port in its own session. It never ends a gateway that other processes
-// may be using because this caller cannot use it:
+// kernel_gateway holding the recorded port and its health check passes,
+// and otherwise starts `<python> -m kernel_gateway` on 127.0.0.1 in its own
+// session. It never ends a gateway that other processes may be using
+// because this caller cannot use it:
 //
 //   - a gateway that rejects the recorded token is left running and
 //     Acquire returns an *InUseError (matching ErrInUse and the client's
@@ -25,6 +25,22 @@
 //     replacement has passed its own health check;
 //   - a start that fails (an interpreter without kernel_gateway) leaves
 //     every running gateway alone.
+//
+// The token, and every cell after it, goes only to a process of this
+// user's. On Linux (listener_linux.go, through package internal/tcpowner):
+// a new gateway binds a port of the kernel's choosing itself (port 0; a
+// port chosen here and passed in argv, which ps shows, could be taken by
+// another user in the seconds the gateway takes to start), and its port is
+// read from the sockets its pid holds; a recorded gateway is trusted only
+// while its pid holds a listener of this user's on the recorded port, and
+// is otherwise replaced, its port never contacted; and every connection,
+// reconnects and deletes included, is refused before anything is written
+// when the socket at its other end is another user's
+// ([*ForeignListenerError], matching [ErrForeignListener]), since a
+// gateway that ends frees its port for anyone. Elsewhere
+// (listener_other.go) nothing portable tells whose a socket is: the port
+// is chosen free here and passed in argv, and whatever listens there is
+// trusted.
 //
 // Concurrent Acquire calls in one process for the same home and
 // interpreter share one acquisition. [Stop] ends every recorded gateway

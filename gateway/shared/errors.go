@@ -3,6 +3,8 @@ package shared
 import (
 	"errors"
 	"fmt"
+	"os/user"
+	"strconv"
 )
 
 // Sentinel errors callers branch on.
@@ -17,6 +19,10 @@ var (
 	// was left running for the callers that can. The error is an
 	// *InUseError.
 	ErrInUse = errors.New("shared gateway left running")
+	// ErrForeignListener: the other end of a connection to a shared
+	// gateway's port is another user's process, which was sent nothing.
+	// The error is a *ForeignListenerError.
+	ErrForeignListener = errors.New("shared gateway port held by another user")
 )
 
 // RequireShared rejects a request for a non-shared local gateway (a user's
@@ -60,3 +66,27 @@ func (e *InUseError) Error() string {
 }
 
 func (e *InUseError) Unwrap() []error { return []error{ErrInUse, e.Err} }
+
+// ForeignListenerError is a connection to a shared gateway's port whose
+// other end belongs to another user: not the gateway evalhost started, but
+// a process that took the port (after the gateway ended, say). It was
+// closed before anything, the token included, was sent.
+type ForeignListenerError struct {
+	Addr string // host:port dialled
+	UID  uint32 // the owner of the socket at the other end
+	Self int    // this process's uid
+}
+
+func (e *ForeignListenerError) Error() string {
+	who := "uid " + strconv.FormatUint(uint64(e.UID), 10)
+	if u, err := user.LookupId(strconv.FormatUint(uint64(e.UID), 10)); err == nil {
+		who += " (" + u.Username + ")"
+	}
+	return fmt.Sprintf("refused the shared gateway's address %s: the process listening there belongs to %s, not to this user "+
+		"(uid %d), so it is not the gateway evalhost started, and nothing was sent to it; another user's process has taken the port "+
+		"(it may have been waiting for the gateway to end). `evalhost gateway stop` forgets this gateway, and the next call "+
+		"starts one on a port of its own",
+		e.Addr, who, e.Self)
+}
+
+func (e *ForeignListenerError) Unwrap() error { return ErrForeignListener }

@@ -24,8 +24,12 @@ type Info struct {
 	Token      string    `json:"token"`
 }
 
-// Config is the client configuration for this gateway.
-func (i Info) Config() gateway.Config { return gateway.Config{URL: i.URL, Token: i.Token} }
+// Config is the client configuration for this gateway. Every connection
+// is checked to end in a process of this user's before anything, the
+// token first, is sent on it (verifyConn).
+func (i Info) Config() gateway.Config {
+	return gateway.Config{URL: i.URL, Token: i.Token, VerifyConn: verifyConn}
+}
 
 // root is <home>/python-gateway. Each interpreter's gateway has a
 // directory of its own below it, named by key, so that processes that need

@@ -25,6 +25,8 @@ var (
 	testHome   string
 	testEP     *Endpoint
 	setupOnce  testkit.Once
+	// testCleanups run after every test, before the process exits.
+	testCleanups []func()
 )
 
 const helperEnv = "EVALHOST_SHARED_TEST_HELPER"
@@ -37,8 +39,14 @@ func TestMain(m *testing.M) {
 	case "cell":
 		helperCell()
 		return
+	case "squat":
+		helperSquat()
+		return
 	}
 	code := m.Run()
+	for _, f := range testCleanups {
+		f()
+	}
 	if testEP != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_ = Stop(ctx, testHome)
@@ -83,10 +91,7 @@ func needGateway(t testing.TB) {
 // package's gateway outlives tests.
 func checkLeaks(t testing.TB) {
 	t.Helper()
-	port := "--KernelGatewayApp.port=" + testEP.URL[strings.LastIndexByte(testEP.URL, ':')+1:]
-	leakcheck.Check(t, leakcheck.Options{IgnoreProcess: func(cmdline string) bool {
-		return strings.Contains(cmdline, port+" ")
-	}})
+	leakcheck.Check(t, leakcheck.Options{IgnorePIDs: []int{testEP.PID}})
 }
 
 // helper re-executes the test binary as another evalhost process would

@@ -35,9 +35,11 @@ func procMounted() bool {
 }
 
 // isGateway reports whether the recorded pid is still the gateway info
-// describes: alive and, where /proc tells, running kernel_gateway on the
-// recorded port. A pid recorded before a reboot or long ago may name any
-// process now, which must never be signalled.
+// describes: alive and, where /proc tells, running kernel_gateway and
+// holding the recorded port (holdsPort). A pid recorded before a reboot or
+// long ago may name any process now, which must never be signalled, and a
+// gateway that let its port go must not be trusted with the token, since
+// anyone may hold the port now.
 func isGateway(info Info) bool {
 	if !pidAlive(info.PID) {
 		return false
@@ -51,5 +53,5 @@ func isGateway(info Info) bool {
 		return false
 	}
 	args := strings.Split(string(raw), "\x00")
-	return slices.Contains(args, "kernel_gateway") && slices.Contains(args, "--KernelGatewayApp.port="+u.Port())
+	return slices.Contains(args, "kernel_gateway") && holdsPort(info.PID, u.Port(), args)
 }

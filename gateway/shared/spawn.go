@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +28,12 @@ var (
 	cullEvery        = 15 * time.Second
 )
 
-// spawn starts `python -m kernel_gateway` on 127.0.0.1 and a free port with
-// a fresh token, in its own session so that it outlives this process (it is
-// shared), and waits until its health check passes.
+// spawn starts `python -m kernel_gateway` on 127.0.0.1 with a fresh token,
+// in its own session so that it outlives this process (it is shared),
+// waits until it listens (on Linux on a port it chose itself; see
+// gatewayPort) and then until its health check passes.
 func spawn(ctx context.Context, dir, python string, env []string) (Info, error) {
-	port, err := freePort()
+	port, err := gatewayPort()
 	if err != nil {
 		return Info{}, err
 	}
@@ -81,7 +81,13 @@ func spawn(ctx context.Context, dir, python string, env []string) (Info, error) 
 	pid := cmd.Process.Pid
 	spawned.add(pid)
 	_ = cmd.Process.Release()
-	info := Info{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: pid, StartedAt: time.Now().UTC(),
+	started := time.Now().UTC()
+	if port, err = listeningPort(ctx, pid, port); err != nil {
+		terminate(pid, 2*time.Second)
+		return Info{}, fmt.Errorf("gateway (pid %d) did not start listening: %w; its log (%s) ends:\n%s",
+			pid, err, logFile, logTail(logFile, before, 2000))
+	}
+	info := Info{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: pid, StartedAt: started,
 		PythonPath: python, VenvPath: venvOf(python), Token: token}
 	if err := waitHealthy(ctx, info); err != nil {
 		terminate(pid, 2*time.Second)
@@ -133,15 +139,6 @@ func terminate(pid int, wait time.Duration) {
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port for the gateway: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func randomToken() string {
