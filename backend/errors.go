@@ -25,20 +25,23 @@ type DeathError struct {
 	ExitCode   int    // exit status when it exited; -1 when signalled or unknown
 	Signal     string // e.g. "killed", "segmentation fault"; empty when it exited
 	StderrTail string // last lines it wrote to stderr outside cells, if any
+	// Reason is what a backend that did not see the interpreter exit knows
+	// of its end (a gateway's status report, a connection lost for good).
+	// When set, messages give it instead of the exit code, which is then
+	// unknown.
+	Reason string
 }
 
-func (e *DeathError) Error() string {
-	if e.Signal != "" {
-		return fmt.Sprintf("interpreter died: signal: %s", e.Signal)
-	}
-	return fmt.Sprintf("interpreter died: exit code %d", e.ExitCode)
-}
+func (e *DeathError) Error() string { return "interpreter died: " + e.How() }
 
 func (e *DeathError) Unwrap() error { return ErrDied }
 
 // How describes the ending for messages like "interpreter died twice: <how>".
 func (e *DeathError) How() string {
-	if e.Signal != "" {
+	switch {
+	case e.Reason != "":
+		return e.Reason
+	case e.Signal != "":
 		return "signal: " + e.Signal
 	}
 	return fmt.Sprintf("exit code %d", e.ExitCode)

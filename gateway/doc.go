@@ -29,8 +29,9 @@
 //     window for the cell to end (done with Cancelled), and otherwise deletes
 //     the kernel and returns an error wrapping [backend.ErrKilled].
 //   - A kernel that dies (gateway status dead or restarting) gives a
-//     [*backend.DeathError]; the kernel is then dead for good and the caller
-//     replaces it. A websocket that drops is first reopened under the same
+//     [*backend.DeathError] whose Reason says what the gateway reported, or
+//     why the connection was given up (the exit code is never known); the
+//     kernel is then dead for good and the caller replaces it. A websocket that drops is first reopened under the same
 //     session (the gateway replays what it buffered) while the gateway still
 //     has the kernel, and the running cell gets a [*ReconnectedError]
 //     warning; a gone kernel, or no reconnect within 10 s, is the death.

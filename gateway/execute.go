@@ -132,7 +132,7 @@ func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
 
 // sendFailed turns a failed write into the kernel's death.
 func (k *Kernel) sendFailed(c *cell, err error) error {
-	k.end(&backend.DeathError{ExitCode: -1, StderrTail: err.Error()})
+	k.end(&backend.DeathError{ExitCode: -1, Reason: "sending the cell to the kernel failed: " + err.Error()})
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
 }
 

@@ -91,7 +91,7 @@ func TestFakeSocketDroppedMidCell(t *testing.T) {
 	var got []string
 	_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "print('partial'); more()"}, func(f frames.Frame) { got = append(got, summary(f)) })
 	var de *backend.DeathError
-	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "websocket") {
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "websocket") {
 		t.Fatalf("err = %v, want a DeathError about the socket", err)
 	}
 	if strings.Join(got, ",") != "started,stdout:partial\n" {

@@ -151,8 +151,8 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			return
 		}
 		if state := deathState(m); state != "" {
-			k.end(&backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
-				"gateway reported kernel status %q: the kernel process ended, or the gateway lost contact with it", state)})
+			k.end(&backend.DeathError{ExitCode: -1, Reason: fmt.Sprintf(
+				"the gateway reported kernel status %q: the kernel process ended, or the gateway lost contact with it", state)})
 			return
 		}
 	}

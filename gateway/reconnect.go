@@ -118,7 +118,7 @@ func (k *Kernel) reconnect(ctx context.Context, cause error) error {
 			k.enqueue(ctx, inbound{bad: &ReconnectedError{Kernel: k.id, Cause: cause, After: time.Since(start)}})
 			return nil
 		case gone:
-			return &backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+			return &backend.DeathError{ExitCode: -1, Reason: fmt.Sprintf(
 				"the websocket to kernel %s closed (%v) and the gateway no longer has that kernel: it ended "+
 					"(or the gateway restarted), and its state with it", k.id, cause)}
 		case ctx.Err() != nil:
@@ -126,7 +126,7 @@ func (k *Kernel) reconnect(ctx context.Context, cause error) error {
 		}
 		last = err
 		if time.Now().Add(delay).After(deadline) {
-			return &backend.DeathError{ExitCode: -1, StderrTail: fmt.Sprintf(
+			return &backend.DeathError{ExitCode: -1, Reason: fmt.Sprintf(
 				"the websocket to kernel %s closed (%v) and reconnecting failed for %v (last: %v): the kernel's state "+
 					"is lost to evalhost (it may still run on the gateway at %s)", k.id, cause, k.links.reconnectFor, last, k.client.URL())}
 		}

@@ -186,7 +186,7 @@ func TestDroppedSocketOfGoneKernel(t *testing.T) {
 		t.Fatal("the kernel was not declared lost")
 	}
 	var de *backend.DeathError
-	if !errors.As(k.Err(), &de) || !strings.Contains(de.StderrTail, "no longer has that kernel") {
+	if !errors.As(k.Err(), &de) || !strings.Contains(de.Reason, "no longer has that kernel") {
 		t.Errorf("Err = %v, want a death naming the gone kernel", k.Err())
 	}
 }
@@ -208,7 +208,7 @@ func TestDroppedSocketUnreachable(t *testing.T) {
 			}
 		})
 	var de *backend.DeathError
-	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "reconnecting failed") {
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "reconnecting failed") {
 		t.Errorf("Execute = %v, want a death saying reconnecting failed", err)
 	}
 }
@@ -231,8 +231,8 @@ func TestSilentGatewayNoticed(t *testing.T) {
 			}
 		})
 	var de *backend.DeathError
-	if !errors.As(err, &de) || !strings.Contains(de.StderrTail, "the gateway stopped answering") ||
-		!strings.Contains(de.StderrTail, "reconnecting failed") {
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "the gateway stopped answering") ||
+		!strings.Contains(de.Reason, "reconnecting failed") {
 		t.Errorf("Execute = %v, want a death saying the gateway stopped answering and reconnecting failed", err)
 	}
 }
