@@ -23,7 +23,7 @@ type EvalInput struct {
 // EvalCell is one cell of an eval call.
 type EvalCell struct {
 	Code     string  `json:"code"`
-	Language string  `json:"language,omitempty"`
+	Language *string `json:"language,omitempty"` // nil is py; "" is refused, as serve refuses it
 	Title    string  `json:"title,omitempty"`
 	Reset    bool    `json:"reset,omitempty"`
 	Timeout  float64 `json:"timeout,omitempty"` // seconds
@@ -130,10 +130,10 @@ func buildRequest(in EvalInput) (sessions.Request, error) {
 	}
 	for i, c := range in.Cells {
 		lang := sessions.LangPython
-		if c.Language != "" {
-			l, ok := sessions.ParseLanguage(c.Language)
+		if c.Language != nil {
+			l, ok := sessions.ParseLanguage(*c.Language)
 			if !ok {
-				return r, fmt.Errorf(`cells[%d].language is %q; use "py" (or python, python3, ipython) or "sh" (or bash, shell), in any case`, i, c.Language)
+				return r, fmt.Errorf("cells[%d].language is %q; use %s, in any case", i, *c.Language, sessions.LanguageChoices())
 			}
 			lang = l
 		}

@@ -13,7 +13,8 @@ import (
 
 // The eval tool takes a cell's language by the names serve takes, in any
 // case and with spaces around (sessions.ParseLanguage, which serve uses),
-// and refuses the rest with a message that names them.
+// and refuses the rest, "" too, with a message that names them; a cell
+// without one is Python.
 func TestEvalLanguageNames(t *testing.T) {
 	session, _ := connect(t, nil)
 	for _, tc := range []struct {
@@ -30,6 +31,8 @@ func TestEvalLanguageNames(t *testing.T) {
 		{"shell", "SHELL", sessions.LangShell},
 		{"unknown", "ruby", ""},
 		{"a prefix", "pyth", ""},
+		{"empty, as serve refuses it", "", ""},
+		{"blank", "  ", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, ok := sessions.ParseLanguage(tc.language); got != tc.want || ok != (tc.want != "") {
@@ -48,11 +51,25 @@ func TestEvalLanguageNames(t *testing.T) {
 				}
 				return
 			}
-			var out EvalOutput
-			b, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(b, &out); err != nil || len(out.Cells) != 1 || out.Cells[0].Language != tc.want {
-				t.Fatalf("%v: %s; want one cell in %s", err, text, tc.want)
-			}
+			checkCellLanguage(t, text, res.StructuredContent, tc.want)
 		})
+	}
+	t.Run("absent", func(t *testing.T) {
+		res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "eval",
+			Arguments: map[string]any{"cells": []any{map[string]any{"code": ""}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCellLanguage(t, res.Content[0].(*sdk.TextContent).Text, res.StructuredContent, sessions.LangPython)
+	})
+}
+
+// checkCellLanguage checks that an eval call's output is one cell in want.
+func checkCellLanguage(t *testing.T, text string, structured any, want string) {
+	t.Helper()
+	var out EvalOutput
+	b, _ := json.Marshal(structured)
+	if err := json.Unmarshal(b, &out); err != nil || len(out.Cells) != 1 || out.Cells[0].Language != want {
+		t.Fatalf("%v: %s; want one cell in %s", err, text, want)
 	}
 }

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"fmt"
+
+	"github.com/evalhost/evalhost/sessions"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -55,10 +57,9 @@ func evalSchema() *jsonschema.Schema {
 		"code": str("The code to run. Python cells show the value of a last expression, like Jupyter."),
 		// No enum: names are taken in any case, as serve takes them
 		// (sessions.ParseLanguage), which an enum cannot say.
-		"language": str(`"py" (Python, the default) or "sh" (bash); "python", "python3", "ipython", "bash" and "shell" ` +
-			`are accepted too, in any case.`),
-		"title": str("A short label for the cell, shown in its status line."),
-		"reset": boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
+		"language": str("The cell's language: " + sessions.LanguageChoices() + `, in any case; "py" (Python) when absent.`),
+		"title":    str("A short label for the cell, shown in its status line."),
+		"reset":    boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
 		"timeout": number("Seconds the cell may run (default 30, at most 600; less than 1 counts as 1). On timeout it is interrupted, "+
 			"then killed after a grace window; output so far is kept and ends with "+
 			"\"Command timed out after N seconds\".", 0, 600),

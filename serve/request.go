@@ -262,7 +262,7 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 	if lang.Exists() {
 		l, ok := sessions.ParseLanguage(lang.Str)
 		if lang.Type != gjson.String || !ok {
-			return cell, badRequest(root, `cells[%d].language must be "py" (or python) or "sh" (or bash, shell), not %s`, i, lang.Raw)
+			return cell, badRequest(root, "cells[%d].language must be %s, in any case, not %s", i, sessions.LanguageChoices(), lang.Raw)
 		}
 		cell.Language = l
 	}

@@ -39,7 +39,7 @@ func TestParseEval(t *testing.T) {
 		{"cells not array", `{"op":"eval","id":"r","cells":{}}`, `"cells" must be a non-empty array`},
 		{"no cells", `{"op":"eval","id":"r","cells":[]}`, `"cells" must be a non-empty array`},
 		{"cell not object", `{"op":"eval","id":"r","cells":["1"]}`, "cells[0] must be an object"},
-		{"bad language", `{"op":"eval","id":"r","cells":[{"language":"js","code":"1"}]}`, `cells[0].language must be "py" (or python) or "sh"`},
+		{"bad language", `{"op":"eval","id":"r","cells":[{"language":"js","code":"1"}]}`, `cells[0].language must be "py" (or python, python3, ipython) or "sh" (or bash, shell), in any case, not "js"`},
 		{"language not string", `{"op":"eval","id":"r","cells":[{"language":1,"code":"1"}]}`, `cells[0].language must be`},
 		{"code not string", `{"op":"eval","id":"r","cells":[{"code":1}]}`, "cells[0].code must be a string"},
 		{"negative timeout", `{"op":"eval","id":"r","cells":[{"code":"1","timeout":-1}]}`, "cells[0].timeout must be a positive number"},

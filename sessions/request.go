@@ -3,6 +3,7 @@ package sessions
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,18 +17,42 @@ const (
 	LangShell  = "sh"
 )
 
-// languageNames are the names a caller may give a cell's language: agents
-// and people write "python" or "bash" as often as the short names.
-var languageNames = map[string]string{
-	"py": LangPython, "python": LangPython, "python3": LangPython, "ipython": LangPython,
-	"sh": LangShell, "bash": LangShell, "shell": LangShell,
+// languages are the names a caller may give a cell's language, the
+// language's own first: agents and people write "python" or "bash" as
+// often as the short names.
+var languages = []struct {
+	lang  string
+	names []string
+}{
+	{LangPython, []string{LangPython, "python", "python3", "ipython"}},
+	{LangShell, []string{LangShell, "bash", "shell"}},
 }
 
 // ParseLanguage returns the language a name stands for (case-insensitive:
-// py, python, python3, ipython; sh, bash, shell), and false for any other.
+// py, python, python3, ipython; sh, bash, shell), and false for any other,
+// the empty name included.
 func ParseLanguage(name string) (string, bool) {
-	lang, ok := languageNames[strings.ToLower(strings.TrimSpace(name))]
-	return lang, ok
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, l := range languages {
+		if slices.Contains(l.names, name) {
+			return l.lang, true
+		}
+	}
+	return "", false
+}
+
+// LanguageChoices names the languages ParseLanguage takes, for an error
+// message or a schema: `"py" (or python, python3, ipython) or "sh" (or
+// bash, shell)`.
+func LanguageChoices() string {
+	var b strings.Builder
+	for i, l := range languages {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		fmt.Fprintf(&b, "%q (or %s)", l.names[0], strings.Join(l.names[1:], ", "))
+	}
+	return b.String()
 }
 
 // Modes of a request.
