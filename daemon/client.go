@@ -243,16 +243,21 @@ func lostState(sessions []string) string {
 }
 
 // stopAndWait asks the process to stop and waits until it has (its lock
-// is free).
+// is free). One that stopped answering (*HungError) is not waited for: it
+// is stopped or hung and will not end by itself.
 func (c *Client) stopAndWait(paths Paths) error {
 	err := c.Send(map[string]string{"op": OpStop})
 	for err == nil {
 		_, err = c.Next() // its lines until it closes the connection
 	}
 	c.Close()
+	if hung := (*HungError)(nil); errors.As(err, &hung) {
+		return err
+	}
 	lk, err := awaitLock(paths.Lock, lockWait)
 	if errors.Is(err, errLocked) {
-		return fmt.Errorf("the background process (pid %d) was asked to stop but still runs after %s", c.Hello.PID, lockWait)
+		return fmt.Errorf("the background process (pid %d) was asked to stop but still runs after %s; if it is stopped, resume it (kill -CONT %d), else end it (kill %d)",
+			c.Hello.PID, lockWait, c.Hello.PID, c.Hello.PID)
 	}
 	if err != nil {
 		return err

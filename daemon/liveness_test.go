@@ -186,3 +186,17 @@ func TestServeAnswersPingsWhileARequestRuns(t *testing.T) {
 		t.Fatalf("cell_end %s; want ok and done", end)
 	}
 }
+
+// Stop asked of a process that takes the request but then answers nothing
+// says so at once, with how to resume or end it, instead of waiting for
+// its lock, which a stopped process never frees.
+func TestStopOfAProcessThatStoppedAnswering(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	paths := fakeProcess(t, func(nc net.Conn, _ <-chan struct{}) { drain(nc) })
+	c := dialShort(t, paths)
+	err := c.stopAndWait(paths)
+	var hung *HungError
+	if !errors.As(err, &hung) || !strings.Contains(err.Error(), "kill -CONT 4242") {
+		t.Fatalf("stop: %v; want a HungError saying how to resume pid 4242", err)
+	}
+}
