@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strings"
@@ -32,21 +31,7 @@ func TestDaemonStoppedDuringRunIsSaid(t *testing.T) {
 			}
 			pid := h.pid("s")
 			// A cell far longer than the bound; its timeout is the longest allowed.
-			cmd := h.cmd("run", "--session", "s", "--timeout", "600", "-c", "import time\nprint('running', flush=True)\ntime.sleep(600)")
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill() })
-			sc := bufio.NewScanner(stdout)
-			if !sc.Scan() || sc.Text() != "running" {
-				t.Fatalf("first line %q, want running; stderr %s", sc.Text(), &stderr)
-			}
+			cmd, stderr := h.startRunning(t, "run", "--session", "s", "--timeout", "600", "-c", "import time\nprint('running', flush=True)\ntime.sleep(600)")
 			stopProcess(t, pid)
 			if tc.ctrlC {
 				cmd.Process.Signal(syscall.SIGINT)
@@ -58,7 +43,7 @@ func TestDaemonStoppedDuringRunIsSaid(t *testing.T) {
 				fmt.Sprintf("kill %d", pid),
 			} {
 				if code != 1 || !strings.Contains(stderr.String(), want) {
-					t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, &stderr, want)
+					t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
 				}
 			}
 			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {

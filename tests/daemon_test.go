@@ -311,29 +311,41 @@ func TestDaemonOtherVersionBusyNotReplaced(t *testing.T) {
 // Ctrl-C and a timeout behave through an attached run as in a one-shot
 // one: the first Ctrl-C interrupts (state kept), the second kills, a
 // timeout exits 124.
+// startRunning starts an evalhost command whose first cell prints the
+// line "running", and returns once it has; the rest of its stdout is read
+// and dropped, and its stderr is collected.
+func (h *daemonHome) startRunning(t *testing.T, args ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := h.cmd(args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "running" {
+		t.Fatalf("first line %q, want running; stderr %s", sc.Text(), &stderr)
+	}
+	// It ends when Wait closes the pipe.
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return cmd, &stderr
+}
+
 func TestDaemonInterruptAndTimeout(t *testing.T) {
 	h := newDaemonHome(t)
 	if _, stderr, code := h.run("run", "--session", "s", "-c", "kept = 'yes'"); code != 0 {
 		t.Fatal(stderr)
 	}
 	start := func(code string) (*exec.Cmd, *strings.Builder) {
-		cmd := h.cmd("run", "--session", "s", "-c", code, "-c", "print('later')")
-		stdout, _ := cmd.StdoutPipe()
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill() })
-		sc := bufio.NewScanner(stdout)
-		if !sc.Scan() || sc.Text() != "running" {
-			t.Fatalf("first line %q, want running; stderr %s", sc.Text(), &stderr)
-		}
-		go func() {
-			for sc.Scan() {
-			}
-		}()
-		return cmd, &stderr
+		return h.startRunning(t, "run", "--session", "s", "-c", code, "-c", "print('later')")
 	}
 
 	cmd, stderr := start("import time\nprint('running', flush=True)\ntime.sleep(60)")
