@@ -44,6 +44,7 @@ type Client struct {
 	conn   *net.UnixConn
 	live   *liveReader // conn, read with a bound once the hello came
 	r      *bufio.Reader
+	max    int // the longest line Send writes: MaxLine, less in tests
 	Hello  serve.Hello
 	// Notices are what the user must be told about this connection: a
 	// process that died and took its sessions' state, or one replaced for
@@ -118,7 +119,7 @@ func dial(paths Paths) (*Client, error) {
 		}
 		return nil, &UnsafeError{Path: paths.Socket, Reason: fmt.Sprintf("is served by a process of uid %d, not yours (uid %d)", uid, os.Getuid())}
 	}
-	c := &Client{conn: nc}
+	c := &Client{conn: nc, max: MaxLine}
 	c.live = &liveReader{c: c, probeAfter: probeAfter, answerWait: answerWait}
 	c.r = bufio.NewReaderSize(c.live, 64<<10)
 	nc.SetReadDeadline(time.Now().Add(helloTimeout)) // a hung process must not hang every command
@@ -276,11 +277,16 @@ func Stop(paths Paths) (pid int, err error) {
 }
 
 // Send writes v as one JSON line; safe from many goroutines. A process
-// that takes none of it for a while is hung (*HungError).
+// that takes none of it for a while is hung (*HungError). A line longer
+// than the process reads (MaxLine) is a *LineTooLongError, and nothing of
+// it is written.
 func (c *Client) Send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if len(b)+1 > c.max {
+		return &LineTooLongError{Size: len(b) + 1, Max: c.max}
 	}
 	return c.write(append(b, '\n'))
 }

@@ -30,8 +30,11 @@ const (
 // TypeStopping answers stop; the connection closes when the process ends.
 const TypeStopping = "stopping"
 
-// maxLine bounds a request line, as serve's default does.
-const maxLine = serve.DefaultMaxLine
+// MaxLine bounds a request line. It is far above serve's default because
+// a run's script (up to 64 MiB) goes in one line, JSON-escaped; the peer
+// is the user's own command, and the buffer grows only as a line needs.
+// Client.Send refuses a longer line before writing any of it.
+const MaxLine = 256 << 20
 
 // conn is one client: its requests, its tool calls and its output.
 type conn struct {
@@ -75,7 +78,7 @@ func (c *conn) serve() {
 	c.enc.Line(serve.Hello{Languages: []string{sessions.LangPython, sessions.LangShell}, PID: os.Getpid(),
 		Protocol: serve.Protocol, Type: serve.TypeHello, Version: c.srv.cfg.Version})
 	sc := bufio.NewScanner(c.nc)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	for sc.Scan() {
 		c.dispatch(sc.Bytes())
 	}

@@ -52,7 +52,9 @@
 // the client answers with tool_result; cancel, sessions, close and ping;
 // job, jobs, wait and stop with a "job" field for the jobs that cells with
 // onTimeout "detach" go on as (they outlive the client that sent them;
-// no job_end line is sent: ask with job or wait).
+// no job_end line is sent: ask with job or wait). A line may be up to
+// [MaxLine] long, so that a run's largest script fits; [Client.Send]
+// refuses a longer one with a [*LineTooLongError] before writing any of it.
 // An eval may name "python", the interpreter the client resolved, and
 // "output" ([Output]: maxBytes, noSpill, passthrough), the bounds its
 // cells' output gets in place of Config.Sessions.Sink's, as a one-shot

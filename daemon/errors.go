@@ -16,6 +16,18 @@ var (
 	errLocked = errors.New("locked")
 )
 
+// LineTooLongError: a request (cells as JSON, escapes included) is longer
+// than the background process reads in one line (MaxLine); it was not
+// sent, and the connection is as it was.
+type LineTooLongError struct {
+	Size, Max int // bytes
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("the request is %d MiB as JSON, over the %d MiB the background process takes in one request; "+
+		"split the code across commands, or run it without a session", (e.Size+1<<20-1)>>20, e.Max>>20)
+}
+
 // UnsafeError refuses a file another user owns or could use: the
 // directory, the socket, or the process at its other end.
 type UnsafeError struct {

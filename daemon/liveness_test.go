@@ -200,3 +200,32 @@ func TestStopOfAProcessThatStoppedAnswering(t *testing.T) {
 		t.Fatalf("stop: %v; want a HungError saying how to resume pid 4242", err)
 	}
 }
+
+// A request longer than the process reads is refused before any of it is
+// written, saying what to do, and the connection goes on: the next request
+// is the first line the process gets. The process used to close the
+// connection at the line's end, and the command said only "broken pipe".
+func TestSendRefusesALineTooLong(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	lines := make(chan string, 2)
+	c := dialShort(t, fakeProcess(t, func(nc net.Conn, _ <-chan struct{}) {
+		sc := bufio.NewScanner(nc)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}))
+	c.max = 1000
+	err := c.Send(map[string]string{"op": "eval", "code": strings.Repeat("\x01", 200)}) // 1,200 bytes escaped
+	var long *LineTooLongError
+	if !errors.As(err, &long) || long.Max != 1000 || long.Size < 1200 || !strings.Contains(err.Error(), "without a session") {
+		t.Fatalf("Send: %v; want a LineTooLongError of over 1200 bytes that says what to do", err)
+	}
+	if err := c.Send(map[string]string{"op": "eval", "code": strings.Repeat("x", 900)}); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseWrite()
+	if got := <-lines; !strings.Contains(got, strings.Repeat("x", 900)) || strings.Contains(got, `\u0001`) {
+		t.Fatalf("the process's first line is %.60q…; want the second request alone", got)
+	}
+}

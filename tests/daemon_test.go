@@ -768,3 +768,29 @@ func TestDaemonHungIsSaid(t *testing.T) {
 		t.Errorf("after SIGCONT: exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
 }
+
+// A script as large as a one-shot run takes runs attached too: 20 MiB,
+// over serve's default line bound, used to end with "broken pipe". One
+// whose JSON is over the process's bound is refused, saying what to do.
+func TestDaemonLargeScript(t *testing.T) {
+	h := newDaemonHome(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.py")
+	if err := os.WriteFile(big, []byte("x = 1  # "+strings.Repeat("a", 20<<20)+"\nprint(x)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := h.run("run", "--session", "s", big); code != 0 || out != "1\n" {
+		t.Fatalf("20 MiB script: exit %d, stdout %q, stderr %.300s", code, out, stderr)
+	}
+	// 60 MiB of control characters, 360 MiB escaped.
+	escaped := filepath.Join(dir, "escaped.py")
+	if err := os.WriteFile(escaped, []byte("s = '"+strings.Repeat("\x01", 60<<20)+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := h.run("run", "--session", "s", escaped); code != 1 || !strings.Contains(stderr, "run it without a session") {
+		t.Fatalf("over the bound: exit %d, stderr %.300s; want exit 1 and what to do", code, stderr)
+	}
+	if out, stderr, code := h.run("run", "--session", "s", "-c", "x"); code != 0 || out != "1\n" {
+		t.Errorf("after the refusal: exit %d, stdout %q, stderr %s; want the session as it was", code, out, stderr)
+	}
+}
