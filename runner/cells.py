@@ -38,7 +38,7 @@ class _RequestError(Exception):
 def _await(coro):
     """Run a top-level-await cell on the session's persistent event loop."""
     global _loop
-    import asyncio
+    asyncio = _core._own("asyncio")
 
     if _loop is None or _loop.is_closed():
         _loop = asyncio.new_event_loop()
@@ -64,8 +64,7 @@ def _at_await(exc, task):
     suspended await chain as its traceback, so it shows the cell's line, not
     only asyncio's selector."""
     try:
-        import types
-
+        types = _core._own("types")
         stack, c = [], task.get_coro()
         while c is not None:
             f = getattr(c, "cr_frame", None) or getattr(c, "gi_frame", None)

@@ -43,6 +43,9 @@ _pre_cell = []  # callables run before each cell (autoreload, get_ipython().even
 _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _fork_lock = _thread.allocate_lock()
+_start = None  # (sys.path, cwd, sys.meta_path) as the runner started: where imports.py looks
+_imports_mod = None  # imports.py, once loaded whole
+_imports_lock = _thread.allocate_lock()  # its first load: the warm-up's thread and a cell's may race
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
 
@@ -86,6 +89,35 @@ def _send_error(exc, only=False):
 
 def _traceback_lines(exc, only=False):
     return _module("tracebacks").traceback_lines(exc, only)
+
+
+# --- the runner's own imports (imports.py) ---------------------------------
+
+
+def _own(name):
+    """The module name for the runner's own use: sys.modules' when imported
+    (whoever imported it), else imported from where the interpreter found
+    modules at start-up, never from the cwd, '' or a directory a cell
+    added (imports.py). Every import the runner does after start-up, of a
+    module that is neither built in nor imported before the cwd joined
+    sys.path, goes through here."""
+    mod = sys.modules.get(name)
+    if mod is not None and not getattr(getattr(mod, "__spec__", None), "_initializing", False):
+        return mod  # (a module another thread is still running goes to the import system, which waits)
+    return _imports().load(name)
+
+
+def _imports():
+    """imports.py, loaded once: _module alone would let a second thread
+    that needs it at the same moment see it half run."""
+    global _imports_mod
+    mod = _imports_mod
+    if mod is None:
+        with _imports_lock:
+            if _imports_mod is None:
+                _imports_mod = _module("imports")
+            mod = _imports_mod
+    return mod
 
 
 # --- IPython compatibility (ipy_*.py, each loaded on first use) ----------
@@ -191,9 +223,7 @@ def _decode(line):
     except Exception:
         obj, end = None, -1
     if end < 0 or s[end:] != "\n" and s[end:].strip():
-        import json
-
-        json.loads(s)  # raises with a precise message
+        _own("json").loads(s)  # raises with a precise message
         raise ValueError("trailing data after the JSON object")
     if type(obj) is not dict:
         raise ValueError("a request must be a JSON object")
@@ -337,16 +367,15 @@ def _quiet(nap):
 
 def _warm_steps():
     """The warm-up in steps of ~0.3-2 ms (imports, leaves first), so a cell
-    that comes waits for the one under way only."""
-    imp = __import__
-    return [lambda: imp("token"), lambda: imp("tokenize"), lambda: imp("linecache"),
-            lambda: imp("textwrap"), lambda: imp("traceback"), _warm_format,
-            lambda: imp("ast")]
+    that comes waits for the one under way only. The runner's own imports
+    (_own), formatting too: it is what a first error runs."""
+    return [lambda: _own("token"), lambda: _own("tokenize"), lambda: _own("linecache"),
+            lambda: _own("textwrap"), lambda: _own("traceback"), lambda: _imports().call(_warm_format),
+            lambda: _own("ast")]
 
 
 def _warm_format():
-    import traceback
-
+    traceback = _own("traceback")
     _unread(1)
     try:
         raise ValueError("warm")
@@ -556,8 +585,11 @@ def _take_stdio():
 
 
 def _user_path():
-    """The runner's own directory must not shadow user imports."""
+    """The runner's own directory must not shadow user imports; where the
+    interpreter found modules before the cwd joined is kept for _own."""
+    global _start
     here = os.getcwd()
+    _start = (tuple(sys.path), here, tuple(sys.meta_path))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
     sys.path.insert(0, here)
     # As IPython: '' (the current directory, wherever os.chdir takes it)

@@ -15,8 +15,7 @@ _q = _core._q
 def _json_value(v):
     if type(v) is str:
         return _q(v)
-    import json
-
+    json = _core._own("json")
     try:
         return json.dumps(v, default=repr, separators=(",", ":"), allow_nan=False)
     except ValueError:  # NaN or an infinity, which JSON has no word for
@@ -123,9 +122,7 @@ def _mime_value(mime, v):
         return None
     if isinstance(v, (bytes, bytearray, memoryview)):
         if mime in _BINARY or mime.startswith("image/") and mime != "image/svg+xml":
-            import binascii
-
-            return binascii.b2a_base64(bytes(v), newline=False).decode("ascii")
+            return _core._own("binascii").b2a_base64(bytes(v), newline=False).decode("ascii")
         return bytes(v).decode("utf-8", "replace")
     if isinstance(v, str):
         return v
@@ -271,8 +268,7 @@ def flush_figures():
         nums = plt.get_fignums()
         if not nums:
             return
-        import binascii
-
+        binascii = _core._own("binascii")
         for n in nums:
             fig = plt.figure(n)
             buf = io.BytesIO()

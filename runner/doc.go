@@ -25,8 +25,8 @@
 // (keep_result) to place and send with done: one look at the pipes for both
 // frames, unless a post-cell hook, figures or an error come between, when it
 // is sent at once as before; loaded right after ready is sent, while the
-// host answers it), and on first use display (the IPython display
-// protocol), tracebacks, modules
+// host answers it), and on first use imports (the runner's own imports,
+// below), display (the IPython display protocol), tracebacks, modules
 // (EVALHOST_MODULES), and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
@@ -104,6 +104,21 @@
 //   - After ready, a thread imports what the first error needs (traceback,
 //     linecache, tokenize, ast: ~3 ms) and the FIONREAD ioctl, so the first
 //     error costs what later ones do.
+//   - The runner's own imports (traceback at an error, json, subprocess,
+//     IPython's start in full mode, ...: core's _own, imports.py) and what
+//     those modules import while the runner uses them (formatting a
+//     traceback imports ast, unicodedata, 3.13's linecache its tokenize) are
+//     found only where the interpreter found modules as it started: built-in
+//     and frozen modules, its start-up meta-path finders, and sys.path at the
+//     runner's start minus "", the cwd and the runner's directory (the
+//     stdlib, site-packages, PYTHONPATH). Never in a cell's cwd, "" or a
+//     directory a cell added, where another user could have left a
+//     traceback.py; a name found nowhere else is a ModuleNotFoundError. A
+//     module already imported (by anyone) is used as it is. Cells import as
+//     python3 and IPython do, the cwd and "" first, except code of the
+//     cell's that runs while a traceback is formatted (an exception's
+//     __str__): its first import of a module only those places have fails.
+//     The rule is per thread: the cell's threads import as usual meanwhile.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored. Once the exit

@@ -14,6 +14,8 @@ var (
 	corePy string
 	//go:embed display.py
 	displayPy string
+	//go:embed imports.py
+	importsPy string
 	//go:embed ipy_capture.py
 	ipyCapturePy string
 	//go:embed ipy_display.py
@@ -47,6 +49,7 @@ var embeddedFiles = []file{
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},
+	{"imports.py", importsPy},
 	{"ipy_capture.py", ipyCapturePy},
 	{"ipy_display.py", ipyDisplayPy},
 	{"ipy_full.py", ipyFullPy},

@@ -41,10 +41,7 @@ class DisplayObject:
             with open(self.filename, self._read_flags) as f:
                 self.data = f.read()
         elif self.url is not None and getattr(self, "embed", True):
-            import urllib.request
-
-            with urllib.request.urlopen(self.url) as r:
-                raw = r.read()
+            raw = _core._imports().call(_fetch, self.url)
             self.data = raw if "b" in self._read_flags else raw.decode("utf-8", "replace")
 
     def _data_and_metadata(self):
@@ -52,6 +49,12 @@ class DisplayObject:
 
     def __repr__(self):
         return "<IPython.core.display.%s object>" % type(self).__name__
+
+
+def _fetch(url):
+    """The bytes at url, urllib's lazy imports the runner's own (imports.py)."""
+    with _core._own("urllib.request").urlopen(url) as r:
+        return r.read()
 
 
 class TextDisplayObject(DisplayObject):
@@ -109,17 +112,13 @@ class JSON(DisplayObject):
         meta.update(kwargs)
         self._json_meta = meta
         if isinstance(data, str) and url is None and filename is None and not os.path.isfile(data):
-            import json
-
-            data = json.loads(data)
+            data = _core._own("json").loads(data)
         super().__init__(data, url, filename)
 
     def reload(self):
         super().reload()
         if isinstance(self.data, str) and (self.filename or self.url):
-            import json
-
-            self.data = json.loads(self.data)
+            self.data = _core._own("json").loads(self.data)
 
     def _repr_json_(self):
         return self.data, self._json_meta
@@ -180,8 +179,7 @@ class Code(TextDisplayObject):
         super().__init__(data, url, filename)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        import html
-
+        html = _core._own("html")
         return {"text/html": "<pre>%s</pre>" % html.escape(self.data or ""), "text/plain": self.data or ""}, {}
 
 
@@ -201,9 +199,7 @@ class FileLink:
         self.prefix, self.suffix = result_html_prefix, result_html_suffix
 
     def _repr_html_(self):
-        import html
-
-        p = html.escape(self.path)
+        p = _core._own("html").escape(self.path)
         return '%s<a href="%s%s" target="_blank">%s</a>%s' % (self.prefix, self.url_prefix, p, p, self.suffix)
 
     def __repr__(self):
@@ -343,8 +339,10 @@ _PATCHES = {"IPython.core.display_functions": _patch_display_functions, "IPython
 
 
 def find_spec(name, path=None, target=None):
-    """core's meta-path hook: a shim without IPython, patches with it."""
-    from importlib.machinery import ModuleSpec, PathFinder
+    """core's meta-path hook: a shim without IPython, patches with it. The
+    user's import: IPython is searched for where a cell's imports are."""
+    machinery = _core._own("importlib.machinery")
+    ModuleSpec, PathFinder = machinery.ModuleSpec, machinery.PathFinder
 
     shim = sys.modules.get("IPython")
     if name == "IPython":

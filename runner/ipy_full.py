@@ -3,11 +3,11 @@ in that mode: every cell runs through IPython's InteractiveShell, whose
 displayhook, display publisher and tracebacks send the runner's frames.
 """
 
-import re
 import sys
 
 _core = globals()["_core"]
 _wire = _core._wire
+re = _core._own("re")
 
 
 # --- full IPython mode (EVALHOST_IPYTHON=1) --------------------------------
@@ -21,11 +21,19 @@ def _strip_ansi(s):
 
 
 def start_full():
-    """Create an InteractiveShell whose outputs are runner frames, on the runner's namespace."""
-    from IPython.core.displayhook import DisplayHook
-    from IPython.core.displaypub import DisplayPublisher as Publisher
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
+    """Create an InteractiveShell whose outputs are runner frames, on the
+    runner's namespace. IPython and what it imports as it loads and starts
+    are the runner's own imports (imports.py), as they are IPython's own
+    when it starts from its script; cells then import as IPython's do."""
+    _core._imports().call(_start_full)
+
+
+def _start_full():
+    own = _core._own
+    DisplayHook = own("IPython.core.displayhook").DisplayHook
+    Publisher = own("IPython.core.displaypub").DisplayPublisher
+    InteractiveShell = own("IPython.core.interactiveshell").InteractiveShell
+    Config = own("traitlets.config").Config
 
     class Hook(DisplayHook):
         def start_displayhook(self):

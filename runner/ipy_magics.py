@@ -85,10 +85,8 @@ def _run_code(src, frame, offset, name=None):
 
 
 def _split_args(args):
-    import shlex
-
     try:
-        return shlex.split(args)
+        return _core._own("shlex").split(args)
     except ValueError as e:
         raise UsageError("cannot parse %r: %s" % (args, e)) from None
 
@@ -98,7 +96,7 @@ def _split_args(args):
 
 def _format_time(span, precision=3):
     """Like IPython's _format_time: 1.23 s, 4.56 ms, 7.89 µs, 12.3 ns."""
-    import math
+    math = _core._own("math")
 
     if span >= 60.0:
         parts, value = [], span
@@ -120,8 +118,7 @@ def _cpu_times():
     %time reads them; os.times() counts clock ticks (10 ms), so a fast
     statement would show 0 ns."""
     try:
-        import resource
-
+        resource = _core._own("resource")
         r = resource.getrusage(resource.RUSAGE_SELF)
         return r.ru_utime, r.ru_stime
     except ImportError:
@@ -130,7 +127,7 @@ def _cpu_times():
 
 
 def _timed(src, frame, offset, name=None):
-    import time
+    time = _core._own("time")
 
     t0, w0 = _cpu_times(), time.perf_counter()
     try:
@@ -211,7 +208,7 @@ def _timeit_opts(args):
 
 
 def _timeit(stmt, setup, frame, opts):
-    import timeit
+    timeit = _core._own("timeit")
 
     if not stmt.strip():
         raise UsageError("%timeit needs a statement: %timeit f()")
@@ -253,10 +250,8 @@ def _c_timeit(args, body, offset, frame):
 @_magic("line", "pip")
 def _m_pip(args, frame):
     """%pip: pip of this very interpreter, output streamed."""
-    import importlib
-
     rc, _ = run_process([sys.executable, "-m", "pip"] + _split_args(args))
-    importlib.invalidate_caches()
+    _core._own("importlib").invalidate_caches()
     _set_exit_code(rc)
     if rc != 0:
         print("pip exited with status %d" % rc, file=sys.stderr)
@@ -270,11 +265,9 @@ def _m_sx(args, frame):
 
 def _shell_cell(which):
     def run(args, body, offset, frame):
-        import shutil
-
         if args.strip():
             raise UsageError("%%%%%s takes no options here, got %r" % (which, args))
-        rc, _ = run_process([shutil.which(which) or "/bin/sh", "-c", body])
+        rc, _ = run_process([_core._own("shutil").which(which) or "/bin/sh", "-c", body])
         _set_exit_code(rc)
         return None
 
@@ -523,14 +516,13 @@ def _m_matplotlib(args, frame):
 
 @_magic("line", "load_ext", "reload_ext")
 def _m_load_ext(args, frame):
-    import importlib
-
     name = args.strip()
     if not name:
         raise UsageError("%load_ext needs a module name: %load_ext autoreload")
     if name == "autoreload":
         return None
-    mod = importlib.import_module(name)
+    # The user's module, found where a cell's own import finds it (as IPython's %load_ext)
+    mod = _core._own("importlib").import_module(name)
     load = getattr(mod, "load_ipython_extension", None)
     if load is None:
         raise UsageError("%%load_ext: module %s has no load_ipython_extension function" % name)
@@ -570,8 +562,7 @@ class _Autoreload:
             hooks.remove(self.check)
 
     def scan(self, record_only=False):
-        import importlib
-
+        importlib = _core._own("importlib")  # reload: the user's modules, as a cell's import finds them
         for name, mod in list(sys.modules.items()):
             if self.mode == 1 and name not in self.explicit:
                 continue
@@ -610,8 +601,7 @@ def _m_autoreload(args, frame):
 
 @_magic("line", "aimport")
 def _m_aimport(args, frame):
-    import importlib
-
+    importlib = _core._own("importlib")  # import_module: the user's modules, as a cell's import finds them
     for name in args.replace(",", " ").split():
         if name.startswith("-"):
             _autoreload.explicit.discard(name[1:])

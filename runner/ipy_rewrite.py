@@ -11,11 +11,13 @@ load, so the rewriter also runs on its own (the fuzz test does).
 
 import builtins
 import io
-import re
 import sys
-import tokenize
 
 _core = globals().get("_core")
+# The runner's own imports (imports.py); alone (the fuzz test), plain ones
+_own = _core._own if _core is not None else __import__
+re = _own("re")
+tokenize = _own("tokenize")
 
 
 # --- the rewriter ---------------------------------------------------------

@@ -196,9 +196,7 @@ class EvalhostShell:
         return gui, gui
 
     def showtraceback(self, *args, **kwargs):
-        import traceback
-
-        traceback.print_exc()
+        _core._imports().call(lambda: _core._own("traceback").print_exc())
 
     def __repr__(self):
         return "<evalhost shell: run_line_magic, run_cell_magic, system, getoutput, user_ns, display_pub>"

@@ -9,10 +9,10 @@ expand as in IPython.
 """
 
 import os
-import re
 
 _core = globals()["_core"]
 _wire = _core._wire
+re = _core._own("re")
 
 
 # --- variable expansion ---------------------------------------------------
@@ -103,7 +103,8 @@ def _descendants(pid):
 def _reap(p):
     """Stop and wait for a child after an interrupt; SIGINT held off meanwhile."""
     import _signal
-    import subprocess
+
+    subprocess = _core._own("subprocess")
 
     old = _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGINT,))
     try:
@@ -133,7 +134,7 @@ def _reap(p):
 
 def run_process(argv, capture=False, stdin_data=None):
     """Run argv with fd 1/2 shared (or stdout captured, stderr merged); return (rc, text)."""
-    import subprocess
+    subprocess = _core._own("subprocess")
 
     _core._flush_std()
     kw = {}
@@ -208,9 +209,8 @@ class SList(list):
 
     @property
     def p(self):
-        import pathlib
-
-        return [pathlib.Path(x) for x in self if os.path.exists(x)]
+        Path = _core._own("pathlib").Path
+        return [Path(x) for x in self if os.path.exists(x)]
 
     paths = p
 

@@ -17,8 +17,7 @@ def unsafe(st):
     As ssh with ~/.ssh: it must be owned by this user (or root, who can
     run code as anyone anyway) and writable by no one else.
     """
-    import stat
-
+    stat = globals()["_core"]._own("stat")
     me = os.geteuid()
     if not stat.S_ISREG(st.st_mode):
         return "it is not a regular file"

@@ -6,6 +6,19 @@ standard library and imports lazily: defining these costs microseconds.
 """
 
 
+def _evh_own(name):
+    """The module name, imported as the runner's own: never from the cwd or
+    a directory a cell added (the runner's imports.py). In a gateway kernel,
+    where no runner runs, a plain import."""
+    import sys
+
+    core = sys.modules.get("_evalhost_runner")
+    if core is not None:
+        return core._own(name)
+    __import__(name)
+    return sys.modules[name]
+
+
 def read(path, encoding="utf-8"):
     """Return the text of the file at path (undecodable bytes replaced)."""
     with open(path, encoding=encoding, errors="replace") as f:
@@ -62,8 +75,9 @@ def tree(path=".", depth=2, hidden=False):
 
 def diff(a, b, context=3):
     """Print a unified diff of a and b: two texts, or two paths of existing files."""
-    import difflib
     import os
+
+    difflib = _evh_own("difflib")
 
     def load(x):
         if isinstance(x, str) and "\n" not in x and os.path.isfile(x):
@@ -113,7 +127,7 @@ class _ToolBridge:
 
     async def acall(self, name, /, **args):
         """Call a tool from asyncio code without blocking the event loop."""
-        import asyncio
+        asyncio = _evh_own("asyncio")
 
         if hasattr(asyncio, "to_thread"):
             return await asyncio.to_thread(self._call, name, args)
@@ -134,8 +148,9 @@ class _ToolBridge:
         return "<tool bridge: tool.NAME(**args) or tool('NAME', **args)>"
 
     def _call(self, name, args):
-        import json
         import os
+
+        json = _evh_own("json")
 
         if not isinstance(name, str) or not name:
             raise ToolError("tool name must be a non-empty string, got %r" % (name,))
@@ -166,7 +181,7 @@ class _ToolBridge:
         raise ToolError(reply.get("error") or "tool %r failed (HTTP %d)" % (name, status))
 
     def _post(self, url, token, body):
-        import http.client
+        client = _evh_own("http.client")
 
         host, port, path = self._target(url)
         headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
@@ -176,7 +191,7 @@ class _ToolBridge:
                 conn.request("POST", path, body, headers)
                 resp = conn.getresponse()
                 return resp.status, resp.read()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+            except (client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
                 self._drop(conn)
                 # A kept-alive connection the server closed while idle: retry once on a new one.
                 if fresh or attempt:
@@ -199,23 +214,21 @@ class _ToolBridge:
     def _target(self, url):
         t = self.__dict__.get("_parsed")
         if t is None or t[0] != url:
-            import urllib.parse
-
-            u = urllib.parse.urlsplit(url)
+            u = _evh_own("urllib.parse").urlsplit(url)
             if u.scheme != "http" or not u.hostname:
                 raise ToolError("tool bridge is unavailable: PI_TOOL_BRIDGE_URL %r is not an http://host:port URL" % url)
             t = self._parsed = (url, u.hostname, u.port, u.path.rstrip("/") + "/v1/tool")
         return t[1:]
 
     def _conn(self, host, port):
-        import http.client
+        client = _evh_own("http.client")
 
         c = getattr(self._local, "conn", None)
         if c is not None and (c.host, c.port) == (host, port):
             return c, False
         if c is not None:
             c.close()
-        c = http.client.HTTPConnection(host, port, timeout=None)
+        c = client.HTTPConnection(host, port, timeout=None)
         self._local.conn = c
         return c, True
 

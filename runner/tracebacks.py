@@ -42,8 +42,14 @@ def _strip_runner(te, seen):
 
 
 def traceback_lines(exc, only=False):
-    import traceback
+    """exc's traceback as lines. Formatting imports too (ast for 3.11's
+    carets, unicodedata for wide characters, 3.13's linecache its tokenize):
+    all of it as the runner's own imports, never the cwd's."""
+    return _core._imports().call(_lines, exc, only)
 
+
+def _lines(exc, only):
+    traceback = _core._own("traceback")
     _seed_linecache()
     if only:
         text = "".join(traceback.format_exception_only(type(exc), exc))
@@ -84,11 +90,16 @@ def exit_unraisable(u, prev):
         if u.exc_value is not None:
             u.exc_value.__traceback__ = kept
         u = type(u)((u.exc_type, u.exc_value, kept, u.err_msg, u.object))
+    # Python's own hook imports traceback in 3.13: the runner's own imports then
+    own = _core._imports().call
     try:
-        prev(u)
+        if prev is sys.__unraisablehook__:
+            own(prev, u)
+        else:
+            prev(u)
     except BaseException as e:  # the user's hook failed: said as python3 says it, naming that hook
         t = _without_runner(e.__traceback__)
-        sys.__unraisablehook__(type(u)((type(e), e.with_traceback(t), t, "Exception ignored in sys.unraisablehook", prev)))
+        own(sys.__unraisablehook__, type(u)((type(e), e.with_traceback(t), t, "Exception ignored in sys.unraisablehook", prev)))
 
 
 def send_error(exc, only=False):

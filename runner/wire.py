@@ -120,10 +120,8 @@ def _without_cell(line):
     requires: it goes out as a warning without id that carries its text, as
     what a module prints at load does. None drops it (a clear_output: nothing
     is shown yet)."""
-    import json
-
     try:
-        f = json.loads(line)
+        f = _core._own("json").loads(line)
     except ValueError:
         f = {}
     kind = f.get("type")
@@ -224,10 +222,7 @@ def _unread(fd):
     global _ioctl
     if _ioctl is None:
         try:
-            import fcntl
-            import termios
-
-            _ioctl = (fcntl.ioctl, termios.FIONREAD)
+            _ioctl = (_core._own("fcntl").ioctl, _core._own("termios").FIONREAD)
         except Exception:
             _ioctl = False
     if not _ioctl:

@@ -1,0 +1,273 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// planted are modules the runner imports for itself on some path (or that
+// those import in turn: traceback -> linecache -> tokenize), each as
+// another local user could leave it in a directory a cell runs in.
+var planted = []string{
+	"traceback", "linecache", "tokenize", "token", "textwrap", "ast", "unicodedata", "contextlib",
+	"json", "binascii", "html", "shlex", "math", "resource", "timeit", "shutil", "subprocess",
+	"selectors", "fcntl", "termios", "difflib", "asyncio", "types", "re", "importlib", "pathlib",
+	"http", "urllib", "email", "socket",
+}
+
+// plant writes each planted module into a new directory; importing one
+// leaves a file of its name in the returned markers directory and fails.
+func plant(t *testing.T) (dir, markers string) {
+	t.Helper()
+	dir, markers = t.TempDir(), t.TempDir()
+	for _, name := range planted {
+		writeFile(t, dir, name+".py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n"+
+			"raise ImportError('planted ' + __name__)\n")
+	}
+	return dir, markers
+}
+
+// ran lists the planted modules that were imported.
+func ran(t *testing.T, markers string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(markers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestOwnImportsIgnoreTheCwd is the attacker's view: another user planted
+// traceback.py and friends where a cell runs (the runner's start cwd, or a
+// request's cwd). What the runner imports for itself (at an error, a
+// display, a magic, a tool call, the warm-up) and what those modules import
+// while it uses them comes from the interpreter's own directories: none of
+// the planted files runs, and the runner's output is what it is without
+// them. The cells import nothing themselves.
+func TestOwnImportsIgnoreTheCwd(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cells []string // each must end ok, unless ename says
+		ename string   // the error the last cell raises
+		check func(t *testing.T, c cellResult)
+	}{
+		{name: "error traceback", cells: []string{"def f():\n    return 1 / 0\nf()"}, ename: "ZeroDivisionError",
+			check: wantTraceback("    return 1 / 0", "ZeroDivisionError: division by zero")},
+		{name: "error on a line with wide characters", cells: []string{"s = '日本語' + 1"}, ename: "TypeError",
+			check: wantTraceback("    s = '日本語' + 1", `TypeError: can only concatenate str (not "int") to str`)},
+		{name: "syntax error", cells: []string{"x = (1,"}, ename: "SyntaxError",
+			check: func(t *testing.T, c cellResult) {
+				e, _ := c.first(frames.TypeError)
+				if !slices.Contains(e.Traceback, "    x = (1,") || !strings.HasPrefix(e.Traceback[len(e.Traceback)-1], "SyntaxError: ") {
+					t.Errorf("traceback\n%s", strings.Join(e.Traceback, "\n"))
+				}
+			}},
+		{name: "get_ipython().showtraceback", cells: []string{"try:\n    1 / 0\nexcept ZeroDivisionError:\n    get_ipython().showtraceback()"},
+			check: func(t *testing.T, c cellResult) {
+				if !strings.Contains(c.stderr, "ZeroDivisionError: division by zero") {
+					t.Errorf("stderr %q", c.stderr)
+				}
+			}},
+		{name: "rich display", cells: []string{"class R:\n    def _repr_json_(self): return {'a': [1]}\n" +
+			"    def _repr_png_(self): return b'\\x89PNG'\nR()"},
+			check: func(t *testing.T, c cellResult) {
+				r := wantResultFrame(t, c)
+				if png, _ := r.Bundle.Text("image/png"); png != "iVBORw==" {
+					t.Errorf("image/png %q in %v", png, keys(r.Bundle))
+				}
+			}},
+		{name: "IPython.display shim", cells: []string{"from IPython.display import Code, JSON, display\n" +
+			"display(JSON('{\"a\": 1}'), Code('<x>'))"},
+			check: func(t *testing.T, c cellResult) {
+				if ds := displays(c); len(ds) != 2 || !strings.Contains(text(t, ds[1].Bundle, "text/html"), "&lt;x&gt;") {
+					t.Errorf("displays %+v", ds)
+				}
+			}},
+		{name: "shell escape", cells: []string{"!echo hi", "out = !echo there\nout"},
+			check: wantResult("['there']")},
+		{name: "line and cell magics", cells: []string{"%time x = 1", "%timeit -n 1 -r 1 pass", "%%bash\necho b", "%cd ."}},
+		{name: "top-level await", cells: []string{"async def f():\n    return 7\nawait f()"}, check: wantResult("7")},
+		{name: "tool and diff helpers", cells: []string{"diff('a\\n', 'b\\n')", "tool.anything()"}, ename: "ToolError"},
+		{name: "warm-up", cells: []string{"x = 1"}},
+	} {
+		for _, where := range []string{"start cwd", "request cwd", "directory a cell added"} {
+			t.Run(tc.name+" in the "+where, func(t *testing.T) {
+				dir, markers := plant(t)
+				o := startOpts{pyArgs: []string{"-S"}} // -S: the IPython shim, and site imports less ahead of the cells
+				if where == "start cwd" {
+					o.dir = dir
+				}
+				p := start(t, o)
+				req := map[string]any{"cwd": dir}
+				if where == "directory a cell added" {
+					req = map[string]any{}
+					wantOK(t, p.run("__import__('sys').path.insert(0, "+pyStr(dir)+")"))
+				}
+				var c cellResult
+				for i, code := range tc.cells {
+					req["code"] = code
+					c = p.runReq(req)
+					last := i == len(tc.cells)-1
+					if want := frames.StatusOK; !last || tc.ename == "" {
+						if d := c.done(); d.Status != want {
+							t.Fatalf("cell %q: done %+v; frames %+v", code, d, c.frames)
+						}
+					} else {
+						wantError(t, c, tc.ename)
+					}
+				}
+				if tc.check != nil {
+					tc.check(t, c)
+				}
+				if tc.name == "warm-up" {
+					waitWarm(t, p, markers)
+				}
+				if got := ran(t, markers); len(got) > 0 {
+					t.Errorf("the runner ran planted %v", got)
+				}
+			})
+		}
+	}
+}
+
+// TestOwnImportsIgnoreTheCwdInIPythonMode: IPython's own start (its
+// import, its shell's set-up) is the runner's, done where the runner was
+// started: it loads from site-packages past the planted files, and without
+// IPython an IPython.py planted there is not it.
+func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
+	t.Run("IPython installed", func(t *testing.T) {
+		if exec.Command(python(t), "-c", "import IPython").Run() != nil {
+			t.Skip("IPython is not installed")
+		}
+		dir, markers := plant(t)
+		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}})
+		wantResult("'InteractiveShell'")(t, p.run("type(get_ipython()).__mro__[1].__name__"))
+		if e := wantError(t, p.run("1 / 0"), "ZeroDivisionError"); !strings.Contains(strings.Join(e.Traceback, "\n"), "1 / 0") {
+			t.Errorf("traceback %q", e.Traceback)
+		}
+		if got := ran(t, markers); len(got) > 0 {
+			t.Errorf("the runner ran planted %v", got)
+		}
+	})
+	t.Run("IPython missing", func(t *testing.T) {
+		dir, markers := plant(t)
+		writeFile(t, dir, "IPython.py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n")
+		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}, pyArgs: []string{"-S"}})
+		wantError(t, p.run("1 + 1"), "IPythonUnavailable")
+		if got := ran(t, markers); len(got) > 0 {
+			t.Errorf("the runner ran planted %v", got)
+		}
+	})
+}
+
+// wantTraceback: the error frame's traceback ends with the lines given.
+func wantTraceback(last ...string) func(t *testing.T, c cellResult) {
+	return func(t *testing.T, c cellResult) {
+		t.Helper()
+		e, ok := c.first(frames.TypeError)
+		if !ok {
+			t.Fatalf("no error frame: %+v", c.frames)
+		}
+		tb := e.Traceback
+		i := slices.Index(tb, last[0])
+		if i < 0 || !slices.Equal(withoutCarets(tb[i:]), last) {
+			t.Errorf("traceback\n%s\nwant it to end\n%s", strings.Join(tb, "\n"), strings.Join(last, "\n"))
+		}
+	}
+}
+
+// withoutCarets drops 3.11's caret lines (and 3.8's caret under a syntax error).
+func withoutCarets(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Trim(l, " ^~") != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// waitWarm waits for the runner's warm-up to have imported ast, its last
+// step: idle cells (it runs after 50 ms without one) until one sees it, or
+// until a planted module ran (the warm-up stops at a failed import).
+func waitWarm(t *testing.T, p *proc, markers string) {
+	t.Helper()
+	deadline := time.Now().Add(watchdog)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		if markers != "" && len(ran(t, markers)) > 0 {
+			return
+		}
+		if text(t, wantResultFrame(t, p.run("'ast' in __import__('sys').modules")).Bundle, "text/plain") == "True" {
+			return
+		}
+	}
+	t.Fatalf("the warm-up did not run within %v", watchdog)
+}
+
+// TestCellImportsKeepPythonSemantics is the friend's view: a cell's own
+// imports still find the cwd's modules first, as in python3 and IPython,
+// before and after the runner imported its own (an error, the warm-up),
+// a local module named as a stdlib one (random) included, and so does a
+// thread of the cell's that imports while the runner's own imports are on
+// in the main thread (an exception's __str__ runs while its traceback is
+// formatted).
+func TestCellImportsKeepPythonSemantics(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "mymod.py", "VALUE = 'local mymod'\n")
+	writeFile(t, dir, "random.py", "VALUE = 'local random'\n")
+	for i := 1; i <= 5; i++ {
+		writeFile(t, dir, fmt.Sprintf("fromthread%d.py", i), fmt.Sprintf("VALUE = 'local %d'\n", i))
+	}
+	other := t.TempDir()
+	writeFile(t, other, "added.py", "VALUE = 'added dir'\n")
+	p := start(t, startOpts{pyArgs: []string{"-S"}}) // -S: site here imports random itself
+	for _, tc := range []struct {
+		name, code, result string
+	}{
+		{"an error first", "1 / 0", ""},
+		{"local module", "import mymod\nmymod.VALUE", "'local mymod'"},
+		{"local module named as a stdlib one", "import random\nrandom.VALUE", "'local random'"},
+		{"a directory the cell added", "import sys\nsys.path.insert(0, " + pyStr(other) + ")\nimport added\nadded.VALUE", "'added dir'"},
+		// __str__ runs as the error frame is made and as its traceback is
+		// formatted; each call's thread imports a module of its own
+		{"a thread importing while a traceback is formatted",
+			"import threading\ncalls, seen = [], []\n" +
+				"def imp(n):\n    try:\n        seen.append(__import__('fromthread%d' % n).VALUE)\n" +
+				"    except ImportError as e:\n        seen.append(repr(e))\n" +
+				"class E(Exception):\n    def __str__(self):\n        calls.append(1)\n" +
+				"        t = threading.Thread(target=imp, args=(len(calls),))\n" +
+				"        t.start(); t.join()\n        return 'e'\nraise E()", ""},
+		{"what the threads got", "len(calls) >= 2 and seen == ['local %d' % n for n in range(1, len(calls) + 1)] or seen", "True"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.runReq(map[string]any{"code": tc.code, "cwd": dir})
+			if tc.result == "" {
+				if _, ok := c.first(frames.TypeError); !ok {
+					t.Fatalf("no error: %+v", c.frames)
+				}
+				return
+			}
+			wantResult(tc.result)(t, c)
+		})
+	}
+	waitWarm(t, p, "")
+	wantResult("('local mymod', 'local random')")(t, p.runReq(map[string]any{
+		"code": "import importlib\n(importlib.reload(mymod).VALUE, importlib.reload(random).VALUE)", "cwd": dir}))
+	if err := os.WriteFile(filepath.Join(dir, "late.py"), []byte("VALUE = 'late'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantResult("'late'")(t, p.runReq(map[string]any{"code": "import late\nlate.VALUE", "cwd": dir}))
+}
