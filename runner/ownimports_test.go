@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,4 +271,46 @@ func TestCellImportsKeepPythonSemantics(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantResult("'late'")(t, p.runReq(map[string]any{"code": "import late\nlate.VALUE", "cwd": dir}))
+}
+
+// TestRunnerImportsGoThroughOwn keeps every later import of the runner's
+// Python going through core's _own (or imports.py): an import statement may
+// name only a module built into every CPython, which no path can shadow,
+// or one the interpreter or core has imported before the cwd joins
+// sys.path. Names given to __import__ or importlib.import_module are
+// checked by hand where they are: a user's module (%load_ext, %aimport),
+// a built-in one (stdio at start-up), or a plain import outside the runner
+// (prelude in a gateway kernel, the rewriter alone).
+func TestRunnerImportsGoThroughOwn(t *testing.T) {
+	allowed := map[string]bool{
+		// built into every CPython: no path is searched for them
+		"sys": true, "builtins": true, "_thread": true, "_signal": true, "_warnings": true,
+		"_imp": true, "marshal": true, "gc": true, "atexit": true, "_ast": true,
+		// imported as the interpreter starts, or by core as it loads (sys.path[0]
+		// is then the runner's own directory)
+		"io": true, "os": true, "_json": true, "_frozen_importlib_external": true,
+	}
+	dynamic := map[string]int{"ipy_magics.py": 2, "stdio.py": 1, "prelude.py": 1, "imports.py": 1, "ipy_rewrite.py": 1}
+	stmt := regexp.MustCompile(`(?m)^\s*(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|from\s+([\w.]+)\s+import)`)
+	call := regexp.MustCompile(`__import__\b|import_module\(`)
+	files, err := filepath.Glob("*.py")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no runner files: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range stmt.FindAllStringSubmatch(string(b), -1) {
+			for _, name := range strings.Split(m[1]+m[2], ",") {
+				if name = strings.TrimSpace(name); !allowed[name] {
+					t.Errorf("%s: %q imports %s from sys.path (the cwd first): use _core._own(%q)", f, strings.TrimSpace(m[0]), name, name)
+				}
+			}
+		}
+		if n := len(call.FindAllString(string(b), -1)); n != dynamic[f] {
+			t.Errorf("%s: %d uses of __import__/import_module, %d checked: is the new one the runner's own import (_own)?", f, n, dynamic[f])
+		}
+	}
 }
