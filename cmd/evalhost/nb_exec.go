@@ -238,7 +238,27 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %d cells finished)\n", out, finished, len(res.Cells))
 		return
 	}
-	fmt.Fprintf(stdout, "ran %d code cells (%s); wrote %s\n", len(res.Cells), res.Status, out)
+	fmt.Fprintf(stdout, "%s (%s); wrote %s\n", ranSummary(res.Cells), res.Status, out)
+}
+
+// ranSummary says how many cells ran and how many were skipped (after a
+// failure, a death or a sys.exit()): a skipped cell did not run.
+func ranSummary(cells []sessions.CellResult) string {
+	skipped := 0
+	for _, c := range cells {
+		if c.Status == sessions.StatusSkipped {
+			skipped++
+		}
+	}
+	ran := len(cells) - skipped
+	s := fmt.Sprintf("ran %d code cell", ran)
+	if ran != 1 {
+		s += "s"
+	}
+	if skipped > 0 {
+		s += fmt.Sprintf(", skipped %d", skipped)
+	}
+	return s
 }
 
 // withParams injects p, when given, and notes (as papermill warns) a
