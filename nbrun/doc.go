@@ -8,7 +8,10 @@
 //     Markdown and raw cells, and code cells not selected or never started,
 //     are untouched. A failed cell stops the run unless AllowErrors; a cell
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
-//     partial output plus an error output naming why. An interpreter that
+//     partial output and one error output: the interpreter's own when it
+//     raised one (the KeyboardInterrupt of an interrupt, as Jupyter and
+//     papermill record it), else one naming why (CellTimeoutError,
+//     CellCancelledError, DeadKernelError). An interpreter that
 //     dies ends the run, AllowErrors or not: its cell is not retried and no
 //     later cell runs on a fresh interpreter; a cell's sys.exit() ends it
 //     too, ok (sessions.Request.Batch). Cancelling the context interrupts

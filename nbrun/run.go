@@ -63,7 +63,8 @@ func (r Result) FailedCell() int {
 // into nb as nbclient does; metadata.language_info is set from the
 // interpreter. A cell that fails stops the run unless AllowErrors. A cell
 // stopped from outside (timeout, cancel, a dead interpreter) keeps its
-// partial output plus an error output saying why (CellTimeoutError,
+// partial output and one error output: its KeyboardInterrupt when the
+// interrupt raised one, else one saying why (CellTimeoutError,
 // CellCancelledError, DeadKernelError); cells that never started are left
 // as they were. Cancelling ctx interrupts the running cell. The returned
 // error is a request the registry refused, or output that could not be
@@ -122,7 +123,8 @@ type runState struct {
 	nb        *notebook.Notebook
 	rec       *Recorder
 	cells     []int
-	current   int // request index of the cell being recorded, -1 before the first
+	current   int  // request index of the cell being recorded, -1 before the first
+	raised    bool // the interpreter recorded an error output in the current cell
 	python    string
 	err       error // the first output that could not be recorded
 	onCellEnd func(int, sessions.CellResult)
@@ -145,8 +147,11 @@ func (s *runState) record(cell int, fr frames.Frame) {
 		return
 	}
 	if cell != s.current {
-		s.current = cell
+		s.current, s.raised = cell, false
 		s.keep(s.rec.Start(s.cells[cell]))
+	}
+	if fr.Type == frames.TypeError {
+		s.raised = true
 	}
 	s.keep(s.rec.Add(fr))
 	if s.onFrame != nil {
@@ -167,11 +172,13 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 	switch res.Status {
 	case sessions.StatusOK, sessions.StatusSkipped, sessions.StatusError:
 	case sessions.StatusCancelled:
-		if started {
+		if started && !s.raised {
 			s.stopped(res)
 		}
 	default:
-		s.stopped(res)
+		if !started || !s.raised {
+			s.stopped(res)
+		}
 	}
 	if started {
 		s.rec.Flush()
@@ -181,8 +188,12 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 	}
 }
 
-// stopped records why a cell was stopped from outside, as nbclient records
-// a timeout: an error output after the partial output.
+// stopped records why a cell was stopped from outside when the interpreter
+// recorded no error for it (it caught the interrupt, ignored it and was
+// killed, or died): an error output after the partial output. One that
+// raised (its KeyboardInterrupt) keeps that alone: an execution has one
+// error output in Jupyter, and papermill's timed-out cell holds only the
+// kernel's KeyboardInterrupt.
 func (s *runState) stopped(res sessions.CellResult) {
 	name, msg := cellEndName(res.Status), cellEndMessage(res)
 	s.record(res.Index, frames.Frame{Type: frames.TypeError, Ename: name, Evalue: msg, Traceback: []string{name + ": " + msg}})

@@ -104,7 +104,8 @@ func TestRunThroughTheLibrary(t *testing.T) {
 }
 
 // A cancelled run keeps what the finished cells wrote; the running cell
-// says it was cancelled and cells that never started are left as they were.
+// keeps its KeyboardInterrupt and cells that never started are left as
+// they were.
 func TestRunCancelled(t *testing.T) {
 	reg := newRegistry(t)
 	cwd := t.TempDir()
@@ -144,7 +145,8 @@ func TestRunCancelled(t *testing.T) {
 	if got := texts(nb, 0); len(got) != 1 || got[0] != "stream:one\n" {
 		t.Errorf("finished cell: %q", got)
 	}
-	if got := texts(nb, 1); len(got) < 2 || got[0] != "stream:two\n" || !strings.HasPrefix(got[len(got)-1], "error:CellCancelledError") {
+	// One error output, the interpreter's, as Jupyter's interrupt records it.
+	if got := texts(nb, 1); len(got) != 2 || got[0] != "stream:two\n" || got[1] != "error:KeyboardInterrupt: " {
 		t.Errorf("cancelled cell: %q", got)
 	}
 	if got := texts(nb, 2); got != nil {
@@ -152,16 +154,39 @@ func TestRunCancelled(t *testing.T) {
 	}
 }
 
+// A stopped cell gets one error output, as Jupyter and papermill record
+// an interrupted or timed-out cell: the interpreter's own (its
+// KeyboardInterrupt) when it raised one, else one of nbrun's naming why.
 func TestRunTimeout(t *testing.T) {
-	reg := newRegistry(t)
-	nb := newNotebook(t, "print('partial', flush=True)\nwhile True: pass")
-	res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Timeout: time.Second})
-	if err != nil || res.Status != sessions.StatusTimeout {
-		t.Fatalf("Run: %+v, %v", res.Result, err)
+	tests := []struct {
+		name, code string
+		want       []string // the cell's outputs, each "type:text" as texts gives them
+	}{
+		{"interrupted", "print('partial', flush=True)\nwhile True: pass",
+			[]string{"stream:partial\n", "error:KeyboardInterrupt: ", "stream:Command timed out after 1 seconds\n"}},
+		{"caught the interrupt", "import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    print('caught')",
+			[]string{"stream:caught\n", "stream:Command timed out after 1 seconds\n", "error:CellTimeoutError: "}},
+		{"ignored the interrupt", "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('deaf', flush=True)\ntime.sleep(60)",
+			[]string{"stream:deaf\n", "stream:Command timed out after 1 seconds\n", "error:CellTimeoutError: timed out; the interpreter did not stop within the grace window and was killed"}},
 	}
-	got := texts(nb, 0)
-	if len(got) < 2 || got[0] != "stream:partial\n" || !strings.HasPrefix(got[len(got)-1], "error:CellTimeoutError") {
-		t.Errorf("timed-out cell: %q", got)
+	reg := newRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := newNotebook(t, tt.code)
+			res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Timeout: time.Second})
+			if err != nil || res.Status != sessions.StatusTimeout {
+				t.Fatalf("Run: %+v, %v", res.Result, err)
+			}
+			got := texts(nb, 0)
+			if len(got) != len(tt.want) {
+				t.Fatalf("outputs %q, want %q", got, tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("output %d is %q, want %q (all: %q)", i, got[i], w, got)
+				}
+			}
+		})
 	}
 }
 
