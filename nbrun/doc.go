@@ -18,7 +18,10 @@
 //     the running cell. Options.OnCellEnd sees the
 //     notebook after every cell, so a caller can save progress;
 //     Options.OnFrame sees each frame as it is recorded (a log of outputs).
-//     Options.Timeout = sessions.NoTimeout lets cells run unbounded.
+//     Options.Timeout = sessions.NoTimeout lets cells run unbounded. Text
+//     is recorded as the registry's sink hands it back: a sink with
+//     streamsink.Options.Verbatim keeps it as the cell wrote it (ANSI
+//     colours, "\r\n"), as Jupyter does; nb run's does.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

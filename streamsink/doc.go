@@ -30,6 +30,12 @@
 //     only counts them: for a caller whose reader expects the program's own
 //     bytes (`evalhost run` into a pipeline or a file), where sanitising
 //     would change them and cost a pass over every byte;
+//   - with Options.Verbatim, hands every text back as the interpreter wrote
+//     it, escape sequences, "\r\n" and control characters included, with
+//     only what is not UTF-8 in stream text replaced as the sanitiser
+//     replaces it (also across chunks): for a caller that stores it where
+//     renderers interpret it (a notebook, as Jupyter keeps ANSI colours);
+//     the tail, the dump and the artifact are sanitised as without it;
 //   - moves display payloads larger than Options.InlineLimit (base64 images,
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].

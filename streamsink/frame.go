@@ -32,6 +32,16 @@ func (s *Sink) Frame(f frames.Frame) frames.Frame {
 }
 
 func (s *Sink) errorFrame(f frames.Frame) frames.Frame {
+	if s.opt.Verbatim {
+		// ipykernel colours its tracebacks and Jupyter keeps the colours;
+		// the tail gets them sanitised all the same.
+		if len(f.Traceback) == 0 {
+			s.block(f.Ename + ": " + f.Evalue)
+		} else {
+			s.block(strings.Join(f.Traceback, "\n"))
+		}
+		return f
+	}
 	f.Evalue = Sanitize(f.Evalue)
 	f.Ename = Sanitize(f.Ename)
 	if len(f.Traceback) == 0 {
@@ -49,18 +59,8 @@ func (s *Sink) errorFrame(f frames.Frame) frames.Frame {
 
 func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 	f = s.moveLarge(f)
-	cloned := false
-	for _, mime := range []string{"text/plain", "text/markdown"} {
-		text, ok := f.Bundle.Text(mime)
-		if !ok {
-			continue
-		}
-		if clean := Sanitize(text); clean != text {
-			if !cloned {
-				f.Bundle, cloned = maps.Clone(f.Bundle), true
-			}
-			f.Bundle.SetText(mime, clean)
-		}
+	if !s.opt.Verbatim {
+		f.Bundle = sanitizedText(f.Bundle)
 	}
 	if text, ok := f.Bundle.Text("text/markdown"); ok {
 		s.block(text)
@@ -68,4 +68,23 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 		s.block(text)
 	}
 	return f
+}
+
+// sanitizedText returns b with its text/plain and text/markdown
+// sanitised: b itself when they are clean, else a copy.
+func sanitizedText(b frames.Bundle) frames.Bundle {
+	cloned := false
+	for _, mime := range []string{"text/plain", "text/markdown"} {
+		text, ok := b.Text(mime)
+		if !ok {
+			continue
+		}
+		if clean := Sanitize(text); clean != text {
+			if !cloned {
+				b, cloned = maps.Clone(b), true
+			}
+			b.SetText(mime, clean)
+		}
+	}
+	return b
 }

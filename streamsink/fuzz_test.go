@@ -31,6 +31,27 @@ func FuzzSanitize(f *testing.F) {
 	})
 }
 
+// FuzzVerbatim: a Verbatim stream split anywhere comes back as the whole
+// does, valid UTF-8, and UTF-8 input comes back unchanged.
+func FuzzVerbatim(f *testing.F) {
+	for _, s := range []string{"\x1b[31mx\x1b[0m\r\n", "\xed\xa0\x80€\xe2", "caf\xc3\xa9 \xf0\x9f\x98", "\xff\xfe\x00\x07"} {
+		f.Add([]byte(s), uint16(3))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, split uint16) {
+		var whole utf8Fixer
+		want := whole.flush(whole.append(nil, in))
+		if !utf8.Valid(want) || utf8.Valid(in) && string(want) != string(in) {
+			t.Fatalf("%q came back as %q", in, want)
+		}
+		cut := int(split) % (len(in) + 1)
+		var z utf8Fixer
+		got := z.flush(z.append(z.append(nil, in[:cut]), in[cut:]))
+		if string(got) != string(want) {
+			t.Fatalf("split at %d: %q, whole: %q", cut, got, want)
+		}
+	})
+}
+
 func checkAlphabet(t *testing.T, s string) {
 	t.Helper()
 	if !utf8.ValidString(s) {

@@ -51,6 +51,15 @@ type Options struct {
 	// only counted (TotalBytes), not tailed or spilled. Display and
 	// traceback text is still sanitised and tailed.
 	Passthrough bool
+	// Verbatim says the caller keeps the text as the interpreter wrote it,
+	// as a notebook does (Jupyter stores ANSI colours, "\r\n" and control
+	// characters, and its renderers interpret them): stream text comes back
+	// as written, except bytes that are not UTF-8, which become U+FFFD as
+	// the sanitiser makes them (also across chunks); traceback lines,
+	// evalue and display text come back unchanged. The tail, the dump and
+	// the artifact are as without it. Passthrough overrides it for stdout
+	// and stderr.
+	Verbatim bool
 	// InlineLimit is the largest display payload (its JSON encoding) kept
 	// inline in a frame; larger ones go to the store. Negative keeps all
 	// payloads inline.

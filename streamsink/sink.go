@@ -3,6 +3,7 @@ package streamsink
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -16,6 +17,8 @@ type Sink struct {
 
 	mu       sync.Mutex
 	san      [3]sanitizer // stdout, stderr, everything else
+	fix      [3]utf8Fixer // the same streams, for Verbatim
+	vscratch []byte       // Verbatim's fixed text, when not the chunk itself
 	tail     tail
 	spill    spill
 	scratch  []byte
@@ -116,7 +119,24 @@ func (s *Sink) feed(t frames.Type, p []byte) []byte {
 		out = s.scratch
 	}
 	s.record(p, out)
+	if s.opt.Verbatim {
+		return s.verbatim(i, p)
+	}
 	return out
+}
+
+// verbatim is p as Verbatim hands it back: p itself when it is UTF-8 and
+// nothing is carried, else vscratch, valid until the next call.
+func (s *Sink) verbatim(i int, p []byte) []byte {
+	f := &s.fix[i]
+	if f.n == 0 && utf8.Valid(p) {
+		return p
+	}
+	if cap(s.vscratch) > maxScratch {
+		s.vscratch = nil
+	}
+	s.vscratch = f.append(s.vscratch[:0], p)
+	return s.vscratch
 }
 
 // record adds a raw chunk and its sanitised form to the tail and artifact.
@@ -139,6 +159,9 @@ func (s *Sink) Flush(t frames.Type) string {
 func (s *Sink) flush(i int) []byte {
 	out := s.san[i].flush(nil)
 	s.record(nil, out)
+	if s.opt.Verbatim {
+		return s.fix[i].flush(nil)
+	}
 	return out
 }
 
@@ -181,6 +204,6 @@ func (s *Sink) Close() error {
 	}
 	s.spill.close()
 	s.closed = true
-	s.scratch = nil
+	s.scratch, s.vscratch = nil, nil
 	return s.spill.err
 }

@@ -522,3 +522,58 @@ func TestPassthrough(t *testing.T) {
 		t.Errorf("store holds %d files", len(left))
 	}
 }
+
+// TestVerbatim: a Verbatim sink hands text back as the interpreter wrote
+// it (escape sequences, CRLF, control characters: what Jupyter keeps in a
+// notebook), with only what is not UTF-8 replaced as Python's decoder
+// replaces it, also across chunks; its tail and dump are sanitised as
+// without it.
+func TestVerbatim(t *testing.T) {
+	tests := []struct {
+		name   string
+		chunks []string // stdout chunks
+		want   string   // what comes back, held-back bytes flushed
+		dump   string
+	}{
+		{"colours", []string{"\x1b[31mred\x1b[0m plain\n"}, "\x1b[31mred\x1b[0m plain\n", "red plain\n"},
+		{"a sequence split across chunks", []string{"\x1b[3", "1mred\x1b", "[0m\n"}, "\x1b[31mred\x1b[0m\n", "red\n"},
+		{"CRLF, bell and a progress bar", []string{"a\r\nb\x07\n10%\r", "100%\n"}, "a\r\nb\x07\n10%\r100%\n", "a\nb\n100%\n"},
+		{"a hyperlink", []string{"\x1b]8;;http://x\x07link\x1b]8;;\x07\n"}, "\x1b]8;;http://x\x07link\x1b]8;;\x07\n", "link\n"},
+		{"invalid bytes", []string{"bad \xff\xfe, half \xe2\x82!\n"}, "bad \uFFFD\uFFFD, half \uFFFD!\n", "bad \uFFFD\uFFFD, half \uFFFD!\n"},
+		{"a rune split across chunks", []string{"caf\xc3", "\xa9 \xe2\x82", "\xac\n"}, "café €\n", "café €\n"},
+		{"a truncated rune at the end", []string{"x\xe2\x82"}, "x\uFFFD", "x\uFFFD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSink(t, Options{Verbatim: true})
+			var got strings.Builder
+			for _, c := range tt.chunks {
+				got.WriteString(s.Frame(frames.Frame{Type: frames.TypeStdout, Data: c}).Data)
+			}
+			got.WriteString(s.Flush(frames.TypeStdout))
+			if got.String() != tt.want {
+				t.Errorf("handed back %q, want %q", got.String(), tt.want)
+			}
+			if d := closeDump(t, s); d.Text != tt.dump {
+				t.Errorf("dump %q, want %q", d.Text, tt.dump)
+			}
+		})
+	}
+	t.Run("tracebacks and display text", func(t *testing.T) {
+		s := newSink(t, Options{Verbatim: true})
+		tb := []string{"\x1b[0;31mValueError\x1b[0m Traceback", "\x1b[0;31mValueError\x1b[0m: bad"}
+		e := s.Frame(frames.Frame{Type: frames.TypeError, Ename: "ValueError", Evalue: "bad", Traceback: tb})
+		if strings.Join(e.Traceback, "|") != strings.Join(tb, "|") {
+			t.Errorf("traceback came back as %q", e.Traceback)
+		}
+		bundle := frames.Bundle{}
+		bundle.SetText("text/plain", "\x1b[1m<Fig>\x1b[0m")
+		d := s.Frame(frames.Frame{Type: frames.TypeDisplay, Bundle: bundle})
+		if v, _ := d.Bundle.Text("text/plain"); v != "\x1b[1m<Fig>\x1b[0m" {
+			t.Errorf("display text/plain came back as %q", v)
+		}
+		if got := closeDump(t, s).Text; got != "ValueError Traceback\nValueError: bad\n<Fig>\n" {
+			t.Errorf("dump %q", got)
+		}
+	})
+}

@@ -317,3 +317,20 @@ func TestNotebookRunRefusesAnUnwritableTarget(t *testing.T) {
 		})
 	}
 }
+
+// MCP's notebook_run writes the notebook as nb run does: the colour stays
+// in the file, while the call's result shows the text sanitised.
+func TestMCPNotebookRunKeepsEscapes(t *testing.T) {
+	c := startMCP(t)
+	path := filepath.Join(t.TempDir(), "nb.ipynb")
+	if res := c.call(t, "notebook_apply", map[string]any{"path": path, "text": "# %%\nprint('\\x1b[1mbold\\x1b[0m')\n"}); res.IsError {
+		t.Fatalf("apply: %s", allText(res))
+	}
+	res := c.call(t, "notebook_run", map[string]any{"path": path})
+	if res.IsError || strings.Contains(allText(res), "\x1b") {
+		t.Fatalf("run: %s", allText(res))
+	}
+	if c := readNotebook(t, path)[0]; text(c.Outputs[0].Text) != "\x1b[1mbold\x1b[0m\n" {
+		t.Errorf("the notebook's output is %q, want the colour kept", text(c.Outputs[0].Text))
+	}
+}

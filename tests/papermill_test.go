@@ -82,3 +82,54 @@ nbformat.write(nb, sys.argv[1])
 		t.Fatalf("write notebook: %v\n%s", err, out)
 	}
 }
+
+// `evalhost nb run` keeps outputs as the kernel wrote them, as Jupyter
+// does: ANSI colours, "\r\n", control characters in streams and results,
+// and (from ipykernel, through the gateway backend) coloured tracebacks.
+// The runner's tracebacks have no colour, and none is added.
+func TestNotebookOutputsKeepEscapes(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import papermill, nbclient, ipykernel").Run(); err != nil {
+		t.Skip("papermill, nbclient or ipykernel is not installed (scripts/test-deps.sh)")
+	}
+	cells := []string{
+		`print("\x1b[31mred\x1b[0m plain")`,
+		`import sys; print("crlf\r\nbell\x07 tab\t.", file=sys.stderr)`,
+		"for i in range(3):\n    print(f'{i}0%', end='\\r')\nprint('done')",
+		"class A:\n    def __repr__(self): return '\\x1b[1mA\\x1b[0m'\nA()",
+	}
+	t.Run("runner, as papermill writes them", func(t *testing.T) {
+		dir := t.TempDir()
+		in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
+		writeTaggedNotebook(t, in, cells...)
+		if out, err := command(t, "nb", "run", in, "-o", ours).CombinedOutput(); err != nil {
+			t.Fatalf("nb run: %v\n%s", err, out)
+		}
+		cmp := exec.Command("python3", "testdata/compare_papermill.py", in, ours, filepath.Join(dir, "papermill.ipynb"))
+		if out, err := cmp.CombinedOutput(); err != nil {
+			t.Fatalf("differs from papermill's: %v\n%s", err, out)
+		}
+		if c := readNotebook(t, ours)[0]; !strings.Contains(string(c.Outputs[0].Text), `\u001b[31m`) {
+			t.Errorf("the colour is gone: %s", c.Outputs[0].Text)
+		}
+	})
+	t.Run("gateway, tracebacks coloured as ipykernel's", func(t *testing.T) {
+		if err := exec.Command("python3", "-c", "import kernel_gateway").Run(); err != nil {
+			t.Skip("jupyter_kernel_gateway is not installed")
+		}
+		dir := t.TempDir()
+		in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
+		writeTaggedNotebook(t, in, append(cells, "def f():\n    return 1/0\nf()")...)
+		cmd := command(t, "nb", "run", in, "-o", ours, "--backend", "gateway", "--allow-errors")
+		t.Cleanup(func() {
+			stop := exec.Command(binary, "gateway", "stop")
+			stop.Env = cmd.Env
+			stop.Run()
+		})
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Fatalf("nb run: want exit 1 for the failing cell\n%s", out)
+		}
+		if out, err := exec.Command("python3", "testdata/compare_nbclient.py", in, ours).CombinedOutput(); err != nil {
+			t.Fatalf("differs from nbclient's: %v\n%s", err, out)
+		}
+	})
+}

@@ -191,7 +191,8 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f mcpFlags, stderr io.Wr
 }
 
 // notebookRunner runs notebook_run's cells as nb run does (a registry of
-// its own, so images stay inline as Jupyter writes them), cancelled with the
+// its own, so images stay inline and text as the cell wrote it, as Jupyter
+// writes them; the call's result still shows sanitised text), cancelled with the
 // call, and writes the notebook in place under its lock, refusing to undo
 // an edit made while the cells ran.
 func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
@@ -225,7 +226,7 @@ func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
 			return mcp.NotebookRunResult{}, err
 		}
 		reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python,
-			Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)}})
+			Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)}})
 		defer reg.Close()
 		res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + req.Path,
 			Timeout: req.Timeout, AllowErrors: req.AllowErrors, IPython: f.ipython})

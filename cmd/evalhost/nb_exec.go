@@ -106,8 +106,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Starters: starters,
 		Python:   f.python,
 		Grace:    f.grace,
-		// Notebooks keep images inline, as Jupyter writes them.
-		Sink: streamsink.Options{InlineLimit: -1, Store: artifactStore(home)},
+		// Notebooks keep images inline and text as the cell wrote it (ANSI
+		// colours, "\r\n"), as Jupyter writes them.
+		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)},
 	})
 	defer reg.Close()
 	timeout := time.Duration(f.timeout) * time.Second

@@ -8,16 +8,21 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // outputLog is nb run --log-output: as papermill logs a run, an
 // "Executing Cell N---" line when a cell starts (N is its 1-based
 // notebook position), its stream output and the text/plain of its
 // displays and results as they come, and "Ending Cell N---" when it ends.
+// The notebook keeps the output as the cell wrote it; the log, read on a
+// terminal, gets it sanitised (no escape sequences, which could set the
+// terminal's title or clipboard), as evalhost shows output elsewhere.
 type outputLog struct {
 	mu   sync.Mutex
 	w    io.Writer
-	last int // notebook index of the cell being logged, -1 before the first
+	last int              // notebook index of the cell being logged, -1 before the first
+	san  *streamsink.Sink // the cell's streams, sanitised across chunks
 }
 
 func (l *outputLog) frame(cell int, fr frames.Frame) {
@@ -26,10 +31,12 @@ func (l *outputLog) frame(cell int, fr frames.Frame) {
 	l.start(cell)
 	switch fr.Type {
 	case frames.TypeStdout, frames.TypeStderr:
-		l.line(fr.Data)
+		if text := l.san.Write(fr.Type, []byte(fr.Data)); text != "" || fr.Data == "" {
+			l.line(text)
+		}
 	case frames.TypeDisplay, frames.TypeResult, frames.TypeUpdateDisplay:
 		if text, ok := fr.Bundle.Text("text/plain"); ok {
-			l.line(text)
+			l.line(streamsink.Sanitize(text))
 		}
 	}
 }
@@ -37,7 +44,18 @@ func (l *outputLog) frame(cell int, fr frames.Frame) {
 func (l *outputLog) start(cell int) {
 	if cell != l.last {
 		l.last = cell
+		// Only sanitised and counted: nothing is kept on disk.
+		l.san, _ = streamsink.New(streamsink.Options{NoSpill: true})
 		l.line(fmt.Sprintf("Executing Cell %s", padDashes(cell+1, 40)))
+	}
+}
+
+// flush logs what the cell's streams held back (half a rune at the end).
+func (l *outputLog) flush() {
+	for _, t := range []frames.Type{frames.TypeStdout, frames.TypeStderr} {
+		if text := l.san.Flush(t); text != "" {
+			l.line(text)
+		}
 	}
 }
 
@@ -47,6 +65,7 @@ func (l *outputLog) cellEnd(next func(int, sessions.CellResult)) func(int, sessi
 		l.mu.Lock()
 		if res.Status != sessions.StatusSkipped {
 			l.start(cell)
+			l.flush()
 			l.line(fmt.Sprintf("Ending Cell %s", padDashes(cell+1, 43)))
 		}
 		l.mu.Unlock()

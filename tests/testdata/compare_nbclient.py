@@ -1,0 +1,37 @@
+"""compare_nbclient.py INPUT OURS: runs INPUT with nbclient and ipykernel
+(allow_errors, as nb run --allow-errors) and compares every code cell's
+outputs and execution count with OURS exactly, text as the kernel wrote it
+(ANSI colours, "\r\n"), adjacent streams of one name merged on both sides
+(ipykernel flushes on a timer). Exit 0 when they match."""
+import sys
+
+import nbclient
+import nbformat
+
+source, ours_path = sys.argv[1], sys.argv[2]
+theirs = nbformat.read(source, as_version=4)
+nbclient.NotebookClient(theirs, kernel_name="python3", timeout=60, allow_errors=True).execute()
+ours = nbformat.read(ours_path, as_version=4)
+nbformat.validate(ours)
+
+
+def view(nb):
+    cells = []
+    for c in nb.cells:
+        outs = []
+        for o in c.get("outputs", []):
+            o = {k: v for k, v in o.items() if k != "transient"}
+            if outs and o["output_type"] == "stream" and outs[-1]["output_type"] == "stream" and outs[-1]["name"] == o["name"]:
+                outs[-1] = dict(outs[-1], text=outs[-1]["text"] + o["text"])
+                continue
+            outs.append(o)
+        cells.append((c.cell_type, c.get("execution_count"), outs))
+    return cells
+
+
+bad = 0
+for i, (x, y) in enumerate(zip(view(ours), view(theirs))):
+    if x != y:
+        bad += 1
+        print("cell %d differs:\n  evalhost: %r\n  nbclient: %r" % (i, x, y))
+sys.exit(1 if bad else 0)
