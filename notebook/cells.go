@@ -140,3 +140,51 @@ func newCellID(ids map[string]bool) string {
 		}
 	}
 }
+
+// repairCellIDs gives every cell of an nbformat 4.5+ notebook that lacks a
+// valid, unique id a new one, as nbformat's writer does (its validate adds
+// missing ids and renames duplicates after the first; an id the schema
+// refuses, which nbformat only reports, is replaced too, since no reader
+// can use it). Cells of unknown types stay byte for byte; a known cell
+// sharing one's id gets a new one. Earlier versions, whose schema has no
+// ids, are left alone. It returns how many cells changed.
+func (nb *Notebook) repairCellIDs() int {
+	if !nb.wantsIDs() {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, c := range nb.cells {
+		if id, ok := c.get("id").str(); ok && !cellType(c).Known() {
+			seen[id] = true
+		}
+	}
+	changed := 0
+	for i, c := range nb.cells {
+		if !cellType(c).Known() {
+			continue
+		}
+		id, ok := c.get("id").str()
+		if !ok || !validCellID(id) || seen[id] {
+			id = newCellID(nb.idSet())
+			nb.setCellField(i, "id", newString(id))
+			changed++
+		}
+		seen[id] = true
+	}
+	return changed
+}
+
+// validCellID is nbformat 4.5's schema for an id: 1 to 64 ASCII letters,
+// digits, '-' and '_'.
+func validCellID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

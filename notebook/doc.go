@@ -9,9 +9,10 @@
 //   - The model keeps the file's JSON text: key order, unknown fields, the
 //     spelling of every number and string, the indent unit, the line ends ("\n" or "\r\n")
 //     and the final newline. [Notebook.Bytes] of an unedited notebook is the file it was
-//     parsed from; an edit changes only the touched cells' lines. New values
-//     are written as nbformat writes them (json.dumps indent=1, sorted keys,
-//     ensure_ascii=False, multiline text split with str.splitlines(True)).
+//     parsed from; an edit changes only the touched cells' lines (and Save
+//     the ids it repairs, below). New values are written as nbformat writes
+//     them (json.dumps indent=1, sorted keys, ensure_ascii=False, multiline
+//     text split with str.splitlines(True)).
 //   - [Notebook.Text] is the editable view: "# %% [code|markdown|raw] cell:N"
 //     markers, every line "\n"-terminated, source lines that start with
 //     "# %%" behind any backslashes escaped with one more backslash.
@@ -32,7 +33,12 @@
 //   - [Notebook.Edit], [Notebook.Insert], [Notebook.Delete] are the cell
 //     actions; a bad index is an [*IndexError] ([ErrIndex]).
 //   - [Notebook.Save] and [WriteFile] write through a temp file in the same
-//     directory, fsync and rename: on any failure the file is unchanged. A symlink
+//     directory, fsync and rename: on any failure the file is unchanged.
+//     Save (and SaveUnsynced) of an nbformat 4.5+ notebook first gives each
+//     code, markdown and raw cell without a valid, unique id a new one, as
+//     nbformat's writer repairs missing and duplicate ids (the first of a
+//     duplicate keeps it; an id its schema refuses is replaced too); 4.4
+//     and older, whose schema has no ids, are written as they are. A symlink
 //     is written through; a read-only file is refused. [CheckWritable]
 //     makes the same checks and a temp file, without writing, for a caller
 //     that must not do long work toward a file it cannot write.

@@ -75,7 +75,9 @@ func LoadOrNew(path string) (*Notebook, error) {
 }
 
 // Save validates the notebook's JSON and writes it to path atomically
-// (WriteFile). On any error the file is left exactly as it was.
+// (WriteFile). On any error the file is left exactly as it was. In an
+// nbformat 4.5+ notebook, a cell without a valid, unique id first gets a
+// new one (in nb too), as nbformat's writer repairs it.
 //
 // When path is the file nb was loaded from (or last saved to), Save first
 // checks that the file still holds what was read or written then: if not,
@@ -86,6 +88,7 @@ func LoadOrNew(path string) (*Notebook, error) {
 // to another path writes unconditionally, and that path becomes the one
 // later saves check.
 func (nb *Notebook) Save(path string) error {
+	nb.repairCellIDs()
 	data := nb.Bytes()
 	if err := checkWriteSize(path, data); err != nil {
 		return err
@@ -97,11 +100,12 @@ func (nb *Notebook) Save(path string) error {
 }
 
 // SaveUnsynced is Save for a long job's progress (nb run after each
-// cell): the same check and atomic rename, but no fsync, which costs more
+// cell): the same check, id repair and atomic rename, but no fsync, which costs more
 // than a small cell, and no re-validation of the notebook's own encoding.
 // A crash of the machine may lose what it wrote; the job's last write
 // should be a Save.
 func (nb *Notebook) SaveUnsynced(path string) error {
+	nb.repairCellIDs()
 	data := nb.Bytes()
 	if err := checkWriteSize(path, data); err != nil {
 		return err // as Save would: a file too large to read back is not written at all

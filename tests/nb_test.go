@@ -334,3 +334,58 @@ func TestMCPNotebookRunKeepsEscapes(t *testing.T) {
 		t.Errorf("the notebook's output is %q, want the colour kept", text(c.Outputs[0].Text))
 	}
 }
+
+// nb run writes cell ids as nbformat's writer repairs them: a 4.5 notebook
+// whose cells lack ids or share one comes out valid, with nothing for
+// nbformat's normalize to repair; a 4.4 notebook, whose schema has no ids,
+// keeps none.
+func TestNotebookRunRepairsCellIDs(t *testing.T) {
+	const check = `
+import json, sys
+try:
+    import nbformat
+except ImportError:
+    sys.exit(3)
+raw = json.load(open(sys.argv[1], encoding="utf-8"))
+changes, _ = nbformat.validator.normalize(raw)
+nbformat.validate(raw)
+print(changes, sum("id" in c for c in raw["cells"]))
+`
+	tests := []struct {
+		name  string
+		minor int
+		ids   []string // each cell's id, "" for none
+		want  string   // normalize's changes and how many cells have ids
+	}{
+		{"4.5 without ids", 5, []string{"", "", ""}, "0 3"},
+		{"4.5 with a duplicate", 5, []string{"a", "a", "b"}, "0 3"},
+		{"4.4", 4, []string{"", ""}, "0 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "out.ipynb")
+			var cells []string
+			for i, id := range tt.ids {
+				if id != "" {
+					id = fmt.Sprintf(`"id": %q, `, id)
+				}
+				cells = append(cells, fmt.Sprintf(`{"cell_type": "code", "execution_count": null, %s"metadata": {}, "outputs": [], "source": "print(%d)"}`, id, i))
+			}
+			nb := fmt.Sprintf(`{"cells": [%s], "metadata": {}, "nbformat": 4, "nbformat_minor": %d}`, strings.Join(cells, ", "), tt.minor)
+			if err := os.WriteFile(in, []byte(nb), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if output, err := command(t, "nb", "run", in, "-o", out).CombinedOutput(); err != nil {
+				t.Fatalf("nb run: %v\n%s", err, output)
+			}
+			got, err := exec.Command("python3", "-c", check, out).CombinedOutput()
+			if exit, ok := err.(*exec.ExitError); ok && exit.ExitCode() == 3 {
+				t.Skip("nbformat is not installed")
+			}
+			if err != nil || strings.TrimSpace(string(got)) != tt.want {
+				t.Errorf("normalize's changes and cells with ids: %v %s, want %s", err, got, tt.want)
+			}
+		})
+	}
+}

@@ -28,16 +28,26 @@ func NeedNbformat(tb testing.TB) {
 
 // nbformatCheck validates each file named in argv with nbformat and prints
 // what nbformat writes for it (nbformat.writes of what it read, plus the
-// final newline nbformat.write adds), each result followed by a NUL.
+// final newline nbformat.write adds), each result followed by a NUL. A
+// notebook nbformat has to repair is refused: reading and validate fix
+// missing and duplicate cell ids in place with only a warning, which would
+// let such a notebook pass.
 const nbformatCheck = `
-import sys, nbformat
+import json, sys, warnings, nbformat
 for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the count says it
+        changes, _ = nbformat.validator.normalize(raw)
+    if changes:
+        sys.exit("%s: nbformat's normalize repairs %d cell ids of it" % (path, changes))
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     sys.stdout.buffer.write((nbformat.writes(nb) + "\n").encode("utf-8") + b"\0")
 `
 
-// Nbformat fails tb unless nbformat accepts every notebook, and returns
+// Nbformat fails tb unless nbformat accepts every notebook as it is, and returns
 // nbformat's own serialisation of each; it skips without nbformat. One
 // Python process checks them all, as importing nbformat is the slow part.
 func Nbformat(tb testing.TB, notebooks ...[]byte) [][]byte {

@@ -1,8 +1,10 @@
 package testkit
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -79,5 +81,51 @@ func TestStartPiped(t *testing.T) {
 	}
 	if b.String() != "out\n" || stderr.String() != "err\n" {
 		t.Errorf("stdout %q stderr %q", b.String(), stderr.String())
+	}
+}
+
+// fatalTB records a Fatalf instead of failing the test that holds it.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+
+func (f *fatalTB) Fatalf(format string, a ...any) {
+	f.msg = fmt.Sprintf(format, a...)
+	runtime.Goexit()
+}
+
+// Nbformat refuses a notebook nbformat would have to repair (reading it
+// fixes missing and duplicate cell ids with only a warning).
+func TestNbformatRefusesWhatItRepairs(t *testing.T) {
+	NeedNbformat(t)
+	const cell = `{"cell_type": "markdown", %s"metadata": {}, "source": []}`
+	nb := func(cells ...string) []byte {
+		return []byte(`{"cells": [` + strings.Join(cells, ", ") + `], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	}
+	tests := []struct {
+		name    string
+		nb      []byte
+		refused bool
+	}{
+		{"ids", nb(fmt.Sprintf(cell, `"id": "a", `), fmt.Sprintf(cell, `"id": "b", `)), false},
+		{"a missing id", nb(fmt.Sprintf(cell, `"id": "a", `), fmt.Sprintf(cell, "")), true},
+		{"a duplicate id", nb(fmt.Sprintf(cell, `"id": "a", `), fmt.Sprintf(cell, `"id": "a", `)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &fatalTB{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				Nbformat(tb, tt.nb)
+			}()
+			<-done
+			if refused := tb.msg != ""; refused != tt.refused {
+				t.Errorf("refused = %v (%s), want %v", refused, tb.msg, tt.refused)
+			}
+		})
 	}
 }
