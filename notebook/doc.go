@@ -67,6 +67,13 @@
 //     cell is an error); [Notebook.SetLanguageInfo] writes
 //     metadata.language_info as nbclient does after a run. Turning
 //     execution frames into outputs is package nbrun's.
+//   - [Notebook.SetMetadata] and [Notebook.SetCellMetadata] set a member of
+//     the notebook's or a cell's metadata to a Go value (nil, bool, int,
+//     float64, json.Number, string, json.RawMessage, []any, map[string]any)
+//     written as nbformat's json.dumps writes it (sorted keys, Python's
+//     float repr); [Notebook.DeleteCellMetadata] removes one;
+//     [Notebook.Metadata] reads a notebook member's JSON. A cell of an
+//     unknown type is a [*ReadOnlyCellError].
 //
 // It imports no other evalhost package.
 package notebook

@@ -1,0 +1,162 @@
+package notebook
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Metadata returns the JSON of the notebook's metadata member key, or nil
+// when there is none.
+func (nb *Notebook) Metadata(key string) json.RawMessage {
+	v := nb.root.get("metadata").get(key)
+	if v == nil {
+		return nil
+	}
+	e := encoder{} // no indent, no line breaks: compact enough for a caller to decode
+	e.value(v, 0)
+	return e.buf
+}
+
+// SetMetadata sets the notebook's metadata member key to v, written as
+// nbformat's json.dumps writes it: v is nil, a bool, an int, a float64
+// (Python's repr), a json.Number (as spelled: an int of any size), a
+// string, a json.RawMessage (its JSON, keys sorted and
+// strings spelled as Python writes them; numbers as they are spelled, so
+// give floats as Python's repr), or a []any or map[string]any of
+// these. Anything else, or JSON that is not valid, is an error and nothing
+// changes.
+func (nb *Notebook) SetMetadata(key string, v any) error {
+	val, err := goValue(v)
+	if err != nil {
+		return fmt.Errorf("set metadata %q: %w", key, err)
+	}
+	root := nb.root.shallowCopy()
+	root.set("metadata", withMember(root.get("metadata"), key, val))
+	nb.root = root
+	return nil
+}
+
+// SetCellMetadata sets cell i's metadata member key to v, as SetMetadata
+// does. A cell of an unknown type is a *ReadOnlyCellError.
+func (nb *Notebook) SetCellMetadata(i int, key string, v any) error {
+	if err := nb.knownCell("set metadata of", i); err != nil {
+		return err
+	}
+	val, err := goValue(v)
+	if err != nil {
+		return fmt.Errorf("set metadata %q of cell %d: %w", key, i, err)
+	}
+	nb.setCellField(i, "metadata", withMember(nb.cells[i].get("metadata"), key, val))
+	return nil
+}
+
+// DeleteCellMetadata removes cell i's metadata member key, if it has one.
+// A cell of an unknown type is a *ReadOnlyCellError.
+func (nb *Notebook) DeleteCellMetadata(i int, key string) error {
+	if err := nb.knownCell("delete metadata of", i); err != nil {
+		return err
+	}
+	md := nb.cells[i].get("metadata")
+	if md.get(key) == nil {
+		return nil
+	}
+	md = md.shallowCopy()
+	md.del(key)
+	nb.setCellField(i, "metadata", md)
+	return nil
+}
+
+func (nb *Notebook) knownCell(what string, i int) error {
+	if i < 0 || i >= len(nb.cells) {
+		return nb.indexError(what, i, len(nb.cells)-1)
+	}
+	if t := cellType(nb.cells[i]); !t.Known() {
+		return &ReadOnlyCellError{Index: i, Type: t}
+	}
+	return nil
+}
+
+// withMember returns a copy of the metadata object md (a new one when md
+// is missing or not an object) with member key set to v.
+func withMember(md *value, key string, v *value) *value {
+	if md == nil || md.kind != kindObject {
+		md = newObject()
+	} else {
+		md = md.shallowCopy()
+	}
+	md.set(key, v)
+	return md
+}
+
+// goValue builds the value json.dumps(sort_keys=True) writes for v.
+func goValue(v any) (*value, error) {
+	switch v := v.(type) {
+	case nil:
+		return nullValue, nil
+	case bool:
+		return newRaw(kindBool, strconv.FormatBool(v)), nil
+	case int:
+		return newRaw(kindNumber, strconv.Itoa(v)), nil
+	case float64:
+		return pyFloat(v)
+	case string:
+		return newString(v), nil
+	case json.Number:
+		if n, err := parseJSON(string(v)); err != nil || n.kind != kindNumber {
+			return nil, fmt.Errorf("%q is not a JSON number", string(v))
+		}
+		return newRaw(kindNumber, string(v)), nil
+	case json.RawMessage:
+		parsed, err := parseJSON(string(v))
+		if err != nil {
+			return nil, fmt.Errorf("not valid JSON: %w", err)
+		}
+		return normalized(parsed), nil
+	case []any:
+		arr := &value{kind: kindArray, arr: make([]*value, len(v))}
+		for i, e := range v {
+			ev, err := goValue(e)
+			if err != nil {
+				return nil, err
+			}
+			arr.arr[i] = ev
+		}
+		return arr, nil
+	case map[string]any:
+		obj := newObject()
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			ev, err := goValue(v[k])
+			if err != nil {
+				return nil, err
+			}
+			obj.obj = append(obj.obj, member{rawKey: string(appendPyString(nil, k)), name: k, val: ev})
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("a %T cannot be written as notebook metadata", v)
+}
+
+// pyFloat is Python's repr of a finite float, as json.dumps writes it:
+// the shortest digits that read back, fixed notation for exponents -4..15
+// (".0" when whole), else d.ddde±XX. NaN and infinities, which JSON has
+// no place for (Python writes NaN, which no JSON reader need accept), are
+// an error.
+func pyFloat(f float64) (*value, error) {
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	exp, _ := strconv.Atoi(s[strings.IndexByte(s, 'e')+1:])
+	switch {
+	case strings.ContainsAny(s, "IN"): // Inf, NaN
+		return nil, fmt.Errorf("%v is not a JSON number", f)
+	case f != 0 && (exp < -4 || exp >= 16):
+		return newRaw(kindNumber, s), nil
+	}
+	s = strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return newRaw(kindNumber, s), nil
+}

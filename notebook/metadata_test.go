@@ -1,0 +1,78 @@
+package notebook
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// SetMetadata and SetCellMetadata write Go values as nbformat's json.dumps
+// writes them (sorted keys, Python's float repr, ensure_ascii=False), so
+// that nbformat writes the notebook back byte for byte; Metadata reads a
+// member back.
+func TestSetMetadata(t *testing.T) {
+	tests := []struct {
+		name  string
+		value any
+		want  string // the member's JSON as Metadata returns it
+	}{
+		{"null", nil, `null`},
+		{"a mapping", map[string]any{"b": true, "a": "é\"\n", "c": nil}, `{"a": "é\"\n","b": true,"c": null}`},
+		{"floats as Python's repr", []any{2.006803, 0.00005, 1.0, 0.0, 1e16, 123456789.5}, `[2.006803,5e-05,1.0,0.0,1e+16,123456789.5]`},
+		{"an int", 42, `42`},
+		{"a big int", json.Number("123456789012345678901234567890"), `123456789012345678901234567890`},
+		{"raw JSON re-spelled", json.RawMessage(`{"z": 1e-07, "a": "\u00e9"}`), `{"a": "é","z": 1e-07}`},
+	}
+	nb := mustParse(t, readFile(t, "testdata/basic.ipynb"))
+	var written [][]byte
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := nb.SetMetadata("evalhost_test", tt.value); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(nb.Metadata("evalhost_test")); got != tt.want {
+				t.Errorf("Metadata = %s, want %s", got, tt.want)
+			}
+			if err := nb.SetCellMetadata(2, "evalhost_test", tt.value); err != nil {
+				t.Fatal(err)
+			}
+			written = append(written, nb.Bytes())
+		})
+	}
+	t.Run("nbformat writes them the same", func(t *testing.T) {
+		theirs := validateWithNbformat(t, written...)
+		for i := range written {
+			if string(theirs[i]) != string(written[i]) {
+				t.Errorf("%s: nbformat writes\n%s\nours\n%s", tests[i].name, theirs[i], written[i])
+			}
+		}
+	})
+}
+
+func TestSetCellMetadataRefusals(t *testing.T) {
+	nb := mustParse(t, readFile(t, "testdata/future_cells.ipynb"))
+	var ro *ReadOnlyCellError
+	if err := nb.SetCellMetadata(1, "k", 1); !errors.As(err, &ro) {
+		t.Errorf("a cell of an unknown type: %v, want a *ReadOnlyCellError", err)
+	}
+	if err := nb.SetCellMetadata(99, "k", 1); !errors.Is(err, ErrIndex) {
+		t.Errorf("out of range: %v", err)
+	}
+	if err := nb.SetMetadata("k", json.RawMessage(`{bad`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("bad JSON: %v", err)
+	}
+	if err := nb.SetMetadata("k", json.Number("1x")); err == nil {
+		t.Error("a bad json.Number was accepted")
+	}
+	if err := nb.SetMetadata("k", struct{}{}); err == nil {
+		t.Error("a struct was accepted")
+	}
+	before := string(nb.Bytes())
+	if err := nb.DeleteCellMetadata(0, "absent"); err != nil || string(nb.Bytes()) != before {
+		t.Errorf("deleting an absent member changed the notebook: %v", err)
+	}
+	if nb.Metadata("absent") != nil {
+		t.Error("Metadata of an absent member is not nil")
+	}
+}
