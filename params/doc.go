@@ -17,6 +17,10 @@
 //     then "name = value\n" per name, strings escaped with
 //     unicode_escape, floats as Python's repr, nan and infinities as
 //     float('nan'), float('inf').
+//   - [Params.Metadata] is what papermill records in the notebook's
+//     metadata.papermill.parameters, as values notebook.SetMetadata
+//     writes (NaN and infinities, which JSON lacks, as "nan", "inf",
+//     "-inf"; mapping keys as json.dumps makes them strings).
 //   - [InjectNotebook] puts the source into a new code cell tagged
 //     "injected-parameters": in place of an existing injected cell, else
 //     right after the first cell tagged "parameters", else at the top.

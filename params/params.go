@@ -1,8 +1,12 @@
 package params
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -141,4 +145,56 @@ func checkName(name string) error {
 		return fmt.Errorf("parameter name %q is a Python keyword", name)
 	}
 	return nil
+}
+
+// Metadata is the parameters as papermill records them in the notebook's
+// metadata.papermill.parameters, as values notebook.SetMetadata writes:
+// json.dumps's JSON of the Python values (ints of any size as
+// json.Number, mapping keys as json.dumps makes them strings). NaN and
+// infinities, which json.dumps writes as NaN and Infinity, not JSON, are
+// the strings Python's str() gives ("nan", "inf", "-inf").
+func (p *Params) Metadata() map[string]any {
+	out := make(map[string]any, len(p.m))
+	for _, kv := range p.m {
+		out[kv.Key.(string)] = jsonValue(kv.Value)
+	}
+	return out
+}
+
+func jsonValue(v any) any {
+	switch v := v.(type) {
+	case *big.Int:
+		return json.Number(v.String())
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return pyStr(v)
+		}
+		return v
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case Map:
+		out := make(map[string]any, len(v))
+		for _, kv := range v {
+			out[jsonKey(kv.Key)] = jsonValue(kv.Value)
+		}
+		return out
+	}
+	return v // nil, bool, string
+}
+
+// jsonKey is the string json.dumps makes of a mapping key.
+func jsonKey(k any) string {
+	switch k := k.(type) {
+	case string:
+		return k
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(k)
+	}
+	return pyStr(k)
 }

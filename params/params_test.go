@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/notebook"
 )
 
 // flagSet is a command line's parameter flags, merged as papermill's CLI
@@ -96,8 +98,9 @@ func TestSource(t *testing.T) {
 	}
 }
 
-// The same flags give papermill's own injected source (papermill installed
-// by scripts/test-deps.sh).
+// The same flags give papermill's own injected source, and the
+// metadata.papermill.parameters it records (papermill installed by
+// scripts/test-deps.sh).
 func TestSourceMatchesPapermill(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import papermill").Run(); err != nil {
 		t.Skip("papermill is not installed (python3 -m pip install papermill)")
@@ -113,7 +116,7 @@ func TestSourceMatchesPapermill(t *testing.T) {
 	if err != nil {
 		t.Fatalf("papermill: %v", err)
 	}
-	var theirs []string
+	var theirs [][2]string // source, parameters' JSON
 	if err := json.Unmarshal(out, &theirs); err != nil || len(theirs) != len(paramCases) {
 		t.Fatalf("papermill's answer %q: %v", out, err)
 	}
@@ -123,8 +126,15 @@ func TestSourceMatchesPapermill(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.Source(); got != theirs[i] {
-				t.Fatalf("source\n      got %q\npapermill %q", got, theirs[i])
+			if got := p.Source(); got != theirs[i][0] {
+				t.Fatalf("source\n      got %q\npapermill %q", got, theirs[i][0])
+			}
+			nb := notebook.New()
+			if err := nb.SetMetadata("parameters", p.Metadata()); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(nb.Metadata("parameters")); got != theirs[i][1] {
+				t.Fatalf("metadata\n      got %s\npapermill %s", got, theirs[i][1])
 			}
 		})
 	}

@@ -1,8 +1,11 @@
 """Prints, as a JSON list, the injected cell papermill writes for each
-case read as JSON from stdin: a list of flags [flag, args...] in
-command-line order, merged as papermill's CLI merges them (-f, then -y,
-then -p, then -r)."""
+case read as JSON from stdin (a list of flags [flag, args...] in
+command-line order, merged as papermill's CLI merges them: -f, then -y,
+then -p, then -r), and the metadata.papermill.parameters nbformat writes
+for it (json.dumps, sort_keys, ensure_ascii=False; one line), NaN and
+infinities as the strings evalhost writes for them, since JSON has none."""
 import json
+import math
 import sys
 
 import yaml
@@ -11,7 +14,7 @@ from papermill.iorw import NoDatesSafeLoader, read_yaml_file
 from papermill.translators import translate_parameters
 
 
-def source(flags):
+def parameters(flags):
     params = {}
     for flag, *args in flags:
         if flag == "-f":
@@ -25,7 +28,30 @@ def source(flags):
     for flag, *args in flags:
         if flag == "-r":
             params[args[0]] = args[1]
-    return translate_parameters("python3", "python", params, "Parameters")
+    return params
 
 
-json.dump([source(flags) for flags in json.load(sys.stdin)], sys.stdout)
+def key(k):
+    """The string json.dumps makes of a mapping key (it can sort only
+    strings, so papermill fails to write a mapping with keys of mixed types;
+    evalhost writes them as json.dumps makes them strings)."""
+    return k if isinstance(k, str) else json.dumps(k)
+
+
+def finite(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, list):
+        return [finite(e) for e in v]
+    if isinstance(v, dict):
+        return {key(k): finite(e) for k, e in v.items()}
+    return v
+
+
+def case(flags):
+    params = parameters(flags)
+    metadata = json.dumps(finite(params), sort_keys=True, ensure_ascii=False, separators=(",", ": "))
+    return [translate_parameters("python3", "python", params, "Parameters"), metadata]
+
+
+json.dump([case(flags) for flags in json.load(sys.stdin)], sys.stdout)
