@@ -3,6 +3,7 @@ package nbrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -39,6 +40,9 @@ type Options struct {
 	// index) as it is recorded, e.g. to log outputs as they come; the
 	// interpreter's ready frame is not shown. It must not block.
 	OnFrame func(cell int, fr frames.Frame)
+	// Papermill, when set, has Run write papermill's execution metadata
+	// (see Papermill) as the run goes, so OnCellEnd sees it too.
+	Papermill *Papermill
 }
 
 // Result is a notebook run's outcome: sessions' result, whose Cells[i] is
@@ -100,11 +104,20 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 		return res, nil
 	}
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
+	if opt.Papermill != nil {
+		var err error
+		if run.pm, err = startPapermill(opt.Papermill, nb, cells); err != nil {
+			return res, fmt.Errorf("write papermill metadata: %w", err)
+		}
+	}
 	req.OnCellEnd = run.cellEnd
 	out, err := reg.Eval(ctx, req, run.emit)
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.rec.Flush()
+	if run.pm != nil {
+		run.keep(run.pm.finish())
+	}
 	res.Result, res.Python = out, run.python
 	if out.Cells == nil {
 		res.Result.FailedCell = -1
@@ -129,6 +142,7 @@ type runState struct {
 	err       error // the first output that could not be recorded
 	onCellEnd func(int, sessions.CellResult)
 	onFrame   func(int, frames.Frame)
+	pm        *papermillRun // nil unless Options.Papermill
 }
 
 func (s *runState) emit(cell int, fr frames.Frame) {
@@ -149,6 +163,9 @@ func (s *runState) record(cell int, fr frames.Frame) {
 	if cell != s.current {
 		s.current, s.raised = cell, false
 		s.keep(s.rec.Start(s.cells[cell]))
+		if s.pm != nil {
+			s.keep(s.pm.cellStarted(s.cells[cell]))
+		}
 	}
 	if fr.Type == frames.TypeError {
 		s.raised = true
@@ -183,7 +200,13 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 	if started {
 		s.rec.Flush()
 	}
-	if s.onCellEnd != nil && res.Index >= 0 && res.Index < len(s.cells) {
+	if res.Index < 0 || res.Index >= len(s.cells) {
+		return
+	}
+	if s.pm != nil {
+		s.keep(s.pm.cellEnded(s.cells[res.Index], res.Status))
+	}
+	if s.onCellEnd != nil {
 		s.onCellEnd(s.cells[res.Index], res)
 	}
 }

@@ -55,6 +55,32 @@ func TestNotebookParametersMatchPapermill(t *testing.T) {
 	}
 }
 
+// A run that fails writes what papermill writes: the failed cell's output
+// and metadata (status failed, exception true), the run's exception, the
+// cell after it pending. Through the gateway backend, so that the
+// traceback is ipykernel's as papermill's is.
+func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import papermill, ipykernel, kernel_gateway").Run(); err != nil {
+		t.Skip("papermill, ipykernel or jupyter_kernel_gateway is not installed (scripts/test-deps.sh)")
+	}
+	dir := t.TempDir()
+	in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
+	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "def f():\n    return 1/0\nf()", "print('never')")
+	cmd := command(t, "nb", "run", in, "-o", ours, "--backend", "gateway")
+	t.Cleanup(func() {
+		stop := exec.Command(binary, "gateway", "stop")
+		stop.Env = cmd.Env
+		stop.Run()
+	})
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("nb run: want exit 1 for the failing cell\n%s", out)
+	}
+	cmp := exec.Command("python3", "testdata/compare_papermill.py", in, ours, filepath.Join(dir, "papermill.ipynb"))
+	if out, err := cmp.CombinedOutput(); err != nil {
+		t.Fatalf("differs from papermill's: %v\n%s", err, out)
+	}
+}
+
 // writeTaggedNotebook is writeNotebook where "tagged:" cells carry the
 // parameters tag and "injected:" ones injected-parameters.
 func writeTaggedNotebook(t *testing.T, path string, cells ...string) {

@@ -111,13 +111,8 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)},
 	})
 	defer reg.Close()
-	timeout := time.Duration(f.timeout) * time.Second
-	if f.timeout == 0 {
-		timeout = sessions.NoTimeout
-	}
-	opt := nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd,
-		Timeout: timeout, AllowErrors: f.allowErrors, IPython: f.ipython,
-		OnCellEnd: func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }}
+	opt := f.runOptions(path, selected, saver.out)
+	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}
 		opt.OnFrame, opt.OnCellEnd = log.frame, log.cellEnd(opt.OnCellEnd)
@@ -197,6 +192,21 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 		return usage("%v", err)
 	}
 	return f, path, exitOK, true
+}
+
+// runOptions are nbrun's options for the flags: out is where the notebook
+// goes, which papermill's metadata records.
+func (f *nbRunFlags) runOptions(path string, selected []int, out string) nbrun.Options {
+	timeout := time.Duration(f.timeout) * time.Second
+	if f.timeout == 0 {
+		timeout = sessions.NoTimeout
+	}
+	pm := &nbrun.Papermill{InputPath: path, OutputPath: out, Version: "evalhost " + version}
+	if f.params != nil {
+		pm.Parameters = f.params.Metadata()
+	}
+	return nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd, Timeout: timeout,
+		AllowErrors: f.allowErrors, IPython: f.ipython, Papermill: pm}
 }
 
 // checkCwdFlag refuses a --cwd that is not a directory before anything

@@ -1,8 +1,13 @@
 """compare_papermill.py INPUT OURS THEIRS [papermill flags...]: runs
 papermill's CLI on INPUT with the flags into THEIRS and compares it with
 OURS (evalhost nb run with the same flags): the same cells in the same
-order with the same tags, the injected cell's source, and every code
-cell's outputs and execution count. Exit 0 when they match."""
+order with the same tags, the injected cell's source, every code cell's
+outputs and execution count, and papermill's metadata: the run's
+(metadata.papermill: the same members and values but for the output path,
+version and times) and each non-blank code cell's (status, exception).
+A run that fails is compared too, without the error marker cells papermill
+adds at the top and before the failed cell. Exit 0 when they match."""
+import datetime
 import subprocess
 import sys
 
@@ -10,10 +15,11 @@ import nbformat
 
 source, ours_path, theirs_path, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 subprocess.run([sys.executable, "-m", "papermill", source, theirs_path, "--kernel", "python3",
-                "--no-progress-bar", "--log-level", "ERROR"] + flags, check=True)
+                "--no-progress-bar", "--log-level", "CRITICAL"] + flags)
 ours = nbformat.read(ours_path, as_version=4)
 theirs = nbformat.read(theirs_path, as_version=4)
 nbformat.validate(ours)
+theirs.cells = [c for c in theirs.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
 
 
 def view(nb):
@@ -31,6 +37,41 @@ def view(nb):
     return cells
 
 
+def times(where, md):
+    """The start, end and duration of md agree with each other; problems."""
+    start, end = md.get("start_time"), md.get("end_time")
+    if start is None and end is None and md.get("duration") is None:
+        return []
+    try:
+        start, end = datetime.datetime.fromisoformat(start), datetime.datetime.fromisoformat(end)
+    except (TypeError, ValueError) as e:
+        return ["%s: times %r: %s" % (where, md, e)]
+    if start.utcoffset() != datetime.timedelta(0) or end < start or md["duration"] != (end - start).total_seconds():
+        return ["%s: times %r" % (where, md)]
+    return []
+
+
+def papermill_metadata(ours, theirs):
+    problems = []
+    a, b = ours.metadata.get("papermill", {}), theirs.metadata["papermill"]
+    if sorted(a) != sorted(b):
+        problems.append("metadata.papermill members: evalhost %s, papermill %s" % (sorted(a), sorted(b)))
+    for k in ("input_path", "parameters", "exception", "environment_variables", "default_parameters"):
+        if a.get(k) != b.get(k):
+            problems.append("metadata.papermill.%s: evalhost %r, papermill %r" % (k, a.get(k), b.get(k)))
+    if a.get("output_path") != ours_path or not str(a.get("version")).startswith("evalhost "):
+        problems.append("metadata.papermill output_path %r, version %r" % (a.get("output_path"), a.get("version")))
+    problems += times("metadata.papermill", a)
+    for i, (x, y) in enumerate(zip(ours.cells, theirs.cells)):
+        if x.cell_type != "code" or not x.source.strip():
+            continue
+        mx, my = x.metadata.get("papermill", {}), y.metadata.get("papermill", {})
+        if sorted(mx) != sorted(my) or any(mx.get(k) != my.get(k) for k in ("status", "exception")):
+            problems.append("cell %d metadata.papermill: evalhost %r, papermill %r" % (i, mx, my))
+        problems += times("cell %d" % i, mx)
+    return problems
+
+
 a, b = view(ours), view(theirs)
 bad = 0
 if len(a) != len(b):
@@ -40,4 +81,7 @@ for i, (x, y) in enumerate(zip(a, b)):
     if x != y:
         bad += 1
         print("cell %d differs:\n  evalhost: %r\n  papermill: %r" % (i, x, y))
+for p in papermill_metadata(ours, theirs):
+    bad += 1
+    print(p)
 sys.exit(1 if bad else 0)

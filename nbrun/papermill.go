@@ -1,0 +1,150 @@
+package nbrun
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// Papermill, in Options, has Run write papermill's execution metadata as
+// papermill 2 writes it, for what reads a papermill-run notebook:
+// scrapbook (the parameters, each cell's duration), papermill's own
+// error check (a cell's exception), dashboards (the run's exception and
+// times, each cell's status). The notebook's metadata.papermill gets
+// input_path, output_path, parameters, start_time, end_time, duration,
+// exception (true when a cell failed, else null), environment_variables
+// and default_parameters (papermill 2 leaves both empty) and version;
+// other members already there stay. Each selected code cell's
+// metadata.papermill is start_time, end_time, duration, status (pending,
+// running, completed or failed) and exception; a cell that starts loses
+// the metadata.execution timestamps an earlier Jupyter run left (nbclient
+// resets them; evalhost has no kernel messages to time). Markdown, raw and
+// unselected cells are untouched.
+type Papermill struct {
+	InputPath, OutputPath string
+	// Parameters are the parameters injected, as params.Params.Metadata
+	// gives them; nil keeps those metadata.papermill records (the cell an
+	// earlier run injected still runs with them), else {}.
+	Parameters map[string]any
+	// Version is metadata.papermill.version: the runner's own, such as
+	// "evalhost 0.1.0", never papermill's.
+	Version string
+}
+
+// Papermill's cell statuses.
+const (
+	pmPending   = "pending"
+	pmRunning   = "running"
+	pmCompleted = "completed"
+	pmFailed    = "failed"
+)
+
+// papermillRun writes a run's papermill metadata as it goes.
+type papermillRun struct {
+	pm      *Papermill
+	nb      *notebook.Notebook
+	meta    map[string]any // the notebook's metadata.papermill
+	start   time.Time
+	started map[int]time.Time // when each started cell (notebook index) began
+}
+
+// startPapermill writes the run's start: the notebook's metadata with no
+// end yet, and every selected cell pending.
+func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermillRun, error) {
+	r := &papermillRun{pm: pm, nb: nb, meta: map[string]any{}, start: now(), started: map[int]time.Time{}}
+	if old := nb.Metadata("papermill"); old != nil {
+		var kept map[string]json.RawMessage
+		if json.Unmarshal(old, &kept) == nil {
+			for k, v := range kept {
+				r.meta[k] = v
+			}
+		}
+	}
+	params := any(pm.Parameters)
+	if pm.Parameters == nil {
+		params = r.meta["parameters"]
+		if raw, ok := params.(json.RawMessage); !ok || !strings.HasPrefix(string(raw), "{") {
+			params = map[string]any{}
+		}
+	}
+	for k, v := range map[string]any{
+		"input_path": pm.InputPath, "output_path": pm.OutputPath, "parameters": params,
+		"start_time": isoTime(r.start), "end_time": nil, "duration": nil, "exception": nil,
+		"environment_variables": map[string]any{}, "default_parameters": map[string]any{}, "version": pm.Version,
+	} {
+		r.meta[k] = v
+	}
+	if err := r.writeNotebook(); err != nil {
+		return nil, err
+	}
+	for _, i := range cells {
+		if err := r.cell(i, map[string]any{"status": pmPending, "start_time": nil, "end_time": nil, "duration": nil, "exception": nil}); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *papermillRun) writeNotebook() error { return r.nb.SetMetadata("papermill", r.meta) }
+
+func (r *papermillRun) cell(i int, meta map[string]any) error {
+	return r.nb.SetCellMetadata(i, "papermill", meta)
+}
+
+// cellStarted marks notebook cell i running.
+func (r *papermillRun) cellStarted(i int) error {
+	t := now()
+	r.started[i] = t
+	if err := r.nb.DeleteCellMetadata(i, "execution"); err != nil {
+		return err
+	}
+	return r.cell(i, map[string]any{"status": pmRunning, "start_time": isoTime(t), "end_time": nil, "duration": nil, "exception": false})
+}
+
+// cellEnded marks notebook cell i completed or failed; a cell that never
+// started stays pending.
+func (r *papermillRun) cellEnded(i int, st sessions.Status) error {
+	start, ok := r.started[i]
+	if !ok {
+		return nil
+	}
+	end := now()
+	failed := st != sessions.StatusOK
+	status := pmCompleted
+	if failed {
+		status = pmFailed
+		r.meta["exception"] = true
+		if err := r.writeNotebook(); err != nil {
+			return err
+		}
+	}
+	return r.cell(i, map[string]any{"status": status, "start_time": isoTime(start), "end_time": isoTime(end),
+		"duration": seconds(start, end), "exception": failed})
+}
+
+// finish writes the run's end.
+func (r *papermillRun) finish() error {
+	end := now()
+	r.meta["end_time"], r.meta["duration"] = isoTime(end), seconds(r.start, end)
+	return r.writeNotebook()
+}
+
+// now is the time to microseconds, as Python's datetime holds it.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// isoTime is Python's datetime.isoformat() of an aware UTC time, as
+// papermill writes it: microseconds unless there are none.
+func isoTime(t time.Time) string {
+	if t.Nanosecond() == 0 {
+		return t.Format("2006-01-02T15:04:05+00:00")
+	}
+	return t.Format("2006-01-02T15:04:05.000000+00:00")
+}
+
+// seconds is timedelta.total_seconds() of end-start.
+func seconds(start, end time.Time) float64 {
+	return float64(end.Sub(start).Microseconds()) / 1e6
+}

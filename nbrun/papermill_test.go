@@ -1,0 +1,172 @@
+package nbrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/nbrun"
+	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// papermillMeta is metadata.papermill, notebook or cell.
+type papermillMeta struct {
+	InputPath      *string         `json:"input_path"`
+	OutputPath     *string         `json:"output_path"`
+	Parameters     json.RawMessage `json:"parameters"`
+	Version        string          `json:"version"`
+	StartTime      *string         `json:"start_time"`
+	EndTime        *string         `json:"end_time"`
+	Duration       *float64        `json:"duration"`
+	Exception      *bool           `json:"exception"`
+	Status         string          `json:"status"`
+	EnvironmentVar json.RawMessage `json:"environment_variables"`
+	DefaultParams  json.RawMessage `json:"default_parameters"`
+}
+
+// cellMeta decodes cell i's metadata; papermill is nil when it has none.
+func cellMeta(t *testing.T, nb *notebook.Notebook, i int) (papermill *papermillMeta, keys map[string]json.RawMessage) {
+	t.Helper()
+	var doc struct {
+		Cells []struct {
+			Metadata map[string]json.RawMessage `json:"metadata"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(nb.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	md := doc.Cells[i].Metadata
+	if raw, ok := md["papermill"]; ok {
+		papermill = new(papermillMeta)
+		if err := json.Unmarshal(raw, papermill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return papermill, md
+}
+
+func parseTime(t *testing.T, s *string) time.Time {
+	t.Helper()
+	if s == nil {
+		t.Fatal("time is null")
+	}
+	tm, err := time.Parse("2006-01-02T15:04:05.999999-07:00", *s)
+	if err != nil || !strings.HasSuffix(*s, "+00:00") {
+		t.Fatalf("time %q is not Python's isoformat of a UTC time: %v", *s, err)
+	}
+	return tm
+}
+
+// With Options.Papermill, Run writes papermill's metadata: the run's, and
+// each selected cell's status and times; a cell that starts loses an
+// earlier run's metadata.execution; markdown and unselected cells are
+// untouched; OnCellEnd sees the ended cell's status.
+func TestRunWritesPapermillMetadata(t *testing.T) {
+	reg := newRegistry(t)
+	nb := newNotebook(t, "md:# Title", "print('ok')", "", "1/0", "print('never')")
+	stale := map[string]any{"iopub.status.busy": "2020-01-01T00:00:00Z"}
+	for _, i := range []int{1, 4} {
+		if err := nb.SetCellMetadata(i, "execution", stale); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nb.SetMetadata("papermill", map[string]any{"parameters": map[string]any{"old": 1}, "custom": "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	pm := &nbrun.Papermill{InputPath: "in.ipynb", OutputPath: "out.ipynb", Parameters: map[string]any{"alpha": 0.5}, Version: "evalhost test"}
+	before := time.Now().UTC().Add(-time.Second)
+	res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Papermill: pm,
+		OnCellEnd: func(cell int, _ sessions.CellResult) {
+			m, _ := cellMeta(t, nb, cell)
+			seen = append(seen, m.Status)
+		}})
+	if err != nil || res.Status != sessions.StatusError {
+		t.Fatalf("Run: %+v %v", res.Result, err)
+	}
+	if got := strings.Join(seen, ","); got != "completed,failed,pending" {
+		t.Errorf("OnCellEnd saw statuses %s", got)
+	}
+
+	var m papermillMeta
+	if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil {
+		t.Fatal(err)
+	}
+	start, end := parseTime(t, m.StartTime), parseTime(t, m.EndTime)
+	if *m.InputPath != "in.ipynb" || *m.OutputPath != "out.ipynb" || string(m.Parameters) != `{"alpha": 0.5}` ||
+		m.Version != "evalhost test" || m.Exception == nil || !*m.Exception ||
+		string(m.EnvironmentVar) != "{}" || string(m.DefaultParams) != "{}" {
+		t.Errorf("notebook metadata.papermill %s", nb.Metadata("papermill"))
+	}
+	if start.Before(before) || end.Before(start) || m.Duration == nil || *m.Duration != end.Sub(start).Seconds() {
+		t.Errorf("run times: start %v end %v duration %v", start, end, m.Duration)
+	}
+	if !strings.Contains(string(nb.Metadata("papermill")), `"custom": "kept"`) {
+		t.Errorf("a member papermill's metadata had is gone: %s", nb.Metadata("papermill"))
+	}
+
+	for _, tt := range []struct {
+		cell      int
+		status    string
+		exception *bool
+		execution bool // an earlier run's metadata.execution is still there
+	}{
+		{1, "completed", ptr(false), false},
+		{3, "failed", ptr(true), false},
+		{4, "pending", nil, true},
+	} {
+		m, md := cellMeta(t, nb, tt.cell)
+		if m == nil || m.Status != tt.status || (m.Exception == nil) != (tt.exception == nil) || m.Exception != nil && *m.Exception != *tt.exception {
+			t.Errorf("cell %d: metadata.papermill %s, want status %s", tt.cell, md["papermill"], tt.status)
+			continue
+		}
+		if _, ok := md["execution"]; ok != tt.execution {
+			t.Errorf("cell %d: metadata.execution kept = %v, want %v", tt.cell, ok, tt.execution)
+		}
+		if tt.status == "pending" {
+			if m.StartTime != nil || m.EndTime != nil || m.Duration != nil {
+				t.Errorf("cell %d never ran but has times: %s", tt.cell, md["papermill"])
+			}
+			continue
+		}
+		s, e := parseTime(t, m.StartTime), parseTime(t, m.EndTime)
+		if s.Before(start) || e.Before(s) || end.Before(e) || *m.Duration != e.Sub(s).Seconds() {
+			t.Errorf("cell %d times: %s", tt.cell, md["papermill"])
+		}
+	}
+	for _, i := range []int{0, 2} {
+		if m, _ := cellMeta(t, nb, i); m != nil {
+			t.Errorf("cell %d (markdown, blank) got metadata.papermill", i)
+		}
+	}
+}
+
+// Without new parameters the ones papermill's metadata records stay: the
+// cell an earlier run injected still runs with them. Without
+// Options.Papermill nothing is written.
+func TestRunPapermillKeepsRecordedParameters(t *testing.T) {
+	reg := newRegistry(t)
+	nb := newNotebook(t, "x = 1")
+	if err := nb.SetMetadata("papermill", map[string]any{"parameters": map[string]any{"x": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Papermill: &nbrun.Papermill{}}); err != nil {
+		t.Fatal(err)
+	}
+	var m papermillMeta
+	if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil || string(m.Parameters) != `{"x": 1}` {
+		t.Errorf("parameters %s (%v), want the recorded ones", m.Parameters, err)
+	}
+	plain := newNotebook(t, "x = 1")
+	if _, err := nbrun.Run(context.Background(), reg, plain, nbrun.Options{Cwd: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := cellMeta(t, plain, 0); plain.Metadata("papermill") != nil || md != nil {
+		t.Errorf("papermill metadata written without Options.Papermill: %s", plain.Bytes())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
