@@ -52,13 +52,17 @@ func listeningPort(ctx context.Context, pid, _ int) (int, error) {
 // ownListener is the port on 127.0.0.1 that pid listens on with a socket
 // of this user's, 0 when none yet.
 func ownListener(pid int) (int, error) {
+	self, err := selfUID()
+	if err != nil {
+		return 0, err
+	}
 	socks, err := tcpowner.Listening(pid)
 	if err != nil {
 		return 0, err
 	}
 	var ports []uint16
 	for _, s := range socks {
-		if s.Local.Addr() == loopback4 && int(s.UID) == os.Geteuid() {
+		if s.Local.Addr() == loopback4 && int(s.UID) == self {
 			ports = append(ports, s.Local.Port())
 		}
 	}
@@ -80,13 +84,17 @@ func holdsPort(pid int, port string, _ []string) bool {
 	if err != nil {
 		return false
 	}
+	self, err := selfUID()
+	if err != nil {
+		return false
+	}
 	socks, err := tcpowner.Listening(pid)
 	if err != nil {
 		return false
 	}
 	want := netip.AddrPortFrom(loopback4, uint16(p))
 	for _, s := range socks {
-		if s.Local == want && int(s.UID) == os.Geteuid() {
+		if s.Local == want && int(s.UID) == self {
 			return true
 		}
 	}
@@ -104,13 +112,30 @@ func verifyConn(c net.Conn) error {
 	if !lok || !rok {
 		return fmt.Errorf("refused the shared gateway's connection %v: not TCP, so whose it is cannot be told", c.RemoteAddr())
 	}
+	self, err := selfUID()
+	if err != nil {
+		return fmt.Errorf("refused the shared gateway's address %v, so nothing was sent to it: %w", remote, err)
+	}
 	peer, err := tcpowner.Peer(local.AddrPort(), remote.AddrPort())
 	if err != nil {
-		return fmt.Errorf("refused the shared gateway's address %v: whose process listens there cannot be told, so nothing was sent to it: %w",
-			remote, err)
+		return fmt.Errorf("refused the shared gateway's address %v: whose process listens there cannot be told, so nothing was sent to it "+
+			"(use the runner backend, or a gateway of your own with PI_PYTHON_GATEWAY_URL): %w", remote, err)
 	}
-	if int(peer.UID) != os.Geteuid() {
-		return &ForeignListenerError{Addr: remote.String(), UID: peer.UID, Self: os.Geteuid()}
+	if int(peer.UID) != self {
+		return &ForeignListenerError{Addr: remote.String(), UID: peer.UID, Self: self}
 	}
 	return nil
+}
+
+// selfUID is the uid whose sockets are this user's. In a user namespace
+// that does not map the user, the effective uid is the overflow uid, which
+// /proc also shows for every other unmapped user's socket: there whose a
+// socket is cannot be told, and nothing is trusted.
+func selfUID() (int, error) {
+	self := os.Geteuid()
+	if self == tcpowner.OverflowUID() {
+		return 0, fmt.Errorf("evalhost runs as the overflow uid %d (a user namespace that does not map your user), "+
+			"where another user's sockets look like yours; use the runner backend, or a gateway of your own with PI_PYTHON_GATEWAY_URL", self)
+	}
+	return self, nil
 }

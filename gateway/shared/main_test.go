@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	case "squat":
 		helperSquat()
 		return
+	case "unmapped":
+		helperUnmapped()
+		return
 	}
 	code := m.Run()
 	for _, f := range testCleanups {

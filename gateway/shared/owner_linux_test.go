@@ -3,6 +3,8 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"os"
@@ -185,4 +187,46 @@ func listensOn(t *testing.T, ep *Endpoint) bool {
 		}
 	}
 	return false
+}
+
+// In a user namespace that does not map the user (unshare -U), every
+// unmapped user's socket shows the overflow uid evalhost then runs as, so
+// whose a listener is cannot be told: nothing is trusted, not even a
+// listener of its own, and the refusal says what to use instead.
+func TestUnmappedUserNamespaceTrustsNothing(t *testing.T) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare")
+	}
+	if err := exec.Command(unshare, "-U", "true").Run(); err != nil {
+		t.Skipf("no user namespace here: %v", err)
+	}
+	cmd := exec.Command(unshare, "-U", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=unmapped")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "refused") || !strings.Contains(string(out), "overflow uid") {
+		t.Fatalf("verifyConn under unshare -U: %v\n%s\nwant a refusal naming the overflow uid", err, out)
+	}
+}
+
+// helperUnmapped dials a listener of its own and prints what verifyConn
+// says of the connection.
+func helperUnmapped() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		fmt.Println("dial:", err)
+		os.Exit(1)
+	}
+	defer c.Close()
+	if err := verifyConn(c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("trusted")
 }

@@ -3,8 +3,11 @@
 // taken: the listening sockets a process holds ([Listening]) and the other
 // end of a loopback connection ([Peer]), each with the uid that owns it.
 //
-// On Linux it reads this network namespace's /proc/net/tcp and
-// /proc/net/tcp6 and the process's /proc/PID/fd. A socket's uid there is
+// On Linux it reads this network namespace's TCP tables (through
+// /proc/self/net, which a /proc mounted with subset=pid keeps) and the
+// process's /proc/PID/fd. In a user namespace, an unmapped user's socket
+// shows [OverflowUID]; a caller running as that uid cannot tell whose a
+// socket is. A socket's uid there is
 // that of the process that made it: a listener's creator, an accepted
 // connection's acceptor, and a connection not accepted yet (inode 0)
 // carries its listener's uid, so [Peer] answers as soon as a connect

@@ -69,8 +69,24 @@ func Listening(pid int) ([]Socket, error) {
 }
 
 // tables are this network namespace's TCP tables; tcp6 is absent when
-// the kernel has no IPv6.
-var tables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
+// the kernel has no IPv6. Read through /proc/self (what /proc/net links
+// to), which a /proc mounted with subset=pid still has.
+var tables = []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"}
+
+// OverflowUID is the uid a user namespace shows for every uid it does not
+// map (/proc/sys/kernel/overflowuid, 65534 when unreadable). A process
+// whose own uid is it cannot tell its sockets from other users'.
+func OverflowUID() int {
+	b, err := os.ReadFile("/proc/sys/kernel/overflowuid")
+	if err != nil {
+		return 65534
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 65534
+	}
+	return n
+}
 
 func readTables() ([]Socket, error) {
 	var all []Socket
