@@ -7,6 +7,7 @@ import sys
 
 import nbclient
 import nbformat
+from nboutputs import merged_outputs
 
 source, ours_path = sys.argv[1], sys.argv[2]
 theirs = nbformat.read(source, as_version=4)
@@ -18,13 +19,7 @@ nbformat.validate(ours)
 def view(nb):
     cells = []
     for c in nb.cells:
-        outs = []
-        for o in c.get("outputs", []):
-            o = {k: v for k, v in o.items() if k != "transient"}
-            if outs and o["output_type"] == "stream" and outs[-1]["output_type"] == "stream" and outs[-1]["name"] == o["name"]:
-                outs[-1] = dict(outs[-1], text=outs[-1]["text"] + o["text"])
-                continue
-            outs.append(o)
+        outs = merged_outputs(c)
         cells.append((c.cell_type, c.get("execution_count"), outs))
     return cells
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import nbformat
+from nboutputs import merged_outputs
 
 source, ours_path, theirs_path, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 subprocess.run([sys.executable, "-m", "papermill", source, theirs_path, "--kernel", "python3",
@@ -25,13 +26,7 @@ theirs.cells = [c for c in theirs.cells if "papermill-error-cell-tag" not in c.m
 def view(nb):
     cells = []
     for c in nb.cells:
-        outs = []
-        for o in c.get("outputs", []):
-            o = {k: v for k, v in o.items() if k != "transient"}
-            if outs and o["output_type"] == "stream" and outs[-1]["output_type"] == "stream" and outs[-1]["name"] == o["name"]:
-                outs[-1] = dict(outs[-1], text=outs[-1]["text"] + o["text"])
-                continue
-            outs.append(o)
+        outs = merged_outputs(c)
         # papermill gives every cell tags: [], which says what no tags says.
         cells.append((c.cell_type, c.source, c.metadata.get("tags") or None, c.get("execution_count"), outs))
     return cells
