@@ -5,8 +5,9 @@
 //   - [Run] executes the selected code cells of a [notebook.Notebook] in
 //     order in one fresh per-call session of a [sessions.Registry] and
 //     writes outputs, execution counts and metadata.language_info into it.
-//     Markdown and raw cells, and code cells not selected or never started,
-//     are untouched. A failed cell stops the run unless AllowErrors; a cell
+//     Markdown and raw cells and unselected code cells are untouched; a
+//     selected cell that never started keeps its outputs (with
+//     Options.Papermill, its metadata.papermill says pending). A failed cell stops the run unless AllowErrors; a cell
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
 //     partial output and one error output: the interpreter's own when it
 //     raised one (the KeyboardInterrupt of an interrupt, as Jupyter and

@@ -16,8 +16,8 @@ import (
 // times, each cell's status). The notebook's metadata.papermill gets
 // input_path, output_path, parameters, start_time, end_time, duration,
 // exception (true when a cell failed, else null), environment_variables
-// and default_parameters (papermill 2 leaves both empty) and version;
-// other members already there stay. Each selected code cell's
+// and default_parameters ({} unless already there: papermill 2 leaves
+// both empty) and version; other members already there stay. Each selected code cell's
 // metadata.papermill is start_time, end_time, duration, status (pending,
 // running, completed or failed) and exception; a cell that starts loses
 // the metadata.execution timestamps an earlier Jupyter run left (nbclient
@@ -72,10 +72,16 @@ func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermi
 	}
 	for k, v := range map[string]any{
 		"input_path": pm.InputPath, "output_path": pm.OutputPath, "parameters": params,
-		"start_time": isoTime(r.start), "end_time": nil, "duration": nil, "exception": nil,
-		"environment_variables": map[string]any{}, "default_parameters": map[string]any{}, "version": pm.Version,
+		"start_time": isoTime(r.start), "end_time": nil, "duration": nil, "exception": nil, "version": pm.Version,
 	} {
 		r.meta[k] = v
+	}
+	// papermill writes these only into metadata it creates; a value an
+	// earlier run (or the author) left stays.
+	for _, k := range []string{"environment_variables", "default_parameters"} {
+		if _, ok := r.meta[k]; !ok {
+			r.meta[k] = map[string]any{}
+		}
 	}
 	if err := r.writeNotebook(); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/sessions"
@@ -145,12 +146,15 @@ func TestRunWritesPapermillMetadata(t *testing.T) {
 }
 
 // Without new parameters the ones papermill's metadata records stay: the
-// cell an earlier run injected still runs with them. Without
+// cell an earlier run injected still runs with them; so do its
+// environment_variables and default_parameters. Without
 // Options.Papermill nothing is written.
 func TestRunPapermillKeepsRecordedParameters(t *testing.T) {
 	reg := newRegistry(t)
 	nb := newNotebook(t, "x = 1")
-	if err := nb.SetMetadata("papermill", map[string]any{"parameters": map[string]any{"x": 1}}); err != nil {
+	recorded := map[string]any{"parameters": map[string]any{"x": 1},
+		"environment_variables": map[string]any{"STAGE": "prod"}, "default_parameters": map[string]any{"x": 0}}
+	if err := nb.SetMetadata("papermill", recorded); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Papermill: &nbrun.Papermill{}}); err != nil {
@@ -159,6 +163,10 @@ func TestRunPapermillKeepsRecordedParameters(t *testing.T) {
 	var m papermillMeta
 	if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil || string(m.Parameters) != `{"x": 1}` {
 		t.Errorf("parameters %s (%v), want the recorded ones", m.Parameters, err)
+	}
+	// papermill writes these only into metadata it creates.
+	if string(m.EnvironmentVar) != `{"STAGE": "prod"}` || string(m.DefaultParams) != `{"x": 0}` {
+		t.Errorf("environment_variables %s, default_parameters %s: want the recorded ones", m.EnvironmentVar, m.DefaultParams)
 	}
 	plain := newNotebook(t, "x = 1")
 	if _, err := nbrun.Run(context.Background(), reg, plain, nbrun.Options{Cwd: t.TempDir()}); err != nil {
@@ -170,3 +178,53 @@ func TestRunPapermillKeepsRecordedParameters(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A cell stopped from outside (its timeout, a cancel, its interpreter's
+// death) is failed, with exception true, and so is the run; the cell after
+// it never started and stays pending.
+func TestRunPapermillMarksAStoppedCellFailed(t *testing.T) {
+	tests := []struct {
+		name    string
+		code    string
+		timeout time.Duration
+		status  sessions.Status
+	}{
+		{"timed out", "print('started', flush=True)\nwhile True: pass", time.Second, sessions.StatusTimeout},
+		{"cancelled", "print('started', flush=True)\nwhile True: pass", 0, sessions.StatusCancelled},
+		{"its interpreter died", "import os, signal\nprint('started', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)", 0, sessions.StatusKilled},
+	}
+	reg := newRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := newNotebook(t, "print('ok')", tt.code, "print('never')")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opt := nbrun.Options{Cwd: t.TempDir(), Timeout: tt.timeout, Papermill: &nbrun.Papermill{}}
+			if tt.status == sessions.StatusCancelled {
+				opt.OnFrame = func(cell int, f frames.Frame) {
+					if cell == 1 && strings.Contains(f.Data, "started") {
+						cancel()
+					}
+				}
+			}
+			res, err := nbrun.Run(ctx, reg, nb, opt)
+			if err != nil || res.Status != tt.status || res.FailedCell() != 1 {
+				t.Fatalf("Run: %+v, %v; want %s at cell 1", res.Result, err, tt.status)
+			}
+			var m papermillMeta
+			if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil || m.Exception == nil || !*m.Exception {
+				t.Errorf("the run's exception is not true: %s", nb.Metadata("papermill"))
+			}
+			for cell, want := range []struct {
+				status    string
+				exception *bool
+			}{{"completed", ptr(false)}, {"failed", ptr(true)}, {"pending", nil}} {
+				m, md := cellMeta(t, nb, cell)
+				if m == nil || m.Status != want.status || (m.Exception == nil) != (want.exception == nil) ||
+					m.Exception != nil && *m.Exception != *want.exception {
+					t.Errorf("cell %d: metadata.papermill %s, want status %s", cell, md["papermill"], want.status)
+				}
+			}
+		})
+	}
+}

@@ -69,8 +69,8 @@ func (r Result) FailedCell() int {
 // stopped from outside (timeout, cancel, a dead interpreter) keeps its
 // partial output and one error output: its KeyboardInterrupt when the
 // interrupt raised one, else one saying why (CellTimeoutError,
-// CellCancelledError, DeadKernelError); cells that never started are left
-// as they were. Cancelling ctx interrupts the running cell. The returned
+// CellCancelledError, DeadKernelError); cells that never started keep
+// their outputs (with Options.Papermill their metadata says pending). Cancelling ctx interrupts the running cell. The returned
 // error is a request the registry refused, or output that could not be
 // recorded; nb then holds what was recorded.
 func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt Options) (Result, error) {

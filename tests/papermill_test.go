@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +67,7 @@ func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
 	dir := t.TempDir()
 	in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
 	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "def f():\n    return 1/0\nf()", "print('never')")
-	cmd := command(t, "nb", "run", in, "-o", ours, "--backend", "gateway")
+	cmd := command(t, "nb", "run", in, "-o", ours, "--backend", "gateway", "--papermill-metadata", "on")
 	t.Cleanup(func() {
 		stop := exec.Command(binary, "gateway", "stop")
 		stop.Env = cmd.Env
@@ -78,6 +79,112 @@ func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
 	cmp := exec.Command("python3", "testdata/compare_papermill.py", in, ours, filepath.Join(dir, "papermill.ipynb"))
 	if out, err := cmp.CombinedOutput(); err != nil {
 		t.Fatalf("differs from papermill's: %v\n%s", err, out)
+	}
+}
+
+// nb run writes papermill's metadata for a papermill-style run (with
+// parameters) or a notebook that already has it, and otherwise writes what
+// nbconvert --execute writes: a notebook kept in git gains no timestamps
+// or paths. --papermill-metadata decides otherwise.
+func TestNotebookPapermillMetadataWhenWanted(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing string // the input's metadata.papermill, if any
+		flags    []string
+		want     bool
+	}{
+		{"a plain run writes none, as nbconvert", "", nil, false},
+		{"parameters given", "", []string{"-p", "x", "1"}, true},
+		{"the notebook already has it", `{"parameters": {"x": 2}}`, nil, true},
+		{"on", "", []string{"--papermill-metadata", "on"}, true},
+		{"off with parameters", "", []string{"-p", "x", "1", "--papermill-metadata=off"}, false},
+		{"off on a notebook that has it, which keeps it", `{"parameters": {"x": 2}}`, []string{"--papermill-metadata", "off"}, false},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".ipynb")
+			writeTaggedNotebook(t, in, "tagged:x = 0", "print(x)")
+			if tt.existing != "" {
+				setNotebookMetadata(t, in, "papermill", tt.existing)
+			}
+			out := strings.TrimSuffix(in, ".ipynb") + ".out.ipynb"
+			if b, err := command(t, append([]string{"nb", "run", in, "-o", out}, tt.flags...)...).CombinedOutput(); err != nil {
+				t.Fatalf("nb run: %v\n%s", err, b)
+			}
+			nb := readRawNotebook(t, out)
+			pm, present := nb.Metadata["papermill"]
+			if got := strings.Contains(string(pm), `"start_time"`); got != tt.want {
+				t.Fatalf("metadata.papermill written: %v, want %v: %s", got, tt.want, pm)
+			}
+			if present != (tt.want || tt.existing != "") {
+				t.Fatalf("metadata.papermill present: %v; the input's must stay, and no other be added: %s", present, pm)
+			}
+			for i, c := range nb.Cells {
+				if _, ok := c.Metadata["papermill"]; ok != tt.want && c.CellType == "code" {
+					t.Errorf("cell %d metadata.papermill written: %v, want %v", i, ok, tt.want)
+				}
+			}
+			if tt.existing != "" && !strings.Contains(string(nb.Metadata["papermill"]), `"x": 2`) {
+				t.Errorf("the recorded parameters are gone: %s", nb.Metadata["papermill"])
+			}
+		})
+	}
+	t.Run("a bad value is a usage error", func(t *testing.T) {
+		in := filepath.Join(dir, "bad.ipynb")
+		writeTaggedNotebook(t, in, "x = 0")
+		b, err := command(t, "nb", "run", in, "--papermill-metadata", "maybe").CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(b), "want auto, on or off") {
+			t.Fatalf("%v, want exit 2 with the values: %s", err, b)
+		}
+	})
+}
+
+// rawNotebook is a notebook's metadata, the notebook's and each cell's.
+type rawNotebook struct {
+	Metadata map[string]json.RawMessage
+	Cells    []struct {
+		CellType string `json:"cell_type"`
+		Metadata map[string]json.RawMessage
+	}
+}
+
+func readRawNotebook(t *testing.T, path string) rawNotebook {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb rawNotebook
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return nb
+}
+
+// setNotebookMetadata sets the notebook's metadata member name to the JSON
+// value.
+func setNotebookMetadata(t *testing.T, path, name, value string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb map[string]any
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		t.Fatal(err)
+	}
+	nb["metadata"].(map[string]any)[name] = v
+	if data, err = json.Marshal(nb); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -127,7 +234,7 @@ func TestNotebookOutputsKeepEscapes(t *testing.T) {
 		dir := t.TempDir()
 		in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
 		writeTaggedNotebook(t, in, cells...)
-		if out, err := command(t, "nb", "run", in, "-o", ours).CombinedOutput(); err != nil {
+		if out, err := command(t, "nb", "run", in, "-o", ours, "--papermill-metadata", "on").CombinedOutput(); err != nil {
 			t.Fatalf("nb run: %v\n%s", err, out)
 		}
 		cmp := exec.Command("python3", "testdata/compare_papermill.py", in, ours, filepath.Join(dir, "papermill.ipynb"))

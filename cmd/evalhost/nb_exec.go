@@ -38,7 +38,9 @@ interpreter.
 Parameters (-p, -r, -f, -y as papermill takes them, quarto's -P) go into a
 new cell tagged injected-parameters right after the cell tagged parameters
 (at the top when there is none; replacing an earlier injected cell), which
-the written notebook keeps.
+the written notebook keeps. Papermill's execution metadata (times, each
+cell's status, the parameters) is written when parameters are given or the
+notebook already has it; --papermill-metadata=on|off decides otherwise.
 
 Exit codes: 0 every cell ok, 1 a cell failed (or the notebook could not be
 read or written), 2 usage, 124 a cell timed out, 130 interrupted.
@@ -57,6 +59,7 @@ type nbRunFlags struct {
 	logOutput   bool
 	grace       time.Duration
 	params      *params.Params
+	papermill   papermillMode
 	backendFlags
 }
 
@@ -111,7 +114,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)},
 	})
 	defer reg.Close()
-	opt := f.runOptions(path, selected, saver.out)
+	opt := f.runOptions(path, selected, saver.out, f.papermill.wants(nb, f.params != nil))
 	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}
@@ -159,6 +162,8 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	fs.BoolVar(&f.ipython, "ipython", false, "run cells through IPython's InteractiveShell")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
 	fs.BoolVar(&f.logOutput, "log-output", false, "stream the cells' outputs to stderr as they come, as papermill --log-output does")
+	f.papermill = papermillAuto
+	fs.Var(&f.papermill, "papermill-metadata", "write papermill's execution metadata (metadata.papermill): auto does when parameters are given or the notebook already has it")
 	registerParamFlags(fs)
 	usage := func(format string, a ...any) (nbRunFlags, string, int, bool) {
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
@@ -195,18 +200,21 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 }
 
 // runOptions are nbrun's options for the flags: out is where the notebook
-// goes, which papermill's metadata records.
-func (f *nbRunFlags) runOptions(path string, selected []int, out string) nbrun.Options {
+// goes, which papermill's metadata records when papermill is set.
+func (f *nbRunFlags) runOptions(path string, selected []int, out string, papermill bool) nbrun.Options {
 	timeout := time.Duration(f.timeout) * time.Second
 	if f.timeout == 0 {
 		timeout = sessions.NoTimeout
 	}
-	pm := &nbrun.Papermill{InputPath: path, OutputPath: out, Version: "evalhost " + version}
-	if f.params != nil {
-		pm.Parameters = f.params.Metadata()
+	opt := nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd, Timeout: timeout,
+		AllowErrors: f.allowErrors, IPython: f.ipython}
+	if papermill {
+		opt.Papermill = &nbrun.Papermill{InputPath: path, OutputPath: out, Version: "evalhost " + version}
+		if f.params != nil {
+			opt.Papermill.Parameters = f.params.Metadata()
+		}
 	}
-	return nbrun.Options{Cells: selected, Session: "nb:" + path, Cwd: f.cwd, Timeout: timeout,
-		AllowErrors: f.allowErrors, IPython: f.ipython, Papermill: pm}
+	return opt
 }
 
 // checkCwdFlag refuses a --cwd that is not a directory before anything
