@@ -56,8 +56,9 @@ type papermillRun struct {
 func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermillRun, error) {
 	r := &papermillRun{pm: pm, nb: nb, meta: map[string]any{}, start: now(), started: map[int]time.Time{}}
 	if old := nb.Metadata("papermill"); old != nil {
-		var kept map[string]json.RawMessage
-		if json.Unmarshal(old, &kept) == nil {
+		// notebook.Members, not encoding/json: a papermill run with a NaN
+		// parameter records NaN, and its members must stay.
+		if kept, err := notebook.Members(old); err == nil {
 			for k, v := range kept {
 				r.meta[k] = v
 			}

@@ -198,6 +198,9 @@ func TestParseErrors(t *testing.T) {
 		{"source array of non-strings", `{"cells":[{"cell_type":"code","source":["a",1]}]}`, `field "source"`, 0},
 		{"metadata not object", `{"cells":[{"cell_type":"raw","metadata":[]}]}`, `field "metadata": is a array`, 0},
 		{"outputs not array", `{"cells":[{"cell_type":"code","outputs":{}}]}`, `field "outputs"`, 0},
+		{"lower-case nan", `{"cells":[],"metadata":{"a":nan}}`, "unexpected 'n', want a value", -2},
+		{"-NaN, which Python refuses too", `{"cells":[],"metadata":{"a":-NaN}}`, "bad number, want a digit", -2},
+		{"+Infinity", `{"cells":[],"metadata":{"a":+Infinity}}`, "unexpected '+', want a value", -2},
 		{"too deep", strings.Repeat("[", 600) + strings.Repeat("]", 600), "nesting deeper than 512", -2},
 	}
 	for _, tt := range tests {

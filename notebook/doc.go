@@ -6,6 +6,9 @@
 //     with a string cell_type, source a string or array of strings) and say
 //     what is wrong and where ([*SyntaxError] with line and column,
 //     [*StructureError] with cell index and field; both match [ErrInvalid]).
+//     NaN, Infinity and -Infinity are numbers, as Python's json (and so
+//     nbformat and papermill) writes and reads them; [Notebook.Metadata]
+//     keeps them, which encoding/json refuses and [Members] reads.
 //   - The model keeps the file's JSON text: key order, unknown fields, the
 //     spelling of every number and string, the indent unit, the line ends ("\n" or "\r\n")
 //     and the final newline. [Notebook.Bytes] of an unedited notebook is the file it was

@@ -16,6 +16,7 @@ func addNotebookSeeds(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"cells":[{"cell_type":"code","source":"a\u2028b\ud800"}],"x":[1e5,-0.0,true,null]}`))
+	f.Add([]byte(`{"cells":[],"metadata":{"p":[NaN,Infinity,-Infinity,-Inf,NaNa]}}`))
 }
 
 // FuzzParse: the loader never panics, and what it accepts serialises to

@@ -10,15 +10,42 @@ import (
 )
 
 // Metadata returns the JSON of the notebook's metadata member key, or nil
-// when there is none.
+// when there is none. NaN, Infinity and -Infinity, which Python's json
+// writes, stay as the file has them: encoding/json refuses them, and
+// [Members] does not.
 func (nb *Notebook) Metadata(key string) json.RawMessage {
 	v := nb.root.get("metadata").get(key)
 	if v == nil {
 		return nil
 	}
-	e := encoder{} // no indent, no line breaks: compact enough for a caller to decode
+	return compact(v)
+}
+
+// compact is v's JSON with no indent and no line breaks, compact enough
+// for a caller to decode.
+func compact(v *value) json.RawMessage {
+	e := encoder{}
 	e.value(v, 0)
 	return e.buf
+}
+
+// Members splits a JSON object, as Metadata returns it, into its members'
+// JSON, which SetMetadata takes back as json.RawMessage values. Unlike
+// encoding/json it reads NaN, Infinity and -Infinity as Python's json
+// does. Anything but an object is an error.
+func Members(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	v, err := parseJSON(string(raw))
+	if err != nil {
+		return nil, err
+	}
+	if v.kind != kindObject {
+		return nil, fmt.Errorf("is a JSON %s, want an object", v.kind)
+	}
+	out := make(map[string]json.RawMessage, len(v.obj))
+	for _, m := range v.obj {
+		out[m.name] = compact(m.val) // a repeated key: the last, as Python's json
+	}
+	return out, nil
 }
 
 // SetMetadata sets the notebook's metadata member key to v, written as

@@ -23,6 +23,7 @@ func TestSetMetadata(t *testing.T) {
 		{"an int", 42, `42`},
 		{"a big int", json.Number("123456789012345678901234567890"), `123456789012345678901234567890`},
 		{"raw JSON re-spelled", json.RawMessage(`{"z": 1e-07, "a": "\u00e9"}`), `{"a": "é","z": 1e-07}`},
+		{"Python's NaN and infinities", json.RawMessage(`{"n": NaN, "i": Infinity, "m": [-Infinity]}`), `{"i": Infinity,"m": [-Infinity],"n": NaN}`},
 	}
 	nb := mustParse(t, readFile(t, "testdata/basic.ipynb"))
 	var written [][]byte
@@ -74,5 +75,58 @@ func TestSetCellMetadataRefusals(t *testing.T) {
 	}
 	if nb.Metadata("absent") != nil {
 		t.Error("Metadata of an absent member is not nil")
+	}
+}
+
+// A notebook papermill wrote with a NaN or infinite parameter (Python's
+// json writes NaN, Infinity, -Infinity; nbformat reads them back) parses,
+// is kept byte for byte, and Members reads what encoding/json refuses.
+func TestNonFiniteNumbers(t *testing.T) {
+	const file = `{
+ "cells": [],
+ "metadata": {
+  "papermill": {
+   "parameters": {
+    "a": NaN,
+    "b": Infinity,
+    "c": -Infinity,
+    "d": [
+     NaN,
+     -1.5
+    ]
+   },
+   "version": "2.7.0"
+  }
+ },
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
+	nb := mustParse(t, []byte(file))
+	if got := string(nb.Bytes()); got != file {
+		t.Fatalf("parse→bytes changed the file:\n%s", got)
+	}
+	pm := nb.Metadata("papermill")
+	if json.Valid(pm) {
+		t.Fatalf("Metadata %s: NaN should stay NaN", pm)
+	}
+	members, err := Members(pm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(members["parameters"]); got != `{"a": NaN,"b": Infinity,"c": -Infinity,"d": [NaN,-1.5]}` {
+		t.Errorf("parameters %s", got)
+	}
+	if got := string(members["version"]); got != `"2.7.0"` {
+		t.Errorf("version %s", got)
+	}
+	if err := nb.SetMetadata("papermill", map[string]any{"parameters": members["parameters"]}); err != nil {
+		t.Fatalf("SetMetadata of a member Members gave: %v", err)
+	}
+	validateWithNbformat(t, nb.Bytes())
+	for _, bad := range []string{`[1]`, `"s"`, `{`} {
+		if _, err := Members(json.RawMessage(bad)); err == nil {
+			t.Errorf("Members(%s): want an error", bad)
+		}
 	}
 }

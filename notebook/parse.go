@@ -91,7 +91,7 @@ func (p *parser) value(depth int) (*value, error) {
 		for _, lit := range [...]struct {
 			text string
 			kind kind
-		}{{"true", kindBool}, {"false", kindBool}, {"null", kindNull}} {
+		}{{"true", kindBool}, {"false", kindBool}, {"null", kindNull}, {"NaN", kindNumber}, {"Infinity", kindNumber}} {
 			if strings.HasPrefix(p.data[p.pos:], lit.text) {
 				p.pos += len(lit.text)
 				return p.alloc(lit.kind, lit.text), nil
@@ -231,10 +231,17 @@ func isHex4(s string) bool {
 	return true
 }
 
+// number reads a JSON number, or Python's -Infinity: Python's json writes
+// NaN and infinities (a papermill parameter, a metric) and reads them back,
+// and so does nbformat, so a notebook that holds them is one Jupyter opens.
 func (p *parser) number() (*value, error) {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
+		if strings.HasPrefix(p.data[p.pos:], "Infinity") {
+			p.pos += len("Infinity")
+			return p.alloc(kindNumber, p.data[start:p.pos]), nil
+		}
 	}
 	digits := func() int {
 		n := 0
