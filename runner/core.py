@@ -355,14 +355,16 @@ def _warm():
 
 def _quiet(nap):
     """Wait until a WARM_QUIET spell passes without a request; the current
-    cell then."""
-    seen = _wire._cur
+    cell then. A spell counts only if it began with no cell running: one
+    that ended a moment before the spell's end left the runner busy, and
+    the next cell, already sent, may be a moment from starting."""
+    seen, busy = _wire._cur, _wire._cur.running
     while True:
         nap.acquire(True, WARM_QUIET)  # never released: a sleep without importing time
         cur = _wire._cur
-        if cur is seen and not cur.running:
+        if cur is seen and not busy and not cur.running:
             return cur
-        seen = cur
+        seen, busy = cur, cur.running
 
 
 def _warm_steps():

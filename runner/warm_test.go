@@ -10,13 +10,17 @@ import (
 const warmed = "import sys\n'token' in sys.modules"
 
 // TestWarmUpWaitsWhileBusy: a cell the host sent before ready runs with no
-// warm-up beside it, however long it takes (the old runner began it at
-// ready and finished it within the cell's 30 ms), and so does the next one,
-// sent right after: the warm-up only runs once the runner is idle.
+// warm-up beside it, however long it takes (four quiet spells here; the old
+// runner began it at ready), and so does the next one, which the host
+// pipelined while the first ran: the warm-up only runs once the runner is
+// idle. (Sending the second after the first's end made the test depend on
+// the round trip's speed: under load it took longer than a quiet spell.)
 func TestWarmUpWaitsWhileBusy(t *testing.T) {
-	p := start(t, startOpts{first: "import time\ntime.sleep(0.03)\n" + warmed})
+	p := start(t, startOpts{first: "import time\ntime.sleep(0.2)\n" + warmed})
+	p.seq++
+	p.send(map[string]any{"id": "c2", "code": warmed})
 	wantResult("False")(t, p.collect("c1", nil))
-	wantResult("False")(t, p.run(warmed))
+	wantResult("False")(t, p.collect("c2", nil))
 }
 
 // TestWarmUpRunsWhenIdle: once no request has come for a while, the
