@@ -35,8 +35,10 @@
 //     (also wait=True); a display id names every output shown under it,
 //     execute_result included, in any recorded cell, and update_display (or
 //     a new display under the same id) replaces their data and metadata.
-//     A bundle or metadata that is not valid JSON is an error and nothing
-//     of that frame is recorded.
+//     An empty text/plain beside other types (the protocol's stand-in for
+//     a bundle that had none: a raw display, a kernel's output) is not
+//     written, as Jupyter writes none. A bundle or metadata that is not
+//     valid JSON is an error and nothing of that frame is recorded.
 //   - [SelectCodeCells] picks cells by "2,5-7" specs, skipping blank code
 //     cells as nbclient does; a bad spec is a [*CellSpecError]
 //     ([ErrCellSpec]). [CheckLanguage] refuses a notebook of another kernel

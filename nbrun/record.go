@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -146,7 +147,20 @@ func (r *Recorder) forgetDisplays(cell int) {
 	}
 }
 
+// notebookBundle is the bundle a notebook keeps: without the empty
+// text/plain the protocol adds to a bundle that had none (a raw
+// display, a kernel's output without it), which Jupyter does not write.
+func notebookBundle(b frames.Bundle) frames.Bundle {
+	if len(b) < 2 || string(b["text/plain"]) != `""` {
+		return b
+	}
+	kept := maps.Clone(b)
+	delete(kept, "text/plain")
+	return kept
+}
+
 func (r *Recorder) addRich(f frames.Frame) error {
+	f.Bundle = notebookBundle(f.Bundle)
 	var o notebook.Output
 	var err error
 	if f.Type == frames.TypeResult {
@@ -181,9 +195,10 @@ func (r *Recorder) updateDisplay(f frames.Frame) error {
 		return nil
 	}
 	touched := map[int]bool{}
+	bundle := notebookBundle(f.Bundle)
 	for _, ref := range refs {
 		outs := r.outputs[ref.cell]
-		o, err := outs[ref.index].WithBundle(f.Bundle, f.Metadata)
+		o, err := outs[ref.index].WithBundle(bundle, f.Metadata)
 		if err != nil {
 			return fmt.Errorf("record outputs: %s %w", f.Type, err)
 		}

@@ -46,6 +46,12 @@ func TestRecorder(t *testing.T) {
 			{Type: frames.TypeDisplay, Bundle: bundle("text/plain", `""`, "application/x-omp-status", `{"phase":"fit","n":3}`,
 				"application/vnd.custom+json", `{"k":[1]}`)},
 			done(4)}},
+		{"a raw bundle without plain text gets none", []frames.Frame{
+			{Type: frames.TypeDisplay, DisplayID: "r", Bundle: bundle("text/plain", `""`, "text/html", `"<b>raw</b>"`)},
+			{Type: frames.TypeDisplay, Bundle: bundle("text/plain", `""`)},
+			{Type: frames.TypeUpdateDisplay, DisplayID: "r", Bundle: bundle("text/plain", `""`, "text/markdown", `"**new**"`)},
+			{Type: frames.TypeResult, ExecutionCount: 5, Bundle: bundle("text/plain", `""`, "application/json", `{"a":1}`)},
+			done(5)}},
 		{"clear output now and at next output", []frames.Frame{
 			out("gone\n"), {Type: frames.TypeClearOutput}, out("kept1\n"),
 			{Type: frames.TypeClearOutput, Wait: true}, out("kept2\n"), done(2)}},

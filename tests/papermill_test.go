@@ -219,6 +219,7 @@ func TestNotebookOutputsKeepEscapes(t *testing.T) {
 		`import sys; print("crlf\r\nbell\x07 tab\t.", file=sys.stderr)`,
 		"for i in range(3):\n    print(f'{i}0%', end='\\r')\nprint('done')",
 		"class A:\n    def __repr__(self): return '\\x1b[1mA\\x1b[0m'\nA()",
+		`display({"text/html": "<b>raw</b>"}, raw=True)`, // no text/plain, as Jupyter writes it
 	}
 	t.Run("runner, as papermill writes them", func(t *testing.T) {
 		dir := t.TempDir()
