@@ -101,6 +101,10 @@ func acquire(ctx context.Context, home, python string, opts AcquireOptions) (*En
 				return nil, fmt.Errorf("acquire gateway: checking %s (pid %d): %w", info.URL, info.PID, withCause(ctx, perr))
 			}
 			stale = &info
+		case stateExposed:
+			stale = &info
+		case stateGone:
+			removeKernelDir(info)
 		}
 	}
 	env := opts.Env
@@ -110,16 +114,20 @@ func acquire(ctx context.Context, home, python string, opts AcquireOptions) (*En
 	info, err := spawn(ctx, dir, python, env)
 	if err != nil {
 		if stale != nil {
-			err = fmt.Errorf("%w (the unresponsive gateway pid %d was left running)", err, stale.PID)
+			err = fmt.Errorf("%w (the gateway it was to replace, pid %d, was left running)", err, stale.PID)
 		}
 		return nil, fmt.Errorf("acquire gateway: %w", withCause(ctx, err))
 	}
 	if err := writeInfo(dir, info); err != nil {
 		terminate(info.PID, 2*time.Second)
+		removeKernelDir(info)
 		return nil, fmt.Errorf("acquire gateway: %w", err)
 	}
-	if stale != nil && isGateway(*stale) {
-		terminate(stale.PID, 5*time.Second)
+	if stale != nil {
+		if isGateway(*stale) {
+			terminate(stale.PID, 5*time.Second)
+		}
+		removeKernelDir(*stale)
 	}
 	return &Endpoint{Info: info}, nil
 }
@@ -145,6 +153,7 @@ const (
 	stateHealthy                   // it answered
 	stateRejected                  // it answered 401/403: the recorded token is not its own
 	stateUnresponsive              // it runs but gave no good answer to any attempt
+	stateExposed                   // its kernels' sockets are not private (kernelsPrivate)
 )
 
 // healthAttempts are the time limits of successive health checks of a
@@ -161,6 +170,9 @@ var onHealthRetry func(err error)
 func probe(ctx context.Context, info Info) (state, error) {
 	if !isGateway(info) {
 		return stateGone, nil
+	}
+	if err := kernelsPrivate(info); err != nil {
+		return stateExposed, err
 	}
 	c, err := gateway.NewClient(info.Config())
 	if err != nil {

@@ -7,8 +7,9 @@
 // the processes that start or stop that gateway (exclusive create, a
 // heartbeat refreshed while held, taken over when its pid is dead or its
 // heartbeat is stale), gateway.json (mode 0600, written atomically) records
-// its url, pid, start time, interpreter and random auth token, and
-// gateway.log holds its output. Gateways of different interpreters run side
+// its url, pid, start time, interpreter, random auth token and kernel
+// directory, gateway.log holds its output, and run/ may hold its kernels'
+// sockets (see below). Gateways of different interpreters run side
 // by side and never touch each other.
 //
 // [Acquire] reuses the recorded gateway when its pid is still
@@ -41,6 +42,31 @@
 // (listener_other.go) nothing portable tells whose a socket is: the port
 // is chosen free here and passed in argv, and whatever listens there is
 // trusted.
+//
+// The channels between a gateway and its kernels, which carry every cell's
+// code and output and the kernel's environment, are this user's alone too
+// (kerneldir.go). Over TCP on 127.0.0.1, Jupyter's default, any local user
+// could connect to a kernel's ports, or take one that jupyter_client chose
+// by binding and closing it, at a start or a restart. The gateway is
+// started with --KernelManager.transport=ipc and JUPYTER_RUNTIME_DIR set to
+// its kernel directory, where each kernel gets its connection file and its
+// five unix sockets (kernel-<id>-ipc-<n>; a restart binds the same paths),
+// a directory of mode 0700 owned by this user that no one else can enter
+// or plant a socket in. It is <dir>/run while the sockets' paths fit in
+// sun_path (107 bytes on Linux, 103 elsewhere), and otherwise a new
+// directory mkdir makes (os.MkdirTemp, so nothing planted is used) in
+// $TMPDIR or /tmp, whichever package trustdir finds no one else could
+// replace it in and is short enough; gateway.json records it (kernelDir),
+// and Stop, or replacing the gateway, removes a temporary one. A recorded
+// gateway whose record names no kernel directory (an older evalhost's,
+// kernels on TCP), or whose directory is gone or open to others, is not
+// used: Acquire replaces it and, once the replacement is healthy, ends it
+// with its kernels; Status reports it unhealthy. What stays on TCP is
+// ipykernel's own pipe for the output of forked subprocesses, one port of
+// 127.0.0.1 per kernel: it only receives, and drops messages without the
+// kernel's random 16-byte prefix, but a forked subprocess that outlives its
+// kernel sends its output, prefix included, to whoever listens on that
+// port next.
 //
 // Concurrent Acquire calls in one process for the same home and
 // interpreter share one acquisition. [Stop] ends every recorded gateway

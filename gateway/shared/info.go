@@ -22,6 +22,10 @@ type Info struct {
 	PythonPath string    `json:"pythonPath"`
 	VenvPath   string    `json:"venvPath,omitempty"`
 	Token      string    `json:"token"`
+	// KernelDir holds its kernels' connection files and unix sockets
+	// (kerneldir.go); empty for a gateway of an older evalhost, whose
+	// kernels listen on TCP.
+	KernelDir string `json:"kernelDir,omitempty"`
 }
 
 // Config is the client configuration for this gateway. Every connection

@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 	case "unmapped":
 		helperUnmapped()
 		return
+	case "dial":
+		helperDial()
+		return
 	}
 	code := m.Run()
 	for _, f := range testCleanups {

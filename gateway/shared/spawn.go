@@ -31,12 +31,26 @@ var (
 // spawn starts `python -m kernel_gateway` on 127.0.0.1 with a fresh token,
 // in its own session so that it outlives this process (it is shared),
 // waits until it listens (on Linux on a port it chose itself; see
-// gatewayPort) and then until its health check passes.
+// gatewayPort) and then until its health check passes. Its kernels get
+// their sockets in a private directory (kernelDir).
 func spawn(ctx context.Context, dir, python string, env []string) (Info, error) {
 	port, err := gatewayPort()
 	if err != nil {
 		return Info{}, err
 	}
+	kdir, err := kernelDir(dir)
+	if err != nil {
+		return Info{}, err
+	}
+	info, err := startGateway(ctx, dir, python, env, port, kdir)
+	if err != nil {
+		removeKernelDir(Info{KernelDir: kdir})
+	}
+	return info, err
+}
+
+// startGateway runs the gateway with its kernels' sockets in kdir.
+func startGateway(ctx context.Context, dir, python string, env []string, port int, kdir string) (Info, error) {
 	token := randomToken()
 	logFile := logPath(dir)
 	before := logSize(logFile)
@@ -45,9 +59,42 @@ func spawn(ctx context.Context, dir, python string, env []string) (Info, error) 
 		return Info{}, fmt.Errorf("open gateway log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(python, "-m", "kernel_gateway",
+	cmd := exec.Command(python, gatewayArgs(port)...)
+	// The token goes in the environment, not argv, where ps would show it.
+	// Jupyter's runtime directory is where the gateway's kernels get their
+	// connection files and, with transport ipc, their sockets.
+	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN", "JUPYTER_RUNTIME_DIR"), "KG_AUTH_TOKEN="+token, "JUPYTER_RUNTIME_DIR="+kdir)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return Info{}, fmt.Errorf("start gateway with %s: %w", python, err)
+	}
+	pid := cmd.Process.Pid
+	spawned.add(pid)
+	_ = cmd.Process.Release()
+	started := time.Now().UTC()
+	if port, err = listeningPort(ctx, pid, port); err != nil {
+		terminate(pid, 2*time.Second)
+		return Info{}, fmt.Errorf("gateway (pid %d) did not start listening: %w; its log (%s) ends:\n%s",
+			pid, err, logFile, logTail(logFile, before, 2000))
+	}
+	info := Info{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: pid, StartedAt: started,
+		PythonPath: python, VenvPath: venvOf(python), Token: token, KernelDir: kdir}
+	if err := waitHealthy(ctx, info); err != nil {
+		terminate(pid, 2*time.Second)
+		return Info{}, fmt.Errorf("gateway %s (pid %d) did not become healthy: %w; its log (%s) ends:\n%s",
+			info.URL, pid, err, logFile, logTail(logFile, before, 2000))
+	}
+	return info, nil
+}
+
+// gatewayArgs are the gateway's arguments: python -m kernel_gateway on
+// 127.0.0.1:port, its kernels on unix sockets.
+func gatewayArgs(port int) []string {
+	return []string{"-m", "kernel_gateway",
 		"--KernelGatewayApp.ip=127.0.0.1",
-		"--KernelGatewayApp.port="+strconv.Itoa(port),
+		"--KernelGatewayApp.port=" + strconv.Itoa(port),
 		"--KernelGatewayApp.port_retries=0",
 		// Jupyter's websocket throttles iopub at 1 MB/s and then replaces
 		// output with "IOPub data rate exceeded"; evalhost bounds output
@@ -66,35 +113,14 @@ func spawn(ctx context.Context, dir, python string, env []string) (Info, error) 
 		// they would run until `evalhost gateway stop`. evalhost keeps a
 		// kernel's websocket open for the kernel's whole life, so a kernel
 		// without a connection has no owner; cull it, busy or not.
-		"--MappingKernelManager.cull_idle_timeout="+strconv.Itoa(int(cullOrphansAfter/time.Second)),
-		"--MappingKernelManager.cull_interval="+strconv.Itoa(int(cullEvery/time.Second)),
+		"--MappingKernelManager.cull_idle_timeout=" + strconv.Itoa(int(cullOrphansAfter/time.Second)),
+		"--MappingKernelManager.cull_interval=" + strconv.Itoa(int(cullEvery/time.Second)),
 		"--MappingKernelManager.cull_connected=False",
-		"--MappingKernelManager.cull_busy=True")
-	// The token goes in the environment, not argv, where ps would show it.
-	cmd.Env = append(withoutKeys(env, "KG_AUTH_TOKEN"), "KG_AUTH_TOKEN="+token)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return Info{}, fmt.Errorf("start gateway with %s: %w", python, err)
-	}
-	pid := cmd.Process.Pid
-	spawned.add(pid)
-	_ = cmd.Process.Release()
-	started := time.Now().UTC()
-	if port, err = listeningPort(ctx, pid, port); err != nil {
-		terminate(pid, 2*time.Second)
-		return Info{}, fmt.Errorf("gateway (pid %d) did not start listening: %w; its log (%s) ends:\n%s",
-			pid, err, logFile, logTail(logFile, before, 2000))
-	}
-	info := Info{URL: "http://127.0.0.1:" + strconv.Itoa(port), PID: pid, StartedAt: started,
-		PythonPath: python, VenvPath: venvOf(python), Token: token}
-	if err := waitHealthy(ctx, info); err != nil {
-		terminate(pid, 2*time.Second)
-		return Info{}, fmt.Errorf("gateway %s (pid %d) did not become healthy: %w; its log (%s) ends:\n%s",
-			info.URL, pid, err, logFile, logTail(logFile, before, 2000))
-	}
-	return info, nil
+		"--MappingKernelManager.cull_busy=True",
+		// Kernels talk ZMQ over unix sockets in the runtime directory
+		// (JUPYTER_RUNTIME_DIR, kernelDir), which only this user may
+		// enter: on TCP any local user could reach a kernel's channels.
+		"--KernelManager.transport=ipc"}
 }
 
 // waitHealthy polls the health check until it passes, the pid dies or ctx ends.

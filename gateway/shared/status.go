@@ -48,6 +48,10 @@ func statusOf(ctx context.Context, info Info) GatewayStatus {
 		st.Err = fmt.Errorf("gateway pid %d is not running (or is now another process)", info.PID)
 		return st
 	}
+	if err := kernelsPrivate(info); err != nil {
+		st.Err = fmt.Errorf("gateway pid %d is not used: %w; the next kernel start replaces it", info.PID, err)
+		return st
+	}
 	c, err := gateway.NewClient(info.Config())
 	if err == nil {
 		hctx, cancel := context.WithTimeout(ctx, healthAttempts[0])
@@ -89,6 +93,7 @@ func stopIn(ctx context.Context, dir string) error {
 			terminate(info.PID, 5*time.Second)
 		}
 		spawned.reap()
+		removeKernelDir(info)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stop gateway: %w", err)
 	}
