@@ -162,7 +162,10 @@ func unixListeners(t *testing.T, pid int) []string {
 		// Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 is
 		// __SO_ACCEPTCON, a listener.
 		f := strings.Fields(sc.Text())
-		if flags, err := strconv.ParseUint(f[3], 16, 32); err == nil && len(f) >= 8 && flags&0x10000 != 0 {
+		if len(f) < 8 {
+			continue // no path: not a socket in the file system
+		}
+		if flags, err := strconv.ParseUint(f[3], 16, 32); err == nil && flags&0x10000 != 0 {
 			paths[f[6]] = f[7]
 		}
 	}
