@@ -127,22 +127,12 @@ func TestSpawnedGatewayPortCannotBeTaken(t *testing.T) {
 // takes its port: reconnecting, and what follows (interrupt, delete), must
 // not carry the token there. The kernel is lost, and the cell says why.
 func TestEndedGatewaysPortTakenByAnotherUser(t *testing.T) {
-	home := freshHome(t)
+	g := startInUse(t)
+	ep, k := g.ep, g.k
+	// Killed, not closed: its gateway is gone, there is no one to ask.
+	defer k.Kill()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ep, err := Acquire(ctx, home, testPython)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := gateway.NewClient(ep.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Kill()
 	if err := syscall.Kill(ep.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +146,7 @@ func TestEndedGatewaysPortTakenByAnotherUser(t *testing.T) {
 	// The kernel's reconnecting goes on for 10 s; the port is taken well
 	// within them.
 	sq := startSquatter(t, "EVALHOST_SHARED_TEST_SQUAT_PORT="+ep.URL[strings.LastIndexByte(ep.URL, ':')+1:])
-	_, err = k.Execute(ctx, frames.Request{ID: "c", Code: "print('secret work')"}, func(frames.Frame) {})
+	_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "print('secret work')"}, func(frames.Frame) {})
 	if reqs := sq.requests(t); len(reqs) > 0 {
 		t.Errorf("another user's listener on the ended gateway's port was sent %q", reqs)
 	}
