@@ -168,12 +168,13 @@ def get_ipython():
 
 
 def _maybe_magic(src):
-    """Cheap pre-check: could src hold a magic or shell escape? Then ipy tokenizes."""
-    if "%" not in src and "!" not in src:
+    """Cheap pre-check: could src hold a magic, a shell escape or help (x?)?
+    Then ipy tokenizes."""
+    if "%" not in src and "!" not in src and "?" not in src:
         return False
     for line in src.split("\n"):
         c = line.lstrip()[:1]
-        if c == "%" or c == "!" or "=!" in line or "= !" in line or "=%" in line or "= %" in line:
+        if c in "%!?" and c or "=!" in line or "= !" in line or "=%" in line or "= %" in line or line.rstrip().endswith("?"):
             return True
     return False
 

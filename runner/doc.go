@@ -28,7 +28,8 @@
 // host answers it), and on first use imports (the runner's own imports,
 // below), display (the IPython display protocol), tracebacks, modules
 // (EVALHOST_MODULES), and the IPython compatibility split by feature:
-// ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_magics,
+// ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
+// (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
 // hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
 // ipy_rewrite and ipy_system only. Every frame line is built by wire's

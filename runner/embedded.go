@@ -22,6 +22,8 @@ var (
 	ipyDisplayPy string
 	//go:embed ipy_full.py
 	ipyFullPy string
+	//go:embed ipy_help.py
+	ipyHelpPy string
 	//go:embed ipy_magics.py
 	ipyMagicsPy string
 	//go:embed ipy_rewrite.py
@@ -53,6 +55,7 @@ var embeddedFiles = []file{
 	{"ipy_capture.py", ipyCapturePy},
 	{"ipy_display.py", ipyDisplayPy},
 	{"ipy_full.py", ipyFullPy},
+	{"ipy_help.py", ipyHelpPy},
 	{"ipy_magics.py", ipyMagicsPy},
 	{"ipy_rewrite.py", ipyRewritePy},
 	{"ipy_shell.py", ipyShellPy},

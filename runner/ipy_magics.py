@@ -325,6 +325,18 @@ def _m_cd(args, frame):
     return None
 
 
+@_magic("line", "pinfo", expand_vars=False)
+def _m_pinfo(args, frame):
+    """What obj? shows."""
+    _core._module("ipy_help").pinfo(args, 0, frame)
+
+
+@_magic("line", "pinfo2", expand_vars=False)
+def _m_pinfo2(args, frame):
+    """What obj?? shows: the source where there is one."""
+    _core._module("ipy_help").pinfo(args, 1, frame)
+
+
 @_magic("line", "pwd")
 def _m_pwd(args, frame):
     return os.getcwd()

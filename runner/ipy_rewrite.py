@@ -27,6 +27,8 @@ _ASSIGN = re.compile(
     r"^([ \t]*)([A-Za-z_][\w.]*(?:\[[^=\]\n]*\])?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*(!|%)(?!=)(.*?)(\r?\n)?$",
     re.S,
 )
+# IPython's help syntax: a dotted name with ? or ?? before or after it.
+_HELP = re.compile(r"^([ \t]*)(\?\??)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(\?\??)?[ \t]*(\r?\n)?$")
 _PLACEHOLDER = "__evh_magic_%d__"
 _START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
 
@@ -41,6 +43,11 @@ def _candidates(lines):
             if esc.startswith("%") and rest[:1] in ("=", " ", ""):
                 continue  # '%=' or a lone '%': never a magic, leave it to the compiler
             found[i] = indent + _call(esc, rest) + (end or "")
+            continue
+        m = _HELP.match(line)
+        if m and bool(m.group(2)) != bool(m.group(4)):  # ?x or x?, not ?x? or x
+            indent, pre, name, post, end = m.groups()
+            found[i] = "%s__evh__.pinfo(%r, %d)%s" % (indent, name, len(pre or post) - 1, end or "")
             continue
         m = _ASSIGN.match(line)
         if m:
@@ -132,6 +139,10 @@ class _Entry:
     @staticmethod
     def cell_magic(name, args, body, offset):
         return _core._module("ipy_magics").cell_magic(name, args, body, offset, sys._getframe(1))
+
+    @staticmethod
+    def pinfo(name, detail):
+        return _core._module("ipy_help").pinfo(name, detail, sys._getframe(1))
 
     @staticmethod
     def misplaced_cell_magic(name):

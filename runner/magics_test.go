@@ -40,6 +40,7 @@ f"""{n}
 !echo {n}"""`, "'2\\n%timeit 2\\n!echo 2'"},
 		{"percent-assign operator", "z = 10\nz %= 4\nz", "2"},
 		{"dict with modulo", "d = {'a': 10 % 3}\nd", "{'a': 1}"},
+		{"question marks in strings and comments", "s = 'len?'\n# len?\nt = \"\"\"\nlen?\n?len\n\"\"\"\ns + t", "'len?\\nlen?\\n?len\\n'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.run(tc.code)
@@ -190,4 +191,42 @@ func TestLineMagics(t *testing.T) {
 			}
 		})
 	}
+}
+
+// IPython's help syntax prints what IPython's terminal shows (a notebook
+// pages it, and records nothing); nothing of the object is called.
+func TestHelpSyntax(t *testing.T) {
+	p := start(t, startOpts{})
+	wantOK(t, p.run("import os\ndef f(a, b=2):\n    \"Add them.\"\n    return a + b\nclass C:\n    @property\n    def boom(self):\n        raise SystemExit('called')\nc = C()\nxs = [1, 2]"))
+	for _, tc := range []struct{ name, code, stdout string }{
+		{"name?", "len?", "Signature: len(obj, /)\nDocstring: Return the number of items in a container.\nType:      builtin_function_or_method\n"},
+		{"?name", "?len", "Signature: len(obj, /)\nDocstring: Return the number of items in a container.\nType:      builtin_function_or_method\n"},
+		{"name?? shows the source", "f??", "Signature: f(a, b=2)\nSource:\ndef f(a, b=2):\n    \"Add them.\"\n    return a + b\nFile:      <cell 1>\nType:      function\n"},
+		{"%pinfo", "%pinfo f", "Signature: f(a, b=2)\nDocstring: Add them.\nFile:      <cell 1>\nType:      function\n"},
+		{"a value", "xs?", "Type:        list\nString form: [1, 2]\nLength:      2\nDocstring:\n"},
+		{"a dotted name, indented", "if True:\n    os.sep?", "Type:        str\nString form: '/'\nLength:      1\nDocstring:\n"},
+		{"not found", "nosuch?", "Object `nosuch` not found.\n"},
+		{"an attribute that is not there", "os.nosuch??", "Object `os.nosuch` not found.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.run(tc.code)
+			wantOK(t, c)
+			if !strings.HasPrefix(c.stdout, tc.stdout) {
+				t.Errorf("stdout %q, want it to begin %q", c.stdout, tc.stdout)
+			}
+		})
+	}
+	t.Run("a property is not run", func(t *testing.T) {
+		c := p.run("c?")
+		wantOK(t, c)
+		if !strings.HasPrefix(c.stdout, "Type:        C\n") {
+			t.Errorf("stdout %q", c.stdout)
+		}
+	})
+	t.Run("help on a line with code stays a syntax error", func(t *testing.T) {
+		c := p.run("x = len?")
+		if e, ok := c.first(frames.TypeError); !ok || e.Ename != "SyntaxError" {
+			t.Errorf("want a SyntaxError, got %+v", c.frames)
+		}
+	})
 }

@@ -32,7 +32,7 @@ func cellEnds(t *testing.T, out []byte) []map[string]any {
 
 // A Jupytext-style script: marker metadata is metadata (run --json shows
 // titles and tags), raw and markdown cells never run, commented magics
-// run under Jupytext's header, and parameters land after the parameters
+// and help (# r?) run under Jupytext's header, and parameters land after the parameters
 // cell.
 func TestRunJupytextScript(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "report.py")
@@ -57,6 +57,7 @@ print("script only")
 
 # %% Report {"tags": ["output"]}
 # %time r = n * 2
+# r?
 print("r =", r)
 `
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
@@ -82,7 +83,7 @@ print("r =", r)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("cells %q, want %q", got, want)
 	}
-	if !strings.Contains(string(out), `r = 42`) || strings.Contains(string(out), "script only") {
+	if !strings.Contains(string(out), `r = 42`) || !strings.Contains(string(out), `String form: 42`) || strings.Contains(string(out), "script only") {
 		t.Fatalf("output:\n%s", out)
 	}
 }
