@@ -22,14 +22,15 @@
 //     Options.Timeout = sessions.NoTimeout lets cells run unbounded. Text
 //     is recorded as the registry's sink hands it back: a sink with
 //     streamsink.Options.Verbatim keeps it as the cell wrote it (ANSI
-//     colours, "\r\n"), as Jupyter does; nb run's does.
+//     colours, "\r\n"), as Jupyter does; nb run's does. A cell that
+//     starts loses an earlier Jupyter run's metadata.execution timestamps,
+//     which nbclient replaces and the runner has no kernel messages for.
 //   - With Options.Papermill, Run writes papermill's execution metadata as
 //     papermill 2 does ([Papermill]): metadata.papermill of the notebook
 //     (paths, parameters, times, exception, version: the runner's own)
 //     and of each selected code cell (times, status pending, running,
 //     completed or failed, exception), as the run goes, so a progress save
-//     in OnCellEnd holds it; a cell that starts loses an earlier run's
-//     metadata.execution.
+//     in OnCellEnd holds it.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

@@ -19,9 +19,7 @@ import (
 // and default_parameters ({} unless already there: papermill 2 leaves
 // both empty) and version; other members already there stay. Each selected code cell's
 // metadata.papermill is start_time, end_time, duration, status (pending,
-// running, completed or failed) and exception; a cell that starts loses
-// the metadata.execution timestamps an earlier Jupyter run left (nbclient
-// resets them; evalhost has no kernel messages to time). Markdown, raw and
+// running, completed or failed) and exception. Markdown, raw and
 // unselected cells are untouched.
 type Papermill struct {
 	InputPath, OutputPath string
@@ -105,9 +103,6 @@ func (r *papermillRun) cell(i int, meta map[string]any) error {
 func (r *papermillRun) cellStarted(i int) error {
 	t := now()
 	r.started[i] = t
-	if err := r.nb.DeleteCellMetadata(i, "execution"); err != nil {
-		return err
-	}
 	return r.cell(i, map[string]any{"status": pmRunning, "start_time": isoTime(t), "end_time": nil, "duration": nil, "exception": false})
 }
 

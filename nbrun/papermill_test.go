@@ -228,3 +228,26 @@ func TestRunPapermillMarksAStoppedCellFailed(t *testing.T) {
 		})
 	}
 }
+
+// Without Options.Papermill (nb run's default since --papermill-metadata
+// auto) a cell that runs still loses the metadata.execution timestamps an
+// earlier Jupyter run left: they describe that run, not this one, and
+// nbclient replaces them. A cell that never ran keeps its own.
+func TestRunWithoutPapermillDropsStaleExecution(t *testing.T) {
+	reg := newRegistry(t)
+	nb := newNotebook(t, "print('ok')", "1/0", "print('never')")
+	stale := map[string]any{"iopub.status.busy": "2020-01-01T00:00:00Z"}
+	for i := range 3 {
+		if err := nb.SetCellMetadata(i, "execution", stale); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for cell, want := range []bool{false, false, true} {
+		if _, md := cellMeta(t, nb, cell); (md["execution"] != nil) != want {
+			t.Errorf("cell %d: metadata.execution kept = %v, want %v: %s", cell, !want, want, md["execution"])
+		}
+	}
+}

@@ -163,6 +163,10 @@ func (s *runState) record(cell int, fr frames.Frame) {
 	if cell != s.current {
 		s.current, s.raised = cell, false
 		s.keep(s.rec.Start(s.cells[cell]))
+		// An earlier Jupyter run's timestamps describe outputs this run
+		// replaces; nbclient resets them, and evalhost has no kernel
+		// messages to time.
+		s.keep(s.nb.DeleteCellMetadata(s.cells[cell], "execution"))
 		if s.pm != nil {
 			s.keep(s.pm.cellStarted(s.cells[cell]))
 		}
