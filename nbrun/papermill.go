@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -30,6 +31,26 @@ type Papermill struct {
 	// Version is metadata.papermill.version: the runner's own, such as
 	// "evalhost 0.1.0", never papermill's.
 	Version string
+}
+
+// HasPapermill says whether nb holds papermill's execution metadata: a
+// metadata.papermill object (null or another value is not papermill's).
+func HasPapermill(nb *notebook.Notebook) bool {
+	return strings.HasPrefix(string(nb.Metadata("papermill")), "{")
+}
+
+// RemovePapermill removes papermill's execution metadata from nb: the
+// notebook's metadata.papermill and every cell's, whose statuses and times
+// would describe a run other than the one whose outputs the cells hold.
+// Cells of a type the notebook package cannot edit keep theirs.
+func RemovePapermill(nb *notebook.Notebook) error {
+	nb.DeleteMetadata("papermill")
+	for i := range nb.Len() {
+		if err := nb.DeleteCellMetadata(i, "papermill"); err != nil && !errors.Is(err, notebook.ErrReadOnly) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Papermill's cell statuses.

@@ -251,3 +251,54 @@ func TestRunWithoutPapermillDropsStaleExecution(t *testing.T) {
 		}
 	}
 }
+
+// HasPapermill counts only a metadata.papermill object; RemovePapermill
+// takes the notebook's and every cell's away and nothing else.
+func TestHasAndRemovePapermill(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		value any
+		want  bool
+	}{
+		{"an object", map[string]any{"parameters": map[string]any{}}, true},
+		{"null", nil, false},
+		{"a number", 5, false},
+		{"a list", []any{1}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := newNotebook(t, "md:# t", "x = 1")
+			if err := nb.SetMetadata("papermill", tt.value); err != nil {
+				t.Fatal(err)
+			}
+			if got := nbrun.HasPapermill(nb); got != tt.want {
+				t.Errorf("HasPapermill = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	nb := newNotebook(t, "md:# t", "x = 1")
+	if nbrun.HasPapermill(nb) {
+		t.Error("HasPapermill of a notebook without it")
+	}
+	for i := range nb.Len() {
+		if err := nb.SetCellMetadata(i, "papermill", map[string]any{"status": "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := nb.SetCellMetadata(i, "tags", []any{"keep"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nb.SetMetadata("papermill", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbrun.RemovePapermill(nb); err != nil {
+		t.Fatal(err)
+	}
+	if nb.Metadata("papermill") != nil {
+		t.Errorf("notebook metadata.papermill kept: %s", nb.Metadata("papermill"))
+	}
+	for i := range nb.Len() {
+		if m, md := cellMeta(t, nb, i); m != nil || md["tags"] == nil {
+			t.Errorf("cell %d metadata after: %s", i, md)
+		}
+	}
+}

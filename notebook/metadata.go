@@ -67,6 +67,19 @@ func (nb *Notebook) SetMetadata(key string, v any) error {
 	return nil
 }
 
+// DeleteMetadata removes the notebook's metadata member key, if it has one.
+func (nb *Notebook) DeleteMetadata(key string) {
+	md := nb.root.get("metadata")
+	if md.get(key) == nil {
+		return
+	}
+	md = md.shallowCopy()
+	md.del(key)
+	root := nb.root.shallowCopy()
+	root.set("metadata", md)
+	nb.root = root
+}
+
 // SetCellMetadata sets cell i's metadata member key to v, as SetMetadata
 // does. A cell of an unknown type is a *ReadOnlyCellError.
 func (nb *Notebook) SetCellMetadata(i int, key string, v any) error {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,19 +88,23 @@ func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
 // nbconvert --execute writes: a notebook kept in git gains no timestamps
 // or paths. --papermill-metadata decides otherwise.
 func TestNotebookPapermillMetadataWhenWanted(t *testing.T) {
+	const noted = "which the notebook has from an earlier run; --papermill-metadata off removes it"
 	tests := []struct {
 		name     string
-		existing string // the input's metadata.papermill, if any
+		existing string // the input's metadata.papermill, if any; an object goes on its code cells too
 		flags    []string
-		want     bool
+		want     bool // this run wrote it
+		note     bool // and said why
 	}{
-		{"a plain run writes none, as nbconvert", "", nil, false},
-		{"parameters given", "", []string{"-p", "x", "1"}, true},
-		{"the notebook already has it", `{"parameters": {"x": 2}}`, nil, true},
-		{"papermill recorded a NaN parameter", `{"parameters": {"x": NaN}, "version": "2.7.0"}`, nil, true},
-		{"on", "", []string{"--papermill-metadata", "on"}, true},
-		{"off with parameters", "", []string{"-p", "x", "1", "--papermill-metadata=off"}, false},
-		{"off on a notebook that has it, which keeps it", `{"parameters": {"x": 2}}`, []string{"--papermill-metadata", "off"}, false},
+		{"a plain run writes none, as nbconvert", "", nil, false, false},
+		{"parameters given", "", []string{"-p", "x", "1"}, true, false},
+		{"the notebook already has it, which is said", `{"parameters": {"x": 2}}`, nil, true, true},
+		{"papermill recorded a NaN parameter", `{"parameters": {"x": NaN}, "version": "2.7.0"}`, nil, true, true},
+		{"parameters given to a notebook that has it", `{"parameters": {"x": 2}}`, []string{"-p", "x", "3"}, true, false},
+		{"null is not papermill's", `null`, nil, false, false},
+		{"on", "", []string{"--papermill-metadata", "on"}, true, false},
+		{"off with parameters", "", []string{"-p", "x", "1", "--papermill-metadata=off"}, false, false},
+		{"off removes what an earlier run left", `{"parameters": {"x": 2}}`, []string{"--papermill-metadata", "off"}, false, false},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
@@ -109,25 +114,31 @@ func TestNotebookPapermillMetadataWhenWanted(t *testing.T) {
 			if tt.existing != "" {
 				setNotebookMetadata(t, in, "papermill", tt.existing)
 			}
+			off := slices.Contains(tt.flags, "off") || slices.Contains(tt.flags, "--papermill-metadata=off")
 			out := strings.TrimSuffix(in, ".ipynb") + ".out.ipynb"
-			if b, err := command(t, append([]string{"nb", "run", in, "-o", out}, tt.flags...)...).CombinedOutput(); err != nil {
+			b, err := command(t, append([]string{"nb", "run", in, "-o", out}, tt.flags...)...).CombinedOutput()
+			if err != nil {
 				t.Fatalf("nb run: %v\n%s", err, b)
+			}
+			if got := strings.Contains(string(b), noted); got != tt.note {
+				t.Errorf("said why it writes: %v, want %v: %s", got, tt.note, b)
 			}
 			nb := readRawNotebook(t, out)
 			pm, present := nb.Metadata["papermill"]
 			if got := strings.Contains(string(pm), `"start_time"`); got != tt.want {
 				t.Fatalf("metadata.papermill written: %v, want %v: %s", got, tt.want, pm)
 			}
-			if present != (tt.want || tt.existing != "") {
-				t.Fatalf("metadata.papermill present: %v; the input's must stay, and no other be added: %s", present, pm)
+			if present != (tt.want || tt.existing != "" && !off) {
+				t.Fatalf("metadata.papermill present: %v; want it written, or the input's kept unless off: %s", present, pm)
 			}
 			for i, c := range nb.Cells {
-				if _, ok := c.Metadata["papermill"]; ok != tt.want && c.CellType == "code" {
-					t.Errorf("cell %d metadata.papermill written: %v, want %v", i, ok, tt.want)
+				if _, ok := c.Metadata["papermill"]; ok != tt.want {
+					t.Errorf("cell %d has metadata.papermill: %v, want %v", i, ok, tt.want)
 				}
 			}
-			if tt.existing != "" && !strings.Contains(string(pm), `"x": 2`) && !strings.Contains(string(pm), `"x": "NaN"`) {
-				t.Errorf("the recorded parameters are gone: %s", nb.Metadata["papermill"])
+			if tt.want && tt.existing != "" && !slices.Contains(tt.flags, "-p") &&
+				!strings.Contains(string(pm), `"x": 2`) && !strings.Contains(string(pm), `"x": "NaN"`) {
+				t.Errorf("the recorded parameters are gone: %s", pm)
 			}
 		})
 	}
@@ -168,11 +179,15 @@ func readRawNotebook(t *testing.T, path string) rawNotebook {
 }
 
 // setNotebookMetadata sets the notebook's metadata member name to the JSON
-// value, read and written by Python's json as nbformat's (NaN included).
+// value, read and written by Python's json as nbformat's (NaN included),
+// and, when it is an object, each code cell's to a completed status, as a
+// run that wrote it left them.
 func setNotebookMetadata(t *testing.T, path, name, value string) {
 	t.Helper()
 	script := "import json, sys, nbformat\nnb = nbformat.read(sys.argv[1], as_version=4)\n" +
-		"nb.metadata[sys.argv[2]] = json.loads(sys.argv[3])\nnbformat.write(nb, sys.argv[1])"
+		"v = nb.metadata[sys.argv[2]] = json.loads(sys.argv[3])\n" +
+		"for c in nb.cells:\n    if isinstance(v, dict) and c.cell_type == 'code': c.metadata[sys.argv[2]] = {'status': 'completed'}\n" +
+		"nbformat.write(nb, sys.argv[1])"
 	if out, err := exec.Command("python3", "-c", script, path, name, value).CombinedOutput(); err != nil {
 		t.Fatalf("set metadata: %v\n%s", err, out)
 	}

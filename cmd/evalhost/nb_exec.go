@@ -40,7 +40,8 @@ new cell tagged injected-parameters right after the cell tagged parameters
 (at the top when there is none; replacing an earlier injected cell), which
 the written notebook keeps. Papermill's execution metadata (times, each
 cell's status, the parameters) is written when parameters are given or the
-notebook already has it; --papermill-metadata=on|off decides otherwise.
+notebook already has it; --papermill-metadata on writes it always, off
+removes it.
 
 Exit codes: 0 every cell ok, 1 a cell failed (or the notebook could not be
 read or written), 2 usage, 124 a cell timed out, 130 interrupted.
@@ -114,7 +115,14 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)},
 	})
 	defer reg.Close()
-	opt := f.runOptions(path, selected, saver.out, f.papermill.wants(nb, f.params != nil))
+	writePM, note, err := f.papermill.apply(nb, f.params != nil)
+	if err != nil {
+		return fail(exitFailed, "%s: remove papermill's metadata: %v", path, err)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "evalhost nb run: note: %s\n", note)
+	}
+	opt := f.runOptions(path, selected, saver.out, writePM)
 	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}
@@ -163,7 +171,7 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt or timeout, how long a cell may take to stop before its interpreter is killed")
 	fs.BoolVar(&f.logOutput, "log-output", false, "stream the cells' outputs to stderr as they come, as papermill --log-output does")
 	f.papermill = papermillAuto
-	fs.Var(&f.papermill, "papermill-metadata", "write papermill's execution metadata (metadata.papermill): auto does when parameters are given or the notebook already has it")
+	fs.Var(&f.papermill, "papermill-metadata", "papermill's execution metadata (metadata.papermill): auto writes it when parameters are given or the notebook already has it, on always, off removes it")
 	registerParamFlags(fs)
 	usage := func(format string, a ...any) (nbRunFlags, string, int, bool) {
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
