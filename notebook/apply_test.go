@@ -201,6 +201,8 @@ func TestParseErrors(t *testing.T) {
 		{"lower-case nan", `{"cells":[],"metadata":{"a":nan}}`, "unexpected 'n', want a value", -2},
 		{"-NaN, which Python refuses too", `{"cells":[],"metadata":{"a":-NaN}}`, "bad number, want a digit", -2},
 		{"+Infinity", `{"cells":[],"metadata":{"a":+Infinity}}`, "unexpected '+', want a value", -2},
+		{"nbformat NaN", `{"cells":[],"nbformat":NaN,"nbformat_minor":5}`, `field "nbformat": is NaN, want a whole number`, -1},
+		{"nbformat_minor not whole", `{"cells":[],"nbformat":4,"nbformat_minor":5.0}`, `field "nbformat_minor": is 5.0, want a whole number`, -1},
 		{"too deep", strings.Repeat("[", 600) + strings.Repeat("]", 600), "nesting deeper than 512", -2},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ func addNotebookSeeds(f *testing.F) {
 	}
 	f.Add([]byte(`{"cells":[{"cell_type":"code","source":"a\u2028b\ud800"}],"x":[1e5,-0.0,true,null]}`))
 	f.Add([]byte(`{"cells":[],"metadata":{"p":[NaN,Infinity,-Infinity,-Inf,NaNa]}}`))
+	f.Add([]byte("{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": NaN,\n   \"metadata\": {\"a\": -Infinity},\n   \"outputs\": [{\"output_type\": \"execute_result\", \"data\": {\"application/json\": [NaN, Infinity]}}],\n   \"source\": \"x\"\n  }\n ],\n \"metadata\": {\"papermill\": {\"parameters\": {\"x\": NaN}}},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n"))
 }
 
 // FuzzParse: the loader never panics, and what it accepts serialises to

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,8 @@ func Members(raw json.RawMessage) (map[string]json.RawMessage, error) {
 
 // SetMetadata sets the notebook's metadata member key to v, written as
 // nbformat's json.dumps writes it: v is nil, a bool, an int, a float64
-// (Python's repr), a json.Number (as spelled: an int of any size), a
+// (Python's repr; NaN, Infinity, -Infinity as json.dumps writes them), a
+// json.Number (as spelled: an int of any size, never NaN), a
 // string, a json.RawMessage (its JSON, keys sorted and
 // strings spelled as Python writes them; numbers as they are spelled, so
 // give floats as Python's repr), or a []any or map[string]any of
@@ -146,7 +148,8 @@ func goValue(v any) (*value, error) {
 	case string:
 		return newString(v), nil
 	case json.Number:
-		if n, err := parseJSON(string(v)); err != nil || n.kind != kindNumber {
+		// A number JSON has, as encoding/json's: a NaN goes as a float64.
+		if n, err := parseJSON(string(v)); err != nil || n.kind != kindNumber || !json.Valid([]byte(v)) {
 			return nil, fmt.Errorf("%q is not a JSON number", string(v))
 		}
 		return newRaw(kindNumber, string(v)), nil
@@ -180,17 +183,22 @@ func goValue(v any) (*value, error) {
 	return nil, fmt.Errorf("a %T cannot be written as notebook metadata", v)
 }
 
-// pyFloat is Python's repr of a finite float, as json.dumps writes it:
-// the shortest digits that read back, fixed notation for exponents -4..15
-// (".0" when whole), else d.ddde±XX. NaN and infinities, which JSON has
-// no place for (Python writes NaN, which no JSON reader need accept), are
-// an error.
+// pyFloat is a float as json.dumps writes it: Python's repr, the shortest
+// digits that read back, fixed notation for exponents -4..15 (".0" when
+// whole), else d.ddde±XX; NaN, Infinity and -Infinity, which JSON lacks
+// and Python's json (so nbformat and papermill) writes and reads.
 func pyFloat(f float64) (*value, error) {
+	switch {
+	case math.IsNaN(f):
+		return newRaw(kindNumber, "NaN"), nil
+	case math.IsInf(f, 1):
+		return newRaw(kindNumber, "Infinity"), nil
+	case math.IsInf(f, -1):
+		return newRaw(kindNumber, "-Infinity"), nil
+	}
 	s := strconv.FormatFloat(f, 'e', -1, 64)
 	exp, _ := strconv.Atoi(s[strings.IndexByte(s, 'e')+1:])
 	switch {
-	case strings.ContainsAny(s, "IN"): // Inf, NaN
-		return nil, fmt.Errorf("%v is not a JSON number", f)
 	case f != 0 && (exp < -4 || exp >= 16):
 		return newRaw(kindNumber, s), nil
 	}

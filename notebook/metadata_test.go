@@ -3,6 +3,7 @@ package notebook
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,7 @@ func TestSetMetadata(t *testing.T) {
 		{"an int", 42, `42`},
 		{"a big int", json.Number("123456789012345678901234567890"), `123456789012345678901234567890`},
 		{"raw JSON re-spelled", json.RawMessage(`{"z": 1e-07, "a": "\u00e9"}`), `{"a": "é","z": 1e-07}`},
+		{"float NaN and infinities as json.dumps", []any{math.NaN(), math.Inf(1), math.Inf(-1)}, `[NaN,Infinity,-Infinity]`},
 		{"Python's NaN and infinities", json.RawMessage(`{"n": NaN, "i": Infinity, "m": [-Infinity]}`), `{"i": Infinity,"m": [-Infinity],"n": NaN}`},
 	}
 	nb := mustParse(t, readFile(t, "testdata/basic.ipynb"))
@@ -63,8 +65,10 @@ func TestSetCellMetadataRefusals(t *testing.T) {
 	if err := nb.SetMetadata("k", json.RawMessage(`{bad`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
 		t.Errorf("bad JSON: %v", err)
 	}
-	if err := nb.SetMetadata("k", json.Number("1x")); err == nil {
-		t.Error("a bad json.Number was accepted")
+	for _, n := range []string{"1x", "NaN", "-Infinity"} {
+		if err := nb.SetMetadata("k", json.Number(n)); err == nil {
+			t.Errorf("json.Number(%q) was accepted; a NaN goes as a float64", n)
+		}
 	}
 	if err := nb.SetMetadata("k", struct{}{}); err == nil {
 		t.Error("a struct was accepted")

@@ -1,6 +1,9 @@
 package notebook
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // validate checks what this package relies on, and what nbformat requires of
 // every cell, so a loaded notebook can be viewed and edited safely. It is not
@@ -25,8 +28,15 @@ func validate(root *value) error {
 		return &StructureError{Cell: -1, Field: "metadata", Msg: fmt.Sprintf("is a %s, want an object", md.kind)}
 	}
 	for _, name := range [...]string{"nbformat", "nbformat_minor"} {
-		if v := root.get(name); v != nil && v.kind != kindNumber {
+		v := root.get(name)
+		if v == nil {
+			continue
+		}
+		if v.kind != kindNumber {
 			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is a %s, want a number", v.kind)}
+		}
+		if _, err := strconv.Atoi(v.raw); err != nil { // 4.0, NaN: nbformat refuses them too
+			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is %s, want a whole number", v.raw)}
 		}
 	}
 	for i, c := range cells.arr {

@@ -19,8 +19,9 @@
 //     float('nan'), float('inf').
 //   - [Params.Metadata] is what papermill records in the notebook's
 //     metadata.papermill.parameters, as values notebook.SetMetadata
-//     writes (NaN and infinities, which JSON lacks, as "nan", "inf",
-//     "-inf"; mapping keys as json.dumps makes them strings).
+//     writes (NaN and infinities as floats, which it writes NaN,
+//     Infinity, -Infinity as json.dumps does; mapping keys as json.dumps
+//     makes them strings).
 //   - [InjectNotebook] puts the source into a new code cell tagged
 //     "injected-parameters": in place of an existing injected cell, else
 //     right after the first cell tagged "parameters", else at the top.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -150,9 +149,9 @@ func checkName(name string) error {
 // Metadata is the parameters as papermill records them in the notebook's
 // metadata.papermill.parameters, as values notebook.SetMetadata writes:
 // json.dumps's JSON of the Python values (ints of any size as
-// json.Number, mapping keys as json.dumps makes them strings). NaN and
-// infinities, which json.dumps writes as NaN and Infinity, not JSON, are
-// the strings Python's str() gives ("nan", "inf", "-inf").
+// json.Number, mapping keys as json.dumps makes them strings; NaN and
+// infinities stay floats, which SetMetadata writes NaN, Infinity and
+// -Infinity, as json.dumps does).
 func (p *Params) Metadata() map[string]any {
 	out := make(map[string]any, len(p.m))
 	for _, kv := range p.m {
@@ -165,11 +164,6 @@ func jsonValue(v any) any {
 	switch v := v.(type) {
 	case *big.Int:
 		return json.Number(v.String())
-	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return pyStr(v)
-		}
-		return v
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {

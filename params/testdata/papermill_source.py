@@ -2,10 +2,9 @@
 case read as JSON from stdin (a list of flags [flag, args...] in
 command-line order, merged as papermill's CLI merges them: -f, then -y,
 then -p, then -r), and the metadata.papermill.parameters nbformat writes
-for it (json.dumps, sort_keys, ensure_ascii=False; one line), NaN and
-infinities as the strings evalhost writes for them, since JSON has none."""
+for it (json.dumps, sort_keys, ensure_ascii=False; one line; NaN and
+infinities as json.dumps writes them: NaN, Infinity, -Infinity)."""
 import json
-import math
 import sys
 
 import yaml
@@ -38,19 +37,17 @@ def key(k):
     return k if isinstance(k, str) else json.dumps(k)
 
 
-def finite(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
+def keyed(v):
     if isinstance(v, list):
-        return [finite(e) for e in v]
+        return [keyed(e) for e in v]
     if isinstance(v, dict):
-        return {key(k): finite(e) for k, e in v.items()}
+        return {key(k): keyed(e) for k, e in v.items()}
     return v
 
 
 def case(flags):
     params = parameters(flags)
-    metadata = json.dumps(finite(params), sort_keys=True, ensure_ascii=False, separators=(",", ": "))
+    metadata = json.dumps(keyed(params), sort_keys=True, ensure_ascii=False, separators=(",", ": "))
     return [translate_parameters("python3", "python", params, "Parameters"), metadata]
 
 
