@@ -116,3 +116,57 @@ func BenchmarkLockedEdit5000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPerCellSaves is nb run's pattern on an N-cell notebook: every
+// cell's metadata is set up front (as papermill's "pending"), then each cell
+// in turn gets outputs, an execution count and new metadata and the
+// notebook is saved (SaveUnsynced). Only one cell changes between saves, so
+// a save should cost the file's write, not an encoding of every cell.
+func BenchmarkPerCellSaves(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprintf("cells=%d", n), func(b *testing.B) {
+			src := New()
+			for i := range n {
+				src.Insert(i, Code, "print("+strconv.Itoa(i)+")")
+			}
+			data := src.Bytes()
+			path := filepath.Join(b.TempDir(), "run.ipynb")
+			for b.Loop() {
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				nb, err := Load(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					nb.SetCellMetadata(i, "papermill", map[string]any{"status": "pending", "duration": nil})
+				}
+				for i := range n {
+					nb.SetOutputs(i, []Output{StreamOutput("stdout", strconv.Itoa(i)+"\n")})
+					nb.SetExecutionCount(i, i+1)
+					nb.SetCellMetadata(i, "papermill", map[string]any{"status": "completed", "duration": 0.25})
+					if err := nb.SaveUnsynced(path); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/save")
+		})
+	}
+}
+
+// BenchmarkBytesOneCellChanged is Bytes of an N-cell notebook after one
+// cell changed: what a progress save encodes, without the file system.
+func BenchmarkBytesOneCellChanged(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprintf("cells=%d", n), func(b *testing.B) {
+			nb := mustParse(b, bigNotebook(b, n))
+			nb.Bytes()
+			for i := 0; b.Loop(); i++ {
+				nb.SetCellMetadata(i%n, "papermill", map[string]any{"status": "completed", "n": i})
+				nb.Bytes()
+			}
+		})
+	}
+}
