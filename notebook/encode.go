@@ -48,6 +48,8 @@ type encoder struct {
 	buf     []byte
 	indent  string
 	newline string // "\n" or "\r\n"
+	cells   *value // the notebook's cells array, written through cache; nil for other values
+	cache   *cellCache
 }
 
 func (e *encoder) breakLine(depth int) {
@@ -79,6 +81,10 @@ func (e *encoder) value(v *value, depth int) {
 	case kindArray:
 		if len(v.arr) == 0 {
 			e.buf = append(e.buf, "[]"...)
+			return
+		}
+		if v == e.cells {
+			e.cellArray(v, depth)
 			return
 		}
 		e.buf = append(e.buf, '[')

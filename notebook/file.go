@@ -89,7 +89,7 @@ func LoadOrNew(path string) (*Notebook, error) {
 // later saves check.
 func (nb *Notebook) Save(path string) error {
 	nb.repairCellIDs()
-	data := nb.Bytes()
+	data := nb.encode()
 	if err := checkWriteSize(path, data); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (nb *Notebook) Save(path string) error {
 // should be a Save.
 func (nb *Notebook) SaveUnsynced(path string) error {
 	nb.repairCellIDs()
-	data := nb.Bytes()
+	data := nb.encode()
 	if err := checkWriteSize(path, data); err != nil {
 		return err // as Save would: a file too large to read back is not written at all
 	}

@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 )
@@ -44,6 +45,7 @@ type Notebook struct {
 	size   int             // bytes last parsed or written: a capacity hint
 	origin string          // canonical path of the file loaded or last saved, if any
 	stamp  Stamp           // that file's content then
+	cache  cellCache       // each cell's text as last encoded
 }
 
 // Cell describes one cell.
@@ -81,13 +83,7 @@ func Parse(data []byte) (*Notebook, error) {
 // Bytes returns the notebook as JSON in the file's layout (nbformat's for
 // new notebooks).
 func (nb *Notebook) Bytes() []byte {
-	e := encoder{indent: nb.layout.indent, newline: nb.layout.newline, buf: make([]byte, 0, nb.size+nb.size/8+4096)}
-	e.value(nb.syncedRoot(), 0)
-	if nb.layout.finalNewline {
-		e.buf = append(e.buf, nb.layout.newline...)
-	}
-	nb.size = len(e.buf)
-	return e.buf
+	return bytes.Clone(nb.encode()) // the cache keeps pointing into encode's buffer
 }
 
 // syncedRoot returns the root with its cells member pointing at nb.cells.
@@ -164,5 +160,6 @@ func (nb *Notebook) clone() *Notebook {
 	c := *nb
 	c.cells = append([]*value(nil), nb.cells...)
 	c.ids = nil
+	c.cache = nb.cache.clone()
 	return &c
 }
