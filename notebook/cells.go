@@ -1,10 +1,6 @@
 package notebook
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-)
+import "fmt"
 
 // Edit replaces cell i's source, keeping its type, metadata, outputs and id.
 // A cell of an unknown type is a *ReadOnlyCellError.
@@ -109,82 +105,4 @@ func (nb *Notebook) newCell(t CellType, source string, ids map[string]bool) *val
 func (nb *Notebook) wantsIDs() bool {
 	major, minor := nb.Version()
 	return major > 4 || major == 4 && minor >= 5
-}
-
-// idSet returns the ids in use, built once per Notebook so repeated inserts
-// stay linear; deleted cells' ids may linger, which only avoids more ids.
-func (nb *Notebook) idSet() map[string]bool {
-	if nb.ids != nil {
-		return nb.ids
-	}
-	ids := make(map[string]bool, len(nb.cells))
-	for _, c := range nb.cells {
-		if id, ok := c.get("id").str(); ok {
-			ids[id] = true
-		}
-	}
-	nb.ids = ids
-	return ids
-}
-
-// newCellID returns an id like nbformat's (uuid4().hex[:8]: eight lowercase
-// hex digits) not in ids, and adds it there.
-func newCellID(ids map[string]bool) string {
-	var b [4]byte
-	for {
-		rand.Read(b[:]) // never fails since Go 1.24
-		id := hex.EncodeToString(b[:])
-		if !ids[id] {
-			ids[id] = true
-			return id
-		}
-	}
-}
-
-// repairCellIDs gives every cell of an nbformat 4.5+ notebook that lacks a
-// valid, unique id a new one, as nbformat's writer does (its validate adds
-// missing ids and renames duplicates after the first; an id the schema
-// refuses, which nbformat only reports, is replaced too, since no reader
-// can use it). Cells of unknown types stay byte for byte; a known cell
-// sharing one's id gets a new one. Earlier versions, whose schema has no
-// ids, are left alone. It returns how many cells changed.
-func (nb *Notebook) repairCellIDs() int {
-	if !nb.wantsIDs() {
-		return 0
-	}
-	seen := map[string]bool{}
-	for _, c := range nb.cells {
-		if id, ok := c.get("id").str(); ok && !cellType(c).Known() {
-			seen[id] = true
-		}
-	}
-	changed := 0
-	for i, c := range nb.cells {
-		if !cellType(c).Known() {
-			continue
-		}
-		id, ok := c.get("id").str()
-		if !ok || !validCellID(id) || seen[id] {
-			id = newCellID(nb.idSet())
-			nb.setCellField(i, "id", newString(id))
-			changed++
-		}
-		seen[id] = true
-	}
-	return changed
-}
-
-// validCellID is nbformat 4.5's schema for an id: 1 to 64 ASCII letters,
-// digits, '-' and '_'.
-func validCellID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

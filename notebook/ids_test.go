@@ -91,3 +91,25 @@ func TestSaveRepairsCellIDs(t *testing.T) {
 	}
 	t.Run("nbformat validates them without repairing", func(t *testing.T) { validateWithNbformat(t, written...) })
 }
+
+// TestRepairLooksOnlyAtChangedCells: nb run saves after every cell, and
+// the id repair of such a save allocates nothing beyond the change itself
+// (a check of every id built a set of all of them each time).
+func TestRepairLooksOnlyAtChangedCells(t *testing.T) {
+	nb := mustParse(t, bigNotebook(t, 1000))
+	if n := nb.repairCellIDs(); n != 0 {
+		t.Fatalf("repaired %d ids of a valid notebook", n)
+	}
+	k := 0
+	change := func() {
+		k++
+		if err := nb.SetCellMetadata(k%nb.Len(), "n", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alone := testing.AllocsPerRun(20, change)
+	withRepair := testing.AllocsPerRun(20, func() { change(); nb.repairCellIDs() })
+	if withRepair > alone {
+		t.Errorf("a change and a repair allocate %v times, the change alone %v: the repair checked unchanged cells", withRepair, alone)
+	}
+}

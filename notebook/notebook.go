@@ -46,6 +46,9 @@ type Notebook struct {
 	origin string          // canonical path of the file loaded or last saved, if any
 	stamp  Stamp           // that file's content then
 	cache  cellCache       // each cell's text as last encoded
+	// repaired is the cells as repairCellIDs last left them (nil: never),
+	// so that a save in which no id can have changed checks none.
+	repaired []*value
 }
 
 // Cell describes one cell.
@@ -161,5 +164,6 @@ func (nb *Notebook) clone() *Notebook {
 	c.cells = append([]*value(nil), nb.cells...)
 	c.ids = nil
 	c.cache = nb.cache.clone()
+	c.repaired = nil // its own array; its first save checks every id
 	return &c
 }
