@@ -40,7 +40,7 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	nb.origin, nb.stamp = canonical(path), StampOf(data)
+	nb.origin, nb.held = canonical(path), held{stamp: StampOf(data)}
 	return nb, nil
 }
 
@@ -123,15 +123,16 @@ func checkWriteSize(path string, data []byte) error {
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	dest := canonical(path)
-	var expected *Stamp
+	var expected *held
 	if nb.origin != "" && dest == nb.origin {
-		expected = &nb.stamp
+		expected = &nb.held
 	}
 	if err := writeFile(path, data, expected, sync); err != nil {
 		return err
 	}
-	// Named again: a dangling symlink's target exists now.
-	nb.origin, nb.stamp = canonical(path), StampOf(data)
+	// Named again: a dangling symlink's target exists now. data is not
+	// changed later: it is encode's buffer.
+	nb.origin, nb.held = canonical(path), heldBytes(data)
 	return nil
 }
 
@@ -141,7 +142,7 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 // file written. Hold Lock(path) around it to keep other evalhost writers
 // out between the check and the rename.
 func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, error) {
-	if err := writeFile(path, data, &expected, true); err != nil {
+	if err := writeFile(path, data, &held{stamp: expected}, true); err != nil {
 		return Stamp{}, err
 	}
 	return StampOf(data), nil
@@ -158,9 +159,9 @@ func WriteFile(path string, data []byte) error {
 	return writeFile(path, data, nil, true)
 }
 
-// writeFile is WriteFile that, given an expected Stamp, checks the file
-// against it just before the rename; without sync it does not fsync.
-func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error) {
+// writeFile is WriteFile that, given what the file is expected to hold,
+// checks it just before the rename; without sync it does not fsync.
+func writeFile(path string, data []byte, expected *held, sync bool) (err error) {
 	path, perm, err := writableTarget(path)
 	if err != nil {
 		return err
@@ -190,12 +191,8 @@ func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error)
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
 	if expected != nil {
-		found, readErr := readStamp(path)
-		if readErr != nil {
-			return fmt.Errorf("write notebook %s: check that it is unchanged: %w", path, readErr)
-		}
-		if found != *expected {
-			return &ConflictError{Path: path, Expected: *expected, Found: found}
+		if err = checkHolds(path, expected); err != nil {
+			return err
 		}
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
@@ -203,6 +200,22 @@ func writeFile(path string, data []byte, expected *Stamp, sync bool) (err error)
 	}
 	if sync {
 		syncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// checkHolds returns a *ConflictError unless the file at path holds what
+// was expected.
+func checkHolds(path string, expected *held) error {
+	ok, err := expected.in(path)
+	if err == nil && !ok {
+		var found Stamp
+		if found, err = readStamp(path); err == nil {
+			return &ConflictError{Path: path, Expected: expected.Stamp(), Found: found}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write notebook %s: check that it is unchanged: %w", path, err)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ type Notebook struct {
 	ids    map[string]bool // cell ids in use, built on first need
 	size   int             // bytes last parsed or written: a capacity hint
 	origin string          // canonical path of the file loaded or last saved, if any
-	stamp  Stamp           // that file's content then
+	held   held            // that file's content then
 	cache  cellCache       // each cell's text as last encoded
 	// repaired is the cells as repairCellIDs last left them (nil: never),
 	// so that a save in which no id can have changed checks none.

@@ -1,9 +1,11 @@
 package notebook
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,6 +43,66 @@ func readStamp(path string) (Stamp, error) {
 		return Stamp{}, err
 	}
 	return StampOf(data), nil
+}
+
+// held is what a file is expected to hold: the bytes themselves when they
+// are at hand (what a notebook last saved, which its cell cache keeps
+// anyway), else the Stamp of what was read. Comparing bytes costs no hash:
+// nb run saves after every cell, and hashing the file twice per save was a
+// quarter of a save's cost. The zero held is "the file does not exist".
+type held struct {
+	data     []byte
+	haveData bool  // data is the content (it may be empty)
+	stamp    Stamp // the content's Stamp, when not haveData
+}
+
+func heldBytes(data []byte) held { return held{data: data, haveData: true} }
+
+// Stamp returns the Stamp of the held content.
+func (h *held) Stamp() Stamp {
+	if h.haveData {
+		return StampOf(h.data)
+	}
+	return h.stamp
+}
+
+// in reports whether the file at path holds h, reading it in chunks.
+func (h *held) in(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return !h.haveData && !h.stamp.exists, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if !h.haveData && !h.stamp.exists {
+		return false, nil
+	}
+	sum := sha256.New()
+	buf := make([]byte, 64<<10)
+	size := 0
+	for {
+		n, err := f.Read(buf)
+		if h.haveData {
+			if size+n > len(h.data) || !bytes.Equal(buf[:n], h.data[size:size+n]) {
+				return false, nil
+			}
+		} else {
+			sum.Write(buf[:n])
+		}
+		size += n
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if h.haveData {
+		return size == len(h.data), nil
+	}
+	return size == int(h.stamp.size) && [sha256.Size]byte(sum.Sum(nil)) == h.stamp.sum, nil
 }
 
 // ConflictError is a write refused because the file is no longer the one
