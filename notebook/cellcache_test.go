@@ -26,7 +26,8 @@ func uncachedBytes(nb *Notebook) []byte {
 // and what a fresh parse of it writes, and Save's id repair, which skips
 // notebooks whose ids cannot have changed, repairs what a full check of
 // every id repairs. Clones are edited and saved alongside the notebooks
-// they came from.
+// they came from, since each recycles its buffers: neither may write into
+// the other's.
 func TestCachedEncodingMatchesFresh(t *testing.T) {
 	starts := map[string][]byte{"big": bigNotebook(t, 60)}
 	for _, path := range goldenNotebooks(t) {
@@ -47,8 +48,11 @@ func TestCachedEncodingMatchesFresh(t *testing.T) {
 					p := nbs[k]
 					next, what := randomEdit(t, r, p.nb, p.path)
 					log = append(log, fmt.Sprint(k, ": ", what))
+					if strings.HasPrefix(what, "save") {
+						p.written = readFile(t, p.path)
+					}
 					if next != p.nb { // a clone, or the result of ApplyText: it saves elsewhere
-						q := &playedNotebook{nb: next, path: filepath.Join(dir, fmt.Sprint(step+1))}
+						q := &playedNotebook{nb: next, path: filepath.Join(dir, fmt.Sprint(step+1)), written: p.written}
 						if len(nbs) < 3 {
 							nbs = append(nbs, q)
 						} else {
@@ -64,14 +68,17 @@ func TestCachedEncodingMatchesFresh(t *testing.T) {
 	}
 }
 
-// playedNotebook is a notebook of the property test and the path it saves to.
+// playedNotebook is a notebook of the property test, the path it saves to,
+// and what it (or the notebook it was cloned from) last saved.
 type playedNotebook struct {
-	nb   *Notebook
-	path string
+	nb      *Notebook
+	path    string
+	written []byte
 }
 
 // checkEncoding fails unless p's Bytes is its encoding afresh, which a
-// fresh parse writes the same.
+// fresh parse writes the same, and the bytes its next save expects are
+// those it last wrote.
 func checkEncoding(t *testing.T, p *playedNotebook, when string) {
 	t.Helper()
 	nb := p.nb
@@ -81,6 +88,9 @@ func checkEncoding(t *testing.T, p *playedNotebook, when string) {
 	}
 	if again := mustParse(t, got).Bytes(); !bytes.Equal(again, got) {
 		t.Fatalf("%s: a fresh parse writes it differently", when)
+	}
+	if nb.held.haveData != (p.written != nil) || !bytes.Equal(nb.held.data, p.written) {
+		t.Fatalf("%s: the bytes the next save expects are not those it wrote", when)
 	}
 }
 

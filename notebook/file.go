@@ -132,7 +132,11 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	}
 	// Named again: a dangling symlink's target exists now. data is not
 	// changed later: it is encode's buffer.
+	prev := nb.held
 	nb.origin, nb.held = canonical(path), heldBytes(data)
+	if prev.haveData {
+		nb.release(prev.data)
+	}
 	return nil
 }
 

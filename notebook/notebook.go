@@ -46,6 +46,7 @@ type Notebook struct {
 	origin string          // canonical path of the file loaded or last saved, if any
 	held   held            // that file's content then
 	cache  cellCache       // each cell's text as last encoded
+	free   []byte          // an encoding's buffer no longer used, for the next one
 	// repaired is the cells as repairCellIDs last left them (nil: never),
 	// so that a save in which no id can have changed checks none.
 	repaired []*value
@@ -163,7 +164,7 @@ func (nb *Notebook) clone() *Notebook {
 	c := *nb
 	c.cells = append([]*value(nil), nb.cells...)
 	c.ids = nil
-	c.cache = nb.cache.clone()
+	nb.cloneBuffers(&c)
 	c.repaired = nil // its own array; its first save checks every id
 	return &c
 }
