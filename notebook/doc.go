@@ -47,6 +47,14 @@
 //     that must not do long work toward a file it cannot write.
 //     [Notebook.SaveUnsynced] is Save without the fsyncs, for progress
 //     writes.
+//   - [Notebook.Bytes] and Save encode only the cells that changed since
+//     the notebook was last encoded (each cell's text is kept until the
+//     cell changes), and Save's id repair checks ids only when a cell was
+//     added, moved or removed or a cell's id or type changed since the
+//     last repair; the output is byte for byte what encoding every value
+//     afresh writes. After a save, the next save's check compares the file
+//     with the bytes written (a [Stamp] only for a file that was read). So
+//     a progress save after each cell costs about a copy of the file.
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
 //     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
 //     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
