@@ -44,8 +44,8 @@ _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _fork_lock = _thread.allocate_lock()
 _start = None  # (sys.path, cwd, sys.meta_path) as the runner started: where imports.py looks
-_imports_mod = None  # imports.py, once loaded whole
-_imports_lock = _thread.allocate_lock()  # its first load: the warm-up's thread and a cell's may race
+_module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
+_module_loading = set()  # the names of those modules
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
 
@@ -108,16 +108,8 @@ def _own(name):
 
 
 def _imports():
-    """imports.py, loaded once: _module alone would let a second thread
-    that needs it at the same moment see it half run."""
-    global _imports_mod
-    mod = _imports_mod
-    if mod is None:
-        with _imports_lock:
-            if _imports_mod is None:
-                _imports_mod = _module("imports")
-            mod = _imports_mod
-    return mod
+    """imports.py (the warm-up's thread and a cell's may ask at once)."""
+    return _module("imports")
 
 
 # --- IPython compatibility (ipy_*.py, each loaded on first use) ----------
@@ -133,8 +125,20 @@ def _module(name):
     """
     full = "_evalhost_" + name
     mod = sys.modules.get(full)
-    if mod is not None:
+    if mod is not None and full not in _module_loading:
         return mod
+    # One load at a time, its module in sys.modules as its code runs (that
+    # code may ask for it): another thread waits here until the code has
+    # run (it got the module half run: display had no display), the
+    # loading thread itself gets it as it stands, as an import cycle does.
+    with _module_lock:
+        mod = sys.modules.get(full)
+        if mod is None:
+            mod = _load_module(name, full)
+    return mod
+
+
+def _load_module(name, full):
     if _loader is not None:
         path, code = _loader(_HERE, name)
     else:  # started as `python core.py`
@@ -145,12 +149,15 @@ def _module(name):
     mod.__file__ = path
     mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
     _RUNNER_FILES.add(path)
-    sys.modules[full] = mod
+    _module_loading.add(full)  # before sys.modules has it, so no thread takes it without the lock
     try:
+        sys.modules[full] = mod
         exec(code, mod.__dict__)
     except BaseException:
-        del sys.modules[full]
+        sys.modules.pop(full, None)
         raise
+    finally:
+        _module_loading.discard(full)
     return mod
 
 
@@ -425,8 +432,16 @@ def _after_fork_parent():
 
 
 def _after_fork_child():
+    global _module_lock
     _wire._forked = True
     _fork_lock.release()
+    if not _module_lock._is_owned():
+        # A load under way in another thread never ends here: its module
+        # goes, to be loaded afresh, and so does the lock that thread held.
+        _module_lock = _thread.RLock()
+        for full in list(_module_loading):
+            sys.modules.pop(full, None)
+        _module_loading.clear()
 
 
 def _patch_writers():

@@ -32,7 +32,9 @@
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
 // hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
-// ipy_rewrite and ipy_system only. Every frame line is built by wire's
+// ipy_rewrite and ipy_system only. Each is loaded once: a thread that asks
+// for one another thread is loading waits until its code has run, and a
+// child forked meanwhile loads it afresh. Every frame line is built by wire's
 // _frame. Every *.py of this directory is embedded and written by [Path].
 //
 // Nothing another user could write is run (issue 19). [Path] re-verifies

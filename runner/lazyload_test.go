@@ -105,3 +105,90 @@ func TestStartLoadsNoHeavyModules(t *testing.T) {
 	}
 	t.Fatal("the warm-up ran before the check in every try")
 }
+
+// loadGate is cell code that pauses the runner's first load of display:
+// its loader (core._loader) hands out code that sets `entered`, waits for
+// `go` and then runs display.py's own. Thread a starts that load
+// (show('a') calls display); `loads` counts the runs of display.py.
+const loadGate = `import os, sys, threading
+core = sys.modules['_evalhost_runner']
+real_loader, entered, go, loads, errors, parent = core._loader, threading.Event(), threading.Event(), [], [], os.getpid()
+def gated(here, name):
+    path, code = real_loader(here, name)
+    if name != 'display' or os.getpid() != parent:
+        return path, code
+    loads.append(name)
+    def run(g):
+        entered.set()
+        go.wait()
+        exec(code, g)
+    core._evh_gate = run
+    return path, compile('_core._evh_gate(globals())', path, 'exec')
+def show(x):
+    try:
+        display(x)
+    except Exception as e:
+        errors.append(repr(e))
+    finally:
+        go.set()
+core._loader = gated
+a = threading.Thread(target=show, args=('a',))
+a.start()
+entered.wait()
+`
+
+// TestModuleLoadsOnceForAllThreads: a runner module (core's _module) is
+// handed to another thread only once its code has run: a second thread
+// that asks while the first is still loading it waits (before, it got the
+// half-run module: display had no attribute display), and a child forked
+// meanwhile loads it afresh rather than waiting for a thread it does not
+// have.
+func TestModuleLoadsOnceForAllThreads(t *testing.T) {
+	for _, tc := range []struct {
+		name, code, result string
+		displays           int
+	}{
+		// The lock is spied on: the second thread's wait for it lets the first
+		// go on. Without a lock (before) the second got the module at once,
+		// and its own end lets the first go on.
+		{name: "a second thread", displays: 2, result: "([], ['display'])", code: `second = []
+class Spy:
+    def __init__(self, lock):
+        self.lock = lock
+    def __enter__(self):
+        if threading.get_ident() in second:
+            go.set()
+        return self.lock.__enter__()
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+lock = getattr(core, '_module_lock', None)
+if lock is not None:
+    core._module_lock = Spy(lock)
+def b_show():
+    second.append(threading.get_ident())
+    show('b')
+b = threading.Thread(target=b_show)
+b.start()
+a.join()
+b.join()
+core._loader, core._module_lock = real_loader, lock
+(errors, loads)`},
+		{name: "a forked child", displays: 1, result: "(0, [], ['display'])", code: `pid = os.fork()
+if pid == 0:
+    os._exit(0 if hasattr(core._module('display'), 'display') else 1)
+status = os.waitpid(pid, 0)[1]
+go.set()
+a.join()
+core._loader = real_loader
+(os.WEXITSTATUS(status), errors, loads)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{})
+			c := p.run(loadGate + tc.code)
+			wantResult(tc.result)(t, c)
+			if ds := displays(c); len(ds) != tc.displays {
+				t.Errorf("%d displays, want %d: %+v", len(ds), tc.displays, ds)
+			}
+		})
+	}
+}
