@@ -112,6 +112,41 @@ def _imports():
     return _module("imports")
 
 
+def _own_reports():
+    """The errors the interpreter reports itself (a thread's, a __del__'s)
+    are formatted with the runner's own imports: 3.13's threading and sys
+    excepthooks import traceback (and, for a line with wide characters,
+    unicodedata) where sys.path says, the cwd first, 3.14's unraisablehook
+    too. Each default is replaced, its original name (__excepthook__) too,
+    so `hook is sys.__excepthook__` holds and a cell that restores one
+    gets this one."""
+    for name in ("excepthook", "unraisablehook"):
+        default = getattr(sys, "__%s__" % name, None)
+        if default is not None and getattr(sys, name) is default:  # not a sitecustomize's own
+            hook = _own_hook(default, name)
+            setattr(sys, name, hook)
+            setattr(sys, "__%s__" % name, hook)
+    default = getattr(_thread, "_excepthook", None)  # threading.excepthook's, taken as threading loads
+    if default is not None:
+        hook = _thread._excepthook = _own_hook(default, "excepthook")
+        threading = sys.modules.get("threading")  # imported as the interpreter started (site, a .pth file)
+        if threading is not None and threading.excepthook is default:
+            threading.excepthook = hook
+            if hasattr(threading, "__excepthook__"):  # 3.10+
+                threading.__excepthook__ = hook
+
+
+def _own_hook(default, name):
+    def hook(*args):
+        call = getattr(_imports(), "call", None)
+        if call is None:  # imports.py is loading in this thread (a collection ran a __del__)
+            return default(*args)
+        return call(default, *args)
+
+    hook.__name__ = hook.__qualname__ = name
+    return hook
+
+
 # --- IPython compatibility (ipy_*.py, each loaded on first use) ----------
 
 
@@ -635,6 +670,7 @@ def _user_namespace(stdio):
 def _setup():
     _take_fds()
     stdio = _take_stdio()
+    _own_reports()
     _user_path()
     _user_namespace(stdio)
     _patch_writers()

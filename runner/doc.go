@@ -122,6 +122,13 @@
 //     cell's that runs while a traceback is formatted (an exception's
 //     __str__): its first import of a module only those places have fails.
 //     The rule is per thread: the cell's threads import as usual meanwhile.
+//     It holds for the errors the interpreter reports itself too (3.13's
+//     threading.excepthook and sys.excepthook import traceback, and
+//     unicodedata for a line with wide characters; 3.14's
+//     sys.unraisablehook too): the defaults of those three hooks, set up
+//     before the prelude runs, are the runner's, which run Python's own in
+//     the reporting thread under this rule; sys.__excepthook__,
+//     sys.__unraisablehook__ and threading.__excepthook__ name them too.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored. Once the exit

@@ -137,13 +137,14 @@ func (m *markBuf) until(tb testing.TB, mark []byte, deadline <-chan time.Time) s
 }
 
 type startOpts struct {
-	env     []string // added to a minimal environment
-	modules []string // dirs of extension modules, found as a session finds them (FindModules)
-	entries []Module // EVALHOST_MODULES as given, in place of modules' (what FindModules judged, changed since)
-	dir     string
-	pyArgs  []string // interpreter options before runner.py (-S hides site-packages)
-	runner  string   // runner.py to start; the shared copy when empty
-	first   string   // a cell sent as id c1 before ready, as a host may pipeline it
+	env       []string // added to a minimal environment
+	modules   []string // dirs of extension modules, found as a session finds them (FindModules)
+	entries   []Module // EVALHOST_MODULES as given, in place of modules' (what FindModules judged, changed since)
+	dir       string
+	pyArgs    []string         // interpreter options before runner.py (-S hides site-packages)
+	runner    string           // runner.py to start; the shared copy when empty
+	first     string           // a cell sent as id c1 before ready, as a host may pipeline it
+	pipelined []map[string]any // requests sent as c1, c2, ... before ready (after first's)
 }
 
 // start spawns the runner and waits for ready.
@@ -182,6 +183,11 @@ func start(tb testing.TB, o startOpts) *proc {
 	if o.first != "" {
 		p.seq++
 		p.send(map[string]any{"id": "c1", "code": o.first})
+	}
+	for _, req := range o.pipelined {
+		p.seq++
+		req["id"] = fmt.Sprintf("c%d", p.seq)
+		p.send(req)
 	}
 	p.wg.Add(4)
 	go func() { defer p.wg.Done(); defer outR.Close(); p.out.fill(outR) }()

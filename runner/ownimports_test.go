@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // planted are modules the runner imports for itself on some path (or that
@@ -21,15 +22,32 @@ var planted = []string{
 	"traceback", "linecache", "tokenize", "token", "textwrap", "ast", "unicodedata", "contextlib",
 	"json", "binascii", "html", "shlex", "math", "resource", "timeit", "shutil", "subprocess",
 	"selectors", "fcntl", "termios", "difflib", "asyncio", "types", "re", "importlib", "pathlib",
-	"http", "urllib", "email", "socket",
+	"http", "urllib", "email", "socket", "_colorize", "warnings", "collections", "functools",
+	"keyword", "operator", "reprlib", "enum", "copyreg", "itertools",
 }
 
-// plant writes each planted module into a new directory; importing one
-// leaves a file of its name in the returned markers directory and fails.
-func plant(t *testing.T) (dir, markers string) {
+// plant writes each planted module into a new directory, but for those
+// a cell's own imports (its statements, run by python3 -S) load: python3
+// too finds those in the cwd. Importing a planted one leaves a file of its
+// name in the returned markers directory and fails.
+func plant(t *testing.T, cellImports string) (dir, markers string) {
 	t.Helper()
 	dir, markers = t.TempDir(), t.TempDir()
+	skip := map[string]bool{}
+	if cellImports != "" {
+		out, err := exec.Command(python(t), "-S", "-c", "import sys\nbefore = set(sys.modules)\n"+cellImports+
+			"\nprint(*(set(sys.modules) - before))").Output()
+		if err != nil {
+			t.Fatalf("%s: %v", cellImports, err)
+		}
+		for _, name := range strings.Fields(string(out)) {
+			skip[name] = true
+		}
+	}
 	for _, name := range planted {
+		if skip[name] {
+			continue
+		}
 		writeFile(t, dir, name+".py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n"+
 			"raise ImportError('planted ' + __name__)\n")
 	}
@@ -50,20 +68,34 @@ func ran(t *testing.T, markers string) []string {
 	return names
 }
 
+// attack is a row of the attacker's table.
+type attack struct {
+	name    string
+	when    string   // beforeWarmUp, afterWarmUp, or "": the cells come as they come
+	imports string   // the cells' own imports: python3 too takes their modules from the cwd, so none is planted
+	cells   []string // each must end ok, unless ename says
+	ename   string   // the error the last cell raises
+	check   func(t *testing.T, c cellResult)
+}
+
+const (
+	// The cells are sent before ready, as a host may pipeline them: the
+	// warm-up, which waits for an idle spell, has imported nothing yet.
+	beforeWarmUp = "before the warm-up"
+	afterWarmUp  = "after the warm-up"
+)
+
 // TestOwnImportsIgnoreTheCwd is the attacker's view: another user planted
 // traceback.py and friends where a cell runs (the runner's start cwd, or a
 // request's cwd). What the runner imports for itself (at an error, a
 // display, a magic, a tool call, the warm-up) and what those modules import
 // while it uses them comes from the interpreter's own directories: none of
 // the planted files runs, and the runner's output is what it is without
-// them. The cells import nothing themselves.
+// them. So do the errors the interpreter reports itself (a thread's, a
+// __del__'s: 3.13's threading.excepthook imports traceback, and formats
+// through it). The cells import nothing themselves, but what imports says.
 func TestOwnImportsIgnoreTheCwd(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		cells []string // each must end ok, unless ename says
-		ename string   // the error the last cell raises
-		check func(t *testing.T, c cellResult)
-	}{
+	for _, tc := range []attack{
 		{name: "error traceback", cells: []string{"def f():\n    return 1 / 0\nf()"}, ename: "ZeroDivisionError",
 			check: wantTraceback("    return 1 / 0", "ZeroDivisionError: division by zero")},
 		{name: "error on a line with wide characters", cells: []string{"s = '日本語' + 1"}, ename: "TypeError",
@@ -76,11 +108,7 @@ func TestOwnImportsIgnoreTheCwd(t *testing.T) {
 				}
 			}},
 		{name: "get_ipython().showtraceback", cells: []string{"try:\n    1 / 0\nexcept ZeroDivisionError:\n    get_ipython().showtraceback()"},
-			check: func(t *testing.T, c cellResult) {
-				if !strings.Contains(c.stderr, "ZeroDivisionError: division by zero") {
-					t.Errorf("stderr %q", c.stderr)
-				}
-			}},
+			check: wantStderr("ZeroDivisionError: division by zero")},
 		{name: "rich display", cells: []string{"class R:\n    def _repr_json_(self): return {'a': [1]}\n" +
 			"    def _repr_png_(self): return b'\\x89PNG'\nR()"},
 			check: func(t *testing.T, c cellResult) {
@@ -101,44 +129,104 @@ func TestOwnImportsIgnoreTheCwd(t *testing.T) {
 		{name: "line and cell magics", cells: []string{"%time x = 1", "%timeit -n 1 -r 1 pass", "%%bash\necho b", "%cd ."}},
 		{name: "top-level await", cells: []string{"async def f():\n    return 7\nawait f()"}, check: wantResult("7")},
 		{name: "tool and diff helpers", cells: []string{"diff('a\\n', 'b\\n')", "tool.anything()"}, ename: "ToolError"},
-		{name: "warm-up", cells: []string{"x = 1"}},
+		{name: "warm-up", when: afterWarmUp, cells: []string{"x = 1"}},
+		{name: "thread error", when: beforeWarmUp, imports: "import threading",
+			cells: []string{"import threading\nt = threading.Thread(target=lambda: 1 / 0)\nt.start()\nt.join()"},
+			check: wantStderr("Exception in thread ", "ZeroDivisionError: division by zero")},
+		// the hook's error goes to sys.excepthook
+		{name: "thread error whose threading.excepthook fails", when: beforeWarmUp, imports: "import threading",
+			cells: []string{"import threading\nthreading.excepthook = lambda args: {}['hook']\n" +
+				"t = threading.Thread(target=lambda: 1 / 0)\nt.start()\nt.join()"},
+			check: wantStderr("Exception in threading.excepthook:", "KeyError: 'hook'")},
+		{name: "__del__ error", when: beforeWarmUp,
+			cells: []string{"class D:\n    def __del__(self):\n        1 / 0\nd = D()\ndel d"},
+			check: wantStderr("Exception ignored in: <function D.__del__ ", "ZeroDivisionError: division by zero")},
+		// 3.13 formats it through traceback, whose carets import unicodedata;
+		// before, C code shows no line of a cell's
+		{name: "thread error on a line with wide characters", when: afterWarmUp, imports: "import threading",
+			cells: []string{"import threading\ndef f():\n    s = '日本語' + 1\nt = threading.Thread(target=f)\nt.start()\nt.join()"},
+			check: func(t *testing.T, c cellResult) {
+				lines := []string{"Exception in thread ", `TypeError: can only concatenate str (not "int") to str`}
+				if testkit.PythonAtLeast(t, 3, 13) {
+					lines = slices.Insert(lines, 1, "    s = '日本語' + 1")
+				}
+				wantStderr(lines...)(t, c)
+			}},
 	} {
 		for _, where := range []string{"start cwd", "request cwd", "directory a cell added"} {
-			t.Run(tc.name+" in the "+where, func(t *testing.T) {
-				dir, markers := plant(t)
-				o := startOpts{pyArgs: []string{"-S"}} // -S: the IPython shim, and site imports less ahead of the cells
-				if where == "start cwd" {
-					o.dir = dir
-				}
-				p := start(t, o)
-				req := map[string]any{"cwd": dir}
-				if where == "directory a cell added" {
-					req = map[string]any{}
-					wantOK(t, p.run("__import__('sys').path.insert(0, "+pyStr(dir)+")"))
-				}
-				var c cellResult
-				for i, code := range tc.cells {
-					req["code"] = code
-					c = p.runReq(req)
-					last := i == len(tc.cells)-1
-					if want := frames.StatusOK; !last || tc.ename == "" {
-						if d := c.done(); d.Status != want {
-							t.Fatalf("cell %q: done %+v; frames %+v", code, d, c.frames)
-						}
-					} else {
-						wantError(t, c, tc.ename)
-					}
-				}
+			t.Run(strings.TrimSpace(tc.name+" "+tc.when)+" in the "+where, func(t *testing.T) {
+				dir, markers := plant(t, tc.imports)
+				c, p := tc.run(t, dir, where, markers)
 				if tc.check != nil {
 					tc.check(t, c)
 				}
-				if tc.name == "warm-up" {
-					waitWarm(t, p, markers)
+				if tc.when == afterWarmUp {
+					waitWarm(t, p, markers) // the warm-up's own imports
 				}
 				if got := ran(t, markers); len(got) > 0 {
 					t.Errorf("the runner ran planted %v", got)
 				}
 			})
+		}
+	}
+}
+
+// run runs the attack's cells in a new runner whose cells find dir where
+// says; the last cell's result.
+func (a attack) run(t *testing.T, dir, where, markers string) (cellResult, *proc) {
+	t.Helper()
+	o := startOpts{pyArgs: []string{"-S"}} // -S: the IPython shim, and site imports less ahead of the cells
+	if where == "start cwd" {
+		o.dir = dir
+	}
+	var reqs []map[string]any
+	for _, code := range a.cells {
+		if where == "directory a cell added" {
+			reqs = append(reqs, map[string]any{"code": code})
+		} else {
+			reqs = append(reqs, map[string]any{"code": code, "cwd": dir})
+		}
+	}
+	if where == "directory a cell added" {
+		reqs = append([]map[string]any{{"code": "__import__('sys').path.insert(0, " + pyStr(dir) + ")"}}, reqs...)
+	}
+	if a.when == beforeWarmUp {
+		o.pipelined = reqs
+	}
+	p := start(t, o)
+	if a.when == afterWarmUp {
+		waitWarm(t, p, markers)
+	}
+	var c cellResult
+	for i, req := range reqs {
+		if a.when == beforeWarmUp {
+			c = p.collect(fmt.Sprintf("c%d", i+1), nil)
+		} else {
+			c = p.runReq(req)
+		}
+		if i < len(reqs)-1 || a.ename == "" {
+			if d := c.done(); d.Status != frames.StatusOK {
+				t.Fatalf("cell %q: done %+v; frames %+v", req["code"], d, c.frames)
+			}
+		} else {
+			wantError(t, c, a.ename)
+		}
+	}
+	return c, p
+}
+
+// wantStderr: the cell's stderr holds each of the lines given, in order.
+func wantStderr(lines ...string) func(t *testing.T, c cellResult) {
+	return func(t *testing.T, c cellResult) {
+		t.Helper()
+		rest := c.stderr
+		for _, l := range lines {
+			i := strings.Index(rest, l)
+			if i < 0 {
+				t.Errorf("stderr\n%s\nwant, in order,\n%s", c.stderr, strings.Join(lines, "\n"))
+				return
+			}
+			rest = rest[i+len(l):]
 		}
 	}
 }
@@ -152,7 +240,7 @@ func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 		if exec.Command(python(t), "-c", "import IPython").Run() != nil {
 			t.Skip("IPython is not installed")
 		}
-		dir, markers := plant(t)
+		dir, markers := plant(t, "")
 		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}})
 		wantResult("'InteractiveShell'")(t, p.run("type(get_ipython()).__mro__[1].__name__"))
 		if e := wantError(t, p.run("1 / 0"), "ZeroDivisionError"); !strings.Contains(strings.Join(e.Traceback, "\n"), "1 / 0") {
@@ -163,7 +251,7 @@ func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 		}
 	})
 	t.Run("IPython missing", func(t *testing.T) {
-		dir, markers := plant(t)
+		dir, markers := plant(t, "")
 		writeFile(t, dir, "IPython.py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n")
 		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}, pyArgs: []string{"-S"}})
 		wantError(t, p.run("1 + 1"), "IPythonUnavailable")
@@ -312,5 +400,29 @@ func TestRunnerImportsGoThroughOwn(t *testing.T) {
 		if n := len(call.FindAllString(string(b), -1)); n != dynamic[f] {
 			t.Errorf("%s: %d uses of __import__/import_module, %d checked: is the new one the runner's own import (_own)?", f, n, dynamic[f])
 		}
+	}
+}
+
+// TestReportHooksAreTheDefaults: the runner's hooks for the errors the
+// interpreter reports itself are the defaults, by their original names
+// too, whether threading was imported as the interpreter started (site and
+// a .pth file may do that) or by the cell; a cell's own hook replaces them.
+func TestReportHooksAreTheDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pyArgs []string
+	}{{"site", nil}, {"no site", []string{"-S"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{pyArgs: tc.pyArgs})
+			wantResult("(True, True, True, True)")(t, p.run("import sys, threading\n"+
+				"(sys.excepthook is sys.__excepthook__, sys.unraisablehook is sys.__unraisablehook__,\n"+
+				" threading.excepthook is getattr(threading, '__excepthook__', threading.excepthook),  # 3.10+\n"+
+				" threading.excepthook.__module__ != '_thread')"))
+			c := p.run("threading.excepthook = lambda args: print('mine', args.exc_type.__name__)\n" +
+				"t = threading.Thread(target=lambda: 1 / 0)\nt.start()\nt.join()")
+			if c.stdout != "mine ZeroDivisionError\n" || c.stderr != "" {
+				t.Errorf("stdout %q, stderr %q", c.stdout, c.stderr)
+			}
+		})
 	}
 }
