@@ -13,25 +13,63 @@ import (
 // Peer is the socket at the other end of the loopback connection from
 // local to remote, e.g. what a dialled connection connected to. A server
 // using syncookies makes its end only when our ACK arrives, so a missing
-// end is looked for again twice, briefly, before ErrNoPeer.
+// end is looked for again twice, briefly, before ErrNoPeer. It asks
+// sock_diag for that one socket, and reads the tables where sock_diag does
+// not tell.
 func Peer(local, remote netip.AddrPort) (Socket, error) {
 	local, remote = unmap(local), unmap(remote)
-	pauses := []time.Duration{time.Millisecond, 5 * time.Millisecond}
+	diag := true
 	for try := 0; ; try++ {
-		all, err := readTables()
-		if err != nil {
-			return Socket{}, err
-		}
-		for _, s := range all {
-			if s.Local == remote && s.Remote == local && s.State != TimeWait {
-				return s, nil
-			}
+		s, found, err := lookPeer(local, remote, &diag)
+		if err != nil || found {
+			return s, err
 		}
 		if try == len(pauses) {
-			return Socket{}, fmt.Errorf("%v to %v: %w", local, remote, ErrNoPeer)
+			break
 		}
-		time.Sleep(pauses[try])
+		pause(pauses[try])
 	}
+	if diag {
+		// sock_diag finds a socket bound to a device only when asked on
+		// that device, which a connection does not name; the tables show it.
+		if s, found, err := peerInTables(local, remote); err != nil || found {
+			return s, err
+		}
+	}
+	return Socket{}, fmt.Errorf("%v to %v: %w", local, remote, ErrNoPeer)
+}
+
+// pauses are Peer's waits before looking again; pause is a variable so
+// that a test can make the other end while Peer waits.
+var (
+	pauses = []time.Duration{time.Millisecond, 5 * time.Millisecond}
+	pause  = time.Sleep
+)
+
+// lookPeer looks once, through sock_diag while *diag, else (and from the
+// first time sock_diag does not tell, for the rest of the call) in the tables.
+func lookPeer(local, remote netip.AddrPort, diag *bool) (Socket, bool, error) {
+	if *diag {
+		s, found, err := diagPeer(remote, local)
+		if err == nil {
+			return s, found, nil
+		}
+		*diag = false
+	}
+	return peerInTables(local, remote)
+}
+
+func peerInTables(local, remote netip.AddrPort) (Socket, bool, error) {
+	all, err := readTables()
+	if err != nil {
+		return Socket{}, false, err
+	}
+	for _, s := range all {
+		if s.Local == remote && s.Remote == local && s.State != TimeWait {
+			return s, true, nil
+		}
+	}
+	return Socket{}, false, nil
 }
 
 // Listening lists the listening sockets process pid holds. Another user's
@@ -55,9 +93,11 @@ func Listening(pid int) ([]Socket, error) {
 			}
 		}
 	}
-	all, err := readTables()
+	all, err := diagListeners()
 	if err != nil {
-		return nil, err
+		if all, err = readTables(); err != nil {
+			return nil, err
+		}
 	}
 	var out []Socket
 	for _, s := range all {
@@ -88,7 +128,11 @@ func OverflowUID() int {
 	return n
 }
 
-func readTables() ([]Socket, error) {
+// readTables reads the tables; a variable so that a test can tell whether
+// a lookup read them.
+var readTables = readProcTables
+
+func readProcTables() ([]Socket, error) {
 	var all []Socket
 	for i, path := range tables {
 		raw, err := os.ReadFile(path)

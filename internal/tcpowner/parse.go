@@ -29,7 +29,8 @@ const (
 	Listen      State = 0x0A
 )
 
-// Socket is one line of /proc/net/tcp or tcp6.
+// Socket is one TCP socket as the kernel shows it: a line of
+// /proc/net/tcp or tcp6, or a sock_diag answer.
 type Socket struct {
 	Local, Remote netip.AddrPort // IPv4-mapped IPv6 addresses are unmapped
 	State         State
