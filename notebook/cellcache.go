@@ -63,11 +63,17 @@ func (nb *Notebook) encode() []byte {
 // they stopped using: nb shares no buffer with another notebook (clone
 // copies them) or a caller.
 func (nb *Notebook) release(buf []byte) {
-	if cap(buf) == 0 || sameArray(buf, nb.cache.buf) || nb.held.haveData && sameArray(buf, nb.held.data) {
+	if cap(buf) == 0 || cap(buf) > maxSpare || sameArray(buf, nb.cache.buf) || nb.held.haveData && sameArray(buf, nb.held.data) {
 		return
 	}
 	nb.free = buf[:0]
 }
+
+// maxSpare bounds the buffer a notebook keeps for its next encoding: a
+// big notebook's would hold a second copy of the file for the notebook's
+// life (a 200 MB one kept 817 MB instead of 386), and its saves are rare
+// next to the encoding's own cost.
+const maxSpare = 32 << 20
 
 func sameArray(a, b []byte) bool {
 	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]

@@ -54,7 +54,9 @@
 //     last repair; the output is byte for byte what encoding every value
 //     afresh writes. After a save, the next save's check compares the file
 //     with the bytes written (a [Stamp] only for a file that was read). So
-//     a progress save after each cell costs about a copy of the file.
+//     a progress save after each cell costs about a copy of the file. A
+//     saved notebook holds its last encoding (the cache's text), and one
+//     spare buffer for the next while the file is under 32 MiB.
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
 //     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
 //     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
@@ -63,6 +65,9 @@
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
 //     ([ErrConflict]) and nothing written, when the file no longer holds
 //     what was read or last saved: another edit is never silently undone.
+//     So does a save to the name it was read from when that name now leads
+//     to another file (a symlink repointed). The check reads the file as it
+//     streams (any size) and refuses one that is not a regular file.
 //     [WriteFileIfUnchanged] is the same check for bytes.
 //   - [Lock] serialises evalhost writers of one notebook (processes and
 //     goroutines alike, through a lock file beside it that Unlock removes);

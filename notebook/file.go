@@ -40,7 +40,7 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	nb.origin, nb.held = canonical(path), held{stamp: StampOf(data)}
+	nb.origin, nb.named, nb.held = canonical(path), absolute(path), held{stamp: StampOf(data)}
 	return nb, nil
 }
 
@@ -68,7 +68,7 @@ func LoadOrNew(path string) (*Notebook, error) {
 	nb, err := Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		nb = New()
-		nb.origin = canonical(path)
+		nb.origin, nb.named = canonical(path), absolute(path)
 		return nb, nil
 	}
 	return nb, err
@@ -86,7 +86,9 @@ func LoadOrNew(path string) (*Notebook, error) {
 // one step for other evalhost writers only while the caller holds
 // Lock(path); without it a writer may still slip in between them. A save
 // to another path writes unconditionally, and that path becomes the one
-// later saves check.
+// later saves check. A save to the same name that now leads to another
+// file (a symlink repointed) is checked the same way, against what was
+// read, so it is a conflict too.
 func (nb *Notebook) Save(path string) error {
 	nb.repairCellIDs()
 	data := nb.encode()
@@ -122,9 +124,14 @@ func checkWriteSize(path string, data []byte) error {
 }
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {
-	dest := canonical(path)
 	var expected *held
-	if nb.origin != "" && dest == nb.origin {
+	switch {
+	case nb.origin != "" && canonical(path) == nb.origin:
+		expected = &nb.held
+	case nb.named != "" && absolute(path) == nb.named:
+		// The name read now leads elsewhere (a link repointed, a
+		// directory renamed): what is there is not what was read, and
+		// writing over it unchecked would undo whatever it holds.
 		expected = &nb.held
 	}
 	if err := writeFile(path, data, expected, sync); err != nil {
@@ -133,7 +140,7 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	// Named again: a dangling symlink's target exists now. data is not
 	// changed later: it is encode's buffer.
 	prev := nb.held
-	nb.origin, nb.held = canonical(path), heldBytes(data)
+	nb.origin, nb.named, nb.held = canonical(path), absolute(path), heldBytes(data)
 	if prev.haveData {
 		nb.release(prev.data)
 	}

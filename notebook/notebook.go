@@ -44,6 +44,7 @@ type Notebook struct {
 	ids    map[string]bool // cell ids in use, built on first need
 	size   int             // bytes last parsed or written: a capacity hint
 	origin string          // canonical path of the file loaded or last saved, if any
+	named  string          // that path as the caller named it (made absolute), links unresolved
 	held   held            // that file's content then
 	cache  cellCache       // each cell's text as last encoded
 	free   []byte          // an encoding's buffer no longer used, for the next one

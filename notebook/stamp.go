@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Stamp identifies the content of a notebook file as it was read: whether
@@ -35,14 +36,39 @@ func (s Stamp) Exists() bool { return s.exists }
 // readStamp stamps the file at path as it is now; a missing file is the
 // zero Stamp.
 func readStamp(path string) (Stamp, error) {
-	data, err := os.ReadFile(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stamp{}, nil
 	}
 	if err != nil {
 		return Stamp{}, err
 	}
-	return StampOf(data), nil
+	defer f.Close()
+	sum := sha256.New() // streamed: the file may have grown to any size
+	n, err := io.Copy(sum, f)
+	if err != nil {
+		return Stamp{}, err
+	}
+	return Stamp{exists: true, size: n, sum: [sha256.Size]byte(sum.Sum(nil))}, nil
+}
+
+// openRegular opens path to read, refusing what is not a regular file: a
+// FIFO put in the notebook's place would block the read for ever, and a
+// device may never end.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // held is what a file is expected to hold: the bytes themselves when they
@@ -68,7 +94,7 @@ func (h *held) Stamp() Stamp {
 
 // in reports whether the file at path holds h, reading it in chunks.
 func (h *held) in(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return !h.haveData && !h.stamp.exists, nil
 	}
@@ -128,6 +154,15 @@ func (e *ConflictError) Error() string {
 }
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// absolute is path made absolute, links left as they are: the name a
+// caller gave, to tell when it comes to lead to another file.
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
 
 // canonical names the file a path refers to, so that two spellings of one
 // notebook (relative, through a symlink) compare equal.

@@ -10,9 +10,9 @@ import (
 
 // TestSaveThroughRetargetedSymlink: a notebook loaded through a symlink is
 // saved through it after someone pointed the link at another notebook.
-// Save writes to the new target without a check, as a save to another
-// path does, and that notebook's content is lost; it should be a conflict.
-// It fails: found in review, before and after the save-cost commits.
+// Save wrote to the new target without a check, as a save to another path
+// does, and that notebook's content was lost; it is a conflict. Found in
+// review (it failed before and after the save-cost commits).
 func TestSaveThroughRetargetedSymlink(t *testing.T) {
 	dir := t.TempDir()
 	a, b, link := filepath.Join(dir, "a.ipynb"), filepath.Join(dir, "b.ipynb"), filepath.Join(dir, "link.ipynb")
