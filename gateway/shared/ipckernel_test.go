@@ -10,7 +10,6 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
-	"github.com/evalhost/evalhost/gateway"
 )
 
 // The shared gateway's kernels, on unix sockets, do all a kernel does:
@@ -22,15 +21,7 @@ func TestIPCKernelExecuteInterruptRestart(t *testing.T) {
 	checkLeaks(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := gateway.NewClient(testEP.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := testKernel(t, ctx)
 
 	if out := cell(t, k, "x = 41\nprint(x + 1)"); out != "42\n" {
 		t.Fatalf("cell printed %q, want 42", out)
@@ -76,11 +67,7 @@ func TestIPCKernelExecuteInterruptRestart(t *testing.T) {
 	if !errors.As(err, &death) {
 		t.Fatalf("cell that killed its kernel: %v; want the kernel reported lost", err)
 	}
-	k2, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
-	if err != nil {
-		t.Fatalf("a new kernel after a death: %v", err)
-	}
-	defer k2.Close()
+	k2 := testKernel(t, ctx)
 	if out := cell(t, k2, "print(1 + 1)"); out != "2\n" {
 		t.Errorf("the new kernel printed %q, want 2", out)
 	}

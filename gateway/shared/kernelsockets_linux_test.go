@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalhost/evalhost/gateway"
 	"github.com/evalhost/evalhost/internal/tcpowner"
 )
 
@@ -56,15 +55,7 @@ func TestKernelChannelsClosedToOtherUsers(t *testing.T) {
 	needGateway(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := gateway.NewClient(testEP.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := testKernel(t, ctx)
 	pid, conn := kernelProcess(t, testEP.PID, k.ID())
 	eps := conn.endpoints()
 

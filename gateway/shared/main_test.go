@@ -161,3 +161,19 @@ func helperCell() {
 	}
 	_ = k.Close()
 }
+
+// testKernel starts a kernel on the package's test gateway, closed when
+// the test ends.
+func testKernel(t *testing.T, ctx context.Context) *gateway.Kernel {
+	t.Helper()
+	c, err := gateway.NewClient(testEP.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close() })
+	return k
+}
