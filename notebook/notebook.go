@@ -51,7 +51,14 @@ type Notebook struct {
 	// repaired is the cells as repairCellIDs last left them (nil: never),
 	// so that a save in which no id can have changed checks none.
 	repaired []*value
+	_        noCopy // a copy would share the buffers it recycles: go vet says so
 }
+
+// noCopy makes go vet's copylocks check refuse a Notebook copied by value.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
 
 // Cell describes one cell.
 type Cell struct {
@@ -162,10 +169,10 @@ func (nb *Notebook) Language() string {
 // clone returns a notebook that shares nb's values; since edits copy on
 // write, changing one never changes the other.
 func (nb *Notebook) clone() *Notebook {
-	c := *nb
-	c.cells = append([]*value(nil), nb.cells...)
-	c.ids = nil
-	nb.cloneBuffers(&c)
-	c.repaired = nil // its own array; its first save checks every id
-	return &c
+	// Field by field, not *nb: ids, the buffers and repaired are its own
+	// (its first save checks every id).
+	c := &Notebook{root: nb.root, cells: append([]*value(nil), nb.cells...), layout: nb.layout, size: nb.size,
+		origin: nb.origin, named: nb.named, held: nb.held}
+	nb.cloneBuffers(c)
+	return c
 }
