@@ -166,7 +166,13 @@ func helperCell() {
 // the test ends.
 func testKernel(t *testing.T, ctx context.Context) *gateway.Kernel {
 	t.Helper()
-	c, err := gateway.NewClient(testEP.Config())
+	return kernelOn(t, ctx, testEP)
+}
+
+// kernelOn starts a kernel on the gateway at ep, closed when the test ends.
+func kernelOn(t *testing.T, ctx context.Context, ep *Endpoint) *gateway.Kernel {
+	t.Helper()
+	c, err := gateway.NewClient(ep.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,15 +35,7 @@ func startInUse(t *testing.T) inUseGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := gateway.NewClient(ep.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := c.StartKernel(ctx, gateway.KernelOptions{NoPrelude: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close() })
+	k := kernelOn(t, ctx, ep)
 	if out := cell(t, k, "x = 41"); out != "" {
 		t.Fatalf("x = 41 printed %q", out)
 	}
