@@ -216,7 +216,7 @@ def _maybe_magic(src):
         return False
     for line in src.split("\n"):
         c = line.lstrip()[:1]
-        if c in "%!?" and c or "=!" in line or "= !" in line or "=%" in line or "= %" in line or line.rstrip().endswith("?"):
+        if (c and c in "%!?") or "=!" in line or "= !" in line or "=%" in line or "= %" in line or line.rstrip().endswith("?"):
             return True
     return False
 

@@ -32,11 +32,10 @@ def pinfo(name, detail, frame):
     width = max(len(label) for label, _ in fields) + 2
     out = []
     for label, value in fields:
-        head = (label + ":").ljust(width)
-        if "\n" in value:
+        if "\n" in value:  # a long value starts on a line of its own
             out.append(label + ":\n" + value)
         else:
-            out.append(head + value)
+            out.append((label + ":").ljust(width) + value)
     print("\n".join(out))
 
 
@@ -102,9 +101,7 @@ def _doc(inspect, obj):
         doc = inspect.getdoc(obj)
     except Exception:
         return ""
-    # An instance of a plain class inherits its class's docstring; IPython
-    # shows it as the class's, and so does this.
-    return doc or ""
+    return doc or ""  # an instance's is its class's (inspect.getdoc), as IPython shows it
 
 
 def _source(inspect, obj):
