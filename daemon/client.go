@@ -67,7 +67,7 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 	}
 	var unsafe *UnsafeError
 	var hung *HungError
-	if errors.As(err, &unsafe) || errors.As(err, &hung) {
+	if errors.As(err, &unsafe) || errors.As(err, &hung) || errors.Is(err, errSocketPath) {
 		return nil, err
 	}
 	var notices []string
@@ -97,7 +97,7 @@ func Dial(paths Paths) (*Client, error) {
 	c, err := dial(paths)
 	var unsafe *UnsafeError
 	var hung *HungError
-	if err != nil && !errors.As(err, &unsafe) && !errors.As(err, &hung) {
+	if err != nil && !errors.As(err, &unsafe) && !errors.As(err, &hung) && !errors.Is(err, errSocketPath) {
 		return nil, fmt.Errorf("%w (%v)", ErrNotRunning, err)
 	}
 	return c, err
@@ -108,7 +108,16 @@ func dial(paths Paths) (*Client, error) {
 	if err := checkSocket(paths.Socket); err != nil {
 		return nil, err
 	}
-	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: paths.Socket, Net: "unix"})
+	addr, release, err := socketAddr(paths.Socket)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: addr, Net: "unix"})
+	release()
+	var oe *net.OpError
+	if err != nil && addr != paths.Socket && errors.As(err, &oe) {
+		oe.Addr = &net.UnixAddr{Name: paths.Socket, Net: "unix"} // name the file, not its /proc alias
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,16 @@ import (
 // its paths and a function that waits for Serve's error.
 func serveHome(t *testing.T, idle time.Duration) (Paths, func() error) {
 	t.Helper()
+	return serveAt(t, t.TempDir(), idle)
+}
+
+// serveAt is serveHome for a given home.
+func serveAt(t *testing.T, home string, idle time.Duration) (Paths, func() error) {
+	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
 	}
-	paths := PathsFor(t.TempDir())
+	paths := PathsFor(home)
 	ready := make(chan struct{})
 	errc := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -105,6 +111,46 @@ func TestServeKeepsSessionsAcrossConnections(t *testing.T) {
 		if _, err := os.Lstat(f); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s is left after a clean stop: %v", f, err)
 		}
+	}
+}
+
+// A home too long for a socket path keeps its socket in its own 0700
+// directory, named through /proc/self/fd: a shared temp dir, where the
+// socket went before, let another user block the process by creating
+// evalhost-<uid> there first.
+func TestLongHomeKeepsItsSocket(t *testing.T) {
+	if !longSocketPaths {
+		t.Skip("no /proc/self/fd here: a long socket path moves to the temp dir")
+	}
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("evalhost-%d", os.Getuid())), nil, 0o644); err != nil {
+		t.Fatal(err) // what another user could plant in /tmp
+	}
+	home := filepath.Join(t.TempDir(), strings.Repeat("h", 120))
+	paths, wait := serveAt(t, home, time.Hour)
+	if want := filepath.Join(home, "daemon", "sock"); paths.Socket != want {
+		t.Fatalf("socket at %s, want %s", paths.Socket, want)
+	}
+	if got := eval(t, paths, "s", "echo hi"); got != "hi\n" {
+		t.Fatalf("eval through the long path: %q", got)
+	}
+	fi, err := os.Lstat(paths.Socket)
+	if err != nil || fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %s: %v, %v; want a socket of mode 0600", paths.Socket, fi, err)
+	}
+	if _, err := Stop(paths); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(paths.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is left after a clean stop: %v", err)
+	}
+	if _, err := Dial(paths); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Dial after the stop: %v, want ErrNotRunning", err)
 	}
 }
 

@@ -7,12 +7,17 @@
 // [PathsFor] puts everything in <home>/daemon, a directory of mode 0700
 // that must be a real directory owned by the user (one of the user's that
 // is too open is tightened; another user's is refused with [UnsafeError]).
-// The socket is <home>/daemon/sock, mode 0600 (or, when that path is too
-// long for a Unix socket, a file named by a hash of home in a 0700
-// evalhost-<uid> directory under the temp dir). A client refuses a socket
-// that is not a socket, not the user's or open to others, and (on Linux,
-// SO_PEERCRED) one served by another user's process; the server drops
-// connections from other users' processes.
+// The socket is <home>/daemon/sock, mode 0600, whatever the length of its
+// path: on Linux a path longer than a socket's name may be (100 bytes
+// here) is bound and connected as /proc/self/fd/N/sock, N a descriptor of
+// its directory (without /proc that is an error that says to shorten
+// EVALHOST_HOME). Elsewhere such a socket is a file named by a hash of
+// home in a 0700 evalhost-<uid> directory under the temp dir (macOS's is
+// the user's own), which another user could block where the temp dir is
+// shared. A client refuses a socket that is not a socket, not the user's
+// or open to others, and (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS)
+// one served by another user's process; the server drops connections from
+// other users' processes.
 //
 // # Lifetime
 //

@@ -14,6 +14,9 @@ var (
 	ErrRunning = errors.New("an evalhost background process is already running for this home")
 
 	errLocked = errors.New("locked")
+	// errSocketPath: the socket's path can be neither bound nor connected,
+	// so starting a process would not help.
+	errSocketPath = errors.New("the background process's socket path is too long")
 )
 
 // LineTooLongError: a request (cells as JSON, escapes included) is longer

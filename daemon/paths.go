@@ -25,15 +25,17 @@ type Paths struct {
 	Lost   string // sessions whose state an ended process took, for the next one to tell (lost.go)
 }
 
-// PathsFor returns the files under home/daemon. A socket path too long for
-// sun_path moves to a 0700 directory of the user's under the temp dir,
-// named by a hash of home.
+// PathsFor returns the files under home/daemon. The socket stays there
+// whatever the path's length where a long path can be reached by a short
+// name (socketAddr: Linux's /proc/self/fd); elsewhere a socket path too
+// long for sun_path moves to a 0700 directory of the user's under the
+// temp dir, named by a hash of home.
 func PathsFor(home string) Paths {
 	dir := filepath.Join(home, "daemon")
 	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Lock: filepath.Join(dir, "lock"),
 		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log"),
 		Jobs: filepath.Join(dir, "jobs.seq"), Lost: filepath.Join(dir, "lost.json")}
-	if len(p.Socket) > maxSocketPath {
+	if len(p.Socket) > maxSocketPath && !longSocketPaths {
 		sum := sha256.Sum256([]byte(dir))
 		p.Socket = filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
 	}

@@ -80,7 +80,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	defer os.Remove(cfg.Paths.State) // a clean end: nothing was lost
 	if err := s.state.write(); err != nil {
-		s.ln.Close()
+		s.closeListener()
 		return fmt.Errorf("cannot write %s: %w", cfg.Paths.State, err)
 	}
 	s.bridge = bridge.New(bridge.ToolsFunc(s.routeTool), bridge.Options{})
@@ -119,7 +119,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	go func() { defer loops.Done(); s.accept() }()
 	go func() { defer loops.Done(); s.watchIdle(ctx) }()
 	<-s.stopped
-	s.ln.Close()
+	s.closeListener()
 	loops.Wait()
 	s.endConns()
 	s.wg.Wait()
@@ -147,16 +147,31 @@ func (s *Server) listen() error {
 	if err := removeStale(path); err != nil {
 		return err
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	addr, release, err := socketAddr(path)
+	if err != nil {
+		return err
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+	release()
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", path, err)
 	}
+	// Close would unlink addr, which may be a /proc name whose descriptor
+	// is gone or reused by then: closeListener removes path itself.
+	ln.SetUnlinkOnClose(false)
+	s.ln = ln
 	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
+		s.closeListener()
 		return err
 	}
-	s.ln = ln
 	return nil
+}
+
+// closeListener stops accepting and removes the socket, which is this
+// process's while it holds the lock.
+func (s *Server) closeListener() {
+	s.ln.Close()
+	os.Remove(s.cfg.Paths.Socket)
 }
 
 // stop ends Serve, for the reason how gives (after "which", as "which was
