@@ -17,6 +17,7 @@ const maxSocketPath = 100
 type Paths struct {
 	Dir    string // mode 0700, owned by the user
 	Socket string // the Unix socket, mode 0600
+	Bind   string // where the socket is bound, then renamed to Socket once private; as long as Socket
 	Lock   string // held (flock) by the live process for its whole life
 	Start  string // held by a client while it starts a process
 	State  string // pid, version and sessions of the live process; left behind by a crash
@@ -32,12 +33,13 @@ type Paths struct {
 // temp dir, named by a hash of home.
 func PathsFor(home string) Paths {
 	dir := filepath.Join(home, "daemon")
-	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Lock: filepath.Join(dir, "lock"),
+	p := Paths{Dir: dir, Socket: filepath.Join(dir, "sock"), Bind: filepath.Join(dir, "bind"), Lock: filepath.Join(dir, "lock"),
 		Start: filepath.Join(dir, "start.lock"), State: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "log"),
 		Jobs: filepath.Join(dir, "jobs.seq"), Lost: filepath.Join(dir, "lost.json")}
 	if len(p.Socket) > maxSocketPath && !longSocketPaths {
 		sum := sha256.Sum256([]byte(dir))
-		p.Socket = filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+		name := filepath.Join(os.TempDir(), fmt.Sprintf("evalhost-%d", os.Getuid()), hex.EncodeToString(sum[:8]))
+		p.Socket, p.Bind = name+".sock", name+".bind"
 	}
 	return p
 }

@@ -137,17 +137,20 @@ func Serve(ctx context.Context, cfg Config) error {
 }
 
 // listen binds the socket after removing a stale one (the lock says no
-// process serves it) and makes it 0600; the 0700 directory keeps others
-// out meanwhile.
+// process serves it). It binds at Paths.Bind and renames that to the
+// socket once of mode 0600: a client that found it before the chmod would
+// refuse it as open to others, where it should wait on the start lock.
 func (s *Server) listen() error {
-	path := s.cfg.Paths.Socket
+	path, bind := s.cfg.Paths.Socket, s.cfg.Paths.Bind
 	if err := ensureDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if err := removeStale(path); err != nil {
-		return err
+	for _, p := range []string{path, bind} {
+		if err := removeStale(p); err != nil {
+			return err
+		}
 	}
-	addr, release, err := socketAddr(path)
+	addr, release, err := socketAddr(bind)
 	if err != nil {
 		return err
 	}
@@ -157,15 +160,25 @@ func (s *Server) listen() error {
 		return fmt.Errorf("cannot listen on %s: %w", path, err)
 	}
 	// Close would unlink addr, which may be a /proc name whose descriptor
-	// is gone or reused by then: closeListener removes path itself.
+	// is gone or reused by then, and is not the socket's name once
+	// renamed: closeListener removes path itself.
 	ln.SetUnlinkOnClose(false)
-	s.ln = ln
-	if err := os.Chmod(path, 0o600); err != nil {
-		s.closeListener()
-		return err
+	afterBind()
+	err = os.Chmod(bind, 0o600)
+	if err == nil {
+		err = os.Rename(bind, path)
 	}
+	if err != nil {
+		ln.Close()
+		os.Remove(bind)
+		return fmt.Errorf("cannot make the socket %s private: %w", path, err)
+	}
+	s.ln = ln
 	return nil
 }
+
+// afterBind lets a test act between the bind and the chmod.
+var afterBind = func() {}
 
 // closeListener stops accepting and removes the socket, which is this
 // process's while it holds the lock.

@@ -1,0 +1,66 @@
+package daemon
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A client that dials while a starting process has bound its socket but
+// not yet made it private is told none runs (so it waits on the start
+// lock), not that the socket is open to others: two commands racing to
+// start one both got it before the socket appeared under its name only
+// once of mode 0600.
+func TestSocketAppearsPrivate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		home func(t *testing.T) string
+	}{
+		{"short home", func(t *testing.T) string { return t.TempDir() }},
+		{"long home", func(t *testing.T) string { return filepath.Join(t.TempDir(), strings.Repeat("h", 120)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := tc.home(t)
+			paths := PathsFor(home)
+			leaveStale(t, paths.Bind) // a start killed between its bind and its rename
+			var dialed error
+			afterBind = func() {
+				_, dialed = Dial(paths)
+				if fi, err := os.Lstat(paths.Socket); err == nil && fi.Mode().Perm() != 0o600 {
+					t.Errorf("the socket is at its name with mode %o before it is private", fi.Mode().Perm())
+				}
+			}
+			t.Cleanup(func() { afterBind = func() {} })
+			serveAt(t, home, time.Hour)
+			if !errors.Is(dialed, ErrNotRunning) {
+				t.Fatalf("Dial between the bind and the chmod: %v, want ErrNotRunning", dialed)
+			}
+			if got := eval(t, paths, "s", "echo hi"); got != "hi\n" {
+				t.Fatalf("eval once ready: %q", got)
+			}
+		})
+	}
+}
+
+// leaveStale leaves a socket at path that no process listens on.
+func leaveStale(t *testing.T, path string) {
+	t.Helper()
+	if err := ensureDir(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	addr, release, err := socketAddr(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+}
