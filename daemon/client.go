@@ -83,6 +83,13 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 			return nil, err
 		}
 	}
+	// A socket path this process cannot name is one the new process
+	// could not bind either: say so here, not through its log.
+	_, release, err := socketAddr(cfg.Paths.Socket)
+	if err != nil {
+		return nil, err
+	}
+	release()
 	c, more, err := start(ctx, cfg)
 	if err != nil {
 		return nil, err
