@@ -38,7 +38,8 @@
 // bounded (256 entries, 1 MiB) and read only when it is a regular file. Serve ends when its context ends, a client
 // sends stop, or no client has been connected and no job has run for
 // Config.Idle (default 30 min); it then cancels what runs, closes every session and removes its
-// socket and state file before it releases the lock.
+// socket (unless another process's is at its name now: a home moved away
+// while it ran) and state file before it releases the lock.
 //
 // [Connect] attaches, and starts a process when none answers: under a
 // second flock ("start.lock") it tries again (another client may just have

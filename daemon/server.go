@@ -42,6 +42,7 @@ type Server struct {
 	bridge *bridge.Server
 	state  *stateFile
 	ln     *net.UnixListener
+	sock   os.FileInfo // the socket file listen made, for closeListener to know it
 
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -166,6 +167,9 @@ func (s *Server) listen() error {
 	afterBind()
 	err = os.Chmod(bind, 0o600)
 	if err == nil {
+		s.sock, err = os.Lstat(bind)
+	}
+	if err == nil {
 		err = os.Rename(bind, path)
 	}
 	if err != nil {
@@ -180,11 +184,14 @@ func (s *Server) listen() error {
 // afterBind lets a test act between the bind and the chmod.
 var afterBind = func() {}
 
-// closeListener stops accepting and removes the socket, which is this
-// process's while it holds the lock.
+// closeListener stops accepting and removes the socket if it is still the
+// one listen made: a home moved away while this process ran may have a
+// newer process's socket at the old name.
 func (s *Server) closeListener() {
 	s.ln.Close()
-	os.Remove(s.cfg.Paths.Socket)
+	if fi, err := os.Lstat(s.cfg.Paths.Socket); err == nil && os.SameFile(fi, s.sock) {
+		os.Remove(s.cfg.Paths.Socket)
+	}
 }
 
 // stop ends Serve, for the reason how gives (after "which", as "which was

@@ -64,3 +64,36 @@ func leaveStale(t *testing.T, path string) {
 	ln.SetUnlinkOnClose(false)
 	ln.Close()
 }
+
+// A process whose home was moved away while it ran (mv ~/.evalhost ...)
+// leaves alone, at its end, the socket that a newer process made at the
+// old name: removing it would leave that one running unreachable, holding
+// its lock, so every command would wait and then say to kill it.
+func TestEndSparesAnotherProcessSocket(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		home string
+	}{
+		{"short home", "home"},
+		{"long home", strings.Repeat("h", 120)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := filepath.Join(t.TempDir(), tc.home)
+			_, waitOld := serveAt(t, home, time.Hour)
+			moved := home + ".old"
+			if err := os.Rename(home, moved); err != nil {
+				t.Fatal(err)
+			}
+			paths, _ := serveAt(t, home, time.Hour)
+			if _, err := Stop(PathsFor(moved)); err != nil {
+				t.Fatal(err)
+			}
+			if err := waitOld(); err != nil {
+				t.Fatal(err)
+			}
+			if got := eval(t, paths, "s", "echo hi"); got != "hi\n" {
+				t.Fatalf("eval in the newer process: %q", got)
+			}
+		})
+	}
+}
