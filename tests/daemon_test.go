@@ -31,10 +31,19 @@ type daemonHome struct {
 
 func newDaemonHome(t *testing.T) *daemonHome {
 	t.Helper()
+	return newDaemonHomeAt(t, t.TempDir())
+}
+
+// newDaemonHomeAt is newDaemonHome for a given home.
+func newDaemonHomeAt(t *testing.T, home string) *daemonHome {
+	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
-	h := &daemonHome{t: t, home: t.TempDir(), bin: binary}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h := &daemonHome{t: t, home: home, bin: binary}
 	t.Cleanup(func() {
 		cmd := h.cmd("daemon", "stop")
 		if out, err := cmd.CombinedOutput(); err != nil {
