@@ -51,6 +51,9 @@ func TestDaemonLongHome(t *testing.T) {
 			t.Fatal(err)
 		}
 		foreignListener(t, filepath.Join(dir, "sock"), 65534)
+		// Refused, it starts no process; should one start, stop it (the
+		// stop of one that did not is refused the same way: ignored).
+		t.Cleanup(func() { h.cmd("daemon", "stop").Run() })
 		_, stderr, code := h.run("run", "--session", "s", "-c", "1")
 		if code != 1 || !strings.Contains(stderr, "is served by a process of uid 65534") {
 			t.Fatalf("exit %d, stderr %q; want the refusal of another user's process", code, stderr)
