@@ -16,8 +16,8 @@
 // the user's own), which another user could block where the temp dir is
 // shared. The process binds it as "bind" beside it and renames it to
 // "sock" once of mode 0600, so a client never finds it open to others. A
-// client refuses a socket that is not a socket, not the user's
-// or open to others, and (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS)
+// client refuses a socket that is not a socket, not the user's or open to
+// others, and (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS and FreeBSD)
 // one served by another user's process; the server drops connections from
 // other users' processes.
 //

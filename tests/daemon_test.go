@@ -423,25 +423,27 @@ func TestDaemonRefusesForeignFiles(t *testing.T) {
 		name  string
 		setup func(t *testing.T, dir string)
 		want  string
+		// a socket is there, so daemon status must say why it is refused
+		socket bool
 	}{
 		{"directory of another user", func(t *testing.T, dir string) {
 			os.Mkdir(dir, 0o700)
 			os.Chown(dir, nobody, nobody)
-		}, "belongs to uid 65534"},
+		}, "belongs to uid 65534", false},
 		{"socket of another user", func(t *testing.T, dir string) {
 			os.Mkdir(dir, 0o700)
 			listenAt(t, filepath.Join(dir, "sock"))
 			os.Chown(filepath.Join(dir, "sock"), nobody, nobody)
-		}, "belongs to uid 65534"},
+		}, "belongs to uid 65534", true},
 		{"socket others can use", func(t *testing.T, dir string) {
 			os.Mkdir(dir, 0o700)
 			listenAt(t, filepath.Join(dir, "sock"))
 			os.Chmod(filepath.Join(dir, "sock"), 0o666)
-		}, "others could connect"},
+		}, "others could connect", true},
 		{"socket served by another user's process", func(t *testing.T, dir string) {
 			os.Mkdir(dir, 0o700)
 			foreignListener(t, filepath.Join(dir, "sock"), nobody)
-		}, "is served by a process of uid 65534"},
+		}, "is served by a process of uid 65534", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -450,6 +452,14 @@ func TestDaemonRefusesForeignFiles(t *testing.T) {
 			_, stderr, code := h.run("run", "--session", "s", "-c", "1")
 			if code != 1 || !strings.Contains(stderr, "refusing") || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("exit %d, stderr %q; want a refusal saying %q", code, stderr, tt.want)
+			}
+			if !tt.socket {
+				return
+			}
+			// status must not call a process it refuses to reach "not running"
+			stdout, stderr, code := h.run("daemon", "status")
+			if code != 1 || strings.Contains(stdout, "not running") || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("daemon status: exit %d, stdout %q, stderr %q; want the refusal, not \"not running\"", code, stdout, stderr)
 			}
 		})
 	}

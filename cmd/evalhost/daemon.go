@@ -66,8 +66,12 @@ func daemonMain(args []string, _ io.Reader, stdout, stderr io.Writer, logger *sl
 		return exitOK
 	case "status":
 		c, err := daemon.Dial(paths)
-		if err != nil {
+		if errors.Is(err, daemon.ErrNotRunning) {
 			fmt.Fprintf(stdout, "not running (%v)\n", err)
+			return exitFailed
+		}
+		if err != nil { // one may run that this command cannot or will not reach
+			fmt.Fprintf(stderr, "evalhost daemon status: %v\n", err)
 			return exitFailed
 		}
 		defer c.Close()
