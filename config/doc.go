@@ -17,6 +17,20 @@
 //     the error is [ErrNoHome] and says to set EVALHOST_HOME; there is
 //     never a silent fallback to a shared temporary directory. [CheckDir]
 //     is the check, for other directories code is loaded from.
+//   - The home's safe-directories file (sessions.SafeDirectoriesFile) is
+//     the user's opt-in for a project another user owns, as git's
+//     safe.directory in the user's global config: one absolute directory a
+//     line ("*" for all, "D/*" for all under D), whose .venv and
+//     .evalhost/modules are then used though that user owns them
+//     (internal/trustdir says exactly what it waives: owners, never a
+//     directory everyone may write). It is a file in the home rather than
+//     an environment variable because the home is already judged the
+//     user's alone, and because every evalhost process of the user must
+//     agree: the judgements read it when they need it, so the background
+//     process of run --session (which keeps the environment it started
+//     with) and an MCP server an agent started with a trimmed environment
+//     see what the user's shell sees, and a listing lasts, as git's does.
+//     Config does not read it; a project's own files never can list it.
 //   - [Languages] reads PI_PY: "0"/"bash" shell only, "1"/"py" Python only,
 //     "mix"/"both"/unset both; anything else is an error.
 //   - [Starters] picks the Python backend ([Backend]: its Name, else

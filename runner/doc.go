@@ -6,7 +6,7 @@
 // recompiled on every start) speaks the protocol written down in package
 // frames: the host starts `<python> <Path(...)>` with fd 0 = requests, fd 1/2 = raw
 // stdout/stderr pipes, fd 3 = frames, EVALHOST_SYNC_NONCE set and optionally
-// EVALHOST_MODULES ([ModulesValue]: a JSON array of [path, dev, ino] of the
+// EVALHOST_MODULES ([ModulesValue]: a JSON array of [path, dev, ino, owner] of the
 // extension module files to run, in order, as [FindModules] judged them). prelude.py is
 // the set of helpers (read, write, env, tree, diff, and the tool bridge's
 // tool / ToolError, see bridge/doc.go) every Python session starts with; the
@@ -65,14 +65,19 @@
 //     where a link among them points, must be the user's or root's and
 //     writable by no one else, each file too; no link on the way may be
 //     another user's, nor a directory above another user's (or writable by
-//     everyone without the sticky bit). What it refuses is a
+//     everyone without the sticky bit). A place's Safe (the user's safe
+//     directories, for the project's place) may let another user own it,
+//     as trustdir says. What it refuses is a
 //     [*ModuleRefusedError] that names it, says what is wrong where and what
-//     to do, for the caller to show; a refused dir's files are not run, and
-//     a refused file does not hide an earlier place's module of its name.
+//     to do (for another user's, beside taking it over, the safe directory
+//     that would let it be theirs), for the caller to show; a refused dir's
+//     files are not run, and a refused file does not hide an earlier
+//     place's module of its name.
 //   - runner.py opens each file EVALHOST_MODULES names once and runs its code
 //     only when fstat shows the open file is the one judged (dev, ino) and
-//     still a regular file of the user's (or root's) that no one else may
-//     write, so nothing can be swapped in between the judgement and the run;
+//     still a regular file that no one else may write, of the user's (or
+//     root's), or of the owner it had when judged (one a safe directory let
+//     own it), so nothing can be swapped in between the judgement and the run;
 //     one that is not is a warning frame without id before ready that names
 //     it and says why, and the other modules still load. [Module.Source] is
 //     the same read in Go, for backends that run the code elsewhere.

@@ -21,20 +21,21 @@ const ModulesEnv = "EVALHOST_MODULES"
 // ModulePlace is a directory extension modules are looked for in: Base/Rel,
 // where Base is a directory the user chose (the home, the session's cwd)
 // and Rel the directories below it that must be the user's alone
-// ("modules", ".evalhost/modules").
+// ("modules", ".evalhost/modules"). Safe, for a project's place, is the
+// user's safe directories, which may let another user own it (nil: none).
 type ModulePlace struct {
 	Base, Rel string
+	Safe      *trustdir.Safe
 }
 
 // Module is an extension module file [FindModules] judged, held to the
 // file it judged: runner.py (and a gateway kernel) runs it only if the file
-// it opens at Path is that one (Dev and Ino) and still safe.
+// it opens at Path is that one (its ID, where files have one: HasID) and
+// still safe, owned by the user, root or the Owner it had (whom a safe
+// directory let own it).
 type Module struct {
 	Path string // as found: a place's directory and the file's name
-	ID   trustdir.ID
-	// HasID is false where files have no identity (no Unix): then the
-	// open file is judged alone.
-	HasID bool
+	trustdir.Mark
 }
 
 // ModuleRefusedError is a module directory or file [FindModules] will not
@@ -56,16 +57,24 @@ func (e *ModuleRefusedError) Error() string {
 
 func (e *ModuleRefusedError) Unwrap() error { return e.Err }
 
-// moduleFix says what to do about a refused module or directory.
+// moduleFix says what to do about a refused module or directory: for
+// another user's, the safe directory that would let it be theirs, beside
+// taking it over.
 func moduleFix(e *trustdir.Error) string {
 	at := e.At
+	trust := ""
+	if t := e.Trust(); t != "" {
+		trust = "; or " + t
+	}
 	switch {
-	case e.Fix() != "":
+	case e.Problem == trustdir.Writable || e.Problem == trustdir.OpenToAll:
 		return "if you trust what is in it, run: " + e.Fix()
 	case e.Problem == trustdir.Owned && e.Role != trustdir.Above:
-		return fmt.Sprintf("remove it, or if you trust it, make it yours: chown -R $(id -u) %s && chmod -R go-w %s", at, at)
+		return fmt.Sprintf("remove it, or if you trust it, make it yours: chown -R $(id -u) %s && chmod -R go-w %s", at, at) + trust
 	case e.Problem == trustdir.LinkOwned:
-		return "remove the link, or if you trust where it points, make one of your own in its place"
+		return "remove the link, or if you trust where it points, make one of your own in its place" + trust
+	case e.Role == trustdir.Above && e.Trust() != "":
+		return e.Trust()
 	case e.Role == trustdir.Above:
 		return "keep extension modules under directories no other user controls"
 	case e.Problem == trustdir.Replaced:
@@ -89,7 +98,7 @@ func FindModules(places []ModulePlace) (mods []Module, refused []error) {
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 			continue // the usual case: one call
 		}
-		found, err := trustdir.CodeDir(pl.Base, pl.Rel)
+		found, err := trustdir.CodeDir(pl.Base, pl.Rel, pl.Safe)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				refused = append(refused, refusal("extension module dir", dir, err))
@@ -107,14 +116,12 @@ func FindModules(places []ModulePlace) (mods []Module, refused []error) {
 				continue
 			}
 			path := filepath.Join(dir, name)
-			f, err := trustdir.CodeFile(found.Real, name)
+			f, err := trustdir.CodeFile(found.Real, name, pl.Safe)
 			if err != nil {
 				refused = append(refused, refusal("extension module", path, err))
 				continue
 			}
-			m := Module{Path: path}
-			m.ID, m.HasID = f.ID()
-			chosen[name] = m
+			chosen[name] = Module{Path: path, Mark: f.Mark()}
 		}
 	}
 	names := make([]string, 0, len(chosen))
@@ -137,13 +144,17 @@ func refusal(what, path string, err error) error {
 }
 
 // ModulesValue is the value of [ModulesEnv] for mods: a JSON array of
-// [path, dev, ino] (dev and ino null where files have none), in load order.
+// [path, dev, ino, owner] (dev, ino and owner null where files have none),
+// in load order.
 func ModulesValue(mods []Module) string {
-	rows := make([][3]any, len(mods))
+	rows := make([][4]any, len(mods))
 	for i, m := range mods {
-		rows[i] = [3]any{m.Path, nil, nil}
+		rows[i] = [4]any{m.Path, nil, nil, nil}
 		if m.HasID {
 			rows[i][1], rows[i][2] = m.ID.Dev, m.ID.Ino
+		}
+		if m.HasID && m.Owner >= 0 {
+			rows[i][3] = m.Owner
 		}
 	}
 	b, _ := json.Marshal(rows)
@@ -166,7 +177,7 @@ func (m Module) Source() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extension module %s was not loaded: %w", m.Path, err)
 	}
-	if err := trustdir.Opened(m.Path, fi, m.ID, m.HasID); err != nil {
+	if err := trustdir.Opened(m.Path, fi, m.Mark); err != nil {
 		return nil, refusal("extension module", m.Path, err)
 	}
 	src, err := io.ReadAll(f)

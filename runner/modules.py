@@ -2,8 +2,9 @@
 into the user namespace at start-up. evalhost judged each one, and every
 directory and link on its way, before naming it (runner.FindModules); here
 each is opened once and run only when the open file is the one judged (its
-device and inode) and still a regular file of this user's or root's that no
-one else may write, so nothing can be swapped in between (the gateway
+device and inode) and still a regular file that no one else may write, of
+this user's, root's or of whom it was owned by when judged (a safe
+directory's owner), so nothing can be swapped in between (the gateway
 backend does the same in Go: runner.Module.Source). Loaded by core only when
 EVALHOST_MODULES names a module.
 """
@@ -11,17 +12,18 @@ EVALHOST_MODULES names a module.
 import os
 
 
-def unsafe(st):
+def unsafe(st, owner=None):
     """Why the open file with stat st may not be run, or None.
 
     As ssh with ~/.ssh: it must be owned by this user (or root, who can
-    run code as anyone anyway) and writable by no one else.
+    run code as anyone anyway), or by owner, whom it was owned by when
+    evalhost judged it, and writable by no one else.
     """
     stat = globals()["_core"]._own("stat")
     me = os.geteuid()
     if not stat.S_ISREG(st.st_mode):
         return "it is not a regular file"
-    if st.st_uid not in (me, 0):
+    if st.st_uid not in (me, 0, owner):
         return "it is owned by uid %d, not by you (uid %d)" % (st.st_uid, me)
     if st.st_mode & 0o022:
         return "it is writable by %s (mode %04o)" % (
@@ -40,15 +42,18 @@ def refusal(path, why):
 
 
 def sources(entries):
-    """Yield (path, source, warning) for each [path, dev, ino] of entries, in order.
+    """Yield (path, source, warning) for each [path, dev, ino, owner] of entries, in order.
 
     The source is read from the file opened once, after its fstat showed it
     is the file evalhost judged (dev and ino; None where there are none) and
-    still safe; otherwise source is None and warning says why it is not run.
+    still safe (owner: its owner then, None where unknown); otherwise source
+    is None and warning says why it is not run.
     O_NONBLOCK: a fifo put in its place must not hang the start.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    for path, dev, ino in entries:
+    for entry in entries:
+        path, dev, ino = entry[:3]
+        owner = entry[3] if len(entry) > 3 and dev is not None else None
         try:
             fd = os.open(path, flags)
         except OSError as e:
@@ -57,7 +62,7 @@ def sources(entries):
         source = None
         with open(fd, "rb") as f:
             st = os.fstat(fd)
-            why = unsafe(st)
+            why = unsafe(st, owner)
             if why is None and dev is not None and (st.st_dev % (1 << 64), st.st_ino) != (dev, ino):
                 why = "it is not the file evalhost checked (something was put in its place since)"
             if why is None:

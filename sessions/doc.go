@@ -91,7 +91,10 @@
 //     per cwd (ResolveInterpreter). A .venv or venv in the cwd that another
 //     user could have put or changed (internal/trustdir's judgement of code)
 //     is refused with an *UntrustedVenvError, not passed over: in /tmp it
-//     would run as whoever starts evalhost there. A binary is started as found, with no
+//     would run as whoever starts evalhost there; unless the user listed
+//     the project in <Home>/safe-directories (SafeDirectories, read when a
+//     judgement needs it: a team's project another user owns), and then
+//     the refusal says how. A binary is started as found, with no
 //     probe; a script (a version-manager shim) is probed once in the cwd
 //     and its answer cached under Config.Home, keyed by everything the shim
 //     reads (resolve_cache.go); a start that fails or reports another
@@ -103,14 +106,18 @@
 //     Linux inotify, the mount table's poll event and getcwd tell, with no
 //     call that can block (keycache.go, keywatch_linux.go), once a key is
 //     used a second time unchanged (a registry that resolves once makes no
-//     inotify instance); before that, and elsewhere, stats.
+//     inotify instance); before that, and elsewhere, stats. (So an entry
+//     taken out of the safe directories stops a cwd's venv at the next
+//     resolution, not in a long-lived registry that reuses one; its modules
+//     are judged at each interpreter start.)
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
-//     then <cwd>/.evalhost/modules): what it refuses (another user's
-//     .evalhost in /tmp, a link of theirs, a file others may write) is not
-//     run, and the cell that started the interpreter gets a warning frame
-//     per refusal right after ready, with the executor's own start warnings
-//     (a gateway kernel's module that raised).
+//     then <cwd>/.evalhost/modules, judged with the user's safe
+//     directories): what it refuses (another user's .evalhost in /tmp, a
+//     link of theirs, a file others may write) is not run, and the cell
+//     that started the interpreter gets a warning frame per refusal right
+//     after ready, with the executor's own start warnings (a gateway
+//     kernel's module that raised).
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
 //     A job in them ends too, its result's Message saying why.

@@ -92,10 +92,14 @@ type UntrustedVenvError struct {
 func (e *UntrustedVenvError) Error() string {
 	do := "remove it if it is not yours, or make it yours (chown) if you trust it"
 	var te *trustdir.Error
-	if errors.As(e.Err, &te) && te.Fix() != "" {
+	switch {
+	case !errors.As(e.Err, &te):
+	case te.Trust() != "":
+		do += "; " + te.Trust()
+	case te.Fix() != "":
 		do = te.Fix()
 	}
-	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there: %v; %s, or name an interpreter with --python",
+	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there: %v; %s; or name an interpreter with --python",
 		e.Source, e.Path, e.Err, do)
 }
 

@@ -111,7 +111,7 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 		root := filepath.Join(cwd, dir)
 		if _, err := os.Stat(filepath.Join(root, "bin", "python")); err == nil {
 			venv(dir, root)
-			out[len(out)-1].refused = judgeVenv(cwd, dir)
+			out[len(out)-1].refused = judgeVenv(cwd, dir, SafeDirectories(home))
 		}
 	}
 	if home != "" {
@@ -132,13 +132,14 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 
 // judgeVenv judges cwd/dir/bin/python as code is judged (trustdir): in a
 // directory others may write (/tmp), a .venv another user made would run
-// as whoever starts evalhost there.
-func judgeVenv(cwd, dir string) error {
-	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"))
+// as whoever starts evalhost there, unless the user listed the project
+// among their safe directories.
+func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
+	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"), safe)
 	if err != nil {
 		return err
 	}
-	_, err = trustdir.CodeFile(bin.Real, "python")
+	_, err = trustdir.CodeFile(bin.Real, "python", safe)
 	return err
 }
 

@@ -90,7 +90,9 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 
 // A .venv in the cwd is used only when no one else could have put its
 // python there: in /tmp, another user's .venv would run as whoever starts
-// evalhost. It is refused, not passed over for another interpreter.
+// evalhost. It is refused, not passed over for another interpreter, unless
+// the user listed the project in their safe directories (and then not
+// when everyone may write it).
 func TestCwdVenvJudged(t *testing.T) {
 	real, err := exec.LookPath("python3")
 	if err != nil {
@@ -99,29 +101,52 @@ func TestCwdVenvJudged(t *testing.T) {
 	if real, err = filepath.EvalSymlinks(real); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name    string
-		spoil   func(t *testing.T, venv string) // "" for none
-		refused bool
-	}{
-		{"the user's own", nil, false},
-		{"a bin others may write", func(t *testing.T, venv string) {
-			if err := os.Chmod(filepath.Join(venv, "bin"), 0o777); err != nil {
+	theirs := func(t *testing.T, cwd string) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to give the project to another user")
+		}
+		for _, p := range []string{filepath.Join(cwd, ".venv", "bin", "python"), filepath.Join(cwd, ".venv", "bin"), filepath.Join(cwd, ".venv"), cwd} {
+			if err := os.Lchown(p, 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
-		{"another user's", func(t *testing.T, venv string) {
+		}
+	}
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, cwd string) // nil for none
+		safe  string                         // the home's safe-directories; %CWD% is the cwd
+		want  string                         // in the refusal; "" for the venv used
+	}{
+		{"the user's own", nil, "", ""},
+		{"a bin others may write", func(t *testing.T, cwd string) {
+			if err := os.Chmod(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "chmod go-w"},
+		{"another user's", func(t *testing.T, cwd string) {
 			if os.Geteuid() != 0 {
 				t.Skip("needs root to give the venv to another user")
 			}
-			if err := os.Lchown(venv, 65534, 65534); err != nil {
+			if err := os.Lchown(filepath.Join(cwd, ".venv"), 65534, 65534); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
+		}, "", "owned by uid 65534"},
+		{"another user's project", theirs, "", "if you trust uid 65534 with %CWD%, list it as a safe directory: echo %CWD% >> %HOME%/safe-directories"},
+		{"another user's project, listed", theirs, "%CWD%\n", ""},
+		{"another user's project, every directory listed", theirs, "*\n", ""},
+		{"another user's project, its parent's children listed", theirs, "%PARENT%/*\n", ""},
+		{"another user's project, a sibling listed", theirs, "%CWD%-sibling\n", "owned by uid 65534"},
+		{"another user's project, listed relative", theirs, "proj\n", `safe-directories:1: safe directory "proj" is not an absolute path`},
+		{"another user's project, listed, writable by everyone", func(t *testing.T, cwd string) {
+			theirs(t, cwd)
+			if err := os.Chmod(cwd, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, "%CWD%\n", "writable by everyone (mode 0777) without the sticky bit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cwd := t.TempDir()
+			cwd, home := t.TempDir(), t.TempDir()
 			venv := filepath.Join(cwd, ".venv")
 			if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
 				t.Fatal(err)
@@ -130,16 +155,22 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.spoil != nil {
-				tc.spoil(t, venv)
+				tc.spoil(t, cwd)
 			}
-			py, err := ResolveInterpreter("", cwd, t.TempDir(), func(string) string { return "" }, 0)
+			subst := strings.NewReplacer("%CWD%", cwd, "%HOME%", home, "%PARENT%", filepath.Dir(cwd))
+			if tc.safe != "" {
+				if err := os.WriteFile(filepath.Join(home, SafeDirectoriesFile), []byte(subst.Replace(tc.safe)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			py, err := ResolveInterpreter("", cwd, home, func(string) string { return "" }, 0)
 			var untrusted *UntrustedVenvError
 			switch {
-			case tc.refused && !errors.As(err, &untrusted):
+			case tc.want != "" && !errors.As(err, &untrusted):
 				t.Fatalf("resolved %+v, %v; want the venv refused", py, err)
-			case tc.refused && !strings.Contains(err.Error(), "--python"):
-				t.Fatalf("error %q does not say what to do", err)
-			case !tc.refused && (err != nil || py.Source != ".venv"):
+			case tc.want != "" && (!strings.Contains(err.Error(), "--python") || !strings.Contains(err.Error(), subst.Replace(tc.want))):
+				t.Fatalf("error %q does not say %q, or what to do", err, subst.Replace(tc.want))
+			case tc.want == "" && (err != nil || py.Source != ".venv"):
 				t.Fatalf("resolved %+v, %v; want the cwd's .venv", py, err)
 			}
 		})

@@ -438,14 +438,15 @@ func (r *Registry) nextID() string {
 // modules are the extension modules an interpreter started in cwd runs:
 // the user's (<home>/modules), then the project's (<cwd>/.evalhost/modules),
 // which overrides a same-named user module; each directory and file judged
-// by runner.FindModules, since a project directory may be anyone's (/tmp).
+// by runner.FindModules, since a project directory may be anyone's (/tmp),
+// the project's with the user's safe directories.
 // What it refused comes back as warning frames for the first cell.
 func (r *Registry) modules(cwd string) ([]runner.Module, []frames.Frame) {
 	var places []runner.ModulePlace
 	if r.cfg.Home != "" {
 		places = append(places, runner.ModulePlace{Base: r.cfg.Home, Rel: "modules"})
 	}
-	places = append(places, runner.ModulePlace{Base: cwd, Rel: filepath.Join(".evalhost", "modules")})
+	places = append(places, runner.ModulePlace{Base: cwd, Rel: filepath.Join(".evalhost", "modules"), Safe: SafeDirectories(r.cfg.Home)})
 	mods, refused := runner.FindModules(places)
 	var warnings []frames.Frame
 	for _, err := range refused {

@@ -31,7 +31,43 @@
 //     [CodeFile] judges a file in such a directory the same way: a regular
 //     file, owned by the user or root, writable by no one else. [Opened]
 //     judges such a file once opened: it must still be so, and be the file
-//     judged ([ID]), so code read from the open file is the code judged.
+//     judged ([Mark]: its [ID], and its owner then, which may be one a safe
+//     directory let own it), so code read from the open file is the code
+//     judged.
+//   - Safe directories ([Safe]: [SafeFile], [SafeList]) are the user's
+//     opt-in for a project another user owns, as git's safe.directory: a
+//     team's project owned by a service account or a colleague. Only
+//     [CodeDir] and [CodeFile] take them (nil: none), for a project's
+//     modules and venv; the home, [Way] and [WriteDir] never do. An entry
+//     is "*" (every directory), an absolute directory D, or "D/*" (every
+//     path under D, not D: git 2.46's prefix match); a relative or empty
+//     entry makes the list an error that says what is wrong and what to
+//     write (git warns and skips it; an entry that silently does nothing
+//     leaves the user guessing). A list file is one entry a line, blank
+//     lines and "#" lines skipped, and must itself be a regular file of the
+//     user's or root's that no one else may write, on a way no one else
+//     controls: only the user may say whom they trust. The list is read
+//     and each entry resolved when a judgement first needs it (a path of
+//     another owner), so judging the user's own files reads nothing, and
+//     a change applies to the next judgement.
+//   - An entry waives only owners. D (its real path: git compares real
+//     paths too) lets D's owner own D and what is under it; a third user's
+//     file or directory in it is still refused. A directory above D that
+//     D's owner owns passes too (a colleague's home above their project:
+//     they could replace D with their own anyway); any other owner there,
+//     or a link on the way to D that is not the user's or root's, makes
+//     the entry waive nothing, since whoever controls the way could put
+//     their own D in its place. "D/*" lets any owner own what is under D,
+//     the way to D judged as always; "*" waives every owner. No entry
+//     waives a mode: a directory everyone may write without the sticky bit
+//     is refused wherever it is, and code dirs and files writable by group
+//     or others still are. Where a link leads is judged where it points.
+//   - A refusal for an owner, judged with a list, says in Listing which
+//     directory to list to waive it (the project's, when its owner is the
+//     one refused, else the directory refused) and [Error.Fix] the command
+//     (echo DIR >> FILE), [Error.Trust] the sentence; when the list could
+//     not help (unreadable, an entry that waives nothing, an entry of
+//     another owner), Note says why, and Reason carries it.
 //   - [WriteDir] judges a directory the user's files are created in: a
 //     directory owned by the user or root that others may write only with
 //     the sticky bit (then they can add names, which the caller's O_EXCL

@@ -4,6 +4,7 @@ package trustdir
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -26,4 +27,10 @@ func IDOf(fi fs.FileInfo) (ID, bool) {
 		return ID{}, false
 	}
 	return ID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
+}
+
+// openNoBlock opens path for reading without blocking on a fifo put in its
+// place.
+func openNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

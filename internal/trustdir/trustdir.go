@@ -58,14 +58,38 @@ type Error struct {
 	Owner   int         // At's owner (Owned, LinkOwned)
 	Mode    fs.FileMode // At's permission bits (Writable, OpenToAll)
 	User    int         // the user judged for
+	// For an owner (Owned, LinkOwned), when the judgement had a list of
+	// safe directories: SafeFile is where it is read from ("" for a list
+	// given), Listing the directory whose listing there would waive this
+	// refusal ("" when none would), and Note why the list did not ("" when
+	// it did not apply).
+	SafeFile, Listing, Note string
 }
 
 func (e *Error) Error() string { return e.Path + ": " + e.Reason() }
 
+// Trust says how to trust At's owner instead, when listing a safe
+// directory would: "if you trust uid N with DIR, list it as a safe
+// directory: echo DIR >> FILE"; else "".
+func (e *Error) Trust() string {
+	if e.Listing == "" || e.SafeFile == "" {
+		return ""
+	}
+	return fmt.Sprintf("if you trust uid %d with %s, list it as a safe directory: %s", e.Owner, e.Listing, e.Fix())
+}
+
 func (e *Error) Unwrap() error { return ErrUntrusted }
 
-// Reason says what is wrong, with At as the subject ("it" when At is Path).
+// Reason says what is wrong, with At as the subject ("it" when At is Path),
+// and why the safe directories did not waive it when they could have.
 func (e *Error) Reason() string {
+	if e.Note == "" {
+		return e.reason()
+	}
+	return e.reason() + " (" + e.Note + ")"
+}
+
+func (e *Error) reason() string {
 	subject := "it"
 	switch e.Role {
 	case Holds:
@@ -109,12 +133,15 @@ func (e *Error) Reason() string {
 	return subject + " cannot be trusted"
 }
 
-// Fix is the command that mends a mode problem, or "" for any other (an
-// owner: whether taking another user's files over is right is the
-// caller's to say).
+// Fix is the command that mends a mode problem, or for an owner the one
+// that lists a safe directory that would waive it ([Error.Trust] says
+// which); "" for any other (whether taking another user's files over, or
+// trusting them, is right is the caller's to say).
 func (e *Error) Fix() string {
 	q := shellQuote(e.At)
 	switch {
+	case (e.Problem == Owned || e.Problem == LinkOwned) && e.Listing != "" && e.SafeFile != "":
+		return "echo " + shellQuote(e.Listing) + " >> " + shellQuote(e.SafeFile)
 	case e.Problem == Writable:
 		return "chmod go-w " + q
 	case e.Problem == OpenToAll && e.Role == Above:
@@ -158,6 +185,26 @@ type Found struct {
 // ID is the identity of what was judged; ok is false where files have none.
 func (f Found) ID() (ID, bool) { return IDOf(f.Info) }
 
+// Mark is what a judged file was, for [Opened] to hold the file opened
+// later to.
+type Mark struct {
+	ID    ID
+	HasID bool // false where files have none: the open file is judged alone
+	// Owner is its owner when judged (-1 where files carry none): the
+	// user, root, or one a safe directory let own it.
+	Owner int
+}
+
+// Mark is what was judged, as [Opened] checks it.
+func (f Found) Mark() Mark {
+	m := Mark{Owner: -1}
+	m.ID, m.HasID = f.ID()
+	if uid, ok := Owner(f.Info); ok {
+		m.Owner = uid
+	}
+	return m
+}
+
 // maxLinks is how many symbolic links a judgement follows, as Linux's
 // MAXSYMLINKS.
 const maxLinks = 40
@@ -167,12 +214,17 @@ type walker struct {
 	path  string // what is judged, for errors
 	me    int
 	links int
+	safe  *Safe  // the user's safe directories; nil for none
+	base  string // where the judgement started (CodeDir's base), for advice
+	kept  int    // an owner trusted as it was when judged (Opened); -1 none
 }
 
 // geteuid is the user judged for; tests pretend to be someone else.
 var geteuid = os.Geteuid
 
-func newWalker(path string) *walker { return &walker{path: path, me: geteuid()} }
+func newWalker(path string, safe *Safe) *walker {
+	return &walker{path: path, me: geteuid(), safe: safe, kept: -1}
+}
 
 func (w *walker) fail(at string, role Role, p Problem, fi fs.FileInfo) error {
 	e := &Error{Path: w.path, At: at, Role: role, Problem: p, User: w.me}
@@ -183,10 +235,24 @@ func (w *walker) fail(at string, role Role, p Problem, fi fs.FileInfo) error {
 	return e
 }
 
-// trusted reports whether fi's owner is the user or root (or unknown).
-func (w *walker) trusted(fi fs.FileInfo) bool {
+// trusted reports whether fi's owner is the user or root (or unknown), or
+// one the safe directories let own what is at p (its real location; onWay
+// for a directory passed through).
+func (w *walker) trusted(p string, fi fs.FileInfo, onWay bool) bool {
 	uid, ok := Owner(fi)
-	return !ok || uid == w.me || uid == 0
+	return !ok || uid == w.me || uid == 0 || uid == w.kept || w.safe != nil && w.safe.waives(p, uid, onWay)
+}
+
+// owned refuses at (whose real location is real) for its owner, with the
+// safe directories' advice.
+func (w *walker) owned(at, real string, role Role, p Problem, fi fs.FileInfo) error {
+	err := w.fail(at, role, p, fi)
+	if w.safe != nil {
+		e := err.(*Error)
+		e.SafeFile = w.safe.File()
+		e.Listing, e.Note = w.safe.advice(real, e.Owner, fi.IsDir(), p == LinkOwned, w.base)
+	}
+	return err
 }
 
 // name resolves one name in dir (a real path already passed), following a
@@ -209,8 +275,8 @@ func (w *walker) name(dir, name string, role Role) (string, fs.FileInfo, error) 
 	if fi.Mode()&fs.ModeSymlink == 0 {
 		return p, fi, nil
 	}
-	if !w.trusted(fi) {
-		return "", nil, w.fail(p, role, LinkOwned, fi)
+	if !w.trusted(p, fi, false) {
+		return "", nil, w.owned(p, p, role, LinkOwned, fi)
 	}
 	if w.links++; w.links > maxLinks {
 		return "", nil, w.fail(p, role, TooManyLinks, nil)
@@ -254,23 +320,24 @@ func (w *walker) passed(dir string, fi fs.FileInfo) error {
 	switch {
 	case !fi.IsDir():
 		return w.fail(dir, Above, NotDir, fi)
-	case !w.trusted(fi):
-		return w.fail(dir, Above, Owned, fi)
+	case !w.trusted(dir, fi, true):
+		return w.owned(dir, dir, Above, Owned, fi)
 	case fi.Mode().Perm()&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0:
 		return w.fail(dir, Above, OpenToAll, fi)
 	}
 	return nil
 }
 
-// code judges a directory or file code is loaded from.
-func (w *walker) code(p string, fi fs.FileInfo, role Role, dir bool) error {
+// code judges a directory or file code is loaded from, at p as named for
+// errors, real where it is.
+func (w *walker) code(p, real string, fi fs.FileInfo, role Role, dir bool) error {
 	switch {
 	case dir && !fi.IsDir():
 		return w.fail(p, role, NotDir, fi)
 	case !dir && !fi.Mode().IsRegular():
 		return w.fail(p, role, NotRegular, fi)
-	case !w.trusted(fi):
-		return w.fail(p, role, Owned, fi)
+	case !w.trusted(real, fi, false):
+		return w.owned(p, real, role, Owned, fi)
 	case fi.Mode().Perm()&0o022 != 0:
 		return w.fail(p, role, Writable, fi)
 	}
@@ -314,7 +381,7 @@ func (w *walker) step(dir, name, given string, role Role) (string, fs.FileInfo, 
 // link followed, path itself too when it is a link) and returns what path
 // resolves to, for the caller to judge.
 func Way(path string) (Found, error) {
-	w := newWalker(path)
+	w := newWalker(path, nil)
 	real, fi, err := w.start(path, Self)
 	if err != nil {
 		return Found{}, err
@@ -325,10 +392,12 @@ func Way(path string) (Found, error) {
 // CodeDir judges base/rel, a directory code is run from. The way to base
 // and base itself are passed through; every directory rel names (and the
 // real one a link among them points to) must be owned by the user or root
-// and writable by no one else.
-func CodeDir(base, rel string) (Found, error) {
+// and writable by no one else. safe (nil for none) are the user's safe
+// directories, which may let another user own some of it.
+func CodeDir(base, rel string, safe *Safe) (Found, error) {
 	path := filepath.Join(base, rel)
-	w := newWalker(path)
+	w := newWalker(path, safe)
+	w.base = base
 	dir, fi, err := w.start(base, Above)
 	if err != nil {
 		return Found{}, err
@@ -346,7 +415,7 @@ func CodeDir(base, rel string) (Found, error) {
 		if dir, fi, at, err = w.step(dir, n, at, role); err != nil {
 			return Found{}, err
 		}
-		if err := w.code(at, fi, role, true); err != nil {
+		if err := w.code(at, dir, fi, role, true); err != nil {
 			return Found{}, err
 		}
 	}
@@ -355,31 +424,35 @@ func CodeDir(base, rel string) (Found, error) {
 
 // CodeFile judges dir/name, a file of code in dir, a directory [CodeDir]
 // judged (dir is its Real path): a regular file owned by the user or root
-// and writable by no one else, a link to it judged on its way.
-func CodeFile(dir, name string) (Found, error) {
+// and writable by no one else, a link to it judged on its way; safe as
+// for CodeDir.
+func CodeFile(dir, name string, safe *Safe) (Found, error) {
 	path := filepath.Join(dir, name)
-	w := newWalker(path)
+	w := newWalker(path, safe)
 	real, fi, at, err := w.step(dir, name, path, Self)
 	if err != nil {
 		return Found{}, err
 	}
-	if err := w.code(at, fi, Self, false); err != nil {
+	if err := w.code(at, real, fi, Self, false); err != nil {
 		return Found{}, err
 	}
 	return Found{Real: real, Info: fi}, nil
 }
 
 // Opened judges fi, the Stat of a file of code opened at path after
-// [CodeFile] judged it and found id (hasID false where files have none): it
-// must be that file, and still a regular file owned by the user or root
-// that no one else may write. Read from the open file, the code is then
-// the code judged.
-func Opened(path string, fi fs.FileInfo, id ID, hasID bool) error {
-	w := newWalker(path)
-	if err := w.code(path, fi, Self, false); err != nil {
+// [CodeFile] judged it ([Found.Mark]): it must be that file, and still a
+// regular file that no one else may write, owned by the user, root or
+// whom it was owned by when judged (a safe directory let them). Read from
+// the open file, the code is then the code judged.
+func Opened(path string, fi fs.FileInfo, m Mark) error {
+	w := newWalker(path, nil)
+	if m.HasID {
+		w.kept = m.Owner // of the file judged, checked below
+	}
+	if err := w.code(path, path, fi, Self, false); err != nil {
 		return err
 	}
-	if got, ok := IDOf(fi); hasID && (!ok || got != id) {
+	if got, ok := IDOf(fi); m.HasID && (!ok || got != m.ID) {
 		return w.fail(path, Self, Replaced, fi)
 	}
 	return nil
@@ -389,7 +462,7 @@ func Opened(path string, fi fs.FileInfo, id ID, hasID bool) error {
 // way to it, and dir itself, a directory owned by the user or root that
 // others may write only with the sticky bit.
 func WriteDir(dir string) (Found, error) {
-	w := newWalker(dir)
+	w := newWalker(dir, nil)
 	real, fi, err := w.start(dir, Self)
 	if err != nil {
 		return Found{}, err
@@ -401,7 +474,7 @@ func WriteDir(dir string) (Found, error) {
 	switch {
 	case !fi.IsDir():
 		return Found{}, w.fail(at, Self, NotDir, fi)
-	case !w.trusted(fi):
+	case !w.trusted(real, fi, false):
 		return Found{}, w.fail(at, Self, Owned, fi)
 	case fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0:
 		return Found{}, w.fail(at, Self, OpenToAll, fi)

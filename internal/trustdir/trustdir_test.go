@@ -215,7 +215,7 @@ func TestCodeDir(t *testing.T) {
 			root := t.TempDir()
 			base := mkdir(t, filepath.Join(root, "base"), 0o755, pretend)
 			tt.setup(t, base)
-			got, err := CodeDir(base, filepath.Join(".evalhost", "modules"))
+			got, err := CodeDir(base, filepath.Join(".evalhost", "modules"), nil)
 			if tt.want != nil {
 				tt.want.text = strings.ReplaceAll(tt.want.text, "%ROOT%", root)
 			}
@@ -249,7 +249,7 @@ func mustID(t *testing.T, fi fs.FileInfo) ID {
 
 func TestCodeDirMissing(t *testing.T) {
 	base := t.TempDir()
-	if _, err := CodeDir(base, filepath.Join(".evalhost", "modules")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := CodeDir(base, filepath.Join(".evalhost", "modules"), nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("CodeDir of nothing = %v, want fs.ErrNotExist", err)
 	}
 }
@@ -308,7 +308,7 @@ func TestCodeFile(t *testing.T) {
 			root := t.TempDir()
 			dir := mkdir(t, filepath.Join(root, "mods"), 0o755, pretend)
 			name := tt.setup(t, root, dir)
-			got, err := CodeFile(dir, name)
+			got, err := CodeFile(dir, name, nil)
 			check(t, root, err, tt.want)
 			if err == nil {
 				fi, _ := os.Stat(filepath.Join(dir, name))
@@ -401,11 +401,11 @@ func TestOpened(t *testing.T) {
 	as(t, pretend)
 	dir := t.TempDir()
 	path := file(t, filepath.Join(dir, "m.py"), 0o644, pretend)
-	judged, err := CodeFile(dir, "m.py")
+	judged, err := CodeFile(dir, "m.py", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := judged.ID()
+	mark := judged.Mark()
 	stat := func() fs.FileInfo {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -413,14 +413,14 @@ func TestOpened(t *testing.T) {
 		}
 		return fi
 	}
-	check(t, dir, Opened(path, stat(), id, true), nil)
+	check(t, dir, Opened(path, stat(), mark), nil)
 	own(t, path, 0o664, pretend)
-	check(t, dir, Opened(path, stat(), id, true), &want{"m.py", Self, Writable, "writable by group (mode 0664)"})
+	check(t, dir, Opened(path, stat(), mark), &want{"m.py", Self, Writable, "writable by group (mode 0664)"})
 	// Another file in its place (renamed over it: a removed file's inode
 	// may be reused at once, but only by whoever may write the directory).
 	if err := os.Rename(file(t, filepath.Join(t.TempDir(), "other.py"), 0o644, pretend), path); err != nil {
 		t.Fatal(err)
 	}
-	check(t, dir, Opened(path, stat(), id, true), &want{"m.py", Self, Replaced, "it is not the file evalhost checked"})
-	check(t, dir, Opened(path, stat(), ID{}, false), nil)
+	check(t, dir, Opened(path, stat(), mark), &want{"m.py", Self, Replaced, "it is not the file evalhost checked"})
+	check(t, dir, Opened(path, stat(), Mark{}), nil)
 }
