@@ -46,6 +46,9 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "home: %s\n", home)
+	if !printSafeDirectories(stdout, home) {
+		ok = false
+	}
 	py, err := sessions.ResolveInterpreter(*python, *cwd, home, os.Getenv, 0)
 	if err != nil {
 		fmt.Fprintf(stdout, "python: MISSING\n  %v\n", err)
@@ -108,4 +111,29 @@ func printResolution(w io.Writer, py sessions.Interpreter) {
 	for _, k := range py.Key {
 		fmt.Fprintf(w, "  depends on: %s\n", k)
 	}
+}
+
+// printSafeDirectories says which project directories of other users the
+// user trusts, and what is wrong with the list; false when it cannot be
+// used at all.
+func printSafeDirectories(w io.Writer, home string) bool {
+	safe := sessions.SafeDirectories(home)
+	listed, err := safe.Listed()
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "safe directories: UNUSABLE\n  %v\n", err)
+		return false
+	case len(listed) == 0:
+		fmt.Fprintf(w, "safe directories: none (%s)\n", safe.File())
+		return true
+	}
+	fmt.Fprintf(w, "safe directories: %s\n", safe.File())
+	for _, l := range listed {
+		if l.Unusable != nil {
+			fmt.Fprintf(w, "  %s: waives nothing: %v\n", l.Entry, l.Unusable)
+		} else {
+			fmt.Fprintf(w, "  %s\n", l.Entry)
+		}
+	}
+	return true
 }
