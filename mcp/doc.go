@@ -35,11 +35,15 @@
 //   - [Server.RunStdio] answers a request longer than its line limit with a
 //     JSON-RPC error for the request's id and reads on (the SDK's reader
 //     would end the connection); a long line whose id cannot be read is
-//     dropped and logged. A line that is not one JSON-RPC message (not
-//     JSON, JSON nested more than 10000 deep, which the parse error says,
-//     two values, a batch, an id that is an object) is answered with a
-//     parse or invalid-request error (id null unless one could be read)
-//     and dropped; the connection, and every session, lives on. A request
+//     dropped and logged. A line that is not one JSON-RPC message is
+//     answered and dropped: not JSON (two values, cut short) with a parse
+//     error, id null; JSON that is no valid request (a batch, an id that
+//     is an object) with an invalid-request error, id null unless one
+//     could be read; a line nesting arrays and objects more than 1000 deep
+//     (the SDK's bound), however deep, with an invalid-request error under
+//     the id read from it, as an over-long line (an id-null error ends a
+//     Go SDK client's connection). The connection, and every session,
+//     lives on. A request
 //     is taken only with an id the SDK answers as sent: a string, or an
 //     integer of at most 2^53-1 in size however spelled (1, 1.0, 1e0 are
 //     id 1, and answered as 1). Any other request is answered with an

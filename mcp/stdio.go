@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -240,26 +239,32 @@ func idOfPrefix(prefix []byte) (string, bool) {
 
 // checkMessage returns the error response for a line the SDK could not
 // decode or would end the connection for (nil when it can take it; empty
-// when the line is dropped unanswered): a parse error for what is not one JSON value,
-// an invalid request for JSON that is no JSON-RPC message. A blank line is
-// let through; the SDK skips it. plain reports a line that is a plainRequest.
+// when the line is dropped unanswered): a parse error for what is not one
+// JSON value, an invalid request for JSON that is no JSON-RPC message or
+// nests deeper than the SDK reads. A blank line is let through; the SDK
+// skips it. plain reports a line that is a plainRequest.
 func checkMessage(line []byte) (reply []byte, plain bool) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		return nil, false
 	}
+	// Depth comes before validity: past encoding/json's own bound (10000)
+	// json.Valid cannot tell deep JSON from no JSON, and every line deeper
+	// than the SDK reads is answered alike, as an over-long one is.
+	if nestsDeeper(trimmed, maxDepth) {
+		return invalidMessage(trimmed, fmt.Sprintf("invalid request: the message nests arrays and objects more than %d deep, "+
+			"deeper than the server reads; send flatter arguments (deep data can go in as a JSON string)", maxDepth)), false
+	}
 	if !json.Valid(trimmed) {
-		return errorResponse("null", jsonrpc.CodeParseError, parseError(trimmed)), false
+		return errorResponse("null", jsonrpc.CodeParseError,
+			"parse error: the line is not one JSON value; send each JSON-RPC message as one line of JSON"), false
 	}
 	if trimmed[0] != '[' {
 		if plainRequest(trimmed) {
 			return nil, true
 		}
 		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
-			if m := gjson.ParseBytes(trimmed); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
-				return []byte{}, false // a bad response: JSON-RPC answers no response, lest two peers answer each other for ever
-			}
-			return errorResponse(idOf(trimmed), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), false
+			return invalidMessage(trimmed, "invalid request: "+err.Error()), false
 		}
 		return nil, false
 	}
@@ -270,16 +275,51 @@ func checkMessage(line []byte) (reply []byte, plain bool) {
 		"(MCP 2025-06-18 removed them); send each message as a line of its own"), false
 }
 
-// parseError says why line, which json.Valid refused, cannot be read.
-// Nesting past encoding/json's bound is JSON still (RFC 8259 lets a parser
-// bound the depth), so it is told apart from a line that is not JSON; the
-// scanner's message is the only sign of it.
-func parseError(line []byte) string {
-	var raw json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil && strings.HasSuffix(err.Error(), "exceeded max depth") {
-		return "parse error: the line nests arrays and objects more than 10000 deep, deeper than evalhost reads"
+// invalidMessage is the invalid-request error for msg, under its id when
+// one can be read; a response (no method; a result or an error) is dropped
+// instead (empty), lest two peers answer each other for ever.
+func invalidMessage(msg []byte, text string) []byte {
+	if m := gjson.ParseBytes(msg); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
+		return []byte{}
 	}
-	return "parse error: the line is not one JSON value; send each JSON-RPC message as one line of JSON"
+	return errorResponse(idOf(msg), jsonrpc.CodeInvalidRequest, text)
+}
+
+// maxDepth is the deepest nesting of arrays and objects the SDK decodes
+// (its internal/json defaultMaxDepth; TestMaxDepthIsTheSDKs checks it).
+// RFC 8259 lets a parser bound the depth, so a deeper line is still JSON:
+// it is refused with the request's id, which answers a Go SDK client's
+// call; an id-null error would end that client's connection.
+const maxDepth = 1000
+
+// nestsDeeper reports whether msg nests arrays and objects more than max
+// deep, counted as the SDK counts them (brackets outside strings); on
+// valid JSON that is the depth. Without more than max brackets it cannot,
+// which the hot path learns from a count alone.
+func nestsDeeper(msg []byte, max int) bool {
+	if bytes.Count(msg, []byte("{"))+bytes.Count(msg, []byte("[")) <= max {
+		return false
+	}
+	depth, inString, escaped := 0, false, false
+	for _, b := range msg {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && b == '\\':
+			escaped = true
+		case inString:
+			inString = b != '"'
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case (b == '}' || b == ']') && depth > 0:
+			depth--
+		}
+	}
+	return false
 }
 
 // idOf is a message's id as raw JSON when it is a string or a number,
@@ -333,8 +373,7 @@ func plainRequest(msg []byte) bool {
 	return ok && seen[0] && seen[2]
 }
 
-// maxPlainDepth bounds the brackets of a plainRequest well under the SDK
-// decoder's nesting limit (1000).
+// maxPlainDepth bounds the brackets of a plainRequest well under maxDepth.
 const maxPlainDepth = 500
 
 func finiteNumber(raw string) bool {

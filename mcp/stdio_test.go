@@ -86,19 +86,30 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 	}
 }
 
-// JSON nested deeper than encoding/json reads (10000 levels) is still JSON
-// (RFC 8259 lets a parser bound the depth): its parse error says so
-// rather than that the line is not JSON. The id stays null, as JSON-RPC
-// 2.0 asks for a parse error: it was not read by a parser that gave up.
+// deepRequest is a ping whose params nest so that the whole message is
+// depth deep.
+func deepRequest(id string, depth int) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping","params":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+}
+
+// JSON nested deeper than the SDK reads (1000 levels) is still JSON (RFC
+// 8259 lets a parser bound the depth): however deep, even past
+// encoding/json's bound (10000), it is an invalid request answered under
+// its id, which a Go SDK client takes as its call's error (an id-null
+// error ends that client's connection). What is not JSON is a parse error.
 func TestLineGuardSaysTooDeep(t *testing.T) {
 	const ok = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	const tooDeep = `"error":{"code":-32600,"message":"invalid request: the message nests arrays and objects more than 1000 deep`
 	for _, tc := range []struct {
 		name, line, want string
 	}{
-		{"deep params", `{"jsonrpc":"2.0","id":7,"method":"ping","params":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + `}`,
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line nests arrays and objects more than 10000 deep`},
-		{"deep and cut short", strings.Repeat(`{"a":`, 20_000), `"code":-32700,"message":"parse error: the line nests arrays and objects more than 10000 deep`},
-		{"shallow and cut short", strings.Repeat(`{"a":`, 20), `"code":-32700,"message":"parse error: the line is not one JSON value`},
+		{"one too deep", deepRequest("7", maxDepth+1), `{"jsonrpc":"2.0","id":7,` + tooDeep},
+		{"deeper than encoding/json reads", deepRequest(`"s"`, 200_000), `{"jsonrpc":"2.0","id":"s",` + tooDeep},
+		{"id after the depth", `{"jsonrpc":"2.0","method":"ping","params":` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `,"id":8}`,
+			`{"jsonrpc":"2.0","id":8,` + tooDeep},
+		{"deep and cut short", strings.Repeat(`{"a":`, 20_000), `{"jsonrpc":"2.0","id":null,` + tooDeep},
+		{"deep response", `{"jsonrpc":"2.0","id":3,"result":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`, ""},
+		{"shallow and cut short", strings.Repeat(`{"a":`, 20), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not one JSON value`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var answers strings.Builder
@@ -107,8 +118,38 @@ func TestLineGuardSaysTooDeep(t *testing.T) {
 			if err != nil || string(got) != ok+"\n" {
 				t.Fatalf("passed on %.100q (%v); want only the good line", got, err)
 			}
-			if !strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1 {
-				t.Fatalf("answered %q; want one line with %q", answers.String(), tc.want)
+			if tc.want == "" && answers.Len() > 0 {
+				t.Fatalf("answered %q; a response is never answered", answers.String())
+			}
+			if tc.want != "" && (!strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1) {
+				t.Fatalf("answered %.300q; want one line with %q", answers.String(), tc.want)
+			}
+		})
+	}
+}
+
+// maxDepth is the SDK's bound, and brackets in strings do not count
+// towards it: the guard passes on exactly what the SDK decodes.
+func TestMaxDepthIsTheSDKs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		line string
+		deep bool
+	}{
+		{"at the bound", deepRequest("1", maxDepth), false},
+		{"one over", deepRequest("1", maxDepth+1), true},
+		{"brackets in a string", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"` + strings.Repeat(`[{\"`, 2000) + `"}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := jsonrpc.DecodeMessage([]byte(tc.line))
+			if (err != nil) != tc.deep {
+				t.Fatalf("the SDK's decoder: %v; want an error: %v", err, tc.deep)
+			}
+			if got := nestsDeeper([]byte(tc.line), maxDepth); got != tc.deep {
+				t.Fatalf("nestsDeeper = %v, want %v", got, tc.deep)
+			}
+			if reply, _ := checkMessage([]byte(tc.line)); (reply != nil) != tc.deep {
+				t.Fatalf("checkMessage answered %.200q; want an answer: %v", reply, tc.deep)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg"
@@ -22,7 +23,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/mcp"
 	"github.com/evalhost/evalhost/sessions"
@@ -240,6 +243,7 @@ func TestMCPEval(t *testing.T) {
 	t.Run("matplotlib plot", func(t *testing.T) { testMCPPlot(t, c) })
 	t.Run("20 MB of output", func(t *testing.T) { testMCPBigOutput(t, c) })
 	t.Run("malformed arguments", func(t *testing.T) { testMCPMalformed(t, c) })
+	t.Run("deep arguments", func(t *testing.T) { testMCPDeepArguments(t, c) })
 	t.Run("sessions reset close", func(t *testing.T) {
 		out := structured[mcp.SessionsOutput](t, c.call(t, "sessions", map[string]any{}))
 		if !slices.ContainsFunc(out.Sessions, func(i sessions.Info) bool { return i.Session == "state" }) {
@@ -396,6 +400,65 @@ func testMCPMalformed(t *testing.T, c *mcpClient) {
 	res, _ := c.eval(t, "after-errors", py("print('still serving')"))
 	if res.IsError || !strings.Contains(allText(res), "still serving") {
 		t.Fatalf("server after bad calls: %s", allText(res))
+	}
+}
+
+// deepTooDeep is the start of the error for a message nesting deeper than
+// the server reads.
+const deepTooDeep = "invalid request: the message nests arrays and objects more than 1000 deep"
+
+// The SDK's client sends arguments nested up to encoding/json's 10000
+// levels; past the SDK server's 1000 the call fails with an invalid-request
+// error for its id, and the connection serves on (an error with id null
+// would end the client's connection).
+func testMCPDeepArguments(t *testing.T, c *mcpClient) {
+	for _, depth := range []int{1500, 9000} {
+		var deep any = []any{}
+		for range depth {
+			deep = []any{deep}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		_, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: "eval",
+			Arguments: map[string]any{"cells": []any{map[string]any{"code": "1", "x": deep}}}})
+		cancel()
+		var jerr *jsonrpc.Error
+		if !errors.As(err, &jerr) || jerr.Code != jsonrpc.CodeInvalidRequest || !strings.HasPrefix(jerr.Message, deepTooDeep) {
+			t.Fatalf("depth %d: got %v, want error %d %q…", depth, err, jsonrpc.CodeInvalidRequest, deepTooDeep)
+		}
+	}
+	res, _ := c.eval(t, "after-deep", py("print('still serving')"))
+	if res.IsError || !strings.Contains(allText(res), "still serving") {
+		t.Fatalf("server after deep calls: %s", allText(res))
+	}
+}
+
+// Over raw stdio every depth past the SDK's bound is answered alike, under
+// the request's id, even past encoding/json's 10000 levels, where nothing
+// tells deep JSON from no JSON; a line that is not JSON is a parse error
+// with id null. The server reads on after each.
+func TestMCPStdioDeepRequests(t *testing.T) {
+	deep := func(id string, depth int) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1","x":` +
+			strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}]}}}`
+	}
+	answers := runMCPToEOF(t, []string{
+		deep("5", 1500), deep(`"six"`, 20_000), deep("7", 200_000),
+		`{"jsonrpc":"2.0","id":8,"method":"ping"`,
+		`{"jsonrpc":"2.0","id":9,"method":"ping"}`,
+	})
+	for _, w := range []struct {
+		id, code, text string
+	}{
+		{"5", "-32600", deepTooDeep}, {`"six"`, "-32600", deepTooDeep}, {"7", "-32600", deepTooDeep},
+		{"null", "-32700", "parse error: the line is not one JSON value"},
+	} {
+		i := matchAnswer(answers, idAnswer{w.id, w.text})
+		if i < 0 || gjson.Get(answers[i], "error.code").Raw != w.code {
+			t.Errorf("no answer for id %s with code %s and %q in:\n%.2000s", w.id, w.code, w.text, strings.Join(answers, "\n"))
+		}
+	}
+	if i := matchAnswer(answers, idAnswer{"9", `"result":{}`}); i < 0 {
+		t.Errorf("the ping after them was not answered:\n%.2000s", strings.Join(answers, "\n"))
 	}
 }
 
