@@ -383,6 +383,7 @@ func testMCPMalformed(t *testing.T, c *mcpClient) {
 		{"cells not an array", "eval", map[string]any{"cells": "print(1)"}, "cells"},
 		{"no cells", "eval", map[string]any{"cells": []any{}}, "cells"},
 		{"unknown language", "eval", map[string]any{"cells": []any{map[string]any{"code": "1", "language": "ruby"}}}, "language"},
+		{"empty language", "eval", map[string]any{"cells": []any{map[string]any{"code": "1", "language": ""}}}, `cells[0].language is ""; use "py" (or python`},
 		{"unknown field", "eval", map[string]any{"cells": []any{py("1")}, "sesion": "x"}, "sesion"},
 		{"negative timeout", "eval", map[string]any{"cells": []any{map[string]any{"code": "1", "timeout": -1}}}, "timeout"},
 		{"bad mode", "eval", map[string]any{"cells": []any{py("1")}, "mode": "forever"}, "mode"},

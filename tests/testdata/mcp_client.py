@@ -180,6 +180,7 @@ async def notebook(s):
 async def malformed(s):
     for args, want in [({"cells": "print(1)"}, "cells must be an array"),
                        ({"cells": [{"code": "1", "language": "ruby"}]}, "cells[0].language"),
+                       ({"cells": [{"code": "1", "language": ""}]}, 'cells[0].language is ""; use "py" (or python'),
                        ({"cells": [{"code": "1"}], "sesion": "x"}, '"sesion"')]:
         res = await call(s, "eval", args)
         check(g(res, "is_error") and want in texts(res), "malformed %s" % args, res)
