@@ -5,9 +5,10 @@
 //   - [Run] executes the selected code cells of a [notebook.Notebook] in
 //     order in one fresh per-call session of a [sessions.Registry] and
 //     writes outputs, execution counts and metadata.language_info into it.
-//     Markdown and raw cells and unselected code cells are untouched; a
-//     selected cell that never started keeps its outputs (with
-//     Options.Papermill, its metadata.papermill says pending). A failed cell stops the run unless AllowErrors; a cell
+//     Markdown and raw cells are untouched; unselected code cells, and
+//     selected ones that never started, keep their outputs (with
+//     Options.Papermill, their metadata.papermill says pending). A failed
+//     cell stops the run unless AllowErrors; a cell
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
 //     partial output and one error output: the interpreter's own when it
 //     raised one (the KeyboardInterrupt of an interrupt, as Jupyter and
@@ -28,9 +29,10 @@
 //   - With Options.Papermill, Run writes papermill's execution metadata as
 //     papermill 2 does ([Papermill]): metadata.papermill of the notebook
 //     (paths, parameters, times, exception, version: the runner's own)
-//     and of each selected code cell (times, status pending, running,
+//     and of each non-blank code cell (times, status pending, running,
 //     completed or failed, exception), as the run goes, so a progress save
-//     in OnCellEnd holds it.
+//     in OnCellEnd holds it; a cell left out of Options.Cells is pending,
+//     its earlier run's status and times gone.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

@@ -3,6 +3,7 @@ package nbrun
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,10 +19,12 @@ import (
 // input_path, output_path, parameters, start_time, end_time, duration,
 // exception (true when a cell failed, else null), environment_variables
 // and default_parameters ({} unless already there: papermill 2 leaves
-// both empty) and version; other members already there stay. Each selected code cell's
-// metadata.papermill is start_time, end_time, duration, status (pending,
-// running, completed or failed) and exception. Markdown, raw and
-// unselected cells are untouched.
+// both empty) and version; other members already there stay. Each non-blank
+// code cell's metadata.papermill is start_time, end_time, duration, status
+// (pending, running, completed or failed) and exception; a cell the run
+// does not run (left out of Options.Cells, or after a failure) is pending,
+// with no times and exception null, whatever an earlier run wrote there.
+// Markdown, raw and blank cells are untouched.
 type Papermill struct {
 	InputPath, OutputPath string
 	// Parameters are the parameters injected, as params.Params.Metadata
@@ -71,7 +74,10 @@ type papermillRun struct {
 }
 
 // startPapermill writes the run's start: the notebook's metadata with no
-// end yet, and every selected cell pending.
+// end yet, and every selected cell pending. So is every other non-blank
+// code cell, which a run of some cells leaves pending to the end, as
+// papermill's start resets every cell: an earlier run's status there
+// ("failed", exception true) would contradict this run's.
 func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermillRun, error) {
 	r := &papermillRun{pm: pm, nb: nb, meta: map[string]any{}, start: now(), started: map[int]time.Time{}}
 	if old := nb.Metadata("papermill"); old != nil {
@@ -106,12 +112,23 @@ func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermi
 	if err := r.writeNotebook(); err != nil {
 		return nil, err
 	}
-	for _, i := range cells {
+	others, err := SelectCodeCells(nb, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range sortedUnion(cells, others) {
 		if err := r.cell(i, map[string]any{"status": pmPending, "start_time": nil, "end_time": nil, "duration": nil, "exception": nil}); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// sortedUnion is the distinct indexes of a and b, sorted.
+func sortedUnion(a, b []int) []int {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (r *papermillRun) writeNotebook() error { return r.nb.SetMetadata("papermill", r.meta) }

@@ -63,7 +63,7 @@ func parseTime(t *testing.T, s *string) time.Time {
 
 // With Options.Papermill, Run writes papermill's metadata: the run's, and
 // each selected cell's status and times; a cell that starts loses an
-// earlier run's metadata.execution; markdown and unselected cells are
+// earlier run's metadata.execution; markdown and blank cells are
 // untouched; OnCellEnd sees the ended cell's status.
 func TestRunWritesPapermillMetadata(t *testing.T) {
 	reg := newRegistry(t)
@@ -223,6 +223,59 @@ func TestRunPapermillMarksAStoppedCellFailed(t *testing.T) {
 				if m == nil || m.Status != want.status || (m.Exception == nil) != (want.exception == nil) ||
 					m.Exception != nil && *m.Exception != *want.exception {
 					t.Errorf("cell %d: metadata.papermill %s, want status %s", cell, md["papermill"], want.status)
+				}
+			}
+		})
+	}
+}
+
+// A run of some cells (Options.Cells, nb run --cells) leaves the other code
+// cells pending, as papermill's start leaves every cell: no times, no
+// exception. An earlier run's statuses would otherwise contradict this
+// run's: a cell "failed", exception true, under a run whose exception is
+// null. Markdown and blank cells still get none.
+func TestRunPapermillWithCellsLeavesTheOthersPending(t *testing.T) {
+	reg := newRegistry(t)
+	for _, tt := range []struct {
+		name    string
+		earlier bool // a full run, which fails at cell 1, ran before
+	}{
+		{"after a failed run", true},
+		{"first run", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := newNotebook(t, "print('a')", "1/0", "print('c')", "md:# x", "")
+			if tt.earlier {
+				res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Papermill: &nbrun.Papermill{}})
+				if err != nil || res.FailedCell() != 1 {
+					t.Fatalf("earlier run: %+v %v", res.Result, err)
+				}
+			}
+			res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Cells: []int{2}, Papermill: &nbrun.Papermill{}})
+			if err != nil || res.Status != sessions.StatusOK {
+				t.Fatalf("Run of cell 2: %+v %v", res.Result, err)
+			}
+			var m papermillMeta
+			if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil || m.Exception != nil {
+				t.Errorf("the run's exception is not null: %s", nb.Metadata("papermill"))
+			}
+			for _, cell := range []int{0, 1, 2} {
+				m, md := cellMeta(t, nb, cell)
+				want := "pending"
+				if cell == 2 {
+					want = "completed"
+				}
+				if m == nil || m.Status != want {
+					t.Errorf("cell %d: metadata.papermill %s, want status %s", cell, md["papermill"], want)
+					continue
+				}
+				if want == "pending" && (m.StartTime != nil || m.EndTime != nil || m.Duration != nil || m.Exception != nil) {
+					t.Errorf("cell %d did not run but has times or an exception: %s", cell, md["papermill"])
+				}
+			}
+			for _, i := range []int{3, 4} {
+				if m, md := cellMeta(t, nb, i); m != nil {
+					t.Errorf("cell %d (markdown, blank) got metadata.papermill %s", i, md["papermill"])
 				}
 			}
 		})

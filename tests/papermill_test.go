@@ -83,6 +83,40 @@ func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
 	}
 }
 
+// nb run --cells on a notebook papermill ran, and failed, leaves the code
+// cells it does not run pending, as papermill's start leaves every cell:
+// none still says "failed", exception true, under a run whose exception
+// is null. Markdown cells keep what papermill wrote.
+func TestNotebookRunCellsAfterPapermill(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import papermill, ipykernel").Run(); err != nil {
+		t.Skip("papermill is not installed (scripts/test-deps.sh)")
+	}
+	dir := t.TempDir()
+	in, nb := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "out.ipynb")
+	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "1/0", "print('three')")
+	if out, err := exec.Command("python3", "-m", "papermill", in, nb).CombinedOutput(); err == nil {
+		t.Fatalf("papermill: want a failure at 1/0\n%s", out)
+	}
+	// papermill added two markdown cells that mark the error: the code
+	// cells are 2, 4 (failed) and 5 (pending).
+	if out, err := command(t, "nb", "run", nb, "--inplace", "--cells", "5").CombinedOutput(); err != nil {
+		t.Fatalf("nb run --cells 5: %v\n%s", err, out)
+	}
+	got := readRawNotebook(t, nb)
+	if !strings.Contains(string(got.Metadata["papermill"]), `"exception": null`) {
+		t.Errorf("the run's exception is not null: %s", got.Metadata["papermill"])
+	}
+	const pending = `{"duration":null,"end_time":null,"exception":null,"start_time":null,"status":"pending"}`
+	for i, want := range []string{"", `"status":"completed"`, pending, "", pending, `"status":"completed"`} {
+		var m any
+		json.Unmarshal(got.Cells[i].Metadata["papermill"], &m)
+		canon, _ := json.Marshal(m)
+		if want == "" && m != nil || !strings.Contains(string(canon), want) {
+			t.Errorf("cell %d (%s): metadata.papermill %s, want %s", i, got.Cells[i].CellType, canon, want)
+		}
+	}
+}
+
 // nb run writes papermill's metadata for a papermill-style run (with
 // parameters) or a notebook that already has it, and otherwise writes what
 // nbconvert --execute writes: a notebook kept in git gains no timestamps
