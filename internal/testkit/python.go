@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -69,4 +70,53 @@ func PythonAtLeast(tb testing.TB, major, minor int) bool {
 		tb.Fatalf("the version of %s: %v", exe, verErr)
 	}
 	return verMajor > major || verMajor == major && verMinor >= minor
+}
+
+var versions sync.Map // "3.13" -> *versioned
+
+type versioned struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// PythonVersion returns the real executable of Python major.minor ("3.13"),
+// for a test of what that version alone does: python3.13 on PATH, else
+// pyenv's ($PYENV_ROOT, or ~/.pyenv, /versions/3.13*/bin/python3.13),
+// whose shims answer only for the selected version. Without one it skips
+// tb, saying where it looked.
+func PythonVersion(tb testing.TB, version string) string {
+	tb.Helper()
+	v, _ := versions.LoadOrStore(version, &versioned{})
+	pv := v.(*versioned)
+	pv.once.Do(func() { pv.path, pv.err = findVersion(version) })
+	if pv.err != nil {
+		tb.Skipf("no Python %s: %v (install python%s to run this test)", version, pv.err, version)
+	}
+	return pv.path
+}
+
+func findVersion(version string) (string, error) {
+	name := "python" + version
+	candidates := []string{name}
+	root := os.Getenv("PYENV_ROOT")
+	if home, err := os.UserHomeDir(); root == "" && err == nil {
+		root = filepath.Join(home, ".pyenv")
+	}
+	if root != "" {
+		found, _ := filepath.Glob(filepath.Join(root, "versions", version+"*", "bin", name))
+		candidates = append(candidates, found...)
+	}
+	probe := "import sys; print(sys.executable); print('%d.%d' % sys.version_info[:2])"
+	for _, c := range candidates {
+		out, err := exec.Command(c, "-c", probe).Output()
+		if err != nil {
+			continue
+		}
+		lines := strings.Fields(string(out))
+		if len(lines) == 2 && lines[1] == version {
+			return lines[0], nil
+		}
+	}
+	return "", fmt.Errorf("neither %s on PATH nor %s under %s/versions runs", name, name, root)
 }

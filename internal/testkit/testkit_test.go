@@ -129,3 +129,21 @@ func TestNbformatRefusesWhatItRepairs(t *testing.T) {
 		})
 	}
 }
+
+// PythonVersion finds the version Python runs, and none of a version that
+// does not exist.
+func TestPythonVersion(t *testing.T) {
+	out, err := exec.Command(Python(t), "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimSpace(string(out))
+	exe := PythonVersion(t, v)
+	got, err := exec.Command(exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+	if err != nil || strings.TrimSpace(string(got)) != v {
+		t.Errorf("PythonVersion(%q) = %s, which is %q (%v)", v, exe, got, err)
+	}
+	if path, err := findVersion("3.99"); err == nil || !strings.Contains(err.Error(), "python3.99") {
+		t.Errorf("findVersion(3.99) = %q, %v; want an error naming python3.99", path, err)
+	}
+}
