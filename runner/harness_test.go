@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -141,6 +142,7 @@ type startOpts struct {
 	modules   []string // dirs of extension modules, found as a session finds them (FindModules)
 	entries   []Module // EVALHOST_MODULES as given, in place of modules' (what FindModules judged, changed since)
 	dir       string
+	python    string           // the interpreter; testkit.Python's when empty
 	pyArgs    []string         // interpreter options before runner.py (-S hides site-packages)
 	runner    string           // runner.py to start; the shared copy when empty
 	first     string           // a cell sent as id c1 before ready, as a host may pipeline it
@@ -150,7 +152,10 @@ type startOpts struct {
 // start spawns the runner and waits for ready.
 func start(tb testing.TB, o startOpts) *proc {
 	tb.Helper()
-	exe := python(tb)
+	exe := o.python
+	if exe == "" {
+		exe = python(tb)
+	}
 	p := &proc{tb: tb, owner: tb, nonce: fmt.Sprintf("%016x", time.Now().UnixNano()),
 		frames: make(chan frameOrErr, 64), out: newMarkBuf(), errs: newMarkBuf(), exited: make(chan struct{}), quit: make(chan struct{})}
 	reqR, reqW := mustPipe(tb)
@@ -359,21 +364,12 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 		}
 	}
 	deadline := time.After(watchdog)
-	mark := []byte("\x00\x1eEVH" + p.nonce + ":" + id + "\x1e\x00")
 	// Position marks (frames doc, "Order") sit between text and rich
-	// frames; the text itself is what the cell wrote around them. An fd
-	// the done frame names as unmarked had nothing more the runner knew of.
-	unmarked := res.done().Unmarked
-	if unmarked&1 != 0 {
-		res.stdout = p.out.take()
-	} else {
-		res.stdout = p.out.until(p.tb, mark, deadline)
-	}
-	if unmarked&2 != 0 {
-		res.stderr = p.errs.take()
-	} else {
-		res.stderr = p.errs.until(p.tb, mark, deadline)
-	}
+	// frames; the text itself is what the cell wrote around them.
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "c"))
+	behind := err == nil && p.seq > n // cells sent after it, pipelined
+	res.stdout = p.text(p.out, 1, res, id, behind, deadline)
+	res.stderr = p.text(p.errs, 2, res, id, behind, deadline)
 	pos := regexp.MustCompile("\x00\x1eEVH" + p.nonce + ":\x02([0-9]+)\x1e\x00")
 	for fd, s := range map[int]*string{1: &res.stdout, 2: &res.stderr} {
 		res.raw[fd] = pos.ReplaceAllString(*s, "<$1>")
@@ -384,6 +380,33 @@ func (p *proc) collect(id string, onFrame func(frames.Frame)) cellResult {
 		*s = pos.ReplaceAllString(*s, "")
 	}
 	return res
+}
+
+// text is the cell's text on fd (1 or 2), read from m: up to its sync
+// mark. An fd the done frame names as unmarked had nothing more the runner
+// knew of: all read so far is the cell's, unless requests sent after it
+// (behind) may have written already, when only what comes up to its own
+// last position mark on fd is (and without one, nothing): what a cell
+// queued behind wrote is its own, mark included.
+func (p *proc) text(m *markBuf, fd uint8, res cellResult, id string, behind bool, deadline <-chan time.Time) string {
+	p.tb.Helper()
+	if res.done().Unmarked&fd == 0 {
+		return m.until(p.tb, []byte("\x00\x1eEVH"+p.nonce+":"+id+"\x1e\x00"), deadline)
+	}
+	if !behind {
+		return m.take()
+	}
+	k := 0
+	for _, f := range res.frames {
+		if f.Pos > 0 && f.Unmarked&fd == 0 {
+			k = max(k, f.Pos)
+		}
+	}
+	if k == 0 {
+		return ""
+	}
+	pos := fmt.Sprintf("\x00\x1eEVH%s:\x02%d\x1e\x00", p.nonce, k)
+	return m.until(p.tb, []byte(pos), deadline) + pos
 }
 
 // interrupt sends SIGINT to the runner's process group as the host does,
