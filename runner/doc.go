@@ -134,6 +134,14 @@
 //     before the prelude runs, are the runner's, which run Python's own in
 //     the reporting thread under this rule; sys.__excepthook__,
 //     sys.__unraisablehook__ and threading.__excepthook__ name them too.
+//     Showing a warning, the interpreter imports in the thread that warned,
+//     where its imports cannot be told from a cell's: warnings (3.13 for
+//     any warning, every version for a coroutine never awaited), linecache
+//     and tracemalloc (warnings' formatting), tokenize (3.13's linecache, a
+//     file on disk) and traceback (a coroutine's origin). So the first
+//     import of one of those five, a cell's too, is found as the runner's
+//     own, and so are its code's imports (stdio's StdlibHook): IPython has
+//     all but tracemalloc imported as it starts.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored. Once the exit

@@ -60,9 +60,10 @@ class _Finder:
 
 
 def _path_spec(name, dirs, target):
-    """The path finder's spec of name in dirs; linecache, getpass and
-    _posixsubprocess through stdio's hook, which adapts them to cells as
-    it does when a cell imports them."""
+    """The path finder's spec of name in dirs; the modules stdio's hook
+    knows (linecache, getpass, _posixsubprocess, what showing a warning
+    imports) through it, which adapts them to cells as it does when a cell
+    imports them."""
     hook = _core._module("stdio").StdlibHook
     if name in hook.fixes:
         return hook.find_spec(name, dirs, target)
@@ -70,6 +71,12 @@ def _path_spec(name, dirs, target):
 
 
 _finder = _Finder()
+
+
+def start_dirs():
+    """The directories the runner's own imports search: sys.path at its
+    start minus '', the cwd and the runner's directory."""
+    return (_finder.places or _finder._places())[1]
 
 
 def call(fn, *args):

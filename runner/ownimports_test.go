@@ -23,19 +23,22 @@ var planted = []string{
 	"json", "binascii", "html", "shlex", "math", "resource", "timeit", "shutil", "subprocess",
 	"selectors", "fcntl", "termios", "difflib", "asyncio", "types", "re", "importlib", "pathlib",
 	"http", "urllib", "email", "socket", "_colorize", "warnings", "collections", "functools",
-	"keyword", "operator", "reprlib", "enum", "copyreg", "itertools",
+	"keyword", "operator", "reprlib", "enum", "copyreg", "itertools", "tracemalloc",
 }
 
 // plant writes each planted module into a new directory, but for those
-// a cell's own imports (its statements, run by python3 -S) load: python3
-// too finds those in the cwd. Importing a planted one leaves a file of its
-// name in the returned markers directory and fails.
-func plant(t *testing.T, cellImports string) (dir, markers string) {
+// a cell's own imports (its statements, run by exe -S, testkit.Python's when
+// empty) load: python3 too finds those in the cwd. Importing a planted one
+// leaves a file of its name in the returned markers directory and fails.
+func plant(t *testing.T, exe, cellImports string) (dir, markers string) {
 	t.Helper()
 	dir, markers = t.TempDir(), t.TempDir()
 	skip := map[string]bool{}
 	if cellImports != "" {
-		out, err := exec.Command(python(t), "-S", "-c", "import sys\nbefore = set(sys.modules)\n"+cellImports+
+		if exe == "" {
+			exe = python(t)
+		}
+		out, err := exec.Command(exe, "-S", "-c", "import sys\nbefore = set(sys.modules)\n"+cellImports+
 			"\nprint(*(set(sys.modules) - before))").Output()
 		if err != nil {
 			t.Fatalf("%s: %v", cellImports, err)
@@ -71,6 +74,8 @@ func ran(t *testing.T, markers string) []string {
 // attack is a row of the attacker's table.
 type attack struct {
 	name    string
+	python  string   // the interpreter; testkit.Python's when empty
+	runner  string   // runner.py to start; the shared copy when empty
 	when    string   // beforeWarmUp, afterWarmUp, or "": the cells come as they come
 	imports string   // the cells' own imports: python3 too takes their modules from the cwd, so none is planted
 	cells   []string // each must end ok, unless ename says
@@ -155,7 +160,7 @@ func TestOwnImportsIgnoreTheCwd(t *testing.T) {
 	} {
 		for _, where := range []string{"start cwd", "request cwd", "directory a cell added"} {
 			t.Run(strings.TrimSpace(tc.name+" "+tc.when)+" in the "+where, func(t *testing.T) {
-				dir, markers := plant(t, tc.imports)
+				dir, markers := plant(t, tc.python, tc.imports)
 				c, p := tc.run(t, dir, where, markers)
 				if tc.check != nil {
 					tc.check(t, c)
@@ -175,7 +180,7 @@ func TestOwnImportsIgnoreTheCwd(t *testing.T) {
 // says; the last cell's result.
 func (a attack) run(t *testing.T, dir, where, markers string) (cellResult, *proc) {
 	t.Helper()
-	o := startOpts{pyArgs: []string{"-S"}} // -S: the IPython shim, and site imports less ahead of the cells
+	o := startOpts{python: a.python, runner: a.runner, pyArgs: []string{"-S"}} // -S: the IPython shim, and site imports less ahead of the cells
 	if where == "start cwd" {
 		o.dir = dir
 	}
@@ -240,7 +245,7 @@ func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 		if exec.Command(python(t), "-c", "import IPython").Run() != nil {
 			t.Skip("IPython is not installed")
 		}
-		dir, markers := plant(t, "")
+		dir, markers := plant(t, "", "")
 		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}})
 		wantResult("'InteractiveShell'")(t, p.run("type(get_ipython()).__mro__[1].__name__"))
 		if e := wantError(t, p.run("1 / 0"), "ZeroDivisionError"); !strings.Contains(strings.Join(e.Traceback, "\n"), "1 / 0") {
@@ -251,7 +256,7 @@ func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 		}
 	})
 	t.Run("IPython missing", func(t *testing.T) {
-		dir, markers := plant(t, "")
+		dir, markers := plant(t, "", "")
 		writeFile(t, dir, "IPython.py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n")
 		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}, pyArgs: []string{"-S"}})
 		wantError(t, p.run("1 + 1"), "IPythonUnavailable")

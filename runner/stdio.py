@@ -1,7 +1,8 @@
 """evalhost stdin: what a cell gets instead of a terminal. input(), sys.stdin
 and getpass fail at once with StdinNotImplementedError (after an input
 frame) instead of hanging; linecache, imported late, learns the cells'
-sources. Loaded by core at start-up; it imports nothing more.
+sources; what showing a warning imports is found as the runner's own
+imports are. Loaded by core at start-up; it imports nothing more.
 """
 
 import io
@@ -86,17 +87,25 @@ def _fix_getpass(gp):
     gp.getpass = deny_getpass
 
 
-class _FixingLoader:
-    """Runs a stdlib module's own loader, then adapts the module to cells."""
+def _as_is(module):
+    """No adaptation: a module of StdlibHook.own only."""
 
-    def __init__(self, loader, fix):
-        self._loader, self._fix = loader, fix
+
+class _FixingLoader:
+    """Runs a stdlib module's own loader, then adapts the module to cells;
+    with own, the module's code imports as the runner's own."""
+
+    def __init__(self, loader, fix, own=False):
+        self._loader, self._fix, self._own = loader, fix, own
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
-        self._loader.exec_module(module)
+        if self._own:
+            _core._imports().call(self._loader.exec_module, module)
+        else:
+            self._loader.exec_module(module)
         self._fix(module)
 
     def __getattr__(self, name):
@@ -105,9 +114,21 @@ class _FixingLoader:
 
 class StdlibHook:
     """Meta-path hook for the few stdlib modules cells need adapted, imported
-    lazily so start-up imports nothing; other imports pay one dict lookup."""
+    lazily so start-up imports nothing; other imports pay one dict lookup.
 
-    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _core._patch_fork_exec}
+    Those in own the interpreter imports itself to show a warning, in the
+    thread that warned, where no import can be told from a cell's: warnings
+    (3.13 for any warning, every version for a coroutine never awaited),
+    linecache and tracemalloc (its formatting), tokenize (3.13's linecache,
+    for a file on disk) and traceback (a coroutine's origin). Anyone's
+    first import of one is found as the runner's own are (imports.py), and
+    so are its code's, never in the cwd: a cell in /tmp that warned ran
+    another user's /tmp/linecache.py. IPython has all but tracemalloc
+    imported as it starts, so cells there get these too."""
+
+    fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _core._patch_fork_exec,
+             "warnings": _as_is, "tokenize": _as_is, "traceback": _as_is, "tracemalloc": _as_is}
+    own = frozenset(("warnings", "linecache", "tokenize", "traceback", "tracemalloc"))
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
@@ -116,9 +137,14 @@ class StdlibHook:
             return None
         import _frozen_importlib_external
 
+        own = path is None and name in cls.own
+        if own:
+            path = _core._imports().start_dirs()
         spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
+        if spec is None and own:
+            raise ModuleNotFoundError("No module named %r" % name, name=name)
         if spec is not None and spec.loader is not None:
-            spec.loader = _FixingLoader(spec.loader, fix)
+            spec.loader = _FixingLoader(spec.loader, fix, own)
         return spec
 
     @classmethod
