@@ -50,21 +50,22 @@ func python(tb testing.TB) string { tb.Helper(); return testkit.Python(tb) }
 
 // proc is one runner process wired like the host wires it.
 type proc struct {
-	tb     testing.TB // the test now using the proc
-	owner  testing.TB // the test that started it
-	cmd    *exec.Cmd
-	req    *os.File
-	nonce  string
-	frames chan frameOrErr
-	out    *markBuf
-	errs   *markBuf
-	wg     sync.WaitGroup
-	exited chan struct{}
-	quit   chan struct{} // closed by close: frame reader stops delivering
-	waitEr error
-	ready  frames.Frame
-	early  []frames.Frame // frames before ready
-	seq    int
+	tb      testing.TB // the test now using the proc
+	owner   testing.TB // the test that started it
+	cmd     *exec.Cmd
+	req     *os.File
+	nonce   string
+	frames  chan frameOrErr
+	out     *markBuf
+	errs    *markBuf
+	wg      sync.WaitGroup
+	exited  chan struct{}
+	quit    chan struct{} // closed by close: frame reader stops delivering
+	waitEr  error
+	closing sync.Once
+	ready   frames.Frame
+	early   []frames.Frame // frames before ready
+	seq     int
 }
 
 type frameOrErr struct {
@@ -465,8 +466,11 @@ func (p *proc) wait() int {
 }
 
 // close ends the runner (EOF on fd 0, then SIGKILL to the group if it
-// lingers) and checks that none of its goroutines or processes is left.
-func (p *proc) close() {
+// lingers) and checks that none of its goroutines or processes is left;
+// once: a test that closes it early leaves its Cleanup nothing to do.
+func (p *proc) close() { p.closing.Do(p.end) }
+
+func (p *proc) end() {
 	tb := p.owner
 	p.req.Close()
 	close(p.quit)
