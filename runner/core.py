@@ -17,9 +17,7 @@ import os
 import sys
 
 RUNNER_VERSION = "1.1"
-FLUSH_INTERVAL = 0.05
 WARM_QUIET = 0.05  # seconds idle before the warm-up (_warm) runs
-WARM_SWITCH = 0.0001  # the GIL's switch interval while it runs
 
 _FILE = sys._getframe().f_code.co_filename
 _RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
@@ -28,13 +26,10 @@ _PID = os.getpid()
 _SIGINT = _signal.SIGINT
 
 _q = _json.encode_basestring_ascii
-_os_write = os.write
 
 # Per-process state, set up by _setup; the cell under way is wire's _cur.
 _req_fd = 0
 _ns = {}
-_out = None
-_err = None
 _count = 0  # the execution count: one per execute request that reaches the compiler
 _sources = {}
 _loader = globals().get("_loader")  # set by runner.py before this runs: _loader(dir, name) -> (path, code object)
@@ -42,12 +37,9 @@ _capture = None  # a list while %%capture collects displays instead of sending t
 _pre_cell = []  # callables run before each cell (autoreload, get_ipython().events)
 _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
-_fork_lock = _thread.allocate_lock()
 _start = None  # (sys.path, cwd, sys.meta_path) as the runner started: where imports.py looks
 _module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
 _module_loading = set()  # the names of those modules
-_stop = _thread.allocate_lock()  # held until the flusher must stop
-_flusher_done = _thread.allocate_lock()
 
 
 def _cache_entry(name, src):
@@ -196,12 +188,27 @@ def _load_module(name, full):
     return mod
 
 
+def _after_fork_child():
+    """A forked child loads afresh the runner modules another thread was loading."""
+    global _module_lock
+    if not _module_lock._is_owned():
+        # A load under way in another thread never ends here: its module
+        # goes, to be loaded afresh, and so does the lock that thread held.
+        _module_lock = _thread.RLock()
+        for full in list(_module_loading):
+            sys.modules.pop(full, None)
+        _module_loading.clear()
+
+
 # The frames pipe and the marks (wire.py): loaded now, as the frame writers
 # are bound here, so core's calls of them cost what calls of its own do.
 _wire = _module("wire")
-_frame, _send, _warn, _send_plain_error = _wire._frame, _wire._send, _wire._warn, _wire._send_plain_error
-_touch, _touch_both, _unread = _wire._touch, _wire._touch_both, _wire._unread
-_send_held, _ack_interrupt, _TrackedFileIO = _wire._send_held, _wire._ack_interrupt, _wire._TrackedFileIO
+_frame, _send, _warn = _wire._frame, _wire._send, _wire._warn
+_ack_interrupt = _wire._ack_interrupt
+
+# The cells' streams and what flushes them first (stdio.py): loaded now too.
+_stdio = _module("stdio")
+_flush_std = _stdio.flush_std
 
 
 def get_ipython():
@@ -302,96 +309,20 @@ def _serve():
         cell(req)()
 
 
-# --- output streams -------------------------------------------------------
-
-
-class _Stderr(io.TextIOWrapper):
-    """stderr that flushes stdout first, so the two interleave as written."""
-
-    def write(self, s):
-        _out.flush()
-        return io.TextIOWrapper.write(self, s)
-
-
-
-def _stream(fd, name, cls):
-    raw = _TrackedFileIO(fd, "w", closefd=False)
-    raw._evh_fd = fd
-    raw.name = name
-    s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
-    s.mode = "w"
-    return s
-
-
-def _flush_std():
-    """Flush every Python-level stream that may hold bytes for fd 1/2."""
-    out, err = sys.stdout, sys.stderr
-    for s in (_out, _err, out if out is not _out else None, err if err is not _err else None):
-        if s is not None:
-            try:
-                s.flush()
-            except Exception:
-                pass
-
-
-def _flush_tick():
-    """The flusher's flush: stdout whole; stderr's bytes, not its pending
-    text. sys.stderr is line-buffered (as CPython's) and _Stderr.write is
-    Python code, so a print to it can be interrupted between its pieces:
-    flushing the pending text there split lines ("e" then " 1\n"). A
-    partial stderr line goes out with its newline, a flush, or the cell's
-    next frame or end."""
-    for s in (_out, _err.buffer):
-        try:
-            s.flush()
-        except Exception:
-            pass
-
-
-def _flusher():
-    """Every FLUSH_INTERVAL while a cell runs, flush stdout/stderr and send
-    a held frame (the cell's started, when it has sent nothing else yet).
-    It ticks while idle too: waking it at each cell's start cost a thread
-    switch (and a GIL hand-off) on every warm round trip."""
-    try:
-        _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
-        while True:
-            if _stop.acquire(True, FLUSH_INTERVAL):
-                return
-            with _fork_lock:
-                if _wire._cur.running:
-                    _flush_tick()
-                    _send_held()
-    finally:
-        _flusher_done.release()
+# --- the warm-up (warm.py, once the runner has been idle) -----------------
 
 
 def _warm():
-    """Import what the first error and the first clean frame need (traceback
-    formatting ~3 ms, the FIONREAD ioctl) once the runner has been idle for
-    WARM_QUIET: no request came in and none ran. A one-shot run's cells and
-    its exit come back to back, so it never pays for this (~2.4 ms of an
-    `evalhost run -c pass`). A cell that comes during the warm-up must not
-    wait for it: the GIL is handed over within WARM_SWITCH instead of
-    Python's 5 ms switch interval, and the rest of the warm-up waits for the
-    next quiet spell. Best effort: a failure here shows up, if at all, where
-    it is used."""
+    """The warm-up's thread: it loads warm.py and imports what the first
+    error needs once the runner has been idle for WARM_QUIET (_quiet). A
+    one-shot run's cells and its exit come back to back, so it never loads
+    it. Best effort: a failure here shows up, if at all, where it is used."""
     try:
         _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
         nap = _thread.allocate_lock()
         nap.acquire()
-        steps = _warm_steps()
-        while steps:
-            seen = _quiet(nap)
-            was = sys.getswitchinterval()
-            sys.setswitchinterval(WARM_SWITCH)
-            fast = sys.getswitchinterval()
-            try:
-                while steps and _wire._cur is seen:
-                    steps.pop(0)()
-            finally:
-                if sys.getswitchinterval() == fast:  # a cell may have set its own
-                    sys.setswitchinterval(was)
+        seen = _quiet(nap)  # before the load, which a one-shot run never gets to
+        _module("warm").warm(nap, seen)
     except Exception:
         pass
 
@@ -408,98 +339,6 @@ def _quiet(nap):
         if cur is seen and not busy and not cur.running:
             return cur
         seen, busy = cur, cur.running
-
-
-def _warm_steps():
-    """The warm-up in steps of ~0.3-2 ms (imports, leaves first), so a cell
-    that comes waits for the one under way only. The runner's own imports
-    (_own), formatting too: it is what a first error runs."""
-    return [lambda: _own("token"), lambda: _own("tokenize"), lambda: _own("linecache"),
-            lambda: _own("textwrap"), lambda: _own("traceback"), lambda: _imports().call(_warm_format),
-            lambda: _own("ast")]
-
-
-def _warm_format():
-    traceback = _own("traceback")
-    _unread(1)
-    try:
-        raise ValueError("warm")
-    except ValueError as e:
-        traceback.TracebackException(type(e), e, e.__traceback__).format()
-        "".join(traceback.format_exception_only(type(e), e))
-
-
-# --- flushing before other writers of fd 1/2 ------------------------------
-
-
-def _flush_first(fn):
-    def wrapper(*args, **kwargs):
-        _flush_std()
-        _touch_both()
-        return fn(*args, **kwargs)
-
-    wrapper.__name__ = getattr(fn, "__name__", "wrapper")
-    wrapper.__qualname__ = wrapper.__name__
-    wrapper.__doc__ = getattr(fn, "__doc__", None)
-    wrapper.__wrapped__ = fn
-    return wrapper
-
-
-def _write(fd, data):
-    if fd == 1 or fd == 2:
-        _flush_std()
-        _touch(fd)
-    return _os_write(fd, data)
-
-
-_write.__name__ = _write.__qualname__ = "write"
-_write.__doc__ = os.write.__doc__
-
-
-def _before_fork():
-    _fork_lock.acquire()
-    _flush_std()
-    _touch_both()
-
-
-def _after_fork_parent():
-    _fork_lock.release()
-
-
-def _after_fork_child():
-    global _module_lock
-    _wire._forked = True
-    _fork_lock.release()
-    if not _module_lock._is_owned():
-        # A load under way in another thread never ends here: its module
-        # goes, to be loaded afresh, and so does the lock that thread held.
-        _module_lock = _thread.RLock()
-        for full in list(_module_loading):
-            sys.modules.pop(full, None)
-        _module_loading.clear()
-
-
-def _patch_writers():
-    os.write = _write
-    for name in ("system", "execv", "execve", "posix_spawn", "posix_spawnp"):
-        fn = getattr(os, name, None)
-        if fn is not None:
-            setattr(os, name, _flush_first(fn))
-    # _posixsubprocess gets _patch_fork_exec as it is imported (stdio's
-    # StdlibHook): loading the extension at start cost ~0.13 ms of every start.
-    os.register_at_fork(
-        before=_before_fork, after_in_parent=_after_fork_parent, after_in_child=_after_fork_child
-    )
-
-
-def _patch_fork_exec(ps):
-    """subprocess's way to start a child (_posixsubprocess.fork_exec) flushes first."""
-    if getattr(ps, "fork_exec", None) is None:
-        return  # not the extension (a _posixsubprocess.py on sys.path)
-    ps.fork_exec = _flush_first(ps.fork_exec)
-    sub = sys.modules.get("subprocess")
-    if sub is not None and getattr(sub, "_fork_exec", None) is not None:
-        sub._fork_exec = ps.fork_exec
 
 
 # --- signals --------------------------------------------------------------
@@ -623,20 +462,6 @@ def _take_fds():
     os.close(null)
 
 
-def _take_stdio():
-    """The runner's sys.stdout/stderr on fd 1/2 and stdio's stdin; returns stdio."""
-    global _out, _err
-    _out = _stream(1, "<stdout>", io.TextIOWrapper)
-    _err = _stream(2, "<stderr>", _Stderr)
-    _err.reconfigure(line_buffering=True)
-    _wire._streams = (_out, _err)
-    sys.stdout = sys.__stdout__ = _out
-    sys.stderr = sys.__stderr__ = _err
-    stdio = _module("stdio")
-    sys.stdin = sys.__stdin__ = stdio.NoStdin()
-    return stdio
-
-
 def _user_path():
     """The runner's own directory must not shadow user imports; where the
     interpreter found modules before the cwd joined is kept for _own."""
@@ -651,7 +476,7 @@ def _user_path():
     sys.path.insert(i, "")
 
 
-def _user_namespace(stdio):
+def _user_namespace():
     """A fresh __main__ for the cells, with IPython's history names and builtins."""
     global _ns
     main = type(sys)("__main__")
@@ -663,17 +488,18 @@ def _user_namespace(stdio):
     builtins.get_ipython = get_ipython
     _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="", _i00="")
     _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
-    builtins.input = stdio.deny_stdin
-    builtins.StdinNotImplementedError = stdio.StdinNotImplementedError
+    builtins.input = _stdio.deny_stdin
+    builtins.StdinNotImplementedError = _stdio.StdinNotImplementedError
 
 
 def _setup():
     _take_fds()
-    stdio = _take_stdio()
+    _stdio.take()
     _own_reports()
     _user_path()
-    _user_namespace(stdio)
-    _patch_writers()
+    _user_namespace()
+    _stdio.patch_writers()
+    os.register_at_fork(after_in_child=_after_fork_child)
     _signal.signal(_SIGINT, _on_sigint)
     if _WAKE:
         _signal.signal(_WAKE, _on_wake)
@@ -683,7 +509,7 @@ def _setup():
         _start_ipython()
     else:
         sys.meta_path.insert(0, _IPythonHook)
-    stdio.StdlibHook.install()
+    _stdio.StdlibHook.install()
 
     prelude = os.path.join(_HERE, "prelude.py")
     if os.path.exists(prelude):
@@ -694,9 +520,7 @@ def _setup():
     if _ipython_mode:
         _module("ipy_full").hide_startup_names(_hidden)
 
-    _stop.acquire()
-    _flusher_done.acquire()
-    _thread.start_new_thread(_flusher, ())
+    _stdio.start_flusher()
     # What start-up made lives as long as the runner: later collections (the
     # one at exit included) need not traverse it again.
     import gc
@@ -715,12 +539,6 @@ def _start_ipython():
         _module("ipy_full").start_full()
     except BaseException as e:
         _module("ipy_full").full_error = "%s: %s" % (type(e).__name__, e)
-
-
-def _shutdown():
-    _stop.release()
-    _flusher_done.acquire(True, 1.0)
-    _flush_std()
 
 
 def main(boot_file=None):
@@ -742,7 +560,7 @@ def main(boot_file=None):
     try:
         _serve()
     finally:
-        _shutdown()
+        _stdio.stop()
     _exit_fast()
 
 

@@ -113,7 +113,7 @@ def method(obj, name):
 
 
 def _note_repr_failure(obj, name, exc):
-    _core._err.write("display: %s.%s() raised %s: %s\n" % (type(obj).__name__, name, type(exc).__name__, exc))
+    _core._stdio.err.write("display: %s.%s() raised %s: %s\n" % (type(obj).__name__, name, type(exc).__name__, exc))
 
 
 def _mime_value(mime, v):

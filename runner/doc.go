@@ -17,24 +17,27 @@
 // byte written to fd 3 and the marks on fd 1/2: frame lines, the held line
 // batched with the next frame, position and sync marks, FIONREAD checks, the
 // done frame and the interrupted ack; as core loads), stdio (what cells get
-// instead of a terminal; at start-up), cells (an execute request as a Cell
-// object whose steps have names: accept, start, send_started, apply, run,
-// execute, end, fail, finish; a result goes through update_user_ns,
-// compute_format_data and write_format_data, as in IPython's DisplayHook,
-// except a plain builtin value's, its repr alone, which the Cell keeps
-// (keep_result) to place and send with done: one look at the pipes for both
-// frames, unless a post-cell hook, figures or an error come between, when it
-// is sent at once as before; loaded right after ready is sent, while the
-// host answers it), and on first use imports (the runner's own imports,
-// below), display (the IPython display protocol), tracebacks, modules
-// (EVALHOST_MODULES), and the IPython compatibility split by feature:
+// instead of a terminal: stdout and stderr on fd 1/2, their flusher and the
+// flush before any other writer of fd 1/2, the stdin that refuses, the stdlib
+// modules adapted as they are imported; as core loads), cells (an execute
+// request as a Cell object whose steps have names: accept, start,
+// send_started, apply, run, execute, end, fail, finish; a result goes through
+// update_user_ns, compute_format_data and write_format_data, as in IPython's
+// DisplayHook, except a plain builtin value's, its repr alone, which the Cell
+// keeps (keep_result) to place and send with done: one look at the pipes for
+// both frames, unless a post-cell hook, figures or an error come between,
+// when it is sent at once as before; loaded right after ready is sent, while
+// the host answers it), warm (the warm-up, below; once the runner has been
+// idle, so never in a one-shot run), and on first use imports (the runner's
+// own imports, below), display (the IPython display protocol), tracebacks,
+// modules (EVALHOST_MODULES), and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
 // hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
 // ipy_rewrite and ipy_system only. Each is loaded once: a thread that asks
-// for one another thread is loading waits until its code has run, and a
-// child forked meanwhile loads it afresh. Every frame line is built by wire's
+// for one another thread is loading waits until its code has run, and a child
+// forked meanwhile loads it afresh. Every frame line is built by wire's
 // _frame. Every *.py of this directory is embedded and written by [Path].
 //
 // Nothing another user could write is run (issue 19). [Path] re-verifies

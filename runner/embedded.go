@@ -42,6 +42,8 @@ var (
 	stdioPy string
 	//go:embed tracebacks.py
 	tracebacksPy string
+	//go:embed warm.py
+	warmPy string
 	//go:embed wire.py
 	wirePy string
 )
@@ -65,5 +67,6 @@ var embeddedFiles = []file{
 	{"runner.py", runnerPy},
 	{"stdio.py", stdioPy},
 	{"tracebacks.py", tracebacksPy},
+	{"warm.py", warmPy},
 	{"wire.py", wirePy},
 }

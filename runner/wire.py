@@ -23,10 +23,10 @@ _core = globals()["_core"]
 MAX_LINE = 32 << 20  # frames.DefaultMaxLine
 _SIGINT = _signal.SIGINT
 _q = _json.encode_basestring_ascii
-_os_write = os.write  # the real one: core patches os.write at start-up
+_os_write = os.write  # the real one: stdio patches os.write at start-up
 
 _frames_fd = 3
-# Set by core: _nonce and _streams at start-up, _forked in a fork() child.
+# Set at start-up: _nonce by core, _streams by stdio; _forked by stdio in a fork() child.
 _nonce = b""
 _streams = ()  # the runner's own sys.stdout and sys.stderr
 _forked = False  # a fork() child of a cell sends nothing
