@@ -65,9 +65,12 @@
 //   - A refusal for an owner, judged with a list, says in Listing which
 //     directory to list to waive it (the project's, when its owner is the
 //     one refused, else the directory refused) and [Error.Fix] the command
-//     (echo DIR >> FILE), [Error.Trust] the sentence; when the list could
-//     not help (unreadable, an entry that waives nothing, an entry of
-//     another owner), Note says why, and Reason carries it.
+//     (echo DIR >> FILE; printf '%s\n' for a DIR with a backslash, which
+//     sh's echo would read as an escape), [Error.Trust] the sentence; when
+//     the list could not help (unreadable, an entry that waives nothing, an
+//     entry of another owner, a DIR no line can list: a newline or space at
+//     an end in it, or a trailing "/*"), Note says why, and Reason carries
+//     it. A DIR is another user's to name: the command lists it and only it.
 //   - [WriteDir] judges a directory the user's files are created in: a
 //     directory owned by the user or root that others may write only with
 //     the sticky bit (then they can add names, which the caller's O_EXCL

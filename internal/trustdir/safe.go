@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Safe is the user's list of safe directories: project directories they
@@ -303,13 +304,24 @@ func (s *Safe) advice(p string, uid int, isDir, isLink bool, base string) (listi
 		if b, err := filepath.EvalSymlinks(base); err == nil && (within(p, b) || !isLink && within(b, p)) {
 			if fi, err := os.Lstat(b); err == nil {
 				if o, ok := Owner(fi); ok && o == uid {
-					return b, ""
+					return listingOf(b)
 				}
 			}
 		}
 	}
 	if isDir && !isLink {
-		return p, ""
+		return listingOf(p)
 	}
 	return "", ""
+}
+
+// listingOf is dir as the listing advised, or why it cannot be: its name
+// (another user's to choose) must read back from a line of the list as
+// dir and nothing more, so a newline or a trailing "/*" in it cannot make
+// the advised line trust more than dir.
+func listingOf(dir string) (listing, note string) {
+	if strings.TrimSpace(dir) != dir || strings.HasSuffix(dir, "/*") || strings.ContainsFunc(dir, unicode.IsControl) {
+		return "", fmt.Sprintf("%q cannot be listed as a safe directory: a line of the list is one directory, trimmed of spaces, and D/* means what is under D", dir)
+	}
+	return dir, ""
 }

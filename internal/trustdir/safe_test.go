@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -297,4 +298,85 @@ func TestSafeCodeFile(t *testing.T) {
 	own(t, path, 0o644, other)
 	fi, _ = os.Stat(path)
 	check(t, mods, Opened(path, fi, judged.Mark()), &want{"m.py", Self, Owned, "owned by uid 54321"})
+}
+
+// TestSafeAdviceOddNames: the listing a refusal advises, run as printed by
+// sh (dash, whose echo reads backslash escapes) and bash, appends one line
+// that lists the refused project and nothing else; a project whose name the
+// list cannot hold (a newline, space at an end, a trailing "/*") gets no
+// listing advised, so a name another user chose cannot make the advised
+// command trust more than their project (a "*" line).
+func TestSafeAdviceOddNames(t *testing.T) {
+	needRoot(t)
+	for _, tt := range []struct {
+		name     string
+		listable bool
+	}{
+		{"plain", true},
+		{"with space", true},
+		{"it's", true},
+		{"$(touch pwned)", true},
+		{`back\nslash`, true},
+		{`x\n*`, true},
+		{`tab\there`, true},
+		{"-n", true},
+		{"new\n*", false},
+		{"cr\r", false},
+		{"trailing ", false},
+		{" leading", true},
+		{"nbsp\u00a0", false},
+		{"*", false},
+	} {
+		for _, shell := range []string{"sh", "bash"} {
+			t.Run(shell+"/"+tt.name, func(t *testing.T) {
+				sh, err := exec.LookPath(shell)
+				if err != nil {
+					t.Skip(err)
+				}
+				as(t, pretend)
+				root := t.TempDir()
+				mkdir(t, filepath.Join(root, "srv"), 0o755, 0)
+				base := filepath.Join(root, "srv", tt.name)
+				mkdir(t, filepath.Join(base, ".evalhost", "modules"), 0o755, nobody)
+				own(t, filepath.Join(base, ".evalhost"), 0o755, nobody)
+				own(t, base, 0o755, nobody)
+				home := mkdir(t, filepath.Join(root, "home"), 0o700, pretend)
+				list := filepath.Join(home, "safe-directories")
+				_, err = CodeDir(base, filepath.Join(".evalhost", "modules"), SafeFile(list))
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("got %v, want a refusal", err)
+				}
+				if !tt.listable {
+					if e.Listing != "" || e.Fix() != "" || e.Trust() != "" {
+						t.Fatalf("listing %q advised (%s) for a name the list cannot hold", e.Listing, e.Fix())
+					}
+					if !strings.Contains(e.Note, "cannot be listed") {
+						t.Errorf("note %q does not say why no listing is advised", e.Note)
+					}
+					return
+				}
+				if e.Listing != base {
+					t.Fatalf("listing %q, want %q", e.Listing, base)
+				}
+				cmd := exec.Command(sh, "-c", e.Fix())
+				cmd.Dir = home
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s -c %q: %v: %s", shell, e.Fix(), err, out)
+				}
+				if _, err := os.Lstat(filepath.Join(home, "pwned")); err == nil {
+					t.Fatalf("%q ran a command of the name's", e.Fix())
+				}
+				own(t, list, 0o600, pretend)
+				listed, err := SafeFile(list).Listed()
+				if err != nil || len(listed) != 1 || listed[0].Entry != base || listed[0].Unusable != nil {
+					data, _ := os.ReadFile(list)
+					t.Fatalf("%s -c %q listed %+v, %v (file %q); want %q alone", shell, e.Fix(), listed, err, data, base)
+				}
+				if _, err := CodeDir(base, filepath.Join(".evalhost", "modules"), SafeFile(list)); err != nil {
+					t.Errorf("listed as advised, still refused: %v", err)
+				}
+			})
+		}
+	}
 }

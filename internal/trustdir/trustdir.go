@@ -141,7 +141,13 @@ func (e *Error) Fix() string {
 	q := shellQuote(e.At)
 	switch {
 	case (e.Problem == Owned || e.Problem == LinkOwned) && e.Listing != "" && e.SafeFile != "":
-		return "echo " + shellQuote(e.Listing) + " >> " + shellQuote(e.SafeFile)
+		// sh's echo (dash's, zsh's) reads \n in its argument as a newline,
+		// and a name of another user's may hold one ("x\n*").
+		echo := "echo "
+		if strings.ContainsRune(e.Listing, '\\') {
+			echo = `printf '%s\n' `
+		}
+		return echo + shellQuote(e.Listing) + " >> " + shellQuote(e.SafeFile)
 	case e.Problem == Writable:
 		return "chmod go-w " + q
 	case e.Problem == OpenToAll && e.Role == Above:

@@ -387,6 +387,8 @@ func TestFix(t *testing.T) {
 		{Error{At: "/p/it's", Role: Self, Problem: OpenToAll}, `chmod go-w '/p/it'\''s' (or chmod +t '/p/it'\''s')`},
 		{Error{At: "/p", Role: Self, Problem: Owned}, ""},
 		{Error{At: "/p", Role: Self, Problem: LinkOwned}, ""},
+		{Error{At: "/p", Role: Self, Problem: Owned, Listing: "/p", SafeFile: "/h/safe-directories"}, "echo /p >> /h/safe-directories"},
+		{Error{At: "/p", Role: Self, Problem: Owned, Listing: `/p\n*`, SafeFile: "/h/safe-directories"}, `printf '%s\n' '/p\n*' >> /h/safe-directories`},
 	} {
 		if got := tt.e.Fix(); got != tt.want {
 			t.Errorf("Fix of %+v = %q, want %q", tt.e, got, tt.want)
