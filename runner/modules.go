@@ -61,7 +61,7 @@ func (e *ModuleRefusedError) Unwrap() error { return e.Err }
 // another user's, the safe directory that would let it be theirs, beside
 // taking it over.
 func moduleFix(e *trustdir.Error) string {
-	at := e.At
+	at := trustdir.ShellQuote(e.At)
 	trust := ""
 	if t := e.Trust(); t != "" {
 		trust = "; or " + t

@@ -34,10 +34,12 @@ def unsafe(st, owner=None):
 
 
 def refusal(path, why):
+    # The name may be another user's to choose: the command quotes it.
+    q = globals()["_core"]._own("shlex").quote(path)
     return (
         "extension module %s was not loaded: %s, so another user could run code as you; "
         "if you trust it, make it yours and not writable by others (chown $(id -u) %s && chmod go-w %s)"
-        % (path, why, path, path)
+        % (path, why, q, q)
     )
 
 

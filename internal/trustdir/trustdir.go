@@ -138,7 +138,7 @@ func (e *Error) reason() string {
 // which); "" for any other (whether taking another user's files over, or
 // trusting them, is right is the caller's to say).
 func (e *Error) Fix() string {
-	q := shellQuote(e.At)
+	q := ShellQuote(e.At)
 	switch {
 	case (e.Problem == Owned || e.Problem == LinkOwned) && e.Listing != "" && e.SafeFile != "":
 		// sh's echo (dash's, zsh's) reads \n in its argument as a newline,
@@ -147,7 +147,7 @@ func (e *Error) Fix() string {
 		if strings.ContainsRune(e.Listing, '\\') {
 			echo = `printf '%s\n' `
 		}
-		return echo + shellQuote(e.Listing) + " >> " + shellQuote(e.SafeFile)
+		return echo + ShellQuote(e.Listing) + " >> " + ShellQuote(e.SafeFile)
 	case e.Problem == Writable:
 		return "chmod go-w " + q
 	case e.Problem == OpenToAll && e.Role == Above:
@@ -168,8 +168,9 @@ func writers(m fs.FileMode) string {
 	return "others"
 }
 
-// shellQuote quotes p for a shell when it needs it.
-func shellQuote(p string) string {
+// ShellQuote quotes p as one word for a shell when it needs it: a path
+// in a command a refusal advises is often another user's to name.
+func ShellQuote(p string) string {
 	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@") == "" {
 		return p
 	}
