@@ -57,7 +57,11 @@
 //     they could replace D with their own anyway); any other owner there,
 //     or a link on the way to D that is not the user's or root's, makes
 //     the entry waive nothing, since whoever controls the way could put
-//     their own D in its place. "D/*" lets any owner own what is under D,
+//     their own D in its place. Nor may D, or a directory of another
+//     user's above it, be in a directory everyone may write (/tmp, sticky
+//     or not): the entry trusts whoever owns D when it is read, and once
+//     its owner removes it anyone could make it again as theirs; such a D
+//     is not advised either. "D/*" lets any owner own what is under D,
 //     the way to D judged as always; "*" waives every owner. No entry
 //     waives a mode: a directory everyone may write without the sticky bit
 //     is refused wherever it is, and code dirs and files writable by group

@@ -236,6 +236,9 @@ func (s *Safe) resolve() {
 		if err == nil && got != real {
 			err = fmt.Errorf("%s changed while it was read", e.path)
 		}
+		if err == nil && !e.prefix {
+			err = claimable(real)
+		}
 		if err != nil {
 			e.unusable = err
 		}
@@ -318,10 +321,45 @@ func (s *Safe) advice(p string, uid int, isDir, isLink bool, base string) (listi
 // listingOf is dir as the listing advised, or why it cannot be: its name
 // (another user's to choose) must read back from a line of the list as
 // dir and nothing more, so a newline or a trailing "/*" in it cannot make
-// the advised line trust more than dir.
+// the advised line trust more than dir; and no one else may be able to
+// take dir's place ([claimable]).
 func listingOf(dir string) (listing, note string) {
 	if strings.TrimSpace(dir) != dir || strings.HasSuffix(dir, "/*") || strings.ContainsFunc(dir, unicode.IsControl) {
 		return "", fmt.Sprintf("%q cannot be listed as a safe directory: a line of the list is one directory, trimmed of spaces, and D/* means what is under D", dir)
 	}
+	if err := claimable(dir); err != nil {
+		return "", fmt.Sprintf("listing it would not help: %v", err)
+	}
 	return dir, ""
+}
+
+// claimable says whether an exact entry for dir (a real path) could come
+// to trust someone the user never chose: it trusts whoever owns dir when
+// it is read, so dir, or a directory of another user's above it, must not
+// sit in a directory everyone may write (/tmp, sticky or not), where once
+// its owner removes it anyone may make it again as theirs.
+func claimable(dir string) error {
+	me := geteuid()
+	for d := dir; ; {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		if uid, ok := Owner(fi); !ok || uid == me || uid == 0 {
+			return nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil
+		}
+		pfi, err := os.Lstat(parent)
+		if err != nil {
+			return err
+		}
+		if pfi.Mode().Perm()&0o002 != 0 {
+			uid, _ := Owner(fi)
+			return fmt.Errorf("%s is uid %d's in %s, which everyone may write: were it removed, whoever made it again would own it", d, uid, parent)
+		}
+		d = parent
+	}
 }

@@ -18,7 +18,13 @@ const other = 54321
 func project(t *testing.T, root string) string {
 	t.Helper()
 	mkdir(t, filepath.Join(root, "srv"), 0o755, 0)
-	base := filepath.Join(root, "srv", "proj")
+	return projectAt(t, filepath.Join(root, "srv", "proj"))
+}
+
+// projectAt makes base, a project nobody owns, with its .evalhost/modules,
+// in a directory that exists.
+func projectAt(t *testing.T, base string) string {
+	t.Helper()
 	mkdir(t, filepath.Join(base, ".evalhost", "modules"), 0o755, nobody)
 	own(t, filepath.Join(base, ".evalhost"), 0o755, nobody)
 	own(t, base, 0o755, nobody)
@@ -125,6 +131,20 @@ func TestSafeCodeDir(t *testing.T) {
 			link(t, mkdir(t, filepath.Join(root, "theirs"), 0o755, other), mods, nobody)
 			return base
 		}, &want{"theirs", Self, Owned, "owned by uid 54321"}, ""},
+		{"listed, in a directory everyone may write", []string{"%ROOT%/tmp/proj"}, func(t *testing.T, root string) string {
+			mkdir(t, filepath.Join(root, "tmp"), fs.ModeSticky|0o777, 0)
+			return projectAt(t, filepath.Join(root, "tmp", "proj"))
+		}, &want{"tmp/proj", Above, Owned, "above it is owned by uid 65534"}, "which everyone may write: were it removed, whoever made it again would own it"},
+		{"listed, its owner's directory above it in one everyone may write", []string{"%ROOT%/tmp/colleague/proj"}, func(t *testing.T, root string) string {
+			mkdir(t, filepath.Join(root, "tmp"), fs.ModeSticky|0o777, 0)
+			mkdir(t, filepath.Join(root, "tmp", "colleague"), 0o755, nobody)
+			return projectAt(t, filepath.Join(root, "tmp", "colleague", "proj"))
+		}, &want{"tmp/colleague", Above, Owned, "above it is owned by uid 65534"}, "tmp/colleague is uid 65534's in %ROOT%/tmp, which everyone may write"},
+		{"listed, in the user's directory in one everyone may write", []string{"%ROOT%/tmp/mine/proj"}, func(t *testing.T, root string) string {
+			mkdir(t, filepath.Join(root, "tmp"), fs.ModeSticky|0o777, 0)
+			mkdir(t, filepath.Join(root, "tmp", "mine"), 0o755, pretend)
+			return projectAt(t, filepath.Join(root, "tmp", "mine", "proj"))
+		}, nil, ""},
 		{"not a prefix of a name", []string{"%ROOT%/srv/pro"}, func(t *testing.T, root string) string {
 			mkdir(t, filepath.Join(root, "srv", "pro"), 0o755, nobody)
 			return project(t, root)
@@ -378,5 +398,25 @@ func TestSafeAdviceOddNames(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSafeAdviceClaimable: another user's project in a directory everyone
+// may write (/tmp) gets no listing advised, since an entry for it would
+// trust whoever makes it next; the note says so.
+func TestSafeAdviceClaimable(t *testing.T) {
+	needRoot(t)
+	as(t, pretend)
+	root := t.TempDir()
+	mkdir(t, filepath.Join(root, "tmp"), fs.ModeSticky|0o777, 0)
+	base := projectAt(t, filepath.Join(root, "tmp", "proj"))
+	list := filepath.Join(mkdir(t, filepath.Join(root, "home"), 0o700, pretend), "safe-directories")
+	_, err := CodeDir(base, filepath.Join(".evalhost", "modules"), SafeFile(list))
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v, want a refusal", err)
+	}
+	if e.Listing != "" || e.Fix() != "" || !strings.Contains(err.Error(), "listing it would not help: "+base+" is uid 65534's in "+filepath.Join(root, "tmp")+", which everyone may write") {
+		t.Errorf("listing %q (%s) advised for a project in a directory everyone may write: %v", e.Listing, e.Fix(), err)
 	}
 }
