@@ -137,3 +137,32 @@ func TestSafeDirectoriesAcrossCommands(t *testing.T) {
 		t.Fatalf("listed: exit %d, stdout %q, stderr %s; want the venv's python with the team's module", code, stdout, stderr)
 	}
 }
+
+// TestSafeDirectoriesDoctor: doctor lists each entry with whom it trusts
+// now (an exact entry's owner, which the line does not say) or why it
+// waives nothing.
+func TestSafeDirectoriesDoctor(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a project to another user needs root")
+	}
+	root, home := t.TempDir(), t.TempDir()
+	proj := teamProject(t, root, false)
+	srv := filepath.Dir(proj)
+	list := proj + "\n" + srv + "/*\n*\n" + filepath.Join(root, "missing") + "\n"
+	if err := os.WriteFile(filepath.Join(home, "safe-directories"), []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "doctor", "--python", "python3")
+	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+	stdout, stderr, _ := runCaptured(t, cmd, false)
+	for _, want := range []string{
+		"  " + proj + ": trusts uid 65534",
+		"  " + srv + "/*: trusts every owner under it\n",
+		"  *: trusts every owner, everywhere\n",
+		"  " + filepath.Join(root, "missing") + ": waives nothing: ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor's stdout lacks %q:\n%s%s", want, stdout, stderr)
+		}
+	}
+}

@@ -6,12 +6,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -129,11 +133,33 @@ func printSafeDirectories(w io.Writer, home string) bool {
 	}
 	fmt.Fprintf(w, "safe directories: %s\n", safe.File())
 	for _, l := range listed {
-		if l.Unusable != nil {
-			fmt.Fprintf(w, "  %s: waives nothing: %v\n", l.Entry, l.Unusable)
-		} else {
-			fmt.Fprintf(w, "  %s\n", l.Entry)
-		}
+		fmt.Fprintf(w, "  %s: %s\n", l.Entry, trusts(l))
 	}
 	return true
+}
+
+// trusts says whom an entry trusts and where, so the user sees the uid an
+// entry stands for now, which is not written in it.
+func trusts(l trustdir.Listed) string {
+	at := ""
+	if l.Dir != "" && l.Dir != filepath.Clean(strings.TrimSuffix(l.Entry, "/*")) {
+		at = " (" + l.Dir + ")"
+	}
+	switch {
+	case l.Unusable != nil:
+		return fmt.Sprintf("waives nothing: %v", l.Unusable)
+	case l.Entry == "*":
+		return "trusts every owner, everywhere"
+	case l.Owner < 0:
+		return "trusts every owner under it" + at
+	}
+	return fmt.Sprintf("trusts uid %d%s with it%s", l.Owner, userName(l.Owner), at)
+}
+
+// userName is " (name)" for uid, "" when it has none.
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
+		return " (" + u.Username + ")"
+	}
+	return ""
 }

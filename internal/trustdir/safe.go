@@ -68,10 +68,16 @@ func (s *Safe) File() string {
 }
 
 // Listed is an entry of a list as written, and why it waives nothing
-// (nil when it may).
+// (nil when it may), or whom it trusts where.
 type Listed struct {
 	Entry    string
 	Unusable error
+	// Dir is the listed directory's real path ("" for *, or when
+	// Unusable); Owner is whom an exact entry lets own it and what is
+	// under it (-1 for D/* and *, which trust any owner, or where files
+	// carry none).
+	Dir   string
+	Owner int
 }
 
 // Listed reads the list if it was not yet and returns its entries, or why
@@ -80,7 +86,10 @@ func (s *Safe) Listed() ([]Listed, error) {
 	list, err := s.entries()
 	out := make([]Listed, len(list))
 	for i, e := range list {
-		out[i] = Listed{Entry: e.text, Unusable: e.unusable}
+		out[i] = Listed{Entry: e.text, Unusable: e.unusable, Dir: e.dir, Owner: e.owner}
+		if e.unusable != nil {
+			out[i].Dir, out[i].Owner = "", -1
+		}
 	}
 	return out, err
 }
