@@ -94,7 +94,16 @@
 //     would run as whoever starts evalhost there; unless the user listed
 //     the project in <Home>/safe-directories (SafeDirectories, read when a
 //     judgement needs it: a team's project another user owns), and then
-//     the refusal says how. A binary is started as found, with no
+//     the refusal says how. Judged of such a venv: bin/ and bin/python,
+//     pyvenv.cfg, each lib*/python*/site-packages and the directories
+//     holding it (a lib64 linked to lib once), and the files directly in
+//     it that python's site module runs at start (*.pth, sitecustomize.py,
+//     usercustomize.py). Not judged: the packages below site-packages (a
+//     walk of thousands of files per resolution), so a third user's file
+//     in a package is not seen; nor VIRTUAL_ENV's, CONDA_PREFIX's or the
+//     managed venv, which the user chose. The judgement is part of the
+//     resolution, cached with it below: a chmod inside the venv after it
+//     is seen when the entry drops. A binary is started as found, with no
 //     probe; a script (a version-manager shim) is probed once in the cwd
 //     and its answer cached under Config.Home, keyed by everything the shim
 //     reads (resolve_cache.go); a start that fails or reports another

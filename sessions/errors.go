@@ -99,7 +99,7 @@ func (e *UntrustedVenvError) Error() string {
 	case te.Fix() != "":
 		do = te.Fix()
 	}
-	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there: %v; %s; or name an interpreter with --python",
+	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %v; %s; or name an interpreter with --python",
 		e.Source, e.Path, e.Err, do)
 }
 

@@ -15,8 +15,6 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"github.com/evalhost/evalhost/internal/trustdir"
-
 	"github.com/evalhost/evalhost/internal/timeline"
 )
 
@@ -36,7 +34,7 @@ type Interpreter struct {
 
 type candidate struct {
 	source, path, binDir string
-	refused              error // a cwd venv another user could have put there (trustdir)
+	refused              error // a cwd venv another user could have put there or changed (trustdir)
 }
 
 // probeCache remembers shims' answers in this process, beside the disk
@@ -128,19 +126,6 @@ func candidates(explicit, cwd, home string, getenv func(string) string) []candid
 		}
 	}
 	return out
-}
-
-// judgeVenv judges cwd/dir/bin/python as code is judged (trustdir): in a
-// directory others may write (/tmp), a .venv another user made would run
-// as whoever starts evalhost there, unless the user listed the project
-// among their safe directories.
-func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
-	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"), safe)
-	if err != nil {
-		return err
-	}
-	_, err = trustdir.CodeFile(bin.Real, "python", safe)
-	return err
 }
 
 // venvBin returns the bin directory of the venv an executable lives in.

@@ -105,10 +105,48 @@ func TestCwdVenvJudged(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("needs root to give the project to another user")
 		}
-		for _, p := range []string{filepath.Join(cwd, ".venv", "bin", "python"), filepath.Join(cwd, ".venv", "bin"), filepath.Join(cwd, ".venv"), cwd} {
-			if err := os.Lchown(p, 65534, 65534); err != nil {
+		err := filepath.Walk(cwd, func(p string, _ fs.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, 65534, 65534)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := filepath.Join(".venv", "lib", "python3.11", "site-packages")
+	// A third user's hand in what the venv's python reads at start.
+	third := func(rel string) func(t *testing.T, cwd string) {
+		return func(t *testing.T, cwd string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file to another user")
+			}
+			if err := os.Lchown(filepath.Join(cwd, rel), 54321, 54321); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	chmod := func(rel string, mode fs.FileMode) func(t *testing.T, cwd string) {
+		return func(t *testing.T, cwd string) {
+			if err := os.Chmod(filepath.Join(cwd, rel), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	evil := func(t *testing.T, cwd string) {
+		if err := os.WriteFile(filepath.Join(cwd, site, "evil.pth"), []byte("import os\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		third(filepath.Join(site, "evil.pth"))(t, cwd)
+	}
+	lib64 := func(t *testing.T, cwd string) {
+		lib := filepath.Join(cwd, ".venv", "lib64")
+		if err := os.Remove(lib); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(lib, "python3.11", "site-packages"), 0o755); err != nil {
+			t.Fatal(err)
 		}
 	}
 	cases := []struct {
@@ -143,6 +181,21 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "%CWD%\n", "writable by everyone (mode 0777) without the sticky bit"},
+		{"site-packages others may write", chmod(site, 0o777), "", "site-packages: it is writable by group and others (mode 0777)"},
+		{"site-packages another user's", third(site), "", "site-packages: it is owned by uid 54321"},
+		{"python3.11 another user's", third(filepath.Dir(site)), "", "the directory %CWD%/.venv/lib/python3.11 that holds it is owned by uid 54321"},
+		{"a .pth another user's", evil, "", "evil.pth: it is owned by uid 54321"},
+		{"a .pth others may write", chmod(filepath.Join(site, "ok.pth"), 0o666), "", "ok.pth: it is writable by group and others (mode 0666)"},
+		{"pyvenv.cfg another user's", third(filepath.Join(".venv", "pyvenv.cfg")), "", "pyvenv.cfg: it is owned by uid 54321"},
+		{"a real lib64, others may write", func(t *testing.T, cwd string) {
+			lib64(t, cwd)
+			chmod(filepath.Join(".venv", "lib64", "python3.11", "site-packages"), 0o777)(t, cwd)
+		}, "", "lib64/python3.11/site-packages: it is writable by group and others (mode 0777)"},
+		{"a real lib64", lib64, "", ""},
+		{"another user's project, listed, a third user's .pth", func(t *testing.T, cwd string) {
+			theirs(t, cwd)
+			evil(t, cwd)
+		}, "%CWD%\n", "evil.pth: it is owned by uid 54321"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,6 +205,19 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := os.Symlink(real, filepath.Join(venv, "bin", "python")); err != nil {
+				t.Fatal(err)
+			}
+			// As python -m venv lays it out: a .pth of a package's own is fine.
+			if err := os.MkdirAll(filepath.Join(cwd, site), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, site, "ok.pth"), []byte("/nowhere\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = "+filepath.Dir(real)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("lib", filepath.Join(venv, "lib64")); err != nil {
 				t.Fatal(err)
 			}
 			if tc.spoil != nil {
