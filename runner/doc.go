@@ -73,7 +73,8 @@
 //     as trustdir says. What it refuses is a
 //     [*ModuleRefusedError] that names it, says what is wrong where and what
 //     to do (for another user's, beside taking it over, the safe directory
-//     that would let it be theirs), for the caller to show; a refused dir's
+//     that would let it be theirs; the path as trustdir.Shown prints it,
+//     quoted when it holds a control character), for the caller to show; a refused dir's
 //     files are not run, and a refused file does not hide an earlier
 //     place's module of its name.
 //   - runner.py opens each file EVALHOST_MODULES names once and runs its code
@@ -82,7 +83,8 @@
 //     root's), or of the owner it had when judged (one a safe directory let
 //     own it), so nothing can be swapped in between the judgement and the run;
 //     one that is not is a warning frame without id before ready that names
-//     it and says why, and the other modules still load. [Module.Source] is
+//     it (as trustdir.Shown would: modules.py's shown) and says why, and
+//     the other modules still load. [Module.Source] is
 //     the same read in Go, for backends that run the code elsewhere.
 //   - Cells are named "<cell N>", N the execution count; the count grows by
 //     one per execute request that reaches the compiler (syntax errors

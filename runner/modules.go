@@ -52,7 +52,7 @@ func (e *ModuleRefusedError) Error() string {
 		verb = "and its modules were"
 	}
 	return fmt.Sprintf("%s %s %s not loaded: %s, so another user could run code as you; %s",
-		e.What, e.Path, verb, e.Err.Reason(), moduleFix(e.Err))
+		e.What, trustdir.Shown(e.Path), verb, e.Err.Reason(), moduleFix(e.Err))
 }
 
 func (e *ModuleRefusedError) Unwrap() error { return e.Err }
@@ -107,7 +107,7 @@ func FindModules(places []ModulePlace) (mods []Module, refused []error) {
 		}
 		entries, err := os.ReadDir(found.Real)
 		if err != nil {
-			refused = append(refused, fmt.Errorf("extension module dir %s unreadable: %w", dir, err))
+			refused = append(refused, fmt.Errorf("extension module dir %s unreadable: %w", trustdir.Shown(dir), err))
 			continue
 		}
 		for _, ent := range entries {
@@ -140,7 +140,7 @@ func refusal(what, path string, err error) error {
 	if errors.As(err, &e) {
 		return &ModuleRefusedError{What: what, Path: path, Err: e}
 	}
-	return fmt.Errorf("%s %s not loaded: %w", what, path, err)
+	return fmt.Errorf("%s %s not loaded: %w", what, trustdir.Shown(path), err)
 }
 
 // ModulesValue is the value of [ModulesEnv] for mods: a JSON array of
@@ -170,19 +170,19 @@ func ModulesValue(mods []Module) string {
 func (m Module) Source() ([]byte, error) {
 	f, err := openNoBlock(m.Path)
 	if err != nil {
-		return nil, fmt.Errorf("extension module %s was not loaded: %w", m.Path, err)
+		return nil, fmt.Errorf("extension module %s was not loaded: %w", trustdir.Shown(m.Path), err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("extension module %s was not loaded: %w", m.Path, err)
+		return nil, fmt.Errorf("extension module %s was not loaded: %w", trustdir.Shown(m.Path), err)
 	}
 	if err := trustdir.Opened(m.Path, fi, m.Mark); err != nil {
 		return nil, refusal("extension module", m.Path, err)
 	}
 	src, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("extension module %s was not loaded: %w", m.Path, err)
+		return nil, fmt.Errorf("extension module %s was not loaded: %w", trustdir.Shown(m.Path), err)
 	}
 	return src, nil
 }

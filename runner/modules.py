@@ -33,13 +33,51 @@ def unsafe(st, owner=None):
     return None
 
 
+_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+
+
+def _escaped(path):
+    """path's characters as Go's strconv.Quote writes them, unquoted."""
+    out = []
+    for ch in path:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:  # a byte that is not UTF-8, as os.fsdecode keeps it
+            out.append("\\x%02x" % (o - 0xDC00))
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch.isprintable():
+            out.append(ch)
+        elif o < 0x80:
+            out.append("\\x%02x" % o)
+        elif o < 0x10000:
+            out.append("\\u%04x" % o)
+        else:
+            out.append("\\U%08x" % o)
+    return "".join(out)
+
+
+def shown(path):
+    """path as a warning prints it, as trustdir.Shown: quoted Go-style when
+    it holds a character that is not printable (a newline, an escape), so
+    another user's name cannot fake a line of advice, or the terminal's."""
+    return path if path.isprintable() else '"%s"' % _escaped(path)
+
+
+def shell_word(path):
+    """path as one shell word, as trustdir.ShellQuote: $'...' when shown
+    would quote it, so the command prints on one line."""
+    if path.isprintable():
+        return globals()["_core"]._own("shlex").quote(path)
+    return "$'%s'" % _escaped(path).replace("'", "\\'")
+
+
 def refusal(path, why):
     # The name may be another user's to choose: the command quotes it.
-    q = globals()["_core"]._own("shlex").quote(path)
+    q = shell_word(path)
     return (
         "extension module %s was not loaded: %s, so another user could run code as you; "
         "if you trust it, make it yours and not writable by others (chown $(id -u) %s && chmod go-w %s)"
-        % (path, why, q, q)
+        % (shown(path), why, q, q)
     )
 
 
@@ -59,7 +97,7 @@ def sources(entries):
         try:
             fd = os.open(path, flags)
         except OSError as e:
-            yield path, None, "extension module %s was not loaded: it cannot be opened (%s)" % (path, e.strerror or e)
+            yield path, None, "extension module %s was not loaded: it cannot be opened (%s)" % (shown(path), e.strerror or e)
             continue
         source = None
         with open(fd, "rb") as f:

@@ -4,9 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"unicode"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -68,5 +70,44 @@ func TestModuleAdviceQuoted(t *testing.T) {
 				t.Errorf("sh -c %q: the module is not made the user's: %v", cmd, err)
 			}
 		})
+	}
+}
+
+// TestModuleRefusalPrintable: a refused module's name is printed quoted
+// when it holds a control character, by FindModules and by runner.py, so
+// another user's name cannot fake a line of advice, or the terminal's.
+func TestModuleRefusalPrintable(t *testing.T) {
+	for _, name := range []string{"x\necho '*' >> ~|safe-directories\n.py", "x\x1b[2K\x1b[1Afake.py"} {
+		cwd := t.TempDir()
+		mods := filepath.Join(cwd, ".evalhost", "modules")
+		if err := os.MkdirAll(mods, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, mods, name, "X = 1\n")
+		places := []ModulePlace{{Base: cwd, Rel: filepath.Join(".evalhost", "modules")}}
+		found, _ := FindModules(places)
+		if len(found) != 1 {
+			t.Fatalf("FindModules = %+v, want the module", found)
+		}
+		if err := os.Chmod(path, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		_, refused := FindModules(places)
+		if len(refused) != 1 {
+			t.Fatalf("refused %v, want the module", refused)
+		}
+		p := start(t, startOpts{entries: found})
+		var warning string
+		for _, f := range p.early {
+			if f.Type == frames.TypeWarning {
+				warning = f.Message
+			}
+		}
+		quoted := strconv.Quote(path)
+		for from, msg := range map[string]string{"FindModules": refused[0].Error(), "runner.py": warning} {
+			if strings.ContainsFunc(msg, unicode.IsControl) || !strings.Contains(msg, quoted+" was not loaded") {
+				t.Errorf("%s prints the name raw, or not as %s: %q", from, quoted, msg)
+			}
+		}
 	}
 }

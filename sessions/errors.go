@@ -100,7 +100,7 @@ func (e *UntrustedVenvError) Error() string {
 		do = te.Fix()
 	}
 	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %v; %s; or name an interpreter with --python",
-		e.Source, e.Path, e.Err, do)
+		e.Source, trustdir.Shown(e.Path), e.Err, do)
 }
 
 func (e *UntrustedVenvError) Unwrap() error { return e.Err }

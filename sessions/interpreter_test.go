@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"unicode"
 )
 
 // Concurrent first requests resolve the interpreter once: each used to
@@ -240,5 +241,31 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatalf("resolved %+v, %v; want the cwd's .venv", py, err)
 			}
 		})
+	}
+}
+
+// TestVenvRefusalPrintable: a refusal of a cwd venv prints the cwd's name
+// quoted when it holds a control character: another user's project name
+// must not fake a line of advice, or the terminal's, in the error.
+func TestVenvRefusalPrintable(t *testing.T) {
+	for _, name := range []string{"x\necho '*' >> ~/.evalhost/safe-directories\n", "x\x1b[2K\x1b[1Afake"} {
+		cwd := filepath.Join(t.TempDir(), name)
+		if err := os.MkdirAll(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python"), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ResolveInterpreter("", cwd, t.TempDir(), func(string) string { return "" }, 0)
+		var untrusted *UntrustedVenvError
+		if !errors.As(err, &untrusted) {
+			t.Fatalf("resolved with %v; want the venv refused", err)
+		}
+		if msg := err.Error(); strings.ContainsFunc(msg, unicode.IsControl) || !strings.Contains(msg, fmt.Sprintf("%q", filepath.Join(cwd, ".venv", "bin", "python"))) {
+			t.Errorf("refusal prints the name raw: %q", msg)
+		}
 	}
 }

@@ -82,7 +82,12 @@
 //   - A refusal is an [*Error] (matching [ErrUntrusted]) that names the
 //     path judged, where on the way the problem is and what it is; its
 //     Reason reads after "refusing X: ", and Fix is the command that
-//     mends it when one does. Anything missing on the way is an error
+//     mends it when one does. A path in this text (and in the refusals
+//     of its callers) is printed by [Shown]: as it is, or quoted Go-style
+//     when it holds a character that is not printable or is not UTF-8, so
+//     a name another user chose cannot fake a line of advice; in a command,
+//     [ShellQuote] writes such a path $'...' with the same escapes.
+//     Anything missing on the way is an error
 //     matching fs.ErrNotExist, as os.Lstat gives it.
 //   - A judgement holds only as long as nobody but the user and root (and
 //     the group of a group-writable directory passed through) changes the

@@ -225,7 +225,7 @@ func (s *Safe) resolve() {
 			continue
 		}
 		if !fi.IsDir() {
-			e.unusable = fmt.Errorf("%s is not a directory", real)
+			e.unusable = fmt.Errorf("%s is not a directory", Shown(real))
 			continue
 		}
 		e.dir = real
@@ -243,7 +243,7 @@ func (s *Safe) resolve() {
 		}
 		got, _, err := newWalker(e.path, way).start(e.path, Self)
 		if err == nil && got != real {
-			err = fmt.Errorf("%s changed while it was read", e.path)
+			err = fmt.Errorf("%s changed while it was read", Shown(e.path))
 		}
 		if err == nil && !e.prefix {
 			err = claimable(real)
@@ -306,10 +306,10 @@ func (s *Safe) advice(p string, uid int, isDir, isLink bool, base string) (listi
 		case e.all:
 		case e.unusable != nil:
 			if within(p, e.path) || within(e.path, p) || e.dir != "" && within(p, e.dir) {
-				return "", fmt.Sprintf("the safe directory %s waives nothing: %v", e.text, e.unusable)
+				return "", fmt.Sprintf("the safe directory %s waives nothing: %v", Shown(e.text), e.unusable)
 			}
 		case !e.prefix && within(p, e.dir):
-			return "", fmt.Sprintf("the safe directory %s is uid %d's, so it trusts uid %d there, not uid %d", e.text, e.owner, e.owner, uid)
+			return "", fmt.Sprintf("the safe directory %s is uid %d's, so it trusts uid %d there, not uid %d", Shown(e.text), e.owner, e.owner, uid)
 		}
 	}
 	if base != "" {
@@ -367,7 +367,7 @@ func claimable(dir string) error {
 		}
 		if pfi.Mode().Perm()&0o002 != 0 {
 			uid, _ := Owner(fi)
-			return fmt.Errorf("%s is uid %d's in %s, which everyone may write: were it removed, whoever made it again would own it", d, uid, parent)
+			return fmt.Errorf("%s is uid %d's in %s, which everyone may write: were it removed, whoever made it again would own it", Shown(d), uid, Shown(parent))
 		}
 		d = parent
 	}

@@ -66,7 +66,7 @@ type Error struct {
 	SafeFile, Listing, Note string
 }
 
-func (e *Error) Error() string { return e.Path + ": " + e.Reason() }
+func (e *Error) Error() string { return Shown(e.Path) + ": " + e.Reason() }
 
 // Trust says how to trust At's owner instead, when listing a safe
 // directory would: "if you trust uid N with DIR, list it as a safe
@@ -75,7 +75,7 @@ func (e *Error) Trust() string {
 	if e.Listing == "" || e.SafeFile == "" {
 		return ""
 	}
-	return fmt.Sprintf("if you trust uid %d with %s, list it as a safe directory: %s", e.Owner, e.Listing, e.Fix())
+	return fmt.Sprintf("if you trust uid %d with %s, list it as a safe directory: %s", e.Owner, Shown(e.Listing), e.Fix())
 }
 
 func (e *Error) Unwrap() error { return ErrUntrusted }
@@ -90,17 +90,17 @@ func (e *Error) Reason() string {
 }
 
 func (e *Error) reason() string {
-	subject := "it"
+	subject, at := "it", Shown(e.At)
 	switch e.Role {
 	case Holds:
-		subject = "the directory " + e.At + " that holds it"
+		subject = "the directory " + at + " that holds it"
 		if e.Problem == LinkOwned {
-			subject = "the symbolic link " + e.At + " that holds it"
+			subject = "the symbolic link " + at + " that holds it"
 		}
 	case Above:
-		subject = "the directory " + e.At + " above it"
+		subject = "the directory " + at + " above it"
 		if e.Problem == LinkOwned {
-			subject = "the symbolic link " + e.At + " on the way to it"
+			subject = "the symbolic link " + at + " on the way to it"
 		}
 	}
 	switch e.Problem {
@@ -166,15 +166,6 @@ func writers(m fs.FileMode) string {
 		return "group"
 	}
 	return "others"
-}
-
-// ShellQuote quotes p as one word for a shell when it needs it: a path
-// in a command a refusal advises is often another user's to name.
-func ShellQuote(p string) string {
-	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@") == "" {
-		return p
-	}
-	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }
 
 // ID names a file by device and inode: what a path judged now can be held

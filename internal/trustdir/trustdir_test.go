@@ -385,6 +385,7 @@ func TestFix(t *testing.T) {
 		{Error{At: "/p/m", Role: Self, Problem: Writable}, "chmod go-w /p/m"},
 		{Error{At: "/p", Role: Above, Problem: OpenToAll}, "chmod o-w /p"},
 		{Error{At: "/p/it's", Role: Self, Problem: OpenToAll}, `chmod go-w '/p/it'\''s' (or chmod +t '/p/it'\''s')`},
+		{Error{At: "/p/a\nb'\x1b[", Role: Self, Problem: Writable}, `chmod go-w $'/p/a\nb\'\x1b['`},
 		{Error{At: "/p", Role: Self, Problem: Owned}, ""},
 		{Error{At: "/p", Role: Self, Problem: LinkOwned}, ""},
 		{Error{At: "/p", Role: Self, Problem: Owned, Listing: "/p", SafeFile: "/h/safe-directories"}, "echo /p >> /h/safe-directories"},

@@ -1,0 +1,51 @@
+package trustdir
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestShown: a path another user named is printed so that it cannot fake
+// a line, or a terminal's colours, in an error read by a person or an agent:
+// quoted Go-style when it holds a control character or is not UTF-8.
+func TestShown(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"plain", "/srv/proj/.venv", "/srv/proj/.venv"},
+		{"space and quote", `/p/it's "x" y`, `/p/it's "x" y`},
+		{"unicode", "/p/café", "/p/café"},
+		{"newline", "/p/x\necho '*' >> ~/.evalhost/safe-directories", `"/p/x\necho '*' >> ~/.evalhost/safe-directories"`},
+		{"escape", "/p/\x1b[2Kx", `"/p/\x1b[2Kx"`},
+		{"not utf-8", "/p/\xff", `"/p/\xff"`},
+		{"line separator", "/p/a\u2028b", `"/p/a\u2028b"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Shown(tt.in); got != tt.want {
+				t.Errorf("Shown(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestErrorTextPrintable: no part of a refusal prints a control character
+// of a path's: not its reason, nor the command it advises.
+func TestErrorTextPrintable(t *testing.T) {
+	for _, name := range []string{"x\necho '*' >> ~/.evalhost/safe-directories\n", "x\x1b[2K\x1b[1Afake"} {
+		at := "/p/" + name
+		for _, e := range []*Error{
+			{Path: at, At: at, Role: Self, Problem: Writable, Mode: 0o777},
+			{Path: at + "/m.py", At: at, Role: Holds, Problem: Owned, Owner: 54321},
+			{Path: at + "/m.py", At: at, Role: Above, Problem: OpenToAll, Mode: 0o777},
+			{Path: at, At: at, Role: Self, Problem: OpenToAll, Mode: 0o777},
+		} {
+			for what, text := range map[string]string{"Error": e.Error(), "Fix": e.Fix()} {
+				if strings.ContainsFunc(text, unicode.IsControl) {
+					t.Errorf("%s of %+v prints a control character: %q", what, e, text)
+				}
+			}
+			if !strings.Contains(e.Error(), Shown(at)) {
+				t.Errorf("Error %q does not name %s", e.Error(), Shown(at))
+			}
+		}
+	}
+}
