@@ -2,6 +2,7 @@ package heappeak
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,7 +12,8 @@ const interval = 20 * time.Millisecond
 
 // Sampler records the peak heap between Start and Stop.
 type Sampler struct {
-	base, peak uint64
+	base       uint64
+	peak       atomic.Uint64
 	stop, done chan struct{}
 }
 
@@ -19,7 +21,8 @@ type Sampler struct {
 func Start() *Sampler {
 	runtime.GC()
 	base := heapAlloc()
-	s := &Sampler{base: base, peak: base, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Sampler{base: base, stop: make(chan struct{}), done: make(chan struct{})}
+	s.peak.Store(base)
 	go s.sample()
 	return s
 }
@@ -33,8 +36,17 @@ func (s *Sampler) sample() {
 		case <-s.stop:
 			return
 		case <-tick.C:
-			s.peak = max(s.peak, heapAlloc())
+			s.Sample()
 		}
+	}
+}
+
+// Sample takes a reading now, beside the periodic ones: at a moment the
+// caller knows to matter (a large value in hand), which the interval could
+// miss. Safe from any goroutine until Stop.
+func (s *Sampler) Sample() {
+	h := heapAlloc()
+	for p := s.peak.Load(); h > p && !s.peak.CompareAndSwap(p, h); p = s.peak.Load() {
 	}
 }
 
@@ -43,7 +55,7 @@ func (s *Sampler) sample() {
 func (s *Sampler) Stop() uint64 {
 	close(s.stop)
 	<-s.done
-	return s.peak - s.base
+	return s.peak.Load() - s.base
 }
 
 func heapAlloc() uint64 {
