@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -163,57 +162,22 @@ func TestIsFDExhausted(t *testing.T) {
 // TCP connection without a close frame.
 func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *Kernel {
 	t.Helper()
-	checkLeaks(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodDelete {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		conn, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer conn.CloseNow()
-		for {
-			_, raw, err := conn.Read(r.Context())
-			if err != nil {
-				return
-			}
-			var req message
-			if json.Unmarshal(raw, &req) != nil || req.Header.MsgType != "execute_request" {
+	return scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+		for _, m := range msgs {
+			if m.typ == "sleep" {
+				d, _ := time.ParseDuration(m.content)
+				time.Sleep(d)
 				continue
 			}
-			for _, m := range msgs {
-				if m.typ == "sleep" {
-					d, _ := time.ParseDuration(m.content)
-					time.Sleep(d)
-					continue
-				}
-				channel := "iopub"
-				if m.typ == "execute_reply" {
-					channel = "shell"
-				}
-				out := map[string]any{"header": map[string]string{"msg_id": newID(), "msg_type": m.typ},
-					"parent_header": map[string]string{"msg_id": req.Header.MsgID}, "channel": channel,
-					"metadata": map[string]any{}, "content": json.RawMessage(m.content)}
-				b, _ := json.Marshal(out)
-				if conn.Write(r.Context(), websocket.MessageText, b) != nil {
-					return
-				}
-			}
-			if drop {
-				return
+			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m.typ, parent, []byte(m.content))); err != nil {
+				return err
 			}
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, _ := NewClient(Config{URL: srv.URL})
-	k, err := c.connect(context.Background(), "k1", DefaultGrace, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = k.Close() })
-	return k
+		if drop {
+			return errors.New("dropped")
+		}
+		return nil
+	}, nil)
 }
 
 // Jupyter's iopub drops messages under overload (a real gateway does so

@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/heappeak"
+)
+
+// bigContents are the large messages a cell can make: a display of a long
+// text (a JSON string without escapes, handed on as it came) and a stream
+// text of short lines (escapes, which decoding must undo). The start
+// snippet bounds a real kernel's stream messages, not a display's.
+var bigContents = []struct {
+	name, typ string
+	content   func(n int) []byte
+	size      func(f frames.Frame) int
+}{
+	{"display", "display_data", func(n int) []byte {
+		b := append([]byte(`{"data":{"text/plain":"`), bytes.Repeat([]byte("y"), n)...)
+		return append(b, `"},"metadata":{},"transient":{}}`...)
+	}, func(f frames.Frame) int { return len(f.Bundle["text/plain"]) - 2 }},
+	{"stream", "stream", func(n int) []byte {
+		line := strings.Repeat("x", 98) + `\n` // 99 characters
+		b := append([]byte(`{"name":"stdout","text":"`), bytes.Repeat([]byte(line), n/len(line))...)
+		return append(b, `"}`...)
+	}, func(f frames.Frame) int { return len(f.Data) * 100 / 99 }},
+}
+
+// memoryPeak measures one cell that receives one message of about n bytes:
+// how far the Go heap (sampled, and read as the frame is in hand) and the
+// process's resident set rose, as multiples of n.
+func memoryPeak(b *testing.B, n int, size func(frames.Frame) int, cell func(emit func(frames.Frame)) error) (heapX, rssX float64) {
+	b.Helper()
+	debug.FreeOSMemory()
+	rssOK := heappeak.ResetRSSPeak()
+	rss0, _ := heappeak.RSSPeak()
+	hp := heappeak.Start()
+	got := 0
+	err := cell(func(f frames.Frame) {
+		if s := size(f); s > n/2 {
+			got = s
+			hp.Sample()
+		}
+	})
+	heap := hp.Stop()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got < n*9/10 {
+		b.Fatalf("the large frame did not arrive whole: %d of about %d bytes", got, n)
+	}
+	rss1, _ := heappeak.RSSPeak()
+	if !rssOK {
+		rss1 = rss0
+	}
+	return float64(heap) / float64(n), float64(rss1-rss0) / float64(n)
+}
+
+// BenchmarkBigMessageMemory reports heap_x and rss_x: the peak growth of
+// the heap and of the resident set while one message of n bytes arrives
+// from a fake gateway and is handed on, as multiples of n.
+func BenchmarkBigMessageMemory(b *testing.B) {
+	for _, tc := range bigContents {
+		for _, n := range []int{100e6, 200e6} {
+			b.Run(fmt.Sprintf("%s/%dMB", tc.name, n/1e6), func(b *testing.B) {
+				big := jupyterMessage(tc.typ, strings.Repeat("0", 32), tc.content(n))
+				k := scriptedKernel(b, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+					copy(big[parentAt:], parent)
+					for _, m := range [][]byte{big, jupyterMessage("execute_reply", parent, []byte(`{"status":"ok","execution_count":1}`)),
+						jupyterMessage("status", parent, []byte(`{"execution_state":"idle"}`))} {
+						if err := conn.Write(ctx, websocket.MessageText, m); err != nil {
+							return err
+						}
+					}
+					return nil
+				}, nil)
+				reportPeaks(b, n, tc.size, func(emit func(frames.Frame)) error {
+					_, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: "big"}, emit)
+					return err
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkBigMessageMemoryReal is BenchmarkBigMessageMemory with a real
+// kernel behind the real gateway displaying n bytes of text.
+func BenchmarkBigMessageMemoryReal(b *testing.B) {
+	// The gateway decodes and encodes such a message for seconds before
+	// it sends a byte, longer than idleWait: that is not measured here.
+	defer func(old time.Duration) { idleWait = old }(idleWait)
+	idleWait = time.Minute
+	k := ownKernel(b, KernelOptions{})
+	for _, n := range []int{100e6, 200e6} {
+		b.Run(fmt.Sprintf("display/%dMB", n/1e6), func(b *testing.B) {
+			code := fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)
+			reportPeaks(b, n, bigContents[0].size, func(emit func(frames.Frame)) error {
+				_, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: code}, emit)
+				return err
+			})
+		})
+	}
+}
+
+func reportPeaks(b *testing.B, n int, size func(frames.Frame) int, cell func(emit func(frames.Frame)) error) {
+	var heapX, rssX float64
+	for range b.N {
+		h, r := memoryPeak(b, n, size, cell)
+		heapX, rssX = max(heapX, h), max(rssX, r)
+	}
+	b.ReportMetric(heapX, "heap_x")
+	b.ReportMetric(rssX, "rss_x")
+}

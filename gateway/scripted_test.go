@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// scriptedKernel is a fake gateway with one kernel, "k1", connected: DELETE
+// succeeds, and answer is called for each execute_request with the
+// request's msg_id; an error from it ends the connection without a close
+// frame. With slow, the server's connections write as slowLink does.
+func scriptedKernel(t testing.TB, answer func(ctx context.Context, conn *websocket.Conn, parent string) error, slow *atomic.Bool) *Kernel {
+	t.Helper()
+	checkLeaks(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		conn.SetReadLimit(-1)
+		defer conn.CloseNow()
+		for {
+			_, raw, err := conn.Read(r.Context())
+			if err != nil {
+				return
+			}
+			var req message
+			if json.Unmarshal(raw, &req) != nil || req.Header.MsgType != "execute_request" {
+				continue
+			}
+			if answer(r.Context(), conn, req.Header.MsgID) != nil {
+				return
+			}
+		}
+	}))
+	if slow != nil {
+		srv.Listener = slowListener{srv.Listener, slow}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, _ := NewClient(Config{URL: srv.URL})
+	k, err := c.connect(context.Background(), "k1", DefaultGrace, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Close() })
+	return k
+}
+
+// jupyterMessage is a message of the gateway's websocket; the parent's
+// msg_id comes first, at parentAt, so that a large message built once can be
+// sent to several cells.
+func jupyterMessage(typ, parent string, content []byte) []byte {
+	channel := "iopub"
+	if typ == "execute_reply" {
+		channel = "shell"
+	}
+	b := append([]byte(`{"parent_header":{"msg_id":"`), parent...)
+	b = append(b, `"},"header":{"msg_id":"`+newID()+`","msg_type":"`+typ+`"},"channel":"`+channel+`","metadata":{},"content":`...)
+	b = append(b, content...)
+	return append(b, '}')
+}
+
+const parentAt = len(`{"parent_header":{"msg_id":"`)
+
+// slowLink is how a slowListener's connections write while slow is set: a
+// gateway sending over a link of about 1.6 MB/s, bytes flowing steadily.
+const (
+	slowStep  = 16 << 10
+	slowPause = 10 * time.Millisecond
+)
+
+type slowListener struct {
+	net.Listener
+	slow *atomic.Bool
+}
+
+func (l slowListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return slowConn{c, l.slow}, nil
+}
+
+type slowConn struct {
+	net.Conn
+	slow *atomic.Bool
+}
+
+func (c slowConn) Write(p []byte) (int, error) {
+	if !c.slow.Load() {
+		return c.Conn.Write(p)
+	}
+	n := 0
+	for n < len(p) {
+		m, err := c.Conn.Write(p[n:min(len(p), n+slowStep)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		time.Sleep(slowPause)
+	}
+	return n, nil
+}
