@@ -42,7 +42,10 @@
 //     print loop's whole output as one message at the end), the reader runs
 //     at most a few messages ahead of the cell, and a message over 256 MiB
 //     (a huge display) is read past and dropped with a warning frame
-//     ([*MessageTooBigError]) instead of ending the connection.
+//     ([*MessageTooBigError]) instead of ending the connection. A message
+//     is held once, twice while it is assembled (its size is not known
+//     until it is read): its frame's display data and stream text are
+//     slices of it, not copies.
 //   - Jupyter's iopub channel is lossy: it drops messages when a kernel
 //     writes faster than the gateway forwards them. The start snippet counts
 //     the characters each cell writes to stdout and stderr, every

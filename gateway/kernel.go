@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,7 +44,7 @@ type Kernel struct {
 	grace   time.Duration
 	links   linkTimes // the keep-alive's and reconnect's times, fixed at connect
 
-	maxMessage int64 // bytes; larger messages are read past and dropped
+	msgs *msgReader // the reader goroutine's; its progress is anyone's
 
 	in     chan inbound
 	cancel context.CancelFunc // stops the reader
@@ -111,7 +110,7 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration, ma
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, links: currentLinkTimes(), maxMessage: maxMsg,
+	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, links: currentLinkTimes(), msgs: newMsgReader(maxMsg),
 		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
 	k.wg.Add(2)
 	go k.readLoop(rctx)
@@ -126,7 +125,7 @@ func (k *Kernel) readLoop(ctx context.Context) {
 	defer k.wg.Done()
 	defer func() { _ = k.socket().CloseNow() }()
 	for {
-		raw, err := k.readMessage(ctx)
+		raw, err := k.msgs.next(ctx, k.socket())
 		var tooBig *MessageTooBigError
 		switch {
 		case errors.As(err, &tooBig):
@@ -156,24 +155,6 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			return
 		}
 	}
-}
-
-// readMessage reads the next websocket message whole, or reads past one
-// larger than maxMessage and returns a *MessageTooBigError.
-func (k *Kernel) readMessage(ctx context.Context) ([]byte, error) {
-	_, r, err := k.socket().Reader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := io.ReadAll(io.LimitReader(r, k.maxMessage+1))
-	if err != nil || int64(len(raw)) <= k.maxMessage {
-		return raw, err
-	}
-	rest, err := io.Copy(io.Discard, r)
-	if err != nil {
-		return nil, err
-	}
-	return nil, &MessageTooBigError{Size: int64(len(raw)) + rest, Limit: k.maxMessage, Start: raw[:min(len(raw), 200)]}
 }
 
 // enqueue hands item on, blocking while a cell runs (backpressure), and

@@ -4,8 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // protocolVersion is the Jupyter messaging version evalhost speaks.
@@ -30,6 +33,10 @@ type message struct {
 	Content      json.RawMessage `json:"content"`
 	Channel      string          `json:"channel"`
 	Buffers      []any           `json:"buffers"`
+
+	// stream is a stream message's content, its text decoded in place by
+	// decodeMessage, which then leaves Content nil (see unquote.go).
+	stream *streamContent
 }
 
 // parentHeader keeps only what routing needs; the gateway sends {} for none.
@@ -54,16 +61,55 @@ func newMessage(session, channel, msgType string, content any) (*message, error)
 }
 
 // decodeMessage parses one websocket message; the error quotes its start.
+// The message's metadata and content are slices of raw, not copies: raw
+// may be hundreds of MiB (see readmsg.go), and it is never written again.
 func decodeMessage(raw []byte) (*message, error) {
 	var m message
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := parseJSON(raw, &m, segjson.DontCopyRawMessage); err != nil {
 		return nil, fmt.Errorf("gateway sent a message that is not Jupyter JSON (%v): %.120q", err, raw)
 	}
 	if m.Header.MsgType == "" {
 		return nil, fmt.Errorf("gateway sent a message without header.msg_type: %.120q", raw)
 	}
+	m.Metadata, m.Content = capped(m.Metadata), capped(m.Content)
+	if m.Header.MsgType == "stream" {
+		if m.stream = decodeStream(m.Content); m.stream != nil {
+			m.Content = nil // decoded over
+		}
+	}
 	return &m, nil
 }
+
+// streamed is a stream message's content.
+func (m *message) streamed() (streamContent, error) {
+	if m.stream != nil {
+		return *m.stream, nil
+	}
+	var s streamContent
+	return s, unmarshalContent(m, &s, 0)
+}
+
+// parseJSON is json.Unmarshal with segmentio's flags, which let values
+// alias b instead of copying it: DontCopyRawMessage for json.RawMessage,
+// DontCopyString for a string without escapes (one with escapes is decoded
+// into a buffer of its own either way). Its errors are encoding/json's,
+// whose words are plainer.
+func parseJSON(b []byte, v any, flags segjson.ParseFlags) error {
+	rest, err := segjson.Parse(b, v, flags)
+	if err == nil && len(rest) > 0 {
+		err = errors.New("trailing data after the top-level value")
+	}
+	if err != nil {
+		if plain := json.Unmarshal(b, v); plain != nil {
+			err = plain
+		}
+	}
+	return err
+}
+
+// capped is a slice of a message that an append cannot write past: the
+// bytes after it are the rest of the message, other values among them.
+func capped(b json.RawMessage) json.RawMessage { return b[:len(b):len(b)] }
 
 func newID() string {
 	var b [16]byte

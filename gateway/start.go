@@ -195,8 +195,7 @@ func (k *Kernel) runInternal(ctx context.Context, step, code string) (string, er
 		}
 		switch m.Header.MsgType {
 		case "stream":
-			var s streamContent
-			if json.Unmarshal(m.Content, &s) == nil && s.Name == "stdout" {
+			if s, err := m.streamed(); err == nil && s.Name == "stdout" {
 				out.WriteString(s.Text)
 			}
 		case "error":

@@ -1,8 +1,9 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
+
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -14,7 +15,7 @@ func translate(id string, m *message) (f frames.Frame, ok bool, err error) {
 	switch m.Header.MsgType {
 	case "stream":
 		var s streamContent
-		if err = unmarshalContent(m, &s); err == nil {
+		if s, err = m.streamed(); err == nil {
 			f.Type, f.Data = frames.TypeStdout, s.Text
 			if s.Name == "stderr" {
 				f.Type = frames.TypeStderr
@@ -24,12 +25,12 @@ func translate(id string, m *message) (f frames.Frame, ok bool, err error) {
 		err = translateDisplay(&f, m)
 	case "clear_output":
 		var cl clearContent
-		if err = unmarshalContent(m, &cl); err == nil {
+		if err = unmarshalContent(m, &cl, 0); err == nil {
 			f.Type, f.Wait = frames.TypeClearOutput, cl.Wait
 		}
 	case "error":
 		var e errorContent
-		if err = unmarshalContent(m, &e); err == nil {
+		if err = unmarshalContent(m, &e, 0); err == nil {
 			f.Type, f.Ename, f.Evalue, f.Traceback = frames.TypeError, e.Ename, e.Evalue, e.Traceback
 		}
 	default:
@@ -40,9 +41,15 @@ func translate(id string, m *message) (f frames.Frame, ok bool, err error) {
 
 func translateDisplay(f *frames.Frame, m *message) error {
 	var d displayContent
-	if err := unmarshalContent(m, &d); err != nil {
+	// The data's values are slices of the message: a display can be
+	// hundreds of MiB.
+	if err := unmarshalContent(m, &d, segjson.DontCopyRawMessage); err != nil {
 		return err
 	}
+	for mime, v := range d.Data {
+		d.Data[mime] = capped(v)
+	}
+	d.Metadata = capped(d.Metadata)
 	f.Bundle = frames.Bundle(d.Data)
 	if f.Bundle == nil {
 		f.Bundle = frames.Bundle{}
@@ -68,8 +75,8 @@ func translateDisplay(f *frames.Frame, m *message) error {
 	return nil
 }
 
-func unmarshalContent(m *message, v any) error {
-	if err := json.Unmarshal(m.Content, v); err != nil {
+func unmarshalContent(m *message, v any, flags segjson.ParseFlags) error {
+	if err := parseJSON(m.Content, v, flags); err != nil {
 		return fmt.Errorf("gateway %s message has malformed content (%v): %.120q", m.Header.MsgType, err, m.Content)
 	}
 	return nil
