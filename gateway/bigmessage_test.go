@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,4 +121,56 @@ func reportPeaks(b *testing.B, n int, size func(frames.Frame) int, cell func(emi
 	}
 	b.ReportMetric(heapX, "heap_x")
 	b.ReportMetric(rssX, "rss_x")
+}
+
+// A large message arriving over a slow link, for longer than the ping
+// timeout or the idle wait, is a gateway that is still sending: the cell
+// gets it whole, with no reconnect or idle warning.
+func TestSlowLargeMessageIsNotSilence(t *testing.T) {
+	const n = 2 << 20 // about 1.3 s at slowLink's pace
+	cases := []struct {
+		name                   string
+		pingEvery, pingTimeout time.Duration
+		idleWait               time.Duration
+		replyFirst             bool
+	}{
+		{"slower than the ping timeout", 100 * time.Millisecond, 300 * time.Millisecond, time.Minute, false},
+		{"after the reply, slower than the idle wait", time.Minute, time.Minute, 300 * time.Millisecond, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			old := [...]time.Duration{pingEvery, pingTimeout, reconnectFor, idleWait}
+			pingEvery, pingTimeout, reconnectFor, idleWait = tc.pingEvery, tc.pingTimeout, time.Second, tc.idleWait
+			t.Cleanup(func() { pingEvery, pingTimeout, reconnectFor, idleWait = old[0], old[1], old[2], old[3] })
+			var slow atomic.Bool
+			k := scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+				reply := jupyterMessage("execute_reply", parent, []byte(`{"status":"ok","execution_count":1}`))
+				big := jupyterMessage("display_data", parent, bigContents[0].content(n))
+				msgs := [][]byte{big, reply}
+				if tc.replyFirst {
+					msgs = [][]byte{reply, big}
+				}
+				for _, m := range append(msgs, jupyterMessage("status", parent, []byte(`{"execution_state":"idle"}`))) {
+					slow.Store(len(m) > n)
+					if err := conn.Write(ctx, websocket.MessageText, m); err != nil {
+						return err
+					}
+				}
+				slow.Store(false)
+				return nil
+			}, &slow)
+			var got []string
+			done, err := k.Execute(context.Background(), frames.Request{ID: "slow", Code: "display(big)"}, func(f frames.Frame) {
+				s := summary(f)
+				if f.Type == frames.TypeDisplay {
+					s = fmt.Sprintf("display of %d bytes", bigContents[0].size(f))
+				}
+				got = append(got, s)
+			})
+			want := []string{"started", fmt.Sprintf("display of %d bytes", n)}
+			if err != nil || done.Status != frames.StatusOK || !slices.Equal(got, want) {
+				t.Errorf("Execute = %+v, %v; frames %.600q; want %q and ok", done, err, got, want)
+			}
+		})
+	}
 }

@@ -36,7 +36,9 @@
 //     has the kernel, and the running cell gets a [*ReconnectedError]
 //     warning; a gone kernel, or no reconnect within 10 s, is the death.
 //     The socket is pinged every 15 s, and a pong missing for 10 s counts
-//     as a drop, so a gateway that stops answering is noticed too.
+//     as a drop, so a gateway that stops answering is noticed too; not
+//     while bytes of a message arrive, which a pong cannot overtake (a
+//     large message over a slow link).
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight
 //     print loop's whole output as one message at the end), the reader runs
@@ -52,7 +54,8 @@
 //     execute_request asks for the counts back as a user expression, and a
 //     shortfall becomes a warning frame naming how much had not arrived.
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
-//     without any ends the cell with a warning instead of a hang.
+//     in which no byte arrives end the cell with a warning instead of a
+//     hang.
 //
 // # Tool calls
 //

@@ -13,7 +13,11 @@ import (
 // pong in time counts as a dropped socket, which is reconnected or, when
 // that fails too, ends the kernel (reconnect.go). No ping goes out while
 // the reader is held back by a slow consumer: it reads pongs only while it
-// reads, so a missing pong would then say nothing about the gateway.
+// reads, so a missing pong would then say nothing about the gateway. Nor
+// does a missing pong count while a message arrives: the gateway sends a
+// message as one websocket frame, which a pong cannot overtake, and a large
+// one over a slow link takes longer than pingTimeout; bytes of it read
+// during the wait are an answer too.
 
 // pingEvery is how often the websocket is pinged; pingTimeout how long a
 // pong may take.
@@ -42,7 +46,7 @@ func (k *Kernel) keepAlive(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		held := k.heldTimes.Load()
+		held, arrived := k.heldTimes.Load(), k.msgs.progress()
 		if k.readerHeld.Load() {
 			continue
 		}
@@ -52,7 +56,8 @@ func (k *Kernel) keepAlive(ctx context.Context) {
 		cancel()
 		// A reader held at any time during the ping may have left the pong
 		// unread: that failure says nothing.
-		if err != nil && ctx.Err() == nil && k.heldTimes.Load() == held && !k.readerHeld.Load() && conn == k.socket() {
+		if err != nil && ctx.Err() == nil && k.heldTimes.Load() == held && !k.readerHeld.Load() && conn == k.socket() &&
+			k.msgs.progress() == arrived {
 			k.setDropCause(fmt.Errorf("no pong to a ping within %v: the gateway stopped answering", k.links.pingTimeout))
 			_ = conn.CloseNow() // the reader sees the socket fail and reconnects
 		}
