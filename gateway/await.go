@@ -15,18 +15,13 @@ import (
 // just before the cell starts is lost.
 var resendEvery = 500 * time.Millisecond
 
-// idleWait is how long a cell whose execute_reply is in waits for its idle
-// status without any byte arriving: iopub may have dropped it, and a cell
-// must never hang on that.
-var idleWait = 3 * time.Second
-
 // await translates the cell's messages until it is done, cancelled, killed
 // or the kernel ends.
 func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 	ctxDone := ctx.Done()
 	var intr interrupter
 	defer intr.stop()
-	quiet := newIdleWatch(k.msgs.progress)
+	quiet := k.newIdleWatch()
 	defer quiet.stop()
 	for !(c.gotReply && c.gotIdle) {
 		// Queued messages first: a cell that is done must not lose to a
@@ -41,11 +36,12 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		case in := <-k.in:
 			k.receive(c, in, &intr, quiet)
 		case <-quiet.c:
-			if quiet.arriving() {
-				continue
+			quiet.fired()
+		case err := <-quiet.pong:
+			if quiet.silent(err) {
+				c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: quiet.warning()})
+				c.gotIdle = true
 			}
-			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: quiet.warning()})
-			c.gotIdle = true
 		case <-k.done:
 			k.drain(c)
 			if c.gotReply && c.gotIdle {
@@ -144,46 +140,4 @@ func (i *interrupter) stop() {
 		i.resend.Stop()
 	}
 	i.rest.Wait()
-}
-
-// idleWatch ends a cell whose idle status does not come: after
-// execute_reply, idle is awaited while messages keep coming (a backlog of
-// output may trail the reply by seconds, a large display arrive for
-// longer), but a channel that fell silent for idleWait has dropped, or
-// stalled, the rest.
-type idleWatch struct {
-	t        *time.Timer
-	c        <-chan time.Time // nil until execute_reply
-	progress func() int64     // grows as bytes arrive
-	mark     int64            // progress when the timer was set
-}
-
-func newIdleWatch(progress func() int64) *idleWatch {
-	t := time.NewTimer(idleWait)
-	t.Stop()
-	return &idleWatch{t: t, progress: progress}
-}
-
-func (w *idleWatch) arm() {
-	w.mark = w.progress()
-	w.t.Reset(idleWait)
-	w.c = w.t.C
-}
-
-// arriving is called when the timer fired: true, and the timer set again,
-// when bytes arrived meanwhile (a message still on its way).
-func (w *idleWatch) arriving() bool {
-	if w.progress() == w.mark {
-		return false
-	}
-	w.arm()
-	return true
-}
-
-func (w *idleWatch) stop() { w.t.Stop() }
-
-func (w *idleWatch) warning() string {
-	return fmt.Sprintf("the kernel answered the cell, but its idle status had not come after %v without any message: "+
-		"Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the "+
-		"gateway forwards them, so output may be missing", idleWait)
 }

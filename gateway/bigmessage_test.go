@@ -124,8 +124,10 @@ func reportPeaks(b *testing.B, n int, size func(frames.Frame) int, cell func(emi
 }
 
 // A large message arriving over a slow link, for longer than the ping
-// timeout or the idle wait, is a gateway that is still sending: the cell
-// gets it whole, with no reconnect or idle warning.
+// timeout or the idle wait, is a gateway that is still sending, as is one
+// that is busy with it (decoding and encoding it) for longer than the idle
+// wait before it sends a byte: the cell gets it whole, with no reconnect or
+// idle warning.
 func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 	const n = 2 << 20 // about 1.3 s at slowLink's pace
 	cases := []struct {
@@ -133,9 +135,12 @@ func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 		pingEvery, pingTimeout time.Duration
 		idleWait               time.Duration
 		replyFirst             bool
+		busy                   time.Duration // before the message, answering nothing
+		slowLink               bool
 	}{
-		{"slower than the ping timeout", 100 * time.Millisecond, 300 * time.Millisecond, time.Minute, false},
-		{"after the reply, slower than the idle wait", time.Minute, time.Minute, 300 * time.Millisecond, true},
+		{"slower than the ping timeout", 100 * time.Millisecond, 300 * time.Millisecond, time.Minute, false, 0, true},
+		{"after the reply, slower than the idle wait", time.Minute, time.Minute, 300 * time.Millisecond, true, 0, true},
+		{"after the reply, busy longer than the idle wait", time.Minute, time.Minute, 300 * time.Millisecond, true, time.Second, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +156,10 @@ func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 					msgs = [][]byte{reply, big}
 				}
 				for _, m := range append(msgs, jupyterMessage("status", parent, []byte(`{"execution_state":"idle"}`))) {
-					slow.Store(len(m) > n)
+					if len(m) > n {
+						time.Sleep(tc.busy) // not reading: a ping goes unanswered
+					}
+					slow.Store(tc.slowLink && len(m) > n)
 					if err := conn.Write(ctx, websocket.MessageText, m); err != nil {
 						return err
 					}
@@ -172,5 +180,29 @@ func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 				t.Errorf("Execute = %+v, %v; frames %.600q; want %q and ok", done, err, got, want)
 			}
 		})
+	}
+}
+
+// The real gateway decodes and encodes a large display for a while before
+// it sends a byte of it, and the kernel's reply overtakes it: that silence,
+// longer than the idle wait (made short here), is a busy gateway, not a
+// dropped idle status.
+func TestLargeDisplayAfterTheReplyArrives(t *testing.T) {
+	defer func(old time.Duration) { idleWait = old }(idleWait)
+	idleWait = 100 * time.Millisecond
+	k := ownKernel(t, KernelOptions{})
+	const n = 50_000_000
+	var got []string
+	done, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)},
+		func(f frames.Frame) {
+			s := summary(f)
+			if f.Type == frames.TypeDisplay {
+				s = fmt.Sprintf("display of %d bytes", bigContents[0].size(f))
+			}
+			got = append(got, s)
+		})
+	want := []string{"started", fmt.Sprintf("display of %d bytes", n)}
+	if err != nil || done.Status != frames.StatusOK || !slices.Equal(got, want) {
+		t.Errorf("Execute = %+v, %v; frames %.600q; want %q and ok", done, err, got, want)
 	}
 }

@@ -54,8 +54,10 @@
 //     execute_request asks for the counts back as a user expression, and a
 //     shortfall becomes a warning frame naming how much had not arrived.
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
-//     in which no byte arrives end the cell with a warning instead of a
-//     hang.
+//     in which no byte arrives, and then a ping the gateway answers with
+//     nothing before the pong, end the cell with a warning instead of a
+//     hang. (A gateway busy encoding a large display answers only when it
+//     sends it.)
 //
 // # Tool calls
 //
