@@ -61,8 +61,9 @@ func newMessage(session, channel, msgType string, content any) (*message, error)
 }
 
 // decodeMessage parses one websocket message; the error quotes its start.
-// The message's metadata and content are slices of raw, not copies: raw
-// may be hundreds of MiB (see readmsg.go), and it is never written again.
+// raw becomes the message's, which may be hundreds of MiB (see readmsg.go):
+// its metadata and content are slices of raw, not copies, and a stream's
+// text is decoded in raw's bytes. The caller never uses raw again.
 func decodeMessage(raw []byte) (*message, error) {
 	var m message
 	if err := parseJSON(raw, &m, segjson.DontCopyRawMessage); err != nil {

@@ -22,7 +22,7 @@ func TestTranslateGolden(t *testing.T) {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(in))
 	for sc.Scan() {
-		m, err := decodeMessage(sc.Bytes())
+		m, err := decodeMessage(bytes.Clone(sc.Bytes()))
 		if err != nil {
 			out.WriteString("decode error: " + err.Error() + "\n")
 			continue
@@ -50,7 +50,7 @@ func FuzzDecodeTranslate(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		m, err := decodeMessage(raw)
+		m, err := decodeMessage(bytes.Clone(raw)) // it decodes a stream's text in place
 		if err != nil {
 			return
 		}
