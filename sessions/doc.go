@@ -94,13 +94,20 @@
 //     would run as whoever starts evalhost there; unless the user listed
 //     the project in <Home>/safe-directories (SafeDirectories, read when a
 //     judgement needs it: a team's project another user owns), and then
-//     the refusal says how. Judged of such a venv: bin/ and bin/python,
-//     pyvenv.cfg, each lib*/python*/site-packages and the directories
-//     holding it (a lib64 linked to lib once), and the files directly in
-//     it that python's site module runs at start (*.pth, sitecustomize.py,
-//     usercustomize.py). Not judged: the packages below site-packages (a
-//     walk of thousands of files per resolution), so a third user's file
-//     in a package is not seen; nor VIRTUAL_ENV's, CONDA_PREFIX's or the
+//     the refusal says how. Judged of such a venv: bin/ and bin/python;
+//     pyvenv.cfg and bin/pyvenv.cfg, and the home each names and its
+//     parent (the prefix python takes its standard library from, even
+//     when bin/python links elsewhere) with the prefix's lib*/python*
+//     directories; each lib*/ and lib*/*/ directory (site-packages yet to
+//     be made included, pypy3.X too) and each lib*/*/site-packages (a
+//     lib64 linked to lib once), and what in it python's site module runs
+//     at start (*.pth; sitecustomize and usercustomize as .py, .pyc, an
+//     extension module or a package, whole; __pycache__ and the forms of
+//     them in it). Not judged: the packages below site-packages and the
+//     standard library's modules (a walk of thousands of files per
+//     resolution), so a third user's file in a package is not seen; nor
+//     the directories above the prefix python searches when it has no
+//     library; nor VIRTUAL_ENV's, CONDA_PREFIX's or the
 //     managed venv, which the user chose. The judgement is part of the
 //     resolution, cached with it below: a chmod inside the venv after it
 //     is seen when the entry drops. A binary is started as found, with no

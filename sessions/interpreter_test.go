@@ -141,6 +141,11 @@ func TestCwdVenvJudged(t *testing.T) {
 		}
 		third(filepath.Join(site, "evil.pth"))(t, cwd)
 	}
+	mkdir := func(t *testing.T, p string) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	lib64 := func(t *testing.T, cwd string) {
 		lib := filepath.Join(cwd, ".venv", "lib64")
 		if err := os.Remove(lib); err != nil {
@@ -184,7 +189,7 @@ func TestCwdVenvJudged(t *testing.T) {
 		}, "%CWD%\n", "writable by everyone (mode 0777) without the sticky bit"},
 		{"site-packages others may write", chmod(site, 0o777), "", "site-packages: it is writable by group and others (mode 0777)"},
 		{"site-packages another user's", third(site), "", "site-packages: it is owned by uid 54321"},
-		{"python3.11 another user's", third(filepath.Dir(site)), "", "the directory %CWD%/.venv/lib/python3.11 that holds it is owned by uid 54321"},
+		{"python3.11 another user's", third(filepath.Dir(site)), "", "lib/python3.11: it is owned by uid 54321"},
 		{"a .pth another user's", evil, "", "evil.pth: it is owned by uid 54321"},
 		{"a .pth others may write", chmod(filepath.Join(site, "ok.pth"), 0o666), "", "ok.pth: it is writable by group and others (mode 0666)"},
 		{"pyvenv.cfg another user's", third(filepath.Join(".venv", "pyvenv.cfg")), "", "pyvenv.cfg: it is owned by uid 54321"},
@@ -193,6 +198,77 @@ func TestCwdVenvJudged(t *testing.T) {
 			chmod(filepath.Join(".venv", "lib64", "python3.11", "site-packages"), 0o777)(t, cwd)
 		}, "", "lib64/python3.11/site-packages: it is writable by group and others (mode 0777)"},
 		{"a real lib64", lib64, "", ""},
+		{"a site-packages yet to be made, python3.11 others may write", func(t *testing.T, cwd string) {
+			if err := os.RemoveAll(filepath.Join(cwd, site)); err != nil {
+				t.Fatal(err)
+			}
+			chmod(filepath.Dir(site), 0o777)(t, cwd)
+		}, "", "python3.11: it is writable by group and others (mode 0777)"},
+		{"a pypy site directory another user's", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, ".venv", "lib", "pypy3.10", "site-packages"))
+			third(filepath.Join(".venv", "lib", "pypy3.10", "site-packages"))(t, cwd)
+		}, "", "pypy3.10/site-packages: it is owned by uid 54321"},
+		{"a sitecustomize package another user's", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, site, "sitecustomize"))
+			if err := os.WriteFile(filepath.Join(cwd, site, "sitecustomize", "__init__.py"), []byte("import os\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			third(filepath.Join(site, "sitecustomize", "__init__.py"))(t, cwd)
+		}, "", "__init__.py: it is owned by uid 54321"},
+		{"a sitecustomize.pyc another user's", func(t *testing.T, cwd string) {
+			if err := os.WriteFile(filepath.Join(cwd, site, "sitecustomize.pyc"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			third(filepath.Join(site, "sitecustomize.pyc"))(t, cwd)
+		}, "", "sitecustomize.pyc: it is owned by uid 54321"},
+		{"a __pycache__ others may write", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, site, "__pycache__"))
+			chmod(filepath.Join(site, "__pycache__"), 0o777)(t, cwd)
+		}, "", "__pycache__: it is writable by group and others (mode 0777)"},
+		{"a home another user's", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs", "bin"))
+			mkdir(t, filepath.Join(cwd, "theirs", "lib", "python3.11"))
+			third("theirs")(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "pyvenv.cfg"), []byte("home = "+filepath.Join(cwd, "theirs", "bin")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "the directory %CWD%/theirs that holds it is owned by uid 54321"},
+		{"a bin/pyvenv.cfg another user's, none above", func(t *testing.T, cwd string) {
+			cfg := filepath.Join(".venv", "pyvenv.cfg")
+			if err := os.Rename(filepath.Join(cwd, cfg), filepath.Join(cwd, ".venv", "bin", "pyvenv.cfg")); err != nil {
+				t.Fatal(err)
+			}
+			third(filepath.Join(".venv", "bin", "pyvenv.cfg"))(t, cwd)
+		}, "", "bin/pyvenv.cfg: it is owned by uid 54321"},
+		{"a .pth linking to another user's file", func(t *testing.T, cwd string) {
+			if err := os.WriteFile(filepath.Join(cwd, "their.pth"), []byte("import os\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			third("their.pth")(t, cwd)
+			if err := os.Symlink(filepath.Join(cwd, "their.pth"), filepath.Join(cwd, site, "link.pth")); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "link.pth: it is owned by uid 54321"},
+		{"site-packages linking to a directory everyone may write", func(t *testing.T, cwd string) {
+			open := filepath.Join(cwd, "open")
+			mkdir(t, open)
+			chmod("open", 0o1777)(t, cwd)
+			if err := os.RemoveAll(filepath.Join(cwd, site)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(open, filepath.Join(cwd, site)); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "chmod go-w %CWD%/open"},
+		{"a home whose library others may write", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "mine", "bin"))
+			mkdir(t, filepath.Join(cwd, "mine", "lib", "python3.11"))
+			chmod(filepath.Join("mine", "lib", "python3.11"), 0o777)(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "pyvenv.cfg"), []byte("home = "+filepath.Join(cwd, "mine", "bin")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "python3.11: it is writable by group and others (mode 0777)"},
+
 		{"another user's project, listed, a third user's .pth", func(t *testing.T, cwd string) {
 			theirs(t, cwd)
 			evil(t, cwd)

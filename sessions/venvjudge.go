@@ -14,14 +14,13 @@ import (
 // whoever starts its python, as code is judged (trustdir): in a directory
 // others may write (/tmp), a .venv another user made would run as whoever
 // starts evalhost there, unless the user listed the project among their
-// safe directories. Judged: bin/ and bin/python; pyvenv.cfg (its home
-// says where the standard library comes from); each lib*/python*/
-// site-packages directory and the directories holding it, and the files
-// in it that run at start (*.pth, sitecustomize.py, usercustomize.py).
-// Not judged: the rest of site-packages (its packages, below it), which
-// would cost a walk of thousands of files per resolution; a site-packages
-// no one else may write keeps another user from adding a package there,
-// not from changing one a third user owns.
+// safe directories. Judged: bin/ and bin/python; pyvenv.cfg and
+// bin/pyvenv.cfg, and the home they name (judgeHome); each lib*/ and
+// lib*/*/ directory, each lib*/*/site-packages, and what in it runs at
+// start (judgeStartFiles). Not judged: the rest of site-packages (its
+// packages, below it), which would cost a walk of thousands of files per
+// resolution; a site-packages no one else may write keeps another user
+// from adding a package there, not from changing one a third user owns.
 func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"), safe)
 	if err != nil {
@@ -34,13 +33,23 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 	if err != nil {
 		return err
 	}
-	if _, err := trustdir.CodeFile(root.Real, "pyvenv.cfg", safe); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	// Python reads home from bin/pyvenv.cfg when the root has none.
+	for _, d := range []string{root.Real, bin.Real} {
+		cfg, err := trustdir.CodeFile(d, "pyvenv.cfg", safe)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return err
+		default:
+			if err := judgeHome(cfg.Real, safe); err != nil {
+				return err
+			}
+		}
 	}
 	return judgeSitePackages(cwd, dir, root.Real, safe)
 }
 
-// judgeSitePackages judges each lib*/python*/site-packages of the venv at
+// judgeSitePackages judges each lib*/*/site-packages of the venv at
 // cwd/dir (real: its real path) and the files in it that run at start. A
 // lib64 that links to lib (as venv makes it) is judged once, as lib.
 func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
@@ -53,17 +62,29 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 		if !strings.HasPrefix(lib.Name(), "lib") {
 			continue
 		}
-		pys, err := os.ReadDir(filepath.Join(real, lib.Name()))
-		if err != nil {
+		if fi, err := os.Stat(filepath.Join(real, lib.Name())); err != nil || !fi.IsDir() {
 			continue // a file named lib*, or a link to nothing: nothing python reads
 		}
+		// Judged whether or not a site-packages is in it yet: one others
+		// may write could be given one after this judgement.
+		if _, err := trustdir.CodeDir(cwd, filepath.Join(dir, lib.Name()), safe); err != nil {
+			return err
+		}
+		pys, err := os.ReadDir(filepath.Join(real, lib.Name()))
+		if err != nil {
+			return err
+		}
 		for _, py := range pys {
-			if !strings.HasPrefix(py.Name(), "python") {
-				continue
+			if fi, err := os.Stat(filepath.Join(real, lib.Name(), py.Name())); err != nil || !fi.IsDir() {
+				continue // pythonX.Y files, not a site directory's parent
 			}
-			rel := filepath.Join(dir, lib.Name(), py.Name(), "site-packages")
+			rel := filepath.Join(dir, lib.Name(), py.Name())
+			if _, err := trustdir.CodeDir(cwd, rel, safe); err != nil {
+				return err
+			}
+			rel = filepath.Join(rel, "site-packages")
 			if _, err := os.Stat(filepath.Join(cwd, rel)); err != nil {
-				continue // not a site directory: python3.11 of a lib with only pythonX.Y files
+				continue // not a site directory
 			}
 			site, err := trustdir.CodeDir(cwd, rel, safe)
 			if err != nil {
@@ -81,8 +102,10 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 	return nil
 }
 
-// judgeStartFiles judges the files directly in a site directory that
-// python's site module runs at start.
+// judgeStartFiles judges what in a site directory python's site module
+// runs at start: each *.pth, and sitecustomize and usercustomize in any
+// form import finds (.py, .pyc, an extension module, a package, a cached
+// __pycache__ one).
 func judgeStartFiles(site string, safe *trustdir.Safe) error {
 	entries, err := os.ReadDir(site)
 	if err != nil {
@@ -90,10 +113,120 @@ func judgeStartFiles(site string, safe *trustdir.Safe) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !strings.HasSuffix(n, ".pth") && n != "sitecustomize.py" && n != "usercustomize.py" {
+		switch {
+		case n == "__pycache__":
+			cache, err := trustdir.CodeDir(site, n, safe)
+			if err != nil {
+				return err
+			}
+			if err := judgeCustomize(cache.Real, safe); err != nil {
+				return err
+			}
+		case strings.HasSuffix(n, ".pth"), isCustomize(n):
+			if err := judgeTree(site, n, safe); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isCustomize: n is a form of sitecustomize or usercustomize.
+func isCustomize(n string) bool {
+	m, _, _ := strings.Cut(n, ".")
+	return m == "sitecustomize" || m == "usercustomize"
+}
+
+// judgeCustomize judges the sitecustomize and usercustomize files in dir.
+func judgeCustomize(dir string, safe *trustdir.Safe) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if isCustomize(e.Name()) {
+			if _, err := trustdir.CodeFile(dir, e.Name(), safe); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// judgeTree judges dir/name, a file or a package directory and all in it;
+// a link to a directory is refused (not a regular file), not followed into
+// a loop.
+func judgeTree(dir, name string, safe *trustdir.Safe) error {
+	if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.IsDir() {
+		_, err := trustdir.CodeFile(dir, name, safe)
+		return err
+	}
+	pkg, err := trustdir.CodeDir(dir, name, safe)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(pkg.Real)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := judgeTree(pkg.Real, e.Name(), safe); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// judgeHome judges the directories a pyvenv.cfg's home names: python takes
+// its standard library from the prefix above home (home's parent) even
+// when bin/python links to another python, so a home of another user's
+// runs their os.py and site.py. Python searches further up for the
+// library only when the prefix has none; that search is not judged.
+func judgeHome(cfg string, safe *trustdir.Safe) error {
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, home, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "home") {
 			continue
 		}
-		if _, err := trustdir.CodeFile(site, n, safe); err != nil {
+		home = filepath.Clean(strings.TrimSpace(home))
+		prefix := filepath.Dir(home)
+		if !filepath.IsAbs(home) || prefix == home {
+			continue
+		}
+		rel := filepath.Base(home)
+		if prefix != filepath.Dir(prefix) {
+			rel = filepath.Join(filepath.Base(prefix), rel)
+		}
+		if _, err := trustdir.CodeDir(filepath.Dir(prefix), rel, safe); err != nil {
+			return err
+		}
+		if err := judgeStdlib(prefix, safe); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// judgeStdlib judges prefix's lib*/python* directories, where the standard
+// library a home leads to is; the modules in them are not (a walk).
+func judgeStdlib(prefix string, safe *trustdir.Safe) error {
+	libs, err := filepath.Glob(filepath.Join(prefix, "lib*", "python*"))
+	if err != nil {
+		return err
+	}
+	for _, l := range libs {
+		if fi, err := os.Stat(l); err != nil || !fi.IsDir() {
+			continue
+		}
+		rel, err := filepath.Rel(prefix, l)
+		if err != nil {
+			return err
+		}
+		if _, err := trustdir.CodeDir(prefix, rel, safe); err != nil {
 			return err
 		}
 	}
