@@ -95,7 +95,8 @@
 //     the project in <Home>/safe-directories (SafeDirectories, read when a
 //     judgement needs it: a team's project another user owns), and then
 //     the refusal says how. Judged of such a venv: bin/ and bin/python;
-//     pyvenv.cfg and bin/pyvenv.cfg, and the home each names and its
+//     pyvenv.cfg and bin/pyvenv.cfg, and the home each names (a relative
+//     one is the cwd's, python's working directory) and its
 //     parent (the prefix python takes its standard library from, even
 //     when bin/python links elsewhere) with the prefix's lib*/python*
 //     directories; each lib*/ and lib*/*/ directory (site-packages yet to

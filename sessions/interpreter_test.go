@@ -260,6 +260,13 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "chmod go-w %CWD%/open"},
+		{"a relative home another user's", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs", "bin"))
+			third("theirs")(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "pyvenv.cfg"), []byte("home = theirs/bin\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "the directory %CWD%/theirs that holds it is owned by uid 54321"},
 		{"a home whose library others may write", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "mine", "bin"))
 			mkdir(t, filepath.Join(cwd, "mine", "lib", "python3.11"))

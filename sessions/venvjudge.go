@@ -41,7 +41,7 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 		case err != nil:
 			return err
 		default:
-			if err := judgeHome(cfg.Real, safe); err != nil {
+			if err := judgeHome(cwd, cfg.Real, safe); err != nil {
 				return err
 			}
 		}
@@ -180,9 +180,10 @@ func judgeTree(dir, name string, safe *trustdir.Safe) error {
 // judgeHome judges the directories a pyvenv.cfg's home names: python takes
 // its standard library from the prefix above home (home's parent) even
 // when bin/python links to another python, so a home of another user's
-// runs their os.py and site.py. Python searches further up for the
-// library only when the prefix has none; that search is not judged.
-func judgeHome(cfg string, safe *trustdir.Safe) error {
+// runs their os.py and site.py. A relative home is python's working
+// directory's, the cwd's. Python searches further up for the library
+// only when the prefix has none; that search is not judged.
+func judgeHome(cwd, cfg string, safe *trustdir.Safe) error {
 	b, err := os.ReadFile(cfg)
 	if err != nil {
 		return err
@@ -192,9 +193,13 @@ func judgeHome(cfg string, safe *trustdir.Safe) error {
 		if !ok || !strings.EqualFold(strings.TrimSpace(k), "home") {
 			continue
 		}
-		home = filepath.Clean(strings.TrimSpace(home))
+		home = strings.TrimSpace(home)
+		if !filepath.IsAbs(home) {
+			home = filepath.Join(cwd, home)
+		}
+		home = filepath.Clean(home)
 		prefix := filepath.Dir(home)
-		if !filepath.IsAbs(home) || prefix == home {
+		if prefix == home {
 			continue
 		}
 		rel := filepath.Base(home)
