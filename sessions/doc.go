@@ -94,7 +94,9 @@
 //     would run as whoever starts evalhost there; unless the user listed
 //     the project in <Home>/safe-directories (SafeDirectories, read when a
 //     judgement needs it: a team's project another user owns), and then
-//     the refusal says how. Judged of such a venv: bin/ and bin/python;
+//     the refusal says how. Judged of such a venv: bin/ and bin/python,
+//     and any bin/*._pth (it replaces sys.path) with the directories it
+//     names;
 //     pyvenv.cfg and bin/pyvenv.cfg, and the home each names (a relative
 //     one is the cwd's, python's working directory) and its
 //     parent (the prefix python takes its standard library from, even

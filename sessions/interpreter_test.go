@@ -267,6 +267,19 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "the directory %CWD%/theirs that holds it is owned by uid 54321"},
+		{"a python._pth another user's", func(t *testing.T, cwd string) {
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python._pth"), []byte("/nowhere\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			third(filepath.Join(".venv", "bin", "python._pth"))(t, cwd)
+		}, "", "python._pth: it is owned by uid 54321"},
+		{"a python._pth naming another user's directory", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs"))
+			third("theirs")(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python._pth"), []byte(filepath.Join(cwd, "theirs")+"\nimport site\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "theirs: it is owned by uid 54321"},
 		{"a home whose library others may write", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "mine", "bin"))
 			mkdir(t, filepath.Join(cwd, "mine", "lib", "python3.11"))

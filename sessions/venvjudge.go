@@ -33,6 +33,9 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 	if err != nil {
 		return err
 	}
+	if err := judgePth(bin.Real, safe); err != nil {
+		return err
+	}
 	// Python reads home from bin/pyvenv.cfg when the root has none.
 	for _, d := range []string{root.Real, bin.Real} {
 		cfg, err := trustdir.CodeFile(d, "pyvenv.cfg", safe)
@@ -233,6 +236,43 @@ func judgeStdlib(prefix string, safe *trustdir.Safe) error {
 		}
 		if _, err := trustdir.CodeDir(prefix, rel, safe); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// judgePth judges the ._pth files in bin (python._pth, next to the
+// executable, replaces sys.path on Linux too, 3.11) and the directories
+// they name; a venv has none, so this is strict: a name that is not a
+// directory (a zip) is refused.
+func judgePth(bin string, safe *trustdir.Safe) error {
+	pths, err := filepath.Glob(filepath.Join(bin, "*._pth"))
+	if err != nil {
+		return err
+	}
+	for _, p := range pths {
+		f, err := trustdir.CodeFile(bin, filepath.Base(p), safe)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(f.Real)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "import ") {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(bin, line)
+			}
+			if line = filepath.Clean(line); line == filepath.Dir(line) {
+				continue
+			}
+			if _, err := trustdir.CodeDir(filepath.Dir(line), filepath.Base(line), safe); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
 		}
 	}
 	return nil
