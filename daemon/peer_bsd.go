@@ -11,22 +11,11 @@ import (
 // peerUID is the uid of the process at the other end of a Unix socket
 // (LOCAL_PEERCRED), or -1 when it cannot be known.
 func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	uid := -1
-	var serr error
-	err = raw.Control(func(fd uintptr) {
-		cred, e := unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-		if e != nil {
-			serr = e
-			return
+	return socketUID(c, func(fd int) (int, error) {
+		cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+		if err != nil {
+			return -1, err
 		}
-		uid = int(cred.Uid)
+		return int(cred.Uid), nil
 	})
-	if err != nil {
-		return -1, err
-	}
-	return uid, serr
 }

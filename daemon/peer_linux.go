@@ -8,22 +8,11 @@ import (
 // peerUID is the uid of the process at the other end of a Unix socket
 // (SO_PEERCRED), or -1 when it cannot be known.
 func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	uid := -1
-	var serr error
-	err = raw.Control(func(fd uintptr) {
-		cred, e := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-		if e != nil {
-			serr = e
-			return
+	return socketUID(c, func(fd int) (int, error) {
+		cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+		if err != nil {
+			return -1, err
 		}
-		uid = int(cred.Uid)
+		return int(cred.Uid), nil
 	})
-	if err != nil {
-		return -1, err
-	}
-	return uid, serr
 }
