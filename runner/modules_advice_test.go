@@ -38,13 +38,7 @@ func TestModuleAdviceQuoted(t *testing.T) {
 	if len(refused) != 1 {
 		t.Fatalf("refused %v, want the module", refused)
 	}
-	p := start(t, startOpts{entries: found})
-	var warning string
-	for _, f := range p.early {
-		if f.Type == frames.TypeWarning {
-			warning = f.Message
-		}
-	}
+	warning := lastEarlyWarning(start(t, startOpts{entries: found}))
 	for _, tt := range []struct{ from, msg, after, before string }{
 		{"FindModules", refused[0].Error(), "make it yours: ", "; or "},
 		{"runner.py", warning, "not writable by others (", ")"},
@@ -96,13 +90,7 @@ func TestModuleRefusalPrintable(t *testing.T) {
 		if len(refused) != 1 {
 			t.Fatalf("refused %v, want the module", refused)
 		}
-		p := start(t, startOpts{entries: found})
-		var warning string
-		for _, f := range p.early {
-			if f.Type == frames.TypeWarning {
-				warning = f.Message
-			}
-		}
+		warning := lastEarlyWarning(start(t, startOpts{entries: found}))
 		quoted := strconv.Quote(path)
 		for from, msg := range map[string]string{"FindModules": refused[0].Error(), "runner.py": warning} {
 			if strings.ContainsFunc(msg, unicode.IsControl) || !strings.Contains(msg, quoted+" was not loaded") {
@@ -110,4 +98,15 @@ func TestModuleRefusalPrintable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lastEarlyWarning is the message of the last warning frame before ready.
+func lastEarlyWarning(p *proc) string {
+	var warning string
+	for _, f := range p.early {
+		if f.Type == frames.TypeWarning {
+			warning = f.Message
+		}
+	}
+	return warning
 }
