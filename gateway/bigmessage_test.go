@@ -189,9 +189,13 @@ func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 // dropped idle status.
 func TestLargeDisplayAfterTheReplyArrives(t *testing.T) {
 	defer func(old time.Duration) { idleWait = old }(idleWait)
-	idleWait = 100 * time.Millisecond
+	// The gateway's silence grows with the message (4.4 s for 200 MB);
+	// the wait must outlast the kernel's own hand-over of it, which took
+	// over 100 ms under CI's load, when the gateway is idle and answers
+	// the ping at once.
+	idleWait = time.Second
 	k := ownKernel(t, KernelOptions{})
-	const n = 50_000_000
+	const n = 150_000_000
 	var got []string
 	done, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)},
 		func(f frames.Frame) {
