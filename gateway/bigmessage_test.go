@@ -167,18 +167,7 @@ func TestSlowLargeMessageIsNotSilence(t *testing.T) {
 				slow.Store(false)
 				return nil
 			}, &slow)
-			var got []string
-			done, err := k.Execute(context.Background(), frames.Request{ID: "slow", Code: "display(big)"}, func(f frames.Frame) {
-				s := summary(f)
-				if f.Type == frames.TypeDisplay {
-					s = fmt.Sprintf("display of %d bytes", bigContents[0].size(f))
-				}
-				got = append(got, s)
-			})
-			want := []string{"started", fmt.Sprintf("display of %d bytes", n)}
-			if err != nil || done.Status != frames.StatusOK || !slices.Equal(got, want) {
-				t.Errorf("Execute = %+v, %v; frames %.600q; want %q and ok", done, err, got, want)
-			}
+			wantOneDisplay(t, k, frames.Request{ID: "slow", Code: "display(big)"}, n)
 		})
 	}
 }
@@ -196,15 +185,20 @@ func TestLargeDisplayAfterTheReplyArrives(t *testing.T) {
 	idleWait = time.Second
 	k := ownKernel(t, KernelOptions{})
 	const n = 150_000_000
+	wantOneDisplay(t, k, frames.Request{ID: "big", Code: fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)}, n)
+}
+
+// wantOneDisplay runs req and wants it ok with one display of n bytes.
+func wantOneDisplay(t *testing.T, k *Kernel, req frames.Request, n int) {
+	t.Helper()
 	var got []string
-	done, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)},
-		func(f frames.Frame) {
-			s := summary(f)
-			if f.Type == frames.TypeDisplay {
-				s = fmt.Sprintf("display of %d bytes", bigContents[0].size(f))
-			}
-			got = append(got, s)
-		})
+	done, err := k.Execute(context.Background(), req, func(f frames.Frame) {
+		s := summary(f)
+		if f.Type == frames.TypeDisplay {
+			s = fmt.Sprintf("display of %d bytes", bigContents[0].size(f))
+		}
+		got = append(got, s)
+	})
 	want := []string{"started", fmt.Sprintf("display of %d bytes", n)}
 	if err != nil || done.Status != frames.StatusOK || !slices.Equal(got, want) {
 		t.Errorf("Execute = %+v, %v; frames %.600q; want %q and ok", done, err, got, want)
