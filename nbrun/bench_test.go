@@ -49,7 +49,7 @@ func benchRunSaves(b *testing.B, n int, papermill bool) {
 		run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1}
 		run.onCellEnd = func(int, sessions.CellResult) { lockedSave(b, path, nb.SaveUnsynced) }
 		if papermill {
-			if run.pm, err = startPapermill(&Papermill{InputPath: path, OutputPath: path, Version: "bench"}, nb, cells); err != nil {
+			if run.pm, err = startPapermill(&Papermill{InputPath: path, OutputPath: path, Version: "bench"}, nb, cells, true, false); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -29,10 +29,11 @@
 //   - With Options.Papermill, Run writes papermill's execution metadata as
 //     papermill 2 does ([Papermill]): metadata.papermill of the notebook
 //     (paths, parameters, times, exception, version: the runner's own)
-//     and of each non-blank code cell (times, status pending, running,
-//     completed or failed, exception), as the run goes, so a progress save
-//     in OnCellEnd holds it; a cell left out of Options.Cells is pending,
-//     its earlier run's status and times gone.
+//     and of each cell (times, status pending, running, completed or
+//     failed, exception), as the run goes, so a progress save in OnCellEnd
+//     holds it; a cell left out of Options.Cells is pending, its earlier
+//     run's status and times gone; a whole-notebook run records the
+//     markdown, raw and blank cells it passes completed, as papermill does.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

@@ -3,7 +3,6 @@ package nbrun
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,12 +18,14 @@ import (
 // input_path, output_path, parameters, start_time, end_time, duration,
 // exception (true when a cell failed, else null), environment_variables
 // and default_parameters ({} unless already there: papermill 2 leaves
-// both empty) and version; other members already there stay. Each non-blank
-// code cell's metadata.papermill is start_time, end_time, duration, status
-// (pending, running, completed or failed) and exception; a cell the run
-// does not run (left out of Options.Cells, or after a failure) is pending,
-// with no times and exception null, whatever an earlier run wrote there.
-// Markdown, raw and blank cells are untouched.
+// both empty) and version; other members already there stay. Each cell's
+// metadata.papermill is start_time, end_time, duration, status (pending,
+// running, completed or failed) and exception. A cell the run does not
+// run (left out of Options.Cells, or after a failure) is pending, with no
+// times and exception null, whatever an earlier run wrote there. A run of
+// the whole notebook records markdown, raw and blank code cells completed
+// as it passes them (papermill times every cell; nbclient skips these at
+// once); a run of some cells leaves them pending.
 type Papermill struct {
 	InputPath, OutputPath string
 	// Parameters are the parameters injected, as params.Params.Metadata
@@ -71,15 +72,29 @@ type papermillRun struct {
 	meta    map[string]any // the notebook's metadata.papermill
 	start   time.Time
 	started map[int]time.Time // when each started cell (notebook index) began
+
+	// A run of the whole notebook records the cells it passes without
+	// running (markdown, raw, blank code) as completed, as papermill's
+	// cell_start and cell_complete do for every cell.
+	whole     bool
+	keepGoing bool         // an error does not stop the run
+	runs      map[int]bool // the cells (notebook indexes) this run executes
+	last      int          // the last of them
+	next      int          // the first cell not yet passed
 }
 
 // startPapermill writes the run's start: the notebook's metadata with no
-// end yet, and every selected cell pending. So is every other non-blank
-// code cell, which a run of some cells leaves pending to the end, as
-// papermill's start resets every cell: an earlier run's status there
-// ("failed", exception true) would contradict this run's.
-func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermillRun, error) {
-	r := &papermillRun{pm: pm, nb: nb, meta: map[string]any{}, start: now(), started: map[int]time.Time{}}
+// end yet, and every cell pending, as papermill's start resets every cell:
+// an earlier run's status on a cell this run leaves alone ("failed",
+// exception true) would contradict this run's. whole says the run is of
+// the whole notebook (no cell selection), keepGoing that an error does not
+// stop it.
+func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int, whole, keepGoing bool) (*papermillRun, error) {
+	r := &papermillRun{pm: pm, nb: nb, meta: map[string]any{}, start: now(), started: map[int]time.Time{},
+		whole: whole, keepGoing: keepGoing, runs: map[int]bool{}, last: -1}
+	for _, i := range cells {
+		r.runs[i], r.last = true, max(r.last, i)
+	}
 	if old := nb.Metadata("papermill"); old != nil {
 		// notebook.Members, not encoding/json: a papermill run with a NaN
 		// parameter records NaN, and its members must stay.
@@ -112,23 +127,35 @@ func startPapermill(pm *Papermill, nb *notebook.Notebook, cells []int) (*papermi
 	if err := r.writeNotebook(); err != nil {
 		return nil, err
 	}
-	others, err := SelectCodeCells(nb, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, i := range sortedUnion(cells, others) {
-		if err := r.cell(i, map[string]any{"status": pmPending, "start_time": nil, "end_time": nil, "duration": nil, "exception": nil}); err != nil {
+	for i := range nb.Len() {
+		err := r.cell(i, map[string]any{"status": pmPending, "start_time": nil, "end_time": nil, "duration": nil, "exception": nil})
+		if err != nil && !errors.Is(err, notebook.ErrReadOnly) {
 			return nil, err
 		}
 	}
 	return r, nil
 }
 
-// sortedUnion is the distinct indexes of a and b, sorted.
-func sortedUnion(a, b []int) []int {
-	out := slices.Concat(a, b)
-	slices.Sort(out)
-	return slices.Compact(out)
+// pass records the cells before notebook cell end that the run passed
+// without running as completed, once: papermill times each (nbclient skips
+// it at once), so each gets a start and an end of its own.
+func (r *papermillRun) pass(end int) error {
+	if !r.whole {
+		return nil
+	}
+	for ; r.next < end; r.next++ {
+		if r.runs[r.next] {
+			continue
+		}
+		start := now()
+		end := now()
+		err := r.cell(r.next, map[string]any{"status": pmCompleted, "start_time": isoTime(start), "end_time": isoTime(end),
+			"duration": seconds(start, end), "exception": false})
+		if err != nil && !errors.Is(err, notebook.ErrReadOnly) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *papermillRun) writeNotebook() error { return r.nb.SetMetadata("papermill", r.meta) }
@@ -139,6 +166,10 @@ func (r *papermillRun) cell(i int, meta map[string]any) error {
 
 // cellStarted marks notebook cell i running.
 func (r *papermillRun) cellStarted(i int) error {
+	if err := r.pass(i); err != nil {
+		return err
+	}
+	r.next = max(r.next, i+1)
 	t := now()
 	r.started[i] = t
 	return r.cell(i, map[string]any{"status": pmRunning, "start_time": isoTime(t), "end_time": nil, "duration": nil, "exception": false})
@@ -161,8 +192,16 @@ func (r *papermillRun) cellEnded(i int, st sessions.Status) error {
 			return err
 		}
 	}
-	return r.cell(i, map[string]any{"status": status, "start_time": isoTime(start), "end_time": isoTime(end),
-		"duration": seconds(start, end), "exception": failed})
+	if err := r.cell(i, map[string]any{"status": status, "start_time": isoTime(start), "end_time": isoTime(end),
+		"duration": seconds(start, end), "exception": failed}); err != nil {
+		return err
+	}
+	// The cells after the last one run are passed when the run goes on
+	// past it; those between two run cells, when the next one starts.
+	if i == r.last && (!failed || r.keepGoing && st == sessions.StatusError) {
+		return r.pass(r.nb.Len())
+	}
+	return nil
 }
 
 // finish writes the run's end.

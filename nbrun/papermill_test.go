@@ -62,9 +62,9 @@ func parseTime(t *testing.T, s *string) time.Time {
 }
 
 // With Options.Papermill, Run writes papermill's metadata: the run's, and
-// each selected cell's status and times; a cell that starts loses an
-// earlier run's metadata.execution; markdown and blank cells are
-// untouched; OnCellEnd sees the ended cell's status.
+// each cell's status and times; a cell that starts loses an earlier run's
+// metadata.execution; markdown and blank cells the run passes are
+// completed; OnCellEnd sees the ended cell's status.
 func TestRunWritesPapermillMetadata(t *testing.T) {
 	reg := newRegistry(t)
 	nb := newNotebook(t, "md:# Title", "print('ok')", "", "1/0", "print('never')")
@@ -115,7 +115,9 @@ func TestRunWritesPapermillMetadata(t *testing.T) {
 		exception *bool
 		execution bool // an earlier run's metadata.execution is still there
 	}{
+		{0, "completed", ptr(false), false},
 		{1, "completed", ptr(false), false},
+		{2, "completed", ptr(false), false},
 		{3, "failed", ptr(true), false},
 		{4, "pending", nil, true},
 	} {
@@ -138,10 +140,52 @@ func TestRunWritesPapermillMetadata(t *testing.T) {
 			t.Errorf("cell %d times: %s", tt.cell, md["papermill"])
 		}
 	}
-	for _, i := range []int{0, 2} {
-		if m, _ := cellMeta(t, nb, i); m != nil {
-			t.Errorf("cell %d (markdown, blank) got metadata.papermill", i)
-		}
+}
+
+// A run of the whole notebook records the markdown, raw and blank cells it
+// passes completed, as papermill does; those after a failure that stops
+// the run stay pending.
+func TestRunPapermillPassesTheCellsItDoesNotRun(t *testing.T) {
+	reg := newRegistry(t)
+	for _, tt := range []struct {
+		name        string
+		cells       []string
+		allowErrors bool
+		selected    []int  // Options.Cells
+		want        string // each cell's status, by its first letter
+	}{
+		{"all run", []string{"md:# a", "print(1)", "md:b", "", "print(2)", "md:c"}, false, nil, "cccccc"},
+		{"raw cells too", []string{"raw:x", "print(1)", "raw:y"}, false, nil, "ccc"},
+		{"a failure stops the run", []string{"md:a", "1/0", "md:b", "print(2)", "md:c"}, false, nil, "cfppp"},
+		{"errors allowed", []string{"md:a", "1/0", "md:b", "", "print(2)", "md:c"}, true, nil, "cfcccc"},
+		{"the last cell fails", []string{"md:a", "1/0", "md:c"}, false, nil, "cfp"},
+		{"the last cell fails, errors allowed", []string{"md:a", "1/0", "md:c"}, true, nil, "cfc"},
+		{"every code cell named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{1, 3}, "ccccc"},
+		{"some cells named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{3}, "pppcp"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			nb := newNotebook(t, tt.cells...)
+			if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(),
+				Papermill: &nbrun.Papermill{}, AllowErrors: tt.allowErrors, Cells: tt.selected}); err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for i := range nb.Len() {
+				m, md := cellMeta(t, nb, i)
+				if m == nil {
+					got.WriteByte('-')
+					continue
+				}
+				got.WriteByte(m.Status[0])
+				if m.Status == "completed" && (m.Exception == nil || *m.Exception || m.Duration == nil ||
+					*m.Duration != parseTime(t, m.EndTime).Sub(parseTime(t, m.StartTime)).Seconds()) {
+					t.Errorf("cell %d: %s", i, md["papermill"])
+				}
+			}
+			if got.String() != tt.want {
+				t.Errorf("statuses %s, want %s", got.String(), tt.want)
+			}
+		})
 	}
 }
 
@@ -259,7 +303,7 @@ func TestRunPapermillWithCellsLeavesTheOthersPending(t *testing.T) {
 			if err := json.Unmarshal(nb.Metadata("papermill"), &m); err != nil || m.Exception != nil {
 				t.Errorf("the run's exception is not null: %s", nb.Metadata("papermill"))
 			}
-			for _, cell := range []int{0, 1, 2} {
+			for _, cell := range []int{0, 1, 2, 3, 4} {
 				m, md := cellMeta(t, nb, cell)
 				want := "pending"
 				if cell == 2 {
@@ -271,11 +315,6 @@ func TestRunPapermillWithCellsLeavesTheOthersPending(t *testing.T) {
 				}
 				if want == "pending" && (m.StartTime != nil || m.EndTime != nil || m.Duration != nil || m.Exception != nil) {
 					t.Errorf("cell %d did not run but has times or an exception: %s", cell, md["papermill"])
-				}
-			}
-			for _, i := range []int{3, 4} {
-				if m, md := cellMeta(t, nb, i); m != nil {
-					t.Errorf("cell %d (markdown, blank) got metadata.papermill %s", i, md["papermill"])
 				}
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,7 +107,7 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
 	if opt.Papermill != nil {
 		var err error
-		if run.pm, err = startPapermill(opt.Papermill, nb, cells); err != nil {
+		if run.pm, err = startPapermill(opt.Papermill, nb, cells, runsEveryCell(nb, cells), opt.AllowErrors); err != nil {
 			return res, fmt.Errorf("write papermill metadata: %w", err)
 		}
 	}
@@ -246,4 +247,11 @@ func cellEndMessage(res sessions.CellResult) string {
 		return "the cell timed out"
 	}
 	return string(res.Status)
+}
+
+// runsEveryCell says whether cells are every non-blank code cell of nb, in
+// order: a run of the whole notebook, however it was asked for.
+func runsEveryCell(nb *notebook.Notebook, cells []int) bool {
+	all, err := SelectCodeCells(nb, "")
+	return err == nil && slices.Equal(all, cells)
 }

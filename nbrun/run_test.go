@@ -40,6 +40,8 @@ func newNotebook(t *testing.T, cells ...string) *notebook.Notebook {
 		typ := notebook.Code
 		if md, ok := strings.CutPrefix(src, "md:"); ok {
 			typ, src = notebook.Markdown, md
+		} else if raw, ok := strings.CutPrefix(src, "raw:"); ok {
+			typ, src = notebook.Raw, raw
 		}
 		if err := nb.Insert(i, typ, src); err != nil {
 			t.Fatal(err)

@@ -4,7 +4,8 @@ OURS (evalhost nb run with the same flags): the same cells in the same
 order with the same tags, the injected cell's source, every code cell's
 outputs and execution count, and papermill's metadata: the run's
 (metadata.papermill: the same members and values but for the output path,
-version and times) and each non-blank code cell's (status, exception).
+version and times) and each cell's (status, exception), markdown and
+blank code cells too: papermill records every cell the run passes.
 A run that fails is compared too, without the error marker cells papermill
 adds at the top and before the failed cell. Exit 0 when they match."""
 import datetime
@@ -58,8 +59,6 @@ def papermill_metadata(ours, theirs):
         problems.append("metadata.papermill output_path %r, version %r" % (a.get("output_path"), a.get("version")))
     problems += times("metadata.papermill", a)
     for i, (x, y) in enumerate(zip(ours.cells, theirs.cells)):
-        if x.cell_type != "code" or not x.source.strip():
-            continue
         mx, my = x.metadata.get("papermill", {}), y.metadata.get("papermill", {})
         if sorted(mx) != sorted(my) or any(mx.get(k) != my.get(k) for k in ("status", "exception")):
             problems.append("cell %d metadata.papermill: evalhost %r, papermill %r" % (i, mx, my))
