@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -210,7 +211,10 @@ func reclaim(paths Paths) ([]string, error) {
 		for i := range st.Held {
 			st.Held[i].Why = why
 		}
-		_ = addLost(paths.Lost, st.Held)
+		if dir, err := os.OpenRoot(paths.Dir); err == nil {
+			_ = addLost(dir, filepath.Base(paths.Lost), st.Held)
+			dir.Close()
+		}
 		if err := os.Remove(paths.State); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

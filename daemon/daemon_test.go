@@ -328,13 +328,14 @@ func TestServeEndLeavesItsSessionsLost(t *testing.T) {
 	if err := wait(); err != nil {
 		t.Fatal(err)
 	}
-	got := readLost(paths.Lost)
+	dir := openRoot(t, paths.Dir)
+	got := readLost(dir, "lost.json")
 	if len(got) != 1 || got[0].Key.Session != "s" || fmt.Sprint(got[0].Languages) != "[sh]" ||
 		!strings.Contains(got[0].Why, "50ms") {
 		// The process's idle end, or its registry's idle close just before.
 		t.Fatalf("lost.json after the idle end: %+v", got)
 	}
-	if taken := takeLost(paths.Lost); len(taken) != 1 {
+	if taken := takeLost(dir, "lost.json"); len(taken) != 1 {
 		t.Fatalf("takeLost = %+v", taken)
 	}
 	if _, err := os.Lstat(paths.Lost); !errors.Is(err, os.ErrNotExist) {
@@ -346,25 +347,34 @@ func TestServeEndLeavesItsSessionsLost(t *testing.T) {
 // process's start or its successor's notices: a FIFO is not read (it would
 // block), and the writer keeps the file under the reader's bound.
 func TestLostFileBounded(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.json")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	tmp := t.TempDir()
+	dir := openRoot(t, tmp)
+	if err := syscall.Mkfifo(filepath.Join(tmp, "fifo.json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := readLost(fifo); got != nil {
+	if got := readLost(dir, "fifo.json"); got != nil {
 		t.Fatalf("readLost(FIFO) = %+v", got)
 	}
-	path := filepath.Join(dir, "lost.json")
 	long := strings.Repeat("n", 4200)
 	var losses []sessions.Loss
 	for i := range 300 {
 		losses = append(losses, sessions.Loss{Key: sessions.Key{Session: fmt.Sprint(long, i)}, Languages: []string{"py"}, Why: "w"})
 	}
-	if err := addLost(path, losses); err != nil {
+	if err := addLost(dir, "lost.json", losses); err != nil {
 		t.Fatal(err)
 	}
-	got := readLost(path)
+	got := readLost(dir, "lost.json")
 	if len(got) == 0 || got[len(got)-1].Key.Session != fmt.Sprint(long, 299) {
 		t.Fatalf("read back %d entries; want the newest kept", len(got))
 	}
+}
+
+func openRoot(t *testing.T, dir string) *os.Root {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

@@ -39,7 +39,10 @@
 // sends stop, or no client has been connected and no job has run for
 // Config.Idle (default 30 min); it then cancels what runs, closes every session and removes its
 // socket (unless another process's is at its name now: a home moved away
-// while it ran) and state file before it releases the lock.
+// while it ran) and state file before it releases the lock. It reaches its
+// state, job counter and lost.json through its directory, opened once
+// (os.Root): a home moved while the process runs takes them along, and a
+// newer process at the old path keeps its own.
 //
 // [Connect] attaches, and starts a process when none answers: under a
 // second flock ("start.lock") it tries again (another client may just have

@@ -37,12 +37,12 @@ func endedWhy(pid int, how string) string {
 // which end it means.
 func stamp(t time.Time) string { return t.Format("2006-01-02 15:04") }
 
-// addLost appends losses to the file at path, written whole.
-func addLost(path string, losses []sessions.Loss) error {
+// addLost appends losses to the file name in dir, written whole.
+func addLost(dir *os.Root, name string, losses []sessions.Loss) error {
 	if len(losses) == 0 {
 		return nil
 	}
-	entries := append(readLost(path), losses...)
+	entries := append(readLost(dir, name), losses...)
 	if len(entries) > maxLost {
 		entries = entries[len(entries)-maxLost:]
 	}
@@ -54,14 +54,14 @@ func addLost(path string, losses []sessions.Loss) error {
 	if err != nil || len(b) > maxLostBytes {
 		return err // nil: one entry too large to keep (a name of megabytes)
 	}
-	return replaceFile(path, b)
+	return replaceFile(dir, name, b)
 }
 
-// takeLost reads and removes the file at path; a missing or unreadable one
-// costs only the notices.
-func takeLost(path string) []sessions.Loss {
-	entries := readLost(path)
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+// takeLost reads and removes the file name in dir; a missing or
+// unreadable one costs only the notices.
+func takeLost(dir *os.Root, name string) []sessions.Loss {
+	entries := readLost(dir, name)
+	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil // it would be told again by the next process
 	}
 	return entries
@@ -69,8 +69,8 @@ func takeLost(path string) []sessions.Loss {
 
 // readLost reads a regular file only: the directory is the user's own, but
 // a FIFO there must not hang the process's start.
-func readLost(path string) []sessions.Loss {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+func readLost(dir *os.Root, name string) []sessions.Loss {
+	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil
 	}

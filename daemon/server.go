@@ -74,12 +74,21 @@ func Serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Close()
+	// The files are reached through the directory itself: a home moved
+	// while this process runs keeps them, and a newer process at the old
+	// path keeps its own.
+	dir, err := os.OpenRoot(cfg.Paths.Dir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	stateName := filepath.Base(cfg.Paths.State)
 	s := &Server{cfg: cfg, stopped: make(chan struct{}), conns: map[int]*conn{}, lastUse: time.Now(),
-		state: &stateFile{path: cfg.Paths.State, st: State{PID: os.Getpid(), Version: cfg.Version, Sessions: []string{}}}}
+		state: &stateFile{dir: dir, name: stateName, st: State{PID: os.Getpid(), Version: cfg.Version, Sessions: []string{}}}}
 	if err := s.listen(); err != nil {
 		return err
 	}
-	defer os.Remove(cfg.Paths.State) // a clean end: nothing was lost
+	defer dir.Remove(stateName) // a clean end: nothing was lost
 	if err := s.state.write(); err != nil {
 		s.closeListener()
 		return fmt.Errorf("cannot write %s: %w", cfg.Paths.State, err)
@@ -100,7 +109,7 @@ func Serve(ctx context.Context, cfg Config) error {
 			onJobEnd(info)
 		}
 	}
-	jobs := jobCounter{cfg.Paths.Jobs}
+	jobs := jobCounter{dir, filepath.Base(cfg.Paths.Jobs)}
 	rc.FirstJob, rc.OnJobID = jobs.last()+1, jobs.given
 	// Best effort, as state's other writes: only a crash report reads it.
 	rc.OnHold = func(key sessions.Key, lang string) { _ = s.state.hold(key, lang) }
@@ -109,7 +118,8 @@ func Serve(ctx context.Context, cfg Config) error {
 		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
 	}
 	s.reg = sessions.New(rc)
-	for _, l := range takeLost(cfg.Paths.Lost) {
+	lostName := filepath.Base(cfg.Paths.Lost)
+	for _, l := range takeLost(dir, lostName) {
 		s.reg.NoteLost(l)
 	}
 	if cfg.Ready != nil {
@@ -133,7 +143,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		}
 	}
 	// Best effort: a failed write costs the notices, not the end.
-	_ = addLost(cfg.Paths.Lost, untold)
+	_ = addLost(dir, lostName, untold)
 	return nil
 }
 

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,14 +87,27 @@ func TestEndSparesAnotherProcessSocket(t *testing.T) {
 				t.Fatal(err)
 			}
 			paths, _ := serveAt(t, home, time.Hour)
+			eval(t, paths, "new", "true")
+			// The older process records a session, and at its end
+			// what that session lost, in its own (moved) directory.
+			eval(t, PathsFor(moved), "old", "true")
 			if _, err := Stop(PathsFor(moved)); err != nil {
 				t.Fatal(err)
 			}
 			if err := waitOld(); err != nil {
 				t.Fatal(err)
 			}
+			if st, ok := readState(paths.State); !ok || !slices.Contains(st.Sessions, "new") || slices.Contains(st.Sessions, "old") {
+				t.Errorf("the newer process's state.json: %+v (present %v), want its own sessions only", st, ok)
+			}
 			if got := eval(t, paths, "s", "echo hi"); got != "hi\n" {
 				t.Fatalf("eval in the newer process: %q", got)
+			}
+			if _, err := os.Lstat(paths.Lost); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the older process wrote its losses at the newer one's home: %v", err)
+			}
+			if lost := readLost(openRoot(t, PathsFor(moved).Dir), "lost.json"); len(lost) != 1 || lost[0].Key.Session != "old" {
+				t.Errorf("the older process's losses in its own directory: %+v", lost)
 			}
 		})
 	}

@@ -1,10 +1,11 @@
 package daemon
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,8 @@ type State struct {
 
 // stateFile keeps State on disk, rewritten whole when a session name is new.
 type stateFile struct {
-	path string
+	dir  *os.Root // the process's directory, wherever it is moved
+	name string
 	mu   sync.Mutex
 	st   State
 }
@@ -37,23 +39,28 @@ func (f *stateFile) write() error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(f.path, b)
+	return replaceFile(f.dir, f.name, b)
 }
 
-// replaceFile writes data to path whole: a temp file beside it, renamed
-// over it, so a reader (or a crash) never sees a part.
-func replaceFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+// replaceFile writes data to name in dir whole: a temp file beside it,
+// renamed over it, so a reader (or a crash) never sees a part. Through
+// dir, not a path: a process whose home was moved writes into its own
+// directory, never into a newer process's at the old path.
+func replaceFile(dir *os.Root, name string, data []byte) error {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := "." + name + "-" + hex.EncodeToString(rnd[:])
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		dir.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := dir.Rename(tmp, name); err != nil {
+		dir.Remove(tmp)
 		return err
 	}
 	return nil
@@ -117,12 +124,15 @@ func readState(path string) (State, bool) {
 // counting across background processes, so that `evalhost jobs job-1` after
 // a restart (a crash, a stop, the idle exit) finds no job rather than a new
 // one of the same name.
-type jobCounter struct{ path string }
+type jobCounter struct {
+	dir  *os.Root
+	name string
+}
 
 // last is the number on disk, 0 when there is none (or it is unreadable:
 // the next process then starts again at 1, as before the file existed).
 func (c jobCounter) last() uint64 {
-	b, err := os.ReadFile(c.path)
+	b, err := c.dir.ReadFile(c.name)
 	if err != nil {
 		return 0
 	}
@@ -133,5 +143,5 @@ func (c jobCounter) last() uint64 {
 // given records n, written whole (temp file, rename) before the job's id
 // is shown to anyone. Best effort: a failed write costs only uniqueness.
 func (c jobCounter) given(n uint64) {
-	_ = replaceFile(c.path, []byte(strconv.FormatUint(n, 10)+"\n"))
+	_ = replaceFile(c.dir, c.name, []byte(strconv.FormatUint(n, 10)+"\n"))
 }
