@@ -94,6 +94,10 @@
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its
 //     done frame says "exit" (a batch run stops there, as python3 would);
 //     any other SystemExit is an error; the runner keeps serving either way.
+//     With EVALHOST_IPYTHON=1 a cell's SystemExit is IPython's (an error
+//     output, the cell fails), but exit() and quit(), which IPython only
+//     asks (ipykernel stops its kernel after the cell), end the cell so
+//     once the rest of it ran without error.
 //   - A bad request (code not a string, bad env, missing cwd) gets started,
 //     an error frame with ename "RequestError", the sync marks and done.
 //   - Ordering: everything a cell printed before a display, result, error or

@@ -47,6 +47,19 @@ func TestFullIPythonMode(t *testing.T) {
 			}
 		}},
 		{name: "history", code: "Out[1]", result: "42"},
+		// IPython's exit() asks; the cell runs on, and then ends as a
+		// sys.exit() does in the runner's own mode.
+		{name: "exit() ends after the cell", code: "exit()\nprint('after')", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); !d.Exit || c.stdout != "after\n" {
+				t.Errorf("done %+v, stdout %q; want exit after the rest of the cell", d, c.stdout)
+			}
+		}},
+		{name: "quit() too", code: "quit()", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); !d.Exit {
+				t.Errorf("done %+v, want exit", d)
+			}
+		}},
+		{name: "the next cell does not exit", code: "1", result: "1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.run(tc.code)

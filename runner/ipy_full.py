@@ -62,6 +62,11 @@ def _start_full():
         displayhook_class = Hook
         display_pub_class = Pub
 
+        def ask_exit(self):
+            # exit() and quit(): IPython runs the rest of the cell, then ends
+            # (ipykernel stops its kernel); run_full ends the session then.
+            self.exit_now = True
+
         def _showtraceback(self, etype, evalue, stb):
             lines = _strip_ansi("\n".join(stb)).split("\n")
             try:
@@ -98,4 +103,8 @@ def run_full(src):
     sh = _full[0]
     sh.execution_count = _core._count
     result = sh.run_cell(src, store_history=True)
+    if sh.exit_now:
+        sh.exit_now = False
+        if result.success:
+            raise SystemExit  # as sys.exit() in the runner's own mode: a batch stops, ok
     return "ok" if result.success else "error"

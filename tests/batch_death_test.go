@@ -83,6 +83,13 @@ func TestBatchRunStopsAtSysExit(t *testing.T) {
 		{"run --keep-going, exit()", func(t *testing.T, dir string) []string {
 			return []string{"run", "--keep-going", "-c", cells[0], "-c", "exit()", "-c", cells[2]}
 		}},
+		// IPython's exit() only asks (it raised AttributeError here before).
+		{"run --ipython, exit()", func(t *testing.T, dir string) []string {
+			return []string{"run", "--ipython", "-c", cells[0], "-c", "exit()", "-c", cells[2]}
+		}},
+		{"run --ipython, quit()", func(t *testing.T, dir string) []string {
+			return []string{"run", "--ipython", "-c", cells[0], "-c", "quit()", "-c", cells[2]}
+		}},
 		{"nb run", func(t *testing.T, dir string) []string {
 			nb := filepath.Join(dir, "nb.ipynb")
 			writeNotebook(t, nb, cells...)
