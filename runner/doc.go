@@ -97,7 +97,11 @@
 //     With EVALHOST_IPYTHON=1 a cell's SystemExit is IPython's (an error
 //     output, the cell fails), but exit() and quit(), which IPython only
 //     asks (ipykernel stops its kernel after the cell), end the cell so
-//     once the rest of it ran without error.
+//     once the rest of it ran without error. What a terminal or kernel
+//     shell adds to InteractiveShell, full mode does as the runner's own
+//     mode: %matplotlib (and %pylab) keep Agg and figures go out as PNG
+//     displays, %gui with a toolkit and %edit are refused with why, and
+//     %load and %recall show the code they would put in the next cell.
 //   - A bad request (code not a string, bad env, missing cwd) gets started,
 //     an error frame with ename "RequestError", the sync marks and done.
 //   - Ordering: everything a cell printed before a display, result, error or

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,4 +100,55 @@ func TestFullIPythonModeWithoutIPython(t *testing.T) {
 			t.Errorf("evalue %q lacks %q", e.Evalue, want)
 		}
 	}
+}
+
+// What a terminal or kernel shell adds to InteractiveShell, full mode does
+// as the runner's own mode: IPython's base raised NotImplementedError at
+// %matplotlib inline, AttributeError at %edit, and %load did nothing.
+func TestFullIPythonModeShellHooks(t *testing.T) {
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
+	script := filepath.Join(t.TempDir(), "s.py")
+	if err := os.WriteFile(script, []byte("print('loaded')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, code string
+		check      func(t *testing.T, c cellResult)
+	}{
+		{name: "load shows the code, not run", code: "%load " + script, check: func(t *testing.T, c cellResult) {
+			if !strings.Contains(c.stdout, "shown, not run") || !strings.Contains(c.stdout, "print('loaded')\n") || strings.Contains(c.stdout, "loaded\n\n") {
+				t.Errorf("stdout %q", c.stdout)
+			}
+		}},
+		{name: "gui says why", code: "%gui qt", check: func(t *testing.T, c cellResult) {
+			if !strings.Contains(c.stdout+c.stderr, "without a GUI event loop") {
+				t.Errorf("stdout %q stderr %q", c.stdout, c.stderr)
+			}
+		}},
+		// IPython prints a UsageError on stderr, and the cell fails.
+		{name: "edit says why", code: "%edit x.py", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); d.Status != "error" || !strings.Contains(c.stderr, "UsageError: %edit opens ") || !strings.Contains(c.stderr, "x.py in an editor") {
+				t.Errorf("done %+v, stderr %q", d, c.stderr)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.run(tc.code)
+			if tc.name != "edit says why" {
+				wantOK(t, c)
+			}
+			tc.check(t, c)
+		})
+	}
+	t.Run("matplotlib inline", func(t *testing.T) {
+		if err := execQuiet(python(t), "-c", "import matplotlib"); err != nil {
+			t.Skip("matplotlib not importable")
+		}
+		wantOK(t, p.run("%matplotlib inline"))
+		c := p.run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);")
+		wantOK(t, c)
+		if ds := displays(c); len(ds) != 1 || text(t, ds[0].Bundle, "image/png") == "" {
+			t.Errorf("want one PNG display: %+v", c.frames)
+		}
+	})
 }

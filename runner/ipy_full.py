@@ -34,6 +34,7 @@ def _start_full():
     Publisher = own("IPython.core.displaypub").DisplayPublisher
     InteractiveShell = own("IPython.core.interactiveshell").InteractiveShell
     Config = own("traitlets.config").Config
+    UsageError = own("IPython.core.error").UsageError
 
     class Hook(DisplayHook):
         def start_displayhook(self):
@@ -62,6 +63,25 @@ def _start_full():
         displayhook_class = Hook
         display_pub_class = Pub
 
+        # What a terminal or kernel shell adds to InteractiveShell, as the
+        # runner's own mode does it: figures go out as PNG images after each
+        # cell (Agg; IPython's base raised NotImplementedError at
+        # %matplotlib inline), no GUI loop runs, no editor or next cell exists.
+        def enable_matplotlib(self, gui=None):
+            _core._module("ipy_magics").use_agg(gui or "")
+            return gui, "agg"
+
+        def enable_gui(self, gui=None):
+            if gui not in (None, "inline", "agg", "Agg"):
+                raise UsageError("%%gui %s: evalhost runs cells without a GUI event loop; "
+                                 "figures go out as PNG images (%%matplotlib inline)" % gui)
+
+        def set_next_input(self, text, replace=False):
+            # %load and %recall: there is no next cell to fill in.
+            print("# evalhost cannot replace the cell or fill in the next one, so this code is shown, not run "
+                  "(%run FILE runs a file):")
+            print(text, end="" if text.endswith("\n") else "\n")
+
         def ask_exit(self):
             # exit() and quit(): IPython runs the rest of the cell, then ends
             # (ipykernel stops its kernel); run_full ends the session then.
@@ -80,6 +100,12 @@ def _start_full():
     c.InteractiveShell.colors = "NoColor"
     c.InteractiveShell.autocall = 0
     sh = Shell.instance(config=c, user_module=sys.modules["__main__"])
+
+    def no_editor(self, filename, linenum=None, wait=True):
+        raise UsageError("%%edit opens %s in an editor, and evalhost has no terminal to show one; "
+                         "write the file with %%%%writefile or open()" % filename)
+
+    sh.set_hook("editor", no_editor)
     _full.append(sh)
 
 

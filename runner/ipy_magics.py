@@ -510,7 +510,12 @@ def _m_load(args, frame):
 
 @_magic("line", "matplotlib")
 def _m_matplotlib(args, frame):
-    gui = args.strip()
+    use_agg(args.strip())
+    return None
+
+
+def use_agg(gui):
+    """%matplotlib GUI, in either mode: figures go out as PNG images."""
     if gui and gui not in ("inline", "agg", "Agg"):
         print("%%matplotlib %s: evalhost sends figures as PNG images; the Agg backend is kept" % gui, file=sys.stderr)
     os.environ["MPLBACKEND"] = "Agg"
@@ -520,7 +525,6 @@ def _m_matplotlib(args, frame):
             mpl.use("Agg")
         except Exception:
             pass
-    return None
 
 
 # extensions and autoreload
