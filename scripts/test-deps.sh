@@ -10,7 +10,8 @@ for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbfor
             "matplotlib:matplotlib" "jupyter_client:jupyter_client" "nbclient:nbclient" "mcp:mcp" \
             "papermill:papermill"; do
   mod=${spec%%:*} pkg=${spec##*:}
-  "$py" -c "import $mod" 2>/dev/null || need+=("$pkg")
+  # From /: in the checkout, `import mcp` finds the Go package's directory.
+  (cd / && "$py" -c "import $mod" 2>/dev/null) || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ] && ! "$py" -m pip --version >/dev/null 2>&1; then
   echo "installing pip for $py"
