@@ -70,8 +70,12 @@
 //     JSON; a part that does not reach the end names the next part's URI.
 //   - [Server.HTTPHandler] serves the streamable-HTTP transport behind a
 //     bearer token compared in constant time; a request without it, or with
-//     another, is refused with 401 before the SDK sees it. [ListenLoopback]
-//     refuses any address that is not a loopback one.
+//     another, is refused with 401 before the SDK sees it. A POSTed
+//     request nesting deeper than the SDK reads, or longer than
+//     [DefaultMaxLine], gets a JSON-RPC error under its id (HTTP 200), as
+//     on stdio: the SDK's plain 400 or 413 makes the Go SDK's client close
+//     its session. [ListenLoopback] refuses any address that is not a
+//     loopback one.
 //
 // A Server holds no goroutines of its own between calls: each call's
 // progress ticker ends before the call returns. RunStdio returns once its

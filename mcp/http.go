@@ -55,7 +55,7 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 		return nil, ErrWeakToken
 	}
 	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: DefaultMaxLine, Logger: s.cfg.Logger})
+		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, Logger: s.cfg.Logger})
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin, ok := r.Header["Origin"]; ok && !sameOrigin(origin, r.Host) {
@@ -70,6 +70,9 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 				msg = "wrong bearer token; use the one evalhost mcp printed to its stderr (or gave with --token)"
 			}
 			http.Error(w, msg, http.StatusUnauthorized)
+			return
+		}
+		if guardBody(w, r) {
 			return
 		}
 		inner.ServeHTTP(w, r)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,6 +136,45 @@ func TestHTTPHandlerOrigin(t *testing.T) {
 			h.ServeHTTP(rec, req)
 			if rec.Code != tc.want {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tc.want, rec.Body)
+			}
+		})
+	}
+}
+
+// A POSTed request the SDK cannot read gets a JSON-RPC error under its id;
+// everything else reaches the SDK with its body whole.
+func TestGuardBody(t *testing.T) {
+	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	long := `{"jsonrpc":"2.0","id":"L","method":"tools/call","params":{"x":"` + strings.Repeat("x", maxBody) + `"}}`
+	for _, tc := range []struct {
+		name, method, body string
+		want               string // the answer's start; "" when the SDK is to get it
+	}{
+		{"too deep", "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":` + deep + `}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"invalid request: the message nests`},
+		{"too deep, string id", "POST", `{"jsonrpc":"2.0","id":"a","method":"m","params":` + deep + `}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600`},
+		{"too long", "POST", long, `{"jsonrpc":"2.0","id":"L","error":{"code":-32600,"message":"request of more than 16777216 bytes`},
+		{"too long, id after the first 64 KiB", "POST", `{"jsonrpc":"2.0","method":"m","params":{"x":"` + strings.Repeat("x", maxBody) + `"},"id":1}`, ""},
+		{"a deep notification", "POST", `{"jsonrpc":"2.0","method":"n","params":` + deep + `}`, ""},
+		{"a deep response", "POST", `{"jsonrpc":"2.0","id":1,"result":` + deep + `}`, ""},
+		{"not JSON", "POST", `{"jsonrpc":`, ""},
+		{"plain", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""},
+		{"a GET", "GET", deep, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(tc.method, "/", strings.NewReader(tc.body))
+			answered := guardBody(w, r)
+			if answered != (tc.want != "") {
+				t.Fatalf("answered %v: %.200s", answered, w.Body.String())
+			}
+			if !answered {
+				if b, _ := io.ReadAll(r.Body); string(b) != tc.body {
+					t.Fatalf("the SDK gets %d bytes of the %d sent", len(b), len(tc.body))
+				}
+				return
+			}
+			if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" || !strings.HasPrefix(w.Body.String(), tc.want) {
+				t.Errorf("%d %s %.300s, want 200 JSON %s", w.Code, w.Header().Get("Content-Type"), w.Body.String(), tc.want)
 			}
 		})
 	}

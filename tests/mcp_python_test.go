@@ -26,3 +26,28 @@ func TestMCPPythonClient(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPPythonClientHTTP drives `evalhost mcp --http` with the Python mcp
+// package's streamable-HTTP client (testdata/mcp_http_client.py): a call
+// the server cannot read fails alone, and the session serves on.
+func TestMCPPythonClientHTTP(t *testing.T) {
+	if out, err := exec.Command("python3", "-c", "import mcp.client.streamable_http, anyio").CombinedOutput(); err != nil {
+		t.Skipf("the Python mcp package is not installed (scripts/test-deps.sh installs it): %v: %s", err, out)
+	}
+	cmd := command(t, "mcp", "--http", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	url, token := readHTTPBanner(t, stderr)
+	out, err := exec.Command("python3", "testdata/mcp_http_client.py", url, token).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcp_http_client.py: %v\n%s", err, out)
+	}
+	for _, check := range []string{"initialize", "eval", "too long"} {
+		if !strings.Contains(string(out), "ok "+check+"\n") {
+			t.Errorf("check %q did not pass:\n%s", check, out)
+		}
+	}
+}

@@ -553,6 +553,29 @@ func TestMCPHTTP(t *testing.T) {
 		if err != nil || res.IsError || !strings.Contains(allText(res), "2") {
 			t.Fatalf("eval over HTTP: %v %v", err, res)
 		}
+		// A call the SDK cannot read fails alone, with why, as on stdio:
+		// its plain 400 or 413 made the Go client close its session.
+		var deep any = 1
+		for range 1500 {
+			deep = []any{deep}
+		}
+		for _, tc := range []struct {
+			name string
+			args map[string]any
+			want string
+		}{
+			{"too deep", map[string]any{"cells": []any{py("1")}, "x": deep}, "nests arrays and objects more than 1000 deep"},
+			{"too long", map[string]any{"cells": []any{py("#" + strings.Repeat("x", 17<<20))}}, "longer than the server's limit"},
+		} {
+			_, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "eval", Arguments: tc.args})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+			}
+			res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "eval", Arguments: map[string]any{"cells": []any{py("2+2")}}})
+			if err != nil || res.IsError || !strings.Contains(allText(res), "4") {
+				t.Fatalf("the call after one %s: %v %v", tc.name, err, res)
+			}
+		}
 	})
 }
 

@@ -1,0 +1,67 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+)
+
+// maxBody is the longest request body the HTTP transport reads.
+const maxBody = DefaultMaxLine
+
+// guardBody answers, as the stdio transport does, a POSTed request the
+// SDK would refuse with a plain-text 400 or 413: one nesting deeper than
+// the SDK reads, or longer than maxBody. The Go SDK's client closes its
+// session at such a status, so a call with deep or huge arguments would
+// end every later call; an HTTP 200 JSON-RPC error under the request's id
+// fails that call alone. It reports whether it answered; otherwise r.Body
+// is the body again, for the SDK. Notifications, responses and what is
+// not JSON are left to the SDK: there is no id to answer under.
+func guardBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		http.Error(w, "Bad Request: the request body could not be read: "+err.Error(), http.StatusBadRequest)
+		return true
+	}
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if len(body) > maxBody {
+		id, ok := idOfPrefix(body[:min(len(body), 64<<10)])
+		if !ok {
+			return false
+		}
+		answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"request of more than %d bytes is longer than the server's limit; "+
+				"send less at once: split the cells, or write large text to a file and read it in a cell", maxBody)))
+		return true
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !nestsDeeper(trimmed, maxDepth) {
+		return false
+	}
+	id := idOf(trimmed)
+	if id == "null" || !gjson.GetBytes(trimmed, "method").Exists() {
+		return false
+	}
+	answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message nests arrays and objects more than %d deep, "+
+		"deeper than the server reads; send flatter arguments (deep data can go in as a JSON string)", maxDepth)))
+	return true
+}
+
+func answer(w http.ResponseWriter, msg []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(msg)
+}
+
+// readCloser is the body read so far and the rest, closed as the request's.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
