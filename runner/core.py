@@ -22,7 +22,6 @@ WARM_QUIET = 0.05  # seconds idle before the warm-up (_warm) runs
 _FILE = sys._getframe().f_code.co_filename
 _RUNNER_FILES = {_FILE}  # frames from these files never show in tracebacks
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_PID = os.getpid()
 _SIGINT = _signal.SIGINT
 
 _q = _json.encode_basestring_ascii
