@@ -2,13 +2,13 @@ package runner
 
 import (
 	"encoding/base64"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 func TestReady(t *testing.T) {
@@ -347,10 +347,7 @@ func TestExtensionModules(t *testing.T) {
 }
 
 func TestMatplotlibFigures(t *testing.T) {
-	exe := python(t)
-	if err := execQuiet(exe, "-c", "import matplotlib"); err != nil {
-		t.Skip("matplotlib not importable by", exe)
-	}
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
 	p := start(t, startOpts{})
 	c := p.run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint('plotted')")
 	d, ok := c.first(frames.TypeDisplay)
@@ -366,10 +363,6 @@ func TestMatplotlibFigures(t *testing.T) {
 	}
 	c = p.run("len(plt.get_fignums())")
 	wantResult("0")(t, c)
-}
-
-func execQuiet(name string, args ...string) error {
-	return exec.Command(name, args...).Run()
 }
 
 func TestFd3IsPrivate(t *testing.T) {

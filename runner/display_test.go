@@ -9,7 +9,8 @@ import (
 )
 
 // ipythonModes runs a test with IPython importable (the real one, patched at
-// import) and hidden (python -S: no site-packages, so the runner's shim).
+// import; skipped where it is not installed) and hidden (python -S: no
+// site-packages, so the runner's shim).
 func ipythonModes(t *testing.T, fn func(t *testing.T, p *proc, real bool)) {
 	for _, m := range []struct {
 		name string
@@ -17,6 +18,9 @@ func ipythonModes(t *testing.T, fn func(t *testing.T, p *proc, real bool)) {
 		real bool
 	}{{"real IPython", nil, true}, {"shim without IPython", []string{"-S"}, false}} {
 		t.Run(m.name, func(t *testing.T) {
+			if m.real {
+				needIPython(t)
+			}
 			p := start(t, startOpts{pyArgs: m.args})
 			c := p.run("import IPython\ngetattr(IPython, 'evalhost_shim', False)")
 			wantOK(t, c)

@@ -12,6 +12,7 @@ import (
 // EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell; the
 // frames are the runner's own.
 func TestFullIPythonMode(t *testing.T) {
+	needIPython(t)
 	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
 	for _, tc := range []struct {
 		name, code, stdout, result, ename string

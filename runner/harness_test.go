@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 // python is the real interpreter the tests run (see testkit.Python).
 func python(tb testing.TB) string { tb.Helper(); return testkit.Python(tb) }
 
+// needIPython skips tb unless python(tb) has IPython (fails it where the
+// tests' modules are required: testkit.NeedModule).
+func needIPython(tb testing.TB) { tb.Helper(); testkit.NeedModule(tb, "IPython", "ipython") }
+
 // proc is one runner process wired like the host wires it.
 type proc struct {
 	tb      testing.TB // the test now using the proc

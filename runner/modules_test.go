@@ -175,14 +175,18 @@ func TestModuleOutputAtLoad(t *testing.T) {
 		"try:\n    input('name? ')\nexcept Exception:\n    pass\n" +
 		"LOADED = 1\n"
 	for _, mode := range []struct {
-		name string
-		env  []string
-		want []string // texts the warnings carry
+		name    string
+		env     []string
+		ipython bool     // needs IPython installed
+		want    []string // texts the warnings carry
 	}{
-		{"runner", nil, []string{"a display came at start-up from extension module", "'shown at load'", "42", "input() fails", "'name? '"}},
-		{"full IPython", []string{"EVALHOST_IPYTHON=1"}, []string{"'shown at load'", "42", "an error came at start-up", "ZeroDivisionError", "'name? '"}},
+		{"runner", nil, false, []string{"a display came at start-up from extension module", "'shown at load'", "42", "input() fails", "'name? '"}},
+		{"full IPython", []string{"EVALHOST_IPYTHON=1"}, true, []string{"'shown at load'", "42", "an error came at start-up", "ZeroDivisionError", "'name? '"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			if mode.ipython {
+				needIPython(t)
+			}
 			dir := t.TempDir()
 			path := writeFile(t, dir, "shows.py", code)
 			p := start(t, startOpts{modules: []string{dir}, env: mode.env})

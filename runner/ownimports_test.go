@@ -242,9 +242,7 @@ func wantStderr(lines ...string) func(t *testing.T, c cellResult) {
 // IPython an IPython.py planted there is not it.
 func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 	t.Run("IPython installed", func(t *testing.T) {
-		if exec.Command(python(t), "-c", "import IPython").Run() != nil {
-			t.Skip("IPython is not installed")
-		}
+		needIPython(t)
 		dir, markers := plant(t, "", "")
 		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}})
 		wantResult("'InteractiveShell'")(t, p.run("type(get_ipython()).__mro__[1].__name__"))

@@ -498,9 +498,7 @@ func TestMemoryGuardRecycles(t *testing.T) {
 // A reset finds the session whatever engine it runs (here full IPython
 // mode, part of the session's key), and resetting no session is a no-op.
 func TestResetFindsSessionByIDAndCwd(t *testing.T) {
-	if exec.Command("python3", "-c", "import IPython").Run() != nil {
-		t.Skip("IPython is not installed")
-	}
+	testkit.NeedModuleIn(t, "python3", "IPython", "ipython") // the sessions' interpreter
 	r := newTestRegistry(t, Config{})
 	dir := t.TempDir()
 	req := Request{Session: "ip", Cwd: dir, IPython: true, Cells: []Cell{py("v = 1")}}

@@ -1,14 +1,16 @@
 // Package testkit holds the helpers evalhost's tests share instead of
 // copying: the real Python interpreter ([Python]) and one of a given
-// version ([PythonVersion]), golden-file comparison with the one -update
-// flag ([Golden]), a frame collector ([Collector]), nbformat validation
-// ([Nbformat]) and the leak and hang checks every test that starts
-// processes arms ([Clean]).
+// version ([PythonVersion]), a Python module a test needs ([NeedModule]),
+// golden-file comparison with the one -update flag ([Golden]), a frame
+// collector ([Collector]), nbformat validation ([Nbformat]) and the leak
+// and hang checks every test that starts processes arms ([Clean]).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every
-// golden file the selected tests compare. Calling [Python], [PythonVersion]
-// or [Nbformat] where the interpreter or the package is missing skips the
-// test with what to install; nothing here fails a test for the machine it
-// runs on.
+// golden file the selected tests compare. Calling [Python], [PythonVersion],
+// [NeedModule] or [Nbformat] where the interpreter or the package is missing
+// skips the test with what to install; nothing here fails a test for the
+// machine it runs on, except a missing module under
+// EVALHOST_TEST_REQUIRE_MODULES=1 ([RequireModulesEnv]), which make test
+// sets after installing them: there a skip would hide the test.
 package testkit

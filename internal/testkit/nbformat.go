@@ -7,23 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
-var (
-	nbformatOnce sync.Once
-	nbformatOK   bool
-)
-
-// NeedNbformat skips tb when Python's nbformat package is missing.
+// NeedNbformat skips tb when Python's nbformat package is missing (fails
+// it under RequireModulesEnv=1, as NeedModule does).
 func NeedNbformat(tb testing.TB) {
 	tb.Helper()
-	py := Python(tb)
-	nbformatOnce.Do(func() { nbformatOK = exec.Command(py, "-c", "import nbformat").Run() == nil })
-	if !nbformatOK {
-		tb.Skip("python3 with the nbformat package is not available (pip install nbformat)")
-	}
+	NeedModule(tb, "nbformat", "nbformat")
 }
 
 // nbformatCheck validates each file named in argv with nbformat and prints

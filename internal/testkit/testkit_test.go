@@ -84,10 +84,11 @@ func TestStartPiped(t *testing.T) {
 	}
 }
 
-// fatalTB records a Fatalf instead of failing the test that holds it.
+// fatalTB records a Fatalf (msg) or a Skip (skipped) instead of ending the
+// test that holds it; both end the calling goroutine, as testing's do.
 type fatalTB struct {
 	testing.TB
-	msg string
+	msg, skipped string
 }
 
 func (f *fatalTB) Helper() {}
@@ -95,6 +96,52 @@ func (f *fatalTB) Helper() {}
 func (f *fatalTB) Fatalf(format string, a ...any) {
 	f.msg = fmt.Sprintf(format, a...)
 	runtime.Goexit()
+}
+
+func (f *fatalTB) Skip(a ...any) {
+	f.skipped = fmt.Sprint(a...)
+	runtime.Goexit()
+}
+
+// NeedModule runs a test whose module imports, and skips one whose module
+// does not, naming the module, the interpreter and what to install; under
+// RequireModulesEnv=1 that skip is a failure.
+func TestNeedModule(t *testing.T) {
+	py := Python(t)
+	for _, tc := range []struct {
+		name, module, require string
+		skipped, failed       bool
+	}{
+		{name: "module imports", module: "json"},
+		{name: "module imports, required", module: "json", require: "1"},
+		{name: "module missing", module: "evalhost_no_such_module", skipped: true},
+		{name: "module missing, required", module: "evalhost_no_such_module", require: "1", failed: true},
+		{name: "module missing, requirement off", module: "evalhost_no_such_module", require: "0", skipped: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(RequireModulesEnv, tc.require)
+			tb := &fatalTB{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				NeedModule(tb, tc.module, "evalhost-no-such-package")
+			}()
+			<-done
+			if (tb.skipped != "") != tc.skipped || (tb.msg != "") != tc.failed {
+				t.Fatalf("skipped %q, failed %q; want skipped %v, failed %v", tb.skipped, tb.msg, tc.skipped, tc.failed)
+			}
+			for _, msg := range []string{tb.skipped, tb.msg} {
+				for _, want := range []string{py, "cannot import " + tc.module, "No module named 'evalhost_no_such_module'", "pip install evalhost-no-such-package"} {
+					if msg != "" && !strings.Contains(msg, want) {
+						t.Errorf("%q lacks %q", msg, want)
+					}
+				}
+			}
+			if tc.failed && !strings.Contains(tb.msg, RequireModulesEnv+"=1") {
+				t.Errorf("%q does not say what made it a failure", tb.msg)
+			}
+		})
+	}
 }
 
 // Nbformat refuses a notebook nbformat would have to repair (reading it
