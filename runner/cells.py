@@ -388,6 +388,14 @@ def register_source(name, src):
         cache[name] = _core._cache_entry(name, src)
 
 
+def forget_warnings():
+    """Empty the user namespace's warning registry before a cell, as
+    IPython's shell does before each run_cell: its keys are (text, category,
+    line), so a later cell's warning on a line an earlier cell warned on
+    would pass for the one already shown. Within a cell it still shows once."""
+    _core._ns.pop("__warningregistry__", None)
+
+
 def _exec_code(body, last, ns, local=None):
     """Run compiled cell code; return the last expression's value (or None)."""
     if local is None:
@@ -562,6 +570,7 @@ class Cell(_wire._Request):
         name = "<cell %d>" % count
         _record_input(src, count)
         register_source(name, src)
+        forget_warnings()
         for hook in _core._pre_cell:
             hook()
         code = src

@@ -190,6 +190,10 @@
 //     imported before user code imports it.
 //   - History as IPython: In (sources, In[N]), Out (non-None results), _, __,
 //     ___, _N, _i (previous input), _ii, _iii, _iN.
+//   - Warnings as IPython: the user namespace's __warningregistry__ is
+//     emptied before each cell and each get_ipython().run_cell, so a warning
+//     shows once per place per cell, not once per line number for the
+//     session (the registry's key has no file name).
 //   - EVALHOST_IPYTHON=1 in the runner's environment: every cell runs through
 //     IPython's InteractiveShell (all of IPython's magics), its displayhook,
 //     display publisher and tracebacks (uncoloured) sending the same frames;

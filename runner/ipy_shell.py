@@ -181,7 +181,9 @@ class EvalhostShell:
     def run_cell(self, raw_cell, store_history=False, silent=False, shell_futures=True, cell_id=None):
         """Run source in the user namespace (magics allowed); errors are returned, not raised."""
         try:
-            value = _core._module("cells").run_source(raw_cell, "<run_cell %d>" % _core._count)
+            cells = _core._module("cells")
+            cells.forget_warnings()
+            value = cells.run_source(raw_cell, "<run_cell %d>" % _core._count)
         except Exception as e:
             return ExecutionResult(False, error=e)
         if value is not None and not silent:

@@ -160,3 +160,43 @@ func TestInterruptDuringAwaitShowsTheCell(t *testing.T) {
 	}
 	wantResult("2")(t, p.run("await asyncio.sleep(0)\n1 + 1"))
 }
+
+// A warning shows once per place per cell, as in IPython (8 and 9 alike):
+// its shell empties the user namespace's __warningregistry__ before every
+// cell (and every run_cell), so a later cell's warning on the same line is
+// not taken for the earlier one, while one cell repeating it shows it once.
+// The runner and full IPython mode, one runner each, cells in order.
+func TestWarningsShowOncePerCell(t *testing.T) {
+	cells := []struct {
+		name, code, warning string
+		shown               int // how many times the cell's stderr carries the warning
+	}{
+		{"first cell", "import warnings\nwarnings.warn('x')", "UserWarning: x", 1},
+		{"same warning on the same line of the next cell", "import warnings\nwarnings.warn('x')", "UserWarning: x", 1},
+		{"repeated in one cell", "for i in range(3):\n    warnings.warn('y')", "UserWarning: y", 1},
+		{"from a function, twice in its cell", "def f():\n    warnings.warn('z')\nf()\nf()", "UserWarning: z", 1},
+		{"from the function again in a later cell", "f()", "UserWarning: z", 1},
+		{"in a cell and the run_cell it calls", "warnings.warn('w'); get_ipython().run_cell(\"warnings.warn('w')\");", "UserWarning: w", 2},
+	}
+	for _, mode := range []struct {
+		name    string
+		env     []string
+		ipython bool
+	}{{"runner", nil, false}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			if mode.ipython {
+				needIPython(t)
+			}
+			p := start(t, startOpts{env: mode.env})
+			for _, tc := range cells {
+				t.Run(tc.name, func(t *testing.T) {
+					c := p.run(tc.code)
+					wantOK(t, c)
+					if n := strings.Count(c.stderr, tc.warning); n != tc.shown {
+						t.Errorf("%q shown %d times, want %d; stderr:\n%s", tc.warning, n, tc.shown, c.stderr)
+					}
+				})
+			}
+		})
+	}
+}
