@@ -395,6 +395,38 @@ def _compiled(path):
         return compile(f.read(), path, "exec", 0, True)
 
 
+def _sweep_cache():
+    """Remove the <cache>.<pid>.tmp files runner.py's bytecode-cache writes
+    left (killed before their rename): regular files of this user's whose
+    pid no longer runs. A live writer's stays (two runners may write one
+    cache, each its own file); a writer that took a pid just found gone
+    loses its file and only misses writing the cache. Here, not in
+    runner.py, which is compiled at every start. ~10 us (listdir); what
+    fails (an audit hook may refuse a call) leaves a file for a later start."""
+    pycache = os.path.join(_HERE, "__pycache__")
+    try:
+        names = [n for n in os.listdir(pycache) if n[-4:] == ".tmp"]
+    except Exception:
+        return
+    for name in names:
+        stem, _, pid = name[:-4].rpartition(".")
+        if stem[-4:] != ".evh" or not (pid.isascii() and pid.isdigit()):
+            continue
+        path = os.path.join(pycache, name)
+        try:
+            os.kill(int(pid), 0)
+            continue  # it runs (PermissionError: another user's process)
+        except ProcessLookupError:
+            try:
+                st = os.lstat(path)
+                if st.st_uid == os.geteuid() and st.st_mode & 0o170000 == 0o100000:  # a regular file
+                    os.unlink(path)
+            except Exception:
+                pass
+        except Exception:
+            pass
+
+
 def _exec_file(path, what, source=None):
     """Exec a helper file into the user namespace; report failures as warnings.
 
@@ -552,6 +584,7 @@ def main(boot_file=None):
     # live as long as the runner, so they are frozen with start-up's: the
     # exit's walk of gc.get_objects() took ~0.4 ms, ~0.1 ms without them.
     _module("cells")
+    _sweep_cache()
     import gc
 
     gc.freeze()

@@ -52,7 +52,11 @@
 // the same hash of the code itself; anything else is recompiled and
 // rewritten. This costs ~0.5 ms in Path (most of it the first touch of the embedded
 // files) and ~0.04 ms per loaded module,
-// against ~12 ms for compiling core.py on every start.
+// against ~12 ms for compiling core.py on every start. A cache is written as
+// <cache>.<pid>.tmp and renamed over it; what a runner killed between the
+// two leaves, the next runner to start removes once ready is sent (~10 us,
+// core's _sweep_cache): only a regular file of this user's whose pid no
+// longer runs, so a live writer's stays and two runners may write one cache.
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
