@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -102,9 +103,7 @@ func TestSource(t *testing.T) {
 // metadata.papermill.parameters it records (papermill installed by
 // scripts/test-deps.sh).
 func TestSourceMatchesPapermill(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import papermill").Run(); err != nil {
-		t.Skip("papermill is not installed (python3 -m pip install papermill)")
-	}
+	testkit.NeedModuleIn(t, "python3", "papermill", "papermill")
 	var all []flagSet
 	for _, tt := range paramCases {
 		all = append(all, tt.flags)

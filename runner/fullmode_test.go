@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell; the
@@ -107,6 +108,7 @@ func TestFullIPythonModeWithoutIPython(t *testing.T) {
 // as the runner's own mode: IPython's base raised NotImplementedError at
 // %matplotlib inline, AttributeError at %edit, and %load did nothing.
 func TestFullIPythonModeShellHooks(t *testing.T) {
+	needIPython(t)
 	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
 	script := filepath.Join(t.TempDir(), "s.py")
 	if err := os.WriteFile(script, []byte("print('loaded')\n"), 0o644); err != nil {
@@ -142,9 +144,7 @@ func TestFullIPythonModeShellHooks(t *testing.T) {
 		})
 	}
 	t.Run("matplotlib inline", func(t *testing.T) {
-		if err := execQuiet(python(t), "-c", "import matplotlib"); err != nil {
-			t.Skip("matplotlib not importable")
-		}
+		testkit.NeedModule(t, "matplotlib", "matplotlib")
 		wantOK(t, p.run("%matplotlib inline"))
 		c := p.run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);")
 		wantOK(t, c)

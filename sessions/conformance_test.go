@@ -12,6 +12,7 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/internal/remotetest"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // backendCase is one way to run Python cells.
@@ -175,7 +176,7 @@ func TestConformance(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			if why := b.skip(); why != "" {
-				t.Skip(why)
+				testkit.Unavailable(t, why)
 			}
 			home := t.TempDir()
 			// The shared gateway outlives its users by design; the test's

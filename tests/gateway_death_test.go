@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A gateway kernel's death is told as the gateway told it (its status
@@ -12,9 +14,7 @@ import (
 // every message and notice of the cell: a batch run's, a retry's, a second
 // death's.
 func TestGatewayDeathSaysWhy(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import kernel_gateway, ipykernel").Run(); err != nil {
-		t.Skip("jupyter_kernel_gateway and ipykernel are not installed")
-	}
+	testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
 	home := t.TempDir()
 	env := []string{"EVALHOST_HOME=" + home}
 	t.Cleanup(func() {

@@ -4,15 +4,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // Notebooks written the Jupyter way (IPython.display, display ids,
 // clear_output loops, shell escapes, %%capture) run through `nb run` on the
 // runner backend give the same outputs as ipykernel gives them.
 func TestNotebookOutputsMatchIPykernel(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import nbclient, ipykernel").Run(); err != nil {
-		t.Skip("nbclient and ipykernel are not installed (python3 -m pip install nbclient ipykernel)")
-	}
+	testkit.NeedModuleIn(t, "python3", "nbclient, ipykernel", "nbclient ipykernel")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "compat.ipynb")
 	writeNotebook(t, in,

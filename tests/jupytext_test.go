@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // Jupytext's own percent-format examples (percent/testdata/jupytext, MIT)
@@ -14,9 +16,7 @@ import (
 // never, frozen and active-ipynb ones as Jupytext reads them), magics
 // Jupytext commented out run as magics.
 func TestJupytextExamplesRunAsTheirNotebooks(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import nbclient, ipykernel").Run(); err != nil {
-		t.Skip("nbclient and ipykernel are not installed (python3 -m pip install nbclient ipykernel)")
-	}
+	testkit.NeedModuleIn(t, "python3", "nbclient, ipykernel", "nbclient ipykernel")
 	scripts, err := filepath.Glob("../percent/testdata/jupytext/*.py")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no examples: %v", err)

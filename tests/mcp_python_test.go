@@ -5,15 +5,15 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestMCPPythonClient drives `evalhost mcp` with a client nobody here
 // wrote: the Python mcp package's (testdata/mcp_client.py, which checks
 // the same cases as TestMCPEval and TestMCPNotebook).
 func TestMCPPythonClient(t *testing.T) {
-	if out, err := exec.Command("python3", "-c", "import mcp, anyio").CombinedOutput(); err != nil {
-		t.Skipf("the Python mcp package is not installed (scripts/test-deps.sh installs it): %v: %s", err, out)
-	}
+	testkit.NeedModuleIn(t, "python3", "mcp, anyio", "mcp")
 	cmd := exec.Command("python3", "testdata/mcp_client.py", binary, t.TempDir())
 	cmd.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
@@ -31,9 +31,7 @@ func TestMCPPythonClient(t *testing.T) {
 // package's streamable-HTTP client (testdata/mcp_http_client.py): a call
 // the server cannot read fails alone, and the session serves on.
 func TestMCPPythonClientHTTP(t *testing.T) {
-	if out, err := exec.Command("python3", "-c", "import mcp.client.streamable_http, anyio").CombinedOutput(); err != nil {
-		t.Skipf("the Python mcp package is not installed (scripts/test-deps.sh installs it): %v: %s", err, out)
-	}
+	testkit.NeedModuleIn(t, "python3", "mcp.client.streamable_http, anyio", "mcp")
 	cmd := command(t, "mcp", "--http", "127.0.0.1:0")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // nobody stands for the other local user (the tester's mallory).
@@ -25,9 +27,7 @@ func TestModulesPlantedInSharedCwd(t *testing.T) {
 	for _, backend := range []string{"runner", "gateway"} {
 		t.Run(backend, func(t *testing.T) {
 			if backend == "gateway" {
-				if err := exec.Command("python3", "-c", "import kernel_gateway, ipykernel").Run(); err != nil {
-					t.Skip("jupyter_kernel_gateway and ipykernel are not installed")
-				}
+				testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
 			}
 			root := t.TempDir()
 			shared := filepath.Join(root, "tmp")

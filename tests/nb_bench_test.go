@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // BenchmarkNotebookRun50 executes a 50-cell notebook with `evalhost nb run`
@@ -20,9 +22,7 @@ func BenchmarkNotebookRun50(b *testing.B) { benchNotebookRun(b, 50) }
 func BenchmarkNotebookRun200(b *testing.B) { benchNotebookRun(b, 200) }
 
 func benchNotebookRun(b *testing.B, n int) {
-	if err := exec.Command("python3", "-c", "import nbclient, ipykernel").Run(); err != nil {
-		b.Skip("nbclient and ipykernel are not installed")
-	}
+	testkit.NeedModuleIn(b, "python3", "nbclient, ipykernel", "nbclient ipykernel")
 	dir := b.TempDir()
 	in := filepath.Join(dir, "bench.ipynb")
 	var cells []string

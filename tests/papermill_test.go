@@ -9,15 +9,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // `evalhost nb run` with papermill's parameter flags writes the notebook
 // papermill writes: the injected cell's source, tags and place, and every
 // cell's outputs (papermill installed by scripts/test-deps.sh).
 func TestNotebookParametersMatchPapermill(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import papermill, ipykernel").Run(); err != nil {
-		t.Skip("papermill is not installed (python3 -m pip install papermill)")
-	}
+	testkit.NeedModuleIn(t, "python3", "papermill, ipykernel", "papermill ipykernel")
 	dir := t.TempDir()
 	yamlFile := filepath.Join(dir, "params.yaml")
 	if err := os.WriteFile(yamlFile, []byte("regions: [north, south]\nlimits: {low: 1, high: 1.5e+3}\nwhen: 2024-07-01\nenabled: on\n"), 0o644); err != nil {
@@ -62,9 +62,7 @@ func TestNotebookParametersMatchPapermill(t *testing.T) {
 // cell after it pending. Through the gateway backend, so that the
 // traceback is ipykernel's as papermill's is.
 func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import papermill, ipykernel, kernel_gateway").Run(); err != nil {
-		t.Skip("papermill, ipykernel or jupyter_kernel_gateway is not installed (scripts/test-deps.sh)")
-	}
+	testkit.NeedModuleIn(t, "python3", "papermill, ipykernel, kernel_gateway", "papermill ipykernel jupyter_kernel_gateway")
 	dir := t.TempDir()
 	in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
 	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "def f():\n    return 1/0\nf()", "print('never')")
@@ -88,9 +86,7 @@ func TestNotebookFailedRunMatchesPapermill(t *testing.T) {
 // still says "failed", exception true, under a run whose exception is
 // null; nor "completed", which this run did not pass.
 func TestNotebookRunCellsAfterPapermill(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import papermill, ipykernel").Run(); err != nil {
-		t.Skip("papermill is not installed (scripts/test-deps.sh)")
-	}
+	testkit.NeedModuleIn(t, "python3", "papermill, ipykernel", "papermill ipykernel")
 	dir := t.TempDir()
 	in, nb := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "out.ipynb")
 	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "1/0", "print('three')")
@@ -260,9 +256,7 @@ nbformat.write(nb, sys.argv[1])
 // and (from ipykernel, through the gateway backend) coloured tracebacks.
 // The runner's tracebacks have no colour, and none is added.
 func TestNotebookOutputsKeepEscapes(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import papermill, nbclient, ipykernel").Run(); err != nil {
-		t.Skip("papermill, nbclient or ipykernel is not installed (scripts/test-deps.sh)")
-	}
+	testkit.NeedModuleIn(t, "python3", "papermill, nbclient, ipykernel", "papermill nbclient ipykernel")
 	cells := []string{
 		`print("\x1b[31mred\x1b[0m plain")`,
 		`import sys; print("crlf\r\nbell\x07 tab\t.", file=sys.stderr)`,
@@ -286,9 +280,7 @@ func TestNotebookOutputsKeepEscapes(t *testing.T) {
 		}
 	})
 	t.Run("gateway, tracebacks coloured as ipykernel's", func(t *testing.T) {
-		if err := exec.Command("python3", "-c", "import kernel_gateway").Run(); err != nil {
-			t.Skip("jupyter_kernel_gateway is not installed")
-		}
+		testkit.NeedModuleIn(t, "python3", "kernel_gateway", "jupyter_kernel_gateway")
 		dir := t.TempDir()
 		in, ours := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "ours.ipynb")
 		writeTaggedNotebook(t, in, append(cells, "def f():\n    return 1/0\nf()")...)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
@@ -86,9 +88,7 @@ func toolCalls(lines []map[string]any) []map[string]any { return ofType(lines, "
 // Kernels behind the gateway reach the same tools: the run id travels in
 // the execute_request's metadata.
 func TestRunToolGatewayBackend(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import kernel_gateway, ipykernel").Run(); err != nil {
-		t.Skip("jupyter_kernel_gateway and ipykernel are not installed")
-	}
+	testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
 	home := t.TempDir()
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(binary, args...)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // launcher is Enterprise Gateway's kernel launcher for remote kernels.
@@ -76,7 +78,7 @@ func Missing() string {
 func StartGateway(t testing.TB, opts GatewayOptions) *Gateway {
 	t.Helper()
 	if why := Missing(); why != "" {
-		t.Skip(why)
+		testkit.Unavailable(t, why)
 	}
 	g := &Gateway{t: t, Token: randomHex(t, 16), Python: filepath.Join(Venv(), "bin", "python"),
 		Dir: markedDir(t), KernelName: LocalKernel, exited: make(chan struct{})}

@@ -40,9 +40,15 @@ func NeedModuleIn(tb testing.TB, python, module, pip string) {
 	if p.err == nil {
 		return
 	}
-	why := fmt.Sprintf("%s cannot import %s (%v): pip install %s into it, or make test-deps", python, module, p.err, pip)
+	Unavailable(tb, fmt.Sprintf("%s cannot import %s (%v): pip install %s into it, or make test-deps", python, module, p.err, pip))
+}
+
+// Unavailable skips tb for want of what test-deps installs (a module, a
+// venv), saying why; under RequireModulesEnv=1 it fails tb instead.
+func Unavailable(tb testing.TB, why string) {
+	tb.Helper()
 	if os.Getenv(RequireModulesEnv) == "1" {
-		tb.Fatalf("%s (%s=1: a missing module fails the test)", why, RequireModulesEnv)
+		tb.Fatalf("%s (%s=1: what test-deps installs must be there)", why, RequireModulesEnv)
 	}
 	tb.Skip(why)
 }
@@ -52,6 +58,8 @@ func NeedModuleIn(tb testing.TB, python, module, pip string) {
 func importable(python, module string) error {
 	var stderr bytes.Buffer
 	cmd := exec.Command(python, "-c", "import "+module)
+	// From /: in the checkout, `import mcp` finds the Go package's directory.
+	cmd.Dir = "/"
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	if err == nil {
