@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -157,19 +158,38 @@ func TestIsFDExhausted(t *testing.T) {
 }
 
 // fakeKernel answers each execute_request with msgs (iopub unless the type
-// is execute_reply; a "sleep" pauses for its content's duration), parented
-// to the request; with drop it then drops the
-// TCP connection without a close frame.
+// ends in _reply), parented to the request; with drop it then drops the TCP
+// connection without a close frame. Steps that are not messages: "sleep"
+// pauses for its content's duration; "marker" reads the client's requests,
+// answering pings at once as an idle gateway does, until a
+// kernel_info_request (evalhost's marker) comes, or gives up after 5 s; a
+// type "marker:T" is a message of type T parented to the last marker,
+// which may be an earlier cell's (none yet: skipped).
 func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *Kernel {
 	t.Helper()
+	var marker string // the server's goroutine's
 	return scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
 		for _, m := range msgs {
-			if m.typ == "sleep" {
+			typ, to := m.typ, parent
+			switch {
+			case typ == "sleep":
 				d, _ := time.ParseDuration(m.content)
 				time.Sleep(d)
 				continue
+			case typ == "marker":
+				id, err := awaitMarker(ctx, conn)
+				if err != nil {
+					return err
+				}
+				marker = id
+				continue
+			case strings.HasPrefix(typ, "marker:"):
+				if marker == "" {
+					continue
+				}
+				typ, to = strings.TrimPrefix(typ, "marker:"), marker
 			}
-			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m.typ, parent, []byte(m.content))); err != nil {
+			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(typ, to, []byte(m.content))); err != nil {
 				return err
 			}
 		}
@@ -178,6 +198,23 @@ func fakeKernel(t *testing.T, msgs []struct{ typ, content string }, drop bool) *
 		}
 		return nil
 	}, nil)
+}
+
+// awaitMarker reads requests until a kernel_info_request, whose msg_id it
+// returns.
+func awaitMarker(ctx context.Context, conn *websocket.Conn) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		_, raw, err := conn.Read(ctx)
+		if err != nil {
+			return "", fmt.Errorf("no marker: %w", err)
+		}
+		var req message
+		if json.Unmarshal(raw, &req) == nil && req.Header.MsgType == "kernel_info_request" {
+			return req.Header.MsgID, nil
+		}
+	}
 }
 
 // Jupyter's iopub drops messages under overload (a real gateway does so

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,7 +17,9 @@ import (
 // scriptedKernel is a fake gateway with one kernel, "k1", connected: DELETE
 // succeeds, and answer is called for each execute_request with the
 // request's msg_id; an error from it ends the connection without a close
-// frame. With slow, the server's connections write as slowLink does.
+// frame. A kernel_info_request that answer does not read itself is answered
+// as ipykernel does (answerInfo). With slow, the server's connections write
+// as slowLink does.
 func scriptedKernel(t testing.TB, answer func(ctx context.Context, conn *websocket.Conn, parent string) error, slow *atomic.Bool) *Kernel {
 	t.Helper()
 	checkLeaks(t)
@@ -37,10 +40,16 @@ func scriptedKernel(t testing.TB, answer func(ctx context.Context, conn *websock
 				return
 			}
 			var req message
-			if json.Unmarshal(raw, &req) != nil || req.Header.MsgType != "execute_request" {
+			if json.Unmarshal(raw, &req) != nil {
 				continue
 			}
-			if answer(r.Context(), conn, req.Header.MsgID) != nil {
+			switch req.Header.MsgType {
+			case "execute_request":
+				err = answer(r.Context(), conn, req.Header.MsgID)
+			case "kernel_info_request":
+				err = answerInfo(r.Context(), conn, req.Header.MsgID)
+			}
+			if err != nil {
 				return
 			}
 		}
@@ -59,12 +68,27 @@ func scriptedKernel(t testing.TB, answer func(ctx context.Context, conn *websock
 	return k
 }
 
+// answerInfo answers a kernel_info_request as ipykernel does: a status
+// busy and idle on iopub around the reply on shell.
+func answerInfo(ctx context.Context, conn *websocket.Conn, parent string) error {
+	for _, m := range [][]byte{jupyterMessage("status", parent, []byte(`{"execution_state":"busy"}`)),
+		jupyterMessage("kernel_info_reply", parent, []byte(infoReply)),
+		jupyterMessage("status", parent, []byte(`{"execution_state":"idle"}`))} {
+		if err := conn.Write(ctx, websocket.MessageText, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const infoReply = `{"status":"ok","protocol_version":"5.3","implementation":"ipython","language_info":{"name":"python"}}`
+
 // jupyterMessage is a message of the gateway's websocket; the parent's
 // msg_id comes first, at parentAt, so that a large message built once can be
 // sent to several cells.
 func jupyterMessage(typ, parent string, content []byte) []byte {
 	channel := "iopub"
-	if typ == "execute_reply" {
+	if strings.HasSuffix(typ, "_reply") {
 		channel = "shell"
 	}
 	b := append([]byte(`{"parent_header":{"msg_id":"`), parent...)
