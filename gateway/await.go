@@ -70,14 +70,20 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 }
 
 // receive handles one message, starts an interrupt that waited for the
-// cell's code to run, and after execute_reply restarts the idle watch.
+// cell's code to run, and after execute_reply ends the cell when the idle
+// watch's marker says its idle was dropped, or restarts the watch.
 func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatch) {
 	k.handle(c, in)
 	if c.pendingInterrupt && c.executing {
 		c.pendingInterrupt = false
 		intr.start(k)
 	}
-	if c.gotReply {
+	switch {
+	case !c.gotReply || c.gotIdle:
+	case quiet.settles(in.msg):
+		c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: droppedWarning()})
+		c.gotIdle = true
+	default:
 		quiet.arm()
 	}
 }

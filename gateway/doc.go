@@ -54,10 +54,17 @@
 //     execute_request asks for the counts back as a user expression, and a
 //     shortfall becomes a warning frame naming how much had not arrived.
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
-//     in which no byte arrives, and then a ping the gateway answers with
-//     nothing before the pong, end the cell with a warning instead of a
-//     hang. (A gateway busy encoding a large display answers only when it
-//     sends it.)
+//     in which no byte arrives send a kernel_info_request on shell as a
+//     marker. The kernel publishes the marker's status on iopub after all
+//     the cell published, and iopub keeps the kernel's order through the
+//     gateway, so that status arriving first says the idle was dropped: the
+//     cell ends with a warning. A message the kernel is still handing to the
+//     gateway (a large display the reply overtook) arrives before it. The
+//     marker's reply and statuses become no frame, of this cell or a later
+//     one. When its status is lost too (10 s without a byte), a ping the
+//     gateway answers with nothing before the pong ends the cell with a
+//     warning instead of a hang. (A gateway busy encoding a large display
+//     answers only when it sends it.)
 //
 // # Tool calls
 //

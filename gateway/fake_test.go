@@ -219,49 +219,77 @@ func awaitMarker(ctx context.Context, conn *websocket.Conn) (string, error) {
 
 // Jupyter's iopub drops messages under overload (a real gateway does so
 // only under a flood, unpredictably): a lost idle status must not hang the
-// cell, and lost output is reported with its size.
+// cell, and lost output is reported with its size. The marker the idle
+// watch sends decides it by the kernel's iopub order, not by the gateway:
+// a display the kernel hands over only after the wait is not lost, and the
+// marker's own messages, however late, are nobody's frames.
 func TestFakeIopubDrops(t *testing.T) {
-	defer func(old time.Duration) { idleWait = old }(idleWait)
-	idleWait = 200 * time.Millisecond
+	old := [...]time.Duration{idleWait, markerWait}
+	idleWait, markerWait = 200*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { idleWait, markerWait = old[0], old[1] })
 	reply := func(stdout, stderr int) string {
 		return fmt.Sprintf(`{"status":"ok","execution_count":1,"user_expressions":{%q:{"status":"ok","data":{"text/plain":"[%d, %d]"}}}}`,
 			writtenKey, stdout, stderr)
 	}
+	const (
+		busy = `{"execution_state":"busy"}`
+		idle = `{"execution_state":"idle"}`
+		lost = "warning:6 of the 10 characters the cell wrote to stdout had not arrived when it ended: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)"
+	)
+	dropped := "warning:" + droppedWarning()
+	noMarker := "warning:the kernel answered the cell, but neither its idle status nor the status of a later request had come after 300ms without any message: Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the gateway forwards them, so output may be missing"
 	type msg = struct{ typ, content string }
 	cases := []struct {
 		name string
 		msgs []msg
+		runs int // cells run on the kernel, each with msgs and want; 1 when 0
 		want []string
 	}{
 		{"nothing lost",
-			[]msg{{"status", `{"execution_state":"busy"}`}, {"stream", `{"name":"stdout","text":"héllo\n"}`}, {"execute_reply", reply(6, 0)}, {"status", `{"execution_state":"idle"}`}},
-			[]string{"started", "stdout:héllo\n", "done:ok"}},
-		{"output and idle lost",
+			[]msg{{"status", busy}, {"stream", `{"name":"stdout","text":"héllo\n"}`}, {"execute_reply", reply(6, 0)}, {"status", idle}},
+			0, []string{"started", "stdout:héllo\n", "done:ok"}},
+		{"output and idle lost: the marker's status tells",
 			[]msg{{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 3)}},
-			[]string{"started", "stdout:abcd",
-				"warning:the kernel answered the cell, but its idle status had not come after 200ms without any message: Jupyter's iopub channel drops (or holds back) messages when a kernel writes faster than the gateway forwards them, so output may be missing",
-				"warning:6 of the 10 characters the cell wrote to stdout had not arrived when it ended: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
+			0, []string{"started", "stdout:abcd", dropped, lost,
 				"warning:3 of the 3 characters the cell wrote to stderr had not arrived when it ended: Jupyter's iopub channel drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
 				"done:ok"}},
+		{"a display the kernel hands over after the wait, the gateway answering pings at once",
+			[]msg{{"status", busy}, {"execute_reply", reply(0, 0)}, {"marker", ""},
+				{"display_data", `{"data":{"text/plain":"late"},"metadata":{},"transient":{}}`}, {"status", idle},
+				{"marker:status", busy}, {"marker:kernel_info_reply", infoReply}, {"marker:status", idle}},
+			0, []string{"started", "display:late", "done:ok"}},
+		{"the marker's reply and idle come in the next cell",
+			[]msg{{"marker:kernel_info_reply", infoReply}, {"marker:status", idle},
+				{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 0)}, {"marker", ""}, {"marker:status", busy}},
+			3, []string{"started", "stdout:abcd", dropped, lost, "done:ok"}},
+		{"the marker's status lost too: the ping ends the cell",
+			[]msg{{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 0)}, {"marker", ""},
+				{"marker:kernel_info_reply", infoReply}},
+			2, []string{"started", "stdout:abcd", noMarker, lost, "done:ok"}},
+		{"a kernel that never answers the marker",
+			[]msg{{"stream", `{"name":"stdout","text":"abcd"}`}, {"execute_reply", reply(10, 0)}, {"marker", ""}},
+			2, []string{"started", "stdout:abcd", noMarker, lost, "done:ok"}},
 		{"a backlog trailing the reply longer than the wait, but steadily",
 			[]msg{{"execute_reply", reply(4, 0)}, {"sleep", "120ms"}, {"stream", `{"name":"stdout","text":"a"}`}, {"sleep", "120ms"},
-				{"stream", `{"name":"stdout","text":"b"}`}, {"sleep", "120ms"}, {"stream", `{"name":"stdout","text":"cd"}`}, {"status", `{"execution_state":"idle"}`}},
-			[]string{"started", "stdout:a", "stdout:b", "stdout:cd", "done:ok"}},
+				{"stream", `{"name":"stdout","text":"b"}`}, {"sleep", "120ms"}, {"stream", `{"name":"stdout","text":"cd"}`}, {"status", idle}},
+			0, []string{"started", "stdout:a", "stdout:b", "stdout:cd", "done:ok"}},
 		{"a reply without the counts",
-			[]msg{{"stream", `{"name":"stdout","text":"x"}`}, {"execute_reply", `{"status":"ok","execution_count":1,"user_expressions":{}}`}, {"status", `{"execution_state":"idle"}`}},
-			[]string{"started", "stdout:x", "done:ok"}},
+			[]msg{{"stream", `{"name":"stdout","text":"x"}`}, {"execute_reply", `{"status":"ok","execution_count":1,"user_expressions":{}}`}, {"status", idle}},
+			0, []string{"started", "stdout:x", "done:ok"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			k := fakeKernel(t, tc.msgs, false)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			got, _, err := run(t, k, ctx, frames.Request{ID: "c", Code: "print('x')"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			for i := range max(tc.runs, 1) {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				got, _, err := run(t, k, ctx, frames.Request{ID: "c", Code: "print('x')"})
+				cancel()
+				if err != nil {
+					t.Fatalf("cell %d: %v", i+1, err)
+				}
+				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("cell %d frames:\n%s\nwant:\n%s", i+1, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				}
 			}
 		})
 	}
