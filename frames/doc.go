@@ -162,4 +162,13 @@
 //
 // Unknown fields are ignored by readers, so either end may add fields without
 // a version bump; a new frame type is a minor version bump of [Version].
+//
+// # Bundles
+//
+// A [Bundle] keeps each value as the raw JSON it came as. [Bundle.Text]
+// decodes a string value, [Bundle.SetText] stores one encoded as
+// json.Marshal encodes it. For a value of hundreds of megabytes (a large
+// display) [Bundle.Pieces] decodes it a piece at a time, and [TextValue]
+// encodes a text written in pieces: the same bytes as Text and SetText,
+// without holding the whole text beside its JSON.
 package frames

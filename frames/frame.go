@@ -117,10 +117,11 @@ func plainString(raw json.RawMessage) (string, bool) {
 	return string(in), true
 }
 
-// SetText stores a string value for mime.
+// SetText stores a string value for mime, encoded as json.Marshal encodes
+// it (without its buffers, which cost a large value twice its size).
 func (b Bundle) SetText(mime, value string) {
-	raw, _ := json.Marshal(value)
-	b[mime] = raw
+	raw := append(make([]byte, 0, len(value)+2), '"')
+	b[mime] = append(appendEscaped(raw, value), '"')
 }
 
 // Frame is one protocol message. Which fields are meaningful depends on Type,
