@@ -39,21 +39,30 @@ func (t *tail) write(p []byte) {
 }
 
 // text appends sanitised text without "\r".
-func (t *tail) text(p []byte) {
+func (t *tail) text(p []byte) { t.textAfter(span{}, p) }
+
+// textAfter appends a sanitised text without "\r" of which only the end,
+// p, is at hand: head, what came before p, is empty, or else p is longer
+// than the tail and so holds all that can be kept (see tailWriter).
+func (t *tail) textAfter(head span, p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	first := p[0]
+	if head.n > 0 {
+		first = head.first
+	}
 	if t.cr {
 		t.cr = false
-		if p[0] != '\n' {
+		if first != '\n' {
 			t.restartLine()
 		}
 	}
 	nl := bytes.Count(p, []byte{'\n'})
-	t.totalNL += int64(nl)
+	t.totalNL += head.nl + int64(nl)
 	t.partial = p[len(p)-1] != '\n'
-	if len(p) >= t.maxBytes {
-		p, nl = t.replaceAll(p, nl)
+	if head.n > 0 || len(p) >= t.maxBytes {
+		p, nl = t.replaceAll(head, p, nl)
 	}
 	if t.off > 0 && t.off >= len(t.buf)-t.off {
 		t.compact()
@@ -64,15 +73,16 @@ func (t *tail) text(p []byte) {
 	t.trimLines()
 }
 
-// replaceAll drops the whole buffer and the head of p, which alone fills
-// the tail; it returns the kept part of p and its newline count.
-func (t *tail) replaceAll(p []byte, nl int) ([]byte, int) {
+// replaceAll drops the whole buffer and the head of the text head+p,
+// which alone fills the tail; it returns the kept part of p and its
+// newline count.
+func (t *tail) replaceAll(head span, p []byte, nl int) ([]byte, int) {
 	t.dropped(t.buf[t.off:], t.lines) // all of it: no need to count again
 	t.buf, t.off, t.lines = t.buf[:0], 0, 0
 	k := runeStart(p, len(p)-t.maxBytes)
-	k = lineStart(p, k)
+	k = lineStart(p, k) // k > 0 when head is not empty: p[k-1] exists
 	cut := bytes.Count(p[:k], []byte{'\n'})
-	t.dropped(p[:k], cut)
+	t.dropSpan(head.then(p[:k], cut))
 	return p[k:], nl - cut
 }
 
@@ -99,18 +109,47 @@ func (t *tail) cutHead(k int) {
 }
 
 // dropped accounts for text cut from the head that holds nl newlines.
-func (t *tail) dropped(gone []byte, nl int) {
-	t.drop(len(gone), nl)
-	if nl == 0 {
-		t.headCut += int64(len(gone)) // more of one long line
+func (t *tail) dropped(gone []byte, nl int) { t.dropSpan(span{}.then(gone, nl)) }
+
+func (t *tail) dropSpan(gone span) {
+	t.drop(gone.n, gone.nl)
+	if gone.nl == 0 {
+		t.headCut += gone.n // more of one long line
 		return
 	}
-	t.headCut = int64(len(gone) - (bytes.LastIndexByte(gone, '\n') + 1))
+	t.headCut = gone.after
 }
 
-func (t *tail) drop(n, lines int) {
-	t.droppedBytes += int64(n)
-	t.droppedLines += int64(lines)
+// span describes text a tail was not given: only counts, so that a long
+// text written in pieces need not be held whole.
+type span struct {
+	n     int64 // bytes
+	nl    int64 // newlines
+	after int64 // bytes after its last newline (all of them without one)
+	first byte  // its first byte, when n > 0
+}
+
+// then is the span of s followed by p, which holds nl newlines.
+func (s span) then(p []byte, nl int) span {
+	if len(p) == 0 {
+		return s
+	}
+	if s.n == 0 {
+		s.first = p[0]
+	}
+	s.n += int64(len(p))
+	s.nl += int64(nl)
+	if nl > 0 {
+		s.after = int64(len(p) - (bytes.LastIndexByte(p, '\n') + 1))
+	} else {
+		s.after += int64(len(p))
+	}
+	return s
+}
+
+func (t *tail) drop(n, lines int64) {
+	t.droppedBytes += n
+	t.droppedLines += lines
 }
 
 func (t *tail) compact() {
