@@ -1,7 +1,6 @@
 package streamsink
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/evalhost/evalhost/frames"
@@ -55,36 +54,4 @@ func (s *Sink) errorFrame(f frames.Frame) frames.Frame {
 	f.Traceback = tb
 	s.block(strings.Join(f.Traceback, "\n"))
 	return f
-}
-
-func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
-	f = s.moveLarge(f)
-	if !s.opt.Verbatim {
-		f.Bundle = sanitizedText(f.Bundle)
-	}
-	if text, ok := f.Bundle.Text("text/markdown"); ok {
-		s.block(text)
-	} else if text, ok := f.Bundle.Text("text/plain"); ok {
-		s.block(text)
-	}
-	return f
-}
-
-// sanitizedText returns b with its text/plain and text/markdown
-// sanitised: b itself when they are clean, else a copy.
-func sanitizedText(b frames.Bundle) frames.Bundle {
-	cloned := false
-	for _, mime := range []string{"text/plain", "text/markdown"} {
-		text, ok := b.Text(mime)
-		if !ok {
-			continue
-		}
-		if clean := Sanitize(text); clean != text {
-			if !cloned {
-				b, cloned = maps.Clone(b), true
-			}
-			b.SetText(mime, clean)
-		}
-	}
-	return b
 }

@@ -22,6 +22,8 @@ type Sink struct {
 	tail     tail
 	spill    spill
 	scratch  []byte
+	dscratch [2][]byte // display text sanitised once and twice (recordText)
+	run      []byte    // the tailWriter's run of a display text
 	notices  []string
 	payloads []Payload
 	closed   bool
@@ -204,6 +206,6 @@ func (s *Sink) Close() error {
 	}
 	s.spill.close()
 	s.closed = true
-	s.scratch, s.vscratch = nil, nil
+	s.scratch, s.vscratch, s.dscratch, s.run = nil, nil, [2][]byte{}, nil
 	return s.spill.err
 }

@@ -1,0 +1,236 @@
+package streamsink
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// displayFrame sanitises a display's text/plain and text/markdown and
+// records the one a renderer shows. A display can be hundreds of
+// megabytes of text: each text is read a piece at a time (frames.Pieces)
+// and never held decoded, and a sanitised copy is made, as a new JSON
+// value, only when sanitising changes it. The frame, the tail and the
+// artifact are byte for byte what sanitising and recording the whole
+// decoded texts would make of them (see block).
+func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
+	f = s.moveLarge(f)
+	mimes := [2]string{"text/plain", "text/markdown"}
+	var texts [2]frames.TextPieces
+	var ok [2]bool
+	for i, mime := range mimes {
+		texts[i], ok[i] = f.Bundle.Pieces(mime)
+	}
+	shown := -1 // text/markdown, else text/plain
+	if ok[1] {
+		shown = 1
+	} else if ok[0] {
+		shown = 0
+	}
+	if s.opt.Verbatim {
+		if shown >= 0 {
+			s.recordText(texts[shown], true)
+		}
+		return f
+	}
+	cloned := false
+	for i, mime := range mimes {
+		if !ok[i] {
+			continue
+		}
+		var changed bool
+		if i == shown {
+			changed = s.recordText(texts[i], false)
+		} else {
+			changed = sanitizingChanges(texts[i])
+		}
+		if !changed {
+			continue
+		}
+		if !cloned {
+			f.Bundle, cloned = maps.Clone(f.Bundle), true
+		}
+		f.Bundle[mime] = sanitizedValue(texts[i])
+	}
+	return f
+}
+
+// sanitizingChanges reports whether Sanitize changes the text.
+func sanitizingChanges(text frames.TextPieces) bool {
+	var q sanPieces
+	var same sameness
+	for piece := text.Next(); piece != nil && !same.differ; piece = text.Next() {
+		for in, out, ok := q.next(piece); ok; in, out, ok = q.next(nil) {
+			same.see(in, out)
+		}
+	}
+	same.see(nil, q.z.flush(q.buf[:0]))
+	return !same.same()
+}
+
+// sanitizedValue is the JSON value of the sanitised text.
+func sanitizedValue(text frames.TextPieces) json.RawMessage {
+	var v frames.TextValue
+	v.Grow(text.Len() + 2)
+	var q sanPieces
+	for piece := text.Next(); piece != nil; piece = text.Next() {
+		for _, out, ok := q.next(piece); ok; _, out, ok = q.next(nil) {
+			v.Write(out)
+		}
+	}
+	v.Write(q.z.flush(q.buf[:0]))
+	return v.Value()
+}
+
+// recordText records a display text as block records a whole one, and
+// reports whether sanitising changes it. What block is given is, without
+// Verbatim, the text already sanitised: the artifact then gets the
+// sanitised text, and the tail that sanitised again.
+func (s *Sink) recordText(text frames.TextPieces, verbatim bool) (changed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return !verbatim && sanitizingChanges(text)
+	}
+	if s.tail.partial {
+		s.record([]byte{'\n'}, []byte{'\n'})
+	}
+	r := textRecord{s: s, verbatim: verbatim, tw: tailWriter{t: &s.tail, run: s.run[:0]}}
+	r.q1.buf, r.q2.buf = s.dscratch[0][:0], s.dscratch[1][:0]
+	for piece := text.Next(); piece != nil; piece = text.Next() {
+		for in, out, ok := r.q1.next(piece); ok; in, out, ok = r.q1.next(nil) {
+			r.stage1(in, out)
+		}
+	}
+	r.stage1(nil, r.q1.z.flush(r.q1.buf[:0]))
+	if !verbatim {
+		r.toTail(r.q2.z.flush(r.q2.buf[:0]))
+	}
+	r.tw.close()
+	s.spill.write(nil, s.tail.truncated())
+	if r.any && r.last != '\n' {
+		s.record([]byte{'\n'}, []byte{'\n'})
+	}
+	s.run = keepScratch(r.tw.run)
+	s.dscratch = [2][]byte{keepScratch(r.q1.buf), keepScratch(r.q2.buf)}
+	return !r.same.same()
+}
+
+func keepScratch(b []byte) []byte {
+	if cap(b) > maxScratch {
+		return nil
+	}
+	return b[:0]
+}
+
+// textRecord carries one display text, a piece at a time, through the
+// sanitiser (twice without Verbatim, as block sanitises the sanitised
+// text) into the artifact and the tail.
+type textRecord struct {
+	s        *Sink
+	verbatim bool
+	q1, q2   sanPieces
+	same     sameness
+	tw       tailWriter
+	last     byte // of the text the tail got
+	any      bool
+}
+
+// stage1 takes a piece of the text and its sanitised form.
+func (r *textRecord) stage1(in, out []byte) {
+	r.same.see(in, out)
+	if r.verbatim {
+		r.s.spill.write(in, false)
+		r.toTail(out)
+		return
+	}
+	r.s.spill.write(out, false)
+	for _, out2, ok := r.q2.next(out); ok; _, out2, ok = r.q2.next(nil) {
+		r.toTail(out2)
+	}
+}
+
+func (r *textRecord) toTail(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	r.last, r.any = p[len(p)-1], true
+	r.tw.write(p)
+}
+
+// sanPiece bounds the piece of a text that a sanPieces sanitises at once.
+// Tests lower it.
+var sanPiece = 64 << 10
+
+// sanPieces sanitises a text a piece at a time: a run that passes
+// unchanged is handed back as itself, however long, and the rest in
+// sanitised pieces of at most sanPiece bytes of input.
+type sanPieces struct {
+	z   sanitizer
+	p   []byte // what is left of the piece next was given
+	buf []byte
+}
+
+// next starts on p when p is not nil, and returns the next piece of it
+// and its sanitised form (valid until the next call); false when p is
+// used up.
+func (q *sanPieces) next(p []byte) (in, out []byte, ok bool) {
+	if p != nil {
+		q.p = p
+	}
+	if len(q.p) == 0 {
+		return nil, nil, false
+	}
+	if q.z.state == ground && q.z.ncarry == 0 && !q.z.cr {
+		if n := plainPrefix(q.p); n > 0 {
+			in, q.p = q.p[:n], q.p[n:]
+			return in, in, true
+		}
+	}
+	n := min(len(q.p), sanPiece)
+	in, q.p = q.p[:n], q.p[n:]
+	q.buf = q.z.append(q.buf[:0], in)
+	return in, q.buf, true
+}
+
+// sameness tells whether a sanitiser's output is its input, seen a piece
+// at a time. The output lags by what the sanitiser holds back (a "\r",
+// the start of a rune), never by more than pend while the two are equal:
+// anything else it holds is an escape sequence, which it drops.
+type sameness struct {
+	pend   [8]byte // input not yet matched by output
+	n      int
+	differ bool
+}
+
+func (d *sameness) see(in, out []byte) {
+	if d.differ || d.n == 0 && len(in) == len(out) && (len(in) == 0 || &in[0] == &out[0]) {
+		return
+	}
+	k := min(len(out), d.n)
+	if string(out[:k]) != string(d.pend[:k]) {
+		d.differ = true
+		return
+	}
+	out = out[k:]
+	rest := d.pend[k:d.n]
+	if len(rest) > 0 { // the output ended within pend
+		if len(rest)+len(in) > len(d.pend) {
+			d.differ = true
+			return
+		}
+		d.n = copy(d.pend[:], rest)
+		d.n += copy(d.pend[d.n:], in)
+		return
+	}
+	if len(out) > len(in) || string(out) != string(in[:len(out)]) || len(in)-len(out) > len(d.pend) {
+		d.differ = true
+		return
+	}
+	d.n = copy(d.pend[:], in[len(out):])
+}
+
+// same reports, once the sanitiser is flushed, whether the output was the
+// input.
+func (d *sameness) same() bool { return !d.differ && d.n == 0 }
