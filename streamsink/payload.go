@@ -2,9 +2,9 @@ package streamsink
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -102,43 +102,61 @@ func (s *Sink) large(mime string, raw json.RawMessage) bool {
 }
 
 func (s *Sink) savePayload(mime string, raw json.RawMessage) (Payload, error) {
-	data, ext := payloadFile(mime, raw)
-	id, path, err := s.opt.Store.WriteFile(ext, data)
+	ext, write := payloadFile(mime, raw)
+	id, path, n, err := s.opt.Store.writeWith(ext, write)
 	if err != nil {
 		return Payload{}, err
 	}
-	return Payload{MIME: mime, Artifact: Scheme + id, Path: path, Bytes: int64(len(data))}, nil
+	return Payload{MIME: mime, Artifact: Scheme + id, Path: path, Bytes: n}, nil
 }
 
-// payloadFile returns the bytes to store for a bundle value and the file
-// extension.
-func payloadFile(mime string, raw json.RawMessage) ([]byte, string) {
+// payloadFile returns the file extension for a bundle value and what
+// writes it: its raw JSON, or the string it holds, decoded from base64
+// for a binary type when it decodes. A value of hundreds of megabytes is
+// written as it is decoded, never held decoded whole.
+func payloadFile(mime string, raw json.RawMessage) (string, func(io.Writer) (int64, error)) {
 	ext, ok := mimeExt[mime]
 	if !ok {
 		ext = "json"
 	}
-	var text string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &text) != nil {
-		return raw, "json"
+	text, isText := frames.TextPiecesOf(raw)
+	if !isText {
+		return "json", func(w io.Writer) (int64, error) {
+			n, err := w.Write(raw)
+			return int64(n), err
+		}
 	}
 	if !ok {
 		ext = "txt"
 	}
 	if isBinary(mime) {
-		clean := strings.Map(func(r rune) rune {
-			if r == '\n' || r == '\r' || r == ' ' {
-				return -1
-			}
-			return r
-		}, text)
-		if data, err := base64.StdEncoding.DecodeString(clean); err == nil {
+		if _, err := decodeBase64(text, nil); err == nil {
 			if !ok {
 				ext = "bin"
 			}
-			return data, ext
+			return ext, func(w io.Writer) (int64, error) { return decodeBase64(text, w) }
 		}
 	}
-	return []byte(text), ext
+	return ext, func(w io.Writer) (int64, error) {
+		var n int64
+		for piece := text.Next(); piece != nil; piece = text.Next() {
+			m, err := w.Write(piece)
+			if n += int64(m); err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+}
+
+// decodeBase64 decodes the text as base64, with "\n", "\r" and " " left
+// out, to w (nil: only checks it); text is a copy, read from its start.
+func decodeBase64(text frames.TextPieces, w io.Writer) (int64, error) {
+	d := b64Pieces{w: w}
+	for piece := text.Next(); piece != nil && d.err == nil; piece = text.Next() {
+		d.write(piece)
+	}
+	return d.close()
 }
 
 func isBinary(mime string) bool {

@@ -3,6 +3,7 @@ package streamsink
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,22 +172,32 @@ func (st *Store) scan() error {
 
 // WriteFile stores data as a new artifact and returns its id and path.
 func (st *Store) WriteFile(ext string, data []byte) (id, path string, err error) {
+	id, path, _, err = st.writeWith(ext, func(w io.Writer) (int64, error) {
+		n, err := w.Write(data)
+		return int64(n), err
+	})
+	return id, path, err
+}
+
+// writeWith stores what write writes as a new artifact, and returns its
+// id, path and size; a failed write leaves no file.
+func (st *Store) writeWith(ext string, write func(io.Writer) (int64, error)) (id, path string, n int64, err error) {
 	f, id, err := st.Create(ext)
 	if err != nil {
-		return "", "", err
+		return "", "", 0, err
 	}
 	path = f.Name()
-	_, werr := f.Write(data)
+	n, werr := write(f)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
 		os.Remove(path)
 		st.Finish(id)
-		return "", "", fmt.Errorf("streamsink: write artifact %s: %w", id, werr)
+		return "", "", 0, fmt.Errorf("streamsink: write artifact %s: %w", id, werr)
 	}
 	st.Finish(id)
-	return id, path, nil
+	return id, path, n, nil
 }
 
 // Path resolves an id or an "artifact://<id>" reference to the file path.
