@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/heappeak"
@@ -55,12 +56,14 @@ func BenchmarkBigDisplayMemory(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dMB", d.name, n/1e6), func(b *testing.B) {
 				raw := d.raw(n)
 				var heapX, rssX float64
+				var took time.Duration
 				for range b.N {
-					h, r := displayPeak(b, d.mime, raw)
-					heapX, rssX = max(heapX, h), max(rssX, r)
+					h, r, t := displayPeak(b, d.mime, raw)
+					heapX, rssX, took = max(heapX, h), max(rssX, r), took+t
 				}
 				b.ReportMetric(heapX, "heap_x")
 				b.ReportMetric(rssX, "rss_x")
+				b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "frame_ms")
 			})
 		}
 	}
@@ -68,8 +71,8 @@ func BenchmarkBigDisplayMemory(b *testing.B) {
 
 // displayPeak passes one display frame with raw as the value of mime
 // through a new sink, and returns the heap's and the resident set's peak
-// rise over len(raw).
-func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64) {
+// rise over len(raw), and how long the frame and the sink's close took.
+func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64, took time.Duration) {
 	b.Helper()
 	s, err := New(Options{Store: NewStore(benchDir(b))})
 	if err != nil {
@@ -80,11 +83,13 @@ func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64) {
 	rssOK := heappeak.ResetRSSPeak()
 	rss0, _ := heappeak.RSSPeak()
 	hp := heappeak.Start()
+	start := time.Now()
 	out := s.Frame(f)
 	hp.Sample()
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
+	took = time.Since(start)
 	d := s.Dump()
 	heap := hp.Stop()
 	rss1, _ := heappeak.RSSPeak()
@@ -95,7 +100,7 @@ func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64) {
 		b.Fatalf("the display did not pass: bundle %d entries, dump %+v", len(out.Bundle), d)
 	}
 	n := float64(len(raw))
-	return float64(heap) / n, float64(rss1-rss0) / n
+	return float64(heap) / n, float64(rss1-rss0) / n, took
 }
 
 // BenchmarkDisplayFrame is the cost of the display frames most cells make,
