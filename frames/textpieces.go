@@ -42,6 +42,9 @@ func TextPiecesOf(raw json.RawMessage) (TextPieces, bool) {
 // text's length when it has no escapes.
 func (p *TextPieces) Len() int { return len(p.body) }
 
+// Done reports whether Next has returned all of the text.
+func (p *TextPieces) Done() bool { return p.r >= len(p.body) }
+
 // Next returns the next piece of the text, nil at its end. A piece is
 // valid until the next call; it may be a part of the raw value, which the
 // caller must not modify. Pieces end on rune boundaries.

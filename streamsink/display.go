@@ -96,9 +96,19 @@ func (s *Sink) recordText(text frames.TextPieces, verbatim bool) (changed bool) 
 	if s.tail.partial {
 		s.record([]byte{'\n'}, []byte{'\n'})
 	}
+	first := text.Next()
+	if text.Done() && plainPrefix(first) == len(first) {
+		// Most displays: a short text that sanitising leaves as it is,
+		// recorded as block records it, without the pieces' machinery.
+		s.record(first, first)
+		if len(first) > 0 && first[len(first)-1] != '\n' {
+			s.record([]byte{'\n'}, []byte{'\n'})
+		}
+		return false
+	}
 	r := textRecord{s: s, verbatim: verbatim, tw: tailWriter{t: &s.tail, run: s.run[:0]}}
 	r.q1.buf, r.q2.buf = s.dscratch[0][:0], s.dscratch[1][:0]
-	for piece := text.Next(); piece != nil; piece = text.Next() {
+	for piece := first; piece != nil; piece = text.Next() {
 		for in, out, ok := r.q1.next(piece); ok; in, out, ok = r.q1.next(nil) {
 			r.stage1(in, out)
 		}
