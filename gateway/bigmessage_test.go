@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/heappeak"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // bigContents are the large messages a cell can make: a display of a long
@@ -70,7 +72,14 @@ func memoryPeak(b *testing.B, n int, size func(frames.Frame) int, cell func(emit
 // BenchmarkBigMessageMemory reports heap_x and rss_x: the peak growth of
 // the heap and of the resident set while one message of n bytes arrives
 // from a fake gateway and is handed on, as multiples of n.
-func BenchmarkBigMessageMemory(b *testing.B) {
+func BenchmarkBigMessageMemory(b *testing.B) { bigMessageMemory(b, false) }
+
+// BenchmarkBigMessageMemorySink is BenchmarkBigMessageMemory with every
+// frame passed through a streamsink.Sink as a session passes a cell's
+// (default bounds, a store): what the message costs evalhost end to end.
+func BenchmarkBigMessageMemorySink(b *testing.B) { bigMessageMemory(b, true) }
+
+func bigMessageMemory(b *testing.B, sink bool) {
 	for _, tc := range bigContents {
 		for _, n := range []int{100e6, 200e6} {
 			b.Run(fmt.Sprintf("%s/%dMB", tc.name, n/1e6), func(b *testing.B) {
@@ -85,18 +94,50 @@ func BenchmarkBigMessageMemory(b *testing.B) {
 					}
 					return nil
 				}, nil)
-				reportPeaks(b, n, tc.size, func(emit func(frames.Frame)) error {
+				run := func(emit func(frames.Frame)) error {
 					_, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: "big"}, emit)
 					return err
+				}
+				reportPeaks(b, n, tc.size, func(emit func(frames.Frame)) error {
+					if sink {
+						return throughSink(b, emit, run)
+					}
+					return run(emit)
 				})
 			})
 		}
 	}
 }
 
+// throughSink runs cell with its frames passed through a new sink before
+// emit, and closes the sink; its store is on tmpfs where there is one, so
+// the artifact's pages are not the process's.
+func throughSink(b *testing.B, emit func(frames.Frame), cell func(emit func(frames.Frame)) error) error {
+	dir, err := os.MkdirTemp("/dev/shm", "gateway-bench-")
+	if err != nil {
+		dir = b.TempDir()
+	}
+	defer os.RemoveAll(dir)
+	s, err := streamsink.New(streamsink.Options{Store: streamsink.NewStore(dir)})
+	if err != nil {
+		return err
+	}
+	err = cell(func(f frames.Frame) { emit(s.Frame(f)) })
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // BenchmarkBigMessageMemoryReal is BenchmarkBigMessageMemory with a real
 // kernel behind the real gateway displaying n bytes of text.
-func BenchmarkBigMessageMemoryReal(b *testing.B) {
+func BenchmarkBigMessageMemoryReal(b *testing.B) { bigMessageMemoryReal(b, false) }
+
+// BenchmarkBigMessageMemoryRealSink is BenchmarkBigMessageMemoryReal
+// through a sink, as BenchmarkBigMessageMemorySink.
+func BenchmarkBigMessageMemoryRealSink(b *testing.B) { bigMessageMemoryReal(b, true) }
+
+func bigMessageMemoryReal(b *testing.B, sink bool) {
 	// The gateway decodes and encodes such a message for seconds before
 	// it sends a byte, longer than idleWait: that is not measured here.
 	defer func(old time.Duration) { idleWait = old }(idleWait)
@@ -105,9 +146,15 @@ func BenchmarkBigMessageMemoryReal(b *testing.B) {
 	for _, n := range []int{100e6, 200e6} {
 		b.Run(fmt.Sprintf("display/%dMB", n/1e6), func(b *testing.B) {
 			code := fmt.Sprintf("display({'text/plain': 'y' * %d}, raw=True)", n)
-			reportPeaks(b, n, bigContents[0].size, func(emit func(frames.Frame)) error {
+			run := func(emit func(frames.Frame)) error {
 				_, err := k.Execute(context.Background(), frames.Request{ID: "big", Code: code}, emit)
 				return err
+			}
+			reportPeaks(b, n, bigContents[0].size, func(emit func(frames.Frame)) error {
+				if sink {
+					return throughSink(b, emit, run)
+				}
+				return run(emit)
 			})
 		})
 	}
