@@ -3,6 +3,8 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
 )
@@ -62,23 +64,63 @@ type CwdError struct {
 }
 
 func (e *CwdError) Error() string {
-	return fmt.Sprintf("working directory %s cannot be used: %v", e.Dir, e.Err)
+	return fmt.Sprintf("working directory %s cannot be used: %s", trustdir.Shown(e.Dir), shownErr(e.Err))
 }
 
 func (e *CwdError) Unwrap() []error { return []error{ErrBadRequest, e.Err} }
 
 // InterpreterError lists what was tried when no interpreter was usable.
 type InterpreterError struct {
-	Tried []string // each "source: path: reason"
+	Tried []Tried
+}
+
+// Tried is an interpreter tried, and why it was not used.
+type Tried struct {
+	Source string // as Interpreter.Source
+	Path   string
+	Err    error
 }
 
 func (e *InterpreterError) Error() string {
 	msg := "no python interpreter found; tried:"
 	for _, t := range e.Tried {
-		msg += "\n  " + t
+		msg += "\n  " + t.Source + ": " + trustdir.Shown(t.Path) + ": " + shownErr(t.Err)
 	}
 	return msg + "\nset --python, activate a virtualenv, or install python3"
 }
+
+// shownErr is err's text as an error of this package prints it: a path
+// in it may be another user's to name (a cwd in /tmp), and printed raw a
+// newline or an escape sequence in it could fake a line an agent reads.
+// So the path of an *fs.PathError is printed by trustdir.Shown, each line
+// of an interpreter's stderr (a *stderrError) by it, and any other text
+// by it whole.
+func shownErr(err error) string {
+	switch e := err.(type) {
+	case *fs.PathError:
+		return e.Op + " " + trustdir.Shown(e.Path) + ": " + trustdir.Shown(e.Err.Error())
+	case *stderrError:
+		lines := make([]string, len(e.tail))
+		for i, l := range e.tail {
+			lines[i] = trustdir.Shown(l)
+		}
+		return trustdir.Shown(e.head()) + ": " + strings.Join(lines, "\n    ")
+	}
+	return trustdir.Shown(err.Error())
+}
+
+// stderrError is an interpreter that did not run, with the last lines it
+// wrote to stderr: where Python says why ("Fatal Python error: …").
+type stderrError struct {
+	err  error
+	tail []string
+}
+
+func (e *stderrError) head() string { return fmt.Sprintf("does not run (%v)", e.err) }
+
+func (e *stderrError) Error() string { return e.head() + ": " + strings.Join(e.tail, "\n    ") }
+
+func (e *stderrError) Unwrap() error { return e.err }
 
 func (e *InterpreterError) Unwrap() error { return ErrNoInterpreter }
 

@@ -60,7 +60,7 @@ func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, 
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
 	}
-	var tried []string
+	var tried []Tried
 	defer func() { timeline.Mark("resolve", "python", py.Path, "how", py.Resolved) }()
 	for _, c := range candidates(explicit, cwd, home, getenv) {
 		if c.refused != nil {
@@ -70,7 +70,7 @@ func ResolveInterpreter(explicit, cwd, home string, getenv func(string) string, 
 		}
 		res := resolveCandidate(c, cwd, home, getenv, timeout)
 		if res.err != nil {
-			tried = append(tried, fmt.Sprintf("%s: %s: %v", c.source, c.path, res.err))
+			tried = append(tried, Tried{Source: c.source, Path: c.path, Err: res.err})
 			if c.source == "--python" {
 				// An explicit choice that fails is an error, not a fallback.
 				return Interpreter{}, &InterpreterError{Tried: tried}
@@ -181,12 +181,12 @@ func probe(path, key, dir string, timeout time.Duration) probeResult {
 
 // stderrTail is the last few lines a failed interpreter wrote: where Python
 // says why it could not start ("Fatal Python error: …").
-func stderrTail(b []byte) string {
+func stderrTail(b []byte) []string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) > 8 {
 		lines = lines[len(lines)-8:]
 	}
-	return strings.Join(lines, "\n    ")
+	return lines
 }
 
 // openError says why a candidate could not be opened: "not found" only
@@ -232,7 +232,7 @@ func runProbe(path, dir string, timeout time.Duration) probeResult {
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && len(exit.Stderr) > 0 {
-			return probeResult{err: fmt.Errorf("does not run (%w): %s", err, stderrTail(exit.Stderr))}
+			return probeResult{err: &stderrError{err: err, tail: stderrTail(exit.Stderr)}}
 		}
 		return probeResult{err: fmt.Errorf("does not run: %w", err)}
 	}
