@@ -132,17 +132,43 @@ type UntrustedVenvError struct {
 }
 
 func (e *UntrustedVenvError) Error() string {
-	do := "remove it if it is not yours, or make it yours (chown) if you trust it"
+	do := "remove it if it is not yours"
 	var te *trustdir.Error
-	switch {
-	case !errors.As(e.Err, &te):
-	case te.Trust() != "":
-		do += "; " + te.Trust()
-	case te.Fix() != "":
-		do = te.Fix()
+	if errors.As(e.Err, &te) {
+		do = venvAdvice(te)
 	}
 	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %v; %s; or name an interpreter with --python",
 		e.Source, trustdir.Shown(e.Path), e.Err, do)
+}
+
+// venvAdvice says what to do about a refused part of a venv, naming what
+// must change: where a link led, the target (te.At) is what to take over
+// or chmod, and the link in the venv (te.Via) what to remove.
+func venvAdvice(te *trustdir.Error) string {
+	if te.Trust() == "" && te.Fix() != "" {
+		return "if you trust what is in it, run: " + te.Fix()
+	}
+	at, q := trustdir.Shown(te.At), trustdir.ShellQuote(te.At)
+	var do string
+	switch {
+	case te.Problem == trustdir.LinkOwned:
+		do = "remove the symbolic link " + at + " if it is not yours, or make one of your own in its place"
+	case te.Role == trustdir.Above:
+		do = "remove the venv if it is not yours"
+	case te.Via != "" && te.Problem == trustdir.Owned:
+		do = fmt.Sprintf("remove the link %s if you did not make it, or if you trust %s, make it yours: chown -R $(id -u) %s && chmod -R go-w %s",
+			trustdir.Shown(te.Via), at, q, q)
+	case te.Via != "":
+		do = "remove the link " + trustdir.Shown(te.Via) + " if you did not make it"
+	case te.Problem == trustdir.Owned:
+		do = fmt.Sprintf("remove %s if it is not yours, or if you trust it, make it yours: chown -R $(id -u) %s && chmod -R go-w %s", at, q, q)
+	default:
+		do = "remove " + at + " if it is not yours"
+	}
+	if t := te.Trust(); t != "" {
+		do += "; or " + t
+	}
+	return do
 }
 
 func (e *UntrustedVenvError) Unwrap() error { return e.Err }

@@ -248,7 +248,9 @@ func TestCwdVenvJudged(t *testing.T) {
 			if err := os.Symlink(filepath.Join(cwd, "their.pth"), filepath.Join(cwd, site, "link.pth")); err != nil {
 				t.Fatal(err)
 			}
-		}, "", "link.pth: it is owned by uid 54321"},
+		}, "", "link.pth: it leads to %CWD%/their.pth, which is owned by uid 54321, not by you (uid 0); " +
+			"remove the link %CWD%/.venv/lib/python3.11/site-packages/link.pth if you did not make it, " +
+			"or if you trust %CWD%/their.pth, make it yours: chown -R $(id -u) %CWD%/their.pth && chmod -R go-w %CWD%/their.pth"},
 		{"site-packages linking to a directory everyone may write", func(t *testing.T, cwd string) {
 			open := filepath.Join(cwd, "open")
 			mkdir(t, open)

@@ -82,7 +82,11 @@
 //   - A refusal is an [*Error] (matching [ErrUntrusted]) that names the
 //     path judged, where on the way the problem is and what it is; its
 //     Reason reads after "refusing X: ", and Fix is the command that
-//     mends it when one does. A path in this text (and in the refusals
+//     mends it when one does. Where a symbolic link led elsewhere, the
+//     problem is the target's (At) and the reason names both the path as
+//     given and the target ("m.py: it leads to /x/m.py, which is owned by
+//     uid N"; Via is the link's path), and a fix or a safe directory to
+//     list names the target, which is what must change. A path in this text (and in the refusals
 //     of its callers) is printed by [Shown]: as it is, or quoted Go-style
 //     when it holds a character that is not printable or is not UTF-8, so
 //     a name another user chose cannot fake a line of advice; in a command,

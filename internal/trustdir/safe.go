@@ -181,7 +181,11 @@ func readOwnFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.code(real, real, fi, Self, false); err != nil {
+	via := ""
+	if w.links > 0 {
+		via = path
+	}
+	if err := w.code(real, via, real, fi, Self, false); err != nil {
 		return nil, err
 	}
 	f, err := openNoBlock(real)

@@ -51,9 +51,14 @@ const (
 
 // Error is a refused path.
 type Error struct {
-	Path    string      // the path judged
-	At      string      // where the problem is: Path, or a directory or link on the way
-	Role    Role        // how At stands to Path
+	Path string // the path judged
+	At   string // where the problem is: Path, or a directory or link on the way
+	Role Role   // how At stands to Path
+	// Via is, when a symbolic link led elsewhere, the path as named from
+	// Path (Path itself for Self, a directory of it for Holds) whose link
+	// led to At, the real path the problem is with and a fix must change;
+	// "" when At is named as Path names it.
+	Via     string
 	Problem Problem     // what is wrong with At
 	Owner   int         // At's owner (Owned, LinkOwned)
 	Mode    fs.FileMode // At's permission bits (Writable, OpenToAll)
@@ -80,8 +85,9 @@ func (e *Error) Trust() string {
 
 func (e *Error) Unwrap() error { return ErrUntrusted }
 
-// Reason says what is wrong, with At as the subject ("it" when At is Path),
-// and why the safe directories did not waive it when they could have.
+// Reason says what is wrong, with At as the subject ("it" when At is Path;
+// "it leads to At, which" when a link led there), and why the safe
+// directories did not waive it when they could have.
 func (e *Error) Reason() string {
 	if e.Note == "" {
 		return e.reason()
@@ -92,10 +98,20 @@ func (e *Error) Reason() string {
 func (e *Error) reason() string {
 	subject, at := "it", Shown(e.At)
 	switch e.Role {
+	case Self:
+		switch {
+		case e.Problem == LinkOwned && e.At != e.Path:
+			return fmt.Sprintf("it leads through the symbolic link %s, owned by uid %d, who can point it elsewhere", at, e.Owner)
+		case e.Via != "" && e.Problem != TooManyLinks:
+			subject = "it leads to " + at + ", which"
+		}
 	case Holds:
 		subject = "the directory " + at + " that holds it"
-		if e.Problem == LinkOwned {
+		switch {
+		case e.Problem == LinkOwned:
 			subject = "the symbolic link " + at + " that holds it"
+		case e.Via != "" && e.Problem != TooManyLinks:
+			subject = "the directory " + Shown(e.Via) + " that holds it leads to " + at + ", which"
 		}
 	case Above:
 		subject = "the directory " + at + " above it"
@@ -224,7 +240,7 @@ func newWalker(path string, safe *Safe) *walker {
 	return &walker{path: path, me: geteuid(), safe: safe, kept: -1}
 }
 
-func (w *walker) fail(at string, role Role, p Problem, fi fs.FileInfo) error {
+func (w *walker) fail(at string, role Role, p Problem, fi fs.FileInfo) *Error {
 	e := &Error{Path: w.path, At: at, Role: role, Problem: p, User: w.me}
 	if fi != nil {
 		e.Owner, _ = Owner(fi)
@@ -243,14 +259,13 @@ func (w *walker) trusted(p string, fi fs.FileInfo, onWay bool) bool {
 
 // owned refuses at (whose real location is real) for its owner, with the
 // safe directories' advice.
-func (w *walker) owned(at, real string, role Role, p Problem, fi fs.FileInfo) error {
-	err := w.fail(at, role, p, fi)
+func (w *walker) owned(at, real string, role Role, p Problem, fi fs.FileInfo) *Error {
+	e := w.fail(at, role, p, fi)
 	if w.safe != nil {
-		e := err.(*Error)
 		e.SafeFile = w.safe.File()
 		e.Listing, e.Note = w.safe.advice(real, e.Owner, fi.IsDir(), p == LinkOwned, w.base)
 	}
-	return err
+	return e
 }
 
 // name resolves one name in dir (a real path already passed), following a
@@ -327,8 +342,17 @@ func (w *walker) passed(dir string, fi fs.FileInfo) error {
 }
 
 // code judges a directory or file code is loaded from, at p as named for
-// errors, real where it is.
-func (w *walker) code(p, real string, fi fs.FileInfo, role Role, dir bool) error {
+// errors, real where it is; via is the path whose link led to p ("" for
+// none).
+func (w *walker) code(p, via, real string, fi fs.FileInfo, role Role, dir bool) error {
+	if e := w.codeProblem(p, real, fi, role, dir); e != nil {
+		e.Via = via
+		return e
+	}
+	return nil
+}
+
+func (w *walker) codeProblem(p, real string, fi fs.FileInfo, role Role, dir bool) *Error {
 	switch {
 	case dir && !fi.IsDir():
 		return w.fail(p, role, NotDir, fi)
@@ -364,15 +388,16 @@ func (w *walker) start(path string, role Role) (string, fs.FileInfo, error) {
 }
 
 // step resolves one name as [walker.name] does and says where a problem
-// with what it ends at is best named: the path as given, or the real one
-// when a link led elsewhere (where a chown or chmod must go).
-func (w *walker) step(dir, name, given string, role Role) (string, fs.FileInfo, string, error) {
+// with what it ends at is best named (at): the path as given, or the real
+// one when a link led elsewhere (where a chown or chmod must go), and then
+// the path given as via ("" when no link did).
+func (w *walker) step(dir, name, given string, role Role) (real string, fi fs.FileInfo, at, via string, err error) {
 	before := w.links
-	real, fi, err := w.name(dir, name, role)
+	real, fi, err = w.name(dir, name, role)
 	if w.links != before {
-		given = real
+		return real, fi, real, given, err
 	}
-	return real, fi, given, err
+	return real, fi, given, "", err
 }
 
 // Way judges the way to path (every directory passed through and every
@@ -409,11 +434,12 @@ func CodeDir(base, rel string, safe *Safe) (Found, error) {
 		if i == len(names)-1 {
 			role = Self
 		}
+		var via string
 		at := filepath.Join(base, filepath.Join(names[:i+1]...))
-		if dir, fi, at, err = w.step(dir, n, at, role); err != nil {
+		if dir, fi, at, via, err = w.step(dir, n, at, role); err != nil {
 			return Found{}, err
 		}
-		if err := w.code(at, dir, fi, role, true); err != nil {
+		if err := w.code(at, via, dir, fi, role, true); err != nil {
 			return Found{}, err
 		}
 	}
@@ -427,11 +453,11 @@ func CodeDir(base, rel string, safe *Safe) (Found, error) {
 func CodeFile(dir, name string, safe *Safe) (Found, error) {
 	path := filepath.Join(dir, name)
 	w := newWalker(path, safe)
-	real, fi, at, err := w.step(dir, name, path, Self)
+	real, fi, at, via, err := w.step(dir, name, path, Self)
 	if err != nil {
 		return Found{}, err
 	}
-	if err := w.code(at, real, fi, Self, false); err != nil {
+	if err := w.code(at, via, real, fi, Self, false); err != nil {
 		return Found{}, err
 	}
 	return Found{Real: real, Info: fi}, nil
@@ -447,7 +473,7 @@ func Opened(path string, fi fs.FileInfo, m Mark) error {
 	if m.HasID {
 		w.kept = m.Owner // of the file judged, checked below
 	}
-	if err := w.code(path, path, fi, Self, false); err != nil {
+	if err := w.code(path, "", path, fi, Self, false); err != nil {
 		return err
 	}
 	if got, ok := IDOf(fi); m.HasID && (!ok || got != m.ID) {
@@ -465,17 +491,22 @@ func WriteDir(dir string) (Found, error) {
 	if err != nil {
 		return Found{}, err
 	}
-	at := dir
+	at, via := dir, ""
 	if w.links > 0 {
-		at = real
+		at, via = real, dir
 	}
+	var p Problem
 	switch {
 	case !fi.IsDir():
-		return Found{}, w.fail(at, Self, NotDir, fi)
+		p = NotDir
 	case !w.trusted(real, fi, false):
-		return Found{}, w.fail(at, Self, Owned, fi)
+		p = Owned
 	case fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0:
-		return Found{}, w.fail(at, Self, OpenToAll, fi)
+		p = OpenToAll
+	default:
+		return Found{Real: real, Info: fi}, nil
 	}
-	return Found{Real: real, Info: fi}, nil
+	e := w.fail(at, Self, p, fi)
+	e.Via = via
+	return Found{}, e
 }

@@ -161,7 +161,7 @@ func TestCodeDir(t *testing.T) {
 			theirs := mkdir(t, filepath.Join(filepath.Dir(base), "theirs"), 0o755, nobody)
 			mkdir(t, filepath.Join(base, ".evalhost"), 0o755, pretend)
 			link(t, theirs, filepath.Join(base, ".evalhost", "modules"), pretend)
-		}, &want{"theirs", Self, Owned, "it is owned by uid 65534"}},
+		}, &want{"theirs", Self, Owned, "modules: it leads to %ROOT%/theirs, which is owned by uid 65534"}},
 		{"own link to a dir in another user's", func(t *testing.T, base string) {
 			theirs := mkdir(t, filepath.Join(filepath.Dir(base), "theirs"), 0o755, nobody)
 			mine := mkdir(t, filepath.Join(theirs, "mods"), 0o755, pretend)
@@ -174,7 +174,7 @@ func TestCodeDir(t *testing.T) {
 			hop := link(t, mine, filepath.Join(sticky, "hop"), nobody)
 			mkdir(t, filepath.Join(base, ".evalhost"), 0o755, pretend)
 			link(t, hop, filepath.Join(base, ".evalhost", "modules"), pretend)
-		}, &want{"tmp/hop", Self, LinkOwned, "symbolic link owned by uid 65534"}},
+		}, &want{"tmp/hop", Self, LinkOwned, "modules: it leads through the symbolic link %ROOT%/tmp/hop, owned by uid 65534"}},
 		{"relative own link", func(t *testing.T, base string) {
 			mkdir(t, filepath.Join(base, "shared", "mods"), 0o755, pretend)
 			mkdir(t, filepath.Join(base, ".evalhost"), 0o755, pretend)
