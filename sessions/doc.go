@@ -94,7 +94,9 @@
 //     would run as whoever starts evalhost there; unless the user listed
 //     the project in <Home>/safe-directories (SafeDirectories, read when a
 //     judgement needs it: a team's project another user owns), and then
-//     the refusal says how. Judged of such a venv: bin/ and bin/python,
+//     the refusal says how. The refusal names what must change: where a
+//     link in the venv led elsewhere, the link and its target, which is
+//     what to chown or chmod. Judged of such a venv: bin/ and bin/python,
 //     and any bin/*._pth (it replaces sys.path) with the directories it
 //     names;
 //     pyvenv.cfg and bin/pyvenv.cfg, and the home each names (a relative
@@ -104,11 +106,24 @@
 //     directories; each lib*/ and lib*/*/ directory (site-packages yet to
 //     be made included, pypy3.X too) and each lib*/*/site-packages (a
 //     lib64 linked to lib once), and what in it python's site module runs
-//     at start (*.pth; sitecustomize and usercustomize as .py, .pyc, an
+//     at start: *.pth; sitecustomize and usercustomize as .py, .pyc, an
 //     extension module or a package, whole; __pycache__ and the forms of
-//     them in it). Not judged: the packages below site-packages and the
-//     standard library's modules (a walk of thousands of files per
-//     resolution), so a third user's file in a package is not seen; nor
+//     them in it; what a .pth's import line (site.py exec()s a line
+//     starting "import " whole: an editable install's
+//     "import __editable___x_finder; ...install()", virtualenv's
+//     "import _virtualenv", "__import__('_distutils_hack')") may import,
+//     in any site-packages: every identifier of the line, in code or a
+//     string, taken as a name (a superset), and NAME.py, NAME.pyc,
+//     NAME.*.so, __pycache__/NAME.*.pyc and a package NAME/ with its
+//     __init__ in those forms judged, and in such a package the line's
+//     names again (import a.b, from a import b); lines split both as
+//     python 3.13 and earlier ones split them. Not judged: the packages
+//     below site-packages, what an imported module imports in turn, names
+//     an import line builds at run time (escapes, concatenation), the
+//     directories a .pth's path lines name, and the standard
+//     library's modules (a walk of thousands of files per resolution), so
+//     a third user's file in a package is not seen; nor the base's
+//     site-packages an include-system-site-packages venv adds; nor
 //     the directories above the prefix python searches when it has no
 //     library; nor VIRTUAL_ENV's, CONDA_PREFIX's or the
 //     managed venv, which the user chose. The judgement is part of the

@@ -146,6 +146,29 @@ func TestCwdVenvJudged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// imports writes a .pth of one line in site-packages and the files
+	// named (a trailing / makes a directory), the first of which is then
+	// spoiled by spoil.
+	imports := func(line string, spoil func(string) func(t *testing.T, cwd string), files ...string) func(t *testing.T, cwd string) {
+		return func(t *testing.T, cwd string) {
+			if err := os.WriteFile(filepath.Join(cwd, site, "start.pth"), []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				p := filepath.Join(cwd, site, f)
+				if strings.HasSuffix(f, "/") {
+					mkdir(t, p)
+					continue
+				}
+				mkdir(t, filepath.Dir(p))
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spoil(filepath.Join(site, files[0]))(t, cwd)
+		}
+	}
+	writable := func(rel string) func(t *testing.T, cwd string) { return chmod(rel, 0o666) }
 	lib64 := func(t *testing.T, cwd string) {
 		lib := filepath.Join(cwd, ".venv", "lib64")
 		if err := os.Remove(lib); err != nil {
@@ -290,6 +313,25 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "python3.11: it is writable by group and others (mode 0777)"},
+		{"an import line's module another user's", imports("import hook; hook.run()\n", third, "hook.py"), "", "hook.py: it is owned by uid 54321"},
+		{"an import line's module others may write", imports("import hook; hook.run()\n", writable, "hook.py"), "", "hook.py: it is writable by group and others (mode 0666)"},
+		{"the last of a line's imports another user's", imports("import a, b; import c\n", third, "c.py", "a.py", "b.py"), "", "c.py: it is owned by uid 54321"},
+		{"a dotted import's submodule another user's", imports("import pkg.sub\n", third, "pkg/sub.py", "pkg/__init__.py"), "", "pkg/sub.py: it is owned by uid 54321"},
+		{"a from import's subpackage another user's", imports("import os; from pkg import sub\n", third, "pkg/sub/__init__.py"), "", "sub/__init__.py: it is owned by uid 54321"},
+		{"an __import__ call's package another user's", imports("import os; var = 'X'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_hack').add_shim(); \n",
+			third, "_hack/__init__.py"), "", "_hack/__init__.py: it is owned by uid 54321"},
+		{"an imported package another user's", imports("import pkg\n", third, "pkg/"), "", "pkg: it is owned by uid 54321"},
+		{"an imported package's cached __init__ another user's", imports("import pkg\n", third, "pkg/__pycache__/__init__.cpython-311.pyc", "pkg/__init__.py"), "", "__init__.cpython-311.pyc: it is owned by uid 54321"},
+		{"an imported module's cached bytecode others may write", imports("import hook\n", writable, "__pycache__/hook.cpython-311.opt-1.pyc", "hook.py"), "", "hook.cpython-311.opt-1.pyc: it is writable"},
+		{"an imported extension module another user's", imports("import ext\n", third, "ext.cpython-311-x86_64-linux-gnu.so"), "", "ext.cpython-311-x86_64-linux-gnu.so: it is owned by uid 54321"},
+		{"an imported sourceless .pyc others may write", imports("import comp\n", writable, "comp.pyc"), "", "comp.pyc: it is writable"},
+		{"an import after a vertical tab (3.13's splitlines)", imports("/nowhere\vimport vt\n", third, "vt.py"), "", "vt.py: it is owned by uid 54321"},
+		{"an import after a carriage return", imports("/nowhere\rimport cr\n", third, "cr.py"), "", "cr.py: it is owned by uid 54321"},
+		{"an import line after a byte-order mark", imports("\ufeffimport bom\n", third, "bom.py"), "", "bom.py: it is owned by uid 54321"},
+		{"a module no import line names another user's", imports("import hook\n", third, "other.py", "hook.py"), "", ""},
+		{"a path line naming a module another user's", imports("hook\n", third, "hook.py"), "", ""},
+		{"an import line indented", imports(" import hook\n", third, "hook.py"), "", ""},
+		{"a module named in a comment another user's", imports("# import hook\n", third, "hook.py"), "", ""},
 
 		{"another user's project, listed, a third user's .pth", func(t *testing.T, cwd string) {
 			theirs(t, cwd)

@@ -17,10 +17,12 @@ import (
 // safe directories. Judged: bin/ and bin/python; pyvenv.cfg and
 // bin/pyvenv.cfg, and the home they name (judgeHome); each lib*/ and
 // lib*/*/ directory, each lib*/*/site-packages, and what in it runs at
-// start (judgeStartFiles). Not judged: the rest of site-packages (its
-// packages, below it), which would cost a walk of thousands of files per
-// resolution; a site-packages no one else may write keeps another user
-// from adding a package there, not from changing one a third user owns.
+// start (judgeSitePackages): its .pth files and customize modules, what
+// the .pth import lines import. Not judged:
+// the rest of site-packages (its packages, below it), which would cost a
+// walk of thousands of files per resolution; a site-packages no one else
+// may write keeps another user from adding a package there, not from
+// changing one a third user owns.
 func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 	bin, err := trustdir.CodeDir(cwd, filepath.Join(dir, "bin"), safe)
 	if err != nil {
@@ -53,13 +55,51 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 }
 
 // judgeSitePackages judges each lib*/*/site-packages of the venv at
-// cwd/dir (real: its real path) and the files in it that run at start. A
-// lib64 that links to lib (as venv makes it) is judged once, as lib.
+// cwd/dir (real: its real path) and the files in it that run at start:
+// the start files of each (judgeStartFiles), then in each what their .pth
+// import lines may import, which python finds in any of them, and the
+// bytecode cached for either (judgeImports).
 func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
-	libs, err := os.ReadDir(real)
+	sites, err := siteDirs(cwd, dir, real, safe)
 	if err != nil {
 		return err
 	}
+	entries := make([][]os.DirEntry, len(sites))
+	start := &startImports{names: map[string]bool{}}
+	seen := map[string]bool{}
+	for i, site := range sites {
+		seen[site] = true
+		if entries[i], err = os.ReadDir(site); err != nil {
+			return err
+		}
+		if err := judgeStartFiles(site, entries[i], start, safe); err != nil {
+			return err
+		}
+	}
+	for i, site := range sites {
+		if err := judgeImports(site, entries[i], start.names, safe, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startImports is where a venv's .pth files lead python at start: the
+// names their import lines may import.
+type startImports struct {
+	names map[string]bool
+}
+
+// siteDirs judges each lib*/ and lib*/*/ directory of the venv at cwd/dir
+// (real: its real path) and each lib*/*/site-packages, and returns the
+// site-packages' real paths. A lib64 that links to lib (as venv makes it)
+// is judged once, as lib.
+func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]string, error) {
+	libs, err := os.ReadDir(real)
+	if err != nil {
+		return nil, err
+	}
+	var sites []string
 	seen := map[string]bool{}
 	for _, lib := range libs {
 		if !strings.HasPrefix(lib.Name(), "lib") {
@@ -71,11 +111,11 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 		// Judged whether or not a site-packages is in it yet: one others
 		// may write could be given one after this judgement.
 		if _, err := trustdir.CodeDir(cwd, filepath.Join(dir, lib.Name()), safe); err != nil {
-			return err
+			return nil, err
 		}
 		pys, err := os.ReadDir(filepath.Join(real, lib.Name()))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, py := range pys {
 			if fi, err := os.Stat(filepath.Join(real, lib.Name(), py.Name())); err != nil || !fi.IsDir() {
@@ -83,7 +123,7 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 			}
 			rel := filepath.Join(dir, lib.Name(), py.Name())
 			if _, err := trustdir.CodeDir(cwd, rel, safe); err != nil {
-				return err
+				return nil, err
 			}
 			rel = filepath.Join(rel, "site-packages")
 			if _, err := os.Stat(filepath.Join(cwd, rel)); err != nil {
@@ -91,41 +131,31 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 			}
 			site, err := trustdir.CodeDir(cwd, rel, safe)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if seen[site.Real] {
-				continue
-			}
-			seen[site.Real] = true
-			if err := judgeStartFiles(site.Real, safe); err != nil {
-				return err
+			if !seen[site.Real] {
+				seen[site.Real] = true
+				sites = append(sites, site.Real)
 			}
 		}
 	}
-	return nil
+	return sites, nil
 }
 
-// judgeStartFiles judges what in a site directory python's site module
-// runs at start: each *.pth, and sitecustomize and usercustomize in any
-// form import finds (.py, .pyc, an extension module, a package, a cached
-// __pycache__ one).
-func judgeStartFiles(site string, safe *trustdir.Safe) error {
-	entries, err := os.ReadDir(site)
-	if err != nil {
-		return err
-	}
+// judgeStartFiles judges what in a site directory (its entries read)
+// python's site module runs at start: each *.pth, and sitecustomize and
+// usercustomize in any form import finds (.py, .pyc, an extension module,
+// a package, whole; the cached __pycache__ one is judgeImports'). It adds
+// to start what the .pth files lead to (pthImports).
+func judgeStartFiles(site string, entries []os.DirEntry, start *startImports, safe *trustdir.Safe) error {
 	for _, e := range entries {
 		n := e.Name()
 		switch {
-		case n == "__pycache__":
-			cache, err := trustdir.CodeDir(site, n, safe)
-			if err != nil {
+		case strings.HasSuffix(n, ".pth"):
+			if err := judgeDotPth(site, n, start, safe); err != nil {
 				return err
 			}
-			if err := judgeCustomize(cache.Real, safe); err != nil {
-				return err
-			}
-		case strings.HasSuffix(n, ".pth"), isCustomize(n):
+		case isCustomize(n):
 			if err := judgeTree(site, n, safe); err != nil {
 				return err
 			}
@@ -134,26 +164,29 @@ func judgeStartFiles(site string, safe *trustdir.Safe) error {
 	return nil
 }
 
+// judgeDotPth judges site/n, a .pth file (a directory of that name, which
+// site.py cannot read, whole), and adds to start what its lines lead to.
+func judgeDotPth(site, n string, start *startImports, safe *trustdir.Safe) error {
+	if fi, err := os.Stat(filepath.Join(site, n)); err == nil && fi.IsDir() {
+		return judgeTree(site, n, safe)
+	}
+	f, err := trustdir.CodeFile(site, n, safe)
+	if err != nil {
+		return err
+	}
+	// Read where judged, which no one else may change.
+	b, err := os.ReadFile(f.Real)
+	if err != nil {
+		return err
+	}
+	pthImports(b, start.names)
+	return nil
+}
+
 // isCustomize: n is a form of sitecustomize or usercustomize.
 func isCustomize(n string) bool {
 	m, _, _ := strings.Cut(n, ".")
 	return m == "sitecustomize" || m == "usercustomize"
-}
-
-// judgeCustomize judges the sitecustomize and usercustomize files in dir.
-func judgeCustomize(dir string, safe *trustdir.Safe) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if isCustomize(e.Name()) {
-			if _, err := trustdir.CodeFile(dir, e.Name(), safe); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // judgeTree judges dir/name, a file or a package directory and all in it;
@@ -164,7 +197,7 @@ func judgeTree(dir, name string, safe *trustdir.Safe) error {
 		_, err := trustdir.CodeFile(dir, name, safe)
 		return err
 	}
-	pkg, err := trustdir.CodeDir(dir, name, safe)
+	pkg, err := trustdir.CodeDirIn(dir, name, safe)
 	if err != nil {
 		return err
 	}

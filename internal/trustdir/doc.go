@@ -29,7 +29,8 @@
 //     .evalhost/modules), and where a link among them points, must be a
 //     directory owned by the user or root and writable by no one else.
 //     [CodeFile] judges a file in such a directory the same way: a regular
-//     file, owned by the user or root, writable by no one else. [Opened]
+//     file, owned by the user or root, writable by no one else; [CodeDirIn]
+//     a directory in it (a package), without judging the way to it again. [Opened]
 //     judges such a file once opened: it must still be so, and be the file
 //     judged ([Mark]: its [ID], and its owner then, which may be one a safe
 //     directory let own it), so code read from the open file is the code

@@ -463,6 +463,23 @@ func CodeFile(dir, name string, safe *Safe) (Found, error) {
 	return Found{Real: real, Info: fi}, nil
 }
 
+// CodeDirIn judges dir/name, a directory of code in dir, a directory
+// [CodeDir] judged (dir is its Real path), as CodeDir judges the last
+// directory rel names, without judging the way to dir again; safe as for
+// CodeDir.
+func CodeDirIn(dir, name string, safe *Safe) (Found, error) {
+	path := filepath.Join(dir, name)
+	w := newWalker(path, safe)
+	real, fi, at, via, err := w.step(dir, name, path, Self)
+	if err != nil {
+		return Found{}, err
+	}
+	if err := w.code(at, via, real, fi, Self, true); err != nil {
+		return Found{}, err
+	}
+	return Found{Real: real, Info: fi}, nil
+}
+
 // Opened judges fi, the Stat of a file of code opened at path after
 // [CodeFile] judged it ([Found.Mark]): it must be that file, and still a
 // regular file that no one else may write, owned by the user, root or
