@@ -117,10 +117,15 @@
 //     NAME.*.so, __pycache__/NAME.*.pyc and a package NAME/ with its
 //     __init__ in those forms judged, and in such a package the line's
 //     names again (import a.b, from a import b); lines split both as
-//     python 3.13 and earlier ones split them. Not judged: the packages
-//     below site-packages, what an imported module imports in turn, names
-//     an import line builds at run time (escapes, concatenation), the
-//     directories a .pth's path lines name, and the standard
+//     python 3.13 and earlier ones split them. A .pth's other lines name
+//     directories (or zips) python appends to sys.path, where sitecustomize
+//     and those names are looked for too: each that exists is judged as
+//     code (the way to it too) with its sitecustomize, usercustomize and
+//     the names; one missing in a directory everyone may write or another
+//     user owns is refused (whoever made it would run code at start). Not
+//     judged: the packages below site-packages, what an imported module
+//     imports in turn, names an import line builds at run time (escapes,
+//     concatenation) or paths it puts on sys.path itself, and the standard
 //     library's modules (a walk of thousands of files per resolution), so
 //     a third user's file in a package is not seen; nor the base's
 //     site-packages an include-system-site-packages venv adds; nor

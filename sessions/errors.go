@@ -134,7 +134,11 @@ type UntrustedVenvError struct {
 func (e *UntrustedVenvError) Error() string {
 	do := "remove it if it is not yours"
 	var te *trustdir.Error
-	if errors.As(e.Err, &te) {
+	var pe *pathLineError
+	switch {
+	case errors.As(e.Err, &pe):
+		do = pe.fix()
+	case errors.As(e.Err, &te):
 		do = venvAdvice(te)
 	}
 	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %v; %s; or name an interpreter with --python",

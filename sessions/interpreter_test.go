@@ -169,6 +169,24 @@ func TestCwdVenvJudged(t *testing.T) {
 		}
 	}
 	writable := func(rel string) func(t *testing.T, cwd string) { return chmod(rel, 0o666) }
+	// paths writes a .pth of lines (%CWD% the cwd) in site-packages and a
+	// directory theirs in the cwd, holding sitecustomize.py and hook.py,
+	// then spoils it.
+	paths := func(lines string, spoil func(t *testing.T, cwd string)) func(t *testing.T, cwd string) {
+		return func(t *testing.T, cwd string) {
+			text := strings.ReplaceAll(lines, "%CWD%", cwd)
+			if err := os.WriteFile(filepath.Join(cwd, site, "start.pth"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mkdir(t, filepath.Join(cwd, "theirs"))
+			for _, f := range []string{"sitecustomize.py", "hook.py"} {
+				if err := os.WriteFile(filepath.Join(cwd, "theirs", f), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spoil(t, cwd)
+		}
+	}
 	lib64 := func(t *testing.T, cwd string) {
 		lib := filepath.Join(cwd, ".venv", "lib64")
 		if err := os.Remove(lib); err != nil {
@@ -332,6 +350,22 @@ func TestCwdVenvJudged(t *testing.T) {
 		{"a path line naming a module another user's", imports("hook\n", third, "hook.py"), "", ""},
 		{"an import line indented", imports(" import hook\n", third, "hook.py"), "", ""},
 		{"a module named in a comment another user's", imports("# import hook\n", third, "hook.py"), "", ""},
+		{"a path line naming another user's directory", paths("%CWD%/theirs\n", third("theirs")), "", "start.pth names %CWD%/theirs, where python looks for code at start: " +
+			"%CWD%/theirs: it is owned by uid 54321, not by you (uid 0); remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it; " +
+			"or remove %CWD%/theirs if it is not yours"},
+		{"a path line naming a directory everyone may write", paths("%CWD%/theirs\n", chmod("theirs", 0o1777)), "", "theirs: it is writable by group and others (mode 0777); " +
+			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it"},
+		{"a path line naming a directory whose sitecustomize is another user's", paths("%CWD%/theirs\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},
+		{"a relative path line naming a directory whose sitecustomize others may write", paths("../../../../theirs\n", writable(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is writable by group and others"},
+		{"a path line naming a directory whose module an import line imports is another user's", paths("%CWD%/theirs\nimport hook\n", third(filepath.Join("theirs", "hook.py"))), "", "theirs/hook.py: it is owned by uid 54321"},
+		{"a path line naming a zip another user's", paths("%CWD%/theirs/sitecustomize.py\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},
+		{"a path line naming one's own directory", paths("%CWD%/theirs\nimport hook\n", func(t *testing.T, cwd string) {}), "", ""},
+		{"a path line naming what is missing in a directory everyone may write", paths("%CWD%/open/gone/src\n", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "open"))
+			chmod("open", 0o1777)(t, cwd)
+		}), "", "start.pth names %CWD%/open/gone/src, which does not exist, in %CWD%/open, which everyone may write: whoever makes it gets code run at python's start; " +
+			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if it is stale, or make %CWD%/open/gone/src yourself"},
+		{"a path line naming what is missing in one's own directory", paths("%CWD%/gone/src\n", func(t *testing.T, cwd string) {}), "", ""},
 
 		{"another user's project, listed, a third user's .pth", func(t *testing.T, cwd string) {
 			theirs(t, cwd)

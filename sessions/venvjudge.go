@@ -18,7 +18,7 @@ import (
 // bin/pyvenv.cfg, and the home they name (judgeHome); each lib*/ and
 // lib*/*/ directory, each lib*/*/site-packages, and what in it runs at
 // start (judgeSitePackages): its .pth files and customize modules, what
-// the .pth import lines import. Not judged:
+// the .pth import lines import, what their path lines name. Not judged:
 // the rest of site-packages (its packages, below it), which would cost a
 // walk of thousands of files per resolution; a site-packages no one else
 // may write keeps another user from adding a package there, not from
@@ -58,7 +58,8 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 // cwd/dir (real: its real path) and the files in it that run at start:
 // the start files of each (judgeStartFiles), then in each what their .pth
 // import lines may import, which python finds in any of them, and the
-// bytecode cached for either (judgeImports).
+// bytecode cached for either (judgeImports), then what their path lines
+// name (judgePathLines).
 func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 	sites, err := siteDirs(cwd, dir, real, safe)
 	if err != nil {
@@ -81,13 +82,15 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 			return err
 		}
 	}
-	return nil
+	return judgePathLines(start.lines, start.names, safe, seen)
 }
 
 // startImports is where a venv's .pth files lead python at start: the
-// names their import lines may import.
+// names their import lines may import, and the paths their other lines
+// name.
 type startImports struct {
 	names map[string]bool
+	lines []pathLine
 }
 
 // siteDirs judges each lib*/ and lib*/*/ directory of the venv at cwd/dir
@@ -146,7 +149,7 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]string, error) {
 // python's site module runs at start: each *.pth, and sitecustomize and
 // usercustomize in any form import finds (.py, .pyc, an extension module,
 // a package, whole; the cached __pycache__ one is judgeImports'). It adds
-// to start what the .pth files lead to (pthImports).
+// to start what the .pth files lead to (pthImports, pthPaths).
 func judgeStartFiles(site string, entries []os.DirEntry, start *startImports, safe *trustdir.Safe) error {
 	for _, e := range entries {
 		n := e.Name()
@@ -180,6 +183,7 @@ func judgeDotPth(site, n string, start *startImports, safe *trustdir.Safe) error
 		return err
 	}
 	pthImports(b, start.names)
+	start.lines = pthPaths(b, site, f.Real, start.lines)
 	return nil
 }
 

@@ -1,0 +1,181 @@
+package sessions
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
+)
+
+// A .pth line that is neither blank, a comment nor an import line names a
+// directory (or a zip) that site.py appends to sys.path at start when it
+// exists (relative lines are the site directory's). sitecustomize, and
+// what the import lines import, are looked for there too, after the site
+// directories: a sitecustomize.py in another user's directory a .pth
+// names runs at every start of an interpreter that has none of its own
+// (pyenv's, python.org's).
+
+// pathLine is a path a .pth names.
+type pathLine struct {
+	pth  string // the .pth, its real path
+	path string // what the line names, absolute and clean
+}
+
+// pthPaths adds to lines the paths the path lines of the .pth text b (the
+// file at pth, in site) name, its lines split as pthImports splits them.
+func pthPaths(b []byte, site, pth string, lines []pathLine) []pathLine {
+	text := strings.TrimPrefix(string(b), "\ufeff")
+	seen := map[string]bool{}
+	add := func(line string) {
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" ||
+			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
+			return
+		}
+		p := strings.TrimRightFunc(line, unicode.IsSpace)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(site, p)
+		}
+		if p = filepath.Clean(p); !seen[p] {
+			seen[p] = true
+			lines = append(lines, pathLine{pth: pth, path: p})
+		}
+	}
+	for _, l := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		add(l)
+	}
+	for _, l := range strings.FieldsFunc(text, lineBreak) {
+		add(l)
+	}
+	return lines
+}
+
+// judgePathLines judges what the .pth path lines name, as a site
+// directory's start files are judged: a directory as code is (the way to
+// it too), with its sitecustomize and usercustomize and what names may
+// import from it (judgeImports); a file (a zip import reads) as code in a
+// directory judged so. One that is missing must not be one another user
+// could make. A refusal is a *pathLineError. seen: as for judgeImports.
+func judgePathLines(lines []pathLine, names map[string]bool, safe *trustdir.Safe, seen map[string]bool) error {
+	for _, l := range lines {
+		err := judgePathLine(l, names, safe, seen)
+		var pe *pathLineError
+		switch {
+		case err == nil:
+		case errors.As(err, &pe):
+			return err
+		default:
+			return &pathLineError{Pth: l.pth, Path: l.path, Err: err}
+		}
+	}
+	return nil
+}
+
+func judgePathLine(l pathLine, names map[string]bool, safe *trustdir.Safe, seen map[string]bool) error {
+	fi, err := os.Stat(l.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return judgeMissing(l)
+	case err != nil:
+		return nil // site.py's os.path.exists says no too
+	case !fi.IsDir():
+		parent := filepath.Dir(l.path)
+		dir, err := trustdir.CodeDir(filepath.Dir(parent), filepath.Base(parent), safe)
+		if err != nil {
+			return err
+		}
+		_, err = trustdir.CodeFile(dir.Real, filepath.Base(l.path), safe)
+		return err
+	}
+	dir, err := trustdir.CodeDir(filepath.Dir(l.path), filepath.Base(l.path), safe)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir.Real)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if isCustomize(e.Name()) {
+			if err := judgeTree(dir.Real, e.Name(), safe); err != nil {
+				return err
+			}
+		}
+	}
+	return judgeImports(dir.Real, entries, names, safe, seen)
+}
+
+// judgeMissing refuses a path line naming what does not exist where
+// another user could make it: in a directory others may write (/tmp,
+// sticky or not) or another user owns. The way to that directory is
+// judged as trustdir.Way judges it.
+func judgeMissing(l pathLine) error {
+	in := filepath.Dir(l.path)
+	for {
+		if _, err := os.Lstat(in); !errors.Is(err, fs.ErrNotExist) || in == filepath.Dir(in) {
+			break
+		}
+		in = filepath.Dir(in)
+	}
+	found, err := trustdir.Way(in)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A link to what does not exist, wherever that is.
+		return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: "is a symbolic link to what does not exist, which whoever may make that"}
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(found.Real)
+	if err != nil || !fi.IsDir() {
+		return nil // nothing can be made below a file
+	}
+	why := ""
+	if uid, ok := trustdir.Owner(fi); ok && uid != 0 && uid != os.Geteuid() {
+		why = fmt.Sprintf("uid %d owns", uid)
+	}
+	if fi.Mode().Perm()&0o002 != 0 {
+		why = "everyone may write"
+	}
+	if why == "" {
+		return nil
+	}
+	return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: why}
+}
+
+// pathLineError refuses a venv whose .pth names a path python would look
+// for code in at start that another user controls (Err says why), or that
+// does not exist in a directory another user may add to (In, Why), where
+// whoever makes it gets their sitecustomize run.
+type pathLineError struct {
+	Pth, Path string
+	Err       error  // why what Path names is refused; nil when missing
+	In, Why   string // for a missing Path: where it would be made, and who may ("everyone may write", "uid N owns")
+}
+
+func (e *pathLineError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s names %s, where python looks for code at start: %v", trustdir.Shown(e.Pth), trustdir.Shown(e.Path), e.Err)
+	}
+	return fmt.Sprintf("%s names %s, which does not exist, in %s, which %s: whoever makes it gets code run at python's start",
+		trustdir.Shown(e.Pth), trustdir.Shown(e.Path), trustdir.Shown(e.In), e.Why)
+}
+
+func (e *pathLineError) Unwrap() error { return e.Err }
+
+// fix says what to do: drop the line, or make the directory, or mend what
+// it names.
+func (e *pathLineError) fix() string {
+	if e.Err == nil {
+		return fmt.Sprintf("remove that line from %s if it is stale, or make %s yourself", trustdir.Shown(e.Pth), trustdir.Shown(e.Path))
+	}
+	do := "remove that line from " + trustdir.Shown(e.Pth) + " if you do not need it"
+	var te *trustdir.Error
+	if errors.As(e.Err, &te) {
+		do += "; or " + venvAdvice(te)
+	}
+	return do
+}
