@@ -165,7 +165,14 @@ def _compile(src, name):
         # The first cell only: it is ~6 us slower than compile() once the
         # types exist, which a warm session's every 1+1 would pay.
         _treeless = False
-        parts = _treeless_cell(src, name) if not _future and "_ast" not in sys.modules else None
+        try:
+            parts = _treeless_cell(src, name) if not _future and "_ast" not in sys.modules else None
+        except BaseException:
+            # Removing the trace fails when an audit hook's signal handler
+            # raises: once more (what that raises goes out chained to this).
+            if sys.gettrace() is not None:
+                sys.settrace(None)
+            raise
         if parts is not None:
             _treeless_cells += 1
             if parts[0] is not None:
@@ -213,6 +220,10 @@ def _compile(src, name):
 # from inside a tracer's or profiler's callback, where the trace sees no
 # calls, an audit hook that refuses the trace, code nested deeper than the
 # recursion limit, a thread of the cells' own) goes to compile().
+# An error a signal handler raised meanwhile is the cell's, as it would be
+# from compile(), wherever it landed: in an audit hook too, whose own error
+# (for sys.settrace, or exec of "<string>" code, which compile() does not
+# do) sends the cell to compile(); the handler's frame tells them apart.
 
 _treeless = True
 _treeless_cells = 0  # how many were: a test's way to see which path a cell took
@@ -319,15 +330,14 @@ def _treeless_code(src, name, mode, shift):
         pass
     except Exception as e:
         if stage == 1 and sys.gettrace() is not take:
-            stage = 0  # an audit hook refused sys.settrace: compile() needs none
-            return None
+            stage = 0  # no trace to remove
+            if _by_handler(e):
+                raise  # a signal handler's, raised in an audit hook
+            return None  # an audit hook refused sys.settrace: compile() needs none
         if stage < 3 or len(taken) > 1:
             raise  # a signal handler's, say: the cell's, as it would be from compile()
-        tb = e.__traceback__.tb_next
-        if tb is not None and not isinstance(e, RecursionError):
-            code = tb.tb_frame.f_code
-            if code is take.__code__ or (code.co_filename == "<string>" and code.co_name == "<module>"):
-                raise  # a signal handler's, run as the code's frame started
+        if e.__traceback__.tb_next is not None and _cells_error(e, take.__code__):
+            raise
         # The compiler's error, or an audit hook's that exec called:
         # compile() says what becomes of the cell.
         return None
@@ -340,13 +350,55 @@ def _treeless_code(src, name, mode, shift):
                 _unfilter(filters)
         finally:
             if stage:
-                sys.settrace(None)
+                sys.settrace(None)  # which _compile does again when this fails
     if len(taken) < 2:
         return None
     try:
         return _renamed(taken[1], name, shift)
     except RecursionError:  # code nested deeper than Python calls may go
         return None
+
+
+def _cells_error(e, take):
+    """Whether e, raised by exec in _treeless_code after Python code ran
+    (take the code of its trace function), is the cell's error, raised as it
+    would be from compile(): a signal handler's, wherever it landed, or an
+    interrupt's as the code's frame started (an async exception's), not an
+    audit hook's own or the compiler's."""
+    if _by_handler(e):
+        return True
+    if isinstance(e, RecursionError):
+        return False  # a call of the trace function deeper than the limit: compile() makes none
+    code = e.__traceback__.tb_next.tb_frame.f_code
+    return code is take or (code.co_filename == "<string>" and code.co_name == "<module>")
+
+
+def _by_handler(e):
+    """Whether e went through a frame of a Python signal handler (a
+    function, a method, a partial of one or a callable object's __call__),
+    wherever it landed: in an audit hook too, whose own error is a refusal
+    of what only the treeless compile does (sys.settrace, exec of "<string>"
+    code), but this one is the cell's, as it would be from compile()."""
+    tb = e.__traceback__.tb_next  # past _treeless_code's frame
+    if tb is None:
+        return False  # raised where no Python code ran: the compiler's, say
+    partial = getattr(sys.modules.get("functools"), "partial", None)
+    codes = set()
+    for sig in _signal.valid_signals():
+        h = _signal.getsignal(sig)
+        if partial is not None and isinstance(h, partial):
+            h = h.func
+        if type(h) is _MethodType:
+            h = h.__func__
+        elif type(h) is not _FunctionType:
+            h = getattr(type(h), "__call__", None)
+        if type(h) is _FunctionType:
+            codes.add(h.__code__)
+    while tb is not None:
+        if tb.tb_frame.f_code in codes:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _renamed(code, name, shift):
@@ -358,6 +410,8 @@ def _renamed(code, name, shift):
 
 
 _CodeType = type(_renamed.__code__)
+_FunctionType = type(_renamed)
+_MethodType = type(_renamed.__get__(0))
 _PROBE = _probe.__code__
 _TREELESS = _treeless_code.__code__
 
