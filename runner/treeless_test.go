@@ -134,26 +134,6 @@ func TestTreelessCompileAfterStartup(t *testing.T) {
 			},
 		},
 		{
-			// A signal handler that raises during the compile: the cell fails
-			// with it, as when compile() was running; it is not taken for a
-			// compile error and dropped. The alarm is set at the cell's first
-			// compile event (treeless, exec's of "<string>"; else compile()'s of
-			// "<cell 1>": not the runner's of a module it loads, which comes
-			// first while that module's bytecode cache is yet to be written) and
-			// lands at the first chance after the compiler's work (set again
-			// while it would land in the audit hook or in itself).
-			name: "signal handler raises during the compile",
-			module: "import signal, sys\nsent = []\n" +
-				"def hook(event, args):\n    if event == 'compile' and args[1] in ('<string>', '<cell 1>') and not sent:\n        sent.append(1)\n        signal.setitimer(signal.ITIMER_REAL, 1e-5)\n" +
-				"def on_alarm(sig, frame):\n    if frame is not None and frame.f_code in (hook.__code__, on_alarm.__code__):\n        signal.setitimer(signal.ITIMER_REAL, 1e-5)\n        return\n    raise TimeoutError('alarm')\n" +
-				"signal.signal(signal.SIGALRM, on_alarm)\nsys.addaudithook(hook)\n",
-			first: "x = 1\nx",
-			check: func(t *testing.T, p *proc, c cellResult) {
-				wantError(t, c, "TimeoutError")
-				wantNo(frames.TypeResult)(t, c)
-			},
-		},
-		{
 			// Inside a profiler's callback the trace sees no calls: exec must
 			// not be left to run the code there (the run_cell here is the
 			// runner's first compile).
