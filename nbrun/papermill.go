@@ -198,10 +198,23 @@ func (r *papermillRun) cellEnded(i int, st sessions.Status) error {
 	}
 	// The cells after the last one run are passed when the run goes on
 	// past it; those between two run cells, when the next one starts.
-	if i == r.last && (!failed || r.keepGoing && st == sessions.StatusError) {
+	if i == r.last && r.goesOn(st) {
 		return r.pass(r.nb.Len())
 	}
 	return nil
+}
+
+// goesOn says whether the run goes on past a cell that ended st, as the
+// registry runs a batch: on after ok, and with keepGoing after an error or
+// a timeout; never after a death or a cancel.
+func (r *papermillRun) goesOn(st sessions.Status) bool {
+	switch st {
+	case sessions.StatusOK:
+		return true
+	case sessions.StatusError, sessions.StatusTimeout:
+		return r.keepGoing
+	}
+	return false
 }
 
 // finish writes the run's end.

@@ -153,20 +153,24 @@ func TestRunPapermillPassesTheCellsItDoesNotRun(t *testing.T) {
 		allowErrors bool
 		selected    []int  // Options.Cells
 		want        string // each cell's status, by its first letter
+		timeout     time.Duration
 	}{
-		{"all run", []string{"md:# a", "print(1)", "md:b", "", "print(2)", "md:c"}, false, nil, "cccccc"},
-		{"raw cells too", []string{"raw:x", "print(1)", "raw:y"}, false, nil, "ccc"},
-		{"a failure stops the run", []string{"md:a", "1/0", "md:b", "print(2)", "md:c"}, false, nil, "cfppp"},
-		{"errors allowed", []string{"md:a", "1/0", "md:b", "", "print(2)", "md:c"}, true, nil, "cfcccc"},
-		{"the last cell fails", []string{"md:a", "1/0", "md:c"}, false, nil, "cfp"},
-		{"the last cell fails, errors allowed", []string{"md:a", "1/0", "md:c"}, true, nil, "cfc"},
-		{"every code cell named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{1, 3}, "ccccc"},
-		{"some cells named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{3}, "pppcp"},
+		{"all run", []string{"md:# a", "print(1)", "md:b", "", "print(2)", "md:c"}, false, nil, "cccccc", 0},
+		{"raw cells too", []string{"raw:x", "print(1)", "raw:y"}, false, nil, "ccc", 0},
+		{"a failure stops the run", []string{"md:a", "1/0", "md:b", "print(2)", "md:c"}, false, nil, "cfppp", 0},
+		{"errors allowed", []string{"md:a", "1/0", "md:b", "", "print(2)", "md:c"}, true, nil, "cfcccc", 0},
+		{"the last cell fails", []string{"md:a", "1/0", "md:c"}, false, nil, "cfp", 0},
+		{"the last cell fails, errors allowed", []string{"md:a", "1/0", "md:c"}, true, nil, "cfc", 0},
+		{"every code cell named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{1, 3}, "ccccc", 0},
+		{"some cells named", []string{"md:a", "print(1)", "", "print(2)", "md:c"}, false, []int{3}, "pppcp", 0},
+		// The run goes on after a timeout when errors are allowed, past the
+		// last cell too.
+		{"the last cell times out, errors allowed", []string{"md:a", "print(1)", "md:b", "import time; time.sleep(60)", "md:c"}, true, nil, "cccfc", time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nb := newNotebook(t, tt.cells...)
 			if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(),
-				Papermill: &nbrun.Papermill{}, AllowErrors: tt.allowErrors, Cells: tt.selected}); err != nil {
+				Papermill: &nbrun.Papermill{}, AllowErrors: tt.allowErrors, Cells: tt.selected, Timeout: tt.timeout}); err != nil {
 				t.Fatal(err)
 			}
 			var got strings.Builder
