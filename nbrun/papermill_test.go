@@ -166,12 +166,19 @@ func TestRunPapermillPassesTheCellsItDoesNotRun(t *testing.T) {
 		// The run goes on after a timeout when errors are allowed, past the
 		// last cell too.
 		{"the last cell times out, errors allowed", []string{"md:a", "print(1)", "md:b", "import time; time.sleep(60)", "md:c"}, true, nil, "cccfc", time.Second},
+		// Nothing runs, and papermill still passes every cell.
+		{"no code cell", []string{"md:a", "raw:b", "  "}, false, nil, "ccc", 0},
+		{"only a blank cell named", []string{"md:a", "", "print(1)"}, false, []int{}, "ppp", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nb := newNotebook(t, tt.cells...)
 			if _, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(),
 				Papermill: &nbrun.Papermill{}, AllowErrors: tt.allowErrors, Cells: tt.selected, Timeout: tt.timeout}); err != nil {
 				t.Fatal(err)
+			}
+			var run papermillMeta
+			if err := json.Unmarshal(nb.Metadata("papermill"), &run); err != nil || run.EndTime == nil {
+				t.Errorf("the run's metadata.papermill: %s (%v)", nb.Metadata("papermill"), err)
 			}
 			var got strings.Builder
 			for i := range nb.Len() {

@@ -101,15 +101,22 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout})
 	}
 	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
-	if len(req.Cells) == 0 {
-		return res, nil
-	}
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
 	if opt.Papermill != nil {
 		var err error
 		if run.pm, err = startPapermill(opt.Papermill, nb, cells, runsEveryCell(nb, cells), opt.AllowErrors); err != nil {
 			return res, fmt.Errorf("write papermill metadata: %w", err)
 		}
+	}
+	if len(req.Cells) == 0 {
+		// Nothing to run; papermill still passes every cell of a whole
+		// notebook and writes the run's end.
+		if run.pm != nil {
+			if err := errors.Join(run.pm.pass(nb.Len()), run.pm.finish()); err != nil {
+				return res, fmt.Errorf("write papermill metadata: %w", err)
+			}
+		}
+		return res, nil
 	}
 	req.OnCellEnd = run.cellEnd
 	out, err := reg.Eval(ctx, req, run.emit)
