@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/evalhost/evalhost/notebook"
 )
@@ -56,7 +57,7 @@ func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 			code = append(code, c.Index)
 		}
 	}
-	blank := func(i int) bool { return strings.TrimSpace(nb.Cell(i).Source) == "" }
+	blank := func(i int) bool { return strings.TrimFunc(nb.Cell(i).Source, pythonSpace) == "" }
 	if spec == "" {
 		return slices.DeleteFunc(code, blank), nil
 	}
@@ -75,6 +76,10 @@ func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// pythonSpace is Python's str.isspace(), which nbclient's blank test
+// (source.strip()) uses: Go's whitespace and the separators \x1c-\x1f.
+func pythonSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
 
 // ParseCellRanges reads "2,5-7" as sorted, distinct 0-based cell indexes
 // below count.
