@@ -42,8 +42,9 @@
 //     could be read; a line nesting arrays and objects more than 1000 deep
 //     (the SDK's bound), however deep, with an invalid-request error under
 //     the id read from it, as an over-long line (an id-null error ends a
-//     Go SDK client's connection). The connection, and every session,
-//     lives on. A request
+//     Go SDK client's connection). A notification among them (no id, or
+//     id null on a notifications/… method) is dropped unanswered, for the
+//     same reason. The connection, and every session, lives on. A request
 //     is taken only with an id the SDK answers as sent: a string, or an
 //     integer of at most 2^53-1 in size however spelled (1, 1.0, 1e0 are
 //     id 1, and answered as 1). Any other request is answered with an

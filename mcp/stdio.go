@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -277,12 +278,23 @@ func checkMessage(line []byte) (reply []byte, plain bool) {
 
 // invalidMessage is the invalid-request error for msg, under its id when
 // one can be read; a response (no method; a result or an error) is dropped
-// instead (empty), lest two peers answer each other for ever.
+// instead (empty), lest two peers answer each other for ever, and so is a
+// notification, which is never answered (an id-null error would end a Go
+// SDK client's connection, and there is no call to fail).
 func invalidMessage(msg []byte, text string) []byte {
-	if m := gjson.ParseBytes(msg); !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) {
+	m := gjson.ParseBytes(msg)
+	if !m.Get("method").Exists() && (m.Get("result").Exists() || m.Get("error").Exists()) || isNotification(m) {
 		return []byte{}
 	}
 	return errorResponse(idOf(msg), jsonrpc.CodeInvalidRequest, text)
+}
+
+// isNotification reports whether m, a JSON object, is a notification: a
+// method and no id, or id null on a notifications/… method, as the SDK
+// reads it.
+func isNotification(m gjson.Result) bool {
+	method, id := m.Get("method"), m.Get("id")
+	return method.Type == gjson.String && (!id.Exists() || id.Type == gjson.Null && strings.HasPrefix(method.Str, "notifications/"))
 }
 
 // maxDepth is the deepest nesting of arrays and objects the SDK decodes

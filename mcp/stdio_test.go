@@ -68,6 +68,7 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `"id":null,"error":{"code":-32600`},
 		{"a number", "42", `"code":-32600`},
 		{"a bad response", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, ""},
+		{"a notification without version", `{"method":"notifications/initialized"}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var answers strings.Builder
@@ -77,7 +78,7 @@ func TestLineGuardAnswersMalformedLines(t *testing.T) {
 				t.Fatalf("passed on %q (%v); want only the good line", got, err)
 			}
 			if tc.want == "" && answers.Len() > 0 {
-				t.Fatalf("answered %q; a response is never answered", answers.String())
+				t.Fatalf("answered %q; a response or a notification is never answered", answers.String())
 			}
 			if tc.want != "" && (!strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1) {
 				t.Fatalf("answered %q; want one line with %q", answers.String(), tc.want)
@@ -109,6 +110,10 @@ func TestLineGuardSaysTooDeep(t *testing.T) {
 			`{"jsonrpc":"2.0","id":8,` + tooDeep},
 		{"deep and cut short", strings.Repeat(`{"a":`, 20_000), `{"jsonrpc":"2.0","id":null,` + tooDeep},
 		{"deep response", `{"jsonrpc":"2.0","id":3,"result":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`, ""},
+		// A notification is never answered: an id-null error ends a Go SDK
+		// client's connection, and there is no call to fail.
+		{"deep notification", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`, ""},
+		{"deep notification, id null", `{"jsonrpc":"2.0","id":null,"method":"notifications/progress","params":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`, ""},
 		{"shallow and cut short", strings.Repeat(`{"a":`, 20), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not one JSON value`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +124,7 @@ func TestLineGuardSaysTooDeep(t *testing.T) {
 				t.Fatalf("passed on %.100q (%v); want only the good line", got, err)
 			}
 			if tc.want == "" && answers.Len() > 0 {
-				t.Fatalf("answered %q; a response is never answered", answers.String())
+				t.Fatalf("answered %q; a response or a notification is never answered", answers.String())
 			}
 			if tc.want != "" && (!strings.Contains(answers.String(), tc.want) || strings.Count(answers.String(), "\n") != 1) {
 				t.Fatalf("answered %.300q; want one line with %q", answers.String(), tc.want)

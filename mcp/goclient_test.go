@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/sessions"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// goClientOverStdio connects the SDK's own Go client to srv over stdio.
+func goClientOverStdio(t *testing.T, srv *Server) *sdk.ClientSession {
+	t.Helper()
+	cr, cw := io.Pipe()
+	sr, sw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(context.Background(), cr, sw, 0); sw.Close() }()
+	session, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.IOTransport{Reader: sr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close(); <-done })
+	return session
+}
+
+// A notification the server cannot read (deeper than the SDK reads, or
+// longer than the limit) is dropped: the Go SDK's client closed its
+// session at the answer it got (an id-null error on stdio), so every later
+// call failed with "client is closing".
+func TestGoClientSurvivesUnreadableNotifications(t *testing.T) {
+	var deep any = 1
+	for range 1500 {
+		deep = []any{deep}
+	}
+	for _, transport := range []struct {
+		name    string
+		connect func(t *testing.T, srv *Server) *sdk.ClientSession
+	}{
+		{"stdio", goClientOverStdio},
+	} {
+		for _, tc := range []struct {
+			name   string
+			params *sdk.ProgressNotificationParams
+		}{
+			{"too deep", &sdk.ProgressNotificationParams{ProgressToken: "t", Meta: sdk.Meta{"x": deep}}},
+			{"too long", &sdk.ProgressNotificationParams{ProgressToken: "t", Message: strings.Repeat("x", DefaultMaxLine)}},
+		} {
+			t.Run(transport.name+", "+tc.name, func(t *testing.T) {
+				reg := sessions.New(sessions.Config{Home: t.TempDir()})
+				defer reg.Close()
+				srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				session := transport.connect(t, srv)
+				if err := session.NotifyProgress(context.Background(), tc.params); err != nil {
+					t.Logf("the notification: %v", err)
+				}
+				if _, err := session.ListTools(context.Background(), nil); err != nil {
+					t.Fatalf("a call after the notification: %v", err)
+				}
+			})
+		}
+	}
+}
