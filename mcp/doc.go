@@ -75,7 +75,8 @@
 //     request nesting deeper than the SDK reads, or longer than
 //     [DefaultMaxLine], gets a JSON-RPC error under its id (HTTP 200), as
 //     on stdio: the SDK's plain 400 or 413 makes the Go SDK's client close
-//     its session. [ListenLoopback] refuses any address that is not a
+//     its session. Such a notification is dropped (HTTP 202, logged), as
+//     on stdio. [ListenLoopback] refuses any address that is not a
 //     loopback one.
 //
 // A Server holds no goroutines of its own between calls: each call's

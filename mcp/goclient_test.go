@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -26,10 +28,41 @@ func goClientOverStdio(t *testing.T, srv *Server) *sdk.ClientSession {
 	return session
 }
 
+// goClientOverHTTP connects the SDK's own Go client to srv over streamable
+// HTTP.
+func goClientOverHTTP(t *testing.T, srv *Server) *sdk.ClientSession {
+	t.Helper()
+	token := NewToken()
+	h, err := srv.HTTPHandler(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	hc := &http.Client{Transport: bearerTransport(token)}
+	session, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return session
+}
+
+// bearerTransport sends the token with every request.
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // A notification the server cannot read (deeper than the SDK reads, or
 // longer than the limit) is dropped: the Go SDK's client closed its
-// session at the answer it got (an id-null error on stdio), so every later
-// call failed with "client is closing".
+// session at the answer it got (an id-null error on stdio, the SDK's plain
+// 400 or 413 over HTTP), so every later call failed with "client is
+// closing".
 func TestGoClientSurvivesUnreadableNotifications(t *testing.T) {
 	var deep any = 1
 	for range 1500 {
@@ -40,6 +73,7 @@ func TestGoClientSurvivesUnreadableNotifications(t *testing.T) {
 		connect func(t *testing.T, srv *Server) *sdk.ClientSession
 	}{
 		{"stdio", goClientOverStdio},
+		{"HTTP", goClientOverHTTP},
 	} {
 		for _, tc := range []struct {
 			name   string

@@ -72,7 +72,7 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 			http.Error(w, msg, http.StatusUnauthorized)
 			return
 		}
-		if guardBody(w, r) {
+		if guardBody(w, r, s.cfg.Logger) {
 			return
 		}
 		inner.ServeHTTP(w, r)

@@ -141,35 +141,48 @@ func TestHTTPHandlerOrigin(t *testing.T) {
 	}
 }
 
-// A POSTed request the SDK cannot read gets a JSON-RPC error under its id;
-// everything else reaches the SDK with its body whole.
+// A POSTed request the SDK cannot read gets a JSON-RPC error under its id,
+// and such a notification 202 Accepted; everything else reaches the SDK
+// with its body whole.
 func TestGuardBody(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
 	long := `{"jsonrpc":"2.0","id":"L","method":"tools/call","params":{"x":"` + strings.Repeat("x", maxBody) + `"}}`
 	for _, tc := range []struct {
 		name, method, body string
 		want               string // the answer's start; "" when the SDK is to get it
+		accepted           bool   // dropped with 202 Accepted (a notification)
 	}{
-		{"too deep", "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":` + deep + `}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"invalid request: the message nests`},
-		{"too deep, string id", "POST", `{"jsonrpc":"2.0","id":"a","method":"m","params":` + deep + `}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600`},
-		{"too long", "POST", long, `{"jsonrpc":"2.0","id":"L","error":{"code":-32600,"message":"request of more than 16777216 bytes`},
-		{"too long, id after the first 64 KiB", "POST", `{"jsonrpc":"2.0","method":"m","params":{"x":"` + strings.Repeat("x", maxBody) + `"},"id":1}`, ""},
-		{"a deep notification", "POST", `{"jsonrpc":"2.0","method":"n","params":` + deep + `}`, ""},
-		{"a deep response", "POST", `{"jsonrpc":"2.0","id":1,"result":` + deep + `}`, ""},
-		{"not JSON", "POST", `{"jsonrpc":`, ""},
-		{"plain", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""},
-		{"a GET", "GET", deep, ""},
+		{"too deep", "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":` + deep + `}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"invalid request: the message nests`, false},
+		{"too deep, string id", "POST", `{"jsonrpc":"2.0","id":"a","method":"m","params":` + deep + `}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600`, false},
+		{"too long", "POST", long, `{"jsonrpc":"2.0","id":"L","error":{"code":-32600,"message":"request of more than 16777216 bytes`, false},
+		{"too long, id after the first 64 KiB", "POST", `{"jsonrpc":"2.0","method":"m","params":{"x":"` + strings.Repeat("x", maxBody) + `"},"id":1}`, "", false},
+		// A notification is never answered; the SDK's plain 400 or 413
+		// closed a Go SDK client's session.
+		{"a deep notification", "POST", `{"jsonrpc":"2.0","method":"n","params":` + deep + `}`, "", true},
+		{"a deep notification, id null", "POST", `{"jsonrpc":"2.0","id":null,"method":"notifications/progress","params":` + deep + `}`, "", true},
+		{"a long notification", "POST", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"` + strings.Repeat("x", maxBody) + `"}}`, "", true},
+		{"a deep request, id null", "POST", `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":` + deep + `}`, "", false},
+		{"a deep response", "POST", `{"jsonrpc":"2.0","id":1,"result":` + deep + `}`, "", false},
+		{"not JSON", "POST", `{"jsonrpc":`, "", false},
+		{"plain", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, "", false},
+		{"a GET", "GET", deep, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(tc.method, "/", strings.NewReader(tc.body))
-			answered := guardBody(w, r)
-			if answered != (tc.want != "") {
+			answered := guardBody(w, r, nil)
+			if answered != (tc.want != "" || tc.accepted) {
 				t.Fatalf("answered %v: %.200s", answered, w.Body.String())
 			}
 			if !answered {
 				if b, _ := io.ReadAll(r.Body); string(b) != tc.body {
 					t.Fatalf("the SDK gets %d bytes of the %d sent", len(b), len(tc.body))
+				}
+				return
+			}
+			if tc.accepted {
+				if w.Code != http.StatusAccepted || w.Body.Len() > 0 {
+					t.Errorf("%d %.300s, want 202 and no body", w.Code, w.Body.String())
 				}
 				return
 			}

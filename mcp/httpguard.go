@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
@@ -18,10 +20,12 @@ const maxBody = DefaultMaxLine
 // the SDK reads, or longer than maxBody. The Go SDK's client closes its
 // session at such a status, so a call with deep or huge arguments would
 // end every later call; an HTTP 200 JSON-RPC error under the request's id
-// fails that call alone. It reports whether it answered; otherwise r.Body
-// is the body again, for the SDK. Notifications, responses and what is
-// not JSON are left to the SDK: there is no id to answer under.
-func guardBody(w http.ResponseWriter, r *http.Request) bool {
+// fails that call alone. Such a notification is dropped (202 Accepted,
+// logged), as on stdio: JSON-RPC answers no notification, and a 400 with
+// an id-null error closes that client's session too. It reports whether
+// it answered; otherwise r.Body is the body again, for the SDK. Responses,
+// requests without a usable id and what is not JSON are left to the SDK.
+func guardBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger) bool {
 	if r.Method != http.MethodPost {
 		return false
 	}
@@ -32,9 +36,14 @@ func guardBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	if len(body) > maxBody {
-		id, ok := idOfPrefix(body[:min(len(body), 64<<10)])
+		prefix := body[:min(len(body), 64<<10)]
+		id, ok := idOfPrefix(prefix)
 		if !ok {
-			return false
+			// An id may follow the params (the TypeScript SDK writes it
+			// last), so only a notifications/… method tells a notification.
+			m := gjson.ParseBytes(prefix)
+			return isNotification(m) && strings.HasPrefix(m.Get("method").Str, "notifications/") &&
+				drop(w, logger, "longer than the server's limit")
 		}
 		answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 			"request of more than %d bytes is longer than the server's limit; "+
@@ -45,12 +54,26 @@ func guardBody(w http.ResponseWriter, r *http.Request) bool {
 	if len(trimmed) == 0 || trimmed[0] != '{' || !nestsDeeper(trimmed, maxDepth) {
 		return false
 	}
+	m := gjson.ParseBytes(trimmed)
+	if isNotification(m) {
+		return drop(w, logger, "too deep")
+	}
 	id := idOf(trimmed)
-	if id == "null" || !gjson.GetBytes(trimmed, "method").Exists() {
+	if id == "null" || !m.Get("method").Exists() {
 		return false
 	}
 	answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message nests arrays and objects more than %d deep, "+
 		"deeper than the server reads; send flatter arguments (deep data can go in as a JSON string)", maxDepth)))
+	return true
+}
+
+// drop accepts a notification the server cannot read, and does nothing
+// with it; it reports true, that the request is answered.
+func drop(w http.ResponseWriter, logger *slog.Logger, why string) bool {
+	if logger != nil {
+		logger.Warn("notification dropped: " + why)
+	}
+	w.WriteHeader(http.StatusAccepted)
 	return true
 }
 
