@@ -101,7 +101,8 @@
 //     With EVALHOST_IPYTHON=1 a cell's SystemExit is IPython's (an error
 //     output, the cell fails), but exit() and quit(), which IPython only
 //     asks (ipykernel stops its kernel after the cell), end the cell so
-//     once the rest of it ran without error. What a terminal or kernel
+//     once the rest of it ran without error; exit(keep_kernel=True) ends
+//     nothing, as in ipykernel. What a terminal or kernel
 //     shell adds to InteractiveShell, full mode does as the runner's own
 //     mode: %matplotlib (and %pylab) keep Agg and figures go out as PNG
 //     displays, %gui with a toolkit and %edit are refused with why, and

@@ -64,6 +64,18 @@ func TestFullIPythonMode(t *testing.T) {
 			}
 		}},
 		{name: "the next cell does not exit", code: "1", result: "1"},
+		// As in ipykernel, whose exit() a notebook calls: keep_kernel=True
+		// ends nothing (it raised TypeError here).
+		{name: "exit(keep_kernel=True) keeps the session", code: "exit(keep_kernel=True)\nprint('kept')", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); d.Exit || d.Status != "ok" || c.stdout != "kept\n" {
+				t.Errorf("done %+v, stdout %q stderr %q; want ok, no exit", d, c.stdout, c.stderr)
+			}
+		}},
+		{name: "exit() after it exits", code: "exit()", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); !d.Exit {
+				t.Errorf("done %+v, want exit", d)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.run(tc.code)

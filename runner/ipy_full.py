@@ -35,6 +35,8 @@ def _start_full():
     InteractiveShell = own("IPython.core.interactiveshell").InteractiveShell
     Config = own("traitlets.config").Config
     UsageError = own("IPython.core.error").UsageError
+    ExitAutocall = own("IPython.core.autocall").ZMQExitAutocall
+    default = own("traitlets").default
 
     class Hook(DisplayHook):
         def start_displayhook(self):
@@ -82,10 +84,17 @@ def _start_full():
                   "(%run FILE runs a file):")
             print(text, end="" if text.endswith("\n") else "\n")
 
+        # exit() and quit() as ipykernel's: exit(keep_kernel=True) ends nothing.
+        keepkernel_on_exit = None
+
+        @default("exiter")
+        def _exiter_default(self):
+            return ExitAutocall(self)
+
         def ask_exit(self):
             # exit() and quit(): IPython runs the rest of the cell, then ends
             # (ipykernel stops its kernel); run_full ends the session then.
-            self.exit_now = True
+            self.exit_now = not self.keepkernel_on_exit
 
         def _showtraceback(self, etype, evalue, stb):
             lines = _strip_ansi("\n".join(stb)).split("\n")
