@@ -139,7 +139,9 @@
 //     runner's start minus "", the cwd and the runner's directory (the
 //     stdlib, site-packages, PYTHONPATH). Never in a cell's cwd, "" or a
 //     directory a cell added, where another user could have left a
-//     traceback.py; a name found nowhere else is a ModuleNotFoundError. A
+//     traceback.py; a name found nowhere else is a ModuleNotFoundError,
+//     but for a probe (importlib.util.find_spec: IPython 9 asks for
+//     argcomplete) of a name no finder finds anywhere, which is None. A
 //     module already imported (by anyone) is used as it is. Cells import as
 //     python3 and IPython do, the cwd and "" first, except code of the
 //     cell's that runs while a traceback is formatted (an exception's

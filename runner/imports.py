@@ -25,7 +25,8 @@ class _Finder:
     """First on sys.meta_path. While this thread's flag is on, a top-level
     name is found as the interpreter's start-up finders find it, with the
     path finder searching the start-up directories only, and a name found
-    nowhere there is a ModuleNotFoundError rather than a search of sys.path.
+    nowhere there is a ModuleNotFoundError rather than a search of sys.path,
+    but for a probe (importlib.util.find_spec) of a name nothing finds.
     A submodule is left to its package's __path__, and a thread whose flag
     is off (a cell's) pays one attribute read per import."""
 
@@ -45,7 +46,19 @@ class _Finder:
                 spec = find(name, None, target) if find is not None else None
             if spec is not None:
                 return spec
+        if _probed() and not self._elsewhere(name, target):
+            return None  # nowhere at all: a probe says so, as in python3
         raise ModuleNotFoundError("No module named %r" % name, name=name)
+
+    def _elsewhere(self, name, target):
+        """Whether a finder after this one (the cwd, a cell's sys.path or
+        finder) would find name: a probe of it is refused as an import is,
+        lest its caller load the spec it got."""
+        for f in sys.meta_path:
+            find = getattr(f, "find_spec", None)
+            if f is not self and find is not None and find(name, None, target) is not None:
+                return True
+        return False
 
     def _places(self):
         path, cwd, finders = _core._start
@@ -57,6 +70,16 @@ class _Finder:
                 dirs.append(p)
         self.places = finders, dirs
         return self.places
+
+
+def _probed():
+    """Whether the find_spec asking is a probe (importlib.util.find_spec,
+    IPython 9's of argcomplete), which says None for a module that is
+    nowhere, not an import, which is refused here at once."""
+    try:
+        return sys._getframe(3).f_code.co_name != "_find_and_load_unlocked"
+    except ValueError:
+        return True
 
 
 def _path_spec(name, dirs, target):

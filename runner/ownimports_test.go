@@ -429,3 +429,26 @@ func TestReportHooksAreTheDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnImportsProbeAsPython: importlib.util.find_spec of a module that
+// is nowhere says None under the runner's own imports, as in python3
+// (IPython 9 probes for argcomplete as it starts: full mode failed with
+// ModuleNotFoundError where it is not installed). One that only the cwd
+// holds is still refused, as an import of it is, and runs nothing.
+func TestOwnImportsProbeAsPython(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "evalhost_planted.py", "raise SystemExit('planted module ran')\n")
+	p := start(t, startOpts{dir: dir})
+	wantOK(t, p.run("import sys, importlib.util\nimports = sys.modules['_evalhost_runner']._imports()\n"+
+		"def own(fn, name):\n    try:\n        return repr(imports.call(fn, name))\n    except ImportError as e:\n        return type(e).__name__"))
+	for _, tc := range []struct{ name, code, want string }{
+		{"a probe of a module nowhere", "own(importlib.util.find_spec, 'evalhost_no_such_module')", "'None'"},
+		{"an import of it", "own(__import__, 'evalhost_no_such_module')", "'ModuleNotFoundError'"},
+		{"a cell's own probe finds the cwd's module", "importlib.util.find_spec('evalhost_planted') is not None", "True"},
+		{"a probe of a module only the cwd holds", "own(importlib.util.find_spec, 'evalhost_planted')", "'ModuleNotFoundError'"},
+		{"an import of it", "own(__import__, 'evalhost_planted')", "'ModuleNotFoundError'"},
+		{"a probe of an installed module", "own(importlib.util.find_spec, 'json').startswith(\"ModuleSpec(name='json'\")", "True"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { wantResult(tc.want)(t, p.run(tc.code)) })
+	}
+}
