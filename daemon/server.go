@@ -82,6 +82,9 @@ func Serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer dir.Close()
+	if err := sameLock(lock, dir, filepath.Base(cfg.Paths.Lock)); err != nil {
+		return err
+	}
 	stateName := filepath.Base(cfg.Paths.State)
 	s := &Server{cfg: cfg, stopped: make(chan struct{}), conns: map[int]*conn{}, lastUse: time.Now(),
 		state: &stateFile{dir: dir, name: stateName, st: State{PID: os.Getpid(), Version: cfg.Version, Sessions: []string{}}}}
@@ -303,4 +306,19 @@ func (s *Server) routeTool(ctx context.Context, call bridge.Call) (json.RawMessa
 	}
 	call.Request = id
 	return c.relay.Call(ctx, call)
+}
+
+// sameLock checks that the lock held is the one in dir: the home moved (or
+// was replaced) between the lock and the directory's opening would leave
+// this process holding one directory's lock and writing into another's.
+func sameLock(lock *os.File, dir *os.Root, name string) error {
+	held, err := lock.Stat()
+	if err != nil {
+		return err
+	}
+	there, err := dir.Lstat(name)
+	if err != nil || !os.SameFile(held, there) {
+		return fmt.Errorf("%s changed as the background process started (the home was moved or replaced); start it again", lock.Name())
+	}
+	return nil
 }

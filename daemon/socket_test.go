@@ -112,3 +112,31 @@ func TestEndSparesAnotherProcessSocket(t *testing.T) {
 		})
 	}
 }
+
+// A home moved between the lock's taking and the directory's opening
+// leaves the process holding another directory's lock: it says so and
+// stops, not writing into the newer home.
+func TestSameLock(t *testing.T) {
+	home := t.TempDir()
+	paths := PathsFor(home)
+	if err := ensureDir(paths.Dir); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockFile(paths.Lock, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := sameLock(lock, openRoot(t, paths.Dir), "lock"); err != nil {
+		t.Fatalf("the lock in its own directory: %v", err)
+	}
+	if err := os.Rename(home, home+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureDir(paths.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := sameLock(lock, openRoot(t, paths.Dir), "lock"); err == nil || !strings.Contains(err.Error(), "moved or replaced") {
+		t.Fatalf("the lock of a moved home: %v, want it refused", err)
+	}
+}
