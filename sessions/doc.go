@@ -121,8 +121,10 @@
 //     directories (or zips) python appends to sys.path, where sitecustomize
 //     and those names are looked for too: each that exists is judged as
 //     code (the way to it too) with its sitecustomize, usercustomize and
-//     the names; one missing in a directory everyone may write or another
-//     user owns is refused (whoever made it would run code at start). Not
+//     the names; one missing (or that stat cannot reach: ENOTDIR, EACCES)
+//     in a directory everyone may write or another user owns, or behind a
+//     file another user owns (which they may replace with a directory), is
+//     refused (whoever made it would run code at start). Not
 //     judged: the packages below site-packages, what an imported module
 //     imports in turn, names an import line builds at run time (escapes,
 //     concatenation) or paths it puts on sys.path itself, and the standard

@@ -362,10 +362,26 @@ func TestCwdVenvJudged(t *testing.T) {
 		{"a path line naming one's own directory", paths("%CWD%/theirs\nimport hook\n", func(t *testing.T, cwd string) {}), "", ""},
 		{"a path line naming what is missing in a directory everyone may write", paths("%CWD%/open/gone/src\n", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "open"))
-			chmod("open", 0o1777)(t, cwd)
+			chmod("open", 0o777|fs.ModeSticky)(t, cwd) // as /tmp; os.Chmod drops a plain 0o1000
 		}), "", "start.pth names %CWD%/open/gone/src, which does not exist, in %CWD%/open, which everyone may write: whoever makes it gets code run at python's start; " +
 			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if it is stale, or make %CWD%/open/gone/src yourself"},
 		{"a path line naming what is missing in one's own directory", paths("%CWD%/gone/src\n", func(t *testing.T, cwd string) {}), "", ""},
+		// Another user's file where the path would be made stops stat
+		// (ENOTDIR) and makes nothing missing: until they put a directory
+		// with a sitecustomize.py in its place.
+		{"a path line through another user's file in a directory everyone may write", paths("%CWD%/open/gone/src\n", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "open"))
+			chmod("open", 0o777|fs.ModeSticky)(t, cwd) // as /tmp
+			if err := os.WriteFile(filepath.Join(cwd, "open", "gone"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			third(filepath.Join("open", "gone"))(t, cwd)
+		}), "", "start.pth names %CWD%/open/gone/src, which does not exist, in %CWD%/open/gone, which uid 54321 owns"},
+		{"a path line through one's own file", paths("%CWD%/file/src\n", func(t *testing.T, cwd string) {
+			if err := os.WriteFile(filepath.Join(cwd, "file"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}), "", ""},
 
 		{"another user's project, listed, a third user's .pth", func(t *testing.T, cwd string) {
 			theirs(t, cwd)

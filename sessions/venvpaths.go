@@ -78,10 +78,12 @@ func judgePathLines(lines []pathLine, names map[string]bool, safe *trustdir.Safe
 func judgePathLine(l pathLine, names map[string]bool, safe *trustdir.Safe, seen map[string]bool) error {
 	fi, err := os.Stat(l.path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return judgeMissing(l)
 	case err != nil:
-		return nil // site.py's os.path.exists says no too
+		// site.py's os.path.exists says no, for now: whoever may put a
+		// directory there (in place of a file of theirs in the way
+		// (ENOTDIR), or in a directory of theirs the user may not search
+		// (EACCES)) makes it yes.
+		return judgeMissing(l)
 	case !fi.IsDir():
 		parent := filepath.Dir(l.path)
 		dir, err := trustdir.CodeDir(filepath.Dir(parent), filepath.Base(parent), safe)
@@ -111,12 +113,14 @@ func judgePathLine(l pathLine, names map[string]bool, safe *trustdir.Safe, seen 
 
 // judgeMissing refuses a path line naming what does not exist where
 // another user could make it: in a directory others may write (/tmp,
-// sticky or not) or another user owns. The way to that directory is
-// judged as trustdir.Way judges it.
+// sticky or not) or another user owns, or in place of a file another user
+// owns (what stops the path now: in a sticky directory its owner may
+// replace it with a directory). The way there is judged as trustdir.Way
+// judges it.
 func judgeMissing(l pathLine) error {
 	in := filepath.Dir(l.path)
 	for {
-		if _, err := os.Lstat(in); !errors.Is(err, fs.ErrNotExist) || in == filepath.Dir(in) {
+		if _, err := os.Lstat(in); err == nil || in == filepath.Dir(in) {
 			break
 		}
 		in = filepath.Dir(in)
@@ -130,14 +134,14 @@ func judgeMissing(l pathLine) error {
 		return err
 	}
 	fi, err := os.Stat(found.Real)
-	if err != nil || !fi.IsDir() {
-		return nil // nothing can be made below a file
+	if err != nil {
+		return nil
 	}
 	why := ""
 	if uid, ok := trustdir.Owner(fi); ok && uid != 0 && uid != os.Geteuid() {
 		why = fmt.Sprintf("uid %d owns", uid)
 	}
-	if fi.Mode().Perm()&0o002 != 0 {
+	if fi.IsDir() && fi.Mode().Perm()&0o002 != 0 {
 		why = "everyone may write"
 	}
 	if why == "" {
