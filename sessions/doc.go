@@ -98,7 +98,8 @@
 //     link in the venv led elsewhere, the link and its target, which is
 //     what to chown or chmod. Judged of such a venv: bin/ and bin/python,
 //     and any bin/*._pth (it replaces sys.path) with the directories it
-//     names;
+//     names (a relative one joined to bin as python names it: through
+//     the cwd's .venv link, not where it leads);
 //     pyvenv.cfg and bin/pyvenv.cfg, and the home each names (a relative
 //     one is the cwd's, python's working directory) and its
 //     parent (the prefix python takes its standard library from, even
@@ -118,7 +119,9 @@
 //     __init__ in those forms judged, and in such a package the line's
 //     names again (import a.b, from a import b); lines split both as
 //     python 3.13 and earlier ones split them. A .pth's other lines name
-//     directories (or zips) python appends to sys.path, where sitecustomize
+//     directories (or zips) python appends to sys.path (a relative one
+//     joined to site-packages as python names it, cwd/.venv/lib/..., links
+//     unresolved, then cleaned), where sitecustomize
 //     and those names are looked for too: each that exists is judged as
 //     code (the way to it too) with its sitecustomize, usercustomize and
 //     the names; one missing (or that stat cannot reach: ENOTDIR, EACCES)

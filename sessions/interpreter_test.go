@@ -323,6 +323,22 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "theirs: it is owned by uid 54321"},
+		{"a python._pth, through a linked venv, naming another user's directory relative", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs"))
+			third("theirs")(t, cwd)
+			store := filepath.Join(cwd, "store", "a")
+			mkdir(t, store)
+			if err := os.Rename(filepath.Join(cwd, ".venv"), filepath.Join(store, "v")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(store, "v"), filepath.Join(cwd, ".venv")); err != nil {
+				t.Fatal(err)
+			}
+			// Joined to bin as python names it: cwd/.venv/bin/../../theirs.
+			if err := os.WriteFile(filepath.Join(store, "v", "bin", "python._pth"), []byte("../../theirs\nimport site\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "theirs: it is owned by uid 54321"},
 		{"a home whose library others may write", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "mine", "bin"))
 			mkdir(t, filepath.Join(cwd, "mine", "lib", "python3.11"))
@@ -357,6 +373,19 @@ func TestCwdVenvJudged(t *testing.T) {
 			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it"},
 		{"a path line naming a directory whose sitecustomize is another user's", paths("%CWD%/theirs\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},
 		{"a relative path line naming a directory whose sitecustomize others may write", paths("../../../../theirs\n", writable(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is writable by group and others"},
+		// Python joins a relative line to site-packages as it names it,
+		// through the .venv link, not to where the link leads.
+		{"a relative path line, through a linked venv, naming a directory whose sitecustomize is another user's", paths("../../../../theirs\n", func(t *testing.T, cwd string) {
+			third(filepath.Join("theirs", "sitecustomize.py"))(t, cwd)
+			store := filepath.Join(cwd, "store", "a", "b")
+			mkdir(t, store)
+			if err := os.Rename(filepath.Join(cwd, ".venv"), filepath.Join(store, "v")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(store, "v"), filepath.Join(cwd, ".venv")); err != nil {
+				t.Fatal(err)
+			}
+		}), "", "theirs/sitecustomize.py: it is owned by uid 54321"},
 		{"a path line naming a directory whose module an import line imports is another user's", paths("%CWD%/theirs\nimport hook\n", third(filepath.Join("theirs", "hook.py"))), "", "theirs/hook.py: it is owned by uid 54321"},
 		{"a path line naming a zip another user's", paths("%CWD%/theirs/sitecustomize.py\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},
 		{"a path line naming one's own directory", paths("%CWD%/theirs\nimport hook\n", func(t *testing.T, cwd string) {}), "", ""},

@@ -35,7 +35,11 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 	if err != nil {
 		return err
 	}
-	if err := judgePth(bin.Real, safe); err != nil {
+	named, err := filepath.Abs(filepath.Join(cwd, dir, "bin"))
+	if err != nil {
+		return err
+	}
+	if err := judgePth(bin.Real, named, safe); err != nil {
 		return err
 	}
 	// Python reads home from bin/pyvenv.cfg when the root has none.
@@ -69,8 +73,8 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 	start := &startImports{names: map[string]bool{}}
 	seen := map[string]bool{}
 	for i, site := range sites {
-		seen[site] = true
-		if entries[i], err = os.ReadDir(site); err != nil {
+		seen[site.real] = true
+		if entries[i], err = os.ReadDir(site.real); err != nil {
 			return err
 		}
 		if err := judgeStartFiles(site, entries[i], start, safe); err != nil {
@@ -78,7 +82,7 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 		}
 	}
 	for i, site := range sites {
-		if err := judgeImports(site, entries[i], start.names, safe, seen); err != nil {
+		if err := judgeImports(site.real, entries[i], start.names, safe, seen); err != nil {
 			return err
 		}
 	}
@@ -93,17 +97,31 @@ type startImports struct {
 	lines []pathLine
 }
 
+// siteDir is a site-packages: where it is, and the paths python may name
+// it by (the venv's, through links), which its .pth relative lines are
+// joined to.
+type siteDir struct {
+	real  string
+	named []string
+}
+
 // siteDirs judges each lib*/ and lib*/*/ directory of the venv at cwd/dir
 // (real: its real path) and each lib*/*/site-packages, and returns the
-// site-packages' real paths. A lib64 that links to lib (as venv makes it)
-// is judged once, as lib.
-func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]string, error) {
+// site-packages. A lib64 that links to lib (as venv makes it) is judged
+// once, as lib, and named both ways.
+func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]siteDir, error) {
 	libs, err := os.ReadDir(real)
 	if err != nil {
 		return nil, err
 	}
-	var sites []string
-	seen := map[string]bool{}
+	// site.py names site-packages from sys.prefix, the venv as the path
+	// evalhost starts its python by names it: cwd/dir, links unresolved.
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, err
+	}
+	var sites []siteDir
+	seen := map[string]int{}
 	for _, lib := range libs {
 		if !strings.HasPrefix(lib.Name(), "lib") {
 			continue
@@ -136,10 +154,13 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !seen[site.Real] {
-				seen[site.Real] = true
-				sites = append(sites, site.Real)
+			named := filepath.Join(abs, rel)
+			if i, ok := seen[site.Real]; ok {
+				sites[i].named = append(sites[i].named, named)
+				continue
 			}
+			seen[site.Real] = len(sites)
+			sites = append(sites, siteDir{real: site.Real, named: []string{named}})
 		}
 	}
 	return sites, nil
@@ -150,7 +171,7 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]string, error) {
 // usercustomize in any form import finds (.py, .pyc, an extension module,
 // a package, whole; the cached __pycache__ one is judgeImports'). It adds
 // to start what the .pth files lead to (pthImports, pthPaths).
-func judgeStartFiles(site string, entries []os.DirEntry, start *startImports, safe *trustdir.Safe) error {
+func judgeStartFiles(site siteDir, entries []os.DirEntry, start *startImports, safe *trustdir.Safe) error {
 	for _, e := range entries {
 		n := e.Name()
 		switch {
@@ -159,7 +180,7 @@ func judgeStartFiles(site string, entries []os.DirEntry, start *startImports, sa
 				return err
 			}
 		case isCustomize(n):
-			if err := judgeTree(site, n, safe); err != nil {
+			if err := judgeTree(site.real, n, safe); err != nil {
 				return err
 			}
 		}
@@ -169,11 +190,11 @@ func judgeStartFiles(site string, entries []os.DirEntry, start *startImports, sa
 
 // judgeDotPth judges site/n, a .pth file (a directory of that name, which
 // site.py cannot read, whole), and adds to start what its lines lead to.
-func judgeDotPth(site, n string, start *startImports, safe *trustdir.Safe) error {
-	if fi, err := os.Stat(filepath.Join(site, n)); err == nil && fi.IsDir() {
-		return judgeTree(site, n, safe)
+func judgeDotPth(site siteDir, n string, start *startImports, safe *trustdir.Safe) error {
+	if fi, err := os.Stat(filepath.Join(site.real, n)); err == nil && fi.IsDir() {
+		return judgeTree(site.real, n, safe)
 	}
-	f, err := trustdir.CodeFile(site, n, safe)
+	f, err := trustdir.CodeFile(site.real, n, safe)
 	if err != nil {
 		return err
 	}
@@ -183,7 +204,7 @@ func judgeDotPth(site, n string, start *startImports, safe *trustdir.Safe) error
 		return err
 	}
 	pthImports(b, start.names)
-	start.lines = pthPaths(b, site, f.Real, start.lines)
+	start.lines = pthPaths(b, site.named, f.Real, start.lines)
 	return nil
 }
 
@@ -280,9 +301,10 @@ func judgeStdlib(prefix string, safe *trustdir.Safe) error {
 
 // judgePth judges the ._pth files in bin (python._pth, next to the
 // executable, replaces sys.path on Linux too, 3.11) and the directories
-// they name; a venv has none, so this is strict: a name that is not a
-// directory (a zip) is refused.
-func judgePth(bin string, safe *trustdir.Safe) error {
+// they name, relative ones joined to bin as python names it (named, the
+// venv's links unresolved); a venv has none, so this is strict: a name
+// that is not a directory (a zip) is refused.
+func judgePth(bin, named string, safe *trustdir.Safe) error {
 	pths, err := filepath.Glob(filepath.Join(bin, "*._pth"))
 	if err != nil {
 		return err
@@ -302,7 +324,7 @@ func judgePth(bin string, safe *trustdir.Safe) error {
 				continue
 			}
 			if !filepath.IsAbs(line) {
-				line = filepath.Join(bin, line)
+				line = filepath.Join(named, line)
 			}
 			if line = filepath.Clean(line); line == filepath.Dir(line) {
 				continue

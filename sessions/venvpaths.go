@@ -14,7 +14,9 @@ import (
 
 // A .pth line that is neither blank, a comment nor an import line names a
 // directory (or a zip) that site.py appends to sys.path at start when it
-// exists (relative lines are the site directory's). sitecustomize, and
+// exists (a relative line is joined to the site directory as site.py
+// names it, through the venv's links, then cleaned: ".." climbs the
+// names, not where a link leads). sitecustomize, and
 // what the import lines import, are looked for there too, after the site
 // directories: a sitecustomize.py in another user's directory a .pth
 // names runs at every start of an interpreter that has none of its own
@@ -27,8 +29,9 @@ type pathLine struct {
 }
 
 // pthPaths adds to lines the paths the path lines of the .pth text b (the
-// file at pth, in site) name, its lines split as pthImports splits them.
-func pthPaths(b []byte, site, pth string, lines []pathLine) []pathLine {
+// file at pth, in the site directory python names by each of sites) name,
+// its lines split as pthImports splits them.
+func pthPaths(b []byte, sites []string, pth string, lines []pathLine) []pathLine {
 	text := strings.TrimPrefix(string(b), "\ufeff")
 	seen := map[string]bool{}
 	add := func(line string) {
@@ -36,13 +39,16 @@ func pthPaths(b []byte, site, pth string, lines []pathLine) []pathLine {
 			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
 			return
 		}
-		p := strings.TrimRightFunc(line, unicode.IsSpace)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(site, p)
-		}
-		if p = filepath.Clean(p); !seen[p] {
-			seen[p] = true
-			lines = append(lines, pathLine{pth: pth, path: p})
+		line = strings.TrimRightFunc(line, unicode.IsSpace)
+		for _, site := range sites {
+			p := line
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(site, p)
+			}
+			if p = filepath.Clean(p); !seen[p] {
+				seen[p] = true
+				lines = append(lines, pathLine{pth: pth, path: p})
+			}
 		}
 	}
 	for _, l := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
