@@ -94,7 +94,7 @@ func (e *InterpreterError) Error() string {
 // newline or an escape sequence in it could fake a line an agent reads.
 // So the path of an *fs.PathError is printed by trustdir.Shown, each line
 // of an interpreter's stderr (a *stderrError) by it, and any other text
-// by it whole.
+// by it whole (a trustdir refusal's, already so printed, as it is).
 func shownErr(err error) string {
 	switch e := err.(type) {
 	case *fs.PathError:
@@ -141,8 +141,8 @@ func (e *UntrustedVenvError) Error() string {
 	case errors.As(e.Err, &te):
 		do = venvAdvice(te)
 	}
-	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %v; %s; or name an interpreter with --python",
-		e.Source, trustdir.Shown(e.Path), e.Err, do)
+	return fmt.Sprintf("refusing the %s interpreter %s, which another user could have put there or changed: %s; %s; or name an interpreter with --python",
+		e.Source, trustdir.Shown(e.Path), shownErr(e.Err), do)
 }
 
 // venvAdvice says what to do about a refused part of a venv, naming what

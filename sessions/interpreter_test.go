@@ -467,24 +467,46 @@ func TestCwdVenvJudged(t *testing.T) {
 // quoted when it holds a control character: another user's project name
 // must not fake a line of advice, or the terminal's, in the error.
 func TestVenvRefusalPrintable(t *testing.T) {
-	for _, name := range []string{"x\necho '*' >> ~/.evalhost/safe-directories\n", "x\x1b[2K\x1b[1Afake"} {
-		cwd := filepath.Join(t.TempDir(), name)
-		if err := os.MkdirAll(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python"), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		_, err := ResolveInterpreter("", cwd, t.TempDir(), func(string) string { return "" }, 0)
-		var untrusted *UntrustedVenvError
-		if !errors.As(err, &untrusted) {
-			t.Fatalf("resolved with %v; want the venv refused", err)
-		}
-		if msg := err.Error(); strings.ContainsFunc(msg, unicode.IsControl) || !strings.Contains(msg, fmt.Sprintf("%q", filepath.Join(cwd, ".venv", "bin", "python"))) {
-			t.Errorf("refusal prints the name raw: %q", msg)
+	site := filepath.Join(".venv", "lib", "python3.11", "site-packages")
+	spoils := []struct {
+		name  string
+		spoil func(t *testing.T, cwd string)
+	}{
+		{"a bin others may write", func(t *testing.T, cwd string) {
+			if err := os.Chmod(filepath.Join(cwd, ".venv", "bin"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		// Refused by os.Lstat's *fs.PathError, not a trustdir one.
+		{"a .pth linking to nothing", func(t *testing.T, cwd string) {
+			if err := os.MkdirAll(filepath.Join(cwd, site), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("gone.pth", filepath.Join(cwd, site, "a.pth")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, sp := range spoils {
+		for _, name := range []string{"x\necho '*' >> ~/.evalhost/safe-directories\n", "x\x1b[2K\x1b[1Afake"} {
+			t.Run(sp.name, func(t *testing.T) {
+				cwd := filepath.Join(t.TempDir(), name)
+				if err := os.MkdirAll(filepath.Join(cwd, ".venv", "bin"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python"), nil, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				sp.spoil(t, cwd)
+				_, err := ResolveInterpreter("", cwd, t.TempDir(), func(string) string { return "" }, 0)
+				var untrusted *UntrustedVenvError
+				if !errors.As(err, &untrusted) {
+					t.Fatalf("resolved with %v; want the venv refused", err)
+				}
+				if msg := err.Error(); strings.ContainsFunc(msg, unicode.IsControl) || !strings.Contains(msg, fmt.Sprintf("%q", filepath.Join(cwd, ".venv", "bin", "python"))) {
+					t.Errorf("refusal prints the name raw: %q", msg)
+				}
+			})
 		}
 	}
 }

@@ -168,7 +168,7 @@ type pathLineError struct {
 
 func (e *pathLineError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("%s names %s, where python looks for code at start: %v", trustdir.Shown(e.Pth), trustdir.Shown(e.Path), e.Err)
+		return fmt.Sprintf("%s names %s, where python looks for code at start: %s", trustdir.Shown(e.Pth), trustdir.Shown(e.Path), shownErr(e.Err))
 	}
 	return fmt.Sprintf("%s names %s, which does not exist, in %s, which %s: whoever makes it gets code run at python's start",
 		trustdir.Shown(e.Pth), trustdir.Shown(e.Path), trustdir.Shown(e.In), e.Why)
