@@ -126,8 +126,10 @@
 //     code (the way to it too) with its sitecustomize, usercustomize and
 //     the names; one missing (or that stat cannot reach: ENOTDIR, EACCES)
 //     in a directory everyone may write or another user owns, or behind a
-//     file another user owns (which they may replace with a directory), is
-//     refused (whoever made it would run code at start). Not
+//     file another user owns (which they may replace with a directory), or
+//     a symbolic link to nothing, is refused (whoever made it would run
+//     code at start), as is a lib*, lib*/* or site-packages that links to
+//     nothing (site.py lists it once it exists). Not
 //     judged: the packages below site-packages, what an imported module
 //     imports in turn, names an import line builds at run time (escapes,
 //     concatenation) or paths it puts on sys.path itself, and the standard

@@ -135,9 +135,12 @@ func (e *UntrustedVenvError) Error() string {
 	do := "remove it if it is not yours"
 	var te *trustdir.Error
 	var pe *pathLineError
+	var de *danglingLinkError
 	switch {
 	case errors.As(e.Err, &pe):
 		do = pe.fix()
+	case errors.As(e.Err, &de):
+		do = de.fix()
 	case errors.As(e.Err, &te):
 		do = venvAdvice(te)
 	}

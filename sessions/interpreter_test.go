@@ -303,6 +303,27 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "chmod go-w %CWD%/open"},
+		// site.py appends site-packages to sys.path and lists it at every
+		// start: whoever makes where the link leads has their .pth run.
+		{"site-packages a link to nothing", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "open"))
+			chmod("open", 0o777|fs.ModeSticky)(t, cwd)
+			if err := os.RemoveAll(filepath.Join(cwd, site)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(cwd, "open", "sp"), filepath.Join(cwd, site)); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "site-packages is a symbolic link to %CWD%/open/sp, which does not exist: whoever makes it gets code run at python's start; " +
+			"remove the link %CWD%/.venv/lib/python3.11/site-packages if it is stale, or make %CWD%/open/sp yourself"},
+		{"lib a link to nothing", func(t *testing.T, cwd string) {
+			if err := os.RemoveAll(filepath.Join(cwd, ".venv", "lib")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(cwd, "gone"), filepath.Join(cwd, ".venv", "lib")); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "lib is a symbolic link to %CWD%/gone, which does not exist"},
 		{"a relative home another user's", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "theirs", "bin"))
 			third("theirs")(t, cwd)
@@ -394,6 +415,15 @@ func TestCwdVenvJudged(t *testing.T) {
 			chmod("open", 0o777|fs.ModeSticky)(t, cwd) // as /tmp; os.Chmod drops a plain 0o1000
 		}), "", "start.pth names %CWD%/open/gone/src, which does not exist, in %CWD%/open, which everyone may write: whoever makes it gets code run at python's start; " +
 			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if it is stale, or make %CWD%/open/gone/src yourself"},
+		// site.py's os.path.exists follows the link: once its target is
+		// made, the directory is on sys.path.
+		{"a path line naming a link to nothing", paths("%CWD%/link\n", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "open"))
+			chmod("open", 0o777|fs.ModeSticky)(t, cwd)
+			if err := os.Symlink(filepath.Join(cwd, "open", "src"), filepath.Join(cwd, "link")); err != nil {
+				t.Fatal(err)
+			}
+		}), "", "start.pth names %CWD%/link, which does not exist, in %CWD%/link, which is a symbolic link to what does not exist"},
 		{"a path line naming what is missing in one's own directory", paths("%CWD%/gone/src\n", func(t *testing.T, cwd string) {}), "", ""},
 		// Another user's file where the path would be made stops stat
 		// (ENOTDIR) and makes nothing missing: until they put a directory

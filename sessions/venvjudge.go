@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -126,8 +127,11 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]siteDir, error) {
 		if !strings.HasPrefix(lib.Name(), "lib") {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(real, lib.Name())); err != nil || !fi.IsDir() {
-			continue // a file named lib*, or a link to nothing: nothing python reads
+		if ok, err := isDir(filepath.Join(real, lib.Name())); !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue // a file named lib*: nothing python reads
 		}
 		// Judged whether or not a site-packages is in it yet: one others
 		// may write could be given one after this judgement.
@@ -139,7 +143,10 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]siteDir, error) {
 			return nil, err
 		}
 		for _, py := range pys {
-			if fi, err := os.Stat(filepath.Join(real, lib.Name(), py.Name())); err != nil || !fi.IsDir() {
+			if ok, err := isDir(filepath.Join(real, lib.Name(), py.Name())); !ok {
+				if err != nil {
+					return nil, err
+				}
 				continue // pythonX.Y files, not a site directory's parent
 			}
 			rel := filepath.Join(dir, lib.Name(), py.Name())
@@ -147,7 +154,10 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]siteDir, error) {
 				return nil, err
 			}
 			rel = filepath.Join(rel, "site-packages")
-			if _, err := os.Stat(filepath.Join(cwd, rel)); err != nil {
+			if ok, err := isDir(filepath.Join(cwd, rel)); !ok {
+				if err != nil {
+					return nil, err
+				}
 				continue // not a site directory
 			}
 			site, err := trustdir.CodeDir(cwd, rel, safe)
@@ -164,6 +174,40 @@ func siteDirs(cwd, dir, real string, safe *trustdir.Safe) ([]siteDir, error) {
 		}
 	}
 	return sites, nil
+}
+
+// isDir reports whether p is a directory, and refuses a symbolic link to
+// nothing there (a *danglingLinkError): python reads the directory once
+// whoever may make where it leads makes it.
+func isDir(p string) (bool, error) {
+	fi, err := os.Stat(p)
+	if err == nil {
+		return fi.IsDir(), nil
+	}
+	if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(p)
+		if err != nil {
+			return false, err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		return false, &danglingLinkError{Link: p, Target: target}
+	}
+	return false, nil
+}
+
+// danglingLinkError refuses a venv directory python reads at start that
+// is a symbolic link to what does not exist.
+type danglingLinkError struct{ Link, Target string }
+
+func (e *danglingLinkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link to %s, which does not exist: whoever makes it gets code run at python's start",
+		trustdir.Shown(e.Link), trustdir.Shown(e.Target))
+}
+
+func (e *danglingLinkError) fix() string {
+	return fmt.Sprintf("remove the link %s if it is stale, or make %s yourself", trustdir.Shown(e.Link), trustdir.Shown(e.Target))
 }
 
 // judgeStartFiles judges what in a site directory (its entries read)

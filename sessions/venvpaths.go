@@ -121,10 +121,11 @@ func judgePathLine(l pathLine, names map[string]bool, safe *trustdir.Safe, seen 
 // another user could make it: in a directory others may write (/tmp,
 // sticky or not) or another user owns, or in place of a file another user
 // owns (what stops the path now: in a sticky directory its owner may
-// replace it with a directory). The way there is judged as trustdir.Way
-// judges it.
+// replace it with a directory); and one that is, or goes through, a
+// symbolic link to what does not exist, wherever it leads. The way there
+// is judged as trustdir.Way judges it.
 func judgeMissing(l pathLine) error {
-	in := filepath.Dir(l.path)
+	in := l.path // a link to nothing, or missing
 	for {
 		if _, err := os.Lstat(in); err == nil || in == filepath.Dir(in) {
 			break
