@@ -118,7 +118,13 @@
 //     NAME.*.so, __pycache__/NAME.*.pyc and a package NAME/ with its
 //     __init__ in those forms judged, and in such a package the line's
 //     names again (import a.b, from a import b); lines split both as
-//     python 3.13 and earlier ones split them. A .pth's other lines name
+//     python 3.13 and earlier ones split them; and where a setuptools
+//     editable finder such a line imports (__editable___x_finder, whose
+//     install() maps names to the project's source for later import
+//     lines and sitecustomize) maps those names and sitecustomize, read
+//     from its MAPPING and NAMESPACES: a package there judged as one in
+//     site-packages, a module's forms in its directory, one missing as a
+//     missing path line. A .pth's other lines name
 //     directories (or zips) python appends to sys.path (a relative one
 //     joined to site-packages as python names it, cwd/.venv/lib/..., links
 //     unresolved, then cleaned), where sitecustomize

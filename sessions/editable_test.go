@@ -50,6 +50,30 @@ func TestEditableInstallJudged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// later makes the finder map mypkg to cwd/proj's copy of the project,
+	// and a .pth sorted after the finder's import it at start, as a
+	// package's start-up hook would; then spoils cwd/proj.
+	later := func(spoil func(t *testing.T, cwd string)) func(t *testing.T, cwd string) {
+		return func(t *testing.T, cwd string) {
+			copyVenv(t, filepath.Join(template, "proj"), filepath.Join(cwd, "proj"))
+			p := filepath.Join(site(t, cwd), finder+".py")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = []byte(strings.ReplaceAll(string(b), filepath.Join(template, "proj"), filepath.Join(cwd, "proj")))
+			if !strings.Contains(string(b), filepath.Join(cwd, "proj", "mypkg")) {
+				t.Fatalf("the finder maps no mypkg to the project: %s", b)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(site(t, cwd), "zz_hook.pth"), []byte("import mypkg\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spoil(t, cwd)
+		}
+	}
 	cases := []struct {
 		name  string
 		spoil func(t *testing.T, cwd string) // nil for none
@@ -79,6 +103,21 @@ func TestEditableInstallJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", finder + ".py: it leads to %CWD%/finder.py, which is owned by uid 54321"},
+		{"a later import line's package, as the finder maps it", later(func(*testing.T, string) {}), "", ""},
+		{"a later import line's package, where the finder maps it, another user's", later(func(t *testing.T, cwd string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file to another user")
+			}
+			if err := os.Lchown(filepath.Join(cwd, "proj", "mypkg", "__init__.py"), 54321, 54321); err != nil {
+				t.Fatal(err)
+			}
+		}), "", finder + ".py maps a module python imports at start to %CWD%/proj/mypkg, where python looks for code at start: " +
+			"%CWD%/proj/mypkg/__init__.py: it is owned by uid 54321"},
+		{"a later import line's package, where the finder maps it, others may write", later(func(t *testing.T, cwd string) {
+			if err := os.Chmod(filepath.Join(cwd, "proj", "mypkg"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}), "", "%CWD%/proj/mypkg: it is writable by group and others (mode 0777)"},
 		{"another user's project, listed", theirs, "%CWD%\n", ""},
 		{"another user's project, listed, the finder a third user's", func(t *testing.T, cwd string) {
 			theirs(t, cwd)

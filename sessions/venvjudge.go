@@ -63,7 +63,8 @@ func judgeVenv(cwd, dir string, safe *trustdir.Safe) error {
 // cwd/dir (real: its real path) and the files in it that run at start:
 // the start files of each (judgeStartFiles), then in each what their .pth
 // import lines may import, which python finds in any of them, and the
-// bytecode cached for either (judgeImports), then what their path lines
+// bytecode cached for either (judgeImports), and where an editable
+// install's finder maps them (judgeEditables), then what their path lines
 // name (judgePathLines).
 func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 	sites, err := siteDirs(cwd, dir, real, safe)
@@ -84,6 +85,9 @@ func judgeSitePackages(cwd, dir, real string, safe *trustdir.Safe) error {
 	}
 	for i, site := range sites {
 		if err := judgeImports(site.real, entries[i], start.names, safe, seen); err != nil {
+			return err
+		}
+		if err := judgeEditables(site.real, entries[i], start.names, safe, seen); err != nil {
 			return err
 		}
 	}

@@ -24,8 +24,9 @@ import (
 
 // pathLine is a path a .pth names.
 type pathLine struct {
-	pth  string // the .pth, its real path
-	path string // what the line names, absolute and clean
+	pth      string // the .pth, its real path
+	path     string // what the line names, absolute and clean
+	editable bool   // pth is an editable install's finder, path where it maps a name
 }
 
 // pthPaths adds to lines the paths the path lines of the .pth text b (the
@@ -135,7 +136,7 @@ func judgeMissing(l pathLine) error {
 	found, err := trustdir.Way(in)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A link to what does not exist, wherever that is.
-		return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: "is a symbolic link to what does not exist, which whoever may make that"}
+		return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: "is a symbolic link to what does not exist, which whoever may make that", Editable: l.editable}
 	}
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func judgeMissing(l pathLine) error {
 	if why == "" {
 		return nil
 	}
-	return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: why}
+	return &pathLineError{Pth: l.pth, Path: l.path, In: in, Why: why, Editable: l.editable}
 }
 
 // pathLineError refuses a venv whose .pth names a path python would look
@@ -165,14 +166,21 @@ type pathLineError struct {
 	Pth, Path string
 	Err       error  // why what Path names is refused; nil when missing
 	In, Why   string // for a missing Path: where it would be made, and who may ("everyone may write", "uid N owns")
+	// Editable: Pth is an editable install's finder module, which maps
+	// a name python imports at start to Path.
+	Editable bool
 }
 
 func (e *pathLineError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s names %s, where python looks for code at start: %s", trustdir.Shown(e.Pth), trustdir.Shown(e.Path), shownErr(e.Err))
+	names := "names"
+	if e.Editable {
+		names = "maps a module python imports at start to"
 	}
-	return fmt.Sprintf("%s names %s, which does not exist, in %s, which %s: whoever makes it gets code run at python's start",
-		trustdir.Shown(e.Pth), trustdir.Shown(e.Path), trustdir.Shown(e.In), e.Why)
+	if e.Err != nil {
+		return fmt.Sprintf("%s %s %s, where python looks for code at start: %s", trustdir.Shown(e.Pth), names, trustdir.Shown(e.Path), shownErr(e.Err))
+	}
+	return fmt.Sprintf("%s %s %s, which does not exist, in %s, which %s: whoever makes it gets code run at python's start",
+		trustdir.Shown(e.Pth), names, trustdir.Shown(e.Path), trustdir.Shown(e.In), e.Why)
 }
 
 func (e *pathLineError) Unwrap() error { return e.Err }
@@ -180,10 +188,14 @@ func (e *pathLineError) Unwrap() error { return e.Err }
 // fix says what to do: drop the line, or make the directory, or mend what
 // it names.
 func (e *pathLineError) fix() string {
-	if e.Err == nil {
-		return fmt.Sprintf("remove that line from %s if it is stale, or make %s yourself", trustdir.Shown(e.Pth), trustdir.Shown(e.Path))
+	drop := "remove that line from " + trustdir.Shown(e.Pth)
+	if e.Editable {
+		drop = "uninstall the editable install whose finder is " + trustdir.Shown(e.Pth)
 	}
-	do := "remove that line from " + trustdir.Shown(e.Pth) + " if you do not need it"
+	if e.Err == nil {
+		return fmt.Sprintf("%s if it is stale, or make %s yourself", drop, trustdir.Shown(e.Path))
+	}
+	do := drop + " if you do not need it"
 	var te *trustdir.Error
 	if errors.As(e.Err, &te) {
 		do += "; or " + venvAdvice(te)
