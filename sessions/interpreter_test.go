@@ -390,6 +390,9 @@ func TestCwdVenvJudged(t *testing.T) {
 		{"a path line naming another user's directory", paths("%CWD%/theirs\n", third("theirs")), "", "start.pth names %CWD%/theirs, where python looks for code at start: " +
 			"%CWD%/theirs: it is owned by uid 54321, not by you (uid 0); remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it; " +
 			"or remove %CWD%/theirs if it is not yours"},
+		// str.rstrip strips U+001F (and U+001C-U+001E): a unit separator
+		// is whitespace to python, not to unicode.IsSpace.
+		{"a path line naming another user's directory, a unit separator after", paths("%CWD%/theirs\x1f\n", third("theirs")), "", "start.pth names %CWD%/theirs, where python looks for code at start"},
 		{"a path line naming a directory everyone may write", paths("%CWD%/theirs\n", chmod("theirs", 0o1777)), "", "theirs: it is writable by group and others (mode 0777); " +
 			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it"},
 		{"a path line naming a directory whose sitecustomize is another user's", paths("%CWD%/theirs\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},

@@ -36,11 +36,11 @@ func pthPaths(b []byte, sites []string, pth string, lines []pathLine) []pathLine
 	text := strings.TrimPrefix(string(b), "\ufeff")
 	seen := map[string]bool{}
 	add := func(line string) {
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" ||
+		if strings.HasPrefix(line, "#") || strings.TrimFunc(line, pySpace) == "" ||
 			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
 			return
 		}
-		line = strings.TrimRightFunc(line, unicode.IsSpace)
+		line = strings.TrimRightFunc(line, pySpace)
 		for _, site := range sites {
 			p := line
 			if !filepath.IsAbs(p) {
@@ -59,6 +59,12 @@ func pthPaths(b []byte, sites []string, pth string, lines []pathLine) []pathLine
 		add(l)
 	}
 	return lines
+}
+
+// pySpace is str.isspace: unicode.IsSpace and U+001C-U+001F, which
+// site.py's strip and rstrip take off a line too.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
 }
 
 // judgePathLines judges what the .pth path lines name, as a site
