@@ -98,8 +98,10 @@
 //     link in the venv led elsewhere, the link and its target, which is
 //     what to chown or chmod. Judged of such a venv: bin/ and bin/python,
 //     and any bin/*._pth (it replaces sys.path) with the directories it
-//     names (a relative one joined to bin as python names it: through
-//     the cwd's .venv link, not where it leads);
+//     names (read as getpath reads them: a "#" ends a line; a relative
+//     one joined to bin as python names it: through the cwd's .venv link,
+//     not where it leads; a missing one judged as a missing .pth path
+//     line, below);
 //     pyvenv.cfg and bin/pyvenv.cfg, and the home each names (a relative
 //     one is the cwd's, python's working directory) and its
 //     parent (the prefix python takes its standard library from, even

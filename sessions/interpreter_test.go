@@ -360,6 +360,23 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "theirs: it is owned by uid 54321"},
+		// getpath reads a ._pth line as line.partition('#')[0].strip().
+		{"a python._pth naming another user's directory, a comment after", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs"))
+			third("theirs")(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python._pth"), []byte(filepath.Join(cwd, "theirs")+" # shared\nimport site\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "theirs: it is owned by uid 54321"},
+		// It puts a directory on sys.path whether or not it exists yet,
+		// ahead of the standard library's modules.
+		{"a python._pth naming what is missing in a directory everyone may write", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "open"))
+			chmod("open", 0o777|fs.ModeSticky)(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "bin", "python._pth"), []byte(filepath.Join(cwd, "open", "lib")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "python._pth names %CWD%/open/lib, which does not exist, in %CWD%/open, which everyone may write"},
 		{"a home whose library others may write", func(t *testing.T, cwd string) {
 			mkdir(t, filepath.Join(cwd, "mine", "bin"))
 			mkdir(t, filepath.Join(cwd, "mine", "lib", "python3.11"))

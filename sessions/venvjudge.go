@@ -350,8 +350,9 @@ func judgeStdlib(prefix string, safe *trustdir.Safe) error {
 // judgePth judges the ._pth files in bin (python._pth, next to the
 // executable, replaces sys.path on Linux too, 3.11) and the directories
 // they name, relative ones joined to bin as python names it (named, the
-// venv's links unresolved); a venv has none, so this is strict: a name
-// that is not a directory (a zip) is refused.
+// venv's links unresolved), missing ones as a missing .pth path line; a
+// venv has none, so this is strict: a name that is not a directory (a
+// zip) is refused.
 func judgePth(bin, named string, safe *trustdir.Safe) error {
 	pths, err := filepath.Glob(filepath.Join(bin, "*._pth"))
 	if err != nil {
@@ -366,9 +367,12 @@ func judgePth(bin, named string, safe *trustdir.Safe) error {
 		if err != nil {
 			return err
 		}
+		// As getpath reads it: line.partition('#')[0].strip(), lines
+		// split at \n alone.
 		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "import ") {
+			line, _, _ = strings.Cut(line, "#")
+			line = strings.TrimFunc(line, pySpace)
+			if line == "" || strings.HasPrefix(line, "import ") {
 				continue
 			}
 			if !filepath.IsAbs(line) {
@@ -377,7 +381,12 @@ func judgePth(bin, named string, safe *trustdir.Safe) error {
 			if line = filepath.Clean(line); line == filepath.Dir(line) {
 				continue
 			}
-			if _, err := trustdir.CodeDir(filepath.Dir(line), filepath.Base(line), safe); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			_, err := trustdir.CodeDir(filepath.Dir(line), filepath.Base(line), safe)
+			if errors.Is(err, fs.ErrNotExist) {
+				// On sys.path all the same, for whoever makes it.
+				err = judgeMissing(pathLine{pth: f.Real, path: line})
+			}
+			if err != nil {
 				return err
 			}
 		}
