@@ -120,7 +120,9 @@
 //     NAME.*.so, __pycache__/NAME.*.pyc and a package NAME/ with its
 //     __init__ in those forms judged, and in such a package the line's
 //     names again (import a.b, from a import b); lines split both as
-//     python 3.13 and earlier ones split them; and where a setuptools
+//     python 3.13 and earlier ones split them (3.13 in the locale's
+//     encoding when the text is not UTF-8: an import may begin after any
+//     byte that is not ASCII, or after GB18030's U+2028); and where a setuptools
 //     editable finder such a line imports (__editable___x_finder, whose
 //     install() maps names to the project's source for later import
 //     lines and sitecustomize) maps those names and sitecustomize, read

@@ -399,6 +399,9 @@ func TestCwdVenvJudged(t *testing.T) {
 		{"an imported sourceless .pyc others may write", imports("import comp\n", writable, "comp.pyc"), "", "comp.pyc: it is writable"},
 		{"an import after a vertical tab (3.13's splitlines)", imports("/nowhere\vimport vt\n", third, "vt.py"), "", "vt.py: it is owned by uid 54321"},
 		{"an import after a carriage return", imports("/nowhere\rimport cr\n", third, "cr.py"), "", "cr.py: it is owned by uid 54321"},
+		// Not UTF-8, so 3.13 reads it in the locale's encoding: GB18030's
+		// U+2028, which ends a line for str.splitlines.
+		{"an import after a line separator in GB18030", imports("/nowhere\x816\xa65import gb\n", third, "gb.py"), "", "gb.py: it is owned by uid 54321"},
 		{"an import line after a byte-order mark", imports("\ufeffimport bom\n", third, "bom.py"), "", "bom.py: it is owned by uid 54321"},
 		{"a module no import line names another user's", imports("import hook\n", third, "other.py", "hook.py"), "", ""},
 		{"a path line naming a module another user's", imports("hook\n", third, "hook.py"), "", ""},
@@ -410,6 +413,7 @@ func TestCwdVenvJudged(t *testing.T) {
 		// str.rstrip strips U+001F (and U+001C-U+001E): a unit separator
 		// is whitespace to python, not to unicode.IsSpace.
 		{"a path line naming another user's directory, a unit separator after", paths("%CWD%/theirs\x1f\n", third("theirs")), "", "start.pth names %CWD%/theirs, where python looks for code at start"},
+		{"a path line after a line separator in GB18030 naming another user's directory", paths("/nowhere\x816\xa65%CWD%/theirs\n", third("theirs")), "", "start.pth names %CWD%/theirs, where python looks for code at start"},
 		{"a path line naming a directory everyone may write", paths("%CWD%/theirs\n", chmod("theirs", 0o1777)), "", "theirs: it is writable by group and others (mode 0777); " +
 			"remove that line from %CWD%/.venv/lib/python3.11/site-packages/start.pth if you do not need it"},
 		{"a path line naming a directory whose sitecustomize is another user's", paths("%CWD%/theirs\n", third(filepath.Join("theirs", "sitecustomize.py"))), "", "theirs/sitecustomize.py: it is owned by uid 54321"},

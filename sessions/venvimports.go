@@ -22,13 +22,12 @@ import (
 // may import. The line is Python, exec()ed whole ("import a, b; import c",
 // "import a.b", "from a import b", "__import__('a')"), so it is not parsed:
 // every identifier in it, in code or in a string, is taken as a name it
-// may import, a superset ("os", "environ"). Its lines are read as both
-// python 3.13 (str.splitlines: \v, \f, \x1c-\x1e, \x85, U+2028, U+2029
-// too) and earlier ones (universal newlines) split them: a line any of
-// them would run is read whole as the widest split makes it.
+// may import, a superset ("os", "environ"). Its lines are split at \n and
+// \r, which every python splits at and no encoding a locale may have
+// writes inside a character, and one is read whole when python may run a
+// line that begins in it (runsImport).
 func pthImports(b []byte, names map[string]bool) {
-	text := strings.TrimPrefix(string(b), "\ufeff")
-	for _, wide := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
+	for _, wide := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' }) {
 		if !runsImport(wide) {
 			continue
 		}
@@ -38,19 +37,43 @@ func pthImports(b []byte, names map[string]bool) {
 	}
 }
 
-// runsImport reports whether a line site.py would exec starts in wide.
+// runsImport reports whether "import " or "import\t", which begin a line
+// site.py exec()s and are ASCII in any encoding it may read the .pth in,
+// is where a line may begin in wide: at its start, or after what python
+// 3.13 may split lines at. That is str.splitlines' \v, \f, \x1c-\x1e,
+// \x85, U+2028 and U+2029, in the locale's encoding when the text is not
+// UTF-8: so after any byte that is not ASCII (a byte-order mark, 0x85 in
+// ISO 8859, U+2028 in UTF-8 ends in 0xa8) and after GB18030's four bytes
+// for \x85, U+2028 and U+2029, which end in an ASCII digit.
 func runsImport(wide string) bool {
-	for _, l := range strings.FieldsFunc(wide, lineBreak) {
-		if strings.HasPrefix(l, "import ") || strings.HasPrefix(l, "import\t") {
+	for i := 0; i < len(wide); i++ {
+		rest := wide[i:]
+		if !strings.HasPrefix(rest, "import ") && !strings.HasPrefix(rest, "import\t") {
+			continue
+		}
+		if i == 0 {
 			return true
+		}
+		before := wide[:i]
+		switch c := before[len(before)-1]; {
+		case c >= 0x80, c == '\v', c == '\f', c >= 0x1c && c <= 0x1e:
+			return true
+		}
+		for _, sep := range gb18030Breaks {
+			if strings.HasSuffix(before, sep) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// gb18030Breaks are GB18030's \x85, U+2028 and U+2029.
+var gb18030Breaks = []string{"\x81\x30\x81\x35", "\x81\x36\xa6\x35", "\x81\x36\xa6\x36"}
+
 // lineBreak: r ends a line for str.splitlines, or is a byte that is not
 // UTF-8, which site.py then decodes in the locale's encoding (where 0x85
-// may be NEL).
+// may be NEL). pthPaths splits path lines so.
 func lineBreak(r rune) bool {
 	switch r {
 	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029, utf8.RuneError:

@@ -55,6 +55,9 @@ func pthPaths(b []byte, sites []string, pth string, lines []pathLine) []pathLine
 	for _, l := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		add(l)
 	}
+	for _, sep := range gb18030Breaks {
+		text = strings.ReplaceAll(text, sep, "\n")
+	}
 	for _, l := range strings.FieldsFunc(text, lineBreak) {
 		add(l)
 	}
