@@ -274,6 +274,15 @@ func TestCwdVenvJudged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", "the directory %CWD%/theirs that holds it is owned by uid 54321"},
+		// getpath strips a key with str.strip, whose whitespace has U+001F.
+		{"a home another user's, a unit separator after its key", func(t *testing.T, cwd string) {
+			mkdir(t, filepath.Join(cwd, "theirs", "bin"))
+			mkdir(t, filepath.Join(cwd, "theirs", "lib", "python3.11"))
+			third("theirs")(t, cwd)
+			if err := os.WriteFile(filepath.Join(cwd, ".venv", "pyvenv.cfg"), []byte("home\x1f = "+filepath.Join(cwd, "theirs", "bin")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", "the directory %CWD%/theirs that holds it is owned by uid 54321"},
 		{"a bin/pyvenv.cfg another user's, none above", func(t *testing.T, cwd string) {
 			cfg := filepath.Join(".venv", "pyvenv.cfg")
 			if err := os.Rename(filepath.Join(cwd, cfg), filepath.Join(cwd, ".venv", "bin", "pyvenv.cfg")); err != nil {

@@ -298,11 +298,12 @@ func judgeHome(cwd, cfg string, safe *trustdir.Safe) error {
 		return err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
+		// As getpath reads it: key.strip().lower() == 'home', value.strip().
 		k, home, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "home") {
+		if !ok || !strings.EqualFold(strings.TrimFunc(k, pySpace), "home") {
 			continue
 		}
-		home = strings.TrimSpace(home)
+		home = strings.TrimFunc(home, pySpace)
 		if !filepath.IsAbs(home) {
 			home = filepath.Join(cwd, home)
 		}
