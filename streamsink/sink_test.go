@@ -329,6 +329,31 @@ func TestWriteFailureMidStream(t *testing.T) {
 	}
 }
 
+// A capped artifact writes its elision line and its tail at Close: a
+// write that fails there removes the artifact as one midway does, and
+// Close does not go on into the ring it dropped.
+func TestWriteFailureAtCappedClose(t *testing.T) {
+	s := newSink(t, Options{Store: NewStore(t.TempDir()), MaxBytes: 4, ArtifactCap: 1000})
+	for range 100 {
+		s.Write(frames.TypeStdout, []byte("a line of output\n"))
+	}
+	path := s.Dump().ArtifactPath
+	if s.spill.ringLen == 0 {
+		t.Fatal("nothing in the ring: the test writes too little")
+	}
+	s.spill.f.Close()
+	if err := s.Close(); err == nil {
+		t.Error("Close reported no artifact failure")
+	}
+	d := s.Dump()
+	if d.ArtifactID != "" || !hasPrefix(d.Notices, "[full output not saved (") {
+		t.Errorf("dump %+v", d)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("partial artifact %s left behind: %v", path, err)
+	}
+}
+
 func hasPrefix(list []string, p string) bool {
 	for _, x := range list {
 		if strings.HasPrefix(x, p) {

@@ -117,22 +117,27 @@ func (s *spill) close() {
 	if s.f == nil {
 		return
 	}
-	if s.ringLen > 0 {
+	// A put that fails drops the ring (fail): the rest reads this copy,
+	// and writes nothing more.
+	if ring := s.ring; s.ringLen > 0 {
 		head := s.written
 		if e := s.total - head - int64(s.ringLen); e > 0 {
 			s.cut = e
 			s.put(fmt.Appendf(nil, "\n[ARTIFACT TRUNCATED: %d bytes elided; kept the first %d and the last %d of %d bytes]\n",
 				e, head, s.ringLen, s.total))
 		}
-		start := (s.ringPos - s.ringLen + len(s.ring)) % len(s.ring)
-		if start+s.ringLen <= len(s.ring) {
-			s.put(s.ring[start : start+s.ringLen])
+		start := (s.ringPos - s.ringLen + len(ring)) % len(ring)
+		if start+s.ringLen <= len(ring) {
+			s.put(ring[start : start+s.ringLen])
 		} else {
-			s.put(s.ring[start:])
-			s.put(s.ring[:s.ringPos])
+			s.put(ring[start:])
+			s.put(ring[:s.ringPos])
 		}
 	}
 	s.ring = nil
+	if s.f == nil {
+		return // a write failed: fail removed the artifact
+	}
 	if err := s.f.Close(); err != nil && s.err == nil {
 		s.fail(fmt.Errorf("streamsink: close artifact %s: %w", s.id, err))
 	}
