@@ -170,5 +170,6 @@
 // json.Marshal encodes it. For a value of hundreds of megabytes (a large
 // display) [Bundle.Pieces] decodes it a piece at a time, and [TextValue]
 // encodes a text written in pieces: the same bytes as Text and SetText,
-// without holding the whole text beside its JSON.
+// without holding the whole text beside its JSON. [TextPieces.MaxValueLen]
+// bounds that JSON, so that it can be made in one buffer.
 package frames

@@ -42,6 +42,30 @@ func TextPiecesOf(raw json.RawMessage) (TextPieces, bool) {
 // text's length when it has no escapes.
 func (p *TextPieces) Len() int { return len(p.body) }
 
+// MaxValueLen bounds the length of the JSON value [TextValue] (and
+// SetText) makes of the text, or of any text made of it by leaving
+// characters out, as sanitising does: an escape decodes to no more bytes
+// than it takes, but json.Marshal writes "<", ">" and "&" in 6 bytes,
+// U+2028 and U+2029 in 6 and a byte that is not UTF-8 as U+FFFD, in 3.
+// It reads the value once, much faster than decoding it.
+func (p *TextPieces) MaxValueLen() int {
+	b := p.body
+	n := len(b) + 2
+	n += 5 * (bytes.Count(b, []byte{'<'}) + bytes.Count(b, []byte{'>'}) + bytes.Count(b, []byte{'&'}))
+	n += 3 * (bytes.Count(b, []byte("\u2028")) + bytes.Count(b, []byte("\u2029")))
+	if p.plain || utf8.Valid(b) {
+		return n
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += 2
+		}
+		i += size
+	}
+	return n
+}
+
 // Done reports whether Next has returned all of the text.
 func (p *TextPieces) Done() bool { return p.r >= len(p.body) }
 

@@ -15,7 +15,7 @@ var textCases = []string{
 	`"\ud83d\ude00 smile"`, `"\ud83d lone high"`, `"\ude00 lone low"`, `"\ude00\ud83d reversed"`,
 	`"\ud83d\u0041 high then A"`, `"\uD83D\uDE00 upper hex"`, "\"bad \xff\xfe utf8 \xe2\x82 cut\"",
 	"\"\xed\xa0\x80 surrogate bytes\"", `"\u001b[31mred\u001b[0m"`, "\"trailing space\" \t\r\n",
-	`"<html> & 'quotes'"`, "\"\u2028\u2029 separators\"",
+	`"<html> & 'quotes'"`, "\"\u2028\u2029 separators\"", "\"<>&\xff\xe2\x80\u2028\"",
 	// Refused:
 	``, `"`, `"unterminated`, `2`, `null`, `{"a":1}`, `"bad \x escape"`, `"\u12"`, `"\u12g4"`,
 	"\"raw\ncontrol\"", `"a" x`, `"a""b"`, ` "leading space"`,
@@ -41,6 +41,22 @@ func checkPieces(t *testing.T, raw []byte) {
 	}
 	if got := joinPieces(p); ok && got != want {
 		t.Fatalf("%q: pieces %q, Text %q", raw, got, want)
+	}
+	if !ok {
+		return
+	}
+	// The bound holds for the text and for texts made of it by leaving
+	// characters out, such as every other one of its runes.
+	var fewer []rune
+	for i, r := range []rune(want) {
+		if i%2 == 1 {
+			fewer = append(fewer, r)
+		}
+	}
+	for _, text := range []string{want, string(fewer)} {
+		if value, _ := json.Marshal(text); p.MaxValueLen() < len(value) {
+			t.Fatalf("%q: MaxValueLen %d, but %q makes %d bytes of JSON", raw, p.MaxValueLen(), text, len(value))
+		}
 	}
 }
 
