@@ -16,8 +16,9 @@ import (
 // bigDisplays are the large display frames a cell can make, as the gateway
 // hands them on (the bundle value is the JSON the kernel sent): a text
 // without escapes, text of short lines (escaped newlines, which decoding
-// must undo), coloured lines that the sanitiser changes, and a base64
-// image that goes to the store.
+// must undo), coloured lines that the sanitiser changes (also lines of
+// "<", whose new value escaping makes larger), and a base64 image that
+// goes to the store.
 var bigDisplays = []struct {
 	name string
 	mime string
@@ -29,6 +30,11 @@ var bigDisplays = []struct {
 	}},
 	{"ansi", "text/plain", func(n int) []byte {
 		return jsonString(repeatTo(`\u001b[31m`+strings.Repeat("x", 80)+`\u001b[0m\r\n`, n))
+	}},
+	// Sanitising changes it and json.Marshal escapes "<": its new value
+	// is 5.4 times its size.
+	{"html", "text/plain", func(n int) []byte {
+		return jsonString(repeatTo(`\u001b[1m`+strings.Repeat("<", 98)+`\n`, n))
 	}},
 	{"png", "image/png", func(n int) []byte {
 		bin := bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 0, 1, 2, 0xff, 0xfe}, n*3/4/9)

@@ -1,6 +1,7 @@
 package streamsink
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 
@@ -69,10 +70,14 @@ func sanitizingChanges(text frames.TextPieces) bool {
 	return !same.same()
 }
 
-// sanitizedValue is the JSON value of the sanitised text.
+// sanitizedValue is the JSON value of the sanitised text. Its room is
+// made once, at a bound (append would grow a value that escaping makes
+// larger than the text many times over, 3x its size at the peak), and a
+// value much smaller than its room is copied out of it: the frame carries
+// it.
 func sanitizedValue(text frames.TextPieces) json.RawMessage {
 	var v frames.TextValue
-	v.Grow(text.Len() + 2)
+	v.Grow(text.MaxValueLen())
 	var q sanPieces
 	for piece := text.Next(); piece != nil; piece = text.Next() {
 		for _, out, ok := q.next(piece); ok; _, out, ok = q.next(nil) {
@@ -80,7 +85,11 @@ func sanitizedValue(text frames.TextPieces) json.RawMessage {
 		}
 	}
 	v.Write(q.z.flush(q.buf[:0]))
-	return v.Value()
+	value := v.Value()
+	if cap(value) > 2*len(value) {
+		value = bytes.Clone(value)
+	}
+	return value
 }
 
 // recordText records a display text as block records a whole one, and

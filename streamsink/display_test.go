@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -206,6 +207,42 @@ func TestBigDisplaysInPiecesAreWhole(t *testing.T) {
 	for _, d := range bigDisplays {
 		t.Run(d.name, func(t *testing.T) {
 			checkDisplay(t, Options{Store: &Store{}}, "", frames.Bundle{d.mime: d.raw(3 << 20)})
+		})
+	}
+}
+
+// A display text that sanitising changes gets a new value made once, at
+// about its size: not grown by append (HTML characters, which json.Marshal
+// escapes, make it larger than the text: 17.6x the text at the peak for
+// 5.4x of value), nor left holding the room its bound allowed.
+func TestSanitizedValueIsMadeOnce(t *testing.T) {
+	for _, tc := range []struct{ name, unit string }{
+		{"html", `\u001b[1m` + strings.Repeat("<", 98) + `\n`},
+		{"separators", `\u001b[1m` + strings.Repeat("\u2028", 30) + `\n`},
+		{"ansi", `\u001b[31m` + strings.Repeat("x", 80) + `\u001b[0m\r\n`},
+		{"html in an osc", `\u001b]0;` + strings.Repeat("<", 98) + `\u0007x`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := jsonString(repeatTo(tc.unit, 1<<20))
+			text, _ := frames.TextPiecesOf(raw)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			value := sanitizedValue(text)
+			runtime.ReadMemStats(&after)
+			var want string
+			json.Unmarshal(raw, &want)
+			if wantValue, _ := json.Marshal(Sanitize(want)); !bytes.Equal(value, wantValue) {
+				t.Fatalf("value %.100q, want %.100q", value, wantValue)
+			}
+			// Beside the value: pieces of 64 KiB, and the room MaxValueLen
+			// asked for where sanitising made the value smaller.
+			limit := uint64(max(text.MaxValueLen(), 2*len(value)) + 1<<20)
+			if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+				t.Errorf("%d bytes allocated for a value of %d (text %d); want at most %d", got, len(value), len(raw), limit)
+			}
+			if cap(value) > 2*len(value)+64 {
+				t.Errorf("the value of %d bytes holds %d", len(value), cap(value))
+			}
 		})
 	}
 }
