@@ -11,7 +11,9 @@ import (
 var textPrecedence = []string{"text/markdown", "text/plain"}
 
 // DisplayText is the text a renderer shows for a bundle: text/markdown, else
-// text/plain, else text/html converted to plain text.
+// text/plain, else text/html converted to plain text, with its control
+// characters dropped: no sink sanitises HTML, and an entity (&#27;) decodes
+// to an escape that would drive the terminal showing it.
 func (b Bundle) DisplayText() string {
 	for _, mime := range textPrecedence {
 		if s, ok := b.Text(mime); ok {
@@ -19,9 +21,20 @@ func (b Bundle) DisplayText() string {
 		}
 	}
 	if s, ok := b.Text("text/html"); ok {
-		return HTMLToText(s)
+		return inert(HTMLToText(s))
 	}
 	return ""
+}
+
+// inert drops the C0 controls but tab and newline, DEL and the C1 controls:
+// what is left of an escape sequence is printable text.
+func inert(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // ErrorText is the text a renderer shows for an error frame: its traceback's

@@ -1,0 +1,34 @@
+package frames
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// A bundle whose text/plain is no string shows its HTML as text, and no
+// escape sequence in it (raw, or an entity HTML decodes) reaches the
+// terminal: the runner's display(..., raw=True) sends such bundles, and no
+// sink sanitises HTML.
+func TestDisplayTextOfHTMLIsInert(t *testing.T) {
+	for _, tc := range []struct {
+		name, bundle, want string
+	}{
+		{"a table", `{"text/html":"<table><tr><td>a</td><td>b</td></tr></table>"}`, "a\tb"},
+		{"plain text first", `{"text/plain":"x\u001b[31m","text/html":"<b>y</b>"}`, "x\x1b[31m"},
+		{"OSC 52 raw", `{"text/plain":1,"text/html":"a\u001b]52;c;aGk=\u0007b"}`, "a]52;c;aGk=b"},
+		{"OSC 52 as entities", `{"text/plain":null,"text/html":"a&#27;]52;c;aGk=&#7;b"}`, "a]52;c;aGk=b"},
+		{"C1 CSI", `{"text/plain":["x"],"text/html":"a\u009b2Jb&#155;c"}`, "a2Jb\u203ac"}, // &#155; is ›, as HTML5 decodes it
+		{"carriage return and DEL", `{"text/html":"a\rb\u007fc&#13;d"}`, "abcd"},
+		{"tabs and lines kept", `{"text/html":"a<br>b\tc"}`, "a\nb\tc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b Bundle
+			if err := json.Unmarshal([]byte(tc.bundle), &b); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.DisplayText(); got != tc.want {
+				t.Errorf("DisplayText() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
