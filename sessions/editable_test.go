@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,20 +35,7 @@ func TestEditableInstallJudged(t *testing.T) {
 			}
 		}
 	}
-	theirs := func(t *testing.T, cwd string) {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root to give the project to another user")
-		}
-		err := filepath.WalkDir(cwd, func(p string, _ fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(p, 65534, 65534)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	theirs := giveProject
 	// later makes the finder map mypkg to cwd/proj's copy of the project,
 	// and a .pth sorted after the finder's import it at start, as a
 	// package's start-up hook would; then spoils cwd/proj.

@@ -89,6 +89,23 @@ func TestOpenErrorSaysWhy(t *testing.T) {
 	}
 }
 
+// giveProject gives cwd and all in it to another user (65534); only root
+// can, so t is skipped otherwise.
+func giveProject(t *testing.T, cwd string) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the project to another user")
+	}
+	err := filepath.WalkDir(cwd, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 65534, 65534)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A .venv in the cwd is used only when no one else could have put its
 // python there: in /tmp, another user's .venv would run as whoever starts
 // evalhost. It is refused, not passed over for another interpreter, unless
@@ -102,20 +119,7 @@ func TestCwdVenvJudged(t *testing.T) {
 	if real, err = filepath.EvalSymlinks(real); err != nil {
 		t.Fatal(err)
 	}
-	theirs := func(t *testing.T, cwd string) {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root to give the project to another user")
-		}
-		err := filepath.Walk(cwd, func(p string, _ fs.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(p, 65534, 65534)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	theirs := giveProject
 	site := filepath.Join(".venv", "lib", "python3.11", "site-packages")
 	// A third user's hand in what the venv's python reads at start.
 	third := func(rel string) func(t *testing.T, cwd string) {
