@@ -4,10 +4,24 @@ import (
 	"bufio"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 )
+
+// startMCPHTTP starts `evalhost mcp --http` on a free loopback port for
+// the test's length and returns its URL and generated token.
+func startMCPHTTP(t *testing.T) (url, token string) {
+	t.Helper()
+	cmd := command(t, "mcp", "--http", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	return readHTTPBanner(t, stderr)
+}
 
 // readHTTPBanner reads `evalhost mcp --http`'s stderr up to its URL and
 // generated token, then keeps draining it.

@@ -32,13 +32,7 @@ func TestMCPPythonClient(t *testing.T) {
 // the server cannot read fails alone, and the session serves on.
 func TestMCPPythonClientHTTP(t *testing.T) {
 	testkit.NeedModuleIn(t, "python3", "mcp.client.streamable_http, anyio", "mcp")
-	cmd := command(t, "mcp", "--http", "127.0.0.1:0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	url, token := readHTTPBanner(t, stderr)
+	url, token := startMCPHTTP(t)
 	out, err := exec.Command("python3", "testdata/mcp_http_client.py", url, token).CombinedOutput()
 	if err != nil {
 		t.Fatalf("mcp_http_client.py: %v\n%s", err, out)

@@ -521,13 +521,7 @@ func TestMCPHTTP(t *testing.T) {
 			t.Fatalf("want exit 2 naming loopback, got %v: %s", err, out)
 		}
 	})
-	cmd := command(t, "mcp", "--http", "127.0.0.1:0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	url, token := readHTTPBanner(t, stderr)
+	url, token := startMCPHTTP(t)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("listening on %s, not loopback", url)
 	}
