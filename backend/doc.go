@@ -12,8 +12,10 @@
 // the order the cell produced them, all before it returns, and returns the
 // cell's done frame (Type done, Status "ok" or "error"). Every frame carries
 // the request's id; an empty req.ID gets a generated one. emit must not
-// call Close or Kill. req.Cwd and req.Env apply before the cell runs. A
-// request with Exit set is not a cell and is refused with an error.
+// call Close or Kill. req.Cwd and req.Env apply before the cell runs, and
+// req.Argv and req.File when Argv is set: Python's sys.argv and __file__, a
+// shell's positional parameters. A request with Exit set is not a cell and
+// is refused with an error.
 //
 // A cell that fails (an exception, a non-zero exit status) is not an Execute
 // error: the done frame says Status "error" and the interpreter stays alive

@@ -261,5 +261,13 @@ func DecodeRequest(line []byte) (Request, error) {
 			return true
 		})
 	}
+	if argv := root.Get("argv"); argv.IsArray() {
+		r.Argv = []string{}
+		argv.ForEach(func(_, v gjson.Result) bool {
+			r.Argv = append(r.Argv, v.String())
+			return true
+		})
+		r.File = root.Get("file").String()
+	}
 	return r, nil
 }

@@ -213,6 +213,14 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		dst = append(dst, `,"env":`...)
 		dst = append(dst, b...)
 	}
+	if r.Argv != nil {
+		b, _ := json.Marshal(r.Argv)
+		dst = append(dst, `,"argv":`...)
+		dst = append(dst, b...)
+		if r.File != "" {
+			dst = appendField(dst, "file", r.File)
+		}
+	}
 	return append(dst, '}')
 }
 

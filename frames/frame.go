@@ -171,5 +171,9 @@ type Request struct {
 	Code string
 	Cwd  string
 	Env  map[string]*string // a nil value unsets the variable
+	// Argv, when non-nil, is sys.argv for the cell and File its __file__
+	// ("" for none), as python3 sets them for a script, -c or stdin.
+	Argv []string
+	File string
 	Run  string
 }

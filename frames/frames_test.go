@@ -152,6 +152,8 @@ func TestRequestRoundTrip(t *testing.T) {
 		{Exit: true},
 		{ID: "c1", Code: "print('hi')\n"},
 		{ID: "c2", Code: "x", Cwd: "/tmp", Run: "r9", Env: map[string]*string{"A": &v, "B": nil}},
+		{ID: "c3", Code: "x", Argv: []string{"/w/a b.py", "--n", "\x1b\n"}, File: "/w/a b.py"},
+		{ID: "c4", Code: "x", Argv: []string{"-c"}},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

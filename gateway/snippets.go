@@ -38,6 +38,25 @@ del __evh_setup
 `
 }
 
+// argvCode sets sys.argv and __file__ as the runner's "argv" and "file"
+// do (frames.Request): without file, a __file__ that prev (the file an
+// earlier request set) still names goes; "" when argv is nil.
+func argvCode(argv []string, file, prev string) string {
+	if argv == nil {
+		return ""
+	}
+	return `def __evh_argv(g, argv, file, prev):
+    import sys
+    sys.argv = argv
+    if file:
+        g["__file__"] = file
+    elif prev and g.get("__file__") == prev:
+        del g["__file__"]
+__evh_argv(globals(), ` + pyJSON(argv) + `, ` + pyString(file) + `, ` + pyString(prev) + `)
+del __evh_argv
+`
+}
+
 // cwdMissing is the error for a cwd the kernel's host lacks: with a remote
 // gateway that is another machine (or container) than evalhost's.
 const cwdMissing = "working directory %r does not exist on the kernel's host %s: a gateway's kernel runs there, " +

@@ -91,8 +91,30 @@ def _drop_run_id():
     env.pop("EVALHOST_RUN", None)
 
 
+_file_set = None  # the __file__ the last request with an argv set, if any
+
+
+def _apply_argv(argv, file):
+    """sys.argv and __file__ as python3 sets them for a script, -c or -: a
+    __file__ an earlier request set goes when this one has none; one the
+    cells set themselves stays."""
+    global _file_set
+    if type(argv) is not list or not argv or any(type(a) is not str for a in argv):
+        raise _RequestError('"argv" must be a non-empty array of strings')
+    if file is not None and (type(file) is not str or not file):
+        raise _RequestError('"file" must be a non-empty string')
+    sys.argv = list(argv)
+    ns = sys.modules["__main__"].__dict__
+    if file is not None:
+        ns["__file__"] = _file_set = file
+    elif _file_set is not None:
+        if ns.get("__file__") is _file_set:
+            del ns["__file__"]
+        _file_set = None
+
+
 def _apply(req):
-    """Apply a request's cwd, env and run id before its cell runs."""
+    """Apply a request's cwd, env, argv and run id before its cell runs."""
     env = req.get("env")
     if env is not None:
         if type(env) is not dict:
@@ -107,6 +129,9 @@ def _apply(req):
                     raise _RequestError("cannot set env %r: %s" % (k, e))
             else:
                 raise _RequestError('"env" value for %r must be a string or null' % k)
+    argv = req.get("argv")
+    if argv is not None:
+        _apply_argv(argv, req.get("file"))
     run = req.get("run")
     if run:
         os.environ["EVALHOST_RUN"] = str(run)

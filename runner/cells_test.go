@@ -372,3 +372,52 @@ func TestFd3IsPrivate(t *testing.T) {
 		t.Errorf("a subprocess could write to fd 3")
 	}
 }
+
+// TestRequestArgv runs one session's requests in order: each row's state
+// follows the rows before it, as runs under one --session do.
+func TestRequestArgv(t *testing.T) {
+	const look = "import sys\n(sys.argv, globals().get('__file__'))"
+	rows := []struct {
+		name   string
+		req    map[string]any
+		want   string
+		status string
+	}{
+		{name: "a fresh runner has the interactive interpreter's argv", req: map[string]any{"code": look},
+			want: "([''], None)"},
+		{name: "a script's argv and file", req: map[string]any{"code": look, "argv": []string{"a.py", "-n", "x y"}, "file": "/w/a.py"},
+			want: "(['a.py', '-n', 'x y'], '/w/a.py')"},
+		{name: "a request without argv keeps them", req: map[string]any{"code": look},
+			want: "(['a.py', '-n', 'x y'], '/w/a.py')"},
+		{name: "-c removes the file an earlier request set", req: map[string]any{"code": look, "argv": []string{"-c"}},
+			want: "(['-c'], None)"},
+		{name: "the cells' own __file__", req: map[string]any{"code": "__file__ = 'mine'\n" + look, "argv": []string{"-c"}},
+			want: "(['-c'], 'mine')"},
+		{name: "stays through a request without file", req: map[string]any{"code": look, "argv": []string{"-"}},
+			want: "(['-'], 'mine')"},
+		{name: "a file replaces it", req: map[string]any{"code": look, "argv": []string{"b.py"}, "file": "/w/b.py"},
+			want: "(['b.py'], '/w/b.py')"},
+		{name: "one the cells set over it stays", req: map[string]any{"code": "__file__ = 'again'\n" + look, "argv": []string{"-c"}},
+			want: "(['-c'], 'again')"},
+		{name: "argv not a list", req: map[string]any{"code": "1", "argv": "a.py"}, status: frames.StatusError},
+		{name: "argv empty", req: map[string]any{"code": "1", "argv": []string{}}, status: frames.StatusError},
+		{name: "argv of numbers", req: map[string]any{"code": "1", "argv": []any{"a", 1}}, status: frames.StatusError},
+		{name: "file not a string", req: map[string]any{"code": "1", "argv": []string{"a"}, "file": 3}, status: frames.StatusError},
+	}
+	inBothModes(t, func(t *testing.T, p *proc) {
+		for _, tc := range rows {
+			t.Run(tc.name, func(t *testing.T) {
+				c := p.runReq(tc.req)
+				if tc.status != "" {
+					if d := c.done(); d.Status != tc.status {
+						t.Fatalf("done %+v, want %s", d, tc.status)
+					}
+					wantError(t, c, "RequestError")
+					return
+				}
+				wantOK(t, c)
+				wantResult(tc.want)(t, c)
+			})
+		}
+	})
+}

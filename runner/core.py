@@ -514,6 +514,9 @@ def _user_namespace():
     main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main
     _ns = main.__dict__
+    # As the interactive interpreter has it, not the runner's own path; a
+    # request's "argv" sets it for a script's cells.
+    sys.argv = [""]
 
     builtins.display = display
     builtins.get_ipython = get_ipython

@@ -155,6 +155,22 @@ type startOpts struct {
 }
 
 // start spawns the runner and waits for ready.
+// inBothModes runs f in a subtest on a runner of its own mode, then in one
+// on a runner in full IPython mode (EVALHOST_IPYTHON=1).
+func inBothModes(t *testing.T, f func(t *testing.T, p *proc)) {
+	for _, mode := range []struct {
+		name string
+		env  []string
+	}{{"runner", nil}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			if mode.env != nil {
+				needIPython(t)
+			}
+			f(t, start(t, startOpts{env: mode.env}))
+		})
+	}
+}
+
 func start(tb testing.TB, o startOpts) *proc {
 	tb.Helper()
 	exe := o.python

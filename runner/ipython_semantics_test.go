@@ -178,25 +178,15 @@ func TestWarningsShowOncePerCell(t *testing.T) {
 		{"from the function again in a later cell", "f()", "UserWarning: z", 1},
 		{"in a cell and the run_cell it calls", "warnings.warn('w'); get_ipython().run_cell(\"warnings.warn('w')\");", "UserWarning: w", 2},
 	}
-	for _, mode := range []struct {
-		name    string
-		env     []string
-		ipython bool
-	}{{"runner", nil, false}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}, true}} {
-		t.Run(mode.name, func(t *testing.T) {
-			if mode.ipython {
-				needIPython(t)
-			}
-			p := start(t, startOpts{env: mode.env})
-			for _, tc := range cells {
-				t.Run(tc.name, func(t *testing.T) {
-					c := p.run(tc.code)
-					wantOK(t, c)
-					if n := strings.Count(c.stderr, tc.warning); n != tc.shown {
-						t.Errorf("%q shown %d times, want %d; stderr:\n%s", tc.warning, n, tc.shown, c.stderr)
-					}
-				})
-			}
-		})
-	}
+	inBothModes(t, func(t *testing.T, p *proc) {
+		for _, tc := range cells {
+			t.Run(tc.name, func(t *testing.T) {
+				c := p.run(tc.code)
+				wantOK(t, c)
+				if n := strings.Count(c.stderr, tc.warning); n != tc.shown {
+					t.Errorf("%q shown %d times, want %d; stderr:\n%s", tc.warning, n, tc.shown, c.stderr)
+				}
+			})
+		}
+	})
 }

@@ -88,7 +88,7 @@ func quoteLine(line []byte) string {
 // a tenth of serve's time on a warm round trip. Each is the first field of
 // its name, as gjson's Get finds it.
 type evalFields struct {
-	id, session, cwd, mode, ipython, keepGoing, env, cells, onTimeout, maxRuntime gjson.Result
+	id, session, cwd, mode, ipython, keepGoing, env, argv, file, cells, onTimeout, maxRuntime gjson.Result
 }
 
 type cellFields struct {
@@ -120,6 +120,10 @@ func (f *evalFields) slot(key string) *gjson.Result {
 		return &f.keepGoing
 	case "env":
 		return &f.env
+	case "argv":
+		return &f.argv
+	case "file":
+		return &f.file
 	case "cells":
 		return &f.cells
 	case "onTimeout":
@@ -201,6 +205,9 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		if bad != "" {
 			return req, badRequest(root, `"env.%s" must be a string`, bad)
 		}
+	}
+	if e := parseArgv(root, f, &req); e != nil {
+		return req, e
 	}
 	var cells []gjson.Result
 	if f.cells.IsArray() {
@@ -294,6 +301,41 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		}
 	}
 	return cell, nil
+}
+
+// parseArgv reads argv (a non-empty array of strings) and file (a
+// non-empty string, only with argv): the command line a script's cells see.
+func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestError {
+	if f.argv.Exists() {
+		if !f.argv.IsArray() {
+			return badRequest(root, `"argv" must be an array of strings`)
+		}
+		req.Argv = []string{}
+		var bad *requestError
+		f.argv.ForEach(func(_, v gjson.Result) bool {
+			switch {
+			case v.Type != gjson.String:
+				bad = badRequest(root, `"argv" must be an array of strings`)
+			case strings.ContainsRune(v.Str, 0):
+				bad = badRequest(root, `"argv" must not contain a NUL character: no command line can`)
+			}
+			req.Argv = append(req.Argv, v.Str)
+			return bad == nil
+		})
+		if bad != nil {
+			return bad
+		}
+		if len(req.Argv) == 0 {
+			return badRequest(root, `"argv" must not be empty: its first element is the script ("-c" for code, "-" for stdin)`)
+		}
+	}
+	if e := stringValue(root, "file", f.file, false, &req.File); e != nil {
+		return e
+	}
+	if f.file.Exists() && (req.File == "" || req.Argv == nil) {
+		return badRequest(root, `"file" must be a non-empty path, given with "argv"`)
+	}
+	return nil
 }
 
 // seconds converts a positive number of seconds to a Duration of at least

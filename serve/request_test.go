@@ -46,6 +46,15 @@ func TestParseEval(t *testing.T) {
 		{"env value not string", `{"op":"eval","id":"r","env":{"A":1},"cells":[{"code":"1"}]}`, `"env.A" must be a string`},
 		{"keepGoing not bool", `{"op":"eval","id":"r","keepGoing":"yes","cells":[{"code":"1"}]}`, `"keepGoing" must be true or false`},
 		{"session not string", `{"op":"eval","id":"r","session":7,"cells":[{"code":"1"}]}`, `"session" must be a string`},
+		{"argv and file", `{"op":"eval","id":"r","argv":["a.py","x"],"file":"/w/a.py","cells":[{"code":"1"}]}`, ""},
+		{"argv alone", `{"op":"eval","id":"r","argv":["-c"],"cells":[{"code":"1"}]}`, ""},
+		{"argv not array", `{"op":"eval","id":"r","argv":"a.py x","cells":[{"code":"1"}]}`, `"argv" must be an array of strings`},
+		{"argv of numbers", `{"op":"eval","id":"r","argv":["a.py",1],"cells":[{"code":"1"}]}`, `"argv" must be an array of strings`},
+		{"argv empty", `{"op":"eval","id":"r","argv":[],"cells":[{"code":"1"}]}`, `"argv" must not be empty`},
+		{"NUL in argv", `{"op":"eval","id":"r","argv":["a\u0000b"],"cells":[{"code":"1"}]}`, `"argv" must not contain a NUL`},
+		{"file without argv", `{"op":"eval","id":"r","file":"/w/a.py","cells":[{"code":"1"}]}`, `"file" must be a non-empty path, given with "argv"`},
+		{"file empty", `{"op":"eval","id":"r","argv":["a.py"],"file":"","cells":[{"code":"1"}]}`, `"file" must be a non-empty path`},
+		{"file not string", `{"op":"eval","id":"r","argv":["a.py"],"file":1,"cells":[{"code":"1"}]}`, `"file" must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +72,7 @@ func TestParseEval(t *testing.T) {
 func FuzzParseEval(f *testing.F) {
 	f.Add(`{"op":"eval","id":"r1","cells":[{"code":"1"}]}`)
 	f.Add(`{"op":"eval","id":"r1","env":{"A":"x"},"cells":[{"language":"sh","code":"ls","timeout":1e9}]}`)
+	f.Add(`{"op":"eval","id":"r1","argv":["a.py","-x"],"file":"/a.py","cells":[{"code":"1"}]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		if !gjson.Valid(line) {
 			return
@@ -80,6 +90,9 @@ func FuzzParseEval(f *testing.F) {
 		for _, c := range req.Cells {
 			if c.Language != sessions.LangPython && c.Language != sessions.LangShell {
 				t.Fatalf("accepted language %q from %q", c.Language, line)
+			}
+			if (req.Argv != nil && len(req.Argv) == 0) || (req.File != "" && req.Argv == nil) {
+				t.Fatalf("accepted argv %q with file %q from %q", req.Argv, req.File, line)
 			}
 			if c.Timeout < 0 || c.Timeout > sessions.MaxTimeout {
 				t.Fatalf("accepted timeout %v from %q", c.Timeout, line)

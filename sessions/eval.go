@@ -337,7 +337,8 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if attempt > 0 {
 		run += "-retry"
 	}
-	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env)}
+	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
+		Argv: c.j.req.Argv, File: c.j.req.File}
 	if fresh {
 		req.Cwd = c.j.s.key.Cwd
 	}

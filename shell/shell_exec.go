@@ -29,7 +29,8 @@ const (
 // merges stdout and stderr), all emitted from this goroutine before it
 // returns the done frame. Status is ok when the cell's last exit status is 0,
 // else error after an error frame (ename "ExitStatus", evalue "exit status
-// N"). req.Cwd and req.Env are applied (cd, export/unset) before the cell.
+// N"). req.Cwd and req.Env are applied (cd, export/unset) before the cell;
+// req.Argv's arguments after the first are the cell's $1... (bash's $0 stays).
 //
 // When ctx ends, the foreground job is interrupted; a cell that ends within
 // Grace returns done with Cancelled set and a nil error, else bash's session

@@ -83,6 +83,11 @@ func shellCellLine(n int, file string, req frames.Request, sync string) (string,
 	}
 	b.WriteString("builtin source ")
 	b.WriteString(shellQuote(file))
+	// source's arguments are the cell's $1..., as a script's are.
+	for _, arg := range req.Argv[min(1, len(req.Argv)):] {
+		b.WriteString(" ")
+		b.WriteString(shellQuote(arg))
+	}
 	b.WriteString(" </dev/null; __evh_end\n")
 	return b.String(), nil
 }

@@ -3,6 +3,7 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -64,6 +65,17 @@ func testCwdEnv(t *testing.T, b Backend, ex backend.Executor) {
 		t.Fatalf("status %q, err %v; frames %v", c.done.Status, c.err, c.frames)
 	}
 	wantContains(t, "stdout", c.text(frames.TypeStdout), dir+"\nfrom-request\n")
+}
+
+func testArgv(t *testing.T, b Backend, ex backend.Executor) {
+	argv := []string{"script", "a b", "--x", "'$HOME\"\n"}
+	c := exec(t, ex, context.Background(), frames.Request{ID: "args", Code: b.Lang.Args, Argv: argv, File: "/nowhere/script"}, nil)
+	if c.err != nil || c.done.Status != "ok" {
+		t.Fatalf("status %q, err %v; frames %v", c.done.Status, c.err, c.frames)
+	}
+	if got, want := c.text(frames.TypeStdout), strings.Join(argv[1:], "\n")+"\n"; !strings.Contains(got, want) {
+		t.Errorf("stdout %q, want the arguments after the first, one per line: %q", got, want)
+	}
 }
 
 func testExitRefused(t *testing.T, b Backend, ex backend.Executor) {

@@ -14,6 +14,9 @@ type Lang struct {
 	// Where prints the working directory, then the value of
 	// BACKENDTEST_VAR, one per line.
 	Where string
+	// Args prints the arguments a request's Argv gives after its first,
+	// one per line.
+	Args string
 	// Sleep prints "sleeping" and sleeps half a minute, interruptibly.
 	Sleep string
 	// Ignore ignores interrupts, prints "spinning" and spins forever.
@@ -35,6 +38,7 @@ var Python = Lang{
 	Set:    "backendtest_word = 'kept'",
 	Get:    "print(backendtest_word)",
 	Where:  "import os\nprint(os.getcwd())\nprint(os.environ.get('BACKENDTEST_VAR'))",
+	Args:   "import sys\nprint(*sys.argv[1:], sep='\\n')",
 	Sleep:  "import time\nprint('sleeping', flush=True)\ntime.sleep(30)",
 	Ignore: "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass",
 	Die:    "import os, signal, sys\nprint('dying', flush=True)\nsys.stderr.flush()\nos.kill(os.getpid(), signal.SIGKILL)",
@@ -50,6 +54,7 @@ var Shell = Lang{
 	Set:    "backendtest_word=kept",
 	Get:    "echo \"$backendtest_word\"",
 	Where:  "pwd -P\necho \"$BACKENDTEST_VAR\"",
+	Args:   "printf '%s\\n' \"$@\"",
 	Sleep:  "echo sleeping\nsleep 30",
 	Ignore: "trap '' INT\necho spinning\nwhile :; do :; done",
 	Die:    "echo dying\nkill -KILL $$",

@@ -45,6 +45,7 @@ var cases = []suiteCase{
 	{"failed cell is no error", false, testFail},
 	{"state persists", false, testState},
 	{"cwd and env", false, testCwdEnv},
+	{"argv", false, testArgv},
 	{"exit request refused", false, testExitRefused},
 	{"interrupt while idle", false, testIdleInterrupt},
 	{"busy", false, testBusy},
