@@ -99,7 +99,11 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK, false
 	}
-	fmt.Fprintf(stderr, "evalhost %s: %v\nRun \"evalhost %s --help\" for its flags.\n", fs.Name(), err, fs.Name())
+	fmt.Fprintf(stderr, "evalhost %s: %v\n", fs.Name(), err)
+	if fs.Name() == "run" && strings.HasPrefix(err.Error(), "unknown") {
+		fmt.Fprintln(stderr, "A script's own flags go after --: evalhost run FILE -- --flag VALUE (sys.argv).")
+	}
+	fmt.Fprintf(stderr, "Run \"evalhost %s --help\" for its flags.\n", fs.Name())
 	return exitUsage, false
 }
 

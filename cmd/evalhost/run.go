@@ -46,10 +46,12 @@ type runFlags struct {
 	grace     time.Duration
 	magics    percent.Magics
 	params    *params.Params
+	argv      []string // the cells' sys.argv (commandLine)
+	file      string   // their __file__
 	backendFlags
 }
 
-const runUsage = `Usage: evalhost run [FILE|-] [-c CODE]... [flags]
+const runUsage = `Usage: evalhost run [FILE|-] [-c CODE]... [flags] [ARG...] [-- ARG...]
 
 Runs cells in one session: -c cells, then FILE's, a percent-format script
 (Jupytext, VS Code, Spyder) split on "# %%" lines as Jupytext reads it:
@@ -58,6 +60,11 @@ tagged active-py, never run; "# %% Title tags=[\"x\"] key=value" gives a
 title and metadata (shown by --json). Parameters (-p, -r, -f, -y, -P) go
 into a cell tagged injected-parameters right after the cell tagged
 parameters, or first, as papermill injects them.
+
+The cells see a command line as python3 gives one: sys.argv is FILE (or
+"-", or "-c" without FILE) and the ARGs after it, __file__ FILE's absolute
+path; a shell cell's $1... are the ARGs. ARGs after "--" may look like
+flags: evalhost run train.py --timeout 60 -- --epochs 3.
 `
 
 // newRunFlagSet declares run's flags into f; the returned bool is
@@ -132,7 +139,13 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	cells, err := collectCells(fs.Args(), f, stdin, stderr)
+	cl, err := parseCommandLine(fs.Args(), fs.ArgsLenAtDash(), len(f.code) > 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
+	f.argv, f.file = cl.argv, cl.file
+	cells, err := collectCells(cl.source, f, stdin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -140,7 +153,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if len(cells) == 0 {
 		// A script of only markers, markdown or blank lines: like an empty
 		// Python file, nothing to do is not a failure, but say so.
-		fmt.Fprintf(stderr, "evalhost run: %s has no code cells; nothing ran\n", sourceName(fs.Arg(0)))
+		fmt.Fprintf(stderr, "evalhost run: %s has no code cells; nothing ran\n", sourceName(cl.source))
 		if f.json {
 			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
 		}
@@ -193,35 +206,33 @@ func sourceName(arg string) string {
 	return arg
 }
 
-// collectCells reads the cells from -c flags, then from FILE or stdin
-// ("-"), with the parameters' cell where papermill would put it.
-func collectCells(args []string, f runFlags, stdin io.Reader, stderr io.Writer) ([]sessions.Cell, error) {
+// collectCells reads the cells from -c flags, then from source (FILE, or
+// stdin for "-"), with the parameters' cell where papermill would put it.
+func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) ([]sessions.Cell, error) {
 	var cells []percent.Cell
 	for _, code := range f.code {
 		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: f.lang, Code: code}})
 	}
 	switch {
-	case len(args) > 1:
-		return nil, fmt.Errorf("one FILE at most, got %d (%s)", len(args), strings.Join(args, " "))
-	case len(args) == 1:
-		src, err := readSource(args[0], stdin)
+	case source != "":
+		src, err := readSource(source, stdin)
 		if err != nil {
 			return nil, err
 		}
 		if err := percent.CheckFormat(src); err != nil {
-			return nil, fmt.Errorf("%s is %w", sourceName(args[0]), err)
+			return nil, fmt.Errorf("%s is %w", sourceName(source), err)
 		}
 		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
 	case len(cells) == 0:
 		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
 	}
 	if f.params != nil {
-		if len(args) == 1 && !slices.ContainsFunc(cells, func(c percent.Cell) bool {
+		if source != "" && !slices.ContainsFunc(cells, func(c percent.Cell) bool {
 			return slices.Contains(c.Tags, params.ParametersTag) || slices.Contains(c.Tags, params.InjectedTag)
 		}) {
 			// As nb run and papermill say it: the script's own assignments,
 			// after the first cell, then win over the parameters.
-			fmt.Fprintf(stderr, "evalhost run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", sourceName(args[0]))
+			fmt.Fprintf(stderr, "evalhost run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", sourceName(source))
 		}
 		cells = params.InjectCells(cells, f.params)
 	}
@@ -300,7 +311,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	// fresh interpreter, after a death; python3 would have died too. A
 	// cell's sys.exit() ends the run there, as in python3.
 	req := sessions.Request{Session: f.session, Cwd: f.cwd, Cells: cells, KeepGoing: f.keepGoing, Mode: sessions.ModePerCall, Batch: true,
-		IPython: f.ipython, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
+		IPython: f.ipython, Argv: f.argv, File: f.file, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
 	if interrupted.stoppedByOutput(interrupts, stderr) {

@@ -167,7 +167,10 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		return nil, err
 	}
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": cwd,
-		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f)}
+		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f), "argv": f.argv}
+	if f.file != "" {
+		eval["file"] = f.file
+	}
 	if f.detach {
 		eval["onTimeout"] = "detach"
 	}
