@@ -44,6 +44,26 @@ func (o Output) Text() string {
 	return ""
 }
 
+// Traceback is an error output's traceback, as the kernel wrote it: one
+// entry per element (an entry may hold several lines and ANSI colours). It
+// is nil for other outputs and for entries that are not strings.
+func (o Output) Traceback() []string {
+	if o.Type() != "error" {
+		return nil
+	}
+	tb := o.v.get("traceback")
+	if tb == nil || tb.kind != kindArray {
+		return nil
+	}
+	lines := make([]string, 0, len(tb.arr))
+	for _, e := range tb.arr {
+		if s, ok := e.str(); ok {
+			lines = append(lines, s)
+		}
+	}
+	return lines
+}
+
 // Outputs returns the outputs of cell i, which must be in range; cells
 // other than code cells have none.
 func (nb *Notebook) Outputs(i int) []Output {

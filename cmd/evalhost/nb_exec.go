@@ -148,7 +148,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailed, "%s changed on disk while its cells ran; not overwriting it, which would undo that change; the executed notebook is in %s",
 			saver.changed, saver.diverted)
 	}
-	reportNotebookRun(stdout, stderr, f.json, res, saver.written(), interrupts > 0)
+	reportNotebookRun(stdout, stderr, f.json, res, nb, saver.written(), interrupts > 0)
 	return exitCode(res.Result, interrupts > 0)
 }
 
@@ -238,7 +238,10 @@ func checkCwdFlag(dir string) error {
 	return nil
 }
 
-func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, out string, interrupted bool) {
+// reportNotebookRun says how the run ended: a line per cell that did not
+// succeed (a failed cell's traceback under it), then the summary; with
+// asJSON, one line with every cell's result.
+func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, nb *notebook.Notebook, out string, interrupted bool) {
 	if asJSON {
 		type cell struct {
 			sessions.CellResult
@@ -256,6 +259,9 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 	for i, c := range res.Cells {
 		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
 			fmt.Fprintf(stderr, "cell %d: %s\n", res.Notebook[i], strings.TrimSpace(string(c.Status)+" "+c.Message))
+			if c.Status == sessions.StatusError {
+				reportCellError(stderr, nb, res.Notebook[i])
+			}
 		}
 		if c.Status == sessions.StatusOK || c.Status == sessions.StatusError {
 			finished++

@@ -33,7 +33,7 @@ func TestNotebookRunSummaryCountsWhatRan(t *testing.T) {
 				}
 			}
 			var stdout, stderr strings.Builder
-			reportNotebookRun(&stdout, &stderr, false, res, "out.ipynb", false)
+			reportNotebookRun(&stdout, &stderr, false, res, nil, "out.ipynb", false)
 			if stdout.String() != tt.want {
 				t.Errorf("summary %q, want %q", stdout.String(), tt.want)
 			}
