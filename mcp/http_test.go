@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -190,5 +191,24 @@ func TestGuardBody(t *testing.T) {
 				t.Errorf("%d %s %.300s, want 200 JSON %s", w.Code, w.Header().Get("Content-Type"), w.Body.String(), tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkGuardLargeBody is what the guard costs a request near the limit
+// before the SDK reads it again (bytes allocated per request).
+func BenchmarkGuardLargeBody(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"` +
+		strings.Repeat("x", 15<<20) + `"}]}}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		w := httptest.NewRecorder()
+		if guardBody(w, r, nil) {
+			b.Fatal("answered a request the SDK can read")
+		}
+		if n, err := io.Copy(io.Discard, r.Body); err != nil || n != int64(len(body)) {
+			b.Fatalf("the SDK would read %d bytes (%v), want %d", n, err, len(body))
+		}
 	}
 }

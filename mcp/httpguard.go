@@ -29,7 +29,7 @@ func guardBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger) bool
 	if r.Method != http.MethodPost {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readBody(r)
 	if err != nil {
 		http.Error(w, "Bad Request: the request body could not be read: "+err.Error(), http.StatusBadRequest)
 		return true
@@ -65,6 +65,22 @@ func guardBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger) bool
 	answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message nests arrays and objects more than %d deep, "+
 		"deeper than the server reads; send flatter arguments (deep data can go in as a JSON string)", maxDepth)))
 	return true
+}
+
+// readBody reads at most maxBody+1 bytes of r's body: into one buffer of
+// the announced length when there is one (the server ends the body there),
+// as io.ReadAll's growing would allocate twice the body before the SDK's own
+// read of it.
+func readBody(r *http.Request) ([]byte, error) {
+	n := r.ContentLength
+	if n <= 0 || n > maxBody {
+		return io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r.Body, body); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
 
 // drop accepts a notification the server cannot read, and does nothing
