@@ -9,7 +9,8 @@ import (
 )
 
 // displayFrame sanitises a display's text/plain and text/markdown and
-// records the one a renderer shows. A display can be hundreds of
+// records the one a renderer shows, or the text of its HTML when neither
+// is a string. A display can be hundreds of
 // megabytes of text: each text is read a piece at a time (frames.Pieces)
 // and never held decoded, and a sanitised copy is made, as a new JSON
 // value, only when sanitising changes it. The frame, the tail and the
@@ -28,6 +29,9 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 		shown = 1
 	} else if ok[0] {
 		shown = 0
+	} else {
+		s.recordHTML(f.Bundle)
+		return f
 	}
 	if s.opt.Verbatim {
 		if shown >= 0 {
@@ -55,6 +59,24 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 		f.Bundle[mime] = sanitizedValue(texts[i])
 	}
 	return f
+}
+
+// recordHTML records a display that has no text/markdown or text/plain
+// string (display(bundle, raw=True) sends any JSON value) as a renderer
+// shows it (frames.Bundle.DisplayText): its HTML's text, sanitised as
+// display text is, and with Verbatim as it came in the artifact. The HTML
+// itself stays as it came. It is decoded whole: with a store, HTML larger
+// than the inline limit was moved, and text/plain names it.
+func (s *Sink) recordHTML(b frames.Bundle) {
+	html, ok := b.Text("text/html")
+	if !ok {
+		return
+	}
+	text := frames.HTMLToText(html)
+	if !s.opt.Verbatim {
+		text = Sanitize(text) // what recordText gives block: the text sanitised
+	}
+	s.block(text)
 }
 
 // sanitizingChanges reports whether Sanitize changes the text.

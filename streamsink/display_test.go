@@ -40,6 +40,12 @@ func (s *Sink) wholeDisplayFrame(f frames.Frame) frames.Frame {
 		s.block(text)
 	} else if text, ok := f.Bundle.Text("text/plain"); ok {
 		s.block(text)
+	} else if html, ok := f.Bundle.Text("text/html"); ok {
+		text = frames.HTMLToText(html)
+		if !s.opt.Verbatim {
+			text = Sanitize(text)
+		}
+		s.block(text)
 	}
 	return f
 }
@@ -171,7 +177,8 @@ func TestDisplayInPiecesIsWhole(t *testing.T) {
 	}
 }
 
-// Values Text refuses are left as they are and not recorded.
+// Values Text refuses are left as they are and not recorded; a display
+// with no text to show records its HTML's text.
 func TestDisplayRefusedValues(t *testing.T) {
 	for _, o := range displayOptions {
 		for _, raw := range []string{`123`, `null`, `{"a":"b"}`, `"unterminated`, "\"raw\ncontrol\"", `"bad \q"`} {
@@ -179,6 +186,10 @@ func TestDisplayRefusedValues(t *testing.T) {
 				checkDisplay(t, o.opt, "x", frames.Bundle{"text/plain": json.RawMessage(raw)})
 				checkDisplay(t, o.opt, "x", frames.Bundle{"text/plain": json.RawMessage(`"p\u001b[0m"`),
 					"text/markdown": json.RawMessage(raw)})
+				checkDisplay(t, o.opt, "x", frames.Bundle{"text/plain": json.RawMessage(raw),
+					"text/html": json.RawMessage(`"<b>h</b>\u001b[1m&#27;[2Jx<br>y"`)})
+				checkDisplay(t, o.opt, "x", frames.Bundle{"text/plain": json.RawMessage(raw),
+					"text/html": json.RawMessage(raw)})
 			})
 		}
 	}

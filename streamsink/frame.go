@@ -13,7 +13,8 @@ import (
 //     "ename: evalue" when it is empty) recorded as lines of their own;
 //   - display, update_display, result: payloads above Options.InlineLimit
 //     moved to the store (see [MetadataKey]); text/plain and text/markdown
-//     sanitised; the text a renderer shows (text/markdown, else text/plain)
+//     sanitised; the text a renderer shows (text/markdown, else text/plain,
+//     else, when neither is a string, the text of text/html, sanitised)
 //     recorded as lines of their own;
 //   - anything else: unchanged.
 //

@@ -1,0 +1,80 @@
+package streamsink
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"os"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// A display whose text/plain is no string (display(bundle, raw=True)
+// sends it as given) is recorded as a renderer shows it: its HTML's text
+// (frames.HTMLToText), sanitised as display text is. The frame keeps its
+// HTML as it came: no sink sanitises HTML.
+func TestDisplayShownFromHTMLIsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name, bundle string
+		verbatim     bool
+		text         string // the dump's
+	}{
+		{"number", `{"text/plain":1,"text/html":"<b>x</b>"}`, false, "before\nx\n"},
+		{"null", `{"text/plain":null,"text/html":"<table><tr><td>a</td><td>b</td></tr></table>"}`, false, "before\na\tb\n"},
+		{"no text/plain", `{"text/html":"<p>a</p><p>b</p>"}`, false, "before\na\nb\n"},
+		{"escapes, raw and as entities", `{"text/plain":[1],"text/html":"<b>a</b>\u001b]52;c;aGk=\u0007b &#27;[2J\u009bc"}`, false, "before\nab c\n"},
+		{"markdown no string either", `{"text/plain":1,"text/markdown":2,"text/html":"<i>y</i>"}`, false, "before\ny\n"},
+		{"verbatim", `{"text/plain":1,"text/html":"<b>r</b>&#27;[1md"}`, true, "before\nrd\n"},
+		// Unchanged: a string text/plain, even empty, is what is shown.
+		{"empty text/plain", `{"text/plain":"","text/html":"<b>x</b>"}`, false, "before\n"},
+		{"plain", `{"text/plain":"p","text/html":"<b>x</b>"}`, false, "before\np\n"},
+		{"no html", `{"text/plain":1}`, false, "before"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var bundle frames.Bundle
+			if err := json.Unmarshal([]byte(tc.bundle), &bundle); err != nil {
+				t.Fatal(err)
+			}
+			s := newSink(t, Options{Verbatim: tc.verbatim})
+			s.Write(frames.TypeStdout, []byte("before"))
+			out := s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: bundle})
+			if !maps.EqualFunc(out.Bundle, bundle, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+				t.Errorf("bundle %q, want it as it came: %s", out.Bundle, tc.bundle)
+			}
+			if d := closeDump(t, s); d.Text != tc.text {
+				t.Errorf("dump text %q, want %q", d.Text, tc.text)
+			}
+		})
+	}
+}
+
+// What the artifact keeps of such a display: the HTML's text sanitised,
+// or with Verbatim as it came, as it keeps other display text.
+func TestDisplayShownFromHTMLInTheArtifact(t *testing.T) {
+	html := `{"text/plain":1,"text/html":"<b>r</b>&#27;[1md"}`
+	for _, tc := range []struct {
+		name     string
+		verbatim bool
+		want     string
+	}{
+		{"sanitised", false, "x\nrd\n"},
+		{"verbatim", true, "x\nr\x1b[1md\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var bundle frames.Bundle
+			if err := json.Unmarshal([]byte(html), &bundle); err != nil {
+				t.Fatal(err)
+			}
+			// MaxBytes 4: the display spills, and the artifact holds it all.
+			s := newSink(t, Options{Store: NewStore(t.TempDir()), MaxBytes: 4, Verbatim: tc.verbatim, InlineLimit: -1})
+			s.Write(frames.TypeStdout, []byte("x"))
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: bundle})
+			d := closeDump(t, s)
+			got, err := os.ReadFile(d.ArtifactPath)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("artifact %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
