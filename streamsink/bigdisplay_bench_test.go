@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -17,29 +18,48 @@ import (
 // hands them on (the bundle value is the JSON the kernel sent): a text
 // without escapes, text of short lines (escaped newlines, which decoding
 // must undo), coloured lines that the sanitiser changes (also lines of
-// "<", whose new value escaping makes larger), and a base64 image that
-// goes to the store.
+// "<", whose new value escaping makes larger), a base64 image that goes
+// to the store, and such an image with a large text/plain, which gains a
+// line naming the image.
 var bigDisplays = []struct {
 	name string
 	mime string
 	raw  func(n int) []byte
+	also string // a second entry of the bundle, the value of bigDisplays[also]
 }{
-	{"text", "text/plain", func(n int) []byte { return jsonString(bytes.Repeat([]byte("y"), n)) }},
+	{"text", "text/plain", func(n int) []byte { return jsonString(bytes.Repeat([]byte("y"), n)) }, ""},
 	{"lines", "text/plain", func(n int) []byte {
 		return jsonString(repeatTo(strings.Repeat("x", 98)+`\n`, n))
-	}},
+	}, ""},
 	{"ansi", "text/plain", func(n int) []byte {
 		return jsonString(repeatTo(`\u001b[31m`+strings.Repeat("x", 80)+`\u001b[0m\r\n`, n))
-	}},
+	}, ""},
 	// Sanitising changes it and json.Marshal escapes "<": its new value
 	// is 5.4 times its size.
 	{"html", "text/plain", func(n int) []byte {
 		return jsonString(repeatTo(`\u001b[1m`+strings.Repeat("<", 98)+`\n`, n))
-	}},
+	}, ""},
 	{"png", "image/png", func(n int) []byte {
 		bin := bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 0, 1, 2, 0xff, 0xfe}, n*3/4/9)
 		return jsonString([]byte(base64.StdEncoding.EncodeToString(bin)))
-	}},
+	}, ""},
+	{"png+lines", "image/png", nil, "lines"},
+}
+
+// bigBundle is the bundle of d with values of about n bytes each.
+func bigBundle(name string, n int) frames.Bundle {
+	for _, d := range bigDisplays {
+		if d.name != name {
+			continue
+		}
+		if d.raw == nil { // the image
+			b := bigBundle("png", n)
+			maps.Copy(b, bigBundle(d.also, n))
+			return b
+		}
+		return frames.Bundle{d.mime: d.raw(n)}
+	}
+	panic("no big display " + name)
 }
 
 func jsonString(body []byte) []byte {
@@ -60,11 +80,11 @@ func BenchmarkBigDisplayMemory(b *testing.B) {
 	for _, d := range bigDisplays {
 		for _, n := range []int{100e6, 200e6} {
 			b.Run(fmt.Sprintf("%s/%dMB", d.name, n/1e6), func(b *testing.B) {
-				raw := d.raw(n)
+				bundle := bigBundle(d.name, n)
 				var heapX, rssX float64
 				var took time.Duration
 				for range b.N {
-					h, r, t := displayPeak(b, d.mime, raw)
+					h, r, t := displayPeak(b, bundle)
 					heapX, rssX, took = max(heapX, h), max(rssX, r), took+t
 				}
 				b.ReportMetric(heapX, "heap_x")
@@ -75,16 +95,16 @@ func BenchmarkBigDisplayMemory(b *testing.B) {
 	}
 }
 
-// displayPeak passes one display frame with raw as the value of mime
-// through a new sink, and returns the heap's and the resident set's peak
-// rise over len(raw), and how long the frame and the sink's close took.
-func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64, took time.Duration) {
+// displayPeak passes one display frame with bundle through a new sink,
+// and returns the heap's and the resident set's peak rise over the size
+// of its values, and how long the frame and the sink's close took.
+func displayPeak(b *testing.B, bundle frames.Bundle) (heapX, rssX float64, took time.Duration) {
 	b.Helper()
 	s, err := New(Options{Store: NewStore(benchDir(b))})
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := frames.Frame{Type: frames.TypeDisplay, ID: "big", Bundle: frames.Bundle{mime: raw}}
+	f := frames.Frame{Type: frames.TypeDisplay, ID: "big", Bundle: bundle}
 	debug.FreeOSMemory()
 	rssOK := heappeak.ResetRSSPeak()
 	rss0, _ := heappeak.RSSPeak()
@@ -105,7 +125,10 @@ func displayPeak(b *testing.B, mime string, raw []byte) (heapX, rssX float64, to
 	if len(out.Bundle) == 0 || d.TotalBytes == 0 && len(d.Payloads) == 0 {
 		b.Fatalf("the display did not pass: bundle %d entries, dump %+v", len(out.Bundle), d)
 	}
-	n := float64(len(raw))
+	n := 0.0
+	for _, raw := range bundle {
+		n += float64(len(raw))
+	}
 	return float64(heap) / n, float64(rss1-rss0) / n, took
 }
 

@@ -107,9 +107,14 @@ func sanitizedValue(text frames.TextPieces) json.RawMessage {
 		}
 	}
 	v.Write(q.z.flush(q.buf[:0]))
-	value := v.Value()
+	return fitted(v.Value())
+}
+
+// fitted is a new value made in room at a bound, copied out of it when it
+// is much smaller: the frame carries it.
+func fitted(value json.RawMessage) json.RawMessage {
 	if cap(value) > 2*len(value) {
-		value = bytes.Clone(value)
+		return bytes.Clone(value)
 	}
 	return value
 }

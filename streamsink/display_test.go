@@ -217,7 +217,7 @@ func FuzzDisplayInPieces(f *testing.F) {
 func TestBigDisplaysInPiecesAreWhole(t *testing.T) {
 	for _, d := range bigDisplays {
 		t.Run(d.name, func(t *testing.T) {
-			checkDisplay(t, Options{Store: &Store{}}, "", frames.Bundle{d.mime: d.raw(3 << 20)})
+			checkDisplay(t, Options{Store: &Store{}}, "", bigBundle(d.name, 3<<20))
 		})
 	}
 }

@@ -73,17 +73,56 @@ func (s *Sink) moveLarge(f frames.Frame) frames.Frame {
 	s.mu.Unlock()
 	f.Bundle = bundle
 	f.Metadata = withPayloads(f.Metadata, moved)
-	plain, _ := bundle.Text("text/plain")
-	for _, p := range moved {
-		plain = strings.TrimSuffix(plain, "\n")
-		if plain != "" {
-			plain += "\n"
-		}
-		plain += fmt.Sprintf("[%s %s: %s]", p.MIME, humanBytes(p.Bytes), p.Artifact)
-	}
-	bundle.SetText("text/plain", plain)
+	bundle["text/plain"] = plainWithRefs(bundle["text/plain"], moved)
 	return f
 }
+
+// plainWithRefs is the text/plain value with a line naming each moved
+// payload after it: the text without one final newline, then the lines
+// ("" for a value that is no string). The text is read and written a
+// piece at a time, never decoded whole: a large one beside a large image
+// is as large as a display gets.
+func plainWithRefs(raw json.RawMessage, moved []Payload) json.RawMessage {
+	refs := make([]string, len(moved))
+	room := 2
+	for i, p := range moved {
+		refs[i] = fmt.Sprintf("[%s %s: %s]", p.MIME, humanBytes(p.Bytes), p.Artifact)
+		room += 2 + 6*len(refs[i]) // "\n", and each byte at its longest escaped
+	}
+	text, isText := frames.TextPiecesOf(raw)
+	if isText {
+		room += text.MaxValueLen() // also bounds the text less its last newline
+	}
+	var v frames.TextValue
+	v.Grow(room)
+	wrote, held := false, false // held: a newline that may end the text
+	for piece := text.Next(); isText && piece != nil; piece = text.Next() {
+		if len(piece) == 0 {
+			continue
+		}
+		if held {
+			v.Write(newline)
+			wrote = true
+		}
+		if held = piece[len(piece)-1] == '\n'; held {
+			piece = piece[:len(piece)-1]
+		}
+		if len(piece) > 0 {
+			v.Write(piece)
+			wrote = true
+		}
+	}
+	for _, ref := range refs {
+		if wrote {
+			v.Write(newline)
+		}
+		v.Write([]byte(ref))
+		wrote = true
+	}
+	return fitted(v.Value())
+}
+
+var newline = []byte{'\n'}
 
 // anyLarge reports whether moveLarge has something to move, before it
 // sorts the bundle's keys (two allocations for every result otherwise).

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/frames"
 )
 
 // wholePayloadFile is payloadFile as it was before it wrote values as they
@@ -85,5 +88,62 @@ func FuzzPayloadFile(f *testing.F) {
 		defer func(old int) { b64Batch = old }(b64Batch)
 		b64Batch = 1 + int(batch%16)
 		checkPayloadFile(t, payloadMIMEs[int(mime)%len(payloadMIMEs)], raw)
+	})
+}
+
+// wholePlainWithRefs is how moveLarge made text/plain before it read the
+// text in pieces: decoded whole, the lines appended, encoded by SetText.
+func wholePlainWithRefs(raw json.RawMessage, moved []Payload) json.RawMessage {
+	b := frames.Bundle{"text/plain": raw}
+	plain, _ := b.Text("text/plain")
+	for _, p := range moved {
+		plain = strings.TrimSuffix(plain, "\n")
+		if plain != "" {
+			plain += "\n"
+		}
+		plain += fmt.Sprintf("[%s %s: %s]", p.MIME, humanBytes(p.Bytes), p.Artifact)
+	}
+	b.SetText("text/plain", plain)
+	return b["text/plain"]
+}
+
+var movedSets = [][]Payload{
+	{{MIME: "image/png", Artifact: "artifact://12.png", Bytes: 1 << 20}},
+	{{MIME: "application/json", Artifact: "artifact://3.json", Bytes: 300},
+		{MIME: "text/html", Artifact: "artifact://4.html", Bytes: 5 << 30}},
+	{{MIME: "x/<&>\u2028", Artifact: "artifact://5.bin", Bytes: 1}},
+}
+
+func checkPlainWithRefs(t *testing.T, raw json.RawMessage, moved []Payload) {
+	t.Helper()
+	want := wholePlainWithRefs(raw, moved)
+	if got := plainWithRefs(raw, moved); !bytes.Equal(got, want) {
+		t.Fatalf("text/plain %.200q with %d refs:\n got %.300q\nwant %.300q", raw, len(moved), got, want)
+	}
+}
+
+// moveLarge reads text/plain in pieces and makes what it made of the text
+// decoded whole.
+func TestPlainWithRefsIsWhole(t *testing.T) {
+	// 64 bytes a line: a piece of 64 KiB ends on a newline.
+	unit := strings.Repeat("x", 63) + `\n`
+	values := []string{`""`, `"\n"`, `"\n\n"`, `"a\n"`, `"a"`, `"a\n\n"`, `123`, `null`, `"bad \q"`,
+		`"` + strings.Repeat(unit, 1024) + `"`, `"` + strings.Repeat(unit, 1024) + `x"`,
+		`"` + strings.Repeat(unit, 2048) + `\n"`}
+	for _, v := range awkwardTexts() {
+		values = append(values, v.raw)
+	}
+	for _, raw := range values {
+		for _, moved := range movedSets {
+			checkPlainWithRefs(t, json.RawMessage(raw), moved)
+		}
+	}
+}
+
+func FuzzPlainWithRefs(f *testing.F) {
+	f.Add([]byte(`"a\n"`), uint8(0))
+	f.Add([]byte("\"\xff\n\\n\""), uint8(1))
+	f.Fuzz(func(t *testing.T, raw []byte, set uint8) {
+		checkPlainWithRefs(t, raw, movedSets[int(set)%len(movedSets)])
 	})
 }
