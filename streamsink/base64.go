@@ -2,6 +2,7 @@ package streamsink
 
 import (
 	"encoding/base64"
+	"fmt"
 	"io"
 )
 
@@ -11,8 +12,8 @@ var b64Batch = 64 << 10
 
 // b64Pieces decodes base64 text written a piece at a time, without "\n",
 // "\r" and " ", as base64.StdEncoding.DecodeString decodes the whole text
-// so cleaned: the same bytes, and an error exactly where it fails. It
-// writes the bytes to w, or with a nil w only checks them.
+// so cleaned: the same bytes, and an error exactly where it fails (one
+// that wraps errNotBase64). It writes the bytes to w.
 type b64Pieces struct {
 	w   io.Writer
 	q   []byte // characters not yet decoded
@@ -61,7 +62,7 @@ func (d *b64Pieces) decode(last bool) {
 		n = (len(d.q) - 1) / 4 * 4
 		for _, c := range d.q[:n] {
 			if c == '=' {
-				d.err = base64.CorruptInputError(d.n)
+				d.err = fmt.Errorf("%w: %w", errNotBase64, base64.CorruptInputError(d.n))
 				return
 			}
 		}
@@ -71,14 +72,12 @@ func (d *b64Pieces) decode(last bool) {
 	}
 	m, err := base64.StdEncoding.Decode(d.out[:cap(d.out)], d.q[:n])
 	if err != nil {
-		d.err = err
+		d.err = fmt.Errorf("%w: %w", errNotBase64, err)
 		return
 	}
-	if d.w != nil {
-		if _, err := d.w.Write(d.out[:m]); err != nil {
-			d.err = err
-			return
-		}
+	if _, err := d.w.Write(d.out[:m]); err != nil {
+		d.err = err
+		return
 	}
 	d.n += int64(m)
 	d.q = d.q[:copy(d.q, d.q[n:])]

@@ -63,12 +63,14 @@
 // to in-memory truncation and a notice in the [Dump]. Its memory is bounded by
 // the options whatever the length of the stream. A display's text is read a
 // piece at a time ([frames.Bundle.Pieces]), never held decoded, so a display
-// of hundreds of megabytes costs the sink little beyond the frame itself,
-// and a payload moved to the store is written as it is decoded. A text that
-// sanitising changes gets a new value, which the frame must carry, made in
-// one buffer that a bound on its size fixes: about the text's size, but up
-// to six times it for a text of HTML characters or U+2028, which
-// json.Marshal escapes. Frame, tail and
+// of hundreds of megabytes costs the sink little beyond the frame itself;
+// text/plain gains the lines naming moved payloads the same way. A payload
+// moved to the store is written as it is decoded, and decoded once: an
+// image whose value turns out not to be base64 is stored as its text
+// instead, in a new file. A text that sanitising changes gets a new value,
+// which the frame must carry, made in one buffer that a bound on its size
+// fixes: about the text's size, but up to six times it for a text of HTML
+// characters or U+2028, which json.Marshal escapes. Frame, tail and
 // artifact are as if each text were decoded and sanitised whole.
 //
 // Use: one sink per cell, [New] with a [Store] on [ArtifactsDir]; pass every

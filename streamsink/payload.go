@@ -3,6 +3,7 @@ package streamsink
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -141,42 +142,50 @@ func (s *Sink) large(mime string, raw json.RawMessage) bool {
 }
 
 func (s *Sink) savePayload(mime string, raw json.RawMessage) (Payload, error) {
-	ext, write := payloadFile(mime, raw)
-	id, path, n, err := s.opt.Store.writeWith(ext, write)
+	file, asText := payloadFile(mime, raw)
+	id, path, n, err := s.opt.Store.writeWith(file.ext, file.write)
+	if errors.Is(err, errNotBase64) { // its file is gone: store the text
+		id, path, n, err = s.opt.Store.writeWith(asText.ext, asText.write)
+	}
 	if err != nil {
 		return Payload{}, err
 	}
 	return Payload{MIME: mime, Artifact: Scheme + id, Path: path, Bytes: n}, nil
 }
 
-// payloadFile returns the file extension for a bundle value and what
-// writes it: its raw JSON, or the string it holds, decoded from base64
-// for a binary type when it decodes. A value of hundreds of megabytes is
-// written as it is decoded, never held decoded whole.
-func payloadFile(mime string, raw json.RawMessage) (string, func(io.Writer) (int64, error)) {
+// payloadWrite is how a bundle value is stored: the file's extension and
+// what writes the file.
+type payloadWrite struct {
+	ext   string
+	write func(io.Writer) (int64, error)
+}
+
+// errNotBase64 fails the write of a binary type's value that does not
+// decode from base64, after what it decoded before the fault.
+var errNotBase64 = errors.New("not base64")
+
+// payloadFile returns how to store a bundle value: its raw JSON, or the
+// string it holds, decoded from base64 for a binary type. A value of
+// hundreds of megabytes is written as it is decoded, never held decoded
+// whole, and decoded once: a binary type's value is taken for base64
+// until it fails, and its write then fails with errNotBase64, and
+// asText stores the string instead.
+func payloadFile(mime string, raw json.RawMessage) (file, asText payloadWrite) {
 	ext, ok := mimeExt[mime]
 	if !ok {
 		ext = "json"
 	}
 	text, isText := frames.TextPiecesOf(raw)
 	if !isText {
-		return "json", func(w io.Writer) (int64, error) {
+		return payloadWrite{"json", func(w io.Writer) (int64, error) {
 			n, err := w.Write(raw)
 			return int64(n), err
-		}
+		}}, payloadWrite{}
 	}
 	if !ok {
 		ext = "txt"
 	}
-	if isBinary(mime) {
-		if _, err := decodeBase64(text, nil); err == nil {
-			if !ok {
-				ext = "bin"
-			}
-			return ext, func(w io.Writer) (int64, error) { return decodeBase64(text, w) }
-		}
-	}
-	return ext, func(w io.Writer) (int64, error) {
+	asText = payloadWrite{ext, func(w io.Writer) (int64, error) {
 		var n int64
 		for piece := text.Next(); piece != nil; piece = text.Next() {
 			m, err := w.Write(piece)
@@ -185,11 +194,20 @@ func payloadFile(mime string, raw json.RawMessage) (string, func(io.Writer) (int
 			}
 		}
 		return n, nil
+	}}
+	if !isBinary(mime) {
+		return asText, payloadWrite{}
 	}
+	if !ok {
+		ext = "bin"
+	}
+	b64 := text // a copy: asText reads the text from its start
+	return payloadWrite{ext, func(w io.Writer) (int64, error) { return decodeBase64(b64, w) }}, asText
 }
 
 // decodeBase64 decodes the text as base64, with "\n", "\r" and " " left
-// out, to w (nil: only checks it); text is a copy, read from its start.
+// out, to w; text is a copy, read from its start. It fails with
+// errNotBase64 where the text is not base64.
 func decodeBase64(text frames.TextPieces, w io.Writer) (int64, error) {
 	d := b64Pieces{w: w}
 	for piece := text.Next(); piece != nil && d.err == nil; piece = text.Next() {

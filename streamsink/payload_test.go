@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -46,9 +48,15 @@ func wholePayloadFile(mime string, raw json.RawMessage) ([]byte, string) {
 func checkPayloadFile(t *testing.T, mime string, raw []byte) {
 	t.Helper()
 	want, wantExt := wholePayloadFile(mime, raw)
-	ext, write := payloadFile(mime, raw)
+	file, asText := payloadFile(mime, raw)
 	var got bytes.Buffer
-	n, err := write(&got)
+	ext := file.ext
+	n, err := file.write(&got)
+	if errors.Is(err, errNotBase64) { // as savePayload does: a new file
+		got.Reset()
+		ext = asText.ext
+		n, err = asText.write(&got)
+	}
 	if err != nil || ext != wantExt || n != int64(got.Len()) || !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("%s %.200q: %.200q (%d) as %q, %v; want %.200q as %q", mime, raw, got.Bytes(), n, ext, err, want, wantExt)
 	}
@@ -146,4 +154,42 @@ func FuzzPlainWithRefs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, set uint8) {
 		checkPlainWithRefs(t, raw, movedSets[int(set)%len(movedSets)])
 	})
+}
+
+// An image whose value is not base64 is stored as its text, after the
+// decoding that found it out was given up: its file is gone, and the
+// store holds the text alone.
+func TestPayloadNotBase64IsStoredAsText(t *testing.T) {
+	good := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 300))
+	for _, tc := range []struct{ name, mime, value, ext string }{
+		{"png, fault at the end", "image/png", good + "A", ".png"},
+		{"png, fault first", "image/png", "*" + good, ".png"},
+		{"unknown binary type", "audio/x-new", good + "==", ".txt"},
+		{"base64", "audio/x-new", good, ".bin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := newSink(t, Options{Store: NewStore(dir), InlineLimit: 100})
+			b := frames.Bundle{}
+			b.SetText(tc.mime, tc.value)
+			b.SetText("text/plain", "<img>")
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: b})
+			d := closeDump(t, s)
+			if len(d.Payloads) != 1 {
+				t.Fatalf("payloads %+v, notices %q", d.Payloads, d.Notices)
+			}
+			p := d.Payloads[0]
+			want := []byte(tc.value)
+			if tc.ext == ".bin" {
+				want, _ = base64.StdEncoding.DecodeString(tc.value)
+			}
+			got, err := os.ReadFile(p.Path)
+			if err != nil || !bytes.Equal(got, want) || p.Bytes != int64(len(want)) || !strings.HasSuffix(p.Path, tc.ext) {
+				t.Errorf("payload %+v holds %.40q, %v; want %d bytes %.40q in a %s file", p, got, err, len(want), want, tc.ext)
+			}
+			if files, _ := os.ReadDir(dir); len(files) != 1 {
+				t.Errorf("the store holds %d files, want the payload alone", len(files))
+			}
+		})
+	}
 }
