@@ -16,7 +16,8 @@
 //   - keeps a bounded tail (Options.MaxBytes, Options.MaxLines) of the
 //     sanitised text in which "\r" progress lines are collapsed to their final
 //     state, cut at the start of a line (a last line longer than the tail
-//     keeps its end, cut on a UTF-8 boundary);
+//     keeps its end, cut on a UTF-8 boundary), the same however the text
+//     was split into writes;
 //   - counts total and kept lines and bytes;
 //   - spills: once the output no longer fits the tail (or its raw form exceeds
 //     MaxBytes, or a line is clamped to MaxColumns), the complete raw stream from its first byte is written to an

@@ -8,7 +8,8 @@ import (
 // tail keeps the last maxBytes bytes and maxLines lines of sanitised text.
 // A "\r" makes the next byte other than "\n" restart the current line, so
 // progress bars keep only their final state. The kept text starts at the
-// start of a line unless its first line alone is longer than what is kept.
+// start of a line unless its first line is its last and alone longer than
+// what is kept, and is the same however the text was split into writes.
 type tail struct {
 	maxBytes, maxLines int
 
@@ -69,8 +70,21 @@ func (t *tail) textAfter(head span, p []byte) {
 	}
 	t.buf = append(t.buf, p...)
 	t.lines += nl
+	t.dropFragment()
 	t.trimBytes()
 	t.trimLines()
+}
+
+// dropFragment drops the first kept line when it is the end of a line cut
+// at its head and another line follows it: only a last line keeps its end.
+// A line cut by one write and ended by the next is then kept as one write
+// of both would keep it, also when the line that follows fits beside it,
+// or begins the next write.
+func (t *tail) dropFragment() {
+	if t.headCut == 0 || t.lines == 0 || t.lines == 1 && t.buf[len(t.buf)-1] == '\n' {
+		return
+	}
+	t.cutHead(t.off + bytes.IndexByte(t.buf[t.off:], '\n') + 1)
 }
 
 // replaceAll drops the whole buffer and the head of the text head+p,
