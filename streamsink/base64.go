@@ -32,14 +32,17 @@ func (d *b64Pieces) write(p []byte) {
 			d.decode(false)
 			continue
 		}
-		i := 0
-		for ; i < len(p) && room > 0; i++ {
-			if !b64Skip[p[i]] {
-				d.q = append(d.q, p[i])
-				room--
-			}
+		// A run up to the next byte left out is copied at once: a byte at
+		// a time, this loop cost more than the decoding.
+		chunk := p[:min(room, len(p))]
+		n := 0
+		for n < len(chunk) && !b64Skip[chunk[n]] {
+			n++
 		}
-		p = p[i:]
+		d.q = append(d.q, chunk[:n]...)
+		if p = p[n:]; n < len(chunk) {
+			p = p[1:]
+		}
 	}
 }
 
