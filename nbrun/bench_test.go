@@ -17,18 +17,20 @@ import (
 // notebook saved as nb run's progress save does it (lock, SaveUnsynced,
 // unlock), and a final Save. It leaves out the interpreter. With
 // papermill=false it is the run before papermill's metadata (every cell
-// marked pending up front) made every cell change; compare the two.
+// marked pending up front) made every cell change; compare the two. With
+// startsave the notebook is saved as each cell starts too, as nb run does
+// with papermill's metadata (papermill's cell_start saves).
 func BenchmarkRunSaves(b *testing.B) {
-	for _, n := range []int{1000, 3000} {
-		for _, pm := range []bool{false, true} {
-			b.Run(fmt.Sprintf("cells=%d/papermill=%t", n, pm), func(b *testing.B) {
-				benchRunSaves(b, n, pm)
+	for _, n := range []int{200, 1000, 3000} {
+		for _, mode := range []struct{ pm, startSave bool }{{false, false}, {true, false}, {true, true}} {
+			b.Run(fmt.Sprintf("cells=%d/papermill=%t/startsave=%t", n, mode.pm, mode.startSave), func(b *testing.B) {
+				benchRunSaves(b, n, mode.pm, mode.startSave)
 			})
 		}
 	}
 }
 
-func benchRunSaves(b *testing.B, n int, papermill bool) {
+func benchRunSaves(b *testing.B, n int, papermill, startSave bool) {
 	src := notebook.New()
 	cells := make([]int, n)
 	for i := range n {
@@ -48,14 +50,18 @@ func benchRunSaves(b *testing.B, n int, papermill bool) {
 		}
 		run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1}
 		run.onCellEnd = func(int, sessions.CellResult) { lockedSave(b, path, nb.SaveUnsynced) }
+		if startSave {
+			run.onCellStart = func(int) { lockedSave(b, path, nb.SaveUnsynced) }
+		}
 		if papermill {
 			if run.pm, err = startPapermill(&Papermill{InputPath: path, OutputPath: path, Version: "bench"}, nb, cells, true, false); err != nil {
 				b.Fatal(err)
 			}
 		}
 		for k := range cells {
-			run.record(k, frames.Frame{Type: frames.TypeStdout, Data: strconv.Itoa(k) + "\n"})
-			run.record(k, frames.Frame{Type: frames.TypeDone, Status: frames.StatusOK, ExecutionCount: k + 1})
+			run.emit(k, frames.Frame{Type: frames.TypeStarted})
+			run.emit(k, frames.Frame{Type: frames.TypeStdout, Data: strconv.Itoa(k) + "\n"})
+			run.emit(k, frames.Frame{Type: frames.TypeDone, Status: frames.StatusOK, ExecutionCount: k + 1})
 			run.cellEnd(sessions.CellResult{Index: k, Status: sessions.StatusOK, ExecutionCount: k + 1})
 		}
 		run.rec.Flush()

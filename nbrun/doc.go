@@ -18,7 +18,9 @@
 //     later cell runs on a fresh interpreter; a cell's sys.exit() ends it
 //     too, ok (sessions.Request.Batch). Cancelling the context interrupts
 //     the running cell. Options.OnCellEnd sees the
-//     notebook after every cell, so a caller can save progress;
+//     notebook after every cell, so a caller can save progress, and
+//     Options.OnCellStart as each cell starts (its started frame: its
+//     outputs cleared, its papermill status running), as papermill saves;
 //     Options.OnFrame sees each frame as it is recorded (a log of outputs).
 //     Options.Timeout = sessions.NoTimeout lets cells run unbounded. Text
 //     is recorded as the registry's sink hands it back: a sink with
@@ -30,10 +32,11 @@
 //     papermill 2 does ([Papermill]): metadata.papermill of the notebook
 //     (paths, parameters, times, exception, version: the runner's own)
 //     and of each cell (times, status pending, running, completed or
-//     failed, exception), as the run goes, so a progress save in OnCellEnd
-//     holds it; a cell left out of Options.Cells is pending, its earlier
-//     run's status and times gone; a whole-notebook run records the
-//     markdown, raw and blank cells it passes completed, as papermill does.
+//     failed, exception), as the run goes, so a progress save in
+//     OnCellStart or OnCellEnd holds it; a cell left out of Options.Cells
+//     is pending, its earlier run's status and times gone; a whole-notebook
+//     run records the markdown, raw and blank cells it passes completed, as
+//     papermill does.
 //   - [Recorder] turns [frames.Frame] values into nbformat outputs: streams
 //     merged per name, display_data, execute_result, error; clear_output
 //     (also wait=True); a display id names every output shown under it,

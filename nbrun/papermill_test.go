@@ -3,6 +3,7 @@ package nbrun_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,9 @@ func parseTime(t *testing.T, s *string) time.Time {
 // With Options.Papermill, Run writes papermill's metadata: the run's, and
 // each cell's status and times; a cell that starts loses an earlier run's
 // metadata.execution; markdown and blank cells the run passes are
-// completed; OnCellEnd sees the ended cell's status.
+// completed; OnCellEnd sees the ended cell's status, OnCellStart the
+// started one running (its outputs gone) and the cell passed before it
+// completed; a cell that never started is not seen starting.
 func TestRunWritesPapermillMetadata(t *testing.T) {
 	reg := newRegistry(t)
 	nb := newNotebook(t, "md:# Title", "print('ok')", "", "1/0", "print('never')")
@@ -77,10 +80,18 @@ func TestRunWritesPapermillMetadata(t *testing.T) {
 	if err := nb.SetMetadata("papermill", map[string]any{"parameters": map[string]any{"old": 1}, "custom": "kept"}); err != nil {
 		t.Fatal(err)
 	}
-	var seen []string
+	if err := nb.SetOutputs(1, []notebook.Output{notebook.StreamOutput("stdout", "old\n")}); err != nil {
+		t.Fatal(err)
+	}
+	var seen, started []string
 	pm := &nbrun.Papermill{InputPath: "in.ipynb", OutputPath: "out.ipynb", Parameters: map[string]any{"alpha": 0.5}, Version: "evalhost test"}
 	before := time.Now().UTC().Add(-time.Second)
 	res, err := nbrun.Run(context.Background(), reg, nb, nbrun.Options{Cwd: t.TempDir(), Papermill: pm,
+		OnCellStart: func(cell int) {
+			m, _ := cellMeta(t, nb, cell)
+			passed, _ := cellMeta(t, nb, cell-1)
+			started = append(started, fmt.Sprintf("%d:%s,%d outputs,before %s", cell, m.Status, len(nb.Outputs(cell)), passed.Status))
+		},
 		OnCellEnd: func(cell int, _ sessions.CellResult) {
 			m, _ := cellMeta(t, nb, cell)
 			seen = append(seen, m.Status)
@@ -90,6 +101,9 @@ func TestRunWritesPapermillMetadata(t *testing.T) {
 	}
 	if got := strings.Join(seen, ","); got != "completed,failed,pending" {
 		t.Errorf("OnCellEnd saw statuses %s", got)
+	}
+	if got, want := strings.Join(started, "; "), "1:running,0 outputs,before completed; 3:running,0 outputs,before completed"; got != want {
+		t.Errorf("OnCellStart saw %s, want %s", got, want)
 	}
 
 	var m papermillMeta

@@ -32,6 +32,14 @@ type Options struct {
 	AllowErrors bool
 	// IPython runs the cells through IPython's InteractiveShell.
 	IPython bool
+	// OnCellStart, when set, is called when a selected cell has started
+	// (cell is its notebook index), before any of its output is recorded:
+	// its old outputs are gone, its execution count is null and, with
+	// Papermill, its metadata says running and the cells the run passed
+	// before it completed. It is for saving progress as papermill's
+	// cell_start does, so that a run killed mid-cell shows the cell
+	// running. The cell's frames wait for it; it must not keep nb.
+	OnCellStart func(cell int)
 	// OnCellEnd, when set, is called after each selected cell has ended
 	// and its outputs are in the notebook (cell is its notebook index), and
 	// before the next one starts, e.g. to save the notebook so that an
@@ -101,7 +109,8 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout})
 	}
 	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
-	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
+	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1,
+		onCellStart: opt.OnCellStart, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
 	if opt.Papermill != nil {
 		var err error
 		if run.pm, err = startPapermill(opt.Papermill, nb, cells, runsEveryCell(nb, cells), opt.AllowErrors); err != nil {
@@ -140,23 +149,46 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 // cell ends are recorded under mu, so OnCellEnd sees a notebook no frame
 // is being written into.
 type runState struct {
-	mu        sync.Mutex
-	nb        *notebook.Notebook
-	rec       *Recorder
-	cells     []int
-	current   int  // request index of the cell being recorded, -1 before the first
-	raised    bool // the interpreter recorded an error output in the current cell
-	python    string
-	err       error // the first output that could not be recorded
-	onCellEnd func(int, sessions.CellResult)
-	onFrame   func(int, frames.Frame)
-	pm        *papermillRun // nil unless Options.Papermill
+	mu          sync.Mutex
+	nb          *notebook.Notebook
+	rec         *Recorder
+	cells       []int
+	current     int  // request index of the cell being recorded, -1 before the first
+	raised      bool // the interpreter recorded an error output in the current cell
+	python      string
+	err         error // the first output that could not be recorded
+	onCellStart func(int)
+	onCellEnd   func(int, sessions.CellResult)
+	onFrame     func(int, frames.Frame)
+	pm          *papermillRun // nil unless Options.Papermill
 }
 
+// emit records a frame of the interpreter's. A cell's first frame (its
+// started frame) starts it, and OnCellStart sees it then; a cell stopped
+// before it started (stopped, at its end) does not start it so.
 func (s *runState) emit(cell int, fr frames.Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if fr.Type != frames.TypeReady && cell != s.current {
+		s.start(cell)
+		if s.onCellStart != nil {
+			s.onCellStart(s.cells[cell])
+		}
+	}
 	s.record(cell, fr)
+}
+
+// start begins recording request cell cell.
+func (s *runState) start(cell int) {
+	s.current, s.raised = cell, false
+	s.keep(s.rec.Start(s.cells[cell]))
+	// An earlier Jupyter run's timestamps describe outputs this run
+	// replaces; nbclient resets them, and evalhost has no kernel
+	// messages to time.
+	s.keep(s.nb.DeleteCellMetadata(s.cells[cell], "execution"))
+	if s.pm != nil {
+		s.keep(s.pm.cellStarted(s.cells[cell]))
+	}
 }
 
 func (s *runState) record(cell int, fr frames.Frame) {
@@ -169,15 +201,7 @@ func (s *runState) record(cell int, fr frames.Frame) {
 		return
 	}
 	if cell != s.current {
-		s.current, s.raised = cell, false
-		s.keep(s.rec.Start(s.cells[cell]))
-		// An earlier Jupyter run's timestamps describe outputs this run
-		// replaces; nbclient resets them, and evalhost has no kernel
-		// messages to time.
-		s.keep(s.nb.DeleteCellMetadata(s.cells[cell], "execution"))
-		if s.pm != nil {
-			s.keep(s.pm.cellStarted(s.cells[cell]))
-		}
+		s.start(cell)
 	}
 	if fr.Type == frames.TypeError {
 		s.raised = true

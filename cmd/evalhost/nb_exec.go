@@ -28,8 +28,8 @@ notebook's directory) and writes their outputs and execution counts back as
 nbclient does. Markdown and raw cells are untouched. Without -o or --inplace
 the result goes to FILE's name with ".nbconvert.ipynb", as nbconvert names it.
 The result is written (atomically, under the notebook's lock) after every
-cell, so whatever ends the run leaves a valid notebook with every cell that
-finished; if the target changes on disk meanwhile it is not overwritten and
+cell (with papermill's metadata, as each starts too, as papermill does), so
+whatever ends the run leaves a valid notebook with every cell that finished; if the target changes on disk meanwhile it is not overwritten and
 the result goes to a new file (named on stderr). A cell that fails stops the
 run (unless --allow-errors). Ctrl-C (or SIGTERM, SIGHUP) interrupts the
 running cell, writes the notebook and exits 130; a second one kills the
@@ -124,6 +124,10 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	opt := f.runOptions(path, selected, saver.out, writePM)
 	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
+	if writePM {
+		// As papermill's cell_start saves: the cell's status says running.
+		opt.OnCellStart = func(cell int) { saver.started(cell, nb) }
+	}
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}
 		opt.OnFrame, opt.OnCellEnd = log.frame, log.cellEnd(opt.OnCellEnd)

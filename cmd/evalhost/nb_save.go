@@ -21,7 +21,7 @@ const (
 )
 
 // notebookSaver writes an executed notebook as its run goes: after every
-// cell, atomically, under the notebook's lock (taken for each write only,
+// cell (and, with papermill's metadata, as each starts), atomically, under the notebook's lock (taken for each write only,
 // not while cells run) and checked (notebook.Save's compare-and-save), so
 // that whatever ends the run leaves a valid notebook holding every cell
 // that finished, and no other edit of the target is undone. When the
@@ -38,6 +38,7 @@ type notebookSaver struct {
 	// whose save succeeded (0: none), failing whether the last one failed.
 	warn    func(string)
 	saved   int
+	ended   int // the 1-based position of the last cell that ended
 	failing bool
 }
 
@@ -73,15 +74,28 @@ func (s *notebookSaver) check() error {
 // evalhost's death, and finish's write syncs. The first failure of a
 // series is said at once (warn); the run goes on, trying after each cell.
 func (s *notebookSaver) progress(cell int, nb *notebook.Notebook) {
+	s.ended = cell + 1
+	s.write(nb, fmt.Sprintf("after cell %d", cell+1))
+}
+
+// started writes nb as cell (its notebook index) starts, as progress does,
+// as papermill saves at each cell's start: killed while the cell runs, the
+// run leaves the notebook saying it runs (and the markdown before it
+// passed), not pending.
+func (s *notebookSaver) started(cell int, nb *notebook.Notebook) {
+	s.write(nb, fmt.Sprintf("as cell %d started", cell+1))
+}
+
+func (s *notebookSaver) write(nb *notebook.Notebook, when string) {
 	err := s.save(progressLockWait, nb.SaveUnsynced)
 	switch {
 	case err == nil:
-		s.saved, s.failing = cell+1, false
+		s.saved, s.failing = s.ended, false
 	case !s.failing:
 		s.failing = true
 		if s.warn != nil {
-			s.warn(fmt.Sprintf("could not save the notebook after cell %d: %v; the run goes on and tries again after each cell (%s)",
-				cell+1, err, s.holds()))
+			s.warn(fmt.Sprintf("could not save the notebook %s: %v; the run goes on and tries again with each cell (%s)",
+				when, err, s.holds()))
 		}
 	}
 }

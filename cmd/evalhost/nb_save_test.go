@@ -127,3 +127,33 @@ func TestSaverRescuesToTheTempDir(t *testing.T) {
 		t.Fatalf("the rescued notebook does not load: %v", err)
 	}
 }
+
+// A save as a cell starts writes the notebook as progress does, but the
+// file then holds the outputs up to the last cell that ended, not the one
+// starting: what a failure's message and the rescue say.
+func TestSaverStartSaveHoldsTheEndedCells(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nb.ipynb")
+	nb, _ := savedNotebook(t, path, "1")
+	s := newNotebookSaver(path, "", true)
+	var warned []string
+	s.warn = func(msg string) { warned = append(warned, msg) }
+	s.progress(0, nb)
+	lk, err := notebook.Lock(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.started(2, nb)
+	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook as cell 3 started") ||
+		!strings.Contains(warned[0], "holds the outputs up to cell 1") {
+		t.Fatalf("warnings %q; want one saying what the file holds", warned)
+	}
+	lk.Unlock()
+	nb.Edit(0, "started")
+	s.started(2, nb)
+	if now, _ := os.ReadFile(path); !strings.Contains(string(now), `"started"`) {
+		t.Fatalf("the start save did not write:\n%s", now)
+	}
+	if got := s.holds(); !strings.Contains(got, "holds the outputs up to cell 1") {
+		t.Fatalf("after a start save: %q, want the outputs up to cell 1", got)
+	}
+}
