@@ -45,8 +45,11 @@
 // error wrapping [ErrUnsafeCache] if another user owns it), the runner dir is
 // a real 0700 directory of this user's, and each file is a regular file of
 // this user's, writable by no one else, byte for byte the embedded one (else
-// it is rewritten atomically); a __pycache__ that is not this user's alone is
-// removed. runner.py runs cached bytecode only from a file of this user's,
+// it is rewritten atomically: written as .tmp-<name>.<pid>-<random> and
+// renamed over it; what a writer killed between the two leaves, the next
+// start removes as it repairs the file that write left damaged: a regular
+// file of this user's whose pid no longer runs, so another start's live
+// write stays); a __pycache__ that is not this user's alone is removed. runner.py runs cached bytecode only from a file of this user's,
 // writable by no one else, whose header holds the interpreter's magic, the
 // keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
 // the same hash of the code itself; anything else is recompiled and

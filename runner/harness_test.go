@@ -29,6 +29,9 @@ const watchdog = 30 * time.Second
 var runnerPath string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(killedWriterEnv); path != "" {
+		killedWriter(path) // a helper process, killed while it writes
+	}
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "runner-test-")
 	if err != nil {

@@ -83,7 +83,8 @@ func hashOf(files []file) string {
 // 0700 if it is looser), the runner directory must be a real directory owned
 // by this user (mode 0700), and each file must be a regular file owned by this
 // user, writable by no one else, with exactly the embedded content; a file
-// that is not is rewritten atomically (written beside it, renamed over it),
+// that is not is rewritten atomically (written beside it, renamed over it;
+// a repair also removes what a writer killed before its rename left),
 // and a __pycache__ that is not this user's alone is removed (runner.py
 // rebuilds it). The bytecode in it is checked against the sources by
 // runner.py itself. A first copy is written as a temporary directory renamed
@@ -196,6 +197,7 @@ func repair(dir string) error {
 		size = max(size, len(f.data)+1)
 	}
 	buf := make([]byte, size)
+	rewrote := false
 	for _, f := range embeddedFiles {
 		path := filepath.Join(dir, f.name)
 		if intactFile(path, f.data, buf) {
@@ -204,6 +206,12 @@ func repair(dir string) error {
 		if err := replaceFile(path, f.data); err != nil {
 			return err
 		}
+		rewrote = true
+	}
+	if rewrote {
+		// A writer killed before its rename left the file it was writing
+		// not intact, so this is the start after it.
+		sweepTemps(dir)
 	}
 	// Not chmod: while it was loose, anyone could have put files in it.
 	pyc := filepath.Join(dir, "__pycache__")
@@ -225,7 +233,7 @@ func private(fi os.FileInfo) bool {
 // replaceFile writes data beside path and renames it over path, so a reader
 // sees the old file or the new one, never a mix.
 func replaceFile(path string, data string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	f, err := newTemp(path)
 	if err != nil {
 		return fmt.Errorf("runner: rewrite %s: %w", path, err)
 	}
