@@ -49,7 +49,9 @@
 // renamed over it; what a writer killed between the two leaves, the next
 // start removes as it repairs the file that write left damaged: a regular
 // file of this user's whose pid no longer runs, so another start's live
-// write stays); a __pycache__ that is not this user's alone is removed. runner.py runs cached bytecode only from a file of this user's,
+// write stays; a first copy, written as a directory renamed into place,
+// is swept so by the start that makes the next); a __pycache__ that is not
+// this user's alone is removed. runner.py runs cached bytecode only from a file of this user's,
 // writable by no one else, whose header holds the interpreter's magic, the
 // keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
 // the same hash of the code itself; anything else is recompiled and

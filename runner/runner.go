@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 )
 
@@ -88,7 +89,9 @@ func hashOf(files []file) string {
 // and a __pycache__ that is not this user's alone is removed (runner.py
 // rebuilds it). The bytecode in it is checked against the sources by
 // runner.py itself. A first copy is written as a temporary directory renamed
-// into place, so concurrent callers never see half a copy.
+// into place, so concurrent callers never see half a copy; the start that
+// makes one also removes the copies (and untrusted ones moved aside) of
+// starts killed before they finished.
 //
 // It is an error ([ErrUnsafeCache]) when cacheDir belongs to another user:
 // that user could swap the runner for code that runs as you.
@@ -118,6 +121,9 @@ func Path(cacheDir string) (string, error) {
 		if err := os.Rename(tmp, dir); err != nil && ownDir(dir, true) != nil {
 			return "", fmt.Errorf("runner: install %s: %w", dir, err)
 		}
+		// A copy killed before its rename left the runner dir missing (or
+		// one moved aside still there), so this is the start after it.
+		sweepCopies(cacheDir)
 	}
 	return main, repair(dir)
 }
@@ -160,7 +166,7 @@ func ownDir(dir string, exact bool) error {
 // writeCopy writes every embedded file into a new 0700 temporary directory
 // under cacheDir and returns its path.
 func writeCopy(cacheDir string) (string, error) {
-	tmp, err := os.MkdirTemp(cacheDir, ".runner-tmp-")
+	tmp, err := os.MkdirTemp(cacheDir, copyPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", fmt.Errorf("runner: create temp dir: %w", err)
 	}
@@ -176,7 +182,7 @@ func writeCopy(cacheDir string) (string, error) {
 // moveAside renames a runner dir that cannot be trusted out of the way and
 // removes it.
 func moveAside(dir string) error {
-	trash, err := os.MkdirTemp(filepath.Dir(dir), ".runner-old-")
+	trash, err := os.MkdirTemp(filepath.Dir(dir), oldPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return fmt.Errorf("runner: replace %s: %w", dir, err)
 	}

@@ -7,12 +7,18 @@ import (
 	"strings"
 )
 
-// tempPrefix begins the name of replaceFile's temporary files:
-// .tmp-<name>.<pid>-<random>, the pid its writer's.
-const tempPrefix = ".tmp-"
+// Temporary names, each with its writer's pid, so that a later start can
+// tell a killed writer's leftovers from a live one's: replaceFile's file
+// .tmp-<name>.<pid>-<random> beside the file it replaces, and in the cache
+// dir a first copy's directory .runner-tmp.<pid>-<random> and an untrusted
+// copy's, moved aside, .runner-old.<pid>-<random>.
+const (
+	tempPrefix = ".tmp-"
+	copyPrefix = ".runner-tmp."
+	oldPrefix  = ".runner-old."
+)
 
-// newTemp creates replaceFile's temporary file beside path, named so that
-// a later start can tell whose it is (sweepTemps).
+// newTemp creates replaceFile's temporary file beside path.
 func newTemp(path string) (*os.File, error) {
 	return os.CreateTemp(filepath.Dir(path), tempPrefix+filepath.Base(path)+"."+strconv.Itoa(os.Getpid())+"-")
 }
@@ -24,6 +30,33 @@ func newTemp(path string) (*os.File, error) {
 // own file, whose random part no later writer with a reused pid can take
 // while it is there. What fails leaves a file for a later repair.
 func sweepTemps(dir string) {
+	sweep(dir, func(name string) (int, bool) {
+		rest, ok := strings.CutPrefix(name, tempPrefix)
+		if !ok {
+			return 0, false
+		}
+		return writer(rest)
+	}, false)
+}
+
+// sweepCopies removes from cacheDir (this user's, writable by no one
+// else) the directories a first copy or a move aside killed before it
+// finished left, as sweepTemps does files.
+func sweepCopies(cacheDir string) {
+	sweep(cacheDir, func(name string) (int, bool) {
+		for _, p := range []string{copyPrefix, oldPrefix} {
+			if rest, ok := strings.CutPrefix(name, p); ok {
+				return writer("." + rest)
+			}
+		}
+		return 0, false
+	}, true)
+}
+
+// sweep removes each entry of dir that pid names, whose pid no longer
+// runs, of this user's and a regular file (or with dirs a directory, with
+// what it holds).
+func sweep(dir string, pid func(name string) (int, bool), dirs bool) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return
@@ -31,29 +64,29 @@ func sweepTemps(dir string) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	for _, name := range names {
-		pid, ok := tempWriter(name)
-		if !ok || !processGone(pid) {
+		p, ok := pid(name)
+		if !ok || !processGone(p) {
 			continue
 		}
 		path := filepath.Join(dir, name)
 		fi, err := os.Lstat(path)
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil || dirs != fi.IsDir() || !dirs && !fi.Mode().IsRegular() {
 			continue
 		}
 		if uid, me, ok := owner(fi); ok && uid != me {
 			continue
 		}
-		os.Remove(path)
+		if dirs {
+			os.RemoveAll(path)
+		} else {
+			os.Remove(path)
+		}
 	}
 }
 
-// tempWriter is the writer's pid in a name newTemp made.
-func tempWriter(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, tempPrefix)
-	if !ok {
-		return 0, false
-	}
-	rest, _, ok = cutLast(rest, "-")
+// writer is the pid in a temporary name's "<...>.<pid>-<random>".
+func writer(name string) (int, bool) {
+	rest, _, ok := cutLast(name, "-")
 	if !ok {
 		return 0, false
 	}

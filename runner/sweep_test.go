@@ -8,32 +8,43 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
 
-// killedWriterEnv names the file a helper process (this test binary)
-// starts to replace as replaceFile does; it then waits to be killed.
+// killedWriterEnv is what a helper process (this test binary) starts to
+// write, then waits to be killed: "file:PATH", a file replaceFile
+// replaces; "copy:DIR", a first copy writeCopy writes into a cache dir.
 const killedWriterEnv = "RUNNER_TEST_KILLED_WRITER"
 
-func killedWriter(path string) {
-	f, err := newTemp(path)
+func killedWriter(what string) {
+	var name string
+	var err error
+	if path, ok := strings.CutPrefix(what, "file:"); ok {
+		var f *os.File
+		if f, err = newTemp(path); err == nil {
+			f.WriteString("half of it")
+			name = f.Name()
+		}
+	} else {
+		name, err = writeCopy(strings.TrimPrefix(what, "copy:"))
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	f.WriteString("half of it")
-	fmt.Println(filepath.Base(f.Name()))
+	fmt.Println(filepath.Base(name))
 	io.Copy(io.Discard, os.Stdin) // until killed
 	os.Exit(3)
 }
 
-// startWriter runs a helper that has begun replacing path's file; it
-// returns the helper and the name of its temporary file.
-func startWriter(t *testing.T, path string) (*exec.Cmd, string) {
+// startWriter runs a helper that has begun writing what (killedWriterEnv);
+// it returns the helper and the name of its temporary file or directory.
+func startWriter(t *testing.T, what string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), killedWriterEnv+"="+path)
+	cmd.Env = append(os.Environ(), killedWriterEnv+"="+what)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +77,8 @@ func TestPathSweepsKilledWritersFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	killed, leftover := startWriter(t, filepath.Join(dir, "core.py"))
-	_, live := startWriter(t, filepath.Join(dir, "wire.py"))
+	killed, leftover := startWriter(t, "file:"+filepath.Join(dir, "core.py"))
+	_, live := startWriter(t, "file:"+filepath.Join(dir, "wire.py"))
 	damage()
 	mustPath(t, cache)
 	if _, err := os.Lstat(filepath.Join(dir, leftover)); err != nil {
@@ -127,25 +138,58 @@ func TestPathSweepsKilledWritersFiles(t *testing.T) {
 	checkCopy(t, dir)
 }
 
-func TestTempWriter(t *testing.T) {
+// A start that makes the runner dir afresh removes the copy a start killed
+// (SIGKILL) before its rename left in the cache dir, and a copy moved
+// aside whose mover was killed; a live writer's copy stays, and so does
+// what is not a directory of this user's.
+func TestPathSweepsKilledCopies(t *testing.T) {
+	cache := t.TempDir()
+	killed, leftover := startWriter(t, "copy:"+cache)
+	_, live := startWriter(t, "copy:"+cache)
+	killed.Process.Signal(syscall.SIGKILL)
+	killed.Wait()
+	dead := strconv.Itoa(killed.Process.Pid)
+	aside := filepath.Join(cache, ".runner-old."+dead+"-1")
+	if err := os.MkdirAll(filepath.Join(aside, "old"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := ".runner-tmp." + dead + "-2"
+	if err := os.WriteFile(filepath.Join(cache, file), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustPath(t, cache)
+	for _, gone := range []string{leftover, filepath.Base(aside)} {
+		if _, err := os.Lstat(filepath.Join(cache, gone)); err == nil {
+			t.Errorf("%s, of a killed start, is still there", gone)
+		}
+	}
+	for _, kept := range []string{live, file} {
+		if _, err := os.Lstat(filepath.Join(cache, kept)); err != nil {
+			t.Errorf("%s was removed: %v", kept, err)
+		}
+	}
+	checkCopy(t, filepath.Join(cache, "runner-"+Hash()))
+}
+
+func TestTempNameWriter(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		pid  int
 		ok   bool
 	}{
-		{".tmp-core.py.4242-123456", 4242, true},
-		{".tmp-ipy_magics.py.7-1", 7, true},
-		{".tmp-core.py-123456", 0, false},
-		{".tmp-core.py.-1", 0, false},
-		{".tmp-core.py.+5-1", 0, false},
-		{".tmp-core.py.0-1", 0, false},
-		{"core.py.4242-1", 0, false},
-		{".tmp-core.py.4242", 0, false},
+		{"core.py.4242-123456", 4242, true},
+		{"ipy_magics.py.7-1", 7, true},
+		{".4242-1", 4242, true},
+		{"core.py-123456", 0, false},
+		{"core.py.-1", 0, false},
+		{"core.py.+5-1", 0, false},
+		{"core.py.0-1", 0, false},
+		{"core.py.4242", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			pid, ok := tempWriter(tt.name)
+			pid, ok := writer(tt.name)
 			if pid != tt.pid || ok != tt.ok {
-				t.Errorf("tempWriter(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
+				t.Errorf("writer(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
 			}
 		})
 	}
