@@ -50,7 +50,9 @@
 // someone other than the user or root, writable by others without the
 // sticky bit, a link of another user's or under a directory of theirs
 // (package trustdir's WriteDir). A refused directory is a notice, as an
-// unwritable one is.
+// unwritable one is; either names the path as trustdir.Shown prints it
+// (quoted when it holds a newline, an escape or another character that is
+// not printable), since another user may have chosen the name.
 // In a directory it owns, every finished artifact enforces the retention
 // ([DefaultRetention]) and the total size cap ([DefaultMaxTotal],
 // $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv]), oldest first; never the

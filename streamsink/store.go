@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Scheme prefixes an artifact id in references: "artifact://7.eval.log".
@@ -144,10 +146,10 @@ func (st *Store) Create(ext string) (*os.File, string, error) {
 			return f, id, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, "", fmt.Errorf("streamsink: create artifact: %w", err)
+			return nil, "", fmt.Errorf("streamsink: create artifact: %w", trustdir.ShownError(err))
 		}
 	}
-	return nil, "", fmt.Errorf("streamsink: no free artifact id in %s after %d tries", st.dir, maxCreateTries)
+	return nil, "", fmt.Errorf("streamsink: no free artifact id in %s after %d tries", trustdir.Shown(st.dir), maxCreateTries)
 }
 
 // scan prepares the directory and starts the sequence after the largest
@@ -158,7 +160,7 @@ func (st *Store) scan() error {
 	}
 	entries, err := os.ReadDir(st.dir)
 	if err != nil {
-		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+		return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
 	}
 	st.next = 1
 	for _, e := range entries {

@@ -23,26 +23,28 @@ var ErrUnsafeDir = errors.New("streamsink: unsafe artifacts directory")
 // (trustdir.WriteDir): one another user owns (root aside), one others may
 // write without the sticky bit, a link of another user's or a directory
 // under one of theirs is refused, since whoever controls it can swap an
-// artifact for their own file.
+// artifact for their own file. A refusal prints the path as trustdir.Shown
+// does: a name another user chose may hold a newline or an escape.
 func prepareDir(dir string, userDir bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+		return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
 	}
 	if userDir {
 		return judgeUserDir(dir)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+		return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
 	}
 	perm := fi.Mode().Perm()
 	if uid, ok := trustdir.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%w: %s belongs to another user (uid %d), who could read or replace your output: remove it, or set PI_ARTIFACTS_DIR to a directory of your own",
-			ErrUnsafeDir, dir, uid)
+			ErrUnsafeDir, trustdir.Shown(dir), uid)
 	}
 	if perm&0o077 != 0 {
 		if err := os.Chmod(dir, perm&0o700); err != nil {
-			return fmt.Errorf("%w: %s is open to other users (mode %04o) and could not be made 0700: %w", ErrUnsafeDir, dir, perm, err)
+			return fmt.Errorf("%w: %s is open to other users (mode %04o) and could not be made 0700: %w",
+				ErrUnsafeDir, trustdir.Shown(dir), perm, trustdir.ShownError(err))
 		}
 	}
 	return nil
@@ -57,7 +59,7 @@ func judgeUserDir(dir string) error {
 	case err == nil:
 		return nil
 	case !errors.As(err, &e):
-		return fmt.Errorf("streamsink: artifacts directory: %w", err)
+		return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
 	}
 	fix := "use a directory of your own"
 	if f := e.Fix(); f != "" {
@@ -67,7 +69,7 @@ func judgeUserDir(dir string) error {
 	if e.Problem == trustdir.Owned && e.Role != trustdir.Above {
 		reason += ", who could read, replace or forge your artifacts"
 	}
-	return fmt.Errorf("%w: %s (PI_ARTIFACTS_DIR): %s: %s", ErrUnsafeDir, dir, reason, fix)
+	return fmt.Errorf("%w: %s (PI_ARTIFACTS_DIR): %s: %s", ErrUnsafeDir, trustdir.Shown(dir), reason, fix)
 }
 
 // parseSize reads a byte count with an optional binary suffix: "1073741824",

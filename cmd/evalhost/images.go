@@ -24,7 +24,8 @@ const imageMode = 0o644
 // writable by others without the sticky bit, a link of another user's, or
 // under a directory another user controls (package trustdir's WriteDir).
 // A missing one is judged by the directory it would be made in, and again
-// once made, at the first image.
+// once made, at the first image. Its errors print paths as trustdir.Shown
+// does: a name another user chose may hold a newline or an escape.
 func checkImagesDir(dir string) error {
 	at := filepath.Clean(dir)
 	for {
@@ -48,7 +49,7 @@ type UnsafeImagesDirError struct {
 func (e *UnsafeImagesDirError) Error() string {
 	what := "it"
 	if e.At != filepath.Clean(e.Dir) {
-		what = e.At + ", where it would be made,"
+		what = trustdir.Shown(e.At) + ", where it would be made,"
 	}
 	fix := "use a directory of your own"
 	if f := e.Err.Fix(); f != "" {
@@ -61,7 +62,7 @@ func (e *UnsafeImagesDirError) Error() string {
 	if e.Err.Problem == trustdir.Owned && e.Err.Role != trustdir.Above {
 		reason += ", who could plant or replace the images (or files they point to)"
 	}
-	return fmt.Sprintf("--images-dir %s: %s; %s", e.Dir, reason, fix)
+	return fmt.Sprintf("--images-dir %s: %s; %s", trustdir.Shown(e.Dir), reason, fix)
 }
 
 func (e *UnsafeImagesDirError) Unwrap() error { return e.Err }
@@ -76,7 +77,7 @@ func imagesDirError(dir, at string, err error) error {
 	case errors.As(err, &e):
 		return &UnsafeImagesDirError{Dir: dir, At: at, Err: e}
 	}
-	return fmt.Errorf("--images-dir %s: %w", dir, err)
+	return fmt.Errorf("--images-dir %s: %w", trustdir.Shown(dir), trustdir.ShownError(err))
 }
 
 // imagesDir is where a renderer saves images: opened once, after it was
@@ -95,12 +96,12 @@ func openImagesDir(dir string) (*imagesDir, error) {
 	if dir == "" {
 		var err error
 		if dir, err = os.MkdirTemp("", "evalhost-images-"); err != nil {
-			return nil, err
+			return nil, trustdir.ShownError(err)
 		}
 		real = dir
 	} else {
 		if err := os.MkdirAll(filepath.Clean(dir), 0o755); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--images-dir %s: %w", trustdir.Shown(dir), trustdir.ShownError(err))
 		}
 		var err error
 		if judged, err = trustdir.WriteDir(dir); err != nil {
@@ -110,14 +111,14 @@ func openImagesDir(dir string) (*imagesDir, error) {
 	}
 	root, err := os.OpenRoot(real)
 	if err != nil {
-		return nil, err
+		return nil, trustdir.ShownError(err)
 	}
 	if judged.Info != nil {
 		fi, err := root.Stat(".")
 		want, ok := judged.ID()
 		if got, _ := trustdir.IDOf(fi); err != nil || ok && got != want {
 			root.Close()
-			return nil, fmt.Errorf("--images-dir %s was replaced while it was being checked", dir)
+			return nil, fmt.Errorf("--images-dir %s was replaced while it was being checked", trustdir.Shown(dir))
 		}
 	}
 	return &imagesDir{path: dir, root: root}, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,5 +129,66 @@ func write(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestImagesDirRefusalShowsPath: an --images-dir refused (when the flags
+// are checked, or at the first image) whose name holds a newline, an
+// escape sequence or a bidi override (a name another user may have chosen)
+// is named as trustdir.Shown prints it, so it cannot fake a line of advice
+// or drive the terminal.
+func TestImagesDirRefusalShowsPath(t *testing.T) {
+	names := []struct{ name, base string }{
+		{"newline", "x\nrun: chmod 777 ~"},
+		{"escape", "x\x1b]0;title\a\x1b[2K"},
+		{"bidi", "x\u202egnp.lave"},
+	}
+	situations := []struct {
+		name    string
+		setup   func(t *testing.T, path string) (dir, named string) // named: the path the error must show
+		refused string
+	}{
+		{"open to all", func(t *testing.T, path string) (string, string) {
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return path, path
+		}, "without the sticky bit"},
+		{"under a file", func(t *testing.T, path string) (string, string) {
+			write(t, path, "")
+			return filepath.Join(path, "imgs"), path
+		}, "not a directory"},
+		{"missing, in another user's dir", func(t *testing.T, path string) (string, string) {
+			needRoot(t)
+			theirs := mkdirOwned(t, filepath.Dir(path), filepath.Base(path), 0o755, nobody)
+			return filepath.Join(theirs, "imgs"), theirs
+		}, "where it would be made"},
+	}
+	for _, sit := range situations {
+		for _, n := range names {
+			t.Run(sit.name+"/"+n.name, func(t *testing.T) {
+				dir, named := sit.setup(t, filepath.Join(t.TempDir(), n.base))
+				checkErr := checkImagesDir(dir)
+				_, openErr := openImagesDir(dir)
+				for what, err := range map[string]error{"checkImagesDir": checkErr, "openImagesDir": openErr} {
+					if err == nil {
+						t.Fatalf("%s accepted %q", what, dir)
+					}
+					text := err.Error()
+					if i := strings.IndexFunc(text, func(r rune) bool { return !strconv.IsPrint(r) }); i >= 0 {
+						t.Errorf("%s: %q prints %q raw", what, text, []rune(text[i:])[0])
+					}
+					if !strings.Contains(text, trustdir.Shown(named)) {
+						t.Errorf("%s: %q does not name %s", what, text, trustdir.Shown(named))
+					}
+				}
+				if !strings.Contains(checkErr.Error(), sit.refused) {
+					t.Errorf("checkImagesDir: %v, want it to say %q", checkErr, sit.refused)
+				}
+			})
+		}
 	}
 }

@@ -91,7 +91,8 @@
 //     of its callers) is printed by [Shown]: as it is, or quoted Go-style
 //     when it holds a character that is not printable or is not UTF-8, so
 //     a name another user chose cannot fake a line of advice; in a command,
-//     [ShellQuote] writes such a path $'...' with the same escapes.
+//     [ShellQuote] writes such a path $'...' with the same escapes, and
+//     [ShownError] prints an os error (an *fs.PathError's path) so.
 //     Anything missing on the way is an error
 //     matching fs.ErrNotExist, as os.Lstat gives it.
 //   - A judgement holds only as long as nobody but the user and root (and

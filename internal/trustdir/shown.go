@@ -1,6 +1,7 @@
 package trustdir
 
 import (
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +19,30 @@ func Shown(p string) string {
 	}
 	return strconv.Quote(p)
 }
+
+// ShownError is err as a refusal that wraps it prints it: an
+// *fs.PathError (what os calls give, which prints its path raw) as its
+// operation, its path by Shown and its cause; any other error's text by
+// Shown whole (a trustdir refusal's, already so printed, as it is). It
+// unwraps to err, so errors.Is and errors.As see what err holds.
+func ShownError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if pe, ok := err.(*fs.PathError); ok {
+		return &shownError{err, pe.Op + " " + Shown(pe.Path) + ": " + Shown(pe.Err.Error())}
+	}
+	return &shownError{err, Shown(err.Error())}
+}
+
+type shownError struct {
+	err  error
+	text string
+}
+
+func (e *shownError) Error() string { return e.text }
+
+func (e *shownError) Unwrap() error { return e.err }
 
 func printable(p string) bool {
 	return utf8.ValidString(p) && !strings.ContainsFunc(p, func(r rune) bool { return !strconv.IsPrint(r) })

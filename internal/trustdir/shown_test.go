@@ -1,7 +1,10 @@
 package trustdir
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode"
 )
@@ -47,5 +50,34 @@ func TestErrorTextPrintable(t *testing.T) {
 				t.Errorf("Error %q does not name %s", e.Error(), Shown(at))
 			}
 		}
+	}
+}
+
+// TestShownError: an os error's path, and any other error's text, is
+// printed as Shown prints it, and the error still matches what it wraps.
+func TestShownError(t *testing.T) {
+	name := "/p/x\n  fake line\x1b[2K\u202e"
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a path error", &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENOTDIR}, "mkdir " + Shown(name) + ": not a directory"},
+		{"a plain path error", &fs.PathError{Op: "open", Path: "/p/x", Err: syscall.EACCES}, "open /p/x: permission denied"},
+		{"other text", errors.New("at " + name), Shown("at " + name)},
+		{"a refusal", &Error{Path: name, At: name, Role: Self, Problem: Writable, Mode: 0o777}, (&Error{Path: name, At: name, Role: Self, Problem: Writable, Mode: 0o777}).Error()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ShownError(tt.err)
+			if got.Error() != tt.want {
+				t.Errorf("ShownError = %q, want %q", got.Error(), tt.want)
+			}
+			if !errors.Is(got, tt.err) {
+				t.Errorf("ShownError(%v) does not match it", tt.err)
+			}
+		})
+	}
+	if ShownError(nil) != nil {
+		t.Error("ShownError(nil) is not nil")
 	}
 }
