@@ -47,6 +47,12 @@
 // After an error other than ErrBusy, or once Alive is false, the executor
 // is finished: callers Close or Kill it and start a new one.
 //
+// A local backend that fails to start returns a [*StartError] with what the
+// interpreter wrote to stderr; its message gives that a line at a time,
+// indented and printed by trustdir.Shown, so no line of it can pass for one
+// of the message's (or for what follows it) and no escape sequence in it
+// reaches a terminal.
+//
 // # Lifetime
 //
 // Ready returns the ready frame the backend started with. Done is closed

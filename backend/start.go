@@ -3,6 +3,9 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Errors of starting a local interpreter (the runner, bash), which callers
@@ -17,6 +20,12 @@ var (
 )
 
 // StartError reports a failed start with what the child wrote to stderr.
+// Its message gives StderrTail a line at a time, each indented and printed
+// by trustdir.Shown (quoted when it holds an escape sequence or another
+// character that is not printable): the child's stderr echoes paths others
+// may name and whatever its code prints, and raw, a line of it could pass
+// for one of the message's own, or for what follows the message (a "]"
+// closing the notice it is shown in), or drive the reader's terminal.
 type StartError struct {
 	Err        error
 	StderrTail string
@@ -26,7 +35,18 @@ func (e *StartError) Error() string {
 	if e.StderrTail == "" {
 		return "start interpreter: " + e.Err.Error()
 	}
-	return fmt.Sprintf("start interpreter: %v; its stderr ends with:\n%s", e.Err, e.StderrTail)
+	return fmt.Sprintf("start interpreter: %v; its stderr ends with:%s", e.Err, shownLines(e.StderrTail))
+}
+
+// shownLines is text as lines of a message: each on its own, indented,
+// printed by trustdir.Shown (a pty's "\r\n" ends a line too).
+func shownLines(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(text, "\r\n"), "\n") {
+		b.WriteString("\n    ")
+		b.WriteString(trustdir.Shown(strings.TrimSuffix(line, "\r")))
+	}
+	return b.String()
 }
 
 func (e *StartError) Unwrap() error { return e.Err }
