@@ -71,6 +71,8 @@ def clear_output(wait=False):
 
 def _flush_figures():
     if "matplotlib.pyplot" in sys.modules:
+        if _ipython_mode and _module("ipy_full").inline_figures():
+            return
         _module("display").flush_figures()
 
 
@@ -537,12 +539,11 @@ def _setup():
     _signal.signal(_SIGINT, _on_sigint)
     if _WAKE:
         _signal.signal(_WAKE, _on_wake)
-    os.environ.setdefault("MPLBACKEND", "Agg")
-
     if os.environ.get("EVALHOST_IPYTHON") == "1":
-        _start_ipython()
+        _start_ipython()  # matplotlib-inline's backend, where it is installed
     else:
         sys.meta_path.insert(0, _IPythonHook)
+    os.environ.setdefault("MPLBACKEND", "Agg")
     _stdio.StdlibHook.install()
 
     prelude = os.path.join(_HERE, "prelude.py")

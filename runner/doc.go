@@ -107,11 +107,22 @@
 //     output, the cell fails), but exit() and quit(), which IPython only
 //     asks (ipykernel stops its kernel after the cell), end the cell so
 //     once the rest of it ran without error; exit(keep_kernel=True) ends
-//     nothing, as in ipykernel. What a terminal or kernel
-//     shell adds to InteractiveShell, full mode does as the runner's own
-//     mode: %matplotlib (and %pylab) keep Agg and figures go out as PNG
-//     displays, %gui with a toolkit and %edit are refused with why, and
-//     %load and %recall show the code they would put in the next cell.
+//     nothing, as in ipykernel. What a terminal or kernel shell adds to
+//     InteractiveShell, full mode does as ipykernel does, or, where that
+//     needs a frontend, as the runner's own mode. Figures are
+//     matplotlib-inline's: MPLBACKEND defaults to its backend (set in
+//     os.environ, as ipykernel sets it, so child processes inherit it), and
+//     a figure is a display when plt.show() or fig.show() is called or
+//     after the cell, in the formats %config
+//     InlineBackend.figure_format(s) or set_matplotlib_formats choose (png;
+//     retina, a PNG at twice the dpi with its width and height in the
+//     metadata; jpeg; svg; pdf). %matplotlib (and %pylab) with a GUI
+//     toolkit or a backend that needs a frontend of its own (qt, tk,
+//     widget, notebook) says so on stderr and goes inline; under another
+//     non-GUI backend (MPLBACKEND=Agg, %matplotlib agg) the runner sends
+//     its own PNGs after each cell. %gui with a toolkit and %edit are
+//     refused with why, and %load and %recall show the code they would put
+//     in the next cell.
 //   - A bad request (code not a string, bad env, missing cwd) gets started,
 //     an error frame with ename "RequestError", the sync marks and done.
 //   - Ordering: everything a cell printed before a display, result, error or

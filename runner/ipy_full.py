@@ -3,6 +3,7 @@ in that mode: every cell runs through IPython's InteractiveShell, whose
 displayhook, display publisher and tracebacks send the runner's frames.
 """
 
+import os
 import sys
 
 _core = globals()["_core"]
@@ -65,18 +66,17 @@ def _start_full():
         displayhook_class = Hook
         display_pub_class = Pub
 
-        # What a terminal or kernel shell adds to InteractiveShell, as the
-        # runner's own mode does it: figures go out as PNG images after each
-        # cell (Agg; IPython's base raised NotImplementedError at
-        # %matplotlib inline), no GUI loop runs, no editor or next cell exists.
+        # What a terminal or kernel shell adds to InteractiveShell, as a
+        # kernel does it: figures are matplotlib-inline's displays, in the
+        # formats %config InlineBackend chooses; no GUI loop runs, no editor
+        # or next cell exists.
         def enable_matplotlib(self, gui=None):
-            _core._module("ipy_magics").use_agg(gui or "")
-            return gui, "agg"
+            return super().enable_matplotlib(_inline_gui(self, gui))
 
         def enable_gui(self, gui=None):
             if gui not in (None, "inline", "agg", "Agg"):
                 raise UsageError("%%gui %s: evalhost runs cells without a GUI event loop; "
-                                 "figures go out as PNG images (%%matplotlib inline)" % gui)
+                                 "figures go out inline (%%matplotlib inline)" % gui)
 
         def set_next_input(self, text, replace=False):
             # %load and %recall: there is no next cell to fill in.
@@ -116,6 +116,39 @@ def _start_full():
 
     sh.set_hook("editor", no_editor)
     _full.append(sh)
+    # Figures as a Jupyter kernel shows them (ipykernel sets this default
+    # too); the backend is loaded when a cell first makes a figure.
+    if own("importlib.util").find_spec("matplotlib_inline") is not None:
+        os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+# Backends that need no event loop: figures made with them are shown after
+# the cell (matplotlib-inline's, or the runner's PNG for the others).
+_NO_GUI = ("inline", "module://matplotlib_inline.backend_inline", "agg", "svg", "pdf", "ps", "cairo", "pgf",
+           "template")
+
+
+def _inline_gui(sh, gui):
+    """What IPython's enable_matplotlib gets for %matplotlib GUI: a GUI
+    toolkit or a backend that needs a frontend of its own (qt, tk, widget,
+    notebook) becomes inline, and says so."""
+    pt = _core._own("IPython.core.pylabtools")
+    chosen, backend = pt.find_gui_and_backend(gui, sh.pylab_gui_select)
+    if chosen in (None, "inline") and str(backend).lower() in _NO_GUI:
+        return gui
+    print("%%matplotlib %s: evalhost runs cells without a GUI event loop; figures go out inline "
+          "(matplotlib-inline), in the formats %%config InlineBackend.figure_formats chooses"
+          % (gui or backend), file=sys.stderr)
+    return "inline"
+
+
+def inline_figures():
+    """Whether matplotlib-inline sends the figures after each cell (its
+    post_execute hook, registered while the inline backend is on), so the
+    runner's own PNGs must not."""
+    mod = sys.modules.get("matplotlib_inline.backend_inline")
+    flush = getattr(mod, "flush_figures", None)
+    return flush is not None and bool(_full) and flush in _full[0].events.callbacks.get("post_execute", ())
 
 
 def hide_startup_names(names):
