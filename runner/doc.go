@@ -220,7 +220,12 @@
 //   - EVALHOST_IPYTHON=1 in the runner's environment: every cell runs through
 //     IPython's InteractiveShell (all of IPython's magics), its displayhook,
 //     display publisher and tracebacks (uncoloured) sending the same frames;
-//     without IPython every cell fails with ename IPythonUnavailable.
+//     without IPython every cell fails with ename IPythonUnavailable. The
+//     prelude's and modules' names are in user_ns_hidden (out of %who,
+//     %whos and %who_ls), %reset -f puts them back as IPython puts back its
+//     own (In, Out, exit), and %pylab's "clobbered" warning names only the
+//     user's variables: a helper it replaced (numpy's diff for evalhost's)
+//     gets a note on stderr.
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.
 package runner

@@ -78,6 +78,20 @@ def _start_full():
                 raise UsageError("%%gui %s: evalhost runs cells without a GUI event loop; "
                                  "figures go out inline (%%matplotlib inline)" % gui)
 
+        # The prelude's and modules' names are not the user's variables:
+        # %reset -f brings them back as IPython brings back its own, and
+        # %pylab's warning names only the user's own it replaced.
+        def reset(self, *args, **kwargs):
+            super().reset(*args, **kwargs)
+            for k, v in _startup.items():
+                self.user_ns.setdefault(k, v)
+                self.user_ns_hidden.setdefault(k, v)
+
+        def enable_pylab(self, *args, **kwargs):
+            helpers = [k for k, v in _startup.items() if self.user_ns.get(k, self) is v]
+            gui, backend, clobbered = super().enable_pylab(*args, **kwargs)
+            return gui, backend, _helpers_aside(self, helpers, clobbered)
+
         def set_next_input(self, text, replace=False):
             # %load and %recall: there is no next cell to fill in.
             print("# evalhost cannot replace the cell or fill in the next one, so this code is shown, not run "
@@ -109,6 +123,7 @@ def _start_full():
     c.InteractiveShell.colors = "NoColor"
     c.InteractiveShell.autocall = 0
     sh = Shell.instance(config=c, user_module=sys.modules["__main__"])
+    _ipython_names.update(sh.user_ns)
 
     def no_editor(self, filename, linenum=None, wait=True):
         raise UsageError("%%edit opens %s in an editor, and evalhost has no terminal to show one; "
@@ -151,11 +166,28 @@ def inline_figures():
     return flush is not None and bool(_full) and flush in _full[0].events.callbacks.get("post_execute", ())
 
 
+_ipython_names = set()  # the user namespace as the shell started: IPython's and the runner's
+_startup = {}  # the names the prelude and modules added, with their start-up values
+
+
 def hide_startup_names(names):
     """%who, %whos and %reset leave the prelude's and modules' names alone,
     as they do in the runner's own mode."""
     for sh in _full:
-        sh.user_ns_hidden.update({k: sh.user_ns[k] for k in names if k in sh.user_ns})
+        ns = sh.user_ns
+        sh.user_ns_hidden.update({k: ns[k] for k in names if k in ns})
+        _startup.update({k: ns[k] for k in names if k in ns and k not in _ipython_names and not k.startswith("__")})
+
+
+def _helpers_aside(sh, helpers, clobbered):
+    """%pylab's clobbered names less the start-up helpers it replaced,
+    which a note names instead: the user never defined them."""
+    gone = [k for k in helpers if sh.user_ns.get(k, _startup) is not _startup[k]]
+    for k in gone:
+        mod = (getattr(sh.user_ns[k], "__module__", None) or "pylab").split(".")[0]
+        print("%%pylab: %s is now %s's %s, in place of evalhost's helper of that name "
+              "(%%matplotlib inline, or %%pylab --no-import-all, keeps the helper)" % (k, mod, k), file=sys.stderr)
+    return [k for k in clobbered if k not in gone]
 
 
 def run_full(src):
