@@ -225,7 +225,12 @@
 //     %whos and %who_ls), %reset -f puts them back as IPython puts back its
 //     own (In, Out, exit), and %pylab's "clobbered" warning names only the
 //     user's variables: a helper it replaced (numpy's diff for evalhost's)
-//     gets a note on stderr.
+//     gets a note on stderr. History is IPython's HistoryManager on an
+//     in-memory database (hist_file ":memory:"): %history, %notebook, _i
+//     (as typed), _ih and In (as run), Out and _N as in ipykernel, and
+//     IPython 9's record of each cell's outputs, displays included; none of
+//     it is written to disk (IPython still makes the empty directories of
+//     ~/.ipython/profile_default as it starts, as ipykernel does).
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.
 package runner

@@ -1,6 +1,10 @@
 package runner
 
 import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +47,66 @@ func TestFullIPythonModeStartupNames(t *testing.T) {
 		if !strings.Contains(c.stderr, "clobbered these variables: ['fft']") {
 			t.Errorf("stderr %q: the user's own fft is clobbered, and IPython says so", c.stderr)
 		}
+	})
+}
+
+// History under --ipython is IPython's HistoryManager on an in-memory
+// database, as a kernel's without its file: %history, %notebook, _i, _ih,
+// In and Out as in ipykernel, and nothing under ~/.ipython holds it.
+func TestFullIPythonModeHistory(t *testing.T) {
+	needIPython(t)
+	testkit.NeedModule(t, "nbformat", "nbformat")
+	home := t.TempDir()
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1", "HOME=" + home}})
+	wantResult("42")(t, p.run("x = 6\nx * 7"))
+	c := p.run("from IPython.display import HTML, display\ndisplay(HTML('<b>h</b>'))\nprint('p')")
+	wantOK(t, c)
+	c = p.run("%history -n")
+	wantOK(t, c)
+	if !strings.Contains(c.stdout, "   1:\nx = 6\nx * 7\n") || !strings.Contains(c.stdout, "   3: %history -n\n") {
+		t.Errorf("%%history -n printed %q", c.stdout)
+	}
+	// _i is the input as typed, _ih as run (IPython's HistoryManager).
+	c = p.run("print(repr(_ih[1]), repr(_i), _ih[3].rstrip(), len(In), Out[1], _1)")
+	if want := `'x = 6\nx * 7' '%history -n' get_ipython().run_line_magic('history', '-n') 5 42 42` + "\n"; c.stdout != want {
+		t.Errorf("stdout %q, want %q", c.stdout, want)
+	}
+	nb := filepath.Join(t.TempDir(), "h.ipynb")
+	wantOK(t, p.run("%notebook "+nb))
+	b, err := os.ReadFile(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cells []struct {
+			Count   int      `json:"execution_count"`
+			Source  []string `json:"source"`
+			Outputs []struct {
+				Type string         `json:"output_type"`
+				Data map[string]any `json:"data"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Cells) != 4 || doc.Cells[0].Count != 1 || strings.Join(doc.Cells[0].Source, "") != "x = 6\nx * 7" {
+		t.Fatalf("%%notebook wrote %s", b)
+	}
+	// IPython 9 records outputs too (8 has sources only): the display is one.
+	if c := p.run("hasattr(get_ipython().history_manager, 'outputs')"); text(t, wantResultFrame(t, c).Bundle, "text/plain") == "True" {
+		var types []string
+		for _, o := range doc.Cells[1].Outputs {
+			types = append(types, o.Type)
+		}
+		if strings.Join(types, " ") != "display_data stream" {
+			t.Errorf("cell 2's outputs %v, want the display and the print: %s", types, b)
+		}
+	}
+	filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if strings.Contains(d.Name(), "sqlite") || strings.Contains(d.Name(), "history") {
+			t.Errorf("history on disk: %s", path)
+		}
+		return nil
 	})
 }

@@ -56,6 +56,7 @@ def _start_full():
     class Pub(Publisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
             did = (transient or {}).get("display_id")
+            _keep_output(self.shell, data)
             _core._module("display").emit_display("update_display" if update else "display",
                                 _core._module("display").bundle_of(data, True, None)[0], metadata or None, did)
 
@@ -177,6 +178,16 @@ def hide_startup_names(names):
         ns = sh.user_ns
         sh.user_ns_hidden.update({k: ns[k] for k in names if k in ns})
         _startup.update({k: ns[k] for k in names if k in ns and k not in _ipython_names and not k.startswith("__")})
+
+
+def _keep_output(sh, data):
+    """IPython 9's history keeps each cell's outputs (%notebook writes them):
+    a display as its own publisher keeps it, under the cell's count."""
+    outputs = getattr(getattr(sh, "history_manager", None), "outputs", None)
+    if outputs is None:
+        return
+    HistoryOutput = _core._own("IPython.core.history").HistoryOutput
+    outputs.setdefault(_core._count, []).append(HistoryOutput(output_type="display_data", bundle=data))
 
 
 def _helpers_aside(sh, helpers, clobbered):
