@@ -111,6 +111,15 @@ def _start_full():
             # (ipykernel stops its kernel); run_full ends the session then.
             self.exit_now = not self.keepkernel_on_exit
 
+        # The formatting is the runner's own (imports.py): IPython 9 imports
+        # stack_data (and with it html, ...) at the first traceback, which
+        # found a planted html.py in the cell's cwd.
+        def showtraceback(self, *args, **kwargs):
+            return _core._imports().call(lambda: super(Shell, self).showtraceback(*args, **kwargs))
+
+        def showsyntaxerror(self, *args, **kwargs):
+            return _core._imports().call(lambda: super(Shell, self).showsyntaxerror(*args, **kwargs))
+
         def _showtraceback(self, etype, evalue, stb):
             lines = _strip_ansi("\n".join(stb)).split("\n")
             try:
