@@ -13,7 +13,8 @@ build:
 example: build
 	./$(BIN) run examples/quickstart.py || test $$? -eq 1
 
-# Everything the tests need, then the whole suite (race detector included).
+# Everything the tests need, then the whole suite (race detector included),
+# then the runner's tests again on IPython 9 (a venv test-deps makes).
 # test-deps installed every Python module the tests use, so a test that
 # would skip for want of one fails instead (internal/testkit's NeedModule).
 test: test-deps

@@ -37,6 +37,29 @@ if ! "$eg_venv/bin/python" -c "import enterprise_gateway, ipykernel" 2>/dev/null
   "$eg_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     'jupyter_enterprise_gateway==3.3.0' 'jupyter_client<7' 'pyzmq<25' ipykernel
 fi
+# IPython 9 for a second run of the runner's tests (scripts/test.sh): the
+# machine's python3 has the IPython the rest of the suite uses, and an
+# IPython 9 change went unnoticed. A venv of its own with the newest IPython,
+# matplotlib and nbformat (what the runner's tests import), renewed weekly so
+# "newest" stays true; the same path scripts/test.sh runs. IPython 9 needs
+# Python 3.11+. Failing to make it fails the tests, never skips them.
+ipy_venv=${EVALHOST_IPYTHON9_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/ipython9}
+ipy_pip=("$ipy_venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade 'ipython>=9' matplotlib nbformat)
+ipy_ok() { "$ipy_venv/bin/python" -c 'import IPython, matplotlib, nbformat; assert IPython.version_info >= (9,)' 2>/dev/null; }
+if ! ipy_ok; then
+  "$py" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null ||
+    { echo "test-deps: IPython 9 needs Python 3.11+; $py is $("$py" -V 2>&1)" >&2; exit 1; }
+  echo "installing the newest IPython 9 in $ipy_venv"
+  [ -x "$ipy_venv/bin/python" ] || "$py" -m venv "$ipy_venv" 2>/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq python3-venv && "$py" -m venv "$ipy_venv"; }
+  "${ipy_pip[@]}"
+  ipy_ok || { echo "test-deps: $ipy_venv has no IPython 9 with matplotlib and nbformat" >&2; exit 1; }
+  touch "$ipy_venv/.made"
+elif [ -z "$(find "$ipy_venv/.made" -mtime -7 2>/dev/null)" ]; then
+  echo "renewing IPython 9 in $ipy_venv"
+  if "${ipy_pip[@]}" && ipy_ok; then touch "$ipy_venv/.made"
+  else echo "test-deps: could not renew $ipy_venv; testing the IPython it has" >&2; fi
+fi
 # sshd and iproute2 (ip, tc) for the second host the remote tests make in a
 # network namespace; the package's service is not started, the tests run
 # their own sshd inside the namespace.

@@ -3,7 +3,8 @@
 # machine's python3 (which `make test` uses): each interpreter given, or every
 # python3.N on PATH and under pyenv, gets a venv with IPython and matplotlib
 # under the test cache, and the two suites run against it. Not part of
-# `make test`: a clean machine has one Python, and this takes ~1 min each.
+# `make test` (which does run the runner's tests on IPython 9 as well as on
+# python3's IPython): a clean machine has one Python, and this takes ~1 min each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test

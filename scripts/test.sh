@@ -12,3 +12,11 @@ for target in darwin/arm64 linux/arm64; do
 	GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
 done
 go test -race -timeout 25m -count=1 ./...
+# The runner's tests again on IPython 9 (test-deps.sh made its venv), since
+# python3 has IPython 8: ~40 s. Without the venv this fails: run make test-deps.
+ipy_venv=${EVALHOST_IPYTHON9_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/ipython9}
+ipy_python=$ipy_venv/bin/python
+"$ipy_python" -c 'import IPython; assert IPython.version_info >= (9,)' ||
+	{ echo "test.sh: no IPython 9 in $ipy_venv: run make test-deps" >&2; exit 1; }
+echo "== runner on IPython $("$ipy_python" -c 'import IPython; print(IPython.__version__)')"
+EVALHOST_TEST_PYTHON=$ipy_python EVALHOST_TEST_REQUIRE_MODULES=1 go test -count=1 ./runner
