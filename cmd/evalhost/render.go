@@ -87,9 +87,11 @@ func writeText(w io.Writer, s string) {
 	w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// imageTypes are saved to files; a terminal can't show them inline.
+// imageTypes are saved to files; a terminal can't show them inline. A PDF
+// too: a figure is one under --ipython's %config InlineBackend.figure_format.
 var imageTypes = []struct{ mime, ext string }{
 	{"image/png", ".png"}, {"image/jpeg", ".jpg"}, {"image/gif", ".gif"}, {"image/svg+xml", ".svg"},
+	{"application/pdf", ".pdf"},
 }
 
 func (h *humanRenderer) display(cell int, b frames.Bundle) {
