@@ -31,13 +31,31 @@ def start_full():
 
 def _start_full():
     own = _core._own
-    DisplayHook = own("IPython.core.displayhook").DisplayHook
-    Publisher = own("IPython.core.displaypub").DisplayPublisher
-    InteractiveShell = own("IPython.core.interactiveshell").InteractiveShell
     Config = own("traitlets.config").Config
     UsageError = own("IPython.core.error").UsageError
-    ExitAutocall = own("IPython.core.autocall").ZMQExitAutocall
-    default = own("traitlets").default
+    c = Config()
+    c.HistoryManager.hist_file = ":memory:"
+    c.InteractiveShell.colors = "NoColor"
+    c.InteractiveShell.autocall = 0
+    sh = _shell_class(own).instance(config=c, user_module=sys.modules["__main__"])
+    _ipython_names.update(sh.user_ns)
+
+    def no_editor(self, filename, linenum=None, wait=True):
+        raise UsageError("%%edit opens %s in an editor, and evalhost has no terminal to show one; "
+                         "write the file with %%%%writefile or open()" % filename)
+
+    sh.set_hook("editor", no_editor)
+    _full.append(sh)
+    # Figures as a Jupyter kernel shows them (ipykernel sets this default
+    # too); the backend is loaded when a cell first makes a figure.
+    if own("importlib.util").find_spec("matplotlib_inline") is not None:
+        os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+def _output_classes(own):
+    """The displayhook and display publisher: runner frames."""
+    DisplayHook = own("IPython.core.displayhook").DisplayHook
+    Publisher = own("IPython.core.displaypub").DisplayPublisher
 
     class Hook(DisplayHook):
         def start_displayhook(self):
@@ -63,14 +81,19 @@ def _start_full():
         def clear_output(self, wait=False):
             _core._module("display").emit_clear(bool(wait))
 
-    class Shell(InteractiveShell):
-        displayhook_class = Hook
-        display_pub_class = Pub
+    return Hook, Pub
 
-        # What a terminal or kernel shell adds to InteractiveShell, as a
-        # kernel does it: figures are matplotlib-inline's displays, in the
-        # formats %config InlineBackend chooses; no GUI loop runs, no editor
-        # or next cell exists.
+
+def _kernel_like(own):
+    """What a terminal or kernel shell adds to InteractiveShell, as a kernel
+    does it: figures are matplotlib-inline's displays, in the formats
+    %config InlineBackend chooses; no GUI loop runs, no editor or next cell
+    exists. And the prelude's and modules' names are not the user's
+    variables: %reset -f brings them back as IPython brings back its own,
+    and %pylab's warning names only the user's own it replaced."""
+    UsageError = own("IPython.core.error").UsageError
+
+    class KernelLike:
         def enable_matplotlib(self, gui=None):
             return super().enable_matplotlib(_inline_gui(self, gui))
 
@@ -79,9 +102,6 @@ def _start_full():
                 raise UsageError("%%gui %s: evalhost runs cells without a GUI event loop; "
                                  "figures go out inline (%%matplotlib inline)" % gui)
 
-        # The prelude's and modules' names are not the user's variables:
-        # %reset -f brings them back as IPython brings back its own, and
-        # %pylab's warning names only the user's own it replaced.
         def reset(self, *args, **kwargs):
             super().reset(*args, **kwargs)
             for k, v in _startup.items():
@@ -98,6 +118,19 @@ def _start_full():
             print("# evalhost cannot replace the cell or fill in the next one, so this code is shown, not run "
                   "(%run FILE runs a file):")
             print(text, end="" if text.endswith("\n") else "\n")
+
+    return KernelLike
+
+
+def _shell_class(own):
+    InteractiveShell = own("IPython.core.interactiveshell").InteractiveShell
+    ExitAutocall = own("IPython.core.autocall").ZMQExitAutocall
+    default = own("traitlets").default
+    Hook, Pub = _output_classes(own)
+
+    class Shell(_kernel_like(own), InteractiveShell):
+        displayhook_class = Hook
+        display_pub_class = Pub
 
         # exit() and quit() as ipykernel's: exit(keep_kernel=True) ends nothing.
         keepkernel_on_exit = None
@@ -128,23 +161,7 @@ def _start_full():
                 text = "<unprintable %s>" % etype.__name__
             _core._module("tracebacks").send_error_lines(etype.__name__, text, lines)
 
-    c = Config()
-    c.HistoryManager.hist_file = ":memory:"
-    c.InteractiveShell.colors = "NoColor"
-    c.InteractiveShell.autocall = 0
-    sh = Shell.instance(config=c, user_module=sys.modules["__main__"])
-    _ipython_names.update(sh.user_ns)
-
-    def no_editor(self, filename, linenum=None, wait=True):
-        raise UsageError("%%edit opens %s in an editor, and evalhost has no terminal to show one; "
-                         "write the file with %%%%writefile or open()" % filename)
-
-    sh.set_hook("editor", no_editor)
-    _full.append(sh)
-    # Figures as a Jupyter kernel shows them (ipykernel sets this default
-    # too); the backend is loaded when a cell first makes a figure.
-    if own("importlib.util").find_spec("matplotlib_inline") is not None:
-        os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    return Shell
 
 
 # Backends that need no event loop: figures made with them are shown after
