@@ -88,3 +88,16 @@ func TestFullIPythonModeGUIBackendGoesInline(t *testing.T) {
 		t.Errorf("want one SVG display: %+v", c.frames)
 	}
 }
+
+// %matplotlib alone picks the default backend, matplotlib-inline's, without
+// a note (IPython 8 gave the note matplotlib's "auto" object for a name).
+func TestFullIPythonModeMatplotlibDefault(t *testing.T) {
+	needIPython(t)
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
+	c := p.run("%matplotlib")
+	wantOK(t, c)
+	if c.stderr != "" || !strings.Contains(c.stdout, "matplotlib_inline") {
+		t.Errorf("stdout %q, stderr %q; want the inline backend, no note", c.stdout, c.stderr)
+	}
+}

@@ -49,7 +49,7 @@ def _start_full():
     # Figures as a Jupyter kernel shows them (ipykernel sets this default
     # too); the backend is loaded when a cell first makes a figure.
     if own("importlib.util").find_spec("matplotlib_inline") is not None:
-        os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+        os.environ.setdefault("MPLBACKEND", _INLINE)
 
 
 def _output_classes(own):
@@ -164,9 +164,10 @@ def _shell_class(own):
     return Shell
 
 
+_INLINE = "module://matplotlib_inline.backend_inline"
 # Backends that need no event loop: figures made with them are shown after
 # the cell (matplotlib-inline's, or the runner's PNG for the others).
-_NO_GUI = ("inline", "module://matplotlib_inline.backend_inline", "agg", "svg", "pdf", "ps", "cairo", "pgf",
+_NO_GUI = ("inline", _INLINE, "agg", "svg", "pdf", "ps", "cairo", "pgf",
            "template")
 
 
@@ -175,8 +176,15 @@ def _inline_gui(sh, gui):
     toolkit or a backend that needs a frontend of its own (qt, tk, widget,
     notebook) becomes inline, and says so."""
     pt = _core._own("IPython.core.pylabtools")
-    chosen, backend = pt.find_gui_and_backend(gui, sh.pylab_gui_select)
-    if chosen in (None, "inline") and str(backend).lower() in _NO_GUI:
+    try:
+        chosen, backend = pt.find_gui_and_backend(gui, sh.pylab_gui_select)
+    except Exception:
+        return gui  # an unknown name: IPython's own call says so
+    if not isinstance(backend, str):
+        # IPython 8 reads %matplotlib's default from rcParamsOrig, which
+        # matplotlib 3.9+ keeps as its "auto" object, not MPLBACKEND's.
+        return "inline" if os.environ.get("MPLBACKEND") == _INLINE else gui
+    if chosen in (None, "inline") and backend.lower() in _NO_GUI:
         return gui
     print("%%matplotlib %s: evalhost runs cells without a GUI event loop; figures go out inline "
           "(matplotlib-inline), in the formats %%config InlineBackend.figure_formats chooses"
