@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 var (
@@ -38,7 +40,7 @@ type UnsafeError struct {
 }
 
 func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("refusing %s: it %s; remove it, or set EVALHOST_HOME to a directory of your own", e.Path, e.Reason)
+	return fmt.Sprintf("refusing %s: it %s; remove it, or set EVALHOST_HOME to a directory of your own", trustdir.Shown(e.Path), e.Reason)
 }
 
 // StartError says why a background process did not come up.

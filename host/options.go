@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Defaults for zero Options fields.
@@ -52,7 +53,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	path, err := exec.LookPath(o.Python)
 	if err != nil {
-		return o, fmt.Errorf("%w: %q: %w", ErrNoInterpreter, o.Python, unwrapExecErr(err))
+		return o, fmt.Errorf("%w: %s: %w", ErrNoInterpreter, trustdir.Shown(o.Python), trustdir.ShownError(unwrapExecErr(err)))
 	}
 	o.Python = path
 	if o.Runner == "" {

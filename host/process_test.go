@@ -345,6 +345,9 @@ func TestStartErrors(t *testing.T) {
 		{name: "interpreter not executable", opts: func() Options {
 			return Options{Python: notExec, Runner: broken}
 		}, is: ErrNoInterpreter, inError: notExec},
+		{name: "a missing interpreter's name is shown quoted", opts: func() Options {
+			return Options{Python: "/nonexistent/\x1b]0;title\x07\npython3", Runner: broken}
+		}, is: ErrNoInterpreter, inError: `"/nonexistent/\x1b]0;title\a\npython3"`},
 		{name: "missing runner", opts: func() Options {
 			return Options{Python: python(t), Runner: filepath.Join(dir, "nope.py")}
 		}, inError: "nope.py"},
@@ -372,6 +375,9 @@ func TestStartErrors(t *testing.T) {
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("err = %v, want %v", err, tc.is)
+			}
+			if strings.ContainsAny(err.Error(), "\x1b\a") {
+				t.Errorf("err = %q: raw control characters", err)
 			}
 			if !strings.Contains(err.Error(), tc.inError) {
 				t.Errorf("err = %q, want it to mention %q", err, tc.inError)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Start spawns `<Python> <Args...> <Runner>` in its own process group and
@@ -46,7 +47,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	ends.closeChild()
 	if err != nil {
 		ends.closeParent()
-		return nil, &StartError{Err: fmt.Errorf("run %s: %w", o.Python, err)}
+		return nil, &StartError{Err: fmt.Errorf("run %s: %w", trustdir.Shown(o.Python), trustdir.ShownError(err))}
 	}
 	p := &Process{
 		opts: o, child: child, pid: child.Pid, nonce: nonce,
@@ -82,9 +83,9 @@ func (p *Process) awaitReady(ctx context.Context) error {
 		return nil
 	case <-p.pumpDone:
 		<-p.exited
-		err = fmt.Errorf("%s exited before it was ready: %w", p.opts.Python, p.deathError())
+		err = fmt.Errorf("%s exited before it was ready: %w", trustdir.Shown(p.opts.Python), p.deathError())
 	case <-t.C:
-		err = fmt.Errorf("%w: no ready frame from %s %s within %s", ErrStartTimeout, p.opts.Python, p.opts.Runner, p.opts.StartTimeout)
+		err = fmt.Errorf("%w: no ready frame from %s %s within %s", ErrStartTimeout, trustdir.Shown(p.opts.Python), trustdir.Shown(p.opts.Runner), p.opts.StartTimeout)
 	case <-ctx.Done():
 		err = fmt.Errorf("waiting for ready: %w", ctx.Err())
 	}

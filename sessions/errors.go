@@ -3,7 +3,6 @@ package sessions
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -96,17 +95,14 @@ func (e *InterpreterError) Error() string {
 // of an interpreter's stderr (a *stderrError) by it, and any other text
 // by it whole (a trustdir refusal's, already so printed, as it is).
 func shownErr(err error) string {
-	switch e := err.(type) {
-	case *fs.PathError:
-		return e.Op + " " + trustdir.Shown(e.Path) + ": " + trustdir.Shown(e.Err.Error())
-	case *stderrError:
+	if e, ok := err.(*stderrError); ok {
 		lines := make([]string, len(e.tail))
 		for i, l := range e.tail {
 			lines[i] = trustdir.Shown(l)
 		}
 		return trustdir.Shown(e.head()) + ": " + strings.Join(lines, "\n    ")
 	}
-	return trustdir.Shown(err.Error())
+	return trustdir.ShownError(err).Error()
 }
 
 // stderrError is an interpreter that did not run, with the last lines it

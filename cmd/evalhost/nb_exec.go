@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/config"
@@ -234,10 +235,10 @@ func (f *nbRunFlags) runOptions(path string, selected []int, out string, papermi
 func checkCwdFlag(dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("--cwd %s: %w", dir, err)
+		return fmt.Errorf("--cwd %s: %w", trustdir.Shown(dir), trustdir.ShownError(err))
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("--cwd %s: not a directory", dir)
+		return fmt.Errorf("--cwd %s: not a directory", trustdir.Shown(dir))
 	}
 	return nil
 }
