@@ -14,8 +14,10 @@
 // the request's id; an empty req.ID gets a generated one. emit must not
 // call Close or Kill. req.Cwd and req.Env apply before the cell runs, and
 // req.Argv and req.File when Argv is set: Python's sys.argv and __file__, a
-// shell's positional parameters. A request with Exit set is not a cell and
-// is refused with an error.
+// shell's positional parameters, of any length. They last, as the cells
+// leave them, until another request sets them: a request without Argv sees
+// them as the cells before it left them. A request with Exit set is not a
+// cell and is refused with an error.
 //
 // A cell that fails (an exception, a non-zero exit status) is not an Execute
 // error: the done frame says Status "error" and the interpreter stays alive

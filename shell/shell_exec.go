@@ -30,7 +30,9 @@ const (
 // returns the done frame. Status is ok when the cell's last exit status is 0,
 // else error after an error frame (ename "ExitStatus", evalue "exit status
 // N"). req.Cwd and req.Env are applied (cd, export/unset) before the cell;
-// req.Argv's arguments after the first are the cell's $1... (bash's $0 stays).
+// req.Argv's arguments after the first become the shell's positional
+// parameters ($1..., set -- in the shell, so they last into later cells
+// until a cell or another Argv changes them; bash's $0 stays).
 //
 // When ctx ends, the foreground job is interrupted; a cell that ends within
 // Grace returns done with Cancelled set and a nil error, else bash's session
@@ -68,10 +70,20 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	if strays > 0 {
 		sync = shellSyncLine(s.nonce, s.count+1)
 	}
-	line, err := shellCellLine(s.count+1, file, req, sync)
+	argvFile := ""
+	if req.Argv != nil {
+		argvFile = filepath.Join(s.dir, "argv.sh")
+	}
+	line, err := shellCellLine(s.count+1, file, argvFile, req, sync)
 	if err != nil {
 		s.strays.Add(strays) // the next cell syncs instead
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
+	}
+	if argvFile != "" {
+		if err := os.WriteFile(argvFile, []byte(shellArgvScript(req.Argv)), 0o600); err != nil {
+			s.strays.Add(strays)
+			return frames.Frame{}, fmt.Errorf("sh cell %q: write argv file: %w", req.ID, err)
+		}
 	}
 	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
 		s.strays.Add(strays)

@@ -48,13 +48,14 @@ func shellSyncLine(nonce string, n int) string {
 }
 
 // shellCellLine is the one line typed for cell n: apply the request's cwd and
-// env, source the cell file with stdin from /dev/null, print the marker.
+// env, source argvFile (when not "") and then the cell file with stdin from
+// /dev/null, print the marker.
 // sync (a shellSyncLine, or "") goes after the first statement: an
 // interrupt that lands while bash reads the line costs its first character,
 // harmless in PROMPT_COMMAND's assignment (already set), where in the sync's
 // it would cost the marker; and before the marker number's assignment,
 // which leaves $_ empty for the cell, as without a sync.
-func shellCellLine(n int, file string, req frames.Request, sync string) (string, error) {
+func shellCellLine(n int, file, argvFile string, req frames.Request, sync string) (string, error) {
 	var b strings.Builder
 	b.WriteString("PROMPT_COMMAND=__evh_end; ")
 	b.WriteString(sync)
@@ -81,15 +82,33 @@ func shellCellLine(n int, file string, req frames.Request, sync string) (string,
 			b.WriteString("builtin unset -v " + name + " && ")
 		}
 	}
+	if argvFile != "" {
+		b.WriteString("builtin source ")
+		b.WriteString(shellQuote(argvFile))
+		b.WriteString(" && ")
+	}
 	b.WriteString("builtin source ")
 	b.WriteString(shellQuote(file))
-	// source's arguments are the cell's $1..., as a script's are.
-	for _, arg := range req.Argv[min(1, len(req.Argv)):] {
+	b.WriteString(" </dev/null; __evh_end\n")
+	return b.String(), nil
+}
+
+// shellArgvScript sets the shell's positional parameters to argv's
+// elements after the first, as a script's $1... are. It is sourced from a
+// file, not typed: a terminal cuts a line at 4096 bytes, and arguments
+// (a long list of files) pass that. Set in the shell itself, not as
+// source's arguments, which bash gives back when the cell ends: a cell's
+// shift lasts into the next cell, as in a script, and a later request
+// without arguments does not see an earlier cell's set --.
+func shellArgvScript(argv []string) string {
+	var b strings.Builder
+	b.WriteString("builtin set --")
+	for _, arg := range argv[min(1, len(argv)):] {
 		b.WriteString(" ")
 		b.WriteString(shellQuote(arg))
 	}
-	b.WriteString(" </dev/null; __evh_end\n")
-	return b.String(), nil
+	b.WriteString("\n")
+	return b.String()
 }
 
 func shellValidName(s string) bool {

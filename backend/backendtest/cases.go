@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
@@ -68,13 +69,31 @@ func testCwdEnv(t *testing.T, b Backend, ex backend.Executor) {
 }
 
 func testArgv(t *testing.T, b Backend, ex backend.Executor) {
-	argv := []string{"script", "a b", "--x", "'$HOME\"\n"}
-	c := exec(t, ex, context.Background(), frames.Request{ID: "args", Code: b.Lang.Args, Argv: argv, File: "/nowhere/script"}, nil)
-	if c.err != nil || c.done.Status != "ok" {
-		t.Fatalf("status %q, err %v; frames %v", c.done.Status, c.err, c.frames)
+	// An argument longer than a terminal's line (4096 bytes), as a long
+	// list of files or a JSON payload makes: typed on an sh cell's line, it
+	// was cut and the cell never ended.
+	long := strings.Repeat("x", 5000)
+	argv := []string{"script", "a b", "--x", "'$HOME\"\n", long}
+	args := func(id string, argv []string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails here, not at the watchdog
+		defer cancel()
+		c := exec(t, ex, ctx, frames.Request{ID: id, Code: b.Lang.Args, Argv: argv, File: "/nowhere/script"}, nil)
+		if c.err != nil || c.done.Status != "ok" || c.done.Cancelled {
+			t.Fatalf("%s: status %q, err %v; frames %v", id, c.done.Status, c.err, c.frames)
+		}
+		return c.text(frames.TypeStdout)
 	}
-	if got, want := c.text(frames.TypeStdout), strings.Join(argv[1:], "\n")+"\n"; !strings.Contains(got, want) {
+	want := strings.Join(argv[1:], "\n") + "\n"
+	if got := args("args", argv); !strings.Contains(got, want) {
 		t.Errorf("stdout %q, want the arguments after the first, one per line: %q", got, want)
+	}
+	// Without Argv a request's cells see the command line as it was left,
+	// so the sessions layer can set it once for a request's cells.
+	if got := args("kept", nil); !strings.Contains(got, want) {
+		t.Errorf("a request without argv: stdout %q, want the earlier arguments %q", got, want)
+	}
+	if got := args("none", []string{"script"}); strings.TrimSpace(got) != "" {
+		t.Errorf("argv of the script alone: stdout %q, want no arguments", got)
 	}
 }
 
