@@ -25,6 +25,9 @@ type Job struct {
 	req  Request
 	s    *session
 	turn *turn
+	// argvSet holds the languages whose interpreter has req.Argv: set once,
+	// a cell's change to it lasts into the next cell, as in one script.
+	argvSet map[string]bool
 }
 
 // Queue validates req and takes its place in the session's queue at once,
@@ -328,7 +331,10 @@ func (c *cellRun) execute(ctx context.Context) {
 
 // attempt runs the cell once. The session's cwd goes only to a fresh
 // interpreter: after that a cell's own chdir or cd lasts, as in Jupyter.
-func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (frames.Frame, error) {
+// The request's argv goes to the first cell of each language, and again to
+// a fresh interpreter (a reset, a retry): the request's cells are one
+// script, whose own changes to its command line (shift, sys.argv) last.
+func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (done frames.Frame, err error) {
 	// The run id is what the tool bridge accepts calls under while the cell
 	// runs. Request ids repeat (a client may reuse one once its request is
 	// done), so a random part keeps a process a cell left behind, or another
@@ -337,10 +343,20 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if attempt > 0 {
 		run += "-retry"
 	}
-	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
-		Argv: c.j.req.Argv, File: c.j.req.File}
+	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env)}
 	if fresh {
 		req.Cwd = c.j.s.key.Cwd
+	}
+	if c.j.req.Argv != nil && (fresh || !c.j.argvSet[c.cell.Language]) {
+		req.Argv, req.File = c.j.req.Argv, c.j.req.File
+		defer func() {
+			if err == nil {
+				if c.j.argvSet == nil {
+					c.j.argvSet = map[string]bool{}
+				}
+				c.j.argvSet[c.cell.Language] = true
+			}
+		}()
 	}
 	if hook := c.j.reg.cfg.RunHook; hook != nil {
 		info := RunInfo{Session: c.j.s.key.Session, Run: run, Request: c.j.req.ID, Cell: c.index}

@@ -127,10 +127,13 @@ type Request struct {
 	// InteractiveShell (full magics); it is part of the session's key.
 	IPython bool
 	// Argv, when non-nil, is what a script's cells see as their command
-	// line: Python's sys.argv (set before each cell) and a shell cell's $1...
-	// from its second element, as python3 FILE ARGS, -c or - give them.
-	// File is then Python's __file__ ("" for none: one an earlier request
-	// set goes). Nil leaves both as the session has them.
+	// line: Python's sys.argv and a shell cell's $1... from its second
+	// element, as python3 FILE ARGS, -c or - give them. File is then
+	// Python's __file__ ("" for none: one an earlier request set goes).
+	// They are set before the request's first cell of each language, and
+	// again in an interpreter that replaced one (a reset, a retry); the
+	// cells are one script, whose changes to them last into the next cell.
+	// Nil leaves both as the session has them.
 	Argv []string
 	File string
 	// OnCellEnd, when set, receives each cell's result as soon as it is known.

@@ -1,0 +1,51 @@
+package sessions
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A request's argv is its cells' command line as one script's: set before
+// its first cell in each interpreter, then as the cells leave it (a cell's
+// sys.argv edit, __file__ or shift lasts into the next cell, as in python3
+// and bash), and set again in an interpreter that replaced one (a reset
+// cell, a death's retry).
+func TestRequestArgvOncePerRequest(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not on PATH")
+	}
+	r := newTestRegistry(t, Config{})
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "died-once")
+	look := py("import sys; print('argv', sys.argv, globals().get('__file__'))")
+	dieOnce := py("import os, signal\nif not os.path.exists(" + quote(marker) + "):\n    open(" + quote(marker) + ", 'w').close()\n    os.kill(os.getpid(), signal.SIGKILL)")
+	script := []string{"s.py", "x", "y"}
+	tests := []struct {
+		name  string
+		cells []Cell
+		want  string
+	}{
+		{"a cell's changes last into the next",
+			[]Cell{py("import sys; sys.argv.append('added'); __file__ = 'mine'"), look},
+			"argv ['s.py', 'x', 'y', 'added'] mine\n"},
+		{"a shell cell's shift lasts into the next",
+			[]Cell{sh("shift"), sh(`echo "sh $# $1"`)},
+			"sh 1 y\n"},
+		{"a reset cell's fresh interpreter gets them",
+			[]Cell{py("import sys; sys.argv.append('added')"), {Language: LangPython, Code: look.Code, Reset: true}},
+			"argv ['s.py', 'x', 'y'] /w/s.py\n"},
+		{"a death's retry gets them",
+			[]Cell{py("import sys; sys.argv.append('added')"), dieOnce, look},
+			"argv ['s.py', 'x', 'y'] /w/s.py\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, c := eval(t, r, Request{Session: "argv", Cwd: dir, Argv: script, File: "/w/s.py", Cells: tt.cells})
+			if res.Status != StatusOK || !strings.Contains(c.Output(), tt.want) {
+				t.Fatalf("status %s, output %q; want ok and %q", res.Status, c.Output(), tt.want)
+			}
+		})
+	}
+}
