@@ -13,8 +13,10 @@
 // cell's done frame (Type done, Status "ok" or "error"). Every frame carries
 // the request's id; an empty req.ID gets a generated one. emit must not
 // call Close or Kill. req.Cwd and req.Env apply before the cell runs, and
-// req.Argv and req.File when Argv is set: Python's sys.argv and __file__, a
-// shell's positional parameters, of any length. They last, as the cells
+// req.Argv and req.File when Argv is set: Python's sys.argv and __file__
+// (an absolute File's directory, links resolved, first on sys.path, as
+// python3 puts a script's; a later Argv takes it away), a shell's
+// positional parameters, of any length. They last, as the cells
 // leave them, until another request sets them: a request without Argv sees
 // them as the cells before it left them. A request with Exit set is not a
 // cell and is refused with an error.

@@ -99,8 +99,11 @@
 //	    env: set (a null value unsets) these os.environ entries before the cell.
 //	    argv: sys.argv before the cell (non-empty; a runner starts with [""],
 //	    as the interactive interpreter does). With argv, file is __main__'s
-//	    __file__ (the script the cells come from); argv without file removes
-//	    a __file__ an earlier request set. Without argv both stay as they are.
+//	    __file__ (the script the cells come from), and when it is absolute its
+//	    directory (links resolved) goes first on sys.path, as python3 puts a
+//	    script's; argv without file removes a __file__ an earlier request set,
+//	    and the directory its file put on sys.path. Without argv all stay as
+//	    they are.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes

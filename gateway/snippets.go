@@ -25,6 +25,9 @@ func setupCode(cwd string, env map[string]*string) string {
             import socket
             raise FileNotFoundError(` + pyString(cwdMissing) + ` % (cwd, socket.gethostname()))
         os.chdir(cwd)
+        st = sys.modules.get(` + pyString(ioStateModule) + `)
+        if getattr(st, "script_dir", None) == cwd:
+            st.script_dir = None  # the cwd's entry now, which a later argv leaves
         if cwd in sys.path:
             sys.path.remove(cwd)
         sys.path.insert(0, cwd)
@@ -40,18 +43,33 @@ del __evh_setup
 
 // argvCode sets sys.argv and __file__ as the runner's "argv" and "file"
 // do (frames.Request): without file, a __file__ that prev (the file an
-// earlier request set) still names goes; "" when argv is nil.
+// earlier request set) still names goes; file's directory goes first on
+// sys.path, as python3 puts a script's, and the one an earlier request put
+// there (kept in ioStateModule) goes; "" when argv is nil.
 func argvCode(argv []string, file, prev string) string {
 	if argv == nil {
 		return ""
 	}
 	return `def __evh_argv(g, argv, file, prev):
-    import sys
+    import os, sys
     sys.argv = argv
     if file:
         g["__file__"] = file
     elif prev and g.get("__file__") == prev:
         del g["__file__"]
+    st = sys.modules.get(` + pyString(ioStateModule) + `)
+    old = getattr(st, "script_dir", None)
+    if old is not None:
+        try:
+            sys.path.remove(old)
+        except ValueError:
+            pass
+        st.script_dir = None
+    if file and os.path.isabs(file) and st is not None:
+        here = os.path.dirname(os.path.realpath(file))
+        if sys.path[:1] != [here]:
+            sys.path.insert(0, here)
+            st.script_dir = here
 __evh_argv(globals(), ` + pyJSON(argv) + `, ` + pyString(file) + `, ` + pyString(prev) + `)
 del __evh_argv
 `
@@ -77,7 +95,8 @@ const runMetadataKey = "evalhost_run"
 // ioStateModule is the module the start snippet keeps its per-cell counts
 // of characters written to stdout and stderr in; each execute_request asks
 // for them back as a user expression (writtenExpr), so that output Jupyter's
-// iopub channel dropped under load is reported, not silently missing.
+// iopub channel dropped under load is reported, not silently missing. The
+// argv snippet keeps there the directory it put on sys.path (script_dir).
 const (
 	ioStateModule = "_evalhost_io"
 	writtenExpr   = "__import__('sys').modules['" + ioStateModule + "'].written"

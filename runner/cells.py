@@ -92,6 +92,7 @@ def _drop_run_id():
 
 
 _file_set = None  # the __file__ the last request with an argv set, if any
+_dir_set = None  # the directory a request's file put first on sys.path, if any
 
 
 def _apply_argv(argv, file):
@@ -111,10 +112,30 @@ def _apply_argv(argv, file):
         if ns.get("__file__") is _file_set:
             del ns["__file__"]
         _file_set = None
+    _script_dir(file)
+
+
+def _script_dir(file):
+    """python3 FILE puts FILE's directory, links resolved, first on sys.path,
+    so the script's sibling modules import. The one an earlier request's
+    file put there goes; one that was first already (the cwd) is left."""
+    global _dir_set
+    if _dir_set is not None:
+        try:
+            sys.path.remove(_dir_set)
+        except ValueError:
+            pass
+        _dir_set = None
+    if file is not None and os.path.isabs(file):
+        here = os.path.dirname(os.path.realpath(file))
+        if sys.path[:1] != [here]:
+            sys.path.insert(0, here)
+            _dir_set = here
 
 
 def _apply(req):
     """Apply a request's cwd, env, argv and run id before its cell runs."""
+    global _dir_set
     env = req.get("env")
     if env is not None:
         if type(env) is not dict:
@@ -129,9 +150,6 @@ def _apply(req):
                     raise _RequestError("cannot set env %r: %s" % (k, e))
             else:
                 raise _RequestError('"env" value for %r must be a string or null' % k)
-    argv = req.get("argv")
-    if argv is not None:
-        _apply_argv(argv, req.get("file"))
     run = req.get("run")
     if run:
         os.environ["EVALHOST_RUN"] = str(run)
@@ -146,12 +164,18 @@ def _apply(req):
         except OSError as e:
             raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
         here = os.getcwd()
+        if here == _dir_set:
+            _dir_set = None  # the cwd's entry now, which a later argv leaves
         if sys.path[:1] != [here]:
             try:
                 sys.path.remove(here)
             except ValueError:
                 pass
             sys.path.insert(0, here)
+    # After the cwd: a script's directory comes first, as in python3.
+    argv = req.get("argv")
+    if argv is not None:
+        _apply_argv(argv, req.get("file"))
 
 
 def _ends_quiet(src, node):

@@ -129,7 +129,8 @@ type Request struct {
 	// Argv, when non-nil, is what a script's cells see as their command
 	// line: Python's sys.argv and a shell cell's $1... from its second
 	// element, as python3 FILE ARGS, -c or - give them. File is then
-	// Python's __file__ ("" for none: one an earlier request set goes).
+	// Python's __file__, its directory first on sys.path ("" for none: one
+	// an earlier request set goes, and its directory).
 	// They are set before the request's first cell of each language, and
 	// again in an interpreter that replaced one (a reset, a retry); the
 	// cells are one script, whose changes to them last into the next cell.

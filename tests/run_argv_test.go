@@ -31,6 +31,7 @@ func TestRunScriptArguments(t *testing.T) {
 	if err := os.WriteFile(script, []byte(argvScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	writeSiblingScript(t, dir)
 	h := newDaemonHome(t)
 	rows := []struct {
 		name    string
@@ -54,6 +55,10 @@ func TestRunScriptArguments(t *testing.T) {
 			want: []string{"['-c', 'q'] None"}},
 		{name: "an unknown flag says where the script's go", args: []string{"run", script, "--epochs", "3"}, code: 2,
 			wantErr: "A script's own flags go after --"},
+		{name: "a script in another directory imports its sibling", args: []string{"run", "sub/m.py"},
+			want: []string{"sibling imported"}},
+		{name: "under --session, too", args: []string{"run", "--session", "a", "sub/m.py"},
+			want: []string{"sibling imported"}},
 		{name: "under --session", args: []string{"run", "--session", "a", script, "5"},
 			want: []string{"argv ['" + script + "', '5']", "file " + script, "sh 1 5"}},
 		{name: "a later run of the session has its own", args: []string{"run", "--session", "a", "-c", "import sys; print(sys.argv, globals().get('__file__'))"},
@@ -77,6 +82,21 @@ func TestRunScriptArguments(t *testing.T) {
 	}
 }
 
+// writeSiblingScript writes dir/sub/m.py, which imports a module beside
+// it, as python3 sub/m.py can: its directory is first on sys.path.
+func writeSiblingScript(t *testing.T, dir string) {
+	t.Helper()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"m.py": "import evh_sibling\nprint(evh_sibling.WORD)\n", "evh_sibling.py": "WORD = 'sibling imported'\n"} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A kernel behind the gateway sees the same command line.
 func TestRunScriptArgumentsGateway(t *testing.T) {
 	testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
@@ -92,11 +112,15 @@ func TestRunScriptArgumentsGateway(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	writeSiblingScript(t, dir)
 	t.Cleanup(func() { run("gateway", "stop") })
 	out, err := run("run", "--backend", "gateway", "s.py", "7", "--", "--epochs", "4")
 	for _, w := range []string{"argv ['s.py', '7', '--epochs', '4']", "file " + script, "'n': '7', 'epochs': 4", "sh 3 7"} {
 		if err != nil || !strings.Contains(out, w) {
 			t.Errorf("lacks %q (err %v):\n%s", w, err, out)
 		}
+	}
+	if out, err := run("run", "--backend", "gateway", "sub/m.py"); err != nil || !strings.Contains(out, "sibling imported") {
+		t.Errorf("a script in another directory did not import its sibling (err %v):\n%s", err, out)
 	}
 }

@@ -3,6 +3,9 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +97,41 @@ func testArgv(t *testing.T, b Backend, ex backend.Executor) {
 	}
 	if got := args("none", []string{"script"}); strings.TrimSpace(got) != "" {
 		t.Errorf("argv of the script alone: stdout %q, want no arguments", got)
+	}
+}
+
+// testScriptDir: a request's file puts its directory (links resolved)
+// first on the module search path, as python3 FILE does, so the script's
+// sibling modules import; a later request's argv takes it away again, but
+// not once it is the cwd's entry.
+func testScriptDir(t *testing.T, b Backend, ex backend.Executor) {
+	if b.Lang.Path == "" {
+		t.Skip("no module search path")
+	}
+	dir, other := tempDir(t), tempDir(t)
+	link := filepath.Join(tempDir(t), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	path := func(id string, req frames.Request) []string {
+		req.ID, req.Code = id, b.Lang.Path
+		c := exec(t, ex, context.Background(), req, nil)
+		if c.err != nil || c.done.Status != "ok" {
+			t.Fatalf("%s: status %q, err %v; frames %v", id, c.done.Status, c.err, c.frames)
+		}
+		return strings.Split(strings.TrimSpace(c.text(frames.TypeStdout)), "\n")
+	}
+	if got := path("script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(link, "s.py")}); got[0] != dir {
+		t.Errorf("a script's path starts %q, want its directory, links resolved: %q", got[0], dir)
+	}
+	if got := path("its directory as cwd", frames.Request{Cwd: dir, Argv: []string{"-c"}}); got[0] != dir {
+		t.Errorf("the script's directory, now the cwd: the path starts %q, want %q", got[0], dir)
+	}
+	if got := path("another script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(other, "s.py")}); got[0] != other || !slices.Contains(got, dir) {
+		t.Errorf("another script: the path %q, want %q first and the cwd %q on it", got, other, dir)
+	}
+	if got := path("-c", frames.Request{Argv: []string{"-c"}}); slices.Contains(got, other) || !slices.Contains(got, dir) {
+		t.Errorf("argv without a file: the path %q, want it without %q, with the cwd %q", got, other, dir)
 	}
 }
 

@@ -17,6 +17,9 @@ type Lang struct {
 	// Args prints the arguments a request's Argv gives after its first,
 	// one per line.
 	Args string
+	// Path prints the module search path, one directory a line; "" for a
+	// language without one.
+	Path string
 	// Sleep prints "sleeping" and sleeps half a minute, interruptibly.
 	Sleep string
 	// Ignore ignores interrupts, prints "spinning" and spins forever.
@@ -39,6 +42,7 @@ var Python = Lang{
 	Get:    "print(backendtest_word)",
 	Where:  "import os\nprint(os.getcwd())\nprint(os.environ.get('BACKENDTEST_VAR'))",
 	Args:   "import sys\nprint(*sys.argv[1:], sep='\\n')",
+	Path:   "import sys\nprint(*sys.path, sep='\\n')",
 	Sleep:  "import time\nprint('sleeping', flush=True)\ntime.sleep(30)",
 	Ignore: "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass",
 	Die:    "import os, signal, sys\nprint('dying', flush=True)\nsys.stderr.flush()\nos.kill(os.getpid(), signal.SIGKILL)",

@@ -46,6 +46,7 @@ var cases = []suiteCase{
 	{"state persists", false, testState},
 	{"cwd and env", false, testCwdEnv},
 	{"argv", false, testArgv},
+	{"a script's directory on the path", false, testScriptDir},
 	{"exit request refused", false, testExitRefused},
 	{"interrupt while idle", false, testIdleInterrupt},
 	{"busy", false, testBusy},
