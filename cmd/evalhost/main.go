@@ -101,7 +101,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	}
 	fmt.Fprintf(stderr, "evalhost %s: %v\n", fs.Name(), err)
 	if fs.Name() == "run" && strings.HasPrefix(err.Error(), "unknown") {
-		fmt.Fprintln(stderr, "A script's own flags go after --: evalhost run FILE -- --flag VALUE (sys.argv).")
+		fmt.Fprintln(stderr, scriptFlagsHint)
 	}
 	fmt.Fprintf(stderr, "Run \"evalhost %s --help\" for its flags.\n", fs.Name())
 	return exitUsage, false

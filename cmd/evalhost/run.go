@@ -101,7 +101,8 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs, jupytextMagics := newRunFlagSet(&f, stderr)
 	args, paramFlags, err := takeParamFlags(fs, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		// -p, -f, -y, -r and -P are common flags of scripts too.
+		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
 		return exitUsage
 	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -119,7 +120,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
 	}
 	if f.params, err = buildParams(paramFlags); err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
 		return exitUsage
 	}
 	// Every flag is checked before stdin is read: a mistake is reported at

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 )
 
+// scriptFlagsHint follows a refusal of a flag that may be the script's own:
+// run takes its flags anywhere before --, after FILE too.
+const scriptFlagsHint = "A script's own flags go after --: evalhost run FILE -- --flag VALUE (sys.argv)."
+
 // commandLine is what run's positional arguments say, read as python3
 // reads its own: the source (FILE, "-" for stdin, or "" for the -c cells
 // alone) and the command line its cells see (sys.argv, a shell cell's $1...)
