@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // scriptFlagsHint follows a refusal of a flag that may be the script's own:
@@ -24,7 +26,9 @@ type commandLine struct {
 // "--" every argument is the script's, one that looks like a flag too, and
 // the first is FILE when neither FILE nor -c came before it. argv is
 // [FILE, ARGS...], ["-", ARGS...] or ["-c", ARGS...]; file is FILE's
-// absolute path, as python3 3.9+ sets __file__, or "<stdin>".
+// absolute path, as python3 3.9+ sets __file__ (the working directory
+// joined, not cleaned: a link's ".." is the link target's parent), or
+// "<stdin>".
 func parseCommandLine(pos []string, dash int, haveCode bool) (commandLine, error) {
 	before, after := pos, []string(nil)
 	if dash >= 0 && dash <= len(pos) {
@@ -40,15 +44,17 @@ func parseCommandLine(pos []string, dash int, haveCode bool) (commandLine, error
 	}
 	cl.source = before[0]
 	cl.argv = append(append([]string{cl.source}, before[1:]...), after...)
-	switch cl.source {
-	case "-":
+	switch {
+	case cl.source == "-":
 		cl.file = "<stdin>"
+	case filepath.IsAbs(cl.source):
+		cl.file = cl.source
 	default:
-		abs, err := filepath.Abs(cl.source)
+		wd, err := os.Getwd()
 		if err != nil {
 			return cl, fmt.Errorf("%s: %w", cl.source, err)
 		}
-		cl.file = abs
+		cl.file = strings.TrimSuffix(wd, string(filepath.Separator)) + string(filepath.Separator) + cl.source
 	}
 	return cl, nil
 }

@@ -26,6 +26,10 @@ func TestParseCommandLine(t *testing.T) {
 		{"FILE after -- without -c", []string{"s.py", "--n"}, 0, false, commandLine{"s.py", []string{"s.py", "--n"}, abs}},
 		{"-c cells and a FILE", []string{"s.py", "x"}, -1, true, commandLine{"s.py", []string{"s.py", "x"}, abs}},
 		{"stdin", []string{"-", "x"}, -1, false, commandLine{"-", []string{"-", "x"}, "<stdin>"}},
+		// Cleaned, link/../s.py would name ./s.py, not the file beside
+		// the link's target that is read.
+		{"a FILE through a link's ..", []string{"link/../s.py"}, -1, false, commandLine{"link/../s.py", []string{"link/../s.py"}, filepath.Dir(abs) + "/link/../s.py"}},
+		{"an absolute FILE as given", []string{"/w/./s.py"}, -1, false, commandLine{"/w/./s.py", []string{"/w/./s.py"}, "/w/./s.py"}},
 		{"nothing", nil, -1, false, commandLine{argv: []string{"-c"}}},
 		{"a lone --", nil, 0, false, commandLine{argv: []string{"-c"}}},
 	}
