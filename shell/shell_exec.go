@@ -70,21 +70,20 @@ func (s *Shell) Execute(ctx context.Context, req frames.Request, emit func(frame
 	if strays > 0 {
 		sync = shellSyncLine(s.nonce, s.count+1)
 	}
-	argvFile := ""
-	if req.Argv != nil {
-		argvFile = filepath.Join(s.dir, "argv.sh")
-	}
-	line, err := shellCellLine(s.count+1, file, argvFile, req, sync)
+	setup, err := shellSetupScript(req)
 	if err != nil {
 		s.strays.Add(strays) // the next cell syncs instead
 		return frames.Frame{}, fmt.Errorf("sh cell %q: %w", req.ID, err)
 	}
-	if argvFile != "" {
-		if err := os.WriteFile(argvFile, []byte(shellArgvScript(req.Argv)), 0o600); err != nil {
+	setupFile := ""
+	if setup != "" {
+		setupFile = filepath.Join(s.dir, "setup.sh")
+		if err := os.WriteFile(setupFile, []byte(setup), 0o600); err != nil {
 			s.strays.Add(strays)
-			return frames.Frame{}, fmt.Errorf("sh cell %q: write argv file: %w", req.ID, err)
+			return frames.Frame{}, fmt.Errorf("sh cell %q: write setup file: %w", req.ID, err)
 		}
 	}
+	line := shellCellLine(s.count+1, file, setupFile, req, sync)
 	if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
 		s.strays.Add(strays)
 		return frames.Frame{}, fmt.Errorf("sh cell %q: write cell file: %w", req.ID, err)

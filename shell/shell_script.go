@@ -47,15 +47,15 @@ func shellSyncLine(nonce string, n int) string {
 	return "builtin printf '\\036EVH%s:S:%s\\036\\n' " + nonce + " " + strconv.Itoa(n) + " >/dev/tty; "
 }
 
-// shellCellLine is the one line typed for cell n: apply the request's cwd and
-// env, source argvFile (when not "") and then the cell file with stdin from
-// /dev/null, print the marker.
+// shellCellLine is the one line typed for cell n: apply the request's cwd,
+// source setupFile (when not "": shellSetupScript's env and arguments) and
+// then the cell file with stdin from /dev/null, print the marker.
 // sync (a shellSyncLine, or "") goes after the first statement: an
 // interrupt that lands while bash reads the line costs its first character,
 // harmless in PROMPT_COMMAND's assignment (already set), where in the sync's
 // it would cost the marker; and before the marker number's assignment,
 // which leaves $_ empty for the cell, as without a sync.
-func shellCellLine(n int, file, argvFile string, req frames.Request, sync string) (string, error) {
+func shellCellLine(n int, file, setupFile string, req frames.Request, sync string) string {
 	var b strings.Builder
 	b.WriteString("PROMPT_COMMAND=__evh_end; ")
 	b.WriteString(sync)
@@ -63,10 +63,31 @@ func shellCellLine(n int, file, argvFile string, req frames.Request, sync string
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString("; ")
 	if req.Cwd != "" {
+		// Typed, so a missing one says "bash: cd: ...", not a file of ours.
 		b.WriteString("builtin cd -- ")
 		b.WriteString(shellQuote(req.Cwd))
 		b.WriteString(" && ")
 	}
+	if setupFile != "" {
+		b.WriteString("builtin source ")
+		b.WriteString(shellQuote(setupFile))
+		b.WriteString(" && ")
+	}
+	b.WriteString("builtin source ")
+	b.WriteString(shellQuote(file))
+	b.WriteString(" </dev/null; __evh_end\n")
+	return b.String()
+}
+
+// shellSetupScript exports (or unsets) the request's env and sets the
+// shell's positional parameters to its Argv after the first, as a script's
+// $1... are; "" when there is neither. It is sourced from a file, not
+// typed: a terminal cuts a line at 4096 bytes, which a value or a list of
+// arguments (a few hundred file names) passes. The arguments are set in
+// the shell itself, not given as source's, which bash takes back when the
+// cell ends: a cell's shift lasts into the next cell, as in a script, and
+// a later Argv without arguments does not see an earlier cell's set --.
+func shellSetupScript(req frames.Request) (string, error) {
 	names := make([]string, 0, len(req.Env))
 	for name := range req.Env {
 		if !shellValidName(name) {
@@ -75,6 +96,7 @@ func shellCellLine(n int, file, argvFile string, req frames.Request, sync string
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var b strings.Builder
 	for _, name := range names {
 		if v := req.Env[name]; v != nil {
 			b.WriteString("builtin export " + name + "=" + shellQuote(*v) + " && ")
@@ -82,33 +104,18 @@ func shellCellLine(n int, file, argvFile string, req frames.Request, sync string
 			b.WriteString("builtin unset -v " + name + " && ")
 		}
 	}
-	if argvFile != "" {
-		b.WriteString("builtin source ")
-		b.WriteString(shellQuote(argvFile))
+	if req.Argv != nil {
+		b.WriteString("builtin set --")
+		for _, arg := range req.Argv[min(1, len(req.Argv)):] {
+			b.WriteString(" ")
+			b.WriteString(shellQuote(arg))
+		}
 		b.WriteString(" && ")
 	}
-	b.WriteString("builtin source ")
-	b.WriteString(shellQuote(file))
-	b.WriteString(" </dev/null; __evh_end\n")
-	return b.String(), nil
-}
-
-// shellArgvScript sets the shell's positional parameters to argv's
-// elements after the first, as a script's $1... are. It is sourced from a
-// file, not typed: a terminal cuts a line at 4096 bytes, and arguments
-// (a long list of files) pass that. Set in the shell itself, not as
-// source's arguments, which bash gives back when the cell ends: a cell's
-// shift lasts into the next cell, as in a script, and a later request
-// without arguments does not see an earlier cell's set --.
-func shellArgvScript(argv []string) string {
-	var b strings.Builder
-	b.WriteString("builtin set --")
-	for _, arg := range argv[min(1, len(argv)):] {
-		b.WriteString(" ")
-		b.WriteString(shellQuote(arg))
+	if b.Len() == 0 {
+		return "", nil
 	}
-	b.WriteString("\n")
-	return b.String()
+	return strings.TrimSuffix(b.String(), " && ") + "\n", nil
 }
 
 func shellValidName(s string) bool {

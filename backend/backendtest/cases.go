@@ -63,9 +63,14 @@ func testState(t *testing.T, b Backend, ex backend.Executor) {
 
 func testCwdEnv(t *testing.T, b Backend, ex backend.Executor) {
 	dir := tempDir(t)
-	c := exec(t, ex, context.Background(), frames.Request{ID: "where", Code: b.Lang.Where, Cwd: dir,
-		Env: map[string]*string{"BACKENDTEST_VAR": new("from-request")}}, nil)
-	if c.err != nil || c.done.Status != "ok" {
+	// A value longer than a terminal's line (4096 bytes): typed on an sh
+	// cell's line, it was cut and the cell never ended.
+	long := strings.Repeat("v", 5000)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails here, not at the watchdog
+	defer cancel()
+	c := exec(t, ex, ctx, frames.Request{ID: "where", Code: b.Lang.Where, Cwd: dir,
+		Env: map[string]*string{"BACKENDTEST_VAR": new("from-request"), "BACKENDTEST_LONG": &long}}, nil)
+	if c.err != nil || c.done.Status != "ok" || c.done.Cancelled {
 		t.Fatalf("status %q, err %v; frames %v", c.done.Status, c.err, c.frames)
 	}
 	wantContains(t, "stdout", c.text(frames.TypeStdout), dir+"\nfrom-request\n")
