@@ -3,6 +3,7 @@ package streamsink
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 
 	"github.com/evalhost/evalhost/frames"
@@ -65,9 +66,22 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 // string (display(bundle, raw=True) sends any JSON value) as a renderer
 // shows it (frames.Bundle.DisplayText): its HTML's text, sanitised as
 // display text is, and with Verbatim as it came in the artifact. The HTML
-// itself stays as it came. It is decoded whole: with a store, HTML larger
-// than the inline limit was moved, and text/plain names it.
+// itself stays as it came. It is decoded whole, so HTML larger than the
+// inline limit (DefaultInlineLimit when all stays inline) is only named:
+// with a store, such HTML was moved and text/plain names it; where it
+// stayed (a notebook's sink, no store, a failed write) its text cost up
+// to fourteen times its size.
 func (s *Sink) recordHTML(b frames.Bundle) {
+	limit := s.opt.InlineLimit
+	if limit < 0 {
+		limit = DefaultInlineLimit
+	}
+	if raw := b["text/html"]; len(raw) > limit {
+		if _, ok := frames.TextPiecesOf(raw); ok {
+			s.block(fmt.Sprintf("[text/html %s]", humanBytes(int64(len(raw)))))
+		}
+		return
+	}
 	html, ok := b.Text("text/html")
 	if !ok {
 		return

@@ -2,6 +2,7 @@ package streamsink
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,10 @@ func (s *Sink) wholeDisplayFrame(f frames.Frame) frames.Frame {
 		s.block(text)
 	} else if text, ok := f.Bundle.Text("text/plain"); ok {
 		s.block(text)
+	} else if limit := cmp.Or(max(s.opt.InlineLimit, 0), DefaultInlineLimit); len(f.Bundle["text/html"]) > limit {
+		if _, ok := f.Bundle.Text("text/html"); ok {
+			s.block(fmt.Sprintf("[text/html %s]", humanBytes(int64(len(f.Bundle["text/html"])))))
+		}
 	} else if html, ok := f.Bundle.Text("text/html"); ok {
 		text = frames.HTMLToText(html)
 		if !s.opt.Verbatim {

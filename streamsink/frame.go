@@ -14,7 +14,8 @@ import (
 //   - display, update_display, result: payloads above Options.InlineLimit
 //     moved to the store (see [MetadataKey]); text/plain and text/markdown
 //     sanitised; the text a renderer shows (text/markdown, else text/plain,
-//     else, when neither is a string, the text of text/html, sanitised)
+//     else, when neither is a string, the text of text/html, sanitised,
+//     or a line "[text/html 1.2 MiB]" for HTML above the inline limit)
 //     recorded as lines of their own;
 //   - anything else: unchanged.
 //

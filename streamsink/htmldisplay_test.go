@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
@@ -74,6 +76,46 @@ func TestDisplayShownFromHTMLInTheArtifact(t *testing.T) {
 			got, err := os.ReadFile(d.ArtifactPath)
 			if err != nil || string(got) != tc.want {
 				t.Errorf("artifact %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// HTML larger than the inline limit is named, not turned into text: where
+// nothing moved it (a notebook's sink keeps every payload inline, a sink
+// has no store, the store failed), turning it into text cost fourteen
+// times its size for HTML of short rows, and a second for a few MiB, and
+// the sink's memory is to be bounded whatever a display holds.
+func TestDisplayShownFromLargeHTMLIsNamed(t *testing.T) {
+	raw := json.RawMessage(`"` + strings.Repeat("<p>row</p>", 110<<10) + `"`) // 1.1 MiB
+	for _, tc := range []struct {
+		name  string
+		opt   Options
+		named bool
+	}{
+		{"notebook", Options{Verbatim: true, InlineLimit: -1, Store: NewStore(t.TempDir())}, true},
+		{"no store", Options{}, true},
+		{"no store, a higher limit", Options{InlineLimit: 2 << 20}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSink(t, tc.opt)
+			bundle := frames.Bundle{"text/html": raw, "application/vnd.plotly.v1+json": json.RawMessage(`{}`)}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: bundle})
+			runtime.ReadMemStats(&after)
+			d := closeDump(t, s)
+			if !tc.named {
+				if !strings.HasSuffix(d.Text, "row\nrow\n") {
+					t.Errorf("dump text %.80q, want the HTML's text", d.Text)
+				}
+				return
+			}
+			if want := "[text/html 1.1 MiB]\n"; d.Text != want {
+				t.Errorf("dump text %.80q, want %q", d.Text, want)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(raw)/4) {
+				t.Errorf("%d bytes allocated for HTML of %d", got, len(raw))
 			}
 		})
 	}
