@@ -35,6 +35,7 @@ func shellInitLine(nonce string) string {
 		"__evh_end() { local s=$?; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
 			nonce + " \"$__evh_n\" \"$s\" >/dev/tty; __evh_n=; fi; }",
 		"PROMPT_COMMAND=__evh_end",
+		"__evh_argv0=$0",
 		"exit() { builtin exit \"$@\" 2>/dev/null; }",
 		"builtin printf '\\036EVH%s:R:%s\\036\\n' " + nonce + " \"$BASH_VERSION\"",
 	}, "; ") + "\n"
@@ -80,8 +81,8 @@ func shellCellLine(n int, file, setupFile string, req frames.Request, sync strin
 }
 
 // shellSetupScript exports (or unsets) the request's env and sets the
-// shell's positional parameters to its Argv after the first, as a script's
-// $1... are; "" when there is neither. It is sourced from a file, not
+// shell's $0 (a script's name when File is set) and positional parameters
+// to its Argv after the first, as a script's $1... are; "" when there is neither. It is sourced from a file, not
 // typed: a terminal cuts a line at 4096 bytes, which a value or a list of
 // arguments (a few hundred file names) passes. The arguments are set in
 // the shell itself, not given as source's, which bash takes back when the
@@ -105,6 +106,14 @@ func shellSetupScript(req frames.Request) (string, error) {
 		}
 	}
 	if req.Argv != nil {
+		// $0 is a script's name, as bash FILE sets it (the cd "$(dirname
+		// "$0")" idiom); bash's own again for -c and stdin. BASH_ARGV0 sets
+		// it from bash 5.0; an older bash takes it as a plain variable.
+		if req.File != "" && len(req.Argv) > 0 && req.Argv[0] != "-" {
+			b.WriteString("BASH_ARGV0=" + shellQuote(req.Argv[0]) + " && ")
+		} else {
+			b.WriteString(`BASH_ARGV0="$__evh_argv0" && `)
+		}
 		b.WriteString("builtin set --")
 		for _, arg := range req.Argv[min(1, len(req.Argv)):] {
 			b.WriteString(" ")
