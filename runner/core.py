@@ -540,7 +540,7 @@ def _setup():
     if _WAKE:
         _signal.signal(_WAKE, _on_wake)
     if os.environ.get("EVALHOST_IPYTHON") == "1":
-        _start_ipython()  # matplotlib-inline's backend, where it is installed
+        _start_ipython()  # before Agg's default: it looks for a MPLBACKEND of the user's
     else:
         sys.meta_path.insert(0, _IPythonHook)
     os.environ.setdefault("MPLBACKEND", "Agg")

@@ -110,9 +110,12 @@
 //     nothing, as in ipykernel. What a terminal or kernel shell adds to
 //     InteractiveShell, full mode does as ipykernel does, or, where that
 //     needs a frontend, as the runner's own mode. Figures are
-//     matplotlib-inline's: MPLBACKEND defaults to its backend (set in
-//     os.environ, as ipykernel sets it, so child processes inherit it), and
-//     a figure is a display when plt.show() or fig.show() is called or
+//     matplotlib-inline's: unless the user set MPLBACKEND, matplotlib's
+//     default backend is its backend, as ipykernel's MPLBACKEND makes it, but
+//     in the runner's process only (set as matplotlib is imported): child
+//     processes inherit MPLBACKEND=Agg, as in the runner's own mode, since
+//     ipykernel's value made `import matplotlib` fail in a Python without
+//     matplotlib-inline. A figure is a display when plt.show() or fig.show() is called or
 //     after the cell, in the formats %config
 //     InlineBackend.figure_format(s) or set_matplotlib_formats choose (png;
 //     retina, a PNG at twice the dpi with its width and height in the

@@ -101,3 +101,38 @@ func TestFullIPythonModeMatplotlibDefault(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q; want the inline backend, no note", c.stdout, c.stderr)
 	}
 }
+
+// The inline backend is the runner's process's default, not its children's:
+// they get MPLBACKEND=Agg, as in the runner's own mode. ipykernel's value in
+// the environment made `import matplotlib` fail in a child Python without
+// matplotlib-inline (a venv a cell ran with !python), and a child script's
+// plt.show() print "Figure(640x480)". A MPLBACKEND of the user's is kept.
+func TestFullIPythonModeChildBackend(t *testing.T) {
+	needIPython(t)
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	cell := "import subprocess, sys, matplotlib\n" +
+		"child = subprocess.run([sys.executable, '-c', 'import os; print(os.environ.get(\"MPLBACKEND\"))'],\n" +
+		"                       capture_output=True, text=True).stdout.strip()\n" +
+		"print(child, matplotlib.get_backend().rsplit('.', 1)[-1])\n"
+	for _, tc := range []struct {
+		name, setup string
+		env         []string
+		want        string // the child's MPLBACKEND, then the runner's backend
+	}{
+		{name: "default", want: "Agg backend_inline"},
+		{name: "MPLBACKEND of the user's", env: []string{"MPLBACKEND=svg"}, want: "svg svg"},
+		{name: "set by a cell", setup: "import os\nos.environ['MPLBACKEND'] = 'pdf'", want: "pdf pdf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{env: append([]string{"EVALHOST_IPYTHON=1"}, tc.env...)})
+			if tc.setup != "" {
+				wantOK(t, p.run(tc.setup))
+			}
+			c := p.run(cell)
+			wantOK(t, c)
+			if got := strings.TrimSpace(c.stdout); got != tc.want && got != strings.Replace(tc.want, "backend_inline", "inline", 1) {
+				t.Errorf("child's MPLBACKEND and the runner's backend %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -46,10 +46,8 @@ def _start_full():
 
     sh.set_hook("editor", no_editor)
     _full.append(sh)
-    # Figures as a Jupyter kernel shows them (ipykernel sets this default
-    # too); the backend is loaded when a cell first makes a figure.
-    if own("importlib.util").find_spec("matplotlib_inline") is not None:
-        os.environ.setdefault("MPLBACKEND", _INLINE)
+    if "MPLBACKEND" not in os.environ:  # core sets Agg next, for child processes
+        sys.meta_path.insert(0, _MatplotlibHook)
 
 
 def _output_classes(own):
@@ -171,6 +169,52 @@ _NO_GUI = ("inline", _INLINE, "agg", "svg", "pdf", "ps", "cairo", "pgf",
            "template")
 
 
+class _MatplotlibHook:
+    """Meta-path hook: matplotlib's default backend is matplotlib-inline's,
+    as ipykernel's MPLBACKEND makes it, in this process only. The
+    environment keeps the runner's MPLBACKEND=Agg: ipykernel's value there
+    made `import matplotlib` fail in every child Python without
+    matplotlib-inline (a venv's, run by !python), and a child's plt.show()
+    print the figure's repr. Other imports pay one comparison."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "matplotlib":
+            return None
+        meta = sys.meta_path
+        for f in meta[meta.index(cls) + 1:] if cls in meta else ():
+            find = getattr(f, "find_spec", None)
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _core._module("stdio")._FixingLoader(spec.loader, _inline_default)
+                return spec
+        return None
+
+
+_inline_on = []  # [True] once matplotlib got the inline default
+
+
+def _inline_default(mpl):
+    """matplotlib was just imported: MPLBACKEND's place in its choice (over
+    matplotlibrc, under matplotlib.use) goes to the inline backend, unless
+    the cell set MPLBACKEND itself or matplotlib-inline is not where the
+    runner finds its own modules (a matplotlib_inline.py in the cwd is not it)."""
+    if os.environ.get("MPLBACKEND", "Agg") != "Agg":
+        return
+    try:
+        spec = _core._imports().call(_core._own("importlib.util").find_spec, "matplotlib_inline")
+    except ImportError:
+        return
+    if spec is None:
+        return
+    try:
+        mpl.rcParams["backend"] = _INLINE
+    except Exception:
+        return  # a matplotlib that knows no such backend keeps Agg
+    _inline_on[:] = [True]
+
+
 def _inline_gui(sh, gui):
     """What IPython's enable_matplotlib gets for %matplotlib GUI: a GUI
     toolkit or a backend that needs a frontend of its own (qt, tk, widget,
@@ -183,7 +227,7 @@ def _inline_gui(sh, gui):
     if not isinstance(backend, str):
         # IPython 8 reads %matplotlib's default from rcParamsOrig, which
         # matplotlib 3.9+ keeps as its "auto" object, not MPLBACKEND's.
-        return "inline" if os.environ.get("MPLBACKEND") == _INLINE else gui
+        return "inline" if _inline_on else gui
     if chosen in (None, "inline") and backend.lower() in _NO_GUI:
         return gui
     print("%%matplotlib %s: evalhost runs cells without a GUI event loop; figures go out inline "
