@@ -150,8 +150,9 @@
 //     linecache, tokenize, ast: ~3 ms) and the FIONREAD ioctl, so the first
 //     error costs what later ones do.
 //   - The runner's own imports (traceback at an error, json, subprocess,
-//     IPython's start and its formatting of an error in full mode, where
-//     IPython 9 imports stack_data at the first one, ...: core's _own,
+//     IPython's start and its formatting of an error in full mode, shown
+//     and, in IPython 9, kept for its history, where IPython 9 imports
+//     stack_data at the first one, ...: core's _own,
 //     imports.py) and what those modules import while the runner uses them (formatting a
 //     traceback imports ast, unicodedata, 3.13's linecache its tokenize) are
 //     found only where the interpreter found modules as it started: built-in

@@ -151,6 +151,12 @@ def _shell_class(own):
         def showsyntaxerror(self, *args, **kwargs):
             return _core._imports().call(lambda: super(Shell, self).showsyntaxerror(*args, **kwargs))
 
+        # IPython 9 formats each error again for its history, outside
+        # showtraceback: an exit's traceback (exception_only above) is only
+        # that one, and it imported stack_data from the cwd.
+        def _format_exception_for_storage(self, *args, **kwargs):
+            return _core._imports().call(lambda: super(Shell, self)._format_exception_for_storage(*args, **kwargs))
+
         def _showtraceback(self, etype, evalue, stb):
             lines = _strip_ansi("\n".join(stb)).split("\n")
             try:

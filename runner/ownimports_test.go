@@ -253,6 +253,22 @@ func TestOwnImportsIgnoreTheCwdInIPythonMode(t *testing.T) {
 			t.Errorf("the runner ran planted %v", got)
 		}
 	})
+	// IPython 9 formats an error a second time for its history, outside
+	// showtraceback: an exit's traceback (sys.exit in a cell) is only that
+	// one, and its first import of stack_data found the cwd's.
+	t.Run("an error history formats", func(t *testing.T) {
+		needIPython(t)
+		dir, markers := plant(t, "", "")
+		for _, name := range []string{"stack_data", "executing", "pure_eval", "asttokens"} {
+			writeFile(t, dir, name+".py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n")
+		}
+		p := start(t, startOpts{dir: dir, env: []string{"EVALHOST_IPYTHON=1"}})
+		wantError(t, p.run("raise SystemExit(3)"), "SystemExit")
+		if got := ran(t, markers); len(got) > 0 {
+			t.Fatalf("the runner ran planted %v", got)
+		}
+		wantError(t, p.run("1 / 0"), "ZeroDivisionError")
+	})
 	t.Run("IPython missing", func(t *testing.T) {
 		dir, markers := plant(t, "", "")
 		writeFile(t, dir, "IPython.py", "import os\nopen(os.path.join("+pyStr(markers)+", __name__), 'w').close()\n")
