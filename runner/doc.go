@@ -34,7 +34,8 @@
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
-// hook's work) and ipy_full (EVALHOST_IPYTHON=1); a `!ls` cell loads
+// hook's work), ipy_full (EVALHOST_IPYTHON=1) and ipy_history (IPython 9's
+// record of outputs, bounded, in that mode); a `!ls` cell loads
 // ipy_rewrite and ipy_system only. Each is loaded once: a thread that asks
 // for one another thread is loading waits until its code has run, and a child
 // forked meanwhile loads it afresh. Every frame line is built by wire's
@@ -233,8 +234,11 @@
 //     gets a note on stderr. History is IPython's HistoryManager on an
 //     in-memory database (hist_file ":memory:"): %history, %notebook, _i
 //     (as typed), _ih and In (as run), Out and _N as in ipykernel, and
-//     IPython 9's record of each cell's outputs, displays included; none of
-//     it is written to disk (IPython still makes the empty directories of
+//     IPython 9's record of each cell's outputs (prints, displays, results,
+//     errors), which it keeps in memory for the session's life: the last 32
+//     MiB of them are kept, older ones keep a text/plain of up to 4 KiB or
+//     a note (2,000 cells of a 50 KB figure grew the runner by 257 MiB, a
+//     printed log stayed whole); none of it is written to disk (IPython still makes the empty directories of
 //     ~/.ipython/profile_default as it starts, as ipykernel does).
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.

@@ -24,6 +24,8 @@ var (
 	ipyFullPy string
 	//go:embed ipy_help.py
 	ipyHelpPy string
+	//go:embed ipy_history.py
+	ipyHistoryPy string
 	//go:embed ipy_magics.py
 	ipyMagicsPy string
 	//go:embed ipy_rewrite.py
@@ -58,6 +60,7 @@ var embeddedFiles = []file{
 	{"ipy_display.py", ipyDisplayPy},
 	{"ipy_full.py", ipyFullPy},
 	{"ipy_help.py", ipyHelpPy},
+	{"ipy_history.py", ipyHistoryPy},
 	{"ipy_magics.py", ipyMagicsPy},
 	{"ipy_rewrite.py", ipyRewritePy},
 	{"ipy_shell.py", ipyShellPy},

@@ -110,3 +110,34 @@ func TestFullIPythonModeHistory(t *testing.T) {
 		return nil
 	})
 }
+
+// IPython 9's history keeps every cell's outputs (what it prints, displays
+// and returns) for %notebook, in memory, for the session's life: 2,000
+// cells of one 50 KB figure grew the runner by 257 MiB. It keeps the last
+// 32 MiB of them; older ones keep their text/plain, or a note.
+func TestFullIPythonModeHistoryIsBounded(t *testing.T) {
+	needIPython(t)
+	p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
+	c := p.run("import os\nfrom IPython.display import publish_display_data\nh = get_ipython().history_manager\n" +
+		"def size(v):\n    return sum(map(len, v)) if isinstance(v, list) else len(v)\nhasattr(h, 'outputs')")
+	if text(t, wantResultFrame(t, c).Bundle, "text/plain") != "True" {
+		t.Skip("IPython 8 keeps no outputs in its history")
+	}
+	wantError(t, p.run("raise ValueError(os.urandom(1 << 17).hex())"), "ValueError")
+	// 20 cells of 2.25 MiB: a display, a print and a result each.
+	for i := 0; i < 20; i++ {
+		wantOK(t, p.run("publish_display_data({'image/png': os.urandom(1 << 19).hex(), 'text/plain': 'img'})\n"+
+			"print(os.urandom(1 << 19).hex())\nos.urandom(1 << 17).hex()"))
+	}
+	c = p.run("kept = sum(size(v) for outs in h.outputs.values() for o in outs for v in o.bundle.values())\n" +
+		"print(kept <= 32 << 20, max(map(size, h.exceptions[2].values())) < 5000)\n" +
+		"for n in (3, 22):\n" +
+		"    print(n, [(o.output_type, sorted(o.bundle), max(map(size, o.bundle.values())) < 1000) for o in h.outputs[n]])")
+	wantOK(t, c)
+	want := "True True\n" +
+		"3 [('display_data', ['text/plain'], True), ('out_stream', ['stream'], True), ('execute_result', ['text/plain'], True)]\n" +
+		"22 [('display_data', ['image/png', 'text/plain'], False), ('out_stream', ['stream'], False), ('execute_result', ['text/plain'], False)]\n"
+	if c.stdout != want {
+		t.Errorf("history kept\n%s\nwant\n%s", c.stdout, want)
+	}
+}

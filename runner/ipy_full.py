@@ -72,7 +72,8 @@ def _output_classes(own):
     class Pub(Publisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
             did = (transient or {}).get("display_id")
-            _keep_output(self.shell, data)
+            if hasattr(self.shell.history_manager, "outputs"):  # IPython 9's, for %notebook
+                _core._module("ipy_history").keep_display(self.shell, data)
             _core._module("display").emit_display("update_display" if update else "display",
                                 _core._module("display").bundle_of(data, True, None)[0], metadata or None, did)
 
@@ -102,6 +103,8 @@ def _kernel_like(own):
 
         def reset(self, *args, **kwargs):
             super().reset(*args, **kwargs)
+            if hasattr(self.history_manager, "outputs"):
+                _core._module("ipy_history").forget()
             for k, v in _startup.items():
                 self.user_ns.setdefault(k, v)
                 self.user_ns_hidden.setdefault(k, v)
@@ -264,16 +267,6 @@ def hide_startup_names(names):
         _startup.update({k: ns[k] for k in names if k in ns and k not in _ipython_names and not k.startswith("__")})
 
 
-def _keep_output(sh, data):
-    """IPython 9's history keeps each cell's outputs (%notebook writes them):
-    a display as its own publisher keeps it, under the cell's count."""
-    outputs = getattr(getattr(sh, "history_manager", None), "outputs", None)
-    if outputs is None:
-        return
-    HistoryOutput = _core._own("IPython.core.history").HistoryOutput
-    outputs.setdefault(_core._count, []).append(HistoryOutput(output_type="display_data", bundle=data))
-
-
 def _helpers_aside(sh, helpers, clobbered):
     """%pylab's clobbered names less the start-up helpers it replaced,
     which a note names instead: the user never defined them."""
@@ -297,7 +290,11 @@ def run_full(src):
         return "error"
     sh = _full[0]
     sh.execution_count = _core._count
-    result = sh.run_cell(src, store_history=True)
+    try:
+        result = sh.run_cell(src, store_history=True)
+    finally:
+        if hasattr(sh.history_manager, "outputs"):  # IPython 9 keeps each cell's outputs
+            _core._module("ipy_history").cell_ended(sh, _core._count)
     if sh.exit_now:
         sh.exit_now = False
         if result.success:
