@@ -42,17 +42,37 @@ fi
 # IPython 9 change went unnoticed. A venv of its own with the newest IPython,
 # matplotlib and nbformat (what the runner's tests import), renewed weekly so
 # "newest" stays true; the same path scripts/test.sh runs. IPython 9 needs
-# Python 3.11+. Failing to make it fails the tests, never skips them.
+# Python 3.11+: python3, else the newest python3.1N on PATH (Ubuntu 22.04's
+# python3 is 3.10). Failing to make it fails the tests, never skips them.
 ipy_venv=${EVALHOST_IPYTHON9_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/ipython9}
 ipy_pip=("$ipy_venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade 'ipython>=9' matplotlib nbformat)
 ipy_ok() { "$ipy_venv/bin/python" -c 'import IPython, matplotlib, nbformat; assert IPython.version_info >= (9,)' 2>/dev/null; }
+ipy_base() {
+  local c
+  for c in "$py" python3.14 python3.13 python3.12 python3.11; do
+    if command -v "$c" >/dev/null && "$c" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; then
+      echo "$c"; return 0
+    fi
+  done
+  return 1
+}
+# --clear: what an earlier run left (a venv without pip, where ensurepip was
+# missing; a pip run cut short) is made again, not failed on at every run.
+ipy_make() {
+  "$base" -m venv --clear "$ipy_venv" 2>/dev/null || {
+    apt-get update -qq &&
+      apt-get install -y -qq "python$("$base" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv" &&
+      "$base" -m venv --clear "$ipy_venv"
+  }
+}
 if ! ipy_ok; then
-  "$py" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null ||
-    { echo "test-deps: IPython 9 needs Python 3.11+; $py is $("$py" -V 2>&1)" >&2; exit 1; }
-  echo "installing the newest IPython 9 in $ipy_venv"
-  [ -x "$ipy_venv/bin/python" ] || "$py" -m venv "$ipy_venv" 2>/dev/null ||
-    { apt-get update -qq && apt-get install -y -qq python3-venv && "$py" -m venv "$ipy_venv"; }
-  "${ipy_pip[@]}"
+  base=$(ipy_base) ||
+    { echo "test-deps: IPython 9 needs Python 3.11+; $py is $("$py" -V 2>&1), and no python3.11+ is on PATH" >&2; exit 1; }
+  echo "installing the newest IPython 9 in $ipy_venv (from $base)"
+  if ! { "$ipy_venv/bin/python" -m pip --version >/dev/null 2>&1 && "${ipy_pip[@]}" && ipy_ok; }; then
+    ipy_make
+    "${ipy_pip[@]}"
+  fi
   ipy_ok || { echo "test-deps: $ipy_venv has no IPython 9 with matplotlib and nbformat" >&2; exit 1; }
   touch "$ipy_venv/.made"
 elif [ -z "$(find "$ipy_venv/.made" -mtime -7 2>/dev/null)" ]; then
