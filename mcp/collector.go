@@ -189,7 +189,7 @@ func (c *collector) cellEnd(res sessions.CellResult) {
 		storeImage(c.store, r)
 	}
 	for _, p := range res.Output.Payloads {
-		if p.MIME == "image/png" || p.MIME == "image/jpeg" {
+		if imageExt[p.MIME] != "" {
 			c.images[res.Index] = append(c.images[res.Index], imageRef{mime: p.MIME, artifact: p.Artifact, path: p.Path, size: p.Bytes})
 		}
 	}

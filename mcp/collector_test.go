@@ -140,3 +140,73 @@ func TestWithoutPayloadLines(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
+
+// A display an MCP client cannot be shown as image content (a matplotlib
+// figure under --ipython's %config InlineBackend.figure_format 'svg' or
+// 'pdf') is stored and linked, and the text says so: the result had
+// "<Figure size 640x480 with 1 Axes>" and nothing else. A bundle with a PNG
+// as well shows the PNG only.
+func TestRenderEvalLinksSVGAndPDF(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>`
+	pdf := "%PDF-1.4\n%%EOF\n"
+	bundle := func(kv ...string) frames.Bundle {
+		b := frames.Bundle{}
+		for i := 0; i < len(kv); i += 2 {
+			b.SetText(kv[i], kv[i+1])
+		}
+		return b
+	}
+	png := base64.StdEncoding.EncodeToString(testPNG(t, 3, 3, false))
+	for _, tc := range []struct {
+		name   string
+		bundle frames.Bundle
+		mime   string
+		data   string // the stored file's
+		line   string // in the cell's text
+	}{
+		{"svg", bundle("image/svg+xml", svg, "text/plain", "<Figure>"), "image/svg+xml", svg,
+			"[image/svg+xml 62 B: not shown: MCP image content is PNG or JPEG, the link has the image/svg+xml; full size: artifact://1.svg]"},
+		{"pdf", bundle("application/pdf", base64.StdEncoding.EncodeToString([]byte(pdf))), "application/pdf", pdf,
+			"[application/pdf 15 B: not shown: MCP image content is PNG or JPEG, the link has the application/pdf; full size: artifact://1.pdf]"},
+		{"png beside svg", bundle("image/png", png, "image/svg+xml", svg), "image/png", "", "[image/png "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := sessions.New(sessions.Config{Home: t.TempDir()})
+			defer reg.Close()
+			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := newCollector(streamsink.NewStore(t.TempDir()), 1)
+			col.emit(0, frames.Frame{Type: frames.TypeDisplay, Bundle: tc.bundle})
+			col.cellEnd(sessions.CellResult{Index: 0})
+			res, out, err := srv.renderEval(sessions.Result{Status: sessions.StatusOK, FailedCell: -1,
+				Cells: []sessions.CellResult{{Index: 0, Language: sessions.LangPython, Status: sessions.StatusOK}}}, col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*sdk.TextContent).Text
+			if !strings.Contains(text, tc.line) {
+				t.Fatalf("text %q, want a line %q", text, tc.line)
+			}
+			if imgs := out.Cells[0].Images; len(imgs) != 1 || imgs[0].MIME != tc.mime {
+				t.Fatalf("images %+v, want one %s", imgs, tc.mime)
+			}
+			var link *sdk.ResourceLink
+			for _, c := range res.Content {
+				if l, ok := c.(*sdk.ResourceLink); ok {
+					link = l
+				}
+			}
+			if link == nil || link.MIMEType != tc.mime {
+				t.Fatalf("content %+v, want a link to the %s", res.Content, tc.mime)
+			}
+			if tc.data != "" {
+				ref := col.cellImages(0)[0]
+				if b, err := os.ReadFile(ref.path); err != nil || string(b) != tc.data {
+					t.Fatalf("stored %q (%v), want %q", b, err, tc.data)
+				}
+			}
+		})
+	}
+}

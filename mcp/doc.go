@@ -16,7 +16,10 @@
 //     notices and artifact:// pointer, then the cell's warning frames, at
 //     most 8), image content for PNG/JPEG displays
 //     within the [ImageBudget] (downscaled or re-encoded, said in the text)
-//     each followed by a resource link to the full image, and
+//     each followed by a resource link to the full image, a resource link
+//     alone, and a line saying so, for an SVG or PDF display without a PNG
+//     or JPEG beside it (a figure under --ipython's %config
+//     InlineBackend.figure_format 'svg' or 'pdf'), and
 //     structuredContent ([EvalOutput]). isError is true when a cell was not
 //     ok. No base64 ever goes into text content.
 //   - A cell with onTimeout "detach" still running at its timeout ends the

@@ -76,13 +76,25 @@ func (r imageRef) bytes() ([]byte, error) {
 	return os.ReadFile(r.path)
 }
 
-// inlineImage decodes a display's inline PNG or JPEG; storeImage saves it
-// once the cell ends (a display updated many times is stored once).
+// imageExt names the stored file of each image type a result carries: PNG
+// and JPEG are shown (image content reaches models that read those), SVG
+// and PDF only linked, so that a figure under --ipython's %config
+// InlineBackend.figure_format 'svg' or 'pdf' is not lost.
+var imageExt = map[string]string{"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "application/pdf": "pdf"}
+
+func shownType(mime string) bool { return mime == "image/png" || mime == "image/jpeg" }
+
+// inlineImage decodes a display's inline PNG or JPEG, else its SVG or PDF;
+// storeImage saves it once the cell ends (a display updated many times is
+// stored once).
 func inlineImage(b frames.Bundle) (imageRef, bool) {
-	for _, mime := range []string{"image/png", "image/jpeg"} {
+	for _, mime := range []string{"image/png", "image/jpeg", "image/svg+xml", "application/pdf"} {
 		text, ok := b.Text(mime)
 		if !ok {
 			continue
+		}
+		if mime == "image/svg+xml" { // text, as Jupyter keeps it
+			return imageRef{mime: mime, data: []byte(text), size: int64(len(text))}, true
 		}
 		data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
 		if err != nil {
@@ -99,8 +111,7 @@ func storeImage(store *streamsink.Store, ref *imageRef) {
 	if store == nil || ref.artifact != "" || ref.data == nil {
 		return
 	}
-	ext := map[string]string{"image/png": "png", "image/jpeg": "jpg"}[ref.mime]
-	id, path, err := store.WriteFile(ext, ref.data)
+	id, path, err := store.WriteFile(imageExt[ref.mime], ref.data)
 	if err != nil {
 		ref.saveErr = err
 		return

@@ -155,6 +155,8 @@ func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Conte
 			Title: "full-size image", MIMEType: ref.mime, Size: &size})
 	}
 	switch {
+	case !shownType(ref.mime):
+		summary.Note = "not shown: MCP image content is PNG or JPEG, the link has the " + ref.mime
 	case *shown >= s.cfg.Images.MaxCount:
 		summary.Note = fmt.Sprintf("not shown: this call already shows %d images", s.cfg.Images.MaxCount)
 	default:
