@@ -229,7 +229,8 @@
 //     without IPython every cell fails with ename IPythonUnavailable. The
 //     prelude's and modules' names are in user_ns_hidden (out of %who,
 //     %whos and %who_ls), %reset -f puts them back as IPython puts back its
-//     own (In, Out, exit), and %pylab's "clobbered" warning names only the
+//     own (In, Out, exit) (input() raises IPython's StdinNotImplementedError,
+//     so %reset without -f goes ahead, as in ipykernel), and %pylab's "clobbered" warning names only the
 //     user's variables: a helper it replaced (numpy's diff for evalhost's)
 //     gets a note on stderr. History is IPython's HistoryManager on an
 //     in-memory database (hist_file ":memory:"): %history, %notebook, _i

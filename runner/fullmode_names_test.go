@@ -32,6 +32,19 @@ func TestFullIPythonModeStartupNames(t *testing.T) {
 			t.Errorf("%%who_ls after reset = %s, want []", r)
 		}
 	})
+	t.Run("reset without -f goes ahead, as in ipykernel", func(t *testing.T) {
+		// IPython takes its own StdinNotImplementedError as "no stdin to
+		// ask": input() raises that class here.
+		p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
+		wantOK(t, p.run("x = 1"))
+		wantOK(t, p.run("%reset"))
+		wantResult("(False, True)")(t, p.run("('x' in globals(), callable(diff))"))
+		c := p.run("input('name? ')")
+		if e := wantError(t, c, "StdinNotImplementedError"); !strings.Contains(e.Evalue, "no interactive stdin") {
+			t.Errorf("input() error %+v", e)
+		}
+		wantResult("True")(t, p.run("import IPython.core.error as e\ntry:\n    input()\nexcept e.StdinNotImplementedError:\n    ok = True\nok"))
+	})
 	t.Run("pylab", func(t *testing.T) {
 		testkit.NeedModule(t, "matplotlib", "matplotlib")
 		p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})

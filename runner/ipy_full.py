@@ -3,6 +3,7 @@ in that mode: every cell runs through IPython's InteractiveShell, whose
 displayhook, display publisher and tracebacks send the runner's frames.
 """
 
+import builtins
 import os
 import sys
 
@@ -32,7 +33,12 @@ def start_full():
 def _start_full():
     own = _core._own
     Config = own("traitlets.config").Config
-    UsageError = own("IPython.core.error").UsageError
+    errors = own("IPython.core.error")
+    UsageError = errors.UsageError
+    # input()'s refusal is IPython's own class, which its magics catch as
+    # ipykernel's "no stdin" (%reset without -f goes ahead, as there).
+    _stdio = _core._stdio
+    _stdio.StdinNotImplementedError = builtins.StdinNotImplementedError = errors.StdinNotImplementedError
     c = Config()
     c.HistoryManager.hist_file = ":memory:"
     c.InteractiveShell.colors = "NoColor"
