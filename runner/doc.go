@@ -47,12 +47,17 @@
 // a real 0700 directory of this user's, and each file is a regular file of
 // this user's, writable by no one else, byte for byte the embedded one (else
 // it is rewritten atomically: written as .tmp-<name>.<pid>-<random> and
-// renamed over it; what a writer killed between the two leaves, the next
-// start removes as it repairs the file that write left damaged: a regular
-// file of this user's whose pid no longer runs, so another start's live
-// write stays; a first copy, written as a directory renamed into place,
-// is swept so by the start that makes the next); a __pycache__ that is not
-// this user's alone is removed. runner.py runs cached bytecode only from a file of this user's,
+// renamed over it; a first copy is a directory .runner-tmp.<pid>-<random>
+// renamed into place); a __pycache__ that is not this user's alone is
+// removed. A start that finds the copy whole takes no lock and reads no
+// directory; one that must write holds <cache>/.runner-lock (flock) while
+// it checks again and writes, so a write another start makes, in any pid
+// namespace or on any host sharing the cache, is waited for, not taken for
+// a killed one's; holding it, it removes what writers killed before their
+// rename left (such names, of this user's: a regular file, a copy, or an
+// untrusted copy moved aside as .runner-old.<pid>-<random>). A pid cannot
+// say whether such a writer lives: in a container or sandbox sharing the
+// home, or on another host, it names another process or none. runner.py runs cached bytecode only from a file of this user's,
 // writable by no one else, whose header holds the interpreter's magic, the
 // keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
 // the same hash of the code itself; anything else is recompiled and

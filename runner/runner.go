@@ -84,14 +84,17 @@ func hashOf(files []file) string {
 // 0700 if it is looser), the runner directory must be a real directory owned
 // by this user (mode 0700), and each file must be a regular file owned by this
 // user, writable by no one else, with exactly the embedded content; a file
-// that is not is rewritten atomically (written beside it, renamed over it;
-// a repair also removes what a writer killed before its rename left),
+// that is not is rewritten atomically (written beside it, renamed over it),
 // and a __pycache__ that is not this user's alone is removed (runner.py
 // rebuilds it). The bytecode in it is checked against the sources by
 // runner.py itself. A first copy is written as a temporary directory renamed
-// into place, so concurrent callers never see half a copy; the start that
-// makes one also removes the copies (and untrusted ones moved aside) of
-// starts killed before they finished.
+// into place, so concurrent callers never see half a copy.
+//
+// A start that finds the copy whole takes no lock and reads no directory.
+// One that must write takes the cache's lock (another start's write, here,
+// in another pid namespace or on another host, is waited for), checks
+// again, writes, and removes what starts killed mid-write left: their
+// temporary files and copies.
 //
 // It is an error ([ErrUnsafeCache]) when cacheDir belongs to another user:
 // that user could swap the runner for code that runs as you.
@@ -107,25 +110,49 @@ func Path(cacheDir string) (string, error) {
 	}
 	dir := filepath.Join(cacheDir, "runner-"+Hash())
 	main := filepath.Join(dir, "runner.py")
-	if err := ownDir(dir, true); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			if err := moveAside(dir); err != nil {
-				return "", err
-			}
-		}
-		tmp, err := writeCopy(cacheDir)
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(tmp)
-		if err := os.Rename(tmp, dir); err != nil && ownDir(dir, true) != nil {
-			return "", fmt.Errorf("runner: install %s: %w", dir, err)
-		}
-		// A copy killed before its rename left the runner dir missing (or
-		// one moved aside still there), so this is the start after it.
-		sweepCopies(cacheDir)
+	if ownDir(dir, true) == nil && whole(dir) {
+		return main, tidyPycache(dir)
 	}
-	return main, repair(dir)
+	unlock, locked, err := lockCache(cacheDir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if err := install(cacheDir, dir); err != nil {
+		return "", err
+	}
+	if err := repair(dir); err != nil {
+		return "", err
+	}
+	if locked {
+		sweepCopies(cacheDir)
+		sweepTemps(dir)
+	}
+	return main, tidyPycache(dir)
+}
+
+// install makes dir a trusted runner dir, unless it is one: an untrusted
+// one is moved aside, and a copy is written and renamed into place.
+func install(cacheDir, dir string) error {
+	err := ownDir(dir, true)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		if err := moveAside(dir); err != nil {
+			return err
+		}
+	}
+	tmp, err := writeCopy(cacheDir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// An older evalhost, which takes no lock, may have put its copy there.
+	if err := os.Rename(tmp, dir); err != nil && ownDir(dir, true) != nil {
+		return fmt.Errorf("runner: install %s: %w", dir, err)
+	}
+	return nil
 }
 
 // ErrUnsafeCache is wrapped by Path's error when a directory it would run
@@ -193,17 +220,22 @@ func moveAside(dir string) error {
 	return nil
 }
 
-// repair rewrites each file of dir that is not exactly the embedded one, or
-// not this user's alone, and removes a __pycache__ that is not this user's
-// alone.
-func repair(dir string) error {
-	// One buffer for every file's read: the largest file and a byte more.
-	size := 0
+// whole reports whether every file of dir is exactly the embedded one and
+// this user's alone.
+func whole(dir string) bool {
+	buf := readBuf()
 	for _, f := range embeddedFiles {
-		size = max(size, len(f.data)+1)
+		if !intactFile(filepath.Join(dir, f.name), f.data, buf) {
+			return false
+		}
 	}
-	buf := make([]byte, size)
-	rewrote := false
+	return true
+}
+
+// repair rewrites each file of dir that is not exactly the embedded one, or
+// not this user's alone.
+func repair(dir string) error {
+	buf := readBuf()
 	for _, f := range embeddedFiles {
 		path := filepath.Join(dir, f.name)
 		if intactFile(path, f.data, buf) {
@@ -212,13 +244,22 @@ func repair(dir string) error {
 		if err := replaceFile(path, f.data); err != nil {
 			return err
 		}
-		rewrote = true
 	}
-	if rewrote {
-		// A writer killed before its rename left the file it was writing
-		// not intact, so this is the start after it.
-		sweepTemps(dir)
+	return nil
+}
+
+// readBuf is one buffer for every file's read: the largest file and a
+// byte more.
+func readBuf() []byte {
+	size := 0
+	for _, f := range embeddedFiles {
+		size = max(size, len(f.data)+1)
 	}
+	return make([]byte, size)
+}
+
+// tidyPycache removes dir's __pycache__ unless it is this user's alone.
+func tidyPycache(dir string) error {
 	// Not chmod: while it was loose, anyone could have put files in it.
 	pyc := filepath.Join(dir, "__pycache__")
 	if fi, err := os.Lstat(pyc); err == nil && !private(fi) {

@@ -7,15 +7,19 @@ import (
 	"strings"
 )
 
-// Temporary names, each with its writer's pid, so that a later start can
-// tell a killed writer's leftovers from a live one's: replaceFile's file
-// .tmp-<name>.<pid>-<random> beside the file it replaces, and in the cache
-// dir a first copy's directory .runner-tmp.<pid>-<random> and an untrusted
-// copy's, moved aside, .runner-old.<pid>-<random>.
+// Temporary names, each with its writer's pid (which only says who left
+// one): replaceFile's file .tmp-<name>.<pid>-<random> beside the file it
+// replaces, and in the cache dir a first copy's directory
+// .runner-tmp.<pid>-<random> and an untrusted copy's, moved aside,
+// .runner-old.<pid>-<random>. They are written under the cache's lock
+// (lockCache), so whoever holds it knows no such name is being written:
+// what is there, a writer killed before its rename left. Names of another
+// form (an older evalhost's, which took no lock) are left alone.
 const (
 	tempPrefix = ".tmp-"
 	copyPrefix = ".runner-tmp."
 	oldPrefix  = ".runner-old."
+	lockName   = ".runner-lock"
 )
 
 // newTemp creates replaceFile's temporary file beside path.
@@ -24,18 +28,12 @@ func newTemp(path string) (*os.File, error) {
 }
 
 // sweepTemps removes from dir (a runner dir, this user's and 0700) what a
-// replaceFile killed before its rename left: a regular file of this user's
-// named as newTemp names them whose writer's pid no longer runs. A live
-// writer's stays: two starts may repair one dir at once, each writing its
-// own file, whose random part no later writer with a reused pid can take
-// while it is there. What fails leaves a file for a later repair.
+// replaceFile killed before its rename left: a regular file of this
+// user's named as newTemp names them. Its caller holds the cache's lock.
 func sweepTemps(dir string) {
-	sweep(dir, func(name string) (int, bool) {
+	sweep(dir, func(name string) bool {
 		rest, ok := strings.CutPrefix(name, tempPrefix)
-		if !ok {
-			return 0, false
-		}
-		return writer(rest)
+		return ok && named(rest)
 	}, false)
 }
 
@@ -43,20 +41,20 @@ func sweepTemps(dir string) {
 // else) the directories a first copy or a move aside killed before it
 // finished left, as sweepTemps does files.
 func sweepCopies(cacheDir string) {
-	sweep(cacheDir, func(name string) (int, bool) {
+	sweep(cacheDir, func(name string) bool {
 		for _, p := range []string{copyPrefix, oldPrefix} {
 			if rest, ok := strings.CutPrefix(name, p); ok {
-				return writer("." + rest)
+				return named("." + rest)
 			}
 		}
-		return 0, false
+		return false
 	}, true)
 }
 
-// sweep removes each entry of dir that pid names, whose pid no longer
-// runs, of this user's and a regular file (or with dirs a directory, with
-// what it holds).
-func sweep(dir string, pid func(name string) (int, bool), dirs bool) {
+// sweep removes each entry of dir that ours names, of this user's and a
+// regular file (or with dirs a directory, with what it holds; a link in it
+// is removed, not followed).
+func sweep(dir string, ours func(name string) bool, dirs bool) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return
@@ -64,16 +62,12 @@ func sweep(dir string, pid func(name string) (int, bool), dirs bool) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	for _, name := range names {
-		p, ok := pid(name)
-		if !ok || !processGone(p) {
+		if !ours(name) {
 			continue
 		}
 		path := filepath.Join(dir, name)
 		fi, err := os.Lstat(path)
-		if err != nil || dirs != fi.IsDir() || !dirs && !fi.Mode().IsRegular() {
-			continue
-		}
-		if uid, me, ok := owner(fi); ok && uid != me {
+		if err != nil || dirs != fi.IsDir() || !dirs && !fi.Mode().IsRegular() || !mine(fi) {
 			continue
 		}
 		if dirs {
@@ -82,6 +76,13 @@ func sweep(dir string, pid func(name string) (int, bool), dirs bool) {
 			os.Remove(path)
 		}
 	}
+}
+
+// named reports whether a temporary name ends as newTemp's and
+// writeCopy's do: "<...>.<pid>-<random>".
+func named(name string) bool {
+	_, ok := writer(name)
+	return ok
 }
 
 // writer is the pid in a temporary name's "<...>.<pid>-<random>".

@@ -1,0 +1,67 @@
+//go:build unix
+
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// lockCache takes the lock of cacheDir's runner copies (flock of
+// lockName), waiting while another start holds it. flock, not a pid: a
+// start in another pid namespace (a container or sandbox sharing the
+// home) or on another host (NFS, whose locks Linux makes fcntl locks)
+// holds it too. locked is false where the file system has no locks; the
+// caller then writes as before and removes nothing.
+func lockCache(cacheDir string) (unlock func(), locked bool, err error) {
+	path := filepath.Join(cacheDir, lockName)
+	for tries := 0; ; tries++ {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		var fi os.FileInfo
+		if err == nil {
+			fi, err = f.Stat()
+		}
+		if err == nil && fi.Mode().IsRegular() && mine(fi) {
+			return flockWait(f)
+		}
+		if f != nil {
+			f.Close()
+		}
+		// A link, or a file another user put there while the dir was
+		// open to them (it is not now: ownDir), could be held forever.
+		if tries > 0 || os.Remove(path) != nil {
+			if err == nil {
+				err = errors.New("not a regular file of yours")
+			}
+			return nil, false, fmt.Errorf("runner: lock %s: %v: %w", path, err, ErrUnsafeCache)
+		}
+	}
+}
+
+// flockWait locks f, waiting; a file system without locks leaves it
+// unlocked.
+func flockWait(f *os.File) (func(), bool, error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		switch {
+		case err == nil:
+			return func() { f.Close() }, true, nil
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.ENOLCK || err == syscall.EOPNOTSUPP || err == syscall.ENOSYS:
+			f.Close()
+			return func() {}, false, nil
+		}
+		f.Close()
+		return nil, false, fmt.Errorf("runner: lock %s: %w", f.Name(), err)
+	}
+}
+
+// mine reports whether fi is this user's.
+func mine(fi os.FileInfo) bool {
+	uid, me, ok := owner(fi)
+	return !ok || uid == me
+}
