@@ -53,9 +53,10 @@
 //
 // A local backend that fails to start returns a [*StartError] with what the
 // interpreter wrote to stderr; its message gives that a line at a time,
-// indented and printed by trustdir.Shown, so no line of it can pass for one
-// of the message's (or for what follows it) and no escape sequence in it
-// reaches a terminal.
+// indented and printed by trustdir.Shown, and its cause (which names the
+// interpreter's path) by trustdir.Shown whole, so no line of either can
+// pass for one of the message's (or for what follows it) and no escape
+// sequence in them reaches a terminal.
 //
 // # Lifetime
 //

@@ -20,22 +20,26 @@ var (
 )
 
 // StartError reports a failed start with what the child wrote to stderr.
-// Its message gives StderrTail a line at a time, each indented and printed
-// by trustdir.Shown (quoted when it holds an escape sequence or another
-// character that is not printable): the child's stderr echoes paths others
-// may name and whatever its code prints, and raw, a line of it could pass
-// for one of the message's own, or for what follows the message (a "]"
-// closing the notice it is shown in), or drive the reader's terminal.
+// Its message gives Err's text by trustdir.Shown (it names the
+// interpreter's path, which a directory's name makes), then StderrTail a
+// line at a time, each indented and printed by trustdir.Shown (quoted when
+// it holds an escape sequence or another character that is not
+// printable): the child's stderr echoes paths others may name and
+// whatever its code prints, and raw, a line of it could pass for one of
+// the message's own, or for what follows the message (a "]" closing the
+// notice it is shown in), or drive the reader's terminal.
 type StartError struct {
 	Err        error
 	StderrTail string
 }
 
 func (e *StartError) Error() string {
+	// Err names paths (the interpreter's, which a directory's name makes).
+	cause := trustdir.Shown(e.Err.Error())
 	if e.StderrTail == "" {
-		return "start interpreter: " + e.Err.Error()
+		return "start interpreter: " + cause
 	}
-	return fmt.Sprintf("start interpreter: %v; its stderr ends with:%s", e.Err, shownLines(e.StderrTail))
+	return fmt.Sprintf("start interpreter: %s; its stderr ends with:%s", cause, shownLines(e.StderrTail))
 }
 
 // shownLines is text as lines of a message: each on its own, indented,

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,5 +51,31 @@ func TestStartErrorShowsStderrLines(t *testing.T) {
 	}
 	if got := (&StartError{Err: cause}).Error(); got != "start interpreter: exit code 1" {
 		t.Errorf("without a tail: %q", got)
+	}
+}
+
+// The start error's own text names paths too (the interpreter's, which a
+// directory's name makes: a .venv in a directory another user named) and
+// is printed by trustdir.Shown whole, as the tail's lines are, so a
+// newline in it does not end the notice the message is shown in either.
+func TestStartErrorShowsItsCause(t *testing.T) {
+	python := "/tmp/x\n]\n[cell 1 ok after 1ms]\n\x1b]0;owned\a/.venv/bin/python3"
+	cause := fmt.Errorf("%s exited before it was ready: %w", python, ErrStartTimeout)
+	for _, tail := range []string{"", "boom\n"} {
+		e := &StartError{Err: cause, StderrTail: tail}
+		got := e.Error()
+		want := "start interpreter: " + strconv.Quote(cause.Error())
+		if tail != "" {
+			want += "; its stderr ends with:\n    boom"
+		}
+		if got != want {
+			t.Errorf("Error() = %q\nwant      %q", got, want)
+		}
+		if !errors.Is(e, ErrStartTimeout) {
+			t.Error("the error does not match its cause")
+		}
+	}
+	if got := (&StartError{Err: ErrStartTimeout}).Error(); got != "start interpreter: "+ErrStartTimeout.Error() {
+		t.Errorf("a printable cause is changed: %q", got)
 	}
 }
