@@ -3,7 +3,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +13,9 @@ import (
 // lockName), waiting while another start holds it. flock, not a pid: a
 // start in another pid namespace (a container or sandbox sharing the
 // home) or on another host (NFS, whose locks Linux makes fcntl locks)
-// holds it too. locked is false where the file system has no locks; the
-// caller then writes as before and removes nothing.
+// holds it too. locked is false where no lock is to be had (a read-only
+// cache, a file system without locks): the caller then writes as before,
+// its write saying why it fails, and removes nothing.
 func lockCache(cacheDir string) (unlock func(), locked bool, err error) {
 	path := filepath.Join(cacheDir, lockName)
 	for tries := 0; ; tries++ {
@@ -23,20 +23,20 @@ func lockCache(cacheDir string) (unlock func(), locked bool, err error) {
 		var fi os.FileInfo
 		if err == nil {
 			fi, err = f.Stat()
-		}
-		if err == nil && fi.Mode().IsRegular() && mine(fi) {
-			return flockWait(f)
-		}
-		if f != nil {
-			f.Close()
-		}
-		// A link, or a file another user put there while the dir was
-		// open to them (it is not now: ownDir), could be held forever.
-		if tries > 0 || os.Remove(path) != nil {
-			if err == nil {
-				err = errors.New("not a regular file of yours")
+			if err == nil && fi.Mode().IsRegular() && mine(fi) {
+				return flockWait(f)
 			}
-			return nil, false, fmt.Errorf("runner: lock %s: %v: %w", path, err, ErrUnsafeCache)
+			f.Close()
+		} else if fi, err = os.Lstat(path); err == nil && fi.Mode().IsRegular() && mine(fi) {
+			return func() {}, false, nil // ours, not to be opened (a read-only cache)
+		}
+		if err != nil {
+			return func() {}, false, nil
+		}
+		// A link, or what another user put there while the dir was open
+		// to them (it is not now: ownDir), could be held forever.
+		if tries > 0 || os.Remove(path) != nil {
+			return nil, false, fmt.Errorf("runner: lock %s: it is %v, not a file of yours: %w", path, fi.Mode(), ErrUnsafeCache)
 		}
 	}
 }
