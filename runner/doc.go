@@ -57,7 +57,9 @@
 // rename left (such names, of this user's: a regular file, a copy, or an
 // untrusted copy moved aside as .runner-old.<pid>-<random>). A pid cannot
 // say whether such a writer lives: in a container or sandbox sharing the
-// home, or on another host, it names another process or none. runner.py runs cached bytecode only from a file of this user's,
+// home, or on another host, it names another process or none.
+//
+// runner.py runs cached bytecode only from a file of this user's,
 // writable by no one else, whose header holds the interpreter's magic, the
 // keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
 // the same hash of the code itself; anything else is recompiled and
@@ -68,6 +70,10 @@
 // two leaves, the next runner to start removes once ready is sent (~10 us,
 // core's _sweep_cache): only a regular file of this user's whose pid no
 // longer runs, so a live writer's stays and two runners may write one cache.
+// Across pid namespaces a pid says less (see above), and there no lock is
+// needed: a live writer's file removed only fails its write (the cache is
+// not written), and two writers with one pid, writing one file, make a
+// mix the header's hashes refuse.
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
