@@ -27,7 +27,11 @@
 //   - On ctx done it interrupts (control-channel interrupt_request, then the
 //     REST interrupt if the control channel gave no answer), waits the grace
 //     window for the cell to end (done with Cancelled), and otherwise deletes
-//     the kernel and returns an error wrapping [backend.ErrKilled].
+//     the kernel and returns an error wrapping [backend.ErrKilled]. The start
+//     snippet has the kernel wake its main thread after a control-channel
+//     interrupt, with a real-time signal whose handler does nothing, until
+//     the SIGINT's handler ran: one that arrives just before a blocking call
+//     waits for the call to return.
 //   - A kernel that dies (gateway status dead or restarting) gives a
 //     [*backend.DeathError] whose Reason says what the gateway reported, or
 //     why the connection was given up (the exit code is never known); the

@@ -123,6 +123,7 @@ func startCode() string {
 
 var startSource = `def __evh_start():
     import json, os, sys, platform
+` + wakeSource + `
     os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
     import types
     io_state = sys.modules[` + pyString(ioStateModule) + `] = types.ModuleType(` + pyString(ioStateModule) + `)
@@ -175,6 +176,7 @@ var startSource = `def __evh_start():
             else:
                 os.environ.pop("EVALHOST_RUN", None)
         ip.events.register("pre_run_cell", run_id)
+        wake_after_interrupts(ip, kernel)
     try:
         import ipykernel
         version = ipykernel.__version__
@@ -184,6 +186,77 @@ var startSource = `def __evh_start():
         "executable": sys.executable, "ipykernel": version}), flush=True)
 __evh_start()
 del __evh_start
+`
+
+// wakeSource defines wake_after_interrupts, which the start snippet applies
+// to the kernel. CPython runs a SIGINT's handler in the main thread between
+// bytecodes; one that arrives just before a blocking call (time.sleep, a
+// read) waits until that call returns: an interrupt sent as a cell started
+// was left pending in its time.sleep(30) 5 times in 760 here. evalhost
+// interrupts once (a second SIGINT would land in the cell's handling of the
+// first), so the kernel wakes itself, as the runner's host does: when the
+// control channel's interrupt_request signals it, a thread sends the main
+// thread a real-time signal whose handler does nothing, 50 ms later and
+// then at doubling intervals, until the SIGINT's handler ran or the request
+// ended. A wake ends the blocking call, and CPython then runs the pending
+// SIGINT. That handler is ipykernel's default_int_handler plus the note
+// that it ran (an Event per request, so that a late wake-up thread never
+// wakes the next one); its frame is taken off the tracebacks IPython shows.
+// Without real-time signals (macOS) or the ipykernel and IPython hooks
+// used, nothing changes.
+const wakeSource = `    def wake_after_interrupts(ip, kernel):
+        import signal, threading
+        wake = getattr(signal, "SIGRTMIN", 0) and signal.SIGRTMIN + 6
+        hooks = ("pre_handler_hook", "post_handler_hook", "_send_interrupt_children")
+        if not wake or not all(hasattr(kernel, h) for h in hooks) or not hasattr(ip, "_get_exc_info"):
+            return
+        main = threading.main_thread()
+        request = [None]  # the running request's Event: set once its SIGINT handler ran, or it ended
+        pre, post, send = (getattr(kernel, h) for h in hooks)
+        exc_info = ip._get_exc_info
+        def on_sigint(signum, frame):
+            if request[0] is not None:
+                request[0].set()
+            raise KeyboardInterrupt
+        def get_exc_info(exc_tuple=None):
+            etype, value, tb = exc_info(exc_tuple)
+            last = tb
+            while last is not None and last.tb_next is not None:
+                if last.tb_next.tb_frame.f_code is on_sigint.__code__:
+                    last.tb_next = None
+                last = last.tb_next
+            return etype, value, tb
+        def pre_handler_hook():
+            pre()
+            if threading.current_thread() is main:
+                request[0] = threading.Event()
+                signal.signal(signal.SIGINT, on_sigint)
+        def post_handler_hook():
+            if request[0] is not None:
+                request[0].set()
+                request[0] = None
+            post()
+        def wake_main(landed):
+            delay = 0.05
+            while not landed.wait(delay):
+                signal.pthread_kill(main.ident, wake)
+                delay *= 2
+        def send_interrupt():
+            # The thread starts first: one started while the SIGINT is pending takes it
+            # (Linux restarts the clone after delivering the signal to its caller), and
+            # the main thread's blocking call goes on.
+            landed = request[0]
+            if landed is not None and not landed.is_set():
+                threading.Thread(target=wake_main, args=(landed,), name="evalhost-wake", daemon=True).start()
+            try:
+                send()
+            except BaseException:
+                if landed is not None:
+                    landed.set()
+                raise
+        signal.signal(wake, lambda signum, frame: None)
+        kernel.pre_handler_hook, kernel.post_handler_hook, kernel._send_interrupt_children = pre_handler_hook, post_handler_hook, send_interrupt
+        ip._get_exc_info = get_exc_info
 `
 
 // modulesCode runs the extension modules mods (runner.FindModules judged
