@@ -78,6 +78,7 @@ func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatc
 		c.pendingInterrupt = false
 		intr.start(k)
 	}
+	k.askReply(c)
 	switch {
 	case !c.gotReply || c.gotIdle:
 	case quiet.settles(in.msg):

@@ -32,6 +32,12 @@
 //     interrupt, with a real-time signal whose handler does nothing, until
 //     the SIGINT's handler ran: one that arrives just before a blocking call
 //     waits for the call to return.
+//   - A request the kernel ends without its execute_reply (ipykernel sends
+//     none when a KeyboardInterrupt lands outside the cell's code, in an
+//     input transformer) is noticed when its idle status comes first: a
+//     kernel_info_request on shell, answered in order after the cell,
+//     says no reply is coming. The cell then ends with a KeyboardInterrupt
+//     error frame when it was interrupted, else with a warning.
 //   - A kernel that dies (gateway status dead or restarting) gives a
 //     [*backend.DeathError] whose Reason says what the gateway reported, or
 //     why the connection was given up (the exit code is never known); the

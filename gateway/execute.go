@@ -36,6 +36,7 @@ type cell struct {
 	stdinAsked          bool
 	interrupted, killed bool
 	acked               bool   // interrupt_reply seen
+	replyMarker         string // asks whether an execute_reply is still to come (lostreply.go)
 	executing           bool   // execute_input seen: the kernel runs the cell's code
 	began               bool   // the started frame is out
 	pendingInterrupt    bool   // cancelled before that: interrupt once it runs
@@ -199,13 +200,13 @@ func (k *Kernel) handle(c *cell, in inbound) {
 	if k.toolCall(m) {
 		return
 	}
-	switch m.ParentHeader.MsgID {
-	case c.msgID:
+	switch parent := m.ParentHeader.MsgID; {
+	case parent == c.msgID:
 		k.handleCell(c, m)
-	default:
-		if m.Header.MsgType == "interrupt_reply" {
-			c.acked = true
-		}
+	case m.Header.MsgType == "interrupt_reply":
+		c.acked = true
+	case parent != "" && parent == c.replyMarker:
+		c.markerReplied(m)
 	}
 }
 
