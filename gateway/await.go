@@ -10,11 +10,6 @@ import (
 	"github.com/evalhost/evalhost/frames"
 )
 
-// resendEvery is how often an interrupt is repeated while the cell runs on:
-// ipykernel ignores SIGINT outside a cell's execution, so one that lands
-// just before the cell starts is lost.
-var resendEvery = 500 * time.Millisecond
-
 // await translates the cell's messages until it is done, cancelled, killed
 // or the kernel ends.
 func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
@@ -51,11 +46,9 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		case <-ctxDone:
 			ctxDone = nil
 			k.cancelCell(c, &intr)
-		case <-intr.resendC(c):
-			_ = k.sendInterrupt()
 		case <-intr.fallback:
 			intr.fallback = nil
-			if !c.acked {
+			if !c.acked && !k.controlOK.Load() {
 				intr.restInterrupt(k)
 			}
 		case <-intr.grace:
@@ -76,7 +69,10 @@ func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatc
 	k.handle(c, in)
 	if c.pendingInterrupt && c.executing {
 		c.pendingInterrupt = false
-		intr.start(k)
+		intr.start(k, c)
+	}
+	if c.refused {
+		intr.restInterrupt(k)
 	}
 	k.askReply(c)
 	switch {
@@ -95,43 +91,53 @@ func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatc
 func (k *Kernel) cancelCell(c *cell, intr *interrupter) {
 	c.interrupted = true
 	if c.executing {
-		intr.start(k)
+		intr.start(k, c)
 	} else {
 		c.pendingInterrupt = true
 	}
 	intr.grace = time.After(k.grace)
 }
 
-// interrupter is the interrupt ladder of a cancelled cell: the control
-// channel's interrupt_request, repeated every resendEvery until the reply;
-// the REST interrupt when the control channel gave no answer within
-// restFallback; the kill when the grace window ends.
+// interrupter is the interrupt ladder of a cancelled cell: one
+// control-channel interrupt_request; the REST interrupt if the kernel
+// answered that it could not signal itself or, on a kernel whose control
+// channel never answered, gave no answer within restFallback; the kill when
+// the grace window ends.
+//
+// No interrupt is repeated: a second SIGINT lands in whatever the cell does
+// about the first (its except block, IPython formatting the traceback, 0.8 s
+// for a kernel's first on a busy core) and cuts it short. The one is sent
+// when the cell's code runs (execute_input): ipykernel's SIGINT handler is
+// live from before it publishes execute_input until the reply. One that
+// lands outside the cell's code loses the reply (lostreply.go); one that
+// lands just before a blocking call is run by the kernel's own wake-ups
+// (wakeSource). A cell that catches it and runs on is killed when the grace
+// window ends: Jupyter's clients, too, send one interrupt and leave the
+// rest to a restart.
 type interrupter struct {
 	fallback <-chan time.Time
 	grace    <-chan time.Time
-	resend   *time.Ticker
+	restSent bool
 	rest     sync.WaitGroup // the REST interrupt in flight
 }
 
-func (i *interrupter) start(k *Kernel) {
+func (i *interrupter) start(k *Kernel, c *cell) {
+	id, err := k.sendInterrupt()
+	if err != nil {
+		i.restInterrupt(k)
+		return
+	}
+	c.interruptID = id
 	i.fallback = time.After(restFallback)
-	if k.sendInterrupt() != nil {
-		i.fallback = time.After(0)
-	}
-	i.resend = time.NewTicker(resendEvery)
-}
-
-// resendC ticks while an interrupt is running and the cell's reply is out.
-func (i *interrupter) resendC(c *cell) <-chan time.Time {
-	if i.resend == nil || c.gotReply {
-		return nil
-	}
-	return i.resend.C
 }
 
 // restInterrupt sends the REST interrupt without holding up the cell's
 // messages; the grace timer judges the outcome.
 func (i *interrupter) restInterrupt(k *Kernel) {
+	if i.restSent {
+		return
+	}
+	i.restSent = true
 	i.rest.Add(1)
 	go func() {
 		defer i.rest.Done()
@@ -141,10 +147,7 @@ func (i *interrupter) restInterrupt(k *Kernel) {
 	}()
 }
 
-// stop ends the resend ticker and waits for the REST interrupt.
+// stop waits for the REST interrupt.
 func (i *interrupter) stop() {
-	if i.resend != nil {
-		i.resend.Stop()
-	}
 	i.rest.Wait()
 }

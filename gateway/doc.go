@@ -24,14 +24,19 @@
 //   - input() never waits for a person: the input_request is answered with
 //     an empty input_reply, an input frame is emitted, and the cell fails
 //     with StdinNotImplementedError and the runner's message.
-//   - On ctx done it interrupts (control-channel interrupt_request, then the
-//     REST interrupt if the control channel gave no answer), waits the grace
-//     window for the cell to end (done with Cancelled), and otherwise deletes
-//     the kernel and returns an error wrapping [backend.ErrKilled]. The start
-//     snippet has the kernel wake its main thread after a control-channel
-//     interrupt, with a real-time signal whose handler does nothing, until
-//     the SIGINT's handler ran: one that arrives just before a blocking call
-//     waits for the call to return.
+//   - On ctx done it interrupts once, when the kernel has begun the cell's
+//     code (execute_input): a control-channel interrupt_request, and the
+//     REST interrupt only when the kernel answered that it could not signal
+//     itself, or gave no answer on a control channel that never answered
+//     (the start probes it). A second SIGINT would land in the cell's
+//     handling of the first (its except block, IPython formatting the
+//     traceback) and cut it short, so none is sent; instead the start
+//     snippet has the kernel wake its main thread with a real-time signal
+//     whose handler does nothing until the SIGINT's handler ran (one that
+//     arrives just before a blocking call waits for it to return). It waits
+//     the grace window for the cell to end (done with Cancelled), and
+//     otherwise deletes the kernel and returns an error wrapping
+//     [backend.ErrKilled].
 //   - A request the kernel ends without its execute_reply (ipykernel sends
 //     none when a KeyboardInterrupt lands outside the cell's code, in an
 //     input transformer) is noticed when its idle status comes first: a

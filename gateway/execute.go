@@ -15,8 +15,11 @@ import (
 )
 
 // restFallback is how long a control-channel interrupt may go unanswered
-// before the REST interrupt is sent too. Sending both at once would deliver
-// two SIGINTs, the second landing in the first one's traceback handling.
+// before the REST interrupt is sent too, on a kernel whose control channel
+// never answered (a gateway that does not carry it). One that did answers
+// an interrupt late only while the cell holds the GIL (a long C call): the
+// SIGINT then waits for the same moment, and a REST one beside it would be
+// a second SIGINT, landing in the first one's traceback handling.
 var restFallback = 300 * time.Millisecond
 
 // DefaultGrace is how long a cancelled cell may take to end after the
@@ -35,7 +38,8 @@ type cell struct {
 	reply               executeReply
 	stdinAsked          bool
 	interrupted, killed bool
-	acked               bool   // interrupt_reply seen
+	interruptID         string // the cell's control-channel interrupt_request
+	acked, refused      bool   // its interrupt_reply: the kernel signalled itself, or could not
 	replyMarker         string // asks whether an execute_reply is still to come (lostreply.go)
 	executing           bool   // execute_input seen: the kernel runs the cell's code
 	began               bool   // the started frame is out
@@ -156,9 +160,8 @@ func (c *cell) reportDropped() {
 	}
 }
 
-func (k *Kernel) sendInterrupt() error {
-	_, err := k.send(context.Background(), "control", "interrupt_request", struct{}{})
-	return err
+func (k *Kernel) sendInterrupt() (string, error) {
+	return k.send(context.Background(), "control", "interrupt_request", struct{}{})
 }
 
 // drain handles what the reader queued before the kernel ended.
@@ -203,11 +206,25 @@ func (k *Kernel) handle(c *cell, in inbound) {
 	switch parent := m.ParentHeader.MsgID; {
 	case parent == c.msgID:
 		k.handleCell(c, m)
-	case m.Header.MsgType == "interrupt_reply":
-		c.acked = true
-	case parent != "" && parent == c.replyMarker:
+	case parent == "":
+	case parent == c.interruptID:
+		c.interruptReplied(m)
+	case parent == c.replyMarker:
 		c.markerReplied(m)
 	}
+}
+
+// interruptReplied takes the interrupt_reply: status ok says the kernel
+// sent itself SIGINT.
+func (c *cell) interruptReplied(m *message) {
+	if m.Header.MsgType != "interrupt_reply" {
+		return
+	}
+	var r struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(m.Content, &r)
+	c.acked, c.refused = r.Status == "ok", r.Status != "ok"
 }
 
 func (c *cell) handleSetup(m *message) {

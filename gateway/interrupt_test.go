@@ -2,13 +2,167 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/evalhost/evalhost/frames"
 )
+
+// A cancelled cell gets one interrupt: a second SIGINT lands in whatever
+// the kernel does with the first (the cell's own except block, IPython
+// formatting the traceback) and cuts it short. Each cell prints "running"
+// in its try block, where the test cancels it, and takes longer over the
+// interrupt than the kernel gateway's old resend period (500 ms); the
+// grace window is long, so only a second interrupt could end it early.
+func TestInterruptLandsOnce(t *testing.T) {
+	k := ownKernel(t, KernelOptions{Grace: time.Minute})
+	const (
+		sleep   = "import time\ntry:\n    print('running', flush=True)\n    time.sleep(60)\n"
+		cleanup = "except KeyboardInterrupt:\n    time.sleep(1.2)\n    print('cleaned up', flush=True)\n"
+		// IPython formats the traceback after the cell's code ended; the
+		// stand-in puts itself back before it sleeps.
+		slowTraceback = "import time\ntb = get_ipython().InteractiveTB\n" +
+			"def slow(*args, **kwargs):\n    del tb.structured_traceback\n    time.sleep(1.2)\n    return tb.structured_traceback(*args, **kwargs)\n" +
+			"tb.structured_traceback = slow\n"
+		running     = "print('running', flush=True)\ntime.sleep(60)"
+		lateControl = "kernel = get_ipython().kernel\nsend = kernel._send_interrupt_children\n" +
+			"def late():\n    kernel._send_interrupt_children = send\n    time.sleep(1)\n    send()\nkernel._send_interrupt_children = late\n"
+	)
+	cases := []struct {
+		name, code string
+		want       []string
+	}{
+		{"slow cleanup, then re-raised", sleep + cleanup + "    raise",
+			[]string{"started", "stdout:running\ncleaned up\n", "error:KeyboardInterrupt:", "done:error:cancelled"}},
+		{"slow cleanup, swallowed", sleep + cleanup + "print('carried on')",
+			[]string{"started", "stdout:running\ncleaned up\ncarried on\n", "done:ok"}},
+		{"slow traceback formatting", slowTraceback + running,
+			[]string{"started", "stdout:running\n", "error:KeyboardInterrupt:", "done:error:cancelled"}},
+		// As while the cell holds the GIL in a long C call: the control
+		// channel answers long after the REST fallback's wait, but the
+		// kernel answered on it before.
+		{"slow traceback formatting, a late control channel", slowTraceback + lateControl + running,
+			[]string{"started", "stdout:running\n", "error:KeyboardInterrupt:", "done:error:cancelled"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []string
+			done, err := k.Execute(ctx, frames.Request{ID: "once", Code: tc.code}, func(f frames.Frame) {
+				if f.Type == frames.TypeStdout && f.Data == "running\n" {
+					cancel()
+				}
+				got = append(got, summary(f))
+			})
+			if err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			got = joinStreams(append(got, summary(done)))
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("frames:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The REST interrupt is the fallback for a control channel that gives no
+// answer, or answers that the kernel could not signal itself (status
+// error); the fake kernel ends the cell only when it comes.
+func TestFakeRESTInterruptFallback(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply string // the interrupt_reply's content; none when empty
+	}{
+		{"no interrupt_reply", ""},
+		{"interrupt_reply with status error", `{"status":"error","ename":"PermissionError","evalue":"[Errno 1]","traceback":[]}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rest := make(chan struct{}, 1)
+			stop := make(chan struct{}) // the fake's end, should the REST interrupt never come
+			k := scriptedGateway(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+				for _, m := range []struct{ typ, content string }{
+					{"status", `{"execution_state":"busy"}`},
+					{"execute_input", `{"code":"","execution_count":1}`},
+				} {
+					if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m.typ, parent, []byte(m.content))); err != nil {
+						return err
+					}
+				}
+				id, err := awaitRequest(ctx, conn, "interrupt_request")
+				if err != nil {
+					return err
+				}
+				if tc.reply != "" {
+					if err := conn.Write(ctx, websocket.MessageText, jupyterMessage("interrupt_reply", id, []byte(tc.reply))); err != nil {
+						return err
+					}
+				}
+				select {
+				case <-rest:
+				case <-stop:
+					return nil
+				}
+				for _, m := range []struct{ typ, content string }{
+					{"error", `{"ename":"KeyboardInterrupt","evalue":"","traceback":[]}`},
+					{"execute_reply", `{"status":"error","execution_count":1,"ename":"KeyboardInterrupt","evalue":""}`},
+					{"status", `{"execution_state":"idle"}`},
+				} {
+					if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m.typ, parent, []byte(m.content))); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, nil, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/api/kernels/k1/interrupt" {
+					http.NotFound(w, r)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+				rest <- struct{}{}
+			})
+			t.Cleanup(func() { close(stop) }) // before the leak check scriptedGateway set up
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []string
+			done, err := k.Execute(ctx, frames.Request{ID: "c", Code: "import time; time.sleep(60)"}, func(f frames.Frame) {
+				if f.Type == frames.TypeStarted {
+					cancel()
+				}
+				got = append(got, summary(f))
+			})
+			if err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			want := "started,error:KeyboardInterrupt:,done:error:cancelled"
+			if s := strings.Join(append(got, summary(done)), ","); s != want {
+				t.Errorf("frames %q, want %q", s, want)
+			}
+		})
+	}
+}
+
+// awaitRequest reads the client's requests until one of type typ, whose
+// msg_id it returns.
+func awaitRequest(ctx context.Context, conn *websocket.Conn, typ string) (string, error) {
+	for {
+		_, raw, err := conn.Read(ctx)
+		if err != nil {
+			return "", fmt.Errorf("no %s: %w", typ, err)
+		}
+		var req message
+		if json.Unmarshal(raw, &req) == nil && req.Header.MsgType == typ {
+			return req.Header.MsgID, nil
+		}
+	}
+}
 
 // A SIGINT that comes just before a blocking call (time.sleep, a read)
 // stays pending until the call returns: CPython runs its handler in the

@@ -55,6 +55,7 @@ type Kernel struct {
 	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
 	busy       atomic.Bool
+	controlOK  atomic.Bool  // a reply came on the control channel, which so carries interrupts
 	readerHeld atomic.Bool  // the reader waits for a slow cell to take a message
 	heldTimes  atomic.Int64 // how often it has been held
 	dropMu     sync.Mutex
@@ -148,6 +149,9 @@ func (k *Kernel) readLoop(ctx context.Context) {
 			continue
 		}
 		m, err := decodeMessage(raw)
+		if m != nil && m.Channel == "control" {
+			k.controlOK.Store(true)
+		}
 		if !k.enqueue(ctx, inbound{msg: m, bad: err}) {
 			return
 		}

@@ -22,10 +22,22 @@ import (
 // as slowLink does.
 func scriptedKernel(t testing.TB, answer func(ctx context.Context, conn *websocket.Conn, parent string) error, slow *atomic.Bool) *Kernel {
 	t.Helper()
+	return scriptedGateway(t, answer, slow, nil)
+}
+
+// scriptedGateway is scriptedKernel whose other POSTs (the REST interrupt)
+// go to rest.
+func scriptedGateway(t testing.TB, answer func(ctx context.Context, conn *websocket.Conn, parent string) error, slow *atomic.Bool,
+	rest http.HandlerFunc) *Kernel {
+	t.Helper()
 	checkLeaks(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
 			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if rest != nil && r.Method == http.MethodPost {
+			rest(w, r)
 			return
 		}
 		conn, err := websocket.Accept(w, r, nil)

@@ -73,6 +73,9 @@ func (c *Client) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	env, tools := takeBridge(opts.Env)
 	k.tools = tools
+	// Its reply on control says the gateway carries the control channel's
+	// interrupts (interrupter); it comes while the start snippet runs.
+	_, _ = k.send(ctx, "control", "kernel_info_request", struct{}{})
 	out, err := k.runInternal(ctx, "initialise", setupCode(opts.Cwd, exactEnv(env))+startCode())
 	if err != nil {
 		return err
