@@ -48,7 +48,7 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			k.cancelCell(c, &intr)
 		case <-intr.fallback:
 			intr.fallback = nil
-			if !c.acked && !k.controlOK.Load() {
+			if !c.acked && !(k.controlInterrupts && k.controlOK.Load()) {
 				intr.restInterrupt(k)
 			}
 		case <-intr.grace:
@@ -101,8 +101,9 @@ func (k *Kernel) cancelCell(c *cell, intr *interrupter) {
 // interrupter is the interrupt ladder of a cancelled cell: one
 // control-channel interrupt_request; the REST interrupt if the kernel
 // answered that it could not signal itself or, on a kernel whose control
-// channel never answered, gave no answer within restFallback; the kill when
-// the grace window ends.
+// channel never answered or that has no interrupt_request handler
+// (ipykernel 5), gave no answer within restFallback; the kill when the
+// grace window ends.
 //
 // No interrupt is repeated: a second SIGINT lands in whatever the cell does
 // about the first (its except block, IPython formatting the traceback, 0.8 s

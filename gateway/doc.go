@@ -28,7 +28,8 @@
 //     code (execute_input): a control-channel interrupt_request, and the
 //     REST interrupt only when the kernel answered that it could not signal
 //     itself, or gave no answer on a control channel that never answered
-//     (the start probes it). A second SIGINT would land in the cell's
+//     (the start probes it) or of a kernel without an interrupt_request
+//     handler (ipykernel 5, which answers kernel_info there). A second SIGINT would land in the cell's
 //     handling of the first (its except block, IPython formatting the
 //     traceback) and cut it short, so none is sent; instead the start
 //     snippet has the kernel wake its main thread with a real-time signal

@@ -79,9 +79,14 @@ func TestFakeRESTInterruptFallback(t *testing.T) {
 	cases := []struct {
 		name  string
 		reply string // the interrupt_reply's content; none when empty
+		// controlAnswered: a reply came on control before (the start's
+		// kernel_info_request), as ipykernel 5 gives, which has no
+		// interrupt_request handler and so never answers one.
+		controlAnswered bool
 	}{
-		{"no interrupt_reply", ""},
-		{"interrupt_reply with status error", `{"status":"error","ename":"PermissionError","evalue":"[Errno 1]","traceback":[]}`},
+		{"no interrupt_reply", "", false},
+		{"interrupt_reply with status error", `{"status":"error","ename":"PermissionError","evalue":"[Errno 1]","traceback":[]}`, false},
+		{"control answers kernel_info but not interrupt_request", "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,6 +134,7 @@ func TestFakeRESTInterruptFallback(t *testing.T) {
 				rest <- struct{}{}
 			})
 			t.Cleanup(func() { close(stop) }) // before the leak check scriptedGateway set up
+			k.controlOK.Store(tc.controlAnswered)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var got []string

@@ -54,14 +54,18 @@ type Kernel struct {
 	endOnce sync.Once
 	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
-	busy       atomic.Bool
-	controlOK  atomic.Bool  // a reply came on the control channel, which so carries interrupts
-	readerHeld atomic.Bool  // the reader waits for a slow cell to take a message
-	heldTimes  atomic.Int64 // how often it has been held
-	dropMu     sync.Mutex
-	dropCause  error // why keepAlive closed the socket
-	stopOnce   sync.Once
-	stopErr    error
+	busy      atomic.Bool
+	controlOK atomic.Bool // a reply came on the control channel, which so carries interrupts
+	// controlInterrupts: the kernel said at start that it handles an
+	// interrupt_request on control (ipykernel 6+); ipykernel 5 answers
+	// kernel_info there but never an interrupt.
+	controlInterrupts bool
+	readerHeld        atomic.Bool  // the reader waits for a slow cell to take a message
+	heldTimes         atomic.Int64 // how often it has been held
+	dropMu            sync.Mutex
+	dropCause         error // why keepAlive closed the socket
+	stopOnce          sync.Once
+	stopErr           error
 
 	ready    frames.Frame
 	warnings []frames.Frame

@@ -182,8 +182,10 @@ var startSource = `def __evh_start():
         version = ipykernel.__version__
     except Exception:
         version = ""
+    # ipykernel 5 answers kernel_info on control but has no interrupt_request
+    control_interrupt = "interrupt_request" in (getattr(kernel, "control_handlers", None) or {})
     print(` + pyString(infoMarker) + ` + json.dumps({"python": platform.python_version(), "pid": os.getpid(),
-        "executable": sys.executable, "ipykernel": version}), flush=True)
+        "executable": sys.executable, "ipykernel": version, "control_interrupt": control_interrupt}), flush=True)
 __evh_start()
 del __evh_start
 `

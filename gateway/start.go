@@ -80,7 +80,7 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	if err != nil {
 		return err
 	}
-	if k.ready, err = readyFrame(out); err != nil {
+	if k.ready, k.controlInterrupts, err = readyFrame(out); err != nil {
 		return err
 	}
 	prelude := opts.Prelude
@@ -134,25 +134,28 @@ func exactEnv(env map[string]*string) map[string]*string {
 	return out
 }
 
-func readyFrame(out string) (frames.Frame, error) {
+// readyFrame reads the start snippet's info line; controlInterrupts says
+// the kernel handles an interrupt_request on its control channel.
+func readyFrame(out string) (ready frames.Frame, controlInterrupts bool, err error) {
 	var info struct {
 		Python, Executable, Ipykernel string
 		PID                           int
+		ControlInterrupt              bool `json:"control_interrupt"`
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(line, infoMarker); ok {
 			if err := json.Unmarshal([]byte(rest), &info); err != nil {
-				return frames.Frame{}, fmt.Errorf("kernel start snippet printed a bad info line %q: %w", line, err)
+				return frames.Frame{}, false, fmt.Errorf("kernel start snippet printed a bad info line %q: %w", line, err)
 			}
 			runner := "ipykernel"
 			if info.Ipykernel != "" {
 				runner += "/" + info.Ipykernel
 			}
 			return frames.Frame{Type: frames.TypeReady, Runner: runner, Python: info.Python,
-				PID: info.PID, Executable: info.Executable}, nil
+				PID: info.PID, Executable: info.Executable}, info.ControlInterrupt, nil
 		}
 	}
-	return frames.Frame{}, fmt.Errorf("kernel start snippet printed no info line (is the kernel an IPython kernel?); output: %.200q", out)
+	return frames.Frame{}, false, fmt.Errorf("kernel start snippet printed no info line (is the kernel an IPython kernel?); output: %.200q", out)
 }
 
 func moduleWarnings(out string) []frames.Frame {
