@@ -209,7 +209,9 @@ del __evh_start
 const wakeSource = `    def wake_after_interrupts(ip, kernel):
         import signal, threading
         wake = getattr(signal, "SIGRTMIN", 0) and signal.SIGRTMIN + 6
-        hooks = ("pre_handler_hook", "post_handler_hook", "_send_interrupt_children")
+        # ipykernel before 6.22 spells it _send_interupt_children
+        sender = "_send_interrupt_children" if hasattr(kernel, "_send_interrupt_children") else "_send_interupt_children"
+        hooks = ("pre_handler_hook", "post_handler_hook", sender)
         if not wake or not all(hasattr(kernel, h) for h in hooks) or not hasattr(ip, "_get_exc_info"):
             return
         main = threading.main_thread()
@@ -257,7 +259,8 @@ const wakeSource = `    def wake_after_interrupts(ip, kernel):
                     landed.set()
                 raise
         signal.signal(wake, lambda signum, frame: None)
-        kernel.pre_handler_hook, kernel.post_handler_hook, kernel._send_interrupt_children = pre_handler_hook, post_handler_hook, send_interrupt
+        kernel.pre_handler_hook, kernel.post_handler_hook = pre_handler_hook, post_handler_hook
+        setattr(kernel, sender, send_interrupt)
         ip._get_exc_info = get_exc_info
 `
 
