@@ -236,7 +236,8 @@ const wakeSource = `    def wake_after_interrupts(ip, kernel):
                 request[0] = threading.Event()
                 signal.signal(signal.SIGINT, on_sigint)
         def post_handler_hook():
-            if request[0] is not None:
+            # a subshell's request (its own thread) must not end the main thread's
+            if threading.current_thread() is main and request[0] is not None:
                 request[0].set()
                 request[0] = None
             post()
