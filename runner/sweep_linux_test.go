@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -94,27 +93,17 @@ func startLiveWriter(t *testing.T, what string, ns bool) (*exec.Cmd, func(), str
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
+	stdin, name, err := launchWriter(t, cmd)
+	switch {
+	case errors.Is(err, errNoStart):
 		t.Skipf("no user and pid namespaces here: %v", err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	name, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
+	case err != nil:
 		cmd.Wait()
 		if strings.Contains(stderr.String(), "set the namespace's next pid") {
 			t.Skipf("cannot choose a pid in a new namespace: %s", stderr.String())
 		}
 		t.Fatalf("the writer said no temporary file: %v; its stderr: %s", err, stderr.String())
 	}
-	name = name[:len(name)-1]
 	// The namespace's threads may take a pid or two first.
 	if w, ok := writer(strings.TrimPrefix(strings.TrimPrefix(name, tempPrefix), ".runner-tmp")); ns && (!ok || w < pid || syscall.Kill(w, 0) != syscall.ESRCH) {
 		t.Fatalf("the writer's file %s names no pid from %d on that is free here", name, pid)

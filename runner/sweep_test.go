@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,21 @@ func startWriter(t *testing.T, what string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), killedWriterEnv+"="+what)
+	_, name, err := launchWriter(t, cmd)
+	if err != nil {
+		t.Fatalf("the writer said no temporary file: %v", err)
+	}
+	return cmd, name
+}
+
+// errNoStart is launchWriter's error when cmd did not start.
+var errNoStart = errors.New("the writer did not start")
+
+// launchWriter starts cmd, a writer helper, and returns its stdin and the
+// name of its temporary file or directory (the line it prints first);
+// the test's cleanup ends it.
+func launchWriter(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, string, error) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -103,14 +119,14 @@ func startWriter(t *testing.T, what string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, "", fmt.Errorf("%w: %w", errNoStart, err)
 	}
 	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
 	name, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		t.Fatalf("the writer said no temporary file: %v", err)
+		return stdin, "", err
 	}
-	return cmd, name[:len(name)-1]
+	return stdin, name[:len(name)-1], nil
 }
 
 // A start that repairs the runner dir removes what a writer killed
