@@ -421,3 +421,34 @@ func TestRequestArgv(t *testing.T) {
 		}
 	})
 }
+
+// %config InlineBackend.figure_format, the line many notebooks start with,
+// chooses the formats in the runner's own mode too, as matplotlib-inline
+// does in a kernel; any other %config says where the rest is.
+func TestFigureFormats(t *testing.T) {
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	for _, tc := range figureFormats {
+		if !tc.ipythonOnly {
+			t.Run(tc.name, func(t *testing.T) { checkFigureFormat(t, tc, nil) })
+		}
+	}
+	p := start(t, startOpts{})
+	for _, tc := range []struct{ name, code, evalue string }{
+		{"an unknown format", "%config InlineBackend.figure_format = 'bmp'", "supported formats are png, retina"},
+		{"not a literal", "%config InlineBackend.figure_format = svg", "must be a Python literal"},
+		{"another setting", "%config InlineBackend.rc = {}", "--ipython"},
+		{"another class", "%config IPCompleter.greedy = True", "--ipython"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.run(tc.code)
+			if e := wantError(t, c, "UsageError"); !strings.Contains(e.Evalue, tc.evalue) {
+				t.Errorf("evalue %q, want %q in it", e.Evalue, tc.evalue)
+			}
+		})
+	}
+	c := p.run("%config InlineBackend")
+	wantOK(t, c)
+	if !strings.Contains(c.stdout, "InlineBackend.figure_formats = {'png'}") {
+		t.Errorf("stdout %q, want the formats", c.stdout)
+	}
+}

@@ -260,7 +260,8 @@ def update_display(obj, *, display_id, **kwargs):
 
 
 def flush_figures():
-    """Send matplotlib figures left open by the cell as PNG, then close them."""
+    """Send matplotlib figures left open by the cell, in the formats %config
+    InlineBackend chose (PNG by default), then close them."""
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is None:
         return
@@ -268,13 +269,10 @@ def flush_figures():
         nums = plt.get_fignums()
         if not nums:
             return
-        binascii = _core._own("binascii")
+        figures = _core._module("figures")
         for n in nums:
-            fig = plt.figure(n)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", bbox_inches="tight")
-            png = binascii.b2a_base64(buf.getvalue(), newline=False).decode("ascii")
-            emit_display("display", {"image/png": png, "text/plain": repr(fig)}, None, None)
+            data, meta = figures.bundle(plt.figure(n))
+            emit_display("display", data, meta, None)
     except Exception as e:
         _wire._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _wire._cur.qid)
     finally:

@@ -30,7 +30,8 @@
 // the host answers it), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
-// modules (EVALHOST_MODULES), and the IPython compatibility split by feature:
+// modules (EVALHOST_MODULES), figures (the formats of figures left open),
+// and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
 // ipy_capture, ipy_shell (get_ipython), ipy_display (the IPython import
@@ -209,7 +210,9 @@
 //     '%' and '!' in strings, f-strings, modulo and '!=' are untouched and
 //     error line numbers hold. Line magics: pip, cd, pwd, env, set_env, time,
 //     timeit, who, who_ls, whos, reset -f, run, load (shows the file, cannot
-//     replace the cell), matplotlib (Agg kept), load_ext/unload_ext/
+//     replace the cell), matplotlib (Agg kept), config (InlineBackend.
+//     figure_format(s) alone: figures left open go out as png, retina, jpeg,
+//     svg or pdf, as matplotlib-inline makes them), load_ext/unload_ext/
 //     reload_ext, autoreload, aimport, sx, system; cell magics (first
 //     line): bash, sh, capture, time, timeit, writefile [-a], html,
 //     markdown, svg, latex, javascript (js), python, python3. !cmd,

@@ -14,6 +14,8 @@ var (
 	corePy string
 	//go:embed display.py
 	displayPy string
+	//go:embed figures.py
+	figuresPy string
 	//go:embed imports.py
 	importsPy string
 	//go:embed ipy_capture.py
@@ -55,6 +57,7 @@ var embeddedFiles = []file{
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},
+	{"figures.py", figuresPy},
 	{"imports.py", importsPy},
 	{"ipy_capture.py", ipyCapturePy},
 	{"ipy_display.py", ipyDisplayPy},

@@ -12,62 +12,72 @@ import (
 // Figures under --ipython are matplotlib-inline's, as in a Jupyter kernel:
 // the formats %config InlineBackend and set_matplotlib_formats choose (the
 // runner's own PNG after each cell ignored them), one display per figure.
+// figureFormat is a row of the figure-format tests: what a setup cell
+// chooses, and the display a plot then gives.
+type figureFormat struct {
+	name, setup string
+	mimes       []string // the display's bundle, text/plain aside
+	check       func(t *testing.T, md map[string]any)
+	ipythonOnly bool // matplotlib-inline's own function, which the runner's own mode does not see
+}
+
+var figureFormats = []figureFormat{
+	{name: "png by default", mimes: []string{"image/png"}},
+	{name: "svg", setup: "%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
+	{name: "svg after pyplot", setup: "import matplotlib.pyplot\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
+	{name: "retina is a PNG at twice the size", setup: "%config InlineBackend.figure_format = 'retina'", mimes: []string{"image/png"},
+		check: func(t *testing.T, md map[string]any) {
+			png, _ := md["image/png"].(map[string]any)
+			if png["width"] == nil || png["height"] == nil {
+				t.Errorf("metadata %v, want the PNG's width and height", md)
+			}
+		}},
+	{name: "jpeg", setup: "%config InlineBackend.figure_format = 'jpeg'", mimes: []string{"image/jpeg"}},
+	{name: "pdf", setup: "%config InlineBackend.figure_format = 'pdf'", mimes: []string{"application/pdf"}},
+	{name: "two formats", setup: "%config InlineBackend.figure_formats = {'png', 'svg'}", mimes: []string{"image/png", "image/svg+xml"}},
+	{name: "set_matplotlib_formats", setup: "from matplotlib_inline.backend_inline import set_matplotlib_formats\nset_matplotlib_formats('svg')", mimes: []string{"image/svg+xml"}, ipythonOnly: true},
+	{name: "after %matplotlib inline", setup: "%matplotlib inline\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
+}
+
 func TestFullIPythonModeFigureFormats(t *testing.T) {
 	needIPython(t)
 	testkit.NeedModule(t, "matplotlib", "matplotlib")
-	plot := "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);"
-	for _, tc := range []struct {
-		name, setup string
-		mimes       []string // the display's bundle, text/plain aside
-		check       func(t *testing.T, md map[string]any)
-	}{
-		{name: "png by default", mimes: []string{"image/png"}},
-		{name: "svg", setup: "%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
-		{name: "svg after pyplot", setup: "import matplotlib.pyplot\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
-		{name: "retina is a PNG at twice the size", setup: "%config InlineBackend.figure_format = 'retina'", mimes: []string{"image/png"},
-			check: func(t *testing.T, md map[string]any) {
-				png, _ := md["image/png"].(map[string]any)
-				if png["width"] == nil || png["height"] == nil {
-					t.Errorf("metadata %v, want the PNG's width and height", md)
-				}
-			}},
-		{name: "jpeg", setup: "%config InlineBackend.figure_format = 'jpeg'", mimes: []string{"image/jpeg"}},
-		{name: "pdf", setup: "%config InlineBackend.figure_format = 'pdf'", mimes: []string{"application/pdf"}},
-		{name: "two formats", setup: "%config InlineBackend.figure_formats = {'png', 'svg'}", mimes: []string{"image/png", "image/svg+xml"}},
-		{name: "set_matplotlib_formats", setup: "from matplotlib_inline.backend_inline import set_matplotlib_formats\nset_matplotlib_formats('svg')", mimes: []string{"image/svg+xml"}},
-		{name: "after %matplotlib inline", setup: "%matplotlib inline\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := start(t, startOpts{env: []string{"EVALHOST_IPYTHON=1"}})
-			if tc.setup != "" {
-				wantOK(t, p.run(tc.setup))
+	for _, tc := range figureFormats {
+		t.Run(tc.name, func(t *testing.T) { checkFigureFormat(t, tc, []string{"EVALHOST_IPYTHON=1"}) })
+	}
+}
+
+// checkFigureFormat runs tc on a runner of its own started with env.
+func checkFigureFormat(t *testing.T, tc figureFormat, env []string) {
+	t.Helper()
+	p := start(t, startOpts{env: env})
+	if tc.setup != "" {
+		wantOK(t, p.run(tc.setup))
+	}
+	c := p.run("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);")
+	wantOK(t, c)
+	ds := displays(c)
+	if len(ds) != 1 {
+		t.Fatalf("want one display, got %d: %+v", len(ds), c.frames)
+	}
+	var got []string
+	for _, k := range keys(ds[0].Bundle) {
+		if k != "text/plain" {
+			got = append(got, k)
+		}
+	}
+	slices.Sort(got)
+	if strings.Join(got, " ") != strings.Join(tc.mimes, " ") {
+		t.Errorf("display has %v, want %v", got, tc.mimes)
+	}
+	if tc.check != nil {
+		var md map[string]any
+		if len(ds[0].Metadata) > 0 {
+			if err := json.Unmarshal(ds[0].Metadata, &md); err != nil {
+				t.Fatal(err)
 			}
-			c := p.run(plot)
-			wantOK(t, c)
-			ds := displays(c)
-			if len(ds) != 1 {
-				t.Fatalf("want one display, got %d: %+v", len(ds), c.frames)
-			}
-			var got []string
-			for _, k := range keys(ds[0].Bundle) {
-				if k != "text/plain" {
-					got = append(got, k)
-				}
-			}
-			slices.Sort(got)
-			if strings.Join(got, " ") != strings.Join(tc.mimes, " ") {
-				t.Errorf("display has %v, want %v", got, tc.mimes)
-			}
-			if tc.check != nil {
-				var md map[string]any
-				if len(ds[0].Metadata) > 0 {
-					if err := json.Unmarshal(ds[0].Metadata, &md); err != nil {
-						t.Fatal(err)
-					}
-				}
-				tc.check(t, md)
-			}
-		})
+		}
+		tc.check(t, md)
 	}
 }
 

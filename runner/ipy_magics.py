@@ -508,6 +508,11 @@ def _m_load(args, frame):
     return None
 
 
+@_magic("line", "config", expand_vars=False)
+def _m_config(args, frame):
+    return _core._module("figures").config(args)
+
+
 @_magic("line", "matplotlib")
 def _m_matplotlib(args, frame):
     use_agg(args.strip())
