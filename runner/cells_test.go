@@ -437,7 +437,7 @@ func TestFigureFormats(t *testing.T) {
 		{"an unknown format", "%config InlineBackend.figure_format = 'bmp'", "supported formats are png, retina"},
 		{"not a literal", "%config InlineBackend.figure_format = svg", "must be a Python literal"},
 		{"another setting", "%config InlineBackend.rc = {}", "--ipython"},
-		{"another class", "%config IPCompleter.greedy = True", "--ipython"},
+		{"another class", "%config InteractiveShell.ast_node_interactivity = 'all'", "--ipython"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.run(tc.code)
@@ -445,6 +445,13 @@ func TestFigureFormats(t *testing.T) {
 				t.Errorf("evalue %q, want %q in it", e.Evalue, tc.evalue)
 			}
 		})
+	}
+	for _, code := range []string{"%config Completer.use_jedi = False", "%config IPCompleter.greedy = True"} {
+		c := p.run(code)
+		wantOK(t, c)
+		if !strings.Contains(c.stderr, "completion settings do nothing") {
+			t.Errorf("%s: stderr %q, want a note that it is ignored", code, c.stderr)
+		}
 	}
 	c := p.run("%config InlineBackend")
 	wantOK(t, c)

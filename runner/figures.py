@@ -15,7 +15,8 @@ _formats = ["png"]
 
 
 def config(args):
-    """%config in the runner's own mode: InlineBackend.figure_format(s)."""
+    """%config in the runner's own mode: InlineBackend.figure_format(s), and
+    tab-completion settings (Completer, IPCompleter) accepted as no-ops."""
     UsageError = _core._module("ipy_magics").UsageError
     text = args.strip()
     if text in ("", "InlineBackend"):
@@ -23,6 +24,11 @@ def config(args):
         return
     name, eq, value = text.partition("=")
     name = name.strip()
+    if name.split(".")[0] in ("Completer", "IPCompleter") and eq:
+        # Notebooks set these for a frontend's tab completion, which cells
+        # run here do not have: nothing to do, and no reason to stop.
+        print("%%config %s: completion settings do nothing in evalhost's cells; ignored" % name, file=sys.stderr)
+        return
     if name not in ("InlineBackend.figure_format", "InlineBackend.figure_formats") or not eq:
         raise UsageError("%%config %s: evalhost's own mode sets InlineBackend.figure_format(s) only "
                          "(%s); start the session with IPython mode (--ipython) for the rest of "
