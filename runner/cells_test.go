@@ -459,3 +459,38 @@ func TestFigureFormats(t *testing.T) {
 		t.Errorf("stdout %q, want the formats", c.stdout)
 	}
 }
+
+// A figure that fails in one format still goes out in the others, and the
+// figures after it go out too, as IPython's formatters do (each failure is
+// its own traceback there; a warning naming the figure and format here).
+func TestFigureFormatFailure(t *testing.T) {
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	p := start(t, startOpts{})
+	wantOK(t, p.run("%config InlineBackend.figure_formats = {'png', 'svg'}"))
+	c := p.run(`import matplotlib.pyplot as plt
+from matplotlib.backends import backend_svg
+def _boom(*a, **k):
+    raise RuntimeError("svg broke")
+backend_svg.FigureCanvasSVG.print_svg = _boom
+plt.figure(); plt.plot([1, 2])
+plt.figure(); plt.plot([3, 4]);`)
+	wantOK(t, c)
+	ds := displays(c)
+	if len(ds) != 2 {
+		t.Fatalf("want both figures, got %d displays: %+v", len(ds), c.frames)
+	}
+	for i, d := range ds {
+		if _, ok := d.Bundle["image/png"]; !ok {
+			t.Errorf("figure %d: bundle %v, want its PNG", i+1, keys(d.Bundle))
+		}
+	}
+	var warned int
+	for _, f := range c.frames {
+		if f.Type == frames.TypeWarning && strings.Contains(f.Message, "svg broke") && strings.Contains(f.Message, "svg") {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Errorf("%d warnings about svg, want one per figure: %+v", warned, c.frames)
+	}
+}

@@ -271,7 +271,9 @@ def flush_figures():
             return
         figures = _core._module("figures")
         for n in nums:
-            data, meta = figures.bundle(plt.figure(n))
+            data, meta, failed = figures.bundle(plt.figure(n))
+            for fmt, e in failed:
+                _wire._warn("matplotlib figure %d could not be sent as %s: %s: %s" % (n, fmt, type(e).__name__, e), _wire._cur.qid)
             emit_display("display", data, meta, None)
     except Exception as e:
         _wire._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _wire._cur.qid)

@@ -47,27 +47,45 @@ def config(args):
 def bundle(fig):
     """The display bundle and metadata of one figure in the chosen formats,
     as matplotlib-inline makes them (retina: twice the dpi, and half the
-    pixel size in the metadata, so it shows at the figure's size)."""
+    pixel size in the metadata, so it shows at the figure's size), and the
+    (format, exception) of each format that failed: as IPython's formatters
+    do, one failing format costs only itself."""
+    data, meta, failed = {"text/plain": repr(fig)}, {}, []
+    for f in _chosen():
+        try:
+            _render(fig, f, data, meta)
+        except Exception as e:
+            failed.append((f, e))
+    return data, meta or None, failed
+
+
+def _chosen():
+    """The formats to render, each once: jpg is jpeg, png2x retina, and
+    retina's PNG replaces png's (matplotlib-inline registers it last)."""
+    fmts = {{"jpg": "jpeg", "png2x": "retina"}.get(f, f) for f in _formats}
+    if "retina" in fmts:
+        fmts.discard("png")
+    return sorted(fmts)
+
+
+def _render(fig, f, data, meta):
     io = _core._own("io")
     b2a = _core._own("binascii").b2a_base64
-    data, meta = {"text/plain": repr(fig)}, {}
-    for f in _formats:
-        buf = io.BytesIO()
-        if f in ("png", "retina", "png2x"):
-            double = f != "png"
-            fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi * (2 if double else 1))
-            raw = buf.getvalue()
-            data["image/png"] = b2a(raw, newline=False).decode("ascii")
-            if double and raw[12:16] == b"IHDR":
-                w, h = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-                meta["image/png"] = {"width": w // 2, "height": h // 2}
-        elif f in ("jpeg", "jpg"):
-            fig.savefig(buf, format="jpeg", bbox_inches="tight")
-            data["image/jpeg"] = b2a(buf.getvalue(), newline=False).decode("ascii")
-        elif f == "svg":
-            fig.savefig(buf, format="svg", bbox_inches="tight")
-            data["image/svg+xml"] = buf.getvalue().decode("utf-8")
-        elif f == "pdf":
-            fig.savefig(buf, format="pdf", bbox_inches="tight")
-            data["application/pdf"] = b2a(buf.getvalue(), newline=False).decode("ascii")
-    return data, meta or None
+    buf = io.BytesIO()
+    if f in ("png", "retina"):
+        double = f == "retina"
+        fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi * (2 if double else 1))
+        raw = buf.getvalue()
+        data["image/png"] = b2a(raw, newline=False).decode("ascii")
+        if double and raw[12:16] == b"IHDR":
+            w, h = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+            meta["image/png"] = {"width": w // 2, "height": h // 2}
+    elif f == "jpeg":
+        fig.savefig(buf, format="jpeg", bbox_inches="tight")
+        data["image/jpeg"] = b2a(buf.getvalue(), newline=False).decode("ascii")
+    elif f == "svg":
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+        data["image/svg+xml"] = buf.getvalue().decode("utf-8")
+    elif f == "pdf":
+        fig.savefig(buf, format="pdf", bbox_inches="tight")
+        data["application/pdf"] = b2a(buf.getvalue(), newline=False).decode("ascii")
