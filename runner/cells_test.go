@@ -453,6 +453,15 @@ func TestFigureFormats(t *testing.T) {
 			t.Errorf("%s: stderr %q, want a note that it is ignored", code, c.stderr)
 		}
 	}
+	t.Run("jpeg without Pillow", func(t *testing.T) {
+		// matplotlib-inline refuses it at %config (a TraitError), not
+		// with every figure after it.
+		p := start(t, startOpts{})
+		c := p.run("import sys\nsys.modules['PIL'] = None\n%config InlineBackend.figure_formats = {'png', 'jpg'}")
+		if e := wantError(t, c, "UsageError"); !strings.Contains(e.Evalue, "Pillow") {
+			t.Errorf("evalue %q, want Pillow named", e.Evalue)
+		}
+	})
 	c := p.run("%config InlineBackend")
 	wantOK(t, c)
 	if !strings.Contains(c.stdout, "InlineBackend.figure_formats = {'png'}") {

@@ -41,7 +41,14 @@ def config(args):
     bad = [f for f in fmts if type(f) is not str or f.lower() not in _KNOWN]
     if not fmts or bad:
         raise UsageError("%%config %s: supported formats are %s, not %r" % (text, ", ".join(_KNOWN), bad or v))
-    _formats[:] = sorted({f.lower() for f in fmts})
+    fmts = {f.lower() for f in fmts}
+    if fmts & {"jpeg", "jpg"}:
+        try:
+            _core._own("PIL.Image")
+        except ImportError:
+            # matplotlib-inline refuses it here too, not at every figure
+            raise UsageError("%%config %s: JPEG figures need Pillow (pip install pillow)" % text) from None
+    _formats[:] = sorted(fmts)
 
 
 def bundle(fig):
