@@ -520,9 +520,10 @@ def _m_matplotlib(args, frame):
 
 
 def use_agg(gui):
-    """%matplotlib GUI, in either mode: figures go out as PNG images."""
+    """%matplotlib GUI, in either mode: figures go out as images (PNG unless
+    %config InlineBackend chose other formats)."""
     if gui and gui not in ("inline", "agg", "Agg"):
-        print("%%matplotlib %s: evalhost sends figures as PNG images; the Agg backend is kept" % gui, file=sys.stderr)
+        print("%%matplotlib %s: evalhost sends figures as images; the Agg backend is kept" % gui, file=sys.stderr)
     os.environ["MPLBACKEND"] = "Agg"
     mpl = sys.modules.get("matplotlib")
     if mpl is not None:
