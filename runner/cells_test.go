@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/base64"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -501,5 +502,41 @@ plt.figure(); plt.plot([3, 4]);`)
 	}
 	if warned != 2 {
 		t.Errorf("%d warnings about svg, want one per figure: %+v", warned, c.frames)
+	}
+}
+
+// A figure whose SVG is over the frame line limit still goes out as its
+// PNG: the frame without the SVG, and a warning that says so (before, the
+// whole display was dropped, the PNG with it).
+func TestFigureFormatOverLineLimit(t *testing.T) {
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	p := start(t, startOpts{})
+	wantOK(t, p.run("%config InlineBackend.figure_formats = {'png', 'svg'}"))
+	c := p.run(`import matplotlib.pyplot as plt
+import functools
+from matplotlib.backends import backend_svg
+_svg = backend_svg.FigureCanvasSVG.print_svg
+@functools.wraps(_svg)  # matplotlib passes what its signature takes
+def _big(self, fh, *a, **k):
+    _svg(self, fh, *a, **k)
+    fh.write(b"<!--" + b'"' * (20 << 20) + b"-->")  # escaped, 40 MiB in JSON
+backend_svg.FigureCanvasSVG.print_svg = _big
+plt.plot([1, 2]);`)
+	wantOK(t, c)
+	ds := displays(c)
+	if len(ds) != 1 {
+		t.Fatalf("want the figure, got %d displays: %+v", len(ds), c.frames)
+	}
+	got := keys(ds[0].Bundle)
+	slices.Sort(got)
+	if strings.Join(got, " ") != "image/png text/plain" {
+		t.Errorf("bundle %v, want the PNG without the SVG", got)
+	}
+	var warned bool
+	for _, f := range c.frames {
+		warned = warned || f.Type == frames.TypeWarning && strings.Contains(f.Message, "image/svg+xml")
+	}
+	if !warned {
+		t.Errorf("no warning naming the SVG left out: %+v", c.frames)
 	}
 }

@@ -274,6 +274,9 @@ def flush_figures():
             data, meta, failed = figures.bundle(plt.figure(n))
             for fmt, e in failed:
                 _wire._warn("matplotlib figure %d could not be sent as %s: %s: %s" % (n, fmt, type(e).__name__, e), _wire._cur.qid)
+            for mime, size in figures.fit(data):
+                _wire._warn("matplotlib figure %d was sent without its %s: %d bytes is over the %d-byte line "
+                            "limit; savefig it to a file instead" % (n, mime, size, _wire.MAX_LINE), _wire._cur.qid)
             emit_display("display", data, meta, None)
     except Exception as e:
         _wire._warn("matplotlib figures could not be sent: %s: %s" % (type(e).__name__, e), _wire._cur.qid)

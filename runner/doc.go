@@ -213,7 +213,8 @@
 //     replace the cell), matplotlib (Agg kept), config (InlineBackend.
 //     figure_format(s) alone: figures left open go out as png, retina, jpeg,
 //     svg or pdf, as matplotlib-inline makes them, jpeg only with Pillow, a
-//     format that fails a figure a warning; Completer and IPCompleter
+//     format that fails a figure, or is over the frame line limit, a
+//     warning, the others still sent; Completer and IPCompleter
 //     settings are ignored with a note), load_ext/unload_ext/
 //     reload_ext, autoreload, aimport, sx, system; cell magics (first
 //     line): bash, sh, capture, time, timeit, writefile [-a], html,

@@ -66,6 +66,23 @@ def bundle(fig):
     return data, meta or None, failed
 
 
+def fit(data):
+    """Take the largest formats out of a figure's bundle while its frame
+    would be over the line limit, which drops a frame whole (a scatter's
+    SVG must not cost its PNG); returns the (mime, bytes) taken out."""
+    limit = _core._wire.MAX_LINE - 4096  # the frame's other fields
+    if sum(map(len, data.values())) < limit // 12:  # ASCII JSON: 12 bytes a character at most
+        return []
+    q = _core._q
+    sizes = {k: len(q(v)) for k, v in data.items() if k != "text/plain"}
+    out = []
+    while sizes and sum(sizes.values()) > limit:
+        k = max(sizes, key=sizes.get)
+        out.append((k, sizes.pop(k)))
+        del data[k]
+    return out
+
+
 def _chosen():
     """The formats to render, each once: jpg is jpeg, png2x retina, and
     retina's PNG replaces png's (matplotlib-inline registers it last)."""
