@@ -540,3 +540,19 @@ plt.plot([1, 2]);`)
 		t.Errorf("no warning naming the SVG left out: %+v", c.frames)
 	}
 }
+
+// A figure with nothing drawn goes out as its text alone, as IPython's
+// print_figure makes no image of it (no blank picture in the notebook).
+func TestFigureEmpty(t *testing.T) {
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	p := start(t, startOpts{})
+	c := p.run("import matplotlib.pyplot as plt\nplt.figure();")
+	wantOK(t, c)
+	ds := displays(c)
+	if len(ds) != 1 {
+		t.Fatalf("want one display, got %d: %+v", len(ds), c.frames)
+	}
+	if got := keys(ds[0].Bundle); len(got) != 1 || got[0] != "text/plain" {
+		t.Errorf("bundle %v, want text/plain alone", got)
+	}
+}

@@ -58,6 +58,8 @@ def bundle(fig):
     (format, exception) of each format that failed: as IPython's formatters
     do, one failing format costs only itself."""
     data, meta, failed = {"text/plain": repr(fig)}, {}, []
+    if not fig.axes and not fig.lines:
+        return data, None, failed  # nothing drawn: IPython's print_figure makes no image
     for f in _chosen():
         try:
             _render(fig, f, data, meta)
