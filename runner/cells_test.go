@@ -556,3 +556,18 @@ func TestFigureEmpty(t *testing.T) {
 		t.Errorf("bundle %v, want text/plain alone", got)
 	}
 }
+
+// %%capture holds the figures its cell leaves open, as IPython's does (its
+// post-cell flush runs inside the capture): cap.show() shows them, and
+// nothing goes out after the cell.
+func TestFigureCaptured(t *testing.T) {
+	testkit.NeedModule(t, "matplotlib", "matplotlib")
+	p := start(t, startOpts{})
+	wantOK(t, p.run("import matplotlib.pyplot as plt"))
+	c := p.run("%%capture cap\nplt.plot([1, 2])\nx = 1")
+	wantOK(t, c)
+	if ds := displays(c); len(ds) != 0 {
+		t.Errorf("%d displays went out of the captured cell", len(ds))
+	}
+	wantResult("[['image/png', 'text/plain']]")(t, p.run("[sorted(o.data) for o in cap.outputs]"))
+}

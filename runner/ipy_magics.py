@@ -668,6 +668,8 @@ def _c_capture(args, body, offset, frame):
         value = _run_code(body, frame, offset)
         if value is not None:
             _core._module("cells").show_result(value)  # into the capture, as IPython's displayhook output
+        # IPython's post-cell flush runs inside the capture: the figures too
+        _core._flush_figures()
     if names:
         (frame.f_globals if frame is not None else _core._ns)[names[0]] = cap
     return None
