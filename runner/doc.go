@@ -31,6 +31,7 @@
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
 // modules (EVALHOST_MODULES), figures (the formats of figures left open),
+// aio (top-level await's event loop),
 // and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,

@@ -8,6 +8,8 @@ import _ "embed" // for the //go:embed strings below
 // heap), before a session could spawn its interpreter (issue 16).
 // TestEmbeddedListsEveryFile fails when a .py file here is not listed.
 var (
+	//go:embed aio.py
+	aioPy string
 	//go:embed cells.py
 	cellsPy string
 	//go:embed core.py
@@ -54,6 +56,7 @@ var (
 
 // embeddedFiles lists them in name order, as Path writes them.
 var embeddedFiles = []file{
+	{"aio.py", aioPy},
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},
