@@ -32,7 +32,8 @@ const (
 // N"). req.Cwd and req.Env are applied (cd, export/unset) before the cell;
 // req.Argv's arguments after the first become the shell's positional
 // parameters ($1..., set -- in the shell, so they last into later cells
-// until a cell or another Argv changes them; bash's $0 stays).
+// until a cell or another Argv changes them) and, with req.File set, its
+// first is $0 (bash's own otherwise).
 //
 // When ctx ends, the foreground job is interrupted; a cell that ends within
 // Grace returns done with Cancelled set and a nil error, else bash's session

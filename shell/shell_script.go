@@ -82,8 +82,8 @@ func shellCellLine(n int, file, setupFile string, req frames.Request, sync strin
 
 // shellSetupScript exports (or unsets) the request's env and sets the
 // shell's $0 (a script's name when File is set) and positional parameters
-// to its Argv after the first, as a script's $1... are; "" when there is neither. It is sourced from a file, not
-// typed: a terminal cuts a line at 4096 bytes, which a value or a list of
+// to its Argv after the first, as a script's $1... are; "" when there is
+// neither. It is sourced from a file, not typed: a terminal cuts a line at 4096 bytes, which a value or a list of
 // arguments (a few hundred file names) passes. The arguments are set in
 // the shell itself, not given as source's, which bash takes back when the
 // cell ends: a cell's shift lasts into the next cell, as in a script, and

@@ -92,6 +92,12 @@ var extraCommands = map[string]func(args []string, stdin io.Reader, stdout, stde
 // ContinueOnError, so the error and where to read about the flags are
 // printed here.
 func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	return parseFlagsHinted(fs, args, stderr, "")
+}
+
+// parseFlagsHinted is parseFlags with unknownHint printed after the refusal
+// of a flag fs does not know (when not "").
+func parseFlagsHinted(fs *pflag.FlagSet, args []string, stderr io.Writer, unknownHint string) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
@@ -100,8 +106,8 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 		return exitOK, false
 	}
 	fmt.Fprintf(stderr, "evalhost %s: %v\n", fs.Name(), err)
-	if fs.Name() == "run" && strings.HasPrefix(err.Error(), "unknown") {
-		fmt.Fprintln(stderr, scriptFlagsHint)
+	if unknownHint != "" && strings.HasPrefix(err.Error(), "unknown") {
+		fmt.Fprintln(stderr, unknownHint)
 	}
 	fmt.Fprintf(stderr, "Run \"evalhost %s --help\" for its flags.\n", fs.Name())
 	return exitUsage, false

@@ -105,7 +105,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
 		return exitUsage
 	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlagsHinted(fs, args, stderr, scriptFlagsHint); !ok {
 		return code
 	}
 	if !fs.Changed("session") {
