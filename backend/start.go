@@ -45,12 +45,11 @@ func (e *StartError) Error() string {
 // shownLines is text as lines of a message: each on its own, indented,
 // printed by trustdir.Shown (a pty's "\r\n" ends a line too).
 func shownLines(text string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(text, "\r\n"), "\n") {
-		b.WriteString("\n    ")
-		b.WriteString(trustdir.Shown(strings.TrimSuffix(line, "\r")))
+	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
+	for i, line := range lines {
+		lines[i] = strings.TrimSuffix(line, "\r")
 	}
-	return b.String()
+	return "\n    " + trustdir.ShownLines(lines, "\n    ")
 }
 
 func (e *StartError) Unwrap() error { return e.Err }

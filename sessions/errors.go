@@ -96,11 +96,7 @@ func (e *InterpreterError) Error() string {
 // by it whole (a trustdir refusal's, already so printed, as it is).
 func shownErr(err error) string {
 	if e, ok := err.(*stderrError); ok {
-		lines := make([]string, len(e.tail))
-		for i, l := range e.tail {
-			lines[i] = trustdir.Shown(l)
-		}
-		return trustdir.Shown(e.head()) + ": " + strings.Join(lines, "\n    ")
+		return trustdir.Shown(e.head()) + ": " + trustdir.ShownLines(e.tail, "\n    ")
 	}
 	return trustdir.ShownError(err).Error()
 }

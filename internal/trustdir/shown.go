@@ -20,6 +20,20 @@ func Shown(p string) string {
 	return strconv.Quote(p)
 }
 
+// ShownLines joins lines, each printed by Shown, with sep: what a child
+// wrote, inside a message, where a raw line could pass for the message's
+// own or drive the reader's terminal.
+func ShownLines(lines []string, sep string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(Shown(l))
+	}
+	return b.String()
+}
+
 // ShownError is err as a refusal that wraps it prints it: an
 // *fs.PathError (what os calls give, which prints its path raw) as its
 // operation, its path by Shown and its cause; any other error's text by

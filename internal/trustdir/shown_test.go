@@ -81,3 +81,23 @@ func TestShownError(t *testing.T) {
 		t.Error("ShownError(nil) is not nil")
 	}
 }
+
+func TestShownLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"none", nil, ""},
+		{"one", []string{"a b"}, "a b"},
+		{"printable ones as they are", []string{"x", "y"}, "x\n    y"},
+		{"an escape quoted on its line", []string{"ok", "\x1b]0;t\a", "]"}, "ok\n    \"\\x1b]0;t\\a\"\n    ]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ShownLines(tt.lines, "\n    "); got != tt.want {
+				t.Errorf("ShownLines(%q) = %q, want %q", tt.lines, got, tt.want)
+			}
+		})
+	}
+}
