@@ -21,8 +21,9 @@ const (
 )
 
 // notebookSaver writes an executed notebook as its run goes: after every
-// cell (and, with papermill's metadata, as each starts), atomically, under the notebook's lock (taken for each write only,
-// not while cells run) and checked (notebook.Save's compare-and-save), so
+// cell (and, with papermill's metadata, as each starts), atomically, under
+// the notebook's lock (taken for each write only, not while cells run) and
+// checked (notebook.Save's compare-and-save), so
 // that whatever ends the run leaves a valid notebook holding every cell
 // that finished, and no other edit of the target is undone. When the
 // target changes on disk during the run (an edit, another run), the
