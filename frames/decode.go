@@ -56,6 +56,8 @@ const (
 	mStatus
 	mCancelled
 	mExit
+	mExitStatus
+	mExitMessage
 	mRunner
 	mPython
 	mPID
@@ -110,6 +112,10 @@ func memberIndex(key string) int {
 		return mCancelled
 	case "exit":
 		return mExit
+	case "exitStatus":
+		return mExitStatus
+	case "exitMessage":
+		return mExitMessage
 	case "runner":
 		return mRunner
 	case "python":
@@ -219,6 +225,11 @@ func decodeBody(f *Frame, m *members) string {
 		f.ExecutionCount = int(m[mExecutionCount].Int())
 		f.Cancelled = m[mCancelled].Bool()
 		f.Exit = m[mExit].Bool()
+		if f.Exit {
+			f.ExitStatus = int(m[mExitStatus].Int())
+			f.ExitMessage = m[mExitMessage].String()
+			f.ExitPrints = m[mExitMessage].Exists()
+		}
 	case TypeReady:
 		f.Runner = m[mRunner].String()
 		f.Python = m[mPython].String()

@@ -143,10 +143,14 @@
 //	    in the cell at once and the cell fails. Informational for renderers.
 //	{"type":"warning","id":ID?,"message":TEXT}
 //	    A non-fatal problem outside the cell (an extension module that raised).
-//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"exit":true?,"unmarked":FDS?}
+//	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"exit":true?,"exitStatus":N?,"exitMessage":TEXT?,"unmarked":FDS?}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
-//	    caused by an interrupt from the host. exit: it ended by SystemExit(0)
-//	    or SystemExit(None) (sys.exit(), exit()), status ok. unmarked: see
+//	    caused by an interrupt from the host. exit: it ended by SystemExit
+//	    (sys.exit(), exit()); status ok for SystemExit(0) or (None), else
+//	    error after an error frame, with exitStatus, the status python3
+//	    would exit with (not 0), and for a code that is not an int
+//	    exitMessage, what python3 would print on stderr (the runner's own
+//	    mode; IPython's reports SystemExit as any error). unmarked: see
 //	    Transport.
 //	{"type":"sync","id":ID,"pos":N}
 //	    Runner → host only: the cell's writes switched between fd 1 and fd 2

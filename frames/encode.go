@@ -49,6 +49,12 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 		dst = appendBool(dst, "cancelled", f.Cancelled)
 		if f.Exit {
 			dst = appendBool(dst, "exit", true)
+			if f.ExitStatus != 0 {
+				dst = appendInt(dst, "exitStatus", f.ExitStatus)
+			}
+			if f.ExitPrints {
+				dst = appendField(dst, "exitMessage", f.ExitMessage)
+			}
 		}
 	case TypeReady:
 		dst = appendField(dst, "runner", f.Runner)

@@ -33,6 +33,10 @@ func TestRoundTrip(t *testing.T) {
 		{"warning", Frame{Type: TypeWarning, Message: "module m raised"}},
 		{"done", Frame{Type: TypeDone, ID: "c1", Status: StatusError, ExecutionCount: 3, Cancelled: true}},
 		{"done by sys.exit", Frame{Type: TypeDone, ID: "c1", Status: StatusOK, ExecutionCount: 2, Exit: true}},
+		{"done by sys.exit(3)", Frame{Type: TypeDone, ID: "c1", Status: StatusError, ExecutionCount: 2, Exit: true, ExitStatus: 3}},
+		{"done by sys.exit(text)", Frame{Type: TypeDone, ID: "c1", Status: StatusError, Exit: true, ExitStatus: 1,
+			ExitMessage: "bad \"input\"\n", ExitPrints: true}},
+		{"done by sys.exit('')", Frame{Type: TypeDone, ID: "c1", Status: StatusError, Exit: true, ExitStatus: 1, ExitPrints: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

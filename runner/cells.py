@@ -672,9 +672,13 @@ class Cell(_wire._Request):
             self.send_result()  # the interrupt landed after the result
         if isinstance(e, _RequestError):
             _wire._send_plain_error("RequestError", str(e))
-        elif isinstance(e, SystemExit) and (e.code is None or isinstance(e.code, int) and e.code == 0):  # 0.0 is python3's status 1
-            self.status = "ok"
+        elif isinstance(e, SystemExit):
             self.exited = True  # a batch run stops here, as python3 would
+            if e.code is None or isinstance(e.code, int) and e.code == 0:  # 0.0 is python3's status 1
+                self.status = "ok"
+                return
+            self.exit_status, self.exit_message = _wire._exit_status(e.code)
+            _core._send_error(e)
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
             _core._send_error(e)

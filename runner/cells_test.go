@@ -174,7 +174,13 @@ func TestCells(t *testing.T) {
 		{name: "non-utf8 text is escaped, not fatal", code: "print('\\udcff')", stdout: "\\udcff\n"},
 		{name: "sys.exit(0) is ok and the runner stays", code: "import sys\nsys.exit(0)"},
 		{name: "sys.exit(3) is an error", code: "sys.exit(3)", status: "error",
-			check: func(t *testing.T, c cellResult) { wantError(t, c, "SystemExit") }},
+			check: wantExit(3, nil)},
+		{name: "sys.exit(text) is status 1 and its text", code: "sys.exit('bad \"input\"\\n')", status: "error",
+			check: wantExit(1, ptr("bad \"input\"\n"))},
+		{name: "sys.exit past a C int is -1", code: "sys.exit(2**70)", status: "error", check: wantExit(-1, nil)},
+		{name: "SystemExit of two args prints them", code: "raise SystemExit(1, 'x')", status: "error",
+			check: wantExit(1, ptr("(1, 'x')"))},
+		{name: "sys.exit(0.0) is python3's 1", code: "sys.exit(0.0)", status: "error", check: wantExit(1, ptr("0.0"))},
 		{name: "prelude helpers", code: "import tempfile, os\nd = tempfile.mkdtemp()\nwrite(os.path.join(d, 'a', 'f.txt'), 'one\\n')\n" +
 			"print(read(os.path.join(d, 'a', 'f.txt')), end='')\ndiff('one\\n', 'two\\n')\ntree(d)",
 			check: func(t *testing.T, c cellResult) {
@@ -223,6 +229,21 @@ func TestCells(t *testing.T) {
 		})
 	}
 }
+
+// wantExit checks a cell that raised SystemExit other than 0: an error
+// frame, and the done frame's python3 exit status and message.
+func wantExit(status int, message *string) func(*testing.T, cellResult) {
+	return func(t *testing.T, c cellResult) {
+		t.Helper()
+		wantError(t, c, "SystemExit")
+		d := c.done()
+		if !d.Exit || d.ExitStatus != status || d.ExitPrints != (message != nil) || message != nil && d.ExitMessage != *message {
+			t.Errorf("done %+v, want exit status %d message %v", d, status, message)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func wantResultFrame(t *testing.T, c cellResult) frames.Frame {
 	t.Helper()

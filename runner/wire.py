@@ -57,7 +57,9 @@ class _Request:
     deferring = False  # a child is being started: SIGINT sets deferred instead of raising
     deferred = False
     pos = 0  # positioned frames sent in it
-    exited = False  # it raised SystemExit(0/None): done says "exit"
+    exited = False  # it raised SystemExit: done says "exit"
+    exit_status = 0  # python3's exit status for it, when not 0
+    exit_message = None  # what python3 prints for it on stderr (a code that is not an int)
 
 
 _cur = _Request()
@@ -251,7 +253,7 @@ def _send_done(cell, status, cancelled, last=None):
         return
     line = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s%s}\n' % (
         cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false",
-        b',"exit":true' if cell.exited else b"")
+        _exit_fields(cell) if cell.exited else b"")
     try:
         with _send_lock:
             head, clean = _held, 0
@@ -320,6 +322,28 @@ def _warning_line(message, qid=None):
 
 def _warn(message, qid=None):
     _send(_warning_line(message, qid))
+
+
+def _exit_status(code):
+    """python3's exit status for SystemExit(code), a non-zero one, and the
+    text it prints on stderr for it (None for an int): an int outside a C
+    int is -1, as its PyLong_AsLong fails; anything else is printed, 1."""
+    if isinstance(code, int):
+        return (code if -(1 << 31) <= code < (1 << 31) else -1), None
+    try:
+        text = str(code)
+    except Exception:  # python3 prints nothing it cannot str(), and exits 1
+        text = ""
+    return 1, text
+
+
+def _exit_fields(cell):
+    out = b',"exit":true'
+    if cell.exit_status:
+        out += b',"exitStatus":%d' % cell.exit_status
+    if cell.exit_message is not None:
+        out += b',"exitMessage":' + _q(cell.exit_message).encode()
+    return out
 
 
 def _send_plain_error(ename, evalue):

@@ -75,6 +75,13 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 		dst = append(dst, `,"message":`...)
 		dst = frames.AppendString(dst, r.Message)
 	}
+	if r.ExitStatus != 0 {
+		dst = strconv.AppendInt(append(dst, `,"exitStatus":`...), int64(r.ExitStatus), 10)
+	}
+	if r.ExitMessage != nil {
+		dst = append(dst, `,"exitMessage":`...)
+		dst = frames.AppendString(dst, *r.ExitMessage)
+	}
 	dst = append(dst, `,"output":`...)
 	dst, err = appendDump(dst, &r.Output)
 	if err != nil {

@@ -35,6 +35,7 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 					ExecutionCount: 7, DurationMs: f, Output: streamsink.Dump{Text: s, TotalLines: 1}}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Title: s, Message: s, Recycled: true, StateLost: true, Retried: true,
 					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
+				{Type: TypeCellEnd, CellResult: sessions.CellResult{Status: sessions.StatusError, ExitStatus: -1, ExitMessage: &s}},
 				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Tags: []string{s, "x"}, Status: sessions.StatusDetached,
 					DurationMs: f, Job: "job-" + s, JobOffset: 12}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Output: streamsink.Dump{Text: s, Truncated: true, TotalLines: -3,
@@ -100,6 +101,12 @@ func setEveryField(t *testing.T, v reflect.Value) {
 			}
 		case reflect.Struct:
 			setEveryField(t, f)
+		case reflect.Pointer:
+			if f.Type().Elem().Kind() != reflect.String {
+				t.Fatalf("%s.%s is a %s: teach this test to set it", v.Type(), name, f.Type())
+			}
+			s := "x" + name
+			f.Set(reflect.ValueOf(&s))
 		default:
 			t.Fatalf("%s.%s is a %s: teach this test to set it", v.Type(), name, f.Kind())
 		}

@@ -387,6 +387,10 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
 		c.res.Exited = done.Exit
+		c.res.ExitStatus = done.ExitStatus
+		if done.ExitPrints {
+			c.res.ExitMessage = &done.ExitMessage
+		}
 		switch {
 		case done.Cancelled && timedOut:
 			c.timedOut(false)

@@ -172,19 +172,26 @@ const (
 
 // CellResult is the truthful summary of one cell.
 type CellResult struct {
-	Index          int             `json:"cell"`
-	Language       string          `json:"language"`
-	Title          string          `json:"title,omitempty"`
-	Tags           []string        `json:"tags,omitempty"`
-	Status         Status          `json:"status"`
-	ExecutionCount int             `json:"executionCount"`
-	DurationMs     float64         `json:"durationMs"`
-	StateLost      bool            `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
-	Retried        bool            `json:"retried"`   // the interpreter died and the cell ran again
-	Exited         bool            `json:"-"`         // it ended by sys.exit() or exit() (frames.Frame.Exit)
-	Recycled       bool            `json:"recycled,omitempty"`
-	Message        string          `json:"message,omitempty"` // why it failed, when the frames don't say
-	Output         streamsink.Dump `json:"output"`
+	Index          int      `json:"cell"`
+	Language       string   `json:"language"`
+	Title          string   `json:"title,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	Status         Status   `json:"status"`
+	ExecutionCount int      `json:"executionCount"`
+	DurationMs     float64  `json:"durationMs"`
+	StateLost      bool     `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
+	Retried        bool     `json:"retried"`   // the interpreter died and the cell ran again
+	Exited         bool     `json:"-"`         // it ended by sys.exit() or exit() (frames.Frame.Exit)
+	Recycled       bool     `json:"recycled,omitempty"`
+	Message        string   `json:"message,omitempty"` // why it failed, when the frames don't say
+	// ExitStatus is python3's status for the SystemExit the cell raised,
+	// when not 0; ExitMessage what python3 would print for it on stderr,
+	// when anything (frames.Frame.ExitStatus). A program that runs a
+	// script as python3 would exits with ExitStatus&0xff and prints
+	// ExitMessage instead of the error's traceback.
+	ExitStatus  int             `json:"exitStatus,omitempty"`
+	ExitMessage *string         `json:"exitMessage,omitempty"`
+	Output      streamsink.Dump `json:"output"`
 	// Job names the job a detached cell runs on as; JobOffset is the size of
 	// the job's output so far, where Registry.Job reads only what is new.
 	Job       string `json:"job,omitempty"`

@@ -33,6 +33,13 @@ type humanRenderer struct {
 	// notices are the host's own "[...]" lines already shown for the cell,
 	// so its closing status line does not repeat one.
 	notices map[string]bool
+	// exitError is the cell's SystemExit error, held for its end: a script
+	// that calls sys.exit(2) shows no traceback under python3, only its
+	// status (and a message for sys.exit("text")), unless the cell's end
+	// says the exit was not python3's (a kernel's). pythonExits: the
+	// cells may exit so (not --ipython, whose SystemExit is IPython's).
+	exitError   string
+	pythonExits bool
 }
 
 func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) *humanRenderer {
@@ -58,7 +65,11 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
-		if !h.bounded {
+		switch {
+		case h.bounded:
+		case f.Ename == "SystemExit" && h.pythonExits:
+			h.exitError = f.ErrorText()
+		default:
 			fmt.Fprintln(h.stderr, f.ErrorText())
 		}
 	case frames.TypeWarning:
@@ -140,6 +151,17 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 		h.printTail(res)
 	}
 	defer clear(h.notices)
+	exitError := h.exitError
+	h.exitError = ""
+	if res.ExitStatus != 0 || res.ExitMessage != nil {
+		if res.ExitMessage != nil {
+			fmt.Fprintln(h.stderr, *res.ExitMessage)
+		}
+		return // python3's exit: its status is run's (exitCode)
+	}
+	if exitError != "" {
+		fmt.Fprintln(h.stderr, exitError)
+	}
 	// People count cells from 1, as tracebacks (<cell N>) and editors do.
 	name := "cell " + strconv.Itoa(res.Index+1)
 	if res.Title != "" {

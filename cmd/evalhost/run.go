@@ -300,6 +300,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		out = j
 	} else {
 		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+		h.pythonExits = !f.ipython
 		if !h.bounded {
 			streams = h.stream // bulk output without a copy per chunk
 		}
@@ -327,7 +328,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		return exitFailed
 	}
 	out.end(res)
-	return exitCode(res, interrupts > 0)
+	return runExitCode(res, interrupts > 0)
 }
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when
@@ -404,6 +405,18 @@ func (g guardedWriter) Write(p []byte) (int, error) {
 		g.in.outputLost(err)
 	}
 	return n, err
+}
+
+// runExitCode is run's exit code: exitCode's, but for a script that ended
+// itself by sys.exit(N), which exits N, as python3 does (its low 8 bits, as
+// the OS keeps them; 1 for a message).
+func runExitCode(res sessions.Result, interrupted bool) int {
+	if !interrupted && res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
+		if c := res.Cells[res.FailedCell]; c.Index == res.FailedCell && (c.ExitStatus != 0 || c.ExitMessage != nil) {
+			return c.ExitStatus & 0xff
+		}
+	}
+	return exitCode(res, interrupted)
 }
 
 func exitCode(res sessions.Result, interrupted bool) int {

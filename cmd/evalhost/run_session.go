@@ -20,6 +20,7 @@ import (
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // attachedID is the id of an attached run's one request.
@@ -67,6 +68,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			a.job = r.Job
 		}
 		renderEnd(r)
+		r.Output = streamsink.Dump{} // shown; exitCode needs the rest
+		a.cells = append(a.cells, r)
 	}
 	if err := c.Send(eval); err != nil {
 		interrupted.stop()
@@ -110,7 +113,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			a.job, f.session, a.job)
 		return exitOK
 	}
-	return exitCode(res, interrupts > 0)
+	return runExitCode(res, interrupts > 0)
 }
 
 // attachedRenderer renders the background process's lines as a one-shot
@@ -122,6 +125,7 @@ func attachedRenderer(f runFlags, stdout, stderr io.Writer) (out renderer, strea
 		return j, nil, j.flush
 	}
 	h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+	h.pythonExits = !f.ipython
 	if !h.bounded {
 		streams = h.stream
 	}
@@ -206,7 +210,8 @@ type attached struct {
 	streams func(int, frames.Type, []byte) // the cell's bytes, shown live
 	buf     []byte                         // decoded bytes lines, reused
 	cellEnd func(sessions.CellResult)
-	job     string // the job a cell detached as (--detach)
+	job     string                // the job a cell detached as (--detach)
+	cells   []sessions.CellResult // each cell_end so far, in order (the end line has none)
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // tool calls running here
@@ -231,7 +236,7 @@ func (a *attached) read() (sessions.Result, error) {
 			if err := json.Unmarshal(line, &end); err != nil {
 				return sessions.Result{}, fmt.Errorf("bad end line: %w", err)
 			}
-			return sessions.Result{Status: end.Status, FailedCell: end.FailedCell}, nil
+			return sessions.Result{Status: end.Status, FailedCell: end.FailedCell, Cells: a.cells}, nil
 		case serve.TypeCellEnd:
 			var ce serve.CellEnd
 			if err := json.Unmarshal(line, &ce); err != nil {

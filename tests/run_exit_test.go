@@ -1,0 +1,80 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A script that ends itself by sys.exit(N) or raise SystemExit exits as
+// python3 does: its status, no traceback, the message of sys.exit("text")
+// on stderr, and no later cell runs; argparse's usage error is the common
+// case (status 2 and its usage lines).
+func TestRunExitsAsPython(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "cli.py")
+	src := "import argparse\np = argparse.ArgumentParser(prog='cli')\np.add_argument('--n', type=int)\n" +
+		"a = p.parse_args()\nprint('n', a.n)\n# %%\nprint('second cell')\n"
+	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string // after run and python3 alike
+		run  []string // after run, when not args
+	}{
+		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil},
+		{"sys.exit(text)", []string{"-c", "import sys; sys.exit('bad input: \\xe9')"}, nil},
+		{"sys.exit(256) is 0", []string{"-c", "raise SystemExit(256)"}, nil},
+		{"sys.exit(-1)", []string{"-c", "import sys; sys.exit(-1)"}, nil},
+		{"sys.exit past a C int", []string{"-c", "import sys; sys.exit(2**70)"}, nil},
+		{"SystemExit of two args", []string{"-c", "raise SystemExit(4, 'x')"}, nil},
+		{"sys.exit(True)", []string{"-c", "import sys; sys.exit(True)"}, nil},
+		{"sys.exit in a function", []string{"-c", "import sys\ndef main():\n    return 5\nif __name__ == '__main__':\n    sys.exit(main())"}, nil},
+		{"--keep-going stops at it", []string{"-c", "import sys; sys.exit(3)\nprint('after')"},
+			[]string{"--keep-going", "-c", "import sys; sys.exit(3)", "-c", "print('after')"}},
+		{"argparse usage error", []string{script, "--n", "x"}, []string{script, "--", "--n", "x"}},
+		{"argparse ok", []string{script, "--n", "7"}, []string{script, "--", "--n", "7"}},
+		{"argparse help", []string{script, "--help"}, []string{script, "--", "--help"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run := c.run
+			if run == nil {
+				run = c.args
+			}
+			out, errOut, code := runEvalhost(t, "", append([]string{"run"}, run...)...)
+			pyOut, pyErr, pyCode := python(t, false, c.args...)
+			if out != pyOut {
+				t.Errorf("stdout %q, python3 printed %q", out, pyOut)
+			}
+			if code != pyCode {
+				t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
+			}
+			if errOut != pyErr {
+				t.Errorf("stderr %q, python3's %q", errOut, pyErr)
+			}
+		})
+	}
+}
+
+// nb run records a cell's sys.exit(3) as its error output, as papermill,
+// and runs no later cell, --allow-errors too (papermill runs on): the
+// notebook's author asked the run to stop. It exits 1 as for any failed
+// cell: a notebook run's status is not the script's.
+func TestNotebookRunStopsAtSysExit(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "out.ipynb")
+	writeNotebook(t, in, "print('before')", "import sys\nsys.exit(3)", "print('after')")
+	cmd := command(t, "nb", "run", in, "-o", out, "--allow-errors")
+	if b, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("nb run --allow-errors: %v, want exit 1\n%s", err, b)
+	}
+	cells := readNotebook(t, out)
+	if len(cells[1].Outputs) == 0 || cells[1].Outputs[len(cells[1].Outputs)-1].Ename != "SystemExit" {
+		t.Errorf("cell 2's outputs %+v, want its SystemExit error", cells[1].Outputs)
+	}
+	if len(cells[2].Outputs) != 0 || cells[2].ExecutionCount != nil {
+		t.Errorf("cell 3 ran after sys.exit(3): %+v", cells[2])
+	}
+}
