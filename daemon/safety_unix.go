@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/flock"
 	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
@@ -96,19 +96,16 @@ func lockFile(path string, wait bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	how := syscall.LOCK_EX
+	lock := flock.Lock
 	if !wait {
-		how |= syscall.LOCK_NB
+		lock = flock.TryLock
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	// A file system without locks is an error too, unlike for the runner
+	// cache: the lock is what says that no other background process serves
+	// this home, or that a dead one's files may be reclaimed.
+	if err := lock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, flock.ErrLocked) {
 			return nil, errLocked
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)

@@ -92,5 +92,5 @@
 //     [Notebook.Metadata] reads a notebook member's JSON. A cell of an
 //     unknown type is a [*ReadOnlyCellError].
 //
-// It imports no other evalhost package.
+// It imports no other evalhost package but internal/flock.
 package notebook

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/flock"
 )
 
 // heldLock is an flock(2)ed lock file. flock locks belong to an open file
@@ -26,12 +28,14 @@ func (h *heldLock) try(path string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		// A file system without locks is an error here, unlike where the
+		// platform has no flock (lock_other.go): Lock is then refused.
+		if err := flock.TryLock(f); err != nil {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+			if errors.Is(err, flock.ErrLocked) {
 				return false, nil
 			}
-			return false, &os.PathError{Op: "flock", Path: path, Err: err}
+			return false, fmt.Errorf("%s: %w", path, err)
 		}
 		locked, err1 := f.Stat()
 		now, err2 := os.Lstat(path)

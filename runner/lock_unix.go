@@ -3,10 +3,13 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/flock"
 )
 
 // lockCache takes the lock of cacheDir's runner copies (flock of
@@ -44,20 +47,16 @@ func lockCache(cacheDir string) (unlock func(), locked bool, err error) {
 // flockWait locks f, waiting; a file system without locks leaves it
 // unlocked.
 func flockWait(f *os.File) (func(), bool, error) {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		switch {
-		case err == nil:
-			return func() { f.Close() }, true, nil
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.ENOLCK || err == syscall.EOPNOTSUPP || err == syscall.ENOSYS:
-			f.Close()
-			return func() {}, false, nil
-		}
+	err := flock.Lock(f)
+	switch {
+	case err == nil:
+		return func() { f.Close() }, true, nil
+	case errors.Is(err, flock.ErrUnsupported):
 		f.Close()
-		return nil, false, fmt.Errorf("runner: lock %s: %w", f.Name(), err)
+		return func() {}, false, nil
 	}
+	f.Close()
+	return nil, false, fmt.Errorf("runner: lock %s: %w", f.Name(), err)
 }
 
 // mine reports whether fi is this user's.

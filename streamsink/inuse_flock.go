@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/flock"
 )
 
 // An artifact being written is flock(2)ed by its writer, so a process
@@ -14,7 +16,7 @@ import (
 // markWriting locks a new artifact for as long as f is open. A file system
 // without flock leaves it unmarked, which only loses that protection.
 func markWriting(f *os.File) {
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	_ = flock.TryLock(f)
 }
 
 // removeIdle removes path unless a writer holds its lock; removed is false
@@ -25,7 +27,9 @@ func removeIdle(path string) (removed bool, err error) {
 		return false, err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+	// Only a writer's lock keeps the file: where there are no locks it
+	// is removed, as where there is no flock at all.
+	if errors.Is(flock.TryLock(f), flock.ErrLocked) {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil {
