@@ -74,7 +74,14 @@
 //     hold it from load to save. Waiting ends with the caller's context (a
 //     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
 //     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
-//     holds waits for itself: that call is wrong.
+//     holds waits for itself: that call is wrong. Taking the lock removes
+//     what saves killed mid-write left beside the notebook: its temp files
+//     (".NAME.<digits>.tmp"), regular files of this user's, never through a
+//     link, whose flock no writer holds (a save flocks its temp file until
+//     it closes it, just before the rename). Hold the lock around a save:
+//     one that does not may lose its temp file to a Lock in that last step
+//     and fail, leaving the notebook unchanged. Where there is no flock
+//     nothing is removed.
 //   - [Output] values are nbformat outputs built as nbformat writes them
 //     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],
 //     [Output.WithBundle] for display updates); a MIME bundle or metadata

@@ -187,6 +187,9 @@ func writeFile(path string, data []byte, expected *held, sync bool) (err error) 
 			os.Remove(f.Name())
 		}
 	}()
+	if tempCreated != nil {
+		tempCreated(f.Name())
+	}
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
@@ -294,16 +297,21 @@ func danglingTarget(path string) (string, bool) {
 	return "", false
 }
 
+// tempCreated, when set (by a test), is called with a save's temp file
+// just made: a test's writer blocks there to be killed mid-save.
+var tempCreated func(name string)
+
 // createTemp makes the temp file that is renamed over path.
 func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	f, err := os.CreateTemp(dir, tempPattern(base))
 	if err != nil {
 		return nil, fmt.Errorf("write notebook %s: %w", path, err)
 	}
+	markWriting(f)
 	return f, nil
 }
 

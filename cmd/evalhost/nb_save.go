@@ -117,7 +117,9 @@ func (s *notebookSaver) rescue(nb *notebook.Notebook) string {
 	f, err := os.CreateTemp("", base+".evalhost-*.ipynb")
 	if err == nil {
 		f.Close()
-		if err = nb.Save(f.Name()); err == nil {
+		// Under the lock, as every save: a Lock of this name removes the
+		// temp files of saves that do not hold it.
+		if err = lockedSave(f.Name(), finalLockWait, nb.Save); err == nil {
 			return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), f.Name())
 		}
 		os.Remove(f.Name())

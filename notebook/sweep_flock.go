@@ -1,0 +1,67 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package notebook
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/evalhost/evalhost/internal/flock"
+)
+
+// sweepTemps removes the temp files of the notebook target that writers
+// killed mid-save left. Its caller holds target's Lock. Only a regular
+// file of this user's is removed, never through a symbolic link, and not
+// one whose flock is held: a Go program that saves without the Lock is
+// still writing it.
+func sweepTemps(target string) {
+	dir, base := splitTarget(target)
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range tempsOf(names, base) {
+		removeLeftover(filepath.Join(dir, name))
+	}
+}
+
+// removeLeftover removes path if it is a regular file of this user's that
+// no writer holds.
+func removeLeftover(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || !mine(fi) {
+		return
+	}
+	// O_NOFOLLOW and O_NONBLOCK: what was swapped in since the Lstat (a
+	// link, a fifo) is neither followed nor waited on.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if opened, err := f.Stat(); err != nil || !os.SameFile(fi, opened) {
+		return
+	}
+	if errors.Is(flock.TryLock(f), flock.ErrLocked) {
+		return
+	}
+	if now, err := os.Lstat(path); err == nil && os.SameFile(fi, now) {
+		os.Remove(path)
+	}
+}
+
+// mine reports whether fi belongs to this user.
+func mine(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// markWriting flocks a new temp file for as long as it is open, so that
+// sweepTemps leaves it while its writer lives even when that writer does
+// not hold the notebook's Lock. Without flock it is unmarked: only the
+// Lock then guards it.
+func markWriting(f *os.File) { _ = flock.TryLock(f) }
