@@ -12,9 +12,10 @@ import (
 )
 
 // outputLog is nb run --log-output: as papermill logs a run, an
-// "Executing Cell N---" line when a cell starts (N is its 1-based
-// notebook position), its stream output and the text/plain of its
-// displays and results as they come, and "Ending Cell N---" when it ends.
+// "Executing Cell N---" line when a cell starts (its first frame; N is
+// its 1-based notebook position), its stream output and the text/plain of
+// its displays and results as they come, and "Ending Cell N---" when it
+// ends; a cell that never started gets neither.
 // The notebook keeps the output as the cell wrote it; the log, read on a
 // terminal, gets it sanitised (no escape sequences, which could set the
 // terminal's title or clipboard), as evalhost shows output elsewhere.
@@ -59,12 +60,14 @@ func (l *outputLog) flush() {
 	}
 }
 
-// cellEnd logs a cell's end, then calls next.
+// cellEnd logs a cell's end, then calls next. A cell that never started
+// (skipped, or cancelled before it started) had no frame, so no Executing
+// line: it gets no Ending line either, as papermill logs neither for a
+// cell it never ran.
 func (l *outputLog) cellEnd(next func(int, sessions.CellResult)) func(int, sessions.CellResult) {
 	return func(cell int, res sessions.CellResult) {
 		l.mu.Lock()
-		if res.Status != sessions.StatusSkipped {
-			l.start(cell)
+		if cell == l.last {
 			l.flush()
 			l.line(fmt.Sprintf("Ending Cell %s", padDashes(cell+1, 43)))
 		}

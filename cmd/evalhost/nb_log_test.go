@@ -48,3 +48,60 @@ func textBundle(text string) frames.Bundle {
 	b.SetText("text/plain", text)
 	return b
 }
+
+// Papermill logs Executing and Ending only for cells it ran: a cell
+// cancelled before it started (nb run interrupted between cells) or
+// skipped after a failure gets neither line; one stopped while it ran
+// gets both.
+func TestOutputLogOnlyCellsThatStarted(t *testing.T) {
+	started := frames.Frame{Type: frames.TypeStarted}
+	type event struct {
+		cell   int
+		frames []frames.Frame
+		status sessions.Status
+	}
+	tests := []struct {
+		name   string
+		events []event
+		want   []int // the cells (1-based) logged, each with both lines
+	}{
+		{"cancelled before it started", []event{
+			{0, []frames.Frame{started}, sessions.StatusOK},
+			{2, nil, sessions.StatusCancelled},
+			{3, nil, sessions.StatusCancelled},
+		}, []int{1}},
+		{"cancelled while it ran", []event{
+			{0, []frames.Frame{started}, sessions.StatusCancelled},
+			{1, nil, sessions.StatusCancelled},
+		}, []int{1}},
+		{"skipped after an error", []event{
+			{0, []frames.Frame{started, {Type: frames.TypeError, Ename: "E"}}, sessions.StatusError},
+			{1, nil, sessions.StatusSkipped},
+		}, []int{1}},
+		{"every cell ran", []event{
+			{0, []frames.Frame{started}, sessions.StatusOK},
+			{2, []frames.Frame{started}, sessions.StatusOK},
+		}, []int{1, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			log := &outputLog{w: &b, last: -1}
+			end := log.cellEnd(nil)
+			for _, e := range tt.events {
+				for _, fr := range e.frames {
+					log.frame(e.cell, fr)
+				}
+				end(e.cell, sessions.CellResult{Status: e.status})
+			}
+			var want strings.Builder
+			for _, n := range tt.want {
+				want.WriteString("Executing Cell " + padDashes(n, 40) + "\n")
+				want.WriteString("Ending Cell " + padDashes(n, 43) + "\n")
+			}
+			if got := b.String(); got != want.String() {
+				t.Errorf("log:\n%s\nwant:\n%s", got, want.String())
+			}
+		})
+	}
+}
