@@ -170,3 +170,70 @@ func BenchmarkBytesOneCellChanged(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProgressSaveParts splits nb run's progress save of a ~95 KB
+// notebook (Lock, SaveUnsynced, Unlock) into its parts. On ext4 the
+// rename dominates: replacing the old file frees its blocks, written back
+// by then; the lock file made and removed per Lock comes next.
+func BenchmarkProgressSaveParts(b *testing.B) {
+	data := bigNotebook(b, 230)
+	path := filepath.Join(b.TempDir(), "n.ipynb")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	nb, err := Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("whole", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			lk, err := Lock(b.Context(), path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			nb.SetExecutionCount(0, i)
+			if err := nb.SaveUnsynced(path); err != nil {
+				b.Fatal(err)
+			}
+			lk.Unlock()
+		}
+	})
+	b.Run("lock+unlock", func(b *testing.B) {
+		for b.Loop() {
+			lk, err := Lock(b.Context(), path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lk.Unlock()
+		}
+	})
+	b.Run("sweep", func(b *testing.B) {
+		for b.Loop() {
+			sweepTemps(canonical(path))
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			nb.SetExecutionCount(0, i)
+			nb.encode()
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := checkHolds(path, &nb.held); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("temp file", func(b *testing.B) {
+		for b.Loop() {
+			f, err := createTemp(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Write(data)
+			f.Close()
+			os.Remove(f.Name())
+		}
+	})
+}
