@@ -31,6 +31,13 @@ type Options struct {
 	StartTimeout time.Duration // until ready; default DefaultStartTimeout
 	Grace        time.Duration // interrupt → kill, exit → kill; default DefaultGrace
 	MaxLine      int           // frame line bound on fd 3; default frames.DefaultMaxLine
+	// Stdin, when set, is what the cells read as their standard input
+	// (input(), sys.stdin, a subprocess's fd 0), as python3 FILE reads what
+	// is piped into it; nil gives them none: input() and sys.stdin fail at
+	// once. Start does not close it. A terminal here would make input()
+	// wait for a person, which a cell must not (DESIGN: stdin is not
+	// interactive): pass one only when that is what the caller wants.
+	Stdin *os.File
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
@@ -89,13 +96,16 @@ func childEnv(env []string, nonce string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, nonceEnv+"=") {
+		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") {
 			out = append(out, kv)
 		}
 	}
 	return append(out, nonceEnv+"="+nonce)
 }
 
-const nonceEnv = "EVALHOST_SYNC_NONCE"
+const (
+	nonceEnv = "EVALHOST_SYNC_NONCE"
+	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin)
+)

@@ -35,13 +35,20 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	// C) fails at once instead of being stopped by SIGTTIN as a background
 	// job of the user's terminal, as Jupyter starts kernels. Its reaper ends
 	// everything the runner starts when the runner or this process dies.
+	files, env := ends.child[:], childEnv(o.Env, nonce)
+	if o.Stdin != nil {
+		// fd 4, which the runner moves to fd 0 once it has taken fd 0,
+		// its requests, for itself.
+		files = append(files, o.Stdin)
+		env = append(env, stdinEnv+"=4")
+	}
 	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	child, err := reaper.Start(startCtx, reaper.Spec{
 		Path:  o.Python,
 		Args:  append(append([]string{o.Python}, o.Args...), o.Runner),
-		Env:   childEnv(o.Env, nonce),
+		Env:   env,
 		Dir:   o.Dir,
-		Files: ends.child[:],
+		Files: files,
 	})
 	cancel()
 	ends.closeChild()

@@ -478,7 +478,8 @@ def _python_version():
 
 def _take_fds():
     """fd 3 (frames) and fd 0 (requests) become the runner's alone: neither
-    is inherited, and user code sees /dev/null on fd 0."""
+    is inherited, and user code sees /dev/null on fd 0, or the descriptor
+    EVALHOST_STDIN names, a script's stdin (host.Options.Stdin)."""
     global _req_fd
     try:
         os.set_inheritable(3, False)
@@ -490,9 +491,11 @@ def _take_fds():
         sys.exit(2)
     _wire._nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
     _req_fd = os.dup(0)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
+    given = os.environ.pop("EVALHOST_STDIN", "")
+    src = int(given) if given.isdigit() and given != "0" else os.open(os.devnull, os.O_RDONLY)
+    os.dup2(src, 0)
+    os.close(src)
+    _stdio.given = bool(given)
 
 
 def _user_path():
@@ -524,7 +527,8 @@ def _user_namespace():
     builtins.get_ipython = get_ipython
     _ns.update(In=[""], Out={}, _="", __="", ___="", _i="", _ii="", _iii="", _i00="")
     _ns["_ih"], _ns["_oh"] = _ns["In"], _ns["Out"]
-    builtins.input = _stdio.deny_stdin
+    if not _stdio.given:
+        builtins.input = _stdio.deny_stdin
     builtins.StdinNotImplementedError = _stdio.StdinNotImplementedError
 
 

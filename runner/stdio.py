@@ -3,7 +3,9 @@ are the runner's streams on fd 1/2 (stderr flushes stdout first, so the two
 interleave as written), flushed every FLUSH_INTERVAL while a cell runs and
 before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
 fork, subprocess); input(), sys.stdin and getpass fail at once with
-StdinNotImplementedError (after an input frame) instead of hanging. Its
+StdinNotImplementedError (after an input frame) instead of hanging, unless
+the host gave a script's stdin (evalhost run's piped input), which they
+then read as python3's do. Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
 linecache learns the cells' sources, and what showing a warning imports is
 found as the runner's own imports are. Loaded by core as it loads; it
@@ -24,6 +26,7 @@ _os_write = os.write
 
 FLUSH_INTERVAL = 0.05
 
+given = False  # fd 0 is a script's stdin (core._take_fds): input() and sys.stdin read it
 out = None  # the runner's sys.stdout and sys.stderr, once take() made them
 err = None
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
@@ -52,7 +55,9 @@ def _stream(fd, name, cls):
 
 
 def take():
-    """The runner's sys.stdout/stderr on fd 1/2, and a stdin that refuses."""
+    """The runner's sys.stdout/stderr on fd 1/2, and a stdin that refuses,
+    unless one was given: then python's own sys.stdin on fd 0, as python3
+    made it for its stdin (encoding, errors, buffering)."""
     global out, err
     out = _stream(1, "<stdout>", io.TextIOWrapper)
     err = _stream(2, "<stderr>", _Stderr)
@@ -60,7 +65,8 @@ def take():
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out
     sys.stderr = sys.__stderr__ = err
-    sys.stdin = sys.__stdin__ = NoStdin()
+    if not given:
+        sys.stdin = sys.__stdin__ = NoStdin()
 
 
 def flush_std():
@@ -259,7 +265,8 @@ def _fix_linecache(lc):
 
 
 def _fix_getpass(gp):
-    gp.getpass = deny_getpass
+    if not given:  # else python3's: no /dev/tty here, so it reads stdin, with a warning
+        gp.getpass = deny_getpass
 
 
 def _as_is(module):

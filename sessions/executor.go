@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/evalhost/evalhost/backend"
@@ -40,6 +41,7 @@ type Spec struct {
 	Modules      []runner.Module // extension modules to run at start, in order, as runner.FindModules judged them
 	StartTimeout time.Duration
 	Grace        time.Duration
+	Stdin        *os.File // Config.Stdin, for a Python interpreter
 }
 
 // RunInfo names one execution of a cell: the run id the interpreter sees

@@ -33,7 +33,13 @@ type Config struct {
 	// bridge starts its server lazily there and returns its URL and token).
 	EnvHook  func() (map[string]string, error)
 	Starters map[string]Starter // per language; default the runner and the sh shell
-	Sink     streamsink.Options // per-cell output bounds; its Store receives spilled output
+	// Stdin, when set, is the standard input of every Python interpreter
+	// the runner's starter starts (host.Options.Stdin): a script's, which
+	// reads what is piped into it as under python3. For a registry that
+	// runs one script, as evalhost run's; nil (the default): cells have no
+	// stdin, and input() fails at once. The registry does not close it.
+	Stdin *os.File
+	Sink  streamsink.Options // per-cell output bounds; its Store receives spilled output
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
 	RunHook func(run RunInfo, active bool)

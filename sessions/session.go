@@ -302,6 +302,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		Modules:      mods,
 		StartTimeout: cfg.StartTimeout,
 		Grace:        cfg.Grace,
+		Stdin:        cfg.Stdin,
 	})
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)

@@ -43,6 +43,7 @@ func RunnerStarter(home string) Starter {
 			Dir:          spec.Cwd,
 			StartTimeout: spec.StartTimeout,
 			Grace:        spec.Grace,
+			Stdin:        spec.Stdin,
 		})
 		var readyExe string
 		if err == nil {

@@ -48,6 +48,7 @@ type runFlags struct {
 	params    *params.Params
 	argv      []string // the cells' sys.argv (commandLine)
 	file      string   // their __file__
+	stdin     *os.File // a one-shot run's stdin for its Python cells (scriptStdin)
 	backendFlags
 }
 
@@ -164,6 +165,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	growOutPipe(stderr)
 	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
+	}
+	if f.stdin = scriptStdin(stdin, cl.source); f.stdin != nil {
+		defer f.stdin.Close()
 	}
 	return runCells(cells, f, tools, stdout, stderr, logger)
 }
@@ -352,6 +356,7 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		RunHook:  runHook,
 		Home:     home,
 		Python:   f.python,
+		Stdin:    f.stdin,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
 		// of the run's time. Live output is the program's own bytes, as

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// scriptStdin is what a one-shot run's Python cells read as stdin: run's
+// own when it is a pipe or a file (cat data.csv | evalhost run clean.py),
+// as python3 FILE reads it, on a descriptor of its own (dupFile) the
+// caller closes; nil for a terminal, where input() would wait for a
+// person (cells' stdin is not interactive: it fails at once), and when
+// the cells came on stdin (FILE "-").
+func scriptStdin(stdin io.Reader, source string) *os.File {
+	f, ok := stdin.(*os.File)
+	if !ok || source == "-" || term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return dupFile(f)
+}

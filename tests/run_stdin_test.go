@@ -1,0 +1,85 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// What is piped into a one-shot run (or a file on its stdin) is the
+// script's stdin, as python3 FILE reads it: input(), sys.stdin, a
+// subprocess's fd 0; an empty one is EOFError, as python3's.
+func TestRunReadsPipedStdin(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	src := "import sys\nname = input('name? ')\n# %%\nprint('hello', name)\nrest = sys.stdin.read()\n" +
+		"print(len(rest.splitlines()), 'more lines')\n"
+	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string // after run and python3 alike
+	}{
+		{"input and sys.stdin across cells", "ada\nb\nc\n", []string{script}},
+		{"-c reads it", "a,b\n1,2\n", []string{"-c", "import csv, sys; print(list(csv.reader(sys.stdin)))"}},
+		{"a subprocess reads it", "first\nsecond\n", []string{"-c", "import subprocess\nr = subprocess.run(['cat'])"}},
+		{"empty stdin is EOFError", "", []string{"-c", "input()"}},
+		{"binary stdin", "\xff\x00\xfe", []string{"-c", "import sys; print(sys.stdin.buffer.read())"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runEvalhost(t, c.stdin, append([]string{"run"}, c.args...)...)
+			py := exec.Command("python3", c.args...)
+			py.Dir, py.Stdin = t.TempDir(), strings.NewReader(c.stdin)
+			pyOut, pyErr, pyCode := runCaptured(t, py, false)
+			if out != pyOut || code != pyCode {
+				t.Errorf("stdout %q exit %d, python3's %q exit %d; stderr:\n%s", out, code, pyOut, pyCode, errOut)
+			}
+			if pyErr != "" && !strings.Contains(errOut, lastLine(pyErr)) {
+				// Tracebacks name the cell, not "<string>": compare their last lines.
+				t.Errorf("stderr %q does not end as python3's %q", errOut, pyErr)
+			}
+		})
+	}
+}
+
+// Cells read from stdin (run -) and a session's cells have no stdin:
+// input() fails at once, as it does at a terminal, where a cell must not
+// wait for a person.
+func TestRunStdinNotGiven(t *testing.T) {
+	h := newDaemonHome(t)
+	t.Run("cells from stdin", func(t *testing.T) {
+		_, errOut, code := runEvalhost(t, "input()\n", "run", "-")
+		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
+			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		}
+	})
+	t.Run("a session", func(t *testing.T) {
+		cmd := h.cmd("run", "--session", "stdin", "-c", "input()")
+		cmd.Stdin = strings.NewReader("piped\n")
+		_, errOut, code := runCaptured(t, cmd, false)
+		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
+			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		}
+	})
+	t.Run("a terminal", func(t *testing.T) {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pty: %v", err)
+		}
+		defer ptmx.Close()
+		defer tty.Close()
+		cmd := command(t, "run", "-c", "input()")
+		cmd.Stdin = tty
+		_, errOut, code := runCaptured(t, cmd, false)
+		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
+			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		}
+	})
+}
