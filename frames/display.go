@@ -1,11 +1,6 @@
 package frames
 
-import (
-	"html"
-	"regexp"
-	"strings"
-	"sync"
-)
+import "strings"
 
 // Text precedence for renderers, as the reference renders displays.
 var textPrecedence = []string{"text/markdown", "text/plain"}
@@ -45,29 +40,4 @@ func (f *Frame) ErrorText() string {
 		return f.Ename + ": " + f.Evalue
 	}
 	return strings.Join(f.Traceback, "\n")
-}
-
-var (
-	// Compiled on first use: at init they would cost every evalhost start.
-	htmlDrop  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<(script|style)[^>]*>.*?</(script|style)>`) })
-	htmlBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(br|/p|/div|/tr|/h[1-6]|/li|/table)[^>]*>`) })
-	htmlCell  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</t[dh]>`) })
-	htmlTag   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
-	blankRuns = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n{3,}`) })
-)
-
-// HTMLToText turns an HTML fragment (a DataFrame table, a styled message)
-// into readable text: scripts dropped, rows and blocks on their own lines,
-// cells separated by tabs, entities decoded.
-func HTMLToText(s string) string {
-	s = htmlDrop().ReplaceAllString(s, "")
-	s = htmlBreak().ReplaceAllString(s, "\n")
-	s = htmlCell().ReplaceAllString(s, "\t")
-	s = htmlTag().ReplaceAllString(s, "")
-	s = html.UnescapeString(s)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.TrimSpace(blankRuns().ReplaceAllString(strings.Join(lines, "\n"), "\n\n"))
 }

@@ -18,8 +18,9 @@ func TestDisplayTextOfHTMLIsInert(t *testing.T) {
 		{"OSC 52 raw", `{"text/plain":1,"text/html":"a\u001b]52;c;aGk=\u0007b"}`, "a]52;c;aGk=b"},
 		{"OSC 52 as entities", `{"text/plain":null,"text/html":"a&#27;]52;c;aGk=&#7;b"}`, "a]52;c;aGk=b"},
 		{"C1 CSI", `{"text/plain":["x"],"text/html":"a\u009b2Jb&#155;c"}`, "a2Jb\u203ac"}, // &#155; is ›, as HTML5 decodes it
-		{"carriage return and DEL", `{"text/html":"a\rb\u007fc&#13;d"}`, "abcd"},
-		{"tabs and lines kept", `{"text/html":"a<br>b\tc"}`, "a\nb\tc"},
+		// A carriage return is white space in HTML, as the one &#13; makes.
+		{"carriage return and DEL", `{"text/html":"a\rb\u007fc&#13;d<pre>e\rf</pre>"}`, "a bc d\ne\nf"},
+		{"tabs and lines kept", `{"text/html":"a<br>b<pre>c\td</pre>"}`, "a\nb\nc\td"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b Bundle
