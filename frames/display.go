@@ -2,23 +2,42 @@ package frames
 
 import "strings"
 
+// DisplayMIME is the MIME type whose text a renderer shows for a bundle:
+// text/markdown, else text/plain, else text/html (as text, [HTMLToText]).
+// An empty text/markdown or text/plain is passed over for HTML: the
+// protocol's text/plain is empty when the cell gave none (display(bundle,
+// raw=True)). "" when none of them is a JSON string.
+func (b Bundle) DisplayMIME() string {
+	for _, mime := range textPrecedence {
+		if p, ok := b.Pieces(mime); ok && p.Len() > 0 {
+			return mime
+		}
+	}
+	if _, ok := b.Pieces("text/html"); ok {
+		return "text/html"
+	}
+	for _, mime := range textPrecedence {
+		if _, ok := b.Pieces(mime); ok {
+			return mime // empty, and shown as such
+		}
+	}
+	return ""
+}
+
 // Text precedence for renderers, as the reference renders displays.
 var textPrecedence = []string{"text/markdown", "text/plain"}
 
-// DisplayText is the text a renderer shows for a bundle: text/markdown, else
-// text/plain, else text/html converted to plain text, with its control
-// characters dropped: no sink sanitises HTML, and an entity (&#27;) decodes
-// to an escape that would drive the terminal showing it.
+// DisplayText is the text a renderer shows for a bundle (DisplayMIME's),
+// HTML's with its control characters dropped: no sink sanitises HTML, and
+// an entity (&#27;) decodes to an escape that would drive the terminal
+// showing it.
 func (b Bundle) DisplayText() string {
-	for _, mime := range textPrecedence {
-		if s, ok := b.Text(mime); ok {
-			return s
-		}
-	}
-	if s, ok := b.Text("text/html"); ok {
+	mime := b.DisplayMIME()
+	s, _ := b.Text(mime)
+	if mime == "text/html" {
 		return inert(HTMLToText(s))
 	}
-	return ""
+	return s
 }
 
 // inert drops the C0 controls but tab and newline, DEL and the C1 controls:

@@ -15,6 +15,10 @@ func TestDisplayTextOfHTMLIsInert(t *testing.T) {
 	}{
 		{"a table", `{"text/html":"<table><tr><td>a</td><td>b</td></tr></table>"}`, "a\tb"},
 		{"plain text first", `{"text/plain":"x\u001b[31m","text/html":"<b>y</b>"}`, "x\x1b[31m"},
+		// display(bundle, raw=True) without text/plain: the protocol's is "".
+		{"empty text/plain", `{"text/plain":"","text/html":"<b>hi</b>"}`, "hi"},
+		{"empty text/markdown", `{"text/markdown":"","text/plain":"p","text/html":"<b>hi</b>"}`, "p"},
+		{"empty, no HTML", `{"text/markdown":"","text/plain":"p"}`, "p"},
 		{"OSC 52 raw", `{"text/plain":1,"text/html":"a\u001b]52;c;aGk=\u0007b"}`, "a]52;c;aGk=b"},
 		{"OSC 52 as entities", `{"text/plain":null,"text/html":"a&#27;]52;c;aGk=&#7;b"}`, "a]52;c;aGk=b"},
 		{"C1 CSI", `{"text/plain":["x"],"text/html":"a\u009b2Jb&#155;c"}`, "a2Jb\u203ac"}, // &#155; is ›, as HTML5 decodes it

@@ -129,7 +129,8 @@
 //	    VALUE is a JSON string for text and base64 images, any JSON value for
 //	    JSON MIME types and in a bundle the cell sent as given
 //	    (display(bundle, raw=True)). "text/plain" is always present (empty
-//	    when such a bundle had none).
+//	    when such a bundle had none: a renderer passes an empty one over for
+//	    the bundle's HTML, [Bundle.DisplayMIME]).
 //	{"type":"update_display","id":ID,"bundle":{…},"metadata":{…}?,"displayId":DID}
 //	    Replace every earlier display carrying DID, in this or an earlier cell.
 //	{"type":"clear_output","id":ID,"wait":BOOL}

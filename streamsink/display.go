@@ -11,7 +11,7 @@ import (
 
 // displayFrame sanitises a display's text/plain and text/markdown and
 // records the one a renderer shows, or the text of its HTML when neither
-// is a string. A display can be hundreds of
+// is a string or the one there is empty. A display can be hundreds of
 // megabytes of text: each text is read a piece at a time (frames.Pieces)
 // and never held decoded, and a sanitised copy is made, as a new JSON
 // value, only when sanitising changes it. The frame, the tail and the
@@ -25,14 +25,14 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 	for i, mime := range mimes {
 		texts[i], ok[i] = f.Bundle.Pieces(mime)
 	}
-	shown := -1 // text/markdown, else text/plain
-	if ok[1] {
-		shown = 1
-	} else if ok[0] {
+	shown := -1 // the one a renderer shows (frames.Bundle.DisplayMIME)
+	switch f.Bundle.DisplayMIME() {
+	case mimes[0]:
 		shown = 0
-	} else {
+	case mimes[1]:
+		shown = 1
+	case "text/html":
 		s.recordHTML(f.Bundle)
-		return f
 	}
 	if s.opt.Verbatim {
 		if shown >= 0 {
@@ -63,7 +63,8 @@ func (s *Sink) displayFrame(f frames.Frame) frames.Frame {
 }
 
 // recordHTML records a display that has no text/markdown or text/plain
-// string (display(bundle, raw=True) sends any JSON value) as a renderer
+// string but an empty one (display(bundle, raw=True) sends any JSON value,
+// and "" for text/plain when the bundle had none) as a renderer
 // shows it (frames.Bundle.DisplayText): its HTML's text, sanitised as
 // display text is, and with Verbatim as it came in the artifact. The HTML
 // itself stays as it came. It is decoded whole, so HTML larger than the

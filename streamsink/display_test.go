@@ -18,7 +18,9 @@ import (
 
 // wholeDisplayFrame is displayFrame as it was before it read texts in
 // pieces: it decodes each text whole, sanitises it whole, re-encodes it
-// with json.Marshal and records the shown one with block. displayFrame
+// with json.Marshal and records the shown one with block: a non-empty
+// text/markdown, else text/plain, else the HTML's text, else an empty
+// text/markdown or text/plain. displayFrame
 // must match it byte for byte.
 func (s *Sink) wholeDisplayFrame(f frames.Frame) frames.Frame {
 	f = s.moveLarge(f)
@@ -37,20 +39,26 @@ func (s *Sink) wholeDisplayFrame(f frames.Frame) frames.Frame {
 			}
 		}
 	}
-	if text, ok := f.Bundle.Text("text/markdown"); ok {
-		s.block(text)
-	} else if text, ok := f.Bundle.Text("text/plain"); ok {
-		s.block(text)
-	} else if limit := cmp.Or(max(s.opt.InlineLimit, 0), DefaultInlineLimit); len(f.Bundle["text/html"]) > limit {
-		if _, ok := f.Bundle.Text("text/html"); ok {
-			s.block(fmt.Sprintf("[text/html %s]", humanBytes(int64(len(f.Bundle["text/html"])))))
-		}
-	} else if html, ok := f.Bundle.Text("text/html"); ok {
-		text = frames.HTMLToText(html)
+	md, mdOK := f.Bundle.Text("text/markdown")
+	plain, plainOK := f.Bundle.Text("text/plain")
+	html, htmlOK := f.Bundle.Text("text/html")
+	switch limit := cmp.Or(max(s.opt.InlineLimit, 0), DefaultInlineLimit); {
+	case md != "":
+		s.block(md)
+	case plain != "":
+		s.block(plain)
+	case htmlOK && len(f.Bundle["text/html"]) > limit:
+		s.block(fmt.Sprintf("[text/html %s]", humanBytes(int64(len(f.Bundle["text/html"])))))
+	case htmlOK:
+		text := frames.HTMLToText(html)
 		if !s.opt.Verbatim {
 			text = Sanitize(text)
 		}
 		s.block(text)
+	case mdOK:
+		s.block(md)
+	case plainOK:
+		s.block(plain)
 	}
 	return f
 }

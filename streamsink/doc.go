@@ -3,8 +3,9 @@
 //
 // Every text chunk of a cell (stdout, stderr, traceback text, display text:
 // what a renderer shows of a display, its text/markdown, else text/plain,
-// else the text of its HTML, or for HTML above the inline limit a line
-// naming it) passes through one [Sink]. The sink
+// an empty one passed over for HTML, else the text of its HTML, or for HTML
+// above the inline limit a line naming it) passes through one [Sink]. The
+// sink
 //
 //   - sanitises each chunk and hands it back for live forwarding: the result
 //     is well-formed UTF-8 (invalid bytes and UTF-8-encoded surrogates become

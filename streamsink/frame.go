@@ -13,10 +13,11 @@ import (
 //     "ename: evalue" when it is empty) recorded as lines of their own;
 //   - display, update_display, result: payloads above Options.InlineLimit
 //     moved to the store (see [MetadataKey]); text/plain and text/markdown
-//     sanitised; the text a renderer shows (text/markdown, else text/plain,
-//     else, when neither is a string, the text of text/html, sanitised,
-//     or a line "[text/html 1.2 MiB]" for HTML above the inline limit)
-//     recorded as lines of their own;
+//     sanitised; the text a renderer shows ([frames.Bundle.DisplayMIME]:
+//     text/markdown, else text/plain, else, when neither is a string or
+//     the one there is empty, the text of text/html, sanitised, or a line
+//     "[text/html 1.2 MiB]" for HTML above the inline limit) recorded as
+//     lines of their own;
 //   - anything else: unchanged.
 //
 // The caller's maps and slices are never modified.

@@ -28,8 +28,13 @@ func TestDisplayShownFromHTMLIsRecorded(t *testing.T) {
 		{"escapes, raw and as entities", `{"text/plain":[1],"text/html":"<b>a</b>\u001b]52;c;aGk=\u0007b &#27;[2J\u009bc"}`, false, "before\nab c\n"},
 		{"markdown no string either", `{"text/plain":1,"text/markdown":2,"text/html":"<i>y</i>"}`, false, "before\ny\n"},
 		{"verbatim", `{"text/plain":1,"text/html":"<b>r</b>&#27;[1md"}`, true, "before\nrd\n"},
-		// Unchanged: a string text/plain, even empty, is what is shown.
-		{"empty text/plain", `{"text/plain":"","text/html":"<b>x</b>"}`, false, "before\n"},
+		// The protocol's text/plain of display(bundle, raw=True) without one.
+		{"empty text/plain", `{"text/plain":"","text/html":"<b>x</b>"}`, false, "before\nx\n"},
+		{"empty text/markdown", `{"text/markdown":"","text/plain":"","text/html":"<b>x</b>"}`, false, "before\nx\n"},
+		// Unchanged: a non-empty string text/plain is what is shown, an
+		// empty one where there is no HTML (an empty display ends a line).
+		{"empty text/plain, no HTML", `{"text/plain":""}`, false, "before\n"},
+		{"empty text/plain, HTML no string", `{"text/plain":"","text/html":1}`, false, "before\n"},
 		{"plain", `{"text/plain":"p","text/html":"<b>x</b>"}`, false, "before\np\n"},
 		{"no html", `{"text/plain":1}`, false, "before"},
 	} {

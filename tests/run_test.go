@@ -310,3 +310,16 @@ func TestRunShowsHTMLDisplaysInert(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want the HTML's text without its escapes", exit, out, errOut)
 	}
 }
+
+// A display of HTML alone (the runner's text/plain is then "") shows the
+// HTML's text, as a display with no text/plain does: live, and in the
+// bounded tail --max-output prints.
+func TestRunShowsHTMLOnlyDisplays(t *testing.T) {
+	code := `display({'text/html': '<b>hi</b> <table><tr><td>a</td><td>b</td></tr></table>'}, raw=True)`
+	for _, args := range [][]string{nil, {"--max-output", "10000"}} {
+		out, errOut, exit := runCaptured(t, command(t, append([]string{"run", "-c", code}, args...)...), false)
+		if exit != 0 || out != "hi\na\tb\n" {
+			t.Errorf("run %s: exit %d, stdout %q, stderr %q; want the HTML's text", args, exit, out, errOut)
+		}
+	}
+}
