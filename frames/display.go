@@ -30,7 +30,9 @@ var textPrecedence = []string{"text/markdown", "text/plain"}
 // DisplayText is the text a renderer shows for a bundle (DisplayMIME's),
 // HTML's with its control characters dropped: no sink sanitises HTML, and
 // an entity (&#27;) decodes to an escape that would drive the terminal
-// showing it.
+// showing it. What follows an escape's control bytes stays: a renderer
+// with streamsink at hand uses streamsink.DisplayText, which removes each
+// sequence whole.
 func (b Bundle) DisplayText() string {
 	mime := b.DisplayMIME()
 	s, _ := b.Text(mime)

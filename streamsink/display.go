@@ -94,6 +94,21 @@ func (s *Sink) recordHTML(b frames.Bundle) {
 	s.block(text)
 }
 
+// DisplayText is the text a renderer shows of a display
+// ([frames.Bundle.DisplayMIME]'s), sanitised as [Sanitize] sanitises: the
+// text a sink records of it, for a terminal. Its HTML's text needs it most:
+// a sink leaves HTML as it came, and an entity (&#27;) in it decodes to an
+// escape. [frames.Bundle.DisplayText] only drops such a sequence's control
+// bytes, and what follows them (an OSC 52's "]52;c;…") would be shown.
+func DisplayText(b frames.Bundle) string {
+	mime := b.DisplayMIME()
+	text, _ := b.Text(mime)
+	if mime == "text/html" {
+		text = frames.HTMLToText(text)
+	}
+	return Sanitize(text)
+}
+
 // sanitizingChanges reports whether Sanitize changes the text.
 func sanitizingChanges(text frames.TextPieces) bool {
 	var q sanPieces

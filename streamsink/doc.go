@@ -82,7 +82,9 @@
 // frame of the cell through [Sink.Frame] and forward what it returns (or raw
 // chunks through [Sink.Append] / [Sink.Write]); at cell end [Sink.Close],
 // then put [Sink.Dump] into the summary. [Sanitize] cleans a whole string
-// the same way for renderers that show text which never went through a sink.
+// the same way for renderers that show text which never went through a sink,
+// and [DisplayText] is a display's text as a renderer shows it, so cleaned:
+// the text of its HTML too, which a sink leaves as it came.
 //
 // A Sink is safe for concurrent use. Chunks of one stream must arrive in
 // order; stdout and stderr keep separate sanitiser state (an escape sequence

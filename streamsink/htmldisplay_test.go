@@ -52,6 +52,10 @@ func TestDisplayShownFromHTMLIsRecorded(t *testing.T) {
 			if d := closeDump(t, s); d.Text != tc.text {
 				t.Errorf("dump text %q, want %q", d.Text, tc.text)
 			}
+			// A terminal shows what the dump has, sanitised the same way.
+			if shown := DisplayText(bundle); !strings.HasSuffix(tc.text, "\n"+shown+"\n") && shown != "" {
+				t.Errorf("DisplayText %q, not the dump's %q", shown, tc.text)
+			}
 		})
 	}
 }

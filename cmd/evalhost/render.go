@@ -12,6 +12,7 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // renderer shows a request's frames and results, as text or NDJSON.
@@ -123,7 +124,7 @@ func (h *humanRenderer) display(cell int, b frames.Bundle) {
 	if h.bounded {
 		return // the text is in the cell's bounded tail
 	}
-	if text := b.DisplayText(); text != "" {
+	if text := streamsink.DisplayText(b); text != "" {
 		io.WriteString(h.stdout, strings.TrimRight(text, "\n")+"\n")
 	}
 }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// The text of a display's HTML reaches the terminal as the dump has it:
+// escape sequences removed whole, raw or made by an entity, not their
+// control bytes alone (an OSC 52 left "]52;c;…" on the screen).
+func TestRunShowsHTMLSanitisedAsTheDump(t *testing.T) {
+	for _, tc := range []struct{ name, html, want string }{
+		{"OSC 52", `a\u001b]52;c;aGk=\u0007b`, "ab\n"},
+		{"OSC 52 as entities", `a&#27;]52;c;aGk=&#7;b`, "ab\n"},
+		{"CSI clear screen", `a\u001b[2Jb &#x1b;[H&#27;[2Jc`, "ab c\n"},
+		{"C1 controls", `a\u009b2Jb\u0085c`, "a2Jbc\n"},
+		{"kept", `<p>a</p><table><tr><td>b</td><td>c</td></tr></table>`, "a\nb\tc\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var bundle frames.Bundle
+			if err := json.Unmarshal([]byte(`{"text/plain":"","text/html":"`+tc.html+`"}`), &bundle); err != nil {
+				t.Fatal(err)
+			}
+			var out, errs bytes.Buffer
+			h := newHumanRenderer(&out, &errs, t.TempDir(), false)
+			h.frame(0, frames.Frame{Type: frames.TypeDisplay, Bundle: bundle})
+			if out.String() != tc.want || errs.Len() > 0 {
+				t.Errorf("stdout %q, stderr %q; want %q", out.String(), errs.String(), tc.want)
+			}
+		})
+	}
+}
