@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -169,6 +170,12 @@ func Decode(line []byte) (Frame, error) {
 	return f, nil
 }
 
+// readOnly views s as a raw JSON value without copying it. Its capacity is
+// its length, so append copies; nothing may write into it.
+func readOnly(s string) json.RawMessage {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 func needsID(t Type) bool { return t != TypeReady && t != TypeWarning }
 
 // decodeBody fills the type-specific fields; it returns a reason on failure.
@@ -194,10 +201,13 @@ func decodeBody(f *Frame, m *members) string {
 		if !b.IsObject() {
 			return `missing object "bundle"`
 		}
+		// The values share the copy of the line Decode scans, as the
+		// frame's strings (its id) do: a copy each as well cost a large
+		// display twice its size, and held no less while the frame lived.
 		f.Bundle = make(Bundle)
-		jsonscan.Object(b.Raw, func(k string, v gjson.Result) { f.Bundle[k] = json.RawMessage(v.Raw) })
+		jsonscan.Object(b.Raw, func(k string, v gjson.Result) { f.Bundle[k] = readOnly(v.Raw) })
 		if m := m[mMetadata]; m.IsObject() {
-			f.Metadata = json.RawMessage(m.Raw)
+			f.Metadata = readOnly(m.Raw)
 		}
 		f.DisplayID = m[mDisplayID].String()
 		if f.Type == TypeUpdateDisplay && f.DisplayID == "" {

@@ -24,3 +24,16 @@ func BenchmarkAppendJSONBigDisplay(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeBigDisplay decodes a display line whose value is a large
+// base64 image: its B/op is what a frame of that size costs beside the line.
+func BenchmarkDecodeBigDisplay(b *testing.B) {
+	n := 100 << 20
+	line := []byte(`{"type":"display","id":"c","bundle":{"image/png":"` + strings.Repeat("iVBORw0KGgo=", n/12) + `","text/plain":"<img>"},"metadata":{}}`)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if _, err := Decode(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -78,7 +78,8 @@ const (
 
 // Bundle maps a MIME type to its value as raw JSON: a JSON string for text
 // and base64 images, any JSON value for JSON MIME types. Keeping it raw lets
-// notebooks store application/json exactly as the kernel sent it.
+// notebooks store application/json exactly as the kernel sent it. The
+// values are read-only: [Decode]'s share one copy of the line.
 type Bundle map[string]json.RawMessage
 
 // Text returns the string value of mime, and whether it was a JSON string.
