@@ -22,8 +22,10 @@
 //     was split into writes;
 //   - counts total and kept lines and bytes;
 //   - spills: once the output no longer fits the tail (or its raw form exceeds
-//     MaxBytes, or a line is clamped to MaxColumns), the complete raw stream from its first byte is written to an
-//     artifact "<seq>.eval.log" in a [Store], referenced as "artifact://<id>".
+//     MaxBytes, or a line is clamped to MaxColumns), the complete output
+//     from its first byte (stream text raw, traceback and display text as
+//     the frames carry them) is written to an artifact "<seq>.eval.log" in
+//     a [Store], referenced as "artifact://<id>".
 //     The artifact is bounded while it is written, by Options.ArtifactCap or
 //     else the store's cap ([Store.ArtifactLimit]): past it, it keeps only a
 //     head and a tail around a line "[ARTIFACT TRUNCATED: …]", and the
@@ -39,7 +41,8 @@
 //     only what is not UTF-8 in stream text replaced as the sanitiser
 //     replaces it (also across chunks): for a caller that stores it where
 //     renderers interpret it (a notebook, as Jupyter keeps ANSI colours);
-//     the tail, the dump and the artifact are sanitised as without it;
+//     the tail and the dump are sanitised as without it, and the artifact
+//     gets traceback and display text as the frames carry them, as it came;
 //   - moves display payloads larger than Options.InlineLimit (base64 images,
 //     large HTML or JSON) out of frames into files of the store, see
 //     [Sink.Frame] and [MetadataKey].

@@ -129,3 +129,35 @@ func TestDisplayShownFromLargeHTMLIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// What Verbatim changes in the artifact, as Options.Verbatim says: stream
+// text goes in as it came either way; traceback and display text go in as
+// the frame carries them, sanitised, or with Verbatim as they came. The
+// dump is the same either way.
+func TestVerbatimInTheArtifact(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		verbatim bool
+		artifact string
+	}{
+		{"sanitised", false, "\x1b[1ms\r\nt\nd\nh\n"},
+		{"verbatim", true, "\x1b[1ms\r\n\x1b[31mt\n\x1b[32md\n\x1b[33mh\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// MaxBytes 4: the cell spills, and the artifact holds it all.
+			s := newSink(t, Options{Store: NewStore(t.TempDir()), MaxBytes: 4, MaxLines: 100, Verbatim: tc.verbatim, InlineLimit: -1})
+			s.Write(frames.TypeStdout, []byte("\x1b[1ms\r\n"))
+			s.Frame(frames.Frame{Type: frames.TypeError, ID: "c", Ename: "E", Traceback: []string{"\x1b[31mt"}})
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: frames.Bundle{"text/plain": json.RawMessage(`"\u001b[32md"`)}})
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: frames.Bundle{"text/plain": json.RawMessage(`""`), "text/html": json.RawMessage(`"<b>&#27;[33mh</b>"`)}})
+			d := closeDump(t, s)
+			got, err := os.ReadFile(d.ArtifactPath)
+			if err != nil || string(got) != tc.artifact {
+				t.Errorf("artifact %q, %v; want %q", got, err, tc.artifact)
+			}
+			if d.Text != "d\nh\n" {
+				t.Errorf("dump text %q, want the tail's last lines, sanitised", d.Text)
+			}
+		})
+	}
+}

@@ -56,9 +56,11 @@ type Options struct {
 	// characters, and its renderers interpret them): stream text comes back
 	// as written, except bytes that are not UTF-8, which become U+FFFD as
 	// the sanitiser makes them (also across chunks); traceback lines,
-	// evalue and display text come back unchanged. The tail, the dump and
-	// the artifact are as without it. Passthrough overrides it for stdout
-	// and stderr.
+	// evalue and display text come back unchanged. The tail and the dump
+	// are as without it. The artifact, which gets stream text as it came
+	// either way, gets traceback and display text as the frames carry
+	// them: with Verbatim as they came, else sanitised. Passthrough
+	// overrides it for stdout and stderr.
 	Verbatim bool
 	// InlineLimit is the largest display payload (its JSON encoding) kept
 	// inline in a frame; larger ones go to the store. Negative keeps all
