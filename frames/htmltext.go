@@ -45,12 +45,13 @@ type htmlText struct {
 	space bool // a space is due before the next text (collapsed whitespace)
 	skip  bool // inside an element whose content is not shown
 	pre   int  // depth of preformatted elements
-	lead  bool // drop a newline that starts the next text (right after <pre>)
+	lead  bool // drop a newline that starts the text right after <pre>
 	cells int  // cells begun in the current table row
 	cell  bool // nothing written since a cell began: no line break yet
 }
 
 func (w *htmlText) start(a atom.Atom) {
+	w.lead = false
 	switch {
 	case a == atom.Br:
 		w.newline()
@@ -80,7 +81,7 @@ func (w *htmlText) start(a atom.Atom) {
 }
 
 func (w *htmlText) end(a atom.Atom) {
-	w.skip = false // a hidden element's end tag is the next tag after it
+	w.skip, w.lead = false, false // a hidden element's end tag is the next tag after it
 	switch {
 	case a == atom.Td || a == atom.Th:
 		w.line, w.space, w.cell = false, false, false

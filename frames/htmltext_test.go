@@ -15,6 +15,7 @@ func TestHTMLToText(t *testing.T) {
 		{"inline", "<b>bold</b> and <i>it</i>al<span>ic</span>", "bold and italic"},
 		{"whitespace collapses", "  a \n\t b  \r\n<p>\n  c\n</p>  ", "a b\nc"},
 		{"pre keeps it", "x<pre>\n  a\tb\n  c</pre>y", "x\n  a\tb\n  c\ny"},
+		{"only the newline right after <pre> goes", "y<pre><b></b>\nx</pre>", "y\n\nx"},
 		{"entities", "a &amp; b &lt;c&gt; &eacute;&#233;&#xe9; &nbsp;|&#155;&#0;", "a & b <c> ééé \u00a0|\u203a\ufffd"},
 		{"script and style dropped", "a<script>x = '<p>';</script>b<style>p{}</style>c<title>t</title>d", "abcd"},
 		{"an unclosed script drops the rest", "a<script>x<p>y", "a"},
