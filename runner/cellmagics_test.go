@@ -199,3 +199,40 @@ func buildWheel(t *testing.T, path, name, version string, files map[string]strin
 		t.Fatal(err)
 	}
 }
+
+// %%capture runs its body as IPython's run_cell does: an error in it is
+// shown (not captured) and the magic's cell is still ok with its name set,
+// as ipykernel does; a body ending in ';' sets no name and takes an older
+// one away (IPython's semicolon_at_end_of_expression).
+func TestCaptureLikeIPython(t *testing.T) {
+	inBothModes(t, func(t *testing.T, p *proc) {
+		for _, tc := range []struct {
+			name, code, result string
+			ename              string // the body's error, shown
+		}{
+			{name: "a body that raises", code: "%%capture failed\nprint('before')\n1/0", ename: "ZeroDivisionError"},
+			{name: "keeps what it printed before", code: "failed.stdout", result: "'before\\n'"},
+			{name: "an older name", code: "quiet = 1"},
+			{name: "a body ending in ;", code: "%%capture quiet\nx = 42;  # note"},
+			{name: "leaves no name", code: "'quiet' in dir(), x", result: "(False, 42)"},
+			{name: "; inside the body only", code: "%%capture loud\na = 1; b = 2\nb"},
+			{name: "sets the name", code: "len(loud.outputs)", result: "1"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c := p.run(tc.code)
+				wantOK(t, c)
+				if tc.ename != "" {
+					wantError(t, c, tc.ename)
+				} else {
+					wantNo(frames.TypeError)(t, c)
+				}
+				if c.stdout != "" {
+					t.Errorf("stdout %q", c.stdout)
+				}
+				if tc.result != "" {
+					wantResult(tc.result)(t, c)
+				}
+			})
+		}
+	})
+}

@@ -70,6 +70,22 @@ class CapturedIO:
     __call__ = show
 
 
+def ends_in_semicolon(src):
+    """IPython's DisplayHook.semicolon_at_end_of_expression: whether the last
+    token of src, past comments and newlines, is ';' (what %%capture reads
+    of its body, whatever the statement before it)."""
+    tokenize = _core._own("tokenize")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False  # IPython raises after the body ran; the error was the body's to show
+    for tok in reversed(tokens):
+        if tok.type in (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            continue
+        return tok.type == tokenize.OP and tok.string == ";"
+    return False
+
+
 def _captured(entry):
     """A %%capture list entry (kind, bundle, metadata, display_id) as RichOutput arguments."""
     kind, bundle, meta, did = entry

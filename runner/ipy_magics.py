@@ -664,12 +664,24 @@ def _c_capture(args, body, offset, frame):
     bad = [a for a in names if a.startswith("-") or not a.isidentifier()]
     if bad or len(names) > 1:
         raise UsageError("%%capture [--no-stdout] [--no-stderr] [--no-display] [name]: bad arguments %r" % args)
-    with _core._module("ipy_capture").capture_output("--no-stdout" not in argv, "--no-stderr" not in argv, "--no-display" not in argv) as cap:
-        value = _run_code(body, frame, offset)
-        if value is not None:
-            _core._module("cells").show_result(value)  # into the capture, as IPython's displayhook output
+    capture = _core._module("ipy_capture")
+    with capture.capture_output("--no-stdout" not in argv, "--no-stderr" not in argv, "--no-display" not in argv) as cap:
+        try:
+            value = _run_code(body, frame, offset)
+            if value is not None:
+                _core._module("cells").show_result(value)  # into the capture, as IPython's displayhook output
+        except Exception as e:
+            # IPython runs the body as a cell of its own (run_cell): its error
+            # is shown, not captured (ipykernel's goes out as an error
+            # message), and the magic's cell goes on: ok, the name set.
+            _core._send_error(e)
         # IPython's post-cell flush runs inside the capture: the figures too
         _core._flush_figures()
-    if names:
-        (frame.f_globals if frame is not None else _core._ns)[names[0]] = cap
+    ns = frame.f_globals if frame is not None else _core._ns
+    if capture.ends_in_semicolon(body):
+        # As IPython: a body ending in ';' leaves no name behind, and takes an older one away.
+        if names:
+            ns.pop(names[0], None)
+    elif names:
+        ns[names[0]] = cap
     return None
