@@ -218,7 +218,10 @@
 //     warning, the others still sent; Completer and IPCompleter
 //     settings are ignored with a note), load_ext/unload_ext/
 //     reload_ext, autoreload, aimport, sx, system; cell magics (first
-//     line): bash, sh, capture (figures too), time, timeit, writefile [-a], html,
+//     line): bash, sh, capture (figures too; as IPython's run_cell, an
+//     error in its body is shown, not captured, and the cell stays ok with
+//     its name set, unless the body ends in ';', which sets no name and
+//     removes an older one), time, timeit, writefile [-a], html,
 //     markdown, svg, latex, javascript (js), python, python3. !cmd,
 //     x = !cmd (an SList), !!cmd and x = %magic; {expr} and $name expand as
 //     in IPython. Shell escapes run /bin/sh in the runner's
