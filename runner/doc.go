@@ -209,7 +209,10 @@
 //     hold a magic (a cheap check for '%' or '!' at a line start or after
 //     '=') is rewritten with Python's tokenizer, one line for one line, so
 //     '%' and '!' in strings, f-strings, modulo and '!=' are untouched and
-//     error line numbers hold. Line magics: pip, cd, pwd, env, set_env, time,
+//     error line numbers hold. A magic, shell escape or x = !cmd / %magic
+//     that ends in a backslash takes the next line too, as IPython's
+//     assemble_continued_line joins them (each backslash and newline a
+//     space), the lines it took left blank. Line magics: pip, cd, pwd, env, set_env, time,
 //     timeit, who, who_ls, whos, reset -f, run, load (shows the file, cannot
 //     replace the cell), matplotlib (Agg kept), config (InlineBackend.
 //     figure_format(s) alone: figures left open go out as png, retina, jpeg,

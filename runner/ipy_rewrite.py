@@ -33,28 +33,56 @@ _PLACEHOLDER = "__evh_magic_%d__"
 _START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
 
 
+def _continued(lines, i):
+    """(line, last index): line i joined with the lines its trailing
+    backslashes continue it into, as IPython's assemble_continued_line
+    joins a magic's or shell escape's (each backslash and newline a space)."""
+    end = i
+    while end < len(lines) - 1 and lines[end].endswith("\\\n"):
+        end += 1
+    if end == i:
+        return lines[i], i
+    parts = lines[i:end + 1]
+    joined = " ".join([p.rstrip()[:-1] for p in parts[:-1]] + [parts[-1].rstrip()])
+    return joined + ("\n" if parts[-1].endswith("\n") else ""), end
+
+
 def _candidates(lines):
-    """Lines that would be a magic if they begin a logical line: index -> replacement."""
+    """Lines that would be a magic if they begin a logical line: index ->
+    (replacement, index of its last line: a backslash continues a magic)."""
     found = {}
+    last = -1
     for i, line in enumerate(lines):
-        m = _ESCAPE.match(line)
-        if m:
-            indent, esc, rest, end = m.groups()
-            if esc.startswith("%") and rest[:1] in ("=", " ", ""):
-                continue  # '%=' or a lone '%': never a magic, leave it to the compiler
-            found[i] = indent + _call(esc, rest) + (end or "")
-            continue
-        m = _HELP.match(line)
-        if m and bool(m.group(2)) != bool(m.group(4)):  # ?x or x?, not ?x? or x
-            indent, pre, name, post, end = m.groups()
-            found[i] = "%s__evh__.pinfo(%r, %d)%s" % (indent, name, len(pre or post) - 1, end or "")
-            continue
-        m = _ASSIGN.match(line)
-        if m:
-            indent, lhs, esc, rest, end = m.groups()
-            call = _call("!!" if esc == "!" else esc, rest)
-            found[i] = "%s%s = %s%s" % (indent, lhs, call, end or "")
+        if i <= last:
+            continue  # a line a magic's backslash continued
+        end = i
+        if line.endswith("\\\n"):
+            line, end = _continued(lines, i)
+        new = _candidate(line)
+        if new is not None:
+            found[i] = new, end
+            last = end
     return found
+
+
+def _candidate(line):
+    """line rewritten as the magic, escape or help it would be, or None."""
+    m = _ESCAPE.match(line)
+    if m:
+        indent, esc, rest, end = m.groups()
+        if esc.startswith("%") and rest[:1] in ("=", " ", ""):
+            return None  # '%=' or a lone '%': never a magic, leave it to the compiler
+        return indent + _call(esc, rest) + (end or "")
+    m = _HELP.match(line)
+    if m and bool(m.group(2)) != bool(m.group(4)):  # ?x or x?, not ?x? or x
+        indent, pre, name, post, end = m.groups()
+        return "%s__evh__.pinfo(%r, %d)%s" % (indent, name, len(pre or post) - 1, end or "")
+    m = _ASSIGN.match(line)
+    if m:
+        indent, lhs, esc, rest, end = m.groups()
+        call = _call("!!" if esc == "!" else esc, rest)
+        return "%s%s = %s%s" % (indent, lhs, call, end or "")
+    return None
 
 
 def _call(esc, rest):
@@ -71,10 +99,12 @@ def _call(esc, rest):
 def _confirmed(lines, cands):
     """Which candidate lines the tokenizer sees as the start of a logical line."""
     work = list(lines)
-    for i in cands:
+    for i, (_, end) in cands.items():
         line = lines[i]
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         work[i] = indent + _PLACEHOLDER % i + ("\n" if line.endswith("\n") else "")
+        for j in range(i + 1, end + 1):
+            work[j] = "\n" if lines[j].endswith("\n") else ""
     names = {_PLACEHOLDER % i: i for i in cands}
     ok = set()
     depth, prev = 0, tokenize.NEWLINE
@@ -112,7 +142,14 @@ def transform(src):
     if not cands:
         return src
     for i in _confirmed(lines, cands):
-        lines[i] = cands[i]
+        new, end = cands[i]
+        # One line for one line: the lines it continued into are blank (a
+        # last one without a newline a comment, so it still counts).
+        for j in range(i + 1, end + 1):
+            lines[j] = "\n" if lines[j].endswith("\n") else "#"
+        if end > i:
+            new = new.rstrip("\n") + "\n"
+        lines[i] = new
     return "".join(lines)
 
 

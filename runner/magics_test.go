@@ -70,6 +70,10 @@ func TestShellEscapes(t *testing.T) {
 		{name: "double bang returns lines", code: "!!echo x", result: "['x']"},
 		{name: "bang inside a function sees locals", code: "def f(word):\n    out = !echo {word}\n    return out\nf('local')", result: "['local']"},
 		{name: "x = %magic", code: "here = %pwd\nhere == __import__('os').getcwd()", result: "True"},
+		// As IPython's assemble_continued_line: each backslash and newline a space.
+		{name: "backslash continues a bang", code: "!echo one \\\n  two\nprint('three')", stdout: "one two\nthree\n"},
+		{name: "backslash continues x = !cmd", code: "out = !echo a \\\n b \\\n c\nout", result: "['a b c']"},
+		{name: "backslash continues a magic", code: "%set_env EVH_CONT \\\n  v\nimport os; os.environ['EVH_CONT']", stdout: "env: EVH_CONT=v\n", result: "'v'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.run(tc.code)
@@ -92,6 +96,12 @@ func TestMagicErrorLineNumbers(t *testing.T) {
 	tb := strings.Join(e.Traceback, "\n")
 	if !strings.Contains(tb, "line 4") || !strings.Contains(tb, "1/0") {
 		t.Errorf("traceback does not point at line 4:\n%s", tb)
+	}
+	// A magic a backslash continued leaves its lines blank, not gone.
+	c = p.run("%pwd \\\n  -q\nx = 1\n1/0")
+	e = wantError(t, c, "ZeroDivisionError")
+	if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "line 4") {
+		t.Errorf("traceback after a continued magic does not point at line 4:\n%s", tb)
 	}
 	c = p.run("%%time\nx = 1\ny = undefined_name")
 	e = wantError(t, c, "NameError")
