@@ -450,14 +450,12 @@ func TestRequestArgv(t *testing.T) {
 func TestFigureFormats(t *testing.T) {
 	testkit.NeedModule(t, "matplotlib", "matplotlib")
 	for _, tc := range figureFormats {
-		if !tc.ipythonOnly {
-			t.Run(tc.name, func(t *testing.T) { checkFigureFormat(t, tc, nil) })
-		}
+		t.Run(tc.name, func(t *testing.T) { checkFigureFormat(t, tc, nil) })
 	}
 	p := start(t, startOpts{})
 	for _, tc := range []struct{ name, code, evalue string }{
 		{"an unknown format", "%config InlineBackend.figure_format = 'bmp'", "supported formats are png, retina"},
-		{"not a literal", "%config InlineBackend.figure_format = svg", "must be a Python literal"},
+		{"a name the cells do not have", "%config InlineBackend.figure_format = svg", "the value svg could not be evaluated: NameError"},
 		{"another setting", "%config InlineBackend.rc = {}", "--ipython"},
 		{"another class", "%config InteractiveShell.ast_node_interactivity = 'all'", "--ipython"},
 	} {
@@ -482,6 +480,21 @@ func TestFigureFormats(t *testing.T) {
 		c := p.run("import sys\nsys.modules['PIL'] = None\n%config InlineBackend.figure_formats = {'png', 'jpg'}")
 		if e := wantError(t, c, "UsageError"); !strings.Contains(e.Evalue, "Pillow") {
 			t.Errorf("evalue %q, want Pillow named", e.Evalue)
+		}
+	})
+	t.Run("display after set_matplotlib_formats", func(t *testing.T) {
+		// matplotlib-inline's own made an InteractiveShell, which then took display()'s output.
+		testkit.NeedModule(t, "matplotlib_inline", "matplotlib-inline")
+		p := start(t, startOpts{})
+		c := p.run("from matplotlib_inline.backend_inline import set_matplotlib_formats, set_matplotlib_close\n" +
+			"set_matplotlib_formats('svg')\nset_matplotlib_close(False)\n" +
+			"from IPython.display import display\ndisplay({'text/html': '<b>x</b>'}, raw=True)")
+		wantOK(t, c)
+		if d, ok := c.first(frames.TypeDisplay); !ok || text(t, d.Bundle, "text/html") != "<b>x</b>" {
+			t.Errorf("no display: %+v", c.frames)
+		}
+		if !strings.Contains(c.stderr, "closes figures after each cell") {
+			t.Errorf("stderr %q, want a note that set_matplotlib_close(False) is ignored", c.stderr)
 		}
 	})
 	c := p.run("%config InlineBackend")

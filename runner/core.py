@@ -239,7 +239,7 @@ class _IPythonHook:
     names = frozenset(
         ("IPython", "IPython.display", "IPython.core", "IPython.core.display",
          "IPython.core.display_functions", "IPython.core.getipython", "IPython.utils",
-         "IPython.utils.capture")
+         "IPython.utils.capture", "matplotlib_inline.backend_inline")
     )
 
     @classmethod

@@ -215,8 +215,14 @@
 //     space), the lines it took left blank. Line magics: pip, cd, pwd, env, set_env, time,
 //     timeit, who, who_ls, whos, reset -f, run, load (shows the file, cannot
 //     replace the cell), matplotlib (Agg kept), config (InlineBackend.
-//     figure_format(s) alone: figures left open go out as png, retina, jpeg,
-//     svg or pdf, as matplotlib-inline makes them, jpeg only with Pillow, a
+//     figure_format(s) alone, its value evaluated in the cells' namespace
+//     as IPython's %config does, or chosen by matplotlib-inline's
+//     set_matplotlib_formats (its **kwargs go to savefig, as there;
+//     set_matplotlib_close(False) is a note that figures are closed anyway):
+//     figures left open go out as png, retina, jpeg,
+//     svg or pdf, as matplotlib-inline makes them (needs_background in the
+//     metadata of a transparent figure whose tick labels are all light or
+//     all dark), jpeg only with Pillow, a
 //     format that fails a figure, or is over the frame line limit, a
 //     warning, the others still sent; Completer and IPCompleter
 //     settings are ignored with a note), load_ext/unload_ext/
@@ -237,7 +243,9 @@
 //   - import IPython / IPython.display: when IPython is installed its display,
 //     clear_output, publish_display_data and get_ipython are patched as their
 //     modules load (while no real InteractiveShell runs) to send display,
-//     update_display and clear_output frames; when it is not, a shim package
+//     update_display and clear_output frames (and matplotlib_inline.
+//     backend_inline's set_matplotlib_formats and set_matplotlib_close as
+//     above, which made an InteractiveShell); when it is not, a shim package
 //     (IPython, IPython.display, IPython.core.display[_functions],
 //     IPython.core.getipython, IPython.utils.capture) is served. Nothing is
 //     imported before user code imports it.

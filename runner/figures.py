@@ -1,8 +1,9 @@
 """evalhost figures in the runner's own mode: the formats matplotlib figures
 go out in, as matplotlib-inline's InlineBackend.figure_formats chooses them
 for a Jupyter kernel (%config InlineBackend.figure_format = 'retina', the
-line many notebooks start with), and each figure's bundle. Loaded by the
-first %config or the first cell that leaves a figure open.
+line many notebooks start with, or set_matplotlib_formats), and each
+figure's bundle with matplotlib-inline's metadata. Loaded by the first
+%config, set_matplotlib_formats or cell that leaves a figure open.
 """
 
 import sys
@@ -12,43 +13,63 @@ _core = globals()["_core"]
 # matplotlib-inline's names; png2x is retina's other name, jpg jpeg's.
 _KNOWN = ("png", "retina", "png2x", "jpeg", "jpg", "svg", "pdf")
 _formats = ["png"]
+_kwargs = {}  # savefig's, beyond the format and dpi: set_matplotlib_formats' **kwargs
 
 
-def config(args):
+def config(args, frame=None):
     """%config in the runner's own mode: InlineBackend.figure_format(s), and
-    tab-completion settings (Completer, IPCompleter) accepted as no-ops."""
+    tab-completion settings (Completer, IPCompleter) accepted as no-ops. A
+    value is evaluated in the cell's namespace, as IPython's %config execs
+    `cfg.<line>` in user_ns (a papermill parameter may name the format)."""
     UsageError = _core._module("ipy_magics").UsageError
     text = args.strip()
     if text in ("", "InlineBackend"):
         print("InlineBackend.figure_formats = %r" % set(_formats))
-        return
+        return None
     name, eq, value = text.partition("=")
     name = name.strip()
     if name.split(".")[0] in ("Completer", "IPCompleter") and eq:
         # Notebooks set these for a frontend's tab completion, which cells
         # run here do not have: nothing to do, and no reason to stop.
         print("%%config %s: completion settings do nothing in evalhost's cells; ignored" % name, file=sys.stderr)
-        return
+        return None
+    if name == "InlineBackend.figure_formats" and not eq:
+        return set(_formats)  # as IPython's %config Class.trait returns the trait
     if name not in ("InlineBackend.figure_format", "InlineBackend.figure_formats") or not eq:
         raise UsageError("%%config %s: evalhost's own mode sets InlineBackend.figure_format(s) only "
                          "(%s); start the session with IPython mode (--ipython) for the rest of "
                          "IPython's configuration" % (text, ", ".join(_KNOWN)))
+    g, loc = (frame.f_globals, frame.f_locals) if frame is not None else (_core._ns, None)
     try:
-        v = _core._own("ast").literal_eval(value.strip())
-    except Exception:
-        raise UsageError("%%config %s: the value must be a Python literal, as 'svg' or {'png', 'svg'}" % text) from None
+        v = eval(value.strip(), g, loc)
+    except Exception as e:
+        raise UsageError("%%config %s: the value %s could not be evaluated: %s: %s"
+                         % (text, value.strip(), type(e).__name__, e)) from None
+    select(v, "%%config " + text)
+    return None
+
+
+def select(v, what, kwargs=None):
+    """Choose the formats v names (a string or a collection of them), as
+    matplotlib-inline's select_figure_formats, and the keyword arguments
+    each figure's savefig gets (set_matplotlib_formats' **kwargs); what
+    says who asked, in errors."""
+    UsageError = _core._module("ipy_magics").UsageError
     fmts = [v] if isinstance(v, str) else list(v) if isinstance(v, (set, frozenset, list, tuple)) else []
     bad = [f for f in fmts if type(f) is not str or f.lower() not in _KNOWN]
     if not fmts or bad:
-        raise UsageError("%%config %s: supported formats are %s, not %r" % (text, ", ".join(_KNOWN), bad or v))
+        raise UsageError("%s: supported formats are %s, not %r" % (what, ", ".join(_KNOWN), bad or v))
     fmts = {f.lower() for f in fmts}
     if fmts & {"jpeg", "jpg"}:
         try:
             _core._own("PIL.Image")
         except ImportError:
             # matplotlib-inline refuses it here too, not at every figure
-            raise UsageError("%%config %s: JPEG figures need Pillow (pip install pillow)" % text) from None
+            raise UsageError("%s: JPEG figures need Pillow (pip install pillow)" % what) from None
     _formats[:] = sorted(fmts)
+    if kwargs is not None:
+        _kwargs.clear()
+        _kwargs.update(kwargs)
 
 
 def bundle(fig):
@@ -60,12 +81,36 @@ def bundle(fig):
     data, meta, failed = {"text/plain": repr(fig)}, {}, []
     if not fig.axes and not fig.lines:
         return data, None, failed  # nothing drawn: IPython's print_figure makes no image
+    try:
+        background = _needs_background(fig)  # before drawing, as matplotlib-inline asks
+    except Exception:
+        background = None  # only a hint to the frontend
+    if background is not None:
+        meta["needs_background"] = background
     for f in _chosen():
         try:
             _render(fig, f, data, meta)
         except Exception as e:
             failed.append((f, e))
     return data, meta or None, failed
+
+
+def _needs_background(fig):
+    """matplotlib-inline's _fetch_figure_metadata: a transparent figure
+    whose tick labels are all light, or all dark, needs a background of
+    the other kind to be read ("dark" or "light"); else None."""
+    colors = sys.modules["matplotlib.colors"]
+    if colors.to_rgba(fig.get_facecolor())[3] >= 0.5:
+        return None
+    light = set()
+    for axes in fig.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for label in axis.get_ticklabels():
+                r, g, b, _ = colors.to_rgba(label.get_color())
+                light.add(r * 0.299 + g * 0.587 + b * 0.114 > 0.5)  # ITU BT.601 luminance, as there
+    if len(light) != 1:
+        return None
+    return "dark" if light.pop() else "light"
 
 
 def fit(data):
@@ -95,23 +140,20 @@ def _chosen():
 
 
 def _render(fig, f, data, meta):
+    """One format of fig into data (and meta), savefig's arguments as
+    IPython's print_figure makes them, set_matplotlib_formats' over them."""
     io = _core._own("io")
     b2a = _core._own("binascii").b2a_base64
     buf = io.BytesIO()
-    if f in ("png", "retina"):
-        double = f == "retina"
-        fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi * (2 if double else 1))
-        raw = buf.getvalue()
-        data["image/png"] = b2a(raw, newline=False).decode("ascii")
-        if double and raw[12:16] == b"IHDR":
-            w, h = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-            meta["image/png"] = {"width": w // 2, "height": h // 2}
-    elif f == "jpeg":
-        fig.savefig(buf, format="jpeg", bbox_inches="tight")
-        data["image/jpeg"] = b2a(buf.getvalue(), newline=False).decode("ascii")
-    elif f == "svg":
-        fig.savefig(buf, format="svg", bbox_inches="tight")
-        data["image/svg+xml"] = buf.getvalue().decode("utf-8")
-    elif f == "pdf":
-        fig.savefig(buf, format="pdf", bbox_inches="tight")
-        data["application/pdf"] = b2a(buf.getvalue(), newline=False).decode("ascii")
+    kw = {"format": "png" if f == "retina" else f, "bbox_inches": "tight", "dpi": fig.dpi * (2 if f == "retina" else 1)}
+    kw.update(_kwargs)
+    fig.savefig(buf, **kw)
+    raw = buf.getvalue()
+    if f == "svg":
+        data["image/svg+xml"] = raw.decode("utf-8")
+        return
+    mime = {"png": "image/png", "retina": "image/png", "jpeg": "image/jpeg", "pdf": "application/pdf"}[f]
+    data[mime] = b2a(raw, newline=False).decode("ascii")
+    if f == "retina" and raw[12:16] == b"IHDR":
+        w, h = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+        meta["image/png"] = {"width": w // 2, "height": h // 2}

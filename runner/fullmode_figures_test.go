@@ -18,11 +18,20 @@ type figureFormat struct {
 	name, setup string
 	mimes       []string // the display's bundle, text/plain aside
 	check       func(t *testing.T, md map[string]any)
-	ipythonOnly bool // matplotlib-inline's own function, which the runner's own mode does not see
+}
+
+// wantBackground checks a figure's needs_background metadata ("" for none).
+func wantBackground(want string) func(t *testing.T, md map[string]any) {
+	return func(t *testing.T, md map[string]any) {
+		t.Helper()
+		if got, _ := md["needs_background"].(string); got != want {
+			t.Errorf("needs_background %q, want %q (metadata %v)", got, want, md)
+		}
+	}
 }
 
 var figureFormats = []figureFormat{
-	{name: "png by default", mimes: []string{"image/png"}},
+	{name: "png by default", mimes: []string{"image/png"}, check: wantBackground("")},
 	{name: "svg", setup: "%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
 	{name: "svg after pyplot", setup: "import matplotlib.pyplot\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
 	{name: "retina is a PNG at twice the size", setup: "%config InlineBackend.figure_format = 'retina'", mimes: []string{"image/png"},
@@ -35,7 +44,20 @@ var figureFormats = []figureFormat{
 	{name: "jpeg", setup: "%config InlineBackend.figure_format = 'jpeg'", mimes: []string{"image/jpeg"}},
 	{name: "pdf", setup: "%config InlineBackend.figure_format = 'pdf'", mimes: []string{"application/pdf"}},
 	{name: "two formats", setup: "%config InlineBackend.figure_formats = {'png', 'svg'}", mimes: []string{"image/png", "image/svg+xml"}},
-	{name: "set_matplotlib_formats", setup: "from matplotlib_inline.backend_inline import set_matplotlib_formats\nset_matplotlib_formats('svg')", mimes: []string{"image/svg+xml"}, ipythonOnly: true},
+	{name: "set_matplotlib_formats", setup: "from matplotlib_inline.backend_inline import set_matplotlib_formats\nset_matplotlib_formats('svg')", mimes: []string{"image/svg+xml"}},
+	{name: "set_matplotlib_formats with two", setup: "from matplotlib_inline.backend_inline import set_matplotlib_formats\nset_matplotlib_formats('png', 'svg')", mimes: []string{"image/png", "image/svg+xml"}},
+	// %config evaluates its value in the cells' namespace, as IPython's does:
+	// a papermill parameter may name the format.
+	{name: "a value the cells computed", setup: "FMT = 'svg'\n%config InlineBackend.figure_format = FMT", mimes: []string{"image/svg+xml"}},
+	{name: "a value continued with a backslash", setup: "%config InlineBackend.figure_format = \\\n    'svg'", mimes: []string{"image/svg+xml"}},
+	// matplotlib-inline's needs_background: a transparent figure whose tick
+	// labels are all dark needs a light background, all light a dark one.
+	{name: "a transparent figure needs a light background", setup: "import matplotlib\nmatplotlib.rcParams['figure.facecolor'] = (1, 1, 1, 0)",
+		mimes: []string{"image/png"}, check: wantBackground("light")},
+	{name: "light tick labels need a dark one", setup: "import matplotlib\nmatplotlib.rcParams.update({'figure.facecolor': 'none', 'xtick.color': 'white', 'ytick.color': '#eee'})",
+		mimes: []string{"image/png"}, check: wantBackground("dark")},
+	{name: "mixed tick labels need none", setup: "import matplotlib\nmatplotlib.rcParams.update({'figure.facecolor': 'none', 'xtick.color': 'white'})",
+		mimes: []string{"image/png"}, check: wantBackground("")},
 	{name: "after %matplotlib inline", setup: "%matplotlib inline\n%config InlineBackend.figure_format = 'svg'", mimes: []string{"image/svg+xml"}},
 }
 

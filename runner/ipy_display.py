@@ -313,6 +313,30 @@ def _patch_getipython(mod):
     mod.get_ipython = get_ipython
 
 
+def _patch_backend_inline(mod):
+    """matplotlib-inline's set_matplotlib_formats chooses the own mode's
+    figure formats, as %config InlineBackend does (its own would make an
+    InteractiveShell, whose formatters the runner never uses, and after
+    which display() went to that shell: nothing was shown)."""
+    orig_formats, orig_close = mod.set_matplotlib_formats, mod.set_matplotlib_close
+
+    def set_matplotlib_formats(*formats, **kwargs):
+        if _shell_running():
+            return orig_formats(*formats, **kwargs)
+        _core._module("figures").select(formats, "set_matplotlib_formats%r" % (formats,), kwargs)
+
+    def set_matplotlib_close(close=True):
+        if _shell_running():
+            return orig_close(close)
+        if not close:
+            print("set_matplotlib_close(False): evalhost's own mode closes figures after each cell; "
+                  "ignored (--ipython keeps them open)", file=sys.stderr)
+
+    for fn, orig in ((set_matplotlib_formats, orig_formats), (set_matplotlib_close, orig_close)):
+        fn.__doc__, fn.__wrapped__ = orig.__doc__, orig
+        setattr(mod, orig.__name__, fn)
+
+
 def _shell_running():
     m = sys.modules.get("IPython.core.interactiveshell")
     return m is not None and m.InteractiveShell.initialized()
@@ -335,7 +359,8 @@ class _PatchingLoader:
         return getattr(self._loader, name)
 
 
-_PATCHES = {"IPython.core.display_functions": _patch_display_functions, "IPython.core.getipython": _patch_getipython}
+_PATCHES = {"IPython.core.display_functions": _patch_display_functions, "IPython.core.getipython": _patch_getipython,
+            "matplotlib_inline.backend_inline": _patch_backend_inline}
 
 
 def find_spec(name, path=None, target=None):

@@ -510,7 +510,7 @@ def _m_load(args, frame):
 
 @_magic("line", "config", expand_vars=False)
 def _m_config(args, frame):
-    return _core._module("figures").config(args)
+    return _core._module("figures").config(args, frame)
 
 
 @_magic("line", "matplotlib")
