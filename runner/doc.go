@@ -177,7 +177,14 @@
 //     traceback.py; a name found nowhere else is a ModuleNotFoundError,
 //     but for a probe (importlib.util.find_spec: IPython 9 asks for
 //     argcomplete) of a name no finder finds anywhere, which is None. A
-//     module already imported (by anyone) is used as it is. Cells import as
+//     module already imported (by anyone) is used as it is, but for a cell's
+//     module of a name those places have too (an html.py in the cwd, a
+//     top-level module imported from outside them, and its submodules):
+//     while the runner's own imports run it is out of sys.modules and the
+//     runner's own of that name in (imported then, kept for next time), so
+//     IPython 9's first traceback, importing stack_data (`from html import
+//     escape`), gets the stdlib's; the cell's is put back after, and a
+//     thread of the cell's importing it meanwhile gets the runner's. Cells import as
 //     python3 and IPython do, the cwd and "" first, except code of the
 //     cell's that runs while a traceback is formatted (an exception's
 //     __str__): its first import of a module only those places have fails.

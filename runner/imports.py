@@ -7,7 +7,8 @@ the runner's own directory (the stdlib, site-packages). Never in a cell's
 cwd, in '' or in a directory a cell added, where another user could have
 put a traceback.py or a linecache.py: a cell that raised in /tmp ran
 /tmp/traceback.py. A cell's own imports keep Python's semantics: the
-finder decides only in a thread inside load() or call().
+finder decides only in a thread inside load() or call(), where a cell's
+module of a start-up module's name (its html.py) is out of sys.modules.
 
 Loaded by core (_imports) on the first such import not already done:
 nothing at start-up.
@@ -37,6 +38,15 @@ class _Finder:
     def find_spec(self, name, path=None, target=None):
         if path is not None or not getattr(self.local, "on", False):
             return None
+        spec = self.search(name, target)
+        if spec is not None:
+            return spec
+        if _probed() and not self._elsewhere(name, target):
+            return None  # nowhere at all: a probe says so, as in python3
+        raise ModuleNotFoundError("No module named %r" % name, name=name)
+
+    def search(self, name, target=None):
+        """name's spec where the runner's own imports look, or None."""
         finders, dirs = self.places or self._places()
         for f in finders:
             if f is _external.PathFinder:
@@ -46,9 +56,7 @@ class _Finder:
                 spec = find(name, None, target) if find is not None else None
             if spec is not None:
                 return spec
-        if _probed() and not self._elsewhere(name, target):
-            return None  # nowhere at all: a probe says so, as in python3
-        raise ModuleNotFoundError("No module named %r" % name, name=name)
+        return None
 
     def _elsewhere(self, name, target):
         """Whether a finder after this one (the cwd, a cell's sys.path or
@@ -109,11 +117,114 @@ def call(fn, *args):
         meta.insert(0, _finder)
     local = _finder.local
     prev = getattr(local, "on", False)
+    users = None
     try:
         local.on = True  # in the try: an interrupt before it cannot leave the flag on
+        if not prev:
+            users = _lend()
         return fn(*args)
     finally:
+        if users:
+            _give_back(users)
         local.on = prev
+
+
+# --- a cell's module of a start-up module's name ---------------------------
+#
+# The finder decides only what is not imported yet: a cell that imported
+# its html.py (from the cwd) left it in sys.modules, where IPython 9's first
+# traceback, importing stack_data (`from html import escape`), found it and
+# failed. So while the flag is on, such a module (a top-level one imported
+# from outside the start-up places, whose name those places have too) and
+# its submodules are out of sys.modules, the runner's own of that name in
+# (imported then, and kept for the next time); the cell's go back after.
+
+_verdicts = {}  # name -> (module, whether it is a cell's of a start-up name)
+_own_mods = {}  # name -> the runner's own module of a name a cell's module has
+_scanned = None  # (len(sys.modules), its last name) when _shadowing was made
+_shadowing = ()  # the top-level names of the cells' modules _shadows found
+
+
+def _lend():
+    """Take the cells' modules of start-up names out of sys.modules, the
+    runner's own of those names in; returns {name: the cell's module}."""
+    global _scanned, _shadowing
+    modules = sys.modules
+    # A new module goes last (sys.modules is a dict): what has not changed
+    # needs no look (~50 us for 250 modules in full mode).
+    mark = len(modules), next(reversed(modules), None)
+    if mark != _scanned:
+        found = []
+        for name, mod in list(modules.items()):
+            if "." in name:
+                continue
+            v = _verdicts.get(name)
+            if v is None or v[0] is not mod:
+                v = _verdicts[name] = (mod, _shadows(name, mod))
+            if v[1]:
+                found.append(name)
+        _scanned, _shadowing = mark, tuple(found)
+    if not _shadowing:
+        return None
+    users = {}
+    for name in _family(_shadowing):
+        users[name] = modules[name]
+        own = _own_mods.get(name)
+        if own is not None:
+            modules[name] = own
+        else:
+            del modules[name]
+    return users
+
+
+def _family(tops):
+    """The names in sys.modules of the modules tops name and of their
+    submodules (a package's only: a scan of sys.modules)."""
+    modules = sys.modules
+    names = [n for n in tops if n in modules]
+    packages = tuple(n + "." for n in names if hasattr(modules[n], "__path__"))
+    if packages:
+        names += [n for n in list(modules) if n.startswith(packages)]
+    return names
+
+
+def _give_back(users):
+    """Put the cells' modules back, keeping the runner's own imported meanwhile."""
+    global _scanned
+    modules = sys.modules
+    for name in _family({n.partition(".")[0] for n in users}):
+        mod = modules[name]
+        if mod is not users.get(name):
+            _own_mods[name] = mod
+            if name not in users:
+                del modules[name]
+    modules.update(users)
+    if _scanned is not None:
+        # What came meanwhile is the runner's own (found where it looks),
+        # the cell's modules put back last: no need to look again.
+        _scanned = len(modules), next(reversed(modules), None)
+
+
+def _shadows(name, mod):
+    """Whether mod, sys.modules[name], was imported from outside the
+    start-up places (the cwd, a directory a cell added) and those places
+    have a module of that name: a cell's module the runner's own imports
+    must not get."""
+    path = getattr(mod, "__file__", None)
+    if type(path) is not str or not os.path.isabs(path):
+        return False
+    if getattr(getattr(mod, "__spec__", None), "origin", None) in ("frozen", "built-in"):
+        return False  # 3.11's frozen modules have a __file__ too
+    for d in start_dirs():
+        for place in (d, os.path.realpath(d)):
+            if path.startswith(place.rstrip(os.sep) + os.sep):
+                return False
+    try:
+        spec = _finder.search(name)
+    except Exception:
+        return False
+    # Another file (an editable install's finder finds the module itself).
+    return spec is not None and spec.origin != path
 
 
 def load(name):

@@ -468,3 +468,34 @@ func TestOwnImportsProbeAsPython(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { wantResult(tc.want)(t, p.run(tc.code)) })
 	}
 }
+
+// TestCellModuleOfAStartUpName: a cell that imported its own html.py (from
+// the cwd) keeps it, and the runner's own imports still get the stdlib's:
+// IPython 9 imports stack_data (`from html import escape`) at its first
+// traceback, which found the cell's html in sys.modules and failed
+// ("Unexpected exception formatting exception" on stdout, no error frame).
+// IPython 8 imported the stdlib's html as it started, so its cells get that.
+func TestCellModuleOfAStartUpName(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "html.py", "MINE = True\n")
+	for _, mode := range []struct {
+		name string
+		env  []string
+	}{{"runner", nil}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			if mode.env != nil {
+				needIPython(t)
+			}
+			p := start(t, startOpts{dir: dir, env: mode.env})
+			wantOK(t, p.run("import html, sys\nfirst = html\nipython8 = 'IPython' in sys.modules and sys.modules['IPython'].version_info < (9,)"))
+			for i := 0; i < 2; i++ { // the second error: the runner's own html is kept, the cell's put back again
+				c := p.run("1/0")
+				wantError(t, c, "ZeroDivisionError")
+				if c.stdout != "" || c.stderr != "" {
+					t.Errorf("error %d: stdout %q, stderr %q", i+1, c.stdout, c.stderr)
+				}
+				wantResult("True")(t, p.run("import html\nhtml is first is sys.modules['html'] and (ipython8 or html.MINE)"))
+			}
+		})
+	}
+}
