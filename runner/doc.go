@@ -184,7 +184,8 @@
 //     runner's own of that name in (imported then, kept for next time), so
 //     IPython 9's first traceback, importing stack_data (`from html import
 //     escape`), gets the stdlib's; the cell's is put back after, and a
-//     thread of the cell's importing it meanwhile gets the runner's. Cells import as
+//     thread of the cell's importing it meanwhile gets the runner's (threads in
+//     the runner's own imports at once share one lending). Cells import as
 //     python3 and IPython do, the cwd and "" first, except code of the
 //     cell's that runs while a traceback is formatted (an exception's
 //     __str__): its first import of a module only those places have fails.

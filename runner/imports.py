@@ -117,15 +117,15 @@ def call(fn, *args):
         meta.insert(0, _finder)
     local = _finder.local
     prev = getattr(local, "on", False)
-    users = None
+    entered = False
     try:
         local.on = True  # in the try: an interrupt before it cannot leave the flag on
         if not prev:
-            users = _lend()
+            entered = _enter()
         return fn(*args)
     finally:
-        if users:
-            _give_back(users)
+        if entered:
+            _leave()
         local.on = prev
 
 
@@ -143,6 +143,32 @@ _verdicts = {}  # name -> (module, whether it is a cell's of a start-up name)
 _own_mods = {}  # name -> the runner's own module of a name a cell's module has
 _scanned = None  # (len(sys.modules), its last name) when _shadowing was made
 _shadowing = ()  # the top-level names of the cells' modules _shadows found
+# Threads inside call() at once share one lending: the first in lends, the
+# last out gives back. A second that lent again took the runner's modules,
+# already in, for the cell's, and gave them back last.
+_lock = _thread.allocate_lock()
+_inside = 0  # threads inside call()
+_lent = None  # what the first of them lent (_lend's)
+
+
+def _enter():
+    """Count this thread in, lending the cells' modules if it is the first;
+    True once counted (then _leave must follow)."""
+    global _inside, _lent
+    with _lock:
+        if _inside == 0:
+            _lent = _lend()
+        _inside += 1
+    return True
+
+
+def _leave():
+    global _inside, _lent
+    with _lock:
+        _inside -= 1
+        if _inside == 0 and _lent:
+            users, _lent = _lent, None
+            _give_back(users)
 
 
 def _lend():
@@ -154,15 +180,19 @@ def _lend():
     # needs no look (~50 us for 250 modules in full mode).
     mark = len(modules), next(reversed(modules), None)
     if mark != _scanned:
-        found = []
+        found, verdicts = [], {}
         for name, mod in list(modules.items()):
             if "." in name:
                 continue
             v = _verdicts.get(name)
             if v is None or v[0] is not mod:
-                v = _verdicts[name] = (mod, _shadows(name, mod))
+                v = (mod, _shadows(name, mod))
+            verdicts[name] = v
             if v[1]:
                 found.append(name)
+        # Only what sys.modules holds: a module a cell took out of it is not kept alive here.
+        _verdicts.clear()
+        _verdicts.update(verdicts)
         _scanned, _shadowing = mark, tuple(found)
     if not _shadowing:
         return None

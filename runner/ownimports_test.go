@@ -499,3 +499,31 @@ func TestCellModuleOfAStartUpName(t *testing.T) {
 		})
 	}
 }
+
+// TestCellModuleOfAStartUpNameTwoThreads: two threads in the runner's own
+// imports at once (a cell thread's traceback formatted while the main
+// thread formats one), the first out before the second. The second took
+// the runner's html, already lent, for the cell's, and put it back last:
+// the cell's html was gone from sys.modules and kept as the runner's own,
+// where the next traceback's stack_data found it again.
+func TestCellModuleOfAStartUpNameTwoThreads(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "html.py", "MINE = True\n")
+	p := start(t, startOpts{dir: dir})
+	wantOK(t, p.run("import html, sys, threading\nimports = sys.modules['_evalhost_runner']._imports()\n"+
+		"inside, out = threading.Event(), threading.Event()\n"+
+		"t = threading.Thread(target=imports.call, args=(lambda: (inside.set(), out.wait()),))\n"+
+		"imports.call(lambda: (t.start(), inside.wait()))\nout.set()\nt.join()"))
+	wantResult("(True, False)")(t, p.run("(sys.modules['html'] is html, hasattr(imports.call(lambda: __import__('html')), 'MINE'))"))
+}
+
+// TestCellModuleOfAStartUpNameLetGo: a cell's module that the cell took
+// out of sys.modules is not kept alive by the runner's note of it.
+func TestCellModuleOfAStartUpNameLetGo(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "html.py", "MINE = True\n")
+	p := start(t, startOpts{dir: dir})
+	wantOK(t, p.run("import html, sys, weakref, gc\nimports = sys.modules['_evalhost_runner']._imports()\n"+
+		"imports.call(lambda: None)\nref = weakref.ref(html)\ndel sys.modules['html'], html\nimport json\nimports.call(lambda: None)\ngc.collect()"))
+	wantResult("True")(t, p.run("ref() is None"))
+}
