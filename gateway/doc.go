@@ -31,10 +31,14 @@
 //     (the start probes it) or of a kernel without an interrupt_request
 //     handler (ipykernel 5, which answers kernel_info there). A second SIGINT would land in the cell's
 //     handling of the first (its except block, IPython formatting the
-//     traceback) and cut it short, so none is sent; instead the start
-//     snippet has the kernel wake its main thread with a real-time signal
-//     whose handler does nothing until the SIGINT's handler ran (one that
-//     arrives just before a blocking call waits for it to return). It waits
+//     traceback) and cut it short, so none is sent. A SIGINT that arrives
+//     just before a blocking call waits for it to return; instead of a
+//     second one the start snippet has the kernel wake its main thread with
+//     a real-time signal (without SA_RESTART, so a read or a wait ends too)
+//     until that signal's handler ran, which CPython runs after the
+//     SIGINT's, at most 10 times, and never once a cell replaced the
+//     handler. The handler wakes an awaiting cell's event loop, where
+//     ipykernel's cancel of the cell (a CancelledError) waits. It waits
 //     the grace window for the cell to end (done with Cancelled), and
 //     otherwise deletes the kernel and returns an error wrapping
 //     [backend.ErrKilled].

@@ -175,47 +175,127 @@ func awaitRequest(ctx context.Context, conn *websocket.Conn, typ string) (string
 // main thread, between bytecodes. The kernel wakes its main thread until
 // the handler ran. Here the main thread blocks SIGINT, so that another
 // thread takes it, and the cell announces itself only once the main
-// thread sleeps in time.sleep (on that line, in a blocking system call):
-// the race, made certain. The traceback shows the cell, not the handler.
+// thread waits in the blocking call (on that line, in a system call): the
+// race, made certain. The traceback shows the cell, not the handler.
+//
+// A pipe's read is restarted after a handler installed with SA_RESTART
+// (signal.siginterrupt(sig, False)), so the wake must not have it. A cell
+// that resets the wake's signal to SIG_DFL would be killed by a wake: none
+// is sent, and its SIGINT waits for the sleep to end.
 func TestInterruptWakesTheMainThread(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the cell reads /proc, and the wake is a real-time signal")
 	}
-	k := ownKernel(t, KernelOptions{Grace: 10 * time.Second})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// The blocking call is on line 14.
 	const code = `import os, signal, sys, threading, time
 main = threading.main_thread().ident
+r, w = os.pipe()
+saved = signal.getsignal(signal.SIGRTMIN + 6)
+%s
 def announce():
-    stat = '/proc/self/task/%d/stat' % os.getpid()
-    while sys._current_frames()[main].f_lineno != 11 or open(stat).read().rsplit(')', 1)[1].split()[0] != 'S':
+    stat = '/proc/self/task/%%d/stat' %% os.getpid()
+    while sys._current_frames()[main].f_lineno != 14 or open(stat).read().rsplit(')', 1)[1].split()[0] != 'S':
         time.sleep(0.001)
     print('running', flush=True)
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 threading.Thread(target=announce).start()
 try:
-    time.sleep(60)
+    %s
 finally:
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})`
-	var got []string
-	var tb string
-	done, err := k.Execute(ctx, frames.Request{ID: "blocked", Code: code}, func(f frames.Frame) {
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGRTMIN + 6, saved)
+    os.close(r); os.close(w)`
+	cases := []struct{ name, setup, block string }{
+		{"time.sleep", "pass", "time.sleep(60)"},
+		{"a pipe's read", "pass", "os.read(r, 1)"},
+		{"the wake's signal reset to SIG_DFL", "signal.signal(signal.SIGRTMIN + 6, signal.SIG_DFL)", "time.sleep(3)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := ownKernel(t, KernelOptions{Grace: 10 * time.Second})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []string
+			var tb string
+			done, err := k.Execute(ctx, frames.Request{ID: "blocked", Code: fmt.Sprintf(code, tc.setup, tc.block)}, func(f frames.Frame) {
+				switch f.Type {
+				case frames.TypeStdout:
+					cancel()
+				case frames.TypeError:
+					tb = ansi.ReplaceAllString(strings.Join(f.Traceback, "\n"), "")
+				}
+				got = append(got, summary(f))
+			})
+			if err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			want := "started,stdout:running\n,error:KeyboardInterrupt:,done:error:cancelled"
+			if s := strings.Join(append(got, summary(done)), ","); s != want {
+				t.Errorf("frames %q, want %q", s, want)
+			}
+			if !strings.Contains(tb, tc.block) || strings.Contains(tb, "evalhost") || strings.Contains(tb, "on_sigint") {
+				t.Errorf("traceback:\n%s", tb)
+			}
+		})
+	}
+}
+
+// A cell that prints the KeyboardInterrupt's traceback itself shows the
+// frames plain ipykernel shows: the cell's, ending in the call the SIGINT
+// interrupted (ipykernel's handler is C code, without a frame).
+func TestInterruptTracebackIsTheCells(t *testing.T) {
+	k := ownKernel(t, KernelOptions{Grace: 10 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const code = "import time, traceback\ntry:\n    print('running', flush=True)\n    time.sleep(60)\n" +
+		"except KeyboardInterrupt:\n    traceback.print_exc()"
+	var stderr strings.Builder
+	done, err := k.Execute(ctx, frames.Request{ID: "tb", Code: code}, func(f frames.Frame) {
 		switch f.Type {
 		case frames.TypeStdout:
 			cancel()
-		case frames.TypeError:
-			tb = ansi.ReplaceAllString(strings.Join(f.Traceback, "\n"), "")
+		case frames.TypeStderr:
+			stderr.WriteString(f.Data)
 		}
-		got = append(got, summary(f))
 	})
+	if err != nil || done.Status != frames.StatusOK {
+		t.Fatalf("Execute: %+v, %v", done, err)
+	}
+	tb := stderr.String()
+	if strings.Count(tb, "  File ") != 1 || !strings.Contains(tb, "    time.sleep(60)\n") || !strings.HasSuffix(tb, "\nKeyboardInterrupt\n") {
+		t.Errorf("traceback has other frames than the cell's:\n%s", tb)
+	}
+}
+
+// ipykernel interrupts a cell awaiting at top level by cancelling it (a
+// CancelledError): its SIGINT handler for one schedules the cancel with
+// the event loop's call_soon, which leaves the loop asleep in its select
+// until the sleep ends; the wake's handler, run just after it, wakes the
+// loop. Without that, the kernel was killed at the end of the grace window.
+func TestInterruptAwaitingCell(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the wake is a real-time signal")
+	}
+	k := ownKernel(t, KernelOptions{Grace: 10 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []string
+	done, err := k.Execute(ctx, frames.Request{ID: "await", Code: "import asyncio\nprint('running', flush=True)\nawait asyncio.sleep(60)"},
+		func(f frames.Frame) {
+			if f.Type == frames.TypeStdout {
+				cancel()
+			}
+			got = append(got, summary(f))
+		})
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
-	want := "started,stdout:running\n,error:KeyboardInterrupt:,done:error:cancelled"
+	want := "started,stdout:running\n,error:CancelledError:,done:error:cancelled"
 	if s := strings.Join(append(got, summary(done)), ","); s != want {
 		t.Errorf("frames %q, want %q", s, want)
 	}
-	if !strings.Contains(tb, "time.sleep(60)") || strings.Contains(tb, "evalhost") || strings.Contains(tb, "on_sigint") {
-		t.Errorf("traceback:\n%s", tb)
+	if got, _, err := run(t, k, context.Background(), frames.Request{ID: "after", Code: "import threading\n" +
+		"sum(t.name == 'evalhost-wake' for t in threading.enumerate())"}); err != nil || strings.Join(got, ",") != "started,result:0,done:ok" {
+		t.Errorf("the next cell: %q, %v; want no wake-up thread left", got, err)
 	}
 }

@@ -176,7 +176,7 @@ var startSource = `def __evh_start():
             else:
                 os.environ.pop("EVALHOST_RUN", None)
         ip.events.register("pre_run_cell", run_id)
-        wake_after_interrupts(ip, kernel)
+        wake_after_interrupts(kernel)
     try:
         import ipykernel
         version = ipykernel.__version__
@@ -193,77 +193,92 @@ del __evh_start
 // wakeSource defines wake_after_interrupts, which the start snippet applies
 // to the kernel. CPython runs a SIGINT's handler in the main thread between
 // bytecodes; one that arrives just before a blocking call (time.sleep, a
-// read) waits until that call returns: an interrupt sent as a cell started
-// was left pending in its time.sleep(30) 5 times in 760 here. evalhost
-// interrupts once (a second SIGINT would land in the cell's handling of the
-// first), so the kernel wakes itself, as the runner's host does: when the
-// control channel's interrupt_request signals it, a thread sends the main
-// thread a real-time signal whose handler does nothing, 50 ms later and
-// then at doubling intervals, until the SIGINT's handler ran or the request
-// ended. A wake ends the blocking call, and CPython then runs the pending
-// SIGINT. That handler is ipykernel's default_int_handler plus the note
-// that it ran (an Event per request, so that a late wake-up thread never
-// wakes the next one); its frame is taken off the tracebacks IPython shows.
-// Without real-time signals (macOS) or the ipykernel and IPython hooks
-// used, nothing changes.
-const wakeSource = `    def wake_after_interrupts(ip, kernel):
-        import signal, threading
+// read, a wait for a child) waits until that call returns: an interrupt
+// sent as a cell started was left pending in its time.sleep(30) 5 times in
+// 760 here. evalhost interrupts once (a second SIGINT would land in the
+// cell's handling of the first), so the kernel wakes itself, as the
+// runner's host does: when the control channel's interrupt_request signals
+// it during a request of the main thread, a thread sends the main thread a
+// real-time signal, 50 ms later and then at doubling intervals (at most
+// maxWakes), until that signal's handler ran, the request ended, or the
+// handler is no longer evalhost's (a cell that reset it to SIG_DFL would be
+// killed by the next). A wake ends the blocking call, and CPython then runs
+// the pending handlers in signal-number order: SIGINT's (ipykernel's own,
+// untouched, so tracebacks show no frame of evalhost's) and then the wake's,
+// whose running so says the SIGINT's has. The handler is installed without
+// SA_RESTART, as Python installs every handler: with it a read or a wait is
+// restarted after the wake and the SIGINT stays pending. Without real-time
+// signals (macOS) or the ipykernel hooks used, nothing changes.
+var wakeSource = `    def wake_after_interrupts(kernel):
+        import signal, sys, threading
         wake = getattr(signal, "SIGRTMIN", 0) and signal.SIGRTMIN + 6
         # ipykernel before 6.22 spells it _send_interupt_children
         sender = "_send_interrupt_children" if hasattr(kernel, "_send_interrupt_children") else "_send_interupt_children"
         hooks = ("pre_handler_hook", "post_handler_hook", sender)
-        if not wake or not all(hasattr(kernel, h) for h in hooks) or not hasattr(ip, "_get_exc_info"):
+        if not wake or not all(hasattr(kernel, h) for h in hooks):
             return
         main = threading.main_thread()
-        request = [None]  # the running request's Event: set once its SIGINT handler ran, or it ended
+        running = [False]  # a request of the main thread's runs
+        waiting = []  # the wake-up threads' Events: set when a wake's handler ran or the request ended
         pre, post, send = (getattr(kernel, h) for h in hooks)
-        exc_info = ip._get_exc_info
-        def on_sigint(signum, frame):
-            if request[0] is not None:
-                request[0].set()
-            raise KeyboardInterrupt
-        def get_exc_info(exc_tuple=None):
-            etype, value, tb = exc_info(exc_tuple)
-            last = tb
-            while last is not None and last.tb_next is not None:
-                if last.tb_next.tb_frame.f_code is on_sigint.__code__:
-                    last.tb_next = None
-                last = last.tb_next
-            return etype, value, tb
+        def release():
+            while waiting:
+                waiting.pop().set()
+        def woke(signum, frame):
+            release()
+            # ipykernel's SIGINT handler for an awaiting cell (run just before this one)
+            # schedules the cell's cancel with call_soon, which leaves the loop asleep
+            # in its select: only this wakes it.
+            aio = sys.modules.get("asyncio")
+            if aio is not None:
+                try:
+                    aio.get_running_loop().call_soon_threadsafe(lambda: None)
+                except RuntimeError:
+                    pass
         def pre_handler_hook():
             pre()
             if threading.current_thread() is main:
-                request[0] = threading.Event()
-                signal.signal(signal.SIGINT, on_sigint)
+                running[0] = True
         def post_handler_hook():
             # a subshell's request (its own thread) must not end the main thread's
-            if threading.current_thread() is main and request[0] is not None:
-                request[0].set()
-                request[0] = None
+            if threading.current_thread() is main:
+                running[0] = False
+                release()
             post()
-        def wake_main(landed):
+        def wake_main(landed, sent):
+            sent.wait()
             delay = 0.05
-            while not landed.wait(delay):
+            for _ in range(` + strconv.Itoa(maxWakes) + `):
+                if landed.wait(delay) or signal.getsignal(wake) is not woke:
+                    return
                 signal.pthread_kill(main.ident, wake)
                 delay *= 2
         def send_interrupt():
+            if not running[0]:
+                return send()
+            landed, sent = threading.Event(), threading.Event()
+            waiting.append(landed)
             # The thread starts first: one started while the SIGINT is pending takes it
             # (Linux restarts the clone after delivering the signal to its caller), and
-            # the main thread's blocking call goes on.
-            landed = request[0]
-            if landed is not None and not landed.is_set():
-                threading.Thread(target=wake_main, args=(landed,), name="evalhost-wake", daemon=True).start()
+            # the main thread's blocking call goes on. It waits for the SIGINT to be sent.
+            threading.Thread(target=wake_main, args=(landed, sent), name="evalhost-wake", daemon=True).start()
             try:
                 send()
             except BaseException:
-                if landed is not None:
-                    landed.set()
+                landed.set()
                 raise
-        signal.signal(wake, lambda signum, frame: None)
+            finally:
+                sent.set()
+        signal.signal(wake, woke)
         kernel.pre_handler_hook, kernel.post_handler_hook = pre_handler_hook, post_handler_hook
         setattr(kernel, sender, send_interrupt)
-        ip._get_exc_info = get_exc_info
 `
+
+// maxWakes bounds the wake-ups of one interrupt (50 ms doubling: 51 s in
+// all), for a request that never ends (an awaiting cell, which ipykernel
+// 7.4 does not interrupt, under a caller with no grace window) and a main
+// thread in a call that retries after every signal.
+const maxWakes = 10
 
 // modulesCode runs the extension modules mods (runner.FindModules judged
 // them) in order in the user namespace. Each is read here, from the file
