@@ -46,6 +46,10 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 		case <-ctxDone:
 			ctxDone = nil
 			k.cancelCell(c, &intr)
+		case seq := <-k.interrupts:
+			if seq == c.seq {
+				k.interruptCell(c, &intr)
+			}
 		case <-intr.fallback:
 			intr.fallback = nil
 			if !c.acked && !(k.controlInterrupts && k.controlOK.Load()) {
@@ -90,20 +94,25 @@ func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatc
 // cancel that early waits for execute_input.
 func (k *Kernel) cancelCell(c *cell, intr *interrupter) {
 	c.interrupted = true
+	k.interruptCell(c, intr)
+	intr.grace = time.After(k.grace)
+}
+
+// interruptCell interrupts the cell now, or once its code runs.
+func (k *Kernel) interruptCell(c *cell, intr *interrupter) {
 	if c.executing {
 		intr.start(k, c)
 	} else {
 		c.pendingInterrupt = true
 	}
-	intr.grace = time.After(k.grace)
 }
 
-// interrupter is the interrupt ladder of a cancelled cell: one
-// control-channel interrupt_request; the REST interrupt if the kernel
-// answered that it could not signal itself or, on a kernel whose control
-// channel never answered or that has no interrupt_request handler
-// (ipykernel 5), gave no answer within restFallback; the kill when the
-// grace window ends.
+// interrupter is the interrupt ladder of a cell, cancelled or through
+// Kernel.Interrupt: one control-channel interrupt_request; the REST
+// interrupt if the kernel answered that it could not signal itself or, on a
+// kernel whose control channel never answered or that has no
+// interrupt_request handler (ipykernel 5), gave no answer within
+// restFallback; for a cancelled cell, the kill when the grace window ends.
 //
 // No interrupt is repeated: a second SIGINT lands in whatever the cell does
 // about the first (its except block, IPython formatting the traceback, 0.8 s
@@ -123,6 +132,7 @@ type interrupter struct {
 }
 
 func (i *interrupter) start(k *Kernel, c *cell) {
+	c.interruptSent = true
 	id, err := k.sendInterrupt()
 	if err != nil {
 		i.restInterrupt(k)

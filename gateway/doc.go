@@ -41,7 +41,9 @@
 //     ipykernel's cancel of the cell (a CancelledError) waits. It waits
 //     the grace window for the cell to end (done with Cancelled), and
 //     otherwise deletes the kernel and returns an error wrapping
-//     [backend.ErrKilled].
+//     [backend.ErrKilled]. [Kernel.Interrupt] has the running cell's
+//     Execute take the same steps, REST rule included, without the grace
+//     window or the done frame's Cancelled.
 //   - A request the kernel ends without its execute_reply (ipykernel sends
 //     none when a KeyboardInterrupt lands outside the cell's code, in an
 //     input transformer) is noticed when its idle status comes first: a

@@ -29,6 +29,7 @@ const DefaultGrace = 2 * time.Second
 // cell is the state of one Execute.
 type cell struct {
 	req      frames.Request
+	seq      uint64             // its Kernel.cellSeq
 	emit     func(frames.Frame) // a frame of the cell, after started
 	out      func(frames.Frame) // the caller's emit
 	msgID    string
@@ -37,7 +38,8 @@ type cell struct {
 	gotReply, gotIdle   bool
 	reply               executeReply
 	stdinAsked          bool
-	interrupted, killed bool
+	interrupted, killed bool   // interrupted: cancelled by its context
+	interruptSent       bool   // an interrupt of the cell went out, for its context or Interrupt
 	interruptID         string // the cell's control-channel interrupt_request
 	acked, refused      bool   // its interrupt_reply: the kernel signalled itself, or could not
 	replyMarker         string // asks whether an execute_reply is still to come (lostreply.go)
@@ -62,6 +64,7 @@ func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(fram
 		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, backend.ErrBusy)
 	}
 	defer k.busy.Store(false)
+	seq := k.cellSeq.Add(1)
 	if err := k.Err(); err != nil {
 		return frames.Frame{}, fmt.Errorf("execute %s: %w", req.ID, err)
 	}
@@ -70,7 +73,7 @@ func (k *Kernel) Execute(ctx context.Context, req frames.Request, emit func(fram
 		k.tools.begin(req.Run)
 		defer k.tools.end()
 	}
-	c := &cell{req: req, out: emit}
+	c := &cell{req: req, out: emit, seq: seq}
 	// started goes out when the kernel begins the cell's code (execute_input),
 	// as the runner sends it, or before any earlier frame of the cell.
 	c.emit = func(f frames.Frame) {

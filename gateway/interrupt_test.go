@@ -74,8 +74,16 @@ func TestInterruptLandsOnce(t *testing.T) {
 
 // The REST interrupt is the fallback for a control channel that gives no
 // answer, or answers that the kernel could not signal itself (status
-// error); the fake kernel ends the cell only when it comes.
+// error); the fake kernel ends the cell only when it comes. Kernel.Interrupt
+// takes the same ladder as a cancel, without marking the cell cancelled;
+// should it not, the test cancels the cell after a minute.
 func TestFakeRESTInterruptFallback(t *testing.T) {
+	for _, via := range []string{"cancel", "Interrupt"} {
+		t.Run(via, func(t *testing.T) { testRESTInterruptFallback(t, via == "Interrupt") })
+	}
+}
+
+func testRESTInterruptFallback(t *testing.T, public bool) {
 	cases := []struct {
 		name  string
 		reply string // the interrupt_reply's content; none when empty
@@ -138,16 +146,27 @@ func TestFakeRESTInterruptFallback(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var got []string
+			var interruptErr error
+			if public {
+				defer time.AfterFunc(time.Minute, cancel).Stop()
+			}
 			done, err := k.Execute(ctx, frames.Request{ID: "c", Code: "import time; time.sleep(60)"}, func(f frames.Frame) {
 				if f.Type == frames.TypeStarted {
-					cancel()
+					if public {
+						interruptErr = k.Interrupt()
+					} else {
+						cancel()
+					}
 				}
 				got = append(got, summary(f))
 			})
-			if err != nil {
-				t.Fatalf("Execute: %v", err)
+			if err != nil || interruptErr != nil {
+				t.Fatalf("Execute: %v; Interrupt: %v", err, interruptErr)
 			}
 			want := "started,error:KeyboardInterrupt:,done:error:cancelled"
+			if public {
+				want = "started,error:KeyboardInterrupt:,done:error"
+			}
 			if s := strings.Join(append(got, summary(done)), ","); s != want {
 				t.Errorf("frames %q, want %q", s, want)
 			}

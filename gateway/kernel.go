@@ -54,8 +54,12 @@ type Kernel struct {
 	endOnce sync.Once
 	endErr  error // *backend.DeathError or backend.ErrClosed, set before done closes
 
-	busy      atomic.Bool
-	controlOK atomic.Bool // a reply came on the control channel, which so carries interrupts
+	busy    atomic.Bool
+	cellSeq atomic.Uint64 // numbers the Execute that holds busy
+	// interrupts carries Interrupt's requests, each the cellSeq of the cell
+	// it was meant for, to that cell's await loop.
+	interrupts chan uint64
+	controlOK  atomic.Bool // a reply came on the control channel, which so carries interrupts
 	// controlInterrupts: the kernel said at start that it handles an
 	// interrupt_request on control (ipykernel 6+); ipykernel 5 answers
 	// kernel_info there but never an interrupt.
@@ -118,7 +122,7 @@ func (c *Client) connect(ctx context.Context, id string, grace time.Duration, ma
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	k := &Kernel{client: c, id: id, session: session, conn: conn, swapped: make(chan struct{}), grace: grace, links: currentLinkTimes(), msgs: newMsgReader(maxMsg),
-		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{})}
+		in: make(chan inbound, inboundQueue), cancel: cancel, done: make(chan struct{}), interrupts: make(chan uint64, 1)}
 	k.wg.Add(2)
 	go k.readLoop(rctx)
 	go k.keepAlive(rctx)
@@ -260,11 +264,14 @@ func (k *Kernel) write(ctx context.Context, m *message) error {
 	return nil
 }
 
-// Interrupt asks the kernel to interrupt the running cell through the
-// control channel, and through REST when the socket cannot take it. With no
-// cell running it does nothing: ipykernel takes an idle interrupt late, in
-// the next cell (a KeyboardInterrupt there) or in its own loop (the next
-// cell then never got its reply).
+// Interrupt asks the running cell to stop, without waiting: the cell's
+// Execute interrupts it as it does for a cancelled context (the control
+// channel's interrupt_request once the cell's code runs, the REST one only
+// when the kernel refuses or its control channel does not take interrupts;
+// see interrupter), but the cell is not marked cancelled and no grace
+// window starts. With no cell running it does nothing: ipykernel takes an
+// idle interrupt late, in the next cell (a KeyboardInterrupt there) or in
+// its own loop (the next cell then never got its reply).
 func (k *Kernel) Interrupt() error {
 	if !k.Alive() {
 		return k.endErr
@@ -272,12 +279,18 @@ func (k *Kernel) Interrupt() error {
 	if !k.busy.Load() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := k.send(ctx, "control", "interrupt_request", struct{}{}); err == nil {
-		return nil
+	seq := k.cellSeq.Load()
+	for {
+		select {
+		case k.interrupts <- seq:
+			return nil
+		default:
+		}
+		select {
+		case <-k.interrupts: // another's, or an ended cell's
+		default:
+		}
 	}
-	return k.client.interruptKernel(ctx, k.id)
 }
 
 // Close deletes the remote kernel, closes the socket and waits for the reader.

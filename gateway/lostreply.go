@@ -41,7 +41,7 @@ func (c *cell) markerReplied(m *message) {
 	}
 	c.gotReply = true
 	c.reply.Status = "error"
-	if c.interrupted {
+	if c.interrupted || c.interruptSent {
 		c.emit(frames.Frame{Type: frames.TypeError, ID: c.req.ID, Ename: "KeyboardInterrupt"})
 		return
 	}
