@@ -32,6 +32,9 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			k.receive(c, in, &intr, quiet)
 		case <-quiet.c:
 			quiet.fired()
+		case <-c.replyLate:
+			c.replyOverdue = true
+			k.askReply(c)
 		case err := <-quiet.pong:
 			if quiet.silent(err) {
 				c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: quiet.warning()})

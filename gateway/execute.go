@@ -38,15 +38,17 @@ type cell struct {
 	gotReply, gotIdle   bool
 	reply               executeReply
 	stdinAsked          bool
-	interrupted, killed bool   // interrupted: cancelled by its context
-	interruptSent       bool   // an interrupt of the cell went out, for its context or Interrupt
-	interruptID         string // the cell's control-channel interrupt_request
-	acked, refused      bool   // its interrupt_reply: the kernel signalled itself, or could not
-	replyMarker         string // asks whether an execute_reply is still to come (lostreply.go)
-	executing           bool   // execute_input seen: the kernel runs the cell's code
-	began               bool   // the started frame is out
-	pendingInterrupt    bool   // cancelled before that: interrupt once it runs
-	received            [2]int // characters of stdout, stderr that arrived
+	interrupted, killed bool             // interrupted: cancelled by its context
+	interruptSent       bool             // an interrupt of the cell went out, for its context or Interrupt
+	interruptID         string           // the cell's control-channel interrupt_request
+	acked, refused      bool             // its interrupt_reply: the kernel signalled itself, or could not
+	replyMarker         string           // asks whether an execute_reply is still to come (lostreply.go)
+	replyLate           <-chan time.Time // fires when a reply idle overtook is overdue; kept once fired
+	replyOverdue        bool             // it fired
+	executing           bool             // execute_input seen: the kernel runs the cell's code
+	began               bool             // the started frame is out
+	pendingInterrupt    bool             // cancelled before that: interrupt once it runs
+	received            [2]int           // characters of stdout, stderr that arrived
 }
 
 // cellSeq numbers the cells that came without an id.

@@ -2,9 +2,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -93,5 +97,57 @@ func TestFakeIdleBeforeReply(t *testing.T) {
 				t.Errorf("frames:\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// Idle overtakes execute_reply routinely (they travel on different
+// channels); without an interrupt no marker goes out for it, where one went
+// out for every such cell. After the first cell, the fake reads the next
+// request itself: a marker, or the second cell's execute_request.
+func TestFakeNoMarkerWithoutInterrupt(t *testing.T) {
+	const (
+		busy  = `{"execution_state":"busy"}`
+		idle  = `{"execution_state":"idle"}`
+		input = `{"code":"","execution_count":1}`
+		reply = `{"status":"ok","execution_count":1}`
+	)
+	write := func(ctx context.Context, conn *websocket.Conn, parent string, msgs ...[2]string) error {
+		for _, m := range msgs {
+			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var markers atomic.Int32
+	k := scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+		if err := write(ctx, conn, parent, [2]string{"status", busy}, [2]string{"execute_input", input},
+			[2]string{"status", idle}, [2]string{"execute_reply", reply}); err != nil {
+			return err
+		}
+		_, raw, err := conn.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var next message
+		_ = json.Unmarshal(raw, &next)
+		switch next.Header.MsgType {
+		case "kernel_info_request":
+			markers.Add(1)
+			return answerInfo(ctx, conn, next.Header.MsgID)
+		case "execute_request":
+			return write(ctx, conn, next.Header.MsgID, [2]string{"status", busy}, [2]string{"execute_input", input},
+				[2]string{"execute_reply", reply}, [2]string{"status", idle})
+		}
+		return nil
+	}, nil)
+	for _, id := range []string{"first", "second"} {
+		got, _, err := run(t, k, context.Background(), frames.Request{ID: id, Code: "1"})
+		if err != nil || strings.Join(got, ",") != "started,done:ok" {
+			t.Fatalf("%s cell: %q, %v", id, got, err)
+		}
+	}
+	if n := markers.Load(); n != 0 {
+		t.Errorf("%d markers sent for a reply that came after the idle, want none", n)
 	}
 }
