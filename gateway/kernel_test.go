@@ -428,3 +428,17 @@ func joinStreams(got []string) []string {
 	}
 	return out
 }
+
+// The test gateway's kernels keep their IPython history in the test
+// process's own directory (testkit.IsolateIPython), not the user's.
+func TestKernelIPythonDirIsTheTests(t *testing.T) {
+	dir := os.Getenv("IPYTHONDIR")
+	if dir == "" {
+		t.Fatal("IPYTHONDIR is not set: TestMain did not isolate IPython")
+	}
+	got, _, err := run(t, shared(t), context.Background(), frames.Request{ID: "hist",
+		Code: "print(get_ipython().history_manager.hist_file)"})
+	if err != nil || len(got) < 2 || !strings.HasPrefix(strings.TrimPrefix(got[1], "stdout:"), dir+string(os.PathSeparator)) {
+		t.Errorf("history file: %q, %v; want it under %s", got, err, dir)
+	}
+}

@@ -41,6 +41,12 @@ func runTests(m *testing.M) int {
 		cleanup()
 		os.Exit(2)
 	})
+	remove, err := testkit.IsolateIPython()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer remove()
 	code := m.Run()
 	watchdog.Stop()
 	cleanup()

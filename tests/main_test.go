@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // binary is the evalhost built once for the whole package.
@@ -30,8 +32,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building evalhost:", err)
 		os.Exit(1)
 	}
+	remove, err := testkit.IsolateIPython()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

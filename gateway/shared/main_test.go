@@ -49,6 +49,11 @@ func TestMain(m *testing.M) {
 		helperDial()
 		return
 	}
+	remove, err := testkit.IsolateIPython()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	for _, f := range testCleanups {
 		f()
@@ -61,6 +66,7 @@ func TestMain(m *testing.M) {
 	if testHome != "" {
 		_ = os.RemoveAll(testHome)
 	}
+	remove()
 	os.Exit(code)
 }
 

@@ -2,8 +2,10 @@
 // copying: the real Python interpreter ([Python]) and one of a given
 // version ([PythonVersion]), a Python module a test needs ([NeedModule]),
 // golden-file comparison with the one -update flag ([Golden]), a frame
-// collector ([Collector]), nbformat validation ([Nbformat]) and the leak
-// and hang checks every test that starts processes arms ([Clean]).
+// collector ([Collector]), nbformat validation ([Nbformat]), an IPython
+// directory of the test process's own for the kernels its gateways start
+// ([IsolateIPython]) and the leak and hang checks every test that starts
+// processes arms ([Clean]).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every
