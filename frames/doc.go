@@ -101,9 +101,12 @@
 //	    as the interactive interpreter does). With argv, file is __main__'s
 //	    __file__ (the script the cells come from), and when it is absolute its
 //	    directory (links resolved) goes first on sys.path, as python3 puts a
-//	    script's; argv without file removes a __file__ an earlier request set,
+//	    script's, or '' when argv[0] is "-c" or "-", as python3 -c and -
+//	    put it; argv without file removes a __file__ an earlier request set,
 //	    and the directory its file put on sys.path. Without argv all stay as
-//	    they are.
+//	    they are. AppendRequest writes argv and file with each byte of
+//	    invalid UTF-8 as a lone surrogate (\udcff for 0xff), which json.loads
+//	    keeps: what os.fsdecode makes of the bytes, as python3 gives them.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes

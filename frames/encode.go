@@ -143,6 +143,31 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // agent reading the lines pays six tokens for it), escapes U+2028/9, and
 // replaces invalid UTF-8 with U+FFFD.
 func AppendString(dst []byte, s string) []byte {
+	return appendString(dst, s, false)
+}
+
+// AppendFSString appends s, bytes from the OS (a command-line argument, a
+// path), as a JSON string that Python's json reads as os.fsdecode decodes
+// those bytes: each byte of invalid UTF-8 is the lone surrogate
+// surrogateescape makes of it (0xff is \udcff), so the bytes survive
+// (os.fsencode gives them back) instead of becoming U+FFFD.
+func AppendFSString(dst []byte, s string) []byte {
+	return appendString(dst, s, true)
+}
+
+// AppendFSStrings appends ss as a JSON array of AppendFSString's strings.
+func AppendFSStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendFSString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+func appendString(dst []byte, s string, surrogates bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -166,7 +191,11 @@ func AppendString(dst []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			if surrogates {
+				dst = append(dst, '\\', 'u', 'd', 'c', hexDigits[s[i]>>4], hexDigits[s[i]&0xF])
+			} else {
+				dst = append(dst, `\ufffd`...)
+			}
 			i += size
 			start = i
 			continue
@@ -220,11 +249,12 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		dst = append(dst, b...)
 	}
 	if r.Argv != nil {
-		b, _ := json.Marshal(r.Argv)
+		// The command line's bytes, as python3 decodes its own.
 		dst = append(dst, `,"argv":`...)
-		dst = append(dst, b...)
+		dst = AppendFSStrings(dst, r.Argv)
 		if r.File != "" {
-			dst = appendField(dst, "file", r.File)
+			dst = append(dst, `,"file":`...)
+			dst = AppendFSString(dst, r.File)
 		}
 	}
 	return append(dst, '}')

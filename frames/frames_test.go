@@ -287,3 +287,27 @@ func FuzzBundleText(f *testing.F) {
 		}
 	})
 }
+
+// Bytes from the OS reach Python as os.fsdecode gives them: each byte of
+// invalid UTF-8 is a lone surrogate, \udcXX, which json.loads keeps.
+func TestAppendFSString(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "a b.py", `"a b.py"`},
+		{"valid UTF-8 kept", "é\u2028", `"é\u2028"`},
+		{"a lone byte", "a\xffb", `"a\udcffb"`},
+		{"a cut sequence, byte by byte", "\xe2\x82", `"\udce2\udc82"`},
+		{"an encoded surrogate", "\xed\xa0\x80", `"\udced\udca0\udc80"`},
+		{"escapes still escaped", "\"\\\n", `"\"\\\n"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(AppendFSString(nil, tt.in)); got != tt.want {
+				t.Errorf("AppendFSString(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+	line := AppendRequest(nil, &Request{ID: "a", Argv: []string{"s\xff.py", "\xfe"}, File: "/w/s\xff.py"})
+	if want := `"argv":["s\udcff.py","\udcfe"],"file":"/w/s\udcff.py"`; !strings.Contains(string(line), want) || !json.Valid(line) {
+		t.Errorf("request %s lacks %s", line, want)
+	}
+}
