@@ -15,8 +15,11 @@
 // call Close or Kill. req.Cwd and req.Env apply before the cell runs, and
 // req.Argv and req.File when Argv is set: Python's sys.argv and __file__
 // (an absolute File's directory, links resolved, first on sys.path, as
-// python3 puts a script's; a later Argv takes it away), a shell's
-// positional parameters, of any length. They last, as the cells
+// python3 puts a script's, or the empty string, the cwd, for an Argv[0]
+// of "-c" or "-"; a later Argv takes it away; runner.ArgvSource is the
+// rule), a shell's positional parameters, of any length. Their bytes are
+// the OS's: invalid UTF-8 reaches Python as os.fsdecode gives it (a lone
+// surrogate per byte), a shell unchanged. They last, as the cells
 // leave them, until another request sets them: a request without Argv sees
 // them as the cells before it left them. A request with Exit set is not a
 // cell and is refused with an error.

@@ -129,10 +129,7 @@ func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
 // reports false when the snippet raised: the error frame is out, and the
 // cell is not run.
 func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
-	code := setupCode(c.req.Cwd, c.req.Env) + argvCode(c.req.Argv, c.req.File, k.fileSet)
-	if c.req.Argv != nil {
-		k.fileSet = c.req.File
-	}
+	code := setupCode(c.req.Cwd, c.req.Env) + argvCode(c.req.Argv, c.req.File)
 	if code == "" {
 		return true, nil
 	}

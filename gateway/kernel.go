@@ -75,8 +75,6 @@ type Kernel struct {
 	warnings []frames.Frame
 
 	tools *toolBridge // nil without a tool bridge
-
-	fileSet string // the __file__ the last request with an Argv set (Execute's alone)
 }
 
 // ID is the gateway's kernel id.

@@ -26,8 +26,8 @@ func setupCode(cwd string, env map[string]*string) string {
             raise FileNotFoundError(` + pyString(cwdMissing) + ` % (cwd, socket.gethostname()))
         os.chdir(cwd)
         st = sys.modules.get(` + pyString(ioStateModule) + `)
-        if getattr(st, "script_dir", None) == cwd:
-            st.script_dir = None  # the cwd's entry now, which a later argv leaves
+        if getattr(st, "argv", None) is not None:
+            st.argv.cwd_entered(st.argv_state, cwd)
         if cwd in sys.path:
             sys.path.remove(cwd)
         sys.path.insert(0, cwd)
@@ -41,36 +41,32 @@ del __evh_setup
 `
 }
 
-// argvCode sets sys.argv and __file__ as the runner's "argv" and "file"
-// do (frames.Request): without file, a __file__ that prev (the file an
-// earlier request set) still names goes; file's directory goes first on
-// sys.path, as python3 puts a script's, and the one an earlier request put
-// there (kept in ioStateModule) goes; "" when argv is nil.
-func argvCode(argv []string, file, prev string) string {
+// argvCode sets sys.argv, __file__ and sys.path[0] as the runner does for
+// its "argv" and "file" (frames.Request): with the runner's own rule,
+// runner.ArgvSource, run into a module kept in ioStateModule (argv) with
+// its state (argv_state: what the last request set, to take back), so a
+// restarted kernel starts afresh. The strings go as the runner's do
+// (frames.AppendFSString): invalid UTF-8 is os.fsdecode's lone surrogates,
+// as python3 FILE gives them. "" when argv is nil.
+func argvCode(argv []string, file string) string {
 	if argv == nil {
 		return ""
 	}
-	return `def __evh_argv(g, argv, file, prev):
-    import os, sys
-    sys.argv = argv
-    if file:
-        g["__file__"] = file
-    elif prev and g.get("__file__") == prev:
-        del g["__file__"]
-    st = sys.modules.get(` + pyString(ioStateModule) + `)
-    old = getattr(st, "script_dir", None)
-    if old is not None:
-        try:
-            sys.path.remove(old)
-        except ValueError:
-            pass
-        st.script_dir = None
-    if file and os.path.isabs(file) and st is not None:
-        here = os.path.dirname(os.path.realpath(file))
-        if sys.path[:1] != [here]:
-            sys.path.insert(0, here)
-            st.script_dir = here
-__evh_argv(globals(), ` + pyJSON(argv) + `, ` + pyString(file) + `, ` + pyString(prev) + `)
+	fileJSON := "null"
+	if file != "" {
+		fileJSON = string(frames.AppendFSString(nil, file))
+	}
+	args := "[" + string(frames.AppendFSStrings(nil, argv)) + "," + fileJSON + "]"
+	return `def __evh_argv(g, argv, file):
+    import sys, types
+    st = sys.modules.get(` + pyString(ioStateModule) + `) or types.SimpleNamespace()
+    m = getattr(st, "argv", None)
+    if m is None:
+        m = types.ModuleType("_evalhost_argv")
+        exec(compile(` + pyString(runner.ArgvSource()) + `, "<evalhost>", "exec"), m.__dict__)
+        st.argv, st.argv_state = m, m.State()
+    m.apply(st.argv_state, g, argv, file)
+__evh_argv(globals(), *__import__('json').loads(` + pyString(args) + `))
 del __evh_argv
 `
 }
@@ -96,7 +92,7 @@ const runMetadataKey = "evalhost_run"
 // of characters written to stdout and stderr in; each execute_request asks
 // for them back as a user expression (writtenExpr), so that output Jupyter's
 // iopub channel dropped under load is reported, not silently missing. The
-// argv snippet keeps there the directory it put on sys.path (script_dir).
+// argv snippet keeps there the runner's argv rule and what it last set.
 const (
 	ioStateModule = "_evalhost_io"
 	writtenExpr   = "__import__('sys').modules['" + ioStateModule + "'].written"

@@ -44,51 +44,21 @@ def _drop_run_id():
     env.pop("EVALHOST_RUN", None)
 
 
-_file_set = None  # the __file__ the last request with an argv set, if any
-_dir_set = None  # the directory a request's file put first on sys.path, if any
+_argv = _core._module("argv")
+_argv_state = _argv.State()  # what the last request's argv set
 
 
 def _apply_argv(argv, file):
-    """sys.argv and __file__ as python3 sets them for a script, -c or -: a
-    __file__ an earlier request set goes when this one has none; one the
-    cells set themselves stays."""
-    global _file_set
+    """A request's "argv" and "file" (argv.py), checked."""
     if type(argv) is not list or not argv or any(type(a) is not str for a in argv):
         raise _RequestError('"argv" must be a non-empty array of strings')
     if file is not None and (type(file) is not str or not file):
         raise _RequestError('"file" must be a non-empty string')
-    sys.argv = list(argv)
-    ns = sys.modules["__main__"].__dict__
-    if file is not None:
-        ns["__file__"] = _file_set = file
-    elif _file_set is not None:
-        if ns.get("__file__") is _file_set:
-            del ns["__file__"]
-        _file_set = None
-    _script_dir(file)
-
-
-def _script_dir(file):
-    """python3 FILE puts FILE's directory, links resolved, first on sys.path,
-    so the script's sibling modules import. The one an earlier request's
-    file put there goes; one that was first already (the cwd) is left."""
-    global _dir_set
-    if _dir_set is not None:
-        try:
-            sys.path.remove(_dir_set)
-        except ValueError:
-            pass
-        _dir_set = None
-    if file is not None and os.path.isabs(file):
-        here = os.path.dirname(os.path.realpath(file))
-        if sys.path[:1] != [here]:
-            sys.path.insert(0, here)
-            _dir_set = here
+    _argv.apply(_argv_state, sys.modules["__main__"].__dict__, argv, file)
 
 
 def _apply(req):
     """Apply a request's cwd, env, argv and run id before its cell runs."""
-    global _dir_set
     env = req.get("env")
     if env is not None:
         if type(env) is not dict:
@@ -117,8 +87,7 @@ def _apply(req):
         except OSError as e:
             raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
         here = os.getcwd()
-        if here == _dir_set:
-            _dir_set = None  # the cwd's entry now, which a later argv leaves
+        _argv.cwd_entered(_argv_state, here)
         if sys.path[:1] != [here]:
             try:
                 sys.path.remove(here)

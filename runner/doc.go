@@ -27,7 +27,10 @@
 // keeps (keep_result) to place and send with done: one look at the pipes for
 // both frames, unless a post-cell hook, figures or an error come between,
 // when it is sent at once as before; loaded right after ready is sent, while
-// the host answers it), warm (the warm-up, below; once the runner has been
+// the host answers it), argv (a request's "argv" and "file": sys.argv,
+// __file__ and sys.path[0] as python3 sets them; loaded with cells, and
+// its source is [ArgvSource], which the gateway runs in a kernel, so both
+// apply one rule), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
 // modules (EVALHOST_MODULES), figures (the formats of figures left open),

@@ -10,6 +10,8 @@ import _ "embed" // for the //go:embed strings below
 var (
 	//go:embed aio.py
 	aioPy string
+	//go:embed argv.py
+	argvPy string
 	//go:embed cells.py
 	cellsPy string
 	//go:embed core.py
@@ -54,9 +56,15 @@ var (
 	wirePy string
 )
 
+// ArgvSource is argv.py, the rule that sets a script's sys.argv, __file__
+// and sys.path[0]: the gateway runs it in a kernel, so both backends apply
+// the one rule.
+func ArgvSource() string { return argvPy }
+
 // embeddedFiles lists them in name order, as Path writes them.
 var embeddedFiles = []file{
 	{"aio.py", aioPy},
+	{"argv.py", argvPy},
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},

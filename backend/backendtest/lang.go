@@ -17,6 +17,9 @@ type Lang struct {
 	// Args prints the arguments a request's Argv gives after its first,
 	// one per line.
 	Args string
+	// ArgBytes prints the bytes of each argument after the first as hex,
+	// one per line: what the OS would have handed the program.
+	ArgBytes string
 	// Path prints the module search path, one directory a line; "" for a
 	// language without one.
 	Path string
@@ -37,15 +40,16 @@ var Python = Lang{
 	Print: func(out, err string) string {
 		return "import sys\nprint(" + pyQuote(out) + ")\nprint(" + pyQuote(err) + ", file=sys.stderr)"
 	},
-	Fail:   "raise ValueError('backendtest failure')",
-	Set:    "backendtest_word = 'kept'",
-	Get:    "print(backendtest_word)",
-	Where:  "import os\nprint(os.getcwd())\nprint(os.environ.get('BACKENDTEST_VAR'))",
-	Args:   "import sys\nprint(*sys.argv[1:], sep='\\n')",
-	Path:   "import sys\nprint(*sys.path, sep='\\n')",
-	Sleep:  "import time\nprint('sleeping', flush=True)\ntime.sleep(30)",
-	Ignore: "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass",
-	Die:    "import os, signal, sys\nprint('dying', flush=True)\nsys.stderr.flush()\nos.kill(os.getpid(), signal.SIGKILL)",
+	Fail:     "raise ValueError('backendtest failure')",
+	Set:      "backendtest_word = 'kept'",
+	Get:      "print(backendtest_word)",
+	Where:    "import os\nprint(os.getcwd())\nprint(os.environ.get('BACKENDTEST_VAR'))",
+	Args:     "import sys\nprint(*sys.argv[1:], sep='\\n')",
+	ArgBytes: "import os, sys\nprint(*[os.fsencode(a).hex() for a in sys.argv[1:]], sep='\\n')",
+	Path:     "import sys\nprint(*sys.path, sep='\\n')",
+	Sleep:    "import time\nprint('sleeping', flush=True)\ntime.sleep(30)",
+	Ignore:   "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('spinning', flush=True)\nwhile True: pass",
+	Die:      "import os, signal, sys\nprint('dying', flush=True)\nsys.stderr.flush()\nos.kill(os.getpid(), signal.SIGKILL)",
 }
 
 // Shell is the language of the persistent bash of sh cells.
@@ -54,15 +58,16 @@ var Shell = Lang{
 	Print: func(out, err string) string {
 		return "echo " + shQuote(out) + "\necho " + shQuote(err) + " >&2"
 	},
-	Fail:   "false",
-	Set:    "backendtest_word=kept",
-	Get:    "echo \"$backendtest_word\"",
-	Where:  "pwd -P\necho \"$BACKENDTEST_VAR\"",
-	Args:   "printf '%s\\n' \"$@\"",
-	Sleep:  "echo sleeping\nsleep 30",
-	Ignore: "trap '' INT\necho spinning\nwhile :; do :; done",
-	Die:    "echo dying\nkill -KILL $$",
-	Merged: true,
+	Fail:     "false",
+	Set:      "backendtest_word=kept",
+	Get:      "echo \"$backendtest_word\"",
+	Where:    "pwd -P\necho \"$BACKENDTEST_VAR\"",
+	Args:     "printf '%s\\n' \"$@\"",
+	ArgBytes: "for a; do printf '%s' \"$a\" | od -An -v -tx1 | tr -d ' \\n'; echo; done",
+	Sleep:    "echo sleeping\nsleep 30",
+	Ignore:   "trap '' INT\necho spinning\nwhile :; do :; done",
+	Die:      "echo dying\nkill -KILL $$",
+	Merged:   true,
 }
 
 func pyQuote(s string) string { return "'" + s + "'" }

@@ -1,0 +1,63 @@
+"""evalhost argv: the command line a script's cells see, as python3 sets
+it for FILE, -c or -: sys.argv, __main__'s __file__, and sys.path[0] (the
+script's directory, links resolved, or '' for -c and -). One rule for
+both backends: the runner loads this module (cells.py), and the gateway
+sends its source into a kernel (runner.ArgvSource, gateway/snippets.go),
+so it stands alone: stdlib only, no _core. What an apply set is kept in
+the State it is given, for the next apply to take back.
+Loaded by cells as it loads.
+"""
+
+import os
+import sys
+
+
+class State:
+    """What the last apply set: the __file__, and the sys.path entry."""
+
+    def __init__(self):
+        self.file = None
+        self.dir = None
+
+
+def apply(state, ns, argv, file):
+    """sys.argv and ns's __file__ as python3 sets them: a __file__ an
+    earlier apply set goes when this one has none; one the cells set
+    themselves stays."""
+    sys.argv = list(argv)
+    if file is not None:
+        ns["__file__"] = state.file = file
+    elif state.file is not None:
+        if ns.get("__file__") is state.file:
+            del ns["__file__"]
+        state.file = None
+    _path0(state, argv, file)
+
+
+def _path0(state, argv, file):
+    """python3 FILE puts FILE's directory, links resolved, first on
+    sys.path, so the script's sibling modules import; python3 -c and -
+    put '' (the cwd, wherever a chdir takes it). The entry an earlier apply
+    put there goes; one that was first already (the cwd) is left."""
+    if state.dir is not None:
+        try:
+            sys.path.remove(state.dir)
+        except ValueError:
+            pass
+        state.dir = None
+    if file is not None and os.path.isabs(file):
+        first = os.path.dirname(os.path.realpath(file))
+    elif argv[0] in ("-c", "-"):
+        first = ""
+    else:
+        return
+    if sys.path[:1] != [first]:
+        sys.path.insert(0, first)
+        state.dir = first
+
+
+def cwd_entered(state, here):
+    """The cwd, here, was put first on sys.path: an entry of ours equal to
+    it is the cwd's now, which the next apply leaves."""
+    if state.dir == here:
+        state.dir = None
