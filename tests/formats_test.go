@@ -64,7 +64,7 @@ print("r =", r)
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	cmd := command(t, "run", "--json", script, "-p", "n", "21")
+	cmd := command(t, "run", "--json", "-p", "n", "21", script)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -97,7 +97,7 @@ func TestRunParametersWithoutTheirCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	cmd := command(t, "run", script, "-p", "x", "5")
+	cmd := command(t, "run", "-p", "x", "5", script)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil || string(out) != "x = 0\n" || !strings.Contains(stderr.String(), "note: no cell of "+script+" is tagged parameters") {

@@ -14,7 +14,8 @@ import (
 // as a real script would; a [sh] cell prints its positional parameters.
 const argvScript = `import sys, argparse
 print("argv", sys.argv)
-print("file", globals().get("__file__"))
+print("file", ascii(globals().get("__file__")))
+print("path0", ascii(sys.path[0]))
 p = argparse.ArgumentParser()
 p.add_argument("n", nargs="?")
 p.add_argument("--epochs", type=int, default=1)
@@ -23,8 +24,12 @@ print("args", vars(p.parse_known_args()[0]))
 echo "sh $# $1"
 `
 
+// argvCell prints what a -c cell sees.
+const argvCell = "import sys; print(sys.argv, globals().get('__file__'), ascii(sys.path[0]))"
+
 // The command line a run's cells see, as python3's own would be, one-shot
-// and under --session, through the runner and through a kernel gateway.
+// and under --session, through the runner and through a kernel gateway:
+// run's flags end at FILE, whose arguments are all the script's.
 func TestRunScriptArguments(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s.py")
@@ -32,48 +37,81 @@ func TestRunScriptArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSiblingScript(t, dir)
+	// A name that is not UTF-8 (a file system that refuses one, as
+	// macOS's does, skips its row).
+	badName := os.WriteFile(filepath.Join(dir, "b\xff.py"), []byte(argvScript), 0o600)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
 	h := newDaemonHome(t)
 	rows := []struct {
 		name    string
 		args    []string
 		stdin   string
+		cwd     string // default dir; $PWD is set to it
 		code    int
 		want    []string
+		notWant []string
 		wantErr string
+		skip    error
 	}{
 		{name: "FILE and its arguments", args: []string{"run", script, "7"},
-			want: []string{"argv ['" + script + "', '7']", "file " + script, "'n': '7', 'epochs': 1", "sh 1 7"}},
+			want: []string{"argv ['" + script + "', '7']", "file '" + script + "'", "path0 '" + real + "'", "'n': '7', 'epochs': 1", "sh 1 7"}},
 		{name: "a relative FILE", args: []string{"run", "s.py", "7"},
-			want: []string{"argv ['s.py', '7']", "file " + script}},
-		{name: "flags after -- are the script's", args: []string{"run", script, "--timeout", "9", "--", "--epochs", "3", "x"},
+			want: []string{"argv ['s.py', '7']", "file '" + script + "'"}},
+		{name: "run's flags before FILE, the script's after", args: []string{"run", "--timeout", "9", script, "--epochs", "3", "x"},
 			want: []string{"argv ['" + script + "', '--epochs', '3', 'x']", "'n': 'x', 'epochs': 3", "sh 3 --epochs"}},
+		{name: "run's -c after FILE is the script's", args: []string{"run", script, "-c", "cfg.yaml"},
+			want: []string{"argv ['" + script + "', '-c', 'cfg.yaml']", "sh 2 -c"}},
+		{name: "run's --json after FILE is the script's", args: []string{"run", script, "--json"},
+			want: []string{"argv ['" + script + "', '--json']"}, notWant: []string{`"type"`}},
+		{name: "a parameter flag after FILE is the script's", args: []string{"run", script, "-p", "a", "1"},
+			want: []string{"argv ['" + script + "', '-p', 'a', '1']", "sh 3 -p"}},
+		{name: "-- after FILE is the script's, as python3's", args: []string{"run", script, "7", "--", "--epochs", "3"},
+			want: []string{"argv ['" + script + "', '7', '--', '--epochs', '3']", "sh 4 7"}},
 		{name: "FILE after --", args: []string{"run", "--", "s.py", "--epochs", "2"},
 			want: []string{"argv ['s.py', '--epochs', '2']", "'epochs': 2"}},
-		{name: "stdin", args: []string{"run", "-", "a b"}, stdin: argvScript,
-			want: []string{"argv ['-', 'a b']", "file <stdin>", "sh 1 a b"}},
-		{name: "-c alone", args: []string{"run", "-c", "import sys; print(sys.argv, globals().get('__file__'))", "--", "q"},
-			want: []string{"['-c', 'q'] None"}},
-		{name: "an unknown flag says where the script's go", args: []string{"run", script, "--epochs", "3"}, code: 2,
-			wantErr: "A script's own flags go after --"},
+		{name: "stdin", args: []string{"run", "-", "a b", "--json"}, stdin: argvScript,
+			want: []string{"argv ['-', 'a b', '--json']", "file '<stdin>'", "path0 ''", "sh 2 a b"}},
+		{name: "-c with arguments, as python3 -c", args: []string{"run", "-c", argvCell, "a", "--b"},
+			want: []string{"['-c', 'a', '--b'] None ''"}},
+		{name: "-c, then -- ending run's flags", args: []string{"run", "-c", argvCell, "--", "q"},
+			want: []string{"['-c', 'q'] None ''"}},
+		{name: "an unknown flag before FILE says where the script's go", args: []string{"run", "--epochs", "3", script}, code: 2,
+			wantErr: "A script's own flags go after FILE"},
+		{name: "a parameter flag before FILE without its value says so too", args: []string{"run", "-y"}, code: 2,
+			wantErr: "A script's own flags go after FILE"},
+		{name: "an argument that is not UTF-8, as os.fsdecode gives it", args: []string{"run", script, "\xff"},
+			want: []string{"argv ['" + script + "', '\\udcff']", "sh 1 \xff\n"}},
+		{name: "a FILE whose name is not UTF-8", args: []string{"run", "b\xff.py"}, skip: badName,
+			want: []string{"argv ['b\\udcff.py']", "file '" + dir + "/b\\udcff.py'"}},
+		{name: "a cwd through a link: __file__ is getcwd's, as python3's", args: []string{"run", "s.py"}, cwd: link,
+			want: []string{"file '" + filepath.Join(real, "s.py") + "'"}},
 		{name: "a script in another directory imports its sibling", args: []string{"run", "sub/m.py"},
 			want: []string{"sibling imported"}},
 		{name: "under --session, too", args: []string{"run", "--session", "a", "sub/m.py"},
 			want: []string{"sibling imported"}},
-		{name: "a script's -y taken for a parameter flag says where it goes", args: []string{"run", script, "-y"}, code: 2,
-			wantErr: "A script's own flags go after --"},
-		{name: "a script's -p PORT taken for a parameter flag says so too", args: []string{"run", script, "-p", "8080"}, code: 2,
-			wantErr: "A script's own flags go after --"},
-		{name: "a script's -f FILE read as parameters says so too", args: []string{"run", script, "-f", "nothere.toml"}, code: 2,
-			wantErr: "A script's own flags go after --"},
 		{name: "under --session", args: []string{"run", "--session", "a", script, "5"},
-			want: []string{"argv ['" + script + "', '5']", "file " + script, "sh 1 5"}},
-		{name: "a later run of the session has its own", args: []string{"run", "--session", "a", "-c", "import sys; print(sys.argv, globals().get('__file__'))"},
-			want: []string{"['-c'] None"}},
+			want: []string{"argv ['" + script + "', '5']", "file '" + script + "'", "sh 1 5"}},
+		{name: "a later run of the session has its own", args: []string{"run", "--session", "a", "-c", argvCell},
+			want: []string{"['-c'] None ''"}},
 	}
 	for _, tc := range rows {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.skip != nil {
+				t.Skip(tc.skip)
+			}
 			cmd := h.cmd(tc.args...)
 			cmd.Dir = dir
+			if tc.cwd != "" {
+				cmd.Dir = tc.cwd
+			}
+			cmd.Env = append(cmd.Env, "PWD="+cmd.Dir) // as a shell that cd'd there has it
 			cmd.Stdin = strings.NewReader(tc.stdin)
 			out, errOut, code := runCaptured(t, cmd, false)
 			if code != tc.code || !strings.Contains(errOut, tc.wantErr) {
@@ -82,6 +120,11 @@ func TestRunScriptArguments(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("stdout has %q:\n%s", w, out)
 				}
 			}
 		})
@@ -119,12 +162,19 @@ func TestRunScriptArgumentsGateway(t *testing.T) {
 		return string(out), err
 	}
 	writeSiblingScript(t, dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { run("gateway", "stop") })
-	out, err := run("run", "--backend", "gateway", "s.py", "7", "--", "--epochs", "4")
-	for _, w := range []string{"argv ['s.py', '7', '--epochs', '4']", "file " + script, "'n': '7', 'epochs': 4", "sh 3 7"} {
+	out, err := run("run", "--backend", "gateway", "s.py", "7", "\xff", "--epochs", "4")
+	for _, w := range []string{"argv ['s.py', '7', '\\udcff', '--epochs', '4']", "file '" + script + "'", "path0 '" + real + "'", "'n': '7', 'epochs': 4", "sh 4 7"} {
 		if err != nil || !strings.Contains(out, w) {
 			t.Errorf("lacks %q (err %v):\n%s", w, err, out)
 		}
+	}
+	if out, err := run("run", "--backend", "gateway", "-c", argvCell, "x"); err != nil || !strings.Contains(out, "['-c', 'x'] None ''") {
+		t.Errorf("-c through the gateway (err %v):\n%s", err, out)
 	}
 	if out, err := run("run", "--backend", "gateway", "sub/m.py"); err != nil || !strings.Contains(out, "sibling imported") {
 		t.Errorf("a script in another directory did not import its sibling (err %v):\n%s", err, out)

@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 			[]string{"one\n"}, []string{"NameError", `File "<cell 2>"`, "[cell 2 failed"}},
 		{"syntax error shows the caret", "x = (1,\n", []string{"run", "-"}, 1, nil, []string{"SyntaxError", "^"}},
 		{"input fails fast", "input('name? ')\n", []string{"run", "-"}, 1, nil, []string{"input"}},
-		{"timeout exits 124", "while True: pass\n", []string{"run", "-", "--timeout", "1"}, 124, nil,
+		{"timeout exits 124", "while True: pass\n", []string{"run", "--timeout", "1", "-"}, 124, nil,
 			[]string{"Command timed out after 1 seconds", "timed out"}},
 		{"shell cells", "# %% [sh]\ncd /tmp\n# %% [sh]\npwd\n", []string{"run", "-"}, 0, []string{"/tmp"}, nil},
 		{"death is reported", "import os\nos._exit(3)\n", []string{"run", "-"}, 1, nil, []string{"interpreter died: exit code 3; not retried"}},
@@ -107,7 +107,7 @@ func noticesSaidOnce(t *testing.T, stderr string) {
 
 // run --json writes serve's lines (one encoder makes both), without ids.
 func TestRunJSON(t *testing.T) {
-	stdout, stderr, code := runEvalhost(t, "x = 41\nprint('hi')\n# %%\nx + 1\n", "run", "-", "--json")
+	stdout, stderr, code := runEvalhost(t, "x = 41\nprint('hi')\n# %%\nx + 1\n", "run", "--json", "-")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -32,7 +32,8 @@ const (
 const usage = `evalhost runs code cells in persistent Python and shell sessions.
 
 Usage:
-  evalhost run [FILE|-] [-c CODE]...   run cells (split on "# %%" lines)
+  evalhost run [FLAGS] FILE|- [ARG...] run a script's cells (split on "# %%" lines)
+  evalhost run [FLAGS] -c CODE [ARG...] run cells given as -c (repeatable)
   evalhost serve                       NDJSON API for agents on stdin/stdout
   evalhost mcp                         Model Context Protocol server (stdio, or --http)
   evalhost nb COMMAND ...              view, edit and run .ipynb notebooks

@@ -182,7 +182,7 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
 		return f, "", exitUsage, false
 	}
-	args, paramFlags, err := takeParamFlags(fs, args)
+	args, paramFlags, err := takeParamFlags(fs, args, false)
 	if err != nil {
 		return usage("%v", err)
 	}

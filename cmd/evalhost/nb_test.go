@@ -120,8 +120,8 @@ func TestNBCommands(t *testing.T) {
 		{"no file", []string{"view"}, "", 2, "", false},
 		{"unknown command", []string{"frobnicate", "FILE"}, "", 2, "", false},
 		{"unknown flag", []string{"view", "FILE", "--bogus"}, "", 2, "", false},
-		{"run with a bad flag value", []string{"run", "FILE", "--timeout", "abc"}, "", 2, "", false},
-		{"run with a timeout over 600", []string{"run", "FILE", "--timeout", "3600"}, "", 2, "", false},
+		{"run with a bad flag value", []string{"run", "--timeout", "abc", "FILE"}, "", 2, "", false},
+		{"run with a timeout over 600", []string{"run", "--timeout", "3600", "FILE"}, "", 2, "", false},
 	}
 	var written []string
 	root := t.TempDir() // outlives the subtests, for the final validation

@@ -42,10 +42,13 @@ func registerParamFlags(fs *pflag.FlagSet) {
 
 // takeParamFlags removes the parameter flags from args, in order, leaving
 // the rest for fs; the value of another flag of fs (-c -p) is not one.
-func takeParamFlags(fs *pflag.FlagSet, args []string) (rest []string, flags []paramFlag, err error) {
+// With untilPositional (fs parses with SetInterspersed(false)) they end at
+// the first positional argument, as fs's own do: what follows is a
+// script's (run FILE -p 8080).
+func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (rest []string, flags []paramFlag, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" {
+		if a == "--" || untilPositional && (a == "-" || !strings.HasPrefix(a, "-")) {
 			return append(rest, args[i:]...), flags, nil
 		}
 		name, value, hasValue := strings.Cut(a, "=")

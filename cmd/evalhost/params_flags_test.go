@@ -17,16 +17,21 @@ func TestTakeParamFlags(t *testing.T) {
 		wantRest  string
 		wantFlags string
 		wantErr   string
+		// run's: the flags end at FILE
+		untilPositional bool
 	}{
 		{"papermill forms", []string{"nb.ipynb", "-p", "a", "1", "-r", "b", "-2", "-f", "x.yaml", "-y", "c: 3", "-P", "d:4"},
-			"nb.ipynb", "-p[a 1] -r[b -2] -f[x.yaml] -y[c: 3] -P[d:4]", ""},
+			"nb.ipynb", "-p[a 1] -r[b -2] -f[x.yaml] -y[c: 3] -P[d:4]", "", false},
 		{"long and attached forms", []string{"--parameters", "a", "1", "--parameters_raw=b", "x", "-fp.yaml", "--parameters-yaml=k: v"},
-			"", "-p[a 1] -r[b x] -f[p.yaml] -y[k: v]", ""},
+			"", "-p[a 1] -r[b x] -f[p.yaml] -y[k: v]", "", false},
 		{"another flag's value is not a parameter", []string{"-c", "-p", "--cwd", "-y", "-o", "out"},
-			"-c -p --cwd -y -o out", "", ""},
-		{"after -- nothing is taken", []string{"--", "-p", "a", "1"}, "-- -p a 1", "", ""},
-		{"missing value", []string{"-p", "a"}, "", "", "-p needs NAME VALUE"},
-		{"missing file", []string{"x", "-f"}, "", "", "-f needs FILE"},
+			"-c -p --cwd -y -o out", "", "", false},
+		{"after -- nothing is taken", []string{"--", "-p", "a", "1"}, "-- -p a 1", "", "", false},
+		{"missing value", []string{"-p", "a"}, "", "", "-p needs NAME VALUE", false},
+		{"missing file", []string{"x", "-f"}, "", "", "-f needs FILE", false},
+		{"run: a script's -p after FILE is its own", []string{"-p", "a", "1", "s.py", "-p", "8080"}, "s.py -p 8080", "-p[a 1]", "", true},
+		{"run: -c's value is not FILE", []string{"-c", "x", "-fp.yaml", "-", "-y"}, "-c x - -y", "-f[p.yaml]", "", true},
+		{"run: an empty argument is FILE", []string{"", "-y", "k: v"}, " -y k: v", "", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +41,7 @@ func TestTakeParamFlags(t *testing.T) {
 			fs.StringP("output", "o", "", "")
 			fs.Bool("json", false, "")
 			registerParamFlags(fs)
-			rest, flags, err := takeParamFlags(fs, tt.args)
+			rest, flags, err := takeParamFlags(fs, tt.args, tt.untilPositional)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)

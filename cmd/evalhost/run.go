@@ -52,20 +52,22 @@ type runFlags struct {
 	backendFlags
 }
 
-const runUsage = `Usage: evalhost run [FILE|-] [-c CODE]... [flags] [ARG...] [-- ARG...]
+const runUsage = `Usage: evalhost run [FLAGS] [-c CODE]... [FILE | -] [ARG...]
 
-Runs cells in one session: -c cells, then FILE's, a percent-format script
-(Jupytext, VS Code, Spyder) split on "# %%" lines as Jupytext reads it:
-"# %% [sh]" is a shell cell; [markdown], [md] and [raw] cells, and cells
-tagged active-py, never run; "# %% Title tags=[\"x\"] key=value" gives a
-title and metadata (shown by --json). Parameters (-p, -r, -f, -y, -P) go
-into a cell tagged injected-parameters right after the cell tagged
-parameters, or first, as papermill injects them.
+Runs cells in one session: the -c cells, or FILE's (stdin's for -), a
+percent-format script (Jupytext, VS Code, Spyder) split on "# %%" lines as
+Jupytext reads it: "# %% [sh]" is a shell cell; [markdown], [md] and [raw]
+cells, and cells tagged active-py, never run; "# %% Title tags=[\"x\"]
+key=value" gives a title and metadata (shown by --json). Parameters (-p,
+-r, -f, -y, -P) go into a cell tagged injected-parameters right after the
+cell tagged parameters, or first, as papermill injects them.
 
-The cells see a command line as python3 gives one: sys.argv is FILE (or
-"-", or "-c" without FILE) and the ARGs after it, __file__ FILE's absolute
-path; a shell cell's $1... are the ARGs. ARGs after "--" may look like
-flags: evalhost run train.py --timeout 60 -- --epochs 3.
+The command line reads as python3's: run's flags come first, and
+everything after FILE is the script's, flags and "--" included. The
+cells see sys.argv as python3 gives it: [FILE, ARG...] (["-", ARG...]
+for stdin; ["-c", ARG...] with -c cells, which take no FILE), __file__
+FILE's absolute path; a shell cell's $1... are the ARGs:
+evalhost run --timeout 60 train.py data.csv --epochs 3.
 `
 
 // newRunFlagSet declares run's flags into f; the returned bool is
@@ -73,6 +75,9 @@ flags: evalhost run train.py --timeout 60 -- --epochs 3.
 func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// run's flags end at FILE (or -): what follows is the script's, as
+	// after python3's FILE.
+	fs.SetInterspersed(false)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
@@ -100,7 +105,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	var f runFlags
 	fs, jupytextMagics := newRunFlagSet(&f, stderr)
-	args, paramFlags, err := takeParamFlags(fs, args)
+	args, paramFlags, err := takeParamFlags(fs, args, true)
 	if err != nil {
 		// -p, -f, -y, -r and -P are common flags of scripts too.
 		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
@@ -141,7 +146,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	cl, err := parseCommandLine(fs.Args(), fs.ArgsLenAtDash(), len(f.code) > 0)
+	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -211,7 +216,7 @@ func sourceName(arg string) string {
 	return arg
 }
 
-// collectCells reads the cells from -c flags, then from source (FILE, or
+// collectCells reads the cells from -c flags or from source (FILE, or
 // stdin for "-"), with the parameters' cell where papermill would put it.
 func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) ([]sessions.Cell, error) {
 	var cells []percent.Cell

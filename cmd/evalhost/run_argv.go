@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
-// scriptFlagsHint follows a refusal of a flag that may be the script's own:
-// run takes its flags anywhere before --, after FILE too.
-const scriptFlagsHint = "A script's own flags go after --: evalhost run FILE -- --flag VALUE (sys.argv)."
+// scriptFlagsHint follows the refusal of a flag before FILE, which may be
+// one the script was meant to get: run's own flags end at FILE, as
+// python3's options do.
+const scriptFlagsHint = "A script's own flags go after FILE: evalhost run [FLAGS] FILE --flag VALUE (sys.argv[1:], as python3 FILE gives them)."
 
 // commandLine is what run's positional arguments say, read as python3
 // reads its own: the source (FILE, "-" for stdin, or "" for the -c cells
@@ -21,40 +23,46 @@ type commandLine struct {
 	file   string
 }
 
-// parseCommandLine splits pos, run's positional arguments, at dash (the
-// count before "--", or -1): FILE first, then the script's arguments; after
-// "--" every argument is the script's, one that looks like a flag too, and
-// the first is FILE when neither FILE nor -c came before it. argv is
-// [FILE, ARGS...], ["-", ARGS...] or ["-c", ARGS...]; file is FILE's
-// absolute path, as python3 3.9+ sets __file__ (the working directory
-// joined, not cleaned: a link's ".." is the link target's parent), or
-// "<stdin>".
-func parseCommandLine(pos []string, dash int, haveCode bool) (commandLine, error) {
-	before, after := pos, []string(nil)
-	if dash >= 0 && dash <= len(pos) {
-		before, after = pos[:dash], pos[dash:]
-	}
-	if len(before) == 0 && !haveCode && len(after) > 0 {
-		before, after = after[:1], after[1:]
-	}
+// parseCommandLine reads pos, the arguments after run's flags (which end
+// at the first positional argument, or at a "--" before it), as python3
+// reads what follows its options. With -c cells (haveCode) there is no
+// FILE, as python3 -c has none: argv is ["-c", pos...]. Else pos[0] is FILE
+// (or "-") and argv all of pos, a "--" or a flag after FILE included, as
+// python3 FILE -- a gives ['FILE', '--', 'a']. file is FILE's absolute
+// path, as python3 3.9+ sets __file__: the physical working directory (as
+// getcwd gives it, not $PWD's links) joined, not cleaned (a link's ".." is
+// the link target's parent); "<stdin>" for "-".
+func parseCommandLine(pos []string, haveCode bool) (commandLine, error) {
 	var cl commandLine
-	if len(before) == 0 {
-		cl.argv = append([]string{"-c"}, after...)
+	if haveCode || len(pos) == 0 {
+		cl.argv = append([]string{"-c"}, pos...)
 		return cl, nil
 	}
-	cl.source = before[0]
-	cl.argv = append(append([]string{cl.source}, before[1:]...), after...)
+	cl.source = pos[0]
+	cl.argv = append([]string(nil), pos...)
 	switch {
 	case cl.source == "-":
 		cl.file = "<stdin>"
 	case filepath.IsAbs(cl.source):
 		cl.file = cl.source
 	default:
-		wd, err := os.Getwd()
+		wd, err := physicalWd()
 		if err != nil {
 			return cl, fmt.Errorf("%s: %w", cl.source, err)
 		}
 		cl.file = strings.TrimSuffix(wd, string(filepath.Separator)) + string(filepath.Separator) + cl.source
 	}
 	return cl, nil
+}
+
+// physicalWd is the working directory as getcwd(3) gives it, which python3
+// joins to a relative FILE: os.Getwd prefers $PWD, the shell's logical
+// path, which may go through links.
+func physicalWd() (string, error) {
+	if syscall.ImplementsGetwd {
+		if wd, err := syscall.Getwd(); err == nil {
+			return wd, nil
+		}
+	}
+	return os.Getwd()
 }

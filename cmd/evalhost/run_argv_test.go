@@ -1,47 +1,106 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 )
 
+// TestParseCommandLine reads run's command line as main does (its flags,
+// then the positional arguments) and checks what the cells are told.
 func TestParseCommandLine(t *testing.T) {
-	abs, err := filepath.Abs("s.py")
+	wd, err := physicalWd()
 	if err != nil {
 		t.Fatal(err)
 	}
+	abs := filepath.Join(wd, "s.py")
 	tests := []struct {
-		name     string
-		pos      []string
-		dash     int
-		haveCode bool
-		want     commandLine
+		name string
+		args []string // run's arguments
+		want commandLine
+		code []string // the -c cells
 	}{
-		{"-c alone", nil, -1, true, commandLine{argv: []string{"-c"}}},
-		{"-c with arguments after --", []string{"a", "-b"}, 0, true, commandLine{argv: []string{"-c", "a", "-b"}}},
-		{"FILE", []string{"s.py"}, -1, false, commandLine{"s.py", []string{"s.py"}, abs}},
-		{"FILE and arguments", []string{"s.py", "1", "2"}, -1, false, commandLine{"s.py", []string{"s.py", "1", "2"}, abs}},
-		{"FILE, then -- and flags", []string{"s.py", "1", "--n", "-"}, 2, false, commandLine{"s.py", []string{"s.py", "1", "--n", "-"}, abs}},
-		{"FILE after -- without -c", []string{"s.py", "--n"}, 0, false, commandLine{"s.py", []string{"s.py", "--n"}, abs}},
-		{"-c cells and a FILE", []string{"s.py", "x"}, -1, true, commandLine{"s.py", []string{"s.py", "x"}, abs}},
-		{"stdin", []string{"-", "x"}, -1, false, commandLine{"-", []string{"-", "x"}, "<stdin>"}},
+		{"-c alone", []string{"-c", "x"}, commandLine{argv: []string{"-c"}}, []string{"x"}},
+		{"-c with arguments, as python3 -c", []string{"-c", "x", "a", "b"}, commandLine{argv: []string{"-c", "a", "b"}}, []string{"x"}},
+		{"-c then -- ends run's flags", []string{"-c", "x", "--", "-b"}, commandLine{argv: []string{"-c", "-b"}}, []string{"x"}},
+		{"-c, then a name that is no FILE", []string{"-c", "x", "s.py", "-c", "y"}, commandLine{argv: []string{"-c", "s.py", "-c", "y"}}, []string{"x"}},
+		{"FILE", []string{"s.py"}, commandLine{"s.py", []string{"s.py"}, abs}, nil},
+		{"FILE and arguments", []string{"s.py", "1", "2"}, commandLine{"s.py", []string{"s.py", "1", "2"}, abs}, nil},
+		{"run's -c after FILE is the script's", []string{"s.py", "-c", "cfg.yaml"}, commandLine{"s.py", []string{"s.py", "-c", "cfg.yaml"}, abs}, nil},
+		{"run's --json after FILE is the script's", []string{"s.py", "--json"}, commandLine{"s.py", []string{"s.py", "--json"}, abs}, nil},
+		{"a parameter flag after FILE is the script's", []string{"s.py", "-p", "a", "1"}, commandLine{"s.py", []string{"s.py", "-p", "a", "1"}, abs}, nil},
+		{"run's flags before FILE", []string{"--json", "--timeout", "5", "s.py", "--timeout", "9"}, commandLine{"s.py", []string{"s.py", "--timeout", "9"}, abs}, nil},
+		{"-- after FILE is the script's, as python3's", []string{"s.py", "1", "--", "--n"}, commandLine{"s.py", []string{"s.py", "1", "--", "--n"}, abs}, nil},
+		{"-- before FILE ends run's flags", []string{"--", "s.py", "--n"}, commandLine{"s.py", []string{"s.py", "--n"}, abs}, nil},
+		{"a FILE named like a flag after --", []string{"--", "-w.py", "z"}, commandLine{"-w.py", []string{"-w.py", "z"}, filepath.Join(wd, "-w.py")}, nil},
+		{"stdin", []string{"-", "x", "--json"}, commandLine{"-", []string{"-", "x", "--json"}, "<stdin>"}, nil},
 		// Cleaned, link/../s.py would name ./s.py, not the file beside
 		// the link's target that is read.
-		{"a FILE through a link's ..", []string{"link/../s.py"}, -1, false, commandLine{"link/../s.py", []string{"link/../s.py"}, filepath.Dir(abs) + "/link/../s.py"}},
-		{"an absolute FILE as given", []string{"/w/./s.py"}, -1, false, commandLine{"/w/./s.py", []string{"/w/./s.py"}, "/w/./s.py"}},
-		{"nothing", nil, -1, false, commandLine{argv: []string{"-c"}}},
-		{"a lone --", nil, 0, false, commandLine{argv: []string{"-c"}}},
+		{"a FILE through a link's ..", []string{"link/../s.py"}, commandLine{"link/../s.py", []string{"link/../s.py"}, wd + "/link/../s.py"}, nil},
+		{"an absolute FILE as given", []string{"/w/./s.py"}, commandLine{"/w/./s.py", []string{"/w/./s.py"}, "/w/./s.py"}, nil},
+		{"nothing", nil, commandLine{argv: []string{"-c"}}, nil},
+		{"a lone --", []string{"--"}, commandLine{argv: []string{"-c"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseCommandLine(tt.pos, tt.dash, tt.haveCode)
+			var f runFlags
+			fs, _ := newRunFlagSet(&f, io.Discard)
+			args, _, err := takeParamFlags(fs, tt.args, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("parseCommandLine(%q, %d, %v) = %+v, want %+v", tt.pos, tt.dash, tt.haveCode, got, tt.want)
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := parseCommandLine(fs.Args(), len(f.code) > 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(f.code, tt.code) {
+				t.Errorf("run %q: %+v and cells %q, want %+v and %q", tt.args, got, f.code, tt.want, tt.code)
 			}
 		})
+	}
+}
+
+// __file__ joins the working directory as getcwd gives it, links
+// resolved, as python3 does, not $PWD's path through a link.
+func TestCommandLineFileIsPhysical(t *testing.T) {
+	dir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(real, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(real, "link")
+	if err := os.Symlink(filepath.Join(real, "real"), link); err != nil {
+		t.Skip(err)
+	}
+	t.Chdir(link)
+	t.Setenv("PWD", link) // as a shell that cd'd through the link has it
+	got, err := parseCommandLine([]string{"s.py"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "real", "s.py"); got.file != want {
+		t.Errorf("__file__ %q, want %q", got.file, want)
+	}
+}
+
+// Unknown flags before FILE are refused with the hint; after it, nothing is.
+func TestRunUnknownFlagHint(t *testing.T) {
+	var stderr bytes.Buffer
+	var f runFlags
+	fs, _ := newRunFlagSet(&f, &stderr)
+	if _, ok := parseFlagsHinted(fs, []string{"--epochs", "3", "s.py"}, &stderr, scriptFlagsHint); ok {
+		t.Fatal("--epochs before FILE was taken")
+	}
+	if !bytes.Contains(stderr.Bytes(), []byte("go after FILE")) {
+		t.Errorf("no hint: %s", stderr.String())
 	}
 }
