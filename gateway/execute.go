@@ -237,7 +237,7 @@ func (c *cell) handleSetup(m *message) {
 	if json.Unmarshal(m.Content, &e) == nil {
 		c.setupErr = &e
 		c.emit(frames.Frame{Type: frames.TypeError, ID: c.req.ID, Ename: e.Ename,
-			Evalue: "evalhost could not apply the cell's cwd/env: " + e.Evalue, Traceback: e.Traceback})
+			Evalue: backend.SetupErrorPrefix + e.Evalue, Traceback: e.Traceback})
 	}
 }
 

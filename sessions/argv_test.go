@@ -1,10 +1,13 @@
 package sessions
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/frames"
 )
 
 // A request's argv is its cells' command line as one script's: set before
@@ -47,5 +50,47 @@ func TestRequestArgvOncePerRequest(t *testing.T) {
 				t.Fatalf("status %s, output %q; want ok and %q", res.Status, c.Output(), tt.want)
 			}
 		})
+	}
+}
+
+// cwdBreaker sends its first request's cwd as one that does not exist, as
+// a kernel on a host without the directory gets it: the runner refuses it
+// (RequestError) and that cell does not run.
+type cwdBreaker struct {
+	Executor
+	broke bool
+}
+
+func (e *cwdBreaker) Execute(ctx context.Context, req frames.Request, emit func(frames.Frame)) (frames.Frame, error) {
+	if !e.broke && req.Cwd != "" {
+		e.broke = true
+		req.Cwd = filepath.Join(req.Cwd, "gone")
+	}
+	return e.Executor.Execute(ctx, req, emit)
+}
+
+// With --keep-going, the cell after one whose cwd and argv could not be
+// applied gets them again: it ran where the interpreter started, with
+// sys.argv [""].
+func TestKeepGoingAfterFailedSetup(t *testing.T) {
+	home := t.TempDir()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := RunnerStarter(home)
+	r := newTestRegistry(t, Config{Home: home, Starters: map[string]Starter{LangPython: func(ctx context.Context, spec Spec) (Executor, error) {
+		ex, err := start(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return &cwdBreaker{Executor: ex}, nil
+	}}})
+	look := py("import os, sys; print('at', os.getcwd(), sys.argv)")
+	res, c := eval(t, r, Request{Cwd: dir, Mode: ModePerCall, Batch: true, KeepGoing: true, Argv: []string{"s.py", "x"}, File: "/w/s.py",
+		Cells: []Cell{look, look}})
+	want := "at " + dir + " ['s.py', 'x']\n"
+	if len(res.Cells) != 2 || res.Cells[0].Status != StatusError || !strings.Contains(c.Output(), want) {
+		t.Fatalf("result %+v, output %q; want the first cell refused and the second to print %q", res, c.Output(), want)
 	}
 }

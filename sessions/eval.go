@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalhost/evalhost/backend"
@@ -334,6 +335,8 @@ func (c *cellRun) execute(ctx context.Context) {
 // The request's argv goes to the first cell of each language, and again to
 // a fresh interpreter (a reset, a retry): the request's cells are one
 // script, whose own changes to its command line (shift, sys.argv) last.
+// Both go again with the next cell when a cell could not apply them
+// (backend.IsSetupError).
 func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (done frames.Frame, err error) {
 	// The run id is what the tool bridge accepts calls under while the cell
 	// runs. Request ids repeat (a client may reuse one once its request is
@@ -344,13 +347,28 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		run += "-retry"
 	}
 	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env)}
-	if fresh {
+	if c.j.s.takeUnset(c.cell.Language) || fresh {
 		req.Cwd = c.j.s.key.Cwd
 	}
+	// A cell whose cwd, env or argv could not be applied did not run, and
+	// its interpreter lacks them: the next cell (--keep-going) sends them
+	// again.
+	var setupFailed atomic.Bool
+	emit := func(f frames.Frame) {
+		if backend.IsSetupError(f) {
+			setupFailed.Store(true)
+		}
+		c.emit(f)
+	}
+	defer func() {
+		if err == nil && setupFailed.Load() && req.Cwd != "" {
+			c.j.s.markUnset(c.cell.Language)
+		}
+	}()
 	if c.j.req.Argv != nil && (fresh || !c.j.argvSet[c.cell.Language]) {
 		req.Argv, req.File = c.j.req.Argv, c.j.req.File
 		defer func() {
-			if err == nil {
+			if err == nil && !setupFailed.Load() {
 				if c.j.argvSet == nil {
 					c.j.argvSet = map[string]bool{}
 				}
@@ -369,14 +387,14 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	}
 	if streams := c.j.req.Streams; streams != nil && c.dj == nil {
 		if l, ok := ex.(streamLender); ok {
-			return l.ExecuteStreams(ctx, req, c.emit, func(t frames.Type, p []byte) {
+			return l.ExecuteStreams(ctx, req, emit, func(t frames.Type, p []byte) {
 				if out := c.sink.sink.Lend(t, p); len(out) > 0 {
 					streams(c.index, t, out)
 				}
 			})
 		}
 	}
-	return ex.Execute(ctx, req, c.emit)
+	return ex.Execute(ctx, req, emit)
 }
 
 // settle records an attempt's outcome; false means retry the cell.

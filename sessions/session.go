@@ -37,6 +37,30 @@ type session struct {
 	epoch  uint64
 	losses map[string]langLoss
 	ever   map[string]bool
+	// unset holds the languages whose interpreter's first cell could not
+	// apply the session's cwd (backend.IsSetupError): the next cell sends it
+	// again, rather than run where the interpreter happened to start.
+	unset map[string]bool
+}
+
+// takeUnset says whether lang's interpreter still lacks the session's cwd,
+// and forgets it: the cell about to be sent carries it.
+func (s *session) takeUnset(lang string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.unset[lang]
+	delete(s.unset, lang)
+	return was
+}
+
+// markUnset notes that lang's interpreter did not take the cwd it was sent.
+func (s *session) markUnset(lang string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unset == nil {
+		s.unset = map[string]bool{}
+	}
+	s.unset[lang] = true
 }
 
 func newSession(r *Registry, key Key, py Interpreter) *session {
