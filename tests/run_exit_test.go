@@ -33,9 +33,9 @@ func TestRunExitsAsPython(t *testing.T) {
 		{"sys.exit in a function", []string{"-c", "import sys\ndef main():\n    return 5\nif __name__ == '__main__':\n    sys.exit(main())"}, nil},
 		{"--keep-going stops at it", []string{"-c", "import sys; sys.exit(3)\nprint('after')"},
 			[]string{"--keep-going", "-c", "import sys; sys.exit(3)", "-c", "print('after')"}},
-		{"argparse usage error", []string{script, "--n", "x"}, []string{script, "--", "--n", "x"}},
-		{"argparse ok", []string{script, "--n", "7"}, []string{script, "--", "--n", "7"}},
-		{"argparse help", []string{script, "--help"}, []string{script, "--", "--help"}},
+		{"argparse usage error", []string{script, "--n", "x"}, nil},
+		{"argparse ok", []string{script, "--n", "7"}, nil},
+		{"argparse help", []string{script, "--help"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
