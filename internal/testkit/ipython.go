@@ -19,9 +19,12 @@ func IsolateIPython() (remove func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	pass := "IPYTHONDIR"
-	if old := os.Getenv("KG_ENV_PROCESS_WHITELIST"); old != "" && !strings.Contains(","+old+",", ",IPYTHONDIR,") {
-		pass = old + "," + pass
+	pass := os.Getenv("KG_ENV_PROCESS_WHITELIST")
+	switch {
+	case pass == "":
+		pass = "IPYTHONDIR"
+	case !strings.Contains(","+pass+",", ",IPYTHONDIR,"):
+		pass += ",IPYTHONDIR"
 	}
 	if err := os.Setenv("IPYTHONDIR", dir); err != nil {
 		return nil, err
