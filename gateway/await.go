@@ -94,10 +94,14 @@ func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatc
 
 // cancelCell interrupts the cell for its caller's cancelled context. ipykernel
 // ignores an interrupt that arrives before it runs the cell's code, so a
-// cancel that early waits for execute_input.
+// cancel that early waits for execute_input. A cell Kernel.Interrupt
+// interrupted already gets no second one: it would land in the cell's
+// handling of the first.
 func (k *Kernel) cancelCell(c *cell, intr *interrupter) {
 	c.interrupted = true
-	k.interruptCell(c, intr)
+	if !c.interruptSent && !c.pendingInterrupt {
+		k.interruptCell(c, intr)
+	}
 	intr.grace = time.After(k.grace)
 }
 

@@ -3,14 +3,17 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 )
 
@@ -316,5 +319,62 @@ func TestInterruptAwaitingCell(t *testing.T) {
 	if got, _, err := run(t, k, context.Background(), frames.Request{ID: "after", Code: "import threading\n" +
 		"sum(t.name == 'evalhost-wake' for t in threading.enumerate())"}); err != nil || strings.Join(got, ",") != "started,result:0,done:ok" {
 		t.Errorf("the next cell: %q, %v; want no wake-up thread left", got, err)
+	}
+}
+
+// A cell cancelled after Kernel.Interrupt interrupted it gets no second
+// interrupt: that would land in its handling of the first. The fake's cell
+// catches the interrupt and runs on, so the cell ends at the grace window,
+// or when a second interrupt comes.
+func TestFakeCancelAfterInterruptSendsNoSecond(t *testing.T) {
+	var seconds atomic.Int32
+	k := scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+		write := func(typ, parent, content string) error {
+			return conn.Write(ctx, websocket.MessageText, jupyterMessage(typ, parent, []byte(content)))
+		}
+		if err := write("status", parent, `{"execution_state":"busy"}`); err != nil {
+			return err
+		}
+		if err := write("execute_input", parent, `{"code":"","execution_count":1}`); err != nil {
+			return err
+		}
+		id, err := awaitRequest(ctx, conn, "interrupt_request")
+		if err != nil {
+			return err
+		}
+		if err := write("interrupt_reply", id, `{"status":"ok"}`); err != nil {
+			return err
+		}
+		if err := write("stream", parent, `{"name":"stdout","text":"caught\n"}`); err != nil {
+			return err
+		}
+		if _, err := awaitRequest(ctx, conn, "interrupt_request"); err != nil {
+			return err // the kill closed the socket
+		}
+		seconds.Add(1)
+		for _, m := range [][2]string{{"execute_reply", `{"status":"ok","execution_count":1}`}, {"status", `{"execution_state":"idle"}`}} {
+			if err := write(m[0], parent, m[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil)
+	k.grace = 200 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var interruptErr error
+	_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "while True: ..."}, func(f frames.Frame) {
+		switch f.Type {
+		case frames.TypeStarted:
+			interruptErr = k.Interrupt()
+		case frames.TypeStdout:
+			cancel()
+		}
+	})
+	if interruptErr != nil {
+		t.Fatalf("Interrupt: %v", interruptErr)
+	}
+	if n := seconds.Load(); n != 0 || !errors.Is(err, backend.ErrKilled) {
+		t.Errorf("%d second interrupts, Execute: %v; want none, and the kill at the grace window", n, err)
 	}
 }
