@@ -43,8 +43,8 @@
 //     otherwise deletes the kernel and returns an error wrapping
 //     [backend.ErrKilled]. [Kernel.Interrupt] has the running cell's
 //     Execute take the same steps, REST rule included, without the grace
-//     window or the done frame's Cancelled; each call interrupts once, and
-//     a cancel after one sends no further interrupt.
+//     window or the done frame's Cancelled; a cancel after it sends no
+//     further interrupt.
 //   - A request the kernel ends without its execute_reply (ipykernel sends
 //     none when a KeyboardInterrupt lands outside the cell's code, in an
 //     input transformer) is noticed when its idle status comes first: a

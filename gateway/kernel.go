@@ -274,10 +274,13 @@ func (k *Kernel) Interrupt() error {
 	if !k.Alive() {
 		return k.endErr
 	}
+	// The sequence first: read after busy, it could be that of a cell
+	// that started after the one busy saw ended. Read before, it is the
+	// running cell's, or an ended cell's, which no cell takes.
+	seq := k.cellSeq.Load()
 	if !k.busy.Load() {
 		return nil
 	}
-	seq := k.cellSeq.Load()
 	for {
 		select {
 		case k.interrupts <- seq:
