@@ -201,7 +201,13 @@ del __evh_start
 // killed by the next). A wake ends the blocking call, and CPython then runs
 // the pending handlers in signal-number order: SIGINT's (ipykernel's own,
 // untouched, so tracebacks show no frame of evalhost's) and then the wake's,
-// whose running so says the SIGINT's has. The handler is installed without
+// whose running so says the SIGINT's has (in the same pass of
+// PyErr_CheckSignals, 3.9 to 3.14; when the SIGINT's raises, the wake's
+// waits for the next check, in the cell's except block, where it does
+// nothing the cell sees). That holds while the SIGINT was tripped before
+// the wake's check: a SIGINT the kernel gives a thread other than the main
+// one (the cell blocks it there) that runs it only after the first wake's
+// handler ran, 50 ms on, is left pending. The handler is installed without
 // SA_RESTART, as Python installs every handler: with it a read or a wait is
 // restarted after the wake and the SIGINT stays pending. Without real-time
 // signals (macOS) or the ipykernel hooks used, nothing changes.
