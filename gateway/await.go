@@ -105,11 +105,15 @@ func (k *Kernel) cancelCell(c *cell, intr *interrupter) {
 	intr.grace = time.After(k.grace)
 }
 
-// interruptCell interrupts the cell now, or once its code runs.
+// interruptCell interrupts the cell now, or once its code runs; not once
+// its reply came: its code has ended, and a SIGINT the kernel's control
+// thread sends late would land in the next cell.
 func (k *Kernel) interruptCell(c *cell, intr *interrupter) {
-	if c.executing {
+	switch {
+	case c.gotReply:
+	case c.executing:
 		intr.start(k, c)
-	} else {
+	default:
 		c.pendingInterrupt = true
 	}
 }

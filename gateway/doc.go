@@ -25,7 +25,8 @@
 //     an empty input_reply, an input frame is emitted, and the cell fails
 //     with StdinNotImplementedError and the runner's message.
 //   - On ctx done it interrupts once, when the kernel has begun the cell's
-//     code (execute_input): a control-channel interrupt_request, and the
+//     code (execute_input) and not after its execute_reply (a late SIGINT
+//     would land in the next cell): a control-channel interrupt_request, and the
 //     REST interrupt only when the kernel answered that it could not signal
 //     itself, or gave no answer on a control channel that never answered
 //     (the start probes it) or of a kernel without an interrupt_request

@@ -378,3 +378,59 @@ func TestFakeCancelAfterInterruptSendsNoSecond(t *testing.T) {
 		t.Errorf("%d second interrupts, Execute: %v; want none, and the kill at the grace window", n, err)
 	}
 }
+
+// No interrupt goes out once the cell's execute_reply came: its code has
+// ended, and a SIGINT that the kernel's control thread sends late lands in
+// the next cell. The fake's cell replies, then prints, where the test
+// interrupts it, and never publishes its idle: the idle watch's marker
+// ends it, and comes after any interrupt the Interrupt sent.
+func TestFakeNoInterruptAfterTheReply(t *testing.T) {
+	old := idleWait
+	idleWait = 100 * time.Millisecond
+	t.Cleanup(func() { idleWait = old })
+	for _, via := range []string{"cancel", "Interrupt"} {
+		t.Run(via, func(t *testing.T) {
+			var interrupts atomic.Int32
+			k := scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+				for _, m := range [][2]string{{"status", `{"execution_state":"busy"}`}, {"execute_input", `{"code":"","execution_count":1}`},
+					{"execute_reply", `{"status":"ok","execution_count":1}`}, {"stream", `{"name":"stdout","text":"after\n"}`}} {
+					if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
+						return err
+					}
+				}
+				for {
+					_, raw, err := conn.Read(ctx)
+					if err != nil {
+						return err
+					}
+					var req message
+					_ = json.Unmarshal(raw, &req)
+					switch req.Header.MsgType {
+					case "interrupt_request":
+						interrupts.Add(1)
+					case "kernel_info_request":
+						return answerInfo(ctx, conn, req.Header.MsgID)
+					}
+				}
+			}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var interruptErr error
+			done, err := k.Execute(ctx, frames.Request{ID: "c", Code: "1"}, func(f frames.Frame) {
+				if f.Type == frames.TypeStdout {
+					if via == "Interrupt" {
+						interruptErr = k.Interrupt()
+					} else {
+						cancel()
+					}
+				}
+			})
+			if err != nil || interruptErr != nil || done.Status != frames.StatusOK {
+				t.Fatalf("Execute: %+v, %v; Interrupt: %v", done, err, interruptErr)
+			}
+			if n := interrupts.Load(); n != 0 {
+				t.Errorf("%d interrupts after the reply, want none", n)
+			}
+		})
+	}
+}
