@@ -80,8 +80,10 @@
 //     link, whose flock no writer holds (a save flocks its temp file until
 //     it closes it, just before the rename). Hold the lock around a save:
 //     one that does not may lose its temp file to a Lock in that last step
-//     and fail, leaving the notebook unchanged. Where there is no flock
-//     nothing is removed.
+//     and fail, leaving the notebook unchanged. A temp file whose flock
+//     Lock cannot take is kept: where there is no flock, and on NFS, whose
+//     flock (an fcntl lock) a read-only open cannot take, nothing is
+//     removed.
 //   - [Output] values are nbformat outputs built as nbformat writes them
 //     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],
 //     [Output.WithBundle] for display updates); a MIME bundle or metadata

@@ -9,8 +9,9 @@ import (
 // (createTemp). Every evalhost writer makes it holding the notebook's Lock
 // and renames or removes it before it lets go, and each writer also
 // flocks its temp file while it writes it. So one found while holding the
-// Lock whose flock is free is what a writer killed mid-save left: Lock
-// removes those (sweepTemps), where it has a real lock.
+// Lock whose flock Lock takes is what a writer killed mid-save left: Lock
+// removes those (sweepTemps), where it has a real lock. A flock not had
+// for any other reason (NFS) proves nothing, and the file is kept.
 
 // tempPattern is createTemp's os.CreateTemp pattern for the notebook base.
 func tempPattern(base string) string { return "." + base + ".*.tmp" }

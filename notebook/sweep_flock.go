@@ -3,7 +3,6 @@
 package notebook
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -46,13 +45,20 @@ func removeLeftover(path string) {
 	if opened, err := f.Stat(); err != nil || !os.SameFile(fi, opened) {
 		return
 	}
-	if errors.Is(flock.TryLock(f), flock.ErrLocked) {
+	// Only a lock had proves no writer holds it. Any other error keeps the
+	// file: on NFS, whose flock is an fcntl lock, a lock needs the file open
+	// for writing and this read-only open gets EBADF, whatever the writer
+	// holds.
+	if tryLock(f) != nil {
 		return
 	}
 	if now, err := os.Lstat(path); err == nil && os.SameFile(fi, now) {
 		os.Remove(path)
 	}
 }
+
+// tryLock is flock.TryLock; tests make it fail as NFS does.
+var tryLock = flock.TryLock
 
 // mine reports whether fi belongs to this user.
 func mine(fi os.FileInfo) bool {

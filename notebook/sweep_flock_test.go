@@ -12,6 +12,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/flock"
 )
 
 // writerEnv makes this test binary a writer of the notebook it names
@@ -235,5 +237,46 @@ func TestIsTempOf(t *testing.T) {
 	defer f.Close()
 	if names := tempsOf([]string{filepath.Base(f.Name())}, base); !slices.Equal(names, []string{filepath.Base(f.Name())}) {
 		t.Errorf("createTemp's %s is not recognised", f.Name())
+	}
+}
+
+// TestLockKeepsATempItCannotLock: only a temp file whose flock Lock gets is
+// removed. NFS emulates flock with fcntl locks, which need the file open
+// for writing: a read-only open's lock fails with EBADF whether or not a
+// writer holds it, and the file must then be kept.
+func TestLockKeepsATempItCannotLock(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		removed bool
+	}{
+		{"lock had", nil, true},
+		{"EBADF, as NFS for a read-only open", &os.SyscallError{Syscall: "flock", Err: syscall.EBADF}, false},
+		{"held", flock.ErrLocked, false},
+		{"no locks", flock.ErrUnsupported, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "n.ipynb")
+			if err := os.WriteFile(path, readFile(t, "testdata/basic.ipynb"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			temp := filepath.Join(dir, ".n.ipynb.123.tmp")
+			if err := os.WriteFile(temp, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tryLock = func(f *os.File) error {
+				if tt.err != nil {
+					return tt.err
+				}
+				return flock.TryLock(f)
+			}
+			t.Cleanup(func() { tryLock = flock.TryLock })
+			lockAndUnlock(t, path)
+			if got := !exists(temp); got != tt.removed {
+				t.Errorf("removed %v, want %v", got, tt.removed)
+			}
+		})
 	}
 }
