@@ -74,8 +74,9 @@
 //     hold it from load to save. Waiting ends with the caller's context (a
 //     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
 //     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
-//     holds waits for itself: that call is wrong. Taking the lock removes
-//     what saves killed mid-write left beside the notebook: its temp files
+//     holds waits for itself: that call is wrong. The first Lock of a
+//     notebook in a process (not every one: the directory is listed)
+//     removes what saves killed mid-write left beside the notebook: its temp files
 //     (".NAME.<digits>.tmp"), regular files of this user's, never through a
 //     link, whose flock no writer holds (a save flocks its temp file until
 //     it closes it, just before the rename). Hold the lock around a save:

@@ -19,8 +19,8 @@ import (
 // The lock is a file beside the notebook, ".NAME.evalhost-lock" (mode
 // 0600), removed by Unlock; a holder that dies releases it with its file
 // descriptors, so a lock file left behind by a crash never blocks anyone.
-// Lock removes what a save killed mid-write left beside the notebook (its
-// ".NAME.*.tmp" files: see sweep.go).
+// The first Lock of a notebook in a process removes what a save killed
+// mid-write left beside it (its ".NAME.*.tmp" files: see sweep.go).
 type FileLock struct {
 	path string // the lock file
 	once sync.Once
@@ -64,7 +64,7 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 			return nil, fmt.Errorf("lock notebook %s: %w%s", path, err, lockHint(err, filepath.Clean(dir), l.path))
 		}
 		if ok {
-			sweepTemps(target)
+			sweepOnce(target)
 			return l, nil
 		}
 		t := time.NewTimer(delay)

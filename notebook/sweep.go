@@ -3,6 +3,7 @@ package notebook
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // A save's temp file is ".NAME.<digits>.tmp" beside the notebook NAME
@@ -12,6 +13,19 @@ import (
 // Lock whose flock Lock takes is what a writer killed mid-save left: Lock
 // removes those (sweepTemps), where it has a real lock. A flock not had
 // for any other reason (NFS) proves nothing, and the file is kept.
+
+// swept holds the notebooks (canonical paths) whose directory this process
+// has swept. Listing a directory of 100,000 files costs ~55 ms, and nb run
+// locks twice per cell; a killed save's leftovers are clutter, not harm,
+// so the first Lock in a process removing them is enough.
+var swept sync.Map
+
+// sweepOnce is sweepTemps of target, the first time this process locks it.
+func sweepOnce(target string) {
+	if _, done := swept.LoadOrStore(target, struct{}{}); !done {
+		sweepTemps(target)
+	}
+}
 
 // tempPattern is createTemp's os.CreateTemp pattern for the notebook base.
 func tempPattern(base string) string { return "." + base + ".*.tmp" }

@@ -84,6 +84,10 @@ func kill(t *testing.T, cmd *exec.Cmd) {
 	cmd.Wait()
 }
 
+// forgetSweeps makes the next Lock of every notebook sweep again, as the
+// first Lock of another process would.
+func forgetSweeps() { swept.Clear() }
+
 func lockAndUnlock(t *testing.T, path string) {
 	t.Helper()
 	lk, err := Lock(context.Background(), path)
@@ -156,9 +160,47 @@ func TestLockKeepsALiveWritersTemp(t *testing.T) {
 		t.Fatalf("Lock removed the temp file %s of a writer that lives", temp)
 	}
 	kill(t, cmd)
+	forgetSweeps()
 	lockAndUnlock(t, path)
 	if exists(temp) {
 		t.Errorf("Lock left the killed writer's temp file %s", temp)
+	}
+}
+
+// TestLockSweepsOncePerProcess: the sweep lists the notebook's directory,
+// ~55 ms for 100,000 files, and nb run locks twice per cell; only the
+// first Lock of a notebook in a process sweeps (a leftover made after it
+// stays), and a notebook of its own, in the same directory, is swept
+// on its own first Lock.
+func TestLockSweepsOncePerProcess(t *testing.T) {
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "n.ipynb"), filepath.Join(dir, "m.ipynb")
+	for _, p := range []string{path, other} {
+		if err := os.WriteFile(p, readFile(t, "testdata/basic.ipynb"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leftover := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := leftover(".n.ipynb.1.tmp")
+	lockAndUnlock(t, path)
+	if exists(first) {
+		t.Fatalf("the first Lock left %s", first)
+	}
+	second := leftover(".n.ipynb.2.tmp")
+	ofOther := leftover(".m.ipynb.3.tmp")
+	lockAndUnlock(t, path)
+	if !exists(second) {
+		t.Errorf("a second Lock of the notebook in this process swept its directory again")
+	}
+	lockAndUnlock(t, other)
+	if exists(ofOther) {
+		t.Errorf("the first Lock of another notebook did not sweep its leftovers")
 	}
 }
 
