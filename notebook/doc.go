@@ -78,10 +78,10 @@
 //     notebook in a process (not every one: the directory is listed)
 //     removes what saves killed mid-write left beside the notebook: its temp files
 //     (".NAME.<digits>.tmp"), regular files of this user's, never through a
-//     link, whose flock no writer holds (a save flocks its temp file until
-//     it closes it, just before the rename). Hold the lock around a save:
-//     one that does not may lose its temp file to a Lock in that last step
-//     and fail, leaving the notebook unchanged. A temp file whose flock
+//     link, whose flock no writer holds (a save flocks its temp file from
+//     its creation to its rename, so one that does not hold the lock loses
+//     nothing to a sweep; the lock is still what keeps writers apart).
+//     A temp file whose flock
 //     Lock cannot take is kept: where there is no flock, and on NFS, whose
 //     flock (an fcntl lock) a read-only open cannot take, nothing is
 //     removed.

@@ -201,8 +201,15 @@ func writeFile(path string, data []byte, expected *held, sync bool) (err error) 
 			return fmt.Errorf("write notebook %s: fsync: %w", path, err)
 		}
 	}
+	// The temp file stays marked until it is renamed, so that a Lock's
+	// sweep cannot take it from a save that does not hold the Lock.
+	release := holdMark(f)
+	defer release()
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	if tempClosed != nil {
+		tempClosed(f.Name())
 	}
 	if expected != nil {
 		if err = checkHolds(path, expected); err != nil {
@@ -248,7 +255,12 @@ func CheckWritable(path string) error {
 	if err != nil {
 		return err
 	}
+	release := holdMark(f) // marked until removed, as a save's
+	defer release()
 	f.Close()
+	if tempClosed != nil {
+		tempClosed(f.Name())
+	}
 	return os.Remove(f.Name())
 }
 
@@ -299,7 +311,9 @@ func danglingTarget(path string) (string, bool) {
 
 // tempCreated, when set (by a test), is called with a save's temp file
 // just made: a test's writer blocks there to be killed mid-save.
-var tempCreated func(name string)
+// tempClosed is called once it is closed, before its rename (or, in
+// CheckWritable, its removal).
+var tempCreated, tempClosed func(name string)
 
 // createTemp makes the temp file that is renamed over path.
 func createTemp(path string) (*os.File, error) {

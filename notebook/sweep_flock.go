@@ -71,3 +71,29 @@ func mine(fi os.FileInfo) bool {
 // not hold the notebook's Lock. Without flock it is unmarked: only the
 // Lock then guards it.
 func markWriting(f *os.File) { _ = flock.TryLock(f) }
+
+// holdMark keeps f's mark past f.Close until release is called: a dup
+// shares f's open file description, and with it the flock, so that the
+// temp file is not swept between its writer's Close and its rename.
+func holdMark(f *os.File) (release func()) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return func() {}
+	}
+	var dup *os.File
+	rc.Control(func(fd uintptr) {
+		// As os does for descriptors made without O_CLOEXEC: a fork in
+		// between would leak it into the child, lock and all.
+		syscall.ForkLock.RLock()
+		defer syscall.ForkLock.RUnlock()
+		if nfd, err := syscall.Dup(int(fd)); err == nil {
+			syscall.CloseOnExec(nfd)
+			dup = os.NewFile(uintptr(nfd), f.Name())
+		}
+	})
+	return func() {
+		if dup != nil {
+			dup.Close()
+		}
+	}
+}

@@ -322,3 +322,48 @@ func TestLockKeepsATempItCannotLock(t *testing.T) {
 		})
 	}
 }
+
+// TestLockSparesASaveWithoutTheLock: a save that does not hold the Lock
+// (a Go program's, or CheckWritable's probe) keeps its temp file flocked
+// from its creation to its rename or removal, so a Lock's sweep in
+// between, after the temp file was closed, neither takes it nor fails the
+// save.
+func TestLockSparesASaveWithoutTheLock(t *testing.T) {
+	tests := []struct {
+		name string
+		save func(nb *Notebook, path string) error
+	}{
+		{"Save", (*Notebook).Save},
+		{"SaveUnsynced", (*Notebook).SaveUnsynced},
+		{"CheckWritable", func(_ *Notebook, path string) error { return CheckWritable(path) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "n.ipynb")
+			if err := os.WriteFile(path, readFile(t, "testdata/basic.ipynb"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			nb, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := nb.Insert(0, Code, "x = 1"); err != nil {
+				t.Fatal(err)
+			}
+			swept := false
+			tempClosed = func(string) {
+				forgetSweeps()
+				lockAndUnlock(t, path)
+				swept = true
+			}
+			t.Cleanup(func() { tempClosed = nil })
+			if err := tt.save(nb, path); err != nil {
+				t.Fatalf("the save failed: %v", err)
+			}
+			if !swept {
+				t.Fatal("no Lock swept between the temp file's close and its rename: the test proves nothing")
+			}
+			assertNoTempFiles(t, filepath.Dir(path))
+		})
+	}
+}

@@ -10,3 +10,5 @@ import "os"
 func sweepTemps(string) {}
 
 func markWriting(*os.File) {}
+
+func holdMark(*os.File) func() { return func() {} }
