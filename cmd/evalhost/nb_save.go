@@ -117,9 +117,11 @@ func (s *notebookSaver) rescue(nb *notebook.Notebook) string {
 	f, err := os.CreateTemp("", base+".evalhost-*.ipynb")
 	if err == nil {
 		f.Close()
-		// Under the lock, as every save: a Lock of this name removes the
-		// temp files of saves that do not hold it.
-		if err = lockedSave(f.Name(), finalLockWait, nb.Save); err == nil {
+		// Not under a lock: no one else writes this new name, and a lock
+		// file beside it in the shared temp directory is one more thing
+		// that can fail (another user's file or link planted at its
+		// name, a file system without flock) where nothing else may.
+		if err = nb.Save(f.Name()); err == nil {
 			return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), f.Name())
 		}
 		os.Remove(f.Name())
