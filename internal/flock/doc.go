@@ -6,6 +6,11 @@
 //   - A lock is exclusive and belongs to the open file (its open file
 //     description): two opens of one file exclude each other, in one
 //     process or two; closing the file, or the holder's death, releases it.
+//     Not so on NFS, where Linux makes flock an fcntl lock: the lock is
+//     then the process's (two opens in one process do not exclude each
+//     other, and closing any of them releases it), and a file open only
+//     for reading cannot be locked (EBADF, returned wrapped, matching
+//     neither sentinel).
 //   - [Lock] waits while another holder has the lock; [TryLock] does not
 //     wait and returns [ErrLocked] instead.
 //   - EINTR is retried, so a signal never fails a lock.
