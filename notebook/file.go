@@ -315,18 +315,25 @@ func danglingTarget(path string) (string, bool) {
 // CheckWritable, its removal).
 var tempCreated, tempClosed func(name string)
 
-// createTemp makes the temp file that is renamed over path.
+// createTemp makes the temp file that is renamed over path, marked as
+// being written (markWriting). A Lock's sweep may take a new file before
+// its mark; then another is made, as many times as a few sweeps could.
 func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, tempPattern(base))
-	if err != nil {
-		return nil, fmt.Errorf("write notebook %s: %w", path, err)
+	for range 10 {
+		f, err := os.CreateTemp(dir, tempPattern(base))
+		if err != nil {
+			return nil, fmt.Errorf("write notebook %s: %w", path, err)
+		}
+		if markWriting(f) {
+			return f, nil
+		}
+		f.Close() // the sweep that took it removes it
 	}
-	markWriting(f)
-	return f, nil
+	return nil, fmt.Errorf("write notebook %s: its temp files in %s were removed as soon as they were made, ten times", path, dir)
 }
 
 // syncDir makes the rename durable; file systems that cannot fsync a

@@ -3,6 +3,7 @@
 package notebook
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -68,9 +69,28 @@ func mine(fi os.FileInfo) bool {
 
 // markWriting flocks a new temp file for as long as it is open, so that
 // sweepTemps leaves it while its writer lives even when that writer does
-// not hold the notebook's Lock. Without flock it is unmarked: only the
-// Lock then guards it.
-func markWriting(f *os.File) { _ = flock.TryLock(f) }
+// not hold the notebook's Lock. It is false when a sweep took the file in
+// the instant between its creation and its flock (it removed it, or holds
+// its flock to do so): the writer makes another. Without flock the file
+// is unmarked, and true: the sweep keeps what it cannot flock.
+func markWriting(f *os.File) bool {
+	if beforeMark != nil {
+		beforeMark(f.Name())
+	}
+	switch err := flock.TryLock(f); {
+	case errors.Is(err, flock.ErrLocked):
+		return false
+	case err != nil:
+		return true
+	}
+	made, err1 := f.Stat()
+	now, err2 := os.Lstat(f.Name())
+	return err1 == nil && err2 == nil && os.SameFile(made, now)
+}
+
+// beforeMark, when set (by a test), is called with a new temp file just
+// before markWriting flocks it: a sweep may come then.
+var beforeMark func(name string)
 
 // holdMark keeps f's mark past f.Close until release is called: a dup
 // shares f's open file description, and with it the flock, so that the

@@ -367,3 +367,60 @@ func TestLockSparesASaveWithoutTheLock(t *testing.T) {
 		})
 	}
 }
+
+// TestLockSparesATempBeforeItsFlock: a sweep may take a save's new temp
+// file in the instant between its creation and its flock (the sweep
+// removed it, or holds its flock to remove it); the save, which does not
+// hold the Lock, makes another and succeeds.
+func TestLockSparesATempBeforeItsFlock(t *testing.T) {
+	tests := []struct {
+		name  string
+		sweep func(t *testing.T, path, temp string)
+	}{
+		{"removed before its flock", func(t *testing.T, path, _ string) {
+			forgetSweeps()
+			lockAndUnlock(t, path)
+		}},
+		{"being removed at its flock", func(t *testing.T, _, temp string) {
+			f, err := os.Open(temp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := flock.TryLock(f); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(temp); f.Close() })
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "n.ipynb")
+			if err := os.WriteFile(path, readFile(t, "testdata/basic.ipynb"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			nb, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := nb.Insert(0, Code, "x = 1"); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			beforeMark = func(temp string) {
+				if calls++; calls == 1 {
+					tt.sweep(t, path, temp)
+				}
+			}
+			t.Cleanup(func() { beforeMark = nil })
+			if err := nb.Save(path); err != nil {
+				t.Fatalf("the save failed: %v", err)
+			}
+			if calls < 2 {
+				t.Errorf("the save used the temp file it lost")
+			}
+			if got, err := Load(path); err != nil || got.Len() != nb.Len() {
+				t.Errorf("the notebook was not saved (%v)", err)
+			}
+		})
+	}
+}
