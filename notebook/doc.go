@@ -75,16 +75,14 @@
 //     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
 //     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
 //     holds waits for itself: that call is wrong. The first Lock of a
-//     notebook in a process (not every one: the directory is listed)
-//     removes what saves killed mid-write left beside the notebook: its temp files
-//     (".NAME.<digits>.tmp"), regular files of this user's, never through a
-//     link, whose flock no writer holds (a save flocks its temp file from
-//     its creation to its rename, so one that does not hold the lock loses
-//     nothing to a sweep; the lock is still what keeps writers apart).
-//     A temp file whose flock
-//     Lock cannot take is kept: where there is no flock, and on NFS, whose
-//     flock (an fcntl lock) a read-only open cannot take, nothing is
-//     removed.
+//     notebook in a process (not every one: it lists the directory)
+//     removes what saves killed mid-write left beside the notebook: its
+//     temp files (".NAME.<digits>.tmp"), regular files of this user's,
+//     never through a link, whose flock it takes. A save flocks its temp
+//     file from its creation to its rename, so one that does not hold the
+//     lock loses nothing to a sweep (the lock is still what keeps writers
+//     apart). Where there is no flock, and on NFS (whose flock, an fcntl
+//     lock, a read-only open cannot take), nothing is removed.
 //   - [Output] values are nbformat outputs built as nbformat writes them
 //     ([StreamOutput], [DisplayData], [ExecuteResult], [ErrorOutput],
 //     [Output.WithBundle] for display updates); a MIME bundle or metadata

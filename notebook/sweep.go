@@ -10,9 +10,9 @@ import (
 // (createTemp). Every evalhost writer makes it holding the notebook's Lock
 // and renames or removes it before it lets go, and each writer also
 // flocks its temp file from its creation until it renames or removes it
-// (markWriting, then holdMark past its Close). So one found while holding the
-// Lock whose flock Lock takes is what a writer killed mid-save left: Lock
-// removes those (sweepTemps), where it has a real lock. A flock not had
+// (markWriting, then holdMark past its Close). So one found while holding
+// the Lock whose flock Lock takes is what a writer killed mid-save left:
+// Lock removes those (sweepTemps), where it has a real lock. A flock not had
 // for any other reason (NFS) proves nothing, and the file is kept.
 
 // swept holds the notebooks (canonical paths) whose directory this process
