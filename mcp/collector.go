@@ -59,7 +59,7 @@ func (c *collector) emit(cell int, f frames.Frame) {
 			c.addImage(cell, ref)
 			c.mu.Unlock()
 		}
-		if text := f.Bundle.DisplayText(); text != "" {
+		if text := streamsink.DisplayText(f.Bundle); text != "" {
 			c.mu.Lock()
 			c.noteOutput(strings.TrimRight(text, "\n") + "\n")
 			c.mu.Unlock()

@@ -210,3 +210,20 @@ func TestRenderEvalLinksSVGAndPDF(t *testing.T) {
 		})
 	}
 }
+
+// A display's text in progress notes is the sink's: HTML as text, an
+// escape sequence removed whole, not left as "]52;c;..." when only its
+// control bytes went.
+func TestCollectorDisplayTextIsSanitised(t *testing.T) {
+	c := newCollector(nil, 1)
+	b := frames.Bundle{}
+	b.SetText("text/html", "<b>a\x1b]52;c;aGk=\x07b</b> &#27;[2Jc")
+	c.emit(0, frames.Frame{Type: frames.TypeStarted})
+	c.emit(0, frames.Frame{Type: frames.TypeDisplay, Bundle: b})
+	c.mu.Lock()
+	got := c.lastLine
+	c.mu.Unlock()
+	if got != "ab c" {
+		t.Errorf("last line %q, want %q", got, "ab c")
+	}
+}

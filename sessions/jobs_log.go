@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/streamsink"
 )
 
 // jobWindow is how much of a job's output is at least held in memory (at
@@ -36,7 +37,7 @@ func (l *jobLog) frame(f frames.Frame) {
 	case frames.TypeError:
 		text = f.ErrorText()
 	case frames.TypeDisplay, frames.TypeResult:
-		text = f.Bundle.DisplayText()
+		text = streamsink.DisplayText(f.Bundle)
 	}
 	if text == "" {
 		return

@@ -141,3 +141,15 @@ func TestJobNumbersFromFirstJob(t *testing.T) {
 		t.Errorf("ids %v, heard %v; want job-7, job-8 and 7, 8", ids, heard)
 	}
 }
+
+// A job's display text is the sink's: an escape sequence inside HTML is
+// removed whole (evalhost jobs showed "]52;c;aGk=").
+func TestJobLogDisplayTextIsSanitised(t *testing.T) {
+	var l jobLog
+	b := frames.Bundle{}
+	b.SetText("text/html", "<b>a\x1b]52;c;aGk=\x07b</b> &#27;[2Jc")
+	l.frame(frames.Frame{Type: frames.TypeDisplay, Bundle: b})
+	if got := string(l.buf); got != "ab c\n" {
+		t.Errorf("job log %q, want %q", got, "ab c\n")
+	}
+}
