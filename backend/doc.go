@@ -21,8 +21,11 @@
 // the OS's: invalid UTF-8 reaches Python as os.fsdecode gives it (a lone
 // surrogate per byte), a shell unchanged. They last, as the cells
 // leave them, until another request sets them: a request without Argv sees
-// them as the cells before it left them. A request with Exit set is not a
-// cell and is refused with an error.
+// them as the cells before it left them. req.Filename and req.FirstLine
+// name the file a Python cell comes from: the runner (host) compiles it
+// under that name with the file's line numbers; the shell and gateway
+// kernels ignore them. A request with Exit set is not a cell and is
+// refused with an error.
 //
 // A cell that fails (an exception, a non-zero exit status) is not an Execute
 // error: the done frame says Status "error" and the interpreter stays alive

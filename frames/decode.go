@@ -290,5 +290,8 @@ func DecodeRequest(line []byte) (Request, error) {
 		})
 		r.File = root.Get("file").String()
 	}
+	if filename := root.Get("filename"); filename.Exists() {
+		r.Filename, r.FirstLine = filename.String(), int(root.Get("line").Int())
+	}
 	return r, nil
 }

@@ -93,7 +93,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -107,6 +107,12 @@
 //	    they are. AppendRequest writes argv and file with each byte of
 //	    invalid UTF-8 as a lone surrogate (\udcff for 0xff), which json.loads
 //	    keeps: what os.fsdecode makes of the bytes, as python3 gives them.
+//	    filename: the file CODE comes from (a script's cell), and line the
+//	    1-based line of CODE's first line in it (default 1): the cell is
+//	    compiled under that name with its lines numbered as in the file, so
+//	    tracebacks, warnings, SyntaxErrors and inspect name FILE:LINE and
+//	    show the file's own lines (read by linecache), as python3 FILE.
+//	    Without it the cell is "<cell N>", its source kept for linecache.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes

@@ -257,6 +257,13 @@ func AppendRequest(dst []byte, r *Request) []byte {
 			dst = AppendFSString(dst, r.File)
 		}
 	}
+	if r.Filename != "" {
+		dst = appendField(dst, "filename", r.Filename)
+		if r.FirstLine > 1 {
+			dst = append(dst, `,"line":`...)
+			dst = strconv.AppendInt(dst, int64(r.FirstLine), 10)
+		}
+	}
 	return append(dst, '}')
 }
 

@@ -184,4 +184,10 @@ type Request struct {
 	Argv []string
 	File string
 	Run  string
+	// Filename, when set, is the file Code comes from and FirstLine the
+	// 1-based line of Code's first line there (0 counts as 1): Python
+	// compiles the cell under that name with its lines numbered as in the
+	// file, so tracebacks, warnings and inspect name the file, as python3 FILE.
+	Filename  string
+	FirstLine int
 }

@@ -158,6 +158,8 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c2", Code: "x", Cwd: "/tmp", Run: "r9", Env: map[string]*string{"A": &v, "B": nil}},
 		{ID: "c3", Code: "x", Argv: []string{"/w/a b.py", "--n", "\x1b\n"}, File: "/w/a b.py"},
 		{ID: "c4", Code: "x", Argv: []string{"-c"}},
+		{ID: "c5", Code: "x", Filename: "/w/a \"b\".py", FirstLine: 12},
+		{ID: "c6", Code: "x", Filename: "/w/a.py"},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

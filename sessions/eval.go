@@ -346,7 +346,8 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if attempt > 0 {
 		run += "-retry"
 	}
-	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env)}
+	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
+		Filename: c.cell.File, FirstLine: c.cell.Line}
 	if c.j.s.takeUnset(c.cell.Language) || fresh {
 		req.Cwd = c.j.s.key.Cwd
 	}

@@ -88,6 +88,13 @@ type Cell struct {
 	// is first sent; past it the job is stopped as a timeout stops a cell.
 	// 0 means DefaultMaxRuntime; it must lie within Timeout..MaxMaxRuntime.
 	MaxRuntime time.Duration `json:"-"`
+	// File, when set, is the file a Python cell's code comes from and Line
+	// the 1-based line of its first line there (0 counts as 1): the runner
+	// compiles it under that name with the file's line numbers, so
+	// tracebacks, warnings and inspect name FILE:LINE, as python3 FILE
+	// (frames.Request's Filename and FirstLine). Other backends ignore it.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 }
 
 // What a cell's timeout does (Cell.OnTimeout).
