@@ -404,6 +404,37 @@ def _record_input(src, count):
     ns["_i%d" % count] = src
 
 
+def _origin(filename, line):
+    """(filename, lines before the cell's first) of a request's "filename"
+    and "line": the cell compiles under the file's name, numbered as in it."""
+    if type(filename) is not str or not filename:
+        raise _RequestError('"filename" must be a non-empty string')
+    if line is None:
+        line = 1
+    if type(line) is not int or line < 1:
+        raise _RequestError('"line" must be a positive integer: the line of the cell\'s first line in its file')
+    return filename, line - 1
+
+
+def _use_file(filename):
+    """A cell from filename: tracebacks, warnings and inspect read the
+    file's own lines, as python3's do, so an entry linecache kept from an
+    earlier request (the file since edited) goes."""
+    _core._cell_files.add(filename)
+    cache = getattr(sys.modules.get("linecache"), "cache", None)
+    if cache is not None:
+        cache.pop(filename, None)
+
+
+def run_part(src, offset, ns=None, local=None):
+    """run_source for src, the current cell's text from its line offset+1
+    on (a cell magic's body), under the cell's name."""
+    origin = getattr(_wire._cur, "origin", None)
+    if origin is None:
+        return run_source("\n" * offset + src, "<cell %d>" % _core._count, ns, local)
+    return run_source("\n" * (origin[1] + offset) + src, origin[0], ns, local)
+
+
 def register_source(name, src):
     """Keep a cell's source for tracebacks, inspect and linecache."""
     _core._sources[name] = src
@@ -513,6 +544,7 @@ class Cell(_wire._Request):
     _wire._cur."""
 
     result = None  # a result frame line kept for done (keep_result)
+    origin = None  # (filename, lines before the cell) of a cell from a file (_origin)
 
     def __init__(self, req):
         self.req = req
@@ -573,6 +605,9 @@ class Cell(_wire._Request):
         code = self.req.get("code", "")
         if type(code) is not str:
             raise _RequestError('"code" must be a string')
+        filename = self.req.get("filename")
+        if filename is not None:
+            self.origin = _origin(filename, self.req.get("line"))
         _apply(self.req)
         self.code = code
 
@@ -592,16 +627,23 @@ class Cell(_wire._Request):
         if _core._ipython_mode:
             return _core._module("ipy_full").run_full(src)
         count = _core._count
-        name = "<cell %d>" % count
         _record_input(src, count)
-        register_source(name, src)
+        origin = self.origin
+        if origin is None:
+            name = "<cell %d>" % count
+            register_source(name, src)
+        else:
+            name = origin[0]
+            _use_file(name)
         forget_warnings()
         for hook in _core._pre_cell:
             hook()
         code = src
         try:
             if _core._maybe_magic(src):
-                code = _core._module("ipy_rewrite").transform(src)
+                code = _core._module("ipy_rewrite").transform(src)  # line for line
+            if origin is not None:
+                code = "\n" * origin[1] + code  # the file's line numbers, in errors and warnings of the compiler too
             body, last = _compile(code, name)
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
             _core._send_error(e, only=True)

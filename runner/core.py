@@ -31,6 +31,7 @@ _req_fd = 0
 _ns = {}
 _count = 0  # the execution count: one per execute request that reaches the compiler
 _sources = {}
+_cell_files = set()  # the files cells came from (a request's "filename"): tracebacks start at their frames
 _loader = globals().get("_loader")  # set by runner.py before this runs: _loader(dir, name) -> (path, code object)
 _capture = None  # a list while %%capture collects displays instead of sending them
 _pre_cell = []  # callables run before each cell (autoreload, get_ipython().events)

@@ -114,9 +114,15 @@
 //     the same read in Go, for backends that run the code elsewhere.
 //   - Cells are named "<cell N>", N the execution count; the count grows by
 //     one per execute request that reaches the compiler (syntax errors
-//     included, bad requests not). The last expression's value, when not
-//     None and the source does not end in ';', is the result and is stored
-//     as _ in the user namespace.
+//     included, bad requests not). A request with "filename" (a script's
+//     cell) is compiled under that name instead, its lines numbered from
+//     "line" (newlines before it, after the magic rewrite, which keeps
+//     lines), and its source is not kept: linecache reads the file, as for
+//     python3 FILE (an entry it kept is dropped as the cell starts, so an
+//     edited file shows its new lines). Tracebacks start at the first frame
+//     of a cell or of such a file, which is never taken for the runner's.
+//     The last expression's value, when not None and the source does not
+//     end in ';', is the result and is stored as _ in the user namespace.
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its
 //     done frame says "exit" (a batch run stops there, as python3 would);
 //     any other SystemExit is an error; the runner keeps serving either way.

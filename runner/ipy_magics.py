@@ -69,10 +69,6 @@ def cell_magic(name, args, body, offset, frame):
     return fn(expand(args, frame) if exp else args, body, offset, frame)
 
 
-def _cell_name():
-    return "<cell %d>" % _core._count
-
-
 def _run_code(src, frame, offset, name=None):
     """Run src as cell code at line offset+1 of the cell (or as the source
     registered under name); return its last value."""
@@ -81,7 +77,7 @@ def _run_code(src, frame, offset, name=None):
     if name is not None:
         _core._module("cells").register_source(name, src)
         return _core._module("cells").run_source(src, name, ns, local)
-    return _core._module("cells").run_source("\n" * offset + src, _cell_name(), ns, local)
+    return _core._module("cells").run_part(src, offset, ns, local)
 
 
 def _split_args(args):

@@ -30,11 +30,12 @@ def _strip_runner(te, seen):
         return
     seen.add(id(te))
     frames = list(te.stack)
+    files = _core._cell_files  # a script's cells are named as its file
     for i, f in enumerate(frames):
-        if f.filename.startswith("<cell "):
+        if f.filename.startswith("<cell ") or f.filename in files:
             frames = frames[i:]
             break
-    te.stack = type(te.stack).from_list([f for f in frames if not _is_runner_file(f.filename)])
+    te.stack = type(te.stack).from_list([f for f in frames if f.filename in files or not _is_runner_file(f.filename)])
     _strip_runner(te.__cause__, seen)
     _strip_runner(te.__context__, seen)
     for sub in getattr(te, "exceptions", None) or ():
