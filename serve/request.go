@@ -92,7 +92,7 @@ type evalFields struct {
 }
 
 type cellFields struct {
-	language, code, title, reset, timeout, onTimeout, maxRuntime gjson.Result
+	language, code, title, reset, timeout, onTimeout, maxRuntime, file, line gjson.Result
 }
 
 // fieldsOf reads obj, an object of a request line parseRequest checked.
@@ -150,6 +150,10 @@ func (f *cellFields) slot(key string) *gjson.Result {
 		return &f.onTimeout
 	case "maxRuntime":
 		return &f.maxRuntime
+	case "file":
+		return &f.file
+	case "line":
+		return &f.line
 	}
 	return nil
 }
@@ -300,7 +304,28 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 			return cell, e
 		}
 	}
+	if f.file.Exists() || f.line.Exists() {
+		if e := parseCellFile(root, i, f.file, f.line, &cell); e != nil {
+			return cell, e
+		}
+	}
 	return cell, nil
+}
+
+// parseCellFile reads a cell's "file" and "line": the file its code comes
+// from and the line of its first line there (sessions.Cell's File, Line).
+func parseCellFile(root gjson.Result, i int, file, line gjson.Result, cell *sessions.Cell) *requestError {
+	if file.Type != gjson.String || file.Str == "" || strings.IndexByte(file.Str, 0) >= 0 {
+		return badRequest(root, "cells[%d].file must be a non-empty path (no NUL), given with any cells[%d].line", i, i)
+	}
+	cell.File = file.Str
+	if line.Exists() {
+		if line.Type != gjson.Number || line.Num < 1 || line.Num > math.MaxInt32 || line.Num != math.Trunc(line.Num) {
+			return badRequest(root, "cells[%d].line must be a whole number from 1: the line of the cell's first line in its file", i)
+		}
+		cell.Line = int(line.Num)
+	}
+	return nil
 }
 
 // parseArgv reads argv (a non-empty array of strings) and file (a

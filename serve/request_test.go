@@ -55,6 +55,14 @@ func TestParseEval(t *testing.T) {
 		{"file without argv", `{"op":"eval","id":"r","file":"/w/a.py","cells":[{"code":"1"}]}`, `"file" must be a non-empty path, given with "argv"`},
 		{"file empty", `{"op":"eval","id":"r","argv":["a.py"],"file":"","cells":[{"code":"1"}]}`, `"file" must be a non-empty path`},
 		{"file not string", `{"op":"eval","id":"r","argv":["a.py"],"file":1,"cells":[{"code":"1"}]}`, `"file" must be a string`},
+		{"a cell's file and line", `{"op":"eval","id":"r","cells":[{"code":"1","file":"/w/a.py","line":12}]}`, ""},
+		{"a cell's file alone", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py"}]}`, ""},
+		{"a cell's line alone", `{"op":"eval","id":"r","cells":[{"code":"1","line":3}]}`, "cells[0].file must be a non-empty path"},
+		{"a cell's file empty", `{"op":"eval","id":"r","cells":[{"code":"1","file":""}]}`, "cells[0].file must be a non-empty path"},
+		{"a cell's file not a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":7}]}`, "cells[0].file must be a non-empty path"},
+		{"a cell's line 0", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":0}]}`, "cells[0].line must be a whole number from 1"},
+		{"a cell's line fractional", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":2.5}]}`, "cells[0].line must be a whole number from 1"},
+		{"a cell's line a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":"2"}]}`, "cells[0].line must be a whole number from 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +74,17 @@ func TestParseEval(t *testing.T) {
 				t.Fatalf("parseEval error = %v, want it to say %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// A cell's file and line reach its sessions.Cell, for the runner's request.
+func TestParseEvalCellFile(t *testing.T) {
+	req, err := parseEval(gjson.Parse(`{"op":"eval","id":"r","cells":[{"code":"1","file":"/w/a.py","line":12},{"code":"2"}]}`))
+	if err != nil {
+		t.Fatalf("parseEval: %v", err)
+	}
+	if c := req.Cells; c[0].File != "/w/a.py" || c[0].Line != 12 || c[1].File != "" || c[1].Line != 0 {
+		t.Fatalf("cells %+v, want the first from /w/a.py line 12 and the second from no file", c)
 	}
 }
 

@@ -249,6 +249,11 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	out := make([]sessions.Cell, len(cells))
 	for i, c := range cells {
 		out[i] = c.Cell
+		if c.Line > 0 && source != "-" && f.file != "" {
+			// FILE's own cells (not -c's, stdin's or the parameters'):
+			// tracebacks and warnings name FILE:LINE, as python3 FILE's.
+			out[i].File, out[i].Line = f.file, c.Line
+		}
 		out[i].Timeout = time.Duration(f.timeout) * time.Second
 	}
 	return out, nil

@@ -194,6 +194,9 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		if c.Timeout > 0 {
 			cell["timeout"] = c.Timeout.Seconds()
 		}
+		if c.File != "" {
+			cell["file"], cell["line"] = c.File, c.Line
+		}
 		list[i] = cell
 	}
 	eval["cells"] = list
