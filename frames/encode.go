@@ -258,7 +258,9 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		}
 	}
 	if r.Filename != "" {
-		dst = appendField(dst, "filename", r.Filename)
+		// A path's bytes, as __file__'s: the code's filename is the same string.
+		dst = append(dst, `,"filename":`...)
+		dst = AppendFSString(dst, r.Filename)
 		if r.FirstLine > 1 {
 			dst = append(dst, `,"line":`...)
 			dst = strconv.AppendInt(dst, int64(r.FirstLine), 10)
