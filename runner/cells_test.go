@@ -177,6 +177,8 @@ func TestCells(t *testing.T) {
 			check: wantExit(3, nil)},
 		{name: "sys.exit(text) is status 1 and its text", code: "sys.exit('bad \"input\"\\n')", status: "error",
 			check: wantExit(1, ptr("bad \"input\"\n"))},
+		{name: "sys.exit(text) escapes a lone surrogate as python3's stderr", code: "sys.exit('x\\udcff')", status: "error",
+			check: wantExit(1, ptr("x\\udcff"))},
 		{name: "sys.exit past a C int is -1", code: "sys.exit(2**70)", status: "error", check: wantExit(-1, nil)},
 		{name: "SystemExit of two args prints them", code: "raise SystemExit(1, 'x')", status: "error",
 			check: wantExit(1, ptr("(1, 'x')"))},

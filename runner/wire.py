@@ -334,7 +334,9 @@ def _exit_status(code):
         text = str(code)
     except Exception:  # python3 prints nothing it cannot str(), and exits 1
         text = ""
-    return 1, text
+    # as python3's stderr writes it (errors="backslashreplace"): a lone
+    # surrogate is "\\udcff", not the U+FFFD a JSON decoder would make of it
+    return 1, text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _exit_fields(cell):
