@@ -34,12 +34,13 @@ type humanRenderer struct {
 	// notices are the host's own "[...]" lines already shown for the cell,
 	// so its closing status line does not repeat one.
 	notices map[string]bool
-	// exitError is the cell's SystemExit error, held for its end: a script
-	// that calls sys.exit(2) shows no traceback under python3, only its
-	// status (and a message for sys.exit("text")), unless the cell's end
-	// says the exit was not python3's (a kernel's). pythonExits: the
-	// cells may exit so (not --ipython, whose SystemExit is IPython's).
-	exitError   string
+	// errors are the cell's error frames, held for its end when
+	// pythonExits: a script that calls sys.exit(2) shows no traceback under
+	// python3, only its status (and a message for sys.exit("text")), and
+	// only the cell's end says whether an error was such an exit (a
+	// SystemExit subclass's ename is its own). pythonExits: the cells may
+	// exit so (not --ipython, whose SystemExit is IPython's).
+	errors      []string
 	pythonExits bool
 }
 
@@ -67,10 +68,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		switch {
-		case h.bounded:
-		case f.Ename == "SystemExit" && h.pythonExits:
-			h.exitError = f.ErrorText()
-		default:
+		case h.pythonExits:
+			h.errors = append(h.errors, f.ErrorText())
+		case !h.bounded:
 			fmt.Fprintln(h.stderr, f.ErrorText())
 		}
 	case frames.TypeWarning:
@@ -148,20 +148,26 @@ func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, err
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
+	errors := h.errors
+	h.errors = h.errors[:0]
+	exited := res.ExitStatus != 0 || res.ExitMessage != nil
 	if h.bounded {
+		if exited && len(errors) > 0 {
+			res.Output.Text = withoutTraceback(res.Output.Text, errors[len(errors)-1])
+		}
 		h.printTail(res)
 	}
 	defer clear(h.notices)
-	exitError := h.exitError
-	h.exitError = ""
-	if res.ExitStatus != 0 || res.ExitMessage != nil {
+	if exited {
 		if res.ExitMessage != nil {
 			fmt.Fprintln(h.stderr, *res.ExitMessage)
 		}
 		return // python3's exit: its status is run's (exitCode)
 	}
-	if exitError != "" {
-		fmt.Fprintln(h.stderr, exitError)
+	if !h.bounded { // the bounded tail has them
+		for _, e := range errors {
+			fmt.Fprintln(h.stderr, e)
+		}
 	}
 	// People count cells from 1, as tracebacks (<cell N>) and editors do.
 	name := "cell " + strconv.Itoa(res.Index+1)
@@ -194,6 +200,21 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 		return
 	}
 	fmt.Fprintf(h.stderr, "[%s after %s]\n", line, (time.Duration(res.DurationMs) * time.Millisecond).Round(time.Millisecond))
+}
+
+// withoutTraceback is a bounded tail without the SystemExit traceback it
+// ends with, which python3 does not print: the output's end is the error's
+// text as the sink recorded it (a line of its own), or, when the tail kept
+// less than that, a part of it.
+func withoutTraceback(tail, errText string) string {
+	errText += "\n"
+	if t, ok := strings.CutSuffix(tail, errText); ok {
+		return t
+	}
+	if strings.HasSuffix(errText, tail) {
+		return ""
+	}
+	return tail
 }
 
 func (h *humanRenderer) printTail(res sessions.CellResult) {
