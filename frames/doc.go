@@ -156,7 +156,8 @@
 //	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"exit":true?,"exitStatus":N?,"exitMessage":TEXT?,"unmarked":FDS?}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
 //	    caused by an interrupt from the host. exit: it ended by SystemExit
-//	    (sys.exit(), exit()); status ok for SystemExit(0) or (None), else
+//	    (sys.exit(), exit()); status ok for SystemExit(0) or (None) (or an
+//	    int python3's cast to a C int makes 0, 2**32), else
 //	    error after an error frame, with exitStatus, the status python3
 //	    would exit with (not 0), and for a code that is not an int
 //	    exitMessage, what python3 would print on stderr (the runner's own

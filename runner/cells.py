@@ -685,10 +685,11 @@ class Cell(_wire._Request):
             _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit):
             self.exited = True  # a batch run stops here, as python3 would
-            if e.code is None or isinstance(e.code, int) and e.code == 0:  # 0.0 is python3's status 1
+            if e.code is not None:  # 0.0 is python3's status 1
+                self.exit_status, self.exit_message = _wire._exit_status(e.code)
+            if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return
-            self.exit_status, self.exit_message = _wire._exit_status(e.code)
             _core._send_error(e)
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted

@@ -180,6 +180,12 @@ func TestCells(t *testing.T) {
 		{name: "sys.exit(text) escapes a lone surrogate as python3's stderr", code: "sys.exit('x\\udcff')", status: "error",
 			check: wantExit(1, ptr("x\\udcff"))},
 		{name: "sys.exit past a C int is -1", code: "sys.exit(2**70)", status: "error", check: wantExit(-1, nil)},
+		{name: "sys.exit(2**32+3) is cast to a C int, as python3 does", code: "sys.exit(2**32+3)", status: "error", check: wantExit(3, nil)},
+		{name: "sys.exit(2**32) is cast to 0: ok, and the batch stops", code: "sys.exit(2**32)", check: func(t *testing.T, c cellResult) {
+			if d := c.done(); !d.Exit || d.ExitStatus != 0 || d.ExitPrints {
+				t.Errorf("done %+v, want exit without a status", d)
+			}
+		}},
 		{name: "SystemExit of two args prints them", code: "raise SystemExit(1, 'x')", status: "error",
 			check: wantExit(1, ptr("(1, 'x')"))},
 		{name: "sys.exit(0.0) is python3's 1", code: "sys.exit(0.0)", status: "error", check: wantExit(1, ptr("0.0"))},

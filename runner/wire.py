@@ -325,11 +325,14 @@ def _warn(message, qid=None):
 
 
 def _exit_status(code):
-    """python3's exit status for SystemExit(code), a non-zero one, and the
-    text it prints on stderr for it (None for an int): an int outside a C
-    int is -1, as its PyLong_AsLong fails; anything else is printed, 1."""
+    """python3's exit status for SystemExit(code), and the text it prints
+    on stderr for it (None for an int): an int is cast to a C int, as
+    (int)PyLong_AsLong(code) does (2**32+3 is 3), or -1 past a 64-bit long,
+    where that fails; anything else is printed, 1."""
     if isinstance(code, int):
-        return (code if -(1 << 31) <= code < (1 << 31) else -1), None
+        if not -(1 << 63) <= code < (1 << 63):
+            return -1, None
+        return (code + (1 << 31)) % (1 << 32) - (1 << 31), None
     try:
         text = str(code)
     except Exception:  # python3 prints nothing it cannot str(), and exits 1
