@@ -406,10 +406,6 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
 		c.res.Exited = done.Exit
-		c.res.ExitStatus = done.ExitStatus
-		if done.ExitPrints {
-			c.res.ExitMessage = &done.ExitMessage
-		}
 		switch {
 		case done.Cancelled && timedOut:
 			c.timedOut(false)
@@ -419,6 +415,14 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Status = StatusOK
 		default:
 			c.res.Status = StatusError
+		}
+		// A sys.exit in a finally that the timeout's or a client's interrupt
+		// ran is no script's exit: its status is the timeout's, not N.
+		if c.res.Status == StatusError {
+			c.res.ExitStatus = done.ExitStatus
+			if done.ExitPrints {
+				c.res.ExitMessage = &done.ExitMessage
+			}
 		}
 		if c.caught {
 			c.res.Message = caughtInterrupt

@@ -192,10 +192,12 @@ type CellResult struct {
 	Recycled       bool     `json:"recycled,omitempty"`
 	Message        string   `json:"message,omitempty"` // why it failed, when the frames don't say
 	// ExitStatus is python3's status for the SystemExit the cell raised,
-	// when not 0; ExitMessage what python3 would print for it on stderr,
-	// when anything (frames.Frame.ExitStatus). A program that runs a
-	// script as python3 would exits with ExitStatus&0xff and prints
-	// ExitMessage instead of the error's traceback.
+	// when not 0 and the cell's Status is error (not after an interrupt,
+	// a timeout's or a client's, whose status it keeps); ExitMessage what
+	// python3 would print for it on stderr, when anything
+	// (frames.Frame.ExitStatus). A program that runs a script as python3
+	// would exits with ExitStatus&0xff and prints ExitMessage instead of
+	// the error's traceback.
 	ExitStatus  int             `json:"exitStatus,omitempty"`
 	ExitMessage *string         `json:"exitMessage,omitempty"`
 	Output      streamsink.Dump `json:"output"`

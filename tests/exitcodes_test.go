@@ -37,6 +37,9 @@ func TestExitCodes(t *testing.T) {
 		{"run ok", []string{"run", "-c", "1"}, nil, 0, ""},
 		{"run failed cell", []string{"run", "-c", "1/0"}, nil, 1, "ZeroDivisionError"},
 		{"run timeout", []string{"run", "--timeout", "1", "-c", "while True: pass"}, nil, 124, "timed out"},
+		// The run's --timeout, not the script, ended it: sys.exit in its
+		// finally is no python3 exit.
+		{"run timeout ended by sys.exit", []string{"run", "--timeout", "1", "-c", "import sys, time\ntry:\n    time.sleep(30)\nfinally:\n    sys.exit(4)"}, nil, 124, "timed out"},
 		{"run bad flag", []string{"run", "--bogus"}, nil, 2, "unknown flag"},
 		{"run nothing to run", []string{"run"}, nil, 2, "nothing to run"},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.py")}, nil, 2, "cannot read cells"},
