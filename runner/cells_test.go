@@ -179,6 +179,12 @@ func TestCells(t *testing.T) {
 			check: wantExit(1, ptr("bad \"input\"\n"))},
 		{name: "sys.exit(text) escapes a lone surrogate as python3's stderr", code: "sys.exit('x\\udcff')", status: "error",
 			check: wantExit(1, ptr("x\\udcff"))},
+		{name: "a huge sys.exit(text) is cut to fit its done frame", code: "sys.exit('y' * (33 << 20))", status: "error",
+			check: func(t *testing.T, c cellResult) {
+				if d := c.done(); d.ExitStatus != 1 || !strings.HasPrefix(d.ExitMessage, "yyy") || !strings.HasSuffix(d.ExitMessage, " more characters of the exit message]") {
+					t.Errorf("done status %d message of %d bytes ending %q", d.ExitStatus, len(d.ExitMessage), d.ExitMessage[max(0, len(d.ExitMessage)-60):])
+				}
+			}},
 		{name: "sys.exit past a C int is -1", code: "sys.exit(2**70)", status: "error", check: wantExit(-1, nil)},
 		{name: "sys.exit(2**32+3) is cast to a C int, as python3 does", code: "sys.exit(2**32+3)", status: "error", check: wantExit(3, nil)},
 		{name: "sys.exit(2**32) is cast to 0: ok, and the batch stops", code: "sys.exit(2**32)", check: func(t *testing.T, c cellResult) {

@@ -339,7 +339,17 @@ def _exit_status(code):
         text = ""
     # as python3's stderr writes it (errors="backslashreplace"): a lone
     # surrogate is "\\udcff", not the U+FFFD a JSON decoder would make of it
-    return 1, text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) > _EXIT_MESSAGE_MAX:
+        # The done frame must fit a line (it is the cell's end): its head, as
+        # the error frame's bound says of other large data.
+        text = "%s\n[... %d more characters of the exit message]" % (text[:_EXIT_MESSAGE_MAX], len(text) - _EXIT_MESSAGE_MAX)
+    return 1, text
+
+
+# An exit message's characters in a done frame: 6 bytes each at worst
+# (\uXXXX), with room for the frame's other fields.
+_EXIT_MESSAGE_MAX = (MAX_LINE - 4096) // 6
 
 
 def _exit_fields(cell):
