@@ -223,6 +223,7 @@ func decodeBody(f *Frame, m *members) string {
 			f.Traceback = append(f.Traceback, v.String())
 			return true
 		})
+		f.Exit = m[mExit].Bool()
 	case TypeInput:
 		f.Prompt = m[mPrompt].String()
 	case TypeWarning:

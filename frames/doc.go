@@ -146,8 +146,10 @@
 //	    Clear the cell's output; with wait, at the next output instead of now.
 //	{"type":"result","id":ID,"bundle":{…},"metadata":{…}?,"executionCount":N}
 //	    The value of the cell's last expression, when it is not None.
-//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…]}
+//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…],"exit":true?}
 //	    The cell raised. Traceback lines are plain text, without runner frames.
+//	    exit: it is the cell's SystemExit (a subclass's too) other than 0,
+//	    which python3 would end a script by without a traceback (see done).
 //	{"type":"input","id":ID,"prompt":TEXT}
 //	    The cell called input(); stdin is not interactive, so the runner raises
 //	    in the cell at once and the cell fails. Informational for renderers.

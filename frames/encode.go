@@ -39,6 +39,9 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 			dst = AppendString(dst, line)
 		}
 		dst = append(dst, ']')
+		if f.Exit {
+			dst = appendBool(dst, "exit", true)
+		}
 	case TypeInput:
 		dst = appendField(dst, "prompt", f.Prompt)
 	case TypeWarning:

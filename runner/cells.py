@@ -690,7 +690,7 @@ class Cell(_wire._Request):
             if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return
-            _core._send_error(e)
+            _core._send_error(e, exit=True)
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
             _core._send_error(e)

@@ -77,8 +77,8 @@ def _flush_figures():
         _module("display").flush_figures()
 
 
-def _send_error(exc, only=False):
-    _module("tracebacks").send_error(exc, only)
+def _send_error(exc, only=False, exit=False):
+    _module("tracebacks").send_error(exc, only, exit)
 
 
 def _traceback_lines(exc, only=False):

@@ -103,7 +103,7 @@ def exit_unraisable(u, prev):
         own(sys.__unraisablehook__, type(u)((type(e), e.with_traceback(t), t, "Exception ignored in sys.unraisablehook", prev)))
 
 
-def send_error(exc, only=False):
+def send_error(exc, only=False, exit=False):
     try:
         evalue = str(exc)
     except Exception:
@@ -112,11 +112,13 @@ def send_error(exc, only=False):
         lines = traceback_lines(exc, only)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
         lines = ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
-    send_error_lines(type(exc).__name__, evalue, lines)
+    send_error_lines(type(exc).__name__, evalue, lines, exit)
 
 
-def send_error_lines(ename, evalue, lines):
-    """An error frame; its traceback is the lines given."""
+def send_error_lines(ename, evalue, lines, exit=False):
+    """An error frame; its traceback is the lines given. exit: it is the
+    cell's SystemExit, which python3 would end the script by, silently."""
     _core._flush_std()
+    fields = {"exit": "true"} if exit else {}
     _wire._send(_wire._frame("error", _wire._cur.qid, ename=_q(ename), evalue=_q(evalue),
-                             traceback="[%s]" % ",".join(map(_q, lines))))
+                             traceback="[%s]" % ",".join(map(_q, lines)), **fields))

@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,17 @@ func TestNotebookRunStopsAtSysExit(t *testing.T) {
 	}
 	if len(cells[2].Outputs) != 0 || cells[2].ExecutionCount != nil {
 		t.Errorf("cell 3 ran after sys.exit(3): %+v", cells[2])
+	}
+}
+
+// A cell's error other than an exit shows as it comes, before what the
+// interpreter prints as it ends (an atexit handler's line), as python3's
+// traceback does; only a python3-style exit's error is held to the cell's
+// end (and then dropped).
+func TestRunShowsAnErrorBeforeTheExitOutput(t *testing.T) {
+	cmd := command(t, "run", "-c", "import atexit; atexit.register(print, 'bye')", "-c", "1/0")
+	out, _, code := runCaptured(t, cmd, true)
+	if code != 1 || !strings.Contains(out, "bye") || strings.Index(out, "ZeroDivisionError") > strings.Index(out, "bye") {
+		t.Errorf("exit %d, output (stdout and stderr as one):\n%s\nwant the traceback before bye, as python3", code, out)
 	}
 }

@@ -34,13 +34,14 @@ type humanRenderer struct {
 	// notices are the host's own "[...]" lines already shown for the cell,
 	// so its closing status line does not repeat one.
 	notices map[string]bool
-	// errors are the cell's error frames, held for its end when
-	// pythonExits: a script that calls sys.exit(2) shows no traceback under
-	// python3, only its status (and a message for sys.exit("text")), and
-	// only the cell's end says whether an error was such an exit (a
-	// SystemExit subclass's ename is its own). pythonExits: the cells may
-	// exit so (not --ipython, whose SystemExit is IPython's).
-	errors      []string
+	// exitError is the cell's SystemExit error (its frame's Exit; a
+	// subclass's ename is its own), held for its end when pythonExits: a
+	// script that calls sys.exit(2) shows no traceback under python3, only
+	// its status (and a message for sys.exit("text")), which the cell's end
+	// gives. Other errors show as they come, before output that follows
+	// them (an atexit handler's). pythonExits: the cells may exit so (not
+	// --ipython, whose SystemExit is IPython's).
+	exitError   string
 	pythonExits bool
 }
 
@@ -68,8 +69,8 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		switch {
-		case h.pythonExits:
-			h.errors = append(h.errors, f.ErrorText())
+		case h.pythonExits && f.Exit:
+			h.exitError = f.ErrorText()
 		case !h.bounded:
 			fmt.Fprintln(h.stderr, f.ErrorText())
 		}
@@ -148,12 +149,12 @@ func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, err
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
-	errors := h.errors
-	h.errors = h.errors[:0]
+	exitError := h.exitError
+	h.exitError = ""
 	exited := res.ExitStatus != 0 || res.ExitMessage != nil
 	if h.bounded {
-		if exited && len(errors) > 0 {
-			res.Output.Text = withoutTraceback(res.Output.Text, errors[len(errors)-1])
+		if exited && exitError != "" {
+			res.Output.Text = withoutTraceback(res.Output.Text, exitError)
 		}
 		h.printTail(res)
 	}
@@ -164,10 +165,8 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 		}
 		return // python3's exit: its status is run's (exitCode)
 	}
-	if !h.bounded { // the bounded tail has them
-		for _, e := range errors {
-			fmt.Fprintln(h.stderr, e)
-		}
+	if exitError != "" && !h.bounded { // the bounded tail has it
+		fmt.Fprintln(h.stderr, exitError)
 	}
 	// People count cells from 1, as tracebacks (<cell N>) and editors do.
 	name := "cell " + strconv.Itoa(res.Index+1)
