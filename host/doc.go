@@ -3,8 +3,9 @@
 //
 // Start spawns the runner in its own session and process group, without a
 // controlling terminal, under a reaper (internal/reaper), with four pipes
-// (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3)
-// and a fresh sync nonce, and returns once the runner is ready, or a
+// (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3;
+// Options.Stdin on fd 4, which the runner makes the cells' fd 0) and a
+// fresh sync nonce, and returns once the runner is ready, or a
 // *StartError with the child's stderr tail (package shell starts bash the
 // same way, under its own reaper). The reaper ends every process a cell started,
 // double-forked and setsid ones included (on Linux), when the interpreter
