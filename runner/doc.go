@@ -18,8 +18,9 @@
 // batched with the next frame, position and sync marks, FIONREAD checks, the
 // done frame and the interrupted ack; as core loads), stdio (what cells get
 // instead of a terminal: stdout and stderr on fd 1/2, their flusher and the
-// flush before any other writer of fd 1/2, the stdin that refuses (or the script's stdin the host gave on fd 4), the stdlib
-// modules adapted as they are imported; as core loads), cells (an execute
+// flush before any other writer of fd 1/2, the stdin that refuses (or the
+// script's stdin the host gave on fd 4), the stdlib modules adapted as they
+// are imported; as core loads), cells (an execute
 // request as a Cell object whose steps have names: accept, start,
 // send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
