@@ -1,6 +1,7 @@
 """evalhost stdio: what a cell gets instead of a terminal. stdout and stderr
 are the runner's streams on fd 1/2 (stderr flushes stdout first, so the two
-interleave as written), flushed every FLUSH_INTERVAL while a cell runs and
+interleave as written; isatty() true when the host shows them on a
+terminal, EVALHOST_TTY), flushed every FLUSH_INTERVAL while a cell runs and
 before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
 fork, subprocess); input(), sys.stdin and getpass fail at once with
 StdinNotImplementedError (after an input frame) instead of hanging, unless
@@ -45,10 +46,19 @@ class _Stderr(io.TextIOWrapper):
         return io.TextIOWrapper.write(self, s)
 
 
-def _stream(fd, name, cls):
+def _is_terminal():
+    return True
+
+
+def _stream(fd, name, cls, terminal=False):
     raw = _wire._TrackedFileIO(fd, "w", closefd=False)
     raw._evh_fd = fd
     raw.name = name
+    if terminal:
+        # What the host shows the cell's bytes on is a terminal (evalhost run
+        # in one): say so, as python3's stream would, so libraries colour and
+        # size their output as there. The fd stays a pipe (os.isatty(1)).
+        raw.isatty = _is_terminal
     s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
     s.mode = "w"
     return s
@@ -59,8 +69,9 @@ def take():
     unless one was given: then python's own sys.stdin on fd 0, as python3
     made it for its stdin (encoding, errors, buffering)."""
     global out, err
-    out = _stream(1, "<stdout>", io.TextIOWrapper)
-    err = _stream(2, "<stderr>", _Stderr)
+    terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
+    out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal)
+    err = _stream(2, "<stderr>", _Stderr, "2" in terminal)
     err.reconfigure(line_buffering=True)
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out

@@ -46,9 +46,10 @@ type runFlags struct {
 	grace     time.Duration
 	magics    percent.Magics
 	params    *params.Params
-	argv      []string // the cells' sys.argv (commandLine)
-	file      string   // their __file__
-	stdin     *os.File // a one-shot run's stdin for its Python cells (scriptStdin)
+	argv      []string          // the cells' sys.argv (commandLine)
+	file      string            // their __file__
+	stdin     *os.File          // a one-shot run's stdin for its Python cells (scriptStdin)
+	terminal  map[string]string // what its cells learn of a terminal it shows them on (terminalEnv)
 	backendFlags
 }
 
@@ -173,6 +174,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	if f.stdin = scriptStdin(stdin, cl.source); f.stdin != nil {
 		defer f.stdin.Close()
+	}
+	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written
+		f.terminal = terminalEnv(stdout, stderr)
 	}
 	return runCells(cells, f, tools, stdout, stderr, logger)
 }
@@ -367,6 +371,7 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		Home:     home,
 		Python:   f.python,
 		Stdin:    f.stdin,
+		ExtraEnv: f.terminal,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
 		// of the run's time. Live output is the program's own bytes, as
