@@ -55,7 +55,8 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 			}
 		case <-intr.fallback:
 			intr.fallback = nil
-			if !c.acked && !(k.controlInterrupts && k.controlOK.Load()) {
+			// Not after the reply: a late SIGINT lands in the next cell.
+			if !c.gotReply && !c.acked && !(k.controlInterrupts && k.controlOK.Load()) {
 				intr.restInterrupt(k)
 			}
 		case <-intr.grace:
@@ -71,14 +72,16 @@ func (k *Kernel) await(ctx context.Context, c *cell) (frames.Frame, error) {
 
 // receive handles one message, starts an interrupt that waited for the
 // cell's code to run, and after execute_reply ends the cell when the idle
-// watch's marker says its idle was dropped, or restarts the watch.
+// watch's marker says its idle was dropped, or restarts the watch. Nothing
+// is sent once the reply came (interruptCell), though a refusal or an
+// execute_input (another channel) may come after it.
 func (k *Kernel) receive(c *cell, in inbound, intr *interrupter, quiet *idleWatch) {
 	k.handle(c, in)
-	if c.pendingInterrupt && c.executing {
+	if c.pendingInterrupt && c.executing && !c.gotReply {
 		c.pendingInterrupt = false
 		intr.start(k, c)
 	}
-	if c.refused {
+	if c.refused && !c.gotReply {
 		intr.restInterrupt(k)
 	}
 	k.askReply(c)

@@ -27,7 +27,8 @@
 //   - On ctx done it interrupts once, when the kernel has begun the cell's
 //     code (execute_input) and not after its execute_reply (a late SIGINT
 //     would land in the next cell): a control-channel interrupt_request, and the
-//     REST interrupt only when the kernel answered that it could not signal
+//     REST interrupt, if the reply has not come by then, only when the kernel
+//     answered that it could not signal
 //     itself, or gave no answer on a control channel that never answered
 //     (the start probes it) or of a kernel without an interrupt_request
 //     handler (ipykernel 5, which answers kernel_info there). A second SIGINT would land in the cell's

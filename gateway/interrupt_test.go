@@ -434,3 +434,116 @@ func TestFakeNoInterruptAfterTheReply(t *testing.T) {
 		})
 	}
 }
+
+// Nor does the REST interrupt go out after the reply: neither the fallback
+// for a control-channel interrupt the kernel gave no answer to, nor the one
+// for an interrupt_reply that says it could not signal itself, coming after
+// the execute_reply. The fake replies once the interrupt_request came and
+// never publishes its idle: the idle watch's marker ends the cell, after
+// the fallback's wait.
+func TestFakeNoRESTInterruptAfterTheReply(t *testing.T) {
+	old := [...]time.Duration{idleWait, restFallback}
+	idleWait, restFallback = 400*time.Millisecond, 100*time.Millisecond
+	t.Cleanup(func() { idleWait, restFallback = old[0], old[1] })
+	cases := []struct {
+		name  string
+		reply string // the interrupt_reply's content, after the execute_reply; none when empty
+	}{
+		{"no interrupt_reply", ""},
+		{"interrupt_reply with status error", `{"status":"error","ename":"PermissionError","evalue":"[Errno 1]","traceback":[]}`},
+	}
+	for _, tc := range cases {
+		for _, via := range []string{"cancel", "Interrupt"} {
+			t.Run(tc.name+"/"+via, func(t *testing.T) {
+				var rests atomic.Int32
+				k := scriptedGateway(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+					for _, m := range [][2]string{{"status", `{"execution_state":"busy"}`}, {"execute_input", `{"code":"","execution_count":1}`}} {
+						if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
+							return err
+						}
+					}
+					id, err := awaitRequest(ctx, conn, "interrupt_request")
+					if err != nil {
+						return err
+					}
+					msgs := []struct{ typ, parent, content string }{
+						{"execute_reply", parent, `{"status":"ok","execution_count":1}`}}
+					if tc.reply != "" {
+						msgs = append(msgs, struct{ typ, parent, content string }{"interrupt_reply", id, tc.reply})
+					}
+					for _, m := range msgs {
+						if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m.typ, m.parent, []byte(m.content))); err != nil {
+							return err
+						}
+					}
+					return nil
+				}, nil, func(w http.ResponseWriter, r *http.Request) {
+					rests.Add(1)
+					w.WriteHeader(http.StatusNoContent)
+				})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var interruptErr error
+				_, err := k.Execute(ctx, frames.Request{ID: "c", Code: "1"}, func(f frames.Frame) {
+					if f.Type == frames.TypeStarted {
+						if via == "Interrupt" {
+							interruptErr = k.Interrupt()
+						} else {
+							cancel()
+						}
+					}
+				})
+				if err != nil || interruptErr != nil {
+					t.Fatalf("Execute: %v; Interrupt: %v", err, interruptErr)
+				}
+				if n := rests.Load(); n != 0 {
+					t.Errorf("%d REST interrupts after the reply, want none", n)
+				}
+			})
+		}
+	}
+}
+
+// A cell cancelled before its code ran is interrupted at its execute_input;
+// not when that comes after its execute_reply (iopub and shell are separate
+// channels a gateway forwards apart). The context is cancelled before
+// Execute, so that await takes the cancel before the fake's messages.
+func TestFakeNoPendingInterruptAfterTheReply(t *testing.T) {
+	old := idleWait
+	idleWait = 100 * time.Millisecond
+	t.Cleanup(func() { idleWait = old })
+	var interrupts, rests atomic.Int32
+	k := scriptedGateway(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
+		for _, m := range [][2]string{{"status", `{"execution_state":"busy"}`},
+			{"execute_reply", `{"status":"ok","execution_count":1}`}, {"execute_input", `{"code":"","execution_count":1}`}} {
+			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
+				return err
+			}
+		}
+		for {
+			_, raw, err := conn.Read(ctx)
+			if err != nil {
+				return err
+			}
+			var req message
+			_ = json.Unmarshal(raw, &req)
+			switch req.Header.MsgType {
+			case "interrupt_request":
+				interrupts.Add(1)
+			case "kernel_info_request":
+				return answerInfo(ctx, conn, req.Header.MsgID)
+			}
+		}
+	}, nil, func(w http.ResponseWriter, r *http.Request) {
+		rests.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := k.Execute(ctx, frames.Request{ID: "c", Code: "1"}, func(frames.Frame) {}); err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if n, r := interrupts.Load(), rests.Load(); n+r != 0 {
+		t.Errorf("%d interrupt_requests, %d REST interrupts after the reply, want none", n, r)
+	}
+}
