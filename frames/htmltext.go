@@ -16,7 +16,8 @@ import (
 // xmp, listing and plaintext; each block (p, div, li, h1, a table row…)
 // on its own lines, br a line break; a table's rows as lines whose cells
 // are separated by tabs (an empty first cell, a DataFrame's index header,
-// keeps its tab, so the columns line up). Lines carry no trailing spaces
+// keeps its tab, so the columns line up; a table in a cell goes on in the
+// cell, and the row's later cells keep theirs). Lines carry no trailing spaces
 // or tabs, and the text neither starts nor ends with a blank line. It is
 // not sanitised: an entity (&#27;) decodes to the control it names.
 func HTMLToText(s string) string {
@@ -41,13 +42,14 @@ func HTMLToText(s string) string {
 // htmlText is the text of an HTML fragment as it is made.
 type htmlText struct {
 	b     []byte
-	line  bool // a line break is due before the next text
-	space bool // a space is due before the next text (collapsed whitespace)
-	skip  bool // inside an element whose content is not shown
-	pre   int  // depth of preformatted elements
-	lead  bool // drop a newline that starts the text right after <pre>
-	cells int  // cells begun in the current table row
-	cell  bool // nothing written since a cell began: no line break yet
+	line  bool  // a line break is due before the next text
+	space bool  // a space is due before the next text (collapsed whitespace)
+	skip  bool  // inside an element whose content is not shown
+	pre   int   // depth of preformatted elements
+	lead  bool  // drop a newline that starts the text right after <pre>
+	cells int   // cells begun in the current table row
+	outer []int // cells of the enclosing tables' rows, for a table in a cell
+	cell  bool  // nothing written since a cell began: no line break yet
 }
 
 func (w *htmlText) start(a atom.Atom) {
@@ -68,6 +70,10 @@ func (w *htmlText) start(a atom.Atom) {
 		w.space, w.cell = false, true
 	case a == atom.Tr:
 		w.line, w.cells = true, 0
+	case a == atom.Table:
+		w.line = true
+		w.outer = append(w.outer, w.cells)
+		w.cells = 0
 	case hidden(a):
 		// The tokenizer reads what follows as one raw text, up to the
 		// element's end tag.
@@ -87,6 +93,11 @@ func (w *htmlText) end(a atom.Atom) {
 		w.line, w.space, w.cell = false, false, false
 	case a == atom.Tr:
 		w.line, w.cells = true, 0
+	case a == atom.Table:
+		w.line = true
+		if n := len(w.outer); n > 0 { // not for a stray end tag
+			w.cells, w.outer = w.outer[n-1], w.outer[:n-1]
+		}
 	case preformatted(a):
 		w.pre = max(w.pre-1, 0)
 		w.line = true

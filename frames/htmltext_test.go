@@ -24,6 +24,9 @@ func TestHTMLToText(t *testing.T) {
 		{"control characters pass", "a\x1b[1mb&#27;c\x00", "a\x1b[1mb\x1bc\x00"},
 		{"cells trimmed, empty ones kept", "<table><tr><td> a </td><td></td><td>b </td><td></td></tr><tr><td></td><td>c</td></tr></table>", "a\t\tb\n\tc"},
 		{"a block in a cell keeps the row", "<table><tr><td><p>a</p></td><td><div>b</div></td></tr></table>", "a\tb"},
+		{"a nested table keeps the outer row's cells", "<table><tr><td>x</td><td><table><tr><td>y</td></tr></table></td><td>z</td></tr>" +
+			"<tr><td></td><td>w</td></tr></table>", "x\ty\tz\n\tw"},
+		{"a stray table end keeps the row", "<td>a</td></table><td>b</td>", "a\tb"},
 		{"list", "<ul>\n <li>one</li>\n <li>two</li>\n</ul>after", "one\ntwo\nafter"},
 		{"headings", "<h1>Title</h1>text<h2>Sub</h2>", "Title\ntext\nSub"},
 		{"upper case tags", "<TABLE><TR><TD>a</TD><TH>b</TH></TR></TABLE><BR>c", "a\tb\nc"},
