@@ -79,7 +79,7 @@ func (s *Sink) recordHTML(b frames.Bundle) {
 	}
 	if raw := b["text/html"]; len(raw) > limit {
 		if _, ok := frames.TextPiecesOf(raw); ok {
-			s.block(fmt.Sprintf("[text/html %s]", humanBytes(int64(len(raw)))))
+			s.block(namedHTML(raw))
 		}
 		return
 	}
@@ -94,14 +94,24 @@ func (s *Sink) recordHTML(b frames.Bundle) {
 	s.block(text)
 }
 
+// namedHTML is what is shown of HTML above the inline limit: its size.
+func namedHTML(raw json.RawMessage) string {
+	return fmt.Sprintf("[text/html %s]", humanBytes(int64(len(raw))))
+}
+
 // DisplayText is the text a renderer shows of a display
 // ([frames.Bundle.DisplayMIME]'s), sanitised as [Sanitize] sanitises: the
 // text a sink records of it, for a terminal. Its HTML's text needs it most:
 // a sink leaves HTML as it came, and an entity (&#27;) in it decodes to an
 // escape. [frames.Bundle.DisplayText] only drops such a sequence's control
 // bytes, and what follows them (an OSC 52's "]52;c;…") would be shown.
+// HTML above DefaultInlineLimit is named as a sink's dump names it, not
+// decoded: its text would cost up to fourteen times its size.
 func DisplayText(b frames.Bundle) string {
 	mime := b.DisplayMIME()
+	if raw := b[mime]; mime == "text/html" && len(raw) > DefaultInlineLimit {
+		return namedHTML(raw)
+	}
 	text, _ := b.Text(mime)
 	if mime == "text/html" {
 		text = frames.HTMLToText(text)

@@ -87,7 +87,8 @@
 // then put [Sink.Dump] into the summary. [Sanitize] cleans a whole string
 // the same way for renderers that show text which never went through a sink,
 // and [DisplayText] is a display's text as a renderer shows it, so cleaned:
-// the text of its HTML too, which a sink leaves as it came.
+// the text of its HTML too, which a sink leaves as it came, or, above
+// [DefaultInlineLimit], the HTML's size, as the dump names it.
 //
 // A Sink is safe for concurrent use. Chunks of one stream must arrive in
 // order; stdout and stderr keep separate sanitiser state (an escape sequence

@@ -130,6 +130,37 @@ func TestDisplayShownFromLargeHTMLIsNamed(t *testing.T) {
 	}
 }
 
+// A renderer names such HTML too, as the dump of a sink with the default
+// limit does: `run` shows a display as it comes, where its store failed or
+// a payload stayed inline, and its text would cost as much there.
+func TestDisplayTextNamesLargeHTML(t *testing.T) {
+	html := func(n int) frames.Bundle { // HTML whose JSON value is n bytes
+		return frames.Bundle{"text/html": json.RawMessage(`"<p>` + strings.Repeat("x", n-len(`"<p></p>"`)) + `</p>"`)}
+	}
+	for _, tc := range []struct {
+		name   string
+		bundle frames.Bundle
+		want   string // a prefix of what DisplayText gives
+	}{
+		{"at the limit", html(DefaultInlineLimit), "xxx"},
+		{"above it", html(DefaultInlineLimit + 1), "[text/html 256.0 KiB]"},
+		{"1 MiB", html(1 << 20), "[text/html 1.0 MiB]"},
+		{"above it, beside text/plain", frames.Bundle{"text/plain": json.RawMessage(`"p"`), "text/html": html(1 << 20)["text/html"]}, "p"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shown := DisplayText(tc.bundle)
+			if !strings.HasPrefix(shown, tc.want) {
+				t.Errorf("DisplayText %.40q, want it to start with %q", shown, tc.want)
+			}
+			s := newSink(t, Options{MaxBytes: 2 * DefaultInlineLimit, MaxColumns: 2 * DefaultInlineLimit})
+			s.Frame(frames.Frame{Type: frames.TypeDisplay, ID: "c", Bundle: tc.bundle})
+			if d := closeDump(t, s); d.Text != shown+"\n" {
+				t.Errorf("DisplayText %.40q, not the dump's %.40q", shown, d.Text)
+			}
+		})
+	}
+}
+
 // What Verbatim changes in the artifact, as Options.Verbatim says: stream
 // text goes in as it came either way; traceback and display text go in as
 // the frame carries them, sanitised, or with Verbatim as they came. The

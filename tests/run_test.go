@@ -324,3 +324,22 @@ func TestRunShowsHTMLOnlyDisplays(t *testing.T) {
 		}
 	}
 }
+
+// HTML above the inline limit that stayed in the display (here the store
+// cannot be made: artifacts is a file) is named live, as in the bounded
+// tail, not turned into a megabyte of text.
+func TestRunNamesLargeHTMLDisplays(t *testing.T) {
+	code := `display({'text/html': '<p>' + 'x'*(1<<20) + '</p>'}, raw=True)`
+	for _, args := range [][]string{nil, {"--max-output", "10000"}} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "artifacts"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := command(t, append([]string{"run", "-c", code}, args...)...)
+		cmd.Env = append(cmd.Env, "EVALHOST_HOME="+home)
+		out, errOut, exit := runCaptured(t, cmd, false)
+		if exit != 0 || !strings.HasSuffix(out, "\n[text/html 1.0 MiB]\n") && out != "[text/html 1.0 MiB]\n" {
+			t.Errorf("run %s: exit %d, stdout %.200q, stderr %q; want the HTML named", args, exit, out, errOut)
+		}
+	}
+}
