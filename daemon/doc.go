@@ -25,7 +25,8 @@
 //
 // [Serve] holds an flock on "lock" for its whole life: a second Serve for
 // the same home returns [ErrRunning], and a lock nobody holds means no
-// process lives, so its socket is stale. It writes "state" (its pid,
+// process lives, so its socket is stale. A link where "lock" or
+// "start.lock" goes is refused, never followed. It writes "state" (its pid,
 // version and the names of the sessions it ran) and removes it on a clean
 // end; a state file left behind means the process died (SIGKILL, a crash)
 // with those sessions' state; it also lists, by key and language, the

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/evalhost/evalhost/internal/flock"
@@ -87,13 +88,19 @@ func owner(fi os.FileInfo) int {
 
 // lockFile opens path and takes an exclusive flock on it; with wait false
 // it fails at once with errLocked when another holds it. Closing the file
-// releases the lock, as does the holder's death.
+// releases the lock, as does the holder's death. It opens for writing,
+// which NFS's fcntl locks need, and never through a link: the directory is
+// private (ensureDir), but a link planted before it was would otherwise
+// have the lock taken, and the file created, wherever it points.
 func lockFile(path string, wait bool) (*os.File, error) {
 	if err := ensureDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, &UnsafeError{Path: path, Reason: "is a symbolic link, not a lock file evalhost made"}
+		}
 		return nil, err
 	}
 	lock := flock.Lock

@@ -140,3 +140,31 @@ func TestSameLock(t *testing.T) {
 		t.Fatalf("the lock of a moved home: %v, want it refused", err)
 	}
 }
+
+// A link planted where a lock file goes is refused, not followed: the lock
+// is neither taken nor its file created where the link points.
+func TestLockFileRefusesALink(t *testing.T) {
+	for _, wait := range []bool{false, true} {
+		t.Run(map[bool]string{false: "try", true: "wait"}[wait], func(t *testing.T) {
+			paths := PathsFor(t.TempDir())
+			if err := ensureDir(paths.Dir); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.Symlink(target, paths.Lock); err != nil {
+				t.Fatal(err)
+			}
+			f, err := lockFile(paths.Lock, wait)
+			if f != nil {
+				f.Close()
+			}
+			var unsafe *UnsafeError
+			if !errors.As(err, &unsafe) {
+				t.Errorf("lockFile through a link: %v, want an UnsafeError", err)
+			}
+			if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the link's target was created: %v", err)
+			}
+		})
+	}
+}
