@@ -62,7 +62,14 @@
 // ([DefaultRetention]) and the total size cap ([DefaultMaxTotal],
 // $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv]), oldest first; never the
 // newest id (an id is never handed out twice) nor an artifact being
-// written. [Store.Prune] applies the retention alone, as a command starts.
+// written: by any Store of this process (known in-process, since on NFS a
+// lock never excludes its own process), or by another process, whose
+// writer flocks it. The limits remove another file only when they take its
+// lock, opening it for writing as NFS's fcntl locks need; one whose lock
+// they cannot test (no locks on the file system, an error that is not
+// "locked") is left until it has gone unwritten for a day, so there the
+// directory may hold a day's artifacts beyond its cap, no more.
+// [Store.Prune] applies the retention alone, as a command starts.
 // The notice of a spilled cell names the artifact and its file. A caller of
 // [Store.Create] must call [Store.Finish] with the id when the file is
 // written or given up; until then the limits leave it alone.

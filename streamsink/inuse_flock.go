@@ -4,6 +4,7 @@ package streamsink
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -14,22 +15,31 @@ import (
 // enforcing the store's limits does not remove another one's open artifact.
 
 // markWriting locks a new artifact for as long as f is open. A file system
-// without flock leaves it unmarked, which only loses that protection.
+// without flock leaves it unmarked; the limits then keep it while it is
+// written (see removeIdle).
 func markWriting(f *os.File) {
 	_ = flock.TryLock(f)
 }
 
-// removeIdle removes path unless a writer holds its lock; removed is false
-// when it was left.
-func removeIdle(path string) (removed bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
+// removeIdle removes path when it takes its lock, which proves no other
+// process writes it; removed is false when it was left. It opens the file
+// for writing, as NFS's fcntl locks need (a read-only open gets EBADF).
+// Whatever answers neither "locked" nor "free" (a file system without
+// locks, EBADF, a file it may not open) says nothing about a writer, so
+// the file is removed only when idle: unwritten for unverifiedIdle.
+func removeIdle(path string, idle bool) (removed bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	defer f.Close()
-	// Only a writer's lock keeps the file: where there are no locks it
-	// is removed, as where there is no flock at all.
-	if errors.Is(flock.TryLock(f), flock.ErrLocked) {
+	if err == nil {
+		defer f.Close()
+		err = tryLock(f)
+	}
+	switch {
+	case errors.Is(err, flock.ErrLocked):
+		return false, nil
+	case err != nil && !idle:
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil {
@@ -37,3 +47,6 @@ func removeIdle(path string) (removed bool, err error) {
 	}
 	return true, nil
 }
+
+// tryLock is flock.TryLock; tests make it fail as NFS does.
+var tryLock = flock.TryLock

@@ -4,11 +4,11 @@ package streamsink
 
 import "os"
 
-// Without flock only a Store's own open artifacts are known to be in use.
+// Without flock only this process's open artifacts are known to be in use.
 
 func markWriting(*os.File) {}
 
-func removeIdle(path string) (bool, error) {
+func removeIdle(path string, _ bool) (bool, error) {
 	if err := os.Remove(path); err != nil {
 		return false, err
 	}

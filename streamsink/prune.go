@@ -18,6 +18,12 @@ import (
 // enough that a day of bulk output does not fill the disk for good.
 const DefaultRetention = 7 * 24 * time.Hour
 
+// unverifiedIdle is how long an artifact whose lock cannot be tested must
+// have gone unwritten before the limits remove it: far longer than a
+// writer is silent, yet short enough that such a directory is still
+// cleaned the next day.
+const unverifiedIdle = 24 * time.Hour
+
 // Prune removes the store's artifacts last written before now-olderThan and
 // returns how many it removed. Only files named as the store names them
 // ("<seq>.<ext>") are touched, and never the newest sequence number (so a
@@ -36,8 +42,12 @@ func (st *Store) Prune(olderThan time.Duration) (int, error) {
 // what stopped the clean-up, which costs only disk.
 func (st *Store) Finish(id string) error {
 	st.mu.Lock()
+	f := st.writing[id]
 	delete(st.writing, id)
 	st.mu.Unlock()
+	if f != nil {
+		dropLive(f)
+	}
 	if st.opt.UserDir {
 		return nil
 	}
@@ -76,7 +86,7 @@ type artifactFile struct {
 	name string
 	seq  int64
 	size int64
-	mod  time.Time
+	info fs.FileInfo
 	keep bool // the newest, or being written by this Store
 }
 
@@ -94,17 +104,17 @@ func (st *Store) limit(olderThan time.Duration, maxTotal int64) (int, error) {
 		total += f.size
 	}
 	slices.SortFunc(files, func(a, b artifactFile) int {
-		return cmp.Or(a.mod.Compare(b.mod), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(a.info.ModTime().Compare(b.info.ModTime()), cmp.Compare(a.seq, b.seq))
 	})
 	removed := 0
 	var errs []error
 	for _, f := range files {
-		expired := olderThan >= 0 && f.mod.Before(now.Add(-olderThan))
+		expired := olderThan >= 0 && f.info.ModTime().Before(now.Add(-olderThan))
 		over := maxTotal >= 0 && total > maxTotal
 		if f.keep || !expired && !over {
 			continue
 		}
-		ok, err := removeIdle(filepath.Join(st.dir, f.name))
+		ok, err := removeUnused(filepath.Join(st.dir, f.name), f.info, now)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			total -= f.size // another store's limits removed it first
@@ -119,6 +129,18 @@ func (st *Store) limit(olderThan time.Duration, maxTotal int64) (int, error) {
 		return removed, fmt.Errorf("streamsink: prune artifacts: %w", err)
 	}
 	return removed, nil
+}
+
+// removeUnused removes the artifact at path, listed as fi, unless a Store
+// of this process or (where its lock says so) another process writes it;
+// removed is false when it was left.
+func removeUnused(path string, fi fs.FileInfo, now time.Time) (removed bool, err error) {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	if isLive(fi) {
+		return false, nil
+	}
+	return removeIdle(path, now.Sub(fi.ModTime()) >= unverifiedIdle)
 }
 
 // artifacts lists the store's files, marking those the limits must keep.
@@ -147,7 +169,7 @@ func (st *Store) artifacts() ([]artifactFile, error) {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		f := artifactFile{name: e.Name(), seq: seq, size: info.Size(), mod: info.ModTime()}
+		f := artifactFile{name: e.Name(), seq: seq, size: info.Size(), info: info}
 		f.keep = writing[f.name]
 		if newest < 0 || seq > files[newest].seq {
 			newest = len(files)

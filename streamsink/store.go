@@ -35,15 +35,20 @@ const maxCreateTries = 10000
 // In a directory the store owns (not [StoreOptions.UserDir]) every finished
 // artifact triggers its limits: artifacts older than the retention go, then
 // the oldest until the total fits MaxTotal. Never removed: an artifact still
-// being written (by this Store, or by another process where files can be
-// locked) and the one with the newest id (so no id is handed out twice).
+// being written (by a Store of this process, or by another process where
+// files can be locked) and the one with the newest id (so no id is handed
+// out twice). An artifact whose lock cannot be tested (NFS without its
+// lock manager, or whatever answers neither "locked" nor "free") is kept
+// until it has gone unwritten for a day, so another process's artifact is
+// not removed as it is written, and the directory still does not grow for
+// good: it may hold up to a day's artifacts beyond its cap there.
 type Store struct {
 	dir string
 	opt StoreOptions
 
 	mu      sync.Mutex
-	next    int64           // 0: not yet prepared
-	writing map[string]bool // ids created and not yet finished
+	next    int64               // 0: not yet prepared
+	writing map[string]*os.File // ids created and not yet finished
 }
 
 // StoreOptions configures a [Store]; zero fields take the defaults.
@@ -136,15 +141,19 @@ func (st *Store) Create(ext string) (*os.File, string, error) {
 	for range maxCreateTries {
 		id := strconv.FormatInt(st.next, 10) + "." + ext
 		st.next++
+		live.mu.Lock()
 		f, err := os.OpenFile(filepath.Join(st.dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			if st.writing == nil {
-				st.writing = make(map[string]bool)
+				st.writing = make(map[string]*os.File)
 			}
-			st.writing[id] = true
+			st.writing[id] = f
+			addLive(f)
+			live.mu.Unlock()
 			markWriting(f)
 			return f, id, nil
 		}
+		live.mu.Unlock()
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, "", fmt.Errorf("streamsink: create artifact: %w", trustdir.ShownError(err))
 		}
