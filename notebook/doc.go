@@ -70,7 +70,9 @@
 //     streams (any size) and refuses one that is not a regular file.
 //     [WriteFileIfUnchanged] is the same check for bytes.
 //   - [Lock] serialises evalhost writers of one notebook (processes and
-//     goroutines alike, through a lock file beside it that Unlock removes);
+//     goroutines alike, through a lock file beside it that Unlock removes,
+//     and within a process by an in-process lock of its own, since NFS's
+//     flock, an fcntl lock, does not exclude one process's opens);
 //     hold it from load to save. Waiting ends with the caller's context (a
 //     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
 //     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already

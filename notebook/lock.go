@@ -22,10 +22,11 @@ import (
 // The first Lock of a notebook in a process removes what a save killed
 // mid-write left beside it (its ".NAME.*.tmp" files: see sweep.go).
 type FileLock struct {
-	path string // the lock file
-	once sync.Once
-	err  error
-	held heldLock
+	path   string // the lock file
+	once   sync.Once
+	err    error
+	held   heldLock
+	unlock func() // the in-process lock's (lock_local.go)
 }
 
 // ErrBadLockFile is wrapped by Lock's error when the lock file's place
@@ -48,7 +49,9 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() []error { return []error{ErrLocked, e.Err} }
 
 // Lock takes the notebook's lock, waiting while another process or
-// goroutine holds it, until ctx ends (a *LockedError). Take it before
+// goroutine holds it, until ctx ends (a *LockedError). Within a process
+// the Locks of one notebook exclude each other by themselves, whatever
+// the file system: on NFS the flock, made an fcntl lock, would not. Take it before
 // reading the notebook and release it after saving, so that edits of one
 // notebook happen one after another and none is lost; a long job that
 // saves now and then (nb run) takes it around each Save only. Locking a
@@ -57,21 +60,36 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 	target := canonical(path)
 	dir, base := filepath.Split(target)
 	l := &FileLock{path: filepath.Join(dir, "."+base+".evalhost-lock")}
+	unlock, err := lockLocal(ctx, l.path)
+	if err != nil {
+		return nil, &LockedError{Path: path, LockFile: l.path, Err: err}
+	}
+	if err := l.lockFile(ctx, path, dir); err != nil {
+		unlock()
+		return nil, err
+	}
+	l.unlock = unlock
+	sweepOnce(target)
+	return l, nil
+}
+
+// lockFile takes the flock of the lock file, polling while another
+// process holds it: no event says when another process lets go.
+func (l *FileLock) lockFile(ctx context.Context, path, dir string) error {
 	delay := time.Millisecond
 	for {
 		ok, err := l.held.try(l.path)
 		if err != nil {
-			return nil, fmt.Errorf("lock notebook %s: %w%s", path, err, lockHint(err, filepath.Clean(dir), l.path))
+			return fmt.Errorf("lock notebook %s: %w%s", path, err, lockHint(err, filepath.Clean(dir), l.path))
 		}
 		if ok {
-			sweepOnce(target)
-			return l, nil
+			return nil
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, &LockedError{Path: path, LockFile: l.path, Err: ctx.Err()}
+			return &LockedError{Path: path, LockFile: l.path, Err: ctx.Err()}
 		case <-t.C:
 		}
 		delay = min(2*delay, 25*time.Millisecond)
@@ -81,7 +99,10 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 // Unlock releases the lock and removes its file. It is safe to call twice;
 // the second call returns the first one's result.
 func (l *FileLock) Unlock() error {
-	l.once.Do(func() { l.err = l.held.release(l.path) })
+	l.once.Do(func() {
+		l.err = l.held.release(l.path)
+		l.unlock()
+	})
 	return l.err
 }
 
