@@ -68,7 +68,9 @@
 // lock, opening it for writing as NFS's fcntl locks need; one whose lock
 // they cannot test (no locks on the file system, an error that is not
 // "locked") is left until it has gone unwritten for a day, so there the
-// directory may hold a day's artifacts beyond its cap, no more.
+// directory may hold a day's artifacts beyond its cap, no more. A file
+// written or replaced since the limits listed it (its name freed and taken
+// again) is left to their next pass.
 // [Store.Prune] applies the retention alone, as a command starts.
 // The notice of a spilled cell names the artifact and its file. A caller of
 // [Store.Create] must call [Store.Finish] with the id when the file is

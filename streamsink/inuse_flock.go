@@ -21,19 +21,30 @@ func markWriting(f *os.File) {
 	_ = flock.TryLock(f)
 }
 
-// removeIdle removes path when it takes its lock, which proves no other
-// process writes it; removed is false when it was left. It opens the file
-// for writing, as NFS's fcntl locks need (a read-only open gets EBADF).
-// Whatever answers neither "locked" nor "free" (a file system without
-// locks, EBADF, a file it may not open) says nothing about a writer, so
-// the file is removed only when idle: unwritten for unverifiedIdle.
-func removeIdle(path string, idle bool) (removed bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+// removeIdle removes path, stat'ed as fi, when it takes its lock, which
+// proves no other process writes it; removed is false when it was left. It
+// opens the file for writing, as NFS's fcntl locks need (a read-only open
+// gets EBADF), without following a link or waiting on a fifo, and goes on
+// only with the file it was shown. Whatever answers neither "locked" nor
+// "free" (a file system without locks, EBADF, a file it may not open) says
+// nothing about a writer, so the file is then removed only when idle:
+// unwritten for unverifiedIdle.
+func removeIdle(path string, fi fs.FileInfo, idle bool) (removed bool, err error) {
+	const flags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	f, err := os.OpenFile(path, os.O_RDWR|flags, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		// A file made read-only: its lock is still to be had on a local
+		// file system, where a read-only open can take it.
+		f, err = os.OpenFile(path, os.O_RDONLY|flags, 0)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
 	if err == nil {
 		defer f.Close()
+		if open, serr := f.Stat(); serr != nil || changed(open, fi) {
+			return false, nil // replaced since it was stat'ed
+		}
 		err = tryLock(f)
 	}
 	switch {

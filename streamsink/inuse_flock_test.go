@@ -114,3 +114,91 @@ func TestLimitsKeepWhatTheyCannotLock(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsLeaveAReusedName: the limits act on a listing that may be stale
+// by the time they reach a file. When its name was removed (by another
+// Store's limits) and taken again by a new artifact being written, the new
+// file is left: not judged idle by the old file's age, nor removed because
+// a lock within this process is always had on NFS.
+func TestLimitsLeaveAReusedName(t *testing.T) {
+	noLocks := func(*os.File) error {
+		return fmt.Errorf("flock: %w (%w)", syscall.ENOLCK, flock.ErrUnsupported)
+	}
+	always := func(*os.File) error { return nil } // NFS, within one process
+	tests := []struct {
+		name    string
+		tryLock func(*os.File) error
+		byStore bool // the new file is written by a Store of this process
+	}{
+		{"written by another process, no locks", noLocks, false},
+		{"written by a Store of this process, on NFS", always, true},
+		{"written by a Store of this process, no locks", noLocks, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "1.eval.log")
+			if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			long := time.Now().Add(-2 * unverifiedIdle)
+			if err := os.Chtimes(path, long, long); err != nil {
+				t.Fatal(err)
+			}
+			listed, err := os.Lstat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Moved away, not removed, so that the new file cannot get
+			// its inode, as it may on a file system that reuses them.
+			if err := os.Rename(path, filepath.Join(t.TempDir(), "gone")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.byStore {
+				st := NewStore(dir)
+				st.next = 1 // scanned before the name was freed
+				if err := prepareDir(dir, false); err != nil {
+					t.Fatal(err)
+				}
+				f, id, err := st.Create("eval.log")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Finish(id)
+				defer f.Close()
+				if f.Name() != path {
+					t.Fatalf("created %s, want %s", f.Name(), path)
+				}
+			} else if err := os.WriteFile(path, []byte("new"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tryLock = tt.tryLock
+			t.Cleanup(func() { tryLock = flock.TryLock })
+			removed, err := removeUnused(path, listed, time.Now())
+			if _, serr := os.Lstat(path); removed || serr != nil {
+				t.Errorf("the new file at a listed name: removed %v (%v), stat %v; want it kept", removed, err, serr)
+			}
+		})
+	}
+}
+
+// TestLimitsRemoveAReadOnlyArtifact: an artifact made read-only, which the
+// limits cannot open for writing, is still removed where its lock can be
+// had by a read-only open, as before they opened for writing.
+func TestLimitsRemoveAReadOnlyArtifact(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root opens a read-only file for writing")
+	}
+	dir := t.TempDir()
+	for name, mode := range map[string]os.FileMode{"1.eval.log": 0o400, "99.eval.log": 0o600} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := NewStore(dir).limit(time.Minute, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"99.eval.log"}) {
+		t.Errorf("left %q, want only the newest", got)
+	}
+}

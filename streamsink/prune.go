@@ -131,16 +131,32 @@ func (st *Store) limit(olderThan time.Duration, maxTotal int64) (int, error) {
 	return removed, nil
 }
 
-// removeUnused removes the artifact at path, listed as fi, unless a Store
-// of this process or (where its lock says so) another process writes it;
-// removed is false when it was left.
-func removeUnused(path string, fi fs.FileInfo, now time.Time) (removed bool, err error) {
+// removeUnused removes the artifact at path, listed as listed, unless a
+// Store of this process or (where its lock says so) another process writes
+// it; removed is false when it was left. The listing may be stale: a name
+// removed since may have been taken by a new artifact (a Store that scanned
+// before), perhaps with the old inode, so the file is judged as it is now,
+// and one written since it was listed is left for the next pass.
+func removeUnused(path string, listed fs.FileInfo, now time.Time) (removed bool, err error) {
 	live.mu.Lock()
 	defer live.mu.Unlock()
-	if isLive(fi) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(fi, listed) {
+		return false, &fs.PathError{Op: "remove", Path: path, Err: fs.ErrNotExist} // the listed file is gone
+	}
+	if changed(fi, listed) || isLive(fi) {
 		return false, nil
 	}
-	return removeIdle(path, now.Sub(fi.ModTime()) >= unverifiedIdle)
+	return removeIdle(path, fi, now.Sub(fi.ModTime()) >= unverifiedIdle)
+}
+
+// changed reports whether the file was written, or replaced, since it was
+// stat'ed as was.
+func changed(fi, was fs.FileInfo) bool {
+	return !os.SameFile(fi, was) || !fi.ModTime().Equal(was.ModTime()) || fi.Size() != was.Size() || !fi.Mode().IsRegular()
 }
 
 // artifacts lists the store's files, marking those the limits must keep.
