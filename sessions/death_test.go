@@ -90,3 +90,40 @@ func TestDeathSaysHow(t *testing.T) {
 		})
 	}
 }
+
+// In a batch, a Python interpreter's own exit during a cell (os._exit(N),
+// a C exit(N)) ends the script as python3's process would end: the cell is
+// killed and says how, and ScriptExit gives N, 0 included. A signal, a
+// gateway's report or a session's death (retried) is no script's exit.
+func TestBatchInterpreterExitEndsTheScript(t *testing.T) {
+	tests := []struct {
+		name   string
+		death  *backend.DeathError
+		batch  bool
+		status int
+		exit   bool   // ScriptExit's ok
+		skip   string // the later cell's message
+	}{
+		{"exit 3", &backend.DeathError{ExitCode: 3}, true, 3, true, "not run: cell 1 ended the script: its interpreter exited with status 3"},
+		{"exit 0", &backend.DeathError{ExitCode: 0}, true, 0, true, "not run: cell 1 ended the script: its interpreter exited with status 0"},
+		{"signal", &backend.DeathError{ExitCode: -1, Signal: "killed"}, true, 0, false, "not run: the interpreter died in cell 1"},
+		{"gateway", &backend.DeathError{ExitCode: -1, Reason: "the gateway reported kernel status dead"}, true, 0, false, "not run: the interpreter died in cell 1"},
+		{"a session's", &backend.DeathError{ExitCode: 3}, false, 0, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTestRegistry(t, Config{Starters: map[string]Starter{LangPython: func(context.Context, Spec) (Executor, error) {
+				return &dyingExecutor{death: tc.death, done: make(chan struct{})}, nil
+			}}})
+			res, _ := eval(t, r, Request{Batch: tc.batch, Cells: []Cell{py("work()"), py("later()")}})
+			cell := res.Cells[0]
+			status, exit := cell.ScriptExit()
+			if cell.Status != StatusKilled || !strings.HasPrefix(cell.Message, "interpreter died") || status != tc.status || exit != tc.exit {
+				t.Errorf("cell %s %q, ScriptExit %d %v; want killed, saying how, %d %v", cell.Status, cell.Message, status, exit, tc.status, tc.exit)
+			}
+			if later := res.Cells[1]; later.Status != StatusSkipped || !strings.HasPrefix(later.Message, tc.skip) {
+				t.Errorf("later cell %s %q; want skipped, %q", later.Status, later.Message, tc.skip)
+			}
+		})
+	}
+}

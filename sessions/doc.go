@@ -29,7 +29,11 @@
 //     "interpreter died twice: <how>". With Request.Batch (a batch run)
 //     the first death fails the cell (StatusKilled) and skips the
 //     request's later cells, KeepGoing or not; so does a cell's sys.exit()
-//     (its status stays ok).
+//     (its status stays ok). A Python interpreter's own exit there
+//     (os._exit(N), a C exit(N)) is the script's, as python3's process
+//     would end: the cell is killed and says how, with Exited and
+//     ExitStatus N (CellResult.ScriptExit); a signal's or a gateway's
+//     death is not.
 //   - Timeouts (default 30 s, clamped to 1..600 s; NoTimeout: none) interrupt, wait the
 //     grace window, then kill; the output gains "Command timed out after N
 //     seconds". A timeout counts from when the cell is first sent, so an

@@ -127,10 +127,19 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 	return res, nil
 }
 
+// exitedItself says whether a Python interpreter's death was its own exit
+// with a status (os._exit(N), a C library's exit(N)), not a signal nor a
+// gateway's report.
+func (c *cellRun) exitedItself(death *backend.DeathError) bool {
+	return c.cell.Language == LangPython && death.Signal == "" && death.Reason == "" && death.ExitCode >= 0
+}
+
 // batchStop is why a batch request's cells after cell i are not run, or ""
 // when they are (Request.Batch); it names cells from 1, as people count.
 func batchStop(i int, cr *CellResult) string {
 	switch {
+	case cr.Status == StatusKilled && cr.Exited:
+		return fmt.Sprintf("not run: cell %d ended the script: its interpreter exited with status %d", i+1, cr.ExitStatus)
 	case cr.Status == StatusKilled:
 		return fmt.Sprintf("not run: the interpreter died in cell %d and its state is gone", i+1)
 	case cr.StateLost:
@@ -445,6 +454,11 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.fail(StatusKilled, "interpreter died twice: "+death.How())
 		} else if timedOut {
 			c.timedOut(true)
+		} else if c.j.req.Batch && ctx.Err() == nil && c.exitedItself(death) {
+			// os._exit(N) or a C exit(N): the script ended its process,
+			// as python3's would end (ExitStatus).
+			c.res.Exited, c.res.ExitStatus = true, death.ExitCode
+			c.fail(StatusKilled, death.Error()+" (the cell's os._exit() or a C exit(), which ends a script); not retried, and the later cells are not run")
 		} else if c.j.req.Batch && ctx.Err() == nil {
 			c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
 		} else if c.detached() && ctx.Err() == nil {

@@ -188,16 +188,20 @@ type CellResult struct {
 	DurationMs     float64  `json:"durationMs"`
 	StateLost      bool     `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
 	Retried        bool     `json:"retried"`   // the interpreter died and the cell ran again
-	Exited         bool     `json:"-"`         // it ended by sys.exit() or exit() (frames.Frame.Exit)
-	Recycled       bool     `json:"recycled,omitempty"`
-	Message        string   `json:"message,omitempty"` // why it failed, when the frames don't say
+	// Exited: it ended by sys.exit() or exit() (frames.Frame.Exit), or,
+	// in a batch (Request.Batch), its Python interpreter exited during it
+	// (os._exit(N), a C exit(N)): status killed, ExitStatus N.
+	Exited   bool   `json:"-"`
+	Recycled bool   `json:"recycled,omitempty"`
+	Message  string `json:"message,omitempty"` // why it failed, when the frames don't say
 	// ExitStatus is python3's status for the SystemExit the cell raised,
 	// when not 0 and the cell's Status is error (not after an interrupt,
 	// a timeout's or a client's, whose status it keeps); ExitMessage what
 	// python3 would print for it on stderr, when anything
 	// (frames.Frame.ExitStatus). A program that runs a script as python3
 	// would exits with ExitStatus&0xff and prints ExitMessage instead of
-	// the error's traceback.
+	// the error's traceback. In a batch it is also the status of an
+	// interpreter that exited during the cell (Exited, status killed).
 	ExitStatus  int             `json:"exitStatus,omitempty"`
 	ExitMessage *string         `json:"exitMessage,omitempty"`
 	Output      streamsink.Dump `json:"output"`
@@ -205,6 +209,22 @@ type CellResult struct {
 	// the job's output so far, where Registry.Job reads only what is new.
 	Job       string `json:"job,omitempty"`
 	JobOffset int64  `json:"jobOffset,omitempty"`
+}
+
+// ScriptExit says whether the cell ended the script as python3's process
+// would have ended there, and with what status (before the OS keeps its
+// low 8 bits): by sys.exit(N) other than 0 (status error, ExitStatus and
+// ExitMessage), or, in a batch, by its interpreter's own exit (os._exit(N),
+// a C exit(N): status killed, Exited), 0 included. A sys.exit(0) is not
+// one: its cell is ok, as any other that ends the script without failing.
+func (c CellResult) ScriptExit() (status int, ok bool) {
+	switch {
+	case c.Status == StatusError && (c.ExitStatus != 0 || c.ExitMessage != nil):
+	case c.Status == StatusKilled && c.Exited:
+	default:
+		return 0, false
+	}
+	return c.ExitStatus, true
 }
 
 // Result is the summary of a request.

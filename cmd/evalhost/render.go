@@ -43,6 +43,14 @@ type humanRenderer struct {
 	// --ipython, whose SystemExit is IPython's).
 	exitError   string
 	pythonExits bool
+	// heldNotice is the host's last "[...]" line, held until anything else
+	// is shown or the cell ends, when holdNotices (a one-shot run, whose
+	// notices all come at a cell's end): a cell whose interpreter exited
+	// as a script's process does (os._exit(N)) drops the notice of it, as
+	// python3 prints nothing. An attached run's notice of a retry shows at
+	// once.
+	heldNotice  string
+	holdNotices bool
 }
 
 func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) *humanRenderer {
@@ -50,20 +58,29 @@ func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) 
 }
 
 func (h *humanRenderer) frame(cell int, f frames.Frame) {
+	notice := f.Type == frames.TypeStderr && strings.HasPrefix(f.Data, "[") && strings.HasSuffix(f.Data, "]\n")
+	if !notice || h.bounded || !h.holdNotices {
+		h.showNotice()
+	}
 	switch f.Type {
 	case frames.TypeStdout:
 		if !h.bounded {
 			writeText(h.stdout, f.Data)
 		}
 	case frames.TypeStderr:
-		if !h.bounded {
+		switch {
+		case h.bounded:
+		case notice && h.holdNotices:
+			h.showNotice()
+			h.heldNotice = f.Data
+		default:
 			writeText(h.stderr, f.Data)
-			if strings.HasPrefix(f.Data, "[") && strings.HasSuffix(f.Data, "]\n") {
-				if h.notices == nil {
-					h.notices = map[string]bool{}
-				}
-				h.notices[f.Data] = true
+		}
+		if notice && !h.bounded {
+			if h.notices == nil {
+				h.notices = map[string]bool{}
 			}
+			h.notices[f.Data] = true
 		}
 	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
 		h.display(cell, f.Bundle)
@@ -82,6 +99,7 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 // stream writes text lent by the session (sessions.Request.Streams), the
 // bytes the cell wrote, as they come.
 func (h *humanRenderer) stream(_ int, t frames.Type, p []byte) {
+	h.showNotice()
 	if t == frames.TypeStderr {
 		h.stderr.Write(p)
 		return
@@ -148,13 +166,30 @@ func (h *humanRenderer) saveImage(cell int, mime, ext, data string) (string, err
 	return h.dir.create(fmt.Sprintf("cell%d-%d%s", cell+1, h.images, ext), raw)
 }
 
+// showNotice writes the held notice, if any.
+func (h *humanRenderer) showNotice() {
+	if h.heldNotice != "" {
+		writeText(h.stderr, h.heldNotice)
+		h.heldNotice = ""
+	}
+}
+
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	exitError := h.exitError
 	h.exitError = ""
-	exited := res.ExitStatus != 0 || res.ExitMessage != nil
+	_, exited := res.ScriptExit()
+	// Its interpreter's own exit: the host's notice of it is not python3's.
+	ownExit := exited && res.Status == sessions.StatusKilled && h.holdNotices
+	if ownExit && h.heldNotice == "["+res.Message+"]\n" {
+		h.heldNotice = ""
+	}
+	h.showNotice()
 	if h.bounded {
 		if exited && exitError != "" {
 			res.Output.Text = withoutTraceback(res.Output.Text, exitError)
+		}
+		if ownExit {
+			res.Output.Text = strings.TrimSuffix(res.Output.Text, "["+res.Message+"]\n")
 		}
 		h.printTail(res)
 	}
@@ -226,7 +261,7 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 	}
 }
 
-func (h *humanRenderer) end(sessions.Result) {}
+func (h *humanRenderer) end(sessions.Result) { h.showNotice() }
 
 // jsonRenderer writes run --json's NDJSON through serve's encoder, so its
 // lines are serve's: each frame tagged with its cell, a cell_end line per

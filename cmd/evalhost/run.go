@@ -319,6 +319,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	} else {
 		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 		h.pythonExits = !f.ipython
+		h.holdNotices = true
 		if !h.bounded {
 			streams = h.stream // bulk output without a copy per chunk
 		}
@@ -428,12 +429,14 @@ func (g guardedWriter) Write(p []byte) (int, error) {
 }
 
 // runExitCode is run's exit code: exitCode's, but for a script that ended
-// itself by sys.exit(N), which exits N, as python3 does (its low 8 bits, as
-// the OS keeps them; 1 for a message).
+// itself by sys.exit(N), os._exit(N) or a C exit(N), which exits N, as
+// python3 does (its low 8 bits, as the OS keeps them; 1 for a message).
 func runExitCode(res sessions.Result, interrupted bool) int {
 	if !interrupted && res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
-		if c := res.Cells[res.FailedCell]; c.Index == res.FailedCell && (c.ExitStatus != 0 || c.ExitMessage != nil) {
-			return c.ExitStatus & 0xff
+		if c := res.Cells[res.FailedCell]; c.Index == res.FailedCell {
+			if status, ok := c.ScriptExit(); ok {
+				return status & 0xff
+			}
 		}
 	}
 	return exitCode(res, interrupted)

@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A script that ends its interpreter itself during a cell, by os._exit(N)
+// or a C library's exit(N), makes run exit N and print nothing of its own,
+// as python3 does; the output before it is kept, later cells do not run.
+// A C exit runs C's atexit (stdio is flushed), not Python's.
+func TestRunInterpreterExitIsPythons(t *testing.T) {
+	cases := []struct {
+		name string
+		run  []string // after run
+		py   []string // python3's arguments
+	}{
+		{"os._exit(3)", []string{"-c", "import os; print('a', flush=True); os._exit(3)"}, nil},
+		{"os._exit(0)", []string{"-c", "import os; print('a', flush=True); os._exit(0)"}, nil},
+		{"os._exit(256) is 0", []string{"-c", "import os; os._exit(256)"}, nil},
+		// run flushes a cell's output at its end, as python3 -u as it prints.
+		{"os._exit in a second cell keeps the first's output",
+			[]string{"-c", "import sys; print('one'); print('err one', file=sys.stderr)", "-c", "import os; print('two', flush=True); os._exit(5)", "-c", "print('three')"},
+			[]string{"-u", "-c", "import sys; print('one'); print('err one', file=sys.stderr)\nimport os; print('two', flush=True); os._exit(5)\nprint('three')"}},
+		{"--keep-going stops at it",
+			[]string{"--keep-going", "-c", "import os; os._exit(3)", "-c", "print('after')"},
+			[]string{"-c", "import os; os._exit(3)\nprint('after')"}},
+		{"a C exit(4), C's stdio flushed, Python's atexit not run",
+			[]string{"-c", "import atexit, ctypes\natexit.register(print, 'bye')\nlibc = ctypes.CDLL(None)\nprint('a', flush=True)\nlibc.printf(b'c buffered\\n')\nlibc.exit(4)"}, nil},
+		{"--max-output shows no notice", []string{"--max-output", "1000", "-c", "import os; print('a', flush=True); os._exit(3)"},
+			[]string{"-c", "import os; print('a', flush=True); os._exit(3)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			py := c.py
+			if py == nil {
+				py = c.run
+			}
+			out, errOut, code := runEvalhost(t, "", append([]string{"run"}, c.run...)...)
+			pyOut, pyErr, pyCode := python(t, false, py...)
+			if out != pyOut {
+				t.Errorf("stdout %q, python3 printed %q", out, pyOut)
+			}
+			if code != pyCode {
+				t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
+			}
+			if errOut != pyErr {
+				t.Errorf("stderr %q, python3's %q", errOut, pyErr)
+			}
+		})
+	}
+}
+
+// --json keeps saying what happened to the interpreter: the cell was
+// killed, how, and the status run exits with.
+func TestRunJSONSaysTheInterpreterExited(t *testing.T) {
+	out, errOut, code := runEvalhost(t, "", "run", "--json", "-c", "import os; os._exit(3)", "-c", "print('later')")
+	if code != 3 {
+		t.Errorf("exit code %d, want 3; stderr:\n%s", code, errOut)
+	}
+	var ends []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if m["type"] == "cell_end" {
+			ends = append(ends, m)
+		}
+	}
+	if len(ends) != 2 || ends[0]["status"] != "killed" || ends[0]["exitStatus"] != 3.0 ||
+		!strings.Contains(ends[0]["message"].(string), "interpreter died: exit code 3") || ends[1]["status"] != "skipped" {
+		t.Errorf("cell ends %v; want cell 1 killed, exitStatus 3, saying how, and cell 2 skipped", ends)
+	}
+}
+
+// An interpreter killed by a signal is no script's exit: run says how it
+// died and exits 1 (a shell would give 128+N; run's own statuses mean
+// other things there, and the notice says what happened).
+func TestRunSignalDeathIsReported(t *testing.T) {
+	out, errOut, code := runEvalhost(t, "", "run", "-c", "import os, signal; print('a', flush=True); os.kill(os.getpid(), signal.SIGKILL)")
+	if out != "a\n" || code != 1 || !strings.Contains(errOut, "[interpreter died: signal: killed; not retried") ||
+		!strings.Contains(errOut, "[cell 1 was killed (interpreter state was lost)") {
+		t.Errorf("stdout %q, exit %d, stderr:\n%s\nwant a, 1 and the death's notice and cell line", out, code, errOut)
+	}
+}
