@@ -59,3 +59,48 @@ func TestRunTellsCellsOfATerminal(t *testing.T) {
 		}
 	})
 }
+
+// What a cell printed just before its interpreter died is kept: os._exit
+// flushes first (python3 loses what its buffer held), PYTHONUNBUFFERED
+// writes each print through as python3's does, and stdout on a terminal
+// is line-buffered as python3's, so a print before a segfault shows there.
+func TestRunKeepsWhatWasPrintedBeforeADeath(t *testing.T) {
+	const segv = "print('before'); import ctypes; ctypes.string_at(0)"
+	cases := []struct {
+		name     string
+		code     string
+		env      []string
+		terminal bool
+	}{
+		{"os._exit", "print('before'); import os; os._exit(3)", []string{"PYTHONUNBUFFERED="}, false},
+		{"segfault under PYTHONUNBUFFERED", segv, []string{"PYTHONUNBUFFERED=1"}, false},
+		{"segfault on a terminal", segv, []string{"PYTHONUNBUFFERED="}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := command(t, "run", "-c", c.code)
+			cmd.Env = append(cmd.Environ(), c.env...)
+			var out bytes.Buffer
+			if c.terminal {
+				ptmx, tty, err := pty.Open()
+				if err != nil {
+					t.Skipf("no pty: %v", err)
+				}
+				defer ptmx.Close()
+				cmd.Stdout, cmd.Stderr = tty, io.Discard
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				tty.Close()
+				io.Copy(&out, ptmx)
+				cmd.Wait()
+			} else {
+				cmd.Stdout = &out
+				cmd.Run()
+			}
+			if !strings.Contains(out.String(), "before") {
+				t.Errorf("stdout %q lost the print before the death", out.String())
+			}
+		})
+	}
+}
