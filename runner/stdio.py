@@ -46,25 +46,6 @@ class _Stderr(io.TextIOWrapper):
         return io.TextIOWrapper.write(self, s)
 
 
-class _Unbuffered(io.TextIOWrapper):
-    """stdout as python3 -u (PYTHONUNBUFFERED) makes it: each write reaches
-    fd 1 before it returns, so what a cell printed just before its
-    interpreter died (a segfault, os.abort) is not lost in a buffer. Through
-    the BufferedWriter still, whose write handles a short one."""
-
-    def write(self, s):
-        n = io.TextIOWrapper.write(self, s)
-        self.flush()
-        return n
-
-
-class _UnbufferedStderr(_Stderr):
-    def write(self, s):
-        n = _Stderr.write(self, s)
-        self.flush()
-        return n
-
-
 def _is_terminal():
     return True
 
@@ -89,9 +70,8 @@ def take():
     made it for its stdin (encoding, errors, buffering)."""
     global out, err
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
-    unbuffered = os.environ.get("PYTHONUNBUFFERED")  # as python3 reads it: set, not empty
-    out = _stream(1, "<stdout>", _Unbuffered if unbuffered else io.TextIOWrapper, "1" in terminal)
-    err = _stream(2, "<stderr>", _UnbufferedStderr if unbuffered else _Stderr, "2" in terminal)
+    out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal)
+    err = _stream(2, "<stderr>", _Stderr, "2" in terminal)
     # As python3's: stderr line-buffered, and stdout too on a terminal.
     err.reconfigure(line_buffering=True)
     if "1" in terminal:

@@ -15,7 +15,7 @@ var allowedEnv = map[string]bool{
 	"PWD": true, "COLUMNS": true, "LINES": true, "COLORTERM": true, "NO_COLOR": true,
 	"VIRTUAL_ENV": true, "CONDA_PREFIX": true, "CONDA_DEFAULT_ENV": true, "PYTHONPATH": true,
 	"PYTHONHOME": true, "PYTHONUTF8": true, "PYTHONIOENCODING": true, "PYTHONWARNINGS": true,
-	"PYTHONDONTWRITEBYTECODE": true, "PYTHONUNBUFFERED": true, "PYENV_VERSION": true, "PYENV_ROOT": true,
+	"PYTHONDONTWRITEBYTECODE": true, "PYENV_VERSION": true, "PYENV_ROOT": true,
 	"MPLBACKEND": true, "MPLCONFIGDIR": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
 	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "PIP_INDEX_URL": true,
 	"PIP_EXTRA_INDEX_URL": true, "PIP_CERT": true, "HTTP_PROXY": true, "HTTPS_PROXY": true,
