@@ -1,8 +1,8 @@
 """evalhost stdio: what a cell gets instead of a terminal. stdout and stderr
 are the runner's streams on fd 1/2 (stderr flushes stdout first, so the two
-interleave as written; isatty() true when the host shows them on a
-terminal, EVALHOST_TTY), flushed every FLUSH_INTERVAL while a cell runs and
-before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
+interleave as written; isatty() true, and stdout line-buffered, when the
+host shows them on a terminal, EVALHOST_TTY), flushed every FLUSH_INTERVAL
+while a cell runs and before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
 fork, subprocess); input(), sys.stdin and getpass fail at once with
 StdinNotImplementedError (after an input frame) instead of hanging, unless
 the host gave a script's stdin (evalhost run's piped input), which they

@@ -2,7 +2,9 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -27,28 +29,9 @@ func TestRunTellsCellsOfATerminal(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ptmx, tty, err := pty.Open()
-			if err != nil {
-				t.Skipf("no pty: %v", err)
-			}
-			defer ptmx.Close()
-			if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
-				t.Fatal(err)
-			}
-			cmd := command(t, c.args...)
-			cmd.Env = append(cmd.Environ(), c.env...)
-			cmd.Stdout, cmd.Stderr = tty, tty
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tty.Close()
-			var out bytes.Buffer
-			io.Copy(&out, ptmx) // to EIO once the run and its children closed the terminal
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("run: %v\n%s", err, out.String())
-			}
-			if got := strings.TrimSpace(strings.ReplaceAll(out.String(), "\r\n", "\n")); !strings.Contains(got, c.want) {
-				t.Errorf("output %q, want %q", got, c.want)
+			got, code := runInTerminal(t, c.env, c.args...)
+			if code != 0 || !strings.Contains(got, c.want) {
+				t.Errorf("exit %d, output %q, want %q", code, got, c.want)
 			}
 		})
 	}
@@ -102,4 +85,43 @@ func TestRunKeepsWhatWasPrintedBeforeADeath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// python3 line-buffers a stdout that is a terminal, so a line printed
+// before os._exit(N) (or a crash) is on the screen; run's cells see a
+// terminal there (isatty) and must keep their lines as python3 does.
+func TestRunTerminalStdoutIsLineBuffered(t *testing.T) {
+	got, code := runInTerminal(t, nil, "run", "-c", "import os; print('a'); os._exit(3)")
+	if code != 3 || got != "a" {
+		t.Errorf("exit %d, output %q; want python3's 3 and \"a\"", code, got)
+	}
+}
+
+// runInTerminal runs evalhost with a 100x30 terminal as its stdout and
+// stderr, and gives what it showed there (trimmed, "\n" ends) and its exit
+// code.
+func runInTerminal(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, args...)
+	cmd.Env = append(cmd.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = tty, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	var out bytes.Buffer
+	io.Copy(&out, ptmx) // to EIO once the run and its children closed the terminal
+	var exit *exec.ExitError
+	if err := cmd.Wait(); err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	return strings.TrimSpace(strings.ReplaceAll(out.String(), "\r\n", "\n")), cmd.ProcessState.ExitCode()
 }
