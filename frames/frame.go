@@ -149,7 +149,7 @@ type Frame struct {
 	Status         string // done: StatusOK or StatusError
 	ExecutionCount int    // done, result
 	Cancelled      bool   // done
-	Exit           bool   // done: the cell raised SystemExit (sys.exit(), exit()), status ok for 0 or None; error: that SystemExit's
+	Exit           bool   // done: the cell raised SystemExit (sys.exit(), exit()), status ok for 0 or None, or its interpreter exited non-zero as it ended (host's InterpreterExit); error: that SystemExit's, or InterpreterExit's
 
 	// ExitStatus is python3's exit status for that SystemExit when not 0
 	// (sys.exit(3): 3; a code that is not an int: 1; an int past a C int:

@@ -36,7 +36,8 @@
 // returns once the output streams end: the exit is part of the cell, bounded
 // by its context and then Options.Grace (exitout.go); an exit with a
 // non-zero status or a signal the host did not send makes the cell an error
-// named InterpreterExit. Output written while
+// named InterpreterExit (an exit's with frames.Frame.Exit and ExitStatus,
+// python3's status, as a SystemExit's). Output written while
 // no cell runs otherwise goes to the next cell, and at exit to no one.
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the

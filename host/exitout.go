@@ -97,7 +97,8 @@ func (w *exitWait) step(p *Process, id string, out relay) {
 }
 
 // status tells how a last cell's interpreter ended when it was not
-// cleanly, making the cell an error: `python3 -c` exits with what an atexit
+// cleanly, making the cell an error (with the exit's status, done.Exit and
+// ExitStatus, when it exited itself): `python3 -c` exits with what an atexit
 // handler passed to os._exit, or dies of a signal a finalizer raised, and a
 // cell reported ok would hide that. The streams have ended, so the exit is
 // near; an interpreter that lives on past exitStatusWait (it closed its
@@ -109,11 +110,13 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 		return
 	}
 	var how string
+	exited := false // its own exit with a status: python3's, as sys.exit's
 	switch st := p.status; {
 	case st.Signaled():
 		how = fmt.Sprintf("was killed by signal %d (%s)", int(st.Signal()), st.Signal())
 	case st.ExitStatus() != 0:
 		how = fmt.Sprintf("exited with status %d", st.ExitStatus())
+		exited = true
 	default:
 		return
 	}
@@ -121,8 +124,13 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 	evalue := "the interpreter " + how + " as it ended, after its last cell had finished (an atexit handler, finalizer or non-daemon thread)"
 	// A one-line traceback, as a notebook shows an error by its traceback.
 	out.send(frames.Frame{Type: frames.TypeError, ID: done.ID, Ename: ename, Evalue: evalue,
-		Traceback: []string{ename + ": " + evalue}})
+		Traceback: []string{ename + ": " + evalue}, Exit: exited})
 	done.Status = frames.StatusError
+	if exited {
+		// os._exit(N) there ends python3 with N, over a sys.exit's status
+		// (whose message, if any, python3 printed before): the script's.
+		done.Exit, done.ExitStatus = true, p.status.ExitStatus()
+	}
 }
 
 // exitStatusWait bounds status's wait for an exit whose output has ended:

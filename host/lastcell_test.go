@@ -55,8 +55,9 @@ func TestExitAfterNextCell(t *testing.T) {
 			check: func(t *testing.T, r *run, _ string) {
 				e, ok := r.first(frames.TypeError)
 				if r.err != nil || r.done.Status != frames.StatusError || r.stdout() != "ran\n" || !ok ||
-					e.Ename != "InterpreterExit" || !strings.Contains(e.Evalue, "exited with status 7") {
-					t.Errorf("done %+v, err %v, stdout %q, error %+v; want an InterpreterExit error naming status 7", r.done, r.err, r.stdout(), e)
+					e.Ename != "InterpreterExit" || !strings.Contains(e.Evalue, "exited with status 7") ||
+					!e.Exit || !r.done.Exit || r.done.ExitStatus != 7 {
+					t.Errorf("done %+v, err %v, stdout %q, error %+v; want an InterpreterExit error naming status 7, and the exit's status 7", r.done, r.err, r.stdout(), e)
 				}
 			}},
 		{name: "a signal at exit fails the cell",

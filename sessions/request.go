@@ -188,7 +188,8 @@ type CellResult struct {
 	DurationMs     float64  `json:"durationMs"`
 	StateLost      bool     `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
 	Retried        bool     `json:"retried"`   // the interpreter died and the cell ran again
-	// Exited: it ended by sys.exit() or exit() (frames.Frame.Exit), or,
+	// Exited: it ended by sys.exit() or exit() (frames.Frame.Exit; also a
+	// last cell whose interpreter then exited non-zero, status error), or,
 	// in a batch (Request.Batch), its Python interpreter exited during it
 	// (os._exit(N), a C exit(N)): status killed, ExitStatus N.
 	Exited   bool   `json:"-"`

@@ -57,9 +57,9 @@ func TestRunPrintsAtExit(t *testing.T) {
 	}
 }
 
-// An interpreter that ends badly after its last cell (os._exit in an
-// atexit handler, a signal at exit) fails the run, as `python3 -c` exits
-// non-zero, and says how; a cell error without a traceback (a shell
+// An interpreter killed by a signal after its last cell (a finalizer's)
+// fails the run and says how (os._exit there is python3's exit:
+// TestRunInterpreterExitIsPythons); a cell error without a traceback (a shell
 // cell's exit status) is shown as its name and value, not a blank line.
 func TestRunReportsHowItEnded(t *testing.T) {
 	dir := t.TempDir()
@@ -72,8 +72,6 @@ func TestRunReportsHowItEnded(t *testing.T) {
 		args []string
 		want string // a line of stderr
 	}{
-		{"os._exit in atexit", []string{"-c", "import atexit, os\nprint('main')\natexit.register(lambda: os._exit(7))"},
-			"InterpreterExit: the interpreter exited with status 7 as it ended"},
 		{"a signal at exit", []string{"-c", "import atexit, os, signal\natexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))"},
 			"InterpreterExit: the interpreter was killed by signal 9 (killed) as it ended"},
 		{"a shell cell's exit status", []string{sh}, "ExitStatus: exit status 1"},
