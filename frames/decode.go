@@ -294,5 +294,6 @@ func DecodeRequest(line []byte) (Request, error) {
 	if filename := root.Get("filename"); filename.Exists() {
 		r.Filename, r.FirstLine = filename.String(), int(root.Get("line").Int())
 	}
+	r.Module = root.Get("module").String()
 	return r, nil
 }

@@ -93,7 +93,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -113,6 +113,13 @@
 //	    tracebacks, warnings, SyntaxErrors and inspect name FILE:LINE and
 //	    show the file's own lines (read by linecache), as python3 FILE.
 //	    Without it the cell is "<cell N>", its source kept for linecache.
+//	    module: run the module NAME as python3 -m NAME does instead of CODE
+//	    (runpy._run_module_as_main(NAME), which sets sys.argv[0] to its
+//	    file and runs it, or a package's __main__, in __main__'s namespace);
+//	    with argv ["-m", ARG...] the cwd's full path goes first on
+//	    sys.path, as python3 -m puts it. Its traceback starts at runpy's
+//	    frames, as python3's does; a module not found is SystemExit
+//	    "EXECUTABLE: No module named NAME".
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes

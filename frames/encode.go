@@ -269,6 +269,11 @@ func AppendRequest(dst []byte, r *Request) []byte {
 			dst = strconv.AppendInt(dst, int64(r.FirstLine), 10)
 		}
 	}
+	if r.Module != "" {
+		// As the command line's argument, which python3 -m decodes.
+		dst = append(dst, `,"module":`...)
+		dst = AppendFSString(dst, r.Module)
+	}
 	return append(dst, '}')
 }
 

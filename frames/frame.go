@@ -191,4 +191,8 @@ type Request struct {
 	// file, so tracebacks, warnings and inspect name the file, as python3 FILE.
 	Filename  string
 	FirstLine int
+	// Module, when set, runs the module of that name as python3 -m does
+	// (runpy._run_module_as_main, in __main__'s namespace) instead of Code,
+	// which a backend that lacks it (the gateway) runs instead.
+	Module string
 }

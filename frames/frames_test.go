@@ -161,6 +161,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c4", Code: "x", Argv: []string{"-c"}},
 		{ID: "c5", Code: "x", Filename: "/w/a \"b\".py", FirstLine: 12},
 		{ID: "c6", Code: "x", Filename: "/w/a.py"},
+		{ID: "c7", Code: "x", Argv: []string{"-m", "--n"}, Module: "json.tool"},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)
