@@ -1,6 +1,7 @@
 """evalhost argv: the command line a script's cells see, as python3 sets
-it for FILE, -c or -: sys.argv, __main__'s __file__, and sys.path[0] (the
-script's directory, links resolved, or '' for -c and -). One rule for
+it for FILE, -c, - or -m: sys.argv, __main__'s __file__, and sys.path[0]
+(the script's directory, links resolved, '' for -c and -, the cwd's full
+path for -m). One rule for
 both backends: the runner loads this module (cells.py), and the gateway
 sends its source into a kernel (runner.ArgvSource, gateway/snippets.go),
 so it stands alone: stdlib only, no _core. What an apply set is kept in
@@ -37,8 +38,10 @@ def apply(state, ns, argv, file):
 def _path0(state, argv, file):
     """python3 FILE puts FILE's directory, links resolved, first on
     sys.path, so the script's sibling modules import; python3 -c and -
-    put '' (the cwd, wherever a chdir takes it). The entry an earlier apply
-    put there goes; one that was first already (the cwd) is left."""
+    put '' (the cwd, wherever a chdir takes it); python3 -m the cwd's full
+    path (argv[0] is '-m' until runpy has found the module). The entry an
+    earlier apply put there goes; one that was first already (the cwd) is
+    left."""
     if state.dir is not None:
         try:
             sys.path.remove(state.dir)
@@ -49,6 +52,8 @@ def _path0(state, argv, file):
         first = os.path.dirname(os.path.realpath(file))
     elif argv[0] in ("-c", "-"):
         first = ""
+    elif argv[0] == "-m":
+        first = os.getcwd()
     else:
         return
     if sys.path[:1] != [first]:

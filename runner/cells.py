@@ -488,6 +488,18 @@ def run_source(src, name, ns=None, local=None):
 PLAIN = frozenset((int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, range, type(None)))
 
 
+def _run_module(name):
+    """python3 -m NAME: the call the interpreter makes (Modules/main.c's
+    pymain_run_module), runpy's code (frozen from 3.11: its frames are
+    python3's own "<frozen runpy>" ones), in __main__'s namespace. Called from here, not
+    from a cell's code, a traceback starts at runpy's frames, as python3's."""
+    forget_warnings()
+    for hook in _core._pre_cell:
+        hook()
+    _core._own("runpy")._run_module_as_main(name, alter_argv=True)
+    return "ok"
+
+
 def show_result(v):
     """Show a cell's last value as its result (a None value shows nothing;
     a quiet cell, one ending in ';', never gets here: see _ends_quiet).
@@ -545,6 +557,7 @@ class Cell(_wire._Request):
 
     result = None  # a result frame line kept for done (keep_result)
     origin = None  # (filename, lines before the cell) of a cell from a file (_origin)
+    module = None  # the module a request runs as python3 -m does (_run_module)
 
     def __init__(self, req):
         self.req = req
@@ -608,8 +621,11 @@ class Cell(_wire._Request):
         filename = self.req.get("filename")
         if filename is not None:
             self.origin = _origin(filename, self.req.get("line"))
+        module = self.req.get("module")
+        if module is not None and type(module) is not str:
+            raise _RequestError('"module" must be a string')
         _apply(self.req)
-        self.code = code
+        self.code, self.module = code, module
 
     def run(self):
         """Count the cell and run it; figures and post-cell hooks follow whatever it did."""
@@ -624,6 +640,8 @@ class Cell(_wire._Request):
 
     def execute(self, src):
         """Run the source; send its result or its compile error; return the status."""
+        if self.module is not None:
+            return _run_module(self.module)
         if _core._ipython_mode:
             return _core._module("ipy_full").run_full(src)
         count = _core._count

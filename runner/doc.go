@@ -28,7 +28,9 @@
 // keeps (keep_result) to place and send with done: one look at the pipes for
 // both frames, unless a post-cell hook, figures or an error come between,
 // when it is sent at once as before; loaded right after ready is sent, while
-// the host answers it), argv (a request's "argv" and "file": sys.argv,
+// the host answers it; a request's "module" runs as python3 -m runs it,
+// runpy._run_module_as_main called from cells, not from cell code, so its
+// traceback starts at runpy's frames), argv (a request's "argv" and "file": sys.argv,
 // __file__ and sys.path[0] as python3 sets them; loaded with cells, and
 // its source is [ArgvSource], which the gateway runs in a kernel, so both
 // apply one rule), warm (the warm-up, below; once the runner has been
