@@ -92,7 +92,7 @@ type evalFields struct {
 }
 
 type cellFields struct {
-	language, code, title, reset, timeout, onTimeout, maxRuntime, file, line gjson.Result
+	language, code, title, reset, timeout, onTimeout, maxRuntime, file, line, module gjson.Result
 }
 
 // fieldsOf reads obj, an object of a request line parseRequest checked.
@@ -154,6 +154,8 @@ func (f *cellFields) slot(key string) *gjson.Result {
 		return &f.file
 	case "line":
 		return &f.line
+	case "module":
+		return &f.module
 	}
 	return nil
 }
@@ -277,7 +279,13 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		}
 		cell.Language = l
 	}
-	if f.code.Type != gjson.String {
+	if m := f.module; m.Exists() {
+		if m.Type != gjson.String || m.Str == "" || strings.IndexByte(m.Str, 0) >= 0 || cell.Language != sessions.LangPython {
+			return cell, badRequest(root, "cells[%d].module must be a module's name (no NUL) in a Python cell", i)
+		}
+		cell.Module = m.Str
+	}
+	if f.code.Type != gjson.String && !(cell.Module != "" && !f.code.Exists()) {
 		return cell, badRequest(root, "cells[%d].code must be a string", i)
 	}
 	cell.Code = f.code.Str

@@ -356,7 +356,10 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		run += "-retry"
 	}
 	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
-		Filename: c.cell.File, FirstLine: c.cell.Line}
+		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module}
+	if req.Module != "" && req.Code == "" {
+		req.Code = ModuleCode(req.Module)
+	}
 	if c.j.s.takeUnset(c.cell.Language) || fresh {
 		req.Cwd = c.j.s.key.Cwd
 	}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -95,6 +96,21 @@ type Cell struct {
 	// (frames.Request's Filename and FirstLine). Other backends ignore it.
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// Module, when set, makes a Python cell run that module as python3 -m
+	// MODULE does (frames.Request's Module): in __main__'s namespace, its
+	// file as sys.argv[0], a package's __main__. Code is then ignored by
+	// the runner; a backend without modules (the gateway) runs ModuleCode
+	// in its place when Code is "". With Request.Argv ["-m", ARG...] the
+	// cwd's full path is first on sys.path, as python3 -m puts it.
+	Module string `json:"module,omitempty"`
+}
+
+// ModuleCode is the Python code that runs module name as python3 -m
+// does, for a backend that takes code alone: the name as a JSON string
+// (a valid Python literal), the call silenced by ';'.
+func ModuleCode(name string) string {
+	b, _ := json.Marshal(name)
+	return `__import__("runpy")._run_module_as_main(` + string(b) + `);`
 }
 
 // What a cell's timeout does (Cell.OnTimeout).
@@ -252,6 +268,9 @@ func (r *Request) validate(defTimeout time.Duration) error {
 		}
 		if c.Timeout < 0 {
 			return fmt.Errorf("%w: cell %d: timeout must be positive", ErrBadRequest, i)
+		}
+		if c.Module != "" && c.Language != LangPython {
+			return fmt.Errorf("%w: cell %d: a module runs in a Python cell, not %q", ErrBadRequest, i, c.Language)
 		}
 		if err := r.validateDetach(i, defTimeout); err != nil {
 			return err
