@@ -48,12 +48,14 @@ type runFlags struct {
 	params    *params.Params
 	argv      []string          // the cells' sys.argv (commandLine)
 	file      string            // their __file__
+	module    string            // -m's MODULE: the one cell runs it as python3 -m does
 	stdin     *os.File          // a one-shot run's stdin for its Python cells (scriptStdin)
 	terminal  map[string]string // what its cells learn of a terminal it shows them on (terminalEnv)
 	backendFlags
 }
 
 const runUsage = `Usage: evalhost run [FLAGS] [-c CODE]... [FILE | -] [ARG...]
+       evalhost run [FLAGS] -m MODULE [ARG...]
 
 Runs cells in one session: the -c cells, or FILE's (stdin's for -), a
 percent-format script (Jupytext, VS Code, Spyder) split on "# %%" lines as
@@ -69,6 +71,11 @@ cells see sys.argv as python3 gives it: [FILE, ARG...] (["-", ARG...]
 for stdin; ["-c", ARG...] with -c cells, which take no FILE), __file__
 FILE's absolute path; a shell cell's $1... are the ARGs:
 evalhost run --timeout 60 train.py data.csv --epochs 3.
+
+-m MODULE runs a module as python3 -m does (runpy): a package's
+__main__, sys.argv [MODULE's file, ARG...], the cwd first on sys.path,
+and, with --session, its globals kept in the session. -m ends run's
+flags as FILE does: evalhost run -m json.tool --indent 2 < data.json.
 `
 
 // newRunFlagSet declares run's flags into f; the returned bool is
@@ -106,6 +113,11 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	var f runFlags
 	fs, jupytextMagics := newRunFlagSet(&f, stderr)
+	args, mod, err := cutModule(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	args, paramFlags, err := takeParamFlags(fs, args, true)
 	if err != nil {
 		// -p, -f, -y, -r and -P are common flags of scripts too.
@@ -147,12 +159,15 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0)
+	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
+	if err == nil && cl.module != "" && f.params != nil {
+		err = errors.New("parameters (-p, -r, -f, -y, -P) and -m: a module has no parameters cell; give it arguments after MODULE")
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	f.argv, f.file = cl.argv, cl.file
+	f.argv, f.file, f.module = cl.argv, cl.file, cl.module
 	cells, err := collectCells(cl.source, f, stdin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
@@ -237,8 +252,11 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 			return nil, fmt.Errorf("%s is %w", sourceName(source), err)
 		}
 		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
+	case f.module != "":
+		// One Python cell whatever --language says: python3 -m's module.
+		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: sessions.LangPython, Module: f.module}})
 	case len(cells) == 0:
-		return nil, errors.New("nothing to run: give a FILE, - for stdin, or -c CODE")
+		return nil, errors.New("nothing to run: give a FILE, - for stdin, -c CODE or -m MODULE")
 	}
 	if f.params != nil {
 		if source != "" && !slices.ContainsFunc(cells, func(c percent.Cell) bool {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // scriptFlagsHint follows the refusal of a flag before FILE, which may be
@@ -15,12 +18,63 @@ const scriptFlagsHint = "A script's own flags go after FILE: evalhost run [FLAGS
 
 // commandLine is what run's positional arguments say, read as python3
 // reads its own: the source (FILE, "-" for stdin, or "" for the -c cells
-// alone) and the command line its cells see (sys.argv, a shell cell's $1...)
-// and Python's __file__ for it.
+// alone or -m), the command line its cells see (sys.argv, a shell cell's
+// $1...) and Python's __file__ for it, and the module -m runs.
 type commandLine struct {
 	source string
 	argv   []string
 	file   string
+	module string
+}
+
+// moduleRun is run's -m MODULE and the arguments after it.
+type moduleRun struct {
+	name string
+	args []string
+}
+
+// errModuleWithCode refuses -m after -c: python3 -c CODE -m M passes -m M
+// to CODE, but run's -c does not end its flags (-c is repeatable), so
+// the two would be ambiguous.
+var errModuleWithCode = errors.New("-m MODULE and -c CODE: give one, as python3 runs one; for -c cells whose sys.argv holds -m, put it after --: evalhost run -c CODE -- -m X")
+
+// cutModule splits run's arguments at -m MODULE (or -mMODULE), which ends
+// run's flags as FILE does: what follows MODULE is the module's
+// sys.argv[1:], flags and "--" included, as python3 -m MODULE gives it.
+// An -m after a positional argument, or after "--", is not run's. A flag
+// of fs that takes a value, and a parameter flag, skip theirs (-c -m is
+// the cell "-m"). mod is nil without -m; flags are the arguments before it.
+func cutModule(fs *pflag.FlagSet, args []string) (flags []string, mod *moduleRun, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return args, nil, nil
+		}
+		if a == "-m" || strings.HasPrefix(a, "-m") && !strings.HasPrefix(a, "--") {
+			name, rest := a[2:], args[i+1:]
+			if name == "" && len(rest) > 0 {
+				name, rest = rest[0], rest[1:]
+			}
+			if name == "" {
+				// python3 says "Argument expected for the -m option".
+				return nil, nil, errors.New("-m needs a MODULE: evalhost run [FLAGS] -m MODULE [ARG...], as python3 -m")
+			}
+			return args[:i:i], &moduleRun{name, append([]string(nil), rest...)}, nil
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, hasValue = a[:2], true // -fFILE
+		}
+		if spec, ok := paramFlagNames[name]; ok {
+			i += spec.n
+			if hasValue {
+				i--
+			}
+		} else if takesValue(fs, a) {
+			i++
+		}
+	}
+	return args, nil, nil
 }
 
 // parseCommandLine reads pos, the arguments after run's flags (which end
@@ -31,9 +85,20 @@ type commandLine struct {
 // python3 FILE -- a gives ['FILE', '--', 'a']. file is FILE's absolute
 // path, as python3 3.9+ sets __file__: the physical working directory (as
 // getcwd gives it, not $PWD's links) joined, not cleaned (a link's ".." is
-// the link target's parent); "<stdin>" for "-".
-func parseCommandLine(pos []string, haveCode bool) (commandLine, error) {
+// the link target's parent); "<stdin>" for "-". With -m (mod, whose
+// arguments end run's, so pos is empty) argv is ["-m", ARG...], as python3
+// has it until runpy puts the module's file first, and file "": runpy sets
+// the module's own __file__.
+func parseCommandLine(pos []string, haveCode bool, mod *moduleRun) (commandLine, error) {
 	var cl commandLine
+	if mod != nil {
+		if haveCode {
+			return cl, errModuleWithCode
+		}
+		cl.module = mod.name
+		cl.argv = append([]string{"-m"}, mod.args...)
+		return cl, nil
+	}
 	if haveCode || len(pos) == 0 {
 		cl.argv = append([]string{"-c"}, pos...)
 		return cl, nil

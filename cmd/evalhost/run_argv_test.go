@@ -27,35 +27,51 @@ func TestParseCommandLine(t *testing.T) {
 		{"-c with arguments, as python3 -c", []string{"-c", "x", "a", "b"}, commandLine{argv: []string{"-c", "a", "b"}}, []string{"x"}},
 		{"-c then -- ends run's flags", []string{"-c", "x", "--", "-b"}, commandLine{argv: []string{"-c", "-b"}}, []string{"x"}},
 		{"-c, then a name that is no FILE", []string{"-c", "x", "s.py", "-c", "y"}, commandLine{argv: []string{"-c", "s.py", "-c", "y"}}, []string{"x"}},
-		{"FILE", []string{"s.py"}, commandLine{"s.py", []string{"s.py"}, abs}, nil},
-		{"FILE and arguments", []string{"s.py", "1", "2"}, commandLine{"s.py", []string{"s.py", "1", "2"}, abs}, nil},
-		{"run's -c after FILE is the script's", []string{"s.py", "-c", "cfg.yaml"}, commandLine{"s.py", []string{"s.py", "-c", "cfg.yaml"}, abs}, nil},
-		{"run's --json after FILE is the script's", []string{"s.py", "--json"}, commandLine{"s.py", []string{"s.py", "--json"}, abs}, nil},
-		{"a parameter flag after FILE is the script's", []string{"s.py", "-p", "a", "1"}, commandLine{"s.py", []string{"s.py", "-p", "a", "1"}, abs}, nil},
-		{"run's flags before FILE", []string{"--json", "--timeout", "5", "s.py", "--timeout", "9"}, commandLine{"s.py", []string{"s.py", "--timeout", "9"}, abs}, nil},
-		{"-- after FILE is the script's, as python3's", []string{"s.py", "1", "--", "--n"}, commandLine{"s.py", []string{"s.py", "1", "--", "--n"}, abs}, nil},
-		{"-- before FILE ends run's flags", []string{"--", "s.py", "--n"}, commandLine{"s.py", []string{"s.py", "--n"}, abs}, nil},
-		{"a FILE named like a flag after --", []string{"--", "-w.py", "z"}, commandLine{"-w.py", []string{"-w.py", "z"}, filepath.Join(wd, "-w.py")}, nil},
-		{"stdin", []string{"-", "x", "--json"}, commandLine{"-", []string{"-", "x", "--json"}, "<stdin>"}, nil},
+		{"FILE", []string{"s.py"}, commandLine{"s.py", []string{"s.py"}, abs, ""}, nil},
+		{"FILE and arguments", []string{"s.py", "1", "2"}, commandLine{"s.py", []string{"s.py", "1", "2"}, abs, ""}, nil},
+		{"run's -c after FILE is the script's", []string{"s.py", "-c", "cfg.yaml"}, commandLine{"s.py", []string{"s.py", "-c", "cfg.yaml"}, abs, ""}, nil},
+		{"run's --json after FILE is the script's", []string{"s.py", "--json"}, commandLine{"s.py", []string{"s.py", "--json"}, abs, ""}, nil},
+		{"a parameter flag after FILE is the script's", []string{"s.py", "-p", "a", "1"}, commandLine{"s.py", []string{"s.py", "-p", "a", "1"}, abs, ""}, nil},
+		{"run's flags before FILE", []string{"--json", "--timeout", "5", "s.py", "--timeout", "9"}, commandLine{"s.py", []string{"s.py", "--timeout", "9"}, abs, ""}, nil},
+		{"-- after FILE is the script's, as python3's", []string{"s.py", "1", "--", "--n"}, commandLine{"s.py", []string{"s.py", "1", "--", "--n"}, abs, ""}, nil},
+		{"-- before FILE ends run's flags", []string{"--", "s.py", "--n"}, commandLine{"s.py", []string{"s.py", "--n"}, abs, ""}, nil},
+		{"a FILE named like a flag after --", []string{"--", "-w.py", "z"}, commandLine{"-w.py", []string{"-w.py", "z"}, filepath.Join(wd, "-w.py"), ""}, nil},
+		{"stdin", []string{"-", "x", "--json"}, commandLine{"-", []string{"-", "x", "--json"}, "<stdin>", ""}, nil},
 		// Cleaned, link/../s.py would name ./s.py, not the file beside
 		// the link's target that is read.
-		{"a FILE through a link's ..", []string{"link/../s.py"}, commandLine{"link/../s.py", []string{"link/../s.py"}, wd + "/link/../s.py"}, nil},
-		{"an absolute FILE as given", []string{"/w/./s.py"}, commandLine{"/w/./s.py", []string{"/w/./s.py"}, "/w/./s.py"}, nil},
+		{"a FILE through a link's ..", []string{"link/../s.py"}, commandLine{"link/../s.py", []string{"link/../s.py"}, wd + "/link/../s.py", ""}, nil},
+		{"an absolute FILE as given", []string{"/w/./s.py"}, commandLine{"/w/./s.py", []string{"/w/./s.py"}, "/w/./s.py", ""}, nil},
 		{"nothing", nil, commandLine{argv: []string{"-c"}}, nil},
 		{"a lone --", []string{"--"}, commandLine{argv: []string{"-c"}}, nil},
+		// -m MODULE ends run's flags, as FILE does (python3 -m).
+		{"-m", []string{"-m", "json.tool"}, commandLine{argv: []string{"-m"}, module: "json.tool"}, nil},
+		{"-m's arguments, flags included", []string{"-m", "pkg.cli", "a", "--json", "-c", "x", "--", "-m", "y"},
+			commandLine{argv: []string{"-m", "a", "--json", "-c", "x", "--", "-m", "y"}, module: "pkg.cli"}, nil},
+		{"-mMODULE", []string{"-mhttp.server", "8000"}, commandLine{argv: []string{"-m", "8000"}, module: "http.server"}, nil},
+		{"run's flags before -m", []string{"--json", "--timeout", "5", "-m", "m", "--timeout", "9"},
+			commandLine{argv: []string{"-m", "--timeout", "9"}, module: "m"}, nil},
+		{"a flag's value -m is no -m", []string{"--cwd", "-m", "s.py"}, commandLine{"s.py", []string{"s.py"}, abs, ""}, nil},
+		{"-c's cell -m is no -m", []string{"-c", "-m", "a"}, commandLine{argv: []string{"-c", "a"}}, []string{"-m"}},
+		{"a parameter's value -m is no -m", []string{"-p", "-m", "1", "s.py"}, commandLine{"s.py", []string{"s.py"}, abs, ""}, nil},
+		{"-m after FILE is the script's", []string{"s.py", "-m", "x"}, commandLine{"s.py", []string{"s.py", "-m", "x"}, abs, ""}, nil},
+		{"-m after -- is FILE's", []string{"--", "-m", "x"}, commandLine{"-m", []string{"-m", "x"}, filepath.Join(wd, "-m"), ""}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var f runFlags
 			fs, _ := newRunFlagSet(&f, io.Discard)
-			args, _, err := takeParamFlags(fs, tt.args, true)
+			args, mod, err := cutModule(fs, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args, _, err = takeParamFlags(fs, args, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := fs.Parse(args); err != nil {
 				t.Fatal(err)
 			}
-			got, err := parseCommandLine(fs.Args(), len(f.code) > 0)
+			got, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +99,7 @@ func TestCommandLineFileIsPhysical(t *testing.T) {
 	}
 	t.Chdir(link)
 	t.Setenv("PWD", link) // as a shell that cd'd through the link has it
-	got, err := parseCommandLine([]string{"s.py"}, false)
+	got, err := parseCommandLine([]string{"s.py"}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,6 +197,9 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		if c.File != "" {
 			cell["file"], cell["line"] = c.File, c.Line
 		}
+		if c.Module != "" {
+			cell["module"] = c.Module
+		}
 		list[i] = cell
 	}
 	eval["cells"] = list
