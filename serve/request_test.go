@@ -61,6 +61,12 @@ func TestParseEval(t *testing.T) {
 		{"a cell's file empty", `{"op":"eval","id":"r","cells":[{"code":"1","file":""}]}`, "cells[0].file must be a non-empty path"},
 		{"a cell's file not a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":7}]}`, "cells[0].file must be a non-empty path"},
 		{"a cell's line 0", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":0}]}`, "cells[0].line must be a whole number from 1"},
+		{"a cell's module without code", `{"op":"eval","id":"r","argv":["-m"],"cells":[{"module":"json.tool"}]}`, ""},
+		{"a cell's module with code", `{"op":"eval","id":"r","cells":[{"code":"","module":"m"}]}`, ""},
+		{"a cell's module empty", `{"op":"eval","id":"r","cells":[{"module":""}]}`, "cells[0].module must be a module's name"},
+		{"a cell's module not a string", `{"op":"eval","id":"r","cells":[{"code":"","module":1}]}`, "cells[0].module must be a module's name"},
+		{"a shell cell's module", `{"op":"eval","id":"r","cells":[{"language":"sh","code":"","module":"m"}]}`, "cells[0].module must be a module's name"},
+		{"neither code nor module", `{"op":"eval","id":"r","cells":[{"title":"x"}]}`, "cells[0].code must be a string"},
 		{"a cell's line fractional", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":2.5}]}`, "cells[0].line must be a whole number from 1"},
 		{"a cell's line a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":"2"}]}`, "cells[0].line must be a whole number from 1"},
 	}
