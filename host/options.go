@@ -38,6 +38,10 @@ type Options struct {
 	// wait for a person, which a cell must not (DESIGN: stdin is not
 	// interactive): pass one only when that is what the caller wants.
 	Stdin *os.File
+	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
+	// terminal: the cells' sys.stdout/sys.stderr then say isatty() (their
+	// fds stay pipes), and stdout is line-buffered, as python3's on one.
+	Terminal []int
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
@@ -98,7 +102,7 @@ func childEnv(env []string, nonce string) []string {
 	}
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") {
+		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") && !strings.HasPrefix(kv, ttyEnv+"=") {
 			out = append(out, kv)
 		}
 	}
@@ -108,4 +112,5 @@ func childEnv(env []string, nonce string) []string {
 const (
 	nonceEnv = "EVALHOST_SYNC_NONCE"
 	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin)
+	ttyEnv   = "EVALHOST_TTY"   // the fds shown on a terminal (Options.Terminal), as "1,2"
 )

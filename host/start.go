@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -36,6 +38,13 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	// job of the user's terminal, as Jupyter starts kernels. Its reaper ends
 	// everything the runner starts when the runner or this process dies.
 	files, env := ends.child[:], childEnv(o.Env, nonce)
+	if len(o.Terminal) > 0 {
+		fds := make([]string, len(o.Terminal))
+		for i, fd := range o.Terminal {
+			fds[i] = strconv.Itoa(fd)
+		}
+		env = append(env, ttyEnv+"="+strings.Join(fds, ","))
+	}
 	if o.Stdin != nil {
 		// fd 4, which the runner moves to fd 0 once it has taken fd 0,
 		// its requests, for itself.

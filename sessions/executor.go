@@ -42,6 +42,7 @@ type Spec struct {
 	StartTimeout time.Duration
 	Grace        time.Duration
 	Stdin        *os.File // Config.Stdin, for a Python interpreter
+	Terminal     []int    // Config.Terminal, for a Python interpreter
 }
 
 // RunInfo names one execution of a cell: the run id the interpreter sees

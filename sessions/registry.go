@@ -39,7 +39,11 @@ type Config struct {
 	// runs one script, as evalhost run's; nil (the default): cells have no
 	// stdin, and input() fails at once. The registry does not close it.
 	Stdin *os.File
-	Sink  streamsink.Options // per-cell output bounds; its Store receives spilled output
+	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
+	// terminal, for the runner's Python interpreters (host.Options.Terminal):
+	// their sys.stdout/sys.stderr say isatty(), as python3's would there.
+	Terminal []int
+	Sink     streamsink.Options // per-cell output bounds; its Store receives spilled output
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
 	RunHook func(run RunInfo, active bool)

@@ -327,6 +327,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		StartTimeout: cfg.StartTimeout,
 		Grace:        cfg.Grace,
 		Stdin:        cfg.Stdin,
+		Terminal:     cfg.Terminal,
 	})
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)

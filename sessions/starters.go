@@ -44,6 +44,7 @@ func RunnerStarter(home string) Starter {
 			StartTimeout: spec.StartTimeout,
 			Grace:        spec.Grace,
 			Stdin:        spec.Stdin,
+			Terminal:     spec.Terminal,
 		})
 		var readyExe string
 		if err == nil {

@@ -26,6 +26,10 @@ func TestRunTellsCellsOfATerminal(t *testing.T) {
 		{"terminal", []string{"run", "-c", code}, nil, "True True 100 30 False"},
 		{"COLUMNS set by the user", []string{"run", "-c", code}, []string{"COLUMNS=61"}, "True True 61 30 False"},
 		{"--max-output", []string{"run", "--max-output", "1000", "-c", code}, nil, "False False 80 24 False"},
+		// The runner's own word: neither a sh cell nor a cell's child sees it.
+		{"sh cells are not told", []string{"run", "--language", "sh", "-c", "echo tty=${EVALHOST_TTY-unset}"}, nil, "tty=unset"},
+		{"a child is not told", []string{"run", "-c", "import subprocess; r = subprocess.run(['sh', '-c', 'echo tty=${EVALHOST_TTY-unset}'])"},
+			nil, "tty=unset"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -46,11 +46,11 @@ type runFlags struct {
 	grace     time.Duration
 	magics    percent.Magics
 	params    *params.Params
-	argv      []string          // the cells' sys.argv (commandLine)
-	file      string            // their __file__
-	module    string            // -m's MODULE: the one cell runs it as python3 -m does
-	stdin     *os.File          // a one-shot run's stdin for its Python cells (scriptStdin)
-	terminal  map[string]string // what its cells learn of a terminal it shows them on (terminalEnv)
+	argv      []string    // the cells' sys.argv (commandLine)
+	file      string      // their __file__
+	module    string      // -m's MODULE: the one cell runs it as python3 -m does
+	stdin     *os.File    // a one-shot run's stdin for its Python cells (scriptStdin)
+	terminal  runTerminal // what its cells learn of a terminal it shows them on
 	backendFlags
 }
 
@@ -191,7 +191,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		defer f.stdin.Close()
 	}
 	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written
-		f.terminal = terminalEnv(stdout, stderr)
+		f.terminal = terminalOf(stdout, stderr)
 	}
 	return runCells(cells, f, tools, stdout, stderr, logger)
 }
@@ -390,7 +390,8 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		Home:     home,
 		Python:   f.python,
 		Stdin:    f.stdin,
-		ExtraEnv: f.terminal,
+		ExtraEnv: f.terminal.env,
+		Terminal: f.terminal.fds,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
 		// of the run's time. Live output is the program's own bytes, as

@@ -4,42 +4,49 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"golang.org/x/term"
 )
 
-// terminalEnv is what a one-shot run whose live output goes to a terminal
-// tells its Python cells, which write to pipes: EVALHOST_TTY names the fds
-// (1, 2) the host shows on a terminal, so sys.stdout.isatty() is true as
-// under python3 and libraries colour their output (the bytes reach the
-// terminal unchanged); COLUMNS and LINES are its size, which
-// shutil.get_terminal_size reads first, unless the environment sets them.
-// Nil when neither stream is a terminal.
-func terminalEnv(stdout, stderr io.Writer) map[string]string {
-	var fds []string
+// runTerminal is what a one-shot run whose live output goes to a terminal
+// tells its cells, which write to pipes.
+type runTerminal struct {
+	// fds are the ones (1, 2) shown on a terminal, for the Python cells
+	// (sessions.Config.Terminal): sys.stdout.isatty() is true as under
+	// python3, so libraries colour their output (the bytes reach the
+	// terminal unchanged), and stdout is line-buffered.
+	fds []int
+	// env is its size as COLUMNS and LINES, which shutil.get_terminal_size
+	// reads first, unless the environment sets them (every language's).
+	env map[string]string
+}
+
+// terminalOf finds the terminal among stdout and stderr; the zero value
+// when neither is one.
+func terminalOf(stdout, stderr io.Writer) runTerminal {
+	var t runTerminal
 	size := -1
 	for i, w := range []io.Writer{stdout, stderr} {
 		f, ok := w.(*os.File)
 		if !ok || !term.IsTerminal(int(f.Fd())) {
 			continue
 		}
-		fds = append(fds, strconv.Itoa(i+1))
+		t.fds = append(t.fds, i+1)
 		if size < 0 {
 			size = int(f.Fd())
 		}
 	}
-	if fds == nil {
-		return nil
+	if t.fds == nil {
+		return t
 	}
-	env := map[string]string{"EVALHOST_TTY": strings.Join(fds, ",")}
 	if w, h, err := term.GetSize(size); err == nil && w > 0 && h > 0 {
+		t.env = map[string]string{}
 		if os.Getenv("COLUMNS") == "" {
-			env["COLUMNS"] = strconv.Itoa(w)
+			t.env["COLUMNS"] = strconv.Itoa(w)
 		}
 		if os.Getenv("LINES") == "" {
-			env["LINES"] = strconv.Itoa(h)
+			t.env["LINES"] = strconv.Itoa(h)
 		}
 	}
-	return env
+	return t
 }
