@@ -13,19 +13,49 @@ import os
 import sys
 
 
+# What runpy._run_module_as_main sets in __main__'s namespace besides
+# __name__ and __doc__: the module's, not the next command's.
+MODULE_NAMES = ("__file__", "__cached__", "__loader__", "__package__", "__spec__")
+_MISSING = object()
+
+
 class State:
-    """What the last apply set: the __file__, and the sys.path entry."""
+    """What the last apply set: the __file__, and the sys.path entry; and
+    what a module's run set (ran_module)."""
 
     def __init__(self):
         self.file = None
         self.dir = None
+        self.module = None  # {name: (value before the run, value it set)}
+
+
+def before_module(ns):
+    """What ran_module is given: ns's MODULE_NAMES before a module runs."""
+    return {k: ns.get(k, _MISSING) for k in MODULE_NAMES}
+
+
+def ran_module(state, ns, before):
+    """A module ran as python3 -m runs it (runpy), in ns: the next apply
+    takes back what it set, so a later -c or FILE does not run as the
+    module (multiprocessing's spawn re-imports __main__ by its __spec__,
+    a relative import resolves against its __package__)."""
+    state.module = {k: (v, ns.get(k, _MISSING)) for k, v in before.items()}
 
 
 def apply(state, ns, argv, file):
     """sys.argv and ns's __file__ as python3 sets them: a __file__ an
     earlier apply set goes when this one has none; one the cells set
-    themselves stays."""
+    themselves stays. So do the module's names an earlier module's run
+    set (ran_module)."""
     sys.argv = list(argv)
+    if state.module is not None:
+        for k, (old, new) in state.module.items():
+            if ns.get(k, _MISSING) is new:
+                if old is _MISSING:
+                    ns.pop(k, None)
+                else:
+                    ns[k] = old
+        state.module = None
     if file is not None:
         ns["__file__"] = state.file = file
     elif state.file is not None:

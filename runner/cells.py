@@ -496,7 +496,12 @@ def _run_module(name):
     forget_warnings()
     for hook in _core._pre_cell:
         hook()
-    _core._own("runpy")._run_module_as_main(name, alter_argv=True)
+    ns = sys.modules["__main__"].__dict__
+    before = _argv.before_module(ns)
+    try:
+        _core._own("runpy")._run_module_as_main(name, alter_argv=True)
+    finally:
+        _argv.ran_module(_argv_state, ns, before)
     return "ok"
 
 

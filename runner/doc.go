@@ -30,7 +30,8 @@
 // when it is sent at once as before; loaded right after ready is sent, while
 // the host answers it; a request's "module" runs as python3 -m runs it,
 // runpy._run_module_as_main called from cells, not from cell code, so its
-// traceback starts at runpy's frames), argv (a request's "argv" and "file": sys.argv,
+// traceback starts at runpy's frames; the names runpy set, __spec__,
+// __file__..., go with the next request's argv), argv (a request's "argv" and "file": sys.argv,
 // __file__ and sys.path[0] as python3 sets them; loaded with cells, and
 // its source is [ArgvSource], which the gateway runs in a kernel, so both
 // apply one rule), warm (the warm-up, below; once the runner has been

@@ -128,11 +128,27 @@ func moduleStderr(s string) string {
 
 // A -m module runs in __main__'s namespace: under --session its globals
 // stay in the session for the next command, as python3 -i -m shows them.
+// What runpy set as the module's own (__spec__, __file__, __package__,
+// __loader__, __cached__) goes with the next command, as a FILE's
+// __file__ does: a later -c or FILE that kept the module's __spec__
+// would have multiprocessing's spawn re-run the module in its workers.
 func TestRunModuleSession(t *testing.T) {
 	h := newDaemonHome(t)
 	dir := t.TempDir()
 	src := "import sys\ncount = globals().get('count', 0) + 1\nprint('run', count, sys.argv[1:])\n"
 	if err := os.WriteFile(filepath.Join(dir, "counter.py"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "pk"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"pk/__init__.py": "", "pk/__main__.py": "print('pk', __package__)\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dunders := "print(count, __name__, __spec__, __package__, __loader__, '__file__' in globals(), '__cached__' in globals())"
+	if err := os.WriteFile(filepath.Join(dir, "after.py"), []byte(dunders+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -141,8 +157,9 @@ func TestRunModuleSession(t *testing.T) {
 	}{
 		{[]string{"run", "--session", "m", "-m", "counter", "a"}, "run 1 ['a']\n"},
 		{[]string{"run", "--session", "m", "-m", "counter", "--json"}, "run 2 ['--json']\n"},
-		{[]string{"run", "--session", "m", "-c", "print(count, __name__, __spec__.name, __file__ == " +
-			"__import__('os').path.join(__import__('os').getcwd(), 'counter.py'))"}, "2 __main__ counter True\n"},
+		{[]string{"run", "--session", "m", "-c", dunders}, "2 __main__ None None None False False\n"},
+		{[]string{"run", "--session", "m", "-m", "pk"}, "pk pk\n"},
+		{[]string{"run", "--session", "m", "after.py"}, "2 __main__ None None None True False\n"},
 	}
 	for _, s := range steps {
 		cmd := h.cmd(s.args...)
