@@ -288,6 +288,10 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 	if f.code.Type != gjson.String && !(cell.Module != "" && !f.code.Exists()) {
 		return cell, badRequest(root, "cells[%d].code must be a string", i)
 	}
+	if cell.Module != "" && f.code.Str != "" {
+		// The runner would run the module, a gateway kernel the code.
+		return cell, badRequest(root, "cells[%d] has code and a module: a cell runs one (leave code out)", i)
+	}
 	cell.Code = f.code.Str
 	if t := f.title; t.Exists() {
 		if t.Type != gjson.String {

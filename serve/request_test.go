@@ -63,6 +63,7 @@ func TestParseEval(t *testing.T) {
 		{"a cell's line 0", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":0}]}`, "cells[0].line must be a whole number from 1"},
 		{"a cell's module without code", `{"op":"eval","id":"r","argv":["-m"],"cells":[{"module":"json.tool"}]}`, ""},
 		{"a cell's module with code", `{"op":"eval","id":"r","cells":[{"code":"","module":"m"}]}`, ""},
+		{"a cell's module and code", `{"op":"eval","id":"r","cells":[{"code":"print(1)","module":"m"}]}`, "cells[0] has code and a module"},
 		{"a cell's module empty", `{"op":"eval","id":"r","cells":[{"module":""}]}`, "cells[0].module must be a module's name"},
 		{"a cell's module not a string", `{"op":"eval","id":"r","cells":[{"code":"","module":1}]}`, "cells[0].module must be a module's name"},
 		{"a shell cell's module", `{"op":"eval","id":"r","cells":[{"language":"sh","code":"","module":"m"}]}`, "cells[0].module must be a module's name"},

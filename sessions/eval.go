@@ -357,7 +357,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	}
 	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
 		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module}
-	if req.Module != "" && req.Code == "" {
+	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)
 	}
 	if c.j.s.takeUnset(c.cell.Language) || fresh {

@@ -98,9 +98,8 @@ type Cell struct {
 	Line int    `json:"line,omitempty"`
 	// Module, when set, makes a Python cell run that module as python3 -m
 	// MODULE does (frames.Request's Module): in __main__'s namespace, its
-	// file as sys.argv[0], a package's __main__. Code is then ignored by
-	// the runner; a backend without modules (the gateway) runs ModuleCode
-	// in its place when Code is "". With Request.Argv ["-m", ARG...] the
+	// file as sys.argv[0], a package's __main__. Code must then be "": a
+	// backend without modules (the gateway) runs ModuleCode in its place. With Request.Argv ["-m", ARG...] the
 	// cwd's full path is first on sys.path, as python3 -m puts it.
 	Module string `json:"module,omitempty"`
 }
@@ -271,6 +270,10 @@ func (r *Request) validate(defTimeout time.Duration) error {
 		}
 		if c.Module != "" && c.Language != LangPython {
 			return fmt.Errorf("%w: cell %d: a module runs in a Python cell, not %q", ErrBadRequest, i, c.Language)
+		}
+		if c.Module != "" && c.Code != "" {
+			// The runner would run the module, a gateway kernel the code.
+			return fmt.Errorf("%w: cell %d: give code or a module, not both", ErrBadRequest, i)
 		}
 		if err := r.validateDetach(i, defTimeout); err != nil {
 			return err

@@ -420,6 +420,9 @@ func TestBadRequests(t *testing.T) {
 		{"bad mode", Request{Mode: "forever", Cells: []Cell{py("1")}}, `mode "forever"`},
 		{"missing cwd", Request{Cwd: "/no/such/dir", Cells: []Cell{py("1")}}, "/no/such/dir"},
 		{"cwd is a file", Request{Cwd: file, Cells: []Cell{py("1")}}, "not a directory"},
+		{"a shell cell's module", Request{Cells: []Cell{{Language: LangShell, Module: "m"}}}, "a module runs in a Python cell"},
+		// The runner would run the module, a gateway kernel the code.
+		{"a module and code", Request{Cells: []Cell{{Language: LangPython, Code: "print(1)", Module: "m"}}}, "code or a module"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
