@@ -106,10 +106,14 @@ type Cell struct {
 
 // ModuleCode is the Python code that runs module name as python3 -m
 // does, for a backend that takes code alone: the name as a JSON string
-// (a valid Python literal), the call silenced by ';'.
+// (a valid Python literal). runpy's SystemExit for a module not found
+// comes while it handles its own _Error, which IPython (8.x) fails to
+// show chained (AttributeError: 'tuple' object has no attribute
+// 'tb_frame'); python3 shows the message alone, so the chain is cut.
 func ModuleCode(name string) string {
 	b, _ := json.Marshal(name)
-	return `__import__("runpy")._run_module_as_main(` + string(b) + `);`
+	return "try:\n    __import__(\"runpy\")._run_module_as_main(" + string(b) + ")\n" +
+		"except SystemExit as e:\n    e.__context__ = None\n    raise\n"
 }
 
 // What a cell's timeout does (Cell.OnTimeout).

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // moduleFiles are the modules and packages the -m rows run from their cwd.
@@ -110,6 +112,43 @@ func TestRunModule(t *testing.T) {
 				t.Errorf("stderr\n%s\nwant python3's\n%s", got, want)
 			}
 		})
+	}
+}
+
+// A kernel behind the gateway runs -m as the same runpy call in a cell:
+// a package's __main__ with its relative import, and a module not found
+// said as python3 says it, not as IPython failing to show the chained
+// runpy._Error (AttributeError: 'tuple' object has no attribute 'tb_frame').
+func TestRunModuleGateway(t *testing.T) {
+	testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
+	home, dir := t.TempDir(), t.TempDir()
+	for name, src := range moduleFiles {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, append([]string{"run", "--backend", "gateway"}, args...)...)
+		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+		cmd.Dir = dir
+		out, _, code := runCaptured(t, cmd, true)
+		return out, code
+	}
+	t.Cleanup(func() {
+		stop := exec.Command(binary, "gateway", "stop")
+		stop.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+		stop.Run()
+	})
+	if out, code := run("-m", "pkg", "x"); code != 0 || !strings.Contains(out, "pkg main ['"+filepath.Join(dir, "pkg", "__main__.py")+"', 'x'] __main__ pkg pkg.__main__ 42") {
+		t.Errorf("-m pkg x: exit %d:\n%s", code, out)
+	}
+	out, code := run("-m", "no_such_mod")
+	if code != 1 || !strings.Contains(out, "SystemExit: ") || !strings.Contains(out, ": No module named no_such_mod") || strings.Contains(out, "AttributeError") {
+		t.Errorf("-m no_such_mod: exit %d, want 1 and python3's message alone:\n%s", code, out)
 	}
 }
 
