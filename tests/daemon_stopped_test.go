@@ -57,22 +57,34 @@ func TestDaemonStoppedDuringRunIsSaid(t *testing.T) {
 }
 
 // stopProcess stops pid with SIGSTOP and returns once it is stopped (state
-// T in /proc), resuming it when the test ends.
+// T in /proc, every thread of it), resuming it when the test ends.
 func stopProcess(t *testing.T, pid int) {
 	t.Helper()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
-	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			t.Skipf("no /proc to see the process stop: %v", err)
-		}
-		// The state follows the command name, which may hold spaces and ")".
-		if fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(fields) > 0 && fields[0] == "T" {
-			return
-		}
+	for !allStopped(t, pid) {
 		time.Sleep(time.Millisecond) // no event tells a process stopped
 	}
+}
+
+// allStopped says whether every thread of pid is stopped (state T).
+func allStopped(t *testing.T, pid int) bool {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Skipf("no /proc to see the process stop: %v", err)
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false // a thread that ended meanwhile: look again
+		}
+		// The state follows the command name, which may hold spaces and ")".
+		if fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(fields) == 0 || fields[0] != "T" {
+			return false
+		}
+	}
+	return true
 }
