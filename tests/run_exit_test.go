@@ -51,18 +51,25 @@ func TestRunExitsAsPython(t *testing.T) {
 			if run == nil {
 				run = c.args
 			}
-			out, errOut, code := runEvalhost(t, "", append([]string{"run"}, run...)...)
-			pyOut, pyErr, pyCode := python(t, false, c.args...)
-			if out != pyOut {
-				t.Errorf("stdout %q, python3 printed %q", out, pyOut)
-			}
-			if code != pyCode {
-				t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
-			}
-			if errOut != pyErr {
-				t.Errorf("stderr %q, python3's %q", errOut, pyErr)
-			}
+			sameAsPython(t, run, c.args)
 		})
+	}
+}
+
+// sameAsPython runs evalhost run with run's arguments and python3 with
+// py's, and fails t where their stdout, exit code or stderr differ.
+func sameAsPython(t *testing.T, run, py []string) {
+	t.Helper()
+	out, errOut, code := runEvalhost(t, "", append([]string{"run"}, run...)...)
+	pyOut, pyErr, pyCode := python(t, false, py...)
+	if out != pyOut {
+		t.Errorf("stdout %q, python3 printed %q", out, pyOut)
+	}
+	if code != pyCode {
+		t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
+	}
+	if errOut != pyErr {
+		t.Errorf("stderr %q, python3's %q", errOut, pyErr)
 	}
 }
 

@@ -42,17 +42,7 @@ func TestRunInterpreterExitIsPythons(t *testing.T) {
 			if py == nil {
 				py = c.run
 			}
-			out, errOut, code := runEvalhost(t, "", append([]string{"run"}, c.run...)...)
-			pyOut, pyErr, pyCode := python(t, false, py...)
-			if out != pyOut {
-				t.Errorf("stdout %q, python3 printed %q", out, pyOut)
-			}
-			if code != pyCode {
-				t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
-			}
-			if errOut != pyErr {
-				t.Errorf("stderr %q, python3's %q", errOut, pyErr)
-			}
+			sameAsPython(t, c.run, py)
 		})
 	}
 }
