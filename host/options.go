@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,18 +96,32 @@ func unwrapExecErr(err error) error {
 	return err
 }
 
-// childEnv returns env (or this process's) with the sync nonce set.
-func childEnv(env []string, nonce string) []string {
+// childEnv returns o.Env (or this process's) with the runner's own
+// variables set as o says, and only so: the sync nonce, the cells' stdin
+// (fd 4: Start passes o.Stdin there) and the fds shown on a terminal.
+func childEnv(o Options, nonce string) []string {
+	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+2)
+	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") && !strings.HasPrefix(kv, ttyEnv+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, nonceEnv+"="+nonce)
+	out = append(out, nonceEnv+"="+nonce)
+	if len(o.Terminal) > 0 {
+		fds := make([]string, len(o.Terminal))
+		for i, fd := range o.Terminal {
+			fds[i] = strconv.Itoa(fd)
+		}
+		out = append(out, ttyEnv+"="+strings.Join(fds, ","))
+	}
+	if o.Stdin != nil {
+		out = append(out, stdinEnv+"=4")
+	}
+	return out
 }
 
 const (

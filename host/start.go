@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -37,25 +35,17 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	// C) fails at once instead of being stopped by SIGTTIN as a background
 	// job of the user's terminal, as Jupyter starts kernels. Its reaper ends
 	// everything the runner starts when the runner or this process dies.
-	files, env := ends.child[:], childEnv(o.Env, nonce)
-	if len(o.Terminal) > 0 {
-		fds := make([]string, len(o.Terminal))
-		for i, fd := range o.Terminal {
-			fds[i] = strconv.Itoa(fd)
-		}
-		env = append(env, ttyEnv+"="+strings.Join(fds, ","))
-	}
+	files := ends.child[:]
 	if o.Stdin != nil {
 		// fd 4, which the runner moves to fd 0 once it has taken fd 0,
-		// its requests, for itself.
+		// its requests, for itself (childEnv names it).
 		files = append(files, o.Stdin)
-		env = append(env, stdinEnv+"=4")
 	}
 	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	child, err := reaper.Start(startCtx, reaper.Spec{
 		Path:  o.Python,
 		Args:  append(append([]string{o.Python}, o.Args...), o.Runner),
-		Env:   env,
+		Env:   childEnv(o, nonce),
 		Dir:   o.Dir,
 		Files: files,
 	})
