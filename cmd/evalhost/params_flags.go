@@ -51,10 +51,7 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 		if a == "--" || untilPositional && (a == "-" || !strings.HasPrefix(a, "-")) {
 			return append(rest, args[i:]...), flags, nil
 		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if !strings.HasPrefix(a, "--") && len(a) > 2 && a[0] == '-' {
-			name, value, hasValue = a[:2], a[2:], true // -fFILE
-		}
+		name, value, hasValue := splitFlag(a)
 		spec, ok := paramFlagNames[name]
 		if !ok {
 			rest = append(rest, a)
@@ -79,6 +76,15 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 		flags = append(flags, paramFlag{spec.short, vals})
 	}
 	return rest, flags, nil
+}
+
+// splitFlag splits a flag argument into its name and the value it carries:
+// --name=VALUE, or a shorthand's attached one, -fFILE.
+func splitFlag(a string) (name, value string, hasValue bool) {
+	if !strings.HasPrefix(a, "--") && len(a) > 2 && a[0] == '-' {
+		return a[:2], a[2:], true
+	}
+	return strings.Cut(a, "=")
 }
 
 // takesValue says whether a is a flag of fs that takes the next argument.

@@ -61,10 +61,7 @@ func cutModule(fs *pflag.FlagSet, args []string) (flags []string, mod *moduleRun
 			}
 			return args[:i:i], &moduleRun{name, append([]string(nil), rest...)}, nil
 		}
-		name, _, hasValue := strings.Cut(a, "=")
-		if !strings.HasPrefix(a, "--") && len(a) > 2 {
-			name, hasValue = a[:2], true // -fFILE
-		}
+		name, _, hasValue := splitFlag(a)
 		if spec, ok := paramFlagNames[name]; ok {
 			i += spec.n
 			if hasValue {
