@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/evalhost/evalhost/internal/testkit"
@@ -279,5 +280,47 @@ func TestKeyWatchBounded(t *testing.T) {
 	// A watch per cwd, and one per directory on the way to it or to the home.
 	if n, most := bytes.Count(b, []byte("inotify wd:")), maxKeyCache+strings.Count(root+f.home, "/"); n > most {
 		t.Fatalf("%d inotify watches after %d cwds, want at most %d", n, 3*maxKeyCache, most)
+	}
+}
+
+// No watch asks for events on a directory's children: with one in its
+// mask the kernel marks every cached entry of the directory when the
+// watch is added (57 ms for a /tmp that held many names), paid again at
+// every re-watch. Read from the kernel's own account of the watches.
+func TestKeyWatchAsksNoChildEvents(t *testing.T) {
+	f := newKeyFixture(t)
+	cwd := t.TempDir()
+	f.source(cwd)
+	f.r.keys.mu.Lock()
+	fd := f.r.keys.w.ifd
+	f.r.keys.mu.Unlock()
+	if fd < 0 {
+		t.Fatal("not watched")
+	}
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kernel's FS_EVENTS_POSS_ON_CHILD, as inotify's bits.
+	const onChild = syscall.IN_ACCESS | syscall.IN_MODIFY | syscall.IN_ATTRIB |
+		syscall.IN_CLOSE_WRITE | syscall.IN_CLOSE_NOWRITE | syscall.IN_OPEN
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "inotify wd:") {
+			continue
+		}
+		n++
+		_, rest, _ := strings.Cut(line, " mask:")
+		hex, _, _ := strings.Cut(rest, " ")
+		mask, err := strconv.ParseUint(hex, 16, 32)
+		if err != nil {
+			t.Fatalf("fdinfo line %q: %v", line, err)
+		}
+		if mask&onChild != 0 {
+			t.Errorf("watch %q asks for events on children (%#x)", line, mask&onChild)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no watches in fdinfo:\n%s", b)
 	}
 }
