@@ -192,6 +192,9 @@ type cellRun struct {
 
 	runNonce string
 	caught   bool // the cell handled the interrupt and ended on its own
+	// keyboardInterrupt: the attempt's last error frame is a
+	// KeyboardInterrupt's (set as frames come, read once Execute returned).
+	keyboardInterrupt atomic.Bool
 	// last: no later cell of the request runs in this interpreter (lastCells);
 	// leaving: its interpreter was told to exit once the cell ends.
 	last, leaving bool
@@ -367,9 +370,13 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	// its interpreter lacks them: the next cell (--keep-going) sends them
 	// again.
 	var setupFailed atomic.Bool
+	c.keyboardInterrupt.Store(false)
 	emit := func(f frames.Frame) {
 		if backend.IsSetupError(f) {
 			setupFailed.Store(true)
+		}
+		if f.Type == frames.TypeError {
+			c.keyboardInterrupt.Store(f.Ename == "KeyboardInterrupt")
 		}
 		c.emit(f)
 	}
@@ -434,6 +441,11 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.ExitStatus = done.ExitStatus
 			if done.ExitPrints {
 				c.res.ExitMessage = &done.ExitMessage
+			}
+			if c.keyboardInterrupt.Load() && !done.Exit && c.cell.Language == LangPython {
+				// Raised, not an interrupt of ours (that is cancelled):
+				// python3 dies of SIGINT then, which a shell reports as 130.
+				c.res.ExitStatus = sigintStatus
 			}
 		}
 		if c.caught {

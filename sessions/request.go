@@ -221,7 +221,10 @@ type CellResult struct {
 	// (frames.Frame.ExitStatus). A program that runs a script as python3
 	// would exits with ExitStatus&0xff and prints ExitMessage instead of
 	// the error's traceback. In a batch it is also the status of an
-	// interpreter that exited during the cell (Exited, status killed).
+	// interpreter that exited during the cell (Exited, status killed). A
+	// Python cell's uncaught KeyboardInterrupt that no interrupt caused
+	// (raised, or a SIGINT the cell sent itself) is 130: python3 then shows
+	// the traceback and dies of SIGINT, which a shell reports as 130.
 	ExitStatus  int             `json:"exitStatus,omitempty"`
 	ExitMessage *string         `json:"exitMessage,omitempty"`
 	Output      streamsink.Dump `json:"output"`
@@ -231,12 +234,17 @@ type CellResult struct {
 	JobOffset int64  `json:"jobOffset,omitempty"`
 }
 
+// sigintStatus is a shell's status for a process SIGINT killed.
+const sigintStatus = 130
+
 // ScriptExit says whether the cell ended the script as python3's process
 // would have ended there, and with what status (before the OS keeps its
 // low 8 bits): by sys.exit(N) other than 0 (status error, ExitStatus and
 // ExitMessage), or, in a batch, by its interpreter's own exit (os._exit(N),
-// a C exit(N): status killed, Exited), 0 included. A sys.exit(0) is not
-// one: its cell is ok, as any other that ends the script without failing.
+// a C exit(N): status killed, Exited), 0 included, or by an uncaught
+// KeyboardInterrupt (130, status error; its traceback is python3's too). A
+// sys.exit(0) is not one: its cell is ok, as any other that ends the
+// script without failing.
 func (c CellResult) ScriptExit() (status int, ok bool) {
 	switch {
 	case c.Status == StatusError && (c.ExitStatus != 0 || c.ExitMessage != nil):

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/evalhost/evalhost/internal/testkit"
@@ -69,6 +70,9 @@ func runCaptured(t testing.TB, cmd *exec.Cmd, combined bool) (stdout, stderr str
 	switch {
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell says it: python3 dies of SIGINT
+		}
 	case err != nil:
 		t.Fatalf("running %s: %v", cmd.Path, err)
 	}

@@ -19,11 +19,17 @@ func TestRunExitsAsPython(t *testing.T) {
 	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	interrupted := filepath.Join(dir, "interrupted.py")
+	if err := os.WriteFile(interrupted, []byte("print('before')\ndef f():\n    raise KeyboardInterrupt\nf()\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string // after run and python3 alike
 		run  []string // after run, when not args
 	}{
+		// python3 shows the traceback and dies of SIGINT: a shell's 130.
+		{"KeyboardInterrupt raised", []string{interrupted}, nil},
 		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil},
 		{"sys.exit(text)", []string{"-c", "import sys; sys.exit('bad input: \\xe9')"}, nil},
 		{"sys.exit(256) is 0", []string{"-c", "raise SystemExit(256)"}, nil},
