@@ -152,6 +152,9 @@ func (c *conn) eval(line []byte, id string) {
 	}
 	if py := gjson.GetBytes(line, "python"); py.Exists() {
 		req.Python = py.String()
+		if p, ok := frames.DecodeFSString(py.Raw); ok && py.Type == gjson.String {
+			req.Python = p // its bytes: a path need not be UTF-8
+		}
 	}
 	out, custom, err := parseOutput(line)
 	if err != nil {

@@ -241,7 +241,10 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	dst = appendField(dst, "id", r.ID)
 	dst = appendField(dst, "code", r.Code)
 	if r.Cwd != "" {
-		dst = appendField(dst, "cwd", r.Cwd)
+		// A path's bytes: a directory whose name is not UTF-8 is still one
+		// os.chdir reaches.
+		dst = append(dst, `,"cwd":`...)
+		dst = AppendFSString(dst, r.Cwd)
 	}
 	if r.Run != "" {
 		dst = appendField(dst, "run", r.Run)

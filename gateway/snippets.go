@@ -36,7 +36,7 @@ func setupCode(cwd string, env map[string]*string) string {
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-__evh_setup(` + pyString(cwd) + `, ` + pyJSON(env) + `)
+__evh_setup(` + pyFSString(cwd) + `, ` + pyJSON(env) + `)
 del __evh_setup
 `
 }
@@ -321,6 +321,13 @@ del __evh_modules
 func pyString(s string) string {
 	raw, _ := json.Marshal(s)
 	return string(raw)
+}
+
+// pyFSString is a Python expression for s, bytes from the OS (a path): a
+// byte that is not UTF-8 is os.fsdecode's lone surrogate, as the runner
+// gets one (frames.AppendFSString), not U+FFFD.
+func pyFSString(s string) string {
+	return "__import__('json').loads(" + pyString(string(frames.AppendFSString(nil, s))) + ")"
 }
 
 // pyJSON is a Python expression for a JSON-able value, decoded by json.loads

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/jsonscan"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -178,6 +179,7 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 			return req, e
 		}
 	}
+	req.Cwd = pathValue(f.cwd, req.Cwd)
 	if strings.ContainsRune(req.Session, 0) {
 		// It goes into the interpreter's environment, where a NUL cannot.
 		return req, badRequest(root, `"session" must not contain a NUL character`)
@@ -283,7 +285,7 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		if m.Type != gjson.String || m.Str == "" || strings.IndexByte(m.Str, 0) >= 0 || cell.Language != sessions.LangPython {
 			return cell, badRequest(root, "cells[%d].module must be a module's name (no NUL) in a Python cell", i)
 		}
-		cell.Module = m.Str
+		cell.Module = pathValue(m, m.Str)
 	}
 	if f.code.Type != gjson.String && !(cell.Module != "" && !f.code.Exists()) {
 		return cell, badRequest(root, "cells[%d].code must be a string", i)
@@ -330,7 +332,7 @@ func parseCellFile(root gjson.Result, i int, file, line gjson.Result, cell *sess
 	if file.Type != gjson.String || file.Str == "" || strings.IndexByte(file.Str, 0) >= 0 {
 		return badRequest(root, "cells[%d].file must be a non-empty path (no NUL), given with any cells[%d].line", i, i)
 	}
-	cell.File = file.Str
+	cell.File = pathValue(file, file.Str)
 	if line.Exists() {
 		if line.Type != gjson.Number || line.Num < 1 || line.Num > math.MaxInt32 || line.Num != math.Trunc(line.Num) {
 			return badRequest(root, "cells[%d].line must be a whole number from 1: the line of the cell's first line in its file", i)
@@ -356,7 +358,7 @@ func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestE
 			case strings.ContainsRune(v.Str, 0):
 				bad = badRequest(root, `"argv" must not contain a NUL character: no command line can`)
 			}
-			req.Argv = append(req.Argv, v.Str)
+			req.Argv = append(req.Argv, pathValue(v, v.Str))
 			return bad == nil
 		})
 		if bad != nil {
@@ -369,6 +371,7 @@ func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestE
 	if e := stringValue(root, "file", f.file, false, &req.File); e != nil {
 		return e
 	}
+	req.File = pathValue(f.file, req.File)
 	if f.file.Exists() && (req.File == "" || req.Argv == nil) {
 		return badRequest(root, `"file" must be a non-empty path, given with "argv"`)
 	}
@@ -381,6 +384,20 @@ func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestE
 // the short bound the client asked for.
 func seconds(s float64) time.Duration {
 	return max(time.Duration(s*float64(time.Second)), time.Nanosecond)
+}
+
+// pathValue is a checked string field that names a path or a command-line
+// argument: a lone surrogate \udc80 to \udcff in it is the byte of a name
+// that is not UTF-8, as Python's os.fsdecode writes one and evalhost's own
+// output does (frames.DecodeFSString); str is the field as read otherwise.
+func pathValue(v gjson.Result, str string) string {
+	if v.Type != gjson.String || !strings.Contains(v.Raw, `\u`) {
+		return str
+	}
+	if s, ok := frames.DecodeFSString(v.Raw); ok {
+		return s
+	}
+	return str
 }
 
 // stringField reads an optional or required string field.

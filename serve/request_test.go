@@ -95,6 +95,22 @@ func TestParseEvalCellFile(t *testing.T) {
 	}
 }
 
+// Paths and arguments keep the bytes of names that are not UTF-8, written
+// as os.fsdecode writes them (\udcff for 0xff); other text is JSON's.
+func TestParseEvalPathBytes(t *testing.T) {
+	req, err := parseEval(gjson.Parse(`{"op":"eval","id":"r","cwd":"/w/c\udcffd","argv":["b\udcfe.py","\udc80","\ud83d\udc80"],` +
+		`"file":"/w/b\udcfe.py","cells":[{"code":"1","file":"/w/b\udcfe.py"},{"module":"m\udcff"},{"code":"'\udcff'"}]}`))
+	if err != nil {
+		t.Fatalf("parseEval: %v", err)
+	}
+	got := []string{req.Cwd, req.File, req.Cells[0].File, req.Cells[1].Module, req.Cells[2].Code}
+	got = append(got, req.Argv...)
+	want := []string{"/w/c\xffd", "/w/b\xfe.py", "/w/b\xfe.py", "m\xff", "'\uFFFD'", "b\xfe.py", "\x80", "\U0001F480"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("read %q, want %q (code is text, not a path: U+FFFD as JSON reads it)", got, want)
+	}
+}
+
 func FuzzParseEval(f *testing.F) {
 	f.Add(`{"op":"eval","id":"r1","cells":[{"code":"1"}]}`)
 	f.Add(`{"op":"eval","id":"r1","env":{"A":"x"},"cells":[{"language":"sh","code":"ls","timeout":1e9}]}`)

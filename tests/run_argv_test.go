@@ -40,6 +40,10 @@ func TestRunScriptArguments(t *testing.T) {
 	// A name that is not UTF-8 (a file system that refuses one, as
 	// macOS's does, skips its row).
 	badName := os.WriteFile(filepath.Join(dir, "b\xff.py"), []byte(argvScript), 0o600)
+	badDir := filepath.Join(dir, "c\xffd")
+	badCwd := os.Mkdir(badDir, 0o700)
+	const cwdCell = "import os, sys; print('cwd', repr(os.getcwd()), sys.argv[1:])"
+	shownBadDir := strings.ReplaceAll(badDir, "\xff", "\\udcff")
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +94,14 @@ func TestRunScriptArguments(t *testing.T) {
 			want: []string{"argv ['" + script + "', '\\udcff']", "sh 1 \xff\n"}},
 		{name: "a FILE whose name is not UTF-8", args: []string{"run", "b\xff.py"}, skip: badName,
 			want: []string{"argv ['b\\udcff.py']", "file '" + dir + "/b\\udcff.py'"}},
+		{name: "a cwd whose name is not UTF-8", args: []string{"run", "-c", cwdCell, "\xfe"}, cwd: badDir, skip: badCwd,
+			want: []string{"cwd '" + shownBadDir + "' ['\\udcfe']"}},
+		{name: "a cwd whose name is not UTF-8, a shell cell", args: []string{"run", "--language", "sh", "-c", "pwd"}, cwd: badDir, skip: badCwd,
+			want: []string{badDir + "\n"}},
+		{name: "a cwd whose name is not UTF-8, under --session", args: []string{"run", "--session", "b", "-c", cwdCell, "\xfe"}, cwd: badDir, skip: badCwd,
+			want: []string{"cwd '" + shownBadDir + "' ['\\udcfe']"}},
+		{name: "a FILE whose name is not UTF-8, under --session", args: []string{"run", "--session", "b", "b\xff.py", "\xfe"}, skip: badName,
+			want: []string{"argv ['b\\udcff.py', '\\udcfe']", "file '" + dir + "/b\\udcff.py'"}},
 		{name: "a cwd through a link: __file__ is getcwd's, as python3's", args: []string{"run", "s.py"}, cwd: link,
 			want: []string{"file '" + filepath.Join(real, "s.py") + "'"}},
 		{name: "a script in another directory imports its sibling", args: []string{"run", "sub/m.py"},
@@ -178,5 +190,12 @@ func TestRunScriptArgumentsGateway(t *testing.T) {
 	}
 	if out, err := run("run", "--backend", "gateway", "sub/m.py"); err != nil || !strings.Contains(out, "sibling imported") {
 		t.Errorf("a script in another directory did not import its sibling (err %v):\n%s", err, out)
+	}
+	// A cwd whose name is not UTF-8 (a file system that refuses one skips it).
+	if bad := filepath.Join(dir, "c\xffd"); os.Mkdir(bad, 0o700) == nil {
+		want := "'" + strings.ReplaceAll(bad, "\xff", "\\udcff") + "'"
+		if out, err := run("run", "--backend", "gateway", "--cwd", bad, "-c", "import os; print(repr(os.getcwd()))"); err != nil || !strings.Contains(out, want) {
+			t.Errorf("a cwd that is not UTF-8: want %s (err %v):\n%s", want, err, out)
+		}
 	}
 }

@@ -170,10 +170,15 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": cwd,
-		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f), "argv": f.argv}
+	// Paths and arguments go as their bytes (serve's pathValue reads
+	// them back): a name that is not UTF-8 would otherwise arrive as U+FFFD.
+	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": fsJSON(cwd),
+		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f)}
+	if f.argv != nil {
+		eval["argv"] = json.RawMessage(frames.AppendFSStrings(nil, f.argv))
+	}
 	if f.file != "" {
-		eval["file"] = f.file
+		eval["file"] = fsJSON(f.file)
 	}
 	if f.detach {
 		eval["onTimeout"] = "detach"
@@ -183,7 +188,7 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		if err != nil {
 			return nil, err
 		}
-		eval["python"] = py.Path
+		eval["python"] = fsJSON(py.Path)
 	}
 	list := make([]map[string]any, len(cells))
 	for i, c := range cells {
@@ -195,10 +200,10 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 			cell["timeout"] = c.Timeout.Seconds()
 		}
 		if c.File != "" {
-			cell["file"], cell["line"] = c.File, c.Line
+			cell["file"], cell["line"] = fsJSON(c.File), c.Line
 		}
 		if c.Module != "" {
-			cell["module"] = c.Module
+			cell["module"] = fsJSON(c.Module)
 		}
 		list[i] = cell
 	}
@@ -337,3 +342,7 @@ func (a *attached) endCalls() {
 	a.mu.Unlock()
 	a.wg.Wait()
 }
+
+// fsJSON is s, bytes from the OS, as a JSON string that keeps them
+// (frames.AppendFSString).
+func fsJSON(s string) json.RawMessage { return frames.AppendFSString(nil, s) }
