@@ -208,23 +208,25 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if res.Title != "" {
 		name += " (" + res.Title + ")"
 	}
-	var line string
+	var line, said string
 	switch res.Status {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
 		line = name + " failed"
 	case sessions.StatusTimeout:
-		line = name + " timed out"
+		line, said = name+" timed out", "timed out; "
 	case sessions.StatusCancelled:
-		line = name + " was cancelled"
+		line, said = name+" was cancelled", "cancelled; "
 	case sessions.StatusKilled:
 		line = name + " was killed"
 	default:
 		line = name + ": " + string(res.Status)
 	}
 	if res.Message != "" && !h.notices["["+res.Message+"]\n"] {
-		line += ": " + res.Message
+		// A message that starts by saying the status (for a reader of
+		// --json) does not say it twice here.
+		line += ": " + strings.TrimPrefix(res.Message, said)
 	}
 	if res.StateLost {
 		line += " (interpreter state was lost)"

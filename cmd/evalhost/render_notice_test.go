@@ -47,3 +47,30 @@ func TestRunHoldsANoticeToTheCellEnd(t *testing.T) {
 		})
 	}
 }
+
+// A cell's end line says its status once, also when its message starts by
+// saying it (as --json's reader needs).
+func TestCellEndSaysTheStatusOnce(t *testing.T) {
+	const killed = "the interpreter did not stop within the grace window and was killed"
+	for _, tc := range []struct {
+		name string
+		res  sessions.CellResult
+		want string
+	}{
+		{"a timeout that killed", sessions.CellResult{Status: sessions.StatusTimeout, Message: "timed out; " + killed, StateLost: true, DurationMs: 3042},
+			"[cell 1 timed out: " + killed + " (interpreter state was lost) after 3.042s]\n"},
+		{"a cancel that killed", sessions.CellResult{Status: sessions.StatusCancelled, Message: "cancelled; " + killed, StateLost: true, DurationMs: 2000},
+			"[cell 1 was cancelled: " + killed + " (interpreter state was lost) after 2s]\n"},
+		{"an error's message is kept whole", sessions.CellResult{Status: sessions.StatusError, Message: "timed out; x", DurationMs: 1},
+			"[cell 1 failed: timed out; x after 1ms]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			h := newHumanRenderer(&out, &errs, t.TempDir(), false)
+			h.cellEnd(tc.res)
+			if errs.String() != tc.want {
+				t.Errorf("stderr %q, want %q", errs.String(), tc.want)
+			}
+		})
+	}
+}
