@@ -25,6 +25,8 @@ func TestNotebookRunShowsTheError(t *testing.T) {
 			want: []string{"lines of the traceback; the notebook has all of it]\n", "  ZeroDivisionError: division by zero\n"}},
 		{name: "every failed cell under --allow-errors", cells: []string{"1/0", "int('x')"}, args: []string{"--allow-errors"},
 			want: []string{"cell 0: error\n", "  ZeroDivisionError", "cell 1: error\n", "  ValueError: invalid literal"}},
+		{name: "a death says the status, then how", cells: []string{"print('a')", "import os; os._exit(3)", "print('c')"},
+			want: []string{"cell 1: killed: interpreter died: exit code 3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

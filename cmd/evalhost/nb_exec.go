@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -263,7 +262,11 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 	finished := 0
 	for i, c := range res.Cells {
 		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
-			fmt.Fprintf(stderr, "cell %d: %s\n", res.Notebook[i], strings.TrimSpace(string(c.Status)+" "+c.Message))
+			line := string(c.Status)
+			if c.Message != "" {
+				line += ": " + c.Message
+			}
+			fmt.Fprintf(stderr, "cell %d: %s\n", res.Notebook[i], line)
 			if c.Status == sessions.StatusError {
 				reportCellError(stderr, nb, res.Notebook[i])
 			}
