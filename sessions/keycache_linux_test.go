@@ -40,6 +40,23 @@ func newKeyFixture(t *testing.T) *keyFixture {
 	return f
 }
 
+// watchInfo is the kernel's account of the registry's inotify watches
+// (/proc/self/fdinfo), failing when it watches nothing.
+func (f *keyFixture) watchInfo() []byte {
+	f.t.Helper()
+	f.r.keys.mu.Lock()
+	fd := f.r.keys.w.ifd
+	f.r.keys.mu.Unlock()
+	if fd < 0 {
+		f.t.Fatal("not watched")
+	}
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b
+}
+
 // A registry that resolves once (a one-shot run) makes no inotify
 // instance; a key used a second time is watched from then on; after a
 // change a key is watched again once used unchanged; a reset keeps the
@@ -267,16 +284,7 @@ func TestKeyWatchBounded(t *testing.T) {
 		}
 		f.source(d)
 	}
-	f.r.keys.mu.Lock()
-	fd := f.r.keys.w.ifd
-	f.r.keys.mu.Unlock()
-	if fd < 0 {
-		t.Fatal("not watched")
-	}
-	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := f.watchInfo()
 	// A watch per cwd, and one per directory on the way to it or to the home.
 	if n, most := bytes.Count(b, []byte("inotify wd:")), maxKeyCache+strings.Count(root+f.home, "/"); n > most {
 		t.Fatalf("%d inotify watches after %d cwds, want at most %d", n, 3*maxKeyCache, most)
@@ -291,16 +299,7 @@ func TestKeyWatchAsksNoChildEvents(t *testing.T) {
 	f := newKeyFixture(t)
 	cwd := t.TempDir()
 	f.source(cwd)
-	f.r.keys.mu.Lock()
-	fd := f.r.keys.w.ifd
-	f.r.keys.mu.Unlock()
-	if fd < 0 {
-		t.Fatal("not watched")
-	}
-	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := f.watchInfo()
 	// The kernel's FS_EVENTS_POSS_ON_CHILD, as inotify's bits.
 	const onChild = syscall.IN_ACCESS | syscall.IN_MODIFY | syscall.IN_ATTRIB |
 		syscall.IN_CLOSE_WRITE | syscall.IN_CLOSE_NOWRITE | syscall.IN_OPEN
