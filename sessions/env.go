@@ -26,6 +26,13 @@ var allowedEnv = map[string]bool{
 	// cannot load them, and git/ssh in a cell cannot reach the user's agent.
 	"LD_LIBRARY_PATH": true, "SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true,
 	"TERM_PROGRAM": true, "TERM_PROGRAM_VERSION": true,
+	// Which devices and how many threads the numeric libraries use, and
+	// Python's own hash seed and breakpoint hook: without them a script
+	// takes every GPU and core, or stops in a debugger it was told to skip.
+	"CUDA_VISIBLE_DEVICES": true, "HIP_VISIBLE_DEVICES": true, "ROCR_VISIBLE_DEVICES": true,
+	"OMP_NUM_THREADS": true, "MKL_NUM_THREADS": true, "OPENBLAS_NUM_THREADS": true,
+	"VECLIB_MAXIMUM_THREADS": true, "NUMEXPR_NUM_THREADS": true,
+	"PYTHONHASHSEED": true, "PYTHONBREAKPOINT": true,
 }
 
 // allowedEnvPrefixes pass whole families of variables, as the reference's

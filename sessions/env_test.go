@@ -39,6 +39,11 @@ func TestAllowEnv(t *testing.T) {
 		{"PIP_INDEX_URL", true},
 		{"pi_secret", false},
 		{"RANDOM_VAR", false},
+		{"CUDA_VISIBLE_DEVICES", true}, // which GPUs, threads: a script's resources
+		{"OMP_NUM_THREADS", true},
+		{"PYTHONHASHSEED", true},
+		{"PYTHONBREAKPOINT", true},
+		{"PYTHONUNBUFFERED", false}, // the runner's streams write whole lines (see runner/stdio.py)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := AllowEnv(tc.name); got != tc.want {

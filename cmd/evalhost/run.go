@@ -51,6 +51,8 @@ type runFlags struct {
 	module    string      // -m's MODULE: the one cell runs it as python3 -m does
 	stdin     *os.File    // a one-shot run's stdin for its Python cells (scriptStdin)
 	terminal  runTerminal // what its cells learn of a terminal it shows them on
+	envList   []string    // --env as given
+	env       map[string]string
 	backendFlags
 }
 
@@ -102,6 +104,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
+	fs.StringArrayVar(&f.envList, "env", nil, "NAME=VALUE sets a variable for the cells, NAME passes this environment's value on (repeatable); otherwise they see only an allow-list of it")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
@@ -218,6 +221,11 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 			return err
 		}
 	}
+	env, err := parseEnvFlags(f.envList, lookupEnv)
+	if err != nil {
+		return err
+	}
+	f.env = env
 	attached := fs.Changed("session")
 	if f.detach && !attached {
 		return errors.New("--detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
@@ -390,7 +398,7 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		Home:     home,
 		Python:   f.python,
 		Stdin:    f.stdin,
-		ExtraEnv: f.terminal.env,
+		ExtraEnv: extraEnv(f.terminal.env, f.env),
 		Terminal: f.terminal.fds,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most

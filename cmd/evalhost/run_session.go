@@ -183,6 +183,10 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	if f.detach {
 		eval["onTimeout"] = "detach"
 	}
+	if len(f.env) > 0 {
+		// The session's interpreter runs already: set before each cell.
+		eval["env"] = f.env
+	}
 	if slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }) {
 		py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
 		if err != nil {

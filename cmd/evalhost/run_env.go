@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+)
+
+// parseEnvFlags reads --env's NAME=VALUE (set) and NAME (passed on from
+// this environment, as docker run -e takes it: nothing when unset) into
+// the variables the cells' interpreter gets beside the filtered
+// environment (sessions.AllowEnv): an explicit choice of the user's, so a
+// name the filter would drop passes too.
+func parseEnvFlags(list []string, getenv func(string) (string, bool)) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	env := map[string]string{}
+	for _, kv := range list {
+		name, value, set := strings.Cut(kv, "=")
+		if name == "" {
+			return nil, fmt.Errorf("--env %q: want NAME=VALUE, or NAME to pass this environment's value on", kv)
+		}
+		if !set {
+			if value, set = getenv(name); !set {
+				continue
+			}
+		}
+		env[name] = value
+	}
+	return env, nil
+}
+
+// lookupEnv is os.LookupEnv, which parseEnvFlags takes as a parameter for
+// its tests.
+func lookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
+
+// extraEnv is the terminal's size variables, then --env's over them.
+func extraEnv(terminal, env map[string]string) map[string]string {
+	if len(env) == 0 {
+		return terminal
+	}
+	out := maps.Clone(terminal)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, env)
+	return out
+}

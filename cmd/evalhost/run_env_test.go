@@ -1,0 +1,44 @@
+package main
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+func TestParseEnvFlags(t *testing.T) {
+	here := map[string]string{"MY_VAR": "hi", "EMPTY": "", "A_TOKEN": "t"}
+	getenv := func(name string) (string, bool) { v, ok := here[name]; return v, ok }
+	cases := []struct {
+		name    string
+		list    []string
+		want    map[string]string
+		wantErr string
+	}{
+		{"none", nil, nil, ""},
+		{"set", []string{"X=1"}, map[string]string{"X": "1"}, ""},
+		{"a value with =", []string{"X=a=b"}, map[string]string{"X": "a=b"}, ""},
+		{"set empty", []string{"X="}, map[string]string{"X": ""}, ""},
+		{"passed on", []string{"MY_VAR"}, map[string]string{"MY_VAR": "hi"}, ""},
+		{"passed on empty", []string{"EMPTY"}, map[string]string{"EMPTY": ""}, ""},
+		{"a secret's name passes when asked for", []string{"A_TOKEN"}, map[string]string{"A_TOKEN": "t"}, ""},
+		{"unset is left out", []string{"NOPE"}, map[string]string{}, ""},
+		{"the last wins", []string{"X=1", "X=2"}, map[string]string{"X": "2"}, ""},
+		{"no name", []string{"=1"}, nil, `--env "=1": want NAME=VALUE`},
+		{"empty", []string{""}, nil, `--env "": want NAME=VALUE`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseEnvFlags(c.list, getenv)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || !maps.Equal(got, c.want) {
+				t.Fatalf("got %v, %v; want %v", got, err, c.want)
+			}
+		})
+	}
+}
