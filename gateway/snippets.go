@@ -305,12 +305,14 @@ func modulesCode(mods []runner.Module) (code string, refused []frames.Frame) {
 	return `def __evh_modules(mods):
     import base64, json
     ns = get_ipython().user_ns
+    doc = ns.get("__doc__")
     for path, src in mods:
         try:
             exec(compile(base64.b64decode(src), path, "exec"), ns)
         except BaseException as e:
             msg = "extension module %s raised %s: %s" % (path, type(e).__name__, e)
             print(` + pyString(warnMarker) + ` + json.dumps(msg), flush=True)
+    ns["__doc__"] = doc  # not a module's docstring
 __evh_modules(` + pyJSON(rows) + `)
 del __evh_modules
 `, refused

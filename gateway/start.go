@@ -88,7 +88,11 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 		prelude = runner.Prelude()
 	}
 	if !opts.NoPrelude && strings.TrimSpace(prelude) != "" {
-		if _, err := k.runInternal(ctx, "prelude", prelude); err != nil {
+		// IPython makes the prelude's docstring the namespace's __doc__
+		// (each statement is compiled as a module); a script's argparse
+		// shows __doc__, so the kernel's own is put back.
+		const keepDoc, putBack = "__evh_doc = globals().get('__doc__')\n", "\n__doc__ = __evh_doc\ndel __evh_doc\n"
+		if _, err := k.runInternal(ctx, "prelude", keepDoc+prelude+putBack); err != nil {
 			return err
 		}
 	}

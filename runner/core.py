@@ -438,8 +438,10 @@ def _exec_file(path, what, source=None):
     """
     saved = sys.stdout, sys.stderr
     buf = io.StringIO()
-    had_file = "__file__" in _ns
-    old_file = _ns.get("__file__")
+    # Its own __file__ while it runs, and neither it nor its docstring
+    # after: __main__'s __doc__ is the script's (None without one), which
+    # argparse's description=__doc__ shows.
+    kept = {k: _ns[k] for k in ("__file__", "__doc__") if k in _ns}
     try:
         if source is None:
             code = _compiled(path)
@@ -460,10 +462,11 @@ def _exec_file(path, what, source=None):
     finally:
         sys.stdout, sys.stderr = saved
         _wire._loading = ""
-        if had_file:
-            _ns["__file__"] = old_file
-        else:
-            _ns.pop("__file__", None)
+        for k in ("__file__", "__doc__"):
+            if k in kept:
+                _ns[k] = kept[k]
+            else:
+                _ns.pop(k, None)
     printed = buf.getvalue()
     if printed:
         _warn("%s %s printed at load: %s" % (what, path, printed[:4000]))

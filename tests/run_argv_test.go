@@ -191,6 +191,10 @@ func TestRunScriptArgumentsGateway(t *testing.T) {
 	if out, err := run("run", "--backend", "gateway", "sub/m.py"); err != nil || !strings.Contains(out, "sibling imported") {
 		t.Errorf("a script in another directory did not import its sibling (err %v):\n%s", err, out)
 	}
+	// The prelude's docstring is not the kernel's __doc__.
+	if out, err := run("run", "--backend", "gateway", "-c", "print('doc', 'evalhost' in str(__doc__))"); err != nil || !strings.Contains(out, "doc False") {
+		t.Errorf("the kernel's __doc__ is the prelude's (err %v):\n%s", err, out)
+	}
 	// A cwd whose name is not UTF-8 (a file system that refuses one skips it).
 	if bad := filepath.Join(dir, "c\xffd"); os.Mkdir(bad, 0o700) == nil {
 		want := "'" + strings.ReplaceAll(bad, "\xff", "\\udcff") + "'"
