@@ -282,10 +282,11 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		cell.Language = l
 	}
 	if m := f.module; m.Exists() {
-		if m.Type != gjson.String || m.Str == "" || strings.IndexByte(m.Str, 0) >= 0 || cell.Language != sessions.LangPython {
+		mod := pathValue(m, m.Str)
+		if m.Type != gjson.String || mod == "" || strings.IndexByte(mod, 0) >= 0 || cell.Language != sessions.LangPython {
 			return cell, badRequest(root, "cells[%d].module must be a module's name (no NUL) in a Python cell", i)
 		}
-		cell.Module = pathValue(m, m.Str)
+		cell.Module = mod
 	}
 	if f.code.Type != gjson.String && !(cell.Module != "" && !f.code.Exists()) {
 		return cell, badRequest(root, "cells[%d].code must be a string", i)
@@ -329,10 +330,11 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 // parseCellFile reads a cell's "file" and "line": the file its code comes
 // from and the line of its first line there (sessions.Cell's File, Line).
 func parseCellFile(root gjson.Result, i int, file, line gjson.Result, cell *sessions.Cell) *requestError {
-	if file.Type != gjson.String || file.Str == "" || strings.IndexByte(file.Str, 0) >= 0 {
+	path := pathValue(file, file.Str)
+	if file.Type != gjson.String || path == "" || strings.IndexByte(path, 0) >= 0 {
 		return badRequest(root, "cells[%d].file must be a non-empty path (no NUL), given with any cells[%d].line", i, i)
 	}
-	cell.File = pathValue(file, file.Str)
+	cell.File = path
 	if line.Exists() {
 		if line.Type != gjson.Number || line.Num < 1 || line.Num > math.MaxInt32 || line.Num != math.Trunc(line.Num) {
 			return badRequest(root, "cells[%d].line must be a whole number from 1: the line of the cell's first line in its file", i)
@@ -352,13 +354,14 @@ func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestE
 		req.Argv = []string{}
 		var bad *requestError
 		f.argv.ForEach(func(_, v gjson.Result) bool {
+			arg := pathValue(v, v.Str)
 			switch {
 			case v.Type != gjson.String:
 				bad = badRequest(root, `"argv" must be an array of strings`)
-			case strings.ContainsRune(v.Str, 0):
+			case strings.ContainsRune(arg, 0):
 				bad = badRequest(root, `"argv" must not contain a NUL character: no command line can`)
 			}
-			req.Argv = append(req.Argv, pathValue(v, v.Str))
+			req.Argv = append(req.Argv, arg)
 			return bad == nil
 		})
 		if bad != nil {
@@ -372,8 +375,8 @@ func parseArgv(root gjson.Result, f evalFields, req *sessions.Request) *requestE
 		return e
 	}
 	req.File = pathValue(f.file, req.File)
-	if f.file.Exists() && (req.File == "" || req.Argv == nil) {
-		return badRequest(root, `"file" must be a non-empty path, given with "argv"`)
+	if f.file.Exists() && (req.File == "" || strings.IndexByte(req.File, 0) >= 0 || req.Argv == nil) {
+		return badRequest(root, `"file" must be a non-empty path (no NUL), given with "argv"`)
 	}
 	return nil
 }
@@ -386,10 +389,13 @@ func seconds(s float64) time.Duration {
 	return max(time.Duration(s*float64(time.Second)), time.Nanosecond)
 }
 
-// pathValue is a checked string field that names a path or a command-line
+// pathValue is a string field that names a path or a command-line
 // argument: a lone surrogate \udc80 to \udcff in it is the byte of a name
 // that is not UTF-8, as Python's os.fsdecode writes one and evalhost's own
 // output does (frames.DecodeFSString); str is the field as read otherwise.
+// Checks (no NUL) apply to what it returns: gjson's reading takes the
+// escape after any lone surrogate as its pair ("\udcff\u0000" reads as
+// U+FFFD), so it can lack a NUL the decoded path has.
 func pathValue(v gjson.Result, str string) string {
 	if v.Type != gjson.String || !strings.Contains(v.Raw, `\u`) {
 		return str

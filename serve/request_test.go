@@ -52,7 +52,7 @@ func TestParseEval(t *testing.T) {
 		{"argv of numbers", `{"op":"eval","id":"r","argv":["a.py",1],"cells":[{"code":"1"}]}`, `"argv" must be an array of strings`},
 		{"argv empty", `{"op":"eval","id":"r","argv":[],"cells":[{"code":"1"}]}`, `"argv" must not be empty`},
 		{"NUL in argv", `{"op":"eval","id":"r","argv":["a\u0000b"],"cells":[{"code":"1"}]}`, `"argv" must not contain a NUL`},
-		{"file without argv", `{"op":"eval","id":"r","file":"/w/a.py","cells":[{"code":"1"}]}`, `"file" must be a non-empty path, given with "argv"`},
+		{"file without argv", `{"op":"eval","id":"r","file":"/w/a.py","cells":[{"code":"1"}]}`, `"file" must be a non-empty path (no NUL), given with "argv"`},
 		{"file empty", `{"op":"eval","id":"r","argv":["a.py"],"file":"","cells":[{"code":"1"}]}`, `"file" must be a non-empty path`},
 		{"file not string", `{"op":"eval","id":"r","argv":["a.py"],"file":1,"cells":[{"code":"1"}]}`, `"file" must be a string`},
 		{"a cell's file and line", `{"op":"eval","id":"r","cells":[{"code":"1","file":"/w/a.py","line":12}]}`, ""},
@@ -108,6 +108,27 @@ func TestParseEvalPathBytes(t *testing.T) {
 	want := []string{"/w/c\xffd", "/w/b\xfe.py", "/w/b\xfe.py", "m\xff", "'\uFFFD'", "b\xfe.py", "\x80", "\U0001F480"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("read %q, want %q (code is text, not a path: U+FFFD as JSON reads it)", got, want)
+	}
+}
+
+// A NUL is refused in what is used, the decoded path: gjson's own reading
+// takes the escape after a lone surrogate as its pair ("\udcff\u0000" reads
+// as U+FFFD), so a check of that reading alone let the NUL through.
+func TestParseEvalPathNUL(t *testing.T) {
+	cases := []struct{ name, line, want string }{
+		{"argv", `"argv":["a\udcff\u0000b"],"cells":[{"code":"1"}]`, `"argv" must not contain a NUL`},
+		{"argv after a high surrogate", `"argv":["\ud800\u0000"],"cells":[{"code":"1"}]`, `"argv" must not contain a NUL`},
+		{"file", `"argv":["a"],"file":"/w/a\udcff\u0000","cells":[{"code":"1"}]`, `"file" must be a non-empty path`},
+		{"a cell's file", `"cells":[{"code":"1","file":"/w/a\udcff\u0000"}]`, "cells[0].file must be"},
+		{"a cell's module", `"cells":[{"module":"m\udcff\u0000"}]`, "cells[0].module must be"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := parseEval(gjson.Parse(`{"op":"eval","id":"r",` + c.line + `}`))
+			if err == nil || !strings.Contains(err.msg, c.want) {
+				t.Fatalf("parseEval: %v, want %q; argv %q, file %q, cells %+v", err, c.want, req.Argv, req.File, req.Cells)
+			}
+		})
 	}
 }
 
