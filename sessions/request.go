@@ -223,8 +223,10 @@ type CellResult struct {
 	// the error's traceback. In a batch it is also the status of an
 	// interpreter that exited during the cell (Exited, status killed). A
 	// Python cell's uncaught KeyboardInterrupt that no interrupt caused
-	// (raised, or a SIGINT the cell sent itself) is 130: python3 then shows
-	// the traceback and dies of SIGINT, which a shell reports as 130.
+	// (raised; a SIGINT the cell sends itself is one only through the
+	// gateway: the runner cannot tell it from the host's, and the cell is
+	// cancelled) is 130: python3 then shows the traceback and dies of
+	// SIGINT, which a shell reports as 130.
 	ExitStatus  int             `json:"exitStatus,omitempty"`
 	ExitMessage *string         `json:"exitMessage,omitempty"`
 	Output      streamsink.Dump `json:"output"`
