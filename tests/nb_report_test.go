@@ -16,6 +16,7 @@ func TestNotebookRunShowsTheError(t *testing.T) {
 		args     []string
 		want     []string
 		dontWant []string
+		code     int // 0: 1
 	}{
 		{name: "the traceback of the failed cell", cells: []string{"md:# t", "x = 1", "def f():\n    return 1/0\nf()", "print('never')"},
 			want: []string{"cell 2: error\n", "  Traceback (most recent call last):\n", "    return 1/0\n", "  ZeroDivisionError: division by zero\n"}},
@@ -27,6 +28,9 @@ func TestNotebookRunShowsTheError(t *testing.T) {
 			want: []string{"cell 0: error\n", "  ZeroDivisionError", "cell 1: error\n", "  ValueError: invalid literal"}},
 		{name: "a death says the status, then how", cells: []string{"print('a')", "import os; os._exit(3)", "print('c')"},
 			want: []string{"cell 1: killed: interpreter died: exit code 3"}},
+		{name: "a timeout says timed out once", cells: []string{"import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)"},
+			args: []string{"--timeout", "1", "--grace", "100ms"}, code: 124,
+			want: []string{"cell 0: timeout: the interpreter did not stop"}, dontWant: []string{"timed out;"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,8 +39,8 @@ func TestNotebookRunShowsTheError(t *testing.T) {
 			writeNotebook(t, nb, tt.cells...)
 			cmd := command(t, append([]string{"nb", "run", nb, "-o", filepath.Join(dir, "out.ipynb")}, tt.args...)...)
 			_, stderr, code := runCaptured(t, cmd, false)
-			if code != 1 {
-				t.Errorf("exit %d, want 1", code)
+			if want := max(tt.code, 1); code != want {
+				t.Errorf("exit %d, want %d", code, want)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(stderr, w) {

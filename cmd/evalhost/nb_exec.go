@@ -264,7 +264,7 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
 			line := string(c.Status)
 			if c.Message != "" {
-				line += ": " + c.Message
+				line += ": " + messageAfterStatus(c)
 			}
 			fmt.Fprintf(stderr, "cell %d: %s\n", res.Notebook[i], line)
 			if c.Status == sessions.StatusError {

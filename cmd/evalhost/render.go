@@ -208,25 +208,23 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if res.Title != "" {
 		name += " (" + res.Title + ")"
 	}
-	var line, said string
+	var line string
 	switch res.Status {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
 		line = name + " failed"
 	case sessions.StatusTimeout:
-		line, said = name+" timed out", "timed out; "
+		line = name + " timed out"
 	case sessions.StatusCancelled:
-		line, said = name+" was cancelled", "cancelled; "
+		line = name + " was cancelled"
 	case sessions.StatusKilled:
 		line = name + " was killed"
 	default:
 		line = name + ": " + string(res.Status)
 	}
 	if res.Message != "" && !h.notices["["+res.Message+"]\n"] {
-		// A message that starts by saying the status (for a reader of
-		// --json) does not say it twice here.
-		line += ": " + strings.TrimPrefix(res.Message, said)
+		line += ": " + messageAfterStatus(res)
 	}
 	if res.StateLost {
 		line += " (interpreter state was lost)"
@@ -296,4 +294,17 @@ func (j *jsonRenderer) line(v any) {
 		j.enc.Line(map[string]string{"type": "render_error", "error": err.Error()})
 	}
 	j.enc.Flush()
+}
+
+// messageAfterStatus is a cell's message for a line that has said its
+// status: one that starts by saying it (for a reader of --json) does not
+// say it twice.
+func messageAfterStatus(res sessions.CellResult) string {
+	switch res.Status {
+	case sessions.StatusTimeout:
+		return strings.TrimPrefix(res.Message, "timed out; ")
+	case sessions.StatusCancelled:
+		return strings.TrimPrefix(res.Message, "cancelled; ")
+	}
+	return res.Message
 }
