@@ -169,7 +169,11 @@
 //     inotify instance); before that, and elsewhere, stats. (So an entry
 //     taken out of the safe directories stops a cwd's venv at the next
 //     resolution, not in a long-lived registry that reuses one; its modules
-//     are judged at each interpreter start.)
+//     are judged at each interpreter start. Likewise a chmod or chown alone
+//     of a directory on the way, the cwd's made writable by all: a venv
+//     judged before it is refused once an entry on the way changes, which
+//     is what using the new permission to plant one takes. Watching
+//     attributes would cost a walk of each directory's cached entries.)
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe
