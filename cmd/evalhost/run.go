@@ -24,6 +24,7 @@ import (
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
+	"github.com/evalhost/evalhost/pysource"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -172,6 +173,12 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	f.argv, f.file, f.module = cl.argv, cl.file, cl.module
 	cells, err := collectCells(cl.source, f, stdin, stderr)
+	var syntax *pysource.SyntaxError
+	if errors.As(err, &syntax) {
+		// python3's refusal of the file, in its words and with its status.
+		fmt.Fprintf(stderr, "SyntaxError: %s\n", syntax.Msg)
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -252,7 +259,7 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	}
 	switch {
 	case source != "":
-		src, err := readSource(source, stdin)
+		src, err := readSource(source, stdin, f.lang)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +296,10 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	return out, nil
 }
 
-func readSource(name string, stdin io.Reader) (string, error) {
+// readSource reads FILE (stdin for "-"); a Python one is decoded as
+// python3 decodes a source file (its coding declaration: pysource), a
+// shell one's bytes are kept.
+func readSource(name string, stdin io.Reader, lang string) (string, error) {
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
 	}
@@ -297,7 +307,17 @@ func readSource(name string, stdin io.Reader) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read cells: %w", err)
 	}
-	return normalizeSource(string(b)), nil
+	src := string(b)
+	if lang == sessions.LangPython {
+		shown := name
+		if name == "-" {
+			shown = "<stdin>"
+		}
+		if src, err = pysource.Decode(b, shown); err != nil {
+			return "", err
+		}
+	}
+	return normalizeSource(src), nil
 }
 
 // normalizeSource reads a script as Python reads a source file: a UTF-8 byte
