@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -89,6 +90,41 @@ func TestRunSecondInterruptKills(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 130 {
 		t.Fatalf("exit %d, want 130; stderr %s", code, stderr)
+	}
+}
+
+// Ctrl-\ (SIGQUIT) ends the run at once, as it ends python3: the cell's
+// interpreter is killed without the grace window, and run exits 131 (a
+// shell's 128+3), not with Go's stack dump and 2.
+func TestRunQuit(t *testing.T) {
+	cmd, stderr := startRun(t, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('running', flush=True)\nwhile True: pass",
+		"--grace", "5m")
+	cmd.Process.Signal(syscall.SIGQUIT)
+	if code := exitCodeOf(t, cmd); code != 131 {
+		t.Fatalf("exit %d, want 131; stderr %s", code, stderr)
+	}
+	if strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("stderr has a Go stack dump:\n%s", stderr)
+	}
+}
+
+// A run whose output cannot be written for another reason than a reader
+// that left (a full disk) says so and fails (1), as python3's OSError does;
+// 141 is a closed pipe's.
+func TestRunOutputFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer full.Close()
+	cmd := command(t, "run", "-c", "for i in range(10**6): print(i)")
+	cmd.Stdout = full
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(errb.String(), "cannot write the output") {
+		t.Fatalf("%v; stderr %q; want exit 1 saying the output could not be written", err, errb.String())
 	}
 }
 

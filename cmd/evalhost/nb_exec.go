@@ -153,7 +153,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 			saver.changed, saver.diverted)
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, nb, saver.written(), interrupts > 0)
-	return exitCode(res.Result, interrupts > 0)
+	return interrupted.exitCode(exitCode(res.Result, interrupts > 0))
 }
 
 // parseNbRunFlags reads nb run's command line; ok is false when the

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -381,8 +377,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		IPython: f.ipython, Argv: f.argv, File: f.file, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
-	if interrupted.stoppedByOutput(interrupts, stderr) {
-		return exitOutputClosed
+	if code, stopped := interrupted.stoppedByOutput(interrupts, stderr); stopped {
+		return code
 	}
 	if err != nil {
 		logger.Debug("run failed", "err", err)
@@ -393,7 +389,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		return exitFailed
 	}
 	out.end(res)
-	return runExitCode(res, interrupts > 0)
+	return interrupted.exitCode(runExitCode(res, interrupts > 0))
 }
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when
@@ -502,71 +498,4 @@ func exitCode(res sessions.Result, interrupted bool) int {
 	default:
 		return exitFailed
 	}
-}
-
-// interrupts turns Ctrl-C into cancellation: the first interrupts the
-// running cell (and cancels the rest), the second kills the interpreters.
-// SIGTERM and SIGHUP (the terminal went away) count as Ctrl-C, so the
-// cell's processes are ended rather than orphaned by evalhost's exit.
-type interrupts struct {
-	sig    chan os.Signal
-	quit   chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	n      atomic.Int32
-	lost   atomic.Pointer[error] // the first failed write of the output
-}
-
-// outputLost cancels the run on the first write that failed.
-func (in *interrupts) outputLost(err error) {
-	if in.lost.CompareAndSwap(nil, &err) {
-		in.cancel()
-	}
-}
-
-// stoppedByOutput says whether the run stopped because its output could
-// not be written (and no Ctrl-C came first). A reader that left (| head) is the
-// usual end of a pipeline: quiet, as a process killed by SIGPIPE is; any
-// other failure is said.
-func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) bool {
-	lost := in.lost.Load()
-	if lost == nil || interrupts != 0 {
-		return false
-	}
-	if !errors.Is(*lost, syscall.EPIPE) {
-		fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
-	}
-	return true
-}
-
-func interruptible(kill func()) (context.Context, *interrupts) {
-	ctx, cancel := context.WithCancel(context.Background())
-	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
-	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	in.wg.Add(1)
-	go func() {
-		defer in.wg.Done()
-		for {
-			select {
-			case <-in.sig:
-				if in.n.Add(1) == 1 {
-					cancel()
-				} else {
-					kill()
-				}
-			case <-in.quit:
-				return
-			}
-		}
-	}()
-	return ctx, in
-}
-
-// stop ends signal handling and says how many interrupts arrived.
-func (in *interrupts) stop() int {
-	signal.Stop(in.sig)
-	close(in.quit)
-	in.wg.Wait()
-	in.cancel()
-	return int(in.n.Load())
 }

@@ -98,8 +98,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
 	}
 	interrupts := interrupted.stop()
-	if interrupted.stoppedByOutput(interrupts, stderr) {
-		return exitOutputClosed
+	if code, stopped := interrupted.stoppedByOutput(interrupts, stderr); stopped {
+		return code
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
@@ -113,7 +113,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			a.job, f.session, a.job)
 		return exitOK
 	}
-	return runExitCode(res, interrupts > 0)
+	return interrupted.exitCode(runExitCode(res, interrupts > 0))
 }
 
 // attachedRenderer renders the background process's lines as a one-shot
