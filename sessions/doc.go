@@ -174,6 +174,16 @@
 //     judged before it is refused once an entry on the way changes, which
 //     is what using the new permission to plant one takes. Watching
 //     attributes would cost a walk of each directory's cached entries.)
+//   - Config.PythonArgs are python3's interpreter options for every
+//     interpreter the runner's starter starts (host.Options.Args, before
+//     runner.py): -b -B -E -I -O -q -s -S -u, -W ARG, -X OPT, combined as
+//     python3 takes them (-uB, -OO, -Werror). Anything else (-c, -m, -i,
+//     -x, -P, a long option, a -W without its value) refuses every request
+//     with a *PythonArgsError (ErrPythonArgs, ErrBadRequest), so no code or
+//     module can be given to run through them; a gateway kernel's start
+//     fails with ErrPythonArgs on any (its command line is its
+//     kernelspec's). PYTHONUNBUFFERED is not on the environment's
+//     allow-list, so the runner's streams write through under -u only.
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe

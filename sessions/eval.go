@@ -34,6 +34,9 @@ type Job struct {
 // Queue validates req and takes its place in the session's queue at once,
 // without blocking: requests queued in arrival order run in that order.
 func (r *Registry) Queue(req Request) (*Job, error) {
+	if r.argsErr != nil {
+		return nil, r.argsErr
+	}
 	if err := req.validate(r.cfg.DefaultTimeout); err != nil {
 		return nil, err
 	}

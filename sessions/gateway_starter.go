@@ -46,6 +46,9 @@ func GatewayStarter(g GatewayConfig) Starter {
 		return client, err
 	}
 	return func(ctx context.Context, spec Spec) (Executor, error) {
+		if len(spec.PythonArgs) > 0 {
+			return nil, errGatewayPythonArgs
+		}
 		opts := gateway.KernelOptions{
 			Cwd:          spec.Cwd,
 			Env:          kernelEnv(spec.Env),

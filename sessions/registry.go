@@ -43,7 +43,15 @@ type Config struct {
 	// terminal, for the runner's Python interpreters (host.Options.Terminal):
 	// their sys.stdout/sys.stderr say isatty(), as python3's would there.
 	Terminal []int
-	Sink     streamsink.Options // per-cell output bounds; its Store receives spilled output
+	// PythonArgs are python3's interpreter options for every Python
+	// interpreter the runner's starter starts, before runner.py
+	// (host.Options.Args), as for python3 -u -W error FILE: -b -B -E -I
+	// -O -q -s -S -u, -W ARG, -X OPT (CheckPythonArgs; anything else
+	// refuses every request with a *PythonArgsError, and a gateway kernel's
+	// start fails on any). They act on the cells' code as on a script's
+	// under python3 (runner/doc.go says how the runner keeps them).
+	PythonArgs []string
+	Sink       streamsink.Options // per-cell output bounds; its Store receives spilled output
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
 	RunHook func(run RunInfo, active bool)
@@ -118,12 +126,15 @@ type Registry struct {
 	stop chan struct{}
 
 	jobs jobTable
+
+	argsErr error // CheckPythonArgs of cfg.PythonArgs: every request is refused with it
 }
 
 // New returns a registry; Close it to shut every interpreter down.
 func New(cfg Config) *Registry {
 	cfg.fill()
 	r := &Registry{cfg: cfg, sessions: map[Key]*session{}, perCall: map[*session]struct{}{}, stop: make(chan struct{})}
+	r.argsErr = CheckPythonArgs(cfg.PythonArgs)
 	if cfg.IdleTimeout > 0 {
 		r.wg.Add(1)
 		go r.sweep()

@@ -328,6 +328,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		Grace:        cfg.Grace,
 		Stdin:        cfg.Stdin,
 		Terminal:     cfg.Terminal,
+		PythonArgs:   cfg.PythonArgs,
 	})
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)

@@ -38,6 +38,7 @@ func RunnerStarter(home string) Starter {
 		timeline.Mark("spawn", "python", spec.Python.Path)
 		p, err := host.Start(ctx, host.Options{
 			Python:       spec.Python.Path,
+			Args:         spec.PythonArgs,
 			Runner:       path,
 			Env:          env,
 			Dir:          spec.Cwd,
