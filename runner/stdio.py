@@ -50,7 +50,7 @@ def _is_terminal():
     return True
 
 
-def _stream(fd, name, cls, terminal=False):
+def _stream(fd, name, cls, terminal=False, unbuffered=False):
     raw = _wire._TrackedFileIO(fd, "w", closefd=False)
     raw._evh_fd = fd
     raw.name = name
@@ -59,9 +59,42 @@ def _stream(fd, name, cls, terminal=False):
         # in one): say so, as python3's stream would, so libraries colour and
         # size their output as there. The fd stays a pipe (os.isatty(1)).
         raw.isatty = _is_terminal
-    s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
+    if unbuffered:  # python3 -u's: each write goes to the fd as it is made
+        s = cls(raw, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
+    else:
+        s = cls(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="backslashreplace", newline="\n")
     s.mode = "w"
     return s
+
+
+def _unbuffered():
+    """Whether the interpreter's command line has python3's -u (python3
+    -u's own stdout writes through, PYTHONUNBUFFERED's too). Not that
+    variable: a host's environment may hold it for its own python3
+    (evalhost's sessions drop it), and unbuffered streams cost a write per
+    print; before 3.10, which has no sys.orig_argv, -u counts only without
+    it."""
+    if not getattr(sys.stdout, "write_through", False):
+        return False
+    argv = getattr(sys, "orig_argv", None)
+    if argv is None:
+        return not os.environ.get("PYTHONUNBUFFERED")
+    args = iter(argv[1:])
+    for a in args:  # python3's options, up to runner.py
+        if a[:1] != "-" or a in ("-", "--"):
+            return False
+        if a[:2] == "--":
+            if a == "--check-hash-based-pycs":
+                next(args, None)
+            continue
+        for i in range(1, len(a)):
+            if a[i] == "u":
+                return True
+            if a[i] in "WX":  # its value: the rest of a, or the next argument
+                if i + 1 == len(a):
+                    next(args, None)
+                break
+    return False
 
 
 def take():
@@ -70,12 +103,15 @@ def take():
     made it for its stdin (encoding, errors, buffering)."""
     global out, err
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
-    out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal)
-    err = _stream(2, "<stderr>", _Stderr, "2" in terminal)
-    # As python3's: stderr line-buffered, and stdout too on a terminal.
-    err.reconfigure(line_buffering=True)
-    if "1" in terminal:
-        out.reconfigure(line_buffering=True)
+    unbuffered = _unbuffered()
+    out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal, unbuffered)
+    err = _stream(2, "<stderr>", _Stderr, "2" in terminal, unbuffered)
+    # As python3's: stderr line-buffered, and stdout too on a terminal,
+    # unless -u made them write through.
+    if not unbuffered:
+        err.reconfigure(line_buffering=True)
+        if "1" in terminal:
+            out.reconfigure(line_buffering=True)
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out
     sys.stderr = sys.__stderr__ = err
