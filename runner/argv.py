@@ -65,19 +65,28 @@ def apply(state, ns, argv, file):
     _path0(state, argv, file)
 
 
+def safe_path():
+    """python3 -I (isolated) or -P (3.11+, PYTHONSAFEPATH too): no path
+    that may be unsafe goes first on sys.path, not the script's directory,
+    '' or the cwd."""
+    return bool(sys.flags.isolated or getattr(sys.flags, "safe_path", False))
+
+
 def _path0(state, argv, file):
     """python3 FILE puts FILE's directory, links resolved, first on
     sys.path, so the script's sibling modules import; python3 -c and -
     put '' (the cwd, wherever a chdir takes it); python3 -m the cwd's full
-    path (argv[0] is '-m' until runpy has found the module). The entry an
-    earlier apply put there goes; one that was first already (the cwd) is
-    left."""
+    path (argv[0] is '-m' until runpy has found the module); none of them
+    under -I or -P (safe_path). The entry an earlier apply put there goes;
+    one that was first already (the cwd) is left."""
     if state.dir is not None:
         try:
             sys.path.remove(state.dir)
         except ValueError:
             pass
         state.dir = None
+    if safe_path():
+        return
     if file is not None and os.path.isabs(file):
         first = os.path.dirname(os.path.realpath(file))
     elif argv[0] in ("-c", "-"):

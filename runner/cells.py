@@ -88,7 +88,7 @@ def _apply(req):
             raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
         here = os.getcwd()
         _argv.cwd_entered(_argv_state, here)
-        if sys.path[:1] != [here]:
+        if sys.path[:1] != [here] and not _argv.safe_path():
             try:
                 sys.path.remove(here)
             except ValueError:

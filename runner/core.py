@@ -504,11 +504,15 @@ def _take_fds():
 
 def _user_path():
     """The runner's own directory must not shadow user imports; where the
-    interpreter found modules before the cwd joined is kept for _own."""
+    interpreter found modules before the cwd joined is kept for _own.
+    Under python3 -I or -P neither the cwd nor '' joins, as python3 puts
+    neither the script's directory nor the cwd there (argv.safe_path)."""
     global _start
     here = os.getcwd()
     _start = (tuple(sys.path), here, tuple(sys.meta_path))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
+    if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
+        return
     sys.path.insert(0, here)
     # As IPython: '' (the current directory, wherever os.chdir takes it)
     # before site-packages, so a cell can import from a directory it chdir'd to.

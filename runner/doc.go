@@ -174,7 +174,9 @@
 //     its own python3) makes stdout and stderr write through, unbuffered,
 //     as python3 -u's: each write reaches its fd as it is made (a
 //     KeyboardInterrupt in a blocked write loses its rest, as there), and
-//     the 50 ms flush has nothing to do.
+//     the 50 ms flush has nothing to do. -I, and -P or PYTHONSAFEPATH on
+//     3.11+, put neither the cwd, "" nor a script's directory on sys.path
+//     (argv.safe_path).
 //   - Each byte a cell prints goes out once: a KeyboardInterrupt that lands
 //     in a flush leaves what write(2) took written and the rest buffered,
 //     as CPython's own streams do (no Python code runs between write(2) and

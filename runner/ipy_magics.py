@@ -314,7 +314,7 @@ def _m_cd(args, frame):
         raise UsageError("%%cd: cannot change to %r: %s" % (target, e.strerror or e)) from None
     _prev_dir[0] = before
     here = os.getcwd()
-    if here not in sys.path:
+    if here not in sys.path and not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
         sys.path.insert(0, here)
     if not quiet:
         print(here)
