@@ -173,7 +173,7 @@ def _load_module(name, full):
     else:  # started as `python core.py`
         path = os.path.join(_HERE, name + ".py")
         with open(path, "rb") as f:
-            code = compile(f.read(), path, "exec", 0, True)
+            code = compile(f.read(), path, "exec", 0, True, 0)  # as runner.py's _load
     mod = type(sys)(full)
     mod.__file__ = path
     mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]

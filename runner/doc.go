@@ -176,7 +176,9 @@
 //     KeyboardInterrupt in a blocked write loses its rest, as there), and
 //     the 50 ms flush has nothing to do. -I, and -P or PYTHONSAFEPATH on
 //     3.11+, put neither the cwd, "" nor a script's directory on sys.path
-//     (argv.safe_path).
+//     (argv.safe_path). -O and -OO reach the cells' code, compiled at the
+//     interpreter's level; the runner's own is always compiled at level 0,
+//     so its docstrings stay and its one bytecode cache serves every start.
 //   - Each byte a cell prints goes out once: a KeyboardInterrupt that lands
 //     in a flush leaves what write(2) took written and the rest buffered,
 //     as CPython's own streams do (no Python code runs between write(2) and

@@ -42,7 +42,9 @@ def _load(here, name="core"):
                 return src, marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         pass
-    code = compile(source, src, "exec", 0, True)
+    # optimize=0 whatever -O/-OO the interpreter has: the cache is one for
+    # every start, and the runner's own asserts and docstrings stay.
+    code = compile(source, src, "exec", 0, True, 0)
     try:
         os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
         payload = marshal.dumps(code)
