@@ -677,6 +677,8 @@ def _exit_fast():
         pass
     finally:
         _signal.signal(_SIGINT, _signal.SIG_IGN)
+    if "warnings" in sys.modules:
+        _module("tracebacks").exit_warnings()
     _clear_module_dict(_ns)
     import gc
     gc.collect()

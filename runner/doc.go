@@ -179,6 +179,15 @@
 //     (argv.safe_path). -O and -OO reach the cells' code, compiled at the
 //     interpreter's level; the runner's own is always compiled at level 0,
 //     so its docstrings stay and its one bytecode cache serves every start.
+//     -W filters apply to the runner's own start too, which raises none.
+//     At the exit, a warning raised where no frame of the cells' is (an
+//     unclosed file's, as the namespace is cleared: -X dev, -W default) is
+//     shown as python3's teardown shows it, where no frame is left: at
+//     sys:1 (3.13: <sys>:0), without the tracemalloc hint. -X importtime
+//     lists the runner's own start-up imports (_json and gc, built in)
+//     after the interpreter's, and a cell's later import of them not at
+//     all; -X faulthandler's dump (-X dev's too) shows the runner's frames
+//     below the cell's and its two threads (the flusher, the warm-up).
 //   - Each byte a cell prints goes out once: a KeyboardInterrupt that lands
 //     in a flush leaves what write(2) took written and the rest buffered,
 //     as CPython's own streams do (no Python code runs between write(2) and
