@@ -51,20 +51,34 @@ func Starters(home string, b Backend) (map[string]sessions.Starter, error) {
 	return starters, nil
 }
 
-func backendStarters(home string, b Backend) (map[string]sessions.Starter, error) {
+// Resolved is the backend b chooses, BackendRunner or BackendGateway,
+// with the environment's say where b leaves it; ErrBackend for an
+// unknown name.
+func (b Backend) Resolved() (string, error) {
 	choice := b.Name
 	if choice == "" {
 		choice = os.Getenv("EVALHOST_BACKEND")
 	}
-	url := os.Getenv("PI_PYTHON_GATEWAY_URL")
-	if choice == "" && url != "" {
+	if choice == "" && os.Getenv("PI_PYTHON_GATEWAY_URL") != "" {
 		choice = BackendGateway
 	}
-	starters := sessions.DefaultStarters(home)
 	switch choice {
 	case "", BackendRunner:
-		return starters, nil
+		return BackendRunner, nil
 	case BackendGateway:
+		return BackendGateway, nil
+	}
+	return "", fmt.Errorf("%w %q: use %q or %q", ErrBackend, choice, BackendRunner, BackendGateway)
+}
+
+func backendStarters(home string, b Backend) (map[string]sessions.Starter, error) {
+	choice, err := b.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	url := os.Getenv("PI_PYTHON_GATEWAY_URL")
+	starters := sessions.DefaultStarters(home)
+	if choice == BackendGateway {
 		if url == "" {
 			if err := shared.RequireShared(!b.NoSharedGateway); err != nil {
 				return nil, err
@@ -72,8 +86,6 @@ func backendStarters(home string, b Backend) (map[string]sessions.Starter, error
 		}
 		starters[sessions.LangPython] = sessions.GatewayStarter(sessions.GatewayConfig{
 			URL: url, Token: os.Getenv("PI_PYTHON_GATEWAY_TOKEN"), Home: home})
-		return starters, nil
-	default:
-		return nil, fmt.Errorf("%w %q: use %q or %q", ErrBackend, choice, BackendRunner, BackendGateway)
 	}
+	return starters, nil
 }

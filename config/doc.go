@@ -38,6 +38,7 @@
 //     set, else the runner; $PI_PYTHON_GATEWAY_TOKEN authenticates) and
 //     replaces the starters of languages PI_PY turned off by ones that fail
 //     every cell saying so. An unknown backend is [ErrBackend].
+//     [Backend.Resolved] names the backend that rule comes to.
 //   - [ArtifactStore] is the spill store: $PI_ARTIFACTS_DIR, else
 //     <home>/artifacts, which (only) is pruned of week-old artifacts.
 //   - [Sessions] puts them together into a sessions.Config.
