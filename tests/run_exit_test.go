@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,8 +67,23 @@ func TestRunExitsAsPython(t *testing.T) {
 // py's, and fails t where their stdout, exit code or stderr differ.
 func sameAsPython(t *testing.T, run, py []string) {
 	t.Helper()
-	out, errOut, code := runEvalhost(t, "", append([]string{"run"}, run...)...)
-	pyOut, pyErr, pyCode := python(t, false, py...)
+	sameAsPythonIn(t, "", nil, run, py)
+}
+
+// sameAsPythonIn is sameAsPython with both commands in dir (else evalhost
+// in the test's and python3 in a new one) and env added to both
+// environments.
+func sameAsPythonIn(t *testing.T, dir string, env, run, py []string) {
+	t.Helper()
+	cmd := command(t, append([]string{"run"}, run...)...)
+	cmd.Dir, cmd.Env = dir, append(cmd.Env, env...)
+	out, errOut, code := runCaptured(t, cmd, false)
+	pyCmd := exec.Command("python3", py...)
+	pyCmd.Dir, pyCmd.Env = dir, append(os.Environ(), env...)
+	if dir == "" {
+		pyCmd.Dir = t.TempDir()
+	}
+	pyOut, pyErr, pyCode := runCaptured(t, pyCmd, false)
 	if out != pyOut {
 		t.Errorf("stdout %q, python3 printed %q", out, pyOut)
 	}

@@ -41,7 +41,9 @@ func registerParamFlags(fs *pflag.FlagSet) {
 }
 
 // takeParamFlags removes the parameter flags from args, in order, leaving
-// the rest for fs; the value of another flag of fs (-c -p) is not one.
+// the rest for fs; the value of another flag of fs (-c -p) is not one. A
+// parameter flag after shorthands of fs that take no value (-uP x:1) is
+// taken out of its argument, which keeps them (-u).
 // With untilPositional (fs parses with SetInterspersed(false)) they end at
 // the first positional argument, as fs's own do: what follows is a
 // script's (run FILE -p 8080).
@@ -51,7 +53,7 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 		if a == "--" || untilPositional && (a == "-" || !strings.HasPrefix(a, "-")) {
 			return append(rest, args[i:]...), flags, nil
 		}
-		name, value, hasValue := splitFlag(a)
+		bools, name, value, hasValue := paramFlagIn(fs, a)
 		spec, ok := paramFlagNames[name]
 		if !ok {
 			rest = append(rest, a)
@@ -60,6 +62,9 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 				rest = append(rest, args[i])
 			}
 			continue
+		}
+		if bools != "" {
+			rest = append(rest, "-"+bools)
 		}
 		var vals []string
 		if hasValue {
@@ -78,6 +83,22 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 	return rest, flags, nil
 }
 
+// paramFlagIn splits a flag argument as pflag reads it: a long one by
+// splitFlag, a short one by shortCluster into the shorthands without a
+// value that lead it (bools) and the flag after them, with its attached
+// value.
+func paramFlagIn(fs *pflag.FlagSet, a string) (bools, name, value string, hasValue bool) {
+	if strings.HasPrefix(a, "--") || len(a) < 2 {
+		name, value, hasValue = splitFlag(a)
+		return "", name, value, hasValue
+	}
+	bools, c, value := shortCluster(fs, a)
+	if c == 0 {
+		return bools, "", "", false
+	}
+	return bools, "-" + string(c), value, value != ""
+}
+
 // splitFlag splits a flag argument into its name and the value it carries:
 // --name=VALUE, or a shorthand's attached one, -fFILE.
 func splitFlag(a string) (name, value string, hasValue bool) {
@@ -87,14 +108,17 @@ func splitFlag(a string) (name, value string, hasValue bool) {
 	return strings.Cut(a, "=")
 }
 
-// takesValue says whether a is a flag of fs that takes the next argument.
+// takesValue says whether a is a flag of fs that takes the next argument:
+// --name, or -x, alone or after shorthands without a value (-uW).
 func takesValue(fs *pflag.FlagSet, a string) bool {
 	var f *pflag.Flag
 	switch {
 	case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
 		f = fs.Lookup(a[2:])
-	case len(a) == 2 && a[0] == '-':
-		f = fs.ShorthandLookup(a[1:])
+	case len(a) >= 2 && a[0] == '-' && a[1] != '-':
+		if _, c, value := shortCluster(fs, a); c != 0 && value == "" {
+			f = fs.ShorthandLookup(string(c))
+		}
 	}
 	return f != nil && f.NoOptDefVal == ""
 }
@@ -126,7 +150,9 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 			case "-y":
 				err = p.MergeYAML([]byte(f.args[0]), "-y")
 			case "-P":
-				err = p.SetQuarto(f.args[0])
+				if err = p.SetQuarto(f.args[0]); err != nil && !strings.ContainsAny(f.args[0], ":=") {
+					err = fmt.Errorf("%w (python3's -P, safe path, is not available: run's -P is a parameter, as quarto's)", err)
+				}
 			case "-p":
 				err = p.SetTyped(f.args[0], f.args[1])
 			case "-r":

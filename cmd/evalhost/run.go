@@ -50,6 +50,7 @@ type runFlags struct {
 	terminal  runTerminal // what its cells learn of a terminal it shows them on
 	envList   []string    // --env as given
 	env       map[string]string
+	py        pyOpts // python3's interpreter options
 	backendFlags
 }
 
@@ -75,6 +76,14 @@ evalhost run --timeout 60 train.py data.csv --epochs 3.
 __main__, sys.argv [MODULE's file, ARG...], the cwd first on sys.path,
 and, with --session, its globals kept in the session. -m ends run's
 flags as FILE does: evalhost run -m json.tool --indent 2 < data.json.
+
+python3's options go among run's flags, before FILE, -c or -m, and act
+on the Python cells as under python3: -u -B -O -OO -b -bb -E -s -S -I -q,
+-W ARG, -X OPT, combined as python3 takes them (-uB, -Werror, -Xdev):
+evalhost run -u -W error -X dev train.py. Not with --session (the
+session's interpreter may already run) nor the gateway backend (a
+kernel runs as its kernelspec says); run's -P is a parameter, not
+python3's -P.
 `
 
 // newRunFlagSet declares run's flags into f; the returned bool is
@@ -106,6 +115,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
 	registerParamFlags(fs)
+	f.py.register(fs)
 	f.profile.register(fs)
 	return fs, magics
 }
@@ -235,6 +245,11 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	if msg := attachedUnsupported(*f, fs.Changed("grace")); attached && msg != "" {
 		return errors.New(msg)
+	}
+	if opts := f.py.given(); opts != "" {
+		if b, err := f.choice().Resolved(); err == nil && b == config.BackendGateway {
+			return fmt.Errorf("python3's options (%s) are not available with the gateway backend: a kernel's interpreter runs as its kernelspec says; use --backend runner", opts)
+		}
 	}
 	return nil
 }
@@ -407,15 +422,16 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		runHook = func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) }
 	}
 	return sessions.New(sessions.Config{
-		Starters: starters,
-		Grace:    f.grace,
-		EnvHook:  envHook,
-		RunHook:  runHook,
-		Home:     home,
-		Python:   f.python,
-		Stdin:    f.stdin,
-		ExtraEnv: extraEnv(f.terminal.env, f.env),
-		Terminal: f.terminal.fds,
+		Starters:   starters,
+		Grace:      f.grace,
+		EnvHook:    envHook,
+		RunHook:    runHook,
+		Home:       home,
+		Python:     f.python,
+		Stdin:      f.stdin,
+		ExtraEnv:   extraEnv(f.terminal.env, f.env),
+		Terminal:   f.terminal.fds,
+		PythonArgs: f.py.args(),
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
 		// of the run's time. Live output is the program's own bytes, as

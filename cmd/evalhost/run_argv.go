@@ -38,30 +38,36 @@ type moduleRun struct {
 // the two would be ambiguous.
 var errModuleWithCode = errors.New("-m MODULE and -c CODE: give one, as python3 runs one; for -c cells whose sys.argv holds -m, put it after --: evalhost run -c CODE -- -m X")
 
-// cutModule splits run's arguments at -m MODULE (or -mMODULE), which ends
-// run's flags as FILE does: what follows MODULE is the module's
-// sys.argv[1:], flags and "--" included, as python3 -m MODULE gives it.
-// An -m after a positional argument, or after "--", is not run's. A flag
-// of fs that takes a value, and a parameter flag, skip theirs (-c -m is
-// the cell "-m"). mod is nil without -m; flags are the arguments before it.
+// cutModule splits run's arguments at -m MODULE (or -mMODULE, or -m after
+// shorthands without a value, -um), which ends run's flags as FILE does:
+// what follows MODULE is the module's sys.argv[1:], flags and "--"
+// included, as python3 -m MODULE gives it. An -m after a positional
+// argument, or after "--", is not run's. A flag of fs that takes a value,
+// and a parameter flag, skip theirs (-c -m is the cell "-m"). mod is nil
+// without -m; flags are the arguments before it (and -m's leading
+// shorthands, -u of -um).
 func cutModule(fs *pflag.FlagSet, args []string) (flags []string, mod *moduleRun, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			return args, nil, nil
 		}
-		if a == "-m" || strings.HasPrefix(a, "-m") && !strings.HasPrefix(a, "--") {
-			name, rest := a[2:], args[i+1:]
-			if name == "" && len(rest) > 0 {
-				name, rest = rest[0], rest[1:]
+		bools, name, value, hasValue := paramFlagIn(fs, a)
+		if name == "-m" {
+			rest := args[i+1:]
+			if value == "" && len(rest) > 0 {
+				value, rest = rest[0], rest[1:]
 			}
-			if name == "" {
+			if value == "" {
 				// python3 says "Argument expected for the -m option".
 				return nil, nil, errors.New("-m needs a MODULE: evalhost run [FLAGS] -m MODULE [ARG...], as python3 -m")
 			}
-			return args[:i:i], &moduleRun{name, append([]string(nil), rest...)}, nil
+			flags = args[:i:i]
+			if bools != "" {
+				flags = append(flags, "-"+bools)
+			}
+			return flags, &moduleRun{value, append([]string(nil), rest...)}, nil
 		}
-		name, _, hasValue := splitFlag(a)
 		if spec, ok := paramFlagNames[name]; ok {
 			i += spec.n
 			if hasValue {

@@ -153,6 +153,8 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 		return "--grace is not available with --session: the background process keeps its own (2s)"
 	case f.backend != "" && f.backend != config.BackendRunner:
 		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
+	case f.py.given() != "":
+		return "python3's options (" + f.py.given() + ") are not available with --session: they apply to a fresh interpreter, and the session's may already run; run without --session"
 	}
 	return ""
 }
