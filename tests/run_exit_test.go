@@ -20,6 +20,10 @@ func TestRunExitsAsPython(t *testing.T) {
 	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	failing := filepath.Join(dir, "failing.py")
+	if err := os.WriteFile(failing, []byte("def f(x):\n    return 1/x\nprint('before')\nf(0)\nprint('not run')\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	interrupted := filepath.Join(dir, "interrupted.py")
 	if err := os.WriteFile(interrupted, []byte("print('before')\ndef f():\n    raise KeyboardInterrupt\nf()\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -31,6 +35,8 @@ func TestRunExitsAsPython(t *testing.T) {
 	}{
 		// python3 shows the traceback and dies of SIGINT: a shell's 130.
 		{"KeyboardInterrupt raised", []string{interrupted}, nil},
+		// The traceback says what failed and where; no line of evalhost's.
+		{"an uncaught error", []string{failing}, nil},
 		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil},
 		{"sys.exit(text)", []string{"-c", "import sys; sys.exit('bad input: \\xe9')"}, nil},
 		{"sys.exit(256) is 0", []string{"-c", "raise SystemExit(256)"}, nil},

@@ -78,8 +78,8 @@ var (
 
 // placeLines are a run's stderr lines that say where: traceback frames
 // with the source line shown under each (read from the file), warnings and
-// each error's last line. What evalhost adds ("[cell 2 failed after 3ms]")
-// and what may be formatted differently (carets) are left out.
+// each error's last line. What may be formatted differently (carets) is
+// left out.
 func placeLines(stderr string) []string {
 	var out []string
 	lines := strings.Split(stderr, "\n")

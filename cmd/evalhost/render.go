@@ -51,6 +51,10 @@ type humanRenderer struct {
 	// once.
 	heldNotice  string
 	holdNotices bool
+	// errorShown: the cell's error (its traceback) was shown, which says
+	// what failed and where as python3's does; its end adds no
+	// "[cell N failed]" line, which python3 does not print.
+	errorShown bool
 }
 
 func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) *humanRenderer {
@@ -90,6 +94,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 			h.exitError = f.ErrorText()
 		case !h.bounded:
 			fmt.Fprintln(h.stderr, f.ErrorText())
+			h.errorShown = true
+		default:
+			h.errorShown = true // in the bounded tail
 		}
 	case frames.TypeWarning:
 		fmt.Fprintf(h.stderr, "[warning: %s]\n", strings.TrimRight(f.Message, "\n"))
@@ -175,8 +182,8 @@ func (h *humanRenderer) showNotice() {
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
-	exitError := h.exitError
-	h.exitError = ""
+	exitError, errorShown := h.exitError, h.errorShown
+	h.exitError, h.errorShown = "", false
 	_, exited := res.ScriptExit()
 	// Its interpreter's own exit: the host's notice of it is not python3's.
 	ownExit := exited && res.Status == sessions.StatusKilled && h.holdNotices
@@ -213,6 +220,9 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
+		if errorShown && res.Message == "" {
+			return // its traceback said it, as python3's does
+		}
 		line = name + " failed"
 	case sessions.StatusTimeout:
 		line = name + " timed out"

@@ -74,3 +74,31 @@ func TestCellEndSaysTheStatusOnce(t *testing.T) {
 		})
 	}
 }
+
+// A failed cell whose traceback was shown ends without a line of its own,
+// as python3's stderr ends with the traceback; one without a shown error
+// still says it failed.
+func TestFailedCellEndsWithItsTraceback(t *testing.T) {
+	failed := sessions.CellResult{Status: sessions.StatusError, ExecutionCount: 1, DurationMs: 5}
+	for _, tc := range []struct {
+		name   string
+		frames []frames.Frame
+		want   string
+	}{
+		{"a traceback shown", []frames.Frame{{Type: frames.TypeError, Ename: "ZeroDivisionError", Evalue: "x", Traceback: []string{"ZeroDivisionError: x"}}},
+			"ZeroDivisionError: x\n"},
+		{"no error frame", nil, "[cell 1 failed after 5ms]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			h := newHumanRenderer(&out, &errs, t.TempDir(), false)
+			for _, f := range tc.frames {
+				h.frame(0, f)
+			}
+			h.cellEnd(failed)
+			if errs.String() != tc.want {
+				t.Errorf("stderr %q, want %q", errs.String(), tc.want)
+			}
+		})
+	}
+}
