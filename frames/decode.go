@@ -59,6 +59,7 @@ const (
 	mExit
 	mExitStatus
 	mExitMessage
+	mReported
 	mRunner
 	mPython
 	mPID
@@ -117,6 +118,8 @@ func memberIndex(key string) int {
 		return mExitStatus
 	case "exitMessage":
 		return mExitMessage
+	case "reported":
+		return mReported
 	case "runner":
 		return mRunner
 	case "python":
@@ -224,6 +227,7 @@ func decodeBody(f *Frame, m *members) string {
 			return true
 		})
 		f.Exit = m[mExit].Bool()
+		f.Reported = m[mReported].Bool()
 	case TypeInput:
 		f.Prompt = m[mPrompt].String()
 	case TypeWarning:

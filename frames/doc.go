@@ -153,10 +153,25 @@
 //	    Clear the cell's output; with wait, at the next output instead of now.
 //	{"type":"result","id":ID,"bundle":{…},"metadata":{…}?,"executionCount":N}
 //	    The value of the cell's last expression, when it is not None.
-//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…],"exit":true?}
+//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…],"exit":true?,"reported":true?}
 //	    The cell raised. Traceback lines are plain text, without runner frames.
 //	    exit: it is the cell's SystemExit (a subclass's too) other than 0,
 //	    which python3 would end a script by without a traceback (see done).
+//	    Every error has this frame. In the runner's own mode, once a
+//	    request has given argv (the cells are a script's: evalhost run's
+//	    always are), a cell's uncaught error other than SystemExit and the
+//	    host's interrupt is reported as python3 reports one that ends a
+//	    script: the traceback keeps sys.tracebacklimit's innermost frames
+//	    (none, nor the "Traceback" line, for 0 or less); a sys.excepthook
+//	    the cells set is called, and what it prints, or "Error in
+//	    sys.excepthook:" and both tracebacks when it raises, is the cell's
+//	    output (a SystemExit it raises is the cell's, ending the script
+//	    in its place); with the default hook, the traceback is written to
+//	    a sys.stderr the cells replaced (a file). reported: one of those
+//	    two, so the output already holds python3's report, and a renderer
+//	    that shows output as python3 does shows no traceback of its own.
+//	    Other cells (no argv: notebooks, serve and MCP cells) report as
+//	    Jupyter's kernel does, every frame, no hook.
 //	{"type":"input","id":ID,"prompt":TEXT}
 //	    The cell called input(); stdin is not interactive, so the runner raises
 //	    in the cell at once and the cell fails. Informational for renderers.

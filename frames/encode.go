@@ -42,6 +42,9 @@ func AppendJSON(dst []byte, f *Frame) []byte {
 		if f.Exit {
 			dst = appendBool(dst, "exit", true)
 		}
+		if f.Reported {
+			dst = appendBool(dst, "reported", true)
+		}
 	case TypeInput:
 		dst = appendField(dst, "prompt", f.Prompt)
 	case TypeWarning:

@@ -159,6 +159,13 @@ type Frame struct {
 	ExitMessage string
 	ExitPrints  bool
 
+	// Reported marks an error the cell's output already reports as
+	// python3's script would (the runner's own mode, a script's cell: the
+	// user's sys.excepthook ran, or the traceback went to a replaced
+	// sys.stderr): a renderer that shows output as python3 does shows no
+	// traceback of its own for it.
+	Reported bool
+
 	Runner     string // ready
 	Python     string // ready
 	PID        int    // ready

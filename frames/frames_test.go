@@ -34,6 +34,7 @@ func TestRoundTrip(t *testing.T) {
 		{"done", Frame{Type: TypeDone, ID: "c1", Status: StatusError, ExecutionCount: 3, Cancelled: true}},
 		{"done by sys.exit", Frame{Type: TypeDone, ID: "c1", Status: StatusOK, ExecutionCount: 2, Exit: true}},
 		{"error of sys.exit(3)", Frame{Type: TypeError, ID: "c1", Ename: "SystemExit", Evalue: "3", Traceback: []string{"SystemExit: 3"}, Exit: true}},
+		{"error a user's excepthook reported", Frame{Type: TypeError, ID: "c1", Ename: "ValueError", Evalue: "x", Traceback: []string{"ValueError: x"}, Reported: true}},
 		{"done by sys.exit(3)", Frame{Type: TypeDone, ID: "c1", Status: StatusError, ExecutionCount: 2, Exit: true, ExitStatus: 3}},
 		{"done by sys.exit(text)", Frame{Type: TypeDone, ID: "c1", Status: StatusError, Exit: true, ExitStatus: 1,
 			ExitMessage: "bad \"input\"\n", ExitPrints: true}},
