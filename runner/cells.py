@@ -46,6 +46,9 @@ def _drop_run_id():
 
 _argv = _core._module("argv")
 _argv_state = _argv.State()  # what the last request's argv set
+# A request gave argv: the cells are a script's (evalhost run's always
+# are), whose uncaught error goes as python3's (tracebacks.report_uncaught).
+_script = False
 
 
 def _apply_argv(argv, file):
@@ -54,7 +57,9 @@ def _apply_argv(argv, file):
         raise _RequestError('"argv" must be a non-empty array of strings')
     if file is not None and (type(file) is not str or not file):
         raise _RequestError('"file" must be a non-empty string')
+    global _script
     _argv.apply(_argv_state, sys.modules["__main__"].__dict__, argv, file)
+    _script = True
 
 
 def _apply(req):
@@ -716,7 +721,12 @@ class Cell(_wire._Request):
             _core._send_error(e, exit=True)
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
-            _core._send_error(e)
+            if not _script or self.cancelled or _core._ipython_mode:
+                _core._send_error(e)  # as Jupyter's kernel reports it: no hook, all frames
+            else:
+                exit = _core._module("tracebacks").report_uncaught(e, self)
+                if exit is not None:  # the user's sys.excepthook called sys.exit()
+                    self.fail(exit)
 
     def finish(self):
         """Idle again: the SIGINT handler back, output flushed, sync marks, done."""

@@ -127,6 +127,19 @@
 //     of a cell or of such a file, which is never taken for the runner's.
 //     The last expression's value, when not None and the source does not
 //     end in ';', is the result and is stored as _ in the user namespace.
+//   - A cell's uncaught error is reported as python3 reports one that ends a
+//     script once a request has given "argv" (the cells are a script's:
+//     evalhost run's always are; tracebacks.report_uncaught), and as
+//     Jupyter's kernel does before that (a notebook's cells: no hook,
+//     every frame); not with EVALHOST_IPYTHON=1, whose errors are
+//     IPython's, nor for the host's interrupt. As python3: a
+//     sys.excepthook the cells set is called with the script's frames,
+//     interruptible as the cell was, and "Error in sys.excepthook:" and
+//     both tracebacks go to sys.stderr when it raises (a SystemExit it
+//     raises is the cell's); with the default hook the traceback goes to
+//     a sys.stderr the cells replaced; sys.tracebacklimit keeps the
+//     innermost frames. The error frame is sent either way, marked
+//     "reported" when the hook or a replaced stderr took it (frames doc).
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its
 //     done frame says "exit" (a batch run stops there, as python3 would);
 //     any other SystemExit is an error; the runner keeps serving either way.

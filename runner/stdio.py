@@ -39,10 +39,13 @@ _flusher_done = _thread.allocate_lock()
 
 
 class _Stderr(io.TextIOWrapper):
-    """stderr that flushes stdout first, so the two interleave as written."""
+    """stderr that flushes stdout first, so the two interleave as written;
+    not a closed stdout (sys.stdout.close()), which has nothing to flush
+    and would fail every write to stderr."""
 
     def write(self, s):
-        out.flush()
+        if not out.closed:
+            out.flush()
         return io.TextIOWrapper.write(self, s)
 
 

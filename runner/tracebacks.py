@@ -1,5 +1,7 @@
 """evalhost tracebacks: error frames whose traceback shows the cell's lines
-and never the runner's own files. Loaded by core on the first error.
+and never the runner's own files, and a script's uncaught error reported
+as python3 reports it (report_uncaught: sys.excepthook, sys.stderr,
+sys.tracebacklimit). Loaded by core on the first error.
 """
 
 import os
@@ -42,26 +44,52 @@ def _strip_runner(te, seen):
         _strip_runner(sub, seen)
 
 
-def traceback_lines(exc, only=False):
-    """exc's traceback as lines. Formatting imports too (ast for 3.11's
-    carets, unicodedata for wide characters, 3.13's linecache its tokenize):
-    all of it as the runner's own imports, never the cwd's."""
-    return _core._imports().call(_lines, exc, only)
+def traceback_lines(exc, only=False, limit=None):
+    """exc's traceback as lines; limit: python3's sys.tracebacklimit
+    (script_limit), else every frame. Formatting imports too (ast for
+    3.11's carets, unicodedata for wide characters, 3.13's linecache its
+    tokenize): all of it as the runner's own imports, never the cwd's."""
+    return _core._imports().call(_lines, exc, only, limit)
 
 
-def _lines(exc, only):
+def _lines(exc, only, limit=None):
     traceback = _core._own("traceback")
     _seed_linecache()
     if only:
         text = "".join(traceback.format_exception_only(type(exc), exc))
     else:
+        # An explicit limit: None would read sys.tracebacklimit, which
+        # TracebackException applies to the outermost frames, the runner's.
         try:
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize, compact=True)
         except TypeError:  # Python < 3.10
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize)
         _strip_runner(te, set())
+        if limit is not None:
+            _keep_last(te, limit, set())
         text = "".join(te.format())
     return text.rstrip("\n").split("\n")
+
+
+def script_limit():
+    """sys.tracebacklimit as python3's own report applies it (PyTraceBack_Print,
+    3.13's _print_exception_bltin): the innermost N frames of each
+    traceback in the chain, none (nor the "Traceback" line) for N <= 0;
+    None when unset or not an int, as there."""
+    limit = getattr(sys, "tracebacklimit", None)
+    return limit if isinstance(limit, int) else None
+
+
+def _keep_last(te, limit, seen):
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    frames = list(te.stack)
+    te.stack = type(te.stack).from_list(frames[-limit:] if limit > 0 else [])
+    _keep_last(te.__cause__, limit, seen)
+    _keep_last(te.__context__, limit, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _keep_last(sub, limit, seen)
 
 
 def _without_runner(tb):
@@ -132,22 +160,122 @@ def exit_warnings():
     w._showwarnmsg = show
 
 
-def send_error(exc, only=False, exit=False):
+def send_error(exc, only=False, exit=False, limit=None, reported=False):
     try:
         evalue = str(exc)
     except Exception:
         evalue = "<unprintable %s>" % type(exc).__name__
+    send_error_lines(type(exc).__name__, evalue, _safe_lines(exc, only, limit, evalue), exit, reported)
+
+
+def _safe_lines(exc, only, limit, evalue=None):
     try:
-        lines = traceback_lines(exc, only)
+        return traceback_lines(exc, only, limit)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
-        lines = ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
-    send_error_lines(type(exc).__name__, evalue, lines, exit)
+        if evalue is None:
+            try:
+                evalue = str(exc)
+            except Exception:
+                evalue = "<unprintable %s>" % type(exc).__name__
+        return ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
 
 
-def send_error_lines(ename, evalue, lines, exit=False):
+def send_error_lines(ename, evalue, lines, exit=False, reported=False):
     """An error frame; its traceback is the lines given. exit: it is the
-    cell's SystemExit, which python3 would end the script by, silently."""
+    cell's SystemExit, which python3 would end the script by, silently.
+    reported: the cell's output already holds python3's report of it
+    (report_uncaught)."""
     _core._flush_std()
     fields = {"exit": "true"} if exit else {}
+    if reported:
+        fields["reported"] = "true"
     _wire._send(_wire._frame("error", _wire._cur.qid, ename=_q(ename), evalue=_q(evalue),
                              traceback="[%s]" % ",".join(map(_q, lines)), **fields))
+
+
+# --- a script's uncaught error (Cell.fail) ---------------------------------
+
+_MISSING = object()
+
+
+def report_uncaught(exc, cell):
+    """exc ended a script's cell: reported as python3 reports an uncaught
+    exception (PyErr_Print), then its error frame sent, so every client
+    still gets ename and evalue. The default sys.excepthook writes the
+    traceback, sys.tracebacklimit applied, to sys.stderr: the runner's own
+    sys.stderr gets it as the frame's text (a renderer shows it); a
+    replaced one gets the text itself, and the frame is marked reported.
+    A user's hook is called with the traceback python3 would give it (no
+    runner frames), interruptible as the cell was; what it prints is the
+    cell's output, and the frame is marked reported. A hook that raises is
+    said as python3 says it ("Error in sys.excepthook:"). Returns the
+    SystemExit a hook raised, which ends the script in its place (the
+    caller's to handle), else None."""
+    try:
+        return _report(exc, cell)
+    except Exception:  # a report that failed must neither lose the error nor end the runner
+        send_error(exc)
+        return None
+
+
+def _report(exc, cell):
+    limit = script_limit()
+    hook = getattr(sys, "excepthook", _MISSING)
+    if hook is not _MISSING and hook is getattr(sys, "__excepthook__", None):
+        err = sys.stderr
+        if err is _core._stdio.err:
+            send_error(exc, limit=limit)
+            return None
+        if err is not None:
+            _write(err, _safe_lines(exc, False, limit))
+        send_error(exc, limit=limit, reported=True)
+        return None
+    tb = _without_runner(exc.__traceback__)
+    exc.__traceback__ = tb
+    if hook is _MISSING:
+        _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
+    else:
+        raised = _call_hook(hook, exc, tb, cell)
+        if isinstance(raised, SystemExit):
+            return raised
+        if raised is not None:
+            lines = ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit)
+            _write(sys.stderr, lines + ["", "Original exception was:"] + _safe_lines(exc, False, limit))
+    send_error(exc, limit=limit, reported=True)
+    return None
+
+
+def _call_hook(hook, exc, tb, cell):
+    """hook(type, value, tb) with SIGINT raising in it again; what it
+    raised, or None. It runs in the cell's except block, so what it raises
+    gets exc as its context there, which python3's call, made with no
+    exception being handled, does not give: taken off."""
+    cell.running = True
+    try:
+        hook(type(exc), exc, tb)
+        cell.running = False
+    except BaseException as e:
+        cell.running = False
+        _drop_context(e, exc)
+        return e
+    return None
+
+
+def _drop_context(e, exc):
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if e.__context__ is exc:
+            e.__context__ = None
+            return
+        e = e.__context__
+
+
+def _write(f, lines):
+    """Write lines to f, as the interpreter's report writes to sys.stderr;
+    a stream that fails (closed, None) loses them, as there."""
+    try:
+        f.write("\n".join(lines) + "\n")
+        f.flush()
+    except Exception:
+        pass
