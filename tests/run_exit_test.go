@@ -90,6 +90,20 @@ func sameAsPythonIn(t *testing.T, dir string, env, run, py []string) {
 		pyCmd.Dir = t.TempDir()
 	}
 	pyOut, pyErr, pyCode := runCaptured(t, pyCmd, false)
+	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
+}
+
+// sameAsPythonCmd is sameAsPython for run's command cmd, beside python3
+// with py's arguments in a new directory.
+func sameAsPythonCmd(t *testing.T, cmd *exec.Cmd, py []string) {
+	t.Helper()
+	out, errOut, code := runCaptured(t, cmd, false)
+	pyOut, pyErr, pyCode := python(t, false, py...)
+	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
+}
+
+func sameOutput(t *testing.T, out, errOut string, code int, pyOut, pyErr string, pyCode int) {
+	t.Helper()
 	if out != pyOut {
 		t.Errorf("stdout %q, python3 printed %q", out, pyOut)
 	}

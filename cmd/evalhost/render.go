@@ -43,6 +43,12 @@ type humanRenderer struct {
 	// --ipython, whose SystemExit is IPython's).
 	exitError   string
 	pythonExits bool
+	// reportedError is the cell's error that its output already reports
+	// as python3's would (its frame's Reported: the script's own
+	// sys.excepthook ran, or the traceback went to a replaced
+	// sys.stderr): its traceback is not shown again, nor a "[cell failed]"
+	// line, which python3 does not print; run's status is still 1.
+	reportedError string
 	// heldNotice is the host's last "[...]" line, held until anything else
 	// is shown or the cell ends, when holdNotices (a one-shot run, whose
 	// notices all come at a cell's end): a cell whose interpreter exited
@@ -92,6 +98,8 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		switch {
 		case h.pythonExits && f.Exit:
 			h.exitError = f.ErrorText()
+		case h.pythonExits && f.Reported:
+			h.reportedError = f.ErrorText()
 		case !h.bounded:
 			fmt.Fprintln(h.stderr, f.ErrorText())
 			h.errorShown = true
@@ -182,8 +190,8 @@ func (h *humanRenderer) showNotice() {
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
-	exitError, errorShown := h.exitError, h.errorShown
-	h.exitError, h.errorShown = "", false
+	exitError, errorShown, reportedError := h.exitError, h.errorShown, h.reportedError
+	h.exitError, h.errorShown, h.reportedError = "", false, ""
 	_, exited := res.ScriptExit()
 	// Its interpreter's own exit: the host's notice of it is not python3's.
 	ownExit := exited && res.Status == sessions.StatusKilled && h.holdNotices
@@ -194,6 +202,9 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if h.bounded {
 		if exited && exitError != "" {
 			res.Output.Text = withoutTraceback(res.Output.Text, exitError)
+		}
+		if reportedError != "" {
+			res.Output.Text = withoutTraceback(res.Output.Text, reportedError)
 		}
 		if ownExit {
 			res.Output.Text = strings.TrimSuffix(res.Output.Text, "["+res.Message+"]\n")
@@ -220,8 +231,8 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
-		if errorShown && res.Message == "" {
-			return // its traceback said it, as python3's does
+		if (errorShown || reportedError != "") && res.Message == "" {
+			return // its traceback (or the script's report) said it, as python3's does
 		}
 		line = name + " failed"
 	case sessions.StatusTimeout:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // The text of a display's HTML reaches the terminal as the dump has it:
@@ -29,6 +30,41 @@ func TestRunShowsHTMLSanitisedAsTheDump(t *testing.T) {
 			h.frame(0, frames.Frame{Type: frames.TypeDisplay, Bundle: bundle})
 			if out.String() != tc.want || errs.Len() > 0 {
 				t.Errorf("stdout %q, stderr %q; want %q", out.String(), errs.String(), tc.want)
+			}
+		})
+	}
+}
+
+// An error frame marked reported (the script's own sys.excepthook, or a
+// replaced sys.stderr, reported it) shows no traceback and no "[cell
+// failed]" line, as python3 prints nothing past the report; another
+// error shows both. A bounded tail drops the reported traceback too.
+func TestRunShowsNoReportedTraceback(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reported bool
+		bounded  bool
+		tail     string
+		stdout   string
+		stderr   string
+	}{
+		{name: "reported", reported: true},
+		{name: "not reported", stderr: "Traceback\nValueError: x\n[cell 1 failed after 5ms]\n"},
+		{name: "reported, bounded", reported: true, bounded: true, tail: "HOOK\nTraceback\nValueError: x\n", stdout: "HOOK\n"},
+		{name: "not reported, bounded", bounded: true, tail: "Traceback\nValueError: x\n",
+			stdout: "Traceback\nValueError: x\n", stderr: "[cell 1 failed after 5ms]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			h := newHumanRenderer(&out, &errs, t.TempDir(), tc.bounded)
+			h.pythonExits = true
+			h.frame(0, frames.Frame{Type: frames.TypeError, Ename: "ValueError", Evalue: "x",
+				Traceback: []string{"Traceback", "ValueError: x"}, Reported: tc.reported})
+			res := sessions.CellResult{Status: sessions.StatusError, ExecutionCount: 1, DurationMs: 5}
+			res.Output.Text = tc.tail
+			h.cellEnd(res)
+			if out.String() != tc.stdout || errs.String() != tc.stderr {
+				t.Errorf("stdout %q, stderr %q; want %q, %q", out.String(), errs.String(), tc.stdout, tc.stderr)
 			}
 		})
 	}

@@ -1,0 +1,80 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// A script's uncaught error is reported as python3 reports it: through the
+// sys.excepthook it set, to the sys.stderr it set, with its
+// sys.tracebacklimit; stdout, stderr, the exit code and a replaced
+// stderr's file are python3's byte for byte.
+func TestRunExcepthookAsPython(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const fail = "def f():\n    g()\ndef g():\n    raise ValueError('x')\nf()\n"
+	rows := []struct {
+		name string
+		src  string
+	}{
+		{name: "a custom excepthook", src: "import sys\ndef hook(t, v, tb):\n    print('HOOK', t.__name__, v, tb.tb_frame.f_code.co_name, file=sys.stderr)\n" +
+			"    print('out of the hook')\nsys.excepthook = hook\nprint('before')\n" + fail},
+		{name: "a hook that prints the traceback", src: "import sys, traceback\ndef hook(*a):\n    traceback.print_exception(*a)\nsys.excepthook = hook\n" + fail},
+		{name: "a hook that raises", src: "import sys\ndef hook(t, v, tb):\n    print('in hook')\n    raise RuntimeError('hook broke')\nsys.excepthook = hook\n" + fail},
+		{name: "a hook that raises under a tracebacklimit", src: "import sys\nsys.tracebacklimit = 1\ndef hook(t, v, tb):\n    {}['k']\nsys.excepthook = hook\n" + fail},
+		{name: "a hook that calls sys.exit", src: "import sys\ndef hook(*a):\n    print('bye', file=sys.stderr)\n    sys.exit(4)\nsys.excepthook = hook\n" + fail},
+		{name: "a hook of None", src: "import sys\nsys.excepthook = None\n" + fail},
+		{name: "no hook", src: "import sys\ndel sys.excepthook\n" + fail},
+		{name: "no hook, no default either", src: "import sys\ndel sys.excepthook, sys.__excepthook__\n" + fail},
+		{name: "the default hook put back", src: "import sys\nsys.excepthook = lambda *a: None\nsys.excepthook = sys.__excepthook__\n" + fail},
+		{name: "sys.stderr None", src: "import sys\nsys.stderr = None\n" + fail},
+		{name: "tracebacklimit 0", src: "import sys\nsys.tracebacklimit = 0\n" + fail},
+		{name: "tracebacklimit 1", src: "import sys\nsys.tracebacklimit = 1\n" + fail},
+		{name: "tracebacklimit 2", src: "import sys\nsys.tracebacklimit = 2\n" + fail},
+		{name: "tracebacklimit -1", src: "import sys\nsys.tracebacklimit = -1\n" + fail},
+		{name: "tracebacklimit on a chain", src: "import sys\nsys.tracebacklimit = 1\ndef h():\n    try:\n        f()\n    except ValueError as e:\n        raise KeyError('k') from e\n" +
+			"def f():\n    g()\ndef g():\n    raise ValueError('x')\nh()\n"},
+		{name: "stdout closed, then stderr written, then an error", src: "import sys\nprint('a')\nsys.stdout.close()\nsys.stderr.write('to err\\n')\n" + fail},
+	}
+	for i, r := range rows {
+		script := write("s"+strconv.Itoa(i)+".py", r.src)
+		t.Run(r.name, func(t *testing.T) {
+			cmd := command(t, "run", script)
+			sameAsPythonCmd(t, cmd, []string{script})
+		})
+	}
+
+	// A replaced sys.stderr gets the traceback, as python3's default hook
+	// writes it there; nothing shows on the terminal.
+	t.Run("sys.stderr replaced by a file", func(t *testing.T) {
+		script := write("file.py", "import sys\nprint('out')\nsys.stderr = open(sys.argv[1], 'w')\nsys.tracebacklimit = 2\n"+fail)
+		runLog, pyLog := filepath.Join(dir, "run.log"), filepath.Join(dir, "py.log")
+		sameAsPythonCmd(t, command(t, "run", script, runLog), []string{script, pyLog})
+		got, err := os.ReadFile(runLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(pyLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) || len(want) == 0 {
+			t.Errorf("the replaced stderr got %q, python3's %q", got, want)
+		}
+	})
+
+	// The background process's runner reports so too.
+	t.Run("--session", func(t *testing.T) {
+		script := write("session.py", rows[0].src)
+		h := newDaemonHome(t)
+		sameAsPythonCmd(t, h.cmd("run", "--session", "hook", script), []string{script})
+	})
+}
