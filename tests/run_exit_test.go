@@ -83,12 +83,20 @@ func sameAsPythonIn(t *testing.T, dir string, env, run, py []string) {
 	t.Helper()
 	cmd := command(t, append([]string{"run"}, run...)...)
 	cmd.Dir, cmd.Env = dir, append(cmd.Env, env...)
-	out, errOut, code := runCaptured(t, cmd, false)
 	pyCmd := exec.Command("python3", py...)
 	pyCmd.Dir, pyCmd.Env = dir, append(os.Environ(), env...)
 	if dir == "" {
 		pyCmd.Dir = t.TempDir()
 	}
+	sameAsPythonCmd(t, cmd, pyCmd)
+}
+
+// sameAsPythonCmd runs evalhost's cmd and python3's pyCmd as their callers
+// set them up (a session's home, stdin) and fails t where their stdout,
+// exit code or stderr differ.
+func sameAsPythonCmd(t *testing.T, cmd, pyCmd *exec.Cmd) {
+	t.Helper()
+	out, errOut, code := runCaptured(t, cmd, false)
 	pyOut, pyErr, pyCode := runCaptured(t, pyCmd, false)
 	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
 }
