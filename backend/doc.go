@@ -13,11 +13,14 @@
 // cell's done frame (Type done, Status "ok" or "error"). Every frame carries
 // the request's id; an empty req.ID gets a generated one. emit must not
 // call Close or Kill. req.Cwd and req.Env apply before the cell runs, and
-// req.Argv and req.File when Argv is set: Python's sys.argv and __file__
-// (an absolute File's directory, links resolved, first on sys.path, as
-// python3 puts a script's, or the empty string, the cwd, for an Argv[0]
-// of "-c" or "-"; a later Argv takes it away; runner.ArgvSource is the
-// rule), a shell's positional parameters, of any length. Their bytes are
+// req.Argv and req.File when Argv is set: Python's sys.argv and __file__,
+// and sys.path as python3 has it for that command line (an absolute
+// File's directory, links resolved, first; the empty string, the cwd, for
+// an Argv[0] of "-c" or "-"; the cwd's full path for "-m"; and neither
+// the cwd entry req.Cwd put first nor the empty string the interpreter
+// has before site-packages for notebooks; a later Argv gives back what an
+// earlier one took and takes what it put; runner.ArgvSource is the rule),
+// a shell's positional parameters, of any length. Their bytes are
 // the OS's: invalid UTF-8 reaches Python as os.fsdecode gives it (a lone
 // surrogate per byte), a shell unchanged. They last, as the cells
 // leave them, until another request sets them: a request without Argv sees

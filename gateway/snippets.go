@@ -12,25 +12,26 @@ import (
 // Python run inside the kernel by evalhost itself. Each snippet defines one
 // function, calls it and deletes it, so the user's namespace stays clean.
 
-// setupCode applies a cell's cwd (chdir, first on sys.path) and env (a nil
-// value unsets); "" when there is nothing to apply.
+// setupCode applies a cell's cwd (chdir, and first on sys.path as the
+// notebook's cwd entry, through the runner's rule: argvModule) and env (a
+// nil value unsets); "" when there is nothing to apply.
 func setupCode(cwd string, env map[string]*string) string {
 	if cwd == "" && len(env) == 0 {
 		return ""
 	}
+	rule := "" // the argv rule's source only where it is used
+	if cwd != "" {
+		rule = argvModule
+	}
 	return `def __evh_setup(cwd, env):
-    import os, sys
-    if cwd:
+    import os, sys, types
+` + rule + `    if cwd:
         if not os.path.isdir(cwd):
             import socket
             raise FileNotFoundError(` + pyString(cwdMissing) + ` % (cwd, socket.gethostname()))
         os.chdir(cwd)
-        st = sys.modules.get(` + pyString(ioStateModule) + `)
-        if getattr(st, "argv", None) is not None:
-            st.argv.cwd_entered(st.argv_state, cwd)
-        if cwd in sys.path:
-            sys.path.remove(cwd)
-        sys.path.insert(0, cwd)
+        st, m = argv_rule()
+        m.enter_cwd(st.argv_state, cwd)
     for k, v in (env or {}).items():
         if v is None:
             os.environ.pop(k, None)
@@ -41,13 +42,32 @@ del __evh_setup
 `
 }
 
-// argvCode sets sys.argv, __file__ and sys.path[0] as the runner does for
-// its "argv" and "file" (frames.Request): with the runner's own rule,
-// runner.ArgvSource, run into a module kept in ioStateModule (argv) with
-// its state (argv_state: what the last request set, to take back), so a
-// restarted kernel starts afresh. The strings go as the runner's do
-// (frames.AppendFSString): invalid UTF-8 is os.fsdecode's lone surrogates,
-// as python3 FILE gives them. "" when argv is nil.
+// argvModule defines argv_rule, which returns ioStateModule and in it the
+// runner's own argv rule, runner.ArgvSource, run once per kernel into a
+// module (st.argv) with its state (st.argv_state: the notebook's cwd
+// entry, and what the last request's argv set, to take back), so a
+// restarted kernel starts afresh. It goes in a snippet function's body,
+// where sys and types are imported; the first snippet of a kernel
+// (setupCode, before startCode) makes ioStateModule.
+var argvModule = `    def argv_rule():
+        st = sys.modules.get(` + pyString(ioStateModule) + `)
+        if st is None:
+            st = sys.modules[` + pyString(ioStateModule) + `] = types.ModuleType(` + pyString(ioStateModule) + `)
+        m = getattr(st, "argv", None)
+        if m is None:
+            m = types.ModuleType("_evalhost_argv")
+            exec(compile(` + pyString(runner.ArgvSource()) + `, "<evalhost>", "exec"), m.__dict__)
+            st.argv, st.argv_state = m, m.State()
+        return st, m
+`
+
+// argvCode sets sys.argv, __file__ and sys.path as the runner does for its
+// "argv" and "file" (frames.Request), with the runner's own rule
+// (argvModule): the notebook's entries, the cwd setupCode put and
+// IPython's own "" before site-packages, go as they do in the runner. The
+// strings go as the runner's do (frames.AppendFSString): invalid UTF-8 is
+// os.fsdecode's lone surrogates, as python3 FILE gives them. "" when argv
+// is nil.
 func argvCode(argv []string, file string) string {
 	if argv == nil {
 		return ""
@@ -59,12 +79,7 @@ func argvCode(argv []string, file string) string {
 	args := "[" + string(frames.AppendFSStrings(nil, argv)) + "," + fileJSON + "]"
 	return `def __evh_argv(g, argv, file):
     import sys, types
-    st = sys.modules.get(` + pyString(ioStateModule) + `) or types.SimpleNamespace()
-    m = getattr(st, "argv", None)
-    if m is None:
-        m = types.ModuleType("_evalhost_argv")
-        exec(compile(` + pyString(runner.ArgvSource()) + `, "<evalhost>", "exec"), m.__dict__)
-        st.argv, st.argv_state = m, m.State()
+` + argvModule + `    st, m = argv_rule()
     m.apply(st.argv_state, g, argv, file)
 __evh_argv(globals(), *__import__('json').loads(` + pyString(args) + `))
 del __evh_argv
@@ -122,7 +137,9 @@ var startSource = `def __evh_start():
 ` + wakeSource + `
     os.environ.pop("KG_AUTH_TOKEN", None)  # the shared gateway's secret
     import types
-    io_state = sys.modules[` + pyString(ioStateModule) + `] = types.ModuleType(` + pyString(ioStateModule) + `)
+    # setupCode's cwd may have made it, with the argv rule in it
+    io_state = sys.modules.get(` + pyString(ioStateModule) + `) or types.ModuleType(` + pyString(ioStateModule) + `)
+    sys.modules[` + pyString(ioStateModule) + `] = io_state
     io_state.written = [0, 0]  # characters written to stdout, stderr this cell
     def bound(stream, limit, idx):
         write, flush = stream.write, stream.flush

@@ -1,7 +1,8 @@
 """evalhost argv: the command line a script's cells see, as python3 sets
-it for FILE, -c, - or -m: sys.argv, __main__'s __file__, and sys.path[0]
-(the script's directory, links resolved, '' for -c and -, the cwd's full
-path for -m). One rule for
+it for FILE, -c, - or -m: sys.argv, __main__'s __file__, and sys.path
+(the script's directory, links resolved, first for FILE, '' for -c and -,
+the cwd's full path for -m; and none of the notebook's entries, the cwd
+and '', that the runner or IPython put there). One rule for
 both backends: the runner loads this module (cells.py), and the gateway
 sends its source into a kernel (runner.ArgvSource, gateway/snippets.go),
 so it stands alone: stdlib only, no _core. What an apply set is kept in
@@ -20,13 +21,17 @@ _MISSING = object()
 
 
 class State:
-    """What the last apply set: the __file__, and the sys.path entry; and
-    what a module's run set (ran_module)."""
+    """What the last apply set: the __file__, the sys.path entry, and the
+    notebook's entries it took off sys.path; what a module's run set
+    (ran_module); and cwd, the notebook's cwd entry (enter_cwd)."""
 
-    def __init__(self):
+    def __init__(self, cwd=None):
         self.file = None
         self.dir = None
         self.module = None  # {name: (value before the run, value it set)}
+        self.cwd = cwd  # the very str object on sys.path: found by identity
+        self.applied = False  # an apply's sys.path holds: the notebook's entries are off
+        self.taken = []  # [(index, entry)]: the notebook's entries the last apply took off
 
 
 def before_module(ns):
@@ -43,7 +48,7 @@ def ran_module(state, ns, before):
 
 
 def apply(state, ns, argv, file):
-    """sys.argv and ns's __file__ as python3 sets them: a __file__ an
+    """sys.argv, ns's __file__ and sys.path as python3 sets them: a __file__ an
     earlier apply set goes when this one has none; one the cells set
     themselves stays. So do the module's names an earlier module's run
     set (ran_module)."""
@@ -62,7 +67,7 @@ def apply(state, ns, argv, file):
         if ns.get("__file__") is state.file:
             del ns["__file__"]
         state.file = None
-    _path0(state, argv, file)
+    _sys_path(state, argv, file)
 
 
 def safe_path():
@@ -72,19 +77,20 @@ def safe_path():
     return bool(sys.flags.isolated or getattr(sys.flags, "safe_path", False))
 
 
-def _path0(state, argv, file):
-    """python3 FILE puts FILE's directory, links resolved, first on
-    sys.path, so the script's sibling modules import; python3 -c and -
-    put '' (the cwd, wherever a chdir takes it); python3 -m the cwd's full
+def _sys_path(state, argv, file):
+    """sys.path as python3 has it for the command line. python3 FILE puts
+    FILE's directory, links resolved, first, so the script's sibling
+    modules import, and neither the cwd nor ''; python3 -c and - put ''
+    (the cwd, wherever a chdir takes it) first; python3 -m the cwd's full
     path (argv[0] is '-m' until runpy has found the module); none of them
-    under -I or -P (safe_path). The entry an earlier apply put there goes;
-    one that was first already (the cwd) is left."""
-    if state.dir is not None:
-        try:
-            sys.path.remove(state.dir)
-        except ValueError:
-            pass
-        state.dir = None
+    under -I or -P (safe_path). So the notebook's entries go, the cwd the
+    runner or a request put first and every '' (the runner's and IPython's
+    before site-packages): left there, a json.py in the cwd would shadow
+    the stdlib's for a script run from that directory. The entries the
+    user's PYTHONPATH or a .pth put there stay. What an earlier apply put
+    and took is given back first, so each command line starts from the
+    notebook's sys.path, as the cells left it."""
+    _give_back(state)
     if safe_path():
         return
     if file is not None and os.path.isabs(file):
@@ -94,14 +100,51 @@ def _path0(state, argv, file):
     elif argv[0] == "-m":
         first = os.getcwd()
     else:
-        return
-    if sys.path[:1] != [first]:
+        first = None  # a script with no file to place: nothing first
+    state.applied = True
+    taken = [(i, p) for i, p in enumerate(sys.path) if p == "" or (p is state.cwd and p is not None)]
+    for i, _ in reversed(taken):
+        del sys.path[i]
+    state.taken = taken
+    if first is not None:
         sys.path.insert(0, first)
         state.dir = first
 
 
-def cwd_entered(state, here):
-    """The cwd, here, was put first on sys.path: an entry of ours equal to
-    it is the cwd's now, which the next apply leaves."""
-    if state.dir == here:
+def _give_back(state):
+    """Take off the entry the last apply put first, and put back the
+    notebook's entries it took, where they were."""
+    if state.dir is not None:
+        _remove(state.dir)
         state.dir = None
+    for i, p in state.taken:
+        sys.path.insert(min(i, len(sys.path)), p)
+    state.taken = []
+
+
+def _remove(entry):
+    """Take entry off sys.path: that very object, which a PYTHONPATH entry
+    of the same directory is not; '' (one object in CPython) the first."""
+    for i, p in enumerate(sys.path):
+        if p is entry or (entry == "" and p == ""):
+            del sys.path[i]
+            return
+
+
+def enter_cwd(state, here):
+    """A request's cwd, here, is the notebook's cwd entry now, first on
+    sys.path in place of the last one (the runner's start put the first;
+    the gateway's kernel gets one with its first cwd). While an apply's
+    sys.path holds, here only replaces the taken entry, for the next apply
+    to give back: a script's run keeps python3's sys.path through its
+    cells. Nothing under -I or -P."""
+    if safe_path():
+        return
+    old, state.cwd = state.cwd, here
+    if state.applied:
+        state.taken = [(i, p) for i, p in state.taken if p is not old or old is None]
+        state.taken.insert(0, (0, here))
+        return
+    if old is not None:
+        _remove(old)
+    sys.path.insert(0, here)

@@ -45,7 +45,7 @@ def _drop_run_id():
 
 
 _argv = _core._module("argv")
-_argv_state = _argv.State()  # what the last request's argv set
+_argv_state = _argv.State(_core._cwd_entry)  # what the last request's argv set
 # A request gave argv: the cells are a script's (evalhost run's always
 # are), whose uncaught error goes as python3's (tracebacks.report_uncaught).
 _script = False
@@ -91,14 +91,7 @@ def _apply(req):
             os.chdir(cwd)
         except OSError as e:
             raise _RequestError("cannot use cwd %r: %s; pass an existing directory" % (cwd, e.strerror or e))
-        here = os.getcwd()
-        _argv.cwd_entered(_argv_state, here)
-        if sys.path[:1] != [here] and not _argv.safe_path():
-            try:
-                sys.path.remove(here)
-            except ValueError:
-                pass
-            sys.path.insert(0, here)
+        _argv.enter_cwd(_argv_state, os.getcwd())
     # After the cwd: a script's directory comes first, as in python3.
     argv = req.get("argv")
     if argv is not None:

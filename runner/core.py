@@ -38,6 +38,7 @@ _pre_cell = []  # callables run before each cell (autoreload, get_ipython().even
 _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _start = None  # (sys.path, cwd, sys.meta_path) as the runner started: where imports.py looks
+_cwd_entry = None  # the cwd _user_path put first on sys.path, that str object (argv.State)
 _module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
 _module_loading = set()  # the names of those modules
 
@@ -507,13 +508,14 @@ def _user_path():
     interpreter found modules before the cwd joined is kept for _own.
     Under python3 -I or -P neither the cwd nor '' joins, as python3 puts
     neither the script's directory nor the cwd there (argv.safe_path)."""
-    global _start
+    global _start, _cwd_entry
     here = os.getcwd()
     _start = (tuple(sys.path), here, tuple(sys.meta_path))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
     if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
         return
     sys.path.insert(0, here)
+    _cwd_entry = here  # argv.py takes this very entry off for a script's run
     # As IPython: '' (the current directory, wherever os.chdir takes it)
     # before site-packages, so a cell can import from a directory it chdir'd to.
     i = next((i for i, p in enumerate(sys.path) if os.path.basename(p) in ("site-packages", "dist-packages")), 1)

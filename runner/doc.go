@@ -32,9 +32,15 @@
 // runpy._run_module_as_main called from cells, not from cell code, so its
 // traceback starts at runpy's frames; the names runpy set, __spec__,
 // __file__..., go with the next request's argv), argv (a request's "argv" and "file": sys.argv,
-// __file__ and sys.path[0] as python3 sets them; loaded with cells, and
-// its source is [ArgvSource], which the gateway runs in a kernel, so both
-// apply one rule), warm (the warm-up, below; once the runner has been
+// __file__ and sys.path as python3 sets them: the notebook's entries, the
+// cwd core put first (or a request's cwd since) and every "" (core's
+// before site-packages, IPython's in a kernel), go, so a module in the cwd
+// shadows the stdlib's only where python3's would; a later argv gives
+// back what one took and takes what it put, a request without argv keeps
+// them as the last one left them, and a request's cwd under a script's
+// sys.path only chdirs (it is the cwd entry the next argv gives back);
+// loaded with cells, and its source is [ArgvSource], which the gateway
+// runs in a kernel, so both apply one rule), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
 // modules (EVALHOST_MODULES), figures (the formats of figures left open),

@@ -156,7 +156,10 @@ type Request struct {
 	// line: Python's sys.argv and a shell cell's $1... from its second
 	// element, as python3 FILE ARGS, -c or - give them. File is then
 	// Python's __file__, its directory first on sys.path ("" for none: one
-	// an earlier request set goes, and its directory).
+	// an earlier request set goes, and its directory); sys.path is then
+	// python3's for the command line, without the session's cwd entry and
+	// the empty string a session without Argv imports from
+	// (runner.ArgvSource).
 	// They are set before the request's first cell of each language, and
 	// again in an interpreter that replaced one (a reset, a retry); the
 	// cells are one script, whose changes to them last into the next cell.

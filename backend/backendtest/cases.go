@@ -112,10 +112,12 @@ func testArgv(t *testing.T, b Backend, ex backend.Executor) {
 	}
 }
 
-// testScriptDir: a request's file puts its directory (links resolved)
-// first on the module search path, as python3 FILE does, so the script's
-// sibling modules import; a later request's argv takes it away again, but
-// not once it is the cwd's entry.
+// testScriptDir: a request's argv gives the module search path python3's
+// for that command line: a file's directory (links resolved) first, so
+// the script's sibling modules import, and neither the cwd nor "" (the
+// notebook's entries: a json.py in the cwd must not shadow the stdlib's);
+// "" first for -c, once; the cwd's full path for -m. A later request's
+// argv takes back what an earlier one set; one without argv keeps it.
 func testScriptDir(t *testing.T, b Backend, ex backend.Executor) {
 	if b.Lang.Path == "" {
 		t.Skip("no module search path")
@@ -133,17 +135,26 @@ func testScriptDir(t *testing.T, b Backend, ex backend.Executor) {
 		}
 		return strings.Split(strings.TrimRight(c.text(frames.TypeStdout), "\n"), "\n")
 	}
-	if got := path("script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(link, "s.py")}); got[0] != dir {
-		t.Errorf("a script's path starts %q, want its directory, links resolved: %q", got[0], dir)
+	empties := func(p []string) int {
+		return len(slices.DeleteFunc(slices.Clone(p), func(e string) bool { return e != "" }))
 	}
-	if got := path("its directory as cwd", frames.Request{Cwd: dir, Argv: []string{"-c"}}); len(got) < 2 || got[0] != "" || got[1] != dir {
-		t.Errorf("the script's directory, now the cwd: the path starts %q, want -c's '' then %q", got[:min(2, len(got))], dir)
+	if got := path("script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(link, "s.py")}); got[0] != dir || empties(got) != 0 {
+		t.Errorf("a script's path %q, want its directory first, links resolved (%q), and no ''", got, dir)
 	}
-	if got := path("another script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(other, "s.py")}); got[0] != other || !slices.Contains(got, dir) {
-		t.Errorf("another script: the path %q, want %q first and the cwd %q on it", got, other, dir)
+	if got := path("-c in its directory", frames.Request{Cwd: dir, Argv: []string{"-c"}}); got[0] != "" || empties(got) != 1 || slices.Contains(got, dir) {
+		t.Errorf("-c in the script's directory: the path %q, want one '', first, and not the cwd %q (as python3 -c)", got, dir)
 	}
-	if got := path("-c", frames.Request{Argv: []string{"-c"}}); got[0] != "" || slices.Contains(got, other) || !slices.Contains(got, dir) {
-		t.Errorf("-c: the path %q, want '' first (as python3 -c), without %q, with the cwd %q", got, other, dir)
+	if got := path("another script", frames.Request{Argv: []string{"s.py"}, File: filepath.Join(other, "s.py")}); got[0] != other || slices.Contains(got, dir) || empties(got) != 0 {
+		t.Errorf("another script: the path %q, want %q first, not the cwd %q, no ''", got, other, dir)
+	}
+	if got := path("-c", frames.Request{Argv: []string{"-c"}}); got[0] != "" || empties(got) != 1 || slices.Contains(got, other) || slices.Contains(got, dir) {
+		t.Errorf("-c: the path %q, want one '', first (as python3 -c), without %q or the cwd %q", got, other, dir)
+	}
+	if got := path("-m", frames.Request{Argv: []string{"-m"}}); got[0] != dir || empties(got) != 0 || slices.Contains(got[1:], dir) {
+		t.Errorf("-m: the path %q, want the cwd %q first, once, and no ''", got, dir)
+	}
+	if got := path("without argv", frames.Request{}); got[0] != dir || empties(got) != 0 {
+		t.Errorf("a request without argv: the path %q, want -m's kept", got)
 	}
 }
 
