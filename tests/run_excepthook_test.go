@@ -48,7 +48,7 @@ func TestRunExcepthookAsPython(t *testing.T) {
 		script := write("s"+strconv.Itoa(i)+".py", r.src)
 		t.Run(r.name, func(t *testing.T) {
 			cmd := command(t, "run", script)
-			sameAsPythonCmd(t, cmd, []string{script})
+			sameAsPythonCmd(t, cmd, pythonCmd(t, script))
 		})
 	}
 
@@ -57,7 +57,7 @@ func TestRunExcepthookAsPython(t *testing.T) {
 	t.Run("sys.stderr replaced by a file", func(t *testing.T) {
 		script := write("file.py", "import sys\nprint('out')\nsys.stderr = open(sys.argv[1], 'w')\nsys.tracebacklimit = 2\n"+fail)
 		runLog, pyLog := filepath.Join(dir, "run.log"), filepath.Join(dir, "py.log")
-		sameAsPythonCmd(t, command(t, "run", script, runLog), []string{script, pyLog})
+		sameAsPythonCmd(t, command(t, "run", script, runLog), pythonCmd(t, script, pyLog))
 		got, err := os.ReadFile(runLog)
 		if err != nil {
 			t.Fatal(err)
@@ -75,6 +75,6 @@ func TestRunExcepthookAsPython(t *testing.T) {
 	t.Run("--session", func(t *testing.T) {
 		script := write("session.py", rows[0].src)
 		h := newDaemonHome(t)
-		sameAsPythonCmd(t, h.cmd("run", "--session", "hook", script), []string{script})
+		sameAsPythonCmd(t, h.cmd("run", "--session", "hook", script), pythonCmd(t, script))
 	})
 }

@@ -101,13 +101,11 @@ func sameAsPythonCmd(t *testing.T, cmd, pyCmd *exec.Cmd) {
 	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
 }
 
-// sameAsPythonCmd is sameAsPython for run's command cmd, beside python3
-// with py's arguments in a new directory.
-func sameAsPythonCmd(t *testing.T, cmd *exec.Cmd, py []string) {
-	t.Helper()
-	out, errOut, code := runCaptured(t, cmd, false)
-	pyOut, pyErr, pyCode := python(t, false, py...)
-	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
+// pythonCmd is python3 with args, in a new directory.
+func pythonCmd(t *testing.T, args ...string) *exec.Cmd {
+	cmd := exec.Command("python3", args...)
+	cmd.Dir = t.TempDir()
+	return cmd
 }
 
 func sameOutput(t *testing.T, out, errOut string, code int, pyOut, pyErr string, pyCode int) {
