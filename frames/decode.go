@@ -299,5 +299,6 @@ func DecodeRequest(line []byte) (Request, error) {
 		r.Filename, r.FirstLine = filename.String(), int(root.Get("line").Int())
 	}
 	r.Module = root.Get("module").String()
+	r.Script = root.Get("script").Bool()
 	return r, nil
 }

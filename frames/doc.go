@@ -93,7 +93,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -120,6 +120,12 @@
 //	    sys.path, as python3 -m puts it. Its traceback starts at runpy's
 //	    frames, as python3's does; a module not found is SystemExit
 //	    "EXECUTABLE: No module named NAME".
+//	    script: run CODE as python3 runs a script file, not as a notebook
+//	    cell: compiled whole in "exec" mode, so no expression statement's
+//	    value is shown (no result frame, sys.displayhook not called, a
+//	    leading docstring is __doc__), and matplotlib figures left open are
+//	    not sent at its end; plt.show() (under Agg, the runner's default
+//	    backend) and display() still send display frames.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes

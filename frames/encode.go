@@ -280,6 +280,9 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		dst = append(dst, `,"module":`...)
 		dst = AppendFSString(dst, r.Module)
 	}
+	if r.Script {
+		dst = append(dst, `,"script":true`...)
+	}
 	return append(dst, '}')
 }
 

@@ -202,4 +202,9 @@ type Request struct {
 	// (runpy._run_module_as_main, in __main__'s namespace) instead of Code,
 	// which a backend that lacks it (the gateway) runs instead.
 	Module string
+	// Script runs Code as python3 runs a script file: compiled whole as a
+	// module, no expression statement's value shown (no result frame,
+	// sys.displayhook not called), figures left open not shown at the end;
+	// without it Code is a notebook cell, whose last expression is shown.
+	Script bool
 }

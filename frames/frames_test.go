@@ -163,6 +163,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c5", Code: "x", Filename: "/w/a \"b\".py", FirstLine: 12},
 		{ID: "c6", Code: "x", Filename: "/w/a.py"},
 		{ID: "c7", Code: "x", Argv: []string{"-m", "--n"}, Module: "json.tool"},
+		{ID: "c8", Code: "main()", Filename: "/w/a.py", Script: true},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

@@ -117,8 +117,11 @@ _FUTURE_MASK = 0x1FE0000  # the CO_FUTURE_* bits, which are also their compiler 
 _future = 0
 
 
-def _compile(src, name):
+def _compile(src, name, script=False):
     """Compile a cell to (body code, last-expression code); SyntaxError as is.
+
+    A script cell (python3's FILE) is compiled whole, as python3 compiles a
+    file: its body alone, no last expression to show.
 
     A runner's first cell is compiled without the syntax-tree types
     (_treeless_cell). Otherwise a one-line cell without ';' is first tried
@@ -135,7 +138,9 @@ def _compile(src, name):
         # types exist, which a warm session's every 1+1 would pay.
         _treeless = False
         try:
-            parts = _treeless_cell(src, name) if not _future and "_ast" not in sys.modules else None
+            parts = None
+            if not _future and "_ast" not in sys.modules:
+                parts = _treeless_script(src, name) if script else _treeless_cell(src, name)
         except BaseException:
             # Removing the trace fails when an audit hook's signal handler
             # raises: once more (what that raises goes out chained to this).
@@ -147,6 +152,10 @@ def _compile(src, name):
             if parts[0] is not None:
                 _future |= parts[0].co_flags & _FUTURE_MASK
             return parts
+    if script:
+        body = compile(src, name, "exec", _RUN_FLAGS | _future, True)
+        _future |= body.co_flags & _FUTURE_MASK
+        return body, None
     if "\n" not in src.rstrip() and ";" not in src:
         try:
             return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
@@ -206,10 +215,17 @@ class _Taken(Exception):
     """Stops a frame at its call event, its code taken."""
 
 
+def _treeless_refused(src):
+    """What goes to compile() whatever the cell (see above)."""
+    # 2 threads: the flusher and the warm-up; more are the cells'. A form
+    # feed moves a line to column 0.
+    return "\r" in src or "\f" in src or "__future__" in src or sys.gettrace() is not None or _thread._count() > 2
+
+
 def _treeless_cell(src, name):
     """(body, last) for _compile, or None when compile() must say."""
-    if "\r" in src or "\f" in src or "__future__" in src or sys.gettrace() is not None or _thread._count() > 2:
-        return None  # 2: the flusher and the warm-up; more are the cells'. A form feed moves a line to column 0.
+    if _treeless_refused(src):
+        return None
     lines = src.split("\n")
     j = len(lines) - 1  # the last line at column 0 that is not blank or a comment
     while j >= 0 and lines[j][:1] in ("", " ", "\t", "#"):
@@ -235,6 +251,12 @@ def _treeless_cell(src, name):
         return None
     last = _treeless_code("(\n" + tail + "\n)", name, "eval", j - 1)
     return (body, last) if last is not None else whole
+
+
+def _treeless_script(src, name):
+    """(body, None) of a script cell for _compile, or None when compile()
+    must say: no last statement to find."""
+    return None if _treeless_refused(src) else _whole(src, name)
 
 
 def _whole(src, name):
@@ -561,6 +583,7 @@ class Cell(_wire._Request):
     result = None  # a result frame line kept for done (keep_result)
     origin = None  # (filename, lines before the cell) of a cell from a file (_origin)
     module = None  # the module a request runs as python3 -m does (_run_module)
+    script = False  # runs as python3 runs a script file: no value shown, no figures flushed
 
     def __init__(self, req):
         self.req = req
@@ -627,8 +650,11 @@ class Cell(_wire._Request):
         module = self.req.get("module")
         if module is not None and type(module) is not str:
             raise _RequestError('"module" must be a string')
+        script = self.req.get("script", False)
+        if type(script) is not bool:
+            raise _RequestError('"script" must be true or false')
         _apply(self.req)
-        self.code, self.module = code, module
+        self.code, self.module, self.script = code, module, script
 
     def run(self):
         """Count the cell and run it; figures and post-cell hooks follow whatever it did."""
@@ -638,7 +664,8 @@ class Cell(_wire._Request):
         finally:
             if self.result is not None and (_core._post_cell or "matplotlib.pyplot" in sys.modules):
                 self.send_result()  # figures and post-cell hooks come after it
-            _core._flush_figures()
+            if not self.script:  # python3 never shows a script's open figures; plt.show() did (figures.py)
+                _core._flush_figures()
             self.end()
 
     def execute(self, src):
@@ -646,7 +673,7 @@ class Cell(_wire._Request):
         if self.module is not None:
             return _run_module(self.module)
         if _core._ipython_mode:
-            return _core._module("ipy_full").run_full(src)
+            return _core._module("ipy_full").run_full(src, self.script)
         count = _core._count
         _record_input(src, count)
         origin = self.origin
@@ -665,11 +692,11 @@ class Cell(_wire._Request):
                 code = _core._module("ipy_rewrite").transform(src)  # line for line
             if origin is not None:
                 code = "\n" * origin[1] + code  # the file's line numbers, in errors and warnings of the compiler too
-            body, last = _compile(code, name)
+            body, last = _compile(code, name, self.script)
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
             _core._send_error(e, only=True)
             return "error"
-        show_result(_exec_code(body, last, _core._ns))
+        show_result(_exec_code(body, last, _core._ns))  # a script has no last: None, nothing shown
         return "ok"
 
     def keep_result(self, line):

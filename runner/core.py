@@ -241,7 +241,7 @@ class _IPythonHook:
     names = frozenset(
         ("IPython", "IPython.display", "IPython.core", "IPython.core.display",
          "IPython.core.display_functions", "IPython.core.getipython", "IPython.utils",
-         "IPython.utils.capture", "matplotlib_inline.backend_inline")
+         "IPython.utils.capture", "matplotlib_inline.backend_inline", "matplotlib.pyplot")
     )
 
     @classmethod

@@ -133,6 +133,13 @@
 //     of a cell or of such a file, which is never taken for the runner's.
 //     The last expression's value, when not None and the source does not
 //     end in ';', is the result and is stored as _ in the user namespace.
+//     A request with "script": true (python3 FILE's cell) is compiled
+//     whole, as python3 compiles a file: no result, no _ or Out, no
+//     sys.displayhook call, a first docstring as __doc__; figures it leaves
+//     open are not sent, but its plt.show() under Agg sends the open ones
+//     as display frames there and closes them (matplotlib.pyplot.show is
+//     wrapped as pyplot loads; other cells' show() is matplotlib's own).
+//     In IPython mode the shell's ast_node_interactivity is "none" for it.
 //   - A cell's uncaught error is reported as python3 reports one that ends a
 //     script once a request has given "argv" (the cells are a script's:
 //     evalhost run's always are; tracebacks.report_uncaught), and as

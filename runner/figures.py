@@ -1,9 +1,10 @@
 """evalhost figures in the runner's own mode: the formats matplotlib figures
 go out in, as matplotlib-inline's InlineBackend.figure_formats chooses them
 for a Jupyter kernel (%config InlineBackend.figure_format = 'retina', the
-line many notebooks start with, or set_matplotlib_formats), and each
-figure's bundle with matplotlib-inline's metadata. Loaded by the first
-%config, set_matplotlib_formats or cell that leaves a figure open.
+line many notebooks start with, or set_matplotlib_formats), each
+figure's bundle with matplotlib-inline's metadata, and plt.show() in a
+script cell. Loaded by the first %config, set_matplotlib_formats, import
+of matplotlib.pyplot or cell that leaves a figure open.
 """
 
 import sys
@@ -157,3 +158,31 @@ def _render(fig, f, data, meta):
     if f == "retina" and raw[12:16] == b"IHDR":
         w, h = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
         meta["image/png"] = {"width": w // 2, "height": h // 2}
+
+
+def patch_pyplot(mod):
+    """plt.show() in a script cell (python3 FILE), under Agg, the backend
+    the runner sets: python3 would show nothing there, and an agent asked
+    to see the figures, so the open ones go out as display frames and are
+    closed, as matplotlib-inline's show sends them. A script's figures left
+    open are never sent (cells.py), nor is anything at a notebook cell's
+    show(), whose figures go out as the cell ends; another backend (the
+    user's MPLBACKEND, a window) shows them itself."""
+    orig = mod.show
+
+    def show(*args, **kwargs):
+        cur = _core._wire._cur
+        if getattr(cur, "script", False) and cur.running and _agg():
+            _core._module("display").flush_figures()
+            return None
+        return orig(*args, **kwargs)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(show, attr, getattr(orig, attr, None))
+    show.__wrapped__ = orig
+    mod.show = show
+
+
+def _agg():
+    mpl = sys.modules.get("matplotlib")
+    return mpl is not None and str(mpl.get_backend()).lower() == "agg"

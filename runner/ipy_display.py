@@ -359,8 +359,13 @@ class _PatchingLoader:
         return getattr(self._loader, name)
 
 
+def _patch_pyplot(mod):
+    _core._module("figures").patch_pyplot(mod)
+
+
+# matplotlib.pyplot is not IPython's: patched whether IPython or the shim is there.
 _PATCHES = {"IPython.core.display_functions": _patch_display_functions, "IPython.core.getipython": _patch_getipython,
-            "matplotlib_inline.backend_inline": _patch_backend_inline}
+            "matplotlib_inline.backend_inline": _patch_backend_inline, "matplotlib.pyplot": _patch_pyplot}
 
 
 def find_spec(name, path=None, target=None):
@@ -373,7 +378,7 @@ def find_spec(name, path=None, target=None):
     if name == "IPython":
         if PathFinder.find_spec(name, path) is not None:
             return None  # the real one: the path finder after us loads it
-    elif shim is None or not getattr(shim, "evalhost_shim", False):
+    elif name == "matplotlib.pyplot" or shim is None or not getattr(shim, "evalhost_shim", False):
         patch = _PATCHES.get(name)
         spec = PathFinder.find_spec(name, path) if patch is not None else None
         if spec is not None and spec.loader is not None:

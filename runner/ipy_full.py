@@ -284,8 +284,11 @@ def _helpers_aside(sh, helpers, clobbered):
     return [k for k in clobbered if k not in gone]
 
 
-def run_full(src):
-    """Run one cell through InteractiveShell; its frames are the same as the runner's own."""
+def run_full(src, script=False):
+    """Run one cell through InteractiveShell; its frames are the same as the
+    runner's own. A script cell shows no expression's value, as `ipython
+    FILE` runs one: the shell's ast_node_interactivity is "none" for it (and
+    put back after; silent=True would also skip history and post-cell events)."""
     if not _full:
         _wire._send_plain_error(
             "IPythonUnavailable",
@@ -296,9 +299,14 @@ def run_full(src):
         return "error"
     sh = _full[0]
     sh.execution_count = _core._count
+    interactivity = sh.ast_node_interactivity
     try:
+        if script:
+            sh.ast_node_interactivity = "none"
         result = sh.run_cell(src, store_history=True)
     finally:
+        if script:
+            sh.ast_node_interactivity = interactivity
         if hasattr(sh.history_manager, "outputs"):  # IPython 9 keeps each cell's outputs
             _core._module("ipy_history").cell_ended(sh, _core._count)
     if sh.exit_now:

@@ -362,7 +362,8 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		run += "-retry"
 	}
 	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
-		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module}
+		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module,
+		Script: c.cell.Script && c.cell.Language == LangPython}
 	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)
 	}

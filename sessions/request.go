@@ -102,6 +102,19 @@ type Cell struct {
 	// backend without modules (the gateway) runs ModuleCode in its place. With Request.Argv ["-m", ARG...] the
 	// cwd's full path is first on sys.path, as python3 -m puts it.
 	Module string `json:"module,omitempty"`
+	// Script, in a Python cell, runs it as python3 runs a script file: the
+	// whole code is compiled as one module ("exec"), so the value of an
+	// expression statement is never shown, the last one's included (no
+	// result frame, no Out/_ history, sys.displayhook not called), a
+	// docstring first is __doc__, and matplotlib figures the code leaves open
+	// are not shown at its end (plt.show() still shows them, as a file an
+	// agent can look at, and display() shows what it is given). Without it a
+	// cell is a notebook's, which shows its last expression's value. The
+	// runner's magics and !cmd lines still run (python3 would refuse them).
+	// frames.Request's Script; a shell cell ignores it (a shell shows no
+	// values); the gateway backend's kernel shows no last value either, but
+	// figures as its inline backend does.
+	Script bool `json:"script,omitempty"`
 }
 
 // ModuleCode is the Python code that runs module name as python3 -m
