@@ -92,6 +92,12 @@
 //     gateway answers with nothing before the pong ends the cell with a
 //     warning instead of a hang. (A gateway busy encoding a large display
 //     answers only when it sends it.)
+//   - A script cell (Request.Script) shows no expression's value, as
+//     `ipython FILE` runs one: its execute_request's metadata says so, and
+//     the start snippet's pre_run_cell hook sets the shell's
+//     ast_node_interactivity to "none" for that cell (post_run_cell puts
+//     the earlier value back). Its figures are the kernel's inline
+//     backend's, shown at plt.show() and at the cell's end alike.
 //
 // # Tool calls
 //

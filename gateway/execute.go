@@ -108,11 +108,19 @@ func (k *Kernel) discardStale() {
 
 // sendCell sends the cell's execute_request. The run id rides in the
 // message's metadata, where the start snippet's pre_run_cell hook reads it
-// into EVALHOST_RUN for the tool bridge: no extra round trip per cell.
+// into EVALHOST_RUN for the tool bridge: no extra round trip per cell. A
+// script cell's flag rides there too (scriptMetadataKey).
 func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
 	var meta json.RawMessage
-	if c.req.Run != "" {
-		meta, _ = json.Marshal(map[string]string{runMetadataKey: c.req.Run})
+	if c.req.Run != "" || c.req.Script {
+		m := map[string]any{}
+		if c.req.Run != "" {
+			m[runMetadataKey] = c.req.Run
+		}
+		if c.req.Script {
+			m[scriptMetadataKey] = true
+		}
+		meta, _ = json.Marshal(m)
 	}
 	id, err := k.sendWith(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
 		Code: c.req.Code, StoreHistory: true, AllowStdin: true, StopOnError: true,

@@ -103,6 +103,12 @@ const warnMarker = "\x1eEVH-WARN "
 // runMetadataKey carries a cell's run id in its execute_request metadata.
 const runMetadataKey = "evalhost_run"
 
+// scriptMetadataKey (true) in a cell's execute_request metadata has the
+// start snippet's pre_run_cell hook run it as a script (frames.Request's
+// Script): the shell's ast_node_interactivity is "none" for that cell, so
+// no expression's value is shown, as `ipython FILE` runs one.
+const scriptMetadataKey = "evalhost_script"
+
 // ioStateModule is the module the start snippet keeps its per-cell counts
 // of characters written to stdout and stderr in; each execute_request asks
 // for them back as a user expression (writtenExpr), so that output Jupyter's
@@ -183,12 +189,22 @@ var startSource = `def __evh_start():
                 parent = kernel.get_parent()
             except AttributeError:
                 parent = getattr(kernel, "_parent_header", None) or {}
-            run = ((parent or {}).get("metadata") or {}).get(` + pyString(runMetadataKey) + `)
+            meta = (parent or {}).get("metadata") or {}
+            run = meta.get(` + pyString(runMetadataKey) + `)
             if run:
                 os.environ["EVALHOST_RUN"] = run
             else:
                 os.environ.pop("EVALHOST_RUN", None)
+            if meta.get(` + pyString(scriptMetadataKey) + `) is True:
+                # read by run_cell after this hook; put back after the cell
+                io_state.interactivity = ip.ast_node_interactivity
+                ip.ast_node_interactivity = "none"
+        def script_done(*_):
+            kept = getattr(io_state, "interactivity", None)
+            if kept is not None:
+                ip.ast_node_interactivity, io_state.interactivity = kept, None
         ip.events.register("pre_run_cell", run_id)
+        ip.events.register("post_run_cell", script_done)
         wake_after_interrupts(kernel)
     try:
         import ipykernel
