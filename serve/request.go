@@ -93,7 +93,7 @@ type evalFields struct {
 }
 
 type cellFields struct {
-	language, code, title, reset, timeout, onTimeout, maxRuntime, file, line, module gjson.Result
+	language, code, title, reset, timeout, onTimeout, maxRuntime, file, line, module, script gjson.Result
 }
 
 // fieldsOf reads obj, an object of a request line parseRequest checked.
@@ -157,6 +157,8 @@ func (f *cellFields) slot(key string) *gjson.Result {
 		return &f.line
 	case "module":
 		return &f.module
+	case "script":
+		return &f.script
 	}
 	return nil
 }
@@ -302,11 +304,15 @@ func parseCell(root gjson.Result, i int, c gjson.Result) (sessions.Cell, *reques
 		}
 		cell.Title = t.Str
 	}
-	if r := f.reset; r.Exists() {
-		if !r.IsBool() {
-			return cell, badRequest(root, "cells[%d].reset must be true or false", i)
+	for _, b := range []struct {
+		name string
+		v    gjson.Result
+		dst  *bool
+	}{{"reset", f.reset, &cell.Reset}, {"script", f.script, &cell.Script}} {
+		if b.v.Exists() && !b.v.IsBool() {
+			return cell, badRequest(root, "cells[%d].%s must be true or false", i, b.name)
 		}
-		cell.Reset = r.Bool()
+		*b.dst = b.v.Bool()
 	}
 	if t := f.timeout; t.Exists() {
 		if t.Type != gjson.Number || t.Num <= 0 || math.IsInf(t.Num, 0) {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,6 +69,9 @@ func TestParseEval(t *testing.T) {
 		{"a cell's module not a string", `{"op":"eval","id":"r","cells":[{"code":"","module":1}]}`, "cells[0].module must be a module's name"},
 		{"a shell cell's module", `{"op":"eval","id":"r","cells":[{"language":"sh","code":"","module":"m"}]}`, "cells[0].module must be a module's name"},
 		{"neither code nor module", `{"op":"eval","id":"r","cells":[{"title":"x"}]}`, "cells[0].code must be a string"},
+		{"a script cell", `{"op":"eval","id":"r","cells":[{"code":"1","script":true}]}`, ""},
+		{"script not a bool", `{"op":"eval","id":"r","cells":[{"code":"1","script":"yes"}]}`, "cells[0].script must be true or false"},
+		{"script null", `{"op":"eval","id":"r","cells":[{"code":"1","script":null}]}`, "cells[0].script must be true or false"},
 		{"a cell's line fractional", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":2.5}]}`, "cells[0].line must be a whole number from 1"},
 		{"a cell's line a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":"2"}]}`, "cells[0].line must be a whole number from 1"},
 	}
@@ -136,6 +140,7 @@ func FuzzParseEval(f *testing.F) {
 	f.Add(`{"op":"eval","id":"r1","cells":[{"code":"1"}]}`)
 	f.Add(`{"op":"eval","id":"r1","env":{"A":"x"},"cells":[{"language":"sh","code":"ls","timeout":1e9}]}`)
 	f.Add(`{"op":"eval","id":"r1","argv":["a.py","-x"],"file":"/a.py","cells":[{"code":"1"}]}`)
+	f.Add(`{"op":"eval","id":"r1","cells":[{"code":"1","script":true},{"code":"2","script":false}]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		if !gjson.Valid(line) {
 			return
@@ -159,6 +164,12 @@ func FuzzParseEval(f *testing.F) {
 			}
 			if c.Timeout < 0 || c.Timeout > sessions.MaxTimeout {
 				t.Fatalf("accepted timeout %v from %q", c.Timeout, line)
+			}
+		}
+		for i, c := range req.Cells {
+			// A script cell only when its line said "script":true.
+			if want := gjson.Get(line, "cells."+strconv.Itoa(i)+".script").Type == gjson.True; c.Script != want {
+				t.Fatalf("cells[%d].Script %v from %q", i, c.Script, line)
 			}
 		}
 	})
