@@ -26,6 +26,11 @@
 //     of only comments (a shebang, a header) is not. Blank cells are
 //     dropped. Every kept cell's code ends in exactly one "\n" and carries
 //     the 1-based line of its first code line.
+//   - A script without any cell marker and without Jupytext's header is a
+//     plain script, not a notebook in text form: its cell (a Python one) has
+//     sessions.Cell.Script set, so it runs as python3 runs the file, showing
+//     no expression's value. A script with a marker, even one that only
+//     starts markdown, is a notebook: each cell shows its last expression.
 //   - Split never fails: any text is a script. Line ends are kept as given
 //     (callers normalise CRLF first if they want to).
 package percent

@@ -55,6 +55,11 @@ func Split(src, defaultLang string) []Cell {
 // not active in a notebook (an "active-py" tag, active="py", ...) are
 // left out; a cell active in the notebook only ("active-ipynb") is
 // uncommented; with magics on, commented magics are uncommented.
+//
+// A script with no cell marker and no Jupytext header is a plain script,
+// not a notebook: its one cell, when it is Python, is marked
+// sessions.Cell.Script, so it runs as python3 runs the file (no value of
+// an expression shown).
 func SplitScript(src string, opt Options) []Cell {
 	lang := opt.Language
 	if lang == "" {
@@ -70,6 +75,7 @@ func SplitScript(src string, opt Options) []Cell {
 		line := lines[i]
 		if !s.quotes.quoted() {
 			if c, ok := parseMarker(line, lang); ok {
+				s.marked = true
 				s.flush()
 				c.line = i + 2
 				s.cur, s.quotes = c, stringParser{}
@@ -82,6 +88,11 @@ func SplitScript(src string, opt Options) []Cell {
 		s.cur.body = append(s.cur.body, line)
 	}
 	s.flush()
+	if !s.marked && !header.Jupytext {
+		for i := range s.cells { // one at most
+			s.cells[i].Script = s.cells[i].Language == sessions.LangPython
+		}
+	}
 	return s.cells
 }
 
@@ -101,6 +112,7 @@ type splitter struct {
 	cur         chunk
 	quotes      stringParser
 	cells       []Cell
+	marked      bool // a cell marker was seen: a notebook, not a plain script
 }
 
 func (s *splitter) flush() {

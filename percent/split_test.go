@@ -67,6 +67,35 @@ func TestSplitPercent(t *testing.T) {
 	}
 }
 
+// A script without any marker (or Jupytext's header) is a plain script:
+// its Python cell runs as python3 runs the file (sessions.Cell.Script).
+func TestSplitPlainScript(t *testing.T) {
+	for _, tt := range []struct {
+		name, src, lang string
+		want            []bool // each cell's Script
+	}{
+		{"no marker", "def main():\n    return 0\nmain()\n", sessions.LangPython, []bool{true}},
+		{"a shebang and comments", "#!/usr/bin/env python3\n# does things\nx = 1\nx\n", sessions.LangPython, []bool{true}},
+		{"a marker in a string only", "s = '''\n# %% not a cell\n'''\ns\n", sessions.LangPython, []bool{true}},
+		{"a shell script", "echo hi\n", sessions.LangShell, []bool{false}},
+		{"markers", "x = 41\n# %%\nx + 1\n", sessions.LangPython, []bool{false, false}},
+		{"code before the first marker", "x = 1\n# %%\nx\n", sessions.LangPython, []bool{false, false}},
+		{"only a markdown marker", "x = 1\nx\n# %% [markdown]\n# prose\n", sessions.LangPython, []bool{false}},
+		{"an nbconvert marker", "# In[1]:\nx = 1\nx\n", sessions.LangPython, []bool{false}},
+		{"Jupytext's header", jupytextHeader + "x = 1\nx\n", sessions.LangPython, []bool{false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []bool
+			for _, c := range Split(tt.src, tt.lang) {
+				got = append(got, c.Script)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("Split(%q): Script %v, want %v", tt.src, got, tt.want)
+			}
+		})
+	}
+}
+
 const jupytextHeader = "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n#     name: python3\n# ---\n\n"
 
 func TestMagicsOption(t *testing.T) {

@@ -58,7 +58,7 @@ func TestRun(t *testing.T) {
 		{"tool given twice", "", []string{"run", "--tool", "a=cat", "--tool", "a=cat", "-c", "1"}, 2, nil, []string{"--tool a is given twice"}},
 		{"doctor reports a bad flag", "", []string{"doctor", "--bogus"}, 2, nil, []string{"evalhost doctor: unknown flag: --bogus"}},
 		{"an image that cannot be saved still shows its text",
-			"class B:\n    def _repr_mimebundle_(self, **kw):\n        return {'image/png': 'not base64!', 'text/plain': 'B as text'}\nB()\n",
+			"# %%\nclass B:\n    def _repr_mimebundle_(self, **kw):\n        return {'image/png': 'not base64!', 'text/plain': 'B as text'}\nB()\n",
 			[]string{"run", "-"}, 0, []string{"B as text"}, []string{"image/png image not saved"}},
 	}
 	for _, tt := range tests {

@@ -65,6 +65,11 @@ key=value" gives a title and metadata (shown by --json). Parameters (-p,
 -r, -f, -y, -P) go into a cell tagged injected-parameters right after the
 cell tagged parameters, or first, as papermill injects them.
 
+Each cell shows its last expression's value, as a notebook's does. A
+FILE (or stdin) without any cell marker (and without Jupytext's header)
+is a plain script: it runs as python3 runs it, showing no expression's
+value and saving no figure it leaves open (plt.show() still saves them).
+
 The command line reads as python3's: run's flags come first, and
 everything after FILE is the script's, flags and "--" included. The
 cells see sys.argv as python3 gives it: [FILE, ARG...] (["-", ARG...]

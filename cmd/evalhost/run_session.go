@@ -211,6 +211,9 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 		if c.Module != "" {
 			cell["module"] = fsJSON(c.Module)
 		}
+		if c.Script {
+			cell["script"] = true
+		}
 		list[i] = cell
 	}
 	eval["cells"] = list
