@@ -146,7 +146,8 @@
 //     Jupyter's kernel does before that (a notebook's cells: no hook,
 //     every frame); not with EVALHOST_IPYTHON=1, whose errors are
 //     IPython's, nor for the host's interrupt. As python3: a
-//     sys.excepthook the cells set is called with the script's frames,
+//     sys.excepthook the cells set is called with the script's frames
+//     (the runner's off every traceback of the chain, a cause's too),
 //     interruptible as the cell was, and "Error in sys.excepthook:" and
 //     both tracebacks go to sys.stderr when it raises (a SystemExit it
 //     raises is the cell's); with the default hook the traceback goes to

@@ -139,3 +139,24 @@ func TestUncaughtErrorHookNotForTheHostsInterrupt(t *testing.T) {
 		t.Errorf("error %+v, done %+v, stdout %q; want the cancelled cell's error, no hook", e, c.done(), c.stdout)
 	}
 }
+
+// A script's hook gets the whole chain without the runner's frames: a
+// cause raised inside a runner helper the cells called (display of an
+// object whose repr raises) carries core.py's and display.py's frames,
+// which the hook would print as the script's.
+func TestUncaughtErrorHookSeesNoRunnerFramesInTheChain(t *testing.T) {
+	p := start(t, startOpts{})
+	code := "import sys, traceback\nclass Bad:\n    def __repr__(self):\n        raise RuntimeError('bad repr')\n" +
+		"sys.excepthook = lambda t, v, tb: traceback.print_exception(t, v, tb)\n" +
+		"try:\n    display(Bad())\nexcept Exception as e:\n    raise ValueError('wrapped') from e\n"
+	c := p.runReq(map[string]any{"code": code, "argv": []string{"-c"}})
+	wantError(t, c, "ValueError")
+	if !strings.Contains(c.stderr, "RuntimeError: bad repr") || !strings.Contains(c.stderr, "in __repr__") {
+		t.Fatalf("the hook did not print the cause:\n%s", c.stderr)
+	}
+	for _, own := range []string{"core.py", "display.py"} {
+		if strings.Contains(c.stderr, own) {
+			t.Errorf("the hook printed the runner's %s:\n%s", own, c.stderr)
+		}
+	}
+}

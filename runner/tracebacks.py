@@ -230,8 +230,8 @@ def _report(exc, cell):
             _write(err, _safe_lines(exc, False, limit))
         send_error(exc, limit=limit, reported=True)
         return None
-    tb = _without_runner(exc.__traceback__)
-    exc.__traceback__ = tb
+    _chain_without_runner(exc, set())
+    tb = exc.__traceback__
     if hook is _MISSING:
         _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
     else:
@@ -243,6 +243,22 @@ def _report(exc, cell):
             _write(sys.stderr, lines + ["", "Original exception was:"] + _safe_lines(exc, False, limit))
     send_error(exc, limit=limit, reported=True)
     return None
+
+
+def _chain_without_runner(exc, seen):
+    """The runner's frames off the traceback of exc and of every exception
+    its chain holds (cause, context, a group's), as a hook formats them all:
+    a cause raised inside a runner helper the cells called (display) has
+    the helper's frames."""
+    if exc is None or id(exc) in seen:
+        return
+    seen.add(id(exc))
+    if exc.__traceback__ is not None:
+        exc.__traceback__ = _without_runner(exc.__traceback__)
+    _chain_without_runner(exc.__cause__, seen)
+    _chain_without_runner(exc.__context__, seen)
+    for sub in getattr(exc, "exceptions", None) or ():
+        _chain_without_runner(sub, seen)
 
 
 def _call_hook(hook, exc, tb, cell):
