@@ -57,9 +57,10 @@ type humanRenderer struct {
 	// once.
 	heldNotice  string
 	holdNotices bool
-	// errorShown: the cell's error (its traceback) was shown, which says
-	// what failed and where as python3's does; its end adds no
-	// "[cell N failed]" line, which python3 does not print.
+	// errorShown: the cell's error (its traceback) was shown on stderr,
+	// which says what failed and where as python3's does; its end adds no
+	// "[cell N failed]" line, which python3 does not print. Not bounded,
+	// whose tail, the traceback with it, goes to stdout.
 	errorShown bool
 }
 
@@ -103,9 +104,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		case !h.bounded:
 			fmt.Fprintln(h.stderr, f.ErrorText())
 			h.errorShown = true
-		default:
-			h.errorShown = true // in the bounded tail
 		}
+		// Bounded, the traceback is in the tail, which goes to stdout:
+		// stderr would say nothing of the failure, so the cell's end does.
 	case frames.TypeWarning:
 		fmt.Fprintf(h.stderr, "[warning: %s]\n", strings.TrimRight(f.Message, "\n"))
 	}
@@ -231,8 +232,8 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
-		if (errorShown || reportedError != "") && res.Message == "" {
-			return // its traceback (or the script's report) said it, as python3's does
+		if (errorShown || reportedError != "" && !h.bounded) && res.Message == "" {
+			return // its traceback (or the script's report) said it on stderr, as python3's does
 		}
 		line = name + " failed"
 	case sessions.StatusTimeout:

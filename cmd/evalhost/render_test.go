@@ -38,8 +38,9 @@ func TestRunShowsHTMLSanitisedAsTheDump(t *testing.T) {
 // An error frame marked reported (the script's own sys.excepthook, or a
 // replaced sys.stderr, reported it) shows no traceback, as python3 prints
 // nothing past the report; another error shows its traceback. Neither
-// gets a "[cell failed]" line. A bounded tail drops the reported
-// traceback too.
+// gets a "[cell failed]" line, unless bounded: the tail goes to stdout,
+// and stderr must still say the cell failed. A bounded tail drops the
+// reported traceback too.
 func TestRunShowsNoReportedTraceback(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -51,9 +52,10 @@ func TestRunShowsNoReportedTraceback(t *testing.T) {
 	}{
 		{name: "reported", reported: true},
 		{name: "not reported", stderr: "Traceback\nValueError: x\n"},
-		{name: "reported, bounded", reported: true, bounded: true, tail: "HOOK\nTraceback\nValueError: x\n", stdout: "HOOK\n"},
+		{name: "reported, bounded", reported: true, bounded: true, tail: "HOOK\nTraceback\nValueError: x\n", stdout: "HOOK\n",
+			stderr: "[cell 1 failed after 5ms]\n"},
 		{name: "not reported, bounded", bounded: true, tail: "Traceback\nValueError: x\n",
-			stdout: "Traceback\nValueError: x\n"},
+			stdout: "Traceback\nValueError: x\n", stderr: "[cell 1 failed after 5ms]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
