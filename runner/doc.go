@@ -153,7 +153,9 @@
 //     raises is the cell's); with the default hook the traceback goes to
 //     a sys.stderr the cells replaced; sys.tracebacklimit keeps the
 //     innermost frames. The error frame is sent either way, marked
-//     "reported" when the hook or a replaced stderr took it (frames doc).
+//     "reported" when the hook or a replaced stderr took it (frames doc);
+//     not when a replaced stderr failed the write (no write, closed,
+//     binary), where python3 says "lost sys.stderr" on fd 2.
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its
 //     done frame says "exit" (a batch run stops there, as python3 would);
 //     any other SystemExit is an error; the runner keeps serving either way.

@@ -160,3 +160,29 @@ func TestUncaughtErrorHookSeesNoRunnerFramesInTheChain(t *testing.T) {
 		}
 	}
 }
+
+// A replaced sys.stderr that cannot take the report (no write, closed,
+// binary) loses it: python3 then says "lost sys.stderr" on fd 2 and dumps
+// the error there. The frame is not marked reported, so a client shows the
+// traceback and the failure is never silent; None, which python3 skips
+// silently, stays reported.
+func TestUncaughtErrorUnwritableStderr(t *testing.T) {
+	p := start(t, startOpts{})
+	for _, tc := range []struct {
+		name, stderr string
+		reported     bool
+	}{
+		{"no write", "class S: pass\nsys.stderr = S()", false},
+		{"closed", "sys.stderr = open(os.devnull, 'w')\nsys.stderr.close()", false},
+		{"binary", "sys.stderr = open(os.devnull, 'wb')", false},
+		{"None", "sys.stderr = None", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code := "import os, sys\nsys.excepthook = sys.__excepthook__\n" + tc.stderr + "\n1/0\n"
+			c := p.runReq(map[string]any{"code": code, "argv": []string{"-c"}})
+			if e := wantError(t, c, "ZeroDivisionError"); e.Reported != tc.reported {
+				t.Errorf("reported %v, want %v", e.Reported, tc.reported)
+			}
+		})
+	}
+}

@@ -226,22 +226,21 @@ def _report(exc, cell):
         if err is _core._stdio.err:
             send_error(exc, limit=limit)
             return None
-        if err is not None:
-            _write(err, _safe_lines(exc, False, limit))
-        send_error(exc, limit=limit, reported=True)
+        send_error(exc, limit=limit, reported=_write(err, _safe_lines(exc, False, limit)))
         return None
     _chain_without_runner(exc, set())
     tb = exc.__traceback__
+    reported = True
     if hook is _MISSING:
-        _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
+        reported = _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
     else:
         raised = _call_hook(hook, exc, tb, cell)
         if isinstance(raised, SystemExit):
             return raised
         if raised is not None:
             lines = ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit)
-            _write(sys.stderr, lines + ["", "Original exception was:"] + _safe_lines(exc, False, limit))
-    send_error(exc, limit=limit, reported=True)
+            reported = _write(sys.stderr, lines + ["", "Original exception was:"] + _safe_lines(exc, False, limit))
+    send_error(exc, limit=limit, reported=reported)
     return None
 
 
@@ -289,9 +288,15 @@ def _drop_context(e, exc):
 
 def _write(f, lines):
     """Write lines to f, as the interpreter's report writes to sys.stderr;
-    a stream that fails (closed, None) loses them, as there."""
+    whether f took them or was None, which python3 skips silently. A
+    stream that fails (no write, closed, binary) loses them, where python3
+    says "lost sys.stderr" on fd 2: False, so the error frame goes
+    unreported and a client shows it, never a silent failure."""
+    if f is None:
+        return True
     try:
         f.write("\n".join(lines) + "\n")
         f.flush()
     except Exception:
-        pass
+        return False
+    return True
