@@ -19,6 +19,14 @@
 // code writes can corrupt the frame channel on fd 3. The host turns the raw
 // bytes into [Stdout] and [Stderr] frames attributed to the running cell.
 //
+// A host whose caller shows stdout and stderr on one destination may give
+// the runner one pipe for both fd 1 and fd 2, and EVALHOST_MERGED=1: every
+// byte then arrives in the kernel's order, all of it as stdout. Marks go
+// on fd 1 alone, "unmarked" never names fd 2, and no stream sync frame is
+// sent. The runner's streams flush as they do apart (runner/stdio.py), so
+// its own writes keep the program's order (as python3 -u's) and raw writes
+// the kernel's; nothing is kept back to be lost at a death.
+//
 // To know that a cell's output is complete, the runner ends every cell by
 // flushing its streams, writing a sync mark to each of fd 1 and fd 2 that
 // got bytes since its last mark, then the [Done] frame to fd 3. A sync mark

@@ -4,9 +4,11 @@
 // Start spawns the runner in its own session and process group, without a
 // controlling terminal, under a reaper (internal/reaper), with four pipes
 // (requests on fd 0, raw stdout on fd 1, raw stderr on fd 2, frames on fd 3;
-// Options.Stdin on fd 4, which the runner makes the cells' fd 0) and a
-// fresh sync nonce, and returns once the runner is ready, or a
-// *StartError with the child's stderr tail (package shell starts bash the
+// Options.Stdin on fd 4, which the runner makes the cells' fd 0; with
+// Options.MergeStderr fd 2 is fd 1's pipe, read as stdout, so raw writes
+// to both keep the kernel's order) and a fresh sync nonce, and returns
+// once the runner is ready, or a *StartError with the child's stderr tail
+// (merged, what it wrote outside cells) (package shell starts bash the
 // same way, under its own reaper). The reaper ends every process a cell started,
 // double-forked and setsid ones included (on Linux), when the interpreter
 // exits or this process dies by any signal; see docs/faults.md.

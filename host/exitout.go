@@ -23,7 +23,7 @@ import (
 // be on its way on the other fd.
 func (r *router) exitText(fd int, f frames.Frame) {
 	c := r.cur
-	if fd == 2 {
+	if fd == 2 || r.p.opts.MergeStderr {
 		r.p.tail.Write([]byte(f.Data))
 	}
 	f.ID, f.Data = c.id, r.p.own(fd, f.Data)

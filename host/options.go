@@ -43,6 +43,19 @@ type Options struct {
 	// terminal: the cells' sys.stdout/sys.stderr then say isatty() (their
 	// fds stay pipes), and stdout is line-buffered, as python3's on one.
 	Terminal []int
+	// MergeStderr gives the runner one pipe for its fd 1 and fd 2, as a
+	// shell's 2>&1 does: what the cells, their children and C code write to
+	// either arrives in the kernel's order, which two pipes cannot keep. All
+	// of the runner's text then arrives as stdout (frames, or
+	// ExecuteStreams' bytes) and none as stderr; what it writes outside
+	// cells feeds the stderr tail of start and death errors. Its
+	// sys.stdout and sys.stderr flush as they do apart (runner/stdio.py),
+	// so their text keeps the program's order, as python3 -u writes it,
+	// and a death keeps what they flushed. For a
+	// caller whose stdout and stderr are one destination (evalhost run
+	// 2>&1, a terminal); one that shows, counts or keeps stderr apart
+	// must not set it.
+	MergeStderr bool
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
@@ -98,15 +111,17 @@ func unwrapExecErr(err error) error {
 
 // childEnv returns o.Env (or this process's) with the runner's own
 // variables set as o says, and only so: the sync nonce, the cells' stdin
-// (fd 4: Start passes o.Stdin there) and the fds shown on a terminal.
+// (fd 4: Start passes o.Stdin there), the fds shown on a terminal and
+// whether fd 2 is fd 1's pipe.
 func childEnv(o Options, nonce string) []string {
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+3)
+	out := make([]string, 0, len(env)+4)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") && !strings.HasPrefix(kv, ttyEnv+"=") {
+		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") && !strings.HasPrefix(kv, ttyEnv+"=") &&
+			!strings.HasPrefix(kv, mergedEnv+"=") {
 			out = append(out, kv)
 		}
 	}
@@ -121,6 +136,9 @@ func childEnv(o Options, nonce string) []string {
 	if o.Stdin != nil {
 		out = append(out, stdinEnv+"=4")
 	}
+	if o.MergeStderr {
+		out = append(out, mergedEnv+"=1")
+	}
 	return out
 }
 
@@ -129,3 +147,6 @@ const (
 	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin)
 	ttyEnv   = "EVALHOST_TTY"   // the fds shown on a terminal (Options.Terminal), as "1,2"
 )
+
+// mergedEnv is "1" when the runner's fd 2 is its fd 1 pipe (Options.MergeStderr).
+const mergedEnv = "EVALHOST_MERGED"

@@ -84,6 +84,10 @@ func (p *Process) pump() {
 		queueBuf: make([]frames.Frame, 0, 4)}
 	r.late.Stop()
 	r.order.Stop()
+	if p.opts.MergeStderr {
+		// fd 2 is fd 1's pipe: no reader, no marks, as a stream that ended.
+		r.eof[2], r.ended = true, 1
+	}
 	defer r.late.Stop()
 	defer r.order.Stop()
 	for r.ended < 3 {
@@ -238,7 +242,7 @@ func (r *router) text(fd int, s string) {
 	case c != nil && c.marked[fd] && c.leaving && !c.exiting:
 		r.exitText(fd, f)
 	case c == nil || c.marked[fd]:
-		if fd == 2 {
+		if fd == 2 || r.p.opts.MergeStderr {
 			r.p.tail.Write([]byte(s))
 		}
 		f.Data = r.p.own(fd, s)

@@ -27,7 +27,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		return nil, &StartError{Err: err}
 	}
 	var ends pipeSet
-	if err := ends.open(); err != nil {
+	if err := ends.open(o.MergeStderr); err != nil {
 		return nil, &StartError{Err: err}
 	}
 	// The runner leads its own session (so its own process group) with no
@@ -67,10 +67,16 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		exited:   make(chan struct{}),
 		pumpDone: make(chan struct{}),
 	}
-	p.wg.Add(5)
+	goroutines := 5
+	if o.MergeStderr {
+		goroutines = 4 // no fd 2 pipe to read
+	}
+	p.wg.Add(goroutines)
 	go p.waitChild()
 	go p.readRaw(1, p.outR)
-	go p.readRaw(2, p.errR)
+	if !o.MergeStderr {
+		go p.readRaw(2, p.errR)
+	}
 	go p.readFrames()
 	go p.pump()
 	if err := p.awaitReady(ctx); err != nil {
@@ -109,13 +115,18 @@ func newNonce() (string, error) {
 
 // pipeSet holds the four pipes of the transport: index = child fd. For fd 0
 // the child holds the read end; for fds 1-3 it holds the write end. The parent
-// ends are non-blocking (os.Pipe), so closing one unblocks its reader.
+// ends are non-blocking (os.Pipe), so closing one unblocks its reader. Merged
+// (Options.MergeStderr), fd 2 is fd 1's pipe: child[2] is child[1], and
+// parent[2] is nil.
 type pipeSet struct {
 	child, parent [4]*os.File
 }
 
-func (s *pipeSet) open() error {
+func (s *pipeSet) open(merged bool) error {
 	for fd := range 4 {
+		if fd == 2 && merged {
+			continue
+		}
 		r, w, err := os.Pipe()
 		if err != nil {
 			s.closeChild()
@@ -129,12 +140,15 @@ func (s *pipeSet) open() error {
 			s.child[fd], s.parent[fd] = w, r
 		}
 	}
+	if merged {
+		s.child[2] = s.child[1]
+	}
 	return nil
 }
 
 func (s *pipeSet) closeChild() {
-	for _, f := range s.child {
-		if f != nil {
+	for fd, f := range s.child {
+		if f != nil && (fd != 2 || f != s.child[1]) {
 			_ = f.Close()
 		}
 	}

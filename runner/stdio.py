@@ -3,7 +3,9 @@ are the runner's streams on fd 1/2 (stderr flushes stdout first, so the two
 interleave as written; isatty() true, and stdout line-buffered, when the
 host shows them on a terminal, EVALHOST_TTY), flushed every FLUSH_INTERVAL
 while a cell runs and before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
-fork, subprocess); input(), sys.stdin and getpass fail at once with
+fork, subprocess). When fd 2 is fd 1's pipe (EVALHOST_MERGED: the host
+shows both on one destination, as `2>&1` or a terminal) the same flushes
+keep the program's order on that one pipe (see merged below). input(), sys.stdin and getpass fail at once with
 StdinNotImplementedError (after an input frame) instead of hanging, unless
 the host gave a script's stdin (evalhost run's piped input), which they
 then read as python3's do. Its
@@ -28,6 +30,13 @@ _os_write = os.write
 FLUSH_INTERVAL = 0.05
 
 given = False  # fd 0 is a script's stdin (core._take_fds): input() and sys.stdin read it
+# fd 2 is fd 1's pipe (EVALHOST_MERGED; take): the kernel orders what the
+# cells, their children and C code write to either. The streams buffer and
+# flush as always (the timed flush, stdout before stderr and before other
+# writers), so Python's own writes keep the program's order, as python3 -u
+# shows it, and a death loses no more than it does apart; only the marks
+# differ: fd 1 alone takes them (wire.merge), so no stream sync is sent.
+merged = False
 out = None  # the runner's sys.stdout and sys.stderr, once take() made them
 err = None
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
@@ -55,7 +64,8 @@ def _is_terminal():
 
 def _stream(fd, name, cls, terminal=False, unbuffered=False):
     raw = _wire._TrackedFileIO(fd, "w", closefd=False)
-    raw._evh_fd = fd
+    # merged, fd 2's writes are fd 1's: one pipe, one mark, no stream syncs (wire.merge)
+    raw._evh_fd = 1 if merged else fd
     raw.name = name
     if terminal:
         # What the host shows the cell's bytes on is a terminal (evalhost run
@@ -104,8 +114,11 @@ def take():
     """The runner's sys.stdout/stderr on fd 1/2, and a stdin that refuses,
     unless one was given: then python's own sys.stdin on fd 0, as python3
     made it for its stdin (encoding, errors, buffering)."""
-    global out, err
+    global out, err, merged
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
+    if os.environ.pop("EVALHOST_MERGED", "") == "1":
+        merged = True
+        _wire.merge()
     unbuffered = _unbuffered()
     out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal, unbuffered)
     err = _stream(2, "<stderr>", _Stderr, "2" in terminal, unbuffered)

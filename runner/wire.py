@@ -37,6 +37,7 @@ _send_lock = _thread.allocate_lock()
 # next bytes (a positioned frame went out while it was clean).
 _dirty = [False, True, True]
 _owed = [0, 0, 0]
+_fds = (1, 2)  # the fds that take marks: fd 1 alone when fd 2 is its pipe (merge)
 _held = b""  # a frame line that goes out with the next one (a result, with its done)
 _ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
 
@@ -176,7 +177,7 @@ def _place(data):
     cell.pos = k = cell.pos + 1
     unmarked = 0
     mark = None
-    for fd in (1, 2):
+    for fd in _fds:
         if _dirty[fd] or _unread(fd):
             if mark is None:
                 mark = b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k)
@@ -205,6 +206,8 @@ def _pay(fd):
 
 def _touch(fd):
     """The runner's writers are about to put bytes on fd 1 or 2."""
+    if fd == 2 and len(_fds) == 1:
+        fd = 1  # merged: fd 2 is fd 1's pipe
     if _held:
         _send_held(False)
     if _owed[fd]:
@@ -215,7 +218,16 @@ def _touch(fd):
 def _touch_both():
     """A child process may write to both: mark them as written."""
     _touch(1)
-    _touch(2)
+    if len(_fds) > 1:
+        _touch(2)
+
+
+def merge():
+    """fd 2 is fd 1's pipe (stdio.take, EVALHOST_MERGED): marks go on fd 1
+    alone, and a frame never names fd 2 unmarked (the host reads no fd 2)."""
+    global _fds
+    _fds = (1,)
+    _dirty[2] = False
 
 
 def _unread(fd):
@@ -264,7 +276,7 @@ def _send_done(cell, status, cancelled, last=None):
                 head += last
             unmarked = 0
             mark = None
-            for fd in (1, 2):
+            for fd in _fds:
                 _owed[fd] = 0
                 if clean & fd:
                     unmarked |= fd
