@@ -44,6 +44,7 @@ type Spec struct {
 	Stdin        *os.File // Config.Stdin, for a Python interpreter
 	Terminal     []int    // Config.Terminal, for a Python interpreter
 	PythonArgs   []string // Config.PythonArgs, for a Python interpreter
+	MergeStderr  bool     // Config.MergeStderr, for a Python interpreter
 }
 
 // RunInfo names one execution of a cell: the run id the interpreter sees

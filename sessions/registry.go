@@ -51,7 +51,16 @@ type Config struct {
 	// start fails on any). They act on the cells' code as on a script's
 	// under python3 (runner/doc.go says how the runner keeps them).
 	PythonArgs []string
-	Sink       streamsink.Options // per-cell output bounds; its Store receives spilled output
+	// MergeStderr gives the runner's Python interpreters one pipe for fd 1
+	// and fd 2 (host.Options.MergeStderr): for a caller whose stdout and
+	// stderr are one destination, as evalhost run's with 2>&1 or on a
+	// terminal, which then gets what a cell, its children and C code write
+	// in the kernel's order, all of it as stdout, its own text in the
+	// program's order (as python3 -u writes it). A caller that needs a
+	// cell's stderr apart must not set it. sh cells and gateway kernels
+	// are not affected.
+	MergeStderr bool
+	Sink        streamsink.Options // per-cell output bounds; its Store receives spilled output
 	// RunHook, when set, is called with active=true before a cell executes and
 	// false after, so the tool bridge accepts calls only from running cells.
 	RunHook func(run RunInfo, active bool)

@@ -329,6 +329,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		Stdin:        cfg.Stdin,
 		Terminal:     cfg.Terminal,
 		PythonArgs:   cfg.PythonArgs,
+		MergeStderr:  cfg.MergeStderr,
 	})
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)

@@ -46,6 +46,7 @@ func RunnerStarter(home string) Starter {
 			Grace:        spec.Grace,
 			Stdin:        spec.Stdin,
 			Terminal:     spec.Terminal,
+			MergeStderr:  spec.MergeStderr,
 		})
 		var readyExe string
 		if err == nil {
