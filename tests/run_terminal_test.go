@@ -106,6 +106,14 @@ func TestRunTerminalStdoutIsLineBuffered(t *testing.T) {
 // code.
 func runInTerminal(t *testing.T, env []string, args ...string) (string, int) {
 	t.Helper()
+	cmd := command(t, args...)
+	cmd.Env = append(cmd.Environ(), env...)
+	return cmdInTerminal(t, cmd)
+}
+
+// cmdInTerminal is runInTerminal for any command (python3's, side by side).
+func cmdInTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pty: %v", err)
@@ -114,8 +122,6 @@ func runInTerminal(t *testing.T, env []string, args ...string) (string, int) {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := command(t, args...)
-	cmd.Env = append(cmd.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = tty, tty
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,7 +131,7 @@ func runInTerminal(t *testing.T, env []string, args ...string) (string, int) {
 	io.Copy(&out, ptmx) // to EIO once the run and its children closed the terminal
 	var exit *exec.ExitError
 	if err := cmd.Wait(); err != nil && !errors.As(err, &exit) {
-		t.Fatalf("run: %v\n%s", err, out.String())
+		t.Fatalf("%s: %v\n%s", cmd.Path, err, out.String())
 	}
 	return strings.TrimSpace(strings.ReplaceAll(out.String(), "\r\n", "\n")), cmd.ProcessState.ExitCode()
 }

@@ -51,6 +51,7 @@ type runFlags struct {
 	envList   []string    // --env as given
 	env       map[string]string
 	py        pyOpts // python3's interpreter options
+	merged    bool   // stdout and stderr are one destination: one pipe for a Python cell's fd 1 and 2 (run_merge.go)
 	backendFlags
 }
 
@@ -213,6 +214,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written
 		f.terminal = terminalOf(stdout, stderr)
+		f.merged = oneDestination(stdout, stderr)
 	}
 	return runCells(cells, f, tools, stdout, stderr, logger)
 }
@@ -437,6 +439,8 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		ExtraEnv:   extraEnv(f.terminal.env, f.env),
 		Terminal:   f.terminal.fds,
 		PythonArgs: f.py.args(),
+		// One destination: one pipe, so the cells' bytes keep their order.
+		MergeStderr: f.merged,
 		// Only a tail the human view cuts (--max-output) spills: live and
 		// --json output is seen whole, and a copy on disk would cost most
 		// of the run's time. Live output is the program's own bytes, as
