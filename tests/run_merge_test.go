@@ -220,3 +220,21 @@ func TestRunShowsProgressLiveOnOnePipe(t *testing.T) {
 		t.Fatal("the progress line did not show while the cell waited")
 	}
 }
+
+// run -u on one pipe writes through, as python3 -u: even the partial
+// stderr line the line-buffered streams hold back (a script's one) is
+// python3 -u's.
+func TestRunUnbufferedOnOnePipeIsPythons(t *testing.T) {
+	for _, s := range interleavedScripts {
+		if s.one == "" {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			got, _, code := runInterleaved(t, command(t, "run", "-u", "-c", s.src), true)
+			want, _, pyCode := runInterleaved(t, exec.Command("python3", "-u", "-c", s.src), true)
+			if got != want || code != pyCode {
+				t.Errorf("exit %d, output %q; python3 -u exits %d, printing %q", code, got, pyCode, want)
+			}
+		})
+	}
+}
