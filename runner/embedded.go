@@ -50,6 +50,8 @@ var (
 	stdioPy string
 	//go:embed tracebacks.py
 	tracebacksPy string
+	//go:embed treeless.py
+	treelessPy string
 	//go:embed warm.py
 	warmPy string
 	//go:embed wire.py
@@ -84,6 +86,7 @@ var embeddedFiles = []file{
 	{"runner.py", runnerPy},
 	{"stdio.py", stdioPy},
 	{"tracebacks.py", tracebacksPy},
+	{"treeless.py", treelessPy},
 	{"warm.py", warmPy},
 	{"wire.py", wirePy},
 }
