@@ -131,6 +131,28 @@ def _remove(entry):
             return
 
 
+def main_path(state):
+    """python3 DIR, python3 APP.pyz: a script that is a directory or a zip
+    application runs its __main__ module with the path itself first on
+    sys.path (not its directory), -I or not, as python3 puts it there; the
+    path, or None for a script that is a file."""
+    path = state.file
+    if path is None:
+        return None
+    if not os.path.isdir(path):
+        try:
+            import zipimport  # frozen, and loaded at every start: sys.path_hooks has it
+
+            zipimport.zipimporter(path)
+        except Exception:
+            return None
+    if state.dir is not None:
+        _remove(state.dir)
+    sys.path.insert(0, path)
+    state.dir = path
+    return path
+
+
 def enter_cwd(state, here):
     """A request's cwd, here, is the notebook's cwd entry now, first on
     sys.path in place of the last one (the runner's start put the first;

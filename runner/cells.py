@@ -292,8 +292,10 @@ def _run_module(name):
         hook()
     ns = sys.modules["__main__"].__dict__
     before = _argv.before_module(ns)
+    # python3 DIR or APP.pyz: its __main__, sys.argv[0] the path as given.
+    main_path = _argv.main_path(_argv_state) if name == "__main__" else None
     try:
-        _core._own("runpy")._run_module_as_main(name, alter_argv=True)
+        _core._own("runpy")._run_module_as_main(name, alter_argv=main_path is None)
     finally:
         _argv.ran_module(_argv_state, ns, before)
     return "ok"

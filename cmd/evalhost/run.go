@@ -82,6 +82,8 @@ evalhost run --timeout 60 train.py data.csv --epochs 3.
 __main__, sys.argv [MODULE's file, ARG...], the cwd first on sys.path,
 and, with --session, its globals kept in the session. -m ends run's
 flags as FILE does: evalhost run -m json.tool --indent 2 < data.json.
+A FILE that is a directory or a zip application runs its __main__ as
+python3 DIR and python3 APP.pyz do.
 
 python3's options go among run's flags, before FILE, -c or -m, and act
 on the Python cells as under python3: -u -B -O -OO -b -bb -E -s -S -I -q,
@@ -178,6 +180,17 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
 	if err == nil && cl.module != "" && f.params != nil {
 		err = errors.New("parameters (-p, -r, -f, -y, -P) and -m: a module has no parameters cell; give it arguments after MODULE")
+	}
+	if err == nil && isMainPath(cl.source) {
+		// python3 DIR, python3 APP.pyz: its __main__ module, run as -m runs one.
+		switch {
+		case f.params != nil:
+			err = errMainPathParams
+		case resolvedGateway(f.choice()):
+			err = fmt.Errorf("%s is a directory or zip application, which only the runner backend runs (python3's __main__ from it); drop --backend gateway", cl.source)
+		default:
+			cl.module, cl.source = mainPathModule, ""
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
