@@ -284,11 +284,24 @@ def _helpers_aside(sh, helpers, clobbered):
     return [k for k in clobbered if k not in gone]
 
 
+def _undrawn():
+    """post_execute of a script cell, before matplotlib-inline's
+    flush_figures (which the cell's import of pyplot may have registered
+    after it): what the script drew is not sent, as python3 shows no figure
+    a script leaves open (the runner's own mode sends none either); its
+    plt.show() sent what it showed."""
+    show = getattr(sys.modules.get("matplotlib_inline.backend_inline"), "show", None)
+    if show is not None:
+        show._draw_called = False
+        show._to_draw = []
+
+
 def run_full(src, script=False):
     """Run one cell through InteractiveShell; its frames are the same as the
     runner's own. A script cell shows no expression's value, as `ipython
     FILE` runs one: the shell's ast_node_interactivity is "none" for it (and
-    put back after; silent=True would also skip history and post-cell events)."""
+    put back after; silent=True would also skip history and post-cell events).
+    Nor are the figures it drew and left open sent as it ends (_undrawn)."""
     if not _full:
         _wire._send_plain_error(
             "IPythonUnavailable",
@@ -300,13 +313,17 @@ def run_full(src, script=False):
     sh = _full[0]
     sh.execution_count = _core._count
     interactivity = sh.ast_node_interactivity
+    post = sh.events.callbacks["post_execute"]
     try:
         if script:
             sh.ast_node_interactivity = "none"
+            post.insert(0, _undrawn)
         result = sh.run_cell(src, store_history=True)
     finally:
         if script:
             sh.ast_node_interactivity = interactivity
+            if _undrawn in post:
+                post.remove(_undrawn)
         if hasattr(sh.history_manager, "outputs"):  # IPython 9 keeps each cell's outputs
             _core._module("ipy_history").cell_ended(sh, _core._count)
     if sh.exit_now:

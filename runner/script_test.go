@@ -96,9 +96,15 @@ func TestScriptCellTreeless(t *testing.T) {
 // shows none); its plt.show() sends the open ones, as display frames where
 // it was called, under the runner's Agg. A notebook cell's plt.show() sends
 // nothing itself: its figures go out as it ends, as before.
+//
+// In IPython mode too, whose matplotlib-inline backend sends the figures a
+// cell drew from its post_execute hook: not a script's.
 func TestScriptCellFigures(t *testing.T) {
 	testkit.NeedModule(t, "matplotlib", "matplotlib")
-	p := start(t, startOpts{})
+	inBothModes(t, testScriptCellFigures)
+}
+
+func testScriptCellFigures(t *testing.T, p *proc) {
 	displays := func(c cellResult) int {
 		n := 0
 		for _, f := range c.frames {
@@ -118,6 +124,8 @@ func TestScriptCellFigures(t *testing.T) {
 		{"shown by a script, one left after", script("plt.plot([1, 2])\nplt.show()\nplt.plot([2, 1])\nplt.close('all')"), 1},
 		{"display() in a script", script("display('shown')"), 1},
 		{"a notebook cell", map[string]any{"code": "plt.plot([1, 2])\nplt.show()"}, 1},
+		{"left open by a script again", script("plt.plot([1, 2])"), 0},
+		{"a notebook cell after", map[string]any{"code": "plt.close('all')\nplt.plot([1, 2])"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := p.runReq(tc.req)
