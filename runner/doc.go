@@ -139,7 +139,9 @@
 //     open are not sent, but its plt.show() under Agg sends the open ones
 //     as display frames there and closes them (matplotlib.pyplot.show is
 //     wrapped as pyplot loads; other cells' show() is matplotlib's own).
-//     In IPython mode the shell's ast_node_interactivity is "none" for it.
+//     In IPython mode the shell's ast_node_interactivity is "none" for it,
+//     and matplotlib-inline's post_execute sends none of the figures it
+//     drew (its plt.show() is matplotlib-inline's, which sends them).
 //   - A cell's uncaught error is reported as python3 reports one that ends a
 //     script once a request has given "argv" (the cells are a script's:
 //     evalhost run's always are; tracebacks.report_uncaught), and as
