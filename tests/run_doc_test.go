@@ -1,22 +1,12 @@
 package tests
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // A script's __doc__ is its own docstring, or None, as python3's: not the
 // prelude's, which argparse's description=__doc__ would show in --help.
 func TestRunDocIsTheScripts(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeScript(t, dir, name, src) }
 	bare := write("bare.py", "import argparse\nargparse.ArgumentParser(prog='p', description=__doc__).parse_args()\nprint(repr(__doc__))\n")
 	documented := write("doc.py", "\"\"\"Does a thing.\"\"\"\nimport argparse\nargparse.ArgumentParser(prog='p', description=__doc__).parse_args()\nprint(repr(__doc__))\n")
 	for _, c := range []struct {

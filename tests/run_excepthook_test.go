@@ -13,13 +13,7 @@ import (
 // stderr's file are python3's byte for byte.
 func TestRunExcepthookAsPython(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeScript(t, dir, name, src) }
 	const fail = "def f():\n    g()\ndef g():\n    raise ValueError('x')\nf()\n"
 	rows := []struct {
 		name string

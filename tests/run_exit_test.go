@@ -101,6 +101,16 @@ func sameAsPythonCmd(t *testing.T, cmd, pyCmd *exec.Cmd) {
 	sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
 }
 
+// writeScript writes src to dir/name and returns its path.
+func writeScript(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // pythonCmd is python3 with args, in a new directory.
 func pythonCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command("python3", args...)
