@@ -58,23 +58,7 @@ func TestParseCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var f runFlags
-			fs, _ := newRunFlagSet(&f, io.Discard)
-			args, mod, err := cutModule(fs, tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args, _, err = takeParamFlags(fs, args, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := fs.Parse(args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, got, _ := parseRunArgs(t, tt.args)
 			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(f.code, tt.code) {
 				t.Errorf("run %q: %+v and cells %q, want %+v and %q", tt.args, got, f.code, tt.want, tt.code)
 			}
@@ -119,4 +103,29 @@ func TestRunUnknownFlagHint(t *testing.T) {
 	if !bytes.Contains(stderr.Bytes(), []byte("go after FILE")) {
 		t.Errorf("no hint: %s", stderr.String())
 	}
+}
+
+// parseRunArgs reads run's arguments as runMain does, up to the command
+// line: its flags, FILE or -m and the script's arguments, and the
+// parameter flags; t fails on an error.
+func parseRunArgs(t *testing.T, list []string) (runFlags, commandLine, []paramFlag) {
+	t.Helper()
+	var f runFlags
+	fs, _ := newRunFlagSet(&f, io.Discard)
+	args, mod, err := cutModule(fs, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, params, err := takeParamFlags(fs, args, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, cl, params
 }

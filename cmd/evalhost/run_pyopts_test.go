@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"reflect"
 	"testing"
 
@@ -39,23 +38,7 @@ func TestRunPythonOptionFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var f runFlags
-			fs, _ := newRunFlagSet(&f, io.Discard)
-			args, mod, err := cutModule(fs, tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args, params, err := takeParamFlags(fs, args, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := fs.Parse(args); err != nil {
-				t.Fatal(err)
-			}
-			cl, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, cl, params := parseRunArgs(t, tt.args)
 			got := f.py.args()
 			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(cl.argv, tt.argv) || cl.module != tt.module || len(params) != tt.params {
 				t.Errorf("run %q: options %q, argv %q, module %q, %d parameters; want %q, %q, %q, %d",
