@@ -64,33 +64,27 @@ func runPathRows(t *testing.T, p *proc, d pathDirs, rows []pathRow) {
 // takes back what the one before set; a request without argv keeps what
 // the last one left, as it keeps sys.argv.
 func TestRequestArgvSysPath(t *testing.T) {
-	for _, mode := range []struct {
-		name string
-		env  []string
-	}{{"runner", nil}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}}} {
-		t.Run(mode.name, func(t *testing.T) {
-			if mode.env != nil {
-				needIPython(t)
-			}
-			d := newPathDirs(t)
-			script, inCwd := filepath.Join(d.dir, "s.py"), filepath.Join(d.cwd, "s.py")
-			p := start(t, startOpts{dir: d.cwd, env: append([]string{"PYTHONPATH=" + d.pp}, mode.env...)})
-			runPathRows(t, p, d, []pathRow{
-				{"a fresh runner: the notebook's cwd first, '' before site-packages", nil, `['cwd', 'pp', '']`},
-				{"FILE: its directory, no cwd, no ''", map[string]any{"argv": []string{"s.py"}, "file": script}, `['dir', 'pp']`},
-				{"a request without argv keeps it", nil, `['dir', 'pp']`},
-				{"-c: '' first, the FILE's directory gone", map[string]any{"argv": []string{"-c"}}, `['', 'pp']`},
-				{"then a request without argv keeps -c's", nil, `['', 'pp']`},
-				{"-", map[string]any{"argv": []string{"-"}, "file": "<stdin>"}, `['', 'pp']`},
-				{"-m: the cwd's full path", map[string]any{"argv": []string{"-m"}}, `['cwd', 'pp']`},
-				{"a FILE in the cwd: its directory once", map[string]any{"argv": []string{"s.py"}, "file": inCwd}, `['cwd', 'pp']`},
-				{"a cwd under a script's sys.path: the chdir only", map[string]any{"cwd": d.cwd2}, `['cwd', 'pp']`},
-				{"-c after it", map[string]any{"argv": []string{"-c"}}, `['', 'pp']`},
-				{"a cell's own entry stays", map[string]any{"code": "sys.path.insert(1, " + strconv.Quote(d.dir) + ")"}, `['', 'dir', 'pp']`},
-				{"and through the next argv", map[string]any{"argv": []string{"-m"}}, `['cwd2', 'dir', 'pp']`},
-			})
+	var d pathDirs
+	inBothModesWith(t, func(t *testing.T) startOpts {
+		d = newPathDirs(t)
+		return startOpts{dir: d.cwd, env: []string{"PYTHONPATH=" + d.pp}}
+	}, func(t *testing.T, p *proc) {
+		script, inCwd := filepath.Join(d.dir, "s.py"), filepath.Join(d.cwd, "s.py")
+		runPathRows(t, p, d, []pathRow{
+			{"a fresh runner: the notebook's cwd first, '' before site-packages", nil, `['cwd', 'pp', '']`},
+			{"FILE: its directory, no cwd, no ''", map[string]any{"argv": []string{"s.py"}, "file": script}, `['dir', 'pp']`},
+			{"a request without argv keeps it", nil, `['dir', 'pp']`},
+			{"-c: '' first, the FILE's directory gone", map[string]any{"argv": []string{"-c"}}, `['', 'pp']`},
+			{"then a request without argv keeps -c's", nil, `['', 'pp']`},
+			{"-", map[string]any{"argv": []string{"-"}, "file": "<stdin>"}, `['', 'pp']`},
+			{"-m: the cwd's full path", map[string]any{"argv": []string{"-m"}}, `['cwd', 'pp']`},
+			{"a FILE in the cwd: its directory once", map[string]any{"argv": []string{"s.py"}, "file": inCwd}, `['cwd', 'pp']`},
+			{"a cwd under a script's sys.path: the chdir only", map[string]any{"cwd": d.cwd2}, `['cwd', 'pp']`},
+			{"-c after it", map[string]any{"argv": []string{"-c"}}, `['', 'pp']`},
+			{"a cell's own entry stays", map[string]any{"code": "sys.path.insert(1, " + strconv.Quote(d.dir) + ")"}, `['', 'dir', 'pp']`},
+			{"and through the next argv", map[string]any{"argv": []string{"-m"}}, `['cwd2', 'dir', 'pp']`},
 		})
-	}
+	})
 }
 
 // The first request of a session's fresh runner brings its cwd and argv

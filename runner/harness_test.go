@@ -161,6 +161,12 @@ type startOpts struct {
 // inBothModes runs f in a subtest on a runner of its own mode, then in one
 // on a runner in full IPython mode (EVALHOST_IPYTHON=1).
 func inBothModes(t *testing.T, f func(t *testing.T, p *proc)) {
+	inBothModesWith(t, func(*testing.T) startOpts { return startOpts{} }, f)
+}
+
+// inBothModesWith is inBothModes with each runner started with opts(t)'s
+// options (their env and EVALHOST_IPYTHON=1 in the second).
+func inBothModesWith(t *testing.T, opts func(t *testing.T) startOpts, f func(t *testing.T, p *proc)) {
 	for _, mode := range []struct {
 		name string
 		env  []string
@@ -169,7 +175,9 @@ func inBothModes(t *testing.T, f func(t *testing.T, p *proc)) {
 			if mode.env != nil {
 				needIPython(t)
 			}
-			f(t, start(t, startOpts{env: mode.env}))
+			o := opts(t)
+			o.env = append(o.env, mode.env...)
+			f(t, start(t, o))
 		})
 	}
 }

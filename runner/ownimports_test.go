@@ -478,26 +478,17 @@ func TestOwnImportsProbeAsPython(t *testing.T) {
 func TestCellModuleOfAStartUpName(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "html.py", "MINE = True\n")
-	for _, mode := range []struct {
-		name string
-		env  []string
-	}{{"runner", nil}, {"full IPython", []string{"EVALHOST_IPYTHON=1"}}} {
-		t.Run(mode.name, func(t *testing.T) {
-			if mode.env != nil {
-				needIPython(t)
+	inBothModesWith(t, func(*testing.T) startOpts { return startOpts{dir: dir} }, func(t *testing.T, p *proc) {
+		wantOK(t, p.run("import html, sys\nfirst = html\nipython8 = 'IPython' in sys.modules and sys.modules['IPython'].version_info < (9,)"))
+		for i := 0; i < 2; i++ { // the second error: the runner's own html is kept, the cell's put back again
+			c := p.run("1/0")
+			wantError(t, c, "ZeroDivisionError")
+			if c.stdout != "" || c.stderr != "" {
+				t.Errorf("error %d: stdout %q, stderr %q", i+1, c.stdout, c.stderr)
 			}
-			p := start(t, startOpts{dir: dir, env: mode.env})
-			wantOK(t, p.run("import html, sys\nfirst = html\nipython8 = 'IPython' in sys.modules and sys.modules['IPython'].version_info < (9,)"))
-			for i := 0; i < 2; i++ { // the second error: the runner's own html is kept, the cell's put back again
-				c := p.run("1/0")
-				wantError(t, c, "ZeroDivisionError")
-				if c.stdout != "" || c.stderr != "" {
-					t.Errorf("error %d: stdout %q, stderr %q", i+1, c.stdout, c.stderr)
-				}
-				wantResult("True")(t, p.run("import html\nhtml is first is sys.modules['html'] and (ipython8 or html.MINE)"))
-			}
-		})
-	}
+			wantResult("True")(t, p.run("import html\nhtml is first is sys.modules['html'] and (ipython8 or html.MINE)"))
+		}
+	})
 }
 
 // TestCellModuleOfAStartUpNameTwoThreads: two threads in the runner's own
