@@ -140,9 +140,10 @@ def main_path(state):
     if path is None:
         return None
     if not os.path.isdir(path):
+        # Loaded at every start (sys.path_hooks has its zipimporter), so
+        # taken from sys.modules: an import would look in the cwd first.
+        zipimport = sys.modules.get("zipimport")
         try:
-            import zipimport  # frozen, and loaded at every start: sys.path_hooks has it
-
             zipimport.zipimporter(path)
         except Exception:
             return None
