@@ -392,26 +392,8 @@ func TestFakeNoInterruptAfterTheReply(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			var interrupts atomic.Int32
 			k := scriptedKernel(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
-				for _, m := range [][2]string{{"status", `{"execution_state":"busy"}`}, {"execute_input", `{"code":"","execution_count":1}`},
-					{"execute_reply", `{"status":"ok","execution_count":1}`}, {"stream", `{"name":"stdout","text":"after\n"}`}} {
-					if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
-						return err
-					}
-				}
-				for {
-					_, raw, err := conn.Read(ctx)
-					if err != nil {
-						return err
-					}
-					var req message
-					_ = json.Unmarshal(raw, &req)
-					switch req.Header.MsgType {
-					case "interrupt_request":
-						interrupts.Add(1)
-					case "kernel_info_request":
-						return answerInfo(ctx, conn, req.Header.MsgID)
-					}
-				}
+				return sendThenCountInterrupts(ctx, conn, parent, [][2]string{{"status", `{"execution_state":"busy"}`}, {"execute_input", `{"code":"","execution_count":1}`},
+					{"execute_reply", `{"status":"ok","execution_count":1}`}, {"stream", `{"name":"stdout","text":"after\n"}`}}, &interrupts)
 			}, nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -514,26 +496,8 @@ func TestFakeNoPendingInterruptAfterTheReply(t *testing.T) {
 	t.Cleanup(func() { idleWait = old })
 	var interrupts, rests atomic.Int32
 	k := scriptedGateway(t, func(ctx context.Context, conn *websocket.Conn, parent string) error {
-		for _, m := range [][2]string{{"status", `{"execution_state":"busy"}`},
-			{"execute_reply", `{"status":"ok","execution_count":1}`}, {"execute_input", `{"code":"","execution_count":1}`}} {
-			if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
-				return err
-			}
-		}
-		for {
-			_, raw, err := conn.Read(ctx)
-			if err != nil {
-				return err
-			}
-			var req message
-			_ = json.Unmarshal(raw, &req)
-			switch req.Header.MsgType {
-			case "interrupt_request":
-				interrupts.Add(1)
-			case "kernel_info_request":
-				return answerInfo(ctx, conn, req.Header.MsgID)
-			}
-		}
+		return sendThenCountInterrupts(ctx, conn, parent, [][2]string{{"status", `{"execution_state":"busy"}`},
+			{"execute_reply", `{"status":"ok","execution_count":1}`}, {"execute_input", `{"code":"","execution_count":1}`}}, &interrupts)
 	}, nil, func(w http.ResponseWriter, r *http.Request) {
 		rests.Add(1)
 		w.WriteHeader(http.StatusNoContent)

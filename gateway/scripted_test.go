@@ -93,6 +93,31 @@ func answerInfo(ctx context.Context, conn *websocket.Conn, parent string) error 
 	return nil
 }
 
+// sendThenCountInterrupts writes msgs ({type, content}) for parent, then
+// reads until the idle watch's kernel_info_request, which it answers,
+// counting the interrupt_requests that came before it.
+func sendThenCountInterrupts(ctx context.Context, conn *websocket.Conn, parent string, msgs [][2]string, interrupts *atomic.Int32) error {
+	for _, m := range msgs {
+		if err := conn.Write(ctx, websocket.MessageText, jupyterMessage(m[0], parent, []byte(m[1]))); err != nil {
+			return err
+		}
+	}
+	for {
+		_, raw, err := conn.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var req message
+		_ = json.Unmarshal(raw, &req)
+		switch req.Header.MsgType {
+		case "interrupt_request":
+			interrupts.Add(1)
+		case "kernel_info_request":
+			return answerInfo(ctx, conn, req.Header.MsgID)
+		}
+	}
+}
+
 const infoReply = `{"status":"ok","protocol_version":"5.3","implementation":"ipython","language_info":{"name":"python"}}`
 
 // jupyterMessage is a message of the gateway's websocket; the parent's
