@@ -49,15 +49,7 @@ func TestRunModule(t *testing.T) {
 		t.Skip("python3 not on PATH")
 	}
 	dir := t.TempDir()
-	for name, src := range moduleFiles {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeModuleFiles(t, dir)
 	rows := []struct {
 		name   string
 		args   []string // after -m
@@ -122,15 +114,7 @@ func TestRunModule(t *testing.T) {
 func TestRunModuleGateway(t *testing.T) {
 	testkit.NeedModuleIn(t, "python3", "kernel_gateway, ipykernel", "jupyter_kernel_gateway ipykernel")
 	home, dir := t.TempDir(), t.TempDir()
-	for name, src := range moduleFiles {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeModuleFiles(t, dir)
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(binary, append([]string{"run", "--backend", "gateway"}, args...)...)
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
@@ -228,5 +212,19 @@ func TestRunModuleRefused(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errOut, tc.wantErr)
 			}
 		})
+	}
+}
+
+// writeModuleFiles writes moduleFiles, a package and modules, into dir.
+func writeModuleFiles(t *testing.T, dir string) {
+	t.Helper()
+	for name, src := range moduleFiles {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
