@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/ianaindex"
@@ -16,10 +17,11 @@ type SyntaxError struct{ Msg string }
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
+// As tokenize's cookie_re and blank_re; compiled at the first FILE read,
+// not in every evalhost command's start (~50 us of package init).
 var (
-	// As tokenize's cookie_re and blank_re.
-	cookieRE = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`)
-	blankRE  = regexp.MustCompile(`^[ \t\f]*(?:[#\r\n]|$)`)
+	cookieRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`) })
+	blankRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t\f]*(?:[#\r\n]|$)`) })
 )
 
 const bom = "\xef\xbb\xbf"
@@ -66,10 +68,10 @@ func declared(src []byte) string {
 		if i == 2 {
 			break
 		}
-		if m := cookieRE.FindSubmatch(line); m != nil {
+		if m := cookieRE().FindSubmatch(line); m != nil {
 			return normalName(string(m[1]))
 		}
-		if !blankRE.Match(line) {
+		if !blankRE().Match(line) {
 			break
 		}
 	}
