@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -46,14 +45,10 @@ var interleavedScripts = []struct {
 	{"an atexit handler", "import atexit, sys\nprint('out')\n_ = atexit.register(print, 'at exit', file=sys.stderr)\n", false, ""},
 }
 
-// cellFailed is run's own closing line of a failed cell, which python3
-// does not print.
-var cellFailed = regexp.MustCompile(`\[cell \d+ failed after [^\]]*\]\n$`)
-
 // TestRunInterleavesAsPython runs each script with run and python3 -u
 // side by side (and plain python3 where its buffering does not reorder):
 // with stdout and stderr one pipe, their bytes and exit codes must be
-// equal (but for run's "[cell N failed ...]" line); apart, each stream
+// equal; apart, each stream
 // must be. The scripts run as FILE, and again as -c.
 func TestRunInterleavesAsPython(t *testing.T) {
 	dir := t.TempDir()
@@ -73,7 +68,6 @@ func TestRunInterleavesAsPython(t *testing.T) {
 			}
 			t.Run(name+"/one pipe", func(t *testing.T) {
 				got, _, code := runInterleaved(t, command(t, append([]string{"run"}, args...)...), true)
-				got = cellFailed.ReplaceAllString(got, "")
 				if s.one != "" {
 					if got != s.one || code != 0 {
 						t.Errorf("exit %d, output (stdout and stderr as one):\n%q\nwant 0 and\n%q", code, got, s.one)
@@ -90,7 +84,7 @@ func TestRunInterleavesAsPython(t *testing.T) {
 			t.Run(name+"/apart", func(t *testing.T) {
 				out, errOut, code := runInterleaved(t, command(t, append([]string{"run"}, args...)...), false)
 				pyOut, pyErr, pyCode := runInterleaved(t, exec.Command("python3", append([]string{"-u"}, args...)...), false)
-				if errOut = cellFailed.ReplaceAllString(errOut, ""); out != pyOut || errOut != pyErr || code != pyCode {
+				if out != pyOut || errOut != pyErr || code != pyCode {
 					t.Errorf("exit %d, stdout %q, stderr %q; python3 -u exits %d, stdout %q, stderr %q", code, out, errOut, pyCode, pyOut, pyErr)
 				}
 			})
