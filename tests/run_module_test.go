@@ -42,7 +42,7 @@ print(a.n * a.scale)
 // arguments and stdin in the same cwd: stdout, exit code and stderr (the
 // traceback with runpy's frames, argparse's usage, "No module named")
 // must be python3's. The interpreter's path before "No module named" is
-// not compared, nor a "[cell N ...]" line of evalhost's (a timeout's).
+// not compared.
 func TestRunModule(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -136,17 +136,13 @@ func TestRunModuleGateway(t *testing.T) {
 	}
 }
 
-var (
-	cellNote    = regexp.MustCompile(`(?m)^\[cell \d+ [^\]]*\]\n`)
-	noModulePfx = regexp.MustCompile(`(?m)^\S+: (No module named|Error while finding)`)
-)
+var noModulePfx = regexp.MustCompile(`(?m)^\S+: (No module named|Error while finding)`)
 
-// moduleStderr is a -m run's stderr as compared: without evalhost's note
-// after a failed cell, and with "PYTHON" for the interpreter's path that
-// runpy puts before "No module named" (sys.executable, which a venv or
-// a link may spell differently).
+// moduleStderr is a -m run's stderr as compared: with "PYTHON" for the
+// interpreter's path that runpy puts before "No module named"
+// (sys.executable, which a venv or a link may spell differently).
 func moduleStderr(s string) string {
-	return noModulePfx.ReplaceAllString(cellNote.ReplaceAllString(s, ""), "PYTHON: $1")
+	return noModulePfx.ReplaceAllString(s, "PYTHON: $1")
 }
 
 // A -m module runs in __main__'s namespace: under --session its globals
