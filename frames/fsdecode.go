@@ -64,6 +64,9 @@ func DecodeFSString(quoted string) (s string, ok bool) {
 	return string(out), true
 }
 
+// simpleEscape is the byte JSON's one-character escape \e stands for (\n
+// is a newline); false when e makes no such escape. TextPieces and
+// DecodeFSString read them so.
 func simpleEscape(e byte) (byte, bool) {
 	switch e {
 	case '"', '\\', '/':

@@ -155,18 +155,8 @@ func (p *TextPieces) unescape(dst []byte) int {
 			r = utf8.RuneError
 		}
 		return utf8.EncodeRune(dst, r)
-	case 'b':
-		dst[0] = '\b'
-	case 'f':
-		dst[0] = '\f'
-	case 'n':
-		dst[0] = '\n'
-	case 'r':
-		dst[0] = '\r'
-	case 't':
-		dst[0] = '\t'
-	default: // '"', '\\', '/'
-		dst[0] = c
+	default: // checked by scanString: one of JSON's one-character escapes
+		dst[0], _ = simpleEscape(c)
 	}
 	p.r += 2
 	return 1
