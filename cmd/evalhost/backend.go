@@ -24,6 +24,14 @@ func (b *backendFlags) choice() config.Backend {
 	return config.Backend{Name: b.backend, NoSharedGateway: !b.shared}
 }
 
+// resolvedGateway says whether b comes to the gateway backend (an unknown
+// name is refused later, where the backend is made): what run refuses
+// there, python3's options and a directory or zip application.
+func resolvedGateway(b config.Backend) bool {
+	name, err := b.Resolved()
+	return err == nil && name == config.BackendGateway
+}
+
 // starters forwards to config.Starters. home "" is a home evalhostHome
 // could not accept: the error says why.
 func (b *backendFlags) starters(home string) (map[string]sessions.Starter, error) {

@@ -267,7 +267,7 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 		return errors.New(msg)
 	}
 	if opts := f.py.given(); opts != "" {
-		if b, err := f.choice().Resolved(); err == nil && b == config.BackendGateway {
+		if resolvedGateway(f.choice()) {
 			return fmt.Errorf("python3's options (%s) are not available with the gateway backend: a kernel's interpreter runs as its kernelspec says; use --backend runner", opts)
 		}
 	}

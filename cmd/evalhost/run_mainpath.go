@@ -4,8 +4,6 @@ import (
 	"archive/zip"
 	"errors"
 	"os"
-
-	"github.com/evalhost/evalhost/config"
 )
 
 // mainPathModule is the module a directory or zip application FILE runs,
@@ -41,10 +39,3 @@ func isMainPath(source string) bool {
 // errMainPathParams: a directory or zip application has no cell to put
 // parameters in, as a module has none.
 var errMainPathParams = errors.New("parameters (-p, -r, -f, -y, -P) and a directory or zip application: it has no parameters cell; give it arguments after FILE")
-
-// resolvedGateway says whether b comes to the gateway backend (an unknown
-// name is refused later, where the backend is made).
-func resolvedGateway(b config.Backend) bool {
-	name, err := b.Resolved()
-	return err == nil && name == config.BackendGateway
-}
