@@ -18,12 +18,24 @@ var (
 	ErrClosed = errors.New("interpreter closed")
 	// ErrBusy: Execute was called while another cell was executing.
 	ErrBusy = errors.New("interpreter busy with another cell")
+	// ErrInterruptWait, as the cause of an Execute context's cancellation
+	// (context.WithCancelCause), asks the backend to interrupt the cell as
+	// for any cancel and then to wait for it, however long it takes to
+	// stop, rather than kill the interpreter after its grace window:
+	// python3's Ctrl-C, which lets a script's `except KeyboardInterrupt:`
+	// save its work. The caller ends a cell that does not stop (Kill). A
+	// timeout that came first still escalates; a backend that cannot wait
+	// (a gateway kernel) treats it as any cancel.
+	ErrInterruptWait = errors.New("interrupted; the cell may take its time to stop")
 )
 
 // DeathError says how an interpreter ended. It matches ErrDied.
 type DeathError struct {
-	ExitCode   int    // exit status when it exited; -1 when signalled or unknown
-	Signal     string // e.g. "killed", "segmentation fault"; empty when it exited
+	ExitCode int    // exit status when it exited; -1 when signalled or unknown
+	Signal   string // e.g. "killed", "segmentation fault"; empty when it exited
+	// Signum is the number of the signal that ended it (Signal), when the
+	// backend saw the wait status; 0 otherwise.
+	Signum     int
 	StderrTail string // last lines it wrote to stderr outside cells, if any
 	// Reason is what a backend that did not see the interpreter exit knows
 	// of its end (a gateway's status report, a connection lost for good).

@@ -44,7 +44,14 @@
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
-// then terminates and kills the group (backend.ErrKilled). Death during a
+// then terminates and kills the group (backend.ErrKilled); a context
+// cancelled with backend.ErrInterruptWait as its cause gets no grace
+// window: the cell's handling of the KeyboardInterrupt takes as long as it
+// takes, as under python3's Ctrl-C, until the caller's Kill. Signal sends
+// a signal of the caller's to the interpreter's main thread (a script's
+// SIGTERM handler runs at once), SignalGroup to its process group (job
+// control: SIGSTOP, SIGCONT); the death they may cause is a DeathError
+// whose Signum says which. Death during a
 // cell is noticed when the process is reaped and reported as a
 // *backend.DeathError. Close and Kill return only when the child and
 // everything it started are gone and every goroutine of the Process has

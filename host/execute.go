@@ -194,7 +194,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// interrupt's ladder no longer applies; the exit's does.
 					esc.stop()
 					killed, esc = killed || esc.killed, escalation{}
-					if ctx.Err() != nil {
+					if ctx.Err() != nil && !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
 						exit.arm(p.opts.Grace)
 					}
 				}
@@ -217,6 +217,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			out.send(f)
 		case <-ctxDone:
 			ctxDone = nil
+			// Waited for however long it takes (ErrInterruptWait): no ladder.
+			patient := errors.Is(context.Cause(ctx), backend.ErrInterruptWait)
 			if done != nil {
 				if c.leaving {
 					// The runner takes SIGINT during its exit, as python3
@@ -225,7 +227,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// before the wait blocked would be lost without them.
 					p.interruptCell(&wake)
 					exit.cut = true
-					exit.arm(p.opts.Grace)
+					if !patient {
+						exit.arm(p.opts.Grace)
+					}
 				}
 				continue // it finished; only its end marks (or its exit) are still on the way
 			}
@@ -234,7 +238,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			} else {
 				pending = true
 			}
-			esc.arm(p.opts.Grace)
+			if !patient {
+				esc.arm(p.opts.Grace)
+			}
 		case <-esc.c:
 			esc.step(p)
 		case <-wake.c:

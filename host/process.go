@@ -89,6 +89,30 @@ func (p *Process) Interrupt() error {
 	return nil
 }
 
+// Signal sends sig to the interpreter itself, not its process group, as
+// kill(1) of a python3 process would: to its main thread, where Python runs
+// a handler the script set (a blocking call there returns EINTR and the
+// handler runs at once). Without a handler the signal's default action
+// applies (SIGTERM, SIGHUP, SIGUSR1 end the interpreter, which a cell then
+// reports as a death). ErrClosed once the interpreter has exited.
+func (p *Process) Signal(sig syscall.Signal) error {
+	if !p.Alive() {
+		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
+	}
+	wakeThread(p.pid, sig)
+	return nil
+}
+
+// SignalGroup sends sig to the interpreter's process group: the cell's
+// children with it, as a terminal signals its foreground job (SIGSTOP and
+// SIGCONT for job control). ErrClosed once the interpreter has exited.
+func (p *Process) SignalGroup(sig syscall.Signal) error {
+	if !p.Alive() {
+		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
+	}
+	return p.signalGroup(sig)
+}
+
 // Close asks the runner to exit, waits up to Options.Grace, then terminates
 // and kills the process group. It returns once the child is reaped and every
 // goroutine of p has ended. Safe to call more than once and with Kill.
@@ -200,7 +224,7 @@ func (p *Process) waitChild() {
 func (p *Process) deathError() *backend.DeathError {
 	e := &backend.DeathError{ExitCode: -1, StderrTail: p.tail.String()}
 	if p.status.Signaled() {
-		e.Signal = p.status.Signal().String()
+		e.Signal, e.Signum = p.status.Signal().String(), int(p.status.Signal())
 		return e
 	}
 	e.ExitCode = p.status.ExitStatus()

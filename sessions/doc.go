@@ -183,7 +183,8 @@
 //     module can be given to run through them; a gateway kernel's start
 //     fails with ErrPythonArgs on any (its command line is its
 //     kernelspec's). PYTHONUNBUFFERED is not on the environment's
-//     allow-list, so the runner's streams write through under -u only.
+//     allow-list, so the runner's streams write through under -u only
+//     (evalhost run makes its own PYTHONUNBUFFERED -u, as python3 reads it).
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe
@@ -195,4 +196,14 @@
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients); Kill kills them all.
 //     A job in them ends too, its result's Message saying why.
+//   - Signal sends a signal to a session id's Python interpreters (SignalGroup
+//     to their process groups), as kill(1) would reach a python3 process: a
+//     program passing on what it was sent (evalhost run's SIGTERM, Ctrl-Z).
+//     A batch cell whose interpreter dies of a signal (that one, the
+//     script's own, an outside one; not one the registry sent to stop it)
+//     says which in CellResult.Signal. A context cancelled with
+//     backend.ErrInterruptWait as its cause interrupts the running cell
+//     without a grace window (host waits for it), and the cell's outcome is
+//     what it then did: finished (ok) or sys.exit(N) (the script's exit),
+//     not cancelled.
 package sessions

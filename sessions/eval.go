@@ -322,13 +322,15 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
-			if cellCtx.Err() != nil && !done.Cancelled {
+			if cellCtx.Err() != nil && !done.Cancelled && !errors.Is(context.Cause(cellCtx), backend.ErrInterruptWait) {
 				// The timeout or the caller's cancel came while the cell
 				// ran, so the backend interrupted it, and the cell caught
 				// the KeyboardInterrupt: it must not read as if it had
 				// completed. (A cell that ended just as the context did,
 				// before the backend saw it end, is counted here too; the
-				// notice allows for it.)
+				// notice allows for it.) An interrupt the caller waits for
+				// (python3's Ctrl-C) is the cell's to handle: what it did
+				// then, finish or sys.exit(N), is its outcome.
 				done.Cancelled, c.caught = true, true
 			}
 			c.emit(done)
@@ -479,6 +481,9 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 			c.res.Exited, c.res.ExitStatus = true, death.ExitCode
 			c.fail(StatusKilled, death.Error()+" (the cell's os._exit() or a C exit(), which ends a script); not retried, and the later cells are not run")
 		} else if c.j.req.Batch && ctx.Err() == nil {
+			if c.cell.Language == LangPython {
+				c.res.Signal = death.Signum // python3 would have died of it
+			}
 			c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
 		} else if c.detached() && ctx.Err() == nil {
 			c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")

@@ -243,9 +243,16 @@ type CellResult struct {
 	// gateway: the runner cannot tell it from the host's, and the cell is
 	// cancelled) is 130: python3 then shows the traceback and dies of
 	// SIGINT, which a shell reports as 130.
-	ExitStatus  int             `json:"exitStatus,omitempty"`
-	ExitMessage *string         `json:"exitMessage,omitempty"`
-	Output      streamsink.Dump `json:"output"`
+	ExitStatus  int     `json:"exitStatus,omitempty"`
+	ExitMessage *string `json:"exitMessage,omitempty"`
+	// Signal is, in a batch, the number of the signal that killed the
+	// cell's Python interpreter while the cell ran (status killed): not one
+	// the registry sent to stop it (a timeout's, a cancel's, Kill), but
+	// the script's own (os.kill(os.getpid(), ...), a crash), an outside
+	// one, or one sent through Registry.Signal. A program that runs a
+	// script as python3 would dies of it too. 0 otherwise.
+	Signal int             `json:"-"`
+	Output streamsink.Dump `json:"output"`
 	// Job names the job a detached cell runs on as; JobOffset is the size of
 	// the job's output so far, where Registry.Job reads only what is new.
 	Job       string `json:"job,omitempty"`

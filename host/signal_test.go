@@ -1,0 +1,89 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/backend"
+	"github.com/evalhost/evalhost/frames"
+)
+
+// An interrupt cancelled with backend.ErrInterruptWait lets the cell take
+// the KeyboardInterrupt and finish its handling past the grace window (as
+// python3's Ctrl-C does); any other cancel kills it at the grace window.
+func TestInterruptWaitOutlastsTheGrace(t *testing.T) {
+	checkClean(t, 2*time.Minute)
+	const code = "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n" +
+		"    time.sleep(0.6)\n    print('saved', flush=True)"
+	for _, tc := range []struct {
+		name   string
+		cause  error
+		killed bool
+	}{
+		{"waited for", backend.ErrInterruptWait, false},
+		{"cut at the grace window", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var out strings.Builder
+			_, err := p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
+				if f.Type == frames.TypeStdout {
+					out.WriteString(f.Data)
+					if f.Data == "ready\n" {
+						cancel(tc.cause)
+					}
+				}
+			})
+			if killed := errors.Is(err, backend.ErrKilled); killed != tc.killed {
+				t.Fatalf("err = %v, stdout %q; want killed %v", err, out.String(), tc.killed)
+			}
+			if saved := strings.Contains(out.String(), "saved"); saved == tc.killed {
+				t.Errorf("stdout %q; the cell's handling ran to its end: %v, want %v", out.String(), saved, !tc.killed)
+			}
+		})
+	}
+}
+
+// Signal reaches the interpreter's handler at once, even while its main
+// thread blocks (it goes to that thread), and only the interpreter: a
+// process it started keeps running.
+func TestSignalReachesTheHandler(t *testing.T) {
+	checkClean(t, 2*time.Minute)
+	p := startPy(t, nil)
+	const code = "import os, signal, subprocess, time\n" +
+		"child = subprocess.Popen(['sleep', '30'])\n" +
+		"class Stop(Exception): pass\n" +
+		"def h(n, f):\n    print('usr1', n)\n    raise Stop\n" +
+		"signal.signal(signal.SIGUSR1, h)\n" +
+		"try:\n    print('ready', flush=True)\n    time.sleep(30)\nexcept Stop:\n    print('child', child.poll())\n" +
+		"child.kill(); child.wait()"
+	sent := false
+	r := &run{}
+	_, err := p.Execute(context.Background(), frames.Request{Code: code}, func(f frames.Frame) {
+		r.frames = append(r.frames, f)
+		if f.Type == frames.TypeStdout && f.Data == "ready\n" && !sent {
+			sent = true
+			if err := p.Signal(syscall.SIGUSR1); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.stdout(); got != "ready\nusr1 10\nchild None\n" {
+		t.Errorf("stdout %q; want the handler's line, then the child still running", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Signal(syscall.SIGUSR1); !errors.Is(err, backend.ErrClosed) {
+		t.Errorf("Signal after Close: %v, want ErrClosed", err)
+	}
+}
