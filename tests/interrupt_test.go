@@ -41,6 +41,15 @@ func startRun(t *testing.T, code string, args ...string) (*exec.Cmd, *strings.Bu
 	return cmd, stderr
 }
 
+// shellStatus is a wait status as a shell reports it: 128+N for a death by
+// signal N.
+func shellStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
 func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -49,7 +58,7 @@ func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
 	case err := <-done:
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return exit.ExitCode()
+			return shellStatus(exit.Sys().(syscall.WaitStatus)) // a death by SIGINT is 130
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -142,8 +151,9 @@ func TestRunEndsCellProcesses(t *testing.T) {
 		wantCode int
 	}{
 		{"SIGINT", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGINT) }, 130},
-		{"SIGTERM", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGTERM) }, 130},
-		{"SIGHUP", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGHUP) }, 130},
+		// Passed on to the script, which dies of it, and so does run.
+		{"SIGTERM", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGTERM) }, 143},
+		{"SIGHUP", func(cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(syscall.SIGHUP) }, 129},
 		{"output closed", func(_ *exec.Cmd, stdout io.Closer) { stdout.Close() }, 141},
 	}
 	for _, tt := range tests {

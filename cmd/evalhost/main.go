@@ -48,7 +48,7 @@ Run "evalhost COMMAND --help" for a command's flags.
 `
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	exitAs(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

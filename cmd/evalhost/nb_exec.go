@@ -136,7 +136,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	// run with SIGPIPE: with it notified, such writes fail with EPIPE
 	// instead, and the notebook is still run and written.
 	defer catchSIGPIPE()()
-	ctx, interrupted := interruptible(reg.Kill)
+	ctx, interrupted := interruptible(reg.Kill, interruptOpts{})
 	res, err := nbrun.Run(ctx, reg, nb, opt)
 	interrupts := interrupted.stop()
 	if err != nil && errors.Is(err, sessions.ErrBadRequest) {

@@ -57,6 +57,11 @@ type humanRenderer struct {
 	// once.
 	heldNotice  string
 	holdNotices bool
+	// passedOn says whether run passed signal n on to the interpreter (a
+	// SIGTERM it was sent): its death of it is python3's, told by the
+	// status alone, so its notice is dropped as an own exit's is. Nil:
+	// nothing was.
+	passedOn func(n int) bool
 	// errorShown: the cell's error (its traceback) was shown on stderr,
 	// which says what failed and where as python3's does; its end adds no
 	// "[cell N failed]" line, which python3 does not print. Not bounded,
@@ -194,7 +199,9 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	exitError, errorShown, reportedError := h.exitError, h.errorShown, h.reportedError
 	h.exitError, h.errorShown, h.reportedError = "", false, ""
 	_, exited := res.ScriptExit()
-	// Its interpreter's own exit: the host's notice of it is not python3's.
+	// Its interpreter's own exit, or its death of the signal run passed on:
+	// the host's notice of it is not python3's.
+	exited = exited || res.Signal != 0 && h.passedOn != nil && h.passedOn(res.Signal)
 	ownExit := exited && res.Status == sessions.StatusKilled && h.holdNotices
 	if ownExit && h.heldNotice == "["+res.Message+"]\n" {
 		h.heldNotice = ""
@@ -239,6 +246,9 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	case sessions.StatusTimeout:
 		line = name + " timed out"
 	case sessions.StatusCancelled:
+		if errorShown && res.Message == "" {
+			return // its KeyboardInterrupt's traceback said it, as python3's does
+		}
 		line = name + " was cancelled"
 	case sessions.StatusKilled:
 		line = name + " was killed"

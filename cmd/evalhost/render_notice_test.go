@@ -15,6 +15,7 @@ func TestRunHoldsANoticeToTheCellEnd(t *testing.T) {
 	const msg = "interpreter died: exit code 3"
 	exited := sessions.CellResult{Status: sessions.StatusKilled, Exited: true, ExitStatus: 3, Message: msg, StateLost: true}
 	signalled := sessions.CellResult{Status: sessions.StatusKilled, Message: "interpreter died: signal: killed", StateLost: true}
+	termed := sessions.CellResult{Status: sessions.StatusKilled, Message: "interpreter died: signal: terminated", StateLost: true, Signal: 15}
 	for _, tc := range []struct {
 		name   string
 		hold   bool
@@ -25,6 +26,10 @@ func TestRunHoldsANoticeToTheCellEnd(t *testing.T) {
 		{"own exit drops its notice", true, msg, func(h *humanRenderer) { h.cellEnd(exited) }, ""},
 		{"a signal's notice stays", true, signalled.Message, func(h *humanRenderer) { h.cellEnd(signalled) },
 			"[interpreter died: signal: killed]\n[cell 1 was killed (interpreter state was lost)]\n"},
+		{"a signal run passed on drops its notice", true, termed.Message, func(h *humanRenderer) {
+			h.passedOn = func(n int) bool { return n == 15 }
+			h.cellEnd(termed)
+		}, ""},
 		{"another notice stays", true, "timed out", func(h *humanRenderer) { h.cellEnd(exited) }, "[timed out]\n"},
 		{"shown before later output", true, "note", func(h *humanRenderer) {
 			h.stream(0, frames.TypeStderr, []byte("later\n"))
@@ -77,17 +82,23 @@ func TestCellEndSaysTheStatusOnce(t *testing.T) {
 
 // A failed cell whose traceback was shown ends without a line of its own,
 // as python3's stderr ends with the traceback; one without a shown error
-// still says it failed.
+// still says it failed. So does an interrupted one whose KeyboardInterrupt
+// was shown.
 func TestFailedCellEndsWithItsTraceback(t *testing.T) {
 	failed := sessions.CellResult{Status: sessions.StatusError, ExecutionCount: 1, DurationMs: 5}
+	interrupted := sessions.CellResult{Status: sessions.StatusCancelled, ExecutionCount: 1, DurationMs: 5}
+	keyboard := []frames.Frame{{Type: frames.TypeError, Ename: "KeyboardInterrupt", Traceback: []string{"KeyboardInterrupt"}}}
 	for _, tc := range []struct {
 		name   string
 		frames []frames.Frame
+		res    sessions.CellResult
 		want   string
 	}{
 		{"a traceback shown", []frames.Frame{{Type: frames.TypeError, Ename: "ZeroDivisionError", Evalue: "x", Traceback: []string{"ZeroDivisionError: x"}}},
-			"ZeroDivisionError: x\n"},
-		{"no error frame", nil, "[cell 1 failed after 5ms]\n"},
+			failed, "ZeroDivisionError: x\n"},
+		{"no error frame", nil, failed, "[cell 1 failed after 5ms]\n"},
+		{"interrupted, its traceback shown", keyboard, interrupted, "KeyboardInterrupt\n"},
+		{"interrupted, no error frame", nil, interrupted, "[cell 1 was cancelled after 5ms]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
@@ -95,7 +106,7 @@ func TestFailedCellEndsWithItsTraceback(t *testing.T) {
 			for _, f := range tc.frames {
 				h.frame(0, f)
 			}
-			h.cellEnd(failed)
+			h.cellEnd(tc.res)
 			if errs.String() != tc.want {
 				t.Errorf("stderr %q, want %q", errs.String(), tc.want)
 			}

@@ -41,6 +41,7 @@ type runFlags struct {
 	ipython   bool
 	tools     []string
 	grace     time.Duration
+	graceSet  bool // --grace given: it bounds Ctrl-C's wait too
 	magics    percent.Magics
 	params    *params.Params
 	argv      []string    // the cells' sys.argv (commandLine)
@@ -117,7 +118,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
 	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
 	f.backendFlags.register(fs)
-	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after an interrupt, how long a cell may take to stop before its interpreter is killed")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after a timeout, how long a cell may take to stop before its interpreter is killed; after Ctrl-C a cell takes its time, as under python3 (a second Ctrl-C kills it), unless --grace is given")
 	fs.StringArrayVar(&f.envList, "env", nil, "NAME=VALUE sets a variable for the cells, NAME passes this environment's value on (repeatable); otherwise they see only an allow-list of it")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
@@ -260,6 +261,7 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	f.env = env
 	attached := fs.Changed("session")
+	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {
 		return errors.New("--detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
 	}
@@ -384,7 +386,14 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		timeline.Mark("closed") // the interpreters have exited
 	}()
 
-	ctx, interrupted := interruptible(reg.Kill)
+	// What a python3 process would be sent goes to the script's interpreter;
+	// Ctrl-C waits for the cell to stop, as python3 would, unless --grace
+	// bounds it.
+	ctx, interrupted := interruptible(reg.Kill, interruptOpts{
+		forward: func(sig syscall.Signal) bool { return reg.Signal(f.session, sig) },
+		group:   func(sig syscall.Signal) bool { return reg.SignalGroup(f.session, sig) },
+		wait:    !f.graceSet,
+	})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	var out renderer
@@ -397,6 +406,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 		h.pythonExits = !f.ipython
 		h.holdNotices = true
+		h.passedOn = interrupted.passedOn
 		if !h.bounded {
 			streams = h.stream // bulk output without a copy per chunk
 		}
@@ -424,7 +434,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		return exitFailed
 	}
 	out.end(res)
-	return interrupted.exitCode(runExitCode(res, interrupts > 0))
+	return runOutcome(res, interrupts, interrupted)
 }
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/evalhost/evalhost/backend"
 )
 
 // exitQuit is what a shell reports for a command SIGQUIT ended (128+3), as
@@ -18,18 +20,33 @@ const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
-// SIGTERM and SIGHUP (the terminal went away) count as Ctrl-C, so the
-// cell's processes are ended rather than orphaned by evalhost's exit.
 // SIGQUIT (Ctrl-\) kills them at once, as it ends python3 at once, instead
 // of Go's stack dump of evalhost.
+//
+// SIGTERM and SIGHUP (the terminal went away) go to the script's
+// interpreter when there is a forwarder (a one-shot run's) and it has one
+// running, as they would reach python3: a handler the script set runs,
+// and without one the interpreter dies of it, and so does the run
+// (exitSignal). Otherwise (no interpreter yet, a gateway kernel, nb run, an
+// attached run) they count as Ctrl-C, so the cell's processes are ended
+// rather than orphaned by evalhost's exit, and the run then dies of the
+// signal. SIGUSR1 and SIGUSR2 are only forwarded (python3 without a
+// handler dies of them; Go would ignore them).
 type interrupts struct {
-	sig    chan os.Signal
-	quit   chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	n      atomic.Int32
-	quitBy atomic.Bool           // a SIGQUIT came
-	lost   atomic.Pointer[error] // the first failed write of the output
+	sig       chan os.Signal
+	quit      chan struct{}
+	cancel    func()                    // cancels the run
+	interrupt func()                    // the first Ctrl-C's cancel (interruptOpts.wait)
+	forward   func(syscall.Signal) bool // nil: nothing is forwarded
+	group     func(syscall.Signal) bool // nil: no job control
+	wg        sync.WaitGroup
+	n         atomic.Int32
+	quitBy    atomic.Bool           // a SIGQUIT came
+	lost      atomic.Pointer[error] // the first failed write of the output
+	// forwarded holds a bit for each signal passed on to the interpreter;
+	// fatal is the last SIGTERM or SIGHUP that counted as Ctrl-C instead.
+	forwarded atomic.Uint64
+	fatal     atomic.Int32
 }
 
 // outputLost cancels the run on the first write that failed.
@@ -56,34 +73,103 @@ func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) (code in
 	return exitFailed, true
 }
 
-func interruptible(kill func()) (context.Context, *interrupts) {
-	ctx, cancel := context.WithCancel(context.Background())
-	in := &interrupts{sig: make(chan os.Signal, 2), quit: make(chan struct{}), cancel: cancel}
-	signal.Notify(in.sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+// interruptOpts is what a command's signals do beyond Ctrl-C's defaults.
+type interruptOpts struct {
+	// forward, when not nil, passes a signal on to the script's
+	// interpreter and says whether one got it.
+	forward func(syscall.Signal) bool
+	// group, when not nil, signals the script's interpreter's process
+	// group and says whether one got it: Ctrl-Z (SIGTSTP) then stops it
+	// with evalhost, and SIGCONT (fg, bg) continues it (jobControl).
+	group func(syscall.Signal) bool
+	// wait: the first Ctrl-C interrupts the cell and waits for it as
+	// python3 would, however long its handling takes (a second Ctrl-C
+	// kills it), instead of killing it after the grace window.
+	wait bool
+}
+
+// interruptible starts handling the signals; kill is the second Ctrl-C's
+// (and SIGQUIT's). A SIGINT or SIGHUP that evalhost was started ignoring
+// (a background job's, nohup's) stays ignored, as python3 leaves it.
+func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
+		forward: opts.forward}
+	if opts.wait {
+		in.interrupt = func() { cancel(backend.ErrInterruptWait) }
+	} else {
+		in.interrupt = in.cancel
+	}
+	var sigs []os.Signal
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	sigs = append(sigs, syscall.SIGTERM, syscall.SIGQUIT)
+	if opts.forward != nil {
+		sigs = append(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
+	}
+	if opts.group != nil {
+		in.group = opts.group
+		sigs = append(sigs, jobControlSignals()...)
+	}
+	signal.Notify(in.sig, sigs...)
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
 		for {
 			select {
 			case s := <-in.sig:
-				if s == syscall.SIGQUIT {
-					in.quitBy.Store(true)
-					in.n.Add(1)
-					cancel()
-					kill()
-					continue
-				}
-				if in.n.Add(1) == 1 {
-					cancel()
-				} else {
-					kill()
-				}
+				in.handle(s.(syscall.Signal), kill)
 			case <-in.quit:
 				return
 			}
 		}
 	}()
 	return ctx, in
+}
+
+// handle is what one signal does (see interrupts).
+func (in *interrupts) handle(sig syscall.Signal, kill func()) {
+	switch {
+	case sig == syscall.SIGQUIT:
+		in.quitBy.Store(true)
+		in.n.Add(1)
+		in.cancel()
+		kill()
+		return
+	case sig == syscall.SIGTSTP || sig == syscall.SIGCONT:
+		in.jobControl(sig)
+		return
+	case sig == syscall.SIGUSR1 || sig == syscall.SIGUSR2:
+		if in.forward(sig) {
+			in.forwarded.Or(1 << uint(sig))
+		}
+		return
+	case sig != syscall.SIGINT && in.forward != nil && in.forward(sig):
+		in.forwarded.Or(1 << uint(sig))
+		return
+	case sig != syscall.SIGINT:
+		in.fatal.Store(int32(sig))
+		if in.n.Add(1) == 1 {
+			in.cancel() // python3 would be gone at once
+		} else {
+			kill()
+		}
+		return
+	}
+	if in.n.Add(1) == 1 {
+		in.interrupt()
+	} else {
+		kill()
+	}
+}
+
+// passedOn says whether sig was forwarded to the interpreter, so its death
+// by sig is the script's, as python3's would be, and no news.
+func (in *interrupts) passedOn(sig int) bool {
+	return sig > 0 && sig < 64 && in.forwarded.Load()&(1<<uint(sig)) != 0
 }
 
 // exitCode is code, or exitQuit when a SIGQUIT ended the run.

@@ -55,7 +55,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	for _, n := range c.Notices {
 		fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
 	}
-	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) })
+	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) }, interruptOpts{})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr)
@@ -113,7 +113,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			a.job, f.session, a.job)
 		return exitOK
 	}
-	return interrupted.exitCode(runExitCode(res, interrupts > 0))
+	return runOutcome(res, interrupts, interrupted)
 }
 
 // attachedRenderer renders the background process's lines as a one-shot

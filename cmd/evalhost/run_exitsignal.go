@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// signalled marks a dispatch result that is a signal to die of (its low
+// bits), not an exit code: no exit code is 256 or more.
+const signalled = 1 << 8
+
+// dieOf is dispatch's result for a command that ends as if killed by sig,
+// as python3 ends after an uncaught KeyboardInterrupt or a SIGTERM: its
+// parent then sees the signal, not only a status of 128+sig, and a shell
+// running a loop of commands stops at the Ctrl-C instead of going on to
+// the next one.
+func dieOf(sig syscall.Signal) int { return signalled | int(sig) }
+
+// exitAs ends evalhost with dispatch's result: an exit code, or a signal
+// (dieOf), raised against itself once every deferred clean-up has run. Go
+// dies of SIGINT, SIGTERM and SIGHUP when nothing is notified of them; a
+// signal evalhost was started ignoring (a background job's SIGINT) is not
+// raised, and 128+sig is the exit code then, as for any other signal.
+func exitAs(code int) {
+	if code&signalled == 0 {
+		os.Exit(code)
+	}
+	sig := syscall.Signal(code &^ signalled)
+	if (sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP) && !signal.Ignored(sig) {
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second) // the signal is on its way; this is only a bound
+	}
+	os.Exit(128 + int(sig))
+}
+
+// runOutcome is how a run ends after res, interrupts Ctrl-Cs having come:
+// python3's way where it has one. A run interrupted by Ctrl-C dies of
+// SIGINT, unless the script took the interrupt and every cell ran to its
+// end, when its own status is the run's (an `except KeyboardInterrupt:`
+// that saved and exited 0 exits 0). A script whose interpreter died of a
+// signal (CellResult.Signal) dies of it too when it is one Go can die of
+// (SIGINT, SIGTERM, SIGHUP), else exits 128+sig as a shell reports it; an
+// uncaught KeyboardInterrupt dies of SIGINT. A SIGTERM or SIGHUP that
+// stopped the run (not forwarded: no interpreter took it) is the signal it
+// dies of. SIGQUIT's 131 stays an exit code: raising it would dump core.
+func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
+	if in.quitBy.Load() {
+		return exitQuit
+	}
+	if interrupts > 0 && ranToEnd(res) {
+		interrupts = 0 // the script took the interrupt and finished its way
+	}
+	if interrupts == 0 && res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
+		c := res.Cells[res.FailedCell]
+		switch status, exited := c.ScriptExit(); {
+		case c.Signal != 0 && deathSignal(c.Signal):
+			return dieOf(syscall.Signal(c.Signal))
+		case c.Signal != 0:
+			return 128 + c.Signal
+		case exited && !c.Exited && status == exitInterrupted:
+			return dieOf(syscall.SIGINT) // an uncaught KeyboardInterrupt
+		}
+	}
+	code := runExitCode(res, interrupts > 0)
+	if code != exitInterrupted || interrupts == 0 {
+		return code
+	}
+	if sig := syscall.Signal(in.fatal.Load()); sig != 0 {
+		return dieOf(sig)
+	}
+	return dieOf(syscall.SIGINT)
+}
+
+// deathSignal says whether a run can die of sig itself (exitAs).
+func deathSignal(sig int) bool {
+	s := syscall.Signal(sig)
+	return s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP
+}
+
+// ranToEnd says whether every cell of res ran to its own end after an
+// interrupt: none was cancelled, skipped, timed out or stopped, so the
+// script took the KeyboardInterrupt and finished (or exited) its way.
+func ranToEnd(res sessions.Result) bool {
+	for _, c := range res.Cells {
+		switch {
+		case c.Exited:
+			return true // the script ended itself here; the rest never ran
+		case c.Status != sessions.StatusOK:
+			return false
+		}
+	}
+	return len(res.Cells) > 0
+}

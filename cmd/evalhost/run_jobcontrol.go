@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// jobControlSignals are what a shell's job control sends a one-shot run:
+// Ctrl-Z's SIGTSTP (unless evalhost was started ignoring it, as a
+// non-interactive shell's background job is), and SIGCONT.
+func jobControlSignals() []os.Signal {
+	sigs := []os.Signal{syscall.SIGCONT}
+	if !signal.Ignored(syscall.SIGTSTP) {
+		sigs = append(sigs, syscall.SIGTSTP)
+	}
+	return sigs
+}
+
+// jobControl makes Ctrl-Z stop the script as it stops python3. The
+// interpreter has a session of its own, which the terminal's SIGTSTP never
+// reaches (and which, orphaned, would discard it): so its process group
+// gets SIGSTOP, then evalhost stops itself, and the shell sees its job
+// stopped. fg or bg continue evalhost with SIGCONT, which goes on to the
+// group. A cell's timeout keeps counting while it is stopped; python3
+// has none.
+func (in *interrupts) jobControl(sig syscall.Signal) {
+	if sig == syscall.SIGCONT {
+		in.group(syscall.SIGCONT)
+		return
+	}
+	in.group(syscall.SIGSTOP)
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+}

@@ -1,0 +1,221 @@
+package tests
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// waitingScript prints its pid, then blocks in os.read on a pipe that only
+// a handler writes to (w; read(2), whatever the Python version), where the
+// test's signal is sure to land; before sets handlers, around (with WAIT
+// where the wait goes) wraps it.
+func waitingScript(before, around string) string {
+	body := "print(os.getpid(), flush=True)\nos.read(r, 1)\n"
+	if around != "" {
+		body = strings.ReplaceAll(around, "WAIT\n", indent(body))
+	}
+	return "import os, signal, sys, time\nr, w = os.pipe()\n" + before + body
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// signalEnd is how a command that was sent a signal ended: what it wrote,
+// and its wait status.
+type signalEnd struct {
+	stdout, stderr string
+	ws             syscall.WaitStatus
+}
+
+// signalled starts cmd, waits until the Python process whose pid it prints
+// first is blocked in read(2), sends send to it (cmd's process), and
+// returns how it ended.
+func signalled(t *testing.T, cmd *exec.Cmd, send func(cmd *exec.Cmd, pid int)) signalEnd {
+	t.Helper()
+	stdout, stderr := testkit.StartPiped(t, cmd)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	r := bufio.NewReader(stdout)
+	line, err := r.ReadString('\n')
+	pid, _ := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("first line %q (%v), want a pid; stderr %s", line, err, stderr)
+	}
+	waitInSyscall(t, pid, syscall.SYS_READ)
+	send(cmd, pid)
+	rest, _ := io.ReadAll(r)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command did not end")
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return signalEnd{stdout: string(rest), stderr: stderr.String(), ws: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+}
+
+// waitInSyscall waits until pid's main thread is in system call nr.
+func waitInSyscall(t *testing.T, pid int, nr int) {
+	t.Helper()
+	want := strconv.Itoa(nr) + " "
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+		if err != nil {
+			t.Skipf("cannot read what process %d is doing: %v", pid, err)
+		}
+		if strings.HasPrefix(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never blocked in system call %d (last: %q)", pid, nr, b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func sendSignal(sig syscall.Signal) func(*exec.Cmd, int) {
+	return func(cmd *exec.Cmd, _ int) { cmd.Process.Signal(sig) }
+}
+
+// how says how a process ended, as a shell would tell it apart.
+func how(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ws.ExitStatus())
+}
+
+// A signal sent to `evalhost run` does to the script what it does to
+// python3 running it: SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 reach the
+// script's handlers or end it by their default action, and run then dies
+// of the same signal (its parent sees it so); Ctrl-C's KeyboardInterrupt
+// may be caught and handled for as long as the script needs (not cut at
+// --grace), and an uncaught one kills the run by SIGINT. Each row is
+// compared with python3's stdout, stderr and wait status (for SIGUSR1,
+// which Go cannot die of, the status a shell reports).
+func TestRunSignalsAsPython(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name       string
+		src        string
+		sig        syscall.Signal
+		statusOnly bool // compare the shell's status, not how it ended
+	}{
+		{"SIGINT uncaught", waitingScript("", ""), syscall.SIGINT, false},
+		{"SIGINT caught, handled past the grace window", waitingScript("",
+			"try:\nWAIT\nexcept KeyboardInterrupt:\n    print('saving', flush=True)\n    time.sleep(2.5)\n    print('saved')\n"),
+			syscall.SIGINT, false},
+		{"SIGINT caught, sys.exit(3)", waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    sys.exit(3)\n"), syscall.SIGINT, false},
+		{"SIGTERM without a handler", waitingScript("", ""), syscall.SIGTERM, false},
+		{"SIGTERM handler exits", waitingScript("def h(n, f):\n    print('handler', n)\n    sys.exit(5)\nsignal.signal(signal.SIGTERM, h)\n", ""),
+			syscall.SIGTERM, false},
+		{"SIGTERM handler, then on", waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('handled', n, os.write(w, b'x')))\n", "") + "print('after')\n",
+			syscall.SIGTERM, false},
+		{"SIGHUP without a handler", waitingScript("", ""), syscall.SIGHUP, false},
+		{"SIGUSR1 handler", waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: print('usr1', n, os.write(w, b'x')))\n", "") + "print('after')\n",
+			syscall.SIGUSR1, false},
+		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, true},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			script := writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src)
+			got := signalled(t, command(t, "run", script), sendSignal(tc.sig))
+			want := signalled(t, pythonCmd(t, script), sendSignal(tc.sig))
+			if got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
+			}
+			switch {
+			case tc.statusOnly && shellStatus(got.ws) != shellStatus(want.ws):
+				t.Errorf("status %d, python3's %d", shellStatus(got.ws), shellStatus(want.ws))
+			case !tc.statusOnly && how(got.ws) != how(want.ws):
+				t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
+			}
+		})
+	}
+}
+
+// A shell loop stops at Ctrl-C when the command it runs dies of SIGINT, as
+// python3 does after an uncaught KeyboardInterrupt; one that exited 130
+// looks to bash as if it handled the interrupt, and the loop went on.
+func TestRunCtrlCStopsAShellLoop(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := writeScript(t, t.TempDir(), "loop.py", waitingScript("if sys.argv[1] == '2':\n    sys.exit(0)\n", ""))
+	for _, tc := range []struct{ name, cmd string }{
+		{"evalhost run", binary + " run"},
+		{"python3", "python3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := exec.Command("bash", "-c", "for i in 1 2; do "+tc.cmd+" "+script+" $i; echo next $?; done; echo end")
+			loop.Env = append(os.Environ(), "EVALHOST_HOME="+t.TempDir())
+			// Its own process group, which Ctrl-C signals as a terminal's
+			// foreground job.
+			loop.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			end := signalled(t, loop, func(cmd *exec.Cmd, _ int) { syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) })
+			if strings.Contains(end.stdout, "next") || strings.Contains(end.stdout, "end") || !end.ws.Signaled() || end.ws.Signal() != syscall.SIGINT {
+				t.Errorf("the loop went on (stdout %q, bash %s); want it stopped, killed by SIGINT", end.stdout, how(end.ws))
+			}
+		})
+	}
+}
+
+// Ctrl-Z stops the script with evalhost, as it stops python3: the
+// interpreter has a session of its own, out of the terminal's reach, so run
+// stops its process group and then itself; SIGCONT (fg) continues both.
+func TestRunCtrlZStopsTheScript(t *testing.T) {
+	script := writeScript(t, t.TempDir(), "z.py", waitingScript("", ""))
+	cmd := command(t, "run", script)
+	var pid int
+	end := signalled(t, cmd, func(cmd *exec.Cmd, p int) {
+		pid = p
+		cmd.Process.Signal(syscall.SIGTSTP)
+		waitState(t, cmd.Process.Pid, 'T')
+		waitState(t, pid, 'T')
+		cmd.Process.Signal(syscall.SIGCONT)
+		waitState(t, pid, 'S')
+		cmd.Process.Signal(syscall.SIGTERM)
+	})
+	if !end.ws.Signaled() || end.ws.Signal() != syscall.SIGTERM {
+		t.Errorf("run ended %s, want killed by SIGTERM; stderr %s", how(end.ws), end.stderr)
+	}
+}
+
+// waitState waits until pid's state (/proc/PID/stat) is state.
+func waitState(t *testing.T, pid int, state byte) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i > 0 && len(s) > i+2 && s[i+2] == state {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never reached state %c: %s", pid, state, b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
