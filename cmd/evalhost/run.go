@@ -168,6 +168,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	attached := fs.Changed("session")
+	if !attached && !resolvedGateway(f.choice()) {
+		f.py.fromEnvironment(os.Getenv)
+	}
 	stopProfile, ok := f.profile.start("run", stderr)
 	if !ok {
 		return exitUsage
