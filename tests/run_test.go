@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 		{"timeout exits 124", "while True: pass\n", []string{"run", "--timeout", "1", "-"}, 124, nil,
 			[]string{"Command timed out after 1 seconds", "timed out"}},
 		{"shell cells", "# %% [sh]\ncd /tmp\n# %% [sh]\npwd\n", []string{"run", "-"}, 0, []string{"/tmp"}, nil},
-		{"death is reported", "import os\nos.kill(os.getpid(), 9)\n", []string{"run", "-"}, 1, nil, []string{"interpreter died: signal: killed; not retried"}},
+		{"death is reported", "import os\nos.kill(os.getpid(), 9)\n", []string{"run", "-"}, 137, nil, []string{"interpreter died: signal: killed; not retried"}},
 		{"os._exit is the script's exit", "import os\nos._exit(3)\n", []string{"run", "-"}, 3, nil, nil},
 		{"usage error", "", []string{"run"}, 2, nil, []string{"nothing to run"}},
 		{"notebook hint", "", []string{"run", "x.ipynb"}, 2, nil, []string{"x.ipynb is a notebook: run it with \"evalhost nb run x.ipynb\""}},

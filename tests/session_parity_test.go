@@ -216,7 +216,7 @@ func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
 	code := 0
 	var exit *exec.ExitError
 	if err := cmd.Wait(); errors.As(err, &exit) {
-		code = exit.ExitCode()
+		code = shellStatus(exit.Sys().(syscall.WaitStatus)) // a death by SIGINT is 130
 	} else if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600 (0: the default, 30)")
+	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600; 0: no limit, as python3 has none (not with --session)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the session (default: the current one)")
 	fs.StringVar(&f.python, "python", "", "python interpreter to use (default: venv, then python3 on PATH)")
 	fs.BoolVar(&f.json, "json", false, "write NDJSON: every frame tagged with its cell, then a summary line per cell")
@@ -168,7 +168,10 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	attached := fs.Changed("session")
-	if !attached && !resolvedGateway(f.choice()) {
+	if !attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
+		// The program's bytes go out as it writes them, as python3's; not
+		// --json's frames nor --max-output's tail, which -u would only
+		// split into a frame per write.
 		f.py.fromEnvironment(os.Getenv)
 	}
 	stopProfile, ok := f.profile.start("run", stderr)
@@ -246,7 +249,7 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	f.lang = lang
 	if f.timeout < 0 || f.timeout > int(sessions.MaxTimeout/time.Second) {
 		// Refused, not cut to 600: a long cell stopped part way is lost work.
-		return fmt.Errorf("--timeout %d: want seconds from 1 to 600 (0 means the default, 30)", f.timeout)
+		return fmt.Errorf("--timeout %d: want seconds from 1 to 600, or 0 for no limit", f.timeout)
 	}
 	if f.cwd != "" {
 		if err := checkCwdFlag(f.cwd); err != nil {
@@ -328,6 +331,9 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 			out[i].File, out[i].Line = f.file, c.Line
 		}
 		out[i].Timeout = time.Duration(f.timeout) * time.Second
+		if f.timeout == 0 {
+			out[i].Timeout = sessions.NoTimeout
+		}
 	}
 	return out, nil
 }

@@ -155,6 +155,8 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
 	case f.py.given() != "":
 		return "python3's options (" + f.py.given() + ") are not available with --session: they apply to a fresh interpreter, and the session's may already run; run without --session"
+	case f.timeout == 0:
+		return "--timeout 0 (no limit) is not available with --session: the background process bounds a cell at 600 s; give --detach to let a longer one go on as a job, or run without --session"
 	}
 	return ""
 }
