@@ -27,8 +27,11 @@
 // them as the cells before it left them. req.Filename and req.FirstLine
 // name the file a Python cell comes from: the runner (host) compiles it
 // under that name with the file's line numbers; the shell and gateway
-// kernels ignore them. A request with Exit set is not a cell and is
-// refused with an error.
+// kernels ignore them. req.InScript (a script's cell: its request has
+// argv) has the runner report the cell's uncaught error as python3 does,
+// for that cell alone; the shell and gateway kernels ignore it (a gateway
+// kernel's errors are IPython's, argv or not). A request with Exit set is
+// not a cell and is refused with an error.
 //
 // A cell that fails (an exception, a non-zero exit status) is not an Execute
 // error: the done frame says Status "error" and the interpreter stays alive

@@ -300,5 +300,6 @@ func DecodeRequest(line []byte) (Request, error) {
 	}
 	r.Module = root.Get("module").String()
 	r.Script = root.Get("script").Bool()
+	r.InScript = root.Get("inScript").Bool()
 	return r, nil
 }

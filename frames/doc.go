@@ -101,7 +101,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -134,6 +134,11 @@
 //	    leading docstring is __doc__), and matplotlib figures left open are
 //	    not sent at its end; plt.show() (under Agg, the runner's default
 //	    backend) and display() still send display frames.
+//	    inScript: the cell is one of a script's (its request gave argv,
+//	    which only its first cell in an interpreter carries): its uncaught
+//	    error is reported as python3's (see error). A request with argv is
+//	    one too. It lasts for this cell alone: a later request without
+//	    either is a notebook's, whatever came before in the interpreter.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. What it writes
@@ -171,9 +176,9 @@
 //	    The cell raised. Traceback lines are plain text, without runner frames.
 //	    exit: it is the cell's SystemExit (a subclass's too) other than 0,
 //	    which python3 would end a script by without a traceback (see done).
-//	    Every error has this frame. In the runner's own mode, once a
-//	    request has given argv (the cells are a script's: evalhost run's
-//	    always are), a cell's uncaught error other than SystemExit and the
+//	    Every error has this frame. In the runner's own mode, in a cell
+//	    of a script's (the request has argv or inScript: evalhost run's
+//	    cells always do), its uncaught error other than SystemExit and the
 //	    host's interrupt is reported as python3 reports one that ends a
 //	    script: the traceback keeps sys.tracebacklimit's innermost frames
 //	    (none, nor the "Traceback" line, for 0 or less); a sys.excepthook
@@ -184,7 +189,8 @@
 //	    a sys.stderr the cells replaced (a file). reported: one of those
 //	    two, so the output already holds python3's report, and a renderer
 //	    that shows output as python3 does shows no traceback of its own.
-//	    Other cells (no argv: notebooks, serve and MCP cells) report as
+//	    Other cells (neither: notebooks, serve and MCP cells without argv,
+//	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.
 //	{"type":"input","id":ID,"prompt":TEXT}
 //	    The cell called input(); stdin is not interactive, so the runner raises

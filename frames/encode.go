@@ -283,6 +283,9 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	if r.Script {
 		dst = append(dst, `,"script":true`...)
 	}
+	if r.InScript {
+		dst = append(dst, `,"inScript":true`...)
+	}
 	return append(dst, '}')
 }
 

@@ -207,4 +207,10 @@ type Request struct {
 	// sys.displayhook not called), figures left open not shown at the end;
 	// without it Code is a notebook cell, whose last expression is shown.
 	Script bool
+	// InScript says the cell is one of a script's cells: its request gave
+	// argv (sessions.Request.Argv, which only the first cell of each
+	// interpreter carries), so its uncaught error is reported as python3
+	// reports one that ends a script. Without it (and without Argv) the
+	// cell is a notebook's, whatever an earlier request was.
+	InScript bool
 }

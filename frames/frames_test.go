@@ -164,6 +164,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c6", Code: "x", Filename: "/w/a.py"},
 		{ID: "c7", Code: "x", Argv: []string{"-m", "--n"}, Module: "json.tool"},
 		{ID: "c8", Code: "main()", Filename: "/w/a.py", Script: true},
+		{ID: "c9", Code: "x", InScript: true},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

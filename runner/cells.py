@@ -44,9 +44,6 @@ def _drop_run_id():
 
 _argv = _core._module("argv")
 _argv_state = _argv.State(_core._cwd_entry)  # what the last request's argv set
-# A request gave argv: the cells are a script's (evalhost run's always
-# are), whose uncaught error goes as python3's (tracebacks.report_uncaught).
-_script = False
 
 
 def _apply_argv(argv, file):
@@ -55,9 +52,7 @@ def _apply_argv(argv, file):
         raise _RequestError('"argv" must be a non-empty array of strings')
     if file is not None and (type(file) is not str or not file):
         raise _RequestError('"file" must be a non-empty string')
-    global _script
     _argv.apply(_argv_state, sys.modules["__main__"].__dict__, argv, file)
-    _script = True
 
 
 def _apply(req):
@@ -360,6 +355,10 @@ class Cell(_wire._Request):
     origin = None  # (filename, lines before the cell) of a cell from a file (_origin)
     module = None  # the module a request runs as python3 -m does (_run_module)
     script = False  # runs as python3 runs a script file: no value shown, no figures flushed
+    # One of a script's cells (its request has argv or inScript), whose
+    # uncaught error goes as python3's (tracebacks.report_uncaught). Per
+    # request: a session a script used may serve a notebook's cells next.
+    in_script = False
 
     def __init__(self, req):
         self.req = req
@@ -429,8 +428,12 @@ class Cell(_wire._Request):
         script = self.req.get("script", False)
         if type(script) is not bool:
             raise _RequestError('"script" must be true or false')
+        in_script = self.req.get("inScript", False)
+        if type(in_script) is not bool:
+            raise _RequestError('"inScript" must be true or false')
         _apply(self.req)
         self.code, self.module, self.script = code, module, script
+        self.in_script = in_script or self.req.get("argv") is not None
 
     def run(self):
         """Count the cell and run it; figures and post-cell hooks follow whatever it did."""
@@ -517,7 +520,7 @@ class Cell(_wire._Request):
             _core._send_error(e, exit=True)
         else:
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
-            if not _script or self.cancelled or _core._ipython_mode:
+            if not self.in_script or self.cancelled or _core._ipython_mode:
                 _core._send_error(e)  # as Jupyter's kernel reports it: no hook, all frames
             else:
                 exit = _core._module("tracebacks").report_uncaught(e, self)

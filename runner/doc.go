@@ -143,10 +143,13 @@
 //     and matplotlib-inline's post_execute sends none of the figures it
 //     drew (its plt.show() is matplotlib-inline's, which sends them).
 //   - A cell's uncaught error is reported as python3 reports one that ends a
-//     script once a request has given "argv" (the cells are a script's:
-//     evalhost run's always are; tracebacks.report_uncaught), and as
-//     Jupyter's kernel does before that (a notebook's cells: no hook,
-//     every frame); not with EVALHOST_IPYTHON=1, whose errors are
+//     script when its request has "argv" or "inScript" (the cell is a
+//     script's: evalhost run's always are; tracebacks.report_uncaught),
+//     and as Jupyter's kernel does otherwise (a notebook's cells: no hook,
+//     every frame), per request: a session's interpreter that ran a
+//     script's cells reports a later notebook cell's error as a notebook's
+//     (a script's own sys.excepthook stays set but is not called); not
+//     with EVALHOST_IPYTHON=1, whose errors are
 //     IPython's, nor for the host's interrupt. As python3: a
 //     sys.excepthook the cells set is called with the script's frames
 //     (the runner's off every traceback of the chain, a cause's too),

@@ -19,12 +19,13 @@ func fileLines(tb []string) []string {
 	return out
 }
 
-// A script's uncaught error (a request gave argv) goes as python3's: the
-// cells' sys.excepthook is called and its error frame marked reported, as
-// is one whose traceback went to a replaced sys.stderr; sys.tracebacklimit
-// keeps the innermost frames of the frame's traceback. Before any argv
-// (a notebook's cells), the error is reported as Jupyter's kernel does:
-// no hook, every frame.
+// A script's uncaught error (its request has argv, or inScript: a later
+// cell of the script) goes as python3's: the cells' sys.excepthook is
+// called and its error frame marked reported, as is one whose traceback
+// went to a replaced sys.stderr; sys.tracebacklimit keeps the innermost
+// frames of the frame's traceback. A notebook's cell (neither), before or
+// after a script's, is reported as Jupyter's kernel does: no hook, every
+// frame.
 func TestUncaughtErrorOfAScript(t *testing.T) {
 	p := start(t, startOpts{})
 	const setup = "import sys\ndef hook(t, v, tb):\n    names = []\n    while tb:\n        names.append(tb.tb_frame.f_code.co_name)\n        tb = tb.tb_next\n" +
@@ -54,21 +55,28 @@ func TestUncaughtErrorOfAScript(t *testing.T) {
 					t.Errorf("reported %v, evalue %q, traceback:\n%s\nwant reported, f's frame alone (tracebacklimit 1)", e.Reported, e.Evalue, strings.Join(e.Traceback, "\n"))
 				}
 			}},
-		{name: "a later request without argv is still the script's", req: map[string]any{"code": "f()"},
+		{name: "a later cell of the script's", req: map[string]any{"code": "f()", "inScript": true},
 			stdout: "HOOK ZeroDivisionError ['<module>', 'f']\n",
 			check: func(t *testing.T, c cellResult) {
 				if !wantError(t, c, "ZeroDivisionError").Reported {
 					t.Error("error not marked reported")
 				}
 			}},
-		{name: "the default hook: the frame shows it, no frames under limit 0", req: map[string]any{"code": "sys.excepthook = sys.__excepthook__\nsys.tracebacklimit = 0\nf()"},
+		{name: "a notebook's cell after the script's: no hook, every frame", req: map[string]any{"code": "f()"},
+			check: func(t *testing.T, c cellResult) {
+				e := wantError(t, c, "ZeroDivisionError")
+				if e.Reported || len(fileLines(e.Traceback)) != 2 {
+					t.Errorf("reported %v, traceback:\n%s\nwant unreported, both frames", e.Reported, strings.Join(e.Traceback, "\n"))
+				}
+			}},
+		{name: "the default hook: the frame shows it, no frames under limit 0", req: map[string]any{"inScript": true, "code": "sys.excepthook = sys.__excepthook__\nsys.tracebacklimit = 0\nf()"},
 			check: func(t *testing.T, c cellResult) {
 				e := wantError(t, c, "ZeroDivisionError")
 				if e.Reported || strings.Join(e.Traceback, "\n") != "ZeroDivisionError: division by zero" {
 					t.Errorf("reported %v, traceback %q; want unreported, the error's line alone", e.Reported, e.Traceback)
 				}
 			}},
-		{name: "a replaced stderr gets the traceback", req: map[string]any{"code": "import io\nsys.tracebacklimit = 2\nbuf = sys.stderr = io.StringIO()\nf()"},
+		{name: "a replaced stderr gets the traceback", req: map[string]any{"inScript": true, "code": "import io\nsys.tracebacklimit = 2\nbuf = sys.stderr = io.StringIO()\nf()"},
 			check: func(t *testing.T, c cellResult) {
 				e := wantError(t, c, "ZeroDivisionError")
 				if !e.Reported || len(fileLines(e.Traceback)) != 2 {
@@ -82,7 +90,7 @@ func TestUncaughtErrorOfAScript(t *testing.T) {
 					t.Errorf("the replaced stderr got %q, want the frame's traceback %q", c.stdout, want)
 				}
 			}},
-		{name: "a hook that raises", req: map[string]any{"code": "def bad(*a):\n    raise RuntimeError('hook broke')\nsys.excepthook = bad\nsys.tracebacklimit = 1\nf()"}, own: true,
+		{name: "a hook that raises", req: map[string]any{"inScript": true, "code": "def bad(*a):\n    raise RuntimeError('hook broke')\nsys.excepthook = bad\nsys.tracebacklimit = 1\nf()"}, own: true,
 			check: func(t *testing.T, c cellResult) {
 				if !wantError(t, c, "ZeroDivisionError").Reported {
 					t.Error("error not marked reported")
@@ -96,14 +104,14 @@ func TestUncaughtErrorOfAScript(t *testing.T) {
 					t.Errorf("the hook's error is chained to the cell's, as python3's is not:\n%s", c.stderr)
 				}
 			}},
-		{name: "a hook's sys.exit ends the script", req: map[string]any{"code": "sys.excepthook = lambda *a: sys.exit(3)\nf()"},
+		{name: "a hook's sys.exit ends the script", req: map[string]any{"inScript": true, "code": "sys.excepthook = lambda *a: sys.exit(3)\nf()"},
 			check: func(t *testing.T, c cellResult) {
 				e := wantError(t, c, "SystemExit")
 				if !e.Exit || e.Reported || !c.done().Exit || c.done().ExitStatus != 3 {
 					t.Errorf("error %+v, done %+v; want the hook's SystemExit(3)", e, c.done())
 				}
 			}},
-		{name: "a closed stdout leaves stderr writable", req: map[string]any{"code": "sys.excepthook = sys.__excepthook__\nsys.stdout.close()\nprint('still', file=sys.stderr)\nf()"},
+		{name: "a closed stdout leaves stderr writable", req: map[string]any{"inScript": true, "code": "sys.excepthook = sys.__excepthook__\nsys.stdout.close()\nprint('still', file=sys.stderr)\nf()"},
 			stderr: "still\n",
 			check: func(t *testing.T, c cellResult) {
 				if e := wantError(t, c, "ZeroDivisionError"); e.Reported {

@@ -47,6 +47,11 @@ func TestScriptCells(t *testing.T) {
 					t.Errorf("error %q", e.Evalue)
 				}
 			}},
+			{"inScript not a bool", map[string]any{"code": "1", "inScript": 1}, func(t *testing.T, c cellResult) {
+				if e := wantError(t, c, "RequestError"); !strings.Contains(e.Evalue, `"inScript" must be true or false`) {
+					t.Errorf("error %q", e.Evalue)
+				}
+			}},
 		} {
 			t.Run(tc.name, func(t *testing.T) { tc.check(t, p.runReq(tc.req)) })
 		}

@@ -364,8 +364,12 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		run += "-retry"
 	}
 	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
-		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module,
-		Script: c.cell.Script && c.cell.Language == LangPython}
+		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module}
+	if c.cell.Language == LangPython {
+		// Every cell of a request with argv is a script's, not only the
+		// first, which carries the argv: its error is reported as python3's.
+		req.Script, req.InScript = c.cell.Script, c.j.req.Argv != nil
+	}
 	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)
 	}

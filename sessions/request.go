@@ -176,7 +176,10 @@ type Request struct {
 	// They are set before the request's first cell of each language, and
 	// again in an interpreter that replaced one (a reset, a retry); the
 	// cells are one script, whose changes to them last into the next cell.
-	// Nil leaves both as the session has them.
+	// Nil leaves both as the session has them. A Python cell's uncaught
+	// error is reported as python3 reports one that ends a script when its
+	// request has Argv (frames.Request.InScript), as a notebook's otherwise,
+	// whatever an earlier request to the session gave.
 	Argv []string
 	File string
 	// OnCellEnd, when set, receives each cell's result as soon as it is known.
