@@ -84,8 +84,8 @@ func TestRunScriptArguments(t *testing.T) {
 			want: []string{"argv ['-', 'a b', '--json']", "file '<stdin>'", "path0 ''", "sh 2 a b"}},
 		{name: "-c with arguments, as python3 -c", args: []string{"run", "-c", argvCell, "a", "--b"},
 			want: []string{"['-c', 'a', '--b'] None ''"}},
-		{name: "-c, then -- ending run's flags", args: []string{"run", "-c", argvCell, "--", "q"},
-			want: []string{"['-c', 'q'] None ''"}},
+		{name: "-c, then -- ending run's flags, passed on as python3 -c passes it", args: []string{"run", "-c", argvCell, "--", "q"},
+			want: []string{"['-c', '--', 'q'] None ''"}},
 		{name: "an unknown flag before FILE says where the script's go", args: []string{"run", "--epochs", "3", script}, code: 2,
 			wantErr: "A script's own flags go after FILE"},
 		{name: "a parameter flag before FILE without its value says so too", args: []string{"run", "-y"}, code: 2,
@@ -201,5 +201,41 @@ func TestRunScriptArgumentsGateway(t *testing.T) {
 		if out, err := run("run", "--backend", "gateway", "--cwd", bad, "-c", "import os; print(repr(os.getcwd()))"); err != nil || !strings.Contains(out, want) {
 			t.Errorf("a cwd that is not UTF-8: want %s (err %v):\n%s", want, err, out)
 		}
+	}
+}
+
+// A "--" reaches the cells as python3's command line passes it on: after
+// -c CODE (python3's options end at -c, so ['-c', '--', 'x']), after -m
+// MODULE and after FILE; before FILE it ends the options and is no one's.
+// stdout, stderr and the exit code are python3's, byte for byte.
+func TestRunDashDashAsPython(t *testing.T) {
+	dir := t.TempDir()
+	const show = "import sys; print(sys.argv[1:])\n"
+	writeScript(t, dir, "argv_mod.py", show)
+	script := writeScript(t, dir, "s.py", show)
+	for _, tc := range []struct {
+		name string
+		run  []string // run's arguments, python3's too unless py is set
+		py   []string
+	}{
+		{name: "-c CODE -- x", run: []string{"-c", show, "--", "x"}},
+		{name: "-c CODE -- -- y", run: []string{"-c", show, "--", "--", "y"}},
+		{name: "-c CODE -- alone", run: []string{"-c", show, "--"}},
+		{name: "-c CODE x -- y", run: []string{"-c", show, "x", "--", "y"}},
+		{name: "-c CODE -- --json, which is no flag of run's", run: []string{"-c", show, "--", "--json"}},
+		{name: "run's flags after -c, then --", run: []string{"-c", show, "--timeout", "9", "--", "-x"}, py: []string{"-c", show, "--", "-x"}},
+		{name: "-m MODULE -- x", run: []string{"-m", "argv_mod", "--", "x"}},
+		{name: "FILE -- x", run: []string{script, "--", "x"}},
+		{name: "-- FILE x", run: []string{"--", script, "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			py := tc.py
+			if py == nil {
+				py = tc.run
+			}
+			cmd, pyCmd := command(t, append([]string{"run"}, tc.run...)...), pythonCmd(t, py...)
+			cmd.Dir, pyCmd.Dir = dir, dir
+			sameAsPythonCmd(t, cmd, pyCmd)
+		})
 	}
 }

@@ -46,13 +46,24 @@ var errModuleWithCode = errors.New("-m MODULE and -c CODE: give one, as python3 
 // and a parameter flag, skip theirs (-c -m is the cell "-m"). mod is nil
 // without -m; flags are the arguments before it (and -m's leading
 // shorthands, -u of -um).
+//
+// A "--" that ends run's flags after a -c cell is the cells' too: python3
+// -c CODE -- x gives ['-c', '--', 'x'], its options having ended at -c.
+// run's flags go on after -c (it repeats), so the "--" still ends them,
+// and flags holds it twice: pflag takes the first, fs.Args() starts with
+// the second.
 func cutModule(fs *pflag.FlagSet, args []string) (flags []string, mod *moduleRun, err error) {
+	code := false // a -c cell came before
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--" && code {
+			return append(args[:i+1:i+1], args[i:]...), nil, nil
+		}
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			return args, nil, nil
 		}
 		bools, name, value, hasValue := paramFlagIn(fs, a)
+		code = code || name == "-c" || name == "--code"
 		if name == "-m" {
 			rest := args[i+1:]
 			if value == "" && len(rest) > 0 {

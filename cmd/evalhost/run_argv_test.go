@@ -25,7 +25,14 @@ func TestParseCommandLine(t *testing.T) {
 	}{
 		{"-c alone", []string{"-c", "x"}, commandLine{argv: []string{"-c"}}, []string{"x"}},
 		{"-c with arguments, as python3 -c", []string{"-c", "x", "a", "b"}, commandLine{argv: []string{"-c", "a", "b"}}, []string{"x"}},
-		{"-c then -- ends run's flags", []string{"-c", "x", "--", "-b"}, commandLine{argv: []string{"-c", "-b"}}, []string{"x"}},
+		// python3 -c CODE -- x gives ['-c', '--', 'x']: its options end at -c.
+		{"-c then -- ends run's flags, and is the cells'", []string{"-c", "x", "--", "-b"}, commandLine{argv: []string{"-c", "--", "-b"}}, []string{"x"}},
+		{"-c, run's flags, --", []string{"-c", "x", "--json", "-c", "y", "--", "--json"}, commandLine{argv: []string{"-c", "--", "--json"}}, []string{"x", "y"}},
+		{"-c then -- alone", []string{"--code=x", "--"}, commandLine{argv: []string{"-c", "--"}}, []string{"x"}},
+		{"-c in a cluster, then -- twice", []string{"-uc", "x", "--", "--", "y"}, commandLine{argv: []string{"-c", "--", "--", "y"}}, []string{"x"}},
+		{"-c's cell --", []string{"-c", "--", "y"}, commandLine{argv: []string{"-c", "y"}}, []string{"--"}},
+		{"-- after -c's argument is the cells'", []string{"-c", "x", "a", "--", "y"}, commandLine{argv: []string{"-c", "a", "--", "y"}}, []string{"x"}},
+		{"-c after -- is FILE", []string{"--", "-c", "y"}, commandLine{"-c", []string{"-c", "y"}, filepath.Join(wd, "-c"), ""}, nil},
 		{"-c, then a name that is no FILE", []string{"-c", "x", "s.py", "-c", "y"}, commandLine{argv: []string{"-c", "s.py", "-c", "y"}}, []string{"x"}},
 		{"FILE", []string{"s.py"}, commandLine{"s.py", []string{"s.py"}, abs, ""}, nil},
 		{"FILE and arguments", []string{"s.py", "1", "2"}, commandLine{"s.py", []string{"s.py", "1", "2"}, abs, ""}, nil},
