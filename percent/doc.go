@@ -27,10 +27,14 @@
 //     dropped. Every kept cell's code ends in exactly one "\n" and carries
 //     the 1-based line of its first code line.
 //   - A script without any cell marker and without Jupytext's header is a
-//     plain script, not a notebook in text form: its cell (a Python one) has
-//     sessions.Cell.Script set, so it runs as python3 runs the file, showing
-//     no expression's value. A script with a marker, even one that only
-//     starts markdown, is a notebook: each cell shows its last expression.
+//     plain script, not a notebook in text form: it is exactly one cell,
+//     kept also when empty or only comments (its text as given: python3
+//     runs such a file and prints nothing, and so does a caller that runs
+//     the cell), and that cell (a Python one) has sessions.Cell.Script set,
+//     so it runs as python3 runs the file, showing no expression's value. A
+//     script with a marker, even one that only starts markdown, is a
+//     notebook: each cell shows its last expression, and one of no code
+//     cells gives none.
 //   - Split never fails: any text is a script. Line ends are kept as given
 //     (callers normalise CRLF first if they want to).
 package percent

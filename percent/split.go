@@ -57,9 +57,10 @@ func Split(src, defaultLang string) []Cell {
 // uncommented; with magics on, commented magics are uncommented.
 //
 // A script with no cell marker and no Jupytext header is a plain script,
-// not a notebook: its one cell, when it is Python, is marked
-// sessions.Cell.Script, so it runs as python3 runs the file (no value of
-// an expression shown).
+// not a notebook: it is one cell, also when it is empty or holds only
+// comments (python3 runs that file, silently), and when it is Python, the
+// cell is marked sessions.Cell.Script, so it runs as python3 runs the file
+// (no value of an expression shown).
 func SplitScript(src string, opt Options) []Cell {
 	lang := opt.Language
 	if lang == "" {
@@ -89,7 +90,12 @@ func SplitScript(src string, opt Options) []Cell {
 	}
 	s.flush()
 	if !s.marked && !header.Jupytext {
-		for i := range s.cells { // one at most
+		if len(s.cells) == 0 {
+			// python3 runs an empty file, or one of comments, silently:
+			// a plain script is its one cell, whatever it holds.
+			s.cells = []Cell{{Cell: sessions.Cell{Language: lang, Code: strings.TrimRight(strings.Join(s.cur.body, ""), "\n") + "\n"}, Line: s.cur.line}}
+		}
+		for i := range s.cells { // one
 			s.cells[i].Script = s.cells[i].Language == sessions.LangPython
 		}
 	}

@@ -49,6 +49,12 @@ func TestSplitPercent(t *testing.T) {
 		{"magic in a string stays", jupytextHeader + "# %%\ns = '''\n# %time\n'''\n", []string{"py||s = '''\n# %time\n'''\n"}},
 		{"header says comment_magics false", "# ---\n# jupyter:\n#   jupytext:\n#     comment_magics: false\n# ---\n# %%\n# %time x\n", []string{"py||# %time x\n"}},
 		{"header lines are not code", jupytextHeader + "x = 1\n", []string{"py||x = 1\n"}},
+		// python3 runs an empty file, or one of comments, and prints nothing.
+		{"an empty plain script is one cell", "", []string{"py||\n"}},
+		{"a plain script of blank lines", "\n  \n", []string{"py||\n  \n"}},
+		{"a plain script of comments", "#!/usr/bin/env python3\n# nothing yet\n\n", []string{"py||#!/usr/bin/env python3\n# nothing yet\n"}},
+		{"a Jupytext header alone has none", jupytextHeader, nil},
+		{"markers alone have none", "# %%\n# %% [markdown]\n# notes\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +89,9 @@ func TestSplitPlainScript(t *testing.T) {
 		{"only a markdown marker", "x = 1\nx\n# %% [markdown]\n# prose\n", sessions.LangPython, []bool{false}},
 		{"an nbconvert marker", "# In[1]:\nx = 1\nx\n", sessions.LangPython, []bool{false}},
 		{"Jupytext's header", jupytextHeader + "x = 1\nx\n", sessions.LangPython, []bool{false}},
+		{"empty", "", sessions.LangPython, []bool{true}},
+		{"only comments", "# todo\n", sessions.LangPython, []bool{true}},
+		{"a shell script of only comments", "# todo\n", sessions.LangShell, []bool{false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []bool

@@ -23,6 +23,39 @@ var plainScripts = []struct{ name, src string }{
 	{"only a docstring", "\"\"\"Only a docstring.\"\"\"\n"},
 	{"a one-line expression", "1 + 1\n"},
 	{"a figure left open", "import os\nos.environ['MPLBACKEND'] = 'Agg'\ntry:\n    import matplotlib.pyplot as plt\n    plt.plot([1, 2])\nexcept ImportError:\n    pass\nprint('plotted')\n"},
+	// python3 runs these and prints nothing
+	{"an empty file", ""},
+	{"only comments", "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# nothing yet\n"},
+	{"only blank lines", "\n  \n\n"},
+}
+
+// An empty plain script, or one of only comments, is as quiet under
+// --session and as a shell script (bash FILE prints nothing either); a
+// percent script without code cells still says that nothing ran.
+func TestRunEmptyScriptQuiet(t *testing.T) {
+	dir := t.TempDir()
+	h := newDaemonHome(t)
+	for _, tc := range []struct {
+		name, src string
+		args      []string
+		stderr    string
+	}{
+		{name: "under --session", src: "# nothing yet\n", args: []string{"--session", "e"}},
+		{name: "an empty one under --session", args: []string{"--session", "e"}},
+		{name: "a shell script", src: "#!/bin/sh\n# nothing yet\n", args: []string{"--language", "sh"}},
+		{name: "a percent script of markers", src: "# %%\n# %% [markdown]\n# notes\n",
+			stderr: "evalhost run: s.py has no code cells; nothing ran\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeScript(t, dir, "s.py", tc.src)
+			cmd := h.cmd(append(append([]string{"run"}, tc.args...), "s.py")...)
+			cmd.Dir = dir
+			out, errOut, code := runCaptured(t, cmd, false)
+			if out != "" || errOut != tc.stderr || code != 0 {
+				t.Errorf("stdout %q, stderr %q, exit %d; want nothing, %q, 0", out, errOut, code, tc.stderr)
+			}
+		})
+	}
 }
 
 // A plain script runs as python3 runs it: stdout, stderr and exit code
