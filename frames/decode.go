@@ -60,6 +60,7 @@ const (
 	mExitStatus
 	mExitMessage
 	mReported
+	mKeyboardInterrupt
 	mRunner
 	mPython
 	mPID
@@ -120,6 +121,8 @@ func memberIndex(key string) int {
 		return mExitMessage
 	case "reported":
 		return mReported
+	case "keyboardInterrupt":
+		return mKeyboardInterrupt
 	case "runner":
 		return mRunner
 	case "python":
@@ -228,6 +231,7 @@ func decodeBody(f *Frame, m *members) string {
 		})
 		f.Exit = m[mExit].Bool()
 		f.Reported = m[mReported].Bool()
+		f.KeyboardInterrupt = m[mKeyboardInterrupt].Bool()
 	case TypeInput:
 		f.Prompt = m[mPrompt].String()
 	case TypeWarning:

@@ -172,7 +172,7 @@
 //	    Clear the cell's output; with wait, at the next output instead of now.
 //	{"type":"result","id":ID,"bundle":{…},"metadata":{…}?,"executionCount":N}
 //	    The value of the cell's last expression, when it is not None.
-//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…],"exit":true?,"reported":true?}
+//	{"type":"error","id":ID,"ename":NAME,"evalue":TEXT,"traceback":[LINE…],"exit":true?,"reported":true?,"keyboardInterrupt":true?}
 //	    The cell raised. Traceback lines are plain text, without runner frames.
 //	    exit: it is the cell's SystemExit (a subclass's too) other than 0,
 //	    which python3 would end a script by without a traceback (see done).
@@ -192,6 +192,11 @@
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.
+//	    keyboardInterrupt: the error is the builtin KeyboardInterrupt
+//	    itself (type(e) is KeyboardInterrupt), which python3 dies of by
+//	    SIGINT when it ends a script; its subclasses, and a class of the
+//	    same name, end one with status 1, so ename cannot tell. Read by
+//	    the registry (Frame.KeyboardInterrupt); encoders leave it out.
 //	{"type":"input","id":ID,"prompt":TEXT}
 //	    The cell called input(); stdin is not interactive, so the runner raises
 //	    in the cell at once and the cell fails. Informational for renderers.

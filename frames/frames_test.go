@@ -318,3 +318,16 @@ func TestAppendFSString(t *testing.T) {
 		t.Errorf("request %s lacks %s", line, want)
 	}
 }
+
+// An error frame's keyboardInterrupt is read (the registry's), and left
+// out of what encoders write: a client has the ename.
+func TestKeyboardInterruptDecodedNotEncoded(t *testing.T) {
+	line := []byte(`{"type":"error","id":"c1","ename":"KeyboardInterrupt","evalue":"","traceback":[],"keyboardInterrupt":true}`)
+	f, err := Decode(line)
+	if err != nil || !f.KeyboardInterrupt {
+		t.Fatalf("Decode: %+v, %v; want KeyboardInterrupt set", f, err)
+	}
+	if out := AppendJSON(nil, &f); bytes.Contains(out, []byte("keyboardInterrupt")) {
+		t.Errorf("encoded %s", out)
+	}
+}

@@ -59,7 +59,7 @@ func (c *cell) markerReplied(m *message) {
 	c.gotReply = true
 	c.reply.Status = "error"
 	if c.interrupted || c.interruptSent {
-		c.emit(frames.Frame{Type: frames.TypeError, ID: c.req.ID, Ename: "KeyboardInterrupt"})
+		c.emit(frames.Frame{Type: frames.TypeError, ID: c.req.ID, Ename: "KeyboardInterrupt", KeyboardInterrupt: true})
 		return
 	}
 	c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: "the kernel ended the cell without an execute_reply " +

@@ -32,6 +32,9 @@ func translate(id string, m *message) (f frames.Frame, ok bool, err error) {
 		var e errorContent
 		if err = unmarshalContent(m, &e, 0); err == nil {
 			f.Type, f.Ename, f.Evalue, f.Traceback = frames.TypeError, e.Ename, e.Evalue, e.Traceback
+			// The kernel's message names the type alone: a class of the
+			// name is taken for the builtin (Frame.KeyboardInterrupt).
+			f.KeyboardInterrupt = e.Ename == "KeyboardInterrupt"
 		}
 	default:
 		return f, false, nil

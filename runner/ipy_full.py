@@ -172,7 +172,8 @@ def _shell_class(own):
                 text = str(evalue)
             except Exception:
                 text = "<unprintable %s>" % etype.__name__
-            _core._module("tracebacks").send_error_lines(etype.__name__, text, lines)
+            _core._module("tracebacks").send_error_lines(etype.__name__, text, lines,
+                                                          keyboard_interrupt=etype is KeyboardInterrupt)
 
     return Shell
 

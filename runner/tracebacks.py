@@ -165,7 +165,8 @@ def send_error(exc, only=False, exit=False, limit=None, reported=False):
         evalue = str(exc)
     except Exception:
         evalue = "<unprintable %s>" % type(exc).__name__
-    send_error_lines(type(exc).__name__, evalue, _safe_lines(exc, only, limit, evalue), exit, reported)
+    send_error_lines(type(exc).__name__, evalue, _safe_lines(exc, only, limit, evalue), exit, reported,
+                     type(exc) is KeyboardInterrupt)
 
 
 def _safe_lines(exc, only, limit, evalue=None):
@@ -180,15 +181,20 @@ def _safe_lines(exc, only, limit, evalue=None):
         return ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
 
 
-def send_error_lines(ename, evalue, lines, exit=False, reported=False):
+def send_error_lines(ename, evalue, lines, exit=False, reported=False, keyboard_interrupt=False):
     """An error frame; its traceback is the lines given. exit: it is the
     cell's SystemExit, which python3 would end the script by, silently.
     reported: the cell's output already holds python3's report of it
-    (report_uncaught)."""
+    (report_uncaught). keyboard_interrupt: it is the builtin
+    KeyboardInterrupt itself, which python3 dies of by SIGINT (130) when
+    it ends a script; a subclass or a class of that name ends it with 1,
+    so the name cannot tell."""
     _core._flush_std()
     fields = {"exit": "true"} if exit else {}
     if reported:
         fields["reported"] = "true"
+    if keyboard_interrupt:
+        fields["keyboardInterrupt"] = "true"
     _wire._send(_wire._frame("error", _wire._cur.qid, ename=_q(ename), evalue=_q(evalue),
                              traceback="[%s]" % ",".join(map(_q, lines)), **fields))
 

@@ -151,6 +151,8 @@ func batchStop(i int, cr *CellResult) string {
 		return fmt.Sprintf("not run: the interpreter of cell %d was stopped and its state is gone", i+1)
 	case cr.Exited:
 		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i+1)
+	case cr.raisedKeyboardInterrupt():
+		return fmt.Sprintf("not run: cell %d ended the script with KeyboardInterrupt", i+1)
 	}
 	return ""
 }
@@ -386,7 +388,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 			setupFailed.Store(true)
 		}
 		if f.Type == frames.TypeError {
-			c.keyboardInterrupt.Store(f.Ename == "KeyboardInterrupt")
+			c.keyboardInterrupt.Store(f.KeyboardInterrupt)
 		}
 		c.emit(f)
 	}

@@ -160,7 +160,11 @@ type Request struct {
 	//     cells are skipped, KeepGoing or not;
 	//   - a cell that ends by sys.exit() or exit() (SystemExit with status
 	//     0, the done frame's Exit) is ok and the later cells are skipped,
-	//     as python3 stops there.
+	//     as python3 stops there;
+	//   - so are they, KeepGoing or not, after a Python cell's uncaught
+	//     KeyboardInterrupt that no interrupt caused (the builtin, raised:
+	//     ExitStatus 130), which python3 dies of: the script said stop, as
+	//     Ctrl-C does, not failed.
 	Batch bool
 	// IPython runs the session's Python cells through IPython's own
 	// InteractiveShell (full magics); it is part of the session's key.
@@ -245,7 +249,11 @@ type CellResult struct {
 	// (raised; a SIGINT the cell sends itself is one only through the
 	// gateway: the runner cannot tell it from the host's, and the cell is
 	// cancelled) is 130: python3 then shows the traceback and dies of
-	// SIGINT, which a shell reports as 130.
+	// SIGINT, which a shell reports as 130. Only the builtin's
+	// (frames.Frame.KeyboardInterrupt): python3 ends with 1 by a subclass,
+	// or by a class of that name, as by any other error. Through the
+	// gateway, whose kernel names the type alone, a class named
+	// KeyboardInterrupt is taken for the builtin.
 	ExitStatus  int     `json:"exitStatus,omitempty"`
 	ExitMessage *string `json:"exitMessage,omitempty"`
 	// Signal is, in a batch, the number of the signal that killed the
@@ -264,6 +272,13 @@ type CellResult struct {
 
 // sigintStatus is a shell's status for a process SIGINT killed.
 const sigintStatus = 130
+
+// raisedKeyboardInterrupt says whether the cell ended by a KeyboardInterrupt
+// it raised (python3 dies of SIGINT there): the one error whose status is
+// 130 without an exit.
+func (c *CellResult) raisedKeyboardInterrupt() bool {
+	return c.Status == StatusError && !c.Exited && c.ExitStatus == sigintStatus
+}
 
 // ScriptExit says whether the cell ended the script as python3's process
 // would have ended there, and with what status (before the OS keeps its

@@ -4,7 +4,8 @@ import "testing"
 
 // A cell's script exit (CellResult.ScriptExit) is python3's: sys.exit(N),
 // and 130 for a KeyboardInterrupt the cell raised (python3 dies of SIGINT),
-// not for one it caught or turned into another error.
+// not for one it caught or turned into another error, nor for a subclass
+// or a class of that name (python3 exits 1 by them, as by any error).
 func TestScriptExit(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	cases := []struct {
@@ -20,6 +21,8 @@ func TestScriptExit(t *testing.T) {
 		{"KeyboardInterrupt in a function", "def f():\n    raise KeyboardInterrupt('stop')\nf()", StatusError, 130, true},
 		{"KeyboardInterrupt caught", "try:\n    raise KeyboardInterrupt\nexcept KeyboardInterrupt:\n    pass", StatusOK, 0, false},
 		{"KeyboardInterrupt turned into another", "try:\n    raise KeyboardInterrupt\nexcept KeyboardInterrupt:\n    raise ValueError('x')", StatusError, 0, false},
+		{"a class named KeyboardInterrupt", "class KeyboardInterrupt(Exception): pass\nraise KeyboardInterrupt", StatusError, 0, false},
+		{"a KeyboardInterrupt subclass", "class Stop(KeyboardInterrupt): pass\nraise Stop", StatusError, 0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -28,6 +31,31 @@ func TestScriptExit(t *testing.T) {
 			status, exited := cr.ScriptExit()
 			if cr.Status != c.status || status != c.exit || exited != c.exited {
 				t.Fatalf("status %s, script exit (%d, %v); want %s, (%d, %v); output %q", cr.Status, status, exited, c.status, c.exit, c.exited, cr.Output.Text)
+			}
+		})
+	}
+}
+
+// In a batch a raised KeyboardInterrupt ends the script, as sys.exit()
+// does, KeepGoing or not: python3 dies of it, as of Ctrl-C, so no later
+// cell runs. Any other error, a class named KeyboardInterrupt's too, lets
+// KeepGoing run the rest.
+func TestBatchKeyboardInterruptStops(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	for _, c := range []struct {
+		name, code string
+		after      Status
+	}{
+		{"raised", "raise KeyboardInterrupt", StatusSkipped},
+		{"in a function", "def f():\n    raise KeyboardInterrupt\nf()", StatusSkipped},
+		{"a class of the name", "class KeyboardInterrupt(Exception): pass\nraise KeyboardInterrupt", StatusOK},
+		{"another error", "1/0", StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := eval(t, r, Request{Session: "ki", Cwd: t.TempDir(), Mode: ModePerCall, Batch: true, KeepGoing: true,
+				Cells: []Cell{py(c.code), py("print('after')")}})
+			if res.Cells[0].Status != StatusError || res.Cells[1].Status != c.after || res.FailedCell != 0 {
+				t.Fatalf("cells %s, %s (%q), failed cell %d; want error, %s, 0", res.Cells[0].Status, res.Cells[1].Status, res.Cells[1].Message, res.FailedCell, c.after)
 			}
 		})
 	}

@@ -28,6 +28,9 @@ func TestRunExitsAsPython(t *testing.T) {
 	if err := os.WriteFile(interrupted, []byte("print('before')\ndef f():\n    raise KeyboardInterrupt\nf()\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	named := writeScript(t, dir, "named.py", "class KeyboardInterrupt(Exception):\n    pass\nraise KeyboardInterrupt('mine')\n")
+	sub := writeScript(t, dir, "sub.py", "class Stop(KeyboardInterrupt):\n    pass\nraise Stop\n")
+	cells := writeScript(t, dir, "cells.py", "print('before')\n# %%\nraise KeyboardInterrupt\n# %%\nprint('after')\n")
 	cases := []struct {
 		name string
 		args []string // after run and python3 alike
@@ -35,6 +38,12 @@ func TestRunExitsAsPython(t *testing.T) {
 	}{
 		// python3 shows the traceback and dies of SIGINT: a shell's 130.
 		{"KeyboardInterrupt raised", []string{interrupted}, nil},
+		// Only the builtin itself: its subclass, or a class of its name,
+		// ends python3 with 1, as any error does.
+		{"a class named KeyboardInterrupt", []string{named}, nil},
+		{"a KeyboardInterrupt subclass", []string{sub}, nil},
+		// The script said stop, as Ctrl-C does: no later cell runs.
+		{"--keep-going stops at a raised KeyboardInterrupt", []string{cells}, []string{"--keep-going", cells}},
 		// The traceback says what failed and where; no line of evalhost's.
 		{"an uncaught error", []string{failing}, nil},
 		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil},
