@@ -29,10 +29,11 @@
 //     "interpreter died twice: <how>". With Request.Batch (a batch run)
 //     the first death fails the cell (StatusKilled) and skips the
 //     request's later cells, KeepGoing or not; so does a cell's sys.exit()
-//     (its status stays ok), and a Python cell's uncaught KeyboardInterrupt
-//     that no interrupt caused (the builtin, not a class of its name:
-//     frames.Frame.KeyboardInterrupt), which python3 dies of by SIGINT
-//     (ExitStatus 130). A Python interpreter's own exit there
+//     (its status stays ok), and, in a script's request (Argv), a Python
+//     cell's uncaught KeyboardInterrupt that no interrupt caused (the
+//     builtin, not a class of its name: frames.Frame.KeyboardInterrupt),
+//     which python3 dies of by SIGINT (ExitStatus 130); a notebook's is an
+//     error as any other. A Python interpreter's own exit there
 //     (os._exit(N), a C exit(N)) is the script's, as python3's process
 //     would end: the cell is killed and says how, with Exited and
 //     ExitStatus N (CellResult.ScriptExit); a signal's or a gateway's

@@ -113,7 +113,7 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 			*cr, job = j.runCell(ctx, i, cell, emit, ok && l == i)
 		}
 		if j.req.Batch && stop == "" {
-			stop = batchStop(i, cr)
+			stop = batchStop(i, cr, j.req.Argv != nil)
 		}
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
@@ -139,7 +139,10 @@ func (c *cellRun) exitedItself(death *backend.DeathError) bool {
 
 // batchStop is why a batch request's cells after cell i are not run, or ""
 // when they are (Request.Batch); it names cells from 1, as people count.
-func batchStop(i int, cr *CellResult) string {
+// script: the request is a script's (it has Argv), which a raised
+// KeyboardInterrupt ends; a notebook's cell raising one is an error like
+// any other, as in Jupyter.
+func batchStop(i int, cr *CellResult, script bool) string {
 	switch {
 	case cr.Status == StatusKilled && cr.Exited:
 		return fmt.Sprintf("not run: cell %d ended the script: its interpreter exited with status %d", i+1, cr.ExitStatus)
@@ -151,7 +154,7 @@ func batchStop(i int, cr *CellResult) string {
 		return fmt.Sprintf("not run: the interpreter of cell %d was stopped and its state is gone", i+1)
 	case cr.Exited:
 		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i+1)
-	case cr.raisedKeyboardInterrupt():
+	case script && cr.raisedKeyboardInterrupt():
 		return fmt.Sprintf("not run: cell %d ended the script with KeyboardInterrupt", i+1)
 	}
 	return ""

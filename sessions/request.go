@@ -161,10 +161,11 @@ type Request struct {
 	//   - a cell that ends by sys.exit() or exit() (SystemExit with status
 	//     0, the done frame's Exit) is ok and the later cells are skipped,
 	//     as python3 stops there;
-	//   - so are they, KeepGoing or not, after a Python cell's uncaught
-	//     KeyboardInterrupt that no interrupt caused (the builtin, raised:
-	//     ExitStatus 130), which python3 dies of: the script said stop, as
-	//     Ctrl-C does, not failed.
+	//   - so are they, KeepGoing or not, after a script's (Argv) Python
+	//     cell's uncaught KeyboardInterrupt that no interrupt caused (the
+	//     builtin, raised: ExitStatus 130), which python3 dies of: the
+	//     script said stop, as Ctrl-C does, not failed. A notebook's (no
+	//     Argv) is an error as any other, as in Jupyter.
 	Batch bool
 	// IPython runs the session's Python cells through IPython's own
 	// InteractiveShell (full magics); it is part of the session's key.

@@ -36,24 +36,27 @@ func TestScriptExit(t *testing.T) {
 	}
 }
 
-// In a batch a raised KeyboardInterrupt ends the script, as sys.exit()
-// does, KeepGoing or not: python3 dies of it, as of Ctrl-C, so no later
-// cell runs. Any other error, a class named KeyboardInterrupt's too, lets
-// KeepGoing run the rest.
+// In a script's batch (Argv) a raised KeyboardInterrupt ends the script,
+// as sys.exit() does, KeepGoing or not: python3 dies of it, as of Ctrl-C,
+// so no later cell runs. Any other error, a class named
+// KeyboardInterrupt's too, lets KeepGoing run the rest, and so does a
+// notebook's (no Argv) KeyboardInterrupt, as Jupyter's allow_errors does.
 func TestBatchKeyboardInterruptStops(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	for _, c := range []struct {
 		name, code string
+		argv       []string
 		after      Status
 	}{
-		{"raised", "raise KeyboardInterrupt", StatusSkipped},
-		{"in a function", "def f():\n    raise KeyboardInterrupt\nf()", StatusSkipped},
-		{"a class of the name", "class KeyboardInterrupt(Exception): pass\nraise KeyboardInterrupt", StatusOK},
-		{"another error", "1/0", StatusOK},
+		{"raised", "raise KeyboardInterrupt", []string{"-c"}, StatusSkipped},
+		{"in a function", "def f():\n    raise KeyboardInterrupt\nf()", []string{"s.py"}, StatusSkipped},
+		{"a class of the name", "class KeyboardInterrupt(Exception): pass\nraise KeyboardInterrupt", []string{"-c"}, StatusOK},
+		{"another error", "1/0", []string{"-c"}, StatusOK},
+		{"a notebook's", "raise KeyboardInterrupt", nil, StatusOK},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, _ := eval(t, r, Request{Session: "ki", Cwd: t.TempDir(), Mode: ModePerCall, Batch: true, KeepGoing: true,
-				Cells: []Cell{py(c.code), py("print('after')")}})
+				Argv: c.argv, Cells: []Cell{py(c.code), py("print('after')")}})
 			if res.Cells[0].Status != StatusError || res.Cells[1].Status != c.after || res.FailedCell != 0 {
 				t.Fatalf("cells %s, %s (%q), failed cell %d; want error, %s, 0", res.Cells[0].Status, res.Cells[1].Status, res.Cells[1].Message, res.FailedCell, c.after)
 			}
