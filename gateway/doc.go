@@ -80,6 +80,8 @@
 //     the characters each cell writes to stdout and stderr, every
 //     execute_request asks for the counts back as a user expression, and a
 //     shortfall becomes a warning frame naming how much had not arrived.
+//     A blank cell's does not: IPython runs nothing for it, not even the
+//     hook that resets the counts, so they would be an earlier cell's.
 //     After execute_reply, idle is awaited while messages keep coming; 3 s
 //     in which no byte arrives send a kernel_info_request on shell as a
 //     marker. The kernel publishes the marker's status on iopub after all

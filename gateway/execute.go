@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/backend"
@@ -122,9 +124,16 @@ func (k *Kernel) sendCell(ctx context.Context, c *cell) error {
 		}
 		meta, _ = json.Marshal(m)
 	}
+	exprs := map[string]string{writtenKey: writtenExpr}
+	if blankCell(c.req.Code) {
+		// IPython runs nothing for it, not even the pre_run_cell hook that
+		// resets the count: the count would be an earlier cell's (or the
+		// start snippet's), reported as this cell's lost output.
+		exprs = map[string]string{}
+	}
 	id, err := k.sendWith(context.WithoutCancel(ctx), "shell", "execute_request", executeRequest{
 		Code: c.req.Code, StoreHistory: true, AllowStdin: true, StopOnError: true,
-		UserExpressions: map[string]string{writtenKey: writtenExpr},
+		UserExpressions: exprs,
 	}, meta)
 	if err != nil {
 		return k.sendFailed(c, err)
@@ -152,6 +161,13 @@ func (k *Kernel) applySetup(ctx context.Context, c *cell) (bool, error) {
 func (k *Kernel) sendFailed(c *cell, err error) error {
 	k.end(&backend.DeathError{ExitCode: -1, Reason: "sending the cell to the kernel failed: " + err.Error()})
 	return fmt.Errorf("execute %s: %w", c.req.ID, k.endErr)
+}
+
+// blankCell says whether IPython's run_cell returns at once for code, as
+// for `not raw_cell or raw_cell.isspace()` (Go's white space, not quite
+// Python's: a cell of \x1c-\x1f alone is still counted).
+func blankCell(code string) bool {
+	return strings.TrimFunc(code, unicode.IsSpace) == ""
 }
 
 // reportDropped warns when the kernel wrote more characters than arrived.

@@ -404,6 +404,12 @@ func TestWrittenCountComesBack(t *testing.T) {
 	if strings.Contains(strings.Join(got, "\n"), "warning") {
 		t.Errorf("the next cell's count was not reset: %q", got)
 	}
+	// IPython runs nothing for a blank cell, not even the hook that resets
+	// the count: the count is the cell's before, whose output arrived.
+	got, _, _ = run(t, k, context.Background(), frames.Request{ID: "blank", Code: " \n"})
+	if strings.Contains(strings.Join(got, "\n"), "warning") {
+		t.Errorf("a blank cell after one that printed: %q", got)
+	}
 }
 
 // joinStreams joins adjacent stdout (or stderr) summaries: ipykernel sends
