@@ -285,7 +285,7 @@ def _decode(line):
 
 def _serve():
     """Read requests until exit or EOF (the host is gone)."""
-    reqs = io.open(_req_fd, "rb", buffering=1 << 16, closefd=False)
+    reqs = io.BufferedReader(_module("fds").Requests(), 1 << 16)  # read where fds moved it
     cell = None  # cells.Cell, once the first request has loaded cells
     while True:
         line = reqs.readline()
@@ -484,7 +484,8 @@ def _python_version():
 def _take_fds():
     """fd 3 (frames) and fd 0 (requests) become the runner's alone: neither
     is inherited, and user code sees /dev/null on fd 0, or the descriptor
-    EVALHOST_STDIN names, a script's stdin (host.Options.Stdin)."""
+    EVALHOST_STDIN names, a script's stdin (host.Options.Stdin). Once
+    ready is sent, fds.py moves both out of the cells' way."""
     global _req_fd
     try:
         os.set_inheritable(3, False)
@@ -596,6 +597,9 @@ def main(boot_file=None):
     _setup()
     _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
                  executable=_q(sys.executable or ""), marks="true", wake=_WAKE))
+    # The runner's own descriptors out of the cells' way (fds.py), then
+    # cells: both before the first request, while the host answers ready.
+    _module("fds").take()
     # The first request is an execute, which needs cells: loaded now, while
     # the host reads ready and sends it, not after it came (a one-shot run
     # waited ~0.2 ms for it between its cell and its `started`). Its objects

@@ -38,6 +38,9 @@ _send_lock = _thread.allocate_lock()
 _dirty = [False, True, True]
 _owed = [0, 0, 0]
 _fds = (1, 2)  # the fds that take marks: fd 1 alone when fd 2 is its pipe (merge)
+# By fd: the descriptor holding the host's pipe of fd 1 and 2, where marks
+# go: the runner's own copies (fds.py), whatever a cell made fd 1 and 2.
+_pipes = [0, 1, 2]
 _held = b""  # a frame line that goes out with the next one (a result, with its done)
 _ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
 
@@ -246,7 +249,7 @@ def _unread(fd):
     # which cost more than the system call.
     n = bytearray(4)
     try:
-        _ioctl[0](fd, _ioctl[1], n, True)
+        _ioctl[0](_pipes[fd], _ioctl[1], n, True)
     except Exception:
         return 1
     return int.from_bytes(n, sys.byteorder)
@@ -468,6 +471,7 @@ def _pay_ack():
 
 
 def _mark(fd, mark):
+    fd = _pipes[fd]
     try:
         while mark:
             mark = mark[_os_write(fd, mark):]

@@ -1,0 +1,47 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// TestOwnFdsSpared: what a cell does to descriptors it did not open
+// leaves the runner's (fds.py) working: the next cells' text, display,
+// result and done arrive in order, whatever the one before closed,
+// replaced or forked.
+func TestOwnFdsSpared(t *testing.T) {
+	const own = "import os, sys\nown = sorted(sys.modules['_evalhost_fds'].own)\n"
+	for _, c := range []struct{ name, cell, stdout string }{
+		{"closerange of everything above 2", "import os\nos.closerange(3, 1 << 20)\nprint('closed')", "closed\n"},
+		{"os.close of each refuses", own + "for fd in own:\n    try:\n        os.close(fd)\n    except OSError as e:\n        print(e)",
+			strings.Repeat("[Errno 9] Bad file descriptor\n", 4)},
+		{"os.dup2 from one refuses", own + "try:\n    os.dup2(own[0], 50)\nexcept OSError as e:\n    print(e)", "[Errno 9] Bad file descriptor\n"},
+		// The cell gets the number it named; the runner's moves elsewhere.
+		{"os.dup2 onto each", own + "r, w = os.pipe()\nfor fd in own:\n    assert os.dup2(w, fd) == fd\n    os.write(fd, b'x')\n" +
+			"print(os.read(r, 10), sorted(sys.modules['_evalhost_fds'].own) != own)", "b'xxxx' True\n"},
+		{"os.dup2 onto one from a bad fd", own + "try:\n    os.dup2(999999, own[0])\nexcept OSError as e:\n    print(e)\n" +
+			"try:\n    os.fstat(own[0])\nexcept OSError as e:\n    print('gone:', e)", "[Errno 9] Bad file descriptor\ngone: [Errno 9] Bad file descriptor\n"},
+		{"a fork child holds none of them", own + "r, w = os.pipe()\npid = os.fork()\nif pid == 0:\n" +
+			"    bad = sum(1 for fd in own if not os.path.exists('/proc/self/fd/%d' % fd))\n    os.write(w, b'%d' % bad)\n    os._exit(0)\n" +
+			"os.waitpid(pid, 0)\nprint(os.read(r, 10), sys.modules['_evalhost_fds'].own == frozenset(own))", "b'4' True\n"},
+		{"fd 1 pointed at a file", "import os, tempfile\nf = tempfile.TemporaryFile()\nkeep = os.dup(1)\nos.dup2(f.fileno(), 1)\n" +
+			"print('into the file', flush=True)\ndisplay('a display')\nos.dup2(keep, 1)\nf.seek(0)\nprint(f.read())", "b'into the file\\n'\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := start(t, startOpts{})
+			if r := p.run(c.cell); r.stdout != c.stdout || r.done().Status != "ok" {
+				t.Fatalf("stdout %q, want %q; stderr %q; frames %+v", r.stdout, c.stdout, r.stderr, r.frames)
+			}
+			r := p.run("import sys\nprint('out')\nprint('err', file=sys.stderr)\ndisplay('shown')\nprint('after')\n6 * 7")
+			if r.stdout != "out\nafter\n" || r.stderr != "err\n" || r.done().Status != "ok" {
+				t.Errorf("the next cell: stdout %q, stderr %q, done %+v", r.stdout, r.stderr, r.done())
+			}
+			if d, ok := r.first(frames.TypeDisplay); !ok || text(t, d.Bundle, "text/plain") != "'shown'" {
+				t.Errorf("the next cell's display: %+v", r.frames)
+			}
+			wantResult("42")(t, r)
+		})
+	}
+}
