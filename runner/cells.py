@@ -117,7 +117,7 @@ def _compile(src, name, script=False):
     """Compile a cell to (body code, last-expression code); SyntaxError as is.
 
     A script cell (python3's FILE) is compiled whole, as python3 compiles a
-    file: its body alone, no last expression to show.
+    file: its body alone, no last expression to show, no top-level await.
 
     A runner's first cell is compiled without the syntax-tree types
     (treeless.py). Otherwise a one-line cell without ';' is first tried
@@ -150,7 +150,9 @@ def _compile(src, name, script=False):
                 _future |= parts[0].co_flags & _FUTURE_MASK
             return parts
     if script:
-        body = compile(src, name, "exec", _RUN_FLAGS | _future, True)
+        # As python3 compiles a file: no top-level await (SyntaxError:
+        # 'await' outside function), which notebook cells have.
+        body = compile(src, name, "exec", _future, True)
         _future |= body.co_flags & _FUTURE_MASK
         return body, None
     if "\n" not in src.rstrip() and ";" not in src:

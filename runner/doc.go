@@ -137,11 +137,15 @@
 //     end in ';', is the result and is stored as _ in the user namespace.
 //     A request with "script": true (python3 FILE's cell) is compiled
 //     whole, as python3 compiles a file: no result, no _ or Out, no
-//     sys.displayhook call, a first docstring as __doc__; figures it leaves
+//     sys.displayhook call, a first docstring as __doc__, no top-level
+//     await (python3's SyntaxError "'await' outside function"; other cells
+//     await on the session's loop, aio.py); figures it leaves
 //     open are not sent, but its plt.show() under Agg sends the open ones
 //     as display frames there and closes them (matplotlib.pyplot.show is
 //     wrapped as pyplot loads; other cells' show() is matplotlib's own).
-//     In IPython mode the shell's ast_node_interactivity is "none" for it,
+//     In IPython mode the shell's ast_node_interactivity is "none" for it
+//     and its autoawait off (IPython compiles node by node, so what comes
+//     before the await runs first, where `ipython FILE` runs nothing),
 //     and matplotlib-inline's post_execute sends none of the figures it
 //     drew (its plt.show() is matplotlib-inline's, which sends them).
 //   - A cell's uncaught error is reported as python3 reports one that ends a

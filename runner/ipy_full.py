@@ -301,7 +301,8 @@ def run_full(src, script=False):
     """Run one cell through InteractiveShell; its frames are the same as the
     runner's own. A script cell shows no expression's value, as `ipython
     FILE` runs one: the shell's ast_node_interactivity is "none" for it (and
-    put back after; silent=True would also skip history and post-cell events).
+    put back after; silent=True would also skip history and post-cell events),
+    and it has no top-level await (autoawait off: SyntaxError, as there).
     Nor are the figures it drew and left open sent as it ends (_undrawn)."""
     if not _full:
         _wire._send_plain_error(
@@ -313,16 +314,18 @@ def run_full(src, script=False):
         return "error"
     sh = _full[0]
     sh.execution_count = _core._count
-    interactivity = sh.ast_node_interactivity
+    interactivity, autoawait = sh.ast_node_interactivity, sh.autoawait
     post = sh.events.callbacks["post_execute"]
     try:
         if script:
             sh.ast_node_interactivity = "none"
+            sh.autoawait = False
             post.insert(0, _undrawn)
         result = sh.run_cell(src, store_history=True)
     finally:
         if script:
             sh.ast_node_interactivity = interactivity
+            sh.autoawait = autoawait
             if _undrawn in post:
                 post.remove(_undrawn)
         if hasattr(sh.history_manager, "outputs"):  # IPython 9 keeps each cell's outputs

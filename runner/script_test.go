@@ -42,6 +42,13 @@ func TestScriptCells(t *testing.T) {
 			{"a script's docstring", script("\"\"\"Only a doc.\"\"\"\n"), wantNo(frames.TypeResult)},
 			{"is __doc__", map[string]any{"code": "__doc__"}, wantResult("'Only a doc.'")},
 			{"a notebook cell after scripts", map[string]any{"code": "x * 2"}, wantResult("82")},
+			// python3 compiles a file without top-level await; a notebook cell awaits.
+			{"a script's top-level await", script("import asyncio\nawait asyncio.sleep(0)\n"), func(t *testing.T, c cellResult) {
+				if e := wantError(t, c, "SyntaxError"); !strings.Contains(e.Evalue, "'await' outside function") {
+					t.Errorf("error %q", e.Evalue)
+				}
+			}},
+			{"a notebook cell awaits", map[string]any{"code": "import asyncio\nawait asyncio.sleep(0, 7)"}, wantResult("7")},
 			{"script not a bool", map[string]any{"code": "1", "script": "yes"}, func(t *testing.T, c cellResult) {
 				if e := wantError(t, c, "RequestError"); !strings.Contains(e.Evalue, `"script" must be true or false`) {
 					t.Errorf("error %q", e.Evalue)

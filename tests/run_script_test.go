@@ -81,6 +81,33 @@ func TestRunPlainScriptShowsNoValue(t *testing.T) {
 	}
 }
 
+// python3 compiles a file without top-level await: its SyntaxError, exit 1,
+// where notebook cells (TestRunCellsShowTheirLastValue) await. On stdin
+// (run -) the runner names the cell "<cell 1>" where python3 names
+// "<stdin>", so there only the error's last line is compared.
+func TestRunPlainScriptRefusesTopLevelAwait(t *testing.T) {
+	rows := []struct{ name, src string }{
+		{"await", "import asyncio\nprint('not run')\nawait asyncio.sleep(0)\n"},
+		{"async for", "async def g():\n    yield 1\nasync for x in g(): print(x)\n"},
+		{"await in a comprehension", "import asyncio\nprint([await asyncio.sleep(0, i) for i in range(2)])\n"},
+	}
+	for _, c := range rows {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeScript(t, t.TempDir(), "script.py", c.src)
+			sameAsPython(t, []string{p}, []string{p})
+		})
+		t.Run(c.name+", run -", func(t *testing.T) {
+			out, errOut, code := runEvalhost(t, c.src, "run", "-")
+			py := exec.Command("python3", "-")
+			py.Dir, py.Stdin = t.TempDir(), strings.NewReader(c.src)
+			pyOut, pyErr, pyCode := runCaptured(t, py, false)
+			if out != pyOut || code != pyCode || lastLine(errOut) != lastLine(pyErr) || !strings.HasPrefix(lastLine(pyErr), "SyntaxError") {
+				t.Errorf("run -: stdout %q, stderr %q, exit %d; python3 -: %q, %q, %d", out, errOut, code, pyOut, pyErr, pyCode)
+			}
+		})
+	}
+}
+
 // Under --session too: the background process's eval line carries the
 // flag (serve's cell "script").
 func TestRunPlainScriptSession(t *testing.T) {
@@ -119,6 +146,9 @@ func TestRunCellsShowTheirLastValue(t *testing.T) {
 		{"Jupytext's header", "# ---\n# jupyter:\n#   jupytext:\n#     formats: py:light\n# ---\n\nx = 41\nx + 1\n", []string{"run", "-"}, "42\n"},
 		{"-c", "", []string{"run", "-c", "import sys; sys.version_info[:1]"}, "(3,)\n"},
 		{"-c cells", "", []string{"run", "-c", "x = 2", "-c", "x * 21"}, "42\n"},
+		// Top-level await stays where cells are a notebook's.
+		{"percent script awaits", "import asyncio\n# %%\nawait asyncio.sleep(0, 42)\n", []string{"run", "-"}, "42\n"},
+		{"-c awaits", "", []string{"run", "-c", "import asyncio", "-c", "await asyncio.sleep(0, 42)"}, "42\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
