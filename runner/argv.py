@@ -1,5 +1,7 @@
 """evalhost argv: the command line a script's cells see, as python3 sets
-it for FILE, -c, - or -m: sys.argv, __main__'s __file__, and sys.path
+it for FILE, -c, - or -m: sys.argv, __main__'s __file__, __loader__ and
+__cached__ (a FILE's SourceFileLoader, -c's and -'s BuiltinImporter;
+runpy's for -m), and sys.path
 (the script's directory, links resolved, first for FILE, '' for -c and -,
 the cwd's full path for -m; and none of the notebook's entries, the cwd
 and '', that the runner or IPython put there). One rule for
@@ -29,6 +31,7 @@ class State:
         self.file = None
         self.dir = None
         self.module = None  # {name: (value before the run, value it set)}
+        self.main = None  # {name: (value before, value set)}: the last apply's __loader__, __cached__
         self.cwd = cwd  # the very str object on sys.path: found by identity
         self.applied = False  # an apply's sys.path holds: the notebook's entries are off
         self.taken = []  # [(index, entry)]: the notebook's entries the last apply took off
@@ -48,19 +51,15 @@ def ran_module(state, ns, before):
 
 
 def apply(state, ns, argv, file):
-    """sys.argv, ns's __file__ and sys.path as python3 sets them: a __file__ an
-    earlier apply set goes when this one has none; one the cells set
-    themselves stays. So do the module's names an earlier module's run
-    set (ran_module)."""
+    """sys.argv, ns's __file__, __loader__ and __cached__ and sys.path as
+    python3 sets them: a __file__ an earlier apply set goes when this one
+    has none; one the cells set themselves stays. So do the module's names
+    an earlier module's run set (ran_module)."""
     sys.argv = list(argv)
-    if state.module is not None:
-        for k, (old, new) in state.module.items():
-            if ns.get(k, _MISSING) is new:
-                if old is _MISSING:
-                    ns.pop(k, None)
-                else:
-                    ns[k] = old
-        state.module = None
+    _take_back(ns, state.module)  # first: the module's run came after the apply below
+    state.module = None
+    _take_back(ns, state.main)
+    state.main = _main_names(ns, argv, file)
     if file is not None:
         ns["__file__"] = state.file = file
     elif state.file is not None:
@@ -68,6 +67,43 @@ def apply(state, ns, argv, file):
             del ns["__file__"]
         state.file = None
     _sys_path(state, argv, file)
+
+
+def _take_back(ns, names):
+    """Put back what names ({name: (old, new)}) says was set, where it
+    still holds what was set."""
+    for k, (old, new) in (names or {}).items():
+        if ns.get(k, _MISSING) is new:
+            if old is _MISSING:
+                ns.pop(k, None)
+            else:
+                ns[k] = old
+
+
+def _main_names(ns, argv, file):
+    """__main__'s __loader__ and __cached__ as python3 sets them for the
+    command line (Python/pythonrun.c): a FILE's source loader and a
+    __cached__ of None; -c's BuiltinImporter without __cached__, stdin's
+    with one of None. -m's are runpy's. Returns what it set, for the next
+    apply to take back."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    first = argv[0]
+    if first == "-m" or bootstrap is None:
+        return None
+    if first in ("-c", "-"):
+        names = {"__loader__": bootstrap.BuiltinImporter}
+        if first == "-":
+            names["__cached__"] = None
+    elif file is not None:
+        external = sys.modules.get("_frozen_importlib_external")
+        if external is None:
+            return None
+        names = {"__loader__": external.SourceFileLoader("__main__", file), "__cached__": None}
+    else:
+        return None
+    done = {k: (ns.get(k, _MISSING), v) for k, v in names.items()}
+    ns.update(names)
+    return done
 
 
 def safe_path():

@@ -46,13 +46,39 @@ _argv = _core._module("argv")
 _argv_state = _argv.State(_core._cwd_entry)  # what the last request's argv set
 
 
-def _apply_argv(argv, file):
+def _apply_argv(argv, file, req):
     """A request's "argv" and "file" (argv.py), checked."""
     if type(argv) is not list or not argv or any(type(a) is not str for a in argv):
         raise _RequestError('"argv" must be a non-empty array of strings')
     if file is not None and (type(file) is not str or not file):
         raise _RequestError('"file" must be a non-empty string')
     _argv.apply(_argv_state, sys.modules["__main__"].__dict__, argv, file)
+    _orig_argv(argv, req)
+
+
+# sys.orig_argv up to runner.py: the interpreter as the host started it and
+# its options (3.10+; None before the first argv, () without orig_argv).
+_interpreter = None
+
+
+def _orig_argv(argv, req):
+    """sys.orig_argv as python3's for the command line argv gives: the
+    interpreter and its options, then FILE ARG..., -c CODE ARG... (the
+    request's code), -m MODULE ARG... or - ARG..., not runner.py."""
+    global _interpreter
+    if _interpreter is None:
+        orig = getattr(sys, "orig_argv", None)
+        _interpreter = tuple(orig[:-1]) if type(orig) is list and orig else ()
+    if not _interpreter:
+        return
+    first = argv[0]
+    if first == "-c":
+        given = ["-c", req.get("code", "")]
+    elif first == "-m" and type(req.get("module")) is str:
+        given = ["-m", req["module"]]
+    else:
+        given = [first]
+    sys.orig_argv = list(_interpreter) + given + argv[1:]
 
 
 def _apply(req):
@@ -88,7 +114,7 @@ def _apply(req):
     # After the cwd: a script's directory comes first, as in python3.
     argv = req.get("argv")
     if argv is not None:
-        _apply_argv(argv, req.get("file"))
+        _apply_argv(argv, req.get("file"), req)
 
 
 def _ends_quiet(src, node):

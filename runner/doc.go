@@ -33,8 +33,13 @@
 // the host answers it; a request's "module" runs as python3 -m runs it,
 // runpy._run_module_as_main called from cells, not from cell code, so its
 // traceback starts at runpy's frames; the names runpy set, __spec__,
-// __file__..., go with the next request's argv), argv (a request's "argv" and "file": sys.argv,
-// __file__ and sys.path as python3 sets them: the notebook's entries, the
+// __file__..., go with the next request's argv; and sys.orig_argv, for a
+// request's argv, is python3's for that command line: the interpreter
+// and its options as the host started it, then FILE ARG..., -c CODE
+// ARG... (the request's code), -m MODULE ARG... or - ARG..., where
+// runner.py stood; the gateway's kernels keep their own), argv (a
+// request's "argv" and "file": sys.argv, __file__, __loader__ and
+// __cached__ and sys.path as python3 sets them: the notebook's entries, the
 // cwd core put first (or a request's cwd since) and every "" (core's
 // before site-packages, IPython's in a kernel), go, so a module in the cwd
 // shadows the stdlib's only where python3's would; a later argv gives

@@ -166,7 +166,7 @@ func TestRunModuleSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dunders := "print(count, __name__, __spec__, __package__, __loader__, '__file__' in globals(), '__cached__' in globals())"
+	dunders := "print(count, __name__, __spec__, __package__, getattr(__loader__, '__name__', type(__loader__).__name__), '__file__' in globals(), '__cached__' in globals())"
 	if err := os.WriteFile(filepath.Join(dir, "after.py"), []byte(dunders+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +176,10 @@ func TestRunModuleSession(t *testing.T) {
 	}{
 		{[]string{"run", "--session", "m", "-m", "counter", "a"}, "run 1 ['a']\n"},
 		{[]string{"run", "--session", "m", "-m", "counter", "--json"}, "run 2 ['--json']\n"},
-		{[]string{"run", "--session", "m", "-c", dunders}, "2 __main__ None None None False False\n"},
+		// -c's and FILE's own, as python3 sets them (TestRunOrigArgvAsPython)
+		{[]string{"run", "--session", "m", "-c", dunders}, "2 __main__ None None BuiltinImporter False False\n"},
 		{[]string{"run", "--session", "m", "-m", "pk"}, "pk pk\n"},
-		{[]string{"run", "--session", "m", "after.py"}, "2 __main__ None None None True False\n"},
+		{[]string{"run", "--session", "m", "after.py"}, "2 __main__ None None SourceFileLoader True True\n"},
 	}
 	for _, s := range steps {
 		cmd := h.cmd(s.args...)
