@@ -18,11 +18,11 @@
 // arrives in the order it was written to each descriptor, and nothing user
 // code writes can corrupt the frame channel on fd 3. The host turns the raw
 // bytes into [Stdout] and [Stderr] frames attributed to the running cell.
-// The numbers are the host's side of it: once ready is sent, the Python
-// runner moves fd 0's and fd 3's pipes to high descriptors of its own, and
+// The numbers are the host's side of it: at start-up the Python runner
+// moves fd 0's and fd 3's pipes to higher descriptors of its own, and
 // writes its marks to its own copies of fd 1's and fd 2's pipes, so a
 // cell that closes or replaces descriptors it did not open (os.closerange,
-// os.dup2) leaves them alone (runner/fds.py).
+// os.dup2) leaves them alone (runner/wire.py, take_fds).
 //
 // A host whose caller shows stdout and stderr on one destination may give
 // the runner one pipe for both fd 1 and fd 2, and EVALHOST_MERGED=1: every

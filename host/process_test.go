@@ -307,7 +307,8 @@ threading.Thread(target=late, daemon=True).start()`, goFIFO, wroteFIFO))
 func TestBadFrameLineIsAWarning(t *testing.T) {
 	checkClean(t, time.Minute)
 	p := startPy(t, nil)
-	r := execute(t, p, context.Background(), "import os\nos.write(3, b'not json\\n')\n7")
+	// the frames pipe is no longer fd 3 in the runner (runner/wire.py, take_fds): its own number
+	r := execute(t, p, context.Background(), "import os, sys\nos.write(sys.modules['_evalhost_wire']._frames_fd, b'not json\\n')\n7")
 	if r.err != nil || r.done.Status != "ok" {
 		t.Fatalf("done = %+v, err = %v", r.done, r.err)
 	}

@@ -27,7 +27,6 @@ _SIGINT = _signal.SIGINT
 _q = _json.encode_basestring_ascii
 
 # Per-process state, set up by _setup; the cell under way is wire's _cur.
-_req_fd = 0
 _ns = {}
 _count = 0  # the execution count: one per execute request that reaches the compiler
 _sources = {}
@@ -285,7 +284,7 @@ def _decode(line):
 
 def _serve():
     """Read requests until exit or EOF (the host is gone)."""
-    reqs = io.BufferedReader(_module("fds").Requests(), 1 << 16)  # read where fds moved it
+    reqs = io.BufferedReader(_wire.Requests(), 1 << 16)  # read where wire.take_fds moved it
     cell = None  # cells.Cell, once the first request has loaded cells
     while True:
         line = reqs.readline()
@@ -484,9 +483,8 @@ def _python_version():
 def _take_fds():
     """fd 3 (frames) and fd 0 (requests) become the runner's alone: neither
     is inherited, and user code sees /dev/null on fd 0, or the descriptor
-    EVALHOST_STDIN names, a script's stdin (host.Options.Stdin). Once
-    ready is sent, fds.py moves both out of the cells' way."""
-    global _req_fd
+    EVALHOST_STDIN names, a script's stdin (host.Options.Stdin). _setup
+    then moves both out of the cells' way (wire.take_fds)."""
     try:
         os.set_inheritable(3, False)
     except OSError:
@@ -496,7 +494,7 @@ def _take_fds():
         )
         sys.exit(2)
     _wire._nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
-    _req_fd = os.dup(0)
+    _wire._requests = os.dup(0)
     given = os.environ.pop("EVALHOST_STDIN", "")
     src = int(given) if given.isdigit() and given != "0" else os.open(os.devnull, os.O_RDONLY)
     os.dup2(src, 0)
@@ -546,6 +544,7 @@ def _user_namespace():
 def _setup():
     _take_fds()
     _stdio.take()
+    _wire.take_fds()  # once stdio knows whether fd 2 is fd 1's pipe; before any thread
     _own_reports()
     _user_path()
     _user_namespace()
@@ -597,9 +596,6 @@ def main(boot_file=None):
     _setup()
     _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
                  executable=_q(sys.executable or ""), marks="true", wake=_WAKE))
-    # The runner's own descriptors out of the cells' way (fds.py), then
-    # cells: both before the first request, while the host answers ready.
-    _module("fds").take()
     # The first request is an execute, which needs cells: loaded now, while
     # the host reads ready and sends it, not after it came (a one-shot run
     # waited ~0.2 ms for it between its cell and its `started`). Its objects

@@ -16,13 +16,13 @@
 // core loads its other modules the same way, each one concern: wire (every
 // byte written to fd 3 and the marks on fd 1/2: frame lines, the held line
 // batched with the next frame, position and sync marks, FIONREAD checks, the
-// done frame and the interrupted ack; as core loads), stdio (what cells get
+// done frame and the interrupted ack, and the descriptors they go to, moved
+// out of the cells' way with the os.close, os.closerange, os.dup2 and
+// os.fdopen that spare them; as core loads), stdio (what cells get
 // instead of a terminal: stdout and stderr on fd 1/2, their flusher and the
 // flush before any other writer of fd 1/2, the stdin that refuses (or the
 // script's stdin the host gave on fd 4), the stdlib modules adapted as they
-// are imported; as core loads), fds (the runner's own descriptors moved
-// out of the cells' way, and the os.close, os.closerange and os.dup2 that
-// spare them; right after ready is sent), cells (an execute
+// are imported; as core loads), cells (an execute
 // request as a Cell object whose steps have names: accept, start,
 // send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
@@ -360,29 +360,30 @@
 //     a note (2,000 cells of a 50 KB figure grew the runner by 257 MiB, a
 //     printed log stayed whole); none of it is written to disk (IPython still makes the empty directories of
 //     ~/.ipython/profile_default as it starts, as ipykernel does).
-//   - The runner's own descriptors are out of the cells' way (fds.py), so
-//     a script that closes or replaces what it did not open runs on as
-//     under python3: once ready is sent, the frames pipe (fd 3) and its
-//     copy of the requests pipe (fd 0's) move to the highest free
-//     descriptors below the soft RLIMIT_NOFILE, or below 1024 when that is
-//     higher (the kernel's fd table grows to the highest, and every fork
-//     copies it), close-on-exec, and marks go to copies of the stdout and
-//     stderr pipes made there, not to fd 1 and 2, which a cell may point
-//     at a file (os.dup2 of a log: python3's file gets no marks). A cell's
-//     first os.open is fd 3, as python3's. os.closerange closes around
-//     them (os.closerange(3, 1024), to the soft limit or beyond), os.close
-//     of one and os.dup2 from one fail with EBADF, as python3's of a
-//     descriptor it never opened, and os.dup2 onto one first moves the
-//     runner's elsewhere (under the send lock), so the cell gets the
-//     descriptor it named. A fork() child of a cell closes them at once
-//     and is guarded no more (a daemon holds none of the host's pipes).
-//     Not guarded: C code calling close(2) or dup2(2) itself (a C
-//     extension's, a library's), which can still cut the runner off as
-//     before, and a file object a cell makes on one of them by number
-//     (open(fd), os.fdopen, socket.socket(fileno=fd)) and closes;
-//     os.listdir("/proc/self/fd") lists them, the one way a script can
-//     tell them, by number. subprocess's close_fds needs nothing: they
-//     are close-on-exec.
+//   - The runner's own descriptors are out of the cells' way (wire.take_fds),
+//     so a script that closes or replaces what it did not open runs on as under
+//     python3: at start-up, before any thread, the frames pipe (fd 3) and its
+//     copy of the requests pipe (fd 0's) move to the highest free descriptors
+//     below 64 (the kernel's first fd table holds 64; growing it once the
+//     flusher's thread runs waits for an RCU grace period, ~30 ms here, and
+//     every fork copies a larger one), close-on-exec, and marks go to copies of
+//     the stdout and stderr pipes made there, not to fd 1 and 2, which a cell
+//     may point at a file (os.dup2 of a log: python3's file gets no marks). A
+//     cell's first os.open is fd 3, as python3's. os.closerange closes around
+//     them (os.closerange(3, 1024), to the soft limit or beyond); os.close of
+//     one, os.fdopen of one and os.dup2 from one fail with EBADF, as python3's
+//     of a descriptor it never opened; os.dup2 onto one first moves the
+//     runner's elsewhere (under the send lock; above 64, within the soft limit,
+//     when the cell took every one below), so the cell gets the descriptor it
+//     named. A fork() child of a cell closes them at once and is guarded no
+//     more (a daemon holds none of the host's pipes). Not guarded: C code
+//     calling close(2) or dup2(2) itself (a C extension's, a library's), which
+//     can still cut the runner off as before, a file object a cell makes on one
+//     of them by number otherwise (open(fd), socket.socket(fileno=fd)) and
+//     closes, and other calls on their numbers (os.set_blocking, fcntl,
+//     os.write); os.listdir("/proc/self/fd") lists them, the one way a script
+//     can tell them, by number. subprocess's close_fds needs nothing: they are
+//     close-on-exec.
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.
 package runner

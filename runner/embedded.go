@@ -18,8 +18,6 @@ var (
 	corePy string
 	//go:embed display.py
 	displayPy string
-	//go:embed fds.py
-	fdsPy string
 	//go:embed figures.py
 	figuresPy string
 	//go:embed imports.py
@@ -72,7 +70,6 @@ var embeddedFiles = []file{
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},
-	{"fds.py", fdsPy},
 	{"figures.py", figuresPy},
 	{"imports.py", importsPy},
 	{"ipy_capture.py", ipyCapturePy},

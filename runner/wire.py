@@ -9,6 +9,29 @@ request under way is _cur here: cells.Cell sets it, the signal handler and
 the flusher read it. Loaded by core as it loads, before start-up: its
 state is read on every flush and frame, so it is this module's globals,
 never another module's attributes.
+
+And the descriptors those bytes go to, the runner's own, out of the cells'
+way (take_fds, at the end): a script that closed what it did not open (a
+daemonizer's os.closerange(3, MAXFD), a loop of os.close over
+/proc/self/fd, os.dup2 over fd 3) took the runner's pipes with it, where
+python3 goes on printing; one that pointed fd 1 elsewhere (os.dup2 of a
+log file) got the runner's marks in its file. So at start-up the frames
+pipe and the runner's copy of the requests pipe move to the highest free
+descriptors below 64, leaving the low numbers to the cells as python3 has
+them (a script's first os.open is 3), and the marks go to copies of the
+stdout and stderr pipes there (_pipes), whatever fd 1 and 2 have become.
+os.close, os.closerange, os.dup2 and os.fdopen spare them: os.close or
+os.fdopen of one, or os.dup2 from one, fails with EBADF, as python3's of a
+descriptor it never opened; os.closerange closes around them; os.dup2
+onto one moves it again first, so the script gets the descriptor it asked
+for. A fork() child of a cell, which never speaks for the runner, closes
+them at once and is guarded no more, so a daemon does not hold the host's
+pipes open. The requests pipe is read at the number held here
+(Requests), so a move is seen by the next read. Only those os functions
+are guarded: C code calling close(2) or dup2(2) itself, a file object
+made on one of them by other means (open(fd), socket(fileno=fd)) and
+closed, and other calls on their numbers (os.set_blocking, fcntl,
+os.write) still reach them; /proc/self/fd lists them.
 """
 
 import _json
@@ -39,7 +62,7 @@ _dirty = [False, True, True]
 _owed = [0, 0, 0]
 _fds = (1, 2)  # the fds that take marks: fd 1 alone when fd 2 is its pipe (merge)
 # By fd: the descriptor holding the host's pipe of fd 1 and 2, where marks
-# go: the runner's own copies (fds.py), whatever a cell made fd 1 and 2.
+# go: the runner's own copies (take_fds), whatever a cell made fd 1 and 2.
 _pipes = [0, 1, 2]
 _held = b""  # a frame line that goes out with the next one (a result, with its done)
 _ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
@@ -477,3 +500,174 @@ def _mark(fd, mark):
             mark = mark[_os_write(fd, mark):]
     except OSError:
         pass  # the host closed that pipe; the done frame still tells it
+
+
+# --- the runner's own descriptors, out of the cells' way ------------------
+
+
+_close, _closerange, _dup2, _fdopen = os.close, os.closerange, os.dup2, os.fdopen
+_EBADF, _EMFILE = 9, 24  # errno's, on Linux and macOS alike
+# The runner's descriptors go just below this: the kernel's first fd table
+# holds 64. Growing it in a process with threads (the flusher) waits for an
+# RCU grace period, ~30 ms here (moved to 1020-1023 once ready was sent,
+# `evalhost run -c pass` took 15 ms longer), and every fork copies the
+# grown table (+25 us each at 1024).
+_TOP = 64
+
+_own_fds = frozenset()  # the runner's descriptors, which the os wrappers spare
+_requests = 0  # the requests pipe: core's copy of fd 0, then moved (Requests reads it)
+
+
+def take_fds():
+    """Move the frames pipe and the requests pipe's copy below _TOP, copy
+    the stdout and stderr pipes there for the marks (close-on-exec, all),
+    and guard them; at start-up, before any thread. A soft RLIMIT_NOFILE
+    under 64 leaves what does not fit where it is."""
+    global _frames_fd, _requests, _pipes
+    _frames_fd = _move(_frames_fd)
+    _requests = _move(_requests)
+    pipes = list(_pipes)
+    for fd in _fds:  # fd 1, and fd 2 unless it is fd 1's pipe
+        pipes[fd] = _move(fd, keep=True)
+    _pipes = pipes
+    _guard()
+    os.register_at_fork(after_in_child=_after_fork_child)
+    os.close, os.closerange, os.dup2, os.fdopen = close, closerange, dup2, fdopen
+
+
+def _guard():
+    global _own_fds
+    fds = [_frames_fd, _requests] + [fd for i, fd in enumerate(_pipes) if fd != i]
+    _own_fds = frozenset(fd for fd in fds if fd > 2)
+
+
+def _free(above=False):
+    """The highest descriptor below _TOP that is not open; with above (a
+    cell took every one below), the lowest from _TOP up to the soft limit;
+    None for none."""
+    fds = range(_TOP - 1, 2, -1)
+    if above:
+        try:
+            fds = range(_TOP, os.sysconf("SC_OPEN_MAX"))
+        except (OSError, ValueError):
+            return None
+    for fd in fds:
+        if fd not in _own_fds:
+            try:
+                os.get_inheritable(fd)
+            except OSError:
+                return fd
+    return None
+
+
+def _move(fd, keep=False):
+    """fd moved (with keep, copied) to the highest free descriptor below
+    _TOP; where it is when there is none above it, or the soft limit is
+    lower."""
+    to = _free()
+    if to is None or to <= fd:
+        return fd
+    try:
+        _dup2(fd, to, False)
+    except OSError:
+        return fd
+    if not keep:
+        _close(fd)
+    return to
+
+
+def _ebadf():
+    return OSError(_EBADF, os.strerror(_EBADF))
+
+
+def _index(fd):
+    """fd as the os functions read it, or None where they refuse it."""
+    if type(fd) is int:
+        return fd
+    try:
+        return type(fd).__index__(fd)
+    except Exception:
+        return None
+
+
+def close(fd):
+    if _own_fds and _index(fd) in _own_fds:
+        raise _ebadf()  # as python3's os.close of a descriptor it never opened
+    return _close(fd)
+
+
+def closerange(fd_low, fd_high, /):
+    lo, hi = _index(fd_low), _index(fd_high)
+    if not _own_fds or lo is None or hi is None:
+        return _closerange(fd_low, fd_high)
+    for fd in sorted(_own_fds):
+        if lo <= fd < hi:
+            _closerange(lo, fd)
+            lo = fd + 1
+    return _closerange(lo, hi)
+
+
+def dup2(fd, fd2, inheritable=True):
+    if _own_fds:
+        if _index(fd) in _own_fds:
+            raise _ebadf()
+        if _index(fd2) in _own_fds:
+            return _dup2_over(fd, _index(fd2), inheritable)
+    return _dup2(fd, fd2, inheritable)
+
+
+def fdopen(fd, *args, **kwargs):
+    if _own_fds and _index(fd) in _own_fds:
+        raise _ebadf()  # as python3's io.open finds it: not open
+    return _fdopen(fd, *args, **kwargs)
+
+
+for _f, _real in ((close, _close), (closerange, _closerange), (dup2, _dup2), (fdopen, _fdopen)):
+    _f.__doc__, _f.__module__ = _real.__doc__, _real.__module__
+
+
+def _dup2_over(fd, fd2, inheritable):
+    """os.dup2 onto a runner descriptor: the runner's moves to another free
+    one first; the cell gets fd2 as python3 would (or dup2's error)."""
+    global _frames_fd, _requests, _pipes
+    with _send_lock:  # nothing of the runner's goes to fd2 once it is the cell's
+        to = _free()
+        if to is None:
+            to = _free(above=True)
+            if to is None:
+                raise OSError(_EMFILE, os.strerror(_EMFILE))
+        _dup2(fd2, to, False)
+        if fd2 == _frames_fd:
+            _frames_fd = to
+        elif fd2 == _requests:
+            _requests = to
+        else:
+            _pipes = [to if p == fd2 else p for p in _pipes]
+        _guard()
+    try:
+        return _dup2(fd, fd2, inheritable)
+    except BaseException:
+        _close(fd2)  # the runner's old copy: python3 has nothing there
+        raise
+
+
+def _after_fork_child():
+    """A fork() child of a cell never speaks for the runner: its copies of
+    the pipes go, and its closes are its own."""
+    global _own_fds
+    for fd in _own_fds:
+        try:
+            _close(fd)
+        except OSError:
+            pass
+    _own_fds = frozenset()
+
+
+class Requests(getattr(sys.modules.get("_io"), "_RawIOBase", io.RawIOBase)):  # the C base: no ABC to build
+    """The requests pipe, read at the number held now (a move changes it)."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        return os.readv(_requests, (b,))

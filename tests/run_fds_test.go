@@ -28,6 +28,10 @@ var fdScripts = []struct {
 	{name: "every listed fd closed, then a file opened", proc: true, src: "import os\nerrs = set()\nfor name in os.listdir('/proc/self/fd'):\n" +
 		"    if int(name) > 2:\n        try:\n            os.close(int(name))\n        except OSError as e:\n            errs.add(e.errno)\n" +
 		"print('errors', sorted(errs))\nwith open(__file__) as f:\n    print('fd', f.fileno(), len(f.read()) > 0)\n"},
+	{name: "every listed fd opened with os.fdopen and closed", proc: true, src: "import os\nn = 0\nfor name in os.listdir('/proc/self/fd'):\n" +
+		"    if int(name) > 2:\n        try:\n            os.fdopen(int(name), 'rb').close()\n        except OSError:\n            n += 1\nprint('refused', n > 0)\n"},
+	{name: "dup2 onto every fd up to 1024", src: "import os\nn = os.open(os.devnull, os.O_WRONLY)\nbad = 0\nfor fd in range(n + 1, 1024):\n" +
+		"    try:\n        os.dup2(n, fd)\n    except OSError:\n        bad += 1\nprint('failed', bad)\nos.closerange(n + 1, 1024)\nprint('after')\n"},
 	{name: "an uncaught error after closing", src: "import os\nos.closerange(3, 1024)\ndef f():\n    1 / 0\nprint('before')\nf()\n"},
 	{name: "sys.exit after closing", src: "import os, sys\nos.closerange(3, 1024)\nprint('bye')\nsys.exit(3)\n"},
 	{name: "a thread prints while fds are closed", src: "import os, threading\ndef w():\n    for i in range(300):\n        print('t', i)\n" +

@@ -12,20 +12,21 @@ import (
 // result and done arrive in order, whatever the one before closed,
 // replaced or forked.
 func TestOwnFdsSpared(t *testing.T) {
-	const own = "import os, sys\nown = sorted(sys.modules['_evalhost_fds'].own)\n"
+	const own = "import os, sys\nown = sorted(sys.modules['_evalhost_wire']._own_fds)\n"
 	for _, c := range []struct{ name, cell, stdout string }{
 		{"closerange of everything above 2", "import os\nos.closerange(3, 1 << 20)\nprint('closed')", "closed\n"},
 		{"os.close of each refuses", own + "for fd in own:\n    try:\n        os.close(fd)\n    except OSError as e:\n        print(e)",
 			strings.Repeat("[Errno 9] Bad file descriptor\n", 4)},
+		{"os.fdopen of one refuses", own + "try:\n    os.fdopen(own[0], 'rb')\nexcept OSError as e:\n    print(e)", "[Errno 9] Bad file descriptor\n"},
 		{"os.dup2 from one refuses", own + "try:\n    os.dup2(own[0], 50)\nexcept OSError as e:\n    print(e)", "[Errno 9] Bad file descriptor\n"},
 		// The cell gets the number it named; the runner's moves elsewhere.
 		{"os.dup2 onto each", own + "r, w = os.pipe()\nfor fd in own:\n    assert os.dup2(w, fd) == fd\n    os.write(fd, b'x')\n" +
-			"print(os.read(r, 10), sorted(sys.modules['_evalhost_fds'].own) != own)", "b'xxxx' True\n"},
+			"print(os.read(r, 10), sorted(sys.modules['_evalhost_wire']._own_fds) != own)", "b'xxxx' True\n"},
 		{"os.dup2 onto one from a bad fd", own + "try:\n    os.dup2(999999, own[0])\nexcept OSError as e:\n    print(e)\n" +
 			"try:\n    os.fstat(own[0])\nexcept OSError as e:\n    print('gone:', e)", "[Errno 9] Bad file descriptor\ngone: [Errno 9] Bad file descriptor\n"},
 		{"a fork child holds none of them", own + "r, w = os.pipe()\npid = os.fork()\nif pid == 0:\n" +
 			"    bad = sum(1 for fd in own if not os.path.exists('/proc/self/fd/%d' % fd))\n    os.write(w, b'%d' % bad)\n    os._exit(0)\n" +
-			"os.waitpid(pid, 0)\nprint(os.read(r, 10), sys.modules['_evalhost_fds'].own == frozenset(own))", "b'4' True\n"},
+			"os.waitpid(pid, 0)\nprint(os.read(r, 10), sys.modules['_evalhost_wire']._own_fds == frozenset(own))", "b'4' True\n"},
 		{"fd 1 pointed at a file", "import os, tempfile\nf = tempfile.TemporaryFile()\nkeep = os.dup(1)\nos.dup2(f.fileno(), 1)\n" +
 			"print('into the file', flush=True)\ndisplay('a display')\nos.dup2(keep, 1)\nf.seek(0)\nprint(f.read())", "b'into the file\\n'\n"},
 	} {
