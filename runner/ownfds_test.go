@@ -27,6 +27,16 @@ func TestOwnFdsSpared(t *testing.T) {
 		{"a fork child holds none of them", own + "r, w = os.pipe()\npid = os.fork()\nif pid == 0:\n" +
 			"    bad = sum(1 for fd in own if not os.path.exists('/proc/self/fd/%d' % fd))\n    os.write(w, b'%d' % bad)\n    os._exit(0)\n" +
 			"os.waitpid(pid, 0)\nprint(os.read(r, 10), sys.modules['_evalhost_wire']._own_fds == frozenset(own))", "b'4' True\n"},
+		// A handler can cut into a send (which holds the send lock) or into
+		// another handler's move: the move must neither wait for the lock there
+		// nor leave a copy behind.
+		{"a signal handler's os.dup2 onto the frames pipe", "import os, sys, signal\nw = sys.modules['_evalhost_wire']\n" +
+			"def fds():\n    return {int(x) for x in os.listdir('/proc/self/fd') if os.path.exists('/proc/self/fd/' + x)} - w._own_fds\n" +
+			"base = fds()\nn = os.open(os.devnull, os.O_WRONLY)\nhits = 0\ndef handler(*a):\n    global hits\n    fd = w._frames_fd\n" +
+			"    os.dup2(n, fd)\n    os.close(fd)\n    hits += 1\nsignal.signal(signal.SIGALRM, handler)\n" +
+			"signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)\nfor i in range(2000):\n    display(i)\n" +
+			"signal.setitimer(signal.ITIMER_REAL, 0)\nsignal.signal(signal.SIGALRM, signal.SIG_DFL)\n" +
+			"print(hits > 0, len(w._own_fds), fds() - base - {n})", "True 4 set()\n"},
 		{"fd 1 pointed at a file", "import os, tempfile\nf = tempfile.TemporaryFile()\nkeep = os.dup(1)\nos.dup2(f.fileno(), 1)\n" +
 			"print('into the file', flush=True)\ndisplay('a display')\nos.dup2(keep, 1)\nf.seek(0)\nprint(f.read())", "b'into the file\\n'\n"},
 	} {

@@ -11,27 +11,11 @@ state is read on every flush and frame, so it is this module's globals,
 never another module's attributes.
 
 And the descriptors those bytes go to, the runner's own, out of the cells'
-way (take_fds, at the end): a script that closed what it did not open (a
-daemonizer's os.closerange(3, MAXFD), a loop of os.close over
-/proc/self/fd, os.dup2 over fd 3) took the runner's pipes with it, where
-python3 goes on printing; one that pointed fd 1 elsewhere (os.dup2 of a
-log file) got the runner's marks in its file. So at start-up the frames
-pipe and the runner's copy of the requests pipe move to the highest free
-descriptors below 64, leaving the low numbers to the cells as python3 has
-them (a script's first os.open is 3), and the marks go to copies of the
-stdout and stderr pipes there (_pipes), whatever fd 1 and 2 have become.
-os.close, os.closerange, os.dup2 and os.fdopen spare them: os.close or
-os.fdopen of one, or os.dup2 from one, fails with EBADF, as python3's of a
-descriptor it never opened; os.closerange closes around them; os.dup2
-onto one moves it again first, so the script gets the descriptor it asked
-for. A fork() child of a cell, which never speaks for the runner, closes
-them at once and is guarded no more, so a daemon does not hold the host's
-pipes open. The requests pipe is read at the number held here
-(Requests), so a move is seen by the next read. Only those os functions
-are guarded: C code calling close(2) or dup2(2) itself, a file object
-made on one of them by other means (open(fd), socket(fileno=fd)) and
-closed, and other calls on their numbers (os.set_blocking, fcntl,
-os.write) still reach them; /proc/self/fd lists them.
+way (take_fds, at the end; runner/doc.go has the contract): at start-up
+the frames and requests pipes move just below 64 and the stdout and stderr
+pipes are copied there for the marks (_pipes), and os.close, closerange,
+dup2 and fdopen spare them, so a script that closes or replaces what it
+did not open runs on as under python3. C code's close(2) is not guarded.
 """
 
 import _json
@@ -479,10 +463,18 @@ def _ack_interrupt():
 
 
 def _write_frame_bytes(data):
-    """Write data to fd 3 whole; the caller holds the send lock."""
+    """Write data to the frames pipe whole; the caller holds the send lock.
+    A write that fails once a cell's signal handler moved the pipe as it
+    waited (os.write runs handlers on EINTR, then retries) goes again to
+    where the pipe is now."""
     view = memoryview(data)
     while view:
-        view = view[_os_write(_frames_fd, view):]
+        fd = _frames_fd
+        try:
+            view = view[_os_write(fd, view):]
+        except OSError:
+            if fd == _frames_fd:
+                raise
 
 
 def _pay_ack():
@@ -494,12 +486,13 @@ def _pay_ack():
 
 
 def _mark(fd, mark):
-    fd = _pipes[fd]
-    try:
-        while mark:
-            mark = mark[_os_write(fd, mark):]
-    except OSError:
-        pass  # the host closed that pipe; the done frame still tells it
+    while mark:
+        pipe = _pipes[fd]
+        try:
+            mark = mark[_os_write(pipe, mark):]
+        except OSError:
+            if pipe == _pipes[fd]:
+                return  # the host closed that pipe; the done frame still tells it
 
 
 # --- the runner's own descriptors, out of the cells' way ------------------
@@ -508,21 +501,20 @@ def _mark(fd, mark):
 _close, _closerange, _dup2, _fdopen = os.close, os.closerange, os.dup2, os.fdopen
 _EBADF, _EMFILE = 9, 24  # errno's, on Linux and macOS alike
 # The runner's descriptors go just below this: the kernel's first fd table
-# holds 64. Growing it in a process with threads (the flusher) waits for an
-# RCU grace period, ~30 ms here (moved to 1020-1023 once ready was sent,
-# `evalhost run -c pass` took 15 ms longer), and every fork copies the
-# grown table (+25 us each at 1024).
+# holds 64. Growing it with threads running waits for an RCU grace period
+# (at 1020-1023 after ready, `run -c pass` took 15 ms longer), and every
+# fork copies the grown table (+25 us at 1024).
 _TOP = 64
 
 _own_fds = frozenset()  # the runner's descriptors, which the os wrappers spare
+_MAIN_THREAD = _thread.get_ident()  # wire loads in it: where signal handlers run
 _requests = 0  # the requests pipe: core's copy of fd 0, then moved (Requests reads it)
 
 
 def take_fds():
-    """Move the frames pipe and the requests pipe's copy below _TOP, copy
-    the stdout and stderr pipes there for the marks (close-on-exec, all),
-    and guard them; at start-up, before any thread. A soft RLIMIT_NOFILE
-    under 64 leaves what does not fit where it is."""
+    """Move the frames and requests pipes below _TOP, copy the stdout and
+    stderr pipes there for the marks (close-on-exec, all), and guard them;
+    at start-up, before any thread."""
     global _frames_fd, _requests, _pipes
     _frames_fd = _move(_frames_fd)
     _requests = _move(_requests)
@@ -542,9 +534,8 @@ def _guard():
 
 
 def _free(above=False):
-    """The highest descriptor below _TOP that is not open; with above (a
-    cell took every one below), the lowest from _TOP up to the soft limit;
-    None for none."""
+    """The highest free descriptor below _TOP; with above (a cell took them
+    all), the lowest from _TOP to the soft limit; or None."""
     fds = range(_TOP - 1, 2, -1)
     if above:
         try:
@@ -562,8 +553,7 @@ def _free(above=False):
 
 def _move(fd, keep=False):
     """fd moved (with keep, copied) to the highest free descriptor below
-    _TOP; where it is when there is none above it, or the soft limit is
-    lower."""
+    _TOP, if above fd and within the soft limit."""
     to = _free()
     if to is None or to <= fd:
         return fd
@@ -628,32 +618,70 @@ for _f, _real in ((close, _close), (closerange, _closerange), (dup2, _dup2), (fd
 
 def _dup2_over(fd, fd2, inheritable):
     """os.dup2 onto a runner descriptor: the runner's moves to another free
-    one first; the cell gets fd2 as python3 would (or dup2's error)."""
-    global _frames_fd, _requests, _pipes
-    with _send_lock:  # nothing of the runner's goes to fd2 once it is the cell's
-        to = _free()
-        if to is None:
-            to = _free(above=True)
-            if to is None:
-                raise OSError(_EMFILE, os.strerror(_EMFILE))
-        _dup2(fd2, to, False)
-        if fd2 == _frames_fd:
-            _frames_fd = to
-        elif fd2 == _requests:
-            _requests = to
-        else:
-            _pipes = [to if p == fd2 else p for p in _pipes]
-        _guard()
+    one first; the cell gets fd2 as python3 would. Signals wait meanwhile
+    (a KeyboardInterrupt would leave the move half done); one caught just
+    before still runs its handler, which may move too (_move_for)."""
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
     try:
-        return _dup2(fd, fd2, inheritable)
-    except BaseException:
-        _close(fd2)  # the runner's old copy: python3 has nothing there
-        raise
+        locked = _lock_for_move()
+        try:
+            _move_for(fd2)
+        finally:
+            if locked:
+                _send_lock.release()
+        try:
+            return _dup2(fd, fd2, inheritable)
+        except BaseException:
+            _close(fd2)  # the runner's old copy: python3 has nothing there
+            raise
+    finally:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
+def _lock_for_move():
+    """The send lock (whether taken), so no frame or mark goes to a
+    descriptor as it becomes the cell's. In the main thread a signal
+    handler of the cell's may have cut into a send or a move (a function
+    that takes the lock is on the stack): a wait would never end, and that
+    send reads the number for each write, again after one that failed
+    (_write_frame_bytes). Otherwise another thread holds it, and lets go."""
+    if _send_lock.acquire(False):
+        return True
+    if _thread.get_ident() == _MAIN_THREAD:
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_code in _LOCKERS:
+                return False
+            f = f.f_back
+    return _send_lock.acquire()
+
+
+def _move_for(fd2):
+    """Move the runner's descriptor fd2 to another free one."""
+    global _frames_fd, _requests, _pipes
+    to = _free()
+    if to is None:
+        to = _free(above=True)
+        if to is None:
+            raise OSError(_EMFILE, os.strerror(_EMFILE))
+    _dup2(fd2, to, False)
+    if fd2 == _frames_fd:
+        _frames_fd = to
+    elif fd2 == _requests:
+        _requests = to
+    elif fd2 in _pipes[1:]:
+        _pipes = [to if p == fd2 else p for p in _pipes]
+    else:
+        _close(to)  # a signal handler's move of fd2 came between: it is not the runner's now
+    _guard()
+
+
+# The functions that take the send lock (_lock_for_move).
+_LOCKERS = frozenset(f.__code__ for f in (_write_frame, _send_done, _hold, _send_held, _pay, _ack_interrupt, _dup2_over))
 
 
 def _after_fork_child():
-    """A fork() child of a cell never speaks for the runner: its copies of
-    the pipes go, and its closes are its own."""
+    """A fork() child of a cell never speaks for the runner: its copies go."""
     global _own_fds
     for fd in _own_fds:
         try:
