@@ -370,24 +370,25 @@
 //     the stdout and stderr pipes made there, not to fd 1 and 2, which a cell
 //     may point at a file (os.dup2 of a log: python3's file gets no marks). A
 //     cell's first os.open is fd 3, as python3's. os.closerange closes around
-//     them (os.closerange(3, 1024), to the soft limit or beyond); os.close of
-//     one, os.fdopen of one and os.dup2 from one fail with EBADF, as python3's
-//     of a descriptor it never opened; os.dup2 onto one first moves the
-//     runner's elsewhere (under the send lock, or, in a signal handler that cut
-//     into the runner's own send, without it: that send writes at the new
-//     number, again after a write that failed; above 64, within the soft limit,
-//     when the cell took every one below), so the cell gets the descriptor it
-//     named. A fork() child of a cell closes them at once and is guarded no
-//     more (a daemon holds none of the host's pipes). Not guarded: C code
-//     calling close(2) or dup2(2) itself (a C extension's, a library's), which
-//     can still cut the runner off as before, a file object a cell makes on one
-//     of them by number otherwise (open(fd), socket.socket(fileno=fd)) and
-//     closes, other calls on their numbers (os.set_blocking, fcntl, os.write),
-//     and a signal handler that takes the frames pipe's number as its own file
-//     while a frame write it interrupted waits to retry (the retry writes
-//     there); os.listdir("/proc/self/fd") lists them, the one way a script can
-//     tell them, by number. subprocess's close_fds needs nothing: they are
-//     close-on-exec.
+//     them (os.closerange(3, 1024), to the soft limit or beyond; posix's
+//     functions are os's, and guarded too); os.close of one, os.fdopen of one
+//     and os.dup2 from one fail with EBADF, as python3's of a descriptor it
+//     never opened; os.dup2 onto one first moves the runner's elsewhere (under
+//     the send lock, or, in a signal handler that cut into the runner's own
+//     send, without it: that send writes at the new number, again after a write
+//     that failed; above 64, within the soft limit, when the cell took every
+//     one below), so the cell gets the descriptor it named. A fork() child of a
+//     cell closes them at once and is guarded no more (a daemon holds none of
+//     the host's pipes). Not guarded: C code calling close(2) or dup2(2) itself
+//     (a C extension's, a library's), which can still cut the runner off as
+//     before, a file object a cell makes on one of them by number otherwise
+//     (open(fd), socket.socket(fileno=fd)) and closes, other calls on their
+//     numbers (os.set_blocking, fcntl, os.write), and a signal handler that
+//     takes the frames pipe's number as its own file while a frame write it
+//     interrupted waits to retry (the retry writes there);
+//     os.listdir("/proc/self/fd") lists them, the one way a script can tell
+//     them, by number. subprocess's close_fds needs nothing: they are close-on-
+//     exec.
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
 //     the frames pipe breaks.
 package runner

@@ -10,12 +10,9 @@ the flusher read it. Loaded by core as it loads, before start-up: its
 state is read on every flush and frame, so it is this module's globals,
 never another module's attributes.
 
-And the descriptors those bytes go to, the runner's own, out of the cells'
-way (take_fds, at the end; runner/doc.go has the contract): at start-up
-the frames and requests pipes move just below 64 and the stdout and stderr
-pipes are copied there for the marks (_pipes), and os.close, closerange,
-dup2 and fdopen spare them, so a script that closes or replaces what it
-did not open runs on as under python3. C code's close(2) is not guarded.
+And the descriptors those bytes go to (take_fds, at the end; the contract
+is runner/doc.go's): moved below 64 as the runner starts, out of the way
+of a cell's os.close, closerange, dup2 and fdopen, which spare them.
 """
 
 import _json
@@ -525,6 +522,9 @@ def take_fds():
     _guard()
     os.register_at_fork(after_in_child=_after_fork_child)
     os.close, os.closerange, os.dup2, os.fdopen = close, closerange, dup2, fdopen
+    posix = sys.modules.get(os.name)  # the module os took them from (posix.close is os.close)
+    if posix is not None and getattr(posix, "close", None) is _close:
+        posix.close, posix.closerange, posix.dup2 = close, closerange, dup2
 
 
 def _guard():
@@ -570,8 +570,7 @@ def _ebadf():
     return OSError(_EBADF, os.strerror(_EBADF))
 
 
-def _index(fd):
-    """fd as the os functions read it, or None where they refuse it."""
+def _index(fd):  # fd as the os functions read it, or None where they refuse it
     if type(fd) is int:
         return fd
     try:
@@ -613,7 +612,7 @@ def fdopen(fd, *args, **kwargs):
 
 
 for _f, _real in ((close, _close), (closerange, _closerange), (dup2, _dup2), (fdopen, _fdopen)):
-    _f.__doc__, _f.__module__ = _real.__doc__, _real.__module__
+    _f.__doc__, _f.__module__, _f.__wrapped__ = _real.__doc__, _real.__module__, _real  # inspect.signature's
 
 
 def _dup2_over(fd, fd2, inheritable):
