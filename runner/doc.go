@@ -213,10 +213,10 @@
 //   - stderr is line-buffered, as CPython's: a partial line goes out with
 //     its newline, a flush, the cell's next frame or its end.
 //   - python3's options before runner.py (host.Options.Args) act on the
-//     cells as on python3's script. -u (found on the command line,
-//     sys.orig_argv; before 3.10, python3's own stdout writing through
-//     without PYTHONUNBUFFERED set, which a host's environment may hold for
-//     its own python3) makes stdout and stderr write through, unbuffered,
+//     cells as on python3's script. -u (or PYTHONUNBUFFERED without -E,
+//     as python3 reads them: the interpreter's own stdout writes through;
+//     the host passes that variable on only when asked, evalhost run's own
+//     or --env's) makes stdout and stderr write through, unbuffered,
 //     as python3 -u's: each write reaches its fd as it is made (a
 //     KeyboardInterrupt in a blocked write loses its rest, as there), and
 //     the 50 ms flush has nothing to do. -I, and -P or PYTHONSAFEPATH on

@@ -81,33 +81,12 @@ def _stream(fd, name, cls, terminal=False, unbuffered=False):
 
 
 def _unbuffered():
-    """Whether the interpreter's command line has python3's -u (python3
-    -u's own stdout writes through, PYTHONUNBUFFERED's too). Not that
-    variable: a host's environment may hold it for its own python3
-    (evalhost's sessions drop it), and unbuffered streams cost a write per
-    print; before 3.10, which has no sys.orig_argv, -u counts only without
-    it."""
-    if not getattr(sys.stdout, "write_through", False):
-        return False
-    argv = getattr(sys, "orig_argv", None)
-    if argv is None:
-        return not os.environ.get("PYTHONUNBUFFERED")
-    args = iter(argv[1:])
-    for a in args:  # python3's options, up to runner.py
-        if a[:1] != "-" or a in ("-", "--"):
-            return False
-        if a[:2] == "--":
-            if a == "--check-hash-based-pycs":
-                next(args, None)
-            continue
-        for i in range(1, len(a)):
-            if a[i] == "u":
-                return True
-            if a[i] in "WX":  # its value: the rest of a, or the next argument
-                if i + 1 == len(a):
-                    next(args, None)
-                break
-    return False
+    """Whether the interpreter's own stdout writes through: python3's -u,
+    or PYTHONUNBUFFERED without -E/-I, as python3 decides it. The host
+    passes that variable on only when asked (evalhost run's own, --env):
+    the sessions' environment drops a host's, which may be set for its
+    own python3, since unbuffered streams cost a write per print."""
+    return bool(getattr(sys.stdout, "write_through", False))
 
 
 def take():

@@ -187,8 +187,9 @@
 //     module can be given to run through them; a gateway kernel's start
 //     fails with ErrPythonArgs on any (its command line is its
 //     kernelspec's). PYTHONUNBUFFERED is not on the environment's
-//     allow-list, so the runner's streams write through under -u only
-//     (evalhost run makes its own PYTHONUNBUFFERED -u, as python3 reads it).
+//     allow-list, so the runner's streams write through under -u, or when
+//     the caller passes the variable on (Config.ExtraEnv: evalhost run's
+//     own PYTHONUNBUFFERED, as python3 reads it).
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe

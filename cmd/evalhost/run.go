@@ -170,9 +170,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	attached := fs.Changed("session")
 	if !attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
 		// The program's bytes go out as it writes them, as python3's; not
-		// --json's frames nor --max-output's tail, which -u would only
-		// split into a frame per write.
-		f.py.fromEnvironment(os.Getenv)
+		// --json's frames nor --max-output's tail, which unbuffered
+		// streams would only split into a frame per write.
+		f.env = withPythonUnbuffered(f.env, lookupEnv)
 	}
 	stopProfile, ok := f.profile.start("run", stderr)
 	if !ok {

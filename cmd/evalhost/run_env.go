@@ -32,6 +32,29 @@ func parseEnvFlags(list []string, getenv func(string) (string, bool)) (map[strin
 	return env, nil
 }
 
+// withPythonUnbuffered passes run's own PYTHONUNBUFFERED on to the script,
+// as python3 reads it (container images set it so a service's output is
+// not held back): the cells' filtered environment drops it otherwise (a
+// host's may hold it for its own python3), and the runner's streams write
+// through when the interpreter's own do (runner/stdio.py). --env's value,
+// when given, stands; an empty one is unset, as python3 reads it.
+func withPythonUnbuffered(env map[string]string, getenv func(string) (string, bool)) map[string]string {
+	const name = "PYTHONUNBUFFERED"
+	if _, given := env[name]; given {
+		return env
+	}
+	v, ok := getenv(name)
+	if !ok || v == "" {
+		return env
+	}
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env[name] = v
+	return env
+}
+
 // lookupEnv is os.LookupEnv, which parseEnvFlags takes as a parameter for
 // its tests.
 func lookupEnv(name string) (string, bool) { return os.LookupEnv(name) }

@@ -42,3 +42,36 @@ func TestParseEnvFlags(t *testing.T) {
 		})
 	}
 }
+
+// run passes its own PYTHONUNBUFFERED on to the script, as python3 reads
+// it; --env's value stands, and an empty one is python3's unset.
+func TestWithPythonUnbuffered(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		own  string // run's own; "-" for unset
+		want string // the script's; "-" for absent
+	}{
+		{"passed on", nil, "1", "1"},
+		{"unset", nil, "-", "-"},
+		{"empty is unset", nil, "", "-"},
+		{"--env's stands", map[string]string{"PYTHONUNBUFFERED": ""}, "1", ""},
+		{"beside --env's others", map[string]string{"A": "b"}, "x", "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(name string) (string, bool) {
+				if name != "PYTHONUNBUFFERED" || tc.own == "-" {
+					return "", false
+				}
+				return tc.own, true
+			}
+			got, ok := withPythonUnbuffered(tc.env, getenv)["PYTHONUNBUFFERED"]
+			if !ok {
+				got = "-"
+			}
+			if got != tc.want {
+				t.Errorf("PYTHONUNBUFFERED %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

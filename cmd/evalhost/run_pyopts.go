@@ -31,18 +31,6 @@ func (o *pyOpts) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&o.xOptions, "xoption", "X", nil, "python3 -X OPT: an implementation option (dev, utf8, importtime...); repeatable")
 }
 
-// fromEnvironment takes the PYTHON* variables of run's own environment
-// that python3 would read for its script and that the cells' filtered
-// environment does not pass on: PYTHONUNBUFFERED (set in many container
-// images so a service's output is not held back) is -u, unless -E or -I
-// tell python3 to ignore it. For a one-shot run's own interpreter only:
-// an attached run's already runs, a gateway kernel's is its kernelspec's.
-func (o *pyOpts) fromEnvironment(getenv func(string) string) {
-	if getenv("PYTHONUNBUFFERED") != "" && !o.ignoreEnvironment && !o.isolated {
-		o.unbuffered = true
-	}
-}
-
 // args are the options as python3's command line: sessions.CheckPythonArgs
 // takes them.
 func (o *pyOpts) args() []string {
