@@ -159,6 +159,11 @@ type Frame struct {
 	ExitMessage string
 	ExitPrints  bool
 
+	// Signal, on done and the host's InterpreterExit error, is the signal
+	// that killed a last cell's interpreter as it ended (python3 would have
+	// died of it then). Host → caller only; encoders leave it out.
+	Signal int
+
 	// Reported marks an error the cell's output already reports as
 	// python3's script would (the runner's own mode, a script's cell: the
 	// user's sys.excepthook ran, or the traceback went to a replaced

@@ -39,7 +39,8 @@
 // by its context and then Options.Grace (exitout.go); an exit with a
 // non-zero status or a signal the host did not send makes the cell an error
 // named InterpreterExit (an exit's with frames.Frame.Exit and ExitStatus,
-// python3's status, as a SystemExit's). Output written while
+// python3's status, as a SystemExit's; a signal's with frames.Frame.Signal,
+// which python3 dies of). Output written while
 // no cell runs otherwise goes to the next cell, and at exit to no one.
 //
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the

@@ -111,9 +111,11 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 	}
 	var how string
 	exited := false // its own exit with a status: python3's, as sys.exit's
+	signum := 0     // the signal it died of: python3's death too
 	switch st := p.status; {
 	case st.Signaled():
 		how = fmt.Sprintf("was killed by signal %d (%s)", int(st.Signal()), st.Signal())
+		signum = int(st.Signal())
 	case st.ExitStatus() != 0:
 		how = fmt.Sprintf("exited with status %d", st.ExitStatus())
 		exited = true
@@ -124,8 +126,8 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 	evalue := "the interpreter " + how + " as it ended, after its last cell had finished (an atexit handler, finalizer or non-daemon thread)"
 	// A one-line traceback, as a notebook shows an error by its traceback.
 	out.send(frames.Frame{Type: frames.TypeError, ID: done.ID, Ename: ename, Evalue: evalue,
-		Traceback: []string{ename + ": " + evalue}, Exit: exited})
-	done.Status = frames.StatusError
+		Traceback: []string{ename + ": " + evalue}, Exit: exited, Signal: signum})
+	done.Status, done.Signal = frames.StatusError, signum
 	if exited {
 		// os._exit(N) there ends python3 with N, over a sys.exit's status
 		// (whose message, if any, python3 printed before): the script's.

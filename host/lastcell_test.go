@@ -64,8 +64,9 @@ func TestExitAfterNextCell(t *testing.T) {
 			code: "import atexit, os, signal\natexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))",
 			check: func(t *testing.T, r *run, _ string) {
 				e, _ := r.first(frames.TypeError)
-				if r.err != nil || r.done.Status != frames.StatusError || !strings.Contains(e.Evalue, "killed by signal 9") {
-					t.Errorf("done %+v, err %v, error %+v; want an error naming signal 9", r.done, r.err, e)
+				if r.err != nil || r.done.Status != frames.StatusError || !strings.Contains(e.Evalue, "killed by signal 9") ||
+					r.done.Signal != 9 || e.Signal != 9 {
+					t.Errorf("done %+v, err %v, error %+v; want an error naming signal 9, and its number", r.done, r.err, e)
 				}
 			}},
 		{name: "a last cell that ends its interpreter is a death, not a close", code: "import os\nos._exit(3)",

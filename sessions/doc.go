@@ -205,8 +205,9 @@
 //     to their process groups), as kill(1) would reach a python3 process: a
 //     program passing on what it was sent (evalhost run's SIGTERM, Ctrl-Z).
 //     A batch cell whose interpreter dies of a signal (that one, the
-//     script's own, an outside one; not one the registry sent to stop it)
-//     says which in CellResult.Signal. A context cancelled with
+//     script's own, an outside one; not one the registry sent to stop it),
+//     while it runs or as it exits after the last cell, says which in
+//     CellResult.Signal. A context cancelled with
 //     backend.ErrInterruptWait as its cause interrupts the running cell
 //     without a grace window (host waits for it), and the cell's outcome is
 //     what it then did: finished (ok) or sys.exit(N) (the script's exit),

@@ -440,6 +440,9 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	case err == nil:
 		c.res.ExecutionCount = done.ExecutionCount
 		c.res.Exited = done.Exit
+		if c.j.req.Batch && c.cell.Language == LangPython {
+			c.res.Signal = done.Signal // died of it as it ended: python3 would have
+		}
 		switch {
 		case done.Cancelled && timedOut:
 			c.timedOut(false)

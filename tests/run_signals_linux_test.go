@@ -219,3 +219,43 @@ func waitState(t *testing.T, pid int, state byte) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A signal that reaches the script once its last statement has run, while
+// its atexit handler or the wait for a non-daemon thread is under way, does
+// what it does to python3 then: a SIGTERM without a handler kills it (and
+// run) silently.
+func TestRunSignalsAtExitAsPython(t *testing.T) {
+	dir := t.TempDir()
+	// atexitWait: the pid, then an atexit handler blocks in read(2) (around
+	// wraps it, WAIT where the read goes).
+	atexitWait := func(around string) string {
+		wait := "os.read(r, 1)\n"
+		if around != "" {
+			wait = strings.ReplaceAll(around, "WAIT\n", indent(wait))
+		}
+		return "import atexit, os, signal, sys, time\nr, w = os.pipe()\ndef f():\n" + indent(wait) +
+			"atexit.register(f)\nprint(os.getpid(), flush=True)\n"
+	}
+	tests := []struct {
+		name string
+		src  string
+		sig  syscall.Signal
+	}{
+		{"SIGTERM in an atexit handler", atexitWait(""), syscall.SIGTERM},
+		{"SIGHUP in an atexit handler", atexitWait(""), syscall.SIGHUP},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			script := writeScript(t, dir, fmt.Sprintf("x%d.py", i), tc.src)
+			got := signalled(t, command(t, "run", script), sendSignal(tc.sig))
+			want := signalled(t, pythonCmd(t, script), sendSignal(tc.sig))
+			if got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
+			}
+			if how(got.ws) != how(want.ws) {
+				t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
+			}
+		})
+	}
+}

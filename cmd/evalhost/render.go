@@ -102,7 +102,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		switch {
-		case h.pythonExits && f.Exit:
+		case h.pythonExits && f.Exit, h.pythonExits && f.Signal != 0 && h.passedOn != nil && h.passedOn(f.Signal):
+			// An exit's, or the exit-time death of a signal run passed on,
+			// which python3 dies of silently (cellEnd).
 			h.exitError = f.ErrorText()
 		case h.pythonExits && f.Reported:
 			h.reportedError = f.ErrorText()
