@@ -226,10 +226,14 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// Wake-ups follow, as for a cell: one that came just
 					// before the wait blocked would be lost without them.
 					p.interruptCell(&wake)
-					exit.cut = true
 					if !patient {
+						exit.cut = true
 						exit.arm(p.opts.Grace)
 					}
+					// Patient (python3's Ctrl-C): the exit takes the
+					// KeyboardInterrupt as python3's does, an atexit
+					// handler's is ignored, and how it then ends is the
+					// script's (status), not cut short.
 				}
 				continue // it finished; only its end marks (or its exit) are still on the way
 			}

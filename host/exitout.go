@@ -76,7 +76,7 @@ func (r *router) sendAfter() {
 // as Close would give it.
 type exitWait struct {
 	escalation      // the ladder after an interrupt, armed once here
-	cut        bool // the context ended while the interpreter was exiting
+	cut        bool // the context ended (not patiently) while the interpreter was exiting
 }
 
 func (w *exitWait) arm(d time.Duration) {

@@ -223,7 +223,8 @@ func waitState(t *testing.T, pid int, state byte) {
 // A signal that reaches the script once its last statement has run, while
 // its atexit handler or the wait for a non-daemon thread is under way, does
 // what it does to python3 then: a SIGTERM without a handler kills it (and
-// run) silently.
+// run) silently, and a Ctrl-C the handler catches is the script's to take:
+// it exits as it would have.
 func TestRunSignalsAtExitAsPython(t *testing.T) {
 	dir := t.TempDir()
 	// atexitWait: the pid, then an atexit handler blocks in read(2) (around
@@ -243,6 +244,7 @@ func TestRunSignalsAtExitAsPython(t *testing.T) {
 	}{
 		{"SIGTERM in an atexit handler", atexitWait(""), syscall.SIGTERM},
 		{"SIGHUP in an atexit handler", atexitWait(""), syscall.SIGHUP},
+		{"SIGINT caught in an atexit handler", atexitWait("try:\nWAIT\nexcept KeyboardInterrupt:\n    print('caught')\n"), syscall.SIGINT},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
