@@ -46,9 +46,10 @@
 // Cancellation interrupts (SIGINT to the group, then wake-ups of the
 // runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (backend.ErrKilled); a context
-// cancelled with backend.ErrInterruptWait as its cause gets no grace
-// window: the cell's handling of the KeyboardInterrupt takes as long as it
-// takes, as under python3's Ctrl-C, until the caller's Kill. Signal sends
+// cancelled with backend.ErrInterruptWait as its cause gets its grace
+// window only after its deadline: the cell's handling of the
+// KeyboardInterrupt takes its time, as under python3's Ctrl-C, within the
+// cell's timeout (or until the caller's Kill). Signal sends
 // a signal of the caller's to the interpreter's main thread (a script's
 // SIGTERM handler runs at once), SignalGroup to its process group (job
 // control: SIGSTOP, SIGCONT); the death they may cause is a DeathError

@@ -194,8 +194,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// interrupt's ladder no longer applies; the exit's does.
 					esc.stop()
 					killed, esc = killed || esc.killed, escalation{}
-					if ctx.Err() != nil && !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
-						exit.arm(p.opts.Grace)
+					if d, ok := p.cutAfter(ctx); ok && ctx.Err() != nil {
+						exit.arm(d)
 					}
 				}
 				continue
@@ -217,7 +217,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			out.send(f)
 		case <-ctxDone:
 			ctxDone = nil
-			// Waited for however long it takes (ErrInterruptWait): no ladder.
+			// Waited for (ErrInterruptWait): the ladder waits for the deadline.
 			patient := errors.Is(context.Cause(ctx), backend.ErrInterruptWait)
 			if done != nil {
 				if c.leaving {
@@ -225,15 +225,15 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// does: it ends the wait for threads and atexit handlers.
 					// Wake-ups follow, as for a cell: one that came just
 					// before the wait blocked would be lost without them.
-					p.interruptCell(&wake)
-					if !patient {
-						exit.cut = true
-						exit.arm(p.opts.Grace)
-					}
 					// Patient (python3's Ctrl-C): the exit takes the
 					// KeyboardInterrupt as python3's does, an atexit
 					// handler's is ignored, and how it then ends is the
 					// script's (status), not cut short.
+					p.interruptCell(&wake)
+					exit.cut = !patient
+					if d, ok := p.cutAfter(ctx); ok {
+						exit.arm(d)
+					}
 				}
 				continue // it finished; only its end marks (or its exit) are still on the way
 			}
@@ -242,8 +242,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			} else {
 				pending = true
 			}
-			if !patient {
-				esc.arm(p.opts.Grace)
+			if d, ok := p.cutAfter(ctx); ok {
+				esc.arm(d)
 			}
 		case <-esc.c:
 			esc.step(p)
@@ -343,6 +343,19 @@ type escalation struct {
 	c      <-chan time.Time
 	killed bool
 	termed bool
+}
+
+// cutAfter is how long after ctx ended a cell (or its exit) that has not
+// stopped is stopped: the grace window. An interrupt that waits
+// (backend.ErrInterruptWait) waits until ctx's deadline, the cell's
+// timeout, which still bounds it, and the grace window after; without a
+// deadline, for ever (false).
+func (p *Process) cutAfter(ctx context.Context) (time.Duration, bool) {
+	if !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
+		return p.opts.Grace, true
+	}
+	dl, ok := ctx.Deadline()
+	return max(time.Until(dl), 0) + p.opts.Grace, ok
 }
 
 func (e *escalation) arm(d time.Duration) {

@@ -88,6 +88,7 @@ func (w *exitWait) arm(d time.Duration) {
 // step stops the interpreter that outlived the wait, saying so in the cell's
 // output first.
 func (w *exitWait) step(p *Process, id string, out relay) {
+	w.cut = true // a patient interrupt's wait too, at the deadline
 	if !w.termed {
 		out.send(frames.Frame{Type: frames.TypeWarning, ID: id, Message: fmt.Sprintf(
 			"the interpreter was still running %s after its last cell's time ran out (a non-daemon thread or an atexit handler); it was stopped, and what it would have printed after this is lost",

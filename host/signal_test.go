@@ -87,3 +87,46 @@ func TestSignalReachesTheHandler(t *testing.T) {
 		t.Errorf("Signal after Close: %v, want ErrClosed", err)
 	}
 }
+
+// A cell's deadline still bounds an interrupt that waits: python3 has no
+// timeout, but the caller gave one, and a cell (or its exit) that catches
+// the KeyboardInterrupt and goes on is stopped at the deadline and the
+// grace window after it, as a timeout would stop it, not waited for until
+// it ends by itself.
+func TestInterruptWaitEndsAtTheDeadline(t *testing.T) {
+	checkClean(t, 2*time.Minute)
+	for _, tc := range []struct {
+		name string
+		code string
+		last bool // ExitAfterNextCell: the wait is the exit's
+	}{
+		{"in the cell", "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n" +
+			"    time.sleep(30)\n    print('saved', flush=True)", false},
+		{"in its exit", "import atexit, time\n@atexit.register\ndef f():\n    try:\n        print('ready', flush=True)\n        time.sleep(60)\n" +
+			"    except KeyboardInterrupt:\n        time.sleep(30)\n        print('saved', flush=True)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
+			if tc.last {
+				p.ExitAfterNextCell()
+			}
+			parent, interrupt := context.WithCancelCause(context.Background())
+			defer interrupt(nil)
+			ctx, cancel := context.WithTimeout(parent, 2*time.Second)
+			defer cancel()
+			r := &run{}
+			r.done, r.err = p.Execute(ctx, frames.Request{Code: tc.code}, func(f frames.Frame) {
+				r.frames = append(r.frames, f)
+				if f.Type == frames.TypeStdout && f.Data == "ready\n" {
+					interrupt(backend.ErrInterruptWait)
+				}
+			})
+			if strings.Contains(r.stdout(), "saved") {
+				t.Fatalf("stdout %q: the handling ran to its end past the deadline", r.stdout())
+			}
+			if stopped := errors.Is(r.err, backend.ErrKilled) || r.err == nil && r.done.Cancelled; !stopped {
+				t.Errorf("done %+v, err %v; want the cell stopped (killed, or its exit cut: cancelled)", r.done, r.err)
+			}
+		})
+	}
+}

@@ -209,7 +209,7 @@
 //     while it runs or as it exits after the last cell, says which in
 //     CellResult.Signal. A context cancelled with
 //     backend.ErrInterruptWait as its cause interrupts the running cell
-//     without a grace window (host waits for it), and the cell's outcome is
+//     and waits for it within its timeout (host), and the cell's outcome is
 //     what it then did: finished (ok) or sys.exit(N) (the script's exit),
 //     not cancelled.
 package sessions

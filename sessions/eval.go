@@ -510,6 +510,9 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		} else {
 			c.res.Status = StatusCancelled
 			c.res.Message = "cancelled; the interpreter did not stop within the grace window and was killed"
+			if errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
+				c.res.Message = "interrupted; the cell was still at it when its timeout ran out, and its interpreter was killed"
+			}
 		}
 	case errors.Is(err, backend.ErrClosed):
 		// The session was closed (or killed) under the cell: the

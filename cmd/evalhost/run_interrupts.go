@@ -83,8 +83,9 @@ type interruptOpts struct {
 	// with evalhost, and SIGCONT (fg, bg) continues it (jobControl).
 	group func(syscall.Signal) bool
 	// wait: the first Ctrl-C interrupts the cell and waits for it as
-	// python3 would, however long its handling takes (a second Ctrl-C
-	// kills it), instead of killing it after the grace window.
+	// python3 would, while its handling takes, within the cell's timeout
+	// (a second Ctrl-C kills it), instead of killing it after the grace
+	// window.
 	wait bool
 }
 
