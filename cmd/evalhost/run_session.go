@@ -113,7 +113,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			a.job, f.session, a.job)
 		return exitOK
 	}
-	return runOutcome(res, interrupts, interrupted)
+	// Not runOutcome: an attached run exits 130 as it always has (its
+	// interpreter is the background process's, not the script's own).
+	return interrupted.exitCode(runExitCode(res, interrupts > 0))
 }
 
 // attachedRenderer renders the background process's lines as a one-shot
