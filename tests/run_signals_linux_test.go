@@ -261,3 +261,49 @@ func TestRunSignalsAtExitAsPython(t *testing.T) {
 		})
 	}
 }
+
+// A SIGTSTP to a run whose process group is orphaned (started by setsid,
+// a daemon, a supervisor: no shell to continue it) is discarded, as the
+// kernel discards it for python3 there; stopping itself would leave run
+// and its script stopped for ever. The SIGTERM after it ends both.
+func TestRunOrphanedIgnoresCtrlZ(t *testing.T) {
+	script := writeScript(t, t.TempDir(), "o.py", waitingScript("", ""))
+	for _, tc := range []struct {
+		name string
+		cmd  *exec.Cmd
+	}{
+		{"evalhost run", command(t, "run", script)},
+		{"python3", pythonCmd(t, script)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := tc.cmd
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			stdout, stderr := testkit.StartPiped(t, cmd)
+			t.Cleanup(func() { cmd.Process.Kill() })
+			r := bufio.NewReader(stdout)
+			line, _ := r.ReadString('\n')
+			pid, _ := strconv.Atoi(strings.TrimSpace(line))
+			if pid <= 0 {
+				t.Fatalf("first line %q, want a pid; stderr %s", line, stderr)
+			}
+			waitInSyscall(t, pid, syscall.SYS_READ)
+			cmd.Process.Signal(syscall.SIGTSTP)
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() {
+				io.Copy(io.Discard, r)
+				done <- cmd.Wait()
+			}()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill() // a stopped process takes SIGKILL
+				<-done
+				t.Fatal("it did not end: stopped by the SIGTSTP")
+			}
+			if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+				t.Errorf("ended %s, want killed by SIGTERM; stderr %s", how(ws), stderr)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // jobControlSignals are what a shell's job control sends a one-shot run:
@@ -29,6 +31,25 @@ func (in *interrupts) jobControl(sig syscall.Signal) {
 		in.group(syscall.SIGCONT)
 		return
 	}
+	if orphaned() {
+		return // the kernel would discard it for python3 there
+	}
 	in.group(syscall.SIGSTOP)
 	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+}
+
+// orphaned says whether evalhost's process group is orphaned as far as its
+// parent tells: a parent in another session (setsid, a daemon's or a
+// supervisor's child, one re-parented to init) is no shell that could
+// continue it. The kernel discards a SIGTSTP to such a group's python3;
+// the SIGSTOP that stands for it here cannot be discarded, and would stop
+// run and its script for good. A group in the parent's session (a shell's
+// job, a subshell's) is stopped as before.
+func orphaned() bool {
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return false
+	}
+	psid, err := unix.Getsid(os.Getppid())
+	return err == nil && psid != sid
 }
