@@ -149,7 +149,12 @@ type Frame struct {
 	Status         string // done: StatusOK or StatusError
 	ExecutionCount int    // done, result
 	Cancelled      bool   // done
-	Exit           bool   // done: the cell raised SystemExit (sys.exit(), exit()), status ok for 0 or None, or its interpreter exited non-zero as it ended (host's InterpreterExit); error: that SystemExit's, or InterpreterExit's
+	// Interrupted, on done, says the host's interrupt landed in the cell
+	// (the runner's "interrupted" frame for it: its KeyboardInterrupt was
+	// raised there), so a cell that still ended ok took it. Host → caller
+	// only; encoders leave it out.
+	Interrupted bool
+	Exit        bool // done: the cell raised SystemExit (sys.exit(), exit()), status ok for 0 or None, or its interpreter exited non-zero as it ended (host's InterpreterExit); error: that SystemExit's, or InterpreterExit's
 
 	// ExitStatus is python3's exit status for that SystemExit when not 0
 	// (sys.exit(3): 3; a code that is not an int: 1; an int past a C int:

@@ -49,7 +49,8 @@
 // cancelled with backend.ErrInterruptWait as its cause gets its grace
 // window only after its deadline: the cell's handling of the
 // KeyboardInterrupt takes its time, as under python3's Ctrl-C, within the
-// cell's timeout (or until the caller's Kill). Signal sends
+// cell's timeout (or until the caller's Kill); done.Interrupted says the
+// interrupt was raised in the cell. Signal sends
 // a signal of the caller's to the interpreter's main thread (a script's
 // SIGTERM handler runs at once), SignalGroup to its process group (job
 // control: SIGSTOP, SIGCONT); the death they may cause is a DeathError

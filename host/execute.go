@@ -169,6 +169,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 		exit    exitWait // a last cell's wait for the exit (exitout.go)
 		started bool
 		pending bool // cancelled before the runner started the cell
+		landed  bool // the interrupt was raised in the cell (done.Interrupted)
 	)
 	defer esc.stop()
 	defer wake.stop()
@@ -179,6 +180,9 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			if f.Type == endOfCell {
 				if done != nil && exit.cut {
 					done.Cancelled = true // it ran on past the cell's time
+				}
+				if done != nil {
+					done.Interrupted = landed
 				}
 				if done != nil && c.leaving && !killed && !esc.killed {
 					exit.status(p, done, out)
@@ -203,6 +207,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			if f.Type == frames.TypeInterrupted {
 				if f.ID == c.id {
 					wake.stop() // it landed
+					landed = true
 				}
 				continue
 			}

@@ -32,7 +32,7 @@ func TestInterruptWaitOutlastsTheGrace(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			var out strings.Builder
-			_, err := p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
+			done, err := p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
 				if f.Type == frames.TypeStdout {
 					out.WriteString(f.Data)
 					if f.Data == "ready\n" {
@@ -45,6 +45,9 @@ func TestInterruptWaitOutlastsTheGrace(t *testing.T) {
 			}
 			if saved := strings.Contains(out.String(), "saved"); saved == tc.killed {
 				t.Errorf("stdout %q; the cell's handling ran to its end: %v, want %v", out.String(), saved, !tc.killed)
+			}
+			if !tc.killed && (!done.Interrupted || done.Cancelled || done.Status != frames.StatusOK) {
+				t.Errorf("done %+v; want it ok and Interrupted: the cell took the interrupt", done)
 			}
 		})
 	}

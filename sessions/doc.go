@@ -211,5 +211,7 @@
 //     backend.ErrInterruptWait as its cause interrupts the running cell
 //     and waits for it within its timeout (host), and the cell's outcome is
 //     what it then did: finished (ok) or sys.exit(N) (the script's exit),
-//     not cancelled.
+//     not cancelled; a cell that took it (the KeyboardInterrupt was raised
+//     there, and it ended ok) lets the request's later cells run, as
+//     python3 goes on past an except KeyboardInterrupt:.
 package sessions

@@ -29,6 +29,9 @@ type Job struct {
 	// argvSet holds the languages whose interpreter has req.Argv: set once,
 	// a cell's change to it lasts into the next cell, as in one script.
 	argvSet map[string]bool
+	// interruptTaken: the cell just run took the caller's interrupt
+	// (tookInterrupt); Run goes on with the later cells.
+	interruptTaken bool
 }
 
 // Queue validates req and takes its place in the session's queue at once,
@@ -96,6 +99,9 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 	last := j.lastCells()
 	stop := "" // why a batch's later cells are not run
 	for i, cell := range j.req.Cells {
+		if j.interruptTaken {
+			j.interruptTaken, ctx = false, afterInterrupt(ctx)
+		}
 		cr := &res.Cells[i]
 		switch {
 		case stop != "":
@@ -327,6 +333,9 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
+			if tookInterrupt(cellCtx, done) {
+				c.j.interruptTaken = true
+			}
 			if cellCtx.Err() != nil && !done.Cancelled && !errors.Is(context.Cause(cellCtx), backend.ErrInterruptWait) {
 				// The timeout or the caller's cancel came while the cell
 				// ran, so the backend interrupted it, and the cell caught

@@ -133,6 +133,12 @@ func TestRunSignalsAsPython(t *testing.T) {
 		{"SIGUSR1 handler", waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: print('usr1', n, os.write(w, b'x')))\n", "") + "print('after')\n",
 			syscall.SIGUSR1, false},
 		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, true},
+		// A percent script goes on past the cell that took it, as python3
+		// goes on past the except.
+		{"SIGINT caught, the later cells run", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
+			"# %%\nprint('saving')\n", syscall.SIGINT, false},
+		{"SIGINT caught, a later cell fails", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
+			"# %%\nraise SystemError('later')\n", syscall.SIGINT, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

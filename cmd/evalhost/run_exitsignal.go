@@ -82,13 +82,15 @@ func deathSignal(sig int) bool {
 	return s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP
 }
 
-// ranToEnd says whether every cell of res ran to its own end after an
-// interrupt: none was cancelled, skipped, timed out or stopped, so the
-// script took the KeyboardInterrupt and finished (or exited) its way.
+// ranToEnd says whether the script ran to its own end after an interrupt:
+// no cell was cancelled, timed out or stopped, so the script took the
+// KeyboardInterrupt and finished, exited or failed its way (the later
+// cells of a percent script run on past an except KeyboardInterrupt:, as
+// python3's statements do), and its status is python3's.
 func ranToEnd(res sessions.Result) bool {
 	for _, c := range res.Cells {
 		switch {
-		case c.Exited:
+		case c.Exited, c.Status == sessions.StatusError:
 			return true // the script ended itself here; the rest never ran
 		case c.Status != sessions.StatusOK:
 			return false

@@ -11,6 +11,7 @@ import (
 func TestRunOutcome(t *testing.T) {
 	ok := sessions.CellResult{Status: sessions.StatusOK}
 	cancelled := sessions.CellResult{Status: sessions.StatusCancelled}
+	failed := sessions.CellResult{Status: sessions.StatusError}
 	interruptRaised := sessions.CellResult{Status: sessions.StatusError, ExitStatus: 130}
 	exit3 := sessions.CellResult{Status: sessions.StatusError, ExitStatus: 3, Exited: true}
 	exit130 := sessions.CellResult{Status: sessions.StatusError, ExitStatus: 130, Exited: true}
@@ -37,6 +38,7 @@ func TestRunOutcome(t *testing.T) {
 		{"Ctrl-C, caught and finished", result(-1, ok), 1, 0, false, 0},
 		{"Ctrl-C, caught, sys.exit(3)", result(0, exit3), 1, 0, false, 3},
 		{"Ctrl-C caught, a later cell cancelled", result(1, ok, cancelled), 1, 0, false, dieOf(syscall.SIGINT)},
+		{"Ctrl-C caught, a later cell failed", result(1, ok, failed), 1, 0, false, 1},
 		{"KeyboardInterrupt raised", result(0, interruptRaised), 0, 0, false, dieOf(syscall.SIGINT)},
 		{"sys.exit(130) is an exit", result(0, exit130), 0, 0, false, 130},
 		{"died of SIGTERM", result(0, killedBy(syscall.SIGTERM)), 0, 0, false, dieOf(syscall.SIGTERM)},
