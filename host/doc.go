@@ -51,8 +51,9 @@
 // KeyboardInterrupt takes its time, as under python3's Ctrl-C, within the
 // cell's timeout (or until the caller's Kill); done.Interrupted says the
 // interrupt was raised in the cell. Signal sends
-// a signal of the caller's to the interpreter's main thread (a script's
-// SIGTERM handler runs at once), SignalGroup to its process group (job
+// a signal of the caller's to the interpreter's main thread while a cell
+// runs, ErrNotRunning otherwise (a script's SIGTERM handler runs at once),
+// SignalGroup to its process group (job
 // control: SIGSTOP, SIGCONT); the death they may cause is a DeathError
 // whose Signum says which. Death during a
 // cell is noticed when the process is reaped and reported as a

@@ -94,10 +94,17 @@ func (p *Process) Interrupt() error {
 // a handler the script set (a blocking call there returns EINTR and the
 // handler runs at once). Without a handler the signal's default action
 // applies (SIGTERM, SIGHUP, SIGUSR1 end the interpreter, which a cell then
-// reports as a death). ErrClosed once the interpreter has exited.
+// reports as a death). ErrClosed once the interpreter has exited;
+// ErrNotRunning while no cell runs (or exits): an idle interpreter killed
+// so would be found dead only at its next cell, which another language's
+// running cell may delay for its whole timeout, so the caller decides what
+// the signal means instead.
 func (p *Process) Signal(sig syscall.Signal) error {
 	if !p.Alive() {
 		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
+	}
+	if !p.busy.Load() {
+		return fmt.Errorf("signal %v: %w", sig, ErrNotRunning)
 	}
 	wakeThread(p.pid, sig)
 	return nil

@@ -66,6 +66,9 @@ func TestSignalReachesTheHandler(t *testing.T) {
 		"signal.signal(signal.SIGUSR1, h)\n" +
 		"try:\n    print('ready', flush=True)\n    time.sleep(30)\nexcept Stop:\n    print('child', child.poll())\n" +
 		"child.kill(); child.wait()"
+	if err := p.Signal(syscall.SIGUSR1); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Signal while idle: %v, want ErrNotRunning (not sent)", err)
+	}
 	sent := false
 	r := &run{}
 	_, err := p.Execute(context.Background(), frames.Request{Code: code}, func(f frames.Frame) {

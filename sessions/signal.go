@@ -10,13 +10,13 @@ type signaler interface {
 }
 
 // Signal sends sig to the Python interpreter of every session with this id
-// (any cwd, persistent or per-call), as kill(1) of a python3 process would:
-// a handler the cell set runs; without one the signal's default action
-// applies, and a cell that was running reports the death (in a batch,
-// CellResult.Signal). It says whether an interpreter got it: false when
-// none is running (not started yet, or gone) or its backend takes no
-// signals (a gateway kernel), and the caller then decides what the signal
-// means instead. For a program passing on what it was sent (evalhost run
+// (any cwd, persistent or per-call) while it runs a cell, as kill(1) of a
+// python3 process would: a handler the cell set runs; without one the
+// signal's default action applies, and the cell reports the death (in a
+// batch, CellResult.Signal). It says whether an interpreter got it: false
+// when none is running a cell (not started yet, idle while a shell cell
+// runs, or gone) or its backend takes no signals (a gateway kernel), and
+// the caller then decides what the signal means instead. For a program passing on what it was sent (evalhost run
 // forwards SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2); an interrupt is Eval's
 // context, not this.
 func (r *Registry) Signal(id string, sig syscall.Signal) bool {

@@ -313,3 +313,28 @@ func TestRunOrphanedIgnoresCtrlZ(t *testing.T) {
 		})
 	}
 }
+
+// A SIGTERM that comes while a shell cell of a percent script runs, its
+// Python interpreter idle, ends the run as before the interpreter is up:
+// passed to the idle interpreter, it killed only that, the shell cell ran
+// on to its end, and the next Python cell failed for the lost state.
+func TestRunSIGTERMDuringAShellCell(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := writeScript(t, t.TempDir(), "mixed.py", "# %%\nx = 1\n# %% [sh]\necho running; sleep 20; echo slept\n# %%\nprint('after', x)\n")
+	cmd := command(t, "run", script)
+	stdout, stderr := testkit.StartPiped(t, cmd)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	r := bufio.NewReader(stdout)
+	if line, err := r.ReadString('\n'); strings.TrimSpace(line) != "running" {
+		t.Fatalf("first line %q (%v); stderr %s", line, err, stderr)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(r)
+	cmd.Wait()
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM || strings.Contains(string(rest), "slept") {
+		t.Errorf("run ended %s, stdout after %q, stderr %s; want it killed by SIGTERM, the shell cell stopped", how(ws), rest, stderr)
+	}
+}
