@@ -314,27 +314,33 @@ func TestRunOrphanedIgnoresCtrlZ(t *testing.T) {
 	}
 }
 
-// A SIGTERM that comes while a shell cell of a percent script runs, its
-// Python interpreter idle, ends the run as before the interpreter is up:
-// passed to the idle interpreter, it killed only that, the shell cell ran
-// on to its end, and the next Python cell failed for the lost state.
-func TestRunSIGTERMDuringAShellCell(t *testing.T) {
+// A signal that comes while a shell cell of a percent script runs, its
+// Python interpreter idle, ends the run as before the interpreter is up,
+// with the status python3 would have had of it: passed to the idle
+// interpreter, a SIGTERM killed only that, the shell cell ran on to its
+// end, and the next Python cell failed for the lost state; a SIGUSR1 was
+// dropped.
+func TestRunSignalDuringAShellCell(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
 	script := writeScript(t, t.TempDir(), "mixed.py", "# %%\nx = 1\n# %% [sh]\necho running; sleep 20; echo slept\n# %%\nprint('after', x)\n")
-	cmd := command(t, "run", script)
-	stdout, stderr := testkit.StartPiped(t, cmd)
-	t.Cleanup(func() { cmd.Process.Kill() })
-	r := bufio.NewReader(stdout)
-	if line, err := r.ReadString('\n'); strings.TrimSpace(line) != "running" {
-		t.Fatalf("first line %q (%v); stderr %s", line, err, stderr)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	rest, _ := io.ReadAll(r)
-	cmd.Wait()
-	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM || strings.Contains(string(rest), "slept") {
-		t.Errorf("run ended %s, stdout after %q, stderr %s; want it killed by SIGTERM, the shell cell stopped", how(ws), rest, stderr)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGUSR1} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := command(t, "run", script)
+			stdout, stderr := testkit.StartPiped(t, cmd)
+			t.Cleanup(func() { cmd.Process.Kill() })
+			r := bufio.NewReader(stdout)
+			if line, err := r.ReadString('\n'); strings.TrimSpace(line) != "running" {
+				t.Fatalf("first line %q (%v); stderr %s", line, err, stderr)
+			}
+			cmd.Process.Signal(sig)
+			rest, _ := io.ReadAll(r)
+			cmd.Wait()
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if shellStatus(ws) != 128+int(sig) || strings.Contains(string(rest), "slept") {
+				t.Errorf("run ended %s, stdout after %q, stderr %s; want status %d, the shell cell stopped", how(ws), rest, stderr, 128+int(sig))
+			}
+		})
 	}
 }

@@ -30,8 +30,9 @@ const exitQuit = 131
 // (exitSignal). Otherwise (no interpreter yet, a gateway kernel, nb run, an
 // attached run) they count as Ctrl-C, so the cell's processes are ended
 // rather than orphaned by evalhost's exit, and the run then dies of the
-// signal. SIGUSR1 and SIGUSR2 are only forwarded (python3 without a
-// handler dies of them; Go would ignore them).
+// signal. SIGUSR1 and SIGUSR2 are subscribed only with a forwarder (Go
+// would ignore them; python3 without a handler dies of them), and one no
+// interpreter took ends the run as SIGTERM does, with python3's 128+N.
 type interrupts struct {
 	sig       chan os.Signal
 	quit      chan struct{}
@@ -142,11 +143,6 @@ func (in *interrupts) handle(sig syscall.Signal, kill func()) {
 		return
 	case sig == syscall.SIGTSTP || sig == syscall.SIGCONT:
 		in.jobControl(sig)
-		return
-	case sig == syscall.SIGUSR1 || sig == syscall.SIGUSR2:
-		if in.forward(sig) {
-			in.forwarded.Or(1 << uint(sig))
-		}
 		return
 	case sig != syscall.SIGINT && in.forward != nil && in.forward(sig):
 		in.forwarded.Or(1 << uint(sig))
