@@ -45,7 +45,7 @@ func TestBatchRunStopsAtADeath(t *testing.T) {
 		{"run, killed", func(t *testing.T, dir string) []string {
 			c := cells(dir, kill)
 			return []string{"run", "--keep-going", "-c", c[0], "-c", c[1], "-c", c[2]}
-		}, 137, "signal: killed"},
+		}, 137, "signal: killed"}, // 128+SIGKILL, as a shell reports python3's
 		{"nb run --allow-errors", func(t *testing.T, dir string) []string {
 			nb := filepath.Join(dir, "nb.ipynb")
 			writeNotebook(t, nb, cells(dir, exit)...)

@@ -70,8 +70,8 @@ func TestRunJSONSaysTheInterpreterExited(t *testing.T) {
 	}
 }
 
-// An interpreter killed by a signal is no script's exit: run says how it
-// died and exits 128+N, as a shell reports python3's death by it.
+// An interpreter killed by a signal N is no script's exit: run says how it
+// died and exits 128+N, as a shell reports python3's death (README).
 func TestRunSignalDeathIsReported(t *testing.T) {
 	out, errOut, code := runEvalhost(t, "", "run", "-c", "import os, signal; print('a', flush=True); os.kill(os.getpid(), signal.SIGKILL)")
 	if out != "a\n" || code != 137 || !strings.Contains(errOut, "[interpreter died: signal: killed; not retried") ||

@@ -216,7 +216,9 @@ func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
 	code := 0
 	var exit *exec.ExitError
 	if err := cmd.Wait(); errors.As(err, &exit) {
-		code = shellStatus(exit.Sys().(syscall.WaitStatus)) // a death by SIGINT is 130
+		// As a shell reports it: a one-shot run dies of SIGINT, as python3
+		// does, where an attached one exits 130.
+		code = shellStatus(exit.Sys().(syscall.WaitStatus))
 	} else if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
