@@ -30,7 +30,9 @@ func TestRunInterpreterExitIsPythons(t *testing.T) {
 			[]string{"-c", "import atexit, ctypes\natexit.register(print, 'bye')\nlibc = ctypes.CDLL(None)\nprint('a', flush=True)\nlibc.printf(b'c buffered\\n')\nlibc.exit(4)"}, nil},
 		// At the interpreter's end python3 exits with it too, and prints
 		// nothing of it; sys.exit's status gives way to it, as there.
-		{"os._exit(7) in an atexit handler", []string{"-c", "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('main')"}, nil},
+		// run flushes the cell's output at its end, as python3 -u.
+		{"os._exit(7) in an atexit handler", []string{"-c", "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('main')"},
+			[]string{"-u", "-c", "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('main')"}},
 		{"os._exit(5) in an atexit handler after sys.exit(2)", []string{"-c", "import atexit, os, sys\natexit.register(os._exit, 5)\nsys.exit(2)"}, nil},
 		{"os._exit(6) in a thread after the last cell", []string{"-c", "import threading, os, time\nthreading.Thread(target=lambda: (time.sleep(0.2), os._exit(6))).start()"}, nil},
 		{"--max-output shows no notice", []string{"--max-output", "1000", "-c", "import os; print('a', flush=True); os._exit(3)"},
