@@ -50,6 +50,14 @@ func shellStatus(ws syscall.WaitStatus) int {
 	return ws.ExitStatus()
 }
 
+// how says how a process ended, as a shell would tell it apart.
+func how(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ws.ExitStatus())
+}
+
 func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)

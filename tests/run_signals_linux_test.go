@@ -95,14 +95,6 @@ func sendSignal(sig syscall.Signal) func(*exec.Cmd, int) {
 	return func(cmd *exec.Cmd, _ int) { cmd.Process.Signal(sig) }
 }
 
-// how says how a process ended, as a shell would tell it apart.
-func how(ws syscall.WaitStatus) string {
-	if ws.Signaled() {
-		return "killed by " + ws.Signal().String()
-	}
-	return "exit " + strconv.Itoa(ws.ExitStatus())
-}
-
 // A signal sent to `evalhost run` does to the script what it does to
 // python3 running it: SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 reach the
 // script's handlers or end it by their default action, and run then dies
