@@ -67,8 +67,19 @@ var (
 	runnerErr  error
 )
 
+// pyOptions starts the runner in this environment without
+// PYTHONUNBUFFERED, which the runner honours as python3 does (its streams
+// would write through, a frame per write) and a machine may set for its
+// own python3: the tests' frames are a buffered runner's, as sessions give
+// it (they drop the variable).
 func pyOptions(tb testing.TB) Options {
-	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PYTHONUNBUFFERED=") {
+			env = append(env, kv)
+		}
+	}
+	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second, Env: env}
 }
 
 // checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines,
