@@ -63,7 +63,7 @@ func TestRunScriptClosingFdsAsPython(t *testing.T) {
 	// python3: the runner's marks go to its own copy of the host's pipe.
 	t.Run("stdout pointed at a file by dup2", func(t *testing.T) {
 		script := writeScript(t, dir, "redirect.py", "import os, sys\nprint('to the pipe', flush=True)\n"+
-			"f = open(sys.argv[1], 'w')\nos.dup2(f.fileno(), 1)\nprint('into the file')\nos.system('echo from a child')\n")
+			"f = open(sys.argv[1], 'w')\nos.dup2(f.fileno(), 1)\nprint('into the file', flush=True)\nos.system('echo from a child')\n")
 		runLog, pyLog := filepath.Join(dir, "run.log"), filepath.Join(dir, "py.log")
 		sameAsPythonCmd(t, command(t, "run", script, runLog), pythonCmd(t, script, pyLog))
 		got, err := os.ReadFile(runLog)
