@@ -135,19 +135,27 @@ func TestRunSignalsAsPython(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			script := writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src)
-			got := signalled(t, command(t, "run", script), sendSignal(tc.sig))
-			want := signalled(t, pythonCmd(t, script), sendSignal(tc.sig))
-			if got.stdout != want.stdout || got.stderr != want.stderr {
-				t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
-			}
-			switch {
-			case tc.statusOnly && shellStatus(got.ws) != shellStatus(want.ws):
-				t.Errorf("status %d, python3's %d", shellStatus(got.ws), shellStatus(want.ws))
-			case !tc.statusOnly && how(got.ws) != how(want.ws):
-				t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
-			}
+			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src), tc.sig, tc.statusOnly)
 		})
+	}
+}
+
+// signalledAsPython runs script under evalhost run and under python3, sends
+// each sig once the script waits (signalled), and fails t where their
+// stdout, stderr or ending differ; statusOnly compares the status a shell
+// reports, not whether it was a signal (run cannot die of SIGUSR1).
+func signalledAsPython(t *testing.T, script string, sig syscall.Signal, statusOnly bool) {
+	t.Helper()
+	got := signalled(t, command(t, "run", script), sendSignal(sig))
+	want := signalled(t, pythonCmd(t, script), sendSignal(sig))
+	if got.stdout != want.stdout || got.stderr != want.stderr {
+		t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
+	}
+	switch {
+	case statusOnly && shellStatus(got.ws) != shellStatus(want.ws):
+		t.Errorf("status %d, python3's %d", shellStatus(got.ws), shellStatus(want.ws))
+	case !statusOnly && how(got.ws) != how(want.ws):
+		t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
 	}
 }
 
@@ -247,15 +255,7 @@ func TestRunSignalsAtExitAsPython(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			script := writeScript(t, dir, fmt.Sprintf("x%d.py", i), tc.src)
-			got := signalled(t, command(t, "run", script), sendSignal(tc.sig))
-			want := signalled(t, pythonCmd(t, script), sendSignal(tc.sig))
-			if got.stdout != want.stdout || got.stderr != want.stderr {
-				t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
-			}
-			if how(got.ws) != how(want.ws) {
-				t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
-			}
+			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("x%d.py", i), tc.src), tc.sig, false)
 		})
 	}
 }
