@@ -336,3 +336,41 @@ func TestRunSignalDuringAShellCell(t *testing.T) {
 		})
 	}
 }
+
+// After a Ctrl-C the script took, a percent script's later cells run on
+// (as python3's statements do) without the run's cancellation; a reader
+// that then leaves (| head) still ends them, as python3 dies at its next
+// write, instead of leaving run printing into the closed pipe for ever.
+func TestRunOutputClosedAfterATakenCtrlC(t *testing.T) {
+	script := writeScript(t, t.TempDir(), "loop.py", "# %%\n"+
+		waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('caught', flush=True)\n")+
+		"# %%\nimport time\nwhile True:\n    print('more', flush=True)\n    time.sleep(0.01)\n")
+	cmd := command(t, "run", script)
+	stdout, stderr := testkit.StartPiped(t, cmd)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	r := bufio.NewReader(stdout)
+	line, _ := r.ReadString('\n')
+	pid, _ := strconv.Atoi(strings.TrimSpace(line))
+	if pid <= 0 {
+		t.Fatalf("first line %q, want a pid; stderr %s", line, stderr)
+	}
+	waitInSyscall(t, pid, syscall.SYS_READ)
+	cmd.Process.Signal(syscall.SIGINT)
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the output ended (%v) before the later cell printed; stderr %s", err, stderr)
+		}
+		if l == "more\n" {
+			break
+		}
+	}
+	stdout.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("run printed on after its reader left; stderr %s", stderr)
+	}
+}

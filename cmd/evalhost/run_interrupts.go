@@ -37,6 +37,9 @@ type interrupts struct {
 	sig       chan os.Signal
 	quit      chan struct{}
 	cancel    func()                    // cancels the run
+	kill      func()                    // the second Ctrl-C's
+	mu        sync.Mutex                // stopped
+	stopped   bool                      // stop was called
 	interrupt func()                    // the first Ctrl-C's cancel (interruptOpts.wait)
 	forward   func(syscall.Signal) bool // nil: nothing is forwarded
 	group     func(syscall.Signal) bool // nil: no job control
@@ -51,9 +54,19 @@ type interrupts struct {
 }
 
 // outputLost cancels the run on the first write that failed.
+// After a Ctrl-C the script took (a percent script's later cells run on
+// past it, without the run's cancellation), the cancel no longer reaches
+// them: they are killed, as python3 would die at its next write; not here,
+// in a write of the cell's output, which Kill would wait for.
 func (in *interrupts) outputLost(err error) {
 	if in.lost.CompareAndSwap(nil, &err) {
 		in.cancel()
+		in.mu.Lock()
+		if in.n.Load() > 0 && !in.stopped {
+			in.wg.Add(1)
+			go func() { defer in.wg.Done(); in.kill() }()
+		}
+		in.mu.Unlock()
 	}
 }
 
@@ -96,7 +109,7 @@ type interruptOpts struct {
 func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
-		forward: opts.forward}
+		kill: kill, forward: opts.forward}
 	if opts.wait {
 		in.interrupt = func() { cancel(backend.ErrInterruptWait) }
 	} else {
@@ -123,7 +136,7 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 		for {
 			select {
 			case s := <-in.sig:
-				in.handle(s.(syscall.Signal), kill)
+				in.handle(s.(syscall.Signal))
 			case <-in.quit:
 				return
 			}
@@ -133,13 +146,13 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 }
 
 // handle is what one signal does (see interrupts).
-func (in *interrupts) handle(sig syscall.Signal, kill func()) {
+func (in *interrupts) handle(sig syscall.Signal) {
 	switch {
 	case sig == syscall.SIGQUIT:
 		in.quitBy.Store(true)
 		in.n.Add(1)
 		in.cancel()
-		kill()
+		in.kill()
 		return
 	case sig == syscall.SIGTSTP || sig == syscall.SIGCONT:
 		in.jobControl(sig)
@@ -152,14 +165,14 @@ func (in *interrupts) handle(sig syscall.Signal, kill func()) {
 		if in.n.Add(1) == 1 {
 			in.cancel() // python3 would be gone at once
 		} else {
-			kill()
+			in.kill()
 		}
 		return
 	}
 	if in.n.Add(1) == 1 {
 		in.interrupt()
 	} else {
-		kill()
+		in.kill()
 	}
 }
 
@@ -179,6 +192,9 @@ func (in *interrupts) exitCode(code int) int {
 
 // stop ends signal handling and says how many interrupts arrived.
 func (in *interrupts) stop() int {
+	in.mu.Lock()
+	in.stopped = true // no kill starts after this: wg is waited for below
+	in.mu.Unlock()
 	signal.Stop(in.sig)
 	close(in.quit)
 	in.wg.Wait()
