@@ -44,6 +44,38 @@ type signalEnd struct {
 // returns how it ended.
 func signalled(t *testing.T, cmd *exec.Cmd, send func(cmd *exec.Cmd, pid int)) signalEnd {
 	t.Helper()
+	w := startWaiting(t, cmd)
+	send(cmd, w.pid)
+	rest, _ := io.ReadAll(w.r)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command did not end")
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return signalEnd{stdout: string(rest), stderr: w.stderr.String(), ws: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+}
+
+// waiting is a command started by startWaiting: its stdout, read past the
+// pid line by r, and its stderr.
+type waiting struct {
+	stdout io.ReadCloser
+	r      *bufio.Reader
+	pid    int
+	stderr *strings.Builder
+}
+
+// startWaiting starts cmd (a waitingScript's) and returns once the Python
+// process whose pid it prints first is blocked in read(2), where a signal
+// is sure to land.
+func startWaiting(t *testing.T, cmd *exec.Cmd) waiting {
+	t.Helper()
 	stdout, stderr := testkit.StartPiped(t, cmd)
 	t.Cleanup(func() { cmd.Process.Kill() })
 	r := bufio.NewReader(stdout)
@@ -55,20 +87,7 @@ func signalled(t *testing.T, cmd *exec.Cmd, send func(cmd *exec.Cmd, pid int)) s
 		t.Fatalf("first line %q (%v), want a pid; stderr %s", line, err, stderr)
 	}
 	waitInSyscall(t, pid, syscall.SYS_READ)
-	send(cmd, pid)
-	rest, _ := io.ReadAll(r)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the command did not end")
-	}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return signalEnd{stdout: string(rest), stderr: stderr.String(), ws: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+	return waiting{stdout: stdout, r: r, pid: pid, stderr: stderr}
 }
 
 // waitInSyscall waits until pid's main thread is in system call nr.
@@ -276,15 +295,8 @@ func TestRunOrphanedIgnoresCtrlZ(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := tc.cmd
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			stdout, stderr := testkit.StartPiped(t, cmd)
-			t.Cleanup(func() { cmd.Process.Kill() })
-			r := bufio.NewReader(stdout)
-			line, _ := r.ReadString('\n')
-			pid, _ := strconv.Atoi(strings.TrimSpace(line))
-			if pid <= 0 {
-				t.Fatalf("first line %q, want a pid; stderr %s", line, stderr)
-			}
-			waitInSyscall(t, pid, syscall.SYS_READ)
+			w := startWaiting(t, cmd)
+			r, stderr := w.r, w.stderr
 			cmd.Process.Signal(syscall.SIGTSTP)
 			cmd.Process.Signal(syscall.SIGTERM)
 			done := make(chan error, 1)
@@ -346,15 +358,8 @@ func TestRunOutputClosedAfterATakenCtrlC(t *testing.T) {
 		waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('caught', flush=True)\n")+
 		"# %%\nimport time\nwhile True:\n    print('more', flush=True)\n    time.sleep(0.01)\n")
 	cmd := command(t, "run", script)
-	stdout, stderr := testkit.StartPiped(t, cmd)
-	t.Cleanup(func() { cmd.Process.Kill() })
-	r := bufio.NewReader(stdout)
-	line, _ := r.ReadString('\n')
-	pid, _ := strconv.Atoi(strings.TrimSpace(line))
-	if pid <= 0 {
-		t.Fatalf("first line %q, want a pid; stderr %s", line, stderr)
-	}
-	waitInSyscall(t, pid, syscall.SYS_READ)
+	w := startWaiting(t, cmd)
+	r, stdout, stderr := w.r, w.stdout, w.stderr
 	cmd.Process.Signal(syscall.SIGINT)
 	for {
 		l, err := r.ReadString('\n')
