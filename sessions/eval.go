@@ -160,7 +160,7 @@ func batchStop(i int, cr *CellResult, script bool) string {
 		return fmt.Sprintf("not run: the interpreter of cell %d was stopped and its state is gone", i+1)
 	case cr.Exited:
 		return fmt.Sprintf("not run: cell %d ended the script with sys.exit()", i+1)
-	case script && cr.raisedKeyboardInterrupt():
+	case script && cr.RaisedKeyboardInterrupt():
 		return fmt.Sprintf("not run: cell %d ended the script with KeyboardInterrupt", i+1)
 	}
 	return ""

@@ -275,10 +275,10 @@ type CellResult struct {
 // sigintStatus is a shell's status for a process SIGINT killed.
 const sigintStatus = 130
 
-// raisedKeyboardInterrupt says whether the cell ended by a KeyboardInterrupt
-// it raised (python3 dies of SIGINT there): the one error whose status is
-// 130 without an exit.
-func (c *CellResult) raisedKeyboardInterrupt() bool {
+// RaisedKeyboardInterrupt says whether the cell ended by a KeyboardInterrupt
+// it raised, not an interrupt of the caller's (python3 dies of SIGINT
+// there): the one error whose status is 130 without an exit.
+func (c *CellResult) RaisedKeyboardInterrupt() bool {
 	return c.Status == StatusError && !c.Exited && c.ExitStatus == sigintStatus
 }
 

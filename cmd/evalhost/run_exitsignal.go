@@ -30,7 +30,7 @@ func exitAs(code int) {
 		os.Exit(code)
 	}
 	sig := syscall.Signal(code &^ signalled)
-	if (sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP) && !signal.Ignored(sig) {
+	if deathSignal(int(sig)) && !signal.Ignored(sig) {
 		signal.Reset(sig)
 		_ = syscall.Kill(os.Getpid(), sig)
 		time.Sleep(time.Second) // the signal is on its way; this is only a bound
@@ -57,13 +57,13 @@ func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
 	}
 	if interrupts == 0 && res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
 		c := res.Cells[res.FailedCell]
-		switch status, exited := c.ScriptExit(); {
+		switch {
 		case c.Signal != 0 && deathSignal(c.Signal):
 			return dieOf(syscall.Signal(c.Signal))
 		case c.Signal != 0:
 			return 128 + c.Signal
-		case exited && !c.Exited && status == exitInterrupted:
-			return dieOf(syscall.SIGINT) // an uncaught KeyboardInterrupt
+		case c.RaisedKeyboardInterrupt():
+			return dieOf(syscall.SIGINT)
 		}
 	}
 	code := runExitCode(res, interrupts > 0)
