@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		os.Exit(ttyHost(code))
 	}
 	flag.Parse()
+	// The runner honours PYTHONUNBUFFERED as python3 does (a frame per
+	// write), and a machine may set it for its own python3: the tests'
+	// frames are a buffered runner's, as sessions give it (they drop the
+	// variable), wherever they run.
+	os.Unsetenv("PYTHONUNBUFFERED")
 	os.Exit(m.Run())
 }
 
@@ -67,19 +72,8 @@ var (
 	runnerErr  error
 )
 
-// pyOptions starts the runner in this environment without
-// PYTHONUNBUFFERED, which the runner honours as python3 does (its streams
-// would write through, a frame per write) and a machine may set for its
-// own python3: the tests' frames are a buffered runner's, as sessions give
-// it (they drop the variable).
 func pyOptions(tb testing.TB) Options {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PYTHONUNBUFFERED=") {
-			env = append(env, kv)
-		}
-	}
-	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second, Env: env}
+	return Options{Python: python(tb), Runner: runnerPath(tb), Grace: 2 * time.Second}
 }
 
 // checkClean arms a deadlock watchdog and, at cleanup, fails on goroutines,
