@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -261,16 +262,25 @@ func BenchmarkMagicPrecheck(b *testing.B) {
 }
 
 // BenchmarkPath is what every session start pays to re-verify the cache:
-// ownership and mode of the dirs and files, and their content.
+// ownership and mode of the dirs and files, and that each file is the one
+// the stamp records ("stamped") or, within racyWindow of a write, its
+// content ("compared").
 func BenchmarkPath(b *testing.B) {
-	cache := b.TempDir()
-	if _, err := Path(cache); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Path(cache); err != nil {
-			b.Fatal(err)
-		}
+	for _, stamped := range []bool{true, false} {
+		b.Run(map[bool]string{true: "stamped", false: "compared"}[stamped], func(b *testing.B) {
+			cache := b.TempDir()
+			p, err := Path(cache)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if stamped {
+				stampSettled(b, filepath.Dir(p))
+			}
+			for b.Loop() {
+				if _, err := Path(cache); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

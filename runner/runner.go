@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"time"
 )
 
 // Version is the runner version runner.py reports in its ready frame.
@@ -42,14 +42,13 @@ func Prelude() string { return embedded("prelude.py") }
 
 // Hash returns 16 hex digits naming this set of embedded .py files: the
 // cache directory is runner-<Hash>, so a changed runner never reuses an old
-// copy. Two CRC-32s (IEEE and Castagnoli, both in hardware on amd64 and
-// arm64) over each file's name, length and content, not a cryptographic
-// hash: the name only keeps versions apart, and Path checks every file's
-// content against the embedded one whatever the name. SHA-256 here cost
-// ~0.1 ms of every start (issue 16).
-func Hash() string { return hash() }
-
-var hash = sync.OnceValue(func() string { return hashOf(embeddedFiles) })
+// copy. Two CRC-32s (IEEE and Castagnoli) over each file's name, length and
+// content, not a cryptographic hash: the name only keeps versions apart, and
+// Path checks the files themselves whatever the name. It is computed when
+// the files change (TestEmbeddedHash; go test ./runner -update rewrites
+// embedded_hash.go), not at run time: hashing 300 KB of embedded source
+// faulted it into a fresh process, ~0.4 ms of every start (issue 16).
+func Hash() string { return embeddedHash }
 
 func hashOf(files []file) string {
 	castagnoli := crc32.MakeTable(crc32.Castagnoli) // not at init: ~0.3 ms that every evalhost command paid
@@ -91,6 +90,10 @@ func hashOf(files []file) string {
 // into place, so concurrent callers never see half a copy.
 //
 // A start that finds the copy whole takes no lock and reads no directory.
+// It knows the copy whole from the dir's stamp when every file is still the
+// one the stamp records (stamp_unix.go: one lstat per file, where comparing
+// the content faulted 300 KB into every fresh process), by comparing the
+// content when not, and then writes the stamp.
 // One that must write takes the cache's lock (another start's write, here,
 // in another pid namespace or on another host, is waited for), checks
 // again, writes, and removes what starts killed mid-write left: their
@@ -110,8 +113,14 @@ func Path(cacheDir string) (string, error) {
 	}
 	dir := filepath.Join(cacheDir, "runner-"+Hash())
 	main := filepath.Join(dir, "runner.py")
-	if ownDir(dir, true) == nil && whole(dir) {
-		return main, tidyPycache(dir)
+	if ownDir(dir, true) == nil {
+		if stampHolds(dir) {
+			return main, tidyPycache(dir)
+		}
+		if whole(dir) {
+			writeStamp(dir, time.Now().Add(-racyWindow))
+			return main, tidyPycache(dir)
+		}
 	}
 	unlock, locked, err := lockCache(cacheDir)
 	if err != nil {
@@ -124,6 +133,7 @@ func Path(cacheDir string) (string, error) {
 	if err := repair(dir); err != nil {
 		return "", err
 	}
+	writeStamp(dir, time.Now().Add(-racyWindow))
 	if locked {
 		sweepCopies(cacheDir)
 		sweepTemps(dir)
