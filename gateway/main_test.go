@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	testkit.Hermetic()
 	// Deadlock watchdog: a hang prints every goroutine instead of waiting
 	// for the go test timeout.
 	watchdog := time.AfterFunc(9*time.Minute, func() {

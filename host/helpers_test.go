@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 	// write), and a machine may set it for its own python3: the tests'
 	// frames are a buffered runner's, as sessions give it (they drop the
 	// variable), wherever they run.
-	os.Unsetenv("PYTHONUNBUFFERED")
+	testkit.Hermetic()
 	os.Exit(m.Run())
 }
 

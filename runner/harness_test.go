@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		killedWriter(path) // a helper process, killed while it writes
 	}
 	flag.Parse()
+	testkit.Hermetic()
 	dir, err := os.MkdirTemp("", "runner-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -11,7 +11,12 @@ for target in darwin/arm64 linux/arm64; do
 	GOOS=${target%/*} GOARCH=${target#*/} go build ./...
 	GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
 done
-go test -race -timeout 25m -count=1 ./...
+# Under a hostile environment: what a developer's shell or a container image
+# sets (EVALHOST_DEBUG, PYTHONWARNINGS, an active venv, the reference
+# runtime's PI_*) must not reach the code under test. testkit.Hermetic drops
+# it in every test binary; were one to miss it, its tests fail here.
+EVALHOST_DEBUG=1 PYTHONWARNINGS=error VIRTUAL_ENV=/nonexistent PI_PY=/bin/false \
+	go test -race -timeout 25m -count=1 ./...
 # The runner's tests again on IPython 9 (test-deps.sh made its venv), since
 # python3 has IPython 8: ~40 s. Without the venv this fails: run make test-deps.
 ipy_venv=${EVALHOST_IPYTHON9_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/ipython9}

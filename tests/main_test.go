@@ -21,10 +21,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("EVALHOST_TEST_HELPER") != "" {
 		os.Exit(m.Run()) // a helper process (TestHelper…) needs no binary
 	}
-	// run reads it as python3 -u (container images set it): tests that
-	// want it set it, so the rest compare the same buffering wherever
-	// they run.
-	os.Unsetenv("PYTHONUNBUFFERED")
+	// run reads PYTHONUNBUFFERED as python3 -u (container images set it),
+	// EVALHOST_DEBUG adds a timeline: tests that want such a variable set
+	// it, so the rest compare the same output wherever they run.
+	testkit.Hermetic()
 	dir, err := os.MkdirTemp("", "evalhost-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -49,6 +49,7 @@ func TestMain(m *testing.M) {
 		helperDial()
 		return
 	}
+	testkit.Hermetic()
 	remove, err := testkit.IsolateIPython()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,8 +4,9 @@
 // golden-file comparison with the one -update flag ([Golden]), a frame
 // collector ([Collector]), nbformat validation ([Nbformat]), an IPython
 // directory of the test process's own for the kernels its gateways start
-// ([IsolateIPython]) and the leak and hang checks every test that starts
-// processes arms ([Clean]).
+// ([IsolateIPython]), the leak and hang checks every test that starts
+// processes arms ([Clean]), and an environment without what would change
+// the code under test ([Hermetic]: every TestMain, and [Python], call it).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

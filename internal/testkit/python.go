@@ -21,7 +21,10 @@ var (
 // milliseconds per start. Without one it skips tb.
 func Python(tb testing.TB) string {
 	tb.Helper()
-	pyOnce.Do(func() { pyPath, pyErr = RealPython() })
+	pyOnce.Do(func() {
+		Hermetic()
+		pyPath, pyErr = RealPython()
+	})
 	if pyErr != nil {
 		tb.Skipf("%v (install python3)", pyErr)
 	}

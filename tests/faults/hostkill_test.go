@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHostHelper(mode))
 	}
+	testkit.Hermetic()
 	code := m.Run()
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
