@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"syscall"
@@ -354,13 +355,18 @@ type escalation struct {
 // stopped is stopped: the grace window. An interrupt that waits
 // (backend.ErrInterruptWait) waits until ctx's deadline, the cell's
 // timeout, which still bounds it, and the grace window after; without a
-// deadline, for ever (false).
+// deadline, or one no timer reaches (sessions.NoTimeout's: the sum would
+// overflow into the past and kill at once), for ever (false).
 func (p *Process) cutAfter(ctx context.Context) (time.Duration, bool) {
 	if !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
 		return p.opts.Grace, true
 	}
 	dl, ok := ctx.Deadline()
-	return max(time.Until(dl), 0) + p.opts.Grace, ok
+	left := max(time.Until(dl), 0)
+	if !ok || left > math.MaxInt64-p.opts.Grace {
+		return 0, false
+	}
+	return left + p.opts.Grace, true
 }
 
 func (e *escalation) arm(d time.Duration) {

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,16 +21,24 @@ func TestInterruptWaitOutlastsTheGrace(t *testing.T) {
 	const code = "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n" +
 		"    time.sleep(0.6)\n    print('saved', flush=True)"
 	for _, tc := range []struct {
-		name   string
-		cause  error
-		killed bool
+		name     string
+		cause    error
+		deadline time.Duration // of the cell's context; 0: none
+		killed   bool
 	}{
-		{"waited for", backend.ErrInterruptWait, false},
-		{"cut at the grace window", nil, true},
+		{"waited for", backend.ErrInterruptWait, 0, false},
+		{"waited for, a deadline as far as time goes", backend.ErrInterruptWait, math.MaxInt64, false}, // sessions.NoTimeout's
+		{"cut at the grace window", nil, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
-			ctx, cancel := context.WithCancelCause(context.Background())
+			parent := context.Background()
+			if tc.deadline > 0 {
+				var stop context.CancelFunc
+				parent, stop = context.WithTimeout(parent, tc.deadline)
+				defer stop()
+			}
+			ctx, cancel := context.WithCancelCause(parent)
 			defer cancel(nil)
 			var out strings.Builder
 			done, err := p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {

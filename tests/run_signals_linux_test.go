@@ -128,33 +128,40 @@ func TestRunSignalsAsPython(t *testing.T) {
 		name       string
 		src        string
 		sig        syscall.Signal
-		statusOnly bool // compare the shell's status, not how it ended
+		statusOnly bool     // compare the shell's status, not how it ended
+		flags      []string // run's, before the script
 	}{
-		{"SIGINT uncaught", waitingScript("", ""), syscall.SIGINT, false},
+		{"SIGINT uncaught", waitingScript("", ""), syscall.SIGINT, false, nil},
 		{"SIGINT caught, handled past the grace window", waitingScript("",
 			"try:\nWAIT\nexcept KeyboardInterrupt:\n    print('saving', flush=True)\n    time.sleep(2.5)\n    print('saved')\n"),
-			syscall.SIGINT, false},
-		{"SIGINT caught, sys.exit(3)", waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    sys.exit(3)\n"), syscall.SIGINT, false},
-		{"SIGTERM without a handler", waitingScript("", ""), syscall.SIGTERM, false},
+			syscall.SIGINT, false, nil},
+		{"SIGINT caught, sys.exit(3)", waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    sys.exit(3)\n"), syscall.SIGINT, false, nil},
+		{"SIGTERM without a handler", waitingScript("", ""), syscall.SIGTERM, false, nil},
 		{"SIGTERM handler exits", waitingScript("def h(n, f):\n    print('handler', n)\n    sys.exit(5)\nsignal.signal(signal.SIGTERM, h)\n", ""),
-			syscall.SIGTERM, false},
+			syscall.SIGTERM, false, nil},
 		{"SIGTERM handler, then on", waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('handled', n, os.write(w, b'x')))\n", "") + "print('after')\n",
-			syscall.SIGTERM, false},
-		{"SIGHUP without a handler", waitingScript("", ""), syscall.SIGHUP, false},
+			syscall.SIGTERM, false, nil},
+		{"SIGHUP without a handler", waitingScript("", ""), syscall.SIGHUP, false, nil},
 		{"SIGUSR1 handler", waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: print('usr1', n, os.write(w, b'x')))\n", "") + "print('after')\n",
-			syscall.SIGUSR1, false},
-		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, true},
+			syscall.SIGUSR1, false, nil},
+		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, true, nil},
 		// A percent script goes on past the cell that took it, as python3
 		// goes on past the except.
 		{"SIGINT caught, the later cells run", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
-			"# %%\nprint('saving')\n", syscall.SIGINT, false},
+			"# %%\nprint('saving')\n", syscall.SIGINT, false, nil},
 		{"SIGINT caught, a later cell fails", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
-			"# %%\nraise SystemError('later')\n", syscall.SIGINT, false},
+			"# %%\nraise SystemError('later')\n", syscall.SIGINT, false, nil},
+		// No limit: the wait for the script's handling has no deadline
+		// either (it was killed at once, its time being "out").
+		{"SIGINT uncaught, --timeout 0", waitingScript("", ""), syscall.SIGINT, false, []string{"--timeout", "0"}},
+		{"SIGINT caught, handled past the grace window, --timeout 0", waitingScript("",
+			"try:\nWAIT\nexcept KeyboardInterrupt:\n    print('saving', flush=True)\n    time.sleep(2.5)\n    print('saved')\n"),
+			syscall.SIGINT, false, []string{"--timeout", "0"}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src), tc.sig, tc.statusOnly)
+			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src), tc.sig, tc.statusOnly, tc.flags...)
 		})
 	}
 }
@@ -163,9 +170,9 @@ func TestRunSignalsAsPython(t *testing.T) {
 // each sig once the script waits (signalled), and fails t where their
 // stdout, stderr or ending differ; statusOnly compares the status a shell
 // reports, not whether it was a signal (run cannot die of SIGUSR1).
-func signalledAsPython(t *testing.T, script string, sig syscall.Signal, statusOnly bool) {
+func signalledAsPython(t *testing.T, script string, sig syscall.Signal, statusOnly bool, flags ...string) {
 	t.Helper()
-	got := signalled(t, command(t, "run", script), sendSignal(sig))
+	got := signalled(t, command(t, append(append([]string{"run"}, flags...), script)...), sendSignal(sig))
 	want := signalled(t, pythonCmd(t, script), sendSignal(sig))
 	if got.stdout != want.stdout || got.stderr != want.stderr {
 		t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
