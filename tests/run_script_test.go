@@ -82,9 +82,8 @@ func TestRunPlainScriptShowsNoValue(t *testing.T) {
 }
 
 // python3 compiles a file without top-level await: its SyntaxError, exit 1,
-// where notebook cells (TestRunCellsShowTheirLastValue) await. On stdin
-// (run -) the runner names the cell "<cell 1>" where python3 names
-// "<stdin>", so there only the error's last line is compared.
+// where notebook cells (TestRunCellsShowTheirLastValue) await; on stdin
+// (run -) too, at File "<stdin>", line N, as python3 - says it.
 func TestRunPlainScriptRefusesTopLevelAwait(t *testing.T) {
 	rows := []struct{ name, src string }{
 		{"await", "import asyncio\nprint('not run')\nawait asyncio.sleep(0)\n"},
@@ -101,7 +100,7 @@ func TestRunPlainScriptRefusesTopLevelAwait(t *testing.T) {
 			py := exec.Command("python3", "-")
 			py.Dir, py.Stdin = t.TempDir(), strings.NewReader(c.src)
 			pyOut, pyErr, pyCode := runCaptured(t, py, false)
-			if out != pyOut || code != pyCode || lastLine(errOut) != lastLine(pyErr) || !strings.HasPrefix(lastLine(pyErr), "SyntaxError") {
+			if out != pyOut || code != pyCode || errOut != pyErr || !strings.HasPrefix(lastLine(pyErr), "SyntaxError") {
 				t.Errorf("run -: stdout %q, stderr %q, exit %d; python3 -: %q, %q, %d", out, errOut, code, pyOut, pyErr, pyCode)
 			}
 		})

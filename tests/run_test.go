@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 		{"percent cells share state", "x = 41\n# %%\nx + 1\n", []string{"run", "-"}, 0, []string{"42\n"}, nil},
 		{"code flags", "", []string{"run", "-c", "y = 2", "-c", "print(y * 21)"}, 0, []string{"42\n"}, nil},
 		{"error stops later cells", "print('one')\n# %%\nundefined_name\n# %%\nprint('three')\n", []string{"run", "-"}, 1,
-			[]string{"one\n"}, []string{"NameError", `File "<cell 2>"`}},
+			[]string{"one\n"}, []string{"NameError", `File "<stdin>", line 3`}},
 		{"syntax error shows the caret", "x = (1,\n", []string{"run", "-"}, 1, nil, []string{"SyntaxError", "^"}},
 		{"input fails fast", "input('name? ')\n", []string{"run", "-"}, 1, nil, []string{"input"}},
 		{"timeout exits 124", "while True: pass\n", []string{"run", "--timeout", "1", "-"}, 124, nil,

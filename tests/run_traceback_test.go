@@ -93,3 +93,46 @@ func placeLines(stderr string) []string {
 	}
 	return out
 }
+
+// TestRunStdinTracebackAsPython compares evalhost run - (one-shot and
+// under --session) with python3 - reading the same script on stdin: a
+// traceback names File "<stdin>", line N (the line in the whole input, a
+// percent script's later cells included) and shows no source line, as
+// python3 cannot read one back; a warning is <stdin>:N: with none either.
+// The whole stderr is compared, and stdout where python3 ran the script.
+func TestRunStdinTracebackAsPython(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	dir := t.TempDir()
+	h := newDaemonHome(t)
+	for _, s := range tracebackScripts {
+		py := exec.Command(python, "-")
+		py.Dir, py.Stdin = dir, strings.NewReader(s.src)
+		wantOut, wantErr, _ := runCaptured(t, py, false)
+		if s.stdout != "" {
+			wantOut = s.stdout
+		}
+		if !strings.Contains(wantErr, "<stdin>") && s.name != "source.py" {
+			t.Fatalf("python3 - printed no place in <stdin>:\n%s", wantErr)
+		}
+		for _, mode := range []string{"one-shot", "--session"} {
+			t.Run(s.name+"/"+mode, func(t *testing.T) {
+				args := []string{"run", "--python", python, "-"}
+				if mode == "--session" {
+					args = []string{"run", "--session", "stdin-tb", "--python", python, "-"}
+				}
+				cmd := h.cmd(args...)
+				cmd.Dir, cmd.Stdin = dir, strings.NewReader(s.src)
+				out, errOut, _ := runCaptured(t, cmd, false)
+				if errOut != wantErr {
+					t.Errorf("stderr differs from python3 -'s\n got %q\nwant %q", errOut, wantErr)
+				}
+				if out != wantOut {
+					t.Errorf("stdout %q, want python3's %q", out, wantOut)
+				}
+			})
+		}
+	}
+}

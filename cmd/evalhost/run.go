@@ -325,9 +325,11 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	out := make([]sessions.Cell, len(cells))
 	for i, c := range cells {
 		out[i] = c.Cell
-		if c.Line > 0 && source != "-" && f.file != "" {
-			// FILE's own cells (not -c's, stdin's or the parameters'):
-			// tracebacks and warnings name FILE:LINE, as python3 FILE's.
+		if c.Line > 0 && f.file != "" {
+			// FILE's own cells, stdin's too (not -c's or the parameters'):
+			// tracebacks and warnings name FILE:LINE, as python3 FILE's,
+			// and stdin's "<stdin>", line N, as python3 -'s, whose source
+			// linecache cannot read back, so no line of it is shown.
 			out[i].File, out[i].Line = f.file, c.Line
 		}
 		out[i].Timeout = time.Duration(f.timeout) * time.Second
