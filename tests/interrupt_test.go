@@ -111,8 +111,8 @@ func TestRunSecondInterruptKills(t *testing.T) {
 }
 
 // Ctrl-\ (SIGQUIT) ends the run at once, as it ends python3: the cell's
-// interpreter is killed without the grace window, and run exits 131 (a
-// shell's 128+3), not with Go's stack dump and 2.
+// interpreter is killed without the grace window, and run dies of SIGQUIT
+// (a shell's 131), not with Go's stack dump and 2.
 func TestRunQuit(t *testing.T) {
 	cmd, stderr := startRun(t, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('running', flush=True)\nwhile True: pass",
 		"--grace", "5m")

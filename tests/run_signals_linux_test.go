@@ -120,67 +120,61 @@ func sendSignal(sig syscall.Signal) func(*exec.Cmd, int) {
 // of the same signal (its parent sees it so); Ctrl-C's KeyboardInterrupt
 // may be caught and handled for as long as the script needs (not cut at
 // --grace), and an uncaught one kills the run by SIGINT. Each row is
-// compared with python3's stdout, stderr and wait status (for SIGUSR1,
-// which Go cannot die of, the status a shell reports).
+// compared with python3's stdout, stderr and wait status.
 func TestRunSignalsAsPython(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
-		name       string
-		src        string
-		sig        syscall.Signal
-		statusOnly bool     // compare the shell's status, not how it ended
-		flags      []string // run's, before the script
+		name  string
+		src   string
+		sig   syscall.Signal
+		flags []string // run's, before the script
 	}{
-		{"SIGINT uncaught", waitingScript("", ""), syscall.SIGINT, false, nil},
+		{"SIGINT uncaught", waitingScript("", ""), syscall.SIGINT, nil},
 		{"SIGINT caught, handled past the grace window", waitingScript("",
 			"try:\nWAIT\nexcept KeyboardInterrupt:\n    print('saving', flush=True)\n    time.sleep(2.5)\n    print('saved')\n"),
-			syscall.SIGINT, false, nil},
-		{"SIGINT caught, sys.exit(3)", waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    sys.exit(3)\n"), syscall.SIGINT, false, nil},
-		{"SIGTERM without a handler", waitingScript("", ""), syscall.SIGTERM, false, nil},
+			syscall.SIGINT, nil},
+		{"SIGINT caught, sys.exit(3)", waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    sys.exit(3)\n"), syscall.SIGINT, nil},
+		{"SIGTERM without a handler", waitingScript("", ""), syscall.SIGTERM, nil},
 		{"SIGTERM handler exits", waitingScript("def h(n, f):\n    print('handler', n)\n    sys.exit(5)\nsignal.signal(signal.SIGTERM, h)\n", ""),
-			syscall.SIGTERM, false, nil},
+			syscall.SIGTERM, nil},
 		{"SIGTERM handler, then on", waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('handled', n, os.write(w, b'x')))\n", "") + "print('after')\n",
-			syscall.SIGTERM, false, nil},
-		{"SIGHUP without a handler", waitingScript("", ""), syscall.SIGHUP, false, nil},
+			syscall.SIGTERM, nil},
+		{"SIGHUP without a handler", waitingScript("", ""), syscall.SIGHUP, nil},
 		{"SIGUSR1 handler", waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: print('usr1', n, os.write(w, b'x')))\n", "") + "print('after')\n",
-			syscall.SIGUSR1, false, nil},
-		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, true, nil},
+			syscall.SIGUSR1, nil},
+		{"SIGUSR2 without a handler", waitingScript("", ""), syscall.SIGUSR2, nil},
 		// A percent script goes on past the cell that took it, as python3
 		// goes on past the except.
 		{"SIGINT caught, the later cells run", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
-			"# %%\nprint('saving')\n", syscall.SIGINT, false, nil},
+			"# %%\nprint('saving')\n", syscall.SIGINT, nil},
 		{"SIGINT caught, a later cell fails", "# %%\n" + waitingScript("", "try:\nWAIT\nexcept KeyboardInterrupt:\n    print('stopping early')\n") +
-			"# %%\nraise SystemError('later')\n", syscall.SIGINT, false, nil},
+			"# %%\nraise SystemError('later')\n", syscall.SIGINT, nil},
 		// No limit: the wait for the script's handling has no deadline
 		// either (it was killed at once, its time being "out").
-		{"SIGINT uncaught, --timeout 0", waitingScript("", ""), syscall.SIGINT, false, []string{"--timeout", "0"}},
+		{"SIGINT uncaught, --timeout 0", waitingScript("", ""), syscall.SIGINT, []string{"--timeout", "0"}},
 		{"SIGINT caught, handled past the grace window, --timeout 0", waitingScript("",
 			"try:\nWAIT\nexcept KeyboardInterrupt:\n    print('saving', flush=True)\n    time.sleep(2.5)\n    print('saved')\n"),
-			syscall.SIGINT, false, []string{"--timeout", "0"}},
+			syscall.SIGINT, []string{"--timeout", "0"}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src), tc.sig, tc.statusOnly, tc.flags...)
+			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("s%d.py", i), tc.src), tc.sig, tc.flags...)
 		})
 	}
 }
 
 // signalledAsPython runs script under evalhost run and under python3, sends
 // each sig once the script waits (signalled), and fails t where their
-// stdout, stderr or ending differ; statusOnly compares the status a shell
-// reports, not whether it was a signal (run cannot die of SIGUSR1).
-func signalledAsPython(t *testing.T, script string, sig syscall.Signal, statusOnly bool, flags ...string) {
+// stdout, stderr or ending differ; flags are run's, before the script.
+func signalledAsPython(t *testing.T, script string, sig syscall.Signal, flags ...string) {
 	t.Helper()
 	got := signalled(t, command(t, append(append([]string{"run"}, flags...), script)...), sendSignal(sig))
 	want := signalled(t, pythonCmd(t, script), sendSignal(sig))
 	if got.stdout != want.stdout || got.stderr != want.stderr {
 		t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
 	}
-	switch {
-	case statusOnly && shellStatus(got.ws) != shellStatus(want.ws):
-		t.Errorf("status %d, python3's %d", shellStatus(got.ws), shellStatus(want.ws))
-	case !statusOnly && how(got.ws) != how(want.ws):
+	if how(got.ws) != how(want.ws) {
 		t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
 	}
 }
@@ -281,7 +275,7 @@ func TestRunSignalsAtExitAsPython(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("x%d.py", i), tc.src), tc.sig, false)
+			signalledAsPython(t, writeScript(t, dir, fmt.Sprintf("x%d.py", i), tc.src), tc.sig)
 		})
 	}
 }

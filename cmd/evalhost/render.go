@@ -57,11 +57,14 @@ type humanRenderer struct {
 	// once.
 	heldNotice  string
 	holdNotices bool
-	// passedOn says whether run passed signal n on to the interpreter (a
-	// SIGTERM it was sent): its death of it is python3's, told by the
-	// status alone, so its notice is dropped as an own exit's is. Nil:
-	// nothing was.
-	passedOn func(n int) bool
+	// diesOf says whether run dies of signal n when its interpreter does
+	// (one it passed on, a crash's, the OOM killer's): that death is
+	// python3's, told by the status alone (and a shell's "Killed"), so its
+	// notice is dropped as an own exit's is. Nil: none is.
+	diesOf func(n int) bool
+	// quitting says whether a Ctrl-\ ended the run, which then dies of
+	// SIGQUIT as python3 would, silently: the cells' ends say nothing.
+	quitting func() bool
 	// errorShown: the cell's error (its traceback) was shown on stderr,
 	// which says what failed and where as python3's does; its end adds no
 	// "[cell N failed]" line, which python3 does not print. Not bounded,
@@ -102,9 +105,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		switch {
-		case h.pythonExits && f.Exit, h.pythonExits && f.Signal != 0 && h.passedOn != nil && h.passedOn(f.Signal):
-			// An exit's, or the exit-time death of a signal run passed on,
-			// which python3 dies of silently (cellEnd).
+		case h.pythonExits && f.Exit, h.pythonExits && f.Signal != 0 && h.diesOf != nil && h.diesOf(f.Signal):
+			// An exit's, or the exit-time death of a signal run dies of
+			// too, which python3 dies of silently (cellEnd).
 			h.exitError = f.ErrorText()
 		case h.pythonExits && f.Reported:
 			h.reportedError = f.ErrorText()
@@ -200,10 +203,14 @@ func (h *humanRenderer) showNotice() {
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	exitError, errorShown, reportedError := h.exitError, h.errorShown, h.reportedError
 	h.exitError, h.errorShown, h.reportedError = "", false, ""
+	if h.quitting != nil && h.quitting() {
+		h.heldNotice = "" // python3 dies of Ctrl-\ without a word
+		return
+	}
 	_, exited := res.ScriptExit()
-	// Its interpreter's own exit, or its death of the signal run passed on:
+	// Its interpreter's own exit, or its death of a signal run dies of too:
 	// the host's notice of it is not python3's.
-	exited = exited || res.Signal != 0 && h.passedOn != nil && h.passedOn(res.Signal)
+	exited = exited || res.Signal != 0 && h.diesOf != nil && h.diesOf(res.Signal)
 	ownExit := exited && res.Status == sessions.StatusKilled && h.holdNotices
 	if ownExit && h.heldNotice == "["+res.Message+"]\n" {
 		h.heldNotice = ""

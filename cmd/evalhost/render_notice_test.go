@@ -24,11 +24,17 @@ func TestRunHoldsANoticeToTheCellEnd(t *testing.T) {
 		want   string
 	}{
 		{"own exit drops its notice", true, msg, func(h *humanRenderer) { h.cellEnd(exited) }, ""},
-		{"a signal's notice stays", true, signalled.Message, func(h *humanRenderer) { h.cellEnd(signalled) },
-			"[interpreter died: signal: killed]\n[cell 1 was killed (interpreter state was lost)]\n"},
-		{"a signal run passed on drops its notice", true, termed.Message, func(h *humanRenderer) {
-			h.passedOn = func(n int) bool { return n == 15 }
+		{"a signal's notice stays when run does not die of it", true, signalled.Message, func(h *humanRenderer) {
+			h.diesOf = func(n int) bool { return n == 15 }
+			h.cellEnd(signalled)
+		}, "[interpreter died: signal: killed]\n[cell 1 was killed (interpreter state was lost)]\n"},
+		{"a signal run dies of drops its notice", true, termed.Message, func(h *humanRenderer) {
+			h.diesOf = func(n int) bool { return n == 15 }
 			h.cellEnd(termed)
+		}, ""},
+		{"Ctrl-\\ drops every notice", true, "the interpreter was stopped while the cell ran", func(h *humanRenderer) {
+			h.quitting = func() bool { return true }
+			h.cellEnd(sessions.CellResult{Status: sessions.StatusCancelled, Message: "cancelled", StateLost: true, DurationMs: 5})
 		}, ""},
 		{"another notice stays", true, "timed out", func(h *humanRenderer) { h.cellEnd(exited) }, "[timed out]\n"},
 		{"shown before later output", true, "note", func(h *humanRenderer) {

@@ -417,7 +417,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 		h.pythonExits = !f.ipython
 		h.holdNotices = true
-		h.passedOn = interrupted.passedOn
+		h.diesOf, h.quitting = interrupted.diesOf, interrupted.quitting
 		if !h.bounded {
 			streams = h.stream // bulk output without a copy per chunk
 		}

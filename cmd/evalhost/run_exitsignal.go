@@ -14,28 +14,35 @@ import (
 const signalled = 1 << 8
 
 // dieOf is dispatch's result for a command that ends as if killed by sig,
-// as python3 ends after an uncaught KeyboardInterrupt or a SIGTERM: its
-// parent then sees the signal, not only a status of 128+sig, and a shell
-// running a loop of commands stops at the Ctrl-C instead of going on to
-// the next one.
+// as python3 ends after an uncaught KeyboardInterrupt, a SIGTERM, a crash
+// or the OOM killer's SIGKILL: its parent then sees the signal, not only a
+// status of 128+sig (a supervisor, a shell's WIFSIGNALED and its "Killed"
+// line), and a shell running a loop of commands stops at the Ctrl-C
+// instead of going on to the next one.
 func dieOf(sig syscall.Signal) int { return signalled | int(sig) }
 
 // exitAs ends evalhost with dispatch's result: an exit code, or a signal
-// (dieOf), raised against itself once every deferred clean-up has run. Go
-// dies of SIGINT, SIGTERM and SIGHUP when nothing is notified of them; a
-// signal evalhost was started ignoring (a background job's SIGINT) is not
-// raised, and 128+sig is the exit code then, as for any other signal.
+// (dieOf), raised against itself once every deferred clean-up has run
+// (raise: any signal on Linux; elsewhere those Go dies of, SIGINT, SIGTERM
+// and SIGHUP). A signal evalhost was started ignoring (a background job's
+// SIGINT) is not raised, and 128+sig is the exit code then, as for a
+// signal it cannot die of.
 func exitAs(code int) {
 	if code&signalled == 0 {
 		os.Exit(code)
 	}
 	sig := syscall.Signal(code &^ signalled)
-	if deathSignal(int(sig)) && !signal.Ignored(sig) {
-		signal.Reset(sig)
-		_ = syscall.Kill(os.Getpid(), sig)
+	if canDieOf(int(sig)) {
+		raise(sig)
 		time.Sleep(time.Second) // the signal is on its way; this is only a bound
 	}
 	os.Exit(128 + int(sig))
+}
+
+// canDieOf says whether a run dies of sig itself (exitAs), not 128+sig.
+func canDieOf(sig int) bool {
+	s := syscall.Signal(sig)
+	return killsByDefault(s) && !signal.Ignored(s)
 }
 
 // runOutcome is how a run ends after res, interrupts Ctrl-Cs having come:
@@ -43,26 +50,24 @@ func exitAs(code int) {
 // SIGINT, unless the script took the interrupt and every cell ran to its
 // end, when its own status is the run's (an `except KeyboardInterrupt:`
 // that saved and exited 0 exits 0). A script whose interpreter died of a
-// signal (CellResult.Signal) dies of it too when it is one Go can die of
-// (SIGINT, SIGTERM, SIGHUP), else exits 128+sig as a shell reports it; an
-// uncaught KeyboardInterrupt dies of SIGINT. A SIGTERM or SIGHUP that
-// stopped the run (not forwarded: no interpreter took it) is the signal it
-// dies of. SIGQUIT's 131 stays an exit code: raising it would dump core.
+// signal (CellResult.Signal: a crash, the OOM killer, one run passed on)
+// dies of it too, Ctrl-C or not, as python3 would have; an uncaught
+// KeyboardInterrupt dies of SIGINT. A SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2
+// that stopped the run (not forwarded: no interpreter took it) is the
+// signal it dies of, and Ctrl-\ (SIGQUIT) is, as it kills python3.
 func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
 	if in.quitBy.Load() {
-		return exitQuit
+		return dieOf(syscall.SIGQUIT)
 	}
 	if interrupts > 0 && ranToEnd(res) {
 		interrupts = 0 // the script took the interrupt and finished its way
 	}
-	if interrupts == 0 && res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
+	if res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
 		c := res.Cells[res.FailedCell]
 		switch {
-		case c.Signal != 0 && deathSignal(c.Signal):
-			return dieOf(syscall.Signal(c.Signal))
 		case c.Signal != 0:
-			return 128 + c.Signal
-		case c.RaisedKeyboardInterrupt():
+			return dieOf(syscall.Signal(c.Signal))
+		case interrupts == 0 && c.RaisedKeyboardInterrupt():
 			return dieOf(syscall.SIGINT)
 		}
 	}
@@ -74,12 +79,6 @@ func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
 		return dieOf(sig)
 	}
 	return dieOf(syscall.SIGINT)
-}
-
-// deathSignal says whether a run can die of sig itself (exitAs).
-func deathSignal(sig int) bool {
-	s := syscall.Signal(sig)
-	return s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP
 }
 
 // ranToEnd says whether the script ran to its own end after an interrupt:

@@ -42,9 +42,11 @@ func TestRunOutcome(t *testing.T) {
 		{"KeyboardInterrupt raised", result(0, interruptRaised), 0, 0, false, dieOf(syscall.SIGINT)},
 		{"sys.exit(130) is an exit", result(0, exit130), 0, 0, false, 130},
 		{"died of SIGTERM", result(0, killedBy(syscall.SIGTERM)), 0, 0, false, dieOf(syscall.SIGTERM)},
-		{"died of SIGKILL", result(0, killedBy(syscall.SIGKILL)), 0, 0, false, 137},
+		{"died of SIGKILL (the OOM killer)", result(0, killedBy(syscall.SIGKILL)), 0, 0, false, dieOf(syscall.SIGKILL)},
+		{"died of SIGSEGV after a Ctrl-C it took", result(0, killedBy(syscall.SIGSEGV)), 1, 0, false, dieOf(syscall.SIGSEGV)},
 		{"SIGTERM before the interpreter", result(0, cancelled), 1, syscall.SIGTERM, false, dieOf(syscall.SIGTERM)},
-		{"Ctrl-\\", result(0, cancelled), 1, 0, true, exitQuit},
+		{"SIGUSR1 before the interpreter", result(0, cancelled), 1, syscall.SIGUSR1, false, dieOf(syscall.SIGUSR1)},
+		{"Ctrl-\\", result(0, cancelled), 1, 0, true, dieOf(syscall.SIGQUIT)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &interrupts{}

@@ -14,8 +14,9 @@ import (
 	"github.com/evalhost/evalhost/backend"
 )
 
-// exitQuit is what a shell reports for a command SIGQUIT ended (128+3), as
-// python3 ends at Ctrl-\.
+// exitQuit is what a shell reports for a command SIGQUIT ended (128+3):
+// nb run's and an attached run's status at Ctrl-\ (a one-shot run dies of
+// it, as python3 does: runOutcome).
 const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
@@ -32,7 +33,8 @@ const exitQuit = 131
 // rather than orphaned by evalhost's exit, and the run then dies of the
 // signal. SIGUSR1 and SIGUSR2 are subscribed only with a forwarder (Go
 // would ignore them; python3 without a handler dies of them), and one no
-// interpreter took ends the run as SIGTERM does, with python3's 128+N.
+// interpreter took ends the run as SIGTERM does, and a one-shot run dies of
+// it (runOutcome), as python3 would have.
 type interrupts struct {
 	sig       chan os.Signal
 	quit      chan struct{}
@@ -181,6 +183,14 @@ func (in *interrupts) handle(sig syscall.Signal) {
 func (in *interrupts) passedOn(sig int) bool {
 	return sig > 0 && sig < 64 && in.forwarded.Load()&(1<<uint(sig)) != 0
 }
+
+// diesOf says whether a one-shot run dies of sig when its interpreter does
+// (runOutcome), as python3 would: one passed on, or any it can die of.
+func (in *interrupts) diesOf(sig int) bool { return in.passedOn(sig) || canDieOf(sig) }
+
+// quitting says whether a SIGQUIT ended a one-shot run, which then dies of
+// it (runOutcome) where it can.
+func (in *interrupts) quitting() bool { return in.quitBy.Load() && canDieOf(int(syscall.SIGQUIT)) }
 
 // exitCode is code, or exitQuit when a SIGQUIT ended the run.
 func (in *interrupts) exitCode(code int) int {

@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// A script whose interpreter dies of a signal (the OOM killer's SIGKILL, a
+// crash's SIGSEGV or SIGABRT, a SIGQUIT or SIGTERM sent to it), or that run
+// passes one on to (SIGUSR1, SIGUSR2 without a handler), or Ctrl-\ sent to
+// run itself: run dies of the same signal after its clean-up, as python3
+// dies of it, so its parent's wait status (a supervisor, a shell's
+// WIFSIGNALED and its "Killed") is python3's, and prints what python3
+// prints: nothing. Each row is compared with python3's stdout, stderr and
+// wait status.
+func TestRunDiesOfTheSignalAsPython(t *testing.T) {
+	dir := t.TempDir()
+	toInterpreter := func(sig syscall.Signal) func(*exec.Cmd, int) {
+		return func(_ *exec.Cmd, pid int) { syscall.Kill(pid, sig) }
+	}
+	tests := []struct {
+		name string
+		send func(*exec.Cmd, int)
+	}{
+		{"SIGKILL to the interpreter (the OOM killer)", toInterpreter(syscall.SIGKILL)},
+		{"SIGSEGV to the interpreter", toInterpreter(syscall.SIGSEGV)},
+		{"SIGABRT to the interpreter", toInterpreter(syscall.SIGABRT)},
+		{"SIGQUIT to the interpreter", toInterpreter(syscall.SIGQUIT)},
+		{"SIGTERM to the interpreter", toInterpreter(syscall.SIGTERM)},
+		{"SIGUSR1 to the interpreter", toInterpreter(syscall.SIGUSR1)},
+		{"SIGUSR1 to run, no handler", sendSignal(syscall.SIGUSR1)},
+		{"SIGUSR2 to run, no handler", sendSignal(syscall.SIGUSR2)},
+		{"Ctrl-\\ (SIGQUIT) to run", sendSignal(syscall.SIGQUIT)},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			script := writeScript(t, dir, fmt.Sprintf("d%d.py", i), "# %%\n"+waitingScript("", "")+"# %%\nprint('not run')\n")
+			got := signalled(t, command(t, "run", script), tc.send)
+			want := signalled(t, pythonCmd(t, script), tc.send)
+			if got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("stdout %q, stderr %q; python3 printed %q, %q", got.stdout, got.stderr, want.stdout, want.stderr)
+			}
+			if how(got.ws) != how(want.ws) {
+				t.Errorf("run ended %s, python3 %s", how(got.ws), how(want.ws))
+			}
+			if got.ws.CoreDump() {
+				t.Errorf("run dumped core")
+			}
+		})
+	}
+}
+
+// Dying of SIGQUIT (or any signal whose default dumps core), run leaves
+// no core of its own, where core dumps are on (ulimit -c unlimited): it
+// did not crash, it ends as its script did.
+func TestRunDiesOfSIGQUITWithoutACore(t *testing.T) {
+	script := writeScript(t, t.TempDir(), "q.py", waitingScript("", ""))
+	cmd := command(t, "run", script)
+	cmd.Args = append([]string{"sh", "-c", `ulimit -c unlimited && exec "$0" "$@"`}, cmd.Args...)
+	cmd.Path = "/bin/sh"
+	cmd.Dir = t.TempDir()
+	end := signalled(t, cmd, sendSignal(syscall.SIGQUIT))
+	if !end.ws.Signaled() || end.ws.Signal() != syscall.SIGQUIT || end.ws.CoreDump() {
+		t.Errorf("run ended %s (core dumped: %v), want killed by SIGQUIT without a core; stderr %s", how(end.ws), end.ws.CoreDump(), end.stderr)
+	}
+}
