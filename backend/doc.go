@@ -46,7 +46,10 @@
 // killed with its interpreter, and Execute returns an error wrapping
 // [ErrKilled]; the executor is then no longer Alive. A ctx that ended
 // before the call returns ctx's error without running the cell. Output the
-// cell produced before either ending has been emitted.
+// cell produced before either ending has been emitted. A cancellation whose
+// cause is [ErrInterruptWait] waits for the cell until its time limit,
+// which the caller gives as [WithTimeLimit] when it may move (else ctx's
+// deadline), before that grace window.
 //
 // # Errors
 //

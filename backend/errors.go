@@ -20,9 +20,10 @@ var (
 	ErrBusy = errors.New("interpreter busy with another cell")
 	// ErrInterruptWait, as the cause of an Execute context's cancellation
 	// (context.WithCancelCause), asks the backend to interrupt the cell as
-	// for any cancel and then to wait for it to stop until the context's
-	// deadline (the cell's timeout, which the caller set and python3 has
-	// not), and only then kill it after its grace window: python3's
+	// for any cancel and then to wait for it to stop until the cell's time
+	// limit (TimeLimit's, else the context's deadline: the cell's timeout,
+	// which the caller set and python3 has not), and only then kill it
+	// after its grace window: python3's
 	// Ctrl-C, which lets a script's `except KeyboardInterrupt:` save its
 	// work. The caller may end a cell sooner (Kill). A timeout that came
 	// first still escalates; a backend that cannot wait (a gateway kernel)

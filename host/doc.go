@@ -47,7 +47,8 @@
 // runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (backend.ErrKilled); a context
 // cancelled with backend.ErrInterruptWait as its cause gets its grace
-// window only after its deadline: the cell's handling of the
+// window only after its time limit (backend.TimeLimit's, which the caller
+// may move later, else its deadline): the cell's handling of the
 // KeyboardInterrupt takes its time, as under python3's Ctrl-C, within the
 // cell's timeout (or until the caller's Kill); done.Interrupted says the
 // interrupt was raised in the cell. Signal sends

@@ -199,8 +199,8 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// interrupt's ladder no longer applies; the exit's does.
 					esc.stop()
 					killed, esc = killed || esc.killed, escalation{}
-					if d, ok := p.cutAfter(ctx); ok && ctx.Err() != nil {
-						exit.arm(d)
+					if ctx.Err() != nil {
+						p.cutAfter(ctx, &exit)
 					}
 				}
 				continue
@@ -237,9 +237,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// script's (status), not cut short.
 					p.interruptCell(&wake)
 					exit.cut = !patient
-					if d, ok := p.cutAfter(ctx); ok {
-						exit.arm(d)
-					}
+					p.cutAfter(ctx, &exit)
 				}
 				continue // it finished; only its end marks (or its exit) are still on the way
 			}
@@ -248,13 +246,15 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			} else {
 				pending = true
 			}
-			if d, ok := p.cutAfter(ctx); ok {
-				esc.arm(d)
-			}
+			p.cutAfter(ctx, &esc)
+		case <-esc.limit:
+			esc.limitPassed()
 		case <-esc.c:
 			esc.step(p)
 		case <-wake.c:
 			p.wakeCell(&wake)
+		case <-exit.limit:
+			exit.limitPassed()
 		case <-exit.c:
 			exit.step(p, c.id, out)
 		}
@@ -343,35 +343,63 @@ func (r *wakeups) stop() {
 }
 
 // escalation is the timer ladder after an interrupt: grace, then SIGTERM,
-// then after termGrace SIGKILL.
+// then after termGrace SIGKILL. With limit set, the grace window starts
+// once the cell's time limit has passed (cutAfter).
 type escalation struct {
 	t      *time.Timer
 	c      <-chan time.Time
+	limit  <-chan struct{}
+	grace  time.Duration
 	killed bool
 	termed bool
 }
 
-// cutAfter is how long after ctx ended a cell (or its exit) that has not
-// stopped is stopped: the grace window. An interrupt that waits
-// (backend.ErrInterruptWait) waits until ctx's deadline, the cell's
-// timeout, which still bounds it, and the grace window after; without a
-// deadline, or one no timer reaches (sessions.NoTimeout's: the sum would
-// overflow into the past and kill at once), for ever (false).
-func (p *Process) cutAfter(ctx context.Context) (time.Duration, bool) {
+// ladder is an escalation cutAfter arms: a cell's, or an exit's, which is
+// armed once (exitWait).
+type ladder interface {
+	arm(d time.Duration)
+	armAt(limit <-chan struct{}, grace time.Duration)
+}
+
+// cutAfter arms l for when a cell (or its exit) that has not stopped since
+// ctx ended is stopped: after the grace window. An interrupt that waits
+// (backend.ErrInterruptWait) waits until the cell's time limit, which
+// still bounds it, and the grace window after: backend.TimeLimit's, which
+// the caller may move later (sessions: while the interpreter was stopped),
+// else ctx's deadline; without either, or with a deadline no timer
+// reaches (sessions.NoTimeout's: adding the grace would overflow into the
+// past and kill at once), for ever.
+func (p *Process) cutAfter(ctx context.Context, l ladder) {
 	if !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
-		return p.opts.Grace, true
+		l.arm(p.opts.Grace)
+		return
 	}
-	dl, ok := ctx.Deadline()
-	left := max(time.Until(dl), 0)
-	if !ok || left > math.MaxInt64-p.opts.Grace {
-		return 0, false
+	if limit, ok := backend.TimeLimit(ctx); ok {
+		if limit != nil {
+			l.armAt(limit, p.opts.Grace)
+		}
+		return
 	}
-	return left + p.opts.Grace, true
+	if dl, ok := ctx.Deadline(); ok {
+		if left := max(time.Until(dl), 0); left <= math.MaxInt64-p.opts.Grace {
+			l.arm(left + p.opts.Grace)
+		}
+	}
 }
 
 func (e *escalation) arm(d time.Duration) {
 	e.t = time.NewTimer(d)
 	e.c = e.t.C
+}
+
+// armAt arms the ladder's grace once limit is closed (limitPassed).
+func (e *escalation) armAt(limit <-chan struct{}, grace time.Duration) {
+	e.limit, e.grace = limit, grace
+}
+
+func (e *escalation) limitPassed() {
+	e.limit = nil
+	e.arm(e.grace)
 }
 
 func (e *escalation) step(p *Process) {

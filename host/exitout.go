@@ -80,8 +80,14 @@ type exitWait struct {
 }
 
 func (w *exitWait) arm(d time.Duration) {
-	if w.t == nil {
+	if w.t == nil && w.limit == nil {
 		w.escalation.arm(d)
+	}
+}
+
+func (w *exitWait) armAt(limit <-chan struct{}, grace time.Duration) {
+	if w.t == nil && w.limit == nil {
+		w.escalation.armAt(limit, grace)
 	}
 }
 

@@ -103,22 +103,31 @@ func TestSignalReachesTheHandler(t *testing.T) {
 	}
 }
 
-// A cell's deadline still bounds an interrupt that waits: python3 has no
+// A cell's time limit still bounds an interrupt that waits: python3 has no
 // timeout, but the caller gave one, and a cell (or its exit) that catches
-// the KeyboardInterrupt and goes on is stopped at the deadline and the
-// grace window after it, as a timeout would stop it, not waited for until
-// it ends by itself.
+// the KeyboardInterrupt and goes on is stopped at the limit and the grace
+// window after it, as a timeout would stop it, not waited for until it
+// ends by itself. The limit is ctx's deadline, or the caller's own
+// (backend.WithTimeLimit: a context without a deadline), which passes here
+// right after the interrupt.
 func TestInterruptWaitEndsAtTheDeadline(t *testing.T) {
 	checkClean(t, 2*time.Minute)
+	const (
+		inCell = "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n" +
+			"    time.sleep(30)\n    print('saved', flush=True)"
+		inExit = "import atexit, time\n@atexit.register\ndef f():\n    try:\n        print('ready', flush=True)\n        time.sleep(60)\n" +
+			"    except KeyboardInterrupt:\n        time.sleep(30)\n        print('saved', flush=True)"
+	)
 	for _, tc := range []struct {
-		name string
-		code string
-		last bool // ExitAfterNextCell: the wait is the exit's
+		name      string
+		code      string
+		last      bool // ExitAfterNextCell: the wait is the exit's
+		timeLimit bool // backend.WithTimeLimit, not a deadline
 	}{
-		{"in the cell", "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n" +
-			"    time.sleep(30)\n    print('saved', flush=True)", false},
-		{"in its exit", "import atexit, time\n@atexit.register\ndef f():\n    try:\n        print('ready', flush=True)\n        time.sleep(60)\n" +
-			"    except KeyboardInterrupt:\n        time.sleep(30)\n        print('saved', flush=True)", true},
+		{"in the cell", inCell, false, false},
+		{"in its exit", inExit, true, false},
+		{"in the cell, the caller's time limit", inCell, false, true},
+		{"in its exit, the caller's time limit", inExit, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startPy(t, func(o *Options) { o.Grace = 200 * time.Millisecond })
@@ -129,11 +138,16 @@ func TestInterruptWaitEndsAtTheDeadline(t *testing.T) {
 			defer interrupt(nil)
 			ctx, cancel := context.WithTimeout(parent, 2*time.Second)
 			defer cancel()
+			passed := make(chan struct{})
+			if tc.timeLimit {
+				ctx = backend.WithTimeLimit(parent, passed)
+			}
 			r := &run{}
 			r.done, r.err = p.Execute(ctx, frames.Request{Code: tc.code}, func(f frames.Frame) {
 				r.frames = append(r.frames, f)
 				if f.Type == frames.TypeStdout && f.Data == "ready\n" {
 					interrupt(backend.ErrInterruptWait)
+					close(passed)
 				}
 			})
 			if strings.Contains(r.stdout(), "saved") {

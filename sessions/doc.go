@@ -42,7 +42,18 @@
 //     grace window, then kill; the output gains "Command timed out after N
 //     seconds". A timeout counts from when the cell is first sent, so an
 //     interpreter's start (bounded by StartTimeout) does not use it up; a
-//     retry shares the deadline.
+//     retry shares the deadline. It counts the time the interpreter could
+//     run: while Suspend holds a Python interpreter stopped (job control,
+//     Ctrl-Z) its running cell's timeout (and a detachable cell's
+//     MaxRuntime; not the point where it detaches) stands still until
+//     Resume. A paused clock, not the process's own time: CPU time does not
+//     grow while a cell waits (a sleep, a socket), and the kernel keeps no
+//     count of the time a process spent stopped, while the one who stops
+//     it knows when it did. So the deadline is a timer stopped and set
+//     again for what is left (deadline.go), and the backend gets it as
+//     backend.WithTimeLimit rather than as the context's deadline, a fixed
+//     instant; a wait the timeout bounds after an interrupt the caller
+//     waits for (backend.ErrInterruptWait) moves with it.
 //   - A cell still running when its timeout or the caller's cancel comes
 //     ends timeout or cancelled even when it catches the interrupt and ends
 //     without an error: its done frame says cancelled, and a notice and the
@@ -203,7 +214,11 @@
 //     A job in them ends too, its result's Message saying why.
 //   - Signal sends a signal to a session id's Python interpreters (SignalGroup
 //     to their process groups), as kill(1) would reach a python3 process: a
-//     program passing on what it was sent (evalhost run's SIGTERM, Ctrl-Z).
+//     program passing on what it was sent (evalhost run's SIGTERM). Suspend
+//     and Resume stop and continue their process groups for job control
+//     (evalhost run's Ctrl-Z and fg), holding the running cell's timeout
+//     meanwhile (see Timeouts); a shell cell's bash is not stopped, and its
+//     timeout runs on.
 //     A batch cell whose interpreter dies of a signal (that one, the
 //     script's own, an outside one; not one the registry sent to stop it),
 //     while it runs or as it exits after the last cell, says which in

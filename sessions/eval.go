@@ -320,9 +320,9 @@ func (c *cellRun) execute(ctx context.Context) {
 				limit = c.dj.maxRuntime
 				c.dj.markSent()
 			}
-			var cancel context.CancelFunc
-			cellCtx, cancel = context.WithTimeoutCause(ctx, limit, errTimedOut)
-			defer cancel()
+			var stop func()
+			cellCtx, stop = s.startDeadline(ctx, limit, c.cell.Language)
+			defer stop()
 		}
 		if cellCtx.Err() != nil {
 			// Cancelled or timed out before the cell was sent: nothing to

@@ -34,7 +34,7 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 			continue
 		}
 		sink := j.newSink()
-		exitCtx, cancel := context.WithTimeout(ctx, ClampTimeout(j.req.Cells[li].Timeout, j.reg.cfg.DefaultTimeout))
+		exitCtx, cancel := j.s.startDeadline(ctx, ClampTimeout(j.req.Cells[li].Timeout, j.reg.cfg.DefaultTimeout), lang)
 		l.ExitAfterNextCell()
 		_, _ = ex.Execute(exitCtx, frames.Request{ID: j.req.ID + "-exit-" + newRunNonce()}, func(f frames.Frame) {
 			switch f.Type {

@@ -41,6 +41,12 @@ type session struct {
 	// apply the session's cwd (backend.IsSetupError): the next cell sends it
 	// again, rather than run where the interpreter happened to start.
 	unset map[string]bool
+	// deadline is the running cell's time limit, in deadlineLang;
+	// suspended: Suspend stopped the Python interpreter, and Resume has not
+	// continued it (signal.go).
+	deadline     *runDeadline
+	deadlineLang string
+	suspended    bool
 }
 
 // takeUnset says whether lang's interpreter still lacks the session's cwd,

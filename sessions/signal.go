@@ -1,6 +1,10 @@
 package sessions
 
-import "syscall"
+import (
+	"context"
+	"syscall"
+	"time"
+)
 
 // signaler is implemented by executors whose interpreter can be sent a
 // signal of the caller's (host.Process).
@@ -24,11 +28,85 @@ func (r *Registry) Signal(id string, sig syscall.Signal) bool {
 }
 
 // SignalGroup is Signal for the interpreter's whole process group, the
-// cell's children with it, as a terminal signals its foreground job: for
-// job control (SIGSTOP at Ctrl-Z, SIGCONT at fg). A process the cell moved
-// to another group or session is not reached.
+// cell's children with it, as a terminal signals its foreground job. A
+// process the cell moved to another group or session is not reached. For
+// job control use Suspend and Resume, which hold the cell's timeout too.
 func (r *Registry) SignalGroup(id string, sig syscall.Signal) bool {
 	return r.signal(id, func(s signaler) error { return s.SignalGroup(sig) })
+}
+
+// Suspend stops the process group of every Python interpreter of session
+// id (SIGSTOP), as a terminal's Ctrl-Z stops its foreground job, and holds
+// the timeout of the Python cell running there (and of one sent before
+// Resume): a cell's timeout counts the time its interpreter could run, so
+// a run stopped for longer than it is not timed out the moment it goes on.
+// It says whether an interpreter was stopped; a shell cell's bash is not,
+// and its timeout runs on.
+func (r *Registry) Suspend(id string) bool {
+	return r.eachSession(id, (*session).suspend)
+}
+
+// Resume continues what Suspend stopped (SIGCONT to the process groups),
+// and the cells' timeouts with it. Without a Suspend before it the SIGCONT
+// is sent all the same (a group someone else stopped goes on), and no
+// timeout changes. It says whether an interpreter got it.
+func (r *Registry) Resume(id string) bool {
+	return r.eachSession(id, (*session).resume)
+}
+
+func (r *Registry) eachSession(id string, do func(*session) bool) bool {
+	done := false
+	for _, s := range r.live() { // per-call ones too: a one-shot run's
+		if s.key.Session == id && do(s) {
+			done = true
+		}
+	}
+	return done
+}
+
+func (s *session) suspend() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex := s.execs[LangPython]
+	sg, ok := ex.(signaler)
+	if !ok || !ex.Alive() || sg.SignalGroup(syscall.SIGSTOP) != nil {
+		return false
+	}
+	s.suspended = true
+	if s.deadline != nil && s.deadlineLang == LangPython {
+		s.deadline.hold()
+	}
+	return true
+}
+
+func (s *session) resume() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.suspended && s.deadline != nil && s.deadlineLang == LangPython {
+		s.deadline.resume()
+	}
+	s.suspended = false
+	ex := s.execs[LangPython]
+	sg, ok := ex.(signaler)
+	return ok && ex.Alive() && sg.SignalGroup(syscall.SIGCONT) == nil
+}
+
+// startDeadline starts a cell's time limit in lang (withRunDeadline), held
+// while the session's Python interpreter is suspended, and makes it the
+// one Suspend and Resume hold and continue until the cell ends (stop).
+func (s *session) startDeadline(ctx context.Context, limit time.Duration, lang string) (context.Context, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, d, cancel := withRunDeadline(ctx, limit, s.suspended && lang == LangPython)
+	s.deadline, s.deadlineLang = d, lang
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		if s.deadline == d {
+			s.deadline = nil
+		}
+		s.mu.Unlock()
+	}
 }
 
 func (r *Registry) signal(id string, send func(signaler) error) bool {

@@ -215,34 +215,14 @@ func TestRunCtrlZStopsTheScript(t *testing.T) {
 	end := signalled(t, cmd, func(cmd *exec.Cmd, p int) {
 		pid = p
 		cmd.Process.Signal(syscall.SIGTSTP)
-		waitState(t, cmd.Process.Pid, 'T')
-		waitState(t, pid, 'T')
+		testkit.WaitState(t, cmd.Process.Pid, 'T')
+		testkit.WaitState(t, pid, 'T')
 		cmd.Process.Signal(syscall.SIGCONT)
-		waitState(t, pid, 'S')
+		testkit.WaitState(t, pid, 'S')
 		cmd.Process.Signal(syscall.SIGTERM)
 	})
 	if !end.ws.Signaled() || end.ws.Signal() != syscall.SIGTERM {
 		t.Errorf("run ended %s, want killed by SIGTERM; stderr %s", how(end.ws), end.stderr)
-	}
-}
-
-// waitState waits until pid's state (/proc/PID/stat) is state.
-func waitState(t *testing.T, pid int, state byte) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i > 0 && len(s) > i+2 && s[i+2] == state {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d never reached state %c: %s", pid, state, b)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

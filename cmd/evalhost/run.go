@@ -402,8 +402,11 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	// bounds it.
 	ctx, interrupted := interruptible(reg.Kill, interruptOpts{
 		forward: func(sig syscall.Signal) bool { return reg.Signal(f.session, sig) },
-		group:   func(sig syscall.Signal) bool { return reg.SignalGroup(f.session, sig) },
-		wait:    !f.graceSet,
+		jobs: &jobControl{
+			suspend: func() bool { return reg.Suspend(f.session) },
+			resume:  func() bool { return reg.Resume(f.session) },
+		},
+		wait: !f.graceSet,
 	})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}

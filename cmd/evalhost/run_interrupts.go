@@ -44,7 +44,7 @@ type interrupts struct {
 	stopped   bool                      // stop was called
 	interrupt func()                    // the first Ctrl-C's cancel (interruptOpts.wait)
 	forward   func(syscall.Signal) bool // nil: nothing is forwarded
-	group     func(syscall.Signal) bool // nil: no job control
+	jobs      *jobControl               // nil: no job control
 	wg        sync.WaitGroup
 	n         atomic.Int32
 	quitBy    atomic.Bool           // a SIGQUIT came
@@ -94,10 +94,10 @@ type interruptOpts struct {
 	// forward, when not nil, passes a signal on to the script's
 	// interpreter and says whether one got it.
 	forward func(syscall.Signal) bool
-	// group, when not nil, signals the script's interpreter's process
-	// group and says whether one got it: Ctrl-Z (SIGTSTP) then stops it
+	// jobs, when not nil, stops and continues the script's interpreter's
+	// process group: Ctrl-Z (SIGTSTP) then stops it
 	// with evalhost, and SIGCONT (fg, bg) continues it (jobControl).
-	group func(syscall.Signal) bool
+	jobs *jobControl
 	// wait: the first Ctrl-C interrupts the cell and waits for it as
 	// python3 would, while its handling takes, within the cell's timeout
 	// (a second Ctrl-C kills it), instead of killing it after the grace
@@ -127,8 +127,8 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 	if opts.forward != nil {
 		sigs = append(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 	}
-	if opts.group != nil {
-		in.group = opts.group
+	if opts.jobs != nil {
+		in.jobs = opts.jobs
 		sigs = append(sigs, jobControlSignals()...)
 	}
 	signal.Notify(in.sig, sigs...)

@@ -19,22 +19,31 @@ func jobControlSignals() []os.Signal {
 	return sigs
 }
 
+// jobControl is how a one-shot run stops and continues its script's
+// interpreter (sessions.Registry's Suspend and Resume), each saying
+// whether one got it.
+type jobControl struct {
+	suspend, resume func() bool
+}
+
 // jobControl makes Ctrl-Z stop the script as it stops python3. The
 // interpreter has a session of its own, which the terminal's SIGTSTP never
 // reaches (and which, orphaned, would discard it): so its process group
 // gets SIGSTOP, then evalhost stops itself, and the shell sees its job
 // stopped. fg or bg continue evalhost with SIGCONT, which goes on to the
-// group. A cell's timeout keeps counting while it is stopped; python3
-// has none.
+// group. The cell's timeout does not count the time it was stopped
+// (python3 has none; a user who stopped a run did not use its time). A
+// signal sent meanwhile waits for the SIGCONT, as it waits for a stopped
+// python3's (kill %1 sends SIGTERM, then SIGCONT).
 func (in *interrupts) jobControl(sig syscall.Signal) {
 	if sig == syscall.SIGCONT {
-		in.group(syscall.SIGCONT)
+		in.jobs.resume()
 		return
 	}
 	if orphaned() {
 		return // the kernel would discard it for python3 there
 	}
-	in.group(syscall.SIGSTOP)
+	in.jobs.suspend()
 	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }
 

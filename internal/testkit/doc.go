@@ -5,8 +5,10 @@
 // collector ([Collector]), nbformat validation ([Nbformat]), an IPython
 // directory of the test process's own for the kernels its gateways start
 // ([IsolateIPython]), the leak and hang checks every test that starts
-// processes arms ([Clean]), and an environment without what would change
-// the code under test ([Hermetic]: every TestMain, and [Python], call it).
+// processes arms ([Clean]), an environment without what would change the
+// code under test ([Hermetic]: every TestMain, and [Python], call it) and,
+// on Linux, a wait for a process's state (WaitState: stopped, running
+// again).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

@@ -1,0 +1,71 @@
+package sessions
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// Suspend stops the running cell's interpreter and holds its timeout until
+// Resume: a cell stopped for longer than its timeout is not timed out when
+// it goes on, and ends as it would have (here, released by a signal after
+// it was continued).
+func TestSuspendHoldsTheTimeout(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 200 * time.Millisecond})
+	const code = "import os, signal\nr, w = os.pipe()\nsignal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n" +
+		"print('ready', flush=True)\nos.read(r, 1)\nprint('after')"
+	if r.Suspend("none") || r.Resume("none") {
+		t.Fatal("Suspend or Resume of a session that does not exist said an interpreter got it")
+	}
+	cell := py(code)
+	cell.Timeout = MinTimeout
+	req := Request{Session: "stop", Mode: ModePerCall, Batch: true, Cwd: t.TempDir(), Cells: []Cell{cell}}
+	ready := make(chan int, 1)
+	type ended struct {
+		res Result
+		err error
+	}
+	end := make(chan ended, 1)
+	go func() {
+		pid := 0
+		res, err := r.Eval(context.Background(), req, func(_ int, f frames.Frame) {
+			switch {
+			case f.Type == frames.TypeReady:
+				pid = f.PID
+			case f.Type == frames.TypeStdout && strings.Contains(f.Data, "ready"):
+				ready <- pid
+			}
+		})
+		end <- ended{res, err}
+	}()
+	var pid int
+	select {
+	case pid = <-ready:
+	case e := <-end:
+		t.Fatalf("the cell ended before it was ready: %+v, %v", e.res, e.err)
+	}
+	if !r.Suspend("stop") {
+		t.Fatal("Suspend said no interpreter was stopped")
+	}
+	testkit.WaitState(t, pid, 'T')
+	time.Sleep(3 * MinTimeout / 2) // stopped for longer than the cell's timeout: the stimulus
+	if !r.Resume("stop") {
+		t.Fatal("Resume said no interpreter got SIGCONT")
+	}
+	testkit.WaitState(t, pid, 0)
+	if !r.Signal("stop", syscall.SIGUSR1) {
+		t.Error("the cell was no longer running once it was continued")
+	}
+	e := <-end
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	if c := e.res.Cells[0]; c.Status != StatusOK || c.Output.Text != "ready\nafter\n" {
+		t.Errorf("status %s (%s), output %q; want ok, the cell released after it went on", c.Status, c.Message, c.Output.Text)
+	}
+}

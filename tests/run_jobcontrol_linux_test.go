@@ -1,0 +1,108 @@
+package tests
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// releasedScript waits in read(2) until a SIGUSR1 handler releases it,
+// then prints "after"; termScript's SIGTERM handler releases it too.
+var (
+	releasedScript = waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n", "") + "print('after')\n"
+	termScript     = waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('term', n, os.write(w, b'x')))\n", "") + "print('after')\n"
+)
+
+// stopRun sends SIGTSTP (Ctrl-Z) and waits until both the command and the
+// Python process (pid; the same process for python3) are stopped.
+func stopRun(t *testing.T, cmd *exec.Cmd, pid int) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTSTP)
+	testkit.WaitState(t, cmd.Process.Pid, 'T')
+	testkit.WaitState(t, pid, 'T')
+}
+
+// continueRun sends SIGCONT (fg) and waits until both run again.
+func continueRun(t *testing.T, cmd *exec.Cmd, pid int) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGCONT)
+	testkit.WaitState(t, cmd.Process.Pid, 0)
+	testkit.WaitState(t, pid, 0)
+}
+
+// Job control does to run what it does to python3, and a cell's --timeout
+// does not count the time the run was stopped: a user who stopped a run
+// did not use its time (python3 has no timeout to use). Each row is
+// compared with python3's stdout, stderr and wait status; the script is
+// released by a SIGUSR1 (run passes it on) once the steps are done.
+func TestRunJobControlAsPython(t *testing.T) {
+	dir := t.TempDir()
+	const timeout = 2 * time.Second
+	tests := []struct {
+		name    string
+		src     string
+		steps   func(t *testing.T, cmd *exec.Cmd, pid int)
+		release bool // then SIGUSR1
+	}{
+		{"stopped past the timeout, then fg", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			time.Sleep(timeout + timeout/2) // stopped for longer than --timeout: the stimulus
+			continueRun(t, cmd, pid)
+		}, true},
+		{"stopped twice", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGTSTP) // discarded by the SIGCONT
+			continueRun(t, cmd, pid)
+			stopRun(t, cmd, pid)
+			continueRun(t, cmd, pid)
+		}, true},
+		{"SIGCONT without a stop", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			continueRun(t, cmd, pid)
+		}, true},
+		{"stopped, then SIGTERM and SIGCONT (kill %1)", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Process.Signal(syscall.SIGCONT)
+		}, false},
+		// A signal to a stopped python3 waits for the SIGCONT, a fatal
+		// one too; then it dies of it, or its handler runs.
+		{"stopped, SIGTERM, later SIGCONT", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGTERM)
+			testkit.WaitState(t, cmd.Process.Pid, 'T')
+			continueRun(t, cmd, pid)
+		}, false},
+		{"stopped, SIGTERM to a handler, later SIGCONT", termScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGTERM)
+			testkit.WaitState(t, cmd.Process.Pid, 'T')
+			continueRun(t, cmd, pid)
+		}, false},
+		{"stopped, continued, then SIGTERM", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			continueRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGTERM)
+		}, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			script := writeScript(t, dir, fmt.Sprintf("j%d.py", i), tc.src)
+			send := func(cmd *exec.Cmd, pid int) {
+				tc.steps(t, cmd, pid)
+				if tc.release {
+					cmd.Process.Signal(syscall.SIGUSR1)
+				}
+			}
+			got := signalled(t, command(t, "run", "--timeout", fmt.Sprint(int(timeout/time.Second)), script), send)
+			want := signalled(t, pythonCmd(t, script), send)
+			if got.stdout != want.stdout || got.stderr != want.stderr || how(got.ws) != how(want.ws) {
+				t.Errorf("stdout %q, stderr %q, %s; python3 printed %q, %q, %s", got.stdout, got.stderr, how(got.ws), want.stdout, want.stderr, how(want.ws))
+			}
+		})
+	}
+}
