@@ -111,7 +111,7 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 				Message: fmt.Sprintf("not run: cell %d runs on as job %s and holds the session until it ends", job.c.index, job.id)}
 		case ctx.Err() != nil:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusCancelled,
-				Message: "request cancelled before the cell started"}
+				Message: notStarted}
 		case res.FailedCell >= 0 && !j.req.KeepGoing:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped}
 		default:

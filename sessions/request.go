@@ -272,6 +272,18 @@ type CellResult struct {
 	JobOffset int64  `json:"jobOffset,omitempty"`
 }
 
+// notStarted is the Message of a cell the request's cancellation came
+// before (NotStarted).
+const notStarted = "request cancelled before the cell started"
+
+// NotStarted says whether the cell never started because the request was
+// cancelled (a Ctrl-C, a timeout's or the caller's cancel) before its
+// turn: status cancelled, nothing run, no output. A request's cells after
+// its cancellation are all so, to its end, unless skipped.
+func (c CellResult) NotStarted() bool {
+	return c.Status == StatusCancelled && c.Message == notStarted
+}
+
 // sigintStatus is a shell's status for a process SIGINT killed.
 const sigintStatus = 130
 

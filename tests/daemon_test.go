@@ -360,7 +360,7 @@ func TestDaemonInterruptAndTimeout(t *testing.T) {
 	cmd, stderr := start("import time\nprint('running', flush=True)\ntime.sleep(60)")
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 130 || !strings.Contains(stderr.String(), "KeyboardInterrupt") ||
-		!strings.Contains(stderr.String(), "[cell 2 was cancelled: request cancelled before the cell started]") {
+		!strings.Contains(stderr.String(), "[cell 2 was not run: the run was cancelled before it started]") {
 		t.Fatalf("first Ctrl-C: exit %d, stderr %s", code, stderr)
 	}
 	if out, stderr, code := h.run("run", "--session", "s", "-c", "print(kept)"); code != 0 || out != "yes\n" {

@@ -92,7 +92,7 @@ func TestRunFirstInterrupt(t *testing.T) {
 		t.Fatalf("stderr %q lacks the KeyboardInterrupt", stderr)
 	}
 	// The cell that never ran says so, without a duration it never had.
-	if !strings.Contains(stderr.String(), "[cell 2 was cancelled: request cancelled before the cell started]\n") {
+	if !strings.Contains(stderr.String(), "[cell 2 was not run: the run was cancelled before it started]\n") {
 		t.Errorf("stderr %q lacks the second cell's line", stderr)
 	}
 }

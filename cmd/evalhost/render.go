@@ -65,6 +65,11 @@ type humanRenderer struct {
 	// quitting says whether a Ctrl-\ ended the run, which then dies of
 	// SIGQUIT as python3 would, silently: the cells' ends say nothing.
 	quitting func() bool
+	// notRun is the span of cells (from first, n of them) that never
+	// started because the run was cancelled before their turn
+	// (CellResult.NotStarted): one line tells them all (tellNotRun), not a
+	// line each, which for a long script was thousands after a Ctrl-C.
+	notRun struct{ first, n int }
 	// errorShown: the cell's error (its traceback) was shown on stderr,
 	// which says what failed and where as python3's does; its end adds no
 	// "[cell N failed]" line, which python3 does not print. Not bounded,
@@ -207,6 +212,17 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 		h.heldNotice = "" // python3 dies of Ctrl-\ without a word
 		return
 	}
+	if res.NotStarted() {
+		if h.notRun.n > 0 && res.Index != h.notRun.first+h.notRun.n {
+			h.tellNotRun()
+		}
+		if h.notRun.n == 0 {
+			h.notRun.first = res.Index
+		}
+		h.notRun.n++
+		return
+	}
+	h.tellNotRun()
 	_, exited := res.ScriptExit()
 	// Its interpreter's own exit, or its death of a signal run dies of too:
 	// the host's notice of it is not python3's.
@@ -302,7 +318,21 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 	}
 }
 
-func (h *humanRenderer) end(sessions.Result) { h.showNotice() }
+func (h *humanRenderer) end(sessions.Result) {
+	h.showNotice()
+	h.tellNotRun()
+}
+
+// tellNotRun says which cells never started (notRun), in one line.
+func (h *humanRenderer) tellNotRun() {
+	switch first, n := h.notRun.first+1, h.notRun.n; {
+	case n == 1:
+		fmt.Fprintf(h.stderr, "[cell %d was not run: the run was cancelled before it started]\n", first)
+	case n > 1:
+		fmt.Fprintf(h.stderr, "[cells %d\u2013%d were not run: the run was cancelled before they started]\n", first, first+n-1)
+	}
+	h.notRun.n = 0
+}
 
 // jsonRenderer writes run --json's NDJSON through serve's encoder, so its
 // lines are serve's: each frame tagged with its cell, a cell_end line per

@@ -119,3 +119,37 @@ func TestFailedCellEndsWithItsTraceback(t *testing.T) {
 		})
 	}
 }
+
+// Cells that never started because the run was cancelled before their
+// turn are told in one line, whatever their number, after the line of a
+// cell that did run.
+func TestNotRunCellsInOneLine(t *testing.T) {
+	notRun := func(i int) sessions.CellResult {
+		return sessions.CellResult{Index: i, Status: sessions.StatusCancelled, Message: "request cancelled before the cell started"}
+	}
+	timedOut := sessions.CellResult{Index: 0, Status: sessions.StatusTimeout, Message: "timed out", DurationMs: 1000}
+	for _, tc := range []struct {
+		name  string
+		cells []sessions.CellResult
+		want  string
+	}{
+		{"one", []sessions.CellResult{timedOut, notRun(1)}, "[cell 1 timed out: timed out after 1s]\n[cell 2 was not run: the run was cancelled before it started]\n"},
+		{"many", []sessions.CellResult{timedOut, notRun(1), notRun(2), notRun(3)},
+			"[cell 1 timed out: timed out after 1s]\n[cells 2\u20134 were not run: the run was cancelled before they started]\n"},
+		{"apart", []sessions.CellResult{notRun(0), notRun(2), notRun(3)},
+			"[cell 1 was not run: the run was cancelled before it started]\n[cells 3\u20134 were not run: the run was cancelled before they started]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			h := newHumanRenderer(&out, &errs, t.TempDir(), false)
+			h.holdNotices = true
+			for _, c := range tc.cells {
+				h.cellEnd(c)
+			}
+			h.end(sessions.Result{})
+			if errs.String() != tc.want || out.Len() > 0 {
+				t.Errorf("stderr %q, stdout %q; want stderr %q", errs.String(), out.String(), tc.want)
+			}
+		})
+	}
+}
