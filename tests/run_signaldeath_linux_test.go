@@ -67,3 +67,23 @@ func TestRunDiesOfSIGQUITWithoutACore(t *testing.T) {
 		t.Errorf("run ended %s (core dumped: %v), want killed by SIGQUIT without a core; stderr %s", how(end.ws), end.ws.CoreDump(), end.stderr)
 	}
 }
+
+// python3 dies of SIGINT after an uncaught KeyboardInterrupt also when it
+// was started ignoring SIGINT (a non-interactive shell's background job):
+// it sets SIGINT's default before it kills itself. So does run.
+func TestRunRaisedKeyboardInterruptIgnoringSIGINT(t *testing.T) {
+	ignoring := func(cmd *exec.Cmd) *exec.Cmd {
+		cmd.Args = append([]string{"sh", "-c", `trap "" INT && exec "$0" "$@"`}, cmd.Args...)
+		cmd.Path = "/bin/sh"
+		return cmd
+	}
+	const code = "print('a', flush=True)\nraise KeyboardInterrupt"
+	got := ignoring(command(t, "run", "-c", code))
+	want := ignoring(pythonCmd(t, "-c", code))
+	out, errOut, _ := runCaptured(t, got, false)
+	pyOut, pyErr, _ := runCaptured(t, want, false)
+	ws, pyWS := got.ProcessState.Sys().(syscall.WaitStatus), want.ProcessState.Sys().(syscall.WaitStatus)
+	if out != pyOut || lastLine(errOut) != lastLine(pyErr) || how(ws) != how(pyWS) {
+		t.Errorf("stdout %q, stderr %q, %s; python3: %q, %q, %s", out, errOut, how(ws), pyOut, pyErr, how(pyWS))
+	}
+}

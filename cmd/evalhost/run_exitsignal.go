@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -23,9 +22,10 @@ func dieOf(sig syscall.Signal) int { return signalled | int(sig) }
 
 // exitAs ends evalhost with dispatch's result: an exit code, or a signal
 // (dieOf), raised against itself once every deferred clean-up has run
-// (raise: any signal on Linux; elsewhere those Go dies of, SIGINT, SIGTERM
-// and SIGHUP). A signal evalhost was started ignoring (a background job's
-// SIGINT) is not raised, and 128+sig is the exit code then, as for a
+// (raise: any signal on Linux, one evalhost was started ignoring too, as
+// python3 dies of SIGINT after an uncaught KeyboardInterrupt in a
+// background job that ignores it; elsewhere those Go dies of, SIGINT,
+// SIGTERM and SIGHUP, unless ignored). 128+sig is the exit code for a
 // signal it cannot die of.
 func exitAs(code int) {
 	if code&signalled == 0 {
@@ -40,10 +40,7 @@ func exitAs(code int) {
 }
 
 // canDieOf says whether a run dies of sig itself (exitAs), not 128+sig.
-func canDieOf(sig int) bool {
-	s := syscall.Signal(sig)
-	return killsByDefault(s) && !signal.Ignored(s)
-}
+func canDieOf(sig int) bool { return canRaise(syscall.Signal(sig)) }
 
 // runOutcome is how a run ends after res, interrupts Ctrl-Cs having come:
 // python3's way where it has one. A run interrupted by Ctrl-C dies of

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// killsByDefault says whether sig's default action ends a process, so a
-// process can die of it (the others ignore, stop or continue).
-func killsByDefault(sig syscall.Signal) bool {
+// canRaise says whether evalhost can die of sig (raise): whether sig's
+// default action ends a process (the others ignore, stop or continue).
+func canRaise(sig syscall.Signal) bool {
 	switch sig {
 	case syscall.SIGCHLD, syscall.SIGCONT, syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN,
 		syscall.SIGTTOU, syscall.SIGURG, syscall.SIGWINCH:
