@@ -62,9 +62,11 @@ type humanRenderer struct {
 	// python3's, told by the status alone (and a shell's "Killed"), so its
 	// notice is dropped as an own exit's is. Nil: none is.
 	diesOf func(n int) bool
-	// quitting says whether a Ctrl-\ ended the run, which then dies of
-	// SIGQUIT as python3 would, silently: the cells' ends say nothing.
-	quitting func() bool
+	// silenced says whether the run ends by a signal it was sent and dies
+	// of as python3 would, without a word (Ctrl-\, a SIGTERM before the
+	// interpreter was up): the cells' ends and the host's notices say
+	// nothing, and the shell says "Quit", "Terminated".
+	silenced func() bool
 	// notRun is the span of cells (from first, n of them) that never
 	// started because the run was cancelled before their turn
 	// (CellResult.NotStarted): one line tells them all (tellNotRun), not a
@@ -110,6 +112,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		h.display(cell, f.Bundle)
 	case frames.TypeError:
 		switch {
+		case h.silenced != nil && h.silenced():
+			// The error of a cell the signal stopped (a shell cell's
+			// interrupted status): python3 would have died without a word.
 		case h.pythonExits && f.Exit, h.pythonExits && f.Signal != 0 && h.diesOf != nil && h.diesOf(f.Signal):
 			// An exit's, or the exit-time death of a signal run dies of
 			// too, which python3 dies of silently (cellEnd).
@@ -208,18 +213,14 @@ func (h *humanRenderer) showNotice() {
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	exitError, errorShown, reportedError := h.exitError, h.errorShown, h.reportedError
 	h.exitError, h.errorShown, h.reportedError = "", false, ""
-	if h.quitting != nil && h.quitting() {
-		h.heldNotice = "" // python3 dies of Ctrl-\ without a word
-		return
+	silent := h.silenced != nil && h.silenced()
+	if silent {
+		h.heldNotice = ""
 	}
 	if res.NotStarted() {
-		if h.notRun.n > 0 && res.Index != h.notRun.first+h.notRun.n {
-			h.tellNotRun()
+		if !silent {
+			h.holdNotRun(res.Index)
 		}
-		if h.notRun.n == 0 {
-			h.notRun.first = res.Index
-		}
-		h.notRun.n++
 		return
 	}
 	h.tellNotRun()
@@ -254,6 +255,14 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	if exitError != "" && !h.bounded { // the bounded tail has it
 		fmt.Fprintln(h.stderr, exitError)
 	}
+	if !silent {
+		h.statusLine(res, errorShown, reportedError != "")
+	}
+}
+
+// statusLine says how a cell that did not end ok ended, when its output
+// has not said so.
+func (h *humanRenderer) statusLine(res sessions.CellResult, errorShown, reported bool) {
 	// People count cells from 1, as tracebacks (<cell N>) and editors do.
 	name := "cell " + strconv.Itoa(res.Index+1)
 	if res.Title != "" {
@@ -264,7 +273,7 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	case sessions.StatusOK, sessions.StatusSkipped:
 		return
 	case sessions.StatusError:
-		if (errorShown || reportedError != "" && !h.bounded) && res.Message == "" {
+		if (errorShown || reported && !h.bounded) && res.Message == "" {
 			return // its traceback (or the script's report) said it on stderr, as python3's does
 		}
 		line = name + " failed"
@@ -321,6 +330,17 @@ func (h *humanRenderer) printTail(res sessions.CellResult) {
 func (h *humanRenderer) end(sessions.Result) {
 	h.showNotice()
 	h.tellNotRun()
+}
+
+// holdNotRun adds cell i, which never started, to the span notRun tells.
+func (h *humanRenderer) holdNotRun(i int) {
+	if h.notRun.n > 0 && i != h.notRun.first+h.notRun.n {
+		h.tellNotRun()
+	}
+	if h.notRun.n == 0 {
+		h.notRun.first = i
+	}
+	h.notRun.n++
 }
 
 // tellNotRun says which cells never started (notRun), in one line.

@@ -33,7 +33,7 @@ func TestRunHoldsANoticeToTheCellEnd(t *testing.T) {
 			h.cellEnd(termed)
 		}, ""},
 		{"Ctrl-\\ drops every notice", true, "the interpreter was stopped while the cell ran", func(h *humanRenderer) {
-			h.quitting = func() bool { return true }
+			h.silenced = func() bool { return true }
 			h.cellEnd(sessions.CellResult{Status: sessions.StatusCancelled, Message: "cancelled", StateLost: true, DurationMs: 5})
 		}, ""},
 		{"another notice stays", true, "timed out", func(h *humanRenderer) { h.cellEnd(exited) }, "[timed out]\n"},

@@ -420,7 +420,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 		h.pythonExits = !f.ipython
 		h.holdNotices = true
-		h.diesOf, h.quitting = interrupted.diesOf, interrupted.quitting
+		h.diesOf, h.silenced = interrupted.diesOf, interrupted.silenced
 		if !h.bounded {
 			streams = h.stream // bulk output without a copy per chunk
 		}

@@ -50,30 +50,32 @@ func canDieOf(sig int) bool { return canRaise(syscall.Signal(sig)) }
 // signal (CellResult.Signal: a crash, the OOM killer, one run passed on)
 // dies of it too, Ctrl-C or not, as python3 would have; an uncaught
 // KeyboardInterrupt dies of SIGINT. A SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2
-// that stopped the run (not forwarded: no interpreter took it) is the
-// signal it dies of, and Ctrl-\ (SIGQUIT) is, as it kills python3.
+// no interpreter took (not forwarded: before the interpreter was up, while
+// a shell cell ran, after the last cell had ended) is the signal it dies
+// of, whatever the cells did, as python3 would have died of it there;
+// and Ctrl-\ (SIGQUIT) is, as it kills python3.
 func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
-	if in.quitBy.Load() {
+	var failed *sessions.CellResult
+	if res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
+		failed = &res.Cells[res.FailedCell]
+	}
+	switch fatal := syscall.Signal(in.fatal.Load()); {
+	case in.quitBy.Load():
 		return dieOf(syscall.SIGQUIT)
+	case failed != nil && failed.Signal != 0:
+		return dieOf(syscall.Signal(failed.Signal))
+	case fatal != 0:
+		return dieOf(fatal)
 	}
 	if interrupts > 0 && ranToEnd(res) {
 		interrupts = 0 // the script took the interrupt and finished its way
 	}
-	if res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {
-		c := res.Cells[res.FailedCell]
-		switch {
-		case c.Signal != 0:
-			return dieOf(syscall.Signal(c.Signal))
-		case interrupts == 0 && c.RaisedKeyboardInterrupt():
-			return dieOf(syscall.SIGINT)
-		}
+	if interrupts == 0 && failed != nil && failed.RaisedKeyboardInterrupt() {
+		return dieOf(syscall.SIGINT)
 	}
 	code := runExitCode(res, interrupts > 0)
 	if code != exitInterrupted || interrupts == 0 {
 		return code
-	}
-	if sig := syscall.Signal(in.fatal.Load()); sig != 0 {
-		return dieOf(sig)
 	}
 	return dieOf(syscall.SIGINT)
 }

@@ -46,6 +46,8 @@ func TestRunOutcome(t *testing.T) {
 		{"died of SIGSEGV after a Ctrl-C it took", result(0, killedBy(syscall.SIGSEGV)), 1, 0, false, dieOf(syscall.SIGSEGV)},
 		{"SIGTERM before the interpreter", result(0, cancelled), 1, syscall.SIGTERM, false, dieOf(syscall.SIGTERM)},
 		{"SIGUSR1 before the interpreter", result(0, cancelled), 1, syscall.SIGUSR1, false, dieOf(syscall.SIGUSR1)},
+		{"SIGTERM after the last cell", result(-1, ok), 1, syscall.SIGTERM, false, dieOf(syscall.SIGTERM)},
+		{"SIGTERM after sys.exit(3)", result(0, exit3), 1, syscall.SIGTERM, false, dieOf(syscall.SIGTERM)},
 		{"Ctrl-\\", result(0, cancelled), 1, 0, true, dieOf(syscall.SIGQUIT)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

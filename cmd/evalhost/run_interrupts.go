@@ -188,9 +188,16 @@ func (in *interrupts) passedOn(sig int) bool {
 // (runOutcome), as python3 would: one passed on, or any it can die of.
 func (in *interrupts) diesOf(sig int) bool { return in.passedOn(sig) || canDieOf(sig) }
 
-// quitting says whether a SIGQUIT ended a one-shot run, which then dies of
-// it (runOutcome) where it can.
-func (in *interrupts) quitting() bool { return in.quitBy.Load() && canDieOf(int(syscall.SIGQUIT)) }
+// silenced says whether a signal run was sent ends it, and run dies of it
+// (runOutcome) as python3 would have, without a word: Ctrl-\ (SIGQUIT),
+// or a SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2 no interpreter took.
+func (in *interrupts) silenced() bool {
+	if in.quitBy.Load() {
+		return canDieOf(int(syscall.SIGQUIT))
+	}
+	sig := in.fatal.Load()
+	return sig != 0 && canDieOf(int(sig))
+}
 
 // exitCode is code, or exitQuit when a SIGQUIT ended the run.
 func (in *interrupts) exitCode(code int) int {
