@@ -14,7 +14,10 @@ import (
 // then prints "after"; termScript's SIGTERM handler releases it too.
 var (
 	releasedScript = waitingScript("signal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n", "") + "print('after')\n"
-	termScript     = waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('term', n, os.write(w, b'x')))\n", "") + "print('after')\n"
+	// atexitScript waits so in an atexit handler, once its last line ran.
+	atexitScript = "import atexit, os, signal\nr, w = os.pipe()\nsignal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n" +
+		"atexit.register(lambda: print('after', os.read(r, 1)))\nprint(os.getpid(), flush=True)\n"
+	termScript = waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('term', n, os.write(w, b'x')))\n", "") + "print('after')\n"
 )
 
 // stopRun sends SIGTSTP (Ctrl-Z) and waits until both the command and the
@@ -51,6 +54,11 @@ func TestRunJobControlAsPython(t *testing.T) {
 		{"stopped past the timeout, then fg", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
 			stopRun(t, cmd, pid)
 			time.Sleep(timeout + timeout/2) // stopped for longer than --timeout: the stimulus
+			continueRun(t, cmd, pid)
+		}, true},
+		{"stopped in an atexit handler past the timeout, then fg", atexitScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			time.Sleep(timeout + timeout/2) // the stimulus, as above
 			continueRun(t, cmd, pid)
 		}, true},
 		{"stopped twice", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {

@@ -68,18 +68,49 @@ func TestRunDiesOfSIGQUITWithoutACore(t *testing.T) {
 	}
 }
 
+// ignoring starts cmd with sig ignored, as nohup starts it (SIGHUP), or
+// a non-interactive shell its background job (SIGINT, SIGQUIT).
+func ignoring(cmd *exec.Cmd, sig string) *exec.Cmd {
+	cmd.Args = append([]string{"sh", "-c", `trap "" ` + sig + ` && exec "$0" "$@"`}, cmd.Args...)
+	cmd.Path = "/bin/sh"
+	return cmd
+}
+
+// A signal run was started ignoring (nohup's SIGHUP, a background job's
+// SIGINT) stays ignored, by run and its script, as by python3: the
+// script goes on, and ends as it would have (released by a SIGUSR1).
+func TestRunStartedIgnoringASignal(t *testing.T) {
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		trap string
+		sig  syscall.Signal
+	}{
+		{"HUP", syscall.SIGHUP},
+		{"INT", syscall.SIGINT},
+	} {
+		t.Run(tc.trap, func(t *testing.T) {
+			t.Parallel()
+			script := writeScript(t, dir, fmt.Sprintf("i%d.py", i), releasedScript)
+			send := func(cmd *exec.Cmd, _ int) {
+				cmd.Process.Signal(tc.sig)
+				cmd.Process.Signal(syscall.SIGUSR1)
+			}
+			got := signalled(t, ignoring(command(t, "run", script), tc.trap), send)
+			want := signalled(t, ignoring(pythonCmd(t, script), tc.trap), send)
+			if got.stdout != want.stdout || got.stderr != want.stderr || how(got.ws) != how(want.ws) {
+				t.Errorf("stdout %q, stderr %q, %s; python3 printed %q, %q, %s", got.stdout, got.stderr, how(got.ws), want.stdout, want.stderr, how(want.ws))
+			}
+		})
+	}
+}
+
 // python3 dies of SIGINT after an uncaught KeyboardInterrupt also when it
 // was started ignoring SIGINT (a non-interactive shell's background job):
 // it sets SIGINT's default before it kills itself. So does run.
 func TestRunRaisedKeyboardInterruptIgnoringSIGINT(t *testing.T) {
-	ignoring := func(cmd *exec.Cmd) *exec.Cmd {
-		cmd.Args = append([]string{"sh", "-c", `trap "" INT && exec "$0" "$@"`}, cmd.Args...)
-		cmd.Path = "/bin/sh"
-		return cmd
-	}
 	const code = "print('a', flush=True)\nraise KeyboardInterrupt"
-	got := ignoring(command(t, "run", "-c", code))
-	want := ignoring(pythonCmd(t, "-c", code))
+	got := ignoring(command(t, "run", "-c", code), "INT")
+	want := ignoring(pythonCmd(t, "-c", code), "INT")
 	out, errOut, _ := runCaptured(t, got, false)
 	pyOut, pyErr, _ := runCaptured(t, want, false)
 	ws, pyWS := got.ProcessState.Sys().(syscall.WaitStatus), want.ProcessState.Sys().(syscall.WaitStatus)
