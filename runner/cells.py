@@ -334,8 +334,9 @@ def show_result(v):
     _update_user_ns(v)
     if type(v) in PLAIN and _core._capture is None:
         cur = _wire._cur
-        bundle = '{"text/plain":%s}' % _q(repr(v))
-        cur.keep_result(_wire._frame("result", cur.qid, bundle=bundle, executionCount=_core._count))
+        # _frame's line for ("result", qid, bundle=..., executionCount=...), in one step
+        cur.keep_result('{"type":"result","id":%s,"bundle":{"text/plain":%s},"executionCount":%d}\n' % (
+            cur.qid, _q(repr(v)), _core._count))
         return
     if _shows_itself(v):
         return

@@ -61,7 +61,10 @@
 // ipy_rewrite and ipy_system only. Each is loaded once: a thread that asks
 // for one another thread is loading waits until its code has run, and a child
 // forked meanwhile loads it afresh. Every frame line is built by wire's
-// _frame. Every *.py of this directory is embedded and written by [Path].
+// _frame, but those of every cell, each built whole where it is made (started,
+// a plain value's result, done, interrupted), and a quick cell's done and
+// result ask each pipe for unread bytes (FIONREAD) once between them, in one
+// call. Every *.py of this directory is embedded and written by [Path].
 //
 // Nothing another user could write is run (issue 19). [Path] re-verifies
 // its copy on every call: cacheDir is this user's (made 0700 if looser; an

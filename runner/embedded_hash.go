@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "a03bfbc175bc0383"
+const embeddedHash = "f27c4c27cc178e48"

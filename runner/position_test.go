@@ -61,6 +61,48 @@ func TestPositionMarks(t *testing.T) {
 	}
 }
 
+// Bytes on fd 1 that no writer of the runner's put there (C code, a child)
+// and the host has not read yet get a mark before the next placed frame
+// (FIONREAD, wire._clean): the host could not otherwise tell them from the
+// frame's place. The cell points the runner's copy of the stdout pipe at a
+// pipe nobody reads for two displays, the first behind bytes left there,
+// the second behind none.
+func TestUnreadBytesGetAMark(t *testing.T) {
+	p := start(t, startOpts{})
+	p.run("0") // start-up's state: both pipes get the end marks
+	r := p.run(`import os, sys
+wire = sys.modules["_evalhost_wire"]
+r, w = os.pipe()
+saved = wire._pipes
+wire._pipes = [saved[0], w, saved[2]]
+try:
+    wire._os_write(w, b"c-level\n")  # the real write: none of the runner's writers sees it
+    display(1)
+    first = os.read(r, 4096)
+    display(2)
+finally:
+    wire._pipes = saved
+os.close(w)
+second = os.read(r, 4096)  # the write end closed: what is left, then EOF
+os.close(r)
+(first.startswith(b"c-level\n") and b"EVH" in first, second)`)
+	if d := r.done(); d.Status != frames.StatusOK {
+		t.Fatalf("done %+v; frames %+v", d, r.frames)
+	}
+	var unmarked []uint8
+	for _, f := range r.frames {
+		if f.Type == frames.TypeDisplay {
+			unmarked = append(unmarked, f.Unmarked)
+		}
+	}
+	// The first display marks fd 1 (the bytes left there), not fd 2; the
+	// second, with fd 1 read to its end, marks neither.
+	if fmt.Sprint(unmarked) != "[2 3]" {
+		t.Errorf("the displays' unmarked %v, want [2 3]; frames %+v", unmarked, r.frames)
+	}
+	wantResult("(True, b'')")(t, r)
+}
+
 // A cell's started frame waits for the cell's next frame, but not for its
 // end: a cell that blocks without output still gets it (the flusher's
 // tick), so the host can interrupt it.

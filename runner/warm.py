@@ -48,7 +48,7 @@ def _steps():
 
 def _format():
     traceback = _own("traceback")
-    _wire._unread(1)
+    _wire._fionread()
     try:
         raise ValueError("warm")
     except ValueError as e:

@@ -182,18 +182,17 @@ def _place(data):
     Returns the line and those fds."""
     cell = _cur
     cell.pos = k = cell.pos + 1
-    unmarked = 0
+    unmarked = _clean()
     mark = None
     for fd in _fds:
-        if _dirty[fd] or _unread(fd):
+        if unmarked & fd:
+            _owed[fd] = k
+        else:
             if mark is None:
                 mark = b"\x00\x1eEVH%s:\x02%d\x1e\x00" % (_nonce, k)
             _mark(fd, mark)
             _dirty[fd] = False
             _owed[fd] = 0
-        else:
-            unmarked |= fd
-            _owed[fd] = k
     if unmarked:
         return b'%s,"pos":%d,"unmarked":%d}\n' % (data[:-2], k, unmarked), unmarked
     return b'%s,"pos":%d}\n' % (data[:-2], k), 0
@@ -237,26 +236,45 @@ def merge():
     _dirty[2] = False
 
 
-def _unread(fd):
-    """Bytes on fd 1 or 2 the host has not read yet: what a writer the runner
-    cannot see (C code in this process) left there. 1 when unknown."""
+def _clean(known=0):
+    """The fds of _fds (as bits: fd 1 is 1, fd 2 is 2) that hold no bytes
+    since their last mark: the runner's writers put none there (_dirty) and
+    the host has read all a writer the runner cannot see (C code in this
+    process, a child) left there (FIONREAD). known: fds found clean a moment
+    ago, not asked again. Under the send lock, whose holder alone uses the
+    ioctl's buffer. One call and no allocation for both pipes: a quiet cell
+    asks this once, as its result goes with done."""
+    clean = known
+    ioctl = _ioctl or _fionread()
+    if not ioctl:
+        return clean  # unknown: every pipe may hold bytes
+    for fd in _fds:
+        if clean & fd or _dirty[fd]:
+            continue
+        try:
+            ioctl[0](_pipes[fd], ioctl[1], _fionread_buf, True)
+        except Exception:
+            continue  # unknown: it may hold bytes
+        if _fionread_buf == b"\0\0\0\0":
+            clean |= fd
+    return clean
+
+
+# FIONREAD's answer, written in place: with an immutable argument ioctl
+# copies it into new bytes, which cost more than the system call.
+_fionread_buf = bytearray(4)
+
+
+def _fionread():
+    """(fcntl.ioctl, FIONREAD), imported on first use (the warm-up's, when
+    the runner has been idle); False where there is none."""
     global _ioctl
     if _ioctl is None:
         try:
             _ioctl = (_core._own("fcntl").ioctl, _core._own("termios").FIONREAD)
         except Exception:
             _ioctl = False
-    if not _ioctl:
-        return 1
-    # Into a buffer of its own (the flusher and a cell may ask at once):
-    # with an immutable argument ioctl copies the result into new bytes,
-    # which cost more than the system call.
-    n = bytearray(4)
-    try:
-        _ioctl[0](_pipes[fd], _ioctl[1], n, True)
-    except Exception:
-        return 1
-    return int.from_bytes(n, sys.byteorder)
+    return _ioctl
 
 
 def _send_done(cell, status, cancelled, last=None):
@@ -270,35 +288,33 @@ def _send_done(cell, status, cancelled, last=None):
     global _held
     if _forked:
         return
-    line = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s%s}\n' % (
-        cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false",
-        _exit_fields(cell) if cell.exited else b"")
     try:
         with _send_lock:
-            head, clean = _held, 0
+            head = _held
+            unmarked = 0
             if last is not None:
                 last = last.encode()
                 if _nonce:
-                    last, clean = _place(last)
+                    last, unmarked = _place(last)
                 head += last
-            unmarked = 0
-            mark = None
-            for fd in _fds:
-                _owed[fd] = 0
-                if clean & fd:
-                    unmarked |= fd
-                elif _nonce and (_dirty[fd] or _unread(fd)):
-                    if mark is None:
-                        mark = b"\x00\x1eEVH" + _nonce + b":" + cell.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
-                    _mark(fd, mark)
-                    _dirty[fd] = False
-                elif _nonce:
-                    unmarked |= fd
-            if unmarked:
-                line = b'%s,"unmarked":%d}\n' % (line[:-2], unmarked)
+            if _nonce:
+                unmarked = _clean(unmarked)
+                mark = None
+                for fd in _fds:
+                    _owed[fd] = 0
+                    if not unmarked & fd:
+                        if mark is None:
+                            mark = b"\x00\x1eEVH" + _nonce + b":" + cell.id.encode("utf-8", "surrogatepass") + b"\x1e\x00"
+                        _mark(fd, mark)
+                        _dirty[fd] = False
+            else:
+                for fd in _fds:
+                    _owed[fd] = 0
             _pay_ack()
             _held = b""
-            _write_frame_bytes(head + line)
+            _write_frame_bytes(b'%s{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s%s%s}\n' % (
+                head, cell.qid.encode(), status.encode(), _core._count, b"true" if cancelled else b"false",
+                _exit_fields(cell) if cell.exited else b"", b',"unmarked":%d' % unmarked if unmarked else b""))
     except BrokenPipeError:
         os._exit(1)
 
@@ -464,7 +480,16 @@ def _write_frame_bytes(data):
     A write that fails once a cell's signal handler moved the pipe as it
     waited (os.write runs handlers on EINTR, then retries) goes again to
     where the pipe is now."""
-    view = memoryview(data)
+    fd = _frames_fd
+    try:
+        n = _os_write(fd, data)
+    except OSError:
+        if fd == _frames_fd:
+            raise
+        n = 0
+    if n == len(data):
+        return  # nearly always: one write, no view to make
+    view = memoryview(data)[n:]
     while view:
         fd = _frames_fd
         try:
