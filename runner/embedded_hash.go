@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "f27c4c27cc178e48"
+const embeddedHash = "10e10097c29ce84f"

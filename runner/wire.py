@@ -42,6 +42,7 @@ _send_lock = _thread.allocate_lock()
 _dirty = [False, True, True]
 _owed = [0, 0, 0]
 _fds = (1, 2)  # the fds that take marks: fd 1 alone when fd 2 is its pipe (merge)
+_fd_bits = 3  # _fds as bits (fd 1 is 1, fd 2 is 2)
 # By fd: the descriptor holding the host's pipe of fd 1 and 2, where marks
 # go: the runner's own copies (take_fds), whatever a cell made fd 1 and 2.
 _pipes = [0, 1, 2]
@@ -231,8 +232,8 @@ def _touch_both():
 def merge():
     """fd 2 is fd 1's pipe (stdio.take, EVALHOST_MERGED): marks go on fd 1
     alone, and a frame never names fd 2 unmarked (the host reads no fd 2)."""
-    global _fds
-    _fds = (1,)
+    global _fds, _fd_bits
+    _fds, _fd_bits = (1,), 1
     _dirty[2] = False
 
 
@@ -298,7 +299,8 @@ def _send_done(cell, status, cancelled, last=None):
                     last, unmarked = _place(last)
                 head += last
             if _nonce:
-                unmarked = _clean(unmarked)
+                if unmarked != _fd_bits:  # else all found clean by _place
+                    unmarked = _clean(unmarked)
                 mark = None
                 for fd in _fds:
                     _owed[fd] = 0
