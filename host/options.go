@@ -39,6 +39,15 @@ type Options struct {
 	// wait for a person, which a cell must not (DESIGN: stdin is not
 	// interactive): pass one only when that is what the caller wants.
 	Stdin *os.File
+	// StdinTerminal makes Stdin, a terminal (a pseudo-terminal the caller
+	// feeds: package termrelay), the interpreter's controlling terminal, as
+	// a shell gives python3 its own: /dev/tty, getpass, termios and a
+	// child's password prompt (ssh, sudo) work on it. Without it the
+	// interpreter has no controlling terminal at all. Start refuses it
+	// without Stdin. The terminal's own signals (a typed ^C) go to the
+	// interpreter's process group: a caller relaying keystrokes keeps them
+	// for itself (the terminal it reads from in ISIG mode).
+	StdinTerminal bool
 	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
 	// terminal: the cells' sys.stdout/sys.stderr then say isatty() (their
 	// fds stay pipes), and stdout is line-buffered, as python3's on one.
@@ -75,6 +84,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Python == "" {
 		return o, fmt.Errorf("%w: Options.Python is empty; pass the path of a python3 executable", ErrNoInterpreter)
+	}
+	if o.StdinTerminal && o.Stdin == nil {
+		return o, errors.New("Options.StdinTerminal without Options.Stdin: give the terminal as Stdin")
 	}
 	path, err := exec.LookPath(o.Python)
 	if err != nil {

@@ -31,9 +31,10 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		return nil, &StartError{Err: err}
 	}
 	// The runner leads its own session (so its own process group) with no
-	// controlling terminal: code that opens /dev/tty (ssh, sudo, getpass in
-	// C) fails at once instead of being stopped by SIGTTIN as a background
-	// job of the user's terminal, as Jupyter starts kernels. Its reaper ends
+	// controlling terminal but StdinTerminal's: code that opens /dev/tty
+	// (ssh, sudo, getpass in C) fails at once instead of being stopped by
+	// SIGTTIN as a background job of the user's terminal, as Jupyter starts
+	// kernels. Its reaper ends
 	// everything the runner starts when the runner or this process dies.
 	files := ends.child[:]
 	if o.Stdin != nil {
@@ -48,6 +49,8 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		Env:   childEnv(o, nonce),
 		Dir:   o.Dir,
 		Files: files,
+		// fd 4: the runner moves it to 0 before any cell runs.
+		Terminal: o.StdinTerminal, TerminalFd: 4,
 	})
 	cancel()
 	ends.closeChild()

@@ -77,3 +77,45 @@ func ttyHost(code string) int {
 	}
 	return 0
 }
+
+// With StdinTerminal, Stdin (a pseudo-terminal) is the interpreter's
+// controlling terminal: /dev/tty opens, and it is the cell's stdin; given
+// as Stdin alone, it is only the cell's stdin, and /dev/tty fails.
+func TestStdinTerminal(t *testing.T) {
+	checkClean(t, time.Minute)
+	const code = "import os\ntry:\n    fd = os.open('/dev/tty', os.O_RDWR)\n    print(os.isatty(0), 'a /dev/tty', os.isatty(fd))\n" +
+		"except OSError as e:\n    print(os.isatty(0), 'no /dev/tty:', e.errno)"
+	for _, tc := range []struct {
+		name     string
+		terminal bool
+		want     string
+	}{
+		{"the controlling terminal", true, "True a /dev/tty True\n"},
+		{"stdin alone", false, "True no /dev/tty: 6\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pty: %v", err)
+			}
+			defer ptmx.Close()
+			defer tty.Close()
+			p := startPy(t, func(o *Options) { o.Stdin, o.StdinTerminal = tty, tc.terminal })
+			var out strings.Builder
+			if _, err := p.Execute(context.Background(), frames.Request{Code: code}, func(f frames.Frame) {
+				if f.Type == frames.TypeStdout {
+					out.WriteString(f.Data)
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.want {
+				t.Errorf("cell printed %q, want %q", out.String(), tc.want)
+			}
+		})
+	}
+	if _, err := Start(context.Background(), Options{Python: python(t), Runner: runnerPath(t), StdinTerminal: true}); err == nil ||
+		!strings.Contains(err.Error(), "StdinTerminal without") {
+		t.Errorf("StdinTerminal without Stdin: %v; want it refused", err)
+	}
+}

@@ -33,18 +33,19 @@ type rssReporter interface {
 
 // Spec is what a Starter needs to start one executor.
 type Spec struct {
-	Language     string
-	Session      string
-	Python       Interpreter // resolved; unused by sh
-	Cwd          string
-	Env          []string        // complete, filtered child environment
-	Modules      []runner.Module // extension modules to run at start, in order, as runner.FindModules judged them
-	StartTimeout time.Duration
-	Grace        time.Duration
-	Stdin        *os.File // Config.Stdin, for a Python interpreter
-	Terminal     []int    // Config.Terminal, for a Python interpreter
-	PythonArgs   []string // Config.PythonArgs, for a Python interpreter
-	MergeStderr  bool     // Config.MergeStderr, for a Python interpreter
+	Language      string
+	Session       string
+	Python        Interpreter // resolved; unused by sh
+	Cwd           string
+	Env           []string        // complete, filtered child environment
+	Modules       []runner.Module // extension modules to run at start, in order, as runner.FindModules judged them
+	StartTimeout  time.Duration
+	Grace         time.Duration
+	Stdin         *os.File // Config.Stdin, for a Python interpreter
+	StdinTerminal bool     // Config.StdinTerminal, for a Python interpreter
+	Terminal      []int    // Config.Terminal, for a Python interpreter
+	PythonArgs    []string // Config.PythonArgs, for a Python interpreter
+	MergeStderr   bool     // Config.MergeStderr, for a Python interpreter
 }
 
 // RunInfo names one execution of a cell: the run id the interpreter sees

@@ -39,6 +39,12 @@ type Config struct {
 	// runs one script, as evalhost run's; nil (the default): cells have no
 	// stdin, and input() fails at once. The registry does not close it.
 	Stdin *os.File
+	// StdinTerminal: Stdin is a terminal that becomes each such
+	// interpreter's controlling terminal (host.Options.StdinTerminal), for
+	// a person at a terminal (evalhost run --tty): input() then waits for
+	// them, against the brief's non-interactive stdin, which is why it is
+	// asked for, never inferred.
+	StdinTerminal bool
 	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
 	// terminal, for the runner's Python interpreters (host.Options.Terminal):
 	// their sys.stdout/sys.stderr say isatty(), as python3's would there.

@@ -324,18 +324,19 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		mods, notes = s.reg.modules(s.key.Cwd)
 	}
 	ex, err := starter(ctx, Spec{
-		Language:     lang,
-		Session:      s.key.Session,
-		Python:       s.python,
-		Cwd:          s.key.Cwd,
-		Env:          env,
-		Modules:      mods,
-		StartTimeout: cfg.StartTimeout,
-		Grace:        cfg.Grace,
-		Stdin:        cfg.Stdin,
-		Terminal:     cfg.Terminal,
-		PythonArgs:   cfg.PythonArgs,
-		MergeStderr:  cfg.MergeStderr,
+		Language:      lang,
+		Session:       s.key.Session,
+		Python:        s.python,
+		Cwd:           s.key.Cwd,
+		Env:           env,
+		Modules:       mods,
+		StartTimeout:  cfg.StartTimeout,
+		Grace:         cfg.Grace,
+		Stdin:         cfg.Stdin,
+		StdinTerminal: cfg.StdinTerminal,
+		Terminal:      cfg.Terminal,
+		PythonArgs:    cfg.PythonArgs,
+		MergeStderr:   cfg.MergeStderr,
 	})
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)

@@ -37,16 +37,17 @@ func RunnerStarter(home string) Starter {
 		env := setEnv(spec.Env, runner.ModulesEnv, modules)
 		timeline.Mark("spawn", "python", spec.Python.Path)
 		p, err := host.Start(ctx, host.Options{
-			Python:       spec.Python.Path,
-			Args:         spec.PythonArgs,
-			Runner:       path,
-			Env:          env,
-			Dir:          spec.Cwd,
-			StartTimeout: spec.StartTimeout,
-			Grace:        spec.Grace,
-			Stdin:        spec.Stdin,
-			Terminal:     spec.Terminal,
-			MergeStderr:  spec.MergeStderr,
+			Python:        spec.Python.Path,
+			Args:          spec.PythonArgs,
+			Runner:        path,
+			Env:           env,
+			Dir:           spec.Cwd,
+			StartTimeout:  spec.StartTimeout,
+			Grace:         spec.Grace,
+			Stdin:         spec.Stdin,
+			StdinTerminal: spec.StdinTerminal,
+			Terminal:      spec.Terminal,
+			MergeStderr:   spec.MergeStderr,
 		})
 		var readyExe string
 		if err == nil {

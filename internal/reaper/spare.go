@@ -135,7 +135,7 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal}.Encode()
+	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal, TTYFd: s.TerminalFd}.Encode()
 	fds := make([]int, len(s.Files))
 	for i, f := range s.Files {
 		fds[i] = int(f.Fd()) // blocking, as the child expects: it shares the file

@@ -24,8 +24,10 @@ type Spec struct {
 	Dir  string   // working directory; empty means this process's
 	// Files are the child's descriptors 0, 1, 2, ...; at least three.
 	Files []*os.File
-	// Terminal makes Files[0], a terminal, the child's controlling terminal.
-	Terminal bool
+	// Terminal makes Files[TerminalFd], a terminal, the child's
+	// controlling terminal.
+	Terminal   bool
+	TerminalFd int
 }
 
 // killAfter is how long a reaper that failed to start its child gets to
@@ -76,7 +78,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	}
 	conf := strconv.Itoa(len(s.Files))
 	if s.Terminal {
-		conf += ",tty"
+		conf += "," + reap.TTYConf(s.TerminalFd)
 	}
 	env := s.Env
 	if env == nil {

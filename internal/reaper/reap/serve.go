@@ -10,7 +10,7 @@ import (
 )
 
 // EnvVar marks a process started as a reaper. Its value is the number of
-// descriptors the child gets, then ",tty" when fd 0 becomes the child's
+// descriptors the child gets, then ",tty" when fd 0 (",ttyN": fd N) becomes the child's
 // terminal, then ",gomaxprocs" when the starter added GOMAXPROCS=1 to the
 // reaper's environment (the runtime then starts with one P, no stop of
 // the world to shrink to it), which the reaper takes out of the child's.
@@ -32,12 +32,16 @@ func init() {
 func serve(conf string, args []string) int {
 	conf, gomaxprocs := strings.CutSuffix(conf, ",gomaxprocs")
 	spare := conf == Spare
-	nStr, tty := strings.CutSuffix(conf, ",tty")
+	nStr, ttyStr, _ := strings.Cut(conf, ",")
+	ttyFd, tty, ok := parseTTY(ttyStr)
+	if ttyStr == "" {
+		ttyFd, tty, ok = 0, false, true
+	}
 	n, err := strconv.Atoi(nStr)
 	if spare {
 		n, err = 3, nil
 	}
-	if err != nil || n < 3 || len(args) < 2 && !spare {
+	if err != nil || !ok || n < 3 || ttyFd >= n || len(args) < 2 && !spare {
 		os.Stderr.WriteString("evalhost-reaper: started with " + EnvVar + "=" + strconv.Quote(conf) + " and " +
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
@@ -71,16 +75,21 @@ func serve(conf string, args []string) int {
 			return 0 // dropped, or its starter is gone: nothing to do
 		}
 	} else {
-		child = Spec{Path: args[0], Argv: args[1:], Env: childEnv(os.Environ(), gomaxprocs), TTY: tty}
+		child = Spec{Path: args[0], Argv: args[1:], Env: childEnv(os.Environ(), gomaxprocs), TTY: tty, TTYFd: ttyFd}
 		for fd := range n {
 			fds = append(fds, fd)
 		}
+	}
+	if child.TTY && child.TTYFd >= len(fds) {
+		_, _ = status.WriteString("error run " + child.Path + ": its terminal's fd " + strconv.Itoa(child.TTYFd) +
+			" is not one of its " + strconv.Itoa(len(fds)) + " descriptors\n")
+		return 127
 	}
 	pid, err := syscall.ForkExec(child.Path, child.Argv, &syscall.ProcAttr{
 		Env:   child.Env,
 		Dir:   child.Dir,
 		Files: uintptrs(fds),
-		Sys:   childAttr(child.TTY),
+		Sys:   childAttr(child.TTY, child.TTYFd),
 	})
 	if err != nil {
 		_, _ = status.WriteString("error run " + child.Path + ": " + err.Error() + "\n")

@@ -19,20 +19,23 @@ type Spec struct {
 	Argv []string
 	Env  []string
 	Dir  string // empty: the reaper's own
-	TTY  bool   // fd 0 becomes the child's controlling terminal
+	TTY  bool   // fd TTYFd becomes the child's controlling terminal
+	// TTYFd is the child's descriptor of its terminal (with TTY).
+	TTYFd int
 }
 
 // specMagic starts every message, so a stray writer's bytes are refused.
 const specMagic = "evalhost-spec-1"
 
 // Encode is the message for a spare reaper: its length in decimal and a
-// newline, then NUL-terminated fields: the magic, "tty" or "-", path, dir,
+// newline, then NUL-terminated fields: the magic, "tty" (fd 0), "ttyN" or
+// "-", path, dir,
 // the number of arguments, the arguments, then every environment entry.
 // None of these can hold a NUL (execve takes C strings).
 func (s Spec) Encode() []byte {
 	tty := "-"
 	if s.TTY {
-		tty = "tty"
+		tty = TTYConf(s.TTYFd)
 	}
 	fields := append([]string{specMagic, tty, s.Path, s.Dir, strconv.Itoa(len(s.Argv))}, s.Argv...)
 	body := strings.Join(append(fields, s.Env...), "\x00") + "\x00"
@@ -45,14 +48,46 @@ func decodeSpec(body string) (Spec, bool) {
 		return Spec{}, false
 	}
 	f := strings.Split(strings.TrimSuffix(body, "\x00"), "\x00")
-	if len(f) < 5 || f[0] != specMagic || f[1] != "tty" && f[1] != "-" || f[2] == "" {
+	if len(f) < 5 || f[0] != specMagic || f[2] == "" {
+		return Spec{}, false
+	}
+	ttyFd, tty, ok := parseTTY(f[1])
+	if !ok {
 		return Spec{}, false
 	}
 	n, err := strconv.Atoi(f[4])
 	if err != nil || n < 1 || len(f) < 5+n || strconv.Itoa(n) != f[4] {
 		return Spec{}, false
 	}
-	return Spec{TTY: f[1] == "tty", Path: f[2], Dir: f[3], Argv: f[5 : 5+n], Env: f[5+n:]}, true
+	return Spec{TTY: tty, TTYFd: ttyFd, Path: f[2], Dir: f[3], Argv: f[5 : 5+n], Env: f[5+n:]}, true
+}
+
+// TTYConf spells a terminal on the child's fd: "tty" for fd 0 (a shell's
+// pty), "ttyN" for another (a script's stdin, moved to 0 once it runs).
+func TTYConf(fd int) string {
+	if fd == 0 {
+		return "tty"
+	}
+	return "tty" + strconv.Itoa(fd)
+}
+
+// parseTTY reads TTYConf's spelling, or "-" for none.
+func parseTTY(s string) (fd int, tty, ok bool) {
+	if s == "-" {
+		return 0, false, true
+	}
+	rest, found := strings.CutPrefix(s, "tty")
+	if !found {
+		return 0, false, false
+	}
+	if rest == "" {
+		return 0, true, true
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || strconv.Itoa(n) != rest {
+		return 0, false, false
+	}
+	return n, true, true
 }
 
 // maxSpec bounds a message: twice Linux's usual ARG_MAX.

@@ -13,6 +13,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	}{
 		{"plain", Spec{Path: "/usr/bin/python3", Argv: []string{"python3", "runner.py"}, Env: []string{"A=1", "B="}, Dir: "/tmp"}},
 		{"terminal, no env, own dir", Spec{Path: "/bin/bash", Argv: []string{"bash"}, Env: []string{}, TTY: true}},
+		{"terminal on fd 4", Spec{Path: "/usr/bin/python3", Argv: []string{"python3"}, Env: []string{}, TTY: true, TTYFd: 4}},
 		{"empty and odd arguments", Spec{Path: "sh", Argv: []string{"sh", "", "a\nb", "=x"}, Env: []string{"X=a=b"}}},
 	}
 	for _, tc := range tests {
@@ -40,6 +41,10 @@ func TestSpecRefused(t *testing.T) {
 		{"no path", strings.Replace(body, "/bin/sh", "", 1)},
 		{"more arguments than fields", strings.Replace(body, "\x001\x00", "\x009\x00", 1)},
 		{"no argv[0]", strings.Replace(body, "\x001\x00sh\x00", "\x000\x00", 1)},
+		{"a terminal of no fd", strings.Replace(body, "\x00-\x00", "\x00ttyx\x00", 1)},
+		{"a terminal on fd 0 spelled tty0", strings.Replace(body, "\x00-\x00", "\x00tty0\x00", 1)},
+		{"a terminal on fd 04", strings.Replace(body, "\x00-\x00", "\x00tty04\x00", 1)},
+		{"a terminal on a negative fd", strings.Replace(body, "\x00-\x00", "\x00tty-1\x00", 1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,9 +18,9 @@ func becomeSubreaper() {
 }
 
 // childAttr: the child leads its own session (and process group), dies
-// with the reaper, and with tty takes fd 0 as its controlling terminal.
-func childAttr(tty bool) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0, Pdeathsig: syscall.SIGKILL}
+// with the reaper, and with tty takes fd ttyFd as its controlling terminal.
+func childAttr(tty bool, ttyFd int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: ttyFd, Pdeathsig: syscall.SIGKILL}
 }
 
 func dup2(from, to int) error { return syscall.Dup3(from, to, 0) }

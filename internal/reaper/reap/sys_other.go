@@ -8,9 +8,9 @@ import "syscall"
 func becomeSubreaper() {}
 
 // childAttr: the child leads its own session (and process group), and with
-// tty takes fd 0 as its controlling terminal.
-func childAttr(tty bool) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0}
+// tty takes fd ttyFd as its controlling terminal.
+func childAttr(tty bool, ttyFd int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: ttyFd}
 }
 
 func dup2(from, to int) error { return syscall.Dup2(from, to) }
