@@ -26,33 +26,36 @@ import (
 )
 
 type runFlags struct {
-	profile   cpuProfile
-	code      []string
-	timeout   int
-	cwd       string
-	python    string
-	json      bool
-	keepGoing bool
-	maxOutput int
-	imagesDir string
-	lang      string
-	session   string
-	detach    bool
-	ipython   bool
-	tools     []string
-	grace     time.Duration
-	graceSet  bool // --grace given: it bounds Ctrl-C's wait too
-	magics    percent.Magics
-	params    *params.Params
-	argv      []string    // the cells' sys.argv (commandLine)
-	file      string      // their __file__
-	module    string      // -m's MODULE: the one cell runs it as python3 -m does
-	stdin     *os.File    // a one-shot run's stdin for its Python cells (scriptStdin)
-	terminal  runTerminal // what its cells learn of a terminal it shows them on
-	envList   []string    // --env as given
-	env       map[string]string
-	py        pyOpts // python3's interpreter options
-	merged    bool   // stdout and stderr are one destination: one pipe for a Python cell's fd 1 and 2 (run_merge.go)
+	profile       cpuProfile
+	code          []string
+	timeout       int
+	cwd           string
+	python        string
+	json          bool
+	keepGoing     bool
+	maxOutput     int
+	imagesDir     string
+	lang          string
+	session       string
+	detach        bool
+	ipython       bool
+	tools         []string
+	grace         time.Duration
+	graceSet      bool // --grace given: it bounds Ctrl-C's wait too
+	magics        percent.Magics
+	params        *params.Params
+	argv          []string    // the cells' sys.argv (commandLine)
+	file          string      // their __file__
+	module        string      // -m's MODULE: the one cell runs it as python3 -m does
+	stdin         *os.File    // a one-shot run's stdin for its Python cells (scriptStdin)
+	tty           bool        // --tty: stdin, a terminal, is the script's (run_tty.go)
+	stdinTerminal bool        // stdin is --tty's pseudo-terminal, the interpreter's controlling terminal
+	ttyRelay      *ttyRelay   // --tty's relay, for job control
+	terminal      runTerminal // what its cells learn of a terminal it shows them on
+	envList       []string    // --env as given
+	env           map[string]string
+	py            pyOpts // python3's interpreter options
+	merged        bool   // stdout and stderr are one destination: one pipe for a Python cell's fd 1 and 2 (run_merge.go)
 	backendFlags
 }
 
@@ -121,6 +124,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after a timeout, how long a cell may take to stop before its interpreter is killed; after Ctrl-C a cell takes its time within its --timeout, as under python3 (a second Ctrl-C kills it), unless --grace is given")
 	fs.StringArrayVar(&f.envList, "env", nil, "NAME=VALUE sets a variable for the cells, NAME passes this environment's value on (repeatable); otherwise they see only an allow-list of it")
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
+	fs.BoolVar(&f.tty, "tty", false, "give the script this terminal (stdin) as python3 has it: input(), getpass and /dev/tty wait for you; the cells' --timeout is then no limit unless given (not with --session or -)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")
 	registerParamFlags(fs)
@@ -204,6 +208,15 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		return exitUsage
 	}
 	f.argv, f.file, f.module = cl.argv, cl.file, cl.module
+	if f.tty {
+		if err := checkTTY(f, cl.source, stdin, fs.Changed("session")); err != nil {
+			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+			return exitUsage
+		}
+		if !fs.Changed("timeout") {
+			f.timeout = 0 // a person answers at their pace, as to python3
+		}
+	}
 	cells, err := collectCells(cl.source, f, stdin, stderr)
 	var syntax *pysource.SyntaxError
 	if errors.As(err, &syntax) {
@@ -229,14 +242,22 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if attached {
 		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
 	}
-	if f.stdin = scriptStdin(stdin, cl.source); f.stdin != nil {
+	var tty *ttyRelay
+	if f.tty {
+		if tty, err = startTTY(&f, stdin.(*os.File)); err != nil {
+			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+			return exitFailed
+		}
+		defer tty.close() // after runCells: the interpreters have exited
+	} else if f.stdin = scriptStdin(stdin, cl.source); f.stdin != nil {
 		defer f.stdin.Close()
 	}
+	f.ttyRelay = tty
 	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written
 		f.terminal = terminalOf(stdout, stderr)
 		f.merged = oneDestination(stdout, stderr)
 	}
-	return runCells(cells, f, tools, stdout, stderr, logger)
+	return runCells(cells, f, tools, tty.synced(stdout), tty.synced(stderr), logger)
 }
 
 // checkRunFlags checks the flags that need no input, normalising the
@@ -403,10 +424,13 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	ctx, interrupted := interruptible(reg.Kill, interruptOpts{
 		forward: func(sig syscall.Signal) bool { return reg.Signal(f.session, sig) },
 		jobs: &jobControl{
-			suspend: func() bool { return reg.Suspend(f.session) },
-			resume:  func() bool { return reg.Resume(f.session) },
+			suspend:    func() bool { return reg.Suspend(f.session) },
+			resume:     func() bool { return reg.Resume(f.session) },
+			ttySuspend: f.ttyRelay.suspend,
+			ttyResume:  f.ttyRelay.resume,
 		},
 		wait: !f.graceSet,
+		echo: f.ttyRelay.echo,
 	})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
@@ -466,16 +490,17 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		runHook = func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) }
 	}
 	return sessions.New(sessions.Config{
-		Starters:   starters,
-		Grace:      f.grace,
-		EnvHook:    envHook,
-		RunHook:    runHook,
-		Home:       home,
-		Python:     f.python,
-		Stdin:      f.stdin,
-		ExtraEnv:   extraEnv(f.terminal.env, f.env),
-		Terminal:   f.terminal.fds,
-		PythonArgs: f.py.args(),
+		Starters:      starters,
+		Grace:         f.grace,
+		EnvHook:       envHook,
+		RunHook:       runHook,
+		Home:          home,
+		Python:        f.python,
+		Stdin:         f.stdin,
+		StdinTerminal: f.stdinTerminal,
+		ExtraEnv:      extraEnv(f.terminal.env, f.env),
+		Terminal:      f.terminal.fds,
+		PythonArgs:    f.py.args(),
 		// One destination: one pipe, so the cells' bytes keep their order.
 		MergeStderr: f.merged,
 		// Only a tail the human view cuts (--max-output) spills: live and

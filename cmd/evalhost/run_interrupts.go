@@ -45,6 +45,7 @@ type interrupts struct {
 	interrupt func()                    // the first Ctrl-C's cancel (interruptOpts.wait)
 	forward   func(syscall.Signal) bool // nil: nothing is forwarded
 	jobs      *jobControl               // nil: no job control
+	echo      func(syscall.Signal)      // nil: the terminal echoes its own signals' keys
 	wg        sync.WaitGroup
 	n         atomic.Int32
 	quitBy    atomic.Bool           // a SIGQUIT came
@@ -103,6 +104,9 @@ type interruptOpts struct {
 	// (a second Ctrl-C kills it), instead of killing it after the grace
 	// window.
 	wait bool
+	// echo, when not nil, shows the key of a terminal's signal (--tty's
+	// terminal does not echo it itself).
+	echo func(syscall.Signal)
 }
 
 // interruptible starts handling the signals; kill is the second Ctrl-C's
@@ -111,7 +115,7 @@ type interruptOpts struct {
 func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
-		kill: kill, forward: opts.forward}
+		kill: kill, forward: opts.forward, echo: opts.echo}
 	if opts.wait {
 		in.interrupt = func() { cancel(backend.ErrInterruptWait) }
 	} else {
@@ -149,6 +153,9 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 
 // handle is what one signal does (see interrupts).
 func (in *interrupts) handle(sig syscall.Signal) {
+	if in.echo != nil {
+		in.echo(sig)
+	}
 	switch {
 	case sig == syscall.SIGQUIT:
 		in.quitBy.Store(true)

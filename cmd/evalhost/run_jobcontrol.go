@@ -24,6 +24,9 @@ func jobControlSignals() []os.Signal {
 // whether one got it.
 type jobControl struct {
 	suspend, resume func() bool
+	// ttySuspend and ttyResume, when not nil, give the shell its terminal
+	// settings back while run is stopped, and take them again (--tty).
+	ttySuspend, ttyResume func()
 }
 
 // jobControl makes Ctrl-Z stop the script as it stops python3. The
@@ -37,6 +40,9 @@ type jobControl struct {
 // python3's (kill %1 sends SIGTERM, then SIGCONT).
 func (in *interrupts) jobControl(sig syscall.Signal) {
 	if sig == syscall.SIGCONT {
+		if in.jobs.ttyResume != nil {
+			in.jobs.ttyResume()
+		}
 		in.jobs.resume()
 		return
 	}
@@ -44,6 +50,9 @@ func (in *interrupts) jobControl(sig syscall.Signal) {
 		return // the kernel would discard it for python3 there
 	}
 	in.jobs.suspend()
+	if in.jobs.ttySuspend != nil {
+		in.jobs.ttySuspend()
+	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }
 

@@ -1,0 +1,224 @@
+package tests
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/evalhost/evalhost/internal/proctree"
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// inTerminal starts cmd as a shell starts a command in a terminal: its
+// stdin, stdout and stderr term's, leading a session whose controlling
+// terminal term is, so typed Ctrl-C signals it.
+func inTerminal(t *testing.T, term *testkit.Terminal, cmd *exec.Cmd) {
+	t.Helper()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.Tty, term.Tty, term.Tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
+// waitStatus waits for cmd and says how it ended: "exit N" or "signal N".
+func waitStatus(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ws.ExitStatus())
+}
+
+// waitReading waits until the Python interpreter at or below root (python3
+// itself, or run's script's) waits for the terminal: its main thread in
+// read(2), or in select(2) as readline's input() waits. A key typed before
+// (Ctrl-C while readline sets the terminal up) can be lost by python3.
+func waitReading(t *testing.T, root int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		for _, pid := range append([]int{root}, descendants(root)...) {
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+			if !strings.HasPrefix(string(comm), "python") {
+				continue
+			}
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+			nr, _, _ := strings.Cut(string(b), " ")
+			switch nr {
+			case strconv.Itoa(syscall.SYS_READ), strconv.Itoa(syscall.SYS_SELECT), strconv.Itoa(syscall.SYS_PSELECT6):
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Python interpreter below %d ever waited to read", root)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// descendants lists the processes below pid.
+func descendants(pid int) []int {
+	var out []int
+	kids, _ := proctree.Children(pid)
+	for _, k := range kids {
+		out = append(append(out, k), descendants(k)...)
+	}
+	return out
+}
+
+func termiosOf(t *testing.T, f *os.File) unix.Termios {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *tio
+}
+
+// TestRunTTYAsPython: with --tty a script asks the person at the terminal
+// as under python3: what the terminal shows, typed keys and how the
+// command ended are python3's, and the terminal is left as it was.
+func TestRunTTYAsPython(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, prompt, keys, shows string
+	}{
+		{"input", `import sys
+print("tty", sys.stdin.isatty())
+print("got", repr(input("name: ")))`, "name: ", "bob\r", "got 'bob'"},
+		{"getpass does not echo", `import getpass
+print("got", repr(getpass.getpass("pw: ")))`, "pw: ", "s3cret\r", "got 's3cret'"},
+		{"the controlling terminal", `import os
+fd = os.open("/dev/tty", os.O_RDWR)
+os.write(fd, b"asked on /dev/tty: ")
+print("got", repr(os.read(fd, 100)), os.ttyname(0) == os.ttyname(fd))`, "asked on /dev/tty: ", "yes\r", "got b'yes\\n'"},
+		{"end of file", `try:
+    input("name: ")
+except EOFError:
+    print("eof")`, "name: ", "\x04", "eof"},
+		{"Ctrl-C in input", `input("name: ")`, "name: ", "\x03", "KeyboardInterrupt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "ask.py")
+			if err := os.WriteFile(script, []byte(tc.script+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			run := func(cmd *exec.Cmd) (shown, status string) {
+				term := testkit.NewTerminal(t)
+				before := termiosOf(t, term.Tty)
+				inTerminal(t, term, cmd)
+				term.Await(tc.prompt)
+				waitReading(t, cmd.Process.Pid)
+				term.Type(tc.keys)
+				status = waitStatus(t, cmd)
+				term.Await(tc.shows)
+				if after := termiosOf(t, term.Tty); after != before {
+					t.Errorf("%s left the terminal's settings changed", cmd.Path)
+				}
+				return normalizeTTY(term.Shown(), script), status
+			}
+			wantShown, wantStatus := run(exec.Command(testkit.Python(t), script))
+			gotShown, gotStatus := run(command(t, "run", "--tty", script))
+			if gotShown != wantShown || gotStatus != wantStatus {
+				t.Errorf("evalhost run --tty showed\n%q\n(%s); python3 showed\n%q\n(%s)", gotShown, gotStatus, wantShown, wantStatus)
+			}
+		})
+	}
+}
+
+// normalizeTTY drops what differs between two runs of one script: the
+// file's directory in a traceback.
+func normalizeTTY(shown, script string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(shown, "\r\n", "\n"), script, "SCRIPT")
+}
+
+// TestRunTTYStoppedAndContinued: in an interactive bash, Ctrl-Z stops a
+// run --tty waiting for input, the shell has its terminal settings back,
+// and fg continues the question where it was, as with python3.
+func TestRunTTYStoppedAndContinued(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	term := testkit.NewTerminal(t)
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
+	cmd.Env = append(os.Environ(), "PS1=$ ", "TERM=dumb", "HISTFILE=/dev/null", "EVALHOST_HOME="+dir)
+	cmd.Dir = dir
+	inTerminal(t, term, cmd)
+	n := 0
+	shell := func(line string) { // runs line, and waits until it ran
+		t.Helper()
+		n++
+		mark := strconv.Itoa(1000+n) + "x"
+		term.Type(line + "; echo $((1000+" + strconv.Itoa(n) + "))x\r")
+		term.Await(mark)
+	}
+	shell("stty -g > before")
+	term.Type(binary + ` run --tty -c 'print("got", repr(input("na" + "me> ")))'` + "\r")
+	term.Await("name> ")
+	waitReading(t, cmd.Process.Pid)
+	term.Type("\x1a")
+	term.Await("Stopped")
+	shell("stty -g > stopped")
+	term.Type("fg\r")
+	waitReading(t, cmd.Process.Pid)
+	term.Type("bob\r")
+	term.Await("got 'bob'")
+	shell("stty -g > after")
+	term.Type("exit\r")
+	if status := waitStatus(t, cmd); status != "exit 0" {
+		t.Errorf("bash ended with %s; the terminal shows %q", status, term.Shown())
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if before := read("before"); read("stopped") != before || read("after") != before {
+		t.Errorf("stty -g before %q, while stopped %q, after %q: want them equal", before, read("stopped"), read("after"))
+	}
+}
+
+func TestRunTTYRefused(t *testing.T) {
+	h := newDaemonHome(t)
+	for _, tc := range []struct {
+		name  string
+		cmd   *exec.Cmd
+		stdin string
+		want  string
+	}{
+		{"stdin is a pipe", command(t, "run", "--tty", "-c", "pass"), "x", "stdin is not one"},
+		{"cells from stdin", command(t, "run", "--tty", "-"), "pass\n", "cells from stdin"},
+		{"a session", h.cmd("run", "--tty", "--session", "s", "-c", "pass"), "", "--session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cmd.Stdin = strings.NewReader(tc.stdin)
+			_, errOut, code := runCaptured(t, tc.cmd, false)
+			if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "--tty") {
+				t.Errorf("exit %d, stderr %q; want 2 and an error naming --tty and %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
