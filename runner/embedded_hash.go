@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "10e10097c29ce84f"
+const embeddedHash = "dfcb941db111b718"

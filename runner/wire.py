@@ -48,6 +48,7 @@ _fd_bits = 3  # _fds as bits (fd 1 is 1, fd 2 is 2)
 _pipes = [0, 1, 2]
 _held = b""  # a frame line that goes out with the next one (a result, with its done)
 _ioctl = None  # (fcntl.ioctl, FIONREAD) once loaded; False where there is none
+_ioctl_wanted = False  # _clean was asked once without it
 
 
 class _Request:
@@ -244,9 +245,17 @@ def _clean(known=0):
     process, a child) left there (FIONREAD). known: fds found clean a moment
     ago, not asked again. Under the send lock, whose holder alone uses the
     ioctl's buffer. One call and no allocation for both pipes: a quiet cell
-    asks this once, as its result goes with done."""
+    asks this once, as its result goes with done. The first asks no one:
+    importing fcntl and termios for it cost a one-shot run ~0.4 ms, and two
+    marks cost two writes; the warm-up or the next cell imports them."""
+    global _ioctl_wanted
     clean = known
-    ioctl = _ioctl or _fionread()
+    ioctl = _ioctl
+    if ioctl is None:
+        if not _ioctl_wanted:
+            _ioctl_wanted = True
+            return clean  # unknown: every pipe gets a mark
+        ioctl = _fionread()
     if not ioctl:
         return clean  # unknown: every pipe may hold bytes
     for fd in _fds:
