@@ -252,9 +252,10 @@ func (r *Relay) out() io.Writer {
 	return r.term
 }
 
-// Close ends the relay: it shows what the pseudo-terminal still holds,
-// gives the terminal its settings back, and returns once both goroutines
-// are done. Keys typed and not yet read by the child are dropped.
+// Close ends the relay, once the child has exited: it shows what the
+// pseudo-terminal still holds, gives back to the terminal's input what was
+// typed and never read (giveBack), gives the terminal its settings back,
+// and returns once both goroutines are done.
 func (r *Relay) Close() error {
 	r.mu.Lock()
 	if r.closed {

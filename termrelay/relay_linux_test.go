@@ -85,6 +85,18 @@ except EOFError:
 	}
 }
 
+// sleeper starts a child on the relay's terminal that never reads it;
+// stop kills it and waits.
+func sleeper(t *testing.T, r *Relay) (stop func()) {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	cmd.Stdin = r.Slave()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
 // TestRelayCloseWithAGrandchildHoldingTheTerminal: Close returns though a
 // process the child left holds the pseudo-terminal open.
 func TestRelayCloseWithAGrandchildHoldingTheTerminal(t *testing.T) {
@@ -93,12 +105,8 @@ func TestRelayCloseWithAGrandchildHoldingTheTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sleep", "60")
-	cmd.Stdin = r.Slave()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	stop := sleeper(t, r)
+	defer stop()
 	closed := make(chan error)
 	go func() { closed <- r.Close() }()
 	select {
@@ -169,15 +177,10 @@ func TestRelayGivesBackTypeAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command("sleep", "60")
-	cmd.Stdin = r.Slave()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stop := sleeper(t, r)
 	s.Type("ls -l\r")
 	s.Await("ls -l") // the pseudo-terminal took it: its echo
-	cmd.Process.Kill()
-	cmd.Wait()
+	stop()
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
