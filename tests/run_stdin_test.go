@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // What is piped into a one-shot run (or a file on its stdin) is the
@@ -55,9 +57,14 @@ func TestRunReadsPipedStdin(t *testing.T) {
 func TestRunStdinNotGiven(t *testing.T) {
 	h := newDaemonHome(t)
 	t.Run("cells from stdin", func(t *testing.T) {
-		_, errOut, code := runEvalhost(t, "input()\n", "run", "-")
-		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
-			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		// python3 - has read its stdin to the end: input() finds none.
+		const script = "import sys\nprint(repr(sys.stdin.read()))\ninput()\n"
+		out, errOut, code := runEvalhost(t, script, "run", "-")
+		py := exec.Command(testkit.Python(t), "-")
+		py.Stdin = strings.NewReader(script)
+		wantOut, wantErr, wantCode := runCaptured(t, py, false)
+		if out != wantOut || errOut != wantErr || code != wantCode {
+			t.Errorf("exit %d, stdout %q, stderr %q; python3 - gave %d, %q, %q", code, out, errOut, wantCode, wantOut, wantErr)
 		}
 	})
 	t.Run("a session", func(t *testing.T) {

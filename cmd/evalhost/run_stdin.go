@@ -11,11 +11,13 @@ import (
 // own when it is a pipe or a file (cat data.csv | evalhost run clean.py),
 // as python3 FILE reads it, on a descriptor of its own (dupFile) the
 // caller closes; nil for a terminal, where input() would wait for a
-// person (cells' stdin is not interactive: it fails at once), and when
-// the cells came on stdin (FILE "-").
+// person (cells' stdin is not interactive: it fails at once). Under FILE
+// "-" the cells came on it, read to its end: the script finds it at its
+// end, as python3 - does (input() raises EOFError, sys.stdin.read() is
+// '').
 func scriptStdin(stdin io.Reader, source string) *os.File {
 	f, ok := stdin.(*os.File)
-	if !ok || source == "-" || term.IsTerminal(int(f.Fd())) {
+	if !ok || term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	return dupFile(f)
