@@ -25,7 +25,11 @@
 // restores the terminal's settings, and returns when both relaying
 // goroutines are done; it is safe to call twice. Before the caller stops
 // itself (job control) it calls Suspend, which gives the shell its
-// terminal settings back, and Resume once continued. What the user types
+// terminal settings back, and Resume once continued; continued in the
+// background (bg, kill %1) the relay stays suspended, touching the terminal
+// neither to set its modes nor to read it (either would stop the caller
+// again: SIGTTOU, SIGTTIN) nor at Close, until a key typed with the caller
+// in the foreground again resumes it. What the user types
 // while the child does not read goes into the pseudo-terminal, and what
 // the child never read Close gives back to the real terminal's input
 // (TIOCSTI), for the shell, as a terminal keeps type-ahead after python3

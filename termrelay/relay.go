@@ -124,7 +124,12 @@ func (r *Relay) Suspend() error {
 // Resume, once the caller is continued after Suspend, takes the
 // terminal's settings as they are now (the shell's) for the next restore
 // and passes keys through again. Without a Suspend before it (a SIGCONT
-// that continued nothing) it only copies the size.
+// that continued nothing) it only copies the size. Continued in the
+// background (bg, or kill %1's SIGCONT after its SIGTERM) it stays
+// suspended: the terminal is the shell's, and a background process that
+// sets its modes (SIGTTOU) or reads it (SIGTTIN) is stopped again; copyIn
+// resumes once the caller is in the foreground again (fg continues a
+// running job without a SIGCONT).
 func (r *Relay) Resume() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -133,6 +138,9 @@ func (r *Relay) Resume() error {
 	}
 	if !r.suspended {
 		return r.Resize()
+	}
+	if !r.foreground() {
+		return nil
 	}
 	r.suspended = false
 	if err := control(r.term, func(fd int) error {
@@ -148,6 +156,27 @@ func (r *Relay) Resume() error {
 		return err
 	}
 	return r.Resize()
+}
+
+// foreground says whether the caller's process group is the terminal's
+// foreground one, which alone may read it and set its modes.
+func (r *Relay) foreground() bool {
+	var pgrp int
+	if control(r.term, func(fd int) (err error) {
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	}) != nil {
+		return true // no job control to stop the caller
+	}
+	return pgrp == unix.Getpgrp()
+}
+
+// isSuspended says whether the terminal is the shell's: Suspend gave it
+// back and Resume has not taken it again.
+func (r *Relay) isSuspended() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.suspended
 }
 
 // EchoSignal shows the key that made a terminal signal the caller ("^C"
@@ -179,10 +208,40 @@ func (r *Relay) EchoSignal(sig syscall.Signal) {
 	}
 }
 
-// copyIn feeds what the user types to the pseudo-terminal.
+// copyIn feeds what the user types to the pseudo-terminal. While
+// suspended it reads nothing: the keys are the shell's, and a read from
+// the background would stop the caller (SIGTTIN). A key that wakes it
+// then, the caller being in the foreground again, resumes the relay.
 func (r *Relay) copyIn() {
 	defer r.wg.Done()
-	_, _ = io.Copy(r.master, r.term)
+	rc, err := r.term.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 4096)
+	_ = rc.Read(func(fd uintptr) bool {
+		for {
+			if r.isSuspended() {
+				if r.Resume() != nil || r.isSuspended() {
+					return false
+				}
+			}
+			n, err := unix.Read(int(fd), buf)
+			if n > 0 {
+				if _, werr := r.master.Write(buf[:n]); werr != nil {
+					return true
+				}
+				continue
+			}
+			switch err {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false
+			}
+			return true // end of file, or the terminal is gone (EIO)
+		}
+	})
 }
 
 // copyOut shows what the pseudo-terminal outputs, until its last slave is
@@ -264,7 +323,7 @@ func (r *Relay) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
-	now := time.Now()
+	now := time.Now() // r.suspended is settled: Resume returns after Close
 	_ = r.term.SetReadDeadline(now)
 	_ = r.master.SetWriteDeadline(now)
 	_ = r.master.SetReadDeadline(now) // a child's child may hold the slave for ever
@@ -274,8 +333,11 @@ func (r *Relay) Close() error {
 	if c, ok := r.shown.(*crlfWriter); ok {
 		c.flush()
 	}
-	r.giveBack()
-	err := r.restore()
+	var err error
+	if !r.suspended { // else the settings are the shell's, and the terminal too
+		r.giveBack()
+		err = r.restore()
+	}
 	r.slave.Close()
 	r.master.Close()
 	r.term.Close()

@@ -152,28 +152,36 @@ func normalizeTTY(shown, script string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(shown, "\r\n", "\n"), script, "SCRIPT")
 }
 
-// TestRunTTYStoppedAndContinued: in an interactive bash, Ctrl-Z stops a
-// run --tty waiting for input, the shell has its terminal settings back,
-// and fg continues the question where it was, as with python3.
-func TestRunTTYStoppedAndContinued(t *testing.T) {
+// interactiveBash starts bash as a person's shell in a terminal, in dir
+// (its EVALHOST_HOME too); the function it returns runs a line and waits
+// until it ran.
+func interactiveBash(t *testing.T, term *testkit.Terminal, dir string) (*exec.Cmd, func(line string)) {
+	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
 	}
-	dir := t.TempDir()
-	term := testkit.NewTerminal(t)
 	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
 	cmd.Env = append(os.Environ(), "PS1=$ ", "TERM=dumb", "HISTFILE=/dev/null", "EVALHOST_HOME="+dir)
 	cmd.Dir = dir
 	inTerminal(t, term, cmd)
 	n := 0
-	shell := func(line string) { // runs line, and waits until it ran
+	return cmd, func(line string) {
 		t.Helper()
 		n++
 		mark := strconv.Itoa(1000+n) + "x"
 		term.Type(line + "; echo $((1000+" + strconv.Itoa(n) + "))x\r")
 		term.Await(mark)
 	}
+}
+
+// TestRunTTYStoppedAndContinued: in an interactive bash, Ctrl-Z stops a
+// run --tty waiting for input, the shell has its terminal settings back,
+// and fg continues the question where it was, as with python3.
+func TestRunTTYStoppedAndContinued(t *testing.T) {
+	dir := t.TempDir()
+	term := testkit.NewTerminal(t)
+	cmd, shell := interactiveBash(t, term, dir)
 	shell("stty -g > before")
 	term.Type(binary + ` run --tty -c 'print("got", repr(input("na" + "me> ")))'` + "\r")
 	term.Await("name> ")
@@ -199,6 +207,50 @@ func TestRunTTYStoppedAndContinued(t *testing.T) {
 	}
 	if before := read("before"); read("stopped") != before || read("after") != before {
 		t.Errorf("stty -g before %q, while stopped %q, after %q: want them equal", before, read("stopped"), read("after"))
+	}
+}
+
+// TestRunTTYStoppedInBackground: a run --tty stopped by Ctrl-Z and
+// continued in the background (bg; kill %1 sends SIGTERM and SIGCONT)
+// runs on, or ends, as python3 does: it does not stop itself again by
+// touching a terminal that is no longer its (SIGTTOU), and leaves the
+// shell's settings as they are.
+func TestRunTTYStoppedInBackground(t *testing.T) {
+	for _, tc := range []struct {
+		name, then string
+		shows      []string // one of them: bash tells a job's end by wait's status or by a notice
+	}{
+		{"bg", "bg", []string{"status 0"}},
+		{"kill %1", "kill %1", []string{"status 143", "Terminated"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			term := testkit.NewTerminal(t)
+			cmd, shell := interactiveBash(t, term, dir)
+			shell("stty -g > before")
+			// The script waits, not reading, until the file go exists.
+			term.Type(binary + ` run --tty -c 'import os, time
+print("wait" + "ing")
+while not os.path.exists("go"): time.sleep(0.01)
+print("wo" + "ke")'` + "\r")
+			term.Await("waiting")
+			term.Type("\x1a")
+			term.Await("Stopped")
+			term.Type(tc.then + "\r")
+			shell("touch go; wait %1 2>/dev/null; echo status $?")
+			shell("stty -g > after")
+			if shown := term.Shown(); !strings.Contains(shown, tc.shows[0]) && !strings.Contains(shown, tc.shows[len(tc.shows)-1]) {
+				t.Errorf("the terminal never showed %q, as for python3; it shows %q", tc.shows, shown)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, "before"))
+			a, _ := os.ReadFile(filepath.Join(dir, "after"))
+			if string(a) != string(b) {
+				t.Errorf("stty -g before %q, after %q: want them equal", b, a)
+			}
+			shell("kill -KILL %1 2>/dev/null; wait") // a job stopped for good would keep bash from exiting
+			term.Type("exit\r")
+			waitStatus(t, cmd)
+		})
 	}
 }
 
