@@ -25,8 +25,8 @@
 // restores the terminal's settings, and returns when both relaying
 // goroutines are done; it is safe to call twice. Before the caller stops
 // itself (job control) it calls Suspend, which gives the shell its
-// terminal settings back, and Resume once continued; continued in the
-// background (bg, kill %1) the relay stays suspended, touching the terminal
+// terminal settings back, and Resume once continued; started or continued
+// in the background (&, bg, kill %1) the relay is suspended, touching the terminal
 // neither to set its modes nor to read it (either would stop the caller
 // again: SIGTTOU, SIGTTIN) nor at Close, until a key typed with the caller
 // in the foreground again resumes it. What the user types

@@ -60,8 +60,10 @@ func Start(tty *os.File) (*Relay, error) {
 	if err := unix.IoctlSetTermios(slaveFd, ioctlSetTermios, &r.saved); err == nil {
 		err = r.Resize()
 	}
-	if err == nil {
+	if err == nil && r.foreground() {
 		err = r.passThrough()
+	} else if err == nil {
+		r.suspended = true // started in the background (&): as after bg, see Resume
 	}
 	if err != nil {
 		r.slave.Close()

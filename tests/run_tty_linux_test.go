@@ -210,18 +210,19 @@ func TestRunTTYStoppedAndContinued(t *testing.T) {
 	}
 }
 
-// TestRunTTYStoppedInBackground: a run --tty stopped by Ctrl-Z and
-// continued in the background (bg; kill %1 sends SIGTERM and SIGCONT)
-// runs on, or ends, as python3 does: it does not stop itself again by
+// TestRunTTYStoppedInBackground: a run --tty started in the background
+// (&), or stopped by Ctrl-Z and continued there (bg; kill %1 sends
+// SIGTERM and SIGCONT), runs on, or ends, as python3 does: it does not stop itself again by
 // touching a terminal that is no longer its (SIGTTOU), and leaves the
 // shell's settings as they are.
 func TestRunTTYStoppedInBackground(t *testing.T) {
 	for _, tc := range []struct {
-		name, then string
+		name, then string   // then: after Ctrl-Z; "&": started in the background
 		shows      []string // one of them: bash tells a job's end by wait's status or by a notice
 	}{
 		{"bg", "bg", []string{"status 0"}},
 		{"kill %1", "kill %1", []string{"status 143", "Terminated"}},
+		{"started with &", "&", []string{"status 0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -232,11 +233,17 @@ func TestRunTTYStoppedInBackground(t *testing.T) {
 			term.Type(binary + ` run --tty -c 'import os, time
 print("wait" + "ing")
 while not os.path.exists("go"): time.sleep(0.01)
-print("wo" + "ke")'` + "\r")
-			term.Await("waiting")
-			term.Type("\x1a")
-			term.Await("Stopped")
-			term.Type(tc.then + "\r")
+print("wo" + "ke")'`)
+			if tc.then == "&" {
+				term.Type(" &\r")
+				term.Await("waiting")
+			} else {
+				term.Type("\r")
+				term.Await("waiting")
+				term.Type("\x1a")
+				term.Await("Stopped")
+				term.Type(tc.then + "\r")
+			}
 			shell("touch go; wait %1 2>/dev/null; echo status $?")
 			shell("stty -g > after")
 			if shown := term.Shown(); !strings.Contains(shown, tc.shows[0]) && !strings.Contains(shown, tc.shows[len(tc.shows)-1]) {
