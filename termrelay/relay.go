@@ -27,10 +27,11 @@ type Relay struct {
 	slave  *os.File // the child's end, closed by Close
 	wg     sync.WaitGroup
 
-	mu        sync.Mutex
-	saved     unix.Termios // the terminal's settings before the relay changed them
-	suspended bool         // Suspend gave them back; Resume has not taken them again
-	closed    bool
+	mu         sync.Mutex
+	saved      unix.Termios // the terminal's settings before the relay changed them
+	suspended  bool         // Suspend gave them back; Resume has not taken them again
+	background bool         // suspended in the background: a key in the foreground resumes (copyIn)
+	closed     bool
 }
 
 // Start relays tty, a terminal (evalhost run's stdin), into a new
@@ -63,7 +64,7 @@ func Start(tty *os.File) (*Relay, error) {
 	if err == nil && r.foreground() {
 		err = r.passThrough()
 	} else if err == nil {
-		r.suspended = true // started in the background (&): as after bg, see Resume
+		r.suspended, r.background = true, true // started in the background (&): as after bg, see Resume
 	}
 	if err != nil {
 		r.slave.Close()
@@ -119,7 +120,7 @@ func (r *Relay) Suspend() error {
 	if r.closed {
 		return nil
 	}
-	r.suspended = true
+	r.suspended, r.background = true, false
 	return r.restore()
 }
 
@@ -142,9 +143,10 @@ func (r *Relay) Resume() error {
 		return r.Resize()
 	}
 	if !r.foreground() {
+		r.background = true
 		return nil
 	}
-	r.suspended = false
+	r.suspended, r.background = false, false
 	if err := control(r.term, func(fd int) error {
 		t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 		if err == nil {
@@ -174,11 +176,12 @@ func (r *Relay) foreground() bool {
 }
 
 // isSuspended says whether the terminal is the shell's: Suspend gave it
-// back and Resume has not taken it again.
-func (r *Relay) isSuspended() bool {
+// back and Resume has not taken it again; background, whether the caller
+// was continued (or started) in the background since.
+func (r *Relay) isSuspended() (suspended, background bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.suspended
+	return r.suspended, r.background
 }
 
 // EchoSignal shows the key that made a terminal signal the caller ("^C"
@@ -223,8 +226,13 @@ func (r *Relay) copyIn() {
 	buf := make([]byte, 4096)
 	_ = rc.Read(func(fd uintptr) bool {
 		for {
-			if r.isSuspended() {
-				if r.Resume() != nil || r.isSuspended() {
+			// Between Suspend and the caller's stop a key must not undo
+			// Suspend: only a caller continued in the background resumes here.
+			if suspended, background := r.isSuspended(); suspended {
+				if !background || r.Resume() != nil {
+					return false
+				}
+				if suspended, _ = r.isSuspended(); suspended {
 					return false
 				}
 			}
