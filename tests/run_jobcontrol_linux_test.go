@@ -20,6 +20,15 @@ var (
 	termScript = waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('term', n, os.write(w, b'x')))\n", "") + "print('after')\n"
 )
 
+// asJob starts cmd in a process group of its own, as a shell starts a job:
+// the kernel discards a SIGTSTP to an orphaned group's python3, and the
+// test's own group is orphaned when the suite runs detached from a shell
+// (CI started in the background).
+func asJob(cmd *exec.Cmd) *exec.Cmd {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
 // stopRun sends SIGTSTP (Ctrl-Z) and waits until both the command and the
 // Python process (pid; the same process for python3) are stopped.
 func stopRun(t *testing.T, cmd *exec.Cmd, pid int) {
@@ -106,8 +115,8 @@ func TestRunJobControlAsPython(t *testing.T) {
 					cmd.Process.Signal(syscall.SIGUSR1)
 				}
 			}
-			got := signalled(t, command(t, "run", "--timeout", fmt.Sprint(int(timeout/time.Second)), script), send)
-			want := signalled(t, pythonCmd(t, script), send)
+			got := signalled(t, asJob(command(t, "run", "--timeout", fmt.Sprint(int(timeout/time.Second)), script)), send)
+			want := signalled(t, asJob(pythonCmd(t, script)), send)
 			if got.stdout != want.stdout || got.stderr != want.stderr || how(got.ws) != how(want.ws) {
 				t.Errorf("stdout %q, stderr %q, %s; python3 printed %q, %q, %s", got.stdout, got.stderr, how(got.ws), want.stdout, want.stderr, how(want.ws))
 			}
