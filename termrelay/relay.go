@@ -241,7 +241,7 @@ func (r *Relay) copyIn() {
 				if _, werr := r.master.Write(buf[:n]); werr != nil {
 					return true
 				}
-				continue
+				continue // and ask again whether it is suspended
 			}
 			switch err {
 			case unix.EINTR:
