@@ -79,33 +79,8 @@ func stampOf(dir string, settled time.Time) (string, bool) {
 }
 
 // readStamp reads a stamp that is a regular file of this user's no one
-// else may write (a link is refused by O_NOFOLLOW).
+// else may write (readOwn), of at most 16 KB.
 func readStamp(path string) (string, bool) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return "", false
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	const most = 16 << 10
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o022 != 0 ||
-		int(st.Uid) != os.Geteuid() || st.Size > most {
-		return "", false
-	}
-	buf := make([]byte, st.Size+1)
-	n := 0
-	for n < len(buf) {
-		m, err := unix.Read(fd, buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return "", false
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return string(buf[:n]), true
+	data, ok := readOwn(path, nil, func(size int64) bool { return size <= 16<<10 })
+	return string(data), ok
 }
