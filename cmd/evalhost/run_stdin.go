@@ -13,8 +13,8 @@ import (
 // caller closes; nil for a terminal, where input() would wait for a
 // person (cells' stdin is not interactive: it fails at once). Under FILE
 // "-" the cells came on it, read to its end: the script finds it at its
-// end, as python3 - does (input() raises EOFError, sys.stdin.read() is
-// '').
+// end, as python3 - does (input() raises EOFError, sys.stdin.read()
+// returns an empty string).
 func scriptStdin(stdin io.Reader, source string) *os.File {
 	f, ok := stdin.(*os.File)
 	if !ok || term.IsTerminal(int(f.Fd())) {
