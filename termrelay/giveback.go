@@ -21,9 +21,6 @@ const maxGiveBack = 4096
 // (dev.tty.legacy_tiocsti=0): then the keys are lost, as under ssh -t.
 // Its caller holds no lock; copyIn and copyOut are done.
 func (r *Relay) giveBack() {
-	if r.slave == nil {
-		return
-	}
 	sfd := int(r.slave.Fd())
 	t, err := unix.IoctlGetTermios(sfd, ioctlGetTermios)
 	if err != nil {

@@ -42,13 +42,7 @@ func Start(tty *os.File) (*Relay, error) {
 		return nil, err
 	}
 	r := &Relay{term: term}
-	if err := control(term, func(fd int) error {
-		t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
-		if err == nil {
-			r.saved = *t
-		}
-		return err
-	}); err != nil {
+	if err := r.takeSettings(); err != nil {
 		term.Close()
 		return nil, fmt.Errorf("termrelay: %s is not a terminal: %w", term.Name(), err)
 	}
@@ -108,6 +102,18 @@ func (r *Relay) passThrough() error {
 	return control(r.term, func(fd int) error { return unix.IoctlSetTermios(fd, ioctlSetTermios, &t) })
 }
 
+// takeSettings reads the real terminal's settings as they are now into
+// r.saved, what restore gives back.
+func (r *Relay) takeSettings() error {
+	return control(r.term, func(fd int) error {
+		t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+		if err == nil {
+			r.saved = *t
+		}
+		return err
+	})
+}
+
 // restore gives the real terminal its settings back.
 func (r *Relay) restore() error {
 	return control(r.term, func(fd int) error { return unix.IoctlSetTermios(fd, ioctlSetTermios, &r.saved) })
@@ -147,13 +153,7 @@ func (r *Relay) Resume() error {
 		return nil
 	}
 	r.suspended, r.background = false, false
-	if err := control(r.term, func(fd int) error {
-		t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
-		if err == nil {
-			r.saved = *t
-		}
-		return err
-	}); err != nil {
+	if err := r.takeSettings(); err != nil {
 		return err
 	}
 	if err := r.passThrough(); err != nil {
