@@ -93,14 +93,13 @@ func startWaiting(t *testing.T, cmd *exec.Cmd) waiting {
 // waitInSyscall waits until pid's main thread is in system call nr.
 func waitInSyscall(t *testing.T, pid int, nr int) {
 	t.Helper()
-	want := strconv.Itoa(nr) + " "
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+		in, b, err := inSyscall(pid, nr)
 		if err != nil {
 			t.Skipf("cannot read what process %d is doing: %v", pid, err)
 		}
-		if strings.HasPrefix(string(b), want) {
+		if in {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -108,6 +107,22 @@ func waitInSyscall(t *testing.T, pid int, nr int) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// inSyscall says whether pid's main thread is in one of the system calls
+// nrs (/proc/PID/syscall, given as read).
+func inSyscall(pid int, nrs ...int) (bool, []byte, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+	if err != nil {
+		return false, nil, err
+	}
+	nr, _, _ := strings.Cut(string(b), " ")
+	for _, want := range nrs {
+		if nr == strconv.Itoa(want) {
+			return true, b, nil
+		}
+	}
+	return false, b, nil
 }
 
 func sendSignal(sig syscall.Signal) func(*exec.Cmd, int) {

@@ -62,12 +62,8 @@ func waitReading(t *testing.T, root int) {
 			if !strings.HasPrefix(string(comm), "python") {
 				continue
 			}
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
-			nr, _, _ := strings.Cut(string(b), " ")
-			for _, want := range readingSyscalls {
-				if nr == strconv.Itoa(want) {
-					return
-				}
+			if in, _, _ := inSyscall(pid, readingSyscalls...); in {
+				return
 			}
 		}
 		if time.Now().After(deadline) {
