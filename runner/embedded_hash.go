@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "dfcb941db111b718"
+const embeddedHash = "288198fe546f1696"

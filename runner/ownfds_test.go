@@ -37,6 +37,14 @@ func TestOwnFdsSpared(t *testing.T) {
 			"signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)\nfor i in range(2000):\n    display(i)\n" +
 			"signal.setitimer(signal.ITIMER_REAL, 0)\nsignal.signal(signal.SIGALRM, signal.SIG_DFL)\n" +
 			"print(hits > 0, len(w._own_fds), fds() - base - {n})", "True 4 set()\n"},
+		// A handler pending as the cell's os.dup2 blocks signals runs at the
+		// next call, before the move: it moves the descriptor and closes its
+		// number, so the outer move must find nothing of the runner's there.
+		// The stand-in for that handler runs where it would, deterministically.
+		{"a pending handler's move before the cell's own", "import os, sys\nw = sys.modules['_evalhost_wire']\n" +
+			"n = os.open(os.devnull, os.O_WRONLY)\nfd = w._frames_fd\nlocker = w._lock_for_move\n" +
+			"def pending():\n    w._lock_for_move = locker\n    os.dup2(n, fd)\n    os.close(fd)\n    return locker()\n" +
+			"w._lock_for_move = pending\nprint(os.dup2(n, fd) == fd, fd in w._own_fds, w._lock_for_move is locker)", "True False True\n"},
 		{"fd 1 pointed at a file", "import os, tempfile\nf = tempfile.TemporaryFile()\nkeep = os.dup(1)\nos.dup2(f.fileno(), 1)\n" +
 			"print('into the file', flush=True)\ndisplay('a display')\nos.dup2(keep, 1)\nf.seek(0)\nprint(f.read())", "b'into the file\\n'\n"},
 	} {

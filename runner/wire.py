@@ -660,14 +660,15 @@ def _dup2_over(fd, fd2, inheritable):
     try:
         locked = _lock_for_move()
         try:
-            _move_for(fd2)
+            moved = _move_for(fd2)
         finally:
             if locked:
                 _send_lock.release()
         try:
             return _dup2(fd, fd2, inheritable)
         except BaseException:
-            _close(fd2)  # the runner's old copy: python3 has nothing there
+            if moved:
+                _close(fd2)  # the runner's old copy: python3 has nothing there
             raise
     finally:
         _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
@@ -692,8 +693,13 @@ def _lock_for_move():
 
 
 def _move_for(fd2):
-    """Move the runner's descriptor fd2 to another free one."""
+    """Move the runner's descriptor fd2 to another free one; False if it is
+    not the runner's now: a handler pending as signals were blocked ran at
+    the first call after, moved it and may have closed fd2, which _free
+    would then offer as the place to move to (dup3 onto itself: EINVAL)."""
     global _frames_fd, _requests, _pipes
+    if fd2 not in _own_fds:
+        return False
     to = _free()
     if to is None:
         to = _free(above=True)
@@ -708,7 +714,9 @@ def _move_for(fd2):
         _pipes = [to if p == fd2 else p for p in _pipes]
     else:
         _close(to)  # a signal handler's move of fd2 came between: it is not the runner's now
+        return False
     _guard()
+    return True
 
 
 # The functions that take the send lock (_lock_for_move).
