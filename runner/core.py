@@ -314,13 +314,26 @@ def _serve():
 # --- the warm-up (warm.py, once the runner has been idle) -----------------
 
 
+def _start_thread(fn):
+    """Start one of the runner's own threads with every signal blocked from
+    birth (a thread takes its creator's mask), so the kernel gives a signal
+    sent to the process to the main thread, as in python3, where a cell's
+    handlers run. Had a thread here taken one while the main thread held it
+    blocked (wire's _dup2_over), its handler would still run there, cutting
+    into what the block was for."""
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    try:
+        _thread.start_new_thread(fn, ())
+    finally:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
 def _warm():
     """The warm-up's thread: it loads warm.py and imports what the first
     error needs once the runner has been idle for WARM_QUIET (_quiet). A
     one-shot run's cells and its exit come back to back, so it never loads
     it. Best effort: a failure here shows up, if at all, where it is used."""
     try:
-        _signal.pthread_sigmask(_signal.SIG_BLOCK, (_SIGINT,))
         nap = _thread.allocate_lock()
         nap.acquire()
         seen = _quiet(nap)  # before the load, which a one-shot run never gets to
@@ -606,7 +619,7 @@ def main(boot_file=None):
     import gc
 
     gc.freeze()
-    _thread.start_new_thread(_warm, ())
+    _start_thread(_warm)
     try:
         _serve()
     finally:

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "288198fe546f1696"
+const embeddedHash = "2c87d286f6b64600"

@@ -294,7 +294,13 @@ func (p *proc) next() frames.Frame {
 	select {
 	case fe, ok := <-p.frames:
 		if !ok {
-			p.tb.Fatalf("frames pipe closed; runner stderr: %q", p.errs.snapshot())
+			exit := "still running"
+			select { // the pipe closes as the runner dies: say how it died
+			case <-p.exited:
+				exit = fmt.Sprint(p.waitEr)
+			case <-time.After(time.Second):
+			}
+			p.tb.Fatalf("frames pipe closed (runner: %s); runner stderr: %q", exit, p.errs.snapshot())
 		}
 		if fe.err != nil {
 			p.tb.Fatalf("bad frame: %v", fe.err)

@@ -15,7 +15,6 @@ found as the runner's own imports are. Loaded by core as it loads; it
 imports nothing more.
 """
 
-import _signal
 import _thread
 import io
 import os
@@ -145,7 +144,6 @@ def _flusher():
     It ticks while idle too: waking it at each cell's start cost a thread
     switch (and a GIL hand-off) on every warm round trip."""
     try:
-        _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGINT,))
         while True:
             if _stop.acquire(True, FLUSH_INTERVAL):
                 return
@@ -160,7 +158,7 @@ def _flusher():
 def start_flusher():
     _stop.acquire()
     _flusher_done.acquire()
-    _thread.start_new_thread(_flusher, ())
+    _core._start_thread(_flusher)
 
 
 def stop():
