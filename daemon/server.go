@@ -97,30 +97,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("cannot write %s: %w", cfg.Paths.State, err)
 	}
 	s.bridge = bridge.New(bridge.ToolsFunc(s.routeTool), bridge.Options{})
-	rc := cfg.Sessions
-	if rc.IdleTimeout == 0 {
-		rc.IdleTimeout = cfg.Idle
-	}
-	// The idle clock starts again when a job ends: a job keeps the process
-	// (so its session) alive while it runs, with or without a client.
-	onJobEnd := rc.OnJobEnd
-	rc.OnJobEnd = func(info sessions.JobInfo) {
-		s.mu.Lock()
-		s.lastUse = time.Now()
-		s.mu.Unlock()
-		if onJobEnd != nil {
-			onJobEnd(info)
-		}
-	}
-	jobs := jobCounter{dir, filepath.Base(cfg.Paths.Jobs)}
-	rc.FirstJob, rc.OnJobID = jobs.last()+1, jobs.given
-	// Best effort, as state's other writes: only a crash report reads it.
-	rc.OnHold = func(key sessions.Key, lang string) { _ = s.state.hold(key, lang) }
-	rc.EnvHook = s.bridge.Env
-	rc.RunHook = func(run sessions.RunInfo, active bool) {
-		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
-	}
-	s.reg = sessions.New(rc)
+	s.reg = sessions.New(s.registryConfig(dir))
 	lostName := filepath.Base(cfg.Paths.Lost)
 	for _, l := range takeLost(dir, lostName) {
 		s.reg.NoteLost(l)
@@ -135,6 +112,42 @@ func Serve(ctx context.Context, cfg Config) error {
 	<-s.stopped
 	s.closeListener()
 	loops.Wait()
+	s.end(dir, lostName)
+	return nil
+}
+
+// registryConfig is cfg.Sessions with the hooks that tie the registry to
+// this process: its idle clock, the jobs file, the state file and the bridge.
+func (s *Server) registryConfig(dir *os.Root) sessions.Config {
+	rc := s.cfg.Sessions
+	if rc.IdleTimeout == 0 {
+		rc.IdleTimeout = s.cfg.Idle
+	}
+	// The idle clock starts again when a job ends: a job keeps the process
+	// (so its session) alive while it runs, with or without a client.
+	onJobEnd := rc.OnJobEnd
+	rc.OnJobEnd = func(info sessions.JobInfo) {
+		s.mu.Lock()
+		s.lastUse = time.Now()
+		s.mu.Unlock()
+		if onJobEnd != nil {
+			onJobEnd(info)
+		}
+	}
+	jobs := jobCounter{dir, filepath.Base(s.cfg.Paths.Jobs)}
+	rc.FirstJob, rc.OnJobID = jobs.last()+1, jobs.given
+	// Best effort, as state's other writes: only a crash report reads it.
+	rc.OnHold = func(key sessions.Key, lang string) { _ = s.state.hold(key, lang) }
+	rc.EnvHook = s.bridge.Env
+	rc.RunHook = func(run sessions.RunInfo, active bool) {
+		s.bridge.TrackRun(bridge.Run{Session: run.Session, ID: run.Run, Request: run.Request, Cell: run.Cell}, active)
+	}
+	return rc
+}
+
+// end ends the connections, then the sessions and the bridge, and keeps
+// what the sessions' clients were not told for the next process to tell.
+func (s *Server) end(dir *os.Root, lostName string) {
 	s.endConns()
 	s.wg.Wait()
 	untold := s.reg.Untold()
@@ -147,7 +160,6 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	// Best effort: a failed write costs the notices, not the end.
 	_ = addLost(dir, lostName, untold)
-	return nil
 }
 
 // listen binds the socket after removing a stale one (the lock says no
