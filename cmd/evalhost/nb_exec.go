@@ -74,23 +74,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	orig, err := readBounded(path, nil, maxNotebookBytes)
-	if err != nil {
-		return fail(exitFailed, "read notebook: %v", err)
-	}
-	nb, err := notebook.ParseFile(path, orig)
-	if err != nil {
-		return fail(exitFailed, "%v", err)
-	}
-	if err := nbrun.CheckLanguage(nb); err != nil {
-		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)
-	}
-	selected, err := nbrun.SelectCodeCells(nb, f.cells)
-	if err != nil {
-		return fail(exitUsage, "--cells %v", err)
-	}
-	if selected, err = withParams(nb, f.params, path, selected, stderr); err != nil {
-		return fail(exitFailed, "%s: %v", path, err)
+	nb, selected, code, ok := openNbRun(&f, path, stderr)
+	if !ok {
+		return code
 	}
 	home, err := config.Home()
 	if err != nil {
@@ -154,6 +140,33 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, nb, saver.written(), interrupts > 0)
 	return interrupted.exitCode(exitCode(res.Result, interrupts > 0))
+}
+
+// openNbRun reads the notebook at path, checks its language and picks the
+// cells to run (with the parameters cell f's parameters make); ok is false
+// when the command must exit with code, reported on stderr.
+func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Notebook, selected []int, code int, ok bool) {
+	fail := func(code int, format string, a ...any) (*notebook.Notebook, []int, int, bool) {
+		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
+		return nil, nil, code, false
+	}
+	orig, err := readBounded(path, nil, maxNotebookBytes)
+	if err != nil {
+		return fail(exitFailed, "read notebook: %v", err)
+	}
+	if nb, err = notebook.ParseFile(path, orig); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	if err := nbrun.CheckLanguage(nb); err != nil {
+		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)
+	}
+	if selected, err = nbrun.SelectCodeCells(nb, f.cells); err != nil {
+		return fail(exitUsage, "--cells %v", err)
+	}
+	if selected, err = withParams(nb, f.params, path, selected, stderr); err != nil {
+		return fail(exitFailed, "%s: %v", path, err)
+	}
+	return nb, selected, exitOK, true
 }
 
 // parseNbRunFlags reads nb run's command line; ok is false when the
