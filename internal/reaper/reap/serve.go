@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -30,9 +29,9 @@ func init() {
 // n+1 the status pipe; args are the child's path and argv. A spare (conf
 // Spare) has n = 3 and learns its child from fd 5 instead (spec.go).
 func serve(conf string, args []string) int {
-	conf, gomaxprocs := strings.CutSuffix(conf, ",gomaxprocs")
+	conf, gomaxprocs := cutSuffix(conf, ",gomaxprocs")
 	spare := conf == Spare
-	nStr, ttyStr, _ := strings.Cut(conf, ",")
+	nStr, ttyStr, _ := cutByte(conf, ',')
 	ttyFd, tty, ok := parseTTY(ttyStr)
 	if ttyStr == "" {
 		ttyFd, tty, ok = 0, false, true
@@ -224,7 +223,7 @@ func releaseFDs(n int) {
 func childEnv(env []string, gomaxprocs bool) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if strings.HasPrefix(kv, EnvVar+"=") || gomaxprocs && strings.HasPrefix(kv, "GOMAXPROCS=") {
+		if hasPrefix(kv, EnvVar+"=") || gomaxprocs && hasPrefix(kv, "GOMAXPROCS=") {
 			continue
 		}
 		out = append(out, kv)

@@ -3,7 +3,6 @@ package reap
 import (
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -38,16 +37,19 @@ func (s Spec) Encode() []byte {
 		tty = TTYConf(s.TTYFd)
 	}
 	fields := append([]string{specMagic, tty, s.Path, s.Dir, strconv.Itoa(len(s.Argv))}, s.Argv...)
-	body := strings.Join(append(fields, s.Env...), "\x00") + "\x00"
-	return []byte(strconv.Itoa(len(body)) + "\n" + body)
+	var body []byte
+	for _, f := range append(fields, s.Env...) {
+		body = append(append(body, f...), 0)
+	}
+	return append([]byte(strconv.Itoa(len(body))+"\n"), body...)
 }
 
 // decodeSpec parses a message body (after the length line).
 func decodeSpec(body string) (Spec, bool) {
-	if !strings.HasSuffix(body, "\x00") {
+	if !hasSuffix(body, "\x00") {
 		return Spec{}, false
 	}
-	f := strings.Split(strings.TrimSuffix(body, "\x00"), "\x00")
+	f := splitByte(body[:len(body)-1], 0)
 	if len(f) < 5 || f[0] != specMagic || f[2] == "" {
 		return Spec{}, false
 	}
@@ -76,7 +78,7 @@ func parseTTY(s string) (fd int, tty, ok bool) {
 	if s == "-" {
 		return 0, false, true
 	}
-	rest, found := strings.CutPrefix(s, "tty")
+	rest, found := cutPrefix(s, "tty")
 	if !found {
 		return 0, false, false
 	}
@@ -125,7 +127,7 @@ func receiveSpec(sock int) (s Spec, fds []int, ok bool) {
 			return Spec{}, fds, false
 		}
 		msg = append(msg, buf[:n]...)
-		head, body, found := strings.Cut(string(msg), "\n")
+		head, body, found := cutByte(string(msg), '\n')
 		if !found {
 			if len(msg) > 16 {
 				return Spec{}, fds, false
