@@ -46,17 +46,15 @@ func serve(conf string, args []string) int {
 		return 2
 	}
 	// Before anything else: a terminating signal that arrives while the
-	// child starts must still end in a clean-up, not in the Go default exit,
-	// and no SIGCHLD may be missed. A signal this process inherited as
-	// ignored (nohup) stays ignored, so the child inherits that too.
+	// child starts must still end in a clean-up, not in the Go default exit.
+	// A signal this process inherited as ignored (nohup) stays ignored, so
+	// the child inherits that too.
 	sigs := make(chan os.Signal, 1)
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		if !signal.Ignored(sig) {
 			signal.Notify(sigs, sig)
 		}
 	}
-	chld := make(chan os.Signal, 1)
-	signal.Notify(chld, syscall.SIGCHLD)
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
 	// Non-blocking, so the lifeline is read through Go's poller and no
@@ -95,6 +93,11 @@ func serve(conf string, args []string) int {
 		return 127
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
+	// SIGCHLD only now, off the child's start (each Notify is a round trip
+	// with the runtime's signal-mask thread): none is missed, since watch
+	// reaps before it first waits for one.
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
 	releaseFDs(n) // so the child's pipes and terminal close when it is gone
 	if spare {
 		for _, fd := range fds {
