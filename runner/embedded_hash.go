@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "2c87d286f6b64600"
+const embeddedHash = "c7ba9477e011d5bc"

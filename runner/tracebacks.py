@@ -131,33 +131,27 @@ def exit_unraisable(u, prev):
         own(sys.__unraisablehook__, type(u)((type(e), e.with_traceback(t), t, "Exception ignored in sys.unraisablehook", prev)))
 
 
-def exit_warnings():
-    """From here to the exit, warnings show as at python3's teardown, where
-    its C code shows them, the warnings module gone: one raised where no
-    frame of the cells' is (an unclosed file's, as the runner clears the
-    cells' namespace, or a collection's) is placed where the interpreter
-    places a warning without a frame (sys:1; 3.13 <sys>:0), as python3's
-    has no frame left at all; and none suggests tracemalloc (-X dev)."""
-    w = sys.modules.get("warnings")
-    if w is None or not callable(getattr(w, "_showwarnmsg", None)):
-        return
-
-    def show(msg):
-        name, line = msg.filename, msg.lineno
-        source = ""
-        if _is_runner_file(name):
-            name, line = ("<sys>", 0) if sys.version_info >= (3, 13) else ("sys", 1)
-        else:
-            source = (msg.line if msg.line is not None else _core._own("linecache").getline(name, line)).strip()
-        text = "%s:%s: %s: %s\n" % (name, line, msg.category.__name__, msg.message)
-        if source:
-            text += "  %s\n" % source
-        try:
-            (msg.file if msg.file is not None else sys.stderr).write(text)
-        except Exception:
-            pass
-
-    w._showwarnmsg = show
+def show_exit_warning(msg):
+    """A warning shown from here to the exit (core._exit_warnings), as at
+    python3's teardown, where its C code shows them, the warnings module
+    gone: one raised where no frame of the cells' is (an unclosed file's,
+    as the runner clears the cells' namespace, or a collection's) is placed
+    where the interpreter places a warning without a frame (sys:1; 3.13
+    <sys>:0), as python3's has no frame left at all; and none suggests
+    tracemalloc (-X dev)."""
+    name, line = msg.filename, msg.lineno
+    source = ""
+    if _is_runner_file(name):
+        name, line = ("<sys>", 0) if sys.version_info >= (3, 13) else ("sys", 1)
+    else:
+        source = (msg.line if msg.line is not None else _core._own("linecache").getline(name, line)).strip()
+    text = "%s:%s: %s: %s\n" % (name, line, msg.category.__name__, msg.message)
+    if source:
+        text += "  %s\n" % source
+    try:
+        (msg.file if msg.file is not None else sys.stderr).write(text)
+    except Exception:
+        pass
 
 
 def send_error(exc, only=False, exit=False, limit=None, reported=False):
