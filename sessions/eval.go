@@ -447,70 +447,9 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	var death *backend.DeathError
 	switch {
 	case err == nil:
-		c.res.ExecutionCount = done.ExecutionCount
-		c.res.Exited = done.Exit
-		if c.j.req.Batch && c.cell.Language == LangPython {
-			c.res.Signal = done.Signal // died of it as it ended: python3 would have
-		}
-		switch {
-		case done.Cancelled && timedOut:
-			c.timedOut(false)
-		case done.Cancelled:
-			c.res.Status = StatusCancelled
-		case done.Status == frames.StatusOK:
-			c.res.Status = StatusOK
-		default:
-			c.res.Status = StatusError
-		}
-		// A sys.exit in a finally that the timeout's or a client's interrupt
-		// ran is no script's exit: its status is the timeout's, not N.
-		if c.res.Status == StatusError {
-			c.res.ExitStatus = done.ExitStatus
-			if done.ExitPrints {
-				c.res.ExitMessage = &done.ExitMessage
-			}
-			if c.keyboardInterrupt.Load() && !done.Exit && c.cell.Language == LangPython {
-				// Raised, not an interrupt of ours (that is cancelled):
-				// python3 dies of SIGINT then, which a shell reports as 130.
-				c.res.ExitStatus = sigintStatus
-			}
-		}
-		if c.caught {
-			c.res.Message = caughtInterrupt
-			c.notice("[" + caughtInterrupt + "]\n")
-		}
-		c.guardMemory()
+		c.settleDone(done, timedOut)
 	case errors.As(err, &death):
-		c.lose(false)
-		retry := ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.Batch
-		if retry {
-			// Said before the dead one is cleaned up: a remote kernel's
-			// delete can take a while (Jupyter answers 500 mid-restart).
-			c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
-		}
-		c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
-		if retry {
-			return false
-		}
-		if attempt > 0 {
-			c.fail(StatusKilled, "interpreter died twice: "+death.How())
-		} else if timedOut {
-			c.timedOut(true)
-		} else if c.j.req.Batch && ctx.Err() == nil && c.exitedItself(death) {
-			// os._exit(N) or a C exit(N): the script ended its process,
-			// as python3's would end (ExitStatus).
-			c.res.Exited, c.res.ExitStatus = true, death.ExitCode
-			c.fail(StatusKilled, death.Error()+" (the cell's os._exit() or a C exit(), which ends a script); not retried, and the later cells are not run")
-		} else if c.j.req.Batch && ctx.Err() == nil {
-			if c.cell.Language == LangPython {
-				c.res.Signal = death.Signum // python3 would have died of it
-			}
-			c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
-		} else if c.detached() && ctx.Err() == nil {
-			c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")
-		} else {
-			c.fail(StatusKilled, death.Error())
-		}
+		return c.settleDeath(ctx, death, timedOut, attempt)
 	case errors.Is(err, backend.ErrKilled):
 		c.j.s.drop(c.cell.Language, whyStopped)
 		c.lose(false)
@@ -543,6 +482,79 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.j.s.drop(c.cell.Language, "was stopped after an error in another request's cell: "+err.Error())
 		c.lose(false)
 		c.fail(StatusError, err.Error())
+	}
+	return true
+}
+
+// settleDone records the result the cell's done frame gives.
+func (c *cellRun) settleDone(done frames.Frame, timedOut bool) {
+	c.res.ExecutionCount = done.ExecutionCount
+	c.res.Exited = done.Exit
+	if c.j.req.Batch && c.cell.Language == LangPython {
+		c.res.Signal = done.Signal // died of it as it ended: python3 would have
+	}
+	switch {
+	case done.Cancelled && timedOut:
+		c.timedOut(false)
+	case done.Cancelled:
+		c.res.Status = StatusCancelled
+	case done.Status == frames.StatusOK:
+		c.res.Status = StatusOK
+	default:
+		c.res.Status = StatusError
+	}
+	// A sys.exit in a finally that the timeout's or a client's interrupt
+	// ran is no script's exit: its status is the timeout's, not N.
+	if c.res.Status == StatusError {
+		c.res.ExitStatus = done.ExitStatus
+		if done.ExitPrints {
+			c.res.ExitMessage = &done.ExitMessage
+		}
+		if c.keyboardInterrupt.Load() && !done.Exit && c.cell.Language == LangPython {
+			// Raised, not an interrupt of ours (that is cancelled):
+			// python3 dies of SIGINT then, which a shell reports as 130.
+			c.res.ExitStatus = sigintStatus
+		}
+	}
+	if c.caught {
+		c.res.Message = caughtInterrupt
+		c.notice("[" + caughtInterrupt + "]\n")
+	}
+	c.guardMemory()
+}
+
+// settleDeath records an interpreter's death under the cell; false when the
+// cell is to be retried once on a fresh one.
+func (c *cellRun) settleDeath(ctx context.Context, death *backend.DeathError, timedOut bool, attempt int) bool {
+	c.lose(false)
+	retry := ctx.Err() == nil && attempt == 0 && !c.detached() && !c.j.req.Batch
+	if retry {
+		// Said before the dead one is cleaned up: a remote kernel's
+		// delete can take a while (Jupyter answers 500 mid-restart).
+		c.notice(fmt.Sprintf("[interpreter died (%s); restarted it and retrying the cell once]\n", death.How()))
+	}
+	c.j.s.drop(c.cell.Language, "died ("+death.How()+") in another request's cell")
+	if retry {
+		return false
+	}
+	if attempt > 0 {
+		c.fail(StatusKilled, "interpreter died twice: "+death.How())
+	} else if timedOut {
+		c.timedOut(true)
+	} else if c.j.req.Batch && ctx.Err() == nil && c.exitedItself(death) {
+		// os._exit(N) or a C exit(N): the script ended its process,
+		// as python3's would end (ExitStatus).
+		c.res.Exited, c.res.ExitStatus = true, death.ExitCode
+		c.fail(StatusKilled, death.Error()+" (the cell's os._exit() or a C exit(), which ends a script); not retried, and the later cells are not run")
+	} else if c.j.req.Batch && ctx.Err() == nil {
+		if c.cell.Language == LangPython {
+			c.res.Signal = death.Signum // python3 would have died of it
+		}
+		c.fail(StatusKilled, death.Error()+"; not retried, and the later cells are not run: they would start on a fresh interpreter without this one's state")
+	} else if c.detached() && ctx.Err() == nil {
+		c.fail(StatusKilled, "interpreter died while the job ran ("+death.How()+"); not retried, because running it again would repeat its side effects")
+	} else {
+		c.fail(StatusKilled, death.Error())
 	}
 	return true
 }
