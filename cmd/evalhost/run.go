@@ -134,122 +134,35 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	defer reaper.DropSpare() // one package prestart's init started, or parseRun's Prestart, unused
 	var f runFlags
-	fs, jupytextMagics := newRunFlagSet(&f, stderr)
-	args, mod, err := cutModule(fs, args)
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	args, paramFlags, err := takeParamFlags(fs, args, true)
-	if err != nil {
-		// -p, -f, -y, -r and -P are common flags of scripts too.
-		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
-		return exitUsage
-	}
-	if code, ok := parseFlagsHinted(fs, args, stderr, scriptFlagsHint); !ok {
+	line, code, ok := parseRun(&f, args, stdin, stderr)
+	if !ok {
 		return code
-	}
-	if !fs.Changed("session") {
-		// This run starts an interpreter under a reaper: the reaper's own
-		// start (a second Go runtime) overlaps with the checks, the reading
-		// of the cells and the interpreter's resolution below. Package
-		// prestart's init has usually started it already, before main.
-		reaper.Prestart()
-	}
-	defer reaper.DropSpare() // also one prestart guessed wrong
-	if fs.Changed("jupytext-magics") {
-		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
-	}
-	if f.params, err = buildParams(paramFlags); err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n%s\n", err, scriptFlagsHint)
-		return exitUsage
-	}
-	// Every flag is checked before stdin is read: a mistake is reported at
-	// once, not after the user has typed (or piped) the cells.
-	if err := checkRunFlags(&f, fs); err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	attached := fs.Changed("session")
-	if !attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
-		// The program's bytes go out as it writes them, as python3's; not
-		// --json's frames nor --max-output's tail, which unbuffered
-		// streams would only split into a frame per write.
-		f.env = withPythonUnbuffered(f.env, lookupEnv)
 	}
 	stopProfile, ok := f.profile.start("run", stderr)
 	if !ok {
 		return exitUsage
 	}
 	defer stopProfile()
-	tools, err := parseToolFlags(f.tools)
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	cl, err := parseCommandLine(fs.Args(), len(f.code) > 0, mod)
-	if err == nil && cl.module != "" && f.params != nil {
-		err = errors.New("parameters (-p, -r, -f, -y, -P) and -m: a module has no parameters cell; give it arguments after MODULE")
-	}
-	if err == nil && isMainPath(cl.source) {
-		// python3 DIR, python3 APP.pyz: its __main__ module, run as -m runs one.
-		switch {
-		case f.params != nil:
-			err = errMainPathParams
-		case resolvedGateway(f.choice()):
-			err = fmt.Errorf("%s is a directory or zip application, which only the runner backend runs (python3's __main__ from it); drop --backend gateway", cl.source)
-		default:
-			cl.module, cl.source = mainPathModule, ""
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	f.argv, f.file, f.module = cl.argv, cl.file, cl.module
-	if f.tty {
-		if err := checkTTY(f, cl.source, stdin, fs.Changed("session")); err != nil {
-			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-			return exitUsage
-		}
-		if !fs.Changed("timeout") {
-			f.timeout = 0 // a person answers at their pace, as to python3
-		}
-	}
-	cells, err := collectCells(cl.source, f, stdin, stderr)
-	var syntax *pysource.SyntaxError
-	if errors.As(err, &syntax) {
-		// python3's refusal of the file, in its words and with its status.
-		fmt.Fprintf(stderr, "SyntaxError: %s\n", syntax.Msg)
-		return exitFailed
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	if len(cells) == 0 {
-		// A script of only markers, markdown or blank lines: like an empty
-		// Python file, nothing to do is not a failure, but say so.
-		fmt.Fprintf(stderr, "evalhost run: %s has no code cells; nothing ran\n", sourceName(cl.source))
-		if f.json {
-			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
-		}
-		return exitOK
+	cells, code, ok := readRunCells(line.cl.source, f, stdin, stdout, stderr)
+	if !ok {
+		return code
 	}
 	growOutPipe(stdout)
 	growOutPipe(stderr)
-	if attached {
-		return runAttached(cells, f, bridge.CommandTools(tools), stdout, stderr)
+	if line.attached {
+		return runAttached(cells, f, bridge.CommandTools(line.tools), stdout, stderr)
 	}
 	var tty *ttyRelay
+	var err error
 	if f.tty {
 		if tty, err = startTTY(&f, stdin.(*os.File)); err != nil {
 			fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 			return exitFailed
 		}
 		defer tty.close() // after runCells: the interpreters have exited
-	} else if f.stdin = scriptStdin(stdin, cl.source); f.stdin != nil {
+	} else if f.stdin = scriptStdin(stdin, line.cl.source); f.stdin != nil {
 		defer f.stdin.Close()
 	}
 	f.ttyRelay = tty
@@ -257,7 +170,124 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		f.terminal = terminalOf(stdout, stderr)
 		f.merged = oneDestination(stdout, stderr)
 	}
-	return runCells(cells, f, tools, tty.synced(stdout), tty.synced(stderr), logger)
+	return runCells(cells, f, line.tools, tty.synced(stdout), tty.synced(stderr), logger)
+}
+
+// runLine is what run's command line says beyond its flags (runFlags).
+type runLine struct {
+	cl       commandLine
+	tools    map[string]string // --tool NAME=COMMAND
+	attached bool              // --session: the background process runs the cells
+}
+
+// parseRun reads and checks run's command line into f, before any input is
+// read: a mistake is reported at once, not after the user has typed (or
+// piped) the cells. ok is false when run must exit with code, reported on
+// stderr. Unless --session, it starts the spare reaper early: its own
+// start (a second Go runtime) overlaps with the checks, the reading of the
+// cells and the interpreter's resolution. Package prestart's init has
+// usually started it already, before main.
+func parseRun(f *runFlags, args []string, stdin io.Reader, stderr io.Writer) (line runLine, code int, ok bool) {
+	usage := func(err error, hint string) (runLine, int, bool) {
+		fmt.Fprintf(stderr, "evalhost run: %v\n%s", err, hint)
+		return runLine{}, exitUsage, false
+	}
+	fs, jupytextMagics := newRunFlagSet(f, stderr)
+	args, mod, err := cutModule(fs, args)
+	if err != nil {
+		return usage(err, "")
+	}
+	args, paramFlags, err := takeParamFlags(fs, args, true)
+	if err != nil {
+		return usage(err, scriptFlagsHint+"\n") // -p, -f, -y, -r and -P are common flags of scripts too
+	}
+	if code, ok := parseFlagsHinted(fs, args, stderr, scriptFlagsHint); !ok {
+		return runLine{}, code, false
+	}
+	line.attached = fs.Changed("session")
+	if !line.attached {
+		reaper.Prestart()
+	}
+	if fs.Changed("jupytext-magics") {
+		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
+	}
+	if f.params, err = buildParams(paramFlags); err != nil {
+		return usage(err, scriptFlagsHint+"\n")
+	}
+	if err := checkRunFlags(f, fs); err != nil {
+		return usage(err, "")
+	}
+	if !line.attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
+		// The program's bytes go out as it writes them, as python3's; not
+		// --json's frames nor --max-output's tail, which unbuffered
+		// streams would only split into a frame per write.
+		f.env = withPythonUnbuffered(f.env, lookupEnv)
+	}
+	if line.tools, err = parseToolFlags(f.tools); err != nil {
+		return usage(err, "")
+	}
+	if line.cl, err = parseRunCommandLine(f, fs.Args(), mod); err != nil {
+		return usage(err, "")
+	}
+	f.argv, f.file, f.module = line.cl.argv, line.cl.file, line.cl.module
+	if f.tty {
+		if err := checkTTY(*f, line.cl.source, stdin, line.attached); err != nil {
+			return usage(err, "")
+		}
+		if !fs.Changed("timeout") {
+			f.timeout = 0 // a person answers at their pace, as to python3
+		}
+	}
+	return line, exitOK, true
+}
+
+// parseRunCommandLine is run's command line after its flags: SCRIPT,
+// -c's code or -m's MODULE, and their arguments.
+func parseRunCommandLine(f *runFlags, pos []string, mod *moduleRun) (commandLine, error) {
+	cl, err := parseCommandLine(pos, len(f.code) > 0, mod)
+	if err != nil {
+		return cl, err
+	}
+	if cl.module != "" && f.params != nil {
+		return cl, errors.New("parameters (-p, -r, -f, -y, -P) and -m: a module has no parameters cell; give it arguments after MODULE")
+	}
+	if isMainPath(cl.source) {
+		// python3 DIR, python3 APP.pyz: its __main__ module, run as -m runs one.
+		switch {
+		case f.params != nil:
+			return cl, errMainPathParams
+		case resolvedGateway(f.choice()):
+			return cl, fmt.Errorf("%s is a directory or zip application, which only the runner backend runs (python3's __main__ from it); drop --backend gateway", cl.source)
+		}
+		cl.module, cl.source = mainPathModule, ""
+	}
+	return cl, nil
+}
+
+// readRunCells reads the cells from source (or -c's code, or stdin); ok is
+// false when run must exit with code, reported.
+func readRunCells(source string, f runFlags, stdin io.Reader, stdout, stderr io.Writer) (cells []sessions.Cell, code int, ok bool) {
+	cells, err := collectCells(source, f, stdin, stderr)
+	var syntax *pysource.SyntaxError
+	if errors.As(err, &syntax) {
+		// python3's refusal of the file, in its words and with its status.
+		fmt.Fprintf(stderr, "SyntaxError: %s\n", syntax.Msg)
+		return nil, exitFailed, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return nil, exitUsage, false
+	}
+	if len(cells) == 0 {
+		// A script of only markers, markdown or blank lines: like an empty
+		// Python file, nothing to do is not a failure, but say so.
+		fmt.Fprintf(stderr, "evalhost run: %s has no code cells; nothing ran\n", sourceName(source))
+		if f.json {
+			newJSONRenderer(stdout).end(sessions.Result{Status: sessions.StatusOK, FailedCell: -1})
+		}
+		return nil, exitOK, false
+	}
+	return cells, exitOK, true
 }
 
 // checkRunFlags checks the flags that need no input, normalising the
