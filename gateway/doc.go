@@ -66,6 +66,15 @@
 //     as a drop, so a gateway that stops answering is noticed too; not
 //     while bytes of a message arrive, which a pong cannot overtake (a
 //     large message over a slow link).
+//   - What a cell flushed before its kernel died (print(..., flush=True),
+//     sys.stdout.flush(); then a SIGKILL, an OOM kill, os._exit) arrives,
+//     in order, before the death. ipykernel's flush returns before the
+//     output is on the socket, and a SIGKILL right after lost it (a fifth
+//     of the time); the start snippet has the kernel's stdout and stderr
+//     flush wait until it is in the socket's buffers (flushsync.go),
+//     or, when it cannot, a warning in [Kernel.Warnings] says so. Output
+//     not flushed (a print ipykernel would send on its 0.2 s timer, a
+//     write to fd 1 by C code or a child) may still be lost to a SIGKILL.
 //   - Memory stays bounded under any output: the start snippet makes the
 //     kernel flush stdout and stderr every MiB (ipykernel would send a tight
 //     print loop's whole output as one message at the end), the reader runs

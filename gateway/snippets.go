@@ -102,7 +102,8 @@ const stdinMessage = "input() is not supported: evalhost cells have no interacti
 // infoMarker starts the line the start snippet prints with kernel facts.
 const infoMarker = "\x1eEVH-INFO "
 
-// warnMarker starts a line the module loader prints per failed module.
+// warnMarker starts a line the module loader prints per failed module, and
+// the one the start snippet prints when sync_flushes could not be applied.
 const warnMarker = "\x1eEVH-WARN "
 
 // runMetadataKey carries a cell's run id in its execute_request metadata.
@@ -176,6 +177,14 @@ var startSource = `def __evh_start():
     for idx, stream in enumerate((sys.stdout, sys.stderr)):
         if type(stream).__module__.startswith("ipykernel"):
             bound(stream, ` + strconv.Itoa(maxStreamText) + `, idx)
+` + flushSyncSource + `    streams = [s for s in (sys.stdout, sys.stderr) if type(s).__module__.startswith("ipykernel")]
+    if streams:
+        try:
+            why = sync_flushes(streams)
+        except Exception as e:
+            why = "%s: %s" % (type(e).__name__, e)
+        if why:
+            print(` + pyString(warnMarker) + ` + json.dumps(` + pyString(flushSyncWarning) + ` + why), flush=True)
     ip = get_ipython()
     kernel = getattr(ip, "kernel", None)
     if kernel is not None and hasattr(kernel, "raw_input"):

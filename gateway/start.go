@@ -83,6 +83,7 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 	if k.ready, k.controlInterrupts, err = readyFrame(out); err != nil {
 		return err
 	}
+	k.warnings = warnLines(out) // the start snippet's (sync_flushes)
 	prelude := opts.Prelude
 	if prelude == "" {
 		prelude = runner.Prelude()
@@ -102,13 +103,13 @@ func (k *Kernel) initialise(ctx context.Context, opts KernelOptions) error {
 		}
 	}
 	if code, refused := modulesCode(opts.Modules); code != "" || len(refused) > 0 {
-		k.warnings = refused
+		k.warnings = append(k.warnings, refused...)
 		if code != "" {
 			out, err := k.runInternal(ctx, "extension modules", code)
 			if err != nil {
 				return err
 			}
-			k.warnings = append(k.warnings, moduleWarnings(out)...)
+			k.warnings = append(k.warnings, warnLines(out)...)
 		}
 	}
 	return nil
@@ -162,7 +163,8 @@ func readyFrame(out string) (ready frames.Frame, controlInterrupts bool, err err
 	return frames.Frame{}, false, fmt.Errorf("kernel start snippet printed no info line (is the kernel an IPython kernel?); output: %.200q", out)
 }
 
-func moduleWarnings(out string) []frames.Frame {
+// warnLines are the warning frames of the warnMarker lines in out.
+func warnLines(out string) []frames.Frame {
 	var ws []frames.Frame
 	for _, line := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(line, warnMarker); ok {
