@@ -34,14 +34,6 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	testkit.Hermetic()
-	// Known gap, kept visible here: without PYTHONUNBUFFERED in the kernels'
-	// environment, what a cell prints (flush=True) right before its kernel
-	// is SIGKILLed is often lost (TestBackendConformance/death: ~1 run in
-	// 4 here), where the runner backend keeps it. This machine's global
-	// PYTHONUNBUFFERED=1 hid it until Hermetic dropped it. Set until the
-	// gateway backend (or ipykernel's IOPub at a death) is fixed; see the
-	// landing note.
-	os.Setenv("PYTHONUNBUFFERED", "1")
 	// Deadlock watchdog: a hang prints every goroutine instead of waiting
 	// for the go test timeout.
 	watchdog := time.AfterFunc(9*time.Minute, func() {
