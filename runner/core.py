@@ -320,8 +320,10 @@ def _start_thread(fn):
     sent to the process to the main thread, as in python3, where a cell's
     handlers run. Had a thread here taken one while the main thread held it
     blocked (wire's _dup2_over), its handler would still run there, cutting
-    into what the block was for."""
-    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    into what the block was for. Not a fault's: POSIX leaves a fault whose
+    signal is blocked undefined (Linux kills at once, past -X faulthandler)."""
+    sigs = _signal.valid_signals() - {getattr(_signal, n) for n in ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL") if hasattr(_signal, n)}
+    old = _signal.pthread_sigmask(_signal.SIG_BLOCK, sigs)
     try:
         _thread.start_new_thread(fn, ())
     finally:

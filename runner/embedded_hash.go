@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "c7ba9477e011d5bc"
+const embeddedHash = "9eb9e521bddb29d6"
