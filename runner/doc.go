@@ -241,10 +241,11 @@
 //     after the interpreter's, and a cell's later import of them not at
 //     all; -X faulthandler's dump (-X dev's too) shows the runner's frames
 //     below the cell's and its two threads (the flusher, the warm-up).
-//   - The runner's two threads are born with every signal blocked, so a
-//     signal sent to the process goes to the cell's (main) thread, as in
-//     python3, and waits while that thread blocks it (pthread_sigmask);
-//     taken by another thread, its handler ran at once, inside the block.
+//   - The runner's two threads are born with every signal but a fault's
+//     blocked, so a signal sent to the process goes to the cell's (main)
+//     thread, as in python3, and waits while that thread blocks it
+//     (pthread_sigmask); taken by another thread, its handler ran at once,
+//     inside the block.
 //   - Each byte a cell prints goes out once: a KeyboardInterrupt that lands
 //     in a flush leaves what write(2) took written and the rest buffered,
 //     as CPython's own streams do (no Python code runs between write(2) and
