@@ -55,7 +55,9 @@
 // a signal of the caller's to the interpreter's main thread while a cell
 // runs, ErrNotRunning otherwise (a script's SIGTERM handler runs at once),
 // SignalGroup to its process group (job
-// control: SIGSTOP, SIGCONT); the death they may cause is a DeathError
+// control: SIGSTOP, SIGCONT), SignalForeground to its group while a cell
+// runs (a terminal's Ctrl-\ passed on), ErrNotRunning otherwise; the
+// death they may cause is a DeathError
 // whose Signum says which. Death during a
 // cell is noticed when the process is reaped and reported as a
 // *backend.DeathError. Close and Kill return only when the child and

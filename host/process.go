@@ -120,6 +120,22 @@ func (p *Process) SignalGroup(sig syscall.Signal) error {
 	return p.signalGroup(sig)
 }
 
+// SignalForeground sends sig to the interpreter's process group while a
+// cell runs, as a terminal's key (Ctrl-\) reaches its foreground job: the
+// interpreter, where a handler the script set runs, and the cell's
+// children. ErrNotRunning while no cell runs (an idle interpreter killed
+// so would be found dead only at its next cell: see Signal), ErrClosed
+// once the interpreter has exited.
+func (p *Process) SignalForeground(sig syscall.Signal) error {
+	if !p.Alive() {
+		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
+	}
+	if !p.busy.Load() {
+		return fmt.Errorf("signal %v: %w", sig, ErrNotRunning)
+	}
+	return p.signalGroup(sig)
+}
+
 // Close asks the runner to exit, waits up to Options.Grace, then terminates
 // and kills the process group. It returns once the child is reaped and every
 // goroutine of p has ended. Safe to call more than once and with Kill.

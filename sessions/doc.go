@@ -214,7 +214,12 @@
 //     A job in them ends too, its result's Message saying why.
 //   - Signal sends a signal to a session id's Python interpreters (SignalGroup
 //     to their process groups), as kill(1) would reach a python3 process: a
-//     program passing on what it was sent (evalhost run's SIGTERM). Suspend
+//     program passing on what it was sent (evalhost run's SIGTERM).
+//     SignalForeground sends one to the process group of whichever of a
+//     session id's interpreters runs a cell now, Python's or the terminal's
+//     foreground group of bash's, as a terminal's key reaches its
+//     foreground job (evalhost run's Ctrl-\), and says whether one got it
+//     (not between cells, nor to a gateway kernel). Suspend
 //     and Resume stop and continue their process groups for job control
 //     (evalhost run's Ctrl-Z and fg), holding the running cell's timeout
 //     meanwhile (see Timeouts); a shell cell's bash is not stopped, and its

@@ -35,6 +35,42 @@ func (r *Registry) SignalGroup(id string, sig syscall.Signal) bool {
 	return r.signal(id, func(s signaler) error { return s.SignalGroup(sig) })
 }
 
+// foregroundSignaler is implemented by executors whose running cell's
+// process group can be sent a signal (host.Process, shell.Shell).
+type foregroundSignaler interface {
+	SignalForeground(sig syscall.Signal) error
+}
+
+// SignalForeground sends sig to the process group of the interpreter of
+// every session with this id that is running a cell now, a Python or a
+// shell cell, as a terminal sends a key's signal (Ctrl-\'s SIGQUIT) to its
+// foreground job: a Python interpreter's group (its handler runs, or it
+// dies of the default and the cell reports the death, in a batch
+// CellResult.Signal), or the foreground group of bash's terminal (bash
+// itself ignores SIGQUIT and SIGINT; the cell's programs take it). It says
+// whether one got it: false between cells, before an interpreter started,
+// and for a gateway kernel, and the caller then decides what it means.
+func (r *Registry) SignalForeground(id string, sig syscall.Signal) bool {
+	sent := false
+	for _, s := range r.live() { // per-call ones too: a one-shot run's
+		if s.key.Session != id {
+			continue
+		}
+		s.mu.Lock()
+		execs := make([]Executor, 0, len(s.execs))
+		for _, ex := range s.execs {
+			execs = append(execs, ex)
+		}
+		s.mu.Unlock()
+		for _, ex := range execs {
+			if fs, ok := ex.(foregroundSignaler); ok && fs.SignalForeground(sig) == nil {
+				sent = true
+			}
+		}
+	}
+	return sent
+}
+
 // Suspend stops the process group of every Python interpreter of session
 // id (SIGSTOP), as a terminal's Ctrl-Z stops its foreground job, and holds
 // the timeout of the Python cell running there (and of one sent before

@@ -354,6 +354,31 @@ func (s *Shell) Interrupt() error {
 	return nil
 }
 
+// ErrNotRunning: SignalForeground was called while no cell ran.
+var ErrNotRunning = errors.New("no cell running")
+
+// SignalForeground sends sig to the terminal's foreground process group
+// while a cell runs, as a key at a terminal (Ctrl-\) would: bash, which
+// being interactive ignores SIGQUIT, and the cell's programs, which take
+// it their way (die of it by default). ErrNotRunning while no cell runs,
+// backend.ErrClosed once bash has exited.
+func (s *Shell) SignalForeground(sig syscall.Signal) error {
+	if !s.Alive() {
+		return fmt.Errorf("signal bash: %w", backend.ErrClosed)
+	}
+	if !s.busy.Load() {
+		return fmt.Errorf("signal bash: %w", ErrNotRunning)
+	}
+	pgrp, err := shellForeground(s.master)
+	if err != nil || pgrp <= 0 {
+		pgrp = s.Pid()
+	}
+	if err := syscall.Kill(-pgrp, sig); err != nil {
+		return fmt.Errorf("signal bash: %w", err)
+	}
+	return nil
+}
+
 // Close asks an idle bash to exit, waits up to Grace, then kills what is
 // left of its session and releases everything. Safe to call more than once.
 func (s *Shell) Close() error {
