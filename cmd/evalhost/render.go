@@ -63,7 +63,7 @@ type humanRenderer struct {
 	// notice is dropped as an own exit's is. Nil: none is.
 	diesOf func(n int) bool
 	// silenced says whether the run ends by a signal it was sent and dies
-	// of as python3 would, without a word (Ctrl-\, a SIGTERM before the
+	// of as python3 would, without a word (Ctrl-\ or a SIGTERM before the
 	// interpreter was up): the cells' ends and the host's notices say
 	// nothing, and the shell says "Quit", "Terminated".
 	silenced func() bool

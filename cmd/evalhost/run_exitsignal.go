@@ -53,7 +53,8 @@ func canDieOf(sig int) bool { return canRaise(syscall.Signal(sig)) }
 // no interpreter took (not forwarded: before the interpreter was up, while
 // a shell cell ran, after the last cell had ended) is the signal it dies
 // of, whatever the cells did, as python3 would have died of it there;
-// and Ctrl-\ (SIGQUIT) is, as it kills python3.
+// and so is a Ctrl-\ (SIGQUIT) no running cell's interpreter took, as it
+// kills python3 (one passed on is the script's to take or die of).
 func runOutcome(res sessions.Result, interrupts int, in *interrupts) int {
 	var failed *sessions.CellResult
 	if res.FailedCell >= 0 && res.FailedCell < len(res.Cells) {

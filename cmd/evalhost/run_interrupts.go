@@ -21,8 +21,15 @@ const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
-// SIGQUIT (Ctrl-\) kills them at once, as it ends python3 at once, instead
-// of Go's stack dump of evalhost.
+// SIGQUIT (Ctrl-\) goes to the process group of the interpreter running a
+// cell when there is a quit forwarder (a one-shot run's), as the
+// terminal's Ctrl-\ reaches python3's: a handler the script set runs
+// (faulthandler's traceback dump, one of its own; each time), one it
+// ignores does nothing, and by default the interpreter dies of it, and so
+// does the run (exitSignal). Otherwise (no cell running: before the
+// interpreter is up, between cells; a gateway kernel, nb run, an attached
+// run) it kills them at once, as it ends python3 at once, instead of Go's
+// stack dump of evalhost.
 //
 // SIGTERM and SIGHUP (the terminal went away) go to the script's
 // interpreter when there is a forwarder (a one-shot run's) and it has one
@@ -44,6 +51,7 @@ type interrupts struct {
 	stopped   bool                      // stop was called
 	interrupt func()                    // the first Ctrl-C's cancel (interruptOpts.wait)
 	forward   func(syscall.Signal) bool // nil: nothing is forwarded
+	quitTo    func(syscall.Signal) bool // nil: SIGQUIT is not forwarded
 	jobs      *jobControl               // nil: no job control
 	echo      func(syscall.Signal)      // nil: the terminal echoes its own signals' keys
 	wg        sync.WaitGroup
@@ -95,6 +103,10 @@ type interruptOpts struct {
 	// forward, when not nil, passes a signal on to the script's
 	// interpreter and says whether one got it.
 	forward func(syscall.Signal) bool
+	// quitTo, when not nil, passes SIGQUIT on to the process group of
+	// the interpreter running a cell (Python's or bash's) and says
+	// whether one got it.
+	quitTo func(syscall.Signal) bool
 	// jobs, when not nil, stops and continues the script's interpreter's
 	// process group: Ctrl-Z (SIGTSTP) then stops it
 	// with evalhost, and SIGCONT (fg, bg) continues it (jobControl).
@@ -115,7 +127,7 @@ type interruptOpts struct {
 func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
-		kill: kill, forward: opts.forward, echo: opts.echo}
+		kill: kill, forward: opts.forward, quitTo: opts.quitTo, echo: opts.echo}
 	if opts.wait {
 		in.interrupt = func() { cancel(backend.ErrInterruptWait) }
 	} else {
@@ -157,6 +169,9 @@ func (in *interrupts) handle(sig syscall.Signal) {
 		in.echo(sig)
 	}
 	switch {
+	case sig == syscall.SIGQUIT && in.quitTo != nil && in.quitTo(sig):
+		in.forwarded.Or(1 << uint(sig))
+		return
 	case sig == syscall.SIGQUIT:
 		in.quitBy.Store(true)
 		in.n.Add(1)
@@ -196,8 +211,8 @@ func (in *interrupts) passedOn(sig int) bool {
 func (in *interrupts) diesOf(sig int) bool { return in.passedOn(sig) || canDieOf(sig) }
 
 // silenced says whether a signal run was sent ends it, and run dies of it
-// (runOutcome) as python3 would have, without a word: Ctrl-\ (SIGQUIT),
-// or a SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2 no interpreter took.
+// (runOutcome) as python3 would have, without a word: a Ctrl-\ (SIGQUIT)
+// no interpreter took, or a SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2 no interpreter took.
 func (in *interrupts) silenced() bool {
 	if in.quitBy.Load() {
 		return canDieOf(int(syscall.SIGQUIT))
