@@ -22,6 +22,9 @@
 // open what came before it (bash's, or a marker's start the interrupt cut)
 // are dropped, up to one per interrupt sent, so they do not open that cell's
 // output; from the first other text on, all of it (a background job's
-// output) is kept, and passed on as it comes. Close and Kill end every process of bash's session and return once
+// output) is kept, and passed on as it comes. SignalForeground sends a
+// signal of the caller's (a terminal's Ctrl-\ passed on) to the terminal's
+// foreground process group while a cell runs (ErrNotRunning otherwise):
+// bash, interactive, ignores SIGQUIT; the cell's programs take it. Close and Kill end every process of bash's session and return once
 // bash is reaped and the reader has ended.
 package shell
