@@ -76,23 +76,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: cannot send the cells to the background process: %v\n", err)
 		return exitFailed
 	}
-	finished := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Add(1)
-	go func() { // the first Ctrl-C (or lost output) cancels the request
-		defer watch.Done()
-		select {
-		case <-ctx.Done():
-			c.Send(map[string]string{"op": "cancel", "id": attachedID})
-		case <-finished:
-		}
-	}()
-	res, err := a.read()
-	if err != nil {
-		c.Close() // what still writes to it (a cancel, a tool's result) fails at once, not after a hung process's bound
-	}
-	close(finished)
-	watch.Wait()
+	res, err := a.readCancelling(ctx)
 	a.endCalls()
 	if c, ok := tools.(io.Closer); ok {
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
@@ -116,6 +100,30 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	// Not runOutcome: an attached run exits 130 as it always has (its
 	// interpreter is the background process's, not the script's own).
 	return interrupted.exitCode(runExitCode(res, interrupts > 0))
+}
+
+// readCancelling reads the background process's answer to the request
+// sent; when ctx ends first (the first Ctrl-C, or lost output) it sends a
+// cancel of that request.
+func (a *attached) readCancelling(ctx context.Context) (sessions.Result, error) {
+	finished := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		select {
+		case <-ctx.Done():
+			a.c.Send(map[string]string{"op": "cancel", "id": attachedID})
+		case <-finished:
+		}
+	}()
+	res, err := a.read()
+	if err != nil {
+		a.c.Close() // what still writes to it (a cancel, a tool's result) fails at once, not after a hung process's bound
+	}
+	close(finished)
+	watch.Wait()
+	return res, err
 }
 
 // attachedRenderer renders the background process's lines as a one-shot
