@@ -37,7 +37,9 @@ package gateway
 //
 // A flush from a forked child, from the IOPub thread itself, on a closed
 // stream, or after a probe took 10 s (ipykernel's flush timeout) is
-// ipykernel's own. The sockets are closed at exit, before ipykernel's own
+// ipykernel's own. One from a signal handler that ran while its thread
+// waited for a probe waits for its own, and the interrupted wait ends with
+// it (with a plain lock it waited forever for the lock its thread held). The sockets are closed at exit, before ipykernel's own
 // exit handler terminates the context, which waits for every socket of it.
 // An ipykernel without the IOPubThread and OutStream._flush this relies on
 // is left as it is, and sync_flushes returns why, which the start snippet
@@ -47,7 +49,7 @@ package gateway
 // with and without alternating in one kernel). Without the exit handler a
 // shutdown_request took 2.6 s, the kernel manager's kill, instead of 0.4 s.
 var flushSyncSource = `    def sync_flushes(streams):
-        import atexit, itertools, tempfile, threading
+        import atexit, itertools, tempfile, threading, time
         import zmq
         pub = getattr(streams[0], "pub_thread", None)
         sock = getattr(pub, "socket", None)
@@ -80,10 +82,13 @@ var flushSyncSource = `    def sync_flushes(streams):
                 except OSError:
                     pass
         master = os.getpid()
-        lock = threading.Lock()  # pull, and the flag: one flush waits at a time
+        # pull, seen and live: one thread waits at a time; reentrant, as a
+        # signal handler that flushes may run while its thread waits here
+        lock = threading.RLock()
         send_lock = threading.Lock()  # push: the IOPub thread sends, exit closes
         live = [True]
         seq = itertools.count(1)
+        seen = [0]  # the highest probe back: probes come back in order
         def probe(n):
             with send_lock:
                 if live[0]:
@@ -99,19 +104,27 @@ var flushSyncSource = `    def sync_flushes(streams):
                 with lock:
                     if not live[0]:
                         return flush()
-                    n = b"%d" % next(seq)
+                    n = next(seq)
                     def flush_then_probe():
                         try:
                             stream._flush()
                         finally:
-                            pub.schedule(lambda: probe(n))
+                            pub.schedule(lambda: probe(b"%d" % n))
                     pub.schedule(flush_then_probe)
-                    while True:
-                        if not pull.poll(10000):
-                            live[0] = False  # a stalled IOPub thread: ipykernel's flush from now on
-                            return
-                        if pull.recv() == n:
-                            return
+                    # a flush nested in this wait (a signal handler's) may
+                    # take this probe, even the one polled for: seen, short
+                    # polls and a recv that does not block see to that
+                    deadline = time.monotonic() + 10
+                    while seen[0] < n and live[0]:
+                        if not pull.poll(100):
+                            if time.monotonic() > deadline:
+                                live[0] = False  # a stalled IOPub thread: ipykernel's flush from now on
+                                return
+                            continue
+                        try:
+                            seen[0] = max(seen[0], int(pull.recv(zmq.NOBLOCK)))
+                        except zmq.Again:
+                            pass
             return flush_synced
         def close():
             if os.getpid() != master:
