@@ -39,8 +39,9 @@ package gateway
 // stream, or after a probe took 10 s (ipykernel's flush timeout) is
 // ipykernel's own. One from a signal handler that ran while its thread
 // waited for a probe waits for its own, and the interrupted wait ends with
-// it (with a plain lock it waited forever for the lock its thread held). The sockets are closed at exit, before ipykernel's own
-// exit handler terminates the context, which waits for every socket of it.
+// it (with a plain lock it waited forever for the lock its thread held).
+// The sockets are closed at exit, before ipykernel's own exit handler
+// terminates the context, which waits for every socket of it.
 // An ipykernel without the IOPubThread and OutStream._flush this relies on
 // is left as it is, and sync_flushes returns why, which the start snippet
 // prints as a warning line, as it does what sync_flushes raised. It adds
