@@ -127,7 +127,7 @@ func TestParameterErrors(t *testing.T) {
 		{"run: missing value", []string{"run", "-c", "print(1)", "-p", "x"}, "-p needs NAME VALUE"},
 		{"nb run: bad YAML", []string{"nb", "run", nb, "-y", "a: [1"}, "-y: not valid YAML: line 1"},
 		{"nb run: not a mapping", []string{"nb", "run", nb, "-f", yamlList}, "want a mapping of parameter names to values"},
-		{"nb run: missing file", []string{"nb", "run", nb, "-f", filepath.Join(dir, "nope.yaml")}, "-f " + filepath.Join(dir, "nope.yaml")},
+		{"nb run: missing file", []string{"nb", "run", nb, "-f", filepath.Join(dir, "nope.yaml")}, "-f: cannot open " + filepath.Join(dir, "nope.yaml")},
 		{"nb run: negative timeout", []string{"nb", "run", nb, "--timeout", "-1"}, "or 0 for no limit"},
 		{"nb run: timeout over 600, refused, not cut short", []string{"nb", "run", nb, "--timeout", "601"}, "--timeout 601: want seconds from 1 to 600"},
 		{"run: timeout over 600", []string{"run", "-c", "print(1)", "--timeout", "3600"}, "--timeout 3600: want seconds from 1 to 600"},

@@ -78,3 +78,29 @@ func TestDashWhereAFileIsNeeded(t *testing.T) {
 		})
 	}
 }
+
+// TestReadBoundedNamesTheInput: a file that cannot be read is named as the
+// user gave it, with the cause, not as Go's os calls print it ("open x:
+// ..."), and the error still matches the cause.
+func TestReadBoundedNamesTheInput(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.py")
+	tests := []struct {
+		name, path, want string
+		is               error
+	}{
+		{"missing file", missing, "cannot open " + missing + ": no such file or directory", os.ErrNotExist},
+		{"directory", dir, "cannot read " + dir + ": is a directory", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := readBounded(tt.path, nil, 1<<20)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Fatalf("errors.Is(%v, %v) = false", err, tt.is)
+			}
+		})
+	}
+}

@@ -307,7 +307,7 @@ func (c *nbCommand) content4action() (string, error) {
 func (c *nbCommand) readInput(path, flag string) (string, error) {
 	data, err := readBounded(path, c.stdin, maxScriptBytes)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", flag, err)
+		return "", fmt.Errorf("%s: %w", flag, err)
 	}
 	return string(data), nil
 }
@@ -323,7 +323,7 @@ func loadNotebook(path string, orNew bool) (*notebook.Notebook, []byte, error) {
 		return nb, nil, err
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read notebook: %w", err)
+		return nil, nil, err // it names the notebook and the cause
 	}
 	nb, err := notebook.ParseFile(path, data)
 	return nb, data, err

@@ -152,7 +152,7 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	}
 	orig, err := readBounded(path, nil, maxNotebookBytes)
 	if err != nil {
-		return fail(exitFailed, "read notebook: %v", err)
+		return fail(exitFailed, "%v", err) // it names the notebook and the cause
 	}
 	if nb, err = notebook.ParseFile(path, orig); err != nil {
 		return fail(exitFailed, "%v", err)

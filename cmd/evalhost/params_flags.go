@@ -144,7 +144,7 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 				}
 				var data []byte
 				if data, err = readBounded(f.args[0], nil, maxScriptBytes); err != nil {
-					return nil, fmt.Errorf("-f %s: %w", f.args[0], err)
+					return nil, fmt.Errorf("-f: %w", err) // it names the file
 				}
 				err = p.MergeYAML(data, "-f "+f.args[0])
 			case "-y":

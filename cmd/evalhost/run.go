@@ -400,7 +400,7 @@ func readSource(name string, stdin io.Reader, lang string) (string, error) {
 	}
 	b, err := readBounded(name, stdin, maxScriptBytes)
 	if err != nil {
-		return "", fmt.Errorf("cannot read cells: %w", err)
+		return "", err // it names the file and the cause
 	}
 	src := string(b)
 	if lang == sessions.LangPython {
