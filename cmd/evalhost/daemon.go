@@ -49,6 +49,9 @@ func daemonMain(args []string, _ io.Reader, stdout, stderr io.Writer, logger *sl
 		return exitUsage
 	}
 	paths := daemon.PathsFor(home)
+	if code, ok := checkDaemonArgs(args, stdout, stderr); !ok {
+		return code
+	}
 	switch args[0] {
 	case "serve":
 		return daemonServe(args[1:], stderr, logger)
@@ -83,6 +86,22 @@ func daemonMain(args []string, _ io.Reader, stdout, stderr io.Writer, logger *sl
 	}
 	fmt.Fprintf(stderr, "evalhost daemon: unknown command %q\n\n%s", args[0], daemonUsage)
 	return exitUsage
+}
+
+// checkDaemonArgs refuses what follows stop or status (they take nothing):
+// a --json or a stray word was silently ignored, and "daemon stop now"
+// stopped it all the same. ok is false when daemonMain must return code.
+func checkDaemonArgs(args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	if (args[0] != "stop" && args[0] != "status") || len(args) == 1 {
+		return exitOK, true
+	}
+	switch args[1] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, daemonUsage)
+		return exitOK, false
+	}
+	fmt.Fprintf(stderr, "evalhost daemon %s: takes no arguments or flags, got %q\n\n%s", args[0], args[1], daemonUsage)
+	return exitUsage, false
 }
 
 func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {

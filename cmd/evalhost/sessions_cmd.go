@@ -27,6 +27,10 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "evalhost sessions: takes no NAME, got %q (to end a session: evalhost kill NAME)\n", fs.Arg(0))
+		return exitUsage
+	}
 	var list serve.Sessions
 	err := askDaemon(map[string]string{"op": "sessions", "id": "ls"}, serve.TypeSessions, &list)
 	switch {
