@@ -70,7 +70,9 @@ func daemonMain(args []string, _ io.Reader, stdout, stderr io.Writer, logger *sl
 	case "status":
 		c, err := daemon.Dial(paths)
 		if errors.Is(err, daemon.ErrNotRunning) {
-			fmt.Fprintf(stdout, "not running (%v)\n", err)
+			// As daemon stop says it; the dial's own error (lstat of a
+			// socket that is not there) tells the user nothing more.
+			fmt.Fprintln(stdout, daemon.ErrNotRunning)
 			return exitFailed
 		}
 		if err != nil { // one may run that this command cannot or will not reach

@@ -44,3 +44,17 @@ func TestDaemonCommandsRefuseStrayArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonStatusNotRunning: with none running, status says so in
+// daemon stop's words (exit 1), without the dial's os error ("lstat
+// .../sock: no such file or directory").
+func TestDaemonStatusNotRunning(t *testing.T) {
+	t.Setenv("EVALHOST_HOME", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	if code := daemonMain([]string{"status"}, nil, &stdout, &stderr, nil); code != exitFailed {
+		t.Fatalf("exit %d, want %d", code, exitFailed)
+	}
+	if got, want := stdout.String(), "no evalhost background process is running\n"; got != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", got, want, stderr.String())
+	}
+}
