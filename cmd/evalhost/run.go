@@ -119,6 +119,9 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved, each as a new file (default: a new private directory under the system temp dir); refused if another user could plant or replace files in it")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
 	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
+	// A one-shot run's own session is named "run" inside; it is not a
+	// default NAME a user could reach, so --help does not show it as one.
+	fs.Lookup("session").DefValue = ""
 	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after a timeout, how long a cell may take to stop before its interpreter is killed; after Ctrl-C a cell takes its time within its --timeout, as under python3 (a second Ctrl-C kills it), unless --grace is given")

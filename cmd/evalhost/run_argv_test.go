@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -109,6 +110,22 @@ func TestRunUnknownFlagHint(t *testing.T) {
 	}
 	if !bytes.Contains(stderr.Bytes(), []byte("go after FILE")) {
 		t.Errorf("no hint: %s", stderr.String())
+	}
+}
+
+// run --help shows no default session NAME: without --session a run is
+// fresh, and the name it uses inside ("run") is none a user should give.
+// The value without the flag stays that one-shot name.
+func TestRunHelpShowsNoSessionDefault(t *testing.T) {
+	var f runFlags
+	fs, _ := newRunFlagSet(&f, io.Discard)
+	for _, line := range strings.Split(fs.FlagUsages(), "\n") {
+		if strings.Contains(line, "--session string") && strings.Contains(line, "(default") {
+			t.Errorf("--help shows a default session: %s", line)
+		}
+	}
+	if f, _, _ := parseRunArgs(t, []string{"-c", "1"}); f.session != "run" {
+		t.Errorf("session without --session = %q, want %q", f.session, "run")
 	}
 }
 
