@@ -32,17 +32,18 @@ const (
 const usage = `evalhost runs code cells in persistent Python and shell sessions.
 
 Usage:
-  evalhost run [FLAGS] FILE|- [ARG...] run a script's cells (split on "# %%" lines)
-  evalhost run [FLAGS] -c CODE [ARG...] run cells given as -c (repeatable)
-  evalhost serve                       NDJSON API for agents on stdin/stdout
-  evalhost mcp                         Model Context Protocol server (stdio, or --http)
-  evalhost nb COMMAND ...              view, edit and run .ipynb notebooks
-  evalhost gateway status|stop         the local shared Jupyter kernel gateway
-  evalhost sessions | kill NAME        sessions kept by run --session
-  evalhost jobs [JOB]                  cells of run --session --detach past their timeout
-  evalhost daemon stop|status          their background process
-  evalhost doctor                      check the interpreter and what is missing
-  evalhost version                     print the version
+  evalhost run [FLAGS] FILE|- [ARG...]     run a script's cells (split on "# %%" lines)
+  evalhost run [FLAGS] -c CODE [ARG...]    run cells given as -c (repeatable)
+  evalhost run [FLAGS] -m MODULE [ARG...]  run a module, as python3 -m
+  evalhost serve                           NDJSON API for agents on stdin/stdout
+  evalhost mcp                             Model Context Protocol server (stdio, or --http)
+  evalhost nb COMMAND ...                  view, edit and run .ipynb notebooks
+  evalhost gateway status|stop             the local shared Jupyter kernel gateway
+  evalhost sessions | kill NAME            sessions kept by run --session
+  evalhost jobs [JOB]                      cells of run --session --detach past their timeout
+  evalhost daemon stop|status              their background process
+  evalhost doctor                          check the interpreter and what is missing
+  evalhost version                         print the version
 
 Run "evalhost COMMAND --help" for a command's flags.
 `
