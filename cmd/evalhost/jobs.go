@@ -80,6 +80,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		return exitFailed
 	}
 	if *asJSON {
+		job.ID = "" // this command's request id, not the job's: as with no process
 		b, _ := json.Marshal(job)
 		fmt.Fprintln(stdout, string(b))
 	} else {
@@ -111,6 +112,7 @@ func listJobs(asJSON bool, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if asJSON {
+		list.ID = "" // this command's request id: the line is the same with no process
 		b, _ := json.Marshal(list)
 		fmt.Fprintln(stdout, string(b))
 		return exitOK

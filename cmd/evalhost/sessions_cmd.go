@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/serve"
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // sessionsMain lists the background process's live sessions.
@@ -46,7 +47,12 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 		return exitFailed
 	}
 	if *asJSON {
-		b, _ := json.Marshal(list)
+		// serve's sessions line without this command's request id, so
+		// it is the same line as with no process running.
+		b, _ := json.Marshal(struct {
+			Sessions []sessions.Info `json:"sessions"`
+			Type     string          `json:"type"`
+		}{list.Sessions, list.Type})
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
