@@ -66,6 +66,8 @@ func TestExitCodes(t *testing.T) {
 		{"gateway no command", []string{"gateway"}, nil, 2, "Usage:"},
 		{"gateway loose home", []string{"gateway", "status"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 		{"doctor argument", []string{"doctor", "x"}, nil, 2, "takes no arguments"},
+		{"doctor --cwd missing", []string{"doctor", "--cwd", filepath.Join(dir, "missing")}, nil, 2, "--cwd " + filepath.Join(dir, "missing")},
+		{"doctor --cwd a file", []string{"doctor", "--cwd", file}, nil, 2, "not a directory"},
 		{"doctor loose home", []string{"doctor"}, []string{"EVALHOST_HOME=" + loose}, 1, ""},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,11 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evalhost doctor: takes no arguments, got %q; use --python or --cwd\n", fs.Args())
 		return exitUsage
 	}
+	if err := checkCwdFlag(*cwd); err != nil {
+		// A usage error, as run's and nb run's --cwd: no check was made.
+		fmt.Fprintf(stderr, "evalhost doctor: %v\n", err)
+		return exitUsage
+	}
 	ok := true
 	fmt.Fprintf(stdout, "evalhost %s\n", version)
 	home, err := config.Home()
