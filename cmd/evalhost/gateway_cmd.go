@@ -29,8 +29,16 @@ func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.L
 		return exitOK
 	}
 	asJSON := len(args) == 2 && args[1] == "--json"
-	if len(args) == 0 || (len(args) > 1 && !asJSON) {
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stderr, gatewayUsage)
+		return exitUsage
+	case args[0] != "status" && args[0] != "stop":
+		// Say what was wrong, as daemon and nb do, before the usage.
+		fmt.Fprintf(stderr, "evalhost gateway: unknown command %q\n\n%s", args[0], gatewayUsage)
+		return exitUsage
+	case len(args) > 1 && !asJSON:
+		fmt.Fprintf(stderr, "evalhost gateway %s: unexpected argument %q\n\n%s", args[0], args[1], gatewayUsage)
 		return exitUsage
 	}
 	home, err := config.Home()
