@@ -146,10 +146,21 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 
 // daemonIdleDefault reads EVALHOST_DAEMON_IDLE (a Go duration, "30m").
 func daemonIdleDefault() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("EVALHOST_DAEMON_IDLE")); err == nil && d > 0 {
-		return d
+	d, _ := idleFromEnv(os.Getenv("EVALHOST_DAEMON_IDLE"))
+	return d
+}
+
+// idleFromEnv is EVALHOST_DAEMON_IDLE's value v as a duration; one that is
+// set but not a positive duration gives the default and a warning that
+// says so (as EVALHOST_ARTIFACTS_MAX's), not silence.
+func idleFromEnv(v string) (time.Duration, string) {
+	if v == "" {
+		return daemon.DefaultIdle, ""
 	}
-	return daemon.DefaultIdle
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d, ""
+	}
+	return daemon.DefaultIdle, fmt.Sprintf("evalhost: EVALHOST_DAEMON_IDLE=%q: not a positive duration such as 10m or 2h; using the default of %v", v, daemon.DefaultIdle)
 }
 
 // buildIdentity is this binary's version and build: a client of another
@@ -174,6 +185,11 @@ func daemonCommand(home string) func() *exec.Cmd {
 		exe, err := os.Executable()
 		if err != nil {
 			exe = os.Args[0]
+		}
+		if _, warning := idleFromEnv(os.Getenv("EVALHOST_DAEMON_IDLE")); warning != "" {
+			// The process's own stderr is its log, which no one reads:
+			// the command that starts it tells the user.
+			fmt.Fprintln(os.Stderr, warning)
 		}
 		cmd := exec.Command(exe, "daemon", "serve")
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/daemon"
 )
 
 // TestDaemonCommandsRefuseStrayArgs: sessions, daemon stop and daemon
@@ -56,5 +59,34 @@ func TestDaemonStatusNotRunning(t *testing.T) {
 	}
 	if got, want := stdout.String(), "no evalhost background process is running\n"; got != want {
 		t.Fatalf("stdout %q, want %q (stderr %q)", got, want, stderr.String())
+	}
+}
+
+// TestIdleFromEnv: EVALHOST_DAEMON_IDLE set to what is not a positive
+// duration falls back to the default with a warning naming it; it was
+// silently ignored.
+func TestIdleFromEnv(t *testing.T) {
+	tests := []struct {
+		name, v string
+		want    time.Duration
+		warns   bool
+	}{
+		{"unset", "", daemon.DefaultIdle, false},
+		{"a duration", "10m", 10 * time.Minute, false},
+		{"not a duration", "bogus", daemon.DefaultIdle, true},
+		{"a bare number", "600", daemon.DefaultIdle, true},
+		{"zero", "0", daemon.DefaultIdle, true},
+		{"negative", "-5m", daemon.DefaultIdle, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, warning := idleFromEnv(tt.v)
+			if d != tt.want || (warning != "") != tt.warns {
+				t.Fatalf("idleFromEnv(%q) = %v, %q; want %v, a warning: %v", tt.v, d, warning, tt.want, tt.warns)
+			}
+			if tt.warns && !strings.Contains(warning, "EVALHOST_DAEMON_IDLE=\""+tt.v+"\"") {
+				t.Fatalf("warning %q does not name the value", warning)
+			}
+		})
 	}
 }
