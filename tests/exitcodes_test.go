@@ -41,6 +41,7 @@ func TestExitCodes(t *testing.T) {
 		// finally is no python3 exit.
 		{"run timeout ended by sys.exit", []string{"run", "--timeout", "1", "-c", "import sys, time\ntry:\n    time.sleep(30)\nfinally:\n    sys.exit(4)"}, nil, 124, "timed out"},
 		{"run bad flag", []string{"run", "--bogus"}, nil, 2, "unknown flag"},
+		{"run -p took the file", []string{"run", "-p", "alpha", file}, nil, 2, "took the file " + file},
 		{"run nothing to run", []string{"run"}, nil, 2, "nothing to run"},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.py")}, nil, 2, "cannot open " + filepath.Join(dir, "missing.py") + ": no such file"},
 		{"run cwd is a file", []string{"run", "--cwd", file, "-c", "1"}, nil, 2, "not a directory"},

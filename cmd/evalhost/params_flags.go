@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -164,4 +165,23 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 		}
 	}
 	return &p, nil
+}
+
+// checkValueTookFile refuses a command line with nothing to run whose last
+// -p or -r took a file as its VALUE ("run -p alpha report.py": papermill's
+// -p takes NAME VALUE), naming that mistake instead of run's bare "nothing
+// to run".
+func checkValueTookFile(cl commandLine, f runFlags, flags []paramFlag) error {
+	if cl.source != "" || cl.module != "" || len(f.code) > 0 || len(flags) == 0 {
+		return nil
+	}
+	last := flags[len(flags)-1]
+	if len(last.args) != 2 {
+		return nil
+	}
+	if st, err := os.Stat(last.args[1]); err != nil || st.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("nothing to run: %s %s %s took the file %s as the parameter's VALUE (%s takes NAME VALUE); give FILE after it: evalhost run %s %s VALUE %s",
+		last.flag, last.args[0], last.args[1], last.args[1], last.flag, last.flag, last.args[0], last.args[1])
 }

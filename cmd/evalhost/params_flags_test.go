@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,6 +111,43 @@ func TestInjectParamsSelection(t *testing.T) {
 			got, err := injectParams(nb, p, tt.selected)
 			if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Fatalf("selection %v (%v), want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunValueTookFile: "run -p alpha report.py" (a VALUE forgotten) is
+// refused at once naming the file -p took, not "nothing to run" after
+// the parse (parseRun exits 2 with it); a VALUE that is no file, and a
+// FILE given, are left alone.
+func TestRunValueTookFile(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "report.py")
+	if err := os.WriteFile(script, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr; "" parses
+	}{
+		{"-p took the script", []string{"-p", "alpha", script}, "-p alpha " + script + " took the file"},
+		{"-r took the script", []string{"-r", "name", script}, "-r name " + script + " took the file"},
+		{"-p then the script", []string{"-p", "alpha", "1", script}, ""},
+		{"-p of a word", []string{"-p", "alpha", "nosuch", "-c", "1"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, cl, flags := parseRunArgs(t, tt.args)
+			err := checkValueTookFile(cl, f, flags)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v; want one saying %q", err, tt.want)
 			}
 		})
 	}

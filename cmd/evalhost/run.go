@@ -232,6 +232,9 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stderr io.Writer) (li
 	if line.cl, err = parseRunCommandLine(f, fs.Args(), mod); err != nil {
 		return usage(err, "")
 	}
+	if err := checkValueTookFile(line.cl, *f, paramFlags); err != nil {
+		return usage(err, "")
+	}
 	f.argv, f.file, f.module = line.cl.argv, line.cl.file, line.cl.module
 	if f.tty {
 		if err := checkTTY(*f, line.cl.source, stdin, line.attached); err != nil {
