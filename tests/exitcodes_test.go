@@ -45,7 +45,7 @@ func TestExitCodes(t *testing.T) {
 		{"run nothing to run", []string{"run"}, nil, 2, "nothing to run"},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.py")}, nil, 2, "cannot open " + filepath.Join(dir, "missing.py") + ": no such file"},
 		{"run cwd is a file", []string{"run", "--cwd", file, "-c", "1"}, nil, 2, "not a directory"},
-		{"run cwd missing", []string{"run", "--cwd", filepath.Join(dir, "nope"), "-c", "1"}, nil, 2, "no such file"},
+		{"run cwd missing", []string{"run", "--cwd", filepath.Join(dir, "nope"), "-c", "1"}, nil, 2, "--cwd " + filepath.Join(dir, "nope") + ": no such directory"},
 		{"run endless input", []string{"run", "/dev/zero"}, nil, 2, "/dev/zero is larger than 64 MiB"},
 		{"run bad PI_PY", []string{"run", "-c", "1"}, []string{"PI_PY=perl"}, 2, "PI_PY"},
 		{"run bad backend", []string{"run", "--backend", "kernel", "-c", "1"}, nil, 2, "unknown backend"},
@@ -67,7 +67,7 @@ func TestExitCodes(t *testing.T) {
 		{"gateway no command", []string{"gateway"}, nil, 2, "Usage:"},
 		{"gateway loose home", []string{"gateway", "status"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 		{"doctor argument", []string{"doctor", "x"}, nil, 2, "takes no arguments"},
-		{"doctor --cwd missing", []string{"doctor", "--cwd", filepath.Join(dir, "missing")}, nil, 2, "--cwd " + filepath.Join(dir, "missing")},
+		{"doctor --cwd missing", []string{"doctor", "--cwd", filepath.Join(dir, "missing")}, nil, 2, "--cwd " + filepath.Join(dir, "missing") + ": no such directory"},
 		{"doctor --cwd a file", []string{"doctor", "--cwd", file}, nil, 2, "not a directory"},
 		{"doctor loose home", []string{"doctor"}, []string{"EVALHOST_HOME=" + loose}, 1, ""},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,6 +247,10 @@ func (f *nbRunFlags) runOptions(path string, selected []int, out string, papermi
 // runs: a usage error, not a failed cell.
 func checkCwdFlag(dir string) error {
 	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Not "stat DIR: no such file or directory", the Go call's words.
+		return fmt.Errorf("--cwd %s: no such directory", trustdir.Shown(dir))
+	}
 	if err != nil {
 		return fmt.Errorf("--cwd %s: %w", trustdir.Shown(dir), trustdir.ShownError(err))
 	}
