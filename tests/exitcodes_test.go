@@ -60,6 +60,7 @@ func TestExitCodes(t *testing.T) {
 		{"nb run failed cell", []string{"nb", "run", nb, "-o", filepath.Join(dir, "out2.ipynb")}, nil, 1, "cell 0: error"},
 		{"nb run bad cells", []string{"nb", "run", nb, "--cells", "7"}, nil, 2, "the notebook has cells 0..0"},
 		{"nb run cwd is a file", []string{"nb", "run", nb, "--cwd", file}, nil, 2, "not a directory"},
+		{"nb run IN OUT, as papermill", []string{"nb", "run", okNB, filepath.Join(dir, "out4.ipynb")}, nil, 2, "-o " + filepath.Join(dir, "out4.ipynb")},
 		{"nb run loose home", []string{"nb", "run", okNB, "-o", filepath.Join(dir, "out3.ipynb")}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 
 		{"serve argument", []string{"serve", "extra"}, nil, 2, "unexpected argument"},
