@@ -41,6 +41,11 @@ func TestExitCodes(t *testing.T) {
 		// finally is no python3 exit.
 		{"run timeout ended by sys.exit", []string{"run", "--timeout", "1", "-c", "import sys, time\ntry:\n    time.sleep(30)\nfinally:\n    sys.exit(4)"}, nil, 124, "timed out"},
 		{"run bad flag", []string{"run", "--bogus"}, nil, 2, "unknown flag"},
+		{"run negative --max-output", []string{"run", "--max-output", "-5", "-c", "1"}, nil, 2, "--max-output -5: want 0 or more"},
+		{"run negative --grace", []string{"run", "--grace", "-1s", "-c", "1"}, nil, 2, "--grace -1s: want 0 or more"},
+		{"nb run negative --grace", []string{"nb", "run", okNB, "--grace", "-1s"}, nil, 2, "--grace -1s: want 0 or more"},
+		{"serve negative --max-sessions", []string{"serve", "--max-sessions", "-1"}, nil, 2, "--max-sessions -1: want 0 or more"},
+		{"mcp negative --idle-timeout", []string{"mcp", "--idle-timeout", "-1m"}, nil, 2, "--idle-timeout -1m0s: want 0 or more"},
 		{"run -p took the file", []string{"run", "-p", "alpha", file}, nil, 2, "took the file " + file},
 		{"run nothing to run", []string{"run"}, nil, 2, "nothing to run"},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.py")}, nil, 2, "cannot open " + filepath.Join(dir, "missing.py") + ": no such file"},

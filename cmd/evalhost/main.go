@@ -115,6 +115,19 @@ func parseFlagsHinted(fs *pflag.FlagSet, args []string, stderr io.Writer, unknow
 	return exitUsage, false
 }
 
+// refuseNegative is a usage error naming the first of fs's flags names
+// given a negative size, count or duration, which no such flag means: they
+// were taken silently (--grace -1s, --max-output -5), unlike --timeout -1.
+func refuseNegative(fs *pflag.FlagSet, names ...string) error {
+	for _, name := range names {
+		fl := fs.Lookup(name)
+		if fl != nil && fl.Changed && strings.HasPrefix(fl.Value.String(), "-") {
+			return fmt.Errorf("--%s %s: want 0 or more", name, fl.Value.String())
+		}
+	}
+	return nil
+}
+
 func logLevel() slog.Level {
 	switch {
 	case os.Getenv("EVALHOST_DEBUG") != "":

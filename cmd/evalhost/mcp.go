@@ -71,6 +71,10 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: unexpected argument %q; see evalhost mcp --help\n", fs.Arg(0))
 		return exitUsage
 	}
+	if err := refuseNegative(fs, "max-sessions", "idle-timeout", "max-line", "max-output", "grace"); err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
 	tools, err := parseToolFlags(f.tools)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)

@@ -205,6 +205,9 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	if f.params, err = buildParams(paramFlags); err != nil {
 		return usage("%v", err)
 	}
+	if err := refuseNegative(fs, "grace"); err != nil {
+		return usage("%v", err)
+	}
 	if fs.NArg() == 2 && f.out == "" && !f.inplace {
 		// papermill IN OUT: the habit of papermill's users.
 		return usage("want one notebook FILE: the output goes with -o, not as papermill's second argument: evalhost nb run %s -o %s", fs.Arg(0), fs.Arg(1))

@@ -304,6 +304,9 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 		return fmt.Errorf("--language must be py (or python) or sh (or bash, shell), not %q", f.lang)
 	}
 	f.lang = lang
+	if err := refuseNegative(fs, "max-output", "grace"); err != nil {
+		return err
+	}
 	if f.timeout < 0 || f.timeout > int(sessions.MaxTimeout/time.Second) {
 		// Refused, not cut to 600: a long cell stopped part way is lost work.
 		return fmt.Errorf("--timeout %d: want seconds from 1 to 600, or 0 for no limit", f.timeout)

@@ -62,6 +62,10 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		fmt.Fprintf(stderr, "evalhost serve: unexpected argument %q; serve reads requests as NDJSON on stdin (docs/serve-protocol.md)\n", fs.Arg(0))
 		return exitUsage
 	}
+	if err := refuseNegative(fs, "max-sessions", "idle-timeout", "progress", "max-line", "max-output", "grace"); err != nil {
+		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)
+		return exitUsage
+	}
 	stopProfile, ok := f.profile.start("serve", stderr)
 	if !ok {
 		return exitUsage
