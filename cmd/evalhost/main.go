@@ -74,6 +74,10 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "doctor":
 		return doctorMain(rest, stdout, stderr)
 	case "help", "-h", "--help":
+		if cmd == "help" && len(rest) > 0 {
+			// help COMMAND, as git's and go's: that command's help.
+			return dispatch([]string{rest[0], "--help"}, stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
