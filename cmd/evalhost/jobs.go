@@ -31,7 +31,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 			"still running past their --timeout, and the last ones that ended. With JOB, shows that job\n"+
 			"and its output.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	asJSON := fs.Bool("json", false, "write the reply as one JSON line (the serve protocol's jobs or job line)")
+	asJSON := fs.Bool("json", false, "write the reply as one JSON line (the serve protocol's jobs or job line, without an id)")
 	wait := fs.Bool("wait", false, "with JOB: wait until it ends, then show it")
 	stop := fs.Bool("stop", false, "with JOB: stop it (interrupt, then kill after the grace window; its session keeps its state), then show it")
 	offset := fs.Int64("offset", 0, "with JOB: show its output from this byte on (the offset the last page named)")
