@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 		{"unknown flag is reported", "", []string{"run", "--bogus", "-c", "1"}, 2, nil, []string{"unknown flag: --bogus"}},
 		{"serve reports an unknown flag", "", []string{"serve", "--bogus"}, 2, nil, []string{"evalhost serve: unknown flag: --bogus"}},
 		{"gateway help", "", []string{"gateway", "--help"}, 0, []string{"Usage: evalhost gateway status|stop"}, nil},
-		{"doctor help", "", []string{"doctor", "--help"}, 0, nil, []string{"Usage: evalhost doctor [flags]"}},
+		{"doctor help", "", []string{"doctor", "--help"}, 0, []string{"Usage: evalhost doctor [flags]"}, nil},
 		{"serve refuses an argument", "", []string{"serve", "requests.ndjson"}, 2, nil, []string{`unexpected argument "requests.ndjson"`}},
 		{"negative timeout is a usage error", "", []string{"run", "--timeout", "-5", "-c", "1"}, 2, nil, []string{"--timeout -5: want seconds"}},
 		{"only markers run nothing", "# %%\n# %% [markdown]\n# notes\n", []string{"run", "-"}, 0, nil,

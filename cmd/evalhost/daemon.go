@@ -108,12 +108,12 @@ func checkDaemonArgs(args []string, stdout, stderr io.Writer) (code int, ok bool
 
 func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	idle := fs.Duration("idle", daemonIdleDefault(), "end after this long without a client (EVALHOST_DAEMON_IDLE)")
 	maxSessions := fs.Int("max-sessions", 16, "idle sessions kept beyond this many are ended, least recently used first")
 	var backend backendFlags
 	backend.register(fs)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	// An internal command (evalhost starts it): its help goes with its log.
+	if code, ok := parseFlags(fs, args, stderr, stderr); !ok {
 		return code
 	}
 	home, err := evalhostHome()

@@ -29,13 +29,12 @@ var optionalModules = []struct{ module, feature, install string }{
 
 func doctorMain(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost doctor [flags]\n\nWhich interpreter evalhost would use, its version, the runner's start time and what is missing.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: evalhost doctor [flags]\n\nWhich interpreter evalhost would use, its version, the runner's start time and what is missing.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	python := fs.String("python", "", "python interpreter to check")
 	cwd := fs.String("cwd", ".", "directory whose interpreter to check (its .venv counts)")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -24,9 +24,8 @@ func init() { extraCommands["jobs"] = jobsMain }
 // after waiting for it or stopping it when asked.
 func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
 	fs := pflag.NewFlagSet("jobs", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost jobs [JOB [--offset N | --wait | --stop]] [--json]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: evalhost jobs [JOB [--offset N | --wait | --stop]] [--json]\n\n"+
 			"Lists the jobs of the background process: cells of \"evalhost run --session NAME --detach\"\n"+
 			"still running past their --timeout, and the last ones that ended. With JOB, shows that job\n"+
 			"and its output.\n\nFlags:\n%s", fs.FlagUsages())
@@ -35,7 +34,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	wait := fs.Bool("wait", false, "with JOB: wait until it ends, then show it")
 	stop := fs.Bool("stop", false, "with JOB: stop it (interrupt, then kill after the grace window; its session keeps its state), then show it")
 	offset := fs.Int64("offset", 0, "with JOB: show its output from this byte on (the offset the last page named)")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	switch {

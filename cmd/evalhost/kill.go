@@ -16,11 +16,10 @@ import (
 // interrupted (then killed after the grace window) and its state is gone.
 func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
 	fs := pflag.NewFlagSet("kill", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost kill NAME\n\nEnds the session NAME of the background process (see evalhost sessions).\n")
+		fmt.Fprintf(fs.Output(), "Usage: evalhost kill NAME\n\nEnds the session NAME of the background process (see evalhost sessions).\n")
 	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {

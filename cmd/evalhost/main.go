@@ -97,13 +97,14 @@ var extraCommands = map[string]func(args []string, stdin io.Reader, stdout, stde
 // return code at once (after --help, or a bad flag). pflag says nothing under
 // ContinueOnError, so the error and where to read about the flags are
 // printed here.
-func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
-	return parseFlagsHinted(fs, args, stderr, "")
+func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	return parseFlagsHinted(fs, args, stdout, stderr, "")
 }
 
 // parseFlagsHinted is parseFlags with unknownHint printed after the refusal
 // of a flag fs does not know (when not "").
-func parseFlagsHinted(fs *pflag.FlagSet, args []string, stderr io.Writer, unknownHint string) (code int, ok bool) {
+func parseFlagsHinted(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer, unknownHint string) (code int, ok bool) {
+	fs.SetOutput(stdout) // only --help writes there (fs.Usage): asked for, it is the output, as git's and go's
 	err := fs.Parse(args)
 	switch {
 	case err == nil:

@@ -33,3 +33,26 @@ func TestHelpCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpGoesToStdout: a command's --help, asked for, is its output, as
+// git's and go's: on stdout, exit 0, nothing on stderr, so
+// `evalhost run --help | grep timeout` finds it. Most subcommands wrote it
+// to stderr.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"run", "--help"}, {"run", "-h"}, {"nb", "run", "--help"}, {"nb", "view", "--help"},
+		{"nb", "--help"}, {"sessions", "--help"}, {"kill", "--help"}, {"jobs", "--help"},
+		{"doctor", "--help"}, {"serve", "--help"}, {"mcp", "--help"}, {"daemon", "--help"},
+		{"daemon", "stop", "--help"}, {"gateway", "--help"}, {"help", "run"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := dispatch(args, nil, &stdout, &stderr); code != exitOK {
+				t.Fatalf("exit %d, want 0; stderr %s", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "Usage") || stderr.Len() > 0 {
+				t.Fatalf("stdout %.80q, stderr %.200q: want the help on stdout alone", stdout.String(), stderr.String())
+			}
+		})
+	}
+}

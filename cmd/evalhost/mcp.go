@@ -47,9 +47,8 @@ type mcpFlags struct {
 func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	var f mcpFlags
 	fs := pflag.NewFlagSet("mcp", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost mcp [flags]\n\nServes the eval, session and notebook tools over the Model Context Protocol:\n"+
+		fmt.Fprintf(fs.Output(), "Usage: evalhost mcp [flags]\n\nServes the eval, session and notebook tools over the Model Context Protocol:\n"+
 			"on stdin/stdout by default, or streamable HTTP on a loopback address with --http (docs/mcp.md).\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: resolved per cwd: venv, then python3 on PATH)")
@@ -64,7 +63,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
 	f.backendFlags.register(fs)
 	f.profile.register(fs)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

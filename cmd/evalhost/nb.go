@@ -91,8 +91,7 @@ func (e *usageError) Error() string { return e.msg }
 
 func (c *nbCommand) run(args []string, do func() error) int {
 	c.fs = pflag.NewFlagSet("nb "+c.name, pflag.ContinueOnError)
-	c.fs.SetOutput(c.stderr)
-	c.fs.Usage = func() { fmt.Fprintf(c.stderr, "%s\nFlags of %q:\n%s", nbUsage, c.name, c.fs.FlagUsages()) }
+	c.fs.Usage = func() { fmt.Fprintf(c.fs.Output(), "%s\nFlags of %q:\n%s", nbUsage, c.name, c.fs.FlagUsages()) }
 	c.fs.BoolVar(&c.json, "json", false, "print details as one JSON object")
 	switch c.name {
 	case "view":
@@ -110,7 +109,7 @@ func (c *nbCommand) run(args []string, do func() error) int {
 			c.fs.StringVar(&c.cellType, "type", "code", "cell type: code, markdown or raw")
 		}
 	}
-	if code, ok := parseFlags(c.fs, args, c.stderr); !ok {
+	if code, ok := parseFlags(c.fs, args, c.stdout, c.stderr); !ok {
 		return code
 	}
 	if c.fs.NArg() != 1 {

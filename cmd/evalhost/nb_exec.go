@@ -71,7 +71,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evalhost nb run: "+format+"\n", a...)
 		return code
 	}
-	f, path, code, ok := parseNbRunFlags(args, stderr)
+	f, path, code, ok := parseNbRunFlags(args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -172,10 +172,9 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 
 // parseNbRunFlags reads nb run's command line; ok is false when the
 // command must exit with code at once (--help, a usage error, reported).
-func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string, code int, ok bool) {
+func parseNbRunFlags(args []string, stdout, stderr io.Writer) (f nbRunFlags, path string, code int, ok bool) {
 	fs := pflag.NewFlagSet("nb run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, "%s\nFlags:\n%s", nbRunUsage, fs.FlagUsages()) }
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\nFlags:\n%s", nbRunUsage, fs.FlagUsages()) }
 	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
 	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
@@ -199,7 +198,7 @@ func parseNbRunFlags(args []string, stderr io.Writer) (f nbRunFlags, path string
 	if err != nil {
 		return usage("%v", err)
 	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return f, "", code, false
 	}
 	if f.params, err = buildParams(paramFlags); err != nil {

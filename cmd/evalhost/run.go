@@ -102,12 +102,11 @@ python3's -P.
 // --jupytext-magics, whose default (auto) is told by fs.Changed.
 func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	// run's flags end at FILE (or -): what follows is the script's, as
 	// after python3's FILE.
 	fs.SetInterspersed(false)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
 	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
 	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600; 0: no limit, as python3 has none (not with --session)")
@@ -139,7 +138,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	defer reaper.DropSpare() // one package prestart's init started, or parseRun's Prestart, unused
 	var f runFlags
-	line, code, ok := parseRun(&f, args, stdin, stderr)
+	line, code, ok := parseRun(&f, args, stdin, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -190,7 +189,7 @@ type runLine struct {
 // start (a second Go runtime) overlaps with the checks, the reading of the
 // cells and the interpreter's resolution. Package prestart's init has
 // usually started it already, before main.
-func parseRun(f *runFlags, args []string, stdin io.Reader, stderr io.Writer) (line runLine, code int, ok bool) {
+func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) (line runLine, code int, ok bool) {
 	usage := func(err error, hint string) (runLine, int, bool) {
 		fmt.Fprintf(stderr, "evalhost run: %v\n%s", err, hint)
 		return runLine{}, exitUsage, false
@@ -204,7 +203,7 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stderr io.Writer) (li
 	if err != nil {
 		return usage(err, scriptFlagsHint+"\n") // -p, -f, -y, -r and -P are common flags of scripts too
 	}
-	if code, ok := parseFlagsHinted(fs, args, stderr, scriptFlagsHint); !ok {
+	if code, ok := parseFlagsHinted(fs, args, stdout, stderr, scriptFlagsHint); !ok {
 		return runLine{}, code, false
 	}
 	line.attached = fs.Changed("session")

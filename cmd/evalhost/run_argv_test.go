@@ -105,7 +105,7 @@ func TestRunUnknownFlagHint(t *testing.T) {
 	var stderr bytes.Buffer
 	var f runFlags
 	fs, _ := newRunFlagSet(&f, &stderr)
-	if _, ok := parseFlagsHinted(fs, []string{"--epochs", "3", "s.py"}, &stderr, scriptFlagsHint); ok {
+	if _, ok := parseFlagsHinted(fs, []string{"--epochs", "3", "s.py"}, io.Discard, &stderr, scriptFlagsHint); ok {
 		t.Fatal("--epochs before FILE was taken")
 	}
 	if !bytes.Contains(stderr.Bytes(), []byte("go after FILE")) {

@@ -39,9 +39,8 @@ type serveFlags struct {
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	var f serveFlags
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost serve [flags]\n\nSpeaks NDJSON on stdin/stdout (docs/serve-protocol.md, version %s).\n\nFlags:\n%s", serve.Protocol, fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: evalhost serve [flags]\n\nSpeaks NDJSON on stdin/stdout (docs/serve-protocol.md, version %s).\n\nFlags:\n%s", serve.Protocol, fs.FlagUsages())
 	}
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: resolved per cwd: venv, then python3 on PATH)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 4, "live sessions before the least recently used idle one is closed")
@@ -55,7 +54,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	f.backendFlags.register(fs)
 	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
 	f.profile.register(fs)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -20,12 +20,11 @@ import (
 // sessionsMain lists the background process's live sessions.
 func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
 	fs := pflag.NewFlagSet("sessions", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: evalhost sessions [--json]\n\nLists the sessions \"evalhost run --session\" keeps in the background process.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: evalhost sessions [--json]\n\nLists the sessions \"evalhost run --session\" keeps in the background process.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	asJSON := fs.Bool("json", false, "write the list as one JSON line")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 0 {
