@@ -68,9 +68,12 @@ func TestDaemonDetachedJob(t *testing.T) {
 		t.Fatalf("--detach without --session: exit %d, stderr %s", code, stderr)
 	}
 	flag := filepath.Join(h.home, "flag")
-	out, stderr, code := h.run("run", "--session", "j", "--timeout", "1", "--detach", "-c", waitForFlag(flag))
+	out, stderr, code := h.run("run", "--session", "j", "--timeout", "1", "--detach", "-c", waitForFlag(flag), "-c", "print('later')")
 	if code != 0 || out != "started\n" || !strings.Contains(stderr, `"evalhost jobs job-1" shows its output`) {
 		t.Fatalf("detach: exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "[cell 2 was not run: job-1 holds the session until it ends]") {
+		t.Errorf("detach: stderr %s; want it to say cell 2 was not run", stderr)
 	}
 	out, _, _ = h.run("jobs")
 	if !regexp.MustCompile(`(?m)^job-1\s+j\s+detached\s`).MatchString(out) {

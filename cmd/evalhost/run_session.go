@@ -95,6 +95,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		// What --detach asked for: the cell goes on, the command is done.
 		fmt.Fprintf(stderr, "[evalhost: %s goes on in session %s: \"evalhost jobs %s\" shows its output, --wait waits for it, --stop stops it]\n",
 			a.job, f.session, a.job)
+		if first, n := skippedAfterJob(a.cells); n > 0 {
+			fmt.Fprintf(stderr, "[%s not run: %s holds the session until it ends]\n", cellSpan(first, n), a.job)
+		}
 		return exitOK
 	}
 	// Not runOutcome: an attached run exits 130 as it always has (its
@@ -367,3 +370,27 @@ func (a *attached) endCalls() {
 // fsJSON is s, bytes from the OS, as a JSON string that keeps them
 // (frames.AppendFSString).
 func fsJSON(s string) json.RawMessage { return frames.AppendFSString(nil, s) }
+
+// skippedAfterJob is the span of cells, 0-based from first, that a job's
+// cell kept from running (sessions skips every cell after it).
+func skippedAfterJob(cells []sessions.CellResult) (first, n int) {
+	for _, c := range cells {
+		if c.Status != sessions.StatusSkipped {
+			continue
+		}
+		if n == 0 {
+			first = c.Index
+		}
+		n++
+	}
+	return first, n
+}
+
+// cellSpan names n cells from first (0-based) as the human view does:
+// "cell 3 was", "cells 3–5 were".
+func cellSpan(first, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("cell %d was", first+1)
+	}
+	return fmt.Sprintf("cells %d–%d were", first+1, first+n)
+}
