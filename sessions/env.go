@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,6 +165,9 @@ func checkCwd(dir string) (string, error) {
 		return "", &CwdError{Dir: dir, Err: err}
 	}
 	st, err := os.Stat(abs)
+	if pe, ok := err.(*fs.PathError); ok {
+		err = pe.Err // the error names the directory already: not stat's words
+	}
 	if err != nil {
 		return "", &CwdError{Dir: abs, Err: err}
 	}

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,19 @@ func mkdirAll(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCwdErrorNamesTheDirectoryOnce: a cwd that cannot be used is named
+// once, with why, not in stat's words after it again (what serve's
+// request_error showed an agent).
+func TestCwdErrorNamesTheDirectoryOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gone")
+	_, err := checkCwd(dir)
+	if want := "working directory " + dir + " cannot be used: no such file or directory"; err == nil || err.Error() != want {
+		t.Fatalf("checkCwd: %v, want %q", err, want)
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, ErrBadRequest) {
+		t.Errorf("checkCwd's error %v: want it to be fs.ErrNotExist and ErrBadRequest", err)
 	}
 }
