@@ -243,6 +243,16 @@ func (p *Process) waitChild() {
 	}
 }
 
+// Death is how the interpreter ended on its own (a signal, an exit of its
+// own): nil while it runs and when Close or Kill ended it. A caller that
+// finds it gone between cells tells so what python3 would have died of.
+func (p *Process) Death() *backend.DeathError {
+	if p.Alive() || p.closing.Load() {
+		return nil
+	}
+	return p.deathError()
+}
+
 // deathError describes how the reaped child ended.
 func (p *Process) deathError() *backend.DeathError {
 	e := &backend.DeathError{ExitCode: -1, StderrTail: p.tail.String()}

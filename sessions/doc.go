@@ -226,7 +226,8 @@
 //     timeout runs on.
 //     A batch cell whose interpreter dies of a signal (that one, the
 //     script's own, an outside one; not one the registry sent to stop it),
-//     while it runs or as it exits after the last cell, says which in
+//     while it runs, between the cell before and it (the next Python cell
+//     finds it dead), or as it exits after the last cell, says which in
 //     CellResult.Signal. A context cancelled with
 //     backend.ErrInterruptWait as its cause interrupts the running cell
 //     and waits for it within its timeout (host), and the cell's outcome is

@@ -294,6 +294,7 @@ func (c *cellRun) execute(ctx context.Context) {
 			// Its interpreter ended between cells (a thread's os._exit, a
 			// kill from outside): this cell would run without the state the
 			// cells before it made, so none is started for it.
+			c.diedBetween()
 			s.drop(c.cell.Language, whyEndedBetween)
 			c.lose(false)
 			c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
@@ -465,7 +466,11 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 	case errors.Is(err, backend.ErrClosed):
 		// The session was closed (or killed) under the cell: the
 		// interpreter and its state are gone, and a retry would only
-		// meet a closed session.
+		// meet a closed session. Or it died on its own between the
+		// cell before and this one's start (diedBetween).
+		if ctx.Err() == nil {
+			c.diedBetween()
+		}
 		c.j.s.drop(c.cell.Language, whyClosed)
 		c.lose(false)
 		status := StatusKilled

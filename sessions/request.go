@@ -258,8 +258,10 @@ type CellResult struct {
 	ExitStatus  int     `json:"exitStatus,omitempty"`
 	ExitMessage *string `json:"exitMessage,omitempty"`
 	// Signal is, in a batch, the number of the signal that killed the
-	// cell's Python interpreter while the cell ran (status killed), or as
-	// it exited after its last cell (status error, InterpreterExit): not one
+	// cell's Python interpreter while the cell ran (status killed), between
+	// the cell before and this one (status killed: a signal passed on that
+	// landed as the cell before ended), or as it exited after its last
+	// cell (status error, InterpreterExit): not one
 	// the registry sent to stop it (a timeout's, a cancel's, Kill), but
 	// the script's own (os.kill(os.getpid(), ...), a crash), an outside
 	// one, or one sent through Registry.Signal. A program that runs a

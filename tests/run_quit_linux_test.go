@@ -233,3 +233,33 @@ func waitForChild(t *testing.T, pid int, comm string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A Ctrl-\ passed on as a cell ends can reach the interpreter after the
+// cell, before run sees the cell's end: it dies between cells, as python3
+// would have died of it there. run dies of it too, silently, not exit 1
+// with "ended before this cell" (1 in 40 runs of many tiny cells did).
+// Here the shell cell stands in for the gap: it sends the idle
+// interpreter SIGQUIT and waits until it is gone, and the Python cell
+// after it finds the interpreter dead.
+func TestRunQuitBetweenCells(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	pidFile := dir + "/pid"
+	script := writeScript(t, dir, "between.py", fmt.Sprintf("# %%%%\nimport os\n_ = open(%q, 'w').write(str(os.getpid()))\n"+
+		"# %%%% [sh]\npid=$(cat %s); kill -QUIT $pid; while kill -0 $pid 2>/dev/null; do sleep 0.01; done\n"+
+		"# %%%%\nprint('after')\n", pidFile, pidFile))
+	cmd := command(t, "run", script)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if how(ws) != how(syscall.WaitStatus(syscall.SIGQUIT)) || stdout.String() != "" || stderr.String() != "" {
+		t.Errorf("run ended %s, stdout %q, stderr %q; want it dead of SIGQUIT, silent", how(ws), stdout.String(), stderr.String())
+	}
+}
