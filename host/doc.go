@@ -61,7 +61,7 @@
 // whose Signum says which. Death during a
 // cell is noticed when the process is reaped and reported as a
 // *backend.DeathError; Death tells how an interpreter found dead between
-// cells ended (nil when Close or Kill ended it). Close and Kill return only when the child and
-// everything it started are gone and every goroutine of the Process has
-// ended.
+// cells ended (nil when Close or Kill ended it). Close and Kill return
+// only when the child and everything it started are gone and every
+// goroutine of the Process has ended.
 package host
