@@ -263,3 +263,39 @@ func TestRunQuitBetweenCells(t *testing.T) {
 		t.Errorf("run ended %s, stdout %q, stderr %q; want it dead of SIGQUIT, silent", how(ws), stdout.String(), stderr.String())
 	}
 }
+
+// TestRunQuitBeforeTheCells: a Ctrl-\ before any cell runs (here `run -`
+// still reading its cells from stdin, as `python3 -` reads its script)
+// ends run of SIGQUIT at once, as it ends python3 (its default action),
+// not with Go's dump of every goroutine and exit 2.
+func TestRunQuitBeforeTheCells(t *testing.T) {
+	cmd := command(t, "run", "-")
+	stdin, err := cmd.StdinPipe() // kept open: the cells are never read to their end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "print('never run')\n")
+	// Past the start of its main: the spare reaper it starts before it
+	// reads the cells is up.
+	for deadline := time.Now().Add(20 * time.Second); len(descendants(cmd.Process.Pid)) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("run started no reaper within 20s")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGQUIT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("run ended with %v; stderr %q", err, stderr.String())
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGQUIT || strings.Contains(stderr.String(), "goroutine") {
+		t.Fatalf("run: %v, stderr %.300q; want it dead of SIGQUIT, as python3 -", err, stderr.String())
+	}
+}

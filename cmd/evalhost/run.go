@@ -136,6 +136,8 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	holdQuitEarly()
+	defer handOverQuit()
 	defer reaper.DropSpare() // one package prestart's init started, or parseRun's Prestart, unused
 	var f runFlags
 	line, code, ok := parseRun(&f, args, stdin, stdout, stderr)

@@ -148,6 +148,7 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 		sigs = append(sigs, jobControlSignals()...)
 	}
 	signal.Notify(in.sig, sigs...)
+	handOverQuit() // a run's SIGQUIT is in.sig's now
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
