@@ -98,14 +98,7 @@ func quitted(t *testing.T, cmd *exec.Cmd, quits int, free, dump bool, send func(
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	r := bufio.NewReader(stdout)
-	line, err := r.ReadString('\n')
-	pid, _ := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || pid <= 0 {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("first line %q (%v), want a pid; stderr %s", line, err, stderr)
-	}
-	waitInSyscall(t, pid, syscall.SYS_READ)
+	pid := waitForPid(t, cmd, r, stderr)
 	var out strings.Builder
 	for i := range quits {
 		send(cmd, syscall.SIGQUIT)

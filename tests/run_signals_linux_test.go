@@ -79,6 +79,14 @@ func startWaiting(t *testing.T, cmd *exec.Cmd) waiting {
 	stdout, stderr := testkit.StartPiped(t, cmd)
 	t.Cleanup(func() { cmd.Process.Kill() })
 	r := bufio.NewReader(stdout)
+	pid := waitForPid(t, cmd, r, stderr)
+	return waiting{stdout: stdout, r: r, pid: pid, stderr: stderr}
+}
+
+// waitForPid reads from r the pid a waitingScript prints first and returns
+// it once that process is blocked in read(2).
+func waitForPid(t *testing.T, cmd *exec.Cmd, r *bufio.Reader, stderr fmt.Stringer) int {
+	t.Helper()
 	line, err := r.ReadString('\n')
 	pid, _ := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || pid <= 0 {
@@ -87,7 +95,7 @@ func startWaiting(t *testing.T, cmd *exec.Cmd) waiting {
 		t.Fatalf("first line %q (%v), want a pid; stderr %s", line, err, stderr)
 	}
 	waitInSyscall(t, pid, syscall.SYS_READ)
-	return waiting{stdout: stdout, r: r, pid: pid, stderr: stderr}
+	return pid
 }
 
 // waitInSyscall waits until pid's main thread is in system call nr.
