@@ -345,13 +345,22 @@ func (h *humanRenderer) holdNotRun(i int) {
 
 // tellNotRun says which cells never started (notRun), in one line.
 func (h *humanRenderer) tellNotRun() {
-	switch first, n := h.notRun.first+1, h.notRun.n; {
+	switch n := h.notRun.n; {
 	case n == 1:
-		fmt.Fprintf(h.stderr, "[cell %d was not run: the run was cancelled before it started]\n", first)
+		fmt.Fprintf(h.stderr, "[%s not run: the run was cancelled before it started]\n", cellSpan(h.notRun.first, n))
 	case n > 1:
-		fmt.Fprintf(h.stderr, "[cells %d\u2013%d were not run: the run was cancelled before they started]\n", first, first+n-1)
+		fmt.Fprintf(h.stderr, "[%s not run: the run was cancelled before they started]\n", cellSpan(h.notRun.first, n))
 	}
 	h.notRun.n = 0
+}
+
+// cellSpan names n cells from first (0-based) as the human view does:
+// "cell 3 was", "cells 3–5 were".
+func cellSpan(first, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("cell %d was", first+1)
+	}
+	return fmt.Sprintf("cells %d–%d were", first+1, first+n)
 }
 
 // jsonRenderer writes run --json's NDJSON through serve's encoder, so its

@@ -385,12 +385,3 @@ func skippedAfterJob(cells []sessions.CellResult) (first, n int) {
 	}
 	return first, n
 }
-
-// cellSpan names n cells from first (0-based) as the human view does:
-// "cell 3 was", "cells 3–5 were".
-func cellSpan(first, n int) string {
-	if n == 1 {
-		return fmt.Sprintf("cell %d was", first+1)
-	}
-	return fmt.Sprintf("cells %d–%d were", first+1, first+n)
-}
