@@ -52,20 +52,9 @@ type foregroundSignaler interface {
 // and for a gateway kernel, and the caller then decides what it means.
 func (r *Registry) SignalForeground(id string, sig syscall.Signal) bool {
 	sent := false
-	for _, s := range r.live() { // per-call ones too: a one-shot run's
-		if s.key.Session != id {
-			continue
-		}
-		s.mu.Lock()
-		execs := make([]Executor, 0, len(s.execs))
-		for _, ex := range s.execs {
-			execs = append(execs, ex)
-		}
-		s.mu.Unlock()
-		for _, ex := range execs {
-			if fs, ok := ex.(foregroundSignaler); ok && fs.SignalForeground(sig) == nil {
-				sent = true
-			}
+	for _, ex := range r.execsOf(id, "") {
+		if fs, ok := ex.(foregroundSignaler); ok && fs.SignalForeground(sig) == nil {
+			sent = true
 		}
 	}
 	return sent
@@ -147,16 +136,30 @@ func (s *session) startDeadline(ctx context.Context, limit time.Duration, lang s
 
 func (r *Registry) signal(id string, send func(signaler) error) bool {
 	sent := false
-	for _, s := range r.live() { // per-call ones too: a one-shot run's
-		if s.key.Session != id {
-			continue
-		}
-		s.mu.Lock()
-		ex := s.execs[LangPython]
-		s.mu.Unlock()
+	for _, ex := range r.execsOf(id, LangPython) {
 		if sg, ok := ex.(signaler); ok && ex.Alive() && send(sg) == nil {
 			sent = true
 		}
 	}
 	return sent
+}
+
+// execsOf are the executors of every live session with this id (per-call
+// ones too: a one-shot run's), of language lang, or of every language
+// when lang is "".
+func (r *Registry) execsOf(id, lang string) []Executor {
+	var execs []Executor
+	for _, s := range r.live() {
+		if s.key.Session != id {
+			continue
+		}
+		s.mu.Lock()
+		for l, ex := range s.execs {
+			if ex != nil && (lang == "" || l == lang) {
+				execs = append(execs, ex)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return execs
 }
