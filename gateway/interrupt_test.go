@@ -264,13 +264,32 @@ finally:
 
 // A cell that prints the KeyboardInterrupt's traceback itself shows the
 // frames plain ipykernel shows: the cell's, ending in the call the SIGINT
-// interrupted (ipykernel's handler is C code, without a frame).
+// interrupted (ipykernel's handler is C code, without a frame). A thread
+// announces the sleep once the main thread is in it: cancelled at the
+// main thread's own print, a loaded machine let the SIGINT land in that
+// print's flush (the kernel's frames, ipykernel's and zmq's), as it may
+// with plain ipykernel.
 func TestInterruptTracebackIsTheCells(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the cell reads /proc")
+	}
 	k := ownKernel(t, KernelOptions{Grace: 10 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	const code = "import time, traceback\ntry:\n    print('running', flush=True)\n    time.sleep(60)\n" +
-		"except KeyboardInterrupt:\n    traceback.print_exc()"
+	// The sleep is on line 11.
+	const code = `import os, sys, threading, time, traceback
+main = threading.main_thread().ident
+sleeping = lambda task: 'nanosleep' in open(task + 'wchan').read()
+def announce():
+    task = '/proc/self/task/%d/' % os.getpid()
+    while sys._current_frames()[main].f_lineno != 11 or not sleeping(task):
+        time.sleep(0.001)
+    print('running', flush=True)
+threading.Thread(target=announce).start()
+try:
+    time.sleep(60)
+except KeyboardInterrupt:
+    traceback.print_exc()`
 	var stderr strings.Builder
 	done, err := k.Execute(ctx, frames.Request{ID: "tb", Code: code}, func(f frames.Frame) {
 		switch f.Type {
