@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,28 @@ func BenchmarkRoundTrip(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
+}
+
+// BenchmarkFileCell is a one-line cell of a file (evalhost run FILE's
+// cells), as its first line and as its 20,000th: the far one is compiled
+// where it stands and moved (lineshift.py), not padded with 19,999 lines.
+func BenchmarkFileCell(b *testing.B) {
+	path := writeFile(b, b.TempDir(), "script.py", strings.Repeat("x = 1\n", 20000))
+	for _, line := range []int{1, 20000} {
+		b.Run(fmt.Sprintf("line %d", line), func(b *testing.B) {
+			p := start(b, startOpts{})
+			req := map[string]any{"code": "x = 1\n", "filename": path, "line": line}
+			for i := 0; i < 50; i++ {
+				p.runReq(req)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if c := p.runReq(req); c.done().Status != "ok" {
+					b.Fatalf("done %+v", c.done())
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkPrintLoop compares `for i in range(300000): print(i)` in a cell

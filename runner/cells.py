@@ -139,7 +139,22 @@ _treeless = True
 _treeless_cells = 0  # how many were: a test's way to see which path a cell took
 
 
-def _compile(src, name, script=False):
+# A cell up to this many lines down its file is padded to its lines
+# (~15 us); one further down is compiled as it stands and moved
+# (lineshift.py: ~2 us, and its first load).
+_PAD_LINES = 1000
+
+
+def _compile(src, name, script=False, before=0):
+    """_compile_text for src as though it began on line before + 1 of name."""
+    if before > _PAD_LINES and not _treeless:
+        parts = _core._module("lineshift").move(_compile_text, src, name, script, before)
+        if parts is not None:
+            return parts
+    return _compile_text("\n" * before + src, name, script) if before else _compile_text(src, name, script)
+
+
+def _compile_text(src, name, script=False):
     """Compile a cell to (body code, last-expression code); SyntaxError as is.
 
     A script cell (python3's FILE) is compiled whole, as python3 compiles a
@@ -248,8 +263,8 @@ def run_part(src, offset, ns=None, local=None):
     on (a cell magic's body), under the cell's name."""
     origin = getattr(_wire._cur, "origin", None)
     if origin is None:
-        return run_source("\n" * offset + src, "<cell %d>" % _core._count, ns, local)
-    return run_source("\n" * (origin[1] + offset) + src, origin[0], ns, local)
+        return run_source(src, "<cell %d>" % _core._count, ns, local, offset)
+    return run_source(src, origin[0], ns, local, origin[1] + offset)
 
 
 def register_source(name, src):
@@ -285,15 +300,13 @@ def _exec_code(body, last, ns, local=None):
     return None
 
 
-def run_source(src, name, ns=None, local=None):
-    """Compile src (magics rewritten) under name and run it; return its last value.
-
-    src must keep its line numbers relative to the text registered for name:
-    cell magics pass their body with the magic line blanked.
-    """
+def run_source(src, name, ns=None, local=None, before=0):
+    """Compile src (magics rewritten) under name, as though it began on line
+    before + 1 of the text registered for name, and run it; return its
+    last value."""
     if _core._maybe_magic(src):
         src = _core._module("ipy_rewrite").transform(src)
-    body, last = _compile(src, name)
+    body, last = _compile(src, name, before=before)
     return _exec_code(body, last, _core._ns if ns is None else ns, local)
 
 
@@ -498,9 +511,8 @@ class Cell(_wire._Request):
         try:
             if _core._maybe_magic(src):
                 code = _core._module("ipy_rewrite").transform(src)  # line for line
-            if origin is not None:
-                code = "\n" * origin[1] + code  # the file's line numbers, in errors and warnings of the compiler too
-            body, last = _compile(code, name, self.script)
+            # the file's line numbers, in errors and warnings of the compiler too
+            body, last = _compile(code, name, self.script, 0 if origin is None else origin[1])
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
             _core._send_error(e, only=True)
             return "error"

@@ -40,6 +40,8 @@ var (
 	ipyShellPy string
 	//go:embed ipy_system.py
 	ipySystemPy string
+	//go:embed lineshift.py
+	lineshiftPy string
 	//go:embed modules.py
 	modulesPy string
 	//go:embed prelude.py
@@ -81,6 +83,7 @@ var embeddedFiles = []file{
 	{"ipy_rewrite.py", ipyRewritePy},
 	{"ipy_shell.py", ipyShellPy},
 	{"ipy_system.py", ipySystemPy},
+	{"lineshift.py", lineshiftPy},
 	{"modules.py", modulesPy},
 	{"prelude.py", preludePy},
 	{"runner.py", runnerPy},

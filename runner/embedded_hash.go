@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "9eb9e521bddb29d6"
+const embeddedHash = "b311015a97730aa3"
