@@ -201,6 +201,11 @@
 //     allow-list, so the runner's streams write through under -u, or when
 //     the caller passes the variable on (Config.ExtraEnv: evalhost run's
 //     own PYTHONUNBUFFERED, as python3 reads it).
+//   - A variable name of Request.Env or Config.ExtraEnv that is empty or
+//     holds "=", white space or a control character (NUL included) is
+//     surely a mistake ("A B=1"): it refuses the request, or every request,
+//     with an *EnvNameError (ErrBadRequest), rather than set a variable no
+//     shell can name (CheckEnvName).
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe

@@ -37,8 +37,8 @@ type Job struct {
 // Queue validates req and takes its place in the session's queue at once,
 // without blocking: requests queued in arrival order run in that order.
 func (r *Registry) Queue(req Request) (*Job, error) {
-	if r.argsErr != nil {
-		return nil, r.argsErr
+	if r.cfgErr != nil {
+		return nil, r.cfgErr
 	}
 	if err := req.validate(r.cfg.DefaultTimeout); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ type Config struct {
 	IPython        bool                // every session runs Python cells through IPython (see Request.IPython)
 	Environ        []string            // the host's environment, filtered before launch; default os.Environ()
 	Getenv         func(string) string // for interpreter resolution; default os.Getenv
-	ExtraEnv       map[string]string   // set in every interpreter after filtering
+	ExtraEnv       map[string]string   // set in every interpreter after filtering; a name CheckEnvName refuses refuses every request
 	// EnvHook, when set, adds variables at each interpreter start (the tool
 	// bridge starts its server lazily there and returns its URL and token).
 	EnvHook  func() (map[string]string, error)
@@ -142,14 +142,19 @@ type Registry struct {
 
 	jobs jobTable
 
-	argsErr error // CheckPythonArgs of cfg.PythonArgs: every request is refused with it
+	cfgErr error // CheckPythonArgs of cfg.PythonArgs, else CheckEnvName of cfg.ExtraEnv's names: every request is refused with it
 }
 
 // New returns a registry; Close it to shut every interpreter down.
 func New(cfg Config) *Registry {
 	cfg.fill()
 	r := &Registry{cfg: cfg, sessions: map[Key]*session{}, perCall: map[*session]struct{}{}, stop: make(chan struct{})}
-	r.argsErr = CheckPythonArgs(cfg.PythonArgs)
+	r.cfgErr = CheckPythonArgs(cfg.PythonArgs)
+	if r.cfgErr == nil {
+		if err := checkEnvNames(cfg.ExtraEnv); err != nil {
+			r.cfgErr = fmt.Errorf("%w: Config.ExtraEnv: %w", ErrBadRequest, err)
+		}
+	}
 	if cfg.IdleTimeout > 0 {
 		r.wg.Add(1)
 		go r.sweep()

@@ -148,7 +148,7 @@ type Request struct {
 	Cwd       string            // working directory; "" means the host's
 	Python    string            // explicit interpreter for this request; "" means Config.Python, else resolved per cwd
 	Mode      string            // ModeSession (default) or ModePerCall
-	Env       map[string]string // injected into the interpreter before each cell
+	Env       map[string]string // injected into the interpreter before each cell; a name CheckEnvName refuses refuses the request
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
 	// Batch runs the cells as a script or a notebook runs, whose cells
@@ -331,6 +331,9 @@ func (r *Request) validate(defTimeout time.Duration) error {
 	}
 	if len(r.Cells) == 0 {
 		return fmt.Errorf("%w: a request needs at least one cell", ErrBadRequest)
+	}
+	if err := checkEnvNames(r.Env); err != nil {
+		return fmt.Errorf("%w: env: %w", ErrBadRequest, err)
 	}
 	for i, c := range r.Cells {
 		if c.Language != LangPython && c.Language != LangShell {

@@ -32,8 +32,24 @@ func TestRunEnv(t *testing.T) {
 			}
 		})
 	}
-	cmd := h.cmd("run", "--env", "=x", "-c", "1")
-	if _, errOut, code := runCaptured(t, cmd, false); code != 2 || !strings.Contains(errOut, `--env "=x": want NAME=VALUE`) {
-		t.Errorf("--env =x: exit %d, stderr %q; want 2 and what to give", code, errOut)
+	// A name that is surely a mistake is a usage error naming the flag and
+	// the name, one-shot and under --session alike, before any cell runs.
+	for _, r := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no name", []string{"--env", "=x"}, `--env "=x": want NAME=VALUE`},
+		{"a space in the name", []string{"--env", "A B=1"}, `--env "A B=1": "A B" is not an environment variable name: it holds a space`},
+		{"a space in the name, under --session", []string{"--session", "e", "--env", "A B=1"}, `--env "A B=1": "A B" is not an environment variable name`},
+		{"a newline in a name passed on", []string{"--env", "A\nB"}, `--env "A\nB": "A\nB" is not an environment variable name: it holds a newline`},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			cmd := h.cmd(append(append([]string{"run"}, r.args...), "-c", "print('ran')")...)
+			out, errOut, code := runCaptured(t, cmd, false)
+			if code != 2 || out != "" || !strings.Contains(errOut, r.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing run, and %q", code, out, errOut, r.want)
+			}
+		})
 	}
 }

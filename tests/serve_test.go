@@ -45,6 +45,7 @@ func TestServe(t *testing.T) {
 		`{"op":"eval","id":"m11","cwd":"/no/such/dir","cells":[{"code":"1"}]}`,
 		`{"op":"cancel","id":"never-sent"}`,
 		`{"op":"eval","id":"m13","cells":[{"code":"1"}],"env":{"A":1}}`,
+		`{"op":"eval","id":"m14","cells":[{"code":"1"}],"env":{"A B":"1"}}`,
 	}
 	for i, bad := range malformed {
 		c.sendRaw(bad)
@@ -68,6 +69,9 @@ func TestServe(t *testing.T) {
 		}
 		return n >= len(malformed)
 	})
+	if errs := ofType(c.byID["m14"], "request_error"); len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0]["error"]), `"A B" is not an environment variable name: it holds a space`) {
+		t.Errorf("env with a name no shell can name: %v; want a request_error saying what is wrong with it", c.byID["m14"])
+	}
 
 	// A cancel mid-cell; the session survives with its state.
 	c.send(map[string]any{"op": "eval", "id": "c1", "session": "A", "cwd": dir, "cells": []any{py("keep = 7"), py("import time\nprint('sleeping', flush=True)\ntime.sleep(60)")}})

@@ -5,13 +5,16 @@ import (
 	"maps"
 	"os"
 	"strings"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // parseEnvFlags reads --env's NAME=VALUE (set) and NAME (passed on from
 // this environment, as docker run -e takes it: nothing when unset) into
 // the variables the cells' interpreter gets beside the filtered
 // environment (sessions.AllowEnv): an explicit choice of the user's, so a
-// name the filter would drop passes too.
+// name the filter would drop passes too. A name the registry would refuse
+// (sessions.CheckEnvName: "A B") is refused here, naming the flag.
 func parseEnvFlags(list []string, getenv func(string) (string, bool)) (map[string]string, error) {
 	if len(list) == 0 {
 		return nil, nil
@@ -21,6 +24,9 @@ func parseEnvFlags(list []string, getenv func(string) (string, bool)) (map[strin
 		name, value, set := strings.Cut(kv, "=")
 		if name == "" {
 			return nil, fmt.Errorf("--env %q: want NAME=VALUE, or NAME to pass this environment's value on", kv)
+		}
+		if err := sessions.CheckEnvName(name); err != nil {
+			return nil, fmt.Errorf("--env %q: %w", kv, err) // "A B" is not an environment variable name: ...
 		}
 		if !set {
 			if value, set = getenv(name); !set {

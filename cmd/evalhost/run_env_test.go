@@ -26,6 +26,11 @@ func TestParseEnvFlags(t *testing.T) {
 		{"the last wins", []string{"X=1", "X=2"}, map[string]string{"X": "2"}, ""},
 		{"no name", []string{"=1"}, nil, `--env "=1": want NAME=VALUE`},
 		{"empty", []string{""}, nil, `--env "": want NAME=VALUE`},
+		{"a space in the name", []string{"A B=1"}, nil, `--env "A B=1": "A B" is not an environment variable name: it holds a space`},
+		{"a space in a name passed on", []string{"A B"}, nil, `--env "A B": "A B" is not an environment variable name: it holds a space`},
+		{"a trailing tab", []string{"X\t=1"}, nil, `--env "X\t=1": "X\t" is not an environment variable name: it holds a tab`},
+		{"a space in the value is the value's", []string{"X=a b"}, map[string]string{"X": "a b"}, ""},
+		{"a dot and a dash pass", []string{"a.b-c=1"}, map[string]string{"a.b-c": "1"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
