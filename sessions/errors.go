@@ -3,6 +3,8 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -31,6 +33,11 @@ var (
 	ErrNoJob = errors.New("no such job")
 
 	errNotDir = errors.New("not a directory")
+
+	// Why a candidate interpreter's file was not one (Tried.Err).
+	errNotFound      = errors.New("not found")
+	errNotExecutable = errors.New("permission denied: not an executable file")
+	errIsDir         = errors.New("is a directory, not a Python executable")
 )
 
 // SessionBusyError refuses a request (or reset) to a session whose detached
@@ -85,7 +92,29 @@ func (e *InterpreterError) Error() string {
 	for _, t := range e.Tried {
 		msg += "\n  " + t.Source + ": " + trustdir.Shown(t.Path) + ": " + shownErr(t.Err)
 	}
-	return msg + "\nset --python, activate a virtualenv, or install python3"
+	return msg + "\n" + e.hint()
+}
+
+// hint is what to do. An explicit interpreter (--python; Config.Python or
+// Request.Python) that fails is the only one tried, and the user, who gave
+// it, needs to hear what is wrong with it, not to be told to give one.
+func (e *InterpreterError) hint() string {
+	if len(e.Tried) != 1 || e.Tried[0].Source != "--python" {
+		return "set --python, activate a virtualenv, or install python3"
+	}
+	const todo = "give the path of a Python 3 interpreter, or leave --python out to use an active virtualenv's, ./.venv's or python3 on PATH"
+	t := e.Tried[0]
+	switch {
+	case errors.Is(t.Err, errNotFound) && !strings.ContainsRune(t.Path, os.PathSeparator):
+		return "no program of the name given to --python is on PATH: " + todo
+	case errors.Is(t.Err, errNotFound):
+		return "the path given to --python does not exist: " + todo
+	case errors.Is(t.Err, errIsDir):
+		return "the path given to --python is a directory (a virtualenv's interpreter is bin/python in it): " + todo
+	case errors.Is(t.Err, errNotExecutable), errors.Is(t.Err, fs.ErrPermission):
+		return "the path given to --python is not a file you may run: " + todo
+	}
+	return "the interpreter given to --python cannot be used: " + todo
 }
 
 // shownErr is err's text as an error of this package prints it: a path

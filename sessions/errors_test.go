@@ -109,3 +109,46 @@ func TestCwdErrorNamesTheDirectoryOnce(t *testing.T) {
 		t.Errorf("checkCwd's error %v: want it to be fs.ErrNotExist and ErrBadRequest", err)
 	}
 }
+
+// An interpreter given with --python that cannot be used is the one the
+// user chose: the error's last line says what is wrong with it and what to
+// do, not "set --python", which they did. Without one, setting it is the
+// advice.
+func TestInterpreterErrorHint(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notExec := write("python-not-executable", "#!/bin/sh\n", 0o644)
+	fails := write("python-fails", "#!/bin/sh\necho 'Fatal Python error' >&2\nexit 1\n", 0o755)
+	t.Setenv("PATH", t.TempDir()) // no python3 on it
+	cases := []struct {
+		name, python string
+		want         string // the last line's start
+	}{
+		{"a path that does not exist", filepath.Join(dir, "nope", "python"), "the path given to --python does not exist: give the path of a Python 3 interpreter, or leave --python out"},
+		{"a name not on PATH", "python3.99", "no program of the name given to --python is on PATH: give"},
+		{"a directory", dir, "the path given to --python is a directory (a virtualenv's interpreter is bin/python in it): give"},
+		{"a file that is not executable", notExec, "the path given to --python is not a file you may run: give"},
+		{"an interpreter that does not run", fails, "the interpreter given to --python cannot be used: give"},
+		{"none given", "", "set --python, activate a virtualenv, or install python3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ResolveInterpreter(c.python, t.TempDir(), "", func(string) string { return "" }, 0)
+			var pyErr *InterpreterError
+			if !errors.As(err, &pyErr) {
+				t.Fatalf("got %v, want an InterpreterError", err)
+			}
+			msg := err.Error()
+			last := msg[strings.LastIndexByte(msg, '\n')+1:]
+			if !strings.HasPrefix(last, c.want) {
+				t.Errorf("last line %q, want it to start %q; the error:\n%s", last, c.want, msg)
+			}
+		})
+	}
+}

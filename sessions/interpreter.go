@@ -195,7 +195,7 @@ func stderrTail(b []byte) []string {
 // that is installed.
 func openError(err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return errors.New("not found")
+		return errNotFound
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -51,11 +51,11 @@ func resolveCandidate(c candidate, cwd, home string, getenv func(string) string,
 	// refused here: only a regular, executable file can be an interpreter.
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		f.Close()
-		what := "permission denied: not an executable file"
+		what := errNotExecutable
 		if err == nil && fi.IsDir() {
-			what = "is a directory, not a Python executable"
+			what = errIsDir
 		}
-		return probeResult{err: errors.New(what)}
+		return probeResult{err: what}
 	}
 	head := make([]byte, 2)
 	_, rerr := io.ReadFull(f, head)

@@ -85,12 +85,12 @@ func TestBrokenInterpreter(t *testing.T) {
 		name, python string
 		want         []string
 	}{
-		{"missing", filepath.Join(dir, "no-such-python"), []string{"no-such-python", "not found", "set --python"}},
+		{"missing", filepath.Join(dir, "no-such-python"), []string{"no-such-python", "not found", "the path given to --python does not exist"}},
 		{"not executable", notExec, []string{"python-not-executable", "permission denied"}},
 		// What the interpreter said is the clue the user needs.
 		{"crashes", crashes, []string{"python-crashes", "does not run", "Fatal Python error: init_fs_encoding"}},
 		{"python 2", old, []string{"2.7.18", "too old"}},
-		{"hangs", hangs, []string{"python-hangs", "did not answer within 1s", "set --python"}},
+		{"hangs", hangs, []string{"python-hangs", "did not answer within 1s", "the interpreter given to --python cannot be used"}},
 		{"a directory", dir, []string{dir}},
 	}
 	for _, tc := range tests {
