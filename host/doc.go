@@ -8,7 +8,9 @@
 // Options.MergeStderr fd 2 is fd 1's pipe, read as stdout, so raw writes
 // to both keep the kernel's order) and a fresh sync nonce, and returns
 // once the runner is ready, or a *StartError with the child's stderr tail
-// (merged, what it wrote outside cells) (package shell starts bash the
+// (merged, what it wrote outside cells); an interpreter that ended before
+// the runner was ready is its *EarlyExitError, which says that a silent
+// exit suggests no Python (/bin/true) (package shell starts bash the
 // same way, under its own reaper). The reaper ends every process a cell started,
 // double-forked and setsid ones included (on Linux), when the interpreter
 // exits or this process dies by any signal; see docs/faults.md.

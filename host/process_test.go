@@ -334,11 +334,12 @@ func TestStartErrors(t *testing.T) {
 	}
 	self, _ := os.Executable()
 	cases := []struct {
-		name    string
-		opts    func() Options
-		is      error
-		inError string
-		inTail  string
+		name       string
+		opts       func() Options
+		is         error
+		inError    string
+		notInError string
+		inTail     string
 	}{
 		{name: "missing interpreter", opts: func() Options {
 			return Options{Python: "/nonexistent/bin/python3", Runner: broken}
@@ -355,9 +356,15 @@ func TestStartErrors(t *testing.T) {
 		{name: "dir is a file", opts: func() Options {
 			return Options{Python: python(t), Runner: broken, Dir: broken}
 		}, inError: "not a directory"},
+		// Python said why, in the tail: no guess in the message.
 		{name: "runner exits before ready", opts: func() Options {
 			return Options{Python: python(t), Runner: broken}
-		}, inError: "exit code 4", inTail: "broken runner: cannot import"},
+		}, is: backend.ErrDied, inError: "ended with exit code 4 before evalhost's runner started in it",
+			notInError: "not a Python interpreter", inTail: "broken runner: cannot import"},
+		// Silent: the user needs to hear that it is likely no Python.
+		{name: "not a Python interpreter", opts: func() Options {
+			return Options{Python: "/bin/true", Runner: broken}
+		}, is: backend.ErrDied, inError: "/bin/true ended with exit code 0 before evalhost's runner started in it: it is likely not a Python interpreter, or is one that cannot run the runner"},
 		{name: "never ready", opts: func() Options {
 			return Options{Python: self, Runner: self, StartTimeout: 500 * time.Millisecond,
 				Env: append(os.Environ(), "HOST_FAKE_RUNNER=noready")}
@@ -382,6 +389,9 @@ func TestStartErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.inError) {
 				t.Errorf("err = %q, want it to mention %q", err, tc.inError)
+			}
+			if tc.notInError != "" && strings.Contains(err.Error(), tc.notInError) {
+				t.Errorf("err = %q, want it not to say %q", err, tc.notInError)
 			}
 			if !strings.Contains(se.StderrTail, tc.inTail) {
 				t.Errorf("stderr tail = %q, want %q", se.StderrTail, tc.inTail)

@@ -98,7 +98,7 @@ func (p *Process) awaitReady(ctx context.Context) error {
 		return nil
 	case <-p.pumpDone:
 		<-p.exited
-		err = fmt.Errorf("%s exited before it was ready: %w", trustdir.Shown(p.opts.Python), p.deathError())
+		err = &EarlyExitError{Python: p.opts.Python, Death: p.deathError()}
 	case <-t.C:
 		err = fmt.Errorf("%w: no ready frame from %s %s within %s", ErrStartTimeout, trustdir.Shown(p.opts.Python), trustdir.Shown(p.opts.Runner), p.opts.StartTimeout)
 	case <-ctx.Done():
