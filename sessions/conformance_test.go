@@ -183,7 +183,7 @@ func TestConformance(t *testing.T) {
 			// own one ends with the test (cleanups run last-registered first,
 			// so this runs after the registry closed its kernels).
 			t.Cleanup(func() {
-				if err := shared.Stop(context.Background(), home); err != nil {
+				if _, err := shared.Stop(context.Background(), home); err != nil {
 					t.Errorf("stopping the test's gateway: %v", err)
 				}
 			})

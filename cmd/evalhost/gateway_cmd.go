@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/config"
@@ -76,16 +78,34 @@ func gatewayMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.L
 		}
 		return code
 	case "stop":
-		if err := shared.Stop(ctx, home); err != nil {
+		stopped, err := shared.Stop(ctx, home)
+		if err != nil {
 			fmt.Fprintf(stderr, "evalhost gateway stop: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintln(stdout, "stopped")
+		// None running is no failure, as daemon stop says it: the state
+		// asked for holds.
+		fmt.Fprintln(stdout, stoppedGateways(stopped))
 		return exitOK
 	default:
 		fmt.Fprint(stderr, gatewayUsage)
 		return exitUsage
 	}
+}
+
+// stoppedGateways says what gateway stop ended, by pid.
+func stoppedGateways(pids []int) string {
+	switch len(pids) {
+	case 0:
+		return "no shared gateway is running"
+	case 1:
+		return fmt.Sprintf("stopped the shared gateway (pid %d)", pids[0])
+	}
+	list := make([]string, len(pids))
+	for i, pid := range pids {
+		list[i] = strconv.Itoa(pid)
+	}
+	return fmt.Sprintf("stopped %d shared gateways (pids %s)", len(pids), strings.Join(list, ", "))
 }
 
 func printGatewayJSON(w io.Writer, st shared.GatewayStatus) {

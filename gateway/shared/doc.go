@@ -71,7 +71,7 @@
 // Concurrent Acquire calls in one process for the same home and
 // interpreter share one acquisition. [Stop] ends every recorded gateway
 // (a gateway.json directly in python-gateway/, from an older evalhost,
-// too); [StopFor] ends one interpreter's; [Status] reports them all.
+// too) and returns the pids of those that ran; [StopFor] ends one interpreter's; [Status] reports them all.
 // [Local.StartKernel] adds the one recovery from the gateway's own
 // file-descriptor exhaustion: restart that interpreter's gateway and try
 // once more (this process running out restarts nothing).

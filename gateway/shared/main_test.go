@@ -61,7 +61,7 @@ func TestMain(m *testing.M) {
 	}
 	if testEP != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_ = Stop(ctx, testHome)
+		_, _ = Stop(ctx, testHome)
 		cancel()
 	}
 	if testHome != "" {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +30,7 @@ func freshHome(t *testing.T) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := Stop(ctx, home); err != nil {
+		if _, err := Stop(ctx, home); err != nil {
 			t.Errorf("Stop: %v", err)
 		}
 	})
@@ -101,10 +102,13 @@ func TestKilledGatewayRecoveredAndStatusStop(t *testing.T) {
 	if err := c.Health(ctx); err != nil {
 		t.Errorf("new gateway unhealthy: %v", err)
 	}
-	if err := Stop(ctx, home); err != nil {
-		t.Fatal(err)
+	if stopped, err := Stop(ctx, home); err != nil || !slices.Equal(stopped, []int{second.PID}) {
+		t.Fatalf("Stop = %v, %v; want it to say it stopped pid %d", stopped, err, second.PID)
 	}
 	waitDead(t, second.PID)
+	if stopped, err := Stop(ctx, home); err != nil || len(stopped) != 0 {
+		t.Errorf("Stop with none running = %v, %v; want nothing stopped", stopped, err)
+	}
 	if st, err := Status(ctx, home); err != nil || len(st) != 0 {
 		t.Errorf("Status after Stop = %+v, %v", st, err)
 	}
@@ -307,7 +311,13 @@ func TestRecordedPidReusedIsLeftAlone(t *testing.T) {
 			}
 			return err
 		}},
-		{"stop", func(ctx context.Context) error { return Stop(ctx, home) }},
+		{"stop", func(ctx context.Context) error {
+			stopped, err := Stop(ctx, home)
+			if err == nil && len(stopped) != 0 {
+				return fmt.Errorf("Stop = %v, want nothing stopped: none ran", stopped)
+			}
+			return err
+		}},
 		{"acquire", func(ctx context.Context) error {
 			ep, err := Acquire(ctx, home, testPython)
 			if err == nil && ep.Reused {

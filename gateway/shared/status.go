@@ -63,42 +63,51 @@ func statusOf(ctx context.Context, info Info) GatewayStatus {
 }
 
 // Stop ends every shared local gateway under home (their kernels with
-// them) and removes their records. Stopping when none runs is not an error.
-func Stop(ctx context.Context, home string) error {
+// them) and removes their records. stopped are the pids of those that were
+// running, in the records' order: stopping when none runs is not an error,
+// and a record of one that no longer runs is removed without a pid.
+func Stop(ctx context.Context, home string) (stopped []int, err error) {
 	dirs, err := recordedDirs(home)
 	if err != nil {
-		return fmt.Errorf("stop gateway: %w", err)
+		return nil, fmt.Errorf("stop gateway: %w", err)
 	}
 	var errs []error
 	for _, d := range dirs {
-		errs = append(errs, stopIn(ctx, d))
+		pid, err := stopIn(ctx, d)
+		if pid != 0 {
+			stopped = append(stopped, pid)
+		}
+		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return stopped, errors.Join(errs...)
 }
 
 // StopFor ends python's shared gateway only.
 func StopFor(ctx context.Context, home, python string) error {
-	return stopIn(ctx, dirFor(home, python))
+	_, err := stopIn(ctx, dirFor(home, python))
+	return err
 }
 
-func stopIn(ctx context.Context, dir string) error {
+// stopIn ends the gateway recorded in dir, returning its pid when it ran.
+func stopIn(ctx context.Context, dir string) (pid int, err error) {
 	lock, err := takeLock(ctx, lockPath(dir))
 	if err != nil {
-		return fmt.Errorf("stop gateway: %w", err)
+		return 0, fmt.Errorf("stop gateway: %w", err)
 	}
 	defer lock.release()
 	info, err := readInfo(dir)
 	if err == nil {
 		if isGateway(info) {
 			terminate(info.PID, 5*time.Second)
+			pid = info.PID
 		}
 		spawned.reap()
 		removeKernelDir(info)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("stop gateway: %w", err)
+		return 0, fmt.Errorf("stop gateway: %w", err)
 	}
 	if err := removeInfo(dir); err != nil {
-		return fmt.Errorf("stop gateway: %w", err)
+		return pid, fmt.Errorf("stop gateway: %w", err)
 	}
-	return nil
+	return pid, nil
 }

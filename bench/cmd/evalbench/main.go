@@ -132,7 +132,7 @@ func measureGateway(python string, runs, floodMiB int, out map[string]float64) e
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := shared.Stop(ctx, home); err != nil {
+		if _, err := shared.Stop(ctx, home); err != nil {
 			logf("gateway: stop: %v", err)
 		}
 	}()
