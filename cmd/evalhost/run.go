@@ -328,6 +328,11 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	f.env = env
 	attached := fs.Changed("session")
+	if attached && f.session == "" {
+		// Not the background process's "default", which an empty name
+		// would become there without a word.
+		return errors.New(`--session "": a session's name is any text but empty, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`)
+	}
 	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {
 		return errors.New("--detach needs --session NAME: the job runs on in the background process, which a one-shot run does not have")
