@@ -88,7 +88,7 @@ func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookR
 	run, err := s.cfg.RunNotebook(ctx, NotebookRunRequest{Path: path, Cells: in.Cells,
 		Timeout: seconds(min(in.Timeout, 600)), AllowErrors: in.AllowErrors})
 	if err != nil {
-		return nil, NotebookRunOutput{}, err
+		return nil, NotebookRunOutput{}, s.nbFileError(err, in.Path, false)
 	}
 	res := run.Result
 	out := NotebookRunOutput{Path: run.Output, Status: res.Status, FailedCell: -1, Cells: []CellOutput{}}

@@ -5,11 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -109,7 +108,7 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 	}
 	nb, err := notebook.Load(path)
 	if err != nil {
-		return nil, NotebookOutput{}, err
+		return nil, NotebookOutput{}, s.nbFileError(err, in.Path, false)
 	}
 	out := NotebookOutput{Action: "view", Path: path, TotalCells: nb.Len()}
 	text := nb.Text()
@@ -246,7 +245,7 @@ func (s *Server) nbAction(ctx context.Context, action string, in NotebookInput, 
 	}
 	nb, err := load(path)
 	if err != nil {
-		return nil, NotebookOutput{}, err
+		return nil, NotebookOutput{}, s.nbFileError(err, in.Path, action == "insert")
 	}
 	cell, err := change(nb, i)
 	if err != nil {
@@ -269,24 +268,47 @@ func (s *Server) nbAction(ctx context.Context, action string, in NotebookInput, 
 // (nil when it is missing), read within notebook.MaxFileBytes: a path such
 // as /dev/zero is an error, not a read that never ends.
 func loadWithBytes(path string) ([]byte, *notebook.Notebook, error) {
-	f, err := os.Open(path)
+	data, err := notebook.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		nb, err := notebook.LoadOrNew(path)
 		return nil, nb, err
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read notebook: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, notebook.MaxFileBytes+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("read notebook: %w", err)
-	}
-	if len(data) > notebook.MaxFileBytes {
-		return nil, nil, fmt.Errorf("read notebook: %w: %s is larger than %d MiB", notebook.ErrTooLarge, path, notebook.MaxFileBytes>>20)
+		return nil, nil, err
 	}
 	nb, err := notebook.ParseFile(path, data)
 	return data, nb, err
+}
+
+// nbFileError is err, a notebook tool's load of the file the agent named
+// as given, with what to do when the file could not be opened or read
+// (a *notebook.FileError, which says what was wrong with it, as the CLI
+// says it); creates: the tool makes a missing notebook (insert, apply),
+// so it does not point at itself. Other errors (an invalid notebook) say
+// what to do already.
+func (s *Server) nbFileError(err error, given string, creates bool) error {
+	var fe *notebook.FileError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	var hint string
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		hint = "check the path"
+		if !filepath.IsAbs(given) {
+			hint += " (a relative one is from the server's working directory, " + s.cfg.WorkDir + ")"
+		}
+		if !creates {
+			hint += ", or create the notebook with notebook_insert or notebook_apply"
+		}
+	case errors.Is(err, syscall.EISDIR):
+		hint = "give the path of a .ipynb file in it"
+	case errors.Is(err, fs.ErrPermission):
+		hint = "the server's user may not read it: change its permissions, or give another path"
+	default:
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, hint)
 }
 
 func (s *Server) nbApply(ctx context.Context, _ *sdk.CallToolRequest, in NotebookInput) (*sdk.CallToolResult, NotebookOutput, error) {
@@ -304,7 +326,7 @@ func (s *Server) nbApply(ctx context.Context, _ *sdk.CallToolRequest, in Noteboo
 	defer lock.Unlock()
 	orig, nb, err := loadWithBytes(path)
 	if err != nil {
-		return nil, NotebookOutput{}, err
+		return nil, NotebookOutput{}, s.nbFileError(err, in.Path, true)
 	}
 	created := orig == nil
 	next, err := nb.ApplyText(*in.Text)

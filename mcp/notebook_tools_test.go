@@ -128,3 +128,64 @@ func TestNotebookEditResultClipsSource(t *testing.T) {
 		t.Fatalf("text of %d bytes, cellSource of %d; want each cut near 64 KiB, saying so", len(text), len(src))
 	}
 }
+
+// A notebook tool's file that cannot be opened or read is said as the CLI
+// says it ("cannot open PATH: no such file or directory"), with what to
+// do, not as the Go call that failed ("read notebook: open PATH: ...").
+func TestNotebookToolsFileErrors(t *testing.T) {
+	session, srv := connect(t, nil)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.ipynb")
+	cases := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"view a missing file", "notebook_view", map[string]any{"path": missing},
+			"cannot open " + missing + ": no such file or directory; check the path, or create the notebook with notebook_insert or notebook_apply"},
+		{"view a missing relative path", "notebook_view", map[string]any{"path": "gone.ipynb"},
+			"cannot open " + filepath.Join(srv.cfg.WorkDir, "gone.ipynb") + ": no such file or directory; check the path (a relative one is from the server's working directory, " + srv.cfg.WorkDir + "), or create"},
+		{"edit a missing file", "notebook_edit", map[string]any{"path": missing, "cell": 0, "source": "1"},
+			"cannot open " + missing + ": no such file or directory; check the path, or create the notebook"},
+		{"delete a missing file", "notebook_delete", map[string]any{"path": missing, "cell": 0},
+			"cannot open " + missing + ": no such file or directory; check the path, or create the notebook"},
+		{"view a directory", "notebook_view", map[string]any{"path": dir},
+			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
+		{"apply to a directory", "notebook_apply", map[string]any{"path": dir, "text": "# %%\n1\n"},
+			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Content[0].(*sdk.TextContent).Text
+			if !res.IsError || !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("isError=%v, %q; want an error starting %q", res.IsError, got, tc.want)
+			}
+		})
+	}
+}
+
+// notebook_run's runner loads the notebook as notebook_view does; its
+// file's error gets the same words.
+func TestNotebookRunFileError(t *testing.T) {
+	run := func(_ context.Context, req NotebookRunRequest) (NotebookRunResult, error) {
+		_, err := notebook.Load(req.Path)
+		return NotebookRunResult{}, err
+	}
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	defer reg.Close()
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir(), RunNotebook: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.ipynb")
+	_, _, err = srv.nbRun(context.Background(), nil, NotebookRunInput{Path: missing})
+	want := "cannot open " + missing + ": no such file or directory; check the path, or create the notebook with notebook_insert or notebook_apply"
+	if err == nil || err.Error() != want {
+		t.Fatalf("nbRun: %v; want %q", err, want)
+	}
+}

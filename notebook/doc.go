@@ -60,7 +60,11 @@
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
 //     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
 //     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
-//   - [Load] (bounded by [MaxFileBytes], [ErrTooLarge]), [LoadOrNew] and
+//   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
+//     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
+//     ("cannot open x.ipynb: no such file or directory", matching
+//     fs.ErrNotExist and the like).
+//   - [Load], [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]
 //     ([ErrConflict]) and nothing written, when the file no longer holds

@@ -3,6 +3,7 @@ package notebook
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // Sentinel errors callers branch on; the typed errors below match them.
@@ -106,3 +107,24 @@ func (e *ReadOnlyCellError) Error() string {
 }
 
 func (e *ReadOnlyCellError) Unwrap() error { return ErrReadOnly }
+
+// FileError is a notebook file that could not be opened or read, said as
+// the CLI says it of any file ("cannot open x.ipynb: no such file or
+// directory"): what went wrong with the named file, not the Go call that
+// failed. It matches Err, and so fs.ErrNotExist and the like.
+type FileError struct {
+	Op   string // "open" or "read"
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	cause := e.Err
+	var pe *fs.PathError
+	if errors.As(cause, &pe) {
+		cause = pe.Err // it names the path and the call: the message does
+	}
+	return fmt.Sprintf("cannot %s %s: %v", e.Op, e.Path, cause)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }

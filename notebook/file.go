@@ -14,11 +14,19 @@ import (
 // The notebook remembers the file it was read from and a Stamp of it, which
 // Save checks.
 func Load(path string) (*Notebook, error) {
-	data, err := readLimited(path, MaxFileBytes)
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read notebook: %w", err)
+		return nil, err
 	}
 	return ParseFile(path, data)
+}
+
+// ReadFile reads the file at path whole, as Load does: bounded by
+// MaxFileBytes (ErrTooLarge), and a file that cannot be opened or read is
+// a *FileError ("cannot open x.ipynb: no such file or directory"), which
+// matches the cause (fs.ErrNotExist...).
+func ReadFile(path string) ([]byte, error) {
+	return readLimited(path, MaxFileBytes)
 }
 
 // MaxFileBytes bounds what Load reads, and what Save writes: notebooks keep
@@ -49,12 +57,12 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 func readLimited(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, &FileError{Op: "open", Path: path, Err: err}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, &FileError{Op: "read", Path: path, Err: err}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrTooLarge, path, limit>>20)
