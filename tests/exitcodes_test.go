@@ -54,6 +54,7 @@ func TestExitCodes(t *testing.T) {
 		{"run endless input", []string{"run", "/dev/zero"}, nil, 2, "/dev/zero is larger than 64 MiB"},
 		{"run bad PI_PY", []string{"run", "-c", "1"}, []string{"PI_PY=perl"}, 2, "PI_PY"},
 		{"run empty --session", []string{"run", "--session", "", "-c", "1"}, nil, 2, `--session "": a session's name is any text but empty`},
+		{"kill empty name", []string{"kill", ""}, nil, 2, `kill "": a session's name is any text but empty`},
 		{"run empty --session=", []string{"run", "--session=", "-c", "1"}, nil, 2, `--session "": a session's name is any text but empty`},
 		{"run bad backend", []string{"run", "--backend", "kernel", "-c", "1"}, nil, 2, "unknown backend"},
 		{"run loose home", []string{"run", "-c", "1"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},

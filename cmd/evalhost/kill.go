@@ -27,6 +27,10 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		return exitUsage
 	}
 	name := fs.Arg(0)
+	if name == "" {
+		fmt.Fprintln(stderr, `evalhost kill "": a session's name is any text but empty (see evalhost sessions)`)
+		return exitUsage
+	}
 	var closed serve.Closed
 	err := askDaemon(map[string]string{"op": "close", "id": "kill", "session": name}, serve.TypeClosed, &closed)
 	if errors.Is(err, daemon.ErrNotRunning) || (err == nil && !closed.Existed) {
