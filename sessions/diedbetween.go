@@ -9,23 +9,34 @@ type deathTeller interface {
 	Death() *backend.DeathError
 }
 
-// diedBetween records, for a batch's Python cell, the signal its
-// interpreter died of on its own between the cell before and this one (a
-// Ctrl-\ passed on that landed as the cell before ended, a thread's kill):
-// python3 would have died of it there, so a batch reports it as the
-// cell's Signal, as a death during the cell is (settleDeath). Called
-// before the interpreter is dropped.
-func (c *cellRun) diedBetween() {
+// diedBetween records, for a batch's Python cell, how its interpreter
+// ended on its own between the cell before and this one: the signal it
+// died of (a Ctrl-\ passed on that landed as the cell before ended, a
+// thread's kill) as the cell's Signal, or the status it exited with (a
+// thread's os._exit(N), a C exit(N)) as its ExitStatus, Exited. python3
+// would have ended so there, so a batch reports it as it reports such an
+// end during the cell (settleDeath). It returns how, for the cell's
+// message ("" when not known). Called before the interpreter is dropped.
+func (c *cellRun) diedBetween() string {
 	if !c.j.req.Batch || c.cell.Language != LangPython {
-		return
+		return ""
 	}
 	s := c.j.s
 	s.mu.Lock()
 	ex := s.execs[c.cell.Language]
 	s.mu.Unlock()
-	if dt, ok := ex.(deathTeller); ok {
-		if d := dt.Death(); d != nil {
-			c.res.Signal = d.Signum
-		}
+	dt, ok := ex.(deathTeller)
+	if !ok {
+		return ""
 	}
+	d := dt.Death()
+	switch {
+	case d == nil:
+		return ""
+	case d.Signum != 0:
+		c.res.Signal = d.Signum
+	case c.exitedItself(d):
+		c.res.Exited, c.res.ExitStatus = true, d.ExitCode
+	}
+	return d.How()
 }

@@ -233,7 +233,9 @@
 //     script's own, an outside one; not one the registry sent to stop it),
 //     while it runs, between the cell before and it (the next Python cell
 //     finds it dead), or as it exits after the last cell, says which in
-//     CellResult.Signal. A context cancelled with
+//     CellResult.Signal; one whose interpreter exited by itself
+//     (os._exit(N), a thread's too) during it or between the cell before
+//     and it is Exited with ExitStatus N, as python3 would have exited. A context cancelled with
 //     backend.ErrInterruptWait as its cause interrupts the running cell
 //     and waits for it within its timeout (host), and the cell's outcome is
 //     what it then did: finished (ok) or sys.exit(N) (the script's exit),

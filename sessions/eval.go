@@ -294,10 +294,10 @@ func (c *cellRun) execute(ctx context.Context) {
 			// Its interpreter ended between cells (a thread's os._exit, a
 			// kill from outside): this cell would run without the state the
 			// cells before it made, so none is started for it.
-			c.diedBetween()
+			how := c.diedBetween()
 			s.drop(c.cell.Language, whyEndedBetween)
 			c.lose(false)
-			c.fail(StatusKilled, "the "+c.cell.Language+" interpreter ended before this cell; its state is gone, so this cell and the later ones are not run")
+			c.fail(StatusKilled, c.endedBefore(how))
 			return
 		}
 		// A dead interpreter replaced here is told as a loss (tellLoss).
@@ -468,14 +468,19 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		// interpreter and its state are gone, and a retry would only
 		// meet a closed session. Or it died on its own between the
 		// cell before and this one's start (diedBetween).
+		how := ""
 		if ctx.Err() == nil {
-			c.diedBetween()
+			how = c.diedBetween()
 		}
 		c.j.s.drop(c.cell.Language, whyClosed)
 		c.lose(false)
 		status := StatusKilled
 		if ctx.Err() != nil {
 			status = StatusCancelled
+		}
+		if how != "" {
+			c.fail(status, c.endedBefore(how))
+			break
 		}
 		c.fail(status, "the interpreter was stopped while the cell ran (its session was closed or killed); its state is gone")
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
@@ -489,6 +494,15 @@ func (c *cellRun) settle(ctx context.Context, done frames.Frame, err error, atte
 		c.fail(StatusError, err.Error())
 	}
 	return true
+}
+
+// endedBefore is the message of a cell whose interpreter ended before it
+// (diedBetween's how, when known).
+func (c *cellRun) endedBefore(how string) string {
+	if how != "" {
+		how = " (" + how + ")"
+	}
+	return "the " + c.cell.Language + " interpreter ended before this cell" + how + "; its state is gone, so this cell and the later ones are not run"
 }
 
 // settleDone records the result the cell's done frame gives.

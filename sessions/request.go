@@ -233,8 +233,9 @@ type CellResult struct {
 	Retried        bool     `json:"retried"`   // the interpreter died and the cell ran again
 	// Exited: it ended by sys.exit() or exit() (frames.Frame.Exit; also a
 	// last cell whose interpreter then exited non-zero, status error), or,
-	// in a batch (Request.Batch), its Python interpreter exited during it
-	// (os._exit(N), a C exit(N)): status killed, ExitStatus N.
+	// in a batch (Request.Batch), its Python interpreter exited during it,
+	// or between the cell before and it (os._exit(N), a C exit(N); a
+	// thread's): status killed, ExitStatus N.
 	Exited   bool   `json:"-"`
 	Recycled bool   `json:"recycled,omitempty"`
 	Message  string `json:"message,omitempty"` // why it failed, when the frames don't say

@@ -2,6 +2,9 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,5 +87,43 @@ func TestRunSignalDeathIsReported(t *testing.T) {
 	out, _, status = runEvalhost(t, "", "run", "--json", "-c", code)
 	if status != 137 || !strings.Contains(out, "interpreter died: signal: killed; not retried") {
 		t.Errorf("--json: status %d, stdout:\n%s\nwant 137 and the death said", status, out)
+	}
+}
+
+// A thread of the script that ends the interpreter by os._exit(N) while no
+// cell runs (here while a shell cell waits for it: python3 would be at a
+// later statement) makes run exit N, silently, as python3 exits; the
+// later cells do not run. It exited 1, saying the interpreter had ended
+// before the next cell. The thread waits for the file go, which the shell
+// cell makes (python3's script makes it where that cell stands), so it
+// exits between the cells, never during the first.
+func TestRunOsExitBetweenCellsAsPython(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	const thread = "import os, threading, time\ndef f():\n    while not os.path.exists('go'):\n        time.sleep(0.01)\n    os._exit(%d)\n" +
+		"threading.Thread(target=f, daemon=%s).start()\nprint('started', flush=True)\n"
+	for _, tc := range []struct {
+		name   string
+		status int
+		daemon string
+	}{
+		{"os._exit(7)", 7, "False"},
+		{"os._exit(0)", 0, "False"},
+		{"os._exit(5) in a daemon thread", 5, "True"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := fmt.Sprintf(thread, tc.status, tc.daemon)
+			dir, pyDir := t.TempDir(), t.TempDir()
+			script := writeScript(t, dir, "between.py", "# %%\n"+head+"_ = open('pid', 'w').write(str(os.getpid()))\n"+
+				"# %% [sh]\ntouch go; while kill -0 $(cat pid) 2>/dev/null; do sleep 0.01; done\n"+
+				"# %%\nprint('after')\n")
+			pyScript := writeScript(t, pyDir, "between.py", head+"open('go', 'w').close()\ntime.sleep(60)\nprint('after')\n")
+			cmd := command(t, "run", script)
+			cmd.Dir = dir
+			pyCmd := pythonCmd(t, pyScript)
+			pyCmd.Dir = filepath.Dir(pyScript)
+			sameAsPythonCmd(t, cmd, pyCmd)
+		})
 	}
 }
