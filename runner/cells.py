@@ -480,20 +480,30 @@ class Cell(_wire._Request):
     def run(self):
         """Count the cell and run it; figures and post-cell hooks follow whatever it did."""
         _core._count += 1
+        handlers = sys.modules.get("_evalhost_handlers")
+        if handlers is not None:
+            handlers.unguard()  # the script's own signal handlers while it runs
         try:
             self.status = self.execute(self.code)
         finally:
-            if self.result is not None and (_core._post_cell or "matplotlib.pyplot" in sys.modules):
-                self.send_result()  # figures and post-cell hooks come after it
-            if not self.script:  # python3 never shows a script's open figures; plt.show() did (figures.py)
-                _core._flush_figures()
-            self.end()
+            try:
+                if self.result is not None and (_core._post_cell or "matplotlib.pyplot" in sys.modules):
+                    self.send_result()  # figures and post-cell hooks come after it
+                if not self.script:  # python3 never shows a script's open figures; plt.show() did (figures.py)
+                    _core._flush_figures()
+                self.end()
+            finally:
+                handlers = sys.modules.get("_evalhost_handlers")  # the cell may have set its first
+                if handlers is not None:
+                    handlers.guard()  # till the next cell's run: what they raise waits for it
 
     def execute(self, src):
         """Run the source; send its result or its compile error; return the status."""
-        if self.module is not None:
-            return _run_module(self.module)
-        if _core._ipython_mode:
+        if self.module is not None or _core._ipython_mode:
+            if _core._held():
+                _core._module("handlers").raise_pending()
+            if self.module is not None:
+                return _run_module(self.module)
             return _core._module("ipy_full").run_full(src, self.script)
         count = _core._count
         _record_input(src, count)
@@ -504,6 +514,10 @@ class Cell(_wire._Request):
         else:
             name = origin[0]
             _use_file(name)
+        if _core._held():  # a signal handler raised between cells: it lands here
+            handlers = _core._module("handlers")
+            line = handlers.first_line(src)
+            handlers.raise_pending(name, line and line + (origin[1] if origin else 0))
         forget_warnings()
         for hook in _core._pre_cell:
             hook()

@@ -266,6 +266,13 @@ class _ScanContext:
 _scan = _json.make_scanner(_ScanContext())
 
 
+def _held():
+    """Whether a script's signal handler raised between cells, for the
+    next cell to raise (handlers.py; loaded once a cell sets a handler)."""
+    h = sys.modules.get("_evalhost_handlers")
+    return h is not None and h.pending is not None
+
+
 def _decode(line):
     """Parse one request line; raise ValueError saying what is wrong."""
     s = line.decode("utf-8")
@@ -688,6 +695,7 @@ def _exit_fast():
     (host/exitout.go): the cell's position marks go on, so stdout and
     stderr keep their order there as in the cell."""
     _wire._cur.positioning = True
+    status = _report_held()
     # SIGINT, which the host sends when the last cell's time ends during the
     # exit, stops the wait for threads and an atexit handler, as Ctrl-C does
     # at python3's exit; the rest of the exit is not to be cut.
@@ -720,7 +728,23 @@ def _exit_fast():
             except Exception:
                 pass
     _flush_std()
-    os._exit(0)
+    os._exit(status)
+
+
+def _report_held():
+    """What a script's signal handler raised after the last cell ended
+    (handlers.py), reported as python3 reports an uncaught exception at
+    the script's end, before its exit runs; the exit's status (0 when
+    nothing was raised). From here on handlers raise where they land, the
+    script's own functions back in place."""
+    h = sys.modules.get("_evalhost_handlers")
+    e = h.take() if h is not None else None
+    if e is None:
+        return 0
+    try:
+        return _module("tracebacks").report_at_exit(e)
+    finally:
+        e = None
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
 // modules (EVALHOST_MODULES), figures (the formats of figures left open),
-// aio (top-level await's event loop),
+// aio (top-level await's event loop), handlers (what a script's signal
+// handler raises between cells, below),
 // and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,
@@ -402,6 +403,21 @@
 //     os.listdir("/proc/self/fd") lists them, the one way a script can tell
 //     them, by number. subprocess's close_fds needs nothing: they are close-on-
 //     exec.
-//   - The runner exits 0 on {"type":"exit"} or EOF on fd 0, and exits 1 when
-//     the frames pipe breaks.
+//   - A signal handler a cell set (signal.signal) that raises between cells,
+//     where the signal landed in the runner's own code (as it ends a cell,
+//     or waits for the next request), does not end the runner: between a
+//     cell's run and the next one's, the handler is the runner's stand-in,
+//     which calls it at once and keeps what it raised; the next cell raises
+//     that at its first statement, as python3 raises it at the statement
+//     the signal lands in (the traceback: that line, then the handler's
+//     frames; a SystemExit: the cell's exit), and when the exit comes first,
+//     the exit reports it as python3 reports an uncaught exception at its
+//     end (a SystemExit's message, or the traceback through sys.excepthook)
+//     and exits with python3's status for it. While a cell runs the handler
+//     is the script's own function; signal.getsignal and what signal.signal
+//     returns are always that. SIGINT's is not taken (core's own handler
+//     takes SIGINT between cells). handlers.py says more.
+//   - The runner exits 0 on {"type":"exit"} or EOF on fd 0 (a handler's
+//     exception held for a cell that never came: see above), and exits 1
+//     when the frames pipe breaks.
 package runner

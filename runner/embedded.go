@@ -20,6 +20,8 @@ var (
 	displayPy string
 	//go:embed figures.py
 	figuresPy string
+	//go:embed handlers.py
+	handlersPy string
 	//go:embed imports.py
 	importsPy string
 	//go:embed ipy_capture.py
@@ -73,6 +75,7 @@ var embeddedFiles = []file{
 	{"core.py", corePy},
 	{"display.py", displayPy},
 	{"figures.py", figuresPy},
+	{"handlers.py", handlersPy},
 	{"imports.py", importsPy},
 	{"ipy_capture.py", ipyCapturePy},
 	{"ipy_display.py", ipyDisplayPy},

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "b311015a97730aa3"
+const embeddedHash = "cbf54098e14da4d5"

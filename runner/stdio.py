@@ -314,6 +314,37 @@ def _fix_getpass(gp):
         gp.getpass = deny_getpass
 
 
+def _fix_signal(mod):
+    """signal.signal records a cell's handler (handlers.py, loaded by the
+    first one set: a subprocess import costs nothing), so that what it
+    raises between cells waits for the next cell; getsignal and what
+    signal returns give the script's own function, never the runner's
+    stand-in for it. A script's own signal.py is left as it is."""
+    set_handler, get_handler = getattr(mod, "signal", None), getattr(mod, "getsignal", None)
+    if not callable(set_handler) or not callable(get_handler):
+        return
+
+    def signal(signalnum, handler):
+        old = set_handler(signalnum, handler)
+        if callable(handler) or "_evalhost_handlers" in sys.modules:
+            _core._module("handlers").record(signalnum, handler)
+        return _unguarded(old)
+
+    def getsignal(signalnum):
+        return _unguarded(get_handler(signalnum))
+
+    for new, old in ((signal, set_handler), (getsignal, get_handler)):
+        new.__name__ = new.__qualname__ = old.__name__
+        new.__doc__ = old.__doc__
+        new.__module__ = getattr(old, "__module__", mod.__name__)
+    mod.signal, mod.getsignal = signal, getsignal
+
+
+def _unguarded(h):
+    handlers = sys.modules.get("_evalhost_handlers")  # nothing is guarded before it loads
+    return h if handlers is None else handlers.unguarded(h)
+
+
 def _as_is(module):
     """No adaptation: a module of StdlibHook.own only."""
 
@@ -354,7 +385,8 @@ class StdlibHook:
     imported as it starts, so cells there get these too."""
 
     fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _patch_fork_exec,
-             "warnings": _as_is, "tokenize": _as_is, "traceback": _as_is, "tracemalloc": _as_is}
+             "signal": _fix_signal, "warnings": _as_is, "tokenize": _as_is, "traceback": _as_is,
+             "tracemalloc": _as_is}
     own = frozenset(("warnings", "linecache", "tokenize", "traceback", "tracemalloc"))
 
     @classmethod

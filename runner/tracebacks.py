@@ -244,6 +244,36 @@ def _report(exc, cell):
     return None
 
 
+def report_at_exit(exc):
+    """exc, raised by a script's signal handler after its last cell ended
+    (handlers.py), reported as python3 reports an uncaught exception at
+    the script's end (PyErr_Print): a SystemExit's message, else the
+    traceback through sys.excepthook, on sys.stderr, the exit's output.
+    Returns python3's exit status for it."""
+    if isinstance(exc, SystemExit):
+        if exc.code is None:
+            return 0
+        status, message = _wire._exit_status(exc.code)
+        if message is not None:
+            _write(sys.stderr, [message])
+        return status
+    limit = script_limit()
+    hook = getattr(sys, "excepthook", _MISSING)
+    _chain_without_runner(exc, set())
+    if hook is _MISSING:
+        _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
+    elif hook is getattr(sys, "__excepthook__", None):
+        _write(sys.stderr, _safe_lines(exc, False, limit))
+    else:
+        try:
+            hook(type(exc), exc, exc.__traceback__)
+        except BaseException as e:
+            _drop_context(e, exc)
+            _write(sys.stderr, ["Error in sys.excepthook:"] + _safe_lines(e, False, limit) +
+                   ["", "Original exception was:"] + _safe_lines(exc, False, limit))
+    return 1
+
+
 def _chain_without_runner(exc, seen):
     """The runner's frames off the traceback of exc and of every exception
     its chain holds (cause, context, a group's), as a hook formats them all:

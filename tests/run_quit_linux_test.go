@@ -292,3 +292,59 @@ func TestRunQuitBeforeTheCells(t *testing.T) {
 		t.Fatalf("run: %v, stderr %.300q; want it dead of SIGQUIT, as python3 -", err, stderr.String())
 	}
 }
+
+// A SIGQUIT handler of the script's that raises, hit while the runner
+// waits for the next cell (as a Ctrl-\ passed on can land when the cell
+// before ends; here a shell cell sends it), does what it does to python3
+// at the statement the signal lands in, here the next cell's first: the
+// traceback, that line and then the handler's, and exit 1, or a
+// sys.exit's status. It went up through the runner's request loop: run
+// exited 1, saying the interpreter had ended, and showed no traceback.
+// python3 runs the same script, the shell cell a comment for it, and gets
+// the signal as it waits in the read of that first statement.
+func TestRunQuitHandlerRaisesBetweenCells(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	for _, tc := range []struct{ name, raise string }{
+		{"raises", "raise RuntimeError('quit')"},
+		{"sys.exit(3)", "sys.exit(3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			script := func(shell string) string {
+				return "# %%\nimport os, signal, sys\nr, w = os.pipe()\ndef h(n, f):\n    open('ran', 'w').close()\n    " + tc.raise + "\n" +
+					"signal.signal(signal.SIGQUIT, h)\n_ = open('pid', 'w').write(str(os.getpid()))\n" +
+					"# %% [sh]\n" + shell + "\n# %%\nos.read(r, 1)\nprint('after')\n"
+			}
+			dir, pyDir := t.TempDir(), t.TempDir()
+			path := writeScript(t, dir, "q.py", script("kill -QUIT $(cat pid); while [ ! -e ran ]; do sleep 0.01; done"))
+			pyPath := writeScript(t, pyDir, "q.py", script("# (the shell cell)"))
+			cmd := command(t, "run", path)
+			cmd.Dir = dir
+			out, errOut, code := runCaptured(t, cmd, false)
+
+			py := pythonCmd(t, pyPath)
+			py.Dir = pyDir
+			var pyOut, pyErr strings.Builder
+			py.Stdout, py.Stderr = &pyOut, &pyErr
+			if err := py.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { py.Process.Kill() })
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(pyDir + "/pid"); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("python3 wrote no pid; stderr %s", pyErr.String())
+				}
+			}
+			waitInSyscall(t, py.Process.Pid, syscall.SYS_READ)
+			py.Process.Signal(syscall.SIGQUIT)
+			py.Wait()
+			pyCode := shellStatus(py.ProcessState.Sys().(syscall.WaitStatus))
+			sameOutput(t, out, strings.ReplaceAll(errOut, dir, "DIR"), code, pyOut.String(), strings.ReplaceAll(pyErr.String(), pyDir, "DIR"), pyCode)
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// TestHandlerRaisesBetweenCells: a script's signal handler that raises
+// while no cell runs (the runner waiting for the next request) runs at
+// once, as python3's would, and what it raises is the next cell's, at its
+// first statement, as python3 raises it at its next statement; or, when
+// the exit comes next, the exit reports it as python3 reports an uncaught
+// exception at its end, and exits with its status. Before, it went up
+// through the runner's request loop, and the runner died with status 1 and
+// no traceback anyone saw.
+func TestHandlerRaisesBetweenCells(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		raise string // the handler's last line
+		then  func(t *testing.T, p *proc)
+	}{
+		{"the next cell raises it at its first statement", "raise RuntimeError('quit')", func(t *testing.T, p *proc) {
+			c := p.run("# a comment\n\nx = 2\nx")
+			e := wantError(t, c, "RuntimeError")
+			tb := strings.Join(e.Traceback, "\n")
+			if !strings.Contains(tb, "File \"<cell 2>\", line 3, in <module>\n    x = 2\n") || !strings.Contains(tb, ", in h\n") {
+				t.Errorf("traceback:\n%s\nwant the cell's first statement, then the handler", tb)
+			}
+			wantResult("False")(t, p.run("'x' in dir()"))
+			wantResult("True")(t, p.run("signal.getsignal(signal.SIGUSR1) is h and signal.signal(signal.SIGUSR1, signal.SIG_DFL) is h"))
+		}},
+		{"sys.exit in it ends the next cell with its status", "sys.exit(3)", func(t *testing.T, p *proc) {
+			d := p.run("x = 2").done()
+			if !d.Exit || d.ExitStatus != 3 {
+				t.Errorf("done %+v, want the exit with status 3", d)
+			}
+		}},
+		{"the exit reports it", "raise RuntimeError('quit')", func(t *testing.T, p *proc) {
+			p.send(map[string]any{"type": "exit"})
+			if code := p.wait(); code != 1 {
+				t.Errorf("exit code %d, want 1, as python3's after an uncaught exception", code)
+			}
+			p.errs.waitFor(t, "RuntimeError: quit\n")
+			if got := p.errs.snapshot(); !strings.HasPrefix(got, "Traceback (most recent call last):\n") || !strings.Contains(got, ", in h\n") ||
+				strings.Contains(got, "core.py") {
+				t.Errorf("stderr %q; want the handler's traceback, without the runner's frames", got)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{})
+			mark := filepath.Join(t.TempDir(), "ran")
+			c := p.run("import signal, sys\ndef h(n, f):\n    open(" + strconv.Quote(mark) + ", 'w').close()\n    " + tc.raise +
+				"\nsignal.signal(signal.SIGUSR1, h)")
+			if d := c.done(); d.Status != frames.StatusOK {
+				t.Fatalf("done %+v; stderr %s", d, c.stderr)
+			}
+			if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGUSR1); err != nil {
+				t.Fatal(err)
+			}
+			waitForFile(t, mark) // the handler ran, between cells
+			tc.then(t, p)
+		})
+	}
+}
+
+// waitForFile waits until path exists.
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(watchdog); ; time.Sleep(2 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdog: no %s within %v", path, watchdog)
+		}
+	}
+}
+
+// TestHandlerRaisesInACellAsPython: while a cell runs, the script's own
+// function is its handler, so what it raises there has python3's frames,
+// none of the runner's between the cell's and the handler's, in a cell
+// after the one that set it too (the handler was the runner's stand-in in
+// between).
+func TestHandlerRaisesInACellAsPython(t *testing.T) {
+	const set = "import os, signal, traceback\ndef h(n, f):\n    raise TimeoutError('t')\nsignal.signal(signal.SIGUSR1, h)\n"
+	const raise = "try:\n    os.kill(os.getpid(), signal.SIGUSR1)\n    for _ in range(10**6):\n        pass\n" +
+		"except TimeoutError as e:\n    print([f.name for f in traceback.extract_tb(e.__traceback__)])\n"
+	want, err := exec.Command(python(t), "-c", set+raise).CombinedOutput()
+	if err != nil || string(want) != "['<module>', 'h']\n" {
+		t.Fatalf("python3: %q, %v", want, err)
+	}
+	p := start(t, startOpts{})
+	for i, code := range []string{set + raise, raise} {
+		if c := p.run(code); c.stdout != string(want) {
+			t.Errorf("cell %d: stdout %q, python3's %q; stderr %q", i+1, c.stdout, want, c.stderr)
+		}
+	}
+}
