@@ -224,7 +224,10 @@
 //     session id's interpreters runs a cell now, Python's or the terminal's
 //     foreground group of bash's, as a terminal's key reaches its
 //     foreground job (evalhost run's Ctrl-\), and says whether one got it
-//     (not between cells, nor to a gateway kernel). Suspend
+//     (not between cells, nor to a gateway kernel); SignalCell sends one
+//     to the running cell's Python interpreter alone (Signal's way), or to
+//     a shell cell's foreground job, as kill(1) of one program (evalhost
+//     run's kill -QUIT). Suspend
 //     and Resume stop and continue their process groups for job control
 //     (evalhost run's Ctrl-Z and fg), holding the running cell's timeout
 //     meanwhile (see Timeouts); a shell cell's bash is not stopped, and its

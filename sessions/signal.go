@@ -60,6 +60,34 @@ func (r *Registry) SignalForeground(id string, sig syscall.Signal) bool {
 	return sent
 }
 
+// SignalCell sends sig to what runs a cell of session id now, as kill(1)
+// sends it to one program: a Python interpreter itself, not its process
+// group (Signal's way: the cell's children are left alone, as a python3
+// process's are by kill of its pid), or a shell cell's foreground job
+// (SignalForeground's: bash, interactive, ignores the signals a
+// terminal's keys send, so the cell's programs are the ones to get it).
+// It says whether one got it: false between cells, before an interpreter
+// started, and for a gateway kernel. For a signal sent to a program that
+// passes it on (evalhost run's SIGQUIT from kill, not from its terminal).
+func (r *Registry) SignalCell(id string, sig syscall.Signal) bool {
+	sent := false
+	for _, ex := range r.execsOf(id, "") {
+		var err error
+		switch e := ex.(type) {
+		case signaler:
+			err = e.Signal(sig)
+		case foregroundSignaler:
+			err = e.SignalForeground(sig)
+		default:
+			continue
+		}
+		if err == nil {
+			sent = true
+		}
+	}
+	return sent
+}
+
 // Suspend stops the process group of every Python interpreter of session
 // id (SIGSTOP), as a terminal's Ctrl-Z stops its foreground job, and holds
 // the timeout of the Python cell running there (and of one sent before

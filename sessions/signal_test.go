@@ -63,6 +63,56 @@ func TestRegistrySignal(t *testing.T) {
 	}
 }
 
+// SignalCell reaches the interpreter running the cell alone, as kill(1) of
+// a python3 process's pid: a child of the cell's does not get it, where
+// SignalForeground's reaches the whole process group. The child blocks the
+// signal and, once released, says whether one is pending.
+func TestRegistrySignalCellLeavesTheChildren(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	if r.SignalCell("none", syscall.SIGUSR1) {
+		t.Fatal("SignalCell to a session that does not exist said it was sent")
+	}
+	const child = "import signal, sys\\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\\nprint('ready', flush=True)\\n" +
+		"sys.stdin.read()\\nprint(signal.SIGUSR1 in signal.sigpending(), flush=True)"
+	code := "import os, signal, subprocess, sys\nr, w = os.pipe()\nsignal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n" +
+		"child = subprocess.Popen([sys.executable, '-c', \"" + child + "\"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n" +
+		"child.stdout.readline()\nprint('ready', flush=True)\nos.read(r, 1)\nchild.stdin.close()\n" +
+		"print('child got it:', child.stdout.read().decode().strip())\nchild.wait()"
+	for _, tc := range []struct {
+		name string
+		send func(id string) bool
+		want string
+	}{
+		{"SignalCell", func(id string) bool { return r.SignalCell(id, syscall.SIGUSR1) }, "False"},
+		{"SignalForeground", func(id string) bool { return r.SignalForeground(id, syscall.SIGUSR1) }, "True"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "cell-" + tc.name
+			sent := make(chan bool, 1)
+			req := Request{Session: id, Mode: ModePerCall, Batch: true, Cwd: t.TempDir(), Cells: []Cell{py(code)}}
+			res, err := r.Eval(context.Background(), req, func(_ int, f frames.Frame) {
+				if f.Type == frames.TypeStdout && strings.Contains(f.Data, "ready") {
+					go func() { sent <- tc.send(id) }()
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case ok := <-sent:
+				if !ok {
+					t.Fatal("no interpreter took it")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("nothing was sent: the cell never waited (%+v)", res.Cells[0])
+			}
+			if c := res.Cells[0]; c.Status != StatusOK || !strings.Contains(c.Output.Text, "child got it: "+tc.want+"\n") {
+				t.Errorf("status %s, output %q; want the child's %s", c.Status, c.Output.Text, tc.want)
+			}
+		})
+	}
+}
+
 // A cell that takes an interrupt cancelled with backend.ErrInterruptWait
 // (python3's Ctrl-C) and then finishes or exits is what it did, not
 // cancelled: its own sys.exit(N) is the script's exit.

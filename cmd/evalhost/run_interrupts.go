@@ -21,9 +21,11 @@ const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
-// SIGQUIT (Ctrl-\) goes to the process group of the interpreter running a
-// cell when there is a quit forwarder (a one-shot run's), as the
-// terminal's Ctrl-\ reaches python3's: a handler the script set runs
+// SIGQUIT (Ctrl-\) goes to the interpreter running a cell when there is a
+// quit forwarder (a one-shot run's): to its process group, its children
+// with it, when it can be the terminal's Ctrl-\, which reaches python3's
+// children too, else to it alone, as kill -QUIT of python3's pid
+// (quitFromTerminal): a handler the script set runs
 // (faulthandler's traceback dump, one of its own; each time), one it
 // ignores does nothing, and by default the interpreter dies of it, and so
 // does the run (exitSignal). Otherwise (no cell running: before the
@@ -103,9 +105,9 @@ type interruptOpts struct {
 	// forward, when not nil, passes a signal on to the script's
 	// interpreter and says whether one got it.
 	forward func(syscall.Signal) bool
-	// quitTo, when not nil, passes SIGQUIT on to the process group of
-	// the interpreter running a cell (Python's or bash's) and says
-	// whether one got it.
+	// quitTo, when not nil, passes SIGQUIT on to the interpreter running
+	// a cell (Python's or bash's; its process group, or it alone: run.go)
+	// and says whether one got it.
 	quitTo func(syscall.Signal) bool
 	// jobs, when not nil, stops and continues the script's interpreter's
 	// process group: Ctrl-Z (SIGTSTP) then stops it
