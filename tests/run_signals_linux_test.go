@@ -46,7 +46,12 @@ func signalled(t *testing.T, cmd *exec.Cmd, send func(cmd *exec.Cmd, pid int)) s
 	t.Helper()
 	w := startWaiting(t, cmd)
 	send(cmd, w.pid)
-	rest, _ := io.ReadAll(w.r)
+	rest, ok := readAllWithin(w.r, time.Minute)
+	if !ok {
+		// a hang: say what both processes were doing (their signals
+		// pending, blocked and caught) before they are killed
+		t.Fatalf("the command's output did not end; %s%s", procSignals(cmd.Process.Pid), procSignals(w.pid))
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error
@@ -60,6 +65,39 @@ func signalled(t *testing.T, cmd *exec.Cmd, send func(cmd *exec.Cmd, pid int)) s
 		t.Fatal(err)
 	}
 	return signalEnd{stdout: string(rest), stderr: w.stderr.String(), ws: cmd.ProcessState.Sys().(syscall.WaitStatus)}
+}
+
+// readAllWithin reads r to its end, or gives up after d (false).
+func readAllWithin(r io.Reader, d time.Duration) ([]byte, bool) {
+	type read struct{ b []byte }
+	ch := make(chan read, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		ch <- read{b}
+	}()
+	select {
+	case got := <-ch:
+		return got.b, true
+	case <-time.After(d):
+		return nil, false
+	}
+}
+
+// procSignals is process pid's state and signal masks (/proc/PID/status).
+func procSignals(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return fmt.Sprintf("\nprocess %d: %v", pid, err)
+	}
+	out := fmt.Sprintf("\nprocess %d:", pid)
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, key := range []string{"Name:", "State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"} {
+			if strings.HasPrefix(line, key) {
+				out += " " + strings.Join(strings.Fields(line), " ")
+			}
+		}
+	}
+	return out
 }
 
 // waiting is a command started by startWaiting: its stdout, read past the
