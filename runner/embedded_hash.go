@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "cbf54098e14da4d5"
+const embeddedHash = "2883998b5fdede48"

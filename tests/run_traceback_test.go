@@ -21,6 +21,10 @@ var tracebackScripts = []struct{ name, src, stdout string }{
 		"def g(n):\n    if n:\n        return g(n - 1)\n    raise ValueError(\"bottom\")\n# %%\ntry:\n    g(2)\nexcept ValueError as e:\n    raise KeyError(\"again\") from e\n", ""},
 	{"syntax.py", "print(\"cell 1\")\n# %%\n\nx = 1\ny = (1,\n", "cell 1\n"},
 	{"source.py", "import inspect\n# %%\n\ndef h():\n    \"\"\"Doc.\"\"\"\n    return 1\n# %%\nprint(inspect.getsource(h), end=\"\")\nprint(inspect.getsourcelines(h)[1])\n", ""},
+	// past 1,000 lines a cell is compiled where it stands and moved (runner/lineshift.py):
+	// a SyntaxError's message naming a line, an f-string's (3.9-3.11: its expression shown)
+	{"far_bracket.py", "print(\"cell 1\")\n" + strings.Repeat("# filler\n", 1500) + "# %%\nx = (1,\n  2]\n", "cell 1\n"},
+	{"far_fstring.py", "print(\"cell 1\")\n" + strings.Repeat("# filler\n", 1500) + "# %%\nx = 1\ny = f\"{x +}\"\n", "cell 1\n"},
 }
 
 // TestRunTracebackNamesTheFile compares evalhost run FILE (one-shot and
