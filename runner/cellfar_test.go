@@ -35,6 +35,23 @@ var farScripts = []struct {
 		{"a warning, then a SyntaxError", "z = (sys is 1)\nw = (1,\n"},
 		{"return outside a function", "x = 1\nreturn x\n"},
 	}},
+	{"code", []farCell{
+		{"setup", "import sys, inspect, warnings\n"},
+		// the cell's own code, as python3's module: it begins at line 1
+		// (3.10+; at its first statement before), its prologue on line 0
+		// (3.11+)
+		{"the cell's code", "c = sys._getframe().f_code\nprint(c.co_firstlineno, list(getattr(c, 'co_lines', list)())[:2])\n"},
+		{"its last expression's", "a = 1\nsys._getframe().f_code.co_firstlineno\n"},
+		{"a cell that awaits", "await __import__('asyncio').sleep(0)\nc = sys._getframe().f_code\nprint(c.co_firstlineno, list(getattr(c, 'co_lines', list)())[:4])\n"},
+		{"a tracer", "def tr(frame, event, arg):\n    if frame.f_code.co_filename == __file__:\n        print(event, frame.f_code.co_name, frame.f_lineno)\nsys.settrace(tr)\n"},
+		{"a cell traced", "y = 1\n"}, // (not pass: see lineshift.py on 3.8-3.10)
+		{"no tracer", "sys.settrace(None)\n"},
+		// 3.13+: a class body stores its first line, a constant, as
+		// __firstlineno__, which inspect.getsource reads
+		{"a class", "class K:\n    x = 2\n"},
+		{"its source", "print(inspect.getsource(K), K.__dict__.get('__firstlineno__'))\n"},
+		{"a class warned of", "class Q:\n    w = (1 is 1)\n"},
+	}},
 	{"warnings", []farCell{
 		{"setup", "import sys, warnings\n"},
 		// a filter's line is matched before a warning is shown

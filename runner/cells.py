@@ -141,7 +141,7 @@ _treeless_cells = 0  # how many were: a test's way to see which path a cell took
 
 # A cell up to this many lines down its file is padded to its lines
 # (~15 us); one further down is compiled as it stands and moved
-# (lineshift.py: ~2 us, and its first load).
+# (lineshift.py: ~2-6 us, and its first load).
 _PAD_LINES = 1000
 
 

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "2883998b5fdede48"
+const embeddedHash = "848fd4759c33ae7d"
