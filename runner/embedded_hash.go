@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "848fd4759c33ae7d"
+const embeddedHash = "304051c63c3d9efb"

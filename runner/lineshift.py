@@ -32,7 +32,8 @@ compile not shown (the first compile showed them, moved):
 A filter naming a line (-W ignore::SyntaxWarning::12) is matched before
 a warning is shown, against the line the compiler gave: with one, and on
 an interpreter without code.replace or warnings._showwarnmsg, the cell
-is padded (move returns None).
+is padded (move returns None), and so is one on an interpreter newer than
+_CHECKED.
 Where the code object cannot tell, moved differs from padded: 3.8 and
 3.9 begin a padded cell's code on line 1 when its first statement makes
 no code (pass, global, while: moved, on that statement's line), 3.10
@@ -55,7 +56,8 @@ def move(compile_text, src, name, script, before):
     before + 1; None when this interpreter cannot have it moved."""
     warnings = _core._own("warnings")
     show = getattr(warnings, "_showwarnmsg", None)
-    if show is None or not hasattr(_code_type, "replace") or _names_a_line(getattr(warnings, "filters", ())):
+    if (_VERSION > _CHECKED or show is None or not hasattr(_code_type, "replace")
+            or _names_a_line(getattr(warnings, "filters", ()))):
         return None
     mover = _Mover(name, before, show)
     warnings._showwarnmsg = mover.show
@@ -209,5 +211,10 @@ def _varint(value):
 
 _code_type = type(move.__code__)
 _VERSION = sys.version_info[:2]
+# The newest interpreter whose moved compile was checked against its padded
+# one (every stdlib module's statements as cells, 1,001-20,000 lines down:
+# the same code, line tables byte for byte): a newer one may change its
+# line table or what a code object stores of its lines, and is padded.
+_CHECKED = (3, 13)
 # 3.13+: a class body stores its first line, a constant, as __firstlineno__
 _CLASS_LINE = "__firstlineno__" if _VERSION >= (3, 13) else None
