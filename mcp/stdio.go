@@ -79,6 +79,10 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	go func() { ended <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
+		// The connection first: its end cancels the SDK's calls in flight
+		// (as the input's end does), which ss.Close alone waits for, up to
+		// a cell's timeout.
+		_ = c.Close()
 		_ = ss.Close()
 		<-ended
 		return ctx.Err()
