@@ -40,8 +40,8 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, h handlerFor[In, Out]) {
 		if err := checkValue(schema, raw, ""); err != nil {
 			return toolError(fmt.Errorf("%w (see the %s tool's input schema)", err, t.Name)), nil
 		}
-		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
+		in, err := decodeArgs[In](args, raw)
+		if err != nil {
 			return toolError(fmt.Errorf("arguments: %w", err)), nil
 		}
 		res, o, err := h(ctx, req, in)
@@ -60,6 +60,23 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, h handlerFor[In, Out]) {
 	}
 	s.sdk.AddTool(t, handler)
 	s.handlers[t.Name] = handler
+}
+
+// decodeArgs decodes checked arguments into In. A whole number written
+// with a fraction or an exponent (1.0, 1e2: a Python client sends a float
+// so) is an integer to the schema, not to encoding/json: then the checked
+// value (raw), re-encoded with every whole number as digits, is decoded.
+func decodeArgs[In any](args []byte, raw any) (In, error) {
+	var in In
+	err := json.Unmarshal(args, &in)
+	if err == nil {
+		return in, nil
+	}
+	var again In
+	if data, merr := json.Marshal(raw); merr == nil && json.Unmarshal(data, &again) == nil {
+		return again, nil
+	}
+	return in, err
 }
 
 func toolError(err error) *sdk.CallToolResult {
@@ -148,6 +165,9 @@ func checkNumber(s *jsonschema.Schema, v any, name string) error {
 		return fmt.Errorf("%s is %v; it must be more than %v", name, n, *s.ExclusiveMinimum)
 	case s.Maximum != nil && n > *s.Maximum:
 		return fmt.Errorf("%s is %v; it must be at most %v", name, n, *s.Maximum)
+	case s.Type == "integer" && math.Abs(n) > maxExactID:
+		// Past it a float64 is not every integer, nor does an int decode it.
+		return fmt.Errorf("%s is %v; it must be at most %d", name, n, maxExactID)
 	}
 	return nil
 }

@@ -1,9 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestCheckValue(t *testing.T) {
@@ -102,5 +107,40 @@ func TestBuildRequestSessionNUL(t *testing.T) {
 	_, err := buildRequest(EvalInput{Session: "a\x00b", Cells: []EvalCell{{Code: "1"}}})
 	if err == nil || !strings.Contains(err.Error(), `"session" must not contain a NUL`) {
 		t.Fatalf("buildRequest = %v; want the session refused", err)
+	}
+}
+
+// A whole number written with a fraction or an exponent (1.0, 1e0; a
+// Python client sends a float so) is an integer to JSON Schema and to
+// checkValue: the tools take it, where encoding/json refused it with
+// "cannot unmarshal number 1.0 into Go struct field NotebookInput.cell of
+// type int". One past what an int holds is refused by the check, saying so.
+func TestWholeNumbersAreIntegers(t *testing.T) {
+	session, _ := connect(t, nil)
+	path := filepath.Join(t.TempDir(), "n.ipynb")
+	for _, tc := range []struct {
+		name, tool, args, want string
+		isError                bool
+	}{
+		{"insert at 0.0", "notebook_insert", `{"path":%q,"cell":0.0,"source":"1"}`, "inserted code cell 0", false},
+		{"insert at 1e0", "notebook_insert", `{"path":%q,"cell":1e0,"source":"2"}`, "inserted code cell 1", false},
+		{"edit 1.0", "notebook_edit", `{"path":%q,"cell":1.0,"source":"3"}`, "edited code cell 1", false},
+		{"delete 0.0", "notebook_delete", `{"path":%q,"cell":0.0}`, "deleted code cell 0", false},
+		{"cell 1e300", "notebook_edit", `{"path":%q,"cell":1e300,"source":"x"}`, "cell is 1e+300; it must be at most 9007199254740991", true},
+		{"offset 2.0", "job", `{"job":"job-9","offset":2.0}`, `no job "job-9"`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if strings.Contains(args, "%q") {
+				args = fmt.Sprintf(args, path)
+			}
+			res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textOf(res); res.IsError != tc.isError || !strings.Contains(got, tc.want) {
+				t.Fatalf("%s %s: isError %v, %q; want isError %v and %q", tc.tool, args, res.IsError, got, tc.isError, tc.want)
+			}
+		})
 	}
 }
