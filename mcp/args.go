@@ -141,6 +141,9 @@ func checkObject(s *jsonschema.Schema, v any, path, name string) error {
 	}
 	for _, k := range sortedKeys(obj) {
 		ps, ok := s.Properties[k]
+		if !ok && len(s.Properties) == 0 {
+			return fmt.Errorf("%s has no field %q; it takes none: send {}", name, k)
+		}
 		if !ok {
 			return fmt.Errorf("%s has no field %q; its fields are %s", name, k, strings.Join(sortedKeys(s.Properties), ", "))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -142,5 +143,14 @@ func TestWholeNumbersAreIntegers(t *testing.T) {
 				t.Fatalf("%s %s: isError %v, %q; want isError %v and %q", tc.tool, args, res.IsError, got, tc.isError, tc.want)
 			}
 		})
+	}
+}
+
+// A tool without arguments names none it would take: the list was empty
+// ("its fields are  (see the sessions tool's input schema)").
+func TestCheckValueNoFields(t *testing.T) {
+	err := checkValue(object(nil, map[string]*jsonschema.Schema{}), map[string]any{"x": 1.0}, "")
+	if want := `arguments has no field "x"; it takes none: send {}`; err == nil || err.Error() != want {
+		t.Fatalf("checkValue = %v; want %q", err, want)
 	}
 }
