@@ -63,7 +63,9 @@
 //   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
 //     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
 //     ("cannot open x.ipynb: no such file or directory", matching
-//     fs.ErrNotExist and the like).
+//     fs.ErrNotExist and the like), as is one that is not a regular file
+//     (a FIFO, whose open would block for ever; a device), which is not
+//     read.
 //   - [Load], [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Load reads and validates the notebook at path. A missing file is an error
@@ -52,14 +53,19 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 	return nb, nil
 }
 
-// readLimited reads path whole, refusing a file larger than limit (or one
-// that never ends, such as a device) instead of running out of memory.
+// readLimited reads path whole, refusing a file larger than limit instead
+// of running out of memory, and what is not a regular file: a FIFO's open
+// blocked for ever, a device may never end.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &FileError{Op: "open", Path: path, Err: err}
 	}
 	defer f.Close()
+	// A directory is let through: its read says "is a directory".
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, &FileError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (%v)", st.Mode().Type())}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, &FileError{Op: "read", Path: path, Err: err}

@@ -98,3 +98,40 @@ func TestSaveCheckRefusesAFIFO(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO where the notebook goes (planted in a shared directory, or a
+// mistake) is refused by every read of a notebook, as by the save's
+// check: Load's open blocked for ever on it, with the caller's notebook
+// lock held, and no context could end it.
+func TestLoadRefusesAFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.ipynb")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	for _, tt := range []struct {
+		name string
+		read func() error
+	}{
+		{"Load", func() error { _, err := Load(path); return err }},
+		{"LoadOrNew", func() error { _, err := LoadOrNew(path); return err }},
+		{"ReadFile", func() error { _, err := ReadFile(path); return err }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- tt.read() }()
+			select {
+			case err := <-done:
+				var fe *FileError
+				if !errors.As(err, &fe) || err.Error() != "cannot open "+path+": not a regular file (p---------)" {
+					t.Fatalf("%s of a FIFO: %v; want a *FileError saying it is not a regular file", tt.name, err)
+				}
+			case <-time.After(10 * time.Second):
+				// Unblock the reader so the goroutine ends.
+				if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+				t.Fatalf("%s blocked on the FIFO", tt.name)
+			}
+		})
+	}
+}
