@@ -110,6 +110,9 @@ func (l *FileLock) Unlock() error {
 // notebook: the lock file is created beside it, as its new version is.
 func lockHint(err error, dir, lockFile string) string {
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && isDir(dir):
+		// procfs and the like answer ENOENT to a create.
+		return fmt.Sprintf("; the directory %s cannot hold files (a system directory?): give a path in another one", dir)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("; the directory %s does not exist: create it first", dir)
 	case errors.Is(err, fs.ErrPermission) && fileExists(lockFile):
@@ -118,6 +121,11 @@ func lockHint(err error, dir, lockFile string) string {
 		return fmt.Sprintf("; the directory %s is not writable by you, so the notebook cannot be written there either", dir)
 	}
 	return ""
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 func fileExists(path string) bool {

@@ -249,3 +249,16 @@ func TestLockInAMissingDirectory(t *testing.T) {
 		t.Fatalf("Lock = %v; want an error saying the directory does not exist", err)
 	}
 }
+
+// A directory that is there but makes no files (procfs answers ENOENT) is
+// not said to be missing: "the directory /proc does not exist: create it
+// first" sent the reader after a directory that was there.
+func TestLockInADirectoryThatMakesNoFiles(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no procfs")
+	}
+	_, err := Lock(context.Background(), "/proc/n.ipynb")
+	if err == nil || strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "/proc cannot hold files") {
+		t.Fatalf("Lock = %v; want an error saying /proc cannot hold files, not that it does not exist", err)
+	}
+}
