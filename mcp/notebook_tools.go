@@ -95,6 +95,9 @@ func (s *Server) nbPath(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errors.New(`"path" must name a .ipynb file`)
 	}
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New(`"path" must not contain a NUL character`) // no file name can
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.cfg.WorkDir, p)
 	}

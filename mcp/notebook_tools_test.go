@@ -154,6 +154,10 @@ func TestNotebookToolsFileErrors(t *testing.T) {
 			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
 		{"apply to a directory", "notebook_apply", map[string]any{"path": dir, "text": "# %%\n1\n"},
 			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
+		// The NUL went into the message, where it read as a space:
+		// "cannot open /w/a b.ipynb: invalid argument".
+		{"a path with a NUL", "notebook_insert", map[string]any{"path": "a\x00b.ipynb", "cell": 0, "source": "1"},
+			`"path" must not contain a NUL character`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
