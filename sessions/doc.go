@@ -206,6 +206,9 @@
 //     surely a mistake ("A B=1"): it refuses the request, or every request,
 //     with an *EnvNameError (ErrBadRequest), rather than set a variable no
 //     shell can name (CheckEnvName).
+//   - A session id longer than MaxSessionIDBytes refuses the request
+//     (ErrBadRequest): it goes into the interpreters' environment, where
+//     one that long could not start them.
 //   - A Python interpreter starts with the extension modules
 //     runner.FindModules finds and judges for the session (<Home>/modules,
 //     then <cwd>/.evalhost/modules, judged with the user's safe

@@ -354,11 +354,20 @@ func (r *Request) validate(defTimeout time.Duration) error {
 			return err
 		}
 	}
+	if len(r.Session) > MaxSessionIDBytes {
+		return fmt.Errorf("%w: the session id is %d bytes, more than the %d a session id may have; use a short name",
+			ErrBadRequest, len(r.Session), MaxSessionIDBytes)
+	}
 	if r.Session == "" {
 		r.Session = "default"
 	}
 	return nil
 }
+
+// MaxSessionIDBytes bounds a session id: it goes into the interpreters'
+// environment (PI_TOOL_BRIDGE_SESSION), where Linux takes at most 128 KiB
+// a variable, and past that the interpreter could not start.
+const MaxSessionIDBytes = 4096
 
 // ClampTimeout applies the default and the 1..600 s bounds; NoTimeout
 // stays.

@@ -423,6 +423,9 @@ func TestBadRequests(t *testing.T) {
 		{"a shell cell's module", Request{Cells: []Cell{{Language: LangShell, Module: "m"}}}, "a module runs in a Python cell"},
 		// The runner would run the module, a gateway kernel the code.
 		{"a module and code", Request{Cells: []Cell{{Language: LangPython, Code: "print(1)", Module: "m"}}}, "code or a module"},
+		// It goes into the interpreter's environment: one this long failed
+		// its start with "argument list too long".
+		{"a session id too long", Request{Session: strings.Repeat("s", 200_000), Cells: []Cell{py("1")}}, "the session id is 200000 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
