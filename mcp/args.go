@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -85,8 +86,9 @@ func toolError(err error) *sdk.CallToolResult {
 
 // checkValue checks v against the subset of JSON Schema the tools use:
 // object (properties, required, additionalProperties false), array (items,
-// minItems), string (enum), boolean, integer and number (minimum,
-// exclusiveMinimum, maximum).
+// minItems, maxItems), string (enum, maxLength), boolean, integer and
+// number (minimum, exclusiveMinimum, maximum). What it echoes of a value
+// is clipped.
 func checkValue(s *jsonschema.Schema, v any, path string) error {
 	name := path
 	if name == "" {
@@ -116,8 +118,13 @@ func checkValue(s *jsonschema.Schema, v any, path string) error {
 		if !ok {
 			return fmt.Errorf("%s must be a string, not %s", name, describe(v))
 		}
+		if s.MaxLength != nil {
+			if n := utf8.RuneCountInString(str); n > *s.MaxLength {
+				return fmt.Errorf("%s is %d characters long; it may be at most %d", name, n, *s.MaxLength)
+			}
+		}
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(str)) {
-			return fmt.Errorf("%s is %q; use one of %s", name, str, quoteAll(s.Enum))
+			return fmt.Errorf("%s is %q; use one of %s", name, clip(str, 40), quoteAll(s.Enum))
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/evalhost/evalhost/sessions"
 )
 
 func TestCheckValue(t *testing.T) {
@@ -154,23 +152,5 @@ func TestCheckValueNoFields(t *testing.T) {
 	err := checkValue(object(nil, map[string]*jsonschema.Schema{}), map[string]any{"x": 1.0}, "")
 	if want := `arguments has no field "x"; it takes none: send {}`; err == nil || err.Error() != want {
 		t.Fatalf("checkValue = %v; want %q", err, want)
-	}
-}
-
-// A session id too long for the interpreter's environment (it goes there
-// as PI_TOOL_BRIDGE_SESSION; Linux takes at most 128 KiB a variable) is a
-// bad request that says so: it failed the cell as "cannot start the
-// interpreter: ... reaper: run /proc/self/exe: argument list too long".
-func TestLongSessionIDIsRefused(t *testing.T) {
-	session, _ := connect(t, nil)
-	long := strings.Repeat("s", 200_000)
-	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "eval",
-		Arguments: map[string]any{"session": long, "cells": []any{map[string]any{"code": "1"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("the session id is 200000 bytes, more than the %d a session id may have; use a short name", sessions.MaxSessionIDBytes)
-	if got := textOf(res); !res.IsError || !strings.Contains(got, want) {
-		t.Fatalf("isError=%v, %.300q; want an error saying %q", res.IsError, got, want)
 	}
 }

@@ -37,7 +37,7 @@ const (
 )
 
 func (s *Server) addJobTools() {
-	jobProp := str(`The job id a detached cell's result named ("job-1").`)
+	jobProp := bounded(maxNameChars, str(`The job id a detached cell's result named ("job-1").`))
 	addTool(s, &sdk.Tool{
 		Name:  "job",
 		Title: "Read a job",

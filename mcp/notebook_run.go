@@ -62,7 +62,7 @@ func (s *Server) addNotebookRunTool() {
 			"unless allowErrors; the file still gets every output produced so far. The result lists each executed " +
 			"cell's status (see eval) and the tail of its output.",
 		InputSchema: object([]string{"path"}, map[string]*jsonschema.Schema{
-			"path":        str(nbPathDesc),
+			"path":        bounded(maxIDChars, str(nbPathDesc)),
 			"cells":       array("Only these code cells, by 0-based index (default: all).", integer("cell index", 0), 1),
 			"timeout":     number("Seconds per cell (default 30, at most 600).", 0, 600),
 			"allowErrors": boolean("Keep running after a cell fails (its error is in its outputs)."),

@@ -60,7 +60,7 @@ func (s *Server) addNotebookTools() {
 			"(N is the 0-based index the other notebook tools take); outputs are not shown. Edit the text and "+
 			"give it to notebook_apply. Without lines, text over 64 KiB is cut; ask for lines then.",
 		nbCellSchema([]string{"path"}, map[string]*jsonschema.Schema{
-			"lines": str("Only these 1-based lines of the text, e.g. \"10-20,40-45\" or \"30-\"; each is prefixed with its number."),
+			"lines": bounded(maxLinesChars, str("Only these 1-based lines of the text, e.g. \"10-20,40-45\" or \"30-\"; each is prefixed with its number.")),
 		}), readOnly, s.nbView)
 	source := str("The cell's new source.")
 	s.addNotebookTool("notebook_edit", "Edit a notebook cell",
@@ -79,7 +79,7 @@ func (s *Server) addNotebookTools() {
 		"Replace the notebook's cells with cell-marked text (as notebook_view shows it). A \"cell:N\" marker "+
 			"keeps cell N's outputs, metadata and id; a marker without it makes a new cell. A missing file is "+
 			"created. The file is written atomically: on any error it is left as it was.",
-		object([]string{"path", "text"}, map[string]*jsonschema.Schema{"path": str(nbPathDesc),
+		object([]string{"path", "text"}, map[string]*jsonschema.Schema{"path": bounded(maxIDChars, str(nbPathDesc)),
 			"text": str("The whole notebook as cell-marked text.")}), edits, s.nbApply)
 	s.addNotebookRunTool()
 }

@@ -23,6 +23,21 @@ func str(desc string, enum ...string) *jsonschema.Schema {
 	return s
 }
 
+// Bounds of the strings a result or an error may echo: a result is one
+// message, and clients drop the connection past 16 MiB (the Go SDK's).
+const (
+	maxIDChars    = 4096 // a session id (sessions.MaxSessionIDBytes), a path, a cwd
+	maxTitleChars = 1024
+	maxNameChars  = 256 // a language's name, a job id
+	maxLinesChars = 64 << 10
+)
+
+// bounded sets s's maxLength, in characters as JSON Schema counts them.
+func bounded(max int, s *jsonschema.Schema) *jsonschema.Schema {
+	s.MaxLength = &max
+	return s
+}
+
 func boolean(desc string) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "boolean", Description: desc}
 }
@@ -57,8 +72,8 @@ func evalSchema() *jsonschema.Schema {
 		"code": str("The code to run. Python cells show the value of a last expression, like Jupyter."),
 		// No enum: names are taken in any case, as serve takes them
 		// (sessions.ParseLanguage), which an enum cannot say.
-		"language": str("The cell's language: " + sessions.LanguageChoices() + `, in any case; "py" (Python) when absent.`),
-		"title":    str("A short label for the cell, shown in its status line."),
+		"language": bounded(maxNameChars, str("The cell's language: "+sessions.LanguageChoices()+`, in any case; "py" (Python) when absent.`)),
+		"title":    bounded(maxTitleChars, str("A short label for the cell, shown in its status line.")),
 		"reset":    boolean("Restart the session's interpreters before this cell: all earlier state is lost."),
 		"timeout": number("Seconds the cell may run (default 30, at most 600; less than 1 counts as 1). On timeout it is interrupted, "+
 			"then killed after a grace window; output so far is kept and ends with "+
@@ -74,8 +89,8 @@ func evalSchema() *jsonschema.Schema {
 	cells.MaxItems = ptr(MaxEvalCells)
 	return object([]string{"cells"}, map[string]*jsonschema.Schema{
 		"cells":   cells,
-		"session": str(sessionDesc),
-		"cwd":     str(cwdDesc),
+		"session": bounded(maxIDChars, str(sessionDesc)),
+		"cwd":     bounded(maxIDChars, str(cwdDesc)),
 		"mode": str(`"session" (default): reuse the session's interpreters. "per-call": fresh interpreters `+
 			`for this call only, shut down afterwards.`, "session", "per-call"),
 	})
@@ -85,7 +100,7 @@ const nbPathDesc = `Path of the .ipynb file, relative to the server's working di
 
 func nbCellSchema(required []string, extra map[string]*jsonschema.Schema) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{
-		"path": str(nbPathDesc),
+		"path": bounded(maxIDChars, str(nbPathDesc)),
 		"cell": integer("0-based cell index, as in the \"cell:N\" markers of notebook_view.", 0),
 	}
 	for k, v := range extra {

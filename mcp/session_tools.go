@@ -48,8 +48,8 @@ func (s *Server) addSessionTools() {
 			"stays. Runs after the session's queued calls. Without cwd every session with this id is reset. " +
 			"existed=false means no such session was open, so nothing was reset.",
 		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
-			"session": str("Session id to reset."),
-			"cwd":     str("Only the session in this working directory."),
+			"session": bounded(maxIDChars, str("Session id to reset.")),
+			"cwd":     bounded(maxIDChars, str("Only the session in this working directory.")),
 		}),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.resetSession)
@@ -60,7 +60,7 @@ func (s *Server) addSessionTools() {
 			"running in it is stopped. A later eval with the id starts a fresh session. existed=false " +
 			"means none was open.",
 		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
-			"session": str("Session id to close."),
+			"session": bounded(maxIDChars, str("Session id to close.")),
 		}),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.closeSession)
