@@ -53,10 +53,18 @@ func (c *collector) emit(cell int, f frames.Frame) {
 		c.noteOutput(f.Data)
 		c.mu.Unlock()
 	case frames.TypeDisplay, frames.TypeUpdateDisplay, frames.TypeResult:
-		if ref, ok := inlineImage(f.Bundle); ok {
+		ref, ok, bad := inlineImage(f.Bundle)
+		switch {
+		case ok:
 			ref.display = f.DisplayID
 			c.mu.Lock()
 			c.addImage(cell, ref)
+			c.mu.Unlock()
+		case bad != nil:
+			// Its text, if any, stands; without this line nothing
+			// said that an image was there.
+			c.mu.Lock()
+			c.addWarning(cell, bad.Error())
 			c.mu.Unlock()
 		}
 		if text := streamsink.DisplayText(f.Bundle); text != "" {

@@ -19,7 +19,8 @@
 //     each followed by a resource link to the full image, a resource link
 //     alone, and a line saying so, for an SVG or PDF display without a PNG
 //     or JPEG beside it (a figure under --ipython's %config
-//     InlineBackend.figure_format 'svg' or 'pdf'), and
+//     InlineBackend.figure_format 'svg' or 'pdf'), a warning line for an
+//     image that is not base64, and
 //     structuredContent ([EvalOutput]). isError is true when a cell was not
 //     ok. No base64 ever goes into text content.
 //   - A cell with onTimeout "detach" still running at its timeout ends the

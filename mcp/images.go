@@ -86,23 +86,24 @@ func shownType(mime string) bool { return mime == "image/png" || mime == "image/
 
 // inlineImage decodes a display's inline PNG or JPEG, else its SVG or PDF;
 // storeImage saves it once the cell ends (a display updated many times is
-// stored once).
-func inlineImage(b frames.Bundle) (imageRef, bool) {
+// stored once). bad says why an image it holds is not one: its PNG, JPEG
+// or PDF is not base64.
+func inlineImage(b frames.Bundle) (ref imageRef, ok bool, bad error) {
 	for _, mime := range []string{"image/png", "image/jpeg", "image/svg+xml", "application/pdf"} {
 		text, ok := b.Text(mime)
 		if !ok {
 			continue
 		}
 		if mime == "image/svg+xml" { // text, as Jupyter keeps it
-			return imageRef{mime: mime, data: []byte(text), size: int64(len(text))}, true
+			return imageRef{mime: mime, data: []byte(text), size: int64(len(text))}, true, nil
 		}
 		data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
 		if err != nil {
-			return imageRef{}, false // not an image we can show; its text stands
+			return imageRef{}, false, fmt.Errorf("a display's %s is not base64 (%w), so it is not shown", mime, err)
 		}
-		return imageRef{mime: mime, data: data, size: int64(len(data))}, true
+		return imageRef{mime: mime, data: data, size: int64(len(data))}, true, nil
 	}
-	return imageRef{}, false
+	return imageRef{}, false, nil
 }
 
 // storeImage saves an inline image to the store, so that even a small plot

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/streamsink"
@@ -88,7 +91,7 @@ func TestInlineImageIsStored(t *testing.T) {
 	b := frames.Bundle{}
 	b.SetText("image/png", base64.StdEncoding.EncodeToString(data))
 	b.SetText("text/plain", "<Figure>")
-	ref, ok := inlineImage(b)
+	ref, ok, _ := inlineImage(b)
 	if !ok || ref.size != int64(len(data)) {
 		t.Fatalf("ref %+v ok=%v", ref, ok)
 	}
@@ -100,7 +103,7 @@ func TestInlineImageIsStored(t *testing.T) {
 	if err != nil || !bytes.Equal(stored, data) {
 		t.Fatalf("stored image differs (%v)", err)
 	}
-	if _, ok := inlineImage(frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
+	if _, ok, _ := inlineImage(frames.Bundle{"text/plain": []byte(`"x"`)}); ok {
 		t.Fatal("a text-only display became an image")
 	}
 }
@@ -151,5 +154,23 @@ func TestFitImageRefusesProgressiveJPEGBombs(t *testing.T) {
 	data := append(append([]byte{0xFF, 0xD8}, jfif...), sof2...)
 	if _, err := fitImage(data, "image/jpeg", ImageBudget{}.withDefaults()); !errors.Is(err, errTooLarge) {
 		t.Fatalf("fitImage = %v; want %v", err, errTooLarge)
+	}
+}
+
+// A display whose image is not base64 (a data: URI, a common slip) is not
+// shown, and the cell's result says so: it was dropped without a word,
+// while one whose bytes are no readable image gets a line and a link.
+func TestUndecodableImageIsSaid(t *testing.T) {
+	session, _ := connect(t, nil)
+	code := "from IPython.display import display\n" +
+		"display({'image/png': 'data:image/png;base64,iVBORw0KGgo='}, raw=True)"
+	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "eval",
+		Arguments: map[string]any{"cells": []any{map[string]any{"code": code}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[warning: a display's image/png is not base64 (illegal base64 data at input byte 4), so it is not shown]"
+	if got := textOf(res); res.IsError || !strings.Contains(got, want) {
+		t.Fatalf("isError=%v, %q; want a line %q", res.IsError, got, want)
 	}
 }
