@@ -31,7 +31,10 @@
 //     deprecated, and a model learns it from wait or job.
 //   - A call that carries a progress token gets a notifications/progress per
 //     running cell every Config.Progress (elapsed, last output line), and one
-//     as each cell starts and ends. MCP cancellation of the call cancels the
+//     as each cell starts and ends; a wait, stop, reset or notebook_run call
+//     one every Config.Progress ("wait: waiting for job-1 for 12.0s"), so
+//     that a client whose request timeout progress resets keeps it. MCP
+//     cancellation of the call cancels the
 //     request: the running cell is interrupted, then killed after the grace
 //     window, as for every other client; state is kept unless it was killed.
 //   - notebook_run calls Config.RunNotebook; without one the tool answers

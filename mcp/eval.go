@@ -103,7 +103,7 @@ func (s *Server) eval(ctx context.Context, req *sdk.CallToolRequest, in EvalInpu
 	}
 	col := newCollector(s.cfg.Store, len(r.Cells))
 	r.OnCellEnd = col.cellEnd
-	stop := s.startProgress(ctx, req, col)
+	stop := s.startProgress(ctx, req, col.start, col.changed, col.note)
 	res, err := s.cfg.Registry.Eval(ctx, r, col.emit)
 	stop()
 	if err != nil {

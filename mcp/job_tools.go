@@ -87,7 +87,8 @@ func (s *Server) readJob(_ context.Context, _ *sdk.CallToolRequest, in JobInput)
 	return text(jobText(info)), info, nil
 }
 
-func (s *Server) waitJob(ctx context.Context, _ *sdk.CallToolRequest, in JobInput) (*sdk.CallToolResult, sessions.JobInfo, error) {
+func (s *Server) waitJob(ctx context.Context, req *sdk.CallToolRequest, in JobInput) (*sdk.CallToolResult, sessions.JobInfo, error) {
+	defer s.keepAlive(ctx, req, "waiting for "+in.Job)()
 	timeout := in.Timeout
 	if timeout == 0 {
 		timeout = defaultJobWait
@@ -101,7 +102,8 @@ func (s *Server) waitJob(ctx context.Context, _ *sdk.CallToolRequest, in JobInpu
 	return text(jobText(info)), info, nil
 }
 
-func (s *Server) stopJob(ctx context.Context, _ *sdk.CallToolRequest, in JobInput) (*sdk.CallToolResult, sessions.JobInfo, error) {
+func (s *Server) stopJob(ctx context.Context, req *sdk.CallToolRequest, in JobInput) (*sdk.CallToolResult, sessions.JobInfo, error) {
+	defer s.keepAlive(ctx, req, "stopping "+in.Job)()
 	info, err := s.cfg.Registry.StopJob(ctx, in.Job)
 	if err != nil {
 		return nil, sessions.JobInfo{}, err

@@ -77,7 +77,7 @@ func (s *Server) addNotebookRunTool() {
 // 16 MiB at which clients drop the connection. The notebook has them all.
 const maxRunOutputBytes = 1 << 20
 
-func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookRunInput) (*sdk.CallToolResult, NotebookRunOutput, error) {
+func (s *Server) nbRun(ctx context.Context, req *sdk.CallToolRequest, in NotebookRunInput) (*sdk.CallToolResult, NotebookRunOutput, error) {
 	if s.cfg.RunNotebook == nil {
 		return nil, NotebookRunOutput{}, errors.New("notebook execution is not available in this server")
 	}
@@ -85,8 +85,10 @@ func (s *Server) nbRun(ctx context.Context, _ *sdk.CallToolRequest, in NotebookR
 	if err != nil {
 		return nil, NotebookRunOutput{}, err
 	}
+	stop := s.keepAlive(ctx, req, "running")
 	run, err := s.cfg.RunNotebook(ctx, NotebookRunRequest{Path: path, Cells: in.Cells,
 		Timeout: seconds(min(in.Timeout, 600)), AllowErrors: in.AllowErrors})
+	stop()
 	if err != nil {
 		return nil, NotebookRunOutput{}, s.nbFileError(err, in.Path, false)
 	}

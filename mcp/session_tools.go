@@ -92,10 +92,11 @@ func (s *Server) listSessions(_ context.Context, _ *sdk.CallToolRequest, _ struc
 	return text(b.String()), out, nil
 }
 
-func (s *Server) resetSession(ctx context.Context, _ *sdk.CallToolRequest, in SessionInput) (*sdk.CallToolResult, SessionOutput, error) {
+func (s *Server) resetSession(ctx context.Context, req *sdk.CallToolRequest, in SessionInput) (*sdk.CallToolResult, SessionOutput, error) {
 	if in.Session == "" {
 		return nil, SessionOutput{}, fmt.Errorf(`"session" must name the session to reset`)
 	}
+	defer s.keepAlive(ctx, req, "resetting session "+in.Session)() // after its queued calls
 	existed, err := s.cfg.Registry.ResetSession(ctx, in.Session, in.Cwd)
 	if err != nil {
 		return nil, SessionOutput{}, fmt.Errorf("reset %q: %w", in.Session, err)
