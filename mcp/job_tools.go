@@ -117,8 +117,12 @@ func (s *Server) listJobs(_ context.Context, _ *sdk.CallToolRequest, _ struct{})
 		return text("no jobs"), JobsOutput{Jobs: []sessions.JobInfo{}}, nil
 	}
 	var b strings.Builder
-	for _, j := range jobs {
+	for i, j := range jobs {
 		b.WriteString(jobLine(j) + "\n")
+		// Without their output, as the tool says: an ended job's result
+		// holds its output's tail. State, status and message say how it
+		// ended; job and wait give the result.
+		jobs[i].Result = nil
 	}
 	return text(b.String()), JobsOutput{Jobs: jobs}, nil
 }

@@ -103,3 +103,28 @@ func TestJobTools(t *testing.T) {
 		t.Fatalf("unknown job: %q", textOf(unknown))
 	}
 }
+
+// The jobs tool lists jobs "without their output", in its structured
+// content too: each ended job's result came with its output's tail (16 KiB
+// each at the default bound, for up to 256 ended jobs), past what its text
+// showed and into a model's context where a client forwards it.
+func TestJobsListsNoOutput(t *testing.T) {
+	session, _ := connect(t, nil)
+	res := call(t, session, "eval", map[string]any{"session": "j", "cells": []any{map[string]any{
+		"code": "import time\nprint('out' * 1000, flush=True)\ntime.sleep(1.5)", "timeout": 1, "onTimeout": "detach"}}})
+	var out EvalOutput
+	structured(t, res, &out)
+	job := out.Cells[0].Job
+	if job == "" {
+		t.Fatalf("no job: %q", textOf(res))
+	}
+	call(t, session, "wait", map[string]any{"job": job})
+	listed := call(t, session, "jobs", nil)
+	data, err := json.Marshal(listed.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "outout") || !strings.Contains(string(data), `"status":"ok"`) {
+		t.Fatalf("jobs' structured content: %.500s; want the ended job's status without its output", data)
+	}
+}
