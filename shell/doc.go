@@ -4,7 +4,9 @@
 // package backend, so sessions treat it as they treat the runner: cd,
 // exported variables and functions persist between cells; programs see a
 // terminal on stdout and stderr (merged into stdout frames); a cell's stdin
-// is /dev/null, so reading it never hangs.
+// is /dev/null, so reading it never hangs. Prompts a cell sets (PS1, as a
+// venv's activate does, and PS0) are emptied as it ends: bash printed them
+// into the next cell's output.
 //
 // [Start] returns once bash echoed its ready marker, or a
 // *backend.StartError with the output tail (wrapping

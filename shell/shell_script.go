@@ -19,7 +19,9 @@ var ErrEnvName = errors.New("invalid environment variable name")
 // reaches), defines the end-of-cell marker and prints the ready marker.
 //
 // __evh_end prints the marker for the cell whose number is in __evh_n with
-// the last exit status. Each cell's line calls it after `source`; it is also
+// the last exit status, and empties the prompts a cell may have set (a
+// venv's activate sets PS1), which bash would print into the next cell's
+// output: PS1 after this, PS0 before the next line runs. Each cell's line calls it after `source`; it is also
 // PROMPT_COMMAND, because an interrupt aborts the rest of the line and the
 // prompt is the only thing that runs next. It clears __evh_n, so the second
 // call, and an interrupt that lands between cells, print nothing.
@@ -32,7 +34,7 @@ func shellInitLine(nonce string) string {
 		"set +m +o history",
 		"unset HISTFILE MAIL MAILPATH MAILCHECK PROMPT_COMMAND",
 		"PS1= PS2= PS0= PS4='+ '",
-		"__evh_end() { local s=$?; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
+		"__evh_end() { local s=$?; PS1= PS0=; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
 			nonce + " \"$__evh_n\" \"$s\" >/dev/tty; __evh_n=; fi; }",
 		"PROMPT_COMMAND=__evh_end",
 		"__evh_argv0=$0",

@@ -67,6 +67,10 @@ func TestShellCells(t *testing.T) {
 		{"return at top level ends the cell", frames.Request{Code: "echo one\nreturn 4\necho two"}, "one\n", "exit status 4"},
 		{"command not found", frames.Request{Code: "evh_no_such_command_x"},
 			"", "exit status 127"},
+		// A venv's activate sets PS1: bash printed it, and PS0, into every
+		// later cell's output ("(venv) $ one").
+		{"a prompt a cell sets: set", frames.Request{Code: "PS1='(venv) $ '; PS0='zero '"}, "", ""},
+		{"a prompt a cell sets: not in the next cells", frames.Request{Code: "echo one"}, "one\n", ""},
 		{"stdout redirected for good", frames.Request{Code: "exec 3>&1 >/dev/null; echo hidden"}, "", ""},
 		{"and restored", frames.Request{Code: "exec >&3 3>&-; echo back"}, "back\n", ""},
 	}
