@@ -278,13 +278,17 @@ func CheckWritable(path string) error {
 	return os.Remove(f.Name())
 }
 
-// writableTarget resolves a symlink to the file it names and refuses what
-// WriteFile would not replace; perm is the mode the new file gets.
+// writableTarget resolves a symlink to the file it names (a dangling
+// one's is created where it points, as "> link" does, not over the link;
+// resolveLinks refuses one planted in /tmp) and refuses what WriteFile
+// would not replace; perm is the mode the new file gets.
 func writableTarget(path string) (string, fs.FileMode, error) {
-	if target, linkErr := filepath.EvalSymlinks(path); linkErr == nil {
+	target, err := resolveLinks(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	if target != absolute(path) {
 		path = target
-	} else if target, ok := danglingTarget(path); ok {
-		path = target // created where the link points, as "> link" does, not over the link
 	}
 	perm := fs.FileMode(0o644)
 	if st, statErr := os.Stat(path); statErr == nil {
@@ -297,30 +301,6 @@ func writableTarget(path string) (string, fs.FileMode, error) {
 		}
 	}
 	return path, perm, nil
-}
-
-// danglingTarget follows path's chain of symlinks to the missing file at its
-// end; ok is false when path is not a symlink (or the chain loops).
-func danglingTarget(path string) (string, bool) {
-	followed := false
-	for range 40 { // as the kernel's ELOOP limit
-		st, err := os.Lstat(path)
-		if err != nil {
-			return path, followed && errors.Is(err, fs.ErrNotExist)
-		}
-		if st.Mode()&fs.ModeSymlink == 0 {
-			return "", false
-		}
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return "", false
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
-		}
-		path, followed = dest, true
-	}
-	return "", false
 }
 
 // tempCreated, when set (by a test), is called with a save's temp file

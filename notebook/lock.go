@@ -57,7 +57,10 @@ func (e *LockedError) Unwrap() []error { return []error{ErrLocked, e.Err} }
 // saves now and then (nb run) takes it around each Save only. Locking a
 // notebook this goroutine already holds waits for itself until ctx ends.
 func Lock(ctx context.Context, path string) (*FileLock, error) {
-	target := canonical(path)
+	target, err := resolveLinks(path) // canonical's, a planted link refused
+	if err != nil {
+		return nil, fmt.Errorf("lock notebook %s: %w", path, err)
+	}
 	dir, base := filepath.Split(target)
 	l := &FileLock{path: filepath.Join(dir, "."+base+".evalhost-lock")}
 	unlock, err := lockLocal(ctx, l.path)

@@ -158,15 +158,11 @@ func absolute(path string) string {
 }
 
 // canonical names the file a path refers to, so that two spellings of one
-// notebook (relative, through a symlink) compare equal.
+// notebook (relative, through a symlink) compare equal: the file a save
+// writes (resolveLinks), or, for a link resolveLinks refuses, the link.
 func canonical(path string) string {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		path = filepath.Join(dir, filepath.Base(path))
+	if target, err := resolveLinks(path); err == nil {
+		return target
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return path
+	return absolute(path)
 }
