@@ -42,7 +42,11 @@
 //     nbformat's writer repairs missing and duplicate ids (the first of a
 //     duplicate keeps it; an id its schema refuses is replaced too); 4.4
 //     and older, whose schema has no ids, are written as they are. A symlink
-//     is written through; a read-only file is refused. [CheckWritable]
+//     is written through (a dangling one's target is created), but not
+//     one fs.protected_symlinks would refuse: in a sticky, world-writable
+//     directory, owned by neither this user nor the directory's owner
+//     (a *LinkError, ErrPlantedLink; [Lock] refuses it too); a read-only
+//     file is refused. [CheckWritable]
 //     makes the same checks and a temp file, without writing, for a caller
 //     that must not do long work toward a file it cannot write.
 //     [Notebook.SaveUnsynced] is Save without the fsyncs, for progress
