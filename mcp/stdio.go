@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -96,29 +97,32 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 // A write after Close (a cancelled call ending after a signal) fails
 // without reaching w, whose descriptor may be closed or reused by then.
 type lockedWriter struct {
-	mu     sync.Mutex
-	w      io.WriteCloser
-	closed bool
+	mu      sync.Mutex
+	w       io.WriteCloser
+	closing atomic.Bool
+	once    sync.Once
+	err     error
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
+	if l.closing.Load() {
 		return 0, io.ErrClosedPipe
 	}
 	return l.w.Write(p)
 }
 
-// Close closes w once; later calls return nil.
+// Close closes w once; later calls return the first one's result. It does
+// not wait for a write under way: w's Close may be what ends it (a write
+// to a client that stopped reading, cmd/evalhost's stdout), so it must be
+// safe beside a Write, as an *os.File's is.
 func (l *lockedWriter) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return nil
-	}
-	l.closed = true
-	return l.w.Close()
+	l.once.Do(func() {
+		l.closing.Store(true)
+		l.err = l.w.Close()
+	})
+	return l.err
 }
 
 // lineGuard passes lines through and replaces one longer than max by a

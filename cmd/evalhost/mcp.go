@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -117,7 +118,10 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	}
 	var out io.WriteCloser = nopWriteCloser{stdout}
 	if file, ok := stdout.(*os.File); ok {
-		out = fileNoClose{file} // its descriptor tells when the client is gone
+		polled, restore := pollableOutput(file)
+		closeOut := sync.OnceFunc(restore)
+		defer closeOut()
+		out = stdioOut{Writer: polled, file: file, close: closeOut}
 	}
 	err = srv.RunStdio(ctx, stdin, out, f.maxLine)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
@@ -130,11 +134,24 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// fileNoClose is stdout for the MCP server: its Close leaves the file open,
-// and its SyscallConn lets the server see that the client closed its end.
-type fileNoClose struct{ *os.File }
+// stdioOut is stdout for the MCP server. A pipe is written through a
+// private non-blocking open of it (pollableOutput), which Close closes:
+// that ends a write a client that stopped reading holds up, so a SIGTERM
+// still ends the server (it hung there); descriptor 1 stays open. Its
+// SyscallConn, descriptor 1's, lets the server see that the client closed
+// its end.
+type stdioOut struct {
+	io.Writer
+	file  *os.File
+	close func()
+}
 
-func (fileNoClose) Close() error { return nil }
+func (o stdioOut) Close() error {
+	o.close()
+	return nil
+}
+
+func (o stdioOut) SyscallConn() (syscall.RawConn, error) { return o.file.SyscallConn() }
 
 // parseToolFlags reads --tool NAME=COMMAND flags (run, mcp), refusing a
 // malformed one or a name given twice.
