@@ -334,6 +334,13 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
+			if done.Cancelled && cellCtx.Err() == nil {
+				// A SIGINT no timeout, cancel or Ctrl-C of ours sent (the
+				// cell's own os.kill, another process's): the runner cannot
+				// tell it from ours, but nobody cancelled the cell. Its
+				// KeyboardInterrupt is the cell's error, as under python3.
+				done.Cancelled = false
+			}
 			if tookInterrupt(cellCtx, done) {
 				c.j.interruptTaken = true
 			}

@@ -247,11 +247,10 @@ type CellResult struct {
 	// would exits with ExitStatus&0xff and prints ExitMessage instead of
 	// the error's traceback. In a batch it is also the status of an
 	// interpreter that exited during the cell (Exited, status killed). A
-	// Python cell's uncaught KeyboardInterrupt that no interrupt caused
-	// (raised; a SIGINT the cell sends itself is one only through the
-	// gateway: the runner cannot tell it from the host's, and the cell is
-	// cancelled) is 130: python3 then shows the traceback and dies of
-	// SIGINT, which a shell reports as 130. Only the builtin's
+	// Python cell's uncaught KeyboardInterrupt that no interrupt of the
+	// registry's caused (raised, or from a SIGINT the cell sent itself or
+	// another process sent) is 130: python3 then shows the traceback and
+	// dies of SIGINT, which a shell reports as 130. Only the builtin's
 	// (frames.Frame.KeyboardInterrupt): python3 ends with 1 by a subclass,
 	// or by a class of that name, as by any other error. Through the
 	// gateway, whose kernel names the type alone, a class named

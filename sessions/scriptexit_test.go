@@ -23,6 +23,10 @@ func TestScriptExit(t *testing.T) {
 		{"KeyboardInterrupt turned into another", "try:\n    raise KeyboardInterrupt\nexcept KeyboardInterrupt:\n    raise ValueError('x')", StatusError, 0, false},
 		{"a class named KeyboardInterrupt", "class KeyboardInterrupt(Exception): pass\nraise KeyboardInterrupt", StatusError, 0, false},
 		{"a KeyboardInterrupt subclass", "class Stop(KeyboardInterrupt): pass\nraise Stop", StatusError, 0, false},
+		// A SIGINT the cell sends itself is no interrupt of the caller's:
+		// it was reported cancelled ("the call was cancelled").
+		{"a SIGINT the cell sent itself", "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time; time.sleep(5)", StatusError, 130, true},
+		{"a SIGINT the cell sent itself, caught", "import os, signal, time\ntry:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(5)\nexcept KeyboardInterrupt:\n    pass", StatusOK, 0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
