@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -113,12 +114,17 @@ func openArtifact(path string) (*os.File, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s is not a regular file (%s), so not an artifact evalhost wrote; it is not read", path, fi.Mode().Type())
 	}
-	f, err := os.Open(path)
+	if artifactOpening != nil {
+		artifactOpening(path)
+	}
+	// Non-blocking: a FIFO swapped in since the Lstat would block the
+	// open for ever; SameFile below refuses what was swapped in.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	st, err := f.Stat()
-	if err == nil && !os.SameFile(fi, st) {
+	if err == nil && (!st.Mode().IsRegular() || !os.SameFile(fi, st)) { // an inode number may come back as another file's
 		err = fmt.Errorf("%s was replaced while it was opened; it is not read", path)
 	}
 	if err != nil {
@@ -127,6 +133,10 @@ func openArtifact(path string) (*os.File, fs.FileInfo, error) {
 	}
 	return f, st, nil
 }
+
+// artifactOpening, when set (by a test), is called between openArtifact's
+// Lstat and its open: a test swaps the file there.
+var artifactOpening func(path string)
 
 // artifactRef is a parsed artifact URI: "artifact://7.eval.log?offset=N&length=M".
 type artifactRef struct {

@@ -48,6 +48,42 @@ func TestReadArtifactRefusesPlantedFiles(t *testing.T) {
 	}
 }
 
+// A FIFO swapped in between openArtifact's look at the file and its open
+// (another user's, in a shared PI_ARTIFACTS_DIR) is refused at once: the
+// open blocked for ever.
+func TestReadArtifactRefusesAFIFOSwappedIn(t *testing.T) {
+	session, srv := connect(t, nil)
+	dir := srv.cfg.Store.Dir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "7.eval.log")
+	if err := os.WriteFile(path, []byte("output"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	artifactOpening = func(p string) {
+		if p != path {
+			return
+		}
+		if err := os.Remove(p); err != nil {
+			t.Error(err)
+		}
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { artifactOpening = nil })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "artifact://7.eval.log"})
+	if err == nil {
+		t.Fatalf("the FIFO was read: %+v", res.Contents[0])
+	}
+	if !strings.Contains(err.Error(), "was replaced while it was opened") {
+		t.Errorf("%v; want an error saying the file was replaced", err)
+	}
+}
+
 // A missing artifact's error keeps the SDK's code and says why it may be
 // gone and what to do; it was "Resource not found" and nothing more.
 func TestReadArtifactMissingSaysWhy(t *testing.T) {
