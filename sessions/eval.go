@@ -334,38 +334,44 @@ func (c *cellRun) execute(ctx context.Context) {
 		done, err := c.attempt(cellCtx, ex, attempt, started)
 		c.flushHeld()
 		if err == nil {
-			if done.Cancelled && cellCtx.Err() == nil {
-				// A SIGINT no timeout, cancel or Ctrl-C of ours sent (the
-				// cell's own os.kill, another process's): the runner cannot
-				// tell it from ours, but nobody cancelled the cell. Its
-				// KeyboardInterrupt is the cell's error, as under python3.
-				done.Cancelled = false
-			}
-			if tookInterrupt(cellCtx, done) {
-				c.j.interruptTaken = true
-			}
-			if cellCtx.Err() != nil && !done.Cancelled && !errors.Is(context.Cause(cellCtx), backend.ErrInterruptWait) {
-				// The timeout or the caller's cancel came while the cell
-				// ran, so the backend interrupted it, and the cell caught
-				// the KeyboardInterrupt: it must not read as if it had
-				// completed. (A cell that ended just as the context did,
-				// before the backend saw it end, is counted here too; the
-				// notice allows for it.) An interrupt the caller waits for
-				// (python3's Ctrl-C) is the cell's to handle: what it did
-				// then, finish or sys.exit(N), is its outcome.
-				done.Cancelled, c.caught = true, true
-			}
-			c.emit(done)
-			if !ex.Alive() && !c.leaving {
-				// The cell ended its own interpreter (an sh cell's exit):
-				// the next cell of this language starts afresh.
-				c.lose(false)
-			}
+			c.ended(cellCtx, ex, &done)
 		}
 		if c.settle(cellCtx, done, err, attempt) {
 			return
 		}
 		c.lose(true)
+	}
+}
+
+// ended takes an attempt's done frame before it is emitted and settled:
+// whose interrupt it was, and an interpreter the cell ended itself.
+func (c *cellRun) ended(cellCtx context.Context, ex Executor, done *frames.Frame) {
+	if done.Cancelled && cellCtx.Err() == nil {
+		// A SIGINT no timeout, cancel or Ctrl-C of ours sent (the
+		// cell's own os.kill, another process's): the runner cannot
+		// tell it from ours, but nobody cancelled the cell. Its
+		// KeyboardInterrupt is the cell's error, as under python3.
+		done.Cancelled = false
+	}
+	if tookInterrupt(cellCtx, *done) {
+		c.j.interruptTaken = true
+	}
+	if cellCtx.Err() != nil && !done.Cancelled && !errors.Is(context.Cause(cellCtx), backend.ErrInterruptWait) {
+		// The timeout or the caller's cancel came while the cell
+		// ran, so the backend interrupted it, and the cell caught
+		// the KeyboardInterrupt: it must not read as if it had
+		// completed. (A cell that ended just as the context did,
+		// before the backend saw it end, is counted here too; the
+		// notice allows for it.) An interrupt the caller waits for
+		// (python3's Ctrl-C) is the cell's to handle: what it did
+		// then, finish or sys.exit(N), is its outcome.
+		done.Cancelled, c.caught = true, true
+	}
+	c.emit(*done)
+	if !ex.Alive() && !c.leaving {
+		// The cell ended its own interpreter (an sh cell's exit):
+		// the next cell of this language starts afresh.
+		c.lose(false)
 	}
 }
 

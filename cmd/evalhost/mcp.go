@@ -116,13 +116,8 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if f.http != "" {
 		return serveMCPHTTP(ctx, srv, f, stderr)
 	}
-	var out io.WriteCloser = nopWriteCloser{stdout}
-	if file, ok := stdout.(*os.File); ok {
-		polled, restore := pollableOutput(file)
-		closeOut := sync.OnceFunc(restore)
-		defer closeOut()
-		out = stdioOut{Writer: polled, file: file, close: closeOut}
-	}
+	out := mcpStdout(stdout)
+	defer out.Close()
 	err = srv.RunStdio(ctx, stdin, out, f.maxLine)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
@@ -133,6 +128,16 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// mcpStdout is stdout as the MCP server writes it (stdioOut for a file).
+func mcpStdout(stdout io.Writer) io.WriteCloser {
+	file, ok := stdout.(*os.File)
+	if !ok {
+		return nopWriteCloser{stdout}
+	}
+	polled, restore := pollableOutput(file)
+	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}
+}
 
 // stdioOut is stdout for the MCP server. A pipe is written through a
 // private non-blocking open of it (pollableOutput), which Close closes:

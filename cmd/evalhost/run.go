@@ -468,13 +468,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	// bounds it.
 	ctx, interrupted := interruptible(reg.Kill, interruptOpts{
 		forward: func(sig syscall.Signal) bool { return reg.Signal(f.session, sig) },
-		// A Ctrl-\ reaches python3's children too, a kill of its pid not.
-		quitTo: func(sig syscall.Signal) bool {
-			if quitFromTerminal() {
-				return reg.SignalForeground(f.session, sig)
-			}
-			return reg.SignalCell(f.session, sig)
-		},
+		quitTo:  quitForwarder(reg, f.session),
 		jobs: &jobControl{
 			suspend:    func() bool { return reg.Suspend(f.session) },
 			resume:     func() bool { return reg.Resume(f.session) },

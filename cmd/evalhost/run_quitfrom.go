@@ -1,6 +1,23 @@
 package main
 
-import "golang.org/x/sys/unix"
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// quitForwarder passes run's SIGQUIT on to session's cell: a Ctrl-\
+// reaches python3's children too, a kill of its pid not.
+func quitForwarder(reg *sessions.Registry, session string) func(syscall.Signal) bool {
+	return func(sig syscall.Signal) bool {
+		if quitFromTerminal() {
+			return reg.SignalForeground(session, sig)
+		}
+		return reg.SignalCell(session, sig)
+	}
+}
 
 // quitFromTerminal says whether a SIGQUIT run was just sent can be its
 // terminal's Ctrl-\, which the terminal sends to its whole foreground job:
