@@ -53,7 +53,10 @@ func continueRun(t *testing.T, cmd *exec.Cmd, pid int) {
 // released by a SIGUSR1 (run passes it on) once the steps are done.
 func TestRunJobControlAsPython(t *testing.T) {
 	dir := t.TempDir()
-	const timeout = 2 * time.Second
+	// Each row's running time (start-up, the release after fg, the exit)
+	// must stay under it: it was 2 s, which one CI run's loaded machine
+	// took once (the row was released 2 s after fg, the cell timed out).
+	const timeout = 3 * time.Second
 	tests := []struct {
 		name    string
 		src     string
