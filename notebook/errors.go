@@ -110,8 +110,9 @@ func (e *ReadOnlyCellError) Unwrap() error { return ErrReadOnly }
 
 // FileError is a notebook file that could not be opened or read, said as
 // the CLI says it of any file ("cannot open x.ipynb: no such file or
-// directory"): what went wrong with the named file, not the Go call that
-// failed. It matches Err, and so fs.ErrNotExist and the like.
+// directory"; cmd/evalhost makes one for a script it cannot read): what
+// went wrong with the named file, not the Go call that failed. It matches
+// Err, and so fs.ErrNotExist and the like.
 type FileError struct {
 	Op   string // "open" or "read"
 	Path string

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
+	"github.com/evalhost/evalhost/notebook"
 )
 
 // Limits of what evalhost reads whole into memory: a script or cell text
@@ -26,7 +26,8 @@ var errTooLarge = errors.New("input too large")
 // /dev/zero or `yes |` ends with a message instead of running out of memory.
 // Its errors name the input as a person gave it ("cannot open x.py: no such
 // file or directory"), not as Go's os calls print them, and unwrap to the
-// cause (fs.ErrNotExist...).
+// cause (fs.ErrNotExist...): notebook's *FileError, the one shape of that
+// message, for a script as for a notebook.
 func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	var r io.Reader
 	label := name
@@ -38,40 +39,17 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, namedError("cannot open", name, err)
+			return nil, &notebook.FileError{Op: "open", Path: trustdir.Shown(name), Err: err}
 		}
 		defer f.Close()
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, namedError("cannot read", label, err)
+		return nil, &notebook.FileError{Op: "read", Path: trustdir.Shown(label), Err: err}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: %s is larger than %d MiB, the most evalhost reads", errTooLarge, label, limit>>20)
 	}
 	return data, nil
 }
-
-// namedError is what (cannot open, cannot read) went wrong with the input
-// name, and why: an *fs.PathError's cause without its Go operation ("open
-// x.py: ..."), which the user did not ask for.
-func namedError(what, name string, err error) error {
-	cause := err
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		cause = pe.Err
-	}
-	return fmt.Errorf("%s %s: %w", what, trustdir.Shown(name), &wrapped{cause.Error(), err})
-}
-
-// wrapped prints text and unwraps to err, so errors.Is(err, fs.ErrNotExist)
-// holds through namedError.
-type wrapped struct {
-	text string
-	err  error
-}
-
-func (w *wrapped) Error() string { return w.text }
-
-func (w *wrapped) Unwrap() error { return w.err }
