@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "304051c63c3d9efb"
+const embeddedHash = "80f146abaca92baa"

@@ -238,8 +238,7 @@ def _report(exc, cell):
         if isinstance(raised, SystemExit):
             return raised
         if raised is not None:
-            lines = ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit)
-            reported = _write(sys.stderr, lines + ["", "Original exception was:"] + _safe_lines(exc, False, limit))
+            reported = _write(sys.stderr, _hook_failed(raised, exc, limit))
     send_error(exc, limit=limit, reported=reported)
     return None
 
@@ -265,12 +264,9 @@ def report_at_exit(exc):
     elif hook is getattr(sys, "__excepthook__", None):
         _write(sys.stderr, _safe_lines(exc, False, limit))
     else:
-        try:
-            hook(type(exc), exc, exc.__traceback__)
-        except BaseException as e:
-            _drop_context(e, exc)
-            _write(sys.stderr, ["Error in sys.excepthook:"] + _safe_lines(e, False, limit) +
-                   ["", "Original exception was:"] + _safe_lines(exc, False, limit))
+        raised = _call_hook(hook, exc, exc.__traceback__)
+        if raised is not None:
+            _write(sys.stderr, _hook_failed(raised, exc, limit))
     return 1
 
 
@@ -290,20 +286,29 @@ def _chain_without_runner(exc, seen):
         _chain_without_runner(sub, seen)
 
 
-def _call_hook(hook, exc, tb, cell):
-    """hook(type, value, tb) with SIGINT raising in it again; what it
-    raised, or None. It runs in the cell's except block, so what it raises
-    gets exc as its context there, which python3's call, made with no
-    exception being handled, does not give: taken off."""
-    cell.running = True
+def _call_hook(hook, exc, tb, cell=None):
+    """hook(type, value, tb), with SIGINT raising in it again when it runs
+    for a cell; what it raised, or None. It runs in an except block, so
+    what it raises gets exc as its context there, which python3's call,
+    made with no exception being handled, does not give: taken off."""
+    if cell is not None:
+        cell.running = True
     try:
         hook(type(exc), exc, tb)
-        cell.running = False
+        if cell is not None:
+            cell.running = False
     except BaseException as e:
-        cell.running = False
+        if cell is not None:
+            cell.running = False
         _drop_context(e, exc)
         return e
     return None
+
+
+def _hook_failed(raised, exc, limit):
+    """The lines python3 writes when sys.excepthook raised reporting exc."""
+    return ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit) + ["", "Original exception was:"] + \
+        _safe_lines(exc, False, limit)
 
 
 def _drop_context(e, exc):
