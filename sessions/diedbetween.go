@@ -21,11 +21,7 @@ func (c *cellRun) diedBetween() string {
 	if !c.j.req.Batch || c.cell.Language != LangPython {
 		return ""
 	}
-	s := c.j.s
-	s.mu.Lock()
-	ex := s.execs[c.cell.Language]
-	s.mu.Unlock()
-	dt, ok := ex.(deathTeller)
+	dt, ok := c.j.s.current(c.cell.Language).(deathTeller)
 	if !ok {
 		return ""
 	}

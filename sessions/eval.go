@@ -667,10 +667,7 @@ func (c *cellRun) guardMemory() {
 	if limit <= 0 {
 		return
 	}
-	c.j.s.mu.Lock()
-	ex := c.j.s.execs[c.cell.Language]
-	c.j.s.mu.Unlock()
-	r, ok := ex.(rssReporter)
+	r, ok := c.j.s.current(c.cell.Language).(rssReporter)
 	if !ok {
 		return
 	}

@@ -26,9 +26,7 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 				break
 			}
 		}
-		j.s.mu.Lock()
-		ex := j.s.execs[lang]
-		j.s.mu.Unlock()
+		ex := j.s.current(lang)
 		l, ok := ex.(lastCellTeller)
 		if ran < 0 || !ok || !ex.Alive() {
 			continue

@@ -373,12 +373,17 @@ func (s *session) launchEnv() ([]string, error) {
 	return setEnv(env, "PI_TOOL_BRIDGE_SESSION", s.key.Session), nil
 }
 
+// current is the session's executor for lang now (nil when none runs).
+func (s *session) current(lang string) Executor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.execs[lang]
+}
+
 // dead reports whether the session's interpreter for lang has ended since
 // its last cell (the next executor call would replace it).
 func (s *session) dead(lang string) bool {
-	s.mu.Lock()
-	ex := s.execs[lang]
-	s.mu.Unlock()
+	ex := s.current(lang)
 	return ex != nil && !ex.Alive()
 }
 
