@@ -71,7 +71,8 @@
 // directory may hold a day's artifacts beyond its cap, no more. A file
 // written or replaced since the limits listed it (its name freed and taken
 // again) is left to their next pass.
-// [Store.Prune] applies the retention alone, as a command starts.
+// [Store.Enforce] applies both at once, as a long-lived process starts;
+// [Store.Prune] applies the retention alone.
 // The notice of a spilled cell names the artifact and its file. A caller of
 // [Store.Create] must call [Store.Finish] with the id when the file is
 // written or given up; until then the limits leave it alone.

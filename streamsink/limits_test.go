@@ -352,22 +352,40 @@ func TestStoreFromEnv(t *testing.T) {
 	}
 }
 
-// TestStoreFromEnvEnforcesAtStart: a directory over a (lowered) cap is
-// brought under it when the store is opened, before anything spills.
-func TestStoreFromEnvEnforcesAtStart(t *testing.T) {
+// TestStoreFromEnvEnforce: opening the store touches nothing on disk (a
+// command that never spills pays no listing); Enforce, as a long-lived
+// process starts, brings a directory over a (lowered) cap under it, and
+// removes nothing from the user's own directory.
+func TestStoreFromEnvEnforce(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "artifacts")
 	os.Mkdir(dir, 0o700)
-	for i, name := range []string{"1.eval.log", "2.png", "3.eval.log"} {
+	all := []string{"1.eval.log", "2.png", "3.eval.log"}
+	for i, name := range all {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, make([]byte, 600), 0o600)
 		mod := time.Now().Add(time.Duration(i-10) * time.Minute)
 		os.Chtimes(p, mod, mod)
 	}
-	t.Setenv("PI_ARTIFACTS_DIR", "")
 	t.Setenv(MaxTotalEnv, "1300")
-	if _, err := StoreFromEnv(home); err != nil {
+	t.Setenv("PI_ARTIFACTS_DIR", dir) // the user's: never pruned
+	mine, err := StoreFromEnv(home)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if n, err := mine.Enforce(); n != 0 || err != nil {
+		t.Errorf("Enforce on the user's directory = %d, %v; want nothing removed", n, err)
+	}
+	t.Setenv("PI_ARTIFACTS_DIR", "")
+	st, err := StoreFromEnv(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, all) {
+		t.Errorf("opening the store left %v, want all of %v", got, all)
+	}
+	if n, err := st.Enforce(); n != 1 || err != nil {
+		t.Errorf("Enforce = %d, %v; want 1 removed", n, err)
 	}
 	if got := listDir(t, dir); !slices.Equal(got, []string{"2.png", "3.eval.log"}) {
 		t.Errorf("left %v, want the two newest", got)

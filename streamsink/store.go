@@ -96,8 +96,11 @@ func ArtifactsDir(home string) string {
 
 // StoreFromEnv returns the store evalhost uses: $PI_ARTIFACTS_DIR as a
 // UserDir when set, else home/artifacts, with MaxTotal from
-// $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap). An
-// own directory's limits are enforced at once, and again as artifacts finish.
+// $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap). It
+// touches nothing on disk: an own directory's limits are enforced as each
+// artifact finishes, and by [Store.Enforce], which a long-lived process
+// calls as it starts. Opening is thus free for a command that never
+// spills: listing a week of artifacts cost every `run` milliseconds.
 // A bad value is an error naming the variable, returned with a store that
 // uses the default cap, so the caller can warn and go on.
 func StoreFromEnv(home string) (*Store, error) {
@@ -114,11 +117,18 @@ func StoreFromEnv(home string) (*Store, error) {
 			o.MaxTotal = -1
 		}
 	}
-	st := NewStoreWith(dir, o)
-	if !o.UserDir {
-		_, _ = st.limit(st.retention(), st.maxTotal()) // costs only disk when it fails
+	return NewStoreWith(dir, o), err
+}
+
+// Enforce applies the limits of a directory the store owns now, as a
+// finished artifact does: the retention, then the cap. It returns how many
+// artifacts it removed; what stopped it costs only disk. A UserDir store
+// removes nothing.
+func (st *Store) Enforce() (int, error) {
+	if st.opt.UserDir {
+		return 0, nil
 	}
-	return st, err
+	return st.limit(st.retention(), st.maxTotal())
 }
 
 // Dir returns the store's directory.

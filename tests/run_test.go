@@ -228,17 +228,24 @@ func TestIPCTrace(t *testing.T) {
 	}
 }
 
-// evalhost's own artifacts directory keeps a week of spilled output; a
-// PI_ARTIFACTS_DIR is the caller's and is never pruned.
+// evalhost's own artifacts directory keeps a week of spilled output,
+// pruned as a spill ends and as a long-lived process starts (serve here);
+// a command that spills nothing does not list it. A PI_ARTIFACTS_DIR is the
+// caller's and is never pruned.
 func TestArtifactsPruned(t *testing.T) {
 	old := time.Now().Add(-30 * 24 * time.Hour)
+	spill := []string{"run", "--max-output", "5", "-c", "print('x' * 100)"}
 	for _, tt := range []struct {
 		name     string
+		args     []string
+		stdin    string
 		callers  bool // PI_ARTIFACTS_DIR points at the directory
 		wantLeft []string
 	}{
-		{"own directory", false, []string{"3.eval.log", "4.eval.log"}},
-		{"caller's directory", true, []string{"1.eval.log", "2.png", "3.eval.log", "4.eval.log"}},
+		{"own directory, a spill", spill, "", false, []string{"3.eval.log", "5.eval.log"}}, // 4 is no longer the newest
+		{"own directory, serve starts", []string{"serve"}, `{"op":"shutdown"}` + "\n", false, []string{"3.eval.log", "4.eval.log"}},
+		{"own directory, nothing spilled", []string{"run", "-c", "1"}, "", false, []string{"1.eval.log", "2.png", "3.eval.log", "4.eval.log"}},
+		{"caller's directory", spill, "", true, []string{"1.eval.log", "2.png", "3.eval.log", "4.eval.log", "5.eval.log"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -251,13 +258,14 @@ func TestArtifactsPruned(t *testing.T) {
 					os.Chtimes(p, old, old)
 				}
 			}
-			cmd := command(t, "run", "-c", "1")
+			cmd := command(t, tt.args...)
 			cmd.Env = append(cmd.Env, "EVALHOST_HOME="+home, "PI_ARTIFACTS_DIR=")
 			if tt.callers {
 				cmd.Env = append(cmd.Env, "PI_ARTIFACTS_DIR="+dir)
 			}
+			cmd.Stdin = strings.NewReader(tt.stdin)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("run: %v\n%s", err, out)
+				t.Fatalf("%s: %v\n%s", tt.args, err, out)
 			}
 			ents, _ := os.ReadDir(dir)
 			var left []string

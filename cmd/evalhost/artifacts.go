@@ -17,3 +17,13 @@ func artifactStore(home string) *streamsink.Store {
 	}
 	return st
 }
+
+// serverArtifactStore is artifactStore for a process that lives long
+// (serve, mcp, the background process): it applies the limits now, off any
+// cell's path, so a lowered cap or a week of old artifacts is dealt with
+// even before its first spill. A one-shot command leaves that to its spills.
+func serverArtifactStore(home string) *streamsink.Store {
+	st := artifactStore(home)
+	_, _ = st.Enforce() // what stopped it costs only disk; the next spill tries again
+	return st
+}

@@ -134,7 +134,7 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		Version: buildIdentity(),
 		Idle:    *idle,
 		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
-			Sink: streamsink.Options{Store: artifactStore(home)}},
+			Sink: streamsink.Options{Store: serverArtifactStore(home)}},
 		Ready: daemon.SignalReady,
 	})
 	if err != nil {

@@ -91,7 +91,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 			Grace:       f.grace,
 			IPython:     f.ipython,
 			Sink: streamsink.Options{MaxBytes: f.maxOutput,
-				Store: artifactStore(home)},
+				Store: serverArtifactStore(home)},
 		},
 		Version:      version,
 		Languages:    langs,
