@@ -6,7 +6,10 @@
 // terminal on stdout and stderr (merged into stdout frames); a cell's stdin
 // is /dev/null, so reading it never hangs. Prompts a cell sets (PS1, as a
 // venv's activate does, and PS0) are emptied as it ends: bash printed them
-// into the next cell's output.
+// into the next cell's output. A PROMPT_COMMAND a cell sets (direnv's hook)
+// runs as each later cell ends, before it is reported, as a terminal runs
+// it after each line: its output is that cell's, the cell's status stays,
+// and a cell reads it with evalhost's own entry after a ';'.
 //
 // [Start] returns once bash echoed its ready marker, or a
 // *backend.StartError with the output tail (wrapping

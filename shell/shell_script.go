@@ -21,10 +21,22 @@ var ErrEnvName = errors.New("invalid environment variable name")
 // __evh_end prints the marker for the cell whose number is in __evh_n with
 // the last exit status, and empties the prompts a cell may have set (a
 // venv's activate sets PS1), which bash would print into the next cell's
-// output: PS1 after this, PS0 before the next line runs. Each cell's line calls it after `source`; it is also
+// output: PS1 after this, PS0 before the next line runs. Each cell's line
+// calls it after `source` (with an argument); it is also in
 // PROMPT_COMMAND, because an interrupt aborts the rest of the line and the
 // prompt is the only thing that runs next. It clears __evh_n, so the second
 // call, and an interrupt that lands between cells, print nothing.
+//
+// A PROMPT_COMMAND of the user's (direnv's hook, a cell's own) runs after
+// each cell, before its marker, as a terminal runs it after each command
+// line: its output is the cell's, the cell's status is kept, and the hook
+// sees it in $?. __evh_keep takes what a cell left in PROMPT_COMMAND, less
+// our own entry, into __evh_pc; each line then sets PROMPT_COMMAND to that
+// followed by ours (__evh_pcset), so a cell sees the user's value and one
+// that adds to it keeps ours, and between cells it is ours alone, so the
+// prompt does not run the user's again. After an interrupt the prompt has
+// just run the user's part itself, so __evh_end without its argument does
+// not run it again. PROMPT_COMMAND as an array (bash 5.1) is joined.
 //
 // Markers go to /dev/tty, so a cell that redirects the shell's stdout
 // (exec >file) still ends. exit is wrapped only to hide the "exit" that interactive bash writes to
@@ -34,9 +46,14 @@ func shellInitLine(nonce string) string {
 		"set +m +o history",
 		"unset HISTFILE MAIL MAILPATH MAILCHECK PROMPT_COMMAND",
 		"PS1= PS2= PS0= PS4='+ '",
-		"__evh_end() { local s=$?; PS1= PS0=; if [[ -n ${__evh_n-} ]]; then builtin printf '\\036EVH%s:%s:%s\\036\\n' " +
-			nonce + " \"$__evh_n\" \"$s\" >/dev/tty; __evh_n=; fi; }",
-		"PROMPT_COMMAND=__evh_end",
+		"__evh_end() { local s=$?; PS1= PS0=; if [[ -n ${__evh_n-} ]]; then [[ ${PROMPT_COMMAND[*]-} == __evh_end ]] || __evh_keep; " +
+			"if [[ -n ${1-} && -n $__evh_pc ]]; then __evh_rc $s; eval \"$__evh_pc\"; fi; " +
+			"builtin printf '\\036EVH%s:%s:%s\\036\\n' " + nonce + " \"$__evh_n\" \"$s\" >/dev/tty; __evh_n=; fi; }",
+		"__evh_keep() { local IFS=';' v; v=\"${PROMPT_COMMAND[*]-}\"; if [[ $v != \"$__evh_pcset\" && $v != __evh_end ]]; then " +
+			"v=${v//;__evh_end/}; v=${v//__evh_end;/}; [[ $v == __evh_end ]] && v=; __evh_pc=$v; __evh_pcset=${v:+$v;}__evh_end; fi; " +
+			"builtin unset PROMPT_COMMAND; PROMPT_COMMAND=__evh_end; }",
+		"__evh_rc() { return $1; }",
+		"__evh_pc= __evh_pcset=__evh_end PROMPT_COMMAND=__evh_end",
 		"__evh_argv0=$0",
 		"exit() { builtin exit \"$@\" 2>/dev/null; }",
 		"builtin printf '\\036EVH%s:R:%s\\036\\n' " + nonce + " \"$BASH_VERSION\"",
@@ -60,7 +77,7 @@ func shellSyncLine(nonce string, n int) string {
 // which leaves $_ empty for the cell, as without a sync.
 func shellCellLine(n int, file, setupFile string, req frames.Request, sync string) string {
 	var b strings.Builder
-	b.WriteString("PROMPT_COMMAND=__evh_end; ")
+	b.WriteString("PROMPT_COMMAND=$__evh_pcset; ")
 	b.WriteString(sync)
 	b.WriteString("__evh_n=")
 	b.WriteString(strconv.Itoa(n))
@@ -78,7 +95,7 @@ func shellCellLine(n int, file, setupFile string, req frames.Request, sync strin
 	}
 	b.WriteString("builtin source ")
 	b.WriteString(shellQuote(file))
-	b.WriteString(" </dev/null; __evh_end\n")
+	b.WriteString(" </dev/null; __evh_end x\n")
 	return b.String()
 }
 

@@ -71,6 +71,16 @@ func TestShellCells(t *testing.T) {
 		// later cell's output ("(venv) $ one").
 		{"a prompt a cell sets: set", frames.Request{Code: "PS1='(venv) $ '; PS0='zero '"}, "", ""},
 		{"a prompt a cell sets: not in the next cells", frames.Request{Code: "echo one"}, "one\n", ""},
+		// A PROMPT_COMMAND a cell sets (direnv's hook) runs after every
+		// cell, as a terminal's prompt runs it after every line: it ran
+		// once, at the start of the next cell, and was then replaced.
+		{"a prompt command: set", frames.Request{Code: `PROMPT_COMMAND='echo "hook $?"'`}, "hook 0\n", ""},
+		{"a prompt command: after each cell, the status kept", frames.Request{Code: "echo a; false"}, "a\nhook 1\n", "exit status 1"},
+		{"a prompt command: a cell sees it", frames.Request{Code: `echo "${PROMPT_COMMAND%%;*}"`}, "echo \"hook $?\"\nhook 0\n", ""},
+		{"a prompt command: one added in front keeps both", frames.Request{Code: `PROMPT_COMMAND="echo two${PROMPT_COMMAND:+;$PROMPT_COMMAND}"`}, "two\nhook 0\n", ""},
+		{"a prompt command: both run", frames.Request{Code: "echo b"}, "b\ntwo\nhook 0\n", ""},
+		{"a prompt command: unset", frames.Request{Code: "unset PROMPT_COMMAND"}, "", ""},
+		{"a prompt command: gone", frames.Request{Code: "echo c"}, "c\n", ""},
 		{"stdout redirected for good", frames.Request{Code: "exec 3>&1 >/dev/null; echo hidden"}, "", ""},
 		{"and restored", frames.Request{Code: "exec >&3 3>&-; echo back"}, "back\n", ""},
 	}
@@ -250,6 +260,37 @@ func TestShellInterruptBetweenCells(t *testing.T) {
 		// Exactly: what the interrupts made bash print at its prompt (a
 		// newline each) is no cell's output (Shell.strays).
 		if r.err != nil || r.done.Status != frames.StatusOK || r.stdout() != "ok\n" {
+			t.Fatalf("cell %d after idle interrupts: stdout %q, done %+v, err %v", i, r.stdout(), r.done, r.err)
+		}
+	}
+}
+
+// A PROMPT_COMMAND of the user's runs once per cell also when an interrupt
+// ends the cell (the prompt then runs it, and __evh_end must not again) and
+// not at all for interrupts between cells (the prompt's value is ours
+// alone there).
+func TestShellPromptCommandAndInterrupts(t *testing.T) {
+	testkit.Clean(t, time.Minute)
+	s := startShell(t, Options{Grace: 2 * time.Second})
+	if r := shellCode(s, "PROMPT_COMMAND='echo hook'"); r.err != nil || r.stdout() != "hook\n" {
+		t.Fatalf("set: stdout %q, err %v", r.stdout(), r.err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r := shellExec(ctx, s, frames.Request{ID: "c", Code: "echo start; sleep 30"})
+	if r.err != nil || !r.done.Cancelled {
+		t.Fatalf("cancelled cell: done %+v, err %v", r.done, r.err)
+	}
+	if got := r.stdout(); strings.Count(got, "hook") != 1 || !strings.HasPrefix(got, "start\n") {
+		t.Errorf("cancelled cell's stdout %q, want start and the hook once", got)
+	}
+	for i := range 5 {
+		for range 3 {
+			if err := s.Interrupt(); err != nil {
+				t.Fatalf("interrupt: %v", err)
+			}
+		}
+		if r := shellCode(s, "echo ok"); r.err != nil || r.done.Status != frames.StatusOK || r.stdout() != "ok\nhook\n" {
 			t.Fatalf("cell %d after idle interrupts: stdout %q, done %+v, err %v", i, r.stdout(), r.done, r.err)
 		}
 	}
