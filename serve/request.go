@@ -197,21 +197,34 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		// It goes into the interpreter's environment, where a NUL cannot.
 		return req, badRequest(root, `"session" must not contain a NUL character`)
 	}
+	if e := parseOptions(root, f, &req); e != nil {
+		return req, e
+	}
+	if e := parseArgv(root, f, &req); e != nil {
+		return req, e
+	}
+	cells, e := parseCells(root, f)
+	req.Cells = cells
+	return req, e
+}
+
+// parseOptions reads an eval's ipython, keepGoing and env into req.
+func parseOptions(root gjson.Result, f evalFields, req *sessions.Request) *requestError {
 	if ip := f.ipython; ip.Exists() {
 		if !ip.IsBool() {
-			return req, badRequest(root, `"ipython" must be true or false`)
+			return badRequest(root, `"ipython" must be true or false`)
 		}
 		req.IPython = ip.Bool()
 	}
 	if kg := f.keepGoing; kg.Exists() {
 		if !kg.IsBool() {
-			return req, badRequest(root, `"keepGoing" must be true or false`)
+			return badRequest(root, `"keepGoing" must be true or false`)
 		}
 		req.KeepGoing = kg.Bool()
 	}
 	if env := f.env; env.Exists() {
 		if !env.IsObject() {
-			return req, badRequest(root, `"env" must be an object of strings`)
+			return badRequest(root, `"env" must be an object of strings`)
 		}
 		req.Env = map[string]string{}
 		var bad string
@@ -224,29 +237,31 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 			return true
 		})
 		if bad != "" {
-			return req, badRequest(root, `"env.%s" must be a string`, bad)
+			return badRequest(root, `"env.%s" must be a string`, bad)
 		}
 	}
-	if e := parseArgv(root, f, &req); e != nil {
-		return req, e
-	}
+	return nil
+}
+
+// parseCells reads an eval's cells, each taking the request's onTimeout
+// and maxRuntime when it sets none.
+func parseCells(root gjson.Result, f evalFields) ([]sessions.Cell, *requestError) {
 	var cells []gjson.Result
 	if f.cells.IsArray() {
 		jsonscan.Array(f.cells.Raw, func(c gjson.Result) { cells = append(cells, c) })
 	}
 	if len(cells) == 0 {
-		return req, badRequest(root, `"cells" must be a non-empty array of {"language","code"} objects`)
+		return nil, badRequest(root, `"cells" must be a non-empty array of {"language","code"} objects`)
 	}
-	// A request's onTimeout and maxRuntime apply to its cells that set none.
 	var dflt sessions.Cell
 	if e := parseDetach(root, f.onTimeout, f.maxRuntime, "", &dflt); e != nil {
-		return req, e
+		return nil, e
 	}
-	req.Cells = make([]sessions.Cell, 0, len(cells))
+	out := make([]sessions.Cell, 0, len(cells))
 	for i, c := range cells {
 		cell, e := parseCell(root, i, c)
 		if e != nil {
-			return req, e
+			return nil, e
 		}
 		if cell.OnTimeout == "" {
 			cell.OnTimeout = dflt.OnTimeout
@@ -254,9 +269,9 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		if cell.MaxRuntime == 0 {
 			cell.MaxRuntime = dflt.MaxRuntime
 		}
-		req.Cells = append(req.Cells, cell)
+		out = append(out, cell)
 	}
-	return req, nil
+	return out, nil
 }
 
 // parseDetach reads "onTimeout" and "maxRuntime" of a cell or a request

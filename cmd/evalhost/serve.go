@@ -38,22 +38,7 @@ type serveFlags struct {
 
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
 	var f serveFlags
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: evalhost serve [flags]\n\nSpeaks NDJSON on stdin/stdout (docs/serve-protocol.md, version %s).\n\nFlags:\n%s", serve.Protocol, fs.FlagUsages())
-	}
-	fs.StringVar(&f.python, "python", "", "python interpreter (default: resolved per cwd: venv, then python3 on PATH)")
-	fs.IntVar(&f.maxSessions, "max-sessions", 4, "live sessions before the least recently used idle one is closed")
-	fs.DurationVar(&f.idle, "idle-timeout", 5*time.Minute, "close sessions idle this long")
-	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines for a running cell (0 disables)")
-	fs.BoolVar(&f.drain, "drain", true, "on stdin EOF, shutdown, SIGTERM or SIGINT, let in-flight requests finish (false cancels them); a second signal ends them at once")
-	fs.BoolVar(&f.drainJobs, "drain-jobs", false, "on stdin EOF, shutdown or the first signal, let running jobs (detached cells) end on their own instead of stopping them")
-	fs.IntVar(&f.maxLine, "max-line", serve.DefaultMaxLine, "longest request line accepted, in bytes")
-	fs.IntVar(&f.maxOutput, "max-output", 0, "bytes of output kept in each cell_end's tail (default 50 KiB)")
-	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
-	f.backendFlags.register(fs)
-	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
-	f.profile.register(fs)
+	fs := newServeFlagSet(&f)
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -117,6 +102,27 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		logger.Error("serve stopped", "err", err)
 		return exitFailed
 	}
+}
+
+// newServeFlagSet is serve's flags, read into f.
+func newServeFlagSet(f *serveFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: evalhost serve [flags]\n\nSpeaks NDJSON on stdin/stdout (docs/serve-protocol.md, version %s).\n\nFlags:\n%s", serve.Protocol, fs.FlagUsages())
+	}
+	fs.StringVar(&f.python, "python", "", "python interpreter (default: resolved per cwd: venv, then python3 on PATH)")
+	fs.IntVar(&f.maxSessions, "max-sessions", 4, "live sessions before the least recently used idle one is closed")
+	fs.DurationVar(&f.idle, "idle-timeout", 5*time.Minute, "close sessions idle this long")
+	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines for a running cell (0 disables)")
+	fs.BoolVar(&f.drain, "drain", true, "on stdin EOF, shutdown, SIGTERM or SIGINT, let in-flight requests finish (false cancels them); a second signal ends them at once")
+	fs.BoolVar(&f.drainJobs, "drain-jobs", false, "on stdin EOF, shutdown or the first signal, let running jobs (detached cells) end on their own instead of stopping them")
+	fs.IntVar(&f.maxLine, "max-line", serve.DefaultMaxLine, "longest request line accepted, in bytes")
+	fs.IntVar(&f.maxOutput, "max-output", 0, "bytes of output kept in each cell_end's tail (default 50 KiB)")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
+	f.backendFlags.register(fs)
+	fs.BoolVar(&f.ipython, "ipython", false, "run every session's Python cells through IPython (a request's \"ipython\" field chooses per session)")
+	f.profile.register(fs)
+	return fs
 }
 
 // errSecondSignal is why serve's work ended at once.
