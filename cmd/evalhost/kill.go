@@ -28,7 +28,7 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	}
 	name := fs.Arg(0)
 	if name == "" {
-		fmt.Fprintln(stderr, `evalhost kill "": a session's name is any text but empty (see evalhost sessions)`)
+		fmt.Fprintf(stderr, "evalhost kill \"\": %s (see evalhost sessions)\n", emptySessionName)
 		return exitUsage
 	}
 	var closed serve.Closed

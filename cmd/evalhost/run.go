@@ -331,7 +331,7 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	if attached && f.session == "" {
 		// Not the background process's "default", which an empty name
 		// would become there without a word.
-		return errors.New(`--session "": a session's name is any text but empty, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`)
+		return fmt.Errorf(`--session "": %s, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`, emptySessionName)
 	}
 	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {
@@ -520,6 +520,9 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	out.end(res)
 	return runOutcome(res, interrupts, interrupted)
 }
+
+// emptySessionName is why run --session and kill refuse "".
+const emptySessionName = "a session's name is any text but empty"
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when
 // there are tools; closeTools ends the bridge after the registry closed.
