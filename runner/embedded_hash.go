@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "80f146abaca92baa"
+const embeddedHash = "d403bfe216eb006e"

@@ -37,6 +37,17 @@ func TestHandlerRaisesBetweenCells(t *testing.T) {
 			wantResult("False")(t, p.run("'x' in dir()"))
 			wantResult("True")(t, p.run("signal.getsignal(signal.SIGUSR1) is h and signal.signal(signal.SIGUSR1, signal.SIG_DFL) is h"))
 		}},
+		{"a cell far down its file raises it at its own line", "raise RuntimeError('quit')", func(t *testing.T, p *proc) {
+			path := filepath.Join(t.TempDir(), "far.py")
+			if err := os.WriteFile(path, []byte(strings.Repeat("\n", 3000)+"x = 2\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c := p.runReq(map[string]any{"code": "x = 2\n", "filename": path, "line": 3001})
+			e := wantError(t, c, "RuntimeError")
+			if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "File \""+path+"\", line 3001, in <module>\n    x = 2\n") {
+				t.Errorf("traceback:\n%s\nwant the far cell's line 3001 first", tb)
+			}
+		}},
 		{"sys.exit in it ends the next cell with its status", "sys.exit(3)", func(t *testing.T, p *proc) {
 			d := p.run("x = 2").done()
 			if !d.Exit || d.ExitStatus != 3 {
