@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d403bfe216eb006e"
+const embeddedHash = "5563343782a6fb9f"

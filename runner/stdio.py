@@ -10,8 +10,9 @@ StdinNotImplementedError (after an input frame) instead of hanging, unless
 the host gave a script's stdin (evalhost run's piped input), which they
 then read as python3's do. Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
-linecache learns the cells' sources, and what showing a warning imports is
-found as the runner's own imports are. Loaded by core as it loads; it
+linecache learns the cells' sources, pdb's stack (bdb) leaves out the
+runner's frames, and what showing a warning imports is found as the
+runner's own imports are. Loaded by core as it loads; it
 imports nothing more.
 """
 
@@ -340,6 +341,38 @@ def _fix_signal(mod):
     mod.signal, mod.getsignal = signal, getsignal
 
 
+def _fix_bdb(mod):
+    """pdb's stack (where, up, down) starts at the first frame that is not
+    the runner's, as python3's starts at the script's <module> (or runpy's
+    for -m): Bdb.get_stack walks up to the outermost frame, the runner's
+    bootstrap, so its frames would show above the script's and up would
+    reach them. IPython's debugger hides its own frames the same way. A
+    stack of nothing but the runner's is left whole. A script's own bdb.py
+    is left as it is."""
+    cls = getattr(mod, "Bdb", None)
+    get_stack = getattr(cls, "get_stack", None)
+    if not callable(get_stack):
+        return
+
+    def hidden(entry):
+        name = entry[0].f_code.co_filename
+        return name in _core._RUNNER_FILES or os.path.dirname(name) == _core._HERE
+
+    def _get_stack(self, f, t):
+        stack, i = get_stack(self, f, t)
+        n = 0
+        while n < len(stack) and hidden(stack[n]):
+            n += 1
+        if 0 < n < len(stack):
+            del stack[:n]
+            i = max(0, i - n)
+        return stack, i
+
+    _get_stack.__name__ = _get_stack.__qualname__ = get_stack.__name__
+    _get_stack.__doc__ = get_stack.__doc__
+    cls.get_stack = _get_stack
+
+
 def _unguarded(h):
     handlers = sys.modules.get("_evalhost_handlers")  # nothing is guarded before it loads
     return h if handlers is None else handlers.unguarded(h)
@@ -386,7 +419,7 @@ class StdlibHook:
 
     fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _patch_fork_exec,
              "signal": _fix_signal, "warnings": _as_is, "tokenize": _as_is, "traceback": _as_is,
-             "tracemalloc": _as_is}
+             "tracemalloc": _as_is, "bdb": _fix_bdb}
     own = frozenset(("warnings", "linecache", "tokenize", "traceback", "tracemalloc"))
 
     @classmethod
