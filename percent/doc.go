@@ -31,7 +31,10 @@
 //     kept also when empty or only comments (its text as given: python3
 //     runs such a file and prints nothing, and so does a caller that runs
 //     the cell), and that cell (a Python one) has sessions.Cell.Script set,
-//     so it runs as python3 runs the file, showing no expression's value. A
+//     so it runs as python3 runs the file, showing no expression's value;
+//     its code is the text as it is, trailing blank lines and a missing
+//     last "\n" kept (python3's compile of the file places an error at its
+//     end by them; an empty one is "\n"). A
 //     script with a marker, even one that only starts markdown, is a
 //     notebook: each cell shows its last expression, and one of no code
 //     cells gives none.

@@ -97,6 +97,11 @@ func SplitScript(src string, opt Options) []Cell {
 		}
 		for i := range s.cells { // one
 			s.cells[i].Script = s.cells[i].Language == sessions.LangPython
+			if body := strings.Join(s.cur.body, ""); s.cells[i].Script && body != "" {
+				// python3 compiles the file as it is: its trailing blank
+				// lines and a missing last newline place an error at its end
+				s.cells[i].Code = body
+			}
 		}
 	}
 	return s.cells

@@ -52,7 +52,10 @@ func TestSplitPercent(t *testing.T) {
 		// python3 runs an empty file, or one of comments, and prints nothing.
 		{"an empty plain script is one cell", "", []string{"py||\n"}},
 		{"a plain script of blank lines", "\n  \n", []string{"py||\n  \n"}},
-		{"a plain script of comments", "#!/usr/bin/env python3\n# nothing yet\n\n", []string{"py||#!/usr/bin/env python3\n# nothing yet\n"}},
+		{"a plain script of comments", "#!/usr/bin/env python3\n# nothing yet\n\n", []string{"py||#!/usr/bin/env python3\n# nothing yet\n\n"}},
+		// as python3 compiles the file: an error at its end is placed by its last lines
+		{"a plain script is its text as it is", "x = (1,\n2\n\n\n", []string{"py||x = (1,\n2\n\n\n"}},
+		{"a plain script's last line without a newline", "s = 1\nt = 2", []string{"py||s = 1\nt = 2"}},
 		{"a Jupytext header alone has none", jupytextHeader, nil},
 		{"markers alone have none", "# %%\n# %% [markdown]\n# notes\n", nil},
 	}
