@@ -528,10 +528,34 @@ class Cell(_wire._Request):
             # the file's line numbers, in errors and warnings of the compiler too
             body, last = _compile(code, name, self.script, 0 if origin is None else origin[1])
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
-            _core._send_error(e, only=True)
-            return "error"
+            if not self.in_script:
+                _core._send_error(e, only=True)
+                return "error"
+            parts = self.compile_error(e, code, name)
+            if parts is None:
+                return "error"
+            body, last = parts
         show_result(_exec_code(body, last, _core._ns))  # a script has no last: None, nothing shown
         return "ok"
+
+    def compile_error(self, e, code, name):
+        """A script's compile error e sent as python3's: for a whole file
+        (python3 FILE's cell), the error python3's compile of the file
+        raises (asfile.recompile), shown as python3's display shows it. Or
+        the code that compile gives, which runs (3.8-3.10 read past a NUL
+        byte): (body, last); None once the error is sent."""
+        asfile = _core._module("asfile")
+        try:
+            if not self.script or self.origin is None or self.origin[1] != 0:
+                raise e
+            return asfile.recompile(e, code, name, lambda src: _compile_text(src, name, True))
+        except (SyntaxError, ValueError, OverflowError, MemoryError) as err:
+            lines = asfile.display(err)
+            if lines is None:
+                _core._send_error(err, only=True)
+            else:
+                _core._module("tracebacks").send_error_lines(type(err).__name__, str(err), lines)
+        return None
 
     def keep_result(self, line):
         """Keep a result frame line to go out with done, placed among the

@@ -138,6 +138,7 @@ def _own_hook(default, name):
         return call(default, *args)
 
     hook.__name__ = hook.__qualname__ = name
+    hook.__wrapped__ = default  # the interpreter's own: asfile.display runs it
     return hook
 
 

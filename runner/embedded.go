@@ -12,6 +12,8 @@ var (
 	aioPy string
 	//go:embed argv.py
 	argvPy string
+	//go:embed asfile.py
+	asfilePy string
 	//go:embed cells.py
 	cellsPy string
 	//go:embed core.py
@@ -71,6 +73,7 @@ func ArgvSource() string { return argvPy }
 var embeddedFiles = []file{
 	{"aio.py", aioPy},
 	{"argv.py", argvPy},
+	{"asfile.py", asfilePy},
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"display.py", displayPy},

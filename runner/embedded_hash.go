@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "5563343782a6fb9f"
+const embeddedHash = "b76060dfb36d3481"

@@ -56,3 +56,78 @@ func TestRunPdbStackAsPython(t *testing.T) {
 		parityRun(t, dir, commands, "-m", "bpmod")
 	})
 }
+
+// parityScript is a script file that python3 FILE and python3 - compile
+// (and show an error of) as evalhost run FILE and run - must.
+type parityScript struct{ name, src string }
+
+// parityScripts runs each script as a file (by its absolute path: 3.8's
+// python3 names a relative one as given) and on stdin, under python3 and
+// evalhost run, and compares all they print and their exit statuses.
+func parityScripts(t *testing.T, scripts []parityScript) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, s := range scripts {
+		path := filepath.Join(dir, s.name+".py")
+		if err := os.WriteFile(path, []byte(s.src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(s.name+"/file", func(t *testing.T) { parityRun(t, dir, "", path) })
+		t.Run(s.name+"/stdin", func(t *testing.T) { parityRun(t, dir, s.src, "-") })
+	}
+}
+
+// TestRunIndentErrorAsPython: a TabError or IndentationError (and a
+// SyntaxError on a tab-indented line) is shown as python3's display shows
+// it (its C code before 3.13): the line stripped of its leading tabs too,
+// the caret placed and clipped as there, none for an offset of 0 (a block
+// missing at the end of the file, 3.10-3.12).
+func TestRunIndentErrorAsPython(t *testing.T) {
+	parityScripts(t, []parityScript{
+		{"tab_after_spaces", "if True:\n        x = 1\n\ty = 2\n"},
+		{"tab_inside_line", "if 1:\n\tx = 1\n    \ty = 2\t# c\n"},
+		{"tab_then_spaces", "def f():\n\tif x:\n\t\ty\n        \tz\n"},
+		{"unexpected_indent_tabs", "if 1:\n\tx=1\n\t\ty=2\n"},
+		{"unexpected_indent_mixed", "if 1:\n    pass\n  \t  x=1\n"},
+		{"syntax_error_tab_line", "if 1:\n  \t  x = = 1\n"},
+		{"no_indented_block", "def f():\nreturn 1\n"},
+		{"no_block_at_end", "x = 1\nif x:\n"},
+		{"unindent_mismatch", "if x:\n    pass\n  y\n"},
+	})
+}
+
+// TestRunNulByteAsPython: a NUL byte in a script is what python3's reading
+// of the file makes of it: 3.12+ (and 3.11's later releases) a
+// SyntaxError "source code cannot contain null bytes" at its line, before
+// any other error; before, the rest of its line is dropped, its newline
+// too, so the line runs on into the next (a SyntaxError there, or a script
+// that runs), where compile() raised ValueError.
+func TestRunNulByteAsPython(t *testing.T) {
+	parityScripts(t, []parityScript{
+		{"nul_in_code", "x = 1\ny = 2\x00\nz=3\n"},
+		{"nul_after_an_error", "x = = 1\ny\x00\n"},
+		{"nul_in_a_comment", "x = 1\n# c\x00 junk\nprint(x)\nprint('last')\n"},
+		{"nul_last", "print(1)\n\x00"},
+	})
+}
+
+// TestRunEOFErrorAsPython: an error at the end of a script is placed as
+// python3's compile of the file places it: on 3.8 and 3.9 "unexpected EOF
+// while parsing" (3.9's missing block too) one line past the last, with no
+// text, two after a backslash continuation, and an unterminated
+// triple-quoted string two past it (one without a last newline); trailing
+// blank lines count, as in the file.
+func TestRunEOFErrorAsPython(t *testing.T) {
+	parityScripts(t, []parityScript{
+		{"open_paren", "x = (1,\n2\n"},
+		{"open_paren_no_newline", "x = (1,\n2"},
+		{"open_paren_blank_lines", "x = (1,\n2\n\n\n"},
+		{"backslash_at_end", "x = 1 + \\\n"},
+		{"triple_quote", "x = 1\ns = \"\"\"abc\ndef\n"},
+		{"triple_quote_no_newline", "s = '''a\nb\nc\nd"},
+		{"triple_quote_blank_lines", "x=1\ns = \"\"\"abc\n\n\n"},
+		{"def_at_end", "def f():\n"},
+		{"if_then_blank_line", "if x:\n\n"},
+		{"try_at_end", "try:\n    x\n"},
+	})
+}
