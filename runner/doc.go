@@ -22,7 +22,9 @@
 // instead of a terminal: stdout and stderr on fd 1/2, their flusher and the
 // flush before any other writer of fd 1/2, the stdin that refuses (or the
 // script's stdin the host gave on fd 4), the stdlib modules adapted as they
-// are imported; as core loads), cells (an execute
+// are imported (pdb's stack, bdb's get_stack, starts at the first frame
+// that is not the runner's, as python3's at the script's <module>); as
+// core loads), cells (an execute
 // request as a Cell object whose steps have names: accept, start,
 // send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's
@@ -50,7 +52,10 @@
 // runs in a kernel, so both apply one rule), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
-// modules (EVALHOST_MODULES), figures (the formats of figures left open),
+// asfile (a script's compile error as python3 FILE's: where and with what
+// text the C tokenizer's file mode places it, a NUL byte as that mode reads
+// it, shown by the interpreter's own display before 3.13; loaded only by
+// such an error), modules (EVALHOST_MODULES), figures (the formats of figures left open),
 // aio (top-level await's event loop), handlers (what a script's signal
 // handler raises between cells, below),
 // and the IPython compatibility split by feature:
