@@ -37,6 +37,9 @@
 //     cancellation of the call cancels the
 //     request: the running cell is interrupted, then killed after the grace
 //     window, as for every other client; state is kept unless it was killed.
+//   - close closes the session as sessions.Registry.CloseSession does: a
+//     cell running in it is interrupted at once (killed after the grace
+//     window if it holds out) and its eval ends killed, its state gone.
 //   - notebook_run calls Config.RunNotebook; without one the tool answers
 //     that notebook execution is not available.
 //   - [Server.RunStdio] answers a request longer than its line limit with a

@@ -19,6 +19,13 @@ import (
 // test ends.
 func connect(t *testing.T, opts *sdk.ClientOptions) (*sdk.ClientSession, *Server) {
 	t.Helper()
+	return connectWith(t, opts, sessions.Config{})
+}
+
+// connectWith is connect with a registry configured as cfg (Home and Sink
+// are the test's own).
+func connectWith(t *testing.T, opts *sdk.ClientOptions, cfg sessions.Config) (*sdk.ClientSession, *Server) {
+	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
@@ -26,7 +33,8 @@ func connect(t *testing.T, opts *sdk.ClientOptions) (*sdk.ClientSession, *Server
 	leakcheck.Check(t, leakcheck.Options{FDs: true})
 	home := t.TempDir()
 	store := streamsink.NewStore(t.TempDir())
-	reg := sessions.New(sessions.Config{Home: home, Sink: streamsink.Options{Store: store}})
+	cfg.Home, cfg.Sink = home, streamsink.Options{Store: store}
+	reg := sessions.New(cfg)
 	t.Cleanup(func() { reg.Close() })
 	srv, err := New(Config{Registry: reg, Store: store, Progress: 20 * time.Millisecond, WorkDir: t.TempDir()})
 	if err != nil {

@@ -57,8 +57,8 @@ func (s *Server) addSessionTools() {
 		Name:  "close",
 		Title: "Close a session",
 		Description: "Close every session with this id (any cwd) and shut its interpreters down; a cell " +
-			"running in it is stopped. A later eval with the id starts a fresh session. existed=false " +
-			"means none was open.",
+			"running in it is interrupted at once (killed after the grace window if it does not stop) and its " +
+			"eval ends killed. A later eval with the id starts a fresh session. existed=false means none was open.",
 		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
 			"session": bounded(maxIDChars, str("Session id to close.")),
 		}),

@@ -88,6 +88,8 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		}
 		return j.allCancelled(), nil
 	}
+	ctx, release := j.s.holdRun(ctx)
+	defer release()
 	defer func() {
 		if job == nil {
 			j.turn.release()
@@ -337,6 +339,7 @@ func (c *cellRun) execute(ctx context.Context) {
 			c.ended(cellCtx, ex, &done)
 		}
 		if c.settle(cellCtx, done, err, attempt) {
+			c.closedUnder(cellCtx)
 			return
 		}
 		c.lose(true)
@@ -638,7 +641,9 @@ func (c *cellRun) startFailed(ctx context.Context, err error) {
 		c.timedOut(false)
 		return
 	}
-	if ctx.Err() != nil {
+	if errors.Is(context.Cause(ctx), ErrSessionClosed) {
+		err = ErrSessionClosed
+	} else if ctx.Err() != nil {
 		c.res.Status = StatusCancelled
 		return
 	}

@@ -377,8 +377,11 @@ func (r *Registry) closeIdle(now time.Time) {
 // in it is killed (the session's state is gone, so it gets no interrupt
 // and grace) and has ended, its result saying so, when CloseSession
 // returns, so that Jobs never lists it running after the close was
-// answered. Otherwise it returns at once: the interpreters shut down in the
-// background (up to the grace window for a busy one; Close waits for them).
+// answered. Otherwise it returns at once: a cell running in it is
+// interrupted at once, as a cancel does, and ends killed, its state gone;
+// the interpreters shut down in the background (a cell that holds out
+// against the interrupt is killed after the grace window; Close waits for
+// them).
 func (r *Registry) CloseSession(id string) bool {
 	r.mu.Lock()
 	var closing []*session

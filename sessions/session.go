@@ -47,6 +47,9 @@ type session struct {
 	deadline     *runDeadline
 	deadlineLang string
 	suspended    bool
+	// stopRun cancels the request holding the turn, for a close
+	// (closerun.go).
+	stopRun context.CancelCauseFunc
 }
 
 // takeUnset says whether lang's interpreter still lacks the session's cwd,
@@ -415,14 +418,6 @@ func (s *session) killAll(why string) {
 
 // shutdown closes the session's executors gracefully; later requests fail.
 func (s *session) shutdown() { s.stopAll(true, Executor.Close) }
-
-// markClosed makes later requests fail at once, before shutdown stops the
-// executors.
-func (s *session) markClosed() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-}
 
 // stopAll takes every executor out of the session and stops them in
 // parallel, returning when all are stopped.
