@@ -86,7 +86,10 @@
 //     [DefaultMaxLine], gets a JSON-RPC error under its id (HTTP 200), as
 //     on stdio: the SDK's plain 400 or 413 makes the Go SDK's client close
 //     its session. Such a notification is dropped (HTTP 202, logged), as
-//     on stdio. [ListenLoopback] refuses any address that is not a
+//     on stdio. A DELETE ending an MCP session cancels its calls in flight
+//     first, as an MCP cancel of each would (the SDK alone closed the
+//     session only once they returned, so their cells ran on for a client
+//     that was gone). [ListenLoopback] refuses any address that is not a
 //     loopback one.
 //
 // A Server holds no goroutines of its own between calls: each call's

@@ -75,6 +75,10 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 		if guardBody(w, r, s.cfg.Logger) {
 			return
 		}
+		if r.Method == http.MethodDelete {
+			s.httpCalls.serveDELETE(inner, w, r)
+			return
+		}
 		inner.ServeHTTP(w, r)
 	}), nil
 }

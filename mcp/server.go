@@ -51,6 +51,9 @@ type Server struct {
 	handlers  map[string]sdk.ToolHandler
 	impl      *sdk.Implementation
 	fastCalls atomic.Int64 // calls the fast path took, for tests
+	// httpCalls are the HTTP transport's calls in flight, by MCP session
+	// (httpsessions.go).
+	httpCalls *sessionCalls
 }
 
 // New builds the server and registers its tools and resources.
@@ -72,9 +75,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, handlers: map[string]sdk.ToolHandler{},
+	s := &Server{cfg: cfg, handlers: map[string]sdk.ToolHandler{}, httpCalls: newSessionCalls(),
 		impl: &sdk.Implementation{Name: "evalhost", Title: "evalhost", Version: cfg.Version}}
 	s.sdk = sdk.NewServer(s.impl, &sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
+	s.sdk.AddReceivingMiddleware(s.httpCalls.middleware)
 	s.addSessionTools()
 	s.addJobTools()
 	s.addNotebookTools()
