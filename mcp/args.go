@@ -36,7 +36,9 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, h handlerFor[In, Out]) {
 		}
 		var raw any
 		if err := json.Unmarshal(args, &raw); err != nil {
-			return toolError(fmt.Errorf("arguments are not valid JSON: %w", err)), nil
+			if raw, err = decodeOutOfRange(args, err); err != nil {
+				return toolError(fmt.Errorf("arguments are not valid JSON: %w", err)), nil
+			}
 		}
 		if err := checkValue(schema, raw, ""); err != nil {
 			return toolError(fmt.Errorf("%w (see the %s tool's input schema)", err, t.Name)), nil
@@ -132,6 +134,10 @@ func checkValue(s *jsonschema.Schema, v any, path string) error {
 		}
 	case "integer", "number":
 		return checkNumber(s, v, name)
+	default:
+		if big, ok := v.(bigNumber); ok {
+			return refuseBig(s, big, name) // no type decodes it
+		}
 	}
 	return nil
 }
@@ -162,6 +168,9 @@ func checkObject(s *jsonschema.Schema, v any, path, name string) error {
 }
 
 func checkNumber(s *jsonschema.Schema, v any, name string) error {
+	if big, ok := v.(bigNumber); ok {
+		return refuseBig(s, big, name)
+	}
 	n, ok := v.(float64)
 	if !ok {
 		return fmt.Errorf("%s must be a number, not %s", name, describe(v))
@@ -197,6 +206,8 @@ func describe(v any) string {
 		return fmt.Sprintf("the string %q", clip(x, 40))
 	case float64:
 		return fmt.Sprintf("the number %v", x)
+	case bigNumber:
+		return "the number " + clip(string(x), 40)
 	case bool:
 		return fmt.Sprintf("%v", x)
 	case []any:
