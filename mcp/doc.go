@@ -41,7 +41,9 @@
 //     cell running in it is interrupted at once (killed after the grace
 //     window if it holds out) and its eval ends killed, its state gone.
 //   - notebook_run calls Config.RunNotebook; without one the tool answers
-//     that notebook execution is not available.
+//     that notebook execution is not available. A run whose save failed
+//     (NotebookRunResult.NotSaved) still lists every cell's status, says
+//     where the outputs went, if anywhere, and why, and is an error.
 //   - [Server.RunStdio] answers a request longer than its line limit with a
 //     JSON-RPC error for the request's id and reads on (the SDK's reader
 //     would end the connection); a long line whose id cannot be read is

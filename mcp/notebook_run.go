@@ -28,12 +28,18 @@ type NotebookRunRequest struct {
 type NotebookRunResult struct {
 	Result sessions.Result
 	Cells  []int
-	Output string // the file written
+	Output string // the file the outputs were written to; "" when none was
+	// NotSaved says why the notebook itself does not hold the outputs (it
+	// changed on disk while the cells ran, or could not be written); nil
+	// when it does. Output then names where they went instead, if anywhere.
+	NotSaved error
 }
 
 // NotebookRunner executes a notebook in place. It returns an error for a
 // notebook it cannot run (missing, invalid, not Python, a bad selection,
-// changed on disk while running); a cell's failure is in the Result.
+// one it could not write back); a cell's failure is in the Result, and a
+// save that failed once the cells ran is in NotSaved, so that the result
+// still says what ran.
 type NotebookRunner func(ctx context.Context, req NotebookRunRequest) (NotebookRunResult, error)
 
 // NotebookRunInput is notebook_run's arguments.
@@ -47,6 +53,8 @@ type NotebookRunInput struct {
 // NotebookRunOutput is notebook_run's structuredContent.
 type NotebookRunOutput struct {
 	Path       string          `json:"path"`
+	Written    string          `json:"written" jsonschema:"the file the outputs were written to: path, or another file when the notebook could not be written (see notSaved); empty when none was"`
+	NotSaved   string          `json:"notSaved,omitempty" jsonschema:"why the notebook does not hold the outputs (it changed on disk while the cells ran, or could not be written); absent when it does"`
 	Status     sessions.Status `json:"status"`
 	FailedCell int             `json:"failedCell" jsonschema:"notebook index of the first cell that was not ok; -1 when all were"`
 	Cells      []CellOutput    `json:"cells" jsonschema:"one per executed cell; cell is the notebook index"`
@@ -59,8 +67,9 @@ func (s *Server) addNotebookRunTool() {
 		Description: "Execute a .ipynb notebook's code cells in order in a fresh Python session (cwd: the notebook's " +
 			"directory) and write their outputs and execution counts into the file, as nbclient does. Markdown and " +
 			"raw cells are untouched; unselected cells keep their outputs. A cell that is not ok stops the run " +
-			"unless allowErrors; the file still gets every output produced so far. The result lists each executed " +
-			"cell's status (see eval) and the tail of its output.",
+			"unless allowErrors; the file still gets every output produced so far. A notebook changed on disk while " +
+			"the cells ran is left as it is and the outputs go to FILE.nbconvert.ipynb (written and notSaved say so). " +
+			"The result lists each executed cell's status (see eval) and the tail of its output.",
 		InputSchema: object([]string{"path"}, map[string]*jsonschema.Schema{
 			"path":        bounded(maxIDChars, str(nbPathDesc)),
 			"cells":       array("Only these code cells, by 0-based index (default: all).", integer("cell index", 0), 1),
@@ -93,10 +102,13 @@ func (s *Server) nbRun(ctx context.Context, req *sdk.CallToolRequest, in Noteboo
 		return nil, NotebookRunOutput{}, s.nbFileError(err, in.Path, false)
 	}
 	res := run.Result
-	out := NotebookRunOutput{Path: run.Output, Status: res.Status, FailedCell: -1, Cells: []CellOutput{}}
+	out := NotebookRunOutput{Path: path, Written: run.Output, Status: res.Status, FailedCell: -1, Cells: []CellOutput{}}
+	if run.NotSaved != nil {
+		out.NotSaved = run.NotSaved.Error()
+	}
 	var b strings.Builder
 	budget := maxRunOutputBytes
-	fmt.Fprintf(&b, "ran %d code cells of %s (%s); wrote %s\n", len(res.Cells), path, res.Status, run.Output)
+	fmt.Fprintf(&b, "ran %d code cells of %s (%s); %s\n", len(res.Cells), path, res.Status, savedWhere(run))
 	for i, c := range res.Cells {
 		nbIndex := run.Cells[i]
 		if i == res.FailedCell {
@@ -121,6 +133,17 @@ func (s *Server) nbRun(ctx context.Context, req *sdk.CallToolRequest, in Noteboo
 		b.WriteString("\n")
 	}
 	r := text(strings.TrimRight(b.String(), "\n"))
-	r.IsError = res.Status != sessions.StatusOK
+	r.IsError = res.Status != sessions.StatusOK || run.NotSaved != nil
 	return r, out, nil
+}
+
+// savedWhere says where a run's outputs were written.
+func savedWhere(run NotebookRunResult) string {
+	switch {
+	case run.NotSaved == nil:
+		return "wrote " + run.Output
+	case run.Output != "":
+		return fmt.Sprintf("the notebook was NOT updated: %v; the outputs were written to %s instead", run.NotSaved, run.Output)
+	}
+	return fmt.Sprintf("the outputs were NOT saved: %v; the statuses and output tails below are what is left of them", run.NotSaved)
 }

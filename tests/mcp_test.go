@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -510,6 +511,35 @@ func TestMCPNotebookRunRefusesAReadOnlyNotebook(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Fatal("a cell ran although the notebook could not be written")
+	}
+}
+
+// A notebook that changed on disk while notebook_run's cells ran (here the
+// first cell appends to it) is not overwritten, and the result still says
+// which cells ran, how each ended, and where their outputs went instead:
+// FILE.nbconvert.ipynb, as nb run --inplace does. Before, the result was
+// the save's error alone, and the outputs were lost.
+func TestMCPNotebookRunSaveConflict(t *testing.T) {
+	c := startMCP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nb.ipynb")
+	writeNotebook(t, path, "open("+strconv.Quote(path)+", 'a').write('\\n')", "print(6 * 7)")
+	res := c.call(t, "notebook_run", map[string]any{"path": path})
+	run := structured[mcp.NotebookRunOutput](t, res)
+	converted := filepath.Join(dir, "nb.nbconvert.ipynb")
+	text := allText(res)
+	if len(run.Cells) != 2 || run.Cells[0].Status != "ok" || run.Cells[1].Status != "ok" || run.Status != "ok" {
+		t.Fatalf("run: %+v\n%s\nwant both cells, ok", run, text)
+	}
+	if !res.IsError || run.Written != converted || !strings.Contains(run.NotSaved, "changed on disk") ||
+		!strings.Contains(text, "changed on disk") || !strings.Contains(text, converted) || !strings.Contains(text, "42") {
+		t.Fatalf("run: %+v\n%s\nwant an error saying the notebook changed and the outputs are in %s", run, text, converted)
+	}
+	if data, err := os.ReadFile(converted); err != nil || !strings.Contains(string(data), `"42\n"`) {
+		t.Fatalf("%s: %.300s (%v); want the outputs", converted, data, err)
+	}
+	if data, _ := os.ReadFile(path); strings.Contains(string(data), `"42\n"`) {
+		t.Fatal("the notebook that changed on disk was overwritten")
 	}
 }
 

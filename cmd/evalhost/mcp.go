@@ -258,14 +258,29 @@ func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
 		if err != nil {
 			return mcp.NotebookRunResult{}, err
 		}
-		lock, err := notebook.Lock(ctx, req.Path)
-		if err != nil {
-			return mcp.NotebookRunResult{}, err
-		}
-		defer lock.Unlock()
-		if err := nb.Save(req.Path); err != nil {
-			return mcp.NotebookRunResult{}, err
-		}
-		return mcp.NotebookRunResult{Result: res.Result, Cells: selected, Output: req.Path}, nil
+		return saveRun(nb, req.Path, mcp.NotebookRunResult{Result: res.Result, Cells: selected}), nil
 	}
+}
+
+// saveRun writes the executed notebook back as nb run --inplace does: to
+// FILE.nbconvert.ipynb when the notebook changed on disk while the cells
+// ran, to the temp directory when neither could be written. The cells'
+// results are returned whatever happened, saying where the outputs went.
+// The save is not the call's: a cancelled call still saves what ran.
+func saveRun(nb *notebook.Notebook, path string, run mcp.NotebookRunResult) mcp.NotebookRunResult {
+	saver := newNotebookSaver(path, "", true)
+	err := saver.finish(nb)
+	switch {
+	case err != nil:
+		run.NotSaved = err
+		if name, rerr := saver.rescueFile(nb); rerr == nil {
+			run.Output = name
+		}
+	case saver.changed != "":
+		run.Output = saver.written()
+		run.NotSaved = fmt.Errorf("%s changed on disk while the cells ran (another edit or program wrote it), and was left as it is", saver.changed)
+	default:
+		run.Output = saver.written()
+	}
+	return run
 }

@@ -113,20 +113,30 @@ func (s *notebookSaver) holds() string {
 // could not be written (a full disk), so that the run's outputs are not
 // lost; it returns what to tell the user.
 func (s *notebookSaver) rescue(nb *notebook.Notebook) string {
-	base := strings.TrimSuffix(filepath.Base(s.written()), ".ipynb")
-	f, err := os.CreateTemp("", base+".evalhost-*.ipynb")
+	name, err := s.rescueFile(nb)
 	if err == nil {
-		f.Close()
-		// Not under a lock: no one else writes this new name, and a lock
-		// file beside it in the shared temp directory is one more thing
-		// that can fail (another user's file or link planted at its
-		// name, a file system without flock) where nothing else may.
-		if err = nb.Save(f.Name()); err == nil {
-			return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), f.Name())
-		}
-		os.Remove(f.Name())
+		return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), name)
 	}
 	return fmt.Sprintf("%s; writing it to the temp directory failed too (%v), so the outputs of later cells are lost", s.holds(), err)
+}
+
+// rescueFile writes nb to a new file in the temp directory and names it.
+func (s *notebookSaver) rescueFile(nb *notebook.Notebook) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(s.written()), ".ipynb")
+	f, err := os.CreateTemp("", base+".evalhost-*.ipynb")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	// Not under a lock: no one else writes this new name, and a lock file
+	// beside it in the shared temp directory is one more thing that can
+	// fail (another user's file or link planted at its name, a file system
+	// without flock) where nothing else may.
+	if err = nb.Save(f.Name()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // finish writes nb validated and synced (notebook.Save).
