@@ -543,6 +543,24 @@ func TestMCPNotebookRunSaveConflict(t *testing.T) {
 	}
 }
 
+// notebook_run's cells run in the notebook's directory, as its description
+// and nb run say; they ran in the server's, so a notebook's relative paths
+// (data files beside it) were not found, or written elsewhere.
+func TestMCPNotebookRunCwd(t *testing.T) {
+	c := startMCP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nb.ipynb")
+	writeNotebook(t, path, "import os\nprint(os.getcwd())")
+	res := c.call(t, "notebook_run", map[string]any{"path": path})
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.HasSuffix(allText(res), "\n"+real) {
+		t.Fatalf("notebook_run: %q\nwant the cell's cwd %s", allText(res), real)
+	}
+}
+
 func TestMCPHTTP(t *testing.T) {
 	t.Run("refuses non-loopback", func(t *testing.T) {
 		cmd := command(t, "mcp", "--http", "0.0.0.0:0")

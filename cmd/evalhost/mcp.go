@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,7 +254,7 @@ func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
 		reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python,
 			Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)}})
 		defer reg.Close()
-		res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + req.Path,
+		res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + req.Path, Cwd: filepath.Dir(req.Path),
 			Timeout: req.Timeout, AllowErrors: req.AllowErrors, IPython: f.ipython})
 		if err != nil {
 			return mcp.NotebookRunResult{}, err
