@@ -33,7 +33,10 @@
 //     running cell every Config.Progress (elapsed, last output line), and one
 //     as each cell starts and ends; a wait, stop, reset or notebook_run call
 //     one every Config.Progress ("wait: waiting for job-1 for 12.0s"), so
-//     that a client whose request timeout progress resets keeps it. MCP
+//     that a client whose request timeout progress resets keeps it. A
+//     tools/call whose progress token is an integer past 2^53-1 in size
+//     is refused (invalid params): the SDK reads it as a float64 and would
+//     echo it rounded (progresstoken.go). MCP
 //     cancellation of the call cancels the
 //     request: the running cell is interrupted, then killed after the grace
 //     window, as for every other client; state is kept unless it was killed.

@@ -38,6 +38,7 @@ type stdioPeer struct {
 
 	mu      sync.Mutex
 	got     map[string]string // response line by raw id
+	notes   []string          // notification lines, in order
 	arrived chan struct{}     // a response came
 	ended   chan struct{}     // closed once the output ended (runStdio returned)
 }
@@ -87,7 +88,10 @@ func (p *stdioPeer) collect(out io.Reader) {
 	for sc.Scan() {
 		m := gjson.Parse(sc.Text())
 		if m.Get("method").Exists() {
-			continue // a notification (progress)
+			p.mu.Lock()
+			p.notes = append(p.notes, sc.Text()) // a notification (progress)
+			p.mu.Unlock()
+			continue
 		}
 		p.mu.Lock()
 		p.got[m.Get("id").Raw] = sc.Text()

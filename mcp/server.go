@@ -78,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, handlers: map[string]sdk.ToolHandler{}, httpCalls: newSessionCalls(),
 		impl: &sdk.Implementation{Name: "evalhost", Title: "evalhost", Version: cfg.Version}}
 	s.sdk = sdk.NewServer(s.impl, &sdk.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
-	s.sdk.AddReceivingMiddleware(s.httpCalls.middleware)
+	s.sdk.AddReceivingMiddleware(s.httpCalls.middleware, guardProgressToken)
 	s.addSessionTools()
 	s.addJobTools()
 	s.addNotebookTools()
