@@ -54,7 +54,7 @@ func TestHTTPSessionEndCancelsItsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "interrupted")
-	code := "import time\nprint('started', flush=True)\ntry:\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    open(" +
+	code := "import time\ntry:\n    print('started', flush=True)\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    open(" +
 		strconv.Quote(marker) + ", 'w').close()\n    raise"
 	params := &sdk.CallToolParams{Name: "eval", Arguments: map[string]any{"session": "h",
 		"cells": []any{map[string]any{"code": code, "timeout": 600}}}}

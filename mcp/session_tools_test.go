@@ -54,7 +54,7 @@ func progressNotes() (*sdk.ClientOptions, chan string) {
 func TestCloseInterruptsTheRunningCell(t *testing.T) {
 	opts, notes := progressNotes()
 	session, _ := connectWith(t, opts, sessions.Config{Grace: time.Minute})
-	code := "import time\nprint('started', flush=True)\ntry:\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise"
+	code := "import time\ntry:\n    print('started', flush=True)\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise"
 	done := startedCell(t, session, notes, "c", code)
 	start := time.Now()
 	if res := call(t, session, "close", map[string]any{"session": "c"}); res.IsError || !strings.Contains(textOf(res), "closed") {

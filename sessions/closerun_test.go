@@ -21,7 +21,7 @@ func TestCloseSessionInterruptsTheRunningCell(t *testing.T) {
 		want  string // in the cell's output
 	}{
 		{"a python cell gets KeyboardInterrupt", time.Minute,
-			py("import time\nprint('started', flush=True)\ntry:\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise"),
+			py("import time\ntry:\n    print('started', flush=True)\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise"),
 			"interrupted"},
 		{"a shell cell's program gets SIGINT", time.Minute,
 			sh("trap 'echo interrupted; exit 130' INT\necho started\nsleep 600 & wait"), "interrupted"},
