@@ -25,6 +25,9 @@ func TestCloseSessionInterruptsTheRunningCell(t *testing.T) {
 			"interrupted"},
 		{"a shell cell's program gets SIGINT", time.Minute,
 			sh("trap 'echo interrupted; exit 130' INT\necho started\nsleep 600 & wait"), "interrupted"},
+		{"a cell that may detach, before it did", time.Minute,
+			Cell{Language: LangPython, OnTimeout: OnTimeoutDetach, Code: "import time\ntry:\n    print('started', flush=True)\n    time.sleep(600)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n    raise"},
+			"interrupted"},
 		{"a cell that ignores the interrupt is killed after the grace window", 300 * time.Millisecond,
 			py("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('started', flush=True)\ntime.sleep(600)"),
 			"started"},
@@ -32,7 +35,7 @@ func TestCloseSessionInterruptsTheRunningCell(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newTestRegistry(t, Config{Grace: tt.grace})
-			job, err := r.Queue(Request{Session: "c", Cwd: t.TempDir(), Cells: []Cell{{Language: tt.cell.Language, Code: tt.cell.Code, Timeout: 600}}})
+			job, err := r.Queue(Request{Session: "c", Cwd: t.TempDir(), Cells: []Cell{{Language: tt.cell.Language, Code: tt.cell.Code, OnTimeout: tt.cell.OnTimeout, Timeout: MaxTimeout}}})
 			if err != nil {
 				t.Fatal(err)
 			}
