@@ -7,15 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/evalhost/evalhost/internal/testkit"
 )
@@ -359,70 +356,8 @@ func TestRunQuitHandlerRaisesBetweenCells(t *testing.T) {
 // passes it to the script alone (it went to the group, and a child of
 // the script's took a SIGQUIT no one sent it: a dump, or its death);
 // and so does one where the terminal cannot have sent it (its keys raw,
-// ISIG off, as an agent's or an editor's). The script's child blocks
-// SIGQUIT and, once released, says whether one is pending.
+// ISIG off, as an agent's or an editor's).
 func TestRunQuitReachesTheChildrenAsPython(t *testing.T) {
-	const child = "import signal, sys\\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGQUIT})\\nprint('ready', flush=True)\\n" +
-		"sys.stdin.read()\\nprint('quit' if signal.SIGQUIT in signal.sigpending() else 'none', flush=True)"
-	script := writeScript(t, t.TempDir(), "kids.py", "import os, signal, subprocess, sys\nr, w = os.pipe()\n"+
-		"signal.signal(signal.SIGQUIT, lambda n, f: os.write(w, b'x'))\n"+
-		"child = subprocess.Popen([sys.executable, '-c', \""+child+"\"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"+
-		"child.stdout.readline()\nprint(os.getpid(), flush=True)\nos.read(r, 1)\nchild.stdin.close()\n"+
-		"print('child:', child.stdout.read().decode().strip())\nchild.wait()\n")
-	pidLine := regexp.MustCompile(`(?m)^([0-9]+)\r?$`)
-	tests := []struct {
-		name string
-		want string // python3's child
-		// quit starts cmd, sends it SIGQUIT once the script waits, and
-		// returns what it printed after its pid, and how it ended.
-		quit func(t *testing.T, cmd *exec.Cmd) (string, string)
-	}{
-		{"kill -QUIT of the pid", "none", func(t *testing.T, cmd *exec.Cmd) (string, string) {
-			w := startWaiting(t, asJob(cmd))
-			cmd.Process.Signal(syscall.SIGQUIT)
-			rest, _ := io.ReadAll(w.r)
-			return string(rest), waitStatus(t, cmd)
-		}},
-		{"Ctrl-\\ at the terminal", "quit", func(t *testing.T, cmd *exec.Cmd) (string, string) {
-			term := testkit.NewTerminal(t)
-			inTerminal(t, term, cmd)
-			term.Await("\n")
-			pid, _ := strconv.Atoi(pidLine.FindStringSubmatch(term.Shown())[1])
-			waitInSyscall(t, pid, syscall.SYS_READ)
-			term.Type("\x1c")
-			status := waitStatus(t, cmd)
-			term.Await("child:")
-			return strings.ReplaceAll(pidLine.ReplaceAllString(term.Shown(), ""), "\r", ""), status
-		}},
-		{"kill -QUIT of the pid, at a terminal without ISIG", "none", func(t *testing.T, cmd *exec.Cmd) (string, string) {
-			term := testkit.NewTerminal(t)
-			tio := termiosOf(t, term.Tty)
-			tio.Lflag &^= unix.ISIG
-			if err := unix.IoctlSetTermios(int(term.Tty.Fd()), unix.TCSETS, &tio); err != nil {
-				t.Fatal(err)
-			}
-			inTerminal(t, term, cmd)
-			term.Await("\n")
-			pid, _ := strconv.Atoi(pidLine.FindStringSubmatch(term.Shown())[1])
-			waitInSyscall(t, pid, syscall.SYS_READ)
-			cmd.Process.Signal(syscall.SIGQUIT)
-			status := waitStatus(t, cmd)
-			term.Await("child:")
-			return strings.ReplaceAll(pidLine.ReplaceAllString(term.Shown(), ""), "\r", ""), status
-		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want, wantStatus := tc.quit(t, pythonCmd(t, script))
-			// After the terminal's echo of the key (^\\), if any.
-			if want = strings.TrimLeft(want, "\n"); !strings.HasSuffix(want, "child: "+tc.want+"\n") {
-				t.Fatalf("python3 printed %q (%s); want its child's %q", want, wantStatus, tc.want)
-			}
-			got, status := tc.quit(t, command(t, "run", script))
-			if got = strings.TrimLeft(got, "\n"); got != want || status != wantStatus {
-				t.Errorf("run printed %q (%s), python3 %q (%s)", got, status, want, wantStatus)
-			}
-		})
-	}
+	waitForRelease := "signal.signal(signal.SIGQUIT, lambda n, f: os.write(w, b'x'))\nos.read(r, 1)\n"
+	reachesTheChildrenAsPython(t, syscall.SIGQUIT, "\x1c", waitForRelease)
 }
