@@ -49,7 +49,9 @@
 // cell produced before either ending has been emitted. A cancellation whose
 // cause is [ErrInterruptWait] waits for the cell until its time limit,
 // which the caller gives as [WithTimeLimit] when it may move (else ctx's
-// deadline), before that grace window.
+// deadline), before that grace window. One whose cause holds
+// [ErrInterruptAlone] interrupts the interpreter without its process
+// group (the runner's; kill -INT of a python3's pid).
 //
 // # Errors
 //

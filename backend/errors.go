@@ -29,6 +29,16 @@ var (
 	// first still escalates; a backend that cannot wait (a gateway kernel)
 	// treats it as any cancel.
 	ErrInterruptWait = errors.New("interrupted; the cell may take its time to stop")
+	// ErrInterruptAlone, found in the cause of an Execute context's
+	// cancellation (errors.Is: alone, or joined with ErrInterruptWait),
+	// asks the backend to send its interrupt to the interpreter alone, not
+	// to its process group: kill -INT of python3's pid, which python3's
+	// children do not get, where a terminal's Ctrl-C reaches them too. It
+	// changes the interrupt only: a stop after the grace window (SIGTERM,
+	// SIGKILL) still ends the group. A backend whose interrupt is a
+	// terminal's (a shell cell: bash ignores SIGINT, its foreground job is
+	// what gets it) or a kernel's message interrupts as for any cancel.
+	ErrInterruptAlone = errors.New("interrupted, the interpreter alone")
 )
 
 // DeathError says how an interpreter ended. It matches ErrDied.

@@ -45,8 +45,9 @@
 // which python3 dies of). Output written while
 // no cell runs otherwise goes to the next cell, and at exit to no one.
 //
-// Cancellation interrupts (SIGINT to the group, then wake-ups of the
-// runner until it says the SIGINT landed), waits a grace window for done,
+// Cancellation interrupts (SIGINT to the group, or to the interpreter
+// alone when the cause holds backend.ErrInterruptAlone, then wake-ups of
+// the runner until it says the SIGINT landed), waits a grace window for done,
 // then terminates and kills the group (backend.ErrKilled); a context
 // cancelled with backend.ErrInterruptWait as its cause gets its grace
 // window only after its time limit (backend.TimeLimit's, which the caller

@@ -217,7 +217,7 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 				if pending {
 					// The runner ignores SIGINT while idle, so an interrupt
 					// sent before it started the cell would be lost.
-					p.interruptCell(&wake)
+					p.interruptCell(ctx, &wake)
 				}
 			}
 			out.send(f)
@@ -235,14 +235,14 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 					// KeyboardInterrupt as python3's does, an atexit
 					// handler's is ignored, and how it then ends is the
 					// script's (status), not cut short.
-					p.interruptCell(&wake)
+					p.interruptCell(ctx, &wake)
 					exit.cut = !patient
 					p.cutAfter(ctx, &exit)
 				}
 				continue // it finished; only its end marks (or its exit) are still on the way
 			}
 			if started {
-				p.interruptCell(&wake)
+				p.interruptCell(ctx, &wake)
 			} else {
 				pending = true
 			}
@@ -282,8 +282,10 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 	}
 }
 
-// interruptCell sends SIGINT to the running cell's process group and arms
-// the wake-ups. CPython runs a signal's handler between bytecodes in the
+// interruptCell sends SIGINT to the running cell's process group (to the
+// interpreter's main thread alone when ctx's cause holds
+// backend.ErrInterruptAlone: kill -INT of python3's pid, which its
+// children do not get) and arms the wake-ups. CPython runs a signal's handler between bytecodes in the
 // main thread; a SIGINT that arrives just before a blocking call (time.sleep,
 // a read), or in another thread, waits until that call returns. So until
 // the runner's interrupted frame (or done) says it landed, the host sends the
@@ -291,8 +293,14 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 // that ends the blocking call and the pending SIGINT is handled. It is not
 // a second SIGINT, so a cell that took the first, its children and its own
 // SIGINT handler never see another.
-func (p *Process) interruptCell(w *wakeups) {
-	_ = p.signalGroup(syscall.SIGINT)
+func (p *Process) interruptCell(ctx context.Context, w *wakeups) {
+	if errors.Is(context.Cause(ctx), backend.ErrInterruptAlone) {
+		if p.Alive() { // else its pid may be another process's by now
+			wakeThread(p.pid, syscall.SIGINT)
+		}
+	} else {
+		_ = p.signalGroup(syscall.SIGINT)
+	}
 	if p.ready.Wake > 0 {
 		w.next()
 	}

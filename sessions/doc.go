@@ -247,5 +247,7 @@
 //     what it then did: finished (ok) or sys.exit(N) (the script's exit),
 //     not cancelled; a cell that took it (the KeyboardInterrupt was raised
 //     there, and it ended ok) lets the request's later cells run, as
-//     python3 goes on past an except KeyboardInterrupt:.
+//     python3 goes on past an except KeyboardInterrupt:. A cause that holds
+//     backend.ErrInterruptAlone too (errors.Join) is passed down as it is:
+//     the interrupt goes to the interpreter alone (evalhost run's kill -INT).
 package sessions

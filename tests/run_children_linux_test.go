@@ -14,6 +14,19 @@ import (
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
+// A Ctrl-C reaches the script's children under run where it reaches
+// python3's: typed at the terminal it goes to the whole foreground job,
+// python3 and its children, so run passes it on to the script's process
+// group; kill -INT of the pid reaches python3 alone, so run interrupts the
+// script alone (it went to the group, and a child of the script's took a
+// SIGINT no one sent it: a KeyboardInterrupt, or its death), and so does
+// one where the terminal cannot have sent it (ISIG off). The script
+// catches its KeyboardInterrupt and goes on, as python3 does.
+func TestRunInterruptReachesTheChildrenAsPython(t *testing.T) {
+	waitForRelease := "try:\n    os.read(r, 1)\nexcept KeyboardInterrupt:\n    pass\n"
+	reachesTheChildrenAsPython(t, syscall.SIGINT, "\x03", waitForRelease)
+}
+
 // reachesTheChildrenAsPython runs a script under run and under python3,
 // sends sig to each as the terminal's key (typed at it) and by kill of
 // the pid (at no terminal, and at one without ISIG), and compares what

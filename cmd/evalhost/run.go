@@ -465,7 +465,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 
 	// What a python3 process would be sent goes to the script's interpreter;
 	// Ctrl-C waits for the cell to stop, as python3 would, unless --grace
-	// bounds it.
+	// bounds it, and reaches the script's children only where it can be the
+	// terminal's (interruptAlone).
 	ctx, interrupted := interruptible(reg.Kill, interruptOpts{
 		forward: func(sig syscall.Signal) bool { return reg.Signal(f.session, sig) },
 		quitTo:  quitForwarder(reg, f.session),
@@ -475,8 +476,9 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 			ttySuspend: f.ttyRelay.suspend,
 			ttyResume:  f.ttyRelay.resume,
 		},
-		wait: !f.graceSet,
-		echo: f.ttyRelay.echo,
+		wait:  !f.graceSet,
+		echo:  f.ttyRelay.echo,
+		alone: interruptAlone,
 	})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}

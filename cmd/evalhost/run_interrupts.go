@@ -21,11 +21,17 @@ const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
+// The first interrupts the interpreter's process group, its children with
+// it, as a Ctrl-C typed at the terminal reaches python3's, unless an
+// alone (a one-shot run's) says the SIGINT cannot be the terminal's: then
+// the interpreter alone, as kill -INT of python3's pid
+// (backend.ErrInterruptAlone). What follows it (the grace window's
+// SIGTERM and SIGKILL, the second Ctrl-C's kill) ends the whole group.
 // SIGQUIT (Ctrl-\) goes to the interpreter running a cell when there is a
 // quit forwarder (a one-shot run's): to its process group, its children
 // with it, when it can be the terminal's Ctrl-\, which reaches python3's
 // children too, else to it alone, as kill -QUIT of python3's pid
-// (quitFromTerminal): a handler the script set runs
+// (keyFromTerminal): a handler the script set runs
 // (faulthandler's traceback dump, one of its own; each time), one it
 // ignores does nothing, and by default the interpreter dies of it, and so
 // does the run (exitSignal). Otherwise (no cell running: before the
@@ -121,6 +127,9 @@ type interruptOpts struct {
 	// echo, when not nil, shows the key of a terminal's signal (--tty's
 	// terminal does not echo it itself).
 	echo func(syscall.Signal)
+	// alone, when not nil, says as the first Ctrl-C comes whether it
+	// interrupts the interpreter alone (interruptAlone), not its group.
+	alone func() bool
 }
 
 // interruptible starts handling the signals; kill is the second Ctrl-C's
@@ -130,10 +139,15 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
 		kill: kill, forward: opts.forward, quitTo: opts.quitTo, echo: opts.echo}
-	if opts.wait {
-		in.interrupt = func() { cancel(backend.ErrInterruptWait) }
-	} else {
-		in.interrupt = in.cancel
+	in.interrupt = func() {
+		var cause error // nil: context.Canceled, any cancel's
+		if opts.wait {
+			cause = backend.ErrInterruptWait
+		}
+		if opts.alone != nil && opts.alone() {
+			cause = errors.Join(cause, backend.ErrInterruptAlone)
+		}
+		cancel(cause)
 	}
 	var sigs []os.Signal
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {

@@ -2,5 +2,5 @@ package main
 
 import "golang.org/x/sys/unix"
 
-// ioctlGetTermios reads a terminal's settings (quitFromTerminal).
+// ioctlGetTermios reads a terminal's settings (keyFromTerminal).
 const ioctlGetTermios = unix.TCGETS

@@ -4,6 +4,6 @@ package main
 
 import "golang.org/x/sys/unix"
 
-// ioctlGetTermios reads a terminal's settings (quitFromTerminal): the BSDs'
+// ioctlGetTermios reads a terminal's settings (keyFromTerminal): the BSDs'
 // and macOS's request.
 const ioctlGetTermios = unix.TIOCGETA
