@@ -33,7 +33,7 @@ func asJob(cmd *exec.Cmd) *exec.Cmd {
 // Python process (pid; the same process for python3) are stopped.
 func stopRun(t *testing.T, cmd *exec.Cmd, pid int) {
 	t.Helper()
-	cmd.Process.Signal(syscall.SIGTSTP)
+	mustSignal(t, cmd, syscall.SIGTSTP)
 	testkit.WaitState(t, cmd.Process.Pid, 'T')
 	testkit.WaitState(t, pid, 'T')
 }
@@ -41,16 +41,41 @@ func stopRun(t *testing.T, cmd *exec.Cmd, pid int) {
 // continueRun sends SIGCONT (fg) and waits until both run again.
 func continueRun(t *testing.T, cmd *exec.Cmd, pid int) {
 	t.Helper()
-	cmd.Process.Signal(syscall.SIGCONT)
+	mustSignal(t, cmd, syscall.SIGCONT)
 	testkit.WaitState(t, cmd.Process.Pid, 0)
 	testkit.WaitState(t, pid, 0)
+}
+
+// release sends SIGUSR1 to a releasedScript's or an atexitScript's
+// command once its Python process (pid) is back in its read(2). Running
+// again (continueRun) is not enough: a continued process goes on with the
+// read it was stopped in by restarting it, and a signal that comes on the
+// way there is handled before the read starts again, not by ending it
+// (no EINTR), so Python's handler, which runs only once the read returns,
+// waits with it for ever. python3 hangs so too: caught by the test as a
+// python3 (and an interpreter under run) in read(2) with its SIGUSR1
+// handler set, nothing pending, SIGUSR1 blocked in the moment after the
+// send (its C handler running), a few times in 20 runs under load.
+func release(t *testing.T, cmd *exec.Cmd, pid int) {
+	t.Helper()
+	waitInSyscall(t, pid, syscall.SYS_READ)
+	mustSignal(t, cmd, syscall.SIGUSR1)
+}
+
+// mustSignal sends cmd's process sig; a failure to send ends the test.
+func mustSignal(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) {
+	t.Helper()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%v to %d: %v", sig, cmd.Process.Pid, err)
+	}
 }
 
 // Job control does to run what it does to python3, and a cell's --timeout
 // does not count the time the run was stopped: a user who stopped a run
 // did not use its time (python3 has no timeout to use). Each row is
 // compared with python3's stdout, stderr and wait status; the script is
-// released by a SIGUSR1 (run passes it on) once the steps are done.
+// released by a SIGUSR1 (run passes it on) once the steps are done and it
+// is back in its read (release).
 func TestRunJobControlAsPython(t *testing.T) {
 	dir := t.TempDir()
 	// Each row's running time (start-up, the release after fg, the exit)
@@ -115,7 +140,7 @@ func TestRunJobControlAsPython(t *testing.T) {
 			send := func(cmd *exec.Cmd, pid int) {
 				tc.steps(t, cmd, pid)
 				if tc.release {
-					cmd.Process.Signal(syscall.SIGUSR1)
+					release(t, cmd, pid)
 				}
 			}
 			got := signalled(t, asJob(command(t, "run", "--timeout", fmt.Sprint(int(timeout/time.Second)), script)), send)
