@@ -51,6 +51,7 @@ type Client struct {
 	// process that died and took its sessions' state, or one replaced for
 	// its version.
 	Notices []string
+	ending  string // the Why of the stopping line the process sent as it ended
 }
 
 // Connect attaches to the live background process, starting one when
@@ -326,15 +327,35 @@ func (c *Client) write(line []byte) error {
 // Next returns the next line the process wrote, without its newline; the
 // slice is valid until the next call. A process that stopped answering
 // ends it with a *HungError (see liveReader); the answers to its pings are
-// not returned.
+// not returned, nor the stopping lines (Ending keeps what they say). Once
+// the hello came, a connection the process closed is an *EndedError.
 func (c *Client) Next() ([]byte, error) {
 	for {
 		line, err := c.next()
-		if err != nil || !bytes.Equal(line, pongLine) {
+		if err != nil {
+			if hung := (*HungError)(nil); c.live.watch && !errors.As(err, &hung) {
+				return nil, &EndedError{PID: c.Hello.PID, Why: c.ending, Err: err}
+			}
 			return line, err
 		}
+		if bytes.Equal(line, pongLine) {
+			continue
+		}
+		if gjson.GetBytes(line, "type").String() == TypeStopping {
+			if why := gjson.GetBytes(line, "why").String(); why != "" {
+				c.ending = why
+			}
+			continue
+		}
+		return line, nil
 	}
 }
+
+// Ending says why the process is ending, after "the background process
+// (pid N) " (as "was stopped (evalhost daemon stop, ...) at ..."), once
+// Next has read the line it sends every client as it ends; "" before,
+// and for a process that ended without a word (killed, crashed).
+func (c *Client) Ending() string { return c.ending }
 
 func (c *Client) next() ([]byte, error) {
 	line, err := c.r.ReadSlice('\n')

@@ -28,7 +28,20 @@ const (
 )
 
 // TypeStopping answers stop; the connection closes when the process ends.
+// The process also sends it, with "why", to every client still connected
+// as it ends (before it cancels their requests), so that a command whose
+// cell it interrupts can say why rather than show a Ctrl-C nobody pressed:
+// see [Stopping] and [Client.Ending].
 const TypeStopping = "stopping"
+
+// Stopping is the line the process sends each client as it ends. Why
+// reads after "the background process (pid N) ", as "was stopped
+// (evalhost daemon stop, ...) at 2026-11-30 06:00".
+type Stopping struct {
+	PID  int    `json:"pid"`
+	Type string `json:"type"`
+	Why  string `json:"why,omitempty"`
+}
 
 // MaxLine bounds a request line. It is far above serve's default because
 // a run's script (up to 64 MiB) goes in one line, JSON-escaped; the peer
@@ -60,7 +73,8 @@ type conn struct {
 type flight struct {
 	cancel  context.CancelFunc
 	session string
-	running atomic.Bool // its first frame came: a cell of it runs
+	running atomic.Bool   // its first frame came: a cell of it runs
+	key     *sessions.Key // its session's, once queued; under conn.mu
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
@@ -88,11 +102,23 @@ func (c *conn) serve() {
 	c.enc.Flush()
 }
 
-// end cancels the client's requests and closes the reading side: serve
-// then waits for their end lines (the writing side stays open) and returns.
-func (c *conn) end() {
+// end tells the client why the process ends, cancels the client's
+// requests and closes the reading side: serve then waits for their end
+// lines (the writing side stays open) and returns. told are the keys of
+// the sessions its requests were queued in: the client was told that
+// their state goes (Client.Ending).
+func (c *conn) end(why string) (told []sessions.Key) {
+	c.mu.Lock()
+	for _, fl := range c.inflight {
+		if fl.key != nil {
+			told = append(told, *fl.key)
+		}
+	}
+	c.mu.Unlock()
+	c.enc.Line(Stopping{PID: os.Getpid(), Type: TypeStopping, Why: why})
 	c.cancel()
 	c.nc.CloseRead()
+	return told
 }
 
 func (c *conn) dispatch(line []byte) {
@@ -130,7 +156,7 @@ func (c *conn) dispatch(line []byte) {
 	case "ping":
 		c.enc.Line(serve.Pong{ID: id, Type: serve.TypePong})
 	case OpStop:
-		c.enc.Line(map[string]any{"type": TypeStopping, "pid": os.Getpid()})
+		c.enc.Line(Stopping{PID: os.Getpid(), Type: TypeStopping})
 		c.srv.stop("was stopped (evalhost daemon stop, or a command of another build replacing it)")
 	default:
 		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
@@ -206,6 +232,10 @@ func (c *conn) eval(line []byte, id string) {
 			c.refuse(id, "eval", err.Error())
 			return
 		}
+		key := job.Key()
+		c.mu.Lock()
+		fl.key = &key
+		c.mu.Unlock()
 		defer done()
 		_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
 		start := time.Now()

@@ -77,7 +77,13 @@
 // are the background process's own: kill (the interpreters of the session
 // a request runs in are killed at once: a second Ctrl-C; a job running in
 // a session of that name is stopped first, its end saying why) and stop
-// (without "job": the process ends). Request
+// (without "job": the process ends). As the process ends it sends every
+// client still connected a [TypeStopping] line with "why" ([Stopping])
+// before it cancels their requests; [Client.Next] keeps it
+// ([Client.Ending]) and, once the connection closes, returns an
+// [*EndedError] that says why (empty when the process was killed or
+// crashed and said nothing). The sessions those clients had requests in
+// are not kept in lost.json: their clients were told. Request
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
 // of the command that started the process.

@@ -100,3 +100,23 @@ func (e *HungError) Error() string {
 	return fmt.Sprintf("%s accepted the connection but sent nothing within %s: it is stopped or hung; "+
 		"resume it (%s) or end it (%s), then try again", who, e.Wait, cont, kill)
 }
+
+// EndedError is what Next returns, once the hello came, when the process
+// closed the connection: it ended while the client relied on it. Why is
+// what its stopping line said, after "the background process (pid N) "
+// (a stop, a signal); empty when it sent none: it was killed or crashed,
+// and Err is what the read got (io.EOF, a reset).
+type EndedError struct {
+	PID int
+	Why string
+	Err error
+}
+
+func (e *EndedError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("the background process (pid %d) %s", e.PID, e.Why)
+	}
+	return fmt.Sprintf("the background process (pid %d) ended without a stop (killed or crashed: %v)", e.PID, e.Err)
+}
+
+func (e *EndedError) Unwrap() error { return e.Err }

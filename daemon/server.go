@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,9 +149,11 @@ func (s *Server) registryConfig(dir *os.Root) sessions.Config {
 // end ends the connections, then the sessions and the bridge, and keeps
 // what the sessions' clients were not told for the next process to tell.
 func (s *Server) end(dir *os.Root, lostName string) {
-	s.endConns()
+	told := s.endConns()
 	s.wg.Wait()
-	untold := s.reg.Untold()
+	// A session a connected client had a request in: that client was told
+	// (the stopping line), so its next command is not told again.
+	untold := slices.DeleteFunc(s.reg.Untold(), func(l sessions.Loss) bool { return slices.Contains(told, l.Key) })
 	s.reg.Close()
 	s.bridge.Close()
 	for i := range untold {
@@ -289,14 +292,16 @@ func (s *Server) jobRunning() bool {
 	return false
 }
 
-// endConns cancels every client's requests and ends its connection once
-// they have sent their end.
-func (s *Server) endConns() {
+// endConns tells every client why the process ends, cancels its requests
+// and ends its connection once they have sent their end. told are the
+// sessions the clients' requests were queued in.
+func (s *Server) endConns() (told []sessions.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.conns {
-		c.end()
+		told = append(told, c.end(s.endHow)...)
 	}
+	return told
 }
 
 // runID names a client's request inside the shared registry: two clients

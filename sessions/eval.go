@@ -53,6 +53,9 @@ func (r *Registry) Queue(req Request) (*Job, error) {
 	return &Job{reg: r, req: req, s: s, turn: t}, nil
 }
 
+// Key is the key of the session the job runs in.
+func (j *Job) Key() Key { return j.s.key }
+
 // Eval queues req and runs it: Queue then Run.
 func (r *Registry) Eval(ctx context.Context, req Request, emit Emit) (Result, error) {
 	job, err := r.Queue(req)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -70,7 +71,12 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		req["offset"] = *offset
 	}
 	err := askDaemon(req, serve.TypeJob, &job)
+	var ended *daemon.EndedError
 	switch {
+	case errors.As(err, &ended):
+		fmt.Fprintf(stderr, "evalhost jobs: %v while this command waited; %s ended with it, and its session's state is lost\n",
+			ended, trustdir.Shown(fs.Arg(0)))
+		return exitFailed
 	case errors.Is(err, daemon.ErrNotRunning):
 		fmt.Fprintf(stderr, "evalhost jobs: no job %q: no evalhost background process is running\n", fs.Arg(0))
 		return exitFailed

@@ -18,6 +18,7 @@ import (
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -60,7 +61,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr)
 	defer flush()
-	a := &attached{c: c, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
+	a := &attached{c: c, session: f.session, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
 		streams: streams, calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
 	a.cellEnd = func(r sessions.CellResult) {
@@ -91,6 +92,14 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	}
 	timeline.Mark("end", "status", res.Status)
 	out.end(res)
+	if why := c.Ending(); why != "" {
+		// The process ended under the run: its cell was interrupted by
+		// that, not by a Ctrl-C, and the session went with it.
+		fmt.Fprintf(stderr, "evalhost run: %v\n", a.endedError(&daemon.EndedError{PID: c.Hello.PID, Why: why}))
+		if res.Status != sessions.StatusOK {
+			return exitFailed
+		}
+	}
 	if res.Status == sessions.StatusDetached && interrupts == 0 {
 		// What --detach asked for: the cell goes on, the command is done.
 		fmt.Fprintf(stderr, "[evalhost: %s goes on in session %s: \"evalhost jobs %s\" shows its output, --wait waits for it, --stop stops it]\n",
@@ -238,6 +247,7 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 // attached reads one request's replies from the background process.
 type attached struct {
 	c       *daemon.Client
+	session string
 	log     string // the background process's log, named when it dies
 	tools   bridge.Tools
 	out     renderer
@@ -259,6 +269,9 @@ func (a *attached) read() (sessions.Result, error) {
 		line, err := a.c.Next()
 		if hung := (*daemon.HungError)(nil); errors.As(err, &hung) {
 			return sessions.Result{}, err // it says what to do
+		}
+		if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) {
+			return sessions.Result{}, a.endedError(ended)
 		}
 		if err != nil {
 			return sessions.Result{}, fmt.Errorf("the background process (pid %d) ended before the run did: %v; its log is %s",
@@ -299,6 +312,17 @@ func (a *attached) read() (sessions.Result, error) {
 			a.emit(int(gjson.GetBytes(line, "cell").Int()), fr)
 		}
 	}
+}
+
+// endedError says that the background process ended while the run went
+// on, and that the session's state went with it; the log, when nothing
+// said why.
+func (a *attached) endedError(e *daemon.EndedError) error {
+	msg := fmt.Sprintf("%v while this command ran; the state of session %s is lost", e, trustdir.Shown(a.session))
+	if e.Why == "" {
+		msg += "; its log is " + trustdir.Shown(a.log)
+	}
+	return errors.New(msg)
 }
 
 // bytes shows a cell's stdout or stderr bytes as a one-shot run shows

@@ -99,6 +99,9 @@ func askDaemon(req any, want string, reply any) error {
 		if hung := (*daemon.HungError)(nil); errors.As(err, &hung) {
 			return err // it says what to do
 		}
+		if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) {
+			return err // it says why, when the process said
+		}
 		if err != nil {
 			return fmt.Errorf("the background process did not answer: %w", err)
 		}
@@ -106,6 +109,9 @@ func askDaemon(req any, want string, reply any) error {
 		case want:
 			return json.Unmarshal(line, reply)
 		case serve.TypeRequestError:
+			if why := c.Ending(); why != "" { // what it was asked was cancelled as it ended
+				return &daemon.EndedError{PID: c.Hello.PID, Why: why}
+			}
 			return errors.New(gjson.GetBytes(line, "error").String())
 		}
 	}
