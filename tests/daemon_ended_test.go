@@ -124,7 +124,6 @@ func socketsOf(t *testing.T, pid int) int {
 	return n
 }
 
-
 // A command told that a stop took its session's state is the one told:
 // the session's next command is not told again ("no one is told twice"),
 // while a session no command ran in at the stop still is.
