@@ -12,12 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 )
 
@@ -261,7 +261,7 @@ func lostState(sessions []string) string {
 	if len(sessions) == 0 {
 		return "it had no sessions"
 	}
-	return "the state of its sessions (" + strings.Join(sessions, ", ") + ") is lost"
+	return "the state of its sessions (" + trustdir.ShownLines(sessions, ", ") + ") is lost"
 }
 
 // stopAndWait asks the process to stop and waits until it has (its lock

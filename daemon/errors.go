@@ -3,7 +3,6 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -71,7 +70,7 @@ type BusyVersionError struct {
 func (e *BusyVersionError) Error() string {
 	return fmt.Sprintf("the background process (pid %d) is another evalhost build (%s) and runs cells or jobs in sessions %s, "+
 		"so it is not replaced now: wait for them (evalhost sessions, evalhost jobs), or end them with \"evalhost daemon stop\" "+
-		"run by that build or this one, then try again", e.PID, e.Version, strings.Join(e.Sessions, ", "))
+		"run by that build or this one, then try again", e.PID, e.Version, trustdir.ShownLines(e.Sessions, ", "))
 }
 
 // HungError: the background process stopped answering. Before Attached,

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // State loss told to whoever relied on it.
@@ -171,7 +173,7 @@ func (c *cellRun) tellLoss() {
 		return
 	}
 	c.markLost(false)
-	c.notice("[state lost: session " + c.j.s.key.Session + "'s " + lang + " interpreter " + why +
+	c.notice("[state lost: session " + trustdir.Shown(c.j.s.key.Session) + "'s " + lang + " interpreter " + why +
 		"; this cell runs in a fresh one, and variables from before are gone]\n")
 }
 

@@ -129,7 +129,7 @@ func listJobs(asJSON bool, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tSESSION\tSTATUS\tELAPSED\tOUTPUT\tCWD")
 	for _, j := range list.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dB\t%s\n", j.ID, j.Session, j.Status, elapsed(j), j.OutputBytes, j.Cwd)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dB\t%s\n", j.ID, trustdir.Shown(j.Session), j.Status, elapsed(j), j.OutputBytes, trustdir.Shown(j.Cwd))
 	}
 	tw.Flush()
 	return exitOK
@@ -152,9 +152,9 @@ func showJob(j sessions.JobInfo, fromStart bool, stdout, stderr io.Writer) {
 	if text != "" {
 		io.WriteString(stdout, strings.TrimRight(text, "\n")+"\n")
 	}
-	line := fmt.Sprintf("%s in session %s: %s after %s", j.ID, j.Session, j.Status, elapsed(j))
+	line := fmt.Sprintf("%s in session %s: %s after %s", j.ID, trustdir.Shown(j.Session), j.Status, elapsed(j))
 	if j.State == sessions.JobRunning {
-		line = fmt.Sprintf("%s in session %s: still running after %s (at most %s)", j.ID, j.Session, elapsed(j),
+		line = fmt.Sprintf("%s in session %s: still running after %s (at most %s)", j.ID, trustdir.Shown(j.Session), elapsed(j),
 			time.Duration(j.MaxRuntimeMs)*time.Millisecond)
 	}
 	if j.Message != "" {

@@ -5,12 +5,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 )
+
+// sessionNameNotUTF8 refuses a session name that is not UTF-8: the
+// background process's JSON would make each bad byte U+FFFD, so that
+// names differing only there would be one session.
+const sessionNameNotUTF8 = "a session's name is not UTF-8; the background process would not keep it apart from others (its bad bytes become U+FFFD): use a UTF-8 name"
 
 // killMain ends one session of the background process: a running cell is
 // interrupted (then killed after the grace window) and its state is gone.
@@ -31,6 +38,10 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		fmt.Fprintf(stderr, "evalhost kill \"\": %s (see evalhost sessions)\n", emptySessionName)
 		return exitUsage
 	}
+	if !utf8.ValidString(name) {
+		fmt.Fprintf(stderr, "evalhost kill %s: %s\n", trustdir.Shown(name), sessionNameNotUTF8)
+		return exitUsage
+	}
 	var closed serve.Closed
 	err := askDaemon(map[string]string{"op": "close", "id": "kill", "session": name}, serve.TypeClosed, &closed)
 	if errors.Is(err, daemon.ErrNotRunning) || (err == nil && !closed.Existed) {
@@ -41,6 +52,6 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		fmt.Fprintf(stderr, "evalhost kill: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "ended session %s\n", name)
+	fmt.Fprintf(stdout, "ended session %s\n", trustdir.Shown(name))
 	return exitOK
 }

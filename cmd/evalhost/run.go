@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/pysource"
@@ -332,6 +334,9 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 		// Not the background process's "default", which an empty name
 		// would become there without a word.
 		return fmt.Errorf(`--session "": %s, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`, emptySessionName)
+	}
+	if attached && !utf8.ValidString(f.session) {
+		return fmt.Errorf("--session %s: %s", trustdir.Shown(f.session), sessionNameNotUTF8)
 	}
 	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {

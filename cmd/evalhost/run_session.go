@@ -103,7 +103,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	if res.Status == sessions.StatusDetached && interrupts == 0 {
 		// What --detach asked for: the cell goes on, the command is done.
 		fmt.Fprintf(stderr, "[evalhost: %s goes on in session %s: \"evalhost jobs %s\" shows its output, --wait waits for it, --stop stops it]\n",
-			a.job, f.session, a.job)
+			a.job, trustdir.Shown(f.session), a.job)
 		if first, n := skippedAfterJob(a.cells); n > 0 {
 			fmt.Fprintf(stderr, "[%s not run: %s holds the session until it ends]\n", cellSpan(first, n), a.job)
 		}

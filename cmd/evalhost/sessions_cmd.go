@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -73,7 +74,9 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 		case s.Busy:
 			busy = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Session, s.Cwd, s.Python, busy, idle)
+		// The user's text and paths, shown so that none drives the
+		// terminal or breaks a row.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", trustdir.Shown(s.Session), trustdir.Shown(s.Cwd), trustdir.Shown(s.Python), busy, idle)
 	}
 	tw.Flush()
 	return exitOK
