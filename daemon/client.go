@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -72,18 +73,8 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 	if errors.As(err, &unsafe) || errors.As(err, &hung) || errors.Is(err, errSocketPath) {
 		return nil, err
 	}
-	var notices []string
 	if err == nil {
-		lost, err := c.replaceable()
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		notices = append(notices, fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; %s",
-			c.Hello.Version, c.Hello.PID, lostState(lost)))
-		if err := c.stopAndWait(cfg.Paths); err != nil {
-			return nil, err
-		}
+		c.Close() // another build's: start replaces it, under the start lock
 	}
 	// A socket path this process cannot name is one the new process
 	// could not bind either: say so here, not through its log.
@@ -92,12 +83,59 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 		return nil, err
 	}
 	release()
-	c, more, err := start(ctx, cfg)
+	c, notices, err := start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	c.Notices = append(notices, more...)
+	c.Notices = notices
 	return c, nil
+}
+
+// replace stops c's process, one of another build, unless it runs a cell
+// or a job (*BusyVersionError), and returns the notice that says so.
+func (c *Client) replace(paths Paths) (string, error) {
+	lost, err := c.replaceable()
+	if err != nil {
+		c.Close()
+		return "", err
+	}
+	notice := fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; %s",
+		c.Hello.Version, c.Hello.PID, lostState(lost))
+	return notice, c.stopAndWait(paths, true)
+}
+
+// ConnectSend is Connect, then Send of v, the client's first line. A
+// process that stopped reading before the line came (it was being
+// stopped, or replaced by a command of another build, between its hello
+// and the line) took none of it, so nothing of it ran: ConnectSend
+// connects again, once, and sends it there, with both connections'
+// notices.
+func ConnectSend(ctx context.Context, cfg DialConfig, v any) (*Client, error) {
+	c, err := Connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	err = c.Send(v)
+	if err != nil && notRead(err) {
+		notices := c.Notices
+		c.Close()
+		if c, err = Connect(ctx, cfg); err != nil {
+			return nil, err
+		}
+		c.Notices = append(notices, c.Notices...)
+		err = c.Send(v)
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("cannot send the request to the background process (pid %d): %w", c.Hello.PID, err)
+	}
+	return c, nil
+}
+
+// notRead says that a write failed because the process had stopped
+// reading the connection (or closed it): none of it was read.
+func notRead(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // Dial attaches to the live background process without starting one; it
@@ -162,23 +200,32 @@ func dial(paths Paths) (*Client, error) {
 }
 
 // start starts a process under the start lock, unless another client did
-// while this one waited for the lock.
+// while this one waited for the lock. One of another build found there
+// (this client's first dial found it, or a client of that build started it
+// meanwhile) is replaced first: clients replace one at a time, and one
+// waits for no process that answers.
 func start(ctx context.Context, cfg DialConfig) (*Client, []string, error) {
 	lk, err := lockFile(cfg.Paths.Start, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer lk.Close()
+	var notices []string
 	if c, err := dial(cfg.Paths); err == nil {
 		if c.Hello.Version == cfg.Version {
 			return c, nil, nil
 		}
-		c.Close()
+		notice, err := c.replace(cfg.Paths)
+		if err != nil {
+			return nil, nil, err
+		}
+		notices = append(notices, notice)
 	}
-	notices, err := reclaim(cfg.Paths)
+	more, err := reclaim(cfg.Paths)
 	if err != nil {
 		return nil, nil, err
 	}
+	notices = append(notices, more...)
 	if err := spawn(ctx, cfg); err != nil {
 		return nil, nil, err
 	}
@@ -266,11 +313,20 @@ func lostState(sessions []string) string {
 
 // stopAndWait asks the process to stop and waits until it has (its lock
 // is free). One that stopped answering (*HungError) is not waited for: it
-// is stopped or hung and will not end by itself.
-func (c *Client) stopAndWait(paths Paths) error {
-	err := c.Send(map[string]string{"op": OpStop})
+// is stopped or hung and will not end by itself. With ifIdle (a
+// replacement) the process refuses when another command's request is in
+// it or a job runs (*BusyVersionError): the question replaceable asked
+// may have had its answer changed since (a build that knows no ifIdle
+// stops all the same).
+func (c *Client) stopAndWait(paths Paths, ifIdle bool) error {
+	err := c.Send(map[string]any{"op": OpStop, "ifIdle": ifIdle})
 	for err == nil {
-		_, err = c.Next() // its lines until it closes the connection
+		var line []byte
+		line, err = c.Next() // its lines until it closes the connection
+		if err == nil && gjson.GetBytes(line, "type").String() == serve.TypeRequestError && gjson.GetBytes(line, "op").String() == OpStop {
+			c.Close()
+			return &BusyVersionError{PID: c.Hello.PID, Version: c.Hello.Version, Busy: gjson.GetBytes(line, "error").String()}
+		}
 	}
 	c.Close()
 	if hung := (*HungError)(nil); errors.As(err, &hung) {
@@ -294,7 +350,7 @@ func Stop(paths Paths) (pid int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.Hello.PID, c.stopAndWait(paths)
+	return c.Hello.PID, c.stopAndWait(paths, false)
 }
 
 // Send writes v as one JSON line; safe from many goroutines. A process

@@ -156,8 +156,16 @@ func (c *conn) dispatch(line []byte) {
 	case "ping":
 		c.enc.Line(serve.Pong{ID: id, Type: serve.TypePong})
 	case OpStop:
+		how := "was stopped (evalhost daemon stop, or a command of another build replacing it)"
+		if gjson.GetBytes(line, "ifIdle").Bool() {
+			if busy := c.srv.stopIfIdle(c, how); busy != "" {
+				c.refuse(id, op, busy)
+				return
+			}
+		} else {
+			c.srv.stop(how)
+		}
 		c.enc.Line(Stopping{PID: os.Getpid(), Type: TypeStopping})
-		c.srv.stop("was stopped (evalhost daemon stop, or a command of another build replacing it)")
 	default:
 		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
 	}
@@ -191,19 +199,15 @@ func (c *conn) eval(line []byte, id string) {
 		req.Sink = out.sink(c.srv.cfg.Sessions.Sink)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.mu.Lock()
-	if _, dup := c.inflight[id]; dup {
-		c.mu.Unlock()
-		cancel()
-		c.enc.Line(serve.RequestError{Error: fmt.Sprintf("request id %q is already in flight; use a new id", id), ID: id, InFlight: true, Op: "eval", Type: serve.TypeRequestError})
-		return
-	}
 	fl := &flight{cancel: cancel, session: req.Session}
 	if fl.session == "" {
 		fl.session = "default"
 	}
-	c.inflight[id] = fl
-	c.mu.Unlock()
+	if refusal := c.takeOff(id, fl); refusal != nil {
+		cancel()
+		c.enc.Line(refusal)
+		return
+	}
 	done := func() {
 		c.mu.Lock()
 		delete(c.inflight, id)
@@ -236,16 +240,39 @@ func (c *conn) eval(line []byte, id string) {
 		c.mu.Lock()
 		fl.key = &key
 		c.mu.Unlock()
-		defer done()
 		_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
 		start := time.Now()
 		res, err := job.Run(ctx, c.emitter(id, fl, out.Passthrough))
+		// Out of flight before its last line: a request whose client has
+		// its end is not one a stop tells (conn.end), nor one that keeps a
+		// replacement off (stopIfIdle).
+		done()
 		if err != nil {
 			c.refuse(id, "eval", err.Error())
 			return
 		}
 		c.enc.End(id, res, time.Since(start))
 	}()
+}
+
+// takeOff puts fl in flight as request id, or says why not: the id is in
+// flight already, or the process is ending. It holds the server's lock
+// against stopIfIdle: a request is either in flight when that looks, or
+// refused here once the process is ending (nothing of it ran).
+func (c *conn) takeOff(id string, fl *flight) *serve.RequestError {
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	if c.srv.ending() {
+		return &serve.RequestError{Error: "the background process is ending (it " + c.srv.endHow + "); nothing of this request ran: send it again",
+			ID: id, Op: "eval", Type: serve.TypeRequestError}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.inflight[id]; dup {
+		return &serve.RequestError{Error: fmt.Sprintf("request id %q is already in flight; use a new id", id), ID: id, InFlight: true, Op: "eval", Type: serve.TypeRequestError}
+	}
+	c.inflight[id] = fl
+	return nil
 }
 
 // emitter sends a request's frames; with passthrough its stdout and

@@ -65,12 +65,17 @@ type BusyVersionError struct {
 	PID      int
 	Version  string   // the running process's
 	Sessions []string // the sessions running a cell or a job
+	Busy     string   // else what the process said when it refused to stop (other commands' requests came since)
 }
 
 func (e *BusyVersionError) Error() string {
-	return fmt.Sprintf("the background process (pid %d) is another evalhost build (%s) and runs cells or jobs in sessions %s, "+
+	what := "runs cells or jobs in sessions " + trustdir.ShownLines(e.Sessions, ", ")
+	if len(e.Sessions) == 0 {
+		what = "is in use (" + trustdir.Shown(e.Busy) + ")"
+	}
+	return fmt.Sprintf("the background process (pid %d) is another evalhost build (%s) and %s, "+
 		"so it is not replaced now: wait for them (evalhost sessions, evalhost jobs), or end them with \"evalhost daemon stop\" "+
-		"run by that build or this one, then try again", e.PID, e.Version, trustdir.ShownLines(e.Sessions, ", "))
+		"run by that build or this one, then try again", e.PID, e.Version, what)
 }
 
 // HungError: the background process stopped answering. Before Attached,

@@ -194,7 +194,7 @@ func TestStopOfAProcessThatStoppedAnswering(t *testing.T) {
 	leakcheck.Check(t, leakcheck.Options{FDs: true})
 	paths := fakeProcess(t, func(nc net.Conn, _ <-chan struct{}) { drain(nc) })
 	c := dialShort(t, paths)
-	err := c.stopAndWait(paths)
+	err := c.stopAndWait(paths, false)
 	var hung *HungError
 	if !errors.As(err, &hung) || !strings.Contains(err.Error(), "kill -CONT 4242") {
 		t.Fatalf("stop: %v; want a HungError saying how to resume pid 4242", err)

@@ -222,6 +222,45 @@ func (s *Server) closeListener() {
 	}
 }
 
+// ending says whether stop was called.
+func (s *Server) ending() bool {
+	select {
+	case <-s.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopIfIdle stops the process unless a client other than by has a
+// request in it (queued or running) or a job runs: a command replacing it
+// for another build asked first, but a request may have come since.
+// busy says why it did not stop. s.mu orders it against conn.eval.
+func (s *Server) stopIfIdle(by *conn, how string) (busy string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for _, c := range s.conns {
+		if c == by {
+			continue
+		}
+		c.mu.Lock()
+		for _, fl := range c.inflight {
+			names = append(names, fl.session)
+		}
+		c.mu.Unlock()
+	}
+	if len(names) > 0 {
+		slices.Sort(names)
+		return "busy: other commands have requests in sessions " + strings.Join(slices.Compact(names), ", ")
+	}
+	if s.jobRunning() {
+		return "busy: a job runs"
+	}
+	s.stop(how)
+	return ""
+}
+
 // stop ends Serve, for the reason how gives (after "which", as "which was
 // stopped"); safe to call more than once: the first reason stands.
 func (s *Server) stop(how string) {

@@ -45,8 +45,10 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	}
 	defer catchSIGPIPE()()
 	timeline.Mark("connect")
-	c, err := daemon.Connect(context.Background(), daemon.DialConfig{Paths: daemon.PathsFor(home),
-		Version: buildIdentity(), Command: daemonCommand(home)})
+	// Sent with the connection: a process stopped or replaced between its
+	// hello and the cells took none of them, and they go to the next one.
+	c, err := daemon.ConnectSend(context.Background(), daemon.DialConfig{Paths: daemon.PathsFor(home),
+		Version: buildIdentity(), Command: daemonCommand(home)}, eval)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
@@ -71,11 +73,6 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		renderEnd(r)
 		r.Output = streamsink.Dump{} // shown; exitCode needs the rest
 		a.cells = append(a.cells, r)
-	}
-	if err := c.Send(eval); err != nil {
-		interrupted.stop()
-		fmt.Fprintf(stderr, "evalhost run: cannot send the cells to the background process: %v\n", err)
-		return exitFailed
 	}
 	res, err := a.readCancelling(ctx)
 	a.endCalls()
