@@ -53,7 +53,12 @@
 // for it to write "ready" on the pipe named by [ReadyFDEnv]
 // ([SignalReady]). Two clients racing to start therefore start one. A
 // process whose hello names another version is asked to stop and replaced,
-// with a notice, unless a cell or a job runs in it ([*BusyVersionError]).
+// with a notice, unless a cell or a job runs in it ([*BusyVersionError]);
+// this happens under the start lock, and the stop says "ifIdle": the
+// process refuses it while another client has a request in it, and
+// refuses an eval that comes once it is ending. [ConnectSend] sends the
+// first line with the connection, and connects again, once, when the
+// process had stopped reading (EPIPE: nothing of the line was read).
 // [Dial] attaches without starting; [Stop] ends the process.
 //
 // # Protocol
