@@ -259,12 +259,12 @@ func (c *conn) eval(line []byte, id string) {
 // flight already, or the process is ending. It holds the server's lock
 // against stopIfIdle: a request is either in flight when that looks, or
 // refused here once the process is ending (nothing of it ran).
-func (c *conn) takeOff(id string, fl *flight) *serve.RequestError {
+func (c *conn) takeOff(id string, fl *flight) any {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
 	if c.srv.ending() {
-		return &serve.RequestError{Error: "the background process is ending (it " + c.srv.endHow + "); nothing of this request ran: send it again",
-			ID: id, Op: "eval", Type: serve.TypeRequestError}
+		return NotRunError{RequestError: serve.RequestError{Error: "the background process is ending (it " + c.srv.endHow + "); nothing of this request ran: send it again",
+			ID: id, Op: "eval", Type: serve.TypeRequestError}, NotRun: true}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -273,6 +273,19 @@ func (c *conn) takeOff(id string, fl *flight) *serve.RequestError {
 	}
 	c.inflight[id] = fl
 	return nil
+}
+
+// NotRunError refuses an eval that came once the process was ending (its
+// idle end, a stop): nothing of it ran, so a client may send it to the
+// next process ([IsNotRun]).
+type NotRunError struct {
+	serve.RequestError
+	NotRun bool `json:"notRun"`
+}
+
+// IsNotRun says whether line is a NotRunError.
+func IsNotRun(line []byte) bool {
+	return gjson.GetBytes(line, "type").String() == serve.TypeRequestError && gjson.GetBytes(line, "notRun").Bool()
 }
 
 // emitter sends a request's frames; with passthrough its stdout and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -131,5 +132,26 @@ func TestReplaceStopRefusedWhileAnotherClientRuns(t *testing.T) {
 	}
 	if err := wait(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An eval that comes once the process is ending (its idle end, a stop,
+// after the client's hello) is refused as not run, which a client may
+// send to the next process; it is not queued into a registry being
+// closed.
+func TestEvalWhileEndingIsNotRun(t *testing.T) {
+	s := &Server{stopped: make(chan struct{}), conns: map[int]*conn{}}
+	s.stop("ended itself after 30m0s without a client")
+	var out strings.Builder
+	c := &conn{srv: s, enc: serve.NewEncoder(&out), inflight: map[string]*flight{}}
+	refusal := c.takeOff("run", &flight{})
+	if refusal == nil {
+		t.Fatal("an eval was taken by a process that is ending")
+	}
+	c.enc.Line(refusal)
+	c.enc.Flush()
+	line := []byte(strings.TrimSpace(out.String()))
+	if !IsNotRun(line) || !strings.Contains(out.String(), "nothing of this request ran") || len(c.inflight) != 0 {
+		t.Fatalf("refusal %s (in flight %d); want a not-run request_error", line, len(c.inflight))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/gjson"
 
@@ -47,8 +48,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	timeline.Mark("connect")
 	// Sent with the connection: a process stopped or replaced between its
 	// hello and the cells took none of them, and they go to the next one.
-	c, err := daemon.ConnectSend(context.Background(), daemon.DialConfig{Paths: daemon.PathsFor(home),
-		Version: buildIdentity(), Command: daemonCommand(home)}, eval)
+	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: buildIdentity(), Command: daemonCommand(home)}
+	c, err := daemon.ConnectSend(context.Background(), cfg, eval)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
@@ -58,7 +59,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	for _, n := range c.Notices {
 		fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
 	}
-	ctx, interrupted := interruptible(func() { c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) }, interruptOpts{})
+	var cur atomic.Pointer[daemon.Client] // c, or the one the cells went to again
+	cur.Store(c)
+	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) }, interruptOpts{})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr)
@@ -75,6 +78,19 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		a.cells = append(a.cells, r)
 	}
 	res, err := a.readCancelling(ctx)
+	if errors.Is(err, errNotRun) {
+		// The process was ending when the cells came (its idle end, a
+		// stop) and ran none of them: the next one runs them.
+		if c, err = daemon.ConnectSend(context.Background(), cfg, eval); err == nil {
+			defer c.Close()
+			cur.Store(c)
+			a.c = c
+			for _, n := range c.Notices {
+				fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
+			}
+			res, err = a.readCancelling(ctx)
+		}
+	}
 	a.endCalls()
 	if c, ok := tools.(io.Closer); ok {
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
@@ -241,6 +257,10 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	return eval, nil
 }
 
+// errNotRun is a request the background process refused as it was
+// ending: nothing of it ran (daemon.IsNotRun).
+var errNotRun = errors.New("not run")
+
 // attached reads one request's replies from the background process.
 type attached struct {
 	c       *daemon.Client
@@ -289,6 +309,9 @@ func (a *attached) read() (sessions.Result, error) {
 			}
 			a.cellEnd(ce.CellResult)
 		case serve.TypeRequestError:
+			if daemon.IsNotRun(line) {
+				return sessions.Result{}, fmt.Errorf("%w: %s", errNotRun, gjson.GetBytes(line, "error").String())
+			}
 			if gjson.GetBytes(line, "op").String() == "eval" {
 				return sessions.Result{}, errors.New(gjson.GetBytes(line, "error").String())
 			}
