@@ -6,7 +6,9 @@
 //
 // [PathsFor] puts everything in <home>/daemon, a directory of mode 0700
 // that must be a real directory owned by the user (one of the user's that
-// is too open is tightened; another user's is refused with [UnsafeError]).
+// is too open is tightened; another user's is refused with [UnsafeError],
+// and so is one holding a file of another user's, put there while it was
+// open). The log is never opened through a link.
 // The socket is <home>/daemon/sock, mode 0600, whatever the length of its
 // path: on Linux a path longer than a socket's name may be (100 bytes
 // here) is bound and connected as /proc/self/fd/N/sock, N a descriptor of

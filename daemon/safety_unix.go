@@ -18,7 +18,8 @@ import (
 // ensureDir creates dir with mode 0700, or checks the one there: a real
 // directory (not a symlink), owned by this user, that nobody else may
 // enter. One of ours that is too open is tightened; one of another user's
-// is refused.
+// is refused, and so is one holding an entry not the user's (put there
+// while it was open to others: the user removes it).
 func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create %s: %w", dir, err)
@@ -36,6 +37,28 @@ func ensureDir(dir string) error {
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("cannot make %s private: %w", dir, err)
+		}
+	}
+	// Others could write it once (it was open, or made before this
+	// check): what they put there (a link where the log goes, a lock they
+	// hold) must not be used, now or after the tightening.
+	return foreignEntry(dir)
+}
+
+// foreignEntry refuses the first entry of dir that is not the user's.
+func foreignEntry(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone since
+		}
+		if uid := owner(fi); uid != os.Getuid() {
+			path := filepath.Join(dir, e.Name())
+			return &UnsafeError{Path: path, Reason: fmt.Sprintf("belongs to uid %d, not to you (uid %d): another user put it there while the directory was open", uid, os.Getuid())}
 		}
 	}
 	return nil

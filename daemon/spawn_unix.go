@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -25,8 +26,13 @@ func spawn(ctx context.Context, cfg DialConfig) error {
 	if timeout <= 0 {
 		timeout = 15 * time.Second
 	}
-	log, err := os.OpenFile(cfg.Paths.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// Never through a link, as lockFile: one planted while the directory
+	// was open to others would send the process's stderr where it points.
+	log, err := os.OpenFile(cfg.Paths.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
+		if fi, lerr := os.Lstat(cfg.Paths.Log); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return &UnsafeError{Path: cfg.Paths.Log, Reason: "is a symbolic link, not the log evalhost made"}
+		}
 		return err
 	}
 	defer log.Close()
