@@ -51,6 +51,13 @@ func (nb *Notebook) encode() []byte {
 	if nb.layout.finalNewline {
 		e.buf = append(e.buf, nb.layout.newline...)
 	}
+	if nb.unedited() && string(e.buf) != nb.src {
+		// A layout the encoder does not write (short arrays on one line):
+		// the unedited notebook is the file as read, and no cell's text
+		// is cached, since it is not the encoder's.
+		e.buf = append(e.buf[:0], nb.src...)
+		nb.cache.wrote = false
+	}
 	old := nb.cache.buf
 	nb.cache.finish(e.buf)
 	nb.release(old)

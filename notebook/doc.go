@@ -11,9 +11,12 @@
 //     keeps them, which encoding/json refuses and [Members] reads.
 //   - The model keeps the file's JSON text: key order, unknown fields, the
 //     spelling of every number and string, the indent unit, the line ends ("\n" or "\r\n")
-//     and the final newline. [Notebook.Bytes] of an unedited notebook is the file it was
-//     parsed from; an edit changes only the touched cells' lines (and Save
-//     the ids it repairs, below). New values are written as nbformat writes
+//     and the final newline (indent=0's line breaks without indent too).
+//     [Notebook.Bytes] of an unedited notebook is the file it was
+//     parsed from, whatever its layout; an edit changes only the touched
+//     cells' lines (and Save the ids it repairs, below), except in a layout
+//     json.dumps does not write (short arrays on one line), which an edit
+//     writes in nbformat's. New values are written as nbformat writes
 //     them (json.dumps indent=1, sorted keys, ensure_ascii=False, multiline
 //     text split with str.splitlines(True)).
 //   - [Notebook.Text] is the editable view: "# %% [code|markdown|raw] cell:N"

@@ -18,8 +18,8 @@ type layout struct {
 var nbformatLayout = layout{indent: " ", newline: "\n", finalNewline: true}
 
 // detectLayout reads the indent unit from the whitespace before the first
-// key and the line end from the first line. Compact files get nbformat's
-// layout.
+// key and the line end from the first line (a first key at the start of
+// its line is indent=0's layout). Compact files get nbformat's layout.
 func detectLayout(data string) layout {
 	l := layout{indent: " ", newline: "\n", finalNewline: strings.HasSuffix(data, "\n")}
 	if nl := strings.IndexByte(data, '\n'); nl > 0 && data[nl-1] == '\r' {
@@ -36,8 +36,11 @@ func detectLayout(data string) layout {
 	}
 	line := rest[nl+1:]
 	ws := len(line) - len(strings.TrimLeft(line, " \t"))
-	if ws > 0 && ws <= 16 {
+	switch {
+	case ws > 0 && ws <= 16:
 		l.indent = line[:ws]
+	case ws == 0 && strings.HasPrefix(line, `"`): // json.dumps(indent=0): line breaks, no indent
+		l.indent = ""
 	}
 	return l
 }

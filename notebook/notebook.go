@@ -3,6 +3,7 @@ package notebook
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -41,13 +42,21 @@ type Notebook struct {
 	root   *value // the top-level object; its "cells" member is cells
 	cells  []*value
 	layout layout
-	ids    map[string]bool // cell ids in use, built on first need
-	size   int             // bytes last parsed or written: a capacity hint
-	origin string          // canonical path of the file loaded or last saved, if any
-	named  string          // that path as the caller named it (made absolute), links unresolved
-	held   held            // that file's content then
-	cache  cellCache       // each cell's text as last encoded
-	free   []byte          // an encoding's buffer no longer used, for the next one
+	// src is the JSON text root was parsed from while nothing has changed
+	// (srcRoot is that root, srcCells its cells, apart from cells, which
+	// edits change in place): encoded, it is src itself, in whatever layout
+	// the file has, which the encoder may not write (short arrays on one
+	// line). The first encoding after a change drops it.
+	src      string
+	srcRoot  *value
+	srcCells []*value
+	ids      map[string]bool // cell ids in use, built on first need
+	size     int             // bytes last parsed or written: a capacity hint
+	origin   string          // canonical path of the file loaded or last saved, if any
+	named    string          // that path as the caller named it (made absolute), links unresolved
+	held     held            // that file's content then
+	cache    cellCache       // each cell's text as last encoded
+	free     []byte          // an encoding's buffer no longer used, for the next one
 	// repaired is the cells as repairCellIDs last left them (nil: never),
 	// so that a save in which no id can have changed checks none.
 	repaired []*value
@@ -82,14 +91,16 @@ func New() *Notebook {
 // Parse reads and validates notebook JSON. Errors match ErrInvalid and are
 // a *SyntaxError or a *StructureError saying what is wrong and where.
 func Parse(data []byte) (*Notebook, error) {
-	root, err := parseJSON(string(data))
+	src := string(data)
+	root, err := parseJSON(src)
 	if err != nil {
 		return nil, err
 	}
 	if err := validate(root); err != nil {
 		return nil, err
 	}
-	return &Notebook{root: root, cells: root.get("cells").arr, layout: detectLayout(string(data)), size: len(data)}, nil
+	return &Notebook{root: root, cells: root.get("cells").arr, layout: detectLayout(src), size: len(data),
+		src: src, srcRoot: root, srcCells: slices.Clone(root.get("cells").arr)}, nil
 }
 
 // Bytes returns the notebook as JSON in the file's layout (nbformat's for
@@ -107,6 +118,19 @@ func (nb *Notebook) syncedRoot() *value {
 	root.set("cells", &value{kind: kindArray, arr: nb.cells})
 	nb.root = root
 	return root
+}
+
+// unedited reports whether the notebook is still what src holds, and
+// drops src once it is not.
+func (nb *Notebook) unedited() bool {
+	if nb.srcRoot == nil {
+		return false
+	}
+	if nb.root == nb.srcRoot && sameCells(nb.srcCells, nb.cells) {
+		return true
+	}
+	nb.src, nb.srcRoot, nb.srcCells = "", nil, nil
+	return false
 }
 
 func sameCells(a, b []*value) bool {
@@ -172,7 +196,8 @@ func (nb *Notebook) clone() *Notebook {
 	// Field by field, not *nb: ids, the buffers and repaired are its own
 	// (its first save checks every id).
 	c := &Notebook{root: nb.root, cells: append([]*value(nil), nb.cells...), layout: nb.layout, size: nb.size,
-		origin: nb.origin, named: nb.named, held: nb.held}
+		origin: nb.origin, named: nb.named, held: nb.held,
+		src: nb.src, srcRoot: nb.srcRoot, srcCells: nb.srcCells}
 	nb.cloneBuffers(c)
 	return c
 }

@@ -98,6 +98,52 @@ func TestEscapedMarkersRoundTrip(t *testing.T) {
 
 // TestLayoutKept: files in layouts other than nbformat's own come back byte
 // for byte when unedited, and an edit changes only the edited cell's lines.
+// indentZero is file, written by json.dumps(indent=1), as indent=0 writes
+// it: the same lines without their leading spaces (no string holds a raw
+// line break).
+func indentZero(file string) string {
+	lines := strings.Split(file, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestUneditedLayoutKept: a notebook in a layout the encoder does not
+// write (hand-written, or by a tool that puts short arrays on one line)
+// comes back byte for byte while nothing in it changed, so a view → apply
+// of the same text is "unchanged"; an edit writes it in nbformat's layout.
+func TestUneditedLayoutKept(t *testing.T) {
+	file := "{\n\"cells\": [\n{\n\"cell_type\": \"code\",\n\"execution_count\": null,\n\"metadata\": {},\n" +
+		"\"outputs\": [],\n\"source\": [\"print('Hello World')\"]\n}\n],\n" +
+		"\"metadata\": {\"kernelspec\": {\"name\": \"python3\", \"language\": \"python\"}},\n" +
+		"\"nbformat\": 4,\n\"nbformat_minor\": 2\n}\n"
+	nb := mustParse(t, []byte(file))
+	if got := string(nb.Bytes()); got != file {
+		t.Fatalf("parse→bytes changed the file\n got: %q\nwant: %q", got, file)
+	}
+	applied, err := nb.ApplyText(nb.Text())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(applied.Bytes()); got != file {
+		t.Fatalf("view→apply changed the file\n got: %q\nwant: %q", got, file)
+	}
+	if err := applied.Edit(0, "print('edited')"); err != nil {
+		t.Fatal(err)
+	}
+	edited := mustParse(t, applied.Bytes())
+	if got := edited.Cell(0).Source; got != "print('edited')" {
+		t.Fatalf("edited source = %q", got)
+	}
+	if err := nb.SetMetadata("x", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(nb.Bytes()); got == file {
+		t.Fatalf("a metadata change was not written")
+	}
+}
+
 func TestLayoutKept(t *testing.T) {
 	base := string(readFile(t, "testdata/basic.ipynb"))
 	tests := []struct {
@@ -107,6 +153,9 @@ func TestLayoutKept(t *testing.T) {
 		{"crlf line ends", strings.ReplaceAll(base, "\n", "\r\n")},
 		{"crlf without final newline", strings.TrimSuffix(strings.ReplaceAll(base, "\n", "\r\n"), "\r\n")},
 		{"no final newline", strings.TrimSuffix(base, "\n")},
+		// json.dumps(indent=0), nbformat.write(nb, f, indent=0): line
+		// breaks, no indent.
+		{"indent 0", indentZero(base)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
