@@ -190,6 +190,7 @@ func TestParseErrors(t *testing.T) {
 		{"top level array", "[]", "top level is a JSON array, want an object", -1},
 		{"missing cells", `{"metadata":{}}`, `notebook: field "cells": missing "cells" array`, -1},
 		{"nbformat 3", `{"worksheets":[]}`, "nbformat 3 notebook", -1},
+		{"nbformat 2", `{"nbformat":2,"worksheets":[]}`, "this is an nbformat 2 notebook", -1},
 		{"cells not array", `{"cells":{}}`, `field "cells": is a object, want an array`, -1},
 		{"cell not object", `{"cells":[1]}`, "cell 0: is a JSON number, want an object", 0},
 		{"missing cell type", `{"cells":[{"cell_type":"code"},{"source":""}]}`, `cell 1: field "cell_type": missing`, 1},

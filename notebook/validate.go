@@ -17,7 +17,11 @@ func validate(root *value) error {
 	if cells == nil {
 		msg := `missing "cells" array`
 		if root.get("worksheets") != nil {
-			msg += "; this is an nbformat 3 notebook: convert it with `jupyter nbconvert --to notebook --nbformat 4`"
+			version := "3"
+			if v := root.get("nbformat"); v != nil && v.kind == kindNumber && v.raw != "" && v.raw < "4" && len(v.raw) == 1 {
+				version = v.raw // 1 or 2: nbformat converts them too
+			}
+			msg += "; this is an nbformat " + version + " notebook: convert it with `jupyter nbconvert --to notebook --nbformat 4`"
 		}
 		return &StructureError{Cell: -1, Field: "cells", Msg: msg}
 	}
