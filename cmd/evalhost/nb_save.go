@@ -37,6 +37,8 @@ type notebookSaver struct {
 	// warn tells the user at once when a progress save fails (disk full),
 	// not only at the end; saved is the 1-based position of the last cell
 	// whose save succeeded (0: none), failing whether the last one failed.
+	// Messages name cells by notebook index, as the run's "cell N: error"
+	// lines and nb view's "cell:N" do.
 	warn    func(string)
 	saved   int
 	ended   int // the 1-based position of the last cell that ended
@@ -76,7 +78,7 @@ func (s *notebookSaver) check() error {
 // series is said at once (warn); the run goes on, trying after each cell.
 func (s *notebookSaver) progress(cell int, nb *notebook.Notebook) {
 	s.ended = cell + 1
-	s.write(nb, fmt.Sprintf("after cell %d", cell+1))
+	s.write(nb, fmt.Sprintf("after cell %d", cell))
 }
 
 // started writes nb as cell (its notebook index) starts, as progress does,
@@ -84,7 +86,7 @@ func (s *notebookSaver) progress(cell int, nb *notebook.Notebook) {
 // run leaves the notebook saying it runs (and the markdown before it
 // passed), not pending.
 func (s *notebookSaver) started(cell int, nb *notebook.Notebook) {
-	s.write(nb, fmt.Sprintf("as cell %d started", cell+1))
+	s.write(nb, fmt.Sprintf("as cell %d started", cell))
 }
 
 func (s *notebookSaver) write(nb *notebook.Notebook, when string) {
@@ -106,7 +108,7 @@ func (s *notebookSaver) holds() string {
 	if s.saved == 0 {
 		return s.written() + " holds no cell of this run"
 	}
-	return fmt.Sprintf("%s holds the outputs up to cell %d", s.written(), s.saved)
+	return fmt.Sprintf("%s holds the outputs up to cell %d", s.written(), s.saved-1)
 }
 
 // rescue writes nb to a new file in the temp directory when its target

@@ -30,6 +30,9 @@ func savedNotebook(t *testing.T, path, source string) (*notebook.Notebook, []byt
 	return nb, data
 }
 
+// Cells are named by notebook index in the saver's messages, as in the
+// run's "cell N: error" lines and nb view's "cell:N".
+//
 // A progress save takes the notebook's lock: while another evalhost
 // process holds it the save gives up and the file keeps what it had.
 func TestSaverTakesTheLock(t *testing.T) {
@@ -48,7 +51,7 @@ func TestSaverTakesTheLock(t *testing.T) {
 	if now, _ := os.ReadFile(path); string(now) != string(orig) {
 		t.Fatal("a progress save wrote the notebook while another held its lock")
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook after cell 1") || !strings.Contains(warned[0], "holds no cell of this run") {
+	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook after cell 0") || !strings.Contains(warned[0], "holds no cell of this run") {
 		t.Fatalf("warnings %q; want one, at once, saying what the file holds", warned)
 	}
 	lk.Unlock()
@@ -120,7 +123,7 @@ func TestSaverRescuesToTheTempDir(t *testing.T) {
 	s.saved = 2
 	msg := s.rescue(nb)
 	matches, _ := filepath.Glob(filepath.Join(tmp, "out.evalhost-*.ipynb"))
-	if len(matches) != 1 || !strings.Contains(msg, "written to "+matches[0]) || !strings.Contains(msg, "holds the outputs up to cell 2") {
+	if len(matches) != 1 || !strings.Contains(msg, "written to "+matches[0]) || !strings.Contains(msg, "holds the outputs up to cell 1") {
 		t.Fatalf("rescue said %q; files %v", msg, matches)
 	}
 	if _, err := notebook.Load(matches[0]); err != nil {
@@ -143,8 +146,8 @@ func TestSaverStartSaveHoldsTheEndedCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.started(2, nb)
-	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook as cell 3 started") ||
-		!strings.Contains(warned[0], "holds the outputs up to cell 1") {
+	if len(warned) != 1 || !strings.Contains(warned[0], "could not save the notebook as cell 2 started") ||
+		!strings.Contains(warned[0], "holds the outputs up to cell 0") {
 		t.Fatalf("warnings %q; want one saying what the file holds", warned)
 	}
 	lk.Unlock()
@@ -153,7 +156,7 @@ func TestSaverStartSaveHoldsTheEndedCells(t *testing.T) {
 	if now, _ := os.ReadFile(path); !strings.Contains(string(now), `"started"`) {
 		t.Fatalf("the start save did not write:\n%s", now)
 	}
-	if got := s.holds(); !strings.Contains(got, "holds the outputs up to cell 1") {
-		t.Fatalf("after a start save: %q, want the outputs up to cell 1", got)
+	if got := s.holds(); !strings.Contains(got, "holds the outputs up to cell 0") {
+		t.Fatalf("after a start save: %q, want the outputs up to cell 0", got)
 	}
 }
