@@ -8,7 +8,10 @@
 //     Markdown and raw cells are untouched; unselected code cells, and
 //     selected ones that never started, keep their outputs (with
 //     Options.Papermill, their metadata.papermill says pending). A failed
-//     cell stops the run unless AllowErrors; a cell
+//     cell stops the run unless AllowErrors, or unless it raised and is
+//     tagged raises-exception, as nbclient runs it (its error is recorded,
+//     the run is ok and its papermill status completed); a cell tagged
+//     skip-execution is not run, as a blank one is not. A cell
 //     stopped from outside (timeout, cancel, dead interpreter) keeps its
 //     partial output and one error output: the interpreter's own when it
 //     raised one (the KeyboardInterrupt of an interrupt, as Jupyter and

@@ -106,7 +106,8 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 		if i < 0 || i >= nb.Len() || nb.Cell(i).Type != notebook.Code {
 			return Result{}, specError("cell %d is not a code cell of the notebook", i)
 		}
-		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout})
+		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout,
+			RaisesOK: slices.Contains(nb.Tags(i), TagRaisesException)})
 	}
 	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1,
@@ -240,7 +241,11 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 		return
 	}
 	if s.pm != nil {
-		s.keep(s.pm.cellEnded(s.cells[res.Index], res.Status))
+		st := res.Status
+		if st == sessions.StatusError && slices.Contains(s.nb.Tags(s.cells[res.Index]), TagRaisesException) {
+			st = sessions.StatusOK // expected: papermill's cell is completed, its run goes on
+		}
+		s.keep(s.pm.cellEnded(s.cells[res.Index], st))
 	}
 	if s.onCellEnd != nil {
 		s.onCellEnd(s.cells[res.Index], res)

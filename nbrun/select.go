@@ -46,10 +46,19 @@ func CheckLanguage(nb *notebook.Notebook) error {
 	return &LanguageError{Language: lang}
 }
 
+// The cell tags nbclient acts on (and so papermill and jupyter-book): a
+// cell tagged raises-exception may raise without failing the run, one
+// tagged skip-execution is not run.
+const (
+	TagRaisesException = "raises-exception"
+	TagSkipExecution   = "skip-execution"
+)
+
 // SelectCodeCells lists the code cells to run: those spec names ("2,5-7",
 // 0-based notebook indexes), or every code cell when spec is "". Blank
 // code cells are left out, as nbclient skips them: running them would take
-// execution counts nbclient does not.
+// execution counts nbclient does not; so are cells tagged skip-execution,
+// which nbclient skips too.
 func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 	var code []int
 	for _, c := range nb.Cells() {
@@ -57,7 +66,9 @@ func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 			code = append(code, c.Index)
 		}
 	}
-	blank := func(i int) bool { return strings.TrimFunc(nb.Cell(i).Source, pythonSpace) == "" }
+	blank := func(i int) bool {
+		return strings.TrimFunc(nb.Cell(i).Source, pythonSpace) == "" || slices.Contains(nb.Tags(i), TagSkipExecution)
+	}
 	if spec == "" {
 		return slices.DeleteFunc(code, blank), nil
 	}

@@ -6,7 +6,9 @@
 // Contract:
 //   - A request is a list of cells run in order in one session; after a cell
 //     that is not ok the rest are skipped (unless KeepGoing) and the result
-//     names the failed cell. Earlier state stays.
+//     names the failed cell. Earlier state stays. A cell with RaisesOK
+//     that raises (StatusError) is not such a failure (nbclient's
+//     raises-exception tag): its result says error, and the request goes on.
 //   - Mode session reuses interpreters; mode per-call starts fresh ones and
 //     always shuts them down, also on error and cancel. A per-call request
 //     sends each interpreter's last cell (the last of its language) with the

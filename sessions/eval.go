@@ -129,7 +129,7 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(*cr)
 		}
-		if cr.Status != StatusOK && cr.Status != StatusSkipped && res.FailedCell < 0 {
+		if cr.Status != StatusOK && cr.Status != StatusSkipped && res.FailedCell < 0 && !(cell.RaisesOK && cr.Status == StatusError) {
 			res.FailedCell, res.Status = i, cr.Status
 		}
 	}

@@ -81,6 +81,11 @@ type Cell struct {
 	Tags     []string      `json:"tags,omitempty"` // as a notebook cell's metadata.tags; reported in its result
 	Reset    bool          `json:"reset,omitempty"`
 	Timeout  time.Duration `json:"-"` // 0 means the registry's default; clamped to 1..600 s unless NoTimeout
+	// RaisesOK: an exception the cell raises (StatusError, nothing
+	// else) is expected, as nbclient takes a cell tagged raises-exception:
+	// its result says error, but the later cells run and the request's
+	// FailedCell and Status do not name it.
+	RaisesOK bool `json:"-"`
 	// OnTimeout is what the cell's timeout does: OnTimeoutInterrupt ("" too)
 	// stops the cell; OnTimeoutDetach ends the cell's result as
 	// StatusDetached and keeps it running as a job (see Registry.Job).

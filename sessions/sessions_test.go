@@ -76,6 +76,10 @@ func TestCellsAndState(t *testing.T) {
 			StatusError, 1, "one\nNameError", []Status{StatusOK, StatusError, StatusSkipped}},
 		{"keep going runs them", Request{Session: "a", Cwd: dir, KeepGoing: true, Cells: []Cell{py("1/0"), py("print('after')")}},
 			StatusError, 0, "after", []Status{StatusError, StatusOK}},
+		{"an expected exception does not stop the request", Request{Session: "a", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: "1/0", RaisesOK: true}, py("print('after')")}},
+			StatusOK, -1, "after", []Status{StatusError, StatusOK}},
+		{"a later failure is the request's", Request{Session: "a", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: "1/0", RaisesOK: true}, py("undefined_name"), py("print('never')")}},
+			StatusError, 1, "NameError", []Status{StatusError, StatusError, StatusSkipped}},
 		{"reset clears state", Request{Session: "a", Cwd: dir, Cells: []Cell{{Language: LangPython, Code: "'x' in globals()", Reset: true}}},
 			StatusOK, -1, "False", []Status{StatusOK}},
 	}

@@ -285,7 +285,11 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 	}
 	finished := 0
 	for i, c := range res.Cells {
-		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
+		// An exception a cell tagged raises-exception raised was expected:
+		// nbclient and papermill say nothing of it (its outputs have it).
+		expected := c.Status == sessions.StatusError && nb != nil && slices.Contains(nb.Tags(res.Notebook[i]), nbrun.TagRaisesException)
+		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !expected &&
+			!(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
 			line := string(c.Status)
 			if c.Message != "" {
 				line += ": " + messageAfterStatus(c)

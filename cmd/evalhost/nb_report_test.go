@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evalhost/evalhost/nbrun"
+	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -38,5 +39,27 @@ func TestNotebookRunSummaryCountsWhatRan(t *testing.T) {
 				t.Errorf("summary %q, want %q", stdout.String(), tt.want)
 			}
 		})
+	}
+}
+
+// An exception a cell tagged raises-exception raised was expected: the
+// report says nothing of it, as nbclient and papermill do; another cell's
+// error is still said.
+func TestNotebookRunReportSkipsExpectedErrors(t *testing.T) {
+	nb := notebook.New()
+	for i, src := range []string{"raise ValueError('expected')", "1/0"} {
+		if err := nb.Insert(i, notebook.Code, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nb.SetTags(0, []string{nbrun.TagRaisesException}); err != nil {
+		t.Fatal(err)
+	}
+	res := nbrun.Result{Result: sessions.Result{Status: sessions.StatusError, FailedCell: 1, Cells: []sessions.CellResult{
+		{Index: 0, Status: sessions.StatusError}, {Index: 1, Status: sessions.StatusError}}}, Notebook: []int{0, 1}}
+	var stdout, stderr strings.Builder
+	reportNotebookRun(&stdout, &stderr, false, res, nb, "out.ipynb", false)
+	if got := stderr.String(); strings.Contains(got, "cell 0") || !strings.HasPrefix(got, "cell 1: error") {
+		t.Errorf("stderr %q; want only cell 1's error", got)
 	}
 }
