@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "b76060dfb36d3481"
+const embeddedHash = "1587089e62d3f712"

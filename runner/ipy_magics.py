@@ -460,6 +460,8 @@ def _m_run(args, frame):
     path = os.path.expanduser(argv[0])
     if not os.path.exists(path) and os.path.exists(path + ".py"):
         path += ".py"
+    if path.lower().endswith((".ipynb", ".ipy")):
+        return _run_ipython_file(path)
     try:
         with open(path, "rb") as f:
             code = compile(f.read(), path, "exec", 0, True)
@@ -484,6 +486,42 @@ def _m_run(args, frame):
                 g["__file__"] = saved[1]
         else:
             ns.update((k, v) for k, v in g.items() if k not in ("__name__", "__builtins__", "__file__"))
+    return None
+
+
+def _run_ipython_file(path):
+    """%run of a notebook or an .ipy file, as IPython's safe_execfile_ipy runs
+    them: the code (each code cell's, in order) runs in the user namespace,
+    magics included, its values not shown, with __file__ the file's path
+    meanwhile; the arguments are ignored, as IPython ignores them."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError("%%run: cannot read %r: %s" % (path, getattr(e, "strerror", None) or e)) from None
+    names = [path]
+    sources = [text]
+    if path.lower().endswith(".ipynb"):
+        import json
+        try:
+            cells = [c for c in json.loads(text)["cells"] if c.get("cell_type") == "code"]
+            sources = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in cells]
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise UsageError("%%run: %r is not an nbformat 4 notebook: %s" % (path, e)) from None
+        names = ["%s, cell %d" % (path, i + 1) for i in range(len(sources))]
+    ns = _core._ns
+    missing = object()
+    saved = ns.get("__file__", missing)
+    ns["__file__"] = path
+    run_source = _core._module("cells").run_source
+    try:
+        for name, src in zip(names, sources):
+            run_source(src, name, ns)
+    finally:
+        if saved is missing:
+            ns.pop("__file__", None)
+        else:
+            ns["__file__"] = saved
     return None
 
 

@@ -134,6 +134,14 @@ func TestLineMagics(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "script.py", "import sys\nvalue = 40 + len(sys.argv)\nprint('ran', sys.argv[1:])\n")
+	// %run of a notebook runs its code cells in the user namespace, magics
+	// included, as IPython's does (its JSON is not Python); an .ipy file's
+	// magics run too.
+	writeFile(t, dir, "helper.ipynb", `{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# setup"]},
+ {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["nb_value = 6\n", "%env NB_RUN=1"]},
+ {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "print('nb', nb_value * 7)\nnb_value"}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	writeFile(t, dir, "helper.ipy", "ipy_value = 5\n%env IPY_RUN=1\n")
 	p := start(t, startOpts{dir: dir})
 	for _, tc := range []struct {
 		name, code, stdout, result string
@@ -172,6 +180,8 @@ func TestLineMagics(t *testing.T) {
 		}},
 		{name: "reset -f clears user names, keeps helpers", code: "%reset -f\n('alpha' in dir(), callable(read), callable(tool))", result: "(False, True, True)"},
 		{name: "run a script with args", code: "%run script.py one two\nvalue", stdout: "ran ['one', 'two']\n", result: "43"},
+		{name: "run a notebook", code: "%run helper.ipynb\nimport os; (nb_value, os.environ['NB_RUN'])", stdout: "env: NB_RUN=1\nnb 42\n", result: "(6, '1')"},
+		{name: "run an ipy file", code: "%run helper.ipy\nimport os; (ipy_value, os.environ['IPY_RUN'])", stdout: "env: IPY_RUN=1\n", result: "(5, '1')"},
 		{name: "load shows, does not run", code: "%load script.py", check: func(t *testing.T, c cellResult) {
 			if !strings.Contains(c.stdout, "value = 40 + len(sys.argv)") || strings.Contains(c.stdout, "ran [") {
 				t.Errorf("%%load output %q", c.stdout)
