@@ -349,3 +349,25 @@ func TestNotebookBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyTextDropsByteOrderMark: text saved by an editor that starts a
+// UTF-8 file with a byte order mark (Windows Notepad, with "\r\n" line ends)
+// applies as the same text without it, as python3 reads such a source.
+func TestApplyTextDropsByteOrderMark(t *testing.T) {
+	orig := readFile(t, "testdata/basic.ipynb")
+	nb := mustParse(t, orig)
+	for name, text := range map[string]string{
+		"bom":          "\ufeff" + nb.Text(),
+		"bom and crlf": "\ufeff" + strings.ReplaceAll(nb.Text(), "\n", "\r\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			applied, err := nb.ApplyText(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := applied.Bytes(); !bytes.Equal(got, orig) {
+				t.Fatalf("the notebook changed:\n%s", got)
+			}
+		})
+	}
+}

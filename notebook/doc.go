@@ -22,8 +22,9 @@
 //   - [Notebook.Text] is the editable view: "# %% [code|markdown|raw] cell:N"
 //     markers, every line "\n"-terminated, source lines that start with
 //     "# %%" behind any backslashes escaped with one more backslash.
-//     [Notebook.ApplyText] is its inverse: text before the first marker and
-//     bad markers are [*TextError]s ([ErrBadText]). A cell:N naming no
+//     [Notebook.ApplyText] is its inverse (a leading byte order mark is
+//     dropped, "\r\n" line ends read as "\n" when every line has one): text
+//     before the first marker and bad markers are [*TextError]s ([ErrBadText]). A cell:N naming no
 //     original cell, or one already reused above, makes a new cell, as in the
 //     reference runtime. Reused cells keep metadata, outputs, attachments and id; new cells get
 //     nbformat-style ids (8 hex digits) in nbformat >= 4.5 notebooks; code

@@ -104,6 +104,7 @@ type textCell struct {
 // writes markers with "\n"): its line ends are read as "\n", so the cells do
 // not gain a "\r" on every line.
 func parseText(text string) ([]textCell, error) {
+	text = strings.TrimPrefix(text, "\ufeff") // an editor's byte order mark (Notepad's), as python3 drops one
 	if n := strings.Count(text, "\r\n"); n > 0 && n == strings.Count(text, "\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}

@@ -298,7 +298,11 @@ func (c *nbCommand) content4action() (string, error) {
 	case hasText:
 		return c.content, nil
 	case hasFile:
-		return c.readInput(c.contentFile, "--content-file")
+		// A file's byte order mark (Notepad's) is its encoding's, not the
+		// cell's: python3 drops it from a source file, and in a cell it is
+		// a SyntaxError.
+		s, err := c.readInput(c.contentFile, "--content-file")
+		return strings.TrimPrefix(s, "\ufeff"), err
 	}
 	return "", &usageError{fmt.Sprintf("%s needs the cell's source: --content TEXT or --content-file PATH (- for stdin)", c.name)}
 }

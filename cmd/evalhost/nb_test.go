@@ -210,3 +210,30 @@ func TestNBRunRefusesOtherLanguages(t *testing.T) {
 		})
 	}
 }
+
+// A cell's source from a file an editor saved with a byte order mark
+// (Notepad's) is the text without it, as python3 reads a source file: the
+// mark at the start of a cell is a SyntaxError in it.
+func TestNBContentFileDropsByteOrderMark(t *testing.T) {
+	path := copyFixture(t, t.TempDir())
+	src := filepath.Join(filepath.Dir(path), "cell.py")
+	if err := os.WriteFile(src, []byte("\ufeffy = 2\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"edit", path, "--cell", "1", "--content-file", src},
+		{"edit", path, "--cell", "1", "--content-file", "-"},
+	} {
+		stdin := ""
+		if args[len(args)-1] == "-" {
+			stdin = "\ufeffy = 2\r\n"
+		}
+		if code, _, stderr := runNB(t, stdin, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		_, out, _ := runNB(t, "", "view", path)
+		if !strings.Contains(out, "cell:1\ny = 2\r\n") || strings.Contains(out, "\ufeff") {
+			t.Fatalf("%v: the view is\n%q", args, out)
+		}
+	}
+}
