@@ -54,6 +54,10 @@ func takeParamFlags(fs *pflag.FlagSet, args []string, untilPositional bool) (res
 		if a == "--" || untilPositional && (a == "-" || !strings.HasPrefix(a, "-")) {
 			return append(rest, args[i:]...), flags, nil
 		}
+		if a == "-" || !strings.HasPrefix(a, "-") { // a positional argument (nb run's FILE), no flag
+			rest = append(rest, a)
+			continue
+		}
 		bools, name, value, hasValue := paramFlagIn(fs, a)
 		spec, ok := paramFlagNames[name]
 		if !ok {

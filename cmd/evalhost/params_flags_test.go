@@ -28,6 +28,8 @@ func TestTakeParamFlags(t *testing.T) {
 			"", "-p[a 1] -r[b x] -f[p.yaml] -y[k: v]", "", false},
 		{"another flag's value is not a parameter", []string{"-c", "-p", "--cwd", "-y", "-o", "out"},
 			"-c -p --cwd -y -o out", "", "", false},
+		{"a positional argument is no cluster of flags", []string{"crlf.ipynb", "cp.ipynb", "cy", "-p", "a", "1", "cfg.ipynb"},
+			"crlf.ipynb cp.ipynb cy cfg.ipynb", "-p[a 1]", "", false},
 		{"after -- nothing is taken", []string{"--", "-p", "a", "1"}, "-- -p a 1", "", "", false},
 		{"missing value", []string{"-p", "a"}, "", "", "-p needs NAME VALUE", false},
 		{"missing file", []string{"x", "-f"}, "", "", "-f needs FILE", false},
