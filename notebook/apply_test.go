@@ -371,3 +371,32 @@ func TestApplyTextDropsByteOrderMark(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateKeysReadAsPython: an object with a key twice is read as
+// Python's json (and so nbformat, Jupyter and papermill) reads it, the last
+// value in the first one's place, so evalhost views and runs the notebook
+// Jupyter shows, not code hidden from it; an edit writes the key once, as
+// nbformat would.
+func TestDuplicateKeysReadAsPython(t *testing.T) {
+	file := `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],` +
+		` "source": "print('hidden')", "source": "print('shown')"}],` +
+		` "cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "print('jupyter')"}],` +
+		` "metadata": {}, "nbformat": 4, "nbformat_minor": 4}`
+	nb := mustParse(t, []byte(file))
+	if got := nb.Cell(0).Source; got != "print('jupyter')" {
+		t.Fatalf("cell 0 is %q, want the last \"cells\" (Python's json: print('jupyter'))", got)
+	}
+	if got := string(nb.Bytes()); got != file {
+		t.Fatalf("the unedited notebook is not its file:\n%s", got)
+	}
+	cell := mustParse(t, []byte(`{"cells": [{"cell_type": "code", "source": "a", "metadata": {}, "source": "b"}]}`))
+	if got := cell.Cell(0).Source; got != "b" {
+		t.Fatalf("a cell's duplicated source reads %q, want the last, b", got)
+	}
+	if err := cell.SetCellMetadata(0, "x", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(cell.Bytes()), "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"source\": \"b\",\n   \"metadata\": {\n    \"x\": 1\n   }\n  }\n ]\n}"; got != want {
+		t.Fatalf("after an edit:\n%s\nwant\n%s", got, want)
+	}
+}

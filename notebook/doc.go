@@ -6,6 +6,9 @@
 //     with a string cell_type, source a string or array of strings) and say
 //     what is wrong and where ([*SyntaxError] with line and column,
 //     [*StructureError] with cell index and field; both match [ErrInvalid]).
+//     A key given twice in an object has its last value in its first
+//     place, as Python's json reads it, so evalhost sees the notebook
+//     Jupyter shows (an edit writes the key once).
 //     NaN, Infinity and -Infinity are numbers, as Python's json (and so
 //     nbformat and papermill) writes and reads them; [Notebook.Metadata]
 //     keeps them, which encoding/json refuses and [Members] reads.

@@ -109,6 +109,7 @@ func (p *parser) object(depth int) (*value, error) {
 		p.pos++
 		return v, nil
 	}
+	var index map[string]int // member positions by name, once the object is large
 	for {
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -128,7 +129,7 @@ func (p *parser) object(depth int) (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.obj = append(v.obj, member{rawKey: rawKey, name: decodeString(rawKey), val: val})
+		v.obj, index = addMember(v.obj, index, member{rawKey: rawKey, name: decodeString(rawKey), val: val})
 		p.space()
 		if p.pos < len(p.data) && p.data[p.pos] == ',' {
 			p.pos++
@@ -140,6 +141,36 @@ func (p *parser) object(depth int) (*value, error) {
 		}
 		return nil, p.errorf("unexpected %s in object, want ',' or '}'", p.describe())
 	}
+}
+
+// addMember appends m to obj, or, when obj has its name already, puts its
+// value in that member's place, as Python's json (and so nbformat and
+// Jupyter) reads a key given twice: the last value, where the first was.
+// Otherwise evalhost would view and run other code than Jupyter shows. A
+// small object is searched; a large one indexes its names.
+func addMember(obj []member, index map[string]int, m member) ([]member, map[string]int) {
+	const small = 16
+	if index == nil && len(obj) >= small {
+		index = make(map[string]int, 2*len(obj))
+		for i := range obj {
+			index[obj[i].name] = i
+		}
+	}
+	if index != nil {
+		if i, ok := index[m.name]; ok {
+			obj[i].val = m.val
+			return obj, index
+		}
+		index[m.name] = len(obj)
+		return append(obj, m), index
+	}
+	for i := range obj {
+		if obj[i].name == m.name {
+			obj[i].val = m.val
+			return obj, nil
+		}
+	}
+	return append(obj, m), nil
 }
 
 func (p *parser) array(depth int) (*value, error) {
