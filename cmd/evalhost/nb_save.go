@@ -161,7 +161,8 @@ func (s *notebookSaver) save(wait time.Duration, save func(string) error) error 
 
 // divertTarget names where the notebook goes when target changed on disk.
 func (s *notebookSaver) divertTarget(target string) (string, error) {
-	if sameFile(target, s.input) && !sameFile(s.converted, s.input) {
+	// The input by name too: --inplace's target removed or moved away.
+	if (target == s.input || sameFile(target, s.input)) && !sameFile(s.converted, s.input) {
 		return s.converted, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), strings.TrimSuffix(filepath.Base(target), ".ipynb")+".evalhost-*.ipynb")

@@ -70,10 +70,12 @@ func TestSaverDivertsFromAChangedTarget(t *testing.T) {
 	tests := []struct {
 		name    string
 		inplace bool
+		remove  bool // the target is removed, not changed
 		want    func(dir string, got string) bool
 	}{
-		{"inplace", true, func(dir, got string) bool { return got == filepath.Join(dir, "nb.nbconvert.ipynb") }},
-		{"output", false, func(dir, got string) bool {
+		{"inplace", true, false, func(dir, got string) bool { return got == filepath.Join(dir, "nb.nbconvert.ipynb") }},
+		{"inplace, removed", true, true, func(dir, got string) bool { return got == filepath.Join(dir, "nb.nbconvert.ipynb") }},
+		{"output", false, false, func(dir, got string) bool {
 			return filepath.Dir(got) == dir && strings.HasPrefix(filepath.Base(got), "out.evalhost-") && strings.HasSuffix(got, ".ipynb")
 		}},
 	}
@@ -93,12 +95,17 @@ func TestSaverDivertsFromAChangedTarget(t *testing.T) {
 			if err := os.WriteFile(target, edit, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			if tt.remove {
+				if err := os.Remove(target); err != nil {
+					t.Fatal(err)
+				}
+			}
 			nb.Edit(0, "ran")
 			s.progress(1, nb)
 			if err := s.finish(nb); err != nil {
 				t.Fatal(err)
 			}
-			if now, _ := os.ReadFile(target); string(now) != string(edit) {
+			if now, err := os.ReadFile(target); tt.remove && err == nil || !tt.remove && string(now) != string(edit) {
 				t.Fatalf("the changed target was overwritten:\n%s", now)
 			}
 			if s.changed != target || !tt.want(dir, s.diverted) || s.written() != s.diverted {
