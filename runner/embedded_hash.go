@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "1587089e62d3f712"
+const embeddedHash = "d344d29bf483c95d"

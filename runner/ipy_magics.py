@@ -502,7 +502,7 @@ def _run_ipython_file(path):
     names = [path]
     sources = [text]
     if path.lower().endswith(".ipynb"):
-        import json
+        json = _core._own("json")
         try:
             cells = [c for c in json.loads(text)["cells"] if c.get("cell_type") == "code"]
             sources = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in cells]
