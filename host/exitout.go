@@ -44,14 +44,11 @@ func (r *router) beginExit() {
 	// of that pipe. Each pipe's text is thus in arrival order; a later
 	// epoch is text after a later mark, so a stable sort by epoch puts each
 	// fd's text after the other's before it.
-	exit := append(c.held, c.after...)
+	exit := append(c.takeHeld(), c.after...)
 	slices.SortStableFunc(exit, func(a, b heldText) int { return a.epoch - b.epoch })
-	c.held, c.after, c.heldBytes = exit, nil, 0
-	for _, h := range c.held {
-		c.heldBytes += len(h.frame.Data)
-	}
-	if len(c.held) > 0 {
-		c.heldMin = c.held[0].epoch // sorted
+	c.after = nil
+	for _, h := range exit {
+		c.hold(h)
 	}
 	r.releaseHeld(false)
 	r.release() // the exit's frames, by their own marks now

@@ -76,8 +76,8 @@ func routeLastCell(t *testing.T, out chan frames.Frame, events []event) string {
 			r.finishIfComplete()
 		}
 	}
-	if len(c.queue) > 0 || len(c.held) > 0 || len(c.after) > 0 {
-		t.Fatalf("output left at the streams' end: queue %d held %d after %d", len(c.queue), len(c.held), len(c.after))
+	if len(c.queue) > 0 || c.heldLen() > 0 || len(c.after) > 0 {
+		t.Fatalf("output left at the streams' end: queue %d held %d after %d", len(c.queue), c.heldLen(), len(c.after))
 	}
 	var got []string
 	for len(out) > 0 {

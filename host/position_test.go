@@ -114,7 +114,7 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 				r.finishIfComplete()
 			}
 			if r.cur != nil {
-				t.Fatalf("cell not complete after all events; queue %d held %d", len(c.queue), len(c.held))
+				t.Fatalf("cell not complete after all events; queue %d held %d", len(c.queue), c.heldLen())
 			}
 			var got []string
 			for f := range c.out {

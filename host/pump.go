@@ -46,9 +46,9 @@ type cell struct {
 	posQueued int
 	posSent   int
 	queue     []frames.Frame
-	held      []heldText
+	held      [2]heldQueue // stdout's, stderr's (held.go)
+	heldSeq   int
 	heldBytes int
-	heldMin   int  // the least epoch in held, valid while held is not empty
 	unordered bool // gave up exact order: too much text waited for a frame
 
 	// A last cell (ExitAfterNextCell) owns what its interpreter writes as
@@ -63,11 +63,6 @@ type cell struct {
 // maxHeld bounds text held behind a position mark whose frame is late (a
 // runner whose marks and frames disagree); past it, order is given up.
 const maxHeld = 4 << 20
-
-type heldText struct {
-	epoch int // position marks seen on its fd before it
-	frame frames.Frame
-}
 
 // complete: the cell's own output is all in. A last cell's frames queued
 // behind its done are its exit's, which beginExit routes.
@@ -249,11 +244,7 @@ func (r *router) text(fd int, s string) {
 		r.pend.add(f)
 	case c.posSeen[fd] > c.posSent && !c.unordered:
 		f.ID, f.Data = c.id, r.p.own(fd, s)
-		if len(c.held) == 0 || c.posSeen[fd] < c.heldMin {
-			c.heldMin = c.posSeen[fd]
-		}
-		c.held = append(c.held, heldText{epoch: c.posSeen[fd], frame: f})
-		if c.heldBytes += len(s); c.heldBytes > maxHeld {
+		if c.hold(heldText{epoch: c.posSeen[fd], frame: f}); c.heldBytes > maxHeld {
 			c.unordered = true
 			r.releaseHeld(true)
 			r.release()
@@ -362,34 +353,6 @@ func (r *router) release() {
 		r.deliver(f)
 		r.releaseHeld(false)
 	}
-}
-
-// releaseHeld emits held text whose frame is out; all of it once the cell
-// is complete (done is the last frame, so no frame can claim the rest).
-//
-// It runs after every frame delivered, so when no held text can go (its
-// least epoch is past the last frame's place) it returns at once: a pass
-// over held for each of a flood's frames spun for minutes (quadratic).
-func (r *router) releaseHeld(all bool) {
-	c := r.cur
-	if len(c.held) == 0 || !all && c.heldMin > c.posSent {
-		return
-	}
-	kept := c.held[:0]
-	c.heldBytes = 0
-	for _, h := range c.held {
-		if all || h.epoch <= c.posSent {
-			c.out <- h.frame
-			continue
-		}
-		if len(kept) == 0 || h.epoch < c.heldMin {
-			c.heldMin = h.epoch
-		}
-		kept = append(kept, h)
-		c.heldBytes += len(h.frame.Data)
-	}
-	clear(c.held[len(kept):]) // the frames sent are not kept alive
-	c.held = kept
 }
 
 // deliver hands f to the cell; done is kept until the end marks are in; a
