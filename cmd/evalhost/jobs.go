@@ -81,8 +81,7 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		fmt.Fprintf(stderr, "evalhost jobs: no job %q: no evalhost background process is running\n", fs.Arg(0))
 		return exitFailed
 	case err != nil:
-		fmt.Fprintf(stderr, "evalhost jobs: %v\n", err)
-		return exitFailed
+		return askFailed("jobs", err, stderr)
 	}
 	if *asJSON {
 		job.ID = "" // this command's request id, not the job's: as with no process
@@ -113,8 +112,7 @@ func listJobs(asJSON bool, stdout, stderr io.Writer) int {
 	case errors.Is(err, daemon.ErrNotRunning):
 		list.Jobs, list.Type = []sessions.JobInfo{}, serve.TypeJobs
 	case err != nil:
-		fmt.Fprintf(stderr, "evalhost jobs: %v\n", err)
-		return exitFailed
+		return askFailed("jobs", err, stderr)
 	}
 	if asJSON {
 		list.ID = "" // this command's request id: the line is the same with no process

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -13,11 +12,6 @@ import (
 	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 )
-
-// sessionNameNotUTF8 refuses a session name that is not UTF-8: the
-// background process's JSON would make each bad byte U+FFFD, so that
-// names differing only there would be one session.
-const sessionNameNotUTF8 = "a session's name is not UTF-8; the background process would not keep it apart from others (its bad bytes become U+FFFD): use a UTF-8 name"
 
 // killMain ends one session of the background process: a running cell is
 // interrupted (then killed after the grace window) and its state is gone.
@@ -34,12 +28,8 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		return exitUsage
 	}
 	name := fs.Arg(0)
-	if name == "" {
-		fmt.Fprintf(stderr, "evalhost kill \"\": %s (see evalhost sessions)\n", emptySessionName)
-		return exitUsage
-	}
-	if !utf8.ValidString(name) {
-		fmt.Fprintf(stderr, "evalhost kill %s: %s\n", trustdir.Shown(name), sessionNameNotUTF8)
+	if err := badSessionName(name); err != nil {
+		fmt.Fprintf(stderr, "evalhost kill %s: %v (see evalhost sessions)\n", shownName(name), err)
 		return exitUsage
 	}
 	var closed serve.Closed
@@ -49,8 +39,7 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		return exitFailed
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "evalhost kill: %v\n", err)
-		return exitFailed
+		return askFailed("kill", err, stderr)
 	}
 	fmt.Fprintf(stdout, "ended session %s\n", trustdir.Shown(name))
 	return exitOK

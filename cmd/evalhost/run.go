@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/timeline"
-	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/pysource"
@@ -330,13 +328,10 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	f.env = env
 	attached := fs.Changed("session")
-	if attached && f.session == "" {
-		// Not the background process's "default", which an empty name
-		// would become there without a word.
-		return fmt.Errorf(`--session "": %s, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`, emptySessionName)
-	}
-	if attached && !utf8.ValidString(f.session) {
-		return fmt.Errorf("--session %s: %s", trustdir.Shown(f.session), sessionNameNotUTF8)
+	if err := badSessionName(f.session); attached && f.session == "" {
+		return fmt.Errorf(`--session "": %v, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`, err)
+	} else if attached && err != nil {
+		return fmt.Errorf("--session %s: %v", shownName(f.session), err)
 	}
 	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {
@@ -527,9 +522,6 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	out.end(res)
 	return runOutcome(res, interrupts, interrupted)
 }
-
-// emptySessionName is why run --session and kill refuse "".
-const emptySessionName = "a session's name is any text but empty"
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when
 // there are tools; closeTools ends the bridge after the registry closed.

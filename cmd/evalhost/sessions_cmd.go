@@ -43,8 +43,7 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 		}
 		return exitOK
 	case err != nil:
-		fmt.Fprintf(stderr, "evalhost sessions: %v\n", err)
-		return exitFailed
+		return askFailed("sessions", err, stderr)
 	}
 	if *asJSON {
 		// serve's sessions line without this command's request id, so
@@ -87,7 +86,7 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 func askDaemon(req any, want string, reply any) error {
 	home, err := evalhostHome()
 	if err != nil {
-		return err
+		return homeError{err}
 	}
 	c, err := daemon.Dial(daemon.PathsFor(home))
 	if err != nil {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// badSessionName is why name cannot name a session of the background
+// process (nil when it can), for run --session and kill to refuse as a
+// usage error before the process is asked: empty would become its
+// "default" without a word; a name that is not UTF-8 would not be kept
+// apart from others (the JSON makes each bad byte U+FFFD); one over
+// sessions.MaxSessionIDBytes goes into the interpreters' environment.
+func badSessionName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("a session's name is any text but empty")
+	case !utf8.ValidString(name):
+		return errors.New("a session's name is not UTF-8; the background process would not keep it apart from others (its bad bytes become U+FFFD): use a UTF-8 name")
+	case len(name) > sessions.MaxSessionIDBytes:
+		return fmt.Errorf("a session's name is %d bytes; at most %d", len(name), sessions.MaxSessionIDBytes)
+	}
+	return nil
+}
+
+// homeError is an evalhost home that cannot be used (config.Home's
+// refusal): a usage error, as run and daemon report it.
+type homeError struct{ err error }
+
+func (e homeError) Error() string { return e.err.Error() }
+func (e homeError) Unwrap() error { return e.err }
+
+// askFailed reports err of a command that asked the background process
+// and returns its exit code: a home that cannot be used is a usage error.
+func askFailed(cmd string, err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "evalhost %s: %v\n", cmd, err)
+	if errors.As(err, new(homeError)) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// shownName is a session name as a message shows it: quoted when it holds
+// a control character or bytes that are not UTF-8 (trustdir.Shown), `""`
+// when empty, and cut after 80 bytes when longer.
+func shownName(name string) string {
+	switch {
+	case name == "":
+		return `""`
+	case len(name) > 80:
+		return fmt.Sprintf("%s… (%d bytes)", trustdir.Shown(name[:80]), len(name))
+	}
+	return trustdir.Shown(name)
+}
