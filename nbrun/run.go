@@ -107,7 +107,7 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 			return Result{}, specError("cell %d is not a code cell of the notebook", i)
 		}
 		req.Cells = append(req.Cells, sessions.Cell{Language: sessions.LangPython, Code: nb.Cell(i).Source, Timeout: opt.Timeout,
-			RaisesOK: slices.Contains(nb.Tags(i), TagRaisesException)})
+			RaisesOK: raisesException(nb, i)})
 	}
 	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1,
@@ -242,7 +242,7 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 	}
 	if s.pm != nil {
 		st := res.Status
-		if st == sessions.StatusError && slices.Contains(s.nb.Tags(s.cells[res.Index]), TagRaisesException) {
+		if ExpectedError(s.nb, s.cells[res.Index], st) {
 			st = sessions.StatusOK // expected: papermill's cell is completed, its run goes on
 		}
 		s.keep(s.pm.cellEnded(s.cells[res.Index], st))

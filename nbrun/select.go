@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/evalhost/evalhost/notebook"
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // ErrCellSpec is matched by a [*CellSpecError].
@@ -53,6 +54,18 @@ const (
 	TagRaisesException = "raises-exception"
 	TagSkipExecution   = "skip-execution"
 )
+
+// ExpectedError says whether status, a result of the notebook's cell i,
+// is an exception the cell was tagged to raise (TagRaisesException): its
+// result says error, but it does not fail the run.
+func ExpectedError(nb *notebook.Notebook, i int, status sessions.Status) bool {
+	return status == sessions.StatusError && raisesException(nb, i)
+}
+
+// raisesException says whether the notebook's cell i is tagged to raise.
+func raisesException(nb *notebook.Notebook, i int) bool {
+	return slices.Contains(nb.Tags(i), TagRaisesException)
+}
 
 // SelectCodeCells lists the code cells to run: those spec names ("2,5-7",
 // 0-based notebook indexes), or every code cell when spec is "". Blank

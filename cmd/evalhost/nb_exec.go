@@ -287,7 +287,7 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 	for i, c := range res.Cells {
 		// An exception a cell tagged raises-exception raised was expected:
 		// nbclient and papermill say nothing of it (its outputs have it).
-		expected := c.Status == sessions.StatusError && nb != nil && slices.Contains(nb.Tags(res.Notebook[i]), nbrun.TagRaisesException)
+		expected := nb != nil && nbrun.ExpectedError(nb, res.Notebook[i], c.Status)
 		if c.Status != sessions.StatusOK && c.Status != sessions.StatusSkipped && !expected &&
 			!(interrupted && c.Status == sessions.StatusCancelled && i != res.Result.FailedCell) {
 			line := string(c.Status)
