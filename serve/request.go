@@ -107,7 +107,8 @@ func (f *evalFields) read(obj gjson.Result) {
 	})
 }
 
-// read is evalFields.read for a cell.
+// read is evalFields.read for a cell: a copy, since a generic's method
+// call goes through its dictionary, an indirect call again.
 func (f *cellFields) read(obj gjson.Result) {
 	jsonscan.Object(obj.Raw, func(key string, v gjson.Result) {
 		if dst := f.slot(key); dst != nil && !dst.Exists() {

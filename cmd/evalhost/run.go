@@ -328,10 +328,12 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	}
 	f.env = env
 	attached := fs.Changed("session")
-	if err := badSessionName(f.session); attached && f.session == "" {
-		return fmt.Errorf(`--session "": %v, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`, err)
-	} else if attached && err != nil {
-		return fmt.Errorf("--session %s: %v", shownName(f.session), err)
+	if err := badSessionName(f.session); attached && err != nil {
+		hint := ""
+		if f.session == "" {
+			hint = `, e.g. --session work ("evalhost sessions" lists them); leave --session out for a one-shot run`
+		}
+		return fmt.Errorf("--session %s: %v%s", shownName(f.session), err, hint)
 	}
 	f.graceSet = fs.Changed("grace")
 	if f.detach && !attached {

@@ -56,9 +56,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	}
 	defer c.Close()
 	timeline.Mark("attached", "pid", c.Hello.PID)
-	for _, n := range c.Notices {
-		fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
-	}
+	showNotices(c, stderr)
 	var cur atomic.Pointer[daemon.Client] // c, or the one the cells went to again
 	cur.Store(c)
 	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) }, interruptOpts{})
@@ -85,9 +83,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			defer c.Close()
 			cur.Store(c)
 			a.c = c
-			for _, n := range c.Notices {
-				fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
-			}
+			showNotices(c, stderr)
 			res, err = a.readCancelling(ctx)
 		}
 	}
@@ -255,6 +251,14 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	}
 	eval["cells"] = list
 	return eval, nil
+}
+
+// showNotices says what connecting to the background process did (a
+// process started, replaced, or found dead with its sessions' state).
+func showNotices(c *daemon.Client, stderr io.Writer) {
+	for _, n := range c.Notices {
+		fmt.Fprintf(stderr, "[evalhost: %s]\n", n)
+	}
 }
 
 // errNotRun is a request the background process refused as it was
