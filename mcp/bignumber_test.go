@@ -8,8 +8,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/evalhost/evalhost/sessions"
 )
 
 // A number too large for a float64 (1e400) is refused naming its field
@@ -32,12 +30,7 @@ func TestOutOfRangeNumberNamesItsField(t *testing.T) {
 			[]string{"cells[0].timeout is 1000000000", "…", "more than 0 and at most 600"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := sessions.New(sessions.Config{Home: t.TempDir()})
-			defer reg.Close()
-			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv := newTestServer(t)
 			session := goClientOverStdio(t, srv)
 			res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
 			if err != nil {

@@ -102,12 +102,7 @@ func TestCollectorNote(t *testing.T) {
 // cell's text: the sink keeps no warnings, and the result said nothing of
 // a dropped plot. Warnings are bounded in number and length.
 func TestRenderEvalShowsWarnings(t *testing.T) {
-	reg := sessions.New(sessions.Config{Home: t.TempDir()})
-	defer reg.Close()
-	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newTestServer(t)
 	col := newCollector(nil, 1)
 	const dropped = "a display frame of 112511865 bytes exceeds the 33554432-byte line limit and was dropped"
 	col.emit(0, frames.Frame{Type: frames.TypeWarning, Message: dropped})
@@ -171,12 +166,7 @@ func TestRenderEvalLinksSVGAndPDF(t *testing.T) {
 		{"png beside svg", bundle("image/png", png, "image/svg+xml", svg), "image/png", "", "[image/png "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := sessions.New(sessions.Config{Home: t.TempDir()})
-			defer reg.Close()
-			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv := newTestServer(t)
 			col := newCollector(streamsink.NewStore(t.TempDir()), 1)
 			col.emit(0, frames.Frame{Type: frames.TypeDisplay, Bundle: tc.bundle})
 			col.cellEnd(sessions.CellResult{Index: 0})

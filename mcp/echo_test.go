@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/evalhost/evalhost/sessions"
 )
 
 // An argument a result echoes (a title in the status line and in
@@ -44,12 +42,7 @@ func TestEchoedArgumentsAreBounded(t *testing.T) {
 		{"job", "wait", map[string]any{"job": huge}, "job is 2097152 characters long"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := sessions.New(sessions.Config{Home: t.TempDir()})
-			defer reg.Close()
-			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv := newTestServer(t)
 			session := goClientOverStdio(t, srv)
 			res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
 			if err != nil {

@@ -369,12 +369,7 @@ func TestFastPathTakesTheSDKClientsCalls(t *testing.T) {
 	}
 	for _, version := range []string{"", "2025-11-25"} {
 		t.Run("protocol "+cmp.Or(version, "default"), func(t *testing.T) {
-			reg := sessions.New(sessions.Config{Home: t.TempDir()})
-			defer reg.Close()
-			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv := newTestServer(t)
 			cr, cw := io.Pipe()
 			sr, sw := io.Pipe()
 			done := make(chan error, 1)

@@ -12,6 +12,19 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// newTestServer is a Server on a registry of its own, closed when the
+// test ends.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	reg := sessions.New(sessions.Config{Home: t.TempDir()})
+	t.Cleanup(func() { reg.Close() })
+	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
 // goClientOverStdio connects the SDK's own Go client to srv over stdio.
 func goClientOverStdio(t *testing.T, srv *Server) *sdk.ClientSession {
 	t.Helper()
@@ -83,12 +96,7 @@ func TestGoClientSurvivesUnreadableNotifications(t *testing.T) {
 			{"too long", &sdk.ProgressNotificationParams{ProgressToken: "t", Message: strings.Repeat("x", DefaultMaxLine)}},
 		} {
 			t.Run(transport.name+", "+tc.name, func(t *testing.T) {
-				reg := sessions.New(sessions.Config{Home: t.TempDir()})
-				defer reg.Close()
-				srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-				if err != nil {
-					t.Fatal(err)
-				}
+				srv := newTestServer(t)
 				session := transport.connect(t, srv)
 				if err := session.NotifyProgress(context.Background(), tc.params); err != nil {
 					t.Logf("the notification: %v", err)

@@ -9,8 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/evalhost/evalhost/sessions"
 )
 
 func TestListenLoopback(t *testing.T) {
@@ -45,12 +43,7 @@ func TestListenLoopback(t *testing.T) {
 }
 
 func TestHTTPHandlerToken(t *testing.T) {
-	reg := sessions.New(sessions.Config{Home: t.TempDir()})
-	defer reg.Close()
-	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newTestServer(t)
 	if _, err := srv.HTTPHandler("short"); !errors.Is(err, ErrWeakToken) {
 		t.Fatalf("a 5-character token: %v, want ErrWeakToken", err)
 	}
@@ -98,12 +91,7 @@ func TestHTTPHandlerToken(t *testing.T) {
 // with the token: the MCP spec asks local servers to check Origin against
 // DNS rebinding, and the SDK's Host check alone let any Origin through.
 func TestHTTPHandlerOrigin(t *testing.T) {
-	reg := sessions.New(sessions.Config{Home: t.TempDir()})
-	defer reg.Close()
-	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newTestServer(t)
 	token := NewToken()
 	h, err := srv.HTTPHandler(token)
 	if err != nil {

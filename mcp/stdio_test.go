@@ -217,12 +217,7 @@ func TestRunStdioAnswersBeforeEOF(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
-	reg := sessions.New(sessions.Config{Home: t.TempDir()})
-	defer reg.Close()
-	srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := newTestServer(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"import time; time.sleep(0.3); print(6*7)"}]}}}
