@@ -95,6 +95,8 @@ sys.stdout.buffer.write(b"partial")`
 			sigintAfter{"running"}, 130},
 		{"second ctrl-c kills", []string{"-c", runningThenSleep + "while True:\n    try: time.sleep(60)\n    except KeyboardInterrupt: print('caught', flush=True)"},
 			sigintAfter{"running", "caught"}, 130},
+		// The background process ignores no signal its interpreters inherit.
+		{"ignored signals", []string{"-c", "print([l for l in open('/proc/self/status') if l.startswith('SigIgn')])"}, nil, 0},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -128,7 +128,12 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE) // no terminal; clients that leave are not its end
+	// No terminal; clients that leave are not its end. Caught, not
+	// ignored: an ignored signal stays ignored in what the process starts,
+	// and a session's interpreter and its children must get SIGHUP as
+	// python3 and its children do (a script's p.send_signal(SIGHUP), a run
+	// passing it on). A full channel drops what comes, so none is read.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGPIPE)
 	err = daemon.Serve(ctx, daemon.Config{
 		Paths:   daemon.PathsFor(home),
 		Version: buildIdentity(),
