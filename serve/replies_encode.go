@@ -68,6 +68,9 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 	}
 	dst = strconv.AppendBool(append(dst, `,"stateLost":`...), r.StateLost)
 	dst = strconv.AppendBool(append(dst, `,"retried":`...), r.Retried)
+	if r.Exited {
+		dst = append(dst, `,"exited":true`...)
+	}
 	if r.Recycled {
 		dst = append(dst, `,"recycled":true`...)
 	}
@@ -81,6 +84,9 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 	if r.ExitMessage != nil {
 		dst = append(dst, `,"exitMessage":`...)
 		dst = frames.AppendString(dst, *r.ExitMessage)
+	}
+	if r.Signal != 0 {
+		dst = strconv.AppendInt(append(dst, `,"signal":`...), int64(r.Signal), 10)
 	}
 	dst = append(dst, `,"output":`...)
 	dst, err = appendDump(dst, &r.Output)

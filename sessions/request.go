@@ -241,7 +241,7 @@ type CellResult struct {
 	// in a batch (Request.Batch), its Python interpreter exited during it,
 	// or between the cell before and it (os._exit(N), a C exit(N); a
 	// thread's): status killed, ExitStatus N.
-	Exited   bool   `json:"-"`
+	Exited   bool   `json:"exited,omitempty"`
 	Recycled bool   `json:"recycled,omitempty"`
 	Message  string `json:"message,omitempty"` // why it failed, when the frames don't say
 	// ExitStatus is python3's status for the SystemExit the cell raised,
@@ -271,7 +271,7 @@ type CellResult struct {
 	// the script's own (os.kill(os.getpid(), ...), a crash), an outside
 	// one, or one sent through Registry.Signal. A program that runs a
 	// script as python3 would dies of it too. 0 otherwise.
-	Signal int             `json:"-"`
+	Signal int             `json:"signal,omitempty"`
 	Output streamsink.Dump `json:"output"`
 	// Job names the job a detached cell runs on as; JobOffset is the size of
 	// the job's output so far, where Registry.Job reads only what is new.
