@@ -144,6 +144,8 @@ func (c *conn) dispatch(line []byte) {
 			// of another client's request in its session.
 			c.srv.reg.KillSession(fl.session)
 		}
+	case OpSignal:
+		c.signal(line, id)
 	case "tool_result":
 		c.toolResult(line)
 	case "sessions":
@@ -167,7 +169,7 @@ func (c *conn) dispatch(line []byte) {
 		}
 		c.enc.Line(Stopping{PID: os.Getpid(), Type: TypeStopping})
 	default:
-		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
+		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, signal, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
 	}
 }
 
@@ -190,6 +192,10 @@ func (c *conn) eval(line []byte, id string) {
 			req.Python = p // its bytes: a path need not be UTF-8
 		}
 	}
+	// A run's cells are a script's (sessions.Request.Batch): a cell is
+	// not run again on a fresh interpreter after a death, as python3's
+	// statements are not.
+	req.Batch = gjson.GetBytes(line, "batch").Bool()
 	out, custom, err := parseOutput(line)
 	if err != nil {
 		c.refuse(id, "eval", err.Error())

@@ -80,10 +80,13 @@
 // `evalhost run` sets its own. With passthrough the cells' stdout and
 // stderr come as [TypeBytes] lines, their bytes unchanged (base64 in
 // "data", the line's last field; [ParseBytes] reads one), where frames
-// would carry sanitised text. Two ops
-// are the background process's own: kill (the interpreters of the session
-// a request runs in are killed at once: a second Ctrl-C; a job running in
-// a session of that name is stopped first, its end saying why) and stop
+// would carry sanitised text. An eval with "batch" true runs its cells as
+// a script's (sessions.Request.Batch: a death is not retried), as `run
+// --session` sends them. Three ops are the background process's own: kill
+// (the interpreters of the session a request runs in are killed at once:
+// a second Ctrl-C; a job running in a session of that name is stopped
+// first, its end saying why), [OpSignal] (a signal passed on to the cell
+// a request runs now, answered by a [Signalled] line at once) and stop
 // (without "job": the process ends). As the process ends it sends every
 // client still connected a [TypeStopping] line with "why" ([Stopping])
 // before it cancels their requests; [Client.Next] keeps it

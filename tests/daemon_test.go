@@ -637,20 +637,3 @@ func TestDaemonLargeScript(t *testing.T) {
 		t.Errorf("after the refusal: exit %d, stdout %q, stderr %s; want the session as it was", code, out, stderr)
 	}
 }
-
-// An attached run ends as it did before a one-shot run took python3's
-// signals: Ctrl-C, SIGTERM and SIGHUP count as Ctrl-C and it exits 130
-// (README: run --session is as it was), not dying of the signal.
-func TestDaemonRunSignalsExit130(t *testing.T) {
-	h := newDaemonHome(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) {
-			cmd, stderr := h.startRunning(t, "run", "--session", "s", "-c", "import time\nprint('running', flush=True)\ntime.sleep(60)")
-			cmd.Process.Signal(sig)
-			exitCodeOf(t, cmd)
-			if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() != 130 {
-				t.Errorf("run ended %s, want exit 130; stderr %s", how(ws), stderr)
-			}
-		})
-	}
-}

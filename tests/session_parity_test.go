@@ -38,6 +38,11 @@ var parityNorms = []struct {
 	{"artifact id", regexp.MustCompile(`(artifact://|artifacts/)[0-9A-Za-z._-]+`), "${1}A"},
 	// The notice of a first start that found a dead process's state.
 	{"start notice", regexp.MustCompile(`(?m)^\[evalhost: the background process .*\]\n`), ""},
+	// The session's interpreter ended with the script (its exit, a
+	// signal's death): a one-shot run's went too, and python3 says
+	// nothing, but the session lives on, and its next command starts
+	// afresh.
+	{"session ended", regexp.MustCompile(`(?m)^\[evalhost: the interpreter of session \S+ .*; its state is gone, and the next command in it starts a fresh one\]\n`), ""},
 }
 
 func normalizeParity(s string) string {
@@ -52,10 +57,20 @@ func normalizeParity(s string) string {
 // sleep, at the same traceback line on both sides.
 const runningThenSleep = "import threading, time\nthreading.Timer(0.1, print, ('running',), {'flush': True}).start()\n"
 
-// sigintAfter sends SIGINT each time stdout has shown one more of these
-// lines, in order: "running" starts the interrupts, "caught" is a cell's
-// own line after the first one.
+// sigintAfter sends SIGINT (or the case's sig) each time stdout has shown
+// one more of these lines, in order: "running" starts the interrupts,
+// "caught" is a cell's own line after the first one.
 type sigintAfter []string
+
+// handlerThenWait sets a handler for the signal named by {sig} that
+// prints "handled N", says "running" from a thread, and waits for the
+// handler to have run.
+const handlerThenWait = `import signal, threading, time
+got = []
+signal.signal(signal.{sig}, lambda n, f: (got.append(n), print('handled', n, flush=True)))
+threading.Timer(0.1, print, ('running',), {'flush': True}).start()
+while not got: time.sleep(0.02)
+print('after', flush=True)`
 
 // A run attached to the background process (--session) shows exactly what
 // a one-shot run shows: stdout byte for byte, stderr (but for parityNorms)
@@ -74,39 +89,58 @@ sys.stdout.buffer.write(b"partial")`
 		args    []string
 		signals sigintAfter
 		code    int
+		sig     syscall.Signal // sent after each of signals' lines; 0: SIGINT
 	}{
-		{"print", []string{"-c", "print('hello')"}, nil, 0},
-		{"print without newline", []string{"-c", "print('no newline', end='')"}, nil, 0},
-		{"binary bytes", []string{"-c", binary}, nil, 0},
-		{"binary bytes from sh", []string{"--language", "sh", "-c", `printf 'sh \377\000\r\033[1mbold\033[0m'; printf 'e\377' >&2`}, nil, 0},
-		{"big output", []string{"-c", "import sys\nfor i in range(20000): sys.stdout.write('%06d \\xff\\r' % i + 'x' * 90 + '\\n')"}, nil, 0},
-		{"stderr", []string{"-c", "import sys; print('to stderr', file=sys.stderr); print('out')"}, nil, 0},
-		{"exception", []string{"-c", "x = 1", "-c", "def f():\n    raise ValueError('boom')\nf()", "-c", "print('skipped')"}, nil, 1},
-		{"syntax error", []string{"-c", "def (:"}, nil, 1},
-		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)", "-c", "print('skipped')"}, nil, 3},
-		{"sys.exit(text)", []string{"-c", "import sys; sys.exit('bad input')"}, nil, 1},
-		{"max-output", []string{"--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0},
-		{"max-output json", []string{"--json", "--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0},
-		{"json two cells", []string{"--json", "-c", "print('a'); import sys; sys.stdout.buffer.write(b'\\xff\\x1b[1mz\\n')", "-c", "1/0"}, nil, 1},
-		{"timeout", []string{"--timeout", "1", "-c", "import time; print('t', flush=True); time.sleep(30)", "-c", "print('never')"}, nil, 124},
+		{"print", []string{"-c", "print('hello')"}, nil, 0, 0},
+		{"print without newline", []string{"-c", "print('no newline', end='')"}, nil, 0, 0},
+		{"binary bytes", []string{"-c", binary}, nil, 0, 0},
+		{"binary bytes from sh", []string{"--language", "sh", "-c", `printf 'sh \377\000\r\033[1mbold\033[0m'; printf 'e\377' >&2`}, nil, 0, 0},
+		{"big output", []string{"-c", "import sys\nfor i in range(20000): sys.stdout.write('%06d \\xff\\r' % i + 'x' * 90 + '\\n')"}, nil, 0, 0},
+		{"stderr", []string{"-c", "import sys; print('to stderr', file=sys.stderr); print('out')"}, nil, 0, 0},
+		{"exception", []string{"-c", "x = 1", "-c", "def f():\n    raise ValueError('boom')\nf()", "-c", "print('skipped')"}, nil, 1, 0},
+		{"syntax error", []string{"-c", "def (:"}, nil, 1, 0},
+		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)", "-c", "print('skipped')"}, nil, 3, 0},
+		{"sys.exit(text)", []string{"-c", "import sys; sys.exit('bad input')"}, nil, 1, 0},
+		{"max-output", []string{"--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0, 0},
+		{"max-output json", []string{"--json", "--max-output", "200", "-c", "for i in range(500): print('line', i)"}, nil, 0, 0},
+		{"json two cells", []string{"--json", "-c", "print('a'); import sys; sys.stdout.buffer.write(b'\\xff\\x1b[1mz\\n')", "-c", "1/0"}, nil, 1, 0},
+		{"timeout", []string{"--timeout", "1", "-c", "import time; print('t', flush=True); time.sleep(30)", "-c", "print('never')"}, nil, 124, 0},
 		{"tool", []string{"--tool", "echo=cat", "--tool", "fail=echo nope >&2; exit 4",
-			"-c", "print(tool.echo(a=1, b='\\xff'))", "-c", "tool.fail()"}, nil, 1},
+			"-c", "print(tool.echo(a=1, b='\\xff'))", "-c", "tool.fail()"}, nil, 1, 0},
 		{"first ctrl-c interrupts", []string{"-c", runningThenSleep + "time.sleep(60)", "-c", "print('later')"},
-			sigintAfter{"running"}, 130},
+			sigintAfter{"running"}, 130, 0},
 		{"second ctrl-c kills", []string{"-c", runningThenSleep + "while True:\n    try: time.sleep(60)\n    except KeyboardInterrupt: print('caught', flush=True)"},
-			sigintAfter{"running", "caught"}, 130},
+			sigintAfter{"running", "caught"}, 130, 0},
 		// The background process ignores no signal its interpreters inherit.
-		{"ignored signals", []string{"-c", "print([l for l in open('/proc/self/status') if l.startswith('SigIgn')])"}, nil, 0},
+		{"ignored signals", []string{"-c", "print([l for l in open('/proc/self/status') if l.startswith('SigIgn')])"}, nil, 0, 0},
+		// A script's cells run once, as python3's statements: an
+		// interpreter that ends during one ends the script (its status is
+		// run's), never retried on a fresh one, and no later cell runs.
+		{"os._exit(3)", []string{"-c", "import os; print('once', flush=True); os._exit(3)", "-c", "print('later')"}, nil, 3, 0},
+		{"killed by SIGKILL", []string{"-c", "import os, signal; print('once', flush=True); os.kill(os.getpid(), signal.SIGKILL)", "-c", "print('later')"}, nil, 137, 0},
+		{"raised KeyboardInterrupt", []string{"-c", "raise KeyboardInterrupt", "-c", "print('later')"}, nil, 130, 0},
+		// The signals a one-shot run passes on reach the session's
+		// interpreter: a handler of the script's runs, and without one the
+		// interpreter dies of it, and run with it.
+		{"SIGTERM handled", []string{"-c", strings.ReplaceAll(handlerThenWait, "{sig}", "SIGTERM")}, sigintAfter{"running"}, 0, syscall.SIGTERM},
+		{"SIGUSR1 handled", []string{"-c", strings.ReplaceAll(handlerThenWait, "{sig}", "SIGUSR1")}, sigintAfter{"running"}, 0, syscall.SIGUSR1},
+		{"SIGQUIT handled", []string{"-c", strings.ReplaceAll(handlerThenWait, "{sig}", "SIGQUIT")}, sigintAfter{"running"}, 0, syscall.SIGQUIT},
+		{"SIGTERM unhandled", []string{"-c", runningThenSleep + "time.sleep(60)", "-c", "print('later')"}, sigintAfter{"running"}, 143, syscall.SIGTERM},
+		{"SIGHUP unhandled", []string{"-c", runningThenSleep + "time.sleep(60)"}, sigintAfter{"running"}, 129, syscall.SIGHUP},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			one := paritySide(t, h.cmd(append([]string{"run"}, c.args...)...), c.signals)
-			att := paritySide(t, h.cmd(append([]string{"run", "--session", fmt.Sprintf("parity-%d", i)}, c.args...)...), c.signals)
+			sig := c.sig
+			if sig == 0 {
+				sig = syscall.SIGINT
+			}
+			one := paritySide(t, h.cmd(append([]string{"run"}, c.args...)...), c.signals, sig)
+			att := paritySide(t, h.cmd(append([]string{"run", "--session", fmt.Sprintf("parity-%d", i)}, c.args...)...), c.signals, sig)
 			if one.code != c.code {
 				t.Errorf("one-shot exit %d, want %d; stderr:\n%s", one.code, c.code, one.stderr)
 			}
-			if att.code != one.code {
-				t.Errorf("exit %d attached, %d one-shot; stderr:\n%s", att.code, one.code, att.stderr)
+			if att.how != one.how {
+				t.Errorf("attached: %s, one-shot: %s; stderr:\n%s", att.how, one.how, att.stderr)
 			}
 			if !bytes.Equal(att.stdout, one.stdout) {
 				if strings.Contains(strings.Join(c.args, " "), "--json") || strings.Contains(strings.Join(c.args, " "), "--max-output") {
@@ -156,12 +190,13 @@ func clip(b []byte) string {
 
 type parityResult struct {
 	stdout, stderr []byte
-	code           int
+	code           int    // as a shell reports it
+	how            string // exit N or killed by a signal
 }
 
 // paritySide runs cmd to its end, sending a SIGINT after each awaited
 // stdout line.
-func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
+func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter, sig syscall.Signal) parityResult {
 	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -203,7 +238,7 @@ func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
 			}
 		}
 		seen = bytes.Index(out[seen:], []byte(line+"\n")) + seen + len(line) + 1
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,14 +250,13 @@ func paritySide(t *testing.T, cmd *exec.Cmd, signals sigintAfter) parityResult {
 			t.Fatalf("evalhost run did not end; stdout %q, stderr %s", out, &stderr)
 		}
 	}
-	code := 0
+	code, ended := 0, "exit 0"
 	var exit *exec.ExitError
 	if err := cmd.Wait(); errors.As(err, &exit) {
-		// As a shell reports it: a one-shot run dies of SIGINT, as python3
-		// does, where an attached one exits 130.
-		code = shellStatus(exit.Sys().(syscall.WaitStatus))
+		ws := exit.Sys().(syscall.WaitStatus)
+		code, ended = shellStatus(ws), how(ws)
 	} else if err != nil && !errors.Is(err, io.EOF) {
 		t.Fatal(err)
 	}
-	return parityResult{stdout: out, stderr: stderr.Bytes(), code: code}
+	return parityResult{stdout: out, stderr: stderr.Bytes(), code: code, how: ended}
 }

@@ -59,13 +59,17 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	showNotices(c, stderr)
 	var cur atomic.Pointer[daemon.Client] // c, or the one the cells went to again
 	cur.Store(c)
-	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) }, interruptOpts{})
+	// The signals a one-shot run passes to its interpreter go to the
+	// session's, through the process.
+	sigs := newAttachedSignals(cur.Load)
+	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) },
+		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
-	out, streams, flush := attachedRenderer(f, stdout, stderr)
+	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)
 	defer flush()
 	a := &attached{c: c, session: f.session, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
-		streams: streams, calls: map[string]context.CancelFunc{}}
+		streams: streams, signals: sigs, calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
 	a.cellEnd = func(r sessions.CellResult) {
 		if r.Job != "" {
@@ -87,6 +91,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			res, err = a.readCancelling(ctx)
 		}
 	}
+	sigs.end()
 	a.endCalls()
 	if c, ok := tools.(io.Closer); ok {
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
@@ -118,9 +123,14 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		}
 		return exitOK
 	}
-	// Not runOutcome: an attached run exits 130 as it always has (its
-	// interpreter is the background process's, not the script's own).
-	return interrupted.exitCode(runExitCode(res, interrupts > 0))
+	// As a one-shot run ends: the session's interpreter takes the signals
+	// passed on and runs the cells as a script (batch), so its fate is the
+	// script's; the renderer has said what of the session's state it took.
+	if lost := sessionEnded(res); lost != "" && !f.json {
+		fmt.Fprintf(stderr, "[evalhost: the interpreter of session %s %s; its state is gone, and the next command in it starts a fresh one]\n",
+			trustdir.Shown(f.session), lost)
+	}
+	return runOutcome(res, interrupts, interrupted)
 }
 
 // readCancelling reads the background process's answer to the request
@@ -150,13 +160,15 @@ func (a *attached) readCancelling(ctx context.Context) (sessions.Result, error) 
 // attachedRenderer renders the background process's lines as a one-shot
 // run renders its own (flush shows every frame even without an end line);
 // streams, when set, takes the cell's bytes (daemon.TypeBytes lines).
-func attachedRenderer(f runFlags, stdout, stderr io.Writer) (out renderer, streams func(int, frames.Type, []byte), flush func()) {
+func attachedRenderer(f runFlags, stdout, stderr io.Writer, in *interrupts) (out renderer, streams func(int, frames.Type, []byte), flush func()) {
 	if f.json {
 		j := newJSONRenderer(stdout)
 		return j, nil, j.flush
 	}
 	h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
 	h.pythonExits = !f.ipython
+	h.holdNotices = true
+	h.diesOf, h.silenced = in.diesOf, in.silenced
 	if !h.bounded {
 		streams = h.stream
 	}
@@ -208,7 +220,7 @@ func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]an
 	// Paths and arguments go as their bytes (serve's pathValue reads
 	// them back): a name that is not UTF-8 would otherwise arrive as U+FFFD.
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": fsJSON(cwd),
-		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f)}
+		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f), "batch": true}
 	if f.argv != nil {
 		eval["argv"] = json.RawMessage(frames.AppendFSStrings(nil, f.argv))
 	}
@@ -278,6 +290,7 @@ type attached struct {
 	cellEnd func(sessions.CellResult)
 	job     string                // the job a cell detached as (--detach)
 	cells   []sessions.CellResult // each cell_end so far, in order (the end line has none)
+	signals *attachedSignals      // takes the answers to the signals passed on
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // tool calls running here
@@ -324,6 +337,8 @@ func (a *attached) read() (sessions.Result, error) {
 			if err := a.bytes(line); err != nil {
 				return sessions.Result{}, err
 			}
+		case daemon.TypeSignalled:
+			a.signals.answer(line)
 		case serve.TypeToolCall:
 			a.toolCall(line)
 		case serve.TypeToolCallAbandoned:

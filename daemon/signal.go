@@ -1,0 +1,67 @@
+package daemon
+
+import (
+	"fmt"
+	"syscall"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// OpSignal passes a signal on to the cell an eval of the client's runs,
+// as a one-shot run passes the signals it is sent on to its interpreter:
+// "signal" is the number, "to" says how ([SignalTo]), "n" is echoed in
+// the answer, a [Signalled] line.
+const OpSignal = "signal"
+
+// TypeSignalled answers OpSignal.
+const TypeSignalled = "signalled"
+
+// SignalTo values: how a signal reaches the cell, as sessions' Signal,
+// SignalCell and SignalForeground send it.
+const (
+	SignalInterpreter = "interpreter" // the Python interpreter alone (kill of python3's pid)
+	SignalCell        = "cell"        // the interpreter alone, or a shell cell's foreground job
+	SignalForeground  = "foreground"  // the cell's process group, as a terminal's key sends it
+)
+
+var signalTo = map[string]func(*sessions.Registry, string, syscall.Signal) bool{
+	SignalInterpreter: (*sessions.Registry).Signal,
+	SignalCell:        (*sessions.Registry).SignalCell,
+	SignalForeground:  (*sessions.Registry).SignalForeground,
+}
+
+// Signalled says whether a cell's process got the signal: false when the
+// eval is not running a cell (queued, between cells, ended) or its
+// interpreter takes no signals; the client then does what a one-shot run
+// does with a signal no interpreter took.
+type Signalled struct {
+	ID   string `json:"id"`
+	N    int64  `json:"n"`
+	Sent bool   `json:"sent"`
+	Type string `json:"type"`
+}
+
+// signal answers OpSignal at once, off the eval's queue: a signal is for
+// the cell that runs now.
+func (c *conn) signal(line []byte, id string) {
+	n := gjson.GetBytes(line, "signal").Int()
+	to := gjson.GetBytes(line, "to").String()
+	send := signalTo[to]
+	switch {
+	case send == nil:
+		c.refuse(id, OpSignal, fmt.Sprintf(`"to" must be %q, %q or %q, not %q`, SignalInterpreter, SignalCell, SignalForeground, to))
+		return
+	case n < 1 || n > 64:
+		c.refuse(id, OpSignal, fmt.Sprintf(`"signal" must be a signal number from 1 to 64, not %d`, n))
+		return
+	}
+	c.mu.Lock()
+	fl := c.inflight[id]
+	c.mu.Unlock()
+	// Only a request that runs: a queued one would signal the cell of
+	// another client's request in its session.
+	sent := fl != nil && fl.running.Load() && send(c.srv.reg, fl.session, syscall.Signal(n))
+	c.enc.Line(Signalled{ID: id, N: gjson.GetBytes(line, "n").Int(), Sent: sent, Type: TypeSignalled})
+}
