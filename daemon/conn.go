@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/serve"
@@ -71,7 +72,7 @@ type conn struct {
 
 // flight is an eval that has not sent its end.
 type flight struct {
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
 	session string
 	running atomic.Bool   // its first frame came: a cell of it runs
 	key     *sessions.Key // its session's, once queued; under conn.mu
@@ -138,7 +139,7 @@ func (c *conn) dispatch(line []byte) {
 			c.refuse(id, op, fmt.Sprintf("no request %q is queued or running", id))
 			return
 		}
-		fl.cancel()
+		fl.cancel(cancelCause(line))
 		if op == OpKill && fl.running.Load() {
 			// Only a request that runs: a queued one would kill the cell
 			// of another client's request in its session.
@@ -173,6 +174,22 @@ func (c *conn) dispatch(line []byte) {
 	}
 }
 
+// cancelCause is how a cancel asks to interrupt the cell: "wait" for it
+// to stop as it takes its interrupt (backend.ErrInterruptWait: a run's
+// Ctrl-C, as python3 waits), "alone" the interpreter without its children
+// (backend.ErrInterruptAlone: a kill -INT of a run's pid). Nil: neither,
+// the grace window's interrupt of the cell's process group.
+func cancelCause(line []byte) error {
+	var cause error
+	if gjson.GetBytes(line, "wait").Bool() {
+		cause = backend.ErrInterruptWait
+	}
+	if gjson.GetBytes(line, "alone").Bool() {
+		cause = errors.Join(cause, backend.ErrInterruptAlone)
+	}
+	return cause
+}
+
 func (c *conn) refuse(id, op, msg string) {
 	c.enc.Line(serve.RequestError{Error: msg, ID: id, Op: op, Type: serve.TypeRequestError})
 }
@@ -204,13 +221,13 @@ func (c *conn) eval(line []byte, id string) {
 	if custom {
 		req.Sink = out.sink(c.srv.cfg.Sessions.Sink)
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancelCause(c.ctx)
 	fl := &flight{cancel: cancel, session: req.Session}
 	if fl.session == "" {
 		fl.session = "default"
 	}
 	if refusal := c.takeOff(id, fl); refusal != nil {
-		cancel()
+		cancel(nil)
 		c.enc.Line(refusal)
 		return
 	}
@@ -218,7 +235,7 @@ func (c *conn) eval(line []byte, id string) {
 		c.mu.Lock()
 		delete(c.inflight, id)
 		c.mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 	last := len(req.Cells) - 1
 	req.ID = runID(c.id, id)

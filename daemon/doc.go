@@ -82,7 +82,11 @@
 // "data", the line's last field; [ParseBytes] reads one), where frames
 // would carry sanitised text. An eval with "batch" true runs its cells as
 // a script's (sessions.Request.Batch: a death is not retried), as `run
-// --session` sends them. Three ops are the background process's own: kill
+// --session` sends them. A cancel may say "wait" (interrupt, and wait
+// for the cell while it takes the interrupt, until its time limit:
+// backend.ErrInterruptWait, as a run's Ctrl-C waits for python3) and
+// "alone" (interrupt the interpreter without its process group:
+// backend.ErrInterruptAlone). Three ops are the background process's own: kill
 // (the interpreters of the session a request runs in are killed at once:
 // a second Ctrl-C; a job running in a session of that name is stopped
 // first, its end saying why), [OpSignal] (a signal passed on to the cell

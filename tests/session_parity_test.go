@@ -62,6 +62,23 @@ const runningThenSleep = "import threading, time\nthreading.Timer(0.1, print, ('
 // "caught" is a cell's own line after the first one.
 type sigintAfter []string
 
+// childThenSleep starts a child in the interpreter's process group, says
+// "running" once the main thread sleeps, and at the interrupt says whether
+// the child was interrupted too ("child -2") or not ("child None").
+const childThenSleep = `import subprocess, threading, time
+p = subprocess.Popen(['sleep', '30'])
+threading.Timer(0.1, print, ('running',), {'flush': True}).start()
+try:
+    time.sleep(60)
+except KeyboardInterrupt:
+    try:
+        p.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        pass
+    print('child', p.returncode, flush=True)
+    p.kill()
+    p.wait()`
+
 // handlerThenWait sets a handler for the signal named by {sig} that
 // prints "handled N", says "running" from a thread, and waits for the
 // handler to have run.
@@ -111,6 +128,11 @@ sys.stdout.buffer.write(b"partial")`
 			sigintAfter{"running"}, 130, 0},
 		{"second ctrl-c kills", []string{"-c", runningThenSleep + "while True:\n    try: time.sleep(60)\n    except KeyboardInterrupt: print('caught', flush=True)"},
 			sigintAfter{"running", "caught"}, 130, 0},
+		// Ctrl-C waits for the script's handling past the grace window, as
+		// python3 does, and a kill -INT reaches the interpreter alone.
+		{"ctrl-c waits for the handling", []string{"-c", runningThenSleep + "try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    time.sleep(3)\n    print('saved', flush=True)",
+			"-c", "print('later')"}, sigintAfter{"running"}, 0, 0},
+		{"kill -INT spares the children", []string{"-c", childThenSleep}, sigintAfter{"running"}, 0, 0},
 		// The background process ignores no signal its interpreters inherit.
 		{"ignored signals", []string{"-c", "print([l for l in open('/proc/self/status') if l.startswith('SigIgn')])"}, nil, 0, 0},
 		// A script's cells run once, as python3's statements: an

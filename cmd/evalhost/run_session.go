@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/frames"
@@ -63,7 +64,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	// session's, through the process.
 	sigs := newAttachedSignals(cur.Load)
 	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) },
-		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo})
+		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo, wait: true, alone: interruptAlone})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)
@@ -144,7 +145,13 @@ func (a *attached) readCancelling(ctx context.Context) (sessions.Result, error) 
 		defer watch.Done()
 		select {
 		case <-ctx.Done():
-			a.c.Send(map[string]string{"op": "cancel", "id": attachedID})
+			// As a one-shot run interrupts its interpreter (--grace is
+			// refused with --session): waiting for the cell while the
+			// script takes its interrupt, and the interpreter alone when
+			// the Ctrl-C is not the terminal's.
+			cause := context.Cause(ctx)
+			a.c.Send(map[string]any{"op": "cancel", "id": attachedID,
+				"wait": errors.Is(cause, backend.ErrInterruptWait), "alone": errors.Is(cause, backend.ErrInterruptAlone)})
 		case <-finished:
 		}
 	}()
