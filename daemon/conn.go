@@ -64,6 +64,9 @@ type conn struct {
 	mu       sync.Mutex
 	inflight map[string]*flight
 	wg       sync.WaitGroup // its evals
+	// stopped are the sessions this client's job control stopped (true)
+	// or continued; what is still stopped when it leaves is continued.
+	stopped map[string]bool
 	// queued is closed when the last eval read has taken its place in its
 	// session's queue; the next one waits for it, so a client's evals are
 	// queued in the order it sent them.
@@ -97,6 +100,7 @@ func (c *conn) serve() {
 	for sc.Scan() {
 		c.dispatch(sc.Bytes())
 	}
+	c.continueStopped()
 	c.cancel()
 	c.relay.Close(errors.New("the command that ran this cell has ended; no one can answer the tool call"))
 	c.wg.Wait()

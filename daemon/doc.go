@@ -90,7 +90,8 @@
 // (the interpreters of the session a request runs in are killed at once:
 // a second Ctrl-C; a job running in a session of that name is stopped
 // first, its end saying why), [OpSignal] (a signal passed on to the cell
-// a request runs now, answered by a [Signalled] line at once) and stop
+// a request runs now, or job control of it: [SignalJob]; answered by a
+// [Signalled] line at once) and stop
 // (without "job": the process ends). As the process ends it sends every
 // client still connected a [TypeStopping] line with "why" ([Stopping])
 // before it cancels their requests; [Client.Next] keeps it

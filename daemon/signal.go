@@ -24,12 +24,29 @@ const (
 	SignalInterpreter = "interpreter" // the Python interpreter alone (kill of python3's pid)
 	SignalCell        = "cell"        // the interpreter alone, or a shell cell's foreground job
 	SignalForeground  = "foreground"  // the cell's process group, as a terminal's key sends it
+	// SignalJob is job control: SIGTSTP stops the cell's interpreter (its
+	// process group, the cell's time limit held: sessions' Suspend) as
+	// Ctrl-Z stops a one-shot run's, SIGCONT continues it (Resume). What a
+	// client stopped and did not continue is continued when it leaves.
+	SignalJob = "job"
 )
 
 var signalTo = map[string]func(*sessions.Registry, string, syscall.Signal) bool{
 	SignalInterpreter: (*sessions.Registry).Signal,
 	SignalCell:        (*sessions.Registry).SignalCell,
 	SignalForeground:  (*sessions.Registry).SignalForeground,
+	SignalJob:         jobControl,
+}
+
+// jobControl is SignalJob's: Suspend at SIGTSTP, Resume at SIGCONT.
+func jobControl(reg *sessions.Registry, session string, sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGTSTP:
+		return reg.Suspend(session)
+	case syscall.SIGCONT:
+		return reg.Resume(session)
+	}
+	return false
 }
 
 // Signalled says whether a cell's process got the signal: false when the
@@ -56,6 +73,9 @@ func (c *conn) signal(line []byte, id string) {
 	case n < 1 || n > 64:
 		c.refuse(id, OpSignal, fmt.Sprintf(`"signal" must be a signal number from 1 to 64, not %d`, n))
 		return
+	case to == SignalJob && n != int64(syscall.SIGTSTP) && n != int64(syscall.SIGCONT):
+		c.refuse(id, OpSignal, fmt.Sprintf(`job control takes SIGTSTP (%d) or SIGCONT (%d), not %d`, syscall.SIGTSTP, syscall.SIGCONT, n))
+		return
 	}
 	c.mu.Lock()
 	fl := c.inflight[id]
@@ -63,5 +83,30 @@ func (c *conn) signal(line []byte, id string) {
 	// Only a request that runs: a queued one would signal the cell of
 	// another client's request in its session.
 	sent := fl != nil && fl.running.Load() && send(c.srv.reg, fl.session, syscall.Signal(n))
+	if to == SignalJob && fl != nil {
+		c.mu.Lock()
+		if c.stopped == nil {
+			c.stopped = map[string]bool{}
+		}
+		// Continued at the client's end even if the cell ended meanwhile:
+		// Resume of a session that runs nothing is a no-op.
+		c.stopped[fl.session] = syscall.Signal(n) == syscall.SIGTSTP
+		c.mu.Unlock()
+	}
 	c.enc.Line(Signalled{ID: id, N: gjson.GetBytes(line, "n").Int(), Sent: sent, Type: TypeSignalled})
+}
+
+// continueStopped continues what the client stopped and left stopped (it
+// ended while stopped: killed, its terminal gone), so the cancel that
+// follows reaches an interpreter that can take its interrupt.
+func (c *conn) continueStopped() {
+	c.mu.Lock()
+	stopped := c.stopped
+	c.stopped = nil
+	c.mu.Unlock()
+	for session, still := range stopped {
+		if still {
+			c.srv.reg.Resume(session)
+		}
+	}
 }

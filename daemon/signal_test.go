@@ -29,6 +29,7 @@ func TestSignalOpRefusesAndAnswers(t *testing.T) {
 		{"no to", map[string]any{"op": OpSignal, "id": "run", "signal": 15}, `"to" must be`},
 		{"signal 0", map[string]any{"op": OpSignal, "id": "run", "signal": 0, "to": SignalCell}, `"signal" must be a signal number`},
 		{"signal 65", map[string]any{"op": OpSignal, "id": "run", "signal": 65, "to": SignalCell}, `"signal" must be a signal number`},
+		{"job control of SIGTERM", map[string]any{"op": OpSignal, "id": "run", "signal": 15, "to": SignalJob}, "job control takes SIGTSTP"},
 		{"no such request", map[string]any{"op": OpSignal, "id": "nope", "signal": 15, "to": SignalInterpreter, "n": 7}, "sent false"},
 	}
 	for _, tc := range cases {

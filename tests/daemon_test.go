@@ -323,7 +323,12 @@ func TestDaemonOtherVersionBusyNotReplaced(t *testing.T) {
 // and dropped, and its stderr is collected.
 func (h *daemonHome) startRunning(t *testing.T, args ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
-	cmd := h.cmd(args...)
+	return h.startCmdRunning(t, h.cmd(args...))
+}
+
+// startCmdRunning is startRunning for a command made ready to start.
+func (h *daemonHome) startCmdRunning(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

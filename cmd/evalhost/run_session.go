@@ -64,7 +64,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	// session's, through the process.
 	sigs := newAttachedSignals(cur.Load)
 	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) },
-		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo, wait: true, alone: interruptAlone})
+		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo, wait: true, alone: interruptAlone, jobs: sigs.jobControl()})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)

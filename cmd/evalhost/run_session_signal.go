@@ -53,6 +53,15 @@ func (s *attachedSignals) quitTo(sig syscall.Signal) bool {
 	return s.send(sig, daemon.SignalCell)
 }
 
+// jobControl stops and continues the session's cell with run at Ctrl-Z
+// and fg, as a one-shot run's jobControl does its interpreter.
+func (s *attachedSignals) jobControl() *jobControl {
+	return &jobControl{
+		suspend: func() bool { return s.send(syscall.SIGTSTP, daemon.SignalJob) },
+		resume:  func() bool { return s.send(syscall.SIGCONT, daemon.SignalJob) },
+	}
+}
+
 // send asks the process to pass sig on and says whether a cell's process
 // got it.
 func (s *attachedSignals) send(sig syscall.Signal, to string) bool {
