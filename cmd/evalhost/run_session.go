@@ -107,6 +107,14 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	}
 	timeline.Mark("end", "status", res.Status)
 	out.end(res)
+	return a.exit(res, f.json, interrupts, interrupted, stderr)
+}
+
+// exit says what the end of the request leaves untold (the process ended
+// under it, a cell detached as a job, the session's interpreter ended with
+// the script) and gives run's exit status.
+func (a *attached) exit(res sessions.Result, asJSON bool, interrupts int, interrupted *interrupts, stderr io.Writer) int {
+	c := a.c
 	if why := c.Ending(); why != "" {
 		// The process ended under the run: its cell was interrupted by
 		// that, not by a Ctrl-C, and the session went with it.
@@ -118,7 +126,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	if res.Status == sessions.StatusDetached && interrupts == 0 {
 		// What --detach asked for: the cell goes on, the command is done.
 		fmt.Fprintf(stderr, "[evalhost: %s goes on in session %s: \"evalhost jobs %s\" shows its output, --wait waits for it, --stop stops it]\n",
-			a.job, trustdir.Shown(f.session), a.job)
+			a.job, trustdir.Shown(a.session), a.job)
 		if first, n := skippedAfterJob(a.cells); n > 0 {
 			fmt.Fprintf(stderr, "[%s not run: %s holds the session until it ends]\n", cellSpan(first, n), a.job)
 		}
@@ -127,9 +135,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	// As a one-shot run ends: the session's interpreter takes the signals
 	// passed on and runs the cells as a script (batch), so its fate is the
 	// script's; the renderer has said what of the session's state it took.
-	if lost := sessionEnded(res); lost != "" && !f.json {
+	if lost := sessionEnded(res); lost != "" && !asJSON {
 		fmt.Fprintf(stderr, "[evalhost: the interpreter of session %s %s; its state is gone, and the next command in it starts a fresh one]\n",
-			trustdir.Shown(f.session), lost)
+			trustdir.Shown(a.session), lost)
 	}
 	return runOutcome(res, interrupts, interrupted)
 }
