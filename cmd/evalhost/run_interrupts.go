@@ -43,8 +43,9 @@ const exitQuit = 131
 // interpreter when there is a forwarder (a one-shot run's) and it has one
 // running, as they would reach python3: a handler the script set runs,
 // and without one the interpreter dies of it, and so does the run
-// (exitSignal). Otherwise (no interpreter yet, a gateway kernel, nb run, an
-// attached run) they count as Ctrl-C, so the cell's processes are ended
+// (exitSignal); an attached run's go to its session's interpreter through
+// the background process. Otherwise (no interpreter yet, a gateway
+// kernel, nb run) they count as Ctrl-C, so the cell's processes are ended
 // rather than orphaned by evalhost's exit, and the run then dies of the
 // signal. SIGUSR1 and SIGUSR2 are subscribed only with a forwarder (Go
 // would ignore them; python3 without a handler dies of them), and one no
@@ -52,6 +53,7 @@ const exitQuit = 131
 // it (runOutcome), as python3 would have.
 type interrupts struct {
 	sig       chan os.Signal
+	enabled   chan struct{} // closed once sig is notified of the signals
 	quit      chan struct{}
 	cancel    func()                    // cancels the run
 	kill      func()                    // the second Ctrl-C's
@@ -137,7 +139,7 @@ type interruptOpts struct {
 // (a background job's, nohup's) stays ignored, as python3 leaves it.
 func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	in := &interrupts{sig: make(chan os.Signal, 4), quit: make(chan struct{}), cancel: func() { cancel(nil) },
+	in := &interrupts{sig: make(chan os.Signal, 4), enabled: make(chan struct{}), quit: make(chan struct{}), cancel: func() { cancel(nil) },
 		kill: kill, forward: opts.forward, quitTo: opts.quitTo, echo: opts.echo}
 	in.interrupt = func() {
 		var cause error // nil: context.Canceled, any cancel's
@@ -163,11 +165,17 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 		in.jobs = opts.jobs
 		sigs = append(sigs, jobControlSignals()...)
 	}
-	signal.Notify(in.sig, sigs...)
-	handOverQuit() // a run's SIGQUIT is in.sig's now
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
+		// Enabled here, off the way to the interpreter's start: each
+		// signal's first Notify is a round trip with the runtime's
+		// signal-mask thread (0.1-0.4 ms for these, more under load). One
+		// that comes before has its default action, as it would have for a
+		// python3 still starting, before anything of the script ran.
+		signal.Notify(in.sig, sigs...)
+		handOverQuit() // a run's SIGQUIT is in.sig's now
+		close(in.enabled)
 		for {
 			select {
 			case s := <-in.sig:
@@ -251,6 +259,7 @@ func (in *interrupts) stop() int {
 	in.mu.Lock()
 	in.stopped = true // no kill starts after this: wg is waited for below
 	in.mu.Unlock()
+	<-in.enabled
 	signal.Stop(in.sig)
 	close(in.quit)
 	in.wg.Wait()
