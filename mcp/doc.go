@@ -96,9 +96,20 @@
 //     session only once they returned, so their cells ran on for a client
 //     that was gone). [ListenLoopback] refuses any address that is not a
 //     loopback one.
+//   - An HTTP MCP session whose client had no request open with its
+//     Mcp-Session-Id (no POST, which a call's client holds until its
+//     answer, and no GET stream, on which a live client listens) for
+//     Config.HTTPSessionTimeout ends as at a DELETE (httpidle.go): the
+//     calls it left running, whose client no longer awaits their answer,
+//     are cancelled, the SDK closes it, and a request with its id gets
+//     404, the spec's answer that tells a client to initialize anew. Its
+//     interpreter sessions are left as a DELETE leaves them: they are every
+//     client's, and close after the registry's idle timeout. So a client
+//     that vanished without a DELETE leaves nothing running for ever.
 //
 // A Server holds no goroutines of its own between calls: each call's
-// progress ticker ends before the call returns. RunStdio returns once its
+// progress ticker ends before the call returns; an idle HTTP session is
+// ended from its timer's goroutine, which returns once it has ended. RunStdio returns once its
 // goroutines (readers, fast calls) are done, but for a read of r blocked
 // on input, which only r's end or error ends (as with the SDK's own
 // stdio transport).

@@ -57,6 +57,7 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
 		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, Logger: s.cfg.Logger})
 	want := []byte("Bearer " + token)
+	idle := s.idleSessions()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin, ok := r.Header["Origin"]; ok && !sameOrigin(origin, r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: a request from the web page %q; evalhost mcp takes requests only from clients that are not browsers, or from its own origin", strings.Join(origin, ", ")), http.StatusForbidden)
@@ -72,15 +73,65 @@ func (s *Server) HTTPHandler(token string) (http.Handler, error) {
 			http.Error(w, msg, http.StatusUnauthorized)
 			return
 		}
+		id := r.Header.Get("Mcp-Session-Id")
+		release, ok := idle.begin(id)
+		if !ok {
+			idle.notFound(w)
+			return
+		}
+		defer release()
 		if guardBody(w, r, s.cfg.Logger) {
 			return
 		}
 		if r.Method == http.MethodDelete {
 			s.httpCalls.serveDELETE(inner, w, r)
+			idle.forget(id)
 			return
 		}
 		inner.ServeHTTP(w, r)
+		if id == "" {
+			idle.started(w.Header().Get("Mcp-Session-Id"))
+		}
 	}), nil
+}
+
+// idleSessions ends the handler's MCP sessions that stay idle for
+// Config.HTTPSessionTimeout (httpidle.go); nil when they never end.
+func (s *Server) idleSessions() *idleSessions {
+	if s.cfg.HTTPSessionTimeout < 0 {
+		return nil
+	}
+	return newIdleSessions(s.cfg.HTTPSessionTimeout, s.hasSession, s.endIdleSession)
+}
+
+// hasSession reports whether the SDK holds an MCP session with this id.
+func (s *Server) hasSession(id string) bool {
+	for ss := range s.sdk.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// endIdleSession ends an idle MCP session as a DELETE does: its calls in
+// flight are cancelled, then the SDK closes it (and answers 404 to its id
+// from then on). Its interpreter sessions are left as a DELETE leaves them:
+// they are every client's, and close after the registry's idle timeout.
+func (s *Server) endIdleSession(id string) {
+	done := s.httpCalls.end(id)
+	for ss := range s.sdk.Sessions() {
+		if ss.ID() == id {
+			ss.Close()
+		}
+	}
+	done()
+	if s.cfg.Logger != nil {
+		s.cfg.Logger.Info("mcp: HTTP session ended: idle", "session", id, "timeout", s.cfg.HTTPSessionTimeout)
+	}
+	if s.httpExpired != nil {
+		s.httpExpired(id)
+	}
 }
 
 // sameOrigin reports whether the Origin header's values name the server

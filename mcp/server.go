@@ -21,6 +21,12 @@ var ErrNoRegistry = errors.New("mcp: Config.Registry is required")
 // asked for them.
 const DefaultProgress = time.Second
 
+// DefaultHTTPSessionTimeout is how long an MCP session of the HTTP
+// transport lives with no request of its client open. A live client that
+// listens on its GET stream (the TypeScript and Python SDKs' do) never
+// reaches it.
+const DefaultHTTPSessionTimeout = 30 * time.Minute
+
 // Config sets up a Server. Zero values take the documented defaults.
 type Config struct {
 	Registry *sessions.Registry // required; the caller closes it
@@ -40,6 +46,10 @@ type Config struct {
 	// ToolNames are the bridge tools cells may call (tool.NAME); the eval
 	// tool's description lists them.
 	ToolNames []string
+	// HTTPSessionTimeout ends an MCP session of the HTTP transport that had
+	// no request of its client open (a POST, a GET stream) for this long
+	// (httpidle.go); default [DefaultHTTPSessionTimeout]; <0 never.
+	HTTPSessionTimeout time.Duration
 }
 
 // Server is evalhost's MCP server.
@@ -54,6 +64,9 @@ type Server struct {
 	// httpCalls are the HTTP transport's calls in flight, by MCP session
 	// (httpsessions.go).
 	httpCalls *sessionCalls
+	// httpExpired, when set (tests), is called with the id of each HTTP
+	// session that ended idle, once it has ended.
+	httpExpired func(id string)
 }
 
 // New builds the server and registers its tools and resources.
@@ -71,6 +84,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		cfg.WorkDir = wd
+	}
+	if cfg.HTTPSessionTimeout == 0 {
+		cfg.HTTPSessionTimeout = DefaultHTTPSessionTimeout
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"

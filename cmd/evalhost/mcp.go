@@ -42,6 +42,7 @@ type mcpFlags struct {
 	http        string
 	token       string
 	maxLine     int
+	httpIdle    time.Duration
 	profile     cpuProfile
 	backendFlags
 }
@@ -62,6 +63,8 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this loopback HOST:PORT instead of stdio (e.g. 127.0.0.1:8765)")
 	fs.StringVar(&f.token, "token", "", "bearer token for --http (default: $EVALHOST_MCP_TOKEN, else a random one printed to stderr)")
+	fs.DurationVar(&f.httpIdle, "http-session-timeout", mcp.DefaultHTTPSessionTimeout,
+		"end an MCP session of --http whose client has no request or GET stream open this long (its calls cancelled, as at a DELETE); 0: never")
 	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
 	f.backendFlags.register(fs)
 	f.profile.register(fs)
@@ -72,7 +75,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: unexpected argument %q; see evalhost mcp --help\n", fs.Arg(0))
 		return exitUsage
 	}
-	if err := refuseNegative(fs, "max-sessions", "idle-timeout", "max-line", "max-output", "grace"); err != nil {
+	if err := refuseNegative(fs, "max-sessions", "idle-timeout", "max-line", "max-output", "grace", "http-session-timeout"); err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitUsage
 	}
@@ -106,8 +109,12 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		RunHook: func(run sessions.RunInfo, active bool) { toolServer.RunHook(run.Session, run.Run, active) },
 	})
 	defer reg.Close()
+	httpIdle := f.httpIdle
+	if httpIdle == 0 {
+		httpIdle = -1 // never
+	}
 	srv, err := mcp.New(mcp.Config{Registry: reg, Store: store, RunNotebook: f.notebookRunner(), Version: version,
-		Logger: logger, ToolNames: slices.Sorted(maps.Keys(tools))})
+		Logger: logger, ToolNames: slices.Sorted(maps.Keys(tools)), HTTPSessionTimeout: httpIdle})
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitFailed
