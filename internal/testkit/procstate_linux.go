@@ -1,9 +1,12 @@
 package testkit
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -11,17 +14,25 @@ import (
 // WaitState waits until process pid's state (/proc/PID/stat: 'R', 'S',
 // 'T' stopped, ...) is state, or, with state 0, until it is anything but
 // stopped ('T', 't'), gone included: an event to await, where a signal's
-// effect is otherwise only guessed at with a sleep. It fails tb after 20 s.
+// effect is otherwise only guessed at with a sleep. It fails tb after 20 s,
+// or at once when waiting for a state and the process is gone.
+//
+// A process is gone when its stat file is not there (ENOENT at the open),
+// and also when it was reaped between the open and the read (ESRCH at
+// the read): an interpreter under `evalhost run` is reaped by its reaper
+// the moment it dies, and under load the test was preempted between the
+// two often enough to fail a CI run ("read /proc/PID/stat: no such
+// process" as a continued script died of its pending SIGTERM).
 func WaitState(tb testing.TB, pid int, state byte) {
 	tb.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil && state == 0 && os.IsNotExist(err) {
+		b, err := readStat(pid)
+		if err != nil && state == 0 && errors.Is(err, errGone) {
 			return // gone: continued, and ended
 		}
 		if err != nil {
-			tb.Fatal(err)
+			tb.Fatalf("process %d never reached state %q: %v", pid, state, err)
 		}
 		s := string(b)
 		if i := strings.LastIndexByte(s, ')'); i > 0 && len(s) > i+2 {
@@ -35,4 +46,28 @@ func WaitState(tb testing.TB, pid int, state byte) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// errGone is wrapped by readStat's error for a process that is gone.
+var errGone = errors.New("the process is gone")
+
+// openStat opens a process's stat file (a variable for a test).
+var openStat = func(pid int) (*os.File, error) { return os.Open(fmt.Sprintf("/proc/%d/stat", pid)) }
+
+// readStat reads /proc/PID/stat; its error wraps errGone when the process
+// has ended and was reaped, before the open or between it and the read.
+func readStat(pid int) ([]byte, error) {
+	f, err := openStat(pid)
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH) {
+			err = fmt.Errorf("%w: %w", errGone, err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if errors.Is(err, syscall.ESRCH) {
+		err = fmt.Errorf("%w: %w", errGone, err)
+	}
+	return b, err
 }
