@@ -54,7 +54,9 @@
 // DialConfig.Command in its own session with its stderr in "log", and waits
 // for it to write "ready" on the pipe named by [ReadyFDEnv]
 // ([SignalReady]). Two clients racing to start therefore start one. A
-// process whose hello names another version is asked to stop and replaced,
+// process whose hello names another version ([BuildIdentity]: the version
+// and the binary's Go build ID, not its path, so copies of one build share
+// a process) is asked to stop and replaced,
 // with a notice, unless a cell or a job runs in it ([*BusyVersionError]);
 // this happens under the start lock, and the stop says "ifIdle": the
 // process refuses it while another client has a request in it, and

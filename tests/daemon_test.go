@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,19 +247,61 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-// otherBuild is a copy of the evalhost binary at another path: another
-// build identity (buildIdentity) for the background process.
+// otherBuild is a copy of the evalhost binary whose Go build ID differs
+// (its last character changed; the runtime does not read it): another
+// build identity (daemon.BuildIdentity) for the background process.
 func otherBuild(t *testing.T) string {
 	t.Helper()
-	other := filepath.Join(t.TempDir(), "evalhost")
+	out, err := exec.Command("go", "tool", "buildid", binary).Output()
+	if err != nil {
+		t.Fatalf("go tool buildid: %v", err)
+	}
+	id := bytes.TrimSpace(out)
+	other := slices.Clone(id)
+	other[len(other)-1] ^= 1 // still a letter or digit
+	return copyBinary(t, func(b []byte) []byte {
+		if !bytes.Contains(b, id) {
+			t.Fatalf("the build ID %s is not in %s", id, binary)
+		}
+		return bytes.ReplaceAll(b, id, other)
+	})
+}
+
+// copyBinary is a copy of the evalhost binary at another path, its bytes
+// changed by edit (nil: unchanged).
+func copyBinary(t *testing.T, edit func([]byte) []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "evalhost")
 	b, err := os.ReadFile(binary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(other, b, 0o700); err != nil {
+	if edit != nil {
+		b = edit(b)
+	}
+	if err := os.WriteFile(path, b, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return other
+	return path
+}
+
+// Two copies of one build at different paths are one build: the second
+// attaches to the process the first started, state and all (the path was
+// part of the identity, so each copy replaced the other's process).
+func TestDaemonCopiedBinaryShares(t *testing.T) {
+	h := newDaemonHome(t)
+	if _, stderr, code := h.run("run", "--session", "s", "-c", "x = 41"); code != 0 {
+		t.Fatal(stderr)
+	}
+	pid := h.pid("s")
+	h.bin = copyBinary(t, nil)
+	out, stderr, code := h.run("run", "--session", "s", "-c", "print(x + 1)")
+	if code != 0 || out != "42\n" || strings.Contains(stderr, "replaced") {
+		t.Fatalf("the copy: exit %d, stdout %q, stderr %q; want 42 from the same process", code, out, stderr)
+	}
+	if got := h.pid("s"); got != pid {
+		t.Fatalf("the copy runs in process %d, want %d", got, pid)
+	}
 }
 
 // A background process of another build is replaced, and the replacement

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +134,7 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGPIPE)
 	err = daemon.Serve(ctx, daemon.Config{
 		Paths:   daemon.PathsFor(home),
-		Version: buildIdentity(),
+		Version: daemon.BuildIdentity(version),
 		Idle:    *idle,
 		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
 			Sink: streamsink.Options{Store: serverArtifactStore(home)}},
@@ -166,22 +164,6 @@ func idleFromEnv(v string) (time.Duration, string) {
 		return d, ""
 	}
 	return daemon.DefaultIdle, fmt.Sprintf("evalhost: EVALHOST_DAEMON_IDLE=%q: not a positive duration such as 10m or 2h; using the default of %v", v, daemon.DefaultIdle)
-}
-
-// buildIdentity is this binary's version and build: a client of another
-// build replaces the background process (a rebuilt dev binary keeps its
-// version string, so the executable's size and time count too).
-func buildIdentity() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return version
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return version
-	}
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano()))
-	return version + "+" + hex.EncodeToString(sum[:4])
 }
 
 // daemonCommand starts `evalhost daemon serve` for the same home.

@@ -49,7 +49,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	timeline.Mark("connect")
 	// Sent with the connection: a process stopped or replaced between its
 	// hello and the cells took none of them, and they go to the next one.
-	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: buildIdentity(), Command: daemonCommand(home)}
+	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: daemon.BuildIdentity(version), Command: daemonCommand(home)}
 	c, err := daemon.ConnectSend(context.Background(), cfg, eval)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
