@@ -7,18 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 )
 
@@ -92,15 +89,16 @@ func Connect(ctx context.Context, cfg DialConfig) (*Client, error) {
 }
 
 // replace stops c's process, one of another build, unless it runs a cell
-// or a job (*BusyVersionError), and returns the notice that says so.
+// or a job (*BusyVersionError), and returns the notice that says so. The
+// notice does not name the sessions whose state went: the process keeps
+// them in lost.json as it ends, and each one's next cell says so, once, to
+// whoever relies on it.
 func (c *Client) replace(paths Paths) (string, error) {
-	lost, err := c.replaceable()
-	if err != nil {
+	if err := c.replaceable(); err != nil {
 		c.Close()
 		return "", err
 	}
-	notice := fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version; %s",
-		c.Hello.Version, c.Hello.PID, lostState(lost))
+	notice := fmt.Sprintf("replaced the background process of evalhost %s (pid %d) with this version", c.Hello.Version, c.Hello.PID)
 	return notice, c.stopAndWait(paths, true)
 }
 
@@ -221,7 +219,7 @@ func start(ctx context.Context, cfg DialConfig) (*Client, []string, error) {
 		}
 		notices = append(notices, notice)
 	}
-	more, err := reclaim(cfg.Paths)
+	more, err := reclaim(cfg.Paths, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,79 +234,37 @@ func start(ctx context.Context, cfg DialConfig) (*Client, []string, error) {
 	return c, notices, nil
 }
 
-// reclaim clears what a dead process left behind: waiting for its lock
-// makes sure none lives (one may be stopping), and a state file left with
-// it means it died without a stop, taking its sessions' state.
-func reclaim(paths Paths) ([]string, error) {
-	lk, err := awaitLock(paths.Lock, lockWait)
-	if errors.Is(err, errLocked) {
-		st, _ := readState(paths.State)
-		return nil, fmt.Errorf("a background process (pid %d) holds %s but does not answer on %s; end it (kill %d) and try again",
-			st.PID, paths.Lock, paths.Socket, st.PID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer lk.Close()
-	var notices []string
-	if st, ok := readState(paths.State); ok {
-		notices = append(notices, fmt.Sprintf("the background process (pid %d) had ended without a stop (killed or crashed); a new one started, and %s", st.PID, lostState(st.Sessions)))
-		// Each session's next cell says so too, whichever command runs
-		// it; best effort, as it costs only those notices.
-		why := endedWhy(st.PID, "ended without a stop (killed or crashed); found at "+stamp(time.Now()))
-		for i := range st.Held {
-			st.Held[i].Why = why
-		}
-		if dir, err := os.OpenRoot(paths.Dir); err == nil {
-			_ = addLost(dir, filepath.Base(paths.Lost), st.Held)
-			dir.Close()
-		}
-		if err := os.Remove(paths.State); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-	}
-	return notices, removeStale(paths.Socket)
-}
-
 // replaceable asks a process of another build for its sessions: one that
-// runs a cell or a job in any is not replaced (*BusyVersionError); else
-// lost names those whose state a replacement ends. A process that does not
-// answer the question is replaced, as before it was asked.
-func (c *Client) replaceable() (lost []string, err error) {
+// runs a cell or a job in any is not replaced (*BusyVersionError). A
+// process that does not answer the question is replaced, as before it was
+// asked.
+func (c *Client) replaceable() error {
 	if c.Send(map[string]string{"op": "sessions", "id": "replace"}) != nil {
-		return nil, nil
+		return nil
 	}
 	for { // a process that stopped answering ends the loop with a HungError
 		line, err := c.Next()
 		if err != nil {
-			return nil, nil
+			return nil
 		}
 		if gjson.GetBytes(line, "type").String() != serve.TypeSessions {
 			continue
 		}
 		var list serve.Sessions
 		if json.Unmarshal(line, &list) != nil {
-			return nil, nil
+			return nil
 		}
 		var busy []string
 		for _, s := range list.Sessions {
-			lost = append(lost, s.Session)
 			if s.Busy || s.Job != "" {
 				busy = append(busy, s.Session)
 			}
 		}
 		if len(busy) > 0 {
-			return nil, &BusyVersionError{PID: c.Hello.PID, Version: c.Hello.Version, Sessions: busy}
+			return &BusyVersionError{PID: c.Hello.PID, Version: c.Hello.Version, Sessions: busy}
 		}
-		return lost, nil
+		return nil
 	}
-}
-
-func lostState(sessions []string) string {
-	if len(sessions) == 0 {
-		return "it had no sessions"
-	}
-	return "the state of its sessions (" + trustdir.ShownLines(sessions, ", ") + ") is lost"
 }
 
 // stopAndWait asks the process to stop and waits until it has (its lock

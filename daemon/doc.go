@@ -49,15 +49,18 @@
 //
 // [Connect] attaches, and starts a process when none answers: under a
 // second flock ("start.lock") it tries again (another client may just have
-// started one), clears what a dead process left (returning a notice that
-// names the sessions whose state was lost), starts the process given by
+// started one), clears what a dead process left (its sessions' losses go
+// to lost.json, told once by each one's next cell; a notice names them
+// only when lost.json cannot take them; [ToldEnded] leaves out the session
+// whose command was told already), starts the process given by
 // DialConfig.Command in its own session with its stderr in "log", and waits
 // for it to write "ready" on the pipe named by [ReadyFDEnv]
 // ([SignalReady]). Two clients racing to start therefore start one. A
 // process whose hello names another version ([BuildIdentity]: the version
 // and the binary's Go build ID, not its path, so copies of one build share
 // a process) is asked to stop and replaced,
-// with a notice, unless a cell or a job runs in it ([*BusyVersionError]);
+// with a notice that says so (the state it took is told by lost.json, as
+// above, not there too), unless a cell or a job runs in it ([*BusyVersionError]);
 // this happens under the start lock, and the stop says "ifIdle": the
 // process refuses it while another client has a request in it, and
 // refuses an eval that comes once it is ending. [ConnectSend] sends the

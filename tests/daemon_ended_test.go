@@ -148,3 +148,32 @@ func TestDaemonStopToldOnce(t *testing.T) {
 		t.Errorf("the idle session was not told: %q", errOut)
 	}
 }
+
+// A command told that a SIGKILL of the background process took its
+// session's state is the one told: the session's next command is not
+// told again (the command that found the dead process named it, and its
+// next cell said so too), while a session no command ran in is told once.
+func TestDaemonKilledToldOnce(t *testing.T) {
+	h := newDaemonHome(t)
+	for _, s := range []string{"ran", "idle"} {
+		if _, stderr, code := h.run("run", "--session", s, "-c", "x = 1"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	pid := h.pid("ran")
+	cmd, stderr := h.startRunning(t, "run", "--session", "ran", "-c", "import time\nprint('running', flush=True)\ntime.sleep(60)")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCodeOf(t, cmd); code != 1 || !strings.Contains(stderr.String(), "the state of session ran is lost") {
+		t.Fatalf("the running command: exit %d, stderr %q", code, stderr)
+	}
+	waitGone(t, pid)
+	if _, errOut, _ := h.run("run", "--session", "ran", "-c", "1"); strings.Contains(errOut, "lost") {
+		t.Errorf("the session whose command was told was told again: %s", errOut)
+	}
+	_, errOut, _ := h.run("run", "--session", "idle", "-c", "1")
+	if strings.Count(errOut, "lost") != 1 || !strings.Contains(errOut, "[state lost: session idle's") {
+		t.Errorf("the idle session: stderr %q; want its loss told once", errOut)
+	}
+}

@@ -30,7 +30,7 @@ func TestDaemonLongHome(t *testing.T) {
 			t.Fatalf("the killed process's socket: %v, want it left", err)
 		}
 		_, stderr, code := h.run("run", "--session", "s", "-c", "1")
-		want := fmt.Sprintf("the background process (pid %d) had ended without a stop", pid)
+		want := fmt.Sprintf("ended with the background process (pid %d), which ended without a stop", pid)
 		if code != 0 || !strings.Contains(stderr, want) {
 			t.Fatalf("exit %d, stderr %q; want it to say %q", code, stderr, want)
 		}

@@ -69,7 +69,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)
 	defer flush()
-	a := &attached{c: c, session: f.session, log: daemon.PathsFor(home).Log, tools: tools, out: out, emit: timedEmit(out.frame),
+	cwd, _ := attachedCwd(f) // attachedEval made it once
+	a := &attached{c: c, session: f.session, cwd: cwd, paths: daemon.PathsFor(home), tools: tools, out: out, emit: timedEmit(out.frame),
 		streams: streams, signals: sigs, calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
 	a.cellEnd = func(r sessions.CellResult) {
@@ -219,16 +220,21 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 	return ""
 }
 
+// attachedCwd is the session's working directory, absolute, as the eval
+// line names it.
+func attachedCwd(f runFlags) (string, error) {
+	if f.cwd == "" {
+		return filepath.Abs(".")
+	}
+	return filepath.Abs(f.cwd)
+}
+
 // attachedEval is the eval line for the cells. The interpreter is resolved
 // here, where the user's environment (PATH, VIRTUAL_ENV, a pyenv version)
 // is, and sent by path: the background process has the environment of the
 // command that started it.
 func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]any, error) {
-	cwd := f.cwd
-	if cwd == "" {
-		cwd = "."
-	}
-	cwd, err := filepath.Abs(cwd)
+	cwd, err := attachedCwd(f)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +302,8 @@ var errNotRun = errors.New("not run")
 type attached struct {
 	c       *daemon.Client
 	session string
-	log     string // the background process's log, named when it dies
+	cwd     string       // the session's, absolute
+	paths   daemon.Paths // the background process's files: its log is named when it dies
 	tools   bridge.Tools
 	out     renderer
 	emit    sessions.Emit
@@ -324,7 +331,7 @@ func (a *attached) read() (sessions.Result, error) {
 		}
 		if err != nil {
 			return sessions.Result{}, fmt.Errorf("the background process (pid %d) ended before the run did: %v; its log is %s",
-				a.c.Hello.PID, err, a.log)
+				a.c.Hello.PID, err, a.paths.Log)
 		}
 		typ := gjson.GetBytes(line, "type").String()
 		switch typ {
@@ -374,7 +381,10 @@ func (a *attached) read() (sessions.Result, error) {
 func (a *attached) endedError(e *daemon.EndedError) error {
 	msg := fmt.Sprintf("%v while this command ran; the state of session %s is lost", e, trustdir.Shown(a.session))
 	if e.Why == "" {
-		msg += "; its log is " + trustdir.Shown(a.log)
+		msg += "; its log is " + trustdir.Shown(a.paths.Log)
+		// Told here: the session's next cell need not say it again. Best
+		// effort: a failure costs only that second telling.
+		_ = daemon.ToldEnded(a.paths, e.PID, a.session, a.cwd)
 	}
 	return errors.New(msg)
 }
