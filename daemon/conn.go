@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,16 +139,21 @@ func (c *conn) dispatch(line []byte) {
 	case "cancel", OpKill:
 		c.mu.Lock()
 		fl := c.inflight[id]
+		var key *sessions.Key
+		if fl != nil {
+			key = fl.key
+		}
 		c.mu.Unlock()
 		if fl == nil {
 			c.refuse(id, op, fmt.Sprintf("no request %q is queued or running", id))
 			return
 		}
 		fl.cancel(cancelCause(line))
-		if op == OpKill && fl.running.Load() {
+		if op == OpKill && fl.running.Load() && key != nil {
 			// Only a request that runs: a queued one would kill the cell
-			// of another client's request in its session.
-			c.srv.reg.KillSession(fl.session)
+			// of another client's request in its session. Only its own
+			// session: the same name in another cwd is another's.
+			c.srv.reg.KillSessionIn(key.Session, key.Cwd)
 		}
 	case OpSignal:
 		c.signal(line, id)
@@ -157,8 +163,12 @@ func (c *conn) dispatch(line []byte) {
 		c.enc.Line(serve.Sessions{ID: id, Sessions: c.srv.reg.Sessions(), Type: serve.TypeSessions})
 	case "close":
 		name := gjson.GetBytes(line, "session").String()
-		existed := c.srv.reg.CloseSession(name)
-		_ = c.srv.state.forget(name)
+		cwd := fsField(line, "cwd") // "": every cwd
+		if cwd != "" {
+			cwd, _ = filepath.Abs(cwd) // as the registry takes it
+		}
+		existed := c.srv.reg.CloseSessionIn(name, cwd)
+		_ = c.srv.state.forget(name, cwd)
 		c.enc.Line(serve.Closed{Existed: existed, ID: id, Session: name, Type: serve.TypeClosed})
 	case "ping":
 		c.enc.Line(serve.Pong{ID: id, Type: serve.TypePong})
@@ -207,11 +217,8 @@ func (c *conn) eval(line []byte, id string) {
 		c.refuse(id, "eval", err.Error())
 		return
 	}
-	if py := gjson.GetBytes(line, "python"); py.Exists() {
-		req.Python = py.String()
-		if p, ok := frames.DecodeFSString(py.Raw); ok && py.Type == gjson.String {
-			req.Python = p // its bytes: a path need not be UTF-8
-		}
+	if py := fsField(line, "python"); py != "" {
+		req.Python = py
 	}
 	// A run's cells are a script's (sessions.Request.Batch): a cell is
 	// not run again on a fresh interpreter after a death, as python3's
@@ -363,4 +370,14 @@ func (c *conn) toolResult(line []byte) {
 	if err := c.relay.Resolve(call, ok.Bool(), value, msg); err != nil {
 		c.refuse("", "tool_result", fmt.Sprintf("tool_result for call %q: %v", call, err))
 	}
+}
+
+// fsField is a path field of line, as its bytes (a path need not be UTF-8);
+// "" when it is absent.
+func fsField(line []byte, name string) string {
+	v := gjson.GetBytes(line, name)
+	if p, ok := frames.DecodeFSString(v.Raw); ok && v.Type == gjson.String {
+		return p
+	}
+	return v.String()
 }

@@ -60,12 +60,18 @@ func serveAt(t *testing.T, home string, idle time.Duration) (Paths, func() error
 // eval sends one sh cell on a fresh connection and returns its stdout.
 func eval(t *testing.T, paths Paths, session, code string) string {
 	t.Helper()
+	return evalIn(t, paths, session, filepath.Dir(paths.Dir), code)
+}
+
+// evalIn is eval in the session of that name in cwd.
+func evalIn(t *testing.T, paths Paths, session, cwd, code string) string {
+	t.Helper()
 	c, err := Dial(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	req := map[string]any{"op": "eval", "id": "run", "session": session, "cwd": filepath.Dir(paths.Dir),
+	req := map[string]any{"op": "eval", "id": "run", "session": session, "cwd": cwd,
 		"cells": []map[string]string{{"language": "sh", "code": code}}}
 	if err := c.Send(req); err != nil {
 		t.Fatal(err)

@@ -85,18 +85,21 @@
 // `evalhost run` sets its own. With passthrough the cells' stdout and
 // stderr come as [TypeBytes] lines, their bytes unchanged (base64 in
 // "data", the line's last field; [ParseBytes] reads one), where frames
-// would carry sanitised text. An eval with "batch" true runs its cells as
+// would carry sanitised text. serve's close takes an optional "cwd": the
+// session of that name in that directory (any interpreter), as `evalhost
+// kill NAME` sends it for the current directory; without it, every
+// directory's (`kill --all`). An eval with "batch" true runs its cells as
 // a script's (sessions.Request.Batch: a death is not retried), as `run
 // --session` sends them. A cancel may say "wait" (interrupt, and wait
 // for the cell while it takes the interrupt, until its time limit:
 // backend.ErrInterruptWait, as a run's Ctrl-C waits for python3) and
 // "alone" (interrupt the interpreter without its process group:
-// backend.ErrInterruptAlone). Three ops are the background process's own: kill
-// (the interpreters of the session a request runs in are killed at once:
-// a second Ctrl-C; a job running in a session of that name is stopped
-// first, its end saying why), [OpSignal] (a signal passed on to the cell
-// a request runs now, or job control of it: [SignalJob]; answered by a
-// [Signalled] line at once) and stop
+// backend.ErrInterruptAlone). Three ops are the background process's own:
+// kill (the interpreters of the session a request runs in, that name in
+// that cwd, are killed at once: a second Ctrl-C; a job running in that
+// session is stopped first, its end saying why), [OpSignal] (a signal
+// passed on to the cell a request runs now, or job control of it:
+// [SignalJob]; answered by a [Signalled] line at once) and stop
 // (without "job": the process ends). As the process ends it sends every
 // client still connected a [TypeStopping] line with "why" ([Stopping])
 // before it cancels their requests; [Client.Next] keeps it

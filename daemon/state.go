@@ -94,16 +94,22 @@ func (f *stateFile) hold(key sessions.Key, lang string) error {
 	return f.write()
 }
 
-// forget drops a session that was closed: its state is not lost by a crash.
-func (f *stateFile) forget(name string) error {
+// forget drops the sessions of name in cwd ("" every cwd) that were
+// closed: their state is not lost by a crash. The name stays listed while
+// it holds state in another cwd.
+func (f *stateFile) forget(name, cwd string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	i := slices.Index(f.st.Sessions, name)
 	if i < 0 {
 		return nil
 	}
-	f.st.Sessions = slices.Delete(f.st.Sessions, i, i+1)
-	f.st.Held = slices.DeleteFunc(f.st.Held, func(l sessions.Loss) bool { return l.Key.Session == name })
+	f.st.Held = slices.DeleteFunc(f.st.Held, func(l sessions.Loss) bool {
+		return l.Key.Session == name && (cwd == "" || l.Key.Cwd == cwd)
+	})
+	if !slices.ContainsFunc(f.st.Held, func(l sessions.Loss) bool { return l.Key.Session == name }) {
+		f.st.Sessions = slices.Delete(f.st.Sessions, i, i+1)
+	}
 	return f.write()
 }
 

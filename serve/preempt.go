@@ -76,13 +76,17 @@ func (s *Server) cancel(req request) {
 // closeSession answers at once: the registry stops the session's
 // interpreters in the background.
 func (s *Server) closeSession(req request) {
-	var id, session string
+	var id, session, cwd string
 	if e := stringField(req.root, "session", true, &session); e != nil {
 		s.requestError(e)
 		return
 	}
-	_ = stringField(req.root, "id", false, &id) // a reply needs no valid id
-	existed := s.reg.CloseSession(session)
+	if e := stringField(req.root, "cwd", false, &cwd); e != nil {
+		s.requestError(e)
+		return
+	}
+	_ = stringField(req.root, "id", false, &id)   // a reply needs no valid id
+	existed := s.reg.CloseSessionIn(session, cwd) // cwd "": every cwd
 	s.reply(Closed{Existed: existed, ID: id, Session: session, Type: TypeClosed})
 }
 

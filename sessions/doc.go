@@ -220,7 +220,10 @@
 //     after ready, with the executor's own start warnings (a gateway
 //     kernel's module that raised).
 //   - KillSession kills one session id's interpreters at once (a second
-//     Ctrl-C for a registry shared by many clients); Kill kills them all.
+//     Ctrl-C for a registry shared by many clients), in every cwd;
+//     KillSessionIn in one cwd (the request's own session); Kill kills
+//     them all. CloseSessionIn is CloseSession for one cwd (need not
+//     exist: a removed directory's session can be closed).
 //     A job in them ends too, its result's Message saying why.
 //   - Signal sends a signal to a session id's Python interpreters (SignalGroup
 //     to their process groups), as kill(1) would reach a python3 process: a

@@ -382,11 +382,18 @@ func (r *Registry) closeIdle(now time.Time) {
 // the interpreters shut down in the background (a cell that holds out
 // against the interrupt is killed after the grace window; Close waits for
 // them).
-func (r *Registry) CloseSession(id string) bool {
+func (r *Registry) CloseSession(id string) bool { return r.CloseSessionIn(id, "") }
+
+// CloseSessionIn is CloseSession for the sessions of this id in cwd (any
+// interpreter); cwd "" is every cwd. cwd is made absolute as a request's
+// is, but need not exist: a session whose directory was removed can be
+// closed.
+func (r *Registry) CloseSessionIn(id, cwd string) bool {
+	in := r.cwdMatcher(cwd)
 	r.mu.Lock()
 	var closing []*session
 	for k, s := range r.sessions {
-		if k.Session == id {
+		if k.Session == id && in(k.Cwd) {
 			delete(r.sessions, k) // not remembered: its user closed it
 			s.markClosed()
 			closing = append(closing, s)
@@ -504,11 +511,17 @@ func (r *Registry) modules(cwd string) ([]runner.Module, []frames.Frame) {
 // existed; the sessions stay and start fresh interpreters on their next
 // request. It is a second Ctrl-C for one session of a shared registry. A
 // job running in one of them ends with it, its result saying so.
-func (r *Registry) KillSession(id string) bool {
+func (r *Registry) KillSession(id string) bool { return r.KillSessionIn(id, "") }
+
+// KillSessionIn is KillSession for the sessions of this id in cwd (any
+// interpreter; "" every cwd): the second Ctrl-C of a request kills its
+// own session, not the same name's in other directories.
+func (r *Registry) KillSessionIn(id, cwd string) bool {
+	in := r.cwdMatcher(cwd)
 	r.mu.Lock()
 	var targets []*session
 	for k, s := range r.sessions {
-		if k.Session == id {
+		if k.Session == id && in(k.Cwd) {
 			targets = append(targets, s)
 		}
 	}
@@ -533,4 +546,17 @@ func (r *Registry) Kill() {
 	for _, s := range r.live() {
 		s.killAll(whyKilled)
 	}
+}
+
+// cwdMatcher says whether a session's cwd is cwd, made absolute as a
+// request's is (without checking it exists); every cwd matches "".
+func (r *Registry) cwdMatcher(cwd string) func(string) bool {
+	if cwd == "" {
+		return func(string) bool { return true }
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return func(string) bool { return false }
+	}
+	return func(c string) bool { return c == abs }
 }

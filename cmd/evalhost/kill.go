@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -13,13 +15,23 @@ import (
 	"github.com/evalhost/evalhost/serve"
 )
 
-// killMain ends one session of the background process: a running cell is
-// interrupted (then killed after the grace window) and its state is gone.
+const killUsage = `Usage: evalhost kill [--cwd DIR | --all] NAME
+
+Ends the session NAME of the current directory in the background process: a
+session is a NAME in a directory, as "evalhost run --session NAME" keys it and
+"evalhost sessions" lists it (NAME, CWD). A running cell is interrupted (then
+killed after the grace window) and its state is gone.
+
+Flags:
+%s`
+
+// killMain ends one session of the background process: NAME in the
+// current directory (or --cwd DIR), or in every directory with --all.
 func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
 	fs := pflag.NewFlagSet("kill", pflag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: evalhost kill NAME\n\nEnds the session NAME of the background process (see evalhost sessions).\n")
-	}
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), killUsage, fs.FlagUsages()) }
+	cwdFlag := fs.String("cwd", "", "end the session NAME of DIR instead of the current directory's")
+	all := fs.Bool("all", false, "end the sessions NAME of every directory")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -32,15 +44,58 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		fmt.Fprintf(stderr, "evalhost kill %s: %v (see evalhost sessions)\n", shownName(name), err)
 		return exitUsage
 	}
+	if *all && *cwdFlag != "" {
+		fmt.Fprintf(stderr, "evalhost kill: --cwd and --all exclude each other\n")
+		return exitUsage
+	}
+	req := map[string]any{"op": "close", "id": "kill", "session": name}
+	var cwd string
+	if !*all {
+		var err error
+		if cwd, err = filepath.Abs(*cwdFlag); err != nil { // "" is the current directory
+			fmt.Fprintf(stderr, "evalhost kill: %v\n", err)
+			return exitFailed
+		}
+		req["cwd"] = fsJSON(cwd)
+	}
 	var closed serve.Closed
-	err := askDaemon(map[string]string{"op": "close", "id": "kill", "session": name}, serve.TypeClosed, &closed)
+	err := askDaemon(req, serve.TypeClosed, &closed)
 	if errors.Is(err, daemon.ErrNotRunning) || (err == nil && !closed.Existed) {
-		fmt.Fprintf(stderr, "evalhost kill: no session %q (see evalhost sessions)\n", name)
+		fmt.Fprintf(stderr, "evalhost kill: no session %q%s (see evalhost sessions)\n", name, elsewhere(name, cwd))
 		return exitFailed
 	}
 	if err != nil {
 		return askFailed("kill", err, stderr)
 	}
-	fmt.Fprintf(stdout, "ended session %s\n", trustdir.Shown(name))
+	if *all {
+		fmt.Fprintf(stdout, "ended session %s in every directory\n", trustdir.Shown(name))
+	} else {
+		fmt.Fprintf(stdout, "ended session %s\n", trustdir.Shown(name))
+	}
 	return exitOK
+}
+
+// elsewhere says, for a kill that found no session name in cwd, where
+// that name is open (the directories evalhost sessions lists for it) and
+// how to end it there; "" under --all (cwd "") or when it is nowhere.
+func elsewhere(name, cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	in := " in " + trustdir.Shown(cwd)
+	var list serve.Sessions
+	if askDaemon(map[string]string{"op": "sessions", "id": "ls"}, serve.TypeSessions, &list) != nil {
+		return in
+	}
+	var dirs []string
+	for _, s := range list.Sessions {
+		if s.Session == name && !slices.Contains(dirs, s.Cwd) {
+			dirs = append(dirs, s.Cwd)
+		}
+	}
+	if len(dirs) == 0 {
+		return in
+	}
+	return fmt.Sprintf("%s; it is open in %s: evalhost kill --cwd DIR %s ends one, --all every one",
+		in, trustdir.ShownLines(dirs, ", "), shownName(name))
 }
