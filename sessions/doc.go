@@ -219,6 +219,15 @@
 //     that started the interpreter gets a warning frame per refusal right
 //     after ready, with the executor's own start warnings (a gateway
 //     kernel's module that raised).
+//   - A session's cwd is a directory, not a path (cwdid.go, retire.go): a
+//     request whose cwd path now leads to another directory (removed or
+//     moved and made again: device, inode and birth time differ) retires
+//     the session there and starts a fresh one, its first cell of each
+//     language told why (a pending loss). A retired session finishes
+//     the requests it holds, in its own interpreters, and closes. The
+//     identity is read with the path's resolution (one statx, as the stat
+//     it replaced) and kept in the key cache, so a warm request makes no
+//     call for it; where the platform gives none, it is not checked.
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients), in every cwd;
 //     KillSessionIn in one cwd (the request's own session); Kill kills

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,21 +157,19 @@ func prependPath(env []string, dir string) []string {
 	return setEnv(env, "PATH", dir+string(os.PathListSeparator)+path)
 }
 
-// checkCwd says whether dir can be a session's working directory.
-func checkCwd(dir string) (string, error) {
+// checkCwd says whether dir can be a session's working directory, and
+// which directory it is (cwdid.go).
+func checkCwd(dir string) (string, cwdID, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", &CwdError{Dir: dir, Err: err}
+		return "", cwdID{}, &CwdError{Dir: dir, Err: err}
 	}
-	st, err := os.Stat(abs)
-	if pe, ok := err.(*fs.PathError); ok {
-		err = pe.Err // the error names the directory already: not stat's words
-	}
+	id, isDir, err := statCwd(abs)
 	if err != nil {
-		return "", &CwdError{Dir: abs, Err: err}
+		return "", cwdID{}, &CwdError{Dir: abs, Err: err}
 	}
-	if !st.IsDir() {
-		return "", &CwdError{Dir: abs, Err: errNotDir}
+	if !isDir {
+		return "", cwdID{}, &CwdError{Dir: abs, Err: errNotDir}
 	}
-	return abs, nil
+	return abs, id, nil
 }

@@ -37,14 +37,14 @@ func TestErrorsShowNames(t *testing.T) {
 		lines int                                  // of the error
 	}{
 		{"a missing cwd", func(t *testing.T, dir string) error {
-			_, err := checkCwd(dir)
+			_, _, err := checkCwd(dir)
 			return err
 		}, 1},
 		{"a cwd that is a file", func(t *testing.T, dir string) error {
 			if err := os.WriteFile(dir, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := checkCwd(dir)
+			_, _, err := checkCwd(dir)
 			return err
 		}, 1},
 		{"a missing interpreter", func(t *testing.T, dir string) error {
@@ -101,7 +101,7 @@ func mkdirAll(t *testing.T, dir string) {
 // request_error showed an agent).
 func TestCwdErrorNamesTheDirectoryOnce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
-	_, err := checkCwd(dir)
+	_, _, err := checkCwd(dir)
 	if want := "working directory " + dir + " cannot be used: no such file or directory"; err == nil || err.Error() != want {
 		t.Fatalf("checkCwd: %v, want %q", err, want)
 	}

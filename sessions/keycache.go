@@ -47,6 +47,7 @@ type keyIn struct {
 
 type keyOut struct {
 	abs      string
+	id       cwdID // which directory abs was (cwdid.go)
 	py       Interpreter
 	resolved bool        // py is set (a request of sh cells alone may resolve none)
 	keyToken             // watched: the state it holds under

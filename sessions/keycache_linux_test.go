@@ -71,13 +71,13 @@ func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 		defer r.keys.mu.Unlock()
 		return r.keys.m[r.keyInput(dir, "")]
 	}
-	if _, _, err := r.resolveKey(req, dir); err != nil {
+	if _, _, _, err := r.resolveKey(req, dir); err != nil {
 		t.Fatal(err)
 	}
 	if r.keys.w.opened || entry().watched {
 		t.Fatalf("one resolution opened the watch (%v) or watched its entry (%v)", r.keys.w.opened, entry().watched)
 	}
-	if _, _, err := r.resolveKey(req, dir); err != nil {
+	if _, _, _, err := r.resolveKey(req, dir); err != nil {
 		t.Fatal(err)
 	}
 	if !entry().watched {
@@ -85,7 +85,7 @@ func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 	}
 	ifd := r.keys.w.ifd
 	fakeVenv(t, filepath.Join(dir, ".venv"))
-	_, py, err := r.resolveKey(req, dir)
+	_, _, py, err := r.resolveKey(req, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 	if entry().watched {
 		t.Error("the entry resolved after a change is watched at once; cells writing into the cwd would set watches up every time")
 	}
-	if _, _, err := r.resolveKey(req, dir); err != nil {
+	if _, _, _, err := r.resolveKey(req, dir); err != nil {
 		t.Fatal(err)
 	}
 	if !entry().watched {
@@ -109,7 +109,7 @@ func TestKeyWatchStartsAtSecondUse(t *testing.T) {
 // source resolves cwd and says where its interpreter came from.
 func (f *keyFixture) source(cwd string) string {
 	f.t.Helper()
-	_, py, err := f.r.resolveKey(&Request{Cwd: cwd, Cells: []Cell{py("1")}}, cwd)
+	_, _, py, err := f.r.resolveKey(&Request{Cwd: cwd, Cells: []Cell{py("1")}}, cwd)
 	if err != nil {
 		f.t.Fatalf("resolveKey(%s): %v", cwd, err)
 	}

@@ -14,7 +14,7 @@ func TestKeyCacheFollowsTheCwd(t *testing.T) {
 	dir := t.TempDir()
 	r := newTestRegistry(t, Config{Home: t.TempDir(), Getenv: func(string) string { return "" }})
 	req := &Request{Cwd: dir, Cells: []Cell{py("1")}}
-	abs, first, err := r.resolveKey(req, dir)
+	abs, _, first, err := r.resolveKey(req, dir)
 	if err != nil || abs != dir {
 		t.Fatalf("resolveKey = %q, %+v, %v", abs, first, err)
 	}
@@ -24,14 +24,14 @@ func TestKeyCacheFollowsTheCwd(t *testing.T) {
 	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", filepath.Join(dir, ".venv")).CombinedOutput(); err != nil {
 		t.Skipf("cannot create a venv: %v %s", err, out)
 	}
-	_, second, err := r.resolveKey(req, dir)
+	_, _, second, err := r.resolveKey(req, dir)
 	if err != nil || second.Source != ".venv" {
 		t.Fatalf("after creating .venv: %+v, %v; want the .venv's interpreter (first was %+v)", second, err, first)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := r.resolveKey(req, dir); err == nil {
+	if _, _, _, err := r.resolveKey(req, dir); err == nil {
 		t.Fatal("a removed cwd still resolves from the cache")
 	}
 }
@@ -43,11 +43,11 @@ func TestKeyCacheRelativeCwd(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	t.Chdir(a)
 	req := &Request{Cells: []Cell{py("1")}}
-	if abs, _, err := r.resolveKey(req, "."); err != nil || !sameDir(abs, a) {
+	if abs, _, _, err := r.resolveKey(req, "."); err != nil || !sameDir(abs, a) {
 		t.Fatalf("resolveKey(.) in %s = %q, %v", a, abs, err)
 	}
 	t.Chdir(b)
-	if abs, _, err := r.resolveKey(req, "."); err != nil || !sameDir(abs, b) {
+	if abs, _, _, err := r.resolveKey(req, "."); err != nil || !sameDir(abs, b) {
 		t.Fatalf("after chdir to %s: resolveKey(.) = %q, %v", b, abs, err)
 	}
 }

@@ -132,6 +132,7 @@ type Registry struct {
 	mu       sync.Mutex
 	sessions map[Key]*session
 	perCall  map[*session]struct{} // live per-call sessions, for Kill and Close
+	retired  map[*session]struct{} // sessions whose cwd went, still busy (retire.go)
 	closed   bool
 	seq      uint64
 	keys     keyCache   // what request cwds resolved to (keycache.go)
@@ -148,7 +149,7 @@ type Registry struct {
 // New returns a registry; Close it to shut every interpreter down.
 func New(cfg Config) *Registry {
 	cfg.fill()
-	r := &Registry{cfg: cfg, sessions: map[Key]*session{}, perCall: map[*session]struct{}{}, stop: make(chan struct{})}
+	r := &Registry{cfg: cfg, sessions: map[Key]*session{}, perCall: map[*session]struct{}{}, retired: map[*session]struct{}{}, stop: make(chan struct{})}
 	r.cfgErr = CheckPythonArgs(cfg.PythonArgs)
 	if r.cfgErr == nil {
 		if err := checkEnvNames(cfg.ExtraEnv); err != nil {
@@ -198,7 +199,7 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	if cwd == "" {
 		cwd = "."
 	}
-	abs, py, err := r.resolveKey(req, cwd)
+	abs, dir, py, err := r.resolveKey(req, cwd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,6 +208,9 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, nil, ErrClosed
+	}
+	if s := r.sessions[key]; s != nil && s.dir.differs(dir) {
+		r.retireLocked(s) // its cwd was removed: this is another directory
 	}
 	var s *session
 	switch {
@@ -217,6 +221,7 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 		s = r.sessions[key]
 	default:
 		s = newSession(r, key, py)
+		s.dir = dir
 		r.inheritLocked(s)
 		r.sessions[key] = s
 	}
@@ -230,26 +235,28 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	return s, t, nil
 }
 
-// resolveKey returns cwd's absolute path and interpreter, from r.keys while
-// they hold (keycache.go). The interpreter asked for is the request's, else
-// the registry's.
-func (r *Registry) resolveKey(req *Request, cwd string) (string, Interpreter, error) {
+// resolveKey returns cwd's absolute path, which directory it is, and the
+// interpreter, from r.keys while they hold (keycache.go: a warm request
+// makes no call for the directory's identity, which holds as long as the
+// entry does). The interpreter asked for is the request's, else the
+// registry's.
+func (r *Registry) resolveKey(req *Request, cwd string) (string, cwdID, Interpreter, error) {
 	in := r.keyInput(cwd, r.explicitPython(req))
 	if e, ok := r.keys.get(in, r.cfg.Home); ok && (e.resolved || !needsPython(req)) {
-		return e.abs, e.py, nil
+		return e.abs, e.id, e.py, nil
 	}
 	t := r.keys.begin(in)
-	abs, err := checkCwd(cwd)
+	abs, id, err := checkCwd(cwd)
 	if err != nil {
-		return "", Interpreter{}, err
+		return "", cwdID{}, Interpreter{}, err
 	}
 	r.keys.watch(&t, abs, r.cfg.Home)
 	py, resolved, err := r.resolvePython(req, abs)
 	if err != nil {
-		return "", Interpreter{}, err
+		return "", cwdID{}, Interpreter{}, err
 	}
-	r.keys.put(in, r.cfg.Home, keyOut{abs: abs, py: py, resolved: resolved}, t)
-	return abs, py, nil
+	r.keys.put(in, r.cfg.Home, keyOut{abs: abs, id: id, py: py, resolved: resolved}, t)
+	return abs, id, py, nil
 }
 
 // explicitPython is the interpreter a request names (Request.Python, as
@@ -331,11 +338,14 @@ func (r *Registry) endPerCall(s *session) {
 func (r *Registry) live() []*session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all := make([]*session, 0, len(r.sessions)+len(r.perCall))
+	all := make([]*session, 0, len(r.sessions)+len(r.perCall)+len(r.retired))
 	for _, s := range r.sessions {
 		all = append(all, s)
 	}
 	for s := range r.perCall {
+		all = append(all, s)
+	}
+	for s := range r.retired {
 		all = append(all, s)
 	}
 	return all
@@ -399,6 +409,13 @@ func (r *Registry) CloseSessionIn(id, cwd string) bool {
 			closing = append(closing, s)
 		}
 	}
+	for s := range r.retired { // its cell still runs, in a removed cwd
+		if s.key.Session == id && in(s.key.Cwd) {
+			delete(r.retired, s)
+			s.markClosed()
+			closing = append(closing, s)
+		}
+	}
 	r.wg.Add(len(closing))
 	r.mu.Unlock()
 	for _, s := range closing {
@@ -427,7 +444,7 @@ func (r *Registry) Reset(ctx context.Context, id, cwd string) error {
 func (r *Registry) ResetSession(ctx context.Context, id, cwd string) (existed bool, err error) {
 	var abs string
 	if cwd != "" {
-		if abs, err = checkCwd(cwd); err != nil {
+		if abs, _, err = checkCwd(cwd); err != nil {
 			return false, err
 		}
 	}
@@ -522,6 +539,11 @@ func (r *Registry) KillSessionIn(id, cwd string) bool {
 	var targets []*session
 	for k, s := range r.sessions {
 		if k.Session == id && in(k.Cwd) {
+			targets = append(targets, s)
+		}
+	}
+	for s := range r.retired {
+		if s.key.Session == id && in(s.key.Cwd) {
 			targets = append(targets, s)
 		}
 	}

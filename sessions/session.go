@@ -18,6 +18,7 @@ type session struct {
 	reg    *Registry
 	key    Key
 	python Interpreter
+	dir    cwdID // the directory key.Cwd was when the session began
 
 	mu        sync.Mutex
 	execs     map[string]Executor
@@ -26,6 +27,7 @@ type session struct {
 	lastUsed  time.Time
 	resetting bool
 	closed    bool
+	retired   bool // out of the registry's map: closed once its queue is empty (retire.go)
 	// job is the detached cell running in the session, which holds its
 	// turn; detached is closed when one detaches, so requests queued behind
 	// it are refused instead of waiting for it (a new one per job).
@@ -197,10 +199,14 @@ func (t *turn) release() {
 		s.mu.Lock()
 		s.queued--
 		idle := s.queued == 0
+		retired := s.retired
 		s.lastUsed = time.Now()
 		s.mu.Unlock()
 		close(t.mine)
-		if idle {
+		switch {
+		case idle && retired:
+			s.reg.endRetired(s)
+		case idle:
 			// Sessions over the limit wait for one to go idle.
 			s.reg.trim()
 		}
