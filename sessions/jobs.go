@@ -28,7 +28,7 @@ const (
 	reasonSessionClosed = "stopped because its session was closed"
 	reasonShutdown      = "stopped because evalhost shut down"
 	reasonKilled        = "stopped because every interpreter was killed (evalhost ended its work at once)"
-	reasonSessionKilled = "stopped because its session's interpreters were killed (a second Ctrl-C of a command in a session of that name)"
+	reasonSessionKilled = "stopped because its session's interpreters were killed (a second Ctrl-C of a command in a session of that name and cwd)"
 )
 
 // JobState is whether a job still runs.

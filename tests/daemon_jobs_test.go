@@ -107,42 +107,16 @@ func TestDaemonDetachedJob(t *testing.T) {
 	}
 }
 
-// A job that something else ends says why: its session killed (a second
-// Ctrl-C of a command in a session of that name, here in another cwd),
-// closed (evalhost kill) or its job stopped (jobs --stop).
+// A job that something else ends says why: its session closed (evalhost
+// kill) or its job stopped (jobs --stop). (A second Ctrl-C of a command in
+// another cwd killed it too, "its session's interpreters were killed":
+// TestDaemonSecondCtrlCSparesOtherCwds.)
 func TestDaemonJobEndSaysWhy(t *testing.T) {
 	tests := []struct {
 		name string
 		end  func(h *daemonHome)
 		want string
 	}{
-		{"second Ctrl-C", func(h *daemonHome) {
-			other := filepath.Join(h.home, "other")
-			if err := os.Mkdir(other, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			cmd := h.cmd("run", "--session", "k", "--cwd", other, "-c",
-				"import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('running', flush=True)\nwhile True: pass")
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			sc := bufio.NewScanner(stdout)
-			if !sc.Scan() || sc.Text() != "running" {
-				t.Fatalf("first line %q, want running", sc.Text())
-			}
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			cmd.Process.Signal(syscall.SIGINT)
-			time.Sleep(200 * time.Millisecond) // two separate Ctrl-Cs, as a person presses them
-			cmd.Process.Signal(syscall.SIGINT)
-			if code := exitCodeOf(t, cmd); code != 130 {
-				t.Fatalf("second Ctrl-C: exit %d", code)
-			}
-		}, "its session's interpreters were killed"},
 		{"evalhost kill", func(h *daemonHome) {
 			if out, stderr, code := h.run("kill", "k"); code != 0 {
 				t.Fatalf("kill: exit %d %q %s", code, out, stderr)
@@ -168,6 +142,46 @@ func TestDaemonJobEndSaysWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A second Ctrl-C of a command kills its own session's interpreters, not
+// those of the session of that name in another cwd: a job running there
+// runs on (it was killed, "its session's interpreters were killed").
+func TestDaemonSecondCtrlCSparesOtherCwds(t *testing.T) {
+	h := newDaemonHome(t)
+	out, stderr, code := h.run("run", "--session", "k", "--timeout", "1", "--detach", "-c", waitForFlag(filepath.Join(h.home, "never")))
+	if code != 0 || out != "started\n" {
+		t.Fatalf("detach: exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	other := filepath.Join(h.home, "other")
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := h.cmd("run", "--session", "k", "--cwd", other, "-c",
+		"import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('running', flush=True)\nwhile True: pass")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "running" {
+		t.Fatalf("first line %q, want running", sc.Text())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond) // two separate Ctrl-Cs, as a person presses them
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCodeOf(t, cmd); code != 130 {
+		t.Fatalf("second Ctrl-C: exit %d", code)
+	}
+	if j := h.job("job-1"); j.State != "running" {
+		t.Fatalf("job-1 in the other cwd's session after the second Ctrl-C: %+v, want it running", j)
+	}
+	h.job("--stop", "job-1")
 }
 
 // Job ids go on counting across background processes (a stop, a crash, the
