@@ -67,7 +67,7 @@ type conn struct {
 	wg       sync.WaitGroup // its evals
 	// stopped are the sessions this client's job control stopped (true)
 	// or continued; what is still stopped when it leaves is continued.
-	stopped map[string]bool
+	stopped map[sessions.Key]bool
 	// queued is closed when the last eval read has taken its place in its
 	// session's queue; the next one waits for it, so a client's evals are
 	// queued in the order it sent them.

@@ -31,20 +31,28 @@ const (
 	SignalJob = "job"
 )
 
-var signalTo = map[string]func(*sessions.Registry, string, syscall.Signal) bool{
-	SignalInterpreter: (*sessions.Registry).Signal,
-	SignalCell:        (*sessions.Registry).SignalCell,
-	SignalForeground:  (*sessions.Registry).SignalForeground,
-	SignalJob:         jobControl,
+// signalTo sends a signal to the session the request runs in: that name
+// in that cwd (the same name in another cwd is another's).
+var signalTo = map[string]func(*sessions.Registry, sessions.Key, syscall.Signal) bool{
+	SignalInterpreter: func(r *sessions.Registry, k sessions.Key, sig syscall.Signal) bool {
+		return r.SignalIn(k.Session, k.Cwd, sig)
+	},
+	SignalCell: func(r *sessions.Registry, k sessions.Key, sig syscall.Signal) bool {
+		return r.SignalCellIn(k.Session, k.Cwd, sig)
+	},
+	SignalForeground: func(r *sessions.Registry, k sessions.Key, sig syscall.Signal) bool {
+		return r.SignalForegroundIn(k.Session, k.Cwd, sig)
+	},
+	SignalJob: jobControl,
 }
 
 // jobControl is SignalJob's: Suspend at SIGTSTP, Resume at SIGCONT.
-func jobControl(reg *sessions.Registry, session string, sig syscall.Signal) bool {
+func jobControl(r *sessions.Registry, k sessions.Key, sig syscall.Signal) bool {
 	switch sig {
 	case syscall.SIGTSTP:
-		return reg.Suspend(session)
+		return r.SuspendIn(k.Session, k.Cwd)
 	case syscall.SIGCONT:
-		return reg.Resume(session)
+		return r.ResumeIn(k.Session, k.Cwd)
 	}
 	return false
 }
@@ -79,18 +87,22 @@ func (c *conn) signal(line []byte, id string) {
 	}
 	c.mu.Lock()
 	fl := c.inflight[id]
+	var key *sessions.Key
+	if fl != nil {
+		key = fl.key
+	}
 	c.mu.Unlock()
 	// Only a request that runs: a queued one would signal the cell of
 	// another client's request in its session.
-	sent := fl != nil && fl.running.Load() && send(c.srv.reg, fl.session, syscall.Signal(n))
-	if to == SignalJob && fl != nil {
+	sent := key != nil && fl.running.Load() && send(c.srv.reg, *key, syscall.Signal(n))
+	if to == SignalJob && key != nil {
 		c.mu.Lock()
 		if c.stopped == nil {
-			c.stopped = map[string]bool{}
+			c.stopped = map[sessions.Key]bool{}
 		}
 		// Continued at the client's end even if the cell ended meanwhile:
 		// Resume of a session that runs nothing is a no-op.
-		c.stopped[fl.session] = syscall.Signal(n) == syscall.SIGTSTP
+		c.stopped[*key] = syscall.Signal(n) == syscall.SIGTSTP
 		c.mu.Unlock()
 	}
 	c.enc.Line(Signalled{ID: id, N: gjson.GetBytes(line, "n").Int(), Sent: sent, Type: TypeSignalled})
@@ -104,9 +116,9 @@ func (c *conn) continueStopped() {
 	stopped := c.stopped
 	c.stopped = nil
 	c.mu.Unlock()
-	for session, still := range stopped {
+	for k, still := range stopped {
 		if still {
-			c.srv.reg.Resume(session)
+			c.srv.reg.ResumeIn(k.Session, k.Cwd)
 		}
 	}
 }

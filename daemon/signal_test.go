@@ -55,7 +55,8 @@ func TestSignalOpRefusesAndAnswers(t *testing.T) {
 
 // A signal passed on reaches the handler the running cell set, and the
 // cell goes on; one for a request still queued behind another client's
-// reaches nobody (that client's cell is not its sender's).
+// reaches nobody (that client's cell is not its sender's), nor does one
+// reach the session of that name in another directory.
 func TestSignalOpReachesTheRunningCell(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found")
@@ -70,13 +71,20 @@ func TestSignalOpReachesTheRunningCell(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	a, b := dial(), dial()
+	a, b, c := dial(), dial(), dial()
 	const cell = `import signal, time
 got = []
 signal.signal(signal.SIGUSR1, lambda n, f: got.append(n))
 print('waiting', flush=True)
 while not got: time.sleep(0.01)
-print('handled', got[0])`
+time.sleep(0.3)
+print('handled', got)`
+	// c's session has the same name in another directory: another's,
+	// which a's signal must not reach.
+	other := t.TempDir()
+	c.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": other,
+		"cells": []map[string]string{{"language": "py", "code": cell}}})
+	readUntil(t, c, "stdout")
 	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
 		"cells": []map[string]string{{"language": "py", "code": cell}}})
 	readUntil(t, a, "stdout")
@@ -91,7 +99,15 @@ print('handled', got[0])`
 		t.Fatalf("got %s; want sent true, n 2", line)
 	}
 	end := readUntil(t, a, "cell_end")
-	if out := gjson.GetBytes(end, "output.text").String(); gjson.GetBytes(end, "status").String() != "ok" || out != "waiting\nhandled 10\n" {
+	if out := gjson.GetBytes(end, "output.text").String(); gjson.GetBytes(end, "status").String() != "ok" || out != "waiting\nhandled [10]\n" {
 		t.Fatalf("the cell ended %s; want ok, its handler run once", end)
+	}
+	c.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGUSR1), "to": SignalInterpreter, "n": 3})
+	if line := readUntil(t, c, TypeSignalled); !gjson.GetBytes(line, "sent").Bool() {
+		t.Fatalf("the other cwd's cell had ended: %s", line)
+	}
+	end = readUntil(t, c, "cell_end")
+	if out := gjson.GetBytes(end, "output.text").String(); out != "waiting\nhandled [10]\n" {
+		t.Fatalf("the other cwd's cell ended %s; want its handler run once, by its own client's signal", end)
 	}
 }

@@ -24,7 +24,15 @@ type signaler interface {
 // forwards SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2); an interrupt is Eval's
 // context, not this.
 func (r *Registry) Signal(id string, sig syscall.Signal) bool {
-	return r.signal(id, func(s signaler) error { return s.Signal(sig) })
+	return r.SignalIn(id, "", sig)
+}
+
+// SignalIn is Signal for the session id in directory cwd alone (every
+// directory's when cwd is ""), as KillSessionIn is KillSession's: what a
+// program that runs one request's cells passes on to them (the background
+// process, for the client that sent the request).
+func (r *Registry) SignalIn(id, cwd string, sig syscall.Signal) bool {
+	return r.signal(id, r.cwdMatcher(cwd), func(s signaler) error { return s.Signal(sig) })
 }
 
 // SignalGroup is Signal for the interpreter's whole process group, the
@@ -32,7 +40,7 @@ func (r *Registry) Signal(id string, sig syscall.Signal) bool {
 // process the cell moved to another group or session is not reached. For
 // job control use Suspend and Resume, which hold the cell's timeout too.
 func (r *Registry) SignalGroup(id string, sig syscall.Signal) bool {
-	return r.signal(id, func(s signaler) error { return s.SignalGroup(sig) })
+	return r.signal(id, r.cwdMatcher(""), func(s signaler) error { return s.SignalGroup(sig) })
 }
 
 // foregroundSignaler is implemented by executors whose running cell's
@@ -51,8 +59,14 @@ type foregroundSignaler interface {
 // whether one got it: false between cells, before an interpreter started,
 // and for a gateway kernel, and the caller then decides what it means.
 func (r *Registry) SignalForeground(id string, sig syscall.Signal) bool {
+	return r.SignalForegroundIn(id, "", sig)
+}
+
+// SignalForegroundIn is SignalForeground for the session id in directory
+// cwd alone (SignalIn).
+func (r *Registry) SignalForegroundIn(id, cwd string, sig syscall.Signal) bool {
 	sent := false
-	for _, ex := range r.execsOf(id, "") {
+	for _, ex := range r.execsOf(id, r.cwdMatcher(cwd), "") {
 		if fs, ok := ex.(foregroundSignaler); ok && fs.SignalForeground(sig) == nil {
 			sent = true
 		}
@@ -70,8 +84,14 @@ func (r *Registry) SignalForeground(id string, sig syscall.Signal) bool {
 // started, and for a gateway kernel. For a signal sent to a program that
 // passes it on (evalhost run's SIGQUIT from kill, not from its terminal).
 func (r *Registry) SignalCell(id string, sig syscall.Signal) bool {
+	return r.SignalCellIn(id, "", sig)
+}
+
+// SignalCellIn is SignalCell for the session id in directory cwd alone
+// (SignalIn).
+func (r *Registry) SignalCellIn(id, cwd string, sig syscall.Signal) bool {
 	sent := false
-	for _, ex := range r.execsOf(id, "") {
+	for _, ex := range r.execsOf(id, r.cwdMatcher(cwd), "") {
 		var err error
 		switch e := ex.(type) {
 		case signaler:
@@ -96,7 +116,13 @@ func (r *Registry) SignalCell(id string, sig syscall.Signal) bool {
 // It says whether an interpreter was stopped; a shell cell's bash is not,
 // and its timeout runs on.
 func (r *Registry) Suspend(id string) bool {
-	return r.eachSession(id, (*session).suspend)
+	return r.SuspendIn(id, "")
+}
+
+// SuspendIn is Suspend for the session id in directory cwd alone
+// (SignalIn).
+func (r *Registry) SuspendIn(id, cwd string) bool {
+	return r.eachSession(id, r.cwdMatcher(cwd), (*session).suspend)
 }
 
 // Resume continues what Suspend stopped (SIGCONT to the process groups),
@@ -104,13 +130,18 @@ func (r *Registry) Suspend(id string) bool {
 // is sent all the same (a group someone else stopped goes on), and no
 // timeout changes. It says whether an interpreter got it.
 func (r *Registry) Resume(id string) bool {
-	return r.eachSession(id, (*session).resume)
+	return r.ResumeIn(id, "")
 }
 
-func (r *Registry) eachSession(id string, do func(*session) bool) bool {
+// ResumeIn is Resume for the session id in directory cwd alone (SignalIn).
+func (r *Registry) ResumeIn(id, cwd string) bool {
+	return r.eachSession(id, r.cwdMatcher(cwd), (*session).resume)
+}
+
+func (r *Registry) eachSession(id string, in func(string) bool, do func(*session) bool) bool {
 	done := false
 	for _, s := range r.live() { // per-call ones too: a one-shot run's
-		if s.key.Session == id && do(s) {
+		if s.key.Session == id && in(s.key.Cwd) && do(s) {
 			done = true
 		}
 	}
@@ -162,9 +193,9 @@ func (s *session) startDeadline(ctx context.Context, limit time.Duration, lang s
 	}
 }
 
-func (r *Registry) signal(id string, send func(signaler) error) bool {
+func (r *Registry) signal(id string, in func(string) bool, send func(signaler) error) bool {
 	sent := false
-	for _, ex := range r.execsOf(id, LangPython) {
+	for _, ex := range r.execsOf(id, in, LangPython) {
 		if sg, ok := ex.(signaler); ok && ex.Alive() && send(sg) == nil {
 			sent = true
 		}
@@ -172,13 +203,13 @@ func (r *Registry) signal(id string, send func(signaler) error) bool {
 	return sent
 }
 
-// execsOf are the executors of every live session with this id (per-call
-// ones too: a one-shot run's), of language lang, or of every language
-// when lang is "".
-func (r *Registry) execsOf(id, lang string) []Executor {
+// execsOf are the executors of every live session with this id whose cwd
+// is in (per-call ones too: a one-shot run's), of language lang, or of
+// every language when lang is "".
+func (r *Registry) execsOf(id string, in func(string) bool, lang string) []Executor {
 	var execs []Executor
 	for _, s := range r.live() {
-		if s.key.Session != id {
+		if s.key.Session != id || !in(s.key.Cwd) {
 			continue
 		}
 		s.mu.Lock()
