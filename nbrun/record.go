@@ -25,8 +25,9 @@ type Recorder struct {
 	nb       *notebook.Notebook
 	cell     int                       // -1 before Start
 	outputs  map[int][]notebook.Output // every recorded cell's outputs, for display updates
-	stream   strings.Builder           // text of the last output, when it is a stream
-	streamOn string                    // that stream's name, "" when the last output is not a stream
+	stream   *notebook.StreamText      // the last output, when it is a stream; nil else
+	sealed   bool                      // the notebook's outputs hold the stream's text so far
+	changed  bool                      // the cell's outputs changed since they were written
 	clearOn  bool                      // clear_output(wait=True) pending
 	displays map[string][]outputRef
 }
@@ -46,9 +47,8 @@ func (r *Recorder) Start(i int) error {
 	if err := r.nb.SetExecutionCount(i, 0); err != nil {
 		return fmt.Errorf("record outputs: %w", err)
 	}
-	r.cell, r.streamOn, r.clearOn = i, "", false
-	r.outputs[i] = nil
-	r.stream.Reset()
+	r.cell, r.stream, r.clearOn = i, nil, false
+	r.outputs[i], r.changed = nil, true
 	r.forgetDisplays(i)
 	r.Flush()
 	return nil
@@ -91,40 +91,46 @@ func (r *Recorder) Add(f frames.Frame) error {
 	return nil
 }
 
-// Flush writes the outputs recorded so far into the notebook.
+// Flush writes the outputs recorded so far into the notebook, when they
+// changed since it last did: a cell written again is encoded again at
+// the next save, which for a cell that printed 300 MB is no small cost.
 func (r *Recorder) Flush() {
 	if r.cell < 0 {
 		return
 	}
 	r.sealStream()
-	_ = r.nb.SetOutputs(r.cell, r.outputs[r.cell]) // Start checked the cell
+	if r.changed {
+		_ = r.nb.SetOutputs(r.cell, r.outputs[r.cell]) // Start checked the cell
+		r.changed = false
+	}
 }
 
 func (r *Recorder) addStream(name, text string) {
-	if r.streamOn != name {
+	if r.stream == nil || r.stream.Name() != name {
 		r.sealStream()
-		r.stream.Reset()
+		r.stream = notebook.NewStreamText(name)
 		r.outputs[r.cell] = append(r.outputs[r.cell], notebook.Output{}) // filled by sealStream
-		r.streamOn = name
 	}
-	r.stream.WriteString(text)
+	r.stream.Write(text)
+	r.sealed, r.changed = false, true
 }
 
 // sealStream materialises the pending stream output; merging prints into
-// one builder keeps many small writes linear.
+// one StreamText keeps many small writes linear and the text held once.
 func (r *Recorder) sealStream() {
-	if r.streamOn == "" {
+	if r.stream == nil || r.sealed {
 		return
 	}
 	outs := r.outputs[r.cell]
-	outs[len(outs)-1] = notebook.StreamOutput(r.streamOn, r.stream.String())
+	outs[len(outs)-1] = r.stream.Output()
+	r.sealed = true
 }
 
 func (r *Recorder) appendOutput(o notebook.Output) {
 	r.sealStream()
-	r.streamOn = ""
-	r.stream.Reset()
+	r.stream = nil
 	r.outputs[r.cell] = append(r.outputs[r.cell], o)
+	r.changed = true
 }
 
 func (r *Recorder) clearIfPending() {
@@ -134,8 +140,8 @@ func (r *Recorder) clearIfPending() {
 }
 
 func (r *Recorder) clear() {
-	r.outputs[r.cell], r.streamOn, r.clearOn = nil, "", false
-	r.stream.Reset()
+	r.outputs[r.cell], r.stream, r.clearOn = nil, nil, false
+	r.changed = true
 	r.forgetDisplays(r.cell)
 }
 
@@ -208,6 +214,8 @@ func (r *Recorder) updateDisplay(f frames.Frame) error {
 	for cell := range touched {
 		if cell != r.cell {
 			_ = r.nb.SetOutputs(cell, r.outputs[cell]) // recorded before, so a code cell
+		} else {
+			r.changed = true
 		}
 	}
 	return nil

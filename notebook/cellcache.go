@@ -154,6 +154,12 @@ func (c *cellCache) finish(buf []byte) {
 	c.entries, c.spare = next, c.entries[:0]
 }
 
+// drop forgets every cell's text and the buffer it is in.
+func (c *cellCache) drop() {
+	clear(c.entries)
+	c.entries, c.buf = c.entries[:0], nil
+}
+
 // cloneBuffers gives c, a clone of nb, copies of nb's cache and of the
 // bytes its save's check expects: notebooks share no buffer, since each
 // recycles its own.

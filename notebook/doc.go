@@ -69,8 +69,10 @@
 //     saved notebook holds its last encoding (the cache's text), and one
 //     spare buffer for the next while the file is under 32 MiB.
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
-//     [MaxCells] cells, and Save writes no file over [MaxFileBytes], which
-//     Load would refuse ([ErrTooLarge], [ErrBadText] for text).
+//     [MaxCells] cells ([ErrTooLarge], [ErrBadText] for text). Save writes
+//     a notebook of any size, as nbformat does, so a run's outputs past
+//     [MaxFileBytes] (which Load refuses) are not lost: it checks its
+//     encoding by parsing it again up to that size, as JSON past it.
 //   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
 //     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
 //     ("cannot open x.ipynb: no such file or directory", matching

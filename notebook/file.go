@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 )
 
 // Load reads and validates the notebook at path. A missing file is an error
@@ -30,12 +32,15 @@ func ReadFile(path string) ([]byte, error) {
 	return readLimited(path, MaxFileBytes)
 }
 
-// MaxFileBytes bounds what Load reads, and what Save writes: notebooks keep
-// their images inline, yet a file past this is no notebook a person edits.
+// MaxFileBytes bounds what Load reads: notebooks keep their images
+// inline, yet a file past this is no notebook a person edits. Save writes
+// a larger one (a run's outputs), as nbformat writes any size, rather than
+// lose it; Jupyter reads it.
 const MaxFileBytes = 256 << 20
 
-// maxWriteBytes is MaxFileBytes; tests lower it.
-var maxWriteBytes = MaxFileBytes
+// readBackBytes is MaxFileBytes, the largest file Save checks by parsing
+// it again as Load would; tests lower it.
+var readBackBytes = MaxFileBytes
 
 // MaxCells bounds the cells Insert and ApplyText make a notebook hold:
 // each costs about 1 KB in memory and 10 µs, so 10 MB of "# %%" lines
@@ -106,13 +111,29 @@ func LoadOrNew(path string) (*Notebook, error) {
 func (nb *Notebook) Save(path string) error {
 	nb.repairCellIDs()
 	data := nb.encode()
-	if err := checkWriteSize(path, data); err != nil {
-		return err
-	}
-	if _, err := Parse(data); err != nil {
+	if err := checkOwnEncoding(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
 	}
 	return nb.save(path, data, true)
+}
+
+// checkOwnEncoding is Save's check of its own encoding: Parse, as Load would
+// read it back, for a file Load reads; a larger one (which only a run's
+// outputs make) is checked as JSON without building its tree, which cost
+// several times the file's size in memory.
+func checkOwnEncoding(data []byte) error {
+	if len(data) <= readBackBytes {
+		// Parsed in place: the tree is dropped before data changes.
+		root, err := parseJSON(unsafe.String(unsafe.SliceData(data), len(data)))
+		if err == nil {
+			err = validate(root)
+		}
+		return err
+	}
+	if !json.Valid(data) {
+		return fmt.Errorf("%w: not valid JSON", ErrInvalid)
+	}
+	return nil
 }
 
 // SaveUnsynced is Save for a long job's progress (nb run after each
@@ -122,19 +143,7 @@ func (nb *Notebook) Save(path string) error {
 // should be a Save.
 func (nb *Notebook) SaveUnsynced(path string) error {
 	nb.repairCellIDs()
-	data := nb.encode()
-	if err := checkWriteSize(path, data); err != nil {
-		return err // as Save would: a file too large to read back is not written at all
-	}
-	return nb.save(path, data, false)
-}
-
-func checkWriteSize(path string, data []byte) error {
-	if len(data) > maxWriteBytes {
-		return fmt.Errorf("%w: refusing to write %s: it would be %d MiB, more than the %d MiB evalhost reads back",
-			ErrTooLarge, path, len(data)>>20, maxWriteBytes>>20)
-	}
-	return nil
+	return nb.save(path, nb.encode(), false)
 }
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {
@@ -155,11 +164,25 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	// changed later: it is encode's buffer.
 	prev := nb.held
 	nb.origin, nb.named, nb.held = canonical(path), absolute(path), heldBytes(data)
+	if len(data) > maxHeldBytes {
+		// A big notebook (a run's outputs) keeps one buffer of its size,
+		// not two: the next save's check hashes the file, and its encoding
+		// starts afresh in this buffer. A 300 MB output's saves allocated
+		// a new buffer each, and the garbage of each went to 2 GB.
+		nb.held = held{stamp: StampOf(data)}
+		nb.cache.drop()
+		nb.free = data[:0]
+		return nil
+	}
 	if prev.haveData {
 		nb.release(prev.data)
 	}
 	return nil
 }
+
+// maxHeldBytes is the largest saved file a notebook keeps the bytes of,
+// for its cell cache and its next save's check; tests lower it.
+var maxHeldBytes = maxSpare
 
 // WriteFileIfUnchanged is WriteFile, but only while path still holds what
 // expected stamps (the zero Stamp: while path does not exist); otherwise it

@@ -3,6 +3,7 @@ package notebook
 import (
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // kind is the JSON type of a value.
@@ -40,7 +41,14 @@ type member struct {
 }
 
 func newString(s string) *value {
-	return &value{kind: kindString, raw: string(appendPyString(nil, s))}
+	return &value{kind: kindString, raw: pyString(s)}
+}
+
+// pyString is s quoted as appendPyString quotes it, in one allocation of
+// about its size for text with few escapes (a cell's printed lines).
+func pyString(s string) string {
+	b := appendPyString(make([]byte, 0, len(s)+len(s)/16+2), s)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
 }
 
 func newRaw(k kind, raw string) *value { return &value{kind: k, raw: raw} }

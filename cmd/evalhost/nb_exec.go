@@ -132,6 +132,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if werr := saver.finish(nb); werr != nil {
 		return fail(exitFailed, "%v; %s", werr, saver.rescue(nb))
 	}
+	noteTooLargeToRead(stderr, saver.written())
 	if err != nil {
 		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, saver.written())
 	}
@@ -362,4 +363,14 @@ func injectParams(nb *notebook.Notebook, p *params.Params, selected []int) ([]in
 		}
 	}
 	return slices.Insert(out, sort.SearchInts(out, at), at), nil
+}
+
+// noteTooLargeToRead says when the notebook written is larger than evalhost
+// reads back: it is written whole, as nbclient writes it, and Jupyter opens
+// it, but evalhost nb refuses it.
+func noteTooLargeToRead(stderr io.Writer, path string) {
+	if st, err := os.Stat(path); err == nil && st.Size() > notebook.MaxFileBytes {
+		fmt.Fprintf(stderr, "evalhost nb run: note: %s is %d MiB, more than the %d MiB evalhost nb reads; Jupyter opens it, and clearing outputs (jupyter nbconvert --clear-output) makes it small again\n",
+			path, st.Size()>>20, notebook.MaxFileBytes>>20)
+	}
 }
