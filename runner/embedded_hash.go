@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d344d29bf483c95d"
+const embeddedHash = "c08fd90e6b44f2c7"

@@ -5,10 +5,12 @@ host shows them on a terminal, EVALHOST_TTY), flushed every FLUSH_INTERVAL
 while a cell runs and before any other writer of fd 1/2 (os.write, os.system, exec, posix_spawn,
 fork, subprocess). When fd 2 is fd 1's pipe (EVALHOST_MERGED: the host
 shows both on one destination, as `2>&1` or a terminal) the same flushes
-keep the program's order on that one pipe (see merged below). input(), sys.stdin and getpass fail at once with
-StdinNotImplementedError (after an input frame) instead of hanging, unless
-the host gave a script's stdin (evalhost run's piped input), which they
-then read as python3's do. Its
+keep the program's order on that one pipe (see merged below). input() and
+getpass fail at once with StdinNotImplementedError (after an input frame)
+instead of hanging, and sys.stdin, python's own on fd 0 (/dev/null), reads
+empty, as ipykernel's (a kernel's stdin at its end) does, unless the host
+gave a script's stdin (evalhost run's piped input), which they then read
+as python3's do. Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
 linecache learns the cells' sources, pdb's stack (bdb) leaves out the
 runner's frames, and what showing a warning imports is found as the
@@ -90,9 +92,10 @@ def _unbuffered():
 
 
 def take():
-    """The runner's sys.stdout/stderr on fd 1/2, and a stdin that refuses,
-    unless one was given: then python's own sys.stdin on fd 0, as python3
-    made it for its stdin (encoding, errors, buffering)."""
+    """The runner's sys.stdout/stderr on fd 1/2. sys.stdin stays python's
+    own on fd 0, as python3 made it (encoding, errors, buffering): the
+    script's stdin when one was given, else /dev/null, which reads empty
+    as ipykernel's sys.stdin does."""
     global out, err, merged
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
     if os.environ.pop("EVALHOST_MERGED", "") == "1":
@@ -110,8 +113,6 @@ def take():
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out
     sys.stderr = sys.__stderr__ = err
-    if not given:
-        sys.stdin = sys.__stdin__ = NoStdin()
 
 
 def flush_std():
@@ -258,34 +259,6 @@ def deny_stdin(prompt=""):
 
 
 deny_stdin.__name__ = deny_stdin.__qualname__ = "input"
-
-
-class NoStdin(io.TextIOBase):
-    """sys.stdin: reading fails at once instead of hanging."""
-
-    encoding = "utf-8"
-    errors = "strict"
-    name = "<stdin>"
-    mode = "r"
-    newlines = None
-
-    def readable(self):
-        return True
-
-    def fileno(self):
-        return 0
-
-    def isatty(self):
-        return False
-
-    def read(self, size=-1):
-        deny_stdin()
-
-    def readline(self, size=-1):
-        deny_stdin()
-
-    def readlines(self, hint=-1):
-        deny_stdin()
 
 
 def deny_getpass(prompt="Password: ", stream=None):
