@@ -9,6 +9,14 @@
 //     A key given twice in an object has its last value in its first
 //     place, as Python's json reads it, so evalhost sees the notebook
 //     Jupyter shows (an edit writes the key once).
+//     An nbformat 3 notebook (worksheets) is converted to nbformat 4.5 as
+//     it is read, as nbformat.read(as_version=4) converts it for Jupyter,
+//     nbclient and papermill (v4.convert.upgrade: worksheets flattened,
+//     heading cells as markdown "#" titles, input and prompt_number as
+//     source and execution_count, pyout and pyerr as execute_result and
+//     error, v3 output keys as MIME types, each cell a new id), and is
+//     written as nbformat writes that (sorted keys, its layout); older
+//     formats are refused with the nbconvert command that converts them.
 //     NaN, Infinity and -Infinity are numbers, as Python's json (and so
 //     nbformat and papermill) writes and reads them; [Notebook.Metadata]
 //     keeps them, which encoding/json refuses and [Members] reads.

@@ -96,6 +96,17 @@ func Parse(data []byte) (*Notebook, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isV3(root) {
+		// Converted as Jupyter reads it; saved, it is nbformat 4.5 in
+		// nbformat's layout, as Jupyter saves it.
+		if root, err = upgradeV3(root); err != nil {
+			return nil, err
+		}
+		if err := validate(root); err != nil {
+			return nil, err
+		}
+		return &Notebook{root: root, cells: root.get("cells").arr, layout: nbformatLayout, size: len(data)}, nil
+	}
 	if err := validate(root); err != nil {
 		return nil, err
 	}

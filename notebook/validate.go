@@ -17,11 +17,14 @@ func validate(root *value) error {
 	if cells == nil {
 		msg := `missing "cells" array`
 		if root.get("worksheets") != nil {
-			version := "3"
+			// nbformat 3 is converted as it is read (upgradeV3); an older
+			// one, or one without its version, is not.
 			if v := root.get("nbformat"); v != nil && v.kind == kindNumber && v.raw != "" && v.raw < "4" && len(v.raw) == 1 {
-				version = v.raw // 1 or 2: nbformat converts them too
+				// 1 or 2: nbformat converts them too
+				msg += "; this is an nbformat " + v.raw + " notebook: convert it with `jupyter nbconvert --to notebook --nbformat 4`"
+			} else {
+				msg += `; it has worksheets, as nbformat 3 had, but no "nbformat": 3 saying so`
 			}
-			msg += "; this is an nbformat " + version + " notebook: convert it with `jupyter nbconvert --to notebook --nbformat 4`"
 		}
 		return &StructureError{Cell: -1, Field: "cells", Msg: msg}
 	}
