@@ -32,7 +32,8 @@ The result is written (atomically, under the notebook's lock) after every
 cell (with papermill's metadata, as each starts too, as papermill does), so
 whatever ends the run leaves a valid notebook with every cell that finished; if the target changes on disk meanwhile it is not overwritten and
 the result goes to a new file (named on stderr). A cell that fails stops the
-run (unless --allow-errors). Ctrl-C (or SIGTERM, SIGHUP) interrupts the
+run (unless --allow-errors). Cells have no time limit unless --timeout
+gives one, as under nbclient and papermill. Ctrl-C (or SIGTERM, SIGHUP) interrupts the
 running cell, writes the notebook and exits 130; a second one kills the
 interpreter.
 
@@ -179,7 +180,9 @@ func parseNbRunFlags(args []string, stdout, stderr io.Writer) (f nbRunFlags, pat
 	fs.StringVarP(&f.out, "output", "o", "", "write the executed notebook here")
 	fs.BoolVar(&f.inplace, "inplace", false, "overwrite FILE with the executed notebook")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "keep running after a cell fails (its error is in its outputs)")
-	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600; 0: no limit (nbclient's default)")
+	// No limit by default, as nbclient and papermill: notebooks' cells
+	// train and load for minutes. The agent's 30 s is run's, serve's, mcp's.
+	fs.IntVar(&f.timeout, "timeout", 0, "seconds per cell, 1..600; 0 (the default, as nbclient's and papermill's): no limit")
 	fs.StringVar(&f.cells, "cells", "", "only these code cells, by 0-based index: 2,5-7 (others keep their outputs)")
 	fs.StringVar(&f.python, "python", "", "python interpreter (default: venv of the notebook's directory, then python3)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory (default: the notebook's directory)")

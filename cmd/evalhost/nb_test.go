@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 const nbFixture = "../../notebook/testdata/basic.ipynb"
@@ -235,5 +238,32 @@ func TestNBContentFileDropsByteOrderMark(t *testing.T) {
 		if !strings.Contains(out, "cell:1\ny = 2\r\n") || strings.Contains(out, "\ufeff") {
 			t.Fatalf("%v: the view is\n%q", args, out)
 		}
+	}
+}
+
+// nb run's cells have no time limit unless --timeout gives one, as
+// nbclient's and papermill's (timeout None): a notebook's cells train and
+// load for minutes, and a cell stopped part way is lost work. The 30 s
+// default is the agent's tool's (run, serve, mcp).
+func TestNBRunDefaultTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want time.Duration
+	}{
+		{"default: none, as nbclient", nil, sessions.NoTimeout},
+		{"--timeout 0: none", []string{"--timeout", "0"}, sessions.NoTimeout},
+		{"--timeout 45", []string{"--timeout", "45"}, 45 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			f, path, _, ok := parseNbRunFlags(append([]string{"x.ipynb"}, tc.args...), &stdout, &stderr)
+			if !ok {
+				t.Fatalf("parse: %s", stderr.String())
+			}
+			if got := f.runOptions(path, nil, "out.ipynb", false).Timeout; got != tc.want {
+				t.Errorf("cell timeout %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
