@@ -11,10 +11,10 @@ import (
 
 // A cell that prints a lot is held once: 32 MiB of prints in 64 KiB
 // frames (100-byte lines), recorded, flushed at its done, at its end and
-// as the next cell starts, allocate less than three times the text (a
-// line's value costs about 90 bytes). A cell that printed 300 MB
-// was held in a buffer grown by copies, then as lines, rebuilt at every
-// flush (2.6 GB allocated for 300 MB, 3.6 GB resident).
+// as the next cell starts, allocate less than four times the text (a
+// line's value costs about 90 bytes: 2.4 times here, 18 before). A cell
+// that printed 300 MB was held in a buffer grown by copies, then as
+// lines, rebuilt at every flush (2.6 GB allocated, 3.6 GB resident).
 func TestRecorderBigStreamHeldOnce(t *testing.T) {
 	const size, chunk = 32 << 20, 64 << 10
 	nb := notebook.New()
@@ -46,8 +46,8 @@ func TestRecorderBigStreamHeldOnce(t *testing.T) {
 	rec.Add(done(2))
 	rec.Flush()
 	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 3*size {
-		t.Errorf("recording %d MiB of prints allocated %d MiB; want under three times the text", size>>20, got>>20)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*size {
+		t.Errorf("recording %d MiB of prints allocated %d MiB; want under four times the text", size>>20, got>>20)
 	}
 	// A cell flushed again unchanged keeps its outputs, so a save finds
 	// its encoding cached and does not encode 32 MiB again.
