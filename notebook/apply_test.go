@@ -188,6 +188,8 @@ func TestParseErrors(t *testing.T) {
 		{"missing cells", `{"metadata":{}}`, `notebook: field "cells": missing "cells" array`, -1},
 		{"worksheets without a version", `{"worksheets":[]}`, `no "nbformat": 3`, -1},
 		{"nbformat 3 without metadata", `{"nbformat":3,"worksheets":[]}`, "missing in this nbformat 3 notebook", -1},
+		{"nbformat 3 heading level past 6", `{"nbformat":3,"metadata":{},"worksheets":[{"cells":[{"cell_type":"heading","level":1000000000,"source":"t"}]}]}`,
+			`cell 0: field "level": is 1000000000, want a heading level from 1 to 6`, 0},
 		{"nbformat 3 worksheet without cells", `{"nbformat":3,"metadata":{},"worksheets":[{}]}`, "worksheet 0 has no cells array", -1},
 		{"nbformat 2", `{"nbformat":2,"worksheets":[]}`, "this is an nbformat 2 notebook", -1},
 		{"cells not array", `{"cells":{}}`, `field "cells": is a object, want an array`, -1},

@@ -10,7 +10,8 @@ import (
 func addNotebookSeeds(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.ipynb")
 	invalid, _ := filepath.Glob("testdata/invalid/*.ipynb")
-	for _, p := range append(paths, invalid...) {
+	v3, _ := filepath.Glob("testdata/v3/*.ipynb")
+	for _, p := range append(append(paths, invalid...), v3...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 		}

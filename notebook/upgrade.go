@@ -117,8 +117,10 @@ func upgradeCellV3(c *value, i int) (*value, error) {
 		c.set("cell_type", newString("markdown"))
 		level := 1
 		if v := c.get("level"); v != nil {
-			if _, err := fmt.Sscan(v.raw, &level); err != nil || v.kind != kindNumber {
-				return nil, &StructureError{Cell: i, Field: "level", Msg: "want a number"}
+			// nbformat 3's schema: 1 to 6 (nbformat only logs another,
+			// and would write a title of a million '#' as readily).
+			if _, err := fmt.Sscan(v.raw, &level); err != nil || v.kind != kindNumber || level < 1 || level > 6 {
+				return nil, &StructureError{Cell: i, Field: "level", Msg: fmt.Sprintf("is %s, want a heading level from 1 to 6", v.raw)}
 			}
 			c.del("level")
 		}
@@ -127,7 +129,7 @@ func upgradeCellV3(c *value, i int) (*value, error) {
 		for k, l := range lines {
 			lines[k] = trimLineBreak(l)
 		}
-		c.set("source", linesValue(strings.Repeat("#", max(level, 0))+" "+strings.Join(lines, " ")))
+		c.set("source", linesValue(strings.Repeat("#", level)+" "+strings.Join(lines, " ")))
 	default:
 		if typ == "html" {
 			c.set("cell_type", newString("markdown"))
