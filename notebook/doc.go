@@ -75,7 +75,10 @@
 //     with the bytes written (a [Stamp] only for a file that was read). So
 //     a progress save after each cell costs about a copy of the file. A
 //     saved notebook holds its last encoding (the cache's text), and one
-//     spare buffer for the next while the file is under 32 MiB.
+//     spare buffer for the next while the file is under 32 MiB; past that
+//     (a run's big outputs) only one buffer, which the next save encodes
+//     into afresh, its check hashing the file: a save then needs no
+//     second buffer of the file's size.
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
 //     [MaxCells] cells ([ErrTooLarge], [ErrBadText] for text). Save writes
 //     a notebook of any size, as nbformat does, so a run's outputs past
