@@ -75,15 +75,16 @@
 //     with the bytes written (a [Stamp] only for a file that was read). So
 //     a progress save after each cell costs about a copy of the file. A
 //     saved notebook holds its last encoding (the cache's text), and one
-//     spare buffer for the next while the file is under 32 MiB; past that
-//     (a run's big outputs) only one buffer, which the next save encodes
-//     into afresh, its check hashing the file: a save then needs no
-//     second buffer of the file's size.
+//     spare buffer for the next while the file is under 32 MiB. A notebook
+//     past that, or whose changed cells hold more (a run's big outputs),
+//     is saved streamed: its encoding written to the temp file a MiB at a
+//     time and hashed for the next save's check, with no buffer of the
+//     file's size (and, in Save, not parsed again: it is made of values
+//     this package parsed or built).
 //   - [Notebook.Insert] and [Notebook.ApplyText] grow a notebook to at most
 //     [MaxCells] cells ([ErrTooLarge], [ErrBadText] for text). Save writes
 //     a notebook of any size, as nbformat does, so a run's outputs past
-//     [MaxFileBytes] (which Load refuses) are not lost: it checks its
-//     encoding by parsing it again up to that size, as JSON past it.
+//     [MaxFileBytes] (which Load refuses) are not lost.
 //   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
 //     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
 //     ("cannot open x.ipynb: no such file or directory", matching

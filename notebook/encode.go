@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,6 +54,8 @@ type encoder struct {
 	newline string // "\n" or "\r\n"
 	cells   *value // the notebook's cells array, written through cache; nil for other values
 	cache   *cellCache
+	out     io.Writer // a streamed encoding's destination (streamsave.go); nil: buf is the encoding
+	err     error     // out's first error
 }
 
 func (e *encoder) breakLine(depth int) {
@@ -78,6 +81,7 @@ func (e *encoder) value(v *value, depth int) {
 			e.buf = append(e.buf, m.rawKey...)
 			e.buf = append(e.buf, ": "...)
 			e.value(m.val, depth+1)
+			e.spill(spillBytes)
 		}
 		e.breakLine(depth)
 		e.buf = append(e.buf, '}')
@@ -97,6 +101,7 @@ func (e *encoder) value(v *value, depth int) {
 			}
 			e.breakLine(depth + 1)
 			e.value(el, depth+1)
+			e.spill(spillBytes)
 		}
 		e.breakLine(depth)
 		e.buf = append(e.buf, ']')

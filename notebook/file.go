@@ -110,6 +110,11 @@ func LoadOrNew(path string) (*Notebook, error) {
 // read, so it is a conflict too.
 func (nb *Notebook) Save(path string) error {
 	nb.repairCellIDs()
+	if nb.streams() {
+		// Built of values this package parsed or made, as every
+		// encoding; too big to hold whole to parse again.
+		return nb.saveStreamed(path, true)
+	}
 	data := nb.encode()
 	if err := checkOwnEncoding(data); err != nil {
 		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
@@ -143,21 +148,14 @@ func checkOwnEncoding(data []byte) error {
 // should be a Save.
 func (nb *Notebook) SaveUnsynced(path string) error {
 	nb.repairCellIDs()
+	if nb.streams() {
+		return nb.saveStreamed(path, false)
+	}
 	return nb.save(path, nb.encode(), false)
 }
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {
-	var expected *held
-	switch {
-	case nb.origin != "" && canonical(path) == nb.origin:
-		expected = &nb.held
-	case nb.named != "" && absolute(path) == nb.named:
-		// The name read now leads elsewhere (a link repointed, a
-		// directory renamed): what is there is not what was read, and
-		// writing over it unchecked would undo whatever it holds.
-		expected = &nb.held
-	}
-	if err := writeFile(path, data, expected, sync); err != nil {
+	if err := writeFile(path, data, nb.expectedAt(path), sync); err != nil {
 		return err
 	}
 	// Named again: a dangling symlink's target exists now. data is not
@@ -165,17 +163,32 @@ func (nb *Notebook) save(path string, data []byte, sync bool) error {
 	prev := nb.held
 	nb.origin, nb.named, nb.held = canonical(path), absolute(path), heldBytes(data)
 	if len(data) > maxHeldBytes {
-		// A big notebook (a run's outputs) keeps one buffer of its size,
-		// not two: the next save's check hashes the file, and its encoding
-		// starts afresh in this buffer. A 300 MB output's saves allocated
-		// a new buffer each, and the garbage of each went to 2 GB.
+		// A big notebook (a run's outputs) keeps no copy of its file: its
+		// next save streams its encoding (streamsave.go) and checks the
+		// file by its hash. A 300 MB output's saves allocated a buffer of
+		// the file's size each, and their garbage took RSS to 2 GB.
 		nb.held = held{stamp: StampOf(data)}
 		nb.cache.drop()
-		nb.free = data[:0]
+		nb.free = nil
 		return nil
 	}
 	if prev.haveData {
 		nb.release(prev.data)
+	}
+	return nil
+}
+
+// expectedAt is what a save to path checks the file still holds: what nb
+// read or last wrote there; nil for another file.
+func (nb *Notebook) expectedAt(path string) *held {
+	switch {
+	case nb.origin != "" && canonical(path) == nb.origin:
+		return &nb.held
+	case nb.named != "" && absolute(path) == nb.named:
+		// The name read now leads elsewhere (a link repointed, a
+		// directory renamed): what is there is not what was read, and
+		// writing over it unchecked would undo whatever it holds.
+		return &nb.held
 	}
 	return nil
 }
@@ -209,7 +222,15 @@ func WriteFile(path string, data []byte) error {
 
 // writeFile is WriteFile that, given what the file is expected to hold,
 // checks it just before the rename; without sync it does not fsync.
-func writeFile(path string, data []byte, expected *held, sync bool) (err error) {
+func writeFile(path string, data []byte, expected *held, sync bool) error {
+	return writeFileWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, expected, sync)
+}
+
+// writeFileWith is writeFile of what write writes to the temp file.
+func writeFileWith(path string, write func(io.Writer) error, expected *held, sync bool) (err error) {
 	path, perm, err := writableTarget(path)
 	if err != nil {
 		return err
@@ -227,7 +248,7 @@ func writeFile(path string, data []byte, expected *held, sync bool) (err error) 
 	if tempCreated != nil {
 		tempCreated(f.Name())
 	}
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
 	}
 	if err = f.Chmod(perm); err != nil {
