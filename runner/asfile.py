@@ -21,7 +21,9 @@ runner compiles the text it was sent (string mode), and the two differ:
 - 3.9's parser (3.10's for its own errors, whose text ends in a newline:
   the tokenizer's do not) reads an error's text back from the file by its
   line number: the physical line, cut at a NUL; a line past the file's
-  end (or <stdin>, which it cannot open), the tokenizer's buffer.
+  end (or 3.9's <stdin>, which it cannot open), the tokenizer's buffer.
+  3.10's finds <stdin>'s line in what it read of it: the physical line,
+  cut at a NUL, too.
 - 3.10+: an error raised at the end of the file on a token with no place
   (a missing indented block) has offset 0 in file mode, where string mode
   counts to the end of the last line; python3 shows no caret for it.
@@ -98,8 +100,10 @@ def _as_file(e, src, parsed):
         return e
     end = _end(e)
     lines = parsed.count("\n") + (0 if parsed.endswith("\n") else 1)
-    # the interpreter reads the line back by the file's name: not <stdin>'s
-    reread = parsed is not src and not (e.filename or "<").startswith("<")
+    # the interpreter reads the line back by the file's name: not <stdin>'s,
+    # but 3.10's parser finds it in what it read of stdin, cut at the NUL too
+    reread = parsed is not src and (not (e.filename or "<").startswith("<") or
+                                    _V == (3, 10) and e.filename == "<stdin>")
     if _V < (3, 10) and e.msg == _EOFS:
         lineno += 2 if parsed.endswith("\n") else 1
         if _V == (3, 9):

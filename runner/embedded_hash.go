@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "c08fd90e6b44f2c7"
+const embeddedHash = "0ba20403f725c3a8"

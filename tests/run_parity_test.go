@@ -101,13 +101,20 @@ func TestRunIndentErrorAsPython(t *testing.T) {
 // SyntaxError "source code cannot contain null bytes" at its line, before
 // any other error; before, the rest of its line is dropped, its newline
 // too, so the line runs on into the next (a SyntaxError there, or a script
-// that runs), where compile() raised ValueError.
+// that runs), where compile() raised ValueError. 3.9's and 3.10's parser
+// show such an error with the physical line of its number, cut at the NUL,
+// from stdin (3.10) as from the file, not the line the parser joined.
 func TestRunNulByteAsPython(t *testing.T) {
 	parityScripts(t, []parityScript{
 		{"nul_in_code", "x = 1\ny = 2\x00\nz=3\n"},
 		{"nul_after_an_error", "x = = 1\ny\x00\n"},
 		{"nul_in_a_comment", "x = 1\n# c\x00 junk\nprint(x)\nprint('last')\n"},
 		{"nul_last", "print(1)\n\x00"},
+		{"nul_then_parser_error", "x = 1\ny = (2\x00junk\n+ = 3\n"},
+		{"nul_joins_a_block", "x = 1\nif x\x00:\n    pass\n"},
+		{"nul_then_blank_line", "y = 2\x00\n\nz = = 3\n"},
+		{"nul_error_lines_later", "a = 1 \x00\n+ 2\nc = 3\nd = = 4\n"},
+		{"nul_then_indent", "if 1:\x00\n    x\n  y\n"},
 	})
 }
 
