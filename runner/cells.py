@@ -248,11 +248,16 @@ def _origin(filename, line):
     return filename, line - 1
 
 
-def _use_file(filename):
+def _use_file(filename, src):
     """A cell from filename: tracebacks, warnings and inspect read the
     file's own lines, as python3's do, so an entry linecache kept from an
-    earlier request (the file since edited) goes."""
+    earlier request (the file since edited) goes. "<string>" is python3
+    -c's code (evalhost run -c), which linecache cannot read: 3.13's -c
+    gives it the code, as register_source does; before, it has none."""
     _core._cell_files.add(filename)
+    if filename == "<string>" and sys.version_info >= (3, 13):
+        register_source(filename, src)
+        return
     cache = getattr(sys.modules.get("linecache"), "cache", None)
     if cache is not None:
         cache.pop(filename, None)
@@ -513,7 +518,7 @@ class Cell(_wire._Request):
             register_source(name, src)
         else:
             name = origin[0]
-            _use_file(name)
+            _use_file(name, src)
         if _core._held():  # a signal handler raised between cells: it lands here
             handlers = _core._module("handlers")
             line = handlers.first_line(src)
@@ -525,6 +530,8 @@ class Cell(_wire._Request):
         try:
             if _core._maybe_magic(src):
                 code = _core._module("ipy_rewrite").transform(src)  # line for line
+            if name == "<string>":
+                code += "\n"  # python3 -c's CODE: it adds a newline (its EOF errors name the line after)
             # the file's line numbers, in errors and warnings of the compiler too
             body, last = _compile(code, name, self.script, 0 if origin is None else origin[1])
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:

@@ -150,7 +150,10 @@
 //     "line" (newlines before it, after the magic rewrite, which keeps
 //     lines), and its source is not kept: linecache reads the file, as for
 //     python3 FILE (an entry it kept is dropped as the cell starts, so an
-//     edited file shows its new lines). Tracebacks start at the first frame
+//     edited file shows its new lines). "<string>" is python3 -c's code
+//     (evalhost run -c): compiled with the newline python3 -c adds to it,
+//     and its source kept for linecache on 3.13+ only, as python3 -c's.
+//     Tracebacks start at the first frame
 //     of a cell or of such a file, which is never taken for the runner's.
 //     The last expression's value, when not None and the source does not
 //     end in ';', is the result and is stored as _ in the user namespace.

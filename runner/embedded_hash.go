@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "0ba20403f725c3a8"
+const embeddedHash = "950b1aa3c334d5e2"

@@ -221,7 +221,7 @@ func TestRunAtExitTracebackHidesRunner(t *testing.T) {
 	if exit != 0 || out != "" {
 		t.Errorf("exit %d, stdout %q; want 0 and nothing, as python3 for an atexit error", exit, out)
 	}
-	for _, want := range []string{"Exception ignored in atexit callback", "File \"<cell 1>\", line 4, in bye", "TypeError"} {
+	for _, want := range []string{"Exception ignored in atexit callback", "File \"<string>\", line 4, in bye", "TypeError"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}

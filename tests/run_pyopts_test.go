@@ -8,8 +8,7 @@ import (
 )
 
 // pyoptsScripts are the scripts TestRunPythonOptionsAsPython runs: each
-// prints what its option changes, and none prints a traceback (a -c cell's
-// names <cell 1> where python3's names <string>).
+// prints what its option changes.
 var pyoptsScripts = map[string]string{
 	// A write to fd 1 beside sys.stdout's: before the print's bytes only
 	// when stdout holds them in a buffer.

@@ -350,6 +350,10 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	return nil
 }
 
+// codeFile is the name python3 -c compiles its code under, which
+// tracebacks, warnings and SyntaxErrors show.
+const codeFile = "<string>"
+
 func sourceName(arg string) string {
 	if arg == "-" {
 		return "stdin"
@@ -362,7 +366,13 @@ func sourceName(arg string) string {
 func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) ([]sessions.Cell, error) {
 	var cells []percent.Cell
 	for _, code := range f.code {
-		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: f.lang, Code: code}})
+		cell := sessions.Cell{Language: f.lang, Code: code}
+		if f.lang == sessions.LangPython {
+			// python3 -c's code is "<string>" (each -c cell's, from its
+			// line 1), whose source linecache has only from 3.13 on.
+			cell.File, cell.Line = codeFile, 1
+		}
+		cells = append(cells, percent.Cell{Cell: cell})
 	}
 	switch {
 	case source != "":
