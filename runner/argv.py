@@ -1,5 +1,6 @@
 """evalhost argv: the command line a script's cells see, as python3 sets
-it for FILE, -c, - or -m: sys.argv, __main__'s __file__, __loader__ and
+it for FILE, -c, - or -m: sys.argv, __main__'s __file__ (3.8's a
+relative FILE as given, 3.9+'s absolute), __loader__ and
 __cached__ (a FILE's SourceFileLoader, -c's and -'s BuiltinImporter;
 runpy's for -m), and sys.path
 (the script's directory, links resolved, first for FILE, '' for -c and -,
@@ -29,6 +30,7 @@ class State:
 
     def __init__(self, cwd=None):
         self.file = None
+        self.named = None  # (the request's file, the name python3 gives it: named)
         self.dir = None
         self.module = None  # {name: (value before the run, value it set)}
         self.main = None  # {name: (value before, value set)}: the last apply's __loader__, __cached__
@@ -59,14 +61,43 @@ def apply(state, ns, argv, file):
     _take_back(ns, state.module)  # first: the module's run came after the apply below
     state.module = None
     _take_back(ns, state.main)
-    state.main = _main_names(ns, argv, file)
+    shown = _as_given(argv, file)
+    state.named = (file, shown) if shown != file else None
+    state.main = _main_names(ns, argv, shown)
     if file is not None:
-        ns["__file__"] = state.file = file
+        ns["__file__"] = state.file = shown
     elif state.file is not None:
         if ns.get("__file__") is state.file:
             del ns["__file__"]
         state.file = None
     _sys_path(state, argv, file)
+
+
+def _as_given(argv, file):
+    """The name python3 gives FILE, file (absolute: the cwd joined to a
+    relative FILE, not cleaned): 3.8's python3 keeps FILE as given on its
+    command line, argv[0], for __file__, its loader, its code (tracebacks,
+    warnings, SyntaxErrors) and sys.path's directory entry; 3.9+'s makes it
+    absolute. Only where file is argv[0] joined to this cwd: a FILE read
+    from elsewhere (--cwd) keeps its absolute path, which still reads."""
+    if sys.version_info >= (3, 9) or file is None:
+        return file
+    first = argv[0]
+    if not first or first in ("-c", "-", "-m") or os.path.isabs(first):
+        return file
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return file
+    return first if file == os.path.join(cwd, first) else file
+
+
+def named(state, filename):
+    """A cell's filename as python3 names it: FILE as given on 3.8
+    (_as_given), when filename is the request's file."""
+    if state.named is not None and filename == state.named[0]:
+        return state.named[1]
+    return filename
 
 
 def _take_back(ns, names):

@@ -479,6 +479,8 @@ class Cell(_wire._Request):
         if type(in_script) is not bool:
             raise _RequestError('"inScript" must be true or false')
         _apply(self.req)
+        if self.origin is not None:  # after the argv: 3.8 names a FILE as given
+            self.origin = (_argv.named(_argv_state, self.origin[0]), self.origin[1])
         self.code, self.module, self.script = code, module, script
         self.in_script = in_script or self.req.get("argv") is not None
 

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "950b1aa3c334d5e2"
+const embeddedHash = "3013fb047501cec0"

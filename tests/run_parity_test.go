@@ -138,3 +138,33 @@ func TestRunEOFErrorAsPython(t *testing.T) {
 		{"try_at_end", "try:\n    x\n"},
 	})
 }
+
+// TestRunRelativeFileAsPython: a FILE given by a relative path is named as
+// python3 names it: 3.8's python3 as given (./x.py, sub/x.py), in
+// tracebacks, warnings, SyntaxErrors, __file__, inspect and its loader,
+// 3.9+'s by its absolute path. A directory's __main__ too (3.8's sys.path
+// holds the directory as given).
+func TestRunRelativeFileAsPython(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"tb.py": "import inspect, warnings\nwarnings.warn('careful')\n" +
+			"def f(x):\n    return 1/x\nprint(__file__, __loader__.path, inspect.getsourcefile(f))\nf(0)\n",
+		"syntax.py":          "x = 1\nif x:\n\ty = = 2\n",
+		"cells.py":           "print('cell 1')\n# %%\ndef g():\n    raise KeyError('k')\n# %%\ng()\n",
+		"sub/deep.py":        "import sys\nprint(__file__, sys.argv[0])\n1/0\n",
+		"app/__main__.py":    "import sys\nprint(__file__, sys.path[0], sys.argv[0])\n",
+		"sub/../tb_again.py": "raise ValueError('v')\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, arg := range []string{"tb.py", "./tb.py", "syntax.py", "sub/deep.py", "sub/../tb_again.py", "app", "cells.py"} {
+		t.Run(arg, func(t *testing.T) { parityRun(t, dir, "", arg) })
+	}
+}

@@ -79,7 +79,8 @@ The command line reads as python3's: run's flags come first, and
 everything after FILE is the script's, flags and "--" included. The
 cells see sys.argv as python3 gives it: [FILE, ARG...] (["-", ARG...]
 for stdin; ["-c", ARG...] with -c cells, which take no FILE), __file__
-FILE's absolute path; a shell cell's $1... are the ARGs:
+FILE's absolute path (on 3.8 FILE as given, as its python3 has it); a
+shell cell's $1... are the ARGs:
 evalhost run --timeout 60 train.py data.csv --epochs 3.
 
 -m MODULE runs a module as python3 -m does (runpy): a package's

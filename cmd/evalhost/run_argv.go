@@ -99,7 +99,8 @@ func cutModule(fs *pflag.FlagSet, args []string) (flags []string, mod *moduleRun
 // python3 FILE -- a gives ['FILE', '--', 'a']. file is FILE's absolute
 // path, as python3 3.9+ sets __file__: the physical working directory (as
 // getcwd gives it, not $PWD's links) joined, not cleaned (a link's ".." is
-// the link target's parent); "<stdin>" for "-". With -m (mod, whose
+// the link target's parent); "<stdin>" for "-". The runner names a
+// relative FILE as given on 3.8, as python3 3.8 does (runner/argv.py). With -m (mod, whose
 // arguments end run's, so pos is empty) argv is ["-m", ARG...], as python3
 // has it until runpy puts the module's file first, and file "": runpy sets
 // the module's own __file__.
