@@ -638,8 +638,10 @@ def main(boot_file=None):
 
 
 def _join_threads():
-    """Wait for non-daemon threads; a KeyboardInterrupt ends the wait and is
-    reported as the interpreter's exit reports it."""
+    """Wait for non-daemon threads; what ends the wait (a KeyboardInterrupt,
+    a debugger's BdbQuit) is reported as the interpreter's exit reports it
+    (PyErr_WriteUnraisable: the last line "Type: " even without a message;
+    3.13's "on threading shutdown", with no carets)."""
     threading = sys.modules.get("threading")
     if threading is None:
         return
@@ -648,15 +650,25 @@ def _join_threads():
                                    if t is not threading.main_thread()):
             raise KeyboardInterrupt  # it came as the runner left, before the wait
         threading._shutdown()
-    except KeyboardInterrupt as e:
-        text = "Exception ignored in: %r\n" % threading + "\n".join(_traceback_lines(e)) + "\n"
+    except BaseException as e:
+        lines = _traceback_lines(e)
+        try:
+            bare = str(e) == "" and not getattr(e, "__notes__", None)
+        except Exception:
+            bare = False
+        if bare and lines:
+            lines[-1] += ": "
+        if sys.version_info >= (3, 13):  # its C traceback printer shows no carets
+            head = "Exception ignored on threading shutdown:\n"
+            lines = [ln for ln in lines if not (ln.strip() and ln.strip(" ^~") == "")]
+        else:
+            head = "Exception ignored in: %r\n" % threading
+        text = head + "\n".join(lines) + "\n"
         try:
             sys.stderr.write(text)
             sys.stderr.flush()
         except Exception:
             pass
-    except Exception:
-        pass
 
 
 def _clear_module_dict(d):
@@ -703,16 +715,24 @@ def _exit_fast():
     _signal.signal(_SIGINT, _signal.default_int_handler)
     prev = sys.unraisablehook
     sys.unraisablehook = lambda u: _module("tracebacks").exit_unraisable(u, prev)
+    import atexit
+
+    # A debugger stepping when the script ended traces the exit's
+    # threading._shutdown and atexit handlers, as python3's
+    # (stdio.ended_trace), never the runner's own frames: from here to
+    # the trace's end the runner calls nothing else written in Python
+    if _stdio.ended_trace is not None:
+        sys.settrace(_stdio.ended_trace)
     try:
         _join_threads()
-        import atexit
-
         atexit._run_exitfuncs()
     except BaseException:
         # Before 3.10 _run_exitfuncs raises the last handler's exception
         # again after reporting it; the interpreter's own exit drops it.
         pass
     finally:
+        if _stdio.ended_trace is not None:
+            sys.settrace(None)
         _signal.signal(_SIGINT, _signal.SIG_IGN)
     _exit_warnings()
     _clear_module_dict(_ns)

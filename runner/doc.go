@@ -23,8 +23,10 @@
 // flush before any other writer of fd 1/2, the stdin that refuses (or the
 // script's stdin the host gave on fd 4), the stdlib modules adapted as they
 // are imported (pdb's stack, bdb's get_stack, starts at the first frame
-// that is not the runner's, as python3's at the script's <module>); as
-// core loads), cells (an execute
+// that is not the runner's, as python3's at the script's <module>, which
+// is its bottom too: a step past the script's end stops in no frame of
+// the runner's, only, as python3's, in the exit's threading._shutdown and
+// atexit handlers); as core loads), cells (an execute
 // request as a Cell object whose steps have names: accept, start,
 // send_started, apply, run, execute, end, fail, finish; a result goes through
 // update_user_ns, compute_format_data and write_format_data, as in IPython's

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "3013fb047501cec0"
+const embeddedHash = "697ef60fc2188fa4"

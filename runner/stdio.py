@@ -12,8 +12,8 @@ empty, as ipykernel's (a kernel's stdin at its end) does, unless the host
 gave a script's stdin (evalhost run's piped input), which they then read
 as python3's do. Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
-linecache learns the cells' sources, pdb's stack (bdb) leaves out the
-runner's frames, and what showing a warning imports is found as the
+linecache learns the cells' sources, pdb (bdb) neither shows nor steps
+into the runner's frames, and what showing a warning imports is found as the
 runner's own imports are. Loaded by core as it loads; it
 imports nothing more.
 """
@@ -314,22 +314,39 @@ def _fix_signal(mod):
     mod.signal, mod.getsignal = signal, getsignal
 
 
+# The debugger's trace function when the script's outermost frame returned
+# while it traced (_fix_bdb): python3's goes on to trace its exit's atexit
+# handlers, and core's exit sets it again for those alone.
+ended_trace = None
+
+
+def _runner_frame(frame):
+    name = frame.f_code.co_filename
+    return name in _core._RUNNER_FILES or os.path.dirname(name) == _core._HERE
+
+
 def _fix_bdb(mod):
-    """pdb's stack (where, up, down) starts at the first frame that is not
-    the runner's, as python3's starts at the script's <module> (or runpy's
+    """pdb sees the script's frames as python3's does, the runner's never.
+    Its stack (where, up, down) starts at the first frame that is not the
+    runner's, as python3's starts at the script's <module> (or runpy's
     for -m): Bdb.get_stack walks up to the outermost frame, the runner's
     bootstrap, so its frames would show above the script's and up would
     reach them. IPython's debugger hides its own frames the same way. A
-    stack of nothing but the runner's is left whole. A script's own bdb.py
-    is left as it is."""
+    stack of nothing but the runner's is left whole. And set_trace
+    (breakpoint()) takes that first frame for its bottom (botframe) and
+    leaves the runner's above it untraced: python3's has none above, so
+    a step, next or return past the script's end stops nowhere after its
+    --Return-- (the trace is off till the exit's atexit handlers, which
+    python3's traces too: ended_trace), where it went on into the runner's
+    code; return at that frame steps, as python3's with no frame to return
+    to. A script's own bdb.py is left as it is."""
     cls = getattr(mod, "Bdb", None)
     get_stack = getattr(cls, "get_stack", None)
     if not callable(get_stack):
         return
 
     def hidden(entry):
-        name = entry[0].f_code.co_filename
-        return name in _core._RUNNER_FILES or os.path.dirname(name) == _core._HERE
+        return _runner_frame(entry[0])
 
     def _get_stack(self, f, t):
         stack, i = get_stack(self, f, t)
@@ -341,9 +358,86 @@ def _fix_bdb(mod):
             i = max(0, i - n)
         return stack, i
 
-    _get_stack.__name__ = _get_stack.__qualname__ = get_stack.__name__
-    _get_stack.__doc__ = get_stack.__doc__
-    cls.get_stack = _get_stack
+    _replace(cls, "get_stack", _get_stack)
+    _fix_bdb_bottom(cls)
+
+
+def _replace(cls, name, new):
+    old = getattr(cls, name)
+    new.__name__, new.__qualname__, new.__doc__ = old.__name__, old.__qualname__, old.__doc__
+    setattr(cls, name, new)
+
+
+def _script_bottom(frame):
+    """The outermost of frame's callers that is not the runner's, when the
+    runner's are above it (the script's <module>, or runpy's for -m); None
+    where none is (a thread's) or all are."""
+    chain = []
+    while frame is not None:
+        chain.append(frame)
+        frame = frame.f_back
+    n = len(chain)
+    while n > 0 and _runner_frame(chain[n - 1]):
+        n -= 1
+    return chain[n - 1] if 0 < n < len(chain) else None
+
+
+def _fix_bdb_bottom(cls):
+    set_trace = getattr(cls, "set_trace", None)
+    dispatch_call = getattr(cls, "dispatch_call", None)
+    dispatch_return = getattr(cls, "dispatch_return", None)
+    set_return = getattr(cls, "set_return", None)
+    if not all(callable(f) for f in (set_trace, dispatch_call, dispatch_return, set_return)):
+        return
+
+    def _set_trace(self, frame=None, *args, **kwargs):
+        global ended_trace
+        if frame is None:
+            frame = sys._getframe().f_back
+        bottom = _script_bottom(frame)
+        ended_trace = None  # a later breakpoint()'s trace is python3's last one
+        self._evalhost_bottom = bottom
+        set_trace(self, frame, *args, **kwargs)
+        # Tracing and stepping from here: no call of a Python function, which
+        # the debugger would stop in
+        if bottom is not None:
+            above = bottom.f_back
+            while above is not None:
+                above.f_trace = None
+                above = above.f_back
+            self.botframe = bottom
+
+    def _dispatch_call(self, frame, arg):
+        if _runner_frame(frame):
+            return None  # the runner's own frames are never traced
+        return dispatch_call(self, frame, arg)
+
+    def _dispatch_return(self, frame, arg):
+        global ended_trace
+        traced = dispatch_return(self, frame, arg)
+        caller = frame.f_back
+        if caller is not None and _runner_frame(caller):
+            caller.f_trace = None  # 3.13's traces the frame it returns to: not the runner's
+        if frame is getattr(self, "_evalhost_bottom", None):
+            # python3's interpreter has no frame to return to: its trace
+            # stops nowhere until the exit's atexit handlers
+            self._evalhost_bottom = None
+            trace = sys.gettrace()
+            if trace is not None:
+                ended_trace = trace
+                sys.settrace(None)
+        return traced
+
+    def _set_return(self, frame):
+        set_return(self, frame)
+        caller = frame.f_back
+        if caller is not None and self.stopframe is caller and _runner_frame(caller):
+            self.stopframe = None  # python3's has no caller there: return steps
+
+    _replace(cls, "set_trace", _set_trace)
+    _replace(cls, "dispatch_call", _dispatch_call)
+    _replace(cls, "dispatch_return", _dispatch_return)
+    _replace(cls, "set_return", _set_return)
 
 
 def _unguarded(h):

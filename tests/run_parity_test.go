@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,6 +16,13 @@ import (
 // differ. EVALHOST_TEST_PYTHON picks the interpreter for both.
 func parityRun(t *testing.T, dir, stdin string, args ...string) {
 	t.Helper()
+	parityRunAs(t, dir, stdin, nil, args...)
+}
+
+// parityRunAs is parityRun comparing stdout and stderr as norm makes them
+// (nil: as they are).
+func parityRunAs(t *testing.T, dir, stdin string, norm func(string) string, args ...string) {
+	t.Helper()
 	python := testkit.Python(t)
 	py := exec.Command(python, args...)
 	py.Dir = dir
@@ -24,6 +32,9 @@ func parityRun(t *testing.T, dir, stdin string, args ...string) {
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	out, errOut, code := runCaptured(t, cmd, false)
+	if norm != nil {
+		out, errOut, wantOut, wantErr = norm(out), norm(errOut), norm(wantOut), norm(wantErr)
+	}
 	if out != wantOut {
 		t.Errorf("stdout differs from python3's\n got %q\nwant %q", out, wantOut)
 	}
@@ -167,4 +178,45 @@ func TestRunRelativeFileAsPython(t *testing.T) {
 	for _, arg := range []string{"tb.py", "./tb.py", "syntax.py", "sub/deep.py", "sub/../tb_again.py", "app", "cells.py"} {
 		t.Run(arg, func(t *testing.T) { parityRun(t, dir, "", arg) })
 	}
+}
+
+// TestRunPdbPastTheEndAsPython: stepping (next, step, return) past the
+// end of a script that called breakpoint() ends as python3's: the
+// script's <module> returns (--Return--) and the debugger stops nowhere
+// after it, but in an atexit handler, as python3's at its exit, never in
+// the runner's code (3.13's python3 steps into readline's atexit handler
+// too, and ends there at the end of its input with "Exception ignored").
+func TestRunPdbPastTheEndAsPython(t *testing.T) {
+	scripts := []struct{ name, src, commands string }{
+		{"next", "x = 1\nbreakpoint()\ny = 2\nprint('end')\n", strings.Repeat("n\n", 60)},
+		{"step", "x = 1\nbreakpoint()\ny = 2\nprint('end')\n", strings.Repeat("s\n", 200)},
+		{"return", "x = 1\nbreakpoint()\ny = 2\nprint('end')\n", "r\nr\nr\nr\n"},
+		{"out_of_a_function", "def f():\n    breakpoint()\n    return 1\nf()\nprint('after')\n", strings.Repeat("n\n", 60)},
+		{"into_atexit", "import atexit\ndef bye():\n    print('bye')\natexit.register(bye)\nbreakpoint()\ny = 2\n", strings.Repeat("n\n", 60)},
+		{"continue", "x = 1\nbreakpoint()\ny = 2\nprint('end')\n", "n\nc\nn\n"},
+		// the input ends in the exit: BdbQuit there is "Exception ignored"
+		{"input_ends_in_the_exit", "import atexit\ndef bye():\n    print('bye')\natexit.register(bye)\nbreakpoint()\ny = 2\n", "n\nn\nn\n"},
+		// threading imported: python3's exit steps through threading._shutdown
+		{"into_threading_shutdown", "import threading\nt = threading.Thread(target=print, args=('t',))\nt.start()\nt.join()\nbreakpoint()\nx = 1\n", strings.Repeat("n\n", 4)},
+	}
+	dir := t.TempDir()
+	for _, s := range scripts {
+		path := filepath.Join(dir, s.name+".py")
+		if err := os.WriteFile(path, []byte(s.src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(s.name, func(t *testing.T) { parityRunAs(t, dir, s.commands, withoutAddresses, path) })
+	}
+}
+
+var (
+	objectAddress = regexp.MustCompile(`\b0?x[0-9a-f]{6,}\b`)
+	threadIdent   = regexp.MustCompile(`\b\d{9,}\b`)
+)
+
+// withoutAddresses is s with each object's address (a repr's "at 0x...",
+// or its tail "...x7f...") and each thread's ident, which no two runs
+// share, made one.
+func withoutAddresses(s string) string {
+	return threadIdent.ReplaceAllString(objectAddress.ReplaceAllString(s, "0x..."), "N")
 }
