@@ -183,9 +183,10 @@ func TestRunRelativeFileAsPython(t *testing.T) {
 // TestRunPdbPastTheEndAsPython: stepping (next, step, return) past the
 // end of a script that called breakpoint() ends as python3's: the
 // script's <module> returns (--Return--) and the debugger stops nowhere
-// after it, but in an atexit handler, as python3's at its exit, never in
-// the runner's code (3.13's python3 steps into readline's atexit handler
-// too, and ends there at the end of its input with "Exception ignored").
+// after it, but in threading's exit and atexit handlers, as python3's at
+// its exit, never in the runner's code (3.13's python3 steps into
+// readline's atexit handler too, and ends there at the end of its input
+// with "Exception ignored"). python3 -m pdb's restart is left as it was.
 func TestRunPdbPastTheEndAsPython(t *testing.T) {
 	scripts := []struct{ name, src, commands string }{
 		{"next", "x = 1\nbreakpoint()\ny = 2\nprint('end')\n", strings.Repeat("n\n", 60)},
@@ -207,6 +208,10 @@ func TestRunPdbPastTheEndAsPython(t *testing.T) {
 		}
 		t.Run(s.name, func(t *testing.T) { parityRunAs(t, dir, s.commands, withoutAddresses, path) })
 	}
+	// python3 -m pdb: past the end the program "will be restarted"
+	t.Run("-m pdb", func(t *testing.T) {
+		parityRunAs(t, dir, strings.Repeat("n\n", 8)+"q\n", withoutAddresses, "-m", "pdb", filepath.Join(dir, "next.py"))
+	})
 }
 
 var (
