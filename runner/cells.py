@@ -256,7 +256,7 @@ def _use_file(filename, src):
     gives it the code, as register_source does; before, it has none."""
     _core._cell_files.add(filename)
     if filename == "<string>" and sys.version_info >= (3, 13):
-        register_source(filename, src)
+        register_source(filename, src + "\n")  # with the newline -c adds (execute)
         return
     cache = getattr(sys.modules.get("linecache"), "cache", None)
     if cache is not None:

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "697ef60fc2188fa4"
+const embeddedHash = "89b64911b3bb6f88"

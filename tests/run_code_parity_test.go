@@ -25,7 +25,7 @@ var codeParityCells = []struct{ name, code string }{
 	{"warning", "import warnings\nwarnings.warn('careful')\nprint('after')\n"},
 	{"no_file", "print('__file__' in globals(), __name__)\n"},
 	{"source", "import inspect, linecache\ndef f():\n    pass\n" +
-		"print(repr(linecache.getline('<string>', 2)))\n" +
+		"print(repr(linecache.getline('<string>', 2)), len(linecache.getlines('<string>')))\n" +
 		"try:\n    print(inspect.getsource(f), end='')\nexcept OSError as e:\n    print('OSError:', e)\n"},
 	{"print_exc", "import traceback\ntry:\n    1/0\nexcept ZeroDivisionError:\n    traceback.print_exc()\n"},
 }

@@ -208,6 +208,10 @@ func TestRunPdbPastTheEndAsPython(t *testing.T) {
 		}
 		t.Run(s.name, func(t *testing.T) { parityRunAs(t, dir, s.commands, withoutAddresses, path) })
 	}
+	// python3 -c: the code is <string>, its lines listed only on 3.13+
+	t.Run("-c", func(t *testing.T) {
+		parityRunAs(t, dir, "l\n"+strings.Repeat("n\n", 8), withoutAddresses, "-c", "x = 1\nbreakpoint()\ny = 2\n")
+	})
 	// python3 -m pdb: past the end the program "will be restarted"
 	t.Run("-m pdb", func(t *testing.T) {
 		parityRunAs(t, dir, strings.Repeat("n\n", 8)+"q\n", withoutAddresses, "-m", "pdb", filepath.Join(dir, "next.py"))
