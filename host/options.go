@@ -34,8 +34,8 @@ type Options struct {
 	MaxLine      int           // frame line bound on fd 3; default frames.DefaultMaxLine
 	// Stdin, when set, is what the cells read as their standard input
 	// (input(), sys.stdin, a subprocess's fd 0), as python3 FILE reads what
-	// is piped into it; nil gives them none: input() and sys.stdin fail at
-	// once. Start does not close it. A terminal here would make input()
+	// is piped into it; nil gives them none: input() fails at once and
+	// sys.stdin reads empty, as a Jupyter kernel's. Start does not close it. A terminal here would make input()
 	// wait for a person, which a cell must not (DESIGN: stdin is not
 	// interactive): pass one only when that is what the caller wants.
 	Stdin *os.File
@@ -48,6 +48,12 @@ type Options struct {
 	// interpreter's process group: a caller relaying keystrokes keeps them
 	// for itself (the terminal it reads from in ISIG mode).
 	StdinTerminal bool
+	// StdinWithheld, without Stdin, says the caller's own stdin is a
+	// terminal it does not give the cells (evalhost run typed at a shell):
+	// reading sys.stdin then fails at once, saying so, as input() does,
+	// where python3 would wait for typing; not empty, which a script
+	// would take for input that had none.
+	StdinWithheld bool
 	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
 	// terminal: the cells' sys.stdout/sys.stderr then say isatty() (their
 	// fds stay pipes), and stdout is line-buffered, as python3's on one.
@@ -147,6 +153,8 @@ func childEnv(o Options, nonce string) []string {
 	}
 	if o.Stdin != nil {
 		out = append(out, stdinEnv+"=4")
+	} else if o.StdinWithheld {
+		out = append(out, stdinEnv+"=withheld")
 	}
 	if o.MergeStderr {
 		out = append(out, mergedEnv+"=1")
@@ -156,7 +164,7 @@ func childEnv(o Options, nonce string) []string {
 
 const (
 	nonceEnv = "EVALHOST_SYNC_NONCE"
-	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin)
+	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin), or "withheld"
 	ttyEnv   = "EVALHOST_TTY"   // the fds shown on a terminal (Options.Terminal), as "1,2"
 )
 

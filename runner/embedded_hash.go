@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "89b64911b3bb6f88"
+const embeddedHash = "b1d4634e58c0d03d"

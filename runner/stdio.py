@@ -32,6 +32,7 @@ _os_write = os.write
 FLUSH_INTERVAL = 0.05
 
 given = False  # fd 0 is a script's stdin (core._take_fds): input() and sys.stdin read it
+withheld = False  # the host's stdin is a terminal the cells are not given: sys.stdin refuses (Withheld)
 # fd 2 is fd 1's pipe (EVALHOST_MERGED; take): the kernel orders what the
 # cells, their children and C code write to either. The streams buffer and
 # flush as always (the timed flush, stdout before stderr and before other
@@ -113,6 +114,8 @@ def take():
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out
     sys.stderr = sys.__stderr__ = err
+    if withheld:
+        sys.stdin = sys.__stdin__ = Withheld()
 
 
 def flush_std():
@@ -252,13 +255,54 @@ _NO_STDIN = (
 )
 
 
+_WITHHELD = (
+    "%s is not given to the script: evalhost run's stdin is a terminal; "
+    "pipe the input in (... | evalhost run FILE), or give the script the terminal with --tty"
+)
+
+
 def deny_stdin(prompt=""):
     flush_std()
     _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
-    raise StdinNotImplementedError(_NO_STDIN)
+    raise StdinNotImplementedError(_WITHHELD % "input()" if withheld else _NO_STDIN)
 
 
 deny_stdin.__name__ = deny_stdin.__qualname__ = "input"
+
+
+class Withheld(io.TextIOBase):
+    """sys.stdin where evalhost run's stdin is a terminal it does not give
+    the cells: reading fails at once, saying why, as input() does, where
+    python3 would wait for typing. Not empty: a script would take that
+    for input that had none."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    name = "<stdin>"
+    mode = "r"
+    newlines = None
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        return 0
+
+    def isatty(self):
+        return False
+
+    def read(self, size=-1):
+        self._refuse()
+
+    def readline(self, size=-1):
+        self._refuse()
+
+    def readlines(self, hint=-1):
+        self._refuse()
+
+    def _refuse(self):
+        flush_std()
+        raise StdinNotImplementedError(_WITHHELD % "sys.stdin")
 
 
 def deny_getpass(prompt="Password: ", stream=None):

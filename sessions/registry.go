@@ -37,8 +37,13 @@ type Config struct {
 	// the runner's starter starts (host.Options.Stdin): a script's, which
 	// reads what is piped into it as under python3. For a registry that
 	// runs one script, as evalhost run's; nil (the default): cells have no
-	// stdin, and input() fails at once. The registry does not close it.
+	// stdin: input() fails at once, sys.stdin reads empty. The registry
+	// does not close it.
 	Stdin *os.File
+	// StdinWithheld: without Stdin, the program's stdin is a terminal it
+	// does not give the cells (host.Options.StdinWithheld): sys.stdin then
+	// refuses at once, saying so, rather than reading empty.
+	StdinWithheld bool
 	// StdinTerminal: Stdin is a terminal that becomes each such
 	// interpreter's controlling terminal (host.Options.StdinTerminal), for
 	// a person at a terminal (evalhost run --tty): input() then waits for

@@ -343,6 +343,7 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 		Grace:         cfg.Grace,
 		Stdin:         cfg.Stdin,
 		StdinTerminal: cfg.StdinTerminal,
+		StdinWithheld: cfg.StdinWithheld,
 		Terminal:      cfg.Terminal,
 		PythonArgs:    cfg.PythonArgs,
 		MergeStderr:   cfg.MergeStderr,

@@ -46,6 +46,7 @@ func RunnerStarter(home string) Starter {
 			Grace:         spec.Grace,
 			Stdin:         spec.Stdin,
 			StdinTerminal: spec.StdinTerminal,
+			StdinWithheld: spec.StdinWithheld,
 			Terminal:      spec.Terminal,
 			MergeStderr:   spec.MergeStderr,
 		})

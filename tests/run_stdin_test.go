@@ -82,11 +82,15 @@ func TestRunStdinNotGiven(t *testing.T) {
 		}
 		defer ptmx.Close()
 		defer tty.Close()
-		cmd := command(t, "run", "-c", "input()")
-		cmd.Stdin = tty
-		_, errOut, code := runCaptured(t, cmd, false)
-		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
-			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		// Neither input() nor sys.stdin reads as if there were no input:
+		// python3 would wait for typing, so each says to pipe or --tty.
+		for _, code := range []string{"input()", "import sys\nfor line in sys.stdin: print(line)", "import sys; sys.stdin.read()"} {
+			cmd := command(t, "run", "-c", code)
+			cmd.Stdin = tty
+			out, errOut, exit := runCaptured(t, cmd, false)
+			if exit != 1 || out != "" || !strings.Contains(errOut, "StdinNotImplementedError") || !strings.Contains(errOut, "--tty") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want StdinNotImplementedError saying --tty", code, exit, out, errOut)
+			}
 		}
 	})
 }

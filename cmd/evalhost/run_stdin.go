@@ -16,9 +16,15 @@ import (
 // end, as python3 - does (input() raises EOFError, sys.stdin.read()
 // returns an empty string).
 func scriptStdin(stdin io.Reader, source string) *os.File {
-	f, ok := stdin.(*os.File)
-	if !ok || term.IsTerminal(int(f.Fd())) {
-		return nil
+	if f, ok := stdin.(*os.File); ok && !isTerminal(stdin) {
+		return dupFile(f)
 	}
-	return dupFile(f)
+	return nil
+}
+
+// isTerminal says whether stdin is a terminal: one run withholds from its
+// cells (sessions.Config.StdinWithheld) unless --tty gives it.
+func isTerminal(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
