@@ -47,8 +47,8 @@ type mcpFlags struct {
 	backendFlags
 }
 
-func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
-	var f mcpFlags
+// newMCPFlagSet is mcp's flags, read into f.
+func newMCPFlagSet(f *mcpFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("mcp", pflag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: evalhost mcp [flags]\n\nServes the eval, session and notebook tools over the Model Context Protocol:\n"+
@@ -68,6 +68,12 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	fs.IntVar(&f.maxLine, "max-line", mcp.DefaultMaxLine, "longest stdio message accepted, in bytes (a longer request gets an error)")
 	f.backendFlags.register(fs)
 	f.profile.register(fs)
+	return fs
+}
+
+func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *slog.Logger) int {
+	var f mcpFlags
+	fs := newMCPFlagSet(&f)
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
