@@ -137,13 +137,7 @@ func (c *conn) dispatch(line []byte) {
 	case "eval":
 		c.eval(line, id)
 	case "cancel", OpKill:
-		c.mu.Lock()
-		fl := c.inflight[id]
-		var key *sessions.Key
-		if fl != nil {
-			key = fl.key
-		}
-		c.mu.Unlock()
+		fl, key := c.flight(id)
 		if fl == nil {
 			c.refuse(id, op, fmt.Sprintf("no request %q is queued or running", id))
 			return
@@ -186,6 +180,18 @@ func (c *conn) dispatch(line []byte) {
 	default:
 		c.refuse(id, op, fmt.Sprintf("unknown op %q; one of eval, cancel, kill, signal, tool_result, sessions, close, job, jobs, wait, ping, stop", op))
 	}
+}
+
+// flight is request id of this client's in flight (nil: none) and its
+// session's key (nil until it is queued).
+func (c *conn) flight(id string) (*flight, *sessions.Key) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fl := c.inflight[id]
+	if fl == nil {
+		return nil, nil
+	}
+	return fl, fl.key
 }
 
 // cancelCause is how a cancel asks to interrupt the cell: "wait" for it

@@ -220,6 +220,17 @@ func TestServeRequestIDsPerConnection(t *testing.T) {
 	}
 }
 
+// dialed is a connection to the process at paths, closed as the test ends.
+func dialed(t *testing.T, paths Paths) *Client {
+	t.Helper()
+	c, err := Dial(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // readUntil reads c's lines until one of type typ, returning it.
 func readUntil(t *testing.T, c *Client, typ string) []byte {
 	t.Helper()
@@ -239,15 +250,7 @@ func readUntil(t *testing.T, c *Client, typ string) []byte {
 func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
 	paths, _ := serveHome(t, time.Hour)
 	cwd := filepath.Dir(paths.Dir)
-	dial := func() *Client {
-		c, err := Dial(paths)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	a, b := dial(), dial()
+	a, b := dialed(t, paths), dialed(t, paths)
 	// A's cell outlasts B's eval and kill by far; no cancel of A is needed,
 	// so only B's kill could end it early.
 	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,

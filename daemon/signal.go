@@ -85,13 +85,7 @@ func (c *conn) signal(line []byte, id string) {
 		c.refuse(id, OpSignal, fmt.Sprintf(`job control takes SIGTSTP (%d) or SIGCONT (%d), not %d`, syscall.SIGTSTP, syscall.SIGCONT, n))
 		return
 	}
-	c.mu.Lock()
-	fl := c.inflight[id]
-	var key *sessions.Key
-	if fl != nil {
-		key = fl.key
-	}
-	c.mu.Unlock()
+	fl, key := c.flight(id)
 	// Only a request that runs: a queued one would signal the cell of
 	// another client's request in its session.
 	sent := key != nil && fl.running.Load() && send(c.srv.reg, *key, syscall.Signal(n))

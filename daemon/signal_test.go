@@ -63,15 +63,7 @@ func TestSignalOpReachesTheRunningCell(t *testing.T) {
 	}
 	paths, _ := serveHome(t, time.Hour)
 	cwd := filepath.Dir(paths.Dir)
-	dial := func() *Client {
-		c, err := Dial(paths)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	a, b, c := dial(), dial(), dial()
+	a, b, c := dialed(t, paths), dialed(t, paths), dialed(t, paths)
 	const cell = `import signal, time
 got = []
 signal.signal(signal.SIGUSR1, lambda n, f: got.append(n))
