@@ -15,32 +15,33 @@ import (
 )
 
 // exitQuit is what a shell reports for a command SIGQUIT ended (128+3):
-// nb run's and an attached run's status at Ctrl-\ (a one-shot run dies of
-// it, as python3 does: runOutcome).
+// nb run's status at Ctrl-\ (a run, attached or not, dies of it, as
+// python3 does: runOutcome).
 const exitQuit = 131
 
 // interrupts turns Ctrl-C into cancellation: the first interrupts the
 // running cell (and cancels the rest), the second kills the interpreters.
 // The first interrupts the interpreter's process group, its children with
 // it, as a Ctrl-C typed at the terminal reaches python3's, unless an
-// alone (a one-shot run's) says the SIGINT cannot be the terminal's: then
+// alone (a run's, attached or not) says the SIGINT cannot be the terminal's: then
 // the interpreter alone, as kill -INT of python3's pid
 // (backend.ErrInterruptAlone). What follows it (the grace window's
 // SIGTERM and SIGKILL, the second Ctrl-C's kill) ends the whole group.
 // SIGQUIT (Ctrl-\) goes to the interpreter running a cell when there is a
-// quit forwarder (a one-shot run's): to its process group, its children
+// quit forwarder (a run's; an attached run's through the background
+// process): to its process group, its children
 // with it, when it can be the terminal's Ctrl-\, which reaches python3's
 // children too, else to it alone, as kill -QUIT of python3's pid
 // (keyFromTerminal): a handler the script set runs
 // (faulthandler's traceback dump, one of its own; each time), one it
 // ignores does nothing, and by default the interpreter dies of it, and so
 // does the run (exitSignal). Otherwise (no cell running: before the
-// interpreter is up, between cells; a gateway kernel, nb run, an attached
-// run) it kills them at once, as it ends python3 at once, instead of Go's
+// interpreter is up, between cells; a gateway kernel, nb run) it kills
+// them at once, as it ends python3 at once, instead of Go's
 // stack dump of evalhost.
 //
 // SIGTERM and SIGHUP (the terminal went away) go to the script's
-// interpreter when there is a forwarder (a one-shot run's) and it has one
+// interpreter when there is a forwarder (a run's) and it has one
 // running, as they would reach python3: a handler the script set runs,
 // and without one the interpreter dies of it, and so does the run
 // (exitSignal); an attached run's go to its session's interpreter through
