@@ -119,7 +119,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.IntVar(&f.maxOutput, "max-output", 0, "show at most this many bytes of each cell's output (its tail), spilling the rest to an artifact; 0 streams everything live")
 	fs.StringVar(&f.imagesDir, "images-dir", "", "where images are saved, each as a new file (default: a new private directory under the system temp dir); refused if another user could plant or replace files in it")
 	fs.StringVar(&f.lang, "language", "py", "language of cells without a [sh] tag: py or sh")
-	fs.StringVar(&f.session, "session", "run", "keep the session NAME in the background process, so the next run --session NAME sees its state (see evalhost sessions); without it each run is a fresh interpreter")
+	fs.StringVar(&f.session, "session", "run", "keep the session NAME of this directory (or --cwd) in the background process, so the next run --session NAME there sees its state (see evalhost sessions; evalhost kill NAME ends it); without it each run is a fresh interpreter")
 	// A one-shot run's own session is named "run" inside; it is not a
 	// default NAME a user could reach, so --help does not show it as one.
 	fs.Lookup("session").DefValue = ""
