@@ -244,7 +244,11 @@
 //     (not between cells, nor to a gateway kernel); SignalCell sends one
 //     to the running cell's Python interpreter alone (Signal's way), or to
 //     a shell cell's foreground job, as kill(1) of one program (evalhost
-//     run's kill -QUIT). Suspend
+//     run's kill -QUIT). SignalIn, SignalForegroundIn, SignalCellIn,
+//     SuspendIn and ResumeIn
+//     reach the session id of one cwd alone, as KillSessionIn does (the
+//     background process passes a request's signal on to that request's
+//     session, not to sessions of that name in other directories). Suspend
 //     and Resume stop and continue their process groups for job control
 //     (evalhost run's Ctrl-Z and fg), holding the running cell's timeout
 //     meanwhile (see Timeouts); a shell cell's bash is not stopped, and its
