@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -326,10 +327,20 @@ func loadNotebook(path string, orNew bool) (*notebook.Notebook, []byte, error) {
 		return nb, nil, err
 	}
 	if err != nil {
-		return nil, nil, err // it names the notebook and the cause
+		return nil, nil, tooLargeNotebook(err, path) // it names the notebook and the cause
 	}
 	nb, err := notebook.ParseFile(path, data)
 	return nb, data, err
+}
+
+// tooLargeNotebook adds to a refusal of a notebook past maxNotebookBytes
+// what makes it readable: its outputs (a run's printed text, images) are
+// what grows a notebook that large, as nb run may write one.
+func tooLargeNotebook(err error, path string) error {
+	if !errors.Is(err, errTooLarge) {
+		return err
+	}
+	return fmt.Errorf("%w; clearing its outputs (jupyter nbconvert --clear-output --inplace %s) makes it smaller", err, trustdir.Shown(path))
 }
 
 func (c *nbCommand) writeJSON(v any) error {

@@ -155,7 +155,7 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	}
 	orig, err := readBounded(path, nil, maxNotebookBytes)
 	if err != nil {
-		return fail(exitFailed, "%v", err) // it names the notebook and the cause
+		return fail(exitFailed, "%v", tooLargeNotebook(err, path)) // it names the notebook and the cause
 	}
 	if nb, err = notebook.ParseFile(path, orig); err != nil {
 		return fail(exitFailed, "%v", err)

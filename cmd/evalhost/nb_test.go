@@ -267,3 +267,30 @@ func TestNBRunDefaultTimeout(t *testing.T) {
 		})
 	}
 }
+
+// A notebook past what evalhost reads (one nb run wrote) is refused with
+// what makes it readable again, not the size alone.
+func TestNBTooLargeSaysWhatToDo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.ipynb")
+	os.WriteFile(path, []byte(strings.Repeat(" ", 64)), 0o644)
+	_, err := readBounded(path, nil, 16)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"too large", err, "larger than 0 MiB, the most evalhost reads; clearing its outputs (jupyter nbconvert --clear-output --inplace " + path + ")"},
+		{"other error unchanged", errors.New("cannot open x"), "cannot open x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tooLargeNotebook(tt.err, path)
+			if !strings.Contains(got.Error(), tt.want) || !errors.Is(got, tt.err) {
+				t.Errorf("got %q, want it to contain %q and wrap the cause", got, tt.want)
+			}
+			if tt.name == "other error unchanged" && got.Error() != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
