@@ -48,12 +48,16 @@ type Options struct {
 	// interpreter's process group: a caller relaying keystrokes keeps them
 	// for itself (the terminal it reads from in ISIG mode).
 	StdinTerminal bool
-	// StdinWithheld, without Stdin, says the caller's own stdin is a
-	// terminal it does not give the cells (evalhost run typed at a shell):
-	// reading sys.stdin then fails at once, saying so, as input() does,
-	// where python3 would wait for typing; not empty, which a script
-	// would take for input that had none.
-	StdinWithheld bool
+	// StdinWithheld, without Stdin, says why the caller does not give
+	// the cells a stdin it has (evalhost run typed at a shell: its
+	// terminal; run --session: what is piped into the command cannot reach
+	// the background process's interpreter): reading sys.stdin then fails
+	// at once, as input() does, and both say "... is not given to the
+	// script: " and this text, which should say what to do instead; not
+	// empty, which a script would take for input that had none. Empty: the
+	// cells have no stdin, and sys.stdin reads empty, as a Jupyter
+	// kernel's.
+	StdinWithheld string
 	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
 	// terminal: the cells' sys.stdout/sys.stderr then say isatty() (their
 	// fds stay pipes), and stdout is line-buffered, as python3's on one.
@@ -153,8 +157,8 @@ func childEnv(o Options, nonce string) []string {
 	}
 	if o.Stdin != nil {
 		out = append(out, stdinEnv+"=4")
-	} else if o.StdinWithheld {
-		out = append(out, stdinEnv+"=withheld")
+	} else if o.StdinWithheld != "" {
+		out = append(out, stdinEnv+"=withheld", withheldEnv+"="+o.StdinWithheld)
 	}
 	if o.MergeStderr {
 		out = append(out, mergedEnv+"=1")
@@ -165,7 +169,9 @@ func childEnv(o Options, nonce string) []string {
 const (
 	nonceEnv = "EVALHOST_SYNC_NONCE"
 	stdinEnv = "EVALHOST_STDIN" // the descriptor of the cells' stdin (Options.Stdin), or "withheld"
-	ttyEnv   = "EVALHOST_TTY"   // the fds shown on a terminal (Options.Terminal), as "1,2"
+	// why it is withheld (Options.StdinWithheld)
+	withheldEnv = "EVALHOST_STDIN_WITHHELD"
+	ttyEnv      = "EVALHOST_TTY" // the fds shown on a terminal (Options.Terminal), as "1,2"
 )
 
 // mergedEnv is "1" when the runner's fd 2 is its fd 1 pipe (Options.MergeStderr).

@@ -519,12 +519,13 @@ def _take_fds():
     _wire._nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
     _wire._requests = os.dup(0)
     given = os.environ.pop("EVALHOST_STDIN", "")
+    why = os.environ.pop("EVALHOST_STDIN_WITHHELD", "")
     withheld = given == "withheld"
     src = int(given) if given.isdigit() and given != "0" else os.open(os.devnull, os.O_RDONLY)
     os.dup2(src, 0)
     os.close(src)
     _stdio.given = bool(given) and not withheld
-    _stdio.withheld = withheld
+    _stdio.withheld = (why or "evalhost does not give it one") if withheld else ""
 
 
 def _user_path():

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "b1d4634e58c0d03d"
+const embeddedHash = "2eabe23c14f25345"

@@ -32,7 +32,7 @@ _os_write = os.write
 FLUSH_INTERVAL = 0.05
 
 given = False  # fd 0 is a script's stdin (core._take_fds): input() and sys.stdin read it
-withheld = False  # the host's stdin is a terminal the cells are not given: sys.stdin refuses (Withheld)
+withheld = ""  # why the host's stdin is not the cells' (its terminal...): sys.stdin refuses (Withheld)
 # fd 2 is fd 1's pipe (EVALHOST_MERGED; take): the kernel orders what the
 # cells, their children and C code write to either. The streams buffer and
 # flush as always (the timed flush, stdout before stderr and before other
@@ -255,26 +255,24 @@ _NO_STDIN = (
 )
 
 
-_WITHHELD = (
-    "%s is not given to the script: evalhost run's stdin is a terminal; "
-    "pipe the input in (... | evalhost run FILE), or give the script the terminal with --tty"
-)
+_WITHHELD = "%s is not given to the script: %s"  # the host's reason (host.Options.StdinWithheld)
 
 
 def deny_stdin(prompt=""):
     flush_std()
     _wire._send(_wire._frame("input", _wire._cur.qid, prompt=_q(str(prompt))))
-    raise StdinNotImplementedError(_WITHHELD % "input()" if withheld else _NO_STDIN)
+    raise StdinNotImplementedError(_WITHHELD % ("input()", withheld) if withheld else _NO_STDIN)
 
 
 deny_stdin.__name__ = deny_stdin.__qualname__ = "input"
 
 
 class Withheld(io.TextIOBase):
-    """sys.stdin where evalhost run's stdin is a terminal it does not give
-    the cells: reading fails at once, saying why, as input() does, where
-    python3 would wait for typing. Not empty: a script would take that
-    for input that had none."""
+    """sys.stdin where the host has a stdin it does not give the cells
+    (evalhost run's terminal, what is piped into run --session): reading
+    fails at once, saying why, as input() does, where python3 would wait
+    for typing or read it. Not empty: a script would take that for input
+    that had none."""
 
     encoding = "utf-8"
     errors = "strict"
@@ -302,7 +300,7 @@ class Withheld(io.TextIOBase):
 
     def _refuse(self):
         flush_std()
-        raise StdinNotImplementedError(_WITHHELD % "sys.stdin")
+        raise StdinNotImplementedError(_WITHHELD % ("sys.stdin", withheld))
 
 
 def deny_getpass(prompt="Password: ", stream=None):

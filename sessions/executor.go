@@ -43,7 +43,7 @@ type Spec struct {
 	Grace         time.Duration
 	Stdin         *os.File // Config.Stdin, for a Python interpreter
 	StdinTerminal bool     // Config.StdinTerminal, for a Python interpreter
-	StdinWithheld bool     // Config.StdinWithheld, for a Python interpreter
+	StdinWithheld string   // Config.StdinWithheld, for a Python interpreter
 	Terminal      []int    // Config.Terminal, for a Python interpreter
 	PythonArgs    []string // Config.PythonArgs, for a Python interpreter
 	MergeStderr   bool     // Config.MergeStderr, for a Python interpreter

@@ -40,10 +40,11 @@ type Config struct {
 	// stdin: input() fails at once, sys.stdin reads empty. The registry
 	// does not close it.
 	Stdin *os.File
-	// StdinWithheld: without Stdin, the program's stdin is a terminal it
-	// does not give the cells (host.Options.StdinWithheld): sys.stdin then
-	// refuses at once, saying so, rather than reading empty.
-	StdinWithheld bool
+	// StdinWithheld: without Stdin, why the program does not give the
+	// cells a stdin it has (host.Options.StdinWithheld: its terminal, or
+	// what a client's command was piped): sys.stdin then refuses at once,
+	// saying so and what to do, rather than reading empty.
+	StdinWithheld string
 	// StdinTerminal: Stdin is a terminal that becomes each such
 	// interpreter's controlling terminal (host.Options.StdinTerminal), for
 	// a person at a terminal (evalhost run --tty): input() then waits for

@@ -68,11 +68,16 @@ func TestRunStdinNotGiven(t *testing.T) {
 		}
 	})
 	t.Run("a session", func(t *testing.T) {
-		cmd := h.cmd("run", "--session", "stdin", "-c", "input()")
-		cmd.Stdin = strings.NewReader("piped\n")
-		_, errOut, code := runCaptured(t, cmd, false)
-		if code != 1 || !strings.Contains(errOut, "StdinNotImplementedError") {
-			t.Errorf("exit %d, stderr %q; want StdinNotImplementedError", code, errOut)
+		// What is piped in cannot reach the background process's
+		// interpreter: sys.stdin does not read as if there had been none,
+		// and both say what to do instead.
+		for _, code := range []string{"input()", "import sys\nfor line in sys.stdin: print(line)", "import sys; sys.stdin.read()"} {
+			cmd := h.cmd("run", "--session", "stdin", "-c", code)
+			cmd.Stdin = strings.NewReader("piped\n")
+			out, errOut, exit := runCaptured(t, cmd, false)
+			if exit != 1 || out != "" || !strings.Contains(errOut, "StdinNotImplementedError") || !strings.Contains(errOut, "without --session") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want StdinNotImplementedError saying to run without --session", code, exit, out, errOut)
+			}
 		}
 	})
 	t.Run("a terminal", func(t *testing.T) {

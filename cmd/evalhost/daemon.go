@@ -137,7 +137,8 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		Version: daemon.BuildIdentity(version),
 		Idle:    *idle,
 		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
-			Sink: streamsink.Options{Store: serverArtifactStore(home)}},
+			Sink:          streamsink.Options{Store: serverArtifactStore(home)},
+			StdinWithheld: withheldSession},
 		Ready: daemon.SignalReady,
 	})
 	if err != nil {

@@ -50,7 +50,7 @@ type runFlags struct {
 	stdin         *os.File    // a one-shot run's stdin for its Python cells (scriptStdin)
 	tty           bool        // --tty: stdin, a terminal, is the script's (run_tty.go)
 	stdinTerminal bool        // stdin is --tty's pseudo-terminal, the interpreter's controlling terminal
-	stdinWithheld bool        // run's stdin is a terminal the cells are not given (no --tty)
+	stdinWithheld string      // why run's stdin is not the cells' (a terminal without --tty): withheldTerminal
 	ttyRelay      *ttyRelay   // --tty's relay, for job control
 	terminal      runTerminal // what its cells learn of a terminal it shows them on
 	envList       []string    // --env as given
@@ -170,8 +170,8 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		defer tty.close() // after runCells: the interpreters have exited
 	} else if f.stdin = scriptStdin(stdin, line.cl.source); f.stdin != nil {
 		defer f.stdin.Close()
-	} else {
-		f.stdinWithheld = isTerminal(stdin)
+	} else if isTerminal(stdin) {
+		f.stdinWithheld = withheldTerminal
 	}
 	f.ttyRelay = tty
 	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written

@@ -22,6 +22,18 @@ func scriptStdin(stdin io.Reader, source string) *os.File {
 	return nil
 }
 
+// withheldTerminal and withheldSession say why a cell's sys.stdin and
+// input() refuse (sessions.Config.StdinWithheld), after "sys.stdin is not
+// given to the script: ", where python3 would read what it was given:
+// run's terminal (without --tty, where python3 would wait for typing), and
+// what is piped into run --session, whose interpreter lives in the
+// background process (reading empty, a script would take that for input
+// that had none).
+const (
+	withheldTerminal = "evalhost run's stdin is a terminal; pipe the input in (... | evalhost run FILE), or give the script the terminal with --tty"
+	withheldSession  = "run --session's interpreter lives in the background process, which cannot pass it the command's stdin; have the script open a file, or run without --session"
+)
+
 // isTerminal says whether stdin is a terminal: one run withholds from its
 // cells (sessions.Config.StdinWithheld) unless --tty gives it.
 func isTerminal(stdin io.Reader) bool {
