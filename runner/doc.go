@@ -20,8 +20,10 @@
 // out of the cells' way with the os.close, os.closerange, os.dup2 and
 // os.fdopen that spare them; as core loads), stdio (what cells get
 // instead of a terminal: stdout and stderr on fd 1/2, their flusher and the
-// flush before any other writer of fd 1/2, the stdin that refuses (or the
-// script's stdin the host gave on fd 4), the stdlib modules adapted as they
+// flush before any other writer of fd 1/2, the stdin that refuses
+// (input(); sys.stdin reads empty, or refuses too, with the host's reason,
+// where host.Options.StdinWithheld gives one) or the script's stdin the
+// host gave on fd 4, the stdlib modules adapted as they
 // are imported (pdb's stack, bdb's get_stack, starts at the first frame
 // that is not the runner's, as python3's at the script's <module>, which
 // is its bottom too: a step past the script's end stops in no frame of
