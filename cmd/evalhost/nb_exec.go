@@ -46,7 +46,8 @@ notebook already has it; --papermill-metadata on writes it always, off
 removes it.
 
 Exit codes: 0 every cell ok, 1 a cell failed (or the notebook could not be
-read or written), 2 usage, 124 a cell timed out, 130 interrupted.
+read or written), 2 usage, 124 a cell timed out, 130 interrupted, 131
+Ctrl-\ (SIGQUIT: the interpreter killed at once).
 `
 
 type nbRunFlags struct {
