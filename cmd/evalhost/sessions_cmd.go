@@ -22,7 +22,10 @@ import (
 func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logger) int {
 	fs := pflag.NewFlagSet("sessions", pflag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: evalhost sessions [--json]\n\nLists the sessions \"evalhost run --session\" keeps in the background process.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(fs.Output(), "Usage: evalhost sessions [--json]\n\nLists the sessions \"evalhost run --session\" keeps in the background process:\n"+
+			"NAME, CWD (a session is a NAME in a directory: the same NAME elsewhere is another),\n"+
+			"PYTHON, BUSY (yes, or the job running in it), IDLE. \"evalhost kill NAME\" ends the\n"+
+			"current directory's NAME.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	asJSON := fs.Bool("json", false, "write the list as one JSON line")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
