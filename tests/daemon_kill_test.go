@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,37 @@ func TestDaemonKillEndsTheCwdsSession(t *testing.T) {
 			t.Fatalf("%s: exit %d stdout %q stderr %q; want exit %d stdout %q stderr %q",
 				s.name, code, out, errOut, s.code, s.stdout, s.stderrPart)
 		}
+	}
+}
+
+// A command started in a directory removed meanwhile (rm -rf of the
+// directory a shell stands in) cannot name it: run --session and kill
+// refuse as a usage error that says so and what to do, as a one-shot
+// run refuses (exit 2), not with Go's bare "getwd" error.
+func TestRemovedCwdSaysWhatToDo(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run --session", []string{"run", "--session", "s", "-c", "1"}, "or give --cwd DIR"},
+		{"kill", []string{"kill", "s"}, "--cwd DIR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gone := filepath.Join(t.TempDir(), "gone")
+			if err := os.Mkdir(gone, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cmd := command(t, tt.args...)
+			// The shell stands in the directory as it is removed, then
+			// becomes evalhost there.
+			cmd.Args = append([]string{"sh", "-c", `cd "$1" && rmdir "$1" && shift && exec "$@"`, "sh", gone, cmd.Path}, tt.args...)
+			cmd.Path = "/bin/sh"
+			_, errOut, code := runCaptured(t, cmd, false)
+			if code != 2 || !strings.Contains(errOut, "the current directory cannot be read") || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2, saying the current directory cannot be read and %q", code, errOut, tt.want)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -52,9 +51,9 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	var cwd string
 	if !*all {
 		var err error
-		if cwd, err = filepath.Abs(*cwdFlag); err != nil { // "" is the current directory
-			fmt.Fprintf(stderr, "evalhost kill: %v\n", err)
-			return exitFailed
+		if cwd, err = absDir(*cwdFlag); err != nil { // "" is the current directory
+			fmt.Fprintf(stderr, "evalhost kill: %v; give its path with --cwd DIR (a removed directory's session is ended so), or --all\n", err)
+			return exitUsage
 		}
 		req["cwd"] = fsJSON(cwd)
 	}

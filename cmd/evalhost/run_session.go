@@ -8,7 +8,6 @@ import (
 	"github.com/evalhost/evalhost/config"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,6 +40,10 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		return exitUsage
 	}
 	eval, err := attachedEval(cells, f, home)
+	if errors.As(err, new(cwdGoneError)) {
+		fmt.Fprintf(stderr, "evalhost run: %v; cd to a directory that exists, or give --cwd DIR\n", err)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
@@ -222,12 +225,7 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 
 // attachedCwd is the session's working directory, absolute, as the eval
 // line names it.
-func attachedCwd(f runFlags) (string, error) {
-	if f.cwd == "" {
-		return filepath.Abs(".")
-	}
-	return filepath.Abs(f.cwd)
-}
+func attachedCwd(f runFlags) (string, error) { return absDir(f.cwd) }
 
 // attachedEval is the eval line for the cells. The interpreter is resolved
 // here, where the user's environment (PATH, VIRTUAL_ENV, a pyenv version)

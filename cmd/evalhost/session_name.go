@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -34,6 +35,28 @@ type homeError struct{ err error }
 
 func (e homeError) Error() string { return e.err.Error() }
 func (e homeError) Unwrap() error { return e.err }
+
+// cwdGoneError is a current directory that cannot be read (getwd fails:
+// it was removed or moved away while the shell stood in it), which run
+// --session and kill key a session by: a usage error, as a one-shot
+// run's refusal of it, each saying what to do instead.
+type cwdGoneError struct{ err error }
+
+func (e cwdGoneError) Error() string {
+	return fmt.Sprintf("the current directory cannot be read (%v): it was removed or moved away", e.err)
+}
+func (e cwdGoneError) Unwrap() error { return e.err }
+
+// absDir is dir made absolute, "" the current directory, as a session's
+// cwd is keyed; a cwdGoneError when the current directory is needed and
+// cannot be read.
+func absDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", cwdGoneError{err}
+	}
+	return abs, nil
+}
 
 // askFailed reports err of a command that asked the background process
 // and returns its exit code: a home that cannot be used is a usage error.
