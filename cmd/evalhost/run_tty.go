@@ -31,9 +31,9 @@ type ttyRelay struct {
 func checkTTY(f runFlags, source string, stdin io.Reader, attached bool) error {
 	switch {
 	case attached:
-		return errors.New("--tty gives this command's terminal to a one-shot run's script; the background process of --session has none to give")
+		return errors.New("--tty gives this command's terminal to a one-shot run's script; the background process of --session has none to give: run without --session to use it")
 	case resolvedGateway(f.choice()):
-		return errors.New("--tty needs the runner backend: a gateway's kernel cannot have this terminal")
+		return errors.New("--tty needs the runner backend: a gateway's kernel cannot have this terminal; run with --backend runner to use it")
 	case source == "-":
 		return errors.New("--tty and cells from stdin (-): stdin cannot be both the script and its terminal; give FILE or -c")
 	}
