@@ -75,6 +75,7 @@ func TestExitCodes(t *testing.T) {
 		{"nb view ok", []string{"nb", "view", okNB}, nil, 0, ""},
 		{"nb view missing", []string{"nb", "view", filepath.Join(dir, "missing.ipynb")}, nil, 1, "no such file"},
 		{"nb view not a notebook", []string{"nb", "view", file}, nil, 1, "invalid notebook JSON"},
+		{"nb edit with the cell as arguments", []string{"nb", "edit", okNB, "0", "x"}, nil, 2, "the cell is --cell N, its source --content TEXT"},
 		{"nb edit without --cell", []string{"nb", "edit", okNB, "--content", "x"}, nil, 2, "--cell N is required"},
 		{"nb run ok", []string{"nb", "run", okNB, "-o", filepath.Join(dir, "out.ipynb")}, nil, 0, ""},
 		{"nb run failed cell", []string{"nb", "run", nb, "-o", filepath.Join(dir, "out2.ipynb")}, nil, 1, "cell 0: error"},

@@ -114,7 +114,14 @@ func (c *nbCommand) run(args []string, do func() error) int {
 		return code
 	}
 	if c.fs.NArg() != 1 {
-		return c.fail(&usageError{fmt.Sprintf("want exactly one notebook FILE, got %d arguments", c.fs.NArg())})
+		msg := fmt.Sprintf("want exactly one notebook FILE, got %d arguments", c.fs.NArg())
+		switch c.name {
+		case "edit", "insert":
+			msg += " (the cell is --cell N, its source --content TEXT or --content-file PATH)"
+		case "delete":
+			msg += " (the cell is --cell N)"
+		}
+		return c.fail(&usageError{msg})
 	}
 	c.path = c.fs.Arg(0)
 	return c.fail(do())
