@@ -56,11 +56,13 @@ func (s *Server) addSessionTools() {
 	addTool(s, &sdk.Tool{
 		Name:  "close",
 		Title: "Close a session",
-		Description: "Close every session with this id (any cwd) and shut its interpreters down; a cell " +
+		Description: "Close the session with this id and shut its interpreters down (without cwd every " +
+			"session with this id, in any cwd); a cell " +
 			"running in it is interrupted at once (killed after the grace window if it does not stop) and its " +
 			"eval ends killed. A later eval with the id starts a fresh session. existed=false means none was open.",
 		InputSchema: object([]string{"session"}, map[string]*jsonschema.Schema{
 			"session": bounded(maxIDChars, str("Session id to close.")),
+			"cwd":     bounded(maxIDChars, str("Only the session in this working directory (which need not exist any more).")),
 		}),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.closeSession)
@@ -112,10 +114,10 @@ func (s *Server) closeSession(_ context.Context, _ *sdk.CallToolRequest, in Sess
 	if in.Session == "" {
 		return nil, SessionOutput{}, fmt.Errorf(`"session" must name the session to close`)
 	}
-	existed := s.cfg.Registry.CloseSession(in.Session)
+	existed := s.cfg.Registry.CloseSessionIn(in.Session, in.Cwd)
 	out := SessionOutput{Session: in.Session, Existed: existed}
 	if !existed {
-		return text(fmt.Sprintf("no session %q is open; nothing was closed", in.Session)), out, nil
+		return text(fmt.Sprintf("no session %q is open%s; nothing was closed", in.Session, inCwd(in.Cwd))), out, nil
 	}
 	return text(fmt.Sprintf("session %q closed; its state is gone", in.Session)), out, nil
 }

@@ -77,3 +77,27 @@ func TestCloseInterruptsTheRunningCell(t *testing.T) {
 		t.Fatalf("eval after the close: %q", textOf(res))
 	}
 }
+
+// close with a cwd ends the session of that id in that directory alone, as
+// reset with a cwd resets one and serve's close takes one; the same id in
+// another directory keeps its state.
+func TestCloseInOneCwd(t *testing.T) {
+	session, _ := connect(t, nil)
+	a, b := t.TempDir(), t.TempDir()
+	eval := func(cwd, code string) string {
+		res := call(t, session, "eval", map[string]any{"session": "s", "cwd": cwd, "cells": []any{map[string]any{"code": code}}})
+		return textOf(res)
+	}
+	eval(a, "x = 'a'")
+	eval(b, "x = 'b'")
+	res := call(t, session, "close", map[string]any{"session": "s", "cwd": a})
+	if res.IsError || !strings.Contains(textOf(res), "closed") {
+		t.Fatalf("close in a: %q", textOf(res))
+	}
+	if got := eval(b, "print(x)"); !strings.Contains(got, "b") || strings.Contains(got, "NameError") {
+		t.Errorf("the session in b after closing a's: %q; want its x still 'b'", got)
+	}
+	if got := eval(a, "print(x)"); !strings.Contains(got, "NameError") {
+		t.Errorf("the session in a after its close: %q; want a fresh one (NameError)", got)
+	}
+}
