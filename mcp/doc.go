@@ -40,7 +40,8 @@
 //     cancellation of the call cancels the
 //     request: the running cell is interrupted, then killed after the grace
 //     window, as for every other client; state is kept unless it was killed.
-//   - close closes the session as sessions.Registry.CloseSession does: a
+//   - close closes the session as sessions.Registry.CloseSessionIn does
+//     (in its optional cwd, else every cwd's, as reset): a
 //     cell running in it is interrupted at once (killed after the grace
 //     window if it holds out) and its eval ends killed, its state gone.
 //   - notebook_run calls Config.RunNotebook; without one the tool answers
