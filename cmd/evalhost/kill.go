@@ -18,8 +18,9 @@ const killUsage = `Usage: evalhost kill [--cwd DIR | --all] NAME
 
 Ends the session NAME of the current directory in the background process: a
 session is a NAME in a directory, as "evalhost run --session NAME" keys it and
-"evalhost sessions" lists it (NAME, CWD). A running cell is interrupted (then
-killed after the grace window) and its state is gone.
+"evalhost sessions" lists it (NAME, CWD). A running cell or job is interrupted
+(then killed after the grace window) and its state is gone. A directory
+removed since can still be named with --cwd.
 
 Flags:
 %s`
