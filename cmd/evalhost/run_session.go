@@ -212,7 +212,7 @@ func attachedOutput(f runFlags) map[string]any {
 func attachedUnsupported(f runFlags, graceSet bool) string {
 	switch {
 	case graceSet:
-		return "--grace is not available with --session: the background process keeps its own (2s)"
+		return "--grace is not available with --session: the background process keeps its own (2s); drop --grace, or run without --session"
 	case f.backend != "" && f.backend != config.BackendRunner:
 		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
 	case f.py.given() != "":
