@@ -177,16 +177,43 @@ func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupt
 		signal.Notify(in.sig, sigs...)
 		handOverQuit() // a run's SIGQUIT is in.sig's now
 		close(in.enabled)
+		// Taken off in.sig at once, handled in turn (sigQueue).
+		q := newSigQueue()
+		in.wg.Add(1)
+		go func() {
+			defer in.wg.Done()
+			for {
+				select {
+				case s := <-in.sig:
+					q.put(s)
+				case <-in.quit:
+					return
+				}
+			}
+		}()
 		for {
 			select {
-			case s := <-in.sig:
-				in.handle(s.(syscall.Signal))
+			case <-q.ready:
+				for sig, ok := q.take(); ok && !in.ending(); sig, ok = q.take() {
+					in.handle(sig)
+				}
 			case <-in.quit:
 				return
 			}
 		}
 	}()
 	return ctx, in
+}
+
+// ending says whether stop has closed quit: what is still queued is not
+// handled.
+func (in *interrupts) ending() bool {
+	select {
+	case <-in.quit:
+		return true
+	default:
+		return false
+	}
 }
 
 // handle is what one signal does (see interrupts).
