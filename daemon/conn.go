@@ -280,6 +280,7 @@ func (c *conn) eval(line []byte, id string) {
 		c.mu.Lock()
 		fl.key = &key
 		c.mu.Unlock()
+		afterQueue(id)
 		_ = c.srv.state.used(fl.session) // best effort: only a crash report reads it
 		start := time.Now()
 		res, err := job.Run(ctx, c.emitter(id, fl, out.Passthrough))
@@ -294,6 +295,10 @@ func (c *conn) eval(line []byte, id string) {
 		c.enc.End(id, res, time.Since(start))
 	}()
 }
+
+// afterQueue lets a test act once request id has its place in its
+// session's queue.
+var afterQueue = func(id string) {}
 
 // takeOff puts fl in flight as request id, or says why not: the id is in
 // flight already, or the process is ending. It holds the server's lock

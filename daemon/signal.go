@@ -76,7 +76,7 @@ func (c *conn) signal(line []byte, id string) {
 	send := signalTo[to]
 	switch {
 	case send == nil:
-		c.refuse(id, OpSignal, fmt.Sprintf(`"to" must be %q, %q or %q, not %q`, SignalInterpreter, SignalCell, SignalForeground, to))
+		c.refuse(id, OpSignal, fmt.Sprintf(`"to" must be %q, %q, %q or %q, not %q`, SignalInterpreter, SignalCell, SignalForeground, SignalJob, to))
 		return
 	case n < 1 || n > 64:
 		c.refuse(id, OpSignal, fmt.Sprintf(`"signal" must be a signal number from 1 to 64, not %d`, n))
@@ -89,7 +89,9 @@ func (c *conn) signal(line []byte, id string) {
 	// Only a request that runs: a queued one would signal the cell of
 	// another client's request in its session.
 	sent := key != nil && fl.running.Load() && send(c.srv.reg, *key, syscall.Signal(n))
-	if to == SignalJob && key != nil {
+	// A stop that was not sent (the request is queued behind another
+	// client's, which may be stopped) is not this client's to continue.
+	if to == SignalJob && key != nil && (sent || syscall.Signal(n) == syscall.SIGCONT) {
 		c.mu.Lock()
 		if c.stopped == nil {
 			c.stopped = map[sessions.Key]bool{}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,64 @@ print('handled', got)`
 	if out := gjson.GetBytes(end, "output.text").String(); out != "waiting\nhandled [10]\n" {
 		t.Fatalf("the other cwd's cell ended %s; want its handler run once, by its own client's signal", end)
 	}
+}
+
+// A client whose request is still queued behind another's in its session
+// has stopped nothing with a Ctrl-Z (sent false): when it leaves, the
+// other client's interpreter, which that one stopped, stays stopped
+// (continueStopped continues only what its own job control stopped).
+func TestSignalOpQueuedClientLeavingContinuesNothing(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found")
+	}
+	queued := make(chan struct{}, 2) // a's, then b's
+	afterQueue = func(string) { queued <- struct{}{} }
+	t.Cleanup(func() { afterQueue = func(string) {} }) // after Serve's end
+	paths, _ := serveHome(t, time.Hour)
+	cwd := filepath.Dir(paths.Dir)
+	dial := func() *Client {
+		c, err := Dial(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := dial(), dial()
+	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(30)"}}})
+	pid := strings.TrimSpace(gjson.GetBytes(readUntil(t, a, "stdout"), "data").String())
+	<-queued
+	a.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGTSTP), "to": SignalJob, "n": 1})
+	if line := readUntil(t, a, TypeSignalled); !gjson.GetBytes(line, "sent").Bool() {
+		t.Fatalf("a's Ctrl-Z was not sent: %s", line)
+	}
+	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "py", "code": "1"}}})
+	<-queued
+	b.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGTSTP), "to": SignalJob, "n": 1})
+	if line := readUntil(t, b, TypeSignalled); gjson.GetBytes(line, "sent").Bool() {
+		t.Fatalf("a queued request's Ctrl-Z was sent: %s", line)
+	}
+	// b leaves: the process reads its end, continues what b stopped,
+	// cancels b's request, answers it and closes.
+	if err := b.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := b.Next(); err != nil {
+			break
+		}
+	}
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); f[0] != "T" {
+		t.Fatalf("a's interpreter is in state %s once b left; want T, still stopped by a's Ctrl-Z", f[0])
+	}
+	a.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGCONT), "to": SignalJob, "n": 2})
+	readUntil(t, a, TypeSignalled)
+	a.Send(map[string]any{"op": "cancel", "id": "run"})
+	readUntil(t, a, "cell_end")
 }
