@@ -78,8 +78,13 @@ type conn struct {
 type flight struct {
 	cancel  context.CancelCauseFunc
 	session string
-	running atomic.Bool   // its first frame came: a cell of it runs
-	key     *sessions.Key // its session's, once queued; under conn.mu
+	running atomic.Bool // its first frame came: a cell of it runs
+	// jobMu orders job control (jobSignal) with the request's start
+	// (stopAsStarted); stopAsked is a Ctrl-Z that came while it was
+	// queued, for its start.
+	jobMu     sync.Mutex
+	stopAsked bool
+	key       *sessions.Key // its session's, once queued; under conn.mu
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
@@ -337,7 +342,9 @@ func IsNotRun(line []byte) bool {
 // stderr frames go as TypeBytes lines, their text unchanged.
 func (c *conn) emitter(id string, fl *flight, passthrough bool) sessions.Emit {
 	return func(cell int, f frames.Frame) {
-		fl.running.Store(true)
+		if !fl.running.Swap(true) {
+			c.stopAsStarted(fl)
+		}
 		if passthrough && (f.Type == frames.TypeStdout || f.Type == frames.TypeStderr) {
 			c.sendBytes(id, cell, f.Type, []byte(f.Data), true)
 			return

@@ -86,22 +86,67 @@ func (c *conn) signal(line []byte, id string) {
 		return
 	}
 	fl, key := c.flight(id)
-	// Only a request that runs: a queued one would signal the cell of
-	// another client's request in its session.
-	sent := key != nil && fl.running.Load() && send(c.srv.reg, *key, syscall.Signal(n))
-	// A stop that was not sent (the request is queued behind another
-	// client's, which may be stopped) is not this client's to continue.
-	if to == SignalJob && key != nil && (sent || syscall.Signal(n) == syscall.SIGCONT) {
-		c.mu.Lock()
-		if c.stopped == nil {
-			c.stopped = map[sessions.Key]bool{}
-		}
-		// Continued at the client's end even if the cell ended meanwhile:
-		// Resume of a session that runs nothing is a no-op.
-		c.stopped[*key] = syscall.Signal(n) == syscall.SIGTSTP
-		c.mu.Unlock()
+	var sent bool
+	switch {
+	case fl == nil:
+	case to == SignalJob:
+		sent = c.jobSignal(fl, key, syscall.Signal(n))
+	default:
+		// Only a request that runs: a queued one would signal the cell of
+		// another client's request in its session.
+		sent = key != nil && fl.running.Load() && send(c.srv.reg, *key, syscall.Signal(n))
 	}
 	c.enc.Line(Signalled{ID: id, N: gjson.GetBytes(line, "n").Int(), Sent: sent, Type: TypeSignalled})
+}
+
+// jobSignal is SignalJob's for request fl. One that runs is stopped or
+// continued now. A Ctrl-Z for one still queued (behind another client's,
+// perhaps stopped, which is not this client's to stop) is kept, and the
+// request is stopped as it starts (stopAsStarted, at its first frame: the
+// cell's first milliseconds run), as a stopped python3 runs nothing; an fg
+// before that forgets it. What this client stopped is
+// continued when it leaves.
+func (c *conn) jobSignal(fl *flight, key *sessions.Key, sig syscall.Signal) bool {
+	fl.jobMu.Lock()
+	defer fl.jobMu.Unlock()
+	if key == nil || !fl.running.Load() {
+		fl.stopAsked = sig == syscall.SIGTSTP
+		return false
+	}
+	fl.stopAsked = false
+	sent := jobControl(c.srv.reg, *key, sig)
+	if sent || sig == syscall.SIGCONT {
+		// Continued at the client's end even if the cell ended meanwhile:
+		// Resume of a session that runs nothing is a no-op.
+		c.markStopped(*key, sig == syscall.SIGTSTP)
+	}
+	return sent
+}
+
+// stopAsStarted stops the session of a request that starts after a Ctrl-Z
+// its client sent while it was queued (jobSignal).
+func (c *conn) stopAsStarted(fl *flight) {
+	fl.jobMu.Lock()
+	defer fl.jobMu.Unlock()
+	if !fl.stopAsked {
+		return
+	}
+	fl.stopAsked = false
+	c.mu.Lock()
+	key := fl.key
+	c.mu.Unlock()
+	if key != nil && c.srv.reg.SuspendIn(key.Session, key.Cwd) {
+		c.markStopped(*key, true)
+	}
+}
+
+func (c *conn) markStopped(key sessions.Key, stopped bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped == nil {
+		c.stopped = map[sessions.Key]bool{}
+	}
+	c.stopped[key] = stopped
 }
 
 // continueStopped continues what the client stopped and left stopped (it

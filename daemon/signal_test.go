@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,4 +164,67 @@ func TestSignalOpQueuedClientLeavingContinuesNothing(t *testing.T) {
 	readUntil(t, a, TypeSignalled)
 	a.Send(map[string]any{"op": "cancel", "id": "run"})
 	readUntil(t, a, "cell_end")
+}
+
+// A Ctrl-Z that came while the request was queued behind another
+// client's stops its cell as it starts, as a stopped python3 runs
+// nothing; its fg continues it.
+func TestSignalOpQueuedStopHoldsTheStart(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found")
+	}
+	queued := make(chan struct{}, 2) // a's, then b's
+	afterQueue = func(string) { queued <- struct{}{} }
+	t.Cleanup(func() { afterQueue = func(string) {} }) // after Serve's end
+	paths, _ := serveHome(t, time.Hour)
+	cwd := filepath.Dir(paths.Dir)
+	dial := func() *Client {
+		c, err := Dial(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := dial(), dial()
+	gate := filepath.Join(t.TempDir(), "gate")
+	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint('a', flush=True)\nwhile not os.path.exists(" + strconv.Quote(gate) + "): time.sleep(0.01)"}}})
+	readUntil(t, a, "stdout")
+	<-queued
+	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
+		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(30)"}}})
+	<-queued
+	b.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGTSTP), "to": SignalJob, "n": 1})
+	if line := readUntil(t, b, TypeSignalled); gjson.GetBytes(line, "sent").Bool() {
+		t.Fatalf("a queued request's Ctrl-Z was sent: %s", line)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, a, "cell_end")
+	pid := strings.TrimSpace(gjson.GetBytes(readUntil(t, b, "stdout"), "data").String())
+	state := func() string {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))[0]
+	}
+	for deadline := time.Now().Add(5 * time.Second); state() != "T"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("b's interpreter is in state %s as its cell runs; want T, stopped by the Ctrl-Z b had while queued", state())
+		}
+	}
+	b.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGCONT), "to": SignalJob, "n": 2})
+	if line := readUntil(t, b, TypeSignalled); !gjson.GetBytes(line, "sent").Bool() {
+		t.Fatalf("b's fg was not sent: %s", line)
+	}
+	for deadline := time.Now().Add(5 * time.Second); state() == "T"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("b's interpreter is still stopped after its fg")
+		}
+	}
+	b.Send(map[string]any{"op": "cancel", "id": "run"})
+	readUntil(t, b, "cell_end")
 }
