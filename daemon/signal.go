@@ -81,6 +81,11 @@ func (c *conn) signal(line []byte, id string) {
 	case n < 1 || n > 64:
 		c.refuse(id, OpSignal, fmt.Sprintf(`"signal" must be a signal number from 1 to 64, not %d`, n))
 		return
+	case n == int64(syscall.SIGSTOP):
+		// Not continued when the client leaves, nor its time limit held:
+		// the cell could only be killed, and the session's state lost.
+		c.refuse(id, OpSignal, fmt.Sprintf(`SIGSTOP is not passed on; stop the cell with %q and SIGTSTP (%d)`, SignalJob, syscall.SIGTSTP))
+		return
 	case to == SignalJob && n != int64(syscall.SIGTSTP) && n != int64(syscall.SIGCONT):
 		c.refuse(id, OpSignal, fmt.Sprintf(`job control takes SIGTSTP (%d) or SIGCONT (%d), not %d`, syscall.SIGTSTP, syscall.SIGCONT, n))
 		return

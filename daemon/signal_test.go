@@ -31,6 +31,7 @@ func TestSignalOpRefusesAndAnswers(t *testing.T) {
 		{"no to", map[string]any{"op": OpSignal, "id": "run", "signal": 15}, `"to" must be`},
 		{"signal 0", map[string]any{"op": OpSignal, "id": "run", "signal": 0, "to": SignalCell}, `"signal" must be a signal number`},
 		{"signal 65", map[string]any{"op": OpSignal, "id": "run", "signal": 65, "to": SignalCell}, `"signal" must be a signal number`},
+		{"SIGSTOP", map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGSTOP), "to": SignalInterpreter}, "SIGSTOP is not passed on"},
 		{"job control of SIGTERM", map[string]any{"op": OpSignal, "id": "run", "signal": 15, "to": SignalJob}, "job control takes SIGTSTP"},
 		{"no such request", map[string]any{"op": OpSignal, "id": "nope", "signal": 15, "to": SignalInterpreter, "n": 7}, "sent false"},
 	}
@@ -136,6 +137,7 @@ func TestSignalOpQueuedClientLeavingContinuesNothing(t *testing.T) {
 	if line := readUntil(t, a, TypeSignalled); !gjson.GetBytes(line, "sent").Bool() {
 		t.Fatalf("a's Ctrl-Z was not sent: %s", line)
 	}
+	awaitState(t, pid, true, "a's Ctrl-Z did not stop it")
 	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
 		"cells": []map[string]string{{"language": "py", "code": "1"}}})
 	<-queued
@@ -153,12 +155,8 @@ func TestSignalOpQueuedClientLeavingContinuesNothing(t *testing.T) {
 			break
 		}
 	}
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); f[0] != "T" {
-		t.Fatalf("a's interpreter is in state %s once b left; want T, still stopped by a's Ctrl-Z", f[0])
+	if st := procState(t, pid); st != "T" {
+		t.Fatalf("a's interpreter is in state %s once b left; want T, still stopped by a's Ctrl-Z", st)
 	}
 	a.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGCONT), "to": SignalJob, "n": 2})
 	readUntil(t, a, TypeSignalled)
@@ -189,11 +187,12 @@ func TestSignalOpQueuedStopHoldsTheStart(t *testing.T) {
 	a, b := dial(), dial()
 	gate := filepath.Join(t.TempDir(), "gate")
 	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
-		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint('a', flush=True)\nwhile not os.path.exists(" + strconv.Quote(gate) + "): time.sleep(0.01)"}}})
-	readUntil(t, a, "stdout")
+		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\nwhile not os.path.exists(" + strconv.Quote(gate) + "): time.sleep(0.01)"}}})
+	// b's cell runs in the same interpreter, after a's.
+	pid := strings.TrimSpace(gjson.GetBytes(readUntil(t, a, "stdout"), "data").String())
 	<-queued
 	b.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
-		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(30)"}}})
+		"cells": []map[string]string{{"language": "py", "code": "import time\nprint('b', flush=True)\ntime.sleep(30)"}}})
 	<-queued
 	b.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGTSTP), "to": SignalJob, "n": 1})
 	if line := readUntil(t, b, TypeSignalled); gjson.GetBytes(line, "sent").Bool() {
@@ -203,28 +202,36 @@ func TestSignalOpQueuedStopHoldsTheStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, a, "cell_end")
-	pid := strings.TrimSpace(gjson.GetBytes(readUntil(t, b, "stdout"), "data").String())
-	state := func() string {
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))[0]
-	}
-	for deadline := time.Now().Add(5 * time.Second); state() != "T"; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("b's interpreter is in state %s as its cell runs; want T, stopped by the Ctrl-Z b had while queued", state())
-		}
-	}
+	readUntil(t, b, "started")
+	awaitState(t, pid, true, "want T, stopped by the Ctrl-Z b had while queued, as its cell starts")
 	b.Send(map[string]any{"op": OpSignal, "id": "run", "signal": int(syscall.SIGCONT), "to": SignalJob, "n": 2})
 	if line := readUntil(t, b, TypeSignalled); !gjson.GetBytes(line, "sent").Bool() {
 		t.Fatalf("b's fg was not sent: %s", line)
 	}
-	for deadline := time.Now().Add(5 * time.Second); state() == "T"; time.Sleep(10 * time.Millisecond) {
+	awaitState(t, pid, false, "still stopped after b's fg")
+	b.Send(map[string]any{"op": "cancel", "id": "run"})
+	if end := readUntil(t, b, "cell_end"); !strings.HasPrefix(gjson.GetBytes(end, "output.text").String(), "b\n") {
+		t.Fatalf("b's cell ended %s; want its output, b", end)
+	}
+}
+
+// procState is the state letter of process pid (T: stopped).
+func procState(t *testing.T, pid string) string {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))[0]
+}
+
+// awaitState waits for process pid to come to state T (stopped), or, with
+// stopped false, to leave it.
+func awaitState(t *testing.T, pid string, stopped bool, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); (procState(t, pid) == "T") != stopped; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("b's interpreter is still stopped after its fg")
+			t.Fatalf("process %s is in state %s: %s", pid, procState(t, pid), why)
 		}
 	}
-	b.Send(map[string]any{"op": "cancel", "id": "run"})
-	readUntil(t, b, "cell_end")
 }
