@@ -26,8 +26,9 @@ const (
 	SignalForeground  = "foreground"  // the cell's process group, as a terminal's key sends it
 	// SignalJob is job control: SIGTSTP stops the cell's interpreter (its
 	// process group, the cell's time limit held: sessions' Suspend) as
-	// Ctrl-Z stops a one-shot run's, SIGCONT continues it (Resume). What a
-	// client stopped and did not continue is continued when it leaves.
+	// Ctrl-Z stops a one-shot run's, SIGCONT continues it (Resume). A
+	// SIGTSTP for a request still queued stops its cell as it starts. What
+	// a client stopped and did not continue is continued when it leaves.
 	SignalJob = "job"
 )
 
