@@ -23,7 +23,11 @@ func TestLongToolsSendProgress(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
-	noted := make(chan string, 1)
+	// Every note, with its call's token: a note may come after its call
+	// returned (a late one of wait's), or be handed on just after the
+	// notebook run saw it heard, so each call's note is awaited by token.
+	type note struct{ token, msg string }
+	noted := make(chan note, 256)
 	heard := make(chan struct{}) // a note for the notebook_run call came
 	var once sync.Once
 	reg := sessions.New(sessions.Config{Home: t.TempDir()})
@@ -49,12 +53,13 @@ func TestLongToolsSendProgress(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	session, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-			if req.Params.ProgressToken == "p-notebook_run" {
-				once.Do(func() { close(heard) })
-			}
+			token, _ := req.Params.ProgressToken.(string)
 			select {
-			case noted <- req.Params.Message:
-			default:
+			case noted <- note{token, req.Params.Message}:
+			default: // the test looks at the first ones only
+			}
+			if token == "p-notebook_run" {
+				once.Do(func() { close(heard) })
 			}
 		},
 	}).Connect(ctx, ct, nil)
@@ -77,22 +82,26 @@ func TestLongToolsSendProgress(t *testing.T) {
 		{"notebook_run", map[string]any{"path": "n.ipynb"}, "notebook_run: running for "},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			for len(noted) > 0 {
-				<-noted
-			}
 			params := &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args}
 			params.SetProgressToken("p-" + tc.tool)
 			res, err := session.CallTool(context.Background(), params)
 			if err != nil || res.IsError {
 				t.Fatalf("%s: %v %q", tc.tool, err, textOf(res))
 			}
-			select {
-			case note := <-noted:
-				if !strings.HasPrefix(note, tc.want) {
-					t.Fatalf("progress note %q; want one starting %q", note, tc.want)
+			deadline := time.After(10 * time.Second)
+			for {
+				select {
+				case n := <-noted:
+					if n.token != "p-"+tc.tool {
+						continue // another call's
+					}
+					if !strings.HasPrefix(n.msg, tc.want) {
+						t.Fatalf("progress note %q; want one starting %q", n.msg, tc.want)
+					}
+					return
+				case <-deadline:
+					t.Fatalf("%s sent no progress note", tc.tool)
 				}
-			default:
-				t.Fatalf("%s sent no progress note", tc.tool)
 			}
 		})
 	}
