@@ -49,25 +49,22 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		return exitFailed
 	}
 	defer catchSIGPIPE()()
+	var cur atomic.Pointer[daemon.Client] // the connection, or the one the cells went to again
+	ctx, interrupted, sigs := attachedInterrupts(&cur)
 	timeline.Mark("connect")
 	// Sent with the connection: a process stopped or replaced between its
 	// hello and the cells took none of them, and they go to the next one.
 	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: daemon.BuildIdentity(version), Command: daemonCommand(home)}
 	c, err := daemon.ConnectSend(context.Background(), cfg, eval)
 	if err != nil {
+		interrupted.stop()
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
 	}
 	defer c.Close()
+	cur.Store(c)
 	timeline.Mark("attached", "pid", c.Hello.PID)
 	showNotices(c, stderr)
-	var cur atomic.Pointer[daemon.Client] // c, or the one the cells went to again
-	cur.Store(c)
-	// The signals a one-shot run passes to its interpreter go to the
-	// session's, through the process.
-	sigs := newAttachedSignals(cur.Load)
-	ctx, interrupted := interruptible(func() { cur.Load().Send(map[string]string{"op": daemon.OpKill, "id": attachedID}) },
-		interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo, wait: true, alone: interruptAlone, jobs: sigs.jobControl()})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)
@@ -144,6 +141,24 @@ func (a *attached) exit(res sessions.Result, asJSON bool, interrupts int, interr
 			trustdir.Shown(a.session), lost)
 	}
 	return runOutcome(res, interrupts, interrupted)
+}
+
+// attachedInterrupts handles an attached run's signals as a one-shot
+// run's (interruptible): what a one-shot run passes to its interpreter
+// goes to the session's through the process (cur, once connected), and a
+// second Ctrl-C kills the session's interpreters. It returns once they
+// are enabled, before the cells are sent: a warm session's cell starts
+// within milliseconds, and a signal that came before would have its
+// default action.
+func attachedInterrupts(cur *atomic.Pointer[daemon.Client]) (context.Context, *interrupts, *attachedSignals) {
+	sigs := newAttachedSignals(cur.Load)
+	ctx, in := interruptible(func() {
+		if c := cur.Load(); c != nil {
+			c.Send(map[string]string{"op": daemon.OpKill, "id": attachedID})
+		}
+	}, interruptOpts{forward: sigs.forward, quitTo: sigs.quitTo, wait: true, alone: interruptAlone, jobs: sigs.jobControl()})
+	<-in.enabled
+	return ctx, in, sigs
 }
 
 // readCancelling reads the background process's answer to the request

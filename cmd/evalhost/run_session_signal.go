@@ -75,8 +75,8 @@ func (s *attachedSignals) send(sig syscall.Signal, to string) bool {
 	s.n++
 	n := s.n
 	op := map[string]any{"op": daemon.OpSignal, "id": attachedID, "signal": int(sig), "to": to, "n": n}
-	if s.client().Send(op) != nil {
-		return false
+	if c := s.client(); c == nil || c.Send(op) != nil {
+		return false // not connected yet: no cell runs
 	}
 	t := time.NewTimer(signalAnswerWait)
 	defer t.Stop()
