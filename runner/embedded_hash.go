@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "2eabe23c14f25345"
+const embeddedHash = "f8c5287d52631f32"

@@ -10,7 +10,9 @@ getpass fail at once with StdinNotImplementedError (after an input frame)
 instead of hanging, and sys.stdin, python's own on fd 0 (/dev/null), reads
 empty, as ipykernel's (a kernel's stdin at its end) does, unless the host
 gave a script's stdin (evalhost run's piped input), which they then read
-as python3's do. Its
+as python3's do, or withheld one it has (run's terminal, what is piped
+into run --session: EVALHOST_STDIN_WITHHELD), when sys.stdin refuses as
+input() does, saying why (Withheld). Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
 linecache learns the cells' sources, pdb (bdb) neither shows nor steps
 into the runner's frames, and what showing a warning imports is found as the
@@ -96,7 +98,7 @@ def take():
     """The runner's sys.stdout/stderr on fd 1/2. sys.stdin stays python's
     own on fd 0, as python3 made it (encoding, errors, buffering): the
     script's stdin when one was given, else /dev/null, which reads empty
-    as ipykernel's sys.stdin does."""
+    as ipykernel's sys.stdin does; Withheld when the host withheld one."""
     global out, err, merged
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
     if os.environ.pop("EVALHOST_MERGED", "") == "1":
