@@ -498,22 +498,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 	})
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
-	var out renderer
-	var streams func(int, frames.Type, []byte)
-	if f.json {
-		j := newJSONRenderer(stdout)
-		defer j.flush() // a run that ends without its end line still shows every frame
-		out = j
-	} else {
-		h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
-		h.pythonExits = !f.ipython
-		h.holdNotices = true
-		h.diesOf, h.silenced = interrupted.diesOf, interrupted.silenced
-		if !h.bounded {
-			streams = h.stream // bulk output without a copy per chunk
-		}
-		out = h
-	}
+	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
+	defer flush()
 	// Per-call: the interpreters end with the request, so each one's last
 	// cell is sent with the exit request right behind it and the runner
 	// leaves as soon as that cell ends.
@@ -621,6 +607,27 @@ func (g guardedWriter) Write(p []byte) (int, error) {
 		g.in.outputLost(err)
 	}
 	return n, err
+}
+
+// runRenderer renders a run's frames and cell ends, its own or those the
+// background process sends an attached run, as python3 would show them:
+// --json's lines, or the human view, whose notices of an exit or a death
+// the run dies of too are left out, as python3 says nothing then (in);
+// flush shows every frame even without an end line. streams, when set,
+// takes the cells' bytes as written: bulk output without a copy per chunk.
+func runRenderer(f runFlags, stdout, stderr io.Writer, in *interrupts) (out renderer, streams func(int, frames.Type, []byte), flush func()) {
+	if f.json {
+		j := newJSONRenderer(stdout)
+		return j, nil, j.flush
+	}
+	h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
+	h.pythonExits = !f.ipython
+	h.holdNotices = true
+	h.diesOf, h.silenced = in.diesOf, in.silenced
+	if !h.bounded {
+		streams = h.stream
+	}
+	return h, streams, func() {}
 }
 
 // runExitCode is run's exit code: exitCode's, but for a script that ended

@@ -67,7 +67,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	showNotices(c, stderr)
 	stdout = guardedWriter{stdout, interrupted}
 	stderr = guardedWriter{stderr, interrupted}
-	out, streams, flush := attachedRenderer(f, stdout, stderr, interrupted)
+	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
 	defer flush()
 	cwd, _ := attachedCwd(f) // attachedEval made it once
 	a := &attached{c: c, session: f.session, cwd: cwd, paths: daemon.PathsFor(home), tools: tools, out: out, emit: timedEmit(out.frame),
@@ -189,24 +189,6 @@ func (a *attached) readCancelling(ctx context.Context) (sessions.Result, error) 
 	close(finished)
 	watch.Wait()
 	return res, err
-}
-
-// attachedRenderer renders the background process's lines as a one-shot
-// run renders its own (flush shows every frame even without an end line);
-// streams, when set, takes the cell's bytes (daemon.TypeBytes lines).
-func attachedRenderer(f runFlags, stdout, stderr io.Writer, in *interrupts) (out renderer, streams func(int, frames.Type, []byte), flush func()) {
-	if f.json {
-		j := newJSONRenderer(stdout)
-		return j, nil, j.flush
-	}
-	h := newHumanRenderer(stdout, stderr, f.imagesDir, f.maxOutput > 0)
-	h.pythonExits = !f.ipython
-	h.holdNotices = true
-	h.diesOf, h.silenced = in.diesOf, in.silenced
-	if !h.bounded {
-		streams = h.stream
-	}
-	return h, streams, func() {}
 }
 
 // attachedOutput asks the background process for the output bounds a
