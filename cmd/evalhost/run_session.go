@@ -39,11 +39,12 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	eval, err := attachedEval(cells, f, home)
-	if errors.As(err, new(cwdGoneError)) {
+	cwd, err := absDir(f.cwd) // "" is the current directory
+	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v; cd to a directory that exists, or give --cwd DIR\n", err)
 		return exitUsage
 	}
+	eval, err := attachedEval(cells, f, home, cwd)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
@@ -69,7 +70,6 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	stderr = guardedWriter{stderr, interrupted}
 	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
 	defer flush()
-	cwd, _ := attachedCwd(f) // attachedEval made it once
 	a := &attached{c: c, session: f.session, cwd: cwd, paths: daemon.PathsFor(home), tools: tools, out: out, emit: timedEmit(out.frame),
 		streams: streams, signals: sigs, calls: map[string]context.CancelFunc{}}
 	renderEnd := timedCellEnd(out.cellEnd)
@@ -220,19 +220,11 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 	return ""
 }
 
-// attachedCwd is the session's working directory, absolute, as the eval
-// line names it.
-func attachedCwd(f runFlags) (string, error) { return absDir(f.cwd) }
-
 // attachedEval is the eval line for the cells. The interpreter is resolved
 // here, where the user's environment (PATH, VIRTUAL_ENV, a pyenv version)
 // is, and sent by path: the background process has the environment of the
 // command that started it.
-func attachedEval(cells []sessions.Cell, f runFlags, home string) (map[string]any, error) {
-	cwd, err := attachedCwd(f)
-	if err != nil {
-		return nil, err
-	}
+func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[string]any, error) {
 	// Paths and arguments go as their bytes (serve's pathValue reads
 	// them back): a name that is not UTF-8 would otherwise arrive as U+FFFD.
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": fsJSON(cwd),
