@@ -168,10 +168,8 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 			return exitFailed
 		}
 		defer tty.close() // after runCells: the interpreters have exited
-	} else if f.stdin = scriptStdin(stdin, line.cl.source); f.stdin != nil {
+	} else if f.stdin, f.stdinWithheld = scriptStdin(stdin); f.stdin != nil {
 		defer f.stdin.Close()
-	} else if isTerminal(stdin) {
-		f.stdinWithheld = withheldTerminal
 	}
 	f.ttyRelay = tty
 	if !f.json && f.maxOutput == 0 { // the cells' bytes go to stdout and stderr as written
