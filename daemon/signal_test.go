@@ -115,20 +115,10 @@ func TestSignalOpQueuedClientLeavingContinuesNothing(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found")
 	}
-	queued := make(chan struct{}, 2) // a's, then b's
-	afterQueue = func(string) { queued <- struct{}{} }
-	t.Cleanup(func() { afterQueue = func(string) {} }) // after Serve's end
+	queued := awaitQueued(t) // a's, then b's
 	paths, _ := serveHome(t, time.Hour)
 	cwd := filepath.Dir(paths.Dir)
-	dial := func() *Client {
-		c, err := Dial(paths)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	a, b := dial(), dial()
+	a, b := dialed(t, paths), dialed(t, paths)
 	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
 		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(30)"}}})
 	pid := strings.TrimSpace(gjson.GetBytes(readUntil(t, a, "stdout"), "data").String())
@@ -171,20 +161,10 @@ func TestSignalOpQueuedStopHoldsTheStart(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not found")
 	}
-	queued := make(chan struct{}, 2) // a's, then b's
-	afterQueue = func(string) { queued <- struct{}{} }
-	t.Cleanup(func() { afterQueue = func(string) {} }) // after Serve's end
+	queued := awaitQueued(t) // a's, then b's
 	paths, _ := serveHome(t, time.Hour)
 	cwd := filepath.Dir(paths.Dir)
-	dial := func() *Client {
-		c, err := Dial(paths)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	a, b := dial(), dial()
+	a, b := dialed(t, paths), dialed(t, paths)
 	gate := filepath.Join(t.TempDir(), "gate")
 	a.Send(map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": cwd,
 		"cells": []map[string]string{{"language": "py", "code": "import os, time\nprint(os.getpid(), flush=True)\nwhile not os.path.exists(" + strconv.Quote(gate) + "): time.sleep(0.01)"}}})
@@ -234,4 +214,14 @@ func awaitState(t *testing.T, pid string, stopped bool, why string) {
 			t.Fatalf("process %s is in state %s: %s", pid, procState(t, pid), why)
 		}
 	}
+}
+
+// awaitQueued receives once each time a request has its place in its
+// session's queue (afterQueue), for the test's time; set before the
+// process serves (serveHome), whose end its cleanup comes after.
+func awaitQueued(t *testing.T) <-chan struct{} {
+	queued := make(chan struct{}, 2)
+	afterQueue = func(string) { queued <- struct{}{} }
+	t.Cleanup(func() { afterQueue = func(string) {} })
+	return queued
 }
