@@ -5,17 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/evalhost/evalhost/config"
 	"io"
 	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/tidwall/gjson"
+	"golang.org/x/sys/unix"
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/timeline"
@@ -141,6 +143,25 @@ func (a *attached) exit(res sessions.Result, asJSON bool, interrupts int, interr
 			trustdir.Shown(a.session), lost)
 	}
 	return runOutcome(res, interrupts, interrupted)
+}
+
+// sessionEnded says how the session's interpreter ended with the script,
+// as python3's process would have (an exit of its own, a signal's death),
+// which a one-shot run's output leaves untold; "" when it did not.
+func sessionEnded(res sessions.Result) string {
+	if res.FailedCell < 0 || res.FailedCell >= len(res.Cells) {
+		return ""
+	}
+	c := res.Cells[res.FailedCell]
+	switch {
+	case c.Status != sessions.StatusKilled:
+		return ""
+	case c.Exited:
+		return fmt.Sprintf("exited (status %d)", c.ExitStatus)
+	case c.Signal != 0:
+		return "died of " + unix.SignalName(syscall.Signal(c.Signal))
+	}
+	return ""
 }
 
 // attachedInterrupts handles an attached run's signals as a one-shot

@@ -2,15 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/evalhost/evalhost/daemon"
-	"github.com/evalhost/evalhost/sessions"
 )
 
 // signalAnswerWait bounds the wait for the background process's answer to
@@ -109,22 +105,3 @@ func (s *attachedSignals) answer(line []byte) {
 
 // end says the replies are read: no answer comes any more.
 func (s *attachedSignals) end() { s.once.Do(func() { close(s.ended) }) }
-
-// sessionEnded says how the session's interpreter ended with the script,
-// as python3's process would have (an exit of its own, a signal's death),
-// which a one-shot run's output leaves untold; "" when it did not.
-func sessionEnded(res sessions.Result) string {
-	if res.FailedCell < 0 || res.FailedCell >= len(res.Cells) {
-		return ""
-	}
-	c := res.Cells[res.FailedCell]
-	switch {
-	case c.Status != sessions.StatusKilled:
-		return ""
-	case c.Exited:
-		return fmt.Sprintf("exited (status %d)", c.ExitStatus)
-	case c.Signal != 0:
-		return "died of " + unix.SignalName(syscall.Signal(c.Signal))
-	}
-	return ""
-}
