@@ -32,7 +32,9 @@
 // A reaper can be started ahead, before its child is known: Prestart starts
 // a spare, and the next Start hands it the child (its Spec and descriptors,
 // over a Unix socket) instead of starting a reaper of its own, so the
-// reaper's start overlaps with the caller's work. The spare holds the same
+// reaper's start overlaps with the caller's work. The spare's process is
+// package launch's, which a program may call from its own package init
+// (launch.Begin), earlier than this package's init can run. The spare holds the same
 // lifeline and so ends with its starter; DropSpare ends one nobody used. A
 // spare that died before its child came is replaced by a reaper started on
 // demand.

@@ -4,10 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/evalhost/evalhost/internal/reaper/reap"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A reaper's init takes over as soon as its own imports are initialised
@@ -18,19 +18,10 @@ import (
 // package reap: its own test binary has reap import what its tests do.)
 func TestReaperInitComesEarly(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = []string{reap.EnvVar + "=" + reap.Spare, "GODEBUG=inittrace=1"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the spare exited with %v: %s", err, out)
-	}
-	var ran []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
-			ran = append(ran, f[1])
-		}
-	}
+	cmd.Env = []string{reap.EnvVar + "=" + reap.Spare}
+	ran := testkit.InitOrder(t, cmd)
 	if len(ran) == 0 || slices.Contains(ran, "testing") {
-		t.Fatalf("the reaper's init did not take over: %s", out)
+		t.Fatalf("the reaper's init did not take over; what ran: %v", ran)
 	}
 	// reflect is what fmt, and so flag and encoding/*, wait for; testing
 	// links them all into this binary.

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/reaper/launch"
 	"github.com/evalhost/evalhost/internal/reaper/reap"
 	"github.com/evalhost/evalhost/internal/timeline"
 )
@@ -19,8 +19,6 @@ import (
 // reaper's own start (a second Go runtime and its package inits) overlaps
 // with what its starter does meanwhile instead of preceding the child.
 type spare struct {
-	done     chan struct{} // closed when launch has returned
-	err      error         // launch's; nothing else is set then
 	proc     *process
 	lifeline *os.File // write end
 	statusR  *os.File
@@ -28,29 +26,16 @@ type spare struct {
 	started  time.Time
 }
 
-var (
-	spareMu sync.Mutex
-	spareOf *spare // the process's one spare, until Start or DropSpare takes it
-)
-
 // Prestart starts a reaper now, before its child is known, so that the
 // next Start in this process only has it fork the child: the reaper's own
 // start then overlaps with what this process does until that Start. It
 // returns at once; the reaper starts in the background. For a program
 // that is about to start one process (evalhost run); a program that may
 // not should not call it. At most one spare exists: a call while one is
-// waiting does nothing. An unused spare ends with DropSpare, or when this
-// process exits.
-func Prestart() {
-	spareMu.Lock()
-	defer spareMu.Unlock()
-	if spareOf != nil {
-		return
-	}
-	sp := &spare{done: make(chan struct{})}
-	spareOf = sp
-	go sp.launch()
-}
+// waiting does nothing, also when package launch's Begin started that one
+// (from a package init, earlier than this package's could). An unused
+// spare ends with DropSpare, or when this process exits.
+func Prestart() { launch.Begin() }
 
 // DropSpare ends a spare reaper that no Start used, and waits for it.
 // Safe to call at any time and more than once.
@@ -63,68 +48,11 @@ func DropSpare() {
 // takeSpare returns the spare once it is running, or nil: there is none,
 // or it failed to start.
 func takeSpare() *spare {
-	spareMu.Lock()
-	sp := spareOf
-	spareOf = nil
-	spareMu.Unlock()
-	if sp == nil {
+	sp, err := launch.Take()
+	if sp == nil || err != nil {
 		return nil
 	}
-	<-sp.done
-	if sp.err != nil {
-		return nil
-	}
-	return sp
-}
-
-func (sp *spare) launch() {
-	defer close(sp.done)
-	exe, err := selfExe()
-	if err != nil {
-		sp.err = err
-		return
-	}
-	fds, err := socketpair()
-	if err != nil {
-		sp.err = err
-		return
-	}
-	sp.sock = os.NewFile(uintptr(fds[0]), "reaper-spec")
-	child := os.NewFile(uintptr(fds[1]), "reaper-spec")
-	defer child.Close()
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		sp.sock.Close()
-		sp.err = err
-		return
-	}
-	defer lifeR.Close()
-	statR, statW, err := os.Pipe()
-	if err != nil {
-		sp.sock.Close()
-		lifeW.Close()
-		sp.err = err
-		return
-	}
-	defer statW.Close()
-	// Only what the Go runtime of a reaper reads: the child's environment
-	// comes with its Spec.
-	env := []string{reap.EnvVar + "=" + reap.Spare + ",gomaxprocs", "GOMAXPROCS=1"}
-	for _, k := range []string{"GODEBUG", "GOTRACEBACK", "GORACE"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	proc, at, err := startReaper(exe, []string{"evalhost-reaper"}, env, "", []*os.File{nil, nil, nil, lifeR, statW, child})
-	if err != nil {
-		sp.sock.Close()
-		lifeW.Close()
-		statR.Close()
-		sp.err = err
-		return
-	}
-	sp.proc, sp.started = proc, at
-	sp.lifeline, sp.statusR = lifeW, statR
+	return &spare{proc: &process{Pid: sp.Pid}, lifeline: sp.Lifeline, statusR: sp.StatusR, sock: sp.Sock, started: sp.Started}
 }
 
 // start hands the spare its child. errSpareGone: the spare could not be
@@ -178,17 +106,4 @@ func sendAll(fd int, msg, oob []byte) error {
 		msg, oob = msg[n:], nil
 	}
 	return nil
-}
-
-// socketpair is a connected pair of Unix stream sockets, close-on-exec.
-func socketpair() ([2]int, error) {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		return fds, fmt.Errorf("reaper: socketpair: %w", err)
-	}
-	syscall.CloseOnExec(fds[0])
-	syscall.CloseOnExec(fds[1])
-	return fds, nil
 }

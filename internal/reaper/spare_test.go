@@ -13,23 +13,21 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/reaper/launch"
 )
 
 // spareNow starts a spare and returns its pid once it runs.
 func spareNow(t *testing.T) int {
 	t.Helper()
 	Prestart()
-	spareMu.Lock()
-	sp := spareOf
-	spareMu.Unlock()
-	if sp == nil {
+	pid, err := launch.Peek()
+	if err != nil {
+		t.Fatalf("spare did not start: %v", err)
+	}
+	if pid == 0 {
 		t.Fatal("Prestart left no spare")
 	}
-	<-sp.done
-	if sp.err != nil {
-		t.Fatalf("spare did not start: %v", sp.err)
-	}
-	return sp.proc.Pid
+	return pid
 }
 
 func TestDropSpareEndsIt(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/reaper/launch"
 	"github.com/evalhost/evalhost/internal/reaper/reap"
 	"github.com/evalhost/evalhost/internal/timeline"
 )
@@ -62,7 +63,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 			return c, err
 		}
 	}
-	exe, err := selfExe()
+	exe, err := launch.Exe()
 	if err != nil {
 		return nil, fmt.Errorf("reaper: find this program to re-execute: %w", err)
 	}
@@ -91,7 +92,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		conf += ",gomaxprocs"
 	}
 	files := append(append([]*os.File(nil), s.Files...), lifeR, statW)
-	proc, _, err := startReaper(exe, append([]string{"evalhost-reaper", s.Path}, s.Args...),
+	pid, _, err := launch.Process(exe, append([]string{"evalhost-reaper", s.Path}, s.Args...),
 		append(env, reap.EnvVar+"="+conf), s.Dir, files)
 	lifeR.Close()
 	statW.Close()
@@ -100,6 +101,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 		statR.Close()
 		return nil, fmt.Errorf("reaper: run %s: %w", exe, err)
 	}
+	proc := &process{Pid: pid}
 	c := &Child{proc: proc, lifeline: lifeW, statusR: statR, status: bufio.NewReader(statR)}
 	if err := c.started(ctx); err != nil {
 		return nil, err
@@ -192,37 +194,6 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 	own, werr := c.proc.Wait()
 	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
 	return own, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
-}
-
-// startReaper starts exe as a reaper with files as its descriptors 0, 1, 2,
-// ... (nil: /dev/null), in its own session, so that signals for the child's
-// process group or terminal never reach it. Not os/exec: this package's
-// init then waits for fewer packages', and so does package prestart's
-// (cmd/evalhost). Not os.StartProcess either: see process. at is when the
-// reaper was running.
-func startReaper(exe string, argv, env []string, dir string, files []*os.File) (p *process, at time.Time, err error) {
-	fds := make([]uintptr, len(files))
-	for i, f := range files {
-		if f == nil {
-			null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-			if err != nil {
-				return nil, time.Time{}, err
-			}
-			defer null.Close()
-			f = null
-			for j := i; j < len(files); j++ {
-				if files[j] == nil {
-					files[j] = null
-				}
-			}
-		}
-		fds[i] = f.Fd() // blocking, as a child expects: it shares the file
-	}
-	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: &syscall.SysProcAttr{Setsid: true}})
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	return &process{Pid: pid}, time.Now(), nil
 }
 
 func hasVar(env []string, name string) bool {

@@ -5,31 +5,19 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // The reaper's start cost depends on this package importing little (see
 // doc.go): every import here runs its own imports' init in every reaper.
 func TestImportsStayFew(t *testing.T) {
-	allowed := map[string]bool{"bytes": true, "os": true, "os/signal": true, "strconv": true, "syscall": true, "time": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range file.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
+	for f, imports := range testkit.Imports(t, ".") {
+		for _, p := range imports {
 			if local, ok := strings.CutPrefix(p, module); ok {
-				checkLeaf(t, f, p, filepath.Join("..", "..", "..", local), allowed)
+				checkLeaf(t, f, p, filepath.Join("..", "..", "..", local))
 				continue
 			}
 			if !allowed[p] {
@@ -39,29 +27,24 @@ func TestImportsStayFew(t *testing.T) {
 	}
 }
 
+// allowed are the standard packages this package may import.
+var allowed = map[string]bool{"bytes": true, "os": true, "os/signal": true, "strconv": true, "syscall": true, "time": true}
+
 const module = "github.com/evalhost/evalhost/"
 
 // checkLeaf holds a package of this module that the reaper imports to the
 // same rule: only the allowed standard packages, and no init of its own.
-func checkLeaf(t *testing.T, from, pkg, dir string, allowed map[string]bool) {
+func checkLeaf(t *testing.T, from, pkg, dir string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("%s imports %s, whose files are not in %s: %v", from, pkg, dir, err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range file.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
+	for f, imports := range testkit.Imports(t, dir) {
+		for _, p := range imports {
 			if !allowed[p] {
 				t.Errorf("%s imports %s, which imports %s; the reaper's init would wait for its init and its imports' (doc.go)", from, pkg, p)
 			}
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, f), nil, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
 		if hasInit(file) {
 			t.Errorf("%s imports %s, whose %s has an init; the reaper's start would run it", from, pkg, f)

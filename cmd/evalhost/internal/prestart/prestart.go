@@ -3,12 +3,12 @@ package prestart
 import (
 	"os"
 
-	"github.com/evalhost/evalhost/internal/reaper"
+	"github.com/evalhost/evalhost/internal/reaper/launch"
 )
 
 func init() {
 	if Wanted(os.Args[1:]) {
-		reaper.Prestart()
+		launch.Begin()
 	}
 }
 
