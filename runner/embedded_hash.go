@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "f8c5287d52631f32"
+const embeddedHash = "0afa9aaaeb1d4d80"

@@ -735,10 +735,27 @@ def _after_fork_child():
 
 
 class Requests(getattr(sys.modules.get("_io"), "_RawIOBase", io.RawIOBase)):  # the C base: no ABC to build
-    """The requests pipe, read at the number held now (a move changes it)."""
+    """The requests pipe, read at the number held now (a move changes it).
+
+    on_idle, when set, is called once, the first time a read finds no
+    request buffered and none in the pipe (the runner is about to wait):
+    the warm-up begins there, never in a one-shot run, whose cells and exit
+    are all in the pipe by the first read."""
+
+    on_idle = None
 
     def readable(self):
         return True
 
     def readinto(self, b):
+        idle = self.on_idle
+        if idle is not None:
+            os.set_blocking(_requests, False)
+            try:
+                return os.readv(_requests, (b,))
+            except BlockingIOError:
+                self.on_idle = None
+            finally:
+                os.set_blocking(_requests, True)
+            idle()
         return os.readv(_requests, (b,))
