@@ -75,6 +75,10 @@ type Options struct {
 	// 2>&1, a terminal); one that shows, counts or keeps stderr apart
 	// must not set it.
 	MergeStderr bool
+
+	// markWait, when set, replaces the package's markWait: a test's
+	// shorter bound.
+	markWait time.Duration
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
@@ -91,6 +95,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxLine <= 0 {
 		o.MaxLine = frames.DefaultMaxLine
+	}
+	if o.markWait <= 0 {
+		o.markWait = markWait
 	}
 	if o.Python == "" {
 		return o, fmt.Errorf("%w: Options.Python is empty; pass the path of a python3 executable", ErrNoInterpreter)

@@ -376,7 +376,7 @@ func (r *router) deliver(f frames.Frame) {
 	r.cur.final = f
 	r.cur.done = &r.cur.final
 	if !r.cur.complete() {
-		r.late.Reset(markWait)
+		r.late.Reset(r.p.opts.markWait)
 		r.lateC = r.late.C
 	}
 }
