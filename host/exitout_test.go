@@ -65,8 +65,8 @@ func doneFrame(unmarked uint8) event {
 func routeLastCell(t *testing.T, out chan frames.Frame, events []event) string {
 	t.Helper()
 	p := &Process{readyCh: make(chan frames.Frame, 1)}
-	r := router{p: p, late: time.NewTimer(time.Hour), order: time.NewTimer(time.Hour)}
-	defer r.late.Stop()
+	r := router{p: p, order: time.NewTimer(time.Hour)}
+	defer r.late.stop()
 	defer r.order.Stop()
 	c := &cell{id: "c1", out: out, leaving: true}
 	r.attach(c)

@@ -45,6 +45,8 @@ func fakeRunner(mode string) int {
 		fmt.Fprintln(os.Stderr, "fake runner: stuck before ready")
 		time.Sleep(time.Minute)
 		return 0
+	case "latemark", "nomark":
+		return fakeLateMark(mode == "latemark")
 	default:
 		fmt.Fprintf(os.Stderr, "unknown fake runner mode %q\n", mode)
 		return 2

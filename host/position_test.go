@@ -100,8 +100,8 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Process{readyCh: make(chan frames.Frame, 1)}
-			r := router{p: p, late: time.NewTimer(time.Hour), order: time.NewTimer(time.Hour)}
-			defer r.late.Stop()
+			r := router{p: p, order: time.NewTimer(time.Hour)}
+			defer r.late.stop()
 			defer r.order.Stop()
 			c := &cell{id: "c1", out: make(chan frames.Frame, 100)}
 			r.attach(c)
@@ -147,7 +147,7 @@ func BenchmarkHeldTextFlood(b *testing.B) {
 	const texts, nFrames = 2000, 2000
 	for b.Loop() {
 		p := &Process{readyCh: make(chan frames.Frame, 1)}
-		r := router{p: p, late: time.NewTimer(time.Hour), order: time.NewTimer(time.Hour)}
+		r := router{p: p, order: time.NewTimer(time.Hour)}
 		c := &cell{id: "c1", out: make(chan frames.Frame, texts+nFrames+8)}
 		r.attach(c)
 		for fd := 1; fd <= 2; fd++ {
@@ -163,7 +163,7 @@ func BenchmarkHeldTextFlood(b *testing.B) {
 		if len(c.out) < nFrames {
 			b.Fatalf("%d frames delivered, want %d", len(c.out), nFrames)
 		}
-		r.late.Stop()
+		r.late.stop()
 		r.order.Stop()
 	}
 }

@@ -51,6 +51,7 @@ type Process struct {
 	seq       atomic.Uint64
 	posMarks  atomic.Int64 // position marks seen (position.go)
 	raw       [3]rawState  // the fd 1 and fd 2 readers' progress (stream.go)
+	stops     stopClock    // job control's stops, which the pump's waits do not count
 	next      cellSlot     // the cell Execute offers the pump (pump.go)
 	closeOnce sync.Once
 	wg        sync.WaitGroup
@@ -112,12 +113,21 @@ func (p *Process) Signal(sig syscall.Signal) error {
 
 // SignalGroup sends sig to the interpreter's process group: the cell's
 // children with it, as a terminal signals its foreground job (SIGSTOP and
-// SIGCONT for job control). ErrClosed once the interpreter has exited.
+// SIGCONT for job control: the time from one to the other is not counted
+// by the wait for a cell's end marks, stopclock.go). ErrClosed once the
+// interpreter has exited.
 func (p *Process) SignalGroup(sig syscall.Signal) error {
 	if !p.Alive() {
 		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
 	}
-	return p.signalGroup(sig)
+	if sig == syscall.SIGSTOP {
+		p.stops.stop() // before the stop: a wait that ends now finds it held
+	}
+	err := p.signalGroup(sig)
+	if sig == syscall.SIGCONT && err == nil {
+		p.stops.cont()
+	}
+	return err
 }
 
 // SignalForeground sends sig to the interpreter's process group while a

@@ -11,6 +11,7 @@ import (
 // markWait is how long a done frame waits for sync marks that are late. The
 // runner writes the marks before done, so they are normally already in the
 // pipes; this only keeps a cell that broke fd 1 or 2 (dup2) from hanging.
+// It counts the time the interpreter could run (stopclock.go).
 const markWait = time.Second
 
 // Bounds of the output kept while no cell runs (it goes to the next cell).
@@ -75,15 +76,13 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	r := router{p: p, late: time.NewTimer(markWait), order: time.NewTimer(posWait),
-		queueBuf: make([]frames.Frame, 0, 4)}
-	r.late.Stop()
+	r := router{p: p, order: time.NewTimer(posWait), queueBuf: make([]frames.Frame, 0, 4)}
 	r.order.Stop()
 	if p.opts.MergeStderr {
 		// fd 2 is fd 1's pipe: no reader, no marks, as a stream that ended.
 		r.eof[2], r.ended = true, 1
 	}
-	defer r.late.Stop()
+	defer r.late.stop()
 	defer r.order.Stop()
 	for r.ended < 3 {
 		select {
@@ -96,8 +95,12 @@ func (p *Process) pump() {
 			if r.settling && r.drainLeft == 0 && r.settleWait == 0 && r.cur != nil {
 				r.release()
 			}
-		case <-r.lateC:
-			r.markTimeout()
+		case <-r.late.C:
+			if r.late.expired() {
+				r.markTimeout()
+			}
+		case <-p.stops.resumed:
+			r.late.resume()
 		case <-r.orderC:
 			r.orderTimeout()
 		}
@@ -158,8 +161,7 @@ type router struct {
 	// queueBuf is the array of the queue, reused from cell to cell (frame).
 	queueBuf []frames.Frame
 
-	late  *time.Timer
-	lateC <-chan time.Time
+	late runTimer // a done frame's wait for late end marks (markWait)
 
 	// A runner that has not shown position marks gets its ordered frames
 	// after posWait at most, so displays keep streaming.
@@ -376,8 +378,7 @@ func (r *router) deliver(f frames.Frame) {
 	r.cur.final = f
 	r.cur.done = &r.cur.final
 	if !r.cur.complete() {
-		r.late.Reset(r.p.opts.markWait)
-		r.lateC = r.late.C
+		r.late.reset(&r.p.stops, r.p.opts.markWait)
 	}
 }
 
@@ -409,7 +410,6 @@ func (r *router) attach(c *cell) {
 }
 
 func (r *router) markTimeout() {
-	r.lateC = nil
 	if r.cur != nil && r.cur.done != nil {
 		r.cur.out <- frames.Frame{Type: frames.TypeWarning, ID: r.cur.id,
 			Message: "cell output may be incomplete: the runner's end-of-cell mark did not arrive on stdout or stderr (was fd 1 or 2 redirected?)"}
@@ -426,8 +426,7 @@ func (r *router) finishIfComplete() {
 	r.flushEarly()
 	// A last cell's text held past its last frame is its exit's (beginExit).
 	r.releaseHeld(!c.leaving)
-	r.late.Stop()
-	r.lateC = nil
+	r.late.stop()
 	c.out <- *c.done
 	if c.leaving {
 		r.beginExit() // the cell stays current until the streams end

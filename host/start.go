@@ -69,6 +69,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		readyCh:  make(chan frames.Frame, 1),
 		exited:   make(chan struct{}),
 		pumpDone: make(chan struct{}),
+		stops:    newStopClock(),
 	}
 	goroutines := 5
 	if o.MergeStderr {
