@@ -58,7 +58,8 @@
 // a signal of the caller's to the interpreter's main thread while a cell
 // runs, ErrNotRunning otherwise (a script's SIGTERM handler runs at once),
 // SignalGroup to its process group (job
-// control: SIGSTOP, SIGCONT), SignalForeground to its group while a cell
+// control: SIGSTOP, SIGCONT; the time between them is not counted by the
+// wait for a cell's late end marks, stopclock.go), SignalForeground to its group while a cell
 // runs (a terminal's Ctrl-\ passed on), ErrNotRunning otherwise; the
 // death they may cause is a DeathError
 // whose Signum says which. Death during a
