@@ -120,14 +120,16 @@ func (p *Process) SignalGroup(sig syscall.Signal) error {
 	if !p.Alive() {
 		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
 	}
-	if sig == syscall.SIGSTOP {
-		p.stops.stop() // before the stop: a wait that ends now finds it held
+	if err := p.signalGroup(sig); err != nil {
+		return err
 	}
-	err := p.signalGroup(sig)
-	if sig == syscall.SIGCONT && err == nil {
+	switch sig {
+	case syscall.SIGSTOP:
+		p.stops.stop()
+	case syscall.SIGCONT:
 		p.stops.cont()
 	}
-	return err
+	return nil
 }
 
 // SignalForeground sends sig to the interpreter's process group while a
