@@ -20,12 +20,11 @@ type stopClock struct {
 	mu    sync.Mutex
 	since time.Time     // when the stop under way began; zero while it runs
 	total time.Duration // the stops before it
-	// resumed takes a token at each SIGCONT that ended a stop (one is
-	// enough), so the pump arms a wait again that it held over the stop.
+	// resumed (buffered, 1) takes a token at each SIGCONT that ended a
+	// stop (one is enough), so the pump arms a wait again that it held
+	// over the stop.
 	resumed chan struct{}
 }
-
-func newStopClock() stopClock { return stopClock{resumed: make(chan struct{}, 1)} }
 
 // stop: the group was sent SIGSTOP.
 func (c *stopClock) stop() {
