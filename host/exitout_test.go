@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -65,9 +64,9 @@ func doneFrame(unmarked uint8) event {
 func routeLastCell(t *testing.T, out chan frames.Frame, events []event) string {
 	t.Helper()
 	p := &Process{readyCh: make(chan frames.Frame, 1)}
-	r := router{p: p, order: time.NewTimer(time.Hour)}
+	r := router{p: p}
 	defer r.late.stop()
-	defer r.order.Stop()
+	defer r.order.stop()
 	c := &cell{id: "c1", out: out, leaving: true}
 	r.attach(c)
 	for _, evs := range [][]event{lastCellOwn, events, streamsEnd} {

@@ -76,9 +76,9 @@ type Options struct {
 	// must not set it.
 	MergeStderr bool
 
-	// markWait, when set, replaces the package's markWait: a test's
-	// shorter bound.
-	markWait time.Duration
+	// markWait, posWait and termGrace, when set, replace the package's
+	// bounds of those names: a test's shorter (or longer) ones.
+	markWait, posWait, termGrace time.Duration
 }
 
 // ErrNoInterpreter: Options.Python does not name a runnable file.
@@ -98,6 +98,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.markWait <= 0 {
 		o.markWait = markWait
+	}
+	if o.posWait <= 0 {
+		o.posWait = posWait
+	}
+	if o.termGrace <= 0 {
+		o.termGrace = termGrace
 	}
 	if o.Python == "" {
 		return o, fmt.Errorf("%w: Options.Python is empty; pass the path of a python3 executable", ErrNoInterpreter)

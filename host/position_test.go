@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -100,9 +99,9 @@ func TestPositionMarksOrderOutput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Process{readyCh: make(chan frames.Frame, 1)}
-			r := router{p: p, order: time.NewTimer(time.Hour)}
+			r := router{p: p}
 			defer r.late.stop()
-			defer r.order.Stop()
+			defer r.order.stop()
 			c := &cell{id: "c1", out: make(chan frames.Frame, 100)}
 			r.attach(c)
 			for _, ev := range tc.events {
@@ -147,7 +146,7 @@ func BenchmarkHeldTextFlood(b *testing.B) {
 	const texts, nFrames = 2000, 2000
 	for b.Loop() {
 		p := &Process{readyCh: make(chan frames.Frame, 1)}
-		r := router{p: p, order: time.NewTimer(time.Hour)}
+		r := router{p: p}
 		c := &cell{id: "c1", out: make(chan frames.Frame, texts+nFrames+8)}
 		r.attach(c)
 		for fd := 1; fd <= 2; fd++ {
@@ -164,6 +163,6 @@ func BenchmarkHeldTextFlood(b *testing.B) {
 			b.Fatalf("%d frames delivered, want %d", len(c.out), nFrames)
 		}
 		r.late.stop()
-		r.order.Stop()
+		r.order.stop()
 	}
 }

@@ -76,14 +76,13 @@ func (c *cell) complete() bool {
 // and ends when all three readers have ended.
 func (p *Process) pump() {
 	defer p.wg.Done()
-	r := router{p: p, order: time.NewTimer(posWait), queueBuf: make([]frames.Frame, 0, 4)}
-	r.order.Stop()
+	r := router{p: p, queueBuf: make([]frames.Frame, 0, 4)}
 	if p.opts.MergeStderr {
 		// fd 2 is fd 1's pipe: no reader, no marks, as a stream that ended.
 		r.eof[2], r.ended = true, 1
 	}
 	defer r.late.stop()
-	defer r.order.Stop()
+	defer r.order.stop()
 	for r.ended < 3 {
 		select {
 		case ev := <-p.events:
@@ -99,10 +98,14 @@ func (p *Process) pump() {
 			if r.late.expired() {
 				r.markTimeout()
 			}
-		case <-p.stops.resumed:
+		case <-r.late.R:
 			r.late.resume()
-		case <-r.orderC:
-			r.orderTimeout()
+		case <-r.order.C:
+			if r.order.expired() {
+				r.orderTimeout()
+			}
+		case <-r.order.R:
+			r.order.resume()
 		}
 		r.finishIfComplete()
 	}
@@ -164,10 +167,9 @@ type router struct {
 	late runTimer // a done frame's wait for late end marks (markWait)
 
 	// A runner that has not shown position marks gets its ordered frames
-	// after posWait at most, so displays keep streaming.
-	order  *time.Timer
-	orderC <-chan time.Time
-	force  bool
+	// after posWait of run time at most, so displays keep streaming.
+	order runTimer
+	force bool
 
 	// position.go: the check that everything read from the fds a frame has
 	// no mark for is routed before it.
@@ -343,7 +345,7 @@ func (r *router) release() {
 		if ordered(f.Type) {
 			c.posSent = max(c.posSent, f.Pos)
 			r.force = false
-			r.orderC = nil
+			r.order.disarm()
 		}
 		if f.Type == frames.TypeDone {
 			// no end mark comes on the fds it names: all they carried is routed
@@ -386,15 +388,13 @@ func (r *router) deliver(f frames.Frame) {
 // has neither announced them (ready's marks) nor shown any; otherwise they
 // are known to come, however much text is still in the pipes before them.
 func (r *router) armOrder() {
-	if r.orderC != nil || r.marks || r.p.posMarks.Load() > 0 {
+	if r.order.active() || r.marks || r.p.posMarks.Load() > 0 {
 		return
 	}
-	r.order.Reset(posWait)
-	r.orderC = r.order.C
+	r.order.reset(&r.p.stops, r.p.opts.posWait)
 }
 
 func (r *router) orderTimeout() {
-	r.orderC = nil
 	if r.cur != nil {
 		r.force = true
 		r.release()

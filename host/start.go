@@ -69,7 +69,6 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		readyCh:  make(chan frames.Frame, 1),
 		exited:   make(chan struct{}),
 		pumpDone: make(chan struct{}),
-		stops:    stopClock{resumed: make(chan struct{}, 1)},
 	}
 	goroutines := 5
 	if o.MergeStderr {

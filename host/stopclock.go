@@ -15,14 +15,14 @@ import (
 // still in the pipe (a warning that the cell's output may be incomplete).
 
 // stopClock is how long the interpreter's process group has been stopped.
-// Only SignalGroup changes it.
+// Only SignalGroup changes it. Its zero value is a group that runs.
 type stopClock struct {
 	mu    sync.Mutex
 	since time.Time     // when the stop under way began; zero while it runs
 	total time.Duration // the stops before it
-	// resumed (buffered, 1) takes a token at each SIGCONT that ended a
-	// stop (one is enough), so the pump arms a wait again that it held
-	// over the stop.
+	// resumed is closed by the SIGCONT that ends the stop under way (nil
+	// while the group runs): every timer held over the stop (runTimer.R)
+	// is armed again at it, whoever waits on it.
 	resumed chan struct{}
 }
 
@@ -32,6 +32,7 @@ func (c *stopClock) stop() {
 	defer c.mu.Unlock()
 	if c.since.IsZero() {
 		c.since = time.Now()
+		c.resumed = make(chan struct{})
 	}
 }
 
@@ -44,39 +45,39 @@ func (c *stopClock) cont() {
 	}
 	c.total += time.Since(c.since)
 	c.since = time.Time{}
-	select {
-	case c.resumed <- struct{}{}:
-	default:
-	}
+	close(c.resumed)
+	c.resumed = nil
 }
 
 // stopped returns how long the group has been stopped in all, the stop
-// under way included, and whether it is stopped now.
-func (c *stopClock) stopped() (time.Duration, bool) {
+// under way included, and, while it is stopped, the channel its SIGCONT
+// closes (nil while it runs).
+func (c *stopClock) stopped() (time.Duration, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.since.IsZero() {
-		return c.total, false
+		return c.total, nil
 	}
-	return c.total + time.Since(c.since), true
+	return c.total + time.Since(c.since), c.resumed
 }
 
-// runTimer is a timer of the pump's that counts only the time the
-// interpreter could run (stopClock). C fires when the time may be up;
-// expired then says whether it is. The zero runTimer is stopped.
+// runTimer is a timer that counts only the time the interpreter could run
+// (stopClock). Its owner selects on C and R, and calls expired when C
+// fires (true: the time is up) and resume when R does. The zero runTimer
+// is stopped; it is not safe for concurrent use (one goroutine owns it).
 type runTimer struct {
-	C       <-chan time.Time // nil while not armed, or held over a stop
+	C       <-chan time.Time // fires when the time may be up; nil while not armed, or held over a stop
+	R       <-chan struct{}  // while held over a stop: closed at its SIGCONT; else nil
 	t       *time.Timer
 	clock   *stopClock
 	d       time.Duration
 	armed   time.Time     // when reset armed it
 	stopped time.Duration // clock's stopped time then
-	held    bool          // it fired during a stop: resume arms it again
 }
 
 // reset arms t for d of run time, counted by clock from now.
 func (t *runTimer) reset(clock *stopClock, d time.Duration) {
-	t.clock, t.d, t.held = clock, d, false
+	t.clock, t.d, t.R = clock, d, nil
 	t.armed = time.Now()
 	t.stopped, _ = clock.stopped()
 	t.arm(d)
@@ -91,29 +92,37 @@ func (t *runTimer) arm(d time.Duration) {
 	t.C = t.t.C
 }
 
+// stop disarms t.
 func (t *runTimer) stop() {
 	if t.t != nil {
 		t.t.Stop()
 	}
-	t.C, t.held = nil, false
+	t.disarm()
 }
 
-// left is the run time still to wait, and whether the interpreter is
-// stopped now.
-func (t *runTimer) left() (time.Duration, bool) {
-	stopped, now := t.clock.stopped()
-	return t.d - (time.Since(t.armed) - (stopped - t.stopped)), now
+// disarm makes t fire no more without stopping its timer, for a hot path:
+// the next reset (which clears the timer's channel) or stop does.
+func (t *runTimer) disarm() { t.C, t.R = nil, nil }
+
+// active says whether t is armed, or held over a stop.
+func (t *runTimer) active() bool { return t.C != nil || t.R != nil }
+
+// left is the run time still to wait, and, while the interpreter is
+// stopped, the channel its SIGCONT closes.
+func (t *runTimer) left() (time.Duration, <-chan struct{}) {
+	stopped, resumed := t.clock.stopped()
+	return t.d - (time.Since(t.armed) - (stopped - t.stopped)), resumed
 }
 
 // expired is called when C fired: whether d of run time has passed. If
 // not, t is armed for what is left, or, while the interpreter is stopped,
-// held until resume.
+// held until its SIGCONT (R).
 func (t *runTimer) expired() bool {
 	t.C = nil
-	left, stopped := t.left()
+	left, resumed := t.left()
 	switch {
-	case stopped:
-		t.held = true
+	case resumed != nil:
+		t.R = resumed
 	case left > 0:
 		t.arm(left)
 	default:
@@ -122,16 +131,15 @@ func (t *runTimer) expired() bool {
 	return false
 }
 
-// resume arms a timer held over a stop for the run time it has left
-// (C fires at once if none), after a SIGCONT.
+// resume is called when R was closed: t, held over a stop, is armed for
+// the run time it has left (C fires at once if none), or held again if
+// the interpreter was stopped again since.
 func (t *runTimer) resume() {
-	if !t.held {
+	t.R = nil
+	left, resumed := t.left()
+	if resumed != nil {
+		t.R = resumed
 		return
 	}
-	left, stopped := t.left()
-	if stopped {
-		return // stopped again since: the next SIGCONT resumes it
-	}
-	t.held = false
 	t.arm(max(left, 0))
 }
