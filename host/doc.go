@@ -59,7 +59,8 @@
 // runs, ErrNotRunning otherwise (a script's SIGTERM handler runs at once),
 // SignalGroup to its process group (job
 // control: SIGSTOP, SIGCONT; the time between them is not counted by the
-// wait for a cell's late end marks, stopclock.go), SignalForeground to its group while a cell
+// waits for a cell's late end marks, the grace window and SIGTERM after an
+// interrupt, or an exit, stopclock.go; Close's are wall time), SignalForeground to its group while a cell
 // runs (a terminal's Ctrl-\ passed on), ErrNotRunning otherwise; the
 // death they may cause is a DeathError
 // whose Signum says which. Death during a

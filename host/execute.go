@@ -249,14 +249,22 @@ func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (f
 			p.cutAfter(ctx, &esc)
 		case <-esc.limit:
 			esc.limitPassed()
-		case <-esc.c:
-			esc.step(p)
+		case <-esc.t.C:
+			if esc.t.expired() {
+				esc.step(p)
+			}
+		case <-esc.t.R:
+			esc.t.resume()
 		case <-wake.c:
 			p.wakeCell(&wake)
 		case <-exit.limit:
 			exit.limitPassed()
-		case <-exit.c:
-			exit.step(p, c.id, out)
+		case <-exit.t.C:
+			if exit.t.expired() {
+				exit.step(p, c.id, out)
+			}
+		case <-exit.t.R:
+			exit.t.resume()
 		}
 	}
 }
@@ -268,7 +276,7 @@ func (p *Process) outcome(c *cell, done *frames.Frame, killed bool) (frames.Fram
 	}
 	// The streams ended without done: the interpreter is exiting, or closed
 	// its output and is unusable.
-	if !p.waitExit(p.opts.Grace) {
+	if !p.waitExitRunning(p.opts.Grace) {
 		_ = p.signalGroup(syscall.SIGKILL)
 		<-p.exited
 	}
@@ -352,21 +360,26 @@ func (r *wakeups) stop() {
 
 // escalation is the timer ladder after an interrupt: grace, then SIGTERM,
 // then after termGrace SIGKILL. With limit set, the grace window starts
-// once the cell's time limit has passed (cutAfter).
+// once the cell's time limit has passed (cutAfter). Its steps count the
+// time the interpreter could run (runTimer): a cell stopped by job control
+// in its grace window (Ctrl-Z as it handles the KeyboardInterrupt) gets
+// the rest of the window once continued, not a SIGTERM at once, as a
+// SIGTERM handler gets the rest of termGrace; Kill still ends it at once.
 type escalation struct {
-	t      *time.Timer
-	c      <-chan time.Time
+	t      runTimer
+	clock  *stopClock
 	limit  <-chan struct{}
 	grace  time.Duration
+	armed  bool
 	killed bool
 	termed bool
 }
 
 // ladder is an escalation cutAfter arms: a cell's, or an exit's, which is
-// armed once (exitWait).
+// armed once (exitWait). Its times count by clock (escalation).
 type ladder interface {
-	arm(d time.Duration)
-	armAt(limit <-chan struct{}, grace time.Duration)
+	arm(clock *stopClock, d time.Duration)
+	armAt(clock *stopClock, limit <-chan struct{}, grace time.Duration)
 }
 
 // cutAfter arms l for when a cell (or its exit) that has not stopped since
@@ -379,35 +392,35 @@ type ladder interface {
 // past and kill at once), for ever.
 func (p *Process) cutAfter(ctx context.Context, l ladder) {
 	if !errors.Is(context.Cause(ctx), backend.ErrInterruptWait) {
-		l.arm(p.opts.Grace)
+		l.arm(&p.stops, p.opts.Grace)
 		return
 	}
 	if limit, ok := backend.TimeLimit(ctx); ok {
 		if limit != nil {
-			l.armAt(limit, p.opts.Grace)
+			l.armAt(&p.stops, limit, p.opts.Grace)
 		}
 		return
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		if left := max(time.Until(dl), 0); left <= math.MaxInt64-p.opts.Grace {
-			l.arm(left + p.opts.Grace)
+			l.arm(&p.stops, left+p.opts.Grace)
 		}
 	}
 }
 
-func (e *escalation) arm(d time.Duration) {
-	e.t = time.NewTimer(d)
-	e.c = e.t.C
+func (e *escalation) arm(clock *stopClock, d time.Duration) {
+	e.clock, e.armed = clock, true
+	e.t.reset(clock, d)
 }
 
 // armAt arms the ladder's grace once limit is closed (limitPassed).
-func (e *escalation) armAt(limit <-chan struct{}, grace time.Duration) {
-	e.limit, e.grace = limit, grace
+func (e *escalation) armAt(clock *stopClock, limit <-chan struct{}, grace time.Duration) {
+	e.clock, e.limit, e.grace = clock, limit, grace
 }
 
 func (e *escalation) limitPassed() {
 	e.limit = nil
-	e.arm(e.grace)
+	e.arm(e.clock, e.grace)
 }
 
 func (e *escalation) step(p *Process) {
@@ -415,15 +428,11 @@ func (e *escalation) step(p *Process) {
 	if !e.termed {
 		e.termed = true
 		_ = p.signalGroup(syscall.SIGTERM)
-		e.t.Reset(termGrace)
+		e.t.reset(e.clock, p.opts.termGrace)
 		return
 	}
-	e.c = nil
+	e.t.stop()
 	_ = p.signalGroup(syscall.SIGKILL)
 }
 
-func (e *escalation) stop() {
-	if e.t != nil {
-		e.t.Stop()
-	}
-}
+func (e *escalation) stop() { e.t.stop() }

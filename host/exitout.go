@@ -76,15 +76,15 @@ type exitWait struct {
 	cut        bool // the context ended (not patiently) while the interpreter was exiting
 }
 
-func (w *exitWait) arm(d time.Duration) {
-	if w.t == nil && w.limit == nil {
-		w.escalation.arm(d)
+func (w *exitWait) arm(clock *stopClock, d time.Duration) {
+	if !w.armed && w.limit == nil {
+		w.escalation.arm(clock, d)
 	}
 }
 
-func (w *exitWait) armAt(limit <-chan struct{}, grace time.Duration) {
-	if w.t == nil && w.limit == nil {
-		w.escalation.armAt(limit, grace)
+func (w *exitWait) armAt(clock *stopClock, limit <-chan struct{}, grace time.Duration) {
+	if !w.armed && w.limit == nil {
+		w.escalation.armAt(clock, limit, grace)
 	}
 }
 
@@ -105,12 +105,12 @@ func (w *exitWait) step(p *Process, id string, out relay) {
 // ExitStatus, when it exited itself): `python3 -c` exits with what an atexit
 // handler passed to os._exit, or dies of a signal a finalizer raised, and a
 // cell reported ok would hide that. The streams have ended, so the exit is
-// near; an interpreter that lives on past exitStatusWait (it closed its
+// near; an interpreter that lives on past termGrace of run time (it closed its
 // output) is Close's to stop, unreported. One whose exit the host cut
 // (SIGINT, then the ladder) ended as the host made it, and the cell already
 // reads cancelled.
 func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
-	if w.cut || w.termed || p.closing.Load() || !p.waitExit(exitStatusWait) || p.closing.Load() {
+	if w.cut || w.termed || p.closing.Load() || !p.waitExitRunning(p.opts.termGrace) || p.closing.Load() {
 		return
 	}
 	var how string
@@ -139,7 +139,7 @@ func (w *exitWait) status(p *Process, done *frames.Frame, out relay) {
 	}
 }
 
-// exitStatusWait bounds status's wait for an exit whose output has ended:
-// an exit takes well under it, and Close gives one that does not its own
-// grace, which this wait must not double.
-const exitStatusWait = termGrace
+// status's wait for an exit whose output has ended is termGrace of run
+// time (waitExitRunning): an exit takes well under it, and Close gives one
+// that does not its own grace, which this wait must not double. A Ctrl-Z
+// as the interpreter exits does not make its status go unreported.

@@ -114,8 +114,9 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // SignalGroup sends sig to the interpreter's process group: the cell's
 // children with it, as a terminal signals its foreground job (SIGSTOP and
 // SIGCONT for job control: the time from one to the other is not counted
-// by the wait for a cell's end marks, stopclock.go). ErrClosed once the
-// interpreter has exited.
+// by the waits for a cell's end marks, an interrupt's grace window and
+// SIGTERM, or an exit, stopclock.go). ErrClosed once the interpreter has
+// exited.
 func (p *Process) SignalGroup(sig syscall.Signal) error {
 	if !p.Alive() {
 		return fmt.Errorf("signal %v: %w", sig, backend.ErrClosed)
@@ -160,7 +161,7 @@ func (p *Process) Close() error {
 			return
 		}
 		_ = p.signalGroup(syscall.SIGTERM)
-		if !p.waitExit(termGrace) {
+		if !p.waitExit(p.opts.termGrace) {
 			_ = p.signalGroup(syscall.SIGKILL)
 		}
 	})
@@ -220,6 +221,28 @@ func (p *Process) waitExit(d time.Duration) bool {
 		return true
 	case <-t.C:
 		return false
+	}
+}
+
+// waitExitRunning is waitExit for d of the time the interpreter could run
+// (runTimer): for a wait the interpreter may end by its own work, which a
+// stop of job control holds. Close's waits count wall time: a close must
+// end an interpreter that stays stopped.
+func (p *Process) waitExitRunning(d time.Duration) bool {
+	var t runTimer
+	t.reset(&p.stops, d)
+	defer t.stop()
+	for {
+		select {
+		case <-p.exited:
+			return true
+		case <-t.C:
+			if t.expired() {
+				return false
+			}
+		case <-t.R:
+			t.resume()
+		}
 	}
 }
 

@@ -7,12 +7,18 @@ import (
 
 // The time the interpreter is stopped by job control (SignalGroup's
 // SIGSTOP, until its SIGCONT: sessions' Suspend and Resume) is time it
-// could not run, and the pump's wait for a cell's late end marks does not
-// count it, as the cell's timeout does not (sessions holds it). A one-shot
-// `evalhost run` stops itself right after its interpreter: a wait armed
-// before, for marks the runner had written but the host not yet read,
-// would otherwise end the moment both are continued, with those marks
-// still in the pipe (a warning that the cell's output may be incomplete).
+// could not run, and the host's waits for what the interpreter does do not
+// count it, as the cell's timeout does not (sessions holds it): the pump's
+// wait for a cell's late end marks (markWait) and for position marks
+// (posWait), an interrupt's grace window and the SIGTERM's termGrace after
+// it (escalation, a last cell's exitWait), and the waits for an exit whose
+// output has ended (waitExitRunning). A one-shot `evalhost run` stops
+// itself right after its interpreter: a wait armed before, for marks the
+// runner had written but the host not yet read, would otherwise end the
+// moment both are continued, with those marks still in the pipe (a warning
+// that the cell's output may be incomplete), and a Ctrl-Z as a cell
+// handled its KeyboardInterrupt had it killed in the stop. Close's waits
+// count wall time: a close must end an interpreter that stays stopped.
 
 // stopClock is how long the interpreter's process group has been stopped.
 // Only SignalGroup changes it. Its zero value is a group that runs.

@@ -1,0 +1,232 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/backend"
+	"github.com/evalhost/evalhost/frames"
+)
+
+// The waits of an interrupt's ladder and of an interpreter's exit count
+// only the time the interpreter could run, as the wait for late end marks
+// does (markwait_test.go): a stop of job control (SignalGroup's SIGSTOP,
+// sessions' Suspend, a one-shot run's Ctrl-Z) in one of them does not use
+// it up, so the interpreter is not killed, nor its exit's status dropped,
+// the moment it is continued. Each bound still ends an interpreter that
+// outlives it, stopped and continued or not.
+
+// executeAsync runs code on p in a goroutine of its own and sends what
+// Execute emitted and returned on the channel it returns; on sees each
+// frame as it is emitted, from that goroutine.
+func executeAsync(p *Process, ctx context.Context, code string, on func(frames.Frame)) <-chan run {
+	end := make(chan run, 1)
+	go func() {
+		var r run
+		r.done, r.err = p.Execute(ctx, frames.Request{Code: code}, func(f frames.Frame) {
+			r.frames = append(r.frames, f)
+			on(f)
+		})
+		end <- r
+	}()
+	return end
+}
+
+// onText returns a frame callback that closes the returned channel at the
+// first stdout text containing s.
+func onText(s string) (func(frames.Frame), <-chan struct{}) {
+	seen := make(chan struct{})
+	closed := false
+	return func(f frames.Frame) {
+		if !closed && f.Type == frames.TypeStdout && strings.Contains(f.Data, s) {
+			closed = true
+			close(seen)
+		}
+	}, seen
+}
+
+// stopFor stops p's group for d (the stimulus: longer than the bound under
+// test), then continues it.
+func stopFor(t *testing.T, p *Process, d time.Duration) {
+	t.Helper()
+	if err := p.SignalGroup(syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP: %v", err)
+	}
+	time.Sleep(d)
+	if err := p.SignalGroup(syscall.SIGCONT); err != nil {
+		t.Fatalf("SIGCONT: %v: the interpreter was ended while it was stopped", err)
+	}
+}
+
+// A cell that takes its KeyboardInterrupt and then ends within the grace
+// window of run time ends as it would have when it is stopped in the
+// window for longer than the window: it was killed at the SIGCONT.
+func TestGraceHeldWhileStopped(t *testing.T) {
+	checkClean(t, time.Minute)
+	const grace = 400 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		after  string // what the cell does once it took the interrupt
+		stop   bool
+		killed bool
+	}{
+		{"stopped past the grace, the cell ends within it", "time.sleep(0.1)", true, false},
+		{"running, the cell outlives the grace", "time.sleep(30)", false, true},
+		{"stopped past the grace, the cell outlives it", "time.sleep(30)", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace = grace })
+			code := "import time\ntry:\n    print('go', flush=True)\n    time.sleep(30)\n" +
+				"except KeyboardInterrupt:\n    print('caught', flush=True)\n    " + tc.after + "\n    print('ended')\n"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			onGo, started := onText("go")
+			onCaught, caught := onText("caught")
+			end := executeAsync(p, ctx, code, func(f frames.Frame) { onGo(f); onCaught(f) })
+			<-started
+			cancel()
+			<-caught // in the grace window
+			if tc.stop {
+				stopFor(t, p, 3*grace)
+			}
+			r := <-end
+			if killed := errors.Is(r.err, backend.ErrKilled); killed != tc.killed {
+				t.Fatalf("killed %v (done %+v, err %v), want %v; frames:\n%s", killed, r.done, r.err, tc.killed, dumpFrames(r.frames))
+			}
+			if !tc.killed && !strings.HasSuffix(r.stdout(), "ended\n") {
+				t.Errorf("stdout %q, want the cell's end", r.stdout())
+			}
+		})
+	}
+}
+
+// A SIGTERM handler the ladder's SIGTERM runs gets termGrace of run time
+// to end the interpreter before the SIGKILL: stopped in it for longer, the
+// handler ends it once continued (its exit status is the handler's, 3),
+// where it was killed (SIGKILL) the moment it was.
+func TestTermGraceHeldWhileStopped(t *testing.T) {
+	checkClean(t, time.Minute)
+	const term = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		after  string // what the SIGTERM handler does before it exits with 3
+		stop   bool
+		killed bool // by the ladder's SIGKILL
+	}{
+		{"stopped past termGrace, the handler ends within it", "time.sleep(0.1)", true, false},
+		{"running, the handler outlives termGrace", "time.sleep(30)", false, true},
+		{"stopped past termGrace, the handler outlives it", "time.sleep(30)", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) { o.Grace, o.termGrace = 100*time.Millisecond, term })
+			code := "import os, signal, time\n" +
+				"def term(n, f):\n    print('term', flush=True)\n    " + tc.after + "\n    os._exit(3)\n" +
+				"signal.signal(signal.SIGTERM, term)\nprint('go', flush=True)\n" +
+				"while True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass\n"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			onGo, started := onText("go")
+			onTerm, termed := onText("term")
+			end := executeAsync(p, ctx, code, func(f frames.Frame) { onGo(f); onTerm(f) })
+			<-started
+			cancel()
+			<-termed // the grace passed: the handler runs, within termGrace
+			if tc.stop {
+				stopFor(t, p, 3*term)
+			}
+			r := <-end
+			if !errors.Is(r.err, backend.ErrKilled) {
+				t.Fatalf("done %+v, err %v; want ErrKilled (the ladder's SIGTERM ended it)", r.done, r.err)
+			}
+			<-p.Done()
+			killed := p.status.Signaled() && p.status.Signal() == syscall.SIGKILL
+			if killed != tc.killed || !killed && p.status.ExitStatus() != 3 {
+				t.Errorf("status %v (killed by SIGKILL %v), want killed %v, else exit 3", p.status, killed, tc.killed)
+			}
+		})
+	}
+}
+
+// A last cell's interpreter that exits with a status of its own after its
+// output ended has that status reported (InterpreterExit) when it exits
+// within termGrace of run time: stopped in the wait for longer, it is
+// reported once continued, where the wait gave up during the stop. The
+// fake runner closes its output after the exit request, then exits with 3
+// at the SIGCONT.
+func TestExitStatusWaitHeldWhileStopped(t *testing.T) {
+	checkClean(t, time.Minute)
+	const wait = 100 * time.Millisecond
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		stop     bool
+		reported bool
+	}{
+		{"stopped past the wait, the exit at the SIGCONT", true, true},
+		{"running past the wait", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) {
+				*o = Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER=lateexit"), termGrace: wait}
+			})
+			p.ExitAfterNextCell()
+			end := executeAsync(p, context.Background(), "pass", func(frames.Frame) {})
+			<-p.pumpDone // the output ended: the wait for the exit is on
+			if tc.stop {
+				stopFor(t, p, 6*wait)
+			} else {
+				time.Sleep(6 * wait) // past the wait: the stimulus
+				if err := p.SignalGroup(syscall.SIGCONT); err != nil {
+					t.Fatalf("SIGCONT: %v", err)
+				}
+			}
+			r := <-end
+			if r.err != nil {
+				t.Fatalf("done %+v, err %v", r.done, r.err)
+			}
+			reported := r.done.Status == frames.StatusError && r.done.Exit && r.done.ExitStatus == 3
+			if reported != tc.reported {
+				t.Errorf("exit status reported %v (done %+v), want %v; frames:\n%s", reported, r.done, tc.reported, dumpFrames(r.frames))
+			}
+		})
+	}
+}
+
+// fakeLateExit is a runner whose one cell ends ok at once; at the exit
+// request it closes its output (fds 1, 2, 3) and exits with 3 once a
+// SIGCONT came.
+func fakeLateExit() int {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	frameOut := os.NewFile(3, "frames")
+	fmt.Fprintf(frameOut, `{"type":"ready","runner":"fake","python":"fake","pid":%d,"marks":true}`+"\n", os.Getpid())
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	if !in.Scan() {
+		return 0
+	}
+	req, err := frames.DecodeRequest(in.Bytes())
+	if err != nil || req.Exit {
+		return 0
+	}
+	id := string(frames.AppendString(nil, req.ID))
+	fmt.Fprintf(frameOut, `{"type":"started","id":%s}`+"\n"+`{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":3}`+"\n", id, id)
+	for in.Scan() { // until the exit request, or stdin's end
+	}
+	os.Stdout.Close()
+	os.Stderr.Close()
+	frameOut.Close()
+	<-cont
+	return 3
+}
