@@ -66,6 +66,11 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.StoppedMs != 0 {
+		if dst, err = appendFloat(append(dst, `,"stoppedMs":`...), r.StoppedMs); err != nil {
+			return nil, err
+		}
+	}
 	dst = strconv.AppendBool(append(dst, `,"stateLost":`...), r.StateLost)
 	dst = strconv.AppendBool(append(dst, `,"retried":`...), r.Retried)
 	if r.Exited {

@@ -37,7 +37,7 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Status: sessions.StatusError, ExitStatus: -1, ExitMessage: &s}},
 				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Tags: []string{s, "x"}, Status: sessions.StatusDetached,
-					DurationMs: f, Job: "job-" + s, JobOffset: 12}},
+					DurationMs: f, StoppedMs: f, Job: "job-" + s, JobOffset: 12}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Output: streamsink.Dump{Text: s, Truncated: true, TotalLines: -3,
 					TotalBytes: 1 << 40, KeptLines: 2, KeptBytes: 9, Notices: []string{s, "", "[…2 lines elided…]"},
 					ArtifactID: s + "7.eval.log", ArtifactPath: "/a/" + s}}},

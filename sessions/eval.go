@@ -219,6 +219,9 @@ type cellRun struct {
 	last, leaving bool
 
 	dj *detachedJob // set when the cell may detach (Cell.OnTimeout)
+	// stoppedBefore is the session's stopped time (session.stopped) when
+	// the cell began: finish takes what it grew by as the cell's.
+	stoppedBefore time.Duration
 	// mu guards res.StateLost and res.Retried, which a detaching cell's
 	// snapshot reads while its execution goes on.
 	mu sync.Mutex
@@ -262,6 +265,7 @@ func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit, last boo
 	c := &cellRun{j: j, index: i, cell: cell, timeout: ClampTimeout(cell.Timeout, j.reg.cfg.DefaultTimeout),
 		res: CellResult{Index: i, Language: cell.Language, Title: cell.Title, Tags: cell.Tags}, last: last}
 	c.sink = j.newSink()
+	c.stoppedBefore = j.s.stopped()
 	c.out = func(f frames.Frame) { emit(i, f) }
 	c.emit = func(f frames.Frame) { c.out(c.sink.frame(f)) }
 	if cell.OnTimeout == OnTimeoutDetach {
@@ -275,6 +279,9 @@ func (j *Job) runCell(ctx context.Context, i int, cell Cell, emit Emit, last boo
 // finish completes the result once the cell's execution is over.
 func (c *cellRun) finish(start time.Time) {
 	c.res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	if c.cell.Language == LangPython { // Suspend stops no other language's
+		c.res.StoppedMs = float64((c.j.s.stopped() - c.stoppedBefore).Microseconds()) / 1000
+	}
 	c.res.Output = c.sink.dump()
 }
 

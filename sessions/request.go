@@ -234,8 +234,13 @@ type CellResult struct {
 	Status         Status   `json:"status"`
 	ExecutionCount int      `json:"executionCount"`
 	DurationMs     float64  `json:"durationMs"`
-	StateLost      bool     `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
-	Retried        bool     `json:"retried"`   // the interpreter died and the cell ran again
+	// StoppedMs is how much of DurationMs a Python cell's interpreter was
+	// stopped by job control (Registry.Suspend until Resume: a Ctrl-Z
+	// until fg), time the cell could not run and its timeout did not
+	// count; DurationMs less it is the cell's run time.
+	StoppedMs float64 `json:"stoppedMs,omitempty"`
+	StateLost bool    `json:"stateLost"` // a kill, death, retry or reset lost interpreter state
+	Retried   bool    `json:"retried"`   // the interpreter died and the cell ran again
 	// Exited: it ended by sys.exit() or exit() (frames.Frame.Exit; also a
 	// last cell whose interpreter then exited non-zero, status error), or,
 	// in a batch (Request.Batch), its Python interpreter exited during it,

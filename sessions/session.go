@@ -44,11 +44,14 @@ type session struct {
 	// again, rather than run where the interpreter happened to start.
 	unset map[string]bool
 	// deadline is the running cell's time limit, in deadlineLang;
-	// suspended: Suspend stopped the Python interpreter, and Resume has not
-	// continued it (signal.go).
-	deadline     *runDeadline
-	deadlineLang string
-	suspended    bool
+	// suspended: Suspend stopped the Python interpreter (at suspendedAt),
+	// and Resume has not continued it; stoppedBefore is how long the
+	// suspensions before it lasted (signal.go).
+	deadline      *runDeadline
+	deadlineLang  string
+	suspended     bool
+	suspendedAt   time.Time
+	stoppedBefore time.Duration
 	// stopRun cancels the request holding the turn, for a close
 	// (closerun.go).
 	stopRun context.CancelCauseFunc

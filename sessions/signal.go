@@ -156,6 +156,9 @@ func (s *session) suspend() bool {
 	if !ok || !ex.Alive() || sg.SignalGroup(syscall.SIGSTOP) != nil {
 		return false
 	}
+	if !s.suspended {
+		s.suspendedAt = time.Now()
+	}
 	s.suspended = true
 	if s.deadline != nil && s.deadlineLang == LangPython {
 		s.deadline.hold()
@@ -169,10 +172,25 @@ func (s *session) resume() bool {
 	if s.suspended && s.deadline != nil && s.deadlineLang == LangPython {
 		s.deadline.resume()
 	}
+	if s.suspended {
+		s.stoppedBefore += time.Since(s.suspendedAt)
+	}
 	s.suspended = false
 	ex := s.execs[LangPython]
 	sg, ok := ex.(signaler)
 	return ok && ex.Alive() && sg.SignalGroup(syscall.SIGCONT) == nil
+}
+
+// stopped is how long Suspend has kept the session's Python interpreter
+// stopped in all, a suspension under way included: a Python cell's run
+// time leaves it out (CellResult.StoppedMs).
+func (s *session) stopped() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.suspended {
+		return s.stoppedBefore + time.Since(s.suspendedAt)
+	}
+	return s.stoppedBefore
 }
 
 // startDeadline starts a cell's time limit in lang (withRunDeadline), held

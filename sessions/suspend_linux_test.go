@@ -14,7 +14,7 @@ import (
 // Suspend stops the running cell's interpreter and holds its timeout until
 // Resume: a cell stopped for longer than its timeout is not timed out when
 // it goes on, and ends as it would have (here, released by a signal after
-// it was continued).
+// it was continued). Its result tells the stop apart (StoppedMs).
 func TestSuspendHoldsTheTimeout(t *testing.T) {
 	r := newTestRegistry(t, Config{Grace: 200 * time.Millisecond})
 	const code = "import os, signal\nr, w = os.pipe()\nsignal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n" +
@@ -65,7 +65,13 @@ func TestSuspendHoldsTheTimeout(t *testing.T) {
 	if e.err != nil {
 		t.Fatal(e.err)
 	}
-	if c := e.res.Cells[0]; c.Status != StatusOK || c.Output.Text != "ready\nafter\n" {
+	c := e.res.Cells[0]
+	if c.Status != StatusOK || c.Output.Text != "ready\nafter\n" {
 		t.Errorf("status %s (%s), output %q; want ok, the cell released after it went on", c.Status, c.Message, c.Output.Text)
+	}
+	// The stop is the cell's, apart from its run time: it lasted at least
+	// the sleep between Suspend and Resume.
+	if stopped := time.Duration(c.StoppedMs * float64(time.Millisecond)); stopped < 3*MinTimeout/2 || c.StoppedMs > c.DurationMs {
+		t.Errorf("stoppedMs %v of durationMs %v; want at least %v, within the duration", c.StoppedMs, c.DurationMs, 3*MinTimeout/2)
 	}
 }

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os/exec"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -149,5 +150,29 @@ func TestRunJobControlAsPython(t *testing.T) {
 				t.Errorf("stdout %q, stderr %q, %s; python3 printed %q, %q, %s", got.stdout, got.stderr, how(got.ws), want.stdout, want.stderr, how(want.ws))
 			}
 		})
+	}
+}
+
+// A cell timed out after a Ctrl-Z says how long it ran, which is what its
+// --timeout counted, and the stop apart: "[cell 1 timed out after 4.1s]"
+// for a 1 s timeout read as if the timeout had not held (the figure was
+// the run's wall time, the 3 s stop in it).
+func TestRunJobControlTimeoutSaysTheRunTime(t *testing.T) {
+	const timeout, stop = time.Second, 3 * time.Second
+	script := writeScript(t, t.TempDir(), "wait.py", waitingScript("", ""))
+	got := signalled(t, asJob(command(t, "run", "--timeout", fmt.Sprint(int(timeout/time.Second)), script)), func(cmd *exec.Cmd, pid int) {
+		stopRun(t, cmd, pid)
+		time.Sleep(stop) // stopped for longer than --timeout: the stimulus
+		continueRun(t, cmd, pid)
+	})
+	m := regexp.MustCompile(`\[cell 1 timed out after (\S+), not counting (\S+) stopped\]`).FindStringSubmatch(got.stderr)
+	if m == nil {
+		t.Fatalf("stderr %q, want its timeout line to give the run time and the stop", got.stderr)
+	}
+	ran, err1 := time.ParseDuration(m[1])
+	stopped, err2 := time.ParseDuration(m[2])
+	if err1 != nil || err2 != nil || stopped < stop || ran < timeout || ran >= timeout+stop {
+		t.Errorf("ran %s, stopped %s (%q); want at least %s stopped, and a run time from the timeout (%s) to under the timeout and the stop",
+			m[1], m[2], m[0], stop, timeout)
 	}
 }

@@ -299,7 +299,20 @@ func (h *humanRenderer) statusLine(res sessions.CellResult, errorShown, reported
 		fmt.Fprintf(h.stderr, "[%s]\n", line) // it never ran: no duration to give
 		return
 	}
-	fmt.Fprintf(h.stderr, "[%s after %s]\n", line, (time.Duration(res.DurationMs) * time.Millisecond).Round(time.Millisecond))
+	fmt.Fprintf(h.stderr, "[%s after %s]\n", line, runTime(res))
+}
+
+// runTime is how long a cell ran: its duration less the time job control
+// kept its interpreter stopped (a Ctrl-Z until fg), which its timeout did
+// not count either, so a timed-out cell's figure is its timeout, not the
+// timeout and the stop; the stop is named after it, so the figure is not
+// taken for the wall time the run took.
+func runTime(res sessions.CellResult) string {
+	d, stopped := time.Duration(res.DurationMs)*time.Millisecond, time.Duration(res.StoppedMs)*time.Millisecond
+	if stopped <= 0 {
+		return d.String()
+	}
+	return fmt.Sprintf("%s, not counting %s stopped", max(d-stopped, 0), stopped)
 }
 
 // withoutTraceback is a bounded tail without the SystemExit traceback it

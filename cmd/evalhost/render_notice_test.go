@@ -74,6 +74,9 @@ func TestCellEndSaysTheStatusOnce(t *testing.T) {
 			"[cell 1 was cancelled: " + killed + " (interpreter state was lost) after 2s]\n"},
 		{"an error's message is kept whole", sessions.CellResult{Status: sessions.StatusError, Message: "timed out; x", DurationMs: 1},
 			"[cell 1 failed: timed out; x after 1ms]\n"},
+		// Stopped by a Ctrl-Z for 4.5 s with --timeout 3: it ran 3 s.
+		{"a timeout after a stop says the run time", sessions.CellResult{Status: sessions.StatusTimeout, DurationMs: 7561.5, StoppedMs: 4500.25},
+			"[cell 1 timed out after 3.061s, not counting 4.5s stopped]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
