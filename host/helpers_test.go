@@ -45,6 +45,8 @@ func fakeRunner(mode string) int {
 		fmt.Fprintln(os.Stderr, "fake runner: stuck before ready")
 		time.Sleep(time.Minute)
 		return 0
+	case "latepos":
+		return fakeLatePos()
 	case "lateexit":
 		return fakeLateExit()
 	case "latemark", "nomark":

@@ -230,3 +230,94 @@ func fakeLateExit() int {
 	<-cont
 	return 3
 }
+
+// A runner that has not announced position marks gets an ordered frame
+// out after posWait of run time at most: stopped for longer, the frame
+// still waits for the text written before it (with its mark, here at the
+// SIGCONT), where it went out during the stop, ahead of that text. Running
+// past the wait, it goes out first.
+func TestPosWaitHeldWhileStopped(t *testing.T) {
+	checkClean(t, time.Minute)
+	const wait = 200 * time.Millisecond
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		stop bool
+		want string
+	}{
+		{"stopped past the wait, the mark at the SIGCONT", true, "started before disp done"},
+		{"running past the wait", false, "started disp before done"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPy(t, func(o *Options) {
+				*o = Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER=latepos"), posWait: wait}
+			})
+			started := make(chan struct{})
+			end := executeAsync(p, context.Background(), "pass", func(f frames.Frame) {
+				if f.Type == frames.TypeStarted {
+					close(started) // the display is in with it, waiting
+				}
+			})
+			<-started
+			if tc.stop {
+				stopFor(t, p, 6*wait)
+			} else {
+				time.Sleep(6 * wait) // past the wait: the stimulus
+				if err := p.SignalGroup(syscall.SIGCONT); err != nil {
+					t.Fatalf("SIGCONT: %v", err)
+				}
+			}
+			r := <-end
+			if r.err != nil {
+				t.Fatalf("done %+v, err %v", r.done, r.err)
+			}
+			var got []string
+			for _, f := range r.frames {
+				switch f.Type {
+				case frames.TypeStarted:
+					got = append(got, "started")
+				case frames.TypeDisplay:
+					got = append(got, "disp")
+				case frames.TypeStdout:
+					got = append(got, strings.TrimSpace(f.Data))
+				}
+			}
+			if got := strings.Join(append(got, "done"), " "); got != tc.want {
+				t.Errorf("order %q, want %q; frames:\n%s", got, tc.want, dumpFrames(r.frames))
+			}
+		})
+	}
+}
+
+// fakeLatePos is a runner without position marks in its ready frame whose
+// one cell's display (the cell's first ordered frame, no mark owed on
+// stderr) comes with its started frame, and the text before it, "before",
+// with its position mark and the cell's end mark on stdout, at a SIGCONT;
+// then its done.
+func fakeLatePos() int {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	frameOut, nonce := os.NewFile(3, "frames"), os.Getenv(nonceEnv)
+	fmt.Fprintf(frameOut, `{"type":"ready","runner":"fake","python":"fake","pid":%d}`+"\n", os.Getpid())
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	if !in.Scan() {
+		return 0
+	}
+	req, err := frames.DecodeRequest(in.Bytes())
+	if err != nil || req.Exit {
+		return 0
+	}
+	id := string(frames.AppendString(nil, req.ID))
+	fmt.Fprintf(frameOut, `{"type":"started","id":%s}`+"\n"+`{"type":"display","id":%s,"bundle":{"text/plain":"disp"},"pos":1,"unmarked":2}`+"\n", id, id)
+	<-cont
+	mark := func(id string) string { return "\x00\x1eEVH" + nonce + ":" + id + "\x1e\x00" }
+	os.Stdout.WriteString("before\n" + mark(posMarkID+"1") + mark(req.ID))
+	fmt.Fprintf(frameOut, `{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":2}`+"\n", id)
+	for in.Scan() { // until the exit request, or stdin's end
+	}
+	return 0
+}
