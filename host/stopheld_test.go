@@ -53,6 +53,17 @@ func onText(s string) (func(frames.Frame), <-chan struct{}) {
 	}, seen
 }
 
+// await waits for seen (the cell's text what); the cell ending first
+// fails the test.
+func await(t *testing.T, seen <-chan struct{}, end <-chan run, what string) {
+	t.Helper()
+	select {
+	case <-seen:
+	case r := <-end:
+		t.Fatalf("the cell ended before it printed %q: done %+v, err %v; frames:\n%s", what, r.done, r.err, dumpFrames(r.frames))
+	}
+}
+
 // stopFor stops p's group for d (the stimulus: longer than the bound under
 // test), then continues it.
 func stopFor(t *testing.T, p *Process, d time.Duration) {
@@ -78,7 +89,7 @@ func TestGraceHeldWhileStopped(t *testing.T) {
 		stop   bool
 		killed bool
 	}{
-		{"stopped past the grace, the cell ends within it", "time.sleep(0.1)", true, false},
+		{"stopped past the grace, the cell ends within it", "time.sleep(0.2)", true, false},
 		{"running, the cell outlives the grace", "time.sleep(30)", false, true},
 		{"stopped past the grace, the cell outlives it", "time.sleep(30)", true, true},
 	} {
@@ -91,9 +102,9 @@ func TestGraceHeldWhileStopped(t *testing.T) {
 			onGo, started := onText("go")
 			onCaught, caught := onText("caught")
 			end := executeAsync(p, ctx, code, func(f frames.Frame) { onGo(f); onCaught(f) })
-			<-started
+			await(t, started, end, "go")
 			cancel()
-			<-caught // in the grace window
+			await(t, caught, end, "caught") // in the grace window
 			if tc.stop {
 				stopFor(t, p, 3*grace)
 			}
@@ -114,14 +125,14 @@ func TestGraceHeldWhileStopped(t *testing.T) {
 // where it was killed (SIGKILL) the moment it was.
 func TestTermGraceHeldWhileStopped(t *testing.T) {
 	checkClean(t, time.Minute)
-	const term = 300 * time.Millisecond
+	const term = 600 * time.Millisecond
 	for _, tc := range []struct {
 		name   string
 		after  string // what the SIGTERM handler does before it exits with 3
 		stop   bool
 		killed bool // by the ladder's SIGKILL
 	}{
-		{"stopped past termGrace, the handler ends within it", "time.sleep(0.1)", true, false},
+		{"stopped past termGrace, the handler ends within it", "time.sleep(0.25)", true, false},
 		{"running, the handler outlives termGrace", "time.sleep(30)", false, true},
 		{"stopped past termGrace, the handler outlives it", "time.sleep(30)", true, true},
 	} {
@@ -129,16 +140,16 @@ func TestTermGraceHeldWhileStopped(t *testing.T) {
 			p := startPy(t, func(o *Options) { o.Grace, o.termGrace = 100*time.Millisecond, term })
 			code := "import os, signal, time\n" +
 				"def term(n, f):\n    print('term', flush=True)\n    " + tc.after + "\n    os._exit(3)\n" +
-				"signal.signal(signal.SIGTERM, term)\nprint('go', flush=True)\n" +
-				"while True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass\n"
+				"signal.signal(signal.SIGTERM, term)\n" +
+				"while True:\n    try:\n        print('go', flush=True)\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass\n"
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			onGo, started := onText("go")
 			onTerm, termed := onText("term")
 			end := executeAsync(p, ctx, code, func(f frames.Frame) { onGo(f); onTerm(f) })
-			<-started
+			await(t, started, end, "go")
 			cancel()
-			<-termed // the grace passed: the handler runs, within termGrace
+			await(t, termed, end, "term") // the grace passed: the handler runs, within termGrace
 			if tc.stop {
 				stopFor(t, p, 3*term)
 			}
