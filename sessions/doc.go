@@ -55,7 +55,10 @@
 //     again for what is left (deadline.go), and the backend gets it as
 //     backend.WithTimeLimit rather than as the context's deadline, a fixed
 //     instant; a wait the timeout bounds after an interrupt the caller
-//     waits for (backend.ErrInterruptWait) moves with it.
+//     waits for (backend.ErrInterruptWait) moves with it. The grace window
+//     after the interrupt counts run time too (package host), and a Python
+//     cell's result tells the time it was stopped apart
+//     (CellResult.StoppedMs), so its run time is DurationMs less that.
 //   - A cell still running when its timeout or the caller's cancel comes
 //     ends timeout or cancelled even when it catches the interrupt and ends
 //     without an error: its done frame says cancelled, and a notice and the
