@@ -60,7 +60,7 @@ func newMCPFlagSet(f *mcpFlags) *pflag.FlagSet {
 	fs.IntVar(&f.maxOutput, "max-output", 16<<10, "bytes of each cell's output tail shown to the model (the rest is an artifact:// resource)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "interrupt grace before an interpreter is killed")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython (full magics)")
-	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
+	repeatedVarP(fs, &f.tools, "tool", "", "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this loopback HOST:PORT instead of stdio (e.g. 127.0.0.1:8765)")
 	fs.StringVar(&f.token, "token", "", "bearer token for --http (default: $EVALHOST_MCP_TOKEN, else a random one printed to stderr)")
 	fs.DurationVar(&f.httpIdle, "http-session-timeout", mcp.DefaultHTTPSessionTimeout,

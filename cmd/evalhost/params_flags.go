@@ -34,11 +34,11 @@ var paramFlagNames = map[string]struct {
 // taken out of the command line before fs parses it (-p and -r take two
 // arguments, which pflag cannot), so these values stay empty.
 func registerParamFlags(fs *pflag.FlagSet) {
-	fs.StringArrayP("parameters", "p", nil, "NAME VALUE: a parameter, typed as papermill types it (int, float, True/False/None, else a string); repeatable")
-	fs.StringArrayP("parameters_raw", "r", nil, "NAME VALUE: a parameter kept a string; repeatable")
-	fs.StringArrayP("parameters_file", "f", nil, "FILE: parameters from a YAML file; repeatable")
-	fs.StringArrayP("parameters_yaml", "y", nil, "YAML: parameters from a YAML mapping; repeatable")
-	fs.StringArrayP("execute-param", "P", nil, "NAME:VALUE or NAME=VALUE: a parameter as quarto render -P takes it (VALUE read as YAML); repeatable")
+	repeatedVarP(fs, new([]string), "parameters", "p", "NAME VALUE: a parameter, typed as papermill types it (int, float, True/False/None, else a string); repeatable")
+	repeatedVarP(fs, new([]string), "parameters_raw", "r", "NAME VALUE: a parameter kept a string; repeatable")
+	repeatedVarP(fs, new([]string), "parameters_file", "f", "FILE: parameters from a YAML file; repeatable")
+	repeatedVarP(fs, new([]string), "parameters_yaml", "y", "YAML: parameters from a YAML mapping; repeatable")
+	repeatedVarP(fs, new([]string), "execute-param", "P", "NAME:VALUE or NAME=VALUE: a parameter as quarto render -P takes it (VALUE read as YAML); repeatable")
 }
 
 // takeParamFlags removes the parameter flags from args, in order, leaving

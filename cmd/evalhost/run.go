@@ -110,7 +110,7 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "%s\nFlags:\n%s", runUsage, fs.FlagUsages())
 	}
-	fs.StringArrayVarP(&f.code, "code", "c", nil, "a cell of code (repeatable; each is one cell)")
+	repeatedVarP(fs, &f.code, "code", "c", "a cell of code (repeatable; each is one cell)")
 	fs.IntVar(&f.timeout, "timeout", 30, "seconds per cell, 1..600; 0: no limit, as python3 has none (not with --session)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the session (default: the current one)")
 	fs.StringVar(&f.python, "python", "", "python interpreter to use (default: venv, then python3 on PATH)")
@@ -126,8 +126,8 @@ func newRunFlagSet(f *runFlags, stderr io.Writer) (*pflag.FlagSet, *bool) {
 	fs.BoolVar(&f.detach, "detach", false, "with --session: a cell still running at its --timeout goes on as a job in the background process (see evalhost jobs) instead of being stopped")
 	f.backendFlags.register(fs)
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "after a timeout, how long a cell may take to stop before its interpreter is killed; after Ctrl-C a cell takes its time within its --timeout, as under python3 (a second Ctrl-C kills it), unless --grace is given")
-	fs.StringArrayVar(&f.envList, "env", nil, "NAME=VALUE sets a variable for the cells, NAME passes this environment's value on (repeatable); otherwise they see only an allow-list of it")
-	fs.StringArrayVar(&f.tools, "tool", nil, "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
+	repeatedVarP(fs, &f.envList, "env", "", "NAME=VALUE sets a variable for the cells, NAME passes this environment's value on (repeatable); otherwise they see only an allow-list of it")
+	repeatedVarP(fs, &f.tools, "tool", "", "NAME=COMMAND: cells call tool.NAME(**args); COMMAND gets the args as JSON on stdin, its stdout is the value (repeatable)")
 	fs.BoolVar(&f.tty, "tty", false, "give the script this terminal (stdin) as python3 has it: input(), getpass and /dev/tty wait for you; the cells' --timeout is then no limit unless given (not with --session or -)")
 	fs.BoolVar(&f.ipython, "ipython", false, "run Python cells through IPython's InteractiveShell (needs IPython installed)")
 	magics := fs.Bool("jupytext-magics", false, "run magics Jupytext commented out (# %matplotlib, # !cmd) as magics; default: when the script has Jupytext's header")

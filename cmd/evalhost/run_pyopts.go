@@ -27,8 +27,8 @@ func (o *pyOpts) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.noSite, "no-site", "S", false, "python3 -S: no import site (no site-packages, no exit() builtins)")
 	fs.BoolVarP(&o.isolated, "isolated", "I", false, "python3 -I: -E -s, and neither the script's directory nor the cwd on sys.path")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "python3 -q (nothing for a script)")
-	fs.StringArrayVarP(&o.warnOptions, "warn", "W", nil, "python3 -W ARG: a warnings filter (error, ignore, once::UserWarning...); repeatable")
-	fs.StringArrayVarP(&o.xOptions, "xoption", "X", nil, "python3 -X OPT: an implementation option (dev, utf8, importtime...); repeatable")
+	repeatedVarP(fs, &o.warnOptions, "warn", "W", "python3 -W ARG: a warnings filter (error, ignore, once::UserWarning...); repeatable")
+	repeatedVarP(fs, &o.xOptions, "xoption", "X", "python3 -X OPT: an implementation option (dev, utf8, importtime...); repeatable")
 }
 
 // args are the options as python3's command line: sessions.CheckPythonArgs
