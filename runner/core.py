@@ -345,8 +345,13 @@ def _on_idle():
     one-shot run's way: its cells and exit are in the pipe before it first
     reads, and it never warms up, but starting the thread (and blocking and
     restoring the signal mask around it) cost ~0.1 ms before its first
-    cell."""
-    _start_thread(_warm)
+    cell. Best effort, as the warm-up itself: a cell may have left no room
+    for a thread (RLIMIT_AS, RLIMIT_NPROC), and the runner must still read
+    the next request rather than die of "can't start new thread"."""
+    try:
+        _start_thread(_warm)
+    except Exception:
+        pass
 
 
 def _warm():

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "0afa9aaaeb1d4d80"
+const embeddedHash = "4df5bb3ee115cd97"
