@@ -342,10 +342,13 @@ def _start_thread(fn):
 
 def _on_idle():
     """The first wait for a request starts the warm-up's thread, off a
-    one-shot run's way: its cells and exit are in the pipe before it first
-    reads, and it never warms up, but starting the thread (and blocking and
-    restoring the signal mask around it) cost ~0.1 ms before its first
-    cell. Best effort, as the warm-up itself: a cell may have left no room
+    one-shot run's way: a run of one cell has it and the exit in the pipe
+    before it first reads, and it never warms up, but starting the thread
+    (and blocking and restoring the signal mask around it) cost ~0.1 ms
+    before its first cell. A run of several cells starts it after its first
+    one: the host sends each cell once the one before it has ended, and the
+    thread then starts after whatever that cell did to the
+    process (a limit, a replaced _thread function). Best effort, as the warm-up itself: a cell may have left no room
     for a thread (RLIMIT_AS, RLIMIT_NPROC), and the runner must still read
     the next request rather than die of "can't start new thread"."""
     try:

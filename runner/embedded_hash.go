@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "4df5bb3ee115cd97"
+const embeddedHash = "70d9e01ca24e2900"

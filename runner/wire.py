@@ -739,8 +739,10 @@ class Requests(getattr(sys.modules.get("_io"), "_RawIOBase", io.RawIOBase)):  # 
 
     on_idle, when set, is called once, the first time a read finds no
     request buffered and none in the pipe (the runner is about to wait):
-    the warm-up begins there, never in a one-shot run, whose cells and exit
-    are all in the pipe by the first read."""
+    the warm-up begins there: never in a one-shot run of one cell, whose
+    cell and exit are in the pipe by the first read; after the first cell
+    of a run of several, whose host sends each cell after the one before
+    it ended."""
 
     on_idle = None
 
