@@ -304,6 +304,9 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 	if err == nil {
 		s.execs[lang] = ex
 		s.startedLocked(lang)
+		if lang == LangPython {
+			s.unsuspendLocked() // the stopped interpreter is gone; this one runs
+		}
 	} else {
 		delete(s.execs, lang)
 	}

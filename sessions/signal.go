@@ -169,16 +169,24 @@ func (s *session) suspend() bool {
 func (s *session) resume() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.suspended && s.deadline != nil && s.deadlineLang == LangPython {
-		s.deadline.resume()
-	}
-	if s.suspended {
-		s.stoppedBefore += time.Since(s.suspendedAt)
-	}
-	s.suspended = false
+	s.unsuspendLocked()
 	ex := s.execs[LangPython]
 	sg, ok := ex.(signaler)
 	return ok && ex.Alive() && sg.SignalGroup(syscall.SIGCONT) == nil
+}
+
+// unsuspendLocked ends a suspension: at Resume, or when the interpreter
+// Suspend stopped is replaced (it died stopped: its successor runs, and
+// a cell's time limit must not stay held).
+func (s *session) unsuspendLocked() {
+	if !s.suspended {
+		return
+	}
+	if s.deadline != nil && s.deadlineLang == LangPython {
+		s.deadline.resume()
+	}
+	s.stoppedBefore += time.Since(s.suspendedAt)
+	s.suspended = false
 }
 
 // stopped is how long Suspend has kept the session's Python interpreter

@@ -75,3 +75,54 @@ func TestSuspendHoldsTheTimeout(t *testing.T) {
 		t.Errorf("stoppedMs %v of durationMs %v; want at least %v, within the duration", c.StoppedMs, c.DurationMs, 3*MinTimeout/2)
 	}
 }
+
+// An interpreter that dies while Suspend holds it stopped (SIGKILL, the
+// OOM killer) takes the suspension with it: the session's next interpreter
+// runs, and its cells' timeouts count from their start. Before, the
+// session stayed suspended, and a later cell's timeout was held for ever.
+func TestSuspensionEndsWithItsInterpreter(t *testing.T) {
+	r := newTestRegistry(t, Config{Grace: 200 * time.Millisecond})
+	cwd := t.TempDir()
+	ready := make(chan int, 1)
+	end := make(chan error, 1)
+	go func() {
+		pid := 0
+		_, err := r.Eval(context.Background(), Request{Session: "s", Cwd: cwd, Batch: true, Cells: []Cell{py("print('ready', flush=True)\nimport time\ntime.sleep(60)")}},
+			func(_ int, f frames.Frame) {
+				switch {
+				case f.Type == frames.TypeReady:
+					pid = f.PID
+				case f.Type == frames.TypeStdout && strings.Contains(f.Data, "ready"):
+					ready <- pid
+				}
+			})
+		end <- err
+	}()
+	pid := <-ready
+	if !r.Suspend("s") {
+		t.Fatal("Suspend said no interpreter was stopped")
+	}
+	testkit.WaitState(t, pid, 'T')
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-end; err != nil {
+		t.Fatal(err)
+	}
+	cell := py("import time\ntime.sleep(60)")
+	cell.Timeout = MinTimeout
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := r.Eval(context.Background(), Request{Session: "s", Cwd: cwd, Cells: []Cell{cell}}, nil)
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if c := res.Cells[0]; c.Status != StatusTimeout {
+			t.Errorf("the next cell ended %s (%s); want its %v timeout", c.Status, c.Message, MinTimeout)
+		}
+	case <-time.After(20 * MinTimeout):
+		r.Resume("s") // let the held cell end, so the registry can close
+		t.Fatalf("a %v timeout did not end the next cell in %v: its time limit was held", MinTimeout, 20*MinTimeout)
+	}
+}
