@@ -63,6 +63,11 @@ func TestExitCodes(t *testing.T) {
 		{"kill --cwd no such session", []string{"kill", "--cwd", filepath.Join(dir, "gone"), "s"}, nil, 1, `no session "s" in ` + filepath.Join(dir, "gone")},
 		{"sessions NAME", []string{"sessions", "s"}, nil, 2, "evalhost kill NAME"},
 		{"mcp negative --http-session-timeout", []string{"mcp", "--http-session-timeout", "-1s"}, nil, 2, "--http-session-timeout -1s: want 0 or more"},
+		// A flag of the transport mcp does not serve would do nothing.
+		{"mcp --token without --http", []string{"mcp", "--token", strings.Repeat("t", 32)}, nil, 2, "--token applies only to the HTTP transport; add --http ADDR, or drop it"},
+		{"mcp --http-session-timeout without --http", []string{"mcp", "--http-session-timeout", "5m"}, nil, 2, "--http-session-timeout applies only to the HTTP transport"},
+		// (An address mcp would refuse later: were --max-line let through, the row ends, not serves.)
+		{"mcp --max-line with --http", []string{"mcp", "--http", "192.0.2.1:1", "--max-line", "1000"}, nil, 2, "--max-line applies only to the stdio transport"},
 		{"kill loose home", []string{"kill", "s"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 		{"sessions loose home", []string{"sessions"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 		{"jobs loose home", []string{"jobs"}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},

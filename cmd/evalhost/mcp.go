@@ -85,6 +85,10 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitUsage
 	}
+	if err := refuseOtherTransportFlags(fs, f.http != ""); err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
 	tools, err := parseToolFlags(f.tools)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
@@ -137,6 +141,26 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		logger.Warn("mcp session ended", "err", err)
 	}
 	return exitOK
+}
+
+// refuseOtherTransportFlags refuses a flag of the transport mcp does not
+// serve: --token and --http-session-timeout are HTTP's, --max-line is
+// stdio's (an HTTP request's body has its own bound). Given with the other
+// transport, each was silently ignored: a user who set a token believed
+// the server guarded by it.
+func refuseOtherTransportFlags(fs *pflag.FlagSet, http bool) error {
+	if !http {
+		for _, name := range []string{"token", "http-session-timeout"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("--%s applies only to the HTTP transport; add --http ADDR, or drop it", name)
+			}
+		}
+		return nil
+	}
+	if fs.Changed("max-line") {
+		return fmt.Errorf("--max-line applies only to the stdio transport (over --http a request's body is bounded at %d MiB); drop it, or drop --http", mcp.DefaultMaxLine>>20)
+	}
+	return nil
 }
 
 type nopWriteCloser struct{ io.Writer }
