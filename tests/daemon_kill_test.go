@@ -50,15 +50,19 @@ func TestDaemonKillEndsTheCwdsSession(t *testing.T) {
 }
 
 // A command started in a directory removed meanwhile (rm -rf of the
-// directory a shell stands in) cannot name it: run --session and kill
-// refuse as a usage error that says so and what to do, as a one-shot
-// run refuses (exit 2), not with Go's bare "getwd" error.
+// directory a shell stands in) cannot name it: run (one-shot or
+// --session) and kill refuse as a usage error (exit 2) that says so and
+// what to do, not with Go's bare "getwd" error. (python3 runs there until
+// the script asks for its cwd; evalhost's interpreter is started in the
+// session's directory by its path, and asks for its cwd as it starts.)
 func TestRemovedCwdSaysWhatToDo(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"run", []string{"run", "-c", "pass"}, "cd to a directory that exists, or give --cwd DIR"},
+		{"run a relative FILE", []string{"run", "x.py"}, "cd to a directory that exists, or give --cwd DIR"},
 		{"run --session", []string{"run", "--session", "s", "-c", "1"}, "or give --cwd DIR"},
 		{"kill", []string{"kill", "s"}, "--cwd DIR"},
 	}

@@ -223,6 +223,11 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 	if err := checkRunFlags(f, fs); err != nil {
 		return usage(err, "")
 	}
+	if !line.attached && f.cwd == "" {
+		if err := checkCurrentDir(); err != nil {
+			return usage(err, "")
+		}
+	}
 	if !line.attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
 		// The program's bytes go out as it writes them, as python3's; not
 		// --json's frames nor --max-output's tail, which unbuffered
