@@ -77,8 +77,11 @@ func ignoring(cmd *exec.Cmd, sig string) *exec.Cmd {
 }
 
 // A signal run was started ignoring (nohup's SIGHUP, a background job's
-// SIGINT) stays ignored, by run and its script, as by python3: the
-// script goes on, and ends as it would have (released by a SIGUSR1).
+// SIGINT, a trap "" TSTP) stays ignored, by run and its script, as by
+// python3: the script goes on, and ends as it would have (released by a
+// SIGUSR1). (A SIGTSTP run caught stopped it for good.) Not SIGQUIT,
+// SIGTERM, SIGUSR1 or SIGUSR2: Go's runtime replaces their inherited
+// SIG_IGN before any of evalhost runs, and nothing tells it was there.
 func TestRunStartedIgnoringASignal(t *testing.T) {
 	dir := t.TempDir()
 	for i, tc := range []struct {
@@ -87,6 +90,7 @@ func TestRunStartedIgnoringASignal(t *testing.T) {
 	}{
 		{"HUP", syscall.SIGHUP},
 		{"INT", syscall.SIGINT},
+		{"TSTP", syscall.SIGTSTP},
 	} {
 		t.Run(tc.trap, func(t *testing.T) {
 			t.Parallel()

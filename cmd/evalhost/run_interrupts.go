@@ -136,8 +136,11 @@ type interruptOpts struct {
 }
 
 // interruptible starts handling the signals; kill is the second Ctrl-C's
-// (and SIGQUIT's). A SIGINT or SIGHUP that evalhost was started ignoring
-// (a background job's, nohup's) stays ignored, as python3 leaves it.
+// (and SIGQUIT's). A SIGINT, SIGHUP or SIGTSTP that evalhost was started
+// ignoring (a background job's, nohup's, a trap "" TSTP) stays ignored, as
+// python3 leaves it. An inherited SIG_IGN of SIGQUIT, SIGTERM, SIGUSR1 or
+// SIGUSR2 cannot be kept: Go's runtime installs its handler over it before
+// any of evalhost runs, and tells no one it was there (sigIgnored).
 func interruptible(kill func(), opts interruptOpts) (context.Context, *interrupts) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{sig: make(chan os.Signal, 4), enabled: make(chan struct{}), quit: make(chan struct{}), cancel: func() { cancel(nil) },

@@ -2,18 +2,19 @@ package main
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // jobControlSignals are what a shell's job control sends a one-shot run:
-// Ctrl-Z's SIGTSTP (unless evalhost was started ignoring it, as a
-// non-interactive shell's background job is), and SIGCONT.
+// Ctrl-Z's SIGTSTP, unless evalhost was started ignoring it (trap "" TSTP,
+// a supervisor's SIG_IGN), which then stays ignored, by run and its
+// interpreter, as python3 keeps it; and SIGCONT. (os/signal.Ignored does
+// not report an inherited SIGTSTP ignore: sigIgnored asks the kernel.)
 func jobControlSignals() []os.Signal {
 	sigs := []os.Signal{syscall.SIGCONT}
-	if !signal.Ignored(syscall.SIGTSTP) {
+	if !sigIgnored(syscall.SIGTSTP) {
 		sigs = append(sigs, syscall.SIGTSTP)
 	}
 	return sigs
