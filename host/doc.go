@@ -60,7 +60,9 @@
 // SignalGroup to its process group (job
 // control: SIGSTOP, SIGCONT; the time between them is not counted by the
 // waits for a cell's late end marks, the grace window and SIGTERM after an
-// interrupt, or an exit, stopclock.go; Close's are wall time), SignalForeground to its group while a cell
+// interrupt, or an exit, stopclock.go; Close's are wall time, and Close
+// and the ladder's SIGTERM continue a stopped interpreter, as a shell's
+// kill of a stopped job does), SignalForeground to its group while a cell
 // runs (a terminal's Ctrl-\ passed on), ErrNotRunning otherwise; the
 // death they may cause is a DeathError
 // whose Signum says which. Death during a

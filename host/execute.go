@@ -427,7 +427,7 @@ func (e *escalation) step(p *Process) {
 	e.killed = true
 	if !e.termed {
 		e.termed = true
-		_ = p.signalGroup(syscall.SIGTERM)
+		p.terminate()
 		e.t.reset(e.clock, p.opts.termGrace)
 		return
 	}

@@ -152,15 +152,22 @@ func (p *Process) SignalForeground(sig syscall.Signal) error {
 // Close asks the runner to exit, waits up to Options.Grace, then terminates
 // and kills the process group. It returns once the child is reaped and every
 // goroutine of p has ended. Safe to call more than once and with Kill.
+// An interpreter stopped by job control (SignalGroup's SIGSTOP) is
+// continued first, so it is closed as a running one is: an idle one reads
+// the exit request and leaves, a cell's gets the grace window and then the
+// SIGTERM, whose handler runs (terminate).
 // Do not call it from an Execute emit callback: it waits for that cell.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.closing.Store(true)
+		if _, stopped := p.stops.stopped(); stopped != nil {
+			_ = p.SignalGroup(syscall.SIGCONT)
+		}
 		p.requestExit()
 		if p.waitExit(p.opts.Grace) {
 			return
 		}
-		_ = p.signalGroup(syscall.SIGTERM)
+		p.terminate()
 		if !p.waitExit(p.opts.termGrace) {
 			_ = p.signalGroup(syscall.SIGKILL)
 		}
@@ -244,6 +251,19 @@ func (p *Process) waitExitRunning(d time.Duration) bool {
 			t.resume()
 		}
 	}
+}
+
+// terminate sends SIGTERM to the process group and then SIGCONT, as a
+// shell's kill of a stopped job does (kill %1): a stopped interpreter can
+// neither run a SIGTERM handler the script set (a checkpoint) nor, with
+// one, die of it until it is continued, and would wait out termGrace for
+// the SIGKILL. SignalGroup records the stop's end (stopClock). A group
+// stopped behind the host's back (a cell's own SIGSTOP) is continued too;
+// one that runs only gets the SIGCONT (a handler of it the script set
+// runs, as the interpreter ends).
+func (p *Process) terminate() {
+	_ = p.signalGroup(syscall.SIGTERM)
+	_ = p.SignalGroup(syscall.SIGCONT)
 }
 
 // signalGroup signals the whole process group, so shell pipelines and

@@ -19,6 +19,11 @@ import (
 // that the cell's output may be incomplete), and a Ctrl-Z as a cell
 // handled its KeyboardInterrupt had it killed in the stop. Close's waits
 // count wall time: a close must end an interpreter that stays stopped.
+// Close continues a stopped interpreter before its exit request, and
+// SIGTERM, Close's or the ladder's, is followed by SIGCONT (terminate), as
+// a shell's kill %1 of a stopped job: a stopped interpreter can neither
+// read the request nor run a SIGTERM handler. Both go through SignalGroup,
+// so the clock sees the stop end.
 
 // stopClock is how long the interpreter's process group has been stopped.
 // Only SignalGroup changes it. Its zero value is a group that runs.
