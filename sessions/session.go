@@ -411,6 +411,9 @@ func (s *session) drop(lang, why string) {
 	delete(s.execs, lang)
 	if ex != nil {
 		s.lostLocked(lang, why, false)
+		if lang == LangPython {
+			s.unsuspendLocked() // the stopped interpreter leaves: Kill ends it
+		}
 	}
 	s.mu.Unlock()
 	if ex != nil {
@@ -441,6 +444,10 @@ func (s *session) stopAll(closeSession bool, stop func(Executor) error) {
 	}
 	execs := s.execs
 	s.execs = map[string]Executor{}
+	if execs[LangPython] != nil {
+		// The stopped interpreter leaves: Close continues it, Kill ends it.
+		s.unsuspendLocked()
+	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ex := range execs {

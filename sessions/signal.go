@@ -175,9 +175,12 @@ func (s *session) resume() bool {
 	return ok && ex.Alive() && sg.SignalGroup(syscall.SIGCONT) == nil
 }
 
-// unsuspendLocked ends a suspension: at Resume, or when the interpreter
-// Suspend stopped is replaced (it died stopped: its successor runs, and
-// a cell's time limit must not stay held).
+// unsuspendLocked ends a suspension: at Resume, when the interpreter
+// Suspend stopped leaves the session (stopAll, drop: closed, it is
+// continued by its Close, host.Process's; killed, it is gone), or when it
+// is replaced (it died stopped: its successor runs, and a cell's time
+// limit must not stay held, nor the next cell's start count as stopped,
+// CellResult.StoppedMs).
 func (s *session) unsuspendLocked() {
 	if !s.suspended {
 		return
