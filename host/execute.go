@@ -161,112 +161,142 @@ type someWriter interface {
 // await relays c's frames to emit until the pump ends c.out (endOfCell), handling
 // cancellation (interrupt, then escalation) on the way.
 func (p *Process) await(ctx context.Context, c *cell, out relay, killed bool) (frames.Frame, error) {
-	var (
-		done    *frames.Frame // &final once it is in
-		final   frames.Frame  // not &f: that would move every frame to the heap
-		ctxDone = ctx.Done()
-		esc     escalation
-		wake    wakeups
-		exit    exitWait // a last cell's wait for the exit (exitout.go)
-		started bool
-		pending bool // cancelled before the runner started the cell
-		landed  bool // the interrupt was raised in the cell (done.Interrupted)
-	)
-	defer esc.stop()
-	defer wake.stop()
-	defer exit.stop()
+	a := awaiting{p: p, c: c, out: out, killed: killed}
+	defer a.stop()
+	ctxDone := ctx.Done()
 	for {
 		select {
 		case f := <-c.out:
 			if f.Type == endOfCell {
-				if done != nil && exit.cut {
-					done.Cancelled = true // it ran on past the cell's time
-				}
-				if done != nil {
-					done.Interrupted = landed
-				}
-				if done != nil && c.leaving && !killed && !esc.killed {
-					exit.status(p, done, out)
-				}
-				return p.outcome(c, done, killed || esc.killed)
+				return a.end()
 			}
-			if f.Type == frames.TypeDone && f.ID == c.id {
-				final = f
-				done = &final
-				wake.stop()
-				if c.leaving {
-					// The cell ended: its interpreter's exit follows. An
-					// interrupt's ladder no longer applies; the exit's does.
-					esc.stop()
-					killed, esc = killed || esc.killed, escalation{}
-					if ctx.Err() != nil {
-						p.cutAfter(ctx, &exit)
-					}
-				}
-				continue
-			}
-			if f.Type == frames.TypeInterrupted {
-				if f.ID == c.id {
-					wake.stop() // it landed
-					landed = true
-				}
-				continue
-			}
-			if f.Type == frames.TypeStarted && !started {
-				started = true
-				if pending {
-					// The runner ignores SIGINT while idle, so an interrupt
-					// sent before it started the cell would be lost.
-					p.interruptCell(ctx, &wake)
-				}
-			}
-			out.send(f)
+			a.frame(ctx, f)
 		case <-ctxDone:
 			ctxDone = nil
-			// Waited for (ErrInterruptWait): the ladder waits for the deadline.
-			patient := errors.Is(context.Cause(ctx), backend.ErrInterruptWait)
-			if done != nil {
-				if c.leaving {
-					// The runner takes SIGINT during its exit, as python3
-					// does: it ends the wait for threads and atexit handlers.
-					// Wake-ups follow, as for a cell: one that came just
-					// before the wait blocked would be lost without them.
-					// Patient (python3's Ctrl-C): the exit takes the
-					// KeyboardInterrupt as python3's does, an atexit
-					// handler's is ignored, and how it then ends is the
-					// script's (status), not cut short.
-					p.interruptCell(ctx, &wake)
-					exit.cut = !patient
-					p.cutAfter(ctx, &exit)
-				}
-				continue // it finished; only its end marks (or its exit) are still on the way
+			a.cancelled(ctx)
+		case <-a.esc.limit:
+			a.esc.limitPassed()
+		case <-a.esc.t.C:
+			if a.esc.t.expired() {
+				a.esc.step(p)
 			}
-			if started {
-				p.interruptCell(ctx, &wake)
-			} else {
-				pending = true
+		case <-a.esc.t.R:
+			a.esc.t.resume()
+		case <-a.wake.c:
+			p.wakeCell(&a.wake)
+		case <-a.exit.limit:
+			a.exit.limitPassed()
+		case <-a.exit.t.C:
+			if a.exit.t.expired() {
+				a.exit.step(p, c.id, a.out)
 			}
-			p.cutAfter(ctx, &esc)
-		case <-esc.limit:
-			esc.limitPassed()
-		case <-esc.t.C:
-			if esc.t.expired() {
-				esc.step(p)
-			}
-		case <-esc.t.R:
-			esc.t.resume()
-		case <-wake.c:
-			p.wakeCell(&wake)
-		case <-exit.limit:
-			exit.limitPassed()
-		case <-exit.t.C:
-			if exit.t.expired() {
-				exit.step(p, c.id, out)
-			}
-		case <-exit.t.R:
-			exit.t.resume()
+		case <-a.exit.t.R:
+			a.exit.t.resume()
 		}
 	}
+}
+
+// awaiting is await's state for one cell: its done frame once in, and the
+// timers of its cancellation (escalation), its wake-ups and a last cell's
+// exit (exitWait), which only await's goroutine touches.
+type awaiting struct {
+	p       *Process
+	c       *cell
+	out     relay
+	killed  bool
+	done    *frames.Frame // &final once it is in
+	final   frames.Frame  // not &f: that would move every frame to the heap
+	esc     escalation
+	wake    wakeups
+	exit    exitWait // a last cell's wait for the exit (exitout.go)
+	started bool
+	pending bool // cancelled before the runner started the cell
+	landed  bool // the interrupt was raised in the cell (done.Interrupted)
+}
+
+func (a *awaiting) stop() {
+	a.esc.stop()
+	a.wake.stop()
+	a.exit.stop()
+}
+
+// end is the cell's result once the pump ended its stream.
+func (a *awaiting) end() (frames.Frame, error) {
+	if a.done != nil && a.exit.cut {
+		a.done.Cancelled = true // it ran on past the cell's time
+	}
+	if a.done != nil {
+		a.done.Interrupted = a.landed
+	}
+	if a.done != nil && a.c.leaving && !a.killed && !a.esc.killed {
+		a.exit.status(a.p, a.done, a.out)
+	}
+	return a.p.outcome(a.c, a.done, a.killed || a.esc.killed)
+}
+
+// frame takes one of the cell's frames: its done is kept for the end,
+// the rest relayed.
+func (a *awaiting) frame(ctx context.Context, f frames.Frame) {
+	switch {
+	case f.Type == frames.TypeDone && f.ID == a.c.id:
+		a.final = f
+		a.done = &a.final
+		a.wake.stop()
+		if a.c.leaving {
+			// The cell ended: its interpreter's exit follows. An
+			// interrupt's ladder no longer applies; the exit's does.
+			a.esc.stop()
+			a.killed, a.esc = a.killed || a.esc.killed, escalation{}
+			if ctx.Err() != nil {
+				a.p.cutAfter(ctx, &a.exit)
+			}
+		}
+		return
+	case f.Type == frames.TypeInterrupted:
+		if f.ID == a.c.id {
+			a.wake.stop() // it landed
+			a.landed = true
+		}
+		return
+	case f.Type == frames.TypeStarted && !a.started:
+		a.started = true
+		if a.pending {
+			// The runner ignores SIGINT while idle, so an interrupt
+			// sent before it started the cell would be lost.
+			a.p.interruptCell(ctx, &a.wake)
+		}
+	}
+	a.out.send(f)
+}
+
+// cancelled handles ctx's end: the cell is interrupted (once the runner
+// has started it) and its ladder armed, or, once it is done, a last
+// cell's exit is cut.
+func (a *awaiting) cancelled(ctx context.Context) {
+	// Waited for (ErrInterruptWait): the ladder waits for the deadline.
+	patient := errors.Is(context.Cause(ctx), backend.ErrInterruptWait)
+	if a.done != nil {
+		if a.c.leaving {
+			// The runner takes SIGINT during its exit, as python3
+			// does: it ends the wait for threads and atexit handlers.
+			// Wake-ups follow, as for a cell: one that came just
+			// before the wait blocked would be lost without them.
+			// Patient (python3's Ctrl-C): the exit takes the
+			// KeyboardInterrupt as python3's does, an atexit
+			// handler's is ignored, and how it then ends is the
+			// script's (status), not cut short.
+			a.p.interruptCell(ctx, &a.wake)
+			a.exit.cut = !patient
+			a.p.cutAfter(ctx, &a.exit)
+		}
+		return // it finished; only its end marks (or its exit) are still on the way
+	}
+	if a.started {
+		a.p.interruptCell(ctx, &a.wake)
+	} else {
+		a.pending = true
+	}
+	a.p.cutAfter(ctx, &a.esc)
 }
 
 // outcome turns the end of c's stream into Execute's result.
