@@ -347,10 +347,11 @@ def _on_idle():
     (and blocking and restoring the signal mask around it) cost ~0.1 ms
     before its first cell. A run of several cells starts it after its first
     one: the host sends each cell once the one before it has ended, and the
-    thread then starts after whatever that cell did to the
-    process (a limit, a replaced _thread function). Best effort, as the warm-up itself: a cell may have left no room
-    for a thread (RLIMIT_AS, RLIMIT_NPROC), and the runner must still read
-    the next request rather than die of "can't start new thread"."""
+    thread then starts after whatever that cell did to the process (a
+    limit, a replaced _thread function). Best effort, as the warm-up
+    itself: a cell may have left no room for a thread (RLIMIT_AS,
+    RLIMIT_NPROC), and the runner must still read the next request rather
+    than die of "can't start new thread"."""
     try:
         _start_thread(_warm)
     except Exception:
