@@ -1,15 +1,18 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,3 +200,42 @@ func dumpFrames(fs []frames.Frame) string {
 	}
 	return b.String()
 }
+
+// fakeCell is what a fake runner that acts at a SIGCONT has once its first
+// cell came (fakeFirstCell).
+type fakeCell struct {
+	frames *os.File       // fd 3
+	in     *bufio.Scanner // the requests, the first one read
+	req    frames.Request // the first cell's
+	id     string         // its id, JSON-quoted
+	cont   chan os.Signal // SIGCONTs, notified from the start
+	nonce  string
+}
+
+// fakeFirstCell starts a fake runner: SIGCONT notified, its ready frame
+// sent (announcing position marks with marks), the first request read.
+// ok is false when none came, or it was the exit.
+func fakeFirstCell(marks bool) (f fakeCell, ok bool) {
+	f.cont = make(chan os.Signal, 1)
+	signal.Notify(f.cont, syscall.SIGCONT)
+	f.frames, f.nonce = os.NewFile(3, "frames"), os.Getenv(nonceEnv)
+	withMarks := ""
+	if marks {
+		withMarks = `,"marks":true`
+	}
+	fmt.Fprintf(f.frames, `{"type":"ready","runner":"fake","python":"fake","pid":%d%s}`+"\n", os.Getpid(), withMarks)
+	f.in = bufio.NewScanner(os.Stdin)
+	f.in.Buffer(nil, 1<<20)
+	if !f.in.Scan() {
+		return f, false
+	}
+	req, err := frames.DecodeRequest(f.in.Bytes())
+	if err != nil || req.Exit {
+		return f, false
+	}
+	f.req, f.id = req, string(frames.AppendString(nil, req.ID))
+	return f, true
+}
+
+// mark is the sync mark of id (a cell's, or a position's) on fd 1 or 2.
+func (f fakeCell) mark(id string) string { return "\x00\x1eEVH" + f.nonce + ":" + id + "\x1e\x00" }

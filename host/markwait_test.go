@@ -1,11 +1,9 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -94,25 +92,16 @@ func TestMarkWaitHeldWhileStopped(t *testing.T) {
 // it only after fg), or never (mark false: a cell that broke fd 1). Its
 // one cell writes "out\n" to stdout, after its done.
 func fakeLateMark(mark bool) int {
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
-	frameOut, nonce := os.NewFile(3, "frames"), os.Getenv(nonceEnv)
-	fmt.Fprintf(frameOut, `{"type":"ready","runner":"fake","python":"fake","pid":%d,"marks":true}`+"\n", os.Getpid())
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(nil, 1<<20)
-	if !in.Scan() {
+	f, ok := fakeFirstCell(true)
+	if !ok {
 		return 0
 	}
-	req, err := frames.DecodeRequest(in.Bytes())
-	if err != nil || req.Exit {
-		return 0
-	}
-	id := string(frames.AppendString(nil, req.ID))
+	frameOut, in, req, id := f.frames, f.in, f.req, f.id
 	fmt.Fprintf(frameOut, `{"type":"started","id":%s}`+"\n"+`{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":2}`+"\n", id, id)
 	os.Stdout.WriteString("out\n")
-	<-cont
+	<-f.cont
 	if mark {
-		os.Stdout.WriteString("\x00\x1eEVH" + nonce + ":" + req.ID + "\x1e\x00")
+		os.Stdout.WriteString(f.mark(req.ID))
 	}
 	for in.Scan() { // until the exit request, or stdin's end
 	}

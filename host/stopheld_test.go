@@ -1,12 +1,10 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -218,27 +216,18 @@ func TestExitStatusWaitHeldWhileStopped(t *testing.T) {
 // request it closes its output (fds 1, 2, 3) and exits with 3 once a
 // SIGCONT came.
 func fakeLateExit() int {
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
-	frameOut := os.NewFile(3, "frames")
-	fmt.Fprintf(frameOut, `{"type":"ready","runner":"fake","python":"fake","pid":%d,"marks":true}`+"\n", os.Getpid())
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(nil, 1<<20)
-	if !in.Scan() {
+	f, ok := fakeFirstCell(true)
+	if !ok {
 		return 0
 	}
-	req, err := frames.DecodeRequest(in.Bytes())
-	if err != nil || req.Exit {
-		return 0
-	}
-	id := string(frames.AppendString(nil, req.ID))
+	frameOut, in, id := f.frames, f.in, f.id
 	fmt.Fprintf(frameOut, `{"type":"started","id":%s}`+"\n"+`{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":3}`+"\n", id, id)
 	for in.Scan() { // until the exit request, or stdin's end
 	}
 	os.Stdout.Close()
 	os.Stderr.Close()
 	frameOut.Close()
-	<-cont
+	<-f.cont
 	return 3
 }
 
@@ -309,24 +298,14 @@ func TestPosWaitHeldWhileStopped(t *testing.T) {
 // with its position mark and the cell's end mark on stdout, at a SIGCONT;
 // then its done.
 func fakeLatePos() int {
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
-	frameOut, nonce := os.NewFile(3, "frames"), os.Getenv(nonceEnv)
-	fmt.Fprintf(frameOut, `{"type":"ready","runner":"fake","python":"fake","pid":%d}`+"\n", os.Getpid())
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(nil, 1<<20)
-	if !in.Scan() {
+	f, ok := fakeFirstCell(false)
+	if !ok {
 		return 0
 	}
-	req, err := frames.DecodeRequest(in.Bytes())
-	if err != nil || req.Exit {
-		return 0
-	}
-	id := string(frames.AppendString(nil, req.ID))
+	frameOut, in, req, id := f.frames, f.in, f.req, f.id
 	fmt.Fprintf(frameOut, `{"type":"started","id":%s}`+"\n"+`{"type":"display","id":%s,"bundle":{"text/plain":"disp"},"pos":1,"unmarked":2}`+"\n", id, id)
-	<-cont
-	mark := func(id string) string { return "\x00\x1eEVH" + nonce + ":" + id + "\x1e\x00" }
-	os.Stdout.WriteString("before\n" + mark(posMarkID+"1") + mark(req.ID))
+	<-f.cont
+	os.Stdout.WriteString("before\n" + f.mark(posMarkID+"1") + f.mark(req.ID))
 	fmt.Fprintf(frameOut, `{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":2}`+"\n", id)
 	for in.Scan() { // until the exit request, or stdin's end
 	}
