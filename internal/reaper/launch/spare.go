@@ -81,12 +81,18 @@ func socketpair() ([2]int, error) {
 	return fds, nil
 }
 
-// begun is the spare Begin started, until Take takes it.
-var begun struct {
-	mu   sync.Mutex
-	done chan struct{} // nil: none begun; closed once sp, err are set
+// begin is one start Begin began: sp and err are set before done closes,
+// and not changed after.
+type begin struct {
+	done chan struct{}
 	sp   *Spare
 	err  error
+}
+
+// begun is the start Begin began, until Take takes it.
+var begun struct {
+	mu sync.Mutex
+	b  *begin
 }
 
 // Begin starts a spare in the background and returns at once; Take gets
@@ -94,17 +100,14 @@ var begun struct {
 func Begin() {
 	begun.mu.Lock()
 	defer begun.mu.Unlock()
-	if begun.done != nil {
+	if begun.b != nil {
 		return
 	}
-	done := make(chan struct{})
-	begun.done = done
+	b := &begin{done: make(chan struct{})}
+	begun.b = b
 	go func() {
-		sp, err := StartSpare()
-		begun.mu.Lock()
-		begun.sp, begun.err = sp, err
-		begun.mu.Unlock()
-		close(done)
+		b.sp, b.err = StartSpare()
+		close(b.done)
 	}()
 }
 
@@ -113,20 +116,14 @@ func Begin() {
 // it could not be started.
 func Take() (*Spare, error) {
 	begun.mu.Lock()
-	done := begun.done
+	b := begun.b
+	begun.b = nil
 	begun.mu.Unlock()
-	if done == nil {
+	if b == nil {
 		return nil, nil
 	}
-	<-done
-	begun.mu.Lock()
-	defer begun.mu.Unlock()
-	if begun.done != done { // another Take got it
-		return nil, nil
-	}
-	sp, err := begun.sp, begun.err
-	begun.done, begun.sp, begun.err = nil, nil, nil
-	return sp, err
+	<-b.done
+	return b.sp, b.err
 }
 
 // Peek waits for the spare Begin started, as Take does, and reports its
@@ -134,16 +131,14 @@ func Take() (*Spare, error) {
 // diagnostics; the spare stays Take's.
 func Peek() (pid int, err error) {
 	begun.mu.Lock()
-	done := begun.done
+	b := begun.b
 	begun.mu.Unlock()
-	if done == nil {
+	if b == nil {
 		return 0, nil
 	}
-	<-done
-	begun.mu.Lock()
-	defer begun.mu.Unlock()
-	if begun.done != done || begun.err != nil {
-		return 0, begun.err
+	<-b.done
+	if b.err != nil {
+		return 0, b.err
 	}
-	return begun.sp.Pid, nil
+	return b.sp.Pid, nil
 }
