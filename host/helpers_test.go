@@ -201,6 +201,17 @@ func dumpFrames(fs []frames.Frame) string {
 	return b.String()
 }
 
+// fakeOptions starts this test binary as a fake runner of mode
+// (fakeRunner), as its interpreter and its runner both.
+func fakeOptions(t *testing.T, mode string) Options {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER="+mode)}
+}
+
 // fakeCell is what a fake runner that acts at a SIGCONT has once its first
 // cell came (fakeFirstCell).
 type fakeCell struct {

@@ -25,10 +25,6 @@ import (
 func TestMarkWaitHeldWhileStopped(t *testing.T) {
 	checkClean(t, time.Minute)
 	const wait = 50 * time.Millisecond
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name string
 		mode string // the fake runner's: its mark at the SIGCONT, or never
@@ -41,7 +37,8 @@ func TestMarkWaitHeldWhileStopped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startPy(t, func(o *Options) {
-				*o = Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER="+tc.mode), markWait: wait}
+				*o = fakeOptions(t, tc.mode)
+				o.markWait = wait
 			})
 			text := make(chan struct{})
 			var got []frames.Frame

@@ -332,7 +332,6 @@ func TestStartErrors(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	self, _ := os.Executable()
 	cases := []struct {
 		name       string
 		opts       func() Options
@@ -366,8 +365,9 @@ func TestStartErrors(t *testing.T) {
 			return Options{Python: "/bin/true", Runner: broken}
 		}, is: backend.ErrDied, inError: "/bin/true ended with exit code 0 before evalhost's runner started in it: it is likely not a Python interpreter, or is one that cannot run the runner"},
 		{name: "never ready", opts: func() Options {
-			return Options{Python: self, Runner: self, StartTimeout: 500 * time.Millisecond,
-				Env: append(os.Environ(), "HOST_FAKE_RUNNER=noready")}
+			o := fakeOptions(t, "noready")
+			o.StartTimeout = 500 * time.Millisecond
+			return o
 		}, is: ErrStartTimeout, inTail: "stuck before ready"},
 	}
 	for _, tc := range cases {
@@ -402,10 +402,9 @@ func TestStartErrors(t *testing.T) {
 
 func TestStartCancelledContext(t *testing.T) {
 	checkClean(t, time.Minute)
-	self, _ := os.Executable()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := Start(ctx, Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER=noready")})
+	_, err := Start(ctx, fakeOptions(t, "noready"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the context's error", err)
 	}

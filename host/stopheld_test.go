@@ -173,10 +173,6 @@ func TestTermGraceHeldWhileStopped(t *testing.T) {
 func TestExitStatusWaitHeldWhileStopped(t *testing.T) {
 	checkClean(t, time.Minute)
 	const wait = 100 * time.Millisecond
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name     string
 		stop     bool
@@ -187,7 +183,8 @@ func TestExitStatusWaitHeldWhileStopped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startPy(t, func(o *Options) {
-				*o = Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER=lateexit"), termGrace: wait}
+				*o = fakeOptions(t, "lateexit")
+				o.termGrace = wait
 			})
 			p.ExitAfterNextCell()
 			end := executeAsync(p, context.Background(), "pass", func(frames.Frame) {})
@@ -239,10 +236,6 @@ func fakeLateExit() int {
 func TestPosWaitHeldWhileStopped(t *testing.T) {
 	checkClean(t, time.Minute)
 	const wait = 200 * time.Millisecond
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name string
 		stop bool
@@ -253,7 +246,8 @@ func TestPosWaitHeldWhileStopped(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startPy(t, func(o *Options) {
-				*o = Options{Python: self, Runner: self, Env: append(os.Environ(), "HOST_FAKE_RUNNER=latepos"), posWait: wait}
+				*o = fakeOptions(t, "latepos")
+				o.posWait = wait
 			})
 			started := make(chan struct{})
 			end := executeAsync(p, context.Background(), "pass", func(f frames.Frame) {
