@@ -224,7 +224,9 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 		return usage(err, "")
 	}
 	if !line.attached && f.cwd == "" {
-		if err := checkCurrentDir(); err != nil {
+		// Said at once, before the cells are read, rather than as "getwd"
+		// from the registry.
+		if _, err := runDir(""); err != nil {
 			return usage(err, "")
 		}
 	}

@@ -41,9 +41,9 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
-	cwd, err := absDir(f.cwd) // "" is the current directory
+	cwd, err := runDir(f.cwd)
 	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v; cd to a directory that exists, or give --cwd DIR\n", err)
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
 	eval, err := attachedEval(cells, f, home, cwd)

@@ -58,18 +58,19 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
-// checkCurrentDir refuses a one-shot run in a current directory that
-// cannot be read (a cwdGoneError), as run --session refuses it. python3
+// runDir is a run's session directory, dir made absolute ("" the current
+// one), or, when the current directory cannot be read (a cwdGoneError),
+// the refusal run gives, one-shot or attached, saying what to do. python3
 // runs there, as long as nothing asks for its cwd; evalhost's interpreter
 // cannot: a session is keyed by its directory's path and its interpreter
 // is started there by that path, and the runner itself asks for its cwd as
-// it starts (sys.path's first entry). Said at once, before the cells are
-// read, rather than as "getwd" from the registry.
-func checkCurrentDir() error {
-	if _, err := absDir(""); err != nil {
-		return fmt.Errorf("%w; cd to a directory that exists, or give --cwd DIR", err)
+// it starts (sys.path's first entry).
+func runDir(dir string) (string, error) {
+	abs, err := absDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w; cd to a directory that exists, or give --cwd DIR", err)
 	}
-	return nil
+	return abs, nil
 }
 
 // askFailed reports err of a command that asked the background process
