@@ -45,15 +45,16 @@ func serve(conf string, args []string) int {
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
-	// Before anything else: a terminating signal that arrives while the
-	// child starts must still end in a clean-up, not in the Go default exit.
-	// A signal this process inherited as ignored (nohup) stays ignored, so
-	// the child inherits that too.
+	// A reaper given its child at its start takes the terminating signals
+	// before anything else: one that arrives while the child starts must
+	// still end in a clean-up, not in the Go default exit. A spare takes
+	// them once its child has started (below): until its Spec comes it has
+	// nothing to clean up, and the first Notify (a thread for the runtime's
+	// signal mask, a round trip with it per signal) would make the spare
+	// ready ~1 ms later, after its starter had sent the Spec.
 	sigs := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
-		if !signal.Ignored(sig) {
-			signal.Notify(sigs, sig)
-		}
+	if !spare {
+		notifyTerminating(sigs)
 	}
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
@@ -68,7 +69,7 @@ func serve(conf string, args []string) int {
 	var fds []int
 	if spare {
 		var ok bool
-		if child, fds, ok = awaitSpec(n+2, sigs); !ok {
+		if child, fds, ok = awaitSpec(n + 2); !ok {
 			return 0 // dropped, or its starter is gone: nothing to do
 		}
 	} else {
@@ -93,6 +94,12 @@ func serve(conf string, args []string) int {
 		return 127
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
+	if spare {
+		// Its child has not run a line yet (its Pdeathsig ends it should
+		// a signal end this process meanwhile): from here on, a
+		// terminating signal ends in watch's clean-up.
+		notifyTerminating(sigs)
+	}
 	// SIGCHLD only now, off the child's start (each Notify is a round trip
 	// with the runtime's signal-mask thread): none is missed, since watch
 	// reaps before it first waits for one.
@@ -109,33 +116,31 @@ func serve(conf string, args []string) int {
 	return 0
 }
 
-// awaitSpec waits for a spare's child on the socket sock, unless a
-// terminating signal comes first. ok is false, and every descriptor
-// received is closed, when the socket closed (the spare was dropped or
-// its starter died) or the message was not a child with fds 0, 1 and 2.
-func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
+// awaitSpec waits for a spare's child on the socket sock. ok is false,
+// and every descriptor received is closed, when the socket closed (the
+// spare was dropped or its starter died) or the message was not a child
+// with fds 0, 1 and 2. A terminating signal meanwhile has its default
+// action (serve).
+func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
 	syscall.CloseOnExec(sock)
-	type got struct {
-		s   Spec
-		fds []int
-		ok  bool
-	}
-	ch := make(chan got, 1)
-	// Ends with the message or the socket's EOF, or with the process.
-	go func() {
-		s, fds, ok := receiveSpec(sock)
-		ch <- got{s, fds, ok && len(fds) >= 3}
-	}()
-	select {
-	case g := <-ch:
-		if !g.ok {
-			for _, fd := range g.fds {
-				_ = syscall.Close(fd)
-			}
+	s, fds, ok = receiveSpec(sock)
+	if !ok || len(fds) < 3 {
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
 		}
-		return g.s, g.fds, g.ok
-	case <-sigs:
 		return Spec{}, nil, false
+	}
+	return s, fds, true
+}
+
+// notifyTerminating hands SIGTERM, SIGINT and SIGHUP to sigs, but one this
+// process inherited as ignored (nohup): that stays ignored, so the child
+// inherits it too.
+func notifyTerminating(sigs chan<- os.Signal) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(sigs, sig)
+		}
 	}
 }
 
