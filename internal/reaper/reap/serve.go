@@ -45,17 +45,6 @@ func serve(conf string, args []string) int {
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
-	// A reaper given its child at its start takes the terminating signals
-	// before anything else: one that arrives while the child starts must
-	// still end in a clean-up, not in the Go default exit. A spare takes
-	// them once its child has started (below): until its Spec comes it has
-	// nothing to clean up, and the first Notify (a thread for the runtime's
-	// signal mask, a round trip with it per signal) would make the spare
-	// ready ~1 ms later, after its starter had sent the Spec.
-	sigs := make(chan os.Signal, 1)
-	if !spare {
-		notifyTerminating(sigs)
-	}
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
 	// Non-blocking, so the lifeline is read through Go's poller and no
@@ -94,12 +83,16 @@ func serve(conf string, args []string) int {
 		return 127
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
-	if spare {
-		// Its child has not run a line yet (its Pdeathsig ends it should
-		// a signal end this process meanwhile): from here on, a
-		// terminating signal ends in watch's clean-up.
-		notifyTerminating(sigs)
-	}
+	// The terminating signals only now, once the child has started: a
+	// Notify (a thread for the runtime's signal mask, then a round trip
+	// with it per signal) costs ~1 ms, which before the child's start is
+	// that start's delay, and a spare's before its Spec its readiness'.
+	// Until the Spec there is nothing to clean up, and until here the
+	// child has not run a line of its own: should a signal end the reaper
+	// meanwhile (the Go default exit), the child's Pdeathsig ends it. From
+	// here on such a signal ends in watch's clean-up.
+	sigs := make(chan os.Signal, 1)
+	notifyTerminating(sigs)
 	// SIGCHLD only now, off the child's start (each Notify is a round trip
 	// with the runtime's signal-mask thread): none is missed, since watch
 	// reaps before it first waits for one.
