@@ -1,0 +1,146 @@
+package reaper_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/reaper/reap"
+)
+
+// A terminating signal that reaches a reaper once its child has been
+// exec'd ends in the clean-up, however soon it comes: the child runs from
+// its exec on, and sh forks within a millisecond, before a reaper that
+// subscribed only after the child's start (a Notify, ~0.1-1 ms) had. A
+// reaper that died of the signal meanwhile left what the child had started
+// to init: its Pdeathsig ends the child only. A reaper started on demand
+// here, with its status pipe full: its "pid" report, the first thing after
+// the child's start, blocks until the test reads, as a loaded machine may
+// hold a reaper there; the SIGTERM comes once the child has forked.
+func TestSignalAsChildStartsEndsEverything(t *testing.T) {
+	requireLinux(t)
+	if signal.Ignored(syscall.SIGTERM) {
+		t.Skip("SIGTERM is ignored in this process, so the reaper would ignore it too")
+	}
+	leakcheck.Check(t, leakcheck.Options{FDs: true})
+	statR, statW := fullPipe(t)
+	defer statR.Close()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lifeW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	cmd := exec.Command(os.Args[0], "/bin/sh", "sh", "-c",
+		"setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001")
+	cmd.Args[0] = "evalhost-reaper"
+	cmd.Env = append(os.Environ(), reap.EnvVar+"=3")
+	cmd.Stdout = outW
+	cmd.ExtraFiles = []*os.File{lifeR, statW}
+	err = cmd.Start()
+	lifeR.Close()
+	statW.Close()
+	outW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(outR).ReadString('\n')
+	bg, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the child printed %q, not its background process's pid", line)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			_ = syscall.Kill(bg, syscall.SIGKILL)
+		}
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
+	report, _ := io.ReadAll(statR) // lets the reaper on: to its EOF
+	werr := cmd.Wait()
+	lines := strings.Fields(string(report)) // the filler is newlines
+	if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
+		t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
+	}
+	if !leakcheck.Gone(bg, 5*time.Second) {
+		t.Errorf("process %d, which the child started before its reaper got SIGTERM, outlived the reaper (%v)", bg, werr)
+	}
+}
+
+// fullPipe is a pipe whose buffer (one page) is full, its write end
+// blocking again: the next write to it blocks until the read end is read.
+func fullPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(p[0]), "status-r"), os.NewFile(uintptr(p[1]), "status-w")
+	if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, os.Getpagesize()); err != nil {
+		r.Close()
+		w.Close()
+		t.Fatal(err)
+	}
+	filler := bytes.Repeat([]byte{'\n'}, os.Getpagesize())
+	for {
+		_, err := syscall.Write(p[1], filler)
+		if err == syscall.EAGAIN {
+			break
+		}
+		if err != nil {
+			r.Close()
+			w.Close()
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.SetNonblock(p[1], false); err != nil {
+		r.Close()
+		w.Close()
+		t.Fatal(err)
+	}
+	return r, w
+}
+
+// awaitTaken waits until process pid has taken sig: it is no longer
+// pending for the process (its handler ran, or it ended the process).
+func awaitTaken(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	bit := uint64(1) << (sig - 1)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(b), "\nShdPnd:")
+		hex, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+		pending, err := strconv.ParseUint(hex, 16, 64)
+		if err != nil {
+			t.Fatalf("no ShdPnd in /proc/%d/status: %v", pid, err)
+		}
+		if pending&bit == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never took %v", pid, sig)
+		}
+	}
+}
