@@ -24,66 +24,109 @@ import (
 // its exec on, and sh forks within a millisecond, before a reaper that
 // subscribed only after the child's start (a Notify, ~0.1-1 ms) had. A
 // reaper that died of the signal meanwhile left what the child had started
-// to init: its Pdeathsig ends the child only. A reaper started on demand
-// here, with its status pipe full: its "pid" report, the first thing after
-// the child's start, blocks until the test reads, as a loaded machine may
-// hold a reaper there; the SIGTERM comes once the child has forked.
+// to init: its Pdeathsig ends the child only. The reaper (on demand, or a
+// spare given its Spec) is started here with its status pipe full: its
+// "pid" report, the first thing after the child's start, blocks until the
+// test reads, as a loaded machine may hold a reaper there; the SIGTERM
+// comes once the child has forked.
 func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 	requireLinux(t)
 	if signal.Ignored(syscall.SIGTERM) {
 		t.Skip("SIGTERM is ignored in this process, so the reaper would ignore it too")
 	}
-	leakcheck.Check(t, leakcheck.Options{FDs: true})
-	statR, statW := fullPipe(t)
-	defer statR.Close()
+	for _, spare := range []bool{false, true} {
+		t.Run(map[bool]string{false: "on demand", true: "spare"}[spare], func(t *testing.T) {
+			leakcheck.Check(t, leakcheck.Options{FDs: true})
+			statR, statW := fullPipe(t)
+			defer statR.Close()
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outR.Close()
+			cmd := heldReaper(t, spare, statW, outW,
+				"setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001")
+			line, _ := bufio.NewReader(outR).ReadString('\n')
+			bg, err := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("the child printed %q, not its background process's pid", line)
+			}
+			t.Cleanup(func() {
+				if t.Failed() {
+					_ = syscall.Kill(bg, syscall.SIGKILL)
+				}
+			})
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
+			report, _ := io.ReadAll(statR) // lets the reaper on: to its EOF
+			werr := cmd.Wait()
+			lines := strings.Fields(string(report)) // the filler is newlines
+			if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
+				t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
+			}
+			if !leakcheck.Gone(bg, 5*time.Second) {
+				t.Errorf("process %d, which the child started before its reaper got SIGTERM, outlived the reaper (%v)", bg, werr)
+			}
+		})
+	}
+}
+
+// heldReaper starts this test binary as a reaper of sh -c script, whose
+// stdout is out, with status as its status pipe; a spare is sent its Spec
+// at once. status and out are closed; the lifeline is held until the test
+// ends.
+func heldReaper(t *testing.T, spare bool, status, out *os.File, script string) *exec.Cmd {
+	t.Helper()
+	defer status.Close()
+	defer out.Close()
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lifeW.Close()
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer outR.Close()
-	cmd := exec.Command(os.Args[0], "/bin/sh", "sh", "-c",
-		"setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001")
+	defer lifeR.Close()
+	t.Cleanup(func() { lifeW.Close() })
+	argv := []string{"/bin/sh", "sh", "-c", script}
+	cmd := exec.Command(os.Args[0], argv...)
 	cmd.Args[0] = "evalhost-reaper"
 	cmd.Env = append(os.Environ(), reap.EnvVar+"=3")
-	cmd.Stdout = outW
-	cmd.ExtraFiles = []*os.File{lifeR, statW}
-	err = cmd.Start()
-	lifeR.Close()
-	statW.Close()
-	outW.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(outR).ReadString('\n')
-	bg, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("the child printed %q, not its background process's pid", line)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			_ = syscall.Kill(bg, syscall.SIGKILL)
+	cmd.Stdout = out
+	cmd.ExtraFiles = []*os.File{lifeR, status}
+	var sock *os.File
+	if spare {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		sock = os.NewFile(uintptr(fds[0]), "spec")
+		defer sock.Close()
+		peer := os.NewFile(uintptr(fds[1]), "spec-peer")
+		defer peer.Close()
+		cmd.Args, cmd.Stdout = cmd.Args[:1], nil
+		cmd.Env = append(os.Environ(), reap.EnvVar+"="+reap.Spare)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, peer)
+	}
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
-	report, _ := io.ReadAll(statR) // lets the reaper on: to its EOF
-	werr := cmd.Wait()
-	lines := strings.Fields(string(report)) // the filler is newlines
-	if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
-		t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
+	if spare {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer null.Close()
+		msg := reap.Spec{Path: argv[0], Argv: argv[1:], Env: os.Environ()}.Encode()
+		rights := syscall.UnixRights(int(null.Fd()), int(out.Fd()), int(null.Fd()))
+		if err := syscall.Sendmsg(int(sock.Fd()), msg, rights, nil, 0); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatal(err)
+		}
 	}
-	if !leakcheck.Gone(bg, 5*time.Second) {
-		t.Errorf("process %d, which the child started before its reaper got SIGTERM, outlived the reaper (%v)", bg, werr)
-	}
+	return cmd
 }
 
 // fullPipe is a pipe whose buffer (one page) is full, its write end
