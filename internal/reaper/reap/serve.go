@@ -67,6 +67,17 @@ func serve(conf string, args []string) int {
 			fds = append(fds, fd)
 		}
 	}
+	// The terminating signals now, before the child's start, not after
+	// it: ForkExec returns once the child has exec'd, and from then on the
+	// child runs (sh forks within a millisecond) while a Notify takes
+	// 0.1-1 ms; a signal that ended this process by Go's default meanwhile
+	// would leave what the child started to init (the child's Pdeathsig
+	// ends the child only). A spare subscribes only now, once its Spec has
+	// come: until then it has nothing to clean up, and the Notify (a
+	// thread for the runtime's signal mask, a round trip with it per
+	// signal) would make it ready later.
+	sigs := make(chan os.Signal, 1)
+	notifyTerminating(sigs)
 	if child.TTY && child.TTYFd >= len(fds) {
 		_, _ = status.WriteString("error run " + child.Path + ": its terminal's fd " + strconv.Itoa(child.TTYFd) +
 			" is not one of its " + strconv.Itoa(len(fds)) + " descriptors\n")
@@ -83,16 +94,6 @@ func serve(conf string, args []string) int {
 		return 127
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
-	// The terminating signals only now, once the child has started: a
-	// Notify (a thread for the runtime's signal mask, then a round trip
-	// with it per signal) costs ~1 ms, which before the child's start is
-	// that start's delay, and a spare's before its Spec its readiness'.
-	// Until the Spec there is nothing to clean up, and until here the
-	// child has not run a line of its own: should a signal end the reaper
-	// meanwhile (the Go default exit), the child's Pdeathsig ends it. From
-	// here on such a signal ends in watch's clean-up.
-	sigs := make(chan os.Signal, 1)
-	notifyTerminating(sigs)
 	// SIGCHLD only now, off the child's start (each Notify is a round trip
 	// with the runtime's signal-mask thread): none is missed, since watch
 	// reaps before it first waits for one.
