@@ -129,7 +129,8 @@ func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
 
 // notifyTerminating hands SIGTERM, SIGINT and SIGHUP to sigs, but one this
 // process inherited as ignored (nohup): that stays ignored, so the child
-// inherits it too.
+// inherits it too. Go keeps only SIGHUP's and SIGINT's inherited ignore;
+// its runtime replaces SIGTERM's before this runs (README).
 func notifyTerminating(sigs chan<- os.Signal) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		if !signal.Ignored(sig) {
