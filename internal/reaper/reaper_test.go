@@ -201,6 +201,9 @@ func TestReaperKilled(t *testing.T) {
 		if !errors.Is(err, reaper.ErrReaperDied) {
 			t.Fatalf("Wait: %v, want ErrReaperDied", err)
 		}
+		if !strings.Contains(err.Error(), "signal: killed") {
+			t.Errorf("Wait: %q does not say how the reaper ended", err)
+		}
 		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Errorf("status %v, want the reaper's own SIGKILL", ws)
 		}

@@ -193,7 +193,20 @@ func (c *Child) Wait() (syscall.WaitStatus, error) {
 	}
 	own, werr := c.proc.Wait()
 	timeline.Mark("reaper-exited", "pid", c.proc.Pid)
-	return own, fmt.Errorf("%w (reaper %d: %v)", ErrReaperDied, c.proc.Pid, werr)
+	how := describe(own)
+	if werr != nil {
+		how = werr.Error()
+	}
+	return own, fmt.Errorf("%w (reaper %d: %s)", ErrReaperDied, c.proc.Pid, how)
+}
+
+// describe spells a wait status as os.ProcessState does: "signal: killed",
+// "exit status 2".
+func describe(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "signal: " + ws.Signal().String()
+	}
+	return "exit status " + strconv.Itoa(ws.ExitStatus())
 }
 
 func hasVar(env []string, name string) bool {
