@@ -15,7 +15,7 @@
 //   - the lifeline closes: the starting program called Kill, or died by any
 //     signal, SIGKILL included, since the kernel closes its descriptors;
 //   - the reaper gets SIGTERM, SIGINT or SIGHUP (a spare still waiting for
-//     its child just dies of it: it has nothing to end).
+//     its child exits: it has nothing to end).
 //
 // On Linux the reaper is a child subreaper (PR_SET_CHILD_SUBREAPER): orphans
 // below it, double-forked or moved to another session or process group

@@ -45,6 +45,17 @@ func serve(conf string, args []string) int {
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
+	// Before anything else, a spare's too: a terminating signal that
+	// arrives while the child starts must still end in a clean-up, not in
+	// the Go default exit, and the child runs from the moment ForkExec
+	// returns (sh forks within a millisecond; a Notify takes 0.1-1 ms:
+	// TestSignalAsChildStartsEndsEverything). A spare that subscribed only
+	// once its Spec had come would put the Notify (a thread for the
+	// runtime's signal mask, a round trip with it per signal) between the
+	// Spec and its child's start; subscribed here, it overlaps with its
+	// starter's way to the Spec.
+	sigs := make(chan os.Signal, 1)
+	notifyTerminating(sigs)
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
 	// Non-blocking, so the lifeline is read through Go's poller and no
@@ -58,7 +69,7 @@ func serve(conf string, args []string) int {
 	var fds []int
 	if spare {
 		var ok bool
-		if child, fds, ok = awaitSpec(n + 2); !ok {
+		if child, fds, ok = awaitSpec(n+2, sigs); !ok {
 			return 0 // dropped, or its starter is gone: nothing to do
 		}
 	} else {
@@ -67,17 +78,6 @@ func serve(conf string, args []string) int {
 			fds = append(fds, fd)
 		}
 	}
-	// The terminating signals now, before the child's start, not after
-	// it: ForkExec returns once the child has exec'd, and from then on the
-	// child runs (sh forks within a millisecond) while a Notify takes
-	// 0.1-1 ms; a signal that ended this process by Go's default meanwhile
-	// would leave what the child started to init (the child's Pdeathsig
-	// ends the child only). A spare subscribes only now, once its Spec has
-	// come: until then it has nothing to clean up, and the Notify (a
-	// thread for the runtime's signal mask, a round trip with it per
-	// signal) would make it ready later.
-	sigs := make(chan os.Signal, 1)
-	notifyTerminating(sigs)
 	if child.TTY && child.TTYFd >= len(fds) {
 		_, _ = status.WriteString("error run " + child.Path + ": its terminal's fd " + strconv.Itoa(child.TTYFd) +
 			" is not one of its " + strconv.Itoa(len(fds)) + " descriptors\n")
@@ -110,21 +110,34 @@ func serve(conf string, args []string) int {
 	return 0
 }
 
-// awaitSpec waits for a spare's child on the socket sock. ok is false,
-// and every descriptor received is closed, when the socket closed (the
-// spare was dropped or its starter died) or the message was not a child
-// with fds 0, 1 and 2. A terminating signal meanwhile has its default
-// action (serve).
-func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
+// awaitSpec waits for a spare's child on the socket sock, unless a
+// terminating signal comes first. ok is false, and every descriptor
+// received is closed, when the socket closed (the spare was dropped or
+// its starter died) or the message was not a child with fds 0, 1 and 2.
+func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
 	syscall.CloseOnExec(sock)
-	s, fds, ok = receiveSpec(sock)
-	if !ok || len(fds) < 3 {
-		for _, fd := range fds {
-			_ = syscall.Close(fd)
+	type got struct {
+		s   Spec
+		fds []int
+		ok  bool
+	}
+	ch := make(chan got, 1)
+	// Ends with the message or the socket's EOF, or with the process.
+	go func() {
+		s, fds, ok := receiveSpec(sock)
+		ch <- got{s, fds, ok && len(fds) >= 3}
+	}()
+	select {
+	case g := <-ch:
+		if !g.ok {
+			for _, fd := range g.fds {
+				_ = syscall.Close(fd)
+			}
 		}
+		return g.s, g.fds, g.ok
+	case <-sigs:
 		return Spec{}, nil, false
 	}
-	return s, fds, true
 }
 
 // notifyTerminating hands SIGTERM, SIGINT and SIGHUP to sigs, but one this
