@@ -56,8 +56,8 @@ func takeSpare() *spare {
 }
 
 // start hands the spare its child. errSpareGone: the spare could not be
-// given it (it died meanwhile), and is gone; the caller starts a reaper
-// of its own.
+// given it (it died meanwhile, or exited as the Spec came without starting
+// the child), and is gone; the caller starts a reaper of its own.
 func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 	env := s.Env
 	if env == nil {
@@ -70,12 +70,18 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 	}
 	err := sendAll(int(sp.sock.Fd()), msg, syscall.UnixRights(fds...))
 	sp.sock.Close()
+	if specSent != nil {
+		specSent()
+	}
 	if err != nil {
 		sp.drop()
 		return nil, fmt.Errorf("%w: %v", errSpareGone, err)
 	}
 	c := &Child{proc: sp.proc, lifeline: sp.lifeline, statusR: sp.statusR, status: bufio.NewReader(sp.statusR)}
 	if err := c.started(ctx); err != nil {
+		if errors.Is(err, errNotStarted) {
+			return nil, fmt.Errorf("%w: %v", errSpareGone, err)
+		}
 		return nil, err
 	}
 	timeline.MarkAt(sp.started, "reaper-spare", "pid", sp.proc.Pid) // often before the timeline was enabled
@@ -84,6 +90,9 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 }
 
 var errSpareGone = errors.New("reaper: the spare reaper is gone")
+
+// specSent, when set (by a test), is called once a Spec went to a spare.
+var specSent func()
 
 // drop ends the spare and waits for it.
 func (sp *spare) drop() {

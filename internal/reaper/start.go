@@ -119,11 +119,38 @@ func (c *Child) started(ctx context.Context) error {
 		// answer it (not this program after all) is killed.
 		c.Kill()
 		t := time.AfterFunc(killAfter, c.proc.Kill)
-		_, _ = c.Wait()
+		ws, werr := c.Wait()
 		t.Stop()
+		if errors.Is(werr, ErrReaperDied) && notStarted(ws) {
+			err = fmt.Errorf("%w: %w", errNotStarted, err)
+		}
 		return err
 	}
 	return nil
+}
+
+// errNotStarted marks a reaper that ended before its report without
+// starting the child: starting it again runs it once.
+var errNotStarted = errors.New("the child was not started")
+
+// notStarted says whether a reaper that ended with status ws before its
+// report cannot have started its child. Only a spare that never got its
+// Spec exits 0 then (dropped, its starter gone, or a terminating signal as
+// the Spec came), and a reaper takes SIGTERM, SIGINT and SIGHUP before it
+// starts its child (package reap's serve), so dying of one means it died
+// before. SIGKILL or a crash may come after the child's start: not this.
+func notStarted(ws syscall.WaitStatus) bool {
+	if ws.Exited() {
+		return ws.ExitStatus() == 0
+	}
+	if !ws.Signaled() {
+		return false
+	}
+	switch ws.Signal() {
+	case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 // readPid reads the reaper's first line: "pid N", or "error MESSAGE" when

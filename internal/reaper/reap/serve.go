@@ -53,7 +53,9 @@ func serve(conf string, args []string) int {
 	// once its Spec had come would put the Notify (a thread for the
 	// runtime's signal mask, a round trip with it per signal) between the
 	// Spec and its child's start; subscribed here, it overlaps with its
-	// starter's way to the Spec.
+	// starter's way to the Spec. A reaper that dies of one of them has
+	// therefore not started its child, and its starter may start it again
+	// (package reaper's notStarted).
 	sigs := make(chan os.Signal, 1)
 	notifyTerminating(sigs)
 	syscall.CloseOnExec(n)
