@@ -35,7 +35,6 @@ text. display() is that display, run on the error; 3.13's is the traceback
 module's, which tracebacks.py uses already.
 """
 
-import _thread
 import sys
 
 _core = globals()["_core"]
@@ -177,27 +176,6 @@ def _string_lines(src, text):
 # --- python3's display of a SyntaxError ------------------------------------
 
 
-class _Collect:
-    """sys.stderr while the interpreter's display writes an error: this
-    thread's writes are kept; another thread's go on to the stream."""
-
-    def __init__(self, stream):
-        self.stream, self.thread, self.parts = stream, _thread.get_ident(), []
-
-    def write(self, s):
-        if _thread.get_ident() != self.thread:
-            return self.stream.write(s)
-        self.parts.append(s)
-        return len(s)
-
-    def flush(self):
-        if _thread.get_ident() != self.thread and self.stream is not None:
-            self.stream.flush()
-
-    def __getattr__(self, name):
-        return getattr(self.stream, name)
-
-
 def display(e):
     """python3's display of the SyntaxError e as lines, or None where the
     traceback module's is python3's (3.13+) or the interpreter's own
@@ -206,17 +184,6 @@ def display(e):
         return None
     # python3's has no traceback (the compile ran no frame) nor context
     e.__traceback__ = e.__context__ = e.__cause__ = None
-    hook = getattr(sys.__excepthook__, "__wrapped__", sys.__excepthook__)
-    if type(hook) is not type(len):  # not the interpreter's (a builtin)
-        return None
-    old = sys.stderr
-    sys.stderr = collect = _Collect(old)
-    try:
-        hook(type(e), e, None)
-    except Exception:
-        return None
-    finally:
-        if sys.stderr is collect:
-            sys.stderr = old
-    text = "".join(collect.parts)
+    parts = _core._module("cprint").printed(e)
+    text = "".join(parts or ())
     return text.rstrip("\n").split("\n") if text else None

@@ -81,8 +81,8 @@ def _send_error(exc, only=False, exit=False):
     _module("tracebacks").send_error(exc, only, exit)
 
 
-def _traceback_lines(exc, only=False):
-    return _module("tracebacks").traceback_lines(exc, only)
+def _traceback_lines(exc, only=False, hints=True):
+    return _module("tracebacks").traceback_lines(exc, only, hints=hints)
 
 
 # --- the runner's own imports (imports.py) ---------------------------------
@@ -673,7 +673,7 @@ def _join_threads():
             raise KeyboardInterrupt  # it came as the runner left, before the wait
         threading._shutdown()
     except BaseException as e:
-        lines = _traceback_lines(e)
+        lines = _traceback_lines(e, hints=False)  # the unraisable report adds no suggestion
         try:
             bare = str(e) == "" and not getattr(e, "__notes__", None)
         except Exception:

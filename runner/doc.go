@@ -56,7 +56,10 @@
 // runs in a kernel, so both apply one rule), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
-// asfile (a script's compile error as python3 FILE's: where and with what
+// hints (python3's "Did you mean" suggestion on an error's last line, below;
+// 3.10+, by tracebacks and the warm-up), cprint (the interpreter's own error
+// printer run into a list: hints and asfile use it), asfile (a script's
+// compile error as python3 FILE's: where and with what
 // text the C tokenizer's file mode places it, a NUL byte as that mode reads
 // it, shown by the interpreter's own display before 3.13; loaded only by
 // such an error), modules (EVALHOST_MODULES), figures (the formats of figures left open),
@@ -193,6 +196,22 @@
 //     "reported" when the hook or a replaced stderr took it (frames doc);
 //     not when a replaced stderr failed the write (no write, closed,
 //     binary), where python3 says "lost sys.stderr" on fd 2.
+//   - An error's traceback (a script's report, a notebook cell's error
+//     frame, not IPython mode's) ends with the suggestion python3's report
+//     adds: "NameError: name 'prnt' is not defined. Did you mean:
+//     'print'?", an AttributeError's, and from 3.12 a from-import's
+//     ImportError's and "Did you forget to import 'sys'?". 3.10-3.12 work it
+//     out in the printer's C code, for exactly those types (not a
+//     subclass), which the runner runs on a stand-in of each exception the
+//     traceback shows (hints.py; ~5-45 us each); 3.13+'s is the traceback
+//     module's. The cell's code that works it out (an object's __dir__,
+//     3.12's getattr of a NameError's self) runs once per report, as in
+//     python3 (what it writes to sys.stderr comes before the traceback,
+//     where python3 3.10-3.12 shows it inside the last line), and not at
+//     all when the script's own sys.excepthook reported the error. The
+//     frame's evalue stays str(exc), as Jupyter's kernel gives it; IPython
+//     mode's traceback is IPython's (IPython 8 and 9 show no suggestion on
+//     3.11).
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its
 //     done frame says "exit" (a batch run stops there, as python3 would);
 //     any other SystemExit is an error; the runner keeps serving either way.

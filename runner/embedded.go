@@ -18,12 +18,16 @@ var (
 	cellsPy string
 	//go:embed core.py
 	corePy string
+	//go:embed cprint.py
+	cprintPy string
 	//go:embed display.py
 	displayPy string
 	//go:embed figures.py
 	figuresPy string
 	//go:embed handlers.py
 	handlersPy string
+	//go:embed hints.py
+	hintsPy string
 	//go:embed imports.py
 	importsPy string
 	//go:embed ipy_capture.py
@@ -76,9 +80,11 @@ var embeddedFiles = []file{
 	{"asfile.py", asfilePy},
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
+	{"cprint.py", cprintPy},
 	{"display.py", displayPy},
 	{"figures.py", figuresPy},
 	{"handlers.py", handlersPy},
+	{"hints.py", hintsPy},
 	{"imports.py", importsPy},
 	{"ipy_capture.py", ipyCapturePy},
 	{"ipy_display.py", ipyDisplayPy},

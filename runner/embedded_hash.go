@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "78ccca7427961043"
+const embeddedHash = "df58c761394ca730"

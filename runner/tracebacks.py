@@ -4,12 +4,14 @@ as python3 reports it (report_uncaught: sys.excepthook, sys.stderr,
 sys.tracebacklimit). Loaded by core on the first error.
 """
 
+import builtins
 import os
 import sys
 
 _core = globals()["_core"]
 _wire = _core._wire
 _q = _core._q
+_GROUP = getattr(builtins, "BaseExceptionGroup", ())  # 3.11+
 
 
 def _seed_linecache():
@@ -44,31 +46,57 @@ def _strip_runner(te, seen):
         _strip_runner(sub, seen)
 
 
-def traceback_lines(exc, only=False, limit=None):
+def traceback_lines(exc, only=False, limit=None, hints=True):
     """exc's traceback as lines; limit: python3's sys.tracebacklimit
-    (script_limit), else every frame. Formatting imports too (ast for
-    3.11's carets, unicodedata for wide characters, 3.13's linecache its
-    tokenize): all of it as the runner's own imports, never the cwd's."""
-    return _core._imports().call(_lines, exc, only, limit)
+    (script_limit), else every frame; hints: with the suggestion python3's
+    report adds to a NameError's, AttributeError's or ImportError's last
+    line ("Did you mean: 'print'?", hints.py), else none. Formatting
+    imports too (ast for 3.11's carets, unicodedata for wide characters,
+    3.13's linecache its tokenize): all of it as the runner's own imports,
+    never the cwd's."""
+    return _core._imports().call(_lines, exc, only, limit, hints)
 
 
-def _lines(exc, only, limit=None):
+def _lines(exc, only, limit=None, hints=True):
     traceback = _core._own("traceback")
     _seed_linecache()
     if only:
         text = "".join(traceback.format_exception_only(type(exc), exc))
     else:
-        # An explicit limit: None would read sys.tracebacklimit, which
-        # TracebackException applies to the outermost frames, the runner's.
-        try:
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize, compact=True)
-        except TypeError:  # Python < 3.10
-            te = traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize)
+        def build():
+            # An explicit limit: None would read sys.tracebacklimit, which
+            # TracebackException applies to the outermost frames, the runner's.
+            try:
+                return traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize,
+                                                    compact=True)
+            except TypeError:  # Python < 3.10
+                return traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize)
+
+        te = _core._module("hints").make(build, exc, hints) if _may_hint(exc, hints) else build()
         _strip_runner(te, set())
         if limit is not None:
             _keep_last(te, limit, set())
         text = "".join(te.format())
     return text.rstrip("\n").split("\n")
+
+
+def _may_hint(exc, wanted):
+    """Whether exc's traceback needs hints.py: 3.10+, an exception in its
+    chain that a suggestion may be given for (3.13+: one to hold back)."""
+    if sys.version_info < (3, 10) or (wanted and sys.version_info >= (3, 13)):
+        return False
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (NameError, AttributeError, ImportError)):
+            return True
+        todo += [e.__cause__, e.__context__]
+        if isinstance(e, _GROUP):
+            todo += e.exceptions
+    return False
 
 
 def script_limit():
@@ -154,18 +182,22 @@ def show_exit_warning(msg):
         pass
 
 
-def send_error(exc, only=False, exit=False, limit=None, reported=False):
+def send_error(exc, only=False, exit=False, limit=None, reported=False, lines=None):
+    """exc's error frame; its traceback lines, when made already (a report
+    wrote them), else made here. evalue is str(exc), without python3's
+    suggestion, as Jupyter's kernel gives it."""
     try:
         evalue = str(exc)
     except Exception:
         evalue = "<unprintable %s>" % type(exc).__name__
-    send_error_lines(type(exc).__name__, evalue, _safe_lines(exc, only, limit, evalue), exit, reported,
-                     type(exc) is KeyboardInterrupt)
+    if lines is None:
+        lines = _safe_lines(exc, only, limit, evalue)
+    send_error_lines(type(exc).__name__, evalue, lines, exit, reported, type(exc) is KeyboardInterrupt)
 
 
-def _safe_lines(exc, only, limit, evalue=None):
+def _safe_lines(exc, only, limit, evalue=None, hints=True):
     try:
-        return traceback_lines(exc, only, limit)
+        return traceback_lines(exc, only, limit, hints)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
         if evalue is None:
             try:
@@ -226,20 +258,25 @@ def _report(exc, cell):
         if err is _core._stdio.err:
             send_error(exc, limit=limit)
             return None
-        send_error(exc, limit=limit, reported=_write(err, _safe_lines(exc, False, limit)))
+        lines = _safe_lines(exc, False, limit)  # once: a suggestion runs the cell's __dir__
+        send_error(exc, limit=limit, reported=_write(err, lines), lines=lines)
         return None
     _chain_without_runner(exc, set())
     tb = exc.__traceback__
     reported = True
     if hook is _MISSING:
-        reported = _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
+        lines = _safe_lines(exc, False, limit)
+        reported = _write(sys.stderr, ["sys.excepthook is missing"] + lines)
     else:
         raised = _call_hook(hook, exc, tb, cell)
         if isinstance(raised, SystemExit):
             return raised
-        if raised is not None:
-            reported = _write(sys.stderr, _hook_failed(raised, exc, limit))
-    send_error(exc, limit=limit, reported=reported)
+        if raised is None:  # python3 ran the hook alone: no suggestion, no __dir__ run for one
+            lines = _safe_lines(exc, False, limit, hints=False)
+        else:
+            lines = _safe_lines(exc, False, limit)
+            reported = _write(sys.stderr, _hook_failed(raised, lines, limit))
+    send_error(exc, limit=limit, reported=reported, lines=lines)
     return None
 
 
@@ -266,7 +303,7 @@ def report_at_exit(exc):
     else:
         raised = _call_hook(hook, exc, exc.__traceback__)
         if raised is not None:
-            _write(sys.stderr, _hook_failed(raised, exc, limit))
+            _write(sys.stderr, _hook_failed(raised, _safe_lines(exc, False, limit), limit))
     return 1
 
 
@@ -305,10 +342,10 @@ def _call_hook(hook, exc, tb, cell=None):
     return None
 
 
-def _hook_failed(raised, exc, limit):
-    """The lines python3 writes when sys.excepthook raised reporting exc."""
-    return ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit) + ["", "Original exception was:"] + \
-        _safe_lines(exc, False, limit)
+def _hook_failed(raised, lines, limit):
+    """The lines python3 writes when sys.excepthook raised reporting an
+    exception whose lines are given."""
+    return ["Error in sys.excepthook:"] + _safe_lines(raised, False, limit) + ["", "Original exception was:"] + lines
 
 
 def _drop_context(e, exc):

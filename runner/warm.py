@@ -1,5 +1,6 @@
 """evalhost warm-up: imports what the first error and the first clean frame
-need (traceback formatting ~3 ms, the FIONREAD ioctl) once the runner has
+need (traceback formatting ~3 ms, the FIONREAD ioctl, 3.10-3.12's hints.py
+for a NameError's or AttributeError's suggestion) once the runner has
 been idle for core's WARM_QUIET: no request came in and none ran. A cell
 that comes during the warm-up must not wait for it: the GIL is handed over
 within WARM_SWITCH instead of Python's 5 ms switch interval, and the rest
@@ -41,9 +42,12 @@ def _steps():
     """The warm-up in steps of ~0.3-2 ms (imports, leaves first), so a cell
     that comes waits for the one under way only. The runner's own imports
     (_own), formatting too: it is what a first error runs."""
-    return [lambda: _own("token"), lambda: _own("tokenize"), lambda: _own("linecache"),
-            lambda: _own("textwrap"), lambda: _own("traceback"), lambda: _core._imports().call(_format),
-            lambda: _own("ast")]
+    steps = [lambda: _own("token"), lambda: _own("tokenize"), lambda: _own("linecache"),
+             lambda: _own("textwrap"), lambda: _own("traceback"), lambda: _core._imports().call(_format),
+             lambda: _own("ast")]
+    if (3, 10) <= sys.version_info < (3, 13):  # python3's suggestions (tracebacks' hints.py, ~0.2 ms)
+        steps.append(lambda: _core._module("hints"))
+    return steps
 
 
 def _format():

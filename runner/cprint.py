@@ -1,0 +1,63 @@
+"""evalhost cprint: the interpreter's own printer of an error (the C code
+behind the default sys.excepthook, PyErr_Display, before 3.13) run into a
+list of what it wrote, for what only that printer shows: a SyntaxError's
+display (asfile) and the suggestion 3.10-3.12 add to an error's last line
+(hints). Loaded by those two, never on the normal path.
+
+The printer writes to sys.stderr, by name, and to nothing else: for the
+call, sys.stderr is a collector that keeps this thread's writes and passes
+another thread's on to the stream it replaced (a cell's thread printing
+meanwhile loses nothing), then that stream again, unless something set
+another one meanwhile.
+"""
+
+import _thread
+import sys
+
+
+class Collect:
+    """sys.stderr while the interpreter's printer writes an error: this
+    thread's writes are kept; another thread's go on to the stream."""
+
+    def __init__(self, stream):
+        self.stream, self.thread, self.parts = stream, _thread.get_ident(), []
+
+    def write(self, s):
+        if _thread.get_ident() != self.thread:
+            return self.stream.write(s) if self.stream is not None else len(s)
+        self.parts.append(s)
+        return len(s)
+
+    def flush(self):
+        if _thread.get_ident() != self.thread and self.stream is not None:
+            self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def hook():
+    """The interpreter's own sys.excepthook (core keeps the runner's in
+    sys.__excepthook__, the interpreter's as its __wrapped__), or None when
+    something else stands there (a builtin is the interpreter's)."""
+    hook = getattr(sys.__excepthook__, "__wrapped__", sys.__excepthook__)
+    return hook if type(hook) is type(len) else None
+
+
+def printed(exc):
+    """The strings the interpreter's printer writes for exc (its type, its
+    __traceback__, what it chains), in order, or None where that printer
+    is not at hand or failed."""
+    show = hook()
+    if show is None:
+        return None
+    old = sys.stderr
+    sys.stderr = collect = Collect(old)
+    try:
+        show(type(exc), exc, exc.__traceback__)
+    except Exception:
+        return None
+    finally:
+        if sys.stderr is collect:
+            sys.stderr = old
+    return collect.parts
