@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "df58c761394ca730"
+const embeddedHash = "30b200b3ceefe51c"
