@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "30b200b3ceefe51c"
+const embeddedHash = "132790ab2fcc6a0a"

@@ -64,7 +64,10 @@ def make(build, exc, wanted=True):
             slot.__set__(e, value)
     if wanted and _V < (3, 13):
         for t, e in _shown(te, exc, 0, set()):
-            text = _suggestion(e)
+            try:
+                text = _suggestion(e)
+            except Exception:  # the traceback goes out without it
+                text = None
             if text:
                 _append(t, text)
     return te
