@@ -2,9 +2,12 @@ package tests
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // evalhost kill NAME ends the session NAME of the current directory, the
@@ -55,31 +58,73 @@ func TestDaemonKillEndsTheCwdsSession(t *testing.T) {
 // what to do, not with Go's bare "getwd" error. (python3 runs there until
 // the script asks for its cwd; evalhost's interpreter is started in the
 // session's directory by its path, and asks for its cwd as it starts.)
+// With --cwd DIR a relative FILE is still relative to the removed
+// directory, as python3's would be ("can't open file", exit 2): the
+// refusal says to give its absolute path, not to give --cwd DIR
+// (TestRemovedCwdWithCwdRunsAnAbsoluteFile: that path runs).
 func TestRemovedCwdSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir() // --cwd DIR
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"run", []string{"run", "-c", "pass"}, "cd to a directory that exists, or give --cwd DIR"},
-		{"run a relative FILE", []string{"run", "x.py"}, "cd to a directory that exists, or give --cwd DIR"},
+		{"run a relative FILE", []string{"run", "x.py"}, "cd to a directory that exists, or give --cwd DIR and x.py's absolute path"},
+		{"run --cwd DIR, a relative FILE", []string{"run", "--cwd", dir, "x.py"}, "cd to a directory that exists, or give x.py's absolute path"},
+		{"run --cwd DIR, a relative FILE after --", []string{"run", "--cwd", dir, "--", "x.py"}, "or give x.py's absolute path"},
 		{"run --session", []string{"run", "--session", "s", "-c", "1"}, "or give --cwd DIR"},
+		{"run --session, a relative FILE", []string{"run", "--session", "s", "x.py"}, "or give --cwd DIR and x.py's absolute path"},
+		{"run --session --cwd DIR, a relative FILE", []string{"run", "--session", "s", "--cwd", dir, "x.py"}, "or give x.py's absolute path"},
 		{"kill", []string{"kill", "s"}, "--cwd DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gone := filepath.Join(t.TempDir(), "gone")
-			if err := os.Mkdir(gone, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			cmd := command(t, tt.args...)
-			// The shell stands in the directory as it is removed, then
-			// becomes evalhost there.
-			cmd.Args = append([]string{"sh", "-c", `cd "$1" && rmdir "$1" && shift && exec "$@"`, "sh", gone, cmd.Path}, tt.args...)
-			cmd.Path = "/bin/sh"
-			_, errOut, code := runCaptured(t, cmd, false)
+			_, errOut, code := runCaptured(t, inRemovedDir(t, command(t, tt.args...)), false)
 			if code != 2 || !strings.Contains(errOut, "the current directory cannot be read") || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want 2, saying the current directory cannot be read and %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// inRemovedDir makes cmd run from a directory removed meanwhile: the shell
+// stands in the directory as it is removed, then becomes cmd there.
+func inRemovedDir(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Args = append([]string{"sh", "-c", `cd "$1" && rmdir "$1" && shift && exec "$@"`, "sh", gone, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/sh"
+	return cmd
+}
+
+// From a removed directory, python3 runs a script given by its absolute
+// path (until it asks for its cwd), and so does run --cwd DIR, one-shot or
+// attached, in DIR.
+func TestRemovedCwdWithCwdRunsAnAbsoluteFile(t *testing.T) {
+	dir := t.TempDir()
+	script := writeScript(t, t.TempDir(), "abs.py", "import sys\nprint('ran', sys.argv[1:])\n")
+	// The interpreter itself: a version manager's shim (pyenv's) fails to
+	// start in a removed directory.
+	pyOut, pyErr, pyCode := runCaptured(t, inRemovedDir(t, exec.Command(testkit.Python(t), script, "a")), false)
+	if pyOut != "ran ['a']\n" || pyCode != 0 {
+		t.Fatalf("python3 printed %q, %q, exit %d; want it to run", pyOut, pyErr, pyCode)
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  func(t *testing.T) *exec.Cmd
+	}{
+		{"one-shot", func(t *testing.T) *exec.Cmd { return command(t, "run", "--cwd", dir, script, "a") }},
+		{"--session", func(t *testing.T) *exec.Cmd {
+			return newDaemonHome(t).cmd("run", "--session", "s", "--cwd", dir, script, "a")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCaptured(t, inRemovedDir(t, tc.cmd(t)), false)
+			if out != pyOut || code != pyCode {
+				t.Errorf("stdout %q, exit %d, stderr %q; python3 printed %q, exit %d", out, code, errOut, pyOut, pyCode)
 			}
 		})
 	}

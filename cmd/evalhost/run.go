@@ -223,13 +223,6 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 	if err := checkRunFlags(f, fs); err != nil {
 		return usage(err, "")
 	}
-	if !line.attached && f.cwd == "" {
-		// Said at once, before the cells are read, rather than as "getwd"
-		// from the registry.
-		if _, err := runDir(""); err != nil {
-			return usage(err, "")
-		}
-	}
 	if !line.attached && !resolvedGateway(f.choice()) && !f.json && f.maxOutput == 0 {
 		// The program's bytes go out as it writes them, as python3's; not
 		// --json's frames nor --max-output's tail, which unbuffered
@@ -240,7 +233,14 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 		return usage(err, "")
 	}
 	if line.cl, err = parseRunCommandLine(f, fs.Args(), mod); err != nil {
-		return usage(err, "")
+		return usage(relativeFileHint(err, line.cl.source, f.cwd != ""), "")
+	}
+	if !line.attached && f.cwd == "" {
+		// Said at once, before the cells are read, rather than as "getwd"
+		// from the registry.
+		if _, err := runDir(""); err != nil {
+			return usage(err, "")
+		}
 	}
 	if err := checkValueTookFile(line.cl, *f, paramFlags); err != nil {
 		return usage(err, "")

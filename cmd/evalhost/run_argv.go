@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // scriptFlagsHint follows the refusal of a flag before FILE, which may be
@@ -128,7 +130,8 @@ func parseCommandLine(pos []string, haveCode bool, mod *moduleRun) (commandLine,
 	default:
 		wd, err := physicalWd()
 		if err != nil {
-			return cl, fmt.Errorf("%s: %w", cl.source, err)
+			// python3 cannot open it there either ("can't open file").
+			return cl, fmt.Errorf("cannot find %s: %w", trustdir.Shown(cl.source), cwdGoneError{err})
 		}
 		cl.file = strings.TrimSuffix(wd, string(filepath.Separator)) + string(filepath.Separator) + cl.source
 	}

@@ -73,6 +73,22 @@ func runDir(dir string) (string, error) {
 	return abs, nil
 }
 
+// relativeFileHint adds to err, when it is a relative FILE's cwdGoneError
+// (parseCommandLine), what to do: python3 cannot open such a FILE either,
+// where an absolute path runs (until the script asks for its cwd). A
+// --cwd DIR (cwdGiven) does not help: FILE is relative to the current
+// directory, as python3's, not to DIR. Without it, run refuses the
+// removed directory itself too (runDir).
+func relativeFileHint(err error, file string, cwdGiven bool) error {
+	if !errors.As(err, new(cwdGoneError)) {
+		return err
+	}
+	if cwdGiven {
+		return fmt.Errorf("%w; cd to a directory that exists, or give %s's absolute path", err, trustdir.Shown(file))
+	}
+	return fmt.Errorf("%w; cd to a directory that exists, or give --cwd DIR and %s's absolute path", err, trustdir.Shown(file))
+}
+
 // askFailed reports err of a command that asked the background process
 // and returns its exit code: a home that cannot be used is a usage error.
 func askFailed(cmd string, err error, stderr io.Writer) int {
