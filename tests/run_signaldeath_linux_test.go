@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A script whose interpreter dies of a signal (the OOM killer's SIGKILL, a
@@ -95,9 +97,12 @@ func TestRunStartedIgnoringASignal(t *testing.T) {
 		t.Run(tc.trap, func(t *testing.T) {
 			t.Parallel()
 			script := writeScript(t, dir, fmt.Sprintf("i%d.py", i), releasedScript)
-			send := func(cmd *exec.Cmd, _ int) {
+			send := func(cmd *exec.Cmd, pid int) {
 				cmd.Process.Signal(tc.sig)
 				cmd.Process.Signal(syscall.SIGUSR1)
+				// A SIGTSTP taken stops the run for good: said now, not
+				// after signalled's minute.
+				testkit.FailIfStopped(t, func() { cmd.Process.Kill() }, cmd.Process.Pid, pid)
 			}
 			got := signalled(t, ignoring(command(t, "run", script), tc.trap), send)
 			want := signalled(t, ignoring(pythonCmd(t, script), tc.trap), send)

@@ -8,7 +8,8 @@
 // processes arms ([Clean]), an environment without what would change the
 // code under test ([Hermetic]: every TestMain, and [Python], call it) and,
 // on Linux, a wait for a process's state (WaitState: stopped, running
-// again).
+// again) and a watch that fails a test at once when a process stops
+// (FailIfStopped).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,6 +47,57 @@ func WaitState(tb testing.TB, pid int, state byte) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// FailIfStopped watches the processes pids (the first a command, the
+// others its own, such as its interpreter) until the command ends (a
+// zombie, or gone) or tb's test does: one that stops ('T', 't') fails tb
+// at once, and kill is called, so a test waiting for the command's end
+// (its output's, its exit) is told now, not at its own time limit. For a
+// command that must not stop: one that caught a signal it was to ignore
+// (SIGTSTP) stops for good. It polls the states as WaitState does; the
+// watch is waited for as tb's test ends.
+func FailIfStopped(tb testing.TB, kill func(), pids ...int) {
+	tb.Helper()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			for i, pid := range pids {
+				state, stat, err := stateOf(pid)
+				switch {
+				case state == 'T' || state == 't':
+					tb.Errorf("process %d stopped: %s", pid, strings.TrimSpace(string(stat)))
+					kill()
+					return
+				case i == 0 && (err != nil || state == 'Z' || state == 'X'):
+					return // the command ended
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	tb.Cleanup(func() { close(done); wg.Wait() })
+}
+
+// stateOf is process pid's state ('R', 'S', 'T', 'Z', ...) and the
+// stat line that gave it.
+func stateOf(pid int) (byte, []byte, error) {
+	b, err := readStat(pid)
+	if err != nil {
+		return 0, nil, err
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i > 0 && len(s) > i+2 {
+		return s[i+2], b, nil
+	}
+	return 0, b, fmt.Errorf("process %d: no state in %q", pid, b)
 }
 
 // errGone is wrapped by readStat's error for a process that is gone.
