@@ -19,6 +19,8 @@ var (
 	atexitScript = "import atexit, os, signal\nr, w = os.pipe()\nsignal.signal(signal.SIGUSR1, lambda n, f: os.write(w, b'x'))\n" +
 		"atexit.register(lambda: print('after', os.read(r, 1)))\nprint(os.getpid(), flush=True)\n"
 	termScript = waitingScript("signal.signal(signal.SIGTERM, lambda n, f: print('term', n, os.write(w, b'x')))\n", "") + "print('after')\n"
+	// hupScript is termScript for SIGHUP.
+	hupScript = waitingScript("signal.signal(signal.SIGHUP, lambda n, f: print('hup', n, os.write(w, b'x')))\n", "") + "print('after')\n"
 )
 
 // asJob starts cmd in a process group of its own, as a shell starts a job:
@@ -125,6 +127,24 @@ func TestRunJobControlAsPython(t *testing.T) {
 		{"stopped, SIGTERM to a handler, later SIGCONT", termScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
 			stopRun(t, cmd, pid)
 			cmd.Process.Signal(syscall.SIGTERM)
+			testkit.WaitState(t, cmd.Process.Pid, 'T')
+			continueRun(t, cmd, pid)
+		}, false},
+		// So do SIGHUP and SIGINT (Python's own handler): the kernel
+		// leaves a stopped process stopped, the signal pending, until
+		// SIGCONT or SIGKILL, even a signal whose action is to end it
+		// (bash's kill %1 sends SIGCONT after the signal for that reason).
+		// run must not die of one while stopped (a default action set
+		// there), nor at the SIGCONT: the script's handler runs.
+		{"stopped, SIGHUP to a handler, later SIGCONT", hupScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGHUP)
+			testkit.WaitState(t, cmd.Process.Pid, 'T')
+			continueRun(t, cmd, pid)
+		}, false},
+		{"stopped, SIGINT, later SIGCONT", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
+			stopRun(t, cmd, pid)
+			cmd.Process.Signal(syscall.SIGINT)
 			testkit.WaitState(t, cmd.Process.Pid, 'T')
 			continueRun(t, cmd, pid)
 		}, false},
