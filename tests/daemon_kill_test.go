@@ -73,6 +73,7 @@ func TestRemovedCwdSaysWhatToDo(t *testing.T) {
 		{"run a relative FILE", []string{"run", "x.py"}, "cd to a directory that exists, or give --cwd DIR and x.py's absolute path"},
 		{"run --cwd DIR, a relative FILE", []string{"run", "--cwd", dir, "x.py"}, "cd to a directory that exists, or give x.py's absolute path"},
 		{"run --cwd DIR, a relative FILE after --", []string{"run", "--cwd", dir, "--", "x.py"}, "or give x.py's absolute path"},
+		{"run --cwd .", []string{"run", "--cwd", ".", "-c", "pass"}, "cd to a directory that exists, or give DIR's absolute path"},
 		{"run --session", []string{"run", "--session", "s", "-c", "1"}, "or give --cwd DIR"},
 		{"run --session, a relative FILE", []string{"run", "--session", "s", "x.py"}, "or give --cwd DIR and x.py's absolute path"},
 		{"run --session --cwd DIR, a relative FILE", []string{"run", "--session", "s", "--cwd", dir, "x.py"}, "or give x.py's absolute path"},

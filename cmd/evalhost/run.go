@@ -18,6 +18,7 @@ import (
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/timeline"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/params"
 	"github.com/evalhost/evalhost/percent"
 	"github.com/evalhost/evalhost/pysource"
@@ -324,6 +325,11 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 	if f.cwd != "" {
 		if err := checkCwdFlag(f.cwd); err != nil {
 			return err
+		}
+		if _, err := absDir(f.cwd); err != nil {
+			// A relative DIR (--cwd .) in a removed directory: said as
+			// runDir says it, not as "getwd" from the registry.
+			return fmt.Errorf("--cwd %s: %w; cd to a directory that exists, or give DIR's absolute path", trustdir.Shown(f.cwd), err)
 		}
 	}
 	if f.imagesDir != "" {
