@@ -38,7 +38,12 @@ type jobControl struct {
 // group. The cell's timeout does not count the time it was stopped
 // (python3 has none; a user who stopped a run did not use its time). A
 // signal sent meanwhile waits for the SIGCONT, as it waits for a stopped
-// python3's (kill %1 sends SIGTERM, then SIGCONT).
+// python3's (kill %1 sends SIGTERM, then SIGCONT): the kernel ends a
+// stopped process for SIGKILL alone, not for a SIGTERM or SIGHUP whose
+// action is the default (a bare kill -TERM leaves python3 stopped too),
+// so those keep run's handlers while it is stopped, and the script's
+// handler runs at the SIGCONT (TestRunJobControlAsPython). A SIGKILL of
+// the stopped run ends the script with it (the reaper's lifeline).
 func (in *interrupts) jobControl(sig syscall.Signal) {
 	if sig == syscall.SIGCONT {
 		if in.jobs.ttyResume != nil {
