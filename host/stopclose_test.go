@@ -109,12 +109,15 @@ func TestLadderTermContinuesStopped(t *testing.T) {
 	const grace, term = 300 * time.Millisecond, 5 * time.Second
 	p := startPy(t, func(o *Options) { o.Grace, o.termGrace = grace, term })
 	mark := filepath.Join(t.TempDir(), "mark")
-	body := "try:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    os.kill(os.getpid(), signal.SIGSTOP)\n    time.sleep(30)"
+	// "in" is printed inside the try: an interrupt that came as soon as
+	// termHandler's "go" did could land before it (a KeyboardInterrupt
+	// ending the cell, not the ladder's SIGTERM).
+	body := "try:\n    print('in', flush=True)\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    os.kill(os.getpid(), signal.SIGSTOP)\n    time.sleep(30)"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	onGo, started := onText("go")
-	end := executeAsync(p, ctx, termHandler(mark, body), onGo)
-	await(t, started, end, "go")
+	onIn, started := onText("in")
+	end := executeAsync(p, ctx, termHandler(mark, body), onIn)
+	await(t, started, end, "in")
 	t0 := time.Now()
 	cancel()
 	r := <-end
