@@ -363,14 +363,37 @@ def show_result(v):
 
 
 def _update_user_ns(v):
-    """IPython's output history: _, __, ___, _N, Out[N]."""
+    """IPython's output history: _, __, ___, _N, Out[N]. Out itself as the
+    value is not stored (IPython's "recursive reference"), and a full Out
+    loses its oldest fifth first, as IPython's DisplayHook culls it: a
+    session does not keep every value it ever showed."""
     ns, count = _core._ns, _core._count
     out = ns.get("Out")
     if type(out) is not dict:
         out = ns["Out"] = ns["_oh"] = {}
+    if v is out:
+        return
+    if len(out) >= _OUT_CACHE:
+        _cull(ns, out)
     out[count] = v
     ns["___"], ns["__"], ns["_"] = ns.get("__", ""), ns.get("_", ""), v
     ns["_%d" % count] = v
+
+
+# IPython's DisplayHook.cache_size and cull_fraction.
+_OUT_CACHE, _OUT_CULL = 1000, 0.2
+
+
+def _cull(ns, out):
+    """IPython's DisplayHook.cull_cache: the oldest entries of Out, and
+    their _N, go, with its warning."""
+    n = max(int(len(out) * _OUT_CULL), 2)
+    import warnings
+
+    warnings.warn("Output cache limit (currently %d entries) hit.\nFlushing oldest %d entries." % (len(out), n))
+    for k in sorted(out)[:n]:
+        ns.pop("_%d" % k, None)
+        out.pop(k, None)
 
 
 def _shows_itself(v):

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "132790ab2fcc6a0a"
+const embeddedHash = "d2660c134797a89b"
