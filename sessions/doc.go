@@ -181,8 +181,10 @@
 //     executable drops the entry. What a request's cwd resolved to (its
 //     absolute path, its interpreter) is reused while the process's working
 //     directory (for a relative cwd), the directories on the cwd's and the
-//     home's paths, the cwd's entries and the home's managed venv are
-//     unchanged: the next request after such a change resolves again. On
+//     home's paths, the names resolution looks up in the cwd (.venv, venv,
+//     the version files; other files made there, as an agent's edits, are
+//     no change) and the home's managed venv are unchanged: the next
+//     request after such a change resolves again. On
 //     Linux inotify, the mount table's poll event and getcwd tell, with no
 //     call that can block (keycache.go, keywatch_linux.go), once a key is
 //     used a second time unchanged (a registry that resolves once makes no

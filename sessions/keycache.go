@@ -10,14 +10,17 @@ import (
 // its interpreter, so a warm request does not pay Getwd's, checkCwd's and
 // interpreter resolution's six stats. An entry holds while the process's
 // working directory (for a relative cwd) and the cwd are the same
-// directories, the cwd's entries are unchanged (creating a .venv in it) and
-// so is the home's managed venv. The interpreter itself is not checked: a
+// directories, the names resolution looks up in the cwd are unchanged
+// (creating a .venv in it: cwdEntries; other files made there, an agent's
+// edits between cells, are not a change) and so is the home's managed venv. The interpreter itself is not checked: a
 // session's start reports one that is gone.
 //
 // On Linux this is watched (keywatch_linux.go): inotify on each directory
 // the cwd's and the home's paths go through, for the name looked up there,
-// on the cwd for any entry and on the home for its managed venv (the only
-// entry of the home resolution reads); the mount table's poll event;
+// on the cwd for the entries resolution looks up (cwdEntries: other files
+// made there, an agent's edits, leave the entry) and on the home for its
+// managed venv (the only entry of the home resolution reads); the mount
+// table's poll event;
 // getcwd(2) for a relative cwd. A warm request then checks with one ppoll
 // (and a getcwd), raw system calls that ask no file system anything and so
 // cannot block, and do not wake the runtime's monitor thread as the two
@@ -31,7 +34,8 @@ import (
 // next key used again unchanged, so cells that write into their cwd do not
 // set watches up for every request. Until then, elsewhere, or when watching
 // cannot start, an entry is checked with stats: the working directory's and
-// the cwd's identity, the cwd's and the home's mtime; an entry so checked
+// the cwd's identity, the cwd's and the home's mtime, and when one moved,
+// the names resolution looks up there (statHolds); an entry so checked
 // that holds is watched from then on, its watches set before a second look.
 type keyCache struct {
 	mu   sync.Mutex
@@ -53,6 +57,9 @@ type keyOut struct {
 	keyToken             // watched: the state it holds under
 	wd, dir  os.FileInfo // not watched: wd is the process's working directory, for a relative cwd
 	home     os.FileInfo // nil without a home
+	// Not watched: the states of cwdEntries in the cwd and homeEntries in
+	// the home, which a cwd or home whose mtime moved is checked by.
+	entries, homeEntries []os.FileInfo
 }
 
 // keyToken is what a resolution is watched under: taken before the cwd is
@@ -88,18 +95,21 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	if e.watched {
 		return e, true
 	}
-	if !statHolds(in, e, home) {
+	if !statHolds(in, &e, home) {
 		return keyOut{}, false
 	}
 	// Used again, unchanged: watched from now on, its watches set before a
 	// second look, so that a change between the two is not missed.
 	c.mu.Lock()
 	c.want = true
+	if _, ok := c.m[in]; ok {
+		c.m[in] = e // the states statHolds took on
+	}
 	c.mu.Unlock()
 	t := c.begin(in)
 	c.watch(&t, e.abs, home)
 	if t.watched {
-		if !statHolds(in, e, home) {
+		if !statHolds(in, &e, home) {
 			return keyOut{}, false
 		}
 		c.put(in, home, e, t)
@@ -107,8 +117,11 @@ func (c *keyCache) get(in keyIn, home string) (keyOut, bool) {
 	return e, true
 }
 
-// statHolds checks an entry made without watches by stats.
-func statHolds(in keyIn, e keyOut, home string) bool {
+// statHolds checks an entry made without watches by stats. A cwd or home
+// whose mtime moved (files made there: an agent's edits) still holds when
+// the names resolution looks up there are as they were, and e then takes
+// its new state, so the next check is one stat again.
+func statHolds(in keyIn, e *keyOut, home string) bool {
 	var dir os.FileInfo
 	if !filepath.IsAbs(in.cwd) {
 		wd, err := os.Stat(".")
@@ -125,12 +138,48 @@ func statHolds(in keyIn, e keyOut, home string) bool {
 			return false
 		}
 	}
-	if !sameState(dir, e.dir) {
+	if !dirStillHolds(dir, &e.dir, e.abs, cwdEntries, e.entries) {
 		return false
 	}
 	if home != "" {
 		h, err := os.Stat(home)
-		if err != nil || !sameState(h, e.home) {
+		if err != nil || !dirStillHolds(h, &e.home, home, homeEntries, e.homeEntries) {
+			return false
+		}
+	}
+	return true
+}
+
+// dirStillHolds says whether directory now is still the one then was, as far as
+// resolution reads it: unchanged, or changed with its entries names as
+// they were (was); then *then takes now's state.
+func dirStillHolds(now os.FileInfo, then *os.FileInfo, path string, names []string, was []os.FileInfo) bool {
+	if sameState(now, *then) {
+		return true
+	}
+	if *then == nil || !os.SameFile(now, *then) || !now.IsDir() || !sameEntries(entryStates(path, names), was) {
+		return false
+	}
+	*then = now
+	return true
+}
+
+// entryStates are the states of the entries names of dir, as resolution
+// finds them (links followed); nil for one that is not there.
+func entryStates(dir string, names []string) []os.FileInfo {
+	out := make([]os.FileInfo, len(names))
+	for i, name := range names {
+		out[i], _ = os.Stat(filepath.Join(dir, name))
+	}
+	return out
+}
+
+func sameEntries(a, b []os.FileInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if (a[i] == nil) != (b[i] == nil) || a[i] != nil && !sameState(a[i], b[i]) {
 			return false
 		}
 	}
@@ -187,8 +236,17 @@ func (c *keyCache) watch(t *keyToken, abs, home string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t.watched = c.w.gen == t.gen && c.w.open() && c.w.watchPath(abs, "") && (home == "" || c.w.watchPath(home, managedVenv))
+	t.watched = c.w.gen == t.gen && c.w.open() && c.w.watchPath(abs, cwdEntries...) && (home == "" || c.w.watchPath(home, homeEntries...))
 }
+
+// cwdEntries are the names resolution looks up in the cwd (candidates'
+// venvs, a shim's version files): an agent editing its project there
+// between cells does not drop the entry, and so does not have every next
+// request resolved again and its watches set up anew (~80 us each).
+var cwdEntries = append([]string{".venv", "venv"}, versionFiles...)
+
+// homeEntries are the names resolution looks up in the home.
+var homeEntries = []string{managedVenv}
 
 // close stops watching; entries are checked with stats after it.
 func (c *keyCache) close() {
@@ -214,6 +272,7 @@ func (c *keyCache) put(in keyIn, home string, out keyOut, t keyToken) {
 	if out.dir, err = os.Stat(out.abs); err != nil {
 		return
 	}
+	out.entries = entryStates(out.abs, cwdEntries)
 	if !filepath.IsAbs(in.cwd) {
 		if out.wd, err = os.Stat("."); err != nil {
 			return
@@ -223,6 +282,7 @@ func (c *keyCache) put(in keyIn, home string, out keyOut, t keyToken) {
 		if out.home, err = os.Stat(home); err != nil {
 			return
 		}
+		out.homeEntries = entryStates(home, homeEntries)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -323,3 +323,33 @@ func TestKeyWatchAsksNoChildEvents(t *testing.T) {
 		t.Fatalf("no watches in fdinfo:\n%s", b)
 	}
 }
+
+// Files made, renamed and removed in the cwd (an agent editing its
+// project between cells) leave the entry as it was: resolution reads only
+// .venv, venv and the version files there. Those dropping it is
+// TestKeyWatchNewVenv's and, for a version file, this one's end.
+func TestKeyWatchCwdFilesKeepTheEntry(t *testing.T) {
+	f := newKeyFixture(t)
+	dir := t.TempDir()
+	f.source(dir)
+	edit := filepath.Join(dir, "main.py")
+	for i, step := range []func() error{
+		func() error { return os.WriteFile(edit+".tmp", []byte("x = 1\n"), 0o644) },
+		func() error { return os.Rename(edit+".tmp", edit) },
+		func() error { return os.Mkdir(filepath.Join(dir, "build"), 0o755) },
+		func() error { return os.Remove(edit) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		if !f.holds(dir) {
+			t.Fatalf("step %d of an edit in the cwd dropped the entry", i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".python-version"), []byte("3.11\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f.holds(dir) {
+		t.Error("the entry holds after a .python-version was made in the cwd")
+	}
+}

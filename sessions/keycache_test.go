@@ -59,3 +59,36 @@ func sameDir(a, b string) bool {
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
+
+// An entry checked by stats (before the watch, or where there is none)
+// holds when files are made in the cwd or the home (an agent's edits,
+// evalhost's own files) and not when a name resolution looks up there
+// changes: every next request would otherwise be resolved again.
+func TestKeyCacheStatsSeeOnlyWhatResolutionReads(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		where func(cwd, home string) string // the directory the change is made in
+		entry string
+		holds bool
+	}{
+		{"a file in the cwd", func(cwd, _ string) string { return cwd }, "main.py", true},
+		{"a directory in the home", func(_, home string) string { return home }, "artifacts", true},
+		{"a .venv in the cwd", func(cwd, _ string) string { return cwd }, ".venv", false},
+		{"a version file in the cwd", func(cwd, _ string) string { return cwd }, ".python-version", false},
+		{"the managed venv in the home", func(_, home string) string { return home }, managedVenv, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cwd, home := t.TempDir(), t.TempDir()
+			r := newTestRegistry(t, Config{Home: home, Getenv: func(string) string { return "" }})
+			if _, _, _, err := r.resolveKey(&Request{Cwd: cwd, Cells: []Cell{py("1")}}, cwd); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(tc.where(cwd, home), tc.entry), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := r.keys.get(r.keyInput(cwd, ""), home); ok != tc.holds {
+				t.Errorf("the entry holds: %v, want %v", ok, tc.holds)
+			}
+		})
+	}
+}

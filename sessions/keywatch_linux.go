@@ -13,9 +13,9 @@ import (
 // (no file system is asked anything), whether what an entry was resolved
 // from may have changed: inotify watches on each directory a cached path's
 // resolution looks a name up in (symbolic links followed), for that name,
-// and on the cwd itself, for any entry (what changes its mtime), the home
-// for its managed venv (python-env), and both directories for their own
-// removal or move; and the mount table's poll
+// and on the cwd itself, for the names resolution looks up there
+// (cwdEntries), the home for its managed venv (python-env), and both
+// directories for their own removal or move; and the mount table's poll
 // event, since a mount over a directory on the way changes where a path
 // leads without an inotify event. A relative cwd's entry also holds only
 // while getcwd(2) says what it said when the entry was made.
@@ -34,9 +34,9 @@ type keyWatch struct {
 	buf      [8192]byte
 }
 
-// watchFilter is what one watched directory's events matter for.
+// watchFilter is what one watched directory's events matter for: the
+// directory itself, and these entries.
 type watchFilter struct {
-	whole bool                // any entry, the directory itself
 	names map[string]struct{} // entries a path's resolution looks up
 }
 
@@ -109,9 +109,9 @@ func (w *keyWatch) close() {
 	w.opened, w.failed, w.mfd = true, true, -1
 }
 
-// watchDir watches the directory path (a resolved one) for the entry
-// name, or for everything when name is "".
-func (w *keyWatch) watchDir(path, name string) bool {
+// watchDir watches the directory path (a resolved one) for the entries
+// names.
+func (w *keyWatch) watchDir(path string, names ...string) bool {
 	wd, err := syscall.InotifyAddWatch(w.ifd, path, watchMask)
 	if err != nil {
 		return false
@@ -121,9 +121,7 @@ func (w *keyWatch) watchDir(path, name string) bool {
 		f = &watchFilter{names: map[string]struct{}{}}
 		w.filters[int32(wd)] = f
 	}
-	if name == "" {
-		f.whole = true
-	} else {
+	for _, name := range names {
 		f.names[name] = struct{}{}
 	}
 	return true
@@ -131,13 +129,13 @@ func (w *keyWatch) watchDir(path, name string) bool {
 
 // watchPath watches what the absolute, clean path p's resolution reads:
 // each directory on the way for the next name, following symbolic links
-// as the kernel does, and the directory p leads to for its entry entry, or
-// for every entry when entry is "".
-func (w *keyWatch) watchPath(p, entry string) bool {
-	return w.walk("/", strings.Split(strings.TrimPrefix(p, "/"), "/"), entry, 0)
+// as the kernel does, and the directory p leads to for its entries
+// entries.
+func (w *keyWatch) watchPath(p string, entries ...string) bool {
+	return w.walk("/", strings.Split(strings.TrimPrefix(p, "/"), "/"), entries, 0)
 }
 
-func (w *keyWatch) walk(dir string, rest []string, entry string, links int) bool {
+func (w *keyWatch) walk(dir string, rest []string, entries []string, links int) bool {
 	for i, name := range rest {
 		if name == "" || name == "." {
 			continue
@@ -167,9 +165,9 @@ func (w *keyWatch) walk(dir string, rest []string, entry string, links int) bool
 			from = "/"
 		}
 		parts := append(strings.Split(target, "/"), rest[i+1:]...)
-		return w.walk(from, parts, entry, links+1)
+		return w.walk(from, parts, entries, links+1)
 	}
-	return w.watchDir(dir, entry)
+	return w.watchDir(dir, entries...)
 }
 
 // changed reports whether anything a watched path depends on may have
@@ -239,9 +237,6 @@ func (w *keyWatch) matters(wd int32, mask uint32, name []byte) bool {
 		return true
 	}
 	if len(name) == 0 { // the directory itself
-		return true
-	}
-	if f.whole && mask&watchEntries != 0 {
 		return true
 	}
 	_, ok := f.names[string(name)]
