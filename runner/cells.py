@@ -388,9 +388,7 @@ def _cull(ns, out):
     """IPython's DisplayHook.cull_cache: the oldest entries of Out, and
     their _N, go, with its warning."""
     n = max(int(len(out) * _OUT_CULL), 2)
-    import warnings
-
-    warnings.warn("Output cache limit (currently %d entries) hit.\nFlushing oldest %d entries." % (len(out), n))
+    _core._own("warnings").warn("Output cache limit (currently %d entries) hit.\nFlushing oldest %d entries." % (len(out), n))
     for k in sorted(out)[:n]:
         ns.pop("_%d" % k, None)
         out.pop(k, None)

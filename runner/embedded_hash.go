@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d2660c134797a89b"
+const embeddedHash = "88fbe4aa1036c305"
