@@ -54,6 +54,8 @@ var (
 	modulesPy string
 	//go:embed prelude.py
 	preludePy string
+	//go:embed printer.py
+	printerPy string
 	//go:embed runner.py
 	runnerPy string
 	//go:embed stdio.py
@@ -98,6 +100,7 @@ var embeddedFiles = []file{
 	{"lineshift.py", lineshiftPy},
 	{"modules.py", modulesPy},
 	{"prelude.py", preludePy},
+	{"printer.py", printerPy},
 	{"runner.py", runnerPy},
 	{"stdio.py", stdioPy},
 	{"tracebacks.py", tracebacksPy},

@@ -54,30 +54,43 @@ def traceback_lines(exc, only=False, limit=None, hints=True):
     imports too (ast for 3.11's carets, unicodedata for wide characters,
     3.13's linecache its tokenize): all of it as the runner's own imports,
     never the cwd's."""
-    return _core._imports().call(_lines, exc, only, limit, hints)
+    return _text(exc, only, limit, hints)[0]
 
 
-def _lines(exc, only, limit=None, hints=True):
+def _text(exc, only=False, limit=None, hints=True, script=False):
+    """(lines, evalue): exc's traceback and the str(exc) it shows, taken
+    once, as python3's printer takes it (a __str__ with side effects runs
+    once). script: the last line of each exception as python3's own
+    printer writes it (3.8-3.10: printer.py), not the traceback module."""
+    return _core._imports().call(_lines, exc, only, limit, hints, script)
+
+
+def _lines(exc, only, limit=None, hints=True, script=False):
     traceback = _core._own("traceback")
+    printer = _core._module("printer")
+    make = printer.factory(traceback)
     _seed_linecache()
     if only:
-        text = "".join(traceback.format_exception_only(type(exc), exc))
+        te = make(type(exc), exc, None, **_COMPACT)
+        printer.python3_names(te, exc, script)
+        text = "".join(te.format_exception_only())
     else:
         def build():
             # An explicit limit: None would read sys.tracebacklimit, which
             # TracebackException applies to the outermost frames, the runner's.
-            try:
-                return traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize,
-                                                    compact=True)
-            except TypeError:  # Python < 3.10
-                return traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=sys.maxsize)
+            te = make(type(exc), exc, exc.__traceback__, limit=sys.maxsize, **_COMPACT)
+            printer.python3_names(te, exc, script)  # before hints.py adds to the last line
+            return te
 
         te = _core._module("hints").make(build, exc, hints) if _may_hint(exc, hints) else build()
         _strip_runner(te, set())
         if limit is not None:
             _keep_last(te, limit, set())
         text = "".join(te.format())
-    return text.rstrip("\n").split("\n")
+    return text.rstrip("\n").split("\n"), printer.evalue(te, exc)
+
+
+_COMPACT = {"compact": True} if sys.version_info >= (3, 10) else {}
 
 
 def _may_hint(exc, wanted):
@@ -182,29 +195,30 @@ def show_exit_warning(msg):
         pass
 
 
-def send_error(exc, only=False, exit=False, limit=None, reported=False, lines=None):
-    """exc's error frame; its traceback lines, when made already (a report
+def send_error(exc, only=False, exit=False, limit=None, reported=False, text=None, script=False):
+    """exc's error frame; its (lines, evalue), when made already (a report
     wrote them), else made here. evalue is str(exc), without python3's
-    suggestion, as Jupyter's kernel gives it."""
-    try:
-        evalue = str(exc)
-    except Exception:
-        evalue = "<unprintable %s>" % type(exc).__name__
-    if lines is None:
-        lines = _safe_lines(exc, only, limit, evalue)
+    suggestion, as Jupyter's kernel gives it; the one str() the traceback
+    took (python3's printer calls it once)."""
+    if text is None:
+        text = _safe_text(exc, only, limit, script=script)
+    lines, evalue = text
     send_error_lines(type(exc).__name__, evalue, lines, exit, reported, type(exc) is KeyboardInterrupt)
 
 
-def _safe_lines(exc, only, limit, evalue=None, hints=True):
+def _safe_text(exc, only, limit, hints=True, script=False):
     try:
-        return traceback_lines(exc, only, limit, hints)
+        return _text(exc, only, limit, hints, script)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
-        if evalue is None:
-            try:
-                evalue = str(exc)
-            except Exception:
-                evalue = "<unprintable %s>" % type(exc).__name__
-        return ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)]
+        try:
+            evalue = str(exc)
+        except Exception:
+            evalue = "<unprintable %s>" % type(exc).__name__
+        return ["%s: %s" % (type(exc).__name__, evalue), "(traceback unavailable: %r)" % (e,)], evalue
+
+
+def _safe_lines(exc, only, limit, hints=True, script=True):
+    return _safe_text(exc, only, limit, hints, script)[0]
 
 
 def send_error_lines(ename, evalue, lines, exit=False, reported=False, keyboard_interrupt=False):
@@ -246,7 +260,7 @@ def report_uncaught(exc, cell):
     try:
         return _report(exc, cell)
     except Exception:  # a report that failed must neither lose the error nor end the runner
-        send_error(exc)
+        send_error(exc, script=True)
         return None
 
 
@@ -256,27 +270,27 @@ def _report(exc, cell):
     if hook is not _MISSING and hook is getattr(sys, "__excepthook__", None):
         err = sys.stderr
         if err is _core._stdio.err:
-            send_error(exc, limit=limit)
+            send_error(exc, limit=limit, script=True)
             return None
-        lines = _safe_lines(exc, False, limit)  # once: a suggestion runs the cell's __dir__
-        send_error(exc, limit=limit, reported=_write(err, lines), lines=lines)
+        text = _safe_text(exc, False, limit, script=True)  # once: a suggestion runs the cell's __dir__
+        send_error(exc, limit=limit, reported=_write(err, text[0]), text=text)
         return None
     _chain_without_runner(exc, set())
     tb = exc.__traceback__
     reported = True
     if hook is _MISSING:
-        lines = _safe_lines(exc, False, limit)
-        reported = _write(sys.stderr, ["sys.excepthook is missing"] + lines)
+        text = _safe_text(exc, False, limit, script=True)
+        reported = _write(sys.stderr, ["sys.excepthook is missing"] + text[0])
     else:
         raised = _call_hook(hook, exc, tb, cell)
         if isinstance(raised, SystemExit):
             return raised
         if raised is None:  # python3 ran the hook alone: no suggestion, no __dir__ run for one
-            lines = _safe_lines(exc, False, limit, hints=False)
+            text = _safe_text(exc, False, limit, hints=False, script=True)
         else:
-            lines = _safe_lines(exc, False, limit)
-            reported = _write(sys.stderr, _hook_failed(raised, lines, limit))
-    send_error(exc, limit=limit, reported=reported, lines=lines)
+            text = _safe_text(exc, False, limit, script=True)
+            reported = _write(sys.stderr, _hook_failed(raised, text[0], limit))
+    send_error(exc, limit=limit, reported=reported, text=text)
     return None
 
 

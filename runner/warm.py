@@ -56,5 +56,5 @@ def _format():
     try:
         raise ValueError("warm")
     except ValueError as e:
-        traceback.TracebackException(type(e), e, e.__traceback__).format()
+        _core._module("printer").factory(traceback)(type(e), e, e.__traceback__).format()
         "".join(traceback.format_exception_only(type(e), e))
