@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "37984c559807d236"
+const embeddedHash = "857794542acd6a48"

@@ -154,8 +154,9 @@ def _shell_class(own):
         # The formatting is the runner's own (imports.py): IPython 9 imports
         # stack_data (and with it html, ...) at the first traceback, which
         # found a planted html.py in the cell's cwd.
-        def showtraceback(self, *args, **kwargs):
-            return _core._imports().call(lambda: super(Shell, self).showtraceback(*args, **kwargs))
+        def showtraceback(self, exc_tuple=None, *args, **kwargs):
+            exc_tuple = _without_runner(self, exc_tuple)
+            return _core._imports().call(lambda: super(Shell, self).showtraceback(exc_tuple, *args, **kwargs))
 
         def showsyntaxerror(self, *args, **kwargs):
             return _core._imports().call(lambda: super(Shell, self).showsyntaxerror(*args, **kwargs))
@@ -176,6 +177,23 @@ def _shell_class(own):
                                                           keyboard_interrupt=etype is KeyboardInterrupt)
 
     return Shell
+
+
+def _without_runner(shell, exc_tuple):
+    """The error showtraceback shows, without the runner's frames (a cell's
+    input() refused in stdio.py, a prelude helper's), as the runner's own
+    mode shows it: IPython hides no innermost frame (__tracebackhide__
+    spares the last). Only frames of the runner's files go: IPython's
+    run_code, which its tb_offset skips, stays first."""
+    try:
+        etype, value, tb = shell._get_exc_info(exc_tuple)
+    except Exception:  # none to show (IPython says so itself)
+        return exc_tuple
+    if value is None or tb is None:
+        return exc_tuple
+    tracebacks = _core._module("tracebacks")
+    tracebacks.chain_without_runner(value)
+    return etype, value, tracebacks.without_runner(tb)
 
 
 _INLINE = "module://matplotlib_inline.backend_inline"

@@ -321,6 +321,16 @@ def report_at_exit(exc):
     return 1
 
 
+def chain_without_runner(exc):
+    """The runner's frames off exc's traceback and its chain's (IPython
+    mode's showtraceback too)."""
+    _chain_without_runner(exc, set())
+
+
+def without_runner(tb):
+    return _without_runner(tb)
+
+
 def _chain_without_runner(exc, seen):
     """The runner's frames off the traceback of exc and of every exception
     its chain holds (cause, context, a group's), as a hook formats them all:
