@@ -89,12 +89,22 @@ func TestRunStdinNotGiven(t *testing.T) {
 		defer tty.Close()
 		// Neither input() nor sys.stdin reads as if there were no input:
 		// python3 would wait for typing, so each says to pipe or --tty.
-		for _, code := range []string{"input()", "import sys\nfor line in sys.stdin: print(line)", "import sys; sys.stdin.read()"} {
-			cmd := command(t, "run", "-c", code)
-			cmd.Stdin = tty
-			out, errOut, exit := runCaptured(t, cmd, false)
-			if exit != 1 || out != "" || !strings.Contains(errOut, "StdinNotImplementedError") || !strings.Contains(errOut, "--tty") {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q; want StdinNotImplementedError saying --tty", code, exit, out, errOut)
+		// The refusal is the runner's (stdio.py), whose frames no
+		// traceback shows, --ipython's neither.
+		for _, mode := range [][]string{nil, {"--ipython"}} {
+			if mode != nil {
+				testkit.NeedModule(t, "IPython", "ipython")
+			}
+			for _, code := range []string{"input()", "import sys\nfor line in sys.stdin: print(line)", "import sys; sys.stdin.read()"} {
+				cmd := command(t, append(append([]string{"run"}, mode...), "-c", code)...)
+				cmd.Stdin = tty
+				out, errOut, exit := runCaptured(t, cmd, false)
+				if exit != 1 || out != "" || !strings.Contains(errOut, "StdinNotImplementedError") || !strings.Contains(errOut, "--tty") {
+					t.Errorf("%v %s: exit %d, stdout %q, stderr %q; want StdinNotImplementedError saying --tty", mode, code, exit, out, errOut)
+				}
+				if strings.Contains(errOut, "stdio.py") {
+					t.Errorf("%v %s: stderr shows the runner's frames:\n%s", mode, code, errOut)
+				}
 			}
 		}
 	})
