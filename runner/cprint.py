@@ -2,7 +2,9 @@
 behind the default sys.excepthook, PyErr_Display, before 3.13) run into a
 list of what it wrote, for what only that printer shows: a SyntaxError's
 display (asfile) and the suggestion 3.10-3.12 add to an error's last line
-(hints). Loaded by those two, never on the normal path.
+(hints); and, 3.8-3.12, a script's uncaught error reported on a stream
+the script set as sys.stderr (tracebacks), one write() a piece, as
+python3's printer writes. Loaded by those, never on the normal path.
 
 The printer writes to sys.stderr, by name, and to nothing else: for the
 call, sys.stderr is a collector that keeps this thread's writes and passes
@@ -34,6 +36,50 @@ class Collect:
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+class Tee(Collect):
+    """sys.stderr while the interpreter's printer reports an error on
+    stream, a cell's: each write goes on to stream as made, and this
+    thread's are kept too; took: stream took them all."""
+
+    took = True
+
+    def write(self, s):
+        if _thread.get_ident() == self.thread:
+            self.parts.append(s)
+        try:
+            return self.stream.write(s)
+        except BaseException:
+            self.took = False
+            raise
+
+    def flush(self):
+        try:
+            return self.stream.flush()
+        except BaseException:
+            self.took = False
+            raise
+
+
+def report(exc, stream):
+    """exc reported on stream by the interpreter's printer, as python3's
+    uncaught error is (its writes and flush go to stream, one a piece):
+    (the strings it wrote, whether stream took them all), or None where
+    that printer is not at hand."""
+    show = hook()
+    if show is None:
+        return None
+    old = sys.stderr
+    sys.stderr = tee = Tee(stream)
+    try:
+        show(type(exc), exc, exc.__traceback__)
+    except Exception:
+        tee.took = False
+    finally:
+        if sys.stderr is tee:
+            sys.stderr = old
+    return tee.parts, tee.took
 
 
 def hook():

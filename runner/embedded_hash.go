@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "857794542acd6a48"
+const embeddedHash = "cc5c5961bcffd1ff"

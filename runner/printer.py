@@ -28,6 +28,7 @@ import sys
 
 _V = sys.version_info[:2]
 _FAILED = "<exception str() failed>"
+_GROUP = getattr(sys.modules["builtins"], "BaseExceptionGroup", None)  # 3.11+
 
 
 class _Str(str):
@@ -165,3 +166,30 @@ def _c_name(t):
     if not isinstance(module, str):
         return ("<unknown>" if _V < (3, 9) else "<unknown>.") + name
     return name if module == "builtins" else module + "." + name
+
+
+def printed_evalue(pieces, exc):
+    """str(exc) as 3.8-3.12's C printer wrote it among pieces (one write
+    each: the type's last name, then ": " and the text, ": <exception str()
+    failed>", or the empty text alone), found from the end (exc's line is
+    the last but for its notes), without calling str() again; a group's
+    str() is the builtin's, which runs no cell code."""
+    kind = type(exc)
+    base = _GROUP
+    if base is not None and isinstance(exc, base) and kind.__str__ is base.__str__:
+        return str(exc)
+    try:
+        name = kind.__name__ if _V < (3, 9) else kind.__qualname__
+    except Exception:
+        name = "<unknown>"
+    for i in range(len(pieces) - 2, -1, -1):
+        if pieces[i] != name:
+            continue
+        after = pieces[i + 1]
+        if after == ": " + _FAILED:
+            return "<unprintable %s>" % kind.__name__
+        if after == ": " and i + 2 < len(pieces):
+            return pieces[i + 2]
+        if after == "" and i + 2 < len(pieces) and pieces[i + 2] == "\n":
+            return ""
+    return ""

@@ -57,15 +57,16 @@ def traceback_lines(exc, only=False, limit=None, hints=True):
     return _text(exc, only, limit, hints)[0]
 
 
-def _text(exc, only=False, limit=None, hints=True, script=False):
+def _text(exc, only=False, limit=None, hints=True, script=False, chunks=None):
     """(lines, evalue): exc's traceback and the str(exc) it shows, taken
     once, as python3's printer takes it (a __str__ with side effects runs
     once). script: the last line of each exception as python3's own
-    printer writes it (3.8-3.10: printer.py), not the traceback module."""
-    return _core._imports().call(_lines, exc, only, limit, hints, script)
+    printer writes it (3.8-3.10: printer.py), not the traceback module.
+    chunks: a list to add the strings TracebackException.format gave."""
+    return _core._imports().call(_lines, exc, only, limit, hints, script, chunks)
 
 
-def _lines(exc, only, limit=None, hints=True, script=False):
+def _lines(exc, only, limit=None, hints=True, script=False, chunks=None):
     traceback = _core._own("traceback")
     printer = _core._module("printer")
     make = printer.factory(traceback)
@@ -73,7 +74,7 @@ def _lines(exc, only, limit=None, hints=True, script=False):
     if only:
         te = make(type(exc), exc, None, **_COMPACT)
         printer.python3_names(te, exc, script)
-        text = "".join(te.format_exception_only())
+        parts = list(te.format_exception_only())
     else:
         def build():
             # An explicit limit: None would read sys.tracebacklimit, which
@@ -86,8 +87,10 @@ def _lines(exc, only, limit=None, hints=True, script=False):
         _strip_runner(te, set())
         if limit is not None:
             _keep_last(te, limit, set())
-        text = "".join(te.format())
-    return text.rstrip("\n").split("\n"), printer.evalue(te, exc)
+        parts = list(te.format())
+    if chunks is not None:
+        chunks.extend(parts)
+    return "".join(parts).rstrip("\n").split("\n"), printer.evalue(te, exc)
 
 
 _COMPACT = {"compact": True} if sys.version_info >= (3, 10) else {}
@@ -206,9 +209,9 @@ def send_error(exc, only=False, exit=False, limit=None, reported=False, text=Non
     send_error_lines(type(exc).__name__, evalue, lines, exit, reported, type(exc) is KeyboardInterrupt)
 
 
-def _safe_text(exc, only, limit, hints=True, script=False):
+def _safe_text(exc, only, limit, hints=True, script=False, chunks=None):
     try:
-        return _text(exc, only, limit, hints, script)
+        return _text(exc, only, limit, hints, script, chunks)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
         try:
             evalue = str(exc)
@@ -272,8 +275,8 @@ def _report(exc, cell):
         if err is _core._stdio.err:
             send_error(exc, limit=limit, script=True)
             return None
-        text = _safe_text(exc, False, limit, script=True)  # once: a suggestion runs the cell's __dir__
-        send_error(exc, limit=limit, reported=_write(err, text[0]), text=text)
+        lines, evalue, reported = _report_to(err, exc, limit)  # once: a suggestion runs the cell's __dir__
+        send_error(exc, limit=limit, reported=reported, text=(lines, evalue))
         return None
     _chain_without_runner(exc, set())
     tb = exc.__traceback__
@@ -292,6 +295,32 @@ def _report(exc, cell):
             reported = _write(sys.stderr, _hook_failed(raised, text[0], limit))
     send_error(exc, limit=limit, reported=reported, text=text)
     return None
+
+
+def _report_to(err, exc, limit):
+    """exc reported on err, a stream the cells set in place of sys.stderr,
+    as python3 reports it there: one write() a piece, as its printer
+    writes them (3.8-3.12 the interpreter's own, C, run on exc without the
+    runner's frames: what its write()s get, str(exc) taken and a
+    suggestion worked out, once, is python3's; 3.13+ print()'s of each
+    string TracebackException.format gives, the end "" too). (lines,
+    evalue, whether err took them all)."""
+    if err is None:  # python3 skips it silently
+        return _safe_text(exc, False, limit, script=True) + (True,)
+    try:
+        err.flush()  # python3 flushes it first (flush_io), a failure unsaid
+    except Exception:
+        pass
+    if sys.version_info < (3, 13):
+        _chain_without_runner(exc, set())
+        done = _core._module("cprint").report(exc, err)  # the cell's write()s import as the cell's
+        if done is not None:
+            pieces, took = done
+            lines = "".join(pieces).rstrip("\n").split("\n")
+            return lines, _core._module("printer").printed_evalue(pieces, exc), took
+    chunks = []
+    lines, evalue = _safe_text(exc, False, limit, script=True, chunks=chunks)
+    return lines, evalue, _write(err, lines, chunks)
 
 
 def report_at_exit(exc):
@@ -382,7 +411,7 @@ def _drop_context(e, exc):
         e = e.__context__
 
 
-def _write(f, lines):
+def _write(f, lines, chunks=None):
     """Write lines to f, as the interpreter's report writes to sys.stderr;
     whether f took them or was None, which python3 skips silently. A
     stream that fails (no write, closed, binary) loses them, where python3
@@ -391,8 +420,13 @@ def _write(f, lines):
     if f is None:
         return True
     try:
-        f.write("\n".join(lines) + "\n")
-        f.flush()
+        if chunks:
+            for s in chunks:  # as print(s, file=f, end="") writes it, no flush after
+                f.write(s)
+                f.write("")
+        else:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
     except Exception:
         return False
     return True

@@ -33,3 +33,27 @@ func TestRunExceptionStrAsPython(t *testing.T) {
 		{"main_class_name_error", "class E(NameError):\n    pass\nraise E('x', name='prnt')\n"},
 	})
 }
+
+// TestRunReplacedStderrAsPython: an uncaught error reported on a
+// sys.stderr the script set to an object of its own gets python3's
+// write() calls, one a piece, each string as python3's printer writes
+// it: 3.8-3.12's C printer (the type's module and name, ": ", the text,
+// the source line's indent apart, 3.11's '' and each caret apart; a
+// __str__ that writes there lands inside the last line), 3.13's print()
+// of each chunk and its end "". The script logs each write and shows
+// the log at the exit.
+func TestRunReplacedStderrAsPython(t *testing.T) {
+	const writer = "import atexit, os, sys\nclass W:\n    def __init__(self):\n        self.calls = []\n" +
+		"    def write(self, s):\n        self.calls.append(s)\n        return len(s)\n    def flush(self):\n        pass\n" +
+		"w = sys.stderr = W()\natexit.register(lambda: os.write(1, ('%r\\n' % (w.calls,)).encode()))\n"
+	parityScripts(t, []parityScript{
+		{"chained", writer + "def f():\n    try:\n        1/0\n    except Exception as e:\n        raise ValueError('bad') from e\nf()\n"},
+		{"main_class", writer + "class E(Exception):\n    pass\nraise E('x')\n"},
+		{"suggestion", writer + "def f():\n    value = 1\n    return valeu\nf()\n"},
+		{"str_writes_there", writer + "class E(Exception):\n    def __str__(self):\n        print('in str', file=sys.stderr)\n" +
+			"        return 'msg'\nraise E()\n"},
+		{"str_raises", writer + "class E(Exception):\n    def __str__(self):\n        raise ValueError\nraise E()\n"},
+		{"tracebacklimit", writer + "sys.tracebacklimit = 1\ndef f():\n    raise KeyError('k')\ndef g():\n    f()\ng()\n"},
+		{"note", writer + "e = ValueError('v')\nif hasattr(e, 'add_note'):\n    e.add_note('a note')\nraise e\n"},
+	})
+}
