@@ -56,9 +56,13 @@
 // runs in a kernel, so both apply one rule), warm (the warm-up, below; once the runner has been
 // idle, so never in a one-shot run), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
+// printer (with tracebacks and the warm-up: an exception's str() taken once,
+// by the TracebackException, which the error frame's evalue reuses, and
+// 3.8-3.10's last line as their C printer writes it, "__main__.E: x"),
 // hints (python3's "Did you mean" suggestion on an error's last line, below;
 // 3.10+, by tracebacks and the warm-up), cprint (the interpreter's own error
-// printer run into a list: hints and asfile use it), asfile (a script's
+// printer run into a list: hints and asfile use it; 3.8-3.12 a script's
+// report on a sys.stderr object of its own), asfile (a script's
 // compile error as python3 FILE's: where and with what
 // text the C tokenizer's file mode places it, a NUL byte as that mode reads
 // it, shown by the interpreter's own display before 3.13; loaded only by
@@ -191,7 +195,11 @@
 //     interruptible as the cell was, and "Error in sys.excepthook:" and
 //     both tracebacks go to sys.stderr when it raises (a SystemExit it
 //     raises is the cell's); with the default hook the traceback goes to
-//     a sys.stderr the cells replaced; sys.tracebacklimit keeps the
+//     a sys.stderr the cells replaced, one write() a piece as python3's
+//     printer makes them (3.8-3.12 it is that printer, the interpreter's
+//     own, run on the error without the runner's frames; 3.13+ each
+//     chunk of the traceback and print()'s end ""), that stream flushed
+//     first as python3's flush_io does; sys.tracebacklimit keeps the
 //     innermost frames. The error frame is sent either way, marked
 //     "reported" when the hook or a replaced stderr took it (frames doc);
 //     not when a replaced stderr failed the write (no write, closed,
@@ -209,7 +217,10 @@
 //     python3 (what it writes to sys.stderr comes before the traceback,
 //     where python3 3.10-3.12 shows it inside the last line), and not at
 //     all when the script's own sys.excepthook reported the error. The
-//     frame's evalue stays str(exc), as Jupyter's kernel gives it; IPython
+//     frame's evalue stays str(exc), as Jupyter's kernel gives it, but
+//     not called again: the text the traceback took (python3's printer
+//     calls it once); IPython mode's traceback shows none of the runner's
+//     frames (input()'s refusal in stdio.py), as the runner's own mode; IPython
 //     mode's traceback is IPython's (IPython 8 and 9 show no suggestion on
 //     3.11).
 //   - SystemExit(0/None) in a cell ends the cell with status ok, and its

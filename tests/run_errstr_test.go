@@ -38,7 +38,7 @@ func TestRunExceptionStrAsPython(t *testing.T) {
 // sys.stderr the script set to an object of its own gets python3's
 // write() calls, one a piece, each string as python3's printer writes
 // it: 3.8-3.12's C printer (the type's module and name, ": ", the text,
-// the source line's indent apart, 3.11's '' and each caret apart; a
+// the source line's indent apart, 3.11's empty writes and each caret apart; a
 // __str__ that writes there lands inside the last line), 3.13's print()
 // of each chunk and its end "". The script logs each write and shows
 // the log at the exit.
