@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "cc5c5961bcffd1ff"
+const embeddedHash = "a0163bf4c709c876"

@@ -29,12 +29,14 @@ so.
 
 3.12+: the traceback module's own suggestion is held back while the
 runner's TracebackException is made (hold: the chain's names are None
-meanwhile, set through the exception types' own slots), so the cell's code
-does not run for it too; 3.13+, where it is python3's, only when the
+meanwhile, set through the exception types' own slots, back while it
+takes an exception's str(), for a __str__ that reads them), so the cell's
+code does not run for it too; 3.13+, where it is python3's, only when the
 caller asks for none (wanted False: the user's sys.excepthook reported the
 error, or the report is not one that has them).
 """
 
+import _thread
 import builtins
 import sys
 
@@ -58,7 +60,7 @@ def make(build, exc, wanted=True):
     of each exception it shows when wanted, with none when not."""
     held = _hold(exc, set(), []) if _V >= (3, 12) else ()
     try:
-        te = build()
+        te = _with_names(build, held) if held else build()
     finally:
         for slot, e, value in held:
             slot.__set__(e, value)
@@ -80,16 +82,50 @@ def _hold(exc, seen, held):
         return held
     seen.add(id(exc))
     for slot in _SLOTS:
-        if isinstance(exc, slot.__objclass__):
+        # its type, as the traceback module asks (not a __class__ that lies)
+        if issubclass(type(exc), slot.__objclass__):
             value = slot.__get__(exc)
             if value is not None:
                 slot.__set__(exc, None)
                 held.append((slot, exc, value))
     _hold(exc.__cause__, seen, held)
     _hold(exc.__context__, seen, held)
-    for sub in exc.exceptions if isinstance(exc, _GROUP) else ():
+    for sub in exc.exceptions if issubclass(type(exc), _GROUP) else ():
         _hold(sub, seen, held)
     return held
+
+
+def _with_names(build, held):
+    """build() with the held names back in their exceptions while the
+    traceback module takes str() of one (_safe_string, before it would
+    suggest): a subclass's __str__ that reads self.name gets it, called
+    once. Another thread's formatting meanwhile goes to the module's own."""
+    traceback = _core._own("traceback")
+    plain = getattr(traceback, "_safe_string", None)
+    if plain is None:
+        return build()
+    ident, names = _thread.get_ident(), {}
+    for slot, e, value in held:
+        names.setdefault(id(e), []).append((slot, e, value))
+
+    def _safe_string(value, what, *args, **kwargs):
+        mine = names.get(id(value)) if what == "exception" and _thread.get_ident() == ident else None
+        if not mine or mine[0][1] is not value:
+            return plain(value, what, *args, **kwargs)
+        for slot, e, name in mine:
+            slot.__set__(e, name)
+        try:
+            return plain(value, what, *args, **kwargs)
+        finally:
+            for slot, e, name in mine:
+                slot.__set__(e, None)
+
+    traceback._safe_string = _safe_string
+    try:
+        return build()
+    finally:
+        if traceback._safe_string is _safe_string:
+            traceback._safe_string = plain
 
 
 def _shown(te, exc, depth, seen):

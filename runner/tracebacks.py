@@ -107,10 +107,10 @@ def _may_hint(exc, wanted):
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, (NameError, AttributeError, ImportError)):
+        if issubclass(type(e), (NameError, AttributeError, ImportError)):  # not a __class__ that lies
             return True
         todo += [e.__cause__, e.__context__]
-        if isinstance(e, _GROUP):
+        if issubclass(type(e), _GROUP):
             todo += e.exceptions
     return False
 

@@ -41,5 +41,19 @@ func TestRunSuggestionsAsPython(t *testing.T) {
 			"atexit.register(lambda: print(buf.getvalue(), end=''))\n" + dirOnce + "A().alpah\n"},
 		{"hook_raises", "import sys\n" + dirOnce + "def hook(t, v, tb):\n    raise RuntimeError('hook broke')\n" +
 			"sys.excepthook = hook\nA().alpah\n"},
+		// A subclass's __str__ sees the names it was raised with (3.12+'s
+		// traceback module makes the message before it suggests); builtins,
+		// so that 3.8-3.10 name the class as python3 does.
+		{"subclass_str_reads_name", "import math\nclass E(AttributeError):\n    __module__ = 'builtins'\n" +
+			"    def __str__(self):\n        return 'no %s' % self.name\nraise E(name='sqr', obj=math)\n"},
+		{"subclass_str_reads_name_name_error", "class E(NameError):\n    __module__ = 'builtins'\n" +
+			"    def __str__(self):\n        return 'no %s' % self.name\nraise E(name='prnt')\n"},
+		{"subclass_str_reads_name_from", "class E(ImportError):\n    __module__ = 'builtins'\n" +
+			"    def __str__(self):\n        return 'no %s in %s' % (self.name_from, self.name)\n" +
+			"e = E(name='collections')\ne.name_from = 'namedtupl'\nraise e\n"},
+		// An exception whose __class__ says it is another type's: its
+		// report is its type's.
+		{"class_lies", "class E(ValueError):\n    __module__ = 'builtins'\n    __class__ = property(lambda self: NameError)\n" +
+			"raise E('boom')\n"},
 	})
 }
