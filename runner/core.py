@@ -38,6 +38,8 @@ _post_cell = []  # callables run after each cell, with its status
 _ipython_mode = False  # EVALHOST_IPYTHON=1: cells run through IPython's InteractiveShell
 _start = None  # (sys.path, cwd, sys.meta_path) as the runner started: where imports.py looks
 _cwd_entry = None  # the cwd _user_path put first on sys.path, that str object (argv.State)
+_excepthook = None  # the interpreter's own sys.excepthook (a builtin) as the runner started: cprint runs it
+_default_excepthook = None  # the hook that is python3's default one (the runner's own, else the above)
 _module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
 _module_loading = set()  # the names of those modules
 
@@ -113,13 +115,18 @@ def _own_reports():
     unicodedata) where sys.path says, the cwd first, 3.14's unraisablehook
     too. Each default is replaced, its original name (__excepthook__) too,
     so `hook is sys.__excepthook__` holds and a cell that restores one
-    gets this one."""
+    gets this one. Both are kept (_excepthook, _default_excepthook): a
+    cell may set sys.__excepthook__ too."""
+    global _excepthook, _default_excepthook
+    _excepthook = _default_excepthook = getattr(sys, "__excepthook__", None)
     for name in ("excepthook", "unraisablehook"):
         default = getattr(sys, "__%s__" % name, None)
         if default is not None and getattr(sys, name) is default:  # not a sitecustomize's own
             hook = _own_hook(default, name)
             setattr(sys, name, hook)
             setattr(sys, "__%s__" % name, hook)
+            if name == "excepthook":
+                _default_excepthook = hook
     default = getattr(_thread, "_excepthook", None)  # threading.excepthook's, taken as threading loads
     if default is not None:
         hook = _thread._excepthook = _own_hook(default, "excepthook")

@@ -16,6 +16,8 @@ another one meanwhile.
 import _thread
 import sys
 
+_core = globals()["_core"]
+
 
 class Collect:
     """sys.stderr while the interpreter's printer writes an error: this
@@ -83,10 +85,10 @@ def report(exc, stream):
 
 
 def hook():
-    """The interpreter's own sys.excepthook (core keeps the runner's in
-    sys.__excepthook__, the interpreter's as its __wrapped__), or None when
-    something else stands there (a builtin is the interpreter's)."""
-    hook = getattr(sys.__excepthook__, "__wrapped__", sys.__excepthook__)
+    """The interpreter's own sys.excepthook, as core found it at start-up
+    (not sys.__excepthook__ now: a cell may have put its own there, a
+    builtin such as print too), or None when that was not a builtin."""
+    hook = _core._excepthook
     return hook if type(hook) is type(len) else None
 
 

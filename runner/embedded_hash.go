@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "a0163bf4c709c876"
+const embeddedHash = "b46ee5f8b54f3995"

@@ -270,7 +270,7 @@ def report_uncaught(exc, cell):
 def _report(exc, cell):
     limit = script_limit()
     hook = getattr(sys, "excepthook", _MISSING)
-    if hook is not _MISSING and hook is getattr(sys, "__excepthook__", None):
+    if hook is not _MISSING and hook is _core._default_excepthook:  # not a cell's, in sys.__excepthook__ too
         err = sys.stderr
         if err is _core._stdio.err:
             send_error(exc, limit=limit, script=True)
@@ -341,7 +341,7 @@ def report_at_exit(exc):
     _chain_without_runner(exc, set())
     if hook is _MISSING:
         _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
-    elif hook is getattr(sys, "__excepthook__", None):
+    elif hook is _core._default_excepthook:
         _write(sys.stderr, _safe_lines(exc, False, limit))
     else:
         raised = _call_hook(hook, exc, exc.__traceback__)

@@ -51,6 +51,11 @@ func TestRunSuggestionsAsPython(t *testing.T) {
 		{"subclass_str_reads_name_from", "class E(ImportError):\n    __module__ = 'builtins'\n" +
 			"    def __str__(self):\n        return 'no %s in %s' % (self.name_from, self.name)\n" +
 			"e = E(name='collections')\ne.name_from = 'namedtupl'\nraise e\n"},
+		// A builtin in both hooks' places: python3 calls it; the runner's
+		// suggestion must not (its stand-in would go to stdout).
+		{"hooks_replaced_by_builtin", "import atexit, io, re, sys\nout, sys.stdout = sys.stdout, io.StringIO()\n" +
+			"atexit.register(lambda: out.write(re.sub('0x[0-9a-f]+', 'ADDR', sys.stdout.getvalue())))\n" +
+			"sys.excepthook = sys.__excepthook__ = print\nprnt\n"},
 		// An exception whose __class__ says it is another type's: its
 		// report is its type's.
 		{"class_lies", "class E(ValueError):\n    __module__ = 'builtins'\n    __class__ = property(lambda self: NameError)\n" +
