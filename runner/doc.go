@@ -194,7 +194,8 @@
 //     (the runner's off every traceback of the chain, a cause's too),
 //     interruptible as the cell was, and "Error in sys.excepthook:" and
 //     both tracebacks go to sys.stderr when it raises (a SystemExit it
-//     raises is the cell's); with the default hook the traceback goes to
+//     raises is the cell's; one the cells put in sys.__excepthook__ too is
+//     theirs, called as any other); with the default hook the traceback goes to
 //     a sys.stderr the cells replaced, one write() a piece as python3's
 //     printer makes them (3.8-3.12 it is that printer, the interpreter's
 //     own, run on the error without the runner's frames; 3.13+ each
