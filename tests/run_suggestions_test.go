@@ -62,3 +62,17 @@ func TestRunSuggestionsAsPython(t *testing.T) {
 			"raise E('boom')\n"},
 	})
 }
+
+// TestRunErrorTypeNamesAsPython: the type on an error's last line is
+// named as python3's report names it: 3.8-3.10's printer (C) writes a
+// class of the script's as __main__.E (3.8 by its __name__, 3.9-3.10 its
+// __qualname__), 3.11+ as E, in a chain's every exception too.
+func TestRunErrorTypeNamesAsPython(t *testing.T) {
+	parityScripts(t, []parityScript{
+		{"script_class", "class E(Exception):\n    pass\nraise E(1)\n"},
+		{"empty_message", "class E(Exception):\n    pass\nraise E\n"},
+		{"nested_class", "class A:\n    class E(Exception):\n        pass\nraise A.E('x')\n"},
+		{"chained", "class E(Exception):\n    pass\nclass F(E):\n    pass\ntry:\n    raise E('a')\nexcept E:\n    raise F('b')\n"},
+		{"other_module", "import json\njson.loads('{')\n"},
+	})
+}
