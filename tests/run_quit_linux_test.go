@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
@@ -274,11 +276,21 @@ func TestRunQuitBeforeTheCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	io.WriteString(stdin, "print('never run')\n")
-	// Past the start of its main: the spare reaper it starts before it
-	// reads the cells is up.
-	for deadline := time.Now().Add(20 * time.Second); len(descendants(cmd.Process.Pid)) == 0; time.Sleep(5 * time.Millisecond) {
+	// Past the start of its main: it has read what stdin holds, so it is
+	// reading the cells. (Not its spare reaper's start: package prestart's
+	// init starts that before main, and a SIGQUIT then got Go's dump, as
+	// in a CI run under load.)
+	w := stdin.(*os.File)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ) // FIONREAD
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
 		if time.Now().After(deadline) {
-			t.Fatal("run started no reaper within 20s")
+			t.Fatal("run did not read its stdin within 20s")
 		}
 	}
 	cmd.Process.Signal(syscall.SIGQUIT)
