@@ -69,18 +69,9 @@ def report(exc, stream):
     uncaught error is (its writes and flush go to stream, one a piece):
     (the strings it wrote, whether stream took them all), or None where
     that printer is not at hand."""
-    show = hook()
-    if show is None:
+    tee = Tee(stream)
+    if _show(exc, tee) is None:
         return None
-    old = sys.stderr
-    sys.stderr = tee = Tee(stream)
-    try:
-        show(type(exc), exc, exc.__traceback__)
-    except Exception:
-        tee.took = False
-    finally:
-        if sys.stderr is tee:
-            sys.stderr = old
     return tee.parts, tee.took
 
 
@@ -96,16 +87,27 @@ def printed(exc):
     """The strings the interpreter's printer writes for exc (its type, its
     __traceback__, what it chains), in order, or None where that printer
     is not at hand or failed."""
+    collect = Collect(sys.stderr)
+    if not _show(exc, collect):
+        return None
+    return collect.parts
+
+
+def _show(exc, stderr):
+    """The interpreter's printer run on exc with sys.stderr set to stderr
+    for the call, then the stream it replaced again, unless something set
+    another one meanwhile: None where that printer is not at hand, else
+    whether it ran without an Exception (on stderr's took too)."""
     show = hook()
     if show is None:
         return None
-    old = sys.stderr
-    sys.stderr = collect = Collect(old)
+    old, sys.stderr = sys.stderr, stderr
     try:
         show(type(exc), exc, exc.__traceback__)
+        return True
     except Exception:
-        return None
+        stderr.took = False
+        return False
     finally:
-        if sys.stderr is collect:
+        if sys.stderr is stderr:
             sys.stderr = old
-    return collect.parts

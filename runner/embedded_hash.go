@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "b46ee5f8b54f3995"
+const embeddedHash = "d7b29e58ab9480fe"

@@ -29,8 +29,9 @@ so.
 
 3.12+: the traceback module's own suggestion is held back while the
 runner's TracebackException is made (hold: the chain's names are None
-meanwhile, set through the exception types' own slots, back while it
-takes an exception's str(), for a __str__ that reads them), so the cell's
+meanwhile, set through the exception types' own slots, back while the
+maker takes an exception's str() (printer.around), for a __str__ that
+reads them), so the cell's
 code does not run for it too; 3.13+, where it is python3's, only when the
 caller asks for none (wanted False: the user's sys.excepthook reported the
 error, or the report is not one that has them).
@@ -97,35 +98,32 @@ def _hold(exc, seen, held):
 
 def _with_names(build, held):
     """build() with the held names back in their exceptions while the
-    traceback module takes str() of one (_safe_string, before it would
+    traceback maker (printer.py) takes str() of one (before it would
     suggest): a subclass's __str__ that reads self.name gets it, called
-    once. Another thread's formatting meanwhile goes to the module's own."""
-    traceback = _core._own("traceback")
-    plain = getattr(traceback, "_safe_string", None)
-    if plain is None:
-        return build()
+    once. Another thread's formatting meanwhile is left alone."""
+    printer = _core._module("printer")
     ident, names = _thread.get_ident(), {}
     for slot, e, value in held:
         names.setdefault(id(e), []).append((slot, e, value))
 
-    def _safe_string(value, what, *args, **kwargs):
-        mine = names.get(id(value)) if what == "exception" and _thread.get_ident() == ident else None
+    def around(value, func):
+        mine = names.get(id(value)) if _thread.get_ident() == ident else None
         if not mine or mine[0][1] is not value:
-            return plain(value, what, *args, **kwargs)
+            return func(value)
         for slot, e, name in mine:
             slot.__set__(e, name)
         try:
-            return plain(value, what, *args, **kwargs)
+            return func(value)
         finally:
             for slot, e, name in mine:
                 slot.__set__(e, None)
 
-    traceback._safe_string = _safe_string
+    printer.around = around
     try:
         return build()
     finally:
-        if traceback._safe_string is _safe_string:
-            traceback._safe_string = plain
+        if printer.around is around:
+            printer.around = None
 
 
 def _shown(te, exc, depth, seen):

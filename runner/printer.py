@@ -56,9 +56,14 @@ def _some_str(value):  # 3.8-3.10's, marking what it took
         return _taken("<unprintable %s object>" % type(value).__name__, True)
 
 
+# When set (hints.py, while it holds 3.12+'s suggestion names), how the
+# exception's str() is called: around(value, func).
+around = None
+
+
 def _safe_string(value, what, func=str):  # 3.11+'s, marking the exception's str()
     try:
-        s = func(value)
+        s = func(value) if around is None or what != "exception" else around(value, func)
     except BaseException:  # as the module's bare except
         s = "<%s %s() failed>" % (what, func.__name__)
         return _taken(s, True) if what == "exception" else s
