@@ -45,17 +45,7 @@ func serve(conf string, args []string) int {
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
-	// Before anything else, a spare's too: a terminating signal that
-	// arrives while the child starts must still end in a clean-up, not in
-	// the Go default exit, and the child runs from the moment ForkExec
-	// returns (sh forks within a millisecond; a Notify takes 0.1-1 ms:
-	// TestSignalAsChildStartsEndsEverything). A spare that subscribed only
-	// once its Spec had come would put the Notify (a thread for the
-	// runtime's signal mask, a round trip with it per signal) between the
-	// Spec and its child's start; subscribed here, it overlaps with its
-	// starter's way to the Spec. A reaper that dies of one of them has
-	// therefore not started its child, and its starter may start it again
-	// (package reaper's notStarted).
+	// Before anything else, a spare's too (notifyTerminating says why).
 	sigs := make(chan os.Signal, 1)
 	notifyTerminating(sigs)
 	syscall.CloseOnExec(n)
@@ -146,6 +136,17 @@ func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
 // process inherited as ignored (nohup): that stays ignored, so the child
 // inherits it too. Go keeps only SIGHUP's and SIGINT's inherited ignore;
 // its runtime replaces SIGTERM's before this runs (README).
+//
+// serve calls it before anything else, a spare too: a terminating signal
+// that arrives while the child starts must still end in a clean-up, not in
+// the Go default exit, and the child runs from the moment ForkExec returns
+// (sh forks within a millisecond; a Notify takes 0.1-1 ms:
+// TestSignalAsChildStartsEndsEverything). A spare that subscribed only once
+// its Spec had come would put the Notify (a thread for the runtime's signal
+// mask, a round trip with it per signal) between the Spec and its child's
+// start; subscribed first, it overlaps with its starter's way to the Spec.
+// A reaper that dies of one of them has therefore not started its child,
+// and its starter may start it again (package reaper's notStarted).
 func notifyTerminating(sigs chan<- os.Signal) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		if !signal.Ignored(sig) {
