@@ -118,36 +118,16 @@ func TestRunJobControlAsPython(t *testing.T) {
 		}, false},
 		// A signal to a stopped python3 waits for the SIGCONT, a fatal
 		// one too; then it dies of it, or its handler runs.
-		{"stopped, SIGTERM, later SIGCONT", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
-			stopRun(t, cmd, pid)
-			cmd.Process.Signal(syscall.SIGTERM)
-			testkit.WaitState(t, cmd.Process.Pid, 'T')
-			continueRun(t, cmd, pid)
-		}, false},
-		{"stopped, SIGTERM to a handler, later SIGCONT", termScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
-			stopRun(t, cmd, pid)
-			cmd.Process.Signal(syscall.SIGTERM)
-			testkit.WaitState(t, cmd.Process.Pid, 'T')
-			continueRun(t, cmd, pid)
-		}, false},
+		{"stopped, SIGTERM, later SIGCONT", releasedScript, signalledStopped(syscall.SIGTERM), false},
+		{"stopped, SIGTERM to a handler, later SIGCONT", termScript, signalledStopped(syscall.SIGTERM), false},
 		// So do SIGHUP and SIGINT (Python's own handler): the kernel
 		// leaves a stopped process stopped, the signal pending, until
 		// SIGCONT or SIGKILL, even a signal whose action is to end it
 		// (bash's kill %1 sends SIGCONT after the signal for that reason).
 		// run must not die of one while stopped (a default action set
 		// there), nor at the SIGCONT: the script's handler runs.
-		{"stopped, SIGHUP to a handler, later SIGCONT", hupScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
-			stopRun(t, cmd, pid)
-			cmd.Process.Signal(syscall.SIGHUP)
-			testkit.WaitState(t, cmd.Process.Pid, 'T')
-			continueRun(t, cmd, pid)
-		}, false},
-		{"stopped, SIGINT, later SIGCONT", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
-			stopRun(t, cmd, pid)
-			cmd.Process.Signal(syscall.SIGINT)
-			testkit.WaitState(t, cmd.Process.Pid, 'T')
-			continueRun(t, cmd, pid)
-		}, false},
+		{"stopped, SIGHUP to a handler, later SIGCONT", hupScript, signalledStopped(syscall.SIGHUP), false},
+		{"stopped, SIGINT, later SIGCONT", releasedScript, signalledStopped(syscall.SIGINT), false},
 		{"stopped, continued, then SIGTERM", releasedScript, func(t *testing.T, cmd *exec.Cmd, pid int) {
 			stopRun(t, cmd, pid)
 			continueRun(t, cmd, pid)
@@ -194,5 +174,17 @@ func TestRunJobControlTimeoutSaysTheRunTime(t *testing.T) {
 	if err1 != nil || err2 != nil || stopped < stop || ran < timeout || ran >= timeout+stop {
 		t.Errorf("ran %s, stopped %s (%q); want at least %s stopped, and a run time from the timeout (%s) to under the timeout and the stop",
 			m[1], m[2], m[0], stop, timeout)
+	}
+}
+
+// signalledStopped stops the run, sends it sig, sees it stay stopped, and
+// continues it: a stopped process takes a signal at its SIGCONT (SIGKILL
+// alone ends it at once).
+func signalledStopped(sig syscall.Signal) func(*testing.T, *exec.Cmd, int) {
+	return func(t *testing.T, cmd *exec.Cmd, pid int) {
+		stopRun(t, cmd, pid)
+		cmd.Process.Signal(sig)
+		testkit.WaitState(t, cmd.Process.Pid, 'T')
+		continueRun(t, cmd, pid)
 	}
 }
