@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d7b29e58ab9480fe"
+const embeddedHash = "e0a341cc1b49d457"
