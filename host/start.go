@@ -51,6 +51,9 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		Files: files,
 		// fd 4: the runner moves it to 0 before any cell runs.
 		Terminal: o.StdinTerminal, TerminalFd: 4,
+		// The runner starts nothing before its first request, sent once
+		// ready has come, after Start.
+		Idle: true,
 	})
 	cancel()
 	ends.closeChild()

@@ -44,8 +44,8 @@ func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer outR.Close()
-			cmd := heldReaper(t, spare, statW, outW,
-				"setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001")
+			cmd := heldReaper(t, held{spare: spare, status: statW, out: outW,
+				script: "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001"})
 			line, _ := bufio.NewReader(outR).ReadString('\n')
 			bg, err := strconv.Atoi(strings.TrimSpace(line))
 			if err != nil {
@@ -75,28 +75,129 @@ func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 	}
 }
 
-// heldReaper starts this test binary as a reaper of sh -c script, whose
-// stdout is out, with status as its status pipe; a spare is sent its Spec
-// at once. status and out are closed; the lifeline is held until the test
-// ends.
-func heldReaper(t *testing.T, spare bool, status, out *os.File, script string) *exec.Cmd {
+// An idle child (Spec.Idle) is forked before its reaper has subscribed to
+// the terminating signals, but its pid is reported only once it has: a
+// SIGTERM that comes after the report, when the child's first request can
+// have come and the child forked, ends in the clean-up. The reaper is held
+// at its report by a full status pipe, as in
+// TestSignalAsChildStartsEndsEverything; the child forks only once it
+// reads a line (its first request), sent once the reaper is blocked there.
+func TestSignalAsIdleChildStartsEndsEverything(t *testing.T) {
+	requireLinux(t)
+	if signal.Ignored(syscall.SIGTERM) {
+		t.Skip("SIGTERM is ignored in this process, so the reaper would ignore it too")
+	}
+	for _, spare := range []bool{false, true} {
+		t.Run(map[bool]string{false: "on demand", true: "spare"}[spare], func(t *testing.T) {
+			leakcheck.Check(t, leakcheck.Options{FDs: true})
+			statR, statW := fullPipe(t)
+			defer statR.Close()
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outR.Close()
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inW.Close()
+			cmd := heldReaper(t, held{spare: spare, idle: true, status: statW, out: outW, stdin: inR,
+				script: "read request; setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001"})
+			awaitSyscall(t, cmd.Process.Pid, syscall.SYS_WRITE, 4) // at its "pid" report, on fd 4
+			if _, err := inW.WriteString("go\n"); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := bufio.NewReader(outR).ReadString('\n')
+			bg, err := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("the child printed %q, not its background process's pid", line)
+			}
+			t.Cleanup(func() {
+				if t.Failed() {
+					_ = syscall.Kill(bg, syscall.SIGKILL)
+				}
+			})
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
+			report, _ := io.ReadAll(statR)
+			werr := cmd.Wait()
+			lines := strings.Fields(string(report))
+			if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
+				t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
+			}
+			if !leakcheck.Gone(bg, 5*time.Second) {
+				t.Errorf("process %d, which the idle child started after its pid was reported, outlived the reaper (%v)", bg, werr)
+			}
+		})
+	}
+}
+
+// awaitSyscall waits until process pid's main thread is blocked in system
+// call nr with fd as its first argument (/proc/PID/syscall).
+func awaitSyscall(t *testing.T, pid int, nr uintptr, fd int) {
 	t.Helper()
-	defer status.Close()
-	defer out.Close()
+	want := strconv.FormatUint(uint64(nr), 10) + " 0x" + strconv.FormatInt(int64(fd), 16) + " "
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never blocked in system call %d on fd %d (now %q)", pid, nr, fd, strings.TrimSpace(string(b)))
+		}
+	}
+}
+
+// held is a reaper for heldReaper: of sh -c script, whose stdin is stdin
+// (nil: /dev/null) and stdout out, with status as its status pipe; a spare
+// is sent its Spec at once; idle says the child is (Spec.Idle).
+type held struct {
+	spare, idle        bool
+	status, out, stdin *os.File
+	script             string
+}
+
+// heldReaper starts this test binary as the reaper h says. h's files are
+// closed; the lifeline is held until the test ends.
+func heldReaper(t *testing.T, h held) *exec.Cmd {
+	t.Helper()
+	defer h.status.Close()
+	defer h.out.Close()
+	stdin := h.stdin
+	if stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin = null
+	}
+	defer stdin.Close()
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lifeR.Close()
 	t.Cleanup(func() { lifeW.Close() })
-	argv := []string{"/bin/sh", "sh", "-c", script}
+	argv := []string{"/bin/sh", "sh", "-c", h.script}
+	conf := "3"
+	if h.idle {
+		conf += ",idle"
+	}
 	cmd := exec.Command(os.Args[0], argv...)
 	cmd.Args[0] = "evalhost-reaper"
-	cmd.Env = append(os.Environ(), reap.EnvVar+"=3")
-	cmd.Stdout = out
-	cmd.ExtraFiles = []*os.File{lifeR, status}
+	cmd.Env = append(os.Environ(), reap.EnvVar+"="+conf)
+	cmd.Stdin, cmd.Stdout = stdin, h.out
+	cmd.ExtraFiles = []*os.File{lifeR, h.status}
 	var sock *os.File
-	if spare {
+	if h.spare {
 		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -105,21 +206,21 @@ func heldReaper(t *testing.T, spare bool, status, out *os.File, script string) *
 		defer sock.Close()
 		peer := os.NewFile(uintptr(fds[1]), "spec-peer")
 		defer peer.Close()
-		cmd.Args, cmd.Stdout = cmd.Args[:1], nil
+		cmd.Args, cmd.Stdin, cmd.Stdout = cmd.Args[:1], nil, nil
 		cmd.Env = append(os.Environ(), reap.EnvVar+"="+reap.Spare)
 		cmd.ExtraFiles = append(cmd.ExtraFiles, peer)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if spare {
+	if h.spare {
 		null, err := os.Open(os.DevNull)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer null.Close()
-		msg := reap.Spec{Path: argv[0], Argv: argv[1:], Env: os.Environ()}.Encode()
-		rights := syscall.UnixRights(int(null.Fd()), int(out.Fd()), int(null.Fd()))
+		msg := reap.Spec{Path: argv[0], Argv: argv[1:], Env: os.Environ(), Idle: h.idle}.Encode()
+		rights := syscall.UnixRights(int(stdin.Fd()), int(h.out.Fd()), int(null.Fd()))
 		if err := syscall.Sendmsg(int(sock.Fd()), msg, rights, nil, 0); err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()

@@ -63,7 +63,7 @@ func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal, TTYFd: s.TerminalFd}.Encode()
+	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal, TTYFd: s.TerminalFd, Idle: s.Idle}.Encode()
 	fds := make([]int, len(s.Files))
 	for i, f := range s.Files {
 		fds[i] = int(f.Fd()) // blocking, as the child expects: it shares the file

@@ -29,6 +29,14 @@ type Spec struct {
 	// controlling terminal.
 	Terminal   bool
 	TerminalFd int
+	// Idle says the child starts nothing of its own before its first
+	// request, and that the caller sends it only once Start has returned
+	// (an interpreter's runner). The reaper then forks it before it has
+	// subscribed to the terminating signals, and subscribes while the
+	// child starts, ~0.5 ms sooner; a child that may fork at once (sh, a
+	// tool's command) must not say so: a signal in that window could leave
+	// what it forked behind (package reap's notifyTerminating).
+	Idle bool
 }
 
 // killAfter is how long a reaper that failed to start its child gets to
@@ -80,6 +88,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	conf := strconv.Itoa(len(s.Files))
 	if s.Terminal {
 		conf += "," + reap.TTYConf(s.TerminalFd)
+	}
+	if s.Idle {
+		conf += ",idle"
 	}
 	env := s.Env
 	if env == nil {
@@ -134,11 +145,14 @@ func (c *Child) started(ctx context.Context) error {
 var errNotStarted = errors.New("the child was not started")
 
 // notStarted says whether a reaper that ended with status ws before its
-// report cannot have started its child. Only a spare that never got its
-// Spec exits 0 then (dropped, its starter gone, or a terminating signal as
-// the Spec came), and a reaper takes SIGTERM, SIGINT and SIGHUP before it
-// starts its child (package reap's serve), so dying of one means it died
-// before. SIGKILL or a crash may come after the child's start: not this.
+// report cannot have started its child's work. Only a spare that never got
+// its Spec exits 0 then (dropped, its starter gone, or a terminating
+// signal as the Spec came), and a reaper takes SIGTERM, SIGINT and SIGHUP
+// before it starts its child (package reap's serve), so dying of one means
+// it died before; or, an idle child's (Spec.Idle), before it reported the
+// pid: the child, forked, died with it (Pdeathsig) in its own start-up,
+// before its first request. SIGKILL or a crash may come after the child's
+// start: not this.
 func notStarted(ws syscall.WaitStatus) bool {
 	if ws.Exited() {
 		return ws.ExitStatus() == 0

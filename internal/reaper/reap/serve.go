@@ -10,7 +10,7 @@ import (
 
 // EnvVar marks a process started as a reaper. Its value is the number of
 // descriptors the child gets, then ",tty" when fd 0 (",ttyN": fd N) becomes the child's
-// terminal, then ",gomaxprocs" when the starter added GOMAXPROCS=1 to the
+// terminal, then ",idle" for an idle child (Spec.Idle), then ",gomaxprocs" when the starter added GOMAXPROCS=1 to the
 // reaper's environment (the runtime then starts with one P, no stop of
 // the world to shrink to it), which the reaper takes out of the child's.
 const EnvVar = "EVALHOST_REAPER"
@@ -30,6 +30,7 @@ func init() {
 // Spare) has n = 3 and learns its child from fd 5 instead (spec.go).
 func serve(conf string, args []string) int {
 	conf, gomaxprocs := cutSuffix(conf, ",gomaxprocs")
+	conf, idle := cutSuffix(conf, ",idle")
 	spare := conf == Spare
 	nStr, ttyStr, _ := cutByte(conf, ',')
 	ttyFd, tty, ok := parseTTY(ttyStr)
@@ -45,9 +46,7 @@ func serve(conf string, args []string) int {
 			strconv.Itoa(len(args)) + " arguments; only evalhost starts it\n")
 		return 2
 	}
-	// Before anything else, a spare's too (notifyTerminating says why).
 	sigs := make(chan os.Signal, 1)
-	notifyTerminating(sigs)
 	syscall.CloseOnExec(n)
 	syscall.CloseOnExec(n + 1)
 	// Non-blocking, so the lifeline is read through Go's poller and no
@@ -61,11 +60,11 @@ func serve(conf string, args []string) int {
 	var fds []int
 	if spare {
 		var ok bool
-		if child, fds, ok = awaitSpec(n+2, sigs); !ok {
+		if child, fds, ok = awaitSpec(n + 2); !ok {
 			return 0 // dropped, or its starter is gone: nothing to do
 		}
 	} else {
-		child = Spec{Path: args[0], Argv: args[1:], Env: childEnv(os.Environ(), gomaxprocs), TTY: tty, TTYFd: ttyFd}
+		child = Spec{Path: args[0], Argv: args[1:], Env: childEnv(os.Environ(), gomaxprocs), TTY: tty, TTYFd: ttyFd, Idle: idle}
 		for fd := range n {
 			fds = append(fds, fd)
 		}
@@ -74,6 +73,9 @@ func serve(conf string, args []string) int {
 		_, _ = status.WriteString("error run " + child.Path + ": its terminal's fd " + strconv.Itoa(child.TTYFd) +
 			" is not one of its " + strconv.Itoa(len(fds)) + " descriptors\n")
 		return 127
+	}
+	if !child.Idle {
+		notifyTerminating(sigs) // before the fork: the child may fork at once
 	}
 	pid, err := syscall.ForkExec(child.Path, child.Argv, &syscall.ProcAttr{
 		Env:   child.Env,
@@ -84,6 +86,9 @@ func serve(conf string, args []string) int {
 	if err != nil {
 		_, _ = status.WriteString("error run " + child.Path + ": " + err.Error() + "\n")
 		return 127
+	}
+	if child.Idle {
+		notifyTerminating(sigs) // while it starts: its first request comes after the report
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
 	// SIGCHLD only now, off the child's start (each Notify is a round trip
@@ -102,34 +107,21 @@ func serve(conf string, args []string) int {
 	return 0
 }
 
-// awaitSpec waits for a spare's child on the socket sock, unless a
-// terminating signal comes first. ok is false, and every descriptor
-// received is closed, when the socket closed (the spare was dropped or
-// its starter died) or the message was not a child with fds 0, 1 and 2.
-func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
+// awaitSpec waits for a spare's child on the socket sock. ok is false, and
+// every descriptor received is closed, when the socket closed (the spare
+// was dropped or its starter died) or the message was not a child with fds
+// 0, 1 and 2. A terminating signal meanwhile ends the spare, which has
+// nothing to clean up, as Go's default (notifyTerminating).
+func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
 	syscall.CloseOnExec(sock)
-	type got struct {
-		s   Spec
-		fds []int
-		ok  bool
-	}
-	ch := make(chan got, 1)
-	// Ends with the message or the socket's EOF, or with the process.
-	go func() {
-		s, fds, ok := receiveSpec(sock)
-		ch <- got{s, fds, ok && len(fds) >= 3}
-	}()
-	select {
-	case g := <-ch:
-		if !g.ok {
-			for _, fd := range g.fds {
-				_ = syscall.Close(fd)
-			}
+	s, fds, ok = receiveSpec(sock)
+	if !ok || len(fds) < 3 {
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
 		}
-		return g.s, g.fds, g.ok
-	case <-sigs:
 		return Spec{}, nil, false
 	}
+	return s, fds, true
 }
 
 // notifyTerminating hands SIGTERM, SIGINT and SIGHUP to sigs, but one this
@@ -137,16 +129,26 @@ func awaitSpec(sock int, sigs <-chan os.Signal) (s Spec, fds []int, ok bool) {
 // inherits it too. Go keeps only SIGHUP's and SIGINT's inherited ignore;
 // its runtime replaces SIGTERM's before this runs (README).
 //
-// serve calls it before anything else, a spare too: a terminating signal
-// that arrives while the child starts must still end in a clean-up, not in
-// the Go default exit, and the child runs from the moment ForkExec returns
-// (sh forks within a millisecond; a Notify takes 0.1-1 ms:
-// TestSignalAsChildStartsEndsEverything). A spare that subscribed only once
-// its Spec had come would put the Notify (a thread for the runtime's signal
-// mask, a round trip with it per signal) between the Spec and its child's
-// start; subscribed first, it overlaps with its starter's way to the Spec.
-// A reaper that dies of one of them has therefore not started its child,
-// and its starter may start it again (package reaper's notStarted).
+// serve calls it before the child's fork: a terminating signal that
+// arrives while the child starts must end in a clean-up, not in the Go
+// default exit, and the child runs from the moment ForkExec returns (sh
+// forks within a millisecond; a Notify, a thread for the runtime's signal
+// mask and a round trip with it per signal, takes 0.1-1 ms:
+// TestSignalAsChildStartsEndsEverything). A spare has nothing to clean up
+// before its Spec, and subscribes only once it has come.
+//
+// An idle child (Spec.Idle: an interpreter that starts nothing before its
+// first request, which its starter sends once Start has returned) is
+// forked first, and the Notify goes on while it starts (~0.5 ms off every
+// interpreter's start); the pid is reported only after it, so no request
+// reaches the child before the reaper is subscribed
+// (TestSignalAsIdleChildStartsEndsEverything). A terminating signal in
+// that window ends the reaper as Go's default, and the child with it
+// (Pdeathsig), still in its own start-up.
+//
+// A reaper that dies of one of them before its pid report has therefore
+// run nothing of its child's work, and its starter may start the child
+// again (package reaper's notStarted).
 func notifyTerminating(sigs chan<- os.Signal) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		if !signal.Ignored(sig) {

@@ -21,22 +21,28 @@ type Spec struct {
 	TTY  bool   // fd TTYFd becomes the child's controlling terminal
 	// TTYFd is the child's descriptor of its terminal (with TTY).
 	TTYFd int
+	// Idle: the child starts nothing before its first request, which its
+	// starter sends only once the pid is reported (notifyTerminating).
+	Idle bool
 }
 
 // specMagic starts every message, so a stray writer's bytes are refused.
-const specMagic = "evalhost-spec-1"
+const specMagic = "evalhost-spec-2"
 
 // Encode is the message for a spare reaper: its length in decimal and a
 // newline, then NUL-terminated fields: the magic, "tty" (fd 0), "ttyN" or
-// "-", path, dir,
+// "-", "idle" or "-", path, dir,
 // the number of arguments, the arguments, then every environment entry.
 // None of these can hold a NUL (execve takes C strings).
 func (s Spec) Encode() []byte {
-	tty := "-"
+	tty, idle := "-", "-"
 	if s.TTY {
 		tty = TTYConf(s.TTYFd)
 	}
-	fields := append([]string{specMagic, tty, s.Path, s.Dir, strconv.Itoa(len(s.Argv))}, s.Argv...)
+	if s.Idle {
+		idle = "idle"
+	}
+	fields := append([]string{specMagic, tty, idle, s.Path, s.Dir, strconv.Itoa(len(s.Argv))}, s.Argv...)
 	var body []byte
 	for _, f := range append(fields, s.Env...) {
 		body = append(append(body, f...), 0)
@@ -50,18 +56,18 @@ func decodeSpec(body string) (Spec, bool) {
 		return Spec{}, false
 	}
 	f := splitByte(body[:len(body)-1], 0)
-	if len(f) < 5 || f[0] != specMagic || f[2] == "" {
+	if len(f) < 6 || f[0] != specMagic || f[3] == "" || f[2] != "idle" && f[2] != "-" {
 		return Spec{}, false
 	}
 	ttyFd, tty, ok := parseTTY(f[1])
 	if !ok {
 		return Spec{}, false
 	}
-	n, err := strconv.Atoi(f[4])
-	if err != nil || n < 1 || len(f) < 5+n || strconv.Itoa(n) != f[4] {
+	n, err := strconv.Atoi(f[5])
+	if err != nil || n < 1 || len(f) < 6+n || strconv.Itoa(n) != f[5] {
 		return Spec{}, false
 	}
-	return Spec{TTY: tty, TTYFd: ttyFd, Path: f[2], Dir: f[3], Argv: f[5 : 5+n], Env: f[5+n:]}, true
+	return Spec{TTY: tty, TTYFd: ttyFd, Idle: f[2] == "idle", Path: f[3], Dir: f[4], Argv: f[6 : 6+n], Env: f[6+n:]}, true
 }
 
 // TTYConf spells a terminal on the child's fd: "tty" for fd 0 (a shell's

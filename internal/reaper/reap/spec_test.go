@@ -15,6 +15,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"terminal, no env, own dir", Spec{Path: "/bin/bash", Argv: []string{"bash"}, Env: []string{}, TTY: true}},
 		{"terminal on fd 4", Spec{Path: "/usr/bin/python3", Argv: []string{"python3"}, Env: []string{}, TTY: true, TTYFd: 4}},
 		{"empty and odd arguments", Spec{Path: "sh", Argv: []string{"sh", "", "a\nb", "=x"}, Env: []string{"X=a=b"}}},
+		{"idle", Spec{Path: "/usr/bin/python3", Argv: []string{"python3", "runner.py"}, Env: []string{}, Idle: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,7 +38,7 @@ func TestSpecRefused(t *testing.T) {
 	tests := []struct{ name, body string }{
 		{"empty", ""},
 		{"no final NUL", strings.TrimSuffix(body, "\x00")},
-		{"other magic", strings.Replace(body, specMagic, "evalhost-spec-0", 1)},
+		{"other magic", strings.Replace(body, specMagic, "evalhost-spec-1", 1)},
 		{"no path", strings.Replace(body, "/bin/sh", "", 1)},
 		{"more arguments than fields", strings.Replace(body, "\x001\x00", "\x009\x00", 1)},
 		{"no argv[0]", strings.Replace(body, "\x001\x00sh\x00", "\x000\x00", 1)},
@@ -45,6 +46,8 @@ func TestSpecRefused(t *testing.T) {
 		{"a terminal on fd 0 spelled tty0", strings.Replace(body, "\x00-\x00", "\x00tty0\x00", 1)},
 		{"a terminal on fd 04", strings.Replace(body, "\x00-\x00", "\x00tty04\x00", 1)},
 		{"a terminal on a negative fd", strings.Replace(body, "\x00-\x00", "\x00tty-1\x00", 1)},
+		{"idle spelled otherwise", strings.Replace(body, "\x00-\x00-\x00", "\x00-\x00Idle\x00", 1)},
+		{"no idle field (the first version's message)", strings.Replace(body, "\x00-\x00-\x00", "\x00-\x00", 1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
