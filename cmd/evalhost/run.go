@@ -391,6 +391,7 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	}
 	switch {
 	case source != "":
+		awaitQuitHeld() // stdin, a FIFO: a read that may wait for long
 		src, err := readSource(source, stdin, f.lang)
 		if err != nil {
 			return nil, err

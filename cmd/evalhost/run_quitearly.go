@@ -15,18 +15,26 @@ import (
 // of it at once too (what it started, a spare reaper, ends with it).
 var earlyQuit struct {
 	mu   sync.Mutex
-	stop func() // nil: not held, or handed over
+	stop func()        // nil: not held, or handed over
+	held chan struct{} // closed once the hold is in place
 }
 
-// holdQuitEarly starts holding SIGQUIT for run (see earlyQuit).
+// holdQuitEarly starts holding SIGQUIT for run (see earlyQuit). The hold is
+// taken on a goroutine of its own, off run's way to its interpreter: the
+// first Notify starts the runtime's signal-mask thread and makes a round
+// trip with it (~0.2 ms of every one-shot run). What could wait for long
+// meanwhile (a script read from stdin or a FIFO) waits for it first
+// (awaitQuitHeld), so a Ctrl-\ typed there is held.
 func holdQuitEarly() {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGQUIT)
+	held := make(chan struct{})
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		signal.Notify(ch, syscall.SIGQUIT)
+		close(held)
 		select {
 		case <-ch:
 			exitAs(dieOf(syscall.SIGQUIT))
@@ -34,8 +42,20 @@ func holdQuitEarly() {
 		}
 	}()
 	earlyQuit.mu.Lock()
-	earlyQuit.stop = func() { signal.Stop(ch); close(done); wg.Wait() }
+	earlyQuit.held = held
+	earlyQuit.stop = func() { <-held; signal.Stop(ch); close(done); wg.Wait() }
 	earlyQuit.mu.Unlock()
+}
+
+// awaitQuitHeld returns once holdQuitEarly's hold is in place, or at once
+// when nothing is held.
+func awaitQuitHeld() {
+	earlyQuit.mu.Lock()
+	held := earlyQuit.held
+	earlyQuit.mu.Unlock()
+	if held != nil {
+		<-held
+	}
 }
 
 // handOverQuit ends holdQuitEarly's hold once interruptible has its own
@@ -45,7 +65,7 @@ func holdQuitEarly() {
 func handOverQuit() {
 	earlyQuit.mu.Lock()
 	stop := earlyQuit.stop
-	earlyQuit.stop = nil
+	earlyQuit.stop, earlyQuit.held = nil, nil
 	earlyQuit.mu.Unlock()
 	if stop != nil {
 		stop()
