@@ -663,6 +663,7 @@ def main(boot_file=None):
     import gc
 
     gc.freeze()
+    _stdio.await_flusher()
     try:
         _serve()
     finally:

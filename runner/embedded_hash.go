@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "e0a341cc1b49d457"
+const embeddedHash = "575be6b0ebf102f0"
