@@ -436,9 +436,13 @@ class Cell(_wire._Request):
     def __call__(self):
         if not self.accept():
             return
-        self.start()
         try:
             try:
+                # In the try: a SIGINT may land as start sets _wire._cur
+                # (3.8 runs the handler there), and the cell is then the
+                # interrupted one; outside it, the KeyboardInterrupt ended
+                # the runner.
+                self.start()
                 self.send_started()
                 self.apply()
                 self.run()
@@ -472,7 +476,7 @@ class Cell(_wire._Request):
 
     def start(self):
         """Become the current request and let interrupts land (from here on a
-        SIGINT raises KeyboardInterrupt, so every later step is in the try)."""
+        SIGINT raises KeyboardInterrupt: __call__ calls this in its try)."""
         self.running = True  # before "started": an interrupt after it must land
         self.positioning = True
         _wire._cur = self

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "575be6b0ebf102f0"
+const embeddedHash = "e004b71076c4c237"
