@@ -106,21 +106,40 @@
 // say whether such a writer lives: in a container or sandbox sharing the
 // home, or on another host, it names another process or none.
 //
-// runner.py runs cached bytecode only from a file of this user's,
-// writable by no one else, whose header holds the interpreter's magic, the
-// keyed source hash of the .py beside it (as CHECKED_HASH .pyc files) and
-// the same hash of the code itself; anything else is recompiled and
-// rewritten. This costs ~0.1 ms in Path (0.5 ms when it compares the files:
-// the first touch of the embedded bytes) and ~0.04 ms per loaded module,
-// against ~12 ms for compiling core.py on every start. A cache is written as
-// <cache>.<pid>.tmp and renamed over it; what a runner killed between the
-// two leaves, the next runner to start removes once ready is sent (~10 us,
-// core's _sweep_cache): only a regular file of this user's whose pid no
-// longer runs, so a live writer's stays and two runners may write one cache.
-// Across pid namespaces a pid says less (see above), and there no lock is
-// needed: a live writer's file removed only fails its write (the cache is
-// not written), and two writers with one pid, writing one file, make a
-// mix the header's hashes refuse.
+// runner.py runs cached bytecode (__pycache__/<name>.<tag>.evh) only from a
+// regular file of this user's, writable by no one else (opened without
+// following a link or waiting on a fifo), whose header holds the
+// interpreter's magic, the inode, size, mtime and ctime of the .py beside it,
+// and the payload's length; anything else is recompiled and rewritten. The
+// key is the .py's identity, not a hash of its content, which Path has just
+// checked: Path puts a file in place only by a rename (a new inode), and any
+// other write changes the ctime, unless it falls in the clock tick of a
+// compile's read (git's "racily clean"); the next Path then finds the stamp
+// broken, compares the file and replaces it, so a cache older than such a
+// write lives until the next start (or on, if a second write in that tick
+// put the embedded bytes back: this user's own doing). A cache copied in
+// from another runner dir (another user's, a backup) names another inode.
+// No device number: the .py and its cache share a file system, and an NFS
+// home has another device on each host, each of which would refuse the
+// others' caches. The payload carries no hash (nor does CPython's .pyc):
+// only this user writes it, whole, and its length refuses a cut or extended
+// one; what a hash would add, a payload changed in place to another of its
+// length, only this user (who could as well write a consistent header) or
+// the disk can make. This costs ~0.1 ms in Path (0.5 ms when it compares
+// the files: the first touch of the embedded bytes) and per loaded module a
+// stat and the .evh's open, fstat, read and close (~0.01-0.04 ms cold)
+// before marshal.loads, against ~12 ms for compiling core.py on every
+// start; reading and hashing the source and hashing the payload had cost
+// ~0.2 ms more over the 7 modules a first cell loads (issue 16). A cache is
+// written as <cache>.<pid>.tmp, created exclusively (O_EXCL), and renamed
+// over it; what a runner killed between the two leaves, the next runner to
+// start removes once ready is sent (~10 us, core's _sweep_cache): only a
+// regular file of this user's whose pid no longer runs, so a live writer's
+// stays and two runners may write one cache. Across pid namespaces a pid
+// says less (see above), and there no lock is needed: a live writer's file
+// removed only fails its write (the cache is not written), and a writer
+// that finds its name taken (another writer with its pid, or a dead one's
+// file not yet swept) writes no cache, so two writers never mix one file.
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "e004b71076c4c237"
+const embeddedHash = "402a19ec4fe97740"

@@ -85,8 +85,9 @@ func hashOf(files []file) string {
 // user, writable by no one else, with exactly the embedded content; a file
 // that is not is rewritten atomically (written beside it, renamed over it),
 // and a __pycache__ that is not this user's alone is removed (runner.py
-// rebuilds it). The bytecode in it is checked against the sources by
-// runner.py itself. A first copy is written as a temporary directory renamed
+// rebuilds it). runner.py keys the bytecode in it to each source's inode,
+// size and times, trusting the content to this check, and to a file being
+// replaced only by a rename. A first copy is written as a temporary directory renamed
 // into place, so concurrent callers never see half a copy.
 //
 // A start that finds the copy whole takes no lock and reads no directory.

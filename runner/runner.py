@@ -7,41 +7,48 @@ needed. A script is compiled on every start and never cached, so this
 bootstrap stays tiny and loads the others through its own bytecode cache:
 __pycache__/<name>.<tag>.evh, written atomically (0600, in a 0700 dir).
 
-A cache file is trusted only when it is owned by this user, writable by no
-one else, and its header matches both the source beside it and its own
-code: magic number, then the interpreter's keyed source hash (the one
-CHECKED_HASH .pyc files use) of the .py file, then that hash of the
-marshalled code. A stale, damaged or swapped payload is recompiled and
-rewritten, never run. The check reads the .py file and hashes ~100 KB,
-tens of microseconds.
+A cache file is trusted only when it is a regular file (not a link) of
+this user's that no one else may write, whose header is the magic number,
+the .py's inode, size, mtime and ctime (a stat: the source is not read),
+then the payload's length. The host puts each .py in place by a rename (a
+new inode) and checks them all at every start; any other write changes the
+ctime, which no call sets back, save one in the clock tick of a compile's
+read, and that one Path finds at the next start (its stamp does not hold)
+and replaces. No device number: the .py and its cache share a file system,
+and an NFS home has another device on each host. No hash of the payload (nor
+has CPython's .pyc): only this user writes it, whole (a file created
+exclusively, renamed over), and its length refuses a cut or extended one.
+Anything else is recompiled and rewritten, never run.
 """
 
 import sys
 
 
 def _load(here, name="core"):
-    import _imp
     import marshal
     import os
     from _frozen_importlib_external import MAGIC_NUMBER  # loaded at every start-up
 
     src = os.path.join(here, name + ".py")
     cache = os.path.join(here, "__pycache__", "%s.%s.evh" % (name, sys.implementation.cache_tag))
-    with open(src, "rb") as f:
-        source = f.read()
-    raw = int.from_bytes(MAGIC_NUMBER, "little")  # the key CHECKED_HASH .pyc files use
-    key = _imp.source_hash(raw, source)
+    st = os.stat(src)  # before any read: a write after it changes the key
+    key = MAGIC_NUMBER + b"%d %d %d %d\n" % (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    n = len(key)
     try:
-        with open(cache, "rb") as f:
-            st = os.fstat(f.fileno())
-            data = f.read()
-        # Another user's (or a loose) file could hold anything: never run it.
-        if st.st_uid == os.geteuid() and not st.st_mode & 0o022 and data[:4] == MAGIC_NUMBER and data[4:12] == key:
-            payload = data[20:]
-            if data[12:20] == _imp.source_hash(raw, payload):
-                return src, marshal.loads(payload)
+        fd = os.open(cache, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a fifo would block
+        try:
+            st = os.fstat(fd)
+            data = os.read(fd, st.st_size + 1)  # a byte more: a file that grew is not the one checked
+        finally:
+            os.close(fd)
+        # Another user's (or a loose, or not a regular) file could hold anything: never run it.
+        if (st.st_uid == os.geteuid() and st.st_mode & 0o170022 == 0o100000 and data[:n] == key
+                and int.from_bytes(data[n : n + 8], "little") == len(data) - n - 8):
+            return src, marshal.loads(data[n + 8 :])
     except (OSError, ValueError, EOFError, TypeError):
         pass
+    with open(src, "rb") as f:
+        source = f.read()
     # optimize=0 whatever -O/-OO the interpreter has: the cache is one for
     # every start, and the runner's own asserts and docstrings stay.
     code = compile(source, src, "exec", 0, True, 0)
@@ -49,9 +56,10 @@ def _load(here, name="core"):
         os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
         payload = marshal.dumps(code)
         tmp = "%s.%d.tmp" % (cache, os.getpid())
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        # O_EXCL: a file of this name is a writer's with this pid (in another pid namespace) or a dead one's: left be.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with open(fd, "wb") as f:
-            f.write(MAGIC_NUMBER + key + _imp.source_hash(raw, payload) + payload)
+            f.write(key + len(payload).to_bytes(8, "little") + payload)
         os.replace(tmp, cache)
     except OSError:
         pass  # a read-only runner dir only costs the compile on each start
