@@ -29,13 +29,28 @@ import (
 // "pid" report, the first thing after the child's start, blocks until the
 // test reads, as a loaded machine may hold a reaper there; the SIGTERM
 // comes once the child has forked.
+//
+// An idle child (Spec.Idle) is forked before its reaper has subscribed,
+// but its pid is reported only once it has: a SIGTERM after the report,
+// when the child's first request can have come and the child forked, ends
+// in the clean-up too. Its rows' child forks only once it reads a line
+// (its first request), sent once the reaper is blocked at its report.
 func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 	requireLinux(t)
 	if signal.Ignored(syscall.SIGTERM) {
 		t.Skip("SIGTERM is ignored in this process, so the reaper would ignore it too")
 	}
-	for _, spare := range []bool{false, true} {
-		t.Run(map[bool]string{false: "on demand", true: "spare"}[spare], func(t *testing.T) {
+	const forks = "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001"
+	for _, tc := range []struct {
+		name        string
+		spare, idle bool
+	}{
+		{"on demand", false, false},
+		{"spare", true, false},
+		{"idle, on demand", false, true},
+		{"idle, spare", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			leakcheck.Check(t, leakcheck.Options{FDs: true})
 			statR, statW := fullPipe(t)
 			defer statR.Close()
@@ -44,96 +59,57 @@ func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer outR.Close()
-			cmd := heldReaper(t, held{spare: spare, status: statW, out: outW,
-				script: "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001"})
-			line, _ := bufio.NewReader(outR).ReadString('\n')
-			bg, err := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("the child printed %q, not its background process's pid", line)
+			h := held{spare: tc.spare, idle: tc.idle, status: statW, out: outW, script: forks}
+			if !tc.idle {
+				termEndsAll(t, heldReaper(t, h), outR, statR, "before its reaper got SIGTERM")
+				return
 			}
-			t.Cleanup(func() {
-				if t.Failed() {
-					_ = syscall.Kill(bg, syscall.SIGKILL)
-				}
-			})
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
-			report, _ := io.ReadAll(statR) // lets the reaper on: to its EOF
-			werr := cmd.Wait()
-			lines := strings.Fields(string(report)) // the filler is newlines
-			if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
-				t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
-			}
-			if !leakcheck.Gone(bg, 5*time.Second) {
-				t.Errorf("process %d, which the child started before its reaper got SIGTERM, outlived the reaper (%v)", bg, werr)
-			}
-		})
-	}
-}
-
-// An idle child (Spec.Idle) is forked before its reaper has subscribed to
-// the terminating signals, but its pid is reported only once it has: a
-// SIGTERM that comes after the report, when the child's first request can
-// have come and the child forked, ends in the clean-up. The reaper is held
-// at its report by a full status pipe, as in
-// TestSignalAsChildStartsEndsEverything; the child forks only once it
-// reads a line (its first request), sent once the reaper is blocked there.
-func TestSignalAsIdleChildStartsEndsEverything(t *testing.T) {
-	requireLinux(t)
-	if signal.Ignored(syscall.SIGTERM) {
-		t.Skip("SIGTERM is ignored in this process, so the reaper would ignore it too")
-	}
-	for _, spare := range []bool{false, true} {
-		t.Run(map[bool]string{false: "on demand", true: "spare"}[spare], func(t *testing.T) {
-			leakcheck.Check(t, leakcheck.Options{FDs: true})
-			statR, statW := fullPipe(t)
-			defer statR.Close()
-			outR, outW, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer outR.Close()
 			inR, inW, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer inW.Close()
-			cmd := heldReaper(t, held{spare: spare, idle: true, status: statW, out: outW, stdin: inR,
-				script: "read request; setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1001"})
+			h.stdin, h.script = inR, "read request; "+forks
+			cmd := heldReaper(t, h)
 			awaitSyscall(t, cmd.Process.Pid, syscall.SYS_WRITE, 4) // at its "pid" report, on fd 4
 			if _, err := inW.WriteString("go\n"); err != nil {
 				t.Fatal(err)
 			}
-			line, _ := bufio.NewReader(outR).ReadString('\n')
-			bg, err := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("the child printed %q, not its background process's pid", line)
-			}
-			t.Cleanup(func() {
-				if t.Failed() {
-					_ = syscall.Kill(bg, syscall.SIGKILL)
-				}
-			})
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
-			report, _ := io.ReadAll(statR)
-			werr := cmd.Wait()
-			lines := strings.Fields(string(report))
-			if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
-				t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
-			}
-			if !leakcheck.Gone(bg, 5*time.Second) {
-				t.Errorf("process %d, which the idle child started after its pid was reported, outlived the reaper (%v)", bg, werr)
-			}
+			termEndsAll(t, cmd, outR, statR, "after its pid was reported")
 		})
+	}
+}
+
+// termEndsAll reads the pid of the background process the child of
+// reaper cmd printed on out, sends the reaper SIGTERM, lets it on past its
+// held report (status) and checks that it reported the child's start and
+// exit and that the background process, started when says, is gone.
+func termEndsAll(t *testing.T, cmd *exec.Cmd, out, status *os.File, when string) {
+	t.Helper()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	bg, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the child printed %q, not its background process's pid", line)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			_ = syscall.Kill(bg, syscall.SIGKILL)
+		}
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	awaitTaken(t, cmd.Process.Pid, syscall.SIGTERM)
+	report, _ := io.ReadAll(status) // lets the reaper on: to its EOF
+	werr := cmd.Wait()
+	lines := strings.Fields(string(report)) // the filler is newlines
+	if len(lines) < 2 || lines[0] != "pid" || lines[len(lines)-2] != "exit" {
+		t.Errorf("the reaper reported %q (then %v), not its child's start and exit", lines, werr)
+	}
+	if !leakcheck.Gone(bg, 5*time.Second) {
+		t.Errorf("process %d, which the child started %s, outlived the reaper (%v)", bg, when, werr)
 	}
 }
 

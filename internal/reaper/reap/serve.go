@@ -142,7 +142,7 @@ func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
 // forked first, and the Notify goes on while it starts (~0.5 ms off every
 // interpreter's start); the pid is reported only after it, so no request
 // reaches the child before the reaper is subscribed
-// (TestSignalAsIdleChildStartsEndsEverything). A terminating signal in
+// (TestSignalAsChildStartsEndsEverything's idle rows). A terminating signal in
 // that window ends the reaper as Go's default, and the child with it
 // (Pdeathsig), still in its own start-up.
 //
