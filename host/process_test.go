@@ -328,6 +328,17 @@ func TestStartErrors(t *testing.T) {
 	if err := os.WriteFile(broken, []byte("import sys\nsys.stderr.write('broken runner: cannot import\\n')\nsys.exit(4)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A system that refuses the runner a thread (RLIMIT_NPROC, a pids
+	// cgroup at its limit: python3 itself runs on) is played by a
+	// sitecustomize that takes _thread's start away.
+	noThreads := filepath.Join(dir, "nothreads")
+	if err := os.Mkdir(noThreads, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refuse := "import _thread\n\ndef _refuse(*args, **kwargs):\n    raise RuntimeError(\"can't start new thread\")\n\n_thread.start_new_thread = _refuse\n"
+	if err := os.WriteFile(filepath.Join(noThreads, "sitecustomize.py"), []byte(refuse), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	notExec := filepath.Join(dir, "python-not-exec")
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -360,6 +371,13 @@ func TestStartErrors(t *testing.T) {
 			return Options{Python: python(t), Runner: broken}
 		}, is: backend.ErrDied, inError: "ended with exit code 4 before evalhost's runner started in it",
 			notInError: "not a Python interpreter", inTail: "broken runner: cannot import"},
+		// Its output thread is part of its start: without it the runner
+		// is not ready, and must not say it is (a cell then "died" of it).
+		{name: "runner cannot start its thread", opts: func() Options {
+			o := pyOptions(t)
+			o.Env = append(os.Environ(), "PYTHONPATH="+noThreads)
+			return o
+		}, is: backend.ErrDied, inError: "before evalhost's runner started in it", inTail: "can't start new thread"},
 		// Silent: the user needs to hear that it is likely no Python.
 		{name: "not a Python interpreter", opts: func() Options {
 			return Options{Python: "/bin/true", Runner: broken}

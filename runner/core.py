@@ -622,6 +622,12 @@ def _setup():
     if _ipython_mode:
         _module("ipy_full").hide_startup_names(_hidden)
 
+    # Before ready, though its start costs ready ~0.2-0.3 ms (the thread, and
+    # the GIL it takes as the main thread writes): the runner is not ready
+    # without it, and a thread the system refuses (RLIMIT_NPROC, a pids
+    # cgroup at its limit) must fail the start, not the first cell with
+    # the runner's own traceback.
+    _stdio.start_flusher()
     # What start-up made lives as long as the runner: later collections (the
     # one at exit included) need not traverse it again.
     import gc
@@ -648,11 +654,6 @@ def main(boot_file=None):
     _setup()
     _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
                  executable=_q(sys.executable or ""), marks="true", wake=_WAKE))
-    # The flusher's thread starts once ready is out: its start (the thread,
-    # and its first hold of the GIL, which it takes as the main thread
-    # writes) delayed ready ~0.2-0.3 ms; here it overlaps with the host's
-    # answer. No cell has run yet, so no output waits for its first tick.
-    _stdio.start_flusher()
     # The first request is an execute, which needs cells: loaded now, while
     # the host reads ready and sends it, not after it came (a one-shot run
     # waited ~0.2 ms for it between its cell and its `started`). Its objects
@@ -663,7 +664,6 @@ def main(boot_file=None):
     import gc
 
     gc.freeze()
-    _stdio.await_flusher()
     try:
         _serve()
     finally:

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "402a19ec4fe97740"
+const embeddedHash = "8e087b92066bb0e9"

@@ -47,7 +47,6 @@ err = None
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
-_flusher_up = _thread.allocate_lock()  # held until the flusher's thread runs
 
 
 # --- stdout and stderr -----------------------------------------------------
@@ -152,7 +151,6 @@ def _flusher():
     It ticks while idle too: waking it at each cell's start cost a thread
     switch (and a GIL hand-off) on every warm round trip."""
     try:
-        _flusher_up.release()
         while True:
             if _stop.acquire(True, FLUSH_INTERVAL):
                 return
@@ -167,17 +165,7 @@ def _flusher():
 def start_flusher():
     _stop.acquire()
     _flusher_done.acquire()
-    _flusher_up.acquire()
     _core._start_thread(_flusher)
-
-
-def await_flusher():
-    """Return once the flusher's thread runs (at once if it never started).
-    core starts it as ready goes out and waits here before the first cell:
-    a cell that caps the address space (RLIMIT_AS) must not find the
-    thread still starting, which 3.8 did not survive (a segfault)."""
-    if _flusher_up.acquire(True, 1.0):
-        _flusher_up.release()
 
 
 def stop():
