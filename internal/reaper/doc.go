@@ -15,10 +15,10 @@
 //   - the lifeline closes: the starting program called Kill, or died by any
 //     signal, SIGKILL included, since the kernel closes its descriptors;
 //   - the reaper gets SIGTERM, SIGINT or SIGHUP (a spare still waiting for
-//     its child dies of it: it has nothing to end). A Spec that says Idle
-//     (the child starts nothing before its first request, sent after Start
-//     returns) is started before the reaper subscribes to these, ~0.5 ms
-//     sooner; Start returns only once it has.
+//     its child dies of it: it has nothing to end). On Linux a Spec that
+//     says Idle (the child starts nothing before its first request, sent
+//     after Start returns) is started before the reaper subscribes to
+//     these, ~0.5 ms sooner; Start returns only once it has.
 //
 // On Linux the reaper is a child subreaper (PR_SET_CHILD_SUBREAPER): orphans
 // below it, double-forked or moved to another session or process group

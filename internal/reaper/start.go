@@ -31,11 +31,11 @@ type Spec struct {
 	TerminalFd int
 	// Idle says the child starts nothing of its own before its first
 	// request, and that the caller sends it only once Start has returned
-	// (an interpreter's runner). The reaper then forks it before it has
-	// subscribed to the terminating signals, and subscribes while the
-	// child starts, ~0.5 ms sooner; a child that may fork at once (sh, a
-	// tool's command) must not say so: a signal in that window could leave
-	// what it forked behind (package reap's notifyTerminating).
+	// (an interpreter's runner). On Linux the reaper then forks it before
+	// it has subscribed to the terminating signals, and subscribes while
+	// the child starts, ~0.5 ms sooner; a child that may fork at once (sh,
+	// a tool's command) must not say so: a signal in that window could
+	// leave what it forked behind (package reap's notifyTerminating).
 	Idle bool
 }
 
@@ -149,10 +149,10 @@ var errNotStarted = errors.New("the child was not started")
 // its Spec exits 0 then (dropped, its starter gone, or a terminating
 // signal as the Spec came), and a reaper takes SIGTERM, SIGINT and SIGHUP
 // before it starts its child (package reap's serve), so dying of one means
-// it died before; or, an idle child's (Spec.Idle), before it reported the
-// pid: the child, forked, died with it (Pdeathsig) in its own start-up,
-// before its first request. SIGKILL or a crash may come after the child's
-// start: not this.
+// it died before; or, an idle child's (Spec.Idle) on Linux, before it
+// reported the pid: the child, forked, died with it (its parent-death
+// signal) in its own start-up, before its first request. SIGKILL or a crash
+// may come after the child's start: not this.
 func notStarted(ws syscall.WaitStatus) bool {
 	if ws.Exited() {
 		return ws.ExitStatus() == 0

@@ -74,7 +74,8 @@ func serve(conf string, args []string) int {
 			" is not one of its " + strconv.Itoa(len(fds)) + " descriptors\n")
 		return 127
 	}
-	if !child.Idle {
+	forkFirst := child.Idle && idleFirst
+	if !forkFirst {
 		notifyTerminating(sigs) // before the fork: the child may fork at once
 	}
 	pid, err := syscall.ForkExec(child.Path, child.Argv, &syscall.ProcAttr{
@@ -87,7 +88,7 @@ func serve(conf string, args []string) int {
 		_, _ = status.WriteString("error run " + child.Path + ": " + err.Error() + "\n")
 		return 127
 	}
-	if child.Idle {
+	if forkFirst {
 		notifyTerminating(sigs) // while it starts: its first request comes after the report
 	}
 	_, _ = status.WriteString("pid " + strconv.Itoa(pid) + "\n")
@@ -139,12 +140,16 @@ func awaitSpec(sock int) (s Spec, fds []int, ok bool) {
 //
 // An idle child (Spec.Idle: an interpreter that starts nothing before its
 // first request, which its starter sends once Start has returned) is
-// forked first, and the Notify goes on while it starts (~0.5 ms off every
-// interpreter's start); the pid is reported only after it, so no request
-// reaches the child before the reaper is subscribed
-// (TestSignalAsChildStartsEndsEverything's idle rows). A terminating signal in
-// that window ends the reaper as Go's default, and the child with it
-// (Pdeathsig), still in its own start-up.
+// forked first on Linux (idleFirst), and the Notify goes on while it
+// starts (~0.5 ms off every interpreter's start, tens of ms on a loaded
+// machine); the pid is reported only after it, so no request reaches the
+// child before the reaper is subscribed (TestSignalAsChildStartsEndsEverything's
+// idle rows). A terminating signal in that window ends the reaper as Go's
+// default, and the child with it (its parent-death signal) still in its own
+// start-up: what that start-up forked meanwhile (a .pth file, the runner's
+// prelude and preloaded modules, IPython's start) can outlive it, nothing a
+// cell started. Elsewhere, with no parent-death signal, every child waits
+// for the subscription.
 //
 // A reaper that dies of one of them before its pid report has therefore
 // run nothing of its child's work, and its starter may start the child

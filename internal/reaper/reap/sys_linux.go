@@ -11,6 +11,11 @@ import (
 
 const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
 
+// idleFirst: an idle child is forked before the reaper subscribes to the
+// terminating signals (notifyTerminating), as its parent-death signal ends
+// it with a reaper that dies of one meanwhile.
+const idleFirst = true
+
 // becomeSubreaper makes orphans below the reaper its children instead of
 // init's, so none escapes by double-forking or setsid.
 func becomeSubreaper() {

@@ -4,6 +4,12 @@ package reap
 
 import "syscall"
 
+// idleFirst: no parent-death signal here, so an idle child forked before
+// the reaper subscribed would outlive a reaper that died of a terminating
+// signal meanwhile, and its starter, told it was not started, would start
+// another on the same pipes: every child waits for the subscription.
+const idleFirst = false
+
 // becomeSubreaper: there is no subreaper outside Linux; orphans go to init.
 func becomeSubreaper() {}
 
