@@ -59,7 +59,13 @@ func TestSpecRefused(t *testing.T) {
 }
 
 func FuzzDecodeSpec(f *testing.F) {
-	f.Add(string(Spec{Path: "/bin/sh", Argv: []string{"sh", "-c", "x"}, Env: []string{"A=1"}}.Encode()))
+	for _, s := range []Spec{
+		{Path: "/bin/sh", Argv: []string{"sh", "-c", "x"}, Env: []string{"A=1"}},
+		{Path: "/usr/bin/python3", Argv: []string{"python3", "runner.py"}, Dir: "/tmp", TTY: true, TTYFd: 4, Idle: true},
+	} {
+		_, body, _ := strings.Cut(string(s.Encode()), "\n") // decodeSpec takes the body
+		f.Add(body)
+	}
 	f.Add("3\nabc")
 	f.Fuzz(func(t *testing.T, body string) {
 		s, ok := decodeSpec(body)
