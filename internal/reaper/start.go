@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -132,8 +133,13 @@ func (c *Child) started(ctx context.Context) error {
 		t := time.AfterFunc(killAfter, c.proc.Kill)
 		ws, werr := c.Wait()
 		t.Stop()
-		if errors.Is(werr, ErrReaperDied) && notStarted(ws) {
-			err = fmt.Errorf("%w: %w", errNotStarted, err)
+		if errors.Is(err, io.EOF) && errors.Is(werr, ErrReaperDied) {
+			// It said nothing: say how it ended (an idle child was forked
+			// before the report, so "before starting" would not be true).
+			err = fmt.Errorf("reaper %d ended (%s) before it reported its child's start", c.proc.Pid, describe(ws))
+			if notStarted(ws) {
+				err = fmt.Errorf("%w: %w", errNotStarted, err)
+			}
 		}
 		return err
 	}
@@ -181,7 +187,7 @@ func (c *Child) readPid(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("reaper: waiting for the child to start: %w", ctx.Err())
 		}
-		return 0, fmt.Errorf("reaper %d ended before starting the child: %w", c.proc.Pid, err)
+		return 0, fmt.Errorf("reaper %d ended before it reported its child's start: %w", c.proc.Pid, err)
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if msg, ok := strings.CutPrefix(line, "error "); ok {
