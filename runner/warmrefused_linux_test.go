@@ -1,12 +1,11 @@
 package runner
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestWarmUpThreadRefusedKeepsServing: the warm-up's thread starts at the
@@ -37,8 +36,6 @@ func TestWarmUpThreadRefusedKeepsServing(t *testing.T) {
 // runner's exit fails the test.
 func awaitRequestWait(t *testing.T, p *proc) {
 	t.Helper()
-	want := strconv.Itoa(syscall.SYS_READV) + " "
-	path := "/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/syscall"
 	deadline := time.Now().Add(watchdog)
 	for {
 		select {
@@ -46,15 +43,15 @@ func awaitRequestWait(t *testing.T, p *proc) {
 			t.Fatalf("the runner exited as it went idle (%v); its stderr: %q", p.waitEr, p.errs.snapshot())
 		default:
 		}
-		b, err := os.ReadFile(path)
+		in, b, err := testkit.InSyscall(p.cmd.Process.Pid, syscall.SYS_READV)
 		if err != nil {
 			t.Skipf("cannot tell where the runner waits: %v", err)
 		}
-		if strings.HasPrefix(string(b), want) {
+		if in {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("watchdog: the runner is not waiting for a request within %v (%s: %q)", watchdog, path, b)
+			t.Fatalf("watchdog: the runner is not waiting for a request within %v (/proc/%d/syscall: %q)", watchdog, p.cmd.Process.Pid, b)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -55,7 +55,7 @@ func reachesTheChildrenAsPython(t *testing.T, sig syscall.Signal, key, wait stri
 			t.Fatalf("no pid line: %q", term.Shown())
 		}
 		pid, _ := strconv.Atoi(m[1])
-		waitInSyscall(t, pid, syscall.SYS_READ)
+		testkit.WaitSyscall(t, pid, syscall.SYS_READ)
 		if kill {
 			cmd.Process.Signal(sig)
 		} else {

@@ -61,7 +61,7 @@ func continueRun(t *testing.T, cmd *exec.Cmd, pid int) {
 // send (its C handler running), a few times in 20 runs under load.
 func release(t *testing.T, cmd *exec.Cmd, pid int) {
 	t.Helper()
-	waitInSyscall(t, pid, syscall.SYS_READ)
+	testkit.WaitSyscall(t, pid, syscall.SYS_READ)
 	mustSignal(t, cmd, syscall.SIGUSR1)
 }
 

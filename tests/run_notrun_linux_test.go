@@ -78,6 +78,6 @@ func startWaitingJSON(t *testing.T, cmd *exec.Cmd) waiting {
 			break
 		}
 	}
-	waitInSyscall(t, pid, syscall.SYS_READ)
+	testkit.WaitSyscall(t, pid, syscall.SYS_READ)
 	return waiting{stdout: stdout, r: r, pid: pid, stderr: stderr}
 }

@@ -114,7 +114,7 @@ func quitted(t *testing.T, cmd *exec.Cmd, quits int, free, dump bool, send func(
 	}
 	if dump {
 		stderr.waitFor(t, "most recent call first")
-		waitInSyscall(t, pid, syscall.SYS_READ) // the handler returned
+		testkit.WaitSyscall(t, pid, syscall.SYS_READ) // the handler returned
 	}
 	if free {
 		send(cmd, syscall.SIGUSR1)
@@ -352,7 +352,7 @@ func TestRunQuitHandlerRaisesBetweenCells(t *testing.T) {
 					t.Fatalf("python3 wrote no pid; stderr %s", pyErr.String())
 				}
 			}
-			waitInSyscall(t, py.Process.Pid, syscall.SYS_READ)
+			testkit.WaitSyscall(t, py.Process.Pid, syscall.SYS_READ)
 			py.Process.Signal(syscall.SIGQUIT)
 			py.Wait()
 			pyCode := shellStatus(py.ProcessState.Sys().(syscall.WaitStatus))

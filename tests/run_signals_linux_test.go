@@ -132,43 +132,8 @@ func waitForPid(t *testing.T, cmd *exec.Cmd, r *bufio.Reader, stderr fmt.Stringe
 		cmd.Wait()
 		t.Fatalf("first line %q (%v), want a pid; stderr %s", line, err, stderr)
 	}
-	waitInSyscall(t, pid, syscall.SYS_READ)
+	testkit.WaitSyscall(t, pid, syscall.SYS_READ)
 	return pid
-}
-
-// waitInSyscall waits until pid's main thread is in system call nr.
-func waitInSyscall(t *testing.T, pid int, nr int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		in, b, err := inSyscall(pid, nr)
-		if err != nil {
-			t.Skipf("cannot read what process %d is doing: %v", pid, err)
-		}
-		if in {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d never blocked in system call %d (last: %q)", pid, nr, b)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// inSyscall says whether pid's main thread is in one of the system calls
-// nrs (/proc/PID/syscall, given as read).
-func inSyscall(pid int, nrs ...int) (bool, []byte, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
-	if err != nil {
-		return false, nil, err
-	}
-	nr, _, _ := strings.Cut(string(b), " ")
-	for _, want := range nrs {
-		if nr == strconv.Itoa(want) {
-			return true, b, nil
-		}
-	}
-	return false, b, nil
 }
 
 func sendSignal(sig syscall.Signal) func(*exec.Cmd, int) {

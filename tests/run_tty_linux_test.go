@@ -62,7 +62,7 @@ func waitReading(t *testing.T, root int) {
 			if !strings.HasPrefix(string(comm), "python") {
 				continue
 			}
-			if in, _, _ := inSyscall(pid, readingSyscalls...); in {
+			if in, _, _ := testkit.InSyscall(pid, readingSyscalls...); in {
 				return
 			}
 		}

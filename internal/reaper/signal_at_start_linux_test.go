@@ -17,6 +17,7 @@ import (
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/internal/reaper/reap"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A terminating signal that reaches a reaper once its child has been
@@ -71,7 +72,7 @@ func TestSignalAsChildStartsEndsEverything(t *testing.T) {
 			defer inW.Close()
 			h.stdin, h.script = inR, "read request; "+forks
 			cmd := heldReaper(t, h)
-			awaitSyscall(t, cmd.Process.Pid, syscall.SYS_WRITE, 4) // at its "pid" report, on fd 4
+			testkit.WaitSyscall(t, cmd.Process.Pid, syscall.SYS_WRITE, 4) // at its "pid" report, on fd 4
 			if _, err := inW.WriteString("go\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -110,25 +111,6 @@ func termEndsAll(t *testing.T, cmd *exec.Cmd, out, status *os.File, when string)
 	}
 	if !leakcheck.Gone(bg, 5*time.Second) {
 		t.Errorf("process %d, which the child started %s, outlived the reaper (%v)", bg, when, werr)
-	}
-}
-
-// awaitSyscall waits until process pid's main thread is blocked in system
-// call nr with fd as its first argument (/proc/PID/syscall).
-func awaitSyscall(t *testing.T, pid int, nr uintptr, fd int) {
-	t.Helper()
-	want := strconv.FormatUint(uint64(nr), 10) + " 0x" + strconv.FormatInt(int64(fd), 16) + " "
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(string(b), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d never blocked in system call %d on fd %d (now %q)", pid, nr, fd, strings.TrimSpace(string(b)))
-		}
 	}
 }
 

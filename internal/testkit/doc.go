@@ -8,8 +8,9 @@
 // processes arms ([Clean]), an environment without what would change the
 // code under test ([Hermetic]: every TestMain, and [Python], call it) and,
 // on Linux, a wait for a process's state (WaitState: stopped, running
-// again) and a watch that fails a test at once when a process stops
-// (FailIfStopped).
+// again), a watch that fails a test at once when a process stops
+// (FailIfStopped) and a wait for the system call a process is blocked in
+// (WaitSyscall, InSyscall).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

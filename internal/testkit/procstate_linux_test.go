@@ -76,3 +76,25 @@ func TestWaitStateOfAReapedProcess(t *testing.T) {
 		})
 	}
 }
+
+func TestLeadingArgs(t *testing.T) {
+	const line = "1 0x4 0xc000012345 0x9 0x0 0x0 0x0 0x7ffd 0x4a1b\n"
+	for _, tc := range []struct {
+		name string
+		args []uintptr
+		want bool
+	}{
+		{"none", nil, true},
+		{"the fd", []uintptr{4}, true},
+		{"two", []uintptr{4, 0xc000012345}, true},
+		{"another fd", []uintptr{5}, false},
+		{"a prefix of its hex", []uintptr{0xc0000}, false},
+		{"more than the line has", make([]uintptr, 9), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := leadingArgs([]byte(line), tc.args); got != tc.want {
+				t.Errorf("leadingArgs(%q, %x) = %v, want %v", line, tc.args, got, tc.want)
+			}
+		})
+	}
+}
