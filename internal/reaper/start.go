@@ -187,7 +187,7 @@ func (c *Child) readPid(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("reaper: waiting for the child to start: %w", ctx.Err())
 		}
-		return 0, fmt.Errorf("reaper %d ended before it reported its child's start: %w", c.proc.Pid, err)
+		return 0, fmt.Errorf("reaper %d: reading its report: %w", c.proc.Pid, err) // at its end, started says how it ended
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if msg, ok := strings.CutPrefix(line, "error "); ok {
