@@ -12,6 +12,7 @@ import (
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/trustdir"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // Defaults for zero Options fields.
@@ -147,7 +148,8 @@ func unwrapExecErr(err error) error {
 // childEnv returns o.Env (or this process's) with the runner's own
 // variables set as o says, and only so: the sync nonce, the cells' stdin
 // (fd 4: Start passes o.Stdin there), the fds shown on a terminal and
-// whether fd 2 is fd 1's pipe.
+// whether fd 2 is fd 1's pipe. An inherited ask for the runner's bytecode
+// (runner.BootEnv) is dropped: Start adds its own.
 func childEnv(o Options, nonce string) []string {
 	env := o.Env
 	if env == nil {
@@ -156,7 +158,7 @@ func childEnv(o Options, nonce string) []string {
 	out := make([]string, 0, len(env)+4)
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, nonceEnv+"=") && !strings.HasPrefix(kv, stdinEnv+"=") && !strings.HasPrefix(kv, ttyEnv+"=") &&
-			!strings.HasPrefix(kv, mergedEnv+"=") {
+			!strings.HasPrefix(kv, mergedEnv+"=") && !strings.HasPrefix(kv, runner.BootEnv+"=") {
 			out = append(out, kv)
 		}
 	}

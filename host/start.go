@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/reaper"
 	"github.com/evalhost/evalhost/internal/trustdir"
+	"github.com/evalhost/evalhost/runner"
 )
 
 // Start spawns `<Python> <Args...> <Runner>` in its own process group and
@@ -22,6 +25,30 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	if err != nil {
 		return nil, &StartError{Err: err}
 	}
+	boot := runner.BootFor(o.Runner, o.Python)
+	p, err := start(ctx, o, boot)
+	if err != nil && boot.FromBytecode() && bytecodeRefused(err) {
+		// Its magic number is another interpreter's: once, from runner.py,
+		// which writes it anew. Nothing of the user's ran: python refuses
+		// the file before it runs a line of it.
+		p, err = start(ctx, o, boot.Refused())
+	}
+	return p, err
+}
+
+// bytecodeRefused reports whether a start ended as python does when the
+// .pyc it was given is not one it can run.
+func bytecodeRefused(err error) bool {
+	var early *EarlyExitError
+	if !errors.As(err, &early) || early.Death == nil {
+		return false
+	}
+	tail := early.Death.StderrTail
+	return strings.Contains(tail, " in .pyc file") || strings.Contains(tail, "marshal data")
+}
+
+// start is one try of Start's, from boot.File.
+func start(ctx context.Context, o Options, boot runner.Boot) (*Process, error) {
 	nonce, err := newNonce()
 	if err != nil {
 		return nil, &StartError{Err: err}
@@ -45,8 +72,8 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	startCtx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	child, err := reaper.Start(startCtx, reaper.Spec{
 		Path:  o.Python,
-		Args:  append(append([]string{o.Python}, o.Args...), o.Runner),
-		Env:   childEnv(o, nonce),
+		Args:  append(append([]string{o.Python}, o.Args...), boot.File),
+		Env:   append(childEnv(o, nonce), boot.Env...),
 		Dir:   o.Dir,
 		Files: files,
 		// fd 4: the runner moves it to 0 before any cell runs.

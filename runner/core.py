@@ -42,6 +42,8 @@ _excepthook = None  # the interpreter's own sys.excepthook (a builtin) as the ru
 _default_excepthook = None  # the hook that is python3's default one (the runner's own, else the above)
 _module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
 _module_loading = set()  # the names of those modules
+_boot_ask = ""  # EVALHOST_BOOT: the host asks for runner.py's bytecode (bytecode.py)
+_OWN_DIRS = (_HERE, os.path.join(_HERE, "__pycache__"))  # sys.path[0] under python3 runner.py, or its bytecode
 
 
 def _cache_entry(name, src):
@@ -450,7 +452,7 @@ def _compiled(path):
 
 def _sweep_cache():
     """Remove the <cache>.<pid>.tmp files runner.py's bytecode-cache writes
-    left (killed before their rename): regular files of this user's whose
+    and bytecode.py's left (killed before their rename): regular files of this user's whose
     pid no longer runs. A live writer's stays (two runners may write one
     cache, each its own file); a writer that took a pid just found gone
     loses its file and only misses writing the cache. Here, not in
@@ -463,7 +465,7 @@ def _sweep_cache():
         return
     for name in names:
         stem, _, pid = name[:-4].rpartition(".")
-        if stem[-4:] != ".evh" or not (pid.isascii() and pid.isdigit()):
+        if stem[-4:] not in (".evh", ".pyc") or not (pid.isascii() and pid.isdigit()):
             continue
         path = os.path.join(pycache, name)
         try:
@@ -544,6 +546,8 @@ def _take_fds():
         )
         sys.exit(2)
     _wire._nonce = os.environ.pop("EVALHOST_SYNC_NONCE", "").encode()
+    global _boot_ask
+    _boot_ask = os.environ.pop("EVALHOST_BOOT", "")
     _wire._requests = os.dup(0)
     given = os.environ.pop("EVALHOST_STDIN", "")
     why = os.environ.pop("EVALHOST_STDIN_WITHHELD", "")
@@ -563,7 +567,7 @@ def _user_path():
     global _start, _cwd_entry
     here = os.getcwd()
     _start = (tuple(sys.path), here, tuple(sys.meta_path))
-    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
+    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) not in _OWN_DIRS]
     if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
         return
     sys.path.insert(0, here)
@@ -661,6 +665,8 @@ def main(boot_file=None):
     # exit's walk of gc.get_objects() took ~0.4 ms, ~0.1 ms without them.
     _module("cells")
     _sweep_cache()
+    if _boot_ask:  # once for an interpreter: the next start runs it (runner/boot.go)
+        _module("bytecode").write(_boot_ask, boot_file)
     import gc
 
     gc.freeze()

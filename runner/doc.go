@@ -141,6 +141,30 @@
 // that finds its name taken (another writer with its pid, or a dead one's
 // file not yet swept) writes no cache, so two writers never mix one file.
 //
+// runner.py itself python compiles at each start from it (~0.5 ms: the
+// parser's first use in a fresh interpreter), so a host starts the runner
+// from runner.py's own bytecode once a runner has written it ([BootFor]):
+// __pycache__/runner.<16 hex of the interpreter's path's SHA-256>.pyc, a
+// .pyc python runs as its script, checking its magic number only. The 12
+// header bytes after the magic number (which python skips) are the first
+// of the SHA-256 of runner.py's path and the interpreter's and runner.py's
+// inode, size, mtime and change time (the interpreter's through its links);
+// the host uses the file only when it is a regular file of this user's
+// that no one else may write (opened as the .evh files are) whose header
+// holds that key. Else it starts from runner.py with [BootEnv] set to the
+// key, the name and those facts, and that runner (bytecode.py, once ready is
+// sent, off a start's way but for the first cell of that one start) writes
+// the file only when the facts are its own: sys.executable's, and those of
+// the runner.py it reads and compiles (with optimize 0, as the .evh files);
+// for a launcher that runs another interpreter it is never written (each
+// start asks again; the refusal costs the runner a stat). A new interpreter at the path, or a runner.py
+// Path put back, changes the key; the file of another is left to the next
+// write. Where python refuses it anyway (a shared libpython of another
+// version under the same binary: another magic number), its start ends
+// before a line of it runs, with "Bad magic number in .pyc file" on stderr:
+// host.Start removes it and starts once more from runner.py, which writes
+// it anew. The runner dir holds one such file per interpreter path used.
+//
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
 //     module that raises (or prints, or shows anything a cell would send as

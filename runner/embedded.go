@@ -14,6 +14,8 @@ var (
 	argvPy string
 	//go:embed asfile.py
 	asfilePy string
+	//go:embed bytecode.py
+	bytecodePy string
 	//go:embed cells.py
 	cellsPy string
 	//go:embed core.py
@@ -80,6 +82,7 @@ var embeddedFiles = []file{
 	{"aio.py", aioPy},
 	{"argv.py", argvPy},
 	{"asfile.py", asfilePy},
+	{"bytecode.py", bytecodePy},
 	{"cells.py", cellsPy},
 	{"core.py", corePy},
 	{"cprint.py", cprintPy},

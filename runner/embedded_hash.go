@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "8e087b92066bb0e9"
+const embeddedHash = "057de65fcda1268b"

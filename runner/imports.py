@@ -71,7 +71,7 @@ class _Finder:
     def _places(self):
         path, cwd, finders = _core._start
         # A relative entry ('' among them) names whatever the cwd is now.
-        skip = {os.path.realpath(cwd), os.path.realpath(_core._HERE)}
+        skip = {os.path.realpath(cwd)} | {os.path.realpath(d) for d in _core._OWN_DIRS}
         dirs = []
         for p in path:
             if isinstance(p, str) and os.path.isabs(p) and p not in dirs and os.path.realpath(p) not in skip:

@@ -19,6 +19,10 @@ and an NFS home has another device on each host. No hash of the payload (nor
 has CPython's .pyc): only this user writes it, whole (a file created
 exclusively, renamed over), and its length refuses a cut or extended one.
 Anything else is recompiled and rewritten, never run.
+
+This file itself is compiled by python at each start from it; once a start
+has written its bytecode for the interpreter (bytecode.py), the host starts
+that instead (runner/boot.go), and __file__ is in __pycache__.
 """
 
 import sys
@@ -70,6 +74,8 @@ def _boot():
     import os
 
     here = os.path.dirname(os.path.abspath(__file__))
+    if os.path.basename(here) == "__pycache__":  # started from its bytecode (runner/boot.go)
+        here = os.path.dirname(here)
     src, code = _load(here)
     core = type(sys)("_evalhost_runner")
     core.__file__ = src
