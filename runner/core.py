@@ -201,8 +201,10 @@ def _load_module(name, full):
 
 
 def _after_fork_child():
-    """A forked child loads afresh the runner modules another thread was loading."""
+    """A forked child loads afresh the runner modules another thread was
+    loading; the runner's threads are not in it."""
     global _module_lock
+    _own_threads[0] = 0
     if not _module_lock._is_owned():
         # A load under way in another thread never ends here: its module
         # goes, to be loaded afresh, and so does the lock that thread held.
@@ -210,6 +212,20 @@ def _after_fork_child():
         for full in list(_module_loading):
             sys.modules.pop(full, None)
         _module_loading.clear()
+
+
+def _before_fork():
+    forks = sys.modules.get("_evalhost_forks")
+    if forks is None or "_evalhost_forks" in _module_loading:
+        # A fork must not wait for a load under way in another thread,
+        # which may wait for what this thread does after the fork.
+        if not _module_lock.acquire(False):
+            return
+        try:
+            forks = _module("forks")
+        finally:
+            _module_lock.release()
+    forks.before()
 
 
 # The frames pipe and the marks (wire.py): loaded now, as the frame writers
@@ -343,10 +359,24 @@ def _start_thread(fn):
     signal is blocked undefined (Linux kills at once, past -X faulthandler)."""
     sigs = _signal.valid_signals() - {getattr(_signal, n) for n in ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL") if hasattr(_signal, n)}
     old = _signal.pthread_sigmask(_signal.SIG_BLOCK, sigs)
+    _own_threads[0] += 1
     try:
-        _thread.start_new_thread(fn, ())
+        _thread.start_new_thread(_own_thread, (fn,))
+    except BaseException:
+        _own_threads[0] -= 1
+        raise
     finally:
         _signal.pthread_sigmask(_signal.SIG_SETMASK, old)
+
+
+_own_threads = [0]  # how many of the runner's own threads live (forks.py)
+
+
+def _own_thread(fn):
+    try:
+        fn()
+    finally:
+        _own_threads[0] -= 1
 
 
 def _on_idle():
@@ -607,6 +637,8 @@ def _setup():
     _user_namespace()
     _stdio.patch_writers()
     os.register_at_fork(after_in_child=_after_fork_child)
+    if sys.version_info >= (3, 12):  # its fork warns of threads, the runner's too (forks.py)
+        os.register_at_fork(before=_before_fork)
     _signal.signal(_SIGINT, _on_sigint)
     if _WAKE:
         _signal.signal(_WAKE, _on_wake)

@@ -68,7 +68,10 @@
 // it, shown by the interpreter's own display before 3.13; loaded only by
 // such an error), modules (EVALHOST_MODULES), figures (the formats of figures left open),
 // aio (top-level await's event loop), handlers (what a script's signal
-// handler raises between cells, below),
+// handler raises between cells, below), forks (3.12+, at a cell's first
+// fork: its warning of threads is shown as python3's would be, not of the
+// runner's own threads), bytecode (once for an interpreter, when the host
+// asks: runner.py's bytecode, below),
 // and the IPython compatibility split by feature:
 // ipy_rewrite (the magic rewriter), ipy_system (shell escapes), ipy_help
 // (obj? and %pinfo, printed as IPython's terminal shows them), ipy_magics,

@@ -26,6 +26,8 @@ var (
 	displayPy string
 	//go:embed figures.py
 	figuresPy string
+	//go:embed forks.py
+	forksPy string
 	//go:embed handlers.py
 	handlersPy string
 	//go:embed hints.py
@@ -88,6 +90,7 @@ var embeddedFiles = []file{
 	{"cprint.py", cprintPy},
 	{"display.py", displayPy},
 	{"figures.py", figuresPy},
+	{"forks.py", forksPy},
 	{"handlers.py", handlersPy},
 	{"hints.py", hintsPy},
 	{"imports.py", importsPy},

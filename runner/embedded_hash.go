@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "057de65fcda1268b"
+const embeddedHash = "67a06301f3f10323"

@@ -23,7 +23,12 @@ func parityRun(t *testing.T, dir, stdin string, args ...string) {
 // (nil: as they are).
 func parityRunAs(t *testing.T, dir, stdin string, norm func(string) string, args ...string) {
 	t.Helper()
-	python := testkit.Python(t)
+	parityRunWith(t, testkit.Python(t), dir, stdin, norm, args...)
+}
+
+// parityRunWith is parityRunAs with the interpreter python for both.
+func parityRunWith(t *testing.T, python, dir, stdin string, norm func(string) string, args ...string) {
+	t.Helper()
 	py := exec.Command(python, args...)
 	py.Dir = dir
 	py.Stdin = strings.NewReader(stdin)
