@@ -20,11 +20,14 @@ const BootEnv = "EVALHOST_BOOT"
 // parser's first use in a fresh interpreter), so a host starts the runner
 // from runner.py's bytecode once the runner has written it: a .pyc given
 // to python as its script, whose header python checks for its own magic
-// number only. Its name is the interpreter's path's; the rest of its header
-// is a key of the interpreter's and runner.py's inode, size, mtime and
-// change time and runner.py's path, checked at each start. A new
-// interpreter at that path, or a runner.py put back (Path renames), misses
-// it, and the start from runner.py writes it anew.
+// number only. Its name is the interpreter's (the inode, size and times
+// of the file its path leads to: every venv of one python shares it, and
+// two interpreters behind one path, in a home that hosts or containers
+// share, each keep their own); the rest of its header is a key of the
+// interpreter's and runner.py's inode, size, mtime and change time and
+// runner.py's path, checked at each start. A new interpreter at a path, or
+// a runner.py put back (Path renames), misses it, and the start from
+// runner.py writes it anew.
 type Boot struct {
 	File     string   // what the interpreter runs: runner.py, or Bytecode
 	Env      []string // nil, or BootEnv's ask: the runner is to write Bytecode
@@ -66,13 +69,13 @@ func BootFor(runnerPy, python string) Boot {
 	if !filepath.IsAbs(runnerPy) || !filepath.IsAbs(python) {
 		return b
 	}
-	facts, ok := bootFacts(python, runnerPy)
+	facts, n, ok := bootFacts(python, runnerPy)
 	if !ok {
 		return b
 	}
 	sum := sha256.Sum256([]byte("evalhost runner bytecode 1\n" + runnerPy + "\n" + facts))
 	key := sum[:12] // the header's 12 bytes after the magic number
-	b.Bytecode = filepath.Join(filepath.Dir(runnerPy), "__pycache__", BytecodeName(python))
+	b.Bytecode = filepath.Join(filepath.Dir(runnerPy), "__pycache__", bytecodeName(facts[:n]))
 	b.ask = hex.EncodeToString(key) + " " + filepath.Base(b.Bytecode) + " " + facts // Refused's too
 	if bytecodeHolds(b.Bytecode, key) {
 		b.File = b.Bytecode
@@ -82,10 +85,12 @@ func BootFor(runnerPy, python string) Boot {
 	return b
 }
 
-// BytecodeName is the name of runner.py's bytecode for the interpreter at
-// path python in its __pycache__: one file a path, rewritten when the
-// interpreter there changes.
-func BytecodeName(python string) string {
-	sum := sha256.Sum256([]byte(python))
+// bytecodeName is the name of runner.py's bytecode in its __pycache__ for
+// the interpreter whose inode, size and times are facts (bootFacts): one
+// file an interpreter, whatever paths lead to it. A file replaced at a path
+// (an upgrade) leaves the old one's, as an evalhost upgrade leaves its
+// runner dir.
+func bytecodeName(facts string) string {
+	sum := sha256.Sum256([]byte("evalhost interpreter 1\n" + facts))
 	return "runner." + hex.EncodeToString(sum[:8]) + ".pyc"
 }

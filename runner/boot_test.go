@@ -124,9 +124,10 @@ func TestBootFor(t *testing.T) {
 			if b.FromBytecode() || b.File != runnerPy {
 				t.Fatalf("with no bytecode: File %q, want %q", b.File, runnerPy)
 			}
-			if name := askFields(t, b)[1]; name != BytecodeName(python) || filepath.Base(b.Bytecode) != name ||
+			facts, n, _ := bootFacts(python, runnerPy)
+			if name := askFields(t, b)[1]; name != bytecodeName(facts[:n]) || filepath.Base(b.Bytecode) != name ||
 				filepath.Dir(b.Bytecode) != filepath.Join(filepath.Dir(runnerPy), "__pycache__") {
-				t.Fatalf("ask names %q, Bytecode %q: want %s in runner.py's __pycache__", name, b.Bytecode, BytecodeName(python))
+				t.Fatalf("ask names %q, Bytecode %q: want %s in runner.py's __pycache__", name, b.Bytecode, bytecodeName(facts[:n]))
 			}
 			writeAsked(t, b)
 			tc.change(t, runnerPy, python, b.Bytecode)
@@ -145,6 +146,59 @@ func TestBootFor(t *testing.T) {
 			}
 			askFields(t, got)
 		})
+	}
+}
+
+// TestBootOneFilePerInterpreter: the bytecode is one file per interpreter
+// (the file its path leads to), not per path. Every venv of one python
+// (a link to it) shares one: a file per path grew the runner dir by one
+// for each venv ever used (temporary ones too), and each start lists that
+// dir. Two interpreters behind one path (homes shared by hosts or
+// containers with another python at /usr/bin/python3, a link switched
+// between versions) each keep theirs: one file per path was rewritten at
+// each start of the other, which then compiled runner.py twice.
+func TestBootOneFilePerInterpreter(t *testing.T) {
+	runnerPy, python := bootFiles(t)
+	other := python + "-other"
+	if err := os.WriteFile(other, []byte("another interpreter"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	venvA, venvB, shared := filepath.Join(bin, "a-python"), filepath.Join(bin, "b-python"), filepath.Join(bin, "python3")
+	for _, l := range []string{venvA, venvB, shared} {
+		if err := os.Symlink(python, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeAsked(t, BootFor(runnerPy, venvA))
+	if b := BootFor(runnerPy, venvB); !b.FromBytecode() {
+		t.Errorf("a second venv of the interpreter: File %q, want the bytecode the first one's start wrote", b.File)
+	}
+
+	// The link switched to another interpreter, whose start writes its own,
+	// then back: the first one's is still there.
+	if err := os.Remove(shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, shared); err != nil {
+		t.Fatal(err)
+	}
+	b := BootFor(runnerPy, shared)
+	if b.FromBytecode() {
+		t.Fatalf("another interpreter behind the link: File %q, want runner.py", b.File)
+	}
+	writeAsked(t, b)
+	if err := os.Remove(shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(python, shared); err != nil {
+		t.Fatal(err)
+	}
+	if b := BootFor(runnerPy, shared); !b.FromBytecode() {
+		t.Errorf("the link back to the first interpreter: File %q, want its bytecode, kept", b.File)
+	}
+	if names, _ := filepath.Glob(filepath.Join(filepath.Dir(runnerPy), "__pycache__", "runner.*.pyc")); len(names) != 2 {
+		t.Errorf("bytecode files %q, want one per interpreter: 2", names)
 	}
 }
 

@@ -8,9 +8,9 @@ it has sent ready, and the host starts the next runner under this
 interpreter from it.
 
 The ask is the header's key (24 hex digits), the file's name in runner.py's
-__pycache__ (the interpreter's path's), then what the key is of: the
-interpreter's and runner.py's inode, size, mtime and change time, as the
-host found them. The file is written only when they are this runner's
+__pycache__ (the interpreter's: of its inode, size and times), then what
+the key is of: the interpreter's and runner.py's inode, size, mtime and
+change time, as the host found them. The file is written only when they are this runner's
 own: sys.executable's (a launcher that runs another interpreter is not
 the one the host found, and another's magic number would not run), and
 those of the very runner.py read and compiled. Its header is this

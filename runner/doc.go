@@ -147,7 +147,10 @@
 // runner.py itself python compiles at each start from it (~0.5 ms: the
 // parser's first use in a fresh interpreter), so a host starts the runner
 // from runner.py's own bytecode once a runner has written it ([BootFor]):
-// __pycache__/runner.<16 hex of the interpreter's path's SHA-256>.pyc, a
+// __pycache__/runner.<16 hex of a SHA-256 of the interpreter's inode, size,
+// mtime and change time>.pyc (of the file its path leads to: the venvs of
+// one python share one, and two interpreters behind one path, in a home
+// hosts or containers share, each keep theirs), a
 // .pyc python runs as its script, checking its magic number only. The 12
 // header bytes after the magic number (which python skips) are the first
 // of the SHA-256 of runner.py's path and the interpreter's and runner.py's
@@ -160,13 +163,15 @@
 // the file only when the facts are its own: sys.executable's, and those of
 // the runner.py it reads and compiles (with optimize 0, as the .evh files);
 // for a launcher that runs another interpreter it is never written (each
-// start asks again; the refusal costs the runner a stat). A new interpreter at the path, or a runner.py
-// Path put back, changes the key; the file of another is left to the next
-// write. Where python refuses it anyway (a shared libpython of another
+// start asks again; the refusal costs the runner a stat). A new interpreter at the path
+// has another name; a runner.py Path put back changes the key, and the
+// file is left to the next write. Where python refuses it anyway (a shared libpython of another
 // version under the same binary: another magic number), its start ends
 // before a line of it runs, with "Bad magic number in .pyc file" on stderr:
 // host.Start removes it and starts once more from runner.py, which writes
-// it anew. The runner dir holds one such file per interpreter path used.
+// it anew. The runner dir holds one such file per interpreter used (an
+// interpreter replaced, by an upgrade, leaves its own, as an evalhost
+// upgrade leaves its runner dir).
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a

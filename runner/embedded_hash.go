@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "67a06301f3f10323"
+const embeddedHash = "25846d45c68ce961"
