@@ -27,24 +27,29 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	}
 	boot := runner.BootFor(o.Runner, o.Python)
 	p, err := start(ctx, o, boot)
-	if err != nil && boot.FromBytecode() && bytecodeRefused(err) {
-		// Its magic number is another interpreter's: once, from runner.py,
-		// which writes it anew. Nothing of the user's ran: python refuses
-		// the file before it runs a line of it.
+	if err != nil && boot.FromBytecode() && bytecodeRefused(err, boot.Bytecode) {
+		// Its magic number is another interpreter's, or it went before
+		// python opened it: once, from runner.py, which writes it anew.
+		// python refuses the file before it runs a line of it, but after
+		// site ran: sitecustomize and .pth files run again.
 		p, err = start(ctx, o, boot.Refused())
 	}
 	return p, err
 }
 
 // bytecodeRefused reports whether a start ended as python does when the
-// .pyc it was given is not one it can run.
-func bytecodeRefused(err error) bool {
+// .pyc it was given, bytecode, is not one it can run (every marshal error
+// is a "Bad code object"), or was not there to open. A stderr that speaks
+// of marshal data is not enough: that is a stdlib .pyc gone bad, which a
+// start from runner.py meets as well.
+func bytecodeRefused(err error, bytecode string) bool {
 	var early *EarlyExitError
 	if !errors.As(err, &early) || early.Death == nil {
 		return false
 	}
 	tail := early.Death.StderrTail
-	return strings.Contains(tail, " in .pyc file") || strings.Contains(tail, "marshal data")
+	return strings.Contains(tail, "Bad magic number in .pyc file") || strings.Contains(tail, "Bad code object in .pyc file") ||
+		strings.Contains(tail, "Can't reopen .pyc file") || strings.Contains(tail, "can't open file '"+bytecode+"'")
 }
 
 // start is one try of Start's, from boot.File.
