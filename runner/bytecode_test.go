@@ -17,7 +17,8 @@ import (
 // TestRunnerWritesItsBytecode: a runner started from runner.py as BootFor
 // asks writes the bytecode BootFor then finds, and a runner started from
 // it serves as one started from runner.py: its cells see neither the ask
-// nor the runner's dirs on sys.path, and no traceback shows its frames.
+// nor the runner's dirs on sys.path, and no traceback shows its frames;
+// the writer's module is not left in sys.modules.
 func TestRunnerWritesItsBytecode(t *testing.T) {
 	path, err := Path(t.TempDir())
 	if err != nil {
@@ -30,6 +31,8 @@ func TestRunnerWritesItsBytecode(t *testing.T) {
 	}
 	p := start(t, startOpts{runner: path, env: b.Env})
 	wantResult("'None'")(t, p.run("import os; str(os.environ.get('EVALHOST_BOOT'))"))
+	// The writer leaves nothing in sys.modules that a start from the bytecode has not.
+	wantResult("[]")(t, p.run("import sys; [m for m in sys.modules if 'bytecode' in m]"))
 	p.req.Close()
 	p.wait()
 

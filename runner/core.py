@@ -699,6 +699,7 @@ def main(boot_file=None):
     _sweep_cache()
     if _boot_ask:  # once for an interpreter: the next start runs it (runner/boot.go)
         _module("bytecode").write(_boot_ask, boot_file)
+        del sys.modules["_evalhost_bytecode"]  # as a start from the bytecode has them
     import gc
 
     gc.freeze()

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "25846d45c68ce961"
+const embeddedHash = "ce953d0aa9e0ca9e"
