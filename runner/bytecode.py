@@ -50,7 +50,7 @@ def write(ask, source):
         tmp = "%s.%d.tmp" % (path, os.getpid())
         # O_EXCL: a file of this name is a writer's with this pid (in another pid namespace) or a dead one's: left be.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except (OSError, ValueError):
+    except Exception:  # OSError, ValueError, or an audit hook's refusal (a sandbox's RuntimeError)
         return
     try:
         with open(fd, "wb") as out:

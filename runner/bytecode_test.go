@@ -136,3 +136,38 @@ func embeddedFile(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// TestBytecodeWriteRefusedByAuditHook: a write an audit hook refuses (a
+// sandbox's sitecustomize raising RuntimeError at an open for writing)
+// leaves the bytecode unwritten, as a read-only runner dir does: the
+// runner serves its cells. It died after ready at each start asked (each
+// start under that interpreter, the .evh files written before), so its
+// first cell failed.
+func TestBytecodeWriteRefusedByAuditHook(t *testing.T) {
+	path, err := Path(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, startOpts{runner: path}) // the .evh files, which the hook would refuse too
+	wantResult("2")(t, p.run("1 + 1"))
+	p.req.Close()
+	p.wait()
+
+	site := t.TempDir()
+	hook := "import sys\n" +
+		"def _refuse(event, args):\n" +
+		"    if event == 'open' and isinstance(args[0], str) and args[0].endswith('.tmp'):\n" +
+		"        raise RuntimeError('sandbox: no writes here')\n" +
+		"sys.addaudithook(_refuse)\n"
+	if err := os.WriteFile(filepath.Join(site, "sitecustomize.py"), []byte(hook), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := BootFor(path, python(t))
+	p = start(t, startOpts{runner: path, env: append([]string{"PYTHONPATH=" + site}, b.Env...)})
+	wantResult("2")(t, p.run("1 + 1"))
+	p.req.Close()
+	p.wait()
+	if b := BootFor(path, python(t)); b.FromBytecode() {
+		t.Errorf("bytecode written though the hook refused its open")
+	}
+}

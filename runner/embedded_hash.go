@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "ce953d0aa9e0ca9e"
+const embeddedHash = "4c901b28667af65f"

@@ -65,7 +65,7 @@ def _load(here, name="core"):
         with open(fd, "wb") as f:
             f.write(key + len(payload).to_bytes(8, "little") + payload)
         os.replace(tmp, cache)
-    except OSError:
+    except Exception:  # OSError, or an audit hook's refusal (a sandbox's RuntimeError)
         pass  # a read-only runner dir only costs the compile on each start
     return src, code
 
