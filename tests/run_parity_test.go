@@ -34,6 +34,7 @@ func parityRunWith(t *testing.T, python, dir, stdin string, norm func(string) st
 	py.Stdin = strings.NewReader(stdin)
 	wantOut, wantErr, wantCode := runCaptured(t, py, false)
 	cmd := command(t, append([]string{"run", "--python", python}, args...)...)
+	primeBytecode(t, cmd.Env, python)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	out, errOut, code := runCaptured(t, cmd, false)
@@ -48,6 +49,28 @@ func parityRunWith(t *testing.T, python, dir, stdin string, norm func(string) st
 	}
 	if code != wantCode {
 		t.Errorf("exit %d, python3's %d", code, wantCode)
+	}
+}
+
+// primeBytecode runs evalhost once in env's home, so that the run compared
+// with python3 starts from runner.py's bytecode, as every start under an
+// interpreter but its first does (runner.BootFor); the runner package's
+// tests start from runner.py.
+func primeBytecode(t *testing.T, env []string, python string) {
+	t.Helper()
+	prime := exec.Command(binary, "run", "--python", python, "-c", "pass")
+	prime.Env = env
+	if out, err := prime.CombinedOutput(); err != nil {
+		t.Fatalf("evalhost run -c pass: %v\n%s", err, out)
+	}
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "EVALHOST_HOME="); ok {
+			home = v
+		}
+	}
+	if found, _ := filepath.Glob(filepath.Join(home, "runner", "*", "__pycache__", "runner.*.pyc")); len(found) != 1 {
+		t.Fatalf("runner bytecode in %s after a first run: %v, want one file", home, found)
 	}
 }
 

@@ -87,8 +87,9 @@ var pathRows = []struct {
 
 // evalhost run's sys.path is python3's for the same command line, so a
 // module in the cwd shadows the stdlib's only where python3's would:
-// one-shot, and under one --session running them in turn (each run takes
-// back what the one before set).
+// one-shot (from runner.py, and from its bytecode, as every start but an
+// interpreter's first), and under one --session running them in turn
+// (each run takes back what the one before set).
 func TestRunSysPathAsPython(t *testing.T) {
 	w, probe, env := pathTree(t)
 	h := newDaemonHome(t)
@@ -97,6 +98,11 @@ func TestRunSysPathAsPython(t *testing.T) {
 		cmd  func(args ...string) *exec.Cmd
 	}{
 		{"one-shot", func(args ...string) *exec.Cmd { return command(t, append([]string{"run"}, args...)...) }},
+		{"one-shot from the runner's bytecode", func(args ...string) *exec.Cmd {
+			cmd := command(t, append([]string{"run"}, args...)...)
+			primeBytecode(t, cmd.Env, testkit.Python(t))
+			return cmd
+		}},
 		{"one --session in turn", func(args ...string) *exec.Cmd {
 			return h.cmd(append([]string{"run", "--session", "paths"}, args...)...)
 		}},
@@ -153,4 +159,19 @@ func withProbe(args []string, probe string) []string {
 		out[i] = strings.ReplaceAll(a, "PROBE", probe)
 	}
 	return out
+}
+
+// TestRunSysPathWholeAsPython: the whole of a script's sys.path is
+// python3's, started from runner.py's bytecode (every start under an
+// interpreter but its first) too: neither the runner's dir nor its
+// __pycache__, python3's first entry for a .pyc script, is on it.
+func TestRunSysPathWholeAsPython(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "path.py")
+	if err := os.WriteFile(script, []byte("import sys\nprint(sys.path)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("file", func(t *testing.T) { parityRun(t, dir, "", script) })
+	t.Run("isolated file", func(t *testing.T) { parityRun(t, dir, "", "-I", script) })
+	t.Run("code", func(t *testing.T) { parityRun(t, dir, "", "-c", "import sys; print(sys.path)") })
 }
