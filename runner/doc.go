@@ -163,18 +163,21 @@
 // the file only when the facts are its own: sys.executable's, and those of
 // the runner.py it reads and compiles (with optimize 0, as the .evh files);
 // for a launcher that runs another interpreter it is never written (each
-// start asks again; the refusal costs the runner a stat). A new interpreter at the path
-// has another name; a runner.py Path put back changes the key, and the
-// file is left to the next write. Where python refuses it anyway (a shared libpython of another
-// version under the same binary: another magic number; a payload gone
-// bad), its start ends before a line of it runs (but after site's code:
-// sitecustomize and .pth files), with "Bad magic number" or "Bad code
-// object in .pyc file" on stderr, as it does when the file went between
-// the host's check and python's open (another start's removal):
-// host.Start removes it and starts once more from runner.py, which writes
-// it anew, and in which site's code runs again. The runner dir holds one such file per interpreter used (an
-// interpreter replaced, by an upgrade, leaves its own, as an evalhost
-// upgrade leaves its runner dir).
+// start asks again, and its runner loads bytecode.py to refuse, before its
+// first cell; a read-only or full disk costs each start that, and a
+// compile of runner.py on a full one). A new interpreter at the path has
+// another name; a runner.py Path put back changes the key, and the file is
+// left to the next write. Where python refuses it anyway (a shared
+// libpython of another version under the same binary: another magic
+// number; a payload gone bad), its start ends before a line of it runs
+// (but after site's code: sitecustomize and .pth files), with "Bad magic
+// number" or "Bad code object in .pyc file" on stderr, as it does when the
+// file went between the host's check and python's open (another start's
+// removal): host.Start removes it and starts once more from runner.py,
+// which writes it anew, and in which site's code runs again. The runner
+// dir holds one such file per interpreter used (an interpreter replaced,
+// by an upgrade, leaves its own, as an evalhost upgrade leaves its runner
+// dir).
 //
 // Contract of the Python side, beyond frames/doc.go:
 //   - ready is sent after the prelude and extension modules are loaded; a
