@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,7 +116,7 @@ func onlyRunnerFiles(t *testing.T, root, dir string) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if _, embedded := embeddedFile(rel); embedded || rel == stampName ||
+		if slices.ContainsFunc(embeddedFiles, func(f file) bool { return f.name == rel }) || rel == stampName ||
 			strings.HasPrefix(rel, "__pycache__/") && strings.HasSuffix(rel, ".evh") ||
 			filepath.Dir(p) == root {
 			return nil
@@ -126,15 +127,6 @@ func onlyRunnerFiles(t *testing.T, root, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func embeddedFile(name string) (string, bool) {
-	for _, f := range embeddedFiles {
-		if f.name == name {
-			return f.data, true
-		}
-	}
-	return "", false
 }
 
 // TestBytecodeWriteRefusedByAuditHook: a write an audit hook refuses (a
