@@ -69,13 +69,15 @@ func BootFor(runnerPy, python string) Boot {
 	if !filepath.IsAbs(runnerPy) || !filepath.IsAbs(python) {
 		return b
 	}
-	facts, n, ok := bootFacts(python, runnerPy)
-	if !ok {
+	pyFacts, ok := statFacts(python)
+	runnerFacts, ok2 := statFacts(runnerPy)
+	if !ok || !ok2 {
 		return b
 	}
+	facts := pyFacts + " " + runnerFacts // what the runner checks before it writes (bytecode.py)
 	sum := sha256.Sum256([]byte("evalhost runner bytecode 1\n" + runnerPy + "\n" + facts))
 	key := sum[:12] // the header's 12 bytes after the magic number
-	b.Bytecode = filepath.Join(filepath.Dir(runnerPy), "__pycache__", bytecodeName(facts[:n]))
+	b.Bytecode = filepath.Join(filepath.Dir(runnerPy), "__pycache__", bytecodeName(pyFacts))
 	b.ask = hex.EncodeToString(key) + " " + filepath.Base(b.Bytecode) + " " + facts // Refused's too
 	if bytecodeHolds(b.Bytecode, key) {
 		b.File = b.Bytecode
@@ -86,7 +88,7 @@ func BootFor(runnerPy, python string) Boot {
 }
 
 // bytecodeName is the name of runner.py's bytecode in its __pycache__ for
-// the interpreter whose inode, size and times are facts (bootFacts): one
+// the interpreter whose inode, size and times are facts (statFacts): one
 // file an interpreter, whatever paths lead to it. A file replaced at a path
 // (an upgrade) leaves the old one's, as an evalhost upgrade leaves its
 // runner dir.

@@ -124,10 +124,10 @@ func TestBootFor(t *testing.T) {
 			if b.FromBytecode() || b.File != runnerPy {
 				t.Fatalf("with no bytecode: File %q, want %q", b.File, runnerPy)
 			}
-			facts, n, _ := bootFacts(python, runnerPy)
-			if name := askFields(t, b)[1]; name != bytecodeName(facts[:n]) || filepath.Base(b.Bytecode) != name ||
+			pyFacts, _ := statFacts(python)
+			if name := askFields(t, b)[1]; name != bytecodeName(pyFacts) || filepath.Base(b.Bytecode) != name ||
 				filepath.Dir(b.Bytecode) != filepath.Join(filepath.Dir(runnerPy), "__pycache__") {
-				t.Fatalf("ask names %q, Bytecode %q: want %s in runner.py's __pycache__", name, b.Bytecode, bytecodeName(facts[:n]))
+				t.Fatalf("ask names %q, Bytecode %q: want %s in runner.py's __pycache__", name, b.Bytecode, bytecodeName(pyFacts))
 			}
 			writeAsked(t, b)
 			tc.change(t, runnerPy, python, b.Bytecode)

@@ -9,28 +9,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bootFacts is what the bytecode's key is of, as the runner writes it
-// (bytecode.py): the interpreter's then runner.py's inode, size, mtime and
-// change time in ns, the interpreter's followed through its links (a
-// venv's python is one), as sys.executable's stat is. n is the length of
-// the interpreter's, which the bytecode's name is of.
-func bootFacts(python, runnerPy string) (facts string, n int, ok bool) {
-	b := make([]byte, 0, 160)
-	for i, path := range []string{python, runnerPy} {
-		var st unix.Stat_t
-		if unix.Stat(path, &st) != nil {
-			return "", 0, false
-		}
-		if i > 0 {
-			n = len(b)
-			b = append(b, ' ')
-		}
-		b = strconv.AppendUint(b, st.Ino, 10)
-		b = strconv.AppendInt(append(b, ' '), st.Size, 10)
-		b = strconv.AppendInt(append(b, ' '), st.Mtim.Nano(), 10)
-		b = strconv.AppendInt(append(b, ' '), st.Ctim.Nano(), 10)
+// statFacts is what the bytecode's key is of for the file at path, as the
+// runner writes it (bytecode.py): its inode, size, mtime and change time
+// in ns, through its links (a venv's python is one), as sys.executable's
+// stat is.
+func statFacts(path string) (string, bool) {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return "", false
 	}
-	return string(b), n, true
+	b := make([]byte, 0, 80)
+	b = strconv.AppendUint(b, st.Ino, 10)
+	b = strconv.AppendInt(append(b, ' '), st.Size, 10)
+	b = strconv.AppendInt(append(b, ' '), st.Mtim.Nano(), 10)
+	b = strconv.AppendInt(append(b, ' '), st.Ctim.Nano(), 10)
+	return string(b), true
 }
 
 // bytecodeHolds reports whether path is a regular file of this user's
