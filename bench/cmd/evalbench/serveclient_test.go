@@ -66,3 +66,32 @@ func TestServeClientKeepsEachRequestsOrder(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestParseReply: the one-pass reader finds each field a figure reads, at
+// any place in the line, and nothing from nested objects of the same name.
+func TestParseReply(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		want       reply
+	}{
+		{"started", `{"cell":0,"type":"started","id":"b39"}`, reply{Type: "started", ID: "b39"}},
+		{"stdout", `{"cell":0,"type":"stdout","id":"b2","data":"x\ny"}`, reply{Type: "stdout", ID: "b2", Data: "x\ny"}},
+		{"cell_end with output", `{"type":"cell_end","id":"b39","status":"ok","output":{"text":"2\n","status":"no","id":"no"}}`,
+			reply{Type: "cell_end", ID: "b39", Status: "ok"}},
+		{"end first", `{"id":"b1","status":"error","type":"end"}`, reply{Type: "end", ID: "b1", Status: "error"}},
+		{"message and error", `{"type":"request_error","id":"b3","message":"bad ","error":"cells"}`,
+			reply{Type: "request_error", ID: "b3", Message: "bad cells"}},
+		{"pid", `{"type":"interpreter_started","pid":4242,"id":"b4"}`, reply{Type: "interpreter_started", ID: "b4", PID: 4242}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseReply([]byte(tc.line))
+			if got.At.IsZero() {
+				t.Errorf("At not set")
+			}
+			got.At = time.Time{}
+			if got != tc.want {
+				t.Errorf("parseReply(%s) = %+v, want %+v", tc.line, got, tc.want)
+			}
+		})
+	}
+}
