@@ -10,16 +10,18 @@ import (
 
 // TestWarmUpThreadRefusedKeepsServing: the warm-up's thread starts at the
 // runner's first wait for a request, which comes after a cell the host
-// sent before ready. A cell that left no room for a thread (its address
-// space capped, as a cell may do to bound its own memory) must not cost
+// sent before ready. A cell that left no room for a thread must not cost
 // the session: the warm-up is best effort, and the next cell runs, as it
 // would under python3. The runner used to die there of "can't start new
-// thread", a traceback on its stderr.
+// thread", a traceback on its stderr. The cell asks every new thread for a
+// stack no system gives (1 TiB): a cap on the address space, the case met
+// in use (tests' TestRunAfterACellCappedThreads, against python3), also
+// starved the process now and then (a MemoryError compiling the next cell
+// on 3.10; on 3.8, glibc's abort loading libgcc_s for a thread's
+// pthread_exit), ~1 run in 200.
 func TestWarmUpThreadRefusedKeepsServing(t *testing.T) {
-	const capped = "import resource\n" +
-		"vm = next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmSize'))\n" +
-		"resource.setrlimit(resource.RLIMIT_AS, (vm + (4 << 20), resource.RLIM_INFINITY))\n" +
-		"import _thread\n" +
+	const capped = "import _thread\n" +
+		"_thread.stack_size(1 << 40)\n" +
 		"try:\n    _thread.start_new_thread(int, ())\n    refused = False\nexcept RuntimeError:\n    refused = True\n" +
 		"refused"
 	p := start(t, startOpts{first: capped})
