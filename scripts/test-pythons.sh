@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runner's and the host's tests on other Python versions than the
 # machine's python3 (which `make test` uses): each interpreter given, or every
-# python3.N on PATH and under pyenv, gets a venv with IPython and matplotlib
+# python3.N on PATH and under pyenv, gets a venv with IPython, matplotlib and
+# nbformat (what the runner's tests import, as test-deps.sh's IPython 9 venv)
 # under the test cache, and the two suites run against it. Not part of
 # `make test` (which does run the runner's tests on IPython 9 as well as on
 # python3's IPython): a clean machine has one Python, and this takes ~1 min each.
@@ -22,13 +23,13 @@ for p in "${pythons[@]}"; do
   [ -n "${seen[$ver]:-}" ] && continue
   seen[$ver]=1
   venv=$cache/py$ver
-  if ! "$venv/bin/python" -c 'import IPython, matplotlib' 2>/dev/null; then
-    echo "== $ver: a venv with IPython and matplotlib in $venv"
+  if ! "$venv/bin/python" -c 'import IPython, matplotlib, nbformat' 2>/dev/null; then
+    echo "== $ver: a venv with IPython, matplotlib and nbformat in $venv"
     "$p" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ipython matplotlib
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ipython matplotlib nbformat
   fi
   echo "== $ver ($p)"
-  # IPython and matplotlib are there: a test that would skip for them fails
+  # IPython, matplotlib and nbformat are there: a test that would skip for them fails
   EVALHOST_TEST_PYTHON=$venv/bin/python EVALHOST_TEST_REQUIRE_MODULES=1 \
     go test -count=1 ./runner ./host || failed+=("$ver")
 done
