@@ -378,7 +378,12 @@
 //     IPython 9's first traceback, importing stack_data (`from html import
 //     escape`), gets the stdlib's; the cell's is put back after, and a
 //     thread of the cell's importing it meanwhile gets the runner's (threads in
-//     the runner's own imports at once share one lending). Cells import as
+//     the runner's own imports at once share one lending). The warm-up's
+//     thread, which runs beside cells, never lends: where its next import
+//     would, it ends (imports.py's never_lend), so a runner whose cells
+//     hold such a module has no warm-up, and a cell never runs with its
+//     modules out of sys.modules but while its own error is formatted or
+//     its own threads import as the runner. Cells import as
 //     python3 and IPython do, the cwd and "" first, except code of the
 //     cell's that runs while a traceback is formatted (an exception's
 //     __str__): its first import of a module only those places have fails.

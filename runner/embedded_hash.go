@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "4c901b28667af65f"
+const embeddedHash = "9d5c438e0ea028ee"

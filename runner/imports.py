@@ -121,7 +121,7 @@ def call(fn, *args):
     try:
         local.on = True  # in the try: an interrupt before it cannot leave the flag on
         if not prev:
-            entered = _enter()
+            entered = _enter(not getattr(local, "unlending", False))
         return fn(*args)
     finally:
         if entered:
@@ -151,13 +151,34 @@ _inside = 0  # threads inside call()
 _lent = None  # what the first of them lent (_lend's)
 
 
-def _enter():
+class Lending(Exception):
+    """An unlending thread's import would take a cell's modules out of
+    sys.modules (or keep them out longer)."""
+
+
+def never_lend():
+    """This thread's own imports never take a cell's modules out of
+    sys.modules: one that would raises Lending instead. For the warm-up's
+    thread, which runs beside cells: a cell running while it lent would
+    not find its own modules (importlib.reload(random): "module random not
+    in sys.modules"), and an import of one there would load it anew. A
+    thread that runs no cell code meanwhile (the main thread formatting a
+    cell's error) lends as before."""
+    _finder.local.unlending = True
+
+
+def _enter(lend=True):
     """Count this thread in, lending the cells' modules if it is the first;
-    True once counted (then _leave must follow)."""
+    True once counted (then _leave must follow). Lending when not lend
+    (or joining a lending) raises Lending, counting nothing."""
     global _inside, _lent
     with _lock:
         if _inside == 0:
+            if not lend and _shadowing_names():
+                raise Lending("a cell's module has a start-up module's name")
             _lent = _lend()
+        elif not lend and _lent:
+            raise Lending("a cell's modules are lent")
         _inside += 1
     return True
 
@@ -174,6 +195,23 @@ def _leave():
 def _lend():
     """Take the cells' modules of start-up names out of sys.modules, the
     runner's own of those names in; returns {name: the cell's module}."""
+    if not _shadowing_names():
+        return None
+    modules = sys.modules
+    users = {}
+    for name in _family(_shadowing):
+        users[name] = modules[name]
+        own = _own_mods.get(name)
+        if own is not None:
+            modules[name] = own
+        else:
+            del modules[name]
+    return users
+
+
+def _shadowing_names():
+    """The top-level names of the cells' modules of start-up names in
+    sys.modules (_shadowing, looked for again only when it changed)."""
     global _scanned, _shadowing
     modules = sys.modules
     # A new module goes last (sys.modules is a dict): what has not changed
@@ -194,17 +232,7 @@ def _lend():
         _verdicts.clear()
         _verdicts.update(verdicts)
         _scanned, _shadowing = mark, tuple(found)
-    if not _shadowing:
-        return None
-    users = {}
-    for name in _family(_shadowing):
-        users[name] = modules[name]
-        own = _own_mods.get(name)
-        if own is not None:
-            modules[name] = own
-        else:
-            del modules[name]
-    return users
+    return _shadowing
 
 
 def _family(tops):

@@ -327,8 +327,9 @@ func waitWarm(t *testing.T, p *proc, markers string) {
 
 // TestCellImportsKeepPythonSemantics is the friend's view: a cell's own
 // imports still find the cwd's modules first, as in python3 and IPython,
-// before and after the runner imported its own (an error, the warm-up),
-// a local module named as a stdlib one (random) included, and so does a
+// before and after the runner imported its own (an error; the warm-up,
+// which ends at once here: TestWarmUpLeavesCellsModulesIn), a local module
+// named as a stdlib one (random) included, and so does a
 // thread of the cell's that imports while the runner's own imports are on
 // in the main thread (an exception's __str__ runs while its traceback is
 // formatted).
@@ -372,7 +373,7 @@ func TestCellImportsKeepPythonSemantics(t *testing.T) {
 			wantResult(tc.result)(t, c)
 		})
 	}
-	waitWarm(t, p, "")
+	waitWarmEnded(t, p, dir) // it ends at its first import: the cell's random is in (TestWarmUpLeavesCellsModulesIn)
 	wantResult("('local mymod', 'local random')")(t, p.runReq(map[string]any{
 		"code": "import importlib\n(importlib.reload(mymod).VALUE, importlib.reload(random).VALUE)", "cwd": dir}))
 	if err := os.WriteFile(filepath.Join(dir, "late.py"), []byte("VALUE = 'late'\n"), 0o644); err != nil {

@@ -21,7 +21,10 @@ WARM_SWITCH = 0.0001  # the GIL's switch interval while a step runs
 
 def warm(nap, seen):
     """Run the steps, each batch in a quiet spell that began at cell seen
-    (core's _quiet, which nap sleeps for)."""
+    (core's _quiet, which nap sleeps for). It ends (imports.Lending) where
+    a step's imports would take a cell's module of a start-up module's name
+    out of sys.modules: a cell may be running beside it."""
+    _core._imports().never_lend()
     steps = _steps()
     while True:
         was = sys.getswitchinterval()
