@@ -212,7 +212,8 @@ func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, erro
 // WriteFile replaces path with data so that readers see the old file or
 // the new one, never a part: it writes a temp file in the same directory,
 // fsyncs it, renames it over path and fsyncs the directory. The file keeps
-// its permission bits (0644 for a new file). A symlink is written through
+// its permission bits; a new file gets those open(2) gives it, 0666 less
+// the umask, as nbformat.write (Jupyter, papermill) makes one. A symlink is written through
 // (its target is replaced, the link stays) and a read-only file (no write
 // bit) is refused, as an in-place write would be. On error path is
 // unchanged and the temp file is removed.
@@ -334,7 +335,7 @@ func writableTarget(path string) (string, fs.FileMode, error) {
 	if target != absolute(path) {
 		path = target
 	}
-	perm := fs.FileMode(0o644)
+	perm := newFilePerm()
 	if st, statErr := os.Stat(path); statErr == nil {
 		if !st.Mode().IsRegular() {
 			return "", 0, fmt.Errorf("write notebook %s: not a regular file", path)
@@ -345,6 +346,13 @@ func writableTarget(path string) (string, fs.FileMode, error) {
 		}
 	}
 	return path, perm, nil
+}
+
+// newFilePerm is the mode open(2) gives a new file: 0666 less the umask
+// (a user's 077 keeps the outputs from other users, a 002 shares them with
+// the group).
+func newFilePerm() fs.FileMode {
+	return fs.FileMode(0o666 &^ umask())
 }
 
 // tempCreated, when set (by a test), is called with a save's temp file
