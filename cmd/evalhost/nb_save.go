@@ -153,24 +153,65 @@ func (s *notebookSaver) save(wait time.Duration, save func(string) error) error 
 		return err
 	}
 	s.changed = target
-	if s.diverted, err = s.divertTarget(target); err != nil {
+	made := false
+	if s.diverted, made, err = s.divertTarget(target); err != nil {
 		return err
 	}
-	return lockedSave(s.diverted, wait, save)
+	if err = lockedSave(s.diverted, wait, save); err != nil && made {
+		// No empty file is left to look like a broken notebook; the next
+		// save diverts again.
+		removeIfEmpty(s.diverted)
+		s.diverted = ""
+	}
+	return err
 }
 
-// divertTarget names where the notebook goes when target changed on disk.
-func (s *notebookSaver) divertTarget(target string) (string, error) {
+// removeIfEmpty removes path if it is an empty regular file.
+func removeIfEmpty(path string) {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		os.Remove(path)
+	}
+}
+
+// divertTarget names where the notebook goes when target changed on disk,
+// and whether it made that file (empty) for it.
+func (s *notebookSaver) divertTarget(target string) (string, bool, error) {
 	// The input by name too: --inplace's target removed or moved away.
 	if (target == s.input || sameFile(target, s.input)) && !sameFile(s.converted, s.input) {
-		return s.converted, nil
+		made, err := narrowMode(s.converted, target)
+		if err != nil {
+			return "", false, fmt.Errorf("%s changed on disk while its cells ran, and %s could not be made as private as it: %w", target, s.converted, err)
+		}
+		return s.converted, made, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), strings.TrimSuffix(filepath.Base(target), ".ipynb")+".evalhost-*.ipynb")
 	if err != nil {
-		return "", fmt.Errorf("%s changed on disk while its cells ran, and no other file could be made for the result: %w", target, err)
+		return "", false, fmt.Errorf("%s changed on disk while its cells ran, and no other file could be made for the result: %w", target, err)
 	}
 	f.Close()
-	return f.Name(), nil
+	return f.Name(), true, nil
+}
+
+// narrowMode makes copy, which is to hold the notebook at like's place,
+// readable by no one like is not: made new with like's mode, or an earlier
+// copy's mode cut down to it (a save keeps the file's mode). Without like
+// (removed), a new copy gets the umask's mode, as any new notebook.
+// It reports whether it made copy.
+func narrowMode(copy, like string) (bool, error) {
+	st, err := os.Stat(like)
+	if err != nil {
+		return false, nil
+	}
+	perm := st.Mode().Perm()
+	f, err := os.OpenFile(copy, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err == nil {
+		return true, f.Close()
+	}
+	cs, err := os.Stat(copy)
+	if err != nil || cs.Mode().Perm()&^perm == 0 {
+		return false, nil // the save says what is wrong with it
+	}
+	return false, os.Chmod(copy, cs.Mode().Perm()&perm)
 }
 
 // lockedSave runs save(path) holding path's notebook lock.

@@ -167,3 +167,95 @@ func TestSaverStartSaveHoldsTheEndedCells(t *testing.T) {
 		t.Fatalf("after a start save: %q, want the outputs up to cell 0", got)
 	}
 }
+
+// The copy an --inplace run diverts to (FILE.nbconvert.ipynb) holds the
+// notebook's outputs, so other users may read it no more than they may
+// read the notebook: a private (0600) notebook's copy is 0600, made new or
+// written over an earlier, wider one.
+func TestSaverDivertedCopyIsNoWiderThanTheNotebook(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing os.FileMode // the earlier FILE.nbconvert.ipynb's mode; 0: none
+		want     os.FileMode
+	}{
+		{"new copy", 0, 0o600},
+		{"earlier copy 0644", 0o644, 0o600},
+		{"earlier copy 0400", 0o400, 0o400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "nb.ipynb")
+			nb, _ := savedNotebook(t, path, "1")
+			if err := os.Chmod(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			converted := filepath.Join(dir, "nb.nbconvert.ipynb")
+			if tt.existing != 0 {
+				if err := os.WriteFile(converted, []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(converted, tt.existing); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := newNotebookSaver(path, "", true)
+			edit := []byte(`{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+			if err := os.WriteFile(path, edit, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			nb.Edit(0, "ran")
+			err := s.finish(nb)
+			if tt.existing&0o200 == 0 && tt.existing != 0 {
+				if err == nil {
+					t.Fatal("a read-only earlier copy was written over")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.diverted != converted {
+				t.Fatalf("diverted to %q, want %q", s.diverted, converted)
+			}
+			st, err := os.Stat(converted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Mode().Perm(); got != tt.want {
+				t.Fatalf("the diverted copy of a 0600 notebook has mode %04o, want %04o", got, tt.want)
+			}
+		})
+	}
+}
+
+// A diverted save that fails leaves no empty FILE.nbconvert.ipynb made for
+// it, which Jupyter would show as a broken notebook; the next save diverts
+// again.
+func TestSaverFailedDivertLeavesNoEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nb.ipynb")
+	nb, _ := savedNotebook(t, path, "1")
+	converted := filepath.Join(dir, "nb.nbconvert.ipynb")
+	lk, err := notebook.Lock(context.Background(), converted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newNotebookSaver(path, "", true)
+	s.warn = func(string) {}
+	if err := os.WriteFile(path, []byte(`{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nb.Edit(0, "ran")
+	s.progress(0, nb)
+	if _, err := os.Stat(converted); err == nil {
+		t.Fatalf("a failed diverted save left %s", converted)
+	}
+	lk.Unlock()
+	if err := s.finish(nb); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(converted); !strings.Contains(string(got), `"ran"`) {
+		t.Fatalf("the next save did not divert:\n%s", got)
+	}
+}
