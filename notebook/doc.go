@@ -16,7 +16,8 @@
 //     source and execution_count, pyout and pyerr as execute_result and
 //     error, v3 output keys as MIME types, each cell a new id), and is
 //     written as nbformat writes that (sorted keys, its layout); older
-//     formats are refused with the nbconvert command that converts them.
+//     formats are refused with the nbconvert command that converts them,
+//     and a newer major format than 4 as nbformat.read refuses it.
 //     NaN, Infinity and -Infinity are numbers, as Python's json (and so
 //     nbformat and papermill) writes and reads them; [Notebook.Metadata]
 //     keeps them, which encoding/json refuses and [Members] reads.

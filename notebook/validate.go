@@ -42,8 +42,16 @@ func validate(root *value) error {
 		if v.kind != kindNumber {
 			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is a %s, want a number", v.kind)}
 		}
-		if _, err := strconv.Atoi(v.raw); err != nil { // 4.0, NaN: nbformat refuses them too
+		n, err := strconv.Atoi(v.raw)
+		if err != nil { // 4.0, NaN: nbformat refuses them too
 			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is %s, want a whole number", v.raw)}
+		}
+		if name == "nbformat" && n > 4 {
+			// nbformat.read refuses it too ("Unsupported nbformat
+			// version"): read as 4 and written back, the file would claim
+			// a format whose rules did not write it.
+			return &StructureError{Cell: -1, Field: name, Msg: fmt.Sprintf("is %d, a newer format than nbformat 4, "+
+				"the newest evalhost (and Jupyter's nbformat) reads; convert it to nbformat 4 with the tool that wrote it", n)}
 		}
 	}
 	for i, c := range cells.arr {
