@@ -76,6 +76,10 @@ var paramCases = []struct {
 		"# Parameters\na = True\nb = False\nc = 8\nd = 31\ne = \"1e5\"\nf = 1500.0\ng = None\nh = None\ni = float('inf')\nj = float('-inf')\nk = float('nan')\nl = \"2024-01-02\"\nm = 5\nn = 1000\no = 685230\np = \"08\"\nq = \"1\"\nr = \"2\"\ns = 3.0\nt = 12\nu = 1.0\nv = \"0o17\"\n"},
 	{"yaml structures", flagSet{{"-y", "a: [1, two, {x: 3.5}]\nb: {k: v, 2: n, true: t, null: z}\nbase: &b {p: 1, q: 2}\nd:\n  <<: *b\n  q: 3\ne: *b"}},
 		"# Parameters\na = [1, \"two\", {\"x\": 3.5}]\nb = {\"k\": \"v\", \"2\": \"n\", \"True\": \"t\", \"None\": \"z\"}\nbase = {\"p\": 1, \"q\": 2}\nd = {\"p\": 1, \"q\": 3}\ne = {\"p\": 1, \"q\": 2}\n"},
+	// Python's dict holds 1, True and 1.0 as one key (the first given,
+	// with the last value), and 0, False and 0.0.
+	{"yaml keys equal in Python", flagSet{{"-y", "a: {1: one, true: t, 1.0: f, 0: z, false: n, 2.5: h, 0.0: zz}"}},
+		"# Parameters\na = {\"1\": \"f\", \"0\": \"zz\", \"2.5\": \"h\"}\n"},
 	{"yaml file and strings", flagSet{{"-f", "testdata/params.yaml"}, {"-y", "alpha: 0.2"}, {"-p", "n", "3"}}, ""},
 	{"yaml merge lists", flagSet{{"-y", "a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nc:\n  w: 0\n  <<: [*a, *b]\n  x: 9"}}, ""},
 	{"yaml odd scalars", flagSet{{"-y", "a: 1:30\nb: -0b11\nc: 0.5e-3\nd: 6.8523015e+5\ne: 685_230.15\nf: 190:20:30.15\ng: Yes\nh: NO\ni: 'yes'\nj: \"tab\\there\"\nk: >\n  folded\n  text\n"}}, ""},

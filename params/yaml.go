@@ -35,12 +35,35 @@ func (m Map) set(key, value any) Map {
 	return append(m, KV{key, value})
 }
 
+// sameKey is Python's key equality: True is 1, False 0, and a float
+// equal to an int is that int (1.0 is 1), so a dict holds them as one.
 func sameKey(a, b any) bool {
-	if x, ok := a.(*big.Int); ok {
-		y, ok := b.(*big.Int)
-		return ok && x.Cmp(y) == 0
+	x, xNum := keyNumber(a)
+	y, yNum := keyNumber(b)
+	if xNum || yNum {
+		return xNum && yNum && x.Cmp(y) == 0
 	}
 	return a == b
+}
+
+// keyNumber is a number key's exact value (bool as 0 or 1); not a NaN or
+// an infinity, which equal no other key.
+func keyNumber(k any) (*big.Float, bool) {
+	switch v := k.(type) {
+	case bool:
+		if v {
+			return big.NewFloat(1), true
+		}
+		return big.NewFloat(0), true
+	case *big.Int:
+		return new(big.Float).SetInt(v), true
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+		return big.NewFloat(v), true
+	}
+	return nil, false
 }
 
 // PyYAML's YAML 1.1 implicit resolvers (resolver.py), without timestamps
