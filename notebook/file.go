@@ -328,6 +328,9 @@ func CheckWritable(path string) error {
 // resolveLinks refuses one planted in /tmp) and refuses what WriteFile
 // would not replace; perm is the mode the new file gets.
 func writableTarget(path string) (string, fs.FileMode, error) {
+	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
+		return "", 0, fmt.Errorf("write notebook %s: the path names a directory, not a notebook file; give the file's name (DIR/NAME.ipynb)", path)
+	}
 	target, err := resolveLinks(path)
 	if err != nil {
 		return "", 0, fmt.Errorf("write notebook %s: %w", path, err)

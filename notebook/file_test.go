@@ -189,3 +189,25 @@ func TestLanguage(t *testing.T) {
 		})
 	}
 }
+
+// A path that ends in a separator names a directory, there or not: a save
+// refuses it saying so, not with the error of a temp file it could not
+// make inside it (".NNN.tmp": no such file or directory).
+func TestWriteFileRefusesADirectoryPath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "there"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"missing" + string(filepath.Separator), "there" + string(filepath.Separator)} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name) + string(filepath.Separator)
+			err := WriteFile(path, readFile(t, "testdata/basic.ipynb"))
+			if err == nil || !strings.Contains(err.Error(), "names a directory") {
+				t.Fatalf("WriteFile(%q) = %v, want an error saying it names a directory", path, err)
+			}
+			if err := CheckWritable(path); err == nil || !strings.Contains(err.Error(), "names a directory") {
+				t.Fatalf("CheckWritable(%q) = %v, want an error saying it names a directory", path, err)
+			}
+		})
+	}
+}
