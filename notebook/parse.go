@@ -97,8 +97,28 @@ func (p *parser) value(depth int) (*value, error) {
 				return p.alloc(lit.kind, lit.text), nil
 			}
 		}
+		if hint := p.markHint(); hint != "" {
+			return nil, p.errorf("%s", hint)
+		}
 		return nil, p.errorf("unexpected %s, want a value", p.describe())
 	}
+}
+
+// markHint says what a byte order mark at the start of the file is, which
+// JSON does not allow (nor nbformat, so Jupyter cannot open it either).
+func (p *parser) markHint() string {
+	if p.pos != 0 {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(p.data, "\xef\xbb\xbf"):
+		return "the file starts with a UTF-8 byte order mark, which JSON does not allow (Jupyter cannot open it either); " +
+			"remove its first three bytes (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)"
+	case strings.HasPrefix(p.data, "\xff\xfe"), strings.HasPrefix(p.data, "\xfe\xff"):
+		return "the file is UTF-16 (it starts with a UTF-16 byte order mark); a notebook is UTF-8 JSON: " +
+			"convert it (iconv -f UTF-16 -t UTF-8 FILE)"
+	}
+	return ""
 }
 
 func (p *parser) object(depth int) (*value, error) {

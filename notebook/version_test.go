@@ -34,3 +34,25 @@ func TestParseRefusesANewerMajorFormat(t *testing.T) {
 		})
 	}
 }
+
+// A file that starts with a byte order mark is refused as Jupyter refuses
+// it, saying what the mark is and what to do, not only that a character
+// was unexpected.
+func TestParseSaysWhatAByteOrderMarkIs(t *testing.T) {
+	body := `{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`
+	cases := []struct {
+		name, prefix, want string
+	}{
+		{"UTF-8 BOM", "\xef\xbb\xbf", "UTF-8 byte order mark"},
+		{"UTF-16LE", "\xff\xfe", "UTF-16"},
+		{"UTF-16BE", "\xfe\xff", "UTF-16"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.prefix + body))
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Parse = %v, want ErrInvalid naming the %s", err, c.want)
+			}
+		})
+	}
+}
