@@ -38,6 +38,11 @@
 //     script with a marker, even one that only starts markdown, is a
 //     notebook: each cell shows its last expression, and one of no code
 //     cells gives none.
+//   - With Options.KeepTagged, a cell that does not run (markdown, raw,
+//     blank, not active in a notebook) but has one of those tags is kept
+//     as a NoRun cell without code, so a caller can place cells by it as
+//     in the notebook (papermill injects after a markdown "parameters"
+//     cell) before dropping it.
 //   - Split never fails: any text is a script. Line ends are kept as given
 //     (callers normalise CRLF first if they want to).
 package percent

@@ -2,6 +2,7 @@ package percent
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,6 +14,11 @@ type Cell struct {
 	sessions.Cell                // Language, Code, Title, Tags
 	Line          int            // 1-based line of the cell's first code line, for messages
 	Metadata      map[string]any // the marker's options (Jupytext's cell metadata); nil without a marker
+	// NoRun marks a cell of the notebook that does not run (markdown, raw,
+	// blank, not active in a notebook), kept, without code, only because
+	// it has a tag Options.KeepTagged names: a caller places cells by it
+	// (papermill's parameters cell may be markdown) and then drops it.
+	NoRun bool
 }
 
 // Magics says whether lines Jupytext commented out because they are
@@ -35,6 +41,9 @@ type Options struct {
 	// ("" too) or sessions.LangShell.
 	Language string
 	Magics   Magics
+	// KeepTagged names tags for which a cell that does not run is kept,
+	// as a NoRun cell.
+	KeepTagged []string
 }
 
 var (
@@ -70,7 +79,7 @@ func SplitScript(src string, opt Options) []Cell {
 	header := ReadHeader(lines)
 	magics := opt.Magics == MagicsOn || opt.Magics == MagicsAuto && header.Jupytext &&
 		(header.CommentMagics == nil || *header.CommentMagics)
-	s := splitter{defaultLang: lang, magics: magics}
+	s := splitter{defaultLang: lang, magics: magics, keepTagged: opt.KeepTagged}
 	s.cur = chunk{lang: lang, line: header.Lines + 1, preamble: true}
 	for i := header.Lines; i < len(lines); i++ {
 		line := lines[i]
@@ -120,6 +129,7 @@ type chunk struct {
 type splitter struct {
 	defaultLang string
 	magics      bool
+	keepTagged  []string
 	cur         chunk
 	quotes      stringParser
 	cells       []Cell
@@ -129,10 +139,11 @@ type splitter struct {
 func (s *splitter) flush() {
 	c := s.cur
 	switch {
-	case c.skip, c.preamble && onlyComments(c.body):
-		return // prose, or a header comment that is not a cell to number
-	case !isActive("ipynb", c.md, true):
-		return // a raw cell in the notebook
+	case c.preamble && onlyComments(c.body):
+		return // a header comment that is not a cell to number
+	case c.skip, !isActive("ipynb", c.md, true):
+		s.noRun(c) // prose, or a raw cell in the notebook
+		return
 	case !isActive("py", c.md, true):
 		uncommentLines(c.body)
 	case s.magics && c.lang == sessions.LangPython:
@@ -140,11 +151,23 @@ func (s *splitter) flush() {
 	}
 	code := strings.Join(c.body, "")
 	if strings.TrimSpace(code) == "" {
+		s.noRun(c)
 		return
 	}
 	cell := Cell{Cell: sessions.Cell{Language: c.lang, Title: c.title, Tags: tagsOf(c.md),
 		Code: strings.TrimRight(code, "\n") + "\n"}, Line: c.line, Metadata: c.md}
 	s.cells = append(s.cells, cell)
+}
+
+// noRun keeps c, a cell that does not run, as a NoRun cell when it has a
+// tag the caller asked for.
+func (s *splitter) noRun(c chunk) {
+	tags := tagsOf(c.md)
+	if !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(s.keepTagged, t) }) {
+		return
+	}
+	s.cells = append(s.cells, Cell{Cell: sessions.Cell{Language: c.lang, Title: c.title, Tags: tags},
+		Line: c.line, Metadata: c.md, NoRun: true})
 }
 
 func splitLines(src string) []string {

@@ -168,3 +168,31 @@ func FuzzSplitPercent(f *testing.F) {
 		}
 	})
 }
+
+// A cell that does not run is kept, as a NoRun cell without code, only
+// when it has a tag Options.KeepTagged names: papermill places its cell
+// after a parameters cell of any kind.
+func TestSplitKeepTagged(t *testing.T) {
+	src := "# %%\na = 1\n# %% [markdown] tags=[\"parameters\"]\n# prose\n# %% [raw] tags=[\"x\"]\n# %% tags=[\"parameters\"]\n\n# %%\nb = 2\n"
+	kinds := func(cells []Cell) string {
+		var out []string
+		for _, c := range cells {
+			switch {
+			case c.NoRun && c.Code == "":
+				out = append(out, "norun:"+strings.Join(c.Tags, ","))
+			case c.NoRun:
+				out = append(out, "norun with code")
+			default:
+				out = append(out, strings.TrimSpace(c.Code))
+			}
+		}
+		return strings.Join(out, "|")
+	}
+	if got, want := kinds(SplitScript(src, Options{})), "a = 1|b = 2"; got != want {
+		t.Errorf("without KeepTagged: %q, want %q", got, want)
+	}
+	got := kinds(SplitScript(src, Options{KeepTagged: []string{"parameters"}}))
+	if want := "a = 1|norun:parameters|norun:parameters|b = 2"; got != want {
+		t.Errorf("with KeepTagged: %q, want %q", got, want)
+	}
+}

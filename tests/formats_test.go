@@ -105,6 +105,36 @@ func TestRunParametersWithoutTheirCell(t *testing.T) {
 	}
 }
 
+// A parameters cell that does not run (markdown, raw, a blank code cell)
+// still places the injected cell right after it, as papermill places it
+// in the notebook Jupytext reads the script into, and as nb run does: the
+// cells above it run without the parameters. An injected-parameters one is
+// replaced.
+func TestRunParametersAfterACellThatDoesNotRun(t *testing.T) {
+	cases := []struct{ name, marker string }{
+		{"markdown", "# %% [markdown] tags=[\"parameters\"]\n# the parameters\n"},
+		{"raw", "# %% [raw] tags=[\"parameters\"]\n"},
+		{"blank code", "# %% tags=[\"parameters\"]\n\n"},
+		{"markdown injected", "# %% [markdown] tags=[\"injected-parameters\"]\n# old\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "mdp.py")
+			src := "# %%\nprint('c0', globals().get('a'))\n" + c.marker + "# %%\nprint('c1', a)\n"
+			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd := command(t, "run", "-p", "a", "5", script)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || string(out) != "c0 None\nc1 5\n" || strings.Contains(stderr.String(), "no cell of") {
+				t.Fatalf("exit %v, stdout %q, stderr %q; want the parameters after the tagged cell, no note", err, out, stderr.String())
+			}
+		})
+	}
+}
+
 func str(v any) string {
 	s, _ := v.(string)
 	return s

@@ -399,7 +399,12 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 		if err := percent.CheckFormat(src); err != nil {
 			return nil, fmt.Errorf("%s is %w", sourceName(source), err)
 		}
-		cells = append(cells, percent.SplitScript(src, percent.Options{Language: f.lang, Magics: f.magics})...)
+		opt := percent.Options{Language: f.lang, Magics: f.magics}
+		if f.params != nil {
+			// papermill's parameters cell may be one that does not run
+			opt.KeepTagged = []string{params.ParametersTag, params.InjectedTag}
+		}
+		cells = append(cells, percent.SplitScript(src, opt)...)
 	case f.module != "":
 		// One Python cell whatever --language says: python3 -m's module.
 		cells = append(cells, percent.Cell{Cell: sessions.Cell{Language: sessions.LangPython, Module: f.module}})
@@ -415,6 +420,7 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 			fmt.Fprintf(stderr, "evalhost run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", sourceName(source))
 		}
 		cells = params.InjectCells(cells, f.params)
+		cells = slices.DeleteFunc(cells, func(c percent.Cell) bool { return c.NoRun })
 	}
 	out := make([]sessions.Cell, len(cells))
 	for i, c := range cells {
