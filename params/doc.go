@@ -4,11 +4,15 @@
 // Contract:
 //   - [Resolve] types a command-line value as papermill's -p does: "True",
 //     "False", "None", then what Python's int() or float() accepts, else
-//     the string. [Params.SetRaw] keeps it a string (-r).
+//     the string; int() reads no more than 4,300 decimal digits (Python
+//     3.11's limit), so a longer number is float()'s (inf). [Params.SetRaw]
+//     keeps it a string (-r).
 //   - [Params.MergeYAML] reads a YAML mapping (-f FILE, -y TEXT) as
 //     papermill does with PyYAML's safe loader minus timestamps: YAML 1.1
 //     plain scalars (yes/no/on/off are booleans, 0o... is not octal but
-//     010 is, 1e5 is a string), anchors and merge keys. A document that is
+//     010 is, 1e5 is a string), anchors and merge keys; a decimal int of
+//     more than 4,300 digits is refused, as PyYAML's int() refuses it. A
+//     document that is
 //     not a mapping, a YAML error, or a name that is not a Python
 //     identifier is a [*Error] ([ErrBadParameter]) saying what and where.
 //   - Values merge as papermill's CLI merges them: a later value of a name

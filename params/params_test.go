@@ -80,6 +80,12 @@ var paramCases = []struct {
 	// with the last value), and 0, False and 0.0.
 	{"yaml keys equal in Python", flagSet{{"-y", "a: {1: one, true: t, 1.0: f, 0: z, false: n, 2.5: h, 0.0: zz}"}},
 		"# Parameters\na = {\"1\": \"f\", \"0\": \"zz\", \"2.5\": \"h\"}\n"},
+	// Python's int() reads no more than 4,300 decimal digits (3.11+), so
+	// papermill's -p reads such a number with float(); and a longer int
+	// in metadata.papermill would make a notebook Python's json (Jupyter)
+	// cannot read.
+	{"int past Python's digit limit", flagSet{{"-p", "a", strings.Repeat("1", 4300)}, {"-p", "b", strings.Repeat("1", 4301)}, {"-p", "c", "-" + strings.Repeat("1_", 4300) + "1"}, {"-p", "d", "0x" + strings.Repeat("f", 5000)}},
+		"# Parameters\na = " + strings.Repeat("1", 4300) + "\nb = float('inf')\nc = float('-inf')\nd = \"0x" + strings.Repeat("f", 5000) + "\"\n"},
 	{"yaml file and strings", flagSet{{"-f", "testdata/params.yaml"}, {"-y", "alpha: 0.2"}, {"-p", "n", "3"}}, ""},
 	{"yaml merge lists", flagSet{{"-y", "a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nc:\n  w: 0\n  <<: [*a, *b]\n  x: 9"}}, ""},
 	{"yaml odd scalars", flagSet{{"-y", "a: 1:30\nb: -0b11\nc: 0.5e-3\nd: 6.8523015e+5\ne: 685_230.15\nf: 190:20:30.15\ng: Yes\nh: NO\ni: 'yes'\nj: \"tab\\there\"\nk: >\n  folded\n  text\n"}}, ""},
@@ -158,6 +164,7 @@ func TestBadParameters(t *testing.T) {
 		{"yaml bad name", flagSet{{"-y", "my-name: x"}}, `-y: parameter name "my-name" is not a Python identifier`},
 		{"yaml documents", flagSet{{"-y", "a: 1\n---\nb: 2"}}, "-y: not valid YAML: expected a single document, but found another one at line 2"},
 		{"yaml document marker first", flagSet{{"-y", "---\na: 1\n---\n"}}, "found another one"},
+		{"yaml int past Python's digit limit", flagSet{{"-y", "a: " + strings.Repeat("9", 4301)}}, "line 1: an integer of 4301 digits"},
 		{"yaml document end then more", flagSet{{"-y", "a: 1\n...\n---\nb: 2"}}, "found another one"},
 	}
 	for _, tt := range tests {

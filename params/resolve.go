@@ -64,9 +64,26 @@ func digitValue(r rune) rune {
 	return (r - start) % 10
 }
 
+// maxIntDigits is how many decimal digits Python's int() reads (3.11's
+// sys.int_info.default_max_str_digits, in 3.8.14+ too); more is a
+// ValueError, which papermill's -p takes as "not an int".
+const maxIntDigits = 4300
+
+// decimalDigits counts the digits of a decimal int literal, as Python's
+// limit counts them (not its sign or underscores).
+func decimalDigits(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
 func pyInt(s string) (*big.Int, bool) {
 	s = pyArg(s)
-	if !pyIntRe().MatchString(s) {
+	if !pyIntRe().MatchString(s) || decimalDigits(s) > maxIntDigits {
 		return nil, false
 	}
 	return new(big.Int).SetString(strings.ReplaceAll(strings.TrimPrefix(s, "+"), "_", ""), 10)

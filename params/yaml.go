@@ -213,7 +213,7 @@ func yamlScalar(n *yaml.Node) (any, error) {
 	case yamlFloatRe().MatchString(s):
 		return yamlFloat(s), nil
 	case yamlIntRe().MatchString(s):
-		return yamlInt(s), nil
+		return yamlIntNode(n, s)
 	case yamlNullRe().MatchString(s):
 		return nil, nil
 	}
@@ -231,7 +231,7 @@ func taggedScalar(n *yaml.Node) (any, error) {
 		return yamlBoolRe().MatchString(n.Value) && strings.Contains("yes true on", strings.ToLower(n.Value)), nil
 	case "!!int":
 		if yamlIntRe().MatchString(n.Value) {
-			return yamlInt(n.Value), nil
+			return yamlIntNode(n, n.Value)
 		}
 	case "!!float":
 		if yamlFloatRe().MatchString(n.Value) || yamlIntRe().MatchString(n.Value) {
@@ -239,6 +239,18 @@ func taggedScalar(n *yaml.Node) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("line %d: %s %q is not a value papermill's YAML loader reads", n.Line, n.ShortTag(), n.Value)
+}
+
+// yamlIntNode is yamlInt of n's text s, refused where PyYAML's int() is (a
+// decimal of more digits than Python reads, which papermill fails on and
+// which, written into metadata.papermill, Python's json could not read).
+func yamlIntNode(n *yaml.Node, s string) (any, error) {
+	decimal := !strings.Contains(s, ":") && !strings.HasPrefix(strings.TrimLeft(s, "+-"), "0")
+	if d := decimalDigits(s); decimal && d > maxIntDigits {
+		return nil, fmt.Errorf("line %d: an integer of %d digits, more than the %d Python's int() reads (papermill fails on it too); "+
+			"quote it to pass it as a string", n.Line, d, maxIntDigits)
+	}
+	return yamlInt(s), nil
 }
 
 // yamlInt is PyYAML's construct_yaml_int.
