@@ -212,7 +212,8 @@ func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, erro
 // WriteFile replaces path with data so that readers see the old file or
 // the new one, never a part: it writes a temp file in the same directory,
 // fsyncs it, renames it over path and fsyncs the directory. The file keeps
-// its permission bits; a new file gets those open(2) gives it, 0666 less
+// its permission bits, and its owner and group as far as this user may
+// give them (keepOwner); a new file gets those open(2) gives it, 0666 less
 // the umask, as nbformat.write (Jupyter, papermill) makes one. A symlink is written through
 // (its target is replaced, the link stays) and a read-only file (no write
 // bit) is refused, as an in-place write would be. On error path is
@@ -232,7 +233,7 @@ func writeFile(path string, data []byte, expected *held, sync bool) error {
 
 // writeFileWith is writeFile of what write writes to the temp file.
 func writeFileWith(path string, write func(io.Writer) error, expected *held, sync bool) (err error) {
-	path, perm, err := writableTarget(path)
+	path, perm, orig, err := writableTarget(path)
 	if err != nil {
 		return err
 	}
@@ -254,6 +255,9 @@ func writeFileWith(path string, write func(io.Writer) error, expected *held, syn
 	}
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	if orig != nil {
+		keepOwner(f, orig)
 	}
 	if sync {
 		if err = f.Sync(); err != nil {
@@ -306,7 +310,7 @@ func checkHolds(path string, expected *held) error {
 // before it writes (nb run) calls it first, so a target it cannot write
 // fails before the work, not after it.
 func CheckWritable(path string) error {
-	path, _, err := writableTarget(path)
+	path, _, _, err := writableTarget(path)
 	if err != nil {
 		return err
 	}
@@ -326,29 +330,31 @@ func CheckWritable(path string) error {
 // writableTarget resolves a symlink to the file it names (a dangling
 // one's is created where it points, as "> link" does, not over the link;
 // resolveLinks refuses one planted in /tmp) and refuses what WriteFile
-// would not replace; perm is the mode the new file gets.
-func writableTarget(path string) (string, fs.FileMode, error) {
+// would not replace; perm is the mode the new file gets, orig the file it
+// replaces (nil: none).
+func writableTarget(path string) (string, fs.FileMode, fs.FileInfo, error) {
 	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
-		return "", 0, fmt.Errorf("write notebook %s: the path names a directory, not a notebook file; give the file's name (DIR/NAME.ipynb)", path)
+		return "", 0, nil, fmt.Errorf("write notebook %s: the path names a directory, not a notebook file; give the file's name (DIR/NAME.ipynb)", path)
 	}
 	target, err := resolveLinks(path)
 	if err != nil {
-		return "", 0, fmt.Errorf("write notebook %s: %w", path, err)
+		return "", 0, nil, fmt.Errorf("write notebook %s: %w", path, err)
 	}
 	if target != absolute(path) {
 		path = target
 	}
-	perm := newFilePerm()
-	if st, statErr := os.Stat(path); statErr == nil {
-		if !st.Mode().IsRegular() {
-			return "", 0, fmt.Errorf("write notebook %s: not a regular file", path)
-		}
-		perm = st.Mode().Perm()
-		if perm&0o222 == 0 {
-			return "", 0, fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
-		}
+	st, statErr := os.Stat(path)
+	if statErr != nil {
+		return path, newFilePerm(), nil, nil
 	}
-	return path, perm, nil
+	if !st.Mode().IsRegular() {
+		return "", 0, nil, fmt.Errorf("write notebook %s: not a regular file", path)
+	}
+	perm := st.Mode().Perm()
+	if perm&0o222 == 0 {
+		return "", 0, nil, fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
+	}
+	return path, perm, st, nil
 }
 
 // newFilePerm is the mode open(2) gives a new file: 0666 less the umask

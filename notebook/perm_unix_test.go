@@ -52,3 +52,31 @@ func TestWriteFileNewFileFollowsUmask(t *testing.T) {
 		})
 	}
 }
+
+// A save replaces the file with a new one (the rename), which belongs to
+// whoever saves: it gets the owner and group of the file it replaces, as
+// the in-place write of nbformat.write (papermill) keeps them, so root's
+// run of a user's notebook does not take it from its owner. Needs root.
+func TestWriteFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	path := filepath.Join(t.TempDir(), "theirs.ipynb")
+	if err := os.WriteFile(path, readFile(t, "testdata/basic.ipynb"), 0o664); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, readFile(t, "testdata/basic.ipynb")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	if sys.Uid != nobody || sys.Gid != nobody {
+		t.Fatalf("after a save the file belongs to %d:%d, want %d:%d as before", sys.Uid, sys.Gid, nobody, nobody)
+	}
+}
