@@ -50,7 +50,8 @@
 //     written, as Jupyter writes none. A bundle or metadata that is not
 //     valid JSON is an error and nothing of that frame is recorded.
 //   - [SelectCodeCells] picks cells by "2,5-7" specs, skipping blank code
-//     cells as nbclient does; a bad spec is a [*CellSpecError]
+//     cells as nbclient does and the markdown and raw cells a range spans
+//     (a markdown cell named alone is refused); a bad spec is a [*CellSpecError]
 //     ([ErrCellSpec]). [CheckLanguage] refuses a notebook of another kernel
 //     language with a [*LanguageError] ([ErrLanguage]).
 //

@@ -68,7 +68,9 @@ func raisesException(nb *notebook.Notebook, i int) bool {
 }
 
 // SelectCodeCells lists the code cells to run: those spec names ("2,5-7",
-// 0-based notebook indexes), or every code cell when spec is "". Blank
+// 0-based notebook indexes, as nb view numbers every cell: a range's
+// markdown and raw cells are passed over, one named alone is an error), or
+// every code cell when spec is "". Blank
 // code cells are left out, as nbclient skips them: running them would take
 // execution counts nbclient does not; so are cells tagged skip-execution,
 // which nbclient skips too.
@@ -85,13 +87,16 @@ func SelectCodeCells(nb *notebook.Notebook, spec string) ([]int, error) {
 	if spec == "" {
 		return slices.DeleteFunc(code, blank), nil
 	}
-	want, err := ParseCellRanges(spec, nb.Len())
+	want, single, err := parseCellSpec(spec, nb.Len())
 	if err != nil {
 		return nil, err
 	}
 	var out []int
 	for _, i := range want {
 		if !slices.Contains(code, i) {
+			if !single[i] {
+				continue // a range spans prose: its code cells are meant
+			}
 			return nil, specError("cell %d is a %s cell, not code", i, nb.Cell(i).Type)
 		}
 		if !blank(i) {
@@ -108,7 +113,14 @@ func pythonSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0
 // ParseCellRanges reads "2,5-7" as sorted, distinct 0-based cell indexes
 // below count.
 func ParseCellRanges(spec string, count int) ([]int, error) {
-	seen := map[int]bool{}
+	out, _, err := parseCellSpec(spec, count)
+	return out, err
+}
+
+// parseCellSpec is ParseCellRanges that also says which cells were named
+// by themselves ("2"), not only within a range ("5-7").
+func parseCellSpec(spec string, count int) ([]int, map[int]bool, error) {
+	seen, single := map[int]bool{}, map[int]bool{}
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
@@ -119,10 +131,13 @@ func ParseCellRanges(spec string, count int) ([]int, error) {
 			b, errB = strconv.Atoi(hi)
 		}
 		if errA != nil || errB != nil || a < 0 || b < a {
-			return nil, specError("%q: want 0-based indexes and ranges like 2,5-7", part)
+			return nil, nil, specError("%q: want 0-based indexes and ranges like 2,5-7", part)
 		}
 		if b >= count {
-			return nil, specError("%q: the notebook has cells 0..%d", part, count-1)
+			return nil, nil, specError("%q: the notebook has cells 0..%d", part, count-1)
+		}
+		if !isRange {
+			single[a] = true
 		}
 		for i := a; i <= b; i++ {
 			seen[i] = true
@@ -133,5 +148,5 @@ func ParseCellRanges(spec string, count int) ([]int, error) {
 		out = append(out, i)
 	}
 	slices.Sort(out)
-	return out, nil
+	return out, single, nil
 }

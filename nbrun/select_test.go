@@ -34,6 +34,10 @@ func TestSelectCodeCells(t *testing.T) {
 		{"a selected blank cell is skipped", "2-5", []int{4, 5}, ""},
 		{"only blank cells selected", "2,3", nil, ""},
 		{"markdown selected", "1", nil, "cell 1 is a markdown cell"},
+		// nb view numbers every cell, so a range of its numbers spans prose:
+		// it picks its code cells, as it passes over its blank ones.
+		{"a range passes over markdown", "0-5", []int{0, 4, 5}, ""},
+		{"a range from markdown", "1-4", []int{4}, ""},
 		{"out of range", "9", nil, "the notebook has cells 0..7"},
 	}
 	for _, tt := range tests {
