@@ -44,5 +44,9 @@
 //     in the notebook (papermill injects after a markdown "parameters"
 //     cell) before dropping it.
 //   - Split never fails: any text is a script. Line ends are kept as given
-//     (callers normalise CRLF first if they want to).
+//     (callers normalise CRLF first if they want to). [CheckFormat] says
+//     what Split would read wrongly: a header naming another Jupytext
+//     format ([ErrNotPercent]) or whose "jupyter:" section is not YAML
+//     ([ErrBadHeader]), which jupytext refuses; a header whose values
+//     are not of the types read says nothing of them.
 package percent

@@ -25,6 +25,9 @@ type Header struct {
 	// Lines is how many lines the header (with its shebang and coding
 	// line and one blank line after it) takes.
 	Lines int
+	// Err is set when the "jupyter:" section is not YAML (which Jupytext
+	// refuses); the other fields then say nothing of it.
+	Err error
 }
 
 var (
@@ -39,7 +42,7 @@ var (
 // Header.
 func ReadHeader(lines []string) Header {
 	var yamlLines []string
-	started, inJupyter, jupyter := false, false, false
+	started, inJupyter, jupyter, jupyterLine := false, false, false, 0
 	for i, line := range lines {
 		line = strings.TrimRight(line, "\r\n")
 		if i == 0 && strings.HasPrefix(line, "#!") {
@@ -59,7 +62,7 @@ func ReadHeader(lines []string) Header {
 			}
 			h := Header{Jupytext: jupyter, Lines: i + 1}
 			if h.Jupytext {
-				h.CommentMagics, h.FormatName = jupytextOptions(yamlLines)
+				h.CommentMagics, h.FormatName, h.Err = jupytextOptions(yamlLines, jupyterLine)
 			}
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
 				h.Lines++
@@ -71,6 +74,9 @@ func ReadHeader(lines []string) Header {
 		}
 		switch {
 		case jupyterKeyRe().MatchString(text):
+			if !jupyter {
+				jupyterLine = i + 1
+			}
 			inJupyter, jupyter = true, true
 		case text != "" && text[0] != ' ' && text[0] != '\t':
 			inJupyter = false
@@ -83,9 +89,11 @@ func ReadHeader(lines []string) Header {
 }
 
 // jupytextOptions reads jupyter.jupytext.comment_magics and
-// text_representation.format_name from the header's "jupyter:" section; a
-// section that is not YAML says nothing.
-func jupytextOptions(section []string) (commentMagics *bool, formatName string) {
+// text_representation.format_name from the header's "jupyter:" section,
+// which starts at line first. A section that is not YAML is an error, as
+// Jupytext's yaml.safe_load of it is; one whose values are not of those
+// types says nothing.
+func jupytextOptions(section []string, first int) (commentMagics *bool, formatName string, err error) {
 	var doc struct {
 		Jupyter struct {
 			Jupytext struct {
@@ -96,11 +104,16 @@ func jupytextOptions(section []string) (commentMagics *bool, formatName string) 
 			} `yaml:"jupytext"`
 		} `yaml:"jupyter"`
 	}
-	if yaml.Unmarshal([]byte(strings.Join(section, "\n")), &doc) != nil {
-		return nil, ""
+	text := []byte(strings.Join(section, "\n"))
+	var node yaml.Node
+	if err := yaml.Unmarshal(text, &node); err != nil {
+		return nil, "", fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
+	}
+	if node.Decode(&doc) != nil {
+		return nil, "", nil
 	}
 	j := doc.Jupyter.Jupytext
-	return j.CommentMagics, j.TextRepresentation.FormatName
+	return j.CommentMagics, j.TextRepresentation.FormatName, nil
 }
 
 // ErrNotPercent: a script whose Jupytext header names another format
@@ -108,11 +121,19 @@ func jupytextOptions(section []string) (commentMagics *bool, formatName string) 
 // would read wrongly.
 var ErrNotPercent = errors.New("a script of another Jupytext format")
 
+// ErrBadHeader: a script whose Jupytext header is not YAML, which Jupytext
+// refuses, and whose format and options this package cannot tell.
+var ErrBadHeader = errors.New("a script whose Jupytext header is not YAML")
+
 // CheckFormat returns an error wrapping ErrNotPercent when src's Jupytext
-// header names a format other than percent; nil for a percent script and
-// for one without a header (plain Python, VS Code's or Spyder's # %%).
+// header names a format other than percent, or ErrBadHeader when its
+// "jupyter:" section is not YAML; nil for a percent script and for one
+// without a header (plain Python, VS Code's or Spyder's # %%).
 func CheckFormat(src string) error {
 	h := ReadHeader(splitLines(src))
+	if h.Err != nil {
+		return fmt.Errorf("%w: %w; fix the header or remove it (jupytext refuses it too)", ErrBadHeader, h.Err)
+	}
 	if h.FormatName == "" || h.FormatName == "percent" {
 		return nil
 	}

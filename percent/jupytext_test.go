@@ -68,27 +68,34 @@ func notebookCode(t *testing.T, path string) []string {
 }
 
 // A script whose Jupytext header names another format is refused (its
-// "# +" cells and their metadata would be read wrongly); a percent one, a
-// header that names no format and a script without one are read.
+// "# +" cells and their metadata would be read wrongly), and so is one
+// whose "jupyter:" section is not YAML, which jupytext refuses (it was read
+// as a header that says nothing, and a light script with such a header
+// ran as percent); a percent one, a header that names no format, one whose
+// values are not of the types read, and a script without one are read.
 func TestCheckFormat(t *testing.T) {
 	header := func(format string) string {
 		return "# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n" + format + "# ---\n\nx = 1\n"
 	}
 	for _, tc := range []struct {
 		name, src string
-		bad       bool
+		want      error  // nil: read
+		says      string // in the error
 	}{
-		{"light", header("#       format_name: light\n"), true},
-		{"sphinx", header("#       format_name: sphinx\n"), true},
-		{"percent", header("#       format_name: percent\n"), false},
-		{"no format name", header(""), false},
-		{"no header", "# %%\nx = 1\n", false},
-		{"a YAML header that is not Jupytext's", "# ---\n# title: x\n# ---\nx = 1\n", false},
+		{"light", header("#       format_name: light\n"), ErrNotPercent, "jupytext --to py:percent"},
+		{"sphinx", header("#       format_name: sphinx\n"), ErrNotPercent, "jupytext --to py:percent"},
+		{"percent", header("#       format_name: percent\n"), nil, ""},
+		{"no format name", header(""), nil, ""},
+		{"no header", "# %%\nx = 1\n", nil, ""},
+		{"a YAML header that is not Jupytext's", "# ---\n# title: x\n# ---\nx = 1\n", nil, ""},
+		{"not YAML", header("#       format_name: [light\n"), ErrBadHeader, `"jupyter:" section from line 2: yaml: `},
+		{"not YAML after a shebang", "#!/usr/bin/env python\n" + header("#   kernelspec: {name: x\n"), ErrBadHeader, "from line 3"},
+		{"a value of another type", header("#     comment_magics: maybe\n"), nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckFormat(tc.src)
-			if tc.bad != errors.Is(err, ErrNotPercent) || tc.bad && !strings.Contains(err.Error(), "jupytext --to py:percent") {
-				t.Errorf("CheckFormat = %v, want refused: %v", err, tc.bad)
+			if !errors.Is(err, tc.want) || tc.want == nil && err != nil || tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)) {
+				t.Errorf("CheckFormat = %v, want %v saying %q", err, tc.want, tc.says)
 			}
 		})
 	}
