@@ -647,6 +647,6 @@ class Cell(_wire._Request):
             os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
-        _core._flush_std()
+        _core._stdio.flush_said(self.qid)
         self.positioning = False
         _wire._send_done(self, self.status, self.cancelled, self.result)

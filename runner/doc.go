@@ -321,6 +321,11 @@
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
 //   - stderr is line-buffered, as CPython's: a partial line goes out with
 //     its newline, a flush, the cell's next frame or its end.
+//   - Text the runner's stdout or stderr could not write at a cell's end
+//     (the cell closed fd 1 or 2) is not dropped in silence: a warning
+//     frame before done names the stream and the error, in each cell whose
+//     text cannot go out (it stays buffered, and goes out once the fd works
+//     again); a stdout that cannot be written fails no write to stderr.
 //   - python3's options before runner.py (host.Options.Args) act on the
 //     cells as on python3's script. -u (or PYTHONUNBUFFERED without -E,
 //     as python3 reads them: the interpreter's own stdout writes through;

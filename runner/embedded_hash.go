@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "9d5c438e0ea028ee"
+const embeddedHash = "6403aba0e51e0883"

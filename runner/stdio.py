@@ -55,11 +55,17 @@ _flusher_done = _thread.allocate_lock()
 class _Stderr(io.TextIOWrapper):
     """stderr that flushes stdout first, so the two interleave as written;
     not a closed stdout (sys.stdout.close()), which has nothing to flush
-    and would fail every write to stderr."""
+    and would fail every write to stderr. A stdout that cannot be written
+    (the cell closed fd 1) fails no write to stderr either, as python3's
+    stderr, which flushes nothing first, does not: the cell's end says
+    what stdout lost (flush_said)."""
 
     def write(self, s):
         if not out.closed:
-            out.flush()
+            try:
+                out.flush()
+            except OSError:
+                pass
         return io.TextIOWrapper.write(self, s)
 
 
@@ -129,6 +135,28 @@ def flush_std():
                 s.flush()
             except Exception:
                 pass
+
+
+def flush_said(qid):
+    """flush_std at a cell's end, saying (a warning frame) what the runner's
+    stdout or stderr could not write, which would be lost in silence: the
+    cell closed fd 1 or 2, say, where python3 would say "Exception ignored
+    ... Bad file descriptor" as it exits. The text stays buffered, so each
+    later cell whose text cannot go out says so too, and it comes out once
+    the fd works again."""
+    flush_std()
+    for s, name, fd in ((out, "stdout", 1), (err, "stderr", 2)):
+        try:
+            s.flush()
+        except OSError as e:
+            _wire._warn(
+                "what this cell wrote to sys.%s could not be written to fd %d (%s: %s) and is lost so far: "
+                "did the code close or replace fd %d? os.dup2 a working descriptor onto it, or reset the session"
+                % (name, fd, type(e).__name__, e, fd),
+                qid,
+            )
+        except Exception:
+            pass
 
 
 def _flush_tick():
