@@ -145,8 +145,12 @@ func (o Options) withDefaults() (Options, string, error) {
 		return o, "", &backend.StartError{Err: fmt.Errorf("%w: %v; install bash or set Options.Bash to its path", backend.ErrNoInterpreter, err)}
 	}
 	if o.Dir != "" {
-		if fi, err := os.Stat(o.Dir); err != nil || !fi.IsDir() {
-			return o, "", &backend.StartError{Err: fmt.Errorf("working directory %q is not a directory; pass an existing one in Options.Dir", o.Dir)}
+		// As package host says it: a directory removed since the request
+		// named it is "no such file or directory", not "not a directory".
+		if fi, err := os.Stat(o.Dir); err != nil {
+			return o, "", &backend.StartError{Err: fmt.Errorf("working directory: %w", err)}
+		} else if !fi.IsDir() {
+			return o, "", &backend.StartError{Err: fmt.Errorf("working directory %q is not a directory", o.Dir)}
 		}
 	}
 	return o, bash, nil

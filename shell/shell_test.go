@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -514,6 +515,8 @@ func TestShellStartErrors(t *testing.T) {
 		{"no such bash", Options{Bash: "/nonexistent/bash"}, backend.ErrNoInterpreter, "Options.Bash"},
 		{"bash not on PATH", Options{Bash: "evh-no-such-bash", Env: []string{"PATH=/nonexistent"}}, backend.ErrNoInterpreter, "evh-no-such-bash"},
 		{"dir is a file", Options{Dir: notDir}, nil, "is not a directory"},
+		// A cwd removed after the request named it: why, not "not a directory".
+		{"dir removed", Options{Dir: filepath.Join(t.TempDir(), "removed")}, fs.ErrNotExist, "no such file or directory"},
 		{"exits before ready", Options{Bash: "sleep"}, nil, "sleep: unrecognized option"},
 		{"never ready", Options{Bash: mute, StartTimeout: 300 * time.Millisecond}, backend.ErrStartTimeout, "__evh_end"},
 	}
