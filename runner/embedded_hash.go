@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "6403aba0e51e0883"
+const embeddedHash = "676d36c62566b980"

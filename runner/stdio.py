@@ -148,6 +148,8 @@ def flush_said(qid):
     for s, name, fd in ((out, "stdout", 1), (err, "stderr", 2)):
         try:
             s.flush()
+        except BlockingIOError:
+            pass  # a non-blocking fd 1 or 2 that was full: delayed, not lost
         except OSError as e:
             _wire._warn(
                 "what this cell wrote to sys.%s could not be written to fd %d (%s: %s) and is lost so far: "
