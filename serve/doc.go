@@ -39,7 +39,10 @@
 // returns nil or the read error that ended the input. The end of Serve's context ends the work at
 // once, also while draining: requests are cancelled and interpreters killed
 // without an interrupt's grace; each accepted eval still gets its end, and
-// Serve returns the context's cause.
+// Serve returns the context's cause. A client that stopped reading is not
+// waited for then: when w can bound its writes (SetWriteDeadline: an
+// *os.File pipe, a net.Conn), a line it has not taken within 5 s is given
+// up, and every line after it (stall.go).
 //
 // It is wrong to call Serve twice on one Server ([ErrServed]). When Serve
 // returns before its reader ended, one goroutine may stay blocked in that

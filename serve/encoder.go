@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
@@ -37,6 +38,7 @@ type Encoder struct {
 	err   error         // the first failed write
 	timer *time.Timer   // flushes a held started frame
 	hold  time.Duration // startedHold (a test's may be longer)
+	bound atomic.Int64  // a time.Duration: how long a write may wait, once bounded (stall.go)
 }
 
 // startedHold bounds how long a started frame waits for the lines after it.
@@ -204,6 +206,9 @@ func (e *Encoder) disarm() {
 }
 
 func (e *Encoder) write(b []byte) {
+	if !e.armWrite() {
+		return
+	}
 	if _, err := e.w.Write(b); err != nil && e.err == nil {
 		e.err = err
 	}

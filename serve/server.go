@@ -213,8 +213,10 @@ func (s *Server) drain(ctx context.Context) (aborted bool) {
 }
 
 // endAtOnce cancels every request and kills every interpreter, without the
-// grace an interrupt gets: the requests still end, each with its end line.
+// grace an interrupt gets: the requests still end, each with its end line,
+// which a client that stopped reading is not waited for past stalledWrite.
 func (s *Server) endAtOnce() {
+	s.out.boundWrites(stalledWrite)
 	s.abort() // every eval's and reset's context derives from s.work
 	s.reg.Kill()
 }

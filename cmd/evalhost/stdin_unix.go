@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -90,6 +91,10 @@ func (w epipeWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// SetWriteDeadline bounds raw's writes (serve's, once its work must end
+// at once: serve/stall.go).
+func (w epipeWriter) SetWriteDeadline(t time.Time) error { return w.raw.SetWriteDeadline(t) }
 
 // pollableDup returns a non-blocking open of f's pipe or socket in Go's
 // poller when f is a blocking one, else nil.

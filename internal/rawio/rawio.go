@@ -3,6 +3,7 @@ package rawio
 import (
 	"io"
 	"os"
+	"time"
 )
 
 // File is a non-blocking, polled file read and written with raw system
@@ -14,6 +15,9 @@ type File struct {
 
 // Name is the file's name.
 func (r *File) Name() string { return r.f.Name() }
+
+// SetWriteDeadline bounds the writes, as the file's own does.
+func (r *File) SetWriteDeadline(t time.Time) error { return r.f.SetWriteDeadline(t) }
 
 // Close closes the file.
 func (r *File) Close() error { return r.f.Close() }

@@ -1,0 +1,127 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A client that stopped reading serve's stdout while a cell floods it
+// (hung, or busy elsewhere) held serve for ever: a first signal drains,
+// which waits for that client as it must, but the second, which ends the
+// work at once, waited too, in the kill of the interpreter whose frames
+// could not be written. serve now gives up a reply the client has not
+// taken within 5 s once the second signal came, and exits 130, leaving no
+// interpreter.
+func TestServeSecondSignalWithAStalledClient(t *testing.T) {
+	cmd := command(t, "serve", "--grace", "10m")
+	cmd.Env = append(cmd.Env, "EVALHOST_DEBUG=1") // logs "stopping on signal"
+	// A file, which cmd.Wait does not wait on: an interpreter left behind
+	// would hold a pipe open.
+	stderr, err := os.Create(t.TempDir() + "/stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd.Stderr = stderr
+	log := func() string { b, _ := os.ReadFile(stderr.Name()); return string(b) }
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	req, _ := json.Marshal(map[string]any{"op": "eval", "id": "f", "cells": []any{map[string]any{
+		"code": "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: print('z' * 1000)", "timeout": 600}}})
+	if _, err := stdin.Write(append(req, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	// Read up to the cell's first output, then stop reading.
+	var seen []byte
+	buf := make([]byte, 1<<16)
+	for !bytes.Contains(seen, []byte(`"type":"stdout"`)) {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("serve's stdout ended: %v; log:\n%s", err, log())
+		}
+		seen = append(seen, buf[:n]...)
+	}
+	m := regexp.MustCompile(`"type":"ready"[^\n]*"pid":([0-9]+)`).FindSubmatch(seen)
+	if m == nil {
+		t.Fatalf("no ready line with the interpreter's pid in %.2000s", seen)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	waitPipeFull(t, out.(*os.File))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(log(), "stopping on signal"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not take the first signal; log:\n%s", log())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		var ee *exec.ExitError
+		if !errors.As(waitErr, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("serve ended %v after a second signal, want exit status 130; log:\n%s", waitErr, log())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not exit within 30 s of a second signal while its client read nothing; log:\n%s", log())
+	}
+	checkPidsGone(t, []int{pid})
+}
+
+// waitPipeFull returns once the pipe r reads from is full: a write waits
+// once less than a page is left.
+func waitPipeFull(t *testing.T, r *os.File) {
+	t.Helper()
+	size, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > size-4096 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipe holds %d of %d bytes after 30 s", n, size)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
