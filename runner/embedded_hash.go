@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "676d36c62566b980"
+const embeddedHash = "6c25470000a638be"

@@ -143,8 +143,16 @@ def flush_said(qid):
     cell closed fd 1 or 2, say, where python3 would say "Exception ignored
     ... Bad file descriptor" as it exits. The text stays buffered, so each
     later cell whose text cannot go out says so too, and it comes out once
-    the fd works again."""
-    flush_std()
+    the fd works again. A cell's own sys.stdout or sys.stderr goes first:
+    it may write into the runner's. One flush of each: this runs at every
+    cell's end."""
+    so, se = sys.stdout, sys.stderr
+    for s in (so if so is not out else None, se if se is not err else None):
+        if s is not None:
+            try:
+                s.flush()
+            except Exception:
+                pass
     for s, name, fd in ((out, "stdout", 1), (err, "stderr", 2)):
         try:
             s.flush()
