@@ -514,8 +514,8 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		echo:  f.ttyRelay.echo,
 		alone: interruptAlone,
 	})
-	stdout = guardedWriter{stdout, interrupted}
-	stderr = guardedWriter{stderr, interrupted}
+	stdout = guardedWriter{stdout, interrupted, 0}
+	stderr = guardedWriter{stderr, interrupted, 1}
 	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
 	defer flush()
 	// Per-call: the interpreters end with the request, so each one's last
@@ -612,15 +612,18 @@ func timedCellEnd(end func(sessions.CellResult)) func(sessions.CellResult) {
 // the rest of the run's output, the cancelled cells' included, is dropped
 // on both streams, as a process killed by SIGPIPE would print nothing more.
 type guardedWriter struct {
-	w  io.Writer
-	in *interrupts
+	w    io.Writer
+	in   *interrupts
+	slot int // stdout's 0, stderr's 1 (interrupts.writing)
 }
 
 func (g guardedWriter) Write(p []byte) (int, error) {
 	if lost := g.in.lost.Load(); lost != nil && errors.Is(*lost, syscall.EPIPE) {
 		return len(p), nil
 	}
+	g.in.writeStarted(g.slot)
 	n, err := g.w.Write(p)
+	g.in.writeEnded(g.slot)
 	if err != nil {
 		g.in.outputLost(err)
 	}

@@ -73,6 +73,10 @@ type interrupts struct {
 	// fatal is the last SIGTERM or SIGHUP that counted as Ctrl-C instead.
 	forwarded atomic.Uint64
 	fatal     atomic.Int32
+	// writing holds when a write of stdout (0) or stderr (1) in progress
+	// began (UnixNano; 0: none), for watchStuck.
+	writing   [2]atomic.Int64
+	stuckOnce sync.Once
 }
 
 // outputLost cancels the run on the first write that failed.
@@ -223,6 +227,9 @@ func (in *interrupts) ending() bool {
 func (in *interrupts) handle(sig syscall.Signal) {
 	if in.echo != nil {
 		in.echo(sig)
+	}
+	if sig != syscall.SIGTSTP && sig != syscall.SIGCONT {
+		in.watchStuck(sig)
 	}
 	switch {
 	case sig == syscall.SIGQUIT && in.quitTo != nil && in.quitTo(sig):

@@ -68,8 +68,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	cur.Store(c)
 	timeline.Mark("attached", "pid", c.Hello.PID)
 	showNotices(c, stderr)
-	stdout = guardedWriter{stdout, interrupted}
-	stderr = guardedWriter{stderr, interrupted}
+	stdout = guardedWriter{stdout, interrupted, 0}
+	stderr = guardedWriter{stderr, interrupted, 1}
 	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
 	defer flush()
 	a := &attached{c: c, session: f.session, cwd: cwd, paths: daemon.PathsFor(home), tools: tools, out: out, emit: timedEmit(out.frame),

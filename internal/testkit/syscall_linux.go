@@ -68,3 +68,32 @@ func leadingArgs(line []byte, args []uintptr) bool {
 	}
 	return true
 }
+
+// WaitThreadSyscall is WaitSyscall for any thread of process pid: a Go
+// program's blocked call (a write to a full pipe) is on whichever thread
+// its goroutine ran.
+func WaitThreadSyscall(tb testing.TB, pid, nr int, args ...uintptr) {
+	tb.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			tb.Fatalf("process %d: %v", pid, err)
+		}
+		var last []byte
+		for _, task := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", pid, task.Name()))
+			if err != nil {
+				continue // a thread that ended
+			}
+			last = b
+			if f := strings.Fields(string(b)); len(f) > 0 && f[0] == strconv.Itoa(nr) && leadingArgs(b, args) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("no thread of process %d blocked in system call %d %x (last: %q)", pid, nr, args, strings.TrimSpace(string(last)))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
