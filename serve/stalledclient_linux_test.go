@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -55,7 +54,7 @@ func TestServeContextEndsWithAStalledClient(t *testing.T) {
 		}
 		seen = string(buf[:n])
 	}
-	waitFull(t, outR) // Serve's writes now wait for the client
+	testkit.WaitPipeFull(t, outR) // Serve's writes now wait for the client
 	cancel(stop)
 	select {
 	case err := <-served:
@@ -64,29 +63,5 @@ func TestServeContextEndsWithAStalledClient(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not return within 30 s of its context's end: it waits for a client that reads nothing")
-	}
-}
-
-// waitFull returns once the pipe r reads from is full: a write waits once
-// less than a page is left.
-func waitFull(t *testing.T, r *os.File) {
-	t.Helper()
-	size, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n > size-4096 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pipe holds %d of %d bytes after 30 s", n, size)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

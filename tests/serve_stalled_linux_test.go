@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A client that stopped reading serve's stdout while a cell floods it
@@ -78,7 +78,7 @@ func TestServeSecondSignalWithAStalledClient(t *testing.T) {
 		t.Fatalf("no ready line with the interpreter's pid in %.2000s", seen)
 	}
 	pid, _ := strconv.Atoi(string(m[1]))
-	waitPipeFull(t, out.(*os.File))
+	testkit.WaitPipeFull(t, out.(*os.File))
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -100,28 +100,4 @@ func TestServeSecondSignalWithAStalledClient(t *testing.T) {
 		t.Fatalf("serve did not exit within 30 s of a second signal while its client read nothing; log:\n%s", log())
 	}
 	checkPidsGone(t, []int{pid})
-}
-
-// waitPipeFull returns once the pipe r reads from is full: a write waits
-// once less than a page is left.
-func waitPipeFull(t *testing.T, r *os.File) {
-	t.Helper()
-	size, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n > size-4096 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pipe holds %d of %d bytes after 30 s", n, size)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
