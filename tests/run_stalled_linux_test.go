@@ -3,7 +3,6 @@ package tests
 import (
 	"bufio"
 	"errors"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -23,32 +22,11 @@ func TestRunSignalWithAStalledReader(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := command(t, "run", "--timeout", "0", "-c", "import os\nprint(os.getpid(), flush=True)\nwhile True: print('z' * 1000)")
-			// A file, which cmd.Wait does not wait on: an interpreter left
-			// behind would hold a pipe open.
-			stderr, err := os.Create(t.TempDir() + "/stderr")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stderr.Close()
-			cmd.Stderr = stderr
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			var waitErr error
-			go func() { waitErr = cmd.Wait(); close(exited) }()
-			defer func() {
-				select {
-				case <-exited:
-				default:
-					_ = cmd.Process.Kill()
-					<-exited
-				}
-			}()
+			w := startWatched(t, cmd)
 			line, err := bufio.NewReaderSize(out, 64).ReadString('\n')
 			pid, perr := strconv.Atoi(strings.TrimSpace(line))
 			if err != nil || perr != nil {
@@ -59,12 +37,11 @@ func TestRunSignalWithAStalledReader(t *testing.T) {
 				t.Fatal(err)
 			}
 			select {
-			case <-exited:
+			case <-w.exited:
 				var ee *exec.ExitError
 				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-				if !errors.As(waitErr, &ee) || !ws.Signaled() || ws.Signal() != sig {
-					log, _ := os.ReadFile(stderr.Name())
-					t.Errorf("run ended %v, want to die of %v as python3 does; stderr:\n%s", waitErr, sig, log)
+				if !errors.As(w.waitErr, &ee) || !ws.Signaled() || ws.Signal() != sig {
+					t.Errorf("run ended %v, want to die of %v as python3 does; stderr:\n%s", w.waitErr, sig, w.log())
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatalf("run did not end within 30 s of %v while nothing read its output", sig)

@@ -26,38 +26,17 @@ import (
 func TestServeSecondSignalWithAStalledClient(t *testing.T) {
 	cmd := command(t, "serve", "--grace", "10m")
 	cmd.Env = append(cmd.Env, "EVALHOST_DEBUG=1") // logs "stopping on signal"
-	// A file, which cmd.Wait does not wait on: an interpreter left behind
-	// would hold a pipe open.
-	stderr, err := os.Create(t.TempDir() + "/stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	cmd.Stderr = stderr
-	log := func() string { b, _ := os.ReadFile(stderr.Name()); return string(b) }
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer stdin.Close()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	defer func() {
-		stdin.Close()
-		select {
-		case <-exited:
-		default:
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	w := startWatched(t, cmd)
+	log := w.log
 	req, _ := json.Marshal(map[string]any{"op": "eval", "id": "f", "cells": []any{map[string]any{
 		"code": "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: print('z' * 1000)", "timeout": 600}}})
 	if _, err := stdin.Write(append(req, '\n')); err != nil {
@@ -91,10 +70,10 @@ func TestServeSecondSignalWithAStalledClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-exited:
+	case <-w.exited:
 		var ee *exec.ExitError
-		if !errors.As(waitErr, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("serve ended %v after a second signal, want exit status 130; log:\n%s", waitErr, log())
+		if !errors.As(w.waitErr, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("serve ended %v after a second signal, want exit status 130; log:\n%s", w.waitErr, log())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("serve did not exit within 30 s of a second signal while its client read nothing; log:\n%s", log())
