@@ -15,7 +15,12 @@ import (
 // InSyscall says whether process pid's main thread is blocked in one of the
 // system calls nrs (/proc/PID/syscall), and returns the line it read.
 func InSyscall(pid int, nrs ...int) (bool, []byte, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+	return inSyscallAt(fmt.Sprintf("/proc/%d/syscall", pid), nrs...)
+}
+
+// inSyscallAt is InSyscall of a syscall file: a process's or a thread's.
+func inSyscallAt(path string, nrs ...int) (bool, []byte, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return false, nil, err
 	}
@@ -82,12 +87,12 @@ func WaitThreadSyscall(tb testing.TB, pid, nr int, args ...uintptr) {
 		}
 		var last []byte
 		for _, task := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", pid, task.Name()))
+			in, b, err := inSyscallAt(fmt.Sprintf("/proc/%d/task/%s/syscall", pid, task.Name()), nr)
 			if err != nil {
 				continue // a thread that ended
 			}
 			last = b
-			if f := strings.Fields(string(b)); len(f) > 0 && f[0] == strconv.Itoa(nr) && leadingArgs(b, args) {
+			if in && leadingArgs(b, args) {
 				return
 			}
 		}
