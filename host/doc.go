@@ -68,7 +68,9 @@
 // whose Signum says which. Death during a
 // cell is noticed when the process is reaped and reported as a
 // *backend.DeathError; Death tells how an interpreter found dead between
-// cells ended (nil when Close or Kill ended it). Close and Kill return
+// cells ended (nil when Close or Kill ended it); an Execute that finds the
+// interpreter's output ended waits up to Grace for it to be reaped before
+// it fails with ErrClosed, so Death knows. Close and Kill return
 // only when the child and everything it started are gone and every
 // goroutine of the Process has ended.
 package host

@@ -57,6 +57,13 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 	}
 	c := &cell{id: req.ID, out: p.out, leaving: p.lastCell.Load()}
 	if !p.offer(c) {
+		// Its output ended between cells: it is exiting, and the reaper
+		// tells how a moment after the interpreter is gone. Wait for it
+		// so that Death says (an os._exit(N) in a thread is the
+		// script's exit status), within the grace a cell's end gets.
+		if !p.closing.Load() {
+			p.waitExitRunning(p.opts.Grace)
+		}
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	killed := false

@@ -52,6 +52,8 @@ func fakeRunner(mode string) int {
 		return fakeLatePos()
 	case "lateexit":
 		return fakeLateExit()
+	case "closethenexit":
+		return fakeCloseThenExit()
 	case "latemark", "nomark":
 		return fakeLateMark(mode == "latemark")
 	default:

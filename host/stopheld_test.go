@@ -305,3 +305,44 @@ func fakeLatePos() int {
 	}
 	return 0
 }
+
+// An interpreter whose output ended between cells is exiting, and its
+// reaper tells how a moment after it is gone: the next cell's Execute
+// fails with ErrClosed once that is known, so Death says how it ended (a
+// thread's os._exit(7) while a shell cell ran: evalhost run exits 7 as
+// python3). It returned at once, and Death was nil (CI, 2026-12-01:
+// TestBatchRunStopsWhenStateIsLost/exit_between_cells exited 1).
+func TestExecuteAfterOutputEndedWaitsForTheExit(t *testing.T) {
+	checkClean(t, time.Minute)
+	p := startPy(t, func(o *Options) {
+		*o = fakeOptions(t, "closethenexit")
+		o.Grace = time.Minute
+	})
+	if r := execute(t, p, context.Background(), "pass"); r.err != nil {
+		t.Fatalf("first cell: %v", r.err)
+	}
+	<-p.pumpDone // the output ended; the fake exits 300 ms later
+	_, err := p.Execute(context.Background(), frames.Request{Code: "pass"}, func(frames.Frame) {})
+	if !errors.Is(err, backend.ErrClosed) {
+		t.Fatalf("second cell: %v, want ErrClosed", err)
+	}
+	if d := p.Death(); d == nil || d.ExitCode != 7 {
+		t.Errorf("Death() = %+v after Execute, want exit code 7", d)
+	}
+}
+
+// fakeCloseThenExit is a runner whose one cell ends ok at once; then it
+// closes its output (fds 1, 2, 3) and exits with 7 300 ms later, as a
+// reaper reports an interpreter's end a moment after it.
+func fakeCloseThenExit() int {
+	f, ok := fakeFirstCell(true)
+	if !ok {
+		return 0
+	}
+	fmt.Fprintf(f.frames, `{"type":"started","id":%s}`+"\n"+`{"type":"done","id":%s,"status":"ok","executionCount":1,"cancelled":false,"unmarked":3}`+"\n", f.id, f.id)
+	os.Stdout.Close()
+	os.Stderr.Close()
+	f.frames.Close()
+	time.Sleep(300 * time.Millisecond)
+	return 7
+}
