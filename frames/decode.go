@@ -305,5 +305,6 @@ func DecodeRequest(line []byte) (Request, error) {
 	r.Module = root.Get("module").String()
 	r.Script = root.Get("script").Bool()
 	r.InScript = root.Get("inScript").Bool()
+	r.Last = root.Get("last").Bool()
 	return r, nil
 }

@@ -106,7 +106,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -144,9 +144,18 @@
 //	    error is reported as python3's (see error). A request with argv is
 //	    one too. It lasts for this cell alone: a later request without
 //	    either is a notebook's, whatever came before in the interpreter.
+//	    last: the exit request follows this cell at once (the interpreter's
+//	    last cell). A script's (inScript or argv) then gives no warning of
+//	    text its sys.stdout or sys.stderr could not write (see warning):
+//	    the exit reports it as python3's does (see exit).
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
-//	    Leave: the runner returns from its loop and exits 0. What it writes
+//	    Leave: the runner returns from its loop and exits 0. After a last
+//	    cell of a script's, it flushes sys.stdout and sys.stderr as
+//	    python3's exit does: one that cannot be written (the script closed
+//	    fd 1) makes it exit 120, stdout's error reported through
+//	    sys.unraisablehook ("Exception ignored in: <stdout's repr>"),
+//	    stderr's silently. What it writes
 //	    on fd 1 and 2 as it exits (atexit handlers, finalizers, threads) goes
 //	    on under the last cell's position marks and sync frames (ids of that
 //	    cell, positions after its last), so a host that counts it as that
@@ -206,7 +215,9 @@
 //	    The cell called input(); stdin is not interactive, so the runner raises
 //	    in the cell at once and the cell fails. Informational for renderers.
 //	{"type":"warning","id":ID?,"message":TEXT}
-//	    A non-fatal problem outside the cell (an extension module that raised).
+//	    A non-fatal problem outside the cell (an extension module that raised;
+//	    text the cell's sys.stdout or sys.stderr could not write, as the cell
+//	    closed fd 1, unless the cell is a script's last: see execute's last).
 //	{"type":"done","id":ID,"status":"ok"|"error","executionCount":N,"cancelled":BOOL,"exit":true?,"exitStatus":N?,"exitMessage":TEXT?,"unmarked":FDS?}
 //	    The cell finished. cancelled is true when it ended by KeyboardInterrupt
 //	    caused by an interrupt from the host. exit: it ended by SystemExit

@@ -286,6 +286,9 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	if r.InScript {
 		dst = append(dst, `,"inScript":true`...)
 	}
+	if r.Last {
+		dst = append(dst, `,"last":true`...)
+	}
 	return append(dst, '}')
 }
 

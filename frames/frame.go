@@ -231,4 +231,9 @@ type Request struct {
 	// reports one that ends a script. Without it (and without Argv) the
 	// cell is a notebook's, whatever an earlier request was.
 	InScript bool
+	// Last says the exit request follows this cell at once
+	// (host.Process.ExitAfterNextCell): it is the interpreter's last, and
+	// a script's (InScript) leaves text its stdout or stderr could not
+	// write to the exit, which reports it as python3's does.
+	Last bool
 }

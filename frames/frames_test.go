@@ -165,6 +165,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c7", Code: "x", Argv: []string{"-m", "--n"}, Module: "json.tool"},
 		{ID: "c8", Code: "main()", Filename: "/w/a.py", Script: true},
 		{ID: "c9", Code: "x", InScript: true},
+		{ID: "c10", Code: "x", InScript: true, Last: true},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

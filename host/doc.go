@@ -34,7 +34,9 @@
 //
 // ExitAfterNextCell makes the next cell the interpreter's last: the exit
 // request is written right behind it, so the runner leaves as soon as the
-// cell ends (a one-shot run's last cell), not after another round trip.
+// cell ends (a one-shot run's last cell), not after another round trip;
+// the cell's request says so (frames.Request.Last), so a script's leaves
+// what its streams could not write to the exit, as python3's.
 // What the interpreter writes as it exits (atexit handlers, finalizers,
 // threads) is then that cell's output, in order after its own, and Execute
 // returns once the output streams end: the exit is part of the cell, bounded

@@ -67,6 +67,7 @@ func (p *Process) execute(ctx context.Context, req frames.Request, emit func(fra
 		return frames.Frame{}, fmt.Errorf("execute: %w", backend.ErrClosed)
 	}
 	killed := false
+	req.Last = c.leaving // the runner's exit then reports what a script's streams lost
 	if err := p.send(ctx, &req); err != nil && !errors.Is(err, syscall.EPIPE) {
 		// A partly written request leaves the channel unusable.
 		killed = true

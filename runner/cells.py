@@ -427,6 +427,9 @@ class Cell(_wire._Request):
     # uncaught error goes as python3's (tracebacks.report_uncaught). Per
     # request: a session a script used may serve a notebook's cells next.
     in_script = False
+    # The exit request follows (the request's "last"): a script's last cell
+    # leaves what its streams lost to the exit's report (stdio.exit_flush).
+    last = False
 
     def __init__(self, req):
         self.req = req
@@ -503,6 +506,10 @@ class Cell(_wire._Request):
         in_script = self.req.get("inScript", False)
         if type(in_script) is not bool:
             raise _RequestError('"inScript" must be true or false')
+        last = self.req.get("last", False)
+        if type(last) is not bool:
+            raise _RequestError('"last" must be true or false')
+        self.last = last
         _apply(self.req)
         if self.origin is not None:  # after the argv: 3.8 names a FILE as given
             self.origin = (_argv.named(_argv_state, self.origin[0]), self.origin[1])
@@ -632,6 +639,7 @@ class Cell(_wire._Request):
                 return
             _core._send_error(e, exit=True)
         else:
+            _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
             if not self.in_script or self.cancelled or _core._ipython_mode:
                 _core._send_error(e)  # as Jupyter's kernel reports it: no hook, all frames
@@ -647,6 +655,6 @@ class Cell(_wire._Request):
             os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
-        _core._stdio.flush_said(self.qid)
+        _core._stdio.flush_said(self.qid, self.in_script and self.last)
         self.positioning = False
         _wire._send_done(self, self.status, self.cancelled, self.result)

@@ -807,6 +807,11 @@ def _exit_fast():
         if _stdio.ended_trace is not None:
             sys.settrace(None)
         _signal.signal(_SIGINT, _signal.SIG_IGN)
+    # python3's exit flushes sys.stdout and sys.stderr here, before the
+    # modules go, and exits 120 when it cannot, unless an uncaught
+    # KeyboardInterrupt ended the script: it dies of SIGINT then.
+    if not _stdio.exit_flush() and not _stdio.interrupt_ended:
+        status = 120
     _exit_warnings()
     _clear_module_dict(_ns)
     import gc

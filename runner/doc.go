@@ -326,6 +326,14 @@
 //     frame before done names the stream and the error, in each cell whose
 //     text cannot go out (it stays buffered, and goes out once the fd works
 //     again); a stdout that cannot be written fails no write to stderr.
+//     Not a script's last cell (the request's "last" with argv or
+//     inScript, as a one-shot run's): its exit says it as python3's does.
+//     After its atexit handlers it flushes sys.stdout and sys.stderr as
+//     python3's exit flushes them, and one that fails (closed fd 1, text
+//     still buffered) makes it exit 120, stdout's error reported through
+//     sys.unraisablehook ("Exception ignored in: <_io.TextIOWrapper
+//     name='<stdout>' ...>", no traceback), stderr's silently, unless an
+//     uncaught KeyboardInterrupt ended the script, which python3 dies of.
 //   - python3's options before runner.py (host.Options.Args) act on the
 //     cells as on python3's script. -u (or PYTHONUNBUFFERED without -E,
 //     as python3 reads them: the interpreter's own stdout writes through;
@@ -528,6 +536,7 @@
 //     returns are always that. SIGINT's is not taken (core's own handler
 //     takes SIGINT between cells). handlers.py says more.
 //   - The runner exits 0 on {"type":"exit"} or EOF on fd 0 (a handler's
-//     exception held for a cell that never came: see above), and exits 1
-//     when the frames pipe breaks.
+//     exception held for a cell that never came: see above; 120 after a
+//     script's last cell whose streams could not be flushed: see above),
+//     and exits 1 when the frames pipe breaks.
 package runner

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "6c25470000a638be"
+const embeddedHash = "9d98571d74afec1c"

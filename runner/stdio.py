@@ -137,15 +137,18 @@ def flush_std():
                 pass
 
 
-def flush_said(qid):
+def flush_said(qid, last_of_script=False):
     """flush_std at a cell's end, saying (a warning frame) what the runner's
     stdout or stderr could not write, which would be lost in silence: the
     cell closed fd 1 or 2, say, where python3 would say "Exception ignored
     ... Bad file descriptor" as it exits. The text stays buffered, so each
     later cell whose text cannot go out says so too, and it comes out once
-    the fd works again. A cell's own sys.stdout or sys.stderr goes first:
-    it may write into the runner's. One flush of each: this runs at every
-    cell's end."""
+    the fd works again. A script's last cell says nothing: the exit that
+    follows reports it as python3's does (exit_flush). A cell's own
+    sys.stdout or sys.stderr goes first: it may write into the runner's.
+    One flush of each: this runs at every cell's end."""
+    global script_ended
+    script_ended = last_of_script
     so, se = sys.stdout, sys.stderr
     for s in (so if so is not out else None, se if se is not err else None):
         if s is not None:
@@ -159,6 +162,8 @@ def flush_said(qid):
         except BlockingIOError:
             pass  # a non-blocking fd 1 or 2 that was full: delayed, not lost
         except OSError as e:
+            if last_of_script:
+                continue
             _wire._warn(
                 "what this cell wrote to sys.%s could not be written to fd %d (%s: %s) and is lost so far: "
                 "did the code close or replace fd %d? os.dup2 a working descriptor onto it, or reset the session"
@@ -167,6 +172,65 @@ def flush_said(qid):
             )
         except Exception:
             pass
+
+
+# The interpreter's last cell was a script's (flush_said): its exit flushes
+# as python3's does (exit_flush).
+script_ended = False
+# The last cell that raised ended by the builtin KeyboardInterrupt, uncaught
+# (cells.fail): python3 then dies of SIGINT, not 120, whatever its flush
+# did. Not per cell: a batch's skipped last cell exits as an empty one.
+interrupt_ended = False
+
+
+def exit_flush():
+    """After a script's last cell (script_ended), flush sys.stdout and
+    sys.stderr as python3's exit does once its atexit handlers ran
+    (flush_std_files); False when one failed, where python3 exits 120.
+    One closed (its closed true) or None is passed over; stdout's
+    failure is reported through sys.unraisablehook ("Exception ignored
+    in: <stdout's repr>" and the error, without a traceback: python3's
+    flush is C code), stderr's is not. A notebook's cells said theirs
+    at each cell's end (flush_said)."""
+    ok = True
+    if not script_ended:
+        return ok
+    for s, report in ((sys.stdout, True), (sys.stderr, False)):
+        try:
+            if s is None or s.closed:
+                continue
+        except Exception:
+            pass  # python3 takes a stream whose closed fails for open
+        try:
+            s.flush()
+        except Exception as e:
+            ok = False
+            if report:
+                _unraisable(e.with_traceback(None), s)
+    return ok
+
+
+def _unraisable(e, obj):
+    """Report e as the interpreter's PyErr_WriteUnraisable(obj) would, through
+    sys.unraisablehook. Python makes no UnraisableHookArgs but as it
+    reports one, so the type is taken from a report of its own, caught."""
+    got = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = got.append
+    try:
+        _Unraisable()
+    finally:
+        sys.unraisablehook = hook
+    if got:
+        try:
+            hook(type(got[0])((type(e), e, None, None, obj)))
+        except Exception:
+            pass
+
+
+class _Unraisable:
+    def __del__(self):
+        raise RuntimeError
 
 
 def _flush_tick():

@@ -18,8 +18,13 @@
 //     interpreter's exit does not count as lost state. What the interpreter
 //     prints as it exits (atexit, finalizers, threads) is that cell's output,
 //     and its timeout covers the exit (host.Process.ExitAfterNextCell); when a
-//     failure skipped that cell, an empty one leaves in its place and its exit
-//     output is emitted under the last cell of its language that ran. A
+//     failure skipped that cell, an empty one leaves in its place (a
+//     script's, InScript, when the request has Argv) and its exit
+//     output is emitted under the last cell of its language that ran; in a
+//     batch, an exit the host reports as an error (InterpreterExit: an
+//     atexit handler's os._exit(N), python3's 120 for streams it could not
+//     flush, a signal) makes that cell an error with its ExitStatus or
+//     Signal, as python3's process would end. A
 //     cancelled request's and a session's interpreters print at exit to no
 //     one: that output is dropped.
 //   - A cell's reset restarts the session's interpreters before it runs; a

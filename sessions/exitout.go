@@ -34,7 +34,10 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 		sink := j.newSink()
 		exitCtx, cancel := j.s.startDeadline(ctx, ClampTimeout(j.req.Cells[li].Timeout, j.reg.cfg.DefaultTimeout), lang)
 		l.ExitAfterNextCell()
-		_, _ = ex.Execute(exitCtx, frames.Request{ID: j.req.ID + "-exit-" + newRunNonce()}, func(f frames.Frame) {
+		// A script's exit is python3's (frames.Request.Last): what its
+		// streams could not write is reported as the exit's.
+		req := frames.Request{ID: j.req.ID + "-exit-" + newRunNonce(), InScript: lang == LangPython && j.req.Argv != nil}
+		done, err := ex.Execute(exitCtx, req, func(f frames.Frame) {
 			switch f.Type {
 			case frames.TypeStdout, frames.TypeStderr, frames.TypeWarning:
 				emit(ran, sink.frame(f))
@@ -44,5 +47,27 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 		for _, f := range sink.held() {
 			emit(ran, f)
 		}
+		if err == nil && j.req.Batch && lang == LangPython {
+			res.settleExit(ran, done)
+		}
+	}
+}
+
+// settleExit gives a batch the status its Python interpreter's exit after
+// cell ran says (the host's InterpreterExit: an atexit handler's
+// os._exit(N), python3's 120 for streams it could not flush, a signal it
+// died of), as a last cell that ran gets it (host.Process.ExitAfterNextCell):
+// python3's process would end so. Its cell fails, if it had not.
+func (res *Result) settleExit(ran int, done frames.Frame) {
+	if done.Status != frames.StatusError || (!done.Exit && done.Signal == 0) {
+		return
+	}
+	cr := &res.Cells[ran]
+	cr.Status, cr.Signal = StatusError, done.Signal
+	if done.Exit {
+		cr.Exited, cr.ExitStatus, cr.ExitMessage = true, done.ExitStatus, nil
+	}
+	if res.FailedCell < 0 {
+		res.FailedCell, res.Status = ran, StatusError
 	}
 }

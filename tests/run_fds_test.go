@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -85,6 +86,57 @@ func TestRunScriptClosingFdsAsPython(t *testing.T) {
 		sameAsPythonCmd(t, h.cmd("run", "--session", "fds", script), pythonCmd(t, script))
 		if out, errOut, code := h.run("run", "--session", "fds", "-c", "6 * 7"); out != "42\n" || code != 0 {
 			t.Errorf("the next command: stdout %q, exit %d, want 42; stderr:\n%s", out, code, errOut)
+		}
+	})
+}
+
+// A script whose sys.stdout or sys.stderr cannot be written as it ends
+// (it closed fd 1 with text still buffered) ends as python3's: stdout's
+// "Exception ignored in: <stdout>" report and status 120 (stderr's
+// silently), not 0 and a warning of run's; an uncaught KeyboardInterrupt
+// still dies of SIGINT, and a descriptor put back before the end loses
+// nothing.
+func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
+	dir := t.TempDir()
+	script := writeScript(t, dir, "closes.py", "import os\nos.close(1)\nprint('lost')\n")
+	cases := []struct {
+		name string
+		run  []string // after run
+		py   []string // python3's arguments
+	}{
+		{"a script closes fd 1, then prints", []string{script}, []string{script}},
+		{"fd 1 closed in one -c cell, printed to in the next",
+			[]string{"-c", "import os; os.close(1)", "-c", "print(1)"}, []string{"-c", "import os; os.close(1)\nprint(1)"}},
+		{"printed, then fd 1 closed", []string{"-c", "import os; print(1); os.close(1)"}, nil},
+		{"stderr's text lost, silently", []string{"-c", "import os, sys; sys.stderr.write('x'); os.close(2)"}, nil},
+		{"over sys.exit(3)", []string{"-c", "import os, sys; print(1); os.close(1); sys.exit(3)"}, nil},
+		{"after an uncaught error", []string{"-c", "import os; print(1); os.close(1); 1/0"}, nil},
+		{"a raised KeyboardInterrupt dies of SIGINT", []string{"-c", "import os; print(1); os.close(1); raise KeyboardInterrupt"}, nil},
+		{"the script's own unraisablehook reports it",
+			[]string{"-c", "import os, sys; print(1); os.close(1); sys.unraisablehook = lambda u: os.write(2, b'hook %r\\n' % u.object)"}, nil},
+		{"a replaced sys.stdout is flushed instead", []string{"-c", "import io, os, sys; print(1); os.close(1); sys.stdout = io.StringIO()"}, nil},
+		{"fd 1 put back by an atexit handler",
+			[]string{"-c", "import atexit, os; print(1); fd = os.dup(1); os.close(1); atexit.register(os.dup2, fd, 1);"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			py := c.py
+			if py == nil {
+				py = c.run
+			}
+			sameAsPython(t, c.run, py)
+		})
+	}
+	// A failure before the last cell: the exit that follows it is the
+	// script's. The cell the failure skipped warns at its end (a session
+	// cell's end, which python3 has not), so the exit code alone is compared.
+	t.Run("a cell fails before the last", func(t *testing.T) {
+		_, errOut, code := runEvalhost(t, "", "run", "-c", "import os; print(1); os.close(1); 1/0", "-c", "print('not run')")
+		if _, _, pyCode := python(t, false, "-c", "import os; print(1); os.close(1); 1/0\nprint('not run')"); code != pyCode {
+			t.Errorf("exit code %d, python3's %d; stderr:\n%s", code, pyCode, errOut)
+		}
+		if !strings.HasSuffix(errOut, "Exception ignored in: <_io.TextIOWrapper name='<stdout>' mode='w' encoding='utf-8'>\nOSError: [Errno 9] Bad file descriptor\n") {
+			t.Errorf("stderr does not end with python3's report of the exit's flush:\n%s", errOut)
 		}
 	})
 }

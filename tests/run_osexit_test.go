@@ -37,6 +37,10 @@ func TestRunInterpreterExitIsPythons(t *testing.T) {
 		{"os._exit(7) in an atexit handler", []string{"-c", "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('main')"},
 			[]string{"-u", "-c", "import atexit, os\natexit.register(lambda: os._exit(7))\nprint('main')"}},
 		{"os._exit(5) in an atexit handler after sys.exit(2)", []string{"-c", "import atexit, os, sys\natexit.register(os._exit, 5)\nsys.exit(2)"}, nil},
+		// A failure skipped the last cell: the exit after it is the script's too.
+		{"os._exit(7) in an atexit handler after a failed cell",
+			[]string{"-c", "import atexit, os; atexit.register(os._exit, 7); 1/0", "-c", "print('not run')"},
+			[]string{"-c", "import atexit, os; atexit.register(os._exit, 7); 1/0\nprint('not run')"}},
 		{"os._exit(6) in a thread after the last cell", []string{"-c", "import threading, os, time\nthreading.Thread(target=lambda: (time.sleep(0.2), os._exit(6))).start()"}, nil},
 		{"--max-output shows no notice", []string{"--max-output", "1000", "-c", "import os; print('a', flush=True); os._exit(3)"},
 			[]string{"-c", "import os; print('a', flush=True); os._exit(3)"}},
