@@ -14,7 +14,11 @@
 //     more than 4,300 digits is refused, as PyYAML's int() refuses it. A
 //     document that is
 //     not a mapping, a YAML error, or a name that is not a Python
-//     identifier is a [*Error] ([ErrBadParameter]) saying what and where.
+//     identifier is a [*Error] ([ErrBadParameter]) saying what and where;
+//     one whose text is no parameters at all (no YAML mapping, -P without
+//     NAME:VALUE, a -p or -r NAME that is no identifier, as 8080: perhaps a
+//     script's flag) matches [ErrNotParameters] too. A keyword for a name
+//     is a name, one Python cannot assign.
 //   - Values merge as papermill's CLI merges them: a later value of a name
 //     replaces an earlier one in its place. [Params.Source] renders them as
 //     papermill's Python translator does without black: "# Parameters\n"

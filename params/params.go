@@ -13,16 +13,30 @@ import (
 // ErrBadParameter is matched by an [*Error].
 var ErrBadParameter = errors.New("bad parameter")
 
+// ErrNotParameters is matched by an [*Error] whose text is no parameters at
+// all: no YAML mapping (-f, -y), no NAME:VALUE (-P), a NAME that is no
+// identifier (-p 8080): perhaps not meant as parameters, as a flag of a
+// script's given before the script.
+var ErrNotParameters = errors.New("not parameters")
+
 // Error is a parameter that cannot be passed: a bad name, YAML that cannot
 // be read or is not a mapping. Source says where it came from ("-p x",
 // "-f params.yaml").
 type Error struct {
 	Source string
 	Msg    string
+	// NotParameters: the text is no parameters at all (ErrNotParameters).
+	NotParameters bool
 }
 
 func (e *Error) Error() string { return e.Source + ": " + e.Msg }
-func (e *Error) Unwrap() error { return ErrBadParameter }
+
+func (e *Error) Unwrap() []error {
+	if e.NotParameters {
+		return []error{ErrBadParameter, ErrNotParameters}
+	}
+	return []error{ErrBadParameter}
+}
 
 // Params are named values in the order they were first given.
 type Params struct{ m Map }
@@ -50,12 +64,23 @@ func (p *Params) Set(name string, value any, source string) error {
 
 // SetTyped is -p NAME VALUE: the value typed by Resolve.
 func (p *Params) SetTyped(name, value string) error {
-	return p.Set(name, Resolve(value), "-p "+name)
+	return p.setFlag(name, Resolve(value), "-p "+name)
 }
 
 // SetRaw is -r NAME VALUE: the value a string as given.
 func (p *Params) SetRaw(name, value string) error {
-	return p.Set(name, value, "-r "+name)
+	return p.setFlag(name, value, "-r "+name)
+}
+
+// setFlag is Set for a NAME of the command line's, which is no parameters
+// at all (ErrNotParameters) when it is no identifier: -p 8080. A keyword
+// is a name, just one Python cannot assign.
+func (p *Params) setFlag(name string, value any, source string) error {
+	err := p.Set(name, value, source)
+	if e, ok := err.(*Error); ok && !isIdentifier(name) {
+		e.NotParameters = true
+	}
+	return err
 }
 
 // MergeYAML adds the parameters of a YAML mapping (-y TEXT, -f FILE);
@@ -63,14 +88,14 @@ func (p *Params) SetRaw(name, value string) error {
 func (p *Params) MergeYAML(data []byte, source string) error {
 	v, err := parseYAML(data)
 	if err != nil {
-		return &Error{Source: source, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		return &Error{Source: source, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), NotParameters: true}
 	}
 	if v == nil {
 		return nil
 	}
 	m, ok := v.(Map)
 	if !ok {
-		return &Error{Source: source, Msg: fmt.Sprintf("want a mapping of parameter names to values (name: value), got %s", kindOf(v))}
+		return &Error{Source: source, Msg: fmt.Sprintf("want a mapping of parameter names to values (name: value), got %s", kindOf(v)), NotParameters: true}
 	}
 	for _, kv := range m {
 		name, ok := kv.Key.(string)
@@ -90,7 +115,7 @@ func (p *Params) MergeYAML(data []byte, source string) error {
 func (p *Params) SetQuarto(spec string) error {
 	i := strings.IndexAny(spec, "=:")
 	if i < 0 {
-		return &Error{Source: "-P " + spec, Msg: "want NAME:VALUE (or NAME=VALUE)"}
+		return &Error{Source: "-P " + spec, Msg: "want NAME:VALUE (or NAME=VALUE)", NotParameters: true}
 	}
 	name, value := spec[:i], spec[i+1:]
 	v, err := parseYAML([]byte(value))
@@ -132,18 +157,26 @@ var pyKeywords = map[string]bool{
 // checkName refuses what cannot be assigned to in Python: the injected
 // cell would fail with a SyntaxError.
 func checkName(name string) error {
-	if name == "" {
+	switch {
+	case name == "":
 		return errors.New("the parameter name is empty")
-	}
-	for i, r := range name {
-		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
-			return fmt.Errorf("parameter name %q is not a Python identifier (letters, digits and _, not starting with a digit)", name)
-		}
-	}
-	if pyKeywords[name] {
-		return fmt.Errorf("parameter name %q is a Python keyword", name)
+	case !isIdentifier(name):
+		return fmt.Errorf("parameter name %q is not a Python identifier (letters, digits and _, not starting with a digit)", name)
+	case pyKeywords[name]:
+		return fmt.Errorf("parameter name %q is a Python keyword, which the injected cell cannot assign (%s = ... is a SyntaxError): give the parameter another name", name, name)
 	}
 	return nil
+}
+
+// isIdentifier says whether name is letters, digits and _, not starting
+// with a digit (a keyword included).
+func isIdentifier(name string) bool {
+	for i, r := range name {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // Metadata is the parameters as papermill records them in the notebook's

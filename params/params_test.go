@@ -39,6 +39,13 @@ func (fs flagSet) params(t *testing.T) (*Params, error) {
 		}
 	}
 	for _, f := range fs {
+		if f[0] == "-P" {
+			if err := p.SetQuarto(f[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range fs {
 		if f[0] == "-p" {
 			if err := p.SetTyped(f[1], f[2]); err != nil {
 				return nil, err
@@ -172,6 +179,34 @@ func TestBadParameters(t *testing.T) {
 			_, err := tt.flags.params(t)
 			if !errors.Is(err, ErrBadParameter) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want ErrBadParameter with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestNotParameters: an error whose text is no parameters at all (a
+// script's flag, perhaps: -p 8080, -y install.py) says so; one about a
+// name that is meant as a parameter's does not.
+func TestNotParameters(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags flagSet
+		want  bool
+	}{
+		{"a number for -p's NAME", flagSet{{"-p", "8080", "s.py"}}, true},
+		{"-r's NAME with a dash", flagSet{{"-r", "--port", "1"}}, true},
+		{"-y's text a string", flagSet{{"-y", "install.py"}}, true},
+		{"-y's text not YAML", flagSet{{"-y", "a: [1"}}, true},
+		{"-P without NAME:VALUE", flagSet{{"-P", "4"}}, true},
+		{"a keyword for -p's NAME", flagSet{{"-p", "class", "5"}}, false},
+		{"a name in -y that is no identifier", flagSet{{"-y", "my-name: 5"}}, false},
+		{"-P's name that is no identifier", flagSet{{"-P", "1x:5"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.flags.params(t)
+			if !errors.Is(err, ErrBadParameter) || errors.Is(err, ErrNotParameters) != tt.want {
+				t.Fatalf("error %v; want ErrBadParameter, and ErrNotParameters %v", err, tt.want)
 			}
 		})
 	}

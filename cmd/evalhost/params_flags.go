@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/params"
 )
 
@@ -169,6 +171,42 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 		}
 	}
 	return &p, nil
+}
+
+// missingValueHint is what follows run's refusal of a parameter flag left
+// without its arguments (takeParamFlags): nothing came after it, FILE
+// neither, so no script was to get it, but -c cells may have been (python3
+// -c CODE -y gives them ['-c', '-y']); run's flags go on after -c, so a
+// cell's flag goes after "--" (errModuleWithCode's way for -m). Nothing
+// without a -c cell before it.
+func missingValueHint(fs *pflag.FlagSet, args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		if _, name, _, _ := paramFlagIn(fs, a); name == "-c" || name == "--code" {
+			return "For the -c cells' sys.argv, put their arguments after --: evalhost run -c CODE -- ARG..., as python3 -c CODE -- ARG... gives them.\n"
+		}
+		if takesValue(fs, a) {
+			i++
+		}
+	}
+	return ""
+}
+
+// paramsHint is what follows run's refusal of a parameter flag (buildParams'
+// err): scriptFlagsHint where the flag may have been the script's, given
+// before FILE (-p, -f, -y, -r and -P are common flags of scripts too): its
+// text was no parameters (run -p 8080 server.py, -y install.py), or -f's
+// file could not be read (a script's -f out.txt). Nothing where it was
+// meant as a parameter (a keyword for a NAME): the error says all.
+func paramsHint(err error) string {
+	var unread *notebook.FileError
+	if errors.Is(err, params.ErrNotParameters) || errors.As(err, &unread) {
+		return scriptFlagsHint + "\n"
+	}
+	return ""
 }
 
 // checkValueTookFile refuses a command line with nothing to run whose last

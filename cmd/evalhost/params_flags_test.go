@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +151,56 @@ func TestRunValueTookFile(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v; want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunParamFlagErrorsSayOneThing: a bad parameter flag of run's is
+// refused with its error, and a hint only where it helps: where the flag
+// may have been the script's (its text was no parameters at all: -p 8080,
+// -y install.py; -f's file unreadable) that a script's flags go after
+// FILE, after a -c cell that its flags go after "--", and nothing else
+// (a keyword for a NAME is a parameter's mistake, not a script's flag).
+func TestRunParamFlagErrorsSayOneThing(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	if err := os.WriteFile(script, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cHint := "For the -c cells' sys.argv, put their arguments after --: evalhost run -c CODE -- ARG..., as python3 -c CODE -- ARG... gives them.\n"
+	tests := []struct {
+		name string
+		args []string
+		want string // the error, after "evalhost run: "
+		hint string // what follows it
+	}{
+		{"a keyword for -p's NAME", []string{"-p", "class", "5", script},
+			`-p class: parameter name "class" is a Python keyword, which the injected cell cannot assign (class = ... is a SyntaxError): give the parameter another name`, ""},
+		{"a keyword for -r's NAME", []string{"-r", "None", "5", script}, `-r None: parameter name "None" is a Python keyword`, ""},
+		{"a keyword in -y", []string{"-y", "class: 5", script}, `-y: parameter name "class" is a Python keyword`, ""},
+		{"a name that is no identifier in -y", []string{"-y", "my-name: 5", script}, `-y: parameter name "my-name" is not a Python identifier`, ""},
+		{"-P's name that is no identifier", []string{"-P", "1x:5", script}, `-P 1x: parameter name "1x" is not a Python identifier`, ""},
+		{"-f -", []string{"-f", "-", script}, "-f -: give a YAML file's path (for YAML text, use -y)", ""},
+		{"-p without its VALUE", []string{"-p", "a"}, "-p needs NAME VALUE", ""},
+		{"-y without its YAML", []string{"-y"}, "-y needs YAML", ""},
+		{"-y without its YAML after a -c cell", []string{"--cwd", dir, "-uc", "x", "-y"}, "-y needs YAML", cHint},
+		{"a number for -p's NAME", []string{"-p", "8080", script}, `-p 8080: parameter name "8080" is not a Python identifier`, scriptFlagsHint + "\n"},
+		{"-y of a script", []string{"-y", script}, "-y: want a mapping of parameter names to values (name: value), got a string", scriptFlagsHint + "\n"},
+		{"-f of a file that is not there", []string{"-f", filepath.Join(dir, "out.txt"), script}, "-f: cannot open", scriptFlagsHint + "\n"},
+		{"-f of a script", []string{"-f", script, script}, "-f " + script + ": want a mapping of parameter names to values (name: value), got a string", scriptFlagsHint + "\n"},
+		{"-P without NAME:VALUE", []string{"-P", "4", script}, "-P 4: want NAME:VALUE (or NAME=VALUE)", scriptFlagsHint + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f runFlags
+			var stderr strings.Builder
+			if _, code, ok := parseRun(&f, tt.args, nil, io.Discard, &stderr); ok || code != exitUsage {
+				t.Fatalf("parsed (ok %v, code %d); stderr %q", ok, code, stderr.String())
+			}
+			first, rest, _ := strings.Cut(stderr.String(), "\n")
+			if !strings.HasPrefix(first, "evalhost run: "+tt.want) || rest != tt.hint {
+				t.Errorf("stderr:\n%s\nwant the error %q, then %q", stderr.String(), tt.want, tt.hint)
 			}
 		})
 	}

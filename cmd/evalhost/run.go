@@ -204,10 +204,11 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		return usage(err, "")
 	}
-	args, paramFlags, err := takeParamFlags(fs, args, true)
+	rest, paramFlags, err := takeParamFlags(fs, args, true)
 	if err != nil {
-		return usage(err, scriptFlagsHint+"\n") // -p, -f, -y, -r and -P are common flags of scripts too
+		return usage(err, missingValueHint(fs, args))
 	}
+	args = rest
 	if code, ok := parseFlagsHinted(fs, args, stdout, stderr, scriptFlagsHint); !ok {
 		return runLine{}, code, false
 	}
@@ -219,7 +220,7 @@ func parseRun(f *runFlags, args []string, stdin io.Reader, stdout, stderr io.Wri
 		f.magics = map[bool]percent.Magics{true: percent.MagicsOn, false: percent.MagicsOff}[*jupytextMagics]
 	}
 	if f.params, err = buildParams(paramFlags); err != nil {
-		return usage(err, scriptFlagsHint+"\n")
+		return usage(err, paramsHint(err))
 	}
 	if err := checkRunFlags(f, fs); err != nil {
 		return usage(err, "")
