@@ -32,4 +32,16 @@
 // foreground process group while a cell runs (ErrNotRunning otherwise):
 // bash, interactive, ignores SIGQUIT; the cell's programs take it. Close and Kill end every process of bash's session and return once
 // bash is reaped and the reader has ended.
+//
+// Each Shell writes its cells into a directory of its own,
+// $TMPDIR/evalhost-sh-N (0700), which Close and Kill remove. While the
+// Shell lives its process holds a lock on the directory (flock of the
+// directory, through a descriptor no child inherits) and a mark in it says
+// so; a killed evalhost's lock goes with it, so a directory whose lock can
+// be had was left by one. [SweepCellDirs] removes those (the first Start
+// of a process sweeps once: [SweepCellDirsOnce]): only a directory, never
+// a link, named so, of the effective uid and mode 0700, marked, whose lock
+// it gets; nothing where the temporary directory lets others rename its
+// entries, or has no locks (there a directory is made unmarked, and left
+// as an older evalhost's are).
 package shell

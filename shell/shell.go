@@ -53,7 +53,8 @@ type Shell struct {
 	child  *reaper.Child
 	bash   string // its path
 	master *os.File
-	dir    string // temp dir holding the cell file
+	dir    string // temp dir holding the cell file (cellDir's path)
+	cells  *cellDir
 	nonce  string
 	ready  frames.Frame
 
@@ -106,11 +107,13 @@ func Start(ctx context.Context, o Options) (*Shell, error) {
 		exited: make(chan struct{}),
 	}
 	s.scan = newShellScanner(s.nonce)
-	if s.dir, err = os.MkdirTemp("", "evalhost-sh-"); err != nil {
+	SweepCellDirsOnce() // what killed evalhosts' shells left
+	if s.cells, err = makeCellDir(); err != nil {
 		return nil, fmt.Errorf("start bash: cell directory: %w", err)
 	}
+	s.dir = s.cells.path
 	if err := s.spawn(ctx, bash); err != nil {
-		_ = os.RemoveAll(s.dir)
+		_ = s.cells.remove()
 		return nil, &backend.StartError{Err: err}
 	}
 	if err := s.handshake(ctx); err != nil {
@@ -416,7 +419,7 @@ func (s *Shell) finish() error {
 		close(s.quit)
 		err := s.master.Close()
 		s.wg.Wait()
-		s.finishErr = errors.Join(err, os.RemoveAll(s.dir))
+		s.finishErr = errors.Join(err, s.cells.remove())
 		if s.finishErr != nil {
 			s.finishErr = fmt.Errorf("close bash: %w", s.finishErr)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/shell"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
@@ -27,3 +28,10 @@ func serverArtifactStore(home string) *streamsink.Store {
 	_, _ = st.Enforce() // what stopped it costs only disk; the next spill tries again
 	return st
 }
+
+// sweepKilledShells removes, off the start's path, the cell directories
+// that the sh cells of a killed evalhost left in the temporary directory
+// (shell.SweepCellDirs), as a long-lived process (serve, mcp, the
+// background process) starts: a killed serve's are not left until some
+// process starts a shell. Its first shell waits for the sweep.
+func sweepKilledShells() { go shell.SweepCellDirsOnce() }
