@@ -57,15 +57,16 @@ func (j *Job) exitSkipped(ctx context.Context, res *Result, last map[string]int,
 // cell ran says (the host's InterpreterExit: an atexit handler's
 // os._exit(N), python3's 120 for streams it could not flush, a signal it
 // died of), as a last cell that ran gets it (host.Process.ExitAfterNextCell):
-// python3's process would end so. Its cell fails, if it had not.
+// python3's process would end so. Its cell fails, if it had not; one
+// that ended otherwise than by its own code (a timeout) keeps that.
 func (res *Result) settleExit(ran int, done frames.Frame) {
-	if done.Status != frames.StatusError || (!done.Exit && done.Signal == 0) {
+	cr := &res.Cells[ran]
+	if done.Status != frames.StatusError || (!done.Exit && done.Signal == 0) || (cr.Status != StatusOK && cr.Status != StatusError) {
 		return
 	}
-	cr := &res.Cells[ran]
 	cr.Status, cr.Signal = StatusError, done.Signal
 	if done.Exit {
-		cr.Exited, cr.ExitStatus, cr.ExitMessage = true, done.ExitStatus, nil
+		cr.Exited, cr.ExitStatus = true, done.ExitStatus
 	}
 	if res.FailedCell < 0 {
 		res.FailedCell, res.Status = ran, StatusError
