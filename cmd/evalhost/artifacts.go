@@ -33,5 +33,15 @@ func serverArtifactStore(home string) *streamsink.Store {
 // that the sh cells of a killed evalhost left in the temporary directory
 // (shell.SweepCellDirs), as a long-lived process (serve, mcp, the
 // background process) starts: a killed serve's are not left until some
-// process starts a shell. Its first shell waits for the sweep.
-func sweepKilledShells() { go shell.SweepCellDirsOnce() }
+// process starts a shell. Its first shell waits for the sweep; so does
+// the returned wait, which the caller defers, so that no removal is cut
+// short by the process's exit (a directory left without its owner's mark
+// would never be swept again).
+func sweepKilledShells() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shell.SweepCellDirsOnce()
+	}()
+	return func() { <-done }
+}

@@ -132,7 +132,7 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	// python3 and its children do (a script's p.send_signal(SIGHUP), a run
 	// passing it on). A full channel drops what comes, so none is read.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGPIPE)
-	sweepKilledShells()
+	defer sweepKilledShells()()
 	err = daemon.Serve(ctx, daemon.Config{
 		Paths:   daemon.PathsFor(home),
 		Version: daemon.BuildIdentity(version),

@@ -112,7 +112,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
 	defer toolServer.Close()
 	store := serverArtifactStore(home)
-	sweepKilledShells()
+	defer sweepKilledShells()()
 	reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python, MaxSessions: f.maxSessions,
 		IdleTimeout: f.idle, Grace: f.grace, IPython: f.ipython,
 		Sink:    streamsink.Options{MaxBytes: f.maxOutput, Store: store},

@@ -66,7 +66,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		return exitUsage
 	}
 	langs, _ := toolMode() // checked when the starters were made
-	sweepKilledShells()
+	defer sweepKilledShells()()
 	srv := serve.New(serve.Config{
 		Sessions: sessions.Config{
 			Home:        home,
