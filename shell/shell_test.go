@@ -193,6 +193,9 @@ func TestShellCancel(t *testing.T) {
 	testkit.Clean(t, time.Minute)
 	const grace = 2 * time.Second
 	s := startShell(t, Options{Grace: grace})
+	// The interpreter itself: a python3 on PATH may be a version manager's
+	// shell script (pyenv's shim), which the interrupt can land in first.
+	py := "'" + strings.ReplaceAll(testkit.Python(t), "'", `'\''`) + "'"
 	tests := []struct {
 		name string
 		code string
@@ -201,7 +204,7 @@ func TestShellCancel(t *testing.T) {
 		{"external command", "echo start; sleep 30; echo never", "start\n"},
 		{"builtin loop", "echo start; while true; do :; done", "start\n"},
 		{"pipeline", "echo start; yes | while read -r l; do :; done", "start\n"},
-		{"python catching nothing", "echo start; python3 -c 'import time; time.sleep(30)' 2>/dev/null; echo never", "start\n"},
+		{"python catching nothing", "echo start; " + py + " -c 'import time; time.sleep(30)' 2>/dev/null; echo never", "start\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
