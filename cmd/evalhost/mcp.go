@@ -135,9 +135,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if f.http != "" {
 		return serveMCPHTTP(ctx, srv, f, stderr)
 	}
+	in, restoreIn := pollableInput(stdin)
+	defer restoreIn()
 	out := mcpStdout(stdout)
 	defer out.Close()
-	err = srv.RunStdio(ctx, stdin, out, f.maxLine)
+	err = srv.RunStdio(ctx, in, out, f.maxLine)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
 	}

@@ -18,8 +18,8 @@ import (
 
 // pollableInput returns in, when it is a blocking pipe or socket, as a
 // file read through Go's poller, and one P for the whole process unless
-// GOMAXPROCS is set. serve reads its requests from one such file for its
-// whole life. A blocking read holds a thread and its P until the next
+// GOMAXPROCS is set. serve and mcp (stdio) read their requests from one
+// such file for their whole life. A blocking read holds a thread and its P until the next
 // request; the runtime takes the P back for the runner's frames (a thread
 // wake per cell), and a second P woke threads that found nothing to do.
 // Polled with one P, a warm cell cost about half the CPU between requests
