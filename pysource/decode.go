@@ -2,20 +2,33 @@ package pysource
 
 import (
 	"bytes"
+	"context"
+	_ "embed"
+	"errors"
 	"fmt"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/ianaindex"
 )
 
-// SyntaxError is why a source cannot be read, as python3 says it after
-// "SyntaxError: ".
-type SyntaxError struct{ Msg string }
+// SyntaxError is python3's refusal of a source: Text is what it prints on
+// stderr before it exits 1, whole ("SyntaxError: ..." and, on some
+// versions, a File line and the source line before it).
+type SyntaxError struct{ Text string }
 
-func (e *SyntaxError) Error() string { return e.Msg }
+func (e *SyntaxError) Error() string { return strings.TrimSpace(e.Text) }
+
+// Name is how python3's messages name a source file: as given on its
+// command line (3.8) or absolute (3.9+); both "<stdin>" for stdin.
+type Name struct{ Given, Abs string }
+
+// Python finds the interpreter that will run the source, only when Decode
+// needs it: its path, or why there is none.
+type Python func() (string, error)
 
 // As tokenize's cookie_re and blank_re; compiled at the first FILE read,
 // not in every evalhost command's start (~50 us of package init).
@@ -26,56 +39,100 @@ var (
 
 const bom = "\xef\xbb\xbf"
 
-// Decode reads src, the bytes of the file name (as python3's errors name
-// it), as Python reads a source file; see the package doc. The BOM is
-// dropped.
-func Decode(src []byte, name string) (string, error) {
+// readPy is run by the interpreter for what Go does not read alone.
+//
+//go:embed read.py
+var readPy string
+
+// readTimeout bounds readPy's run: an interpreter start and one read.
+const readTimeout = 30 * time.Second
+
+// Decode reads src, the bytes of the source file name, as the interpreter
+// python finds reads it; see the package doc. The BOM is dropped.
+func Decode(src []byte, name Name, python Python) (string, error) {
 	hasBOM := bytes.HasPrefix(src, []byte(bom))
+	body := src
 	if hasBOM {
-		src = src[len(bom):]
+		body = src[len(bom):]
 	}
-	enc := declared(src)
+	c := declared(body)
 	switch {
-	case enc == "":
-		return utf8Text(src, name)
-	case hasBOM && enc != "utf-8":
-		return "", &SyntaxError{Msg: "encoding problem: " + enc + " with BOM"}
-	case enc == "utf-8":
-		if !utf8.Valid(src) {
-			line, b := badByte(src)
-			return "", &SyntaxError{Msg: fmt.Sprintf("(unicode error) 'utf-8' codec can't decode byte 0x%02x on line %d of %s", b, line, name)}
-		}
-		return string(src), nil
-	case enc == "iso-8859-1":
-		return latin1(src), nil
+	case (c.enc == "" || c.enc == "utf-8") && utf8.Valid(body):
+		return string(body), nil
+	case c.enc == "iso-8859-1" && !hasBOM && utf8.Valid(body[:c.lineStart]):
+		return latin1(body), nil
 	}
-	e, err := ianaindex.IANA.Encoding(ianaName(enc))
-	if err != nil || e == nil {
-		return "", &SyntaxError{Msg: "encoding problem: " + enc}
-	}
-	out, err := e.NewDecoder().Bytes(src)
-	if err != nil {
-		return "", &SyntaxError{Msg: fmt.Sprintf("encoding problem: %s: %v", enc, err)}
-	}
-	return string(out), nil
+	// Not UTF-8, another encoding, or a BOM and a declaration: the
+	// interpreter reads it (its codec, its wording of a refusal).
+	return interpreterRead(src, name, c, python)
 }
 
-// declared is the coding the first two lines declare, named as
-// tokenize's get_normal_name names it; "" for none.
-func declared(src []byte) string {
-	lines := bytes.SplitN(src, []byte("\n"), 3)
-	for i, line := range lines {
-		if i == 2 {
-			break
+// interpreterRead has the interpreter read src (readPy): a refusal is
+// worded as its version words it, and a codec is its own.
+func interpreterRead(src []byte, name Name, c cookie, python Python) (string, error) {
+	exe, err := python()
+	if err != nil {
+		return "", fmt.Errorf("%s %s, which evalhost reads with the Python that runs it (give --python): %w", name.Given, c.describe(), err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-I", "-S", "-W", "ignore", "-c", readPy,
+		name.Given, name.Abs, c.enc, strconv.Itoa(c.line), strconv.Itoa(c.lineStart), strconv.Itoa(c.end))
+	cmd.Stdin = bytes.NewReader(src)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	switch {
+	case err == nil && len(out) > 0 && out[0] == 'T':
+		return string(out[1:]), nil
+	case err == nil && len(out) > 0 && out[0] == 'E':
+		return "", &SyntaxError{Text: string(out[1:])}
+	case ctx.Err() != nil:
+		err = fmt.Errorf("no answer within %s", readTimeout)
+	case err == nil:
+		err = errors.New("no answer")
+	}
+	if tail := strings.TrimSpace(stderr.String()); tail != "" {
+		err = fmt.Errorf("%w: %s", err, tail)
+	}
+	return "", fmt.Errorf("reading %s with %s: %w", name.Given, exe, err)
+}
+
+// cookie is a source's coding declaration: enc as tokenize's
+// get_normal_name names it ("" for none), on line 1 or 2 (0 for none),
+// which starts at lineStart and ends (its newline included) at end.
+type cookie struct {
+	enc                  string
+	line, lineStart, end int
+}
+
+// describe says why a source needs the interpreter.
+func (c cookie) describe() string {
+	if c.enc == "" || c.enc == "utf-8" {
+		return "is not UTF-8"
+	}
+	return "declares encoding " + c.enc
+}
+
+// declared is the coding the first two lines of src (after a BOM)
+// declare.
+func declared(src []byte) cookie {
+	start := 0
+	for i := 1; i <= 2 && start < len(src); i++ {
+		end := len(src)
+		if nl := bytes.IndexByte(src[start:], '\n'); nl >= 0 {
+			end = start + nl + 1
 		}
+		line := src[start:end]
 		if m := cookieRE().FindSubmatch(line); m != nil {
-			return normalName(string(m[1]))
+			return cookie{enc: normalName(string(m[1])), line: i, lineStart: start, end: end}
 		}
 		if !blankRE().Match(line) {
 			break
 		}
+		start = end
 	}
-	return ""
+	return cookie{}
 }
 
 // normalName is tokenize.get_normal_name.
@@ -94,57 +151,6 @@ func normalName(orig string) string {
 		}
 	}
 	return orig
-}
-
-// pythonNames are Python codec names the IANA index spells otherwise.
-var pythonNames = map[string]string{
-	"sjis": "Shift_JIS", "shift-jis": "Shift_JIS", "euc-jp": "EUC-JP", "eucjp": "EUC-JP",
-	"euc-kr": "EUC-KR", "euckr": "EUC-KR", "gb2312": "GB2312", "gbk": "GBK", "gb18030": "GB18030",
-	"big5": "Big5", "koi8-r": "KOI8-R", "koi8-u": "KOI8-U", "cp437": "IBM437", "cp850": "IBM850",
-	"cp866": "IBM866", "mac-roman": "macintosh", "macroman": "macintosh",
-}
-
-// ianaName maps a Python codec name to an IANA one: cp125N is
-// windows-125N, iso8859-N is ISO-8859-N.
-func ianaName(enc string) string {
-	n := strings.ReplaceAll(strings.ToLower(enc), "_", "-")
-	if v, ok := pythonNames[n]; ok {
-		return v
-	}
-	if rest, ok := strings.CutPrefix(n, "cp125"); ok && len(rest) == 1 {
-		return "windows-125" + rest
-	}
-	if rest, ok := strings.CutPrefix(n, "iso8859-"); ok {
-		return "ISO-8859-" + rest
-	}
-	return enc
-}
-
-// utf8Text is src when it is UTF-8, else python3's error for a file that
-// declares no encoding.
-func utf8Text(src []byte, name string) (string, error) {
-	if utf8.Valid(src) {
-		return string(src), nil
-	}
-	line, b := badByte(src)
-	return "", &SyntaxError{Msg: fmt.Sprintf("Non-UTF-8 code starting with '\\x%02x' in file %s on line %d, but no encoding declared; see https://peps.python.org/pep-0263/ for details", b, name, line)}
-}
-
-// badByte finds the first byte that is not UTF-8: its line (from 1) and
-// value.
-func badByte(src []byte) (line int, b byte) {
-	line = 1
-	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && size == 1 {
-			return line, src[i]
-		}
-		if src[i] == '\n' {
-			line++
-		}
-		i += size
-	}
-	return line, 0
 }
 
 func latin1(src []byte) string {

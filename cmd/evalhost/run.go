@@ -289,7 +289,7 @@ func readRunCells(source string, f runFlags, stdin io.Reader, stdout, stderr io.
 	var syntax *pysource.SyntaxError
 	if errors.As(err, &syntax) {
 		// python3's refusal of the file, in its words and with its status.
-		fmt.Fprintf(stderr, "SyntaxError: %s\n", syntax.Msg)
+		fmt.Fprint(stderr, syntax.Text)
 		return nil, exitFailed, false
 	}
 	if err != nil {
@@ -393,7 +393,7 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 	switch {
 	case source != "":
 		awaitQuitHeld() // stdin, a FIFO: a read that may wait for long
-		src, err := readSource(source, stdin, f.lang)
+		src, err := readSource(source, stdin, f)
 		if err != nil {
 			return nil, err
 		}
@@ -442,9 +442,9 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 }
 
 // readSource reads FILE (stdin for "-"); a Python one is decoded as
-// python3 decodes a source file (its coding declaration: pysource), a
-// shell one's bytes are kept.
-func readSource(name string, stdin io.Reader, lang string) (string, error) {
+// the interpreter that runs it decodes a source file (its coding
+// declaration: pysource), a shell one's bytes are kept.
+func readSource(name string, stdin io.Reader, f runFlags) (string, error) {
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
 	}
@@ -453,16 +453,32 @@ func readSource(name string, stdin io.Reader, lang string) (string, error) {
 		return "", err // it names the file and the cause
 	}
 	src := string(b)
-	if lang == sessions.LangPython {
-		shown := name
+	if f.lang == sessions.LangPython {
+		shown := pysource.Name{Given: name, Abs: f.file}
 		if name == "-" {
-			shown = "<stdin>"
+			shown.Given = "<stdin>"
 		}
-		if src, err = pysource.Decode(b, shown); err != nil {
+		if src, err = pysource.Decode(b, shown, f.sourcePython); err != nil {
 			return "", err
 		}
 	}
 	return normalizeSource(src), nil
+}
+
+// sourcePython is the interpreter the run's cells would start, as the
+// registry resolves it, for pysource to read a source only it can read
+// (another encoding, a refusal worded as its version words it).
+func (f runFlags) sourcePython() (string, error) {
+	home, err := config.Home()
+	if err != nil {
+		return "", err
+	}
+	dir, err := runDir(f.cwd)
+	if err != nil {
+		return "", err
+	}
+	py, err := sessions.ResolveInterpreter(f.python, dir, home, os.Getenv, 0)
+	return py.Path, err
 }
 
 // normalizeSource reads a script as Python reads a source file: a UTF-8 byte
