@@ -18,8 +18,9 @@
 //     out, as Jupytext makes it a raw cell; one active in the notebook
 //     only ("active-ipynb", active="ipynb", a frozen cell) is uncommented.
 //   - Jupytext's YAML header ("# ---" around "jupyter:") is read by
-//     [ReadHeader] and is not code. With it (unless it says
-//     comment_magics: false), or with [MagicsOn], magics Jupytext
+//     [ReadHeader] and is not code. With it (unless its comment_magics
+//     is false as jupytext reads it: Python's truth of the PyYAML value,
+//     so "no", 0 and null are false), or with [MagicsOn], magics Jupytext
 //     commented out ("# %matplotlib inline", "# !pip install x",
 //     "# files = !ls", "# %%time") are uncommented in Python cells.
 //   - Text before the first marker is a cell when it holds code; a preamble
@@ -46,7 +47,9 @@
 //   - Split never fails: any text is a script. Line ends are kept as given
 //     (callers normalise CRLF first if they want to). [CheckFormat] says
 //     what Split would read wrongly: a header naming another Jupytext
-//     format ([ErrNotPercent]) or whose "jupyter:" section is not YAML
-//     ([ErrBadHeader]), which jupytext refuses; a header whose values
-//     are not of the types read says nothing of them.
+//     format ([ErrNotPercent]), or whose "jupyter:" section is not YAML or
+//     holds a value of a type jupytext cannot use (kernelspec: 3, a
+//     format_name that is no string, a kernelspec without the name and
+//     display_name nbformat requires) ([ErrBadHeader], naming it), which
+//     jupytext refuses. A bad value never drops the rest of the header.
 package percent

@@ -16,8 +16,10 @@ type Header struct {
 	// Jupytext is set when the script has a "jupyter:" header, which only
 	// Jupytext writes.
 	Jupytext bool
-	// CommentMagics is jupyter.jupytext.comment_magics: false when the
-	// writer left magics uncommented. Nil when the header does not say.
+	// CommentMagics is jupyter.jupytext.comment_magics as jupytext reads
+	// it, by Python truthiness (PyYAML's "no", 0, null and "" are false):
+	// false when the writer left magics uncommented. Nil when the header
+	// does not say.
 	CommentMagics *bool
 	// FormatName is jupyter.jupytext.text_representation.format_name
 	// ("percent", "light", ...); "" when the header does not say.
@@ -25,8 +27,9 @@ type Header struct {
 	// Lines is how many lines the header (with its shebang and coding
 	// line and one blank line after it) takes.
 	Lines int
-	// Err is set when the "jupyter:" section is not YAML (which Jupytext
-	// refuses); the other fields then say nothing of it.
+	// Err is set when the "jupyter:" section is not YAML or holds a value
+	// of a type jupytext cannot use (which jupytext refuses); the other
+	// fields then say nothing of it.
 	Err error
 }
 
@@ -91,29 +94,18 @@ func ReadHeader(lines []string) Header {
 // jupytextOptions reads jupyter.jupytext.comment_magics and
 // text_representation.format_name from the header's "jupyter:" section,
 // which starts at line first. A section that is not YAML is an error, as
-// Jupytext's yaml.safe_load of it is; one whose values are not of those
-// types says nothing.
+// Jupytext's yaml.safe_load of it is, and so is a value of a type jupytext
+// cannot use (readSection).
 func jupytextOptions(section []string, first int) (commentMagics *bool, formatName string, err error) {
-	var doc struct {
-		Jupyter struct {
-			Jupytext struct {
-				CommentMagics      *bool `yaml:"comment_magics"`
-				TextRepresentation struct {
-					FormatName string `yaml:"format_name"`
-				} `yaml:"text_representation"`
-			} `yaml:"jupytext"`
-		} `yaml:"jupyter"`
-	}
-	text := []byte(strings.Join(section, "\n"))
-	var node yaml.Node
-	if err := yaml.Unmarshal(text, &node); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(strings.Join(section, "\n")), &doc); err != nil {
 		return nil, "", fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
 	}
-	if node.Decode(&doc) != nil {
-		return nil, "", nil
+	v, err := readSection(&doc)
+	if err != nil {
+		return nil, "", fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
 	}
-	j := doc.Jupyter.Jupytext
-	return j.CommentMagics, j.TextRepresentation.FormatName, nil
+	return v.commentMagics, v.formatName, nil
 }
 
 // ErrNotPercent: a script whose Jupytext header names another format
@@ -121,13 +113,14 @@ func jupytextOptions(section []string, first int) (commentMagics *bool, formatNa
 // would read wrongly.
 var ErrNotPercent = errors.New("a script of another Jupytext format")
 
-// ErrBadHeader: a script whose Jupytext header is not YAML, which Jupytext
-// refuses, and whose format and options this package cannot tell.
-var ErrBadHeader = errors.New("a script whose Jupytext header is not YAML")
+// ErrBadHeader: a script whose Jupytext header is not YAML or holds a
+// value of a type jupytext cannot use, which jupytext refuses, and whose
+// format and options this package cannot tell.
+var ErrBadHeader = errors.New("a script whose Jupytext header jupytext cannot read")
 
 // CheckFormat returns an error wrapping ErrNotPercent when src's Jupytext
 // header names a format other than percent, or ErrBadHeader when its
-// "jupyter:" section is not YAML; nil for a percent script and for one
+// "jupyter:" section is not YAML or holds a value jupytext cannot use; nil for a percent script and for one
 // without a header (plain Python, VS Code's or Spyder's # %%).
 func CheckFormat(src string) error {
 	h := ReadHeader(splitLines(src))

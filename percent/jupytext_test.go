@@ -71,8 +71,10 @@ func notebookCode(t *testing.T, path string) []string {
 // "# +" cells and their metadata would be read wrongly), and so is one
 // whose "jupyter:" section is not YAML, which jupytext refuses (it was read
 // as a header that says nothing, and a light script with such a header
-// ran as percent); a percent one, a header that names no format, one whose
-// values are not of the types read, and a script without one are read.
+// ran as percent), or holds a value jupytext cannot use (the message names
+// it); a percent one, a header that names no format, one whose
+// comment_magics is no boolean (jupytext reads its truth), and a script
+// without one are read.
 func TestCheckFormat(t *testing.T) {
 	header := func(format string) string {
 		return "# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n" + format + "# ---\n\nx = 1\n"
@@ -91,6 +93,7 @@ func TestCheckFormat(t *testing.T) {
 		{"not YAML", header("#       format_name: [light\n"), ErrBadHeader, `"jupyter:" section from line 2: yaml: `},
 		{"not YAML after a shebang", "#!/usr/bin/env python\n" + header("#   kernelspec: {name: x\n"), ErrBadHeader, "from line 3"},
 		{"a value of another type", header("#     comment_magics: maybe\n"), nil, ""},
+		{"a value jupytext cannot use", header("#       format_name: [percent]\n"), ErrBadHeader, "format_name is a list, where jupytext reads a string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckFormat(tc.src)

@@ -2,14 +2,15 @@
 # Installs what the test suite needs on a fresh machine with Go and Python 3:
 # the Python packages the tests drive for real (Jupyter's kernel gateway and
 # ipykernel, nbformat, matplotlib, the mcp client SDK, papermill to check
-# parameters against; wheel, with which setuptools 64-70.0 builds the real
-# editable install sessions' tests judge) and bash for sh cells.
+# parameters against, jupytext to check Jupytext headers against; wheel,
+# with which setuptools 64-70.0 builds the real editable install sessions'
+# tests judge) and bash for sh cells.
 set -euo pipefail
 py=${PYTHON:-python3}
 need=()
 for spec in "kernel_gateway:jupyter_kernel_gateway" "ipykernel:ipykernel" "nbformat:nbformat" \
             "matplotlib:matplotlib" "jupyter_client:jupyter_client" "nbclient:nbclient" "mcp:mcp" \
-            "papermill:papermill" "wheel:wheel"; do
+            "papermill:papermill" "jupytext:jupytext" "wheel:wheel"; do
   mod=${spec%%:*} pkg=${spec##*:}
   # From /: in the checkout, `import mcp` finds the Go package's directory.
   (cd / && "$py" -c "import $mod" 2>/dev/null) || need+=("$pkg")

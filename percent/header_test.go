@@ -1,0 +1,137 @@
+package percent
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
+	"github.com/evalhost/evalhost/sessions"
+)
+
+// A header value of a type other than expected is read as jupytext 1.19
+// reads it, not dropped with the whole header (its format_name and
+// comment_magics were lost): comment_magics by Python truthiness (PyYAML's
+// "no", 0 and null are false, "maybe" true), and a value jupytext cannot
+// use (kernelspec: 3, a format_name that is no string) refused as jupytext
+// refuses the script. Each case is checked against jupytext itself.
+func TestHeaderValuesAsJupytextReadsThem(t *testing.T) {
+	py := testkit.Python(t)
+	testkit.NeedModule(t, "jupytext", "jupytext")
+	header := func(jupyter ...string) string {
+		var lines strings.Builder
+		for _, l := range jupyter {
+			lines.WriteString(l + "\n")
+		}
+		return "# ---\n# jupyter:\n" + lines.String() + "# ---\n\n# %%\n# %time x = 1\nprint(1)\n"
+	}
+	magics := func(v string, more ...string) string {
+		return header(append([]string{"#   jupytext:", "#     comment_magics: " + v}, more...)...)
+	}
+	light := []string{"#     text_representation:", "#       extension: .py", "#       format_name: light"}
+	cases := []struct {
+		name, src string
+		refused   error // nil: read, its cells as jupytext's; ErrNotPercent: jupytext reads another format
+	}{
+		{"comment_magics: maybe", magics("maybe"), nil},
+		{"comment_magics: maybe, and format_name: light", magics("maybe", light...), ErrNotPercent},
+		{"comment_magics: no", magics("no"), nil},
+		{"comment_magics: off", magics("off"), nil},
+		{"comment_magics: 0", magics("0"), nil},
+		{"comment_magics: 3", magics("3"), nil},
+		{"comment_magics: null", magics("~"), nil},
+		{"comment_magics: \"false\"", magics(`"false"`), nil},
+		{"comment_magics: []", magics("[]"), nil},
+		{"comment_magics: [1]", magics("[1]"), nil},
+		{"comment_magics: false", magics("false"), nil},
+		{"kernelspec: 3", header("#   kernelspec: 3"), ErrBadHeader},
+		{"kernelspec: 3 after comment_magics: false", header("#   jupytext:", "#     comment_magics: false", "#   kernelspec: 3"), ErrBadHeader},
+		{"kernelspec without display_name", header("#   kernelspec:", "#     name: python3"), ErrBadHeader},
+		{"kernelspec's language: 3", header("#   kernelspec:", "#     display_name: P", "#     name: p", "#     language: 3"), ErrBadHeader},
+		{"a kernelspec", header("#   kernelspec:", "#     display_name: Python 3", "#     language: python", "#     name: python3"), nil},
+		{"jupytext: 3", header("#   jupytext: 3"), ErrBadHeader},
+		{"jupyter: null", header(), ErrBadHeader},
+		{"text_representation: 3", header("#   jupytext:", "#     text_representation: 3"), ErrBadHeader},
+		{"format_name: 3", header("#   jupytext:", "#     text_representation:", "#       extension: .py", "#       format_name: 3"), ErrBadHeader},
+		{"format_name: [percent]", header("#   jupytext:", "#     text_representation:", "#       extension: .py", "#       format_name: [percent]"), ErrBadHeader},
+		{"extension: 3", header("#   jupytext:", "#     text_representation:", "#       extension: 3", "#       format_name: percent"), ErrBadHeader},
+		{"main_language: yes", header("#   jupytext:", "#     main_language: yes"), ErrBadHeader},
+		{"cell_metadata_filter: [a]", header("#   jupytext:", "#     cell_metadata_filter: [a]"), ErrBadHeader},
+		{"cell_metadata_filter: true", header("#   jupytext:", "#     cell_metadata_filter: true"), nil},
+		{"formats: a list", header("#   jupytext:", "#     formats: [ipynb, py]"), nil},
+		{"language_info: 3", header("#   language_info: 3"), ErrBadHeader},
+		{"cell_markers: 3, unused", header("#   jupytext:", "#     cell_markers: 3"), nil},
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i, c := range cases {
+		p := filepath.Join(dir, strings.Repeat("x", i+1)+".py")
+		if err := os.WriteFile(p, []byte(c.src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	got := jupytextCells(t, py, paths)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			jt := got[i]
+			err := CheckFormat(c.src)
+			if (jt.Error != "") != (c.refused == ErrBadHeader) {
+				t.Fatalf("the case is wrong: jupytext read it as %q, error %q", jt.Code, jt.Error)
+			}
+			if c.refused != nil {
+				if !errors.Is(err, c.refused) {
+					t.Fatalf("CheckFormat = %v, want %v (jupytext: %s)", err, c.refused, jt.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CheckFormat = %v; jupytext reads it", err)
+			}
+			var code []string
+			for _, cell := range Split(c.src, sessions.LangPython) {
+				code = append(code, strings.TrimRight(cell.Code, "\n"))
+			}
+			if strings.Join(code, "\x00") != strings.Join(jt.Code, "\x00") {
+				t.Fatalf("cells %q, jupytext's %q", code, jt.Code)
+			}
+		})
+	}
+}
+
+type jupytextRead struct {
+	Code  []string `json:"code"`
+	Error string   `json:"error"`
+}
+
+// jupytextCells is what jupytext.read makes of each script: its non-blank
+// code cells, or its error.
+func jupytextCells(t *testing.T, python string, paths []string) []jupytextRead {
+	t.Helper()
+	const prog = `
+import json, sys, jupytext
+out = []
+for p in sys.argv[1:]:
+    try:
+        nb = jupytext.read(p)
+        out.append({"code": [c.source.rstrip("\n") for c in nb.cells if c.cell_type == "code" and c.source.strip()]})
+    except Exception as e:
+        out.append({"error": "%s: %s" % (type(e).__name__, e)})
+print(json.dumps(out))
+`
+	cmd := exec.Command(python, append([]string{"-c", prog}, paths...)...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("jupytext: %v", err)
+	}
+	var reads []jupytextRead
+	if err := json.Unmarshal(out, &reads); err != nil || len(reads) != len(paths) {
+		t.Fatalf("jupytext's answer %q: %v", out, err)
+	}
+	return reads
+}
