@@ -18,8 +18,9 @@ import (
 // unlock), and a final Save. It leaves out the interpreter. With
 // papermill=false it is the run before papermill's metadata (every cell
 // marked pending up front) made every cell change; compare the two. With
-// startsave the notebook is saved as each cell starts too, as nb run does
-// with papermill's metadata (papermill's cell_start saves).
+// startsave the notebook is saved as each cell starts instead, which save
+// holds the end of the cell before, as nb run does with papermill's
+// metadata (papermill's cell_start saves; its end saves are left to them).
 func BenchmarkRunSaves(b *testing.B) {
 	for _, n := range []int{200, 1000, 3000} {
 		for _, mode := range []struct{ pm, startSave bool }{{false, false}, {true, false}, {true, true}} {
@@ -51,6 +52,7 @@ func benchRunSaves(b *testing.B, n int, papermill, startSave bool) {
 		run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1}
 		run.onCellEnd = func(int, sessions.CellResult) { lockedSave(b, path, nb.SaveUnsynced) }
 		if startSave {
+			run.onCellEnd = func(int, sessions.CellResult) {}
 			run.onCellStart = func(int) { lockedSave(b, path, nb.SaveUnsynced) }
 		}
 		if papermill {

@@ -24,6 +24,9 @@
 //     notebook after every cell, so a caller can save progress, and
 //     Options.OnCellStart as each cell starts (its started frame: its
 //     outputs cleared, its papermill status running), as papermill saves;
+//     Options.OnIdle when a cell has ended and none has started
+//     Options.IdleAfter later (never after Run returns), so a caller that
+//     saves at starts can leave an end to the next start's save;
 //     Options.OnFrame sees each frame as it is recorded (a log of outputs).
 //     Options.Timeout = sessions.NoTimeout lets cells run unbounded. Text
 //     is recorded as the registry's sink hands it back: a sink with

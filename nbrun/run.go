@@ -45,6 +45,14 @@ type Options struct {
 	// before the next one starts, e.g. to save the notebook so that an
 	// interrupted run keeps what finished. It must not keep nb.
 	OnCellEnd func(cell int, res sessions.CellResult)
+	// OnIdle, when set, is called when a cell has ended and no other has
+	// started IdleAfter later (0: DefaultIdleAfter), while the run goes on;
+	// never after Run returns. A caller that saves at each cell's start
+	// can leave a cell's end to the next start's save (cells follow each
+	// other within a millisecond) and save it here when none follows soon:
+	// one save per cell, not two. It must not keep nb.
+	OnIdle    func()
+	IdleAfter time.Duration
 	// OnFrame, when set, sees each frame of a cell (cell is its notebook
 	// index) as it is recorded, e.g. to log outputs as they come; the
 	// interpreter's ready frame is not shown. It must not block.
@@ -53,6 +61,10 @@ type Options struct {
 	// (see Papermill) as the run goes, so OnCellEnd sees it too.
 	Papermill *Papermill
 }
+
+// DefaultIdleAfter is Options.IdleAfter's default: far above the gap
+// between one cell's end and the next one's start.
+const DefaultIdleAfter = 100 * time.Millisecond
 
 // Result is a notebook run's outcome: sessions' result, whose Cells[i] is
 // notebook cell Notebook[i], and the interpreter's version.
@@ -111,7 +123,11 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	}
 	res := Result{Notebook: cells, Result: sessions.Result{Status: sessions.StatusOK, FailedCell: -1}}
 	run := &runState{nb: nb, rec: NewRecorder(nb), cells: cells, current: -1,
-		onCellStart: opt.OnCellStart, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame}
+		onCellStart: opt.OnCellStart, onCellEnd: opt.OnCellEnd, onFrame: opt.OnFrame,
+		onIdle: opt.OnIdle, idleAfter: opt.IdleAfter}
+	if run.idleAfter <= 0 {
+		run.idleAfter = DefaultIdleAfter
+	}
 	if opt.Papermill != nil {
 		var err error
 		if run.pm, err = startPapermill(opt.Papermill, nb, cells, runsEveryCell(nb, cells), opt.AllowErrors); err != nil {
@@ -132,6 +148,7 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	out, err := reg.Eval(ctx, req, run.emit)
 	run.mu.Lock()
 	defer run.mu.Unlock()
+	run.stopIdle() // the caller's final save follows
 	run.rec.Flush()
 	if run.pm != nil {
 		run.keep(run.pm.finish())
@@ -162,6 +179,9 @@ type runState struct {
 	onCellEnd   func(int, sessions.CellResult)
 	onFrame     func(int, frames.Frame)
 	pm          *papermillRun // nil unless Options.Papermill
+	onIdle      func()
+	idleAfter   time.Duration
+	idle        *time.Timer // armed by a cell's end, stopped by the next start
 }
 
 // emit records a frame of the interpreter's. A cell's first frame (its
@@ -171,6 +191,7 @@ func (s *runState) emit(cell int, fr frames.Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fr.Type != frames.TypeReady && cell != s.current {
+		s.stopIdle()
 		s.start(cell)
 		if s.onCellStart != nil {
 			s.onCellStart(s.cells[cell])
@@ -249,6 +270,33 @@ func (s *runState) cellEnd(res sessions.CellResult) {
 	}
 	if s.onCellEnd != nil {
 		s.onCellEnd(s.cells[res.Index], res)
+	}
+	s.armIdle()
+}
+
+// armIdle starts the wait for OnIdle after a cell's end.
+func (s *runState) armIdle() {
+	if s.onIdle == nil {
+		return
+	}
+	s.stopIdle()
+	var t *time.Timer
+	t = time.AfterFunc(s.idleAfter, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.idle == t { // not stopped by a start or Run's end meanwhile
+			s.idle = nil
+			s.onIdle()
+		}
+	})
+	s.idle = t
+}
+
+// stopIdle ends the wait for OnIdle: a cell started, or the run ended.
+func (s *runState) stopIdle() {
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
 	}
 }
 

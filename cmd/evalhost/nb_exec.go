@@ -29,8 +29,9 @@ notebook's directory) and writes their outputs and execution counts back as
 nbclient does. Markdown and raw cells are untouched. Without -o or --inplace
 the result goes to FILE's name with ".nbconvert.ipynb", as nbconvert names it.
 The result is written (atomically, under the notebook's lock) after every
-cell (with papermill's metadata, as each starts too, as papermill does), so
-whatever ends the run leaves a valid notebook with every cell that finished; if the target changes on disk meanwhile it is not overwritten and
+cell (with papermill's metadata, as each starts, as papermill does: that
+write holds the cell before), so whatever ends the run leaves a valid
+notebook with every cell that finished; if the target changes on disk meanwhile it is not overwritten and
 the result goes to a new file (named on stderr). A cell that fails stops the
 run (unless --allow-errors). Cells have no time limit unless --timeout
 gives one, as under nbclient and papermill. Ctrl-C (or SIGTERM, SIGHUP) interrupts the
@@ -115,7 +116,9 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
 	if writePM {
 		// As papermill's cell_start saves: the cell's status says running.
+		saver.atStart = true
 		opt.OnCellStart = func(cell int) { saver.started(cell, nb) }
+		opt.OnIdle = func() { saver.idle(nb) }
 	}
 	if f.logOutput {
 		log := &outputLog{w: stderr, last: -1}

@@ -259,3 +259,40 @@ func TestSaverFailedDivertLeavesNoEmptyFile(t *testing.T) {
 		t.Fatalf("the next save did not divert:\n%s", got)
 	}
 }
+
+// With papermill's metadata each cell's start is saved, and that save
+// holds the end of the cell before: the end is not written on its own
+// (each save writes the whole notebook), unless no cell starts soon after
+// it (idle). Whatever ended is on disk by the next start or idle.
+func TestSaverLeavesAnEndToTheNextStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nb.ipynb")
+	nb, orig := savedNotebook(t, path, "1")
+	s := newNotebookSaver(path, "", true)
+	s.atStart = true
+	read := func() string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	nb.Edit(0, "ended")
+	s.progress(0, nb)
+	if read() != string(orig) {
+		t.Fatal("a cell's end was saved on its own, before the next cell's start")
+	}
+	s.started(1, nb)
+	if !strings.Contains(read(), `"ended"`) || !strings.Contains(s.holds(), "holds the outputs up to cell 0") {
+		t.Fatalf("the next start's save does not hold the ended cell (%s):\n%s", s.holds(), read())
+	}
+	nb.Edit(0, "idle")
+	s.idle(nb)
+	if strings.Contains(read(), `"idle"`) {
+		t.Fatal("idle saved with no cell ended since the last save")
+	}
+	s.progress(1, nb)
+	s.idle(nb)
+	if !strings.Contains(read(), `"idle"`) || !strings.Contains(s.holds(), "holds the outputs up to cell 1") {
+		t.Fatalf("idle did not save the ended cell (%s):\n%s", s.holds(), read())
+	}
+}

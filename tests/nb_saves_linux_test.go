@@ -1,0 +1,82 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A run with parameters (papermill's metadata: each cell's start is saved
+// too) writes the notebook about as often as one without, once per cell,
+// not twice: each save writes the whole notebook, and a 5,000-cell run
+// took 2-4 times as long. The saves are counted as the temp files each
+// one is written to (created under a new name each time: inotify would
+// merge a series of renames to the one name into one event). TestNotebookKilledMidCellMatchesPapermill shows a
+// killed run's notebook still holds what the saves protect.
+func TestNotebookRunWithParametersSavesOncePerCell(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ipynb")
+	cells := []string{"tagged:x = 0"}
+	for i := 0; i < 150; i++ {
+		cells = append(cells, "y = 1")
+	}
+	writeTaggedNotebook(t, in, cells...)
+	saves := func(out string, args ...string) int {
+		t.Helper()
+		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+		if err != nil {
+			t.Skipf("inotify: %v", err)
+		}
+		defer unix.Close(fd)
+		if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE); err != nil {
+			t.Fatal(err)
+		}
+		cmd := command(t, append([]string{"nb", "run", in, "-o", out}, args...)...)
+		if _, errOut, code := runCaptured(t, cmd, false); code != 0 {
+			t.Fatalf("nb run %q: exit %d\n%s", args, code, errOut)
+		}
+		return tempsOf(t, fd, filepath.Base(out))
+	}
+	plain := saves(filepath.Join(dir, "plain.ipynb"))
+	withParams := saves(filepath.Join(dir, "params.ipynb"), "-p", "x", "1")
+	t.Logf("%d saves with -p, %d without, for %d cells", withParams, plain, len(cells))
+	// The injected cell is one more; an end no start followed within
+	// nbrun.DefaultIdleAfter (a loaded machine) is saved on its own.
+	if plain < len(cells) || withParams > plain+plain/4+2 {
+		t.Fatalf("%d saves with -p, %d without, for %d cells; want about as many", withParams, plain, len(cells))
+	}
+}
+
+// tempsOf counts the IN_CREATE events queued on fd for the temp files a
+// save of name writes (".NAME.RANDOM.tmp").
+func tempsOf(t *testing.T, fd int, name string) int {
+	t.Helper()
+	n := 0
+	buf := make([]byte, 64<<10)
+	for {
+		got, err := unix.Read(fd, buf)
+		if errors.Is(err, unix.EAGAIN) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= got; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				t.Fatal("inotify's queue overflowed")
+			}
+			created := string(bytes.TrimRight(nameBytes, "\x00"))
+			if strings.HasPrefix(created, "."+name+".") && strings.HasSuffix(created, ".tmp") {
+				n++
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+	}
+}
