@@ -147,8 +147,11 @@ func Run(ctx context.Context, reg *sessions.Registry, nb *notebook.Notebook, opt
 	req.OnCellEnd = run.cellEnd
 	out, err := reg.Eval(ctx, req, run.emit)
 	run.mu.Lock()
-	defer run.mu.Unlock()
 	run.stopIdle() // the caller's final save follows
+	run.mu.Unlock()
+	run.idling.Wait() // an OnIdle under way ends first: never after Run
+	run.mu.Lock()
+	defer run.mu.Unlock()
 	run.rec.Flush()
 	if run.pm != nil {
 		run.keep(run.pm.finish())
@@ -181,7 +184,8 @@ type runState struct {
 	pm          *papermillRun // nil unless Options.Papermill
 	onIdle      func()
 	idleAfter   time.Duration
-	idle        *time.Timer // armed by a cell's end, stopped by the next start
+	idle        *time.Timer    // armed by a cell's end, stopped by the next start
+	idling      sync.WaitGroup // the idle timer's func, from arming to its end or Stop
 }
 
 // emit records a frame of the interpreter's. A cell's first frame (its
@@ -281,7 +285,9 @@ func (s *runState) armIdle() {
 	}
 	s.stopIdle()
 	var t *time.Timer
+	s.idling.Add(1)
 	t = time.AfterFunc(s.idleAfter, func() {
+		defer s.idling.Done()
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.idle == t { // not stopped by a start or Run's end meanwhile
@@ -292,10 +298,13 @@ func (s *runState) armIdle() {
 	s.idle = t
 }
 
-// stopIdle ends the wait for OnIdle: a cell started, or the run ended.
+// stopIdle ends the wait for OnIdle: a cell started, or the run ended. A
+// func already started (it waits for s.mu) sees it stopped and returns.
 func (s *runState) stopIdle() {
 	if s.idle != nil {
-		s.idle.Stop()
+		if s.idle.Stop() {
+			s.idling.Done() // its func will not run
+		}
 		s.idle = nil
 	}
 }
