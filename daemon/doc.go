@@ -53,7 +53,9 @@
 // to lost.json, told once by each one's next cell; a notice names them
 // only when lost.json cannot take them; [ToldEnded] leaves out the session
 // whose command was told already), starts the process given by
-// DialConfig.Command in its own session with its stderr in "log", and waits
+// DialConfig.Command in its own session with its stderr in "log" (the
+// process closes what else it inherited at its start, [CloseInherited], so
+// no pipe of the first command's stays open while it lives), and waits
 // for it to write "ready" on the pipe named by [ReadyFDEnv]
 // ([SignalReady]). Two clients racing to start therefore start one. A
 // process whose hello names another version ([BuildIdentity]: the version

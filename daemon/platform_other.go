@@ -21,3 +21,6 @@ func spawn(context.Context, DialConfig) error           { return errNoUnix }
 
 // SignalReady does nothing where no process can be started to wait for it.
 func SignalReady() {}
+
+// CloseInherited does nothing where no background process runs.
+func CloseInherited() {}

@@ -105,6 +105,8 @@ func checkDaemonArgs(args []string, stdout, stderr io.Writer) (code int, ok bool
 }
 
 func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
+	// Before anything starts an interpreter, which would inherit them too.
+	daemon.CloseInherited()
 	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
 	idle := fs.Duration("idle", daemonIdleDefault(), "end after this long without a client (EVALHOST_DAEMON_IDLE)")
 	maxSessions := fs.Int("max-sessions", 16, "idle sessions kept beyond this many are ended, least recently used first")
