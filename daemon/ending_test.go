@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // A client whose cell runs when the process is stopped is told why before
@@ -57,5 +60,44 @@ func TestStopTellsConnectedClientsWhy(t *testing.T) {
 	}
 	if !strings.HasPrefix(c.Ending(), "was stopped (evalhost daemon stop") || status == "ok" {
 		t.Fatalf("Ending %q, end status %q; want why the process ended and the cell not ok", c.Ending(), status)
+	}
+}
+
+// A client that stopped reading (its command stopped, its output piped to
+// a pager left open) does not hold the process's end: a stop waited for
+// it for ever, holding the lock, so every later command was refused ("holds
+// the lock but does not answer") until that client read on or ended.
+func TestStopDoesNotWaitForAStalledClient(t *testing.T) {
+	t.Cleanup(leakcheck.Watchdog(t, time.Minute)) // the stop hung for ever
+	paths, wait := serveHome(t, time.Hour)
+	c := dialed(t, paths)
+	req := map[string]any{"op": "eval", "id": "run", "session": "s", "cwd": filepath.Dir(paths.Dir),
+		"cells": []map[string]string{{"language": "sh", "code": "echo running; yes"}}}
+	if err := c.Send(req); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, c, "stdout")
+	awaitStalledWrite(t) // c reads no more
+	if _, err := Stop(paths); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitStalledWrite waits until a connection of the process in this test
+// waits to write to its client, which takes nothing.
+func awaitStalledWrite(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "waitWrite") && strings.Contains(g, "daemon.(*conn)") {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

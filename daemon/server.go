@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/bridge"
+	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -333,10 +334,17 @@ func (s *Server) jobRunning() bool {
 
 // endConns tells every client why the process ends, cancels its requests
 // and ends its connection once they have sent their end. told are the
-// sessions the clients' requests were queued in.
+// sessions the clients' requests were queued in. A client that stopped
+// reading (its command stopped, its output piped to a pager left open) is
+// not waited for past serve.StalledWrite: the end, and with it the lock a
+// stop and every later command wait for, waited for it for ever. All are
+// bounded first, so that several such clients cost that bound once.
 func (s *Server) endConns() (told []sessions.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.enc.BoundWrites(serve.StalledWrite)
+	}
 	for _, c := range s.conns {
 		told = append(told, c.end(s.endHow)...)
 	}

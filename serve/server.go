@@ -214,9 +214,9 @@ func (s *Server) drain(ctx context.Context) (aborted bool) {
 
 // endAtOnce cancels every request and kills every interpreter, without the
 // grace an interrupt gets: the requests still end, each with its end line,
-// which a client that stopped reading is not waited for past stalledWrite.
+// which a client that stopped reading is not waited for past StalledWrite.
 func (s *Server) endAtOnce() {
-	s.out.boundWrites(stalledWrite)
+	s.out.BoundWrites(StalledWrite)
 	s.abort() // every eval's and reset's context derives from s.work
 	s.reg.Kill()
 }
