@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalhost/evalhost/internal/testkit"
 )
@@ -128,5 +129,44 @@ func TestRemovedCwdWithCwdRunsAnAbsoluteFile(t *testing.T) {
 				t.Errorf("stdout %q, exit %d, stderr %q; python3 printed %q, exit %d", out, code, errOut, pyOut, pyCode)
 			}
 		})
+	}
+}
+
+// A command waiting in its session's queue when another command ends that
+// session (evalhost kill) ran nothing: it exits 1, as the command whose
+// running cell the kill stopped does, not 130, which says that its own
+// Ctrl-C interrupted it.
+func TestDaemonKillOfAQueuedCommandExits1(t *testing.T) {
+	h := newDaemonHome(t)
+	pid := h.pid("s")
+	for attempt := 0; ; attempt++ {
+		if attempt == 20 {
+			t.Fatal("the kill never came while the second command waited in the queue")
+		}
+		first, _ := h.startRunning(t, "run", "--session", "s", "-c", "import time\nprint('running', flush=True)\ntime.sleep(60)")
+		conns := socketsOf(t, pid)
+		second := h.cmd("run", "--session", "s", "-c", "print('ran')")
+		var stderr strings.Builder
+		second.Stderr = &stderr
+		if err := second.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for socketsOf(t, pid) <= conns { // it has connected, and sent its cell with the connection
+			time.Sleep(time.Millisecond)
+		}
+		if _, errOut, code := h.run("kill", "s"); code != 0 {
+			t.Fatalf("kill: exit %d: %s", code, errOut)
+		}
+		code := exitCodeOf(t, second)
+		if c := exitCodeOf(t, first); c != 1 {
+			t.Fatalf("the running command: exit %d, want 1", c)
+		}
+		if !strings.Contains(stderr.String(), "not run: the session was closed") {
+			continue // the kill came before its cell was queued: it ran in a fresh session
+		}
+		if code != 1 {
+			t.Fatalf("the queued command: exit %d, stderr %q; want exit 1", code, &stderr)
+		}
+		return
 	}
 }

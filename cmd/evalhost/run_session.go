@@ -135,6 +135,13 @@ func (a *attached) exit(res sessions.Result, asJSON bool, interrupts int, interr
 		}
 		return exitOK
 	}
+	if res.Status == sessions.StatusCancelled && interrupts == 0 && interrupted.fatal.Load() == 0 && !interrupted.quitBy.Load() {
+		// Not by this command's Ctrl-C: another command ended its session
+		// (evalhost kill) while its cells waited in the queue, and they
+		// ran nothing. A failure, as for the command whose cell that kill
+		// stopped; 130 says the user interrupted this one.
+		return exitFailed
+	}
 	// As a one-shot run ends: the session's interpreter takes the signals
 	// passed on and runs the cells as a script (batch), so its fate is the
 	// script's; the renderer has said what of the session's state it took.
