@@ -6,7 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,6 +56,37 @@ func addLost(dir *os.Root, name string, losses []sessions.Loss) error {
 	}
 	if err != nil || len(b) > maxLostBytes {
 		return err // nil: one entry too large to keep (a name of megabytes)
+	}
+	return replaceFile(dir, name, b)
+}
+
+// forgetLost takes out of lost.json the losses the end of process pid
+// caused (their why is endedWhy's for pid) in the sessions told answers
+// true for.
+func forgetLost(paths Paths, pid int, told func(sessions.Key) bool) error {
+	dir, err := os.OpenRoot(paths.Dir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	name := filepath.Base(paths.Lost)
+	entries := readLost(dir, name)
+	by := endedWhy(pid, "")
+	kept := slices.DeleteFunc(slices.Clone(entries), func(l sessions.Loss) bool {
+		return told(l.Key) && strings.HasPrefix(l.Why, by)
+	})
+	switch {
+	case len(kept) == len(entries):
+		return nil
+	case len(kept) == 0:
+		if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return err
 	}
 	return replaceFile(dir, name, b)
 }

@@ -78,17 +78,20 @@ func lostState(held []sessions.Loss) string {
 // interpreter): it clears what the process left as a later command would
 // (reclaim, under the start lock), leaving that session out, so the
 // session's next cell does not tell it again. The other sessions' next
-// cells still do. Nothing happens when another command cleared it first,
-// or when what is there is another process's.
+// cells still do. When another command cleared it first (one told of its
+// own session, as several running commands all are), that put this
+// session's loss in lost.json, and it is taken out there; once a process
+// started since has taken lost.json, its next cell tells it all the same.
 func ToldEnded(paths Paths, pid int, name, cwd string) error {
 	lk, err := lockFile(paths.Start, true)
 	if err != nil {
 		return err
 	}
 	defer lk.Close()
+	told := func(k sessions.Key) bool { return k.Session == name && k.Cwd == cwd }
 	if st, ok := readState(paths.State); !ok || st.PID != pid {
-		return nil
+		return forgetLost(paths, pid, told)
 	}
-	_, err = reclaim(paths, func(k sessions.Key) bool { return k.Session == name && k.Cwd == cwd })
+	_, err = reclaim(paths, told)
 	return err
 }

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -153,24 +154,35 @@ func TestDaemonStopToldOnce(t *testing.T) {
 // session's state is the one told: the session's next command is not
 // told again (the command that found the dead process named it, and its
 // next cell said so too), while a session no command ran in is told once.
+// Each of several commands running then is the one told of its own
+// session: the first to clear what the process left kept only its own out
+// of lost.json, and the others' sessions were told again.
 func TestDaemonKilledToldOnce(t *testing.T) {
 	h := newDaemonHome(t)
-	for _, s := range []string{"ran", "idle"} {
+	for _, s := range []string{"ran", "also", "idle"} {
 		if _, stderr, code := h.run("run", "--session", s, "-c", "x = 1"); code != 0 {
 			t.Fatal(stderr)
 		}
 	}
 	pid := h.pid("ran")
-	cmd, stderr := h.startRunning(t, "run", "--session", "ran", "-c", "import time\nprint('running', flush=True)\ntime.sleep(60)")
+	running := map[string]*exec.Cmd{}
+	stderrs := map[string]*strings.Builder{}
+	for _, s := range []string{"ran", "also"} {
+		running[s], stderrs[s] = h.startRunning(t, "run", "--session", s, "-c", "import time\nprint('running', flush=True)\ntime.sleep(60)")
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitCodeOf(t, cmd); code != 1 || !strings.Contains(stderr.String(), "the state of session ran is lost") {
-		t.Fatalf("the running command: exit %d, stderr %q", code, stderr)
+	for s, cmd := range running {
+		if code := exitCodeOf(t, cmd); code != 1 || !strings.Contains(stderrs[s].String(), "the state of session "+s+" is lost") {
+			t.Fatalf("the command running in %s: exit %d, stderr %q", s, code, stderrs[s])
+		}
 	}
 	waitGone(t, pid)
-	if _, errOut, _ := h.run("run", "--session", "ran", "-c", "1"); strings.Contains(errOut, "lost") {
-		t.Errorf("the session whose command was told was told again: %s", errOut)
+	for s := range running {
+		if _, errOut, _ := h.run("run", "--session", s, "-c", "1"); strings.Contains(errOut, "lost") {
+			t.Errorf("session %s, whose command was told, was told again: %s", s, errOut)
+		}
 	}
 	_, errOut, _ := h.run("run", "--session", "idle", "-c", "1")
 	if strings.Count(errOut, "lost") != 1 || !strings.Contains(errOut, "[state lost: session idle's") {
