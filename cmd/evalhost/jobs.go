@@ -97,10 +97,16 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 }
 
 // jobExitCode is run's exit code for a job that ended (`jobs JOB --wait &&
-// deploy` must not go on after a failed job); 0 while it runs.
+// deploy` must not go on after a failed job); 0 while it runs. A job no
+// Ctrl-C of this command can reach: one cancelled was stopped by another
+// command (jobs --stop, kill, daemon stop), a failure (1), where run's 130
+// would say this command was interrupted.
 func jobExitCode(j sessions.JobInfo) int {
-	if j.State == sessions.JobRunning {
+	switch {
+	case j.State == sessions.JobRunning:
 		return exitOK
+	case j.Status == sessions.StatusCancelled:
+		return exitFailed
 	}
 	return exitCode(sessions.Result{Status: j.Status}, false)
 }
