@@ -104,7 +104,13 @@ const mcpInitLines = `{"jsonrpc":"2.0","id":"init","method":"initialize","params
 // startMCPPiped starts `evalhost mcp` with pipes to its stdin and stdout.
 func startMCPPiped(t *testing.T) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
 	t.Helper()
-	cmd := command(t, "mcp")
+	return startPiped(t, "mcp")
+}
+
+// startPiped starts evalhost with args and pipes to its stdin and stdout.
+func startPiped(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := command(t, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -27,18 +27,7 @@ func TestStdinPolled(t *testing.T) {
 		{"mcp", []string{"mcp"}, mcpInitLines},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := command(t, tc.args...)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stdin, stdout := startPiped(t, tc.args...)
 			defer func() {
 				stdin.Close()
 				_, _ = io.Copy(io.Discard, stdout)
