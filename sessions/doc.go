@@ -218,6 +218,10 @@
 //     surely a mistake ("A B=1"): it refuses the request, or every request,
 //     with an *EnvNameError (ErrBadRequest), rather than set a variable no
 //     shell can name (CheckEnvName).
+//   - A cwd that does not exist, is not a directory, or that this user may
+//     not enter (no search permission) refuses the request with a
+//     *CwdError (ErrBadRequest) naming it and the cause, before any
+//     interpreter would fail to start there.
 //   - A session id longer than MaxSessionIDBytes refuses the request
 //     (ErrBadRequest): it goes into the interpreters' environment, where
 //     one that long could not start them.

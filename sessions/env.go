@@ -171,5 +171,8 @@ func checkCwd(dir string) (string, cwdID, error) {
 	if !isDir {
 		return "", cwdID{}, &CwdError{Dir: abs, Err: errNotDir}
 	}
+	if err := canEnter(abs); err != nil {
+		return "", cwdID{}, &CwdError{Dir: abs, Err: err}
+	}
 	return abs, id, nil
 }
