@@ -17,13 +17,14 @@ func TestDaemonSessionNamesShown(t *testing.T) {
 	name := "e\x1b[31mred\nline"
 	shown := `"e\x1b[31mred\nline"`
 	flag := filepath.Join(h.home, "flag")
-	steps := []struct {
+	type step struct {
 		name   string
 		args   []string
 		code   int
 		stdout string // a part of it
 		stderr string // a part of it
-	}{
+	}
+	steps := []step{
 		{"run", []string{"run", "--session", name, "-c", "x = 1"}, 0, "", ""},
 		{"a job in it", []string{"run", "--session", name, "--timeout", "1", "--detach", "-c", waitForFlag(flag)}, 0, "", "goes on in session " + shown},
 		{"sessions", []string{"sessions"}, 0, shown, ""},
@@ -36,6 +37,13 @@ func TestDaemonSessionNamesShown(t *testing.T) {
 		{"not UTF-8", []string{"run", "--session", "a\xff", "-c", "1"}, 2, "", "is not UTF-8"},
 		{"kill, not UTF-8", []string{"kill", "a\xff"}, 2, "", "is not UTF-8"},
 	}
+	// A blank name and one with a space are quoted in the tables: a blank
+	// column, or "a b" read as two columns, named no session.
+	steps = append(steps,
+		step{"run, a blank name", []string{"run", "--session", " ", "-c", "x = 1"}, 0, "", ""},
+		step{"run, a spaced name", []string{"run", "--session", "a b", "-c", "x = 1"}, 0, "", ""},
+		step{"sessions, the blank name", []string{"sessions"}, 0, "\n\" \"  ", ""},
+		step{"sessions, the spaced name", []string{"sessions"}, 0, "\n\"a b\"  ", ""})
 	for _, s := range steps {
 		if s.name == "the next cell after a stop" {
 			if _, stderr, code := h.run("daemon", "stop"); code != 0 {

@@ -133,7 +133,7 @@ func listJobs(asJSON bool, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tSESSION\tSTATUS\tELAPSED\tOUTPUT\tCWD")
 	for _, j := range list.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dB\t%s\n", j.ID, trustdir.Shown(j.Session), j.Status, elapsed(j), j.OutputBytes, trustdir.Shown(j.Cwd))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dB\t%s\n", j.ID, tableCell(j.Session), j.Status, elapsed(j), j.OutputBytes, tableCell(j.Cwd))
 	}
 	tw.Flush()
 	return exitOK

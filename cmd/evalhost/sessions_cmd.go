@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 	"github.com/tidwall/gjson"
@@ -76,12 +79,22 @@ func sessionsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.
 		case s.Busy:
 			busy = "yes"
 		}
-		// The user's text and paths, shown so that none drives the
-		// terminal or breaks a row.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", trustdir.Shown(s.Session), trustdir.Shown(s.Cwd), trustdir.Shown(s.Python), busy, idle)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", tableCell(s.Session), tableCell(s.Cwd), tableCell(s.Python), busy, idle)
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// tableCell shows the user's text or path in a column of the sessions
+// and jobs tables so that none drives the terminal or breaks a row (trustdir.Shown),
+// and none reads as another: one that is empty or holds white space is
+// quoted, as Shown quotes what is not printable (a session named " " was
+// a blank, "a b" two columns).
+func tableCell(s string) string {
+	if s == "" || strings.ContainsFunc(s, unicode.IsSpace) {
+		return strconv.Quote(s)
+	}
+	return trustdir.Shown(s)
 }
 
 // askDaemon sends one request to the live background process and decodes
