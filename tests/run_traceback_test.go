@@ -17,7 +17,7 @@ import (
 // cell, after the cells before it ran.
 var tracebackScripts = []struct{ name, src, stdout string }{
 	{"tb.py", "import inspect, warnings\ndef f(x):\n    return 1/x\nwarnings.warn(\"careful\")\n# %%\nprint(\"cell 2\")\nf(0)\n", ""},
-	{"header.py", "# ---\n# jupyter:\n#   kernelspec:\n#     name: python3\n# ---\n\n# %% [markdown]\n# Some prose.\n\n# %%\n" +
+	{"header.py", "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     name: python3\n# ---\n\n# %% [markdown]\n# Some prose.\n\n# %%\n" +
 		"def g(n):\n    if n:\n        return g(n - 1)\n    raise ValueError(\"bottom\")\n# %%\ntry:\n    g(2)\nexcept ValueError as e:\n    raise KeyError(\"again\") from e\n", ""},
 	{"syntax.py", "print(\"cell 1\")\n# %%\n\nx = 1\ny = (1,\n", "cell 1\n"},
 	{"source.py", "import inspect\n# %%\n\ndef h():\n    \"\"\"Doc.\"\"\"\n    return 1\n# %%\nprint(inspect.getsource(h), end=\"\")\nprint(inspect.getsourcelines(h)[1])\n", ""},
