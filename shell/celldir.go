@@ -68,9 +68,11 @@ func (d *cellDir) remove() error {
 	return err
 }
 
-// openDir opens path if it is a directory, not through a link at its end.
+// openDir opens path if it is a directory, not through a link at its end,
+// without waiting (another user's FIFO under the name would hold an open
+// for reading; O_DIRECTORY refuses it, O_NONBLOCK makes sure).
 func openDir(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 }
 
 var sweepOnce sync.Once
@@ -132,7 +134,7 @@ func sweepCellDir(path string) (bool, error) {
 	if err != nil || !ownDir(named) {
 		return false, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	f, err := openDir(path)
 	if err != nil {
 		return false, nil
 	}
