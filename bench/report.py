@@ -183,8 +183,10 @@ and writes (`bench/cmd/evalbench/relay.go`). Against it, what remains is serve's
 `serve` from a Python client (`bench/serve_py.py`): p50 {fmt(g('serve_py_rtt_p50_ms'), 'ms')} (floor
 {fmt(g('serve_py_rtt_floor_p50_ms'), 'ms')}, relay floor {fmt(g('serve_py_rtt_relay_floor_p50_ms'), 'ms')}),
 p90 {fmt(g('serve_py_rtt_p90_ms'), 'ms')} (floor {fmt(g('serve_py_rtt_floor_p90_ms'), 'ms')}, relay floor
-{fmt(g('serve_py_rtt_relay_floor_p90_ms'), 'ms')}); evalhost's CPU time (serve and its interpreter)
-per round trip {fmt(g('serve_py_cpu_us_per_rtt'), 'µs')}.
+{fmt(g('serve_py_rtt_relay_floor_p90_ms'), 'ms')}); CPU time per round trip: evalhost's (serve and its
+interpreter) {fmt(g('serve_py_cpu_us_per_rtt'), 'µs')}, the floor loop's {fmt(g('serve_py_floor_cpu_us_per_rtt'), 'µs')},
+the relay floor's (relay and loop) {fmt(g('serve_py_relay_floor_cpu_us_per_rtt'), 'µs')} (read from /proc in
+clock ticks: ±10 µs at the default 1,000 round trips).
 
 Anchors: `python -c pass` {fmt(g('api_python_c_pass_ms'), 'ms')}; the print loop to /dev/null
 {fmt(g('api_print_loop_devnull_ms'), 'ms')}. A print-loop ratio below 1 is real: the runner's

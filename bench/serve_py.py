@@ -7,7 +7,10 @@ time evalhost (serve and its interpreter) spends per round trip, which a
 loaded machine disturbs less than latency. Writes JSON figures:
 serve_py_rtt_p50_ms, serve_py_rtt_p90_ms, serve_py_rtt_floor_p50_ms,
 serve_py_rtt_floor_p90_ms, serve_py_rtt_relay_floor_p50_ms,
-serve_py_rtt_relay_floor_p90_ms (with --relay), serve_py_cpu_us_per_rtt."""
+serve_py_rtt_relay_floor_p90_ms (with --relay), serve_py_cpu_us_per_rtt, and
+the same CPU figure of the floor loop and the relay floor (the relay and
+its floor.py): serve_py_floor_cpu_us_per_rtt,
+serve_py_relay_floor_cpu_us_per_rtt."""
 import argparse
 import json
 import os
@@ -41,7 +44,9 @@ def children(pid):
 
 
 def tree_cpu_s(pid):
-    return cpu_s(pid) + sum(cpu_s(c) for c in children(pid))
+    """CPU of pid and of every process under it: serve's interpreter is
+    its reaper's child, not serve's."""
+    return cpu_s(pid) + sum(tree_cpu_s(c) for c in children(pid))
 
 
 class Serve:
@@ -121,6 +126,7 @@ def main():
                 f.eval("0")
             ds, fs = [], [[] for _ in floors]
             cpu0 = tree_cpu_s(s.p.pid)
+            fcpu0 = [tree_cpu_s(f.p.pid) for f in floors]
             for _ in range(a.runs * 100):
                 t0 = time.perf_counter()
                 s.eval("1+1")
@@ -130,16 +136,19 @@ def main():
                     f.eval("1+1")
                     xs.append(time.perf_counter() - t1)
             cpu = tree_cpu_s(s.p.pid) - cpu0
+            fcpu = [tree_cpu_s(f.p.pid) - c for f, c in zip(floors, fcpu0)]
         finally:
             s.close()
             for f in floors:
                 f.close()
     out = {"serve_py_rtt_p50_ms": q(ds, 0.5) * 1e3, "serve_py_rtt_p90_ms": q(ds, 0.9) * 1e3,
            "serve_py_rtt_floor_p50_ms": q(fs[0], 0.5) * 1e3, "serve_py_rtt_floor_p90_ms": q(fs[0], 0.9) * 1e3,
-           "serve_py_cpu_us_per_rtt": cpu / len(ds) * 1e6}
+           "serve_py_cpu_us_per_rtt": cpu / len(ds) * 1e6,
+           "serve_py_floor_cpu_us_per_rtt": fcpu[0] / len(ds) * 1e6}
     if a.relay:
         out["serve_py_rtt_relay_floor_p50_ms"] = q(fs[1], 0.5) * 1e3
         out["serve_py_rtt_relay_floor_p90_ms"] = q(fs[1], 0.9) * 1e3
+        out["serve_py_relay_floor_cpu_us_per_rtt"] = fcpu[1] / len(ds) * 1e6
     text = json.dumps({"figures": out}, indent=2)
     if a.out:
         with open(a.out, "w") as f:
