@@ -172,8 +172,9 @@ type Frame struct {
 	// Reported marks an error the cell's output already reports as
 	// python3's script would (the runner's own mode, a script's cell: the
 	// user's sys.excepthook ran, or the traceback went to a replaced
-	// sys.stderr): a renderer that shows output as python3 does shows no
-	// traceback of its own for it.
+	// sys.stderr; a script's last cell's sys.exit(text), whose message
+	// the runner wrote before the exit): a renderer that shows output as
+	// python3 does shows no traceback (nor exit message) of its own for it.
 	Reported bool
 
 	// KeyboardInterrupt marks an error that is the builtin

@@ -637,7 +637,14 @@ class Cell(_wire._Request):
             if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return
-            _core._send_error(e, exit=True)
+            # A script's last cell: python3 prints the message before its
+            # exit runs the atexit handlers (handle_system_exit), so it is
+            # written here, not by a client after the exit's output. Not
+            # after an interrupt: the host may count the cell as its
+            # timeout's, not the script's exit.
+            reported = (self.exit_message is not None and self.in_script and self.last and not self.interrupted
+                        and not _core._ipython_mode and _core._module("tracebacks").report_exit(e.code))
+            _core._send_error(e, exit=True, reported=reported)
         else:
             _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted

@@ -81,8 +81,8 @@ def _flush_figures():
         _module("display").flush_figures()
 
 
-def _send_error(exc, only=False, exit=False):
-    _module("tracebacks").send_error(exc, only, exit)
+def _send_error(exc, only=False, exit=False, reported=False):
+    _module("tracebacks").send_error(exc, only, exit, reported=reported)
 
 
 def _traceback_lines(exc, only=False, hints=True):

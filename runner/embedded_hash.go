@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "9d98571d74afec1c"
+const embeddedHash = "819bae1d5f59ae82"

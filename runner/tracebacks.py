@@ -323,6 +323,33 @@ def _report_to(err, exc, limit):
     return lines, evalue, _write(err, lines, chunks)
 
 
+def report_exit(code):
+    """sys.exit(code)'s message (code not an int or None) written as
+    python3 writes it as the script ends (handle_system_exit), its streams
+    flushed first (flush_io): str(code) and a newline to sys.stderr, or to
+    fd 2 when that is None or missing. Whether it was written: a stream
+    that fails loses it, where python3 is silent, so the done frame's
+    exitMessage goes unreported and a client shows it (as _write)."""
+    _core._flush_std()
+    try:
+        text = str(code)
+    except Exception:  # python3 prints nothing it cannot str()
+        return True
+    err = getattr(sys, "stderr", None)
+    if err is None:
+        try:
+            os.write(2, (text + "\n").encode("utf-8", "backslashreplace"))
+        except OSError:
+            return False
+        return True
+    try:
+        err.write(text)
+        err.write("\n")
+    except Exception:
+        return False
+    return True
+
+
 def report_at_exit(exc):
     """exc, raised by a script's signal handler after its last cell ended
     (handlers.py), reported as python3 reports an uncaught exception at

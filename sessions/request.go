@@ -255,7 +255,9 @@ type CellResult struct {
 	// python3 would print for it on stderr, when anything
 	// (frames.Frame.ExitStatus). A program that runs a script as python3
 	// would exits with ExitStatus&0xff and prints ExitMessage instead of
-	// the error's traceback. In a batch it is also the status of an
+	// the error's traceback, unless the SystemExit's error frame was
+	// Reported (a script's last cell: the runner wrote it before the
+	// exit's output, as python3 does). In a batch it is also the status of an
 	// interpreter that exited during the cell (Exited, status killed). A
 	// Python cell's uncaught KeyboardInterrupt that no interrupt of the
 	// registry's caused (raised, or from a SIGINT the cell sent itself or

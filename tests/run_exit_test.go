@@ -63,6 +63,10 @@ func TestRunExitsAsPython(t *testing.T) {
 		{"a message python3 cannot encode", []string{"-c", "import sys; sys.exit('lone \\udcff \\ud800')"}, nil},
 		{"--max-output shows no traceback", []string{"-c", "import sys; print('out'); sys.exit('bye')"},
 			[]string{"--max-output", "1000", "-c", "import sys; print('out'); sys.exit('bye')"}},
+		{"--max-output, an atexit handler after sys.exit(text)", []string{"-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"},
+			[]string{"--max-output", "1000", "-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"}},
+		// python3 writes the message to sys.stderr, whatever the script made it.
+		{"sys.exit(text) to a replaced sys.stderr", []string{"-c", "import sys; sys.stderr = sys.stdout; print('out'); sys.exit('bye')"}, nil},
 		{"argparse usage error", []string{script, "--n", "x"}, nil},
 		{"argparse ok", []string{script, "--n", "7"}, nil},
 		{"argparse help", []string{script, "--help"}, nil},

@@ -110,6 +110,8 @@ func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
 		{"printed, then fd 1 closed", []string{"-c", "import os; print(1); os.close(1)"}, nil},
 		{"stderr's text lost, silently", []string{"-c", "import os, sys; sys.stderr.write('x'); os.close(2)"}, nil},
 		{"over sys.exit(3)", []string{"-c", "import os, sys; print(1); os.close(1); sys.exit(3)"}, nil},
+		// sys.exit's message comes first, as python3 prints it before its exit.
+		{"over sys.exit(text)", []string{"-c", "import os, sys; print(1); os.close(1); sys.exit('bye')"}, nil},
 		{"after an uncaught error", []string{"-c", "import os; print(1); os.close(1); 1/0"}, nil},
 		{"a raised KeyboardInterrupt dies of SIGINT", []string{"-c", "import os; print(1); os.close(1); raise KeyboardInterrupt"}, nil},
 		{"the script's own unraisablehook reports it",

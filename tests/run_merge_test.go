@@ -43,6 +43,10 @@ var interleavedScripts = []struct {
 	{"os._exit after flushed output", "import os, sys\nprint('out', flush=True)\nos.write(2, b'raw\\n')\nsys.stderr.write('err\\n')\nos._exit(3)\n", true, ""},
 	{"sys.exit with a message", "import sys\nprint('out')\nsys.exit('bye')\n", false, ""},
 	{"an atexit handler", "import atexit, sys\nprint('out')\n_ = atexit.register(print, 'at exit', file=sys.stderr)\n", false, ""},
+	// python3 prints sys.exit's message (handle_system_exit) before the
+	// exit runs its atexit handlers.
+	{"sys.exit with a message, then atexit handlers", "import atexit, sys\nprint('out')\n_ = atexit.register(print, 'at exit')\n" +
+		"_ = atexit.register(print, 'at exit err', file=sys.stderr)\nsys.exit('bye')\n", false, ""},
 }
 
 // TestRunInterleavesAsPython runs each script with run and python3 -u
@@ -144,7 +148,13 @@ func runInterleaved(t *testing.T, cmd *exec.Cmd, one bool) (stdout, stderr strin
 // On a terminal python3 line-buffers stdout too; a child's lines, os.write
 // and prints interleave there as under python3.
 func TestRunInterleavesAsPythonOnATerminal(t *testing.T) {
-	for _, s := range interleavedScripts[:4] {
+	scripts := interleavedScripts[:4:4]
+	for _, s := range interleavedScripts {
+		if strings.HasPrefix(s.name, "sys.exit with a message") {
+			scripts = append(scripts, s)
+		}
+	}
+	for _, s := range scripts {
 		t.Run(s.name, func(t *testing.T) {
 			got, code := runInTerminal(t, []string{"PYTHONUNBUFFERED="}, "run", "-c", s.src)
 			py := exec.Command("python3", "-c", s.src)

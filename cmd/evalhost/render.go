@@ -43,6 +43,11 @@ type humanRenderer struct {
 	// --ipython, whose SystemExit is IPython's).
 	exitError   string
 	pythonExits bool
+	// exitReported: the cell's output already holds sys.exit's message
+	// (the exit error frame's Reported: the runner wrote it where
+	// python3 does, before the exit's atexit output), so its end does not
+	// print res.ExitMessage again.
+	exitReported bool
 	// reportedError is the cell's error that its output already reports
 	// as python3's would (its frame's Reported: the script's own
 	// sys.excepthook ran, or the traceback went to a replaced
@@ -118,7 +123,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		case h.pythonExits && f.Exit, h.pythonExits && f.Signal != 0 && h.diesOf != nil && h.diesOf(f.Signal):
 			// An exit's, or the exit-time death of a signal run dies of
 			// too, which python3 dies of silently (cellEnd).
-			h.exitError = f.ErrorText()
+			// An exit error after the SystemExit's (the host's
+			// InterpreterExit: an exit of status 120) keeps its report.
+			h.exitError, h.exitReported = f.ErrorText(), h.exitReported || f.Exit && f.Reported
 		case h.pythonExits && f.Reported:
 			h.reportedError = f.ErrorText()
 		case !h.bounded:
@@ -211,8 +218,8 @@ func (h *humanRenderer) showNotice() {
 }
 
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
-	exitError, errorShown, reportedError := h.exitError, h.errorShown, h.reportedError
-	h.exitError, h.errorShown, h.reportedError = "", false, ""
+	exitError, errorShown, reportedError, exitReported := h.exitError, h.errorShown, h.reportedError, h.exitReported
+	h.exitError, h.errorShown, h.reportedError, h.exitReported = "", false, "", false
 	silent := h.silenced != nil && h.silenced()
 	if silent {
 		h.heldNotice = ""
@@ -235,10 +242,16 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	h.showNotice()
 	if h.bounded {
 		if exited && exitError != "" {
-			res.Output.Text = withoutTraceback(res.Output.Text, exitError)
+			msg := ""
+			if exitReported && res.ExitMessage != nil {
+				msg = *res.ExitMessage
+			}
+			var cut bool
+			res.Output.Text, cut = withoutTraceback(res.Output.Text, exitError, msg)
+			exitReported = exitReported && !cut // the message goes to stderr, as python3's
 		}
 		if reportedError != "" {
-			res.Output.Text = withoutTraceback(res.Output.Text, reportedError)
+			res.Output.Text, _ = withoutTraceback(res.Output.Text, reportedError, "")
 		}
 		if ownExit {
 			res.Output.Text = strings.TrimSuffix(res.Output.Text, "["+res.Message+"]\n")
@@ -247,7 +260,7 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	}
 	defer clear(h.notices)
 	if exited {
-		if res.ExitMessage != nil {
+		if res.ExitMessage != nil && !exitReported {
 			fmt.Fprintln(h.stderr, *res.ExitMessage)
 		}
 		return // python3's exit: its status is run's (exitCode)
@@ -315,19 +328,27 @@ func runTime(res sessions.CellResult) string {
 	return fmt.Sprintf("%s, not counting %s stopped", max(d-stopped, 0), stopped)
 }
 
-// withoutTraceback is a bounded tail without the SystemExit traceback it
-// ends with, which python3 does not print: the output's end is the error's
-// text as the sink recorded it (a line of its own), or, when the tail kept
-// less than that, a part of it.
-func withoutTraceback(tail, errText string) string {
+// withoutTraceback is a bounded tail without the SystemExit traceback
+// (or a reported error's) that python3 does not print: the error's text
+// as the sink recorded it (a line of its own), the last in the tail (what
+// the interpreter printed as it exited may follow), or, when the tail kept
+// less than that, a part of it. With msg, sys.exit's message the runner
+// wrote just before it goes too, cut says so: the cell's end prints it on
+// stderr, where python3 does, as the rest of the tail goes to stdout.
+func withoutTraceback(tail, errText, msg string) (_ string, cut bool) {
 	errText += "\n"
-	if t, ok := strings.CutSuffix(tail, errText); ok {
-		return t
+	i := strings.LastIndex(tail, errText)
+	if i < 0 || i > 0 && tail[i-1] != '\n' {
+		if strings.HasSuffix(errText, tail) {
+			return "", false
+		}
+		return tail, false
 	}
-	if strings.HasSuffix(errText, tail) {
-		return ""
+	before, after := tail[:i], tail[i+len(errText):]
+	if msg != "" {
+		before, cut = strings.CutSuffix(before, msg+"\n")
 	}
-	return tail
+	return before + after, cut
 }
 
 func (h *humanRenderer) printTail(res sessions.CellResult) {
