@@ -306,5 +306,6 @@ func DecodeRequest(line []byte) (Request, error) {
 	r.Script = root.Get("script").Bool()
 	r.InScript = root.Get("inScript").Bool()
 	r.Last = root.Get("last").Bool()
+	r.ExitReports = root.Get("exitReports").Bool()
 	return r, nil
 }

@@ -106,7 +106,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"exitReports":true?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -148,6 +148,12 @@
 //	    last cell). A script's (inScript or argv) then gives no warning of
 //	    text its sys.stdout or sys.stderr could not write (see warning):
 //	    the exit reports it as python3's does (see exit).
+//	    exitReports: the interpreter's exit follows the request's cells
+//	    and the caller shows their output as python3 would (a batch run
+//	    per call: evalhost run), so a script's cell that is not last gives
+//	    no such warning either: the exit reports what is still lost then,
+//	    once, as python3's; without it (serve, MCP, a session) each cell
+//	    whose text was lost warns.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. After a last

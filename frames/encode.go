@@ -289,6 +289,9 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	if r.Last {
 		dst = append(dst, `,"last":true`...)
 	}
+	if r.ExitReports {
+		dst = append(dst, `,"exitReports":true`...)
+	}
 	return append(dst, '}')
 }
 

@@ -237,4 +237,10 @@ type Request struct {
 	// a script's (InScript) leaves text its stdout or stderr could not
 	// write to the exit, which reports it as python3's does.
 	Last bool
+	// ExitReports says the interpreter exits once the request's cells end
+	// and its caller shows their output as python3 would (a batch run per
+	// call: evalhost run): a script's cell (InScript or Argv) that is not
+	// Last gives no warning of text its stdout or stderr could not write
+	// either, since the exit reports it as python3's does, once.
+	ExitReports bool
 }

@@ -166,6 +166,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c8", Code: "main()", Filename: "/w/a.py", Script: true},
 		{ID: "c9", Code: "x", InScript: true},
 		{ID: "c10", Code: "x", InScript: true, Last: true},
+		{ID: "c11", Code: "x", InScript: true, ExitReports: true},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

@@ -430,6 +430,10 @@ class Cell(_wire._Request):
     # The exit request follows (the request's "last"): a script's last cell
     # leaves what its streams lost to the exit's report (stdio.exit_flush).
     last = False
+    # The exit follows the request and reports as python3's (the request's
+    # "exitReports": evalhost run): a script's cell leaves what its streams
+    # lost to it, last or not.
+    exit_reports = False
 
     def __init__(self, req):
         self.req = req
@@ -510,6 +514,10 @@ class Cell(_wire._Request):
         if type(last) is not bool:
             raise _RequestError('"last" must be true or false')
         self.last = last
+        exit_reports = self.req.get("exitReports", False)
+        if type(exit_reports) is not bool:
+            raise _RequestError('"exitReports" must be true or false')
+        self.exit_reports = exit_reports
         _apply(self.req)
         if self.origin is not None:  # after the argv: 3.8 names a FILE as given
             self.origin = (_argv.named(_argv_state, self.origin[0]), self.origin[1])
@@ -662,6 +670,6 @@ class Cell(_wire._Request):
             os._exit(0)
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
-        _core._stdio.flush_said(self.qid, self.in_script and self.last)
+        _core._stdio.flush_said(self.qid, self.in_script and self.last, self.in_script and self.exit_reports)
         self.positioning = False
         _wire._send_done(self, self.status, self.cancelled, self.result)

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "819bae1d5f59ae82"
+const embeddedHash = "e7b4aa40aaeb242e"

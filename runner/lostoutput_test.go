@@ -34,3 +34,30 @@ func TestLostOutputSaid(t *testing.T) {
 		})
 	}
 }
+
+// A script's cell whose request says its exit reports as python3's
+// (exitReports: evalhost run) leaves the lost text to that report, last
+// cell or not; one without it (serve, MCP, a session) still warns.
+func TestLostOutputLeftToTheExit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		req  map[string]any
+		warn bool
+	}{
+		{"a script's cell, exitReports", map[string]any{"inScript": true, "exitReports": true}, false},
+		{"a script's cell without it", map[string]any{"inScript": true}, true},
+		{"a notebook's cell, exitReports", map[string]any{"exitReports": true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := start(t, startOpts{})
+			req := map[string]any{"code": "import os\nprint('lost')\nos.close(1)"}
+			for k, v := range c.req {
+				req[k] = v
+			}
+			r := p.runReq(req)
+			if _, warned := r.first(frames.TypeWarning); r.done().Status != "ok" || warned != c.warn {
+				t.Errorf("done %+v, warned %v, want %v; frames %+v", r.done(), warned, c.warn, r.frames)
+			}
+		})
+	}
+}

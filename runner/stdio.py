@@ -137,14 +137,16 @@ def flush_std():
                 pass
 
 
-def flush_said(qid, last_of_script=False):
+def flush_said(qid, last_of_script=False, exit_reports=False):
     """flush_std at a cell's end, saying (a warning frame) what the runner's
     stdout or stderr could not write, which would be lost in silence: the
     cell closed fd 1 or 2, say, where python3 would say "Exception ignored
     ... Bad file descriptor" as it exits. The text stays buffered, so each
     later cell whose text cannot go out says so too, and it comes out once
     the fd works again. A script's last cell says nothing: the exit that
-    follows reports it as python3's does (exit_flush). A cell's own
+    follows reports it as python3's does (exit_flush); nor does any cell
+    of a script whose exit the host will show as python3's (exit_reports:
+    evalhost run), which reports what is still lost then, once. A cell's own
     sys.stdout or sys.stderr goes first: it may write into the runner's.
     One flush of each: this runs at every cell's end."""
     global script_ended
@@ -162,7 +164,7 @@ def flush_said(qid, last_of_script=False):
         except BlockingIOError:
             pass  # a non-blocking fd 1 or 2 that was full: delayed, not lost
         except OSError as e:
-            if last_of_script:
+            if last_of_script or exit_reports:
                 continue
             _wire._warn(
                 "what this cell wrote to sys.%s could not be written to fd %d (%s: %s) and is lost so far: "

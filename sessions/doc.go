@@ -24,7 +24,11 @@
 //     batch, an exit the host reports as an error (InterpreterExit: an
 //     atexit handler's os._exit(N), python3's 120 for streams it could not
 //     flush, a signal) makes that cell an error with its ExitStatus or
-//     Signal, as python3's process would end. A
+//     Signal, as python3's process would end. Such a batch's Python cells
+//     (per call, with Argv: evalhost run) leave text their streams could
+//     not write to that exit's report, python3's, once, with no warning
+//     frame at each cell's end (frames.Request.ExitReports); other
+//     requests' cells warn. A
 //     cancelled request's and a session's interpreters print at exit to no
 //     one: that output is dropped.
 //   - A cell's reset restarts the session's interpreters before it runs; a

@@ -410,6 +410,9 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		// Every cell of a request with argv is a script's, not only the
 		// first, which carries the argv: its error is reported as python3's.
 		req.Script, req.InScript = c.cell.Script, c.j.req.Argv != nil
+		// A batch run per call (evalhost run) is python3's process: its
+		// interpreter's exit says what a cell's streams lost, as python3's.
+		req.ExitReports = req.InScript && c.j.req.Batch && c.j.req.Mode == ModePerCall
 	}
 	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)
