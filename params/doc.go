@@ -11,7 +11,9 @@
 //     papermill does with PyYAML's safe loader minus timestamps: YAML 1.1
 //     plain scalars (yes/no/on/off are booleans, 0o... is not octal but
 //     010 is, 1e5 is a string), anchors and merge keys; a decimal int of
-//     more than 4,300 digits is refused, as PyYAML's int() refuses it. A
+//     more than 4,300 digits is refused, as PyYAML's int() refuses it,
+//     naming Python's limit and how to pass it as a string (a value's
+//     error: not [ErrNotParameters]). A
 //     document that is
 //     not a mapping, a YAML error, or a name that is not a Python
 //     identifier is a [*Error] ([ErrBadParameter]) saying what and where;

@@ -87,6 +87,10 @@ func (p *Params) setFlag(name string, value any, source string) error {
 // an empty document adds none. source names it for errors.
 func (p *Params) MergeYAML(data []byte, source string) error {
 	v, err := parseYAML(data)
+	var long *intDigitsError
+	if errors.As(err, &long) { // a value's mistake: the text is parameters
+		return &Error{Source: source, Msg: long.Error()}
+	}
 	if err != nil {
 		return &Error{Source: source, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), NotParameters: true}
 	}
@@ -119,6 +123,10 @@ func (p *Params) SetQuarto(spec string) error {
 	}
 	name, value := spec[:i], spec[i+1:]
 	v, err := parseYAML([]byte(value))
+	var long *intDigitsError
+	if errors.As(err, &long) { // named by NAME: the value is thousands of digits
+		return &Error{Source: "-P " + strings.TrimSpace(name), Msg: long.Error()}
+	}
 	if err != nil {
 		return &Error{Source: "-P " + spec, Msg: "the value is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	}

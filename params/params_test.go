@@ -171,7 +171,10 @@ func TestBadParameters(t *testing.T) {
 		{"yaml bad name", flagSet{{"-y", "my-name: x"}}, `-y: parameter name "my-name" is not a Python identifier`},
 		{"yaml documents", flagSet{{"-y", "a: 1\n---\nb: 2"}}, "-y: not valid YAML: expected a single document, but found another one at line 2"},
 		{"yaml document marker first", flagSet{{"-y", "---\na: 1\n---\n"}}, "found another one"},
-		{"yaml int past Python's digit limit", flagSet{{"-y", "a: " + strings.Repeat("9", 4301)}}, "line 1: an integer of 4301 digits"},
+		{"yaml int past Python's digit limit", flagSet{{"-y", "a: " + strings.Repeat("9", 4301)}},
+			"-y: line 1: an integer of 4301 digits, past Python's limit for converting a string to an int (4300 digits, sys.get_int_max_str_digits())"},
+		{"yaml int past Python's digit limit in a list", flagSet{{"-y", "a:\n  - 1\n  - " + strings.Repeat("9", 4301)}}, "-y: line 3: an integer of 4301 digits"},
+		{"-P int past Python's digit limit", flagSet{{"-P", "a:" + strings.Repeat("9", 4301)}}, "-P a: line 1: an integer of 4301 digits"},
 		{"yaml document end then more", flagSet{{"-y", "a: 1\n...\n---\nb: 2"}}, "found another one"},
 	}
 	for _, tt := range tests {
@@ -201,6 +204,9 @@ func TestNotParameters(t *testing.T) {
 		{"a keyword for -p's NAME", flagSet{{"-p", "class", "5"}}, false},
 		{"a name in -y that is no identifier", flagSet{{"-y", "my-name: 5"}}, false},
 		{"-P's name that is no identifier", flagSet{{"-P", "1x:5"}}, false},
+		// A value's error: the text is parameters, one value is too long.
+		{"an int past Python's digit limit in -y", flagSet{{"-y", "a: " + strings.Repeat("9", 4301)}}, false},
+		{"an int past Python's digit limit in -P", flagSet{{"-P", "a:" + strings.Repeat("9", 4301)}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

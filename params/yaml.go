@@ -247,10 +247,19 @@ func taggedScalar(n *yaml.Node) (any, error) {
 func yamlIntNode(n *yaml.Node, s string) (any, error) {
 	decimal := !strings.Contains(s, ":") && !strings.HasPrefix(strings.TrimLeft(s, "+-"), "0")
 	if d := decimalDigits(s); decimal && d > maxIntDigits {
-		return nil, fmt.Errorf("line %d: an integer of %d digits, more than the %d Python's int() reads (papermill fails on it too); "+
-			"quote it to pass it as a string", n.Line, d, maxIntDigits)
+		return nil, &intDigitsError{line: n.Line, digits: d}
 	}
 	return yamlInt(s), nil
+}
+
+// intDigitsError is a YAML int of more decimal digits than Python's int()
+// reads: valid YAML, and parameters, but a value papermill's loader fails
+// on, which the user can pass as a string instead.
+type intDigitsError struct{ line, digits int }
+
+func (e *intDigitsError) Error() string {
+	return fmt.Sprintf("line %d: an integer of %d digits, past Python's limit for converting a string to an int (%d digits, sys.get_int_max_str_digits()), "+
+		"which papermill's YAML loader fails on: to pass it as a string, quote it in the YAML or give it with -r NAME VALUE", e.line, e.digits, maxIntDigits)
 }
 
 // yamlInt is PyYAML's construct_yaml_int.

@@ -168,6 +168,13 @@ func TestRunParamFlagErrorsSayOneThing(t *testing.T) {
 	if err := os.WriteFile(script, []byte("x = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	long := strings.Repeat("9", 4301)
+	bigYAML := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(bigYAML, []byte("a: 1\nn: "+long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tooLong := "an integer of 4301 digits, past Python's limit for converting a string to an int (4300 digits, sys.get_int_max_str_digits()), " +
+		"which papermill's YAML loader fails on: to pass it as a string, quote it in the YAML or give it with -r NAME VALUE"
 	cHint := "For the -c cells' sys.argv, put their arguments after --: evalhost run -c CODE -- ARG..., as python3 -c CODE -- ARG... gives them.\n"
 	tests := []struct {
 		name string
@@ -190,6 +197,11 @@ func TestRunParamFlagErrorsSayOneThing(t *testing.T) {
 		{"-f of a file that is not there", []string{"-f", filepath.Join(dir, "out.txt"), script}, "-f: cannot open", scriptFlagsHint + "\n"},
 		{"-f of a script", []string{"-f", script, script}, "-f " + script + ": want a mapping of parameter names to values (name: value), got a string", scriptFlagsHint + "\n"},
 		{"-P without NAME:VALUE", []string{"-P", "4", script}, "-P 4: want NAME:VALUE (or NAME=VALUE)", scriptFlagsHint + "\n"},
+		// A value Python's int() cannot read is the parameter's mistake:
+		// the error says what and what to do, no script's flag is hinted.
+		{"-y with an int past Python's digit limit", []string{"-y", "n: " + long, script}, "-y: line 1: " + tooLong, ""},
+		{"-f with an int past Python's digit limit", []string{"-f", bigYAML, script}, "-f " + bigYAML + ": line 2: " + tooLong, ""},
+		{"-P with an int past Python's digit limit", []string{"-P", "n:" + long, script}, "-P n: line 1: " + tooLong, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
