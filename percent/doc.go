@@ -51,5 +51,15 @@
 //     holds a value of a type jupytext cannot use (kernelspec: 3, a
 //     format_name that is no string, a kernelspec without the name and
 //     display_name nbformat requires) ([ErrBadHeader], naming it), which
-//     jupytext refuses. A bad value never drops the rest of the header.
+//     jupytext refuses. A bad value never drops the rest of the header:
+//     [Header] still says what the rest of a YAML section says.
+//   - [CheckRun] is CheckFormat for a program that runs the script as
+//     python3 runs the file (evalhost run), to which the header is
+//     comments: another format is still refused ([ErrNotPercent]), but a
+//     header jupytext cannot read is a one-line warning naming the value;
+//     the cells are read by the rest of the header, unless it leaves the
+//     format untold (the section not YAML, a format_name that is no
+//     string: Header.FormatUnknown), when Options.Whole makes the file
+//     one cell run as python3 runs it (Script), header and markers the
+//     comments they are to python3.
 package percent

@@ -29,8 +29,11 @@ type Header struct {
 	Lines int
 	// Err is set when the "jupyter:" section is not YAML or holds a value
 	// of a type jupytext cannot use (which jupytext refuses); the other
-	// fields then say nothing of it.
+	// fields still say what the rest of a YAML section says.
 	Err error
+	// FormatUnknown: Err leaves the script's format untold: the section
+	// is not YAML, or its format_name is no string.
+	FormatUnknown bool
 }
 
 var (
@@ -65,7 +68,8 @@ func ReadHeader(lines []string) Header {
 			}
 			h := Header{Jupytext: jupyter, Lines: i + 1}
 			if h.Jupytext {
-				h.CommentMagics, h.FormatName, h.Err = jupytextOptions(yamlLines, jupyterLine)
+				v, err := jupytextOptions(yamlLines, jupyterLine)
+				h.CommentMagics, h.FormatName, h.FormatUnknown, h.Err = v.commentMagics, v.formatName, v.formatUnknown, err
 			}
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
 				h.Lines++
@@ -96,16 +100,16 @@ func ReadHeader(lines []string) Header {
 // which starts at line first. A section that is not YAML is an error, as
 // Jupytext's yaml.safe_load of it is, and so is a value of a type jupytext
 // cannot use (readSection).
-func jupytextOptions(section []string, first int) (commentMagics *bool, formatName string, err error) {
+func jupytextOptions(section []string, first int) (headerValues, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(strings.Join(section, "\n")), &doc); err != nil {
-		return nil, "", fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
+		return headerValues{formatUnknown: true}, fmt.Errorf("the \"jupyter:\" section from line %d is not YAML (%w)", first, err)
 	}
 	v, err := readSection(&doc)
 	if err != nil {
-		return nil, "", fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
+		return v, fmt.Errorf("the \"jupyter:\" section from line %d: %w", first, err)
 	}
-	return v.commentMagics, v.formatName, nil
+	return v, nil
 }
 
 // ErrNotPercent: a script whose Jupytext header names another format
@@ -127,8 +131,37 @@ func CheckFormat(src string) error {
 	if h.Err != nil {
 		return fmt.Errorf("%w: %w; fix the header or remove it (jupytext refuses it too)", ErrBadHeader, h.Err)
 	}
+	return notPercent(h)
+}
+
+// notPercent is the ErrNotPercent error of a header naming another format.
+func notPercent(h Header) error {
 	if h.FormatName == "" || h.FormatName == "percent" {
 		return nil
 	}
 	return fmt.Errorf("%w: its header says format_name: %s, and evalhost reads the percent format (# %%%%); convert it with \"jupytext --to py:percent\"", ErrNotPercent, h.FormatName)
+}
+
+// CheckRun is CheckFormat for a program that runs the script as python3
+// runs the file (evalhost run), to which the header is comments: a header
+// that names another format is still refused (ErrNotPercent), but one
+// jupytext cannot read (CheckFormat's ErrBadHeader) is not. warning then
+// says what jupytext refuses, one line; whole says the header leaves the
+// format untold (Header.FormatUnknown), so the file is to run whole, as
+// python3 runs it (Options.Whole), not cut into cells of a format it may
+// not be; otherwise the cells are read by what the rest of the header
+// says.
+func CheckRun(src string) (warning string, whole bool, err error) {
+	h := ReadHeader(splitLines(src))
+	if err := notPercent(h); err != nil {
+		return "", false, err
+	}
+	switch {
+	case h.Err == nil:
+		return "", false, nil
+	case h.FormatUnknown:
+		return fmt.Sprintf("has a Jupytext header jupytext refuses (%v), which leaves its format untold: it runs whole, as python3 runs it, "+
+			"not cell by cell; fix the header to run its cells", h.Err), true, nil
+	}
+	return fmt.Sprintf("has a Jupytext header jupytext refuses (%v); python3 reads it as comments, and so does run: fix it for jupytext", h.Err), false, nil
 }

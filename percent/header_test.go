@@ -135,3 +135,58 @@ print(json.dumps(out))
 	}
 	return reads
 }
+
+// CheckRun, for a program that runs the script as python3 runs it: a
+// header jupytext refuses is a warning naming the value, not a refusal;
+// one that leaves the format untold (format_name no string, the section
+// not YAML) runs the file whole (as python3 runs it); one that names
+// another format is still refused, whatever else is wrong with it. The
+// cells of the rest are read by what the rest of the header says.
+func TestCheckRun(t *testing.T) {
+	header := func(jupyter ...string) string {
+		return "# ---\n# jupyter:\n" + strings.Join(jupyter, "\n") + "\n# ---\n\n# %%\n# %time x = 1\nx = 1\nx\n"
+	}
+	cases := []struct {
+		name, src string
+		warns     string // in the warning; "" for none
+		whole     bool
+		refused   error
+		cells     []string // SplitScript's code with CheckRun's Whole
+	}{
+		{"a good header", header("#   kernelspec:", "#     display_name: P", "#     name: p"), "", false, nil, []string{"%time x = 1\nx = 1\nx\n"}},
+		{"a kernelspec without display_name", header("#   kernelspec:", "#     name: p"),
+			"jupyter.kernelspec has no display_name (a string), which the notebook's schema requires", false, nil, []string{"%time x = 1\nx = 1\nx\n"}},
+		{"comment_magics: false kept past kernelspec: 3", header("#   jupytext:", "#     comment_magics: false", "#   kernelspec: 3"),
+			"jupyter.kernelspec is 3 (an int), where jupytext reads a mapping", false, nil, []string{"# %time x = 1\nx = 1\nx\n"}},
+		{"format_name: 3", header("#   jupytext:", "#     text_representation:", "#       format_name: 3"), "format_name is 3 (an int)", true, nil, nil},
+		{"format_name: [percent]", header("#   jupytext:", "#     text_representation:", "#       format_name: [percent]"), "format_name is a list", true, nil, nil},
+		{"not YAML", header("#   kernelspec: {name: x"), "is not YAML", true, nil, nil},
+		{"light", header("#   jupytext:", "#     text_representation:", "#       format_name: light"), "", false, ErrNotPercent, nil},
+		{"light with kernelspec: 3", header("#   jupytext:", "#     text_representation:", "#       format_name: light", "#   kernelspec: 3"), "", false, ErrNotPercent, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			warning, whole, err := CheckRun(c.src)
+			if !errors.Is(err, c.refused) || c.refused == nil && err != nil {
+				t.Fatalf("err = %v, want %v", err, c.refused)
+			}
+			if (warning == "") != (c.warns == "") || !strings.Contains(warning, c.warns) || strings.Contains(warning, "\n") || whole != c.whole {
+				t.Fatalf("warning %q, whole %v; want one line saying %q, whole %v", warning, whole, c.warns, c.whole)
+			}
+			if err != nil {
+				return
+			}
+			var code []string
+			for _, cell := range SplitScript(c.src, Options{Language: sessions.LangPython, Whole: whole}) {
+				code = append(code, cell.Code)
+			}
+			want := c.cells
+			if whole {
+				want = []string{c.src} // the file as python3 compiles it
+			}
+			if strings.Join(code, "\x00") != strings.Join(want, "\x00") {
+				t.Errorf("cells %q, want %q", code, want)
+			}
+		})
+	}
+}

@@ -62,12 +62,26 @@ var rules = []rule{
 type headerValues struct {
 	commentMagics *bool
 	formatName    string
+	formatUnknown bool // format_name is there, and no string
 }
 
-// readSection checks the parsed "jupyter:" section against rules and
-// reads its settings.
+// readSection reads the parsed "jupyter:" section's settings and checks
+// it against rules: the first value jupytext cannot use is the error, and
+// the settings are read all the same (a bad kernelspec hides no
+// comment_magics), format_name only when it is a string.
 func readSection(doc *yaml.Node) (headerValues, error) {
 	var v headerValues
+	if n := lookup(doc, "jupyter.jupytext.comment_magics"); n != nil {
+		b := truthy(n)
+		v.commentMagics = &b
+	}
+	if n := lookup(doc, "jupyter.jupytext.text_representation.format_name"); n != nil {
+		if text.fits(n) {
+			v.formatName = n.Value
+		} else {
+			v.formatUnknown = true
+		}
+	}
 	for _, r := range rules {
 		parent, key := "", r.path
 		if i := strings.LastIndexByte(r.path, '.'); i >= 0 {
@@ -80,20 +94,13 @@ func readSection(doc *yaml.Node) (headerValues, error) {
 		n := lookupKey(p, key)
 		if n == nil {
 			if r.required {
-				return v, fmt.Errorf("%s has no %s, which the notebook's schema requires", parent, key)
+				return v, fmt.Errorf("%s has no %s (%s), which the notebook's schema requires", parent, key, r.want)
 			}
 			continue
 		}
 		if !r.want.fits(n) {
 			return v, fmt.Errorf("%s is %s, where jupytext reads %s", r.path, shown(n), r.want)
 		}
-	}
-	if n := lookup(doc, "jupyter.jupytext.comment_magics"); n != nil {
-		b := truthy(n)
-		v.commentMagics = &b
-	}
-	if n := lookup(doc, "jupyter.jupytext.text_representation.format_name"); n != nil {
-		v.formatName = n.Value
 	}
 	return v, nil
 }
@@ -198,15 +205,24 @@ func truthy(n *yaml.Node) bool {
 	return n.Value != ""
 }
 
-// shown is n as an error shows it: a scalar's text, or what it is.
+// shown is n as an error shows it: a string's text quoted, another
+// scalar's with its type (3 is no "3"), or what it is.
 func shown(n *yaml.Node) string {
 	switch {
 	case n.Kind == yaml.MappingNode:
 		return "a mapping"
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
-	case pyTag(n) == "!!null":
+	}
+	switch pyTag(n) {
+	case "!!null":
 		return "empty (null)"
+	case "!!int":
+		return n.Value + " (an int)"
+	case "!!float":
+		return n.Value + " (a float)"
+	case "!!bool":
+		return n.Value + " (a boolean)"
 	}
 	return strconv.Quote(n.Value)
 }

@@ -90,7 +90,7 @@ func TestCheckFormat(t *testing.T) {
 		{"no format name", header(""), nil, ""},
 		{"no header", "# %%\nx = 1\n", nil, ""},
 		{"a YAML header that is not Jupytext's", "# ---\n# title: x\n# ---\nx = 1\n", nil, ""},
-		{"not YAML", header("#       format_name: [light\n"), ErrBadHeader, `"jupyter:" section from line 2: yaml: `},
+		{"not YAML", header("#       format_name: [light\n"), ErrBadHeader, `"jupyter:" section from line 2 is not YAML (yaml: `},
 		{"not YAML after a shebang", "#!/usr/bin/env python\n" + header("#   kernelspec: {name: x\n"), ErrBadHeader, "from line 3"},
 		{"a value of another type", header("#     comment_magics: maybe\n"), nil, ""},
 		{"a value jupytext cannot use", header("#       format_name: [percent]\n"), ErrBadHeader, "format_name is a list, where jupytext reads a string"},

@@ -44,6 +44,9 @@ type Options struct {
 	// KeepTagged names tags for which a cell that does not run is kept,
 	// as a NoRun cell.
 	KeepTagged []string
+	// Whole reads the script as a plain one, markers and header as the
+	// comments they are to python3: one cell (CheckRun's whole).
+	Whole bool
 }
 
 var (
@@ -74,6 +77,9 @@ func SplitScript(src string, opt Options) []Cell {
 	lang := opt.Language
 	if lang == "" {
 		lang = sessions.LangPython
+	}
+	if opt.Whole {
+		return []Cell{plainCell(src, lang)}
 	}
 	lines := splitLines(src)
 	header := ReadHeader(lines)
@@ -223,4 +229,15 @@ func parseMarker(line, defaultLang string) (chunk, bool) {
 	}
 	c.title = strings.TrimSpace(strings.TrimLeft(title, "%"))
 	return c, true
+}
+
+// plainCell is the file src as one cell, as python3 runs it: a Python
+// one compiled as it is (its trailing blank lines and a missing last
+// newline place an error at its end), run as a script (Script).
+func plainCell(src, lang string) Cell {
+	code := src
+	if lang != sessions.LangPython || code == "" {
+		code = strings.TrimRight(code, "\n") + "\n"
+	}
+	return Cell{Cell: sessions.Cell{Language: lang, Code: code, Script: lang == sessions.LangPython}, Line: 1}
 }

@@ -218,3 +218,51 @@ func TestRunPlainScriptIPythonAndGateway(t *testing.T) {
 		})
 	}
 }
+
+// A percent script whose Jupytext header jupytext cannot read runs, as
+// python3 runs the file (the header is comments to it), with one line on
+// stderr naming what jupytext refuses: where the rest of the header still
+// says how to cut the cells, they run as the percent script's; where it
+// cannot say the format (format_name no string, the section not YAML),
+// the file runs whole, as python3 runs it, not cut into cells of a
+// format it may not be. stdout and the exit code are python3's.
+func TestRunAHeaderJupytextRefuses(t *testing.T) {
+	const cells = "\n# %%\nx = 41\nprint(x + 1)\n# %%\nprint('second')\n"
+	header := func(lines ...string) string {
+		return "# ---\n# jupyter:\n" + strings.Join(lines, "\n") + "\n# ---\n"
+	}
+	cases := []struct {
+		name, src string
+		says      string // in the warning
+	}{
+		{"a kernelspec without display_name", header("#   kernelspec:", "#     name: python3") + cells,
+			"jupyter.kernelspec has no display_name (a string)"},
+		{"kernelspec: 3", header("#   kernelspec: 3") + cells, "jupyter.kernelspec is 3 (an int), where jupytext reads a mapping"},
+		{"language_info without name", header("#   language_info:", "#     version: 3.11") + cells, "jupyter.language_info has no name"},
+		// comment_magics: false still holds: the commented magic stays a
+		// comment, as under python3.
+		{"comment_magics: false past a bad kernelspec",
+			header("#   jupytext:", "#     comment_magics: false", "#   kernelspec: 3") + "\n# %%\n# %time x = 1\nprint('no magic')\n",
+			"jupyter.kernelspec is 3 (an int)"},
+		// Run whole: a bare expression at a cell's end shows nothing, as
+		// under python3 (a notebook's cell would show 42).
+		{"format_name: 3", header("#   jupytext:", "#     text_representation:", "#       format_name: 3") + "\n# %%\nx = 41\nx + 1\n# %%\nprint(x)\n",
+			"format_name is 3 (an int), where jupytext reads a string"},
+		{"a section that is not YAML", header("#   kernelspec:", "#     display_name: Python 3: env", "#     name: python3") + "\n# %%\nx = 41\nx + 1\n# %%\nprint(x)\n",
+			"not YAML"},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := writeScript(t, dir, "h"+string(rune('a'+i))+".py", c.src)
+			out, errOut, code := runCaptured(t, command(t, "run", script), false)
+			pyOut, pyErr, pyCode := runCaptured(t, pythonCmd(t, script), false)
+			if out != pyOut || code != pyCode || pyErr != "" {
+				t.Errorf("stdout %q, exit %d; python3's %q, %d (stderr %q)", out, code, pyOut, pyCode, pyErr)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "evalhost run: warning: ") || !strings.Contains(errOut, c.says) {
+				t.Errorf("stderr %q, want one warning line saying %q", errOut, c.says)
+			}
+		})
+	}
+}

@@ -397,10 +397,15 @@ func collectCells(source string, f runFlags, stdin io.Reader, stderr io.Writer) 
 		if err != nil {
 			return nil, err
 		}
-		if err := percent.CheckFormat(src); err != nil {
+		// A header jupytext refuses is comments to python3: said, not refused.
+		warning, whole, err := percent.CheckRun(src)
+		if err != nil {
 			return nil, fmt.Errorf("%s is %w", sourceName(source), err)
 		}
-		opt := percent.Options{Language: f.lang, Magics: f.magics}
+		if warning != "" {
+			fmt.Fprintf(stderr, "evalhost run: warning: %s %s\n", sourceName(source), warning)
+		}
+		opt := percent.Options{Language: f.lang, Magics: f.magics, Whole: whole}
 		if f.params != nil {
 			// papermill's parameters cell may be one that does not run
 			opt.KeepTagged = []string{params.ParametersTag, params.InjectedTag}
