@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -50,6 +51,10 @@ type Client struct {
 	// its version.
 	Notices []string
 	ending  string // the Why of the stopping line the process sent as it ended
+	// last is the TypeBytes line Next returned last, with its bytes;
+	// head and data hold them.
+	last       Bytes
+	head, data []byte
 }
 
 // Connect attaches to the live background process, starting one when
@@ -341,27 +346,61 @@ func (c *Client) write(line []byte) error {
 // ends it with a *HungError (see liveReader); the answers to its pings are
 // not returned, nor the stopping lines (Ending keeps what they say). Once
 // the hello came, a connection the process closed is an *EndedError.
+// A TypeBytes line's bytes, which follow it, are read with it: Bytes
+// returns them.
 func (c *Client) Next() ([]byte, error) {
 	for {
 		line, err := c.next()
 		if err != nil {
-			if hung := (*HungError)(nil); c.live.watch && !errors.As(err, &hung) {
-				return nil, &EndedError{PID: c.Hello.PID, Why: c.ending, Err: err}
-			}
-			return line, err
+			return line, c.readError(err)
 		}
 		if bytes.Equal(line, pongLine) {
 			continue
 		}
-		if gjson.GetBytes(line, "type").String() == TypeStopping {
+		switch gjson.GetBytes(line, "type").String() {
+		case TypeStopping:
 			if why := gjson.GetBytes(line, "why").String(); why != "" {
 				c.ending = why
 			}
 			continue
+		case TypeBytes:
+			return c.readBytes(line)
 		}
 		return line, nil
 	}
 }
+
+// readError is err, a failed read, as Next returns it: once the hello
+// came, a connection that ended is an *EndedError.
+func (c *Client) readError(err error) error {
+	if hung := (*HungError)(nil); c.live.watch && !errors.As(err, &hung) {
+		return &EndedError{PID: c.Hello.PID, Why: c.ending, Err: err}
+	}
+	return err
+}
+
+// readBytes reads the bytes that follow a TypeBytes line; the line is
+// copied first, as reading them reuses the reader's buffer.
+func (c *Client) readBytes(line []byte) ([]byte, error) {
+	b, err := ParseBytes(line)
+	if err != nil {
+		return nil, fmt.Errorf("%w (pid %d): %w", ErrBadLine, c.Hello.PID, err)
+	}
+	c.head = append(c.head[:0], line...)
+	if cap(c.data) < b.Size {
+		c.data = make([]byte, b.Size)
+	}
+	b.Data = c.data[:b.Size]
+	if _, err := io.ReadFull(c.r, b.Data); err != nil {
+		return nil, c.readError(err)
+	}
+	c.last = b
+	return c.head, nil
+}
+
+// Bytes is the TypeBytes line Next returned last, with the bytes that
+// came after it; valid until the next call of Next.
+func (c *Client) Bytes() Bytes { return c.last }
 
 // Ending says why the process is ending, after "the background process
 // (pid N) " (as "was stopped (evalhost daemon stop, ...) at ..."), once

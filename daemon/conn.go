@@ -354,7 +354,7 @@ func (c *conn) emitter(id string, fl *flight, passthrough bool) sessions.Emit {
 }
 
 func (c *conn) sendBytes(id string, cell int, t frames.Type, p []byte, frame bool) {
-	c.enc.Raw(appendBytes(nil, id, cell, t, p, frame))
+	c.enc.RawData(appendBytes(nil, id, cell, t, len(p), frame), p)
 }
 
 func (c *conn) sendToolCall(callID string, call bridge.Call) error {

@@ -87,9 +87,11 @@
 // "output" ([Output]: maxBytes, noSpill, passthrough), the bounds its
 // cells' output gets in place of Config.Sessions.Sink's, as a one-shot
 // `evalhost run` sets its own. With passthrough the cells' stdout and
-// stderr come as [TypeBytes] lines, their bytes unchanged (base64 in
-// "data", the line's last field; [ParseBytes] reads one), where frames
-// would carry sanitised text. serve's close takes an optional "cwd": the
+// stderr come as [TypeBytes] lines, where frames would carry sanitised
+// text: the line's "size" counts the bytes that follow its newline,
+// unchanged and unencoded, the one place the stream is not lines
+// (serve.Encoder.RawData writes the two at once; [Client.Next] reads
+// them together, [Client.Bytes] returns them). serve's close takes an optional "cwd": the
 // session of that name in that directory (any interpreter), as `evalhost
 // kill NAME` sends it for the current directory; without it, every
 // directory's (`kill --all`). An eval with "batch" true runs its cells as

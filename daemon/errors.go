@@ -14,6 +14,10 @@ var (
 	// ErrRunning: Serve found another live background process for this home.
 	ErrRunning = errors.New("an evalhost background process is already running for this home")
 
+	// ErrBadLine: Next read a line the protocol does not allow (a bytes
+	// line without its size); what follows it cannot be read.
+	ErrBadLine = errors.New("a bad line from the background process")
+
 	errLocked = errors.New("locked")
 	// errSocketPath: the socket's path can be neither bound nor connected,
 	// so starting a process would not help.

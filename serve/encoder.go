@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -137,6 +138,28 @@ func (e *Encoder) Raw(line []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.writeLocked(line, false)
+}
+
+// RawData writes line, one JSON object and its newline that the caller
+// built, and data right after it, as one write between the other lines:
+// for a protocol whose line says how many bytes follow it, as they are
+// (the background process's bytes lines). data is not copied unless a
+// line is held.
+func (e *Encoder) RawData(line, data []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.held) > 0 {
+		e.held = append(e.held, line...)
+		line, e.held = e.held, e.held[:0] // written below, under the lock
+		e.disarm()
+	}
+	if !e.armWrite() {
+		return
+	}
+	bufs := net.Buffers{line, data} // one writev on a connection
+	if _, err := bufs.WriteTo(e.w); err != nil && e.err == nil {
+		e.err = err
+	}
 }
 
 // line writes one of this package's replies. Their encoding fails only on

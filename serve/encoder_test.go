@@ -160,3 +160,37 @@ func (l *lockedWrites) all() []string {
 	defer l.mu.Unlock()
 	return append([]string(nil), l.w...)
 }
+
+// RawData writes its line and the bytes after it between the other lines,
+// after a held started frame, and the bytes as they are.
+func TestEncoderRawData(t *testing.T) {
+	tests := []struct {
+		name   string
+		before func(e *Encoder)
+	}{
+		{"alone", func(e *Encoder) {}},
+		{"after a held started frame", func(e *Encoder) {
+			e.Frame("r", 0, &frames.Frame{Type: frames.TypeStarted})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w writes
+			e := NewEncoder(&w)
+			e.hold = time.Hour // only a write can end the hold
+			tt.before(e)
+			e.RawData([]byte(`{"size":5}`+"\n"), []byte("\xff\n\x00{}"))
+			e.Frame("r", 0, &frames.Frame{Type: frames.TypeStdout, Data: "x"})
+			got := strings.Join(w, "")
+			want := `{"size":5}` + "\n\xff\n\x00{}" + `{"cell":0,"type":"stdout","id":"r","data":"x"}` + "\n"
+			if held := `{"cell":0,"type":"started","id":"r"}` + "\n"; strings.HasPrefix(got, held) {
+				got = strings.TrimPrefix(got, held)
+			} else if tt.name != "alone" {
+				t.Fatalf("wrote %q, want the held started frame first", got)
+			}
+			if got != want {
+				t.Fatalf("wrote %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -112,6 +112,7 @@ sys.stdout.buffer.write(b"partial")`
 		{"print without newline", []string{"-c", "print('no newline', end='')"}, nil, 0, 0},
 		{"binary bytes", []string{"-c", binary}, nil, 0, 0},
 		{"binary bytes from sh", []string{"--language", "sh", "-c", `printf 'sh \377\000\r\033[1mbold\033[0m'; printf 'e\377' >&2`}, nil, 0, 0},
+		{"bulk binary", []string{"-c", "import sys\nb = bytes(range(256)) * 4096\nfor i in range(8):\n    sys.stdout.buffer.write(b'%d' % i + b)\n    sys.stderr.buffer.write(b'e%d \\xff\\x00 ' % i)"}, nil, 0, 0},
 		{"big output", []string{"-c", "import sys\nfor i in range(20000): sys.stdout.write('%06d \\xff\\r' % i + 'x' * 90 + '\\n')"}, nil, 0, 0},
 		{"stderr", []string{"-c", "import sys; print('to stderr', file=sys.stderr); print('out')"}, nil, 0, 0},
 		{"exception", []string{"-c", "x = 1", "-c", "def f():\n    raise ValueError('boom')\nf()", "-c", "print('skipped')"}, nil, 1, 0},

@@ -323,7 +323,6 @@ type attached struct {
 	out     renderer
 	emit    sessions.Emit
 	streams func(int, frames.Type, []byte) // the cell's bytes, shown live
-	buf     []byte                         // decoded bytes lines, reused
 	cellEnd func(sessions.CellResult)
 	job     string                // the job a cell detached as (--detach)
 	cells   []sessions.CellResult // each cell_end so far, in order (the end line has none)
@@ -343,6 +342,9 @@ func (a *attached) read() (sessions.Result, error) {
 		}
 		if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) {
 			return sessions.Result{}, a.endedError(ended)
+		}
+		if errors.Is(err, daemon.ErrBadLine) {
+			return sessions.Result{}, err
 		}
 		if err != nil {
 			return sessions.Result{}, fmt.Errorf("the background process (pid %d) ended before the run did: %v; its log is %s",
@@ -371,9 +373,7 @@ func (a *attached) read() (sessions.Result, error) {
 			}
 			// A cancel or kill that came as the request ended: nothing to do.
 		case daemon.TypeBytes:
-			if err := a.bytes(line); err != nil {
-				return sessions.Result{}, err
-			}
+			a.bytes()
 		case daemon.TypeSignalled:
 			a.signals.answer(line)
 		case serve.TypeToolCall:
@@ -404,25 +404,20 @@ func (a *attached) endedError(e *daemon.EndedError) error {
 	return errors.New(msg)
 }
 
-// bytes shows a cell's stdout or stderr bytes as a one-shot run shows
-// them: lent bytes straight to the stream, a frame's through the renderer
-// (which remembers evalhost's notices).
-func (a *attached) bytes(line []byte) error {
-	b, buf, err := daemon.ParseBytes(line, a.buf)
-	a.buf = buf
-	if err != nil {
-		return fmt.Errorf("bad line from the background process: %w", err)
-	}
+// bytes shows the cell's stdout or stderr bytes Next read last as a
+// one-shot run shows them: lent bytes straight to the stream, a frame's
+// through the renderer (which remembers evalhost's notices).
+func (a *attached) bytes() {
+	b := a.c.Bytes()
 	t := frames.TypeStdout
 	if b.Stream == "stderr" {
 		t = frames.TypeStderr
 	}
 	if b.Frame || a.streams == nil {
 		a.emit(b.Cell, frames.Frame{Type: t, Data: string(b.Data)})
-		return nil
+		return
 	}
 	a.streams(b.Cell, t, b.Data)
-	return nil
 }
 
 // toolCall runs a cell's tool here, as a one-shot run does, and answers.
