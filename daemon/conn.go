@@ -72,6 +72,9 @@ type conn struct {
 	// session's queue; the next one waits for it, so a client's evals are
 	// queued in the order it sent them.
 	queued chan struct{}
+	// jobsAsked counts the job waits and stops in progress by the job's
+	// session (no Python: a job names its session and cwd).
+	jobsAsked map[sessions.Key]int
 }
 
 // flight is an eval that has not sent its end.
@@ -88,7 +91,8 @@ type flight struct {
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
-	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}, queued: make(chan struct{})}
+	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}, queued: make(chan struct{}),
+		jobsAsked: map[sessions.Key]int{}}
 	close(c.queued)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.relay = bridge.NewRelay(c.sendToolCall, c.abandonToolCall)
@@ -116,14 +120,18 @@ func (c *conn) serve() {
 // end tells the client why the process ends, cancels the client's
 // requests and closes the reading side: serve then waits for their end
 // lines (the writing side stays open) and returns. told are the keys of
-// the sessions its requests were queued in: the client was told that
-// their state goes (Client.Ending).
+// the sessions its requests were queued in, and of the jobs it waits for
+// or stops (no Python): the client was told that their state goes
+// (Client.Ending).
 func (c *conn) end(why string) (told []sessions.Key) {
 	c.mu.Lock()
 	for _, fl := range c.inflight {
 		if fl.key != nil {
 			told = append(told, *fl.key)
 		}
+	}
+	for key := range c.jobsAsked {
+		told = append(told, key)
 	}
 	c.mu.Unlock()
 	c.enc.Line(Stopping{PID: os.Getpid(), Type: TypeStopping, Why: why})

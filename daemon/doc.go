@@ -111,8 +111,9 @@
 // before it cancels their requests; [Client.Next] keeps it
 // ([Client.Ending]) and, once the connection closes, returns an
 // [*EndedError] that says why (empty when the process was killed or
-// crashed and said nothing). The sessions those clients had requests in
-// are not kept in lost.json: their clients were told. Request
+// crashed and said nothing). The sessions those clients had requests in,
+// or waited for or stopped a job of, are not kept in lost.json: their
+// clients were told. Request
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
 // of the command that started the process.

@@ -90,13 +90,27 @@ func (c *conn) job(id, jobID string, o gjson.Result) {
 // connection waits for; the client's leaving cancels its ctx. An unknown
 // job is refused at once, in line order.
 func (c *conn) inBackground(id, op, jobID string, do func(context.Context) (sessions.JobInfo, error)) {
-	if _, err := c.srv.reg.Job(jobID, 0); errors.Is(err, sessions.ErrNoJob) {
+	info, err := c.srv.reg.Job(jobID, 0)
+	if errors.Is(err, sessions.ErrNoJob) {
 		c.refuse(id, op, err.Error())
 		return
 	}
+	// A client waiting on the job when the process ends is told that it
+	// ended with it (the stopping line), and so of its session's state.
+	key := sessions.Key{Session: info.Session, Cwd: info.Cwd}
+	c.mu.Lock()
+	c.jobsAsked[key]++
+	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		defer func() {
+			c.mu.Lock()
+			if c.jobsAsked[key]--; c.jobsAsked[key] == 0 {
+				delete(c.jobsAsked, key)
+			}
+			c.mu.Unlock()
+		}()
 		info, err := do(c.ctx)
 		if err != nil {
 			c.refuse(id, op, err.Error())

@@ -152,9 +152,12 @@ func (s *Server) registryConfig(dir *os.Root) sessions.Config {
 func (s *Server) end(dir *os.Root, lostName string) {
 	told := s.endConns()
 	s.wg.Wait()
-	// A session a connected client had a request in: that client was told
-	// (the stopping line), so its next command is not told again.
-	untold := slices.DeleteFunc(s.reg.Untold(), func(l sessions.Loss) bool { return slices.Contains(told, l.Key) })
+	// A session a connected client had a request in, or waited for a job
+	// of: that client was told (the stopping line), so its next command
+	// is not told again.
+	untold := slices.DeleteFunc(s.reg.Untold(), func(l sessions.Loss) bool {
+		return slices.ContainsFunc(told, func(k sessions.Key) bool { return toldOf(k, l.Key) })
+	})
 	s.reg.Close()
 	s.bridge.Close()
 	for i := range untold {
@@ -332,9 +335,17 @@ func (s *Server) jobRunning() bool {
 	return false
 }
 
+// toldOf says whether the client told of told was told of key's loss: a
+// key without an interpreter is a job's session, whichever its
+// interpreter (a job names its session and cwd).
+func toldOf(told, key sessions.Key) bool {
+	return told == key || (told.Python == "" && told.Session == key.Session && told.Cwd == key.Cwd)
+}
+
 // endConns tells every client why the process ends, cancels its requests
 // and ends its connection once they have sent their end. told are the
-// sessions the clients' requests were queued in. A client that stopped
+// sessions the clients' requests were queued in, and those of the jobs
+// they waited for or stopped (without Python: see toldOf). A client that stopped
 // reading (its command stopped, its output piped to a pager left open) is
 // not waited for past serve.StalledWrite: the end, and with it the lock a
 // stop and every later command wait for, waited for it for ever. All are

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,17 +61,24 @@ func TestDaemonEndedDuringRunIsSaid(t *testing.T) {
 	}
 }
 
-// A jobs --wait whose background process is stopped says so, and that
-// the job ended with it; it said "context canceled".
+// A jobs --wait whose background process ends says so, and that the job
+// ended with it and its session's state; it said "context canceled". It is
+// the one told: the session's next command is not told again (after a
+// SIGKILL too, which no word of the process's kept out of lost.json), while
+// a session nobody waited on still is, once.
 func TestDaemonEndedDuringJobWaitIsSaid(t *testing.T) {
 	cases := []struct {
 		name string
+		end  func(t *testing.T, h *daemonHome, pid int)
 		want string
 	}{
-		{"daemon stop", "was stopped (evalhost daemon stop"},
+		{"daemon stop", func(t *testing.T, h *daemonHome, pid int) {
+			if _, errOut, code := h.run("daemon", "stop"); code != 0 {
+				t.Fatal(errOut)
+			}
+		}, "was stopped (evalhost daemon stop"},
+		{"SIGKILL", func(t *testing.T, h *daemonHome, pid int) { syscall.Kill(pid, syscall.SIGKILL) }, "ended without a stop (killed or crashed"},
 	}
-	// No SIGKILL row: nothing outside shows when the command has read the
-	// hello, and a process killed before it is one "not running".
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -81,28 +89,40 @@ func TestDaemonEndedDuringJobWaitIsSaid(t *testing.T) {
 				t.Fatal(stderr)
 			}
 			waiter := h.cmd("jobs", "job-1", "--wait")
-			var stderr strings.Builder
-			waiter.Stderr = &stderr
+			waiter.Env = append(waiter.Env, "EVALHOST_DEBUG=1") // its timeline marks the wait taken
+			pipe, err := waiter.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := waiter.Start(); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { waiter.Process.Kill() })
-			// The wait is in once the command holds its connection (its
-			// only socket): what the process does with it from then on
-			// is the case, even a stop before the wait line is read.
-			for deadline := time.Now().Add(10 * time.Second); socketsOf(t, waiter.Process.Pid) == 0; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("jobs --wait did not connect")
+			var stderr strings.Builder
+			sc := bufio.NewScanner(pipe)
+			for !strings.Contains(stderr.String(), " waiting op=wait job=job-1") {
+				if !sc.Scan() {
+					t.Fatalf("jobs --wait ended before its wait was taken: %s", &stderr)
 				}
+				stderr.WriteString(sc.Text() + "\n")
 			}
-			if _, errOut, code := h.run("daemon", "stop"); code != 0 {
-				t.Fatal(errOut)
+			tc.end(t, h, pid)
+			for sc.Scan() {
+				stderr.WriteString(sc.Text() + "\n")
 			}
 			code := exitCodeOf(t, waiter)
-			for _, want := range []string{fmt.Sprintf("the background process (pid %d) %s", pid, tc.want), "job-1 ended with it"} {
+			for _, want := range []string{fmt.Sprintf("the background process (pid %d) %s", pid, tc.want),
+				"job-1 ended with it, and the state of its session j is lost"} {
 				if code != 1 || !strings.Contains(stderr.String(), want) {
 					t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, &stderr, want)
 				}
+			}
+			waitGone(t, pid)
+			if _, errOut, _ := h.run("run", "--session", "j", "-c", "1"); strings.Contains(errOut, "lost") {
+				t.Errorf("session j, whose loss jobs --wait told, was told again: %s", errOut)
+			}
+			if _, errOut, _ := h.run("run", "--session", "other", "-c", "1"); strings.Count(errOut, "lost") != 1 || !strings.Contains(errOut, "[state lost: session other's") {
+				t.Errorf("session other: stderr %q; want its loss told once", errOut)
 			}
 		})
 	}

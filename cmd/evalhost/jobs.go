@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
@@ -70,12 +72,11 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 	if op == "job" {
 		req["offset"] = *offset
 	}
-	err := askDaemon(req, serve.TypeJob, &job)
+	where, err := askJob(req, &job)
 	var ended *daemon.EndedError
 	switch {
 	case errors.As(err, &ended):
-		fmt.Fprintf(stderr, "evalhost jobs: %v while this command waited; %s ended with it, and its session's state is lost\n",
-			ended, trustdir.Shown(fs.Arg(0)))
+		fmt.Fprintf(stderr, "evalhost jobs: %v while this command waited; %s\n", ended, jobEnded(fs.Arg(0), where))
 		return exitFailed
 	case errors.Is(err, daemon.ErrNotRunning):
 		fmt.Fprintf(stderr, "evalhost jobs: no job %q: no evalhost background process is running\n", fs.Arg(0))
@@ -94,6 +95,65 @@ func jobsMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 		return exitOK // stopped as asked
 	}
 	return jobExitCode(job.JobInfo)
+}
+
+// askJob sends req, a job, wait or stop op, and decodes its job line into
+// reply. A wait or stop may go on long; before it the command asks the
+// process for its jobs: where is the job's session, so that when the
+// process ends meanwhile the command can say whose state went, and record
+// that it said so.
+func askJob(req map[string]any, reply *serve.Job) (where *sessionAt, err error) {
+	c, paths, err := dialDaemon()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if req["op"] == "job" {
+		return nil, askOn(c, req, serve.TypeJob, reply)
+	}
+	var list serve.Jobs
+	if err := askOn(c, map[string]string{"op": "jobs", "id": "where"}, serve.TypeJobs, &list); err != nil {
+		return nil, err
+	}
+	for _, j := range list.Jobs {
+		if j.ID == req["job"] {
+			where = &sessionAt{session: j.Session, cwd: j.Cwd}
+		}
+	}
+	// A ping behind the request: its pong says that the process has
+	// taken the request (it reads a connection's lines in order), which
+	// the timeline marks.
+	err = sendOn(c, req)
+	if err == nil {
+		err = sendOn(c, map[string]string{"op": "ping", "id": "waiting"})
+	}
+	if err == nil {
+		err = replyOn(c, serve.TypeJob, reply, func(typ string, line []byte) {
+			if typ == serve.TypePong && gjson.GetBytes(line, "id").String() == "waiting" {
+				timeline.Mark("waiting", "op", req["op"], "job", req["job"])
+			}
+		})
+	}
+	if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) && where != nil && ended.Why == "" {
+		// Killed or crashed: no word of its own kept the session out of
+		// what the next command finds (a stop does: it leaves a session
+		// whose waiter it told out of lost.json).
+		_ = daemon.ToldEnded(paths, ended.PID, where.session, where.cwd) // best effort: a failure costs a second telling
+	}
+	return where, err
+}
+
+// sessionAt is the session a job runs in.
+type sessionAt struct{ session, cwd string }
+
+// jobEnded says what a process that ended took of job id: the job, and
+// the state of its session (where, when known; else its next cell tells
+// it).
+func jobEnded(id string, where *sessionAt) string {
+	if where == nil {
+		return trustdir.Shown(id) + " ended with it"
+	}
+	return fmt.Sprintf("%s ended with it, and the state of its session %s is lost", trustdir.Shown(id), trustdir.Shown(where.session))
 }
 
 // jobExitCode is run's exit code for a job that ended (`jobs JOB --wait &&

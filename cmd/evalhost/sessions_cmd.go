@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -100,18 +101,46 @@ func tableCell(s string) string {
 // askDaemon sends one request to the live background process and decodes
 // its reply of type want; ErrNotRunning when there is none.
 func askDaemon(req any, want string, reply any) error {
-	home, err := evalhostHome()
-	if err != nil {
-		return homeError{err}
-	}
-	c, err := daemon.Dial(daemon.PathsFor(home))
+	c, _, err := dialDaemon()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := c.Send(req); err != nil {
+	return askOn(c, req, want, reply)
+}
+
+// dialDaemon attaches to the live background process of this user's home.
+func dialDaemon() (*daemon.Client, daemon.Paths, error) {
+	home, err := evalhostHome()
+	if err != nil {
+		return nil, daemon.Paths{}, homeError{err}
+	}
+	paths := daemon.PathsFor(home)
+	c, err := daemon.Dial(paths)
+	return c, paths, err
+}
+
+// askOn is askDaemon on a connection made already.
+func askOn(c *daemon.Client, req any, want string, reply any) error {
+	if err := sendOn(c, req); err != nil {
 		return err
 	}
+	return replyOn(c, want, reply, nil)
+}
+
+// sendOn sends req; a connection the process closed is an
+// *daemon.EndedError, as for a reply.
+func sendOn(c *daemon.Client, req any) error {
+	err := c.Send(req)
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		return &daemon.EndedError{PID: c.Hello.PID, Why: c.Ending(), Err: err} // it ended since its last line
+	}
+	return err
+}
+
+// replyOn reads the reply of type want into reply; other, when set, gets
+// the lines of other types that come before it.
+func replyOn(c *daemon.Client, want string, reply any, other func(typ string, line []byte)) error {
 	for {
 		line, err := c.Next()
 		if hung := (*daemon.HungError)(nil); errors.As(err, &hung) {
@@ -123,7 +152,7 @@ func askDaemon(req any, want string, reply any) error {
 		if err != nil {
 			return fmt.Errorf("the background process did not answer: %w", err)
 		}
-		switch gjson.GetBytes(line, "type").String() {
+		switch typ := gjson.GetBytes(line, "type").String(); typ {
 		case want:
 			return json.Unmarshal(line, reply)
 		case serve.TypeRequestError:
@@ -131,6 +160,10 @@ func askDaemon(req any, want string, reply any) error {
 				return &daemon.EndedError{PID: c.Hello.PID, Why: why}
 			}
 			return errors.New(gjson.GetBytes(line, "error").String())
+		default:
+			if other != nil {
+				other(typ, line)
+			}
 		}
 	}
 }
