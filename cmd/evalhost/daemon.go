@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -29,7 +30,8 @@ const daemonUsage = `Usage: evalhost daemon serve|stop|status
 
 The background process that holds the sessions of "evalhost run --session"
 across commands. The first such command starts it; it ends itself after
---idle without a client (EVALHOST_DAEMON_IDLE, default 30m).
+--idle without a client (EVALHOST_DAEMON_IDLE, default 30m), and keeps at
+most --max-sessions idle sessions (EVALHOST_DAEMON_MAX_SESSIONS, default 16).
 
   serve    run it in the foreground (what a command starts)
   stop     end it and every session it holds
@@ -109,12 +111,21 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	daemon.CloseInherited()
 	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
 	idle := fs.Duration("idle", daemonIdleDefault(), "end after this long without a client (EVALHOST_DAEMON_IDLE)")
-	maxSessions := fs.Int("max-sessions", 16, "idle sessions kept beyond this many are ended, least recently used first")
+	defaultMax, err := daemonMaxSessions()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
+		return exitUsage
+	}
+	maxSessions := fs.Int("max-sessions", defaultMax, "idle sessions kept beyond this many are ended, least recently used first (EVALHOST_DAEMON_MAX_SESSIONS)")
 	var backend backendFlags
 	backend.register(fs)
 	// An internal command (evalhost starts it): its help goes with its log.
 	if code, ok := parseFlags(fs, args, stderr, stderr); !ok {
 		return code
+	}
+	if *maxSessions < 1 || *maxSessions > maxDaemonSessions {
+		fmt.Fprintf(stderr, "evalhost daemon serve: --max-sessions %d: want a whole number of sessions from 1 to %d\n", *maxSessions, maxDaemonSessions)
+		return exitUsage
 	}
 	home, err := evalhostHome()
 	if err != nil {
@@ -168,6 +179,32 @@ func idleFromEnv(v string) (time.Duration, string) {
 		return d, ""
 	}
 	return daemon.DefaultIdle, fmt.Sprintf("evalhost: EVALHOST_DAEMON_IDLE=%q: not a positive duration such as 10m or 2h; using the default of %v", v, daemon.DefaultIdle)
+}
+
+// The idle sessions the background process keeps, unless
+// EVALHOST_DAEMON_MAX_SESSIONS says otherwise, and the most it may say:
+// each is an interpreter that lives on, and a typo's 10000 would keep
+// thousands.
+const (
+	defaultDaemonSessions = 16
+	maxDaemonSessions     = 1024
+)
+
+// daemonMaxSessions reads EVALHOST_DAEMON_MAX_SESSIONS, the idle sessions
+// the background process a command starts keeps: a bad value is an error
+// that says what it takes, never a silent default (the cap decides which
+// session's state goes).
+func daemonMaxSessions() (int, error) {
+	v, ok := os.LookupEnv("EVALHOST_DAEMON_MAX_SESSIONS")
+	if !ok || v == "" {
+		return defaultDaemonSessions, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxDaemonSessions {
+		return 0, fmt.Errorf("EVALHOST_DAEMON_MAX_SESSIONS=%q: want a whole number of sessions from 1 to %d (the idle sessions the background process keeps; default %d): set it so, or unset it",
+			v, maxDaemonSessions, defaultDaemonSessions)
+	}
+	return n, nil
 }
 
 // daemonCommand starts `evalhost daemon serve` for the same home.

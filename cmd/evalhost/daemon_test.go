@@ -90,3 +90,37 @@ func TestIdleFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonMaxSessions: EVALHOST_DAEMON_MAX_SESSIONS unset or empty is
+// the default; a whole number from 1 to the bound is taken; anything else
+// is an error naming the variable and its value.
+func TestDaemonMaxSessions(t *testing.T) {
+	tests := []struct {
+		name, v string
+		want    int // 0: an error
+	}{
+		{"empty", "", defaultDaemonSessions},
+		{"one", "1", 1},
+		{"the bound", "1024", 1024},
+		{"past the bound", "1025", 0},
+		{"zero", "0", 0},
+		{"negative", "-1", 0},
+		{"not a number", "lots", 0},
+		{"spaced", " 8", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("EVALHOST_DAEMON_MAX_SESSIONS", tt.v)
+			n, err := daemonMaxSessions()
+			if tt.want == 0 {
+				if err == nil || !strings.Contains(err.Error(), `EVALHOST_DAEMON_MAX_SESSIONS="`+tt.v+`"`) {
+					t.Fatalf("got %d, %v; want an error naming the value", n, err)
+				}
+				return
+			}
+			if err != nil || n != tt.want {
+				t.Fatalf("got %d, %v; want %d", n, err, tt.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,12 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
+	// Read by the process this command may start; refused whether or not
+	// one runs, so a bad value is found when it is set, not at a later start.
+	if _, err := daemonMaxSessions(); err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	cwd, err := runDir(f.cwd)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
