@@ -6,7 +6,10 @@
 //   - [Home] is $EVALHOST_HOME, else ~/.evalhost (~ is $HOME, else the
 //     user's home in the password database), made absolute (a relative
 //     HOME too, against the working directory). A missing home
-//     is created 0700. A home, or its modules directory, that is not owned
+//     is created 0700: an EVALHOST_HOME with what is missing above it,
+//     ~/.evalhost only in a user's home that exists (a HOME that does not,
+//     as system users' /nonexistent, is [ErrNoHome], saying to set
+//     EVALHOST_HOME: root made it). A home, or its modules directory, that is not owned
 //     by the effective user or is writable by group or others is refused
 //     with an [*UnsafeDirError] ([ErrUnsafe]) naming the path, what is
 //     wrong and the fix, as ssh refuses a loose ~/.ssh; so is a home that

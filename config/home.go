@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"syscall"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
 )
@@ -39,16 +40,24 @@ func (e *UnsafeDirError) Unwrap() error { return ErrUnsafe }
 // managed venv, artifacts and gateway files: $EVALHOST_HOME, else
 // ~/.evalhost, where ~ is $HOME or, when HOME is unset, the user's home in
 // the password database. The path is absolute. A missing home is created
-// 0700; an existing one, and its modules directory, must pass [CheckDir],
+// 0700 (~/.evalhost only in a ~ that exists); an existing one, and its modules directory, must pass [CheckDir],
 // and no directory above it may let another user replace it (owned by
 // someone other than the user or root, or world-writable without the sticky
 // bit), nor may a symbolic link on the way belong to another user.
 // There is no fallback to a shared temporary directory: with no home at
 // all the error ([ErrNoHome]) says to set EVALHOST_HOME.
 func Home() (string, error) {
-	home, err := HomePath()
+	home, from, err := homePath()
 	if err != nil {
 		return "", err
+	}
+	if from != "" {
+		// ~/.evalhost is made in the user's home, never the home itself:
+		// a HOME that is not there (/nonexistent, as system users have)
+		// is no home, and root would have made it.
+		if err := homeExists(filepath.Dir(home), from); err != nil {
+			return "", err
+		}
 	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return "", fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
@@ -68,40 +77,66 @@ func Home() (string, error) {
 
 // HomePath is where [Home] is, without creating or checking it.
 func HomePath() (string, error) {
+	home, _, err := homePath()
+	return home, err
+}
+
+// homePath is HomePath and, for ~/.evalhost, where ~ came from ("HOME" or
+// the password database); "" for EVALHOST_HOME.
+func homePath() (home, from string, err error) {
 	if h := os.Getenv("EVALHOST_HOME"); h != "" {
 		abs, err := filepath.Abs(h)
 		if err != nil {
-			return "", fmt.Errorf("EVALHOST_HOME=%q: %w", h, err)
+			return "", "", fmt.Errorf("EVALHOST_HOME=%q: %w", h, err)
 		}
-		return abs, nil
+		return abs, "", nil
 	}
-	base, err := userHome()
+	base, from, err := userHome()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// A relative HOME ("." in some sandboxes) would make every path under
 	// the home relative, and an interpreter started in a cell's cwd would
 	// run the runner (or modules) found under that project instead.
 	abs, err := filepath.Abs(filepath.Join(base, ".evalhost"))
 	if err != nil {
-		return "", fmt.Errorf("HOME=%q: %w", base, err)
+		return "", "", fmt.Errorf("HOME=%q: %w", base, err)
 	}
-	return abs, nil
+	return abs, from, nil
 }
 
-// userHome is $HOME, else the password database's home of the user.
-func userHome() (string, error) {
+// userHome is $HOME, else the password database's home of the user, and
+// which of the two it is.
+func userHome() (dir, from string, err error) {
 	if h, err := os.UserHomeDir(); err == nil && h != "" {
-		return h, nil
+		return h, "HOME", nil
 	}
 	u, err := user.Current()
 	if err != nil {
-		return "", fmt.Errorf("%w: HOME is not set and the user is not in the password database (%v); set EVALHOST_HOME to a private directory", ErrNoHome, err)
+		return "", "", fmt.Errorf("%w: HOME is not set and the user is not in the password database (%v); set EVALHOST_HOME to a private directory", ErrNoHome, err)
 	}
 	if u.HomeDir == "" {
-		return "", fmt.Errorf("%w: HOME is not set and user %s has no home directory in the password database; set EVALHOST_HOME to a private directory", ErrNoHome, u.Username)
+		return "", "", fmt.Errorf("%w: HOME is not set and user %s has no home directory in the password database; set EVALHOST_HOME to a private directory", ErrNoHome, u.Username)
 	}
-	return u.HomeDir, nil
+	return u.HomeDir, "the password database", nil
+}
+
+// homeExists refuses a user's home (from names where it came from) that
+// is not a directory: evalhost makes its own home in it, not it.
+func homeExists(dir, from string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		err = errors.New("does not exist")
+	case err == nil && !st.IsDir():
+		err = errors.New("is not a directory")
+	case err == nil:
+		return nil
+	default:
+		err = fmt.Errorf("cannot be read (%w)", err)
+	}
+	return fmt.Errorf("%w: your home directory %s (from %s) %v, and evalhost does not make it; set EVALHOST_HOME to a private directory",
+		ErrNoHome, dir, from, err)
 }
 
 // CheckDir refuses a directory evalhost would run code from when it is not

@@ -230,3 +230,39 @@ func TestHomeRelativeHOMEIsMadeAbsolute(t *testing.T) {
 		t.Fatalf("HomePath() = %q, %v; want %q", got, err, want)
 	}
 }
+
+// A user whose home does not exist (HOME=/nonexistent, as system users
+// have) is told to set EVALHOST_HOME, and nothing is made there: Home
+// made the missing home too (as root, /nonexistent/.evalhost). An
+// EVALHOST_HOME is still made with what is missing above it: the user
+// named it.
+func TestHomeMissingUserHomeRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		home func(t *testing.T) string // HOME's value
+	}{
+		{"missing", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nonexistent") }},
+		{"missing deeper", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no", "such") }},
+		{"a file", func(t *testing.T) string {
+			f := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(f, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := tt.home(t)
+			t.Setenv("HOME", home)
+			t.Setenv("EVALHOST_HOME", "")
+			got, err := Home()
+			if err == nil || !errors.Is(err, ErrNoHome) || !strings.Contains(err.Error(), "set EVALHOST_HOME") || !strings.Contains(err.Error(), home) {
+				t.Fatalf("Home() = %q, %v; want ErrNoHome naming %s and saying to set EVALHOST_HOME", got, err, home)
+			}
+			if _, err := os.Lstat(filepath.Join(home, ".evalhost")); !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				t.Fatalf("Home made %s/.evalhost: %v", home, err)
+			}
+		})
+	}
+}
