@@ -52,3 +52,58 @@ func TestDaemonRecreatedCwdIsANewSession(t *testing.T) {
 		t.Fatalf("sessions lists s other than once:\n%s", out)
 	}
 }
+
+// One directory reached through a symbolic link and by its own path is one
+// session, as python3 started in either is in one directory (os.getcwd()
+// names it by its own path): run --session keyed the shell's path ($PWD),
+// and made two interpreters. sessions lists it by that path, and kill
+// ends it from either, or named by either with --cwd.
+func TestDaemonLinkedCwdIsOneSession(t *testing.T) {
+	h := newDaemonHome(t)
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink("real", link); err != nil {
+		t.Fatal(err)
+	}
+	physical, err := filepath.EvalSymlinks(real) // the temp dir may be under a link (macOS's /var)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(dir string, args ...string) (string, string, int) {
+		cmd := h.cmd(args...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Env, "PWD="+dir) // the shell's path, as after cd DIR
+		return runCaptured(t, cmd, false)
+	}
+	if _, stderr, code := in(link, "run", "--session", "s", "-c", "x = 1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if out, stderr, code := in(real, "run", "--session", "s", "-c", "import os; print(x, os.getcwd())"); code != 0 || out != "1 "+physical+"\n" {
+		t.Fatalf("in %s: exit %d, stdout %q, stderr %q; want the session started through %s", real, code, out, stderr, link)
+	}
+	out, _, _ := h.run("sessions")
+	if strings.Count(out, "\ns ") != 1 || !strings.Contains(out, " "+physical+" ") {
+		t.Fatalf("sessions lists:\n%s\nwant s once, in %s", out, physical)
+	}
+	for _, kill := range []struct {
+		dir  string
+		args []string
+	}{
+		{link, []string{"kill", "s"}},
+		{real, []string{"kill", "--cwd", link, "s"}},
+	} {
+		if _, stderr, code := in(real, "run", "--session", "s", "-c", "x = 1"); code != 0 {
+			t.Fatal(stderr)
+		}
+		if out, stderr, code := in(kill.dir, kill.args...); code != 0 || out != "ended session s\n" {
+			t.Fatalf("%v in %s: exit %d, stdout %q, stderr %q", kill.args, kill.dir, code, out, stderr)
+		}
+		if out, _, _ := h.run("sessions"); out != "no sessions\n" {
+			t.Fatalf("after %v in %s, sessions lists:\n%s", kill.args, kill.dir, out)
+		}
+	}
+}

@@ -20,7 +20,8 @@ Ends the session NAME of the current directory in the background process: a
 session is a NAME in a directory, as "evalhost run --session NAME" keys it and
 "evalhost sessions" lists it (NAME, CWD). A running cell or job is interrupted
 (then killed after the grace window) and its state is gone. A directory
-removed since can still be named with --cwd.
+is named by its own path, links resolved, as run --session keys it. A
+directory removed since can still be named with --cwd.
 
 Flags:
 %s`
@@ -56,6 +57,7 @@ func killMain(args []string, _ io.Reader, stdout, stderr io.Writer, _ *slog.Logg
 			fmt.Fprintf(stderr, "evalhost kill: %v; give its path with --cwd DIR (a removed directory's session is ended so), or --all\n", err)
 			return exitUsage
 		}
+		cwd = sessionDir(cwd) // as run --session keys it
 		req["cwd"] = fsJSON(cwd)
 	}
 	var closed serve.Closed

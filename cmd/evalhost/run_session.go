@@ -36,18 +36,7 @@ const attachedID = "run"
 // cancels, second kills the session's interpreters), --json and tools (a
 // cell's tool call comes back here and runs here).
 func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, stderr io.Writer) int {
-	home, err := evalhostHome()
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	// Read by the process this command may start; refused whether or not
-	// one runs, so a bad value is found when it is set, not at a later start.
-	if _, err := daemonMaxSessions(); err != nil {
-		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
-		return exitUsage
-	}
-	cwd, err := runDir(f.cwd)
+	home, cwd, err := attachedDirs(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
@@ -117,6 +106,23 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	timeline.Mark("end", "status", res.Status)
 	out.end(res)
 	return a.exit(res, f.json, interrupts, interrupted, stderr)
+}
+
+// attachedDirs is an attached run's home and its session's directory
+// (sessionDir), or the usage error that refuses them.
+func attachedDirs(f runFlags) (home, cwd string, err error) {
+	if home, err = evalhostHome(); err != nil {
+		return "", "", err
+	}
+	// Read by the process this command may start; refused whether or not
+	// one runs, so a bad value is found when it is set, not at a later start.
+	if _, err = daemonMaxSessions(); err != nil {
+		return "", "", err
+	}
+	if cwd, err = runDir(f.cwd); err != nil {
+		return "", "", err
+	}
+	return home, sessionDir(cwd), nil
 }
 
 // exit says what the end of the request leaves untold (the process ended
@@ -323,7 +329,7 @@ var errNotRun = errors.New("not run")
 type attached struct {
 	c       *daemon.Client
 	session string
-	cwd     string       // the session's, absolute
+	cwd     string       // the session's, absolute, links resolved (sessionDir)
 	paths   daemon.Paths // the background process's files: its log is named when it dies
 	tools   bridge.Tools
 	out     renderer

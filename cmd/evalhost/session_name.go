@@ -73,6 +73,25 @@ func runDir(dir string) (string, error) {
 	return abs, nil
 }
 
+// sessionDir is the directory a session of run --session, or the one
+// kill names, is keyed by: runDir's or absDir's path abs with its symbolic
+// links resolved. One directory reached through a link and by its own path
+// is one directory, as python3 sees it (os.getcwd() names it by its own
+// path), and so one session: the shell's path ($PWD, which os.Getwd
+// prefers) made two. A path that does not resolve (a directory removed
+// since, which kill --cwd may name) has what is above it resolved, as far
+// as it exists.
+func sessionDir(abs string) string {
+	if p, err := filepath.EvalSymlinks(abs); err == nil {
+		return p
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs
+	}
+	return filepath.Join(sessionDir(parent), filepath.Base(abs))
+}
+
 // relativeFileHint adds to err, when it is a relative FILE's cwdGoneError
 // (parseCommandLine), what to do: python3 cannot open such a FILE either,
 // where an absolute path runs (until the script asks for its cwd). A
