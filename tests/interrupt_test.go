@@ -125,24 +125,84 @@ func TestRunQuit(t *testing.T) {
 	}
 }
 
-// A run whose output cannot be written for another reason than a reader
-// that left (a full disk) says so and fails (1), as python3's OSError does;
-// 141 is a closed pipe's.
-func TestRunOutputFull(t *testing.T) {
+// A run whose stdout cannot be written (a full disk: /dev/full) exits as
+// python3's OSError makes it exit (1), and says so in one line naming the
+// failed write, nothing else: not the interrupt that stopped the script
+// (its KeyboardInterrupt traceback, a handler's output, "[cell 1 was
+// cancelled]"). python3 raises at the print itself, and its traceback
+// shows that line; run learns of the failure after the interpreter's write
+// into run's pipe succeeded, so it stops the script where it has got to.
+// 141 and silence are a closed pipe's (TestRunEndsCellProcesses).
+func TestRunOutputFullExitsAsPython(t *testing.T) {
+	dir := t.TempDir()
+	const said = "evalhost run: cannot write stdout: no space left on device; the script was stopped\n"
+	unbuffered := []string{"PYTHONUNBUFFERED=1"}
+	cases := []struct {
+		name string
+		src  string
+		env  []string // both commands'
+		code int      // run's status where python3's differs (0: python3's)
+	}{
+		{"a print past python3's buffer", "print('x' * 100000)\nprint('not run')\n", nil, 0},
+		{"prints in a loop", "for i in range(10**6): print(i)\n", nil, 0},
+		{"a small print, unbuffered", "print('hi')\n", unbuffered, 0},
+		{"sys.exit(main()) after prints", "import sys\ndef main():\n    for i in range(3): print(i)\n    return 0\nsys.exit(main())\n", unbuffered, 0},
+		{"printed, then waiting", "import time\nprint('hi')\ntime.sleep(60)\n", unbuffered, 0},
+		{"a script that takes Ctrl-C", "import sys, time\ntry:\n    print('hi')\n    time.sleep(60)\n" +
+			"except KeyboardInterrupt:\n    print('caught', file=sys.stderr)\n    sys.exit(130)\n", unbuffered, 0},
+		// python3's buffered stdout fails at its exit's flush too (the text
+		// a failed flush kept): "Exception ignored in <stdout>" and 120.
+		// run's failed write is its own, of text the interpreter gave it.
+		{"a small print, buffered", "print('hi')\n", nil, exitFailed},
+		{"a flushed print, buffered", "import time\nprint('hi', flush=True)\ntime.sleep(60)\n", nil, exitFailed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := writeScript(t, dir, strings.ReplaceAll(c.name, " ", "_")+".py", c.src)
+			cmd := command(t, "run", script)
+			cmd.Env = append(cmd.Env, c.env...)
+			py := pythonCmd(t, script)
+			py.Env = append(os.Environ(), c.env...)
+			_, pyCode := runToFull(t, py)
+			errOut, code := runToFull(t, cmd)
+			want := c.code
+			if want == 0 {
+				want = pyCode
+			}
+			if code != want || errOut != said {
+				t.Errorf("exit %d, stderr %q; want %d (python3's %d) and %q", code, errOut, want, pyCode, said)
+			}
+		})
+	}
+	t.Run("--session", func(t *testing.T) {
+		h := newDaemonHome(t)
+		script := writeScript(t, dir, "session.py", "import time\nprint('hi', flush=True)\ntime.sleep(60)\n")
+		errOut, code := runToFull(t, h.cmd("run", "--session", "full", script))
+		if code != exitFailed || errOut != said {
+			t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, said)
+		}
+	})
+}
+
+// exitFailed is run's status for a failure (python3's for an uncaught error).
+const exitFailed = 1
+
+// runToFull runs cmd with its stdout on /dev/full, and returns its stderr
+// and exit status as a shell reports it.
+func runToFull(t *testing.T, cmd *exec.Cmd) (stderr string, code int) {
+	t.Helper()
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skip(err)
 	}
 	defer full.Close()
-	cmd := command(t, "run", "-c", "for i in range(10**6): print(i)")
-	cmd.Stdout = full
 	var errb strings.Builder
-	cmd.Stderr = &errb
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(errb.String(), "cannot write the output") {
-		t.Fatalf("%v; stderr %q; want exit 1 saying the output could not be written", err, errb.String())
+	cmd.Stdout, cmd.Stderr = full, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	code = exitCodeOf(t, cmd)
+	return errb.String(), code
 }
 
 // Whatever ends `evalhost run` early (a signal, or its output being closed

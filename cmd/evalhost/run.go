@@ -536,6 +536,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		echo:  f.ttyRelay.echo,
 		alone: interruptAlone,
 	})
+	ownStderr := stderr // stoppedByOutput's, past the guard
 	stdout = guardedWriter{stdout, interrupted, 0}
 	stderr = guardedWriter{stderr, interrupted, 1}
 	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
@@ -550,7 +551,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		IPython: f.ipython, Argv: f.argv, File: f.file, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
-	if code, stopped := interrupted.stoppedByOutput(interrupts, stderr); stopped {
+	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr); stopped {
 		return code
 	}
 	if err != nil {
@@ -630,9 +631,12 @@ func timedCellEnd(end func(sessions.CellResult)) func(sessions.CellResult) {
 }
 
 // guardedWriter reports its first failed write: output that can no longer
-// be shown ends the run. Once the reader has left (EPIPE, as with | head),
-// the rest of the run's output, the cancelled cells' included, is dropped
-// on both streams, as a process killed by SIGPIPE would print nothing more.
+// be shown ends the run. After it nothing more is written, on either
+// stream: once the reader has left (EPIPE, as with | head), as a process
+// killed by SIGPIPE prints nothing more; after another failure (a full
+// disk), as python3 stops at the write that failed, where what follows it
+// here (the interrupt that stops the script, its traceback, the cancelled
+// cell's notices) would say the script was interrupted.
 type guardedWriter struct {
 	w    io.Writer
 	in   *interrupts
@@ -640,14 +644,14 @@ type guardedWriter struct {
 }
 
 func (g guardedWriter) Write(p []byte) (int, error) {
-	if lost := g.in.lost.Load(); lost != nil && errors.Is(*lost, syscall.EPIPE) {
+	if g.in.outputGone() {
 		return len(p), nil
 	}
 	g.in.writeStarted(g.slot)
 	n, err := g.w.Write(p)
 	g.in.writeEnded(g.slot)
 	if err != nil {
-		g.in.outputLost(err)
+		g.in.outputLost(g.slot, err)
 	}
 	return n, err
 }

@@ -67,8 +67,8 @@ type interrupts struct {
 	echo      func(syscall.Signal)      // nil: the terminal echoes its own signals' keys
 	wg        sync.WaitGroup
 	n         atomic.Int32
-	quitBy    atomic.Bool           // a SIGQUIT came
-	lost      atomic.Pointer[error] // the first failed write of the output
+	quitBy    atomic.Bool               // a SIGQUIT came
+	lost      atomic.Pointer[lostWrite] // the first failed write of the output
 	// forwarded holds a bit for each signal passed on to the interpreter;
 	// fatal is the last SIGTERM or SIGHUP that counted as Ctrl-C instead.
 	forwarded atomic.Uint64
@@ -79,13 +79,20 @@ type interrupts struct {
 	stuckOnce sync.Once
 }
 
+// lostWrite is a run's first failed write of its output: to stdout (slot
+// 0) or stderr (1).
+type lostWrite struct {
+	err  error
+	slot int
+}
+
 // outputLost cancels the run on the first write that failed.
 // After a Ctrl-C the script took (a percent script's later cells run on
 // past it, without the run's cancellation), the cancel no longer reaches
 // them: they are killed, as python3 would die at its next write; not here,
 // in a write of the cell's output, which Kill would wait for.
-func (in *interrupts) outputLost(err error) {
-	if in.lost.CompareAndSwap(nil, &err) {
+func (in *interrupts) outputLost(slot int, err error) {
+	if in.lost.CompareAndSwap(nil, &lostWrite{err, slot}) {
 		in.cancel()
 		in.mu.Lock()
 		if in.n.Load() > 0 && !in.stopped {
@@ -96,20 +103,33 @@ func (in *interrupts) outputLost(err error) {
 	}
 }
 
+// outputGone says whether a write of the output has failed: nothing more
+// is written (guardedWriter).
+func (in *interrupts) outputGone() bool { return in.lost.Load() != nil }
+
 // stoppedByOutput says whether the run stopped because its output could
 // not be written (and no Ctrl-C came first), and with what exit code. A
 // reader that left (| head) is the usual end of a pipeline: quiet, as a
-// process killed by SIGPIPE is (141); any other failure (a full disk) is
-// said, and is a failure (1), as python3's OSError is.
+// process killed by SIGPIPE is (141); any other failure (a full disk) is a
+// failure (1), as python3's OSError at the write is, said on stderr (the
+// run's own, not the guarded one, which writes nothing more) in one line
+// naming the stream and the error, as python3's traceback ends; nothing
+// of how the script was stopped (its interrupt's traceback, the cell's
+// notices) was shown, as python3 stopped at the write itself.
 func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) (code int, stopped bool) {
 	lost := in.lost.Load()
 	if lost == nil || interrupts != 0 {
 		return 0, false
 	}
-	if errors.Is(*lost, syscall.EPIPE) {
+	if errors.Is(lost.err, syscall.EPIPE) {
 		return exitOutputClosed, true
 	}
-	fmt.Fprintf(stderr, "evalhost run: stopped: cannot write the output: %v\n", *lost)
+	cause := lost.err
+	var errno syscall.Errno
+	if errors.As(cause, &errno) {
+		cause = errno // not os.Stdout's name, /dev/stdout, which is not the file
+	}
+	fmt.Fprintf(stderr, "evalhost run: cannot write %s: %v; the script was stopped\n", [2]string{"stdout", "stderr"}[lost.slot], cause)
 	return exitFailed, true
 }
 

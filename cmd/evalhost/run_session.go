@@ -63,6 +63,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	cur.Store(c)
 	timeline.Mark("attached", "pid", c.Hello.PID)
 	showNotices(c, stderr)
+	ownStderr := stderr // stoppedByOutput's, past the guard
 	stdout = guardedWriter{stdout, interrupted, 0}
 	stderr = guardedWriter{stderr, interrupted, 1}
 	out, streams, flush := runRenderer(f, stdout, stderr, interrupted)
@@ -96,7 +97,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
 	}
 	interrupts := interrupted.stop()
-	if code, stopped := interrupted.stoppedByOutput(interrupts, stderr); stopped {
+	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr); stopped {
 		return code
 	}
 	if err != nil {
