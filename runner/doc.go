@@ -261,7 +261,12 @@
 //     innermost frames. The error frame is sent either way, marked
 //     "reported" when the hook or a replaced stderr took it (frames doc);
 //     not when a replaced stderr failed the write (no write, closed,
-//     binary), where python3 says "lost sys.stderr" on fd 2.
+//     binary), where python3 says "lost sys.stderr" on fd 2. A deleted
+//     sys.stderr gets python3's report of it: the interpreter's own hook
+//     runs with none, dumping the object and saying "lost sys.stderr" on
+//     fd 2 (marked reported). A deleted sys.stdout or sys.stderr is
+//     passed over by the runner's flushes, as None is, and as python3's
+//     exit passes it over: a script ends silently without them.
 //   - An error's traceback (a script's report, a notebook cell's error
 //     frame, not IPython mode's) ends with the suggestion python3's report
 //     adds: "NameError: name 'prnt' is not defined. Did you mean:

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "e7b4aa40aaeb242e"
+const embeddedHash = "2c19a8dcd903587c"

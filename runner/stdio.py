@@ -128,13 +128,19 @@ def take():
 
 def flush_std():
     """Flush every Python-level stream that may hold bytes for fd 1/2."""
-    so, se = sys.stdout, sys.stderr
+    so, se = _std()
     for s in (out, err, so if so is not out else None, se if se is not err else None):
         if s is not None:
             try:
                 s.flush()
             except Exception:
                 pass
+
+
+def _std():
+    """sys.stdout and sys.stderr as they are now; None for one a cell
+    deleted (del sys.stderr), which python3 passes over as it does None."""
+    return getattr(sys, "stdout", None), getattr(sys, "stderr", None)
 
 
 def flush_said(qid, last_of_script=False, exit_reports=False):
@@ -151,7 +157,7 @@ def flush_said(qid, last_of_script=False, exit_reports=False):
     One flush of each: this runs at every cell's end."""
     global script_ended
     script_ended = last_of_script
-    so, se = sys.stdout, sys.stderr
+    so, se = _std()
     for s in (so if so is not out else None, se if se is not err else None):
         if s is not None:
             try:
@@ -189,7 +195,7 @@ def exit_flush():
     """After a script's last cell (script_ended), flush sys.stdout and
     sys.stderr as python3's exit does once its atexit handlers ran
     (flush_std_files); False when one failed, where python3 exits 120.
-    One closed (its closed true) or None is passed over; stdout's
+    One closed (its closed true), None or deleted is passed over; stdout's
     failure is reported through sys.unraisablehook ("Exception ignored
     in: <stdout's repr>" and the error, without a traceback: python3's
     flush is C code), stderr's is not. A notebook's cells said theirs
@@ -197,7 +203,8 @@ def exit_flush():
     ok = True
     if not script_ended:
         return ok
-    for s, report in ((sys.stdout, True), (sys.stderr, False)):
+    so, se = _std()
+    for s, report in ((so, True), (se, False)):
         try:
             if s is None or s.closed:
                 continue

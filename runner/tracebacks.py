@@ -271,7 +271,10 @@ def _report(exc, cell):
     limit = script_limit()
     hook = getattr(sys, "excepthook", _MISSING)
     if hook is not _MISSING and hook is _core._default_excepthook:  # not a cell's, in sys.__excepthook__ too
-        err = sys.stderr
+        err = getattr(sys, "stderr", _MISSING)
+        if err is _MISSING and _lost_stderr(exc):
+            send_error(exc, limit=limit, reported=True)
+            return None
         if err is _core._stdio.err:
             send_error(exc, limit=limit, script=True)
             return None
@@ -295,6 +298,25 @@ def _report(exc, cell):
             reported = _write(sys.stderr, _hook_failed(raised, text[0], limit))
     send_error(exc, limit=limit, reported=reported, text=text)
     return None
+
+
+def _lost_stderr(exc):
+    """exc reported as python3 reports it with sys.stderr deleted: its
+    printer dumps the object and says "lost sys.stderr" on C's stderr, fd
+    2, which the interpreter's own hook, run here with no sys.stderr,
+    does too (addresses and refcount are this process's). Whether that
+    hook was at hand and ran; else the frame goes unreported and a client
+    shows the traceback."""
+    show = _core._module("cprint").hook()
+    if show is None:
+        return False
+    _core._flush_std()
+    _wire._touch(2)  # C's write goes straight to fd 2
+    try:
+        show(type(exc), exc, exc.__traceback__)
+    except Exception:
+        return False
+    return True
 
 
 def _report_to(err, exc, limit):
@@ -337,15 +359,21 @@ def report_exit(code):
         return True
     err = getattr(sys, "stderr", None)
     if err is None:
-        try:
-            os.write(2, (text + "\n").encode("utf-8", "backslashreplace"))
-        except OSError:
-            return False
-        return True
+        return _to_fd2(text)
     try:
         err.write(text)
         err.write("\n")
     except Exception:
+        return False
+    return True
+
+
+def _to_fd2(text):
+    """text and a newline on fd 2, as python3 writes an exit's message
+    where sys.stderr is None or deleted; whether it was written."""
+    try:
+        os.write(2, (text + "\n").encode("utf-8", "backslashreplace"))
+    except OSError:
         return False
     return True
 
@@ -360,20 +388,25 @@ def report_at_exit(exc):
         if exc.code is None:
             return 0
         status, message = _wire._exit_status(exc.code)
-        if message is not None:
-            _write(sys.stderr, [message])
+        err = getattr(sys, "stderr", None)
+        if message is not None and err is None:
+            _to_fd2(message)
+        elif message is not None:
+            _write(err, [message])
         return status
     limit = script_limit()
     hook = getattr(sys, "excepthook", _MISSING)
+    err = getattr(sys, "stderr", _MISSING)  # deleted: a write fails, said by _write
     _chain_without_runner(exc, set())
     if hook is _MISSING:
-        _write(sys.stderr, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
+        _write(err, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
     elif hook is _core._default_excepthook:
-        _write(sys.stderr, _safe_lines(exc, False, limit))
+        if err is not _MISSING or not _lost_stderr(exc):
+            _write(err, _safe_lines(exc, False, limit))
     else:
         raised = _call_hook(hook, exc, exc.__traceback__)
         if raised is not None:
-            _write(sys.stderr, _hook_failed(raised, _safe_lines(exc, False, limit), limit))
+            _write(err, _hook_failed(raised, _safe_lines(exc, False, limit), limit))
     return 1
 
 

@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 )
@@ -72,3 +73,47 @@ func TestRunExcepthookAsPython(t *testing.T) {
 		sameAsPythonCmd(t, h.cmd("run", "--session", "hook", script), pythonCmd(t, script))
 	})
 }
+
+// A script that deletes sys.stderr or sys.stdout (or sets them to None)
+// runs on and ends as python3's: silently, with its status. An error
+// raised after sys.stderr went is reported as python3's printer reports
+// it then, its object dump and "lost sys.stderr" on fd 2 (addresses and
+// the reference count are each process's own), not the runner's error
+// of a missing sys.stderr.
+func TestRunWithoutSysStdioAsPython(t *testing.T) {
+	dir := t.TempDir()
+	rows := []struct{ name, src string }{
+		{"del sys.stderr", "import sys\ndel sys.stderr\n"},
+		{"del sys.stderr, then print", "import sys\ndel sys.stderr\nprint('out')\n"},
+		{"del sys.stderr, then an error", "import sys\nprint('a')\ndel sys.stderr\nraise ValueError('x')\n"},
+		{"del sys.stderr, then sys.exit(text)", "import sys\ndel sys.stderr\nsys.exit('bye')\n"},
+		{"del sys.stderr, then a warning", "import sys, warnings\ndel sys.stderr\nwarnings.warn('w')\n"},
+		{"sys.stderr None", "import sys\nsys.stderr = None\nprint('out')\n"},
+		{"sys.stderr None, then an error", "import sys\nsys.stderr = None\n1/0\n"},
+		{"del sys.stdout", "import sys\ndel sys.stdout\n"},
+		{"del sys.stdout, then print", "import sys\ndel sys.stdout\nprint(1)\n"},
+		{"sys.stdout None, then print", "import sys\nsys.stdout = None\nprint(1)\n"},
+		{"del both", "import sys\ndel sys.stdout, sys.stderr\n"},
+	}
+	for i, r := range rows {
+		script := writeScript(t, dir, "s"+strconv.Itoa(i)+".py", r.src)
+		t.Run(r.name, func(t *testing.T) {
+			out, errOut, code := runCaptured(t, command(t, "run", script), false)
+			pyOut, pyErr, pyCode := runCaptured(t, pythonCmd(t, script), false)
+			sameOutput(t, out, objectDumped(errOut), code, pyOut, objectDumped(pyErr), pyCode)
+		})
+	}
+	t.Run("--session", func(t *testing.T) {
+		script := writeScript(t, dir, "session.py", rows[2].src)
+		out, errOut, code := runCaptured(t, newDaemonHome(t).cmd("run", "--session", "stdio", script), false)
+		pyOut, pyErr, pyCode := runCaptured(t, pythonCmd(t, script), false)
+		sameOutput(t, out, objectDumped(errOut), code, pyOut, objectDumped(pyErr), pyCode)
+	})
+}
+
+// dumpedAt is what of the interpreter's object dump differs between two
+// processes: the object's and its type's address, and its reference count.
+var dumpedAt = regexp.MustCompile(`(?m)^(object (?:address  |type     |refcount ): ).*$`)
+
+// objectDumped is stderr with dumpedAt's values taken out.
+func objectDumped(stderr string) string { return dumpedAt.ReplaceAllString(stderr, "${1}N") }
