@@ -6,9 +6,9 @@ import (
 
 // ArtifactStore is where spilled output goes: $PI_ARTIFACTS_DIR (the
 // caller's: never pruned), else <home>/artifacts, private and kept under
-// $EVALHOST_ARTIFACTS_MAX; see [streamsink.StoreFromEnv]. The store is
-// always usable: a non-nil error is a warning (a bad cap value, the default
-// cap applies) for the caller to show.
+// $EVALHOST_ARTIFACTS_MAX; see [streamsink.StoreFromEnv]. A bad cap is an
+// error naming the variable, its value and what it takes, and no store:
+// the caller refuses to go on, as for a bad flag.
 func ArtifactStore(home string) (*streamsink.Store, error) {
 	return streamsink.StoreFromEnv(home)
 }

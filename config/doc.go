@@ -43,7 +43,8 @@
 //     every cell saying so. An unknown backend is [ErrBackend].
 //     [Backend.Resolved] names the backend that rule comes to.
 //   - [ArtifactStore] is the spill store: $PI_ARTIFACTS_DIR, else
-//     <home>/artifacts, which (only) is pruned of week-old artifacts.
+//     <home>/artifacts, which (only) is pruned of week-old artifacts and
+//     kept under $EVALHOST_ARTIFACTS_MAX; a bad value of that is an error.
 //   - [Sessions] puts them together into a sessions.Config.
 //
 // Every function reads the environment when called; nothing is cached.

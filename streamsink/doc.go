@@ -60,7 +60,8 @@
 // not printable), since another user may have chosen the name.
 // In a directory it owns, every finished artifact enforces the retention
 // ([DefaultRetention]) and the total size cap ([DefaultMaxTotal],
-// $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv]), oldest first; never the
+// $EVALHOST_ARTIFACTS_MAX through [StoreFromEnv], whose bad value is an
+// error and no store, not the default), oldest first; never the
 // newest id (an id is never handed out twice) nor an artifact being
 // written: by any Store of this process (known in-process, since on NFS a
 // lock never excludes its own process), or by another process, whose

@@ -334,7 +334,10 @@ func TestStoreFromEnv(t *testing.T) {
 		{"defaults", "", "", filepath.Join(home, "artifacts"), StoreOptions{}, ""},
 		{"cap", "", "2G", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: 2 << 30}, ""},
 		{"no cap", "", "0", filepath.Join(home, "artifacts"), StoreOptions{MaxTotal: -1}, ""},
-		{"bad cap", "", "big", filepath.Join(home, "artifacts"), StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": not a size: want bytes such as 1073741824, 512M or 2G (0 for no cap); using the default cap of 1.0 GiB`},
+		// Refused, no store: a typo taken for the default cap removed
+		// artifacts a user meant to keep.
+		{"bad cap", "", "big", "", StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": want a size such as 1073741824 (bytes), 512M or 2G, or 0 for no cap (the most the artifacts directory holds; default 1.0 GiB): set it so, or unset it`},
+		{"negative cap", "", "-1", "", StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="-1": want a size`},
 		{"user's directory", "/somewhere/mine", "", "/somewhere/mine", StoreOptions{UserDir: true}, ""},
 	}
 	for _, tt := range tests {
@@ -344,6 +347,12 @@ func TestStoreFromEnv(t *testing.T) {
 			st, err := StoreFromEnv(home)
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+			if tt.wantDir == "" {
+				if st != nil {
+					t.Errorf("store %+v with the error, want none", st)
+				}
+				return
 			}
 			if st == nil || st.Dir() != tt.wantDir || st.opt != tt.wantOpt {
 				t.Errorf("store %+v, want dir %s and options %+v", st, tt.wantDir, tt.wantOpt)

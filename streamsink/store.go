@@ -101,23 +101,27 @@ func ArtifactsDir(home string) string {
 // artifact finishes, and by [Store.Enforce], which a long-lived process
 // calls as it starts. Opening is thus free for a command that never
 // spills: listing a week of artifacts cost every `run` milliseconds.
-// A bad value is an error naming the variable, returned with a store that
-// uses the default cap, so the caller can warn and go on.
+// A bad cap is an error naming the variable, its value and what it takes,
+// and no store: a cap decides which of the user's outputs go, so a typo
+// is not taken for the default.
 func StoreFromEnv(home string) (*Store, error) {
 	var o StoreOptions
 	dir := os.Getenv("PI_ARTIFACTS_DIR")
 	if o.UserDir = dir != ""; !o.UserDir {
 		dir = filepath.Join(home, "artifacts")
 	}
-	var err error
 	if v := os.Getenv(MaxTotalEnv); v != "" {
-		if o.MaxTotal, err = parseSize(v); err != nil {
-			err = fmt.Errorf("streamsink: %s=%q: %w; using the default cap of %s", MaxTotalEnv, v, err, humanBytes(DefaultMaxTotal))
-		} else if o.MaxTotal == 0 {
+		n, err := parseSize(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %w (the most the artifacts directory holds; default %s): set it so, or unset it",
+				MaxTotalEnv, v, err, humanBytes(DefaultMaxTotal))
+		}
+		o.MaxTotal = n
+		if n == 0 {
 			o.MaxTotal = -1
 		}
 	}
-	return NewStoreWith(dir, o), err
+	return NewStoreWith(dir, o), nil
 }
 
 // Enforce applies the limits of a directory the store owns now, as a

@@ -85,7 +85,7 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
 	if err != nil || n < 0 || n > (1<<62)>>shift {
-		return 0, fmt.Errorf("not a size: want bytes such as 1073741824, 512M or 2G (0 for no cap)")
+		return 0, errors.New("want a size such as 1073741824 (bytes), 512M or 2G, or 0 for no cap")
 	}
 	return n << shift, nil
 }

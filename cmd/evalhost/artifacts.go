@@ -1,32 +1,23 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/shell"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
-// artifactStore is config.ArtifactStore with its warning (a bad
-// EVALHOST_ARTIFACTS_MAX) shown on stderr: the default cap applies.
-func artifactStore(home string) *streamsink.Store {
-	st, err := config.ArtifactStore(home)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "evalhost: %v\n", err)
-	}
-	return st
-}
-
-// serverArtifactStore is artifactStore for a process that lives long
+// serverArtifactStore is config.ArtifactStore for a process that lives long
 // (serve, mcp, the background process): it applies the limits now, off any
 // cell's path, so a lowered cap or a week of old artifacts is dealt with
 // even before its first spill. A one-shot command leaves that to its spills.
-func serverArtifactStore(home string) *streamsink.Store {
-	st := artifactStore(home)
+// The error is a bad EVALHOST_ARTIFACTS_MAX, which the caller refuses.
+func serverArtifactStore(home string) (*streamsink.Store, error) {
+	st, err := config.ArtifactStore(home)
+	if err != nil {
+		return nil, err
+	}
 	_, _ = st.Enforce() // what stopped it costs only disk; the next spill tries again
-	return st
+	return st, nil
 }
 
 // sweepKilledShells removes, off the start's path, the cell directories

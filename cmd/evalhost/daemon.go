@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -110,7 +111,14 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	// Before anything starts an interpreter, which would inherit them too.
 	daemon.CloseInherited()
 	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
-	idle := fs.Duration("idle", daemonIdleDefault(), "end after this long without a client (EVALHOST_DAEMON_IDLE)")
+	// Refused though a flag is given: the command that started it refused
+	// them already (checkDaemonEnv), and by hand a bad one is a mistake.
+	defaultIdle, err := daemonIdle()
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
+		return exitUsage
+	}
+	idle := fs.Duration("idle", defaultIdle, "end after this long without a client (EVALHOST_DAEMON_IDLE)")
 	defaultMax, err := daemonMaxSessions()
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
@@ -137,6 +145,11 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
 		return exitUsage
 	}
+	store, err := serverArtifactStore(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
+		return exitUsage
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// No terminal; clients that leave are not its end. Caught, not
@@ -151,7 +164,7 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		Version: daemon.BuildIdentity(version),
 		Idle:    *idle,
 		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
-			Sink:          streamsink.Options{Store: serverArtifactStore(home)},
+			Sink:          streamsink.Options{Store: store},
 			StdinWithheld: withheldSession},
 		Ready: daemon.SignalReady,
 	})
@@ -162,23 +175,40 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	return exitOK
 }
 
-// daemonIdleDefault reads EVALHOST_DAEMON_IDLE (a Go duration, "30m").
-func daemonIdleDefault() time.Duration {
-	d, _ := idleFromEnv(os.Getenv("EVALHOST_DAEMON_IDLE"))
-	return d
+// daemonIdle reads EVALHOST_DAEMON_IDLE (a Go duration, "30m").
+func daemonIdle() (time.Duration, error) {
+	return idleFromEnv(os.Getenv("EVALHOST_DAEMON_IDLE"))
 }
 
 // idleFromEnv is EVALHOST_DAEMON_IDLE's value v as a duration; one that is
-// set but not a positive duration gives the default and a warning that
-// says so (as EVALHOST_ARTIFACTS_MAX's), not silence.
-func idleFromEnv(v string) (time.Duration, string) {
+// set but not a positive duration is an error that says what it takes (as
+// EVALHOST_DAEMON_MAX_SESSIONS's and EVALHOST_ARTIFACTS_MAX's), not the
+// default: it decides when the sessions' state goes.
+func idleFromEnv(v string) (time.Duration, error) {
 	if v == "" {
-		return daemon.DefaultIdle, ""
+		return daemon.DefaultIdle, nil
 	}
 	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d, ""
+		return d, nil
 	}
-	return daemon.DefaultIdle, fmt.Sprintf("evalhost: EVALHOST_DAEMON_IDLE=%q: not a positive duration such as 10m or 2h; using the default of %v", v, daemon.DefaultIdle)
+	return 0, fmt.Errorf("EVALHOST_DAEMON_IDLE=%q: want a duration such as 10m or 2h (how long the background process waits without a client before it ends, and its sessions with it; default %v): set it so, or unset it",
+		v, daemon.DefaultIdle)
+}
+
+// checkDaemonEnv refuses a bad value of what the background process reads
+// as it starts (its idle time, its sessions' cap, the artifacts' cap), for
+// a command that may start it: its own stderr is a log no one reads.
+// Refused whether or not one runs, so a bad value is found when it is
+// set, not at a later start.
+func checkDaemonEnv(home string) error {
+	if _, err := daemonIdle(); err != nil {
+		return err
+	}
+	if _, err := daemonMaxSessions(); err != nil {
+		return err
+	}
+	_, err := config.ArtifactStore(home)
+	return err
 }
 
 // The idle sessions the background process keeps, unless
@@ -213,11 +243,6 @@ func daemonCommand(home string) func() *exec.Cmd {
 		exe, err := os.Executable()
 		if err != nil {
 			exe = os.Args[0]
-		}
-		if _, warning := idleFromEnv(os.Getenv("EVALHOST_DAEMON_IDLE")); warning != "" {
-			// The process's own stderr is its log, which no one reads:
-			// the command that starts it tells the user.
-			fmt.Fprintln(os.Stderr, warning)
 		}
 		cmd := exec.Command(exe, "daemon", "serve")
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)

@@ -63,29 +63,32 @@ func TestDaemonStatusNotRunning(t *testing.T) {
 }
 
 // TestIdleFromEnv: EVALHOST_DAEMON_IDLE set to what is not a positive
-// duration falls back to the default with a warning naming it; it was
-// silently ignored.
+// duration is an error naming it, its value and what it takes, as a bad
+// EVALHOST_DAEMON_MAX_SESSIONS is; it fell back to the default with a
+// warning.
 func TestIdleFromEnv(t *testing.T) {
 	tests := []struct {
 		name, v string
-		want    time.Duration
-		warns   bool
+		want    time.Duration // 0: an error
 	}{
-		{"unset", "", daemon.DefaultIdle, false},
-		{"a duration", "10m", 10 * time.Minute, false},
-		{"not a duration", "bogus", daemon.DefaultIdle, true},
-		{"a bare number", "600", daemon.DefaultIdle, true},
-		{"zero", "0", daemon.DefaultIdle, true},
-		{"negative", "-5m", daemon.DefaultIdle, true},
+		{"unset", "", daemon.DefaultIdle},
+		{"a duration", "10m", 10 * time.Minute},
+		{"not a duration", "bogus", 0},
+		{"a bare number", "600", 0},
+		{"zero", "0", 0},
+		{"negative", "-5m", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, warning := idleFromEnv(tt.v)
-			if d != tt.want || (warning != "") != tt.warns {
-				t.Fatalf("idleFromEnv(%q) = %v, %q; want %v, a warning: %v", tt.v, d, warning, tt.want, tt.warns)
+			d, err := idleFromEnv(tt.v)
+			if tt.want == 0 {
+				if err == nil || !strings.Contains(err.Error(), `EVALHOST_DAEMON_IDLE="`+tt.v+`": want a duration such as 10m`) {
+					t.Fatalf("idleFromEnv(%q) = %v, %v; want an error naming the value and what it takes", tt.v, d, err)
+				}
+				return
 			}
-			if tt.warns && !strings.Contains(warning, "EVALHOST_DAEMON_IDLE=\""+tt.v+"\"") {
-				t.Fatalf("warning %q does not name the value", warning)
+			if d != tt.want || err != nil {
+				t.Fatalf("idleFromEnv(%q) = %v, %v; want %v", tt.v, d, err, tt.want)
 			}
 		})
 	}

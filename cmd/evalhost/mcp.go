@@ -109,9 +109,13 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
 		return exitUsage
 	}
+	store, err := serverArtifactStore(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost mcp: %v\n", err)
+		return exitUsage
+	}
 	toolServer := bridge.New(bridge.CommandTools(tools), bridge.Options{})
 	defer toolServer.Close()
-	store := serverArtifactStore(home)
 	defer sweepKilledShells()()
 	reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python, MaxSessions: f.maxSessions,
 		IdleTimeout: f.idle, Grace: f.grace, IPython: f.ipython,
@@ -291,8 +295,12 @@ func (f mcpFlags) notebookRunner() mcp.NotebookRunner {
 		if err != nil {
 			return mcp.NotebookRunResult{}, err
 		}
+		store, err := config.ArtifactStore(home)
+		if err != nil {
+			return mcp.NotebookRunResult{}, err
+		}
 		reg := sessions.New(sessions.Config{Home: home, Starters: starters, Python: f.python,
-			Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)}})
+			Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: store}})
 		defer reg.Close()
 		res, err := nbrun.Run(ctx, reg, nb, nbrun.Options{Cells: selected, Session: "nb:" + req.Path, Cwd: filepath.Dir(req.Path),
 			Timeout: req.Timeout, AllowErrors: req.AllowErrors, IPython: f.ipython})

@@ -90,6 +90,10 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	store, err := config.ArtifactStore(home)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	saver := newNotebookSaver(path, f.out, f.inplace)
 	saver.warn = func(msg string) { fmt.Fprintf(stderr, "evalhost nb run: %s\n", msg) }
 	if err := saver.check(); err != nil {
@@ -102,7 +106,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		Grace:    f.grace,
 		// Notebooks keep images inline and text as the cell wrote it (ANSI
 		// colours, "\r\n"), as Jupyter writes them.
-		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: artifactStore(home)},
+		Sink: streamsink.Options{InlineLimit: -1, Verbatim: true, Store: store},
 	})
 	defer reg.Close()
 	writePM, note, err := f.papermill.apply(nb, f.params != nil)

@@ -506,13 +506,18 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitUsage
 	}
+	store, err := config.ArtifactStore(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		return exitUsage
+	}
 	// A closed output (`| head -1`) must stop the run, not kill evalhost with
 	// SIGPIPE before it has ended the cell's processes: with SIGPIPE
 	// notified, writes to a closed stdout or stderr fail with EPIPE, and the
 	// outputs below cancel the run on it. Deferred first, so it stays until
 	// the registry is closed.
 	defer catchSIGPIPE()()
-	reg, closeTools := newRunRegistry(f, tools, home, starters)
+	reg, closeTools := newRunRegistry(f, tools, home, starters, store)
 	defer closeTools()
 	defer func() {
 		reg.Close()
@@ -568,7 +573,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 
 // newRunRegistry is a one-shot run's registry, with its tool bridge when
 // there are tools; closeTools ends the bridge after the registry closed.
-func newRunRegistry(f runFlags, tools map[string]string, home string, starters map[string]sessions.Starter) (reg *sessions.Registry, closeTools func()) {
+func newRunRegistry(f runFlags, tools map[string]string, home string, starters map[string]sessions.Starter, store *streamsink.Store) (reg *sessions.Registry, closeTools func()) {
 	// No tools, no tool bridge: a server listening on loopback for calls
 	// that can only fail costs every run its start and shutdown.
 	envHook := func() (map[string]string, error) { return map[string]string{bridge.EnvNoTools: "1"}, nil }
@@ -600,7 +605,7 @@ func newRunRegistry(f runFlags, tools map[string]string, home string, starters m
 		// of the run's time. Live output is the program's own bytes, as
 		// python prints them, for the pipeline or file it goes to.
 		Sink: streamsink.Options{MaxBytes: f.maxOutput, NoSpill: f.maxOutput == 0 || f.json,
-			Passthrough: f.maxOutput == 0 && !f.json, Store: artifactStore(home)},
+			Passthrough: f.maxOutput == 0 && !f.json, Store: store},
 	}), closeTools
 }
 

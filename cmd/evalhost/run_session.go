@@ -115,9 +115,7 @@ func attachedDirs(f runFlags) (home, cwd string, err error) {
 	if home, err = evalhostHome(); err != nil {
 		return "", "", err
 	}
-	// Read by the process this command may start; refused whether or not
-	// one runs, so a bad value is found when it is set, not at a later start.
-	if _, err = daemonMaxSessions(); err != nil {
+	if err = checkDaemonEnv(home); err != nil {
 		return "", "", err
 	}
 	if cwd, err = runDir(f.cwd); err != nil {

@@ -65,6 +65,11 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)
 		return exitUsage
 	}
+	store, err := serverArtifactStore(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "evalhost serve: %v\n", err)
+		return exitUsage
+	}
 	langs, _ := toolMode() // checked when the starters were made
 	defer sweepKilledShells()()
 	srv := serve.New(serve.Config{
@@ -77,7 +82,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 			Grace:       f.grace,
 			IPython:     f.ipython,
 			Sink: streamsink.Options{MaxBytes: f.maxOutput,
-				Store: serverArtifactStore(home)},
+				Store: store},
 		},
 		Version:      version,
 		Languages:    langs,

@@ -1,0 +1,52 @@
+package tests
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A bad value of a variable that sets a limit or a duration is refused by
+// every command that reads it (exit 2, nothing run), naming the variable,
+// its value and what it takes: EVALHOST_DAEMON_IDLE and
+// EVALHOST_ARTIFACTS_MAX only warned and fell back to their default, where
+// EVALHOST_DAEMON_MAX_SESSIONS was refused. run --session refuses a bad
+// value of those the background process reads as it starts, whether or
+// not it has to start one, as it does MAX_SESSIONS's.
+func TestBadEnvValueRefused(t *testing.T) {
+	h := newDaemonHome(t)
+	nb := filepath.Join(t.TempDir(), "n.ipynb")
+	writeNotebook(t, nb, "print('ran')")
+	cases := []struct {
+		name, env string
+		args      []string
+		said      string // the command's prefix
+	}{
+		{"run, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, EVALHOST_ARTIFACTS_MAX negative", `EVALHOST_ARTIFACTS_MAX=-1`, []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=2X`, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, EVALHOST_DAEMON_IDLE", `EVALHOST_DAEMON_IDLE=bogus`, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, EVALHOST_DAEMON_IDLE a bare number", `EVALHOST_DAEMON_IDLE=600`, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, EVALHOST_DAEMON_IDLE zero", `EVALHOST_DAEMON_IDLE=0s`, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, EVALHOST_DAEMON_MAX_SESSIONS", `EVALHOST_DAEMON_MAX_SESSIONS=0`, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"nb run, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},
+		{"serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"serve"}, "evalhost serve"},
+		{"mcp, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"mcp"}, "evalhost mcp"},
+		// What a command starts: refused there too, though --idle is given
+		// (else it ends at once, having served nothing).
+		{"daemon serve, EVALHOST_DAEMON_IDLE", `EVALHOST_DAEMON_IDLE=bogus`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+		{"daemon serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := h.cmd(c.args...)
+			cmd.Env = append(cmd.Env, c.env)
+			out, stderr, code := runCaptured(t, cmd, false)
+			name, value, _ := strings.Cut(c.env, "=")
+			want := c.said + ": " + name + `="` + value + `": want `
+			if code != 2 || out != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line %q…", code, out, stderr, want)
+			}
+		})
+	}
+}
