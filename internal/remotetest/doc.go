@@ -35,4 +35,8 @@
 // process of the host. Hidden is a directory this host has and the other
 // lacks. Calling a Host's methods after its teardown is wrong and fails
 // the test.
+//
+// Nothing a fixture makes stays in this host's temporary directory: its
+// directories go at cleanup, and when the test process dies first, the
+// watcher removes them and its own output file after the teardown.
 package remotetest

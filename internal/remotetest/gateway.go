@@ -135,7 +135,7 @@ for p in /proc/[0-9]*; do
   tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF %s && kill -KILL "${p#/proc/}" 2>/dev/null
 done
 true
-`, pid, pid, pid, pid, shellQuote(g.Dir)))
+`, pid, pid, pid, pid, shellQuote(g.Dir)), g.Dir)
 	t.Cleanup(g.Stop)
 	g.waitReady()
 	return g

@@ -79,7 +79,7 @@ func newHost(t testing.TB, kind LinkKind) *Host {
 			err, bytes.TrimSpace(out))
 	}
 	// From here on the watcher owns the teardown, whatever happens to us.
-	h.watcher = watch(t, h.teardownScript())
+	h.watcher = watch(t, h.teardownScript(), h.Dir)
 	t.Cleanup(func() {
 		if err := h.watcher.run(); err != nil {
 			t.Errorf("second host: %v", err)

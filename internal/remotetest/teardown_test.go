@@ -2,7 +2,9 @@ package remotetest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,11 +21,13 @@ const helperEnv = "EVALHOST_REMOTETEST_HOST_HELPER"
 
 // TestKilledTestLeavesNoHost: a test process killed mid-test (SIGKILL: go
 // test's timeout, the OOM killer) leaves neither the host's namespace nor
-// its link's devices behind, with either kind of link.
+// its link's devices behind, with either kind of link, nor files in the
+// temporary directory (the host's own, the watcher's output).
 func TestKilledTestLeavesNoHost(t *testing.T) {
 	if kind := os.Getenv(helperEnv); kind != "" {
 		h := newHost(t, LinkKind(kind))
-		fmt.Printf("\nready %s %s %s %d\n", h.NS, h.HostLink, h.Link, h.watcher.cmd.Process.Pid)
+		fmt.Printf("\nready %s %s %s %d %s %s\n", h.NS, h.HostLink, h.Link, h.watcher.cmd.Process.Pid,
+			h.watcher.outName, h.Dir)
 		select {}
 	}
 	for _, kind := range []LinkKind{LinkVeth, LinkTAP} {
@@ -41,7 +45,7 @@ func TestKilledTestLeavesNoHost(t *testing.T) {
 			var said strings.Builder
 			for lines := bufio.NewScanner(out); ready == nil && lines.Scan(); {
 				said.WriteString(lines.Text() + "\n")
-				if f := strings.Fields(lines.Text()); len(f) == 5 && f[0] == "ready" {
+				if f := strings.Fields(lines.Text()); len(f) == 7 && f[0] == "ready" {
 					ready = f[1:]
 				}
 			}
@@ -67,6 +71,11 @@ func TestKilledTestLeavesNoHost(t *testing.T) {
 			for _, dev := range []string{hostLink, link} {
 				if show, err := exec.Command("ip", "link", "show", dev).CombinedOutput(); err == nil {
 					t.Errorf("device %s outlived the killed test: %s", dev, show)
+				}
+			}
+			for _, path := range ready[4:] {
+				if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s outlived the killed test (lstat: %v)", path, err)
 				}
 			}
 		})
