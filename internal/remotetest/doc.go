@@ -33,8 +33,9 @@
 // Delay makes every frame this host sends take d longer to arrive (netem,
 // or the forwarder), so a round trip takes d longer; Die kills every
 // process of the host. Hidden is a directory this host has and the other
-// lacks. Calling a Host's methods after its teardown is wrong and fails
-// the test.
+// lacks. TempDir is the host's own temporary directory (its sessions'
+// TMPDIR, a tmpfs there): what its kernels leave in it goes with the host.
+// Calling a Host's methods after its teardown is wrong and fails the test.
 //
 // Nothing a fixture makes stays in this host's temporary directory: its
 // directories go at cleanup, and when the test process dies first, the

@@ -33,6 +33,11 @@ type Host struct {
 	// mounted over its parent on the other host. A cwd under it is one
 	// the remote host lacks.
 	Hidden string
+	// TempDir is the host's own temporary directory, its sessions'
+	// TMPDIR: a tmpfs there, empty here, so what its kernels leave in it
+	// (a kernel killed by the teardown never removes its connection file)
+	// goes with the host instead of staying in this host's /tmp.
+	TempDir string
 	// ClientKey is a private key root may log in with; KnownHosts is the
 	// known_hosts line for the host's key.
 	ClientKey, KnownHosts string
@@ -148,6 +153,10 @@ func (h *Host) keys() {
 // waits until it accepts connections.
 func (h *Host) startSSHD() {
 	cfg := filepath.Join(h.Dir, "sshd_config")
+	h.TempDir = filepath.Join(h.Dir, "tmp")
+	if err := os.Mkdir(h.TempDir, 0o700); err != nil {
+		h.t.Fatal(err)
+	}
 	conf := strings.Join([]string{
 		"ListenAddress " + h.IP + ":22",
 		"HostKey " + filepath.Join(h.Dir, "host_key"),
@@ -160,6 +169,7 @@ func (h *Host) startSSHD() {
 		"UsePAM no",
 		"StrictModes no",
 		"LogLevel ERROR",
+		"SetEnv TMPDIR=" + h.TempDir,
 	}, "\n") + "\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		h.t.Fatal(err)
@@ -178,8 +188,9 @@ func (h *Host) startSSHD() {
 		h.t.Fatal(err)
 	}
 	h.sshd = exec.Command("ip", "netns", "exec", h.NS, "unshare", "--uts", "--mount", "--",
-		"sh", "-c", `hostname "$1" && mount -t tmpfs evh-hidden "$3" && exec /usr/sbin/sshd -D -e -f "$2"`,
-		"sh", h.Name, cfg, hide)
+		"sh", "-c", `hostname "$1" && mount -t tmpfs evh-hidden "$3" && mount -t tmpfs -o mode=1777 evh-tmp "$4" &&
+exec /usr/sbin/sshd -D -e -f "$2"`,
+		"sh", h.Name, cfg, hide, h.TempDir)
 	h.sshd.Stdout, h.sshd.Stderr = log, log
 	dieWithParent(h.sshd)
 	if err := h.sshd.Start(); err != nil {

@@ -3,6 +3,8 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,9 +146,28 @@ func whereCode(hostIP string) string {
 // TestRemoteKernels runs the scenarios in order on one second host and one
 // gateway (each costs seconds to make): the ones that end a kernel last.
 func TestRemoteKernels(t *testing.T) {
+	// Registered before the setup, so it runs after the setup's teardown.
+	var kernelFiles []string
+	t.Cleanup(func() {
+		for _, f := range kernelFiles {
+			if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the remote kernel's connection file %s outlived the test (lstat: %v)", f, err)
+			}
+		}
+	})
 	s := newSetup(t, sessions.Config{})
 	ctx := context.Background()
 	hostname, _ := os.Hostname()
+
+	t.Run("the kernel's files stay on its host", func(t *testing.T) {
+		res, c := s.eval(t, ctx, py("from ipykernel.connect import get_connection_file\nprint(get_connection_file())"))
+		wantStatus(t, res, sessions.StatusOK, c)
+		f := strings.TrimSpace(c.text(frames.TypeStdout))
+		if !filepath.IsAbs(f) {
+			t.Fatalf("the kernel's connection file is %q, want an absolute path", f)
+		}
+		kernelFiles = append(kernelFiles, f)
+	})
 
 	t.Run("state across cells, on the other host", func(t *testing.T) {
 		res, c := s.eval(t, ctx, py("x = 20"), py(whereCode(s.host.HostIP)), py("print(x * 2 + 2)"))
