@@ -199,8 +199,9 @@ func TestCells(t *testing.T) {
 		{name: "SystemExit of two args prints them", code: "raise SystemExit(1, 'x')", status: "error",
 			check: wantExit(1, ptr("(1, 'x')"))},
 		{name: "sys.exit(0.0) is python3's 1", code: "sys.exit(0.0)", status: "error", check: wantExit(1, ptr("0.0"))},
-		{name: "prelude helpers", code: "import tempfile, os\nd = tempfile.mkdtemp()\nwrite(os.path.join(d, 'a', 'f.txt'), 'one\\n')\n" +
-			"print(read(os.path.join(d, 'a', 'f.txt')), end='')\ndiff('one\\n', 'two\\n')\ntree(d)",
+		{name: "prelude helpers", code: "import tempfile, os\nwith tempfile.TemporaryDirectory() as d:\n" +
+			"    write(os.path.join(d, 'a', 'f.txt'), 'one\\n')\n    print(read(os.path.join(d, 'a', 'f.txt')), end='')\n" +
+			"    diff('one\\n', 'two\\n')\n    tree(d)",
 			check: func(t *testing.T, c cellResult) {
 				for _, want := range []string{"one\n", "-one", "+two", "└── a/", "    └── f.txt"} {
 					if !strings.Contains(c.stdout, want) {

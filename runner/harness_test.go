@@ -44,7 +44,24 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	// The tests' temporary directory, and their interpreters' (TMPDIR): what
+	// a test leaves there would stay in the machine's, so it fails the run.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		names := make([]string, len(left))
+		for i, e := range left {
+			names[i] = e.Name()
+		}
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %s in the temporary directory; a test removes what it makes there\n",
+			strings.Join(names, ", "))
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -205,7 +222,7 @@ func start(tb testing.TB, o startOpts) *proc {
 	p.cmd.ExtraFiles = []*os.File{frW}
 	p.cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8",
-		"EVALHOST_SYNC_NONCE=" + p.nonce,
+		"TMPDIR=" + os.Getenv("TMPDIR"), "EVALHOST_SYNC_NONCE=" + p.nonce,
 	}, o.env...)
 	if mods := moduleEntries(tb, o); len(mods) > 0 {
 		p.cmd.Env = append(p.cmd.Env, ModulesEnv+"="+ModulesValue(mods))
