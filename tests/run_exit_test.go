@@ -176,3 +176,30 @@ func TestRunShowsAnErrorBeforeTheExitOutput(t *testing.T) {
 		t.Errorf("exit %d, output (stdout and stderr as one):\n%s\nwant the traceback before bye, as python3", code, out)
 	}
 }
+
+// With --max-output, sys.exit(text)'s message goes to stderr, as python3
+// writes it, also when the tail is too short to hold the traceback before
+// which the runner wrote it: it is not lost to the elided lines. A
+// replaced sys.stderr that kept it gets no copy of run's.
+func TestRunBoundedExitMessage(t *testing.T) {
+	long := "import sys\nprint('\\n'.join(str(i) for i in range(50)))\ndef f():\n    sys.exit('bye')\nf()\n"
+	cases := []struct {
+		name, code, stderr string
+	}{
+		{"a tail shorter than the traceback", long, "bye\n"},
+		{"a message of lines", "import sys\nprint('x' * 30)\nsys.exit('a\\nb')\n", "a\nb\n"},
+		{"sys.stderr replaced, a short tail", "import io, sys\nsys.stderr = io.StringIO()\n" + long, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, pyErr, pyCode := runCaptured(t, pythonCmd(t, "-c", c.code), false)
+			if pyErr != c.stderr || pyCode != 1 {
+				t.Fatalf("python3 wrote %q and exited %d; the case wants %q, 1", pyErr, pyCode, c.stderr)
+			}
+			_, errOut, code := runCaptured(t, command(t, "run", "--max-output", "40", "-c", c.code), false)
+			if errOut != c.stderr || code != 1 {
+				t.Errorf("stderr %q, exit %d; python3's %q, 1", errOut, code, c.stderr)
+			}
+		})
+	}
+}

@@ -48,6 +48,11 @@ type humanRenderer struct {
 	// python3 does, before the exit's atexit output), so its end does not
 	// print res.ExitMessage again.
 	exitReported bool
+	// written is the end of the cell's output so far when bounded (at
+	// most keptWritten bytes), and exitWritten what it was at a reported
+	// exit's error frame: whether the message the runner wrote just
+	// before it was in the output, where the tail may have left it out.
+	written, exitWritten []byte
 	// reportedError is the cell's error that its output already reports
 	// as python3's would (its frame's Reported: the script's own
 	// sys.excepthook ran, or the traceback went to a replaced
@@ -98,7 +103,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 		if !h.bounded {
 			writeText(h.stdout, f.Data)
 		}
+		h.keepWritten(f.Data)
 	case frames.TypeStderr:
+		h.keepWritten(f.Data)
 		switch {
 		case h.bounded:
 		case notice && h.holdNotices:
@@ -126,6 +133,9 @@ func (h *humanRenderer) frame(cell int, f frames.Frame) {
 			// An exit error after the SystemExit's (the host's
 			// InterpreterExit: an exit of status 120) keeps its report.
 			h.exitError, h.exitReported = f.ErrorText(), h.exitReported || f.Exit && f.Reported
+			if f.Exit && f.Reported {
+				h.exitWritten = append(h.exitWritten[:0], h.written...)
+			}
 		case h.pythonExits && f.Reported:
 			h.reportedError = f.ErrorText()
 		case !h.bounded:
@@ -220,6 +230,8 @@ func (h *humanRenderer) showNotice() {
 func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	exitError, errorShown, reportedError, exitReported := h.exitError, h.errorShown, h.reportedError, h.exitReported
 	h.exitError, h.errorShown, h.reportedError, h.exitReported = "", false, "", false
+	exitWritten := h.exitWritten
+	h.written, h.exitWritten = h.written[:0], h.exitWritten[:0]
 	silent := h.silenced != nil && h.silenced()
 	if silent {
 		h.heldNotice = ""
@@ -246,12 +258,14 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 			if exitReported && res.ExitMessage != nil {
 				msg = *res.ExitMessage
 			}
-			var cut bool
-			res.Output.Text, cut = withoutTraceback(res.Output.Text, exitError, msg)
-			exitReported = exitReported && !cut // the message goes to stderr, as python3's
+			// The tail may have left out the message the output held.
+			elided := msg != "" && res.Output.Truncated && endsWith(exitWritten, msg+"\n")
+			var gone bool
+			res.Output.Text, gone = withoutTraceback(res.Output.Text, exitError, msg, elided)
+			exitReported = exitReported && !gone // the message goes to stderr, as python3's
 		}
 		if reportedError != "" {
-			res.Output.Text, _ = withoutTraceback(res.Output.Text, reportedError, "")
+			res.Output.Text, _ = withoutTraceback(res.Output.Text, reportedError, "", false)
 		}
 		if ownExit {
 			res.Output.Text = strings.TrimSuffix(res.Output.Text, "["+res.Message+"]\n")
@@ -333,22 +347,55 @@ func runTime(res sessions.CellResult) string {
 // as the sink recorded it (a line of its own), the last in the tail (what
 // the interpreter printed as it exited may follow), or, when the tail kept
 // less than that, a part of it. With msg, sys.exit's message the runner
-// wrote just before it goes too, cut says so: the cell's end prints it on
-// stderr, where python3 does, as the rest of the tail goes to stdout.
-func withoutTraceback(tail, errText, msg string) (_ string, cut bool) {
+// wrote just before it goes too; gone says the message is not in the
+// text returned, where the output held it: cut, or, elided (the output
+// held it and the tail may have left it out), before the tail's start or
+// in part at it. The cell's end prints it on stderr, where python3 does,
+// as the rest of the tail goes to stdout.
+func withoutTraceback(tail, errText, msg string, elided bool) (_ string, gone bool) {
 	errText += "\n"
 	i := strings.LastIndex(tail, errText)
 	if i < 0 || i > 0 && tail[i-1] != '\n' {
 		if strings.HasSuffix(errText, tail) {
-			return "", false
+			return "", msg != "" && elided
 		}
 		return tail, false
 	}
 	before, after := tail[:i], tail[i+len(errText):]
-	if msg != "" {
-		before, cut = strings.CutSuffix(before, msg+"\n")
+	if msg == "" {
+		return before + after, false
 	}
-	return before + after, cut
+	if b, ok := strings.CutSuffix(before, msg+"\n"); ok {
+		return b + after, true
+	}
+	if elided && strings.HasSuffix(msg+"\n", before) {
+		return after, true // the tail starts in the message, or after it
+	}
+	return before + after, false
+}
+
+// keptWritten bounds humanRenderer.written: the end of a bounded cell's
+// output enough to tell a message of sys.exit's from other text.
+const keptWritten = 64 << 10
+
+// keepWritten adds a bounded cell's stream text to the end kept of it.
+func (h *humanRenderer) keepWritten(data string) {
+	if !h.bounded {
+		return
+	}
+	h.written = append(h.written, data...)
+	if len(h.written) > 2*keptWritten {
+		h.written = append(h.written[:0], h.written[len(h.written)-keptWritten:]...)
+	}
+}
+
+// endsWith says whether the kept end of the output, written, ends with
+// s, or, when s is longer than what is kept, is the end of s.
+func endsWith(written []byte, s string) bool {
+	if len(written) >= len(s) {
+		return string(written[len(written)-len(s):]) == s
+	}
+	return len(written) >= keptWritten && strings.HasSuffix(s, string(written))
 }
 
 func (h *humanRenderer) printTail(res sessions.CellResult) {

@@ -72,3 +72,57 @@ func TestRunShowsNoReportedTraceback(t *testing.T) {
 		})
 	}
 }
+
+// A bounded tail loses the SystemExit traceback, and sys.exit's message
+// the runner wrote before it goes with it (gone: the cell's end prints it
+// on stderr), also where the tail begins in the message or after it,
+// when the output held it (elided); not held (a replaced sys.stderr kept
+// it), nothing is gone.
+func TestWithoutTracebackTakesTheExitMessage(t *testing.T) {
+	const tb = "Traceback\nSystemExit: a\nb"
+	for _, tc := range []struct {
+		name, tail string
+		elided     bool
+		want       string
+		gone       bool
+	}{
+		{"all in the tail", "out\na\nb\n" + tb + "\nat exit\n", false, "out\nat exit\n", true},
+		{"the tail starts in the message", "b\n" + tb + "\n", true, "", true},
+		{"the tail starts at the traceback", tb + "\nat exit\n", true, "at exit\n", true},
+		{"the tail starts in the traceback", "SystemExit: a\nb\n", true, "", true},
+		{"the output never held it", tb + "\n", false, "", false},
+		{"the output never held it, a part of the traceback", "b\n", false, "", false},
+		{"other text before the traceback", "out\n" + tb + "\n", true, "out\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gone := withoutTraceback(tc.tail, tb, "a\nb", tc.elided)
+			if got != tc.want || gone != tc.gone {
+				t.Errorf("withoutTraceback(%q) = %q, gone %v; want %q, %v", tc.tail, got, gone, tc.want, tc.gone)
+			}
+		})
+	}
+}
+
+// Whether the output ended with the message is told from its kept end,
+// bounded: a message longer than what is kept is told by its own end.
+func TestEndsWithAKeptEnd(t *testing.T) {
+	full := bytes.Repeat([]byte("x"), keptWritten)
+	for _, tc := range []struct {
+		name    string
+		written []byte
+		s       string
+		want    bool
+	}{
+		{"ends with it", []byte("out\nbye\n"), "bye\n", true},
+		{"does not", []byte("out\n"), "bye\n", false},
+		{"shorter than it, not all kept", []byte("e\n"), "bye\n", false},
+		{"all kept is its end", full, "y" + string(full), true},
+		{"all kept is not its end", full, string(full[1:]) + "y", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := endsWith(tc.written, tc.s); got != tc.want {
+				t.Errorf("endsWith = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
