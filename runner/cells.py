@@ -640,19 +640,20 @@ class Cell(_wire._Request):
             _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit):
             self.exited = True  # a batch run stops here, as python3 would
-            if e.code is not None:  # 0.0 is python3's status 1
-                self.exit_status, self.exit_message = _wire._exit_status(e.code)
-            if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
-                self.status = "ok"
-                return
             # A script's last cell: python3 prints the message before its
             # exit runs the atexit handlers (handle_system_exit), so it is
             # written here, not by a client after the exit's output. Not
             # after an interrupt: the host may count the cell as its
             # timeout's, not the script's exit.
-            reported = (self.exit_message is not None and self.in_script and self.last and not self.interrupted
-                        and not _core._ipython_mode and _core._module("tracebacks").report_exit(e.code))
-            _core._send_error(e, exit=True, reported=reported)
+            reports = (e.code is not None and not isinstance(e.code, int) and self.in_script and self.last
+                       and not self.interrupted and not _core._ipython_mode)
+            reported, text = _core._module("tracebacks").report_exit(e.code) if reports else (False, None)
+            if e.code is not None:  # 0.0 is python3's status 1
+                self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if reports and text is None else text)
+            if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
+                self.status = "ok"
+                return
+            _core._module("tracebacks").send_exit_error(e, reported, text)
         else:
             _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "2c19a8dcd903587c"
+const embeddedHash = "23193a9c9d8b44d4"

@@ -348,24 +348,73 @@ def _report_to(err, exc, limit):
 def report_exit(code):
     """sys.exit(code)'s message (code not an int or None) written as
     python3 writes it as the script ends (handle_system_exit), its streams
-    flushed first (flush_io): str(code) and a newline to sys.stderr, or to
-    fd 2 when that is None or missing. Whether it was written: a stream
-    that fails loses it, where python3 is silent, so the done frame's
-    exitMessage goes unreported and a client shows it (as _write)."""
+    flushed first (flush_io): str(code), taken once, to sys.stderr, or to
+    fd 2 when that is None or missing (3.12+ write nothing of a text UTF-8
+    cannot encode, a lone surrogate's; 3.8-3.11 its backslash escapes),
+    then a newline, to fd 2 when sys.stderr cannot take it; a code whose
+    str() fails gets the newline alone (3.12+ then report the str()
+    error too, which is left out). (written, text): text is str(code),
+    None when that failed, for the frames, so a __str__ runs once, as
+    under python3; written is False when the stream failed the message,
+    where python3 is silent: the done frame's exitMessage is then left
+    for a client to show (as _write)."""
     _core._flush_std()
     try:
         text = str(code)
-    except Exception:  # python3 prints nothing it cannot str()
-        return True
-    err = getattr(sys, "stderr", None)
-    if err is None:
-        return _to_fd2(text)
-    try:
-        err.write(text)
-        err.write("\n")
     except Exception:
-        return False
-    return True
+        text = None
+    if text is not None:
+        err = getattr(sys, "stderr", None)
+        try:
+            if err is None:
+                os.write(2, _fd2_text(text))
+            else:
+                err.write(text)
+        except Exception:
+            return False, text
+    _exit_newline()
+    return True, text
+
+
+def _fd2_text(text):
+    """text as python3's exit writes it to fd 2 (PyObject_Print)."""
+    if sys.version_info >= (3, 12):
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            return b""
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _exit_newline():
+    """The newline after an exit's message (PySys_WriteStderr): to
+    sys.stderr, as it is now, or to fd 2 when that cannot take it."""
+    err = getattr(sys, "stderr", None)
+    try:
+        if err is not None:
+            err.write("\n")
+            return
+    except Exception:
+        pass
+    try:
+        os.write(2, b"\n")
+    except OSError:
+        pass
+
+
+def send_exit_error(exc, reported, text):
+    """A SystemExit's error frame whose str(code) is text, taken already
+    (report_exit): not taken again for the traceback, as python3 takes it
+    once, when the exception's str() is its one argument's."""
+    args = exc.args
+    given = text is not None and len(args) == 1 and type(exc).__str__ is BaseException.__str__
+    if given:
+        exc.args = (text,)
+    try:
+        send_error(exc, exit=True, reported=reported)
+    finally:
+        if given:
+            exc.args = args
 
 
 def _to_fd2(text):

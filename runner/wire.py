@@ -370,19 +370,21 @@ def _warn(message, qid=None):
     _send(_warning_line(message, qid))
 
 
-def _exit_status(code):
+def _exit_status(code, text=None):
     """python3's exit status for SystemExit(code), and the text it prints
     on stderr for it (None for an int): an int is cast to a C int, as
     (int)PyLong_AsLong(code) does (2**32+3 is 3), or -1 past a 64-bit long,
-    where that fails; anything else is printed, 1."""
+    where that fails; anything else is printed, 1. text: str(code), when
+    taken already ("" when that failed)."""
     if isinstance(code, int):
         if not -(1 << 63) <= code < (1 << 63):
             return -1, None
         return (code + (1 << 31)) % (1 << 32) - (1 << 31), None
-    try:
-        text = str(code)
-    except Exception:  # python3 prints nothing it cannot str(), and exits 1
-        text = ""
+    if text is None:
+        try:
+            text = str(code)
+        except Exception:  # python3 prints nothing it cannot str(), and exits 1
+            text = ""
     # as python3's stderr writes it (errors="backslashreplace"): a lone
     # surrogate is "\\udcff", not the U+FFFD a JSON decoder would make of it
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,6 +201,37 @@ func TestRunBoundedExitMessage(t *testing.T) {
 			if errOut != c.stderr || code != 1 {
 				t.Errorf("stderr %q, exit %d; python3's %q, 1", errOut, code, c.stderr)
 			}
+		})
+	}
+}
+
+// sys.exit(text)'s message is written as python3 writes it at the exit
+// (handle_system_exit): str(code) taken once (a __str__ with a side effect
+// runs once), written to sys.stderr, then a newline, which goes to fd 2
+// when sys.stderr cannot take it; a code whose str() fails leaves the
+// newline alone (3.12+ then report the str() error too, which run does
+// not); with sys.stderr None, 3.12+ write nothing of a message UTF-8
+// cannot encode, 3.8-3.11 its backslash escapes.
+func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
+	writer := "import sys\nclass W:\n    def write(self, s):\n        if s == %q:\n            raise ValueError('no')\n        sys.__stdout__.write('[' + s + ']')\n    def flush(self):\n        pass\nsys.stderr = W()\nsys.exit('bye')\n"
+	cases := []struct {
+		name, code string
+		firstLine  bool // only python3's first line of stderr: 3.12+ add their own report
+	}{
+		{"a __str__ with a side effect", "import sys\nclass C:\n    def __str__(self):\n        print('str called')\n        return 'bye'\nsys.exit(C())\n", false},
+		{"a __str__ that fails", "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\nsys.exit(C())\n", true},
+		{"a __str__ that fails, sys.stderr None", "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\nsys.stderr = None\nsys.exit(C())\n", true},
+		{"a sys.stderr that fails the newline", fmt.Sprintf(writer, "\n"), false},
+		{"sys.stderr None, a lone surrogate", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCaptured(t, command(t, "run", "-c", c.code), false)
+			pyOut, pyErr, pyCode := runCaptured(t, pythonCmd(t, "-c", c.code), false)
+			if c.firstLine {
+				pyErr = pyErr[:strings.IndexByte(pyErr, '\n')+1]
+			}
+			sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
 		})
 	}
 }
