@@ -144,3 +144,34 @@ func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
 			[]string{"-c", "import os; print(1); os.close(1); 1/0\nprint('not run')"})
 	})
 }
+
+// A script may delete sys.stdout or sys.stderr: python3 runs on, and its
+// exit passes over a stream that is missing (its text still buffered in
+// sys.__stdout__ comes out), where the runner's own flushes failed on it
+// and its internal traceback ended the run.
+func TestRunWithoutSysStdStreams(t *testing.T) {
+	cases := []struct {
+		name string
+		run  []string // after run
+		py   []string // python3's arguments, when not run's
+	}{
+		{"del sys.stdout", []string{"-c", "import sys; del sys.stdout"}, nil},
+		{"del sys.stderr", []string{"-c", "import sys; del sys.stderr"}, nil},
+		{"text buffered, del sys.stdout", []string{"-c", "import sys; print('a', end=''); del sys.stdout"}, nil},
+		{"text buffered, del sys.stderr", []string{"-c", "import sys; sys.stderr.write('e'); del sys.stderr"}, nil},
+		{"print without sys.stdout", []string{"-c", "import sys; del sys.stdout; print(1)"}, nil},
+		{"sys.exit(text) without either", []string{"-c", "import sys; del sys.stdout, sys.stderr; sys.exit('bye')"}, nil},
+		{"sys.exit(3) without sys.stdout", []string{"-c", "import sys; del sys.stdout; sys.exit(3)"}, nil},
+		{"del sys.stderr in a cell before the last",
+			[]string{"-c", "import sys; del sys.stderr", "-c", "print(1)"}, []string{"-c", "import sys; del sys.stderr\nprint(1)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			py := c.py
+			if py == nil {
+				py = c.run
+			}
+			sameAsPython(t, c.run, py)
+		})
+	}
+}
