@@ -13,7 +13,10 @@
 //     010 is, 1e5 is a string), anchors and merge keys; a decimal int of
 //     more than 4,300 digits is refused, as PyYAML's int() refuses it,
 //     naming Python's limit and how to pass it as a string (a value's
-//     error: not [ErrNotParameters]). A
+//     error: not [ErrNotParameters]), and so is one written in another
+//     base (0x..., 010..., 0b..., base 60's 1:30) whose value has that many
+//     digits in decimal, as the parameters cell writes it (python3 refuses
+//     that literal; papermill's translation of it fails). A
 //     document that is
 //     not a mapping, a YAML error, or a name that is not a Python
 //     identifier is a [*Error] ([ErrBadParameter]) saying what and where;

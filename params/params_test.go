@@ -176,6 +176,17 @@ func TestBadParameters(t *testing.T) {
 		{"yaml int past Python's digit limit in a list", flagSet{{"-y", "a:\n  - 1\n  - " + strings.Repeat("9", 4301)}}, "-y: line 3: an integer of 4301 digits"},
 		{"-P int past Python's digit limit", flagSet{{"-P", "a:" + strings.Repeat("9", 4301)}}, "-P a: line 1: an integer of 4301 digits"},
 		{"yaml document end then more", flagSet{{"-y", "a: 1\n...\n---\nb: 2"}}, "found another one"},
+		// Read without the limit (bases 16, 8, 2 and 60), but written into
+		// the parameters cell, and metadata.papermill, in decimal: python3
+		// refuses that literal (a SyntaxError in the cell), papermill's
+		// translation of it too.
+		{"yaml hex int past Python's digit limit", flagSet{{"-y", "a: 0x" + strings.Repeat("f", 3572)}},
+			"-y: line 1: an integer of 4302 digits in decimal (written in hexadecimal), past Python's limit for converting an int to a decimal string (4300 digits"},
+		{"yaml octal int past Python's digit limit", flagSet{{"-y", "a: 0" + strings.Repeat("7", 4762)}}, "-y: line 1: an integer of 4301 digits in decimal (written in octal)"},
+		{"yaml binary int past Python's digit limit", flagSet{{"-y", "a: -0b1" + strings.Repeat("0", 14285)}}, "-y: line 1: an integer of 4301 digits in decimal (written in binary)"},
+		{"yaml base 60 int past Python's digit limit", flagSet{{"-y", "a: 1" + strings.Repeat(":00", 2419)}}, "-y: line 1: an integer of 4302 digits in decimal (written in base 60)"},
+		{"yaml hex int of millions of bits", flagSet{{"-y", "a: 0x" + strings.Repeat("f", 300000)}}, "-y: line 1: an integer of at least 361236 digits in decimal (written in hexadecimal)"},
+		{"yaml !!int hex past Python's digit limit", flagSet{{"-y", "a: !!int 0x" + strings.Repeat("f", 3572)}}, "-y: line 1: an integer of 4302 digits in decimal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,6 +218,7 @@ func TestNotParameters(t *testing.T) {
 		// A value's error: the text is parameters, one value is too long.
 		{"an int past Python's digit limit in -y", flagSet{{"-y", "a: " + strings.Repeat("9", 4301)}}, false},
 		{"an int past Python's digit limit in -P", flagSet{{"-P", "a:" + strings.Repeat("9", 4301)}}, false},
+		{"a hex int past Python's digit limit in -y", flagSet{{"-y", "a: 0x" + strings.Repeat("f", 3572)}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

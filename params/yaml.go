@@ -243,23 +243,68 @@ func taggedScalar(n *yaml.Node) (any, error) {
 
 // yamlIntNode is yamlInt of n's text s, refused where PyYAML's int() is (a
 // decimal of more digits than Python reads, which papermill fails on and
-// which, written into metadata.papermill, Python's json could not read).
+// which, written into metadata.papermill, Python's json could not read),
+// and where its value has that many digits in decimal, written in another
+// base (read without the limit): the parameters cell and the metadata
+// write it in decimal, which python3 refuses (a SyntaxError in the cell),
+// as papermill's translation of it fails.
 func yamlIntNode(n *yaml.Node, s string) (any, error) {
 	decimal := !strings.Contains(s, ":") && !strings.HasPrefix(strings.TrimLeft(s, "+-"), "0")
 	if d := decimalDigits(s); decimal && d > maxIntDigits {
 		return nil, &intDigitsError{line: n.Line, digits: d}
 	}
-	return yamlInt(s), nil
+	v := yamlInt(s)
+	// Fewer bits than this is at most maxIntDigits digits: 2**14284 < 10**4300.
+	if bits := v.BitLen(); bits > 14284 {
+		e := &intDigitsError{line: n.Line, base: yamlIntBase(s)}
+		if bits > 1<<20 {
+			// Counted by its bits: writing out millions of digits takes seconds.
+			e.digits, e.atLeast = int(float64(bits-1)*math.Log10(2))+1, true
+			return nil, e
+		}
+		if e.digits = len(new(big.Int).Abs(v).String()); e.digits > maxIntDigits {
+			return nil, e
+		}
+	}
+	return v, nil
+}
+
+// yamlIntBase names the base of a YAML int that is not decimal.
+func yamlIntBase(s string) string {
+	s = strings.TrimLeft(s, "+-")
+	switch {
+	case strings.Contains(s, ":"):
+		return "base 60"
+	case strings.HasPrefix(s, "0x"):
+		return "hexadecimal"
+	case strings.HasPrefix(s, "0b"):
+		return "binary"
+	}
+	return "octal"
 }
 
 // intDigitsError is a YAML int of more decimal digits than Python's int()
-// reads: valid YAML, and parameters, but a value papermill's loader fails
-// on, which the user can pass as a string instead.
-type intDigitsError struct{ line, digits int }
+// reads, or converts to a decimal string (base: how it was written, when
+// not in decimal): valid YAML, and parameters, but a value papermill
+// fails on, which the user can pass as a string instead.
+type intDigitsError struct {
+	line, digits int
+	atLeast      bool // digits is a lower bound
+	base         string
+}
 
 func (e *intDigitsError) Error() string {
+	const fix = "to pass it as a string, quote it in the YAML or give it with -r NAME VALUE"
+	if e.base != "" {
+		of := ""
+		if e.atLeast {
+			of = "at least "
+		}
+		return fmt.Sprintf("line %d: an integer of %s%d digits in decimal (written in %s), past Python's limit for converting an int to a decimal string (%d digits, sys.get_int_max_str_digits()), "+
+			"which the parameters cell papermill writes would need: %s", e.line, of, e.digits, e.base, maxIntDigits, fix)
+	}
 	return fmt.Sprintf("line %d: an integer of %d digits, past Python's limit for converting a string to an int (%d digits, sys.get_int_max_str_digits()), "+
-		"which papermill's YAML loader fails on: to pass it as a string, quote it in the YAML or give it with -r NAME VALUE", e.line, e.digits, maxIntDigits)
+		"which papermill's YAML loader fails on: %s", e.line, e.digits, maxIntDigits, fix)
 }
 
 // yamlInt is PyYAML's construct_yaml_int.
