@@ -235,3 +235,26 @@ func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 		})
 	}
 }
+
+// With --max-output, what the interpreter prints as it exits after a
+// cell before the last ended the script (sys.exit) is shown as python3
+// shows it, on its stream: an atexit handler's line, the exit's report of
+// text a cell's stdout lost; it came after that cell's end, and was
+// dropped with the tail no longer kept.
+func TestRunBoundedExitOutputAfterAnEarlyExit(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ name, src string }{
+		{"an atexit handler", "# %%\nimport atexit, sys\natexit.register(print, 'at exit', file=sys.stderr)\nsys.exit('bye')\n# %%\nprint('not run')\n"},
+		{"text a cell before lost", "# %%\nimport os, sys\nprint(1)\nos.close(1)\n# %%\nsys.exit(3)\n# %%\nprint('not run')\n"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := writeScript(t, dir, fmt.Sprintf("s%d.py", i), c.src)
+			_, pyErr, pyCode := runCaptured(t, pythonCmd(t, script), false)
+			_, errOut, code := runCaptured(t, command(t, "run", "--max-output", "1000", script), false)
+			if errOut != pyErr || code != pyCode {
+				t.Errorf("stderr %q, exit %d; python3's %q, %d", errOut, code, pyErr, pyCode)
+			}
+		})
+	}
+}

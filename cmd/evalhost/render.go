@@ -48,6 +48,8 @@ type humanRenderer struct {
 	// python3 does, before the exit's atexit output), so its end does not
 	// print res.ExitMessage again.
 	exitReported bool
+	// ended counts the cells that ended (their cellEnd came), in order.
+	ended int
 	// written is the end of the cell's output so far when bounded (at
 	// most keptWritten bytes), and exitWritten what it was at a reported
 	// exit's error frame: whether the message the runner wrote just
@@ -95,26 +97,31 @@ func newHumanRenderer(stdout, stderr io.Writer, imagesDir string, bounded bool) 
 
 func (h *humanRenderer) frame(cell int, f frames.Frame) {
 	notice := f.Type == frames.TypeStderr && strings.HasPrefix(f.Data, "[") && strings.HasSuffix(f.Data, "]\n")
-	if !notice || h.bounded || !h.holdNotices {
+	// A cell's text goes into its bounded tail until it ends; what comes
+	// after (the interpreter's exit output once a cell before the last
+	// ended the script) has no tail left to go to, and shows as it comes.
+	tailed := h.bounded && cell >= h.ended
+	if !notice || tailed || !h.holdNotices {
 		h.showNotice()
 	}
 	switch f.Type {
 	case frames.TypeStdout:
-		if !h.bounded {
+		if tailed {
+			h.keepWritten(f.Data)
+		} else {
 			writeText(h.stdout, f.Data)
 		}
-		h.keepWritten(f.Data)
 	case frames.TypeStderr:
-		h.keepWritten(f.Data)
 		switch {
-		case h.bounded:
+		case tailed:
+			h.keepWritten(f.Data)
 		case notice && h.holdNotices:
 			h.showNotice()
 			h.heldNotice = f.Data
 		default:
 			writeText(h.stderr, f.Data)
 		}
-		if notice && !h.bounded {
+		if notice && !tailed {
 			if h.notices == nil {
 				h.notices = map[string]bool{}
 			}
@@ -232,6 +239,7 @@ func (h *humanRenderer) cellEnd(res sessions.CellResult) {
 	h.exitError, h.errorShown, h.reportedError, h.exitReported = "", false, "", false
 	exitWritten := h.exitWritten
 	h.written, h.exitWritten = h.written[:0], h.exitWritten[:0]
+	h.ended = max(h.ended, res.Index+1)
 	silent := h.silenced != nil && h.silenced()
 	if silent {
 		h.heldNotice = ""
@@ -380,9 +388,6 @@ const keptWritten = 64 << 10
 
 // keepWritten adds a bounded cell's stream text to the end kept of it.
 func (h *humanRenderer) keepWritten(data string) {
-	if !h.bounded {
-		return
-	}
 	h.written = append(h.written, data...)
 	if len(h.written) > 2*keptWritten {
 		h.written = append(h.written[:0], h.written[len(h.written)-keptWritten:]...)
