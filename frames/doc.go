@@ -209,12 +209,13 @@
 //	    a sys.stderr the cells replaced (a file). reported: one of those
 //	    two, so the output already holds python3's report, and a renderer
 //	    that shows output as python3 does shows no traceback of its own.
-//	    A script's last cell's SystemExit (execute's last; not one an
-//	    interrupt of the host's came before) with an exitMessage is
-//	    reported too: the runner wrote the message and a newline to
-//	    sys.stderr (fd 2 when that is None) before the exit, where python3
-//	    prints it, ahead of the atexit handlers' output; a renderer does
-//	    not print done's exitMessage again.
+//	    A script's last cell's SystemExit (execute's last; one an
+//	    interrupt of the host's led to as well, except KeyboardInterrupt:
+//	    sys.exit(...)) with an exitMessage is reported too: the runner
+//	    wrote the message and a newline to sys.stderr (fd 2 when that is
+//	    None) before the exit, where python3 prints it, ahead of the
+//	    atexit handlers' output; a renderer does not print done's
+//	    exitMessage again.
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.

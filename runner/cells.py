@@ -642,11 +642,12 @@ class Cell(_wire._Request):
             self.exited = True  # a batch run stops here, as python3 would
             # A script's last cell: python3 prints the message before its
             # exit runs the atexit handlers (handle_system_exit), so it is
-            # written here, not by a client after the exit's output. Not
-            # after an interrupt: the host may count the cell as its
-            # timeout's, not the script's exit.
+            # written here, not by a client after the exit's output; after
+            # an interrupt too (except KeyboardInterrupt: sys.exit(...)),
+            # whose message a script under python3 prints as it ends, Ctrl-C's
+            # or the timeout's.
             reports = (e.code is not None and not isinstance(e.code, int) and self.in_script and self.last
-                       and not self.interrupted and not _core._ipython_mode)
+                       and not _core._ipython_mode)
             reported, text = _core._module("tracebacks").report_exit(e.code) if reports else (False, None)
             if e.code is not None:  # 0.0 is python3's status 1
                 self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if reports and text is None else text)

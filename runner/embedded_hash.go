@@ -3,8 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-<<<<<<< HEAD
-const embeddedHash = "23193a9c9d8b44d4"
-=======
-const embeddedHash = "f29710799b4f0a10"
->>>>>>> 5aaa0d7 (runner: a script that deletes sys.stdout or sys.stderr runs on as under python3, because the runner's flushes at each cell's end and at the exit read sys.stdout and sys.stderr by attribute: the AttributeError ended the run with the runner's own traceback (or the interpreter's 'lost sys.stderr' dump) and status 1 where python3 exits 0)
+const embeddedHash = "3bb68ce82603fa04"

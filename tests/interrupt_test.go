@@ -254,3 +254,16 @@ func TestRunEndsCellProcesses(t *testing.T) {
 		})
 	}
 }
+
+// A script that ends itself by sys.exit(text) when Ctrl-C interrupts it
+// (except KeyboardInterrupt: sys.exit(...)) shows the message where
+// python3 does, before what its atexit handlers print, and exits 1.
+func TestRunInterruptEndsBySysExit(t *testing.T) {
+	code := "import atexit, sys, time\natexit.register(print, 'at exit', file=sys.stderr)\nprint('running', flush=True)\n" +
+		"try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit('stopped')\n"
+	cmd, stderr := startRun(t, code)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCodeOf(t, cmd); code != 1 || stderr.String() != "stopped\nat exit\n" {
+		t.Fatalf("exit %d, stderr %q; want 1 and python3's %q", code, stderr, "stopped\nat exit\n")
+	}
+}
