@@ -143,8 +143,8 @@ func (e *Encoder) Raw(line []byte) {
 // RawData writes line, one JSON object and its newline that the caller
 // built, and data right after it, as one write between the other lines:
 // for a protocol whose line says how many bytes follow it, as they are
-// (the background process's bytes lines). data is not copied unless a
-// line is held.
+// (the background process's bytes lines). data is never copied: held
+// lines go out ahead of line, in the same write.
 func (e *Encoder) RawData(line, data []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
