@@ -85,6 +85,28 @@ func TestRunExitsAsPython(t *testing.T) {
 
 // sameAsPython runs evalhost run with run's arguments and python3 with
 // py's, and fails t where their stdout, exit code or stderr differ.
+// asPython is a row of a table that runs `evalhost run` with run and
+// python3 with py (run's arguments when py is nil) and wants the same.
+type asPython struct {
+	name string
+	run  []string // after run
+	py   []string // python3's arguments, when not run's
+}
+
+// sameAsPythonRows runs each row as a subtest (sameAsPython).
+func sameAsPythonRows(t *testing.T, rows []asPython) {
+	t.Helper()
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			py := r.py
+			if py == nil {
+				py = r.run
+			}
+			sameAsPython(t, r.run, py)
+		})
+	}
+}
+
 func sameAsPython(t *testing.T, run, py []string) {
 	t.Helper()
 	sameAsPythonIn(t, "", nil, run, py)

@@ -101,11 +101,7 @@ func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
 	// A cell before the last loses its text: the exit's report says so,
 	// once, as python3's; no warning of run's at that cell's end.
 	cells := writeScript(t, dir, "cells.py", "import os\nprint(1)\nos.close(1)\n# %%\nprint(2)\n# %%\nx = 3\n")
-	cases := []struct {
-		name string
-		run  []string // after run
-		py   []string // python3's arguments
-	}{
+	cases := []asPython{
 		{"a script closes fd 1, then prints", []string{script}, []string{script}},
 		{"fd 1 closed in one -c cell, printed to in the next",
 			[]string{"-c", "import os; os.close(1)", "-c", "print(1)"}, []string{"-c", "import os; os.close(1)\nprint(1)"}},
@@ -128,15 +124,7 @@ func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
 		{"fd 1 put back by an atexit handler",
 			[]string{"-c", "import atexit, os; print(1); fd = os.dup(1); os.close(1); atexit.register(os.dup2, fd, 1);"}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			py := c.py
-			if py == nil {
-				py = c.run
-			}
-			sameAsPython(t, c.run, py)
-		})
-	}
+	sameAsPythonRows(t, cases)
 	// A failure before the last cell: the exit that follows it is the
 	// script's, and its report the one word of the lost text.
 	t.Run("a cell fails before the last", func(t *testing.T) {
@@ -148,30 +136,17 @@ func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
 // A script may delete sys.stdout or sys.stderr: python3 runs on, and its
 // exit passes over a stream that is missing (its text still buffered in
 // sys.__stdout__ comes out), where the runner's own flushes failed on it
-// and its internal traceback ended the run.
-func TestRunWithoutSysStdStreams(t *testing.T) {
-	cases := []struct {
-		name string
-		run  []string // after run
-		py   []string // python3's arguments, when not run's
-	}{
-		{"del sys.stdout", []string{"-c", "import sys; del sys.stdout"}, nil},
-		{"del sys.stderr", []string{"-c", "import sys; del sys.stderr"}, nil},
+// and its internal traceback ended the run. Here -c cells, text left
+// buffered and a cell before the last; TestRunWithoutSysStdioAsPython
+// has a FILE's cases (errors and warnings after the del, None, --session).
+func TestRunCellsWithoutSysStdStreams(t *testing.T) {
+	cases := []asPython{
 		{"text buffered, del sys.stdout", []string{"-c", "import sys; print('a', end=''); del sys.stdout"}, nil},
 		{"text buffered, del sys.stderr", []string{"-c", "import sys; sys.stderr.write('e'); del sys.stderr"}, nil},
-		{"print without sys.stdout", []string{"-c", "import sys; del sys.stdout; print(1)"}, nil},
 		{"sys.exit(text) without either", []string{"-c", "import sys; del sys.stdout, sys.stderr; sys.exit('bye')"}, nil},
 		{"sys.exit(3) without sys.stdout", []string{"-c", "import sys; del sys.stdout; sys.exit(3)"}, nil},
 		{"del sys.stderr in a cell before the last",
 			[]string{"-c", "import sys; del sys.stderr", "-c", "print(1)"}, []string{"-c", "import sys; del sys.stderr\nprint(1)"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			py := c.py
-			if py == nil {
-				py = c.run
-			}
-			sameAsPython(t, c.run, py)
-		})
-	}
+	sameAsPythonRows(t, cases)
 }

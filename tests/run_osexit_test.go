@@ -14,11 +14,7 @@ import (
 // as python3 does; the output before it is kept, later cells do not run.
 // A C exit runs C's atexit (stdio is flushed), not Python's.
 func TestRunInterpreterExitIsPythons(t *testing.T) {
-	cases := []struct {
-		name string
-		run  []string // after run
-		py   []string // python3's arguments
-	}{
+	cases := []asPython{
 		{"os._exit(3)", []string{"-c", "import os; print('a', flush=True); os._exit(3)"}, nil},
 		{"os._exit(0)", []string{"-c", "import os; print('a', flush=True); os._exit(0)"}, nil},
 		{"os._exit(256) is 0", []string{"-c", "import os; os._exit(256)"}, nil},
@@ -45,15 +41,7 @@ func TestRunInterpreterExitIsPythons(t *testing.T) {
 		{"--max-output shows no notice", []string{"--max-output", "1000", "-c", "import os; print('a', flush=True); os._exit(3)"},
 			[]string{"-c", "import os; print('a', flush=True); os._exit(3)"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			py := c.py
-			if py == nil {
-				py = c.run
-			}
-			sameAsPython(t, c.run, py)
-		})
-	}
+	sameAsPythonRows(t, cases)
 }
 
 // --json keeps saying what happened to the interpreter: the cell was
