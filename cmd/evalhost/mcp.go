@@ -139,11 +139,21 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	if f.http != "" {
 		return serveMCPHTTP(ctx, srv, f, stderr)
 	}
+	defer catchSIGPIPE()() // a closed stdout (or stderr) is an error, not a death
 	in, restoreIn := pollableInput(stdin)
 	defer restoreIn()
-	out := mcpStdout(stdout)
+	out, gone := mcpStdout(stdout)
 	defer out.Close()
+	// The client closed its end of stdout: its calls are cancelled (as at
+	// a signal), and the server ends.
+	ctx, stopGone := stdoutGoneContext(ctx, gone)
+	defer stopGone()
 	err = srv.RunStdio(ctx, in, out, f.maxLine)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errOutputClosed) {
+		_ = reg.Close() // the sessions go before the exit says so
+		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", cause)
+		return exitOutputClosed
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
 	}
@@ -174,14 +184,15 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// mcpStdout is stdout as the MCP server writes it (stdioOut for a file).
-func mcpStdout(stdout io.Writer) io.WriteCloser {
+// mcpStdout is stdout as the MCP server writes it (stdioOut for a file),
+// and a channel closed once its reader is gone (watchedOutput).
+func mcpStdout(stdout io.Writer) (io.WriteCloser, <-chan struct{}) {
 	file, ok := stdout.(*os.File)
 	if !ok {
-		return nopWriteCloser{stdout}
+		return nopWriteCloser{stdout}, nil
 	}
-	polled, restore := pollableOutput(file)
-	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}
+	polled, gone, restore := watchedOutput(file)
+	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}, gone
 }
 
 // stdioOut is stdout for the MCP server. A pipe is written through a

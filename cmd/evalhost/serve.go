@@ -92,10 +92,15 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		MaxLine:      f.maxLine,
 		Trace:        ipcTraceFunc(logger),
 	})
+	defer catchSIGPIPE()() // a closed stdout (or stderr) is an error, not a death
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
-	out, restoreOut := pollableOutput(stdout)
+	out, gone, restoreOut := watchedOutput(stdout)
+	// The client closed its end of stdout: the work ends at once, as at a
+	// second signal (every request cancelled, every interpreter killed).
+	ctx, stopGone := stdoutGoneContext(ctx, gone)
 	err = srv.Serve(ctx, in, out)
+	stopGone()
 	restoreIn()
 	restoreOut()
 	stopSignals()
@@ -104,6 +109,9 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		return exitOK
 	case errors.Is(err, errSecondSignal):
 		return exitInterrupted
+	case errors.Is(err, errOutputClosed):
+		fmt.Fprintf(stderr, "evalhost serve: %v; ended the requests in flight and closed every session\n", err)
+		return exitOutputClosed
 	default:
 		logger.Error("serve stopped", "err", err)
 		return exitFailed

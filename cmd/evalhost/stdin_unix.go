@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -53,10 +52,10 @@ func pollableInput(in io.Reader) (r io.Reader, restore func()) {
 // pollableOutput returns out, when it is a blocking pipe, as a file
 // written through Go's poller with raw system calls (internal/rawio), as
 // pollableInput reads: serve's replies then do not wake the runtime's
-// monitor thread either. A write that meets a closed pipe is done again on
-// out, whose EPIPE on descriptor 1 ends the process by SIGPIPE as before.
-// A socket, a tty or a file is left alone. restore closes the pipe's
-// polled open; call it once the last write returned.
+// monitor thread either. A write that meets a closed pipe fails with
+// EPIPE, not SIGPIPE (watchedOutput says the reader is gone). A socket, a
+// tty or a file is left alone. restore closes the pipe's polled open; call
+// it once the last write returned.
 func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 	f, ok := out.(*os.File)
 	if !ok {
@@ -74,23 +73,15 @@ func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 		restore()
 		return out, func() {}
 	}
-	return epipeWriter{raw: raw, out: f}, restore
+	return epipeWriter{raw: raw}, restore
 }
 
-// epipeWriter writes raw, and what a broken pipe refused to out.
+// epipeWriter writes raw, the polled open of stdout's pipe.
 type epipeWriter struct {
 	raw *rawio.File
-	out *os.File
 }
 
-func (w epipeWriter) Write(p []byte) (int, error) {
-	n, err := w.raw.Write(p)
-	if errors.Is(err, syscall.EPIPE) {
-		m, err := w.out.Write(p[n:])
-		return n + m, err
-	}
-	return n, err
-}
+func (w epipeWriter) Write(p []byte) (int, error) { return w.raw.Write(p) }
 
 // SetWriteDeadline bounds raw's writes (serve's, once its work must end
 // at once: serve/stall.go).
