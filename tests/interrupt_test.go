@@ -259,8 +259,10 @@ func TestRunEndsCellProcesses(t *testing.T) {
 // (except KeyboardInterrupt: sys.exit(...)) shows the message where
 // python3 does, before what its atexit handlers print, and exits 1.
 func TestRunInterruptEndsBySysExit(t *testing.T) {
-	code := "import atexit, sys, time\natexit.register(print, 'at exit', file=sys.stderr)\nprint('running', flush=True)\n" +
-		"try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit('stopped')\n"
+	// 'running' is printed inside the try: the interrupt is sent once it is
+	// read, which can be before print returns.
+	code := "import atexit, sys, time\natexit.register(print, 'at exit', file=sys.stderr)\n" +
+		"try:\n    print('running', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    sys.exit('stopped')\n"
 	cmd, stderr := startRun(t, code)
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCodeOf(t, cmd); code != 1 || stderr.String() != "stopped\nat exit\n" {
