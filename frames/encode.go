@@ -177,11 +177,8 @@ func appendString(dst []byte, s string, surrogates bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) {
-			if n := plainPrefix8(s, i); n > 0 {
-				i += n
-				continue
-			}
+		if i = plainEnd(s, i); i == len(s) {
+			break
 		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if safeASCII[c] {
@@ -219,20 +216,31 @@ func appendString(dst []byte, s string, surrogates bool) []byte {
 	return append(dst, '"')
 }
 
-// plainPrefix8 returns how many of the 8 bytes of s at i, from the first,
-// are ASCII that needs no escaping, testing them as one word: bulk output
-// is mostly such runs, and a byte at a time they cost several times more.
-// The lowest flagged byte of each test is exact (a borrow only flags bytes
-// above a true hit), so the count is too.
-func plainPrefix8(s string, i int) int {
+// plainEnd returns the index of the first byte of s at or after i that is
+// not ASCII needing no escape, or len(s): bulk output is mostly such runs,
+// tested here a word at a time in one loop (a call per word, each load
+// bounds-checked, cost several times more). Of each word's flagged bytes
+// the lowest is exact (a borrow flags only bytes above a true hit).
+func plainEnd(s string, i int) int {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	hasZero := func(v uint64) uint64 { return (v - lsb) & ^v & msb }
-	control := (w - lsb*0x20) & ^w & msb // bytes < 0x20
-	quote := hasZero(w ^ (lsb * '"'))
-	backslash := hasZero(w ^ (lsb * '\\'))
-	return bits.TrailingZeros64(control|quote|backslash|w&msb) / 8
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8]
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		control := (w - lsb*0x20) & ^w & msb // bytes < 0x20
+		q := w ^ (lsb * '"')
+		b := w ^ (lsb * '\\')
+		hit := control | (q-lsb)&^q&msb | (b-lsb)&^b&msb | w&msb
+		if hit != 0 {
+			return i + bits.TrailingZeros64(hit)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !safeASCII[c] {
+			return i
+		}
+	}
+	return i
 }
 
 // AppendRequest appends r as one JSON object, without a newline.
