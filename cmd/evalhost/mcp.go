@@ -142,6 +142,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	defer catchSIGPIPE()() // a closed stdout (or stderr) is an error, not a death
 	in, restoreIn := pollableInput(stdin)
 	defer restoreIn()
+	growOutPipe(stdout) // a large result is one write, not one per 64 KiB taken
 	out, gone := mcpStdout(stdout)
 	defer out.Close()
 	// The client closed its end of stdout: its calls are cancelled (as at

@@ -6,8 +6,8 @@ import (
 	"syscall"
 )
 
-// outPipeSize is what run grows a pipe it writes to, as host grows the
-// interpreter's: with the default 64 KiB, bulk output waits for the reader
+// outPipeSize is what run, serve and mcp grow a pipe they write to, as host
+// grows the interpreter's: with the default 64 KiB, bulk output waits for the reader
 // (wc, a pager) at every chunk; 1 MiB cut run's CPU for 200 MiB by a fifth.
 const outPipeSize = 1 << 20
 

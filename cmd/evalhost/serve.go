@@ -95,6 +95,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	defer catchSIGPIPE()() // a closed stdout (or stderr) is an error, not a death
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
+	growOutPipe(stdout) // as run's: bulk output does not wait for the client at every 64 KiB
 	out, gone, restoreOut := watchedOutput(stdout)
 	// The client closed its end of stdout: the work ends at once, as at a
 	// second signal (every request cancelled, every interpreter killed).
