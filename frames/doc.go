@@ -72,7 +72,9 @@
 // it has seen a mark numbered pos or later on each marked descriptor (and
 // routed what it read from the unmarked ones), and holds text read after a
 // mark numbered k until the k-th frame is out, so a cell's output keeps the
-// order in which it was written. A frame the runner drops (over the line
+// order in which it was written. Raw writes to fd 1 and 2 (a child's, C
+// code's) carry no marks between them: their order across the two pipes is
+// the host's reading's (package host, "Order of stdout and stderr"). A frame the runner drops (over the line
 // limit) gets no mark and no place. A runner that writes marks says so with
 // "marks":true in its ready frame, so the host waits for them however much
 // text is still in the pipes. A runner that writes none still works: the

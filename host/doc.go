@@ -27,6 +27,29 @@
 // while no cell runs go to the next cell (bounded), and stderr outside cells
 // feeds the tail used in errors.
 //
+// # Order of stdout and stderr
+//
+// fd 1 and fd 2 are two pipes, and the runner's marks order only what it
+// knows of: its own streams (a stream sync when they switch) and its
+// frames. Raw writes (os.write, a child's echo, C code) carry no marks, so
+// their order across the pipes is the host's to keep. On Linux one reader
+// takes both pipes in the order they became readable (order_linux.go):
+// of two writes made one after the other (the first returned before the
+// second began: one thread's, or processes that take turns) to different
+// pipes, the second is recorded after the first, a cell's
+// os.write(1, b"a\n"); os.write(2, b"b\n") or os.system("echo a; echo b >&2")
+// as written, however much the first wrote. Not kept: the order of writes
+// made at once (threads, processes running side by side); a write to a
+// stream that still held text the host had not read when it was made (a
+// cell that outpaces the host: the text goes with what its stream held,
+// ahead of the other stream's writes between them); and, rarely, a write
+// made in the moment between the host's look at its pipe and the read
+// that takes it (a system call's time): a later write to that pipe may
+// then pass a write to the other made between the two. Merged
+// (Options.MergeStderr) one pipe keeps the kernel's order. Elsewhere
+// (macOS) each pipe has its own reader, and text of the two streams read
+// at about the same time may come in either order.
+//
 // ExecuteStreams hands stdout and stderr to the caller as bytes lent from
 // the readers' buffers instead of as frames, so bulk output moves without
 // a copy or an allocation per read; see chunks.go for who may read a lent

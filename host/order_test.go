@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,67 @@ func TestUntrackedOutputPrecedesDone(t *testing.T) {
 		if out != fmt.Sprintf("o%d\n", i) || errs != fmt.Sprintf("e%d\n", i) {
 			t.Fatalf("cell %d: stdout %q, stderr %q", i, out, errs)
 		}
+	}
+}
+
+// Raw writes to fd 1 and then fd 2, one after the other (os.write, a
+// child's echo), are recorded in the order written, though they travel on
+// two pipes and no mark separates them: the host reads the pipes in the
+// order they became readable (order_linux.go). Two readers, one per pipe,
+// put the second first about a third of the time: both pipes were ready
+// when the runtime's poller ran, and it ran the later reader first.
+func TestRawWritesKeepOrder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the host keeps the order of writes to the two pipes on Linux (epoll), doc.go")
+	}
+	checkClean(t, time.Minute)
+	p := startPy(t, nil)
+	execute(t, p, context.Background(), "import os, subprocess")
+	for _, tc := range []struct {
+		name, code, want string
+		times            int
+	}{
+		{"os.write, stdout then stderr", "os.write(1, b'a\\n'); os.write(2, b'b\\n')", "out a|err b", 100},
+		{"os.write, stderr then stdout", "os.write(2, b'a\\n'); os.write(1, b'b\\n')", "err a|out b", 100},
+		{"os.system", "os.system('echo a; echo b >&2')", "out a|err b", 100},
+		{"subprocess", "subprocess.run('echo a >&2; echo b', shell=True)", "err a|out b", 100},
+		// More than the pipe holds: the host reads stdout while it is
+		// written, and stderr's line comes after all of it.
+		{"3 MB of stdout, then stderr", "os.write(1, b'a' * 3_000_000 + b'\\n'); os.write(2, b'b\\n')", "out a×3000000|err b", 10},
+		{"3 MB of stderr, then stdout", "os.write(2, b'a' * 3_000_000 + b'\\n'); os.write(1, b'b\\n')", "err a×3000000|out b", 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range tc.times {
+				r := execute(t, p, context.Background(), tc.code+"\nNone")
+				if r.err != nil || r.done.Status != frames.StatusOK {
+					t.Fatalf("done = %+v, err = %v", r.done, r.err)
+				}
+				var got []string
+				var text strings.Builder
+				typ := frames.Type(0)
+				flush := func() { // a stream's text, its long lines told by length
+					for _, line := range strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n") {
+						if len(line) > 10 && strings.Count(line, line[:1]) == len(line) {
+							line = fmt.Sprintf("%s×%d", line[:1], len(line))
+						}
+						got = append(got, strings.TrimPrefix(typ.String(), "std")+" "+line)
+					}
+					text.Reset()
+				}
+				for _, f := range r.frames {
+					if f.Type == frames.TypeStdout || f.Type == frames.TypeStderr {
+						if f.Type != typ && text.Len() > 0 {
+							flush()
+						}
+						typ = f.Type
+						text.WriteString(f.Data)
+					}
+				}
+				flush()
+				if strings.Join(got, "|") != tc.want {
+					t.Fatalf("cell %d: output %q, want %q", i, got, strings.Split(tc.want, "|"))
+				}
+			}
+		})
 	}
 }

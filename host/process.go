@@ -36,6 +36,7 @@ type Process struct {
 	reqW             *os.File  // fd 0 of the child, write end
 	req              io.Writer // writes reqW (raw system calls on Linux: rawio)
 	outR, errR, frR  *os.File  // fds 1, 2, 3 of the child, read ends
+	wakeRaw          func()    // ends the ordered reader of fd 1 and 2 once their pipes are closed (order_linux.go), or nil
 	events           chan event
 	batches          chan []frames.Frame // evFrames' arrays, back from the pump for reuse
 	out              chan frames.Frame   // the running cell's frames (pump.go, cell)
@@ -295,6 +296,9 @@ func (p *Process) waitChild() {
 	t.Stop()
 	for _, f := range []*os.File{p.outR, p.errR, p.frR, p.reqW} {
 		_ = f.Close()
+	}
+	if p.wakeRaw != nil {
+		p.wakeRaw()
 	}
 }
 

@@ -105,16 +105,9 @@ func start(ctx context.Context, o Options, boot runner.Boot) (*Process, error) {
 		exited:   make(chan struct{}),
 		pumpDone: make(chan struct{}),
 	}
-	goroutines := 5
-	if o.MergeStderr {
-		goroutines = 4 // no fd 2 pipe to read
-	}
-	p.wg.Add(goroutines)
+	p.startRawReaders() // before waitChild, which closes what they read
+	p.wg.Add(3)
 	go p.waitChild()
-	go p.readRaw(1, p.outR)
-	if !o.MergeStderr {
-		go p.readRaw(2, p.errR)
-	}
 	go p.readFrames()
 	go p.pump()
 	if err := p.awaitReady(ctx); err != nil {

@@ -82,62 +82,95 @@ func (p *Process) handedOn(fd int) {
 	}
 }
 
-// readRaw turns fd 1 or fd 2 into one event per read, its text and marks,
-// until the pipe ends or is closed. A read that is text alone is lent to
-// the pump as it was read (chunks.go); the next read then takes another
-// chunk, after the read was handed on (rawState), since it may wait for one.
+// rawStream is fd 1 or fd 2 as its reader sees it: the scanner that finds
+// its marks, the chunks it reads into and the bytes it carries from one
+// read to the next. A read that is text alone is lent to the pump as it was
+// read (chunks.go); the next read then takes another chunk, after the read
+// was handed on (rawState), since it may wait for one.
+type rawStream struct {
+	p     *Process
+	fd    int
+	sc    *markScanner
+	pool  *chunks
+	ci    int
+	buf   []byte // nil once lent
+	segs  []segment
+	carry [maxCarry]byte // a lent read's kept bytes
+	bulk  bool           // the last read was large
+	keep  int            // bytes carried from the last read: a partial mark or rune
+}
+
+func (p *Process) newRawStream(fd int) *rawStream {
+	return &rawStream{p: p, fd: fd, sc: newMarkScanner(p.nonce), pool: p.chunks[fd]}
+}
+
+// buffer is where the next read goes: a chunk, behind the carried bytes.
+// It waits for a chunk when all are lent.
+func (s *rawStream) buffer() []byte {
+	if s.buf == nil {
+		s.ci, s.buf = s.pool.take(s.bulk)
+		copy(s.buf, s.carry[:s.keep])
+	}
+	return s.buf[s.keep:]
+}
+
+// got hands on a read of n bytes into buffer(): its text and marks, in
+// order, as one event.
+func (s *rawStream) got(n int) {
+	s.bulk = n >= firstChunk/2
+	if n == 0 {
+		return
+	}
+	data := s.buf[:s.keep+n]
+	var segs []segment
+	segs, s.keep = s.sc.split(data, s.segs[:0])
+	s.segs = segs
+	switch {
+	case len(segs) == 1 && !segs[0].isMark && &segs[0].text[0] == &s.buf[0] && s.keep <= maxCarry:
+		copy(s.carry[:], data[len(data)-s.keep:])
+		s.p.events <- event{kind: evText, fd: s.fd, text: s.pool.lend(s.ci, len(segs[0].text))}
+		s.buf = nil
+	case len(segs) > 0:
+		parts := make([]part, len(segs))
+		for i, sg := range segs {
+			parts[i] = part{mark: sg.isMark, text: sg.mark}
+			if !sg.isMark {
+				parts[i].text = string(sg.text)
+			}
+		}
+		s.p.events <- event{kind: evRead, fd: s.fd, parts: parts}
+	}
+	if s.buf != nil {
+		copy(s.buf, data[len(data)-s.keep:])
+	}
+}
+
+// end hands on the carried bytes, which are text at the end of the stream,
+// and the end.
+func (s *rawStream) end() {
+	if s.keep > 0 {
+		rest := s.carry[:s.keep]
+		if s.buf != nil {
+			rest = s.buf[:s.keep]
+		}
+		s.p.events <- event{kind: evText, fd: s.fd, text: string(rest)}
+	}
+	s.p.raw[s.fd].busy.Store(false)
+	s.p.events <- event{kind: evEOF, fd: s.fd}
+}
+
+// readRaw turns fd 1 or fd 2 alone into one event per read, its text and
+// marks, until the pipe ends or is closed: fd 1 merged (fd 2 is its pipe),
+// and both where there is no ordered reader (order_other.go).
 func (p *Process) readRaw(fd int, f *os.File) {
 	defer p.wg.Done()
-	sc := newMarkScanner(p.nonce)
-	pool := p.chunks[fd]
-	var (
-		ci    int
-		buf   []byte // nil once lent
-		segs  []segment
-		carry [maxCarry]byte // a lent read's kept bytes
-		bulk  bool           // the last read was large
-	)
-	keep := 0 // bytes carried from the last read: a partial mark or rune
+	s := p.newRawStream(fd)
 	read := p.rawReader(fd, f)
 	for {
-		if buf == nil {
-			ci, buf = pool.take(bulk)
-			copy(buf, carry[:keep])
-		}
-		n, err := read(buf[keep:])
-		bulk = n >= firstChunk/2
-		if n > 0 {
-			data := buf[:keep+n]
-			segs, keep = sc.split(data, segs[:0])
-			switch {
-			case len(segs) == 1 && !segs[0].isMark && &segs[0].text[0] == &buf[0] && keep <= maxCarry:
-				copy(carry[:], data[len(data)-keep:])
-				p.events <- event{kind: evText, fd: fd, text: pool.lend(ci, len(segs[0].text))}
-				buf = nil
-			case len(segs) > 0:
-				parts := make([]part, len(segs))
-				for i, s := range segs {
-					parts[i] = part{mark: s.isMark, text: s.mark}
-					if !s.isMark {
-						parts[i].text = string(s.text)
-					}
-				}
-				p.events <- event{kind: evRead, fd: fd, parts: parts}
-			}
-			if buf != nil {
-				copy(buf, data[len(data)-keep:])
-			}
-		}
+		n, err := read(s.buffer())
+		s.got(n)
 		if err != nil {
-			if keep > 0 {
-				rest := carry[:keep]
-				if buf != nil {
-					rest = buf[:keep]
-				}
-				p.events <- event{kind: evText, fd: fd, text: string(rest)}
-			}
-			p.raw[fd].busy.Store(false)
-			p.events <- event{kind: evEOF, fd: fd}
+			s.end()
 			return
 		}
 		p.handedOn(fd)
