@@ -9,8 +9,8 @@ import (
 )
 
 // orderCells write a line to stdout and then one to stderr, raw (no
-// marks between them): each must be recorded in that order by serve and
-// by nb run, as ipykernel mostly records it (host/doc.go, "Order of
+// marks between them): each must be recorded in that order by serve, by
+// run --session and by nb run, as ipykernel mostly records it (host/doc.go, "Order of
 // stdout and stderr").
 var orderCells = []string{
 	"import os\nos.write(1, b'a\\n'); os.write(2, b'b\\n')\nNone",
@@ -42,12 +42,23 @@ func TestRawWritesKeepOrder(t *testing.T) {
 			}
 		}
 	})
+	t.Run("run --session", func(t *testing.T) {
+		// The background process's streams, written by run to one pipe.
+		h := newDaemonHome(t)
+		for i := range rounds / 3 {
+			for _, code := range orderCells {
+				stdout, stderr, status := runCaptured(t, h.cmd("run", "--session", "s", "-c", code), true)
+				if status != 0 || stdout != "a\nb\n" {
+					t.Fatalf("round %d, cell %q: exit %d, output %q (stderr %q), want %q", i, code, status, stdout, stderr, "a\nb\n")
+				}
+			}
+		}
+	})
 	t.Run("nb run", func(t *testing.T) {
 		dir := t.TempDir()
 		in, out := filepath.Join(dir, "order.ipynb"), filepath.Join(dir, "out.ipynb")
 		var cells []string
 		for range rounds / 3 { // nb run writes the notebook after every cell
-
 			cells = append(cells, orderCells...)
 		}
 		writeNotebook(t, in, cells...)
