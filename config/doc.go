@@ -7,9 +7,11 @@
 //     user's home in the password database), made absolute (a relative
 //     HOME too, against the working directory). A missing home
 //     is created 0700: an EVALHOST_HOME with what is missing above it,
-//     ~/.evalhost only in a user's home that exists (a HOME that does not,
-//     as system users' /nonexistent, is [ErrNoHome], saying to set
-//     EVALHOST_HOME: root made it). A home, or its modules directory, that is not owned
+//     ~/.evalhost by one mkdir in a user's home that exists, never the
+//     home or a directory above it (a HOME that does not exist, as system
+//     users' /nonexistent, or that goes or becomes a link to nowhere
+//     while Home looks, is [ErrNoHome], saying to set EVALHOST_HOME: root
+//     made it, with its parents). A home, or its modules directory, that is not owned
 //     by the effective user or is writable by group or others is refused
 //     with an [*UnsafeDirError] ([ErrUnsafe]) naming the path, what is
 //     wrong and the fix, as ssh refuses a loose ~/.ssh; so is a home that

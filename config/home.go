@@ -40,7 +40,8 @@ func (e *UnsafeDirError) Unwrap() error { return ErrUnsafe }
 // managed venv, artifacts and gateway files: $EVALHOST_HOME, else
 // ~/.evalhost, where ~ is $HOME or, when HOME is unset, the user's home in
 // the password database. The path is absolute. A missing home is created
-// 0700 (~/.evalhost only in a ~ that exists); an existing one, and its modules directory, must pass [CheckDir],
+// 0700 (~/.evalhost by one mkdir in a ~ that exists, nothing above it; an
+// EVALHOST_HOME with what is missing above it); an existing one, and its modules directory, must pass [CheckDir],
 // and no directory above it may let another user replace it (owned by
 // someone other than the user or root, or world-writable without the sticky
 // bit), nor may a symbolic link on the way belong to another user.
@@ -51,16 +52,8 @@ func Home() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if from != "" {
-		// ~/.evalhost is made in the user's home, never the home itself:
-		// a HOME that is not there (/nonexistent, as system users have)
-		// is no home, and root would have made it.
-		if err := homeExists(filepath.Dir(home), from); err != nil {
-			return "", err
-		}
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return "", fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
+	if err := makeHome(home, from); err != nil {
+		return "", err
 	}
 	if err := CheckDir(home, "evalhost home"); err != nil {
 		return "", err
@@ -121,22 +114,48 @@ func userHome() (dir, from string, err error) {
 	return u.HomeDir, "the password database", nil
 }
 
-// homeExists refuses a user's home (from names where it came from) that
-// is not a directory: evalhost makes its own home in it, not it.
-func homeExists(dir, from string) error {
+// makeHome creates a missing home 0700. An EVALHOST_HOME (from "") is
+// made with what is missing above it: the user named it. ~/.evalhost is
+// one mkdir in the user's home (from names where that came from), never
+// the home or what is above it: a home that is not there (/nonexistent, as
+// system users have), or that went (or became a link to nowhere) between
+// a look and a mkdir, is no home, and root would have made it.
+func makeHome(home, from string) error {
+	if from == "" {
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			return fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
+		}
+		return nil
+	}
+	beforeMakeHome(home)
+	err := os.Mkdir(home, 0o700)
+	switch {
+	case err == nil || errors.Is(err, fs.ErrExist):
+		return nil // what is there is judged next
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return noHome(filepath.Dir(home), from)
+	}
+	return fmt.Errorf("create evalhost home %s: %w; set EVALHOST_HOME to a directory of your own", home, err)
+}
+
+// beforeMakeHome lets a test change the user's home just before
+// ~/.evalhost is made in it.
+var beforeMakeHome = func(home string) {}
+
+// noHome is the refusal of a user's home (from names where it came from)
+// that ~/.evalhost could not be made in: it is not there, or not a
+// directory. It says which, as a look now finds it.
+func noHome(dir, from string) error {
+	what := "does not exist"
 	st, err := os.Stat(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		err = errors.New("does not exist")
 	case err == nil && !st.IsDir():
-		err = errors.New("is not a directory")
-	case err == nil:
-		return nil
-	default:
-		err = fmt.Errorf("cannot be read (%w)", err)
+		what = "is not a directory"
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		what = fmt.Sprintf("cannot be read (%v)", err)
 	}
-	return fmt.Errorf("%w: your home directory %s (from %s) %v, and evalhost does not make it; set EVALHOST_HOME to a private directory",
-		ErrNoHome, dir, from, err)
+	return fmt.Errorf("%w: your home directory %s (from %s) %s, and evalhost does not make it; set EVALHOST_HOME to a private directory",
+		ErrNoHome, dir, from, what)
 }
 
 // CheckDir refuses a directory evalhost would run code from when it is not

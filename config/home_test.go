@@ -243,6 +243,14 @@ func TestHomeMissingUserHomeRefuses(t *testing.T) {
 	}{
 		{"missing", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nonexistent") }},
 		{"missing deeper", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no", "such") }},
+		{"a link to nowhere", func(t *testing.T) string {
+			dir := t.TempDir()
+			link := filepath.Join(dir, "home")
+			if err := os.Symlink(filepath.Join(dir, "no", "such"), link); err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}},
 		{"a file", func(t *testing.T) string {
 			f := filepath.Join(t.TempDir(), "file")
 			if err := os.WriteFile(f, nil, 0o600); err != nil {
@@ -262,6 +270,54 @@ func TestHomeMissingUserHomeRefuses(t *testing.T) {
 			}
 			if _, err := os.Lstat(filepath.Join(home, ".evalhost")); !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				t.Fatalf("Home made %s/.evalhost: %v", home, err)
+			}
+		})
+	}
+}
+
+// A user's home that goes, or becomes a link to nowhere, between Home's
+// finding it and the making of ~/.evalhost gets nothing made: Home looked
+// for the home, then made ~/.evalhost with MkdirAll, which made the home
+// again (as root, with its parents). One mkdir in the home leaves the
+// race nothing to make. EVALHOST_HOME is still made with its parents.
+func TestHomeGoneBeforeMkdirMakesNothing(t *testing.T) {
+	tests := []struct {
+		name  string
+		swap  func(t *testing.T, home string) // what happens to HOME before the mkdir
+		gone  string                          // HOME's path relative to the test's dir, which must not be there
+		check string                          // what must not exist after, relative to the test's dir
+	}{
+		{"removed", func(t *testing.T, home string) {
+			if err := os.RemoveAll(filepath.Dir(home)); err != nil {
+				t.Fatal(err)
+			}
+		}, "parent/user", "parent"},
+		{"a link to nowhere", func(t *testing.T, home string) {
+			if err := os.Remove(home); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(filepath.Dir(home), "no", "such"), home); err != nil {
+				t.Fatal(err)
+			}
+		}, "parent/user", "parent/no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home := filepath.Join(dir, tt.gone)
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", home)
+			t.Setenv("EVALHOST_HOME", "")
+			beforeMakeHome = func(string) { tt.swap(t, home) }
+			t.Cleanup(func() { beforeMakeHome = func(string) {} })
+			got, err := Home()
+			if !errors.Is(err, ErrNoHome) || !strings.Contains(err.Error(), home+" (from HOME) does not exist") || !strings.Contains(err.Error(), "set EVALHOST_HOME") {
+				t.Fatalf("Home() = %q, %v; want ErrNoHome saying %s does not exist and to set EVALHOST_HOME", got, err, home)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, tt.check)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("Home made %s: %v", filepath.Join(dir, tt.check), err)
 			}
 		})
 	}
