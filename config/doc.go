@@ -47,7 +47,15 @@
 //   - [ArtifactStore] is the spill store: $PI_ARTIFACTS_DIR, else
 //     <home>/artifacts, which (only) is pruned of week-old artifacts and
 //     kept under $EVALHOST_ARTIFACTS_MAX; a bad value of that is an error.
-//   - [Sessions] puts them together into a sessions.Config.
+//     A missing PI_ARTIFACTS_DIR is made (0700) at the first spill as
+//     ~/.evalhost is, by one mkdir in a directory that exists, never with
+//     what is above it: one whose parent is missing (or that is a file,
+//     or a link to nothing) is an error, as EVALHOST_HOME's problems are.
+//     It differs from EVALHOST_HOME, made with its parents, as the user's
+//     HOME does: it is the user's directory (never pruned, its modes
+//     kept), which an agent's host names and has made, not evalhost's.
+//   - [Sessions] puts them together into a sessions.Config; a bad value
+//     is its error.
 //
 // Every function reads the environment when called; nothing is cached.
 package config

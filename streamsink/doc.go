@@ -54,7 +54,13 @@
 // user's files into, when another user could swap what is in it: owned by
 // someone other than the user or root, writable by others without the
 // sticky bit, a link of another user's or under a directory of theirs
-// (package trustdir's WriteDir). A refused directory is a notice, as an
+// (package trustdir's WriteDir). A missing user's directory is made 0700,
+// as ~/.evalhost is, by one mkdir in a directory that exists (judged
+// first, trustdir's MakeIn), never with what is above it: its parent
+// missing is a mistake to report, not a path to make (as root, a
+// /nonexistent/... made a system user's home). [StoreFromEnv] refuses such
+// a $PI_ARTIFACTS_DIR up front ([CheckUserDir]: the variable, its value,
+// what is missing and the mkdir that mends it). A refused directory is a notice, as an
 // unwritable one is; either names the path as trustdir.Shown prints it
 // (quoted when it holds a newline, an escape or another character that is
 // not printable), since another user may have chosen the name.

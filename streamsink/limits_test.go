@@ -325,6 +325,16 @@ func TestHumanBytes(t *testing.T) {
 
 func TestStoreFromEnv(t *testing.T) {
 	home := t.TempDir()
+	mine := t.TempDir()
+	file := filepath.Join(mine, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nowhere := filepath.Join(mine, "link")
+	if err := os.Symlink(filepath.Join(mine, "no", "such"), nowhere); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(mine, "no", "such")
 	tests := []struct {
 		name, artifacts, max string
 		wantDir              string
@@ -338,7 +348,18 @@ func TestStoreFromEnv(t *testing.T) {
 		// artifacts a user meant to keep.
 		{"bad cap", "", "big", "", StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="big": want a size such as 1073741824 (bytes), 512M or 2G, or 0 for no cap (the most the artifacts directory holds; default 1.0 GiB): set it so, or unset it`},
 		{"negative cap", "", "-1", "", StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="-1": want a size`},
-		{"user's directory", "/somewhere/mine", "", "/somewhere/mine", StoreOptions{UserDir: true}, ""},
+		{"user's directory", mine, "", mine, StoreOptions{UserDir: true}, ""},
+		{"user's directory to make", filepath.Join(mine, "new"), "", filepath.Join(mine, "new"), StoreOptions{UserDir: true}, ""},
+		// Refused, no store: the first spill would not make it (as root,
+		// /nonexistent/... was made with its parents), and every spill's
+		// notice would say so where the command could say it once.
+		{"user's directory in a missing one", missing, "", "", StoreOptions{},
+			`PI_ARTIFACTS_DIR="` + missing + `": want a directory, or one evalhost can make in a directory that exists (` + filepath.Dir(missing) +
+				` does not exist; evalhost makes the artifacts directory alone, never what is above it): make it (mkdir -p ` + missing +
+				`), or unset it to keep spilled output in ` + filepath.Join(home, "artifacts")},
+		{"user's directory a file", file, "", "", StoreOptions{}, `PI_ARTIFACTS_DIR="` + file + `": want a directory, or one evalhost can make in a directory that exists (` + file + ` is not a directory;`},
+		{"user's directory in a file", filepath.Join(file, "a"), "", "", StoreOptions{}, `(` + file + ` is not a directory;`},
+		{"user's directory a link to nowhere", nowhere, "", "", StoreOptions{}, `(` + nowhere + ` is a symbolic link to ` + missing + `, which does not exist;`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,9 @@ type StoreOptions struct {
 	// nothing), and its mode is left as it is, but a directory that another
 	// user owns (root aside), that others may write without the sticky bit,
 	// or that is a link of another user's or under a directory of theirs is
-	// refused, since they could replace or plant artifacts. Without UserDir
+	// refused, since they could replace or plant artifacts. A missing one
+	// is made 0700 by one mkdir, in a directory that exists and would pass
+	// as one above it, never with what is above it. Without UserDir
 	// the store owns the directory: it is
 	// created 0700, an existing one the user owns is tightened to 0700, and
 	// one owned by another user is refused.
@@ -97,18 +99,23 @@ func ArtifactsDir(home string) string {
 // StoreFromEnv returns the store evalhost uses: $PI_ARTIFACTS_DIR as a
 // UserDir when set, else home/artifacts, with MaxTotal from
 // $EVALHOST_ARTIFACTS_MAX ("512M", "2G", a byte count; "0" for no cap). It
-// touches nothing on disk: an own directory's limits are enforced as each
+// writes nothing on disk: an own directory's limits are enforced as each
 // artifact finishes, and by [Store.Enforce], which a long-lived process
-// calls as it starts. Opening is thus free for a command that never
+// calls as it starts. Opening is thus cheap for a command that never
 // spills: listing a week of artifacts cost every `run` milliseconds.
 // A bad cap is an error naming the variable, its value and what it takes,
 // and no store: a cap decides which of the user's outputs go, so a typo
-// is not taken for the default.
+// is not taken for the default. So is a $PI_ARTIFACTS_DIR that is not a
+// directory and that the first spill could not make by one mkdir
+// ([CheckUserDir]: a stat or two), found now rather than as each spill's
+// notice.
 func StoreFromEnv(home string) (*Store, error) {
 	var o StoreOptions
 	dir := os.Getenv("PI_ARTIFACTS_DIR")
 	if o.UserDir = dir != ""; !o.UserDir {
 		dir = filepath.Join(home, "artifacts")
+	} else if err := CheckUserDir(dir, home); err != nil {
+		return nil, err
 	}
 	if v := os.Getenv(MaxTotalEnv); v != "" {
 		n, err := parseSize(v)

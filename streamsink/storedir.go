@@ -3,9 +3,12 @@ package streamsink
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
 )
@@ -26,11 +29,11 @@ var ErrUnsafeDir = errors.New("streamsink: unsafe artifacts directory")
 // artifact for their own file. A refusal prints the path as trustdir.Shown
 // does: a name another user chose may hold a newline or an escape.
 func prepareDir(dir string, userDir bool) error {
+	if userDir {
+		return prepareUserDir(dir)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
-	}
-	if userDir {
-		return judgeUserDir(dir)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -50,10 +53,96 @@ func prepareDir(dir string, userDir bool) error {
 	return nil
 }
 
+// prepareUserDir makes a missing $PI_ARTIFACTS_DIR (0700) and judges it.
+// It is made as ~/.evalhost is, by one mkdir in a directory that exists
+// ([CheckUserDir]), never with what is above it: a named directory whose
+// parent is missing is a mistake (a HOME of /nonexistent under it, a
+// typo), and root would make it. The parent is judged first
+// (trustdir.MakeIn), so nothing is made where it would be refused.
+func prepareUserDir(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		if err := CheckUserDir(dir, ""); err != nil {
+			return fmt.Errorf("streamsink: artifacts directory: %w", err)
+		}
+		if _, err := trustdir.MakeIn(dir); err != nil {
+			return userDirRefusal(dir, err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("streamsink: artifacts directory: %w", trustdir.ShownError(err))
+		}
+	}
+	return judgeUserDir(dir)
+}
+
+// CheckUserDir refuses a $PI_ARTIFACTS_DIR dir that is not a directory
+// and cannot be made one by a mkdir: its parent does not exist or is not
+// a directory, it is a file, or a symbolic link to nothing. The error
+// names the variable and its value and says what to do; home ("" for
+// none) is where the artifacts go without the variable. It only looks:
+// what it cannot look at (a parent it may not search) is left to the
+// first spill, whose notice says what failed.
+func CheckUserDir(dir, home string) error {
+	what := userDirProblem(dir)
+	if what == "" {
+		return nil
+	}
+	instead := "unset it to keep spilled output in evalhost's home"
+	if home != "" {
+		instead = "unset it to keep spilled output in " + trustdir.Shown(filepath.Join(home, "artifacts"))
+	}
+	return fmt.Errorf("PI_ARTIFACTS_DIR=%q: want a directory, or one evalhost can make in a directory that exists (%s; "+
+		"evalhost makes the artifacts directory alone, never what is above it): make it (mkdir -p %s), or %s",
+		dir, what, trustdir.ShellQuote(dir), instead)
+}
+
+// userDirProblem says why dir is not a directory and cannot be made one
+// by a mkdir; "" when it is, or can, or a look cannot tell.
+func userDirProblem(dir string) string {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return ""
+	case err == nil:
+		return trustdir.Shown(dir) + " is not a directory"
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return ""
+	}
+	if target, err := os.Readlink(dir); err == nil {
+		return missing(dir, target)
+	}
+	parent := filepath.Dir(dir)
+	fi, err = os.Stat(parent)
+	switch {
+	case err == nil && fi.IsDir():
+		return ""
+	case err == nil:
+		return trustdir.Shown(parent) + " is not a directory"
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		target, _ := os.Readlink(parent)
+		return missing(parent, target)
+	}
+	return ""
+}
+
+// missing says that p, a symbolic link to target ("" for none), does not
+// lead to anything.
+func missing(p, target string) string {
+	if target == "" {
+		return trustdir.Shown(p) + " does not exist"
+	}
+	return trustdir.Shown(p) + " is a symbolic link to " + trustdir.Shown(target) + ", which does not exist"
+}
+
 // judgeUserDir refuses a $PI_ARTIFACTS_DIR another user could swap
 // artifacts in, saying why and what to do.
 func judgeUserDir(dir string) error {
 	_, err := trustdir.WriteDir(dir)
+	return userDirRefusal(dir, err)
+}
+
+// userDirRefusal is err, a judgement of $PI_ARTIFACTS_DIR dir (or of the
+// directory it is to be made in), as the store gives it: nil for none.
+func userDirRefusal(dir string, err error) error {
 	var e *trustdir.Error
 	switch {
 	case err == nil:

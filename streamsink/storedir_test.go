@@ -96,3 +96,79 @@ func TestStoreRefusalShowsPath(t *testing.T) {
 		}
 	}
 }
+
+// TestUserDirMadeByOneMkdir: a missing $PI_ARTIFACTS_DIR is made 0700 at
+// the first spill only in a directory that exists and would pass as one
+// above it; nothing above it is ever made (MkdirAll made a missing parent
+// too, as root /nonexistent/...), nor is it made in a directory another
+// user could swap it in. The spill's notice says why.
+func TestUserDirMadeByOneMkdir(t *testing.T) {
+	tests := []struct {
+		name    string
+		root    bool                                   // needs root to give files away
+		setup   func(t *testing.T, base string) string // returns PI_ARTIFACTS_DIR
+		refused string                                 // "" when it is made
+		absent  func(base string) string               // what must not exist after a refusal
+	}{
+		{"in a directory that exists", false, func(t *testing.T, base string) string { return filepath.Join(base, "artifacts") }, "", nil},
+		{"in a missing directory", false, func(t *testing.T, base string) string { return filepath.Join(base, "nonexistent", "artifacts") },
+			"nonexistent does not exist", func(base string) string { return filepath.Join(base, "nonexistent") }},
+		{"in a link to nowhere", false, func(t *testing.T, base string) string {
+			if err := os.Symlink(filepath.Join(base, "gone"), filepath.Join(base, "link")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(base, "link", "artifacts")
+		}, "gone, which does not exist", func(base string) string { return filepath.Join(base, "gone") }},
+		{"in one everyone may write", false, func(t *testing.T, base string) string {
+			open := filepath.Join(base, "open")
+			if err := os.Mkdir(open, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(open, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(open, "artifacts")
+		}, "above it is writable by everyone (mode 0777) without the sticky bit", func(base string) string { return filepath.Join(base, "open", "artifacts") }},
+		{"in another user's", true, func(t *testing.T, base string) string {
+			theirs := filepath.Join(base, "theirs")
+			if err := os.Mkdir(theirs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(theirs, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(theirs, "artifacts")
+		}, "above it is owned by uid 4242", func(base string) string { return filepath.Join(base, "theirs", "artifacts") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root && os.Getuid() != 0 {
+				t.Skip("needs root to give a directory to another user")
+			}
+			base := t.TempDir()
+			dir := tt.setup(t, base)
+			st := NewStoreWith(dir, StoreOptions{UserDir: true})
+			f, _, err := st.Create("eval.log")
+			if tt.refused == "" {
+				if err != nil {
+					t.Fatalf("Create = %v, want %s made", err, dir)
+				}
+				f.Close()
+				if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+					t.Fatalf("%s: %v, %v; want a 0700 directory", dir, fi, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.refused) {
+				t.Fatalf("Create = %v, want a refusal saying %q", err, tt.refused)
+			}
+			if _, err := os.Lstat(tt.absent(base)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("%s was made: %v", tt.absent(base), err)
+			}
+			d := spillOnce(t, st, 1000)
+			if d.ArtifactID != "" || !slices.ContainsFunc(d.Notices, func(n string) bool { return strings.Contains(n, tt.refused) }) {
+				t.Errorf("a sink on a refused directory: artifact %q, notices %q", d.ArtifactID, d.Notices)
+			}
+		})
+	}
+}

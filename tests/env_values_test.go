@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +19,9 @@ func TestBadEnvValueRefused(t *testing.T) {
 	h := newDaemonHome(t)
 	nb := filepath.Join(t.TempDir(), "n.ipynb")
 	writeNotebook(t, nb, "print('ran')")
+	// A PI_ARTIFACTS_DIR whose parent is missing: the first spill would
+	// have made both (as root, /nonexistent/...), now it makes neither.
+	noArtifacts := "PI_ARTIFACTS_DIR=" + filepath.Join(t.TempDir(), "nonexistent", "artifacts")
 	cases := []struct {
 		name, env string
 		args      []string
@@ -36,6 +41,12 @@ func TestBadEnvValueRefused(t *testing.T) {
 		// (else it ends at once, having served nothing).
 		{"daemon serve, EVALHOST_DAEMON_IDLE", `EVALHOST_DAEMON_IDLE=bogus`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 		{"daemon serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+		{"run, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run --session, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"nb run, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},
+		{"serve, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"serve"}, "evalhost serve"},
+		{"mcp, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"mcp"}, "evalhost mcp"},
+		{"daemon serve, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,6 +57,11 @@ func TestBadEnvValueRefused(t *testing.T) {
 			want := c.said + ": " + name + `="` + value + `": want `
 			if code != 2 || out != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line %q…", code, out, stderr, want)
+			}
+			if name == "PI_ARTIFACTS_DIR" {
+				if _, err := os.Lstat(filepath.Dir(value)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s was made: %v", filepath.Dir(value), err)
+				}
 			}
 		})
 	}

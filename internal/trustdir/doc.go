@@ -79,7 +79,10 @@
 //   - [WriteDir] judges a directory the user's files are created in: a
 //     directory owned by the user or root that others may write only with
 //     the sticky bit (then they can add names, which the caller's O_EXCL
-//     creates step around, but not replace the user's files).
+//     creates step around, but not replace the user's files). [MakeIn]
+//     judges the directory one is to be made in as WriteDir judges it
+//     once made (passed through), so nothing is made where it would be
+//     refused.
 //   - A refusal is an [*Error] (matching [ErrUntrusted]) that names the
 //     path judged, where on the way the problem is and what it is; its
 //     Reason reads after "refusing X: ", and Fix is the command that

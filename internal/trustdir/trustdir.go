@@ -499,6 +499,28 @@ func Opened(path string, fi fs.FileInfo, m Mark) error {
 	return nil
 }
 
+// MakeIn judges the directory path is to be made in (path's parent), as
+// [WriteDir] judges it once path is made: a directory passed through,
+// owned by the user or root, that everyone may write only with the
+// sticky bit, on a way no one else controls. A refusal names path, the
+// parent as "above it". It returns what the parent resolves to; a parent
+// that is missing is an error matching fs.ErrNotExist.
+func MakeIn(path string) (Found, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Found{}, err
+	}
+	w := newWalker(path, nil)
+	dir, fi, err := w.start(filepath.Dir(abs), Above)
+	if err != nil {
+		return Found{}, err
+	}
+	if err := w.passed(dir, fi); err != nil {
+		return Found{}, err
+	}
+	return Found{Real: dir, Info: fi}, nil
+}
+
 // WriteDir judges dir, a directory the user's files are created in: the
 // way to it, and dir itself, a directory owned by the user or root that
 // others may write only with the sticky bit.

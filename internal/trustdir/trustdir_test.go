@@ -364,6 +364,62 @@ func TestWriteDir(t *testing.T) {
 	}
 }
 
+// TestMakeIn: the directory a path is to be made in is judged as WriteDir
+// judges it once the path is made (passed through), and the refusal names
+// the path: nothing is made where it would then be refused.
+func TestMakeIn(t *testing.T) {
+	needRoot(t)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root string) string // the path to make
+		want  *want
+	}{
+		{"in own", func(t *testing.T, root string) string {
+			return filepath.Join(mkdir(t, filepath.Join(root, "p"), 0o755, pretend), "d")
+		}, nil},
+		{"in own, group-writable", func(t *testing.T, root string) string {
+			return filepath.Join(mkdir(t, filepath.Join(root, "p"), 0o775, pretend), "d")
+		}, nil},
+		{"in root's sticky and open (/tmp)", func(t *testing.T, root string) string {
+			return filepath.Join(mkdir(t, filepath.Join(root, "p"), 0o777|fs.ModeSticky, 0), "d")
+		}, nil},
+		{"in own open without sticky", func(t *testing.T, root string) string {
+			return filepath.Join(mkdir(t, filepath.Join(root, "p"), 0o777, pretend), "d")
+		}, &want{"p", Above, OpenToAll, "the directory " + "%ROOT%/p above it is writable by everyone (mode 0777) without the sticky bit"}},
+		{"in another user's", func(t *testing.T, root string) string {
+			return filepath.Join(mkdir(t, filepath.Join(root, "p"), 0o755, nobody), "d")
+		}, &want{"p", Above, Owned, "above it is owned by uid 65534"}},
+		{"through another user's link", func(t *testing.T, root string) string {
+			return filepath.Join(link(t, mkdir(t, filepath.Join(root, "real"), 0o755, pretend), filepath.Join(root, "p"), nobody), "d")
+		}, &want{"p", Above, LinkOwned, "symbolic link %ROOT%/p on the way to it is owned by uid 65534"}},
+		{"in a file", func(t *testing.T, root string) string {
+			return filepath.Join(file(t, filepath.Join(root, "p"), 0o644, pretend), "d")
+		},
+			&want{"p", Above, NotDir, "not a directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			as(t, pretend)
+			root := t.TempDir()
+			path := tt.setup(t, root)
+			found, err := MakeIn(path)
+			if tt.want != nil {
+				tt.want.text = strings.ReplaceAll(tt.want.text, "%ROOT%", root)
+				if err != nil && !strings.HasPrefix(err.Error(), path+": ") {
+					t.Errorf("refusal %q does not name %s", err, path)
+				}
+			} else if found.Real != filepath.Dir(path) {
+				t.Errorf("MakeIn(%s) found %q, want its parent", path, found.Real)
+			}
+			check(t, root, err, tt.want)
+		})
+	}
+	as(t, pretend)
+	if _, err := MakeIn(filepath.Join(t.TempDir(), "no", "d")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("MakeIn in a missing directory = %v, want fs.ErrNotExist", err)
+	}
+}
+
 // TestWay: the way to a path is judged, its end is not.
 func TestWay(t *testing.T) {
 	needRoot(t)
