@@ -47,7 +47,8 @@
 //   - [ArtifactStore] is the spill store: $PI_ARTIFACTS_DIR, else
 //     <home>/artifacts, which (only) is pruned of week-old artifacts and
 //     kept under $EVALHOST_ARTIFACTS_MAX; a bad value of that is an error.
-//     A missing PI_ARTIFACTS_DIR is made (0700) at the first spill as
+//     A relative PI_ARTIFACTS_DIR is made absolute against the working
+//     directory, as EVALHOST_HOME is. A missing PI_ARTIFACTS_DIR is made (0700) at the first spill as
 //     ~/.evalhost is, by one mkdir in a directory that exists, never with
 //     what is above it: one whose parent is missing (or that is a file,
 //     or a link to nothing) is an error, as EVALHOST_HOME's problems are.

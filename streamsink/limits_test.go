@@ -335,6 +335,7 @@ func TestStoreFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(mine, "no", "such")
+	t.Chdir(mine) // for a relative PI_ARTIFACTS_DIR
 	tests := []struct {
 		name, artifacts, max string
 		wantDir              string
@@ -350,6 +351,8 @@ func TestStoreFromEnv(t *testing.T) {
 		{"negative cap", "", "-1", "", StoreOptions{}, `EVALHOST_ARTIFACTS_MAX="-1": want a size`},
 		{"user's directory", mine, "", mine, StoreOptions{UserDir: true}, ""},
 		{"user's directory to make", filepath.Join(mine, "new"), "", filepath.Join(mine, "new"), StoreOptions{UserDir: true}, ""},
+		// Absolute, as EVALHOST_HOME: the background process runs in /.
+		{"user's directory relative", "rel", "", filepath.Join(mine, "rel"), StoreOptions{UserDir: true}, ""},
 		// Refused, no store: the first spill would not make it (as root,
 		// /nonexistent/... was made with its parents), and every spill's
 		// notice would say so where the command could say it once.

@@ -88,9 +88,13 @@ func NewStore(dir string) *Store { return &Store{dir: dir} }
 // NewStoreWith returns a store for dir with the given options.
 func NewStoreWith(dir string, o StoreOptions) *Store { return &Store{dir: dir, opt: o} }
 
-// ArtifactsDir returns $PI_ARTIFACTS_DIR if set, else home/artifacts.
+// ArtifactsDir returns $PI_ARTIFACTS_DIR if set (made absolute against
+// the working directory, as [StoreFromEnv] takes it), else home/artifacts.
 func ArtifactsDir(home string) string {
 	if d := os.Getenv("PI_ARTIFACTS_DIR"); d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			return abs
+		}
 		return d
 	}
 	return filepath.Join(home, "artifacts")
@@ -108,7 +112,10 @@ func ArtifactsDir(home string) string {
 // is not taken for the default. So is a $PI_ARTIFACTS_DIR that is not a
 // directory and that the first spill could not make by one mkdir
 // ([CheckUserDir]: a stat or two), found now rather than as each spill's
-// notice.
+// notice. A relative $PI_ARTIFACTS_DIR is made absolute against the
+// working directory, as EVALHOST_HOME is: a process that runs elsewhere
+// (the background process of run --session, in /) is given it so, and
+// the notice names the file where the user finds it.
 func StoreFromEnv(home string) (*Store, error) {
 	var o StoreOptions
 	dir := os.Getenv("PI_ARTIFACTS_DIR")
@@ -116,6 +123,10 @@ func StoreFromEnv(home string) (*Store, error) {
 		dir = filepath.Join(home, "artifacts")
 	} else if err := CheckUserDir(dir, home); err != nil {
 		return nil, err
+	} else if abs, err := filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("PI_ARTIFACTS_DIR=%q: %w; set it to an absolute path", dir, err)
+	} else {
+		dir = abs
 	}
 	if v := os.Getenv(MaxTotalEnv); v != "" {
 		n, err := parseSize(v)

@@ -34,3 +34,36 @@ func TestArtifactsDirOfAnotherUser(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeArtifactsDir: a relative PI_ARTIFACTS_DIR names a directory
+// in the command's cwd, for run --session as for a one-shot run: the
+// background process runs in /, where it made (as root) /NAME and spilled
+// there, and the notice named NAME/1.eval.log, which the user's cwd did
+// not hold.
+func TestRelativeArtifactsDir(t *testing.T) {
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "--session", "s"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			h := newDaemonHome(t)
+			cwd := t.TempDir()
+			name := filepath.Base(filepath.Dir(cwd)) + "-artifacts" // the test's own, in / too
+			cmd := h.cmd(append(args, "--max-output", "100", "-c", "print('x' * 5000)")...)
+			cmd.Dir = cwd
+			cmd.Env = append(cmd.Env, "PI_ARTIFACTS_DIR="+name)
+			stdout, stderr, code := runCaptured(t, cmd, false)
+			want := filepath.Join(cwd, name, "1.eval.log")
+			if code != 0 || !strings.Contains(stdout+stderr, "at "+want+"]") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want a notice naming %s", code, stdout, stderr, want)
+			}
+			if _, err := os.Stat(want); err != nil {
+				t.Errorf("the artifact is not in the cwd's %s: %v", name, err)
+			}
+			if _, err := os.Lstat(filepath.Join("/", name)); err == nil {
+				os.RemoveAll(filepath.Join("/", name))
+				t.Errorf("/%s was made", name)
+			}
+		})
+	}
+}

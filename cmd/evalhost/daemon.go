@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -237,7 +238,10 @@ func daemonMaxSessions() (int, error) {
 	return n, nil
 }
 
-// daemonCommand starts `evalhost daemon serve` for the same home.
+// daemonCommand starts `evalhost daemon serve` for the same home, and
+// the same artifacts directory: a relative PI_ARTIFACTS_DIR names one in
+// this command's directory, and the process runs in / (as root it made
+// /NAME, and its notices named a file the user could not find).
 func daemonCommand(home string) func() *exec.Cmd {
 	return func() *exec.Cmd {
 		exe, err := os.Executable()
@@ -246,6 +250,9 @@ func daemonCommand(home string) func() *exec.Cmd {
 		}
 		cmd := exec.Command(exe, "daemon", "serve")
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
+		if d := os.Getenv("PI_ARTIFACTS_DIR"); d != "" && !filepath.IsAbs(d) {
+			cmd.Env = append(cmd.Env, "PI_ARTIFACTS_DIR="+streamsink.ArtifactsDir(home))
+		}
 		cmd.Dir = "/" // hold no directory the user may want to remove
 		return cmd
 	}
