@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/evalhost/evalhost/gateway"
 	"github.com/evalhost/evalhost/gateway/shared"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -39,6 +40,9 @@ func Starters(home string, b Backend) (map[string]sessions.Starter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckGatewayURL(); err != nil {
+		return nil, err
+	}
 	starters, err := backendStarters(home, b)
 	if err != nil {
 		return nil, err
@@ -49,6 +53,26 @@ func Starters(home string, b Backend) (map[string]sessions.Starter, error) {
 		}
 	}
 	return starters, nil
+}
+
+// CheckGatewayURL refuses a PI_PYTHON_GATEWAY_URL that is not a kernel
+// gateway's address (gateway.ParseURL: http:// or https://, a host, no
+// white space, query or fragment), with an error naming the variable, its
+// value, what is wrong and what it takes; unset is fine. Only the text is
+// read: the gateway is not contacted. It is refused whichever backend is
+// chosen, as EVALHOST_ARTIFACTS_MAX is whether or not PI_ARTIFACTS_DIR
+// takes its place: a value set is meant, and a typo found when it is set
+// is not found at the first Python cell, as a failed cell (exit 1).
+func CheckGatewayURL() error {
+	v := os.Getenv("PI_PYTHON_GATEWAY_URL")
+	if v == "" {
+		return nil
+	}
+	if _, err := gateway.ParseURL(v); err != nil {
+		return fmt.Errorf("PI_PYTHON_GATEWAY_URL=%q: want a Jupyter kernel gateway's http:// or https:// address, such as http://127.0.0.1:8888 (%v): set it so, or unset it",
+			v, err)
+	}
+	return nil
 }
 
 // Resolved is the backend b chooses, BackendRunner or BackendGateway,

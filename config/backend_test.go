@@ -86,3 +86,34 @@ func TestStartersDisabledLanguage(t *testing.T) {
 		t.Fatalf("disabled Python starter: %v", err)
 	}
 }
+
+// A PI_PYTHON_GATEWAY_URL that is not a gateway's address is refused by
+// Starters, whichever backend is chosen, naming the variable, its value,
+// what is wrong and what it takes: it failed the first Python cell.
+func TestStartersRefuseBadGatewayURL(t *testing.T) {
+	tests := []struct {
+		name, url, wantErr string
+	}{
+		{"unset", "", ""},
+		{"an address", "http://127.0.0.1:8888", ""},
+		{"a base path", "https://gw.example/base/", ""},
+		{"not a URL", "not a url", `PI_PYTHON_GATEWAY_URL="not a url": want a Jupyter kernel gateway's http:// or https:// address, such as http://127.0.0.1:8888 (it holds ' ' at byte 3, and a URL holds no white space or control character (write a space as %20)): set it so, or unset it`},
+		{"ftp", "ftp://x", `PI_PYTHON_GATEWAY_URL="ftp://x": want a Jupyter kernel gateway's http:// or https:// address, such as http://127.0.0.1:8888 (its scheme is "ftp", not http or https): set it so, or unset it`},
+		{"no host", "http://", `(it has no host)`},
+		{"a space in the path", "http://gw.example/a b", `(it holds ' ' at byte 19`},
+		{"a query", "http://gw.example/?token=abc", `(it has a query (?...), which evalhost does not send: the gateway's token goes in PI_PYTHON_GATEWAY_TOKEN)`},
+	}
+	for _, tt := range tests {
+		for _, b := range []Backend{{}, {Name: BackendRunner}} {
+			t.Run(tt.name+"/"+b.Name, func(t *testing.T) {
+				t.Setenv("PI_PY", "")
+				t.Setenv("EVALHOST_BACKEND", "")
+				t.Setenv("PI_PYTHON_GATEWAY_URL", tt.url)
+				_, err := Starters(t.TempDir(), b)
+				if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+					t.Fatalf("Starters = %v, want %q", err, tt.wantErr)
+				}
+			})
+		}
+	}
+}

@@ -42,7 +42,11 @@
 //     $EVALHOST_BACKEND, else the gateway when $PI_PYTHON_GATEWAY_URL is
 //     set, else the runner; $PI_PYTHON_GATEWAY_TOKEN authenticates) and
 //     replaces the starters of languages PI_PY turned off by ones that fail
-//     every cell saying so. An unknown backend is [ErrBackend].
+//     every cell saying so. An unknown backend is [ErrBackend]. A
+//     PI_PYTHON_GATEWAY_URL that is not a gateway's address
+//     ([CheckGatewayURL], gateway.ParseURL: its text only, nothing is
+//     contacted) is an error naming the variable and its value, whichever
+//     backend is chosen.
 //     [Backend.Resolved] names the backend that rule comes to.
 //   - [ArtifactStore] is the spill store: $PI_ARTIFACTS_DIR, else
 //     <home>/artifacts, which (only) is pruned of week-old artifacts and

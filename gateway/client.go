@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Config names a gateway. The caller fills it from PI_PYTHON_GATEWAY_URL and
@@ -52,15 +54,10 @@ func NewClient(cfg Config) (*Client, error) {
 	if raw == "" {
 		return nil, errors.New("gateway url is empty: set PI_PYTHON_GATEWAY_URL to the gateway's http(s) address, e.g. http://127.0.0.1:8888")
 	}
-	u, err := url.Parse(raw)
+	u, err := ParseURL(raw)
 	if err != nil {
-		return nil, fmt.Errorf("gateway url %q is not a url (want e.g. http://127.0.0.1:8888): %w", raw, err)
+		return nil, fmt.Errorf("gateway url %q: %w; want an http:// or https:// address with a host, e.g. http://127.0.0.1:8888", raw, err)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("gateway url %q must be http:// or https:// with a host, e.g. http://127.0.0.1:8888", raw)
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawQuery, u.Fragment = "", ""
 	hc := cfg.HTTPClient
 	switch {
 	case hc != nil && cfg.VerifyConn != nil:
@@ -69,6 +66,57 @@ func NewClient(cfg Config) (*Client, error) {
 		hc = defaultHTTPClient(cfg.VerifyConn)
 	}
 	return &Client{base: u, token: cfg.Token, kernel: cfg.KernelName, kernelEnv: cfg.KernelEnv, http: hc}, nil
+}
+
+// ParseURL reads a gateway's address, as Config.URL takes it (white space
+// around it dropped): an http:// or https:// URL with a host, and a port
+// and a base path if need be; the base path loses its trailing slashes.
+// The error says what is wrong with it, in words that follow the value
+// ("it has no host"), for the caller to name where it came from. It only
+// reads the text: nothing is looked up or contacted. Refused besides what
+// is not such a URL: white space or a control character inside it (a URL
+// writes them escaped, %20), a port past 65535, and a query or fragment,
+// which no request would send (a Jupyter URL's ?token=... among them: the
+// token goes in Config.Token).
+func ParseURL(raw string) (*url.URL, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return nil, errors.New("it is empty")
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+		return nil, fmt.Errorf("it holds %q at byte %d, and a URL holds no white space or control character (write a space as %%20)", []rune(s[i:])[0], i)
+	}
+	scheme, _, found := strings.Cut(s, "://")
+	if !found {
+		return nil, errors.New("it does not start with http:// or https://")
+	}
+	if scheme = strings.ToLower(scheme); scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("its scheme is %q, not http or https", scheme)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("it is not a URL (%v)", err)
+	}
+	switch {
+	case u.Hostname() == "":
+		return nil, errors.New("it has no host")
+	case u.RawQuery != "" || u.ForceQuery:
+		return nil, errors.New("it has a query (?...), which evalhost does not send: the gateway's token goes in PI_PYTHON_GATEWAY_TOKEN")
+	case u.Fragment != "" || strings.Contains(s, "#"):
+		return nil, errors.New("it has a fragment (#...), which evalhost does not send")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("its port %s is not one from 1 to 65535", p)
+		}
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = strings.TrimRight(u.RawPath, "/")
+	return u, nil
 }
 
 // URL is the gateway's base address.

@@ -128,7 +128,10 @@
 //
 // An external gateway (PI_PYTHON_GATEWAY_URL, optional PI_PYTHON_GATEWAY_TOKEN,
 // read by the caller) is used through [NewClient]; evalhost starts and stops
-// nothing for it. It may equally be a Jupyter Enterprise Gateway, which puts
+// nothing for it. [ParseURL] is the address's check, which NewClient makes
+// and a caller may make up front (config does, naming the variable): an
+// http:// or https:// URL with a host, no white space, no query (which no
+// request would carry) and no fragment; only the text is read. It may equally be a Jupyter Enterprise Gateway, which puts
 // kernels on a cluster: the REST and websocket API are the same, and
 // Config.KernelEnv ([KernelEnvFrom]) carries the KERNEL_* values it reads,
 // KERNEL_USERNAME above all. A 401 matches [ErrUnauthorized] (the token); a

@@ -99,12 +99,30 @@ func TestFakeSocketDroppedMidCell(t *testing.T) {
 	}
 }
 
+// TestNewClientRejectsBadURLs: what ParseURL refuses, NewClient refuses,
+// saying what is wrong: a query was dropped without a word (a Jupyter
+// URL's ?token= went nowhere, and the gateway answered 403), a space in
+// the path was sent escaped, and a port past 65535 failed as a dial.
 func TestNewClientRejectsBadURLs(t *testing.T) {
 	cases := []struct{ name, url, want string }{
 		{"empty", "", "PI_PYTHON_GATEWAY_URL"},
-		{"no scheme", "127.0.0.1:8888", "is not a url"},
-		{"ws scheme", "ws://127.0.0.1:8888", "must be http:// or https://"},
-		{"no host", "http://", "must be http:// or https://"},
+		{"no scheme", "127.0.0.1:8888", "it does not start with http:// or https://"},
+		{"a word", "gateway", "it does not start with http:// or https://"},
+		{"words", "not a url", "it holds ' ' at byte 3"},
+		{"ws scheme", "ws://127.0.0.1:8888", `its scheme is "ws", not http or https`},
+		{"ftp scheme", "ftp://x", `its scheme is "ftp", not http or https`},
+		{"no host", "http://", "it has no host"},
+		{"only a port", "http://:8888", "it has no host"},
+		{"a space in the path", "http://127.0.0.1:8888/a b", "it holds ' ' at byte 23"},
+		{"a space in the host", "http://127.0 .0.1:8888", "it holds ' '"},
+		{"a tab", "http://127.0.0.1:8888/\tx", "it holds '\\t' at byte 22"},
+		{"a newline", "http://127.0.0.1:8888\n/x", "it holds '\\n' at byte 21"},
+		{"a bad port", "http://127.0.0.1:88a8", "it is not a URL (invalid port"},
+		{"a port too large", "http://127.0.0.1:99999", "its port 99999 is not one from 1 to 65535"},
+		{"a port zero", "http://127.0.0.1:0", "its port 0 is not one from 1 to 65535"},
+		{"a query", "http://127.0.0.1:8888/?token=abc", "it has a query (?...), which evalhost does not send: the gateway's token goes in PI_PYTHON_GATEWAY_TOKEN"},
+		{"an empty query", "http://127.0.0.1:8888/?", "it has a query"},
+		{"a fragment", "http://127.0.0.1:8888/#x", "it has a fragment"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +135,11 @@ func TestNewClientRejectsBadURLs(t *testing.T) {
 	c, err := NewClient(Config{URL: " https://gw.example:8443/base/ "})
 	if err != nil || c.URL() != "https://gw.example:8443/base" || c.channelsURL("k") != "wss://gw.example:8443/base/api/kernels/k/channels" {
 		t.Errorf("NewClient(base path) = %v, %v", c, err)
+	}
+	for _, ok := range []string{"http://127.0.0.1:8888", "HTTP://localhost", "https://[::1]:443/a%20b/", "http://user:pw@gw.example:8888"} {
+		if _, err := ParseURL(ok); err != nil {
+			t.Errorf("ParseURL(%q) = %v, want it taken", ok, err)
+		}
 	}
 }
 

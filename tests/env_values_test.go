@@ -41,6 +41,20 @@ func TestBadEnvValueRefused(t *testing.T) {
 		// (else it ends at once, having served nothing).
 		{"daemon serve, EVALHOST_DAEMON_IDLE", `EVALHOST_DAEMON_IDLE=bogus`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 		{"daemon serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+		// Refused up front, without a look at the network: it failed the
+		// first Python cell (exit 1), after whatever ran before it.
+		{"run, PI_PYTHON_GATEWAY_URL not a URL", "PI_PYTHON_GATEWAY_URL=not a url", []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, PI_PYTHON_GATEWAY_URL ftp", "PI_PYTHON_GATEWAY_URL=ftp://x", []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, PI_PYTHON_GATEWAY_URL no host", "PI_PYTHON_GATEWAY_URL=http://", []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, PI_PYTHON_GATEWAY_URL a space", "PI_PYTHON_GATEWAY_URL=http://127.0.0.1:8888/a b", []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, PI_PYTHON_GATEWAY_URL a query", "PI_PYTHON_GATEWAY_URL=http://127.0.0.1:8888/?token=x", []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run --backend runner, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=ftp://x", []string{"run", "--backend", "runner", "-c", "print('ran')"}, "evalhost run"},
+		{"run a shell cell, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=ftp://x", []string{"run", "--language", "sh", "-c", "echo ran"}, "evalhost run"},
+		{"run --session, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=not a url", []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
+		{"nb run, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=ftp://x", []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},
+		{"serve, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=http://", []string{"serve"}, "evalhost serve"},
+		{"mcp, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=http://", []string{"mcp"}, "evalhost mcp"},
+		{"daemon serve, PI_PYTHON_GATEWAY_URL", "PI_PYTHON_GATEWAY_URL=not a url", []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 		{"run, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"run", "-c", "print('ran')"}, "evalhost run"},
 		{"run --session, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"run", "--session", "s", "-c", "print('ran')"}, "evalhost run"},
 		{"nb run, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},

@@ -197,7 +197,8 @@ func idleFromEnv(v string) (time.Duration, error) {
 }
 
 // checkDaemonEnv refuses a bad value of what the background process reads
-// as it starts (its idle time, its sessions' cap, the artifacts' cap), for
+// as it starts (its idle time, its sessions' cap, the artifacts' cap and
+// directory, the gateway's address), for
 // a command that may start it: its own stderr is a log no one reads.
 // Refused whether or not one runs, so a bad value is found when it is
 // set, not at a later start.
@@ -206,6 +207,9 @@ func checkDaemonEnv(home string) error {
 		return err
 	}
 	if _, err := daemonMaxSessions(); err != nil {
+		return err
+	}
+	if err := config.CheckGatewayURL(); err != nil {
 		return err
 	}
 	_, err := config.ArtifactStore(home)
