@@ -51,6 +51,7 @@ type Client struct {
 	// its version.
 	Notices []string
 	ending  string // the Why of the stopping line the process sent as it ended
+	answers int    // lines Next returned since the hello (Answers)
 	// last is the TypeBytes line Next returned last, with its bytes;
 	// head and data hold them.
 	last       Bytes
@@ -364,11 +365,30 @@ func (c *Client) Next() ([]byte, error) {
 			}
 			continue
 		case TypeBytes:
+			c.answered()
 			return c.readBytes(line)
 		}
+		c.answered()
 		return line, nil
 	}
 }
+
+func (c *Client) answered() {
+	if c.live.watch {
+		c.answers++
+	}
+}
+
+// Answers counts the lines Next returned since the hello: the process's
+// answers to what this client sent (not its stopping line, nor the pongs
+// of the liveness pings). A process reads a connection's lines in order
+// and answers every eval, job wait and job stop it reads (a refusal at
+// least, before it closes the connection): when it ended with a stop
+// (Ending) and the count did not grow after one was sent, it never read
+// it. Nothing of such an eval ran, and the process did not count its
+// session as told of the end (lost.json keeps it for the next process's
+// cell): the client sends it to the next process, as a [NotRunError].
+func (c *Client) Answers() int { return c.answers }
 
 // readError is err, a failed read, as Next returns it: once the hello
 // came, a connection that ended is an *EndedError.

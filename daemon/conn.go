@@ -75,6 +75,8 @@ type conn struct {
 	// jobsAsked counts the job waits and stops in progress by the job's
 	// session (no Python: a job names its session and cwd).
 	jobsAsked map[sessions.Key]int
+	// ending is set by end: the client has been told the process ends.
+	ending bool
 }
 
 // flight is an eval that has not sent its end.
@@ -88,6 +90,20 @@ type flight struct {
 	jobMu     sync.Mutex
 	stopAsked bool
 	key       *sessions.Key // its session's, once queued; under conn.mu
+	cwd       string        // its session's directory, as the registry takes it
+}
+
+// told is what a client told that the process ends learns of this
+// request: that its session's state goes, the session named by its key
+// once queued, else by name and directory (no Python, as a job's: see
+// toldOf). A request read but not yet queued (a shim's probe may hold it
+// there for seconds) counts all the same: after the stopping line it is
+// answered, its cells cancelled.
+func (fl *flight) told() sessions.Key {
+	if fl.key != nil {
+		return *fl.key
+	}
+	return sessions.Key{Session: fl.session, Cwd: fl.cwd}
 }
 
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
@@ -120,15 +136,16 @@ func (c *conn) serve() {
 // end tells the client why the process ends, cancels the client's
 // requests and closes the reading side: serve then waits for their end
 // lines (the writing side stays open) and returns. told are the keys of
-// the sessions its requests were queued in, and of the jobs it waits for
-// or stops (no Python): the client was told that their state goes
-// (Client.Ending).
+// the sessions of its requests, queued or not yet ([flight.told]), and of
+// the jobs it waits for or stops (no Python): the client was told that
+// their state goes (Client.Ending). What it reads after (lines it had
+// sent) is refused as not run (an eval: the client sends it to the next
+// process) or, a job's wait or stop, told as it is refused (Server.addTold).
 func (c *conn) end(why string) (told []sessions.Key) {
 	c.mu.Lock()
+	c.ending = true
 	for _, fl := range c.inflight {
-		if fl.key != nil {
-			told = append(told, *fl.key)
-		}
+		told = append(told, fl.told())
 	}
 	for key := range c.jobsAsked {
 		told = append(told, key)
@@ -252,7 +269,7 @@ func (c *conn) eval(line []byte, id string) {
 		req.Sink = out.sink(c.srv.cfg.Sessions.Sink)
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	fl := &flight{cancel: cancel, session: req.Session}
+	fl := &flight{cancel: cancel, session: req.Session, cwd: requestCwd(req.Cwd)}
 	if fl.session == "" {
 		fl.session = "default"
 	}
@@ -282,6 +299,7 @@ func (c *conn) eval(line []byte, id string) {
 	go func() {
 		defer c.wg.Done()
 		<-prev
+		beforeTaken(c.ctx, "eval", id)
 		job, err := c.srv.reg.Queue(req)
 		close(queued)
 		if err != nil {
@@ -309,9 +327,25 @@ func (c *conn) eval(line []byte, id string) {
 	}()
 }
 
-// afterQueue lets a test act once request id has its place in its
-// session's queue.
-var afterQueue = func(id string) {}
+// Test hooks: afterQueue once request id has its place in its session's
+// queue; beforeTaken before an eval is queued or a job's wait or stop is
+// counted (op, the request's id; ctx ends with the connection's end).
+var (
+	afterQueue  = func(id string) {}
+	beforeTaken = func(ctx context.Context, op, id string) {}
+)
+
+// requestCwd is an eval's cwd as the registry makes it absolute (in this
+// process's directory: a client sends an absolute one).
+func requestCwd(cwd string) string {
+	if cwd == "" {
+		cwd = "."
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		return abs
+	}
+	return cwd
+}
 
 // takeOff puts fl in flight as request id, or says why not: the id is in
 // flight already, or the process is ending. It holds the server's lock

@@ -113,7 +113,14 @@
 // [*EndedError] that says why (empty when the process was killed or
 // crashed and said nothing). The sessions those clients had requests in,
 // or waited for or stopped a job of, are not kept in lost.json: their
-// clients were told. Request
+// clients were told. A request counts once the process has read it,
+// queued or not yet (its session by name and cwd until it is), and so
+// does a job's wait or stop read as it ends (the refusal tells); an eval
+// read once it is ending is a NotRunError, and is not counted. A line
+// sent after the reading side was shut is never read (EPIPE on Linux;
+// dropped on macOS, where the client then gets no answer:
+// [Client.Answers]); the process did not count it, and the client sends
+// an eval to the next process, as for a NotRunError. Request
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
 // of the command that started the process.

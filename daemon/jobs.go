@@ -98,9 +98,16 @@ func (c *conn) inBackground(id, op, jobID string, do func(context.Context) (sess
 	// A client waiting on the job when the process ends is told that it
 	// ended with it (the stopping line), and so of its session's state.
 	key := sessions.Key{Session: info.Session, Cwd: info.Cwd}
+	beforeTaken(c.ctx, op, id)
 	c.mu.Lock()
 	c.jobsAsked[key]++
+	late := c.ending
 	c.mu.Unlock()
+	if late {
+		// Read as the process ended, after end counted what was asked:
+		// the refusal its cancelled ctx gets tells the client it ended.
+		c.srv.addTold(key)
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -55,6 +55,7 @@ type Server struct {
 	seq     int
 	lastUse time.Time
 	wg      sync.WaitGroup // connections
+	told    []sessions.Key // sessions a client was told the end of after endConns (addTold)
 }
 
 // Serve runs the background process until ctx ends, a client sends stop, or
@@ -152,6 +153,9 @@ func (s *Server) registryConfig(dir *os.Root) sessions.Config {
 func (s *Server) end(dir *os.Root, lostName string) {
 	told := s.endConns()
 	s.wg.Wait()
+	s.mu.Lock()
+	told = append(told, s.told...)
+	s.mu.Unlock()
 	// A session a connected client had a request in, or waited for a job
 	// of: that client was told (the stopping line), so its next command
 	// is not told again.
@@ -360,6 +364,14 @@ func (s *Server) endConns() (told []sessions.Key) {
 		told = append(told, c.end(s.endHow)...)
 	}
 	return told
+}
+
+// addTold records a session whose client was told the process ends
+// after endConns counted the clients' requests.
+func (s *Server) addTold(key sessions.Key) {
+	s.mu.Lock()
+	s.told = append(s.told, key)
+	s.mu.Unlock()
 }
 
 // runID names a client's request inside the shared registry: two clients

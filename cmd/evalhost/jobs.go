@@ -123,6 +123,7 @@ func askJob(req map[string]any, reply *serve.Job) (where *sessionAt, err error) 
 	// A ping behind the request: its pong says that the process has
 	// taken the request (it reads a connection's lines in order), which
 	// the timeline marks.
+	asked := c.Answers()
 	err = sendOn(c, req)
 	if err == nil {
 		err = sendOn(c, map[string]string{"op": "ping", "id": "waiting"})
@@ -134,11 +135,18 @@ func askJob(req map[string]any, reply *serve.Job) (where *sessionAt, err error) 
 			}
 		})
 	}
-	if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) && where != nil && ended.Why == "" {
+	ended := (*daemon.EndedError)(nil)
+	switch {
+	case !errors.As(err, &ended) || where == nil:
+	case ended.Why == "":
 		// Killed or crashed: no word of its own kept the session out of
 		// what the next command finds (a stop does: it leaves a session
 		// whose waiter it told out of lost.json).
 		_ = daemon.ToldEnded(paths, ended.PID, where.session, where.cwd) // best effort: a failure costs a second telling
+	case c.Answers() == asked:
+		// Stopped before it read the request: it kept the session in
+		// lost.json, so its next cell tells the loss, not this command.
+		where = nil
 	}
 	return where, err
 }

@@ -321,7 +321,8 @@ func showNotices(c *daemon.Client, stderr io.Writer) {
 }
 
 // errNotRun is a request the background process refused as it was
-// ending: nothing of it ran (daemon.IsNotRun).
+// ending (daemon.IsNotRun), or never read before a stop ended it
+// (daemon.Client.Answers): nothing of it ran.
 var errNotRun = errors.New("not run")
 
 // attached reads one request's replies from the background process.
@@ -352,6 +353,12 @@ func (a *attached) read() (sessions.Result, error) {
 			return sessions.Result{}, err // it says what to do
 		}
 		if ended := (*daemon.EndedError)(nil); errors.As(err, &ended) {
+			if ended.Why != "" && a.c.Answers() == 0 {
+				// Stopped before it read the cells (they came after its
+				// reader's end): nothing ran, and the session's loss is
+				// its next cell's to tell, as for a NotRunError.
+				return sessions.Result{}, fmt.Errorf("%w: %v before it read this command's cells", errNotRun, ended)
+			}
 			return sessions.Result{}, a.endedError(ended)
 		}
 		if errors.Is(err, daemon.ErrBadLine) {

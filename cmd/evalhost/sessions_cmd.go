@@ -129,10 +129,18 @@ func askOn(c *daemon.Client, req any, want string, reply any) error {
 }
 
 // sendOn sends req; a connection the process closed is an
-// *daemon.EndedError, as for a reply.
+// *daemon.EndedError, as for a reply. A process that ended with a stop
+// wrote why before it stopped reading (its stopping line, which Next
+// keeps): it is read first, so a stop is not told as a kill, "killed or
+// crashed", with the telling a kill makes (daemon.ToldEnded).
 func sendOn(c *daemon.Client, req any) error {
 	err := c.Send(req)
 	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		for c.Ending() == "" {
+			if _, rerr := c.Next(); rerr != nil {
+				break // its end: what it said is kept
+			}
+		}
 		return &daemon.EndedError{PID: c.Hello.PID, Why: c.Ending(), Err: err} // it ended since its last line
 	}
 	return err

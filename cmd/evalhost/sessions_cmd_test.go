@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // A sessions table cell reads as one value: text that is blank, holds
@@ -60,5 +67,42 @@ func TestSessionDir(t *testing.T) {
 				t.Fatalf("sessionDir(%s) = %s, want %s", tt.path, got, tt.want)
 			}
 		})
+	}
+}
+
+// A request sent after a stop ended the process's reading (jobs --wait
+// sends its wait after asking where the job runs) fails with EPIPE; the
+// process said why before it stopped reading, and sendOn says so: it told
+// a stop as "ended without a stop (killed or crashed: broken pipe)", and
+// jobs then told the session's loss that lost.json tells its next cell.
+func TestSendOnAfterStopSaysStopped(t *testing.T) {
+	home := t.TempDir()
+	paths := daemon.PathsFor(home)
+	ready := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- daemon.Serve(context.Background(), daemon.Config{Paths: paths, Version: "test", Idle: time.Hour,
+			Sessions: sessions.Config{Home: home}, Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-served:
+		t.Fatal(err)
+	}
+	c, err := daemon.Dial(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := daemon.Stop(paths); err != nil { // its end closed c's connection
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	err = sendOn(c, map[string]string{"op": "wait", "id": "jobs", "job": "job-1"})
+	var ended *daemon.EndedError
+	if !errors.As(err, &ended) || !strings.HasPrefix(ended.Why, "was stopped (evalhost daemon stop") {
+		t.Fatalf("sendOn = %v; want an EndedError saying it was stopped", err)
 	}
 }
