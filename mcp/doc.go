@@ -74,7 +74,7 @@
 //     context ends, waits for nothing that never comes. It does not wait
 //     when nobody can read the answers: an output pipe or socket whose
 //     reader closed (the client died) ends the connection at once, and
-//     with it the calls (poll's POLLERR/POLLHUP, on Unix).
+//     with it the calls (internal/readergone says what is watched where).
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/evalhost/evalhost/internal/handoff"
+	"github.com/evalhost/evalhost/internal/readergone"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -95,9 +96,9 @@ func (c *stdioConn) readUntilWork() func() {
 				// A client that wrote its requests and closed stdin gets its
 				// answers; one that died (its end of the output closed too)
 				// has its calls cancelled now, not at their timeouts.
-				gone, stop := watchReader(c.w.w)
-				c.pending.wait(c.runCtx, gone)
-				stop()
+				watch := readergone.Watch(c.w.w)
+				c.pending.wait(c.runCtx, watch.Gone())
+				watch.Stop()
 			}
 			c.toSDKOrClosed(lineMsg{err: err})
 			return nil

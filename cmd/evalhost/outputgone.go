@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
-	"syscall"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/readergone"
 )
 
 // errOutputClosed is why serve and mcp stop when their client closes its
@@ -16,25 +16,6 @@ import (
 // shell reports for a command SIGPIPE killed, instead of dying of SIGPIPE
 // at their next write (Go's default on descriptor 1).
 var errOutputClosed = errors.New("stdout was closed: the client stopped reading its end")
-
-// outputGone is closed once stdout's reader is gone: a watch saw its pipe's
-// error condition, or a write failed with EPIPE.
-type outputGone struct {
-	ch   chan struct{}
-	once sync.Once
-}
-
-func newOutputGone() *outputGone { return &outputGone{ch: make(chan struct{})} }
-
-func (g *outputGone) close() { g.once.Do(func() { close(g.ch) }) }
-
-// noteEPIPE closes g when err says the reader is gone, and returns err.
-func (g *outputGone) noteEPIPE(err error) error {
-	if errors.Is(err, syscall.EPIPE) {
-		g.close()
-	}
-	return err
-}
 
 // stdoutGoneContext is ctx, cancelled with errOutputClosed once gone is
 // closed; stop ends the watch.
@@ -58,28 +39,27 @@ func stdoutGoneContext(ctx context.Context, gone <-chan struct{}) (context.Conte
 }
 
 // watchedOutput is pollableOutput with a watch on its reader: gone is
-// closed once the client closed its end of stdout, seen at once where the
-// system tells (watchReader: a pipe or a Unix socket on Linux, without a
-// write, as a cell may run for hours with nothing to say) and at a
-// write's EPIPE otherwise. stop ends the watch and restores stdout; call
-// it once the last write returned.
+// closed once the client closed its end of stdout, seen without a write
+// where the system tells (internal/readergone: a pipe, a socket), as a
+// cell may run for hours with nothing to say, and at a write's EPIPE.
+// stop ends the watch and restores stdout; call it once the last write
+// returned.
 func watchedOutput(out io.Writer) (w io.Writer, gone <-chan struct{}, stop func()) {
-	g := newOutputGone()
-	endWatch := watchReader(out, g)
+	watch := readergone.Watch(out)
 	w, restore := pollableOutput(out)
-	return goneOnEPIPE{w: w, gone: g}, g.ch, func() { restore(); endWatch() }
+	return goneOnEPIPE{w: w, watch: watch}, watch.Gone(), func() { restore(); watch.Stop() }
 }
 
-// goneOnEPIPE closes gone at a write's EPIPE: the reader of stdout is
+// goneOnEPIPE tells watch of a write's EPIPE: the reader of stdout is
 // gone.
 type goneOnEPIPE struct {
-	w    io.Writer
-	gone *outputGone
+	w     io.Writer
+	watch *readergone.Watcher
 }
 
 func (o goneOnEPIPE) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
-	return n, o.gone.noteEPIPE(err)
+	return n, o.watch.NoteWrite(err)
 }
 
 // SetWriteDeadline bounds the writes where w can (serve/stall.go).
