@@ -2,14 +2,16 @@ package tests
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// A bad value of a variable that sets a limit or a duration is refused by
-// every command that reads it (exit 2, nothing run), naming the variable,
+// A bad value of a variable that sets a limit, a duration or a switch
+// (EVALHOST_DEBUG, read by every command) is refused by every command that
+// reads it (exit 2, nothing run), naming the variable,
 // its value and what it takes: EVALHOST_DAEMON_IDLE and
 // EVALHOST_ARTIFACTS_MAX only warned and fell back to their default, where
 // EVALHOST_DAEMON_MAX_SESSIONS was refused. run --session refuses a bad
@@ -61,6 +63,13 @@ func TestBadEnvValueRefused(t *testing.T) {
 		{"serve, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"serve"}, "evalhost serve"},
 		{"mcp, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"mcp"}, "evalhost mcp"},
 		{"daemon serve, PI_ARTIFACTS_DIR in a missing directory", noArtifacts, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+		// A switch: on or off, nothing else (its other values were on).
+		{"run, EVALHOST_DEBUG", `EVALHOST_DEBUG=maybe`, []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"run, EVALHOST_DEBUG a number", `EVALHOST_DEBUG=2`, []string{"run", "-c", "print('ran')"}, "evalhost run"},
+		{"nb run, EVALHOST_DEBUG", `EVALHOST_DEBUG=maybe`, []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},
+		{"serve, EVALHOST_DEBUG", `EVALHOST_DEBUG=enabled`, []string{"serve"}, "evalhost serve"},
+		{"mcp, EVALHOST_DEBUG", `EVALHOST_DEBUG=y`, []string{"mcp"}, "evalhost mcp"},
+		{"version, EVALHOST_DEBUG", `EVALHOST_DEBUG=maybe`, []string{"version"}, "evalhost version"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,6 +85,31 @@ func TestBadEnvValueRefused(t *testing.T) {
 				if _, err := os.Lstat(filepath.Dir(value)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s was made: %v", filepath.Dir(value), err)
 				}
+			}
+		})
+	}
+}
+
+// EVALHOST_DEBUG is off at 0, false, no, off (any case) and empty, on at
+// 1, true, yes, on: 0 turned it on, as any value but empty did. On, every
+// command writes its timeline on stderr.
+func TestDebugSwitch(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		on    bool
+	}{
+		{"1", true}, {"true", true}, {"YES", true}, {"On", true},
+		{"0", false}, {"false", false}, {"No", false}, {"OFF", false}, {"", false},
+	} {
+		t.Run(fmt.Sprintf("%q", c.value), func(t *testing.T) {
+			cmd := command(t, "version")
+			cmd.Env = append(cmd.Env, "EVALHOST_DEBUG="+c.value)
+			out, stderr, code := runCaptured(t, cmd, false)
+			if code != 0 || !strings.HasPrefix(out, "evalhost ") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+			}
+			if on := strings.Contains(stderr, "evalhost: timeline"); on != c.on {
+				t.Errorf("EVALHOST_DEBUG=%q: timeline written %v, want %v; stderr %q", c.value, on, c.on, stderr)
 			}
 		})
 	}

@@ -57,8 +57,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
-	if os.Getenv("EVALHOST_DEBUG") != "" {
+	debug, err := envSwitch("EVALHOST_DEBUG", "debug logging and a timeline of the command's phases on stderr")
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", commandName(args), err)
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(debug)}))
+	if debug {
 		timeline.Enable(stderr)
 		timeline.Mark("command", "args", strings.Join(args, " "))
 	}
@@ -133,9 +138,11 @@ func refuseNegative(fs *pflag.FlagSet, names ...string) error {
 	return nil
 }
 
-func logLevel() slog.Level {
+// logLevel is the logger's level: debug's (EVALHOST_DEBUG), else info's
+// under PI_PYTHON_IPC_TRACE (its frame lines), else warnings.
+func logLevel(debug bool) slog.Level {
 	switch {
-	case os.Getenv("EVALHOST_DEBUG") != "":
+	case debug:
 		return slog.LevelDebug
 	case ipcTraceOn():
 		return slog.LevelInfo
