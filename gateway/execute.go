@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // restFallback is how long a control-channel interrupt may go unanswered
@@ -179,9 +180,9 @@ func (c *cell) reportDropped() {
 	for i, name := range [2]string{"stdout", "stderr"} {
 		if lost := written[i] - c.received[i]; lost > 0 {
 			c.emit(frames.Frame{Type: frames.TypeWarning, ID: c.req.ID, Message: fmt.Sprintf(
-				"%d of the %d characters the cell wrote to %s had not arrived when it ended: Jupyter's iopub channel "+
+				"%d of the %s the cell wrote to %s had not arrived when it ended: Jupyter's iopub channel "+
 					"drops messages when a kernel writes faster than the gateway forwards them (the runner backend has no such limit)",
-				lost, written[i], name)})
+				lost, plural.Of(written[i], "character"), name)})
 		}
 	}
 }

@@ -1,11 +1,11 @@
 package host
 
 import (
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // markWait is how long a done frame waits for sync marks that are late. The
@@ -466,7 +466,7 @@ func (q *pending) add(f frames.Frame) {
 func (q *pending) flush(id string, send func(frames.Frame)) {
 	if q.dropped > 0 {
 		send(frames.Frame{Type: frames.TypeWarning, ID: id,
-			Message: fmt.Sprintf("%d earlier chunks of output written while no cell ran were dropped", q.dropped)})
+			Message: "dropped " + plural.Of(q.dropped, "earlier chunk") + " of output written while no cell ran"})
 	}
 	for _, f := range q.frames {
 		if f.Type == frames.TypeStdout || f.Type == frames.TypeStderr {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -132,9 +133,9 @@ func jobLine(j sessions.JobInfo) string {
 	elapsed := time.Duration(j.ElapsedMs * float64(time.Millisecond)).Round(time.Second)
 	where := fmt.Sprintf("session %q, cell %d of request %s", j.Session, j.Cell, j.Request)
 	if j.State == sessions.JobRunning {
-		return fmt.Sprintf("[job %s (%s): running for %s; %d bytes of output]", j.ID, where, elapsed, j.OutputBytes)
+		return fmt.Sprintf("[job %s (%s): running for %s; %s of output]", j.ID, where, elapsed, plural.Of(j.OutputBytes, "byte"))
 	}
-	line := fmt.Sprintf("[job %s (%s): ended %s after %s; %d bytes of output]", j.ID, where, j.Status, elapsed, j.OutputBytes)
+	line := fmt.Sprintf("[job %s (%s): ended %s after %s; %s of output]", j.ID, where, j.Status, elapsed, plural.Of(j.OutputBytes, "byte"))
 	if j.Message != "" {
 		line += "\n" + j.Message
 	}
@@ -150,7 +151,7 @@ func jobText(j sessions.JobInfo) string {
 	case j.Output != nil:
 		out := j.Output
 		if out.Elided > 0 {
-			fmt.Fprintf(&b, "\n[%d bytes before this are no longer held; all output: %s]", out.Elided, j.Artifact)
+			fmt.Fprintf(&b, "\n[no longer held: %s before this; all output: %s]", plural.Of(out.Elided, "byte"), j.Artifact)
 		}
 		if out.Text != "" {
 			b.WriteString("\n" + strings.TrimRight(out.Text, "\n"))

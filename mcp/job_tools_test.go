@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // structured decodes a result's structuredContent into v.
@@ -126,5 +128,32 @@ func TestJobsListsNoOutput(t *testing.T) {
 	}
 	if strings.Contains(string(data), "outout") || !strings.Contains(string(data), `"status":"ok"`) {
 		t.Fatalf("jobs' structured content: %.500s; want the ended job's status without its output", data)
+	}
+}
+
+// A job's line counts its output in bytes, "1 byte" for one: "%d bytes"
+// said "1 bytes".
+func TestJobTextCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  sessions.JobInfo
+		want []string
+	}{
+		{"running, one byte", sessions.JobInfo{ID: "j1", State: sessions.JobRunning, OutputBytes: 1},
+			[]string{"; 1 byte of output]"}},
+		{"ended, two bytes", sessions.JobInfo{ID: "j1", State: sessions.JobDone, Status: sessions.StatusOK, OutputBytes: 2},
+			[]string{"; 2 bytes of output]"}},
+		{"one byte no longer held", sessions.JobInfo{ID: "j1", State: sessions.JobRunning, OutputBytes: 9, Artifact: "artifact://a",
+			Output: &sessions.JobOutput{Offset: 1, Next: 9, Elided: 1, Text: "abcdefgh"}},
+			[]string{"[no longer held: 1 byte before this; all output: artifact://a]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := jobText(tc.job)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -122,8 +123,8 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 				cut--
 			}
 			total := len(notebook.SplitText(text))
-			text = text[:cut] + fmt.Sprintf("\n[text cut at 64 KiB of %s; %d lines in all: ask for lines, e.g. \"%d-\"]",
-				humanSize(len(text)), total, strings.Count(text[:cut], "\n")+1)
+			text = text[:cut] + fmt.Sprintf("\n[text cut at 64 KiB of %s; %s in all: ask for lines, e.g. \"%d-\"]",
+				humanSize(len(text)), plural.Of(total, "line"), strings.Count(text[:cut], "\n")+1)
 		}
 		return textResult(text), out, nil
 	}
@@ -260,7 +261,7 @@ func (s *Server) nbAction(ctx context.Context, action string, in NotebookInput, 
 	out := NotebookOutput{Action: action, Path: path, CellIndex: &i, CellType: string(cell.Type), CellID: cell.ID,
 		TotalCells: nb.Len(), CellSource: clipSource(cell.Source)}
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[action]
-	msg := fmt.Sprintf("%s %s cell %d in %s (%d cells now)", past, cell.Type, i, path, nb.Len())
+	msg := fmt.Sprintf("%s %s cell %d in %s (%s now)", past, cell.Type, i, path, plural.Of(nb.Len(), "cell"))
 	if action == "delete" {
 		msg += "; its source was:\n" + out.CellSource
 	}
@@ -350,5 +351,5 @@ func (s *Server) nbApply(ctx context.Context, _ *sdk.CallToolRequest, in Noteboo
 	case !changed:
 		verb = "unchanged:"
 	}
-	return text(fmt.Sprintf("%s %s (%d cells)", verb, path, next.Len())), out, nil
+	return text(fmt.Sprintf("%s %s (%s)", verb, path, plural.Of(next.Len(), "cell"))), out, nil
 }

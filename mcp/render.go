@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -127,8 +128,8 @@ func statusLine(c sessions.CellResult, cells, failed int) string {
 		parts = append(parts, "state lost: variables from before this cell are gone")
 	}
 	if c.Output.Truncated && c.Output.ArtifactID != "" {
-		parts = append(parts, fmt.Sprintf("output truncated to its last %d lines; all %d lines: %s%s",
-			c.Output.KeptLines, c.Output.TotalLines, streamsink.Scheme, c.Output.ArtifactID))
+		parts = append(parts, fmt.Sprintf("output truncated to its last %s; all %s: %s%s",
+			plural.Of(c.Output.KeptLines, "line"), plural.Of(c.Output.TotalLines, "line"), streamsink.Scheme, c.Output.ArtifactID))
 	}
 	line := "[" + name + " " + strings.Join(parts, "; ") + "]"
 	if c.Message != "" && !strings.Contains(c.Output.Text, c.Message) {
@@ -158,7 +159,7 @@ func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Conte
 	case !shownType(ref.mime):
 		summary.Note = "not shown: MCP image content is PNG or JPEG, the link has the " + ref.mime
 	case *shown >= s.cfg.Images.MaxCount:
-		summary.Note = fmt.Sprintf("not shown: this call already shows %d images", s.cfg.Images.MaxCount)
+		summary.Note = "not shown: this call already shows " + plural.Of(s.cfg.Images.MaxCount, "image")
 	default:
 		data, err := ref.bytes()
 		var f fitted

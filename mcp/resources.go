@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/streamsink"
 )
 
@@ -168,7 +169,7 @@ func parseArtifactURI(uri string) (artifactRef, error) {
 // a line naming the next page when the file goes on.
 func readTextPage(f *os.File, size int64, ref artifactRef) (string, error) {
 	if ref.offset > size {
-		return "", fmt.Errorf("offset %d is past the end of %s%s (%d bytes)", ref.offset, streamsink.Scheme, ref.id, size)
+		return "", fmt.Errorf("offset %d is past the end of %s%s (%s)", ref.offset, streamsink.Scheme, ref.id, plural.Of(size, "byte"))
 	}
 	want := min(size-ref.offset, MaxResourceBytes)
 	if ref.length > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) listSessions(_ context.Context, _ *sdk.CallToolRequest, _ struc
 		return text("no sessions are open"), out, nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d sessions, most recently used first:\n", len(infos))
+	fmt.Fprintf(&b, "%s, most recently used first:\n", plural.Of(len(infos), "session"))
 	for _, in := range infos {
 		state := "idle"
 		if in.Busy {

@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // DefaultMaxLine is the longest message RunStdio accepts, in bytes.
@@ -39,8 +41,8 @@ func (s *Server) addLineGuard() {
 	err := sdk.AddReceivingCustomMethod(s.sdk, lineTooLong,
 		func(_ context.Context, _ *sdk.ServerSession, p *lineTooLongParams) (*sdk.ResultBase, error) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
-				"request of %d bytes is longer than the server's limit of %d bytes (evalhost mcp --max-line); "+
-					"send less at once: split the cells, or write large text to a file and read it in a cell", p.Bytes, p.Max)}
+				"request of %d bytes is longer than the server's limit of %s (evalhost mcp --max-line); "+
+					"send less at once: split the cells, or write large text to a file and read it in a cell", p.Bytes, plural.Of(p.Max, "byte"))}
 		})
 	if err != nil {
 		panic(err) // the name is not a standard method's

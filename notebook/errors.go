@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // Sentinel errors callers branch on; the typed errors below match them.
@@ -89,8 +91,12 @@ func (e *IndexError) Error() string {
 	if e.Max < 0 {
 		return fmt.Sprintf("%s: cell %d is out of range: the notebook has no cells", e.What, e.Index)
 	}
-	return fmt.Sprintf("%s: cell %d is out of range: the notebook has %d cells, valid indexes are 0-%d",
-		e.What, e.Index, e.Cells, e.Max)
+	if e.Max == 0 {
+		return fmt.Sprintf("%s: cell %d is out of range: the notebook has %s, the only valid index is 0",
+			e.What, e.Index, plural.Of(e.Cells, "cell"))
+	}
+	return fmt.Sprintf("%s: cell %d is out of range: the notebook has %s, valid indexes are 0-%d",
+		e.What, e.Index, plural.Of(e.Cells, "cell"), e.Max)
 }
 
 func (e *IndexError) Unwrap() error { return ErrIndex }

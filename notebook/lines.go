@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // Range is an inclusive 1-based line range; End 0 means to the last line.
@@ -84,7 +86,7 @@ func SelectLines(text string, ranges []Range) ([]Line, error) {
 	var nums []int
 	for _, r := range ranges {
 		if r.Start > len(lines) {
-			return nil, fmt.Errorf("%w: line %d is past the end: the text has %d lines", ErrBadLines, r.Start, len(lines))
+			return nil, fmt.Errorf("%w: line %d is past the end: the text has %s", ErrBadLines, r.Start, plural.Of(len(lines), "line"))
 		}
 		end := r.End
 		if end == 0 || end > len(lines) {

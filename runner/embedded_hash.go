@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "3bb68ce82603fa04"
+const embeddedHash = "97311c436dd41a77"

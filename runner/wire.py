@@ -391,7 +391,8 @@ def _exit_status(code, text=None):
     if len(text) > _EXIT_MESSAGE_MAX:
         # The done frame must fit a line (it is the cell's end): its head, as
         # the error frame's bound says of other large data.
-        text = "%s\n[... %d more characters of the exit message]" % (text[:_EXIT_MESSAGE_MAX], len(text) - _EXIT_MESSAGE_MAX)
+        more = len(text) - _EXIT_MESSAGE_MAX
+        text = "%s\n[... %d more character%s of the exit message]" % (text[:_EXIT_MESSAGE_MAX], more, "" if more == 1 else "s")
     return 1, text
 
 

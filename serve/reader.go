@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // Request lines are read by one goroutine at a time, which dispatches each
@@ -75,7 +76,7 @@ func (s *Server) tooLong(pe *frames.ProtocolError) (stopped bool) {
 	if s.stopped {
 		return true
 	}
-	s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%d bytes); split the request or raise the limit", s.cfg.MaxLine),
+	s.reply(RequestError{Error: fmt.Sprintf("line longer than --max-line (%s); split the request or raise the limit", plural.Of(s.cfg.MaxLine, "byte")),
 		ID: fieldOfPrefix(pe.Line, "id"), Line: pe.Line, Op: fieldOfPrefix(pe.Line, "op"), Type: TypeRequestError})
 	return false
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/runner"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -318,7 +319,7 @@ func (r *Registry) trimLocked() {
 			return // every session is busy
 		}
 		delete(r.sessions, victim.key)
-		r.rememberLocked(victim, fmt.Sprintf("was closed to keep at most %d sessions open, the least recently used first", r.cfg.MaxSessions))
+		r.rememberLocked(victim, "was closed to keep at most "+plural.Of(r.cfg.MaxSessions, "session")+" open, the least recently used first")
 		victim.markClosed()
 		r.wg.Add(1)
 		go func() { defer r.wg.Done(); victim.shutdown() }()

@@ -27,7 +27,7 @@ func TestStateLossToldToTheNextRequest(t *testing.T) {
 	}{
 		{"evicted", Config{MaxSessions: 1}, func(t *testing.T, r *Registry, dir string) {
 			eval(t, r, Request{Session: "other", Cwd: dir, Cells: []Cell{py("1")}})
-		}, "was closed to keep at most 1 sessions open"},
+		}, "was closed to keep at most 1 session open"},
 		{"idle", Config{IdleTimeout: time.Second}, func(t *testing.T, r *Registry, dir string) {
 			waitFor(t, func() bool { return len(r.Sessions()) == 0 })
 		}, "was closed after 1s idle"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // Dump is the state of a sink: what a cell summary carries.
@@ -65,9 +67,9 @@ func (s *Sink) dumpNotices(clamped int) []string {
 	t := &s.tail
 	switch {
 	case t.droppedLines > 0 && t.headCut > 0:
-		n = append(n, fmt.Sprintf("[…%d lines and %s of a long line elided…]", t.droppedLines, humanBytes(t.headCut)))
+		n = append(n, fmt.Sprintf("[…%s and %s of a long line elided…]", plural.Of(t.droppedLines, "line"), humanBytes(t.headCut)))
 	case t.droppedLines > 0:
-		n = append(n, fmt.Sprintf("[…%d lines elided…]", t.droppedLines))
+		n = append(n, fmt.Sprintf("[…%s elided…]", plural.Of(t.droppedLines, "line")))
 	case t.droppedBytes > 0:
 		n = append(n, fmt.Sprintf("[…%s of a long line elided…]", humanBytes(t.droppedBytes)))
 	}
@@ -82,7 +84,7 @@ func (s *Sink) dumpNotices(clamped int) []string {
 		n = append(n, fmt.Sprintf("[full output not saved (%v); only the tail is kept]", s.spill.err))
 	}
 	if clamped > 0 {
-		n = append(n, fmt.Sprintf("[%d lines clamped to %d columns]", clamped, s.opt.MaxColumns))
+		n = append(n, fmt.Sprintf("[%s clamped to %s]", plural.Of(clamped, "line"), plural.Of(s.opt.MaxColumns, "column")))
 	}
 	return append(n, s.notices...)
 }
@@ -106,9 +108,9 @@ func clampLines(text string, cols int, headCut bool) (string, int) {
 				}
 				clamped++
 				if headCut && len(rest)+len(line)+boolInt(found) == len(text) {
-					line = fmt.Sprintf("[+%d chars]…%s", n-cols, line[runeOffset(line, n-cols):])
+					line = fmt.Sprintf("[+%s]…%s", plural.Of(n-cols, "char"), line[runeOffset(line, n-cols):])
 				} else {
-					line = fmt.Sprintf("%s…[+%d chars]", line[:runeOffset(line, cols)], n-cols)
+					line = fmt.Sprintf("%s…[+%s]", line[:runeOffset(line, cols)], plural.Of(n-cols, "char"))
 				}
 			}
 		}

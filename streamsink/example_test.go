@@ -38,7 +38,7 @@ func Example() {
 	// live "training\n"
 	// live " 10%\r 60%\r100%\n"
 	// live "epoch 1\nepoch 2\n"
-	// […1 lines elided…]
+	// […1 line elided…]
 	// [full output: artifact://<id> (48 B) at <path>]
 	// 100%
 	// epoch 1

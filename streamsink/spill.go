@@ -3,6 +3,8 @@ package streamsink
 import (
 	"fmt"
 	"os"
+
+	"github.com/evalhost/evalhost/internal/plural"
 )
 
 // spill writes the raw stream to an artifact once the tail overflows. Until
@@ -123,8 +125,8 @@ func (s *spill) close() {
 		head := s.written
 		if e := s.total - head - int64(s.ringLen); e > 0 {
 			s.cut = e
-			s.put(fmt.Appendf(nil, "\n[ARTIFACT TRUNCATED: %d bytes elided; kept the first %d and the last %d of %d bytes]\n",
-				e, head, s.ringLen, s.total))
+			s.put(fmt.Appendf(nil, "\n[ARTIFACT TRUNCATED: %s elided; kept the first %d and the last %d of %d bytes]\n",
+				plural.Of(e, "byte"), head, s.ringLen, s.total))
 		}
 		start := (s.ringPos - s.ringLen + len(ring)) % len(ring)
 		if start+s.ringLen <= len(ring) {

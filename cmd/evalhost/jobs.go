@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/daemon"
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/internal/timeline"
 	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/serve"
@@ -216,7 +217,7 @@ func showJob(j sessions.JobInfo, fromStart bool, stdout, stderr io.Writer) {
 	case fromStart && j.Output != nil:
 		text = j.Output.Text
 		if j.Output.Elided > 0 {
-			fmt.Fprintf(stderr, "[%d bytes from the start are no longer held; the whole output is in %s]\n", j.Output.Elided, j.Artifact)
+			fmt.Fprintf(stderr, "[no longer held: the first %s; the whole output is in %s]\n", plural.Of(j.Output.Elided, "byte"), j.Artifact)
 		}
 	case j.Result != nil:
 		text = j.Result.Output.Text

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 )
@@ -223,7 +224,7 @@ func (c *nbCommand) apply() error {
 	case !changed:
 		verb = "unchanged:"
 	}
-	_, err = fmt.Fprintf(c.stdout, "%s %s (%d cells)\n", verb, c.path, out.Len())
+	_, err = fmt.Fprintf(c.stdout, "%s %s (%s)\n", verb, c.path, plural.Of(out.Len(), "cell"))
 	return err
 }
 
@@ -280,7 +281,7 @@ func (c *nbCommand) action() error {
 			"cellType": cell.Type, "cellId": cell.ID, "totalCells": nb.Len(), "cellSource": cell.Source})
 	}
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[c.name]
-	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%d cells now)\n", past, cell.Type, c.cell, c.path, nb.Len())
+	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%s now)\n", past, cell.Type, c.cell, c.path, plural.Of(nb.Len(), "cell"))
 	return err
 }
 

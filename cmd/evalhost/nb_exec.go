@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/params"
@@ -316,7 +317,7 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		}
 	}
 	if interrupted {
-		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %d cells finished)\n", out, finished, len(res.Cells))
+		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %s finished)\n", out, finished, plural.Of(len(res.Cells), "cell"))
 		return
 	}
 	fmt.Fprintf(stdout, "%s (%s); wrote %s\n", ranSummary(res.Cells), res.Status, out)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/streamsink"
 )
@@ -37,7 +38,7 @@ func reportCellError(w io.Writer, nb *notebook.Notebook, i int) {
 	}
 	lines := strings.Split(text, "\n")
 	if n := len(lines) - maxReportedTraceback; n > 0 {
-		fmt.Fprintf(w, "  [… %d lines of the traceback; the notebook has all of it]\n", n)
+		fmt.Fprintf(w, "  [… %s of the traceback; the notebook has all of it]\n", plural.Of(n, "line"))
 		lines = lines[n:]
 	}
 	for _, l := range lines {
