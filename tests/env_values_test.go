@@ -39,9 +39,10 @@ func TestBadEnvValueRefused(t *testing.T) {
 		{"nb run, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"nb", "run", nb, "-o", nb + ".out.ipynb"}, "evalhost nb run"},
 		{"serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"serve"}, "evalhost serve"},
 		{"mcp, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"mcp"}, "evalhost mcp"},
-		// What a command starts: refused there too, though --idle is given
-		// (else it ends at once, having served nothing).
-		{"daemon serve, EVALHOST_DAEMON_IDLE", `EVALHOST_DAEMON_IDLE=bogus`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
+		// What a command starts: refused there too, unless its flag is
+		// given (TestDaemonServeFlagWinsOverEnv); --idle bounds a run that
+		// was not refused.
+		{"daemon serve, EVALHOST_DAEMON_MAX_SESSIONS", `EVALHOST_DAEMON_MAX_SESSIONS=0`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 		{"daemon serve, EVALHOST_ARTIFACTS_MAX", `EVALHOST_ARTIFACTS_MAX=big`, []string{"daemon", "serve", "--idle", "1ms"}, "evalhost daemon serve"},
 		// Refused up front, without a look at the network: it failed the
 		// first Python cell (exit 1), after whatever ran before it.
@@ -110,6 +111,30 @@ func TestDebugSwitch(t *testing.T) {
 			}
 			if on := strings.Contains(stderr, "evalhost: timeline"); on != c.on {
 				t.Errorf("EVALHOST_DEBUG=%q: timeline written %v, want %v; stderr %q", c.value, on, c.on, stderr)
+			}
+		})
+	}
+}
+
+// A flag given wins over its variable, which is then not read: a bad
+// EVALHOST_DAEMON_MAX_SESSIONS refused `daemon serve --max-sessions 2`,
+// and a bad EVALHOST_DAEMON_IDLE `daemon serve --idle 1ms`. Each runs and
+// ends at its 1 ms idle time.
+func TestDaemonServeFlagWinsOverEnv(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		args      []string
+	}{
+		{"--max-sessions", `EVALHOST_DAEMON_MAX_SESSIONS=0`, []string{"daemon", "serve", "--max-sessions", "2", "--idle", "1ms"}},
+		{"--idle", `EVALHOST_DAEMON_IDLE=bogus`, []string{"daemon", "serve", "--idle", "1ms"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newDaemonHome(t)
+			cmd := h.cmd(c.args...)
+			cmd.Env = append(cmd.Env, c.env)
+			out, stderr, code := runCaptured(t, cmd, false)
+			if code != 0 || out != "" || strings.Contains(stderr, "want ") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want it to serve and end, exit 0", c.env, code, out, stderr)
 			}
 		})
 	}

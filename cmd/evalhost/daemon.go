@@ -111,29 +111,14 @@ func checkDaemonArgs(args []string, stdout, stderr io.Writer) (code int, ok bool
 func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	// Before anything starts an interpreter, which would inherit them too.
 	daemon.CloseInherited()
-	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
-	// Refused though a flag is given: the command that started it refused
-	// them already (checkDaemonEnv), and by hand a bad one is a mistake.
-	defaultIdle, err := daemonIdle()
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
-		return exitUsage
-	}
-	idle := fs.Duration("idle", defaultIdle, "end after this long without a client (EVALHOST_DAEMON_IDLE)")
-	defaultMax, err := daemonMaxSessions()
-	if err != nil {
-		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
-		return exitUsage
-	}
-	maxSessions := fs.Int("max-sessions", defaultMax, "idle sessions kept beyond this many are ended, least recently used first (EVALHOST_DAEMON_MAX_SESSIONS)")
-	var backend backendFlags
-	backend.register(fs)
+	var f daemonServeFlags
+	fs := newDaemonServeFlagSet(&f)
 	// An internal command (evalhost starts it): its help goes with its log.
 	if code, ok := parseFlags(fs, args, stderr, stderr); !ok {
 		return code
 	}
-	if *maxSessions < 1 || *maxSessions > maxDaemonSessions {
-		fmt.Fprintf(stderr, "evalhost daemon serve: --max-sessions %d: want a whole number of sessions from 1 to %d\n", *maxSessions, maxDaemonSessions)
+	if err := f.complete(fs); err != nil {
+		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
 		return exitUsage
 	}
 	home, err := evalhostHome()
@@ -141,7 +126,7 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
 		return exitUsage
 	}
-	starters, err := backend.starters(home)
+	starters, err := f.backend.starters(home)
 	if err != nil {
 		fmt.Fprintf(stderr, "evalhost daemon serve: %v\n", err)
 		return exitUsage
@@ -163,8 +148,8 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 	err = daemon.Serve(ctx, daemon.Config{
 		Paths:   daemon.PathsFor(home),
 		Version: daemon.BuildIdentity(version),
-		Idle:    *idle,
-		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: *maxSessions,
+		Idle:    f.idle,
+		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: f.maxSessions,
 			Sink:          streamsink.Options{Store: store},
 			StdinWithheld: withheldSession},
 		Ready: daemon.SignalReady,
@@ -174,6 +159,48 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// daemonServeFlags are daemon serve's flags.
+type daemonServeFlags struct {
+	idle        time.Duration
+	maxSessions int
+	backend     backendFlags
+}
+
+func newDaemonServeFlagSet(f *daemonServeFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("daemon serve", pflag.ContinueOnError)
+	fs.DurationVar(&f.idle, "idle", daemon.DefaultIdle, "end after this long without a client (else EVALHOST_DAEMON_IDLE, else the default)")
+	fs.IntVar(&f.maxSessions, "max-sessions", defaultDaemonSessions,
+		"idle sessions kept beyond this many are ended, least recently used first (else EVALHOST_DAEMON_MAX_SESSIONS, else the default)")
+	f.backend.register(fs)
+	return fs
+}
+
+// complete takes what a flag not given leaves to its variable, and checks
+// --max-sessions. A flag given wins, and its variable is not read: a bad
+// EVALHOST_DAEMON_MAX_SESSIONS refused --max-sessions 2. One not given
+// refuses a bad variable, though the command that started this one
+// refused it already (checkDaemonEnv): by hand it is a mistake.
+func (f *daemonServeFlags) complete(fs *pflag.FlagSet) error {
+	if !fs.Changed("idle") {
+		idle, err := daemonIdle()
+		if err != nil {
+			return err
+		}
+		f.idle = idle
+	}
+	if !fs.Changed("max-sessions") {
+		n, err := daemonMaxSessions()
+		if err != nil {
+			return err
+		}
+		f.maxSessions = n
+	}
+	if f.maxSessions < 1 || f.maxSessions > maxDaemonSessions {
+		return fmt.Errorf("--max-sessions %d: want a whole number of sessions from 1 to %d", f.maxSessions, maxDaemonSessions)
+	}
+	return nil
 }
 
 // daemonIdle reads EVALHOST_DAEMON_IDLE (a Go duration, "30m").

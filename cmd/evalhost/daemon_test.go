@@ -127,3 +127,47 @@ func TestDaemonMaxSessions(t *testing.T) {
 		})
 	}
 }
+
+// daemon serve's flags win over their variables, which are then not read;
+// a flag not given takes its variable, and refuses a bad one.
+func TestDaemonServeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		idleEnv   string
+		maxEnv    string
+		wantIdle  time.Duration
+		wantMax   int
+		wantError string // "": none
+	}{
+		{"defaults", nil, "", "", daemon.DefaultIdle, defaultDaemonSessions, ""},
+		{"variables", nil, "2h", "3", 2 * time.Hour, 3, ""},
+		{"flags over variables", []string{"--idle", "5m", "--max-sessions", "7"}, "2h", "3", 5 * time.Minute, 7, ""},
+		{"--max-sessions over a bad variable", []string{"--max-sessions", "2"}, "", "0", daemon.DefaultIdle, 2, ""},
+		{"--idle over a bad variable", []string{"--idle", "1ms"}, "bogus", "", time.Millisecond, defaultDaemonSessions, ""},
+		{"a bad variable without its flag", []string{"--idle", "1m"}, "", "0", 0, 0, `EVALHOST_DAEMON_MAX_SESSIONS="0"`},
+		{"a bad idle variable without its flag", []string{"--max-sessions", "2"}, "600", "", 0, 0, `EVALHOST_DAEMON_IDLE="600"`},
+		{"a bad flag", []string{"--max-sessions", "0"}, "", "4", 0, 0, "--max-sessions 0: want"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("EVALHOST_DAEMON_IDLE", tc.idleEnv)
+			t.Setenv("EVALHOST_DAEMON_MAX_SESSIONS", tc.maxEnv)
+			var f daemonServeFlags
+			fs := newDaemonServeFlagSet(&f)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			err := f.complete(fs)
+			switch {
+			case tc.wantError != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantError) {
+					t.Errorf("error %v; want one with %q", err, tc.wantError)
+				}
+			case err != nil:
+				t.Errorf("error %v", err)
+			case f.idle != tc.wantIdle || f.maxSessions != tc.wantMax:
+				t.Errorf("idle %v, max sessions %d; want %v, %d", f.idle, f.maxSessions, tc.wantIdle, tc.wantMax)
+			}
+		})
+	}
+}
