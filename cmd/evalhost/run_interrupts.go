@@ -139,7 +139,7 @@ type interruptOpts struct {
 	// interpreter and says whether one got it.
 	forward func(syscall.Signal) bool
 	// quitTo, when not nil, passes SIGQUIT on to the interpreter running
-	// a cell (Python's or bash's; its process group, or it alone: run.go)
+	// a cell (Python's or bash's; its process group, or it alone: run_local.go)
 	// and says whether one got it.
 	quitTo func(syscall.Signal) bool
 	// jobs, when not nil, stops and continues the script's interpreter's
