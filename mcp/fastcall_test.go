@@ -253,7 +253,10 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 func (p *stdioPeer) startedCall(id int, session string) {
 	p.t.Helper()
 	marker := filepath.Join(p.t.TempDir(), "running")
-	code := fmt.Sprintf("open(%q, 'w').close()\nimport time\ntime.sleep(300)", marker)
+	// The marker is made from a thread once the cell sleeps: made before
+	// the sleep, a cancel sent as it appeared could land in open() and
+	// give the two paths' tracebacks different lines.
+	code := fmt.Sprintf("import threading, time\nthreading.Timer(0.2, lambda: open(%q, 'w').close()).start()\ntime.sleep(300)", marker)
 	args, _ := json.Marshal(map[string]any{"session": session, "cells": []any{map[string]any{"code": code}}})
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"eval","arguments":%s}}`, id, args))
 	deadline := time.Now().Add(60 * time.Second)
