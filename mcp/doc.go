@@ -74,7 +74,8 @@
 //     context ends, waits for nothing that never comes. It does not wait
 //     when nobody can read the answers: an output pipe or socket whose
 //     reader closed (the client died) ends the connection at once, and
-//     with it the calls (internal/readergone says what is watched where).
+//     with it the calls (internal/readergone says what is watched where);
+//     RunStdio then returns ErrOutputGone, not nil, so the program can say so.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

@@ -77,23 +77,23 @@ func (f *inflight) written() {
 	}
 }
 
-// wait returns once every request admitted was answered and its answer
-// written, or ctx ended (a signal), or gone closed (nobody reads the
-// answers: the client died); the calls are then cancelled as the
-// connection ends.
-func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) {
+// wait returns nil once every request admitted was answered and its
+// answer written; ctx's error if ctx ended first (a signal), ErrOutputGone
+// if gone closed first (nobody reads the answers: the client died). The
+// calls left are then cancelled as the connection ends.
+func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
 	for {
 		f.mu.Lock()
 		n := len(f.ids) + f.writing
 		f.mu.Unlock()
 		if n == 0 {
-			return
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return ctx.Err()
 		case <-gone:
-			return
+			return ErrOutputGone
 		case <-f.changed:
 		}
 	}

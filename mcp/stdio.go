@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,12 +50,20 @@ func (s *Server) addLineGuard() {
 	}
 }
 
+// ErrOutputGone is returned by RunStdio when the end of its input left
+// calls unanswered because the reader of its output was gone (the client
+// closed both ends, or died): they were cancelled, their answers having
+// nowhere to go.
+var ErrOutputGone = errors.New("mcp: the output's reader is gone: the calls still running were cancelled, unanswered")
+
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
 // but a message longer than maxLine (0: DefaultMaxLine) is answered with an
 // error for its id instead of ending the connection, the end of r ends the
 // connection only once every request read was answered (or ctx ended), and
 // tools/call requests in the plain shape are answered by the fast path
-// (fastcall.go) instead of the SDK's JSON-RPC machinery.
+// (fastcall.go) instead of the SDK's JSON-RPC machinery. It returns nil
+// at the end of r once every call was answered, ErrOutputGone when the
+// reader of w left first, and ctx's error when ctx ended it.
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
 	return s.runStdio(ctx, r, w, maxLine, true)
 }
@@ -90,6 +99,12 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 		<-ended
 		return ctx.Err()
 	case err := <-ended:
+		if err == nil {
+			// The end of input may have cut its wait short: the calls
+			// were cancelled, not answered (its ctx's end may have lost
+			// the race to ended above).
+			err = c.unansweredErr()
+		}
 		return err
 	}
 }

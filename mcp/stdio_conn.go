@@ -51,6 +51,9 @@ type stdioConn struct {
 	// answered yet, by callKey (fastcall.go).
 	acceptedMeta map[string]sdk.Meta
 	askedMeta    map[string]string
+	// unanswered is why the end of input left calls unanswered (ctx's
+	// error, ErrOutputGone), nil when it did not; under mu.
+	unanswered error
 }
 
 type lineMsg struct {
@@ -97,7 +100,7 @@ func (c *stdioConn) readUntilWork() func() {
 				// answers; one that died (its end of the output closed too)
 				// has its calls cancelled now, not at their timeouts.
 				watch := readergone.Watch(c.w.w)
-				c.pending.wait(c.runCtx, watch.Gone())
+				c.setUnanswered(c.pending.wait(c.runCtx, watch.Gone()))
 				watch.Stop()
 			}
 			c.toSDKOrClosed(lineMsg{err: err})
@@ -199,3 +202,16 @@ func (c *stdioConn) Close() error {
 }
 
 func (c *stdioConn) SessionID() string { return "" }
+
+func (c *stdioConn) setUnanswered(err error) {
+	c.mu.Lock()
+	c.unanswered = err
+	c.mu.Unlock()
+}
+
+// unansweredErr is why the end of input left calls unanswered, or nil.
+func (c *stdioConn) unansweredErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unanswered
+}

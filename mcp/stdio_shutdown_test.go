@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -85,5 +89,78 @@ func waitFile(t *testing.T, path string) {
 			t.Fatalf("%s never appeared", path)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A client that closed stdin and then its end of the output, a call
+// unanswered, makes RunStdio return ErrOutputGone: the call was cancelled
+// because nobody could read its answer, which the program must tell from
+// an end with every answer written (evalhost mcp exits 141 saying so;
+// RunStdio returned nil, and mcp exited 0 in silence). A client that reads
+// every answer before it closes gets nil.
+func TestRunStdioReaderGoneAfterInputEnd(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no reader watch on Windows")
+	}
+	leakcheck.Check(t, leakcheck.Options{})
+	for _, tc := range []struct {
+		name     string
+		code     string // the call's cell; "%s" is the marker file it makes
+		answered bool   // the client reads the call's answer before it closes
+		want     error
+	}{
+		{"the call unanswered", "open(%q, 'w').close()\nimport time\ntime.sleep(60)", false, ErrOutputGone},
+		{"every call answered", "open(%q, 'w').close()", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := sessions.New(sessions.Config{Home: t.TempDir()})
+			defer reg.Close()
+			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inR.Close()
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outW.Close()
+			done := make(chan error, 1)
+			go func() { done <- srv.RunStdio(context.Background(), inR, outW, 0) }()
+			marker := filepath.Join(t.TempDir(), "running")
+			call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+				"params": map[string]any{"name": "eval", "arguments": map[string]any{"cells": []any{
+					map[string]any{"code": fmt.Sprintf(tc.code, marker), "timeout": 120}}}}})
+			fmt.Fprintf(inW, "%s\n%s\n%s\n",
+				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`, call)
+			answers := bufio.NewReader(outR)
+			if _, err := answers.ReadString('\n'); err != nil { // initialize's
+				t.Fatal(err)
+			}
+			waitFile(t, marker)
+			if tc.answered {
+				if _, err := answers.ReadString('\n'); err != nil {
+					t.Fatal(err)
+				}
+			}
+			inW.Close()
+			outR.Close()
+			select {
+			case err := <-done:
+				if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+					t.Errorf("RunStdio returned %v, want %v", err, tc.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("RunStdio did not return within 20 s of its client's end, with a call running")
+			}
+		})
 	}
 }

@@ -28,18 +28,26 @@ import (
 // running cell and every session, say why on stderr and exit 141, the
 // status README gives a closed output, instead of dying of SIGPIPE at their
 // next write (mcp's: once the cell had ended on its own). Over a pipe, and
-// over a Unix socket as Node's child_process gives a child's stdio.
+// over a Unix socket as Node's child_process gives a child's stdio. A
+// client that closed stdin first (it wrote its requests, then died) gets
+// the same: mcp's end of input, which waits for the answers, sees the
+// reader gone too, and exited 0 in silence when it saw it first.
 func TestStdoutClosedEndsTheServer(t *testing.T) {
 	for _, socket := range []bool{false, true} {
-		kind := "pipe"
-		if socket {
-			kind = "socket"
+		for _, stdinEOF := range []bool{false, true} {
+			kind := "pipe"
+			if socket {
+				kind = "socket"
+			}
+			if stdinEOF {
+				kind += ", stdin at its end"
+			}
+			t.Run(kind, func(t *testing.T) { stdoutClosedEndsTheServer(t, socket, stdinEOF) })
 		}
-		t.Run(kind, func(t *testing.T) { stdoutClosedEndsTheServer(t, socket) })
 	}
 }
 
-func stdoutClosedEndsTheServer(t *testing.T, socket bool) {
+func stdoutClosedEndsTheServer(t *testing.T, socket, stdinEOF bool) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -108,7 +116,10 @@ func stdoutClosedEndsTheServer(t *testing.T, socket bool) {
 			if err != nil {
 				t.Fatalf("the cell's pid %q: %v", raw, err)
 			}
-			stdout.Close() // the client stops reading; stdin stays open
+			if stdinEOF {
+				stdin.Close()
+			}
+			stdout.Close() // the client stops reading; stdin stays open unless stdinEOF
 
 			select {
 			case <-exited:

@@ -150,9 +150,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	ctx, stopGone := stdoutGoneContext(ctx, gone)
 	defer stopGone()
 	err = srv.RunStdio(ctx, in, out, f.maxLine)
-	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errOutputClosed) {
+	// The reader's end seen by this watch, or (stdin at its end) by the
+	// server's own, which may see it first.
+	if err != nil && (errors.Is(context.Cause(ctx), errOutputClosed) || errors.Is(err, mcp.ErrOutputGone)) {
 		_ = reg.Close() // the sessions go before the exit says so
-		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", cause)
+		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", errOutputClosed)
 		return exitOutputClosed
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
