@@ -296,7 +296,7 @@ func checkRunFlags(f *runFlags, fs *pflag.FlagSet) error {
 		if _, err := absDir(f.cwd); err != nil {
 			// A relative DIR (--cwd .) in a removed directory: said as
 			// runDir says it, not as "getwd" from the registry.
-			return fmt.Errorf("--cwd %s: %w; cd to a directory that exists, or give DIR's absolute path", trustdir.Shown(f.cwd), err)
+			return fmt.Errorf("--cwd %s: %w; %s, or give DIR's absolute path", trustdir.Shown(f.cwd), err, cdElsewhere(err))
 		}
 	}
 	if f.imagesDir != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -37,15 +38,33 @@ func (e homeError) Error() string { return e.err.Error() }
 func (e homeError) Unwrap() error { return e.err }
 
 // cwdGoneError is a current directory that cannot be read (getwd fails:
-// it was removed or moved away while the shell stood in it), which run
-// --session and kill key a session by: a usage error, as a one-shot
-// run's refusal of it, each saying what to do instead.
+// it was removed or moved away while the shell stood in it, or this user
+// may no longer search it), which run --session and kill key a session
+// by: a usage error, as a one-shot run's refusal of it, each saying what
+// to do instead.
 type cwdGoneError struct{ err error }
 
 func (e cwdGoneError) Error() string {
+	if e.denied() {
+		return fmt.Sprintf("the current directory cannot be read (%v): this user may not search it (no x permission)", e.err)
+	}
 	return fmt.Sprintf("the current directory cannot be read (%v): it was removed or moved away", e.err)
 }
 func (e cwdGoneError) Unwrap() error { return e.err }
+
+// denied says the directory is there, but not this user's to search:
+// getwd's stat of "." needs the x permission the shell's cd did not.
+func (e cwdGoneError) denied() bool { return errors.Is(e.err, fs.ErrPermission) }
+
+// cdElsewhere is the advice that starts each refusal of a cwdGoneError
+// err: where to cd instead.
+func cdElsewhere(err error) string {
+	var gone cwdGoneError
+	if errors.As(err, &gone) && gone.denied() {
+		return "cd to a directory this user may enter"
+	}
+	return "cd to a directory that exists"
+}
 
 // absDir is dir made absolute, "" the current directory, as a session's
 // cwd is keyed; a cwdGoneError when the current directory is needed and
@@ -68,7 +87,7 @@ func absDir(dir string) (string, error) {
 func runDir(dir string) (string, error) {
 	abs, err := absDir(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w; cd to a directory that exists, or give --cwd DIR", err)
+		return "", fmt.Errorf("%w; %s, or give --cwd DIR", err, cdElsewhere(err))
 	}
 	return abs, nil
 }
@@ -103,9 +122,9 @@ func relativeFileHint(err error, file string, cwdGiven bool) error {
 		return err
 	}
 	if cwdGiven {
-		return fmt.Errorf("%w; cd to a directory that exists, or give %s's absolute path", err, trustdir.Shown(file))
+		return fmt.Errorf("%w; %s, or give %s's absolute path", err, cdElsewhere(err), trustdir.Shown(file))
 	}
-	return fmt.Errorf("%w; cd to a directory that exists, or give --cwd DIR and %s's absolute path", err, trustdir.Shown(file))
+	return fmt.Errorf("%w; %s, or give --cwd DIR and %s's absolute path", err, cdElsewhere(err), trustdir.Shown(file))
 }
 
 // askFailed reports err of a command that asked the background process
