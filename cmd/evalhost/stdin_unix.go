@@ -53,9 +53,11 @@ func pollableInput(in io.Reader) (r io.Reader, restore func()) {
 // written through Go's poller with raw system calls (internal/rawio), as
 // pollableInput reads: serve's replies then do not wake the runtime's
 // monitor thread either. A write that meets a closed pipe fails with
-// EPIPE, not SIGPIPE (watchedOutput says the reader is gone). A socket, a
-// tty or a file is left alone. restore closes the pipe's polled open; call
-// it once the last write returned.
+// EPIPE, not SIGPIPE (watchedOutput says the reader is gone). A stream
+// socket is written by a socketWriter (Linux), which leaves its open
+// file's flags alone; a tty or a file is left alone. restore closes the
+// pipe's polled open (the socket's writer), which ends a write under way;
+// call it once the last write returned, or to end one.
 func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 	f, ok := out.(*os.File)
 	if !ok {
@@ -63,6 +65,9 @@ func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 	}
 	polled, private, restore := pollableDup(f, true)
 	if polled == nil {
+		if sw := socketOutput(f); sw != nil {
+			return sw, func() { _ = sw.Close() }
+		}
 		return out, restore
 	}
 	var raw *rawio.File

@@ -35,3 +35,48 @@ func WaitPipeFull(tb testing.TB, r *os.File) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// WaitNoRoom returns once w, the writing end of a pipe or a Unix stream
+// socket whose reader reads nothing (the test keeps a copy of the writer's
+// end to ask), is full: a writer's next write waits. A pipe has no room
+// when poll gives its writing end no POLLOUT; a socket's writer waits once
+// what it sent and its reader has not taken (SIOCOUTQ) reaches its send
+// buffer (poll's POLLOUT goes at a quarter of it, while writes still
+// pass). It fails tb after 30 s.
+func WaitNoRoom(tb testing.TB, w *os.File) {
+	tb.Helper()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(w.Fd()), &st); err != nil {
+		tb.Fatal(err)
+	}
+	socket := st.Mode&unix.S_IFMT == unix.S_IFSOCK
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		full := false
+		if socket {
+			queued, err := unix.IoctlGetInt(int(w.Fd()), unix.SIOCOUTQ)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			size, err := unix.GetsockoptInt(int(w.Fd()), unix.SOL_SOCKET, unix.SO_SNDBUF)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			full = queued >= size
+		} else {
+			fds := []unix.PollFd{{Fd: int32(w.Fd()), Events: unix.POLLOUT}}
+			n, err := unix.Poll(fds, 0)
+			if err != nil && err != unix.EINTR {
+				tb.Fatal(err)
+			}
+			full = n == 0 && err == nil
+		}
+		if full {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s still has room after 30 s", w.Name())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

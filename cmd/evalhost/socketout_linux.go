@@ -1,0 +1,170 @@
+package main
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// socketOutput returns out, when it is a stream socket (Node's
+// child_process gives a child's stdio as one; socat's EXEC, inetd and
+// systemd's Accept=yes give one socket as stdin and stdout), as a
+// socketWriter; nil for anything else, or when it cannot be made.
+func socketOutput(out *os.File) *socketWriter {
+	rc, err := out.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	dup := -1
+	_ = rc.Control(func(fd uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+			return
+		}
+		if typ, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_STREAM {
+			return
+		}
+		dup, _ = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if dup < 0 {
+		return nil
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		unix.Close(dup)
+		return nil
+	}
+	// Disarmed (EPOLLONESHOT, no event) until a write must wait: a socket
+	// with room, or the client's reads, wake nothing.
+	ev := unix.EpollEvent{Events: unix.EPOLLONESHOT, Fd: int32(dup)}
+	if unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, dup, &ev) != nil || unix.SetNonblock(ep, true) != nil {
+		unix.Close(ep)
+		unix.Close(dup)
+		return nil
+	}
+	epf := os.NewFile(uintptr(ep), "stdout's room") // non-blocking: in Go's poller
+	eprc, err := epf.SyscallConn()
+	if err != nil || epf.SetReadDeadline(time.Time{}) != nil { // outside the poller: no deadlines
+		epf.Close()
+		unix.Close(dup)
+		return nil
+	}
+	s := &socketWriter{fd: dup, name: out.Name(), ep: epf, eprc: eprc}
+	s.waitFn, s.armFn = s.roomCame, s.arm
+	return s
+}
+
+// socketWriter writes a stream socket without ever blocking in the kernel
+// and without changing the flags of its open file, which other holders
+// share (pollableInput's non-blocking stdin, when the socket is stdin
+// too; the client's copy): each send is MSG_DONTWAIT, and MSG_NOSIGNAL (a
+// closed peer is EPIPE, not SIGPIPE), and a full socket is waited for in
+// Go's poller, on an epoll instance of the writer's own armed for room
+// only while a write waits. So its writes take deadlines (serve's bound
+// once its work must end at once; a client that stopped reading held
+// serve's second signal, and mcp's SIGTERM, for ever) and Close ends one
+// that waits; and a socket made non-blocking as stdin is written whole
+// (os.Stdout's write failed there with EAGAIN, and the line was lost).
+type socketWriter struct {
+	fd   int // a duplicate of stdout; closed by Close, under mu
+	name string
+	ep   *os.File // the epoll instance
+	eprc syscall.RawConn
+
+	mu      sync.Mutex // one write at a time, and Close's end of fd
+	closing atomic.Bool
+	armErr  error
+	waitFn  func(uintptr) bool // roomCame, made once
+	armFn   func(uintptr)      // arm, made once
+}
+
+// Write sends all of p, waiting for room as long as its deadline lets it.
+func (s *socketWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		if s.closing.Load() {
+			return n, &os.PathError{Op: "write", Path: s.name, Err: os.ErrClosed}
+		}
+		chunk := p[n:]
+		if len(chunk) > maxSend {
+			chunk = chunk[:maxSend]
+		}
+		// Raw: MSG_DONTWAIT never blocks, so the runtime has nothing to
+		// take back (internal/rawio).
+		m, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(s.fd), uintptr(unsafe.Pointer(unsafe.SliceData(chunk))),
+			uintptr(len(chunk)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+		switch errno {
+		case 0:
+			n += int(m)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			if err := s.waitRoom(); err != nil {
+				if s.closing.Load() {
+					err = os.ErrClosed // not the poller's "use of closed file"
+				}
+				return n, &os.PathError{Op: "write", Path: s.name, Err: err}
+			}
+		default:
+			return n, &os.PathError{Op: "write", Path: s.name, Err: errno}
+		}
+	}
+	return n, nil
+}
+
+// maxSend is the most one send writes, as package os caps a write.
+const maxSend = 1 << 30
+
+// waitRoom arms the epoll instance for room (once) and waits in the poller
+// until the socket has some, its error or hang-up comes, the deadline
+// passes or Close ends the wait.
+func (s *socketWriter) waitRoom() error {
+	s.armErr = nil
+	if err := s.eprc.Control(s.armFn); err != nil {
+		return err
+	}
+	if s.armErr != nil {
+		return s.armErr
+	}
+	return s.eprc.Read(s.waitFn)
+}
+
+func (s *socketWriter) arm(ep uintptr) {
+	ev := unix.EpollEvent{Events: unix.EPOLLOUT | unix.EPOLLONESHOT, Fd: int32(s.fd)}
+	s.armErr = unix.EpollCtl(int(ep), unix.EPOLL_CTL_MOD, s.fd, &ev)
+}
+
+// roomCame reads the armed event without waiting; false: wait again.
+func (s *socketWriter) roomCame(ep uintptr) bool {
+	var evs [1]unix.EpollEvent
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, ep, uintptr(unsafe.Pointer(&evs[0])), 1, 0, 0, 0)
+	return e == 0 && n > 0
+}
+
+// SetWriteDeadline bounds the writes' waits for room, the one waiting now
+// included (serve/stall.go).
+func (s *socketWriter) SetWriteDeadline(t time.Time) error {
+	if s.closing.Load() {
+		return os.ErrClosed
+	}
+	return s.ep.SetReadDeadline(t)
+}
+
+// Close ends a write that waits for room, and then closes the duplicate;
+// the open file's flags are as they were. Safe to call twice, and beside a
+// Write.
+func (s *socketWriter) Close() error {
+	if s.closing.Swap(true) {
+		return nil
+	}
+	_ = s.ep.Close() // wakes a waiting write; the descriptor goes once it left
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return unix.Close(s.fd)
+}
