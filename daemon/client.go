@@ -46,6 +46,9 @@ type Client struct {
 	r      *bufio.Reader
 	max    int // the longest line Send writes: MaxLine, less in tests
 	Hello  serve.Hello
+	// Settings are those the process reports it started with
+	// (Config.Settings); nil when it reports none.
+	Settings map[string]string
 	// Notices are what the user must be told about this connection: a
 	// process that died and took its sessions' state, or one replaced for
 	// its version.
@@ -195,10 +198,12 @@ func dial(paths Paths) (*Client, error) {
 		}
 		return nil, fmt.Errorf("no hello from the background process: %w", err)
 	}
-	if err := json.Unmarshal(line, &c.Hello); err != nil || c.Hello.Type != serve.TypeHello {
+	var h hello
+	if err := json.Unmarshal(line, &h); err != nil || h.Type != serve.TypeHello {
 		nc.Close()
 		return nil, fmt.Errorf("the background process's first line is not a hello: %.200s", line)
 	}
+	c.Hello, c.Settings = h.Hello, h.Settings
 	c.live.watch = true // from now on a silent process is asked whether it lives
 	return c, nil
 }

@@ -106,6 +106,14 @@ func (fl *flight) told() sessions.Key {
 	return sessions.Key{Session: fl.session, Cwd: fl.cwd}
 }
 
+// hello is serve's hello with the settings the process started with
+// (Config.Settings), a field a serve client does not read and a process
+// that predates it leaves out (Client.Settings is then nil).
+type hello struct {
+	serve.Hello
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
 func newConn(s *Server, id int, nc *net.UnixConn) *conn {
 	c := &conn{srv: s, id: id, nc: nc, enc: serve.NewEncoder(nc), inflight: map[string]*flight{}, queued: make(chan struct{}),
 		jobsAsked: map[sessions.Key]int{}}
@@ -119,8 +127,8 @@ func newConn(s *Server, id int, nc *net.UnixConn) *conn {
 // cancelled (a client that went away is a Ctrl-C) and awaited.
 func (c *conn) serve() {
 	defer c.nc.Close()
-	c.enc.Line(serve.Hello{Languages: []string{sessions.LangPython, sessions.LangShell}, PID: os.Getpid(),
-		Protocol: serve.Protocol, Type: serve.TypeHello, Version: c.srv.cfg.Version})
+	c.enc.Line(hello{Hello: serve.Hello{Languages: []string{sessions.LangPython, sessions.LangShell}, PID: os.Getpid(),
+		Protocol: serve.Protocol, Type: serve.TypeHello, Version: c.srv.cfg.Version}, Settings: c.srv.cfg.Settings})
 	sc := bufio.NewScanner(c.nc)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	for sc.Scan() {

@@ -33,13 +33,19 @@ func serveAt(t *testing.T, home string, idle time.Duration) (Paths, func() error
 		t.Skip("bash not found")
 	}
 	paths := PathsFor(home)
+	return paths, serveConfig(t, Config{Paths: paths, Version: "test", Idle: idle,
+		Sessions: sessions.Config{Home: filepath.Dir(paths.Dir)}})
+}
+
+// serveConfig runs Serve with cfg (its Ready set here) until the test
+// ends, and returns a function that waits for its error.
+func serveConfig(t *testing.T, cfg Config) func() error {
+	t.Helper()
 	ready := make(chan struct{})
 	errc := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		errc <- Serve(ctx, Config{Paths: paths, Version: "test", Idle: idle,
-			Sessions: sessions.Config{Home: filepath.Dir(paths.Dir)}, Ready: func() { close(ready) }})
-	}()
+	cfg.Ready = func() { close(ready) }
+	go func() { errc <- Serve(ctx, cfg) }()
 	select {
 	case <-ready:
 	case err := <-errc:
@@ -54,7 +60,7 @@ func serveAt(t *testing.T, home string, idle time.Duration) (Paths, func() error
 		return got
 	}
 	t.Cleanup(func() { cancel(); wait() })
-	return paths, wait
+	return wait
 }
 
 // eval sends one sh cell on a fresh connection and returns its stdout.

@@ -74,7 +74,11 @@
 //
 // # Protocol
 //
-// The wire is serve's (docs/serve-protocol.md): hello first, then eval
+// The wire is serve's (docs/serve-protocol.md): hello first (with
+// "settings": Config.Settings, what the process fixed as it started, by
+// name, a secret's as a digest; left out when there are none, so a
+// process that predates it sends serve's hello, and its [Client.Settings]
+// is nil: nothing to compare), then eval
 // lines answered by frames tagged with their cell and request id, a
 // cell_end per cell and one end (or a request_error); tool_call lines that
 // the client answers with tool_result; cancel, sessions, close and ping;
@@ -123,7 +127,11 @@
 // an eval to the next process, as for a NotRunError. Request
 // ids belong to their connection: two clients may both use "run". A client
 // that disconnects cancels its requests. Every session has the environment
-// of the command that started the process.
+// of the command that started the process, and the process keeps the
+// settings it read from it (Config.Settings) for its whole life: a client
+// whose own differ is told by its caller (evalhost's showSettings), and
+// the process is not replaced for it, since the other sessions' state
+// would go with it.
 //
 // # A process that stops answering
 //

@@ -28,6 +28,11 @@ type Config struct {
 	Paths   Paths
 	Version string        // evalhost's version and build: a client of another replaces this process
 	Idle    time.Duration // end after this long without a client or a running job; default DefaultIdle
+	// Settings are what the process fixed as it started (its artifacts
+	// directory, backend, ...), by name, as its hello reports them: a
+	// client whose own differ says so (its cells run with these). Opaque
+	// here; a secret's value must be given as a digest, never as it is.
+	Settings map[string]string
 	// Sessions configures the one registry every client shares. Its EnvHook
 	// and RunHook are the process's tool bridge's; IdleTimeout defaults to
 	// Idle, so a session lives as long as the process.
