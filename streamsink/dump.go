@@ -163,10 +163,12 @@ func countLines(text string) int {
 	return n
 }
 
-// humanBytes formats a size for notices in binary units, the unit every
+func humanBytes(n int64) string { return HumanBytes(n) }
+
+// HumanBytes formats a size for notices in binary units, the unit every
 // size evalhost takes is read in (parseSize: "512M" is 512 MiB): "512 B",
 // "1.5 KiB", "1.0 GiB".
-func humanBytes(n int64) string {
+func HumanBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

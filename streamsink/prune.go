@@ -62,6 +62,13 @@ func (st *Store) retention() time.Duration {
 	return st.opt.Retention // negative: no age limit
 }
 
+// MaxTotal is the cap the store keeps its own directory's artifacts
+// under (negative: no cap), and whether it applies: a UserDir's
+// artifacts are never removed, so ok is false for one.
+func (st *Store) MaxTotal() (n int64, ok bool) {
+	return st.maxTotal(), !st.opt.UserDir
+}
+
 func (st *Store) maxTotal() int64 {
 	if st.opt.MaxTotal == 0 {
 		return DefaultMaxTotal
