@@ -149,6 +149,8 @@ func daemonServe(args []string, stderr io.Writer, logger *slog.Logger) int {
 		Paths:   daemon.PathsFor(home),
 		Version: daemon.BuildIdentity(version),
 		Idle:    f.idle,
+		// What a command whose environment differs is told of (showSettings).
+		Settings: daemonSettings(store, f.backend.choice(), f.idle, f.maxSessions),
 		Sessions: sessions.Config{Home: home, Starters: starters, MaxSessions: f.maxSessions,
 			Sink:          streamsink.Options{Store: store},
 			StdinWithheld: withheldSession},

@@ -63,6 +63,8 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	cur.Store(c)
 	timeline.Mark("attached", "pid", c.Hello.PID)
 	showNotices(c, stderr)
+	settings := commandDaemonSettings(home)
+	showSettings(c, settings, stderr)
 	ownStderr := stderr // stoppedByOutput's, past the guard
 	stdout = guardedWriter{stdout, interrupted, 0}
 	stderr = guardedWriter{stderr, interrupted, 1}
@@ -88,6 +90,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 			cur.Store(c)
 			a.c = c
 			showNotices(c, stderr)
+			showSettings(c, settings, stderr)
 			res, err = a.readCancelling(ctx)
 		}
 	}
