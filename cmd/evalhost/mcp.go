@@ -143,11 +143,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	in, restoreIn := pollableInput(stdin)
 	defer restoreIn()
 	growOutPipe(stdout) // a large result is one write, not one per 64 KiB taken
-	out, gone := mcpStdout(stdout)
+	out, end := mcpStdout(stdout)
 	defer out.Close()
 	// The client closed its end of stdout: its calls are cancelled (as at
 	// a signal), and the server ends.
-	ctx, stopGone := stdoutGoneContext(ctx, gone)
+	ctx, stopGone := stdoutGoneContext(ctx, end)
 	defer stopGone()
 	err = srv.RunStdio(ctx, in, out, f.maxLine)
 	// The reader's end seen by this watch, or (stdin at its end) by the
@@ -156,6 +156,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 		_ = reg.Close() // the sessions go before the exit says so
 		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", errOutputClosed)
 		return exitOutputClosed
+	}
+	if failed := end.failure(); failed != nil {
+		_ = reg.Close()
+		fmt.Fprintf(stderr, "evalhost mcp: %v; no answer could reach the client, so it cancelled the calls in flight and closed every session\n", failed)
+		return exitFailed
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Warn("mcp session ended", "err", err)
@@ -188,14 +193,14 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // mcpStdout is stdout as the MCP server writes it (stdioOut for a file),
-// and a channel closed once its reader is gone (watchedOutput).
-func mcpStdout(stdout io.Writer) (io.WriteCloser, <-chan struct{}) {
+// and how it ends (watchedOutput; nil for another writer).
+func mcpStdout(stdout io.Writer) (io.WriteCloser, *outputEnd) {
 	file, ok := stdout.(*os.File)
 	if !ok {
 		return nopWriteCloser{stdout}, nil
 	}
-	polled, gone, restore := watchedOutput(file)
-	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}, gone
+	polled, end, restore := watchedOutput(file)
+	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}, end
 }
 
 // stdioOut is stdout for the MCP server. A pipe is written through a

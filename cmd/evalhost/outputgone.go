@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/evalhost/evalhost/internal/readergone"
@@ -17,16 +21,75 @@ import (
 // at their next write (Go's default on descriptor 1).
 var errOutputClosed = errors.New("stdout was closed: the client stopped reading its end")
 
-// stdoutGoneContext is ctx, cancelled with errOutputClosed once gone is
-// closed; stop ends the watch.
-func stdoutGoneContext(ctx context.Context, gone <-chan struct{}) (context.Context, func()) {
+// outputFailedError is why serve and mcp stop when a write to stdout
+// failed for another reason than its reader's leaving (a full disk under
+// `> file`, /dev/full, an I/O error): every later answer would be lost
+// too, so they end their work as for a closed stdout, say so and exit
+// exitFailed, where they went on in silence and exited 0.
+type outputFailedError struct{ err error }
+
+func (e *outputFailedError) Error() string {
+	return fmt.Sprintf("cannot write stdout: %v", errors.Unwrap(e.err))
+}
+
+func (e *outputFailedError) Unwrap() error { return e.err }
+
+// outputEnd is how stdout can end while serve or mcp runs: its reader
+// gone (the watch's Gone), or a write that failed otherwise (failed).
+type outputEnd struct {
+	watch  *readergone.Watcher
+	once   sync.Once
+	failed chan struct{}
+	err    error // the failed write's, set before failed is closed
+}
+
+// note tells the end of a write's error: EPIPE is the reader's leaving;
+// a deadline (serve's bound on a stalled client, serve/stall.go) and a
+// close are the server's own shutdown, not a failure of the output.
+func (o *outputEnd) note(err error) error {
+	err = o.watch.NoteWrite(err)
+	if err == nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	o.once.Do(func() {
+		o.err = &outputFailedError{err: err}
+		close(o.failed)
+	})
+	return err
+}
+
+// failure is the failed write's error, nil while none failed (or for a
+// nil end). Asked once the server returned: it may have ended at the end
+// of its input before the context heard of the failure.
+func (o *outputEnd) failure() error {
+	if o == nil {
+		return nil
+	}
+	select {
+	case <-o.failed:
+		return o.err
+	default:
+		return nil
+	}
+}
+
+// stdoutGoneContext is ctx, cancelled with errOutputClosed once stdout's
+// reader is gone, or with an *outputFailedError once a write failed
+// otherwise; stop ends the watch. A nil end is never seen to end.
+func stdoutGoneContext(ctx context.Context, end *outputEnd) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	var gone, failed <-chan struct{}
+	if end != nil {
+		gone, failed = end.watch.Gone(), end.failed
+	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		select {
 		case <-gone:
 			cancel(errOutputClosed)
+		case <-failed:
+			cancel(end.err)
 		case <-ctx.Done():
 		case <-done:
 		}
@@ -38,32 +101,30 @@ func stdoutGoneContext(ctx context.Context, gone <-chan struct{}) (context.Conte
 	}
 }
 
-// watchedOutput is pollableOutput with a watch on its reader: gone is
-// closed once the client closed its end of stdout, seen without a write
-// where the system tells (internal/readergone: a pipe, a socket), as a
-// cell may run for hours with nothing to say, and at a write's EPIPE.
-// stop ends the watch and restores stdout; call it once the last write
-// returned.
-func watchedOutput(out io.Writer) (w io.Writer, gone <-chan struct{}, stop func()) {
-	watch := readergone.Watch(out)
+// watchedOutput is pollableOutput with a watch on how it ends: its reader
+// gone, seen without a write where the system tells (internal/readergone:
+// a pipe, a socket), as a cell may run for hours with nothing to say, and
+// at a write's EPIPE; or a write that failed otherwise. stop ends the
+// watch and restores stdout; call it once the last write returned.
+func watchedOutput(out io.Writer) (w io.Writer, end *outputEnd, stop func()) {
+	end = &outputEnd{watch: readergone.Watch(out), failed: make(chan struct{})}
 	w, restore := pollableOutput(out)
-	return goneOnEPIPE{w: w, watch: watch}, watch.Gone(), func() { restore(); watch.Stop() }
+	return endingOutput{w: w, end: end}, end, func() { restore(); end.watch.Stop() }
 }
 
-// goneOnEPIPE tells watch of a write's EPIPE: the reader of stdout is
-// gone.
-type goneOnEPIPE struct {
-	w     io.Writer
-	watch *readergone.Watcher
+// endingOutput tells end of each write's error.
+type endingOutput struct {
+	w   io.Writer
+	end *outputEnd
 }
 
-func (o goneOnEPIPE) Write(p []byte) (int, error) {
+func (o endingOutput) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
-	return n, o.watch.NoteWrite(err)
+	return n, o.end.note(err)
 }
 
 // SetWriteDeadline bounds the writes where w can (serve/stall.go).
-func (o goneOnEPIPE) SetWriteDeadline(t time.Time) error {
+func (o endingOutput) SetWriteDeadline(t time.Time) error {
 	if d, ok := o.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
 		return d.SetWriteDeadline(t)
 	}

@@ -96,15 +96,18 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
 	growOutPipe(stdout) // as run's: bulk output does not wait for the client at every 64 KiB
-	out, gone, restoreOut := watchedOutput(stdout)
+	out, end, restoreOut := watchedOutput(stdout)
 	// The client closed its end of stdout: the work ends at once, as at a
 	// second signal (every request cancelled, every interpreter killed).
-	ctx, stopGone := stdoutGoneContext(ctx, gone)
+	ctx, stopGone := stdoutGoneContext(ctx, end)
 	err = srv.Serve(ctx, in, out)
 	stopGone()
 	restoreIn()
 	restoreOut()
 	stopSignals()
+	if failed := end.failure(); failed != nil && !errors.Is(err, errSecondSignal) {
+		err = failed // it may have ended at the end of its input first
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -113,6 +116,9 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	case errors.Is(err, errOutputClosed):
 		fmt.Fprintf(stderr, "evalhost serve: %v; ended the requests in flight and closed every session\n", err)
 		return exitOutputClosed
+	case errors.As(err, new(*outputFailedError)):
+		fmt.Fprintf(stderr, "evalhost serve: %v; no answer could reach the client, so it ended the requests in flight and closed every session\n", err)
+		return exitFailed
 	default:
 		logger.Error("serve stopped", "err", err)
 		return exitFailed
