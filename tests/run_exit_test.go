@@ -32,11 +32,7 @@ func TestRunExitsAsPython(t *testing.T) {
 	named := writeScript(t, dir, "named.py", "class KeyboardInterrupt(Exception):\n    pass\nraise KeyboardInterrupt('mine')\n")
 	sub := writeScript(t, dir, "sub.py", "class Stop(KeyboardInterrupt):\n    pass\nraise Stop\n")
 	cells := writeScript(t, dir, "cells.py", "print('before')\n# %%\nraise KeyboardInterrupt\n# %%\nprint('after')\n")
-	cases := []struct {
-		name string
-		args []string // after run and python3 alike
-		run  []string // after run, when not args
-	}{
+	cases := []asPython{
 		// python3 shows the traceback and dies of SIGINT: a shell's 130.
 		{"KeyboardInterrupt raised", []string{interrupted}, nil},
 		// Only the builtin itself: its subclass, or a class of its name,
@@ -44,7 +40,7 @@ func TestRunExitsAsPython(t *testing.T) {
 		{"a class named KeyboardInterrupt", []string{named}, nil},
 		{"a KeyboardInterrupt subclass", []string{sub}, nil},
 		// The script said stop, as Ctrl-C does: no later cell runs.
-		{"--keep-going stops at a raised KeyboardInterrupt", []string{cells}, []string{"--keep-going", cells}},
+		{"--keep-going stops at a raised KeyboardInterrupt", []string{"--keep-going", cells}, []string{cells}},
 		// The traceback says what failed and where; no line of evalhost's.
 		{"an uncaught error", []string{failing}, nil},
 		{"sys.exit(3)", []string{"-c", "import sys; print('before'); sys.exit(3)"}, nil},
@@ -58,29 +54,21 @@ func TestRunExitsAsPython(t *testing.T) {
 		{"SystemExit of two args", []string{"-c", "raise SystemExit(4, 'x')"}, nil},
 		{"sys.exit(True)", []string{"-c", "import sys; sys.exit(True)"}, nil},
 		{"sys.exit in a function", []string{"-c", "import sys\ndef main():\n    return 5\nif __name__ == '__main__':\n    sys.exit(main())"}, nil},
-		{"--keep-going stops at it", []string{"-c", "import sys; sys.exit(3)\nprint('after')"},
-			[]string{"--keep-going", "-c", "import sys; sys.exit(3)", "-c", "print('after')"}},
+		{"--keep-going stops at it", []string{"--keep-going", "-c", "import sys; sys.exit(3)", "-c", "print('after')"},
+			[]string{"-c", "import sys; sys.exit(3)\nprint('after')"}},
 		{"a SystemExit subclass", []string{"-c", "class Done(SystemExit): pass\nraise Done(6)"}, nil},
 		{"a message python3 cannot encode", []string{"-c", "import sys; sys.exit('lone \\udcff \\ud800')"}, nil},
-		{"--max-output shows no traceback", []string{"-c", "import sys; print('out'); sys.exit('bye')"},
-			[]string{"--max-output", "1000", "-c", "import sys; print('out'); sys.exit('bye')"}},
-		{"--max-output, an atexit handler after sys.exit(text)", []string{"-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"},
-			[]string{"--max-output", "1000", "-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"}},
+		{"--max-output shows no traceback", []string{"--max-output", "1000", "-c", "import sys; print('out'); sys.exit('bye')"},
+			[]string{"-c", "import sys; print('out'); sys.exit('bye')"}},
+		{"--max-output, an atexit handler after sys.exit(text)", []string{"--max-output", "1000", "-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"},
+			[]string{"-c", "import atexit, sys; print('out'); atexit.register(print, 'at exit'); sys.exit('bye')"}},
 		// python3 writes the message to sys.stderr, whatever the script made it.
 		{"sys.exit(text) to a replaced sys.stderr", []string{"-c", "import sys; sys.stderr = sys.stdout; print('out'); sys.exit('bye')"}, nil},
 		{"argparse usage error", []string{script, "--n", "x"}, nil},
 		{"argparse ok", []string{script, "--n", "7"}, nil},
 		{"argparse help", []string{script, "--help"}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			run := c.run
-			if run == nil {
-				run = c.args
-			}
-			sameAsPython(t, run, c.args)
-		})
-	}
+	sameAsPythonRows(t, cases)
 }
 
 // sameAsPython runs evalhost run with run's arguments and python3 with
