@@ -215,9 +215,11 @@
 //	    interrupt of the host's led to as well, except KeyboardInterrupt:
 //	    sys.exit(...)) with an exitMessage is reported too: the runner
 //	    wrote the message and a newline to sys.stderr (fd 2 when that is
-//	    None) before the exit, where python3 prints it, ahead of the
-//	    atexit handlers' output; a renderer does not print done's
-//	    exitMessage again.
+//	    None; a str() or a write that failed leaves the newline alone,
+//	    and 3.12+ report that error through sys.unraisablehook, as
+//	    python3's exit does) before the exit, where python3 prints it,
+//	    ahead of the atexit handlers' output; a renderer does not print
+//	    done's exitMessage again.
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.

@@ -648,13 +648,13 @@ class Cell(_wire._Request):
             # or the timeout's.
             reports = (e.code is not None and not isinstance(e.code, int) and self.in_script and self.last
                        and not _core._ipython_mode)
-            reported, text = _core._module("tracebacks").report_exit(e.code) if reports else (False, None)
+            text = _core._module("tracebacks").report_exit(e) if reports else None
             if e.code is not None:  # 0.0 is python3's status 1
                 self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if reports and text is None else text)
             if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return
-            _core._module("tracebacks").send_exit_error(e, reported, text)
+            _core._module("tracebacks").send_exit_error(e, reports, text)
         else:
             _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted

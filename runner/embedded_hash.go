@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "97311c436dd41a77"
+const embeddedHash = "6ee0c3ccebe0bc18"

@@ -221,20 +221,31 @@ def exit_flush():
 
 def _unraisable(e, obj):
     """Report e as the interpreter's PyErr_WriteUnraisable(obj) would, through
-    sys.unraisablehook. Python makes no UnraisableHookArgs but as it
-    reports one, so the type is taken from a report of its own, caught."""
+    sys.unraisablehook."""
+    u = unraisable_args(e, None, obj)
+    hook = getattr(sys, "unraisablehook", None)  # None or deleted: the default, as there
+    if u is not None:
+        try:
+            (sys.__unraisablehook__ if hook is None else hook)(u)
+        except Exception:
+            pass
+
+
+def unraisable_args(e, err_msg, obj):
+    """sys.UnraisableHookArgs for e, as Python's report of it makes them
+    (e's traceback); None when none can be had. Python makes none but as
+    it reports one, so the type is taken from a report of its own, caught."""
     got = []
-    hook = sys.unraisablehook
+    hook = getattr(sys, "unraisablehook", got)  # got: the script deleted it
     sys.unraisablehook = got.append
     try:
         _Unraisable()
     finally:
-        sys.unraisablehook = hook
-    if got:
-        try:
-            hook(type(got[0])((type(e), e, None, None, obj)))
-        except Exception:
-            pass
+        if hook is got:
+            del sys.unraisablehook
+        else:
+            sys.unraisablehook = hook
+    return type(got[0])((type(e), e, e.__traceback__, err_msg, obj)) if got else None
 
 
 class _Unraisable:

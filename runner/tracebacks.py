@@ -345,35 +345,62 @@ def _report_to(err, exc, limit):
     return lines, evalue, _write(err, lines, chunks)
 
 
-def report_exit(code):
-    """sys.exit(code)'s message (code not an int or None) written as
-    python3 writes it as the script ends (handle_system_exit), its streams
-    flushed first (flush_io): str(code), taken once, to sys.stderr, or to
-    fd 2 when that is None or missing (3.12+ write nothing of a text UTF-8
-    cannot encode, a lone surrogate's; 3.8-3.11 its backslash escapes),
-    then a newline, to fd 2 when sys.stderr cannot take it; a code whose
-    str() fails gets the newline alone (3.12+ then report the str()
-    error too, which is left out). (written, text): text is str(code),
-    None when that failed, for the frames, so a __str__ runs once, as
-    under python3; written is False when the stream failed the message,
-    where python3 is silent: the done frame's exitMessage is then left
-    for a client to show (as _write)."""
+def report_exit(exc):
+    """The message of exc, a SystemExit whose code is not an int or None,
+    written as python3 writes it as the script ends (handle_system_exit),
+    its streams flushed first (flush_io): str(code), taken once, to
+    sys.stderr, or to fd 2 when that is None or missing (3.12+ write
+    nothing of a text UTF-8 cannot encode, a lone surrogate's; 3.8-3.11
+    its backslash escapes), then a newline, to fd 2 when sys.stderr cannot
+    take it. A str() or a sys.stderr.write() that fails leaves the newline
+    alone, and 3.12+ report its error later in the exit (_exit_pending).
+    Returns str(code), None when that failed, for the frames, so a
+    __str__ runs once, as under python3."""
     _core._flush_std()
+    handled, pending = sys.exc_info()[1], None  # what the runner handles, no context of python3's
     try:
-        text = str(code)
-    except Exception:
-        text = None
-    if text is not None:
-        err = getattr(sys, "stderr", None)
+        text = str(exc.code)
+    except BaseException as e:  # python3's C code takes any exception
+        text, pending = None, e
+    err = getattr(sys, "stderr", None)
+    if text is not None and err is None:
         try:
-            if err is None:
-                os.write(2, _fd2_text(text))
-            else:
-                err.write(text)
-        except Exception:
-            return False, text
+            os.write(2, _fd2_text(text))
+        except OSError:  # C's stdio: its failure sets no error
+            pass
+    elif text is not None:
+        try:
+            err.write(text)
+        except BaseException as e:
+            pending = e
     _exit_newline()
-    return True, text
+    if pending is not None:
+        _drop_context(pending, handled)
+        _exit_pending(pending)
+    return text
+
+
+def _exit_pending(e):
+    """e, the error of the exit's str(code) or its write of the message,
+    as python3 reports it: it stays pending after the message (3.8-3.11
+    drop it), and 3.12+ report it when the exit waits for threads
+    (wait_for_thread_shutdown), before the atexit handlers, through
+    sys.unraisablehook: 3.12 with no message (so only the traceback
+    shows), unless the script imported threading, whose _shutdown then
+    runs over it and it is lost; 3.13+ as "Exception ignored on threading
+    shutdown" (their _shutdown, run over it, fails with a SystemError of
+    its own instead when threading is imported: not done here)."""
+    if sys.version_info < (3, 12) or (sys.version_info < (3, 13) and "threading" in sys.modules):
+        return
+    msg = "Exception ignored on threading shutdown" if sys.version_info >= (3, 13) else None
+    u = _core._stdio.unraisable_args(e, msg, None)
+    if u is None:
+        return
+    hook = getattr(sys, "unraisablehook", None)
+    try:
+        exit_unraisable(u, sys.__unraisablehook__ if hook is None else hook)
+    except BaseException:  # the default hook failed too (a sys.stderr that fails): python3 clears it
+        pass
 
 
 def _fd2_text(text):

@@ -218,32 +218,27 @@ func TestRunBoundedExitMessage(t *testing.T) {
 // sys.exit(text)'s message is written as python3 writes it at the exit
 // (handle_system_exit): str(code) taken once (a __str__ with a side effect
 // runs once), written to sys.stderr, then a newline, which goes to fd 2
-// when sys.stderr cannot take it; a code whose str() fails leaves the
-// newline alone (3.12+ then report the str() error too, which run does
-// not); with sys.stderr None, 3.12+ write nothing of a message UTF-8
-// cannot encode, 3.8-3.11 its backslash escapes.
+// when sys.stderr cannot take it; a failed str() or write leaves the
+// newline alone, and 3.12+ then report that error as at their threading
+// shutdown (sys.unraisablehook); with sys.stderr None, 3.12+ write nothing
+// of a message UTF-8 cannot encode, 3.8-3.11 its backslash escapes.
 func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
-	writer := "import sys\nclass W:\n    def write(self, s):\n        if s == %q:\n            raise ValueError('no')\n        sys.__stdout__.write('[' + s + ']')\n    def flush(self):\n        pass\nsys.stderr = W()\nsys.exit('bye')\n"
-	cases := []struct {
-		name, code string
-		firstLine  bool // only python3's first line of stderr: 3.12+ add their own report
-	}{
-		{"a __str__ with a side effect", "import sys\nclass C:\n    def __str__(self):\n        print('str called')\n        return 'bye'\nsys.exit(C())\n", false},
-		{"a __str__ that fails", "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\nsys.exit(C())\n", true},
-		{"a __str__ that fails, sys.stderr None", "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\nsys.stderr = None\nsys.exit(C())\n", true},
-		{"a sys.stderr that fails the newline", fmt.Sprintf(writer, "\n"), false},
-		{"sys.stderr None, a lone surrogate", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n", false},
+	// A sys.stderr whose writes show on stdout, and fail for the text given.
+	writer := "import sys\nclass W:\n    def write(self, s):\n        sys.__stdout__.write('[' + s + ']')\n        if %s:\n            raise ValueError('no')\n" +
+		"    def flush(self):\n        pass\nsys.stderr = W()\n"
+	failsNewline, failsAll := fmt.Sprintf(writer, "s == '\\n'"), fmt.Sprintf(writer, "True")
+	failingStr := "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\n"
+	cases := []asPython{
+		{"a __str__ with a side effect", []string{"-c", "import sys\nclass C:\n    def __str__(self):\n        print('str called')\n        return 'bye'\nsys.exit(C())\n"}, nil},
+		{"a __str__ that fails", []string{"-c", failingStr + "sys.exit(C())\n"}, nil},
+		{"a __str__ that fails, sys.stderr None", []string{"-c", failingStr + "sys.stderr = None\nsys.exit(C())\n"}, nil},
+		{"a __str__ that fails, the script's unraisablehook", []string{"-c", failingStr +
+			"sys.unraisablehook = lambda u: print('hook', u.exc_type.__name__, u.exc_value, u.err_msg, u.object, u.exc_traceback.tb_frame.f_code.co_name)\nsys.exit(C())\n"}, nil},
+		{"a sys.stderr that fails the newline", []string{"-c", failsNewline + "sys.exit('bye')\n"}, nil},
+		{"a sys.stderr that fails every write", []string{"-c", failsAll + "sys.exit('bye')\n"}, nil},
+		{"sys.stderr None, a lone surrogate", []string{"-c", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n"}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := runCaptured(t, command(t, "run", "-c", c.code), false)
-			pyOut, pyErr, pyCode := runCaptured(t, pythonCmd(t, "-c", c.code), false)
-			if c.firstLine {
-				pyErr = pyErr[:strings.IndexByte(pyErr, '\n')+1]
-			}
-			sameOutput(t, out, errOut, code, pyOut, pyErr, pyCode)
-		})
-	}
+	sameAsPythonRows(t, cases)
 }
 
 // With --max-output, what the interpreter prints as it exits after a
