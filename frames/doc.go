@@ -155,7 +155,9 @@
 //	    per call: evalhost run), so a script's cell that is not last gives
 //	    no such warning either: the exit reports what is still lost then,
 //	    once, as python3's; without it (serve, MCP, a session) each cell
-//	    whose text was lost warns.
+//	    whose text was lost warns. A cell of its that ends the script
+//	    by sys.exit(text) writes the message as a last cell does (see
+//	    error).
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. After a last
@@ -211,10 +213,12 @@
 //	    a sys.stderr the cells replaced (a file). reported: one of those
 //	    two, so the output already holds python3's report, and a renderer
 //	    that shows output as python3 does shows no traceback of its own.
-//	    A script's last cell's SystemExit (execute's last; one an
-//	    interrupt of the host's led to as well, except KeyboardInterrupt:
-//	    sys.exit(...)) with an exitMessage is reported too: the runner
-//	    wrote the message and a newline to sys.stderr (fd 2 when that is
+//	    A script's SystemExit with an exitMessage, in a cell its
+//	    interpreter's exit follows (execute's last, or any cell of an
+//	    exitReports request, whose batch stops at it; one an interrupt
+//	    of the host's led to as well, except KeyboardInterrupt:
+//	    sys.exit(...)), is reported too: the runner wrote the message and
+//	    a newline to sys.stderr as the cells left it (fd 2 when that is
 //	    None; a str() or a write that failed leaves the newline alone,
 //	    and 3.12+ report that error through sys.unraisablehook, as
 //	    python3's exit does) before the exit, where python3 prints it,

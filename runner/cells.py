@@ -640,14 +640,16 @@ class Cell(_wire._Request):
             _wire._send_plain_error("RequestError", str(e))
         elif isinstance(e, SystemExit):
             self.exited = True  # a batch run stops here, as python3 would
-            # A script's last cell: python3 prints the message before its
-            # exit runs the atexit handlers (handle_system_exit), so it is
-            # written here, not by a client after the exit's output; after
-            # an interrupt too (except KeyboardInterrupt: sys.exit(...)),
-            # whose message a script under python3 prints as it ends, Ctrl-C's
-            # or the timeout's.
-            reports = (e.code is not None and not isinstance(e.code, int) and self.in_script and self.last
-                       and not _core._ipython_mode)
+            # A script's exit: python3 prints the message before its exit
+            # runs the atexit handlers (handle_system_exit), so it is
+            # written here, not by a client after the exit's output, when
+            # that exit follows: the interpreter's last cell, or any cell
+            # of a batch run per call (exit_reports), which stops at it;
+            # after an interrupt too (except KeyboardInterrupt:
+            # sys.exit(...)), whose message a script under python3 prints
+            # as it ends, Ctrl-C's or the timeout's.
+            reports = (e.code is not None and not isinstance(e.code, int) and self.in_script
+                       and (self.last or self.exit_reports) and not _core._ipython_mode)
             text = _core._module("tracebacks").report_exit(e) if reports else None
             if e.code is not None:  # 0.0 is python3's status 1
                 self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if reports and text is None else text)

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "6ee0c3ccebe0bc18"
+const embeddedHash = "194888d6f0e1cf33"

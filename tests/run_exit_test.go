@@ -216,18 +216,31 @@ func TestRunBoundedExitMessage(t *testing.T) {
 }
 
 // sys.exit(text)'s message is written as python3 writes it at the exit
-// (handle_system_exit): str(code) taken once (a __str__ with a side effect
-// runs once), written to sys.stderr, then a newline, which goes to fd 2
+// (handle_system_exit), from whichever cell the script ends in: str(code)
+// taken once (a __str__ with a side effect runs once), written to
+// sys.stderr as the script left it, then a newline, which goes to fd 2
 // when sys.stderr cannot take it; a failed str() or write leaves the
 // newline alone, and 3.12+ then report that error as at their threading
 // shutdown (sys.unraisablehook); with sys.stderr None, 3.12+ write nothing
 // of a message UTF-8 cannot encode, 3.8-3.11 its backslash escapes.
 func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
+	dir := t.TempDir()
 	// A sys.stderr whose writes show on stdout, and fail for the text given.
 	writer := "import sys\nclass W:\n    def write(self, s):\n        sys.__stdout__.write('[' + s + ']')\n        if %s:\n            raise ValueError('no')\n" +
 		"    def flush(self):\n        pass\nsys.stderr = W()\n"
 	failsNewline, failsAll := fmt.Sprintf(writer, "s == '\\n'"), fmt.Sprintf(writer, "True")
 	failingStr := "import sys\nclass C:\n    def __str__(self):\n        raise ValueError('no str')\n"
+	// Where the exit's message went: a sys.stderr replaced in an earlier cell.
+	kept := "import atexit, io, sys\nbuf = io.StringIO()\nsys.stderr = buf\n_ = atexit.register(lambda: print('stderr had %r' % buf.getvalue()))\n"
+	cells := func(name string, src ...string) asPython {
+		return asPython{name, cellArgs(src), []string{"-c", strings.Join(src, "\n")}}
+	}
+	n := 0
+	percent := func(name string, src ...string) asPython {
+		n++
+		p := writeScript(t, dir, fmt.Sprintf("s%d.py", n), strings.Join(src, "\n# %%\n")+"\n")
+		return asPython{name + ", a percent script", []string{p}, nil}
+	}
 	cases := []asPython{
 		{"a __str__ with a side effect", []string{"-c", "import sys\nclass C:\n    def __str__(self):\n        print('str called')\n        return 'bye'\nsys.exit(C())\n"}, nil},
 		{"a __str__ that fails", []string{"-c", failingStr + "sys.exit(C())\n"}, nil},
@@ -237,8 +250,24 @@ func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 		{"a sys.stderr that fails the newline", []string{"-c", failsNewline + "sys.exit('bye')\n"}, nil},
 		{"a sys.stderr that fails every write", []string{"-c", failsAll + "sys.exit('bye')\n"}, nil},
 		{"sys.stderr None, a lone surrogate", []string{"-c", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n"}, nil},
+		// An earlier cell's sys.stderr is the one python3 writes to.
+		cells("a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')"),
+		percent("a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')"),
+		cells("a cell before the last, a sys.stderr that fails every write", failsAll, "sys.exit('bye')", "print('not run')"),
+		percent("a cell before the last, a __str__ that fails", failingStr, "sys.exit(C())", "print('not run')"),
 	}
-	sameAsPythonRows(t, cases)
+	bounded := cells("--max-output, a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')")
+	bounded.run = append([]string{"--max-output", "1000"}, bounded.run...)
+	sameAsPythonRows(t, append(cases, bounded))
+}
+
+// cellArgs is a -c argument of run's for each cell's source.
+func cellArgs(src []string) []string {
+	var args []string
+	for _, s := range src {
+		args = append(args, "-c", s)
+	}
+	return args
 }
 
 // With --max-output, what the interpreter prints as it exits after a

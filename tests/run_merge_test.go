@@ -47,6 +47,10 @@ var interleavedScripts = []struct {
 	// exit runs its atexit handlers.
 	{"sys.exit with a message, then atexit handlers", "import atexit, sys\nprint('out')\n_ = atexit.register(print, 'at exit')\n" +
 		"_ = atexit.register(print, 'at exit err', file=sys.stderr)\nsys.exit('bye')\n", false, ""},
+	// As FILE, a percent script's cells: the exit's message goes where an
+	// earlier cell left sys.stderr, before the atexit handlers' output.
+	{"sys.exit with a message in a cell before the last, sys.stderr replaced", "import atexit, sys\nprint('out')\nsys.stderr = sys.stdout\n" +
+		"_ = atexit.register(print, 'at exit')\n# %%\nsys.exit('bye')\n# %%\nprint('not run')\n", false, ""},
 }
 
 // TestRunInterleavesAsPython runs each script with run and python3 -u
