@@ -223,7 +223,9 @@
 //	    and 3.12+ report that error through sys.unraisablehook, as
 //	    python3's exit does) before the exit, where python3 prints it,
 //	    ahead of the atexit handlers' output; a renderer does not print
-//	    done's exitMessage again.
+//	    done's exitMessage again. A script's SystemExit has the str() of
+//	    its code, taken once, for evalue and its traceback's last line:
+//	    python3 never calls the exception's own __str__ (a subclass's).
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.

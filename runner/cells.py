@@ -647,16 +647,18 @@ class Cell(_wire._Request):
             # of a batch run per call (exit_reports), which stops at it;
             # after an interrupt too (except KeyboardInterrupt:
             # sys.exit(...)), whose message a script under python3 prints
-            # as it ends, Ctrl-C's or the timeout's.
-            reports = (e.code is not None and not isinstance(e.code, int) and self.in_script
-                       and (self.last or self.exit_reports) and not _core._ipython_mode)
-            text = _core._module("tracebacks").report_exit(e) if reports else None
+            # as it ends, Ctrl-C's or the timeout's. It takes str(code)
+            # once (text), and never the exception's own str().
+            script = self.in_script and not _core._ipython_mode
+            reports = (script and (self.last or self.exit_reports) and e.code is not None
+                       and not isinstance(e.code, int))
+            text = _core._module("tracebacks").report_exit(e) if reports else _wire._exit_text(e.code) if script else None
             if e.code is not None:  # 0.0 is python3's status 1
-                self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if reports and text is None else text)
+                self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if script and text is None else text)
             if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return
-            _core._module("tracebacks").send_exit_error(e, reports, text)
+            _core._module("tracebacks").send_exit_error(e, reports, script, text)
         else:
             _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "194888d6f0e1cf33"
+const embeddedHash = "ee3395e422d32d31"

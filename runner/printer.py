@@ -49,7 +49,24 @@ def _taken(text, failed=False):
     return s
 
 
+# An exception whose str() is not called but given (a script's SystemExit,
+# whose str() python3 never takes): (exception, text); text None stands
+# for a str() that failed.
+given = None
+
+
+def _given(value, failed):
+    """The str() given for value, marked as taken (failed: what says it
+    failed), or None."""
+    if given is None or given[0] is not value:
+        return None
+    return _taken(given[1]) if given[1] is not None else _taken(failed, True)
+
+
 def _some_str(value):  # 3.8-3.10's, marking what it took
+    g = _given(value, "<unprintable %s object>" % type(value).__name__)
+    if g is not None:
+        return g
     try:
         return _taken(str(value))
     except BaseException:  # as the module's bare except
@@ -62,6 +79,9 @@ around = None
 
 
 def _safe_string(value, what, func=str):  # 3.11+'s, marking the exception's str()
+    g = _given(value, _FAILED) if what == "exception" and func is str else None
+    if g is not None:
+        return g
     try:
         s = func(value) if around is None or what != "exception" else around(value, func)
     except BaseException:  # as the module's bare except

@@ -429,19 +429,20 @@ def _exit_newline():
         pass
 
 
-def send_exit_error(exc, reported, text):
-    """A SystemExit's error frame whose str(code) is text, taken already
-    (report_exit): not taken again for the traceback, as python3 takes it
-    once, when the exception's str() is its one argument's."""
-    args = exc.args
-    given = text is not None and len(args) == 1 and type(exc).__str__ is BaseException.__str__
-    if given:
-        exc.args = (text,)
+def send_exit_error(exc, reported=False, script=False, text=None):
+    """A SystemExit's error frame. script: it ended a script, whose exit
+    is python3's, which takes no str() of the exception, so neither does
+    its traceback: text, the str() of its code taken once (report_exit,
+    wire._exit_text; None when that failed), stands for it there and is
+    its evalue. Else (a notebook's cell) str(exc) is taken, as Jupyter's
+    kernel takes it."""
+    printer = _core._module("printer")
+    if script:
+        printer.given = (exc, text)
     try:
         send_error(exc, exit=True, reported=reported)
     finally:
-        if given:
-            exc.args = args
+        printer.given = None
 
 
 def _to_fd2(text):

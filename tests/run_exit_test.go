@@ -217,12 +217,13 @@ func TestRunBoundedExitMessage(t *testing.T) {
 
 // sys.exit(text)'s message is written as python3 writes it at the exit
 // (handle_system_exit), from whichever cell the script ends in: str(code)
-// taken once (a __str__ with a side effect runs once), written to
-// sys.stderr as the script left it, then a newline, which goes to fd 2
-// when sys.stderr cannot take it; a failed str() or write leaves the
-// newline alone, and 3.12+ then report that error as at their threading
-// shutdown (sys.unraisablehook); with sys.stderr None, 3.12+ write nothing
-// of a message UTF-8 cannot encode, 3.8-3.11 its backslash escapes.
+// taken once (a __str__ with a side effect runs once; a SystemExit
+// subclass's own __str__ never), written to sys.stderr as the script left
+// it, then a newline, which goes to fd 2 when sys.stderr cannot take it;
+// a failed str() or write leaves the newline alone, and 3.12+ then report
+// that error as at their threading shutdown (sys.unraisablehook); with
+// sys.stderr None, 3.12+ write nothing of a message UTF-8 cannot encode,
+// 3.8-3.11 its backslash escapes.
 func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 	dir := t.TempDir()
 	// A sys.stderr whose writes show on stdout, and fail for the text given.
@@ -241,6 +242,8 @@ func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 		p := writeScript(t, dir, fmt.Sprintf("s%d.py", n), strings.Join(src, "\n# %%\n")+"\n")
 		return asPython{name + ", a percent script", []string{p}, nil}
 	}
+	subclass := "import sys\nclass Done(SystemExit):\n    def __str__(self):\n        print('Done.__str__')\n        return 'done'\n"
+	code := "class Code:\n    def __str__(self):\n        print('Code.__str__')\n        return 'code'\n"
 	cases := []asPython{
 		{"a __str__ with a side effect", []string{"-c", "import sys\nclass C:\n    def __str__(self):\n        print('str called')\n        return 'bye'\nsys.exit(C())\n"}, nil},
 		{"a __str__ that fails", []string{"-c", failingStr + "sys.exit(C())\n"}, nil},
@@ -250,11 +253,16 @@ func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 		{"a sys.stderr that fails the newline", []string{"-c", failsNewline + "sys.exit('bye')\n"}, nil},
 		{"a sys.stderr that fails every write", []string{"-c", failsAll + "sys.exit('bye')\n"}, nil},
 		{"sys.stderr None, a lone surrogate", []string{"-c", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n"}, nil},
+		// python3 never calls the exception's str(), only its code's.
+		{"a SystemExit subclass's own __str__", []string{"-c", subclass + code + "raise Done(Code())\n"}, nil},
+		{"a SystemExit subclass's own __str__, an int code", []string{"-c", subclass + "raise Done(4)\n"}, nil},
+		{"a SystemExit subclass of a text code", []string{"-c", "class Done(SystemExit):\n    pass\nraise Done('text')\n"}, nil},
 		// An earlier cell's sys.stderr is the one python3 writes to.
 		cells("a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')"),
 		percent("a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')"),
 		cells("a cell before the last, a sys.stderr that fails every write", failsAll, "sys.exit('bye')", "print('not run')"),
 		percent("a cell before the last, a __str__ that fails", failingStr, "sys.exit(C())", "print('not run')"),
+		percent("a cell before the last, a SystemExit subclass's own __str__", subclass+code, "raise Done(Code())", "print('not run')"),
 	}
 	bounded := cells("--max-output, a cell before the last, sys.stderr replaced", kept, "sys.exit('bye')", "print('not run')")
 	bounded.run = append([]string{"--max-output", "1000"}, bounded.run...)
