@@ -226,6 +226,8 @@
 //	    done's exitMessage again. A script's SystemExit has the str() of
 //	    its code, taken once, for evalue and its traceback's last line:
 //	    python3 never calls the exception's own __str__ (a subclass's).
+//	    One of an int past 64 bits (status -1) is followed there by the
+//	    OverflowError 3.12+ report through sys.unraisablehook.
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.

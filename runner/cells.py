@@ -650,11 +650,13 @@ class Cell(_wire._Request):
             # as it ends, Ctrl-C's or the timeout's. It takes str(code)
             # once (text), and never the exception's own str().
             script = self.in_script and not _core._ipython_mode
-            reports = (script and (self.last or self.exit_reports) and e.code is not None
-                       and not isinstance(e.code, int))
+            exits = script and (self.last or self.exit_reports)
+            reports = exits and e.code is not None and not isinstance(e.code, int)
             text = _core._module("tracebacks").report_exit(e) if reports else _wire._exit_text(e.code) if script else None
             if e.code is not None:  # 0.0 is python3's status 1
                 self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if script and text is None else text)
+            if exits and isinstance(e.code, int) and not -(1 << 63) <= e.code < (1 << 63):
+                _core._module("tracebacks").report_exit_overflow()
             if not self.exit_status and self.exit_message is None:  # 0, and 2**32 python3 truncates to 0
                 self.status = "ok"
                 return

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "ee3395e422d32d31"
+const embeddedHash = "6d594d82e7686539"

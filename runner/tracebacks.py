@@ -380,6 +380,14 @@ def report_exit(exc):
     return text
 
 
+def report_exit_overflow():
+    """sys.exit(N) past a C long as python3's exit ends by it: status -1
+    (wire._exit_status) and PyLong_AsLong's OverflowError left pending,
+    which 3.12+ report (_exit_pending)."""
+    _core._flush_std()
+    _exit_pending(OverflowError("Python int too large to convert to C long"))
+
+
 def _exit_pending(e):
     """e, the error of the exit's str(code) or its write of the message,
     as python3 reports it: it stays pending after the message (3.8-3.11
