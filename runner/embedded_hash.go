@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "6d594d82e7686539"
+const embeddedHash = "d6f1b3906f7c498d"

@@ -349,13 +349,12 @@ def report_exit(exc):
     """The message of exc, a SystemExit whose code is not an int or None,
     written as python3 writes it as the script ends (handle_system_exit),
     its streams flushed first (flush_io): str(code), taken once, to
-    sys.stderr, or to fd 2 when that is None or missing (3.12+ write
-    nothing of a text UTF-8 cannot encode, a lone surrogate's; 3.8-3.11
-    its backslash escapes), then a newline, to fd 2 when sys.stderr cannot
-    take it. A str() or a sys.stderr.write() that fails leaves the newline
-    alone, and 3.12+ report its error later in the exit (_exit_pending).
-    Returns str(code), None when that failed, for the frames, so a
-    __str__ runs once, as under python3."""
+    sys.stderr, or to fd 2 when that is None or missing (_fd2_text), then
+    a newline, to fd 2 when sys.stderr cannot take it. A str(), a
+    sys.stderr.write() or 3.12+'s encoding for fd 2 that fails leaves the
+    newline alone, and 3.12+ report its error later in the exit
+    (_exit_pending). Returns str(code), None when that failed, for the
+    frames, so a __str__ runs once, as under python3."""
     _core._flush_std()
     handled, pending = sys.exc_info()[1], None  # what the runner handles, no context of python3's
     try:
@@ -366,6 +365,8 @@ def report_exit(exc):
     if text is not None and err is None:
         try:
             os.write(2, _fd2_text(text))
+        except UnicodeEncodeError as e:  # 3.12+: nothing written, the error pending
+            pending = e
         except OSError:  # C's stdio: its failure sets no error
             pass
     elif text is not None:
@@ -412,12 +413,11 @@ def _exit_pending(e):
 
 
 def _fd2_text(text):
-    """text as python3's exit writes it to fd 2 (PyObject_Print)."""
+    """text as python3's exit writes it to fd 2 (PyObject_Print): 3.12+
+    raise the UnicodeEncodeError of a text UTF-8 cannot encode (a lone
+    surrogate's), 3.8-3.11 write its backslash escapes."""
     if sys.version_info >= (3, 12):
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError:
-            return b""
+        return text.encode("utf-8")
     return text.encode("utf-8", "backslashreplace")
 
 

@@ -253,6 +253,8 @@ func TestRunExitMessageAsPython3WritesIt(t *testing.T) {
 		{"a sys.stderr that fails the newline", []string{"-c", failsNewline + "sys.exit('bye')\n"}, nil},
 		{"a sys.stderr that fails every write", []string{"-c", failsAll + "sys.exit('bye')\n"}, nil},
 		{"sys.stderr None, a lone surrogate", []string{"-c", "import sys\nsys.stderr = None\nsys.exit('a \\udcff b')\n"}, nil},
+		{"sys.stderr None, a lone surrogate, the script's unraisablehook", []string{"-c", "import sys\nsys.stderr = None\n" +
+			"sys.unraisablehook = lambda u: print('hook', u.exc_type.__name__, u.err_msg, u.exc_traceback)\nsys.exit('a \\udcff b')\n"}, nil},
 		// python3 never calls the exception's str(), only its code's.
 		{"a SystemExit subclass's own __str__", []string{"-c", subclass + code + "raise Done(Code())\n"}, nil},
 		{"a SystemExit subclass's own __str__, an int code", []string{"-c", subclass + "raise Done(4)\n"}, nil},
