@@ -651,8 +651,11 @@ class Cell(_wire._Request):
             # once (text), and never the exception's own str().
             script = self.in_script and not _core._ipython_mode
             exits = script and (self.last or self.exit_reports)
-            reports = exits and e.code is not None and not isinstance(e.code, int)
-            text = _core._module("tracebacks").report_exit(e) if reports else _wire._exit_text(e.code) if script else None
+            message = e.code is not None and not isinstance(e.code, int)  # status 1 and an error frame
+            reports, text = exits and message, None
+            if script and message:
+                tracebacks = _core._module("tracebacks")
+                text = tracebacks.report_exit(e) if reports else tracebacks.exit_text(e.code)
             if e.code is not None:  # 0.0 is python3's status 1
                 self.exit_status, self.exit_message = _wire._exit_status(e.code, "" if script and text is None else text)
             if exits and isinstance(e.code, int) and not -(1 << 63) <= e.code < (1 << 63):

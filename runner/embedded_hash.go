@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d6f1b3906f7c498d"
+const embeddedHash = "7ce524423d55e649"

@@ -440,17 +440,30 @@ def _exit_newline():
 def send_exit_error(exc, reported=False, script=False, text=None):
     """A SystemExit's error frame. script: it ended a script, whose exit
     is python3's, which takes no str() of the exception, so neither does
-    its traceback: text, the str() of its code taken once (report_exit,
-    wire._exit_text; None when that failed), stands for it there and is
-    its evalue. Else (a notebook's cell) str(exc) is taken, as Jupyter's
-    kernel takes it."""
+    its traceback: text, the str() of a code that is not an int, taken
+    once (report_exit, exit_text; None when that failed), or an int's own,
+    stands for it there and is its evalue. Else (a notebook's cell)
+    str(exc) is taken, as Jupyter's kernel takes it."""
     printer = _core._module("printer")
     if script:
-        printer.given = (exc, text)
+        printer.given = (exc, exit_text(exc.code) if isinstance(exc.code, int) else text)
     try:
         send_error(exc, exit=True, reported=reported)
     finally:
         printer.given = None
+
+
+def exit_text(code):
+    """The text a script's SystemExit(code) stands for in its error frame,
+    where python3 takes no str() of the exception, only of a code that is
+    not an int (once; None when it failed): an int's as int's own, never a
+    subclass's __str__, which python3's exit does not call."""
+    try:
+        if isinstance(code, int) and type(code) is not bool:
+            return int.__repr__(code)
+        return str(code)
+    except Exception:  # past int's digit limit too
+        return None
 
 
 def _to_fd2(text):

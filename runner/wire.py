@@ -396,19 +396,6 @@ def _exit_status(code, text=None):
     return 1, text
 
 
-def _exit_text(code):
-    """The text a script's SystemExit(code) stands for in its error frame,
-    where python3 takes no str() of the exception, only of a code that is
-    not an int (once; None when it failed): an int's as int's own, never a
-    subclass's __str__, which python3's exit does not call."""
-    try:
-        if isinstance(code, int) and type(code) is not bool:
-            return int.__repr__(code)
-        return str(code)
-    except Exception:  # past int's digit limit too
-        return None
-
-
 # An exit message's characters in a done frame: 6 bytes each at worst
 # (\uXXXX), with room for the frame's other fields.
 _EXIT_MESSAGE_MAX = (MAX_LINE - 4096) // 6
