@@ -96,40 +96,44 @@ func TestRunScriptClosingFdsAsPython(t *testing.T) {
 // still dies of SIGINT, and a descriptor put back before the end loses
 // nothing.
 func TestRunUnflushableStdioExitsAsPython(t *testing.T) {
+	// sys.setswitchinterval(60) in a row that prints, then closes fd 1:
+	// the runner's flusher (every 50 ms, for live output) could otherwise
+	// take the GIL between the two and write the text python3 loses, when
+	// the machine is busy. Both run the same code.
 	dir := t.TempDir()
 	script := writeScript(t, dir, "closes.py", "import os\nos.close(1)\nprint('lost')\n")
 	// A cell before the last loses its text: the exit's report says so,
 	// once, as python3's; no warning of run's at that cell's end.
-	cells := writeScript(t, dir, "cells.py", "import os\nprint(1)\nos.close(1)\n# %%\nprint(2)\n# %%\nx = 3\n")
+	cells := writeScript(t, dir, "cells.py", "import os, sys\nsys.setswitchinterval(60)\nprint(1)\nos.close(1)\n# %%\nprint(2)\n# %%\nx = 3\n")
 	cases := []asPython{
 		{"a script closes fd 1, then prints", []string{script}, []string{script}},
 		{"fd 1 closed in one -c cell, printed to in the next",
 			[]string{"-c", "import os; os.close(1)", "-c", "print(1)"}, []string{"-c", "import os; os.close(1)\nprint(1)"}},
-		{"printed, then fd 1 closed", []string{"-c", "import os; print(1); os.close(1)"}, nil},
+		{"printed, then fd 1 closed", []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1)"}, nil},
 		{"printed, then fd 1 closed in a -c cell before the last",
-			[]string{"-c", "import os; print(1); os.close(1)", "-c", "x = 2"}, []string{"-c", "import os; print(1); os.close(1)\nx = 2"}},
+			[]string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1)", "-c", "x = 2"}, []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1)\nx = 2"}},
 		{"printed, then fd 1 closed in a percent script's first cell", []string{cells}, []string{cells}},
 		{"stderr's text lost in a -c cell before the last",
 			[]string{"-c", "import os, sys; sys.stderr.write('x'); os.close(2)", "-c", "x = 2"},
 			[]string{"-c", "import os, sys; sys.stderr.write('x'); os.close(2)\nx = 2"}},
 		{"stderr's text lost, silently", []string{"-c", "import os, sys; sys.stderr.write('x'); os.close(2)"}, nil},
-		{"over sys.exit(3)", []string{"-c", "import os, sys; print(1); os.close(1); sys.exit(3)"}, nil},
+		{"over sys.exit(3)", []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); sys.exit(3)"}, nil},
 		// sys.exit's message comes first, as python3 prints it before its exit.
-		{"over sys.exit(text)", []string{"-c", "import os, sys; print(1); os.close(1); sys.exit('bye')"}, nil},
-		{"after an uncaught error", []string{"-c", "import os; print(1); os.close(1); 1/0"}, nil},
-		{"a raised KeyboardInterrupt dies of SIGINT", []string{"-c", "import os; print(1); os.close(1); raise KeyboardInterrupt"}, nil},
+		{"over sys.exit(text)", []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); sys.exit('bye')"}, nil},
+		{"after an uncaught error", []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); 1/0"}, nil},
+		{"a raised KeyboardInterrupt dies of SIGINT", []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); raise KeyboardInterrupt"}, nil},
 		{"the script's own unraisablehook reports it",
-			[]string{"-c", "import os, sys; print(1); os.close(1); sys.unraisablehook = lambda u: os.write(2, b'hook %r\\n' % u.object)"}, nil},
-		{"a replaced sys.stdout is flushed instead", []string{"-c", "import io, os, sys; print(1); os.close(1); sys.stdout = io.StringIO()"}, nil},
+			[]string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); sys.unraisablehook = lambda u: os.write(2, b'hook %r\\n' % u.object)"}, nil},
+		{"a replaced sys.stdout is flushed instead", []string{"-c", "import io, os, sys; sys.setswitchinterval(60); print(1); os.close(1); sys.stdout = io.StringIO()"}, nil},
 		{"fd 1 put back by an atexit handler",
-			[]string{"-c", "import atexit, os; print(1); fd = os.dup(1); os.close(1); atexit.register(os.dup2, fd, 1);"}, nil},
+			[]string{"-c", "import atexit, os, sys; sys.setswitchinterval(60); print(1); fd = os.dup(1); os.close(1); atexit.register(os.dup2, fd, 1);"}, nil},
 	}
 	sameAsPythonRows(t, cases)
 	// A failure before the last cell: the exit that follows it is the
 	// script's, and its report the one word of the lost text.
 	t.Run("a cell fails before the last", func(t *testing.T) {
-		sameAsPython(t, []string{"-c", "import os; print(1); os.close(1); 1/0", "-c", "print('not run')"},
-			[]string{"-c", "import os; print(1); os.close(1); 1/0\nprint('not run')"})
+		sameAsPython(t, []string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); 1/0", "-c", "print('not run')"},
+			[]string{"-c", "import os, sys; sys.setswitchinterval(60); print(1); os.close(1); 1/0\nprint('not run')"})
 	})
 }
 
