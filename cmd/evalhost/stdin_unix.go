@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -78,19 +77,8 @@ func pollableOutput(out io.Writer) (w io.Writer, restore func()) {
 		restore()
 		return out, func() {}
 	}
-	return epipeWriter{raw: raw}, restore
+	return raw, restore // its writes take deadlines (serve/stall.go)
 }
-
-// epipeWriter writes raw, the polled open of stdout's pipe.
-type epipeWriter struct {
-	raw *rawio.File
-}
-
-func (w epipeWriter) Write(p []byte) (int, error) { return w.raw.Write(p) }
-
-// SetWriteDeadline bounds raw's writes (serve's, once its work must end
-// at once: serve/stall.go).
-func (w epipeWriter) SetWriteDeadline(t time.Time) error { return w.raw.SetWriteDeadline(t) }
 
 // pollableDup returns a non-blocking open of f's pipe or socket in Go's
 // poller when f is a blocking one, else nil.

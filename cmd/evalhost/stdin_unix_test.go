@@ -94,7 +94,7 @@ func TestPollableInput(t *testing.T) {
 func TestPollableOutput(t *testing.T) {
 	pr, pw := blockingPipe(t, "client", "stdout")
 	out, restore := pollableOutput(pw)
-	if _, ok := out.(epipeWriter); !ok {
+	if _, ok := out.(*rawio.File); !ok {
 		t.Fatalf("a blocking pipe was not made pollable: %T", out)
 	}
 	if nonblocking(t, pw) {
