@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -412,15 +413,34 @@ func (c *Client) readBytes(line []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w (pid %d): %w", ErrBadLine, c.Hello.PID, err)
 	}
 	c.head = append(c.head[:0], line...)
-	if cap(c.data) < b.Size {
-		c.data = make([]byte, b.Size)
-	}
-	b.Data = c.data[:b.Size]
-	if _, err := io.ReadFull(c.r, b.Data); err != nil {
+	data, err := readClaimed(c.r, c.data[:0], b.Size)
+	c.data = data
+	if err != nil {
 		return nil, c.readError(err)
 	}
+	b.Data = data
 	c.last = b
 	return c.head, nil
+}
+
+// readClaimed appends n bytes from r to buf, growing it as they come: n
+// is the line's claim (up to maxBytesSize), which a process that ends
+// part way never pays in memory. A short read is io.ErrUnexpectedEOF.
+func readClaimed(r io.Reader, buf []byte, n int) ([]byte, error) {
+	const step = 1 << 20
+	for len(buf) < n {
+		want := min(n-len(buf), max(step, len(buf))) // at most doubling
+		buf = slices.Grow(buf, want)
+		k, err := io.ReadFull(r, buf[len(buf):len(buf)+want])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // Bytes is the TypeBytes line Next returned last, with the bytes that

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,28 @@ func TestBytesLineRoundTrip(t *testing.T) {
 	}
 	if _, err := c.Next(); !errors.Is(err, ErrBadLine) || !strings.Contains(err.Error(), `without a "size"`) {
 		t.Errorf("a bytes line without its size: %v", err)
+	}
+}
+
+// A bytes line's size is a claim: what is held grows with the bytes that
+// came, so a line that says 200 MiB and ends after a few costs a few.
+func TestBytesClaimIsNotAllocatedAhead(t *testing.T) {
+	const claimed = 200 << 20
+	paths := fakeProcess(t, func(nc net.Conn, done <-chan struct{}) {
+		serve.NewEncoder(nc).RawData(appendBytes(nil, "run", 0, frames.TypeStdout, claimed, false), []byte("only this"))
+		nc.Close() // the process ended part way
+	})
+	c := dialShort(t, paths)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := c.Next()
+	runtime.ReadMemStats(&after)
+	var ended *EndedError
+	if !errors.As(err, &ended) {
+		t.Fatalf("Next: %v, want an *EndedError for bytes cut short", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("reading a cut-short claim of %d bytes allocated %d", claimed, got)
 	}
 }
 
