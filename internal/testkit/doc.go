@@ -9,8 +9,9 @@
 // code under test ([Hermetic]: every TestMain, and [Python], call it) and,
 // on Linux, a wait for a process's state (WaitState: stopped, running
 // again), a watch that fails a test at once when a process stops
-// (FailIfStopped) and a wait for the system call a process is blocked in
-// (WaitSyscall, InSyscall).
+// (FailIfStopped), a wait for the system call a process is blocked in
+// (WaitSyscall, InSyscall) and one for a pipe or socket its reader stopped
+// reading to be full (WaitPipeFull, WaitNoRoom).
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

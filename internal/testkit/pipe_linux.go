@@ -39,10 +39,18 @@ func WaitPipeFull(tb testing.TB, r *os.File) {
 // WaitNoRoom returns once w, the writing end of a pipe or a Unix stream
 // socket whose reader reads nothing (the test keeps a copy of the writer's
 // end to ask), is full: a writer's next write waits. A pipe has no room
-// when poll gives its writing end no POLLOUT; a socket's writer waits once
-// what it sent and its reader has not taken (SIOCOUTQ) reaches its send
-// buffer (poll's POLLOUT goes at a quarter of it, while writes still
-// pass). It fails tb after 30 s.
+// when poll gives its writing end no POLLOUT. A socket's writer waits once
+// what it sent and its reader has not taken reaches its send buffer
+// (SIOCOUTQ counts the queued buffers' whole size, as the send's own check
+// does, against SO_SNDBUF); poll's POLLOUT goes at a quarter of it, while
+// writes still pass.
+//
+// The reader's last read must come before the flood: a socket's writer
+// that waits is woken only when the queue falls to a quarter of its
+// buffer (the same POLLOUT), so a read that takes it below the buffer but
+// not that low leaves the writer waiting with room a fresh write would get,
+// and the count never reaches the buffer (seen: 178,432 of 212,992, serve's
+// write waiting). It fails tb after 30 s.
 func WaitNoRoom(tb testing.TB, w *os.File) {
 	tb.Helper()
 	var st unix.Stat_t
@@ -52,14 +60,13 @@ func WaitNoRoom(tb testing.TB, w *os.File) {
 	socket := st.Mode&unix.S_IFMT == unix.S_IFSOCK
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		full := false
+		full, queued, size := false, 0, 0
 		if socket {
-			queued, err := unix.IoctlGetInt(int(w.Fd()), unix.SIOCOUTQ)
-			if err != nil {
+			var err error
+			if queued, err = unix.IoctlGetInt(int(w.Fd()), unix.SIOCOUTQ); err != nil {
 				tb.Fatal(err)
 			}
-			size, err := unix.GetsockoptInt(int(w.Fd()), unix.SOL_SOCKET, unix.SO_SNDBUF)
-			if err != nil {
+			if size, err = unix.GetsockoptInt(int(w.Fd()), unix.SOL_SOCKET, unix.SO_SNDBUF); err != nil {
 				tb.Fatal(err)
 			}
 			full = queued >= size
@@ -73,6 +80,9 @@ func WaitNoRoom(tb testing.TB, w *os.File) {
 		}
 		if full {
 			return
+		}
+		if time.Now().After(deadline) && socket {
+			tb.Fatalf("%s still has room after 30 s: %d of %d bytes queued (a writer read from since it began to wait waits on)", w.Name(), queued, size)
 		}
 		if time.Now().After(deadline) {
 			tb.Fatalf("%s still has room after 30 s", w.Name())
