@@ -1,12 +1,10 @@
 package tests
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,26 +39,43 @@ func serveSecondSignalWithAStalledClient(t *testing.T, kind string) {
 	cmd.Stdout = stdout // kept open: its poll says when the output is full
 	w := startWatched(t, cmd)
 	log := w.log
-	req, _ := json.Marshal(map[string]any{"op": "eval", "id": "f", "cells": []any{map[string]any{
-		"code": "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: print('z' * 1000)", "timeout": 600}}})
-	if _, err := stdin.Write(append(req, '\n')); err != nil {
-		t.Fatal(err)
+	send := func(id, code string) {
+		req, _ := json.Marshal(map[string]any{"op": "eval", "id": id, "cells": []any{map[string]any{"code": code, "timeout": 600}}})
+		if _, err := stdin.Write(append(req, '\n')); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// Read up to the cell's first output, then stop reading.
-	var seen []byte
-	buf := make([]byte, 1<<16)
-	for !bytes.Contains(seen, []byte(`"type":"stdout"`)) {
-		n, err := out.Read(buf)
+	// The client reads the reply to a first request, which starts the
+	// session (its ready line has the interpreter's pid), and then nothing:
+	// its last read comes before the flood, as WaitNoRoom needs. A read
+	// after serve's write had begun to wait (the flood's first lines read
+	// here) left it waiting with the socket's count short of its buffer.
+	send("r", "pass")
+	lines := bufio.NewReader(out)
+	pid := 0
+	for {
+		line, err := lines.ReadBytes('\n')
 		if err != nil {
 			t.Fatalf("serve's stdout ended: %v; log:\n%s", err, log())
 		}
-		seen = append(seen, buf[:n]...)
+		var l struct {
+			Type, ID string
+			Pid      int
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if l.Type == "ready" {
+			pid = l.Pid
+		}
+		if l.Type == "end" && l.ID == "r" {
+			break
+		}
 	}
-	m := regexp.MustCompile(`"type":"ready"[^\n]*"pid":([0-9]+)`).FindSubmatch(seen)
-	if m == nil {
-		t.Fatalf("no ready line with the interpreter's pid in %.2000s", seen)
+	if pid == 0 {
+		t.Fatal("no ready line with the interpreter's pid")
 	}
-	pid, _ := strconv.Atoi(string(m[1]))
+	send("f", "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: print('z' * 1000)")
 	testkit.WaitNoRoom(t, stdout)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
