@@ -1,6 +1,7 @@
 // Package percent splits percent-format scripts (Jupytext, VS Code,
 // Spyder) into the code cells a notebook of them would run, as Jupytext
-// reads them.
+// reads them, and reads them whole into the notebook Jupytext makes of
+// them.
 //
 // Contract:
 //   - [SplitScript] cuts a script on cell markers: "# %%" lines ("#%%",
@@ -62,4 +63,37 @@
 //     string: Header.FormatUnknown), when Options.Whole makes the file
 //     one cell run as python3 runs it (Script), header and markers the
 //     comments they are to python3.
+//   - [ReadNotebook] is the other reader: the notebook jupytext 1.19 makes
+//     of a .py script (jupytext.read, "jupytext --to ipynb"), every cell,
+//     code, markdown and raw, with its source as jupytext gives it
+//     (markdown and raw text uncommented, a triple-quoted markdown cell's
+//     string, magics uncommented, "%%R" put back in a cell with a language
+//     option) and its metadata (the marker's options, title, cell_depth,
+//     lines_to_next_cell), the notebook's metadata the header's "jupyter:"
+//     section and what jupytext records in metadata.jupytext; the header's
+//     other keys are a first raw cell. Its markers are jupytext's, not
+//     Split's: "# %%" and whitespace, a bare "# %%", "# In[1]:", "#
+//     <codecell>" ("# %%[sh]" is text); its lines are Python's
+//     str.splitlines(), its whitespace Python's. A script with a marker and
+//     a magic left uncommented is, as jupytext guesses, hydrogen: its
+//     commented magics stay comments. [Notebook.Ipynb] is the .ipynb
+//     jupytext writes of it. Refused as jupytext refuses them: a header
+//     that is not YAML or holds a value jupytext or nbformat's schema
+//     cannot use ([ErrBadHeader]), a coding line other than utf-8
+//     ([ErrEncoding]), text that is not UTF-8, a marker's options jupytext
+//     fails on ([ErrBadCell]: tags that are no list of strings, ...).
+//     Refused by design, where jupytext reads another format: a header
+//     naming one, or a Jupytext header naming none over a script without a
+//     marker (light, to jupytext) ([ErrNotPercent]), a script with neither
+//     marker nor Jupytext header ([ErrNoCells]); and a date in the header,
+//     which jupytext reads and cannot write into a notebook. Where it
+//     differs from jupytext: cell_metadata_filter lists its keys sorted
+//     (jupytext in a Python set's order, which changes from run to run);
+//     no jupytext configuration file (jupytext.toml) is read; an option
+//     value of a Python type JSON has not (bytes, complex, a set) is
+//     incorrectly_encoded_metadata (jupytext keeps it, and cannot write
+//     the notebook); in a notebook whose kernel is not Python, only "%"
+//     magics of a language commented with "#" are read as magics. Tests
+//     compare it with jupytext itself on its examples, edge cases and
+//     random scripts.
 package percent

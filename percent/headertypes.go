@@ -24,10 +24,15 @@ const (
 	textOrNull
 	textOrBool // a metadata filter: "all", "-all", true
 	textOrList // formats: "ipynb,py:percent" or a list of them
+	cellFilter // a cell metadata filter: textOrBool, or {additional: [...], excluded: all}
+	list
+	textOrMapping
+	positiveInt
 )
 
 func (k kind) String() string {
-	return [...]string{"a mapping", "a string", "a string", "a string or true/false", "a string or a list"}[k]
+	return [...]string{"a mapping", "a string", "a string", "a string or true/false", "a string or a list",
+		"a string, true/false or a mapping", "a list", "a string or a mapping", "an integer from 1"}[k]
 }
 
 // rule is what jupytext expects at a path of the section; required is
@@ -48,7 +53,7 @@ var rules = []rule{
 	{"jupyter.jupytext.text_representation.jupytext_version", text, false},
 	{"jupyter.jupytext.main_language", textOrNull, false},
 	{"jupyter.jupytext.notebook_metadata_filter", textOrBool, false},
-	{"jupyter.jupytext.cell_metadata_filter", textOrBool, false},
+	{"jupyter.jupytext.cell_metadata_filter", cellFilter, false},
 	{"jupyter.jupytext.formats", textOrList, false},
 	{"jupyter.kernelspec", mapping, false},
 	{"jupyter.kernelspec.name", text, true},
@@ -56,6 +61,13 @@ var rules = []rule{
 	{"jupyter.kernelspec.language", text, false},
 	{"jupyter.language_info", mapping, false},
 	{"jupyter.language_info.name", text, true},
+	{"jupyter.language_info.codemirror_mode", textOrMapping, false},
+	{"jupyter.language_info.file_extension", text, false},
+	{"jupyter.language_info.mimetype", text, false},
+	{"jupyter.language_info.pygments_lexer", text, false},
+	{"jupyter.orig_nbformat", positiveInt, false},
+	{"jupyter.title", text, false},
+	{"jupyter.authors", list, false},
 }
 
 // headerValues are the settings of a "jupyter:" section Split uses.
@@ -160,6 +172,16 @@ func (k kind) fits(n *yaml.Node) bool {
 		return tag == "!!str" || tag == "!!null"
 	case textOrBool:
 		return tag == "!!str" || tag == "!!bool"
+	case cellFilter:
+		return tag == "!!str" || tag == "!!bool" || n.Kind == yaml.MappingNode
+	case list:
+		return n.Kind == yaml.SequenceNode
+	case textOrMapping:
+		return tag == "!!str" || n.Kind == yaml.MappingNode
+	case positiveInt:
+		v, err := pyYAMLInt(n.Value)
+		i, ok := v.(int64)
+		return tag == "!!int" && err == nil && (!ok || i >= 1) && !strings.HasPrefix(n.Value, "-")
 	}
 	return tag == "!!str" || n.Kind == yaml.SequenceNode
 }

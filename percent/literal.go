@@ -1,10 +1,12 @@
 package percent
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // errLiteral is a metadata value that is neither JSON nor a Python literal.
@@ -44,7 +46,7 @@ func (p *literalParser) value(depth int) (any, error) {
 		return nil, errLiteral
 	}
 	switch c := p.s[p.i]; {
-	case c == '"' || c == '\'':
+	case p.strStart():
 		return p.str()
 	case c == '[':
 		return p.list(']', depth)
@@ -52,10 +54,12 @@ func (p *literalParser) value(depth int) (any, error) {
 		return p.list(')', depth)
 	case c == '{':
 		return p.dict(depth)
-	case c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'):
+	case (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')) && !strings.HasPrefix(p.s[p.i:], "-Infinity"):
 		return p.number()
 	}
-	for word, v := range map[string]any{"true": true, "True": true, "false": false, "False": false, "null": nil, "None": nil} {
+	// json.loads reads NaN, Infinity and -Infinity too.
+	for word, v := range map[string]any{"true": true, "True": true, "false": false, "False": false, "null": nil, "None": nil,
+		"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1)} {
 		if strings.HasPrefix(p.s[p.i:], word) && !identByte(p.s, p.i+len(word)) {
 			p.i += len(word)
 			return v, nil
@@ -72,34 +76,69 @@ func identByte(s string, i int) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// str reads a string literal, and those right after it, which Python
+// joins ("a" "b" is "ab"); an r prefix leaves backslashes as they are, a
+// u prefix changes nothing.
 func (p *literalParser) str() (any, error) {
-	quote := p.s[p.i]
 	var b strings.Builder
+	for {
+		raw := false
+		for p.i < len(p.s) && strings.IndexByte("uUrR", p.s[p.i]) >= 0 {
+			raw = raw || p.s[p.i] == 'r' || p.s[p.i] == 'R'
+			p.i++
+		}
+		if err := p.oneStr(&b, raw); err != nil {
+			return nil, err
+		}
+		p.space()
+		if !p.strStart() {
+			return b.String(), nil
+		}
+	}
+}
+
+// strStart says whether a string literal starts at p.i: a quote, or a
+// u, r, ur... prefix and a quote.
+func (p *literalParser) strStart() bool {
+	j := p.i
+	for j < len(p.s) && j-p.i < 2 && strings.IndexByte("uUrR", p.s[j]) >= 0 {
+		j++
+	}
+	return j < len(p.s) && (p.s[j] == '"' || p.s[j] == '\'')
+}
+
+func (p *literalParser) oneStr(b *strings.Builder, raw bool) error {
+	if p.i >= len(p.s) {
+		return errLiteral
+	}
+	quote := p.s[p.i]
 	for j := p.i + 1; j < len(p.s); {
 		c := p.s[j]
 		switch {
 		case c == quote:
 			p.i = j + 1
-			return b.String(), nil
+			return nil
 		case c == '\n':
-			return nil, errLiteral
+			return errLiteral
+		case c == '\\' && raw:
+			b.WriteByte(c)
+			if j+1 < len(p.s) {
+				b.WriteByte(p.s[j+1]) // an escaped quote stays escaped, and ends no string
+			}
+			j += 2
 		case c == '\\':
-			v, mb, tail, err := strconv.UnquoteChar(p.s[j:], quote)
+			v, _, tail, err := strconv.UnquoteChar(p.s[j:], quote)
 			if err != nil {
-				return nil, errLiteral
+				return errLiteral
 			}
-			if v < utf8.RuneSelf || !mb {
-				b.WriteByte(byte(v))
-			} else {
-				b.WriteRune(v)
-			}
+			b.WriteRune(v) // "\xe9" is the character, in Python
 			j = len(p.s) - len(tail)
 		default:
 			b.WriteByte(c)
 			j++
 		}
 	}
-	return nil, errLiteral
+	return errLiteral
 }
 
 func (p *literalParser) list(end byte, depth int) (any, error) {
@@ -165,6 +204,10 @@ func (p *literalParser) dict(depth int) (any, error) {
 	}
 }
 
+func isDecimal(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == "" && (s == "0" || s[0] != '0')
+}
+
 func (p *literalParser) number() (any, error) {
 	j := p.i
 	for j < len(p.s) && strings.IndexByte("+-.0123456789eE_xXoObBabcdefABCDEF", p.s[j]) >= 0 {
@@ -175,7 +218,16 @@ func (p *literalParser) number() (any, error) {
 		p.i = j
 		return n, nil
 	}
-	if f, err := strconv.ParseFloat(text, 64); err == nil && !strings.ContainsAny(text, "xXpP") {
+	if d := strings.TrimLeft(text, "+-"); len(text)-len(d) <= 1 && isDecimal(d) {
+		// an int past int64, as Python keeps it
+		n, ok := new(big.Int).SetString(strings.TrimPrefix(text, "+"), 10)
+		if ok {
+			p.i = j
+			return json.Number(n.String()), nil
+		}
+	}
+	// 1e400 is inf to Python, 1e-400 is 0.0
+	if f, err := strconv.ParseFloat(text, 64); (err == nil || errors.Is(err, strconv.ErrRange)) && !strings.ContainsAny(text, "xXpP_") {
 		p.i = j
 		return f, nil
 	}

@@ -29,7 +29,13 @@ var (
 
 // isMagic says whether a Python line is a (possibly commented) Jupyter
 // magic, shell escape or help request, in an explicitly marked cell.
-func isMagic(line string) bool {
+func isMagic(line string) bool { return isPythonMagic(line, true) }
+
+// isMagicOutsideCell is isMagic outside an explicitly marked cell, where
+// "x?" is no help request (jupytext's is_magic, explicitly_code=False).
+func isMagicOutsideCell(line string) bool { return isPythonMagic(line, false) }
+
+func isPythonMagic(line string, explicitly bool) bool {
 	switch {
 	case magicForceEscRe().MatchString(line):
 		return true
@@ -37,7 +43,7 @@ func isMagic(line string) bool {
 		return false
 	}
 	return magicRe().MatchString(line) || helpOrShellRe().MatchString(line) ||
-		magicAssignRe().MatchString(line) || magicHelpRe().MatchString(line) || magicCommandRe().MatchString(line)
+		magicAssignRe().MatchString(line) || explicitly && magicHelpRe().MatchString(line) || magicCommandRe().MatchString(line)
 }
 
 // uncommentMagics removes one "# " from each magic line outside a string,
@@ -81,20 +87,34 @@ func uncommentLines(lines []string) {
 
 // stringParser tells whether the next line of Python starts inside a
 // string (Jupytext's StringParser): a "# %%" there is text, not a marker.
+// Its zero value reads Python; lang set, another language.
 type stringParser struct {
 	single, triple byte // the open quote, 0 when none
+	lang           *stringLang
+}
+
+// stringLang is how jupytext's StringParser reads a language other than
+// Python: its line comment ("" when jupytext knows none) and whether it
+// is R, whose quotes are never triple and run on past the end of a line.
+type stringLang struct {
+	comment string
+	r       bool
 }
 
 func (p *stringParser) quoted() bool { return p.single != 0 || p.triple != 0 }
 
 func (p *stringParser) read(line string) {
-	if !p.quoted() && strings.HasPrefix(strings.TrimLeft(line, " \t\r\n\f\v"), "#") {
+	comment, r := "#", false
+	if p.lang != nil {
+		comment, r = p.lang.comment, p.lang.r
+	}
+	if !p.quoted() && comment != "" && strings.HasPrefix(pyLstrip(line), comment) {
 		return
 	}
 	tripleStart := -1
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		if p.single == 0 && p.triple == 0 && c == '#' {
+		if p.single == 0 && p.triple == 0 && comment != "" && strings.HasPrefix(line[i:], comment) {
 			break
 		}
 		if c != '"' && c != '\'' {
@@ -107,7 +127,7 @@ func (p *stringParser) read(line string) {
 			p.single = 0
 			continue
 		}
-		if p.single != 0 {
+		if p.single != 0 || r {
 			continue
 		}
 		if i >= 2 && line[i-2] == c && line[i-1] == c && i >= tripleStart+3 {
@@ -126,5 +146,7 @@ func (p *stringParser) read(line string) {
 		}
 		p.single = c
 	}
-	p.single = 0 // a line ends a one-line string
+	if !r {
+		p.single = 0 // a line ends a one-line string
+	}
 }

@@ -25,15 +25,32 @@ var (
 // "Title key=value key2", or "Title {JSON}". Text that is not metadata
 // stays in the title.
 func markerOptions(text string) (string, map[string]any) {
-	text = strings.TrimSpace(text)
+	title, md := textToMetadata(text)
+	bad, ok := md[badMetadataKey].(string)
+	if !ok {
+		return title, md
+	}
+	// Jupytext keeps it to write it back; to a reader it is title.
+	delete(md, badMetadataKey)
+	if isJSONMetadata(text) {
+		return pyStrip(text), md // not JSON after all: a title with braces
+	}
+	return pyStrip(title + " " + bad), md
+}
+
+// textToMetadata is Jupytext's text_to_metadata with allow_title: the
+// title, then metadata as key=value pairs or a JSON object. Text it cannot
+// read is metadata's incorrectly_encoded_metadata.
+func textToMetadata(text string) (string, map[string]any) {
+	text = pyStrip(text)
 	curly, eq := strings.Index(text, "{"), strings.Index(text, "=")
 	if curly >= 0 && (eq < 0 || curly < eq) {
-		title := strings.TrimSpace(text[:curly])
+		title := pyStrip(text[:curly])
 		v, err := parseLiteral(text[curly:])
 		if md, ok := v.(map[string]any); err == nil && ok {
 			return title, md
 		}
-		return text, map[string]any{} // not JSON after all: a title with braces
+		return title, map[string]any{badMetadataKey: pyStrip(text[curly:])}
 	}
 	var words []string
 	if eq >= 0 {
@@ -47,23 +64,17 @@ func markerOptions(text string) (string, map[string]any) {
 	} else {
 		words = strings.Split(text, " ")
 	}
-	for len(words) > 0 && (strings.TrimSpace(words[len(words)-1]) == "" || strings.HasPrefix(words[len(words)-1], ".")) {
+	for len(words) > 0 && (pyStrip(words[len(words)-1]) == "" || strings.HasPrefix(words[len(words)-1], ".")) {
 		words = words[:len(words)-1]
 	}
 	title := strings.Join(words, " ")
-	md := parseKeyEqualValue(text[len(title):])
-	if bad, ok := md[badMetadataKey].(string); ok {
-		// Jupytext keeps it to write it back; to a reader it is title.
-		delete(md, badMetadataKey)
-		title = strings.TrimSpace(title + " " + bad)
-	}
-	return title, md
+	return title, parseKeyEqualValue(text[len(title):])
 }
 
 // parseKeyEqualValue reads "key1=value1 key2 key3=value3" from the right,
 // as Jupytext's parse_key_equal_value does.
 func parseKeyEqualValue(text string) map[string]any {
-	text = strings.TrimSpace(text)
+	text = pyStrip(text)
 	if text == "" {
 		return map[string]any{}
 	}
@@ -73,7 +84,9 @@ func parseKeyEqualValue(text string) map[string]any {
 		if lastSpace > 0 {
 			md = parseKeyEqualValue(text[:lastSpace])
 		}
-		md[text[lastSpace+1:]] = nil
+		if _, ok := md[text[lastSpace+1:]]; !ok {
+			md[text[lastSpace+1:]] = nil // the text before says it first (dict.update)
+		}
 		return md
 	}
 	eq := len(text)
@@ -82,8 +95,8 @@ func parseKeyEqualValue(text string) map[string]any {
 		if eq < 0 {
 			return map[string]any{badMetadataKey: text}
 		}
-		prevSpace := strings.LastIndex(strings.TrimRight(text[:eq], " \t\r\n\f\v"), " ")
-		key := strings.TrimSpace(text[prevSpace+1 : eq])
+		prevSpace := strings.LastIndex(pyRstrip(text[:eq]), " ")
+		key := pyStrip(text[prevSpace+1 : eq])
 		if !metadataKeyRe().MatchString(key) {
 			continue
 		}
