@@ -2,6 +2,7 @@ package percent
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -19,13 +20,23 @@ import (
 // outside the pair.
 func (nb *Notebook) Ipynb(paired bool) (*notebook.Notebook, error) {
 	out := notebook.New()
+	return out, nb.IpynbInto(out, paired)
+}
+
+// IpynbInto is Ipynb into out, an empty notebook (notebook.LoadOrNew's of
+// a file that is not there yet, whose save will not replace one made
+// meanwhile).
+func (nb *Notebook) IpynbInto(out *notebook.Notebook, paired bool) error {
+	if out.Len() != 0 {
+		return fmt.Errorf("the notebook to fill has %d cells", out.Len())
+	}
 	for i, c := range nb.Cells {
 		if err := out.Insert(i, notebook.CellType(c.Type), c.Source); err != nil {
-			return nil, err
+			return err
 		}
 		for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 			if err := out.SetCellMetadata(i, k, jsonValue(c.Metadata[k])); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
@@ -43,10 +54,10 @@ func (nb *Notebook) Ipynb(paired bool) (*notebook.Notebook, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(md)) {
 		if err := out.SetMetadata(k, jsonValue(md[k])); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // jsonValue is v with its int64s as the json.Numbers notebook writes.

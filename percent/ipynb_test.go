@@ -139,3 +139,35 @@ func comparable(data []byte) string {
 		return `"cell_metadata_filter": "` + strings.Join(entries, ",") + `"`
 	})
 }
+
+// Paired says whether a notebook is the one jupytext.formats pairs with
+// the script: its name with .ipynb beside it, formats naming ipynb and py.
+func TestPaired(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		formats       any
+		script, ipynb string
+		want          bool
+	}{
+		{"the pair", "ipynb,py:percent", "d/nb.py", "d/nb.ipynb", true},
+		{"the pair, spelled otherwise", "ipynb,py:percent", "d/nb.py", "d/./nb.ipynb", true},
+		{"a list", []any{"ipynb", "py:percent"}, "nb.py", "nb.ipynb", true},
+		{"py without a format", "ipynb,py", "nb.py", "nb.ipynb", true},
+		{"another name", "ipynb,py:percent", "nb.py", "out.ipynb", false},
+		{"another directory", "ipynb,py:percent", "d/nb.py", "nb.ipynb", false},
+		{"no ipynb in formats", "md,py:percent", "nb.py", "nb.ipynb", false},
+		{"prefixes", "notebooks//ipynb,scripts//py:percent", "scripts/nb.py", "notebooks/nb.ipynb", false},
+		{"no formats", nil, "nb.py", "nb.ipynb", false},
+		{"formats jupytext refuses", "ipynb,py:nonsense", "nb.py", "nb.ipynb", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nb := &Notebook{Metadata: map[string]any{}}
+			if tc.formats != nil {
+				nb.Metadata["jupytext"] = map[string]any{"formats": tc.formats}
+			}
+			if got := nb.Paired(tc.script, tc.ipynb); got != tc.want {
+				t.Errorf("Paired(%s, %s) = %v", tc.script, tc.ipynb, got)
+			}
+		})
+	}
+}

@@ -19,6 +19,9 @@ func TestExitCodes(t *testing.T) {
 	writeNotebook(t, okNB, "x = 1")
 	file := filepath.Join(dir, "file.txt")
 	os.WriteFile(file, []byte("x"), 0o644)
+	plain, script := filepath.Join(dir, "plain.py"), filepath.Join(dir, "script.py")
+	os.WriteFile(plain, []byte("x = 1\n"), 0o644)
+	os.WriteFile(script, []byte("# %%\nx = 1\n"), 0o644)
 	loose := filepath.Join(dir, "loose-home")
 	os.Mkdir(loose, 0o700)
 	os.Chmod(loose, 0o777) // past the umask
@@ -86,6 +89,9 @@ func TestExitCodes(t *testing.T) {
 		{"nb run failed cell", []string{"nb", "run", nb, "-o", filepath.Join(dir, "out2.ipynb")}, nil, 1, "cell 0: error"},
 		{"nb run bad cells", []string{"nb", "run", nb, "--cells", "7"}, nil, 2, "the notebook has cells 0..0"},
 		{"nb run cwd is a file", []string{"nb", "run", nb, "--cwd", file}, nil, 2, "not a directory"},
+		{"nb run a file that is no notebook", []string{"nb", "run", file, "-o", filepath.Join(dir, "out5.ipynb")}, nil, 2, "is not a notebook: nb run reads"},
+		{"nb run a plain script", []string{"nb", "run", plain, "-o", filepath.Join(dir, "out6.ipynb")}, nil, 2, "it is a plain script, not a notebook"},
+		{"nb run --inplace of a script", []string{"nb", "run", script, "--inplace"}, nil, 2, "a percent script, which holds no outputs"},
 		{"nb run IN OUT, as papermill", []string{"nb", "run", okNB, filepath.Join(dir, "out4.ipynb")}, nil, 2, "-o " + filepath.Join(dir, "out4.ipynb")},
 		{"nb run loose home", []string{"nb", "run", okNB, "-o", filepath.Join(dir, "out3.ipynb")}, []string{"EVALHOST_HOME=" + loose}, 2, "writable by group or others"},
 

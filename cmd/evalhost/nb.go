@@ -33,7 +33,8 @@ Commands:
   insert FILE --cell N [--type code|markdown|raw] (--content TEXT | --content-file PATH|-)
                                            insert a cell before index N (N = cell count appends)
   delete FILE --cell N                     delete cell N
-  run FILE [-o OUT | --inplace]            execute the code cells, writing outputs back
+  run FILE [-o OUT | --inplace]            execute the code cells, writing outputs back; FILE may
+                                           be a Jupytext percent script (.py), run as its notebook
                                            (see "evalhost nb run --help")
 
 Every command takes --json for machine-readable details. Writes are atomic: on

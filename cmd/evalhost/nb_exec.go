@@ -29,6 +29,14 @@ Runs the notebook's code cells in order in a fresh session (cwd: the
 notebook's directory) and writes their outputs and execution counts back as
 nbclient does. Markdown and raw cells are untouched. Without -o or --inplace
 the result goes to FILE's name with ".nbconvert.ipynb", as nbconvert names it.
+
+FILE may be a Jupytext percent script (.py, with "# %%" cells or Jupytext's
+header): it is read into the notebook "jupytext --to ipynb" makes of it
+(markdown and raw cells, cell metadata and tags, the header's metadata) and
+run as that notebook, which goes to -o OUT; without -o to FILE's name with
+".ipynb", the notebook Jupytext pairs with it (as "jupytext --to ipynb
+--execute" writes it), only when no such file exists yet. --inplace is
+refused: a script holds no outputs.
 The result is written (atomically, under the notebook's lock) after every
 cell (with papermill's metadata, as each starts, as papermill does: that
 write holds the cell before), so whatever ends the run leaves a valid
@@ -166,8 +174,18 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	if err != nil {
 		return fail(exitFailed, "%v", tooLargeNotebook(err, path)) // it names the notebook and the cause
 	}
-	if nb, err = notebook.ParseFile(path, orig); err != nil {
-		return fail(exitFailed, "%v", err)
+	switch nbInputKind(path, orig) {
+	case inputScript:
+		if nb, code, err = scriptNotebook(f, path, orig, stderr); err != nil {
+			return fail(code, "%v", err)
+		}
+	case inputOther:
+		return fail(exitUsage, "%s is not a notebook: nb run reads .ipynb notebooks (JSON) and Jupytext percent scripts "+
+			"(.py, with \"# %%%%\" cells or Jupytext's header)", path)
+	default:
+		if nb, err = notebook.ParseFile(path, orig); err != nil {
+			return fail(exitFailed, "%v", err)
+		}
 	}
 	if err := nbrun.CheckLanguage(nb); err != nil {
 		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)

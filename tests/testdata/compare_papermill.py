@@ -1,5 +1,7 @@
 """compare_papermill.py INPUT OURS THEIRS [papermill flags...]: runs
-papermill's CLI on INPUT with the flags into THEIRS and compares it with
+papermill's CLI on INPUT with the flags into THEIRS (a percent script,
+INPUT.py, converted first with "jupytext --to ipynb", as its users run
+it) and compares it with
 OURS (evalhost nb run with the same flags): the same cells in the same
 order with the same tags, the injected cell's source, every code cell's
 outputs and execution count, and papermill's metadata: the run's
@@ -16,7 +18,11 @@ import nbformat
 from nboutputs import merged_outputs
 
 source, ours_path, theirs_path, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-subprocess.run([sys.executable, "-m", "papermill", source, theirs_path, "--kernel", "python3",
+pm_input = source
+if source.endswith(".py"):
+    pm_input = theirs_path + ".input.ipynb"
+    subprocess.run([sys.executable, "-m", "jupytext", "--to", "ipynb", "--quiet", source, "-o", pm_input], check=True)
+subprocess.run([sys.executable, "-m", "papermill", pm_input, theirs_path, "--kernel", "python3",
                 "--no-progress-bar", "--log-level", "CRITICAL"] + flags)
 ours = nbformat.read(ours_path, as_version=4)
 theirs = nbformat.read(theirs_path, as_version=4)
@@ -52,9 +58,11 @@ def papermill_metadata(ours, theirs):
     a, b = ours.metadata.get("papermill", {}), theirs.metadata["papermill"]
     if sorted(a) != sorted(b):
         problems.append("metadata.papermill members: evalhost %s, papermill %s" % (sorted(a), sorted(b)))
-    for k in ("input_path", "parameters", "exception", "environment_variables", "default_parameters"):
+    for k in ("parameters", "exception", "environment_variables", "default_parameters"):
         if a.get(k) != b.get(k):
             problems.append("metadata.papermill.%s: evalhost %r, papermill %r" % (k, a.get(k), b.get(k)))
+    if a.get("input_path") != source or b.get("input_path") != pm_input:
+        problems.append("metadata.papermill.input_path: evalhost %r, papermill %r" % (a.get("input_path"), b.get("input_path")))
     if a.get("output_path") != ours_path or not str(a.get("version")).startswith("evalhost "):
         problems.append("metadata.papermill output_path %r, version %r" % (a.get("output_path"), a.get("version")))
     problems += times("metadata.papermill", a)
