@@ -172,6 +172,8 @@ func TestNotebookRunScriptRefusals(t *testing.T) {
 			[]string{"notes.txt is not a notebook: nb run reads .ipynb notebooks (JSON) and Jupytext percent scripts"}},
 		{"a header jupytext refuses", "bad.py", "# ---\n# jupyter:\n#   kernelspec: 3\n# ---\n# %%\nx = 1\n", []string{"-o", "OUT"}, 1,
 			[]string{"jupyter.kernelspec is 3 (an int), where jupytext reads a mapping"}},
+		{"a kernel in another language", "r.py", "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: R\n#     language: R\n#     name: ir\n# ---\n# %%\nx <- 1\n",
+			[]string{"-o", "OUT"}, 1, []string{"its kernel language is R", "nothing was run"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -37,6 +37,7 @@ run as that notebook, which goes to -o OUT; without -o to FILE's name with
 ".ipynb", the notebook Jupytext pairs with it (as "jupytext --to ipynb
 --execute" writes it), only when no such file exists yet. --inplace is
 refused: a script holds no outputs.
+
 The result is written (atomically, under the notebook's lock) after every
 cell (with papermill's metadata, as each starts, as papermill does: that
 write holds the cell before), so whatever ends the run leaves a valid
@@ -174,7 +175,8 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	if err != nil {
 		return fail(exitFailed, "%v", tooLargeNotebook(err, path)) // it names the notebook and the cause
 	}
-	switch nbInputKind(path, orig) {
+	kind := nbInputKind(path, orig)
+	switch kind {
 	case inputScript:
 		if nb, code, err = scriptNotebook(f, path, orig, stderr); err != nil {
 			return fail(code, "%v", err)
@@ -188,6 +190,9 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 		}
 	}
 	if err := nbrun.CheckLanguage(nb); err != nil {
+		if kind == inputScript {
+			return fail(exitFailed, "%s: %v; nothing was run", path, err)
+		}
 		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)
 	}
 	if selected, err = nbrun.SelectCodeCells(nb, f.cells); err != nil {
