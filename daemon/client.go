@@ -30,6 +30,10 @@ type DialConfig struct {
 	Command func() *exec.Cmd
 	// StartTimeout bounds a new process's start; default 15 s.
 	StartTimeout time.Duration
+	// Accept, when set, judges the process a connection reached (its
+	// hello and settings) before ConnectSend sends to it: its error ends
+	// ConnectSend, which closes the connection having sent nothing.
+	Accept func(*Client) error
 }
 
 // helloTimeout bounds the wait for a process's first line.
@@ -119,7 +123,7 @@ func (c *Client) replace(paths Paths) (string, error) {
 // connects again, once, and sends it there, with both connections'
 // notices.
 func ConnectSend(ctx context.Context, cfg DialConfig, v any) (*Client, error) {
-	c, err := Connect(ctx, cfg)
+	c, err := connectAccepted(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +131,7 @@ func ConnectSend(ctx context.Context, cfg DialConfig, v any) (*Client, error) {
 	if err != nil && notRead(err) {
 		notices := c.Notices
 		c.Close()
-		if c, err = Connect(ctx, cfg); err != nil {
+		if c, err = connectAccepted(ctx, cfg); err != nil {
 			return nil, err
 		}
 		c.Notices = append(notices, c.Notices...)
@@ -136,6 +140,19 @@ func ConnectSend(ctx context.Context, cfg DialConfig, v any) (*Client, error) {
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("cannot send the request to the background process (pid %d): %w", c.Hello.PID, err)
+	}
+	return c, nil
+}
+
+// connectAccepted is Connect, then cfg.Accept's judgement of the process.
+func connectAccepted(ctx context.Context, cfg DialConfig) (*Client, error) {
+	c, err := Connect(ctx, cfg)
+	if err != nil || cfg.Accept == nil {
+		return c, err
+	}
+	if err := cfg.Accept(c); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
 }

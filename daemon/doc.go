@@ -69,8 +69,9 @@
 // process refuses it while another client has a request in it, and
 // refuses an eval that comes once it is ending. [ConnectSend] sends the
 // first line with the connection, and connects again, once, when the
-// process had stopped reading (EPIPE: nothing of the line was read).
-// [Dial] attaches without starting; [Stop] ends the process.
+// process had stopped reading (EPIPE: nothing of the line was read);
+// [DialConfig.Accept] may refuse the process it reached first, from its
+// hello and settings, so that nothing is sent. [Dial] attaches without starting; [Stop] ends the process.
 //
 // # Protocol
 //

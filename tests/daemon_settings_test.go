@@ -76,3 +76,76 @@ func TestDaemonSettingsSecret(t *testing.T) {
 		t.Errorf("a token is printed: stdout %q, stderr %q", stdout, stderr)
 	}
 }
+
+// TestDaemonBackendFlagWinsOverEnv: --backend given to run --session wins
+// over EVALHOST_BACKEND and PI_PYTHON_GATEWAY_URL, as a flag does
+// elsewhere (daemon serve's): the background process a command starts
+// runs that backend, and one that runs another refuses the command (exit
+// 2, before any cell runs) saying how to get it. The flag was taken as
+// met while the process, started from the environment, ran the cells in
+// the gateway, silently; and --backend gateway was refused as if the
+// process's sessions always ran in the runner.
+func TestDaemonBackendFlagWinsOverEnv(t *testing.T) {
+	// Never contacted by the rows that pass: their Python cells run in
+	// the runner, their gateway cells are sh.
+	const unreachable = "PI_PYTHON_GATEWAY_URL=http://127.0.0.1:9"
+	type step struct {
+		env    []string
+		args   []string
+		code   int
+		stdout string
+		stderr []string // each in stderr; none: stderr empty
+	}
+	py := []string{"run", "--session", "s", "-c", "print('ran')"}
+	sh := []string{"run", "--session", "s", "--language", "sh", "-c", "echo ran"}
+	with := func(flag string, cell []string) []string {
+		return append([]string{cell[0], "--backend", flag}, cell[1:]...)
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"runner over the gateway's URL", []step{
+			{env: []string{unreachable}, args: with("runner", py), stdout: "ran\n"},
+			{env: []string{unreachable}, args: with("runner", py), stdout: "ran\n"},
+			// The environment alone asks for the gateway: told, run in the runner.
+			{env: []string{unreachable}, args: py, stdout: "ran\n",
+				stderr: []string{"the Python backend (EVALHOST_BACKEND, or PI_PYTHON_GATEWAY_URL set) is runner there, gateway here", `"evalhost daemon stop"`}},
+		}},
+		{"runner over EVALHOST_BACKEND", []step{
+			{env: []string{"EVALHOST_BACKEND=gateway", unreachable}, args: with("runner", py), stdout: "ran\n"},
+		}},
+		{"runner asked of a gateway process", []step{
+			{env: []string{unreachable}, args: sh, stdout: "ran\n"},
+			{env: []string{unreachable}, args: with("runner", py), code: 2,
+				stderr: []string{"--backend runner: the background process (pid ", "runs Python cells in the gateway backend", `"evalhost daemon stop"`}},
+		}},
+		{"gateway given", []step{
+			{args: with("gateway", sh), env: []string{unreachable}, stdout: "ran\n"},
+			{args: with("gateway", sh), env: []string{unreachable}, stdout: "ran\n"},
+		}},
+		{"unknown backend", []step{
+			{args: with("kernel", py), code: 2, stderr: []string{`evalhost run: unknown backend "kernel"`}},
+		}},
+		{"gateway asked of a runner process", []step{
+			{args: py, stdout: "ran\n"},
+			{env: []string{unreachable}, args: with("gateway", sh), code: 2,
+				stderr: []string{"--backend gateway: the background process (pid ", "runs Python cells in the runner backend", `"evalhost daemon stop"`}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newDaemonHome(t)
+			for i, s := range tc.steps {
+				stdout, stderr, code := h.runWithEnv(s.env, s.args...)
+				ok := code == s.code && stdout == s.stdout && (len(s.stderr) > 0 || stderr == "")
+				for _, w := range s.stderr {
+					ok = ok && strings.Contains(stderr, w)
+				}
+				if !ok {
+					t.Fatalf("step %d, %v with %v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr with %q",
+						i, s.args, s.env, code, stdout, stderr, s.code, s.stdout, s.stderr)
+				}
+			}
+		})
+	}
+}

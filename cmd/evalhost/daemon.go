@@ -274,14 +274,20 @@ func daemonMaxSessions() (int, error) {
 // daemonCommand starts `evalhost daemon serve` for the same home, and
 // the same artifacts directory: a relative PI_ARTIFACTS_DIR names one in
 // this command's directory, and the process runs in / (as root it made
-// /NAME, and its notices named a file the user could not find).
-func daemonCommand(home string) func() *exec.Cmd {
+// /NAME, and its notices named a file the user could not find). A
+// backend given (run's --backend) goes as daemon serve's flag, which wins
+// over the environment there as here.
+func daemonCommand(home, backend string) func() *exec.Cmd {
 	return func() *exec.Cmd {
 		exe, err := os.Executable()
 		if err != nil {
 			exe = os.Args[0]
 		}
-		cmd := exec.Command(exe, "daemon", "serve")
+		args := []string{"daemon", "serve"}
+		if backend != "" {
+			args = append(args, "--backend", backend)
+		}
+		cmd := exec.Command(exe, args...)
 		cmd.Env = append(os.Environ(), "EVALHOST_HOME="+home)
 		if d := os.Getenv("PI_ARTIFACTS_DIR"); d != "" && !filepath.IsAbs(d) {
 			cmd.Env = append(cmd.Env, "PI_ARTIFACTS_DIR="+streamsink.ArtifactsDir(home))

@@ -74,16 +74,46 @@ func daemonSettings(store *streamsink.Store, b config.Backend, idle time.Duratio
 }
 
 // commandDaemonSettings are daemonSettings as this command's environment
-// gives them: what a process it started would report. The backend is the
-// environment's alone, as daemonCommand passes no flag.
-func commandDaemonSettings(home string) map[string]string {
+// and its --backend (b) give them: what a process it started would
+// report (daemonCommand passes the flag on).
+func commandDaemonSettings(home string, b config.Backend) map[string]string {
 	store, err := config.ArtifactStore(home)
 	if err != nil {
 		return nil // refused by checkDaemonEnv before any connection
 	}
 	idle, _ := daemonIdle()
 	n, _ := daemonMaxSessions()
-	return daemonSettings(store, config.Backend{}, idle, n)
+	return daemonSettings(store, b, idle, n)
+}
+
+// backendRefused is a --backend the background process does not run: it
+// runs one backend for every session, fixed as it started.
+type backendRefused struct {
+	asked, theirs string
+	pid           int
+}
+
+func (e *backendRefused) Error() string {
+	return fmt.Sprintf(`--backend %s: the background process (pid %d) runs Python cells in the %s backend, for every session it holds, as it started; to use %s, run "evalhost daemon stop" (the state of every session it holds is lost) and run again, or leave --backend out to run in its %s`,
+		e.asked, e.pid, e.theirs, e.asked, e.theirs)
+}
+
+// acceptBackend refuses a process whose backend is not the one --backend
+// asked for (none given: any, told by showSettings when it differs from
+// the environment's). A flag given wins over the environment, as
+// elsewhere: the process a command starts gets it (daemonCommand), and
+// one running another cannot give it. A process that reports no backend
+// predates the settings and is replaced for its version anyway.
+func acceptBackend(asked string) func(*daemon.Client) error {
+	if asked == "" {
+		return nil
+	}
+	return func(c *daemon.Client) error {
+		if theirs, ok := c.Settings["EVALHOST_BACKEND"]; ok && theirs != asked {
+			return &backendRefused{asked: asked, theirs: theirs, pid: c.Hello.PID}
+		}
+		return nil
+	}
 }
 
 func orUnset(v string) string {

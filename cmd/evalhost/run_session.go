@@ -17,7 +17,6 @@ import (
 
 	"github.com/evalhost/evalhost/backend"
 	"github.com/evalhost/evalhost/bridge"
-	"github.com/evalhost/evalhost/config"
 	"github.com/evalhost/evalhost/daemon"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/timeline"
@@ -52,18 +51,22 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 	timeline.Mark("connect")
 	// Sent with the connection: a process stopped or replaced between its
 	// hello and the cells took none of them, and they go to the next one.
-	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: daemon.BuildIdentity(version), Command: daemonCommand(home)}
+	cfg := daemon.DialConfig{Paths: daemon.PathsFor(home), Version: daemon.BuildIdentity(version),
+		Command: daemonCommand(home, f.backend), Accept: acceptBackend(f.backend)}
 	c, err := daemon.ConnectSend(context.Background(), cfg, eval)
 	if err != nil {
 		interrupted.stop()
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
+		if errors.As(err, new(*backendRefused)) {
+			return exitUsage
+		}
 		return exitFailed
 	}
 	defer c.Close()
 	cur.Store(c)
 	timeline.Mark("attached", "pid", c.Hello.PID)
 	showNotices(c, stderr)
-	settings := commandDaemonSettings(home)
+	settings := commandDaemonSettings(home, f.choice())
 	showSettings(c, settings, stderr)
 	ownStderr := stderr // stoppedByOutput's, past the guard
 	stdout = guardedWriter{stdout, interrupted, 0}
@@ -120,6 +123,13 @@ func attachedDirs(f runFlags) (home, cwd string, err error) {
 	}
 	if err = checkDaemonEnv(home); err != nil {
 		return "", "", err
+	}
+	if f.backend != "" || !f.shared {
+		// Refused here, not by the process it would start (whose log
+		// no one reads): an unknown name, a private local gateway.
+		if _, err = f.starters(home); err != nil {
+			return "", "", err
+		}
 	}
 	if cwd, err = runDir(f.cwd); err != nil {
 		return "", "", err
@@ -252,8 +262,6 @@ func attachedUnsupported(f runFlags, graceSet bool) string {
 	switch {
 	case graceSet:
 		return "--grace is not available with --session: the background process keeps its own (2s); drop --grace, or run without --session"
-	case f.backend != "" && f.backend != config.BackendRunner:
-		return "--backend " + f.backend + " is not available with --session: its sessions run in evalhost's runner"
 	case f.py.given() != "":
 		return "python3's options (" + f.py.given() + ") are not available with --session: they apply to a fresh interpreter, and the session's may already run; run without --session"
 	case f.timeout == 0:
