@@ -89,7 +89,7 @@ func quoteLine(line []byte) string {
 // a tenth of serve's time on a warm round trip. Each is the first field of
 // its name, as gjson's Get finds it.
 type evalFields struct {
-	id, session, cwd, mode, ipython, keepGoing, env, argv, file, cells, onTimeout, maxRuntime gjson.Result
+	id, session, cwd, mode, ipython, keepGoing, env, environ, argv, file, cells, onTimeout, maxRuntime gjson.Result
 }
 
 type cellFields struct {
@@ -133,6 +133,8 @@ func (f *evalFields) slot(key string) *gjson.Result {
 		return &f.keepGoing
 	case "env":
 		return &f.env
+	case "environ":
+		return &f.environ
 	case "argv":
 		return &f.argv
 	case "file":
@@ -240,6 +242,31 @@ func parseOptions(root gjson.Result, f evalFields, req *sessions.Request) *reque
 		if bad != "" {
 			return badRequest(root, `"env.%s" must be a string`, bad)
 		}
+	}
+	return parseEnviron(root, f.environ, req)
+}
+
+// parseEnviron reads an eval's environ, the client's environment as
+// NAME=VALUE strings (sessions.Request.Environ), bytes that are not UTF-8
+// as in argv.
+func parseEnviron(root, v gjson.Result, req *sessions.Request) *requestError {
+	if !v.Exists() {
+		return nil
+	}
+	const want = `"environ" must be an array of "NAME=VALUE" strings without NUL`
+	if !v.IsArray() {
+		return badRequest(root, want)
+	}
+	req.Environ = []string{}
+	ok := true
+	v.ForEach(func(_, e gjson.Result) bool {
+		kv := pathValue(e, e.Str)
+		ok = e.Type == gjson.String && strings.IndexByte(kv, '=') > 0 && !strings.ContainsRune(kv, 0)
+		req.Environ = append(req.Environ, kv)
+		return ok
+	})
+	if !ok {
+		return badRequest(root, want)
 	}
 	return nil
 }

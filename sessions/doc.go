@@ -222,6 +222,17 @@
 //     surely a mistake ("A B=1"): it refuses the request, or every request,
 //     with an *EnvNameError (ErrBadRequest), rather than set a variable no
 //     shell can name (CheckEnvName).
+//   - Request.Environ, the environment of the command a request comes from
+//     (run --session's), is what the interpreters the request starts get
+//     in Config.Environ's place (filtered the same way); a running one
+//     gets PATH and VIRTUAL_ENV (and a shell PYTHONPATH), as a start would
+//     make them, before the request's first cell of its language when
+//     they differ from what it last got, so a cell's own change to them
+//     lasts while the requests' stay the same. PYTHONPATH, which python
+//     reads only as it starts, differing from the Python interpreter's is
+//     told on the request's first Python cell, once ("[evalhost: session
+//     s's py interpreter started with PYTHONPATH …]"). Without Environ
+//     (serve's clients) nothing is compared (cmdenv.go).
 //   - A cwd that does not exist, is not a directory, or that this user may
 //     not enter (no search permission) refuses the request with a
 //     *CwdError (ErrBadRequest) naming it and the cause, before any

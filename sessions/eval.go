@@ -29,6 +29,9 @@ type Job struct {
 	// argvSet holds the languages whose interpreter has req.Argv: set once,
 	// a cell's change to it lasts into the next cell, as in one script.
 	argvSet map[string]bool
+	// envTold holds the languages whose interpreter's start-only
+	// variables this request has compared with its Environ (cmdenv.go).
+	envTold map[string]bool
 	// interruptTaken: the cell just run took the caller's interrupt
 	// (tookInterrupt); Run goes on with the later cells.
 	interruptTaken bool
@@ -313,7 +316,7 @@ func (c *cellRun) execute(ctx context.Context) {
 			return
 		}
 		// A dead interpreter replaced here is told as a loss (tellLoss).
-		ex, started, notes, err := s.executor(ctx, c.cell.Language)
+		ex, started, notes, err := s.executor(ctx, c.cell.Language, c.j.req.Environ)
 		if err != nil {
 			c.startFailed(ctx, err)
 			return
@@ -325,6 +328,7 @@ func (c *cellRun) execute(ctx context.Context) {
 			}
 		}
 		c.tellLoss()
+		c.tellStartOnlyEnv()
 		if cellCtx == nil {
 			// A cell that may detach runs to its maxRuntime; its timeout
 			// only detaches it (see runDetachable).
@@ -420,6 +424,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if c.j.s.takeUnset(c.cell.Language) || fresh {
 		req.Cwd = c.j.s.key.Cwd
 	}
+	tookEnv := c.followEnv(&req)
 	// A cell whose cwd, env or argv could not be applied did not run, and
 	// its interpreter lacks them: the next cell (--keep-going) sends them
 	// again.
@@ -437,6 +442,9 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	defer func() {
 		if err == nil && setupFailed.Load() && req.Cwd != "" {
 			c.j.s.markUnset(c.cell.Language)
+		}
+		if err == nil && !setupFailed.Load() {
+			tookEnv()
 		}
 	}()
 	if c.j.req.Argv != nil && (fresh || !c.j.argvSet[c.cell.Language]) {
@@ -696,17 +704,6 @@ func (c *cellRun) guardMemory() {
 		c.notice(fmt.Sprintf("[interpreter used %d MB, over the %d MB limit; it was recycled and its state is gone]\n",
 			rss>>20, limit>>20))
 	}
-}
-
-func requestEnv(env map[string]string) map[string]*string {
-	if len(env) == 0 {
-		return nil
-	}
-	out := make(map[string]*string, len(env))
-	for k, v := range env {
-		out[k] = &v
-	}
-	return out
 }
 
 type unsupportedLanguageError struct{ lang string }

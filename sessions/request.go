@@ -156,6 +156,12 @@ type Request struct {
 	Env       map[string]string // injected into the interpreter before each cell; a name CheckEnvName refuses refuses the request
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
+	// Environ, when not nil, is the environment (KEY=VALUE) of the command
+	// the request comes from: the interpreters it starts take it in
+	// Config.Environ's place, and running ones its PATH and VIRTUAL_ENV
+	// (a shell's PYTHONPATH too) when they differ from what they last got
+	// (cmdenv.go).
+	Environ []string
 	// Batch runs the cells as a script or a notebook runs, whose cells
 	// build on each other's state and may have side effects:
 	//   - an interpreter that dies during a cell fails that cell

@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -43,6 +42,9 @@ type session struct {
 	// apply the session's cwd (backend.IsSetupError): the next cell sends it
 	// again, rather than run where the interpreter happened to start.
 	unset map[string]bool
+	// gotEnv is what each language's interpreter got of the variables a
+	// request's Environ is compared on (cmdenv.go).
+	gotEnv map[string]envPicks
 	// deadline is the running cell's time limit, in deadlineLang;
 	// suspended: Suspend stopped the Python interpreter (at suspendedAt),
 	// and Resume has not continued it; stoppedBefore is how long the
@@ -283,7 +285,7 @@ func (s *session) reset(ctx context.Context) error {
 // none or the last one died (a loss its next cell tells, statelost.go).
 // started reports a new one, and notes the warnings of its start for the
 // cell to show (extension modules refused or failing).
-func (s *session) executor(ctx context.Context, lang string) (ex Executor, started bool, notes []frames.Frame, err error) {
+func (s *session) executor(ctx context.Context, lang string, environ []string) (ex Executor, started bool, notes []frames.Frame, err error) {
 	s.mu.Lock()
 	old, closed := s.execs[lang], s.closed
 	s.mu.Unlock()
@@ -299,10 +301,11 @@ func (s *session) executor(ctx context.Context, lang string) (ex Executor, start
 		s.lostLocked(lang, whyEndedBetween, true)
 		s.mu.Unlock()
 	}
-	ex, notes, err = s.start(ctx, lang)
+	ex, env, notes, err := s.start(ctx, lang, environ)
 	s.mu.Lock()
 	if err == nil {
 		s.execs[lang] = ex
+		s.setGotEnvLocked(lang, pickEnv(env, lang))
 		s.startedLocked(lang)
 		if lang == LangPython {
 			s.unsuspendLocked() // the stopped interpreter is gone; this one runs
@@ -323,22 +326,23 @@ type startWarner interface {
 	Warnings() []frames.Frame
 }
 
-func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Frame, error) {
+// start starts lang's interpreter with environ (nil: Config.Environ);
+// env is the environment it got.
+func (s *session) start(ctx context.Context, lang string, environ []string) (ex Executor, env []string, notes []frames.Frame, err error) {
 	cfg := &s.reg.cfg
 	starter := cfg.Starters[lang]
 	if starter == nil {
-		return nil, nil, &unsupportedLanguageError{lang}
+		return nil, nil, nil, &unsupportedLanguageError{lang}
 	}
-	env, err := s.launchEnv()
+	env, err = s.launchEnv(environ)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var mods []runner.Module
-	var notes []frames.Frame
 	if lang == LangPython {
 		mods, notes = s.reg.modules(s.key.Cwd)
 	}
-	ex, err := starter(ctx, Spec{
+	ex, err = starter(ctx, Spec{
 		Language:      lang,
 		Session:       s.key.Session,
 		Python:        s.python,
@@ -357,20 +361,14 @@ func (s *session) start(ctx context.Context, lang string) (Executor, []frames.Fr
 	if w, ok := ex.(startWarner); ok && err == nil {
 		notes = append(notes, w.Warnings()...)
 	}
-	return ex, notes, err
+	return ex, env, notes, err
 }
 
-// launchEnv is the filtered host environment plus evalhost's own variables.
-func (s *session) launchEnv() ([]string, error) {
+// launchEnv is the filtered host environment (environ, else
+// Config.Environ: baseEnv) plus evalhost's own variables.
+func (s *session) launchEnv(environ []string) ([]string, error) {
 	cfg := &s.reg.cfg
-	env := FilterEnv(cfg.Environ)
-	if s.python.BinDir != "" {
-		env = prependPath(env, s.python.BinDir)
-		env = setEnv(env, "VIRTUAL_ENV", filepath.Dir(s.python.BinDir))
-	}
-	for k, v := range cfg.ExtraEnv {
-		env = setEnv(env, k, v)
-	}
+	env := s.baseEnv(environ)
 	if cfg.EnvHook != nil {
 		extra, err := cfg.EnvHook()
 		if err != nil {

@@ -292,6 +292,11 @@ func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[stri
 		// The session's interpreter runs already: set before each cell.
 		eval["env"] = f.env
 	}
+	// What the cells would inherit from this command, as a one-shot run's
+	// do (its secrets left here): an interpreter this command starts takes
+	// it, a running one the PATH and VIRTUAL_ENV that changed (sessions'
+	// cmdenv.go).
+	eval["environ"] = json.RawMessage(frames.AppendFSStrings(nil, sessions.FilterEnv(os.Environ())))
 	if slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }) {
 		py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
 		if err != nil {
