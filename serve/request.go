@@ -89,7 +89,7 @@ func quoteLine(line []byte) string {
 // a tenth of serve's time on a warm round trip. Each is the first field of
 // its name, as gjson's Get finds it.
 type evalFields struct {
-	id, session, cwd, mode, ipython, keepGoing, env, environ, argv, file, cells, onTimeout, maxRuntime gjson.Result
+	id, session, cwd, mode, ipython, keepGoing, enterCwd, env, environ, argv, file, cells, onTimeout, maxRuntime gjson.Result
 }
 
 type cellFields struct {
@@ -131,6 +131,8 @@ func (f *evalFields) slot(key string) *gjson.Result {
 		return &f.ipython
 	case "keepGoing":
 		return &f.keepGoing
+	case "enterCwd":
+		return &f.enterCwd
 	case "env":
 		return &f.env
 	case "environ":
@@ -211,7 +213,8 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 	return req, e
 }
 
-// parseOptions reads an eval's ipython, keepGoing and env into req.
+// parseOptions reads an eval's ipython, keepGoing, enterCwd, env and
+// environ into req.
 func parseOptions(root gjson.Result, f evalFields, req *sessions.Request) *requestError {
 	if ip := f.ipython; ip.Exists() {
 		if !ip.IsBool() {
@@ -224,6 +227,12 @@ func parseOptions(root gjson.Result, f evalFields, req *sessions.Request) *reque
 			return badRequest(root, `"keepGoing" must be true or false`)
 		}
 		req.KeepGoing = kg.Bool()
+	}
+	if ec := f.enterCwd; ec.Exists() {
+		if !ec.IsBool() {
+			return badRequest(root, `"enterCwd" must be true or false`)
+		}
+		req.EnterCwd = ec.Bool()
 	}
 	if env := f.env; env.Exists() {
 		if !env.IsObject() {

@@ -74,6 +74,8 @@ func TestParseEval(t *testing.T) {
 		{"script null", `{"op":"eval","id":"r","cells":[{"code":"1","script":null}]}`, "cells[0].script must be true or false"},
 		{"a cell's line fractional", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":2.5}]}`, "cells[0].line must be a whole number from 1"},
 		{"a cell's line a string", `{"op":"eval","id":"r","cells":[{"code":"1","file":"a.py","line":"2"}]}`, "cells[0].line must be a whole number from 1"},
+		{"enterCwd", `{"op":"eval","id":"r","enterCwd":true,"cells":[{"code":"1"}]}`, ""},
+		{"enterCwd not a bool", `{"op":"eval","id":"r","enterCwd":1,"cells":[{"code":"1"}]}`, `"enterCwd" must be true or false`},
 		{"environ", `{"op":"eval","id":"r","environ":["PATH=/a\udcff","E="],"cells":[{"code":"1"}]}`, ""},
 		{"environ not an array", `{"op":"eval","id":"r","environ":{"PATH":"/a"},"cells":[{"code":"1"}]}`, `"environ" must be an array of "NAME=VALUE" strings`},
 		{"environ without =", `{"op":"eval","id":"r","environ":["PATH"],"cells":[{"code":"1"}]}`, `"environ" must be an array`},

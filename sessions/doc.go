@@ -257,6 +257,11 @@
 //     identity is read with the path's resolution (one statx, as the stat
 //     it replaced) and kept in the key cache, so a warm request makes no
 //     call for it; where the platform gives none, it is not checked.
+//   - The session's cwd goes to a fresh interpreter, after which a cell's
+//     own chdir or cd lasts, as in Jupyter; Request.EnterCwd (run
+//     --session's) sends it again with the request's first cell of each
+//     language, as a command run there starts there, so a cell's change
+//     lasts to the request's end only (cwdenter.go).
 //   - KillSession kills one session id's interpreters at once (a second
 //     Ctrl-C for a registry shared by many clients), in every cwd;
 //     KillSessionIn in one cwd (the request's own session); Kill kills

@@ -29,6 +29,9 @@ type Job struct {
 	// argvSet holds the languages whose interpreter has req.Argv: set once,
 	// a cell's change to it lasts into the next cell, as in one script.
 	argvSet map[string]bool
+	// cwdEntered holds the languages whose interpreter took the session's
+	// cwd for this request (Request.EnterCwd).
+	cwdEntered map[string]bool
 	// envTold holds the languages whose interpreter's start-only
 	// variables this request has compared with its Environ (cmdenv.go).
 	envTold map[string]bool
@@ -393,7 +396,8 @@ func (c *cellRun) ended(cellCtx context.Context, ex Executor, done *frames.Frame
 }
 
 // attempt runs the cell once. The session's cwd goes only to a fresh
-// interpreter: after that a cell's own chdir or cd lasts, as in Jupyter.
+// interpreter: after that a cell's own chdir or cd lasts, as in Jupyter,
+// unless the request enters it (EnterCwd: its first cell of each language).
 // The request's argv goes to the first cell of each language, and again to
 // a fresh interpreter (a reset, a retry): the request's cells are one
 // script, whose own changes to its command line (shift, sys.argv) last.
@@ -421,7 +425,8 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)
 	}
-	if c.j.s.takeUnset(c.cell.Language) || fresh {
+	enter := c.j.req.EnterCwd && !c.j.cwdEntered[c.cell.Language]
+	if c.j.s.takeUnset(c.cell.Language) || fresh || enter {
 		req.Cwd = c.j.s.key.Cwd
 	}
 	tookEnv := c.followEnv(&req)
@@ -445,6 +450,9 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		}
 		if err == nil && !setupFailed.Load() {
 			tookEnv()
+			if req.Cwd != "" && c.j.req.EnterCwd {
+				c.j.enteredCwd(c.cell.Language)
+			}
 		}
 	}()
 	if c.j.req.Argv != nil && (fresh || !c.j.argvSet[c.cell.Language]) {
@@ -685,25 +693,6 @@ func (c *cellRun) fail(status Status, msg string) {
 // consumer (live stream, tail, artifact) sees it.
 func (c *cellRun) notice(text string) {
 	c.emit(frames.Frame{Type: frames.TypeStderr, Data: text})
-}
-
-// guardMemory recycles an interpreter that grew past the limit.
-func (c *cellRun) guardMemory() {
-	limit := c.j.reg.cfg.MaxRSS
-	if limit <= 0 {
-		return
-	}
-	r, ok := c.j.s.current(c.cell.Language).(rssReporter)
-	if !ok {
-		return
-	}
-	if rss, err := r.RSS(); err == nil && rss > limit {
-		c.j.s.drop(c.cell.Language, fmt.Sprintf("was recycled: it used %d MB, over the %d MB limit", rss>>20, limit>>20))
-		c.res.Recycled = true
-		c.lose(false)
-		c.notice(fmt.Sprintf("[interpreter used %d MB, over the %d MB limit; it was recycled and its state is gone]\n",
-			rss>>20, limit>>20))
-	}
 }
 
 type unsupportedLanguageError struct{ lang string }

@@ -156,6 +156,11 @@ type Request struct {
 	Env       map[string]string // injected into the interpreter before each cell; a name CheckEnvName refuses refuses the request
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
+	// EnterCwd sends the session's cwd with the request's first cell of
+	// each language, as a command run there starts there (run --session):
+	// a cell's own chdir or cd lasts to the request's end, not into the
+	// next request. Without it the cwd goes only to a fresh interpreter.
+	EnterCwd bool
 	// Environ, when not nil, is the environment (KEY=VALUE) of the command
 	// the request comes from: the interpreters it starts take it in
 	// Config.Environ's place, and running ones its PATH and VIRTUAL_ENV

@@ -107,3 +107,64 @@ func TestDaemonLinkedCwdIsOneSession(t *testing.T) {
 		}
 	}
 }
+
+// A command's cells start in the directory it runs in, as python3's do,
+// whatever an earlier command's cell did with its interpreter's (os.chdir,
+// cd): it lasted, so a later command's cells ran in a directory it did not
+// name, untold, or in one since removed, where os.getcwd() failed with a
+// bare FileNotFoundError. Within a command a cell's change lasts into the
+// next cell, as in one script.
+func TestDaemonCommandStartsInItsCwd(t *testing.T) {
+	h := newDaemonHome(t)
+	d := physicalTempDir(t)
+	sub := filepath.Join(d, "sub")
+	in := func(args ...string) (string, string, int) {
+		cmd := h.cmd(args...)
+		cmd.Dir = d
+		return runCaptured(t, cmd, false)
+	}
+	py := func(code ...string) []string {
+		args := []string{"run", "--session", "s"}
+		for _, c := range code {
+			args = append(args, "-c", c)
+		}
+		return args
+	}
+	const where = "import os; print(os.getcwd())"
+	sh := func(code string) []string { return []string{"run", "--session", "s", "--language", "sh", "-c", code} }
+	for i, step := range []struct {
+		name   string
+		before func() error
+		args   []string
+		stdout string
+	}{
+		{"a cell moves, the next cell of the command is there", func() error { return os.Mkdir(sub, 0o700) },
+			py("import os; os.chdir('sub')", where), sub + "\n"},
+		{"the next command starts in its own", nil, py(where), d + "\n"},
+		{"a shell cell moves", nil, sh("cd sub && pwd"), sub + "\n"},
+		{"the next command's shell starts in its own", nil, sh("pwd"), d + "\n"},
+		{"moved into a directory since removed", nil, py("import os; os.chdir('sub')"), ""},
+		{"the next command starts in its own", func() error { return os.Remove(sub) },
+			py(where, "open('f', 'w').write('x'); print(open(os.path.join("+pyQuote(d)+", 'f')).read())"), d + "\nx\n"},
+	} {
+		if step.before != nil {
+			if err := step.before(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, stderr, code := in(step.args...)
+		if code != 0 || out != step.stdout || stderr != "" {
+			t.Fatalf("step %d (%s): exit %d, stdout %q, stderr %q; want stdout %q", i, step.name, code, out, stderr, step.stdout)
+		}
+	}
+}
+
+// physicalTempDir is t.TempDir() by its own path, as os.getcwd() names it
+// (the temp dir may be under a link: macOS's /var).
+func physicalTempDir(t *testing.T) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -278,7 +278,8 @@ func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[stri
 	// Paths and arguments go as their bytes (serve's pathValue reads
 	// them back): a name that is not UTF-8 would otherwise arrive as U+FFFD.
 	eval := map[string]any{"op": "eval", "id": attachedID, "session": f.session, "cwd": fsJSON(cwd),
-		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f), "batch": true}
+		"keepGoing": f.keepGoing, "ipython": f.ipython, "output": attachedOutput(f), "batch": true,
+		"enterCwd": true} // its cells start where it runs, as python3's, whatever a cell before did
 	if f.argv != nil {
 		eval["argv"] = json.RawMessage(frames.AppendFSStrings(nil, f.argv))
 	}
