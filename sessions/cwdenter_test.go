@@ -42,3 +42,33 @@ func TestEnterCwd(t *testing.T) {
 		})
 	}
 }
+
+// TestMovedCwdKeepsSession: a request from the new path of a session's
+// renamed cwd reaches that session, its state kept, and its interpreter
+// is sent the new path (os.getcwd() and the cwd's sys.path entry name
+// it), without EnterCwd too; the old path is no session any more.
+func TestMovedCwdKeepsSession(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, e := filepath.Join(base, "d"), filepath.Join(base, "e")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if res, c := eval(t, r, Request{Session: "s", Cwd: d, Cells: []Cell{py("x = 1"), sh("y=2")}}); res.Status != StatusOK {
+		t.Fatalf("status %s, output %q", res.Status, c.Output())
+	}
+	if err := os.Rename(d, e); err != nil {
+		t.Fatal(err)
+	}
+	show := "import os, sys; print(x, os.getcwd(), " + "'" + e + "' in sys.path, '" + d + "' in sys.path)"
+	res, c := eval(t, r, Request{Session: "s", Cwd: e, Cells: []Cell{py(show), sh("echo $y $(pwd)")}})
+	if want := "1 " + e + " True False\n2 " + e + "\n"; res.Status != StatusOK || c.Text(frames.TypeStdout) != want {
+		t.Fatalf("status %s, stdout %q, stderr %q; want %q", res.Status, c.Text(frames.TypeStdout), c.Text(frames.TypeStderr), want)
+	}
+	if list := r.Sessions(); len(list) != 1 || list[0].Cwd != e {
+		t.Fatalf("sessions %+v, want s in %s alone", list, e)
+	}
+}

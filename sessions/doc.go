@@ -253,7 +253,11 @@
 //     moved and made again: device, inode and birth time differ) retires
 //     the session there and starts a fresh one, its first cell of each
 //     language told why (a pending loss). A retired session finishes
-//     the requests it holds, in its own interpreters, and closes. The
+//     the requests it holds, in its own interpreters, and closes. A
+//     request whose cwd is a session's directory under a new path (renamed;
+//     the old path leads elsewhere or nowhere) takes that session over,
+//     idle, with its state, its interpreters sent the new path with their
+//     next cell (a busy one is left, and the request gets a fresh one). The
 //     identity is read with the path's resolution (one statx, as the stat
 //     it replaced) and kept in the key cache, so a warm request makes no
 //     call for it; where the platform gives none, it is not checked.

@@ -227,9 +227,11 @@ func (r *Registry) lookup(req *Request) (*session, *turn, error) {
 	case r.sessions[key] != nil:
 		s = r.sessions[key]
 	default:
-		s = newSession(r, key, py)
-		s.dir = dir
-		r.inheritLocked(s)
+		if s = r.movedLocked(key, dir); s == nil {
+			s = newSession(r, key, py)
+			s.dir = dir
+			r.inheritLocked(s)
+		}
 		r.sessions[key] = s
 	}
 	t, err := s.enqueue()

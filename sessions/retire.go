@@ -53,3 +53,53 @@ func (r *Registry) endRetired(s *session) {
 		go func() { defer r.wg.Done(); s.shutdown() }()
 	}
 }
+
+// A session's cwd renamed (mv d e) is the same directory under another
+// path: a request from the new path reaches the session, as one through a
+// link does, with its state; it started a fresh one, and the state stayed
+// with a session listed under a path that no longer led anywhere. Its
+// interpreters are sent the new path with their next cell (their
+// sys.path entry for the cwd names it).
+
+// movedLocked takes out of r.sessions and returns the idle session of
+// key's id and interpreter whose directory is dir under a path that no
+// longer leads to it, with its key moved to key; nil when there is none.
+// A busy one is left where it is (its running request reads its key), and
+// the request gets a fresh session. r.mu is held.
+func (r *Registry) movedLocked(key Key, dir cwdID) *session {
+	if dir == (cwdID{}) {
+		return nil
+	}
+	for k, s := range r.sessions {
+		if k.Session != key.Session || k.Python != key.Python || k.IPython != key.IPython || s.dir != dir {
+			continue
+		}
+		if id, _, err := statCwd(k.Cwd); err == nil && !id.differs(dir) {
+			continue // both paths lead to it (a bind mount): two sessions, as before
+		}
+		if s.moveLocked(key) {
+			delete(r.sessions, k)
+			return s
+		}
+	}
+	return nil
+}
+
+// moveLocked gives an idle s the key of its directory's new path, and has
+// each interpreter sent it with its next cell; false when s is busy or
+// closed.
+func (s *session) moveLocked(key Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queued != 0 || s.closed {
+		return false
+	}
+	s.key = key
+	for lang := range s.execs {
+		if s.unset == nil {
+			s.unset = map[string]bool{}
+		}
+		s.unset[lang] = true
+	}
+	return true
+}

@@ -159,6 +159,47 @@ func TestDaemonCommandStartsInItsCwd(t *testing.T) {
 	}
 }
 
+// A session's directory renamed (mv d e) is the same directory: run
+// --session NAME from its new path reaches the session, its state kept,
+// and runs its cells there, as python3 started there would; it started a
+// fresh one, silently, and the state stayed with a session listed under a
+// path that no longer exists.
+func TestDaemonRenamedCwdKeepsSession(t *testing.T) {
+	h := newDaemonHome(t)
+	base := physicalTempDir(t)
+	d, e := filepath.Join(base, "d"), filepath.Join(base, "e")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "evh_mod.py"), []byte("v = 7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := func(dir string, args ...string) (string, string, int) {
+		cmd := h.cmd(args...)
+		cmd.Dir = dir
+		return runCaptured(t, cmd, false)
+	}
+	if _, stderr, code := in(d, "run", "--session", "s", "-c", "x = 1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := in(d, "run", "--session", "s", "--language", "sh", "-c", "y=2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if err := os.Rename(d, e); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := in(e, "run", "--session", "s", "-c", "import os, evh_mod; print(x, os.getcwd(), evh_mod.v)")
+	if code != 0 || out != "1 "+e+" 7\n" || stderr != "" {
+		t.Fatalf("from %s: exit %d, stdout %q, stderr %q; want session s's state, run in %s", e, code, out, stderr, e)
+	}
+	if out, stderr, code := in(e, "run", "--session", "s", "--language", "sh", "-c", "echo $y $PWD"); code != 0 || out != "2 "+e+"\n" {
+		t.Fatalf("sh from %s: exit %d, stdout %q, stderr %q; want session s's state, run in %s", e, code, out, stderr, e)
+	}
+	if out, _, _ := h.run("sessions"); strings.Count(out, "\ns ") != 1 || !strings.Contains(out, " "+e+" ") {
+		t.Fatalf("sessions lists:\n%s\nwant s once, in %s", out, e)
+	}
+}
+
 // physicalTempDir is t.TempDir() by its own path, as os.getcwd() names it
 // (the temp dir may be under a link: macOS's /var).
 func physicalTempDir(t *testing.T) string {
