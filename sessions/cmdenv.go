@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/evalhost/evalhost/frames"
@@ -47,7 +48,7 @@ type envPicks map[string]string
 
 func pickEnv(env []string, lang string) envPicks {
 	p := envPicks{}
-	for _, name := range append(followedEnv[lang], startOnlyEnv[lang]...) {
+	for _, name := range slices.Concat(followedEnv[lang], startOnlyEnv[lang]) {
 		if v, ok := environValue(env, name); ok {
 			p[name] = v
 		}
