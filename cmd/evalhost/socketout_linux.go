@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"os"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,8 +21,8 @@ func socketOutput(out *os.File) *socketWriter {
 		return nil
 	}
 	dup := -1
+	var st syscall.Stat_t
 	_ = rc.Control(func(fd uintptr) {
-		var st syscall.Stat_t
 		if syscall.Fstat(int(fd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 			return
 		}
@@ -54,7 +54,10 @@ func socketOutput(out *os.File) *socketWriter {
 		unix.Close(dup)
 		return nil
 	}
-	s := &socketWriter{fd: dup, name: out.Name(), ep: epf, eprc: eprc}
+	s := &socketWriter{fd: dup, name: out.Name(), ep: epf, eprc: eprc, dev: st.Dev, ino: st.Ino, turn: make(sendTurn, 1)}
+	if l := logSocket.Load(); l != nil && l.dev == s.dev && l.ino == s.ino {
+		s.turn = l.turn // stderr's socket too: a log line goes between lines
+	}
 	s.waitFn, s.armFn = s.roomCame, s.arm
 	return s
 }
@@ -70,24 +73,44 @@ func socketOutput(out *os.File) *socketWriter {
 // serve's second signal, and mcp's SIGTERM, for ever) and Close ends one
 // that waits; and a socket made non-blocking as stdin is written whole
 // (os.Stdout's write failed there with EAGAIN, and the line was lost).
+// stderr's writer (asLog) takes turns with stdout's when they are one
+// socket; a stdout write then waits for a log line's turn, lineWait at
+// most, beyond its deadline.
 type socketWriter struct {
-	fd   int // a duplicate of stdout; closed by Close, under mu
-	name string
-	ep   *os.File // the epoll instance
-	eprc syscall.RawConn
+	fd       int // a duplicate of stdout or stderr; closed by Close, in its turn
+	name     string
+	dev, ino uint64   // the socket's
+	ep       *os.File // the epoll instance
+	eprc     syscall.RawConn
 
-	mu      sync.Mutex // one write at a time, and Close's end of fd
+	turn    sendTurn // one write at a time, and Close's end of fd
 	closing atomic.Bool
 	armErr  error
 	waitFn  func(uintptr) bool // roomCame, made once
 	armFn   func(uintptr)      // arm, made once
+
+	// lineWait, when set (asLog), bounds each write's wait, for its turn
+	// and for room, in all; stalled: one waited it in vain, and the next
+	// do not wait until one is sent.
+	lineWait time.Duration
+	stalled  atomic.Bool
 }
 
-// Write sends all of p, waiting for room as long as its deadline lets it.
+// Write sends all of p, waiting for room as long as its deadline lets it
+// (a log line: lineWait).
 func (s *socketWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
+	var until time.Time
+	if s.lineWait > 0 {
+		until = time.Now().Add(s.lineWait)
+		if !s.turn.takeBy(until, !s.stalled.Load()) {
+			s.stalled.Store(true) // a reply line waited all this time
+			return 0, &os.PathError{Op: "write", Path: s.name, Err: os.ErrDeadlineExceeded}
+		}
+	} else {
+		s.turn.take()
+	}
+	defer s.turn.give()
+	n, bounded := 0, false
 	for n < len(p) {
 		if s.closing.Load() {
 			return n, &os.PathError{Op: "write", Path: s.name, Err: os.ErrClosed}
@@ -103,11 +126,24 @@ func (s *socketWriter) Write(p []byte) (int, error) {
 		switch errno {
 		case 0:
 			n += int(m)
+			if s.lineWait > 0 {
+				s.stalled.Store(false)
+			}
 		case syscall.EINTR:
 		case syscall.EAGAIN:
+			if s.lineWait > 0 && !bounded {
+				if s.stalled.Load() {
+					return n, &os.PathError{Op: "write", Path: s.name, Err: errno}
+				}
+				bounded = true
+				_ = s.ep.SetReadDeadline(until)
+			}
 			if err := s.waitRoom(); err != nil {
 				if s.closing.Load() {
 					err = os.ErrClosed // not the poller's "use of closed file"
+				}
+				if s.lineWait > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+					s.stalled.Store(true)
 				}
 				return n, &os.PathError{Op: "write", Path: s.name, Err: err}
 			}
@@ -164,7 +200,48 @@ func (s *socketWriter) Close() error {
 		return nil
 	}
 	_ = s.ep.Close() // wakes a waiting write; the descriptor goes once it left
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	logSocket.CompareAndSwap(s, nil)
+	s.turn.take()
+	defer s.turn.give()
 	return unix.Close(s.fd)
+}
+
+// sendTurn is the turn of one socket's writers: a whole write each, so
+// that where stdout and stderr are one socket a log line never lands
+// inside a reply line sent in parts (its first part sent, the rest waiting
+// for room). A channel, so that a log line's wait for it is bounded.
+type sendTurn chan struct{}
+
+func (t sendTurn) take() { t <- struct{}{} }
+func (t sendTurn) give() { <-t }
+
+// takeBy takes the turn by until, or at once only unless wait.
+func (t sendTurn) takeBy(until time.Time, wait bool) bool {
+	select {
+	case t <- struct{}{}:
+		return true
+	default:
+	}
+	if !wait {
+		return false
+	}
+	timer := time.NewTimer(time.Until(until))
+	defer timer.Stop()
+	select {
+	case t <- struct{}{}:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// logSocket is stderr's writer (asLog), whose turn a writer of the same
+// socket (stdout's, made after it) shares.
+var logSocket atomic.Pointer[socketWriter]
+
+// asLog makes s stderr's writer: each write waits d at most, for its turn
+// and for room (socketStderr).
+func (s *socketWriter) asLog(d time.Duration) {
+	s.lineWait = d
+	logSocket.Store(s)
 }

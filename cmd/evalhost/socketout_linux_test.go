@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,4 +112,88 @@ func TestSocketWriter(t *testing.T) {
 			t.Errorf("a write with the reader gone: %v, want EPIPE", err)
 		}
 	})
+}
+
+// A stream socket on stderr (socketStderr) carries a log line to a reader
+// that takes it late, after the reply line being sent, never inside it;
+// a line waits lineWait at most, for its turn and for room, and after one
+// waited in vain the next do not wait until one goes.
+func TestSocketLog(t *testing.T) {
+	leakcheck.Check(t, leakcheck.Options{FDs: true, IgnoreProcess: func(cmdline string) bool {
+		return strings.HasPrefix(cmdline, "evalhost-reaper")
+	}})
+	// stdio is one socket as stdin (non-blocking, as pollableInput leaves
+	// it), stdout and stderr: stderr's writer first, as dispatch makes it.
+	stdio := func(t *testing.T, wait time.Duration) (client, sock *os.File, log, out *socketWriter) {
+		client, sock = socketPair(t)
+		if err := unix.SetNonblock(int(sock.Fd()), true); err != nil {
+			t.Fatal(err)
+		}
+		log = socketOutput(sock)
+		log.asLog(wait)
+		out = socketOutput(sock)
+		t.Cleanup(func() { out.Close(); log.Close() })
+		return client, sock, log, out
+	}
+	reply := bytes.Repeat([]byte("r"), 4<<20) // many times the socket's buffer: sent in parts
+	line := []byte("time=now level=WARN msg=\"second signal\"\n")
+	t.Run("after the reply being sent, whole", func(t *testing.T) {
+		client, sock, log, out := stdio(t, time.Minute)
+		replied, logged := make(chan error, 1), make(chan error, 1)
+		go func() { _, err := out.Write(reply); replied <- err }()
+		testkit.WaitNoRoom(t, sock) // the reply waits for the reader
+		go func() { _, err := log.Write(line); logged <- err }()
+		waitParked(t, ".sendTurn.takeBy(") // the line waits for its turn
+		got := make([]byte, len(reply)+len(line))
+		if _, err := io.ReadFull(client, got); err != nil || <-replied != nil || <-logged != nil {
+			t.Fatalf("read %v", err)
+		}
+		if !bytes.Equal(got[:len(reply)], reply) || !bytes.Equal(got[len(reply):], line) {
+			t.Errorf("the log line is not whole after the reply: %q", got[max(0, bytes.IndexByte(got, 't')-8):][:60])
+		}
+	})
+	t.Run("a reader that takes nothing", func(t *testing.T) {
+		client, sock, log, out := stdio(t, 50*time.Millisecond)
+		replied := make(chan error, 1)
+		go func() { _, err := out.Write(reply); replied <- err }()
+		testkit.WaitNoRoom(t, sock)
+		// The reply holds the turn: the line gives up, nothing of it sent.
+		if n, err := log.Write(line); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("a line behind a stalled reply: %d, %v; want 0 and the deadline", n, err)
+		}
+		out.SetWriteDeadline(time.Now())
+		if err := <-replied; !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the reply: %v", err)
+		}
+		// Its turn free, the socket full: the next line does not wait.
+		if _, err := log.Write(line); !errors.Is(err, syscall.EAGAIN) {
+			t.Errorf("a line after one waited in vain: %v, want EAGAIN at once", err)
+		}
+		// The reader takes what is there: lines go again, and wait again.
+		queued, err := unix.IoctlGetInt(int(client.Fd()), unix.SIOCINQ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(client, make([]byte, queued)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := log.Write(line); err != nil {
+			t.Errorf("a line once the reader took the rest: %v", err)
+		}
+	})
+}
+
+// waitParked waits until a goroutine's stack shows it in fn.
+func waitParked(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if n := runtime.Stack(buf, true); bytes.Contains(buf[:n], []byte(fn)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine in %s after 30s", fn)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
