@@ -57,6 +57,11 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if longLived(args) { // before the logger, which writes stderr
+		w, restore := socketStderr(stderr)
+		defer restore()
+		stderr = w
+	}
 	debug, err := envSwitch("EVALHOST_DEBUG", "debug logging and a timeline of the command's phases on stderr")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", commandName(args), err)

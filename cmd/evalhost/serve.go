@@ -164,12 +164,14 @@ func serveSignals(srv *serve.Server, logger *slog.Logger) (ctx context.Context, 
 		for n := 1; ; n++ {
 			select {
 			case sig := <-sigs:
+				// What the signal does comes first: its log line may
+				// wait for a client that reads slowly (socketStderr).
 				if n == 1 {
-					logger.Info("stopping on signal: draining requests in flight; a second signal ends them at once", "signal", sig)
 					srv.Shutdown()
+					logger.Info("stopping on signal: draining requests in flight; a second signal ends them at once", "signal", sig)
 				} else {
-					logger.Warn("second signal: ending every request at once", "signal", sig)
 					cancel(errSecondSignal)
+					logger.Warn("second signal: ending every request at once", "signal", sig)
 				}
 			case <-quit:
 				return

@@ -197,3 +197,49 @@ func waitParked(t *testing.T, fn string) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// serve's and mcp's stderr, a stream socket their reading of stdin made
+// non-blocking (socat's EXEC with stderr: one socket for all three),
+// carries what they write to a reader that takes it late: here a flag's
+// refusal, written while the socket is full. os.Stderr's plain write
+// failed there with EAGAIN, and the line was lost.
+func TestSocketStderrReachesLateReader(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"mcp", "--no-such-flag"}} {
+		t.Run(args[0], func(t *testing.T) {
+			client, stderr := socketPair(t)
+			if err := unix.SetNonblock(int(stderr.Fd()), true); err != nil {
+				t.Fatal(err)
+			}
+			filled := 0
+			for {
+				n, err := unix.Write(int(stderr.Fd()), make([]byte, 65536))
+				if err == unix.EAGAIN {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				filled += n
+			}
+			done := make(chan int, 1)
+			go func() { done <- dispatch(args, strings.NewReader(""), io.Discard, stderr) }()
+			waitParked(t, ").waitRoom(") // the refusal waits for room
+			if _, err := io.ReadFull(client, make([]byte, filled)); err != nil {
+				t.Fatal(err)
+			}
+			if code := <-done; code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			queued, err := unix.IoctlGetInt(int(client.Fd()), unix.SIOCINQ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, queued)
+			if _, err := io.ReadFull(client, got); err != nil {
+				t.Fatal(err)
+			}
+			if want := "evalhost " + args[0] + ": unknown flag: --no-such-flag\n"; !strings.HasPrefix(string(got), want) {
+				t.Errorf("stderr read late: %q, want it to begin %q", got, want)
+			}
+		})
+	}
+}
