@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // refusedInvalid lists the testdata/invalid notebooks that Parse refuses, so
@@ -60,7 +62,7 @@ func TestInvalidNotebooksViewApply(t *testing.T) {
 func TestInvalidNotebooksAreReadByNbformat(t *testing.T) {
 	needNbformat(t)
 	paths, _ := filepath.Glob("testdata/invalid/*.ipynb")
-	const check = `
+	const check = testkit.NbformatPrelude + `
 import json, logging, sys, warnings, nbformat
 logging.disable(logging.CRITICAL)
 warnings.simplefilter("ignore")

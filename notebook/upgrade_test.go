@@ -13,7 +13,7 @@ import (
 // nbformatV4 is what nbformat writes for each notebook file named in argv
 // once it has read it as version 4 (nbformat.read(path, as_version=4)),
 // the notebook nbclient and papermill run, each followed by a NUL.
-const nbformatV4 = `
+const nbformatV4 = testkit.NbformatPrelude + `
 import sys, nbformat
 for path in sys.argv[1:]:
     nb = nbformat.read(path, as_version=4)

@@ -118,7 +118,7 @@ type jupytextRead struct {
 // code cells, or its error.
 func jupytextCells(t *testing.T, python string, paths []string) []jupytextRead {
 	t.Helper()
-	const prog = `
+	const prog = testkit.NbformatPrelude + `
 import json, sys, jupytext
 out = []
 for p in sys.argv[1:]:

@@ -46,7 +46,7 @@ func TestNotebookKilledMidCellMatchesPapermill(t *testing.T) {
 			return command(t, "nb", "run", in, "-o", out, "--log-output", "--papermill-metadata", "on")
 		}, true},
 		{"papermill", func(out string) *exec.Cmd {
-			return exec.Command("python3", "-m", "papermill", in, out, "--log-output", "--kernel", "python3", "--no-progress-bar")
+			return exec.Command("python3", "-c", papermillCLI, in, out, "--log-output", "--kernel", "python3", "--no-progress-bar")
 		}, false},
 	}
 	for _, tt := range tests {

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // writeNotebook makes a notebook with the real nbformat package.
 func writeNotebook(t testing.TB, path string, cells ...string) {
 	t.Helper()
-	script := `
+	script := testkit.NbformatPrelude + `
 import json, sys, nbformat
 nb = nbformat.v4.new_notebook()
 for kind, src in json.loads(sys.argv[2]):
@@ -50,7 +52,7 @@ type nbCell struct {
 
 func readNotebook(t *testing.T, path string) []nbCell {
 	t.Helper()
-	if out, err := exec.Command("python3", "-c", "import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", path).CombinedOutput(); err != nil {
+	if out, err := exec.Command("python3", "-c", testkit.NbformatPrelude+"import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", path).CombinedOutput(); err != nil {
 		t.Fatalf("%s does not validate with nbformat: %v\n%s", path, err, out)
 	}
 	data, err := os.ReadFile(path)
@@ -340,7 +342,7 @@ func TestMCPNotebookRunKeepsEscapes(t *testing.T) {
 // nbformat's normalize to repair; a 4.4 notebook, whose schema has no ids,
 // keeps none.
 func TestNotebookRunRepairsCellIDs(t *testing.T) {
-	const check = `
+	const check = testkit.NbformatPrelude + `
 import json, sys
 try:
     import nbformat

@@ -13,6 +13,10 @@ import (
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
+// papermillCLI is `python3 -m papermill` (its arguments after it) with
+// testkit.NbformatPrelude first.
+const papermillCLI = testkit.NbformatPrelude + "import runpy; runpy.run_module('papermill', run_name='__main__', alter_sys=True)"
+
 // `evalhost nb run` with papermill's parameter flags writes the notebook
 // papermill writes: the injected cell's source, tags and place, and every
 // cell's outputs (papermill installed by scripts/test-deps.sh).
@@ -90,7 +94,7 @@ func TestNotebookRunCellsAfterPapermill(t *testing.T) {
 	dir := t.TempDir()
 	in, nb := filepath.Join(dir, "in.ipynb"), filepath.Join(dir, "out.ipynb")
 	writeTaggedNotebook(t, in, "md:# Report", "print('one')", "1/0", "print('three')")
-	if out, err := exec.Command("python3", "-m", "papermill", in, nb).CombinedOutput(); err == nil {
+	if out, err := exec.Command("python3", "-c", papermillCLI, in, nb).CombinedOutput(); err == nil {
 		t.Fatalf("papermill: want a failure at 1/0\n%s", out)
 	}
 	// papermill added two markdown cells that mark the error: the code
@@ -227,7 +231,7 @@ func setNotebookMetadata(t *testing.T, path, name, value string) {
 // parameters tag and "injected:" ones injected-parameters.
 func writeTaggedNotebook(t *testing.T, path string, cells ...string) {
 	t.Helper()
-	script := `
+	script := testkit.NbformatPrelude + `
 import json, sys, nbformat
 nb = nbformat.v4.new_notebook()
 nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}

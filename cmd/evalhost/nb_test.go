@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -55,7 +56,7 @@ func fileHash(t *testing.T, path string) [32]byte {
 // since importing nbformat is the slow part.
 func nbformatValidates(t *testing.T, paths ...string) {
 	t.Helper()
-	const script = `
+	const script = testkit.NbformatPrelude + `
 import sys
 try:
     import nbformat

@@ -2,7 +2,8 @@
 // copying: the real Python interpreter ([Python]) and one of a given
 // version ([PythonVersion]), a Python module a test needs ([NeedModule]),
 // golden-file comparison with the one -update flag ([Golden]), a frame
-// collector ([Collector]), nbformat validation ([Nbformat]), an IPython
+// collector ([Collector]), nbformat validation ([Nbformat]) and the line
+// that makes importing nbformat cheap ([NbformatPrelude]), an IPython
 // directory of the test process's own for the kernels its gateways start
 // ([IsolateIPython]), the leak and hang checks every test that starts
 // processes arms ([Clean]), an environment without what would change the

@@ -57,7 +57,7 @@ func Unavailable(tb testing.TB, why string) {
 // a package found on the path (a broken install skips too, saying why).
 func importable(python, module string) error {
 	var stderr bytes.Buffer
-	cmd := exec.Command(python, "-c", "import "+module)
+	cmd := exec.Command(python, "-c", NbformatPrelude+"import "+module)
 	// From /: in the checkout, `import mcp` finds the Go package's directory.
 	cmd.Dir = "/"
 	cmd.Stderr = &stderr

@@ -7,6 +7,11 @@ infinities as json.dumps writes them: NaN, Infinity, -Infinity)."""
 import json
 import sys
 
+# Before nbformat, nbclient, papermill or jupytext, which import jsonschema:
+# without rfc3987_syntax, whose grammar jsonschema's import builds for a
+# format check none of them makes (~1.3 s of CPU). testkit.NbformatPrelude.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 import yaml
 from papermill.cli import _resolve_type
 from papermill.iorw import NoDatesSafeLoader, read_yaml_file

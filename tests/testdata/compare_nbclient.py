@@ -5,6 +5,11 @@ outputs and execution count with OURS exactly, text as the kernel wrote it
 (ipykernel flushes on a timer). Exit 0 when they match."""
 import sys
 
+# Before nbformat, nbclient, papermill or jupytext, which import jsonschema:
+# without rfc3987_syntax, whose grammar jsonschema's import builds for a
+# format check none of them makes (~1.3 s of CPU). testkit.NbformatPrelude.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 import nbclient
 import nbformat
 from nboutputs import merged_outputs
