@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: vet, cross-builds, then every package's tests under the race
-# detector. Fuzz targets run their seed corpora here; `go test -fuzz` runs
-# them for longer.
+# detector (a few that run on one goroutine in a pass without it). Fuzz
+# targets run their seed corpora here; `go test -fuzz` runs them for longer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
@@ -11,12 +11,24 @@ for target in darwin/arm64 linux/arm64; do
 	GOOS=${target%/*} GOARCH=${target#*/} go build ./...
 	GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
 done
+# Tests whose code runs on the test's goroutine alone (neither they nor what
+# they call start one) and which cost minutes of CPU under the race detector
+# (10-30x their time without it), which can report only what two goroutines
+# do: the race pass skips them and the pass after it runs them without
+# -race, in every package that has a test of that name. Their packages'
+# concurrent tests stay in the race pass.
+norace='^(TestGigabyteStream|TestDisplayInPiecesIsWhole|TestPayloadFileIsWhole|TestBigDisplaysInPiecesAreWhole|TestPlainWithRefsIsWhole'
+norace+='|TestFitImage|TestCollectorHoldsBoundedImages|TestReadTextPage'
+norace+='|TestCachedEncodingMatchesFresh|TestSavesKeepWhatTheyHandOut|TestStreamTextKeepsOutputs)$'
+mapfile -t norace_pkgs < <(grep -rlE --include='*_test.go' "^func ${norace:1:-1}\(" . | xargs -n1 dirname | sort -u)
 # Under a hostile environment: what a developer's shell or a container image
 # sets (EVALHOST_DEBUG, PYTHONWARNINGS, an active venv, the reference
 # runtime's PI_*) must not reach the code under test. testkit.Hermetic drops
 # it in every test binary; were one to miss it, its tests fail here.
-EVALHOST_DEBUG=1 PYTHONWARNINGS=error VIRTUAL_ENV=/nonexistent PI_PY=/bin/false \
-	go test -race -timeout 25m -count=1 ./...
+hostile=(EVALHOST_DEBUG=1 PYTHONWARNINGS=error VIRTUAL_ENV=/nonexistent PI_PY=/bin/false)
+env "${hostile[@]}" go test -race -timeout 25m -count=1 -skip "$norace" ./...
+echo "== without the race detector: ${norace_pkgs[*]}"
+env "${hostile[@]}" go test -timeout 10m -count=1 -run "$norace" "${norace_pkgs[@]}"
 # The runner's tests again on IPython 9 (test-deps.sh made its venv), since
 # python3 has IPython 8: ~40 s. Without the venv this fails: run make test-deps.
 ipy_venv=${EVALHOST_IPYTHON9_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test/ipython9}
