@@ -186,7 +186,7 @@ func checkNumber(s *jsonschema.Schema, v any, name string) error {
 		return fmt.Errorf("%s is %v; it must be at most %v", name, n, *s.Maximum)
 	case s.Type == "integer" && math.Abs(n) > maxExactID:
 		// Past it a float64 is not every integer, nor does an int decode it.
-		return fmt.Errorf("%s is %v; it must be at most %d", name, n, maxExactID)
+		return fmt.Errorf("%s is %v; it must be at most %d", name, n, int64(maxExactID))
 	}
 	return nil
 }

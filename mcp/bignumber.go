@@ -77,7 +77,7 @@ func bounds(s *jsonschema.Schema) string {
 	case s.Maximum != nil:
 		hi = fmt.Sprintf("at most %v", *s.Maximum)
 	case s.Type == "integer":
-		hi = fmt.Sprintf("at most %d", maxExactID)
+		hi = fmt.Sprintf("at most %d", int64(maxExactID))
 	}
 	switch {
 	case lo != "" && hi != "":

@@ -24,7 +24,7 @@ func guardProgressToken(next sdk.MethodHandler) sdk.MethodHandler {
 				if v, ok := params.GetProgressToken().(float64); ok && math.Abs(v) > maxExactID && v == math.Trunc(v) {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 						"progress token is an integer larger than %d in size (read as %s), which this server cannot echo "+
-							"exactly in its progress notifications; use a string token or a smaller integer", maxExactID, readAs(v))}
+							"exactly in its progress notifications; use a string token or a smaller integer", int64(maxExactID), readAs(v))}
 				}
 			}
 		}

@@ -21,7 +21,9 @@ import (
 
 // maxExactID is the largest integer id admitted: every integer up to it is
 // exact as a float64, which the SDK's decoder and most clients (JavaScript)
-// read numbers as, so its answer carries the id the client sent.
+// read numbers as, so its answer carries the id the client sent. Untyped,
+// as it is compared with float64s and int64s; printed as int64(maxExactID),
+// since it overflows a 32-bit platform's int.
 const maxExactID = 1<<53 - 1
 
 // numberID says what is wrong with a number id, "" when it is an integer
@@ -33,7 +35,7 @@ func numberID(raw string) (n int64, problem string) {
 		return 0, fmt.Sprintf("request id %s is not an integer; use an integer or a string id", raw)
 	case v > maxExactID || v < -maxExactID:
 		return 0, fmt.Sprintf("request id %s is larger than %d, the largest integer id this server echoes exactly; "+
-			"use a smaller integer or a string id", raw, maxExactID)
+			"use a smaller integer or a string id", raw, int64(maxExactID))
 	}
 	return v, ""
 }

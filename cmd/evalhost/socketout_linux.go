@@ -119,10 +119,7 @@ func (s *socketWriter) Write(p []byte) (int, error) {
 		if len(chunk) > maxSend {
 			chunk = chunk[:maxSend]
 		}
-		// Raw: MSG_DONTWAIT never blocks, so the runtime has nothing to
-		// take back (internal/rawio).
-		m, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(s.fd), uintptr(unsafe.Pointer(unsafe.SliceData(chunk))),
-			uintptr(len(chunk)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+		m, errno := sendNow(s.fd, chunk)
 		switch errno {
 		case 0:
 			n += int(m)

@@ -78,7 +78,7 @@ func TestWaitStateOfAReapedProcess(t *testing.T) {
 }
 
 func TestLeadingArgs(t *testing.T) {
-	const line = "1 0x4 0xc000012345 0x9 0x0 0x0 0x0 0x7ffd 0x4a1b\n"
+	const line = "1 0x4 0xc0012345 0x9 0x0 0x0 0x0 0x7ffd 0x4a1b\n" // each fits a 32-bit uintptr
 	for _, tc := range []struct {
 		name string
 		args []uintptr
@@ -86,9 +86,9 @@ func TestLeadingArgs(t *testing.T) {
 	}{
 		{"none", nil, true},
 		{"the fd", []uintptr{4}, true},
-		{"two", []uintptr{4, 0xc000012345}, true},
+		{"two", []uintptr{4, 0xc0012345}, true},
 		{"another fd", []uintptr{5}, false},
-		{"a prefix of its hex", []uintptr{0xc0000}, false},
+		{"a prefix of its hex", []uintptr{4, 0xc001}, false},
 		{"more than the line has", make([]uintptr, 9), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
