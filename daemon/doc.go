@@ -21,7 +21,8 @@
 // client refuses a socket that is not a socket, not the user's or open to
 // others, and (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS and FreeBSD)
 // one served by another user's process; the server drops connections from
-// other users' processes.
+// other users' processes. On OpenBSD and NetBSD, whose peer calls x/sys
+// does not wrap, the socket's owner, mode and directory are the checks.
 //
 // # Lifetime
 //

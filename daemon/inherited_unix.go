@@ -52,7 +52,9 @@ func openFDs() []int {
 	}
 	n := maxScannedFD
 	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur < uint64(n) {
+	// Cur is an int64 on the BSDs, a uint64 elsewhere; their infinities are
+	// both past maxScannedFD as a uint64.
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(lim.Cur) < uint64(n) {
 		n = int(lim.Cur)
 	}
 	fds := make([]int, n)

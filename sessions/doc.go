@@ -260,7 +260,8 @@
 //     next cell (a busy one is left, and the request gets a fresh one). The
 //     identity is read with the path's resolution (one statx, as the stat
 //     it replaced) and kept in the key cache, so a warm request makes no
-//     call for it; where the platform gives none, it is not checked.
+//     call for it; where the platform keeps no birth time (OpenBSD,
+//     DragonFly) device and inode alone; off Unix it is not checked.
 //   - The session's cwd goes to a fresh interpreter, after which a cell's
 //     own chdir or cd lasts, as in Jupyter; Request.EnterCwd (run
 //     --session's) sends it again with the request's first cell of each

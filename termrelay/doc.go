@@ -33,8 +33,8 @@
 // while the child does not read goes into the pseudo-terminal, and what
 // the child never read Close gives back to the real terminal's input
 // (TIOCSTI), for the shell, as a terminal keeps type-ahead after python3
-// exits; where the kernel refuses that (dev.tty.legacy_tiocsti=0) it is
-// lost, as under ssh -t.
+// exits; where the kernel refuses that (dev.tty.legacy_tiocsti=0), or has
+// no TIOCSTI (OpenBSD), it is lost, as under ssh -t.
 //
 // Start is an error ([ErrUnsupported]) where the terminal cannot be opened
 // again by name: outside Linux (its /proc/self/fd names it), or a terminal

@@ -1,10 +1,6 @@
 package termrelay
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // maxGiveBack bounds what giveBack returns: a terminal's input queue holds
 // 4 KB; more is a paste no shell wanted.
@@ -49,11 +45,6 @@ func (r *Relay) giveBack() {
 		if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &quiet); err != nil {
 			return err
 		}
-		for i := range typed {
-			if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(unix.TIOCSTI), uintptr(unsafe.Pointer(&typed[i]))); errno != 0 {
-				return errno
-			}
-		}
-		return nil
+		return pushInput(fd, typed)
 	})
 }

@@ -1,4 +1,9 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
 package termrelay
+
+// The BSDs' (macOS's too) names for tcgetattr's and tcsetattr's ioctls;
+// Linux's are TCGETS and TCSETS.
 
 import "golang.org/x/sys/unix"
 
