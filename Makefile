@@ -37,5 +37,7 @@ bench-start: build
 fmt:
 	gofmt -l -w .
 
+# Here, then for each platform evalhost builds on but does not test here.
 vet:
 	$(GO) vet ./...
+	bash scripts/platforms.sh
