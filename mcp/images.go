@@ -162,6 +162,9 @@ func decodedBytes(cfg image.Config, data []byte) int64 {
 // fits MaxBytes.
 func fitImage(data []byte, mime string, b ImageBudget) (fitted, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err == png.UnsupportedError("dimension overflow") { // only where an int has 32 bits
+		return fitted{}, fmt.Errorf("more pixels than a 32-bit platform decodes: %w", errTooLarge)
+	}
 	if err != nil {
 		return fitted{}, fmt.Errorf("not a readable %s: %w", mime, err)
 	}
@@ -172,7 +175,7 @@ func fitImage(data []byte, mime string, b ImageBudget) (fitted, error) {
 		return f, nil
 	}
 	if need := decodedBytes(cfg, data); int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels || need > maxDecodeBytes {
-		return fitted{}, fmt.Errorf("%dx%d, %s once decoded: %w", cfg.Width, cfg.Height, humanSize(int(need)), errTooLarge)
+		return fitted{}, fmt.Errorf("%dx%d, %s once decoded: %w", cfg.Width, cfg.Height, humanSize(need), errTooLarge)
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -243,11 +246,11 @@ func describeFit(f fitted, origBytes int) string {
 		parts = append(parts, fmt.Sprintf("downscaled from %dx%d", f.origW, f.origH))
 	}
 	parts = append(parts, fmt.Sprintf("re-encoded as %s (%s, was %s)", strings.TrimPrefix(f.mime, "image/"),
-		humanSize(len(f.data)), humanSize(origBytes)))
+		humanSize(int64(len(f.data))), humanSize(int64(origBytes))))
 	return strings.Join(parts, ", ")
 }
 
-func humanSize(n int) string {
+func humanSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))

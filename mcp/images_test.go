@@ -12,6 +12,7 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,6 +155,40 @@ func TestFitImageRefusesProgressiveJPEGBombs(t *testing.T) {
 	data := append(append([]byte{0xFF, 0xD8}, jfif...), sof2...)
 	if _, err := fitImage(data, "image/jpeg", ImageBudget{}.withDefaults()); !errors.Is(err, errTooLarge) {
 		t.Fatalf("fitImage = %v; want %v", err, errTooLarge)
+	}
+}
+
+// A refusal says the image's size once decoded, past 2 GiB too (it was cut
+// to a 32-bit int there), and on 32-bit platforms an image whose pixels
+// overflow an int (image/png refuses it) is too large, not unreadable.
+func TestFitImageSaysHowLarge(t *testing.T) {
+	progressive := func(side int) []byte {
+		jfif := []byte{0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+		sof2 := []byte{0xFF, 0xC2, 0, 17, 8, byte(side >> 8), byte(side), byte(side >> 8), byte(side), 3,
+			1, 0x11, 0, 2, 0x11, 1, 3, 0x11, 1}
+		return append(append([]byte{0xFF, 0xD8}, jfif...), sof2...)
+	}
+	for _, tc := range []struct {
+		name, mime string
+		data       []byte
+		want       string // what the error says on a 64-bit platform
+		want32     string // and on a 32-bit one
+	}{
+		{"under 2 GiB", "image/jpeg", progressive(6000), "6000x6000, 549.3 MiB once decoded: too large to decode", ""},
+		{"past 2 GiB", "image/jpeg", progressive(12000), "12000x12000, 2197.3 MiB once decoded: too large to decode", ""},
+		{"past a 32-bit int's pixels", "image/png", pngHeader(100000, 100000, 8, 6),
+			"100000x100000, 38147.0 MiB once decoded: too large to decode",
+			"more pixels than a 32-bit platform decodes: too large to decode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if tc.want32 != "" && strconv.IntSize == 32 {
+				want = tc.want32
+			}
+			if _, err := fitImage(tc.data, tc.mime, ImageBudget{}.withDefaults()); err == nil || err.Error() != want {
+				t.Fatalf("fitImage = %v; want %q", err, want)
+			}
+		})
 	}
 }
 

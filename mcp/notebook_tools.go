@@ -124,7 +124,7 @@ func (s *Server) nbView(_ context.Context, _ *sdk.CallToolRequest, in NotebookIn
 			}
 			total := len(notebook.SplitText(text))
 			text = text[:cut] + fmt.Sprintf("\n[text cut at 64 KiB of %s; %s in all: ask for lines, e.g. \"%d-\"]",
-				humanSize(len(text)), plural.Of(total, "line"), strings.Count(text[:cut], "\n")+1)
+				humanSize(int64(len(text))), plural.Of(total, "line"), strings.Count(text[:cut], "\n")+1)
 		}
 		return textResult(text), out, nil
 	}
@@ -158,7 +158,7 @@ func clipSource(src string) string {
 	for cut > 0 && !utf8.RuneStart(src[cut]) {
 		cut--
 	}
-	return src[:cut] + fmt.Sprintf("\n[source cut at 64 KiB of %s]", humanSize(len(src)))
+	return src[:cut] + fmt.Sprintf("\n[source cut at 64 KiB of %s]", humanSize(int64(len(src))))
 }
 
 // textResult is text content that is never empty, so a client shows it.

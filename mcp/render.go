@@ -174,5 +174,5 @@ func (s *Server) renderImage(ref imageRef, shown *int) (ImageOutput, []sdk.Conte
 		summary.Shown, summary.Note = true, fmt.Sprintf("%dx%d, %s", f.width, f.height, f.note)
 		blocks = append([]sdk.Content{&sdk.ImageContent{Data: f.data, MIMEType: f.mime}}, blocks...)
 	}
-	return summary, blocks, fmt.Sprintf("[%s %s: %s; full size: %s]", ref.mime, humanSize(int(ref.size)), summary.Note, where)
+	return summary, blocks, fmt.Sprintf("[%s %s: %s; full size: %s]", ref.mime, humanSize(ref.size), summary.Note, where)
 }
