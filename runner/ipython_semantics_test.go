@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/testkit"
@@ -147,7 +146,7 @@ func TestInterruptDuringAwaitShowsTheCell(t *testing.T) {
 	c := p.collect("a", func(f frames.Frame) {
 		if f.Type == frames.TypeStarted {
 			p.out.waitFor(t, "waiting\n")
-			time.Sleep(20 * time.Millisecond) // let it reach the loop's wait; either place must show the cell
+			awaitLoopWait(t, p) // in the cell's print, it would rightly show line 4
 			p.interrupt()
 		}
 	})
