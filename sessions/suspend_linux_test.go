@@ -36,6 +36,11 @@ func TestSuspendHoldsTheTimeout(t *testing.T) {
 		t.Fatal("Resume said no interpreter got SIGCONT")
 	}
 	testkit.WaitState(t, pid, 0)
+	// Back asleep in its read first: a signal that lands while the read
+	// is being restarted after the SIGCONT runs its C handler and then
+	// the read blocks, the Python handler never run (python3's own race,
+	// which CI's load hit, the cell then timing out).
+	testkit.WaitSyscall(t, pid, syscall.SYS_READ)
 	if !r.Signal("stop", syscall.SIGUSR1) {
 		t.Error("the cell was no longer running once it was continued")
 	}
