@@ -49,7 +49,7 @@ type Client struct {
 	conn   *net.UnixConn
 	live   *liveReader // conn, read with a bound once the hello came
 	r      *bufio.Reader
-	max    int // the longest line Send writes: MaxLine, less in tests
+	max    int // the longest line Send writes and Next reads: MaxLine, less in tests
 	Hello  serve.Hello
 	// Settings are those the process reports it started with
 	// (Config.Settings); nil when it reports none.
@@ -375,6 +375,9 @@ func (c *Client) write(line []byte) error {
 func (c *Client) Next() ([]byte, error) {
 	for {
 		line, err := c.next()
+		if errors.Is(err, ErrBadLine) {
+			return nil, err
+		}
 		if err != nil {
 			return line, c.readError(err)
 		}
@@ -470,6 +473,9 @@ func (c *Client) Bytes() Bytes { return c.last }
 // and for a process that ended without a word (killed, crashed).
 func (c *Client) Ending() string { return c.ending }
 
+// next reads a line, held as it comes up to c.max bytes (the longest the
+// protocol has): one longer is ErrBadLine, as soon as it is, so a runaway
+// writer costs the client no more than that.
 func (c *Client) next() ([]byte, error) {
 	line, err := c.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
@@ -477,6 +483,10 @@ func (c *Client) next() ([]byte, error) {
 		for errors.Is(err, bufio.ErrBufferFull) {
 			line, err = c.r.ReadSlice('\n')
 			buf = append(buf, line...)
+			if len(buf) > c.max+1 { // +1: its newline
+				return nil, fmt.Errorf("%w (pid %d): a line longer than %d MiB, more than evalhost sends; "+
+					"stop it (evalhost daemon stop) and run the command again", ErrBadLine, c.Hello.PID, c.max>>20)
+			}
 		}
 		line = buf
 	}

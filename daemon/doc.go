@@ -88,7 +88,8 @@
 // onTimeout "detach" go on as (they outlive the client that sent them;
 // no job_end line is sent: ask with job or wait). A line may be up to
 // [MaxLine] long, so that a run's largest script fits; [Client.Send]
-// refuses a longer one with a [*LineTooLongError] before writing any of it.
+// refuses a longer one with a [*LineTooLongError] before writing any of it,
+// and [Client.Next] a longer answer with [ErrBadLine] once it is longer.
 // An eval may name "python", the interpreter the client resolved, and
 // "output" ([Output]: maxBytes, noSpill, passthrough), the bounds its
 // cells' output gets in place of Config.Sessions.Sink's, as a one-shot

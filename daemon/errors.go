@@ -15,7 +15,8 @@ var (
 	ErrRunning = errors.New("an evalhost background process is already running for this home")
 
 	// ErrBadLine: Next read a line the protocol does not allow (a bytes
-	// line without its size); what follows it cannot be read.
+	// line without its size, a line longer than MaxLine); what follows it
+	// cannot be read.
 	ErrBadLine = errors.New("a bad line from the background process")
 
 	errLocked = errors.New("locked")

@@ -267,3 +267,50 @@ func pyBytes(s string) string {
 	b.WriteString(`"`)
 	return b.String()
 }
+
+// A line from the process is held as it comes up to the longest line the
+// protocol has (MaxLine, less in the test): one past it is a bad line,
+// refused once it passes the bound, not read on until the process stops
+// (a runaway writer grew the client without end).
+func TestNextRefusesALineTooLong(t *testing.T) {
+	const max = 64 << 10
+	tests := []struct {
+		name string
+		size int
+		ok   bool
+	}{
+		{"at the bound", max, true},
+		{"past it", 4 * max, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			paths := fakeProcess(t, func(nc net.Conn, done <-chan struct{}) {
+				line := `{"type":"stdout","data":"` + strings.Repeat("x", tc.size-len(`{"type":"stdout","data":""}`)) + `"}` + "\n"
+				nc.Write([]byte(line))
+				// A runaway: more of one line for as long as it is read.
+				for chunk := bytes.Repeat([]byte("y"), 1<<20); ; {
+					if _, err := nc.Write(chunk); err != nil {
+						return
+					}
+					select {
+					case <-done:
+						return
+					default:
+					}
+				}
+			})
+			c := dialShort(t, paths)
+			c.max = max
+			line, err := c.Next()
+			if tc.ok {
+				if err != nil || len(line) != tc.size {
+					t.Fatalf("Next: %d bytes, %v; want the %d-byte line", len(line), err, tc.size)
+				}
+				line, err = c.Next() // the runaway
+			}
+			if !errors.Is(err, ErrBadLine) || !strings.Contains(err.Error(), "longer than") {
+				t.Fatalf("Next: %d bytes, %v; want ErrBadLine saying the line is too long", len(line), err)
+			}
+		})
+	}
+}
