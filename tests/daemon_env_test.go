@@ -141,3 +141,32 @@ func TestDaemonCommandPythonpath(t *testing.T) {
 
 // pyQuote is s as a Python string literal (no quotes or backslashes in s).
 func pyQuote(s string) string { return "'" + s + "'" }
+
+// TestDaemonShellOnlyCommandKeysItsSession: a command of shell cells alone
+// finds its session as a command with Python cells in that environment
+// does, by the python3 its PATH gives: the shell's state is the session's.
+// It resolved python3 in the background process's environment instead, so
+// under another PATH (a venv's) its cells ran in a second session of the
+// same name and directory, and the next command there did not see them.
+func TestDaemonShellOnlyCommandKeysItsSession(t *testing.T) {
+	h := newDaemonHome(t)
+	bin := t.TempDir() // a PATH whose python3 is another path: a venv's, say
+	if err := os.Symlink(testkit.Python(t), filepath.Join(bin, "python3")); err != nil {
+		t.Fatal(err)
+	}
+	withBin := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	both := filepath.Join(t.TempDir(), "both.py")
+	if err := os.WriteFile(both, []byte("# %% [sh]\necho \"X=$X\"\n# %%\nprint('py')\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runEnvSteps(t, h, []envStep{
+		{name: "started by a command on the usual PATH", args: []string{"run", "--session", "s", "-c", "print(0)"}, stdout: "0\n"},
+		{name: "shell cells alone, on the other PATH", set: []string{withBin},
+			args: []string{"run", "--session", "s", "--language", "sh", "-c", "X=kept; echo set"}, stdout: "set\n"},
+		{name: "shell and Python cells, on the other PATH", set: []string{withBin}, args: []string{"run", "--session", "s", both}, stdout: "X=kept\npy\n"},
+	})
+	out, stderr, code := h.run("sessions")
+	if code != 0 || strings.Count(out, "\ns ") != 2 {
+		t.Errorf("evalhost sessions: exit %d, %q %s; want session s twice: the first PATH's python3 and the other's", code, out, stderr)
+	}
+}

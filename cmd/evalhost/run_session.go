@@ -298,12 +298,16 @@ func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[stri
 	// it, a running one the PATH and VIRTUAL_ENV that changed (sessions'
 	// cmdenv.go).
 	eval["environ"] = json.RawMessage(frames.AppendFSStrings(nil, sessions.FilterEnv(os.Environ())))
-	if slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }) {
-		py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
-		if err != nil {
-			return nil, err
-		}
+	// Shell cells alone send it too: the interpreter is part of the
+	// session's key, so one resolved in the background process's
+	// environment would put them in another session than this PATH's
+	// Python cells. Without a Python to find they need none.
+	py, err := sessions.ResolveInterpreter(f.python, cwd, home, os.Getenv, 0)
+	switch {
+	case err == nil:
 		eval["python"] = fsJSON(py.Path)
+	case slices.ContainsFunc(cells, func(c sessions.Cell) bool { return c.Language == sessions.LangPython }):
+		return nil, err
 	}
 	list := make([]map[string]any, len(cells))
 	for i, c := range cells {
