@@ -74,8 +74,11 @@
 //     context ends, waits for nothing that never comes. It does not wait
 //     when nobody can read the answers: an output pipe or socket whose
 //     reader closed (the client died) ends the connection at once, and
-//     with it the calls (internal/readergone says what is watched where);
-//     RunStdio then returns ErrOutputGone, not nil, so the program can say so.
+//     with it the calls (internal/readergone says what is watched where),
+//     once the answers being written then have been (the client may have
+//     read them whole before it left); RunStdio then returns ErrOutputGone,
+//     not nil, so the program can say so, when a request was left
+//     unanswered or an answer's write failed, and nil when none was.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"strconv"
 
@@ -255,11 +256,13 @@ func (c *stdioConn) writeResponse(resp *jsonrpc.Response) {
 	}
 	// The end of input waits until written: before, it could see the
 	// answer noted, close the connection, and leave it unwritten.
-	defer c.pending.answering(resp.ID)()
+	written := c.pending.answering(resp.ID)
 	select {
 	case <-c.closed: // as the SDK writes nothing once it shut down
+		written(io.ErrClosedPipe)
 	default:
-		_, _ = c.w.Write(append(data, '\n'))
+		_, err = c.w.Write(append(data, '\n'))
+		written(err)
 	}
 }
 

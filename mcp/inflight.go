@@ -23,7 +23,8 @@ type inflight struct {
 	mu      sync.Mutex
 	ids     map[string]struct{} // by callKey
 	writing int                 // answers noted and not yet written
-	changed chan struct{}       // an answer was written
+	failed  bool                // an answer's write failed
+	changed chan struct{}       // an answer's write ended
 }
 
 func newInflight() *inflight {
@@ -53,23 +54,25 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 }
 
 // answering notes the response to the request with this id, before it is
-// written, and returns what to call once the write is done (or failed).
-// Every answer's write must call it: the end of input waits for it.
-func (f *inflight) answering(id jsonrpc.ID) (written func()) {
+// written, and returns what to call with the write's error once it ended
+// (nil: written; an answer not written at all is an error too). Every
+// answer's write must call it: the end of input waits for it.
+func (f *inflight) answering(id jsonrpc.ID) (written func(error)) {
 	k := callKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.ids[k]; !ok || k == "" {
-		return func() {} // not a request admitted (or answered twice)
+		return func(error) {} // not a request admitted (or answered twice)
 	}
 	delete(f.ids, k)
 	f.writing++
 	return f.written
 }
 
-func (f *inflight) written() {
+func (f *inflight) written(err error) {
 	f.mu.Lock()
 	f.writing--
+	f.failed = f.failed || err != nil
 	f.mu.Unlock()
 	select {
 	case f.changed <- struct{}{}:
@@ -79,21 +82,32 @@ func (f *inflight) written() {
 
 // wait returns nil once every request admitted was answered and its
 // answer written; ctx's error if ctx ended first (a signal), ErrOutputGone
-// if gone closed first (nobody reads the answers: the client died). The
-// calls left are then cancelled as the connection ends.
+// if gone closed first (nobody reads the answers: the client died) with a
+// request unanswered, or an answer whose write failed. The calls left are
+// then cancelled as the connection ends. Writes under way when gone
+// closes are waited for (the reader's end fails them at once), as the
+// client may have read the answer whole before it left: before, such an
+// answer, written and read, was reported lost when the writer had not yet
+// noted its write done.
 func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
+	readerGone := false
 	for {
 		f.mu.Lock()
-		n := len(f.ids) + f.writing
+		unanswered, writing, failed := len(f.ids), f.writing, f.failed
 		f.mu.Unlock()
-		if n == 0 {
+		switch {
+		case unanswered+writing == 0 && readerGone && failed:
+			return ErrOutputGone
+		case unanswered+writing == 0:
 			return nil
+		case unanswered > 0 && readerGone:
+			return ErrOutputGone
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-gone:
-			return ErrOutputGone
+			readerGone, gone = true, nil
 		case <-f.changed:
 		}
 	}

@@ -191,6 +191,6 @@ func BenchmarkAdmit(b *testing.B) {
 		if f.admit(line, true) != nil {
 			b.Fatal("refused")
 		}
-		f.answering(id)()
+		f.answering(id)(nil)
 	}
 }

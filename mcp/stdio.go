@@ -53,7 +53,7 @@ func (s *Server) addLineGuard() {
 // ErrOutputGone is returned by RunStdio when the end of its input left
 // calls unanswered because the reader of its output was gone (the client
 // closed both ends, or died): they were cancelled, their answers having
-// nowhere to go.
+// nowhere to go (or an answer's write failed as the reader left).
 var ErrOutputGone = errors.New("mcp: the output's reader is gone: the calls still running were cancelled, unanswered")
 
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
@@ -63,7 +63,8 @@ var ErrOutputGone = errors.New("mcp: the output's reader is gone: the calls stil
 // tools/call requests in the plain shape are answered by the fast path
 // (fastcall.go) instead of the SDK's JSON-RPC machinery. It returns nil
 // at the end of r once every call was answered, ErrOutputGone when the
-// reader of w left first, and ctx's error when ctx ended it.
+// reader of w left before every answer was written, and ctx's error when
+// ctx ended it.
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
 	return s.runStdio(ctx, r, w, maxLine, true)
 }

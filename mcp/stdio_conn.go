@@ -176,17 +176,18 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	written := func(error) {}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		defer c.pending.answering(resp.ID)()
+		written = c.pending.answering(resp.ID)
 		if c.fast {
 			c.noteAnswer(resp)
 		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = c.w.Write(append(data, '\n'))
 	}
-	_, err = c.w.Write(append(data, '\n'))
+	written(err)
 	return err
 }
 

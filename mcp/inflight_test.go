@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// The end of input's wait, told that the output's reader is gone, returns
+// ErrOutputGone only for an answer that did not reach the output: a
+// request not answered yet, or an answer whose write failed. An answer
+// whose write was under way then is waited for: before, wait returned
+// ErrOutputGone at once, so a client that read its last answer and closed
+// both ends while the writer had not yet noted the write done (a loaded
+// machine) was told its calls were cancelled, unanswered.
+func TestInflightWaitReaderGone(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		answered   bool  // the request's answer is being written when the reader goes
+		writeErr   error // how that write ends
+		want       error
+		wantAtGone bool // wait returns before the write ends
+	}{
+		{"the answer written", true, nil, nil, false},
+		{"the answer's write failed", true, errors.New("broken pipe"), ErrOutputGone, false},
+		{"the request unanswered", false, nil, ErrOutputGone, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newInflight()
+				if f.admit([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`), true) != nil {
+					t.Fatal("the request was refused")
+				}
+				var written func(error)
+				if tc.answered {
+					id, _ := jsonrpc.MakeID(float64(1))
+					written = f.answering(id)
+				}
+				gone := make(chan struct{})
+				close(gone)
+				res := make(chan error, 1)
+				go func() { res <- f.wait(context.Background(), gone) }()
+				synctest.Wait() // wait has returned, or blocks
+				select {
+				case err := <-res:
+					if !tc.wantAtGone {
+						t.Fatalf("wait returned %v with a write under way; want it to wait for the write", err)
+					}
+					if !errors.Is(err, tc.want) {
+						t.Fatalf("wait returned %v, want %v", err, tc.want)
+					}
+					return
+				default:
+					if tc.wantAtGone {
+						t.Fatal("wait blocks with a request unanswered and its reader gone")
+					}
+				}
+				written(tc.writeErr)
+				if err := <-res; err != tc.want {
+					t.Fatalf("wait returned %v, want %v", err, tc.want)
+				}
+			})
+		})
+	}
+}
