@@ -210,9 +210,15 @@
 //	    sys.excepthook:" and both tracebacks when it raises, is the cell's
 //	    output (a SystemExit it raises is the cell's, ending the script
 //	    in its place); with the default hook, the traceback is written to
-//	    a sys.stderr the cells replaced (a file). reported: one of those
-//	    two, so the output already holds python3's report, and a renderer
-//	    that shows output as python3 does shows no traceback of its own.
+//	    a sys.stderr the cells replaced (a file). On 3.13+, where the
+//	    host shows fd 2 on a terminal (EVALHOST_TTY: evalhost run in one),
+//	    a script's error, the host's interrupt and a compile error
+//	    included, is written to stderr in python3's colours when its
+//	    _colorize says so (NO_COLOR, PYTHON_COLORS, FORCE_COLOR, TERM), as
+//	    python3 writes it there; the frame's traceback stays plain.
+//	    reported: one of those, so the output already holds python3's
+//	    report, and a renderer that shows output as python3 does shows no
+//	    traceback of its own.
 //	    A script's SystemExit with an exitMessage, in a cell its
 //	    interpreter's exit follows (execute's last, or any cell of an
 //	    exitReports request, whose batch stops at it; one an interrupt

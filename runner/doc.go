@@ -266,7 +266,17 @@
 //     runs with none, dumping the object and saying "lost sys.stderr" on
 //     fd 2 (marked reported). A deleted sys.stdout or sys.stderr is
 //     passed over by the runner's flushes, as None is, and as python3's
-//     exit passes it over: a script ends silently without them.
+//     exit passes it over: a script ends silently without them. On 3.13+,
+//     where the host shows fd 2 on a terminal (EVALHOST_TTY), python3
+//     colours its reports (_colorize.can_colorize): stdio makes
+//     _colorize's os take the terminal's pipes for one (so a thread's
+//     exception, printed by the interpreter's own hook, is coloured as
+//     python3's, and so is what a cell's doctest or pdb colours), and
+//     a script's error with the default hook and the runner's sys.stderr,
+//     the host's interrupt and a compile error too, is written there in
+//     colour as python3's printer writes it (tracebacks.on_terminal), its
+//     frame marked reported, its traceback plain; never where the host
+//     shows none, whatever FORCE_COLOR says.
 //   - An error's traceback (a script's report, a notebook cell's error
 //     frame, not IPython mode's) ends with the suggestion python3's report
 //     adds: "NameError: name 'prnt' is not defined. Did you mean:

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "7ce524423d55e649"
+const embeddedHash = "5ed9c0b8fc3bff69"

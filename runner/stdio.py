@@ -15,8 +15,10 @@ into run --session: EVALHOST_STDIN_WITHHELD), when sys.stdin refuses as
 input() does, saying why (Withheld). Its
 StdlibHook adapts the few stdlib modules that need it as they are imported:
 linecache learns the cells' sources, pdb (bdb) neither shows nor steps
-into the runner's frames, and what showing a warning imports is found as the
-runner's own imports are. Loaded by core as it loads; it
+into the runner's frames, 3.13+'s _colorize takes the pipes the host shows
+on a terminal for one (python3 colours its error reports there), and what
+showing a warning imports is found as the runner's own imports are. Loaded
+by core as it loads; it
 imports nothing more.
 """
 
@@ -44,6 +46,12 @@ withheld = ""  # why the host's stdin is not the cells' (its terminal...): sys.s
 merged = False
 out = None  # the runner's sys.stdout and sys.stderr, once take() made them
 err = None
+# The pipes on fd 1/2 that the host shows on a terminal (EVALHOST_TTY), as
+# (st_dev, st_ino): what 3.13+'s _colorize takes for a terminal
+# (_fix_colorize). err_shown: fd 2's is one, where python3 colours the
+# reports of errors it prints (tracebacks.py).
+tty_pipes = frozenset()
+err_shown = False
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
@@ -91,6 +99,40 @@ def _stream(fd, name, cls, terminal=False, unbuffered=False):
     return s
 
 
+def _pipe_id(fd):
+    try:
+        st = os.fstat(fd)
+    except (OSError, TypeError, ValueError):  # a bad fd; a fileno() that is not an int
+        return None
+    return st.st_dev, st.st_ino
+
+
+class _TerminalOs:
+    """3.13+'s _colorize's os: isatty is true of a pipe the host shows on
+    a terminal too (tty_pipes), as python3's fd 1 or 2 there is one, so
+    its can_colorize answers as python3's would, by its own rules
+    (NO_COLOR, PYTHON_COLORS, FORCE_COLOR, TERM=dumb). Only the terminal's
+    pipes: a fd a cell put a file on (os.dup2) is what it is."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def isatty(self, fd):
+        return self._real.isatty(fd) or _pipe_id(fd) in tty_pipes
+
+
+def _fix_colorize(mod):
+    """python3's reports of errors it prints itself (a thread's exception,
+    traceback._print_exception_bltin) colour on a terminal by what
+    _colorize.can_colorize says (3.13+): it sees the terminal's pipes as
+    one (_TerminalOs). Nothing changes where the host shows none."""
+    if tty_pipes and getattr(mod, "os", None) is os:
+        mod.os = _TerminalOs(os)
+
+
 def _unbuffered():
     """Whether the interpreter's own stdout writes through: python3's -u,
     or PYTHONUNBUFFERED without -E/-I, as python3 decides it. The host
@@ -105,8 +147,11 @@ def take():
     own on fd 0, as python3 made it (encoding, errors, buffering): the
     script's stdin when one was given, else /dev/null, which reads empty
     as ipykernel's sys.stdin does; Withheld when the host withheld one."""
-    global out, err, merged
+    global out, err, merged, tty_pipes, err_shown
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
+    if terminal != [""]:
+        tty_pipes = frozenset(_pipe_id(fd) for fd in (1, 2) if str(fd) in terminal) - {None}
+        err_shown = "2" in terminal
     if os.environ.pop("EVALHOST_MERGED", "") == "1":
         merged = True
         _wire.merge()
@@ -652,7 +697,7 @@ class StdlibHook:
 
     fixes = {"linecache": _fix_linecache, "getpass": _fix_getpass, "_posixsubprocess": _patch_fork_exec,
              "signal": _fix_signal, "warnings": _as_is, "tokenize": _as_is, "traceback": _as_is,
-             "tracemalloc": _as_is, "bdb": _fix_bdb}
+             "tracemalloc": _as_is, "bdb": _fix_bdb, "_colorize": _fix_colorize}
     own = frozenset(("warnings", "linecache", "tokenize", "traceback", "tracemalloc"))
 
     @classmethod

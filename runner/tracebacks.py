@@ -57,24 +57,26 @@ def traceback_lines(exc, only=False, limit=None, hints=True):
     return _text(exc, only, limit, hints)[0]
 
 
-def _text(exc, only=False, limit=None, hints=True, script=False, chunks=None):
+def _text(exc, only=False, limit=None, hints=True, script=False, chunks=None, colorize=False):
     """(lines, evalue): exc's traceback and the str(exc) it shows, taken
     once, as python3's printer takes it (a __str__ with side effects runs
     once). script: the last line of each exception as python3's own
     printer writes it (3.8-3.10: printer.py), not the traceback module.
-    chunks: a list to add the strings TracebackException.format gave."""
-    return _core._imports().call(_lines, exc, only, limit, hints, script, chunks)
+    chunks: a list to add the strings TracebackException.format gave;
+    colorize: in 3.13+'s colours (on_terminal), the lines still plain."""
+    return _core._imports().call(_lines, exc, only, limit, hints, script, chunks, colorize)
 
 
-def _lines(exc, only, limit=None, hints=True, script=False, chunks=None):
+def _lines(exc, only, limit=None, hints=True, script=False, chunks=None, colorize=False):
     traceback = _core._own("traceback")
     printer = _core._module("printer")
     make = printer.factory(traceback)
     _seed_linecache()
+    colours = {"colorize": True} if colorize else {}
     if only:
         te = make(type(exc), exc, None, **_COMPACT)
         printer.python3_names(te, exc, script)
-        parts = list(te.format_exception_only())
+        parts = list(te.format_exception_only(**colours))
     else:
         def build():
             # An explicit limit: None would read sys.tracebacklimit, which
@@ -87,10 +89,48 @@ def _lines(exc, only, limit=None, hints=True, script=False, chunks=None):
         _strip_runner(te, set())
         if limit is not None:
             _keep_last(te, limit, set())
-        parts = list(te.format())
+        parts = list(te.format(**colours))
     if chunks is not None:
         chunks.extend(parts)
-    return "".join(parts).rstrip("\n").split("\n"), printer.evalue(te, exc)
+    text = "".join(parts)
+    if colorize:
+        text = _plain(text)
+    return text.rstrip("\n").split("\n"), printer.evalue(te, exc)
+
+
+def _plain(text):
+    """text without the colours _colorize gave it: what the report says,
+    for the error frame, which carries no escape sequences; formatted once,
+    as python3's report takes each str() once."""
+    colors = _core._own("_colorize").ANSIColors
+    for code in sorted({v for v in vars(colors).values() if isinstance(v, str) and v.startswith("\x1b")},
+                       key=len, reverse=True):
+        text = text.replace(code, "")
+    return text
+
+
+def on_terminal(err):
+    """Whether python3 would colour its report of an error written to err
+    (its sys.stderr) here: 3.13+, whose printer asks
+    _colorize.can_colorize, which sees the pipes the host shows on a
+    terminal as one (stdio._TerminalOs) and follows the environment
+    (NO_COLOR, PYTHON_COLORS, FORCE_COLOR, TERM=dumb) as python3's does.
+    Only where the host shows fd 2 on a terminal (evalhost run in one),
+    whatever the environment says: never serve's, mcp's or a pipe's, whose
+    text has no escape sequences. And only a script's cell's, as python3
+    runs it: not a notebook's nor IPython's, whose reports are their own."""
+    if sys.version_info < (3, 13) or not _core._stdio.err_shown or _core._ipython_mode:
+        return False
+    if not getattr(_wire._cur, "in_script", False):
+        return False
+    try:
+        colorize = _core._own("_colorize")
+        try:
+            return bool(colorize.can_colorize(file=err))
+        except TypeError:  # 3.13.0's asks sys.stderr, err here
+            return bool(colorize.can_colorize())
+    except Exception:
+        return False
 
 
 _COMPACT = {"compact": True} if sys.version_info >= (3, 10) else {}
@@ -203,15 +243,28 @@ def send_error(exc, only=False, exit=False, limit=None, reported=False, text=Non
     wrote them), else made here. evalue is str(exc), without python3's
     suggestion, as Jupyter's kernel gives it; the one str() the traceback
     took (python3's printer calls it once)."""
+    if text is None and not exit and not reported:
+        err = getattr(sys, "stderr", None)
+        if err is _core._stdio.err and on_terminal(err):  # python3's report, coloured, where it writes it
+            text, reported = _report_coloured(err, exc, only, limit, script)
     if text is None:
         text = _safe_text(exc, only, limit, script=script)
     lines, evalue = text
     send_error_lines(type(exc).__name__, evalue, lines, exit, reported, type(exc) is KeyboardInterrupt)
 
 
-def _safe_text(exc, only, limit, hints=True, script=False, chunks=None):
+def _report_coloured(err, exc, only, limit, script):
+    """exc's report written to err as python3's printer writes it on a
+    terminal, in colour (print()'s of each string the traceback module
+    gives); ((lines, evalue), whether err took them all)."""
+    chunks = []
+    text = _safe_text(exc, only, limit, script=script, chunks=chunks, colorize=True)
+    return text, _write(err, text[0], chunks)
+
+
+def _safe_text(exc, only, limit, hints=True, script=False, chunks=None, colorize=False):
     try:
-        return _text(exc, only, limit, hints, script, chunks)
+        return _text(exc, only, limit, hints, script, chunks, colorize)
     except Exception as e:  # a broken __str__ or traceback must not lose the error
         try:
             evalue = str(exc)
@@ -252,8 +305,10 @@ def report_uncaught(exc, cell):
     exception (PyErr_Print), then its error frame sent, so every client
     still gets ename and evalue. The default sys.excepthook writes the
     traceback, sys.tracebacklimit applied, to sys.stderr: the runner's own
-    sys.stderr gets it as the frame's text (a renderer shows it); a
-    replaced one gets the text itself, and the frame is marked reported.
+    sys.stderr gets it as the frame's text (a renderer shows it), or, on a
+    terminal where python3 3.13+ colours it (on_terminal), the text itself
+    in colour (send_error); a replaced one gets the text itself; then the
+    frame is marked reported.
     A user's hook is called with the traceback python3 would give it (no
     runner frames), interruptible as the cell was; what it prints is the
     cell's output, and the frame is marked reported. A hook that raises is
@@ -341,7 +396,7 @@ def _report_to(err, exc, limit):
             lines = "".join(pieces).rstrip("\n").split("\n")
             return lines, _core._module("printer").printed_evalue(pieces, exc), took
     chunks = []
-    lines, evalue = _safe_text(exc, False, limit, script=True, chunks=chunks)
+    lines, evalue = _safe_text(exc, False, limit, script=True, chunks=chunks, colorize=on_terminal(err))
     return lines, evalue, _write(err, lines, chunks)
 
 
@@ -499,7 +554,9 @@ def report_at_exit(exc):
     if hook is _MISSING:
         _write(err, ["sys.excepthook is missing"] + _safe_lines(exc, False, limit))
     elif hook is _core._default_excepthook:
-        if err is not _MISSING or not _lost_stderr(exc):
+        if err is not _MISSING and on_terminal(err):
+            _report_coloured(err, exc, False, limit, True)
+        elif err is not _MISSING or not _lost_stderr(exc):
             _write(err, _safe_lines(exc, False, limit))
     else:
         raised = _call_hook(hook, exc, exc.__traceback__)

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A one-shot run whose output goes to a terminal tells its Python cells
@@ -111,7 +116,8 @@ func runInTerminal(t *testing.T, env []string, args ...string) (string, int) {
 	return cmdInTerminal(t, cmd)
 }
 
-// cmdInTerminal is runInTerminal for any command (python3's, side by side).
+// cmdInTerminal is runInTerminal for any command (python3's, side by side);
+// a cmd.Stderr already set is left as it is.
 func cmdInTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
@@ -122,7 +128,10 @@ func cmdInTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr = tty, tty
+	cmd.Stdout = tty
+	if cmd.Stderr == nil {
+		cmd.Stderr = tty
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,4 +143,75 @@ func cmdInTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
 		t.Fatalf("%s: %v\n%s", cmd.Path, err, out.String())
 	}
 	return strings.TrimSpace(strings.ReplaceAll(out.String(), "\r\n", "\n")), cmd.ProcessState.ExitCode()
+}
+
+// TestRunTerminalErrorsAsPython: on a terminal python3 3.13+ colours the
+// reports of errors it prints itself (an uncaught exception's traceback, a
+// SyntaxError, a thread's exception; not an unraisable one), as its
+// _colorize.can_colorize says (NO_COLOR, TERM=dumb, whether stderr is a
+// terminal): run shows what python3 shows
+// there, byte for byte. Earlier versions print them plain, as run does.
+func TestRunTerminalErrorsAsPython(t *testing.T) {
+	const raises = "def f():\n    return 1/0\nf()\n"
+	for _, tc := range []struct {
+		name, script string
+		env          []string
+		stderrPipe   bool // stdout alone on the terminal
+	}{
+		{"uncaught", raises, nil, false},
+		{"chained", "try:\n    {}['k']\nexcept KeyError as e:\n    raise ValueError('bad') from e\n", nil, false},
+		{"with a note and a limit", "import sys\nsys.tracebacklimit = 1\ne = TypeError('t')\ne.add_note('a note')\ndef g():\n    raise e\ng()\n", nil, false},
+		{"a suggestion", "import collections\ncollections.OrderedDic\n", nil, false},
+		{"syntax error", "x = (1 +\n", nil, false},
+		{"a thread's", "import threading\nt = threading.Thread(target=lambda: 1/0)\nt.start(); t.join()\nprint('after')\n", nil, false},
+		{"unraisable", "class A:\n    def __del__(self): raise ValueError('x')\nA()\nprint('after')\n", nil, false},
+		{"NO_COLOR", raises, []string{"NO_COLOR=1"}, false},
+		{"TERM=dumb", raises, []string{"TERM=dumb"}, false},
+		{"stderr not a terminal", raises, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "s.py"), []byte(tc.script), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			python := testkit.Python(t)
+			show := func(cmd *exec.Cmd) (string, int) {
+				cmd.Dir = dir
+				cmd.Env = append(withoutColorEnv(cmd.Environ()), tc.env...)
+				if !tc.stderrPipe {
+					return cmdInTerminal(t, cmd)
+				}
+				var errOut strings.Builder
+				cmd.Stderr = &errOut
+				shown, code := cmdInTerminal(t, cmd)
+				return shown + "\n--- stderr\n" + errOut.String(), code
+			}
+			want, wantCode := show(exec.Command(python, "s.py"))
+			cmd := command(t, "run", "--python", python, "s.py")
+			primeBytecode(t, cmd.Env, python)
+			got, code := show(cmd)
+			got, want = addresses.ReplaceAllString(got, "0x?"), addresses.ReplaceAllString(want, "0x?")
+			if got != want || code != wantCode {
+				t.Errorf("evalhost run showed (exit %d)\n%q\npython3 showed (exit %d)\n%q", code, got, wantCode, want)
+			}
+		})
+	}
+}
+
+// addresses are what differs between two runs' reports of one object.
+var addresses = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// withoutColorEnv is env without what python3's _colorize reads but
+// TERM=xterm: the cases set what they test.
+func withoutColorEnv(env []string) []string {
+	out := []string{"TERM=xterm"}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "TERM", "NO_COLOR", "FORCE_COLOR", "PYTHON_COLORS":
+		default:
+			out = append(out, kv)
+		}
+	}
+	return out
 }

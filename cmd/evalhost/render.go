@@ -315,8 +315,8 @@ func (h *humanRenderer) statusLine(res sessions.CellResult, errorShown, reported
 	case sessions.StatusTimeout:
 		line = name + " timed out"
 	case sessions.StatusCancelled:
-		if errorShown && res.Message == "" {
-			return // its KeyboardInterrupt's traceback said it, as python3's does
+		if (errorShown || reported && !h.bounded) && res.Message == "" {
+			return // its KeyboardInterrupt's traceback (or the script's report) said it, as python3's does
 		}
 		line = name + " was cancelled"
 	case sessions.StatusKilled:

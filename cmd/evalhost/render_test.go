@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"testing"
 
@@ -46,6 +47,7 @@ func TestRunShowsNoReportedTraceback(t *testing.T) {
 		name     string
 		reported bool
 		bounded  bool
+		status   sessions.Status // StatusError when empty
 		tail     string
 		stdout   string
 		stderr   string
@@ -56,6 +58,11 @@ func TestRunShowsNoReportedTraceback(t *testing.T) {
 			stderr: "[cell 1 failed after 5ms]\n"},
 		{name: "not reported, bounded", bounded: true, tail: "Traceback\nValueError: x\n",
 			stdout: "Traceback\nValueError: x\n", stderr: "[cell 1 failed after 5ms]\n"},
+		// A KeyboardInterrupt the runner reported itself, in colour on a terminal
+		{name: "reported, cancelled", reported: true, status: sessions.StatusCancelled},
+		{name: "not reported, cancelled", status: sessions.StatusCancelled, stderr: "Traceback\nValueError: x\n"},
+		{name: "reported, cancelled, bounded", reported: true, bounded: true, status: sessions.StatusCancelled,
+			tail: "Traceback\nValueError: x\n", stderr: "[cell 1 was cancelled after 5ms]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
@@ -63,7 +70,7 @@ func TestRunShowsNoReportedTraceback(t *testing.T) {
 			h.pythonExits = true
 			h.frame(0, frames.Frame{Type: frames.TypeError, Ename: "ValueError", Evalue: "x",
 				Traceback: []string{"Traceback", "ValueError: x"}, Reported: tc.reported})
-			res := sessions.CellResult{Status: sessions.StatusError, ExecutionCount: 1, DurationMs: 5}
+			res := sessions.CellResult{Status: cmp.Or(tc.status, sessions.StatusError), ExecutionCount: 1, DurationMs: 5}
 			res.Output.Text = tc.tail
 			h.cellEnd(res)
 			if out.String() != tc.stdout || errs.String() != tc.stderr {
