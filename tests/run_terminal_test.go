@@ -148,8 +148,8 @@ func cmdInTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
 // TestRunTerminalErrorsAsPython: on a terminal python3 3.13+ colours the
 // reports of errors it prints itself (an uncaught exception's traceback, a
 // SyntaxError, a thread's exception; not an unraisable one), as its
-// _colorize.can_colorize says (NO_COLOR, TERM=dumb, whether stderr is a
-// terminal): run shows what python3 shows
+// _colorize.can_colorize says (NO_COLOR, PYTHON_COLORS, FORCE_COLOR,
+// TERM=dumb, whether stderr is a terminal): run shows what python3 shows
 // there, byte for byte. Earlier versions print them plain, as run does.
 func TestRunTerminalErrorsAsPython(t *testing.T) {
 	const raises = "def f():\n    return 1/0\nf()\n"
@@ -166,7 +166,10 @@ func TestRunTerminalErrorsAsPython(t *testing.T) {
 		{"a thread's", "import threading\nt = threading.Thread(target=lambda: 1/0)\nt.start(); t.join()\nprint('after')\n", nil, false},
 		{"unraisable", "class A:\n    def __del__(self): raise ValueError('x')\nA()\nprint('after')\n", nil, false},
 		{"NO_COLOR", raises, []string{"NO_COLOR=1"}, false},
+		{"PYTHON_COLORS=0", raises, []string{"PYTHON_COLORS=0", "FORCE_COLOR=1"}, false},
+		{"PYTHON_COLORS=1 over NO_COLOR", raises, []string{"PYTHON_COLORS=1", "NO_COLOR=1"}, false},
 		{"TERM=dumb", raises, []string{"TERM=dumb"}, false},
+		{"FORCE_COLOR over TERM=dumb", raises, []string{"TERM=dumb", "FORCE_COLOR=1"}, false},
 		{"stderr not a terminal", raises, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,6 +199,34 @@ func TestRunTerminalErrorsAsPython(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Where run's output is not all on a terminal (pipes: an agent's; or
+// stderr alone a pipe), an error's report has no escape sequences, whatever
+// FORCE_COLOR or PYTHON_COLORS say, where python3 3.13+ would colour it:
+// they reach the interpreter only when stdout and stderr are a terminal.
+func TestRunColoursNoPipe(t *testing.T) {
+	const script = "import threading\nt = threading.Thread(target=lambda: 1/0)\nt.start(); t.join()\n" +
+		"def f():\n    return 1/0\nf()\n"
+	env := []string{"FORCE_COLOR=1", "PYTHON_COLORS=1"}
+	t.Run("pipes", func(t *testing.T) {
+		cmd := command(t, "run", "-c", script)
+		cmd.Env = append(withoutColorEnv(cmd.Environ()), env...)
+		out, errOut, code := runCaptured(t, cmd, false)
+		if code != 1 || strings.Contains(out+errOut, "\x1b") || !strings.Contains(errOut, "ZeroDivisionError") {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the reports without escape sequences", code, out, errOut)
+		}
+	})
+	t.Run("stderr a pipe", func(t *testing.T) {
+		cmd := command(t, "run", "-c", script)
+		cmd.Env = append(withoutColorEnv(cmd.Environ()), env...)
+		var errOut strings.Builder
+		cmd.Stderr = &errOut
+		shown, code := cmdInTerminal(t, cmd)
+		if code != 1 || strings.Contains(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), "ZeroDivisionError") {
+			t.Errorf("exit %d, terminal %q, stderr %q; want 1 and the reports without escape sequences", code, shown, errOut.String())
+		}
+	})
 }
 
 // addresses are what differs between two runs' reports of one object.

@@ -17,9 +17,17 @@ type runTerminal struct {
 	// terminal unchanged), and stdout is line-buffered.
 	fds []int
 	// env is its size as COLUMNS and LINES, which shutil.get_terminal_size
-	// reads first, unless the environment sets them (every language's).
+	// reads first, unless the environment sets them (every language's);
+	// and, when stdout and stderr are both on it, run's FORCE_COLOR and
+	// PYTHON_COLORS, which the sessions' environment leaves out: python3
+	// 3.13+ colours its error reports on a terminal by them (NO_COLOR and
+	// TERM pass everywhere), as libraries colour by FORCE_COLOR. Never
+	// where an output is a pipe or a file, whose text they would colour.
 	env map[string]string
 }
+
+// colorEnv are the variables runTerminal.env passes on from run's own.
+var colorEnv = []string{"FORCE_COLOR", "PYTHON_COLORS"}
 
 // terminalOf finds the terminal among stdout and stderr; the zero value
 // when neither is one.
@@ -39,13 +47,25 @@ func terminalOf(stdout, stderr io.Writer) runTerminal {
 	if t.fds == nil {
 		return t
 	}
+	set := func(name, v string) {
+		if t.env == nil {
+			t.env = map[string]string{}
+		}
+		t.env[name] = v
+	}
 	if w, h, err := term.GetSize(size); err == nil && w > 0 && h > 0 {
-		t.env = map[string]string{}
 		if os.Getenv("COLUMNS") == "" {
-			t.env["COLUMNS"] = strconv.Itoa(w)
+			set("COLUMNS", strconv.Itoa(w))
 		}
 		if os.Getenv("LINES") == "" {
-			t.env["LINES"] = strconv.Itoa(h)
+			set("LINES", strconv.Itoa(h))
+		}
+	}
+	if len(t.fds) == 2 {
+		for _, name := range colorEnv {
+			if v, ok := os.LookupEnv(name); ok {
+				set(name, v)
+			}
 		}
 	}
 	return t
