@@ -10,10 +10,12 @@
 // All of this is per process, so tests that use Check must not run in
 // parallel with each other.
 //
-// Gone awaits the end of one process; InDir lists the processes working
-// in a directory and GoneFromDir awaits their end, which finds what a test's
-// cells started even after it was re-parented away from the test (an
-// orphan of a killed host); Parent names a process's parent.
+// Gone awaits the end of one process, every thread of it (a zombie leader
+// whose other threads run on still holds its descriptors); InDir lists the
+// processes working in a directory and GoneFromDir awaits their end, which
+// finds what a test's cells started even after it was re-parented away
+// from the test (an orphan of a killed host); Parent names a process's
+// parent.
 //
 // Watchdog turns a hang into a panic that names the test and dumps every
 // goroutine's stack, instead of waiting for go test's own timeout.

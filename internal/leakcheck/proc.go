@@ -74,7 +74,12 @@ func allStats() []stat {
 // readStat parses pid (comm) state ppid ...; comm may hold spaces and
 // parentheses, so the fields after it are split after the last ")".
 func readStat(pid int) (stat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return readStatFile(pid, "/proc/"+strconv.Itoa(pid)+"/stat")
+}
+
+// readStatFile parses the stat file of process pid or of a thread of it.
+func readStatFile(pid int, path string) (stat, bool) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return stat{}, false
 	}
@@ -104,16 +109,33 @@ func cmdline(s stat) string {
 }
 
 // Gone reports whether process pid has ended, waiting up to within for it
-// to. A zombie has ended: only its exit status is left to collect.
+// to. A zombie has ended (only its exit status is left to collect) once
+// its other threads have: the kernel shows a leader that exited first as
+// a zombie while they run on, holding the process's descriptors.
 func Gone(pid int, within time.Duration) bool {
 	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
-		if s, ok := readStat(pid); !ok || !s.live() {
+		if ended(pid) {
 			return true
 		}
 		if time.Now().After(deadline) {
 			return false
 		}
 	}
+}
+
+// ended says whether process pid and every thread of it have ended.
+func ended(pid int) bool {
+	if s, ok := readStat(pid); ok && s.live() {
+		return false
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	ents, _ := os.ReadDir(dir) // none: gone
+	for _, e := range ents {
+		if s, ok := readStatFile(pid, dir+e.Name()+"/stat"); ok && s.live() {
+			return false
+		}
+	}
+	return true
 }
 
 // Parent returns the parent of live process pid.
