@@ -4,9 +4,11 @@
 // Check takes a baseline when called and compares against it after the
 // test's later cleanups have closed what the test started, giving teardown
 // up to 5 s to settle. No goroutine started since the baseline may be
-// alive, file descriptors may not outnumber it, and no live descendant
-// process may exist at all unless an option exempts it; leftover processes
-// are killed once reported, so one leak does not fail the tests after it.
+// alive, file descriptors may not outnumber it (the runtime's poller,
+// opened once for the process's life, is started before the first
+// baseline), and no live descendant process may exist at all unless an
+// option exempts it; leftover processes are killed once reported, so one
+// leak does not fail the tests after it.
 // All of this is per process, so tests that use Check must not run in
 // parallel with each other.
 //
