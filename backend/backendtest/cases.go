@@ -218,9 +218,18 @@ func testCancel(t *testing.T, b Backend, ex backend.Executor) {
 func testIgnored(t *testing.T, b Backend, ex backend.Executor) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := exec(t, ex, ctx, frames.Request{ID: "ignores", Code: b.Lang.Ignore}, whenPrinted("spinning", cancel))
+	var cancelled time.Time // set on this goroutine: emit runs on Execute's
+	c := exec(t, ex, ctx, frames.Request{ID: "ignores", Code: b.Lang.Ignore}, whenPrinted("spinning", func() {
+		cancelled = time.Now()
+		cancel()
+	}))
 	if !errors.Is(c.err, backend.ErrKilled) {
 		t.Errorf("cell ignoring its interrupt: done %+v, err %v; want ErrKilled", c.done, c.err)
+	}
+	// A lower bound only (load makes the kill later, never sooner): a kill
+	// before the grace fails; one that never comes hangs to the watchdog.
+	if took := time.Since(cancelled); !cancelled.IsZero() && took < grace {
+		t.Errorf("killed %v after the cancel, before the grace (%v) had run", took, grace)
 	}
 	wantContains(t, "stdout", c.text(frames.TypeStdout), "spinning")
 	wantEnded(t, ex)

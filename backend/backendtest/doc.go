@@ -8,7 +8,9 @@
 // Cases that leave the interpreter usable share one executor; cases that end
 // it (a kill after an ignored interrupt, a death, Close) start their own.
 // The suite never sleeps to let something happen: a case that acts during a
-// cell waits for the line the cell prints first.
+// cell waits for the line the cell prints first. Nor does it bound how long
+// something takes, which load stretches: the grace before a kill is checked
+// from below, and a hang meets a minute's bound or the watchdog.
 //
 // Run must be called from a test that does not run in parallel with
 // others when Backend.Clean checks leaks (leak checks are per process).
