@@ -71,14 +71,17 @@
 //     (the SDK drops it unanswered). So the end of stdin, which ends the
 //     connection once every request taken was answered (a cancelled one
 //     included) and each answer written out, or at once when RunStdio's
-//     context ends, waits for nothing that never comes. It does not wait
-//     when nobody can read the answers: an output pipe or socket whose
-//     reader closed (the client died) ends the connection at once, and
-//     with it the calls (internal/readergone says what is watched where),
-//     once the answers being written then have been (the client may have
-//     read them whole before it left); RunStdio then returns ErrOutputGone,
-//     not nil, so the program can say so, when a request was left
-//     unanswered or an answer's write failed, and nil when none was.
+//     context ends, waits for nothing that never comes. Nor does it wait
+//     when nobody can read the answers: the output's reader leaving (a
+//     pipe or socket, internal/readergone says what is watched where, or a
+//     write's EPIPE), before the end of input or after it, ends the
+//     connection at once, and with it the calls, once the answers being
+//     written then have been (the client may have read them whole before
+//     it left); a request read after is dropped, never run. RunStdio then
+//     returns ErrOutputGone, so the program can say so, when a request was
+//     left unanswered or an answer's write failed, and nil when none was:
+//     a client that read every answer and closed both ends, in either
+//     order, or its output alone, ended it as the end of input does.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no
 //     _meta or per-request protocol fields the SDK already took on the
 //     connection; no progress token) on an initialized session is answered

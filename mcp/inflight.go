@@ -24,17 +24,22 @@ type inflight struct {
 	ids     map[string]struct{} // by callKey
 	writing int                 // answers noted and not yet written
 	failed  bool                // an answer's write failed
-	changed chan struct{}       // an answer's write ended
+	// shut: a wait saw the output's reader gone, so the connection ends;
+	// a request read after is dropped, never run, as nobody can read its
+	// answer (it stays out of the count wait's verdict was made on).
+	shut    bool
+	changed chan struct{} // closed, and replaced, when an answer's write ends
 }
 
 func newInflight() *inflight {
-	return &inflight{ids: map[string]struct{}{}, changed: make(chan struct{}, 1)}
+	return &inflight{ids: map[string]struct{}{}, changed: make(chan struct{})}
 }
 
 // admit notes a line about to be passed on (plain: a plainRequest, which
 // decodeLine reads with gjson) and returns nil, or the reply to write
 // instead of passing it on: an error for an id the server could not
-// answer as sent, or for the id of a request not answered yet.
+// answer as sent, or for the id of a request not answered yet; empty (no
+// reply, the line dropped) once the connection ends for want of a reader.
 func (f *inflight) admit(line []byte, plain bool) []byte {
 	r, ok := readRequestID(line, plain)
 	if !ok {
@@ -46,6 +51,9 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.shut {
+		return []byte{} // dropped: the connection is ending
+	}
 	if _, running := f.ids[a.key]; running {
 		return duplicateReply(r.raw)
 	}
@@ -73,42 +81,46 @@ func (f *inflight) written(err error) {
 	f.mu.Lock()
 	f.writing--
 	f.failed = f.failed || err != nil
+	close(f.changed)
+	f.changed = make(chan struct{})
 	f.mu.Unlock()
-	select {
-	case f.changed <- struct{}{}:
-	default:
-	}
 }
 
 // wait returns nil once every request admitted was answered and its
-// answer written; ctx's error if ctx ended first (a signal), ErrOutputGone
-// if gone closed first (nobody reads the answers: the client died) with a
-// request unanswered, or an answer whose write failed. The calls left are
-// then cancelled as the connection ends. Writes under way when gone
-// closes are waited for (the reader's end fails them at once), as the
-// client may have read the answer whole before it left: before, such an
-// answer, written and read, was reported lost when the writer had not yet
-// noted its write done.
+// answer written; ctx's error if ctx ended first (a signal), and, once
+// gone is closed (nobody reads the answers: the client closed its end, or
+// died), ErrOutputGone if a request is unanswered or an answer's write
+// failed, else nil. The calls left are then cancelled as the connection
+// ends, and no request admitted after. Writes under way when gone closes
+// are waited for (the reader's end fails them at once), as the client may
+// have read the answer whole before it left: before, such an answer,
+// written and read, was reported lost when the writer had not yet noted
+// its write done. More than one wait may run at once (the end of input's,
+// and the reader's end seen first).
 func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
 	readerGone := false
 	for {
 		f.mu.Lock()
-		unanswered, writing, failed := len(f.ids), f.writing, f.failed
-		f.mu.Unlock()
+		unanswered, writing, failed, changed := len(f.ids), f.writing, f.failed, f.changed
+		var err error
+		done := true
 		switch {
-		case unanswered+writing == 0 && readerGone && failed:
-			return ErrOutputGone
-		case unanswered+writing == 0:
-			return nil
-		case unanswered > 0 && readerGone:
-			return ErrOutputGone
+		case readerGone && (unanswered > 0 || writing == 0 && failed):
+			err = ErrOutputGone
+		case unanswered+writing > 0:
+			done = false
+		}
+		f.shut = f.shut || done && readerGone
+		f.mu.Unlock()
+		if done {
+			return err
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-gone:
 			readerGone, gone = true, nil
-		case <-f.changed:
+		case <-changed:
 		}
 	}
 }

@@ -66,3 +66,36 @@ func TestInflightWaitReaderGone(t *testing.T) {
 		})
 	}
 }
+
+// The end of input and the reader's end seen first both wait for the
+// answers being written, and both return once the write ends (a wake-up
+// taken by one of them left the other blocked); the verdict made, a
+// request read after it is dropped, never run, so that the verdict stays
+// true: "nothing was cut short" must not be followed by a call started
+// for a client that cannot read its answer.
+func TestInflightWaitTwoWaitersThenShut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newInflight()
+		if f.admit([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`), true) != nil {
+			t.Fatal("the request was refused")
+		}
+		id, _ := jsonrpc.MakeID(float64(1))
+		written := f.answering(id)
+		gone := make(chan struct{})
+		close(gone)
+		res := make(chan error, 2)
+		for range 2 {
+			go func() { res <- f.wait(context.Background(), gone) }()
+		}
+		synctest.Wait()
+		written(nil)
+		for i := range 2 {
+			if err := <-res; err != nil {
+				t.Fatalf("wait %d returned %v, want nil", i, err)
+			}
+		}
+		if reply := f.admit([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}`), true); reply == nil || len(reply) != 0 {
+			t.Fatalf("a request read after the verdict: admit returned %q, want it dropped (empty)", reply)
+		}
+	})
+}

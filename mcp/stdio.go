@@ -22,6 +22,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/internal/plural"
+	"github.com/evalhost/evalhost/internal/readergone"
 )
 
 // DefaultMaxLine is the longest message RunStdio accepts, in bytes.
@@ -50,10 +51,10 @@ func (s *Server) addLineGuard() {
 	}
 }
 
-// ErrOutputGone is returned by RunStdio when the end of its input left
-// calls unanswered because the reader of its output was gone (the client
-// closed both ends, or died): they were cancelled, their answers having
-// nowhere to go (or an answer's write failed as the reader left).
+// ErrOutputGone is returned by RunStdio when the reader of its output
+// left (the client closed its end, or died) with calls unanswered: they
+// were cancelled, their answers having nowhere to go (or an answer's
+// write failed as the reader left).
 var ErrOutputGone = errors.New("mcp: the output's reader is gone: the calls still running were cancelled, unanswered")
 
 // RunStdio serves one client on r and w, as Run does with an IOTransport,
@@ -61,10 +62,14 @@ var ErrOutputGone = errors.New("mcp: the output's reader is gone: the calls stil
 // error for its id instead of ending the connection, the end of r ends the
 // connection only once every request read was answered (or ctx ended), and
 // tools/call requests in the plain shape are answered by the fast path
-// (fastcall.go) instead of the SDK's JSON-RPC machinery. It returns nil
-// at the end of r once every call was answered, ErrOutputGone when the
-// reader of w left before every answer was written, and ctx's error when
-// ctx ended it.
+// (fastcall.go) instead of the SDK's JSON-RPC machinery. The reader of w
+// leaving (a pipe or socket, internal/readergone; or a write's EPIPE)
+// ends the connection too, r open or not, as nothing more can be answered.
+// It returns nil at the end of r once every call was answered, and when
+// the reader of w left with every answer written (a client that read them
+// and closed both ends, in either order); ErrOutputGone when the reader
+// of w left before every answer was written; and ctx's error when ctx
+// ended it.
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.WriteCloser, maxLine int) error {
 	return s.runStdio(ctx, r, w, maxLine, true)
 }
@@ -75,10 +80,12 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 		maxLine = DefaultMaxLine
 	}
 	pending := newInflight()
-	lw := &lockedWriter{w: w}
+	watch := readergone.Watch(w)
+	defer watch.Stop()
+	lw := &lockedWriter{w: w, watch: watch}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
 		admit: pending.admit}
-	c := newStdioConn(ctx, s, g, lw, pending, fast)
+	c := newStdioConn(ctx, s, g, lw, pending, watch.Gone(), fast)
 	// Run is not used: it logs a cancelled ctx, which is how a requested
 	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
 	// cancelled", and an ended connection twice.
@@ -107,6 +114,16 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 			err = c.unansweredErr()
 		}
 		return err
+	case <-watch.Gone():
+		// Nobody can read an answer any more, stdin open or not: the
+		// connection ends once the answers being written are, and the
+		// verdict is whether any was lost. The end of input may be
+		// waiting too, and comes to the same one.
+		err := pending.wait(ctx, watch.Gone())
+		_ = c.Close()
+		_ = ss.Close()
+		<-ended
+		return err
 	}
 }
 
@@ -117,6 +134,7 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 type lockedWriter struct {
 	mu      sync.Mutex
 	w       io.WriteCloser
+	watch   *readergone.Watcher // told of each write's error (EPIPE: the reader is gone)
 	closing atomic.Bool
 	once    sync.Once
 	err     error
@@ -128,7 +146,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	if l.closing.Load() {
 		return 0, io.ErrClosedPipe
 	}
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if l.watch != nil {
+		l.watch.NoteWrite(err)
+	}
+	return n, err
 }
 
 // Close closes w once; later calls return the first one's result. It does
@@ -214,9 +236,7 @@ func (g *lineGuard) fill() {
 			if g.logger != nil {
 				g.logger.Warn("request line is not a JSON-RPC message", "bytes", total)
 			}
-			if len(reply) > 0 {
-				g.reply(reply)
-			}
+			g.reply(reply)
 			return
 		}
 		if g.admit != nil {
@@ -243,8 +263,12 @@ func (g *lineGuard) fill() {
 	}
 }
 
-// reply writes the guard's own answer to a line it does not pass on.
+// reply writes the guard's own answer to a line it does not pass on
+// (none when msg is empty).
 func (g *lineGuard) reply(msg []byte) {
+	if len(msg) == 0 {
+		return
+	}
 	if _, err := g.answer.Write(msg); err != nil && g.err == nil {
 		g.err = err
 	}

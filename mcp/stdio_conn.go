@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/evalhost/evalhost/internal/handoff"
-	"github.com/evalhost/evalhost/internal/readergone"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -29,6 +28,7 @@ type stdioConn struct {
 	// pending holds the requests admitted and not answered; the end of input
 	// waits for them until runCtx ends.
 	pending *inflight
+	gone    <-chan struct{} // closed once the output's reader is gone
 	runCtx  context.Context
 	fast    bool // the fast path is on
 
@@ -66,8 +66,8 @@ type stdioTransport struct{ c *stdioConn }
 
 func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) { return t.c, nil }
 
-func newStdioConn(ctx context.Context, s *Server, g *lineGuard, w *lockedWriter, pending *inflight, fast bool) *stdioConn {
-	c := &stdioConn{s: s, g: g, w: w, pending: pending, runCtx: ctx, fast: fast, toSDK: make(chan lineMsg),
+func newStdioConn(ctx context.Context, s *Server, g *lineGuard, w *lockedWriter, pending *inflight, gone <-chan struct{}, fast bool) *stdioConn {
+	c := &stdioConn{s: s, g: g, w: w, pending: pending, gone: gone, runCtx: ctx, fast: fast, toSDK: make(chan lineMsg),
 		closed: make(chan struct{}), calls: map[string]context.CancelFunc{},
 		acceptedMeta: map[string]sdk.Meta{}, askedMeta: map[string]string{}}
 	c.base, c.cancel = context.WithCancel(context.Background())
@@ -99,9 +99,7 @@ func (c *stdioConn) readUntilWork() func() {
 				// A client that wrote its requests and closed stdin gets its
 				// answers; one that died (its end of the output closed too)
 				// has its calls cancelled now, not at their timeouts.
-				watch := readergone.Watch(c.w.w)
-				c.setUnanswered(c.pending.wait(c.runCtx, watch.Gone()))
-				watch.Stop()
+				c.setUnanswered(c.pending.wait(c.runCtx, c.gone))
 			}
 			c.toSDKOrClosed(lineMsg{err: err})
 			return nil

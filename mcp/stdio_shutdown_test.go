@@ -92,13 +92,17 @@ func waitFile(t *testing.T, path string) {
 	}
 }
 
-// A client that closed stdin and then its end of the output, a call
-// unanswered, makes RunStdio return ErrOutputGone: the call was cancelled
-// because nobody could read its answer, which the program must tell from
-// an end with every answer written (evalhost mcp exits 141 saying so;
-// RunStdio returned nil, and mcp exited 0 in silence). A client that reads
-// every answer before it closes gets nil.
-func TestRunStdioReaderGoneAfterInputEnd(t *testing.T) {
+// A client that closes its end of the output with a call unanswered, its
+// stdin closed first, after or never, makes RunStdio return ErrOutputGone:
+// the call was cancelled because nobody could read its answer, which the
+// program must tell from an end with every answer written (evalhost mcp
+// exits 141 saying so; RunStdio returned nil, and mcp exited 0 in
+// silence). A client that reads every answer before it closes gets nil,
+// and its server ends with stdin still open as well, as nothing more can
+// be answered: before, RunStdio did not watch the output until its input
+// ended, and evalhost mcp ended it by cancelling its context, which it
+// reported as calls cancelled (exit 141) though none was.
+func TestRunStdioReaderGone(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
@@ -106,14 +110,25 @@ func TestRunStdioReaderGoneAfterInputEnd(t *testing.T) {
 		t.Skip("no reader watch on Windows")
 	}
 	leakcheck.Check(t, leakcheck.Options{})
+	type ending int
+	const (
+		inThenOut ending = iota // stdin closed, then the output's reader
+		outThenIn
+		outOnly // stdin stays open until RunStdio returned
+	)
 	for _, tc := range []struct {
 		name     string
 		code     string // the call's cell; "%s" is the marker file it makes
 		answered bool   // the client reads the call's answer before it closes
+		end      ending
 		want     error
 	}{
-		{"the call unanswered", "open(%q, 'w').close()\nimport time\ntime.sleep(60)", false, ErrOutputGone},
-		{"every call answered", "open(%q, 'w').close()", true, nil},
+		{"the call unanswered", "open(%q, 'w').close()\nimport time\ntime.sleep(60)", false, inThenOut, ErrOutputGone},
+		{"every call answered", "open(%q, 'w').close()", true, inThenOut, nil},
+		{"the call unanswered, output closed first", "open(%q, 'w').close()\nimport time\ntime.sleep(60)", false, outThenIn, ErrOutputGone},
+		{"every call answered, output closed first", "open(%q, 'w').close()", true, outThenIn, nil},
+		{"the call unanswered, stdin open", "open(%q, 'w').close()\nimport time\ntime.sleep(60)", false, outOnly, ErrOutputGone},
+		{"every call answered, stdin open", "open(%q, 'w').close()", true, outOnly, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := sessions.New(sessions.Config{Home: t.TempDir()})
@@ -127,6 +142,7 @@ func TestRunStdioReaderGoneAfterInputEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer inR.Close()
+			defer inW.Close()
 			outR, outW, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -151,15 +167,23 @@ func TestRunStdioReaderGoneAfterInputEnd(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			inW.Close()
-			outR.Close()
+			switch tc.end {
+			case inThenOut:
+				inW.Close()
+				outR.Close()
+			case outThenIn:
+				outR.Close()
+				inW.Close()
+			case outOnly:
+				outR.Close()
+			}
 			select {
 			case err := <-done:
 				if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 					t.Errorf("RunStdio returned %v, want %v", err, tc.want)
 				}
 			case <-time.After(20 * time.Second):
-				t.Fatal("RunStdio did not return within 20 s of its client's end, with a call running")
+				t.Fatal("RunStdio did not return within 20 s of its client's end")
 			}
 		})
 	}

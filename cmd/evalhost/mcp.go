@@ -145,14 +145,16 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	growOutPipe(stdout) // a large result is one write, not one per 64 KiB taken
 	out, end := mcpStdout(stdout)
 	defer out.Close()
-	// The client closed its end of stdout: its calls are cancelled (as at
-	// a signal), and the server ends.
+	// A write to stdout that failed (not for want of a reader) cancels the
+	// calls, as a signal does. The client's closing its end is RunStdio's
+	// to see: it ends the server, with ErrOutputGone only when calls were
+	// cut short (a client that read every answer and closed both ends, in
+	// either order, ended it normally: it exited 141 saying it "cancelled
+	// the calls in flight", though none was).
 	ctx, stopGone := stdoutGoneContext(ctx, end)
 	defer stopGone()
 	err = srv.RunStdio(ctx, in, out, f.maxLine)
-	// The reader's end seen by this watch, or (stdin at its end) by the
-	// server's own, which may see it first.
-	if err != nil && (errors.Is(context.Cause(ctx), errOutputClosed) || errors.Is(err, mcp.ErrOutputGone)) {
+	if errors.Is(err, mcp.ErrOutputGone) {
 		_ = reg.Close() // the sessions go before the exit says so
 		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", errOutputClosed)
 		return exitOutputClosed
@@ -199,7 +201,7 @@ func mcpStdout(stdout io.Writer) (io.WriteCloser, *outputEnd) {
 	if !ok {
 		return nopWriteCloser{stdout}, nil
 	}
-	polled, end, restore := watchedOutput(file)
+	polled, end, restore := watchedOutput(file, false) // RunStdio watches the reader
 	return stdioOut{Writer: polled, file: file, close: sync.OnceFunc(restore)}, end
 }
 

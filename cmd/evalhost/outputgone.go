@@ -18,7 +18,9 @@ import (
 // child): their answers have nowhere to go. They end the cells running and
 // every session, say so on stderr and exit exitOutputClosed, the status a
 // shell reports for a command SIGPIPE killed, instead of dying of SIGPIPE
-// at their next write (Go's default on descriptor 1).
+// at their next write (Go's default on descriptor 1). mcp does only when
+// a call was cut short (mcp.ErrOutputGone); with every answer written it
+// ends as at the end of its input.
 var errOutputClosed = errors.New("stdout was closed: the client stopped reading its end")
 
 // outputFailedError is why serve and mcp stop when a write to stdout
@@ -37,7 +39,7 @@ func (e *outputFailedError) Unwrap() error { return e.err }
 // outputEnd is how stdout can end while serve or mcp runs: its reader
 // gone (the watch's Gone), or a write that failed otherwise (failed).
 type outputEnd struct {
-	watch  *readergone.Watcher
+	watch  *readergone.Watcher // nil: the reader is not watched here
 	once   sync.Once
 	failed chan struct{}
 	err    error // the failed write's, set before failed is closed
@@ -47,7 +49,9 @@ type outputEnd struct {
 // a deadline (serve's bound on a stalled client, serve/stall.go) and a
 // close are the server's own shutdown, not a failure of the output.
 func (o *outputEnd) note(err error) error {
-	err = o.watch.NoteWrite(err)
+	if o.watch != nil {
+		o.watch.NoteWrite(err)
+	}
 	if err == nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) {
 		return err
 	}
@@ -74,13 +78,17 @@ func (o *outputEnd) failure() error {
 }
 
 // stdoutGoneContext is ctx, cancelled with errOutputClosed once stdout's
-// reader is gone, or with an *outputFailedError once a write failed
-// otherwise; stop ends the watch. A nil end is never seen to end.
+// reader is gone (where end watches it), or with an *outputFailedError
+// once a write failed otherwise; stop ends the watch. A nil end is never
+// seen to end.
 func stdoutGoneContext(ctx context.Context, end *outputEnd) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	var gone, failed <-chan struct{}
 	if end != nil {
-		gone, failed = end.watch.Gone(), end.failed
+		failed = end.failed
+		if end.watch != nil {
+			gone = end.watch.Gone()
+		}
 	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -104,12 +112,21 @@ func stdoutGoneContext(ctx context.Context, end *outputEnd) (context.Context, fu
 // watchedOutput is pollableOutput with a watch on how it ends: its reader
 // gone, seen without a write where the system tells (internal/readergone:
 // a pipe, a socket), as a cell may run for hours with nothing to say, and
-// at a write's EPIPE; or a write that failed otherwise. stop ends the
-// watch and restores stdout; call it once the last write returned.
-func watchedOutput(out io.Writer) (w io.Writer, end *outputEnd, stop func()) {
-	end = &outputEnd{watch: readergone.Watch(out), failed: make(chan struct{})}
+// at a write's EPIPE (unless watchReader is false: the writer's user
+// watches it); or a write that failed otherwise. stop ends the watch and
+// restores stdout; call it once the last write returned.
+func watchedOutput(out io.Writer, watchReader bool) (w io.Writer, end *outputEnd, stop func()) {
+	end = &outputEnd{failed: make(chan struct{})}
+	if watchReader {
+		end.watch = readergone.Watch(out)
+	}
 	w, restore := pollableOutput(out)
-	return endingOutput{w: w, end: end}, end, func() { restore(); end.watch.Stop() }
+	return endingOutput{w: w, end: end}, end, func() {
+		restore()
+		if end.watch != nil {
+			end.watch.Stop()
+		}
+	}
 }
 
 // endingOutput tells end of each write's error.

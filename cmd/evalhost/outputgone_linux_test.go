@@ -32,7 +32,7 @@ func TestWatchedOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client, stdout := tc.make(t)
-			w, end, stop := watchedOutput(stdout)
+			w, end, stop := watchedOutput(stdout, true)
 			gone := end.watch.Gone()
 			defer stop()
 			if _, err := w.Write([]byte("reply\n")); err != nil {

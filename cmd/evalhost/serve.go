@@ -96,7 +96,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
 	growOutPipe(stdout) // as run's: bulk output does not wait for the client at every 64 KiB
-	out, end, restoreOut := watchedOutput(stdout)
+	out, end, restoreOut := watchedOutput(stdout, true)
 	// The client closed its end of stdout: the work ends at once, as at a
 	// second signal (every request cancelled, every interpreter killed).
 	ctx, stopGone := stdoutGoneContext(ctx, end)
