@@ -44,6 +44,15 @@
 // *os.File pipe, a net.Conn), a line it has not taken within 5 s is given
 // up, and every line after it (stall.go).
 //
+// Config.OutputGone closing (the reader of w left: nothing more can be
+// answered), before the end of the input or after it, stops Serve as the
+// end of the input does when every request was answered (an answer being
+// written then is waited for), and Serve returns nil; with a request
+// unanswered it ends the work at once, as the end of its context does,
+// and returns [ErrOutputGone], as it does when an answer's write failed.
+// Lines that answer no request (hello, progress, tool_call, job_end) do
+// not count, nor do running jobs.
+//
 // It is wrong to call Serve twice on one Server ([ErrServed]). When Serve
 // returns before its reader ended, one goroutine may stay blocked in that
 // reader's Read until it returns; it reads nothing more.

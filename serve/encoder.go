@@ -91,32 +91,34 @@ func (e *Encoder) CellEnd(id string, res sessions.CellResult, last bool) {
 	e.appendLine(func(dst []byte) ([]byte, error) { return appendCellEnd(dst, &c) }, last)
 }
 
-// End writes a request's end; d is how long it took.
-func (e *Encoder) End(id string, res sessions.Result, d time.Duration) {
+// End writes a request's end; d is how long it took. It returns the
+// write's error (that of a skipped write: the one that failed before).
+func (e *Encoder) End(id string, res sessions.Result, d time.Duration) error {
 	end := End{DurationMs: float64(d.Microseconds()) / 1000, FailedCell: res.FailedCell, ID: id,
 		Status: res.Status, Type: TypeEnd}
-	e.appendLine(func(dst []byte) ([]byte, error) { return appendEnd(dst, &end) }, false)
+	return e.appendLine(func(dst []byte) ([]byte, error) { return appendEnd(dst, &end) }, false)
 }
 
 // appendLine writes a line that build appends to dst (cell_end, end), as
 // built does, building it straight into the held lines: no buffer of its
-// own per line.
-func (e *Encoder) appendLine(build func(dst []byte) ([]byte, error), hold bool) {
+// own per line. It returns the write's error (nil for a line held).
+func (e *Encoder) appendLine(build func(dst []byte) ([]byte, error), hold bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b, err := build(e.held)
 	if err != nil {
 		// e.held is as it was: build appended past its length, if at all.
 		line, _ := encodeLine(RequestError{Error: "cannot encode a reply: " + err.Error(), Type: TypeRequestError})
-		e.writeLocked(line, false)
-		return
+		return e.writeLocked(line, false)
 	}
 	e.held = b
-	if !hold {
-		e.write(e.held)
-		e.held = e.held[:0]
-		e.disarm()
+	if hold {
+		return nil
 	}
+	err = e.write(e.held)
+	e.held = e.held[:0]
+	e.disarm()
+	return err
 }
 
 // Line writes v as one JSON line. When v cannot be encoded it writes nothing
@@ -164,21 +166,22 @@ func (e *Encoder) RawData(line, data []byte) {
 
 // line writes one of this package's replies. Their encoding fails only on
 // a value that is not JSON (a NaN, a bad raw message); the client then gets
-// a request_error naming the line instead of nothing.
-func (e *Encoder) line(v any, hold bool) {
+// a request_error naming the line instead of nothing. It returns the
+// write's error.
+func (e *Encoder) line(v any, hold bool) error {
 	b, err := encodeLine(v)
-	e.built(b, err, hold)
+	return e.built(b, err, hold)
 }
 
 // built writes a reply line built by encodeLine or by hand.
-func (e *Encoder) built(b []byte, err error, hold bool) {
+func (e *Encoder) built(b []byte, err error, hold bool) error {
 	if err != nil {
 		b, _ = encodeLine(RequestError{Error: "cannot encode a reply: " + err.Error(), Type: TypeRequestError})
 		hold = false
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.writeLocked(b, hold)
+	return e.writeLocked(b, hold)
 }
 
 // encodeLine encodes v with its newline and without HTML escaping, as
@@ -206,17 +209,20 @@ func (e *Encoder) Flush() error {
 	return e.err
 }
 
-func (e *Encoder) writeLocked(line []byte, hold bool) {
+// writeLocked writes line, or holds it, and returns the write's error.
+func (e *Encoder) writeLocked(line []byte, hold bool) error {
 	switch {
 	case hold:
 		e.held = append(e.held, line...)
+		return nil
 	case len(e.held) > 0:
 		e.held = append(e.held, line...)
-		e.write(e.held)
+		err := e.write(e.held)
 		e.held = e.held[:0]
 		e.disarm()
+		return err
 	default:
-		e.write(line)
+		return e.write(line)
 	}
 }
 
@@ -228,11 +234,15 @@ func (e *Encoder) disarm() {
 	}
 }
 
-func (e *Encoder) write(b []byte) {
+// write writes b and returns its error; a write skipped (armWrite) returns
+// the error of the one that failed before.
+func (e *Encoder) write(b []byte) error {
 	if !e.armWrite() {
-		return
+		return e.err
 	}
-	if _, err := e.w.Write(b); err != nil && e.err == nil {
+	_, err := e.w.Write(b)
+	if err != nil && e.err == nil {
 		e.err = err
 	}
+	return err
 }

@@ -57,6 +57,7 @@ func (s *Server) eval(r request) func() {
 		s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
 		return nil
 	}
+	s.answers.accept()
 	return func() {
 		defer close(fl.ended)
 		defer cancel()
@@ -64,10 +65,11 @@ func (s *Server) eval(r request) func() {
 		res, err := job.Run(ctx, func(cell int, f frames.Frame) { s.frame(id, fl, cell, &f) })
 		s.finish(id)
 		if err != nil {
-			s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
+			s.answerError(&requestError{id: id, op: r.op, msg: err.Error()})
 			return
 		}
-		s.out.End(id, res, time.Since(start))
+		written := s.answers.answering()
+		written(s.out.End(id, res, time.Since(start)))
 	}
 }
 
@@ -113,13 +115,14 @@ func (s *Server) reset(r request) func() {
 			return nil
 		}
 	}
+	s.answers.accept()
 	return func() {
 		existed, err := s.reg.ResetSession(s.work, session, cwd)
 		if err != nil {
-			s.requestError(&requestError{id: id, op: r.op, msg: "reset failed: " + err.Error()})
+			s.answerError(&requestError{id: id, op: r.op, msg: "reset failed: " + err.Error()})
 			return
 		}
-		s.reply(Reset{Existed: existed, ID: id, OK: true, Session: session, Type: TypeReset})
+		s.answer(Reset{Existed: existed, ID: id, OK: true, Session: session, Type: TypeReset})
 	}
 }
 
@@ -160,6 +163,6 @@ func (s *Server) progress(now time.Time) {
 	}
 	s.mu.Unlock()
 	for _, t := range ticks {
-		s.reply(t)
+		s.notice(t)
 	}
 }

@@ -106,6 +106,7 @@ func (s *Server) inBackground(req request, do func(context.Context) (sessions.Jo
 		return
 	}
 	s.jobWG.Add(1)
+	s.answers.accept()
 	go func() {
 		defer s.jobWG.Done()
 		// Not s.work: when the work ends at once the registry kills every
@@ -114,10 +115,10 @@ func (s *Server) inBackground(req request, do func(context.Context) (sessions.Jo
 		// before it waits for these.
 		info, err := do(context.Background())
 		if err != nil {
-			s.requestError(&requestError{id: req.id, op: req.op, msg: err.Error()})
+			s.answerError(&requestError{id: req.id, op: req.op, msg: err.Error()})
 			return
 		}
-		s.reply(Job{ID: req.id, JobInfo: info, Type: TypeJob})
+		s.answer(Job{ID: req.id, JobInfo: info, Type: TypeJob})
 	}()
 }
 
@@ -144,7 +145,7 @@ func (s *Server) jobEnded(info sessions.JobInfo) {
 	if ended != nil {
 		<-ended
 	}
-	s.reply(JobEnd{JobInfo: info, Type: TypeJobEnd})
+	s.notice(JobEnd{JobInfo: info, Type: TypeJobEnd})
 }
 
 func chainJobEnd(first, then func(sessions.JobInfo)) func(sessions.JobInfo) {

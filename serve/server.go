@@ -22,6 +22,11 @@ const Protocol = "1.8"
 // DefaultMaxLine is the longest request line read when Config.MaxLine is 0.
 const DefaultMaxLine = 16 << 20
 
+// ErrOutputGone is returned by Serve when the reader of its output left
+// (Config.OutputGone) with requests unanswered: their work was ended at
+// once, as nobody could read their answers (or an answer's write failed).
+var ErrOutputGone = errors.New("serve: the output's reader is gone: the requests unanswered were ended")
+
 // ErrServed is returned by a second call of Serve on one Server.
 var ErrServed = errors.New("serve: Serve was already called on this Server; make a new Server per stream")
 
@@ -51,6 +56,11 @@ type Config struct {
 	// Trace, when set, sees every frame as the interpreter sent it, before
 	// it is written (PI_PYTHON_IPC_TRACE). It is called from many goroutines.
 	Trace func(cell int, f frames.Frame)
+	// OutputGone, when set, is closed once the reader of Serve's w is gone
+	// (the client closed its end): nothing more can be answered, so Serve
+	// stops as at the end of its input when every answer was written, and
+	// ends the work at once, returning ErrOutputGone, when one was not.
+	OutputGone <-chan struct{}
 }
 
 // Server speaks the protocol on one stream. Make one with New, run it with
@@ -83,6 +93,7 @@ type Server struct {
 	jobEnds  map[string]<-chan struct{} // job id -> its request's end written
 	wg       sync.WaitGroup             // evals and resets, and the goroutines parked after them
 	jobWG    sync.WaitGroup             // waits and stops, ended by the registry's Close
+	answers  *answers                   // the requests not answered yet (answers.go)
 }
 
 // New makes a Server. Nothing starts until Serve.
@@ -93,7 +104,8 @@ func New(cfg Config) *Server {
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = DefaultMaxLine
 	}
-	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}, jobEnds: map[string]<-chan struct{}{}}
+	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}, jobEnds: map[string]<-chan struct{}{},
+		answers: newAnswers()}
 }
 
 // Shutdown asks Serve to stop as a shutdown request does: it reads no more
@@ -108,12 +120,17 @@ func (s *Server) Shutdown() {
 var errNoAnswer = errors.New("evalhost serve stopped reading requests (shutdown or end of stdin), so no tool_result can answer this call")
 
 // Serve reads requests from r and writes replies to w until a shutdown
-// request, the end of r, Shutdown or the end of ctx, then closes every
-// session and returns. After the first three, the requests in flight finish
-// (see CancelOnStop) and Serve returns nil, or the error that ended r. When
-// ctx ends, even while draining, the work ends at once: every request is
-// cancelled, every interpreter killed, each accepted eval still gets its
-// end, and Serve returns ctx's cause.
+// request, the end of r, Shutdown, the end of ctx or the reader of w
+// leaving (Config.OutputGone), then closes every session and returns.
+// After the first three, the requests in flight finish (see CancelOnStop)
+// and Serve returns nil, or the error that ended r. When ctx ends, even
+// while draining, the work ends at once: every request is cancelled, every
+// interpreter killed, each accepted eval still gets its end, and Serve
+// returns ctx's cause. When the reader of w leaves, the work ends at once
+// too if a request is unanswered, and Serve returns ErrOutputGone (also
+// when an answer's write failed); with every answer written it stops as
+// at the end of r (an answer being written is waited for: the client may
+// have read it whole), and returns nil.
 //
 // Serve may be called once per Server. When it returns before r ended, one
 // goroutine may still be blocked in r.Read; it reads no further and exits
@@ -123,21 +140,23 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		return ErrServed
 	}
 	s.start(w)
-	s.out.line(Hello{Languages: s.cfg.Languages, PID: os.Getpid(), Protocol: Protocol, Type: TypeHello, Version: s.cfg.Version}, false)
+	_ = s.out.line(Hello{Languages: s.cfg.Languages, PID: os.Getpid(), Protocol: Protocol, Type: TypeHello, Version: s.cfg.Version}, false)
 	stopProgress := s.startProgress()
 	s.in = frames.NewReader(r, s.cfg.MaxLine)
 	s.readEnd = make(chan error, 1)
 	s.quit = make(chan struct{})
 	go handoff.New(s.readUntilWork, s.quit, &s.wg).Read()
-	readErr, aborted := s.waitStop(ctx)
-	s.stopDispatch()
-	s.stopTaking(aborted)
-	if !aborted {
-		aborted = s.drain(ctx)
-	} else {
+	readErr, why := s.waitStop(ctx)
+	s.stopDispatch() // waits for an answer being written by a reader
+	aborted := why == stoppedByCtx
+	cutShort := why == stoppedByReaderGone && s.answers.cutShort()
+	s.stopTaking(aborted || cutShort)
+	if aborted || cutShort {
 		s.wg.Wait()
+	} else {
+		aborted, cutShort = s.drain(ctx)
 	}
-	if !aborted {
+	if !aborted && !cutShort {
 		aborted = s.drainJobs(ctx)
 	}
 	stopProgress()
@@ -145,14 +164,27 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.jobWG.Wait()
 	s.bridge.Close()
 	s.abort()
-	s.out.Flush()
-	if aborted {
+	_ = s.out.Flush()
+	switch {
+	case aborted:
 		return context.Cause(ctx)
-	}
-	if readErr != nil {
+	case cutShort || s.answerLost(ctx):
+		return ErrOutputGone
+	case readErr != nil:
 		return fmt.Errorf("serve: reading requests: %w", readErr)
 	}
 	return nil
+}
+
+// answerLost reports, once the reader of the output is gone, whether an
+// answer was not written; false while it is there.
+func (s *Server) answerLost(ctx context.Context) bool {
+	select {
+	case <-s.cfg.OutputGone:
+		return s.answers.lost(ctx)
+	default:
+		return false
+	}
 }
 
 // start builds the registry and the tool bridge around w.
@@ -168,16 +200,25 @@ func (s *Server) start(w io.Writer) {
 	s.reg = sessions.New(cfg)
 }
 
-// waitStop waits until the server must stop reading. aborted says ctx
-// ended it; readErr is why r ended, when not at EOF.
-func (s *Server) waitStop(ctx context.Context) (readErr error, aborted bool) {
+// Why the server stopped reading.
+const (
+	stoppedReading      = iota // the end of r, a shutdown request or Shutdown
+	stoppedByCtx               // the end of Serve's context
+	stoppedByReaderGone        // Config.OutputGone
+)
+
+// waitStop waits until the server must stop reading, and says why;
+// readErr is why r ended, when not at EOF.
+func (s *Server) waitStop(ctx context.Context) (readErr error, why int) {
 	select {
 	case err := <-s.readEnd:
-		return err, false
+		return err, stoppedReading
 	case <-s.stopReq:
-		return nil, false
+		return nil, stoppedReading
 	case <-ctx.Done():
-		return nil, true
+		return nil, stoppedByCtx
+	case <-s.cfg.OutputGone:
+		return nil, stoppedByReaderGone
 	}
 }
 
@@ -195,20 +236,31 @@ func (s *Server) stopTaking(aborted bool) {
 }
 
 // drain waits for the requests in flight; the end of ctx meanwhile ends
-// them at once. It reports whether ctx did.
-func (s *Server) drain(ctx context.Context) (aborted bool) {
+// them at once (aborted), and so does the reader of the output leaving
+// while one is unanswered (cutShort): nobody can read its answer.
+func (s *Server) drain(ctx context.Context) (aborted, cutShort bool) {
 	drained := make(chan struct{})
 	go func() {
 		s.wg.Wait()
 		close(drained)
 	}()
-	select {
-	case <-drained:
-		return false
-	case <-ctx.Done():
-		s.endAtOnce()
-		<-drained
-		return true
+	gone := s.cfg.OutputGone
+	for {
+		select {
+		case <-drained:
+			return false, false
+		case <-gone:
+			gone = nil
+			if s.answers.cutShort() {
+				s.endAtOnce()
+				<-drained
+				return false, true
+			}
+		case <-ctx.Done():
+			s.endAtOnce()
+			<-drained
+			return true, false
+		}
 	}
 }
 
@@ -233,10 +285,23 @@ func (s *Server) cancelAll() {
 	}
 }
 
-// reply writes one of this package's replies.
-func (s *Server) reply(v any) { s.out.line(v, false) }
+// reply writes the answer to a request made on the reader's goroutine (a
+// preempted op's, a refusal), noting a failed write.
+func (s *Server) reply(v any) { s.answers.replied(s.out.line(v, false)) }
 
 func (s *Server) requestError(e *requestError) { s.reply(e.reply()) }
+
+// answer writes the answer to a request accept counted.
+func (s *Server) answer(v any) {
+	written := s.answers.answering()
+	written(s.out.line(v, false))
+}
+
+func (s *Server) answerError(e *requestError) { s.answer(e.reply()) }
+
+// notice writes a line that answers no request: a progress line, a tool
+// call, a job_end.
+func (s *Server) notice(v any) { _ = s.out.line(v, false) }
 
 func chainEnv(first, then func() (map[string]string, error)) func() (map[string]string, error) {
 	if then == nil {

@@ -25,14 +25,14 @@ func (s *Server) sendToolCall(callID string, c bridge.Call) error {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	s.reply(ToolCall{Type: TypeToolCall, Call: callID, ID: c.Request, Cell: c.Cell, Session: c.Session, Name: c.Name, Args: args})
+	s.notice(ToolCall{Type: TypeToolCall, Call: callID, ID: c.Request, Cell: c.Cell, Session: c.Session, Name: c.Name, Args: args})
 	return nil
 }
 
 // abandonToolCall tells the client a call's cell ended before it was
 // answered, so it can stop working on it; a later tool_result is refused.
 func (s *Server) abandonToolCall(callID string) {
-	s.reply(ToolCallAbandoned{Call: callID, Type: TypeToolCallAbandoned})
+	s.notice(ToolCallAbandoned{Call: callID, Type: TypeToolCallAbandoned})
 }
 
 // toolResult answers a tool_call.

@@ -151,8 +151,8 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	// cut short (a client that read every answer and closed both ends, in
 	// either order, ended it normally: it exited 141 saying it "cancelled
 	// the calls in flight", though none was).
-	ctx, stopGone := stdoutGoneContext(ctx, end)
-	defer stopGone()
+	ctx, stopFailed := stdoutFailedContext(ctx, end)
+	defer stopFailed()
 	err = srv.RunStdio(ctx, in, out, f.maxLine)
 	if errors.Is(err, mcp.ErrOutputGone) {
 		_ = reg.Close() // the sessions go before the exit says so

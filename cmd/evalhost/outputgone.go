@@ -18,9 +18,9 @@ import (
 // child): their answers have nowhere to go. They end the cells running and
 // every session, say so on stderr and exit exitOutputClosed, the status a
 // shell reports for a command SIGPIPE killed, instead of dying of SIGPIPE
-// at their next write (Go's default on descriptor 1). mcp does only when
-// a call was cut short (mcp.ErrOutputGone); with every answer written it
-// ends as at the end of its input.
+// at their next write (Go's default on descriptor 1). They do only when a
+// request was cut short (serve.ErrOutputGone, mcp.ErrOutputGone): with
+// every answer written they end as at the end of their input, exit 0.
 var errOutputClosed = errors.New("stdout was closed: the client stopped reading its end")
 
 // outputFailedError is why serve and mcp stop when a write to stdout
@@ -77,25 +77,21 @@ func (o *outputEnd) failure() error {
 	}
 }
 
-// stdoutGoneContext is ctx, cancelled with errOutputClosed once stdout's
-// reader is gone (where end watches it), or with an *outputFailedError
-// once a write failed otherwise; stop ends the watch. A nil end is never
-// seen to end.
-func stdoutGoneContext(ctx context.Context, end *outputEnd) (context.Context, func()) {
+// stdoutFailedContext is ctx, cancelled with an *outputFailedError once a
+// write to stdout failed otherwise than for want of a reader; stop ends
+// the watch. A nil end is never seen to fail. Its reader's leaving is the
+// server's to judge (serve.Config.OutputGone, mcp.RunStdio): it ends the
+// work at once only when a request is unanswered.
+func stdoutFailedContext(ctx context.Context, end *outputEnd) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	var gone, failed <-chan struct{}
+	var failed <-chan struct{}
 	if end != nil {
 		failed = end.failed
-		if end.watch != nil {
-			gone = end.watch.Gone()
-		}
 	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		select {
-		case <-gone:
-			cancel(errOutputClosed)
 		case <-failed:
 			cancel(end.err)
 		case <-ctx.Done():

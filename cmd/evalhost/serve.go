@@ -72,6 +72,8 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	}
 	langs, _ := toolMode() // checked when the starters were made
 	defer sweepKilledShells()()
+	growOutPipe(stdout) // as run's: bulk output does not wait for the client at every 64 KiB
+	out, end, restoreOut := watchedOutput(stdout, true)
 	srv := serve.New(serve.Config{
 		Sessions: sessions.Config{
 			Home:        home,
@@ -91,17 +93,17 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		DrainJobs:    f.drainJobs,
 		MaxLine:      f.maxLine,
 		Trace:        ipcTraceFunc(logger),
+		// The client closed its end of stdout: the work ends at once, as at
+		// a second signal, if a request is unanswered; else as at the end
+		// of stdin.
+		OutputGone: end.watch.Gone(),
 	})
 	defer catchSIGPIPE()() // a closed stdout (or stderr) is an error, not a death
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
-	growOutPipe(stdout) // as run's: bulk output does not wait for the client at every 64 KiB
-	out, end, restoreOut := watchedOutput(stdout, true)
-	// The client closed its end of stdout: the work ends at once, as at a
-	// second signal (every request cancelled, every interpreter killed).
-	ctx, stopGone := stdoutGoneContext(ctx, end)
+	ctx, stopFailed := stdoutFailedContext(ctx, end)
 	err = srv.Serve(ctx, in, out)
-	stopGone()
+	stopFailed()
 	restoreIn()
 	restoreOut()
 	stopSignals()
@@ -113,8 +115,8 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 		return exitOK
 	case errors.Is(err, errSecondSignal):
 		return exitInterrupted
-	case errors.Is(err, errOutputClosed):
-		fmt.Fprintf(stderr, "evalhost serve: %v; ended the requests in flight and closed every session\n", err)
+	case errors.Is(err, serve.ErrOutputGone):
+		fmt.Fprintf(stderr, "evalhost serve: %v; ended the requests in flight and closed every session\n", errOutputClosed)
 		return exitOutputClosed
 	case errors.As(err, new(*outputFailedError)):
 		fmt.Fprintf(stderr, "evalhost serve: %v; no answer could reach the client, so it ended the requests in flight and closed every session\n", err)

@@ -1,16 +1,18 @@
-"""End `evalhost mcp` over stdio as a client may, and report how it exited.
+"""End `evalhost mcp` or `evalhost serve` over stdio as a client may, and
+report how it exited.
 
-Usage: python3 mcp_close_client.py EVALHOST_BINARY HOW RUNS WORKDIR
+Usage: python3 close_client.py EVALHOST_BINARY SERVER HOW RUNS WORKDIR
 
-HOW is how the client ends (after initialize and one eval call):
+SERVER is mcp or serve. HOW is how the client ends, after one eval (for
+mcp, after initialize too):
   in,out      it read every answer, then closes stdin, then stdout
   out,in      it read every answer, then closes stdout, then stdin
   out         it read every answer, then closes stdout; stdin stays open
               until the server has exited
-  unanswered  its call is running (the cell said so through a FIFO), and it
+  unanswered  its eval is running (the cell said so through a FIFO), and it
               closes stdin and stdout, as a client that dies does
-  sdk         the Python mcp package's stdio_client and ClientSession, which
-              end the server as that package does
+  sdk         (mcp) the Python mcp package's stdio_client and ClientSession,
+              which end the server as that package does
 
 Each of RUNS runs prints one JSON line: {"code": exit status, "stderr": ...}.
 """
@@ -21,41 +23,61 @@ import subprocess
 import sys
 import tempfile
 
-BINARY, HOW, RUNS, WORKDIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+BINARY, SERVER, HOW, RUNS, WORKDIR = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def call(code):
+def request(code):
+    if SERVER == "serve":
+        return {"op": "eval", "id": "r1", "session": "s", "cells": [{"code": code}]}
     return {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "eval", "arguments": {"cells": [{"code": code}]}}}
+
+
+def read_answer(out):
+    """Reads the eval's answer: serve's end line, mcp's response."""
+    while True:
+        line = out.readline()
+        if not line:
+            raise AssertionError("the output ended before the answer")
+        msg = json.loads(line)
+        if SERVER == "serve" and msg.get("type") in ("end", "request_error"):
+            ok = msg.get("type") == "end" and msg.get("status") == "ok"
+            break
+        if SERVER == "mcp" and msg.get("id") == 1:
+            ok = "result" in msg
+            break
+    if not ok:
+        raise AssertionError("the eval's answer: %r" % msg)
 
 
 def by_hand(run):
     """Drives the server over its pipes; returns (exit status, stderr)."""
     with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([BINARY, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        p = subprocess.Popen([BINARY, SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
 
         def send(msg):
             p.stdin.write((json.dumps(msg) + "\n").encode())
             p.stdin.flush()
 
-        send(INITIALIZE)
-        p.stdout.readline()
-        send(INITIALIZED)
+        if SERVER == "mcp":
+            send(INITIALIZE)
+            p.stdout.readline()
+            send(INITIALIZED)
+        else:
+            p.stdout.readline()  # hello
         if HOW == "unanswered":
             fifo = os.path.join(WORKDIR, "running%d" % run)
             os.mkfifo(fifo)
-            send(call("with open(%r, 'w') as f: f.write('x')\nimport time\ntime.sleep(600)" % fifo))
+            send(request("with open(%r, 'w') as f: f.write('x')\nimport time\ntime.sleep(600)" % fifo))
             with open(fifo) as f:  # the cell runs
                 f.read()
         else:
-            send(call("1+1"))
-            answer = json.loads(p.stdout.readline())
-            if answer.get("id") != 1 or "result" not in answer:
-                raise AssertionError("the call's answer: %r" % answer)
+            send(request("1+1"))
+            read_answer(p.stdout)
         ends = {"in,out": [p.stdin, p.stdout], "out,in": [p.stdout, p.stdin], "out": [p.stdout],
                 "unanswered": [p.stdin, p.stdout]}[HOW]
         for f in ends:
