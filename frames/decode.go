@@ -280,16 +280,7 @@ func DecodeRequest(line []byte) (Request, error) {
 		return Request{}, badLine(line, `execute request without "id"`)
 	}
 	if env := root.Get("env"); env.IsObject() {
-		r.Env = map[string]*string{}
-		env.ForEach(func(k, v gjson.Result) bool {
-			if v.Type == gjson.Null {
-				r.Env[k.Str] = nil
-			} else {
-				s := v.String()
-				r.Env[k.Str] = &s
-			}
-			return true
-		})
+		r.Env = decodeEnv(env)
 	}
 	if argv := root.Get("argv"); argv.IsArray() {
 		r.Argv = []string{}
@@ -307,5 +298,30 @@ func DecodeRequest(line []byte) (Request, error) {
 	r.InScript = root.Get("inScript").Bool()
 	r.Last = root.Get("last").Bool()
 	r.ExitReports = root.Get("exitReports").Bool()
+	if t := root.Get("terminal"); t.IsObject() {
+		r.Terminal = &Terminal{Fds: []int{}}
+		t.Get("fds").ForEach(func(_, v gjson.Result) bool {
+			r.Terminal.Fds = append(r.Terminal.Fds, int(v.Int()))
+			return true
+		})
+		if env := t.Get("env"); env.IsObject() {
+			r.Terminal.Env = decodeEnv(env)
+		}
+	}
 	return r, nil
+}
+
+// decodeEnv is an execute request's env object: a null value unsets.
+func decodeEnv(env gjson.Result) map[string]*string {
+	out := map[string]*string{}
+	env.ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.Null {
+			out[k.Str] = nil
+		} else {
+			s := v.String()
+			out[k.Str] = &s
+		}
+		return true
+	})
+	return out
 }

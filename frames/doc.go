@@ -108,7 +108,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"exitReports":true?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"exitReports":true?,"terminal":{"fds":[FD...],"env":{NAME:VALUE}?}?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -158,6 +158,16 @@
 //	    whose text was lost warns. A cell of its that ends the script
 //	    by sys.exit(text) writes the message as a last cell does (see
 //	    error).
+//	    terminal: the caller shows this cell's output on a terminal (run
+//	    --session in one), as EVALHOST_TTY says for a whole interpreter:
+//	    for this cell alone, sys.stdout and sys.stderr (of fds, 1 and 2)
+//	    say isatty() true, stdout is line-buffered (unless it writes
+//	    through), 3.13+'s _colorize takes their pipes for a terminal and a
+//	    script's error is coloured as there (see error); env is set (a
+//	    null value unsets) as the cell starts, after "env". As the cell
+//	    ends all of it is taken back: the streams as they were, and each
+//	    variable the cell left as terminal set it back to its value
+//	    before (one the cell changed stays as the cell left it).
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. After a last
@@ -211,7 +221,8 @@
 //	    output (a SystemExit it raises is the cell's, ending the script
 //	    in its place); with the default hook, the traceback is written to
 //	    a sys.stderr the cells replaced (a file). On 3.13+, where the
-//	    host shows fd 2 on a terminal (EVALHOST_TTY: evalhost run in one),
+//	    host shows fd 2 on a terminal (EVALHOST_TTY: evalhost run in one;
+//	    a request's terminal: run --session in one),
 //	    a script's error, the host's interrupt and a compile error
 //	    included, is written to stderr in python3's colours when its
 //	    _colorize says so (NO_COLOR, PYTHON_COLORS, FORCE_COLOR, TERM), as

@@ -300,6 +300,22 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	if r.ExitReports {
 		dst = append(dst, `,"exitReports":true`...)
 	}
+	if t := r.Terminal; t != nil {
+		dst = append(dst, `,"terminal":{"fds":[`...)
+		for i, fd := range t.Fds {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendInt(dst, int64(fd), 10)
+		}
+		dst = append(dst, ']')
+		if len(t.Env) > 0 {
+			b, _ := json.Marshal(t.Env)
+			dst = append(dst, `,"env":`...)
+			dst = append(dst, b...)
+		}
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

@@ -243,4 +243,19 @@ type Request struct {
 	// Last gives no warning of text its stdout or stderr could not write
 	// either, since the exit reports it as python3's does, once.
 	ExitReports bool
+	// Terminal, when set, is the terminal the caller shows this cell's
+	// output on (a request's, not the interpreter's: run --session at one),
+	// for this cell alone: the runner takes it back as the cell ends.
+	Terminal *Terminal
+}
+
+// Terminal is what a Python cell is told of the terminal its caller shows
+// its output on (execute's "terminal"), as EVALHOST_TTY tells a whole
+// interpreter: Fds (1, 2) are the streams shown there, whose isatty() is
+// then true (stdout line-buffered), and Env the variables set (a nil
+// value unsets) while the cell runs and put back after: COLUMNS, LINES
+// and what decides colours (TERM, NO_COLOR, FORCE_COLOR, PYTHON_COLORS).
+type Terminal struct {
+	Fds []int
+	Env map[string]*string
 }

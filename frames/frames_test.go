@@ -167,6 +167,8 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c9", Code: "x", InScript: true},
 		{ID: "c10", Code: "x", InScript: true, Last: true},
 		{ID: "c11", Code: "x", InScript: true, ExitReports: true},
+		{ID: "c12", Code: "x", Terminal: &Terminal{Fds: []int{1, 2}, Env: map[string]*string{"COLUMNS": &v, "NO_COLOR": nil}}},
+		{ID: "c13", Code: "x", Terminal: &Terminal{Fds: []int{2}}},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

@@ -82,7 +82,8 @@ def _orig_argv(argv, req):
 
 
 def _apply(req):
-    """Apply a request's cwd, env, argv and run id before its cell runs."""
+    """Apply a request's cwd, env, argv and run id before its cell runs
+    (its terminal after: Cell.apply)."""
     env = req.get("env")
     if env is not None:
         if type(env) is not dict:
@@ -434,6 +435,9 @@ class Cell(_wire._Request):
     # "exitReports": evalhost run): a script's cell leaves what its streams
     # lost to it, last or not.
     exit_reports = False
+    # The request's "terminal" as applied (terminal.enter), taken back at
+    # its end (finish): a session's next command may show no terminal.
+    terminal = None
 
     def __init__(self, req):
         self.req = req
@@ -519,6 +523,13 @@ class Cell(_wire._Request):
             raise _RequestError('"exitReports" must be true or false')
         self.exit_reports = exit_reports
         _apply(self.req)
+        terminal = self.req.get("terminal")
+        if terminal is not None:  # this cell's alone: finish takes it back
+            mod = _core._module("terminal")
+            try:
+                self.terminal = mod.enter(terminal)
+            except mod.BadTerminal as e:
+                raise _RequestError(str(e))
         if self.origin is not None:  # after the argv: 3.8 names a FILE as given
             self.origin = (_argv.named(_argv_state, self.origin[0]), self.origin[1])
         self.code, self.module, self.script = code, module, script
@@ -682,5 +693,7 @@ class Cell(_wire._Request):
         if _signal.getsignal(_signal.SIGINT) is not _core._on_sigint:
             _signal.signal(_signal.SIGINT, _core._on_sigint)  # the cell replaced it; idle must ignore
         _core._stdio.flush_said(self.qid, self.in_script and self.last, self.in_script and self.exit_reports)
+        if self.terminal is not None:
+            _core._module("terminal").leave(self.terminal)
         self.positioning = False
         _wire._send_done(self, self.status, self.cancelled, self.result)

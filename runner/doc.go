@@ -54,7 +54,10 @@
 // sys.path only chdirs (it is the cwd entry the next argv gives back);
 // loaded with cells, and its source is [ArgvSource], which the gateway
 // runs in a kernel, so both apply one rule), warm (the warm-up, below; once the runner has been
-// idle, so never in a one-shot run), and on first use imports (the runner's
+// idle, so never in a one-shot run), terminal (a request's "terminal": what
+// EVALHOST_TTY tells the interpreter, for that cell alone, then taken
+// back: run --session at a terminal, whose session's next command may be
+// piped; loaded by cells for such a request only), and on first use imports (the runner's
 // own imports, below), display (the IPython display protocol), tracebacks,
 // printer (with tracebacks and the warm-up: an exception's str() taken once,
 // by the TracebackException, which the error frame's evalue reuses, and
@@ -267,7 +270,8 @@
 //     fd 2 (marked reported). A deleted sys.stdout or sys.stderr is
 //     passed over by the runner's flushes, as None is, and as python3's
 //     exit passes it over: a script ends silently without them. On 3.13+,
-//     where the host shows fd 2 on a terminal (EVALHOST_TTY), python3
+//     where the host shows fd 2 on a terminal (EVALHOST_TTY, or the
+//     request's "terminal" for its cell), python3
 //     colours its reports (_colorize.can_colorize): stdio makes
 //     _colorize's os take the terminal's pipes for one (so a thread's
 //     exception, printed by the interpreter's own hook, is coloured as

@@ -64,6 +64,8 @@ var (
 	runnerPy string
 	//go:embed stdio.py
 	stdioPy string
+	//go:embed terminal.py
+	terminalPy string
 	//go:embed tracebacks.py
 	tracebacksPy string
 	//go:embed treeless.py
@@ -109,6 +111,7 @@ var embeddedFiles = []file{
 	{"printer.py", printerPy},
 	{"runner.py", runnerPy},
 	{"stdio.py", stdioPy},
+	{"terminal.py", terminalPy},
 	{"tracebacks.py", tracebacksPy},
 	{"treeless.py", treelessPy},
 	{"warm.py", warmPy},

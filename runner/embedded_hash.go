@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "5ed9c0b8fc3bff69"
+const embeddedHash = "da23b9d49167449e"

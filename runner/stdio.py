@@ -46,7 +46,8 @@ withheld = ""  # why the host's stdin is not the cells' (its terminal...): sys.s
 merged = False
 out = None  # the runner's sys.stdout and sys.stderr, once take() made them
 err = None
-# The pipes on fd 1/2 that the host shows on a terminal (EVALHOST_TTY), as
+# The pipes on fd 1/2 that the host shows on a terminal (EVALHOST_TTY; or a
+# request's "terminal", for its cell alone: terminal.py), as
 # (st_dev, st_ino): what 3.13+'s _colorize takes for a terminal
 # (_fix_colorize). err_shown: fd 2's is one, where python3 colours the
 # reports of errors it prints (tracebacks.py).

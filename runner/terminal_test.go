@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/testkit"
+)
+
+// An execute request's "terminal" tells its cell alone what EVALHOST_TTY
+// tells a whole interpreter (run --session at a terminal, then piped): the
+// cell after one without it sees no terminal, and its variables as they
+// were, but for one the cell changed itself.
+func TestRequestTerminal(t *testing.T) {
+	const state = "import sys, os, shutil; print(sys.stdout.isatty(), sys.stderr.isatty(), sys.stdout.line_buffering, " +
+		"*shutil.get_terminal_size(), os.isatty(1), os.environ.get('FORCE_COLOR'), os.environ.get('NO_COLOR'))"
+	both := map[string]any{"fds": []int{1, 2}, "env": map[string]any{"COLUMNS": "100", "LINES": "30", "FORCE_COLOR": "1", "NO_COLOR": nil}}
+	p := start(t, startOpts{env: []string{"COLUMNS=33", "NO_COLOR=1"}})
+	for _, step := range []struct {
+		name     string
+		code     string
+		terminal any // nil: none sent
+		want     string
+		ename    string // a RequestError's
+	}{
+		{"none", state, nil, "False False False 33 24 False None 1", ""},
+		{"stdout and stderr", state, both, "True True True 100 30 False 1 None", ""},
+		{"taken back", state, nil, "False False False 33 24 False None 1", ""},
+		{"stderr alone", state, map[string]any{"fds": []int{2}}, "False True False 33 24 False None 1", ""},
+		{"stdout alone", state, map[string]any{"fds": []int{1}}, "True False True 33 24 False None 1", ""},
+		{"a cell's own change stays", "import os; os.environ['COLUMNS'] = '7'; del os.environ['FORCE_COLOR']", both, "", ""},
+		{"after the change", state, nil, "False False False 7 24 False None 1", ""},
+		{"a bad fd", state, map[string]any{"fds": []int{3}}, "", "RequestError"},
+		{"a NUL in a value", state, map[string]any{"fds": []int{1, 2}, "env": map[string]any{"COLUMNS": "1\x00"}}, "", "RequestError"},
+		{"nothing left of them", state, nil, "False False False 7 24 False None 1", ""},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			req := map[string]any{"code": step.code}
+			if step.terminal != nil {
+				req["terminal"] = step.terminal
+			}
+			c := p.runReq(req)
+			if step.ename != "" {
+				wantError(t, c, step.ename)
+				return
+			}
+			if e, ok := c.first(frames.TypeError); ok {
+				t.Fatalf("error: %s: %s\n%s", e.Ename, e.Evalue, strings.Join(e.Traceback, "\n"))
+			}
+			if got := strings.TrimSpace(c.stdout); got != step.want {
+				t.Errorf("stdout %q, want %q", got, step.want)
+			}
+		})
+	}
+}
+
+// A script's error in a cell whose request has a terminal with stderr on
+// it is coloured as python3 3.13+ colours it there; the next cell's,
+// without one, is plain (TestErrorsColouredOnATerminal for EVALHOST_TTY).
+func TestRequestTerminalColours(t *testing.T) {
+	if !testkit.PythonAtLeast(t, 3, 13) {
+		t.Skip("python3 colours its reports from 3.13")
+	}
+	p := start(t, startOpts{env: []string{"TERM=xterm"}})
+	raises := func(terminal any) map[string]any {
+		req := map[string]any{"code": "def f():\n    return 1/0\nf()", "argv": []string{"-c"}}
+		if terminal != nil {
+			req["terminal"] = terminal
+		}
+		return req
+	}
+	for _, step := range []struct {
+		name     string
+		terminal any
+		colour   bool
+	}{
+		{"no terminal", nil, false},
+		{"stderr on one", map[string]any{"fds": []int{1, 2}}, true},
+		{"taken back", nil, false},
+		{"stdout alone on one", map[string]any{"fds": []int{1}}, false},
+		{"FORCE_COLOR off one", map[string]any{"fds": []int{}, "env": map[string]any{"FORCE_COLOR": "1"}}, false},
+		{"NO_COLOR", map[string]any{"fds": []int{1, 2}, "env": map[string]any{"NO_COLOR": "1"}}, false},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			c := p.runReq(raises(step.terminal))
+			wantError(t, c, "ZeroDivisionError")
+			if got := strings.Contains(c.stderr, "\x1b[1;35m"); got != step.colour {
+				t.Errorf("stderr coloured %v, want %v:\n%q", got, step.colour, c.stderr)
+			}
+			if !step.colour && strings.Contains(c.stderr, "\x1b") {
+				t.Errorf("stderr has escape sequences: %q", c.stderr)
+			}
+		})
+	}
+}
