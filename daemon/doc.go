@@ -93,8 +93,10 @@
 // An eval may name "python", the interpreter the client resolved, and
 // "output" ([Output]: maxBytes, noSpill, passthrough), the bounds its
 // cells' output gets in place of Config.Sessions.Sink's, as a one-shot
-// `evalhost run` sets its own. With passthrough the cells' stdout and
-// stderr come as [TypeBytes] lines, where frames would carry sanitised
+// `evalhost run` sets its own (and, as serve's, "terminal": the one a
+// run's output goes to, for that request's cells alone). With
+// passthrough the cells' stdout and stderr come as [TypeBytes] lines,
+// where frames would carry sanitised
 // text: the line's "size" counts the bytes that follow its newline,
 // unchanged and unencoded, the one place the stream is not lines
 // (serve.Encoder.RawData writes the two at once; [Client.Next] reads

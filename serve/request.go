@@ -89,7 +89,7 @@ func quoteLine(line []byte) string {
 // a tenth of serve's time on a warm round trip. Each is the first field of
 // its name, as gjson's Get finds it.
 type evalFields struct {
-	id, session, cwd, mode, ipython, keepGoing, enterCwd, env, environ, argv, file, cells, onTimeout, maxRuntime gjson.Result
+	id, session, cwd, mode, ipython, keepGoing, enterCwd, env, environ, terminal, argv, file, cells, onTimeout, maxRuntime gjson.Result
 }
 
 type cellFields struct {
@@ -137,6 +137,8 @@ func (f *evalFields) slot(key string) *gjson.Result {
 		return &f.env
 	case "environ":
 		return &f.environ
+	case "terminal":
+		return &f.terminal
 	case "argv":
 		return &f.argv
 	case "file":
@@ -203,6 +205,9 @@ func parseEval(root gjson.Result) (sessions.Request, *requestError) {
 		return req, badRequest(root, `"session" must not contain a NUL character`)
 	}
 	if e := parseOptions(root, f, &req); e != nil {
+		return req, e
+	}
+	if e := parseTerminal(root, f.terminal, &req); e != nil {
 		return req, e
 	}
 	if e := parseArgv(root, f, &req); e != nil {
@@ -277,6 +282,54 @@ func parseEnviron(root, v gjson.Result, req *sessions.Request) *requestError {
 	if !ok {
 		return badRequest(root, want)
 	}
+	return nil
+}
+
+// parseTerminal reads an eval's terminal: which of the cells' stdout and
+// stderr the client shows on a terminal, and the variables its cells then
+// have (sessions.Request.Terminal, which checks their names).
+func parseTerminal(root, v gjson.Result, req *sessions.Request) *requestError {
+	if !v.Exists() {
+		return nil
+	}
+	const want = `"terminal" must be an object like {"stdout": true, "stderr": true, "env": {"COLUMNS": "80", "NO_COLOR": null}}`
+	if !v.IsObject() {
+		return badRequest(root, want)
+	}
+	t := &frames.Terminal{Fds: []int{}}
+	for fd, name := range []string{"stdout", "stderr"} {
+		switch shown := v.Get(name); {
+		case !shown.Exists():
+		case !shown.IsBool():
+			return badRequest(root, `"terminal.%s" must be true or false`, name)
+		case shown.Bool():
+			t.Fds = append(t.Fds, fd+1)
+		}
+	}
+	if env := v.Get("env"); env.Exists() {
+		if !env.IsObject() {
+			return badRequest(root, want)
+		}
+		t.Env = map[string]*string{}
+		var bad string
+		env.ForEach(func(k, v gjson.Result) bool {
+			switch v.Type {
+			case gjson.Null:
+				t.Env[k.Str] = nil
+			case gjson.String:
+				s := v.Str
+				t.Env[k.Str] = &s
+			default:
+				bad = k.Str
+				return false
+			}
+			return true
+		})
+		if bad != "" {
+			return badRequest(root, `"terminal.env.%s" must be a string or null`, bad)
+		}
+	}
+	req.Terminal = t
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,11 @@ func TestParseEval(t *testing.T) {
 		{"environ without a name", `{"op":"eval","id":"r","environ":["=x"],"cells":[{"code":"1"}]}`, `"environ" must be an array`},
 		{"environ with a NUL", `{"op":"eval","id":"r","environ":["A=\u0000"],"cells":[{"code":"1"}]}`, `"environ" must be an array`},
 		{"environ not strings", `{"op":"eval","id":"r","environ":[1],"cells":[{"code":"1"}]}`, `"environ" must be an array`},
+		{"terminal", `{"op":"eval","id":"r","terminal":{"stdout":true,"stderr":false,"env":{"COLUMNS":"80","NO_COLOR":null}},"cells":[{"code":"1"}]}`, ""},
+		{"terminal not an object", `{"op":"eval","id":"r","terminal":true,"cells":[{"code":"1"}]}`, `"terminal" must be an object`},
+		{"terminal.stdout not a bool", `{"op":"eval","id":"r","terminal":{"stdout":1},"cells":[{"code":"1"}]}`, `"terminal.stdout" must be true or false`},
+		{"terminal.env not an object", `{"op":"eval","id":"r","terminal":{"env":["COLUMNS=80"]},"cells":[{"code":"1"}]}`, `"terminal" must be an object`},
+		{"terminal.env value a number", `{"op":"eval","id":"r","terminal":{"env":{"COLUMNS":80}},"cells":[{"code":"1"}]}`, `"terminal.env.COLUMNS" must be a string or null`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +97,42 @@ func TestParseEval(t *testing.T) {
 				t.Fatalf("parseEval: %v", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.msg, tt.wantErr)):
 				t.Fatalf("parseEval error = %v, want it to say %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// An eval's terminal reaches its sessions.Request: the streams shown there
+// as fds, its variables (null: unset).
+func TestParseEvalTerminal(t *testing.T) {
+	for _, tc := range []struct{ name, terminal, want string }{
+		{"both", `{"stdout":true,"stderr":true,"env":{"COLUMNS":"80","NO_COLOR":null}}`, "[1 2] COLUMNS=80 NO_COLOR unset"},
+		{"stderr alone", `{"stderr":true}`, "[2]"},
+		{"neither", `{}`, "[]"},
+		{"none", ``, "no terminal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := `{"op":"eval","id":"r","cells":[{"code":"1"}]}`
+			if tc.terminal != "" {
+				line = `{"op":"eval","id":"r","terminal":` + tc.terminal + `,"cells":[{"code":"1"}]}`
+			}
+			req, err := parseEval(gjson.Parse(line))
+			if err != nil {
+				t.Fatalf("parseEval: %v", err)
+			}
+			got := "no terminal"
+			if tt := req.Terminal; tt != nil {
+				got = fmt.Sprint(tt.Fds)
+				for _, name := range []string{"COLUMNS", "NO_COLOR"} {
+					if v, ok := tt.Env[name]; ok && v != nil {
+						got += " " + name + "=" + *v
+					} else if ok {
+						got += " " + name + " unset"
+					}
+				}
+			}
+			if got != tc.want {
+				t.Errorf("terminal %s, want %s", got, tc.want)
 			}
 		})
 	}

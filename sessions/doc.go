@@ -106,6 +106,11 @@
 //     in the runner (not of sh, gateway or detachable cells) as bytes lent
 //     for the call only, in place of stream frames, in order with them;
 //     emit's frames are always the caller's to keep.
+//   - Request.Terminal tells the request's Python cells in the runner of the
+//     terminal its caller shows them on (terminal.go), each cell alone:
+//     Config.Terminal tells whole interpreters, which in a session serve
+//     commands with a terminal and without. sh cells run under a pty of
+//     their own whatever it says; a gateway kernel is not told.
 //   - The launch environment is filtered: the reference's allow-list and its
 //     LC_/XDG_/PI_ prefixes, minus a deny-list of secrets, names ending in
 //     _API_KEY, _SECRET, _PASSWORD, _TOKEN, prefixed names that look like

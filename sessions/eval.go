@@ -421,6 +421,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		// A batch run per call (evalhost run) is python3's process: its
 		// interpreter's exit says what a cell's streams lost, as python3's.
 		req.ExitReports = req.InScript && c.j.req.Batch && c.j.req.Mode == ModePerCall
+		req.Terminal = c.j.req.Terminal
 	}
 	if req.Module != "" {
 		req.Code = ModuleCode(req.Module)

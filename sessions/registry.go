@@ -55,6 +55,8 @@ type Config struct {
 	// Terminal lists the fds (1, 2) whose bytes the caller shows on a
 	// terminal, for the runner's Python interpreters (host.Options.Terminal):
 	// their sys.stdout/sys.stderr say isatty(), as python3's would there.
+	// For every request of the registry's (a one-shot run's); a request's
+	// own is Request.Terminal.
 	Terminal []int
 	// PythonArgs are python3's interpreter options for every Python
 	// interpreter the runner's starter starts, before runner.py

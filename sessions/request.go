@@ -213,6 +213,15 @@ type Request struct {
 	// or an allocation per chunk. Other interpreters' text, a detachable
 	// cell's and the sink's held-back bytes still come as frames.
 	Streams func(cell int, t frames.Type, p []byte)
+	// Terminal, when set, is the terminal the caller shows this request's
+	// output on (run --session at one), for its Python cells in
+	// evalhost's runner and for them alone, each taking it back as it
+	// ends (frames.Terminal): Fds (1, 2) are the streams shown there
+	// (isatty() true, stdout line-buffered, 3.13+'s error reports
+	// coloured), Env what TerminalEnv names, set while each cell runs (a
+	// nil value unsets), but for a name Env sets. Config.Terminal is the
+	// whole registry's; a session's interpreter serves many requests.
+	Terminal *frames.Terminal
 	// Sink, when set, replaces Config.Sink for this request's cells: a
 	// caller that shows output its own way (the background process's
 	// client, bounded or passed through) picks the bounds it shows.
@@ -357,6 +366,9 @@ func (r *Request) validate(defTimeout time.Duration) error {
 	}
 	if err := checkEnvNames(r.Env); err != nil {
 		return fmt.Errorf("%w: env: %w", ErrBadRequest, err)
+	}
+	if err := r.checkTerminal(); err != nil {
+		return err
 	}
 	for i, c := range r.Cells {
 		if c.Language != LangPython && c.Language != LangShell {

@@ -1,0 +1,64 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/evalhost/evalhost/frames"
+)
+
+// A request's Terminal reaches each of its Python cells, and none of the
+// next request's (one session: run --session at a terminal, then piped);
+// the request's Env wins over its variables; sh cells are not told.
+func TestRequestTerminal(t *testing.T) {
+	r := newTestRegistry(t, Config{Environ: []string{"PATH=/usr/bin:/bin"}})
+	dir := t.TempDir()
+	const show = "import sys, os\nprint(sys.stdout.isatty(), sys.stderr.isatty(), os.environ.get('COLUMNS'), os.environ.get('FORCE_COLOR'))"
+	hundred, one := "100", "1"
+	term := &frames.Terminal{Fds: []int{1, 2}, Env: map[string]*string{"COLUMNS": &hundred, "FORCE_COLOR": &one}}
+	for _, tc := range []struct {
+		name     string
+		terminal *frames.Terminal
+		env      map[string]string
+		cells    []Cell
+		stdout   string
+	}{
+		{"every Python cell of the request", term, nil, []Cell{py(show), py(show)}, "True True 100 1\nTrue True 100 1\n"},
+		{"none of the next request's", nil, nil, []Cell{py(show)}, "False False None None\n"},
+		{"stderr alone", &frames.Terminal{Fds: []int{2}}, nil, []Cell{py(show)}, "False True None None\n"},
+		{"Env wins", term, map[string]string{"COLUMNS": "70"}, []Cell{py(show)}, "True True 70 1\n"},
+		{"Env lasts, as ever", nil, nil, []Cell{py(show)}, "False False 70 None\n"},
+		{"sh cells are not told", term, nil, []Cell{sh("echo ${FORCE_COLOR-unset}")}, "unset\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, c := eval(t, r, Request{Session: "s", Cwd: dir, Terminal: tc.terminal, Env: tc.env, Cells: tc.cells})
+			if out := c.Text(frames.TypeStdout); res.Status != StatusOK || out != tc.stdout {
+				t.Fatalf("status %s, stdout %q, stderr %q; want %q", res.Status, out, c.Text(frames.TypeStderr), tc.stdout)
+			}
+		})
+	}
+	if term.Env["COLUMNS"] != &hundred {
+		t.Errorf("the caller's Terminal was changed: %v", term.Env)
+	}
+}
+
+func TestRequestTerminalRefused(t *testing.T) {
+	r := newTestRegistry(t, Config{})
+	v := "1"
+	for _, tc := range []struct {
+		name     string
+		terminal *frames.Terminal
+	}{
+		{"fd 0", &frames.Terminal{Fds: []int{0}}},
+		{"fd 3", &frames.Terminal{Fds: []int{1, 3}}},
+		{"another variable", &frames.Terminal{Fds: []int{1}, Env: map[string]*string{"PATH": &v}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := r.Eval(context.Background(), Request{Session: "s", Terminal: tc.terminal, Cells: []Cell{py("1")}}, func(int, frames.Frame) {})
+			if !errors.Is(err, ErrBadRequest) {
+				t.Errorf("Eval: %v, want ErrBadRequest", err)
+			}
+		})
+	}
+}
