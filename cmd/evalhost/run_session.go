@@ -45,6 +45,14 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		fmt.Fprintf(stderr, "evalhost run: %v\n", err)
 		return exitFailed
 	}
+	if !f.json && f.maxOutput == 0 && !f.detach {
+		// The cells' bytes come here as written, to this command's
+		// terminal, if it has one: its cells are told, as a one-shot
+		// run's are, and the session's next command's are not.
+		if t := terminalOf(stdout, stderr).request(); t != nil {
+			eval["terminal"] = t
+		}
+	}
 	defer catchSIGPIPE()()
 	var cur atomic.Pointer[daemon.Client] // the connection, or the one the cells went to again
 	ctx, interrupted, sigs := attachedInterrupts(&cur)

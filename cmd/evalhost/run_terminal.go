@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"golang.org/x/term"
@@ -69,4 +70,34 @@ func terminalOf(stdout, stderr io.Writer) runTerminal {
 		}
 	}
 	return t
+}
+
+// sessionEnv are the variables an attached run's eval sets for its cells
+// while they run (its "terminal"), as a one-shot run's interpreter would
+// have them: the session's was started by another command, maybe not at
+// this terminal (sessions.TerminalEnv).
+var sessionEnv = []string{"COLUMNS", "LINES", "TERM", "NO_COLOR", "FORCE_COLOR", "PYTHON_COLORS"}
+
+// request is the eval's "terminal" for run --session: the streams on the
+// terminal and sessionEnv as this command's one-shot run would give its
+// cells: the size where the command sets none (env), TERM and NO_COLOR
+// as the command has them, FORCE_COLOR and PYTHON_COLORS only when stdout
+// and stderr are both on it; one it would not have is unset (null). Nil
+// when neither is on a terminal: the request says nothing, and the cells
+// see none.
+func (t runTerminal) request() map[string]any {
+	if t.fds == nil {
+		return nil
+	}
+	env := make(map[string]any, len(sessionEnv))
+	for _, name := range sessionEnv {
+		env[name] = nil
+		if v, ok := os.LookupEnv(name); ok && (len(t.fds) == 2 || !slices.Contains(colorEnv, name)) {
+			env[name] = v
+		}
+	}
+	for name, v := range t.env {
+		env[name] = v
+	}
+	return map[string]any{"stdout": slices.Contains(t.fds, 1), "stderr": slices.Contains(t.fds, 2), "env": env}
 }
