@@ -283,18 +283,21 @@ func marshalResult(res *sdk.CallToolResult, complete bool) (json.RawMessage, err
 	return data, nil
 }
 
-// cancelFast cancels the fast call a notifications/cancelled (any line
-// the SDK gets) names, read as the SDK's canceller reads it; the SDK gets
-// the line too, and finds no call of its own to cancel.
-func (c *stdioConn) cancelFast(req *jsonrpc.Request) {
+// cancelledID is the id of the request a notifications/cancelled names,
+// read as the SDK's canceller reads it.
+func cancelledID(req *jsonrpc.Request) (jsonrpc.ID, bool) {
 	var p sdk.CancelledParams
 	if json.Unmarshal(req.Params, &p) != nil {
-		return
+		return jsonrpc.ID{}, false
 	}
 	id, err := jsonrpc.MakeID(p.RequestID)
-	if err != nil {
-		return
-	}
+	return id, err == nil
+}
+
+// cancelFast cancels the fast call a notifications/cancelled (any line
+// the SDK gets) names (cancelledID); the SDK gets the line too, and finds
+// no call of its own to cancel.
+func (c *stdioConn) cancelFast(id jsonrpc.ID) {
 	c.mu.Lock()
 	cancel := c.calls[callKey(id)]
 	c.mu.Unlock()

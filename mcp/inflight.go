@@ -13,7 +13,9 @@ import (
 // none, as the SDK ends the connection, and cancels every call, at EOF.
 // It holds exactly the requests that will be answered: admit answers itself
 // every request the SDK (or the fast path) would not answer under the id
-// the client sent (requestid.go), and a cancelled request is answered too.
+// the client sent (requestid.go), and a cancelled request is answered too,
+// but leaves the list once its client's notifications/cancelled is read
+// (cancelled): that client wants no answer.
 //
 // An answer leaves the list of ids before it is written, as the client may
 // reuse the id once it reads it, but the end waits until it is written:
@@ -75,6 +77,23 @@ func (f *inflight) answering(id jsonrpc.ID) (written func(error)) {
 	delete(f.ids, k)
 	f.writing++
 	return f.written
+}
+
+// cancelled forgets the request a notifications/cancelled names: its
+// client wants no answer (MCP's cancellation: one that comes is ignored),
+// so the end of input does not wait for it, nor is it lost when the
+// output's reader goes before it was answered. Its answer, if the SDK
+// writes one, is then a request's not admitted (answering).
+func (f *inflight) cancelled(id jsonrpc.ID) {
+	k := callKey(id)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.ids[k]; !ok || k == "" {
+		return
+	}
+	delete(f.ids, k)
+	close(f.changed)
+	f.changed = make(chan struct{})
 }
 
 func (f *inflight) written(err error) {

@@ -99,3 +99,55 @@ func TestInflightWaitTwoWaitersThenShut(t *testing.T) {
 		}
 	})
 }
+
+// A request the client cancelled (notifications/cancelled) wants no
+// answer, as MCP's cancellation has the client ignore one: the end of
+// input does not wait for it, and a reader gone before it was answered
+// lost nothing. A client that cancelled its call and closed at once was
+// told (exit 141) that a call was cut short.
+func TestInflightCancelledWantsNoAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel string // the cancellation's requestId, as JSON
+		gone   bool   // the output's reader is gone
+		want   error
+	}{
+		{"cancelled, the reader gone", `1`, true, nil},
+		{"cancelled, the input ended", `1`, false, nil},
+		{"another id cancelled, the reader gone", `2`, true, ErrOutputGone},
+		{"a string id that names no request", `"1"`, true, ErrOutputGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newInflight()
+				if f.admit([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`), true) != nil {
+					t.Fatal("the request was refused")
+				}
+				m, err := decodeLine([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+tc.cancel+`}}`), false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, ok := cancelledID(m.(*jsonrpc.Request))
+				if !ok {
+					t.Fatal("the cancellation names no id")
+				}
+				f.cancelled(id)
+				gone := make(chan struct{})
+				if tc.gone {
+					close(gone)
+				}
+				res := make(chan error, 1)
+				go func() { res <- f.wait(context.Background(), gone) }()
+				synctest.Wait()
+				select {
+				case err := <-res:
+					if !errors.Is(err, tc.want) || tc.want == nil && err != nil {
+						t.Fatalf("wait returned %v, want %v", err, tc.want)
+					}
+				default:
+					t.Fatalf("wait blocks; want %v at once", tc.want)
+				}
+			})
+		})
+	}
+}

@@ -115,8 +115,13 @@ func (c *stdioConn) readUntilWork() func() {
 		}
 		var m lineMsg
 		m.msg, m.err = decodeLine(line, plain)
-		if req, ok := m.msg.(*jsonrpc.Request); ok && req.Method == "notifications/cancelled" && c.fast {
-			c.cancelFast(req)
+		if req, ok := m.msg.(*jsonrpc.Request); ok && req.Method == "notifications/cancelled" {
+			if id, ok := cancelledID(req); ok {
+				c.pending.cancelled(id)
+				if c.fast {
+					c.cancelFast(id)
+				}
+			}
 		}
 		if !c.toSDKOrClosed(m) || m.err != nil {
 			return nil

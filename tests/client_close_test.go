@@ -24,7 +24,10 @@ import (
 // most times otherwise). A client that closes both ends while its eval
 // runs still gets 141 and the line saying what was cancelled. The mcp
 // package's own stdio_client (closes stdin, waits for the exit, then
-// closes stdout) ends mcp normally too. The cases that raced repeat.
+// closes stdout) ends mcp normally too, and so does a client that
+// cancelled its call (notifications/cancelled: MCP's client wants no
+// answer then) and closed both ends before it came. The cases that raced
+// repeat.
 func TestClientClose(t *testing.T) {
 	testkit.NeedModuleIn(t, "python3", "mcp, anyio", "mcp")
 	for _, server := range []string{"mcp", "serve"} {
@@ -40,8 +43,9 @@ func TestClientClose(t *testing.T) {
 			{"every answer read, stdout closed, stdin open", "out", 2, 0, ""},
 			{"the mcp package's stdio_client", "sdk", 1, 0, ""},
 			{"a call unanswered, both closed", "unanswered", 2, 141, "stdout was closed: the client stopped reading its end; "},
+			{"a call cancelled, both closed", "cancelled", 2, 0, ""},
 		} {
-			if tc.how == "sdk" && server != "mcp" {
+			if (tc.how == "sdk" || tc.how == "cancelled") && server != "mcp" {
 				continue
 			}
 			t.Run(server+"/"+tc.name, func(t *testing.T) {

@@ -11,6 +11,9 @@ mcp, after initialize too):
               until the server has exited
   unanswered  its eval is running (the cell said so through a FIFO), and it
               closes stdin and stdout, as a client that dies does
+  cancelled   (mcp) its eval is running, it sends notifications/cancelled
+              for it, and once the cell was interrupted (a second FIFO)
+              closes stdin and stdout without reading the answer
   sdk         (mcp) the Python mcp package's stdio_client and ClientSession,
               which end the server as that package does
 
@@ -75,11 +78,22 @@ def by_hand(run):
             send(request("with open(%r, 'w') as f: f.write('x')\nimport time\ntime.sleep(600)" % fifo))
             with open(fifo) as f:  # the cell runs
                 f.read()
+        elif HOW == "cancelled":
+            fifo, stopped = os.path.join(WORKDIR, "running%d" % run), os.path.join(WORKDIR, "stopped%d" % run)
+            os.mkfifo(fifo)
+            os.mkfifo(stopped)
+            send(request("import time\nwith open(%r, 'w') as f: f.write('x')\ntry:\n    time.sleep(600)\n"
+                         "finally:\n    with open(%r, 'w') as f: f.write('x')" % (fifo, stopped)))
+            with open(fifo) as f:  # the cell runs
+                f.read()
+            send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "t"}})
+            with open(stopped) as f:  # the cancellation was read: the cell was interrupted
+                f.read()
         else:
             send(request("1+1"))
             read_answer(p.stdout)
         ends = {"in,out": [p.stdin, p.stdout], "out,in": [p.stdout, p.stdin], "out": [p.stdout],
-                "unanswered": [p.stdin, p.stdout]}[HOW]
+                "unanswered": [p.stdin, p.stdout], "cancelled": [p.stdin, p.stdout]}[HOW]
         for f in ends:
             f.close()
         code = p.wait()
