@@ -100,7 +100,12 @@
 //     So does a save to the name it was read from when that name now leads
 //     to another file (a symlink repointed). The check reads the file as it
 //     streams (any size) and refuses one that is not a regular file.
-//     [WriteFileIfUnchanged] is the same check for bytes.
+//     [WriteFileIfUnchanged] is the same check for bytes. A notebook bound
+//     to a file that is not there ([LoadOrNew] of a missing file, [NewAt])
+//     or a WriteFileIfUnchanged of the zero Stamp takes the name only
+//     while it is free, in the rename itself (RENAME_NOREPLACE on Linux, a
+//     hard link elsewhere; a file system with neither, FAT, keeps the
+//     check alone): a file another program makes after the check is kept.
 //   - [Lock] serialises evalhost writers of one notebook (processes and
 //     goroutines alike, through a lock file beside it that Unlock removes,
 //     and within a process by an in-process lock of its own, since NFS's

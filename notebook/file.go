@@ -86,11 +86,20 @@ func readLimited(path string, limit int64) ([]byte, error) {
 func LoadOrNew(path string) (*Notebook, error) {
 	nb, err := Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		nb = New()
-		nb.origin, nb.named = canonical(path), absolute(path)
-		return nb, nil
+		return NewAt(path), nil
 	}
 	return nb, err
+}
+
+// NewAt is an empty nbformat 4.5 notebook bound to path as a file that is
+// not there: whatever is there is not read, and Save writes path only
+// while nothing is there (a file made meanwhile is a *ConflictError).
+// It is LoadOrNew for a caller that found path missing itself: a
+// LoadOrNew then would read a file made since.
+func NewAt(path string) *Notebook {
+	nb := New()
+	nb.origin, nb.named = canonical(path), absolute(path)
+	return nb
 }
 
 // Save validates the notebook's JSON and writes it to path atomically
@@ -279,13 +288,56 @@ func writeFileWith(path string, write func(io.Writer) error, expected *held, syn
 			return err
 		}
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+	if beforePublish != nil {
+		beforePublish(path)
+	}
+	if err = publish(f.Name(), path, expected); err != nil {
+		return err
 	}
 	if sync {
 		syncDir(filepath.Dir(path))
 	}
 	return nil
+}
+
+// publish puts the temp file in path's place. A file expected not to be
+// there (a new notebook's first save) is put there only while nothing is,
+// in one step (publishNew), so that a file another program makes between
+// the check and the rename is not replaced; where the file system cannot
+// (no hard links), the check just made is all there is.
+func publish(temp, path string, expected *held) error {
+	if expected != nil && expected.none() {
+		err := publishNew(temp, path)
+		if errors.Is(err, fs.ErrExist) {
+			found, _ := readStamp(path)
+			return &ConflictError{Path: path, Found: found}
+		}
+		if !errors.Is(err, errNoExclusive) {
+			return err
+		}
+	}
+	if err := os.Rename(temp, path); err != nil {
+		return fmt.Errorf("write notebook %s: %w", path, err)
+	}
+	return nil
+}
+
+// errNoExclusive: the file system cannot create a name only while it is
+// free (no RENAME_NOREPLACE, no hard links).
+var errNoExclusive = errors.New("no exclusive rename here")
+
+// linkNew is publishNew by a hard link, which fails where the name is
+// taken, and the temp name's removal.
+func linkNew(temp, path string) error {
+	err := os.Link(temp, path)
+	switch {
+	case err == nil:
+		_ = os.Remove(temp) // left, it is a second name a Lock's sweep removes
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return err
+	}
+	return errNoExclusive // FAT, some FUSE: EPERM, ENOTSUP...
 }
 
 // checkHolds returns a *ConflictError unless the file at path holds what
@@ -369,6 +421,11 @@ func newFilePerm() fs.FileMode {
 // tempClosed is called once it is closed, before its rename (or, in
 // CheckWritable, its removal).
 var tempCreated, tempClosed func(name string)
+
+// beforePublish, when set (by a test), is called with a save's target
+// after its check, just before the temp file takes its place: another
+// program may make the file then.
+var beforePublish func(path string)
 
 // createTemp makes the temp file that is renamed over path, marked as
 // being written (markWriting). A Lock's sweep may take a new file before

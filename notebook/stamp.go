@@ -84,6 +84,9 @@ type held struct {
 
 func heldBytes(data []byte) held { return held{data: data, haveData: true} }
 
+// none says whether h is "the file does not exist".
+func (h *held) none() bool { return !h.haveData && !h.stamp.exists }
+
 // Stamp returns the Stamp of the held content.
 func (h *held) Stamp() Stamp {
 	if h.haveData {

@@ -23,8 +23,8 @@ func (nb *Notebook) Ipynb(paired bool) (*notebook.Notebook, error) {
 	return out, nb.IpynbInto(out, paired)
 }
 
-// IpynbInto is Ipynb into out, an empty notebook (notebook.LoadOrNew's of
-// a file that is not there yet, whose save will not replace one made
+// IpynbInto is Ipynb into out, an empty notebook (notebook.NewAt's of a
+// file that is not there yet, whose save will not replace one made
 // meanwhile).
 func (nb *Notebook) IpynbInto(out *notebook.Notebook, paired bool) error {
 	if out.Len() != 0 {

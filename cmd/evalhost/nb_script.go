@@ -72,10 +72,10 @@ func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (n
 	}
 	nb = notebook.New()
 	if defaulted {
-		// Bound to its name: a file made there meanwhile is not replaced.
-		if nb, err = notebook.LoadOrNew(f.out); err != nil {
-			return nil, exitFailed, err
-		}
+		// Bound to its name as missing, not read (LoadOrNew read a file
+		// made since the check, and wrote over it): a file made there
+		// meanwhile is not replaced.
+		nb = notebook.NewAt(f.out)
 	}
 	if err := script.IpynbInto(nb, script.Paired(path, f.out)); err != nil {
 		return nil, exitFailed, fmt.Errorf("%s: %w", path, err)
