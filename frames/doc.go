@@ -112,6 +112,8 @@
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
+//	    AppendRequest writes them as argv (below): a byte that is not UTF-8
+//	    a lone surrogate, which os.environ encodes back to that byte.
 //	    argv: sys.argv before the cell (non-empty; a runner starts with [""],
 //	    as the interactive interpreter does). With argv, file is __main__'s
 //	    __file__ (the script the cells come from), and when it is absolute its

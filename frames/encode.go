@@ -2,6 +2,7 @@ package frames
 
 import (
 	"encoding/json"
+	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -261,9 +262,11 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		dst = appendField(dst, "run", r.Run)
 	}
 	if len(r.Env) > 0 {
-		b, _ := json.Marshal(r.Env)
+		// The command's environment's bytes (a PATH entry whose name is
+		// not UTF-8), which os.environ encodes back as they were: a
+		// UTF-8 encoding made each such byte U+FFFD.
 		dst = append(dst, `,"env":`...)
-		dst = append(dst, b...)
+		dst = appendEnv(dst, r.Env)
 	}
 	if r.Argv != nil {
 		// The command line's bytes, as python3 decodes its own.
@@ -337,4 +340,23 @@ func appendByteEscape(dst []byte, c byte) []byte {
 		return append(dst, '\\', 'f')
 	}
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// appendEnv appends env as a JSON object of AppendFSString's strings (null
+// for nil), its names sorted.
+func appendEnv(dst []byte, env map[string]*string) []byte {
+	dst = append(dst, '{')
+	for i, k := range slices.Sorted(maps.Keys(env)) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendFSString(dst, k)
+		dst = append(dst, ':')
+		if v := env[k]; v != nil {
+			dst = AppendFSString(dst, *v)
+		} else {
+			dst = append(dst, "null"...)
+		}
+	}
+	return append(dst, '}')
 }

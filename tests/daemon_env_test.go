@@ -97,6 +97,30 @@ func TestDaemonCommandPath(t *testing.T) {
 	})
 }
 
+// TestDaemonCommandPathNotUTF8: a command's PATH naming a directory
+// whose name is not UTF-8 reaches a running interpreter byte for byte, as
+// it reaches one it starts: each such byte became U+FFFD on the way (the
+// runner's request encoded env as UTF-8), and the cells found nothing
+// there.
+func TestDaemonCommandPathNotUTF8(t *testing.T) {
+	h := newDaemonHome(t)
+	bin := filepath.Join(t.TempDir(), "bin\xff\xe9")
+	if err := os.Mkdir(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "evh-tool"), []byte("#!/bin/sh\necho tool ran\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	withBin := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	const find = "import os, shutil, subprocess\nw = shutil.which('evh-tool')\nprint(w and os.fsencode(w).startswith(os.fsencode(os.environ['PATH'].split(os.pathsep)[0])))\nif w: subprocess.run(['evh-tool'])"
+	py := []string{"run", "--session", "s", "-c", find}
+	runEnvSteps(t, h, []envStep{
+		{name: "started without it", args: py, stdout: "None\n", parity: true},
+		{name: "PATH with it", set: []string{withBin}, args: py, stdout: "True\ntool ran\n", parity: true},
+		{name: "shell, PATH with it", set: []string{withBin}, args: []string{"run", "--session", "s", "--language", "sh", "-c", "evh-tool"}, stdout: "tool ran\n", parity: true},
+	})
+}
+
 // TestDaemonCommandVirtualEnv: VIRTUAL_ENV as the command has it (an
 // interpreter named by --python, not a venv's, leaves it as it is), unset
 // when the command has none, as a one-shot run's cells see it.
