@@ -54,7 +54,7 @@ func socketOutput(out *os.File) *socketWriter {
 		unix.Close(dup)
 		return nil
 	}
-	s := &socketWriter{fd: dup, name: out.Name(), ep: epf, eprc: eprc, dev: st.Dev, ino: st.Ino, turn: make(sendTurn, 1)}
+	s := &socketWriter{fd: dup, name: out.Name(), ep: epf, eprc: eprc, dev: st.Dev, ino: st.Ino, turn: newSendTurn()}
 	if l := logSocket.Load(); l != nil && l.dev == s.dev && l.ino == s.ino {
 		s.turn = l.turn // stderr's socket too: a log line goes between lines
 	}
@@ -83,7 +83,7 @@ type socketWriter struct {
 	ep       *os.File // the epoll instance
 	eprc     syscall.RawConn
 
-	turn    sendTurn // one write at a time, and Close's end of fd
+	turn    *sendTurn // one write at a time, and Close's end of fd
 	closing atomic.Bool
 	armErr  error
 	waitFn  func(uintptr) bool // roomCame, made once
@@ -97,7 +97,8 @@ type socketWriter struct {
 }
 
 // Write sends all of p, waiting for room as long as its deadline lets it
-// (a log line: lineWait).
+// (a log line: lineWait). What a log line cut short by its wait did not
+// send goes first with the socket's next write (sendTurn.owed).
 func (s *socketWriter) Write(p []byte) (int, error) {
 	var until time.Time
 	if s.lineWait > 0 {
@@ -110,7 +111,30 @@ func (s *socketWriter) Write(p []byte) (int, error) {
 		s.turn.take()
 	}
 	defer s.turn.give()
-	n, bounded := 0, false
+	bounded := false
+	if len(s.turn.owed) > 0 {
+		m, err := s.send(s.turn.owed, until, &bounded)
+		s.turn.owed = s.turn.owed[m:]
+		if err != nil {
+			return 0, err
+		}
+		s.turn.owed = nil
+	}
+	n, err := s.send(p, until, &bounded)
+	if err != nil && n > 0 && s.lineWait > 0 && !s.closing.Load() &&
+		(errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EAGAIN)) {
+		// A line's start is in the stream: its end must follow before
+		// anything else, or the two make one line (a reply glued to a
+		// log line's start was lost to the client).
+		s.turn.owed = append([]byte(nil), p[n:]...)
+	}
+	return n, err
+}
+
+// send sends all of p, its wait for room bounded by until for a log line
+// (bounded: the deadline is set); the turn is held.
+func (s *socketWriter) send(p []byte, until time.Time, bounded *bool) (int, error) {
+	n := 0
 	for n < len(p) {
 		if s.closing.Load() {
 			return n, &os.PathError{Op: "write", Path: s.name, Err: os.ErrClosed}
@@ -128,11 +152,11 @@ func (s *socketWriter) Write(p []byte) (int, error) {
 			}
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			if s.lineWait > 0 && !bounded {
+			if s.lineWait > 0 && !*bounded {
 				if s.stalled.Load() {
 					return n, &os.PathError{Op: "write", Path: s.name, Err: errno}
 				}
-				bounded = true
+				*bounded = true
 				_ = s.ep.SetReadDeadline(until)
 			}
 			if err := s.waitRoom(); err != nil {
@@ -207,15 +231,23 @@ func (s *socketWriter) Close() error {
 // that where stdout and stderr are one socket a log line never lands
 // inside a reply line sent in parts (its first part sent, the rest waiting
 // for room). A channel, so that a log line's wait for it is bounded.
-type sendTurn chan struct{}
+// owed, read and written by the turn's holder, is the end of a log line
+// whose wait for room ended after its start was sent: the next write of
+// the socket, stdout's or stderr's, sends it before its own bytes.
+type sendTurn struct {
+	ch   chan struct{}
+	owed []byte
+}
 
-func (t sendTurn) take() { t <- struct{}{} }
-func (t sendTurn) give() { <-t }
+func newSendTurn() *sendTurn { return &sendTurn{ch: make(chan struct{}, 1)} }
+
+func (t *sendTurn) take() { t.ch <- struct{}{} }
+func (t *sendTurn) give() { <-t.ch }
 
 // takeBy takes the turn by until, or at once only unless wait.
-func (t sendTurn) takeBy(until time.Time, wait bool) bool {
+func (t *sendTurn) takeBy(until time.Time, wait bool) bool {
 	select {
-	case t <- struct{}{}:
+	case t.ch <- struct{}{}:
 		return true
 	default:
 	}
@@ -225,7 +257,7 @@ func (t sendTurn) takeBy(until time.Time, wait bool) bool {
 	timer := time.NewTimer(time.Until(until))
 	defer timer.Stop()
 	select {
-	case t <- struct{}{}:
+	case t.ch <- struct{}{}:
 		return true
 	case <-timer.C:
 		return false

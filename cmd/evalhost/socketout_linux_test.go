@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -143,7 +144,7 @@ func TestSocketLog(t *testing.T) {
 		go func() { _, err := out.Write(reply); replied <- err }()
 		testkit.WaitNoRoom(t, sock) // the reply waits for the reader
 		go func() { _, err := log.Write(line); logged <- err }()
-		waitParked(t, ".sendTurn.takeBy(") // the line waits for its turn
+		waitParked(t, "(*sendTurn).takeBy(") // the line waits for its turn
 		got := make([]byte, len(reply)+len(line))
 		if _, err := io.ReadFull(client, got); err != nil || <-replied != nil || <-logged != nil {
 			t.Fatalf("read %v", err)
@@ -181,6 +182,77 @@ func TestSocketLog(t *testing.T) {
 			t.Errorf("a line once the reader took the rest: %v", err)
 		}
 	})
+	// A line too long for the room the reader left: part of it is sent,
+	// and its wait for room ends before the rest. The rest is owed to
+	// the stream: the next write sends it before its own bytes, so that
+	// the reply after it is still a line of its own (the reply was glued
+	// to the part sent, and the client lost both).
+	for _, pair := range []struct {
+		name string
+		make func(t *testing.T) (client, sock *os.File)
+	}{{"unix", socketPair}, {"tcp", tcpPair}} {
+		t.Run("a line cut by its wait, then a reply/"+pair.name, func(t *testing.T) {
+			client, sock := pair.make(t)
+			if err := unix.SetsockoptInt(int(sock.Fd()), unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.SetNonblock(int(sock.Fd()), true); err != nil {
+				t.Fatal(err)
+			}
+			log := socketOutput(sock)
+			log.asLog(50 * time.Millisecond)
+			out := socketOutput(sock)
+			long := append(bytes.Repeat([]byte("w"), 4<<20), '\n')
+			n, err := log.Write(long)
+			if n == 0 || n == len(long) || !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("a line past the room: %d of %d bytes sent, %v; want a part and the deadline", n, len(long), err)
+			}
+			replyLine := []byte(`{"reply":1}` + "\n")
+			replied := make(chan error, 1)
+			go func() { _, err := out.Write(replyLine); replied <- err }()
+			got := make(chan []byte, 1)
+			go func() { b, _ := io.ReadAll(client); got <- b }()
+			if err := <-replied; err != nil {
+				t.Fatalf("the reply: %v", err)
+			}
+			out.Close()
+			log.Close()
+			sock.Close() // the reader's EOF
+			b := <-got
+			if !bytes.Equal(b, append(long, replyLine...)) {
+				t.Errorf("the stream: %d bytes ending %q; want the whole line (%d bytes), then the reply", len(b), b[max(0, len(b)-40):], len(long))
+			}
+		})
+	}
+}
+
+// tcpPair is a loopback TCP connection, as inetd or socat's TCP-LISTEN
+// give serve one: client, the peer's end, and sock, serve's; blocking.
+func tcpPair(t *testing.T) (client, sock *os.File) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if client, err = c.(*net.TCPConn).File(); err != nil {
+		t.Fatal(err)
+	}
+	if sock, err = a.(*net.TCPConn).File(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(); sock.Close() })
+	return client, sock
 }
 
 // waitParked waits until a goroutine's stack shows it in fn.
