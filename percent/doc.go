@@ -80,7 +80,8 @@
 //     jupytext writes of it. Refused as jupytext refuses them: a header
 //     that is not YAML or holds a value jupytext or nbformat's schema
 //     cannot use ([ErrBadHeader]), a coding line other than utf-8
-//     ([ErrEncoding]), text that is not UTF-8, a marker's options jupytext
+//     ([ErrEncoding]), text that is not UTF-8 (ErrEncoding too, naming the
+//     first such line and byte), a marker's options jupytext
 //     fails on ([ErrBadCell]: tags that are no list of strings, ...).
 //     Refused by design, where jupytext reads another format: a header
 //     naming one, or a Jupytext header naming none over a script without a

@@ -44,11 +44,11 @@ var ErrNoCells = errors.New("a script with no cell marker")
 // source and metadata, the header's metadata. See the package's contract
 // for what it refuses and how it differs from jupytext.
 func ReadNotebook(src string) (*Notebook, error) {
-	if !utf8.ValidString(src) {
-		return nil, errors.New("the script is not UTF-8, which jupytext reads")
-	}
 	lines := pySplitLines(src)
 	h, err := readNotebookHeader(lines)
+	if !utf8.ValidString(src) && !errors.Is(err, ErrEncoding) {
+		err = notUTF8(src) // a coding line's refusal says more: what the bytes are
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -374,4 +374,18 @@ func rearrangeJupytextMetadata(md *metadata) error {
 		md.set("jupytext", j)
 	}
 	return nil
+}
+
+// notUTF8 is ErrEncoding naming the first line of src that is not UTF-8
+// and its first such byte.
+func notUTF8(src string) error {
+	at := 0
+	for at < len(src) {
+		r, size := utf8.DecodeRuneInString(src[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return fmt.Errorf("%w: line %d is not UTF-8 (byte 0x%02x)", ErrEncoding, strings.Count(src[:at], "\n")+1, src[at])
 }

@@ -172,6 +172,11 @@ func TestNotebookRunScriptRefusals(t *testing.T) {
 			[]string{"notes.txt is not a notebook: nb run reads .ipynb notebooks (JSON) and Jupytext percent scripts"}},
 		{"a header jupytext refuses", "bad.py", "# ---\n# jupyter:\n#   kernelspec: 3\n# ---\n# %%\nx = 1\n", []string{"-o", "OUT"}, 1,
 			[]string{"jupyter.kernelspec is 3 (an int), where jupytext reads a mapping"}},
+		// jupytext reads UTF-8 alone; python3 (evalhost run) reads more.
+		{"a script not UTF-8", "latin.py", "# %%\nprint('caf\xe9')\n", []string{"-o", "OUT"}, 1,
+			[]string{"line 2 is not UTF-8 (byte 0xe9)", "convert it to UTF-8 (iconv -f ENCODING -t UTF-8 ", `or run it with "evalhost run `, `latin.py", which reads it as python3 does`}},
+		{"a coding line jupytext refuses", "coded.py", "# -*- coding: latin-1 -*-\n# %%\nprint('caf\xe9')\n", []string{"-o", "OUT"}, 1,
+			[]string{"line 1 declares coding latin-1", `or run it with "evalhost run `}},
 		{"a kernel in another language", "r.py", "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: R\n#     language: R\n#     name: ir\n# ---\n# %%\nx <- 1\n",
 			[]string{"-o", "OUT"}, 1, []string{"its kernel language is R", "nothing was run"}},
 	} {

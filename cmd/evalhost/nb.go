@@ -349,6 +349,10 @@ func tooLargeNotebook(err error, path string) error {
 	if !errors.Is(err, errTooLarge) {
 		return err
 	}
+	if nbInputKind(path, nil) == inputScript {
+		return fmt.Errorf("%w; a percent script holds no outputs to clear: its own text is that large "+
+			"(data written into its code?); keep the data in a file the script reads", err)
+	}
 	return fmt.Errorf("%w; clearing its outputs (jupyter nbconvert --clear-output --inplace %s) makes it smaller", err, trustdir.Shown(path))
 }
 

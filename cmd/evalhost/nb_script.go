@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/percent"
 )
@@ -56,6 +57,10 @@ func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (n
 		return nil, exitUsage, fmt.Errorf("%s has no \"# %%%%\" cell marker and no Jupytext header: it is a plain script, not a notebook; run it with \"evalhost run %s\"", path, path)
 	case errors.Is(err, percent.ErrNotPercent):
 		return nil, exitUsage, fmt.Errorf("%s is %w", path, err)
+	case errors.Is(err, percent.ErrEncoding):
+		q := trustdir.ShellQuote(path)
+		return nil, exitFailed, fmt.Errorf("%s: %w; convert it to UTF-8 (iconv -f ENCODING -t UTF-8 %s > NEW.py), "+
+			"or run it with \"evalhost run %s\", which reads it as python3 does", path, err, q, q)
 	case err != nil:
 		return nil, exitFailed, fmt.Errorf("%s: %w", path, err)
 	}

@@ -272,20 +272,29 @@ func TestNBRunDefaultTimeout(t *testing.T) {
 // A notebook past what evalhost reads (one nb run wrote) is refused with
 // what makes it readable again, not the size alone.
 func TestNBTooLargeSaysWhatToDo(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.ipynb")
-	os.WriteFile(path, []byte(strings.Repeat(" ", 64)), 0o644)
-	_, err := readBounded(path, nil, 16)
+	dir := t.TempDir()
+	path, script := filepath.Join(dir, "big.ipynb"), filepath.Join(dir, "big.py")
+	var errs []error
+	for _, p := range []string{path, script} {
+		os.WriteFile(p, []byte(strings.Repeat(" ", 64)), 0o644)
+		_, err := readBounded(p, nil, 16)
+		errs = append(errs, err)
+	}
 	tests := []struct {
 		name string
 		err  error
+		path string
 		want string
 	}{
-		{"too large", err, "larger than 0 MiB, the most evalhost reads; clearing its outputs (jupyter nbconvert --clear-output --inplace " + path + ")"},
-		{"other error unchanged", errors.New("cannot open x"), "cannot open x"},
+		{"too large", errs[0], path, "larger than 0 MiB, the most evalhost reads; clearing its outputs (jupyter nbconvert --clear-output --inplace " + path + ")"},
+		// A script has no outputs: nbconvert's advice was wrong for it.
+		{"a percent script too large", errs[1], script, "larger than 0 MiB, the most evalhost reads; a percent script holds no outputs to clear: its own text is that large " +
+			"(data written into its code?); keep the data in a file the script reads"},
+		{"other error unchanged", errors.New("cannot open x"), path, "cannot open x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tooLargeNotebook(tt.err, path)
+			got := tooLargeNotebook(tt.err, tt.path)
 			if !strings.Contains(got.Error(), tt.want) || !errors.Is(got, tt.err) {
 				t.Errorf("got %q, want it to contain %q and wrap the cause", got, tt.want)
 			}
