@@ -179,12 +179,17 @@ func jupyterSection(section []string, extra map[string]any) (*metadata, error) {
 	}
 	node := lookup(&doc, "jupyter")
 	md := newMetadata()
-	for _, pair := range mergedPairs(node, 0) {
-		k, err := yamlKey(pair[0])
+	r := yamlReader{budget: maxHeaderValues}
+	pairs, err := r.mergedPairs(node, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the \"jupyter:\" section: %w", ErrBadHeader, err)
+	}
+	for _, pair := range pairs {
+		k, err := r.key(pair[0])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: the \"jupyter:\" section: %w", ErrBadHeader, err)
 		}
-		v, err := yamlValue(pair[1], 0)
+		v, err := r.value(pair[1], 0)
 		if err != nil {
 			return nil, fmt.Errorf("%w: the \"jupyter:\" section: %s: %w", ErrBadHeader, k, err)
 		}
@@ -199,24 +204,36 @@ func jupyterSection(section []string, extra map[string]any) (*metadata, error) {
 	return md, nil
 }
 
-// yamlValue is n as PyYAML's safe_load reads it, in the types
+// maxHeaderValues bounds the values a header's "jupyter:" section
+// expands to: aliases can repeat a list or mapping exponentially (a
+// "billion laughs": nine levels of nine took 7.8 GB), as params bounds -y
+// and -f.
+const maxHeaderValues = 100000
+
+// yamlReader reads a section's values, budget of them at most.
+type yamlReader struct{ budget int }
+
+// value is n as PyYAML's safe_load reads it, in the types
 // encoding/json writes: a mapping's keys made strings as json.dumps
 // makes them. A date or time, which nbformat cannot write, is an error.
-func yamlValue(n *yaml.Node, depth int) (any, error) {
+func (r *yamlReader) value(n *yaml.Node, depth int) (any, error) {
 	n = unalias(n)
 	if depth > 100 {
 		return nil, errors.New("nested too deep")
+	}
+	if err := r.spend(1); err != nil {
+		return nil, err
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValue(n.Content[0], depth)
+		return r.value(n.Content[0], depth)
 	case yaml.SequenceNode:
 		list := []any{}
 		for _, c := range n.Content {
-			v, err := yamlValue(c, depth+1)
+			v, err := r.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -225,12 +242,16 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 		return list, nil
 	case yaml.MappingNode:
 		m := map[string]any{}
-		for _, pair := range mergedPairs(n, depth) {
-			k, err := yamlKey(pair[0])
+		pairs, err := r.mergedPairs(n, depth)
+		if err != nil {
+			return nil, err
+		}
+		for _, pair := range pairs {
+			k, err := r.key(pair[0])
 			if err != nil {
 				return nil, err
 			}
-			if m[k], err = yamlValue(pair[1], depth+1); err != nil {
+			if m[k], err = r.value(pair[1], depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -239,10 +260,10 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 	return yamlScalar(n)
 }
 
-// yamlKey is a mapping key as json.dumps writes it: a string as it is,
+// key is a mapping key as json.dumps writes it: a string as it is,
 // null, booleans and numbers as JSON spells them.
-func yamlKey(n *yaml.Node) (string, error) {
-	v, err := yamlValue(n, 0)
+func (r *yamlReader) key(n *yaml.Node) (string, error) {
+	v, err := r.value(n, 0)
 	if err != nil {
 		return "", err
 	}
@@ -392,8 +413,9 @@ func pyYAMLFloat(v string) (any, error) {
 
 // mergedPairs are a mapping's key-value pairs as PyYAML's flatten_mapping
 // makes them: those a "<<" key merges in (of the first mapping of a list
-// last, so that it wins) before the mapping's own, which win.
-func mergedPairs(n *yaml.Node, depth int) [][2]*yaml.Node {
+// last, so that it wins) before the mapping's own, which win. Each merged
+// pair is spent of the budget: a list of aliases merged repeats them.
+func (r *yamlReader) mergedPairs(n *yaml.Node, depth int) ([][2]*yaml.Node, error) {
 	var merged, own [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], unalias(n.Content[i+1])
@@ -409,10 +431,26 @@ func mergedPairs(n *yaml.Node, depth int) [][2]*yaml.Node {
 			}
 		}
 		for _, s := range sources {
-			if s.Kind == yaml.MappingNode {
-				merged = append(merged, mergedPairs(s, depth+1)...)
+			if s.Kind != yaml.MappingNode {
+				continue
 			}
+			pairs, err := r.mergedPairs(s, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := r.spend(len(pairs)); err != nil {
+				return nil, err
+			}
+			merged = append(merged, pairs...)
 		}
 	}
-	return append(merged, own...)
+	return append(merged, own...), nil
+}
+
+// spend takes n values of the budget, or says it is spent.
+func (r *yamlReader) spend(n int) error {
+	if r.budget -= n; r.budget < 0 {
+		return fmt.Errorf("more than %d values once its aliases are expanded (PyYAML reads them as shared, json.dumps writes each copy): write the values out, fewer of them", maxHeaderValues)
+	}
+	return nil
 }
