@@ -134,7 +134,10 @@
 //     the notebook's or a cell's metadata to a Go value (nil, bool, int,
 //     float64, json.Number, string, json.RawMessage, []any, map[string]any)
 //     written as nbformat's json.dumps writes it (sorted keys, Python's
-//     float repr, NaN); [Notebook.DeleteMetadata] and
+//     float repr, NaN); [Notebook.SetMetadataMembers] and
+//     [Notebook.SetCellMetadataMembers] set many at once, at a cost that
+//     grows with their number (a member at a time copies those before
+//     it); [Notebook.DeleteMetadata] and
 //     [Notebook.DeleteCellMetadata] remove one;
 //     [Notebook.Metadata] reads a notebook member's JSON. A cell of an
 //     unknown type is a [*ReadOnlyCellError].

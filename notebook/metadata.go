@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -69,6 +70,21 @@ func (nb *Notebook) SetMetadata(key string, v any) error {
 	return nil
 }
 
+// SetMetadataMembers is SetMetadata of each member of m, at once: one
+// copy of the metadata, where a SetMetadata per member copied all the
+// members before it (a header of 5,000 keys allocated 600 MB). On error
+// nothing changes.
+func (nb *Notebook) SetMetadataMembers(m map[string]any) error {
+	add, err := goValue(m)
+	if err != nil {
+		return fmt.Errorf("set metadata: %w", err)
+	}
+	root := nb.root.shallowCopy()
+	root.set("metadata", withMembers(root.get("metadata"), add))
+	nb.root = root
+	return nil
+}
+
 // DeleteMetadata removes the notebook's metadata member key, if it has one.
 func (nb *Notebook) DeleteMetadata(key string) {
 	md := nb.root.get("metadata")
@@ -93,6 +109,20 @@ func (nb *Notebook) SetCellMetadata(i int, key string, v any) error {
 		return fmt.Errorf("set metadata %q of cell %d: %w", key, i, err)
 	}
 	nb.setCellField(i, "metadata", withMember(nb.cells[i].get("metadata"), key, val))
+	return nil
+}
+
+// SetCellMetadataMembers is SetCellMetadata of each member of m, at once,
+// as SetMetadataMembers.
+func (nb *Notebook) SetCellMetadataMembers(i int, m map[string]any) error {
+	if err := nb.knownCell("set metadata of", i); err != nil {
+		return err
+	}
+	add, err := goValue(m)
+	if err != nil {
+		return fmt.Errorf("set metadata of cell %d: %w", i, err)
+	}
+	nb.setCellField(i, "metadata", withMembers(nb.cells[i].get("metadata"), add))
 	return nil
 }
 
@@ -131,6 +161,32 @@ func withMember(md *value, key string, v *value) *value {
 		md = md.shallowCopy()
 	}
 	md.set(key, v)
+	return md
+}
+
+// withMembers is a copy of md (an object, else a new one) with add's
+// members set, as withMember sets one: replaced in place, new ones last,
+// or all sorted when md's keys were.
+func withMembers(md, add *value) *value {
+	if md == nil || md.kind != kindObject || len(md.obj) == 0 {
+		return add // goValue's: new, and sorted
+	}
+	sorted := md.keysSorted()
+	md = md.shallowCopy()
+	at := make(map[string]int, len(md.obj))
+	for i, m := range md.obj {
+		at[m.name] = i
+	}
+	for _, m := range add.obj {
+		if i, ok := at[m.name]; ok {
+			md.obj[i].val = m.val
+			continue
+		}
+		md.obj = append(md.obj, m)
+	}
+	if sorted {
+		sort.SliceStable(md.obj, func(i, j int) bool { return md.obj[i].name < md.obj[j].name })
+	}
 	return md
 }
 

@@ -20,7 +20,9 @@ type parser struct {
 
 func (p *parser) alloc(k kind, raw string) *value {
 	if len(p.slab) == 0 {
-		p.slab = make([]value, 256)
+		// No more values than bytes are left: a small parse (a metadata
+		// number's, goValue's) took a whole slab, 18 KB, per value.
+		p.slab = make([]value, min(256, len(p.data)-p.pos+1))
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]

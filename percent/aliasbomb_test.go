@@ -84,3 +84,41 @@ func TestReadNotebookBoundsMergedPairs(t *testing.T) {
 		t.Errorf("ReadNotebook allocated %d bytes; want under 64 MiB", alloc)
 	}
 }
+
+// TestIpynbOfWideMetadata: a header of many keys, and a marker of many
+// options, become the notebook's metadata at a cost that grows with their
+// number, not its square: each key was set by a copy of all the keys
+// before it (5,000 header keys allocated ~700 MB; 100,000, which the
+// header's bound lets through, took minutes).
+func TestIpynbOfWideMetadata(t *testing.T) {
+	const n = 5000
+	var header, options strings.Builder
+	for i := range n {
+		fmt.Fprintf(&header, "#   k%d: %d\n", i, i)
+		fmt.Fprintf(&options, " k%d=%d", i, i)
+	}
+	for _, tc := range []struct{ name, src string }{
+		{"header keys", "# ---\n# jupyter:\n" + header.String() + "# ---\n# %%\nx = 1\n"},
+		{"marker options", "# %%" + options.String() + "\nx = 1\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			script, err := ReadNotebook(tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb, err := script.Ipynb(false)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("%d keys: ReadNotebook and Ipynb allocated %d bytes; want under 64 MiB", n, alloc)
+			}
+			if tc.name == "header keys" && string(nb.Metadata("k4999")) != "4999" {
+				t.Errorf("metadata k4999: %s, want 4999", nb.Metadata("k4999"))
+			}
+		})
+	}
+}

@@ -84,7 +84,7 @@
 //     first such line and byte), a marker's options jupytext
 //     fails on ([ErrBadCell]: tags that are no list of strings, ...).
 //     Refused where jupytext would exhaust memory: a "jupyter:" section
-//     past 100,000 values once its aliases and merge keys are expanded
+//     past 100,000 keys and values once its aliases and merge keys are expanded
 //     ([ErrBadHeader]; a "billion laughs" header took 7.8 GB).
 //     Refused by design, where jupytext reads another format: a header
 //     naming one, or a Jupytext header naming none over a script without a

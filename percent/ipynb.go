@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -34,10 +33,9 @@ func (nb *Notebook) IpynbInto(out *notebook.Notebook, paired bool) error {
 		if err := out.Insert(i, notebook.CellType(c.Type), c.Source); err != nil {
 			return err
 		}
-		for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
-			if err := out.SetCellMetadata(i, k, jsonValue(c.Metadata[k])); err != nil {
-				return err
-			}
+		// At once: a member at a time copied those before it.
+		if err := out.SetCellMetadataMembers(i, jsonValue(c.Metadata).(map[string]any)); err != nil {
+			return err
 		}
 	}
 	md := maps.Clone(nb.Metadata)
@@ -52,12 +50,7 @@ func (nb *Notebook) IpynbInto(out *notebook.Notebook, paired bool) error {
 			delete(md, "jupytext")
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(md)) {
-		if err := out.SetMetadata(k, jsonValue(md[k])); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out.SetMetadataMembers(jsonValue(md).(map[string]any))
 }
 
 // jsonValue is v with its int64s as the json.Numbers notebook writes.

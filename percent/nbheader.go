@@ -204,10 +204,10 @@ func jupyterSection(section []string, extra map[string]any) (*metadata, error) {
 	return md, nil
 }
 
-// maxHeaderValues bounds the values a header's "jupyter:" section
-// expands to: aliases can repeat a list or mapping exponentially (a
-// "billion laughs": nine levels of nine took 7.8 GB), as params bounds -y
-// and -f.
+// maxHeaderValues bounds the keys and values a header's "jupyter:"
+// section expands to: aliases can repeat a list or mapping exponentially
+// (a "billion laughs": nine levels of nine took 7.8 GB), as params bounds
+// -y and -f.
 const maxHeaderValues = 100000
 
 // yamlReader reads a section's values, budget of them at most.
@@ -450,7 +450,8 @@ func (r *yamlReader) mergedPairs(n *yaml.Node, depth int) ([][2]*yaml.Node, erro
 // spend takes n values of the budget, or says it is spent.
 func (r *yamlReader) spend(n int) error {
 	if r.budget -= n; r.budget < 0 {
-		return fmt.Errorf("more than %d values once its aliases are expanded (PyYAML reads them as shared, json.dumps writes each copy): write the values out, fewer of them", maxHeaderValues)
+		return fmt.Errorf("more than %d keys and values, its aliases expanded (PyYAML reads an alias as shared, json.dumps writes each copy): "+
+			"a header is no place for data this large; keep it in a file the notebook reads", maxHeaderValues)
 	}
 	return nil
 }

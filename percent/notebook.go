@@ -273,8 +273,9 @@ func updateMetadataFilters(md *metadata, jupyter bool, cells []NotebookCell) err
 		f := filterOf(cf)
 		f.excluded = slices.DeleteFunc(f.excluded, func(k string) bool { return keys[k] })
 		if !f.allAdditional {
+			listed := setOf(f.additional) // a set: a wide header's lists took quadratic time
 			for _, k := range sorted {
-				if !slices.Contains(f.additional, k) {
+				if !listed[k] {
 					f.additional = append(f.additional, k)
 				}
 			}
@@ -295,9 +296,11 @@ func updateMetadataFilters(md *metadata, jupyter bool, cells []NotebookCell) err
 		if slices.Contains(filter, "all") || slices.Contains(filter, "-all") {
 			return nil
 		}
+		listed := setOf(filter)
 		for _, k := range md.order {
-			if !slices.Contains(defaultNotebookMetadata, k) && !slices.Contains(filter, k) && !slices.Contains(filter, "-"+k) {
+			if !slices.Contains(defaultNotebookMetadata, k) && !listed[k] && !listed["-"+k] {
 				filter = append(filter, k)
+				listed[k] = true
 			}
 		}
 		if len(filter) > 0 {
@@ -388,4 +391,13 @@ func notUTF8(src string) error {
 		at += size
 	}
 	return fmt.Errorf("%w: line %d is not UTF-8 (byte 0x%02x)", ErrEncoding, strings.Count(src[:at], "\n")+1, src[at])
+}
+
+// setOf is the set of list's strings.
+func setOf(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set
 }
