@@ -127,7 +127,13 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evalhost nb run: note: %s\n", note)
 	}
 	opt := f.runOptions(path, selected, saver.out, writePM)
-	opt.OnCellEnd = func(cell int, _ sessions.CellResult) { saver.progress(cell, nb) }
+	opt.OnCellEnd = func(cell int, res sessions.CellResult) {
+		// A cell an interrupt came before changed nothing, and the final
+		// save follows: a save for each made Ctrl-C of 3,000 cells take 13 s.
+		if !res.NotStarted() {
+			saver.progress(cell, nb)
+		}
+	}
 	if writePM {
 		// As papermill's cell_start saves: the cell's status says running.
 		saver.atStart = true
