@@ -18,7 +18,8 @@ func publishNew(temp, path string) error {
 			return nil
 		case errors.Is(err, unix.EINTR):
 			continue
-		case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+		case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP),
+			errors.Is(err, unix.EPERM): // a seccomp filter's answer to a call it does not know
 			return linkNew(temp, path)
 		}
 		return fmt.Errorf("write notebook %s: %w", path, err) // EEXIST matches fs.ErrExist
