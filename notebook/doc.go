@@ -92,6 +92,15 @@
 //     fs.ErrNotExist and the like), as is one that is not a regular file
 //     (a FIFO, whose open would block for ever; a device), which is not
 //     read.
+//   - A path in an error's text (the notebook, its directory, its lock or
+//     temp file, in a *FileError, *ConflictError, *LockedError, *LinkError
+//     and a save's or lock's failure) is printed by trustdir.Shown: as it
+//     is, or quoted Go-style when it holds a character that is not
+//     printable (an escape sequence, a newline, U+2028), and an os error
+//     wrapped in one by trustdir.ShownError. A notebook's name is often
+//     another user's to choose (a cloned repository), and a raw one could
+//     drive the reader's terminal or fake a line of the message. The
+//     errors' Path fields hold the path as given.
 //   - [Load], [LoadOrNew] and
 //     [ParseFile] remember the file read and a [Stamp] of its
 //     content; [Notebook.Save] to that file refuses, with a [*ConflictError]

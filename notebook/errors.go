@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/evalhost/evalhost/internal/plural"
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Sentinel errors callers branch on; the typed errors below match them.
@@ -121,7 +122,7 @@ func (e *ReadOnlyCellError) Unwrap() error { return ErrReadOnly }
 // Err, and so fs.ErrNotExist and the like.
 type FileError struct {
 	Op   string // "open" or "read"
-	Path string
+	Path string // as given; the message prints it by trustdir.Shown
 	Err  error
 }
 
@@ -131,7 +132,7 @@ func (e *FileError) Error() string {
 	if errors.As(cause, &pe) {
 		cause = pe.Err // it names the path and the call: the message does
 	}
-	return fmt.Sprintf("cannot %s %s: %v", e.Op, e.Path, cause)
+	return fmt.Sprintf("cannot %s %s: %v", e.Op, trustdir.Shown(e.Path), cause)
 }
 
 func (e *FileError) Unwrap() error { return e.Err }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"unsafe"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Load reads and validates the notebook at path. A missing file is an error
@@ -52,7 +54,7 @@ const MaxCells = 20000
 func ParseFile(path string, data []byte) (*Notebook, error) {
 	nb, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", trustdir.Shown(path), err)
 	}
 	nb.origin, nb.named, nb.held = canonical(path), absolute(path), held{stamp: StampOf(data)}
 	return nb, nil
@@ -76,7 +78,7 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, &FileError{Op: "read", Path: path, Err: err}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrTooLarge, path, limit>>20)
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB", ErrTooLarge, trustdir.Shown(path), limit>>20)
 	}
 	return data, nil
 }
@@ -126,7 +128,7 @@ func (nb *Notebook) Save(path string) error {
 	}
 	data := nb.encode()
 	if err := checkOwnEncoding(data); err != nil {
-		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", path, err)
+		return fmt.Errorf("refusing to write %s, the result would be invalid: %w", trustdir.Shown(path), err)
 	}
 	return nb.save(path, data, true)
 }
@@ -260,17 +262,17 @@ func writeFileWith(path string, write func(io.Writer) error, expected *held, syn
 		tempCreated(f.Name())
 	}
 	if err = write(f); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if orig != nil {
 		keepOwner(f, orig)
 	}
 	if sync {
 		if err = f.Sync(); err != nil {
-			return fmt.Errorf("write notebook %s: fsync: %w", path, err)
+			return fmt.Errorf("write notebook %s: fsync: %w", trustdir.Shown(path), trustdir.ShownError(err))
 		}
 	}
 	// The temp file stays marked until it is renamed, so that a Lock's
@@ -278,7 +280,7 @@ func writeFileWith(path string, write func(io.Writer) error, expected *held, syn
 	release := holdMark(f)
 	defer release()
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if tempClosed != nil {
 		tempClosed(f.Name())
@@ -317,9 +319,18 @@ func publish(temp, path string, expected *held) error {
 		}
 	}
 	if err := os.Rename(temp, path); err != nil {
-		return fmt.Errorf("write notebook %s: %w", path, err)
+		return writeError(path, err)
 	}
 	return nil
+}
+
+// writeError is a save's failure to write path: the path by
+// trustdir.Shown, and err, an os error naming the temp file (whose name
+// holds path's), by trustdir.ShownError. A notebook's name is often
+// another user's to choose (a cloned repository), and printed raw an
+// escape sequence in it drives the reader's terminal.
+func writeError(path string, err error) error {
+	return fmt.Errorf("write notebook %s: %w", trustdir.Shown(path), trustdir.ShownError(err))
 }
 
 // errNoExclusive: the file system cannot create a name only while it is
@@ -351,7 +362,7 @@ func checkHolds(path string, expected *held) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("write notebook %s: check that it is unchanged: %w", path, err)
+		return fmt.Errorf("write notebook %s: check that it is unchanged: %w", trustdir.Shown(path), trustdir.ShownError(err))
 	}
 	return nil
 }
@@ -376,7 +387,10 @@ func CheckWritable(path string) error {
 	if tempClosed != nil {
 		tempClosed(f.Name())
 	}
-	return os.Remove(f.Name())
+	if err := os.Remove(f.Name()); err != nil {
+		return writeError(path, err)
+	}
+	return nil
 }
 
 // writableTarget resolves a symlink to the file it names (a dangling
@@ -386,11 +400,11 @@ func CheckWritable(path string) error {
 // replaces (nil: none).
 func writableTarget(path string) (string, fs.FileMode, fs.FileInfo, error) {
 	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
-		return "", 0, nil, fmt.Errorf("write notebook %s: the path names a directory, not a notebook file; give the file's name (DIR/NAME.ipynb)", path)
+		return "", 0, nil, fmt.Errorf("write notebook %s: the path names a directory, not a notebook file; give the file's name (DIR/NAME.ipynb)", trustdir.Shown(path))
 	}
 	target, err := resolveLinks(path)
 	if err != nil {
-		return "", 0, nil, fmt.Errorf("write notebook %s: %w", path, err)
+		return "", 0, nil, writeError(path, err)
 	}
 	if target != absolute(path) {
 		path = target
@@ -400,11 +414,11 @@ func writableTarget(path string) (string, fs.FileMode, fs.FileInfo, error) {
 		return path, newFilePerm(), nil, nil
 	}
 	if !st.Mode().IsRegular() {
-		return "", 0, nil, fmt.Errorf("write notebook %s: not a regular file", path)
+		return "", 0, nil, fmt.Errorf("write notebook %s: not a regular file", trustdir.Shown(path))
 	}
 	perm := st.Mode().Perm()
 	if perm&0o222 == 0 {
-		return "", 0, nil, fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", path, perm)
+		return "", 0, nil, fmt.Errorf("write notebook %s: the file is read-only (mode %04o); make it writable (chmod u+w) to change it", trustdir.Shown(path), perm)
 	}
 	return path, perm, st, nil
 }
@@ -438,14 +452,14 @@ func createTemp(path string) (*os.File, error) {
 	for range 10 {
 		f, err := os.CreateTemp(dir, tempPattern(base))
 		if err != nil {
-			return nil, fmt.Errorf("write notebook %s: %w", path, err)
+			return nil, writeError(path, err)
 		}
 		if markWriting(f) {
 			return f, nil
 		}
 		f.Close() // the sweep that took it removes it
 	}
-	return nil, fmt.Errorf("write notebook %s: its temp files in %s were removed as soon as they were made, ten times", path, dir)
+	return nil, fmt.Errorf("write notebook %s: its temp files in %s were removed as soon as they were made, ten times", trustdir.Shown(path), trustdir.Shown(dir))
 }
 
 // syncDir makes the rename durable; file systems that cannot fsync a

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // ErrPlantedLink: a save (or a lock) would follow a symlink in a directory
@@ -25,7 +27,7 @@ type LinkError struct {
 func (e *LinkError) Error() string {
 	return fmt.Sprintf("will not follow the symlink %s: it belongs to uid %d, in a directory anyone may write to, "+
 		"so another user may have planted it to aim the write at a file of their choosing (the kernel "+
-		"refuses to follow it too where fs.protected_symlinks is on); remove it or give another path", e.Link, e.Owner)
+		"refuses to follow it too where fs.protected_symlinks is on); remove it or give another path", trustdir.Shown(e.Link), e.Owner)
 }
 
 func (e *LinkError) Unwrap() error { return ErrPlantedLink }

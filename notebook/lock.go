@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // FileLock is an exclusive lock on one notebook, held against every other
@@ -43,7 +45,7 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	return fmt.Sprintf("%s is being changed by another evalhost process, which holds its lock %s (%v); try again when it is done",
-		e.Path, e.LockFile, e.Err)
+		trustdir.Shown(e.Path), trustdir.Shown(e.LockFile), e.Err)
 }
 
 func (e *LockedError) Unwrap() []error { return []error{ErrLocked, e.Err} }
@@ -59,7 +61,7 @@ func (e *LockedError) Unwrap() []error { return []error{ErrLocked, e.Err} }
 func Lock(ctx context.Context, path string) (*FileLock, error) {
 	target, err := resolveLinks(path) // canonical's, a planted link refused
 	if err != nil {
-		return nil, fmt.Errorf("lock notebook %s: %w", path, err)
+		return nil, fmt.Errorf("lock notebook %s: %w", trustdir.Shown(path), trustdir.ShownError(err))
 	}
 	dir, base := filepath.Split(target)
 	l := &FileLock{path: filepath.Join(dir, "."+base+".evalhost-lock")}
@@ -83,7 +85,7 @@ func (l *FileLock) lockFile(ctx context.Context, path, dir string) error {
 	for {
 		ok, err := l.held.try(l.path)
 		if err != nil {
-			return fmt.Errorf("lock notebook %s: %w%s", path, err, lockHint(err, filepath.Clean(dir), l.path))
+			return fmt.Errorf("lock notebook %s: %w%s", trustdir.Shown(path), trustdir.ShownError(err), lockHint(err, filepath.Clean(dir), l.path))
 		}
 		if ok {
 			return nil
@@ -115,13 +117,13 @@ func lockHint(err error, dir, lockFile string) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && isDir(dir):
 		// procfs and the like answer ENOENT to a create.
-		return fmt.Sprintf("; the directory %s cannot hold files (a system directory?): give a path in another one", dir)
+		return fmt.Sprintf("; the directory %s cannot hold files (a system directory?): give a path in another one", trustdir.Shown(dir))
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("; the directory %s does not exist: create it first", dir)
+		return fmt.Sprintf("; the directory %s does not exist: create it first", trustdir.Shown(dir))
 	case errors.Is(err, fs.ErrPermission) && fileExists(lockFile):
 		return "; the lock file is there but not yours to open (another user's evalhost?): ask them, or remove it if no one edits the notebook"
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Sprintf("; the directory %s is not writable by you, so the notebook cannot be written there either", dir)
+		return fmt.Sprintf("; the directory %s is not writable by you, so the notebook cannot be written there either", trustdir.Shown(dir))
 	}
 	return ""
 }

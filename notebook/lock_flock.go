@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/evalhost/evalhost/internal/flock"
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // heldLock is an flock(2)ed lock file. flock locks belong to an open file
@@ -25,7 +26,7 @@ func (h *heldLock) try(path string) (bool, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 		if err != nil && isSymlink(path) { // ELOOP on Linux and macOS, EMLINK on FreeBSD
-			return false, fmt.Errorf("%w: %s is a symbolic link, not a lock file evalhost made; it is not followed, since whoever planted it could point it anywhere: remove it", ErrBadLockFile, path)
+			return false, fmt.Errorf("%w: %s is a symbolic link, not a lock file evalhost made; it is not followed, since whoever planted it could point it anywhere: remove it", ErrBadLockFile, trustdir.Shown(path))
 		}
 		if err != nil {
 			return false, err
@@ -37,7 +38,7 @@ func (h *heldLock) try(path string) (bool, error) {
 			if errors.Is(err, flock.ErrLocked) {
 				return false, nil
 			}
-			return false, fmt.Errorf("%s: %w", path, err)
+			return false, fmt.Errorf("%s: %w", trustdir.Shown(path), err)
 		}
 		locked, err1 := f.Stat()
 		now, err2 := os.Lstat(path)

@@ -2,7 +2,6 @@ package notebook
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,6 +21,6 @@ func publishNew(temp, path string) error {
 			errors.Is(err, unix.EPERM): // a seccomp filter's answer to a call it does not know
 			return linkNew(temp, path)
 		}
-		return fmt.Errorf("write notebook %s: %w", path, err) // EEXIST matches fs.ErrExist
+		return writeError(path, err) // EEXIST matches fs.ErrExist
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
 )
 
 // Stamp identifies the content of a notebook file as it was read: whether
@@ -62,7 +64,7 @@ func openRegular(path string) (*os.File, error) {
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+		err = fmt.Errorf("%s is not a regular file (%v)", trustdir.Shown(path), st.Mode().Type())
 	}
 	if err != nil {
 		f.Close()
@@ -146,7 +148,7 @@ func (e *ConflictError) Error() string {
 	default:
 		what = "changed on disk after it was read (another edit or program wrote it)"
 	}
-	return fmt.Sprintf("%s %s; nothing was written, so that change is kept: read the notebook again and redo this edit", e.Path, what)
+	return fmt.Sprintf("%s %s; nothing was written, so that change is kept: read the notebook again and redo this edit", trustdir.Shown(e.Path), what)
 }
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }

@@ -39,17 +39,17 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, &notebook.FileError{Op: "open", Path: trustdir.Shown(name), Err: err}
+			return nil, &notebook.FileError{Op: "open", Path: name, Err: err}
 		}
 		defer f.Close()
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, &notebook.FileError{Op: "read", Path: trustdir.Shown(label), Err: err}
+		return nil, &notebook.FileError{Op: "read", Path: label, Err: err}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s is larger than %d MiB, the most evalhost reads", errTooLarge, label, limit>>20)
+		return nil, fmt.Errorf("%w: %s is larger than %d MiB, the most evalhost reads", errTooLarge, trustdir.Shown(label), limit>>20)
 	}
 	return data, nil
 }
