@@ -206,7 +206,7 @@ func (c *nbCommand) apply() error {
 	created := orig == nil
 	out, err := nb.ApplyText(text)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.path, err)
+		return fmt.Errorf("%s: %w", trustdir.Shown(c.path), err)
 	}
 	data := out.Bytes()
 	changed := created || !bytes.Equal(data, orig)
@@ -225,7 +225,7 @@ func (c *nbCommand) apply() error {
 	case !changed:
 		verb = "unchanged:"
 	}
-	_, err = fmt.Fprintf(c.stdout, "%s %s (%s)\n", verb, c.path, plural.Of(out.Len(), "cell"))
+	_, err = fmt.Fprintf(c.stdout, "%s %s (%s)\n", verb, trustdir.Shown(c.path), plural.Of(out.Len(), "cell"))
 	return err
 }
 
@@ -272,7 +272,7 @@ func (c *nbCommand) action() error {
 		cell, err = nb.Delete(c.cell)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.path, err)
+		return fmt.Errorf("%s: %w", trustdir.Shown(c.path), err)
 	}
 	if err := nb.Save(c.path); err != nil {
 		return err
@@ -282,7 +282,7 @@ func (c *nbCommand) action() error {
 			"cellType": cell.Type, "cellId": cell.ID, "totalCells": nb.Len(), "cellSource": cell.Source})
 	}
 	past := map[string]string{"edit": "edited", "insert": "inserted", "delete": "deleted"}[c.name]
-	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%s now)\n", past, cell.Type, c.cell, c.path, plural.Of(nb.Len(), "cell"))
+	_, err = fmt.Fprintf(c.stdout, "%s %s cell %d in %s (%s now)\n", past, cell.Type, c.cell, trustdir.Shown(c.path), plural.Of(nb.Len(), "cell"))
 	return err
 }
 

@@ -121,7 +121,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	defer reg.Close()
 	writePM, note, err := f.papermill.apply(nb, f.params != nil)
 	if err != nil {
-		return fail(exitFailed, "%s: remove papermill's metadata: %v", path, err)
+		return fail(exitFailed, "%s: remove papermill's metadata: %v", trustdir.Shown(path), err)
 	}
 	if note != "" {
 		fmt.Fprintf(stderr, "evalhost nb run: note: %s\n", note)
@@ -159,11 +159,11 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 	}
 	noteTooLargeToRead(stderr, saver.written())
 	if err != nil {
-		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, saver.written())
+		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, trustdir.Shown(saver.written()))
 	}
 	if saver.diverted != "" {
 		return fail(exitFailed, "%s changed on disk while its cells ran; not overwriting it, which would undo that change; the executed notebook is in %s",
-			saver.changed, saver.diverted)
+			trustdir.Shown(saver.changed), trustdir.Shown(saver.diverted))
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, nb, saver.written(), interrupts > 0)
 	return interrupted.exitCode(exitCode(res.Result, interrupts > 0))
@@ -189,7 +189,7 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 		}
 	case inputOther:
 		return fail(exitUsage, "%s is not a notebook: nb run reads .ipynb notebooks (JSON) and Jupytext percent scripts "+
-			"(.py, with \"# %%%%\" cells or Jupytext's header)", path)
+			"(.py, with \"# %%%%\" cells or Jupytext's header)", trustdir.Shown(path))
 	default:
 		if nb, err = notebook.ParseFile(path, orig); err != nil {
 			return fail(exitFailed, "%v", err)
@@ -197,15 +197,15 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	}
 	if err := nbrun.CheckLanguage(nb); err != nil {
 		if kind == inputScript {
-			return fail(exitFailed, "%s: %v; nothing was run", path, err)
+			return fail(exitFailed, "%s: %v; nothing was run", trustdir.Shown(path), err)
 		}
-		return fail(exitFailed, "%s: %v, so it was left unchanged", path, err)
+		return fail(exitFailed, "%s: %v, so it was left unchanged", trustdir.Shown(path), err)
 	}
 	if selected, err = nbrun.SelectCodeCells(nb, f.cells); err != nil {
 		return fail(exitUsage, "--cells %v", err)
 	}
 	if selected, err = withParams(nb, f.params, path, selected, stderr); err != nil {
-		return fail(exitFailed, "%s: %v", path, err)
+		return fail(exitFailed, "%s: %v", trustdir.Shown(path), err)
 	}
 	return nb, selected, exitOK, true
 }
@@ -251,7 +251,8 @@ func parseNbRunFlags(args []string, stdout, stderr io.Writer) (f nbRunFlags, pat
 	}
 	if fs.NArg() == 2 && f.out == "" && !f.inplace {
 		// papermill IN OUT: the habit of papermill's users.
-		return usage("want one notebook FILE: the output goes with -o, not as papermill's second argument: evalhost nb run %s -o %s", fs.Arg(0), fs.Arg(1))
+		return usage("want one notebook FILE: the output goes with -o, not as papermill's second argument: evalhost nb run %s -o %s",
+			trustdir.ShellQuote(fs.Arg(0)), trustdir.ShellQuote(fs.Arg(1)))
 	}
 	if fs.NArg() != 1 || (f.inplace && f.out != "") {
 		return usage("want one notebook FILE and at most one of -o and --inplace")
@@ -346,10 +347,10 @@ func reportNotebookRun(stdout, stderr io.Writer, asJSON bool, res nbrun.Result, 
 		}
 	}
 	if interrupted {
-		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %s finished)\n", out, finished, plural.Of(len(res.Cells), "cell"))
+		fmt.Fprintf(stderr, "evalhost nb run: interrupted; wrote %s with the outputs so far (%d of %s finished)\n", trustdir.Shown(out), finished, plural.Of(len(res.Cells), "cell"))
 		return
 	}
-	fmt.Fprintf(stdout, "%s (%s); wrote %s\n", ranSummary(res.Cells), res.Status, out)
+	fmt.Fprintf(stdout, "%s (%s); wrote %s\n", ranSummary(res.Cells), res.Status, trustdir.Shown(out))
 }
 
 // ranSummary says how many cells ran and how many were skipped (after a
@@ -379,7 +380,7 @@ func withParams(nb *notebook.Notebook, p *params.Params, path string, selected [
 		return selected, nil
 	}
 	if params.TaggedCell(nb, params.ParametersTag) < 0 && params.TaggedCell(nb, params.InjectedTag) < 0 {
-		fmt.Fprintf(stderr, "evalhost nb run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", path)
+		fmt.Fprintf(stderr, "evalhost nb run: note: no cell of %s is tagged parameters; the parameters go into a new first cell\n", trustdir.Shown(path))
 	}
 	return injectParams(nb, p, selected)
 }
@@ -412,6 +413,6 @@ func injectParams(nb *notebook.Notebook, p *params.Params, selected []int) ([]in
 func noteTooLargeToRead(stderr io.Writer, path string) {
 	if st, err := os.Stat(path); err == nil && st.Size() > notebook.MaxFileBytes {
 		fmt.Fprintf(stderr, "evalhost nb run: note: %s is %d MiB, more than the %d MiB evalhost nb reads; Jupyter opens it, and clearing outputs (jupyter nbconvert --clear-output) makes it small again\n",
-			path, st.Size()>>20, notebook.MaxFileBytes>>20)
+			trustdir.Shown(path), st.Size()>>20, notebook.MaxFileBytes>>20)
 	}
 }

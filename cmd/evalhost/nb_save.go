@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -127,9 +128,9 @@ func (s *notebookSaver) write(nb *notebook.Notebook, when string) {
 // holds says what the target holds of this run.
 func (s *notebookSaver) holds() string {
 	if s.saved == 0 {
-		return s.written() + " holds no cell of this run"
+		return trustdir.Shown(s.written()) + " holds no cell of this run"
 	}
-	return fmt.Sprintf("%s holds the outputs up to cell %d", s.written(), s.saved-1)
+	return fmt.Sprintf("%s holds the outputs up to cell %d", trustdir.Shown(s.written()), s.saved-1)
 }
 
 // rescue writes nb to a new file in the temp directory when its target
@@ -138,9 +139,9 @@ func (s *notebookSaver) holds() string {
 func (s *notebookSaver) rescue(nb *notebook.Notebook) string {
 	name, err := s.rescueFile(nb)
 	if err == nil {
-		return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), name)
+		return fmt.Sprintf("%s; the executed notebook was written to %s instead", s.holds(), trustdir.Shown(name))
 	}
-	return fmt.Sprintf("%s; writing it to the temp directory failed too (%v), so the outputs of later cells are lost", s.holds(), err)
+	return fmt.Sprintf("%s; writing it to the temp directory failed too (%v), so the outputs of later cells are lost", s.holds(), trustdir.ShownError(err))
 }
 
 // rescueFile writes nb to a new file in the temp directory and names it.
@@ -201,13 +202,15 @@ func (s *notebookSaver) divertTarget(target string) (string, bool, error) {
 	if (target == s.input || sameFile(target, s.input)) && !sameFile(s.converted, s.input) {
 		made, err := narrowMode(s.converted, target)
 		if err != nil {
-			return "", false, fmt.Errorf("%s changed on disk while its cells ran, and %s could not be made as private as it: %w", target, s.converted, err)
+			return "", false, fmt.Errorf("%s changed on disk while its cells ran, and %s could not be made as private as it: %w",
+				trustdir.Shown(target), trustdir.Shown(s.converted), trustdir.ShownError(err))
 		}
 		return s.converted, made, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), strings.TrimSuffix(filepath.Base(target), ".ipynb")+".evalhost-*.ipynb")
 	if err != nil {
-		return "", false, fmt.Errorf("%s changed on disk while its cells ran, and no other file could be made for the result: %w", target, err)
+		return "", false, fmt.Errorf("%s changed on disk while its cells ran, and no other file could be made for the result: %w",
+			trustdir.Shown(target), trustdir.ShownError(err))
 	}
 	f.Close()
 	return f.Name(), true, nil

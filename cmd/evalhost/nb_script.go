@@ -46,34 +46,39 @@ func nbInputKind(path string, data []byte) nbInput {
 // f.out; code is the exit code of its error.
 func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (nb *notebook.Notebook, code int, err error) {
 	stem := strings.TrimSuffix(path, filepath.Ext(path))
+	shown := trustdir.Shown(path)
 	if f.inplace {
-		return nil, exitUsage, fmt.Errorf("--inplace: %s is a percent script, which holds no outputs; write the executed notebook with -o %s.ipynb", path, stem)
+		return nil, exitUsage, fmt.Errorf("--inplace: %s is a percent script, which holds no outputs; write the executed notebook with -o %s",
+			shown, trustdir.ShellQuote(stem+".ipynb"))
 	}
 	// python3 skips a byte order mark; jupytext would keep it in the
 	// first cell, which python3 then refuses.
 	script, err := percent.ReadNotebook(strings.TrimPrefix(string(src), "\ufeff"))
 	switch {
 	case errors.Is(err, percent.ErrNoCells):
-		return nil, exitUsage, fmt.Errorf("%s has no \"# %%%%\" cell marker and no Jupytext header: it is a plain script, not a notebook; run it with \"evalhost run %s\"", path, path)
+		return nil, exitUsage, fmt.Errorf("%s has no \"# %%%%\" cell marker and no Jupytext header: it is a plain script, not a notebook; run it with \"evalhost run %s\"",
+			shown, trustdir.ShellQuote(path))
 	case errors.Is(err, percent.ErrNotPercent):
-		return nil, exitUsage, fmt.Errorf("%s is %w", path, err)
+		return nil, exitUsage, fmt.Errorf("%s is %w", shown, err)
 	case errors.Is(err, percent.ErrEncoding):
 		q := trustdir.ShellQuote(path)
 		return nil, exitFailed, fmt.Errorf("%s: %w; convert it to UTF-8 (iconv -f ENCODING -t UTF-8 %s > NEW.py), "+
-			"or run it with \"evalhost run %s\", which reads it as python3 does", path, err, q, q)
+			"or run it with \"evalhost run %s\", which reads it as python3 does", shown, err, q, q)
 	case err != nil:
-		return nil, exitFailed, fmt.Errorf("%s: %w", path, err)
+		return nil, exitFailed, fmt.Errorf("%s: %w", shown, err)
 	}
 	defaulted := f.out == ""
 	if defaulted {
 		f.out = stem + ".ipynb"
 		if _, err := os.Lstat(f.out); err == nil {
 			return nil, exitUsage, fmt.Errorf("%s exists: without -o the executed notebook of %s goes there only when it is new; "+
-				"-o %s replaces it (as jupytext --to ipynb --execute would), another -o writes elsewhere", f.out, path, f.out)
+				"-o %s replaces it (as jupytext --to ipynb --execute would), another -o writes elsewhere",
+				trustdir.Shown(f.out), shown, trustdir.ShellQuote(f.out))
 		}
 	}
 	if filepath.Clean(f.out) == filepath.Clean(path) || sameFile(f.out, path) {
-		return nil, exitUsage, fmt.Errorf("-o %s is the script itself; write the executed notebook to another file (-o %s.ipynb)", f.out, stem)
+		return nil, exitUsage, fmt.Errorf("-o %s is the script itself; write the executed notebook to another file (-o %s)",
+			trustdir.Shown(f.out), trustdir.ShellQuote(stem+".ipynb"))
 	}
 	nb = notebook.New()
 	if defaulted {
@@ -83,11 +88,11 @@ func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (n
 		nb = notebook.NewAt(f.out)
 	}
 	if err := script.IpynbInto(nb, script.Paired(path, f.out)); err != nil {
-		return nil, exitFailed, fmt.Errorf("%s: %w", path, err)
+		return nil, exitFailed, fmt.Errorf("%s: %w", shown, err)
 	}
 	if defaulted {
 		fmt.Fprintf(stderr, "evalhost nb run: note: writing the executed notebook to %s, the notebook Jupytext pairs with %s "+
-			"(jupytext --to ipynb --execute writes it there); -o names another\n", f.out, path)
+			"(jupytext --to ipynb --execute writes it there); -o names another\n", trustdir.Shown(f.out), shown)
 	}
 	return nb, exitOK, nil
 }
