@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/evalhost/evalhost/internal/plural"
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -300,7 +301,7 @@ func (s *Server) nbFileError(err error, given string, creates bool) error {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		hint = "check the path"
 		if !filepath.IsAbs(given) {
-			hint += " (a relative one is from the server's working directory, " + s.cfg.WorkDir + ")"
+			hint += " (a relative one is from the server's working directory, " + trustdir.Shown(s.cfg.WorkDir) + ")"
 		}
 		if !creates {
 			hint += ", or create the notebook with notebook_insert or notebook_apply"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -31,7 +32,7 @@ var ErrLanguage = errors.New("not a Python notebook")
 type LanguageError struct{ Language string }
 
 func (e *LanguageError) Error() string {
-	return fmt.Sprintf("its kernel language is %s (in its metadata); evalhost runs Python cells only", e.Language)
+	return fmt.Sprintf("its kernel language is %s (in its metadata); evalhost runs Python cells only", trustdir.Shown(e.Language))
 }
 
 func (e *LanguageError) Unwrap() error { return ErrLanguage }

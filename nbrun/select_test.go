@@ -55,3 +55,17 @@ func TestSelectCodeCells(t *testing.T) {
 		})
 	}
 }
+
+// A notebook's kernel language is the notebook's to say, often someone
+// else's: the refusal shows it quoted when it holds a control character.
+func TestLanguageErrorShowsTheLanguage(t *testing.T) {
+	for _, tc := range []struct{ lang, shown string }{
+		{"R", "its kernel language is R ("},
+		{"r\x1b]0;x\x07\nevalhost: fine", `its kernel language is "r\x1b]0;x\a\nevalhost: fine" (`},
+	} {
+		msg := (&LanguageError{Language: tc.lang}).Error()
+		if !strings.Contains(msg, tc.shown) || strings.ContainsAny(msg, "\x1b\x07\n") {
+			t.Errorf("%q; want it to say %q, no control character raw", msg, tc.shown)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -316,7 +317,7 @@ func yamlScalar(n *yaml.Node) (any, error) {
 	case pyYAMLFloatRe().MatchString(v):
 		tag = "!!float"
 	case pyYAMLTimeRe().MatchString(v):
-		return nil, fmt.Errorf("%s is a date, which jupytext cannot write into a notebook (quote it)", v)
+		return nil, fmt.Errorf("%s is a date, which jupytext cannot write into a notebook (quote it)", trustdir.Shown(v))
 	default:
 		return v, nil
 	}
@@ -332,7 +333,7 @@ func yamlScalar(n *yaml.Node) (any, error) {
 	case "!!str":
 		return v, nil
 	}
-	return nil, fmt.Errorf("%s is tagged %s, which jupytext cannot write into a notebook", v, tag)
+	return nil, fmt.Errorf("%s is tagged %s, which jupytext cannot write into a notebook", trustdir.Shown(v), trustdir.Shown(tag))
 }
 
 // pyYAMLBool is PyYAML's construct_yaml_bool.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalhost/evalhost/internal/trustdir"
 	"github.com/evalhost/evalhost/notebook"
 	"github.com/evalhost/evalhost/params"
 )
@@ -225,5 +226,6 @@ func checkValueTookFile(cl commandLine, f runFlags, flags []paramFlag) error {
 		return nil
 	}
 	return fmt.Errorf("nothing to run: %s %s %s took the file %s as the parameter's VALUE (%s takes NAME VALUE); give FILE after it: evalhost run %s %s VALUE %s",
-		last.flag, last.args[0], last.args[1], last.args[1], last.flag, last.flag, last.args[0], last.args[1])
+		last.flag, trustdir.Shown(last.args[0]), trustdir.Shown(last.args[1]), trustdir.Shown(last.args[1]), last.flag,
+		last.flag, trustdir.ShellQuote(last.args[0]), trustdir.ShellQuote(last.args[1]))
 }

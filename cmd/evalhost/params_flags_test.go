@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,8 +127,13 @@ func TestInjectParamsSelection(t *testing.T) {
 func TestRunValueTookFile(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "report.py")
-	if err := os.WriteFile(script, []byte("x = 1\n"), 0o600); err != nil {
-		t.Fatal(err)
+	// A name another chose (a cloned repository's): shown quoted, not
+	// raw, where it could drive the terminal or fake a line of advice.
+	hostile := filepath.Join(dir, "r\x1b[2J\nevalhost: fine.py")
+	for _, p := range []string{script, hostile} {
+		if err := os.WriteFile(p, []byte("x = 1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		name string
@@ -135,6 +141,7 @@ func TestRunValueTookFile(t *testing.T) {
 		want string // in stderr; "" parses
 	}{
 		{"-p took the script", []string{"-p", "alpha", script}, "-p alpha " + script + " took the file"},
+		{"-p took a script of a hostile name", []string{"-p", "alpha", hostile}, "-p alpha " + strconv.Quote(hostile) + " took the file"},
 		{"-r took the script", []string{"-r", "name", script}, "-r name " + script + " took the file"},
 		{"-p then the script", []string{"-p", "alpha", "1", script}, ""},
 		{"-p of a word", []string{"-p", "alpha", "nosuch", "-c", "1"}, ""},
@@ -149,8 +156,8 @@ func TestRunValueTookFile(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v; want one saying %q", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.ContainsAny(err.Error(), "\x1b\n") {
+				t.Fatalf("err = %q; want one saying %q, no control character raw", err, tt.want)
 			}
 		})
 	}
