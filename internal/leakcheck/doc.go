@@ -7,7 +7,8 @@
 // alive, file descriptors may not outnumber it (the runtime's poller,
 // opened once for the process's life, is started before the first
 // baseline), and no live descendant process may exist at all unless an
-// option exempts it; leftover processes are killed once reported, so one
+// option exempts it (one whose leader is a zombie lives while another of
+// its threads runs); leftover processes are killed once reported, so one
 // leak does not fail the tests after it.
 // All of this is per process, so tests that use Check must not run in
 // parallel with each other.

@@ -11,23 +11,11 @@ import (
 	"github.com/evalhost/evalhost/internal/testkit"
 )
 
-// leaderExits ends its main thread alone (SYS_exit, not exit_group): the
-// kernel shows the leader as a zombie while the other thread, which holds
-// the process's descriptors, runs until its stdin closes.
-const leaderExits = `
-import ctypes, os, sys, threading
-def rest():
-    os.read(0, 1)
-    os._exit(0)
-threading.Thread(target=rest).start()
-ctypes.CDLL(None).syscall(ctypes.c_long(int(sys.argv[1])), ctypes.c_long(0))
-`
-
 // A process whose leader is a zombie has not ended while another of its
 // threads runs: its descriptors are still open (a Go process's leader may
 // exit first as SIGKILL takes its threads one by one).
 func TestGoneWaitsForEveryThread(t *testing.T) {
-	cmd := exec.Command(testkit.Python(t), "-c", leaderExits, strconv.Itoa(syscall.SYS_EXIT))
+	cmd := exec.Command(testkit.Python(t), "-c", leakcheck.LeaderExits, strconv.Itoa(syscall.SYS_EXIT))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,8 @@ type stat struct {
 func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
 
 // descendants lists the live processes below this one, leaving out those
-// o exempts and everything below them.
+// o exempts and everything below them. A zombie leader counts while another
+// thread of its process runs (see ended).
 func descendants(o Options) []proc {
 	children := map[int][]stat{}
 	for _, s := range allStats() {
@@ -43,7 +44,7 @@ func descendants(o Options) []proc {
 			if (o.IgnoreProcess != nil && o.IgnoreProcess(cmd)) || slices.Contains(o.IgnorePIDs, c.pid) {
 				continue
 			}
-			if c.live() {
+			if c.live() || !ended(c.pid) {
 				out = append(out, proc{pid: c.pid, cmdline: cmd})
 			}
 			walk(c.pid)
