@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/sessions"
@@ -71,7 +70,7 @@ func TestDeathMidCell(t *testing.T) {
 			// Every interpreter but the one now serving the session is gone.
 			pids := c.readyPIDs()
 			for _, pid := range pids[:max(len(pids)-1, 0)] {
-				if !leakcheck.Gone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, hangBound) {
 					t.Errorf("dead interpreter %d still running", pid)
 				}
 			}
@@ -85,11 +84,12 @@ func TestDeathMidCell(t *testing.T) {
 }
 
 // A SIGKILL from outside while the cell sleeps: noticed at once (not at the
-// cell's end), retried once.
+// cell's end), retried once. The cell sleeps far longer than the watchdog,
+// so a host that waits for its end hangs there; nothing here is timed.
 func TestExternalSIGKILL(t *testing.T) {
 	r := newRegistry(t, sessions.Config{})
 	m := strconv.Quote(filepath.Join(t.TempDir(), "first"))
-	code := "import os, time\nif os.path.exists(" + m + "):\n    print('second')\nelse:\n    open(" + m + ", 'w').close()\n    print('first', flush=True)\n    time.sleep(60)"
+	code := "import os, time\nif os.path.exists(" + m + "):\n    print('second')\nelse:\n    open(" + m + ", 'w').close()\n    print('first', flush=True)\n    time.sleep(1000)"
 	c := newCollector()
 	c.onData = func(s string) {
 		if strings.Contains(s, "first") {
@@ -97,7 +97,6 @@ func TestExternalSIGKILL(t *testing.T) {
 			_ = syscall.Kill(pids[len(pids)-1], syscall.SIGKILL)
 		}
 	}
-	start := time.Now()
 	res, err := r.Eval(context.Background(), sessions.Request{Cells: []sessions.Cell{py(code)}}, c.emit)
 	if err != nil {
 		t.Fatal(err)
@@ -107,9 +106,6 @@ func TestExternalSIGKILL(t *testing.T) {
 		t.Fatalf("cell = %+v\n%s", cell, c.text())
 	}
 	checkOrder(t, c.text(), []string{"first", "interpreter died (signal: killed)", "second"})
-	if el := time.Since(start); el > 30*time.Second {
-		t.Errorf("death noticed only after %v: the host waited for the sleep", el)
-	}
 }
 
 // checkOrder asserts that want appear in text in this order.

@@ -26,9 +26,12 @@ import (
 // is "LANG:busy", "LANG:idle" or "soak".
 const helperEnv = "EVALHOST_FAULTS_HOST"
 
-// orphanBound is the guarantee under test: every process a cell started
-// ends within this long after its host dies by any signal.
-const orphanBound = 2 * time.Second
+// hangBound bounds a wait for a process to end, or another event that must
+// come: a hang's bound, not a timing, which load stretches (the guarantee
+// is that it ends, found by awaiting the end). Every process the tests here
+// await the end of would run far longer by itself (sleeps of 600 s and
+// more, an interpreter spinning), so one left running still fails at it.
+const hangBound = time.Minute
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
@@ -254,7 +257,7 @@ func (h *host) kill() {
 
 // When a host is SIGKILLed, in the middle of a cell or idle, its
 // interpreter, the interpreter's reaper and everything the cell started
-// (background, setsid, nohup, double-forked) end within orphanBound.
+// (background, setsid, nohup, double-forked) end.
 func TestHostKilled(t *testing.T) {
 	testkit.Python(t)
 	t.Cleanup(leakcheck.Watchdog(t, watchdogAfter))
@@ -291,12 +294,12 @@ func TestHostKilled(t *testing.T) {
 			h.kill()
 			killed := time.Now()
 			for _, pid := range watched {
-				if !leakcheck.Gone(pid, time.Until(killed.Add(orphanBound))) {
-					t.Errorf("process %d outlived its host's SIGKILL by %s", pid, orphanBound)
+				if !leakcheck.Gone(pid, time.Until(killed.Add(hangBound))) {
+					t.Errorf("process %d still ran %s after its host's SIGKILL", pid, hangBound)
 				}
 			}
-			if left := leakcheck.GoneFromDir(dir, time.Until(killed.Add(orphanBound))); len(left) > 0 {
-				t.Errorf("processes in the cell's directory outlived the host by %s: %q", orphanBound, left)
+			if left := leakcheck.GoneFromDir(dir, time.Until(killed.Add(hangBound))); len(left) > 0 {
+				t.Errorf("processes in the cell's directory still ran %s after the host's SIGKILL: %q", hangBound, left)
 			}
 			t.Logf("%d processes in the cell's directory before the kill; all gone %v after it", before, time.Since(killed))
 			if t.Failed() { // so one failure does not leave sleeps behind

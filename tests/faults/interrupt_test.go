@@ -13,8 +13,11 @@ import (
 )
 
 // A cell that ignores SIGINT and spins is killed once the grace window
-// passes: the request ends within timeout + grace (+ slack for a loaded
-// machine), says what happened, and the next cell gets a fresh interpreter.
+// passes, not before: the request says what happened, takes at least the
+// timeout and the grace (from the cancel: the grace), its interpreter
+// ends, and the next cell gets a fresh interpreter. No upper bound on the
+// time, which load stretches: a kill that never comes leaves the
+// interpreter spinning, and the request hangs to the watchdog.
 func TestIgnoredInterrupt(t *testing.T) {
 	const grace = 500 * time.Millisecond
 	r := newRegistry(t, sessions.Config{Grace: grace})
@@ -56,18 +59,16 @@ func TestIgnoredInterrupt(t *testing.T) {
 			if !strings.Contains(c.text()+cell.Message, tc.want) {
 				t.Errorf("output and message lack %q: %q / %q", tc.want, c.text(), cell.Message)
 			}
-			// Bound: the interrupt point, the grace window, then the kill,
-			// with generous slack: a hang would take the full minute.
-			limit := time.Second + grace + 5*time.Second
+			// A lower bound only: load makes the kill later, never sooner.
+			least, from := time.Second+grace, "request began" // the timeout counts from the cell's start
 			if tc.cancel {
-				el = time.Since(cancelledAt)
-				limit = grace + 5*time.Second
+				el, least, from = time.Since(cancelledAt), grace, "cancel"
 			}
-			if el > limit {
-				t.Errorf("took %v to end, want at most %v", el, limit)
+			if el < least {
+				t.Errorf("killed %v after the %s, before the grace had run (want at least %v)", el, from, least)
 			}
 			for _, pid := range c.readyPIDs() {
-				if !leakcheck.Gone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, hangBound) {
 					t.Errorf("spinning interpreter %d survived the escalation", pid)
 				}
 			}
@@ -82,12 +83,14 @@ func TestIgnoredInterrupt(t *testing.T) {
 // A grandchild in its own session inherits the interpreter's stdout and
 // stderr, so while it lives those pipes never reach EOF. The host must
 // still notice the death, finish the cell and shut down without waiting,
-// and the grandchild ends with its interpreter (its reaper kills it).
+// and the grandchild ends with its interpreter (its reaper kills it). The
+// grandchild sleeps far longer than the watchdog, so a host that waits for
+// the pipes hangs there; nothing here is timed.
 func TestGrandchildHoldsPipes(t *testing.T) {
 	r := newRegistry(t, sessions.Config{})
 	// The grandchild escapes the interpreter's process group, as a daemon
 	// would, so a group kill cannot reach it; the reaper does.
-	const spawn = "import subprocess, os\np = subprocess.Popen(['sleep', '60'], start_new_session=True)\nprint('grandchild', p.pid, flush=True)\n"
+	const spawn = "import subprocess, os\np = subprocess.Popen(['sleep', '1000'], start_new_session=True)\nprint('grandchild', p.pid, flush=True)\n"
 	tests := []struct {
 		name       string
 		code       string
@@ -112,9 +115,7 @@ func TestGrandchildHoldsPipes(t *testing.T) {
 					}
 				}
 			}
-			start := time.Now()
 			res, err := r.Eval(context.Background(), sessions.Request{Session: "gc" + strconv.Itoa(i), Cells: []sessions.Cell{pyT(tc.code, tc.timeout)}}, c.emit)
-			el := time.Since(start)
 			defer func() {
 				if t.Failed() { // so a failure leaves no sleep behind
 					for _, pid := range grandkids {
@@ -131,25 +132,22 @@ func TestGrandchildHoldsPipes(t *testing.T) {
 			if res.Cells[0].Status != tc.wantStatus {
 				t.Fatalf("status %s, want %s: %+v\n%s", res.Cells[0].Status, tc.wantStatus, res.Cells[0], c.text())
 			}
-			if el > 30*time.Second {
-				t.Errorf("took %v: the host waited for the grandchild's pipes", el)
-			}
 			// Closing the session must not wait for the grandchild either.
 			closed := make(chan struct{})
 			go func() { defer close(closed); r.CloseSession("gc" + strconv.Itoa(i)) }()
 			select {
 			case <-closed:
-			case <-time.After(30 * time.Second):
+			case <-time.After(hangBound): // a hang's bound, not a timing
 				t.Fatal("CloseSession hangs while a grandchild holds the pipes")
 			}
 			for _, pid := range c.readyPIDs() {
-				if !leakcheck.Gone(pid, 5*time.Second) {
+				if !leakcheck.Gone(pid, hangBound) {
 					t.Errorf("interpreter %d survived", pid)
 				}
 			}
 			for _, pid := range grandkids {
-				if !leakcheck.Gone(pid, orphanBound) {
-					t.Errorf("grandchild %d outlived its interpreter by %s", pid, orphanBound)
+				if !leakcheck.Gone(pid, hangBound) {
+					t.Errorf("grandchild %d still ran %s after its interpreter ended", pid, hangBound)
 				}
 			}
 		})

@@ -157,13 +157,13 @@ func TestSoak(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	for pid := range st.pids {
-		if !leakcheck.Gone(pid, 5*time.Second) {
+		if !leakcheck.Gone(pid, hangBound) {
 			t.Errorf("interpreter %d survived Close", pid)
 		}
 	}
 	// What the cells started, setsid and double-forked included, is not
 	// below this process any more, so it is found by working directory.
-	if left := leakcheck.GoneFromDir(dir, 5*time.Second); len(left) > 0 {
+	if left := leakcheck.GoneFromDir(dir, hangBound); len(left) > 0 {
 		t.Errorf("%d processes the cells started survived Close: %q", len(left), left)
 	}
 	t.Logf("%d cells in %v: %.0f cells/s; host heap peak +%.1f MB, VmHWM %s; interpreters started %d; by kind %v",
