@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
 )
@@ -41,7 +40,7 @@ func TestDaemonEndedDuringRunIsSaid(t *testing.T) {
 			pid := h.pid("s")
 			pyFile := filepath.Join(h.home, "py.pid")
 			cmd, stderr := h.startRunning(t, "run", "--session", "s", "-c",
-				fmt.Sprintf("import os, time\nopen(%q, 'w').write(str(os.getpid()))\nprint('running', flush=True)\ntime.sleep(60)", pyFile))
+				fmt.Sprintf("import os, time\nopen(%q, 'w').write(str(os.getpid()))\nprint('running', flush=True)\ntime.sleep(600)", pyFile))
 			b, err := os.ReadFile(pyFile)
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +53,7 @@ func TestDaemonEndedDuringRunIsSaid(t *testing.T) {
 					t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
 				}
 			}
-			if !leakcheck.Gone(py, 10*time.Second) {
+			if !leakcheck.Gone(py, hangBound) {
 				t.Errorf("the cell's interpreter (pid %d) outlived its background process", py)
 			}
 		})

@@ -248,7 +248,7 @@ func TestRunEndsCellProcesses(t *testing.T) {
 			if tt.wantCode == 141 && stderr.Len() != 0 {
 				t.Errorf("stderr %q; want nothing after the output closed", stderr)
 			}
-			if !leakcheck.Gone(pid, 10*time.Second) {
+			if !leakcheck.Gone(pid, hangBound) {
 				t.Errorf("the cell's child process %d outlived evalhost run", pid)
 			}
 		})

@@ -220,7 +220,7 @@ func TestMCPClientGoneCancelsItsCalls(t *testing.T) {
 	case <-time.After(60 * time.Second): // the cell's timeout is 600 s
 		t.Fatal("evalhost mcp still runs the dead client's call")
 	}
-	if !leakcheck.Gone(pid, 10*time.Second) {
+	if !leakcheck.Gone(pid, hangBound) {
 		t.Errorf("the cell's child %d outlived the call", pid)
 	}
 }

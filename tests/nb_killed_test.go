@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
 	"github.com/evalhost/evalhost/internal/testkit"
@@ -55,7 +54,7 @@ func TestNotebookKilledMidCellMatchesPapermill(t *testing.T) {
 			cmd := tt.command(out)
 			pid := killAtCellOutput(t, cmd)
 			if tt.reaped {
-				if !leakcheck.Gone(pid, 10*time.Second) {
+				if !leakcheck.Gone(pid, hangBound) {
 					t.Errorf("the cell's interpreter %d outlived the killed run", pid)
 				}
 			} else {

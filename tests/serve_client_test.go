@@ -3,14 +3,14 @@ package tests
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/leakcheck"
 )
 
 // serveClient drives one `evalhost serve` child.
@@ -198,25 +198,18 @@ func (c *serveClient) pids() []int {
 	return pids
 }
 
-// checkPidsGone fails for any process still alive (zombies of other
-// parents count as gone: they hold no resources but a slot).
+// checkPidsGone fails for any process that does not end (zombies of other
+// parents count as ended, once all their threads have: they hold no
+// resources but a slot), awaiting the ends with hangBound on a hang.
 func checkPidsGone(t *testing.T, pids []int) {
 	t.Helper()
 	if len(pids) == 0 {
 		t.Fatal("no interpreter pids were seen")
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangBound)
 	for _, pid := range pids {
-		for {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-			if err != nil || strings.Contains(string(stat), ") Z ") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("interpreter %d outlived the server: %s", pid, stat)
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !leakcheck.Gone(pid, time.Until(deadline)) {
+			t.Errorf("interpreter %d still ran %s after the server ended", pid, hangBound)
 		}
 	}
 }

@@ -138,7 +138,7 @@ func stdoutClosedEndsTheServer(t *testing.T, socket, stdinEOF bool) {
 			if !strings.Contains(stderr.String(), tc.said) {
 				t.Errorf("stderr does not say why (%q):\n%s", tc.said, stderr)
 			}
-			if !leakcheck.Gone(pid, 10*time.Second) {
+			if !leakcheck.Gone(pid, hangBound) {
 				t.Errorf("the cell's interpreter (pid %d) outlived the server", pid)
 			}
 		})
