@@ -3,7 +3,8 @@
 //
 // Check takes a baseline when called and compares against it after the
 // test's later cleanups have closed what the test started, giving teardown
-// up to 5 s to settle. No goroutine started since the baseline may be
+// up to 30 s to settle (a bound on a hang, not a timing: a loaded machine
+// stretches teardown, and a clean one returns as soon as it is clean). No goroutine started since the baseline may be
 // alive, file descriptors may not outnumber it (the runtime's poller,
 // opened once for the process's life, is started before the first
 // baseline), and no live descendant process may exist at all unless an

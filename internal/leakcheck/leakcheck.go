@@ -10,9 +10,10 @@ import (
 )
 
 // settle is how long teardown may take after the test's cleanups: goroutines
-// exit and children are reaped asynchronously. A variable so this package's
-// tests of leaks need not wait it out.
-var settle = 5 * time.Second
+// exit and children are reaped asynchronously. Only a leak waits it out,
+// so it is generous: a loaded machine (CI) stretches teardown.
+// A variable so this package's tests of leaks need not wait it out.
+var settle = 30 * time.Second
 
 // Options say what a check covers beyond goroutines and descendant processes.
 type Options struct {
