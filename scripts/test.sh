@@ -17,7 +17,10 @@ bash scripts/platforms.sh
 # concurrent tests stay in the race pass.
 norace='^(TestGigabyteStream|TestDisplayInPiecesIsWhole|TestPayloadFileIsWhole|TestBigDisplaysInPiecesAreWhole|TestPlainWithRefsIsWhole'
 norace+='|TestFitImage|TestCollectorHoldsBoundedImages|TestReadTextPage'
-norace+='|TestCachedEncodingMatchesFresh|TestSavesKeepWhatTheyHandOut|TestStreamTextKeepsOutputs)$'
+norace+='|TestCachedEncodingMatchesFresh|TestSavesKeepWhatTheyHandOut|TestStreamTextKeepsOutputs'
+# Bounds on the bytes a call allocates, which the race detector
+# multiplies: checked here only (testkit.RaceEnabled).
+norace+='|TestReadNotebookBoundsMergedPairs|TestIpynbOfWideMetadata)$'
 mapfile -t norace_pkgs < <(grep -rlE --include='*_test.go' "^func ${norace:1:-1}\(" . | xargs -n1 dirname | sort -u)
 # Under a hostile environment: what a developer's shell or a container image
 # sets (EVALHOST_DEBUG, PYTHONWARNINGS, an active venv, the reference

@@ -12,7 +12,9 @@
 // again), a watch that fails a test at once when a process stops
 // (FailIfStopped), a wait for the system call a process is blocked in
 // (WaitSyscall, InSyscall) and one for a pipe or socket its reader stopped
-// reading to be full (WaitPipeFull, WaitNoRoom).
+// reading to be full (WaitPipeFull, WaitNoRoom), and whether the binary
+// runs under the race detector ([RaceEnabled]), which multiplies what a
+// call allocates.
 //
 // It is imported by tests only. Its -update flag is registered in every
 // test binary that imports it: `go test ./... -update` rewrites every

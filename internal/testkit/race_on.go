@@ -1,0 +1,6 @@
+//go:build race
+
+package testkit
+
+// RaceEnabled: see race.go.
+const RaceEnabled = true
