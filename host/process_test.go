@@ -147,8 +147,10 @@ func TestCancel(t *testing.T) {
 		if r.err != nil || !r.done.Cancelled {
 			t.Fatalf("done = %+v, err = %v; want a cancelled done", r.done, r.err)
 		}
-		if el := time.Since(start); el > time.Second+p.opts.Grace {
-			t.Errorf("took %s, more than timeout + grace", el)
+		// A hang guard, not a timing (load stretches one): the loop runs
+		// for ever unless the interrupt ends it.
+		if el := time.Since(start); el > 20*time.Second {
+			t.Errorf("took %s: the interrupt did not end the loop", el)
 		}
 		if r.stdout() != "spinning\n" {
 			t.Errorf("stdout = %q", r.stdout())

@@ -220,8 +220,10 @@ func TestShellCancel(t *testing.T) {
 			if got := strings.TrimRight(r.stdout(), "\n") + "\n"; got != tt.want {
 				t.Errorf("stdout = %q, want %q (plus the newline bash prints on ^C)", r.stdout(), tt.want)
 			}
-			if r.took > 500*time.Millisecond+grace {
-				t.Errorf("took %s, more than the timeout plus grace", r.took)
+			// A hang guard, not a timing (load stretches one): each cell
+			// runs 30 s or for ever unless the interrupt ends it.
+			if r.took > 20*time.Second {
+				t.Errorf("took %s: the interrupt did not end the cell", r.took)
 			}
 			// The shell survives and its state with it.
 			if r := shellCode(s, "echo alive"); r.err != nil || r.stdout() != "alive\n" {
