@@ -13,9 +13,10 @@ import (
 // none, as the SDK ends the connection, and cancels every call, at EOF.
 // It holds exactly the requests that will be answered: admit answers itself
 // every request the SDK (or the fast path) would not answer under the id
-// the client sent (requestid.go), and a cancelled request is answered too,
-// but leaves the list once its client's notifications/cancelled is read
-// (cancelled): that client wants no answer.
+// the client sent (requestid.go), and a cancelled request is answered too
+// (the end of input waits for it), but once its client's
+// notifications/cancelled is read (cancelled) a reader gone before its
+// answer lost nothing: that client wants none.
 //
 // An answer leaves the list of ids before it is written, as the client may
 // reuse the id once it reads it, but the end waits until it is written:
@@ -23,9 +24,10 @@ import (
 // lost when the end overtook its write.
 type inflight struct {
 	mu      sync.Mutex
-	ids     map[string]struct{} // by callKey
-	writing int                 // answers noted and not yet written
-	failed  bool                // an answer's write failed
+	ids     map[string]bool // by callKey: true once the client cancelled it
+	cancels int             // the ids cancelled
+	writing int             // answers noted and not yet written
+	failed  bool            // an answer's write failed
 	// shut: a wait saw the output's reader gone, so the connection ends;
 	// a request read after is dropped, never run, as nobody can read its
 	// answer (it stays out of the count wait's verdict was made on).
@@ -34,7 +36,7 @@ type inflight struct {
 }
 
 func newInflight() *inflight {
-	return &inflight{ids: map[string]struct{}{}, changed: make(chan struct{})}
+	return &inflight{ids: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // admit notes a line about to be passed on (plain: a plainRequest, which
@@ -59,7 +61,7 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	if _, running := f.ids[a.key]; running {
 		return duplicateReply(r.raw)
 	}
-	f.ids[a.key] = struct{}{}
+	f.ids[a.key] = false
 	return nil
 }
 
@@ -71,27 +73,33 @@ func (f *inflight) answering(id jsonrpc.ID) (written func(error)) {
 	k := callKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.ids[k]; !ok || k == "" {
+	cancelled, ok := f.ids[k]
+	if !ok || k == "" {
 		return func(error) {} // not a request admitted (or answered twice)
 	}
 	delete(f.ids, k)
 	f.writing++
+	if cancelled {
+		f.cancels--
+		return func(error) { f.written(nil) } // wanted by nobody: its loss is none
+	}
 	return f.written
 }
 
-// cancelled forgets the request a notifications/cancelled names: its
-// client wants no answer (MCP's cancellation: one that comes is ignored),
-// so the end of input does not wait for it, nor is it lost when the
-// output's reader goes before it was answered. Its answer, if the SDK
-// writes one, is then a request's not admitted (answering).
+// cancelled notes the request a notifications/cancelled names: its client
+// wants no answer (MCP's cancellation: one that comes is ignored), so it
+// is not lost when the output's reader goes before it was answered, nor
+// is its answer's failed write. The end of input still waits for it, as
+// for every request read.
 func (f *inflight) cancelled(id jsonrpc.ID) {
 	k := callKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.ids[k]; !ok || k == "" {
+	if was, ok := f.ids[k]; !ok || was || k == "" {
 		return
 	}
-	delete(f.ids, k)
+	f.ids[k] = true
+	f.cancels++
 	close(f.changed)
 	f.changed = make(chan struct{})
 }
@@ -121,11 +129,13 @@ func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
 	for {
 		f.mu.Lock()
 		unanswered, writing, failed, changed := len(f.ids), f.writing, f.failed, f.changed
+		wanted := unanswered - f.cancels // the answers a reader gone would have lost
 		var err error
 		done := true
 		switch {
-		case readerGone && (unanswered > 0 || writing == 0 && failed):
+		case readerGone && (wanted > 0 || writing == 0 && failed):
 			err = ErrOutputGone
+		case readerGone && writing == 0:
 		case unanswered+writing > 0:
 			done = false
 		}

@@ -101,21 +101,24 @@ func TestInflightWaitTwoWaitersThenShut(t *testing.T) {
 }
 
 // A request the client cancelled (notifications/cancelled) wants no
-// answer, as MCP's cancellation has the client ignore one: the end of
-// input does not wait for it, and a reader gone before it was answered
-// lost nothing. A client that cancelled its call and closed at once was
+// answer, as MCP's cancellation has the client ignore one: a reader gone
+// before it was answered, or whose answer's write then failed, lost
+// nothing. The end of input still waits for its answer, as for any
+// request read. A client that cancelled its call and closed at once was
 // told (exit 141) that a call was cut short.
 func TestInflightCancelledWantsNoAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cancel string // the cancellation's requestId, as JSON
 		gone   bool   // the output's reader is gone
-		want   error
+		// waits: wait blocks until the answer's write ends, which fails
+		waits bool
+		want  error
 	}{
-		{"cancelled, the reader gone", `1`, true, nil},
-		{"cancelled, the input ended", `1`, false, nil},
-		{"another id cancelled, the reader gone", `2`, true, ErrOutputGone},
-		{"a string id that names no request", `"1"`, true, ErrOutputGone},
+		{"cancelled, the reader gone", `1`, true, false, nil},
+		{"cancelled, the input ended", `1`, false, true, nil},
+		{"another id cancelled, the reader gone", `2`, true, false, ErrOutputGone},
+		{"a string id that names no request", `"1"`, true, false, ErrOutputGone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -139,13 +142,23 @@ func TestInflightCancelledWantsNoAnswer(t *testing.T) {
 				res := make(chan error, 1)
 				go func() { res <- f.wait(context.Background(), gone) }()
 				synctest.Wait()
+				if tc.waits {
+					select {
+					case err := <-res:
+						t.Fatalf("wait returned %v before the cancelled call was answered; want it to wait", err)
+					default:
+					}
+					answer, _ := jsonrpc.MakeID(float64(1))
+					f.answering(answer)(errors.New("broken pipe"))
+					synctest.Wait()
+				}
 				select {
 				case err := <-res:
-					if !errors.Is(err, tc.want) || tc.want == nil && err != nil {
+					if err != tc.want {
 						t.Fatalf("wait returned %v, want %v", err, tc.want)
 					}
 				default:
-					t.Fatalf("wait blocks; want %v at once", tc.want)
+					t.Fatalf("wait blocks; want %v", tc.want)
 				}
 			})
 		})
