@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 	// EVALHOST_DEBUG adds a timeline: tests that want such a variable set
 	// it, so the rest compare the same output wherever they run.
 	testkit.Hermetic()
+	if err := pathToTestPython(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "evalhost-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -49,6 +53,27 @@ func TestMain(m *testing.M) {
 }
 
 // command runs evalhost with a private home so tests never share caches.
+// pathToTestPython puts the directory of EVALHOST_TEST_PYTHON, when set,
+// first on PATH: the tests compare the evalhost they run, which finds
+// python3 on PATH, with that interpreter (testkit.Python), and with the
+// machine's python3 first they compared two Pythons (3.11's run with
+// 3.13's python3: TestRunTTYAsPython failed on 3.13's colours).
+func pathToTestPython() error {
+	name := os.Getenv("EVALHOST_TEST_PYTHON")
+	if name == "" {
+		return nil
+	}
+	py, err := exec.LookPath(name)
+	if err != nil {
+		return fmt.Errorf("EVALHOST_TEST_PYTHON: %w", err)
+	}
+	dir := filepath.Dir(py)
+	if _, err := os.Stat(filepath.Join(dir, "python3")); err != nil {
+		return fmt.Errorf("EVALHOST_TEST_PYTHON is %s, and its directory has no python3 for evalhost to find on PATH: name a python3 beside it", py)
+	}
+	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
 func command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
