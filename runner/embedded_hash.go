@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "da23b9d49167449e"
+const embeddedHash = "445f82495d938d9d"

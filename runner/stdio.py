@@ -243,8 +243,9 @@ def exit_flush():
     (flush_std_files); False when one failed, where python3 exits 120.
     One closed (its closed true), None or deleted is passed over; stdout's
     failure is reported through sys.unraisablehook ("Exception ignored
-    in: <stdout's repr>" and the error, without a traceback: python3's
-    flush is C code), stderr's is not. A notebook's cells said theirs
+    in: <stdout's repr>", 3.13+ "Exception ignored on flushing
+    sys.stdout:", and the error, without a traceback: python3's flush is C
+    code), stderr's is not. A notebook's cells said theirs
     at each cell's end (flush_said)."""
     ok = True
     if not script_ended:
@@ -266,9 +267,14 @@ def exit_flush():
 
 
 def _unraisable(e, obj):
-    """Report e as the interpreter's PyErr_WriteUnraisable(obj) would, through
-    sys.unraisablehook."""
-    u = unraisable_args(e, None, obj)
+    """Report e as the interpreter's exit flush would, through
+    sys.unraisablehook: PyErr_WriteUnraisable(obj) before 3.13, whose
+    flush_std_files says "Exception ignored on flushing sys.stdout" instead
+    (PyErr_FormatUnraisable, no object)."""
+    if sys.version_info >= (3, 13):
+        u = unraisable_args(e, "Exception ignored on flushing sys.stdout", None)
+    else:
+        u = unraisable_args(e, None, obj)
     hook = getattr(sys, "unraisablehook", None)  # None or deleted: the default, as there
     if u is not None:
         try:
