@@ -313,9 +313,8 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		}
 		dst = append(dst, ']')
 		if len(t.Env) > 0 {
-			b, _ := json.Marshal(t.Env)
 			dst = append(dst, `,"env":`...)
-			dst = append(dst, b...)
+			dst = appendEnv(dst, t.Env) // as the request's env, its bytes kept
 		}
 		dst = append(dst, '}')
 	}
