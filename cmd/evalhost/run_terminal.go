@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"golang.org/x/term"
+
+	"github.com/evalhost/evalhost/sessions"
 )
 
 // runTerminal is what a one-shot run whose live output goes to a terminal
@@ -72,25 +74,20 @@ func terminalOf(stdout, stderr io.Writer) runTerminal {
 	return t
 }
 
-// sessionEnv are the variables an attached run's eval sets for its cells
-// while they run (its "terminal"), as a one-shot run's interpreter would
-// have them: the session's was started by another command, maybe not at
-// this terminal (sessions.TerminalEnv).
-var sessionEnv = []string{"COLUMNS", "LINES", "TERM", "NO_COLOR", "FORCE_COLOR", "PYTHON_COLORS"}
-
 // request is the eval's "terminal" for run --session: the streams on the
-// terminal and sessionEnv as this command's one-shot run would give its
-// cells: the size where the command sets none (env), TERM and NO_COLOR
-// as the command has them, FORCE_COLOR and PYTHON_COLORS only when stdout
-// and stderr are both on it; one it would not have is unset (null). Nil
-// when neither is on a terminal: the request says nothing, and the cells
-// see none.
+// terminal, and sessions.TerminalEnv as this command's one-shot run would
+// give its cells (the session's interpreter was started by another
+// command, maybe not at this terminal): the size where the command sets
+// none (env), TERM and NO_COLOR as the command has them, FORCE_COLOR and
+// PYTHON_COLORS only when stdout and stderr are both on it; one it would
+// not have is unset (null). Nil when neither is on a terminal: the
+// request says nothing, and the cells see none.
 func (t runTerminal) request() map[string]any {
 	if t.fds == nil {
 		return nil
 	}
-	env := make(map[string]any, len(sessionEnv))
-	for _, name := range sessionEnv {
+	env := make(map[string]any, len(sessions.TerminalEnv))
+	for name := range sessions.TerminalEnv {
 		env[name] = nil
 		if v, ok := os.LookupEnv(name); ok && (len(t.fds) == 2 || !slices.Contains(colorEnv, name)) {
 			env[name] = v
