@@ -19,7 +19,8 @@
 // processes working in a directory and GoneFromDir awaits their end, which
 // finds what a test's cells started even after it was re-parented away
 // from the test (an orphan of a killed host); Parent names a process's
-// parent.
+// parent. Each judges a process as Gone does: one with a running thread
+// has not ended, and its cwd and command line are read from that thread.
 //
 // Watchdog turns a hang into a panic that names the test and dumps every
 // goroutine's stack, instead of waiting for go test's own timeout.

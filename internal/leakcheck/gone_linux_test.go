@@ -1,8 +1,11 @@
 package leakcheck_test
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +35,43 @@ func TestGoneWaitsForEveryThread(t *testing.T) {
 	stdin.Close()
 	if !leakcheck.Gone(pid, time.Minute) { // a hang's bound, not a timing
 		t.Fatalf("%d did not end when its stdin closed", pid)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%d ended with %v, want its thread's exit 0", pid, err)
+	}
+}
+
+// A process whose leader is a zombie still works in its directory while
+// another of its threads runs: InDir lists it, by its command line,
+// GoneFromDir waits for that thread, as Gone does, and Parent names its
+// parent.
+func TestInDirSeesEveryThread(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(testkit.Python(t), "-c", leakcheck.LeaderExits, strconv.Itoa(syscall.SYS_EXIT))
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	testkit.WaitState(t, pid, 'Z')
+	want := fmt.Sprintf("%d %s -c ", pid, cmd.Path)
+	if got := leakcheck.InDir(dir); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Fatalf("InDir = %q, want %q... (its reading thread runs in %s)", got, want, dir)
+	}
+	if ppid, ok := leakcheck.Parent(pid); !ok || ppid != os.Getpid() {
+		t.Errorf("Parent(%d) = %d, %v; want %d", pid, ppid, ok, os.Getpid())
+	}
+	if left := leakcheck.GoneFromDir(dir, 0); len(left) != 1 {
+		t.Fatalf("GoneFromDir = %q while %d's reading thread runs", left, pid)
+	}
+	stdin.Close()
+	if left := leakcheck.GoneFromDir(dir, time.Minute); len(left) != 0 { // a hang's bound, not a timing
+		t.Fatalf("GoneFromDir = %q after %d's stdin closed", left, pid)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%d ended with %v, want its thread's exit 0", pid, err)

@@ -30,7 +30,7 @@ func (s stat) live() bool { return s.state != 'Z' && s.state != 'X' }
 
 // descendants lists the live processes below this one, leaving out those
 // o exempts and everything below them. A zombie leader counts while another
-// thread of its process runs (see ended).
+// thread of its process runs (see runningThread).
 func descendants(o Options) []proc {
 	children := map[int][]stat{}
 	for _, s := range allStats() {
@@ -40,11 +40,12 @@ func descendants(o Options) []proc {
 	var walk func(pid int)
 	walk = func(pid int) {
 		for _, c := range children[pid] {
-			cmd := cmdline(c)
+			at, running := runningThread(c)
+			cmd := cmdline(at, c.comm)
 			if (o.IgnoreProcess != nil && o.IgnoreProcess(cmd)) || slices.Contains(o.IgnorePIDs, c.pid) {
 				continue
 			}
-			if c.live() || !ended(c.pid) {
+			if running {
 				out = append(out, proc{pid: c.pid, cmdline: cmd})
 			}
 			walk(c.pid)
@@ -99,14 +100,15 @@ func readStatFile(pid int, path string) (stat, bool) {
 	return stat{pid: pid, ppid: ppid, state: f[0][0], comm: string(b[open+1 : end])}, true
 }
 
-// cmdline is a process's arguments joined by spaces, or its name in
-// parentheses when it has none (a zombie, or one exiting).
-func cmdline(s stat) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/cmdline")
+// cmdline is the arguments, joined by spaces, of the process whose /proc
+// directory (or a thread's) is at, or its name comm in parentheses when it
+// has none (a zombie, or one exiting).
+func cmdline(at, comm string) string {
+	b, _ := os.ReadFile(at + "cmdline")
 	if line := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")); line != "" {
 		return line
 	}
-	return "(" + s.comm + ")"
+	return "(" + comm + ")"
 }
 
 // Gone reports whether process pid has ended, waiting up to within for it
@@ -126,45 +128,67 @@ func Gone(pid int, within time.Duration) bool {
 
 // ended says whether process pid and every thread of it have ended.
 func ended(pid int) bool {
-	if s, ok := readStat(pid); ok && s.live() {
-		return false
+	s, ok := readStat(pid)
+	if !ok {
+		s = stat{pid: pid, state: 'X'} // its threads may yet be read
 	}
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	ents, _ := os.ReadDir(dir) // none: gone
-	for _, e := range ents {
-		if s, ok := readStatFile(pid, dir+e.Name()+"/stat"); ok && s.live() {
-			return false
-		}
-	}
-	return true
+	_, running := runningThread(s)
+	return !running
 }
 
-// Parent returns the parent of live process pid.
+// runningThread returns the /proc directory of a thread of process s that
+// has not ended, and true: the process's own while its leader lives, else
+// another thread's. A leader that exited first is a zombie whose directory
+// shows no cwd, descriptors or command line while its other threads run on
+// with them, and only a running thread's shows them. With every thread
+// ended it returns the process's own directory and false.
+func runningThread(s stat) (string, bool) {
+	own := "/proc/" + strconv.Itoa(s.pid) + "/"
+	if s.live() {
+		return own, true
+	}
+	ents, _ := os.ReadDir(own + "task") // none: gone
+	for _, e := range ents {
+		at := own + "task/" + e.Name() + "/"
+		if t, ok := readStatFile(s.pid, at+"stat"); ok && t.live() {
+			return at, true
+		}
+	}
+	return own, false
+}
+
+// Parent returns the parent of process pid while it has not ended (as Gone
+// judges).
 func Parent(pid int) (int, bool) {
 	s, ok := readStat(pid)
-	if !ok || !s.live() {
+	if !ok {
+		return 0, false
+	}
+	if _, running := runningThread(s); !running {
 		return 0, false
 	}
 	return s.ppid, true
 }
 
-// InDir lists the live processes whose working directory is dir or below
-// it, as "PID CMDLINE": what a test's cells started, wherever they were
-// re-parented (init, a subreaper) and whatever session they moved to.
+// InDir lists the processes not ended (as Gone judges) whose working
+// directory is dir or below it, as "PID CMDLINE": what a test's cells
+// started, wherever they were re-parented (init, a subreaper) and whatever
+// session they moved to.
 func InDir(dir string) []string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
 	var out []string
 	for _, s := range allStats() {
-		if !s.live() {
+		at, running := runningThread(s)
+		if !running {
 			continue
 		}
-		cwd, err := os.Readlink("/proc/" + strconv.Itoa(s.pid) + "/cwd")
+		cwd, err := os.Readlink(at + "cwd")
 		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
 			continue
 		}
-		out = append(out, proc{pid: s.pid, cmdline: cmdline(s)}.String())
+		out = append(out, proc{pid: s.pid, cmdline: cmdline(at, s.comm)}.String())
 	}
 	return out
 }
