@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A client whose cell runs when the process is stopped is told why before
@@ -77,27 +77,11 @@ func TestStopDoesNotWaitForAStalledClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, c, "stdout")
-	awaitStalledWrite(t) // c reads no more
+	testkit.WaitParked(t, "daemon.(*conn)", "waitWrite") // c reads no more
 	if _, err := Stop(paths); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// awaitStalledWrite waits until a connection of the process in this test
-// waits to write to its client, which takes nothing.
-func awaitStalledWrite(t *testing.T) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
-			if strings.Contains(g, "waitWrite") && strings.Contains(g, "daemon.(*conn)") {
-				return
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -144,7 +143,7 @@ func TestSocketLog(t *testing.T) {
 		go func() { _, err := out.Write(reply); replied <- err }()
 		testkit.WaitNoRoom(t, sock) // the reply waits for the reader
 		go func() { _, err := log.Write(line); logged <- err }()
-		waitParked(t, "(*sendTurn).takeBy(") // the line waits for its turn
+		testkit.WaitParked(t, "(*sendTurn).takeBy(") // the line waits for its turn
 		got := make([]byte, len(reply)+len(line))
 		if _, err := io.ReadFull(client, got); err != nil || <-replied != nil || <-logged != nil {
 			t.Fatalf("read %v", err)
@@ -255,21 +254,6 @@ func tcpPair(t *testing.T) (client, sock *os.File) {
 	return client, sock
 }
 
-// waitParked waits until a goroutine's stack shows it in fn.
-func waitParked(t *testing.T, fn string) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if n := runtime.Stack(buf, true); bytes.Contains(buf[:n], []byte(fn)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no goroutine in %s after 30s", fn)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // serve's and mcp's stderr, a stream socket their reading of stdin made
 // non-blocking (socat's EXEC with stderr: one socket for all three),
 // carries what they write to a reader that takes it late: here a flag's
@@ -294,7 +278,7 @@ func TestSocketStderrReachesLateReader(t *testing.T) {
 			}
 			done := make(chan int, 1)
 			go func() { done <- dispatch(args, strings.NewReader(""), io.Discard, stderr) }()
-			waitParked(t, ").waitRoom(") // the refusal waits for room
+			testkit.WaitParked(t, ").waitRoom(") // the refusal waits for room
 			if _, err := io.ReadFull(client, make([]byte, filled)); err != nil {
 				t.Fatal(err)
 			}

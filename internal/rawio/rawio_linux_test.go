@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 func pipe(t *testing.T) (r, w *os.File) {
@@ -60,7 +62,7 @@ func TestDeadlineAndClose(t *testing.T) {
 	pr.SetReadDeadline(time.Time{})
 	errc := make(chan error, 1)
 	go func() { _, err := r.Read(make([]byte, 8)); errc <- err }()
-	time.Sleep(10 * time.Millisecond) // let the read wait in the poller; either way it must fail
+	testkit.WaitParked(t, "rawio.(*File).Read(", "runtime_pollWait(") // the close wakes a waiting read
 	pr.Close()
 	if err := <-errc; !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("read of a closed file: %v", err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
@@ -193,4 +194,24 @@ func TestPythonVersion(t *testing.T) {
 	if path, err := findVersion("3.99"); err == nil || !strings.Contains(err.Error(), "python3.99") {
 		t.Errorf("findVersion(3.99) = %q, %v; want an error naming python3.99", path, err)
 	}
+}
+
+// WaitParked returns once a goroutine is blocked in the function named,
+// on the receive named with it, not before.
+func TestWaitParked(t *testing.T) {
+	var reached atomic.Bool
+	release, done := make(chan struct{}), make(chan struct{})
+	go func() { defer close(done); parkedHere(&reached, release) }()
+	WaitParked(t, "testkit.parkedHere(", "[chan receive")
+	if !reached.Load() {
+		t.Error("WaitParked returned before the goroutine reached parkedHere")
+	}
+	close(release)
+	<-done
+}
+
+//go:noinline
+func parkedHere(reached *atomic.Bool, release chan struct{}) {
+	reached.Store(true)
+	<-release
 }
