@@ -1,11 +1,14 @@
 package proctree
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,4 +52,71 @@ func TestChildrenAndEnded(t *testing.T) {
 	if kids, _ := Children(pid); kids != nil {
 		t.Errorf("Children of a gone process = %v, want none", kids)
 	}
+}
+
+// leaderExits ends its main thread alone (SYS_exit, its first argument,
+// not exit_group): the kernel shows the leader as a zombie while the other
+// thread, which holds the process's descriptors, runs until stdin closes.
+// (internal/leakcheck's tests hold the same script.)
+const leaderExits = `
+import ctypes, os, sys, threading
+def rest():
+    os.read(0, 1)
+    os._exit(0)
+threading.Thread(target=rest).start()
+ctypes.CDLL(None).syscall(ctypes.c_long(int(sys.argv[1])), ctypes.c_long(0))
+`
+
+// A process whose leader thread exited while another thread runs has not
+// ended: its state field says zombie, and a caller counting what a tool
+// command left running must still count it.
+func TestZombieLeaderWithALiveThreadHasNotEnded(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3")
+	}
+	cmd := exec.Command(py, "-c", leaderExits, strconv.Itoa(syscall.SYS_EXIT))
+	stdin, err := cmd.StdinPipe() // kept open: the thread blocks on it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	// Await the leader's exit: its state field turns Z while the thread runs.
+	for deadline := time.Now().Add(time.Minute); leaderState(pid) != 'Z'; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("leader of %d never exited (state %q)", pid, leaderState(pid))
+		}
+	}
+	if Ended(pid) {
+		t.Fatalf("Ended(%d) with its second thread still running", pid)
+	}
+	stdin.Close() // the thread exits the process
+	var info unix.Siginfo
+	for {
+		if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != unix.EINTR {
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if !Ended(pid) {
+		t.Errorf("Ended(%d) false once every thread exited", pid)
+	}
+}
+
+func leaderState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndex(b, []byte(") "))
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
 }
