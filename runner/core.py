@@ -41,6 +41,11 @@ _cwd_entry = None  # the cwd _user_path put first on sys.path, that str object (
 _excepthook = None  # the interpreter's own sys.excepthook (a builtin) as the runner started: cprint runs it
 _default_excepthook = None  # the hook that is python3's default one (the runner's own, else the above)
 _module_lock = _thread.RLock()  # held while a runner module's code first runs (_module)
+# imports.py's own: the import system asks for it (StdlibHook.find_spec) in
+# whatever thread imports, and that thread may hold an import another
+# thread's module load, under _module_lock, waits for. Its load asks for no
+# other runner module, so this lock is never held waiting for the other.
+_imports_lock = _thread.RLock()
 _module_loading = set()  # the names of those modules
 _boot_ask = ""  # EVALHOST_BOOT: the host asks for runner.py's bytecode (bytecode.py)
 _OWN_DIRS = (_HERE, os.path.join(_HERE, "__pycache__"))  # sys.path[0] under python3 runner.py, or its bytecode
@@ -170,7 +175,7 @@ def _module(name):
     # code may ask for it): another thread waits here until the code has
     # run (it got the module half run: display had no display), the
     # loading thread itself gets it as it stands, as an import cycle does.
-    with _module_lock:
+    with _imports_lock if name == "imports" else _module_lock:
         mod = sys.modules.get(full)
         if mod is None:
             mod = _load_module(name, full)
@@ -203,15 +208,22 @@ def _load_module(name, full):
 def _after_fork_child():
     """A forked child loads afresh the runner modules another thread was
     loading; the runner's threads are not in it."""
-    global _module_lock
+    global _module_lock, _imports_lock
     _own_threads[0] = 0
+    # A load under way in another thread never ends here: its module goes,
+    # to be loaded afresh, and so does the lock that thread held.
     if not _module_lock._is_owned():
-        # A load under way in another thread never ends here: its module
-        # goes, to be loaded afresh, and so does the lock that thread held.
         _module_lock = _thread.RLock()
-        for full in list(_module_loading):
-            sys.modules.pop(full, None)
-        _module_loading.clear()
+        _forget_loading(lambda full: full != "_evalhost_imports")
+    if not _imports_lock._is_owned():
+        _imports_lock = _thread.RLock()
+        _forget_loading(lambda full: full == "_evalhost_imports")
+
+
+def _forget_loading(which):
+    for full in [f for f in _module_loading if which(f)]:
+        sys.modules.pop(full, None)
+        _module_loading.discard(full)
 
 
 def _before_fork():

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "445f82495d938d9d"
+const embeddedHash = "471fba0ccfcb0d0c"
