@@ -29,7 +29,14 @@ func TestWarningsIgnoreTheCwd(t *testing.T) {
 	}{
 		{attack{name: "SyntaxWarning once a cell imported warnings", imports: "import warnings",
 			cells: []string{"import warnings", `x = '\d'`},
-			check: wantStderr(`:1: SyntaxWarning: invalid escape sequence '\d'`)}, 12},
+			check: func(t *testing.T, c cellResult) {
+				// 3.14 words it so (the row runs on several interpreters)
+				line := `:1: SyntaxWarning: invalid escape sequence '\d'`
+				if strings.Contains(c.stderr, "is an invalid escape sequence") {
+					line = `:1: SyntaxWarning: "\d" is an invalid escape sequence.`
+				}
+				wantStderr(line)(t, c)
+			}}, 12},
 		{attack{name: "SyntaxWarning in a first cell", cells: []string{"x = 1\nx is 1"},
 			check: wantStderr(`:2: SyntaxWarning: "is" with `)}, 8},
 		{attack{name: "coroutine never awaited", cells: []string{"async def f():\n    pass\nf()\nNone"},
