@@ -292,9 +292,14 @@ class _IPythonHook:
 
 
 class _ScanContext:
+    """What _json's scanner reads of a JSONDecoder: each attribute any
+    version's reads (3.15 added array_hook; one missing and the runner
+    could not start)."""
+
     strict = True
     object_hook = None
     object_pairs_hook = None
+    array_hook = None
     parse_float = float
     parse_int = int
     parse_constant = float

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "471fba0ccfcb0d0c"
+const embeddedHash = "53bc2f935cfdf871"
