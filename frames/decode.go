@@ -307,6 +307,7 @@ func DecodeRequest(line []byte) (Request, error) {
 		if env := t.Get("env"); env.IsObject() {
 			r.Terminal.Env = decodeEnv(env)
 		}
+		r.Terminal.Request = t.Get("request").String()
 	}
 	return r, nil
 }

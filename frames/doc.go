@@ -108,7 +108,7 @@
 //
 // # Host → runner
 //
-//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"exitReports":true?,"terminal":{"fds":[FD...],"env":{NAME:VALUE}?}?,"run":RUN?}
+//	{"type":"execute","id":ID,"code":CODE,"cwd":DIR?,"env":{NAME:VALUE}?,"argv":[ARG...]?,"file":PATH?,"filename":PATH?,"line":N?,"module":NAME?,"script":true?,"inScript":true?,"last":true?,"exitReports":true?,"terminal":{"fds":[FD...],"env":{NAME:VALUE}?,"request":ID?}?,"run":RUN?}
 //	    Run CODE as one cell. "type" may be omitted (execute is the default).
 //	    cwd: os.chdir to it and put it first on sys.path before the cell.
 //	    env: set (a null value unsets) these os.environ entries before the cell.
@@ -169,7 +169,10 @@
 //	    null value unsets) as the cell starts, after "env". As the cell
 //	    ends all of it is taken back: the streams as they were, and each
 //	    variable the cell left as terminal set it back to its value
-//	    before (one the cell changed stays as the cell left it).
+//	    before (one the cell changed stays as the cell left it). The
+//	    cells whose terminal has the same request id are one script (the
+//	    caller's request): a variable one of them changed is not set for
+//	    the later ones, which see the change.
 //	    run: an opaque run id exposed to the tool bridge helper for this cell.
 //	{"type":"exit"}
 //	    Leave: the runner returns from its loop and exits 0. After a last

@@ -316,6 +316,10 @@ func AppendRequest(dst []byte, r *Request) []byte {
 			dst = append(dst, `,"env":`...)
 			dst = appendEnv(dst, t.Env) // as the request's env, its bytes kept
 		}
+		if t.Request != "" {
+			dst = append(dst, `,"request":`...)
+			dst = AppendString(dst, t.Request)
+		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

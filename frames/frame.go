@@ -255,7 +255,11 @@ type Request struct {
 // then true (stdout line-buffered), and Env the variables set (a nil
 // value unsets) while the cell runs and put back after: COLUMNS, LINES
 // and what decides colours (TERM, NO_COLOR, FORCE_COLOR, PYTHON_COLORS).
+// Request, when set, names the caller's request the cell is one of: its
+// cells are one script, so a variable an earlier one changed is not set
+// again for the later ones.
 type Terminal struct {
-	Fds []int
-	Env map[string]*string
+	Fds     []int
+	Env     map[string]*string
+	Request string
 }

@@ -169,6 +169,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		{ID: "c11", Code: "x", InScript: true, ExitReports: true},
 		{ID: "c12", Code: "x", Terminal: &Terminal{Fds: []int{1, 2}, Env: map[string]*string{"COLUMNS": &v, "NO_COLOR": nil}}},
 		{ID: "c13", Code: "x", Terminal: &Terminal{Fds: []int{2}}},
+		{ID: "c14", Code: "x", Terminal: &Terminal{Fds: []int{}, Request: "0123abcd"}},
 	}
 	for _, want := range tests {
 		line := AppendRequest(nil, &want)

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "53bc2f935cfdf871"
+const embeddedHash = "465c93197fe13886"

@@ -13,7 +13,10 @@ sys.stderr of those fds say isatty() true, stdout is line-buffered
 their pipes as a terminal (stdio.tty_pipes) and a script's error is
 coloured as python3's there (stdio.err_shown); and "env" (COLUMNS, LINES,
 what decides colours) is set, a variable the cell changed being left as
-the cell left it. Loaded by cells only for a request that has one.
+the cell left it. The cells of one host request (its "request" id) are
+one script: a variable one of them changed is not set again for the
+later ones, which see the change as a script's later lines do. Loaded by
+cells only for a request that has one.
 """
 
 import os
@@ -25,6 +28,11 @@ _stdio = _core._stdio
 
 class BadTerminal(ValueError):
     """A "terminal" that is not one: cells reports it as a RequestError."""
+
+
+# (request id, the names its cells changed) after a cell of a request with
+# an id: its later cells leave those as the earlier ones did.
+_changed = (None, frozenset())
 
 
 def _raw(stream):
@@ -43,14 +51,20 @@ def _checked(spec):
     env = spec.get("env") or {}
     if type(env) is not dict or any(v is not None and type(v) is not str for v in env.values()):
         raise BadTerminal('"terminal.env" must be an object of names to strings or null')
-    return fds, env
+    request = spec.get("request")
+    if request is not None and type(request) is not str:
+        raise BadTerminal('"terminal.request" must be a string')
+    return fds, env, request
 
 
 def enter(spec):
     """Apply a request's "terminal" before its cell; returns leave's undo.
     One that cannot be applied is taken back whole, and raises."""
-    fds, env = _checked(spec)
-    undo = {"pipes": _stdio.tty_pipes, "err_shown": _stdio.err_shown, "isatty": [], "env": []}
+    fds, env, request = _checked(spec)
+    # Names an earlier cell of this request changed: they stay as it left them.
+    kept = _changed[1] if request is not None and _changed[0] == request else frozenset()
+    undo = {"pipes": _stdio.tty_pipes, "err_shown": _stdio.err_shown, "isatty": [], "env": [],
+            "request": request, "changed": set(kept)}
     try:
         _enter(fds, env, undo)
     except BaseException:
@@ -75,6 +89,8 @@ def _enter(fds, env, undo):
     if colorize is not None:  # imported before: it learns of the pipes now
         _stdio._fix_colorize(colorize)
     for k, v in env.items():
+        if k in undo["changed"]:
+            continue
         before = os.environ.get(k)
         try:
             if v is None:
@@ -88,6 +104,7 @@ def _enter(fds, env, undo):
 
 def leave(undo):
     """Take a cell's terminal back (enter's undo), whatever the cell did."""
+    global _changed
     _stdio.tty_pipes, _stdio.err_shown = undo["pipes"], undo["err_shown"]
     for raw, before in undo["isatty"]:
         if before is None:
@@ -102,8 +119,10 @@ def leave(undo):
             pass
     for k, before, v in undo["env"]:
         if os.environ.get(k) != v:
+            undo["changed"].add(k)
             continue  # the cell's own value, kept as any change it makes
         if before is None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = before
+    _changed = (undo["request"], frozenset(undo["changed"]))

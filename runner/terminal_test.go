@@ -55,6 +55,59 @@ func TestRequestTerminal(t *testing.T) {
 	}
 }
 
+// The cells of one request are one script (run --session FILE.py, whose
+// "# %%" cells are sent together): a variable an earlier cell changed
+// keeps the cell's value in the later ones, as a script's change lasts in
+// python3 at a terminal, where the terminal set it before the script
+// started. The terminal's "request" says which cells are one request; a
+// later request's cells, or cells without one, get the terminal's values.
+func TestRequestTerminalOneRequest(t *testing.T) {
+	const state = "import os; print(os.environ.get('COLUMNS'), os.environ.get('LINES'), os.environ.get('NO_COLOR'))"
+	terminal := func(request string) map[string]any {
+		t := map[string]any{"fds": []int{1, 2}, "env": map[string]any{"COLUMNS": "100", "LINES": "30", "NO_COLOR": "1"}}
+		if request != "" {
+			t["request"] = request
+		}
+		return t
+	}
+	p := start(t, startOpts{env: []string{"COLUMNS=33"}})
+	for _, step := range []struct {
+		name     string
+		code     string
+		terminal any
+		want     string
+		ename    string
+	}{
+		{"the request's first cell changes two", "import os; os.environ['COLUMNS'] = '7'; del os.environ['NO_COLOR']", terminal("r1"), "", ""},
+		{"its second cell sees the changes", state, terminal("r1"), "7 30 None", ""},
+		{"and changes one again", "import os; os.environ['COLUMNS'] = '8'", terminal("r1"), "", ""},
+		{"its third cell", state, terminal("r1"), "8 30 None", ""},
+		{"the next request gets the terminal's", state, terminal("r2"), "100 30 1", ""},
+		{"a cell without a request id too", "import os; os.environ['LINES'] = '9'", terminal(""), "", ""},
+		{"and the one after it", state, terminal(""), "100 30 1", ""},
+		{"no terminal: as the cells left them", state, nil, "8 9 None", ""},
+		{"a request id that is not a string", state, map[string]any{"fds": []int{1}, "request": 1}, "", "RequestError"},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			req := map[string]any{"code": step.code}
+			if step.terminal != nil {
+				req["terminal"] = step.terminal
+			}
+			c := p.runReq(req)
+			if step.ename != "" {
+				wantError(t, c, step.ename)
+				return
+			}
+			if e, ok := c.first(frames.TypeError); ok {
+				t.Fatalf("error: %s: %s\n%s", e.Ename, e.Evalue, strings.Join(e.Traceback, "\n"))
+			}
+			if got := strings.TrimSpace(c.stdout); got != step.want {
+				t.Errorf("stdout %q, want %q", got, step.want)
+			}
+		})
+	}
+}
+
 // A script's error in a cell whose request has a terminal with stderr on
 // it is coloured as python3 3.13+ colours it there; the next cell's,
 // without one, is plain (TestErrorsColouredOnATerminal for EVALHOST_TTY).

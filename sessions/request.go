@@ -219,7 +219,8 @@ type Request struct {
 	// ends (frames.Terminal): Fds (1, 2) are the streams shown there
 	// (isatty() true, stdout line-buffered, 3.13+'s error reports
 	// coloured), Env what TerminalEnv names, set while each cell runs (a
-	// nil value unsets), but for a name Env sets. Config.Terminal is the
+	// nil value unsets), but for a name Env sets or an earlier cell of
+	// the request changed (its cells are one script). Config.Terminal is the
 	// whole registry's; a session's interpreter serves many requests.
 	Terminal *frames.Terminal
 	// Sink, when set, replaces Config.Sink for this request's cells: a

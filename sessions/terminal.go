@@ -17,9 +17,12 @@ var TerminalEnv = map[string]bool{"COLUMNS": true, "LINES": true, "TERM": true,
 	"NO_COLOR": true, "FORCE_COLOR": true, "PYTHON_COLORS": true}
 
 // checkTerminal refuses a Terminal that names an fd other than 1 and 2,
-// or a variable TerminalEnv does not, and leaves out of its Env the names
-// r.Env sets: those the request's own env gives its cells (as a one-shot
-// run's --env wins over the terminal's size).
+// or a variable TerminalEnv does not; its copy, which replaces the
+// caller's, leaves out of Env the names r.Env sets (those the request's
+// own env gives its cells, as a one-shot run's --env wins over the
+// terminal's size) and names the request (Terminal.Request, a nonce): its
+// cells are one script, whose change to a variable lasts into its later
+// cells as in python3 at a terminal.
 func (r *Request) checkTerminal() error {
 	t := r.Terminal
 	if t == nil {
@@ -35,13 +38,13 @@ func (r *Request) checkTerminal() error {
 			return fmt.Errorf("%w: terminal: %q is not one of COLUMNS, LINES, TERM, NO_COLOR, FORCE_COLOR and PYTHON_COLORS", ErrBadRequest, name)
 		}
 	}
-	if len(r.Env) == 0 {
-		return nil
+	env := t.Env
+	if len(r.Env) > 0 {
+		env = maps.Clone(t.Env)
+		for name := range r.Env {
+			delete(env, name)
+		}
 	}
-	env := maps.Clone(t.Env)
-	for name := range r.Env {
-		delete(env, name)
-	}
-	r.Terminal = &frames.Terminal{Fds: t.Fds, Env: env}
+	r.Terminal = &frames.Terminal{Fds: t.Fds, Env: env, Request: newRunNonce()}
 	return nil
 }

@@ -30,6 +30,12 @@ func TestRequestTerminal(t *testing.T) {
 		{"Env wins", term, map[string]string{"COLUMNS": "70"}, []Cell{py(show)}, "True True 70 1\n"},
 		{"Env lasts, as ever", nil, nil, []Cell{py(show)}, "False False 70 None\n"},
 		{"sh cells are not told", term, nil, []Cell{sh("echo ${FORCE_COLOR-unset}")}, "unset\n"},
+		// The request's cells are one script: a cell's change lasts into
+		// the later ones, as in python3 at a terminal; the next request
+		// gets the terminal's value again.
+		{"a cell's change lasts to the request's end", term, nil,
+			[]Cell{py("import os; os.environ['COLUMNS'] = '7'; del os.environ['FORCE_COLOR']"), sh("true"), py(show)}, "True True 7 None\n"},
+		{"the next request has the terminal's", term, nil, []Cell{py(show)}, "True True 100 1\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, c := eval(t, r, Request{Session: "s", Cwd: dir, Terminal: tc.terminal, Env: tc.env, Cells: tc.cells})

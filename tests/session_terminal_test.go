@@ -20,6 +20,13 @@ func TestRunSessionTellsCellsOfATerminal(t *testing.T) {
 	const state = "import sys, shutil, os; print(sys.stdout.isatty(), sys.stderr.isatty(), sys.stdout.line_buffering, " +
 		"*shutil.get_terminal_size(), os.isatty(1), os.environ.get('FORCE_COLOR'))"
 	const piped = "False False False 80 24 False None"
+	// A script's cells go in one request, and are one script: the first
+	// cell's change to a variable the terminal gave lasts into the next.
+	percent := filepath.Join(t.TempDir(), "cells.py")
+	if err := os.WriteFile(percent, []byte("# %%\nimport os, shutil\nos.environ['COLUMNS'] = '5'\ndel os.environ['NO_COLOR']\n"+
+		"# %%\nprint(shutil.get_terminal_size().columns, os.environ.get('NO_COLOR'))\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -32,6 +39,7 @@ func TestRunSessionTellsCellsOfATerminal(t *testing.T) {
 		// Line-buffered, "a" is out before the C write of "b", as python3's.
 		{"interleaving", []string{"-c", "import ctypes; print('a'); ctypes.CDLL(None).write(1, b'b\\n', 2); print('c')"}, nil, ""},
 		{"--max-output", []string{"--max-output", "1000", "-c", state}, nil, piped},
+		{"a script's cell changes what the next sees", []string{percent}, []string{"NO_COLOR=1"}, ""},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
