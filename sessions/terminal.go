@@ -3,6 +3,7 @@ package sessions
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/evalhost/evalhost/frames"
 )
@@ -17,7 +18,7 @@ var TerminalEnv = map[string]bool{"COLUMNS": true, "LINES": true, "TERM": true,
 	"NO_COLOR": true, "FORCE_COLOR": true, "PYTHON_COLORS": true}
 
 // checkTerminal refuses a Terminal that names an fd other than 1 and 2,
-// or a variable TerminalEnv does not; its copy, which replaces the
+// or a variable TerminalEnv does not (the first in sorted order); its copy, which replaces the
 // caller's, leaves out of Env the names r.Env sets (those the request's
 // own env gives its cells, as a one-shot run's --env wins over the
 // terminal's size) and names the request (Terminal.Request, a nonce): its
@@ -33,7 +34,7 @@ func (r *Request) checkTerminal() error {
 			return fmt.Errorf("%w: terminal: fd %d is not 1 (stdout) or 2 (stderr)", ErrBadRequest, fd)
 		}
 	}
-	for name := range t.Env {
+	for _, name := range slices.Sorted(maps.Keys(t.Env)) { // the same error every time
 		if !TerminalEnv[name] {
 			return fmt.Errorf("%w: terminal: %q is not one of COLUMNS, LINES, TERM, NO_COLOR, FORCE_COLOR and PYTHON_COLORS", ErrBadRequest, name)
 		}

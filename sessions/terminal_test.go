@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/evalhost/evalhost/frames"
@@ -49,21 +50,28 @@ func TestRequestTerminal(t *testing.T) {
 	}
 }
 
+// A Terminal refused names what is wrong with it, the same way every time:
+// of several names not allowed, the first in sorted order, as Env's.
 func TestRequestTerminalRefused(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	v := "1"
 	for _, tc := range []struct {
 		name     string
 		terminal *frames.Terminal
+		says     string
 	}{
-		{"fd 0", &frames.Terminal{Fds: []int{0}}},
-		{"fd 3", &frames.Terminal{Fds: []int{1, 3}}},
-		{"another variable", &frames.Terminal{Fds: []int{1}, Env: map[string]*string{"PATH": &v}}},
+		{"fd 0", &frames.Terminal{Fds: []int{0}}, "fd 0 is not 1"},
+		{"fd 3", &frames.Terminal{Fds: []int{1, 3}}, "fd 3 is not 1"},
+		{"another variable", &frames.Terminal{Fds: []int{1}, Env: map[string]*string{"PATH": &v}}, `"PATH" is not one of`},
+		{"several others", &frames.Terminal{Fds: []int{1}, Env: map[string]*string{"PYTHONPATH": &v, "LD_PRELOAD": &v, "COLUMNS": &v,
+			"PATH": &v, "HOME": &v, "BASH_ENV": &v}}, `"BASH_ENV" is not one of`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := r.Eval(context.Background(), Request{Session: "s", Terminal: tc.terminal, Cells: []Cell{py("1")}}, func(int, frames.Frame) {})
-			if !errors.Is(err, ErrBadRequest) {
-				t.Errorf("Eval: %v, want ErrBadRequest", err)
+			for range 20 { // a map's order differs from one range to the next
+				_, err := r.Eval(context.Background(), Request{Session: "s", Terminal: tc.terminal, Cells: []Cell{py("1")}}, func(int, frames.Frame) {})
+				if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tc.says) {
+					t.Fatalf("Eval: %v, want ErrBadRequest saying %q", err, tc.says)
+				}
 			}
 		})
 	}
