@@ -250,7 +250,9 @@ func parseOptions(root gjson.Result, f evalFields, req *sessions.Request) *reque
 				bad = k.Str
 				return false
 			}
-			req.Env[k.Str] = v.Str
+			// Bytes that are not UTF-8 as in argv: run --session sends its
+			// --env's as the interpreter's environment takes them.
+			req.Env[pathValue(k, k.Str)] = pathValue(v, v.Str)
 			return true
 		})
 		if bad != "" {
@@ -317,7 +319,7 @@ func parseTerminal(root, v gjson.Result, req *sessions.Request) *requestError {
 			case gjson.Null:
 				t.Env[k.Str] = nil
 			case gjson.String:
-				s := v.Str
+				s := pathValue(v, v.Str) // as env's
 				t.Env[k.Str] = &s
 			default:
 				bad = k.Str

@@ -160,6 +160,15 @@ func TestParseEvalPathBytes(t *testing.T) {
 	got := []string{req.Cwd, req.File, req.Cells[0].File, req.Cells[1].Module, req.Cells[2].Code}
 	got = append(got, req.Argv...)
 	want := []string{"/w/c\xffd", "/w/b\xfe.py", "/w/b\xfe.py", "m\xff", "'\uFFFD'", "b\xfe.py", "\x80", "\U0001F480"}
+	// Environment variables too, as run --session sends its own and its
+	// terminal's: the cells get the bytes a one-shot run's would.
+	env, err := parseEval(gjson.Parse(`{"op":"eval","id":"r","env":{"A\udcff":"x\udcfey","B":"\ud83d\udc80"},` +
+		`"terminal":{"env":{"TERM":"t\udcff","NO_COLOR":"\udc80"}},"cells":[{"code":"1"}]}`))
+	if err != nil {
+		t.Fatalf("parseEval: %v", err)
+	}
+	got = append(got, env.Env["A\xff"], env.Env["B"], *env.Terminal.Env["TERM"], *env.Terminal.Env["NO_COLOR"])
+	want = append(want, "x\xfey", "\U0001F480", "t\xff", "\x80")
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("read %q, want %q (code is text, not a path: U+FFFD as JSON reads it)", got, want)
 	}

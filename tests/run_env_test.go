@@ -10,6 +10,7 @@ import (
 // and under --session alike. A GPU or thread count passes by itself.
 func TestRunEnv(t *testing.T) {
 	const show = "import os; print([os.environ.get(n) for n in ('MY_VAR', 'X', 'MY_TOKEN', 'CUDA_VISIBLE_DEVICES')])"
+	const showBytes = "import os; print([os.environb.get(n) for n in (b'MY_VAR', b'X')])"
 	h := newDaemonHome(t)
 	rows := []struct {
 		name string
@@ -21,11 +22,18 @@ func TestRunEnv(t *testing.T) {
 		{"a secret's name passes when named", []string{"run", "--env", "MY_TOKEN", "-c", show}, "[None, None, 't0k', '1']"},
 		{"an unset name is left out", []string{"run", "--env", "NOT_SET_HERE", "-c", "import os; print('NOT_SET_HERE' in os.environ)"}, "False"},
 		{"under --session", []string{"run", "--session", "e", "--env", "MY_VAR", "--env", "X=2", "-c", show}, "['hi', '2', None, '1']"},
+		// A value's bytes, as the one-shot run's interpreter takes them
+		// from its environment: they reached the session's as U+FFFD.
+		{"bytes that are not UTF-8", []string{"run", "--env", "X=a\xffb", "--env", "MY_VAR", "-c", showBytes}, `[b'hi\xfe', b'a\xffb']`},
+		{"bytes that are not UTF-8, under --session", []string{"run", "--session", "e", "--env", "X=a\xffb", "--env", "MY_VAR", "-c", showBytes}, `[b'hi\xfe', b'a\xffb']`},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			cmd := h.cmd(r.args...)
 			cmd.Env = append(cmd.Env, "MY_VAR=hi", "MY_TOKEN=t0k", "CUDA_VISIBLE_DEVICES=1")
+			if strings.Contains(r.name, "UTF-8") {
+				cmd.Env = append(cmd.Env, "MY_VAR=hi\xfe")
+			}
 			out, errOut, code := runCaptured(t, cmd, false)
 			if code != 0 || strings.TrimSpace(out) != r.want {
 				t.Fatalf("exit %d, stdout %q, want %q; stderr:\n%s", code, out, r.want, errOut)

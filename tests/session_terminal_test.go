@@ -40,6 +40,10 @@ func TestRunSessionTellsCellsOfATerminal(t *testing.T) {
 		{"interleaving", []string{"-c", "import ctypes; print('a'); ctypes.CDLL(None).write(1, b'b\\n', 2); print('c')"}, nil, ""},
 		{"--max-output", []string{"--max-output", "1000", "-c", state}, nil, piped},
 		{"a script's cell changes what the next sees", []string{percent}, []string{"NO_COLOR=1"}, ""},
+		// As the one-shot run's interpreter takes them from its
+		// environment: they reached the session's as U+FFFD.
+		{"bytes that are not UTF-8", []string{"-c", "import os; print(os.environb[b'TERM'], os.environb[b'NO_COLOR'])"},
+			[]string{"TERM=xterm\xff", "NO_COLOR=\xfe"}, ""},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -298,8 +299,9 @@ func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[stri
 		eval["onTimeout"] = "detach"
 	}
 	if len(f.env) > 0 {
-		// The session's interpreter runs already: set before each cell.
-		eval["env"] = f.env
+		// The session's interpreter runs already: set before each cell,
+		// its bytes as a one-shot run's interpreter takes them.
+		eval["env"] = fsJSONObject(f.env)
 	}
 	// What the cells would inherit from this command, as a one-shot run's
 	// do (its secrets left here): an interpreter this command starts takes
@@ -515,6 +517,19 @@ func (a *attached) endCalls() {
 // fsJSON is s, bytes from the OS, as a JSON string that keeps them
 // (frames.AppendFSString).
 func fsJSON(s string) json.RawMessage { return frames.AppendFSString(nil, s) }
+
+// fsJSONObject is m as a JSON object of fsJSON's strings, names and values.
+func fsJSONObject(m map[string]string) json.RawMessage {
+	b := []byte{'{'}
+	for i, name := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(frames.AppendFSString(b, name), ':')
+		b = frames.AppendFSString(b, m[name])
+	}
+	return append(b, '}')
+}
 
 // skippedAfterJob is the span of cells, 0-based from first, that a job's
 // cell kept from running (sessions skips every cell after it).

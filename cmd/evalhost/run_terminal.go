@@ -90,11 +90,11 @@ func (t runTerminal) request() map[string]any {
 	for name := range sessions.TerminalEnv {
 		env[name] = nil
 		if v, ok := os.LookupEnv(name); ok && (len(t.fds) == 2 || !slices.Contains(colorEnv, name)) {
-			env[name] = v
+			env[name] = fsJSON(v) // its bytes, as a one-shot run's cells take them
 		}
 	}
 	for name, v := range t.env {
-		env[name] = v
+		env[name] = fsJSON(v)
 	}
 	return map[string]any{"stdout": slices.Contains(t.fds, 1), "stderr": slices.Contains(t.fds, 2), "env": env}
 }
