@@ -77,9 +77,13 @@
 //     write's EPIPE), before the end of input or after it, ends the
 //     connection at once, and with it the calls, once the answers being
 //     written then have been (the client may have read them whole before
-//     it left); a request read after is dropped, never run. RunStdio then
-//     returns ErrOutputGone, so the program can say so, when a request was
-//     left unanswered or an answer's write failed, and nil when none was:
+//     it left); a request read after is dropped, never run. What the
+//     client had sent by then is read first, when the input can tell (a
+//     ReadSent method, as internal/sentinput's Input has): a request in it
+//     is not run, and counts as unanswered, as one read before would.
+//     RunStdio then returns ErrOutputGone, so the program can say so, when
+//     a request was left unanswered or an answer's write failed, and nil
+//     when none was:
 //     a client that read every answer and closed both ends, in either
 //     order, or its output alone, ended it as the end of input does.
 //   - On stdio a tools/call in the plain shape (name, arguments, and no

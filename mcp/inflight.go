@@ -31,7 +31,10 @@ type inflight struct {
 	// shut: a wait saw the output's reader gone, so the connection ends;
 	// a request read after is dropped, never run, as nobody can read its
 	// answer (it stays out of the count wait's verdict was made on).
-	shut    bool
+	shut bool
+	// sent: the output's reader is gone and what the client had sent is
+	// read (readSent): a request is counted unanswered, not run.
+	sent    bool
 	changed chan struct{} // closed, and replaced, when an answer's write ends
 }
 
@@ -58,11 +61,25 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	if f.shut {
 		return []byte{} // dropped: the connection is ending
 	}
+	if f.sent {
+		if _, ok := f.ids[a.key]; !ok {
+			f.ids[a.key] = false // unanswered: nobody can read its answer
+		}
+		return []byte{} // not run
+	}
 	if _, running := f.ids[a.key]; running {
 		return duplicateReply(r.raw)
 	}
 	f.ids[a.key] = false
 	return nil
+}
+
+// readingSent notes that the requests read from now on were sent before
+// the output's reader left: each is counted unanswered and dropped.
+func (f *inflight) readingSent() {
+	f.mu.Lock()
+	f.sent = true
+	f.mu.Unlock()
 }
 
 // answering notes the response to the request with this id, before it is

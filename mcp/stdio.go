@@ -84,7 +84,7 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	defer watch.Stop()
 	lw := &lockedWriter{w: w, watch: watch}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
-		admit: pending.admit}
+		admit: pending.admit, ended: make(chan struct{})}
 	c := newStdioConn(ctx, s, g, lw, pending, watch.Gone(), fast)
 	// Run is not used: it logs a cancelled ctx, which is how a requested
 	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
@@ -119,11 +119,34 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 		// connection ends once the answers being written are, and the
 		// verdict is whether any was lost. The end of input may be
 		// waiting too, and comes to the same one.
+		readSent(ctx, r, pending, g.ended)
 		err := pending.wait(ctx, watch.Gone())
 		_ = c.Close()
 		_ = ss.Close()
 		<-ended
 		return err
+	}
+}
+
+// readSent reads, once the reader of the output is gone, the requests the
+// client had sent by then, when r can tell (its ReadSent, as
+// internal/sentinput's Input has): each counts as unanswered and is not
+// run (inflight.readingSent). Without it the verdict would go by whether
+// the reader or the watch of the output woke first, and a client that sent
+// a call and closed both ends was told, one time in a few, that nothing
+// was lost. ended is closed once the reading ended.
+func readSent(ctx context.Context, r io.Reader, pending *inflight, ended <-chan struct{}) {
+	sr, ok := r.(interface{ ReadSent() bool })
+	if !ok {
+		return
+	}
+	pending.readingSent()
+	if !sr.ReadSent() {
+		return
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
 	}
 }
 
@@ -184,6 +207,18 @@ type lineGuard struct {
 	out   []byte // what Read or next hands out next
 	plain bool   // out is a plainRequest
 	err   error
+	ended chan struct{} // closed once err is set (nil: not told)
+}
+
+// fail ends the reading with err, the first error only.
+func (g *lineGuard) fail(err error) {
+	if g.err != nil {
+		return
+	}
+	g.err = err
+	if g.ended != nil {
+		close(g.ended)
+	}
 }
 
 // next returns the next line to pass on (a blank one included) and
@@ -226,7 +261,7 @@ func (g *lineGuard) fill() {
 			continue
 		}
 		if err != nil {
-			g.err = err
+			g.fail(err)
 		}
 		break
 	}
@@ -269,8 +304,8 @@ func (g *lineGuard) reply(msg []byte) {
 	if len(msg) == 0 {
 		return
 	}
-	if _, err := g.answer.Write(msg); err != nil && g.err == nil {
-		g.err = err
+	if _, err := g.answer.Write(msg); err != nil {
+		g.fail(err)
 	}
 }
 

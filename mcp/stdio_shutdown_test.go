@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,6 +185,93 @@ func TestRunStdioReaderGone(t *testing.T) {
 				}
 			case <-time.After(20 * time.Second):
 				t.Fatal("RunStdio did not return within 20 s of its client's end")
+			}
+		})
+	}
+}
+
+// heldInput gives its first lines at once and holds the rest back until
+// ReadSent, as a client's are when the watch of the output wakes before
+// the reader; then the end.
+type heldInput struct {
+	first, held []byte
+	can         bool // ReadSent can
+	sent        chan struct{}
+	once        sync.Once
+}
+
+func (in *heldInput) Read(p []byte) (int, error) {
+	if len(in.first) == 0 {
+		<-in.sent
+		if len(in.held) == 0 {
+			return 0, io.EOF
+		}
+		in.first, in.held = in.held, nil
+	}
+	n := copy(p, in.first)
+	in.first = in.first[n:]
+	return n, nil
+}
+
+func (in *heldInput) ReadSent() bool {
+	if in.can {
+		in.once.Do(func() { close(in.sent) })
+	}
+	return in.can
+}
+
+// A call the client sent before the reader of the output left counts as
+// unanswered, read or not when the server saw the reader leave: RunStdio
+// reads what was sent (an input's ReadSent), runs none of it, and returns
+// ErrOutputGone, as for a call it read first. Before, it stopped reading
+// at once and returned nil: evalhost mcp exited 0 or 141 for the same
+// client by which it saw first.
+func TestRunStdioReaderGoneReadsWhatWasSent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no reader watch on Windows")
+	}
+	t.Cleanup(leakcheck.Watchdog(t, time.Minute))
+	hello := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` +
+		"\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	marker := filepath.Join(t.TempDir(), "ran")
+	call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"open('%s', 'w')"}]}}}`, marker) + "\n"
+	for _, tc := range []struct {
+		name string
+		held string
+		can  bool
+		want error
+	}{
+		{"a call", call, true, ErrOutputGone},
+		{"a call the SDK answers", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n", true, ErrOutputGone},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}` + "\n", true, nil},
+		{"nothing", "", true, nil},
+		{"a call, but the input cannot tell", call, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := sessions.New(sessions.Config{Home: t.TempDir()})
+			defer reg.Close()
+			srv, err := New(Config{Registry: reg, WorkDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := &heldInput{first: []byte(hello), held: []byte(tc.held), can: tc.can, sent: make(chan struct{})}
+			defer in.once.Do(func() { close(in.sent) })
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outW.Close()
+			done := make(chan error, 1)
+			go func() { done <- srv.RunStdio(context.Background(), in, outW, 0) }()
+			if _, err := bufio.NewReader(outR).ReadString('\n'); err != nil { // initialize's answer
+				t.Fatal(err)
+			}
+			outR.Close()
+			if err := <-done; !errors.Is(err, tc.want) || tc.want == nil && err != nil {
+				t.Errorf("RunStdio returned %v, want %v", err, tc.want)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the call ran")
 			}
 		})
 	}

@@ -31,6 +31,10 @@ func (a *answers) accept() {
 	a.mu.Unlock()
 }
 
+// dropped counts a request read once its answer could no longer be
+// written (Server.readSent), not run: it stays unanswered.
+func (a *answers) dropped() { a.accept() }
+
 // answering notes an accepted request's answer about to be written, and
 // returns what to call with the write's error once it ended.
 func (a *answers) answering() (written func(error)) {

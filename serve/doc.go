@@ -51,7 +51,11 @@
 // unanswered it ends the work at once, as the end of its context does,
 // and returns [ErrOutputGone], as it does when an answer's write failed.
 // Lines that answer no request (hello, progress, tool_call, job_end) do
-// not count, nor do running jobs.
+// not count, nor do running jobs. A request the client had sent before
+// its reader left counts whether Serve had read it or not, when its
+// input can tell (a ReadSent method, as internal/sentinput's Input has:
+// it is then read to what was there, an eval or reset among it not run);
+// else the verdict goes by what Serve had read.
 //
 // It is wrong to call Serve twice on one Server ([ErrServed]). When Serve
 // returns before its reader ended, one goroutine may stay blocked in that

@@ -45,6 +45,10 @@ func (s *Server) dispatch(line []byte) (work func(), stop bool) {
 		p(s, req)
 		return nil, false
 	}
+	if _, ok := handled[req.op]; ok && s.sent {
+		s.answers.dropped() // nobody can read its answer: it is not run
+		return nil, false
+	}
 	if h, ok := handled[req.op]; ok {
 		work = h(s, req)
 		if work != nil {

@@ -63,6 +63,11 @@ type Config struct {
 	OutputGone <-chan struct{}
 }
 
+// sentReader is a Serve input that can be read up to what its client had
+// sent (internal/sentinput): ReadSent makes its Read return what is there
+// now, then io.EOF, without waiting; false when it cannot.
+type sentReader interface{ ReadSent() bool }
+
 // Server speaks the protocol on one stream. Make one with New, run it with
 // Serve; Shutdown and the end of Serve's context stop it.
 type Server struct {
@@ -84,9 +89,12 @@ type Server struct {
 	quit    chan struct{}  // closed when no request is dispatched any more
 
 	// dispatchMu orders dispatching against stopping: no request is
-	// dispatched once stopped is set.
+	// dispatched once stopped is set. sent: the output's reader is gone
+	// and what the client had sent is read (readSent): an eval or reset
+	// is counted unanswered, not run.
 	dispatchMu sync.Mutex
 	stopped    bool
+	sent       bool
 
 	mu       sync.Mutex
 	inflight map[string]*inflight
@@ -147,6 +155,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.quit = make(chan struct{})
 	go handoff.New(s.readUntilWork, s.quit, &s.wg).Read()
 	readErr, why := s.waitStop(ctx)
+	if why == stoppedByReaderGone {
+		s.readSent(ctx, r)
+	}
 	s.stopDispatch() // waits for an answer being written by a reader
 	aborted := why == stoppedByCtx
 	cutShort := why == stoppedByReaderGone && s.answers.cutShort()
@@ -174,6 +185,30 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		return fmt.Errorf("serve: reading requests: %w", readErr)
 	}
 	return nil
+}
+
+// readSent reads, once the reader of the output is gone, the requests its
+// client had sent by then, when r can tell (sentReader): an eval or reset
+// among them counts as unanswered and is not run; another is answered as
+// ever, and its answer's write fails. Without it the verdict would go by
+// whether the reader or the watch of the output woke first, and a client
+// that sent a request and closed both ends was told, one time in a few,
+// that nothing was lost.
+func (s *Server) readSent(ctx context.Context, r io.Reader) {
+	sr, ok := r.(sentReader)
+	if !ok {
+		return
+	}
+	s.dispatchMu.Lock()
+	s.sent = true
+	s.dispatchMu.Unlock()
+	if !sr.ReadSent() {
+		return
+	}
+	select {
+	case <-s.readEnd: // the reader met the end of what was sent
+	case <-ctx.Done():
+	}
 }
 
 // answerLost reports, once the reader of the output is gone, whether an

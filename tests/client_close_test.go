@@ -44,6 +44,11 @@ func TestClientClose(t *testing.T) {
 			{"the mcp package's stdio_client", "sdk", 1, 0, ""},
 			{"a call unanswered, both closed", "unanswered", 2, 141, "stdout was closed: the client stopped reading its end; "},
 			{"a call cancelled, both closed", "cancelled", 2, 0, ""},
+			// Sent and not read: unanswered whether the server read it
+			// before it saw stdout closed or not (it exited 0 or 141 by
+			// which it saw first).
+			{"a call sent, both closed at once", "sent", 10, 141, "stdout was closed: the client stopped reading its end; "},
+			{"a call sent, stdout closed, stdin open", "sent,open", 10, 141, "stdout was closed: the client stopped reading its end; "},
 		} {
 			if (tc.how == "sdk" || tc.how == "cancelled") && server != "mcp" {
 				continue

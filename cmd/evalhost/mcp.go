@@ -22,6 +22,7 @@ import (
 
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/config"
+	"github.com/evalhost/evalhost/internal/sentinput"
 	"github.com/evalhost/evalhost/mcp"
 	"github.com/evalhost/evalhost/nbrun"
 	"github.com/evalhost/evalhost/notebook"
@@ -153,7 +154,9 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger *s
 	// the calls in flight", though none was).
 	ctx, stopFailed := stdoutFailedContext(ctx, end)
 	defer stopFailed()
-	err = srv.RunStdio(ctx, in, out, f.maxLine)
+	// Once stdout's reader is gone, the calls the client had sent are
+	// read, so a call it sent counts as unanswered.
+	err = srv.RunStdio(ctx, sentinput.New(in), out, f.maxLine)
 	if errors.Is(err, mcp.ErrOutputGone) {
 		_ = reg.Close() // the sessions go before the exit says so
 		fmt.Fprintf(stderr, "evalhost mcp: %v; cancelled the calls in flight and closed every session\n", errOutputClosed)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalhost/evalhost/frames"
+	"github.com/evalhost/evalhost/internal/sentinput"
 	"github.com/evalhost/evalhost/serve"
 	"github.com/evalhost/evalhost/sessions"
 	"github.com/evalhost/evalhost/streamsink"
@@ -102,7 +103,9 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer, logger 
 	ctx, stopSignals := serveSignals(srv, logger)
 	in, restoreIn := pollableInput(stdin)
 	ctx, stopFailed := stdoutFailedContext(ctx, end)
-	err = srv.Serve(ctx, in, out)
+	// Once stdout's reader is gone, the requests the client had sent are
+	// read, so a request it sent counts as unanswered.
+	err = srv.Serve(ctx, sentinput.New(in), out)
 	stopFailed()
 	restoreIn()
 	restoreOut()

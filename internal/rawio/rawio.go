@@ -16,6 +16,9 @@ type File struct {
 // Name is the file's name.
 func (r *File) Name() string { return r.f.Name() }
 
+// SetReadDeadline bounds the reads, as the file's own does.
+func (r *File) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadline(t) }
+
 // SetWriteDeadline bounds the writes, as the file's own does.
 func (r *File) SetWriteDeadline(t time.Time) error { return r.f.SetWriteDeadline(t) }
 

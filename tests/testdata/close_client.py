@@ -16,6 +16,10 @@ mcp, after initialize too):
               closes stdin and stdout without reading the answer
   sdk         (mcp) the Python mcp package's stdio_client and ClientSession,
               which end the server as that package does
+  sent        it sends its eval and closes stdout and stdin at once,
+              reading nothing
+  sent,open   it sends its eval and closes stdout; stdin stays open until
+              the server has exited
 
 Each of RUNS runs prints one JSON line: {"code": exit status, "stderr": ...}.
 """
@@ -89,11 +93,14 @@ def by_hand(run):
             send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "t"}})
             with open(stopped) as f:  # the cancellation was read: the cell was interrupted
                 f.read()
+        elif HOW.startswith("sent"):
+            send(request("1+1"))
         else:
             send(request("1+1"))
             read_answer(p.stdout)
         ends = {"in,out": [p.stdin, p.stdout], "out,in": [p.stdout, p.stdin], "out": [p.stdout],
-                "unanswered": [p.stdin, p.stdout], "cancelled": [p.stdin, p.stdout]}[HOW]
+                "unanswered": [p.stdin, p.stdout], "cancelled": [p.stdin, p.stdout],
+                "sent": [p.stdout, p.stdin], "sent,open": [p.stdout]}[HOW]
         for f in ends:
             f.close()
         code = p.wait()
