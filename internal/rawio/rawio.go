@@ -3,6 +3,7 @@ package rawio
 import (
 	"io"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -15,6 +16,10 @@ type File struct {
 
 // Name is the file's name.
 func (r *File) Name() string { return r.f.Name() }
+
+// SyscallConn is the file's raw connection (internal/sentinput's reads
+// without waiting).
+func (r *File) SyscallConn() (syscall.RawConn, error) { return r.f.SyscallConn() }
 
 // SetReadDeadline bounds the reads, as the file's own does.
 func (r *File) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadline(t) }

@@ -77,28 +77,6 @@ func (r *File) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// ReadNow reads what the file holds now, without waiting, a read deadline
-// past or not: 0 and nil when it holds nothing (internal/sentinput).
-func (r *File) ReadNow(p []byte) (n int, err error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	r.rmu.Lock()
-	defer r.rmu.Unlock()
-	if cerr := r.rc.Control(func(fd uintptr) { n, err = readFD(fd, p) }); cerr != nil {
-		return 0, r.wrap("read", cerr)
-	}
-	switch {
-	case err == syscall.EAGAIN:
-		return 0, nil
-	case err != nil:
-		return 0, r.wrap("read", err)
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
-}
-
 // readOnce is Read's callback: false asks the poller to wait.
 func (r *File) readOnce(fd uintptr) bool {
 	r.rn, r.rerr = readFD(fd, r.rbuf)

@@ -17,6 +17,3 @@ func (r *File) Write(p []byte) (int, error) { return r.f.Write(p) }
 
 // WriteSome is never reached: New returns no File here.
 func (r *File) WriteSome(p []byte) (int, error) { return r.f.Write(p) }
-
-// ReadNow is never reached: New returns no File here.
-func (r *File) ReadNow(p []byte) (int, error) { return r.f.Read(p) }

@@ -8,16 +8,18 @@
 //
 // Contract:
 //   - [New] wraps a reader; its Read is the reader's until [Input.ReadSent].
-//   - ReadSent makes Read return what is there now (bytes already read
-//     into the kernel's buffer of the pipe or socket, which the client
-//     wrote before it left), then io.EOF, without waiting: a Read blocked
-//     for more is woken (a read deadline in the past) and goes on so. It
-//     reports false, changing nothing, when the input cannot: it takes no
-//     deadline (a tty, a regular file, a blocking descriptor, a reader
-//     without one), so its Read would wait for ever.
+//   - ReadSent makes Read return what the input held then (bytes in the
+//     kernel's buffer of the pipe or socket, which the client wrote before
+//     it left: FIONREAD counts them), then io.EOF, without waiting: a Read
+//     blocked for more is woken (a read deadline in the past) and goes on
+//     so. A client that goes on writing is not read for ever: what it
+//     writes after is left, but for what a Read under way took (up to its
+//     buffer). Where the count cannot be asked, Read takes what is there
+//     until a read finds nothing.
+//   - It reports false, changing nothing, when the input cannot be read
+//     so: not a pipe or socket in Go's poller in non-blocking mode (a tty,
+//     a regular file, a blocking descriptor, a reader without one), whose
+//     Read would wait for ever; and on systems other than Unix.
 //   - Read is the reader's goroutine's alone, as for any io.Reader; only
 //     ReadSent may be called from another, at any time, more than once.
-//   - What is there "now" is what a read without waiting takes, from one
-//     call to the next, until one finds nothing: a client that goes on
-//     writing after it closed stdout may be read a little further.
 package sentinput

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,8 +52,12 @@ func TestReadSent(t *testing.T) {
 			{"nothing", "", false, false},
 			{"a line and a half", "{\"op\":\"ping\"}\n{\"op\"", false, false},
 			{"a line, the writer closed", "{\"op\":\"ping\"}\n", true, false},
+			{"a line, and one written after", "{\"op\":\"ping\"}\n", false, false},
 		} {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				if strings.Contains(tc.name, "after") && runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+					t.Skip("what the input holds is asked on Linux and the BSDs")
+				}
 				r, w := open()
 				in := sentinput.New(r)
 				if tc.sent != "" {
@@ -75,6 +81,11 @@ func TestReadSent(t *testing.T) {
 				}
 				if !in.ReadSent() {
 					t.Fatal("ReadSent: false")
+				}
+				if strings.Contains(tc.name, "after") {
+					if _, err := w.WriteString("{\"op\":\"late\"}\n"); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if !tc.waiting {
 					read()
