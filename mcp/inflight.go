@@ -144,6 +144,14 @@ func (f *inflight) written(err error) {
 func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
 	readerGone := false
 	for {
+		// gone is looked at before each verdict, not only while waiting:
+		// a write that failed for want of a reader (which closes gone) may
+		// have ended before the wait began, and left nothing to wait for.
+		select {
+		case <-gone:
+			readerGone, gone = true, nil
+		default:
+		}
 		f.mu.Lock()
 		unanswered, writing, failed, changed := len(f.ids), f.writing, f.failed, f.changed
 		wanted := unanswered - f.cancels // the answers a reader gone would have lost

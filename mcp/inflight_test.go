@@ -164,3 +164,35 @@ func TestInflightCancelledWantsNoAnswer(t *testing.T) {
 		})
 	}
 }
+
+// The verdict on a gone reader does not depend on whether the wait began
+// before or after the last answer's write ended: an answer whose write
+// failed before the wait, its reader already gone, was lost (the write's
+// EPIPE is what closes gone, and RunStdio's wait can start after it).
+// Before, a wait that found nothing owed at its first look returned nil,
+// not ErrOutputGone, without looking at gone: the exit said nothing was
+// lost.
+func TestInflightWaitAfterTheWriteEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		writeErr error
+		want     error
+	}{
+		{"the answer written", nil, nil},
+		{"the answer's write failed", errors.New("broken pipe"), ErrOutputGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newInflight()
+			if f.admit([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`), true) != nil {
+				t.Fatal("the request was refused")
+			}
+			id, _ := jsonrpc.MakeID(float64(1))
+			f.answering(id)(tc.writeErr)
+			gone := make(chan struct{})
+			close(gone)
+			if err := f.wait(context.Background(), gone); err != tc.want {
+				t.Fatalf("wait returned %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
