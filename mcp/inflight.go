@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/evalhost/evalhost/internal/owed"
 )
 
 // inflight holds the ids of the client's requests the server has not
@@ -18,28 +21,24 @@ import (
 // notifications/cancelled is read (cancelled) a reader gone before its
 // answer lost nothing: that client wants none.
 //
-// An answer leaves the list of ids before it is written, as the client may
-// reuse the id once it reads it, but the end waits until it is written:
-// the end closes the output, and an answer noted and not yet written was
-// lost when the end overtook its write.
+// The count of answers owed, written and failed, and the verdict when the
+// output's reader goes, are internal/owed's (serve judges its end by the
+// same); inflight keeps what is MCP's: the ids, each admitted once, and
+// which of them the client cancelled.
 type inflight struct {
-	mu      sync.Mutex
-	ids     map[string]bool // by callKey: true once the client cancelled it
-	cancels int             // the ids cancelled
-	writing int             // answers noted and not yet written
-	failed  bool            // an answer's write failed
-	// shut: a wait saw the output's reader gone, so the connection ends;
-	// a request read after is dropped, never run, as nobody can read its
-	// answer (it stays out of the count wait's verdict was made on).
-	shut bool
+	mu  sync.Mutex
+	ids map[string]bool // by callKey: true once the client cancelled it
+	// answers counts the ids' answers: one accepted per id, waived when
+	// cancelled. Its verdict on a gone reader (wait) closes it: a request
+	// read after is dropped, never run, as nobody can read its answer.
+	answers owed.Answers
 	// sent: the output's reader is gone and what the client had sent is
 	// read (readSent): a request is counted unanswered, not run.
-	sent    bool
-	changed chan struct{} // closed, and replaced, when an answer's write ends
+	sent bool
 }
 
 func newInflight() *inflight {
-	return &inflight{ids: map[string]bool{}, changed: make(chan struct{})}
+	return &inflight{ids: map[string]bool{}}
 }
 
 // admit notes a line about to be passed on (plain: a plainRequest, which
@@ -58,17 +57,20 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.shut {
+	if f.answers.Closed() {
 		return []byte{} // dropped: the connection is ending
 	}
 	if f.sent {
-		if _, ok := f.ids[a.key]; !ok {
-			f.ids[a.key] = false // unanswered: nobody can read its answer
+		if _, ok := f.ids[a.key]; !ok && f.answers.Accept() {
+			f.ids[a.key] = false // owed and unanswered: nobody can read its answer
 		}
 		return []byte{} // not run
 	}
 	if _, running := f.ids[a.key]; running {
 		return duplicateReply(r.raw)
+	}
+	if !f.answers.Accept() {
+		return []byte{} // closed since: dropped as above
 	}
 	f.ids[a.key] = false
 	return nil
@@ -95,12 +97,10 @@ func (f *inflight) answering(id jsonrpc.ID) (written func(error)) {
 		return func(error) {} // not a request admitted (or answered twice)
 	}
 	delete(f.ids, k)
-	f.writing++
 	if cancelled {
-		f.cancels--
-		return func(error) { f.written(nil) } // wanted by nobody: its loss is none
+		return f.answers.AnsweringWaived() // wanted by nobody: its loss is none
 	}
-	return f.written
+	return f.answers.Answering()
 }
 
 // cancelled notes the request a notifications/cancelled names: its client
@@ -116,65 +116,22 @@ func (f *inflight) cancelled(id jsonrpc.ID) {
 		return
 	}
 	f.ids[k] = true
-	f.cancels++
-	close(f.changed)
-	f.changed = make(chan struct{})
-}
-
-func (f *inflight) written(err error) {
-	f.mu.Lock()
-	f.writing--
-	f.failed = f.failed || err != nil
-	close(f.changed)
-	f.changed = make(chan struct{})
-	f.mu.Unlock()
+	f.answers.Waive()
 }
 
 // wait returns nil once every request admitted was answered and its
 // answer written; ctx's error if ctx ended first (a signal), and, once
 // gone is closed (nobody reads the answers: the client closed its end, or
-// died), ErrOutputGone if a request is unanswered or an answer's write
-// failed, else nil. The calls left are then cancelled as the connection
-// ends, and no request admitted after. Writes under way when gone closes
-// are waited for (the reader's end fails them at once), as the client may
-// have read the answer whole before it left: before, such an answer,
-// written and read, was reported lost when the writer had not yet noted
-// its write done. More than one wait may run at once (the end of input's,
-// and the reader's end seen first).
+// died), ErrOutputGone if a request not cancelled is unanswered or an
+// answer's write failed, else nil. The calls left are then cancelled as
+// the connection ends, and no request admitted after. Writes under way
+// when gone closes are waited for (the reader's end fails them at once),
+// as the client may have read the answer whole before it left. More than one wait may run at once (the
+// end of input's, and the reader's end seen first). See owed.Answers.Wait.
 func (f *inflight) wait(ctx context.Context, gone <-chan struct{}) error {
-	readerGone := false
-	for {
-		// gone is looked at before each verdict, not only while waiting:
-		// a write that failed for want of a reader (which closes gone) may
-		// have ended before the wait began, and left nothing to wait for.
-		select {
-		case <-gone:
-			readerGone, gone = true, nil
-		default:
-		}
-		f.mu.Lock()
-		unanswered, writing, failed, changed := len(f.ids), f.writing, f.failed, f.changed
-		wanted := unanswered - f.cancels // the answers a reader gone would have lost
-		var err error
-		done := true
-		switch {
-		case readerGone && (wanted > 0 || writing == 0 && failed):
-			err = ErrOutputGone
-		case readerGone && writing == 0:
-		case unanswered+writing > 0:
-			done = false
-		}
-		f.shut = f.shut || done && readerGone
-		f.mu.Unlock()
-		if done {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-gone:
-			readerGone, gone = true, nil
-		case <-changed:
-		}
+	err := f.answers.Wait(ctx, gone)
+	if errors.Is(err, owed.ErrLost) {
+		return ErrOutputGone
 	}
+	return err
 }

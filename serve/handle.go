@@ -57,7 +57,7 @@ func (s *Server) eval(r request) func() {
 		s.requestError(&requestError{id: id, op: r.op, msg: err.Error()})
 		return nil
 	}
-	s.answers.accept()
+	s.accept()
 	return func() {
 		defer close(fl.ended)
 		defer cancel()
@@ -68,7 +68,7 @@ func (s *Server) eval(r request) func() {
 			s.answerError(&requestError{id: id, op: r.op, msg: err.Error()})
 			return
 		}
-		written := s.answers.answering()
+		written := s.answers.Answering()
 		written(s.out.End(id, res, time.Since(start)))
 	}
 }
@@ -115,7 +115,7 @@ func (s *Server) reset(r request) func() {
 			return nil
 		}
 	}
-	s.answers.accept()
+	s.accept()
 	return func() {
 		existed, err := s.reg.ResetSession(s.work, session, cwd)
 		if err != nil {

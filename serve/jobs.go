@@ -106,7 +106,7 @@ func (s *Server) inBackground(req request, do func(context.Context) (sessions.Jo
 		return
 	}
 	s.jobWG.Add(1)
-	s.answers.accept()
+	s.accept()
 	go func() {
 		defer s.jobWG.Done()
 		// Not s.work: when the work ends at once the registry kills every

@@ -46,7 +46,7 @@ func (s *Server) dispatch(line []byte) (work func(), stop bool) {
 		return nil, false
 	}
 	if _, ok := handled[req.op]; ok && s.sent {
-		s.answers.dropped() // nobody can read its answer: it is not run
+		s.accept() // counted unanswered: nobody can read its answer, so it is not run
 		return nil, false
 	}
 	if h, ok := handled[req.op]; ok {

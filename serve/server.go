@@ -13,6 +13,7 @@ import (
 	"github.com/evalhost/evalhost/bridge"
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/handoff"
+	"github.com/evalhost/evalhost/internal/owed"
 	"github.com/evalhost/evalhost/sessions"
 )
 
@@ -101,7 +102,14 @@ type Server struct {
 	jobEnds  map[string]<-chan struct{} // job id -> its request's end written
 	wg       sync.WaitGroup             // evals and resets, and the goroutines parked after them
 	jobWG    sync.WaitGroup             // waits and stops, ended by the registry's Close
-	answers  *answers                   // the requests not answered yet (answers.go)
+	// answers counts the requests accepted and not answered yet (an
+	// answer: the last line about a request, an eval's end, a reset's or
+	// a job op's reply, or the request_error instead), the answers being
+	// written and the failed, for the verdict when the output's reader
+	// goes (internal/owed). The answers written on the reader's goroutine
+	// (preempted ops, refusals) are noted only when their write fails:
+	// stopDispatch waits for them.
+	answers owed.Answers
 }
 
 // New makes a Server. Nothing starts until Serve.
@@ -112,8 +120,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = DefaultMaxLine
 	}
-	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}, jobEnds: map[string]<-chan struct{}{},
-		answers: newAnswers()}
+	return &Server{cfg: cfg, stopReq: make(chan struct{}), inflight: map[string]*inflight{}, jobEnds: map[string]<-chan struct{}{}}
 }
 
 // Shutdown asks Serve to stop as a shutdown request does: it reads no more
@@ -160,7 +167,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	s.stopDispatch() // waits for an answer being written by a reader
 	aborted := why == stoppedByCtx
-	cutShort := why == stoppedByReaderGone && s.answers.cutShort()
+	cutShort := why == stoppedByReaderGone && s.answers.CutShort()
 	s.stopTaking(aborted || cutShort)
 	if aborted || cutShort {
 		s.wg.Wait()
@@ -212,11 +219,12 @@ func (s *Server) readSent(ctx context.Context, r io.Reader) {
 }
 
 // answerLost reports, once the reader of the output is gone, whether an
-// answer was not written; false while it is there.
+// answer was not written (the writes under way are waited for, and the
+// end of ctx meanwhile counts as a loss); false while it is there.
 func (s *Server) answerLost(ctx context.Context) bool {
 	select {
 	case <-s.cfg.OutputGone:
-		return s.answers.lost(ctx)
+		return s.answers.Wait(ctx, s.cfg.OutputGone) != nil
 	default:
 		return false
 	}
@@ -286,7 +294,7 @@ func (s *Server) drain(ctx context.Context) (aborted, cutShort bool) {
 			return false, false
 		case <-gone:
 			gone = nil
-			if s.answers.cutShort() {
+			if s.answers.CutShort() {
 				s.endAtOnce()
 				<-drained
 				return false, true
@@ -322,13 +330,18 @@ func (s *Server) cancelAll() {
 
 // reply writes the answer to a request made on the reader's goroutine (a
 // preempted op's, a refusal), noting a failed write.
-func (s *Server) reply(v any) { s.answers.replied(s.out.line(v, false)) }
+func (s *Server) reply(v any) { s.answers.Replied(s.out.line(v, false)) }
 
 func (s *Server) requestError(e *requestError) { s.reply(e.reply()) }
 
+// accept counts a request taken, to be answered from another goroutine.
+// Accept refuses one only after Wait's verdict on a gone reader
+// (answerLost), which comes after stopDispatch: nothing is accepted then.
+func (s *Server) accept() { _ = s.answers.Accept() }
+
 // answer writes the answer to a request accept counted.
 func (s *Server) answer(v any) {
-	written := s.answers.answering()
+	written := s.answers.Answering()
 	written(s.out.line(v, false))
 }
 
