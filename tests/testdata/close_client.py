@@ -86,7 +86,10 @@ def by_hand(run):
             fifo, stopped = os.path.join(WORKDIR, "running%d" % run), os.path.join(WORKDIR, "stopped%d" % run)
             os.mkfifo(fifo)
             os.mkfifo(stopped)
-            send(request("import time\nwith open(%r, 'w') as f: f.write('x')\ntry:\n    time.sleep(600)\n"
+            # The running mark is written inside the try: the interrupt the
+            # cancellation sends may land at once, and before it, the
+            # finally that says so would not run.
+            send(request("import time\ntry:\n    with open(%r, 'w') as f: f.write('x')\n    time.sleep(600)\n"
                          "finally:\n    with open(%r, 'w') as f: f.write('x')" % (fifo, stopped)))
             with open(fifo) as f:  # the cell runs
                 f.read()
