@@ -306,8 +306,6 @@ func (s *Server) nbFileError(err error, given string, creates bool) error {
 		if !creates {
 			hint += ", or create the notebook with notebook_insert or notebook_apply"
 		}
-	case errors.Is(err, syscall.EISDIR):
-		hint = "give the path of a .ipynb file in it"
 	case errors.Is(err, fs.ErrPermission):
 		hint = "the server's user may not read it: change its permissions, or give another path"
 	default:

@@ -151,9 +151,9 @@ func TestNotebookToolsFileErrors(t *testing.T) {
 		{"delete a missing file", "notebook_delete", map[string]any{"path": missing, "cell": 0},
 			"cannot open " + missing + ": no such file or directory; check the path, or create the notebook"},
 		{"view a directory", "notebook_view", map[string]any{"path": dir},
-			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
+			"cannot read " + dir + ": it is a directory, not a notebook file; give the path of a .ipynb file in it"},
 		{"apply to a directory", "notebook_apply", map[string]any{"path": dir, "text": "# %%\n1\n"},
-			"cannot read " + dir + ": is a directory; give the path of a .ipynb file in it"},
+			"cannot read " + dir + ": it is a directory, not a notebook file; give the path of a .ipynb file in it"},
 		// The NUL went into the message, where it read as a space:
 		// "cannot open /w/a b.ipynb: invalid argument".
 		{"a path with a NUL", "notebook_insert", map[string]any{"path": "a\x00b.ipynb", "cell": 0, "source": "1"},

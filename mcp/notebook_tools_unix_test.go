@@ -45,7 +45,7 @@ func TestNotebookToolsRefuseAFIFO(t *testing.T) {
 				}
 				t.Fatalf("%s of a FIFO: %v", tc.tool, err)
 			}
-			want := "cannot open " + path + ": not a regular file"
+			want := "cannot read " + path + ": it is a named pipe (FIFO), not a regular file, and its read waits for a writer"
 			if got := textOf(res); !res.IsError || !strings.HasPrefix(got, want) {
 				t.Fatalf("isError=%v, %q; want an error starting %q", res.IsError, got, want)
 			}

@@ -89,9 +89,16 @@
 //   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
 //     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
 //     ("cannot open x.ipynb: no such file or directory", matching
-//     fs.ErrNotExist and the like), as is one that is not a regular file
-//     (a FIFO, whose open would block for ever; a device), which is not
-//     read.
+//     fs.ErrNotExist and the like), as is a path that names no regular
+//     file, refused at once and never read: a FIFO (whose open or read
+//     would wait for a writer for ever), a socket, a device, a directory.
+//     Its cause, a [*NotRegularError] ([ErrNotRegular]), says what the
+//     path is and what to do ("cannot read x.ipynb: it is a named pipe
+//     (FIFO), not a regular file, and its read waits for a writer, ...").
+//     [OpenRegular] is that open (O_NONBLOCK, O_NOCTTY, then fstat), for
+//     callers that read other files the same way (cmd/evalhost's nb).
+//     A save's target that is no regular file is refused the same way
+//     ("write notebook out.ipynb: it is a named pipe (FIFO), ...").
 //   - A path in an error's text (the notebook, its directory, its lock or
 //     temp file, in a *FileError, *ConflictError, *LockedError, *LinkError
 //     and a save's or lock's failure) is printed by trustdir.Shown: as it

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"unsafe"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -61,18 +60,17 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 }
 
 // readLimited reads path whole, refusing a file larger than limit instead
-// of running out of memory, and what is not a regular file: a FIFO's open
-// blocked for ever, a device may never end.
+// of running out of memory, and what is not a regular file (OpenRegular).
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := OpenRegular(path)
+	var nr *NotRegularError
+	if errors.As(err, &nr) {
+		nr.Notebook = true // its advice for a directory names a .ipynb file
+	}
 	if err != nil {
-		return nil, &FileError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
-	// A directory is let through: its read says "is a directory".
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, &FileError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (%v)", st.Mode().Type())}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, &FileError{Op: "read", Path: path, Err: err}
@@ -414,7 +412,7 @@ func writableTarget(path string) (string, fs.FileMode, fs.FileInfo, error) {
 		return path, newFilePerm(), nil, nil
 	}
 	if !st.Mode().IsRegular() {
-		return "", 0, nil, fmt.Errorf("write notebook %s: not a regular file", trustdir.Shown(path))
+		return "", 0, nil, fmt.Errorf("write notebook %s: %w", trustdir.Shown(path), &NotRegularError{Mode: st.Mode().Type(), Write: true})
 	}
 	perm := st.Mode().Perm()
 	if perm&0o222 == 0 {

@@ -45,7 +45,7 @@ func TestSaveFailureLeavesFileUnchanged(t *testing.T) {
 			p := filepath.Join(dir, "d.ipynb")
 			os.Mkdir(p, 0o755)
 			return p
-		}, "not a regular file"},
+		}, "it is a directory, not a notebook file"},
 		{"directory missing", func(t *testing.T, dir string) string {
 			return filepath.Join(dir, "missing", "n.ipynb")
 		}, "no such file or directory"},

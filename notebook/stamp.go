@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
 )
@@ -38,7 +36,7 @@ func (s Stamp) Exists() bool { return s.exists }
 // readStamp stamps the file at path as it is now; a missing file is the
 // zero Stamp.
 func readStamp(path string) (Stamp, error) {
-	f, err := openRegular(path)
+	f, err := OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stamp{}, nil
 	}
@@ -52,25 +50,6 @@ func readStamp(path string) (Stamp, error) {
 		return Stamp{}, err
 	}
 	return Stamp{exists: true, size: n, sum: [sha256.Size]byte(sum.Sum(nil))}, nil
-}
-
-// openRegular opens path to read, refusing what is not a regular file: a
-// FIFO put in the notebook's place would block the read for ever, and a
-// device may never end.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%v)", trustdir.Shown(path), st.Mode().Type())
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // held is what a file is expected to hold: the bytes themselves when they
@@ -103,7 +82,7 @@ func (h *held) in(path string) (bool, error) {
 		found, err := readStamp(path)
 		return err == nil && found == h.stamp, err
 	}
-	f, err := openRegular(path)
+	f, err := OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -290,7 +290,7 @@ func TestNotebookRunRefusesAnUnwritableTarget(t *testing.T) {
 				t.Fatal(err)
 			}
 			return []string{"-o", out}
-		}, "not a regular file", true},
+		}, "it is a directory, not a notebook file", true},
 		{"output into a read-only directory", func(t *testing.T, dir, nb string) []string {
 			ro := filepath.Join(dir, "ro")
 			if err := os.Mkdir(ro, 0o555); err != nil {

@@ -1,0 +1,163 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package notebook
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalhost/evalhost/internal/trustdir"
+)
+
+// special is a path that names no regular file, of one kind.
+type special struct {
+	name, path string
+	kind       string // how the refusal calls it
+	advice     string // what the refusal of a read says to do
+	writeSafe  bool   // a save's refusal may be tested on it: a broken one writes nowhere that matters
+}
+
+// specialFiles makes one path of each kind that is no regular file, in a
+// short directory (a Unix socket's name is bounded): a FIFO, whose open
+// waits for a writer; a listening Unix socket; a character device (made
+// with mknod where this user may, else a link to /dev/null); a directory.
+func specialFiles(t *testing.T) []special {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "nb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	fifo := filepath.Join(dir, "fifo.ipynb")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	sock := filepath.Join(dir, "sock.ipynb")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev, devSafe := filepath.Join(dir, "dev.ipynb"), true
+	if syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3) != nil || !opens(dev) { // /dev/null's numbers on Linux
+		os.Remove(dev)
+		if err := os.Symlink("/dev/null", dev); err != nil {
+			t.Fatal(err)
+		}
+		devSafe = false // a save that followed it would write in /dev
+	}
+	sub := filepath.Join(dir, "dir.ipynb")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []special{
+		{"a FIFO", fifo, "a named pipe (FIFO)", "save what it holds to a file and give that file's path", true},
+		{"a socket", sock, "a socket", "it holds nothing to read; give a regular file's path", true},
+		{"a character device", dev, "a character device", "copy what you need from it into a file and give that file's path", devSafe},
+		{"a directory", sub, "a directory", "give the path of a .ipynb file in it", true},
+	}
+}
+
+// opens says whether path opens to read (a device on a nodev mount does not).
+func opens(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
+}
+
+// within runs f, failing the test if it has not returned within 20 s: a
+// read that waits for a FIFO's writer never returns. The FIFO at path, if
+// it is one, is then opened for writing so that the reader ends.
+func within(t *testing.T, path string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Fatalf("still reading %s after 20 s", path)
+		return nil
+	}
+}
+
+// TestReadRefusesWhatIsNoFile: every read of a notebook refuses at once
+// a path that names no regular file, saying what it is and what to do: a
+// FIFO's open waited for ever, a socket's open said "no such device or
+// address", a device's "not a regular file (Dc---------)" and a
+// directory's "is a directory" said nothing of what to do. A FIFO
+// planted where the notebook goes held the caller's notebook lock with
+// it, and no context could end that open.
+func TestReadRefusesWhatIsNoFile(t *testing.T) {
+	kinds := append(specialFiles(t), special{"a device that never ends", "/dev/zero", "a character device",
+		"copy what you need from it into a file", false})
+	for _, k := range kinds {
+		for _, r := range []struct {
+			name string
+			read func(string) error
+		}{
+			{"Load", func(p string) error { _, err := Load(p); return err }},
+			{"LoadOrNew", func(p string) error { _, err := LoadOrNew(p); return err }},
+			{"ReadFile", func(p string) error { _, err := ReadFile(p); return err }},
+		} {
+			t.Run(k.name+"/"+r.name, func(t *testing.T) {
+				err := within(t, k.path, func() error { return r.read(k.path) })
+				var fe *FileError
+				var nr *NotRegularError
+				if !errors.As(err, &fe) || !errors.As(err, &nr) || !errors.Is(err, ErrNotRegular) {
+					t.Fatalf("%v; want a *FileError of a *NotRegularError", err)
+				}
+				want := "cannot read " + trustdir.Shown(k.path) + ": it is " + k.kind + ", not a regular file"
+				if k.kind == "a directory" {
+					want = "cannot read " + trustdir.Shown(k.path) + ": it is a directory, not a notebook file"
+				}
+				if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, k.advice) {
+					t.Errorf("%q\nwant it to start %q and say %q", msg, want, k.advice)
+				}
+			})
+		}
+	}
+}
+
+// TestSaveRefusesWhatIsNoFile: a save, and CheckWritable before one,
+// refuse a target that is no regular file saying what it is (they said
+// "not a regular file", whatever it was) and what to do.
+func TestSaveRefusesWhatIsNoFile(t *testing.T) {
+	for _, k := range specialFiles(t) {
+		if !k.writeSafe {
+			continue
+		}
+		want := map[bool]string{
+			false: "write notebook " + trustdir.Shown(k.path) + ": it is " + k.kind + ", not a regular file, which a save does not replace: remove it, or give another path",
+			true:  "write notebook " + trustdir.Shown(k.path) + ": it is a directory, not a notebook file; give a file's name in it (DIR/NAME.ipynb)",
+		}[k.kind == "a directory"]
+		for _, w := range []struct {
+			name  string
+			write func(string) error
+		}{
+			{"Save", func(p string) error { return New().Save(p) }},
+			{"CheckWritable", CheckWritable},
+		} {
+			t.Run(k.name+"/"+w.name, func(t *testing.T) {
+				err := within(t, k.path, func() error { return w.write(k.path) })
+				if err == nil || err.Error() != want || !errors.Is(err, ErrNotRegular) {
+					t.Errorf("%v\nwant %q, matching ErrNotRegular", err, want)
+				}
+				if st, lerr := os.Lstat(k.path); lerr != nil || st.Mode().IsRegular() {
+					t.Errorf("the %s was replaced", k.kind)
+				}
+			})
+		}
+	}
+}
