@@ -122,6 +122,9 @@
 //     while it is free, in the rename itself (RENAME_NOREPLACE on Linux, a
 //     hard link elsewhere; a file system with neither, FAT, keeps the
 //     check alone): a file another program makes after the check is kept.
+//     Its *ConflictError says what took the name ([Occupant], in There)
+//     when "created by someone else" would mislead: a dangling symlink
+//     (which reads as missing), another user's file, a FIFO or the like.
 //   - [Lock] serialises evalhost writers of one notebook (processes and
 //     goroutines alike, through a lock file beside it that Unlock removes,
 //     and within a process by an in-process lock of its own, since NFS's

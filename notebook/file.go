@@ -310,7 +310,7 @@ func publish(temp, path string, expected *held) error {
 		err := publishNew(temp, path)
 		if errors.Is(err, fs.ErrExist) {
 			found, _ := readStamp(path)
-			return &ConflictError{Path: path, Found: found}
+			return &ConflictError{Path: path, Found: found, There: occupantOfNew(path)}
 		}
 		if !errors.Is(err, errNoExclusive) {
 			return err
@@ -318,6 +318,16 @@ func publish(temp, path string, expected *held) error {
 	}
 	if err := os.Rename(temp, path); err != nil {
 		return writeError(path, err)
+	}
+	return nil
+}
+
+// occupantOfNew is what took the name a new file was to take, for its
+// ConflictError: nil when "created by someone else" says it (a file of
+// the user's own, or nothing there any more).
+func occupantOfNew(path string) *Occupant {
+	if o, ok := OccupantOf(path); ok && !o.Plain() {
+		return &o
 	}
 	return nil
 }
@@ -356,7 +366,11 @@ func checkHolds(path string, expected *held) error {
 	if err == nil && !ok {
 		var found Stamp
 		if found, err = readStamp(path); err == nil {
-			return &ConflictError{Path: path, Expected: expected.Stamp(), Found: found}
+			ce := &ConflictError{Path: path, Expected: expected.Stamp(), Found: found}
+			if expected.none() {
+				ce.There = occupantOfNew(path)
+			}
+			return ce
 		}
 	}
 	if err != nil {

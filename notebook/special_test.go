@@ -161,3 +161,138 @@ func TestSaveRefusesWhatIsNoFile(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFileRefusalSaysWhatHoldsTheName: a new notebook's save (NewAt,
+// LoadOrNew of a missing file), which takes its name only while nothing is
+// there, says what it found there when that is not a file of the user's
+// own: "was created by someone else" of a dangling symlink, which ls shows
+// and cat calls missing, or of another user's file, said nothing a reader
+// could act on.
+func TestNewFileRefusalSaysWhatHoldsTheName(t *testing.T) {
+	dir := t.TempDir()
+	theirs := []byte(`{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	for _, tc := range []struct {
+		name string
+		// plant puts something at path; early: before the save looks,
+		// else between its check and its rename.
+		plant func(t *testing.T, path string)
+		early bool
+		root  bool // only root can give a file to another user
+		want  []string
+	}{
+		{name: "a file of the user's own", plant: func(t *testing.T, p string) { os.WriteFile(p, theirs, 0o644) },
+			want: []string{" was created by someone else after evalhost found it missing; nothing was written"}},
+		{name: "a dangling symlink", plant: func(t *testing.T, p string) { os.Symlink("gone\x1b[2J.ipynb", p) },
+			want: []string{" is a symlink to " + trustdir.Shown("gone\x1b[2J.ipynb") + ", which does not exist, made after evalhost found the name free; nothing was written: remove the link, or save under another name"}},
+		{name: "a FIFO", plant: func(t *testing.T, p string) { syscall.Mkfifo(p, 0o644) },
+			want: []string{" is a named pipe (FIFO), made after evalhost found the name free; nothing was written: remove it, or save under another name"}},
+		{name: "another user's file", root: true, plant: giveAway(theirs),
+			want: []string{" is a file of another user's, ", "(uid 65534), made after evalhost found the name free; nothing was written: save under another name"}},
+		{name: "another user's file, there before the save", root: true, early: true, plant: giveAway(theirs),
+			want: []string{" is a file of another user's, ", "(uid 65534), made after evalhost found the name free"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.root && os.Geteuid() != 0 {
+				t.Skip("only root gives a file to another user")
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".ipynb")
+			nb := NewAt(path)
+			if tc.early {
+				tc.plant(t, path)
+			} else {
+				beforePublish = func(string) { tc.plant(t, path) }
+				t.Cleanup(func() { beforePublish = nil })
+			}
+			err := within(t, path, func() error { return nb.Save(path) })
+			var ce *ConflictError
+			if !errors.As(err, &ce) {
+				t.Fatalf("%v; want a *ConflictError", err)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, trustdir.Shown(path)+" ") {
+				t.Errorf("%q does not start with the name", msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q\nwant %q", err, w)
+				}
+			}
+			if st, lerr := os.Lstat(path); lerr != nil || st.Mode().IsRegular() && st.Size() != int64(len(theirs)) {
+				t.Errorf("what was planted was replaced: %v", lerr)
+			}
+		})
+	}
+}
+
+// giveAway makes path a file of uid 65534's (nobody's).
+func giveAway(data []byte) func(t *testing.T, path string) {
+	return func(t *testing.T, path string) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Lchown(path, 65534, 65534); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestOccupantOf: what holds a name is said as a message puts it after
+// the name, and what the user may do about it.
+func TestOccupantOf(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		make   func(t *testing.T, path string)
+		root   bool // only root gives a file to another user
+		what   string
+		remedy string
+		plain  bool
+	}{
+		{name: "a file of the user's own", make: func(t *testing.T, p string) { os.WriteFile(p, nil, 0o644) },
+			what: "exists", remedy: "remove it", plain: true},
+		{name: "a link to a file of the user's own", make: func(t *testing.T, p string) {
+			os.WriteFile(p+".real", nil, 0o644)
+			os.Symlink(filepath.Base(p)+".real", p)
+		}, what: "exists", remedy: "remove the link", plain: true},
+		{name: "a dangling symlink", make: func(t *testing.T, p string) { os.Symlink("../gone.ipynb", p) },
+			what: "is a symlink to ../gone.ipynb, which does not exist", remedy: "remove the link"},
+		{name: "a symlink loop", make: func(t *testing.T, p string) { os.Symlink(filepath.Base(p), p) },
+			what: "is a symlink to a_symlink_loop, a loop of links that leads to no file", remedy: "remove the link"},
+		{name: "a link to a FIFO", make: func(t *testing.T, p string) {
+			syscall.Mkfifo(p+".fifo", 0o644)
+			os.Symlink(filepath.Base(p)+".fifo", p)
+		}, what: "is a symlink to a_link_to_a_FIFO.fifo, a named pipe (FIFO)", remedy: "remove the link"},
+		{name: "a directory", make: func(t *testing.T, p string) { os.Mkdir(p, 0o755) },
+			what: "is a directory", remedy: "remove it"},
+		{name: "another user's file", root: true, make: giveAway(nil),
+			what: "is a file of another user's, ", remedy: ""},
+		{name: "a link to another user's file", root: true, make: func(t *testing.T, p string) {
+			giveAway(nil)(t, p+".theirs")
+			os.Symlink(filepath.Base(p)+".theirs", p)
+		}, what: "is a symlink to a_link_to_another_user's_file.theirs, a file of another user's, ", remedy: ""},
+		{name: "another user's dangling link", root: true, make: func(t *testing.T, p string) {
+			os.Symlink("gone", p)
+			os.Lchown(p, 65534, 65534)
+		}, what: "is a symlink of another user's, ", remedy: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.root && os.Geteuid() != 0 {
+				t.Skip("only root gives a file to another user")
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+			tc.make(t, path)
+			o, ok := OccupantOf(path)
+			if !ok {
+				t.Fatal("nothing found there")
+			}
+			if got := o.What(); !strings.HasPrefix(got, tc.what) || tc.root && !strings.Contains(got, "(uid 65534)") {
+				t.Errorf("What() = %q, want it to start %q", got, tc.what)
+			}
+			if o.Remedy() != tc.remedy || o.Plain() != tc.plain {
+				t.Errorf("Remedy() = %q, Plain() = %v; want %q, %v", o.Remedy(), o.Plain(), tc.remedy, tc.plain)
+			}
+		})
+	}
+	if _, ok := OccupantOf(filepath.Join(dir, "nothing")); ok {
+		t.Error("OccupantOf found something where nothing is")
+	}
+}

@@ -115,11 +115,22 @@ type ConflictError struct {
 	Path     string
 	Expected Stamp // what was read
 	Found    Stamp // what is there now
+	// There is what holds the name a new file was to take (Expected is
+	// the zero Stamp), when "created by someone else" does not say it:
+	// a dangling symlink reads as missing, another user's file is not the
+	// user's to remove. Nil otherwise.
+	There *Occupant
 }
 
 func (e *ConflictError) Error() string {
 	var what string
 	switch {
+	case !e.Expected.exists && e.There != nil:
+		remedy := "save under another name"
+		if r := e.There.Remedy(); r != "" {
+			remedy = r + ", or " + remedy
+		}
+		return fmt.Sprintf("%s %s, made after evalhost found the name free; nothing was written: %s", trustdir.Shown(e.Path), e.There.What(), remedy)
 	case !e.Expected.exists:
 		what = "was created by someone else after evalhost found it missing"
 	case !e.Found.exists:
