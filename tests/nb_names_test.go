@@ -127,6 +127,12 @@ func TestNotebookMessagesShowNames(t *testing.T) {
 				return []string{trustdir.Shown(p.paired) + " exists: without -o the executed notebook of " + trustdir.Shown(p.script) + " goes",
 					"-o " + trustdir.ShellQuote(p.paired) + " replaces it"}
 			}},
+		{name: "script's notebook a dangling link", pySrc: "# %%\nx = 1\n", setup: func(p paths) { os.Symlink(filepath.Base(p.script)+".gone", p.paired) },
+			args: func(p paths) []string { return []string{"run", p.script} }, code: 2,
+			shows: func(p paths) []string {
+				return []string{trustdir.Shown(p.paired) + " is a symlink to " + trustdir.Shown(filepath.Base(p.script)+".gone") + ", which does not exist; without -o the executed notebook of " +
+					trustdir.Shown(p.script) + " goes there only when nothing is there: remove the link, or choose another -o\n"}
+			}},
 		{name: "script -o itself", pySrc: "# %%\nx = 1\n", args: func(p paths) []string { return []string{"run", p.script, "-o", p.script} }, code: 2,
 			shows: func(p paths) []string {
 				return []string{"-o " + trustdir.Shown(p.script) + " is the script itself", "(-o " + trustdir.ShellQuote(p.paired) + ")"}

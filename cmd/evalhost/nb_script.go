@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -70,10 +69,8 @@ func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (n
 	defaulted := f.out == ""
 	if defaulted {
 		f.out = stem + ".ipynb"
-		if _, err := os.Lstat(f.out); err == nil {
-			return nil, exitUsage, fmt.Errorf("%s exists: without -o the executed notebook of %s goes there only when it is new; "+
-				"-o %s replaces it (as jupytext --to ipynb --execute would), another -o writes elsewhere",
-				trustdir.Shown(f.out), shown, trustdir.ShellQuote(f.out))
+		if o, taken := notebook.OccupantOf(f.out); taken {
+			return nil, exitUsage, pairedTaken(f.out, path, o)
 		}
 	}
 	if filepath.Clean(f.out) == filepath.Clean(path) || sameFile(f.out, path) {
@@ -95,4 +92,23 @@ func scriptNotebook(f *nbRunFlags, path string, src []byte, stderr io.Writer) (n
 			"(jupytext --to ipynb --execute writes it there); -o names another\n", trustdir.Shown(f.out), shown)
 	}
 	return nb, exitOK, nil
+}
+
+// pairedTaken refuses to write the executed notebook of script to the
+// notebook paired with it, out, which o holds. A file of the user's own
+// may be replaced by naming it with -o; anything else is said as it is: a
+// dangling symlink's "exists" sent the user looking for a file cat calls
+// missing, and another user's file is not theirs to replace or remove.
+func pairedTaken(out, script string, o notebook.Occupant) error {
+	if o.Plain() {
+		return fmt.Errorf("%s exists: without -o the executed notebook of %s goes there only when it is new; "+
+			"-o %s replaces it (as jupytext --to ipynb --execute would), another -o writes elsewhere",
+			trustdir.Shown(out), trustdir.Shown(script), trustdir.ShellQuote(out))
+	}
+	remedy := "choose another -o"
+	if r := o.Remedy(); r != "" {
+		remedy = r + ", or " + remedy
+	}
+	return fmt.Errorf("%s %s; without -o the executed notebook of %s goes there only when nothing is there: %s",
+		trustdir.Shown(out), o.What(), trustdir.Shown(script), remedy)
 }
