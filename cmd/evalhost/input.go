@@ -23,12 +23,36 @@ var errTooLarge = errors.New("input too large")
 
 // readBounded reads name ("-" is stdin) whole, refusing more than limit
 // bytes with an error that names the input and the limit, so that
-// /dev/zero or `yes |` ends with a message instead of running out of memory.
+// `yes |` ends with a message instead of running out of memory.
 // Its errors name the input as a person gave it ("cannot open x.py: no such
 // file or directory"), not as Go's os calls print them, and unwrap to the
 // cause (fs.ErrNotExist...): notebook's *FileError, the one shape of that
 // message, for a script as for a notebook.
+//
+// A path is read only if it names a regular file (notebook.OpenRegular):
+// nb's notebooks, scripts, text and content files and the parameters of
+// -f. A FIFO's open waited for a writer for ever (nb apply and edit held
+// the notebook's lock meanwhile), a device was read (/dev/null as an
+// empty text), a socket said "no such device or address". "-" may be a
+// pipe where stdin is read.
 func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	return readInputOpened(name, stdin, limit, notebook.OpenRegular)
+}
+
+// readScript is readBounded of run's FILE, which is opened as python3
+// opens it: a pipe (bash's <(...), a FIFO) is read, waiting for its
+// writer as python3 does; /dev/zero is read up to the limit.
+func readScript(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	return readInputOpened(name, stdin, limit, func(name string) (*os.File, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, &notebook.FileError{Op: "open", Path: name, Err: err}
+		}
+		return f, nil
+	})
+}
+
+func readInputOpened(name string, stdin io.Reader, limit int64, open func(string) (*os.File, error)) ([]byte, error) {
 	var r io.Reader
 	label := name
 	if name == "-" {
@@ -37,9 +61,9 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 		}
 		r, label = stdin, "stdin"
 	} else {
-		f, err := os.Open(name)
+		f, err := open(name)
 		if err != nil {
-			return nil, &notebook.FileError{Op: "open", Path: name, Err: err}
+			return nil, err
 		}
 		defer f.Close()
 		r = f

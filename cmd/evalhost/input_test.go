@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/notebook"
 )
 
 // endless is an input that never ends, as /dev/zero or `yes |`.
@@ -19,7 +21,8 @@ func (endless) Read(p []byte) (int, error) {
 }
 
 // TestReadBounded: an input past its limit is refused naming the input and
-// the limit; one at the limit is read.
+// the limit; one at the limit is read. (nb's refusal of a device is
+// TestReadBoundedRefusesWhatIsNoFile's.)
 func TestReadBounded(t *testing.T) {
 	dir := t.TempDir()
 	atLimit := filepath.Join(dir, "at")
@@ -33,15 +36,21 @@ func TestReadBounded(t *testing.T) {
 	tests := []struct {
 		name, path string
 		want       string // "" reads it whole
+		script     bool   // run's FILE (readScript), which may be a device: nb's files may not
 	}{
-		{"file at the limit", atLimit, ""},
-		{"file over the limit", over, over + " is larger than 1 MiB"},
-		{"endless stdin", "-", "stdin is larger than 1 MiB"},
-		{"/dev/zero", "/dev/zero", "/dev/zero is larger than 1 MiB"},
+		{"file at the limit", atLimit, "", false},
+		{"file over the limit", over, over + " is larger than 1 MiB", false},
+		{"endless stdin", "-", "stdin is larger than 1 MiB", false},
+		{"run's FILE /dev/zero", "/dev/zero", "/dev/zero is larger than 1 MiB", true},
+		{"run's endless stdin", "-", "stdin is larger than 1 MiB", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := readBounded(tt.path, endless{}, 1<<20)
+			read := readBounded
+			if tt.script {
+				read = readScript
+			}
+			data, err := read(tt.path, endless{}, 1<<20)
 			if tt.want == "" {
 				if err != nil || len(data) != 1<<20 {
 					t.Fatalf("read %d bytes, %v", len(data), err)
@@ -90,7 +99,7 @@ func TestReadBoundedNamesTheInput(t *testing.T) {
 		is               error
 	}{
 		{"missing file", missing, "cannot open " + missing + ": no such file or directory", os.ErrNotExist},
-		{"directory", dir, "cannot read " + dir + ": is a directory", nil},
+		{"directory", dir, "cannot read " + dir + ": it is a directory, not a regular file; give the path of a file in it", notebook.ErrNotRegular},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -319,6 +319,11 @@ func (c *nbCommand) content4action() (string, error) {
 
 func (c *nbCommand) readInput(path, flag string) (string, error) {
 	data, err := readBounded(path, c.stdin, maxScriptBytes)
+	var nr *notebook.NotRegularError
+	if errors.As(err, &nr) && !nr.Mode.IsDir() {
+		// A pipe's text is what stdin is for: bash's <(...) is a pipe too.
+		return "", fmt.Errorf("%s: %w; or give - and send the text on stdin", flag, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", flag, err)
 	}
@@ -336,10 +341,22 @@ func loadNotebook(path string, orNew bool) (*notebook.Notebook, []byte, error) {
 		return nb, nil, err
 	}
 	if err != nil {
-		return nil, nil, tooLargeNotebook(err, path) // it names the notebook and the cause
+		return nil, nil, notebookReadError(err, path) // it names the notebook and the cause
 	}
 	nb, err := notebook.ParseFile(path, data)
 	return nb, data, err
+}
+
+// notebookReadError is err, a failed read of the notebook (or percent
+// script) FILE at path, with the advice for that file: a directory's
+// names a .ipynb file in it, as Load's does (not for a script), and a
+// notebook too large says how to make it smaller (tooLargeNotebook).
+func notebookReadError(err error, path string) error {
+	var nr *notebook.NotRegularError
+	if errors.As(err, &nr) && nbInputKind(path, nil) != inputScript {
+		nr.Notebook = true
+	}
+	return tooLargeNotebook(err, path)
 }
 
 // tooLargeNotebook adds to a refusal of a notebook past maxNotebookBytes

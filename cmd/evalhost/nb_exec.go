@@ -179,7 +179,7 @@ func openNbRun(f *nbRunFlags, path string, stderr io.Writer) (nb *notebook.Noteb
 	}
 	orig, err := readBounded(path, nil, maxNotebookBytes)
 	if err != nil {
-		return fail(exitFailed, "%v", tooLargeNotebook(err, path)) // it names the notebook and the cause
+		return fail(exitFailed, "%v", notebookReadError(err, path)) // it names the notebook and the cause
 	}
 	kind := nbInputKind(path, orig)
 	switch kind {

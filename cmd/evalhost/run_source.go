@@ -129,7 +129,7 @@ func readSource(name string, stdin io.Reader, f runFlags) (string, error) {
 	if strings.HasSuffix(name, ".ipynb") {
 		return "", fmt.Errorf("%s is a notebook: run it with \"evalhost nb run %s\"", name, name)
 	}
-	b, err := readBounded(name, stdin, maxScriptBytes)
+	b, err := readScript(name, stdin, maxScriptBytes)
 	if err != nil {
 		return "", err // it names the file and the cause
 	}
