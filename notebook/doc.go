@@ -131,7 +131,9 @@
 //     flock, an fcntl lock, does not exclude one process's opens);
 //     hold it from load to save. Waiting ends with the caller's context (a
 //     [*LockedError], [ErrLocked]); a symbolic link where the lock file goes
-//     is refused, not followed ([ErrBadLockFile]). Locking a notebook the caller already
+//     is refused, not followed ([ErrBadLockFile]), and so is what is no
+//     regular file there (a FIFO, whose open does not wait; a socket, a
+//     device, a directory), which is left as it is. Locking a notebook the caller already
 //     holds waits for itself: that call is wrong. The first Lock of a
 //     notebook in a process (not every one: it lists the directory)
 //     removes what saves killed mid-write left beside the notebook: its

@@ -32,7 +32,8 @@ type FileLock struct {
 }
 
 // ErrBadLockFile is wrapped by Lock's error when the lock file's place
-// holds something evalhost did not make there, such as a symbolic link.
+// holds something evalhost did not make there: a symbolic link, or what
+// is no regular file (a FIFO, a socket, a device, a directory).
 var ErrBadLockFile = errors.New("not a lock file")
 
 // LockedError is a Lock that gave up because another holder kept the lock

@@ -24,12 +24,22 @@ type heldLock struct{ f *os.File }
 // no longer be the one at path: then try starts again on the new one.
 func (h *heldLock) try(path string) (bool, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		// O_NONBLOCK: a FIFO there is not waited on (a regular file's
+		// flock ignores it), O_NOCTTY: nor a terminal taken for this
+		// process's; either is then refused.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
 		if err != nil && isSymlink(path) { // ELOOP on Linux and macOS, EMLINK on FreeBSD
 			return false, fmt.Errorf("%w: %s is a symbolic link, not a lock file evalhost made; it is not followed, since whoever planted it could point it anywhere: remove it", ErrBadLockFile, trustdir.Shown(path))
 		}
 		if err != nil {
+			if st, lerr := os.Lstat(path); lerr == nil && !st.Mode().IsRegular() {
+				return false, notLockFile(path, st.Mode()) // a socket's ENXIO, a directory's EISDIR
+			}
 			return false, err
+		}
+		if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+			f.Close()
+			return false, notLockFile(path, st.Mode())
 		}
 		// A file system without locks is an error here, unlike where the
 		// platform has no flock (lock_other.go): Lock is then refused.
@@ -48,6 +58,12 @@ func (h *heldLock) try(path string) (bool, error) {
 		}
 		f.Close() // a holder removed it after we opened it: lock the new one
 	}
+}
+
+// notLockFile refuses what holds the lock file's name and is no regular
+// file: it is not evalhost's to flock or remove.
+func notLockFile(path string, mode fs.FileMode) error {
+	return fmt.Errorf("%w: %s is %s, not a lock file evalhost made: remove it", ErrBadLockFile, trustdir.Shown(path), kindOf(mode.Type()))
 }
 
 // release removes the lock file while still holding it, so no one can

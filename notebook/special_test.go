@@ -3,6 +3,7 @@
 package notebook
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -294,5 +295,41 @@ func TestOccupantOf(t *testing.T) {
 	}
 	if _, ok := OccupantOf(filepath.Join(dir, "nothing")); ok {
 		t.Error("OccupantOf found something where nothing is")
+	}
+}
+
+// TestLockRefusesWhatIsNoLockFile: what holds the lock file's name and is
+// no regular file (planted in a shared directory, or a mistake) is not
+// taken for the lock: a FIFO was opened, flocked and removed as if it were
+// evalhost's, a socket said "no such device or address", a directory "is
+// a directory". Each is ErrBadLockFile, saying what it is, and is left.
+func TestLockRefusesWhatIsNoLockFile(t *testing.T) {
+	for _, k := range specialFiles(t) {
+		if !k.writeSafe {
+			continue // a link to /dev/null: the symlink's own refusal
+		}
+		t.Run(k.name, func(t *testing.T) {
+			dir := t.TempDir()
+			lockFile := filepath.Join(dir, ".n.ipynb.evalhost-lock")
+			if err := os.Rename(k.path, lockFile); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Rename(lockFile, k.path)
+			err := within(t, lockFile, func() error {
+				lk, err := Lock(context.Background(), filepath.Join(dir, "n.ipynb"))
+				if err == nil {
+					lk.Unlock()
+				}
+				return err
+			})
+			want := "lock notebook " + filepath.Join(dir, "n.ipynb") + ": not a lock file: " + lockFile + " is " + k.kind +
+				", not a lock file evalhost made: remove it"
+			if !errors.Is(err, ErrBadLockFile) || err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("Lock = %v\nwant ErrBadLockFile starting %q", err, want)
+			}
+			if st, err := os.Lstat(lockFile); err != nil || st.Mode().IsRegular() {
+				t.Errorf("the %s was taken: %v", k.kind, err)
+			}
+		})
 	}
 }

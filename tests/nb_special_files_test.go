@@ -17,9 +17,10 @@ import (
 
 // TestNotebookRefusesWhatIsNoFile: every file argument of every nb
 // command (the notebook or script, the text and content files, -f's
-// parameters, -o, nb run's default outputs) that names a FIFO, a socket,
-// a character device or a directory is refused at once, saying what the
-// path is and what to do, and nothing is written. nb run, view, apply,
+// parameters, -o, nb run's default outputs, and the notebook's lock file)
+// that names a FIFO, a socket, a character device or a directory is
+// refused at once, saying what the path is and what to do, and nothing is
+// written. nb run, view, apply,
 // edit, insert, delete of a FIFO, and every FIFO input file, waited for a
 // writer for ever (apply and edit holding the notebook's lock); a socket
 // said "no such device or address"; a device was read (/dev/null as an
@@ -103,6 +104,11 @@ func TestNotebookRefusesWhatIsNoFile(t *testing.T) {
 			},
 			dir: func(shown string) []string {
 				return []string{"nb run: write notebook " + shown + ": it is a directory, not a notebook file"}
+			}},
+		{name: "edit with its lock file's name taken", at: ".ok.ipynb.evalhost-lock", args: func(x string) []string { return []string{"edit", notebook, "--cell", "0", "--content", "1"} },
+			code: 1, write: true,
+			shows: func(shown, kind string) []string {
+				return []string{"nb edit: lock notebook ok.ipynb: not a lock file: ", "/.ok.ipynb.evalhost-lock is " + kind + ", not a lock file evalhost made: remove it\n"}
 			}},
 		{name: "run a script to its paired notebook", at: "ok.ipynb", args: func(x string) []string { return []string{"run", "ok.py"} }, code: 2, write: true, named: true,
 			shows: func(shown, kind string) []string {
