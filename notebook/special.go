@@ -78,7 +78,17 @@ func kindOf(mode fs.FileMode) string {
 // open(2) refuses (ENXIO, macOS's EOPNOTSUPP), is said to be one.
 // Load, ReadFile and a save's check read through it; cmd/evalhost too,
 // for every file nb reads.
-func OpenRegular(path string) (*os.File, error) {
+func OpenRegular(path string) (*os.File, error) { return openNoWait(path, false) }
+
+// OpenInput is OpenRegular for a file only read, never saved over (a
+// cell's text, a parameters file), which may also be a pipe: bash's
+// <(...) names one, and cat reads it. Its open does not wait for a writer;
+// with none its text is empty (a read finds the end at once), else reads
+// wait for the writer's text to its end, as cat's do. It is wrong for a
+// file a save will replace, whose pipe cannot be saved back.
+func OpenInput(path string) (*os.File, error) { return openNoWait(path, true) }
+
+func openNoWait(path string, pipes bool) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
@@ -89,7 +99,7 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, &FileError{Op: "open", Path: path, Err: err}
 	}
 	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
+	if err == nil && !st.Mode().IsRegular() && !(pipes && st.Mode()&fs.ModeNamedPipe != 0) {
 		err = &NotRegularError{Mode: st.Mode().Type()}
 	}
 	if err != nil {

@@ -59,6 +59,16 @@ func TestNotebookRefusesWhatIsNoFile(t *testing.T) {
 			return []string{flag + "cannot read " + shown + ": it is " + kind + ", not a regular file"}
 		}
 	}
+	// A file only read may be a pipe (bash's <(...)): a FIFO is refused
+	// only when nothing wrote to it, as none does here.
+	pipeRefused := func(flag string) func(shown, kind string) []string {
+		return func(shown, kind string) []string {
+			if kind == "a named pipe (FIFO)" {
+				return []string{flag + "cannot read " + shown + ": it is a named pipe (FIFO) and nothing wrote to it: start what writes to it first"}
+			}
+			return readRefused(flag)(shown, kind)
+		}
+	}
 	notebookDir := func(cmd string) func(shown string) []string {
 		return func(shown string) []string {
 			return []string{cmd + "cannot read " + shown + ": it is a directory, not a notebook file; give the path of a .ipynb file in it\n"}
@@ -84,13 +94,13 @@ func TestNotebookRefusesWhatIsNoFile(t *testing.T) {
 		{name: "run FILE.ipynb", at: "x.ipynb", args: func(x string) []string { return []string{"run", x} }, code: 1, shows: readRefused("nb run: "), dir: notebookDir("nb run: ")},
 		{name: "run FILE.py", at: "x.py", args: func(x string) []string { return []string{"run", x, "-o", "out.ipynb"} }, code: 1, shows: readRefused("nb run: ")},
 		{name: "apply --text-file", at: "t.txt", args: func(x string) []string { return []string{"apply", notebook, "--text-file", x} }, code: 1,
-			shows: readRefused("nb apply: --text-file: "), also: stdinAdvice},
+			shows: pipeRefused("nb apply: --text-file: "), also: stdinAdvice},
 		{name: "edit --content-file", at: "c.txt", args: func(x string) []string { return []string{"edit", notebook, "--cell", "0", "--content-file", x} }, code: 1,
-			shows: readRefused("nb edit: --content-file: "), also: stdinAdvice},
+			shows: pipeRefused("nb edit: --content-file: "), also: stdinAdvice},
 		{name: "insert --content-file", at: "c.txt", args: func(x string) []string { return []string{"insert", notebook, "--cell", "0", "--content-file", x} }, code: 1,
-			shows: readRefused("nb insert: --content-file: "), also: stdinAdvice},
+			shows: pipeRefused("nb insert: --content-file: "), also: stdinAdvice},
 		{name: "run -f", at: "p.yaml", args: func(x string) []string { return []string{"run", notebook, "-f", x, "-o", "out.ipynb"} }, code: 2,
-			shows: readRefused("nb run: -f: ")},
+			shows: pipeRefused("nb run: -f: ")},
 		{name: "run -o", at: "out.ipynb", args: func(x string) []string { return []string{"run", notebook, "-o", x} }, code: 1, write: true,
 			shows: func(shown, kind string) []string {
 				return []string{"nb run: write notebook " + shown + ": it is " + kind + ", not a regular file, which a save does not replace: remove it, or give another path; no cell was run"}
@@ -276,6 +286,35 @@ func TestNotebookRunSaysWhatHoldsThePairedName(t *testing.T) {
 			}
 			if now, err := os.Lstat(paired); err != nil || !os.SameFile(now, before) {
 				t.Errorf("s.ipynb was replaced: %v", err)
+			}
+		})
+	}
+}
+
+// TestNotebookReadsTextFromAPipe: a file nb only reads (--text-file,
+// --content-file, -f) may be bash's <(...), a pipe, as cat reads one;
+// h36a's refusal of every FIFO had refused it.
+func TestNotebookReadsTextFromAPipe(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash")
+	}
+	for _, tc := range []struct{ name, args, want string }{
+		{"edit --content-file", `nb edit ok.ipynb --cell 0 --content-file <(printf 'y = 2\n')`, `"y = 2\n"`},
+		{"apply --text-file", `nb apply ok.ipynb --text-file <(printf '# %%%% [code] cell:0\nz = 3\n')`, `"z = 3"`},
+		{"run -f", `nb run ok.ipynb -o out.ipynb -f <(printf 'x: 5\n') && cat out.ipynb`, `x = 5`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "ok.ipynb"), []byte(nbJSON("x = 1", "python")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := command(t, "--version")
+			cmd.Args = []string{"bash", "-c", "set -e; " + strings.Replace(tc.args, "nb ", trustdir.ShellQuote(cmd.Path)+" nb ", 1) + "; cat ok.ipynb"}
+			cmd.Path, _ = exec.LookPath("bash")
+			cmd.Dir = dir
+			stdout, stderr, code := runWithin(t, cmd, 2*time.Minute, "")
+			if code != 0 || !strings.Contains(stdout, tc.want) {
+				t.Fatalf("exit %d, stdout %s\nstderr %s\nwant %s in it", code, stdout, stderr, tc.want)
 			}
 		})
 	}

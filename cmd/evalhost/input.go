@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -77,3 +78,27 @@ func readInputOpened(name string, stdin io.Reader, limit int64, open func(string
 	}
 	return data, nil
 }
+
+// readPiped is readBounded of a file nb only reads, never saves over (a
+// cell's text, -f's parameters), which may also be a pipe, as bash's
+// <(...) gives (notebook.OpenInput): read to its writer's end. A pipe
+// that gives nothing is refused, saying so: nothing wrote to it (a FIFO
+// no program has open: its read ends at once), and an empty text would
+// have emptied the notebook nb apply replaces with it.
+func readPiped(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	var pipe bool
+	data, err := readInputOpened(name, stdin, limit, func(name string) (*os.File, error) {
+		f, err := notebook.OpenInput(name)
+		if err == nil {
+			st, serr := f.Stat()
+			pipe = serr == nil && st.Mode()&fs.ModeNamedPipe != 0
+		}
+		return f, err
+	})
+	if err == nil && pipe && len(data) == 0 {
+		return nil, &notebook.FileError{Op: "read", Path: name, Err: errEmptyPipe}
+	}
+	return data, err
+}
+
+var errEmptyPipe = errors.New("it is a named pipe (FIFO) and nothing wrote to it: start what writes to it first, or give a regular file's path")

@@ -318,10 +318,9 @@ func (c *nbCommand) content4action() (string, error) {
 }
 
 func (c *nbCommand) readInput(path, flag string) (string, error) {
-	data, err := readBounded(path, c.stdin, maxScriptBytes)
+	data, err := readPiped(path, c.stdin, maxScriptBytes)
 	var nr *notebook.NotRegularError
-	if errors.As(err, &nr) && !nr.Mode.IsDir() {
-		// A pipe's text is what stdin is for: bash's <(...) is a pipe too.
+	if errors.As(err, &nr) && !nr.Mode.IsDir() || errors.Is(err, errEmptyPipe) {
 		return "", fmt.Errorf("%s: %w; or give - and send the text on stdin", flag, err)
 	}
 	if err != nil {

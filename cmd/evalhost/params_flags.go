@@ -151,7 +151,7 @@ func buildParams(flags []paramFlag) (*params.Params, error) {
 					return nil, fmt.Errorf("-f -: give a YAML file's path (for YAML text, use -y)")
 				}
 				var data []byte
-				if data, err = readBounded(f.args[0], nil, maxScriptBytes); err != nil {
+				if data, err = readPiped(f.args[0], nil, maxScriptBytes); err != nil {
 					return nil, fmt.Errorf("-f: %w", err) // it names the file
 				}
 				err = p.MergeYAML(data, "-f "+f.args[0])
