@@ -6,6 +6,9 @@
 # under the test cache, and the two suites run against it. Not part of
 # `make test` (which does run the runner's tests on IPython 9 as well as on
 # python3's IPython): a clean machine has one Python, and this takes ~1 min each.
+# An interpreter scripts/sid-python.sh made (3.14, 3.15 from Debian sid:
+# `scripts/test-pythons.sh $(scripts/sid-python.sh 3.15)`) is used as it is,
+# with no venv, and a test needing a module it lacks (matplotlib) skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test
@@ -22,6 +25,11 @@ for p in "${pythons[@]}"; do
   ver=$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2]); assert sys.version_info >= (3, 8)' 2>/dev/null) || continue
   [ -n "${seen[$ver]:-}" ] && continue
   seen[$ver]=1
+  if [[ $p == */py*sid/usr/bin/* ]]; then # sid-python.sh's: no ensurepip for a venv, its modules in place
+    echo "== $ver ($p, as it is)"
+    EVALHOST_TEST_PYTHON=$p go test -count=1 ./runner ./host || failed+=("$ver")
+    continue
+  fi
   venv=$cache/py$ver
   if ! "$venv/bin/python" -c 'import IPython, matplotlib, nbformat' 2>/dev/null; then
     echo "== $ver: a venv with IPython, matplotlib and nbformat in $venv"
