@@ -76,6 +76,11 @@ func (f *inflight) admit(line []byte, plain bool) []byte {
 	return nil
 }
 
+// replied notes how the write of an answer the connection made itself
+// ended (a parse error's, lineGuard.reply): never admitted, it is lost
+// only when its write failed.
+func (f *inflight) replied(err error) { f.answers.Replied(err) }
+
 // readingSent notes that the requests read from now on were sent before
 // the output's reader left: each is counted unanswered and dropped.
 func (f *inflight) readingSent() {

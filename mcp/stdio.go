@@ -84,7 +84,7 @@ func (s *Server) runStdio(ctx context.Context, r io.Reader, w io.WriteCloser, ma
 	defer watch.Stop()
 	lw := &lockedWriter{w: w, watch: watch}
 	g := &lineGuard{r: bufio.NewReaderSize(r, 64<<10), max: maxLine, logger: s.cfg.Logger, answer: lw,
-		admit: pending.admit, ended: make(chan struct{})}
+		admit: pending.admit, replied: pending.replied, ended: make(chan struct{})}
 	c := newStdioConn(ctx, s, g, lw, pending, watch.Gone(), fast)
 	// Run is not used: it logs a cancelled ctx, which is how a requested
 	// shutdown (SIGTERM) ends the server, as level=ERROR "server run
@@ -203,11 +203,15 @@ type lineGuard struct {
 	// to write instead, if any (inflight.admit; nil in tests of lines
 	// alone). plain: the line is a plainRequest.
 	admit func(line []byte, plain bool) []byte
-	line  []byte // the current line, or the first max+1 bytes of a long one
-	out   []byte // what Read or next hands out next
-	plain bool   // out is a plainRequest
-	err   error
-	ended chan struct{} // closed once err is set (nil: not told)
+	// replied is told how the write of each of the guard's own answers
+	// ended (inflight.replied: one that failed is an answer lost, as serve
+	// counts its request_error's; nil in tests of lines alone).
+	replied func(error)
+	line    []byte // the current line, or the first max+1 bytes of a long one
+	out     []byte // what Read or next hands out next
+	plain   bool   // out is a plainRequest
+	err     error
+	ended   chan struct{} // closed once err is set (nil: not told)
 }
 
 // fail ends the reading with err, the first error only.
@@ -304,7 +308,11 @@ func (g *lineGuard) reply(msg []byte) {
 	if len(msg) == 0 {
 		return
 	}
-	if _, err := g.answer.Write(msg); err != nil {
+	_, err := g.answer.Write(msg)
+	if g.replied != nil {
+		g.replied(err)
+	}
+	if err != nil {
 		g.fail(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/iotest"
 
@@ -383,3 +384,32 @@ func TestLockedWriterAfterClose(t *testing.T) {
 		t.Fatalf("output %q; want only what was written before Close", out.String())
 	}
 }
+
+// The write of the guard's own answer (a parse error's) is reported to
+// replied, a failed one too: an answer lost there is lost as any other
+// (mcp exited 0 when the client had closed its end before the answer).
+func TestGuardReportsItsAnswersWrites(t *testing.T) {
+	ok := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, tc := range []struct {
+		name   string
+		answer io.Writer
+		failed bool
+	}{
+		{"written", io.Discard, false},
+		{"the write failed", failingWriter{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var told []error
+			g := &lineGuard{r: newSmallReader("not json\n" + ok + "\n"), max: 1 << 10, answer: tc.answer,
+				replied: func(err error) { told = append(told, err) }}
+			_, _ = io.ReadAll(g)
+			if len(told) != 1 || (told[0] != nil) != tc.failed {
+				t.Fatalf("replied told %v; want one report, failed %v", told, tc.failed)
+			}
+		})
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
