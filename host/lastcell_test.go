@@ -208,9 +208,13 @@ def stay():
 				t.Errorf("warning %+v (%v); want one saying the interpreter was stopped: %v; frames:\n%s", w, warned, tc.stopped, dumpFrames(r.frames))
 			}
 			// As python3 reports it: "Exception ignored in: <module 'threading'"
-			// before 3.13, a bare traceback since.
+			// before 3.13, a bare traceback on 3.13, and 3.14's _thread
+			// reports the join it was in (thread_shutdown).
 			head := "Exception ignored in: <module 'threading'"
-			if testkit.PythonAtLeast(t, 3, 13) {
+			switch {
+			case testkit.PythonAtLeast(t, 3, 14):
+				head = "Exception ignored while joining a thread in _thread._shutdown():\nTraceback (most recent call last):"
+			case testkit.PythonAtLeast(t, 3, 13):
 				head = "Traceback (most recent call last):"
 			}
 			if errText := r.stderr(); !tc.stopped && !(strings.HasPrefix(errText, head) &&

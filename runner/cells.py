@@ -676,7 +676,7 @@ class Cell(_wire._Request):
                 return
             _core._module("tracebacks").send_exit_error(e, reports, script, text)
         else:
-            _core._stdio.interrupt_ended = type(e) is KeyboardInterrupt
+            _core._stdio.interrupt_ended = _core._stdio.dies_of_sigint(e)
             self.cancelled = isinstance(e, KeyboardInterrupt) and self.interrupted
             if not self.in_script or self.cancelled or _core._ipython_mode:
                 _core._send_error(e)  # as Jupyter's kernel reports it: no hook, all frames

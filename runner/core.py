@@ -8,6 +8,7 @@ module beyond what the interpreter already loads at start-up is imported
 before `ready`: start time is part of the contract.
 """
 
+import _io
 import _json
 import _signal
 import _thread
@@ -750,7 +751,8 @@ def _join_threads():
             lines[-1] += ": "
         if sys.version_info >= (3, 13):  # its C traceback printer shows no carets
             head = "Exception ignored on threading shutdown:\n"
-            lines = [ln for ln in lines if not (ln.strip() and ln.strip(" ^~") == "")]
+            # (3.14's traceback gives a line of spaces under a def's line)
+            lines = [ln for ln in lines if not (ln and ln.strip(" ^~") == "")]
         else:
             head = "Exception ignored in: %r\n" % threading
         text = head + "\n".join(lines) + "\n"
@@ -835,9 +837,13 @@ def _exit_fast():
     gc.collect()
     # A file still open in a module's globals is flushed, as the teardown's
     # clearing of modules would have; start-up's objects are frozen out of
-    # get_objects, so this walks only what the cells made.
+    # get_objects, so this walks only what the cells made. The C base's
+    # isinstance runs no Python code (io.IOBase's ABC check does), which
+    # 3.14's breakpoint(), tracing through sys.monitoring past the
+    # settrace(None) above, would step into where python3's exit has no
+    # Python code left to trace.
     for obj in gc.get_objects():
-        if isinstance(obj, io.IOBase):
+        if isinstance(obj, _io._IOBase):
             try:
                 if not obj.closed:
                     obj.flush()

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "465c93197fe13886"
+const embeddedHash = "3d1836c840b76280"

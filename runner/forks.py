@@ -43,7 +43,7 @@ class _ForkMessage:
         for i, e in enumerate(filters or ()):
             if e is _entry:
                 del filters[i]
-                _warnings._filters_mutated()
+                _mutated()()
                 break
         return True
 
@@ -68,9 +68,30 @@ def _filters():
     return filters if type(filters) is list else None
 
 
+def _mutated():
+    """_warnings' way to say its filters changed, or None: 3.14 has only
+    _filters_mutated_lock_held, to be called under its (recursive) lock."""
+    mutated = getattr(_warnings, "_filters_mutated", None)
+    if mutated is not None:
+        return mutated
+    held = getattr(_warnings, "_filters_mutated_lock_held", None)
+    acquire, release = getattr(_warnings, "_acquire_lock", None), getattr(_warnings, "_release_lock", None)
+    if held is None or acquire is None or release is None:
+        return None
+
+    def locked():
+        acquire()
+        try:
+            held()
+        finally:
+            release()
+
+    return locked
+
+
 def before():
     """Before a fork: the filter first in the list the warning will meet."""
-    mutated = getattr(_warnings, "_filters_mutated", None)
+    mutated = _mutated()
     filters = _filters()
     if mutated is None or filters is None or filters and filters[0] is _entry:
         return

@@ -237,14 +237,23 @@ script_ended = False
 interrupt_ended = False
 
 
+def dies_of_sigint(e):
+    """Whether python3 dies of SIGINT when e ends a script uncaught: the
+    builtin KeyboardInterrupt itself, and 3.14+ any subclass of it too
+    (_Py_HandleSystemExitAndKeyboardInterrupt matches by isinstance)."""
+    if sys.version_info >= (3, 14):
+        return isinstance(e, KeyboardInterrupt)
+    return type(e) is KeyboardInterrupt
+
+
 def exit_flush():
     """After a script's last cell (script_ended), flush sys.stdout and
     sys.stderr as python3's exit does once its atexit handlers ran
     (flush_std_files); False when one failed, where python3 exits 120.
     One closed (its closed true), None or deleted is passed over; stdout's
     failure is reported through sys.unraisablehook ("Exception ignored
-    in: <stdout's repr>", 3.13+ "Exception ignored on flushing
-    sys.stdout:", and the error, without a traceback: python3's flush is C
+    in: <stdout's repr>", 3.13 "Exception ignored on flushing
+    sys.stdout:", 3.14+ "while flushing", and the error, without a traceback: python3's flush is C
     code), stderr's is not. A notebook's cells said theirs
     at each cell's end (flush_said)."""
     ok = True
@@ -270,9 +279,10 @@ def _unraisable(e, obj):
     """Report e as the interpreter's exit flush would, through
     sys.unraisablehook: PyErr_WriteUnraisable(obj) before 3.13, whose
     flush_std_files says "Exception ignored on flushing sys.stdout" instead
-    (PyErr_FormatUnraisable, no object)."""
+    (PyErr_FormatUnraisable, no object), 3.14+ "while flushing"."""
     if sys.version_info >= (3, 13):
-        u = unraisable_args(e, "Exception ignored on flushing sys.stdout", None)
+        verb = "while" if sys.version_info >= (3, 14) else "on"
+        u = unraisable_args(e, "Exception ignored %s flushing sys.stdout" % verb, None)
     else:
         u = unraisable_args(e, None, obj)
     hook = getattr(sys, "unraisablehook", None)  # None or deleted: the default, as there

@@ -250,7 +250,7 @@ def send_error(exc, only=False, exit=False, limit=None, reported=False, text=Non
     if text is None:
         text = _safe_text(exc, only, limit, script=script)
     lines, evalue = text
-    send_error_lines(type(exc).__name__, evalue, lines, exit, reported, type(exc) is KeyboardInterrupt)
+    send_error_lines(type(exc).__name__, evalue, lines, exit, reported, _core._stdio.dies_of_sigint(exc))
 
 
 def _report_coloured(err, exc, only, limit, script):
@@ -282,9 +282,9 @@ def send_error_lines(ename, evalue, lines, exit=False, reported=False, keyboard_
     cell's SystemExit, which python3 would end the script by, silently.
     reported: the cell's output already holds python3's report of it
     (report_uncaught). keyboard_interrupt: it is the builtin
-    KeyboardInterrupt itself, which python3 dies of by SIGINT (130) when
-    it ends a script; a subclass or a class of that name ends it with 1,
-    so the name cannot tell."""
+    KeyboardInterrupt itself (3.14+: or a subclass; stdio.dies_of_sigint),
+    which python3 dies of by SIGINT (130) when it ends a script; a class
+    of that name only ends it with 1, so the name cannot tell."""
     _core._flush_std()
     fields = {"exit": "true"} if exit else {}
     if reported:
@@ -453,8 +453,10 @@ def _exit_pending(e):
     shows), unless the script imported threading, whose _shutdown then
     runs over it and it is lost; 3.13+ as "Exception ignored on threading
     shutdown" (their _shutdown, run over it, fails with a SystemError of
-    its own instead when threading is imported: not done here)."""
-    if sys.version_info < (3, 12) or (sys.version_info < (3, 13) and "threading" in sys.modules):
+    its own instead when threading is imported: not done here); 3.14+
+    clear it unreported, as 3.8-3.11 do."""
+    if (sys.version_info < (3, 12) or sys.version_info >= (3, 14)
+            or (sys.version_info < (3, 13) and "threading" in sys.modules)):
         return
     msg = "Exception ignored on threading shutdown" if sys.version_info >= (3, 13) else None
     u = _core._stdio.unraisable_args(e, msg, None)
