@@ -22,15 +22,55 @@ def refuse(name, line, msg):
     return "E%sSyntaxError: %s\n" % (where, msg)
 
 
-def not_utf8(name, data):
-    """The tokenizer's refusal of the first byte that is not UTF-8, if
-    any."""
+def first_bad(data):
+    """The offset of data's first byte that is not UTF-8, or None."""
     try:
         data.decode("utf-8")
         return None
     except UnicodeDecodeError as e:
-        at = e.start
+        return e.start
+
+
+def line_at(data, at):
+    """The number, first offset and bytes of the line holding offset at."""
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    return data.count(b"\n", 0, at) + 1, start, data[start:] if end < 0 else data[start:end + 1]
+
+
+def line_text(data, n):
+    """Line n (from 1) of data, as the tokenizer shows it."""
+    lines = data.split(b"\n")
+    return lines[n - 1].decode("utf-8", "replace") if 0 < n <= len(lines) else None
+
+
+def report(name, line, offset, text, msg):
+    """"E" and python3's report of a SyntaxError at the given place."""
+    e = SyntaxError(msg, (name, line, offset, text) if offset is None else (name, line, offset, text, line, offset + 1))
+    err, sys.stderr = sys.stderr, io.StringIO()
+    try:
+        sys.__excepthook__(SyntaxError, e, None)
+        return "E" + sys.stderr.getvalue()
+    finally:
+        sys.stderr = err
+
+
+def not_utf8(name, data):
+    """The tokenizer's refusal of the first byte that is not UTF-8, if
+    any. 3.14 shows the line and a caret, and names line 1 for line 2
+    (it reads line 2 for a declaration with line 1's number)."""
+    at = first_bad(data)
+    if at is None:
+        return None
     line = data.count(b"\n", 0, at) + 1
+    if V >= (3, 14):
+        n, start, raw = line_at(data, at)
+        url = "https://peps.python.org/pep-0263/"
+        said = 1 if n == 2 else n
+        msg = ("Non-UTF-8 code starting with '\\x%02x' in file %s on line %d, but no encoding"
+               " declared; see %s for details" % (data[at], name, said, url))
+        head = raw[:at - start].decode("utf-8", "replace")
+        return report(name, said, len(head) + 1, raw.decode("utf-8", "replace"), msg)
     if V == (3, 10):
         line += 1  # 3.10 counts the line after
     url = ("http://python.org/dev/peps/pep-0263/" if V < (3, 9) else
@@ -40,11 +80,33 @@ def not_utf8(name, data):
                   " but no encoding declared; see %s for details" % (data[at], name, line, url))
 
 
+def stray_utf8(name, data, bom):
+    """3.14's refusal of a byte that is not UTF-8 in a UTF-8 source (a
+    BOM, a utf-8 declaration), wherever it is: "(unicode error)" and the
+    decoding error of its line, at that line, or line 2 for line 1 (as
+    not_utf8), without a caret."""
+    body = data[3:] if bom else data
+    at = first_bad(body)
+    if at is None:
+        return None
+    n, start, raw = line_at(body, at)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        msg = "(unicode error) %s" % e
+    n = max(n, 2)
+    return report(name, n, None, line_text(body, n), msg)
+
+
 def compiled(name, data):
     """A UTF-8 source (a BOM, a utf-8 declaration) is not checked
-    whole: a byte that is not UTF-8 is refused where the parser meets it
-    (a string, a name), as compile() of the bytes refuses it, and passes
-    in a comment."""
+    whole before 3.14: a byte that is not UTF-8 is refused where the
+    parser meets it (a string, a name), as compile() of the bytes refuses
+    it, and passes in a comment."""
+    if V >= (3, 14):
+        out = stray_utf8(name, data, data.startswith(b"\xef\xbb\xbf"))
+        if out is not None:
+            return out
     try:
         compile(data, name, "exec", dont_inherit=True)
     except Exception as e:  # SyntaxError; 3.12's UnicodeDecodeError in an f-string
@@ -70,8 +132,12 @@ def decoded(name, data, enc, line, end):
         rest = stream.read()
         rest.encode("utf-8")  # a lone surrogate (utf-7's) is no source either
         return "T" + data[:end].decode("utf-8", "replace") + rest  # the head: comments
-    except Exception:
-        return refuse(name, line, "encoding problem: " + enc)
+    except Exception as e:
+        if V < (3, 14):
+            return refuse(name, line, "encoding problem: " + enc)
+        # 3.14 says what the codec said, at line 0
+        msg = str(e).split(";")[0]  # "'base64' is not a text encoding"
+        return "E" + '  File "%s", line 0\nSyntaxError: %s\n' % (name, msg)
 
 
 def main():
@@ -81,14 +147,19 @@ def main():
     data = sys.stdin.buffer.read()
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
-        if enc and enc != "utf-8":
+        if enc and enc != "utf-8" and V >= (3, 14):
+            text = data[3:].split(b"\n")[line - 1].decode("utf-8", "replace")
+            out = report(name, line, None, text, "encoding problem: %s with BOM" % enc)
+        elif enc and enc != "utf-8":
             out = refuse(name, line, "encoding problem: %s with BOM" % enc)
         else:
             out = compiled(name, data)
     elif not enc:
         out = not_utf8(name, data) or "T" + data.decode("utf-8")
     else:
-        out = not_utf8(name, data[:start])  # a line before the declaration is UTF-8
+        out = None
+        if V < (3, 14):  # a line before the declaration is UTF-8 (3.14: decoded as declared)
+            out = not_utf8(name, data[:start])
         if out is None:
             out = compiled(name, data) if enc == "utf-8" else decoded(name, data, enc, line, end)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))
