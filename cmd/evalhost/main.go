@@ -19,9 +19,11 @@ import (
 
 // Exit codes of every subcommand.
 const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitUsage       = 2
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+	// exitFlushFailed is python3's when its exit cannot flush sys.stdout.
+	exitFlushFailed = 120
 	exitTimeout     = 124
 	exitInterrupted = 130
 	// exitOutputClosed is what a shell reports for a command SIGPIPE

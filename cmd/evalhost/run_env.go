@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -76,4 +79,38 @@ func extraEnv(terminal, env map[string]string) map[string]string {
 	}
 	maps.Copy(out, env)
 	return out
+}
+
+// exitsAt120 says whether the script's python3, its stdout unwritable,
+// would end by its exit's failed flush (status 120) rather than by the
+// OSError of a write (1): 3.14+ with a buffered stdout, whose buffer keeps
+// what a failed write held (a long print does not even raise), so the
+// exit's flush fails again. Only asked once a write failed: it resolves
+// the interpreter and, for a binary (resolved unprobed), asks it.
+func exitsAt120(f runFlags, home string) bool {
+	if resolvedGateway(f.choice()) || f.py.unbuffered {
+		return false
+	}
+	if v := f.env["PYTHONUNBUFFERED"]; v != "" && !f.py.ignoreEnvironment && !f.py.isolated {
+		return false
+	}
+	py, err := sessions.ResolveInterpreter(f.python, f.cwd, home, os.Getenv, 0)
+	if err != nil {
+		return false
+	}
+	version := py.Version
+	if version == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, py.Path, "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+		if err != nil {
+			return false
+		}
+		version = strings.TrimSpace(string(out))
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 3 || major == 3 && minor >= 14
 }

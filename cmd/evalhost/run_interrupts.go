@@ -116,7 +116,11 @@ func (in *interrupts) outputGone() bool { return in.lost.Load() != nil }
 // naming the stream and the error, as python3's traceback ends; nothing
 // of how the script was stopped (its interrupt's traceback, the cell's
 // notices) was shown, as python3 stopped at the write itself.
-func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) (code int, stopped bool) {
+//
+// flushFails, when not nil, says whether the script's python3 would also
+// fail its exit's flush of a stdout it could not write (exitsAt120): it
+// exits 120 then.
+func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer, flushFails func() bool) (code int, stopped bool) {
 	lost := in.lost.Load()
 	if lost == nil || interrupts != 0 {
 		return 0, false
@@ -130,6 +134,9 @@ func (in *interrupts) stoppedByOutput(interrupts int, stderr io.Writer) (code in
 		cause = errno // not os.Stdout's name, /dev/stdout, which is not the file
 	}
 	fmt.Fprintf(stderr, "evalhost run: cannot write %s: %v; the script was stopped\n", [2]string{"stdout", "stderr"}[lost.slot], cause)
+	if lost.slot == 0 && flushFails != nil && flushFails() {
+		return exitFlushFailed, true
+	}
 	return exitFailed, true
 }
 

@@ -78,7 +78,7 @@ func runCells(cells []sessions.Cell, f runFlags, tools map[string]string, stdout
 		IPython: f.ipython, Argv: f.argv, File: f.file, OnCellEnd: timedCellEnd(out.cellEnd), Streams: streams}
 	res, err := reg.Eval(ctx, req, ipcTrace(logger, timedEmit(out.frame)))
 	interrupts := interrupted.stop()
-	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr); stopped {
+	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr, func() bool { return exitsAt120(f, home) }); stopped {
 		return code
 	}
 	if err != nil {

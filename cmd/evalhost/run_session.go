@@ -112,7 +112,7 @@ func runAttached(cells []sessions.Cell, f runFlags, tools bridge.Tools, stdout, 
 		c.Close() // what the tools left running ends with the command, as in a one-shot run
 	}
 	interrupts := interrupted.stop()
-	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr); stopped {
+	if code, stopped := interrupted.stoppedByOutput(interrupts, ownStderr, nil); stopped {
 		return code
 	}
 	if err != nil {
