@@ -8,7 +8,6 @@ module beyond what the interpreter already loads at start-up is imported
 before `ready`: start time is part of the contract.
 """
 
-import _io
 import _json
 import _signal
 import _thread
@@ -843,7 +842,7 @@ def _exit_fast():
     # settrace(None) above, would step into where python3's exit has no
     # Python code left to trace.
     for obj in gc.get_objects():
-        if isinstance(obj, _io._IOBase):
+        if isinstance(obj, io._io._IOBase):
             try:
                 if not obj.closed:
                     obj.flush()

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "3d1836c840b76280"
+const embeddedHash = "f529a9e440a7b0be"
