@@ -78,6 +78,12 @@ class _Stderr(io.TextIOWrapper):
         return io.TextIOWrapper.write(self, s)
 
 
+# Its repr and the C errors that name its type (tp_name) read as python3's
+# stderr's, "<_io.TextIOWrapper name='<stderr>' ...>": a debugger stepping
+# through logging's StreamHandler shows it.
+_Stderr.__name__ = _Stderr.__qualname__ = "_io.TextIOWrapper"
+
+
 def _is_terminal():
     return True
 
