@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "f529a9e440a7b0be"
+const embeddedHash = "249c25b3d4e002f3"

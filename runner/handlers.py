@@ -125,13 +125,56 @@ def raise_pending(name=None, line=0):
 
 
 def _landed(tb, name, line):
-    """tb with a frame of the cell's in front, at line. Its tb_lasti is -1:
-    no instruction, so no columns, and a traceback shows the line without
+    """tb with a frame of the cell's in front, at line. Where the line is
+    a statement that calls (os.read(r, 1)), python3's signal lands in its
+    first call: the frame's instruction has that call's columns, so a
+    traceback shows its carets as python3's (3.11+). Elsewhere tb_lasti
+    is -1: no instruction, so no columns, and the line shows without
     carets, as python3 shows a statement the signal landed in."""
+    cols = _first_call(name, line)
+    src = "_f()"
+    if cols is not None:
+        col, end = cols
+        call = "_f(" + " " * (end - col - 4) + ")"
+        src = "(" + " " * (col - 1) + call + ")" if col else call
     # Moved, not padded: a cell 20,000 lines down would compile 20 KB of newlines.
-    code = compile("_f()", name, "eval").replace(co_firstlineno=line)
+    code = compile(src, name, "eval").replace(co_firstlineno=line)
     frame = eval(code, _core._ns, {"_f": sys._getframe})
-    return type(tb)(tb, frame, -1, line)
+    lasti = -1
+    if cols is not None:
+        for i, pos in enumerate(code.co_positions()):
+            if pos[2:] == cols:
+                lasti = 2 * i
+                break
+    return type(tb)(tb, frame, lasti, line)
+
+
+def _first_call(name, line):
+    """The columns (UTF-8 offsets) of the first call line's statement
+    makes, when it is on that line alone and spans at least 4; else None."""
+    if sys.version_info < (3, 11):
+        return None
+    try:
+        text = _core._own("linecache").getline(name, line)
+        body = text.lstrip(" \t")
+        indent = len(text.encode("utf-8")) - len(body.encode("utf-8"))
+        ast = _core._own("ast")
+        stmt = ast.parse(body.rstrip("\r\n")).body[0]
+    except Exception:
+        return None
+    found = []
+
+    def visit(node):  # in evaluation order: a call's callee and arguments first
+        for child in ast.iter_child_nodes(node):
+            if not found:
+                visit(child)
+        if not found and isinstance(node, ast.Call):
+            found.append(node)
+
+    visit(stmt)
+    if not found or found[0].end_lineno != 1 or found[0].end_col_offset - found[0].col_offset < 4:
+        return None
+    return indent + found[0].col_offset, indent + found[0].end_col_offset
 
 
 def take():
