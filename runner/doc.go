@@ -433,8 +433,9 @@
 //     and tracemalloc (warnings' formatting), tokenize (3.13's linecache, a
 //     file on disk) and traceback (a coroutine's origin). So the first
 //     import of one of those five, a cell's too, is found as the runner's
-//     own, and so are its code's imports (stdio's StdlibHook): IPython has
-//     all but tracemalloc imported as it starts.
+//     own, and so are its code's imports (stdio's StdlibHook, which takes
+//     a frozen one first, as the interpreter does: 3.15's linecache):
+//     IPython has all but tracemalloc imported as it starts.
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored. Once the exit

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "249c25b3d4e002f3"
+const embeddedHash = "37822979b423fc96"

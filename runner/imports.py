@@ -20,6 +20,7 @@ import sys
 
 _core = globals()["_core"]
 _external = sys.modules["_frozen_importlib_external"]
+_FrozenImporter = sys.modules["_frozen_importlib"].FrozenImporter
 
 
 class _Finder:
@@ -51,6 +52,8 @@ class _Finder:
         for f in finders:
             if f is _external.PathFinder:
                 spec = _path_spec(name, dirs, target)
+            elif f is _FrozenImporter and name in _core._module("stdio").StdlibHook.fixes:
+                continue  # _path_spec's: the hook finds frozen ones (3.15's linecache) first
             else:
                 find = getattr(f, "find_spec", None)  # an editable install's, setuptools' distutils hack
                 spec = find(name, None, target) if find is not None else None
@@ -94,7 +97,7 @@ def _path_spec(name, dirs, target):
     """The path finder's spec of name in dirs; the modules stdio's hook
     knows (linecache, getpass, _posixsubprocess, what showing a warning
     imports) through it, which adapts them to cells as it does when a cell
-    imports them."""
+    imports them, frozen ones too."""
     hook = _core._module("stdio").StdlibHook
     if name in hook.fixes:
         return hook.find_spec(name, dirs, target)

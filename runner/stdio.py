@@ -733,7 +733,12 @@ class StdlibHook:
         own = path is None and name in cls.own
         if own:
             path = _core._imports().start_dirs()
-        spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
+        # Frozen first, as the interpreter's finders look: 3.15's linecache
+        # is frozen (the runner's own import of it got that one unadapted,
+        # without the cells' sources).
+        spec = sys.modules["_frozen_importlib"].FrozenImporter.find_spec(name)
+        if spec is None:
+            spec = _frozen_importlib_external.PathFinder.find_spec(name, path, target)
         if spec is None and own:
             raise ModuleNotFoundError("No module named %r" % name, name=name)
         if spec is not None and spec.loader is not None:
