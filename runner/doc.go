@@ -420,6 +420,12 @@
 //     cell's that runs while a traceback is formatted (an exception's
 //     __str__): its first import of a module only those places have fails.
 //     The rule is per thread: the cell's threads import as usual meanwhile.
+//     3.15's lazy imports (`lazy import _colorize` in its traceback,
+//     tokenize, difflib...) would be made where the name is first used, in
+//     any thread (the runner's diff() ran the cwd's _colorize.py): while
+//     threads are in the runner's own imports, a lazy imports filter makes
+//     theirs eager, a cell's as the cell's own filter says, and the cell's
+//     filter (None) is back when the last leaves.
 //     It holds for the errors the interpreter reports itself too (3.13's
 //     threading.excepthook and sys.excepthook import traceback, and
 //     unicodedata for a line with wide characters; 3.14's

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "37822979b423fc96"
+const embeddedHash = "1bbe922e3e9a1f0e"

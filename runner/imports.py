@@ -152,6 +152,13 @@ _shadowing = ()  # the top-level names of the cells' modules _shadows found
 _lock = _thread.allocate_lock()
 _inside = 0  # threads inside call()
 _lent = None  # what the first of them lent (_lend's)
+# 3.15's lazy imports (`lazy import _colorize` in its traceback, tokenize,
+# difflib...) are made where the name is first used, in whatever thread,
+# outside call(): the runner's diff() ran the cwd's _colorize.py. While
+# threads are inside call(), a filter makes theirs eager; a cell's are left
+# to the filter it set (theirs), which is back when the last thread leaves.
+_set_lazy_filter = getattr(sys, "set_lazy_imports_filter", None)
+_theirs = None
 
 
 class Lending(Exception):
@@ -180,6 +187,8 @@ def _enter(lend=True):
             if not lend and _shadowing_names():
                 raise Lending("a cell's module has a start-up module's name")
             _lent = _lend()
+            if _set_lazy_filter is not None:
+                _lazy_filter_on()
         elif not lend and _lent:
             raise Lending("a cell's modules are lent")
         _inside += 1
@@ -190,9 +199,35 @@ def _leave():
     global _inside, _lent
     with _lock:
         _inside -= 1
+        if _inside == 0 and _set_lazy_filter is not None:
+            _lazy_filter_off()
         if _inside == 0 and _lent:
             users, _lent = _lent, None
             _give_back(users)
+
+
+def _eager_inside(*args):
+    """The lazy imports filter while threads are inside call(): False (do
+    it now) for theirs, a cell's as the cell's filter says."""
+    if getattr(_finder.local, "on", False):
+        return False
+    theirs = _theirs
+    return True if theirs is None else theirs(*args)
+
+
+def _lazy_filter_on():
+    global _theirs
+    current = sys.get_lazy_imports_filter()
+    if current is not _eager_inside:
+        _theirs = current
+        _set_lazy_filter(_eager_inside)
+
+
+def _lazy_filter_off():
+    global _theirs
+    if sys.get_lazy_imports_filter() is _eager_inside:  # else a cell set its own meanwhile
+        _set_lazy_filter(_theirs)
+    _theirs = None
 
 
 def _lend():

@@ -388,6 +388,50 @@ func TestCellImportsKeepPythonSemantics(t *testing.T) {
 	wantResult("'late'")(t, p.runReq(map[string]any{"code": "import late\nlate.VALUE", "cwd": dir}))
 }
 
+// TestCellLazyImportsStayLazy: 3.15's lazy imports, which the runner's own
+// imports make at once (a filter while they run), stay lazy for a cell,
+// even in a thread of its own while the runner's imports run in another
+// (an exception's __str__ runs while its traceback is formatted), and the
+// cell's own filter is asked for them, and is what it set after.
+func TestCellLazyImportsStayLazy(t *testing.T) {
+	if !testkit.PythonAtLeast(t, 3, 15) {
+		t.Skip("lazy imports are 3.15+'s")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "lazymod.py", "VALUE = 'local lazy'\n")
+	p := start(t, startOpts{})
+	for _, tc := range []struct {
+		name, code, result string
+	}{
+		{"the cell's filter", "import sys\nasked = []\n" +
+			"def mine(importer, name, fromlist=None):\n    asked.append(name)\n    return True\n" +
+			"sys.set_lazy_imports_filter(mine)", ""},
+		{"a thread's lazy import while a traceback is formatted",
+			"import threading\ng, lazy = {}, []\n" +
+				"def imp():\n    exec('lazy import lazymod', g)\n    lazy.append('lazymod' not in sys.modules)\n" +
+				"class E(Exception):\n    def __str__(self):\n" +
+				"        t = threading.Thread(target=imp)\n        t.start(); t.join()\n        return 'e'\nraise E()", "error"},
+		{"what the thread got", "exec('v = lazymod.VALUE', g)\n(lazy, asked, g['v'], sys.get_lazy_imports_filter() is mine)",
+			"([True], ['lazymod'], 'local lazy', True)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := p.runReq(map[string]any{"code": tc.code, "cwd": dir})
+			switch tc.result {
+			case "error":
+				if _, ok := c.first(frames.TypeError); !ok {
+					t.Fatalf("no error: %+v", c.frames)
+				}
+			case "":
+				if c.done().Status != frames.StatusOK {
+					t.Fatalf("done %+v", c.done())
+				}
+			default:
+				wantResult(tc.result)(t, c)
+			}
+		})
+	}
+}
+
 // TestRunnerImportsGoThroughOwn keeps every later import of the runner's
 // Python going through core's _own (or imports.py): an import statement may
 // name only a module built into every CPython, which no path can shadow,
