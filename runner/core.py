@@ -25,6 +25,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SIGINT = _signal.SIGINT
 
 _q = _json.encode_basestring_ascii
+_bootstrap = sys.modules["_frozen_importlib"]
+_external = sys.modules["_frozen_importlib_external"]
 
 # Per-process state, set up by _setup; the cell under way is wire's _cur.
 _ns = {}
@@ -191,6 +193,7 @@ def _load_module(name, full):
             code = compile(f.read(), path, "exec", 0, True, 0)  # as runner.py's _load
     mod = type(sys)(full)
     mod.__file__ = path
+    _give_spec(mod, path)
     mod._core = sys.modules.get("_evalhost_runner") or sys.modules[__name__]
     _RUNNER_FILES.add(path)
     _module_loading.add(full)  # before sys.modules has it, so no thread takes it without the lock
@@ -203,6 +206,16 @@ def _load_module(name, full):
     finally:
         _module_loading.discard(full)
     return mod
+
+
+def _give_spec(mod, path):
+    """A spec and loader for a runner module, as an imported module has:
+    3.15's linecache warns (DeprecationWarning) of a module without, for
+    each of its frames in a traceback it formats, and a cell's
+    warnings.simplefilter('error') made the runner's report of the cell's
+    error "traceback unavailable"."""
+    loader = _external.SourceFileLoader(mod.__name__, path)
+    mod.__loader__, mod.__spec__ = loader, _bootstrap.ModuleSpec(mod.__name__, loader, origin=path)
 
 
 def _after_fork_child():
@@ -704,6 +717,8 @@ def _start_ipython():
 def main(boot_file=None):
     if boot_file:
         _RUNNER_FILES.add(boot_file)
+    if __name__ != "__main__":  # a __main__ needs none
+        _give_spec(sys.modules[__name__], _FILE)
     _setup()
     _send(_frame("ready", runner=_q(RUNNER_VERSION), python=_q(_python_version()), pid=os.getpid(),
                  executable=_q(sys.executable or ""), marks="true", wake=_WAKE))

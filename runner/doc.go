@@ -441,7 +441,11 @@
 //     import of one of those five, a cell's too, is found as the runner's
 //     own, and so are its code's imports (stdio's StdlibHook, which takes
 //     a frozen one first, as the interpreter does: 3.15's linecache):
-//     IPython has all but tracemalloc imported as it starts.
+//     IPython has all but tracemalloc imported as it starts. The runner's
+//     modules have a spec and a loader as imported ones do (3.15's
+//     linecache warns of a frame's module without, as a traceback is
+//     formatted: a cell's warnings.simplefilter('error') made that error
+//     the runner's report of the cell's).
 //   - SIGINT raises KeyboardInterrupt from the moment the cell starts (its
 //     started frame may still be held) until
 //     the cell's outcome is known; while idle it is ignored. Once the exit

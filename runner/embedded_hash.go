@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "1bbe922e3e9a1f0e"
+const embeddedHash = "e1382616844b2a4d"

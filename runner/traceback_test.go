@@ -29,6 +29,34 @@ func TestTracebacksHideRunnerFiles(t *testing.T) {
 	}
 }
 
+// A cell's error is reported whatever warnings filter the cell set, and
+// without a warning of the runner's: 3.15's linecache warns
+// (DeprecationWarning) of a frame whose module has no __spec__.loader as
+// it formats a traceback, and the runner's frames are in it. A runner of
+// its own per row: linecache warns of a file only until it keeps its lines.
+func TestTracebackWarnsOfNoRunnerModule(t *testing.T) {
+	for _, filter := range []string{"always", "error"} {
+		for _, tc := range []struct{ name, code, last string }{
+			{"a cell's error", "def f():\n    1/0\nf()", "ZeroDivisionError: division by zero"},
+			{"an error in a runner helper", "read('/no/such/file')", "FileNotFoundError: "},
+		} {
+			t.Run(filter+"/"+tc.name, func(t *testing.T) {
+				c := start(t, startOpts{}).run("import warnings\nwarnings.simplefilter('" + filter + "')\n" + tc.code)
+				e, ok := c.first(frames.TypeError)
+				if !ok {
+					t.Fatalf("no error frame: %+v", c.frames)
+				}
+				if last := e.Traceback[len(e.Traceback)-1]; !strings.HasPrefix(last, tc.last) {
+					t.Errorf("traceback ends %q, want %q...:\n%s", last, tc.last, strings.Join(e.Traceback, "\n"))
+				}
+				if c.stderr != "" {
+					t.Errorf("stderr %q, want none", c.stderr)
+				}
+			})
+		}
+	}
+}
+
 // The carets under an error's line (3.11+) sit under its columns as they
 // do when python3 runs the same code from a file, also on a cell's last
 // line, which has no newline of its own (3.11 and 3.12 put them a column
