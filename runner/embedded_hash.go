@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "e1382616844b2a4d"
+const embeddedHash = "7c9418e80029f1c0"

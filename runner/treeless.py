@@ -29,10 +29,19 @@ import sys
 # (for sys.settrace, or exec of "<string>" code, which compile() does not
 # do) sends the cell to compile(); the handler's frame tells them apart.
 
-# Only what is reported of module "<string>", exec's filename: a plain string
-# there matches exactly, so other threads' and signal handlers' warnings
-# (of their globals' __name__) are left alone.
-_STOP_WARNINGS = ("error", None, Warning, "<string>", 0)
+
+class _OfString:
+    """A warnings filter's module that matches "<string>" alone, exec's
+    filename, so other threads' and signal handlers' warnings (of their
+    globals' __name__) are left alone. Not a plain string: 3.15 matches one
+    to a warning's module only, and the compiler's have none (their
+    filename is matched, with the pattern's match as a regex's)."""
+
+    def match(self, s, *pos):
+        return True if s == "<string>" and not pos else None
+
+
+_STOP_WARNINGS = ("error", None, Warning, _OfString(), 0)
 
 
 class _Taken(Exception):
