@@ -26,6 +26,9 @@ _q = _core._q
 _RUN_FLAGS = 0x2000
 _AST_FLAGS = 0x400 | _RUN_FLAGS
 _CO_COROUTINE = 0x80
+# 3.15's compile() takes the module a warning filter's module meets (else
+# the filename, dotted): python3 compiles a script, -c and stdin as __main__.
+_MODULE = {"module": "__main__"} if sys.version_info >= (3, 15) else {}
 
 
 class _RequestError(Exception):
@@ -194,27 +197,27 @@ def _compile_text(src, name, script=False):
     if script:
         # As python3 compiles a file: no top-level await (SyntaxError:
         # 'await' outside function), which notebook cells have.
-        body = compile(src, name, "exec", _future, True)
+        body = compile(src, name, "exec", _future, True, **_MODULE)
         _future |= body.co_flags & _FUTURE_MASK
         return body, None
     if "\n" not in src.rstrip() and ";" not in src:
         try:
-            return None, compile(src, name, "eval", _RUN_FLAGS | _future, True)
+            return None, compile(src, name, "eval", _RUN_FLAGS | _future, True, **_MODULE)
         except SyntaxError:
             pass
         # One line, no ';', not an expression: one statement, and not one
         # whose value shows. Compiled straight, no tree.
-        body = compile(src, name, "exec", _RUN_FLAGS | _future, True)
+        body = compile(src, name, "exec", _RUN_FLAGS | _future, True, **_MODULE)
         _future |= body.co_flags & _FUTURE_MASK
         return body, None
     import _ast
 
-    tree = compile(src, name, "exec", _AST_FLAGS | _future, True)
+    tree = compile(src, name, "exec", _AST_FLAGS | _future, True, **_MODULE)
     expr = None
     if tree.body and type(tree.body[-1]) is _ast.Expr and not _ends_quiet(src, tree.body[-1]):
         expr = tree.body.pop()
-    body = compile(tree, name, "exec", _RUN_FLAGS | _future, True) if tree.body else None
-    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS | _future, True) if expr else None
+    body = compile(tree, name, "exec", _RUN_FLAGS | _future, True, **_MODULE) if tree.body else None
+    last = compile(_ast.Expression(expr.value), name, "eval", _RUN_FLAGS | _future, True, **_MODULE) if expr else None
     if body is not None:
         _future |= body.co_flags & _FUTURE_MASK
     return body, last

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "7c9418e80029f1c0"
+const embeddedHash = "d2defa9842d3a8ed"

@@ -108,3 +108,40 @@ func minorOf(t *testing.T, exe string) int {
 	}
 	return n
 }
+
+// TestSyntaxWarningFilteredAsPython: a cell's compile-time warning meets a
+// -W filter's module as python3's of a script does (3.15 compiles it as
+// module __main__, its filename no longer matched), the first cell
+// (treeless.py) and a later one, as <cell N> and with its file's name.
+func TestSyntaxWarningFilteredAsPython(t *testing.T) {
+	dir := t.TempDir()
+	code := "x = 1\nx is 1\n"
+	file := writeFile(t, dir, "case.py", code)
+	for _, filter := range []string{"error::SyntaxWarning:__main__", "error::SyntaxWarning:case", "error::SyntaxWarning"} {
+		out, err := exec.Command(python(t), "-W", filter, file).CombinedOutput()
+		errs := err != nil && strings.Contains(string(out), "SyntaxError: ")
+		for _, tc := range []struct {
+			name  string
+			first bool
+			req   map[string]any
+		}{
+			{"first cell", true, map[string]any{"code": code}},
+			{"later cell", false, map[string]any{"code": code}},
+			{"first cell of the file", true, map[string]any{"code": code, "filename": file}},
+			{"later cell of the file", false, map[string]any{"code": code, "filename": file}},
+		} {
+			t.Run(filter+"/"+tc.name, func(t *testing.T) {
+				p := start(t, startOpts{pyArgs: []string{"-W", filter}})
+				if !tc.first {
+					p.run("pass")
+				}
+				c := p.runReq(tc.req)
+				if errs {
+					wantError(t, c, "SyntaxError")
+				} else if !strings.Contains(c.stderr, "SyntaxWarning") || c.done().Status != frames.StatusOK {
+					t.Errorf("done %+v, stderr %q; want the warning shown, as python3 -W %s shows it:\n%s", c.done(), c.stderr, filter, out)
+				}
+			})
+		}
+	}
+}
