@@ -2,7 +2,7 @@
 it for FILE, -c, - or -m: sys.argv, __main__'s __file__ (3.8's a
 relative FILE as given, 3.9+'s absolute), __loader__ and
 __cached__ (a FILE's SourceFileLoader, -c's and -'s BuiltinImporter;
-runpy's for -m), and sys.path
+runpy's for -m; 3.15 sets no __cached__), and sys.path
 (the script's directory, links resolved, first for FILE, '' for -c and -,
 the cwd's full path for -m; and none of the notebook's entries, the cwd
 and '', that the runner or IPython put there). One rule for
@@ -115,21 +115,24 @@ def _main_names(ns, argv, file):
     """__main__'s __loader__ and __cached__ as python3 sets them for the
     command line (Python/pythonrun.c): a FILE's source loader and a
     __cached__ of None; -c's BuiltinImporter without __cached__, stdin's
-    with one of None. -m's are runpy's. Returns what it set, for the next
-    apply to take back."""
+    with one of None (3.15's, neither with one). -m's are runpy's.
+    Returns what it set, for the next apply to take back."""
     bootstrap = sys.modules.get("_frozen_importlib")
     first = argv[0]
     if first == "-m" or bootstrap is None:
         return None
+    cached = sys.version_info < (3, 15)
     if first in ("-c", "-"):
         names = {"__loader__": bootstrap.BuiltinImporter}
-        if first == "-":
+        if first == "-" and cached:
             names["__cached__"] = None
     elif file is not None:
         external = sys.modules.get("_frozen_importlib_external")
         if external is None:
             return None
-        names = {"__loader__": external.SourceFileLoader("__main__", file), "__cached__": None}
+        names = {"__loader__": external.SourceFileLoader("__main__", file)}
+        if cached:
+            names["__cached__"] = None
     else:
         return None
     done = {k: (ns.get(k, _MISSING), v) for k, v in names.items()}

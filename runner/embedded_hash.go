@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "d2defa9842d3a8ed"
+const embeddedHash = "42f9a4405746f162"

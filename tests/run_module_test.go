@@ -170,6 +170,10 @@ func TestRunModuleSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "after.py"), []byte(dunders+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	cached := "True" // 3.15 sets no __cached__ for a FILE
+	if testkit.PythonAtLeast(t, 3, 15) {
+		cached = "False"
+	}
 	steps := []struct {
 		args []string
 		want string
@@ -179,7 +183,7 @@ func TestRunModuleSession(t *testing.T) {
 		// -c's and FILE's own, as python3 sets them (TestRunOrigArgvAsPython)
 		{[]string{"run", "--session", "m", "-c", dunders}, "2 __main__ None None BuiltinImporter False False\n"},
 		{[]string{"run", "--session", "m", "-m", "pk"}, "pk pk\n"},
-		{[]string{"run", "--session", "m", "after.py"}, "2 __main__ None None SourceFileLoader True True\n"},
+		{[]string{"run", "--session", "m", "after.py"}, "2 __main__ None None SourceFileLoader True " + cached + "\n"},
 	}
 	for _, s := range steps {
 		cmd := h.cmd(s.args...)
