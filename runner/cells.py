@@ -256,11 +256,13 @@ def _use_file(filename, src):
     """A cell from filename: tracebacks, warnings and inspect read the
     file's own lines, as python3's do, so an entry linecache kept from an
     earlier request (the file since edited) goes. "<string>" is python3
-    -c's code (evalhost run -c), which linecache cannot read: 3.13's -c
-    gives it the code, as register_source does; before, it has none."""
+    -c's code (evalhost run -c), which linecache cannot read: 3.13+'s -c
+    gives it the code (keep_string, once compiled; 3.13.0's before, as
+    register_source does); before, it has none."""
     _core._cell_files.add(filename)
     if filename == "<string>" and sys.version_info >= (3, 13):
-        register_source(filename, src + "\n")  # with the newline -c adds (execute)
+        if sys.version_info < (3, 14):
+            register_source(filename, src + "\n")  # with the newline -c adds (execute)
         return
     cache = getattr(sys.modules.get("linecache"), "cache", None)
     if cache is not None:
@@ -274,6 +276,28 @@ def run_part(src, offset, ns=None, local=None):
     if origin is None:
         return run_source(src, "<cell %d>" % _core._count, ns, local, offset)
     return run_source(src, origin[0], ns, local, origin[1] + offset)
+
+
+def keep_string(codes, src, lc=None):
+    """python3 -c's code (3.13+) kept for linecache as that python3 keeps
+    it: by its code objects where linecache has _interactive_cache
+    (3.14.10's, 3.15's: tracebacks and inspect find it; warnings, which
+    look by filename, do not), else by its name (3.13.0's, which _use_file
+    registered). Before linecache is imported, stdio's _fix_linecache
+    calls this with it."""
+    if lc is None:
+        lc = sys.modules.get("linecache")
+        if getattr(lc, "_register_code", None) is None:  # not (yet) imported
+            _core._code_sources.append((codes, src))
+            return
+    if not hasattr(lc, "_interactive_cache"):
+        register_source("<string>", src)
+        return
+    _core._sources.pop("<string>", None)
+    lc.cache.pop("<string>", None)
+    for code in codes:
+        if code is not None:
+            lc._register_code(code, src, "<string>")
 
 
 def register_source(name, src):
@@ -590,6 +614,8 @@ class Cell(_wire._Request):
                 code += "\n"  # python3 -c's CODE: it adds a newline (its EOF errors name the line after)
             # the file's line numbers, in errors and warnings of the compiler too
             body, last = _compile(code, name, self.script, 0 if origin is None else origin[1])
+            if name == "<string>" and sys.version_info >= (3, 13):
+                keep_string((body, last), code)
         except (SyntaxError, ValueError, OverflowError, MemoryError) as e:
             if not self.in_script:
                 _core._send_error(e, only=True)

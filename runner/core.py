@@ -32,6 +32,7 @@ _external = sys.modules["_frozen_importlib_external"]
 _ns = {}
 _count = 0  # the execution count: one per execute request that reaches the compiler
 _sources = {}
+_code_sources = []  # (code objects, source): -c's, for linecache once imported (cells.keep_string)
 _cell_files = set()  # the files cells came from (a request's "filename"): tracebacks start at their frames
 _loader = globals().get("_loader")  # set by runner.py before this runs: _loader(dir, name) -> (path, code object)
 _capture = None  # a list while %%capture collects displays instead of sending them

@@ -223,7 +223,10 @@
 //     python3 FILE (an entry it kept is dropped as the cell starts, so an
 //     edited file shows its new lines). "<string>" is python3 -c's code
 //     (evalhost run -c): compiled with the newline python3 -c adds to it,
-//     and its source kept for linecache on 3.13+ only, as python3 -c's.
+//     and its source kept for linecache on 3.13+ only, as python3 -c's:
+//     by its code objects where linecache keys them so (3.14.10's, 3.15's:
+//     tracebacks and inspect find it, a warning's line does not), else by
+//     its name (3.13.0's).
 //     Tracebacks start at the first frame
 //     of a cell or of such a file, which is never taken for the runner's.
 //     The last expression's value, when not None and the source does not

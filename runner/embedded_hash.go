@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "42f9a4405746f162"
+const embeddedHash = "0ef3d5939d0ac215"

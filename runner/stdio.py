@@ -515,6 +515,13 @@ def _fix_linecache(lc):
     inspect.getsource, pdb and traceback.print_exc show cell lines."""
     for name, src in list(_core._sources.items()):  # a copy: cells add to it meanwhile
         lc.cache.setdefault(name, _core._cache_entry(name, src))
+    pending = _core._code_sources  # -c's (3.13+)
+    if pending:
+        keep = _core._module("cells").keep_string
+        n = len(pending)
+        for codes, src in pending[:n]:
+            keep(codes, src, lc)
+        del pending[:n]
 
 
 def _fix_getpass(gp):
