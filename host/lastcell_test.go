@@ -208,10 +208,12 @@ def stay():
 				t.Errorf("warning %+v (%v); want one saying the interpreter was stopped: %v; frames:\n%s", w, warned, tc.stopped, dumpFrames(r.frames))
 			}
 			// As python3 reports it: "Exception ignored in: <module 'threading'"
-			// before 3.13, a bare traceback on 3.13, and 3.14's _thread
-			// reports the join it was in (thread_shutdown).
+			// before 3.13, a bare traceback in 3.13, 3.14's _thread._shutdown
+			// reports it itself, 3.15's exit as ignored on threading shutdown.
 			head := "Exception ignored in: <module 'threading'"
 			switch {
+			case testkit.PythonAtLeast(t, 3, 15):
+				head = "Exception ignored on threading shutdown:\nTraceback (most recent call last):"
 			case testkit.PythonAtLeast(t, 3, 14):
 				head = "Exception ignored while joining a thread in _thread._shutdown():\nTraceback (most recent call last):"
 			case testkit.PythonAtLeast(t, 3, 13):
@@ -220,6 +222,11 @@ def stay():
 			if errText := r.stderr(); !tc.stopped && !(strings.HasPrefix(errText, head) &&
 				strings.Contains(errText, "in _shutdown") && strings.Contains(errText, "KeyboardInterrupt")) {
 				t.Errorf("stderr %q; want the interrupted wait reported as python3 reports it", r.stderr())
+			}
+			// 3.15's hook formats it as Python's traceback does: carets, no ": "
+			if tail := "    _thread_shutdown()\n    ~~~~~~~~~~~~~~~~^^\nKeyboardInterrupt\n"; !tc.stopped &&
+				testkit.PythonAtLeast(t, 3, 15) && !strings.HasSuffix(r.stderr(), tail) {
+				t.Errorf("stderr %q; want it to end %q, as python3.15's", r.stderr(), tail)
 			}
 			<-p.Done()
 		})

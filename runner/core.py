@@ -747,7 +747,8 @@ def _join_threads():
     """Wait for non-daemon threads; what ends the wait (a KeyboardInterrupt,
     a debugger's BdbQuit) is reported as the interpreter's exit reports it
     (PyErr_WriteUnraisable: the last line "Type: " even without a message;
-    3.13's "on threading shutdown", with no carets)."""
+    3.13's "on threading shutdown", with no carets; 3.15's through the
+    hook)."""
     threading = sys.modules.get("threading")
     if threading is None:
         return
@@ -757,6 +758,9 @@ def _join_threads():
             raise KeyboardInterrupt  # it came as the runner left, before the wait
         threading._shutdown()
     except BaseException as e:
+        if sys.version_info >= (3, 15):
+            _shutdown_unraisable(e)
+            return
         lines = _traceback_lines(e, hints=False)  # the unraisable report adds no suggestion
         try:
             bare = str(e) == "" and not getattr(e, "__notes__", None)
@@ -776,6 +780,20 @@ def _join_threads():
             sys.stderr.flush()
         except Exception:
             pass
+
+
+def _shutdown_unraisable(e):
+    """python3.15 reports what ended its wait for threads through
+    sys.unraisablehook, whose default formats it as Python's traceback
+    does (carets, a bare "KeyboardInterrupt"); a script's own hook gets it."""
+    u = _stdio.unraisable_args(e, "Exception ignored on threading shutdown", None)
+    if u is None:
+        return
+    hook = getattr(sys, "unraisablehook", None)
+    try:
+        _module("tracebacks").exit_unraisable(u, sys.__unraisablehook__ if hook is None else hook)
+    except BaseException:  # the default hook failed too (a sys.stderr that fails): python3 clears it
+        pass
 
 
 def _clear_module_dict(d):

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "0ef3d5939d0ac215"
+const embeddedHash = "3972596972a53a69"
