@@ -1,7 +1,6 @@
 package proctree
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"slices"
@@ -109,14 +108,8 @@ func TestZombieLeaderWithALiveThreadHasNotEnded(t *testing.T) {
 	}
 }
 
+// leaderState is the state field of pid's leader, as Ended reads it.
 func leaderState(pid int) byte {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndex(b, []byte(") "))
-	if i < 0 || i+2 >= len(b) {
-		return 0
-	}
-	return b[i+2]
+	st, _ := stateOf("/proc/" + strconv.Itoa(pid) + "/stat")
+	return st
 }
