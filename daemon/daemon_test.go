@@ -41,26 +41,34 @@ func serveAt(t *testing.T, home string, idle time.Duration) (Paths, func() error
 // ends, and returns a function that waits for its error.
 func serveConfig(t *testing.T, cfg Config) func() error {
 	t.Helper()
+	wait, _ := serveEnding(t, cfg)
+	return wait
+}
+
+// serveEnding is serveConfig that also returns a channel closed when
+// Serve has returned, for a test to select on.
+func serveEnding(t *testing.T, cfg Config) (func() error, <-chan struct{}) {
+	t.Helper()
 	ready := make(chan struct{})
-	errc := make(chan error, 1)
+	ended := make(chan struct{})
+	var got error
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg.Ready = func() { close(ready) }
-	go func() { errc <- Serve(ctx, cfg) }()
+	go func() {
+		got = Serve(ctx, cfg)
+		close(ended)
+	}()
 	select {
 	case <-ready:
-	case err := <-errc:
-		t.Fatalf("Serve: %v", err)
+	case <-ended:
+		t.Fatalf("Serve: %v", got)
 	}
-	var got error
-	done := false
 	wait := func() error {
-		if !done {
-			got, done = <-errc, true
-		}
+		<-ended
 		return got
 	}
 	t.Cleanup(func() { cancel(); wait() })
-	return wait
+	return wait, ended
 }
 
 // eval sends one sh cell on a fresh connection and returns its stdout.
@@ -280,8 +288,19 @@ func TestKillOfQueuedRequestSparesTheRunningOne(t *testing.T) {
 // serve's do.
 func TestServeStaysWhileAJobRuns(t *testing.T) {
 	leakcheck.Check(t, leakcheck.Options{})
-	const idle = 50 * time.Millisecond
-	paths, wait := serveHome(t, idle)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	paths := PathsFor(t.TempDir())
+	kept := make(chan struct{}, 1)
+	wait, ended := serveEnding(t, Config{Paths: paths, Version: "test", Idle: 50 * time.Millisecond,
+		Sessions: sessions.Config{Home: filepath.Dir(paths.Dir)},
+		IdleKept: func() {
+			select {
+			case kept <- struct{}{}:
+			default:
+			}
+		}})
 	flag := filepath.Join(t.TempDir(), "flag")
 	ask := func(c *Client, req map[string]any, want string) []byte {
 		t.Helper()
@@ -312,7 +331,14 @@ func TestServeStaysWhileAJobRuns(t *testing.T) {
 		t.Fatalf("end %s, want detached", end)
 	}
 	c.Close()
-	time.Sleep(6 * idle) // longer than idle without a client: only the job keeps it
+	// Idle passes twice with no client: only the job keeps the process.
+	for range 2 {
+		select {
+		case <-kept:
+		case <-ended:
+			t.Fatalf("the process ended while its job ran: %v", wait())
+		}
+	}
 	c, err = Dial(paths)
 	if err != nil {
 		t.Fatalf("the process ended while its job ran: %v", err)

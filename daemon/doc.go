@@ -41,7 +41,8 @@
 // such session's next cell says so (sessions.Registry.NoteLost). It is
 // bounded (256 entries, 1 MiB) and read only when it is a regular file. Serve ends when its context ends, a client
 // sends stop, or no client has been connected and no job has run for
-// Config.Idle (default 30 min); it then cancels what runs (a client that
+// Config.Idle (default 30 min; a running job keeps it, and Config.IdleKept
+// hears each time one did); it then cancels what runs (a client that
 // takes none of its last lines for serve.StalledWrite, stopped or piped
 // to a pager left open, is not waited for), closes every session and removes its
 // socket (unless another process's is at its name now: a home moved away

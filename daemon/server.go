@@ -39,6 +39,10 @@ type Config struct {
 	Sessions sessions.Config
 	// Ready, when set, is called once the socket accepts connections.
 	Ready func()
+	// IdleKept, when set, is called each time Idle has passed with no
+	// client but a running job kept the process (from the idle watch's
+	// goroutine: it must not block).
+	IdleKept func()
 }
 
 // Server is a running background process: one registry, one tool bridge,
@@ -327,9 +331,15 @@ func (s *Server) watchIdle(ctx context.Context) {
 			s.mu.Lock()
 			idle := len(s.conns) == 0 && now.Sub(s.lastUse) >= s.cfg.Idle
 			s.mu.Unlock()
-			if idle && !s.jobRunning() {
+			if !idle {
+				continue
+			}
+			if !s.jobRunning() {
 				s.stop("ended itself after " + s.cfg.Idle.String() + " without a client")
 				return
+			}
+			if s.cfg.IdleKept != nil {
+				s.cfg.IdleKept()
 			}
 		}
 	}
