@@ -117,6 +117,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (cod
 // of a flag fs does not know (when not "").
 func parseFlagsHinted(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer, unknownHint string) (code int, ok bool) {
 	fs.SetOutput(stdout) // only --help writes there (fs.Usage): asked for, it is the output, as git's and go's
+	plainNumbers(fs)
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
