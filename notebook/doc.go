@@ -58,7 +58,10 @@
 //     nbformat's writer repairs missing and duplicate ids (the first of a
 //     duplicate keeps it; an id its schema refuses is replaced too); 4.4
 //     and older, whose schema has no ids, are written as they are. A symlink
-//     is written through (a dangling one's target is created), but not
+//     is written through (a dangling one's target is created), but not one
+//     into a directory that does not exist (a *LinkDirError, matching
+//     fs.ErrNotExist, from Lock and every write: which link points where,
+//     which directory is missing; nothing is made), and not
 //     one fs.protected_symlinks would refuse: in a sticky, world-writable
 //     directory, owned by neither this user nor the directory's owner
 //     (a *LinkError, ErrPlantedLink; [Lock] refuses it too); a read-only

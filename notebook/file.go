@@ -418,6 +418,9 @@ func writableTarget(path string) (string, fs.FileMode, fs.FileInfo, error) {
 	if err != nil {
 		return "", 0, nil, writeError(path, err)
 	}
+	if err := linkIntoNothing(path, target); err != nil {
+		return "", 0, nil, err
+	}
 	if target != absolute(path) {
 		path = target
 	}

@@ -86,3 +86,52 @@ func resolveLinks(path string) (string, error) {
 	}
 	return cur, nil
 }
+
+// LinkDirError refuses a write whose path leads through a symlink into a
+// directory that does not exist: the file would be created where the link
+// points, and there is nowhere there. A dangling link into a directory
+// that exists is written through (its target created, as "> link" does).
+// It matches fs.ErrNotExist.
+type LinkDirError struct {
+	Path   string // as given
+	Link   string // what Path reads as when it is a symlink itself; "" when the link is on the way
+	Target string // where the links lead, absolute
+}
+
+func (e *LinkDirError) Error() string {
+	dir := trustdir.Shown(filepath.Dir(e.Target))
+	if e.Link == "" {
+		return fmt.Sprintf("notebook %s leads through a symlink to %s, and the directory it points into, %s, does not exist: "+
+			"create that directory, or give another path", trustdir.Shown(e.Path), trustdir.Shown(e.Target), dir)
+	}
+	to, direct := trustdir.Shown(e.Link), e.Link
+	if !filepath.IsAbs(direct) {
+		direct = filepath.Join(filepath.Dir(absolute(e.Path)), direct)
+	}
+	if filepath.Clean(direct) != e.Target { // a chain, or links on the way
+		to += ", which leads to " + trustdir.Shown(e.Target)
+	}
+	return fmt.Sprintf("notebook %s is a symlink to %s, and the directory it points into, %s, does not exist: "+
+		"create that directory to write the notebook where the link points, or remove the link to write %s itself",
+		trustdir.Shown(e.Path), to, dir, trustdir.Shown(e.Path))
+}
+
+func (e *LinkDirError) Unwrap() error { return fs.ErrNotExist }
+
+// linkIntoNothing is a *LinkDirError when path, whose links lead to
+// target (resolveLinks'), reaches it through a link and target's
+// directory does not exist; nil otherwise. A missing directory named
+// without a link is left to the write's own error, which names it.
+func linkIntoNothing(path, target string) error {
+	if target == absolute(path) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Dir(target)); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	e := &LinkDirError{Path: path, Target: target}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		e.Link, _ = os.Readlink(path)
+	}
+	return e
+}

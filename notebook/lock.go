@@ -64,6 +64,9 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock notebook %s: %w", trustdir.Shown(path), trustdir.ShownError(err))
 	}
+	if err := linkIntoNothing(path, target); err != nil {
+		return nil, err // said as a write's: the lock file is no concern of the user's
+	}
 	dir, base := filepath.Split(target)
 	l := &FileLock{path: filepath.Join(dir, "."+base+".evalhost-lock")}
 	unlock, err := lockLocal(ctx, l.path)
