@@ -119,7 +119,10 @@
 //     ([ErrConflict]) and nothing written, when the file no longer holds
 //     what was read or last saved: another edit is never silently undone.
 //     So does a save to the name it was read from when that name now leads
-//     to another file (a symlink repointed). The check reads the file as it
+//     to another file (a symlink repointed). The error says whether the
+//     file was written in place, replaced by another (renamed over it, a
+//     link repointed: ConflictError.Replaced, from the file's identity as
+//     read or last written) or removed. The check reads the file as it
 //     streams (any size) and refuses one that is not a regular file.
 //     [WriteFileIfUnchanged] is the same check for bytes. A notebook bound
 //     to a file that is not there ([LoadOrNew] of a missing file, [NewAt])

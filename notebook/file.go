@@ -56,6 +56,7 @@ func ParseFile(path string, data []byte) (*Notebook, error) {
 		return nil, fmt.Errorf("%s: %w", trustdir.Shown(path), err)
 	}
 	nb.origin, nb.named, nb.held = canonical(path), absolute(path), held{stamp: StampOf(data)}
+	nb.held.file, _ = os.Stat(path) // read by the caller: the file there now, as near as can be
 	return nb, nil
 }
 
@@ -164,19 +165,21 @@ func (nb *Notebook) SaveUnsynced(path string) error {
 }
 
 func (nb *Notebook) save(path string, data []byte, sync bool) error {
-	if err := writeFile(path, data, nb.expectedAt(path), sync); err != nil {
+	file, err := writeFile(path, data, nb.expectedAt(path), sync)
+	if err != nil {
 		return err
 	}
 	// Named again: a dangling symlink's target exists now. data is not
 	// changed later: it is encode's buffer.
 	prev := nb.held
 	nb.origin, nb.named, nb.held = canonical(path), absolute(path), heldBytes(data)
+	nb.held.file = file
 	if len(data) > maxHeldBytes {
 		// A big notebook (a run's outputs) keeps no copy of its file: its
 		// next save streams its encoding (streamsave.go) and checks the
 		// file by its hash. A 300 MB output's saves allocated a buffer of
 		// the file's size each, and their garbage took RSS to 2 GB.
-		nb.held = held{stamp: StampOf(data)}
+		nb.held = held{stamp: StampOf(data), file: file}
 		nb.cache.drop()
 		nb.free = nil
 		return nil
@@ -212,7 +215,7 @@ var maxHeldBytes = maxSpare
 // file written. Hold Lock(path) around it to keep other evalhost writers
 // out between the check and the rename.
 func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, error) {
-	if err := writeFile(path, data, &held{stamp: expected}, true); err != nil {
+	if _, err := writeFile(path, data, &held{stamp: expected}, true); err != nil {
 		return Stamp{}, err
 	}
 	return StampOf(data), nil
@@ -228,12 +231,14 @@ func WriteFileIfUnchanged(path string, data []byte, expected Stamp) (Stamp, erro
 // bit) is refused, as an in-place write would be. On error path is
 // unchanged and the temp file is removed.
 func WriteFile(path string, data []byte) error {
-	return writeFile(path, data, nil, true)
+	_, err := writeFile(path, data, nil, true)
+	return err
 }
 
 // writeFile is WriteFile that, given what the file is expected to hold,
-// checks it just before the rename; without sync it does not fsync.
-func writeFile(path string, data []byte, expected *held, sync bool) error {
+// checks it just before the rename; without sync it does not fsync. It
+// returns the file written, as its temp file's fstat.
+func writeFile(path string, data []byte, expected *held, sync bool) (fs.FileInfo, error) {
 	return writeFileWith(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
@@ -241,14 +246,14 @@ func writeFile(path string, data []byte, expected *held, sync bool) error {
 }
 
 // writeFileWith is writeFile of what write writes to the temp file.
-func writeFileWith(path string, write func(io.Writer) error, expected *held, sync bool) (err error) {
+func writeFileWith(path string, write func(io.Writer) error, expected *held, sync bool) (file fs.FileInfo, err error) {
 	path, perm, orig, err := writableTarget(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f, err := createTemp(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -260,44 +265,45 @@ func writeFileWith(path string, write func(io.Writer) error, expected *held, syn
 		tempCreated(f.Name())
 	}
 	if err = write(f); err != nil {
-		return writeError(path, err)
+		return nil, writeError(path, err)
 	}
 	if err = f.Chmod(perm); err != nil {
-		return writeError(path, err)
+		return nil, writeError(path, err)
 	}
 	if orig != nil {
 		keepOwner(f, orig)
 	}
 	if sync {
 		if err = f.Sync(); err != nil {
-			return fmt.Errorf("write notebook %s: fsync: %w", trustdir.Shown(path), trustdir.ShownError(err))
+			return nil, fmt.Errorf("write notebook %s: fsync: %w", trustdir.Shown(path), trustdir.ShownError(err))
 		}
 	}
 	// The temp file stays marked until it is renamed, so that a Lock's
 	// sweep cannot take it from a save that does not hold the Lock.
 	release := holdMark(f)
 	defer release()
+	file, _ = f.Stat() // the inode the rename keeps: a later conflict tells a file renamed over it
 	if err = f.Close(); err != nil {
-		return writeError(path, err)
+		return nil, writeError(path, err)
 	}
 	if tempClosed != nil {
 		tempClosed(f.Name())
 	}
 	if expected != nil {
 		if err = checkHolds(path, expected); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if beforePublish != nil {
 		beforePublish(path)
 	}
 	if err = publish(f.Name(), path, expected); err != nil {
-		return err
+		return nil, err
 	}
 	if sync {
 		syncDir(filepath.Dir(path))
 	}
-	return nil
+	return file, nil
 }
 
 // publish puts the temp file in path's place. A file expected not to be
@@ -369,6 +375,9 @@ func checkHolds(path string, expected *held) error {
 			ce := &ConflictError{Path: path, Expected: expected.Stamp(), Found: found}
 			if expected.none() {
 				ce.There = occupantOfNew(path)
+			}
+			if now, err := os.Stat(path); err == nil && expected.file != nil {
+				ce.Replaced = !os.SameFile(now, expected.file)
 			}
 			return ce
 		}

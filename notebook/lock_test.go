@@ -17,31 +17,53 @@ import (
 // else's write is a *ConflictError saying so, and the file keeps that write.
 func TestSaveRefusesAFileChangedSinceItWasRead(t *testing.T) {
 	basic := readFile(t, "testdata/basic.ipynb")
+	changed := func(p string) error { return os.WriteFile(p, append(bytes.Clone(basic), ' '), 0o644) }
+	replaced := func(p string) error {
+		tmp := p + ".other"
+		if err := os.WriteFile(tmp, readFile(t, "testdata/empty.ipynb"), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, p)
+	}
+	const replacedSays = "was replaced by another file after it was read (one renamed over it, as an editor's save, mv or git checkout does, or a symlink on its way repointed)"
 	tests := []struct {
-		name    string
-		initial []byte // nil: no file when it is read
-		meddle  func(path string) error
-		want    string
+		name     string
+		initial  []byte // nil: no file when it is read
+		saved    bool   // saved once before meddle
+		link     bool   // path is a symlink to the file, which meddle repoints
+		meddle   func(path string) error
+		want     string
+		replaced bool // ConflictError.Replaced
 	}{
-		{"changed", basic, func(p string) error { return os.WriteFile(p, append(bytes.Clone(basic), ' '), 0o644) },
-			"changed on disk after it was read"},
-		{"replaced by rename", basic, func(p string) error {
-			tmp := p + ".other"
-			if err := os.WriteFile(tmp, readFile(t, "testdata/empty.ipynb"), 0o644); err != nil {
+		{"changed", basic, false, false, changed, "changed on disk after it was read (another edit or program wrote it)", false},
+		{"changed after a save", basic, true, false, changed, "changed on disk after it was read", false},
+		{"replaced by rename", basic, false, false, replaced, replacedSays, true},
+		{"replaced by rename after a save", basic, true, false, replaced, replacedSays, true},
+		{"a link repointed", basic, false, true, func(p string) error {
+			other := filepath.Join(filepath.Dir(p), "other.ipynb")
+			if err := os.WriteFile(other, readFile(t, "testdata/empty.ipynb"), 0o644); err != nil {
 				return err
 			}
-			return os.Rename(tmp, p)
-		}, "changed on disk after it was read"},
-		{"created", nil, func(p string) error { return os.WriteFile(p, basic, 0o644) },
-			"was created by someone else after evalhost found it missing"},
-		{"removed", basic, os.Remove, "was removed after it was read"},
+			os.Remove(p)
+			return os.Symlink("other.ipynb", p)
+		}, replacedSays, true},
+		{"created", nil, false, false, func(p string) error { return os.WriteFile(p, basic, 0o644) },
+			"was created by someone else after evalhost found it missing", false},
+		{"removed", basic, false, false, os.Remove, "was removed after it was read", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "n.ipynb")
+			file := path
+			if tt.link {
+				file = filepath.Join(dir, "first.ipynb")
+				if err := os.Symlink("first.ipynb", path); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if tt.initial != nil {
-				if err := os.WriteFile(path, tt.initial, 0o644); err != nil {
+				if err := os.WriteFile(file, tt.initial, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -52,6 +74,14 @@ func TestSaveRefusesAFileChangedSinceItWasRead(t *testing.T) {
 			if err := nb.Insert(0, Code, "mine"); err != nil {
 				t.Fatal(err)
 			}
+			if tt.saved {
+				if err := nb.Save(path); err != nil {
+					t.Fatal(err)
+				}
+				if err := nb.Insert(0, Code, "mine again"); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := tt.meddle(path); err != nil {
 				t.Fatal(err)
 			}
@@ -60,6 +90,9 @@ func TestSaveRefusesAFileChangedSinceItWasRead(t *testing.T) {
 			var conflict *ConflictError
 			if !errors.Is(err, ErrConflict) || !errors.As(err, &conflict) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Save = %v, want a *ConflictError saying %q", err, tt.want)
+			}
+			if conflict.Replaced != tt.replaced {
+				t.Errorf("Replaced = %v, want %v", conflict.Replaced, tt.replaced)
 			}
 			if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
 				t.Errorf("the other write was undone")

@@ -61,6 +61,11 @@ type held struct {
 	data     []byte
 	haveData bool  // data is the content (it may be empty)
 	stamp    Stamp // the content's Stamp, when not haveData
+	// file is the file that held it, as read or written (nil: unknown),
+	// for a conflict to tell another file renamed over the name from a
+	// write in place: the content alone is checked, not the inode, which
+	// every save changes.
+	file fs.FileInfo
 }
 
 func heldBytes(data []byte) held { return held{data: data, haveData: true} }
@@ -120,6 +125,10 @@ type ConflictError struct {
 	// a dangling symlink reads as missing, another user's file is not the
 	// user's to remove. Nil otherwise.
 	There *Occupant
+	// Replaced: the name now leads to another file than the one read or
+	// written (renamed over it, or a link repointed), not the same file
+	// written in place.
+	Replaced bool
 }
 
 func (e *ConflictError) Error() string {
@@ -135,6 +144,8 @@ func (e *ConflictError) Error() string {
 		what = "was created by someone else after evalhost found it missing"
 	case !e.Found.exists:
 		what = "was removed after it was read"
+	case e.Replaced:
+		what = "was replaced by another file after it was read (one renamed over it, as an editor's save, mv or git checkout does, or a symlink on its way repointed)"
 	default:
 		what = "changed on disk after it was read (another edit or program wrote it)"
 	}

@@ -71,11 +71,12 @@ func (nb *Notebook) saveStreamed(path string, sync bool) error {
 		e.spill(0)
 		return e.err
 	}
-	if err := writeFileWith(path, write, nb.expectedAt(path), sync); err != nil {
+	file, err := writeFileWith(path, write, nb.expectedAt(path), sync)
+	if err != nil {
 		return err
 	}
 	nb.origin, nb.named = canonical(path), absolute(path)
-	nb.held = held{stamp: Stamp{exists: true, size: size, sum: [sha256.Size]byte(sum.Sum(nil))}}
+	nb.held = held{stamp: Stamp{exists: true, size: size, sum: [sha256.Size]byte(sum.Sum(nil))}, file: file}
 	nb.cache.drop()
 	nb.free, nb.size = nil, int(size)
 	return nil

@@ -100,7 +100,7 @@ func TestNotebookMessagesShowNames(t *testing.T) {
 			}},
 		{name: "run conflict", nbSrc: appendToNotebooks, args: func(p paths) []string { return []string{"run", p.nb, "--inplace"} }, code: 1,
 			shows: func(p paths) []string {
-				return []string{trustdir.Shown(p.nb) + " changed on disk while its cells ran", "the executed notebook is in " + trustdir.Shown(p.converted) + "\n"}
+				return []string{trustdir.Shown(p.nb) + " changed on disk while its cells ran", "the executed notebook is in " + trustdir.Shown(p.converted) + ": compare the two"}
 			}},
 		{name: "run to a read-only file", nbSrc: "x = 1", setup: func(p paths) { os.WriteFile(p.converted, nil, 0o444) },
 			args: func(p paths) []string { return []string{"run", p.nb} }, code: 1,

@@ -351,7 +351,7 @@ func saveRun(nb *notebook.Notebook, path string, run mcp.NotebookRunResult) mcp.
 		}
 	case saver.changed != "":
 		run.Output = saver.written()
-		run.NotSaved = fmt.Errorf("%s changed on disk while the cells ran (another edit or program wrote it), and was left as it is", saver.changed)
+		run.NotSaved = errors.New(saver.changeSaid())
 	default:
 		run.Output = saver.written()
 	}

@@ -162,8 +162,7 @@ func nbExecute(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailed, "%v; the notebook keeps what was recorded, in %s", err, trustdir.Shown(saver.written()))
 	}
 	if saver.diverted != "" {
-		return fail(exitFailed, "%s changed on disk while its cells ran; not overwriting it, which would undo that change; the executed notebook is in %s",
-			trustdir.Shown(saver.changed), trustdir.Shown(saver.diverted))
+		return fail(exitFailed, "%s; the executed notebook is in %s: %s", saver.changeSaid(), trustdir.Shown(saver.diverted), saver.changeRemedy())
 	}
 	reportNotebookRun(stdout, stderr, f.json, res, nb, saver.written(), interrupts > 0)
 	return interrupted.exitCode(exitCode(res.Result, interrupts > 0))

@@ -34,8 +34,9 @@ const (
 // beside the target.
 type notebookSaver struct {
 	input, out, converted string
-	changed               string // the target that changed on disk, when diverted
-	diverted              string // where the notebook goes instead
+	changed               string                  // the target that changed on disk, when diverted
+	conflict              *notebook.ConflictError // how it changed
+	diverted              string                  // where the notebook goes instead
 	// warn tells the user at once when a progress save fails (disk full),
 	// not only at the end; saved is the 1-based position of the last cell
 	// whose save succeeded (0: none), failing whether the last one failed.
@@ -175,6 +176,7 @@ func (s *notebookSaver) save(wait time.Duration, save func(string) error) error 
 		return err
 	}
 	s.changed = target
+	errors.As(err, &s.conflict)
 	made := false
 	if s.diverted, made, err = s.divertTarget(target); err != nil {
 		return err
@@ -186,6 +188,47 @@ func (s *notebookSaver) save(wait time.Duration, save func(string) error) error 
 		s.diverted = ""
 	}
 	return err
+}
+
+// changeSaid says how the target changed while the cells ran, from the
+// save's conflict, and what was (not) done about it: "X was removed (or
+// moved away) while its cells ran, so it was not written again".
+func (s *notebookSaver) changeSaid() string {
+	name := trustdir.Shown(s.changed)
+	switch {
+	case s.conflict != nil && !s.conflict.Found.Exists():
+		return name + " was removed (or moved away) while its cells ran, so it was not written again"
+	case s.conflict != nil && s.conflict.Replaced:
+		return name + " was replaced by another file while its cells ran (one renamed over it, as an editor's save, " +
+			"mv or git checkout does, or a symlink on its way repointed); not overwriting it"
+	}
+	return name + " changed on disk while its cells ran (another edit or program wrote it); not overwriting it, which would undo that change"
+}
+
+// changeRemedy is what the user may do about changeSaid's change: the
+// run's outputs are in the diverted file.
+func (s *notebookSaver) changeRemedy() string {
+	mv := "mv " + shellArg(s.diverted) + " " + shellArg(s.changed)
+	switch {
+	case s.conflict != nil && !s.conflict.Found.Exists():
+		return "move it there if the notebook is to stay (" + mv + ")"
+	case s.conflict != nil && s.conflict.Replaced:
+		return "compare the two, and keep the run's outputs with " + mv + ", or run the new " + trustdir.Shown(s.changed)
+	}
+	return "compare the two, and keep the run's outputs with " + mv + ", or run " + trustdir.Shown(s.changed) + " again"
+}
+
+// shellArg is path as one word of a command line to copy: as it is when
+// plain, else single-quoted, or as trustdir.Shown prints what a terminal
+// must not get raw.
+func shellArg(path string) string {
+	if shown := trustdir.Shown(path); shown != path {
+		return shown
+	}
+	if strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }
 
 // removeIfEmpty removes path if it is an empty regular file.
