@@ -101,7 +101,8 @@
 //     [OpenRegular] is that open (O_NONBLOCK, O_NOCTTY, then fstat), for
 //     callers that read other files the same way (cmd/evalhost's nb);
 //     [OpenInput] is the same open for a file only read, never saved
-//     over, which may also be a pipe (bash's <(...)).
+//     over, which may also be a pipe (bash's <(...)); it says which it
+//     opened, from that fstat.
 //     A save's target that is no regular file is refused the same way
 //     ("write notebook out.ipynb: it is a named pipe (FIFO), ...").
 //   - A path in an error's text (the notebook, its directory, its lock or

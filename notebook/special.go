@@ -78,25 +78,35 @@ func kindOf(mode fs.FileMode) string {
 // open(2) refuses (ENXIO, macOS's EOPNOTSUPP), is said to be one.
 // Load, ReadFile and a save's check read through it; cmd/evalhost too,
 // for every file nb reads.
-func OpenRegular(path string) (*os.File, error) { return openNoWait(path, false) }
+func OpenRegular(path string) (*os.File, error) {
+	f, _, err := openNoWait(path, false)
+	return f, err
+}
 
 // OpenInput is OpenRegular for a file only read, never saved over (a
 // cell's text, a parameters file), which may also be a pipe: bash's
 // <(...) names one, and cat reads it. Its open does not wait for a writer;
 // with none its text is empty (a read finds the end at once), else reads
 // wait for the writer's text to its end, as cat's do. It is wrong for a
-// file a save will replace, whose pipe cannot be saved back.
-func OpenInput(path string) (*os.File, error) { return openNoWait(path, true) }
+// file a save will replace, whose pipe cannot be saved back. pipe says
+// which it opened, from the open's own fstat of the descriptor (a caller
+// refusing a pipe that gave nothing needs no stat of its own).
+func OpenInput(path string) (f *os.File, pipe bool, err error) {
+	f, mode, err := openNoWait(path, true)
+	return f, mode&fs.ModeNamedPipe != 0, err
+}
 
-func openNoWait(path string, pipes bool) (*os.File, error) {
+// openNoWait is OpenRegular's open, a pipe allowed too with pipes; it
+// returns the type of what it opened.
+func openNoWait(path string, pipes bool) (*os.File, fs.FileMode, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
 			if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
-				return nil, &FileError{Op: "read", Path: path, Err: &NotRegularError{Mode: st.Mode().Type()}}
+				return nil, 0, &FileError{Op: "read", Path: path, Err: &NotRegularError{Mode: st.Mode().Type()}}
 			}
 		}
-		return nil, &FileError{Op: "open", Path: path, Err: err}
+		return nil, 0, &FileError{Op: "open", Path: path, Err: err}
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() && !(pipes && st.Mode()&fs.ModeNamedPipe != 0) {
@@ -104,7 +114,7 @@ func openNoWait(path string, pipes bool) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, &FileError{Op: "read", Path: path, Err: err}
+		return nil, 0, &FileError{Op: "read", Path: path, Err: err}
 	}
-	return f, nil
+	return f, st.Mode().Type(), nil
 }

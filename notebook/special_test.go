@@ -333,3 +333,40 @@ func TestLockRefusesWhatIsNoLockFile(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenInputSaysWhatItOpened: OpenInput opens a regular file or a
+// pipe, and says which from its own fstat, so that its caller (nb's
+// readPiped, which refuses a pipe nothing wrote to) needs no stat of its
+// own; what is neither is refused as OpenRegular refuses it.
+func TestOpenInputSaysWhatItOpened(t *testing.T) {
+	dir := t.TempDir()
+	file, fifo := filepath.Join(dir, "text"), filepath.Join(dir, "fifo")
+	if err := os.WriteFile(file, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs:", err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		pipe, ok   bool
+	}{
+		{"a regular file", file, false, true},
+		{"a FIFO", fifo, true, true},
+		{"a directory", dir, false, false},
+		{"a device", "/dev/null", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, pipe, err := OpenInput(tc.path)
+			if err == nil {
+				f.Close()
+			}
+			if (err == nil) != tc.ok || pipe != tc.pipe {
+				t.Errorf("OpenInput: pipe %v, %v; want pipe %v, opened %v", pipe, err, tc.pipe, tc.ok)
+			}
+			if !tc.ok && !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%v; want ErrNotRegular", err)
+			}
+		})
+	}
+}

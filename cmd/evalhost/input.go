@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -84,15 +83,12 @@ func readInputOpened(name string, stdin io.Reader, limit int64, open func(string
 // <(...) gives (notebook.OpenInput): read to its writer's end. A pipe
 // that gives nothing is refused, saying so: nothing wrote to it (a FIFO
 // no program has open: its read ends at once), and an empty text would
-// have emptied the notebook nb apply replaces with it.
+// have emptied the notebook nb apply replaces with it. Whether it is a
+// pipe is the open's own fstat's answer (OpenInput's), not a second stat.
 func readPiped(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	var pipe bool
-	data, err := readInputOpened(name, stdin, limit, func(name string) (*os.File, error) {
-		f, err := notebook.OpenInput(name)
-		if err == nil {
-			st, serr := f.Stat()
-			pipe = serr == nil && st.Mode()&fs.ModeNamedPipe != 0
-		}
+	data, err := readInputOpened(name, stdin, limit, func(name string) (f *os.File, err error) {
+		f, pipe, err = notebook.OpenInput(name)
 		return f, err
 	})
 	if err == nil && pipe && len(data) == 0 {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/notebook"
 )
 
@@ -111,5 +113,30 @@ func TestReadBoundedNamesTheInput(t *testing.T) {
 				t.Fatalf("errors.Is(%v, %v) = false", err, tt.is)
 			}
 		})
+	}
+}
+
+// TestReadPipedStatsOnce: readPiped of a regular file costs what
+// readBounded's read of it costs: the open's own fstat says whether it is
+// a pipe, and readPiped's second stat of the descriptor it had just
+// checked (a fileStat allocated for each) is gone. Counted in
+// allocations, which a stat makes and which the race detector adds to.
+func TestReadPipedStatsOnce(t *testing.T) {
+	if testkit.RaceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	path := filepath.Join(t.TempDir(), "cells.txt")
+	if err := os.WriteFile(path, []byte("# %%\nx = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	count := func(read func(string, io.Reader, int64) ([]byte, error)) float64 {
+		return testing.AllocsPerRun(50, func() {
+			if _, err := read(path, nil, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if piped, bounded := count(readPiped), count(readBounded); piped > bounded {
+		t.Errorf("readPiped of a regular file: %v allocations, readBounded's: %v", piped, bounded)
 	}
 }
