@@ -3,10 +3,7 @@ package leakcheck_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,15 +15,7 @@ import (
 // threads runs: its descriptors are still open (a Go process's leader may
 // exit first as SIGKILL takes its threads one by one).
 func TestGoneWaitsForEveryThread(t *testing.T) {
-	cmd := exec.Command(testkit.Python(t), "-c", leakcheck.LeaderExits, strconv.Itoa(syscall.SYS_EXIT))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	cmd, stdin := testkit.StartLeaderExits(t, "")
 	pid := cmd.Process.Pid
 	testkit.WaitState(t, pid, 'Z')
 	if leakcheck.Gone(pid, 0) {
@@ -47,16 +36,7 @@ func TestGoneWaitsForEveryThread(t *testing.T) {
 // parent.
 func TestInDirSeesEveryThread(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(testkit.Python(t), "-c", leakcheck.LeaderExits, strconv.Itoa(syscall.SYS_EXIT))
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	cmd, stdin := testkit.StartLeaderExits(t, dir)
 	pid := cmd.Process.Pid
 	testkit.WaitState(t, pid, 'Z')
 	want := fmt.Sprintf("%d %s -c ", pid, cmd.Path)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A child is listed below its parent and is running; killed, it has ended
@@ -53,37 +55,12 @@ func TestChildrenAndEnded(t *testing.T) {
 	}
 }
 
-// leaderExits ends its main thread alone (SYS_exit, its first argument,
-// not exit_group): the kernel shows the leader as a zombie while the other
-// thread, which holds the process's descriptors, runs until stdin closes.
-// (internal/leakcheck's tests hold the same script.)
-const leaderExits = `
-import ctypes, os, sys, threading
-def rest():
-    os.read(0, 1)
-    os._exit(0)
-threading.Thread(target=rest).start()
-ctypes.CDLL(None).syscall(ctypes.c_long(int(sys.argv[1])), ctypes.c_long(0))
-`
-
 // A process whose leader thread exited while another thread runs has not
 // ended: its state field says zombie, and a caller counting what a tool
 // command left running must still count it.
 func TestZombieLeaderWithALiveThreadHasNotEnded(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("needs python3")
-	}
-	cmd := exec.Command(py, "-c", leaderExits, strconv.Itoa(syscall.SYS_EXIT))
-	stdin, err := cmd.StdinPipe() // kept open: the thread blocks on it
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin := testkit.StartLeaderExits(t, "")
 	pid := cmd.Process.Pid
-	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	// Await the leader's exit: its state field turns Z while the thread runs.
 	for deadline := time.Now().Add(time.Minute); leaderState(pid) != 'Z'; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {

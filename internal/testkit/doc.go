@@ -12,7 +12,11 @@
 // again), a watch that fails a test at once when a process stops
 // (FailIfStopped), a wait for the system call a process is blocked in
 // (WaitSyscall, InSyscall) and one for a pipe or socket its reader stopped
-// reading to be full (WaitPipeFull, WaitNoRoom), a wait for a goroutine of
+// reading to be full (WaitPipeFull, WaitNoRoom), a process whose leader
+// thread exits while another thread runs (StartLeaderExits: a zombie
+// leader that has not ended, for internal/proctree's and
+// internal/leakcheck's tests; TestLeaderExitsIsShared refuses copies of
+// its script elsewhere), a wait for a goroutine of
 // the test's process to block at a known point ([WaitParked]), and whether the binary
 // runs under the race detector ([RaceEnabled]), which multiplies what a
 // call allocates.
