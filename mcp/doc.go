@@ -49,9 +49,10 @@
 //     (NotebookRunResult.NotSaved) still lists every cell's status, says
 //     where the outputs went, if anywhere, and why, and is an error.
 //   - [Server.RunStdio] answers a request longer than its line limit with a
-//     JSON-RPC error for the request's id and reads on (the SDK's reader
-//     would end the connection); a long line whose id cannot be read is
-//     dropped and logged. A line that is not one JSON-RPC message is
+//     JSON-RPC error for the request's id, read wherever it is in the line
+//     (the TypeScript SDK's client writes it after the params), and reads
+//     on (the SDK's reader would end the connection); a long line with no
+//     top-level string or number id, or no method, is dropped and logged. A line that is not one JSON-RPC message is
 //     answered and dropped: not JSON (two values, cut short) with a parse
 //     error, id null; JSON that is no valid request (a batch, an id that
 //     is an object) with an invalid-request error, id null unless one

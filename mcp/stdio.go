@@ -189,8 +189,8 @@ func (l *lockedWriter) Close() error {
 }
 
 // lineGuard passes lines through and replaces one longer than max by a
-// lineTooLong request with the same id (or drops it when no id can be
-// read from its start). A line that is not a JSON-RPC message (or a batch
+// lineTooLong request with the same id, read wherever it is in the line
+// (memberScan), or drops it when it has none that can be read. A line that is not a JSON-RPC message (or a batch
 // of them) is answered on answer with a JSON-RPC error and dropped: the
 // SDK ends the whole connection, and with it every session's state, at
 // the first line it cannot decode.
@@ -207,7 +207,7 @@ type lineGuard struct {
 	// ended (inflight.replied: one that failed is an answer lost, as serve
 	// counts its request_error's; nil in tests of lines alone).
 	replied func(error)
-	line    []byte // the current line, or the first max+1 bytes of a long one
+	line    []byte // the current line (empty for one longer than max)
 	out     []byte // what Read or next hands out next
 	plain   bool   // out is a plainRequest
 	err     error
@@ -255,11 +255,20 @@ func (g *lineGuard) fill() {
 	g.line = g.line[:0]
 	g.plain = false
 	var total int64
+	var long *memberScan // once the line is longer than max: its id, wherever it is
 	for {
 		chunk, err := g.r.ReadSlice('\n')
 		total += int64(len(chunk))
-		if room := g.max + 1 - len(g.line); room > 0 {
-			g.line = append(g.line, chunk[:min(len(chunk), room)]...)
+		switch {
+		case long != nil:
+			long.feed(chunk)
+		case total > int64(g.max):
+			long = &memberScan{}
+			long.feed(g.line)
+			long.feed(chunk)
+			g.line = g.line[:0]
+		default:
+			g.line = append(g.line, chunk...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -287,7 +296,7 @@ func (g *lineGuard) fill() {
 		g.out, g.plain = g.line, plain
 		return
 	}
-	id, ok := idOfPrefix(g.line)
+	id, ok := long.request()
 	if g.logger != nil {
 		g.logger.Warn("request line over --max-line", "bytes", total, "max", g.max, "id", id)
 	}
@@ -318,7 +327,7 @@ func (g *lineGuard) reply(msg []byte) {
 }
 
 // idOfPrefix reads a request's id (its raw JSON: a string or a number) from
-// the start of a line too long to read whole. An id the cut may have
+// the start of a body too long to read whole (the HTTP transport's). An id the cut may have
 // shortened is not guessed.
 func idOfPrefix(prefix []byte) (string, bool) {
 	v := gjson.GetBytes(prefix, "id")

@@ -26,6 +26,13 @@ func TestLineGuard(t *testing.T) {
 	long := strings.Repeat("x", 100)
 	numReq := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"` + long + `"}`
 	strReq := `{"id":"r-1","method":"x","params":"` + long + `"}`
+	idLast := `{"method":"tools/call","params":"` + long + `","jsonrpc":"2.0","id":9}`
+	strIDLast := `{"method":"x","params":{"a":["` + long + `"]},"id":"r-2"}`
+	escaped := `{"method":"x","params":"\\\"}` + long + `\\","id":10}`
+	twoIDs := `{"id":1,"method":"x","params":"` + long + `","id":"b"}`
+	tooLong := func(id, line string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"evalhost/line_too_long","params":{"bytes":%d,"max":64}}`+"\n", id, len(line)+1)
+	}
 	for _, tc := range []struct {
 		name, in, want string
 	}{
@@ -38,7 +45,17 @@ func TestLineGuard(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"r-1","method":"evalhost/line_too_long","params":{"bytes":%d,"max":64}}`+"\n", len(strReq)+1)},
 		{"long notification is dropped", `{"method":"notifications/x","params":"` + long + "\"}\n" + ok + "\n", ok + "\n"},
 		{"long response is dropped", `{"id":3,"result":"` + long + "\"}\n" + ok + "\n", ok + "\n"},
-		{"id cut off is not guessed", `{"method":"x","params":"` + long + `","id":9}` + "\n", ""},
+		// The TypeScript SDK writes a request's id after its params
+		// ({...request, jsonrpc, id}): the id is read wherever it is.
+		{"long request with its id last", idLast + "\n", tooLong("9", idLast)},
+		{"long request with a string id last", strIDLast + "\n", tooLong(`"r-2"`, strIDLast)},
+		{"escapes before the id", escaped + "\n", tooLong("10", escaped)},
+		{"the last id counts, as the SDK reads it", twoIDs + "\n", tooLong(`"b"`, twoIDs)},
+		{"an id in params is not the request's", `{"method":"x","params":{"id":5,"s":"` + long + `"}}` + "\n", ""},
+		{"an id in a string is not the request's", `{"method":"x","params":"\",\"id\":5,` + long + `"}` + "\n", ""},
+		{"a null id last is no id", `{"method":"x","params":"` + long + `","id":null}` + "\n", ""},
+		{"a long response with its id last is dropped", `{"result":"` + long + `","jsonrpc":"2.0","id":3}` + "\n" + ok + "\n", ok + "\n"},
+		{"a long batch is dropped", `[{"jsonrpc":"2.0","id":4,"method":"x","params":"` + long + `"}]` + "\n" + ok + "\n", ok + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var answers strings.Builder

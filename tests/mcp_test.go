@@ -638,8 +638,12 @@ func TestMCPOverlongLine(t *testing.T) {
 	lines.Scan()
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"#` + strings.Repeat("x", 200000) + `"}]}}}`)
-	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}]}}}`)
-	for _, want := range []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"request of 200`, `{"jsonrpc":"2.0","id":3,"result":`} {
+	// The TypeScript SDK's client (Claude Code's, Cursor's, VS Code's) writes
+	// a request's id after its params: {...request, jsonrpc: "2.0", id}.
+	send(`{"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"#` + strings.Repeat("x", 200000) + `"}]}},"jsonrpc":"2.0","id":3}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"1+1"}]}}}`)
+	for _, want := range []string{`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"request of 200`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"request of 200`, `{"jsonrpc":"2.0","id":4,"result":`} {
 		if !lines.Scan() {
 			t.Fatalf("server stopped before %s: %v", want, lines.Err())
 		}
