@@ -101,9 +101,9 @@
 //     bearer token compared in constant time; a request without it, or with
 //     another, is refused with 401 before the SDK sees it. A POSTed
 //     request nesting deeper than the SDK reads, or longer than
-//     [DefaultMaxLine], gets a JSON-RPC error under its id (HTTP 200), as
-//     on stdio: the SDK's plain 400 or 413 makes the Go SDK's client close
-//     its session. Such a notification is dropped (HTTP 202, logged), as
+//     [DefaultMaxLine], gets a JSON-RPC error under its id (HTTP 200),
+//     wherever the id is in the body, as on stdio: the SDK's plain 400 or
+//     413 makes the Go SDK's client close its session. Such a notification is dropped (HTTP 202, logged), as
 //     on stdio. A DELETE ending an MCP session cancels its calls in flight
 //     first, as an MCP cancel of each would (the SDK alone closed the
 //     session only once they returned, so their cells ran on for a client

@@ -34,14 +34,20 @@ func guardBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger) bool
 		http.Error(w, "Bad Request: the request body could not be read: "+err.Error(), http.StatusBadRequest)
 		return true
 	}
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	rest := r.Body
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
 	if len(body) > maxBody {
-		prefix := body[:min(len(body), 64<<10)]
-		id, ok := idOfPrefix(prefix)
+		// The id is read wherever it is: the TypeScript SDK's client
+		// writes it after the params, past any prefix. The SDK still gets
+		// the first maxBody+1 bytes, too many for it, when there is none.
+		long := &memberScan{}
+		long.feed(body)
+		scanRest(long, rest)
+		id, ok := long.request()
 		if !ok {
-			// An id may follow the params (the TypeScript SDK writes it
-			// last), so only a notifications/… method tells a notification.
-			m := gjson.ParseBytes(prefix)
+			// Only a notifications/… method tells a notification: an id
+			// that cannot be read may be there.
+			m := gjson.ParseBytes(body[:64<<10])
 			return isNotification(m) && strings.HasPrefix(m.Get("method").Str, "notifications/") &&
 				drop(w, logger, "longer than the server's limit")
 		}
@@ -65,6 +71,20 @@ func guardBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger) bool
 	answer(w, errorResponse(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message nests arrays and objects more than %d deep, "+
 		"deeper than the server reads; send flatter arguments (deep data can go in as a JSON string)", maxDepth)))
 	return true
+}
+
+// scanRest feeds s the rest of an over-long body, up to its top-level
+// object's end (its end, when it is one JSON object); a read error ends it
+// with what was read.
+func scanRest(s *memberScan, body io.Reader) {
+	buf := make([]byte, 64<<10)
+	for !s.done {
+		n, err := body.Read(buf)
+		s.feed(buf[:n])
+		if err != nil {
+			return
+		}
+	}
 }
 
 // readBody reads at most maxBody+1 bytes of r's body: into one buffer of

@@ -326,20 +326,6 @@ func (g *lineGuard) reply(msg []byte) {
 	}
 }
 
-// idOfPrefix reads a request's id (its raw JSON: a string or a number) from
-// the start of a body too long to read whole (the HTTP transport's). An id the cut may have
-// shortened is not guessed.
-func idOfPrefix(prefix []byte) (string, bool) {
-	v := gjson.GetBytes(prefix, "id")
-	if (v.Type != gjson.String && v.Type != gjson.Number) || v.Index <= 0 || v.Index+len(v.Raw) >= len(prefix) {
-		return "", false
-	}
-	if !gjson.GetBytes(prefix, "method").Exists() {
-		return "", false // a response to the server: there is nobody to answer
-	}
-	return v.Raw, true
-}
-
 // checkMessage returns the error response for a line the SDK could not
 // decode or would end the connection for (nil when it can take it; empty
 // when the line is dropped unanswered): a parse error for what is not one

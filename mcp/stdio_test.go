@@ -178,21 +178,6 @@ func TestMaxDepthIsTheSDKs(t *testing.T) {
 	}
 }
 
-func TestIDOfPrefix(t *testing.T) {
-	for prefix, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":12,"method":"a","params":{`: "12",
-		`{"id":"abc","method":"a"`:                         `"abc"`,
-		`{"method":"a","id":"ab`:                           "",
-		`{"id":null,"method":"a",`:                         "",
-		`{"id":{"x":1},"method":"a",`:                      "",
-	} {
-		got, ok := idOfPrefix([]byte(prefix))
-		if got != want || ok != (want != "") {
-			t.Errorf("idOfPrefix(%s) = %q %v, want %q", prefix, got, ok, want)
-		}
-	}
-}
-
 // newSmallReader hands out a few bytes per read into a small buffer, so
 // lines span reads and buffer fills.
 func newSmallReader(s string) *bufio.Reader {

@@ -621,6 +621,45 @@ func TestMCPHTTP(t *testing.T) {
 	})
 }
 
+// mcpPost POSTs one JSON-RPC message to an MCP HTTP server and returns the
+// status, the Mcp-Session-Id and the body.
+func mcpPost(t *testing.T, url, token, sessionID, body string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if sessionID != "" {
+		req.Header.Set("Mcp-Session-Id", sessionID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+}
+
+// TestMCPHTTPOverlongIDLast POSTs a request longer than the limit with its
+// id after its params, as the TypeScript SDK's client writes every request
+// ({...request, jsonrpc: "2.0", id}): it gets a JSON-RPC error under that
+// id, as one with its id first does, not the SDK's plain 413.
+func TestMCPHTTPOverlongIDLast(t *testing.T) {
+	url, token := startMCPHTTP(t)
+	status, sid, body := mcpPost(t, url, token, "", `{"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"jsonrpc":"2.0","id":0}`)
+	if status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %q %.300s", status, sid, body)
+	}
+	mcpPost(t, url, token, sid, `{"method":"notifications/initialized","jsonrpc":"2.0"}`)
+	status, _, body = mcpPost(t, url, token, sid, `{"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"code":"#`+
+		strings.Repeat("x", 17<<20)+`"}]}},"jsonrpc":"2.0","id":7}`)
+	if want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"request of more than`; status != 200 || !strings.HasPrefix(body, want) {
+		t.Fatalf("%d %.300s\nwant 200 %s…", status, body, want)
+	}
+}
+
 // TestMCPOverlongLine sends a request longer than --max-line over raw
 // stdio: it gets an error for its id, and the next request is served.
 func TestMCPOverlongLine(t *testing.T) {
