@@ -75,6 +75,14 @@ func (s *memberScan) byteOutside(b byte) {
 		s.done = b != '{' // an array (a batch) or no JSON: no id to read
 		return
 	}
+	if s.capturing() && (b == ' ' || b == '\t' || b == '\r' || b == '\n') {
+		// Whitespace around the id takes no room: none before it, a run
+		// after it kept as one space (so that "1 2" stays no number).
+		if n := len(s.value); n > 0 && s.value[n-1] != ' ' {
+			s.keep(' ')
+		}
+		return
+	}
 	if s.depth == 1 {
 		switch {
 		case b == ',' || b == '}':
