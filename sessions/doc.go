@@ -72,6 +72,10 @@
 //     ends timeout or cancelled even when it catches the interrupt and ends
 //     without an error: its done frame says cancelled, and a notice and the
 //     result's Message say the cell caught the interrupt.
+//   - A cell the caller's cancel came before, while it waited its turn or
+//     while its interpreter started, is CellResult.NotStarted: nothing of
+//     it ran (a cancel during the start said only "cancelled", as of a cell
+//     interrupted before it printed).
 //   - A cell with OnTimeout detach is not stopped at its timeout: its
 //     result ends StatusDetached, naming a job (CellResult.Job) and holding
 //     the output so far, and the cell runs on until it ends or its

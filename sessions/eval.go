@@ -674,7 +674,9 @@ func (c *cellRun) startFailed(ctx context.Context, err error) {
 	if errors.Is(context.Cause(ctx), ErrSessionClosed) {
 		err = ErrSessionClosed
 	} else if ctx.Err() != nil {
-		c.res.Status = StatusCancelled
+		// Its interpreter was starting, or the cell not yet sent: nothing
+		// of it ran, as for a cell the cancellation came before.
+		c.res.Status, c.res.Message = StatusCancelled, notStarted
 		return
 	}
 	if errors.Is(err, ErrSessionClosed) {
