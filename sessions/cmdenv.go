@@ -126,8 +126,8 @@ func (s *session) setGotEnvLocked(lang string, p envPicks) {
 // followEnv puts in req.Env (nil: unset) the followed variables of the
 // request's environment whose values lang's interpreter did not get last;
 // the returned func records them as got, once the cell took them. Names
-// the request's Env sets are its to send (with every cell), and count as
-// got.
+// the request's Env sets are its to send (with its first cell of lang),
+// and count as got.
 func (c *cellRun) followEnv(req *frames.Request) (took func()) {
 	lang, s := c.cell.Language, c.j.s
 	if c.j.req.Environ == nil {

@@ -226,6 +226,11 @@
 //     allow-list, so the runner's streams write through under -u, or when
 //     the caller passes the variable on (Config.ExtraEnv: evalhost run's
 //     own PYTHONUNBUFFERED, as python3 reads it).
+//   - Request.Env is set in the interpreter before the request's first
+//     cell of each language, and again in one that replaced it (a retry,
+//     a death under KeepGoing), as env X=1 cmd sets it as cmd starts: a
+//     cell's change to a variable is seen by the request's later cells,
+//     and a later request without Env keeps what the session has.
 //   - A variable name of Request.Env or Config.ExtraEnv that is empty or
 //     holds "=", white space or a control character (NUL included) is
 //     surely a mistake ("A B=1"): it refuses the request, or every request,

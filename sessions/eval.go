@@ -29,6 +29,10 @@ type Job struct {
 	// argvSet holds the languages whose interpreter has req.Argv: set once,
 	// a cell's change to it lasts into the next cell, as in one script.
 	argvSet map[string]bool
+	// envSet holds the languages whose interpreter has req.Env: set once,
+	// as its command starts, so a cell's change to a variable lasts into
+	// the next cell, as in one script.
+	envSet map[string]bool
 	// cwdEntered holds the languages whose interpreter took the session's
 	// cwd for this request (Request.EnterCwd).
 	cwdEntered map[string]bool
@@ -398,10 +402,10 @@ func (c *cellRun) ended(cellCtx context.Context, ex Executor, done *frames.Frame
 // attempt runs the cell once. The session's cwd goes only to a fresh
 // interpreter: after that a cell's own chdir or cd lasts, as in Jupyter,
 // unless the request enters it (EnterCwd: its first cell of each language).
-// The request's argv goes to the first cell of each language, and again to
-// a fresh interpreter (a reset, a retry): the request's cells are one
-// script, whose own changes to its command line (shift, sys.argv) last.
-// Both go again with the next cell when a cell could not apply them
+// The request's argv and Env go to the first cell of each language, and
+// again to a fresh interpreter (a reset, a retry): the request's cells are
+// one script, whose own changes to its command line (shift, sys.argv) and
+// environment last. They go again with the next cell when a cell could not apply them
 // (backend.IsSetupError).
 func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh bool) (done frames.Frame, err error) {
 	// The run id is what the tool bridge accepts calls under while the cell
@@ -412,7 +416,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	if attempt > 0 {
 		run += "-retry"
 	}
-	req := frames.Request{ID: run, Code: c.cell.Code, Run: run, Env: requestEnv(c.j.req.Env),
+	req := frames.Request{ID: run, Code: c.cell.Code, Run: run,
 		Filename: c.cell.File, FirstLine: c.cell.Line, Module: c.cell.Module}
 	if c.cell.Language == LangPython {
 		// Every cell of a request with argv is a script's, not only the
@@ -429,6 +433,10 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 	enter := c.j.req.EnterCwd && !c.j.cwdEntered[c.cell.Language]
 	if c.j.s.takeUnset(c.cell.Language) || fresh || enter {
 		req.Cwd = c.j.s.key.Cwd
+	}
+	setsEnv := len(c.j.req.Env) > 0 && (fresh || !c.j.envSet[c.cell.Language])
+	if setsEnv {
+		req.Env = requestEnv(c.j.req.Env)
 	}
 	tookEnv := c.followEnv(&req)
 	// A cell whose cwd, env or argv could not be applied did not run, and
@@ -451,6 +459,9 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		}
 		if err == nil && !setupFailed.Load() {
 			tookEnv()
+			if setsEnv {
+				c.j.envSet = setLang(c.j.envSet, c.cell.Language)
+			}
 			if req.Cwd != "" && c.j.req.EnterCwd {
 				c.j.enteredCwd(c.cell.Language)
 			}
@@ -460,10 +471,7 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		req.Argv, req.File = c.j.req.Argv, c.j.req.File
 		defer func() {
 			if err == nil && !setupFailed.Load() {
-				if c.j.argvSet == nil {
-					c.j.argvSet = map[string]bool{}
-				}
-				c.j.argvSet[c.cell.Language] = true
+				c.j.argvSet = setLang(c.j.argvSet, c.cell.Language)
 			}
 		}()
 	}
@@ -486,6 +494,15 @@ func (c *cellRun) attempt(ctx context.Context, ex Executor, attempt int, fresh b
 		}
 	}
 	return ex.Execute(ctx, req, emit)
+}
+
+// setLang is m (made when nil) with lang set.
+func setLang(m map[string]bool, lang string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[lang] = true
+	return m
 }
 
 // settle records an attempt's outcome; false means retry the cell.

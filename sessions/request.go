@@ -153,7 +153,7 @@ type Request struct {
 	Cwd       string            // working directory; "" means the host's
 	Python    string            // explicit interpreter for this request; "" means Config.Python, else resolved per cwd
 	Mode      string            // ModeSession (default) or ModePerCall
-	Env       map[string]string // injected into the interpreter before each cell; a name CheckEnvName refuses refuses the request
+	Env       map[string]string // set in the interpreter before the first cell of each language (and again in one that replaced it), as a command's env X=1 is; a name CheckEnvName refuses refuses the request
 	Cells     []Cell
 	KeepGoing bool // run the remaining cells after a failed one
 	// EnterCwd sends the session's cwd with the request's first cell of

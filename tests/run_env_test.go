@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,6 +59,34 @@ func TestRunEnv(t *testing.T) {
 			out, errOut, code := runCaptured(t, cmd, false)
 			if code != 2 || out != "" || !strings.Contains(errOut, r.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing run, and %q", code, out, errOut, r.want)
+			}
+		})
+	}
+}
+
+// run --session's --env is set as the command starts, as env X=1 would
+// set it: a script's later cell sees what an earlier one made of it, and
+// a later command without --env keeps what the session has.
+func TestRunSessionEnvSetOnce(t *testing.T) {
+	h := newDaemonHome(t)
+	script := filepath.Join(t.TempDir(), "s.py")
+	code := "# %%\nimport os\nprint(os.environ['X'])\nos.environ['X'] = 'changed'\n# %%\nprint(os.environ['X'])\n"
+	if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a script's later cell sees the change", []string{"run", "--session", "once", "--env", "X=1", script}, "1\nchanged"},
+		{"a later command without --env keeps it", []string{"run", "--session", "once", "-c", "import os; print(os.environ['X'])"}, "changed"},
+		{"a later command with --env sets it again", []string{"run", "--session", "once", "--env", "X=3", script}, "3\nchanged"},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			out, errOut, code := runCaptured(t, h.cmd(r.args...), false)
+			if code != 0 || strings.TrimSpace(out) != r.want {
+				t.Fatalf("exit %d, stdout %q, want %q; stderr:\n%s", code, out, r.want, errOut)
 			}
 		})
 	}

@@ -299,8 +299,8 @@ func attachedEval(cells []sessions.Cell, f runFlags, home, cwd string) (map[stri
 		eval["onTimeout"] = "detach"
 	}
 	if len(f.env) > 0 {
-		// The session's interpreter runs already: set before each cell,
-		// its bytes as a one-shot run's interpreter takes them.
+		// The session's interpreter may run already: set before the
+		// first cell, as env X=1 cmd sets it as cmd starts, its bytes as a one-shot run's interpreter takes them.
 		eval["env"] = fsJSONObject(f.env)
 	}
 	// What the cells would inherit from this command, as a one-shot run's
