@@ -20,7 +20,8 @@ type runTerminal struct {
 	// terminal unchanged), and stdout is line-buffered.
 	fds []int
 	// env is its size as COLUMNS and LINES, which shutil.get_terminal_size
-	// reads first, unless the environment sets them (every language's);
+	// reads first, unless the environment sets them to a size (every
+	// language's);
 	// and, when stdout and stderr are both on it, run's FORCE_COLOR and
 	// PYTHON_COLORS, which the sessions' environment leaves out: python3
 	// 3.13+ colours its error reports on a terminal by them (NO_COLOR and
@@ -57,10 +58,13 @@ func terminalOf(stdout, stderr io.Writer) runTerminal {
 		t.env[name] = v
 	}
 	if w, h, err := term.GetSize(size); err == nil && w > 0 && h > 0 {
-		if os.Getenv("COLUMNS") == "" {
+		// Where python3's shutil would ask the terminal (a value its
+		// int() does not read as above 0: "abc", "0"), the cells get the
+		// terminal's answer; their os.environ shows it in the value's place.
+		if !sizeSet(os.Getenv("COLUMNS")) {
 			set("COLUMNS", strconv.Itoa(w))
 		}
-		if os.Getenv("LINES") == "" {
+		if !sizeSet(os.Getenv("LINES")) {
 			set("LINES", strconv.Itoa(h))
 		}
 	}
