@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "3972596972a53a69"
+const embeddedHash = "cd025f3f5df4913f"

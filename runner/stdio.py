@@ -53,6 +53,7 @@ err = None
 # reports of errors it prints (tracebacks.py).
 tty_pipes = frozenset()
 err_shown = False
+buffering_chosen = False  # a program's sys.stdout.reconfigure(line_buffering=...)
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
@@ -78,10 +79,26 @@ class _Stderr(io.TextIOWrapper):
         return io.TextIOWrapper.write(self, s)
 
 
-# Its repr and the C errors that name its type (tp_name) read as python3's
-# stderr's, "<_io.TextIOWrapper name='<stderr>' ...>": a debugger stepping
-# through logging's StreamHandler shows it.
-_Stderr.__name__ = _Stderr.__qualname__ = "_io.TextIOWrapper"
+class _Stdout(io.TextIOWrapper):
+    """stdout whose reconfigure notes a line buffering the program chose
+    (buffering_chosen): a terminal's cell (terminal.py) leaves that as it
+    is, so it lasts as in one python3 process. The runner's own calls are
+    io.TextIOWrapper's."""
+
+    def reconfigure(self, **kwargs):
+        global buffering_chosen
+        io.TextIOWrapper.reconfigure(self, **kwargs)
+        if kwargs.get("line_buffering") is not None:
+            buffering_chosen = True
+
+
+# Their reprs, their types' and the C errors that name their type
+# (tp_name, __name__) read as python3's, "<_io.TextIOWrapper
+# name='<stderr>' ...>", "<class '_io.TextIOWrapper'>": a debugger
+# stepping through logging's StreamHandler shows it.
+for _cls in (_Stderr, _Stdout):
+    _cls.__name__, _cls.__qualname__, _cls.__module__ = "_io.TextIOWrapper", "TextIOWrapper", "_io"
+del _cls
 
 
 def _is_terminal():
@@ -163,14 +180,14 @@ def take():
         merged = True
         _wire.merge()
     unbuffered = _unbuffered()
-    out = _stream(1, "<stdout>", io.TextIOWrapper, "1" in terminal, unbuffered)
+    out = _stream(1, "<stdout>", _Stdout, "1" in terminal, unbuffered)
     err = _stream(2, "<stderr>", _Stderr, "2" in terminal, unbuffered)
     # As python3's: stderr line-buffered, and stdout too on a terminal,
     # unless -u made them write through.
     if not unbuffered:
         err.reconfigure(line_buffering=True)
         if "1" in terminal:
-            out.reconfigure(line_buffering=True)
+            io.TextIOWrapper.reconfigure(out, line_buffering=True)
     _wire._streams = (out, err)
     sys.stdout = sys.__stdout__ = out
     sys.stderr = sys.__stderr__ = err

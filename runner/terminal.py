@@ -9,7 +9,9 @@ the cell's end takes it back (enter returns what leave puts back).
 
 What it changes is what EVALHOST_TTY does: the runner's sys.stdout and
 sys.stderr of those fds say isatty() true, stdout is line-buffered
-(unless it writes through, as python3 -u's), 3.13+'s _colorize sees
+(unless it writes through, as python3 -u's, or a cell chose its line
+buffering with sys.stdout.reconfigure, which lasts as in one python3
+process: stdio.buffering_chosen), 3.13+'s _colorize sees
 their pipes as a terminal (stdio.tty_pipes) and a script's error is
 coloured as python3's there (stdio.err_shown); and "env" (COLUMNS, LINES,
 what decides colours) is set, a variable the cell changed being left as
@@ -19,6 +21,7 @@ later ones, which see the change as a script's later lines do. Loaded by
 cells only for a request that has one.
 """
 
+import io
 import os
 import sys
 
@@ -80,8 +83,10 @@ def _enter(fds, env, undo):
             raw = _raw(stream)
             undo["isatty"].append((raw, vars(raw).get("isatty")))
             raw.isatty = _stdio._is_terminal
-    if 1 in fds and not out.write_through and not out.line_buffering:
-        out.reconfigure(line_buffering=True)
+    # Line-buffered as python3's at a terminal, unless -u made it write
+    # through (no buffer under it) or the program chose its own.
+    if 1 in fds and not out.line_buffering and not _stdio.buffering_chosen and out.buffer is not _raw(out):
+        io.TextIOWrapper.reconfigure(out, line_buffering=True)
         undo["line_buffering"] = out
     _stdio.tty_pipes = frozenset(_stdio._pipe_id(fd) for fd in fds) - {None}
     _stdio.err_shown = 2 in fds
@@ -112,9 +117,9 @@ def leave(undo):
         else:
             raw.isatty = before
     out = undo.get("line_buffering")
-    if out is not None:
+    if out is not None and not _stdio.buffering_chosen:  # the cell's choice stays
         try:
-            out.reconfigure(line_buffering=False)  # flushes first
+            io.TextIOWrapper.reconfigure(out, line_buffering=False)  # flushes first
         except (OSError, ValueError):  # closed, or its fd gone: stays as it is
             pass
     for k, before, v in undo["env"]:

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -145,5 +146,76 @@ func TestRequestTerminalColours(t *testing.T) {
 				t.Errorf("stderr has escape sequences: %q", c.stderr)
 			}
 		})
+	}
+}
+
+// A cell's own sys.stdout.reconfigure of its buffering lasts, as it would
+// in one python3 process, whatever the requests say of a terminal: the
+// line buffering a terminal's cell gets is taken back only where the
+// cells did not choose it themselves.
+func TestRequestTerminalKeepsChosenBuffering(t *testing.T) {
+	const state = "import sys; print(sys.stdout.line_buffering, sys.stdout.write_through)"
+	tty := map[string]any{"fds": []int{1, 2}}
+	type bufStep struct {
+		code     string
+		terminal any // nil: none sent
+		want     string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []bufStep
+	}{
+		{"line buffering chosen at a terminal", []bufStep{
+			{"import sys; sys.stdout.reconfigure(line_buffering=True)", tty, ""},
+			{state, nil, "True False"},
+			{state, tty, "True False"},
+			{state, nil, "True False"},
+		}},
+		{"block buffering chosen, then a terminal", []bufStep{
+			{"import sys; sys.stdout.reconfigure(line_buffering=False)", nil, ""},
+			{state, tty, "False False"},
+			{state, nil, "False False"},
+		}},
+		{"write_through chosen at a terminal", []bufStep{
+			{"import sys; sys.stdout.reconfigure(write_through=True)", tty, ""},
+			{state, nil, "False True"},
+			{state, tty, "True True"},
+		}},
+		{"not chosen: the terminal's alone", []bufStep{
+			{state, tty, "True False"},
+			{state, nil, "False False"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, startOpts{})
+			for i, step := range tc.steps {
+				req := map[string]any{"code": step.code}
+				if step.terminal != nil {
+					req["terminal"] = step.terminal
+				}
+				c := p.runReq(req)
+				if e, ok := c.first(frames.TypeError); ok {
+					t.Fatalf("cell %d: %s: %s", i, e.Ename, e.Evalue)
+				}
+				if got := strings.TrimSpace(c.stdout); got != step.want {
+					t.Errorf("cell %d: stdout %q, want %q", i, got, step.want)
+				}
+			}
+		})
+	}
+}
+
+// The runner's sys.stdout and sys.stderr, of classes of its own, read as
+// python3's: their types, their reprs and the errors that name them.
+func TestStdStreamsTypesAsPython(t *testing.T) {
+	const code = "import sys\nfor s in (sys.stdout, sys.stderr):\n    print(type(s), repr(s).split(' encoding')[0])\n" +
+		"    try: s.nope\n    except AttributeError as e: print(e)\n"
+	out, err := exec.Command(testkit.Python(t), "-c", code).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, startOpts{})
+	if c := p.runReq(map[string]any{"code": code}); c.stdout != string(out) {
+		t.Errorf("the runner's streams show\n%s\npython3's\n%s", c.stdout, out)
 	}
 }
