@@ -43,6 +43,14 @@
 // spare that died before its child came is replaced by a reaper started on
 // demand.
 //
+// A Spec whose arguments and environment execve would refuse (E2BIG: on
+// Linux one string beyond 128 KiB, or all of them beyond a quarter of the
+// stack limit, at most 6 MiB) is refused by Start before anything is
+// started, spare or not, with a *TooLargeError that names the largest
+// string (a variable by its name, never its value) and what to do: a
+// spare's own execve could say only "argument list too long". Elsewhere an
+// execve's E2BIG is said with the sizes alone.
+//
 // Child.Wait reports the child's own wait status, which the reaper passes
 // on once everything below it is gone; the reaper exits right after, and is
 // collected without being waited for (at once, or at a later Start or Wait). Wait must be called exactly once; Kill is safe to call at any

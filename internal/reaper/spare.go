@@ -59,10 +59,7 @@ func takeSpare() *spare {
 // given it (it died meanwhile, or exited as the Spec came without starting
 // the child), and is gone; the caller starts a reaper of its own.
 func (sp *spare) start(ctx context.Context, s Spec) (*Child, error) {
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := envOr(s.Env)
 	msg := reap.Spec{Path: s.Path, Argv: s.Args, Env: env, Dir: s.Dir, TTY: s.Terminal, TTYFd: s.TerminalFd, Idle: s.Idle}.Encode()
 	fds := make([]int, len(s.Files))
 	for i, f := range s.Files {

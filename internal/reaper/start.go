@@ -65,6 +65,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if len(s.Files) < 3 {
 		return nil, fmt.Errorf("reaper: Spec.Files has %d descriptors; the child needs at least 0, 1 and 2", len(s.Files))
 	}
+	if err := checkSize(s, envOr(s.Env)); err != nil {
+		return nil, err
+	}
 	collectExited()
 	if sp := takeSpare(); sp != nil {
 		c, err := sp.start(ctx, s)
@@ -93,10 +96,7 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if s.Idle {
 		conf += ",idle"
 	}
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := envOr(s.Env)
 	env = env[:len(env):len(env)]
 	if !hasVar(env, "GOMAXPROCS") {
 		// One P from the runtime's start: the reaper only waits.
@@ -111,6 +111,9 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	if err != nil {
 		lifeW.Close()
 		statR.Close()
+		if errors.Is(err, syscall.E2BIG) {
+			return nil, sizeError(s, envOr(s.Env))
+		}
 		return nil, fmt.Errorf("reaper: run %s: %w", exe, err)
 	}
 	proc := &process{Pid: pid}
@@ -120,6 +123,14 @@ func Start(ctx context.Context, s Spec) (*Child, error) {
 	}
 	timeline.Mark("child-started", "pid", c.Pid, "reaper", proc.Pid, "spare", false)
 	return c, nil
+}
+
+// envOr is env, or this process's when nil (Spec.Env).
+func envOr(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
 }
 
 // started reads the child's pid from the reaper. On failure the reaper is
