@@ -204,6 +204,32 @@ func openError(err error) error {
 	return err
 }
 
+// envTooLarge says that env, this process's, is more than execve would
+// start a program with, by the name of its largest variable (never its
+// value): "argument list too long" named neither the cause nor the cure.
+func envTooLarge(env []string) error {
+	largest := ""
+	for _, kv := range env {
+		if len(kv) > len(largest) {
+			largest = kv
+		}
+	}
+	name, _, _ := strings.Cut(largest, "=")
+	return &envTooLargeError{name, len(largest)}
+}
+
+type envTooLargeError struct {
+	name string
+	size int
+}
+
+func (e *envTooLargeError) Error() string {
+	return fmt.Sprintf("cannot be started: this environment is too large to start a program with (its largest variable, %s, is %d bytes); "+
+		"unset or shorten it (a large value is better passed in a file)", e.name, e.size)
+}
+
+func (e *envTooLargeError) Unwrap() error { return syscall.E2BIG }
+
 // DefaultProbeTimeout bounds the first run of a candidate interpreter: a
 // cold start, or a version manager's shim.
 const DefaultProbeTimeout = 15 * time.Second
@@ -233,6 +259,9 @@ func runProbe(path, dir string, timeout time.Duration) probeResult {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && len(exit.Stderr) > 0 {
 			return probeResult{err: &stderrError{err: err, tail: stderrTail(exit.Stderr)}}
+		}
+		if errors.Is(err, syscall.E2BIG) {
+			return probeResult{err: envTooLarge(os.Environ())}
 		}
 		return probeResult{err: fmt.Errorf("does not run: %w", err)}
 	}
