@@ -20,12 +20,19 @@ mcp, after initialize too):
               reading nothing
   sent,open   it sends its eval and closes stdout; stdin stays open until
               the server has exited
+  own,out,in  it sends a line that is not JSON, waits until the server's
+              own answer to it (serve's request_error, mcp's parse error)
+              is in the pipe, and closes stdout, then stdin, unread
+  own,in,out  the same, closing stdin, then stdout
+  own,out     the same, closing stdout; stdin stays open until the server
+              has exited
 
 Each of RUNS runs prints one JSON line: {"code": exit status, "stderr": ...}.
 """
 
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -96,6 +103,12 @@ def by_hand(run):
             send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "t"}})
             with open(stopped) as f:  # the cancellation was read: the cell was interrupted
                 f.read()
+        elif HOW.startswith("own"):
+            p.stdin.write(b"not json\n")
+            p.stdin.flush()
+            # Its answer was written: the pipe holds it (nothing else is
+            # owed: the first line was read, and initialized gets none).
+            select.select([p.stdout], [], [])
         elif HOW.startswith("sent"):
             send(request("1+1"))
         else:
@@ -103,7 +116,8 @@ def by_hand(run):
             read_answer(p.stdout)
         ends = {"in,out": [p.stdin, p.stdout], "out,in": [p.stdout, p.stdin], "out": [p.stdout],
                 "unanswered": [p.stdin, p.stdout], "cancelled": [p.stdin, p.stdout],
-                "sent": [p.stdout, p.stdin], "sent,open": [p.stdout]}[HOW]
+                "sent": [p.stdout, p.stdin], "sent,open": [p.stdout],
+                "own,out,in": [p.stdout, p.stdin], "own,in,out": [p.stdin, p.stdout], "own,out": [p.stdout]}[HOW]
         for f in ends:
             f.close()
         code = p.wait()
