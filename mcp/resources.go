@@ -63,23 +63,24 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 	if err != nil {
 		return nil, err
 	}
+	shown := clip(uri, maxShownURI)
 	path, err := s.cfg.Store.Path(ref.id)
 	if err != nil {
-		return nil, artifactNotFound(uri, "it names no artifact: ids are like 7.eval.log or 12.png, as eval results give them")
+		return nil, artifactNotFound(shown, "it names no artifact: ids are like 7.eval.log or 12.png, as eval results give them")
 	}
 	f, st, err := openArtifact(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, artifactNotFound(uri, "no such artifact: it never existed, or was removed (artifacts are kept 7 days, "+
+		return nil, artifactNotFound(shown, "no such artifact: it never existed, or was removed (artifacts are kept 7 days, "+
 			"and the oldest go when the store passes its size cap, EVALHOST_ARTIFACTS_MAX); run the cell again to get its output")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
 	defer f.Close()
 	rc := &sdk.ResourceContents{URI: uri, MIMEType: artifactMIME(path)}
 	if !strings.HasPrefix(rc.MIMEType, "text/") && rc.MIMEType != "application/json" {
 		if ref.offset > 0 || st.Size() > MaxResourceBytes*3/4 { // base64 grows it by 4/3
-			return nil, fmt.Errorf("%s is %d bytes of %s, more than one read returns; its file is %s", uri, st.Size(), rc.MIMEType, path)
+			return nil, fmt.Errorf("%s is %d bytes of %s, more than one read returns; its file is %s", shown, st.Size(), rc.MIMEType, path)
 		}
 		if rc.Blob, err = io.ReadAll(f); err != nil {
 			return nil, err
@@ -93,8 +94,12 @@ func (s *Server) readArtifact(_ context.Context, req *sdk.ReadResourceRequest) (
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{rc}}, nil
 }
 
+// maxShownURI bounds a URI as an error repeats it: a client's 100 KiB
+// one would come back whole in every refusal.
+const maxShownURI = 256
+
 // artifactNotFound is the SDK's resource-not-found error (its code and
-// data) with a message that says why and what to do.
+// data) with a message that says why and what to do; uri as shown.
 func artifactNotFound(uri, why string) error {
 	err := sdk.ResourceNotFoundError(uri)
 	if je, ok := err.(*jsonrpc.Error); ok {
@@ -150,13 +155,13 @@ func parseArtifactURI(uri string) (artifactRef, error) {
 	ref := artifactRef{id: strings.TrimPrefix(base, streamsink.Scheme)}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return ref, fmt.Errorf("%s: bad query: %w; use ?offset=N&length=M", uri, err)
+		return ref, fmt.Errorf("%s: bad query: %s; use ?offset=N&length=M", clip(uri, maxShownURI), clip(err.Error(), maxShownURI))
 	}
 	for name, dst := range map[string]*int64{"offset": &ref.offset, "length": &ref.length} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
-				return ref, fmt.Errorf("%s: %s=%q must be a byte count (0 or more)", uri, name, v)
+				return ref, fmt.Errorf("%s: %s=%q must be a byte count (0 or more)", clip(uri, maxShownURI), name, clip(v, 32))
 			}
 			*dst = n
 		}

@@ -22,6 +22,8 @@ func TestParseArtifactURI(t *testing.T) {
 		{"artifact://7.eval.log?offset=-1", artifactRef{}, "offset"},
 		{"artifact://7.eval.log?length=x", artifactRef{}, "length"},
 		{"artifact://7.eval.log?%zz", artifactRef{}, "bad query"},
+		{"artifact://7.eval.log?offset=" + strings.Repeat("9", 100<<10), artifactRef{}, "offset"},
+		{"artifact://7.eval.log?%zz" + strings.Repeat("x", 100<<10), artifactRef{}, "bad query"},
 	} {
 		got, err := parseArtifactURI(tc.uri)
 		switch {
@@ -29,6 +31,8 @@ func TestParseArtifactURI(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming %q", tc.uri, err, tc.wantErr)
 		case tc.wantErr == "" && (err != nil || got != tc.want):
 			t.Errorf("%s: %+v (%v), want %+v", tc.uri, got, err, tc.want)
+		case err != nil && len(err.Error()) > 1024:
+			t.Errorf("%.60s…: a %d-byte error; a URI it repeats must be clipped", tc.uri, len(err.Error()))
 		}
 	}
 }

@@ -89,14 +89,17 @@ func TestReadArtifactRefusesAFIFOSwappedIn(t *testing.T) {
 func TestReadArtifactMissingSaysWhy(t *testing.T) {
 	session, _ := connect(t, nil)
 	for uri, want := range map[string]string{
-		"artifact://99.eval.log":            "was removed (artifacts are kept 7 days",
-		"artifact://..":                     "names no artifact",
-		"artifact://99.eval.log?offset=100": "run the cell again",
+		"artifact://99.eval.log":                                   "was removed (artifacts are kept 7 days",
+		"artifact://..":                                            "names no artifact",
+		"artifact://99.eval.log?offset=100":                        "run the cell again",
+		"artifact://" + strings.Repeat("a", 100<<10) + ".eval.log": "names no artifact",
 	} {
 		_, err := session.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != sdk.CodeResourceNotFound || !strings.Contains(je.Message, want) {
-			t.Errorf("%s: %v; want resource-not-found saying %q", uri, err, want)
+			t.Errorf("%.80s: %.300v; want resource-not-found saying %q", uri, err, want)
+		} else if len(je.Message) > 1024 {
+			t.Errorf("%.80s…: a %d-byte message; the URI it repeats must be clipped", uri, len(je.Message))
 		}
 	}
 }

@@ -258,11 +258,16 @@ func TestStorePath(t *testing.T) {
 		{"artifact://", "", true},
 		{"a/b", "", true},
 		{"..", "", true},
+		{strings.Repeat("a", 255), "/a/b/" + strings.Repeat("a", 255), false},
+		{"artifact://" + strings.Repeat("a", 256), "", true}, // no file has such a name
 	}
 	for _, tc := range tests {
 		got, err := st.Path(tc.ref)
 		if tc.bad != (err != nil) || got != tc.want {
-			t.Errorf("Path(%q) = %q, %v", tc.ref, got, err)
+			t.Errorf("Path(%.40q) = %.40q, %v", tc.ref, got, err)
+		}
+		if err != nil && len(err.Error()) > 200 {
+			t.Errorf("Path(%.40q): a %d-byte error, repeating the id", tc.ref, len(err.Error()))
 		}
 		if tc.bad && !errors.Is(err, ErrBadRef) {
 			t.Errorf("Path(%q) error %v is not ErrBadRef", tc.ref, err)

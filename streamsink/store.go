@@ -243,10 +243,16 @@ func (st *Store) writeWith(ext string, write func(io.Writer) (int64, error)) (id
 	return id, path, n, nil
 }
 
+// maxID is the longest artifact id Path takes: a file name's limit.
+const maxID = 255
+
 // Path resolves an id or an "artifact://<id>" reference to the file path.
 // It rejects references that could leave the directory.
 func (st *Store) Path(ref string) (string, error) {
 	id := strings.TrimPrefix(ref, Scheme)
+	if len(id) > maxID { // no file's name (NAME_MAX): said without the whole of it
+		return "", fmt.Errorf("%w: a %d-byte id %q…; expected %s<seq>.<ext> such as %s1.eval.log", ErrBadRef, len(id), id[:32], Scheme, Scheme)
+	}
 	if id == "" || id != filepath.Base(id) || id == "." || id == ".." {
 		return "", fmt.Errorf("%w: %q; expected %s<seq>.<ext> such as %s1.eval.log", ErrBadRef, ref, Scheme, Scheme)
 	}
