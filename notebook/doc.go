@@ -92,7 +92,8 @@
 //   - [Load] and [ReadFile] read a file bounded by [MaxFileBytes]
 //     ([ErrTooLarge]); one they cannot open or read is a [*FileError]
 //     ("cannot open x.ipynb: no such file or directory", matching
-//     fs.ErrNotExist and the like), as is a path that names no regular
+//     fs.ErrNotExist and the like; a symlink to nothing says where it
+//     points: [OpenError]), as is a path that names no regular
 //     file, refused at once and never read: a FIFO (whose open or read
 //     would wait for a writer for ever), a socket, a device, a directory.
 //     Its cause, a [*NotRegularError] ([ErrNotRegular]), says what the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/evalhost/evalhost/internal/plural"
 	"github.com/evalhost/evalhost/internal/trustdir"
@@ -124,9 +125,28 @@ type FileError struct {
 	Op   string // "open" or "read"
 	Path string // as given; the message prints it by trustdir.Shown
 	Err  error
+	// Dangling is where Path, a symlink, points when that does not exist
+	// (OpenError): "no such file" of a name ls lists misleads.
+	Dangling string
+}
+
+// OpenError is the *FileError of a failed open of path, saying where
+// path points when it is a symlink to nothing.
+func OpenError(path string, err error) *FileError {
+	fe := &FileError{Op: "open", Path: path, Err: err}
+	if errors.Is(err, fs.ErrNotExist) {
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			fe.Dangling, _ = os.Readlink(path)
+		}
+	}
+	return fe
 }
 
 func (e *FileError) Error() string {
+	if e.Dangling != "" {
+		return fmt.Sprintf("cannot %s %s: it is a symlink to %s, which does not exist: point the link at the file, or remove it",
+			e.Op, trustdir.Shown(e.Path), trustdir.Shown(e.Dangling))
+	}
 	cause := e.Err
 	var pe *fs.PathError
 	if errors.As(cause, &pe) {

@@ -106,7 +106,7 @@ func openNoWait(path string, pipes bool) (*os.File, fs.FileMode, error) {
 				return nil, 0, &FileError{Op: "read", Path: path, Err: &NotRegularError{Mode: st.Mode().Type()}}
 			}
 		}
-		return nil, 0, &FileError{Op: "open", Path: path, Err: err}
+		return nil, 0, OpenError(path, err)
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() && !(pipes && st.Mode()&fs.ModeNamedPipe != 0) {

@@ -46,7 +46,7 @@ func readScript(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	return readInputOpened(name, stdin, limit, func(name string) (*os.File, error) {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, &notebook.FileError{Op: "open", Path: name, Err: err}
+			return nil, notebook.OpenError(name, err)
 		}
 		return f, nil
 	})

@@ -96,11 +96,16 @@ func TestDashWhereAFileIsNeeded(t *testing.T) {
 func TestReadBoundedNamesTheInput(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.py")
+	dangling := filepath.Join(dir, "link.py")
+	if err := os.Symlink("gone/x.py", dangling); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path, want string
 		is               error
 	}{
 		{"missing file", missing, "cannot open " + missing + ": no such file or directory", os.ErrNotExist},
+		{"a symlink to nothing", dangling, "cannot open " + dangling + ": it is a symlink to gone/x.py, which does not exist: point the link at the file, or remove it", os.ErrNotExist},
 		{"directory", dir, "cannot read " + dir + ": it is a directory, not a regular file; give the path of a file in it", notebook.ErrNotRegular},
 	}
 	for _, tt := range tests {
@@ -108,6 +113,11 @@ func TestReadBoundedNamesTheInput(t *testing.T) {
 			_, err := readBounded(tt.path, nil, 1<<20)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if tt.is == os.ErrNotExist { // run's FILE, opened as python3 opens it, says it the same way
+				if _, err := readScript(tt.path, nil, 1<<20); err == nil || err.Error() != tt.want {
+					t.Fatalf("readScript: err = %v, want %q", err, tt.want)
+				}
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Fatalf("errors.Is(%v, %v) = false", err, tt.is)
