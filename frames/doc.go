@@ -148,6 +148,10 @@
 //	    error is reported as python3's (see error). A request with argv is
 //	    one too. It lasts for this cell alone: a later request without
 //	    either is a notebook's, whatever came before in the interpreter.
+//	    A script's cell writes sys.stdout and sys.stderr with python3's
+//	    codecs for the interpreter's environment (a lone surrogate is
+//	    python3's UnicodeEncodeError under a UTF-8 locale); a notebook's
+//	    with UTF-8 and backslashreplace, losing no text (runner doc).
 //	    last: the exit request follows this cell at once (the interpreter's
 //	    last cell). A script's (inScript or argv) then gives no warning of
 //	    text its sys.stdout or sys.stderr could not write (see warning):

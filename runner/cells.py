@@ -561,6 +561,7 @@ class Cell(_wire._Request):
             self.origin = (_argv.named(_argv_state, self.origin[0]), self.origin[1])
         self.code, self.module, self.script = code, module, script
         self.in_script = in_script or self.req.get("argv") is not None
+        _core._stdio.codecs_for(self.in_script)  # a script's are python3's, others' lose no text
 
     def run(self):
         """Count the cell and run it; figures and post-cell hooks follow whatever it did."""

@@ -343,6 +343,18 @@
 //     subprocess/posix_spawn, exec and fork, before any frame, at cell end.
 //   - stderr is line-buffered, as CPython's: a partial line goes out with
 //     its newline, a flush, the cell's next frame or its end.
+//   - Their codecs (stdio.codecs_for): a script's cell (its request has
+//     argv or inScript: every cell of evalhost run and run --session)
+//     writes with the encoding and errors python3 gave its own
+//     sys.stdout and sys.stderr as this interpreter started (its locale,
+//     PYTHONIOENCODING, PYTHONUTF8, -X utf8, -E): a lone surrogate is
+//     python3's UnicodeEncodeError under a UTF-8 locale, its byte under
+//     C/POSIX (surrogateescape), stderr backslashreplaces. Every other
+//     cell (serve's and MCP's without argv, notebooks') writes UTF-8 with
+//     backslashreplace: no cell's text is lost to an encoding error. The
+//     codecs stay until a cell of the other kind (a script's exit and its
+//     threads write with python3's), and a stream a cell reconfigured
+//     itself keeps what the cell gave it.
 //   - Text the runner's stdout or stderr could not write at a cell's end
 //     (the cell closed fd 1 or 2) is not dropped in silence: a warning
 //     frame before done names the stream and the error, in each cell whose

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "cd025f3f5df4913f"
+const embeddedHash = "6a9ed682318b0ed6"

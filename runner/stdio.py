@@ -54,6 +54,15 @@ err = None
 tty_pipes = frozenset()
 err_shown = False
 buffering_chosen = False  # a program's sys.stdout.reconfigure(line_buffering=...)
+# (encoding, errors) of stdout and stderr. AGENT's are what a notebook's,
+# serve's or MCP's cells write with: a cell's text is never lost to an
+# encoding error. python_codecs are what python3 made its own streams with
+# as this interpreter started (take: its locale, PYTHONIOENCODING, -X utf8,
+# -E), which a script's cells write with (codecs_for); _set is what the
+# runner last gave the streams, so a cell's own reconfigure is left alone.
+AGENT = (("utf-8", "backslashreplace"), ("utf-8", "backslashreplace"))
+python_codecs = AGENT
+_set = AGENT
 _fork_lock = _thread.allocate_lock()  # held across a fork: no flush runs in it
 _stop = _thread.allocate_lock()  # held until the flusher must stop
 _flusher_done = _thread.allocate_lock()
@@ -171,7 +180,8 @@ def take():
     own on fd 0, as python3 made it (encoding, errors, buffering): the
     script's stdin when one was given, else /dev/null, which reads empty
     as ipykernel's sys.stdin does; Withheld when the host withheld one."""
-    global out, err, merged, tty_pipes, err_shown
+    global out, err, merged, tty_pipes, err_shown, python_codecs
+    python_codecs = tuple(_codecs(s) or c for s, c in zip((sys.stdout, sys.stderr), AGENT))
     terminal = os.environ.pop("EVALHOST_TTY", "").split(",")
     if terminal != [""]:
         tty_pipes = frozenset(_pipe_id(fd) for fd in (1, 2) if str(fd) in terminal) - {None}
@@ -193,6 +203,40 @@ def take():
     sys.stderr = sys.__stderr__ = err
     if withheld:
         sys.stdin = sys.__stdin__ = Withheld()
+
+
+def _codecs(stream):
+    """A text stream's (encoding, errors); None for one that has neither
+    (python3 left sys.stdout None: fd 1 was closed as it started)."""
+    enc, errors = getattr(stream, "encoding", None), getattr(stream, "errors", None)
+    if type(enc) is not str or type(errors) is not str:
+        return None
+    return enc, errors
+
+
+def codecs_for(script):
+    """Give out and err a script's codecs (python_codecs: python3's, as
+    evalhost run is python3) or, for any other cell, AGENT's, before the
+    cell runs. They stay until a cell of the other kind, so what a
+    script's exit and threads write after its last cell is encoded as
+    python3's would be. A stream a cell reconfigured itself (not what the
+    runner last set) keeps what the cell gave it, as a script's later
+    lines keep it."""
+    global _set
+    want = python_codecs if script else AGENT
+    if want == _set:
+        return
+    for stream, now, (enc, errors) in zip((out, err), _set, want):
+        if _codecs(stream) != now:
+            continue
+        try:
+            if now[0] == enc:
+                stream.reconfigure(errors=errors)
+            else:  # flushes first: what was written goes in its own codec
+                stream.reconfigure(encoding=enc, errors=errors)
+        except (OSError, ValueError, LookupError):  # closed, or its fd gone: stays as it is
+            pass
+    _set = want
 
 
 def flush_std():
