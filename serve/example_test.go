@@ -48,7 +48,7 @@ func ExampleServer_Serve() {
 		}
 	}
 	// Output:
-	// hello, protocol 1.9
+	// hello, protocol 1.10
 	// r1 cell 0: ok
 	// r1 cell 1 stdout: 42
 	// r1 cell 1: ok

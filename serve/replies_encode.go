@@ -105,6 +105,9 @@ func appendCellEnd(dst []byte, c *CellEnd) ([]byte, error) {
 	if r.JobOffset != 0 {
 		dst = strconv.AppendInt(append(dst, `,"jobOffset":`...), r.JobOffset, 10)
 	}
+	if r.CancelledBeforeStart {
+		dst = append(dst, `,"notStarted":true`...)
+	}
 	return append(dst, "}\n"...), nil
 }
 

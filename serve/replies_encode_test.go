@@ -36,6 +36,7 @@ func TestHandEncodersMatchEncodingJSON(t *testing.T) {
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Title: s, Message: s, Recycled: true, StateLost: true, Retried: true,
 					DurationMs: f, Output: streamsink.Dump{Notices: []string{s}, Truncated: true}}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Status: sessions.StatusError, ExitStatus: -1, ExitMessage: &s}},
+				{Type: TypeCellEnd, CellResult: sessions.CellResult{Status: sessions.StatusCancelled, Message: s, CancelledBeforeStart: true}},
 				{Type: TypeCellEnd, ID: s, CellResult: sessions.CellResult{Tags: []string{s, "x"}, Status: sessions.StatusDetached,
 					DurationMs: f, StoppedMs: f, Job: "job-" + s, JobOffset: 12}},
 				{Type: TypeCellEnd, CellResult: sessions.CellResult{Output: streamsink.Dump{Text: s, Truncated: true, TotalLines: -3,

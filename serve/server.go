@@ -18,7 +18,7 @@ import (
 )
 
 // Protocol is the version of docs/serve-protocol.md this package speaks.
-const Protocol = "1.9"
+const Protocol = "1.10"
 
 // DefaultMaxLine is the longest request line read when Config.MaxLine is 0.
 const DefaultMaxLine = 16 << 20

@@ -72,10 +72,12 @@
 //     ends timeout or cancelled even when it catches the interrupt and ends
 //     without an error: its done frame says cancelled, and a notice and the
 //     result's Message say the cell caught the interrupt.
-//   - A cell the caller's cancel came before, while it waited its turn or
-//     while its interpreter started, is CellResult.NotStarted: nothing of
-//     it ran (a cancel during the start said only "cancelled", as of a cell
-//     interrupted before it printed).
+//   - A cell the caller's cancel came before, while its request waited its
+//     turn, while its interpreter started, or before its turn among the
+//     request's cells, is CellResult.NotStarted (its CancelledBeforeStart,
+//     which every such path sets through markNotStarted and every reader,
+//     run's renderer, nb's saver, serve's cell_end "notStarted", goes by):
+//     nothing of it ran.
 //   - A cell with OnTimeout detach is not stopped at its timeout: its
 //     result ends StatusDetached, naming a job (CellResult.Job) and holding
 //     the output so far, and the cell runs on until it ends or its

@@ -125,8 +125,8 @@ func (j *Job) Run(ctx context.Context, emit Emit) (Result, error) {
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped,
 				Message: fmt.Sprintf("not run: cell %d runs on as job %s and holds the session until it ends", job.c.index, job.id)}
 		case ctx.Err() != nil:
-			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusCancelled,
-				Message: notStarted}
+			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title}
+			cr.markNotStarted()
 		case res.FailedCell >= 0 && !j.req.KeepGoing:
 			*cr = CellResult{Index: i, Language: cell.Language, Title: cell.Title, Status: StatusSkipped}
 		default:
@@ -199,8 +199,8 @@ func (j *Job) lastCells() map[string]int {
 func (j *Job) allCancelled() Result {
 	res := Result{Status: StatusCancelled, FailedCell: 0, Cells: make([]CellResult, len(j.req.Cells))}
 	for i, c := range j.req.Cells {
-		res.Cells[i] = CellResult{Index: i, Language: c.Language, Title: c.Title, Status: StatusCancelled,
-			Message: "cancelled before it started"}
+		res.Cells[i] = CellResult{Index: i, Language: c.Language, Title: c.Title}
+		res.Cells[i].markNotStarted()
 		if j.req.OnCellEnd != nil {
 			j.req.OnCellEnd(res.Cells[i])
 		}
@@ -693,7 +693,7 @@ func (c *cellRun) startFailed(ctx context.Context, err error) {
 	} else if ctx.Err() != nil {
 		// Its interpreter was starting, or the cell not yet sent: nothing
 		// of it ran, as for a cell the cancellation came before.
-		c.res.Status, c.res.Message = StatusCancelled, notStarted
+		c.res.markNotStarted()
 		return
 	}
 	if errors.Is(err, ErrSessionClosed) {

@@ -305,18 +305,31 @@ type CellResult struct {
 	// the job's output so far, where Registry.Job reads only what is new.
 	Job       string `json:"job,omitempty"`
 	JobOffset int64  `json:"jobOffset,omitempty"`
+	// CancelledBeforeStart: the request's cancellation (a Ctrl-C, a
+	// timeout's or the caller's cancel, its session's close) came before
+	// the cell started, while the request waited its turn, while the
+	// cell's interpreter started, or before the cell's turn among the
+	// request's cells: nothing of it ran (status cancelled). Set by
+	// notStartedResult alone; read through NotStarted.
+	CancelledBeforeStart bool `json:"notStarted,omitempty"`
 }
 
 // notStarted is the Message of a cell the request's cancellation came
 // before (NotStarted).
 const notStarted = "request cancelled before the cell started"
 
+// markNotStarted makes c the result of a cell the request's cancellation
+// came before, on every path that finds it so.
+func (c *CellResult) markNotStarted() {
+	c.Status, c.Message, c.CancelledBeforeStart = StatusCancelled, notStarted, true
+}
+
 // NotStarted says whether the cell never started because the request was
-// cancelled (a Ctrl-C, a timeout's or the caller's cancel) before its
-// turn: status cancelled, nothing run, no output. A request's cells after
-// its cancellation are all so, to its end, unless skipped.
+// cancelled before its turn (CancelledBeforeStart): status cancelled,
+// nothing run, no output. A request's cells after its cancellation are all
+// so, to its end, unless skipped.
 func (c CellResult) NotStarted() bool {
-	return c.Status == StatusCancelled && c.Message == notStarted
+	return c.Status == StatusCancelled && c.CancelledBeforeStart
 }
 
 // sigintStatus is a shell's status for a process SIGINT killed.

@@ -128,7 +128,7 @@ func TestFailedCellEndsWithItsTraceback(t *testing.T) {
 // cell that did run.
 func TestNotRunCellsInOneLine(t *testing.T) {
 	notRun := func(i int) sessions.CellResult {
-		return sessions.CellResult{Index: i, Status: sessions.StatusCancelled, Message: "request cancelled before the cell started"}
+		return sessions.CellResult{Index: i, Status: sessions.StatusCancelled, Message: "request cancelled before the cell started", CancelledBeforeStart: true}
 	}
 	timedOut := sessions.CellResult{Index: 0, Status: sessions.StatusTimeout, Message: "timed out", DurationMs: 1000}
 	for _, tc := range []struct {
