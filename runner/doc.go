@@ -354,7 +354,10 @@
 //     backslashreplace: no cell's text is lost to an encoding error. The
 //     codecs stay until a cell of the other kind (a script's exit and its
 //     threads write with python3's), and a stream a cell reconfigured
-//     itself keeps what the cell gave it.
+//     itself keeps what the cell gave it. A script's uncaught error that
+//     the runner's stderr shows (its error frame's traceback, which a
+//     renderer prints) has python3's stderr's backslashreplace: a lone
+//     surrogate is "\ud800", not U+FFFD.
 //   - Text the runner's stdout or stderr could not write at a cell's end
 //     (the cell closed fd 1 or 2) is not dropped in silence: a warning
 //     frame before done names the stream and the error, in each cell whose

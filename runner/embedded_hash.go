@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "6a9ed682318b0ed6"
+const embeddedHash = "4466ec877c1f666d"

@@ -250,6 +250,11 @@ def send_error(exc, only=False, exit=False, limit=None, reported=False, text=Non
     if text is None:
         text = _safe_text(exc, only, limit, script=script)
     lines, evalue = text
+    if script and not reported:
+        # A renderer shows a script's traceback as python3's stderr writes
+        # it (errors="backslashreplace"): a lone surrogate is "\\ud800",
+        # not the U+FFFD a JSON decoder would make of it.
+        lines = [line.encode("utf-8", "backslashreplace").decode("utf-8") for line in lines]
     send_error_lines(type(exc).__name__, evalue, lines, exit, reported, _core._stdio.dies_of_sigint(exc))
 
 

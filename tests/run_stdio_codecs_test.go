@@ -14,6 +14,7 @@ var stdioCodecCode = []struct{ name, code string }{
 	{"an escapable surrogate", `print('x\udcffy')`},
 	{"a non-ASCII letter", `print('caf\xe9')`},
 	{"a lone surrogate on stderr", `import sys; print('x\ud800y', file=sys.stderr)`},
+	{"a lone surrogate in a traceback", `raise ValueError('x\ud800y')`},
 	{"the codecs", `import sys; print(sys.stdout.encoding, sys.stdout.errors, sys.stderr.encoding, sys.stderr.errors)`},
 }
 
