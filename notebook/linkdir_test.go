@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestWriteThroughLinkIntoMissingDirectory: a notebook path that leads
@@ -56,7 +58,7 @@ func TestWriteThroughLinkIntoMissingDirectory(t *testing.T) {
 						t.Skip("no symlinks:", err)
 					}
 				}
-				before := listTree(t, dir)
+				before := testkit.Tree(t, dir)
 				err := w.write(filepath.Join(dir, tc.path))
 				if !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("%v, want an error matching fs.ErrNotExist", err)
@@ -69,27 +71,10 @@ func TestWriteThroughLinkIntoMissingDirectory(t *testing.T) {
 				if err != nil && strings.Contains(err.Error(), "evalhost-lock") {
 					t.Errorf("%v\nnames the lock file", err)
 				}
-				if after := listTree(t, dir); !slices.Equal(after, before) {
+				if after := testkit.Tree(t, dir); !slices.Equal(after, before) {
 					t.Errorf("the directory held %q, and holds %q", before, after)
 				}
 			})
 		}
 	}
-}
-
-// listTree is every name under dir, links not followed.
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		names = append(names, p)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/evalhost/evalhost/internal/remotetest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/remotetest"
 
 	"github.com/evalhost/evalhost/frames"
 	"github.com/evalhost/evalhost/internal/leakcheck"
@@ -188,7 +188,7 @@ func TestEvictionAndIdleShutdown(t *testing.T) {
 func TestParallelSessions(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	dir := t.TempDir()
-	meet := mkfifo(t, dir, "meet")
+	meet := testkit.Mkfifo(t, dir, "meet")
 	codes := map[string]string{
 		"p1": "open(" + quote(meet) + ", 'w').close()\nprint('met')",
 		"p2": "open(" + quote(meet) + ").read()\nprint('met')",
@@ -211,7 +211,7 @@ func TestParallelSessions(t *testing.T) {
 func TestSerialSession(t *testing.T) {
 	r := newTestRegistry(t, Config{})
 	dir := t.TempDir()
-	in, release := mkfifo(t, dir, "in"), mkfifo(t, dir, "release")
+	in, release := testkit.Mkfifo(t, dir, "in"), testkit.Mkfifo(t, dir, "release")
 	left := filepath.Join(dir, "first-left")
 	first := "open(" + quote(in) + ", 'w').close()\nopen(" + quote(release) + ").read()\nopen(" + quote(left) + ", 'w').close()"
 	second := "import os\nprint(os.path.exists(" + quote(left) + "))"
@@ -252,16 +252,6 @@ func evalIn(t *testing.T, r *Registry, req Request) (Result, *collector) {
 		t.Errorf("Eval: %v", err)
 	}
 	return res, c
-}
-
-// mkfifo makes a FIFO named name in dir.
-func mkfifo(t *testing.T, dir, name string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // queued is how many requests session id has queued or running.

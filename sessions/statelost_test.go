@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // A loss that no request caused or saw is told to the next request of
@@ -141,7 +143,7 @@ func TestStateLossToldToAQueuedRequest(t *testing.T) {
 					t.Fatal(res.Status)
 				}
 			}
-			in, rel := mkfifo(t, dir, "in"), mkfifo(t, dir, "release")
+			in, rel := testkit.Mkfifo(t, dir, "in"), testkit.Mkfifo(t, dir, "release")
 			marker := filepath.Join(dir, "died")
 			// Holds until released, the first time only; then dies in the
 			// death case (its retry runs through).

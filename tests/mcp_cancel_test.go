@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/evalhost/evalhost/internal/leakcheck"
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // holdStart is a sitecustomize (its gate, starting and hold paths filled
@@ -45,7 +45,7 @@ func TestMCPCancelBeforeTheCellRan(t *testing.T) {
 		setup func(t *testing.T, p *mcpPeer, dir string) (pid int) // until the call to cancel would wait
 	}{
 		{"queued behind a running call", func(t *testing.T, p *mcpPeer, dir string) int {
-			started := mkfifo(t, dir, "running")
+			started := testkit.Mkfifo(t, dir, "running")
 			p.send(evalLine(1, "s", "open("+strconv.Quote(started)+", 'w').write('x')\nimport time\nwhile True: time.sleep(1)"))
 			readFIFO(t, started)
 			p.send(evalLine(2, "s", "print('ran')"))
@@ -73,8 +73,8 @@ func TestMCPCancelBeforeTheCellRan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			mkfifo(t, dir, "starting")
-			mkfifo(t, dir, "hold")
+			testkit.Mkfifo(t, dir, "starting")
+			testkit.Mkfifo(t, dir, "hold")
 			cmd := command(t, "mcp")
 			cmd.Env = append(cmd.Env, "PYTHONPATH="+site)
 			p := startMCPPeer(t, cmd)
@@ -148,15 +148,6 @@ func evalLine(id int, session, code string) string {
 	c, _ := json.Marshal(code)
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"eval","arguments":{"session":%q,"cells":[{"code":%s}]}}}`,
 		id, session, c)
-}
-
-func mkfifo(t *testing.T, dir, name string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // readFIFO reads the FIFO at path to its writer's close.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // TestNotebookWritesThroughDanglingLinks: a notebook path or -o that is a
@@ -51,7 +53,7 @@ func TestNotebookWritesThroughDanglingLinks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := tree(t, dir)
+			before := testkit.Tree(t, dir)
 			cmd := command(t, append([]string{"nb"}, tc.args...)...)
 			cmd.Dir = dir
 			out, _, code := runCaptured(t, cmd, true)
@@ -71,24 +73,10 @@ func TestNotebookWritesThroughDanglingLinks(t *testing.T) {
 				t.Errorf("the link's target written: %v, want %v", written, tc.target)
 			}
 			if !tc.target {
-				if after := tree(t, dir); !slices.Equal(after, before) {
+				if after := testkit.Tree(t, dir); !slices.Equal(after, before) {
 					t.Errorf("the directory held %q, and holds %q", before, after)
 				}
 			}
 		})
 	}
-}
-
-// tree is every name under dir, links not followed.
-func tree(t *testing.T, dir string) []string {
-	t.Helper()
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-		names = append(names, p)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
 }

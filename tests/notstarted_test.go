@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalhost/evalhost/internal/testkit"
 )
 
 // heldStarts is a directory whose sitecustomize (holdStart) holds the
@@ -33,8 +35,8 @@ func newHeldStarts(t *testing.T, gated bool) heldStarts {
 			t.Fatal(err)
 		}
 	}
-	mkfifo(t, dir, "starting")
-	mkfifo(t, dir, "hold")
+	testkit.Mkfifo(t, dir, "starting")
+	testkit.Mkfifo(t, dir, "hold")
 	return h
 }
 
@@ -67,7 +69,7 @@ func TestServeSaysWhichCellsNeverStarted(t *testing.T) {
 		nCells int
 	}{
 		{"queued behind another request", false, func(t *testing.T, c *serveClient, h heldStarts) ([]string, int) {
-			running := mkfifo(t, h.dir, "running")
+			running := testkit.Mkfifo(t, h.dir, "running")
 			c.send(map[string]any{"op": "eval", "id": "first", "session": "s", "cells": []any{py(runningCell(running))}})
 			readFIFO(t, running)
 			c.send(map[string]any{"op": "eval", "id": "r", "session": "s", "cells": []any{py("print(1)"), py("print(2)")}})
@@ -79,7 +81,7 @@ func TestServeSaysWhichCellsNeverStarted(t *testing.T) {
 			return nil, 0
 		}, 2},
 		{"after a cell that ran", false, func(t *testing.T, c *serveClient, h heldStarts) ([]string, int) {
-			running := mkfifo(t, h.dir, "running")
+			running := testkit.Mkfifo(t, h.dir, "running")
 			c.send(map[string]any{"op": "eval", "id": "r", "session": "s", "cells": []any{py(runningCell(running)), py("print(2)"), py("print(3)")}})
 			readFIFO(t, running)
 			return nil, 1
