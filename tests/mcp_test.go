@@ -28,6 +28,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/evalhost/evalhost/internal/testkit"
 	"github.com/evalhost/evalhost/mcp"
 	"github.com/evalhost/evalhost/sessions"
 )
@@ -294,6 +295,9 @@ func testMCPCancel(t *testing.T, c *mcpClient) {
 }
 
 func testMCPPlot(t *testing.T, c *mcpClient) {
+	// The session runs the python3 on PATH (EVALHOST_TEST_PYTHON's, first):
+	// sid's 3.15 has no matplotlib wheel yet.
+	testkit.NeedModuleIn(t, "python3", "matplotlib", "matplotlib")
 	code := "import matplotlib.pyplot as plt\nfig = plt.figure(figsize=(30, 20), dpi=100)\nplt.plot([1, 3, 2])\nplt.show()"
 	res, out := c.eval(t, "plot", py(code))
 	if res.IsError || len(out.Cells[0].Images) != 1 {
