@@ -257,9 +257,10 @@
 //	    Other cells (neither: notebooks, serve and MCP cells without argv,
 //	    in a session an earlier script's request used too) report as
 //	    Jupyter's kernel does, every frame, no hook.
-//	    keyboardInterrupt: the error is the builtin KeyboardInterrupt
-//	    itself (type(e) is KeyboardInterrupt), which python3 dies of by
-//	    SIGINT when it ends a script; its subclasses, and a class of the
+//	    keyboardInterrupt: the error is one python3 dies of by SIGINT
+//	    when it ends a script: the builtin KeyboardInterrupt itself
+//	    (type(e) is KeyboardInterrupt), and on 3.14+ any subclass of it
+//	    too; before 3.14 a subclass, and on every version a class of the
 //	    same name, end one with status 1, so ename cannot tell. Read by
 //	    the registry (Frame.KeyboardInterrupt); encoders leave it out.
 //	{"type":"input","id":ID,"prompt":TEXT}

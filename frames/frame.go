@@ -178,10 +178,11 @@ type Frame struct {
 	Reported bool
 
 	// KeyboardInterrupt marks an error that is the builtin
-	// KeyboardInterrupt itself, not a subclass nor a class of that name:
-	// python3 dies of it by SIGINT (status 130) when it ends a script, of
-	// those with status 1. Backend → registry only: sessions reads it,
-	// encoders leave it out (a client has the ename). The gateway, whose
+	// KeyboardInterrupt itself (on 3.14+ a subclass too), not a class of
+	// that name (nor a subclass before 3.14): python3 dies of it by SIGINT
+	// (status 130) when it ends a script, of those with status 1. Backend
+	// → registry only: sessions reads it, encoders leave it out (a client
+	// has the ename). The gateway, whose
 	// kernel's error message names the type alone, sets it by that name.
 	KeyboardInterrupt bool
 

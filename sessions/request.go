@@ -283,9 +283,10 @@ type CellResult struct {
 	// Python cell's uncaught KeyboardInterrupt that no interrupt of the
 	// registry's caused (raised, or from a SIGINT the cell sent itself or
 	// another process sent) is 130: python3 then shows the traceback and
-	// dies of SIGINT, which a shell reports as 130. Only the builtin's
-	// (frames.Frame.KeyboardInterrupt): python3 ends with 1 by a subclass,
-	// or by a class of that name, as by any other error. Through the
+	// dies of SIGINT, which a shell reports as 130. Only the builtin's, and
+	// on 3.14+ a subclass's (frames.Frame.KeyboardInterrupt): python3 ends
+	// with 1 by a class of that name, and before 3.14 by a subclass, as by
+	// any other error. Through the
 	// gateway, whose kernel names the type alone, a class named
 	// KeyboardInterrupt is taken for the builtin.
 	ExitStatus  int     `json:"exitStatus,omitempty"`
