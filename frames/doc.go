@@ -54,9 +54,13 @@
 // runner too, had left the pipe. The host's reader of that pipe is busy
 // from before each read until what it read is routed, so the host routes
 // what a busy reader holds, and what is queued, before the frame. A cell
-// that writes no text thus costs no marks at all. A result that goes out
-// in the same write as its done is placed right before done, under the same
-// lock: a pipe found empty for the result is not asked again for done.
+// that writes no text thus costs no marks at all, unless it is the
+// interpreter's last (the request's "last"): its done marks every
+// descriptor, since the exit writes there next (an atexit handler's
+// print), and text read before an unmarked done is taken for the cell's.
+// A result that goes out in the same write as its done is placed right
+// before done, under the same lock: a pipe found empty for the result is
+// not asked again for done.
 //
 // # Order
 //

@@ -3,4 +3,4 @@
 package runner
 
 // embeddedHash is hashOf(embeddedFiles): see Hash.
-const embeddedHash = "4466ec877c1f666d"
+const embeddedHash = "61728c437ecd9e6e"

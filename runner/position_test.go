@@ -122,3 +122,32 @@ func TestStartedNotHeldToTheEnd(t *testing.T) {
 		t.Fatalf("done %+v", r.done())
 	}
 }
+
+// The interpreter's last cell (the request's "last": the exit follows)
+// ends with its end mark on every pipe, text or not: what the exit writes
+// there (an atexit handler's print) is then after done, where the host
+// puts it. Without the mark, `run -c "import atexit;
+// atexit.register(print, 'bye')" -c 1/0 2>&1` printed bye before the
+// traceback now and then (the host took bye for the cell's text, routed
+// ahead of the error frame that waited for its check).
+func TestLastCellMarksItsEnd(t *testing.T) {
+	p := start(t, startOpts{})
+	p.run("0") // start-up's state: both pipes get the end marks
+	p.run("0") // the first FIONREAD is asked here: pipes found clean from now on
+	for _, tc := range []struct {
+		name string
+		req  map[string]any
+		want uint8 // done's unmarked
+	}{
+		{"a quiet cell, not last", map[string]any{"code": "x = 1"}, 3},
+		{"a quiet last cell", map[string]any{"code": "x = 1", "last": true}, 0},
+		{"a script's failing last cell", map[string]any{"code": "1/0", "last": true, "inScript": true}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := p.runReq(tc.req)
+			if got := r.done().Unmarked; got != tc.want {
+				t.Errorf("done's unmarked %d, want %d; frames %+v", got, tc.want, r.frames)
+			}
+		})
+	}
+}

@@ -294,7 +294,11 @@ def _send_done(cell, status, cancelled, last=None):
     cell's result (cells.Cell.keep_result), placed here: a pipe its
     placement found empty, a moment ago under this lock, is not asked again
     for done (nothing was written to it since), which spares a quiet cell
-    two of its four FIONREAD calls."""
+    two of its four FIONREAD calls. The interpreter's last cell (the
+    request's "last": its exit follows) marks every pipe: what the exit
+    writes there (an atexit handler's print) comes after done, and with no
+    end mark before it the host took it for the cell's own, sent ahead of
+    a frame still waiting (the error run printed after the atexit's bye)."""
     global _held
     if _forked:
         return
@@ -308,7 +312,9 @@ def _send_done(cell, status, cancelled, last=None):
                     last, unmarked = _place(last)
                 head += last
             if _nonce:
-                if unmarked != _fd_bits:  # else all found clean by _place
+                if cell.last:
+                    unmarked = 0
+                elif unmarked != _fd_bits:  # else all found clean by _place
                     unmarked = _clean(unmarked)
                 mark = None
                 for fd in _fds:
