@@ -9,9 +9,18 @@
 # An interpreter scripts/sid-python.sh made (3.14, 3.15 from Debian sid:
 # `scripts/test-pythons.sh $(scripts/sid-python.sh 3.15)`) is used as it is,
 # with no venv, and a test needing a module it lacks (matplotlib) skips.
+#
+# --all runs every package that starts a Python interpreter, ./tests too
+# (~15 min each): sessions, serve, mcp, nbrun and shell take python3 from
+# PATH, so the interpreter's directory goes first on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/evalhost-test
+pkgs=(./runner ./host)
+if [ "${1:-}" = --all ]; then
+  shift
+  pkgs+=(./sessions ./serve ./mcp ./nbrun ./shell ./tests)
+fi
 pythons=("$@")
 if [ ${#pythons[@]} -eq 0 ]; then
   for p in $(compgen -c python3. | sort -u) "$HOME"/.pyenv/versions/3.*/bin/python3; do
@@ -27,7 +36,7 @@ for p in "${pythons[@]}"; do
   seen[$ver]=1
   if [[ $p == */py*sid/usr/bin/* ]]; then # sid-python.sh's: no ensurepip for a venv, its modules in place
     echo "== $ver ($p, as it is)"
-    EVALHOST_TEST_PYTHON=$p go test -count=1 ./runner ./host || failed+=("$ver")
+    PATH=$(dirname "$p"):$PATH EVALHOST_TEST_PYTHON=$p go test -count=1 "${pkgs[@]}" || failed+=("$ver")
     continue
   fi
   venv=$cache/py$ver
@@ -38,8 +47,8 @@ for p in "${pythons[@]}"; do
   fi
   echo "== $ver ($p)"
   # IPython, matplotlib and nbformat are there: a test that would skip for them fails
-  EVALHOST_TEST_PYTHON=$venv/bin/python EVALHOST_TEST_REQUIRE_MODULES=1 \
-    go test -count=1 ./runner ./host || failed+=("$ver")
+  PATH=$venv/bin:$PATH EVALHOST_TEST_PYTHON=$venv/bin/python EVALHOST_TEST_REQUIRE_MODULES=1 \
+    go test -count=1 "${pkgs[@]}" || failed+=("$ver")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "failed on: ${failed[*]}"
