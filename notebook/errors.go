@@ -135,9 +135,7 @@ type FileError struct {
 func OpenError(path string, err error) *FileError {
 	fe := &FileError{Op: "open", Path: path, Err: err}
 	if errors.Is(err, fs.ErrNotExist) {
-		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
-			fe.Dangling, _ = os.Readlink(path)
-		}
+		fe.Dangling, _ = os.Readlink(path) // "" for what is no symlink
 	}
 	return fe
 }

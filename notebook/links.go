@@ -130,8 +130,6 @@ func linkIntoNothing(path, target string) error {
 		return nil
 	}
 	e := &LinkDirError{Path: path, Target: target}
-	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		e.Link, _ = os.Readlink(path)
-	}
+	e.Link, _ = os.Readlink(path) // "" when the link is on the way, not path itself
 	return e
 }
