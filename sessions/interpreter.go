@@ -32,6 +32,21 @@ type Interpreter struct {
 	cacheFile, probeKey string // a shim's cache entry, dropped by VerifyStart
 }
 
+// ProbedVersion is py's version ("3.14.10"), asking the interpreter when
+// it was resolved without asking (a binary, whose Version is ""), as a
+// shim is asked: in a process group of its own, killed whole, within
+// timeout (0: DefaultProbeTimeout).
+func (py Interpreter) ProbedVersion(timeout time.Duration) (string, error) {
+	if py.Version != "" {
+		return py.Version, nil
+	}
+	if timeout <= 0 {
+		timeout = DefaultProbeTimeout
+	}
+	res := runProbe(py.Path, "", timeout)
+	return res.version, res.err
+}
+
 type candidate struct {
 	source, path, binDir string
 	refused              error // a cwd venv another user could have put there or changed (trustdir)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -98,15 +96,9 @@ func exitsAt120(f runFlags, home string) bool {
 	if err != nil {
 		return false
 	}
-	version := py.Version
-	if version == "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, py.Path, "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-		if err != nil {
-			return false
-		}
-		version = strings.TrimSpace(string(out))
+	version, err := py.ProbedVersion(5 * time.Second)
+	if err != nil {
+		return false
 	}
 	var major, minor int
 	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
