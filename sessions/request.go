@@ -311,7 +311,7 @@ type CellResult struct {
 	// the cell started, while the request waited its turn, while the
 	// cell's interpreter started, or before the cell's turn among the
 	// request's cells: nothing of it ran (status cancelled). Set by
-	// notStartedResult alone; read through NotStarted.
+	// markNotStarted alone; read through NotStarted.
 	CancelledBeforeStart bool `json:"notStarted,omitempty"`
 }
 

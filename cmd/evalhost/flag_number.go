@@ -34,8 +34,7 @@ func (n number) Set(s string) error {
 // plainNumbers makes fs's numeric flags refuse bad values as number does.
 func plainNumbers(fs *pflag.FlagSet) {
 	fs.VisitAll(func(f *pflag.Flag) {
-		switch f.Value.(type) {
-		case number:
+		if _, wrapped := f.Value.(number); wrapped {
 			return
 		}
 		switch f.Value.Type() {
